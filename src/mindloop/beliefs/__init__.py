@@ -1,0 +1,56 @@
+"""The belief core shared by every mindloop system: facts, holder chains, the store and the tracker."""
+
+from mindloop.beliefs.facts import WORLD, Belief, Chain, Fact, Key, Source, chain_str, validate_chain
+from mindloop.beliefs.store import (
+    BeliefStore,
+    ChainScope,
+    Mismatch,
+    Scope,
+    StoreView,
+    WitnessScope,
+    WorldScope,
+)
+from mindloop.beliefs.tracker import (
+    DEFAULT_MAX_DEPTH,
+    TRUST_POLICIES,
+    Event,
+    EventKind,
+    HiToMTrust,
+    Tracker,
+    TrustContext,
+    TrustEveryone,
+    TrustNoOne,
+    TrustPolicy,
+    Utterance,
+    trust_policy,
+)
+
+__all__ = [
+    "DEFAULT_MAX_DEPTH",
+    "TRUST_POLICIES",
+    "WORLD",
+    "Belief",
+    "BeliefStore",
+    "Chain",
+    "ChainScope",
+    "Event",
+    "EventKind",
+    "Fact",
+    "HiToMTrust",
+    "Key",
+    "Mismatch",
+    "Scope",
+    "Source",
+    "StoreView",
+    "Tracker",
+    "TrustContext",
+    "TrustEveryone",
+    "TrustNoOne",
+    "TrustPolicy",
+    "Utterance",
+    "WitnessScope",
+    "WorldScope",
+    "chain_str",
+    "trust_policy",
+    "validate_chain",
+]

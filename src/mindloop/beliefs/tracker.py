@@ -1,0 +1,290 @@
+"""The tracker: applies world events and utterances to a belief store by perspective-taking.
+
+Environments and story parsers emit :class:`Event` (what happened, which facts it made true, who witnessed it)
+and :class:`Utterance` (who said what to whom). They never write beliefs directly. An event updates chain
+``(a1, …, ak)`` exactly when every agent in the chain witnessed it, up to ``max_depth``. An utterance never
+changes the world; a :class:`TrustPolicy` decides which chains adopt its content as Testimony, and the tracker
+guarantees that a speaker's own words never change the speaker's own belief.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Protocol
+
+from mindloop.beliefs.facts import WORLD, Belief, Chain, Fact, Source
+from mindloop.beliefs.store import BeliefStore, ChainScope, Mismatch, Scope, StoreView, WitnessScope, WorldScope
+from mindloop.errors import BeliefError
+
+__all__ = [
+    "DEFAULT_MAX_DEPTH",
+    "TRUST_POLICIES",
+    "Event",
+    "EventKind",
+    "HiToMTrust",
+    "Tracker",
+    "TrustContext",
+    "TrustEveryone",
+    "TrustNoOne",
+    "TrustPolicy",
+    "Utterance",
+    "trust_policy",
+]
+
+DEFAULT_MAX_DEPTH = 6
+
+
+class EventKind(StrEnum):
+    """What kind of thing happened. ``observe`` events report facts that were seen, not made true."""
+
+    ENTER = "enter"
+    EXIT = "exit"
+    PUT = "put"
+    MOVE = "move"
+    OPEN = "open"
+    CLOSE = "close"
+    OBSERVE = "observe"
+    NOISE = "noise"
+    OTHER = "other"
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened at time ``t``: the facts it made true, and who witnessed it.
+
+    For ``kind == "observe"`` the facts are perceived (already true in the world) rather than made true.
+    """
+
+    t: int
+    kind: EventKind
+    actor: str | None
+    facts: tuple[Fact, ...]
+    witnesses: frozenset[str]
+    source: Source = Source.PERCEPTION
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Utterance:
+    """``speaker`` states ``facts`` to ``listeners`` at time ``t``; public when everyone around can hear."""
+
+    t: int
+    speaker: str
+    listeners: frozenset[str]
+    facts: tuple[Fact, ...]
+    public: bool
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class TrustContext:
+    """What a trust policy may consult: depth limit and the time of each agent's latest exit."""
+
+    max_depth: int
+    last_exit: Mapping[str, int]
+
+    def exit_time(self, agent: str) -> float:
+        """When ``agent`` last left a place (``inf`` if it never did: it stayed and saw the most)."""
+        return self.last_exit.get(agent, math.inf)
+
+
+class TrustPolicy(Protocol):
+    """Decides which chains adopt what an utterance says, as scopes of the belief store."""
+
+    @property
+    def name(self) -> str:
+        """Short name, used in reports and errors."""
+        ...
+
+    def scopes(self, utterance: Utterance, context: TrustContext) -> list[Scope]:
+        """Scopes of chains that come to hold the utterance's content as Testimony."""
+        ...
+
+
+@dataclass(frozen=True)
+class TrustEveryone:
+    """Everyone who hears believes, and that is common knowledge among speaker and hearers.
+
+    Every chain made of the speaker and the listeners adopts the content, except the speaker's own belief.
+    """
+
+    name: str = "everyone"
+
+    def scopes(self, utterance: Utterance, context: TrustContext) -> list[Scope]:
+        """One witness scope over speaker and listeners, excluding the speaker's own belief."""
+        hearers = utterance.listeners | {utterance.speaker}
+        return [WitnessScope(hearers, context.max_depth, exclude=frozenset({(utterance.speaker,)}))]
+
+
+@dataclass(frozen=True)
+class TrustNoOne:
+    """Nobody adopts anything said: utterances leave every belief as it was."""
+
+    name: str = "none"
+
+    def scopes(self, utterance: Utterance, context: TrustContext) -> list[Scope]:
+        """No scope: nothing changes."""
+        return []
+
+
+@dataclass(frozen=True)
+class HiToMTrust:
+    """Hi-ToM's rule (Wu et al., 2023): a listener trusts a speaker who left the room later than itself.
+
+    The exit order is known to all. As in the dataset's generator, testimony reaches first- and second-order
+    chains only:
+
+    * every listener ``b`` who trusts the speaker ``s`` (a *believer*) adopts it, and believes ``s`` believes it;
+    * the speaker believes every listener believes it;
+    * for a public claim every listener ``m`` also believes every other believer ``b`` believes it.
+
+    Deeper chains keep what they perceived.
+    """
+
+    name: str = "hitom"
+
+    def scopes(self, utterance: Utterance, context: TrustContext) -> list[Scope]:
+        """Explicit first- and second-order chains, per the rule above."""
+        s = utterance.speaker
+        listeners = utterance.listeners - {s}
+        believers = {b for b in listeners if context.exit_time(s) > context.exit_time(b)}
+        chains: set[Chain] = set()
+        for b in believers:
+            chains.add((b,))
+            chains.add((b, s))
+        for listener in listeners:
+            chains.add((s, listener))
+        if utterance.public:
+            chains.update((m, b) for m in listeners for b in believers if m != b)
+        chains = {c for c in chains if len(c) <= context.max_depth}
+        return [ChainScope(frozenset(chains))] if chains else []
+
+
+TRUST_POLICIES: dict[str, type[TrustEveryone] | type[TrustNoOne] | type[HiToMTrust]] = {
+    "everyone": TrustEveryone,
+    "none": TrustNoOne,
+    "hitom": HiToMTrust,
+}
+
+
+def trust_policy(name: str) -> TrustPolicy:
+    """The built-in trust policy called ``name`` (``everyone``, ``none`` or ``hitom``)."""
+    try:
+        return TRUST_POLICIES[name]()
+    except KeyError:
+        known = ", ".join(sorted(TRUST_POLICIES))
+        raise BeliefError(f"unknown trust policy {name!r} (known: {known})") from None
+
+
+@dataclass
+class Tracker:
+    """Follows events and utterances and keeps every chain's beliefs, up to ``max_depth`` deep.
+
+    >>> from mindloop.beliefs import Fact, Event, EventKind, Tracker
+    >>> tr = Tracker()
+    >>> tr.apply(Event(1, EventKind.PUT, "sally", (Fact("ball", "in", "basket"),), frozenset({"sally", "anne"})))
+    >>> tr.apply(Event(2, EventKind.MOVE, "anne", (Fact("ball", "in", "box"),), frozenset({"anne"})))
+    >>> tr.value(("sally",), "ball", "in"), tr.value(("anne", "sally"), "ball", "in"), tr.value((), "ball", "in")
+    ('basket', 'basket', 'box')
+    """
+
+    max_depth: int = DEFAULT_MAX_DEPTH
+    trust: TrustPolicy = field(default_factory=TrustEveryone)
+    store: BeliefStore = field(default_factory=BeliefStore)
+
+    def __post_init__(self) -> None:
+        if self.max_depth < 1:
+            raise BeliefError(f"max_depth must be at least 1, got {self.max_depth}")
+        self._last_exit: dict[str, int] = {}
+        self._agents: set[str] = set()
+        self.log: list[Event | Utterance] = []
+
+    # ---- applying ------------------------------------------------------------------------------------------
+    def apply(self, item: Event | Utterance) -> None:
+        """Apply one event or utterance (time must not go backwards)."""
+        if isinstance(item, Event):
+            self._apply_event(item)
+        elif isinstance(item, Utterance):
+            self._apply_utterance(item)
+        else:
+            raise BeliefError(f"the tracker applies Event or Utterance, got {type(item).__name__}")
+        self.log.append(item)
+
+    def apply_all(self, items: Iterable[Event | Utterance]) -> None:
+        """Apply events and utterances in order."""
+        for item in items:
+            self.apply(item)
+
+    def _apply_event(self, event: Event) -> None:
+        self._agents.update(event.witnesses)
+        if event.actor is not None:
+            self._agents.add(event.actor)
+        scope = WitnessScope(event.witnesses, self.max_depth) if event.witnesses else None
+        for fact in event.facts:
+            if event.kind is not EventKind.OBSERVE:
+                self.store.write(fact, scope=_WORLD_SCOPE, t=event.t, source=Source.NARRATION)
+            if scope is not None:
+                self.store.write(fact, scope=scope, t=event.t, source=event.source)
+        if event.kind is EventKind.EXIT and event.actor is not None:
+            self._last_exit[event.actor] = event.t
+
+    def _apply_utterance(self, utterance: Utterance) -> None:
+        self._agents.add(utterance.speaker)
+        self._agents.update(utterance.listeners)
+        context = TrustContext(self.max_depth, dict(self._last_exit))
+        scopes = self.trust.scopes(utterance, context)
+        own = (utterance.speaker,)
+        for scope in scopes:
+            if scope.covers(own):
+                raise BeliefError(
+                    f"trust policy {self.trust.name!r} would change the speaker {utterance.speaker!r}'s own belief"
+                )
+            for fact in utterance.facts:
+                self.store.write(fact, scope=scope, t=utterance.t, source=Source.TESTIMONY)
+
+    # ---- querying ------------------------------------------------------------------------------------------
+    @property
+    def agents(self) -> list[str]:
+        """Every agent the tracker has seen, sorted."""
+        return sorted(self._agents)
+
+    def believes(self, chain: Chain, subject: str, relation: str, *, at: int | None = None) -> Belief | None:
+        """What ``chain`` believes about the slot (see :meth:`BeliefStore.believes`)."""
+        self._check_depth(chain)
+        return self.store.believes(chain, subject, relation, at=at)
+
+    def value(self, chain: Chain, subject: str, relation: str, *, at: int | None = None) -> str | None:
+        """The value ``chain`` believes the slot holds, or ``None``."""
+        self._check_depth(chain)
+        return self.store.value(chain, subject, relation, at=at)
+
+    def mismatches(self, chain: Chain, *, at: int | None = None) -> list[Mismatch]:
+        """Beliefs of ``chain`` that disagree with the world."""
+        self._check_depth(chain)
+        return self.store.mismatches(chain, at=at)
+
+    def history(self, chain: Chain, subject: str, relation: str, *, at: int | None = None) -> list[Belief]:
+        """How ``chain``'s belief about the slot changed over time."""
+        self._check_depth(chain)
+        return self.store.history(chain, subject, relation, at=at)
+
+    def snapshot(self, t: int) -> StoreView:
+        """The store as it stood after time ``t``."""
+        return self.store.snapshot(t)
+
+    def world(self, subject: str, relation: str, *, at: int | None = None) -> str | None:
+        """The true value of the slot."""
+        return self.store.value(WORLD, subject, relation, at=at)
+
+    def _check_depth(self, chain: Chain) -> None:
+        if len(chain) > self.max_depth:
+            raise BeliefError(
+                f"chain {chain!r} has depth {len(chain)} but this tracker follows beliefs only to depth "
+                f"{self.max_depth}; create Tracker(max_depth={len(chain)}) or more"
+            )
+
+
+_WORLD_SCOPE: Scope = WorldScope()

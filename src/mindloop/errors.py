@@ -1,0 +1,54 @@
+"""One exception family for everything mindloop raises on purpose.
+
+Catching :class:`MindloopError` catches every error that is about the caller's input or set-up (bad files,
+unknown names, malformed model output, missing optional dependencies). Anything else escaping mindloop is a bug.
+The command line maps these to exit code 1 with a one-line message, and everything else to exit code 2.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BeliefError",
+    "DependencyError",
+    "MindloopError",
+    "ParseError",
+    "RegistryError",
+    "UnknownNameError",
+]
+
+
+class MindloopError(Exception):
+    """Base class of every error mindloop raises deliberately."""
+
+
+class ParseError(MindloopError):
+    """Input text or a file could not be read; the message names the file, line and offending text."""
+
+    def __init__(self, message: str, *, source: str | None = None, line: int | None = None, text: str | None = None):
+        where = ""
+        if source is not None:
+            where = f"{source}:{line}: " if line is not None else f"{source}: "
+        detail = f" (got {text!r})" if text is not None else ""
+        super().__init__(f"{where}{message}{detail}")
+        self.source = source
+        self.line = line
+        self.text = text
+
+
+class BeliefError(MindloopError):
+    """An invalid operation on the belief core (e.g. events out of time order, a chain deeper than tracked)."""
+
+
+class RegistryError(MindloopError):
+    """A registry was used wrongly: a name registered twice, or a target that cannot be imported."""
+
+
+class UnknownNameError(RegistryError, KeyError):
+    """A name was looked up that no registry entry has; the message suggests close matches."""
+
+    def __str__(self) -> str:  # KeyError would otherwise wrap the message in quotes
+        return str(self.args[0]) if self.args else ""
+
+
+class DependencyError(MindloopError, ImportError):
+    """An optional dependency is missing; the message names the ``pip install`` extra that provides it."""

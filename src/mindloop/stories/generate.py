@@ -1,0 +1,517 @@
+"""Seeded generator of ToMi-style false-belief stories with independently derived answers.
+
+The stories use the numbered-line format of ToMi (Le et al., EMNLP 2019) and,
+on request, Hi-ToM style higher-order questions.  Gold answers come from plain
+bookkeeping written in this module on purpose, apart from the project's belief
+tracker, so tests can check the tracker against answers derived another way.
+
+World semantics implemented by the bookkeeping:
+
+* Every room has its own containers; a container never changes room.  Objects
+  are always in containers.  An object enters the world when it is first
+  stated (``The O is in the C.``); before that nobody can see it.
+* An agent is in at most one room at a time (it must exit before entering
+  another).  Agents in the same room witness everything that happens there
+  while they are present, including each other's entering and exiting;
+  entering and exiting by themselves change no belief about objects.
+* When an agent enters a room it sees where every object in that room is:
+  everyone present (the entrant included) witnesses one event per object,
+  and all of them know that all of them saw it.
+* ``The O is in the C.`` is witnessed by everyone in C's room, and each of
+  them knows the others present learned it.  Restating an object somewhere
+  other than where it is would be an unexplained change and is refused.
+* ``X moved the O to the C.`` needs X, the object and C in the same room and
+  is witnessed by everyone in that room, the mover included.
+* Noise (``X likes the O``, ``X saw a monkey.``, ...) changes nothing.
+* First-order belief of X about O is the location given by the latest event
+  about O that X witnessed.  The belief of a chain ``(X, Y, ...)`` ("X thinks
+  Y thinks ...") is the location given by the latest event about O that
+  *every* agent of the chain witnessed (co-presence is mutual observation).
+* Reality is where the object is at the end; memory is the first container
+  the object was stated to be in.
+
+Questions are only asked when their answer is defined, and chains never name
+the same agent twice in a row.
+
+Random stories also keep every container's room readable from the text alone:
+an object is stated only in the room named by the latest ``entered`` sentence,
+while every agent in a room is there (so it is always witnessed), and a
+container first named in a move is in the mover's room.  Scripted stories
+(``_scripted_example``, for tests) may break this convention.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "QTYPES",
+    "GeneratedExample",
+    "generate_tomi",
+    "to_numbered_text",
+]
+
+QTYPES: tuple[str, ...] = (
+    "reality",
+    "memory",
+    "first_order",
+    "second_order",
+    "order_3",
+    "order_4",
+)
+"""Every question type this module can produce, lowest order first."""
+
+_ORDER_OF_QTYPE: dict[str, int] = {
+    "first_order": 1,
+    "second_order": 2,
+    "order_3": 3,
+    "order_4": 4,
+}
+
+_NAMES: tuple[str, ...] = (
+    "Jack", "Chloe", "Oliver", "Emma", "Lucas", "Mia", "Noah", "Ella",
+    "Liam", "Avery", "Owen", "Hannah", "Benjamin", "Charlotte", "Logan",
+    "Aria", "Jacob", "Amelia", "William", "Evelyn", "Mason", "Sophia",
+    "Nathan", "Isla",
+)  # fmt: skip
+_OBJECTS: tuple[str, ...] = (
+    "apple", "tangerine", "onion", "celery", "pumpkin", "banana", "lemon",
+    "lime", "potato", "carrot", "cucumber", "corn", "peach", "pear", "plum",
+    "grapes", "strawberry", "watermelon", "lettuce", "eggplant", "radish",
+    "asparagus", "cabbage", "turnip",
+)  # fmt: skip
+_ROOMS: tuple[str, ...] = (
+    "kitchen", "hallway", "dining_room", "garden", "lounge", "bathroom",
+    "bedroom", "office", "basement", "attic", "cellar", "closet", "garage",
+    "laundry", "playroom", "porch", "staircase", "study", "sunroom",
+    "back_yard", "front_yard", "patio", "master_bedroom", "workshop",
+)  # fmt: skip
+_CONTAINERS: tuple[str, ...] = (
+    "box", "crate", "basket", "bathtub", "bucket", "cupboard", "envelope",
+    "suitcase", "treasure_chest", "container", "red_drawer", "green_drawer",
+    "blue_drawer", "red_bottle", "green_bottle", "blue_bottle",
+    "red_pantry", "green_pantry", "blue_pantry", "red_box", "green_box",
+    "blue_box", "red_cupboard", "green_cupboard", "blue_cupboard",
+    "red_suitcase", "green_suitcase", "blue_suitcase", "red_envelope",
+    "green_envelope", "blue_envelope", "red_basket", "green_basket",
+    "blue_basket", "red_crate", "green_crate", "blue_crate",
+)  # fmt: skip
+_EXIT_VERBS: tuple[str, ...] = ("exited", "left", "went out of")
+_FEELINGS: tuple[str, ...] = ("likes", "dislikes", "loves", "hates")
+_ANIMALS: tuple[str, ...] = ("monkey", "cat", "dog", "mouse")
+
+_MAX_ATTEMPTS = 10_000
+_MAX_NOISE = 0.5
+
+
+@dataclass(frozen=True)
+class GeneratedExample:
+    """One generated story with its single question and gold answer."""
+
+    sentences: tuple[str, ...]
+    question: str
+    answer: str
+    qtype: str
+
+
+def _chains(agents: Sequence[str], max_order: int) -> Iterator[tuple[str, ...]]:
+    """Yield every chain of 1..max_order agents with no agent twice in a row."""
+    for length in range(1, max_order + 1):
+        for chain in itertools.product(agents, repeat=length):
+            if all(a != b for a, b in itertools.pairwise(chain)):
+                yield chain
+
+
+class _World:
+    """Story state plus belief bookkeeping, one dict per chain of agents."""
+
+    def __init__(self, layout: Mapping[str, Sequence[str]], max_order: int) -> None:
+        """Build an empty world; ``layout`` maps each room to its containers."""
+        self.max_order = max_order
+        self.containers_in: dict[str, tuple[str, ...]] = {}
+        self.room_of_container: dict[str, str] = {}
+        for room, containers in layout.items():
+            if not containers:
+                raise ValueError(f"room {room!r} has no containers")
+            self.containers_in[room] = tuple(containers)
+            for container in containers:
+                if container in self.room_of_container:
+                    raise ValueError(f"container {container!r} is in two rooms")
+                self.room_of_container[container] = room
+        self.sentences: list[str] = []
+        # agent -> current room (None when in no room); insertion order is
+        # the order in which agents first entered.
+        self.agent_room: dict[str, str | None] = {}
+        self.scene: str | None = None  # room of the latest "entered" sentence
+        self.location: dict[str, str] = {}  # object -> current container
+        self.first_location: dict[str, str] = {}  # object -> first stated container
+        # chain of agents -> object -> believed container
+        self.beliefs: dict[tuple[str, ...], dict[str, str]] = {}
+
+    @property
+    def agents(self) -> list[str]:
+        """Agents that have entered a room at least once, in order of appearance."""
+        return list(self.agent_room)
+
+    def present(self, room: str) -> list[str]:
+        """Agents currently in ``room``."""
+        return [agent for agent, where in self.agent_room.items() if where == room]
+
+    def object_room(self, obj: str) -> str:
+        """Room holding the (already stated) object ``obj``."""
+        return self.room_of_container[self.location[obj]]
+
+    def belief(self, chain: Sequence[str], obj: str) -> str | None:
+        """Belief of ``chain`` about ``obj``, or None when never jointly witnessed."""
+        return self.beliefs.get(tuple(chain), {}).get(obj)
+
+    def _witness(self, obj: str, container: str, witnesses: Sequence[str]) -> None:
+        """Record that all ``witnesses`` jointly saw ``obj`` in ``container``."""
+        for chain in _chains(sorted(witnesses), self.max_order):
+            self.beliefs.setdefault(chain, {})[obj] = container
+
+    def _say(self, sentence: str) -> None:
+        if not sentence or "\t" in sentence or "\n" in sentence:
+            raise ValueError(f"bad sentence {sentence!r}")
+        self.sentences.append(sentence)
+
+    def enter(self, agent: str, room: str) -> None:
+        """``agent`` enters ``room`` and, with everyone there, sees its objects."""
+        if room not in self.containers_in:
+            raise ValueError(f"unknown room {room!r}")
+        if self.agent_room.get(agent) is not None:
+            raise ValueError(f"{agent} is already in the {self.agent_room[agent]}")
+        self.agent_room[agent] = room
+        self.scene = room
+        self._say(f"{agent} entered the {room}.")
+        witnesses = self.present(room)
+        for obj, container in self.location.items():
+            if self.room_of_container[container] == room:
+                self._witness(obj, container, witnesses)
+
+    def exit(self, agent: str, verb: str = "exited") -> None:
+        """``agent`` leaves the room it is in."""
+        if verb not in _EXIT_VERBS:
+            raise ValueError(f"unknown exit verb {verb!r}")
+        room = self.agent_room.get(agent)
+        if room is None:
+            raise ValueError(f"{agent} is in no room")
+        self.agent_room[agent] = None
+        self._say(f"{agent} {verb} the {room}.")
+
+    def place(self, obj: str, container: str) -> None:
+        """State ``The obj is in the container.``; everyone in that room learns it."""
+        if container not in self.room_of_container:
+            raise ValueError(f"unknown container {container!r}")
+        current = self.location.get(obj)
+        if current is None:
+            self.location[obj] = container
+            self.first_location[obj] = container
+        elif current != container:
+            raise ValueError(f"the {obj} is in the {current}, not the {container}")
+        self._say(f"The {obj} is in the {container}.")
+        self._witness(obj, container, self.present(self.room_of_container[container]))
+
+    def move(self, agent: str, obj: str, container: str) -> None:
+        """``agent`` moves ``obj`` to ``container``; everyone in the room sees it."""
+        room = self.agent_room.get(agent)
+        if room is None:
+            raise ValueError(f"{agent} is in no room")
+        if obj not in self.location:
+            raise ValueError(f"the {obj} has not been placed")
+        if self.object_room(obj) != room:
+            raise ValueError(f"the {obj} is not in the {room}")
+        if self.room_of_container.get(container) != room:
+            raise ValueError(f"there is no {container} in the {room}")
+        if self.location[obj] == container:
+            raise ValueError(f"the {obj} is already in the {container}")
+        self.location[obj] = container
+        self._say(f"{agent} moved the {obj} to the {container}.")
+        self._witness(obj, container, self.present(room))
+
+    def noise(self, sentence: str) -> None:
+        """Add a sentence that changes nothing."""
+        self._say(sentence)
+
+    def answer(self, qtype: str, obj: str, chain: Sequence[str] = ()) -> str | None:
+        """Gold answer for a question, or None when it is undefined."""
+        if obj not in self.location:
+            return None
+        if qtype == "reality":
+            return None if chain else self.location[obj]
+        if qtype == "memory":
+            return None if chain else self.first_location[obj]
+        order = _ORDER_OF_QTYPE.get(qtype)
+        if order is None:
+            raise ValueError(f"unknown qtype {qtype!r}")
+        if len(chain) != order or order > self.max_order:
+            return None
+        if any(a == b for a, b in itertools.pairwise(chain)):
+            return None
+        return self.belief(chain, obj)
+
+
+def _question_text(qtype: str, obj: str, chain: Sequence[str], hitom: bool) -> str:
+    """Render a question in ToMi phrasing (or Hi-ToM phrasing when ``hitom``)."""
+    if qtype == "reality":
+        return f"Where is the {obj} really?"
+    if qtype == "memory":
+        return f"Where was the {obj} at the beginning?"
+    if qtype == "first_order":
+        return f"Where will {chain[0]} look for the {obj}?"
+    if qtype == "second_order" and not hitom:
+        return f"Where does {chain[0]} think that {chain[1]} searches for the {obj}?"
+    thinks = " thinks ".join(chain[1:])
+    return f"Where does {chain[0]} think {thinks} thinks the {obj} is?"
+
+
+def _ask(
+    world: _World,
+    qtype: str,
+    obj: str,
+    chain: Sequence[str] = (),
+    *,
+    hitom: bool = False,
+) -> GeneratedExample:
+    """Turn the world's story and one question into an example."""
+    answer = world.answer(qtype, obj, chain)
+    if answer is None:
+        raise ValueError(f"undefined answer for {qtype} about {obj} with {tuple(chain)}")
+    if hitom and qtype not in ("second_order", "order_3", "order_4"):
+        raise ValueError(f"no Hi-ToM phrasing for {qtype}")
+    if not hitom and qtype in ("order_3", "order_4"):
+        raise ValueError(f"{qtype} exists only in Hi-ToM phrasing")
+    return GeneratedExample(
+        sentences=tuple(world.sentences),
+        question=_question_text(qtype, obj, chain, hitom),
+        answer=answer,
+        qtype=qtype,
+    )
+
+
+def _apply(world: _World, action: Sequence[str]) -> None:
+    """Apply one scripted action such as ``("move", "Anne", "marble", "box")``.
+
+    Forms: ``("enter", agent, room)``, ``("exit", agent)`` or
+    ``("exit", agent, verb)``, ``("place", obj, container)``,
+    ``("move", agent, obj, container)``, ``("noise", sentence)``.
+    """
+    if not action:
+        raise ValueError("empty action")
+    kind, args = action[0], tuple(action[1:])
+    if kind == "enter" and len(args) == 2:
+        world.enter(args[0], args[1])
+    elif kind == "exit" and len(args) in (1, 2):
+        world.exit(args[0], *args[1:])
+    elif kind == "place" and len(args) == 2:
+        world.place(args[0], args[1])
+    elif kind == "move" and len(args) == 3:
+        world.move(args[0], args[1], args[2])
+    elif kind == "noise" and len(args) == 1:
+        world.noise(args[0])
+    else:
+        raise ValueError(f"bad action {tuple(action)!r}")
+
+
+def _scripted_example(
+    layout: Mapping[str, Sequence[str]],
+    script: Sequence[Sequence[str]],
+    qtype: str,
+    obj: str,
+    chain: Sequence[str] = (),
+    *,
+    hitom: bool = False,
+) -> GeneratedExample:
+    """Build the example for a hand-written script of actions (used by tests)."""
+    world = _World(layout, max_order=4)
+    for action in script:
+        _apply(world, action)
+    return _ask(world, qtype, obj, chain, hitom=hitom)
+
+
+def _noise_sentence(rng: random.Random, agents: Sequence[str]) -> str:
+    """A random sentence that changes nothing, sometimes without a full stop."""
+    agent = rng.choice(agents)
+    if rng.random() < 0.2:
+        return f"{agent} saw a {rng.choice(_ANIMALS)}."
+    sentence = f"{agent} {rng.choice(_FEELINGS)} the {rng.choice(_OBJECTS)}"
+    return sentence if rng.random() < 0.5 else sentence + "."
+
+
+def _random_action(rng: random.Random, world: _World, agents: Sequence[str], objects: Sequence[str]) -> tuple[str, ...]:
+    """Pick a feasible next action, favouring moves that create false beliefs."""
+    outside = [a for a in agents if world.agent_room.get(a) is None]
+    inside = [a for a in agents if world.agent_room.get(a) is not None]
+    unplaced = [o for o in objects if o not in world.location]
+    # Statements only where a reader of the text can tell the container's room:
+    # the room of the latest "entered" sentence, with every agent in a room there.
+    scene = world.scene if inside and all(world.agent_room[a] == world.scene for a in inside) else None
+    movable = [
+        (agent, obj) for agent in inside for obj in world.location if world.object_room(obj) == world.agent_room[agent]
+    ]
+    absent_knower = any(
+        world.agent_room.get(agent) != world.object_room(obj) and world.belief((agent,), obj) is not None
+        for _, obj in movable
+        for agent in agents
+    )
+    kinds: list[tuple[str, float]] = []
+    if outside:
+        kinds.append(("enter", 1.5 if inside else 3.0))
+    if inside:
+        kinds.append(("exit", 1.2))
+    if unplaced and scene is not None:
+        kinds.append(("place", 3.0))
+    if movable:
+        kinds.append(("move", 2.5 if absent_knower else 1.0))
+    kind = rng.choices([k for k, _ in kinds], weights=[w for _, w in kinds])[0]
+
+    rooms = list(world.containers_in)
+    if kind == "enter":
+        agent = rng.choice(outside)
+        weights = [
+            2.0 if world.present(r) or any(world.object_room(o) == r for o in world.location) else 1.0 for r in rooms
+        ]
+        return ("enter", agent, rng.choices(rooms, weights=weights)[0])
+    if kind == "exit":
+        return ("exit", rng.choice(inside), rng.choice(_EXIT_VERBS))
+    if kind == "place" and scene is not None:
+        return ("place", rng.choice(unplaced), rng.choice(world.containers_in[scene]))
+    agent, obj = rng.choice(movable)
+    here = world.containers_in[world.object_room(obj)]
+    targets = [c for c in here if c != world.location[obj]]
+    return ("move", agent, obj, rng.choice(targets))
+
+
+def _random_story(rng: random.Random, noise: float, max_order: int) -> _World:
+    """Play out a random story of 4-20 lines and return the final world."""
+    agents = rng.sample(_NAMES, rng.randint(2, 4))
+    rooms = rng.sample(_ROOMS, rng.randint(1, 2))
+    counts = [rng.randint(2, 4) for _ in rooms]
+    pool = rng.sample(_CONTAINERS, sum(counts))
+    layout: dict[str, tuple[str, ...]] = {}
+    start = 0
+    for room, count in zip(rooms, counts, strict=True):
+        layout[room] = tuple(pool[start : start + count])
+        start += count
+    objects = rng.sample(_OBJECTS, rng.randint(1, 2))
+    length = rng.randint(4, 20)
+    world = _World(layout, max_order)
+    while len(world.sentences) < length:
+        if rng.random() < noise:
+            world.noise(_noise_sentence(rng, agents))
+        else:
+            _apply(world, _random_action(rng, world, agents, objects))
+    return world
+
+
+def _random_question(
+    rng: random.Random,
+    world: _World,
+    qtype: str,
+    hitom_questions: bool,
+    surprising: bool,
+) -> GeneratedExample | None:
+    """Ask a random defined question of ``qtype``, or None if there is none.
+
+    ``surprising`` asks for an answer that differs from the naive one (the
+    real location for belief and memory questions, the first location for
+    reality questions): a false belief / "ToM needed" case when True, a true
+    belief / "no ToM needed" case when False.
+    """
+    objects = list(world.location)
+    if len(world.agents) < 2:
+        return None
+    if qtype in ("reality", "memory"):
+        chains: list[tuple[str, ...]] = [()]
+    else:
+        order = _ORDER_OF_QTYPE[qtype]
+        chains = [c for c in _chains(world.agents, order) if len(c) == order]
+    candidates: list[tuple[str, tuple[str, ...], str]] = []
+    for obj in objects:
+        for chain in chains:
+            answer = world.answer(qtype, obj, chain)
+            if answer is not None:
+                candidates.append((obj, chain, answer))
+    if not candidates:
+        return None
+
+    def naive(obj: str) -> str:
+        return world.first_location[obj] if qtype == "reality" else world.location[obj]
+
+    pool = [c for c in candidates if (c[2] != naive(c[0])) == surprising]
+    if not pool:
+        return None
+    obj, chain, _ = rng.choice(pool)
+    hitom = qtype in ("order_3", "order_4") or (qtype == "second_order" and hitom_questions and rng.random() < 0.5)
+    return _ask(world, qtype, obj, chain, hitom=hitom)
+
+
+def _question_types(max_order: int, hitom_questions: bool) -> tuple[str, ...]:
+    """Question types produced for the given settings."""
+    types = ["reality", "memory", "first_order"]
+    if max_order >= 2:
+        types.append("second_order")
+    if hitom_questions:
+        types.extend(q for q in ("order_3", "order_4") if _ORDER_OF_QTYPE[q] <= max_order)
+    return tuple(types)
+
+
+def generate_tomi(
+    n: int,
+    *,
+    seed: int,
+    max_order: int = 2,
+    hitom_questions: bool = False,
+    noise: float = 0.1,
+) -> list[GeneratedExample]:
+    """Generate ``n`` seeded ToMi-style examples with gold answers.
+
+    Question types are balanced (each block of consecutive examples holds
+    every type once, in shuffled order), and each question is, with
+    probability 1/2, one whose answer differs from the naive one (false
+    belief, moved object) and otherwise one where it does not.  The default gives the four ToMi
+    types; ``max_order`` (1-4) caps the belief order asked, and orders 3 and
+    4 are asked only with ``hitom_questions=True``, which also phrases about
+    half of the second-order questions in Hi-ToM style.  ``noise`` (0-0.5) is
+    the probability that a story line is a noise sentence.
+    """
+    if n < 0:
+        raise ValueError(f"n must be non-negative, got {n}")
+    if not 1 <= max_order <= 4:
+        raise ValueError(f"max_order must be between 1 and 4, got {max_order}")
+    if not 0.0 <= noise <= _MAX_NOISE:
+        raise ValueError(f"noise must be between 0 and {_MAX_NOISE}, got {noise}")
+    qtypes = _question_types(max_order, hitom_questions)
+    tracked_order = max(_ORDER_OF_QTYPE.get(q, 1) for q in qtypes)
+    rng = random.Random(seed)
+    examples: list[GeneratedExample] = []
+    block: list[str] = []
+    for _ in range(n):
+        if not block:
+            block = list(qtypes)
+            rng.shuffle(block)
+        qtype = block.pop()
+        surprising = rng.random() < 0.5
+        for _attempt in range(_MAX_ATTEMPTS):
+            world = _random_story(rng, noise, tracked_order)
+            example = _random_question(rng, world, qtype, hitom_questions, surprising)
+            if example is not None:
+                examples.append(example)
+                break
+        else:  # pragma: no cover - the story policy makes this practically impossible
+            raise RuntimeError(f"could not generate a {qtype} question")
+    return examples
+
+
+def to_numbered_text(examples: Sequence[GeneratedExample]) -> str:
+    """Render examples in ToMi's numbered-line format, ending with a newline."""
+    lines: list[str] = []
+    for example in examples:
+        for number, sentence in enumerate(example.sentences, start=1):
+            lines.append(f"{number} {sentence}")
+        number = len(example.sentences) + 1
+        lines.append(f"{number} {example.question}\t{example.answer}\t1")
+    return "\n".join(lines) + "\n" if lines else ""

@@ -1,0 +1,371 @@
+"""ToMi and Hi-ToM stories in the numbered-line format: reading, turning sentences into events, answering.
+
+Format (Le et al., EMNLP 2019; Hi-ToM, Wu et al., Findings of EMNLP 2023): each example is a story of lines
+``N sentence`` numbered from 1, ending with one question line ``N question<TAB>answer<TAB>1``; the next example
+starts again at 1. The parser keeps a small world model (who is in which room, which container is in which room,
+where each object is) only to work out *who witnesses* each sentence; the beliefs themselves are kept by the
+:class:`~mindloop.beliefs.Tracker`, and every answer is read from its store.
+
+Sentences the parser does not know raise :class:`~mindloop.errors.ParseError` naming the file, line number and
+text; nothing is skipped silently. The only unnumbered lines accepted are the known separators and instructions
+that appear in Hi-ToM exports (``***``, ``Story:``, ``Read the following story …``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from mindloop.beliefs import (
+    WORLD,
+    Chain,
+    Event,
+    EventKind,
+    Fact,
+    Source,
+    Tracker,
+    Utterance,
+    trust_policy,
+)
+from mindloop.errors import ParseError
+
+__all__ = [
+    "IN",
+    "Example",
+    "Question",
+    "StoryFormat",
+    "answer_question",
+    "detect_format",
+    "narrate",
+    "parse_question",
+    "read_examples",
+    "read_story_file",
+    "track_story",
+]
+
+IN = "in"
+"""The one location relation: objects are *in* containers, containers and agents *in* rooms."""
+
+StoryFormat = Literal["tomi", "hitom"]
+QuestionKind = Literal["reality", "memory", "belief"]
+
+_NAME = r"[A-Za-z][\w-]*"
+_THING = r"[\w-]+"
+_END = r"\s*\.?\s*"
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(r"^" + pattern + _END + r"$")
+
+
+# -- sentences ------------------------------------------------------------------------------------------------
+_ENTER = _rx(rf"(?P<names>{_NAME}(?:(?:,| and|, and) {_NAME})*) entered the (?P<room>{_THING})")
+_EXIT = _rx(rf"(?P<a>{_NAME}) (?:exited|left|went out of) the (?P<room>{_THING})")
+_OBJ_IN = _rx(rf"The (?P<obj>{_THING}) (?:is|are) in the (?P<con>{_THING})")
+_MOVE = _rx(rf"(?P<a>{_NAME}) moved the (?P<obj>{_THING}) to the (?P<con>{_THING})")
+_AGENT_IN = _rx(rf"(?P<names>{_NAME}(?: and {_NAME})?) (?:is|are) in the (?P<room>{_THING})")
+_PEEK = _rx(rf"(?P<a>{_NAME}) looked in the (?P<con>{_THING})")
+_TELL_WHERE = _rx(rf"(?P<a>{_NAME}) told (?P<b>{_NAME}) where the (?P<obj>{_THING}) is")
+_PRIVATE = _rx(
+    rf"(?P<a>{_NAME}) privately told (?P<b>{_NAME}) that (?:the )?(?P<obj>{_THING}) (?:is|are) in the "
+    rf"(?P<con>{_THING})(?: now)?"
+)
+_PUBLIC = _rx(
+    rf"(?P<a>{_NAME}) publicly claimed that (?:the )?(?P<obj>{_THING}) (?:is|are) in the (?P<con>{_THING})(?: now)?"
+)
+_STAY = _rx(rf"(?P<a>{_NAME}) made no movements? and stayed in the (?P<room>{_THING}) for \d+ minutes?")
+_NOISE = [
+    _rx(rf"(?P<a>{_NAME}) (?:likes|dislikes|loves|hates) the {_THING}"),
+    _rx(rf"(?P<a>{_NAME}) saw an? {_THING}"),
+    _rx(rf"(?P<a>{_NAME}) lost (?:his|her|their) {_THING}"),
+]
+
+# -- questions ------------------------------------------------------------------------------------------------
+_Q_REALITY = re.compile(rf"^Where is the (?P<obj>{_THING}) really\?$")
+_Q_MEMORY = re.compile(rf"^Where was the (?P<obj>{_THING}) at the beginning\?$")
+_Q_LOOK = re.compile(rf"^Where will (?P<a>{_NAME}) look for the (?P<obj>{_THING})\?$")
+_Q_SEARCH = re.compile(rf"^Where does (?P<a>{_NAME}) think that (?P<b>{_NAME}) searches for the (?P<obj>{_THING})\?$")
+_Q_THINK = re.compile(
+    rf"^Where does (?P<a>{_NAME}) (?:really )?think (?:that )?(?P<rest>(?:{_NAME} thinks (?:that )?)*)"
+    rf"the (?P<obj>{_THING}) is\?$"
+)
+
+_NUMBERED = re.compile(r"^\s*(\d+)\s+(.*?)\s*$")
+_PREAMBLE = re.compile(r"^(\*+|Story:|Note:|Read the following story\b.*|Question:.*)$")
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """A parsed question: what kind, whose belief (``chain``), about which object, and its gold answer."""
+
+    text: str
+    answer: str
+    kind: QuestionKind
+    chain: Chain
+    obj: str
+    qtype: str
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """One story and its question, with where it came from (file and line of its first sentence)."""
+
+    source: str
+    line: int
+    sentences: tuple[tuple[int, str], ...]
+    question: Question
+    question_line: int
+
+    @property
+    def story_text(self) -> str:
+        """The story as numbered lines (numbered from 1, as in the file format), for display."""
+        return "\n".join(f"{i} {s}" for i, (_, s) in enumerate(self.sentences, 1))
+
+
+def _names(group: str) -> list[str]:
+    return [n for n in re.split(r",\s*(?:and\s+)?|\s+and\s+", group) if n]
+
+
+def parse_question(text: str, answer: str, fmt: StoryFormat) -> Question | None:
+    """Parse a question line; ``None`` if it is not a known question form.
+
+    ToMi question types are ``reality``, ``memory``, ``first_order`` and ``second_order``; Hi-ToM's are
+    ``order_0`` … ``order_4`` (the depth of the chain asked about).
+    """
+    m = _Q_REALITY.match(text)
+    if m:
+        return Question(text, answer, "reality", WORLD, m["obj"], "reality" if fmt == "tomi" else "order_0")
+    m = _Q_MEMORY.match(text)
+    if m:
+        return Question(text, answer, "memory", WORLD, m["obj"], "memory")
+    chain: Chain
+    m = _Q_LOOK.match(text)
+    if m:
+        chain = (m["a"],)
+    elif (m := _Q_SEARCH.match(text)) is not None:
+        chain = (m["a"], m["b"])
+    elif (m := _Q_THINK.match(text)) is not None:
+        inner = re.findall(rf"({_NAME}) thinks", m["rest"])
+        chain = (m["a"], *inner)
+    else:
+        return None
+    if fmt == "tomi" and len(chain) <= 2:
+        qtype = ("first_order", "second_order")[len(chain) - 1]
+    else:
+        qtype = f"order_{len(chain)}"
+    return Question(text, answer, "belief", chain, m["obj"], qtype)
+
+
+def detect_format(lines: Iterable[str]) -> StoryFormat:
+    """Guess ``hitom`` or ``tomi`` from the phrasing of the questions and sentences in ``lines``."""
+    for line in lines:
+        if " thinks " in line or "really think " in line or "publicly claimed" in line or "privately told" in line:
+            return "hitom"
+        if "made no movement" in line:
+            return "hitom"
+    return "tomi"
+
+
+def read_examples(path: str | Path, fmt: StoryFormat | None = None) -> list[Example]:
+    """Read every example of a ToMi/Hi-ToM numbered-line file.
+
+    ``fmt=None`` detects the format. Raises :class:`ParseError` naming the line for anything malformed.
+    """
+    return read_story_file(path, fmt)[1]
+
+
+def read_story_file(path: str | Path, fmt: StoryFormat | None = None) -> tuple[StoryFormat, list[Example]]:
+    """Like :func:`read_examples`, also returning the format used (detected when ``fmt`` is ``None``)."""
+    p = Path(path)
+    try:
+        raw = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ParseError("no such file", source=str(p)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ParseError(f"cannot read file: {exc}", source=str(p)) from None
+    lines = raw.splitlines()
+    if fmt is None:
+        fmt = detect_format(lines)
+    examples: list[Example] = []
+    story: list[tuple[int, str]] = []
+    start = 0
+    last_n = 0
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip() or _PREAMBLE.match(line.strip()):
+            continue
+        m = _NUMBERED.match(line)
+        if m is None:
+            raise ParseError("expected a numbered line 'N sentence'", source=str(p), line=lineno, text=line)
+        n = int(m[1])
+        body = m[2]
+        if n == 1 or n <= last_n:
+            if story:
+                raise ParseError(
+                    "a new story starts before the previous one ended with a question",
+                    source=str(p),
+                    line=lineno,
+                    text=line,
+                )
+            start = lineno
+        last_n = n
+        if "\t" in body:
+            parts = [x.strip() for x in body.split("\t")]
+            if len(parts) < 2 or not parts[1]:
+                raise ParseError("question line without an answer after a tab", source=str(p), line=lineno, text=line)
+            q = parse_question(parts[0], parts[1], fmt)
+            if q is None:
+                raise ParseError("unknown question form", source=str(p), line=lineno, text=parts[0])
+            if not story:
+                raise ParseError("question without a story", source=str(p), line=lineno, text=line)
+            examples.append(Example(str(p), start, tuple(story), q, lineno))
+            story = []
+            last_n = 0
+        else:
+            story.append((lineno, body))
+    if story:
+        raise ParseError("file ends with a story that has no question", source=str(p), line=story[-1][0])
+    if not examples:
+        raise ParseError("no examples found (expected numbered lines ending in a tab-separated question)", source=str(p))
+    return fmt, examples
+
+
+class _Narrator:
+    """Minimal world model for a story: rooms of agents and containers, containers of objects."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.agent_room: dict[str, str] = {}
+        self.container_room: dict[str, str] = {}
+        self.obj_container: dict[str, str] = {}
+        self.scene: str | None = None
+
+    def present(self, room: str) -> frozenset[str]:
+        return frozenset(a for a, r in self.agent_room.items() if r == room)
+
+    def room_of_container(self, con: str, fallback: str | None) -> str | None:
+        room = self.container_room.get(con)
+        if room is None and fallback is not None:
+            self.container_room[con] = fallback
+            room = fallback
+        return room
+
+    def visible(self, room: str) -> tuple[Fact, ...]:
+        return tuple(
+            Fact(obj, IN, con) for obj, con in self.obj_container.items() if self.container_room.get(con) == room
+        )
+
+    def events(self, t: int, text: str) -> list[Event | Utterance]:
+        m = _ENTER.match(text)
+        if m:
+            names, room = _names(m["names"]), m["room"]
+            left = frozenset().union(*(self.present(r) for n in names if (r := self.agent_room.get(n)) and r != room))
+            for n in names:
+                self.agent_room[n] = room
+            self.scene = room
+            here = self.present(room)
+            facts = tuple(Fact(n, IN, room) for n in names)
+            out: list[Event | Utterance] = [Event(t, EventKind.ENTER, names[0], facts, here | left, text=text)]
+            seen = self.visible(room)
+            if seen:
+                out.append(Event(t, EventKind.OBSERVE, names[0], seen, here, text=text))
+            return out
+        m = _EXIT.match(text)
+        if m:
+            a, room = m["a"], m["room"]
+            here = self.present(room) | {a}
+            self.agent_room.pop(a, None)
+            return [Event(t, EventKind.EXIT, a, (Fact(a, IN, None),), here, text=text)]
+        m = _MOVE.match(text)
+        if m:
+            a, obj, con = m["a"], m["obj"], m["con"]
+            room = self.room_of_container(con, self.agent_room.get(a) or self.scene)
+            self.obj_container[obj] = con
+            witnesses = (self.present(room) if room else frozenset()) | {a}
+            return [Event(t, EventKind.MOVE, a, (Fact(obj, IN, con),), witnesses, text=text)]
+        m = _OBJ_IN.match(text)
+        if m:
+            obj, con = m["obj"], m["con"]
+            room = self.room_of_container(con, self.scene)
+            self.obj_container[obj] = con
+            witnesses = self.present(room) if room else frozenset()
+            return [Event(t, EventKind.PUT, None, (Fact(obj, IN, con),), witnesses, Source.PERCEPTION, text)]
+        m = _PRIVATE.match(text) or _PUBLIC.match(text)
+        if m:
+            a, obj, con = m["a"], m["obj"], m["con"]
+            public = "b" not in m.groupdict()
+            if public:
+                room = self.agent_room.get(a)
+                listeners = (self.present(room) if room else frozenset()) - {a}
+            else:
+                listeners = frozenset({m["b"]})
+            return [Utterance(t, a, listeners, (Fact(obj, IN, con),), public, text)]
+        m = _STAY.match(text)
+        if m:
+            return [Event(t, EventKind.NOISE, m["a"], (), self.present(m["room"]) | {m["a"]}, text=text)]
+        for rx in _NOISE:
+            m = rx.match(text)
+            if m:
+                return [Event(t, EventKind.NOISE, m["a"], (), frozenset(), text=text)]
+        m = _AGENT_IN.match(text)
+        if m and not text.startswith("The "):
+            return self.events(t, f"{' and '.join(_names(m['names']))} entered the {m['room']}.")
+        m = _PEEK.match(text)
+        if m:
+            a, con = m["a"], m["con"]
+            room = self.room_of_container(con, self.agent_room.get(a) or self.scene)
+            seen = tuple(Fact(o, IN, c) for o, c in self.obj_container.items() if c == con)
+            witnesses = (self.present(room) if room else frozenset()) | {a}
+            return [Event(t, EventKind.OBSERVE, a, seen, witnesses, text=text)]
+        m = _TELL_WHERE.match(text)
+        if m:
+            con_now = self.obj_container.get(m["obj"])
+            if con_now is None:
+                raise ParseError(f"{m['a']} tells where the {m['obj']} is before it was placed", text=text)
+            return [Utterance(t, m["a"], frozenset({m["b"]}), (Fact(m["obj"], IN, con_now),), False, text)]
+        raise ParseError("unknown sentence", text=text)
+
+
+def narrate(sentences: Sequence[tuple[int, str]], source: str = "<story>") -> list[Event | Utterance]:
+    """Turn numbered story sentences into events and utterances (time step = line number in the story)."""
+    narrator = _Narrator(source)
+    out: list[Event | Utterance] = []
+    for t, (lineno, text) in enumerate(sentences, 1):
+        try:
+            out.extend(narrator.events(t, text))
+        except ParseError as exc:
+            raise ParseError("unknown sentence", source=source, line=lineno, text=text) from exc
+    return out
+
+
+def track_story(
+    sentences: Sequence[tuple[int, str]], fmt: StoryFormat, source: str = "<story>", max_depth: int = 6
+) -> Tracker:
+    """Run a story through a fresh tracker (Hi-ToM's trust rule for ``hitom``, trust-everyone for ``tomi``)."""
+    tracker = Tracker(max_depth=max_depth, trust=trust_policy("hitom" if fmt == "hitom" else "everyone"))
+    tracker.apply_all(narrate(sentences, source))
+    return tracker
+
+
+def answer_question(tracker: Tracker, question: Question) -> str | None:
+    """Answer from the tracker's store.
+
+    Reality: the world's value now. Memory: the first value the world held. Beliefs: the chain's value; a chain
+    that holds nothing about the object falls back to its outer chain (an agent assumes others know what it
+    knows), and finally to the world.
+    """
+    obj = question.obj
+    if question.kind == "reality":
+        return tracker.world(obj, IN)
+    if question.kind == "memory":
+        past = tracker.history(WORLD, obj, IN)
+        return past[0].value if past else None
+    chain = question.chain
+    while chain:
+        held = tracker.value(chain, obj, IN)
+        if held is not None:
+            return held
+        chain = chain[:-1]
+    return tracker.world(obj, IN)
