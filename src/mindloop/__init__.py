@@ -79,4 +79,5 @@ __all__ = [
     "read_examples",
     "to_numbered_text",
     "track_story",
+    "trust_policy",
 ]

@@ -185,6 +185,27 @@ def test_sentences_questions_and_answers_are_well_formed(kwargs: dict[str, objec
         assert 2 <= len(entered) <= 4
 
 
+def test_statements_are_readable_from_the_text() -> None:
+    """Each statement is made in the room of the latest entering, with every agent in a room there."""
+    enter = re.compile(r"^(\w+) entered the (\w+)\.$")
+    leave = re.compile(r"^(\w+) (?:exited|left|went out of) the (\w+)\.$")
+    move = re.compile(r"^(\w+) moved the \w+ to the \w+\.$")
+    for example in generate_tomi(300, seed=8, max_order=4, hitom_questions=True):
+        room_of: dict[str, str] = {}
+        scene: str | None = None
+        for sentence in example.sentences:
+            if m := enter.match(sentence):
+                assert m[1] not in room_of, example
+                room_of[m[1]] = scene = m[2]
+            elif m := leave.match(sentence):
+                assert room_of.pop(m[1]) == m[2], example
+            elif m := move.match(sentence):
+                assert m[1] in room_of, example
+            elif sentence.startswith("The "):
+                assert room_of, example
+                assert set(room_of.values()) == {scene}, example
+
+
 def test_noise_without_full_stop_occurs() -> None:
     sentences = [s for e in generate_tomi(100, seed=4, noise=0.3) for s in e.sentences]
     feelings = re.compile(r"^[A-Z][a-z]+ (?:likes|dislikes|loves|hates) the \w+")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from mindloop.beliefs.facts import WORLD, Belief, Chain, Fact, Key, Source, validate_chain
 from mindloop.errors import BeliefError
@@ -71,8 +72,7 @@ class ChainScope:
 Scope = WorldScope | WitnessScope | ChainScope
 
 
-@dataclass(frozen=True, slots=True)
-class _Write:
+class _Write(NamedTuple):
     t: int
     value: str | None
     source: Source
@@ -124,7 +124,25 @@ class BeliefStore:
             raise BeliefError(f"confidence must lie in [0, 1], got {confidence}")
         self._now = t
         self._n_writes += 1
-        self._log.setdefault(fact.key, []).append(_Write(t, fact.value, source, scope, confidence, distribution))
+        key = (fact.subject, fact.relation)
+        writes = self._log.get(key)
+        if writes is None:
+            writes = self._log[key] = []
+        writes.append(_Write(t, fact.value, source, scope, confidence, distribution))
+
+    def write_many(self, facts: Iterable[Fact], *, scope: Scope, t: int, source: Source = Source.UNKNOWN) -> None:
+        """Record several categorical facts for one scope at one time (the tracker's fast path)."""
+        if t < self._now:
+            raise BeliefError(f"write at t={t} arrives after t={self._now}: writes must be in time order")
+        self._now = t
+        log = self._log
+        for fact in facts:
+            key = (fact.subject, fact.relation)
+            writes = log.get(key)
+            if writes is None:
+                writes = log[key] = []
+            writes.append(_Write(t, fact.value, source, scope, None, None))
+            self._n_writes += 1
 
     def set_world(self, fact: Fact, *, t: int, source: Source = Source.NARRATION) -> None:
         """Make ``fact`` true in the world from ``t`` on."""
@@ -233,7 +251,7 @@ class BeliefStore:
         yield WORLD
         frontier: list[Chain] = [WORLD]
         for _ in range(max_depth):
-            frontier = [c + (a,) for c in frontier for a in names if not c or c[-1] != a]
+            frontier = [(*c, a) for c in frontier for a in names if not c or c[-1] != a]
             yield from frontier
 
     # ---- internals -----------------------------------------------------------------------------------------

@@ -199,7 +199,7 @@ class Tracker:
         if self.max_depth < 1:
             raise BeliefError(f"max_depth must be at least 1, got {self.max_depth}")
         self._last_exit: dict[str, int] = {}
-        self._agents: set[str] = set()
+        self._scopes: dict[frozenset[str], WitnessScope] = {}
         self.log: list[Event | Utterance] = []
 
     # ---- applying ------------------------------------------------------------------------------------------
@@ -219,21 +219,21 @@ class Tracker:
             self.apply(item)
 
     def _apply_event(self, event: Event) -> None:
-        self._agents.update(event.witnesses)
-        if event.actor is not None:
-            self._agents.add(event.actor)
-        scope = WitnessScope(event.witnesses, self.max_depth) if event.witnesses else None
-        for fact in event.facts:
+        if event.facts:
+            store = self.store
             if event.kind is not EventKind.OBSERVE:
-                self.store.write(fact, scope=_WORLD_SCOPE, t=event.t, source=Source.NARRATION)
-            if scope is not None:
-                self.store.write(fact, scope=scope, t=event.t, source=event.source)
+                store.write_many(event.facts, scope=_WORLD_SCOPE, t=event.t, source=Source.NARRATION)
+            witnesses = event.witnesses
+            if witnesses:
+                # One scope object per witness set: co-present groups recur, so writes share them.
+                scope = self._scopes.get(witnesses)
+                if scope is None:
+                    scope = self._scopes[witnesses] = WitnessScope(witnesses, self.max_depth)
+                store.write_many(event.facts, scope=scope, t=event.t, source=event.source)
         if event.kind is EventKind.EXIT and event.actor is not None:
             self._last_exit[event.actor] = event.t
 
     def _apply_utterance(self, utterance: Utterance) -> None:
-        self._agents.add(utterance.speaker)
-        self._agents.update(utterance.listeners)
         context = TrustContext(self.max_depth, dict(self._last_exit))
         scopes = self.trust.scopes(utterance, context)
         own = (utterance.speaker,)
@@ -242,14 +242,22 @@ class Tracker:
                 raise BeliefError(
                     f"trust policy {self.trust.name!r} would change the speaker {utterance.speaker!r}'s own belief"
                 )
-            for fact in utterance.facts:
-                self.store.write(fact, scope=scope, t=utterance.t, source=Source.TESTIMONY)
+            self.store.write_many(utterance.facts, scope=scope, t=utterance.t, source=Source.TESTIMONY)
 
     # ---- querying ------------------------------------------------------------------------------------------
     @property
     def agents(self) -> list[str]:
-        """Every agent the tracker has seen, sorted."""
-        return sorted(self._agents)
+        """Every agent named by an applied event or utterance, sorted."""
+        names: set[str] = set()
+        for item in self.log:
+            if isinstance(item, Event):
+                names.update(item.witnesses)
+                if item.actor is not None:
+                    names.add(item.actor)
+            else:
+                names.add(item.speaker)
+                names.update(item.listeners)
+        return sorted(names)
 
     def believes(self, chain: Chain, subject: str, relation: str, *, at: int | None = None) -> Belief | None:
         """What ``chain`` believes about the slot (see :meth:`BeliefStore.believes`)."""

@@ -69,7 +69,7 @@ def evaluate_examples(examples: list[Example], fmt: StoryFormat) -> list[Answere
     trackers: dict[tuple[str, ...], Tracker] = {}
     out = []
     for ex in examples:
-        key = tuple(s for _, s in ex.sentences)
+        key = tuple([s for _, s in ex.sentences])
         tracker = trackers.get(key)
         if tracker is None:
             tracker = trackers[key] = track_story(ex.sentences, fmt, ex.source)

@@ -472,11 +472,12 @@ def generate_tomi(
     Question types are balanced (each block of consecutive examples holds
     every type once, in shuffled order), and each question is, with
     probability 1/2, one whose answer differs from the naive one (false
-    belief, moved object) and otherwise one where it does not.  The default gives the four ToMi
-    types; ``max_order`` (1-4) caps the belief order asked, and orders 3 and
-    4 are asked only with ``hitom_questions=True``, which also phrases about
-    half of the second-order questions in Hi-ToM style.  ``noise`` (0-0.5) is
-    the probability that a story line is a noise sentence.
+    belief, moved object) and otherwise one where it does not.  The default
+    gives the four ToMi types; ``max_order`` (1-4) caps the belief order
+    asked, and orders 3 and 4 are asked only with ``hitom_questions=True``,
+    which also phrases about half of the second-order questions in Hi-ToM
+    style.  ``noise`` (0-0.5) is the probability that a story line is a
+    noise sentence.
     """
     if n < 0:
         raise ValueError(f"n must be non-negative, got {n}")
@@ -507,7 +508,7 @@ def generate_tomi(
 
 
 def to_numbered_text(examples: Sequence[GeneratedExample]) -> str:
-    """Render examples in ToMi's numbered-line format, ending with a newline."""
+    """Render examples in ToMi's numbered-line format, ending with a newline (``""`` for none)."""
     lines: list[str] = []
     for example in examples:
         for number, sentence in enumerate(example.sentences, start=1):

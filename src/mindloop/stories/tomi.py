@@ -13,6 +13,7 @@ that appear in Hi-ToM exports (``***``, ``Story:``, ``Read the following story â
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -25,7 +26,6 @@ from mindloop.beliefs import (
     Event,
     EventKind,
     Fact,
-    Source,
     Tracker,
     Utterance,
     trust_policy,
@@ -93,7 +93,6 @@ _Q_THINK = re.compile(
     rf"the (?P<obj>{_THING}) is\?$"
 )
 
-_NUMBERED = re.compile(r"^\s*(\d+)\s+(.*?)\s*$")
 _PREAMBLE = re.compile(r"^(\*+|Story:|Note:|Read the following story\b.*|Question:.*)$")
 
 
@@ -194,13 +193,13 @@ def read_story_file(path: str | Path, fmt: StoryFormat | None = None) -> tuple[S
     start = 0
     last_n = 0
     for lineno, line in enumerate(lines, 1):
-        if not line.strip() or _PREAMBLE.match(line.strip()):
-            continue
-        m = _NUMBERED.match(line)
-        if m is None:
+        head, _, body = line.strip().partition(" ")
+        if not head.isdigit():
+            if not line.strip() or _PREAMBLE.match(line.strip()):
+                continue
             raise ParseError("expected a numbered line 'N sentence'", source=str(p), line=lineno, text=line)
-        n = int(m[1])
-        body = m[2]
+        n = int(head)
+        body = body.strip(" ")
         if n == 1 or n <= last_n:
             if story:
                 raise ParseError(
@@ -228,22 +227,62 @@ def read_story_file(path: str | Path, fmt: StoryFormat | None = None) -> tuple[S
     if story:
         raise ParseError("file ends with a story that has no question", source=str(p), line=story[-1][0])
     if not examples:
-        raise ParseError("no examples found (expected numbered lines ending in a tab-separated question)", source=str(p))
+        raise ParseError(
+            "no examples found (expected numbered lines ending in a tab-separated question)", source=str(p)
+        )
     return fmt, examples
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _classify(text: str) -> tuple[str, tuple[str, ...]]:
+    """Which sentence form ``text`` has and its slots; pure, so identical sentences are matched once."""
+    m: re.Match[str] | None
+    if " entered the " in text and (m := _ENTER.match(text)):
+        return "enter", (*_names(m["names"]), m["room"])
+    if (" exited the " in text or " left the " in text or " went out of " in text) and (m := _EXIT.match(text)):
+        return "exit", (m["a"], m["room"])
+    if " moved the " in text and (m := _MOVE.match(text)):
+        return "move", (m["a"], m["obj"], m["con"])
+    if text.startswith("The ") and (m := _OBJ_IN.match(text)):
+        return "put", (m["obj"], m["con"])
+    if m := _PRIVATE.match(text):
+        return "private", (m["a"], m["b"], m["obj"], m["con"])
+    if m := _PUBLIC.match(text):
+        return "public", (m["a"], m["obj"], m["con"])
+    if m := _TELL_WHERE.match(text):
+        return "tell_where", (m["a"], m["b"], m["obj"])
+    if m := _STAY.match(text):
+        return "stay", (m["a"], m["room"])
+    for rx in _NOISE:
+        if m := rx.match(text):
+            return "noise", (m["a"],)
+    if not text.startswith("The ") and (m := _AGENT_IN.match(text)):
+        return "enter", (*_names(m["names"]), m["room"])
+    if m := _PEEK.match(text):
+        return "peek", (m["a"], m["con"])
+    raise ParseError("unknown sentence", text=text)
 
 
 class _Narrator:
     """Minimal world model for a story: rooms of agents and containers, containers of objects."""
 
-    def __init__(self, source: str) -> None:
-        self.source = source
+    def __init__(self) -> None:
         self.agent_room: dict[str, str] = {}
+        self.occupants: dict[str, set[str]] = {}
         self.container_room: dict[str, str] = {}
         self.obj_container: dict[str, str] = {}
         self.scene: str | None = None
 
-    def present(self, room: str) -> frozenset[str]:
-        return frozenset(a for a, r in self.agent_room.items() if r == room)
+    def present(self, room: str | None) -> frozenset[str]:
+        return frozenset(self.occupants.get(room, ())) if room is not None else frozenset()
+
+    def place(self, agent: str, room: str | None) -> None:
+        old = self.agent_room.pop(agent, None)
+        if old is not None:
+            self.occupants[old].discard(agent)
+        if room is not None:
+            self.agent_room[agent] = room
+            self.occupants.setdefault(room, set()).add(agent)
 
     def room_of_container(self, con: str, fallback: str | None) -> str | None:
         room = self.container_room.get(con)
@@ -253,84 +292,71 @@ class _Narrator:
         return room
 
     def visible(self, room: str) -> tuple[Fact, ...]:
-        return tuple(
-            Fact(obj, IN, con) for obj, con in self.obj_container.items() if self.container_room.get(con) == room
-        )
+        rooms = self.container_room
+        return tuple(Fact(obj, IN, con) for obj, con in self.obj_container.items() if rooms.get(con) == room)
 
     def events(self, t: int, text: str) -> list[Event | Utterance]:
-        m = _ENTER.match(text)
-        if m:
-            names, room = _names(m["names"]), m["room"]
-            left = frozenset().union(*(self.present(r) for n in names if (r := self.agent_room.get(n)) and r != room))
-            for n in names:
-                self.agent_room[n] = room
-            self.scene = room
-            here = self.present(room)
-            facts = tuple(Fact(n, IN, room) for n in names)
-            out: list[Event | Utterance] = [Event(t, EventKind.ENTER, names[0], facts, here | left, text=text)]
-            seen = self.visible(room)
-            if seen:
-                out.append(Event(t, EventKind.OBSERVE, names[0], seen, here, text=text))
-            return out
-        m = _EXIT.match(text)
-        if m:
-            a, room = m["a"], m["room"]
-            here = self.present(room) | {a}
-            self.agent_room.pop(a, None)
+        """The events one sentence stands for; raises ParseError for a sentence of no known form."""
+        kind, g = _classify(text)
+        if kind == "enter":
+            return self._enter(t, text, list(g[:-1]), g[-1])
+        if kind == "exit":
+            a = g[0]
+            here = self.present(g[1]) | {a}
+            self.place(a, None)
             return [Event(t, EventKind.EXIT, a, (Fact(a, IN, None),), here, text=text)]
-        m = _MOVE.match(text)
-        if m:
-            a, obj, con = m["a"], m["obj"], m["con"]
+        if kind == "move":
+            a, obj, con = g
             room = self.room_of_container(con, self.agent_room.get(a) or self.scene)
             self.obj_container[obj] = con
-            witnesses = (self.present(room) if room else frozenset()) | {a}
-            return [Event(t, EventKind.MOVE, a, (Fact(obj, IN, con),), witnesses, text=text)]
-        m = _OBJ_IN.match(text)
-        if m:
-            obj, con = m["obj"], m["con"]
+            return [Event(t, EventKind.MOVE, a, (Fact(obj, IN, con),), self.present(room) | {a}, text=text)]
+        if kind == "put":
+            obj, con = g
             room = self.room_of_container(con, self.scene)
             self.obj_container[obj] = con
-            witnesses = self.present(room) if room else frozenset()
-            return [Event(t, EventKind.PUT, None, (Fact(obj, IN, con),), witnesses, Source.PERCEPTION, text)]
-        m = _PRIVATE.match(text) or _PUBLIC.match(text)
-        if m:
-            a, obj, con = m["a"], m["obj"], m["con"]
-            public = "b" not in m.groupdict()
-            if public:
-                room = self.agent_room.get(a)
-                listeners = (self.present(room) if room else frozenset()) - {a}
-            else:
-                listeners = frozenset({m["b"]})
-            return [Utterance(t, a, listeners, (Fact(obj, IN, con),), public, text)]
-        m = _STAY.match(text)
-        if m:
-            return [Event(t, EventKind.NOISE, m["a"], (), self.present(m["room"]) | {m["a"]}, text=text)]
-        for rx in _NOISE:
-            m = rx.match(text)
-            if m:
-                return [Event(t, EventKind.NOISE, m["a"], (), frozenset(), text=text)]
-        m = _AGENT_IN.match(text)
-        if m and not text.startswith("The "):
-            return self.events(t, f"{' and '.join(_names(m['names']))} entered the {m['room']}.")
-        m = _PEEK.match(text)
-        if m:
-            a, con = m["a"], m["con"]
+            return [Event(t, EventKind.PUT, None, (Fact(obj, IN, con),), self.present(room), text=text)]
+        if kind == "stay":
+            return [Event(t, EventKind.NOISE, g[0], (), self.present(g[1]) | {g[0]}, text=text)]
+        if kind == "noise":
+            return [Event(t, EventKind.NOISE, g[0], (), frozenset(), text=text)]
+        if kind == "private":
+            return [Utterance(t, g[0], frozenset({g[1]}), (Fact(g[2], IN, g[3]),), False, text)]
+        if kind == "public":
+            a = g[0]
+            listeners = self.present(self.agent_room.get(a)) - {a}
+            return [Utterance(t, a, listeners, (Fact(g[1], IN, g[2]),), True, text)]
+        if kind == "peek":
+            a, con = g
             room = self.room_of_container(con, self.agent_room.get(a) or self.scene)
             seen = tuple(Fact(o, IN, c) for o, c in self.obj_container.items() if c == con)
-            witnesses = (self.present(room) if room else frozenset()) | {a}
-            return [Event(t, EventKind.OBSERVE, a, seen, witnesses, text=text)]
-        m = _TELL_WHERE.match(text)
-        if m:
-            con_now = self.obj_container.get(m["obj"])
-            if con_now is None:
-                raise ParseError(f"{m['a']} tells where the {m['obj']} is before it was placed", text=text)
-            return [Utterance(t, m["a"], frozenset({m["b"]}), (Fact(m["obj"], IN, con_now),), False, text)]
-        raise ParseError("unknown sentence", text=text)
+            return [Event(t, EventKind.OBSERVE, a, seen, self.present(room) | {a}, text=text)]
+        # kind == "tell_where": a truthful tell of where the object really is (ToMi's TellAction)
+        a, b, obj = g
+        where = self.obj_container.get(obj)
+        if where is None:
+            raise ParseError(f"{a} tells where the {obj} is before it was placed", text=text)
+        return [Utterance(t, a, frozenset({b}), (Fact(obj, IN, where),), False, text)]
+
+    def _enter(self, t: int, text: str, names: list[str], room: str) -> list[Event | Utterance]:
+        left: set[str] = set()
+        for n in names:
+            old = self.agent_room.get(n)
+            if old is not None and old != room:
+                left |= self.occupants[old]
+            self.place(n, room)
+        self.scene = room
+        here = self.present(room)
+        facts = tuple(Fact(n, IN, room) for n in names)
+        out: list[Event | Utterance] = [Event(t, EventKind.ENTER, names[0], facts, here | left, text=text)]
+        seen = self.visible(room)
+        if seen:
+            out.append(Event(t, EventKind.OBSERVE, names[0], seen, here, text=text))
+        return out
 
 
 def narrate(sentences: Sequence[tuple[int, str]], source: str = "<story>") -> list[Event | Utterance]:
     """Turn numbered story sentences into events and utterances (time step = line number in the story)."""
-    narrator = _Narrator(source)
+    narrator = _Narrator()
     out: list[Event | Utterance] = []
     for t, (lineno, text) in enumerate(sentences, 1):
         try:

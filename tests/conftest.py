@@ -1,0 +1,19 @@
+"""Shared test fixtures: where the external data lives (``../shared/data`` beside the repository)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data"
+
+
+@pytest.fixture(scope="session")
+def hitom_dev() -> Path:
+    """The Hi-ToM development split in the numbered-line format."""
+    path = SHARED_DATA / "hitom-dev" / "hitom_dev.txt"
+    if not path.exists():
+        pytest.skip(f"external data not found at {path}")
+    return path
