@@ -10,7 +10,7 @@ See ``docs/beliefs.md`` for the scaling argument.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -130,19 +130,21 @@ class BeliefStore:
             writes = self._log[key] = []
         writes.append(_Write(t, fact.value, source, scope, confidence, distribution))
 
-    def write_many(self, facts: Iterable[Fact], *, scope: Scope, t: int, source: Source = Source.UNKNOWN) -> None:
+    def write_many(self, facts: Sequence[Fact], *, scope: Scope, t: int, source: Source = Source.UNKNOWN) -> None:
         """Record several categorical facts for one scope at one time (the tracker's fast path)."""
         if t < self._now:
             raise BeliefError(f"write at t={t} arrives after t={self._now}: writes must be in time order")
         self._now = t
+        self._n_writes += len(facts)
         log = self._log
         for fact in facts:
             key = (fact.subject, fact.relation)
+            entry = _Write(t, fact.value, source, scope, None, None)
             writes = log.get(key)
             if writes is None:
-                writes = log[key] = []
-            writes.append(_Write(t, fact.value, source, scope, None, None))
-            self._n_writes += 1
+                log[key] = [entry]
+            else:
+                writes.append(entry)
 
     def set_world(self, fact: Fact, *, t: int, source: Source = Source.NARRATION) -> None:
         """Make ``fact`` true in the world from ``t`` on."""

@@ -341,13 +341,15 @@ class _Narrator:
         left: set[str] = set()
         for n in names:
             old = self.agent_room.get(n)
-            if old is not None and old != room:
-                left |= self.occupants[old]
-            self.place(n, room)
+            if old != room:
+                if old is not None:
+                    left |= self.occupants[old]
+                self.place(n, room)
         self.scene = room
         here = self.present(room)
-        facts = tuple(Fact(n, IN, room) for n in names)
-        out: list[Event | Utterance] = [Event(t, EventKind.ENTER, names[0], facts, here | left, text=text)]
+        facts = tuple([Fact(n, IN, room) for n in names])
+        witnesses = here | left if left else here
+        out: list[Event | Utterance] = [Event(t, EventKind.ENTER, names[0], facts, witnesses, text=text)]
         seen = self.visible(room)
         if seen:
             out.append(Event(t, EventKind.OBSERVE, names[0], seen, here, text=text))
