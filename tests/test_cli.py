@@ -97,3 +97,21 @@ def test_console_script_runs_as_a_process() -> None:
         [sys.executable, "-m", "mindloop.cli", "--version"], capture_output=True, text=True, check=False
     )
     assert proc.returncode == 0 and proc.stdout.strip() == f"mindloop {__version__}"
+
+
+def test_tom_generate_is_seeded_and_scores_perfectly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from mindloop.stories import generate_tomi, to_numbered_text
+
+    out = tmp_path / "gen.txt"
+    assert main(["tom", "generate", "--n", "50", "--seed", "7", "--hitom", "-o", str(out)]) == 0
+    expected = to_numbered_text(generate_tomi(50, seed=7, max_order=4, hitom_questions=True))
+    assert out.read_text(encoding="utf-8") == expected
+    capsys.readouterr()
+    assert main(["tom", "eval", str(out), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["n"] == 50 and data["accuracy"] == 1.0
+
+
+def test_tom_generate_rejects_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tom", "generate", "--noise", "0.9"]) == 1
+    assert capsys.readouterr().err.strip() == "mindloop: error: noise must be between 0 and 0.5, got 0.9"

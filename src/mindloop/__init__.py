@@ -24,6 +24,7 @@ from mindloop.beliefs import (
 from mindloop.errors import (
     BeliefError,
     DependencyError,
+    InvalidArgumentError,
     MindloopError,
     ParseError,
     RegistryError,
@@ -58,6 +59,7 @@ __all__ = [
     "Example",
     "Fact",
     "HiToMTrust",
+    "InvalidArgumentError",
     "MindloopError",
     "Mismatch",
     "ParseError",

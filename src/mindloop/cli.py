@@ -106,6 +106,33 @@ def tom_eval(
             console.print("\nHi-ToM's labels contradict themselves on some stories: see docs/datasets.md.")
 
 
+@tom_app.command("generate")
+def tom_generate(
+    n: Annotated[int, typer.Option("--n", min=0, help="Number of examples (one question each).")] = 100,
+    seed: Annotated[int, typer.Option("--seed", help="Seed: the same seed gives the same file, byte for byte.")] = 0,
+    hitom: Annotated[
+        bool, typer.Option("--hitom", help="Also ask Hi-ToM-style questions up to fourth order.")
+    ] = False,
+    noise: Annotated[float, typer.Option("--noise", help="Probability of a distractor sentence per line.")] = 0.1,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Write here instead of stdout.", dir_okay=False)
+    ] = None,
+) -> None:
+    """Write seeded ToMi-style stories with gold answers (computed apart from the tracker) in the line format."""
+    from mindloop.stories import generate_tomi, to_numbered_text
+
+    examples = generate_tomi(n, seed=seed, max_order=4 if hitom else 2, hitom_questions=hitom, noise=noise)
+    text = to_numbered_text(examples)
+    if out is None:
+        sys.stdout.write(text)
+        return
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise MindloopError(f"cannot write {out}: {exc.strerror or exc}") from None
+    Console(stderr=True).print(f"wrote {len(examples)} examples to {out}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 ok, 1 usage/input error, 2 internal error)."""
     args = sys.argv[1:] if argv is None else argv

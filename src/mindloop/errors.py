@@ -10,6 +10,7 @@ from __future__ import annotations
 __all__ = [
     "BeliefError",
     "DependencyError",
+    "InvalidArgumentError",
     "MindloopError",
     "ParseError",
     "RegistryError",
@@ -33,6 +34,10 @@ class ParseError(MindloopError):
         self.source = source
         self.line = line
         self.text = text
+
+
+class InvalidArgumentError(MindloopError, ValueError):
+    """A function was called with an argument outside what it accepts (also a ``ValueError``)."""
 
 
 class BeliefError(MindloopError):

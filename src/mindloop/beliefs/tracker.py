@@ -205,7 +205,7 @@ class Tracker:
     # ---- applying ------------------------------------------------------------------------------------------
     def apply(self, item: Event | Utterance) -> None:
         """Apply one event or utterance (time must not go backwards)."""
-        if type(item) is Event or isinstance(item, Event):
+        if isinstance(item, Event):
             self._apply_event(item)
         elif isinstance(item, Utterance):
             self._apply_utterance(item)

@@ -47,6 +47,8 @@ import random
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from mindloop.errors import InvalidArgumentError
+
 __all__ = [
     "QTYPES",
     "GeneratedExample",
@@ -135,11 +137,11 @@ class _World:
         self.room_of_container: dict[str, str] = {}
         for room, containers in layout.items():
             if not containers:
-                raise ValueError(f"room {room!r} has no containers")
+                raise InvalidArgumentError(f"room {room!r} has no containers")
             self.containers_in[room] = tuple(containers)
             for container in containers:
                 if container in self.room_of_container:
-                    raise ValueError(f"container {container!r} is in two rooms")
+                    raise InvalidArgumentError(f"container {container!r} is in two rooms")
                 self.room_of_container[container] = room
         self.sentences: list[str] = []
         # agent -> current room (None when in no room); insertion order is
@@ -175,15 +177,15 @@ class _World:
 
     def _say(self, sentence: str) -> None:
         if not sentence or "\t" in sentence or "\n" in sentence:
-            raise ValueError(f"bad sentence {sentence!r}")
+            raise InvalidArgumentError(f"bad sentence {sentence!r}")
         self.sentences.append(sentence)
 
     def enter(self, agent: str, room: str) -> None:
         """``agent`` enters ``room`` and, with everyone there, sees its objects."""
         if room not in self.containers_in:
-            raise ValueError(f"unknown room {room!r}")
+            raise InvalidArgumentError(f"unknown room {room!r}")
         if self.agent_room.get(agent) is not None:
-            raise ValueError(f"{agent} is already in the {self.agent_room[agent]}")
+            raise InvalidArgumentError(f"{agent} is already in the {self.agent_room[agent]}")
         self.agent_room[agent] = room
         self.scene = room
         self._say(f"{agent} entered the {room}.")
@@ -195,23 +197,23 @@ class _World:
     def exit(self, agent: str, verb: str = "exited") -> None:
         """``agent`` leaves the room it is in."""
         if verb not in _EXIT_VERBS:
-            raise ValueError(f"unknown exit verb {verb!r}")
+            raise InvalidArgumentError(f"unknown exit verb {verb!r}")
         room = self.agent_room.get(agent)
         if room is None:
-            raise ValueError(f"{agent} is in no room")
+            raise InvalidArgumentError(f"{agent} is in no room")
         self.agent_room[agent] = None
         self._say(f"{agent} {verb} the {room}.")
 
     def place(self, obj: str, container: str) -> None:
         """State ``The obj is in the container.``; everyone in that room learns it."""
         if container not in self.room_of_container:
-            raise ValueError(f"unknown container {container!r}")
+            raise InvalidArgumentError(f"unknown container {container!r}")
         current = self.location.get(obj)
         if current is None:
             self.location[obj] = container
             self.first_location[obj] = container
         elif current != container:
-            raise ValueError(f"the {obj} is in the {current}, not the {container}")
+            raise InvalidArgumentError(f"the {obj} is in the {current}, not the {container}")
         self._say(f"The {obj} is in the {container}.")
         self._witness(obj, container, self.present(self.room_of_container[container]))
 
@@ -219,15 +221,15 @@ class _World:
         """``agent`` moves ``obj`` to ``container``; everyone in the room sees it."""
         room = self.agent_room.get(agent)
         if room is None:
-            raise ValueError(f"{agent} is in no room")
+            raise InvalidArgumentError(f"{agent} is in no room")
         if obj not in self.location:
-            raise ValueError(f"the {obj} has not been placed")
+            raise InvalidArgumentError(f"the {obj} has not been placed")
         if self.object_room(obj) != room:
-            raise ValueError(f"the {obj} is not in the {room}")
+            raise InvalidArgumentError(f"the {obj} is not in the {room}")
         if self.room_of_container.get(container) != room:
-            raise ValueError(f"there is no {container} in the {room}")
+            raise InvalidArgumentError(f"there is no {container} in the {room}")
         if self.location[obj] == container:
-            raise ValueError(f"the {obj} is already in the {container}")
+            raise InvalidArgumentError(f"the {obj} is already in the {container}")
         self.location[obj] = container
         self._say(f"{agent} moved the {obj} to the {container}.")
         self._witness(obj, container, self.present(room))
@@ -246,7 +248,7 @@ class _World:
             return None if chain else self.first_location[obj]
         order = _ORDER_OF_QTYPE.get(qtype)
         if order is None:
-            raise ValueError(f"unknown qtype {qtype!r}")
+            raise InvalidArgumentError(f"unknown qtype {qtype!r}")
         if len(chain) != order or order > self.max_order:
             return None
         if any(a == b for a, b in itertools.pairwise(chain)):
@@ -279,11 +281,11 @@ def _ask(
     """Turn the world's story and one question into an example."""
     answer = world.answer(qtype, obj, chain)
     if answer is None:
-        raise ValueError(f"undefined answer for {qtype} about {obj} with {tuple(chain)}")
+        raise InvalidArgumentError(f"undefined answer for {qtype} about {obj} with {tuple(chain)}")
     if hitom and qtype not in ("second_order", "order_3", "order_4"):
-        raise ValueError(f"no Hi-ToM phrasing for {qtype}")
+        raise InvalidArgumentError(f"no Hi-ToM phrasing for {qtype}")
     if not hitom and qtype in ("order_3", "order_4"):
-        raise ValueError(f"{qtype} exists only in Hi-ToM phrasing")
+        raise InvalidArgumentError(f"{qtype} exists only in Hi-ToM phrasing")
     return GeneratedExample(
         sentences=tuple(world.sentences),
         question=_question_text(qtype, obj, chain, hitom),
@@ -300,7 +302,7 @@ def _apply(world: _World, action: Sequence[str]) -> None:
     ``("move", agent, obj, container)``, ``("noise", sentence)``.
     """
     if not action:
-        raise ValueError("empty action")
+        raise InvalidArgumentError("empty action")
     kind, args = action[0], tuple(action[1:])
     if kind == "enter" and len(args) == 2:
         world.enter(args[0], args[1])
@@ -313,7 +315,7 @@ def _apply(world: _World, action: Sequence[str]) -> None:
     elif kind == "noise" and len(args) == 1:
         world.noise(args[0])
     else:
-        raise ValueError(f"bad action {tuple(action)!r}")
+        raise InvalidArgumentError(f"bad action {tuple(action)!r}")
 
 
 def _scripted_example(
@@ -480,11 +482,11 @@ def generate_tomi(
     noise sentence.
     """
     if n < 0:
-        raise ValueError(f"n must be non-negative, got {n}")
+        raise InvalidArgumentError(f"n must be non-negative, got {n}")
     if not 1 <= max_order <= 4:
-        raise ValueError(f"max_order must be between 1 and 4, got {max_order}")
+        raise InvalidArgumentError(f"max_order must be between 1 and 4, got {max_order}")
     if not 0.0 <= noise <= _MAX_NOISE:
-        raise ValueError(f"noise must be between 0 and {_MAX_NOISE}, got {noise}")
+        raise InvalidArgumentError(f"noise must be between 0 and {_MAX_NOISE}, got {noise}")
     qtypes = _question_types(max_order, hitom_questions)
     tracked_order = max(_ORDER_OF_QTYPE.get(q, 1) for q in qtypes)
     rng = random.Random(seed)
