@@ -31,6 +31,7 @@ class ParseError(MindloopError):
             where = f"{source}:{line}: " if line is not None else f"{source}: "
         detail = f" (got {text!r})" if text is not None else ""
         super().__init__(f"{where}{message}{detail}")
+        self.reason = message
         self.source = source
         self.line = line
         self.text = text

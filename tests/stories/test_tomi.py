@@ -161,3 +161,8 @@ def test_hitom_dev_contains_contradictory_labels(hitom_dev: Path) -> None:
         key = (tuple(s for _, s in ex.sentences), ex.question.text)
         answers.setdefault(key, set()).add(ex.question.answer)
     assert sum(len(v) > 1 for v in answers.values()) == 34
+
+
+def test_a_tell_about_an_unplaced_object_says_so() -> None:
+    with pytest.raises(ParseError, match=r"s\.txt:7: Ann tells where the pear is before it was placed"):
+        narrate([(6, "Ann entered the den."), (7, "Ann told Bo where the pear is.")], source="s.txt")

@@ -357,14 +357,17 @@ class _Narrator:
 
 
 def narrate(sentences: Sequence[tuple[int, str]], source: str = "<story>") -> list[Event | Utterance]:
-    """Turn numbered story sentences into events and utterances (time step = line number in the story)."""
+    """Turn ``(line number, sentence)`` pairs into events and utterances; time step = position in the story.
+
+    Errors name ``source`` and the line number given with the sentence.
+    """
     narrator = _Narrator()
     out: list[Event | Utterance] = []
     for t, (lineno, text) in enumerate(sentences, 1):
         try:
             out.extend(narrator.events(t, text))
         except ParseError as exc:
-            raise ParseError("unknown sentence", source=source, line=lineno, text=text) from exc
+            raise ParseError(exc.reason, source=source, line=lineno, text=text) from None
     return out
 
 
