@@ -166,3 +166,14 @@ def test_hitom_dev_contains_contradictory_labels(hitom_dev: Path) -> None:
 def test_a_tell_about_an_unplaced_object_says_so() -> None:
     with pytest.raises(ParseError, match=r"s\.txt:7: Ann tells where the pear is before it was placed"):
         narrate([(6, "Ann entered the den."), (7, "Ann told Bo where the pear is.")], source="s.txt")
+
+
+def test_hitom_export_noise_lines_are_accepted(tmp_path: Path) -> None:
+    text = (
+        "Read the following story and answer the multiple-choice question. "
+        "Please provide answer without explanations.\n"
+        "Story:\n1 Ann entered the den.\n2 The pear is in the box.\n***\n"
+        "Note: You should assume the following.\n4 Where does Ann really think the pear is?\tbox\t1\n"
+    )
+    [ex] = read_examples(_write(tmp_path, text))
+    assert ex.question.qtype == "order_1" and [s for _, s in ex.sentences][1] == "The pear is in the box."

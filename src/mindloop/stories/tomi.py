@@ -93,7 +93,7 @@ _Q_THINK = re.compile(
     rf"the (?P<obj>{_THING}) is\?$"
 )
 
-_PREAMBLE = re.compile(r"^(\*+|Story:|Note:|Read the following story\b.*|Question:.*)$")
+_PREAMBLE = re.compile(r"^(\*+|Story:.*|Note:.*|Read the following story\b.*|Question:.*)$")
 
 
 @dataclass(frozen=True, slots=True)
