@@ -118,26 +118,16 @@ class BeliefStore:
         distribution: tuple[tuple[str, float], ...] | None = None,
     ) -> None:
         """Record that the chains in ``scope`` hold ``fact`` from time ``t`` on."""
-        if t < self._now:
-            raise BeliefError(f"write at t={t} arrives after t={self._now}: writes must be in time order")
         if confidence is not None and not 0.0 <= confidence <= 1.0:
             raise BeliefError(f"confidence must lie in [0, 1], got {confidence}")
-        self._now = t
-        self._n_writes += 1
-        key = (fact.subject, fact.relation)
-        writes = self._log.get(key)
-        if writes is None:
-            writes = self._log[key] = []
-        writes.append(_Write(t, fact.value, source, scope, confidence, distribution))
+        self._advance(t, 1)
+        self._append((fact.subject, fact.relation), _Write(t, fact.value, source, scope, confidence, distribution))
 
     def write_many(self, facts: Sequence[Fact], *, scope: Scope, t: int, source: Source = Source.UNKNOWN) -> None:
         """Record several categorical facts for one scope at one time (the tracker's fast path)."""
-        if t < self._now:
-            raise BeliefError(f"write at t={t} arrives after t={self._now}: writes must be in time order")
-        self._now = t
-        self._n_writes += len(facts)
+        self._advance(t, len(facts))
         log = self._log
-        for fact in facts:
+        for fact in facts:  # _append inlined: this loop is the hot path of every story
             key = (fact.subject, fact.relation)
             entry = _Write(t, fact.value, source, scope, None, None)
             writes = log.get(key)
@@ -145,6 +135,19 @@ class BeliefStore:
                 log[key] = [entry]
             else:
                 writes.append(entry)
+
+    def _advance(self, t: int, n: int) -> None:
+        if t < self._now:
+            raise BeliefError(f"write at t={t} arrives after t={self._now}: writes must be in time order")
+        self._now = t
+        self._n_writes += n
+
+    def _append(self, key: Key, entry: _Write) -> None:
+        writes = self._log.get(key)
+        if writes is None:
+            self._log[key] = [entry]
+        else:
+            writes.append(entry)
 
     def set_world(self, fact: Fact, *, t: int, source: Source = Source.NARRATION) -> None:
         """Make ``fact`` true in the world from ``t`` on."""
