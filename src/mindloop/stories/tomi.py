@@ -263,26 +263,35 @@ def _classify(text: str) -> tuple[str, tuple[str, ...]]:
     raise ParseError("unknown sentence", text=text)
 
 
+_NOBODY: frozenset[str] = frozenset()
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _located(thing: str, place: str | None) -> Fact:
+    """``Fact(thing, IN, place)``, shared: stories repeat the same few facts many times."""
+    return Fact(thing, IN, place)
+
+
 class _Narrator:
     """Minimal world model for a story: rooms of agents and containers, containers of objects."""
 
     def __init__(self) -> None:
         self.agent_room: dict[str, str] = {}
-        self.occupants: dict[str, set[str]] = {}
+        self.occupants: dict[str, frozenset[str]] = {}
         self.container_room: dict[str, str] = {}
         self.obj_container: dict[str, str] = {}
         self.scene: str | None = None
 
     def present(self, room: str | None) -> frozenset[str]:
-        return frozenset(self.occupants.get(room, ())) if room is not None else frozenset()
+        return self.occupants.get(room, _NOBODY) if room is not None else _NOBODY
 
     def place(self, agent: str, room: str | None) -> None:
         old = self.agent_room.pop(agent, None)
         if old is not None:
-            self.occupants[old].discard(agent)
+            self.occupants[old] = self.occupants[old] - {agent}
         if room is not None:
             self.agent_room[agent] = room
-            self.occupants.setdefault(room, set()).add(agent)
+            self.occupants[room] = self.occupants.get(room, _NOBODY) | {agent}
 
     def room_of_container(self, con: str, fallback: str | None) -> str | None:
         room = self.container_room.get(con)
@@ -293,7 +302,7 @@ class _Narrator:
 
     def visible(self, room: str) -> tuple[Fact, ...]:
         rooms = self.container_room
-        return tuple(Fact(obj, IN, con) for obj, con in self.obj_container.items() if rooms.get(con) == room)
+        return tuple([_located(obj, con) for obj, con in self.obj_container.items() if rooms.get(con) == room])
 
     def events(self, t: int, text: str) -> list[Event | Utterance]:
         """The events one sentence stands for; raises ParseError for a sentence of no known form."""
@@ -304,17 +313,17 @@ class _Narrator:
             a = g[0]
             here = self.present(g[1]) | {a}
             self.place(a, None)
-            return [Event(t, EventKind.EXIT, a, (Fact(a, IN, None),), here, text=text)]
+            return [Event(t, EventKind.EXIT, a, (_located(a, None),), here, text=text)]
         if kind == "move":
             a, obj, con = g
             room = self.room_of_container(con, self.agent_room.get(a) or self.scene)
             self.obj_container[obj] = con
-            return [Event(t, EventKind.MOVE, a, (Fact(obj, IN, con),), self.present(room) | {a}, text=text)]
+            return [Event(t, EventKind.MOVE, a, (_located(obj, con),), self.present(room) | {a}, text=text)]
         if kind == "put":
             obj, con = g
             room = self.room_of_container(con, self.scene)
             self.obj_container[obj] = con
-            return [Event(t, EventKind.PUT, None, (Fact(obj, IN, con),), self.present(room), text=text)]
+            return [Event(t, EventKind.PUT, None, (_located(obj, con),), self.present(room), text=text)]
         if kind == "stay":
             return [Event(t, EventKind.NOISE, g[0], (), self.present(g[1]) | {g[0]}, text=text)]
         if kind == "noise":
@@ -347,7 +356,7 @@ class _Narrator:
                 self.place(n, room)
         self.scene = room
         here = self.present(room)
-        facts = tuple([Fact(n, IN, room) for n in names])
+        facts = tuple([_located(n, room) for n in names])
         witnesses = here | left if left else here
         out: list[Event | Utterance] = [Event(t, EventKind.ENTER, names[0], facts, witnesses, text=text)]
         seen = self.visible(room)
