@@ -76,8 +76,10 @@ def tom_eval(
 ) -> None:
     """Answer every question in PATH with the symbolic belief tracker and report accuracy per question type."""
     from mindloop.stories.evaluate import evaluate_file
+    from mindloop.stories.tomi import StoryFormat
 
-    report = evaluate_file(path, None if fmt is _Format.auto else fmt.value)  # type: ignore[arg-type]
+    formats: dict[_Format, StoryFormat | None] = {_Format.auto: None, _Format.tomi: "tomi", _Format.hitom: "hitom"}
+    report = evaluate_file(path, formats[fmt])
     if as_json:
         print(json.dumps(report.to_json()))
         return

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from mindloop.beliefs import WORLD, Chain, Tracker, chain_str
+from mindloop.beliefs import WORLD, Chain, Event, Tracker, Utterance, chain_str
 from mindloop.stories.tomi import IN, narrate
 
 __all__ = ["DEMO_STORY", "run_demo"]
@@ -46,7 +46,7 @@ _CHAINS: tuple[Chain, ...] = (
 
 def run_demo(console: Console | None = None) -> Tracker:
     """Tell :data:`DEMO_STORY` and print one row per sentence with every chain's belief; returns the tracker."""
-    console = console or Console(width=max(Console().width, 132))
+    console = console or Console(width=max(Console().width, 150))
     tracker = Tracker()
     console.rule("[bold]mindloop demo[/]: where does everyone believe the marble is?")
     console.print(
@@ -60,9 +60,11 @@ def run_demo(console: Console | None = None) -> Tracker:
     for chain in _CHAINS:
         header = chain_str(chain).replace(" > ", ">")
         table.add_column(header, justify="center", min_width=len(header) + 1)
-    items = narrate(list(enumerate(DEMO_STORY, 1)), source="demo")
+    by_step: dict[int, list[Event | Utterance]] = {}
+    for item in narrate(list(enumerate(DEMO_STORY, 1)), source="demo"):
+        by_step.setdefault(item.t, []).append(item)
     for t, sentence in enumerate(DEMO_STORY, 1):
-        tracker.apply_all(item for item in items if item.t == t)
+        tracker.apply_all(by_step.get(t, []))
         truth = tracker.world(_OBJECT, IN)
         cells: list[Text] = []
         for chain in _CHAINS:

@@ -8,12 +8,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mindloop.beliefs import Tracker
-from mindloop.stories.tomi import Example, StoryFormat, answer_question, read_story_file, track_story
+from mindloop.stories.tomi import (
+    HITOM_TYPES,
+    TOMI_TYPES,
+    Example,
+    StoryFormat,
+    answer_question,
+    read_story_file,
+    track_story,
+)
 
 __all__ = ["Answered", "EvalReport", "TypeScore", "evaluate_examples", "evaluate_file"]
 
-TOMI_TYPES = ("reality", "memory", "first_order", "second_order")
-HITOM_TYPES = tuple(f"order_{k}" for k in range(5))
 
 
 @dataclass(frozen=True, slots=True)

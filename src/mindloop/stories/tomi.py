@@ -33,7 +33,9 @@ from mindloop.beliefs import (
 from mindloop.errors import ParseError
 
 __all__ = [
+    "HITOM_TYPES",
     "IN",
+    "TOMI_TYPES",
     "Example",
     "Question",
     "StoryFormat",
@@ -51,6 +53,11 @@ IN = "in"
 
 StoryFormat = Literal["tomi", "hitom"]
 QuestionKind = Literal["reality", "memory", "belief"]
+
+TOMI_TYPES: tuple[str, ...] = ("reality", "memory", "first_order", "second_order")
+"""ToMi's question types, in report order."""
+HITOM_TYPES: tuple[str, ...] = tuple(f"order_{k}" for k in range(5))
+"""Hi-ToM's question types (the depth of the chain asked about), in report order."""
 
 _NAME = r"[A-Za-z][\w-]*"
 _THING = r"[\w-]+"
@@ -136,10 +143,10 @@ def parse_question(text: str, answer: str, fmt: StoryFormat) -> Question | None:
     """
     m = _Q_REALITY.match(text)
     if m:
-        return Question(text, answer, "reality", WORLD, m["obj"], "reality" if fmt == "tomi" else "order_0")
+        return Question(text, answer, "reality", WORLD, m["obj"], TOMI_TYPES[0] if fmt == "tomi" else HITOM_TYPES[0])
     m = _Q_MEMORY.match(text)
     if m:
-        return Question(text, answer, "memory", WORLD, m["obj"], "memory")
+        return Question(text, answer, "memory", WORLD, m["obj"], TOMI_TYPES[1])
     chain: Chain
     m = _Q_LOOK.match(text)
     if m:
@@ -151,10 +158,7 @@ def parse_question(text: str, answer: str, fmt: StoryFormat) -> Question | None:
         chain = (m["a"], *inner)
     else:
         return None
-    if fmt == "tomi" and len(chain) <= 2:
-        qtype = ("first_order", "second_order")[len(chain) - 1]
-    else:
-        qtype = f"order_{len(chain)}"
+    qtype = TOMI_TYPES[len(chain) + 1] if fmt == "tomi" and len(chain) <= 2 else f"order_{len(chain)}"
     return Question(text, answer, "belief", chain, m["obj"], qtype)
 
 
@@ -337,7 +341,7 @@ class _Narrator:
         if kind == "peek":
             a, con = g
             room = self.room_of_container(con, self.agent_room.get(a) or self.scene)
-            seen = tuple(Fact(o, IN, c) for o, c in self.obj_container.items() if c == con)
+            seen = tuple([_located(o, c) for o, c in self.obj_container.items() if c == con])
             return [Event(t, EventKind.OBSERVE, a, seen, self.present(room) | {a}, text=text)]
         # kind == "tell_where": a truthful tell of where the object really is (ToMi's TellAction)
         a, b, obj = g
