@@ -12,13 +12,13 @@ import statistics
 import time
 from typing import Any
 
-from mindloop.agents.claw import HouseholdSource, build_engine, default_skills
-from mindloop.agents.claw.adapters.base import not_executed
-from mindloop.agents.claw.benchmark import ClawBenchmark
-from mindloop.agents.claw.records import ActionPlan, ExecutionResult
-from mindloop.agents.claw.window import Window
-from mindloop.bench.base import AgentContext, SampleRecord
-from mindloop.envs.household.scenarios import mindpower_sim
+from mindloop.bench.api import AgentContext, SampleRecord
+from mindloop.systems.mindclaw import HouseholdSource, build_engine, default_skills
+from mindloop.systems.mindclaw.benchmarks import ClawBenchmark
+from mindloop.systems.mindclaw.records import ActionPlan, ExecutionResult
+from mindloop.systems.mindclaw.sources.base import not_executed
+from mindloop.systems.mindclaw.window import Window
+from mindloop.worlds.household.scenarios import mindpower_sim
 
 TARGET = 2_000
 

@@ -43,8 +43,10 @@ def overhead(store: RunStore, n: int = 5000, repeats: int = 3) -> None:
         per_sample.append(seconds / n * 1000)
     best, median = min(per_sample), statistics.median(per_sample)
     verdict = "OK" if median <= 1.0 else "MISSED"
-    print(f"runner overhead, scripted backend, {n} samples: median {median:.3f} ms/sample (best {best:.3f}) "
-          f"[target <= 1 ms: {verdict}]")
+    print(
+        f"runner overhead, scripted backend, {n} samples: median {median:.3f} ms/sample (best {best:.3f}) "
+        f"[target <= 1 ms: {verdict}]"
+    )
 
 
 _SERVER = """
@@ -79,8 +81,10 @@ def concurrency(store: RunStore, calls: int = 200, latency_s: float = 0.05) -> N
             times[k] = seconds
     speedup = times[1] / times[32]
     verdict = "OK" if speedup >= 20 else "MISSED"
-    print(f"{calls} calls at {latency_s * 1000:.0f} ms each: concurrency 1 {times[1]:.2f} s, "
-          f"concurrency 32 {times[32]:.2f} s -> {speedup:.1f}x faster [target >= 20x: {verdict}]")
+    print(
+        f"{calls} calls at {latency_s * 1000:.0f} ms each: concurrency 1 {times[1]:.2f} s, "
+        f"concurrency 32 {times[32]:.2f} s -> {speedup:.1f}x faster [target >= 20x: {verdict}]"
+    )
 
 
 def cache(store: RunStore, calls: int = 200) -> None:
@@ -94,8 +98,10 @@ def cache(store: RunStore, calls: int = 200) -> None:
     tokens = second["tokens"]
     assert isinstance(tokens, dict) and first["metrics"] == second["metrics"]
     verdict = "OK" if extra == 0 else "MISSED"
-    print(f"second identical temperature-0 run of {calls} calls: {extra} HTTP requests, "
-          f"{tokens['cache_hits']}/{tokens['calls']} cache hits [target 0 requests: {verdict}]")
+    print(
+        f"second identical temperature-0 run of {calls} calls: {extra} HTTP requests, "
+        f"{tokens['cache_hits']}/{tokens['calls']} cache hits [target 0 requests: {verdict}]"
+    )
 
 
 def main() -> None:

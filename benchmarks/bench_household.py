@@ -28,9 +28,9 @@ import time
 from pathlib import Path
 
 from mindloop.beliefs import Tracker
-from mindloop.envs.household import VERBS, Action, World, WorldSetup, parse_action
-from mindloop.envs.household.scenarios import export_dataset, generate_scenarios
-from mindloop.envs.household.vocab import ENVIRONMENT
+from mindloop.worlds.household import VERBS, Action, World, WorldSetup, parse_action
+from mindloop.worlds.household.scenarios import export_dataset, generate_scenarios
+from mindloop.worlds.household.vocab import ENVIRONMENT
 
 
 def scripted_jobs(n_scenarios: int, seed: int) -> list[tuple[WorldSetup, list[tuple[str, Action]]]]:
@@ -131,7 +131,7 @@ def main() -> None:
         first = export_dataset(Path(tmp) / "a", seed=args.seed)
         dt = time.perf_counter() - start
         # the second export runs in a fresh interpreter with another string-hash seed: a different run
-        code = "import sys; from mindloop.envs.household.scenarios import export_dataset; "
+        code = "import sys; from mindloop.worlds.household.scenarios import export_dataset; "
         code += f"export_dataset(sys.argv[1], seed={args.seed})"
         env = {**os.environ, "PYTHONHASHSEED": "12345"}
         subprocess.run([sys.executable, "-c", code, str(Path(tmp) / "b")], env=env, check=True)

@@ -22,13 +22,13 @@ import os
 import sys
 import time
 
-from mindloop.agents.hierarchy.benchmark import MindPowerBenchmark
-from mindloop.bench.base import AgentContext, SampleRecord
-from mindloop.envs.household.scenarios import generate_scenarios
+from mindloop.bench.api import AgentContext, SampleRecord
 from mindloop.metrics.embeddings import MiniLMEncoder
-from mindloop.metrics.mindpower import LAYERS, action_scores, layer_similarity
-from mindloop.metrics.rewards import MindPowerReward
 from mindloop.metrics.text import BERTSCORE_NAME, TextSimilarity, similarity_available
+from mindloop.systems.mindpower.benchmarks import MindPowerBenchmark
+from mindloop.systems.mindpower.metrics import LAYERS, action_scores, layer_similarity
+from mindloop.systems.mindpower.rewards import MindPowerReward
+from mindloop.worlds.household.scenarios import generate_scenarios
 
 
 def bench_similarity(n: int) -> None:

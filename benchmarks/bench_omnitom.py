@@ -25,12 +25,18 @@ import re
 import sys
 import time
 
-from mindloop.agents.omnitom.annotator import annotate_text
-from mindloop.agents.omnitom.examples import appendix_e_record, appendix_e_records
-from mindloop.agents.omnitom.templated import generate_false_belief_stories
 from mindloop.metrics.embeddings import MiniLMEncoder, encoder_available
-from mindloop.metrics.omnitom import AlignmentTask, EmbeddingAligner, ExactAligner, belief_key, score_records_sync
-from mindloop.stories.omnitom_records import DIMENSIONS, LABEL_SETS, BeliefLabels, BeliefRecord, StoryRecord
+from mindloop.systems.omnitom.annotator import annotate_text
+from mindloop.systems.omnitom.examples import appendix_e_record, appendix_e_records
+from mindloop.systems.omnitom.metrics import (
+    AlignmentTask,
+    EmbeddingAligner,
+    ExactAligner,
+    belief_key,
+    score_records_sync,
+)
+from mindloop.systems.omnitom.records import DIMENSIONS, LABEL_SETS, BeliefLabels, BeliefRecord, StoryRecord
+from mindloop.systems.omnitom.templated import generate_false_belief_stories
 
 
 def bench_table14() -> None:

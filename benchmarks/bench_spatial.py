@@ -26,7 +26,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mindloop.agents.explorers import (
+from mindloop.bench.api import AgentContext, SampleRecord
+from mindloop.systems.tos.benchmarks import TosActiveBenchmark, TosPassiveBenchmark, format_table
+from mindloop.systems.tos.explorers import (
     ChangeDetector,
     ScoutExplorer,
     StrategistExplorer,
@@ -34,10 +36,7 @@ from mindloop.agents.explorers import (
     new_belief,
     run_exploration,
 )
-from mindloop.agents.explorers.benchmarks import TosActiveBenchmark, TosPassiveBenchmark, format_table
-from mindloop.bench.base import AgentContext, SampleRecord
-from mindloop.envs.spatial import Scene, SpatialEnv, SpatialEnvConfig, generate_scene, load_scene
-from mindloop.metrics.spatial import (
+from mindloop.systems.tos.metrics import (
     gt_global_map,
     information_gain_curve,
     map_scores,
@@ -46,6 +45,7 @@ from mindloop.metrics.spatial import (
     plot_information_gain,
     pos_norm,
 )
+from mindloop.systems.tos.world import Scene, SpatialEnv, SpatialEnvConfig, generate_scene, load_scene
 
 REFERENCE_SCENE = Path(__file__).resolve().parents[1] / "tests" / "spatial" / "data" / "run00_meta_data.json"
 

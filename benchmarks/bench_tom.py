@@ -20,8 +20,9 @@ import tracemalloc
 from pathlib import Path
 
 from mindloop.beliefs import Event, EventKind, Fact, Tracker
-from mindloop.stories import evaluate_file, generate_tomi, read_examples, to_numbered_text
-from mindloop.stories.tomi import answer_question, track_story
+from mindloop.systems.tom import evaluate_file
+from mindloop.worlds.stories import generate_tomi, read_examples, to_numbered_text
+from mindloop.worlds.stories.tomi import answer_question, track_story
 
 DEFAULT_HITOM = Path(__file__).resolve().parents[2] / "shared" / "data" / "hitom-dev" / "hitom_dev.txt"
 
@@ -39,8 +40,10 @@ def bench_tomi_size(repeats: int = 5) -> None:
             cpu.append(time.process_time() - start_cpu)
     print(f"[1] ToMi-size set: {report.n} questions ({len(examples)} distinct stories), accuracy {report.accuracy:.4f}")
     print(f"    read + parse + track + answer, one process on one core, {repeats} runs (target < 2 s):")
-    print(f"    CPU time median {statistics.median(cpu):.3f} s (best {min(cpu):.3f} s); "
-          f"wall median {statistics.median(wall):.3f} s (best {min(wall):.3f} s)")
+    print(
+        f"    CPU time median {statistics.median(cpu):.3f} s (best {min(cpu):.3f} s); "
+        f"wall median {statistics.median(wall):.3f} s (best {min(wall):.3f} s)"
+    )
 
 
 def bench_hitom_depth4(path: Path, rounds: int = 20) -> None:
@@ -61,8 +64,10 @@ def bench_hitom_depth4(path: Path, rounds: int = 20) -> None:
             answer_question(track_story(ex.sentences, "hitom", max_depth=4), ex.question)
     elapsed = time.process_time() - start
     n = rounds * len(examples)
-    print(f"[2] depth-4 questions ({label}; {lines:.1f} story lines each): {n} in {elapsed:.3f} s "
-          f"CPU time = {n / elapsed:,.0f} questions/s (target >= 1,000/s)")
+    print(
+        f"[2] depth-4 questions ({label}; {lines:.1f} story lines each): {n} in {elapsed:.3f} s "
+        f"CPU time = {n / elapsed:,.0f} questions/s (target >= 1,000/s)"
+    )
 
 
 def bench_memory() -> None:
@@ -83,8 +88,9 @@ def bench_memory() -> None:
             size, _ = tracemalloc.get_traced_memory()
             tracemalloc.stop()
             chains = sum(agents * (agents - 1) ** (k - 1) for k in range(1, depth + 1))
-            print(f"    {agents:6d} {depth:5d} {chains:13,d} {tracker.store.n_writes:13d} {size:12,d} "
-                  f"{chains * 4:23,d}")
+            print(
+                f"    {agents:6d} {depth:5d} {chains:13,d} {tracker.store.n_writes:13d} {size:12,d} {chains * 4:23,d}"
+            )
 
 
 def main() -> None:

@@ -19,10 +19,10 @@ import sys
 import time
 from typing import Any
 
-from mindloop.agents.cobel.episode import make_agent, run_episode
-from mindloop.envs.transport import Action, CwahEnv
-from mindloop.envs.transport.testsets import cwah_test_set, tdw_test_set
-from mindloop.metrics.collaboration import TOKENIZER_NAME, accuracy_curve, summarize_episodes, table_cwah, table_tdw
+from mindloop.systems.cobel.episode import make_agent, run_episode
+from mindloop.systems.cobel.metrics import TOKENIZER_NAME, accuracy_curve, summarize_episodes, table_cwah, table_tdw
+from mindloop.systems.cobel.worlds import Action, CwahEnv
+from mindloop.systems.cobel.worlds.testsets import cwah_test_set, tdw_test_set
 
 TEAMS = {"MHP-like (heuristic)": "heuristic", "CoELA-style": "coela", "CaPo-style": "capo", "CoBel": "cobel"}
 

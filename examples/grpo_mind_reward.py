@@ -2,8 +2,8 @@
 
 Nothing is downloaded: the tokenizer is a word-level vocabulary built from the prompts and gold annotations, and
 the model a two-layer Llama with random weights, both made here. The point is the plumbing — ``mindpower-sim``
-rows with their gold atoms as a dataset column, :class:`mindloop.metrics.rewards.MindReward` and
-:class:`~mindloop.metrics.rewards.FormatReward` as TRL reward functions (R = R_Mind + R_Format, Eq. 2, through
+rows with their gold atoms as a dataset column, :class:`mindloop.systems.mindpower.rewards.MindReward` and
+:class:`~mindloop.systems.mindpower.rewards.FormatReward` as TRL reward functions (R = R_Mind + R_Format, Eq. 2, through
 GRPO's equal reward weights) — not learning anything. docs/mindpower.md shows the real run on a GPU.
 
     pip install 'mindloop[train]'          # trl (torch==2.13.0 first, see the README)
@@ -24,8 +24,8 @@ from typing import Any
 def build_rows(n_train: int, seed: int = 0) -> list[dict[str, Any]]:
     """Prompt (Fig. 15 with the narration), gold atoms, gold text and the gold written as atoms per layer, of the
     first ``n_train`` mindpower-sim train scenarios."""
-    from mindloop.agents.hierarchy import LAYERS, TAGS, build_messages, scenario_input
-    from mindloop.envs.household.scenarios import mindpower_sim
+    from mindloop.systems.mindpower import LAYERS, TAGS, build_messages, scenario_input
+    from mindloop.worlds.household.scenarios import mindpower_sim
 
     scenarios = mindpower_sim("train", seed=seed, n=max(10, (n_train * 5 + 3) // 4))[:n_train]
     return [
@@ -89,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"this example needs trl and datasets ({exc.name} is missing): pip install 'mindloop[train]'")
         return 1
 
-    from mindloop.metrics.rewards import FormatReward, MindPowerReward, MindReward
+    from mindloop.systems.mindpower.rewards import FormatReward, MindPowerReward, MindReward
 
     start = time.perf_counter()
     rows = build_rows(8)

@@ -14,7 +14,7 @@ SHARED_DATA = REPO.parent / "shared" / "data"
 @pytest.fixture(scope="session")
 def hitom_dev() -> Path:
     """The Hi-ToM development split in the numbered-line format (the copy shipped inside the package)."""
-    from mindloop.bench.tom import bundled_hitom_path
+    from mindloop.systems.tom.benchmarks import bundled_hitom_path
 
     return bundled_hitom_path()
 

@@ -86,12 +86,12 @@ def test_malformed_file_exits_1_naming_the_line(tmp_path: Path, capsys: pytest.C
 
 
 def test_internal_errors_exit_2(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    import mindloop.demo
+    import mindloop.systems.mindclaw.demo
 
     def boom(*_: object) -> None:
         raise RuntimeError("kaboom")
 
-    monkeypatch.setattr(mindloop.demo, "run_demo", boom)
+    monkeypatch.setattr(mindloop.systems.mindclaw.demo, "run_demo", boom)
     assert main(["demo"]) == 2
     assert "internal error: RuntimeError: kaboom" in capsys.readouterr().err
 
@@ -104,7 +104,7 @@ def test_console_script_runs_as_a_process() -> None:
 
 
 def test_tom_generate_is_seeded_and_scores_perfectly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from mindloop.stories import generate_tomi, to_numbered_text
+    from mindloop.worlds.stories import generate_tomi, to_numbered_text
 
     out = tmp_path / "gen.txt"
     assert main(["tom", "generate", "--n", "50", "--seed", "7", "--hitom", "-o", str(out)]) == 0

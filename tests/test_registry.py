@@ -35,8 +35,11 @@ def test_unknown_names_suggest_close_matches() -> None:
 
 @pytest.mark.parametrize(
     ("target", "needle"),
-    [("math", "must look like 'module:attr'"), ("no_such_module_xyz:thing", "cannot import"),
-     ("math:no_such_attr", "has no attribute")],
+    [
+        ("math", "must look like 'module:attr'"),
+        ("no_such_module_xyz:thing", "cannot import"),
+        ("math:no_such_attr", "has no attribute"),
+    ],
 )
 def test_bad_targets(target: str, needle: str) -> None:
     r: Registry[object] = Registry("metric")

@@ -8,6 +8,7 @@ in gymnasium, pettingzoo, httpx, rich progress bars), so ``import mindloop`` sta
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from mindloop._version import __version__
 from mindloop.beliefs import (
     WORLD,
     Belief,
@@ -39,20 +40,17 @@ from mindloop.errors import (
     UnknownNameError,
 )
 from mindloop.registry import Registry
-from mindloop.stories import (
-    EvalReport,
+from mindloop.systems.tom.evaluate import EvalReport, evaluate_file
+from mindloop.worlds.stories import (
     Example,
     Question,
     answer_question,
-    evaluate_file,
     generate_tomi,
     narrate,
     read_examples,
     to_numbered_text,
     track_story,
 )
-
-__version__ = "0.1.0"
 
 _LAZY: dict[str, tuple[str, ...]] = {
     "mindloop.bench": (
@@ -79,8 +77,8 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "load_model",
         "message",
     ),
-    "mindloop.envs.household": ("HouseholdEnv", "WorldSetup", "parse_action", "parse_actions"),
-    "mindloop.envs.household.scenarios": (
+    "mindloop.worlds.household": ("HouseholdEnv", "WorldSetup", "parse_action", "parse_actions"),
+    "mindloop.worlds.household.scenarios": (
         "Scenario",
         "describe_dataset",
         "export_dataset",
@@ -89,30 +87,25 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "load_scenarios",
         "mindpower_sim",
     ),
-    "mindloop.envs.transport": ("CwahEnv", "TdwEnv"),
-    "mindloop.envs.transport.testsets": ("cwah_test_set", "tdw_test_set"),
-    "mindloop.agents.cobel.episode": ("EpisodeResult", "run_episode"),
-    "mindloop.stories.omnitom_records": ("BeliefRecord", "StoryRecord", "read_records", "write_records"),
-    "mindloop.stories.tombench": ("load_tombench",),
-    "mindloop.metrics.omnitom": ("score_records_sync",),
-    "mindloop.agents.omnitom": ("annotate_story_file",),
-    "mindloop.envs.spatial": ("SpatialEnv", "generate_scene", "load_scene"),
-    "mindloop.agents.explorers": ("ScoutExplorer", "StrategistExplorer", "SymbolicExplorer", "run_exploration"),
-    "mindloop.metrics.spatial": ("map_scores", "parse_cognitive_map"),
-    "mindloop.metrics.mindpower": ("action_correctness", "success_rate"),
-    "mindloop.metrics.rewards": ("MindPowerReward", "format_reward", "mind_reward"),
-    "mindloop.agents.hierarchy": ("build_messages", "parse_hierarchy"),
-    "mindloop.agents.claw": ("ClawEngine", "build_claw_engine", "load_skills", "mine_skills"),
-    "mindloop.metrics.intervention": ("gold_episode", "summarize_intervention"),
+    "mindloop.systems.cobel.worlds": ("CwahEnv", "TdwEnv"),
+    "mindloop.systems.cobel.worlds.testsets": ("cwah_test_set", "tdw_test_set"),
+    "mindloop.systems.cobel.episode": ("EpisodeResult", "run_episode"),
+    "mindloop.systems.omnitom.records": ("BeliefRecord", "StoryRecord", "read_records", "write_records"),
+    "mindloop.systems.omnitom.tombench": ("load_tombench",),
+    "mindloop.systems.omnitom.metrics": ("score_records_sync",),
+    "mindloop.systems.omnitom": ("annotate_story_file",),
+    "mindloop.systems.tos.world": ("SpatialEnv", "generate_scene", "load_scene"),
+    "mindloop.systems.tos.explorers": ("ScoutExplorer", "StrategistExplorer", "SymbolicExplorer", "run_exploration"),
+    "mindloop.systems.tos.metrics": ("map_scores", "parse_cognitive_map"),
+    "mindloop.systems.mindpower.metrics": ("action_correctness", "success_rate"),
+    "mindloop.systems.mindpower.rewards": ("MindPowerReward", "format_reward", "mind_reward"),
+    "mindloop.systems.mindpower": ("build_messages", "parse_hierarchy"),
+    "mindloop.systems.mindclaw": ("ClawEngine", "build_claw_engine", "load_skills", "mine_skills"),
+    "mindloop.systems.mindclaw.metrics": ("gold_episode", "summarize_intervention"),
 }
 _LAZY_MODULE = {name: module for module, names in _LAZY.items() for name in names}
 
 if TYPE_CHECKING:
-    from mindloop.agents.claw import ClawEngine, build_claw_engine, load_skills, mine_skills
-    from mindloop.agents.cobel.episode import EpisodeResult, run_episode
-    from mindloop.agents.explorers import ScoutExplorer, StrategistExplorer, SymbolicExplorer, run_exploration
-    from mindloop.agents.hierarchy import build_messages, parse_hierarchy
-    from mindloop.agents.omnitom import annotate_story_file
     from mindloop.bench import (
         BENCHMARKS,
         AgentContext,
@@ -127,24 +120,6 @@ if TYPE_CHECKING:
         run_benchmark,
         summarize_run,
     )
-    from mindloop.envs.household import HouseholdEnv, WorldSetup, parse_action, parse_actions
-    from mindloop.envs.household.scenarios import (
-        Scenario,
-        describe_dataset,
-        export_dataset,
-        generate_scenario,
-        generate_scenarios,
-        load_scenarios,
-        mindpower_sim,
-    )
-    from mindloop.envs.spatial import SpatialEnv, generate_scene, load_scene
-    from mindloop.envs.transport import CwahEnv, TdwEnv
-    from mindloop.envs.transport.testsets import cwah_test_set, tdw_test_set
-    from mindloop.metrics.intervention import gold_episode, summarize_intervention
-    from mindloop.metrics.mindpower import action_correctness, success_rate
-    from mindloop.metrics.omnitom import score_records_sync
-    from mindloop.metrics.rewards import MindPowerReward, format_reward, mind_reward
-    from mindloop.metrics.spatial import map_scores, parse_cognitive_map
     from mindloop.models import (
         ChatModel,
         Completion,
@@ -155,8 +130,31 @@ if TYPE_CHECKING:
         load_model,
         message,
     )
-    from mindloop.stories.omnitom_records import BeliefRecord, StoryRecord, read_records, write_records
-    from mindloop.stories.tombench import load_tombench
+    from mindloop.systems.cobel.episode import EpisodeResult, run_episode
+    from mindloop.systems.cobel.worlds import CwahEnv, TdwEnv
+    from mindloop.systems.cobel.worlds.testsets import cwah_test_set, tdw_test_set
+    from mindloop.systems.mindclaw import ClawEngine, build_claw_engine, load_skills, mine_skills
+    from mindloop.systems.mindclaw.metrics import gold_episode, summarize_intervention
+    from mindloop.systems.mindpower import build_messages, parse_hierarchy
+    from mindloop.systems.mindpower.metrics import action_correctness, success_rate
+    from mindloop.systems.mindpower.rewards import MindPowerReward, format_reward, mind_reward
+    from mindloop.systems.omnitom import annotate_story_file
+    from mindloop.systems.omnitom.metrics import score_records_sync
+    from mindloop.systems.omnitom.records import BeliefRecord, StoryRecord, read_records, write_records
+    from mindloop.systems.omnitom.tombench import load_tombench
+    from mindloop.systems.tos.explorers import ScoutExplorer, StrategistExplorer, SymbolicExplorer, run_exploration
+    from mindloop.systems.tos.metrics import map_scores, parse_cognitive_map
+    from mindloop.systems.tos.world import SpatialEnv, generate_scene, load_scene
+    from mindloop.worlds.household import HouseholdEnv, WorldSetup, parse_action, parse_actions
+    from mindloop.worlds.household.scenarios import (
+        Scenario,
+        describe_dataset,
+        export_dataset,
+        generate_scenario,
+        generate_scenarios,
+        load_scenarios,
+        mindpower_sim,
+    )
 
 
 def __getattr__(name: str) -> Any:

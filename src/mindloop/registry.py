@@ -1,14 +1,17 @@
 """One registry type for environments, agents, benchmarks, model backends and metrics.
 
 Entries are either objects or lazy ``"package.module:attr"`` strings, imported on first use so that optional
-dependencies are only needed by the entries that use them. Registering a name twice is an error, and looking up
-an unknown name suggests the closest registered names.
+dependencies are only needed by the entries that use them. A registry may also read a package entry-point group
+(``[project.entry-points."mindloop.benchmarks"]`` and so on): every installed distribution, mindloop's own systems
+and third-party packages alike, adds entries there without editing mindloop. Registering a name twice is an
+error, and looking up an unknown name suggests the closest registered names.
 """
 
 from __future__ import annotations
 
 import difflib
 import importlib
+import importlib.metadata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Generic, TypeVar, cast
@@ -42,10 +45,22 @@ class Registry(Generic[T]):
     mindloop.errors.UnknownNameError: unknown metric 'lne'; did you mean 'len'? (known: len)
     """
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, *, entry_point_group: str | None = None) -> None:
         self.kind = kind
+        self.entry_point_group = entry_point_group
         self._entries: dict[str, RegistryEntry[T]] = {}
         self._loaded: dict[str, T] = {}
+        self._scanned = entry_point_group is None
+
+    def _scan(self) -> None:
+        """Register the entry points of ``entry_point_group`` (once, on first use; names already taken win)."""
+        if self._scanned:
+            return
+        self._scanned = True
+        assert self.entry_point_group is not None
+        for ep in importlib.metadata.entry_points(group=self.entry_point_group):
+            if ep.name not in self._entries:
+                self.register(ep.name, ep.value, description=f"from {ep.dist.name if ep.dist else 'an entry point'}")
 
     def register(self, name: str, target: T | str, *, description: str = "") -> None:
         """Add ``name``; ``target`` is the object or a lazy ``"module:attr"`` import path."""
@@ -61,6 +76,7 @@ class Registry(Generic[T]):
         """Return the target for ``name``, importing it on first use."""
         if name in self._loaded:
             return self._loaded[name]
+        self._scan()
         entry = self._entries.get(name)
         if entry is None:
             raise UnknownNameError(self._unknown_message(name))
@@ -82,6 +98,7 @@ class Registry(Generic[T]):
 
     def describe(self, name: str) -> str:
         """The one-line description given at registration."""
+        self._scan()
         entry = self._entries.get(name)
         if entry is None:
             raise UnknownNameError(self._unknown_message(name))
@@ -89,6 +106,7 @@ class Registry(Generic[T]):
 
     def names(self) -> list[str]:
         """Registered names, sorted."""
+        self._scan()
         return sorted(self._entries)
 
     def entries(self) -> list[RegistryEntry[T]]:
@@ -96,12 +114,14 @@ class Registry(Generic[T]):
         return [self._entries[n] for n in self.names()]
 
     def __contains__(self, name: object) -> bool:
+        self._scan()
         return name in self._entries
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())
 
     def __len__(self) -> int:
+        self._scan()
         return len(self._entries)
 
     def _unknown_message(self, name: str) -> str:

@@ -101,7 +101,8 @@ def test_no_chain_holds_a_belief_from_an_event_a_member_missed(items: list[Event
     for chain in ALL_CHAINS:
         for belief in tr.store.beliefs(chain):
             sources = [
-                i for i in items
+                i
+                for i in items
                 if i.t == belief.since and any(f.key == belief.fact.key and f.value == belief.value for f in i.facts)
             ]
             assert sources, (chain, belief)

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mindloop.beliefs import BeliefStore, Fact, Source
-from mindloop.beliefs.sbl import (
+from mindloop.beliefs.views.sbl import (
     CWAH_RULES,
     FIG7_RULES,
     FIG7_RULES_TEXT,

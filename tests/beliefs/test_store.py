@@ -9,8 +9,9 @@ from mindloop.errors import BeliefError
 def _store() -> BeliefStore:
     s = BeliefStore()
     s.set_world(Fact("ball", "in", "basket"), t=1)
-    s.write(Fact("ball", "in", "basket"), scope=WitnessScope(frozenset({"sally", "anne"}), 4), t=1,
-            source=Source.PERCEPTION)
+    s.write(
+        Fact("ball", "in", "basket"), scope=WitnessScope(frozenset({"sally", "anne"}), 4), t=1, source=Source.PERCEPTION
+    )
     s.set_world(Fact("ball", "in", "box"), t=3)
     s.write(Fact("ball", "in", "box"), scope=WitnessScope(frozenset({"anne"}), 4), t=3, source=Source.PERCEPTION)
     return s

@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 
-from mindloop.agents.tom_qa import letters
 from mindloop.bench.runner import RunRequest, run_benchmark
 from mindloop.bench.store import RunStore
 from mindloop.cli import main
 from mindloop.models.base import ModelOptions
 from mindloop.models.fake_server import FakeChatServer
-from mindloop.stories.tomi import answer_question, parse_question, track_story
+from mindloop.systems.tom.agents import letters
+from mindloop.worlds.stories.tomi import answer_question, parse_question, track_story
 
 
 def oracle(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:

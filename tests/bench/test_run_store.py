@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mindloop.bench.base import Sample
+from mindloop.bench.api import Sample
 from mindloop.bench.store import RunStore, SampleResult
 from mindloop.errors import InvalidArgumentError, MindloopError
 

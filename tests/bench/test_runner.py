@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from mindloop.bench.base import AgentContext, Outcome, Sample
+from mindloop.bench.api import AgentContext, Outcome, Sample
 from mindloop.bench.runner import RunRequest, run_benchmark, sample_seed, summarize_run
 from mindloop.bench.store import RunStore
-from mindloop.bench.tom import ToMiBenchmark
 from mindloop.errors import InvalidArgumentError
-from mindloop.stories.generate import generate_tomi
+from mindloop.systems.tom.benchmarks import ToMiBenchmark
+from mindloop.worlds.stories.generate import generate_tomi
 
 
 def _outputs(store: RunStore, run_id: str) -> list[tuple[str, str, Any]]:
@@ -36,8 +36,8 @@ def test_generated_tomi_is_answered_perfectly_and_matches_its_independent_gold(t
 
 
 def test_bundled_hitom_matches_tom_eval(tmp_path: Path) -> None:
-    from mindloop.bench.tom import bundled_hitom_path
-    from mindloop.stories.evaluate import evaluate_file
+    from mindloop.systems.tom.benchmarks import bundled_hitom_path
+    from mindloop.systems.tom.evaluate import evaluate_file
 
     report = evaluate_file(bundled_hitom_path(), "hitom")
     with RunStore(tmp_path / "runs.sqlite") as store:

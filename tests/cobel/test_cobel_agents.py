@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from mindloop.agents.cobel.episode import first_order_accuracy, make_agent, parse_team, run_episode
-from mindloop.agents.cobel.mind import Intent, Mind
 from mindloop.beliefs import Fact
-from mindloop.envs.transport import CwahEnv
-from mindloop.envs.transport.testsets import cwah_test_set, tdw_test_set
 from mindloop.errors import InvalidArgumentError
+from mindloop.systems.cobel.episode import first_order_accuracy, make_agent, parse_team, run_episode
+from mindloop.systems.cobel.mind import Intent, Mind
+from mindloop.systems.cobel.worlds import CwahEnv
+from mindloop.systems.cobel.worlds.testsets import cwah_test_set, tdw_test_set
 
 
 def test_parse_team() -> None:

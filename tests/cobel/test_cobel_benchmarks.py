@@ -6,10 +6,10 @@ import asyncio
 
 import pytest
 
-from mindloop.agents.cobel.benchmarks import CwahBenchmark, TdwMatBenchmark
-from mindloop.bench.base import AgentContext, Benchmark, Outcome, Sample, SampleRecord
+from mindloop.bench.api import AgentContext, Benchmark, Outcome, Sample, SampleRecord
 from mindloop.errors import InvalidArgumentError
-from mindloop.metrics.collaboration import TOKENIZER_NAME, accuracy_curve, summarize_episodes, table_cwah, table_tdw
+from mindloop.systems.cobel.benchmarks import CwahBenchmark, TdwMatBenchmark
+from mindloop.systems.cobel.metrics import TOKENIZER_NAME, accuracy_curve, summarize_episodes, table_cwah, table_tdw
 
 
 def _record(i: int, sample: Sample, outcome: Outcome, status: str = "done") -> SampleRecord:

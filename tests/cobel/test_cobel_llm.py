@@ -12,14 +12,14 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from fakes import FakeModel, sensible_replies
 
-from mindloop.agents.cobel.episode import arun_episode
-from mindloop.agents.cobel.llm import parse_plan
-from mindloop.agents.cobel.mind import Intent
-from mindloop.agents.cobel.prompts import ADAPTIVE_COLLABORATION, fill
-from mindloop.agents.cobel.rules import construct_rules, review_rules
-from mindloop.beliefs.sbl import FIG7_RULES, parse_rules
-from mindloop.envs.transport.testsets import cwah_test_set
+from mindloop.beliefs.views.sbl import FIG7_RULES, parse_rules
 from mindloop.errors import InvalidArgumentError
+from mindloop.systems.cobel.episode import arun_episode
+from mindloop.systems.cobel.llm import parse_plan
+from mindloop.systems.cobel.mind import Intent
+from mindloop.systems.cobel.prompts import ADAPTIVE_COLLABORATION, fill
+from mindloop.systems.cobel.rules import construct_rules, review_rules
+from mindloop.systems.cobel.worlds.testsets import cwah_test_set
 
 
 def test_plans_in_the_papers_wordings() -> None:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from mindloop.agents.cobel.messages import read, render
 from mindloop.beliefs import Fact
+from mindloop.systems.cobel.messages import read, render
 
 
 def test_paper_example_message_of_fig13() -> None:

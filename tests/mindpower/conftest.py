@@ -6,10 +6,10 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from mindloop.envs.household.scenarios import Scenario, mindpower_sim
 from mindloop.errors import ModelError
 from mindloop.metrics.text import TextSimilarity, similarity_available
 from mindloop.models.base import Completion, GenerationConfig, Message, message_text
+from mindloop.worlds.household.scenarios import Scenario, mindpower_sim
 
 
 class FakeChat:

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mindloop.errors import InvalidArgumentError
-from mindloop.metrics.mindpower import (
+from mindloop.systems.mindpower.metrics import (
     action_correctness,
     action_scores,
     normalize_call,

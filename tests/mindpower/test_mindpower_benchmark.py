@@ -10,18 +10,18 @@ from typing import Any
 
 import pytest
 
-from mindloop.agents.hierarchy import (
+from mindloop.bench.api import AgentContext, Benchmark, Sample, SampleRecord
+from mindloop.errors import DependencyError, InvalidArgumentError, ModelError
+from mindloop.metrics.text import similarity_available
+from mindloop.systems.mindpower import (
     ModelHierarchyAgent,
     SymbolicHierarchyAgent,
     belief_mismatches,
     gold_answer_text,
 )
-from mindloop.agents.hierarchy.benchmark import MindPowerBenchmark
-from mindloop.bench.base import AgentContext, Benchmark, Sample, SampleRecord
-from mindloop.envs.household.scenarios import FALSE_BELIEF, IMPLICIT_GOAL, Scenario
-from mindloop.errors import DependencyError, InvalidArgumentError, ModelError
-from mindloop.metrics.mindpower import BPC_PROMPT
-from mindloop.metrics.text import similarity_available
+from mindloop.systems.mindpower.benchmarks import MindPowerBenchmark
+from mindloop.systems.mindpower.metrics import BPC_PROMPT
+from mindloop.worlds.household.scenarios import FALSE_BELIEF, IMPLICIT_GOAL, Scenario
 
 from .conftest import by_subtype
 
@@ -116,7 +116,7 @@ def test_symbolic_run_with_similarity_reports_every_layer() -> None:
 
 
 def test_similarity_option_follows_the_installed_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    import mindloop.agents.hierarchy.benchmark as module
+    import mindloop.systems.mindpower.benchmarks as module
 
     monkeypatch.setattr(module, "similarity_available", lambda: False)
     bench = MindPowerBenchmark()

@@ -7,12 +7,12 @@ import json
 
 from typer.testing import CliRunner
 
-from mindloop.agents.hierarchy.benchmark import MindPowerBenchmark
-from mindloop.bench.base import AgentContext
+from mindloop.bench.api import AgentContext
 from mindloop.bench.store import RunStore, SampleResult
-from mindloop.commands.mindpower import mindpower_app
 from mindloop.errors import InvalidArgumentError
 from mindloop.paths import runs_path
+from mindloop.systems.mindpower.benchmarks import MindPowerBenchmark
+from mindloop.systems.mindpower.cli import mindpower_app
 
 
 def _store_run(agent: str, model: str | None, replies: list[str] | None, fake_chat: type) -> str:
@@ -47,7 +47,7 @@ def test_table_of_two_runs(fake_chat: type) -> None:
 
 
 def test_not_a_mindpower_run(fake_chat: type) -> None:
-    from mindloop.bench.base import Sample
+    from mindloop.bench.api import Sample
 
     with RunStore(runs_path()) as store:
         other = store.create_run(benchmark="hitom", agent="symbolic", model=None, config={},

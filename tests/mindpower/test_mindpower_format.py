@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mindloop.agents.hierarchy import (
+from mindloop.errors import InvalidArgumentError, ParseError
+from mindloop.systems.mindpower import (
     PROMPTS,
     HierarchyInput,
     HierarchyParseError,
@@ -12,7 +13,6 @@ from mindloop.agents.hierarchy import (
     layers_in_order,
     parse_hierarchy,
 )
-from mindloop.errors import InvalidArgumentError, ParseError
 
 # The Fig. 15 prompt's Example 1 output, verbatim (the paper's own spelling of the tags).
 FIG15_EXAMPLE = """<Description> David walks into the kitchen, places a mug on the table, and leaves. Mia enters, \

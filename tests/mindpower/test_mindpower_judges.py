@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from mindloop.errors import ModelError, ParseError
-from mindloop.metrics.mindpower import (
+from mindloop.systems.mindpower.metrics import (
     BPC_PROMPT,
     ROBOT_CENTRIC_PROMPT,
     judge_bpc,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mindloop.errors import InvalidArgumentError, ParseError
-from mindloop.metrics.rewards import (
+from mindloop.systems.mindpower.rewards import (
     ATOMIC_PROMPT,
     FormatReward,
     MindPowerReward,

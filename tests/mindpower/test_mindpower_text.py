@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from mindloop.errors import InvalidArgumentError
-from mindloop.metrics.mindpower import layer_similarity
 from mindloop.metrics.text import TextSimilarity
+from mindloop.systems.mindpower.metrics import layer_similarity
 
 CANDS = [
     "I want to help Alice find the apple.",

@@ -8,17 +8,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mindloop.agents.omnitom.annotator import annotate_story_file, annotate_templated, annotate_text
-from mindloop.agents.omnitom.examples import appendix_e_record
-from mindloop.agents.omnitom.templated import (
+from mindloop.beliefs import EventKind
+from mindloop.errors import ParseError
+from mindloop.systems.omnitom.annotator import annotate_story_file, annotate_templated, annotate_text
+from mindloop.systems.omnitom.examples import appendix_e_record
+from mindloop.systems.omnitom.metrics import belief_key
+from mindloop.systems.omnitom.records import DIMENSIONS
+from mindloop.systems.omnitom.templated import (
     generate_false_belief_stories,
     parse_templated_story,
     split_clauses,
 )
-from mindloop.beliefs import EventKind
-from mindloop.errors import ParseError
-from mindloop.metrics.omnitom import belief_key
-from mindloop.stories.omnitom_records import DIMENSIONS
 
 TABLE14 = appendix_e_record("FBT")
 
@@ -181,8 +181,8 @@ def test_story_files(tmp_path: Path) -> None:
 
 
 def test_other_relations_and_actions_read_naturally() -> None:
-    from mindloop.agents.omnitom.annotator import annotate_events
     from mindloop.beliefs import Event, Fact
+    from mindloop.systems.omnitom.annotator import annotate_events
 
     events = [
         Event(1, EventKind.OTHER, None, (Fact("alice", "room", "kitchen"), Fact("fridge", "open", "closed")),

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from mindloop.agents.omnitom.benchmarks import OmniToMStage1Benchmark, OmniToMStage2Benchmark
-from mindloop.agents.omnitom.examples import appendix_e_records
-from mindloop.agents.omnitom.prompts import labelled_table, stage1_table
-from mindloop.bench.base import AgentContext, Benchmark, Outcome, Sample, SampleRecord
+from mindloop.bench.api import AgentContext, Benchmark, Outcome, Sample, SampleRecord
 from mindloop.errors import InvalidArgumentError
 from mindloop.models.base import Completion, GenerationConfig, Message, message_text
-from mindloop.stories.omnitom_records import DIMENSIONS, StoryRecord, write_records
+from mindloop.systems.omnitom.benchmarks import OmniToMStage1Benchmark, OmniToMStage2Benchmark
+from mindloop.systems.omnitom.examples import appendix_e_records
+from mindloop.systems.omnitom.prompts import labelled_table, stage1_table
+from mindloop.systems.omnitom.records import DIMENSIONS, StoryRecord, write_records
 
 
 class ReplyModel:

@@ -9,11 +9,11 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from mindloop.agents.omnitom.examples import appendix_e_records
-from mindloop.commands.omnitom import describe_tombench, omnitom_app
 from mindloop.errors import InvalidArgumentError, MindloopError, ParseError
 from mindloop.metrics.embeddings import encoder_available
-from mindloop.stories.omnitom_records import DIMENSIONS, read_records, write_records
+from mindloop.systems.omnitom.cli import describe_tombench, omnitom_app
+from mindloop.systems.omnitom.examples import appendix_e_records
+from mindloop.systems.omnitom.records import DIMENSIONS, read_records, write_records
 
 runner = CliRunner()
 CONTRACT_DIMENSIONS = {
@@ -120,8 +120,8 @@ def test_describe_tombench(tombench_dir: Path, monkeypatch: pytest.MonkeyPatch) 
 
 
 def test_score_with_a_model_judge_over_http(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from mindloop.agents.omnitom.examples import TABLE2
     from mindloop.models.fake_server import FakeChatServer
+    from mindloop.systems.omnitom.examples import TABLE2
 
     monkeypatch.setenv("MINDLOOP_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")

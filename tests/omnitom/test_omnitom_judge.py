@@ -7,12 +7,12 @@ from collections.abc import Sequence
 
 import pytest
 
-from mindloop.agents.omnitom.examples import TABLE2
-from mindloop.agents.omnitom.judge import JudgeAligner, JudgeReplyError, check_judge_tables, parse_judge_reply
 from mindloop.errors import ModelError
-from mindloop.metrics.omnitom import AlignmentTask, stage1_story_score
 from mindloop.models.base import Completion, GenerationConfig, Message, message_text
-from mindloop.stories.omnitom_records import BeliefRecord
+from mindloop.systems.omnitom.examples import TABLE2
+from mindloop.systems.omnitom.judge import JudgeAligner, JudgeReplyError, check_judge_tables, parse_judge_reply
+from mindloop.systems.omnitom.metrics import AlignmentTask, stage1_story_score
+from mindloop.systems.omnitom.records import BeliefRecord
 
 
 def _csv(rows: Sequence[tuple[str, str, int]]) -> str:

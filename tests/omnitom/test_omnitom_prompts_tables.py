@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from mindloop.agents.omnitom.examples import appendix_e_record
-from mindloop.agents.omnitom.prompts import (
+from mindloop.errors import InvalidArgumentError
+from mindloop.systems.omnitom.examples import appendix_e_record
+from mindloop.systems.omnitom.prompts import (
     EXTRACTION_EMPHASIS,
     belief_table,
     judge_messages,
@@ -14,9 +15,8 @@ from mindloop.agents.omnitom.prompts import (
     stage1_table,
     stage2_messages,
 )
-from mindloop.agents.omnitom.tables import parse_stage1, parse_stage2
-from mindloop.errors import InvalidArgumentError
-from mindloop.stories.omnitom_records import CATEGORIES, BeliefRecord
+from mindloop.systems.omnitom.records import CATEGORIES, BeliefRecord
+from mindloop.systems.omnitom.tables import parse_stage1, parse_stage2
 
 FBT = appendix_e_record("FBT")
 

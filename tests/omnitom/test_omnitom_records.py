@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mindloop.agents.omnitom.examples import appendix_e_records
 from mindloop.errors import InvalidArgumentError, ParseError
-from mindloop.stories.omnitom_records import (
+from mindloop.systems.omnitom.examples import appendix_e_records
+from mindloop.systems.omnitom.records import (
     CATEGORIES,
     COMPACT_LABELS,
     DIMENSIONS,

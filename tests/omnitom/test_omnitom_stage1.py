@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from mindloop.agents.omnitom.examples import TABLE2
 from mindloop.metrics.embeddings import MiniLMEncoder
-from mindloop.metrics.omnitom import (
+from mindloop.systems.omnitom.examples import TABLE2
+from mindloop.systems.omnitom.metrics import (
     Alignment,
     AlignmentTask,
     EmbeddingAligner,
@@ -21,7 +21,7 @@ from mindloop.metrics.omnitom import (
     stage1_story_score,
     summarize_stage1,
 )
-from mindloop.stories.omnitom_records import BeliefLabels, BeliefRecord, StoryRecord
+from mindloop.systems.omnitom.records import BeliefLabels, BeliefRecord, StoryRecord
 
 
 def rows(table: Sequence[tuple[str, str, int]]) -> tuple[BeliefRecord, ...]:

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mindloop.agents.omnitom.examples import appendix_e_records
 from mindloop.errors import InvalidArgumentError
-from mindloop.metrics.omnitom import (
+from mindloop.systems.omnitom.examples import appendix_e_records
+from mindloop.systems.omnitom.metrics import (
     ExactAligner,
     format_table,
     score_records_sync,
@@ -17,7 +17,7 @@ from mindloop.metrics.omnitom import (
     table3,
     table10,
 )
-from mindloop.stories.omnitom_records import DIMENSIONS, LABEL_SETS, BeliefLabels, BeliefRecord, StoryRecord
+from mindloop.systems.omnitom.records import DIMENSIONS, LABEL_SETS, BeliefLabels, BeliefRecord, StoryRecord
 
 GOLD = appendix_e_records()
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from mindloop.errors import ParseError
-from mindloop.stories.omnitom_records import CATEGORIES
-from mindloop.stories.tombench import category_counts, load_tombench, read_tombench_file, to_story_records
+from mindloop.systems.omnitom.records import CATEGORIES
+from mindloop.systems.omnitom.tombench import category_counts, load_tombench, read_tombench_file, to_story_records
 
 # Table 4 (benchmark split) plus the 21 calibration stories, three per category (Sec. 4 / App. B.2).
 TABLE4_BENCHMARK = {

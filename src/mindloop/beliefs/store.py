@@ -52,9 +52,7 @@ class WitnessScope:
     def covers(self, chain: Chain) -> bool:
         """True when the chain is non-empty, not too deep, every member witnessed, and it is not excluded."""
         return (
-            0 < len(chain) <= self.max_depth
-            and all(a in self.witnesses for a in chain)
-            and chain not in self.exclude
+            0 < len(chain) <= self.max_depth and all(a in self.witnesses for a in chain) and chain not in self.exclude
         )
 
 

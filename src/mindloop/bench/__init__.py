@@ -1,6 +1,6 @@
 """The benchmark harness: a registry of benchmarks, a resumable runner on a SQLite run store, and reports."""
 
-from mindloop.bench.base import AgentContext, Benchmark, Outcome, Sample, SampleRecord
+from mindloop.bench.api import AgentContext, Benchmark, Outcome, Sample, SampleRecord
 from mindloop.bench.registry import BENCHMARKS, get_benchmark
 from mindloop.bench.runner import EXECUTORS, RunRequest, RunSummary, run_benchmark, summarize_run
 from mindloop.bench.store import RunInfo, RunStore

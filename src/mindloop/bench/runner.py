@@ -32,8 +32,8 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from mindloop import __version__
-from mindloop.bench.base import AgentContext, Benchmark, Outcome, Sample, SampleRecord
+from mindloop._version import __version__
+from mindloop.bench.api import AgentContext, Benchmark, Outcome, Sample, SampleRecord
 from mindloop.bench.registry import get_benchmark
 from mindloop.bench.store import RunInfo, RunStore, SampleResult
 from mindloop.errors import DependencyError, InvalidArgumentError, MindloopError

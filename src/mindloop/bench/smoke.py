@@ -10,7 +10,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mindloop.bench.base import AgentContext, Outcome, Sample, SampleRecord
+from mindloop.bench.api import AgentContext, Outcome, Sample, SampleRecord
 from mindloop.errors import InvalidArgumentError
 from mindloop.models.base import message
 

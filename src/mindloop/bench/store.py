@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from mindloop.bench.base import Sample, SampleRecord
+from mindloop.bench.api import Sample, SampleRecord
 from mindloop.errors import InvalidArgumentError, MindloopError
 
 __all__ = ["RunInfo", "RunStore", "SampleResult"]

@@ -49,6 +49,7 @@ def _ssl_context() -> ssl.SSLContext:
 
     return ssl.create_default_context(cafile=certifi.where())
 
+
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _RETRY_STATUS = frozenset({408, 429})
 

@@ -24,8 +24,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from mindloop import __version__
-from mindloop.bench.base import SampleRecord
+from mindloop._version import __version__
+from mindloop.bench.api import SampleRecord
 from mindloop.bench.registry import get_benchmark
 from mindloop.bench.report.plots import Plot, main_metric, report_plots
 from mindloop.bench.runner import token_totals

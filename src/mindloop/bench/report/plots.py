@@ -26,7 +26,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
-from mindloop.bench.base import SampleRecord
+from mindloop.bench.api import SampleRecord
 
 __all__ = [
     "Plot",

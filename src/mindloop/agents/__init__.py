@@ -1,1 +1,0 @@
-"""Agents: who answers, acts and explains — symbolic ones reading the belief store, and model-driven ones."""

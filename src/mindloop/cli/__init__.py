@@ -1,0 +1,119 @@
+"""The ``mindloop`` command line.
+
+Exit codes: 0 success, 1 usage or input error (a one-line message naming the problem), 2 internal error.
+Every ``--json`` output is a single JSON object on stdout; human-readable output goes to stderr.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from typing import Annotated
+
+import typer
+
+from mindloop._version import __version__
+from mindloop.cli.bench import bench_app, report, runs_app
+from mindloop.cli.data import data_app
+from mindloop.errors import MindloopError
+from mindloop.registry import Registry
+
+__all__ = ["COMMAND_GROUPS", "app", "main"]
+
+COMMAND_GROUPS: Registry[typer.Typer] = Registry("command group", entry_point_group="mindloop.commands")
+"""Command groups by name, read from the ``mindloop.commands`` entry points (each system registers its own)."""
+
+app = typer.Typer(
+    name="mindloop",
+    help="Embodied agents that reason about minds through an explicit belief model, and the benchmarks that "
+    "measure them. Runs offline on the built-in symbolic engine; models are optional plug-ins.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+app.add_typer(bench_app, name="bench")
+app.add_typer(runs_app, name="runs")
+app.add_typer(data_app, name="data")
+app.command("report")(report)
+
+
+def _mount_groups() -> None:
+    """Mount every registered command group; a second name for the same app is a hidden alias of its own name."""
+    for name in COMMAND_GROUPS.names():
+        try:
+            group = COMMAND_GROUPS.get(name)
+        except MindloopError as exc:  # a broken third-party plug-in must not take the whole command line down
+            print(f"mindloop: warning: skipping {exc}", file=sys.stderr)
+            continue
+        canonical = group.info.name or name
+        if canonical == name:
+            app.add_typer(group, name=name)
+        else:
+            app.add_typer(group, name=name, hidden=True, help=f"Alias of 'mindloop {canonical}'.")
+
+
+_mount_groups()
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"mindloop {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """mindloop command line."""
+
+
+@app.command()
+def demo() -> None:
+    """The closed loop: a false-belief episode in the household world, the robot's beliefs and its one timely help."""
+    from mindloop.systems.mindclaw.demo import run_demo
+
+    run_demo()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit code (0 ok, 1 usage/input error, 2 internal error)."""
+    args = sys.argv[1:] if argv is None else argv
+    try:
+        # Outside standalone mode click returns the code of a typer.Exit raised by a command instead of raising it.
+        result = app(args=args, prog_name="mindloop", standalone_mode=False)
+        if isinstance(result, int):
+            return result
+    except typer.Exit as exc:
+        return exc.exit_code
+    except typer.Abort:
+        print("mindloop: aborted", file=sys.stderr)
+        return 1
+    except typer.TyperException as exc:  # usage errors: unknown option, missing argument, bad value
+        show = getattr(exc, "show", None)
+        if callable(show):
+            show(file=sys.stderr)
+        else:
+            print(f"mindloop: error: {exc.format_message()}", file=sys.stderr)
+        return 1
+    except MindloopError as exc:
+        print(f"mindloop: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("mindloop: interrupted", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:
+        if os.environ.get("MINDLOOP_DEBUG"):
+            traceback.print_exc()
+        print(
+            f"mindloop: internal error: {type(exc).__name__}: {exc} (set MINDLOOP_DEBUG=1 for a traceback)",
+            file=sys.stderr,
+        )
+        return 2
+    return 0

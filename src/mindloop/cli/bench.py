@@ -1,0 +1,302 @@
+"""``mindloop bench``, ``mindloop runs`` and ``mindloop report``: run benchmarks, list and export runs, report.
+
+All state lives in the run store under ``MINDLOOP_HOME`` (see :mod:`mindloop.paths`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from mindloop.console import emit, err_console
+from mindloop.errors import InvalidArgumentError
+
+__all__ = ["bench_app", "report", "runs_app"]
+
+bench_app = typer.Typer(
+    help="Run registered benchmarks and record every sample in the run store.", no_args_is_help=True
+)
+runs_app = typer.Typer(
+    help="List recorded runs (oldest first), or export one.", invoke_without_command=True, no_args_is_help=False
+)
+
+
+@bench_app.command("list")
+def bench_list(
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+) -> None:
+    """Show each benchmark with its agents and a one-line description."""
+    from mindloop.bench.registry import BENCHMARKS, get_benchmark
+
+    rows = []
+    for entry in BENCHMARKS.entries():
+        bench = get_benchmark(entry.name)
+        rows.append({"name": entry.name, "agents": list(bench.agents), "description": bench.description})
+    if as_json:
+        print(json.dumps({"benchmarks": rows}))
+        return
+    table = Table("benchmark", "agents", "description")
+    for row in rows:
+        table.add_row(str(row["name"]), ", ".join(row["agents"]), str(row["description"]))
+    err_console().print(table)
+
+
+class _Executor(StrEnum):
+    local = "local"
+    process = "process"
+    ray = "ray"
+
+
+class _Cache(StrEnum):
+    auto = "auto"
+    on = "on"
+    off = "off"
+
+
+def _options(data: Path | None, opts: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in opts:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise InvalidArgumentError(f"--opt expects KEY=VALUE, got {item!r}")
+        out[key.strip()] = value
+    if data is not None:
+        out["data"] = str(data)
+    return out
+
+
+def _flat(metrics: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    rows: list[tuple[str, Any]] = []
+    for key, value in metrics.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            rows += _flat(value, f"{name}.")
+        else:
+            rows.append((name, value))
+    return rows
+
+
+@bench_app.command("run")
+def bench_run(
+    name: Annotated[str, typer.Argument(help="Benchmark name (see `mindloop bench list`).")],
+    agent: Annotated[
+        str | None, typer.Option("--agent", "--agents", help="Agent, or a comma-separated team (cobel,cobel).")
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option("--model", help="BACKEND/NAME: openai/..., scripted/..., llamacpp/path.gguf.")
+    ] = None,
+    base_url: Annotated[
+        str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1.")
+    ] = None,
+    api_key_env: Annotated[
+        str, typer.Option("--api-key-env", help="Environment variable holding the API key.")
+    ] = "OPENAI_API_KEY",
+    n: Annotated[int | None, typer.Option("--n", min=0, help="Run only the first N samples.")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed for sample generation and agents.")] = 0,
+    concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Samples in flight at once.")] = 8,
+    executor: Annotated[
+        _Executor, typer.Option("--executor", help="local (asyncio), process (a process pool) or ray.")
+    ] = _Executor.local,
+    ray_address: Annotated[
+        str | None, typer.Option("--ray-address", help="Ray cluster address (default: start a local Ray).")
+    ] = None,
+    resume: Annotated[
+        str | None, typer.Option("--resume", help="Finish this run: only its pending samples are run.")
+    ] = None,
+    data: Annotated[
+        Path | None, typer.Option("--data", help="A data file for benchmarks that read one.", dir_okay=False)
+    ] = None,
+    opt: Annotated[list[str] | None, typer.Option("--opt", help="Benchmark option KEY=VALUE (repeatable).")] = None,
+    temperature: Annotated[float, typer.Option("--temperature", min=0.0, help="Sampling temperature.")] = 0.0,
+    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1, help="Completion token limit per call.")] = 1024,
+    timeout: Annotated[float, typer.Option("--timeout", min=0.001, help="Seconds per model request.")] = 120.0,
+    retries: Annotated[int, typer.Option("--retries", min=0, help="Retries after a failed model request.")] = 5,
+    cache: Annotated[
+        _Cache, typer.Option("--cache", help="Response cache: auto (temperature 0 only), on, off.")
+    ] = _Cache.auto,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON summary object on stdout.")] = False,
+) -> None:
+    """Run a benchmark (or --resume one) and print its summary; progress goes to stderr."""
+    from mindloop.bench.runner import RunRequest, run_benchmark
+    from mindloop.models.base import GenerationConfig, ModelOptions
+
+    request = RunRequest(
+        benchmark=name,
+        agent=agent,
+        model=model,
+        n=n,
+        seed=seed,
+        options=_options(data, opt or []),
+        concurrency=concurrency,
+        executor=executor.value,
+        ray_address=ray_address,
+        model_options=ModelOptions(
+            base_url=base_url,
+            api_key_env=api_key_env,
+            concurrency=concurrency,
+            timeout_s=timeout,
+            max_retries=retries,
+            cache=cache.value,
+        ),
+        generation=GenerationConfig(temperature=temperature, max_tokens=max_tokens),
+    )
+    summary = run_benchmark(request, resume=resume)
+    if as_json:
+        print(json.dumps(summary.to_json()))
+    else:
+        console = err_console()
+        table = Table(
+            "metric",
+            "value",
+            title=f"{summary.benchmark} · {summary.agent}" + (f" · {summary.model}" if summary.model else ""),
+        )
+        for key, value in _flat(summary.metrics):
+            table.add_row(key, f"{value:.4f}" if isinstance(value, float) else str(value))
+        console.print(table)
+        console.print(
+            f"run {summary.run_id}: {summary.n_completed}/{summary.n} samples, {summary.n_failed} failed, "
+            f"{summary.seconds:.2f} s; {summary.tokens['calls']} model calls ({summary.tokens['cache_hits']} cached), "
+            f"{summary.tokens['total_tokens']} tokens"
+        )
+        console.print(f"report: mindloop report {summary.run_id}")
+    if summary.interrupted:
+        raise typer.Exit(1)
+
+
+@runs_app.callback()
+def runs_list(
+    ctx: typer.Context,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+) -> None:
+    """List recorded runs, oldest first."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from mindloop.bench.store import RunStore
+    from mindloop.paths import runs_path
+
+    with RunStore(runs_path()) as store:
+        runs = store.runs()
+    if as_json:
+        print(json.dumps({"runs": [r.to_dict() for r in runs]}))
+        return
+    table = Table("run id", "benchmark", "agent", "model", "started", "done", "failed", "seconds")
+    for r in runs:
+        table.add_row(
+            r.run_id,
+            r.benchmark,
+            r.agent,
+            r.model or "",
+            r.started,
+            f"{r.n_completed}/{r.n}",
+            str(r.n_failed),
+            f"{r.seconds:.2f}",
+        )
+    err_console().print(table if runs else f"no runs yet in {runs_path()}")
+
+
+class _ExportFormat(StrEnum):
+    jsonl = "jsonl"
+    csv = "csv"
+
+
+@runs_app.command("export")
+def runs_export(
+    run_id: Annotated[str, typer.Argument(help="The run to export.")],
+    fmt: Annotated[
+        _ExportFormat, typer.Option("--format", help="jsonl (everything) or csv (flat).")
+    ] = _ExportFormat.jsonl,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Write here instead of stdout.", dir_okay=False)
+    ] = None,
+) -> None:
+    """Export every sample of a run: input, output, status, error, scores, model calls and seconds."""
+    from mindloop.bench.store import RunStore
+    from mindloop.paths import runs_path
+
+    with RunStore(runs_path()) as store:
+        store.run(run_id)
+        records = store.records(run_id, include_pending=True)
+    rows = [
+        {
+            "run_id": run_id,
+            "index": r.index,
+            "sample_id": r.sample.id,
+            "group": r.sample.group,
+            "status": r.status,
+            "error": r.error,
+            "seconds": r.seconds,
+            "scores": r.scores,
+            "input": r.sample.input,
+            "output": r.output,
+            "calls": r.calls,
+        }
+        for r in records
+    ]
+    if fmt == _ExportFormat.jsonl:
+        text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    else:
+        text = _csv(rows)
+    emit(text, out)
+    if out is not None:
+        err_console().print(f"wrote {len(rows)} samples to {out}")
+
+
+def _csv(rows: list[dict[str, Any]]) -> str:
+    """Flat CSV: one column per score, JSON text for input, output and calls."""
+    score_keys = sorted({k for row in rows for k in row["scores"]})
+    header = [
+        "run_id",
+        "index",
+        "sample_id",
+        "group",
+        "status",
+        "error",
+        "seconds",
+        *score_keys,
+        "input",
+        "output",
+        "calls",
+    ]
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow(
+            [
+                row["run_id"],
+                row["index"],
+                row["sample_id"],
+                row["group"],
+                row["status"],
+                row["error"] or "",
+                row["seconds"],
+                *(row["scores"].get(k, "") for k in score_keys),
+                json.dumps(row["input"], ensure_ascii=False),
+                json.dumps(row["output"], ensure_ascii=False),
+                json.dumps(row["calls"], ensure_ascii=False),
+            ]
+        )
+    return buf.getvalue()
+
+
+def report(
+    run_id: Annotated[str, typer.Argument(help="The run to report on (see `mindloop runs`).")],
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="HTML file to write (default: RUN_ID.html here).", dir_okay=False)
+    ] = None,
+) -> None:
+    """Write one self-contained HTML report of a run: metrics, plots, and every sample with its transcript."""
+    from mindloop.bench.report import write_report
+    from mindloop.bench.store import RunStore
+    from mindloop.paths import runs_path
+
+    with RunStore(runs_path()) as store:
+        path = write_report(run_id, store, out)
+    err_console().print(f"wrote {path}")

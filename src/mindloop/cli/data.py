@@ -1,0 +1,122 @@
+"""``mindloop data``: describe and export generated datasets (``mindpower-sim``).
+
+``describe NAME [--seed S] [--n N] [--json]`` prints the task mix like MindPower's B.1 statistics;
+``export NAME --out DIR [--seed S] [--n N] [--json]`` writes JSONL splits and a Hugging Face dataset card; the
+same seed and n give byte-identical files. ``--json`` prints one JSON object on stdout; human output goes to
+stderr. Unknown dataset names and bad values raise :class:`~mindloop.errors.MindloopError` subclasses.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.table import Table
+
+from mindloop.console import err_console
+from mindloop.errors import InvalidArgumentError
+from mindloop.registry import Registry
+
+if TYPE_CHECKING:
+    from mindloop.worlds.household.scenarios.dataset import DatasetSource
+
+__all__ = ["DATASETS", "data_app"]
+
+DATASETS: Registry[DatasetSource] = Registry("dataset")
+"""Datasets the ``data`` commands know (imported on first use)."""
+DATASETS.register(
+    "mindpower-sim",
+    "mindloop.worlds.household.scenarios.dataset:MINDPOWER_SIM",
+    description="MindPower-style household scenarios with exact gold annotations",
+)
+
+data_app = typer.Typer(
+    help="Generated datasets with exact gold annotations: describe their task mix, export them.",
+    no_args_is_help=True,
+)
+
+_Name = Annotated[str, typer.Argument(help="Dataset name (mindpower-sim).")]
+_Seed = Annotated[int, typer.Option("--seed", help="Generation seed: the same seed gives the same data.")]
+_N = Annotated[int, typer.Option("--n", min=1, help="Number of scenarios (default: the paper's 590).")]
+_Json = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
+
+
+def _source(name: str) -> DatasetSource:
+    return DATASETS.get(name)  # an unknown name raises UnknownNameError with suggestions
+
+
+def _table(title: str, counts: dict[str, Any], by_split: dict[str, dict[str, Any]], key: str) -> Table:
+    table = Table(title=title)
+    table.add_column(key)
+    table.add_column("all", justify="right")
+    for split in by_split:
+        table.add_column(split, justify="right")
+    for name, n in counts.items():
+        table.add_row(name, str(n), *(str(by_split[s][key].get(name, 0)) for s in by_split))
+    return table
+
+
+@data_app.command("describe")
+def describe(
+    name: Annotated[
+        str, typer.Argument(help="Dataset name: mindpower-sim (generated) or tombench (read from PATH).")
+    ] = "mindpower-sim",
+    path: Annotated[
+        Path | None,
+        typer.Argument(help="tombench only: the folder of category .jsonl files (default: $MINDLOOP_TOMBENCH)."),
+    ] = None,
+    seed: _Seed = 0,
+    n: _N = 590,
+    as_json: _Json = False,
+) -> None:
+    """mindpower-sim: counts by task type, subtype, humans, special needs, dialogue and controls.
+    tombench: stories and questions in each of OmniToM's seven categories."""
+    if name == "tombench":
+        from mindloop.systems.omnitom.cli import describe_tombench
+
+        describe_tombench(path, as_json)
+        return
+    if path is not None:
+        raise InvalidArgumentError(f"dataset {name!r} is generated; PATH is only for tombench")
+    stats = _source(name).describe(seed=seed, n=n)
+    data = stats.to_dict()
+    if as_json:
+        print(json.dumps(data, sort_keys=True))
+        return
+    console = err_console()
+    console.print(
+        f"{name}: {stats.n} scenarios (seed {seed}), train {stats.splits['train']} / test {stats.splits['test']}; "
+        f"{stats.layouts} layouts, {stats.characters} characters"
+    )
+    by_split = stats.by_split
+    console.print(_table("task type", stats.task_type, by_split, "task_type"))
+    console.print(_table("subtype", stats.subtype, by_split, "subtype"))
+    console.print(_table("humans per scenario", stats.humans, by_split, "humans"))
+    console.print(
+        f"special needs: {', '.join(f'{k} {v}' for k, v in stats.special_needs.items()) or 'none'}; "
+        f"dialogue: {stats.dialogue} ({stats.dialogue_share:.1%}); controls (no help needed): {stats.controls}"
+    )
+
+
+@data_app.command("export")
+def export(
+    name: _Name = "mindpower-sim",
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Folder to write (created if needed).")] = None,
+    seed: _Seed = 0,
+    n: _N = 590,
+    as_json: _Json = False,
+) -> None:
+    """Write data/train.jsonl, data/test.jsonl, stats.json and a datasets-loadable README.md card to --out."""
+    source = _source(name)
+    if out is None:
+        raise InvalidArgumentError("export needs --out DIR (the folder to write the dataset to)")
+    result = source.export(out, seed=seed, n=n)
+    if as_json:
+        print(json.dumps(result.to_dict(), sort_keys=True))
+        return
+    console = err_console()
+    console.print(f"wrote {result.stats.n} scenarios of {name} (seed {seed}) to {out}")
+    for rel, digest in result.files.items():
+        console.print(f"  {rel}  sha256 {digest}")

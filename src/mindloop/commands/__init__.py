@@ -1,1 +1,0 @@
-"""Command groups of the ``mindloop`` command line, mounted by :mod:`mindloop.cli`."""

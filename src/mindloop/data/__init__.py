@@ -1,1 +1,0 @@
-"""Data files shipped with mindloop (each folder carries its source and license)."""

@@ -1,0 +1,1 @@
+"""The research systems, one package each: tom, mindpower, mindclaw, omnitom, cobel, tos (see docs/architecture.md)."""

@@ -1,0 +1,112 @@
+"""The ``cwah`` and ``tdw-mat`` benchmarks on the harness: one sample per episode, one team per run.
+
+The team comes from ``ctx.agent`` as a comma-separated list (``"cobel,cobel"``; a single name means every agent
+uses it). Samples are the fixed test sets (10 C-WAH, 24 TDW-MAT episodes) for seed 0; another seed shifts every
+episode seed for a fresh set of the same shape. Options: ``n_agents`` (2–4). Model-driven agents sample with the
+run's generation config (the paper used temperature 0.7, top-p 1, 512 tokens: ``llm.PAPER_CONFIG``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from mindloop.bench.api import AgentContext, Outcome, Sample, SampleRecord
+from mindloop.errors import InvalidArgumentError
+from mindloop.systems.cobel.episode import AGENT_KINDS, MODEL_KINDS, arun_episode, episode_from_dict, parse_team
+from mindloop.systems.cobel.metrics import summarize_episodes
+from mindloop.systems.cobel.worlds.cwah import MAX_STEPS
+from mindloop.systems.cobel.worlds.testsets import cwah_test_set, tdw_test_set
+
+__all__ = ["CwahBenchmark", "TdwMatBenchmark"]
+
+
+def _n_agents(options: Mapping[str, str], name: str) -> int:
+    unknown = set(options) - {"n_agents"}
+    if unknown:
+        raise InvalidArgumentError(f"benchmark {name!r} takes only the option 'n_agents', not {sorted(unknown)}")
+    raw = options.get("n_agents", "2")
+    try:
+        n = int(raw)
+    except ValueError:
+        raise InvalidArgumentError(f"option n_agents must be an integer from 2 to 4, got {raw!r}") from None
+    if not 2 <= n <= 4:
+        raise InvalidArgumentError(f"option n_agents must be from 2 to 4, got {n}")
+    return n
+
+
+class _TransportBenchmark:
+    name = ""
+    description = ""
+    agents: tuple[str, ...] = AGENT_KINDS
+    needs_model: frozenset[str] = frozenset(MODEL_KINDS)
+
+    def _episodes(self, n_agents: int, seed: int) -> list[Any]:
+        raise NotImplementedError
+
+    def samples(self, n: int | None, seed: int, options: Mapping[str, str]) -> list[Sample]:
+        """The test set's episodes (the first ``n``), shifted by ``seed``."""
+        n_agents = _n_agents(options, self.name)
+        eps = self._episodes(n_agents, seed)
+        if n is not None:
+            eps = eps[:n]
+        out = []
+        for ep in eps:
+            data = ep.to_dict()
+            out.append(Sample(f"{ep.task}-s{ep.seed}", data, group=ep.task))
+        return out
+
+    async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        """Play the episode with the team in ``ctx.agent``; a model failure is a recorded, failed outcome."""
+        episode = episode_from_dict(sample.input)
+        team = parse_team(ctx.agent, episode.n_agents)
+        result = await arun_episode(episode, team, model=ctx.model, config=ctx.config if ctx.model else None)
+        record = result.to_dict()
+        acc = [a for _, a in result.belief_accuracy]
+        scores: dict[str, float] = {
+            "finished": float(result.finished and result.error is None),
+            "comm_tokens": float(result.comm_tokens),
+            "messages": float(result.n_messages),
+        }
+        if acc:
+            scores["belief_accuracy"] = sum(acc) / len(acc)
+        if result.world == "cwah":
+            scores["steps"] = float(result.steps if result.finished and result.error is None else MAX_STEPS)
+        else:
+            scores["steps"] = float(result.steps)
+            scores["transport_rate"] = 0.0 if result.error else float(result.transport_rate or 0.0)
+        return Outcome(record, scores, error=result.error)
+
+    def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
+        """Average steps, tokens and messages per episode (and transport rate), per task too; failures count."""
+        episodes = []
+        for r in records:
+            out = dict(r.output or {})
+            out.setdefault("world", r.sample.input.get("world"))
+            out.setdefault("task", r.sample.group)
+            if r.status == "failed" or r.error:
+                out["error"] = r.error or "failed"
+                out.setdefault("comm_tokens", r.scores.get("comm_tokens", 0.0))
+                out.setdefault("n_messages", r.scores.get("messages", 0.0))
+            episodes.append(out)
+        return summarize_episodes(episodes)
+
+
+class CwahBenchmark(_TransportBenchmark):
+    """C-WAH-style household tasks (Table 6): average steps to finish, communication tokens, messages."""
+
+    name = "cwah"
+    description = "C-WAH-style household collaboration (10 episodes): avg steps, comm tokens, messages"
+
+    def _episodes(self, n_agents: int, seed: int) -> list[Any]:
+        return list(cwah_test_set(n_agents, seed))
+
+
+class TdwMatBenchmark(_TransportBenchmark):
+    """TDW-MAT-style transport (Table 5): transport rate within 3,000 frames, communication tokens, messages."""
+
+    name = "tdw-mat"
+    description = "TDW-MAT-style multi-agent transport (24 episodes): transport rate, comm tokens, messages"
+
+    def _episodes(self, n_agents: int, seed: int) -> list[Any]:
+        return list(tdw_test_set(n_agents, seed))

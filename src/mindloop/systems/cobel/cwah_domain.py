@@ -1,0 +1,350 @@
+"""C-WAH knowledge for the agents: perception to beliefs, plan options with costs, and plan execution.
+
+Plans are the high-level steps CoELA-style agents use in C-WAH: ``explore <room>`` (go there and look),
+``check <container>`` (go to it and open it), ``grab <object>`` and ``deliver <target>`` (put held goal objects
+on or in the goal's target). Costs are expected steps, from the door graph the agents know
+(:data:`~mindloop.systems.cobel.worlds.cwah.HOP_STEPS` per door).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from mindloop.beliefs import Fact
+from mindloop.beliefs.views.sbl import entity_parts
+from mindloop.systems.cobel.mind import CLAIM, Intent, Mind, WorldView
+from mindloop.systems.cobel.worlds.common import Action, Layout
+from mindloop.systems.cobel.worlds.cwah import _FURNITURE, HOP_STEPS, CwahObservation, GoalPredicate
+
+__all__ = ["CwahDomain", "IntentFailed"]
+
+_FURNITURE_KIND = {name: kind for items in _FURNITURE.values() for name, kind in items}
+_TARGET_ROOM = {"coffeetable": "livingroom", "dinnertable": "kitchen", "fridge": "kitchen", "dishwasher": "kitchen"}
+
+
+class IntentFailed(Exception):  # noqa: N818 - control flow inside an agent, not an error for callers
+    """The current plan step cannot be carried out any more (the object is gone, the target unknown…)."""
+
+
+def _name(ref: str) -> str:
+    parts = entity_parts(ref)
+    return parts[0] if parts else ref
+
+
+def _id(ref: str) -> int:
+    parts = entity_parts(ref)
+    if parts is None:
+        raise IntentFailed(f"{ref!r} is not an entity")
+    return int(parts[1])
+
+
+@dataclass
+class CwahDomain:
+    """Everything world-specific a C-WAH agent needs, for one episode."""
+
+    goal: tuple[GoalPredicate, ...] = ()
+    rooms: dict[str, str] = field(default_factory=dict)  # room ref -> room name
+    layout: Layout | None = None
+    world: str = "cwah"
+    inside: str = "INSIDE"
+    message_cost: float = 1.0
+
+    def setup(self, obs: CwahObservation) -> None:
+        """Learn the static facts every agent knows: goal, rooms and doors."""
+        self.goal = obs.goal
+        self.rooms = {r.ref: r.name for r in obs.rooms}
+        self.layout = Layout(tuple(r.id for r in obs.rooms), obs.doors)
+        self._target_of = {p.obj: p.target for p in obs.goal}
+        self._rel_of = {p.obj: ("INSIDE" if p.relation == "IN" else "ON") for p in obs.goal}
+        self._count = {p.obj: p.count for p in obs.goal}
+
+    def idle_action(self) -> Action:
+        """What an agent with nothing to do sends: a turn (it changes nothing in a symbolic world)."""
+        return Action("turn_left")
+
+    def claim_ttl(self) -> int:
+        """How many steps an announced plan keeps its claim."""
+        return 40
+
+    # ---- perception -----------------------------------------------------------------------------------------
+    def t(self, obs: CwahObservation) -> int:
+        """The observation's time (steps)."""
+        return obs.t
+
+    def ready(self, obs: CwahObservation) -> bool:
+        """C-WAH agents act every step."""
+        return True
+
+    def room(self, obs: CwahObservation) -> str:
+        """The agent's room, as an SBL entity."""
+        return obs.room.ref
+
+    def holding(self, obs: CwahObservation) -> list[str]:
+        """What the agent holds, as SBL entities."""
+        return [e.ref for e in obs.holding]
+
+    def perceive(self, mind: Mind, obs: CwahObservation) -> None:
+        """Turn the symbolic observation into zero-order beliefs (and first-order ones for co-present partners)."""
+        room = obs.room.ref
+        refs = {s.entity.id: s.entity.ref for s in obs.seen}
+        facts: list[Fact] = [Fact(obs.agent, "AT", room)]
+        seen_objects: set[str] = set()
+        open_holders: set[str] = set()
+        containers_here: list[tuple[str, bool]] = []
+        for s in obs.seen:
+            ref = s.entity.ref
+            if s.entity.kind == "object":
+                holder = refs[s.holder]
+                other = "ON" if s.relation == "INSIDE" else "INSIDE"
+                facts += [Fact(ref, s.relation, holder), Fact(ref, other, None), Fact(ref, "HELD_BY", None)]
+                seen_objects.add(ref)
+            else:
+                facts.append(Fact(ref, "IN", room))
+                if s.entity.kind == "container":
+                    opened = s.state == "opened"
+                    facts.append(Fact(ref, "STATE", s.state))
+                    containers_here.append((ref, opened))
+                    if opened:
+                        facts.append(Fact(ref, "EXPLORED", "all"))
+                        open_holders.add(ref)
+                else:
+                    open_holders.add(ref)
+        for e in obs.holding:
+            facts += [Fact(e.ref, "HELD_BY", obs.agent), Fact(e.ref, "ON", None), Fact(e.ref, "INSIDE", None)]
+        copresent = []
+        for p in obs.partners:
+            copresent.append(p.name)
+            facts.append(Fact(p.name, "AT", room))
+            for e in p.holding:
+                facts += [Fact(e.ref, "HELD_BY", p.name), Fact(e.ref, "ON", None), Fact(e.ref, "INSIDE", None)]
+        view = mind.view()
+        # What I thought was visible here but is not: it has been moved.
+        held_now = {e.ref for e in obs.holding} | {e.ref for p in obs.partners for e in p.holding}
+        for subj, rels in view.facts.items():
+            placed = rels.get("ON") or rels.get("INSIDE")
+            if placed in open_holders and subj not in seen_objects and subj not in held_now:
+                facts += [Fact(subj, "ON", None), Fact(subj, "INSIDE", None)]
+            if rels.get("HELD_BY") in copresent and subj not in held_now:
+                facts.append(Fact(subj, "HELD_BY", None))
+        checked = all(opened or view.get(c, "EXPLORED") == "all" or c in open_holders for c, opened in containers_here)
+        facts.append(Fact(room, "EXPLORED", "all" if checked else "part"))
+        mind.perceive(facts, copresent, obs.t)
+
+    # ---- knowledge helpers ----------------------------------------------------------------------------------
+    def _dist(self, a: str | None, b: str | None) -> float:
+        if a is None or b is None or self.layout is None:
+            return 2.0 * HOP_STEPS
+        return float(self.layout.hops(_id(a), _id(b)) * HOP_STEPS)
+
+    def _room_of(self, view: WorldView, ref: str) -> str | None:
+        """Room of a piece of furniture or of an object (through its holder)."""
+        if ref in self.rooms:
+            return ref
+        holder = view.get(ref, "ON") or view.get(ref, "INSIDE")
+        if holder is not None:
+            return view.get(holder, "IN")
+        return view.get(ref, "IN")
+
+    def target_ref(self, view: WorldView, target_name: str) -> str | None:
+        """The believed goal target (``<coffeetable>(100)``) once seen, else ``None``."""
+        for subj, rels in view.facts.items():
+            if "IN" in rels and _name(subj) == target_name and subj not in self.rooms:
+                return subj
+        return None
+
+    def remaining(self, view: WorldView, claimed: Iterable[str] = ()) -> dict[str, int]:
+        """Goal objects still needed per class: count − believed placed − held by anyone − claimed."""
+        need = dict(self._count)
+        for subj, rels in view.facts.items():
+            cls = _name(subj)
+            if cls not in need:
+                continue
+            target = self._target_of[cls]
+            holder = rels.get(self._rel_of[cls])
+            if (holder is not None and _name(holder) == target) or "HELD_BY" in rels:
+                need[cls] -= 1
+        for ref in claimed:
+            if _name(ref) in need:
+                need[_name(ref)] -= 1
+        return need
+
+    def relevant_facts(self, view: WorldView, me: str) -> list[Fact]:
+        """Goal-relevant knowledge: where goal objects are, which rooms/containers are explored, holdings."""
+        out: list[Fact] = []
+        for subj, rels in view.facts.items():
+            cls = _name(subj)
+            if cls in self._count:
+                for rel in ("ON", "INSIDE", "HELD_BY"):
+                    if rel in rels:
+                        out.append(Fact(subj, rel, rels[rel]))
+                        holder_room = view.get(rels[rel], "IN") if rel != "HELD_BY" else None
+                        if holder_room is not None:
+                            out.append(Fact(rels[rel], "IN", holder_room))
+            elif "EXPLORED" in rels and (subj in self.rooms):
+                out.append(Fact(subj, "EXPLORED", rels["EXPLORED"]))
+        return out
+
+    # ---- planning -------------------------------------------------------------------------------------------
+    def options(
+        self,
+        view: WorldView,
+        who: str,
+        room: str | None,
+        holding: list[str],
+        avoid: Mapping[str, float] | None = None,
+    ) -> list[Intent]:
+        """Plan steps for ``who`` (standing in ``room`` and holding ``holding``), cheapest first.
+
+        ``avoid`` maps targets (objects, rooms, containers) to a penalty: what partners are expected to do.
+        """
+        avoid = avoid or {}
+        claimed = [t for t, pen in avoid.items() if pen >= CLAIM and _name(t) in self._count]
+        need = self.remaining(view, claimed)
+        held_goal = [h for h in holding if _name(h) in self._count]
+        out: list[Intent] = []
+        # deliver what is held
+        for target_name in sorted({self._target_of[_name(h)] for h in held_goal}):
+            tref = self.target_ref(view, target_name)
+            if tref is None:
+                guess = next((r for r, n in self.rooms.items() if n == _TARGET_ROOM.get(target_name)), None)
+                if guess is not None:
+                    out.append(Intent("explore", guess, self._dist(room, guess) + 3.0))
+                continue
+            n = sum(1 for h in held_goal if self._target_of[_name(h)] == target_name)
+            cost = self._dist(room, self._room_of(view, tref)) + 1.0 + n
+            if len(holding) < 2:
+                cost += 4.0  # a free hand: fetching one more first is often better
+            out.append(Intent("deliver", tref, cost))
+        # grab known goal objects
+        if len(holding) < 2:
+            for subj, rels in view.facts.items():
+                cls = _name(subj)
+                if cls not in need or need[cls] <= 0 or "HELD_BY" in rels:
+                    continue
+                holder = rels.get("ON") or rels.get("INSIDE")
+                if holder is None or (_name(holder) == self._target_of[cls] and rels.get(self._rel_of[cls])):
+                    continue
+                where = view.get(holder, "IN")
+                if where is None:
+                    continue
+                extra = 1.0 if rels.get("INSIDE") and view.get(holder, "STATE") != "opened" else 0.0
+                cost = self._dist(room, where) + 2.0 + extra + avoid.get(subj, 0.0)
+                out.append(Intent("grab", subj, cost))
+        # explore: rooms not fully explored (unseen, or with containers not yet opened)
+        if any(v > 0 for v in need.values()):
+            for rref in self.rooms:
+                state = view.get(rref, "EXPLORED")
+                if state == "all":
+                    continue
+                work = 6.0 if state is None else 2.0 * len(self._unchecked(view, rref))
+                out.append(Intent("explore", rref, self._dist(room, rref) + work + avoid.get(rref, 0.0)))
+        out.sort(key=lambda i: (i.cost, _VERB_ORDER.get(i.verb, 9), i.target))
+        return out
+
+    def _unchecked(self, view: WorldView, room: str) -> list[str]:
+        """Closed containers in ``room`` whose contents the view does not know."""
+        return [
+            subj
+            for subj, rels in view.facts.items()
+            if rels.get("IN") == room and rels.get("STATE") == "closed" and rels.get("EXPLORED") != "all"
+        ]
+
+    def claims_of(self, intent: Intent, view: WorldView) -> list[str]:
+        """Targets an intent takes up, for others to avoid (an explored room also covers its containers)."""
+        return [intent.target]
+
+    # ---- execution ------------------------------------------------------------------------------------------
+    def next_action(self, intent: Intent, obs: CwahObservation, view: WorldView) -> Action | None:
+        """The primitive action that advances ``intent`` now; ``None`` when it is complete."""
+        here = obs.room.ref
+        visible = {s.entity.ref: s for s in obs.seen}
+        if intent.verb == "explore":
+            if here != intent.target:
+                return Action("walk", _id(intent.target))
+            todo = sorted(self._unchecked(view, here), key=lambda r: (visible[r].entity.id != obs.near, r))
+            if not todo:
+                return None
+            cont = visible[todo[0]].entity.id
+            return Action("open", cont) if obs.near == cont else Action("walk", cont)
+        if intent.verb == "check":
+            where = view.get(intent.target, "IN")
+            if where is None:
+                raise IntentFailed(f"do not know where {intent.target} is")
+            if where != here:
+                return Action("walk", _id(where))
+            s = visible.get(intent.target)
+            if s is None:
+                raise IntentFailed(f"{intent.target} not here")
+            if s.state == "opened":
+                return None
+            if obs.near != s.entity.id:
+                return Action("walk", s.entity.id)
+            return Action("open", s.entity.id)
+        if intent.verb == "grab":
+            if any(e.ref == intent.target for e in obs.holding):
+                return None
+            if len(obs.holding) >= 2:
+                raise IntentFailed("hands full")
+            holder = view.get(intent.target, "ON") or view.get(intent.target, "INSIDE")
+            if holder is None:
+                raise IntentFailed(f"do not know where {intent.target} is")
+            where = view.get(holder, "IN")
+            if where is None:
+                raise IntentFailed(f"do not know where {holder} is")
+            if where != here:
+                return Action("walk", _id(where))
+            hs = visible.get(holder)
+            if hs is None:
+                raise IntentFailed(f"{holder} not here")
+            if intent.target not in visible:
+                if hs.entity.kind == "container" and hs.state == "closed":
+                    if obs.near != hs.entity.id:
+                        return Action("walk", hs.entity.id)
+                    return Action("open", hs.entity.id)
+                raise IntentFailed(f"{intent.target} is gone")
+            oid = visible[intent.target].entity.id
+            if obs.near not in (oid, hs.entity.id):
+                return Action("walk", oid)
+            return Action("grasp", oid)
+        if intent.verb == "deliver":
+            matching = [e for e in obs.holding if self._target_of.get(e.name) == _name(intent.target)]
+            if not matching:
+                return None
+            where = view.get(intent.target, "IN")
+            if where is None:
+                raise IntentFailed(f"do not know where {intent.target} is")
+            if where != here:
+                return Action("walk", _id(where))
+            ts = visible.get(intent.target)
+            if ts is None:
+                raise IntentFailed(f"{intent.target} not here")
+            if obs.near != ts.entity.id:
+                return Action("walk", ts.entity.id)
+            if ts.entity.kind == "container" and ts.state != "opened":
+                return Action("open", ts.entity.id)
+            return Action("put", ts.entity.id, matching[0].id)
+        raise IntentFailed(f"unknown plan verb {intent.verb!r}")
+
+    def still_valid(self, intent: Intent, view: WorldView, me: str, holding: list[str]) -> bool:
+        """False once beliefs say the step is pointless (object taken or already placed, room explored…)."""
+        if intent.verb == "grab":
+            if intent.target in holding:
+                return True
+            rels = view.facts.get(intent.target, {})
+            if "HELD_BY" in rels or not (rels.get("ON") or rels.get("INSIDE")):
+                return False
+            cls = _name(intent.target)
+            return self.remaining(view).get(cls, 0) > 0
+        if intent.verb == "explore":
+            return view.get(intent.target, "EXPLORED") != "all" or any(
+                self.target_ref(view, self._target_of[_name(h)]) is None for h in holding if _name(h) in self._count
+            )
+        if intent.verb == "check":
+            return view.get(intent.target, "EXPLORED") != "all" and any(v > 0 for v in self.remaining(view).values())
+        if intent.verb == "deliver":
+            return any(self._target_of.get(_name(h)) == _name(intent.target) for h in holding)
+        return True
+
+
+_VERB_ORDER = {"deliver": 0, "grab": 1, "explore": 2}

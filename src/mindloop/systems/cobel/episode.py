@@ -1,0 +1,257 @@
+"""Run one transport episode with a team and record what the metrics need.
+
+A team is a sequence of agent kinds, one per agent (``("cobel", "cobel")``); :func:`parse_team` reads the
+``"cobel,cobel"`` strings the command line passes, and a single name means the whole team uses it. The result
+records steps (C-WAH) or frames and the transport rate (TDW-MAT), every message with its token count under the
+offline tokenizer, and, every few steps, how many of each agent's first-order beliefs about each partner match
+what that partner actually believes (``belief_accuracy``).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from mindloop.beliefs import Utterance
+from mindloop.errors import InvalidArgumentError, MindloopError
+from mindloop.models.base import ChatModel, GenerationConfig
+from mindloop.models.tokens import count_tokens
+from mindloop.systems.cobel.cwah_domain import CwahDomain
+from mindloop.systems.cobel.mind import Mind
+from mindloop.systems.cobel.team import STYLES, CollabAgent
+from mindloop.systems.cobel.worlds.cwah import MAX_STEPS, CwahEnv, CwahEpisode
+from mindloop.systems.cobel.worlds.tdw import FRAME_BUDGET, TdwEnv, TdwEpisode
+
+__all__ = [
+    "AGENT_KINDS",
+    "MODEL_KINDS",
+    "EpisodeResult",
+    "MessageRecord",
+    "arun_episode",
+    "episode_from_dict",
+    "first_order_accuracy",
+    "make_agent",
+    "parse_team",
+    "run_episode",
+    "run_episode_with_agents",
+]
+
+MODEL_KINDS = ("cobel-llm",)
+"""Agent kinds that need a model."""
+
+AGENT_KINDS = (*STYLES, *MODEL_KINDS)
+"""Every agent kind a team may use."""
+
+
+def parse_team(spec: str | Sequence[str], n_agents: int = 2) -> tuple[str, ...]:
+    """``"cobel,cobel"`` → ``("cobel", "cobel")``; one name fills the team; unknown names are an error."""
+    names = [s.strip() for s in spec.split(",")] if isinstance(spec, str) else [str(s).strip() for s in spec]
+    names = [n for n in names if n]
+    if not names:
+        raise InvalidArgumentError("a team needs at least one agent kind, e.g. 'cobel,cobel'")
+    for n in names:
+        if n not in AGENT_KINDS:
+            raise InvalidArgumentError(f"unknown agent kind {n!r} (known: {', '.join(AGENT_KINDS)})")
+    if len(names) == 1:
+        names = names * n_agents
+    if len(names) != n_agents:
+        raise InvalidArgumentError(f"team {','.join(names)!r} has {len(names)} agents but the episode has {n_agents}")
+    return tuple(names)
+
+
+def episode_from_dict(data: Mapping[str, Any]) -> CwahEpisode | TdwEpisode:
+    """A C-WAH or TDW-MAT episode from its ``to_dict`` form (``world`` says which)."""
+    world = data.get("world")
+    if world == "cwah":
+        return CwahEpisode.from_dict(data)
+    if world == "tdw-mat":
+        return TdwEpisode.from_dict(data)
+    raise InvalidArgumentError(f"unknown transport world {world!r} (known: cwah, tdw-mat)")
+
+
+@dataclass(frozen=True)
+class MessageRecord:
+    """A message as the env delivered it, with its token count."""
+
+    t: int
+    sender: str
+    text: str
+    tokens: int
+
+
+@dataclass(frozen=True)
+class EpisodeResult:
+    """What one episode produced; ``error`` is set when a model-driven agent failed (the episode stops)."""
+
+    world: str
+    task: str
+    team: tuple[str, ...]
+    steps: int
+    finished: bool
+    transport_rate: float | None
+    frames: int | None
+    messages: tuple[MessageRecord, ...]
+    belief_accuracy: tuple[tuple[int, float], ...]
+    error: str | None = None
+
+    @property
+    def comm_tokens(self) -> int:
+        """Tokens in all messages of the episode."""
+        return sum(m.tokens for m in self.messages)
+
+    @property
+    def n_messages(self) -> int:
+        """Number of messages sent."""
+        return len(self.messages)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (messages included)."""
+        out = asdict(self)
+        out["comm_tokens"] = self.comm_tokens
+        out["n_messages"] = self.n_messages
+        return out
+
+
+def make_agent(
+    kind: str,
+    name: str,
+    team: tuple[str, ...],
+    world: str,
+    model: ChatModel | None = None,
+    config: GenerationConfig | None = None,
+) -> Any:
+    """An agent of ``kind`` called ``name`` for ``world`` (``cwah`` or ``tdw-mat``)."""
+    if world == "cwah":
+        domain: Any = CwahDomain()
+    elif world == "tdw-mat":
+        from mindloop.systems.cobel.tdw_domain import TdwDomain
+
+        domain = TdwDomain()
+    else:
+        raise InvalidArgumentError(f"unknown transport world {world!r}")
+    if kind in STYLES:
+        return CollabAgent(name, team, domain, kind)
+    if kind == "cobel-llm":
+        if model is None:
+            raise InvalidArgumentError("agent kind 'cobel-llm' needs a model (--model)")
+        from mindloop.systems.cobel.llm import LlmCobelAgent
+
+        return LlmCobelAgent(name, team, domain, model, config)
+    raise InvalidArgumentError(f"unknown agent kind {kind!r} (known: {', '.join(AGENT_KINDS)})")
+
+
+def first_order_accuracy(minds: Mapping[str, Mind]) -> float | None:
+    """Share of first-order beliefs ``(i, j)`` that equal ``j``'s own belief, over all ordered pairs.
+
+    Plans are left out (they are intents, not states). ``None`` when no agent holds a first-order belief.
+    """
+    right = total = 0
+    for i, mi in minds.items():
+        for j, mj in minds.items():
+            if i == j:
+                continue
+            for b in mi.tracker.store.beliefs((i, j)):
+                if b.fact.relation in ("INTENT", "LIKELY_INTENT"):
+                    continue
+                total += 1
+                right += mj.tracker.store.value((j,), b.fact.subject, b.fact.relation) == b.fact.value
+    return right / total if total else None
+
+
+async def arun_episode(
+    episode: CwahEpisode | TdwEpisode,
+    team: str | Sequence[str],
+    *,
+    model: ChatModel | None = None,
+    config: GenerationConfig | None = None,
+    sample_every: int | None = None,
+) -> EpisodeResult:
+    """Play ``episode`` with ``team`` to the end (goal met or budget spent) and record the result.
+
+    A :class:`~mindloop.errors.MindloopError` from a model-driven agent (malformed output, a failed call) ends
+    the episode and is recorded in ``error`` with the steps so far; it is never scored as a success.
+    """
+    result, _ = await _play(episode, team, model=model, config=config, sample_every=sample_every)
+    return result
+
+
+async def _play(
+    episode: CwahEpisode | TdwEpisode,
+    team: str | Sequence[str],
+    *,
+    model: ChatModel | None = None,
+    config: GenerationConfig | None = None,
+    sample_every: int | None = None,
+) -> tuple[EpisodeResult, dict[str, Any]]:
+    kinds = parse_team(team, episode.n_agents)
+    if isinstance(episode, CwahEpisode):
+        world, env_c = "cwah", CwahEnv(episode)
+        env: Any = env_c
+        every = sample_every or 5
+    else:
+        world, env = "tdw-mat", TdwEnv(episode)
+        every = sample_every or 100
+    names = tuple(env.possible_agents)
+    agents = {n: make_agent(k, n, names, world, model, config) for n, k in zip(names, kinds, strict=True)}
+    obs, _ = env.reset()
+    messages: list[MessageRecord] = []
+    accuracy: list[tuple[int, float]] = []
+    error: str | None = None
+    next_sample = 0
+    clock = 0
+    steps = 0
+    finished = False
+    while env.agents:
+        actions = {}
+        try:
+            for n in env.agents:
+                agent = agents[n]
+                result = agent.act(obs[n])
+                if inspect.isawaitable(result):
+                    result = await result
+                actions[n] = result
+        except MindloopError as exc:
+            error = f"{type(exc).__name__}: {exc}"
+            break
+        obs, _, terms, _, _ = env.step(actions)
+        steps += 1
+        clock = env.t if world == "cwah" else env.frame
+        for ev in env.last_events:
+            if isinstance(ev, Utterance):
+                messages.append(MessageRecord(ev.t, ev.speaker, ev.text, count_tokens(ev.text)))
+        if clock >= next_sample:
+            acc = first_order_accuracy({n: a.mind for n, a in agents.items()})
+            if acc is not None:
+                accuracy.append((clock, round(acc, 4)))
+            next_sample = clock + every
+        finished = any(terms.values())
+    if world == "cwah":
+        n_steps = env.t if finished else MAX_STEPS
+        rate = None
+        frames = None
+        task = episode.task
+    else:
+        n_steps = steps
+        rate = env.transport_rate()
+        frames = env.frame if finished else FRAME_BUDGET
+        task = episode.task
+    result = EpisodeResult(world, task, kinds, n_steps, finished, rate, frames, tuple(messages), tuple(accuracy), error)
+    return result, agents
+
+
+def run_episode(
+    episode: CwahEpisode | TdwEpisode, team: str | Sequence[str], *, sample_every: int | None = None
+) -> EpisodeResult:
+    """Synchronous :func:`arun_episode` for symbolic teams (no model)."""
+    return run_episode_with_agents(episode, team, sample_every=sample_every)[0]
+
+
+def run_episode_with_agents(
+    episode: CwahEpisode | TdwEpisode, team: str | Sequence[str], *, sample_every: int | None = None
+) -> tuple[EpisodeResult, dict[str, Any]]:
+    """:func:`run_episode`, also returning the agents by name (their minds hold the beliefs at the end)."""
+    import asyncio
+
+    return asyncio.run(_play(episode, team, sample_every=sample_every))

@@ -1,0 +1,146 @@
+"""Collaborative belief-rule construction (section 3.1, Fig. 5/6): Alice proposes, Bob reviews, Alice revises.
+
+Without a model the symbolic default is returned: the paper's Fig. 7 rules for TDW-MAT, our rules in its style
+for C-WAH. With a ``proposer`` model, Alice's prompts (Fig. 5) produce the rules; Bob is the ``reviewer`` model
+with Fig. 6's prompt, or, without one, :func:`review_rules` — a symbolic Bob that checks what the paper asks Bob
+to check: malformed lines, missing zero- or first-order rules, missing key beliefs (the agent's position), and
+zero-order rules without a first-order counterpart. Rounds continue until Bob is satisfied or ``max_rounds``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from mindloop.beliefs.views.sbl import CWAH_RULES, FIG7_RULES, SBL_DEFINITION, RuleSet, SblIssue, parse_rules
+from mindloop.errors import InvalidArgumentError, ParseError
+from mindloop.models.base import ChatModel, GenerationConfig, message
+from mindloop.systems.cobel import prompts as tpl
+
+__all__ = ["TASK_DESCRIPTIONS", "Review", "RuleConstruction", "construct_rules", "review_rules"]
+
+TASK_DESCRIPTIONS = {
+    "tdw-mat": (
+        "Two agents, Alice and Bob, transport target objects to the bed within 3000 frames. The house has rooms "
+        "(living room, office, kitchen, bedroom) that an agent can explore none, part or all. Agents can hold two "
+        "things at a time, objects or containers; a container holds three objects and is used up at the bed."
+    ),
+    "cwah": (
+        "Two agents, Alice and Bob, put objects on or in target furniture (ON(x, y), IN(x, y)) within 250 steps. "
+        "The house has rooms with surfaces and containers that open and close; objects may be inside closed "
+        "containers. Agents can hold two objects at a time and walk between rooms."
+    ),
+}
+"""Task descriptions (``$TASK_DESCRIPTION$``) for the two worlds."""
+
+_HEADS = ("Entity and predicate reasoning", "Reasoning", "Zero order belief rules", "First order belief rules")
+
+
+@dataclass(frozen=True)
+class Review:
+    """Bob's verdict on a proposal: satisfied or not, and suggestions for Alice."""
+
+    satisfied: bool
+    suggestions: tuple[str, ...]
+
+
+@dataclass
+class RuleConstruction:
+    """The consensus rules, how many rounds it took, whether Bob was satisfied, and the transcript."""
+
+    rules: RuleSet
+    rounds: int
+    satisfied: bool
+    issues: tuple[SblIssue, ...] = ()
+    transcript: list[tuple[str, str]] = field(default_factory=list)
+
+
+def review_rules(
+    rules: RuleSet, issues: Iterable[SblIssue] = (), required: Iterable[str] = ("AT", "HOLD", "IN")
+) -> Review:
+    """The symbolic Bob: formatting errors, missing orders, missing key relations, zero-order rules with no
+    first-order counterpart."""
+    out: list[str] = [f"Fix the format of line {i.line}: {i.reason} ({i.text!r})" for i in issues]
+    if not rules.zero_order():
+        out.append("Add zero-order belief rules ('?agent BELIEVE ...').")
+    if not rules.first_order():
+        out.append("Add first-order belief rules ('?agentA BELIEVE ?agentB BELIEVE ...').")
+    have = rules.relations()
+    for rel in required:
+        if rel not in have:
+            out.append(f"Missing key beliefs: add rules with the relation {rel} (e.g. the agent's position for AT).")
+    first = {(r.statement.subject, r.relation, r.statement.value) for r in rules.first_order()}
+    for r in rules.zero_order():
+        if (r.statement.subject, r.relation, r.statement.value) not in first:
+            out.append(f"Add the first-order counterpart of '{r}'.")
+    return Review(not out, tuple(out))
+
+
+def default_rules(world: str) -> RuleSet:
+    """The symbolic default rules of ``world`` (``tdw-mat``: Fig. 7; ``cwah``: ours in its style)."""
+    if world == "tdw-mat":
+        return FIG7_RULES
+    if world == "cwah":
+        return CWAH_RULES
+    raise InvalidArgumentError(f"unknown transport world {world!r} (known: cwah, tdw-mat)")
+
+
+def _rules_of(reply: str) -> tuple[RuleSet, tuple[SblIssue, ...]]:
+    zero = tpl.section(reply, "Zero order belief rules", _HEADS)
+    first = tpl.section(reply, "First order belief rules", _HEADS)
+    if zero is None or first is None:
+        raise ParseError(
+            "rule construction: the reply needs 'Zero order belief rules:' and 'First order belief rules:'",
+            text=reply[:300],
+        )
+    text = f"zero-order belief rules:\n{zero}\nfirst-order belief rules:\n{first}\n"
+    return parse_rules(text, strict=False)
+
+
+async def construct_rules(
+    world: str,
+    *,
+    proposer: ChatModel | None = None,
+    reviewer: ChatModel | None = None,
+    max_rounds: int = 3,
+    config: GenerationConfig | None = None,
+    task_description: str | None = None,
+) -> RuleConstruction:
+    """Propose-and-revise the belief rules of ``world``; the symbolic default when no ``proposer`` is given."""
+    if max_rounds < 1:
+        raise InvalidArgumentError(f"max_rounds must be at least 1, got {max_rounds}")
+    if proposer is None:
+        return RuleConstruction(default_rules(world), 0, True)
+    task = task_description or TASK_DESCRIPTIONS.get(world)
+    if task is None:
+        raise InvalidArgumentError(f"unknown transport world {world!r} (known: cwah, tdw-mat)")
+    config = config or GenerationConfig(temperature=0.7, top_p=1.0, max_tokens=512)
+    values = {"BELIEF_LANGUAGE": SBL_DEFINITION, "TASK_DESCRIPTION": task}
+    transcript: list[tuple[str, str]] = []
+    prompt = tpl.fill(tpl.RULES_INIT, values)
+    rules = RuleSet(())
+    issues: tuple[SblIssue, ...] = ()
+    review = Review(False, ())
+    for rnd in range(1, max_rounds + 1):
+        reply = (await proposer.generate([message("user", prompt)], config)).text
+        transcript.append(("Alice", reply))
+        rules, issues = _rules_of(reply)
+        if reviewer is None:
+            review = review_rules(rules, issues)
+            transcript.append(("Bob (symbolic)", "\n".join(review.suggestions) or "Satisfied: yes"))
+        else:
+            bob = tpl.fill(tpl.RULES_DISCUSS, {**values, "ALICE_CONTENT": reply})
+            verdict = (await reviewer.generate([message("user", bob)], config)).text
+            transcript.append(("Bob", verdict))
+            labels = ("Reasoning", "Suggestions", "Satisfied")
+            satisfied = tpl.section(verdict, "Satisfied", labels)
+            if satisfied is None:
+                raise ParseError("rule construction: Bob's reply has no 'Satisfied:' line", text=verdict[:300])
+            suggestions = tpl.section(verdict, "Suggestions", labels) or ""
+            review = Review(satisfied.strip().lower().startswith("yes"), (suggestions,) if suggestions else ())
+        if review.satisfied:
+            return RuleConstruction(rules, rnd, True, issues, transcript)
+        prompt = tpl.fill(
+            tpl.RULES_REFINE, {**values, "PREVIOUS_CONTENT": reply, "SUGGESTIONS": "\n".join(review.suggestions)}
+        )
+    return RuleConstruction(rules, max_rounds, False, issues, transcript)

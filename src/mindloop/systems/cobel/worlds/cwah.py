@@ -1,0 +1,738 @@
+"""A C-WAH-style household world (Communicative Watch-And-Help, CoBel-World appendix B.2) as a PettingZoo env.
+
+Two to four agents must make the goal predicates of one of the five tasks of Table 6 true (``ON(apple,
+coffeetable): 2``…) within 250 steps. The house has four rooms joined by doors (walking through a door takes
+:data:`HOP_STEPS` steps), furniture that is a surface or a container that opens and closes, goal objects
+scattered over it (some inside closed containers), and distractors. Every agent acts every step with one of the
+actions of B.2 — walk towards a room or an object in its room, turn left/right, grasp, open, close, put, send a
+message (one step, at most 500 characters) — and observes symbolically what is visible in its room (objects on
+surfaces or in open containers, container states), its own holdings, the partners in the same room with their
+holdings, and the messages sent to it.
+
+``info[agent]["events"]`` carries the step's :class:`~mindloop.beliefs.Event`/``Utterance`` records with their
+witnesses, so a :class:`~mindloop.beliefs.Tracker` can follow the episode; ground truth is added to ``info``
+only when ``reset(options={"privileged": True})`` asks for it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from mindloop.beliefs import Event, EventKind, Fact, Source, Utterance
+from mindloop.errors import InvalidArgumentError
+from mindloop.systems.cobel.worlds.common import (
+    Action,
+    Entity,
+    Layout,
+    Message,
+    TransportEnv,
+    agent_names,
+    coerce_action,
+)
+
+__all__ = [
+    "CWAH_ACTIONS",
+    "CWAH_TASKS",
+    "HOP_STEPS",
+    "MAX_STEPS",
+    "CwahEnv",
+    "CwahEpisode",
+    "CwahObservation",
+    "GoalPredicate",
+    "PartnerView",
+    "Seen",
+    "make_cwah_episode",
+]
+
+MAX_STEPS = 250
+"""The C-WAH step limit."""
+
+HOP_STEPS = 3
+"""Steps it takes to walk from one room through a door into the next."""
+
+CWAH_ACTIONS = ("walk", "turn_left", "turn_right", "grasp", "open", "close", "put", "send_message")
+"""The action set of appendix B.2, in action-space index order."""
+
+HANDS = 2
+
+CWAH_TASKS: Mapping[str, tuple[tuple[str, str, str], ...]] = {
+    "prepare_afternoon_tea": tuple(("ON", o, "coffeetable") for o in ("cupcake", "pudding", "apple", "juice", "wine")),
+    "wash_dishes": (("IN", "plate", "dishwasher"), ("IN", "fork", "dishwasher")),
+    "prepare_a_meal": tuple(
+        ("ON", o, "dinnertable")
+        for o in ("coffeepot", "cupcake", "pancake", "poundcake", "pudding", "apple", "juice", "wine")
+    ),
+    "put_groceries": tuple(
+        ("IN", o, "fridge") for o in ("cupcake", "pancake", "poundcake", "pudding", "apple", "juice", "wine")
+    ),
+    "set_up_a_dinner_table": (("ON", "plate", "dinnertable"), ("ON", "fork", "dinnertable")),
+}
+"""Table 6: each task's predicates ``(ON|IN, object class, target class)``."""
+
+# Rooms (id, name) and doors: a ring kitchen - livingroom - bedroom - bathroom - kitchen.
+_ROOMS = ((1000, "livingroom"), (2000, "kitchen"), (3000, "bedroom"), (4000, "bathroom"))
+_DOORS = ((1000, 2000), (1000, 3000), (3000, 4000), (4000, 2000))
+_FURNITURE: Mapping[str, tuple[tuple[str, str], ...]] = {
+    "kitchen": (
+        ("fridge", "container"),
+        ("dishwasher", "container"),
+        ("kitchencabinet", "container"),
+        ("kitchencabinet", "container"),
+        ("kitchencabinet", "container"),
+        ("stove", "container"),
+        ("dinnertable", "surface"),
+        ("kitchencounter", "surface"),
+    ),
+    "livingroom": (
+        ("coffeetable", "surface"),
+        ("sofa", "surface"),
+        ("cabinet", "container"),
+        ("cabinet", "container"),
+        ("bookshelf", "surface"),
+        ("tvstand", "surface"),
+    ),
+    "bedroom": (
+        ("nightstand", "container"),
+        ("nightstand", "container"),
+        ("desk", "surface"),
+        ("bed", "surface"),
+        ("wardrobe", "container"),
+    ),
+    "bathroom": (
+        ("bathroomcabinet", "container"),
+        ("bathroomcabinet", "container"),
+        ("bathroomcounter", "surface"),
+        ("towelrack", "surface"),
+    ),
+}
+_FOOD_SPOTS = (
+    "fridge",
+    "kitchencabinet",
+    "kitchencounter",
+    "dinnertable",
+    "stove",
+    "coffeetable",
+    "cabinet",
+    "bookshelf",
+    "nightstand",
+    "desk",
+)
+_DISH_SPOTS = (
+    "kitchencabinet",
+    "dishwasher",
+    "kitchencounter",
+    "dinnertable",
+    "coffeetable",
+    "cabinet",
+    "desk",
+    "bathroomcounter",
+)
+_SPOTS: Mapping[str, tuple[str, ...]] = {
+    "cupcake": _FOOD_SPOTS,
+    "pudding": _FOOD_SPOTS,
+    "apple": _FOOD_SPOTS,
+    "juice": _FOOD_SPOTS,
+    "wine": _FOOD_SPOTS,
+    "pancake": _FOOD_SPOTS,
+    "poundcake": _FOOD_SPOTS,
+    "coffeepot": ("kitchencounter", "stove", "kitchencabinet", "cabinet", "tvstand", "dinnertable"),
+    "plate": _DISH_SPOTS,
+    "fork": _DISH_SPOTS,
+}
+_DISTRACTORS: Mapping[str, tuple[str, ...]] = {
+    "book": ("bookshelf", "desk", "nightstand", "sofa", "coffeetable"),
+    "remotecontrol": ("sofa", "coffeetable", "tvstand"),
+    "towel": ("towelrack", "bathroomcabinet", "wardrobe"),
+    "toothbrush": ("bathroomcounter", "bathroomcabinet"),
+    "cellphone": ("desk", "nightstand", "sofa", "bed"),
+    "candle": ("coffeetable", "bookshelf", "bathroomcounter", "nightstand"),
+    "mug": ("kitchencounter", "kitchencabinet", "desk", "dishwasher"),
+    "pillow": ("bed", "sofa", "wardrobe"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class GoalPredicate:
+    """``relation(obj, target): count`` — at least ``count`` objects of class ``obj`` ON/IN the ``target``."""
+
+    relation: str
+    obj: str
+    target: str
+    count: int
+
+    def __str__(self) -> str:
+        return f"{self.relation}({self.obj},{self.target}): {self.count}"
+
+
+@dataclass(frozen=True, slots=True)
+class CwahEpisode:
+    """A fully specified episode: task, goal, agent count and the scene seed (JSON-friendly via ``to_dict``)."""
+
+    task: str
+    goal: tuple[GoalPredicate, ...]
+    n_agents: int
+    seed: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for a benchmark sample."""
+        return {
+            "world": "cwah",
+            "task": self.task,
+            "goal": [[p.relation, p.obj, p.target, p.count] for p in self.goal],
+            "n_agents": self.n_agents,
+            "seed": self.seed,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CwahEpisode:
+        """Read back :meth:`to_dict`'s form, checking task and predicates."""
+        try:
+            task = str(data["task"])
+            goal = tuple(GoalPredicate(str(r), str(o), str(t), int(c)) for r, o, t, c in data["goal"])
+            ep = cls(task, goal, int(data.get("n_agents", 2)), int(data["seed"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InvalidArgumentError(f"malformed C-WAH episode {dict(data)!r}: {exc}") from None
+        ep.check()
+        return ep
+
+    def check(self) -> None:
+        """Raise ``InvalidArgumentError`` unless every predicate belongs to the task of Table 6."""
+        if self.task not in CWAH_TASKS:
+            raise InvalidArgumentError(f"unknown C-WAH task {self.task!r} (known: {', '.join(CWAH_TASKS)})")
+        allowed = set(CWAH_TASKS[self.task])
+        for p in self.goal:
+            if (p.relation, p.obj, p.target) not in allowed or p.count < 1:
+                raise InvalidArgumentError(f"predicate {p} is not part of task {self.task!r}")
+        agent_names(self.n_agents)
+
+
+def make_cwah_episode(task: str, seed: int, n_agents: int = 2) -> CwahEpisode:
+    """A seeded episode of ``task``: 1–4 of its predicates with counts totalling 3 to 5 objects."""
+    if task not in CWAH_TASKS:
+        raise InvalidArgumentError(f"unknown C-WAH task {task!r} (known: {', '.join(CWAH_TASKS)})")
+    rng = random.Random(f"cwah-goal:{task}:{seed}")
+    preds = list(CWAH_TASKS[task])
+    k = rng.randint(min(2, len(preds)), min(4, len(preds)))
+    chosen = rng.sample(preds, k)
+    total = rng.randint(max(3, k), 5)
+    counts = [1] * k
+    for _ in range(total - k):
+        counts[rng.randrange(k)] += 1
+    goal = tuple(GoalPredicate(r, o, t, c) for (r, o, t), c in zip(chosen, counts, strict=True))
+    ep = CwahEpisode(task, goal, n_agents, seed)
+    ep.check()
+    return ep
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """One thing visible in the agent's room: the entity, where it is (relation and holder id) and its state.
+
+    Furniture is ``IN`` its room; objects are ``ON`` a surface or ``INSIDE`` an open container. ``state`` is
+    ``opened``/``closed`` for containers and empty otherwise.
+    """
+
+    entity: Entity
+    relation: str
+    holder: int
+    state: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PartnerView:
+    """A partner in the same room: its name, what it holds and what it stands near."""
+
+    name: str
+    holding: tuple[Entity, ...]
+    near: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class CwahObservation:
+    """What one agent perceives after a step (symbolic observation of B.2)."""
+
+    t: int
+    agent: str
+    room: Entity
+    near: int | None
+    holding: tuple[Entity, ...]
+    seen: tuple[Seen, ...]
+    partners: tuple[PartnerView, ...]
+    messages: tuple[Message, ...]
+    goal: tuple[GoalPredicate, ...]
+    rooms: tuple[Entity, ...]
+    doors: tuple[tuple[int, int], ...]
+    walking_to: int | None = None
+
+
+@dataclass(frozen=True)
+class _House:
+    """The static part of every C-WAH scene: rooms, furniture, where it stands, how it is seen."""
+
+    entities: dict[int, Entity]
+    room_of: dict[int, int]
+    furniture_ids: dict[str, list[int]]
+    furniture: list[int]
+    containers: list[int]
+    rooms: tuple[Entity, ...]
+    room_furniture: dict[int, list[tuple[int, bool]]]
+    seen: dict[tuple[int, Any], Seen]
+    next_id: int
+
+
+def _make_house() -> _House:
+    entities = {rid: Entity.make(rid, rname, "room") for rid, rname in _ROOMS}
+    room_of: dict[int, int] = {}
+    furniture_ids: dict[str, list[int]] = {}
+    room_furniture: dict[int, list[tuple[int, bool]]] = {rid: [] for rid, _ in _ROOMS}
+    seen: dict[tuple[int, Any], Seen] = {}
+    next_id = 100
+    for rid, rname in _ROOMS:
+        for fname, kind in _FURNITURE[rname]:
+            f = entities[next_id] = Entity.make(next_id, fname, kind)
+            room_of[next_id] = rid
+            furniture_ids.setdefault(fname, []).append(next_id)
+            room_furniture[rid].append((next_id, kind == "container"))
+            for opened in (False, True):
+                state = ("opened" if opened else "closed") if kind == "container" else ""
+                seen[(next_id, opened)] = Seen(f, "IN", rid, state)
+            next_id += 1
+    furniture = sorted(room_of)
+    containers = [i for i in furniture if entities[i].kind == "container"]
+    rooms = tuple(entities[r] for r, _ in _ROOMS)
+    return _House(entities, room_of, furniture_ids, furniture, containers, rooms, room_furniture, seen, next_id)
+
+
+class _Agent:
+    __slots__ = ("facing", "holding", "name", "near", "progress", "room", "transit")
+
+    def __init__(self, name: str, room: int) -> None:
+        self.name = name
+        self.room = room
+        self.near: int | None = None
+        self.holding: list[int] = []
+        self.transit: int | None = None  # next room on the way
+        self.progress = 0
+        self.facing = 0
+
+
+_HOUSE = _make_house()
+
+
+class CwahEnv(TransportEnv[CwahObservation]):
+    """The C-WAH-style world; ``reset(seed=s, options={"episode": CwahEpisode | dict})`` picks the episode.
+
+    Without an ``episode`` option, ``reset(seed=s)`` draws a task and a goal from ``s``. The same episode and
+    seed give the same run, byte for byte.
+    """
+
+    def __init__(self, episode: CwahEpisode | None = None, n_agents: int = 2, render_mode: str | None = None):
+        n = episode.n_agents if episode is not None else n_agents
+        super().__init__("cwah_v0", CWAH_ACTIONS, CwahObservation, n, render_mode)
+        self.episode = episode
+        self.layout = Layout(tuple(r for r, _ in _ROOMS), _DOORS)
+        self.t = 0
+
+    # ---- episode setup --------------------------------------------------------------------------------------
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, CwahObservation], dict[str, dict[str, Any]]]:
+        """Build the episode's scene and return each agent's first observation and info."""
+        options = options or {}
+        ep = options.get("episode", self.episode)
+        if isinstance(ep, Mapping):
+            ep = CwahEpisode.from_dict(ep)
+        if ep is None:
+            s = 0 if seed is None else seed
+            task = sorted(CWAH_TASKS)[random.Random(f"cwah-task:{s}").randrange(len(CWAH_TASKS))]
+            ep = make_cwah_episode(task, s, len(self.possible_agents))
+        elif not isinstance(ep, CwahEpisode):
+            raise InvalidArgumentError(f"option 'episode' must be a CwahEpisode or a dict, got {type(ep).__name__}")
+        if ep.n_agents != len(self.possible_agents):
+            raise InvalidArgumentError(
+                f"episode is for {ep.n_agents} agents but this env has {len(self.possible_agents)}"
+            )
+        self.current = ep
+        self.privileged = bool(options.get("privileged", False))
+        self._build(ep, ep.seed)
+        self.agents = list(self.possible_agents)
+        self.t = 0
+        self._inbox: dict[str, list[Message]] = {a: [] for a in self.agents}
+        events: list[Event | Utterance] = [
+            Event(0, EventKind.OTHER, None, tuple(self.world_facts()), frozenset(), Source.NARRATION)
+        ]
+        for a in self.agents:
+            events.append(self._look_event(self._agent[a], 0))
+        self.last_events = tuple(events)
+        obs = {a: self._observe(a) for a in self.agents}
+        infos = {a: self._info(a, True, "") for a in self.agents}
+        return obs, infos
+
+    def _build(self, ep: CwahEpisode, seed: int) -> None:
+        rng = random.Random(f"cwah-scene:{ep.task}:{seed}")
+        house = _HOUSE  # rooms and furniture are the same in every episode: built once, shared read-only
+        self.entities: dict[int, Entity] = dict(house.entities)
+        self.room_of: dict[int, int] = dict(house.room_of)
+        self.by_name: dict[str, list[int]] = {}
+        furniture_ids = house.furniture_ids
+        next_id = house.next_id
+        self.is_open: dict[int, bool] = dict.fromkeys(house.containers, False)
+        self.loc: dict[int, tuple[str, int]] = {}  # object -> (INSIDE|ON|HELD_BY, holder id or agent index)
+        self.contents: dict[int, list[int]] = {i: [] for i in house.furniture}
+        goal_targets = {(p.obj, p.target) for p in ep.goal}
+        objects: list[tuple[str, tuple[str, ...]]] = []
+        for p in ep.goal:
+            spots = tuple(s for s in _SPOTS[p.obj] if (p.obj, s) not in goal_targets)
+            objects.extend((p.obj, spots) for _ in range(p.count))
+        for name in sorted({p.obj for p in ep.goal}):  # a few spares of each needed class
+            spots = tuple(s for s in _SPOTS[name] if (name, s) not in goal_targets)
+            objects.extend((name, spots) for _ in range(rng.randint(0, 1)))
+        for name in rng.sample(sorted(_DISTRACTORS), 5):
+            objects.append((name, _DISTRACTORS[name]))
+        for name, spots in objects:
+            holder = rng.choice([fid for spot in spots for fid in furniture_ids[spot]])
+            self.entities[next_id] = Entity.make(next_id, name, "object")
+            rel = "INSIDE" if self.entities[holder].kind == "container" else "ON"
+            self.loc[next_id] = (rel, holder)
+            self.contents[holder].append(next_id)
+            self.room_of[next_id] = self.room_of[holder]
+            self.by_name.setdefault(name, []).append(next_id)
+            next_id += 1
+        for name, ids in self.by_name.items():
+            self.by_name[name] = sorted(ids)
+        self._furniture = house.furniture
+        self._rooms = house.rooms
+        self._agent: dict[str, _Agent] = {}
+        self._agents_list: list[_Agent] = []
+        start = rng.choice(_ROOMS)[0]  # the team enters the house together
+        for name in self.possible_agents:
+            ag = _Agent(name, start)
+            self._agent[name] = ag
+            self._agents_list.append(ag)
+        self._room_version = dict.fromkeys(self.layout.rooms, 0)
+        self._room_furniture = house.room_furniture
+        self._seen_memo: dict[tuple[int, Any], Seen] = dict(house.seen)
+        self._room_cache: dict[int, tuple[int, tuple[Seen, ...]]] = {}
+        self._goal = ep.goal
+        self._goal_spec = [(p, "INSIDE" if p.relation == "IN" else "ON", furniture_ids[p.target][0]) for p in ep.goal]
+        self.satisfied = self._count_satisfied()
+
+    # ---- stepping -------------------------------------------------------------------------------------------
+    def step(
+        self, actions: Mapping[str, Any]
+    ) -> tuple[
+        dict[str, CwahObservation],
+        dict[str, float],
+        dict[str, bool],
+        dict[str, bool],
+        dict[str, dict[str, Any]],
+    ]:
+        """Apply every live agent's action (in agent order), then observe; missing actions are a no-op."""
+        if not self.agents:
+            raise InvalidArgumentError("step() called on a finished episode; call reset() first")
+        self.t += 1
+        t = self.t
+        events: list[Event | Utterance] = []
+        results: dict[str, tuple[bool, str]] = {}
+        kinds, kind_set = self._kinds, self._kind_set
+        for name in self.agents:
+            raw = actions.get(name)
+            if raw is None:
+                results[name] = (True, "")
+                continue
+            act = coerce_action(raw, kinds, kind_set)
+            results[name] = self._apply(self._agent[name], act, t, events)
+        before = self.satisfied
+        if events and any(isinstance(e, Event) and e.kind is EventKind.PUT for e in events):
+            self.satisfied = self._count_satisfied()
+        self.last_events = tuple(events)
+        done = self.satisfied == self._goal_total
+        truncated = not done and t >= MAX_STEPS
+        reward = float(self.satisfied - before)
+        agents = self.agents
+        obs = {a: self._observe(a) for a in agents}
+        rewards = dict.fromkeys(agents, reward)
+        terms = dict.fromkeys(agents, done)
+        truncs = dict.fromkeys(agents, truncated)
+        infos = {a: self._info(a, *results[a]) for a in agents}
+        if done or truncated:
+            self.agents = []
+        return obs, rewards, terms, truncs, infos
+
+    def _apply(self, ag: _Agent, act: Action, t: int, events: list[Event | Utterance]) -> tuple[bool, str]:
+        kind = act.kind
+        if kind == "walk":
+            return self._walk(ag, act.target, t, events)
+        if ag.transit is not None and kind != "send_message":
+            ag.transit = None
+            ag.progress = 0
+        if kind == "turn_left":
+            ag.facing = (ag.facing - 1) % 12
+            return True, ""
+        if kind == "turn_right":
+            ag.facing = (ag.facing + 1) % 12
+            return True, ""
+        if kind == "send_message":
+            text = act.text.strip()
+            if not text:
+                return False, "a message needs text"
+            others = frozenset(a for a in self.possible_agents if a != ag.name)
+            msg = Message(t, ag.name, act.text)
+            for other in others:
+                self._inbox[other].append(msg)
+            events.append(Utterance(t, ag.name, others, (), True, act.text))
+            return True, ""
+        target = act.target
+        ent = self.entities.get(target) if target is not None else None
+        if ent is None:
+            return False, f"{kind}: no entity with id {target}"
+        if kind == "grasp":
+            return self._grasp(ag, ent, t, events)
+        if kind in ("open", "close"):
+            return self._open_close(ag, ent, kind == "open", t, events)
+        if kind == "put":
+            return self._put(ag, act.obj, ent, t, events)
+        raise AssertionError(kind)  # pragma: no cover - kinds are checked by coerce_action
+
+    def _witnesses(self, room: int) -> frozenset[str]:
+        return frozenset(a.name for a in self._agents_list if a.room == room)
+
+    def _walk(self, ag: _Agent, target: int | None, t: int, events: list[Event | Utterance]) -> tuple[bool, str]:
+        ent = self.entities.get(target) if target is not None else None
+        if ent is None:
+            return False, f"walk: no entity with id {target}"
+        if ent.kind == "room":
+            if ent.id == ag.room:
+                ag.near = None
+                ag.transit = None
+                ag.progress = 0
+                return True, ""
+            nxt = self.layout.next_hop(ag.room, ent.id)
+            if ag.transit != nxt:
+                ag.transit = nxt
+                ag.progress = 0
+            ag.near = None
+            ag.progress += 1
+            if ag.progress >= HOP_STEPS:
+                old = ag.room
+                witnesses_old = self._witnesses(old)
+                ag.room = nxt
+                ag.transit = None
+                ag.progress = 0
+                events.append(Event(t, EventKind.EXIT, ag.name, (), witnesses_old))
+                for o in ag.holding:
+                    self.room_of[o] = nxt
+                at = (Fact(ag.name, "AT", self.entities[nxt].ref),)
+                events.append(Event(t, EventKind.ENTER, ag.name, at, self._witnesses(nxt)))
+                events.append(self._look_event(ag, t))
+            return True, ""
+        if ag.transit is not None:
+            ag.transit = None
+            ag.progress = 0
+        if self.room_of.get(ent.id) != ag.room or not self._visible(ent.id):
+            return False, f"walk: {ent.ref} is not visible in {self.entities[ag.room].ref}"
+        ag.near = ent.id
+        return True, ""
+
+    def _visible(self, i: int) -> bool:
+        loc = self.loc.get(i)
+        if loc is None:
+            return True  # furniture
+        rel, holder = loc
+        if rel == "HELD_BY":
+            return False
+        return rel == "ON" or self.is_open[holder]
+
+    def _grasp(self, ag: _Agent, ent: Entity, t: int, events: list[Event | Utterance]) -> tuple[bool, str]:
+        if ent.kind != "object":
+            return False, f"grasp: {ent.ref} cannot be grasped"
+        loc = self.loc[ent.id]
+        if loc[0] == "HELD_BY":
+            return False, f"grasp: {ent.ref} is already held"
+        if self.room_of[ent.id] != ag.room or not self._visible(ent.id):
+            return False, f"grasp: {ent.ref} is not visible here"
+        if ag.near not in (ent.id, loc[1]):
+            return False, f"grasp: not close to {ent.ref}"
+        if len(ag.holding) >= HANDS:
+            return False, "grasp: both hands are full"
+        holder = loc[1]
+        self.contents[holder].remove(ent.id)
+        self.loc[ent.id] = ("HELD_BY", -1)
+        ag.holding.append(ent.id)
+        self._room_version[ag.room] += 1
+        facts = (Fact(ent.ref, "HELD_BY", ag.name), Fact(ent.ref, loc[0], None))
+        events.append(Event(t, EventKind.MOVE, ag.name, facts, self._witnesses(ag.room)))
+        return True, ""
+
+    def _open_close(
+        self, ag: _Agent, ent: Entity, opening: bool, t: int, events: list[Event | Utterance]
+    ) -> tuple[bool, str]:
+        verb = "open" if opening else "close"
+        if ent.kind != "container":
+            return False, f"{verb}: {ent.ref} is not a container"
+        if self.room_of[ent.id] != ag.room or ag.near != ent.id:
+            return False, f"{verb}: not close to {ent.ref}"
+        if self.is_open[ent.id] == opening:
+            return False, f"{verb}: {ent.ref} is already {'open' if opening else 'closed'}"
+        self.is_open[ent.id] = opening
+        self._room_version[ag.room] += 1
+        facts: tuple[Fact, ...] = (Fact(ent.ref, "STATE", "opened" if opening else "closed"),)
+        if opening:
+            facts += tuple(Fact(self.entities[o].ref, "INSIDE", ent.ref) for o in self.contents[ent.id])
+        kind = EventKind.OPEN if opening else EventKind.CLOSE
+        events.append(Event(t, kind, ag.name, facts, self._witnesses(ag.room)))
+        return True, ""
+
+    def _put(
+        self, ag: _Agent, obj: int | None, ent: Entity, t: int, events: list[Event | Utterance]
+    ) -> tuple[bool, str]:
+        if obj is None or obj not in ag.holding:
+            return False, f"put: not holding object {obj}"
+        if ent.kind not in ("surface", "container"):
+            return False, f"put: {ent.ref} is neither a surface nor a container"
+        if self.room_of[ent.id] != ag.room or ag.near != ent.id:
+            return False, f"put: not close to {ent.ref}"
+        if ent.kind == "container" and not self.is_open[ent.id]:
+            return False, f"put: {ent.ref} is closed"
+        rel = "INSIDE" if ent.kind == "container" else "ON"
+        ag.holding.remove(obj)
+        self.loc[obj] = (rel, ent.id)
+        self.contents[ent.id].append(obj)
+        self.room_of[obj] = ag.room
+        self._room_version[ag.room] += 1
+        oref = self.entities[obj].ref
+        facts = (Fact(oref, rel, ent.ref), Fact(oref, "HELD_BY", None))
+        events.append(Event(t, EventKind.PUT, ag.name, facts, self._witnesses(ag.room)))
+        return True, ""
+
+    # ---- goal -----------------------------------------------------------------------------------------------
+    def _count_satisfied(self) -> int:
+        total = 0
+        need = 0
+        for p, rel, holder in self._goal_spec:
+            have = sum(1 for o in self.contents[holder] if self.entities[o].name == p.obj and self.loc[o][0] == rel)
+            total += min(have, p.count)
+            need += p.count
+        self._goal_total = need
+        return total
+
+    def goal_progress(self) -> tuple[int, int]:
+        """``(satisfied, required)`` predicate units of the goal."""
+        return self.satisfied, self._goal_total
+
+    # ---- observing ------------------------------------------------------------------------------------------
+    def _room_view(self, room: int) -> tuple[Seen, ...]:
+        version = self._room_version[room]
+        cached = self._room_cache.get(room)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        seen: list[Seen] = []
+        memo = self._seen_memo
+        is_open = self.is_open
+        for fid, is_container in self._room_furniture[room]:
+            opened = is_container and is_open[fid]
+            seen.append(memo[(fid, opened)])
+            if not is_container or opened:
+                for o in self.contents[fid]:
+                    item = memo.get((o, fid))
+                    if item is None:
+                        item = memo[(o, fid)] = Seen(self.entities[o], "INSIDE" if is_container else "ON", fid)
+                    seen.append(item)
+        view = tuple(seen)
+        self._room_cache[room] = (version, view)
+        return view
+
+    def _observe(self, name: str) -> CwahObservation:
+        ag = self._agent[name]
+        ents = self.entities
+        room = ag.room
+        partners: tuple[PartnerView, ...] = ()
+        for o in self._agents_list:
+            if o is not ag and o.room == room:
+                partners += (PartnerView(o.name, tuple([ents[i] for i in o.holding]), o.near),)
+        inbox = self._inbox[name]
+        msgs: tuple[Message, ...] = ()
+        if inbox:
+            msgs = tuple(inbox)
+            inbox.clear()
+        return CwahObservation(
+            self.t,
+            name,
+            ents[ag.room],
+            ag.near,
+            tuple([ents[i] for i in ag.holding]),
+            self._room_view(room),
+            partners,
+            msgs,
+            self._goal,
+            self._rooms,
+            _DOORS,
+            ag.transit,
+        )
+
+    def _look_event(self, ag: _Agent, t: int) -> Event:
+        facts = [Fact(ag.name, "AT", self.entities[ag.room].ref)]
+        for s in self._room_view(ag.room):
+            if s.entity.kind == "object":
+                facts.append(Fact(s.entity.ref, s.relation, self.entities[s.holder].ref))
+            else:
+                facts.append(Fact(s.entity.ref, "IN", self.entities[s.holder].ref))
+                if s.state:
+                    facts.append(Fact(s.entity.ref, "STATE", s.state))
+        for o in self._agents_list:
+            if o is not ag and o.room == ag.room:
+                facts.extend(Fact(self.entities[i].ref, "HELD_BY", o.name) for i in o.holding)
+        return Event(t, EventKind.OBSERVE, ag.name, tuple(facts), frozenset({ag.name}))
+
+    def _info(self, name: str, ok: bool, error: str) -> dict[str, Any]:
+        info: dict[str, Any] = {"ok": ok, "events": self.last_events}
+        if error:
+            info["error"] = error
+        if self.privileged:
+            info["state"] = self.world_facts()
+            info["progress"] = self.goal_progress()
+        return info
+
+    def world_facts(self) -> list[Fact]:
+        """Ground truth as belief-core facts (privileged: for trackers and metrics, never for agents)."""
+        ents = self.entities
+        facts: list[Fact] = []
+        for fid in self._furniture:
+            f = ents[fid]
+            facts.append(Fact(f.ref, "IN", ents[self.room_of[fid]].ref))
+            if f.kind == "container":
+                facts.append(Fact(f.ref, "STATE", "opened" if self.is_open[fid] else "closed"))
+        holder_of = {o: a.name for a in self._agents_list for o in a.holding}
+        for oid, (rel, holder) in sorted(self.loc.items()):
+            if rel == "HELD_BY":
+                facts.append(Fact(ents[oid].ref, "HELD_BY", holder_of[oid]))
+            else:
+                facts.append(Fact(ents[oid].ref, rel, ents[holder].ref))
+        for a in self._agents_list:
+            facts.append(Fact(a.name, "AT", ents[a.room].ref))
+        return facts
+
+    def render(self) -> str | None:
+        """An ``ansi`` text picture: each room with its agents and what lies where."""
+        lines = [f"t={self.t} goal {self.satisfied}/{self._goal_total}: " + ", ".join(map(str, self._goal))]
+        for room in self._rooms:
+            who = [
+                f"{a.name}{'[' + ','.join(self.entities[i].ref for i in a.holding) + ']' if a.holding else ''}"
+                for a in self._agents_list
+                if a.room == room.id
+            ]
+            lines.append(f"{room.ref}: agents {', '.join(who) or '-'}")
+            for fid in self._furniture:
+                if self.room_of[fid] != room.id:
+                    continue
+                f = self.entities[fid]
+                state = "" if f.kind != "container" else (" (open)" if self.is_open[fid] else " (closed)")
+                stuff = ", ".join(self.entities[o].ref for o in self.contents[fid])
+                lines.append(f"  {f.ref}{state}: {stuff}")
+        return "\n".join(lines)
+
+    def close(self) -> None:
+        """Nothing to release."""

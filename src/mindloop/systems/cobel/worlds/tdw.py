@@ -1,0 +1,665 @@
+"""A TDW-MAT-style transport world (ThreeDWorld Multi-Agent Transport, CoBel-World appendix B.1) for PettingZoo.
+
+Two to four agents carry as many of the 10 target objects as they can to the bed within a budget of 3,000
+frames. Food tasks use apples, bananas, oranges, bread, loaf bread and burgers with bowls, plates and tea trays;
+stuff tasks use calculators, mice, pens, lighters, purses and iPhones with plastic, wooden and wicker baskets.
+Low-capacity episodes have 2 containers, high-capacity ones 5; a container holds 3 objects, an agent has two
+hands and may hold one container. The house is a 2×3 grid of rooms (living room, office, kitchen, bedroom) 8 m
+across, each seen in four quarters: an agent sees the quarter it faces when it enters and turns (90° at a time)
+to see the others, so each room it knows is explored ``none``, ``part`` or ``all``.
+
+Time is simulated frames. Every action costs frames (:data:`FRAME_COSTS`; moving costs
+:data:`FRAMES_PER_METER` per metre): an agent is *ready* when its last action has finished, and ``step`` takes
+actions only from ready agents, then advances the clock to the next moment some agent finishes. An action's
+effect happens when it finishes; one that would finish after frame 3,000 never does.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from mindloop.beliefs import Event, EventKind, Fact, Source, Utterance
+from mindloop.errors import InvalidArgumentError
+from mindloop.systems.cobel.worlds.common import (
+    Action,
+    Entity,
+    Layout,
+    Message,
+    TransportEnv,
+    agent_names,
+    coerce_action,
+)
+
+__all__ = [
+    "CONTAINER_CAPACITY",
+    "FRAMES_PER_METER",
+    "FRAME_BUDGET",
+    "FRAME_COSTS",
+    "ROOM_SIZE",
+    "TDW_ACTIONS",
+    "TDW_CATEGORIES",
+    "HeldView",
+    "TdwEnv",
+    "TdwEpisode",
+    "TdwObservation",
+    "TdwPartnerView",
+    "TdwSeen",
+    "exploration_state",
+    "quarter",
+]
+
+FRAME_BUDGET = 3000
+"""Frames an episode may last."""
+
+ROOM_SIZE = 8.0
+"""Rooms are ``ROOM_SIZE`` metres square; walking through a door to the next room's centre is that far."""
+
+FRAMES_PER_METER = 20
+"""Frames per metre walked (TDW-MAT's move-forward is 0.5 m)."""
+
+FRAME_COSTS: Mapping[str, int] = {
+    "turn_left": 30,
+    "turn_right": 30,
+    "grasp": 50,
+    "put_in": 40,
+    "drop": 30,
+    "send_message": 5,
+    "wait": 10,
+    "failed": 5,
+}
+"""Frames each non-moving action takes (a 90° look-around turn is six 15° turns); a failed action costs 5."""
+
+CONTAINER_CAPACITY = 3
+HANDS = 2
+N_TARGETS = 10
+
+TDW_ACTIONS = ("move", "turn_left", "turn_right", "grasp", "put_in", "drop", "send_message", "wait")
+"""Actions in action-space index order: B.1's seven (move = walk towards a room, an object or the bed) + wait."""
+
+TDW_CATEGORIES: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "food": (("apple", "banana", "orange", "bread", "loaf_bread", "burger"), ("bowl", "plate", "tea_tray")),
+    "stuff": (
+        ("calculator", "mouse", "pen", "lighter", "purse", "iphone"),
+        ("plastic_basket", "wood_basket", "wicker_basket"),
+    ),
+}
+"""Target and container kinds of each task category (appendix B.1, Table 5)."""
+
+_CAPACITY_CONTAINERS = {"low": 2, "high": 5}
+_ROOM_WEIGHTS: Mapping[str, Mapping[str, int]] = {
+    "food": {"kitchen": 4, "livingroom": 2, "office": 1, "bedroom": 1},
+    "stuff": {"office": 4, "livingroom": 2, "bedroom": 2, "kitchen": 1},
+}
+_EXTRA_ROOMS = ("livingroom", "office", "kitchen")
+_GRID_COLS = 3
+
+
+def exploration_state(seen_quarters: int) -> str:
+    """``none``, ``part`` or ``all`` for the number of a room's four quarters an agent has seen."""
+    return "none" if seen_quarters == 0 else ("all" if seen_quarters >= 4 else "part")
+
+
+@dataclass(frozen=True, slots=True)
+class TdwEpisode:
+    """Task category (food/stuff), capacity (low/high), team size and scene seed."""
+
+    category: str
+    capacity: str
+    n_agents: int
+    seed: int
+
+    @property
+    def task(self) -> str:
+        """``food-low-capacity`` etc., the row names of Table 1."""
+        return f"{self.category}-{self.capacity}-capacity"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for a benchmark sample."""
+        return {
+            "world": "tdw-mat",
+            "category": self.category,
+            "capacity": self.capacity,
+            "n_agents": self.n_agents,
+            "seed": self.seed,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TdwEpisode:
+        """Read back :meth:`to_dict`'s form."""
+        try:
+            ep = cls(str(data["category"]), str(data["capacity"]), int(data.get("n_agents", 2)), int(data["seed"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InvalidArgumentError(f"malformed TDW-MAT episode {dict(data)!r}: {exc}") from None
+        ep.check()
+        return ep
+
+    def check(self) -> None:
+        """Raise ``InvalidArgumentError`` for an unknown category or capacity."""
+        if self.category not in TDW_CATEGORIES:
+            raise InvalidArgumentError(f"unknown TDW-MAT category {self.category!r} (known: food, stuff)")
+        if self.capacity not in _CAPACITY_CONTAINERS:
+            raise InvalidArgumentError(f"unknown TDW-MAT capacity {self.capacity!r} (known: low, high)")
+        agent_names(self.n_agents)
+
+
+@dataclass(frozen=True, slots=True)
+class TdwSeen:
+    """A target, container or the bed in a quarter the agent has seen: where it lies and what it contains."""
+
+    entity: Entity
+    room: int
+    pos: tuple[float, float]
+    contents: tuple[Entity, ...] = ()
+    on_bed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class HeldView:
+    """One held thing and, for a container, what is in it."""
+
+    entity: Entity
+    contents: tuple[Entity, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TdwPartnerView:
+    """A partner in the same room and what it carries."""
+
+    name: str
+    holding: tuple[HeldView, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TdwObservation:
+    """What one agent perceives: its place, hands, the room's seen quarters, partners nearby and messages."""
+
+    frame: int
+    ready: bool
+    agent: str
+    room: Entity
+    pos: tuple[float, float]
+    near: int | None
+    holding: tuple[HeldView, ...]
+    seen: tuple[TdwSeen, ...]
+    explored: str
+    quarters: tuple[int, ...]
+    partners: tuple[TdwPartnerView, ...]
+    messages: tuple[Message, ...]
+    goal: tuple[tuple[str, int], ...]
+    bed: Entity
+    bed_room: int
+    rooms: tuple[Entity, ...]
+    doors: tuple[tuple[int, int], ...]
+    transported: int
+
+
+class _TAgent:
+    __slots__ = ("busy_until", "facing", "holding", "name", "near", "pending", "pos", "room", "seen")
+
+    def __init__(self, name: str, room: int, rooms: tuple[int, ...]) -> None:
+        self.name = name
+        self.room = room
+        self.pos = (ROOM_SIZE / 2, ROOM_SIZE / 2)
+        self.near: int | None = None
+        self.holding: list[int] = []
+        self.facing = 0
+        self.seen: dict[int, set[int]] = {r: set() for r in rooms}
+        self.busy_until = 0
+        self.pending: Action | None = None
+
+
+def quarter(pos: tuple[float, float]) -> int:
+    """Which quarter (0–3, clockwise from north-east) of its room a position lies in."""
+    x, y = pos
+    half = ROOM_SIZE / 2
+    if y < half:
+        return 0 if x >= half else 3
+    return 1 if x >= half else 2
+
+
+class TdwEnv(TransportEnv[TdwObservation]):
+    """The TDW-MAT-style world; ``reset(options={"episode": TdwEpisode | dict})`` picks the episode."""
+
+    def __init__(self, episode: TdwEpisode | None = None, n_agents: int = 2, render_mode: str | None = None):
+        n = episode.n_agents if episode is not None else n_agents
+        super().__init__("tdw_mat_v0", TDW_ACTIONS, TdwObservation, n, render_mode)
+        self.episode = episode
+        self.frame = 0
+
+    # ---- setup ----------------------------------------------------------------------------------------------
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, TdwObservation], dict[str, dict[str, Any]]]:
+        """Build the episode's house and return each agent's first observation and info."""
+        options = options or {}
+        ep = options.get("episode", self.episode)
+        if isinstance(ep, Mapping):
+            ep = TdwEpisode.from_dict(ep)
+        if ep is None:
+            s = 0 if seed is None else seed
+            rng = random.Random(f"tdw-task:{s}")
+            ep = TdwEpisode(rng.choice(("food", "stuff")), rng.choice(("low", "high")), len(self.possible_agents), s)
+        elif not isinstance(ep, TdwEpisode):
+            raise InvalidArgumentError(f"option 'episode' must be a TdwEpisode or a dict, got {type(ep).__name__}")
+        ep.check()
+        if ep.n_agents != len(self.possible_agents):
+            raise InvalidArgumentError(
+                f"episode is for {ep.n_agents} agents but this env has {len(self.possible_agents)}"
+            )
+        self.current = ep
+        self.privileged = bool(options.get("privileged", False))
+        self._build(ep)
+        self.agents = list(self.possible_agents)
+        self.frame = 0
+        self._inbox: dict[str, list[Message]] = {a: [] for a in self.agents}
+        events: list[Event | Utterance] = [
+            Event(0, EventKind.OTHER, None, tuple(self.world_facts()), frozenset(), Source.NARRATION)
+        ]
+        for ag in self._agents_list:
+            events.append(self._look(ag, 0))
+        self.last_events = tuple(events)
+        obs = {a: self._observe(self._agent[a]) for a in self.agents}
+        return obs, {a: self._info(a, True, "") for a in self.agents}
+
+    def _build(self, ep: TdwEpisode) -> None:
+        rng = random.Random(f"tdw-scene:{ep.category}:{ep.capacity}:{ep.seed}")
+        types = ["livingroom", "office", "kitchen", "bedroom", *(rng.choice(_EXTRA_ROOMS) for _ in range(2))]
+        rng.shuffle(types)
+        self.entities: dict[int, Entity] = {}
+        room_ids = []
+        for k, name in enumerate(types):
+            rid = 1000 * (k + 1)
+            room_ids.append(rid)
+            self.entities[rid] = Entity.make(rid, name, "room")
+        self._room_ids = tuple(room_ids)
+        self._grid = {rid: (k % _GRID_COLS, k // _GRID_COLS) for k, rid in enumerate(room_ids)}
+        doors = []
+        for k, rid in enumerate(room_ids):
+            if k % _GRID_COLS + 1 < _GRID_COLS:
+                doors.append((rid, room_ids[k + 1]))
+            if k + _GRID_COLS < len(room_ids):
+                doors.append((rid, room_ids[k + _GRID_COLS]))
+        self.doors = tuple(doors)
+        self.layout = Layout(self._room_ids, self.doors)
+        self.room_of: dict[int, int] = {}
+        self.pos: dict[int, tuple[float, float]] = {}
+        self.inside: dict[int, int] = {}  # object -> container it is in
+        self.contents: dict[int, list[int]] = {}
+        self.held_by: dict[int, str] = {}
+        self.on_bed: set[int] = set()
+
+        def spot() -> tuple[float, float]:
+            return (round(rng.uniform(0.5, ROOM_SIZE - 0.5), 2), round(rng.uniform(0.5, ROOM_SIZE - 0.5), 2))
+
+        bed_room = room_ids[types.index("bedroom")]
+        self.bed = Entity.make(500, "bed", "bed")
+        self.entities[500] = self.bed
+        self.room_of[500] = bed_room
+        self.pos[500] = spot()
+        targets, containers = TDW_CATEGORIES[ep.category]
+        weights = _ROOM_WEIGHTS[ep.category]
+        next_id = 600
+        self.targets: list[int] = []
+        for _ in range(N_TARGETS):
+            name = rng.choice(targets)
+            room = rng.choices(room_ids, [weights[self.entities[r].name] for r in room_ids])[0]
+            self.entities[next_id] = Entity.make(next_id, name, "object")
+            self.room_of[next_id] = room
+            self.pos[next_id] = spot()
+            self.targets.append(next_id)
+            next_id += 1
+        self.containers: list[int] = []
+        for _ in range(_CAPACITY_CONTAINERS[ep.capacity]):
+            name = rng.choice(containers)
+            room = rng.choice(room_ids)
+            self.entities[next_id] = Entity.make(next_id, name, "container")
+            self.room_of[next_id] = room
+            self.pos[next_id] = spot()
+            self.contents[next_id] = []
+            self.containers.append(next_id)
+            next_id += 1
+        counts: dict[str, int] = {}
+        for t in self.targets:
+            counts[self.entities[t].name] = counts.get(self.entities[t].name, 0) + 1
+        self._goal = tuple(sorted(counts.items()))
+        self._rooms = tuple(self.entities[r] for r in room_ids)
+        self._agent: dict[str, _TAgent] = {}
+        self._agents_list: list[_TAgent] = []
+        for name in self.possible_agents:
+            ag = _TAgent(name, rng.choice(room_ids), self._room_ids)
+            ag.facing = rng.randrange(4)
+            ag.seen[ag.room].add(ag.facing)
+            self._agent[name] = ag
+            self._agents_list.append(ag)
+
+    # ---- stepping -------------------------------------------------------------------------------------------
+    def step(
+        self, actions: Mapping[str, Any]
+    ) -> tuple[
+        dict[str, TdwObservation],
+        dict[str, float],
+        dict[str, bool],
+        dict[str, bool],
+        dict[str, dict[str, Any]],
+    ]:
+        """Start the ready agents' actions, advance to the next finish, and apply the actions that finish then."""
+        if not self.agents:
+            raise InvalidArgumentError("step() called on a finished episode; call reset() first")
+        results: dict[str, tuple[bool, str]] = {a: (True, "") for a in self.agents}
+        for ag in self._agents_list:
+            if ag.busy_until > self.frame:
+                continue
+            raw = actions.get(ag.name)
+            act = Action("wait") if raw is None else coerce_action(raw, TDW_ACTIONS, self._kind_set)
+            why = self._precheck(ag, act)
+            if why:
+                ag.pending = None
+                ag.busy_until = self.frame + FRAME_COSTS["failed"]
+                results[ag.name] = (False, why)
+            else:
+                ag.pending = act
+                ag.busy_until = self.frame + self._cost(ag, act)
+        nxt = min(ag.busy_until for ag in self._agents_list)
+        before = len(self.on_bed)
+        events: list[Event | Utterance] = []
+        if nxt > FRAME_BUDGET:
+            self.frame = FRAME_BUDGET
+        else:
+            self.frame = nxt
+            for ag in self._agents_list:
+                if ag.busy_until == nxt and ag.pending is not None:
+                    act, ag.pending = ag.pending, None
+                    why = self._precheck(ag, act) or self._finish(ag, act, events)
+                    if why:
+                        results[ag.name] = (False, why)
+        self.last_events = tuple(events)
+        done = len(self.on_bed) == N_TARGETS
+        truncated = not done and self.frame >= FRAME_BUDGET
+        reward = float(len(self.on_bed) - before)
+        agents = self.agents
+        obs = {a: self._observe(self._agent[a]) for a in agents}
+        rewards = dict.fromkeys(agents, reward)
+        terms = dict.fromkeys(agents, done)
+        truncs = dict.fromkeys(agents, truncated)
+        infos = {a: self._info(a, *results[a]) for a in agents}
+        if done or truncated:
+            self.agents = []
+        return obs, rewards, terms, truncs, infos
+
+    def _visible_to(self, ag: _TAgent, i: int) -> bool:
+        if i in self.held_by or i in self.inside or i in self.on_bed:
+            return False
+        return self.room_of.get(i) == ag.room and quarter(self.pos[i]) in ag.seen[ag.room]
+
+    def _precheck(self, ag: _TAgent, act: Action) -> str:
+        kind = act.kind
+        if kind in ("turn_left", "turn_right", "wait"):
+            return ""
+        if kind == "send_message":
+            return "" if act.text.strip() else "a message needs text"
+        if kind == "drop":
+            return "" if ag.holding else "drop: holding nothing"
+        if kind == "put_in":
+            conts = [h for h in ag.holding if h in self.contents]
+            objs = [h for h in ag.holding if h not in self.contents]
+            if not conts or not objs:
+                return "put_in: needs a container in one hand and an object in the other"
+            if len(self.contents[conts[0]]) >= CONTAINER_CAPACITY:
+                return f"put_in: {self.entities[conts[0]].ref} is full"
+            return ""
+        ent = self.entities.get(act.target) if act.target is not None else None
+        if ent is None:
+            return f"{kind}: no entity with id {act.target}"
+        if kind == "move":
+            if ent.kind == "room" or ent.kind == "bed":
+                return ""
+            return "" if self._visible_to(ag, ent.id) else f"move: {ent.ref} is not visible here"
+        if kind == "grasp":
+            if ent.kind not in ("object", "container"):
+                return f"grasp: {ent.ref} cannot be grasped"
+            if not self._visible_to(ag, ent.id):
+                return f"grasp: {ent.ref} is not visible here"
+            if ag.near != ent.id:
+                return f"grasp: not close to {ent.ref}"
+            if len(ag.holding) >= HANDS:
+                return "grasp: both hands are full"
+            if ent.kind == "container" and any(h in self.contents for h in ag.holding):
+                return "grasp: already holding a container"
+            return ""
+        raise AssertionError(kind)  # pragma: no cover
+
+    def _cost(self, ag: _TAgent, act: Action) -> int:
+        if act.kind != "move":
+            return FRAME_COSTS[act.kind]
+        assert act.target is not None
+        return max(1, math.ceil(self._move_distance(ag, act.target) * FRAMES_PER_METER))
+
+    def _move_goal(self, ag: _TAgent, target: int) -> tuple[int, tuple[float, float], int | None]:
+        """Where one move action toward ``target`` ends: room, position, and the entity it is near."""
+        ent = self.entities[target]
+        room = target if ent.kind == "room" else self.room_of[target]
+        centre = (ROOM_SIZE / 2, ROOM_SIZE / 2)
+        if room != ag.room:
+            return self.layout.next_hop(ag.room, room), centre, None
+        if ent.kind == "room":
+            return room, centre, None
+        return room, self.pos[target], target
+
+    def _move_distance(self, ag: _TAgent, target: int) -> float:
+        room, pos, _ = self._move_goal(ag, target)
+        if room != ag.room:
+            return math.dist(ag.pos, (ROOM_SIZE / 2, ROOM_SIZE / 2)) + ROOM_SIZE
+        return math.dist(ag.pos, pos)
+
+    def _witnesses(self, room: int) -> frozenset[str]:
+        return frozenset(a.name for a in self._agents_list if a.room == room)
+
+    def _finish(self, ag: _TAgent, act: Action, events: list[Event | Utterance]) -> str:
+        kind, t = act.kind, self.frame
+        if kind == "move":
+            assert act.target is not None
+            room, pos, near = self._move_goal(ag, act.target)
+            if room != ag.room:
+                (x0, y0), (x1, y1) = self._grid[ag.room], self._grid[room]
+                events.append(Event(t, EventKind.EXIT, ag.name, (), self._witnesses(ag.room)))
+                ag.facing = {(1, 0): 0, (0, 1): 1, (-1, 0): 2, (0, -1): 3}[(x1 - x0, y1 - y0)]
+                ag.room = room
+                for h in ag.holding:
+                    self.room_of[h] = room
+                    for c in self.contents.get(h, ()):
+                        self.room_of[c] = room
+                ag.seen[room].add(ag.facing)
+                at = (Fact(ag.name, "AT", self.entities[room].ref),)
+                events.append(Event(t, EventKind.ENTER, ag.name, at, self._witnesses(room)))
+                events.append(self._look(ag, t))
+            ag.pos = pos
+            ag.near = near
+            if near is not None:
+                q = quarter(pos)
+                if q not in ag.seen[room]:
+                    ag.seen[room].add(q)
+                    events.append(self._look(ag, t))
+            return ""
+        if kind in ("turn_left", "turn_right"):
+            ag.facing = (ag.facing + (1 if kind == "turn_right" else -1)) % 4
+            if ag.facing not in ag.seen[ag.room]:
+                ag.seen[ag.room].add(ag.facing)
+                events.append(self._look(ag, t))
+            return ""
+        if kind == "wait":
+            return ""
+        if kind == "send_message":
+            others = frozenset(a for a in self.possible_agents if a != ag.name)
+            msg = Message(t, ag.name, act.text)
+            for other in others:
+                self._inbox[other].append(msg)
+            events.append(Utterance(t, ag.name, others, (), True, act.text))
+            return ""
+        if kind == "grasp":
+            assert act.target is not None
+            ent = self.entities[act.target]
+            ag.holding.append(ent.id)
+            self.held_by[ent.id] = ag.name
+            events.append(
+                Event(
+                    t,
+                    EventKind.MOVE,
+                    ag.name,
+                    (Fact(ent.ref, "HELD_BY", ag.name), Fact(ent.ref, "IN", None)),
+                    self._witnesses(ag.room),
+                )
+            )
+            return ""
+        if kind == "put_in":
+            cont = next(h for h in ag.holding if h in self.contents)
+            obj = next(h for h in ag.holding if h not in self.contents)
+            ag.holding.remove(obj)
+            del self.held_by[obj]
+            self.contents[cont].append(obj)
+            self.inside[obj] = cont
+            oref, cref = self.entities[obj].ref, self.entities[cont].ref
+            put = (Fact(oref, "CONTAINED_BY", cref), Fact(oref, "HELD_BY", None))
+            events.append(Event(t, EventKind.PUT, ag.name, put, self._witnesses(ag.room)))
+            return ""
+        if kind == "drop":
+            at_bed = ag.room == self.room_of[self.bed.id] and ag.near == self.bed.id
+            facts: list[Fact] = []
+            for h in list(ag.holding):
+                ag.holding.remove(h)
+                del self.held_by[h]
+                ref = self.entities[h].ref
+                facts.append(Fact(ref, "HELD_BY", None))
+                if at_bed:
+                    for c in self.contents.get(h, ()):
+                        self.on_bed.add(c)
+                        del self.inside[c]
+                        cref = self.entities[c].ref
+                        facts += [Fact(cref, "CONTAINED_BY", None), Fact(cref, "ON", self.bed.ref)]
+                    if h in self.contents:
+                        self.contents[h] = []
+                        self.room_of.pop(h, None)  # containers are used up at the bed
+                        facts.append(Fact(ref, "IN", None))
+                    else:
+                        self.on_bed.add(h)
+                        facts.append(Fact(ref, "ON", self.bed.ref))
+                else:
+                    self.pos[h] = ag.pos
+                    facts.append(Fact(ref, "IN", self.entities[ag.room].ref))
+            events.append(Event(t, EventKind.PUT, ag.name, tuple(facts), self._witnesses(ag.room)))
+            return ""
+        raise AssertionError(kind)  # pragma: no cover
+
+    # ---- observing ------------------------------------------------------------------------------------------
+    def _held(self, ids: list[int]) -> tuple[HeldView, ...]:
+        ents = self.entities
+        return tuple(HeldView(ents[i], tuple(ents[c] for c in self.contents.get(i, ()))) for i in ids)
+
+    def _seen(self, ag: _TAgent) -> tuple[TdwSeen, ...]:
+        ents = self.entities
+        room = ag.room
+        quarters = ag.seen[room]
+        out = []
+        for i, r in self.room_of.items():
+            if r != room or i in self.held_by or i in self.inside or i in self.on_bed:
+                continue
+            if quarter(self.pos[i]) not in quarters:
+                continue
+            contents = tuple(ents[c] for c in self.contents.get(i, ()))
+            out.append(TdwSeen(ents[i], room, self.pos[i], contents))
+        if self.bed.id in {s.entity.id for s in out}:
+            out.extend(TdwSeen(ents[o], room, self.pos[self.bed.id], (), True) for o in sorted(self.on_bed))
+        return tuple(out)
+
+    def _observe(self, ag: _TAgent) -> TdwObservation:
+        partners = tuple(
+            TdwPartnerView(o.name, self._held(o.holding))
+            for o in self._agents_list
+            if o is not ag and o.room == ag.room
+        )
+        inbox = self._inbox[ag.name]
+        msgs: tuple[Message, ...] = ()
+        if inbox:
+            msgs = tuple(inbox)
+            inbox.clear()
+        return TdwObservation(
+            self.frame,
+            ag.busy_until <= self.frame,
+            ag.name,
+            self.entities[ag.room],
+            ag.pos,
+            ag.near,
+            self._held(ag.holding),
+            self._seen(ag),
+            exploration_state(len(ag.seen[ag.room])),
+            tuple(sorted(ag.seen[ag.room])),
+            partners,
+            msgs,
+            self._goal,
+            self.bed,
+            self.room_of[self.bed.id],
+            self._rooms,
+            self.doors,
+            len(self.on_bed),
+        )
+
+    def _look(self, ag: _TAgent, t: int) -> Event:
+        room_ref = self.entities[ag.room].ref
+        facts = [Fact(ag.name, "AT", room_ref), Fact(room_ref, "EXPLORED", exploration_state(len(ag.seen[ag.room])))]
+        for s in self._seen(ag):
+            ref = s.entity.ref
+            if s.on_bed:
+                facts.append(Fact(ref, "ON", self.bed.ref))
+            else:
+                facts.append(Fact(ref, "IN", room_ref))
+                facts.extend(Fact(c.ref, "CONTAINED_BY", ref) for c in s.contents)
+        for o in self._agents_list:
+            if o is not ag and o.room == ag.room:
+                facts.extend(Fact(self.entities[i].ref, "HELD_BY", o.name) for i in o.holding)
+        return Event(t, EventKind.OBSERVE, ag.name, tuple(facts), frozenset({ag.name}))
+
+    def _info(self, name: str, ok: bool, error: str) -> dict[str, Any]:
+        info: dict[str, Any] = {"ok": ok, "events": self.last_events, "frame": self.frame}
+        if error:
+            info["error"] = error
+        if self.privileged:
+            info["state"] = self.world_facts()
+            info["transported"] = len(self.on_bed)
+        return info
+
+    def transport_rate(self) -> float:
+        """Fraction of the 10 targets on the bed."""
+        return len(self.on_bed) / N_TARGETS
+
+    def world_facts(self) -> list[Fact]:
+        """Ground truth as belief-core facts (privileged)."""
+        ents = self.entities
+        facts = [Fact(self.bed.ref, "IN", ents[self.room_of[self.bed.id]].ref)]
+        for i in [*self.targets, *self.containers]:
+            ref = ents[i].ref
+            if i in self.on_bed:
+                facts.append(Fact(ref, "ON", self.bed.ref))
+            elif i in self.held_by:
+                facts.append(Fact(ref, "HELD_BY", self.held_by[i]))
+            elif i in self.inside:
+                facts.append(Fact(ref, "CONTAINED_BY", ents[self.inside[i]].ref))
+            elif i in self.room_of:
+                facts.append(Fact(ref, "IN", ents[self.room_of[i]].ref))
+        for a in self._agents_list:
+            facts.append(Fact(a.name, "AT", ents[a.room].ref))
+        return facts
+
+    def render(self) -> str | None:
+        """An ``ansi`` text picture of rooms, agents and where the targets are."""
+        lines = [f"frame {self.frame}/{FRAME_BUDGET}, transported {len(self.on_bed)}/{N_TARGETS}"]
+        for room in self._rooms:
+            here = [self.entities[i].ref for i, r in self.room_of.items() if r == room.id and i not in self.held_by]
+            who = [a.name for a in self._agents_list if a.room == room.id]
+            lines.append(f"{room.ref}: agents {', '.join(who) or '-'}; {', '.join(here) or '-'}")
+        return "\n".join(lines)
+
+    def close(self) -> None:
+        """Nothing to release."""

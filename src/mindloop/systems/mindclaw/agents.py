@@ -1,0 +1,160 @@
+"""Ready-made MindClaw runtimes: ``symbolic`` (rules), ``classifier`` (the embedded "SFT" trigger) and ``model``.
+
+=============  ==================================  ==========================  ======================================
+agent          trigger                             reasoning / action          default skills
+=============  ==================================  ==========================  ======================================
+``symbolic``   strong skills, else ``noop``        symbolic                    the shipped set (rules only)
+``classifier`` decision tree on context features   symbolic                    none ("SFT"); ``skills=default`` adds
+                                                                               them ("SFT-Skill")
+``model``      strong skills, else the model       the model                   the shipped set (skill-augmented)
+               prompted with preferred/negative
+=============  ==================================  ==========================  ======================================
+
+Observation is symbolic unless ``observation="model"``. The classifier is trained on teacher-forced decisions
+of the ``mindpower-sim`` train split, deterministically, once per process and configuration.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+from mindloop.errors import InvalidArgumentError
+from mindloop.models.base import ChatModel, GenerationConfig
+from mindloop.systems.mindclaw.actions import ModelActionGenerator, SymbolicActionGenerator
+from mindloop.systems.mindclaw.context import FEATURE_NAMES, RAW_FEATURE_NAMES
+from mindloop.systems.mindclaw.engine import Engine
+from mindloop.systems.mindclaw.evaluation import DecisionRecord
+from mindloop.systems.mindclaw.mining import collect_decisions, mine_skills
+from mindloop.systems.mindclaw.observation import ModelObserver, Observer, SymbolicObserver
+from mindloop.systems.mindclaw.reasoning import ModelReasoner, SymbolicReasoner
+from mindloop.systems.mindclaw.skills import SkillSet, default_skills_path, load_skills
+from mindloop.systems.mindclaw.trigger import (
+    ClassifierPolicy,
+    ModelPolicy,
+    NaivePolicy,
+    NoopPolicy,
+    Trigger,
+    train_classifier,
+)
+from mindloop.worlds.household.scenarios import mindpower_sim
+
+__all__ = [
+    "AGENTS",
+    "build_engine",
+    "default_skills",
+    "mine_default",
+    "resolve_skills",
+    "trained_classifier",
+    "training_decisions",
+]
+
+AGENTS = ("symbolic", "classifier", "model")
+
+
+@functools.lru_cache(maxsize=4)
+def _load(path: str) -> SkillSet:
+    return load_skills(path)
+
+
+def default_skills() -> SkillSet:
+    """The shipped skill set (``default_skills.yaml``, mined from the train split)."""
+    return _load(str(default_skills_path()))
+
+
+def resolve_skills(spec: str, agent: str) -> SkillSet | None:
+    """``auto`` (the agent's default), ``default``, ``off`` or a path to a skills YAML file."""
+    if spec == "auto":
+        spec = "off" if agent == "classifier" else "default"
+    if spec == "off":
+        return None
+    if spec == "default":
+        return default_skills()
+    if not Path(spec).is_file():
+        raise InvalidArgumentError(f"skills must be auto, default, off or a skills YAML file; {spec!r} is not a file")
+    return _load(str(Path(spec).resolve()))
+
+
+@functools.lru_cache(maxsize=8)
+def training_decisions(
+    seed: int = 0, dataset_n: int = 590, belief_table: bool = True, quiet: int = 2
+) -> tuple[DecisionRecord, ...]:
+    """Teacher-forced decisions of the ``mindpower-sim`` train split, with features and the naive base policy's
+    predictions: the classifier's training data and the rule miner's rollouts."""
+    scenarios = mindpower_sim("train", seed=seed, n=dataset_n)
+    return tuple(collect_decisions(scenarios, base=NaivePolicy(), belief_table=belief_table, quiet=quiet))
+
+
+def mine_default(seed: int = 0, dataset_n: int = 590, quiet: int = 2) -> SkillSet:
+    """Mine skills from the train split exactly as the shipped ``default_skills.yaml`` was made."""
+    data = training_decisions(seed, dataset_n, True, quiet)
+    meta = {
+        "miner": "rules",
+        "dataset": "mindpower-sim",
+        "split": "train",
+        "seed": seed,
+        "dataset_n": dataset_n,
+        "quiet": quiet,
+        "decisions": len(data),
+        "base_policy": "naive",
+    }
+    return mine_skills(data, meta=meta)
+
+
+@functools.lru_cache(maxsize=8)
+def trained_classifier(
+    seed: int = 0, dataset_n: int = 590, belief_table: bool = True, quiet: int = 2, features: str = "full"
+) -> ClassifierPolicy:
+    """The embedded classifier trained on :func:`training_decisions` (cached per process). ``features``:
+    ``full`` (every context feature) or ``raw`` (without the cue detectors' features)."""
+    if features not in ("full", "raw"):
+        raise InvalidArgumentError(f"classifier features must be full or raw, got {features!r}")
+    data = training_decisions(seed, dataset_n, belief_table, quiet)
+    names = FEATURE_NAMES if features == "full" else RAW_FEATURE_NAMES
+    return train_classifier([d.features for d in data], [d.gold for d in data], seed=0, names=names)
+
+
+def build_engine(
+    agent: str,
+    *,
+    model: ChatModel | None = None,
+    config: GenerationConfig | None = None,
+    skills: SkillSet | None = None,
+    classifier: ClassifierPolicy | None = None,
+    belief_table: bool = True,
+    observation: str = "symbolic",
+    max_ops: int = 16,
+) -> Engine:
+    """An :class:`~mindloop.systems.mindclaw.engine.Engine` for one of :data:`AGENTS` (see the module docstring)."""
+    if agent not in AGENTS:
+        raise InvalidArgumentError(f"unknown MindClaw agent {agent!r} (agents: {', '.join(AGENTS)})")
+    if observation not in ("symbolic", "model"):
+        raise InvalidArgumentError(f"observation must be symbolic or model, got {observation!r}")
+    needs_model = agent == "model" or observation == "model"
+    if needs_model and model is None:
+        raise InvalidArgumentError(f"agent {agent!r} with observation={observation} needs a model")
+    cfg = config or GenerationConfig()
+    observer: Observer
+    if observation == "model":
+        assert model is not None
+        observer = ModelObserver(model, cfg)
+    else:
+        observer = SymbolicObserver()
+    if agent == "model":
+        assert model is not None
+        return Engine(
+            observer,
+            Trigger(skills, ModelPolicy(model, cfg)),
+            ModelReasoner(model, cfg),
+            ModelActionGenerator(model, cfg),
+            belief_table=belief_table,
+            max_ops=max_ops,
+        )
+    if agent == "classifier":
+        policy = classifier if classifier is not None else trained_classifier(belief_table=belief_table)
+        trigger = Trigger(skills, policy)
+    else:
+        trigger = Trigger(skills, NoopPolicy())
+    return Engine(
+        observer, trigger, SymbolicReasoner(), SymbolicActionGenerator(), belief_table=belief_table, max_ops=max_ops
+    )

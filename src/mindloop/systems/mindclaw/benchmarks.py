@@ -1,0 +1,233 @@
+"""The ``claw`` benchmark: MindClaw's precision intervention on ``mindpower-sim`` episodes, closed loop.
+
+Each sample is one household scenario. The agent (``symbolic``, ``classifier`` or ``model``) runs the whole
+episode live — its actions are executed in the simulator between windows — and is scored on TA, PIA and CS;
+its trigger is also scored decision by decision with teacher forcing (ACC, ACC w/o ``noop``). Metrics are
+fractions in [0, 1]; see ``docs/claw.md`` for their definitions.
+
+Options (``--opt KEY=VALUE``; ``--data PATH``):
+
+* ``split`` — ``test`` (default), ``train`` or ``all`` of ``mindpower-sim`` made with ``--seed`` (0 is the
+  standard set); ``dataset_n`` — its size before the split (590); ``data`` — an exported dataset folder or JSONL;
+* ``scenario`` — comma-separated scenario ids to keep (e.g. the demo's episode);
+* ``skills`` — ``auto`` (default: the shipped skills, none for the classifier), ``default``, ``off`` or a YAML
+  file; ``belief_table`` — ``on`` (default) or ``off`` (the Table III ablation);
+* ``observation`` — ``symbolic`` (default) or ``model``; ``quiet`` — quiet windows after the script (2);
+* ``classifier_features`` — ``full`` (default) or ``raw`` (the classifier without the cue detectors' features).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from mindloop.bench.api import AgentContext, Outcome, Sample, SampleRecord
+from mindloop.errors import InvalidArgumentError
+from mindloop.systems.mindclaw.agents import AGENTS, build_engine, resolve_skills, trained_classifier
+from mindloop.systems.mindclaw.evaluation import accuracy_scores, closed_loop, episode_outcome, teacher_forced
+from mindloop.systems.mindclaw.metrics import GoldEpisode, gold_episode, summarize_intervention
+from mindloop.worlds.household.scenarios import Scenario, load_scenarios, mindpower_sim
+
+__all__ = ["ClawBenchmark", "claw_samples", "summarize_claw"]
+
+_OPTIONS = frozenset(
+    {"data", "split", "dataset_n", "scenario", "skills", "belief_table", "observation", "quiet", "classifier_features"}
+)
+
+
+def _settings(options: Mapping[str, str]) -> dict[str, Any]:
+    unknown = set(options) - _OPTIONS
+    if unknown:
+        raise InvalidArgumentError(f"benchmark 'claw' takes the options {sorted(_OPTIONS)}, not {sorted(unknown)}")
+    split = options.get("split", "test")
+    if split not in ("test", "train", "all"):
+        raise InvalidArgumentError(f"option split must be test, train or all, got {split!r}")
+    try:
+        dataset_n = int(options.get("dataset_n", "590"))
+        quiet = int(options.get("quiet", "2"))
+    except ValueError:
+        raise InvalidArgumentError("options dataset_n and quiet must be whole numbers") from None
+    if dataset_n < 1 or quiet < 1:
+        raise InvalidArgumentError("options dataset_n and quiet must be at least 1")
+    table = options.get("belief_table", "on")
+    if table not in ("on", "off"):
+        raise InvalidArgumentError(f"option belief_table must be on or off, got {table!r}")
+    observation = options.get("observation", "symbolic")
+    if observation not in ("symbolic", "model"):
+        raise InvalidArgumentError(f"option observation must be symbolic or model, got {observation!r}")
+    features = options.get("classifier_features", "full")
+    if features not in ("full", "raw"):
+        raise InvalidArgumentError(f"option classifier_features must be full or raw, got {features!r}")
+    return {
+        "classifier_features": features,
+        "split": split,
+        "dataset_n": dataset_n,
+        "quiet": quiet,
+        "skills": options.get("skills", "auto"),
+        "belief_table": table,
+        "observation": observation,
+    }
+
+
+def _group(s: Scenario) -> str:
+    task = "false_belief" if s.task_type.startswith("false") else "implicit_goal"
+    return f"{task}/{'control' if s.control else 'help'}"
+
+
+@functools.lru_cache(maxsize=4)
+def _generated(split: str, seed: int, n: int) -> tuple[Scenario, ...]:
+    """``mindpower-sim`` split (generated once per process: scenarios are immutable)."""
+    return tuple(mindpower_sim(split, seed=seed, n=n))
+
+
+def claw_samples(n: int | None, seed: int, options: Mapping[str, str]) -> list[Sample]:
+    """The run's samples: scenarios with their MindClaw gold (deterministic in ``n``, ``seed``, ``options``)."""
+    settings = _settings(options)
+    scenarios: Sequence[Scenario]
+    if options.get("data"):
+        scenarios = load_scenarios(options["data"])
+    else:
+        scenarios = _generated(settings["split"], seed, settings["dataset_n"])
+    if options.get("scenario"):
+        wanted = [x.strip() for x in options["scenario"].split(",") if x.strip()]
+        by_id = {s.id: s for s in scenarios}
+        missing = [w for w in wanted if w not in by_id]
+        if missing:
+            raise InvalidArgumentError(f"no scenario {missing[0]!r} in this split (ids look like {scenarios[0].id})")
+        scenarios = [by_id[w] for w in wanted]
+    if n is not None:
+        scenarios = scenarios[:n]
+    out = []
+    for s in scenarios:
+        gold = gold_episode(s, quiet=settings["quiet"])
+        out.append(
+            Sample(
+                id=s.id,
+                input={
+                    "scenario": s.to_dict(),
+                    "gold": gold.to_dict(),
+                    "settings": settings,
+                    "n_decisions": gold.n_decisions,
+                    "n_non_noop": gold.n_non_noop,
+                },
+                group=_group(s),
+            )
+        )
+    return out
+
+
+class ClawBenchmark:
+    """MindClaw precision intervention on ``mindpower-sim``: TA, PIA, CS (closed loop) and trigger ACC."""
+
+    name = "claw"
+    description = "MindClaw closed-loop precision intervention on mindpower-sim: TA, PIA, CS, trigger ACC"
+    agents: tuple[str, ...] = AGENTS
+    needs_model: frozenset[str] = frozenset({"model"})
+
+    def samples(self, n: int | None, seed: int, options: Mapping[str, str]) -> list[Sample]:
+        """See :func:`claw_samples`."""
+        return claw_samples(n, seed, options)
+
+    async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        """Run the episode closed loop, then score the trigger decision by decision."""
+        if ctx.agent not in AGENTS:
+            raise InvalidArgumentError(f"unknown agent {ctx.agent!r} for claw (agents: {', '.join(AGENTS)})")
+        scenario = Scenario.from_dict(sample.input["scenario"])
+        gold = GoldEpisode.from_dict(sample.input["gold"])
+        settings = sample.input["settings"]
+        table = settings["belief_table"] == "on"
+        skills = resolve_skills(settings["skills"], ctx.agent)
+        classifier = None
+        if ctx.agent == "classifier":
+            classifier = trained_classifier(
+                belief_table=table, quiet=settings["quiet"], features=settings.get("classifier_features", "full")
+            )
+        if (ctx.agent == "model" or settings["observation"] == "model") and ctx.model is None:
+            raise InvalidArgumentError("this agent needs a model (--model)")
+        engine = build_engine(
+            ctx.agent,
+            model=ctx.model,
+            config=ctx.config,
+            skills=skills,
+            classifier=classifier,
+            belief_table=table,
+            observation=settings["observation"],
+        )
+        trace, source = await closed_loop(engine, scenario, gold, quiet=settings["quiet"])
+        scores, interventions, reasoning = episode_outcome(trace, source, gold)
+        decisions = await teacher_forced(
+            scenario,
+            gold,
+            decide=engine.trigger.decide,
+            observer=engine.observer,
+            belief_table=table,
+            quiet=settings["quiet"],
+        )
+        scores.update(accuracy_scores(decisions))
+        failures = [f"t{step.t}: {f}" for step in trace for f in step.failures]
+        tf_failures = [f"t{d.t}.{d.k}: {d.error}" for d in decisions if d.error]
+        scores["invalid_ops"] = float(sum("invalid slot" in f for f in failures + tf_failures))
+        scores["malformed"] = float(sum("malformed" in f for f in failures + tf_failures))
+        wrong = [
+            {
+                "t": d.t,
+                "k": d.k,
+                "gold": list(d.gold_op),
+                "predicted": list(d.predicted) if d.predicted else None,
+                "error": d.error,
+            }
+            for d in decisions
+            if d.predicted != d.gold_op
+        ]
+        output = {
+            "t_star": gold.t_star,
+            "gold_task": {"actor": gold.actor, "object": gold.object, "context": gold.context, "detail": gold.detail},
+            "interventions": interventions,
+            "reasoning": reasoning,
+            "trace": [step.to_dict() for step in trace],
+            "wrong_decisions": wrong[:20],
+            "failures": (failures + tf_failures)[:50],
+        }
+        return Outcome(output, scores)
+
+    def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
+        """See :func:`summarize_claw`."""
+        return summarize_claw(records)
+
+
+def summarize_claw(records: Sequence[SampleRecord]) -> dict[str, Any]:
+    """``ta``, ``pia``, ``cs``, ``acc``, ``acc_no_noop`` (fractions) and counts, overall and ``by_group``
+    (false belief / implicit goal x help / control); failed samples count as failures."""
+
+    def rows(rs: Sequence[SampleRecord]) -> list[dict[str, Any]]:
+        out = []
+        for r in rs:
+            gold = r.sample.input.get("gold", {})
+            out.append(
+                {
+                    "scores": r.scores,
+                    "failed": r.status == "failed",
+                    "help_needed": bool(gold.get("help_needed")),
+                    "n_decisions": r.sample.input.get("n_decisions", 0),
+                    "n_non_noop": r.sample.input.get("n_non_noop", 0),
+                }
+            )
+        return out
+
+    summary = summarize_intervention(rows(records))
+    groups: dict[str, list[SampleRecord]] = defaultdict(list)
+    for r in records:
+        groups[r.sample.group].append(r)
+    summary["by_group"] = {
+        g: {
+            k: v
+            for k, v in summarize_intervention(rows(groups[g])).items()
+            if k in ("ta", "pia", "cs", "cs_n", "acc", "acc_no_noop", "n")
+        }
+        for g in sorted(groups)
+    }
+    settings = records[0].sample.input.get("settings", {}) if records else {}
+    summary["settings"] = dict(settings)
+    return summary

@@ -1,0 +1,179 @@
+"""``mindloop demo``: MindClaw's closed loop on a false-belief episode in the household world, as a live timeline.
+
+Lily puts an apple in the fridge and leaves; Sarah moves it to the wall cabinet; Lily comes back and searches.
+Window by window the timeline shows what the robot perceived, the belief-table writes its trigger chose, the
+moment Lily's belief goes stale, the silence while that blocks nobody, the reasoning when she comes back
+searching, the one helpful action — executed in the simulator — and its effect. Then the episode is recorded as a
+``claw`` run in the run store and its HTML report written. Symbolic runtime only: no model, no network.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+__all__ = ["DEMO_SCENARIO", "run_demo"]
+
+DEMO_SCENARIO = ("fb_two_humans", 0, 0)
+"""``generate_scenario(*DEMO_SCENARIO)``: the false-belief episode the demo plays (docs/household.md's example)."""
+
+
+def _names(world: Any, text: str) -> str:
+    for eid in sorted({*world.places, *world.items, *world.humans}, key=len, reverse=True):
+        if eid in text:
+            text = text.replace(eid, world.name(eid))
+    return text
+
+
+def _row(t: str, world: str | Text, mind: str | Text, width: int) -> Table:
+    grid = Table.grid(padding=(0, 1))
+    left = max(38, int(width * 0.45))
+    grid.add_column(width=3, justify="right", style="dim")
+    grid.add_column(width=left)
+    grid.add_column(width=max(30, width - left - 6))
+    grid.add_row(t, world, mind)
+    return grid
+
+
+def run_demo(console: Console | None = None, *, record: bool = True) -> dict[str, Any]:
+    """Play the demo episode, print the timeline, record the run (when ``record``) and return what happened:
+    ``{"trace", "helped_at", "goal_met", "run_id", "report"}``."""
+    from mindloop.systems.mindclaw import HouseholdSource, build_engine, default_skills
+    from mindloop.systems.mindclaw.engine import StepTrace
+    from mindloop.worlds.household.goals import goal_satisfied
+    from mindloop.worlds.household.scenarios import generate_scenario
+
+    if console is None:
+        probe = Console()
+        console = Console(width=min(160, max(100, probe.width)), highlight=False)
+    width = console.width
+    scenario = generate_scenario(*DEMO_SCENARIO)
+    source = HouseholdSource(scenario)
+    engine = build_engine("symbolic", skills=default_skills())
+    stale_seen: set[tuple[str, str, str]] = set()
+    out: dict[str, Any] = {"helped_at": None, "goal_met": False, "run_id": None, "report": None}
+
+    console.rule("[bold]mindloop demo[/]: MindClaw, closed loop — help only when help is useful")
+    console.print(
+        "A household simulator streams what the robot's camera sees, one window per step. For each window "
+        "MindClaw's trigger chooses what to do: write the belief table, reason about a person, act, or nothing "
+        "(noop). An action is executed in the simulator, and the next window shows its effect. Symbolic runtime, "
+        "no model.\n"
+    )
+    console.print(
+        _row("t", Text("what the robot perceives", style="bold"), Text("what MindClaw does", style="bold"), width)
+    )
+
+    def show(step: StepTrace) -> None:
+        world = source.episode.world if source.episode is not None else None
+        assert world is not None
+        seen = step.text or ("(the home at the start)" if step.t == 0 else "(nothing happens)")
+        mind = Text()
+        writes = [op for op in step.ops if op.is_belief]
+        if writes:
+            parts = []
+            for op in writes:
+                who = "robot sees" if op.actor == "none" else f"{world.name(op.actor)} believes"
+                parts.append(f"{who} {world.name(op.object)} → {world.name(op.location)}")
+            mind.append("write  ", style="cyan")
+            mind.append("; ".join(parts) + "\n")
+        table = engine.memory.table
+        stale_now = {(s.actor, s.object, s.believed) for s in table.stale()} if table is not None else set()
+        for actor, obj, believed in sorted(stale_now - stale_seen):
+            actual = table.visual(obj) if table is not None else None
+            mind.append("stale  ", style="bold red")
+            mind.append(
+                f"{world.name(actor)} still believes the {world.name(obj)} is {world.where(believed)}; "
+                f"it is {world.where(actual) if actual else 'elsewhere'}\n"
+            )
+        stale_seen.update(stale_now)
+        for r in step.reasoning:
+            mind.append("reason ", style="bold yellow")
+            who = world.name(r.actor)
+            person = world.chars.get(r.actor)
+            subj, poss = (person.subj, person.poss) if person is not None else ("they", "their")
+            if r.context == "false_belief" and r.believed:
+                where = world.where(r.seen) if r.seen else "out of my sight"
+                mind.append(
+                    f"{who} is searching for the {world.name(r.object)}: {subj} believes it is "
+                    f"{world.where(r.believed)}, but it is {where}. The false belief blocks {poss} search"
+                    if r.warranted
+                    else f"{who}'s belief about the {world.name(r.object)} is stale, but it blocks nothing"
+                )
+            else:
+                mind.append(_names(world, r.text))
+            mind.append(" → intervene\n" if r.warranted else " → stay silent\n", style="bold")
+        if not step.action.is_none:
+            mind.append("act    ", style="bold green")
+            mind.append(str(step.action) + "\n")
+            if step.execution is not None:
+                ok = "every step executed" if step.execution.ok else "a step failed"
+                met = goal_satisfied(scenario.goal, world, source.episode.tracker if source.episode else None)
+                out["goal_met"] = met
+                mind.append("effect ", style="bold green")
+                has = "now has" if met else "still lacks"
+                human, target = world.name(scenario.goal.human), world.name(scenario.goal.target)
+                mind.append(f"{ok} in the simulator; {human} {has} the {target}\n")
+            out["helped_at"] = step.t
+        elif not step.reasoning:
+            if stale_now:
+                mind.append("noop   ", style="dim")
+                who = " and ".join(sorted({world.name(a) for a, _, _ in stale_now}))
+                mind.append(f"silent: {who}'s stale belief blocks nobody\n", style="dim")
+            elif not writes:
+                mind.append("noop\n", style="dim")
+        mind.rstrip()
+        console.print(_row(str(step.t), seen, mind, width))
+
+    out["trace"] = engine.run_now(source, on_step=show)
+    helped = out["helped_at"]
+    console.print()
+    if helped is not None:
+        console.print(
+            f"[bold]One intervention[/], at window {helped}, the moment Lily came back searching; silent before and "
+            f"after. The apple is {'with Lily' if out['goal_met'] else 'not with Lily'}."
+        )
+    if record:
+        _record(console, scenario, out)
+    return out
+
+
+def _record(console: Console, scenario: Any, out: dict[str, Any]) -> None:
+    """Record the episode as a one-sample ``claw`` run and write its HTML report."""
+    import json
+
+    from mindloop.bench.report import write_report
+    from mindloop.bench.runner import RunRequest, run_benchmark
+    from mindloop.bench.store import RunStore
+    from mindloop.errors import RegistryError
+    from mindloop.paths import home, runs_path
+
+    folder = home() / "demo"
+    folder.mkdir(parents=True, exist_ok=True)
+    data = folder / "demo_episode.jsonl"
+    data.write_text(json.dumps(scenario.to_dict(), sort_keys=True) + "\n", encoding="utf-8")
+    try:
+        summary = run_benchmark(RunRequest("claw", agent="symbolic", n=1, options={"data": str(data)}), progress=False)
+    except RegistryError:
+        console.print(
+            f"\nTo record this episode and get its HTML report: [bold]mindloop bench run claw --data {data}[/], then "
+            "[bold]mindloop report RUN_ID[/]."
+        )
+        return
+    with RunStore(runs_path()) as store:
+        report = write_report(summary.run_id, store, folder / f"{summary.run_id}.html")
+    m = summary.metrics
+    out["run_id"], out["report"] = summary.run_id, str(report)
+    console.print(
+        f"Recorded as run [bold]{summary.run_id}[/]: TA {m['ta']:.2f}, PIA {m['pia']:.2f}, CS {m['cs']:.2f}, "
+        f"trigger ACC {m['acc']:.2f} (ACC w/o noop {m['acc_no_noop']:.2f})."
+    )
+    console.print(f"HTML report: [bold]{Path(report).resolve()}[/]")
+    console.print(
+        "Next: [bold]mindloop bench run claw --json[/] runs all 118 test episodes; "
+        "[bold]--agent classifier[/] the trained trigger beside it."
+    )

@@ -1,0 +1,417 @@
+"""Precision-intervention metrics of MindClaw (§V-A, Tables II-IV), with gold derived from the simulator.
+
+**Gold.** For a household scenario, :func:`gold_episode` replays the script with a silent robot, one window per
+step (window 0 = time 0; then one per scripted step; then ``quiet`` windows in which nobody acts) and derives:
+
+* the **help** window ``t*``: at every window the household gold derivation
+  (:func:`~mindloop.worlds.household.scenarios.derive_gold`, which reads the belief tracker) is run on the episode
+  so far; help is *due* at a window when that prefix says help is needed for the scenario's own goal (same kind,
+  person and object). For needs voiced in conversation the listener gets the first turn: help is due only once a
+  window passes, after the need was stated, in which nobody does anything. ``t*`` is the first window of the last
+  run of due windows, if that run lasts to the end; controls have no ``t*``.
+* **gold trigger operations** per window: the belief-table writes the robot's perception implies (an item is
+  tracked once someone handles it; each fact ``item -> location`` it shows gives a visual-fact write when the
+  table differs, then an actor-belief write for each human who saw it, in name order; ``create`` for a new entry,
+  ``update`` for a changed one), then at ``t*`` ``reasoning_run(person, object, none)`` and
+  ``action_run(person, object, none)``, and ``noop`` closing every window.
+* the gold **task**: person, object, mental context (``false_belief``, ``unreachable``, ``blocked``,
+  ``left_running``, ``power_cut``, ``missing_tool``, ``stated_need``) and, for false beliefs, where the person
+  believes the object is (for stated needs: the feeling).
+
+**Metrics** (per episode; see ``docs/claw.md`` for the full definitions):
+
+* **TA** — help needed: the reasoning record behind the robot's first intervention names the gold person, object
+  and context (and belief/feeling); a control: no reasoning record ever found an intervention warranted.
+* **PIA** — help needed: exactly one intervention, at ``t*``; a control: none.
+* **CS** — over help-needed episodes with an intervention: the executed action achieved the goal (checked in the
+  simulator right after it ran). Defined only when some episode intervened (``cs_n`` counts them).
+* **ACC**, **ACC w/o noop** — trigger operations predicted with the gold context (teacher forcing) equal to the
+  gold ones (verb and all three slots), over all decisions / over decisions whose gold is not ``noop``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mindloop.errors import InvalidArgumentError, MindloopError
+from mindloop.worlds.household.goals import GoalKind
+from mindloop.worlds.household.results import WorldEvent
+from mindloop.worlds.household.scenarios.episode import Episode
+from mindloop.worlds.household.scenarios.gold import Focus, derive_gold
+from mindloop.worlds.household.scenarios.model import Scenario
+from mindloop.worlds.household.vocab import AT, FEELS, ROBOT
+
+__all__ = [
+    "CONTEXT_OF_FAMILY",
+    "GoldEpisode",
+    "GoldWindow",
+    "Op",
+    "decision_scores",
+    "episode_scores",
+    "gold_episode",
+    "scenario_family",
+    "summarize_intervention",
+]
+
+Op = tuple[str, str, str, str]
+"""A trigger operation as plain data: ``(verb, actor, object, location)``, empty slots ``"none"``."""
+
+NONE = "none"
+HANDLING = frozenset({"pick", "place", "putin", "putback", "drop", "give", "move"})
+
+CONTEXT_OF_FAMILY: dict[str, str] = {
+    "find": "false_belief",
+    "reach": "unreachable",
+    "blocked": "blocked",
+    "faucet": "left_running",
+    "power": "power_cut",
+    "combo": "missing_tool",
+    "dialogue": "stated_need",
+}
+"""The mental context each household scenario family is about."""
+
+
+def scenario_family(subtype: str) -> str:
+    """The reasoning family of a household subtype (``fb_*`` -> ``find``, ``ig_child_reach`` -> ``reach``...)."""
+    if subtype.startswith("fb_"):
+        return "find"
+    for key, family in (
+        ("reach", "reach"),
+        ("blocked", "blocked"),
+        ("faucet", "faucet"),
+        ("power", "power"),
+        ("combo", "combo"),
+        ("dialogue", "dialogue"),
+    ):
+        if key in subtype:
+            return family
+    raise InvalidArgumentError(f"no MindClaw family for scenario subtype {subtype!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class GoldWindow:
+    """Gold of one window: its trigger operations, whether help is due there, whether nobody acted."""
+
+    t: int
+    ops: tuple[Op, ...]
+    due: bool
+    quiet: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"t": self.t, "ops": [list(o) for o in self.ops], "due": self.due, "quiet": self.quiet}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GoldWindow:
+        """Inverse of :meth:`to_dict`."""
+        ops = tuple((str(a), str(b), str(c), str(d)) for a, b, c, d in data["ops"])
+        return cls(int(data["t"]), ops, bool(data["due"]), bool(data["quiet"]))
+
+
+@dataclass(frozen=True)
+class GoldEpisode:
+    """Gold of one scenario as a MindClaw episode (see the module docstring)."""
+
+    scenario_id: str
+    subtype: str
+    family: str
+    help_needed: bool
+    t_star: int | None
+    actor: str
+    object: str
+    context: str
+    detail: str
+    goal: dict[str, str]
+    plan: tuple[str, ...]
+    windows: tuple[GoldWindow, ...]
+
+    @property
+    def n_decisions(self) -> int:
+        """Gold trigger operations over all windows."""
+        return sum(len(w.ops) for w in self.windows)
+
+    @property
+    def n_non_noop(self) -> int:
+        """Gold trigger operations other than ``noop``."""
+        return sum(1 for w in self.windows for o in w.ops if o[0] != "noop")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (what a benchmark sample carries)."""
+        return {
+            "scenario_id": self.scenario_id,
+            "subtype": self.subtype,
+            "family": self.family,
+            "help_needed": self.help_needed,
+            "t_star": self.t_star,
+            "actor": self.actor,
+            "object": self.object,
+            "context": self.context,
+            "detail": self.detail,
+            "goal": dict(self.goal),
+            "plan": list(self.plan),
+            "windows": [w.to_dict() for w in self.windows],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GoldEpisode:
+        """Inverse of :meth:`to_dict`."""
+        try:
+            return cls(
+                scenario_id=str(data["scenario_id"]),
+                subtype=str(data["subtype"]),
+                family=str(data["family"]),
+                help_needed=bool(data["help_needed"]),
+                t_star=None if data.get("t_star") is None else int(data["t_star"]),
+                actor=str(data["actor"]),
+                object=str(data["object"]),
+                context=str(data["context"]),
+                detail=str(data.get("detail", "")),
+                goal={str(k): str(v) for k, v in dict(data["goal"]).items()},
+                plan=tuple(str(p) for p in data.get("plan", [])),
+                windows=tuple(GoldWindow.from_dict(w) for w in data["windows"]),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InvalidArgumentError(f"not a gold episode record: {type(exc).__name__}: {exc}") from None
+
+
+# ---- gold derivation ------------------------------------------------------------------------------------------
+class _GoldTable:
+    """The belief table as the gold rules fill it (kept apart from the runtime's own implementation)."""
+
+    def __init__(self) -> None:
+        self.tracked: set[str] = set()
+        self.visual: dict[str, str] = {}
+        self.actor: dict[tuple[str, str], str] = {}
+
+    def writes(self, events: Sequence[WorldEvent]) -> list[Op]:
+        out: list[Op] = []
+        for e in events:
+            if e.verb in HANDLING and e.failure is None and e.args and e.actor:
+                self.tracked.add(e.args[0])
+            for f in e.facts:
+                if f.relation != AT or f.value is None or f.subject not in self.tracked:
+                    continue
+                obj, loc = f.subject, f.value
+                old = self.visual.get(obj)
+                if old != loc:
+                    verb = "belief_create_visual_fact" if old is None else "belief_update_visual_fact"
+                    out.append((verb, NONE, obj, loc))
+                    self.visual[obj] = loc
+                for who in sorted(e.witnesses):
+                    if who == ROBOT:
+                        continue
+                    held = self.actor.get((who, obj))
+                    if held != loc:
+                        verb = "belief_create_actor_belief" if held is None else "belief_update_actor_belief"
+                        out.append((verb, who, obj, loc))
+                        self.actor[(who, obj)] = loc
+        return out
+
+
+def _perceived(events: Sequence[WorldEvent]) -> list[WorldEvent]:
+    return [e for e in events if ROBOT in e.witnesses and e.verb not in ("setup", "recall")]
+
+
+def _quiet(events: Sequence[WorldEvent]) -> bool:
+    return not any(e.actor and e.actor != ROBOT and e.kind != "observe" for e in events)
+
+
+def _prefix_due(ep: Episode, focus: Focus, goal: tuple[str, str, str]) -> tuple[bool, str]:
+    """Whether the household gold on the episode so far says help is needed for ``goal``; and the belief detail."""
+    try:
+        gold, g = derive_gold(ep, focus)
+    except MindloopError:
+        return False, ""
+    if not gold.help_needed or (g.kind.value, g.human, g.target) != goal:
+        return False, ""
+    detail = ""
+    if focus.family == "find" and gold.beliefs:
+        detail = gold.beliefs[0].value or ""
+    elif focus.family == "dialogue":
+        detail = ep.tracker.value((ROBOT,), focus.human, FEELS) or ""
+    return True, detail
+
+
+def gold_episode(scenario: Scenario, *, quiet: int = 2) -> GoldEpisode:
+    """The MindClaw gold of a household scenario (module docstring). ``quiet`` must match the source's."""
+    if quiet < 1:
+        raise InvalidArgumentError(f"quiet must be at least 1 (a stated need waits one quiet window), got {quiet}")
+    family = scenario_family(scenario.subtype)
+    goal = scenario.goal
+    focus = Focus(family, goal.human, goal.target)
+    key = (goal.kind.value, goal.human, goal.target)
+    ep = Episode(scenario.setup)
+    table = _GoldTable()
+    writes: list[list[Op]] = []
+    due: list[bool] = []
+    details: list[str] = []
+    quiets: list[bool] = []
+
+    def window(events: Sequence[WorldEvent]) -> None:
+        seen = _perceived(events)
+        writes.append(table.writes(seen))
+        quiets.append(_quiet(seen))
+        d, detail = _prefix_due(ep, focus, key) if goal.kind is not GoalKind.NONE else (False, "")
+        due.append(d)
+        details.append(detail)
+
+    window(list(ep.events))
+    for step in scenario.script:
+        n = len(ep.events)
+        ep.replay([step])
+        window(ep.events[n:])
+    for _ in range(quiet):
+        writes.append([])
+        quiets.append(True)
+        due.append(due[-1])
+        details.append(details[-1])
+    if family == "dialogue":
+        due = [d and k > 0 and due[k - 1] and quiets[k] for k, d in enumerate(due)]
+    t_star: int | None = None
+    if due and due[-1]:
+        t_star = len(due) - 1
+        while t_star > 0 and due[t_star - 1]:
+            t_star -= 1
+    help_needed = scenario.help_needed
+    if help_needed != (t_star is not None):
+        raise InvalidArgumentError(
+            f"scenario {scenario.id} ({scenario.subtype}): help_needed={help_needed} but the help window is {t_star}"
+        )
+    windows = []
+    for k in range(len(due)):
+        ops = list(writes[k])
+        if k == t_star:
+            ops += [("reasoning_run", goal.human, goal.target, NONE), ("action_run", goal.human, goal.target, NONE)]
+        ops.append(("noop", NONE, NONE, NONE))
+        windows.append(GoldWindow(k, tuple(ops), due[k], quiets[k]))
+    return GoldEpisode(
+        scenario_id=scenario.id,
+        subtype=scenario.subtype,
+        family=family,
+        help_needed=help_needed,
+        t_star=t_star,
+        actor=goal.human,
+        object=goal.target,
+        context=CONTEXT_OF_FAMILY[family] if help_needed else "none",
+        detail=details[t_star] if t_star is not None else "",
+        goal=goal.to_dict(),
+        plan=scenario.gold.actions if help_needed else (),
+        windows=tuple(windows),
+    )
+
+
+# ---- scoring --------------------------------------------------------------------------------------------------
+def decision_scores(gold: Sequence[Op], predicted: Sequence[Op | None]) -> dict[str, float]:
+    """Trigger accuracy counts over aligned decisions (``None`` = no valid prediction: wrong)."""
+    if len(gold) != len(predicted):
+        raise InvalidArgumentError(f"{len(gold)} gold decisions but {len(predicted)} predictions")
+    correct = sum(1 for g, p in zip(gold, predicted, strict=True) if p is not None and tuple(p) == tuple(g))
+    nn = [(g, p) for g, p in zip(gold, predicted, strict=True) if g[0] != "noop"]
+    nn_correct = sum(1 for g, p in nn if p is not None and tuple(p) == tuple(g))
+    return {
+        "acc_correct": float(correct),
+        "acc_total": float(len(gold)),
+        "nn_correct": float(nn_correct),
+        "nn_total": float(len(nn)),
+    }
+
+
+def _task_matches(gold: GoldEpisode, record: Mapping[str, Any]) -> bool:
+    if (record.get("actor"), record.get("object"), record.get("context")) != (gold.actor, gold.object, gold.context):
+        return False
+    if gold.context in ("false_belief", "stated_need"):
+        return str(record.get("detail", "")) == gold.detail
+    return True
+
+
+def episode_scores(
+    gold: GoldEpisode,
+    interventions: Sequence[Mapping[str, Any]],
+    reasoning: Sequence[Mapping[str, Any]],
+) -> dict[str, float]:
+    """TA, PIA and CS counts of one closed-loop episode.
+
+    ``interventions``: ``{"t", "actor", "object", "goal_met"}`` per window where the robot acted (its first
+    intervention's ``goal_met`` is whether the goal held right after it ran); ``reasoning``: ``{"t", "actor",
+    "object", "context", "detail", "warranted"}`` per reasoning record, in order.
+    """
+    acted = sorted(interventions, key=lambda x: int(x["t"]))
+    warranted = [r for r in reasoning if r.get("warranted")]
+    out = {"intervened": float(bool(acted)), "n_interventions": float(len(acted))}
+    if not gold.help_needed:
+        out["ta"] = float(not warranted)
+        out["pia"] = float(not acted)
+        out["false_alarm"] = float(bool(acted))
+        return out
+    t_star = gold.t_star
+    assert t_star is not None
+    first = acted[0] if acted else None
+    if first is not None:
+        at = int(first["t"])
+        decisive = [r for r in warranted if int(r["t"]) == at]
+    else:
+        decisive = [r for r in warranted if int(r["t"]) >= t_star]
+    out["ta"] = float(bool(decisive) and _task_matches(gold, decisive[-1]))
+    out["pia"] = float(len(acted) == 1 and int(acted[0]["t"]) == t_star)
+    out["missed"] = float(first is None)
+    if first is not None:
+        out["early"] = float(int(first["t"]) < t_star)
+        out["late"] = float(int(first["t"]) > t_star)
+        out["cs"] = float(bool(first.get("goal_met")))
+        out["cs_n"] = 1.0
+    return out
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def summarize_intervention(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Aggregate per-episode rows ``{"scores": {...}, "failed": bool, "group": str, "help_needed": bool,
+    "n_decisions": int, "n_non_noop": int}`` into ``ta``, ``pia``, ``cs``, ``acc``, ``acc_no_noop`` (fractions)
+    and counts. A failed episode scores 0 on TA and PIA, none of its decisions count as correct, and an
+    intervention it made counts against CS."""
+    ta, pia = [], []
+    cs_ok = cs_n = 0.0
+    acc_c = acc_t = nn_c = nn_t = 0.0
+    counts: dict[str, float] = defaultdict(float)
+    for row in rows:
+        s = row.get("scores", {})
+        failed = bool(row.get("failed"))
+        ta.append(0.0 if failed else float(s.get("ta", 0.0)))
+        pia.append(0.0 if failed else float(s.get("pia", 0.0)))
+        if "cs_n" in s:
+            cs_n += float(s["cs_n"])
+            cs_ok += 0.0 if failed else float(s.get("cs", 0.0))
+        acc_t += float(s.get("acc_total", row.get("n_decisions", 0)))
+        nn_t += float(s.get("nn_total", row.get("n_non_noop", 0)))
+        if not failed:
+            acc_c += float(s.get("acc_correct", 0.0))
+            nn_c += float(s.get("nn_correct", 0.0))
+        for key in ("false_alarm", "missed", "early", "late", "invalid_ops", "malformed"):
+            counts[key] += float(s.get(key, 0.0))
+        counts["failed"] += float(failed)
+        counts["help_needed"] += float(bool(row.get("help_needed")))
+    return {
+        "ta": round(_mean(ta), 6),
+        "pia": round(_mean(pia), 6),
+        "cs": round(cs_ok / cs_n, 6) if cs_n else 0.0,
+        "cs_n": int(cs_n),
+        "acc": round(acc_c / acc_t, 6) if acc_t else 0.0,
+        "acc_no_noop": round(nn_c / nn_t, 6) if nn_t else 0.0,
+        "decisions": int(acc_t),
+        "decisions_no_noop": int(nn_t),
+        "n": len(rows),
+        "help_needed": int(counts["help_needed"]),
+        "controls": len(rows) - int(counts["help_needed"]),
+        "false_alarms": int(counts["false_alarm"]),
+        "missed": int(counts["missed"]),
+        "early": int(counts["early"]),
+        "late": int(counts["late"]),
+        "invalid_ops": int(counts["invalid_ops"]),
+        "malformed": int(counts["malformed"]),
+        "failed": int(counts["failed"]),
+    }

@@ -1,0 +1,356 @@
+"""Skill collection (MindClaw §IV-G, Fig. 4): from paired correct and incorrect rollouts to a validated skill set.
+
+1. **Rollouts.** :func:`collect_decisions` replays scenarios teacher-forced and records, at every decision, the
+   context's features, the gold operation, and what a base policy predicted there — its correct predictions and
+   its mistakes are the paired rollouts. The default base policy is the surface-cue
+   :class:`~mindloop.systems.mindclaw.trigger.NaivePolicy` (it reasons on any oddity and acts whenever it reasoned).
+2. **Candidate skills.** The deterministic rule miner (:func:`mine_skills`, the default) enumerates conjunctions of
+   up to three field conditions; the model summariser (:func:`summarise_skills`) instead shows a model paired
+   correct/incorrect cases per operation and asks for decision patterns.
+3. **Validation and grouping.** Every candidate is measured over all decisions (support, precision) and sorted
+   into strong (precision >= 0.999), preferred (>= 0.6) and negative sets per operation (eq. (9)). The miner
+   keeps a small covering set: greedily, the condition that covers the most not-yet-covered decisions (fewest
+   terms first on ties); negatives are chosen to cover the base policy's mistakes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from mindloop.errors import ParseError
+from mindloop.models.base import ChatModel, GenerationConfig, message
+from mindloop.systems.mindclaw.context import FEATURES, Feature
+from mindloop.systems.mindclaw.engine import run_sync
+from mindloop.systems.mindclaw.evaluation import DecisionRecord, teacher_forced
+from mindloop.systems.mindclaw.metrics import gold_episode
+from mindloop.systems.mindclaw.operations import OPERATION_VERBS
+from mindloop.systems.mindclaw.skills import Condition, Skill, SkillSet, Thresholds, validate_skills
+from mindloop.systems.mindclaw.trigger import NaivePolicy, Policy
+from mindloop.worlds.household.scenarios.model import Scenario
+
+__all__ = ["collect_decisions", "mine_skills", "parse_summary", "summarise_skills"]
+
+_Pred = tuple[str, str, Any]  # (feature, op, value)
+
+
+def collect_decisions(
+    scenarios: Iterable[Scenario],
+    *,
+    base: Policy | None = None,
+    belief_table: bool = True,
+    quiet: int = 2,
+) -> list[DecisionRecord]:
+    """Teacher-forced decisions with features and the base policy's prediction (synchronous policies only)."""
+    policy = base if base is not None else NaivePolicy()
+    out: list[DecisionRecord] = []
+    for s in scenarios:
+        gold = gold_episode(s, quiet=quiet)
+
+        async def decide(ctx: Any, policy: Policy = policy) -> Any:
+            return await policy.decide(ctx, None)
+
+        out += run_sync(teacher_forced(s, gold, decide=decide, belief_table=belief_table, quiet=quiet, features=True))
+    return out
+
+
+def _predicates(features: Sequence[Feature]) -> list[_Pred]:
+    preds: list[_Pred] = []
+    for f in features:
+        if f.kind == "bool":
+            preds += [(f.name, "eq", True), (f.name, "eq", False)]
+        elif f.kind == "int":
+            preds += [(f.name, "eq", 0), (f.name, ">", 0)]
+        else:
+            preds += [(f.name, "eq", v) for v in f.values]
+            if "none" in f.values:
+                preds.append((f.name, "not", "none"))
+    return preds
+
+
+def _holds(pred: _Pred, value: Any) -> bool:
+    _, op, v = pred
+    if op == "eq":
+        return bool(value == v)
+    if op == "not":
+        return bool(value != v)
+    return bool(value > v)
+
+
+_CAT_PHRASES: dict[str, dict[str, str]] = {
+    "next_write": {
+        "none": "no belief write is pending",
+        "!none": "a belief write is pending",
+        "*": "the next pending belief write is a {v}",
+    },
+    "last_op": {
+        "none": "nothing was chosen yet in this window",
+        "!none": "something was already chosen in this window",
+        "belief": "the previous operation wrote the belief table",
+        "*": "{v} was the previous operation",
+    },
+    "cue": {
+        "none": "no cue awaits the robot",
+        "!none": "some cue awaits the robot (not acted on yet)",
+        "*": "a {v} cue awaits the robot",
+    },
+    "failure": {
+        "none": "nobody's attempt failed in this window",
+        "!none": "someone's attempt failed in this window",
+        "*": "someone's attempt failed ({v})",
+    },
+}
+
+
+_BOOL_PHRASES: dict[str, tuple[str, str]] = {
+    "reasoned": ("reasoning already ran in this window", "reasoning has not run in this window"),
+    "warranted": ("this window's reasoning found help warranted", "no reasoning in this window found help warranted"),
+    "acted": ("action generation already ran in this window", "action generation has not run in this window"),
+    "quiet": ("nobody did anything in this window", "someone did something in this window"),
+    "speech": ("someone spoke in this window", "nobody spoke in this window"),
+    "cue_new": ("some cue awaits the robot (not acted on yet)", "no cue awaits the robot"),
+}
+
+
+def _phrase(pred: _Pred) -> str:
+    name, op, v = pred
+    doc = {f.name: f.doc for f in FEATURES}[name]
+    if name in _BOOL_PHRASES and op == "eq" and isinstance(v, bool):
+        return _BOOL_PHRASES[name][0 if v else 1]
+    table = _CAT_PHRASES.get(name)
+    if table is not None:
+        key = f"!{v}" if op == "not" else str(v)
+        return table.get(key, table["*"]).format(v=str(v).replace("_", " "))
+    if op == "eq" and v is True:
+        return doc
+    if op == "eq" and v is False:
+        return f"not ({doc})"
+    if op == "eq" and v == 0:
+        return f"no {doc}" if name in ("pending_writes", "n_events", "n_moves") else f"{name} is 0"
+    if op == ">":
+        return f"some {doc}" if name in ("pending_writes", "n_events", "n_moves") else f"{name} > {v}"
+    return f"{doc}: {v}"
+
+
+def _describe(op: str, kind: str, preds: Sequence[_Pred]) -> str:
+    body = "; ".join(_phrase(p) for p in preds)
+    if kind == "negative":
+        return f"Never {op} when {body}."
+    return f"{'Choose' if kind == 'strong' else 'Prefer'} {op} when {body}."
+
+
+def mine_skills(
+    decisions: Sequence[DecisionRecord],
+    *,
+    thresholds: Thresholds | None = None,
+    max_terms: int = 3,
+    max_preferred: int = 3,
+    meta: dict[str, Any] | None = None,
+) -> SkillSet:
+    """The deterministic rule miner (module docstring): the same decisions always give the same skills."""
+    th = thresholds or Thresholds()
+    n = len(decisions)
+    preds = _predicates(FEATURES)
+    masks: list[int] = []
+    for p in preds:
+        m = 0
+        for i, d in enumerate(decisions):
+            if _holds(p, d.features.get(p[0])):
+                m |= 1 << i
+        masks.append(m)
+    everyone = (1 << n) - 1
+    pos = {v: 0 for v in OPERATION_VERBS}
+    wrong = {v: 0 for v in OPERATION_VERBS}
+    for i, d in enumerate(decisions):
+        pos[d.gold] |= 1 << i
+        if d.predicted_verb and d.predicted_verb != d.gold:
+            wrong[d.predicted_verb] |= 1 << i
+    # candidate conjunctions: (terms, mask), never two terms on one feature, never an empty or universal mask
+    conds: list[tuple[tuple[int, ...], int]] = []
+    frontier: list[tuple[tuple[int, ...], int]] = [((), everyone)]
+    for _ in range(max_terms):
+        nxt: list[tuple[tuple[int, ...], int]] = []
+        for terms, mask in frontier:
+            used = {preds[t][0] for t in terms}
+            start = terms[-1] + 1 if terms else 0
+            for j in range(start, len(preds)):
+                if preds[j][0] in used:
+                    continue
+                m = mask & masks[j]
+                if m == 0 or m == mask:
+                    continue
+                nxt.append(((*terms, j), m))
+        conds += nxt
+        # only conditions that are not yet pure for some operation are worth refining
+        frontier = [(t, m) for t, m in nxt if not any((m & pos[v]) in (0, m) for v in OPERATION_VERBS if m & pos[v])]
+    counts = [(terms, mask, mask.bit_count()) for terms, mask in conds]
+    skills: list[Skill] = []
+
+    def make(op: str, kind: str, terms: tuple[int, ...], support: int, precision: float, k: int) -> Skill:
+        ps = [preds[t] for t in terms]
+        when = tuple(Condition(p[0], p[1] if p[1] != ">" else ">", p[2]) for p in ps)
+        return Skill(f"{op}-{kind[0]}{k}", op, kind, when, _describe(op, kind, ps), support, precision)
+
+    def greedy(target: int, ok: list[tuple[tuple[int, ...], int, int, float]], limit: int) -> list[Any]:
+        chosen: list[Any] = []
+        left = target
+        while left and len(chosen) < limit:
+            best = None
+            for terms, mask, support, prec in ok:
+                gain = (mask & left).bit_count()
+                if gain < th.min_support:
+                    continue
+                key = (gain, -len(terms), prec, tuple(-t for t in terms))
+                if best is None or key > best[0]:
+                    best = (key, terms, mask, support, prec)
+            if best is None:
+                break
+            chosen.append(best[1:])
+            left &= ~best[2]
+        return chosen
+
+    for op in OPERATION_VERBS:
+        positive = pos[op]
+        if not positive:
+            continue
+        scored = []
+        for terms, mask, size in counts:
+            hit = (mask & positive).bit_count()
+            if hit >= th.min_support:
+                scored.append((terms, mask, hit, hit / size))
+        strong = [x for x in scored if x[3] >= th.strong]
+        k = 0
+        covered = 0
+        for terms, mask, support, prec in greedy(positive, strong, 1_000):
+            k += 1
+            skills.append(make(op, "strong", terms, support, prec, k))
+            covered |= mask
+        preferred = [x for x in scored if th.preferred <= x[3] < th.strong]
+        for terms, _mask, support, prec in greedy(positive & ~covered, preferred, max_preferred):
+            k += 1
+            skills.append(make(op, "preferred", terms, support, prec, k))
+        w = wrong[op]
+        if w.bit_count() >= th.min_support:
+            negs = []
+            for terms, mask, size in counts:
+                right_not = size - (mask & positive).bit_count()
+                if right_not >= th.min_support and right_not / size >= th.negative and mask & w:
+                    negs.append((terms, mask, right_not, right_not / size))
+            for j, (terms, _mask, support, prec) in enumerate(greedy(w, negs, 1_000), 1):
+                skills.append(make(op, "negative", terms, support, prec, j))
+    about = (
+        "Trigger skills mined from paired correct and incorrect teacher-forced rollouts; strong skills are "
+        "matched deterministically, preferred and negative ones guide the trigger policy (MindClaw eq. (9)-(10))."
+    )
+    return SkillSet(skills, about=about, meta=meta, thresholds=th)
+
+
+# ---- the model summariser ---------------------------------------------------------------------------------------
+SUMMARY_SYSTEM = (
+    "You study an embodied assistant's trigger decisions and write reusable decision rules (skills). Each decision "
+    "shows the context's fields, the correct operation, and what a weaker policy predicted."
+)
+
+SUMMARY_TEMPLATE = """Operation: {op}
+
+Fields you may use: {fields}
+
+Correct and incorrect decisions:
+{cases}
+
+Write up to {limit} skills for {op}, one per line, in exactly this form:
+SKILL strong|preferred|negative | when: FIELD=VALUE, FIELD!=VALUE, FIELD>NUMBER | text: one sentence
+A strong skill means "choose {op} whenever this holds"; preferred: "evidence for {op}"; negative: "never {op} when
+this holds"."""
+
+_SKILL_LINE = re.compile(
+    r"^\s*SKILL\s+(strong|preferred|negative)\s*\|\s*when\s*:\s*(.+?)\s*\|\s*text\s*:\s*(.+)$", re.IGNORECASE
+)
+_COND = re.compile(r"^\s*([a-z_]+)\s*(!=|>=|<=|=|>|<)\s*([A-Za-z0-9_.\-]+)\s*$")
+
+
+def _case(d: DecisionRecord) -> str:
+    fields = ", ".join(f"{f.name}={d.features.get(f.name)}" for f in FEATURES)
+    verdict = "correct" if d.predicted_verb == d.gold else f"WRONG (predicted {d.predicted_verb or 'nothing'})"
+    return f"- {fields} -> gold {d.gold}; weaker policy {verdict}"
+
+
+def parse_summary(reply: str, op: str, *, start: int = 1) -> tuple[list[Skill], list[str]]:
+    """Skills from a summariser reply; lines that do not parse are returned as failures (never guessed at)."""
+    by_name = {f.name: f for f in FEATURES}
+    skills: list[Skill] = []
+    failures: list[str] = []
+    for line in reply.splitlines():
+        if not line.strip().upper().startswith("SKILL"):
+            continue
+        m = _SKILL_LINE.match(line)
+        if m is None:
+            failures.append(f"not a SKILL line: {line.strip()[:120]}")
+            continue
+        kind, when_text, text = m.group(1).lower(), m.group(2), m.group(3).strip()
+        conds: list[Condition] = []
+        try:
+            for part in when_text.split(","):
+                c = _COND.match(part)
+                if c is None:
+                    raise ParseError("a condition is not FIELD=VALUE", text=part.strip())
+                name, sym, raw = c.group(1), c.group(2), c.group(3)
+                feat = by_name.get(name)
+                if feat is None:
+                    raise ParseError(f"unknown field {name!r}", text=part.strip())
+                value: Any
+                if feat.kind == "bool":
+                    if raw.lower() not in ("true", "false"):
+                        raise ParseError(f"{name} takes true or false", text=raw)
+                    value = raw.lower() == "true"
+                elif feat.kind == "int":
+                    if not raw.isdigit():
+                        raise ParseError(f"{name} takes a whole number", text=raw)
+                    value = int(raw)
+                else:
+                    if raw not in feat.values:
+                        raise ParseError(f"{name} takes one of {', '.join(feat.values)}", text=raw)
+                    value = raw
+                opname = {"=": "eq", "!=": "not"}.get(sym, sym)
+                if feat.kind != "int" and opname not in ("eq", "not"):
+                    raise ParseError(f"{name} can only be compared with = or !=", text=part.strip())
+                conds.append(Condition(name, opname, value))
+        except ParseError as exc:
+            failures.append(f"{line.strip()[:120]}: {exc}")
+            continue
+        skills.append(Skill(f"{op}-m{start + len(skills)}", op, kind, tuple(conds), text))
+    return skills, failures
+
+
+async def summarise_skills(
+    model: ChatModel,
+    decisions: Sequence[DecisionRecord],
+    *,
+    per_op: int = 6,
+    limit: int = 4,
+    thresholds: Thresholds | None = None,
+    config: GenerationConfig | None = None,
+) -> tuple[SkillSet, list[str]]:
+    """Ask a model to summarise decision patterns per operation (Fig. 4), then validate them over all decisions
+    and group them by measured precision. Returns the skills and the reply lines that could not be used."""
+    th = thresholds or Thresholds()
+    fields = ", ".join(f"{f.name} ({'/'.join(f.values) if f.kind == 'cat' else f.kind})" for f in FEATURES)
+    proposed: list[Skill] = []
+    failures: list[str] = []
+    for op in OPERATION_VERBS:
+        right = [d for d in decisions if d.gold == op and d.predicted_verb == op][:per_op]
+        wrong = [d for d in decisions if (d.gold == op) != (d.predicted_verb == op)][:per_op]
+        if not right and not wrong:
+            continue
+        cases = "\n".join(_case(d) for d in [*right, *wrong])
+        user = SUMMARY_TEMPLATE.format(op=op, fields=fields, cases=cases, limit=limit)
+        reply = await model.generate(
+            [message("system", SUMMARY_SYSTEM), message("user", user)], config or GenerationConfig()
+        )
+        skills, bad = parse_summary(reply.text, op, start=1)
+        proposed += skills
+        failures += [f"{op}: {b}" for b in bad]
+    about = "Trigger skills summarised by a model from paired rollouts, validated over all decisions."
+    validated = validate_skills(SkillSet(proposed, about=about, thresholds=th), decisions, regroup=True)
+    return validated, failures

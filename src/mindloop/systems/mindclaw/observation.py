@@ -1,0 +1,355 @@
+"""The Observation module (§IV-E): window -> structured observation ``o_t``; descriptive, never prescriptive.
+
+``o_t`` lists the perceived events, the object movements they show (``object -> location`` with the humans who
+saw it), which items were handled (so memory can start tracking them), who is where, whether any human acted,
+and an activity log: what each person has been seen doing since the stream began (so "she came back and is
+opening cupboards" is something the observation *says*, not something it decides about).
+
+Two implementations: :class:`SymbolicObserver` reads the window's structured events; :class:`ModelObserver`
+asks a model to read the narration (and frames) and parses its answer strictly.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from mindloop.beliefs import Fact
+from mindloop.errors import ParseError
+from mindloop.models.base import ChatModel, GenerationConfig, image_part, message
+from mindloop.systems.mindclaw.window import Scene, Window, WindowEvent
+
+__all__ = [
+    "HANDLING_VERBS",
+    "SEARCH_VERBS",
+    "Act",
+    "ActivityLog",
+    "ModelObserver",
+    "Move",
+    "Observation",
+    "Observer",
+    "SymbolicObserver",
+    "parse_observation_reply",
+]
+
+ROBOT = "robot"
+AT = "at"
+FEELS = "feels"
+POWER = "power"
+
+HANDLING_VERBS = frozenset({"pick", "place", "putin", "putback", "drop", "give", "move"})
+"""Verbs that move an item by hand: the robot starts tracking an item once someone handles it."""
+
+SEARCH_VERBS = frozenset({"walkaround", "lookat", "open", "turn"})
+"""Verbs that, after coming back or after a setback, show someone looking for something."""
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """An item seen at a location (``object -> location``) by ``witnesses``; ``event`` indexes ``o_t.events``."""
+
+    event: int
+    object: str
+    location: str
+    witnesses: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Act:
+    """One thing a person was seen doing: world time ``t``, window ``w``, ``verb(args)``, a failure if it failed,
+    the event kind and any facts it stated (speech)."""
+
+    t: int
+    w: int
+    kind: str
+    verb: str
+    args: tuple[str, ...]
+    failure: str = ""
+    facts: tuple[Fact, ...] = ()
+
+
+class ActivityLog:
+    """What each person has been seen doing, oldest first (one list per actor), and when the power went out."""
+
+    def __init__(self) -> None:
+        self.acts: dict[str, list[Act]] = {}
+        self.last_enter: dict[str, int] = {}
+        self.power_cut_at: int | None = None
+
+    def add(self, actor: str, act: Act) -> None:
+        """Log one act (an ``enter`` also moves the actor's "since coming in" mark)."""
+        self.acts.setdefault(actor, []).append(act)
+        if act.kind == "enter":
+            self.last_enter[actor] = act.t
+
+    def of(self, actor: str) -> list[Act]:
+        """The actor's acts, oldest first."""
+        return self.acts.get(actor, [])
+
+    def since_entry(self, actor: str) -> int:
+        """World time of the actor's last seen entry into a room (0 if never seen entering)."""
+        return self.last_enter.get(actor, 0)
+
+    def searched(self, actor: str, since: int, target: str, *, ignore: frozenset[str] = frozenset()) -> bool:
+        """Whether ``actor`` looked about (walk around, look at, open, turn) after time ``since`` without handling
+        ``target`` (someone who took or put it away knows where it is); acts aimed at anything in ``ignore`` do
+        not count as looking."""
+        looked = False
+        for act in self.acts.get(actor, ()):
+            if act.t <= since:
+                continue
+            if act.verb in HANDLING_VERBS and not act.failure and act.args[:1] == (target,):
+                return False
+            if act.verb in SEARCH_VERBS and not (act.args and act.args[0] in ignore):
+                looked = True
+        return looked
+
+    def copy(self) -> ActivityLog:
+        """An independent copy."""
+        out = ActivityLog()
+        out.acts = {k: list(v) for k, v in self.acts.items()}
+        out.last_enter = dict(self.last_enter)
+        out.power_cut_at = self.power_cut_at
+        return out
+
+
+@dataclass
+class Observation:
+    """``o_t``: the structured description of window ``t`` (see the module docstring)."""
+
+    t: int
+    events: tuple[WindowEvent, ...]
+    moves: tuple[Move, ...]
+    handled: tuple[tuple[int, str], ...]
+    present: Mapping[str, str | None]
+    quiet: bool
+    text: str
+    activity: ActivityLog
+    scene: Scene | None = None
+    error: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def summary(self) -> dict[str, Any]:
+        """What the trace stores about ``o_t`` (compact, JSON-ready)."""
+        out: dict[str, Any] = {
+            "events": [
+                e.text or f"{e.actor or 'someone'} {e.verb}({', '.join(e.args)})" for e in self.events if e.text
+            ],
+            "moves": [f"{m.object} -> {m.location} (seen by {', '.join(m.witnesses) or 'nobody'})" for m in self.moves],
+            "present": {a: r for a, r in self.present.items() if r is not None},
+            "quiet": self.quiet,
+        }
+        if self.error:
+            out["error"] = self.error
+        return out
+
+
+class Observer(Protocol):
+    """Turns windows into observations; stateful over one episode (``reset`` starts a new one)."""
+
+    def reset(self) -> None:
+        """Forget everything seen (a new episode)."""
+        ...
+
+    async def observe(self, window: Window) -> Observation:
+        """``o_t`` for ``window``."""
+        ...
+
+
+def _moves_and_handled(events: Sequence[WindowEvent]) -> tuple[tuple[Move, ...], tuple[tuple[int, str], ...]]:
+    moves: list[Move] = []
+    handled: list[tuple[int, str]] = []
+    for i, e in enumerate(events):
+        if e.verb in HANDLING_VERBS and not e.failure and e.args and e.actor:
+            handled.append((i, e.args[0]))
+        for f in e.facts:
+            if f.relation == AT and f.value is not None:
+                moves.append(Move(i, f.subject, f.value, e.witnesses))
+    return tuple(moves), tuple(handled)
+
+
+def _log(activity: ActivityLog, window: Window, events: Sequence[WindowEvent]) -> None:
+    for e in events:
+        if e.kind == "other" and not e.actor and any(f.relation == POWER and f.value == "off" for f in e.facts):
+            activity.power_cut_at = e.t
+        if not e.actor or e.kind == "observe" or e.actor == ROBOT:
+            continue
+        activity.add(e.actor, Act(e.t, window.t, e.kind, e.verb, e.args, e.failure, e.facts if e.kind == "say" else ()))
+
+
+def _present(window: Window) -> dict[str, str | None]:
+    scene = window.state
+    if scene is None:
+        return {a: None for a in sorted(window.candidates.actors)}
+    return {a: scene.agent_room(a) for a in scene.humans()}
+
+
+class SymbolicObserver:
+    """``o_t`` from the window's structured events (exact for simulator and recorded windows)."""
+
+    def __init__(self) -> None:
+        self.activity = ActivityLog()
+
+    def reset(self) -> None:
+        """Start a new episode."""
+        self.activity = ActivityLog()
+
+    async def observe(self, window: Window) -> Observation:
+        """Describe ``window``: events, moves, handled items, who is where, quiet or not, activity so far."""
+        return self.observe_now(window)
+
+    def observe_now(self, window: Window) -> Observation:
+        """The same as :meth:`observe`, without the event loop (for benchmarks and teacher forcing)."""
+        events = window.events
+        _log(self.activity, window, events)
+        moves, handled = _moves_and_handled(events)
+        return Observation(
+            t=window.t,
+            events=events,
+            moves=moves,
+            handled=handled,
+            present=_present(window),
+            quiet=not window.humans_acted,
+            text=window.text,
+            activity=self.activity,
+            scene=window.state,
+        )
+
+
+# ---- the model-driven observer --------------------------------------------------------------------------------
+
+OBSERVE_SYSTEM = (
+    "You are the Observation module of an embodied assistant robot. You describe what happened in the latest "
+    "window of the video or simulator stream; you never decide whether the robot should help."
+)
+
+OBSERVE_TEMPLATE = """Window {t}. What the robot perceived:
+{text}
+
+Known people: {actors}
+Known objects: {objects}
+Known locations: {locations}
+
+List what happened, using only the names above, in exactly this format:
+<Events>
+PERSON: verb(arg, ...)            (one line per action; add " failed" after an attempt that did not work)
+</Events>
+<Moves>
+OBJECT -> LOCATION | seen by: PERSON, PERSON   (one line per object seen somewhere; "seen by: nobody" if unseen)
+</Moves>
+Write an empty section if there is nothing to list."""
+
+_SECTION = re.compile(r"<(Events|Moves)>(.*?)</\1>", re.DOTALL | re.IGNORECASE)
+_EVENT_LINE = re.compile(r"^([A-Za-z0-9_]+)\s*:\s*([a-z_]+)\s*\(([^)]*)\)\s*(failed)?\s*$", re.IGNORECASE)
+_MOVE_LINE = re.compile(r"^([A-Za-z0-9_]+)\s*->\s*([A-Za-z0-9_]+)\s*\|\s*seen by\s*:\s*(.*)$", re.IGNORECASE)
+
+
+def parse_observation_reply(
+    reply: str, *, actors: frozenset[str], objects: frozenset[str], locations: frozenset[str], t: int
+) -> tuple[WindowEvent, ...]:
+    """Strictly read a model's ``<Events>``/``<Moves>`` answer into window events (moves become facts).
+
+    Every name must be a known candidate; a line in neither format, or a missing section, is a
+    :class:`~mindloop.errors.ParseError` naming the line.
+    """
+    sections = {m.group(1).lower(): m.group(2) for m in _SECTION.finditer(reply)}
+    missing = [s for s in ("events", "moves") if s not in sections]
+    if missing:
+        raise ParseError(f"the observation reply has no <{missing[0].capitalize()}> section", text=reply[:200])
+    names = actors | objects | locations
+    out: list[WindowEvent] = []
+    for line in (x.strip() for x in sections["events"].splitlines()):
+        if not line:
+            continue
+        m = _EVENT_LINE.match(line)
+        if m is None:
+            raise ParseError("an <Events> line is not 'PERSON: verb(args)'", text=line)
+        actor = m.group(1).lower()
+        args = tuple(a.strip().lower() for a in m.group(3).split(",") if a.strip())
+        if actor not in actors:
+            raise ParseError(f"unknown person {actor!r} in <Events>", text=line)
+        bad = [a for a in args if a not in names and a not in ("left", "right", "around", "back")]
+        if bad:
+            raise ParseError(f"unknown name {bad[0]!r} in <Events>", text=line)
+        kind = "say" if m.group(2).lower() == "say" else "other"
+        out.append(
+            WindowEvent(t, kind, actor, m.group(2).lower(), args, failure="failed" if m.group(4) else "", text=line)
+        )
+    for line in (x.strip() for x in sections["moves"].splitlines()):
+        if not line:
+            continue
+        m = _MOVE_LINE.match(line)
+        if m is None:
+            raise ParseError("a <Moves> line is not 'OBJECT -> LOCATION | seen by: ...'", text=line)
+        obj, loc = m.group(1).lower(), m.group(2).lower()
+        if obj not in objects:
+            raise ParseError(f"unknown object {obj!r} in <Moves>", text=line)
+        if loc not in locations:
+            raise ParseError(f"unknown location {loc!r} in <Moves>", text=line)
+        seen = [s.strip().lower() for s in m.group(3).split(",") if s.strip()]
+        seen = [] if seen == ["nobody"] else seen
+        bad = [s for s in seen if s not in actors]
+        if bad:
+            raise ParseError(f"unknown person {bad[0]!r} in <Moves>", text=line)
+        out.append(WindowEvent(t, "observe", "", "observe", facts=(Fact(obj, AT, loc),), witnesses=tuple(sorted(seen))))
+    return tuple(out)
+
+
+class ModelObserver:
+    """``o_t`` read by a model from the window's narration (and frames): its ``<Events>`` and ``<Moves>`` replace
+    the structured events. A malformed reply gives an empty observation with ``error`` set (a recorded failure)."""
+
+    def __init__(self, model: ChatModel, config: GenerationConfig | None = None, *, frames: bool = True) -> None:
+        self.model = model
+        self.config = config or GenerationConfig()
+        self.frames = frames
+        self.activity = ActivityLog()
+
+    def reset(self) -> None:
+        """Start a new episode."""
+        self.activity = ActivityLog()
+
+    def prompt(self, window: Window) -> list[dict[str, Any]]:
+        """The chat messages sent for ``window``."""
+        c = window.candidates
+        user = OBSERVE_TEMPLATE.format(
+            t=window.t,
+            text=window.text or "(nothing narrated)",
+            actors=", ".join(sorted(c.actors)) or "none",
+            objects=", ".join(sorted(c.objects)) or "none",
+            locations=", ".join(sorted(c.locations)) or "none",
+        )
+        parts: list[Any] = [user]
+        if self.frames:
+            parts += [image_part(f) for f in window.frames]
+        return [message("system", OBSERVE_SYSTEM), message("user", *parts)]
+
+    async def observe(self, window: Window) -> Observation:
+        """Ask the model, parse strictly, and build ``o_t`` from its answer."""
+        reply = await self.model.generate(self.prompt(window), self.config)
+        c = window.candidates
+        error = ""
+        try:
+            events = parse_observation_reply(
+                reply.text, actors=c.actors, objects=c.objects, locations=c.locations, t=window.t
+            )
+        except ParseError as exc:
+            events, error = (), f"malformed observation: {exc}"
+        _log(self.activity, window, events)
+        moves, handled = _moves_and_handled(events)
+        quiet = not any(e.actor and e.kind != "observe" for e in events)
+        return Observation(
+            window.t,
+            events,
+            moves,
+            handled,
+            _present(window),
+            quiet,
+            window.text,
+            self.activity,
+            window.state,
+            error,
+            {"reply": reply.text},
+        )

@@ -1,0 +1,245 @@
+"""The Trigger (§IV-F): pick the next internal operation by two-stage inference (eq. (10)).
+
+1. Strong skills, compiled to structured-field / regex matchers, are tried in the order of eq. (8); the first
+   that matches, is not vetoed by a negative skill of the same operation and can be grounded in the window's
+   candidates gives the operation directly.
+2. Otherwise the policy decides: a model prompted with the preferred and negative skills
+   (:class:`ModelPolicy`), the embedded classifier (:class:`ClassifierPolicy`, negative skills veto its choices),
+   or nothing (:class:`NoopPolicy`: rules only).
+
+Slots are grounded only from the window's candidates; an operation naming anything else is a recorded failure.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from mindloop.errors import DependencyError, InvalidArgumentError, ParseError
+from mindloop.models.base import ChatModel, GenerationConfig, message
+from mindloop.systems.mindclaw.context import FEATURE_NAMES, TriggerContext, feature_vector, ground
+from mindloop.systems.mindclaw.operations import (
+    ACTION_RUN,
+    BELIEF_VERBS,
+    NOOP,
+    OPERATION_VERBS,
+    REASONING_RUN,
+    Operation,
+    check_operation,
+    parse_operation,
+)
+from mindloop.systems.mindclaw.render import render_context
+from mindloop.systems.mindclaw.skills import SkillSet
+
+__all__ = [
+    "ClassifierPolicy",
+    "Decision",
+    "ModelPolicy",
+    "NaivePolicy",
+    "NoopPolicy",
+    "Policy",
+    "Trigger",
+    "train_classifier",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One trigger decision: the operation (``None`` when it failed), who decided (``skill:ID``, ``policy:...``),
+    the failure if any, and the raw model reply for model decisions."""
+
+    op: Operation | None
+    by: str
+    error: str = ""
+    reply: str = ""
+
+
+class Policy(Protocol):
+    """The trigger policy ``pi_theta(z | x, S)`` consulted when no strong skill fires."""
+
+    name: str
+
+    async def decide(self, ctx: TriggerContext, skills: SkillSet | None) -> Decision:
+        """The next operation for ``ctx``."""
+        ...
+
+
+class NoopPolicy:
+    """Rules only: when no strong skill fires, do nothing (``noop``)."""
+
+    name = "noop"
+
+    async def decide(self, ctx: TriggerContext, skills: SkillSet | None) -> Decision:
+        """Always ``noop``."""
+        return Decision(Operation(NOOP), "policy:noop")
+
+
+class NaivePolicy:
+    """A surface-cue policy (the "incorrect rollouts" the default rule miner learns negatives from): it reasons on
+    any visible oddity (a stale belief, a failure, speech), acts whenever it has reasoned, and writes what it sees."""
+
+    name = "naive"
+
+    async def decide(self, ctx: TriggerContext, skills: SkillSet | None) -> Decision:
+        """See :meth:`decide_now`."""
+        return self.decide_now(ctx)
+
+    def decide_now(self, ctx: TriggerContext) -> Decision:
+        """Surface cues first, then writes, then ``noop``."""
+        f = ctx.feature
+        if f("last_op") == REASONING_RUN:
+            op = ground(ACTION_RUN, ctx)
+        elif (f("stale") or f("failure") != "none" or f("speech")) and not f("reasoned"):
+            op = ground(REASONING_RUN, ctx)
+        elif f("pending_writes"):
+            op = ctx.remaining_writes()[0]
+        else:
+            op = None
+        return Decision(op or Operation(NOOP), "policy:naive")
+
+
+class ClassifierPolicy:
+    """The embedded "SFT" trigger: a scikit-learn classifier over the context's feature vector predicts the verb;
+    the verb is grounded from the candidates (eq. (7)). Verbs vetoed by a negative skill, or that cannot be
+    grounded, give way to the next most probable verb."""
+
+    name = "classifier"
+
+    def __init__(self, estimator: Any, classes: Sequence[str], names: Sequence[str] = FEATURE_NAMES) -> None:
+        self.estimator = estimator
+        self.classes = list(classes)
+        self.names = tuple(names)
+
+    async def decide(self, ctx: TriggerContext, skills: SkillSet | None) -> Decision:
+        """See :meth:`decide_now`."""
+        return self.decide_now(ctx, skills)
+
+    def decide_now(self, ctx: TriggerContext, skills: SkillSet | None) -> Decision:
+        """The most probable groundable, non-vetoed verb."""
+        feats = {n: ctx.feature(n) for n in self.names}
+        probs = self.estimator.predict_proba([feature_vector(feats, self.names)])[0]
+        ranked = sorted(range(len(self.classes)), key=lambda i: (-probs[i], OPERATION_VERBS.index(self.classes[i])))
+        for i in ranked:
+            verb = self.classes[i]
+            if skills is not None and skills.vetoed(verb, ctx) is not None:
+                continue
+            op = ground(verb, ctx)
+            if op is not None:
+                return Decision(op, f"policy:classifier({probs[i]:.2f})")
+        return Decision(Operation(NOOP), "policy:classifier(fallback)")
+
+
+def train_classifier(
+    features: Sequence[dict[str, Any]], labels: Sequence[str], *, seed: int = 0, names: Sequence[str] = FEATURE_NAMES
+) -> ClassifierPolicy:
+    """Fit the embedded classifier (a scikit-learn decision tree, deterministic for a seed) on decision features
+    (those in ``names``) and gold verbs."""
+    try:
+        tree = importlib.import_module("sklearn.tree")
+    except ImportError:
+        raise DependencyError("the classifier trigger needs scikit-learn: pip install scikit-learn") from None
+    if not features:
+        raise InvalidArgumentError("no decisions to train the classifier on")
+    x = [feature_vector(f, names) for f in features]
+    model = tree.DecisionTreeClassifier(random_state=seed, min_samples_leaf=1)
+    model.fit(x, list(labels))
+    return ClassifierPolicy(model, [str(c) for c in model.classes_], names)
+
+
+TRIGGER_SYSTEM = (
+    "You are the Trigger of MindClaw, an embodied assistant robot. Each step you choose the next internal "
+    "cognitive operation, never a physical action. Principles: observation precedes the trigger decision; "
+    "belief-table operations come before reasoning; mental reasoning comes before action; a mismatch alone is "
+    "not enough to act; noop ends the window and is often right."
+)
+
+TRIGGER_TEMPLATE = """Operations (fill slots only with candidate names; write none for an empty slot):
+  belief_create_visual_fact(none, OBJECT, LOCATION)   the robot saw an object somewhere new to its table
+  belief_update_visual_fact(none, OBJECT, LOCATION)   the robot saw a tracked object somewhere else
+  belief_create_actor_belief(ACTOR, OBJECT, LOCATION) a person saw an object the table has no belief of theirs about
+  belief_update_actor_belief(ACTOR, OBJECT, LOCATION) a person saw an object somewhere other than they believed
+  reasoning_run(ACTOR, OBJECT, none)                  judge whether ACTOR needs help about OBJECT
+  action_run(ACTOR, OBJECT, none)                     generate the helpful action (only after reasoning said so)
+  noop(none, none, none)                              nothing more to do in this window
+
+{context}
+
+Answer with exactly one operation on one line, for example: belief_update_actor_belief(alice, apple, fridge)"""
+
+
+class ModelPolicy:
+    """The trigger model, prompted with the context and the preferred and negative skills (skill-augmented
+    prompting). Its reply is parsed strictly and its slots checked against the candidates; anything else is a
+    decision with ``error`` set (a recorded failure)."""
+
+    name = "model"
+
+    def __init__(self, model: ChatModel, config: GenerationConfig | None = None) -> None:
+        self.model = model
+        self.config = config or GenerationConfig()
+
+    def prompt(self, ctx: TriggerContext, skills: SkillSet | None) -> list[dict[str, Any]]:
+        """The chat messages for one decision."""
+        guidance = skills.guidance() if skills is not None else None
+        user = TRIGGER_TEMPLATE.format(context=render_context(ctx, skills=guidance))
+        return [message("system", TRIGGER_SYSTEM), message("user", user)]
+
+    async def decide(self, ctx: TriggerContext, skills: SkillSet | None) -> Decision:
+        """Ask the model for one operation."""
+        reply = await self.model.generate(self.prompt(ctx, skills), self.config)
+        try:
+            op = check_operation(parse_operation(reply.text), ctx.candidates)
+        except (ParseError, InvalidArgumentError) as exc:
+            return Decision(None, "policy:model", f"malformed trigger output: {exc}", reply.text)
+        return Decision(op, "policy:model", "", reply.text)
+
+
+class Trigger:
+    """Two-stage inference (eq. (10)) over a skill set and a policy."""
+
+    def __init__(self, skills: SkillSet | None, policy: Policy | None = None) -> None:
+        self.skills = skills
+        self.policy: Policy = policy if policy is not None else NoopPolicy()
+
+    def strong(self, ctx: TriggerContext) -> Decision | None:
+        """Stage one: the first strong skill that matches, is not vetoed and grounds."""
+        skills = self.skills
+        if skills is None:
+            return None
+        for skill in skills.strong:
+            if not skill.matches(ctx):
+                continue
+            if skills.vetoed(skill.op, ctx) is not None:
+                continue
+            op = ground(skill.op, ctx)
+            if op is not None:
+                return Decision(op, f"skill:{skill.id}")
+        return None
+
+    async def decide(self, ctx: TriggerContext) -> Decision:
+        """The next operation: a strong skill, else the policy."""
+        hit = self.strong(ctx)
+        if hit is not None:
+            return hit
+        return await self.policy.decide(ctx, self.skills)
+
+    def decide_now(self, ctx: TriggerContext) -> Decision:
+        """:meth:`decide` without the event loop, for synchronous policies (noop, naive, classifier)."""
+        hit = self.strong(ctx)
+        if hit is not None:
+            return hit
+        policy = self.policy
+        if isinstance(policy, NoopPolicy):
+            return Decision(Operation(NOOP), "policy:noop")
+        if isinstance(policy, ClassifierPolicy):
+            return policy.decide_now(ctx, self.skills)
+        if isinstance(policy, NaivePolicy):
+            return policy.decide_now(ctx)
+        raise InvalidArgumentError(f"policy {policy.name!r} needs the event loop: use decide()")
+
+
+def is_belief(op: Operation) -> bool:
+    """Whether an operation writes the belief table."""
+    return op.verb in BELIEF_VERBS

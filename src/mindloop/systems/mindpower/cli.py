@@ -1,0 +1,81 @@
+"""``mindloop mindpower table RUN_ID ...``: the paper's Table 2 from ``mindpower`` runs in the run store.
+
+One row per run (labelled by its model, or its agent when it used none, plus the setting when it is not the full
+hierarchy); columns Perception B/S … Decision B/S, Action SR/AC, BPC. The Markdown table goes to stdout (or
+``--out``); ``--json`` prints one object ``{"rows": {label: {run_id, bertscore, st, sr, ac, bpc, n, failed}},
+"table": "..."}`` instead.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from mindloop.console import emit, err_console
+from mindloop.errors import InvalidArgumentError
+
+__all__ = ["mindpower_app", "mindpower_rows"]
+
+mindpower_app = typer.Typer(
+    name="mindpower", help="MindPower: the Table 2 report of mindpower benchmark runs.", no_args_is_help=True
+)
+
+
+@mindpower_app.callback()
+def _group() -> None:
+    """MindPower reports."""
+
+
+def mindpower_rows(run_ids: list[str]) -> dict[str, dict[str, Any]]:
+    """``{label: metrics}`` of ``mindpower`` runs, recomputed from the run store (failed samples count as 0)."""
+    from mindloop.bench.store import RunStore
+    from mindloop.paths import runs_path
+    from mindloop.systems.mindpower.benchmarks import summarize_mindpower
+
+    rows: dict[str, dict[str, Any]] = {}
+    with RunStore(runs_path()) as store:
+        for run_id in run_ids:
+            info = store.run(run_id)
+            if info.benchmark != "mindpower":
+                raise InvalidArgumentError(f"run {run_id} is a {info.benchmark!r} run, not a mindpower run")
+            m = summarize_mindpower(store.records(run_id))
+            label = info.model or info.agent
+            if m.get("setting", "hierarchy") != "hierarchy":
+                label += f" [{m['setting']}]"
+            if label in rows:
+                label += f" ({run_id})"
+            rows[label] = {
+                "run_id": run_id,
+                "n": m["n"],
+                "failed": m["failed"],
+                "bertscore": m["bertscore"],
+                "st": m["st"],
+                "sr": m["sr"],
+                "ac": m["ac"],
+                "bpc": m.get("bpc"),
+            }
+    return rows
+
+
+@mindpower_app.command("table")
+def table(
+    run_ids: Annotated[list[str], typer.Argument(help="mindpower runs, one row each, in this order.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object with the rows and the table.")] = False,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Write the table here instead of stdout.", dir_okay=False)
+    ] = None,
+) -> None:
+    """Table 2 (B = BERTScore F1, S = Sentence-Transformer cosine, SR, AC on 0-100; BPC on 0-10) of runs."""
+    from mindloop.systems.mindpower.metrics import table2
+
+    rows = mindpower_rows(run_ids)
+    text = table2(rows)
+    if as_json:
+        emit(json.dumps({"rows": rows, "table": text}) + "\n", out)
+        return
+    emit(text + "\n", out)
+    if out is not None:
+        err_console().print(f"wrote the table of {len(rows)} run(s) to {out}")

@@ -1,0 +1,79 @@
+"""Layer-by-layer text scores (Sec. 5.1, Levels 1–3) and the Table 2 layout of a MindPower report.
+
+Every text layer is compared with its gold by BERTScore F1 ("B") and Sentence-Transformer cosine ("S"), batched
+over all samples and layers at once (:class:`~mindloop.metrics.text.TextSimilarity`). Reports put both on 0–100,
+SR and AC on 0–100 and BPC on 0–10, as Table 2 does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from mindloop.errors import InvalidArgumentError
+from mindloop.metrics.text import PairSimilarity, TextSimilarity
+from mindloop.systems.mindpower.hierarchy import LAYERS
+
+__all__ = ["LAYERS", "TABLE2_LAYERS", "layer_similarity", "table2"]
+
+TABLE2_LAYERS: tuple[str, ...] = ("perception", "belief", "desire", "intention", "decision")
+"""The layers Table 2 scores with B and S (the action layer gets SR and AC instead)."""
+
+
+def layer_similarity(
+    predictions: Sequence[Mapping[str, str]],
+    golds: Sequence[Mapping[str, str]],
+    similarity: TextSimilarity,
+    layers: Sequence[str] = LAYERS,
+) -> list[dict[str, PairSimilarity]]:
+    """``[{layer: PairSimilarity}]`` per sample for ``layers``; a layer missing from a prediction scores 0.
+
+    All ``len(predictions) × len(layers)`` pairs go through the encoder in one batched call.
+    """
+    if len(predictions) != len(golds):
+        raise InvalidArgumentError(f"{len(predictions)} prediction(s) but {len(golds)} gold annotation(s)")
+    cands: list[str] = []
+    refs: list[str] = []
+    for pred, gold in zip(predictions, golds, strict=True):
+        for layer in layers:
+            if layer not in gold:
+                raise InvalidArgumentError(f"the gold annotation has no {layer!r} layer")
+            cands.append(pred.get(layer, "") or "")
+            refs.append(gold[layer])
+    flat = similarity.score(cands, refs)
+    k = len(layers)
+    return [dict(zip(layers, flat[i * k : (i + 1) * k], strict=True)) for i in range(len(predictions))]
+
+
+def _fmt(value: Any, digits: int = 2) -> str:
+    return f"{value:.{digits}f}" if isinstance(value, int | float) and not isinstance(value, bool) else "-"
+
+
+def table2(rows: Mapping[str, Mapping[str, Any]]) -> str:
+    """A Markdown table laid out as the paper's Table 2: one row per method, columns Perception B/S … Decision
+    B/S, Action SR/AC and BPC, from ``mindpower`` benchmark metrics (``{"bertscore": {layer: x}, "st": {...},
+    "sr": x, "ac": x, "bpc": x}``). Missing values print as ``-``.
+
+    >>> print(table2({"symbolic": {"bertscore": {"belief": 100.0}, "st": {}, "sr": 100.0, "ac": 100.0}}))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    | Method | Perception B | Perception S | Belief B | Belief S | Desire B | Desire S | Intention B | Intention S |
+    Decision B | Decision S | Action SR | Action AC | BPC |
+    |---|---|---|---|---|---|---|---|---|---|---|---|---|---|
+    | symbolic | - | - | 100.00 | - | - | - | - | - | - | - | 100.00 | 100.00 | - |
+    """
+    head = ["Method"]
+    for layer in TABLE2_LAYERS:
+        head += [f"{layer.capitalize()} B", f"{layer.capitalize()} S"]
+    head += ["Action SR", "Action AC", "BPC"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for method, m in rows.items():
+        b = m.get("bertscore") or {}
+        s = m.get("st") or {}
+        cells = [method]
+        for layer in TABLE2_LAYERS:
+            cells += [_fmt(b.get(layer)), _fmt(s.get(layer))]
+        bpc = m.get("bpc")
+        bpc_value = bpc.get("mean") if isinstance(bpc, Mapping) else bpc
+        cells += [_fmt(m.get("sr")), _fmt(m.get("ac")), _fmt(bpc_value)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)

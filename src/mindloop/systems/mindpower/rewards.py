@@ -1,0 +1,443 @@
+"""Mind-Reward and Format-Reward (MindPower Sec. 4), as plain functions and as TRL reward callables.
+
+Each reasoning layer becomes a sequence of *atomic actions* ``action(agent, object)`` (supplementary C.1,
+Table 3): ``walk(alice, kitchen)`` in ``<Perception>``, ``attribute_belief(robot, human_believes(alice,
+object_on(apple, table)))`` in ``<Belief>``, ``plan_action(robot, walk(fridge), ...)`` for ``<Action>``. Every
+atom is tagged with its perspective — ``robot`` when its agent (first argument) is the robot, else ``human`` —
+and the tag is part of the token, so an atom only matches from the same perspective.
+
+* ``R_atomic`` = ROUGE-1, ``R_local`` = ROUGE-2, ``R_global`` = ROUGE-L over the tagged atom sequences (the
+  rouge-score library's algorithms, one atom per token); ``R_Mind = 0.2·R_atomic + 0.3·R_local + 0.5·R_global``
+  (the paper's α, configurable);
+* ``R_Format`` = 1 when the six layers appear in order (a sequential regular-expression match), else 0;
+* ``R = R_Mind + R_Format``.
+
+Atoms come from an extractor: :func:`extract_atoms_symbolic` reads them deterministically from text that already
+states them as calls (each ``<Action>`` line always does; the other layers do when written as atoms), and
+:func:`extract_atoms_model` asks any chat model with the Fig. 20 prompt, as the paper does with Qwen3-Max.
+
+:class:`MindReward`, :class:`FormatReward` and :class:`MindPowerReward` are small picklable callables with TRL's
+custom reward signature, for ``GRPOTrainer(reward_funcs=[...])``: keyword arguments ``prompts``,
+``completions`` (plain strings or conversational message lists), the dataset's columns (the gold, by default in
+``gold_atomic``) and anything else TRL passes; they return one float per completion, or ``None`` where it cannot
+be scored (no gold, or the model extractor failed), which TRL skips.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from collections.abc import Coroutine, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from mindloop.errors import InvalidArgumentError, MindloopError, ParseError
+from mindloop.models.base import ChatModel, GenerationConfig, Message, ModelOptions, message
+from mindloop.systems.mindpower.actions import RougeScores, rouge_tokens
+from mindloop.systems.mindpower.calls import normalize_call, parse_call, split_calls
+from mindloop.systems.mindpower.hierarchy import LAYERS, SETTING_LAYERS, check_setting, layers_in_order, tagged_layers
+
+__all__ = [
+    "ATOMIC_PROMPT",
+    "MIND_WEIGHTS",
+    "FormatReward",
+    "MindPowerReward",
+    "MindReward",
+    "MindRewardScore",
+    "atoms_from_gold",
+    "completion_text",
+    "extract_atoms_model",
+    "extract_atoms_symbolic",
+    "format_reward",
+    "mind_reward",
+    "parse_atom_lines",
+    "perspective_of",
+    "tag_atoms",
+]
+
+MIND_WEIGHTS: tuple[float, float, float] = (0.2, 0.3, 0.5)
+"""α1, α2, α3 of Eq. 1 as set in Sec. 5.2."""
+
+ATOMIC_PROMPT = """You are an atomic reasoning extraction system. Your task is to extract Scene Atomic Actions and \
+ToM Atomic Actions from text. Your output must follow exact symbolic grammar, allowing perfect token-level \
+matching. Do not use synonyms, extra words, or alternative phrasing.
+
+===1. Atomic Schema (Fixed Vocabulary)===
+
+(A) Scene Atomic Actions
+
+Allowed verbs (physical actions):
+
+{ walk, run, turn, sit, standup, open, close, pick, place, putin, putback, hold, puton, switchon, switchoff, \
+lookat, pick, stand, move, sleep, read, write, watch, listen, cut, cook }
+
+Format:
+
+action (character, object)
+
+action (character, object, from = location)
+
+action (character, object, to = location)
+
+action (character, object, from = location, to = location)
+
+action (character, location)
+
+This part can only be extracted from <Description>, and it only contains human actions, not robot actions.
+
+(B) ToM Atomic Predicates
+
+Allowed predicates:
+
+{ attribute_belief, hold_true_belief, lack_belief, attribute_desire, form_intention, know, unknown, plan_action }
+
+Format:
+
+predicate (agent, content)
+
+predicate (agent, content (subject, object, location))
+
+This part can only be extracted from ToM Reasoning.
+
+===2. Normalization Rules (Exact Match Policy)===
+
+- Character IDs: lowercase char0, char1, char2, ...
+
+- Robot Agent: always use robot
+
+- Objects: lowercase, replace spaces with commas, remove articles
+
+- Locations: lowercase, replace spaces with commas, remove articles
+
+- No articles or pronouns inside actions or content
+
+- Canonical Verb Mapping:
+
+grab → pick
+
+put down → place
+
+walk into → walk
+
+turn off → switchoff
+
+- Action Separation: one verb per line
+
+- Syntax: always use parentheses for parameters, commas to separate, no spaces before/after parentheses
+
+- Parameter Style: always use from= and to= if known; omit if unknown
+
+===3. ToM Content Schema (Strict)===
+
+- Belief / Knowledge Predicates
+
+Attribute_belief (agent, content): human_believes (object on location)
+
+hold true belief (agent, content): object_on (location)
+
+lack_belief (agent, content): object_on (location)
+
+know (agent, content): object_on (location)
+
+- Desire Predicates
+
+attribute_desire (agent, content): assist (human, find(object))
+
+- Intention Predicates
+
+form_intention (agent, content): fetch (object, from = location1, to = location2)
+
+- Decision Predicates
+
+Resolve_misbelief (agent, content): belief_conflict (human, object, location)
+
+make_decision (agent, content): fetch (object, from = location1, to = location2)
+
+- Action / Plan Predicates
+
+plan_action (agent, subaction1, subaction2, ...): each subaction must come from the Scene Atomic Action set \
+(without character)"""
+
+T = TypeVar("T")
+
+
+def perspective_of(atom: str) -> str:
+    """``robot`` when the atom's agent (its first argument) is the robot, else ``human``.
+
+    >>> perspective_of("attribute_belief(robot, searching(alice, apple))"), perspective_of("walk(alice, kitchen)")
+    ('robot', 'human')
+    """
+    call = parse_call(atom)
+    return "robot" if call is not None and call.args and call.args[0].strip().lower() == "robot" else "human"
+
+
+def tag_atoms(atoms: Sequence[str]) -> list[str]:
+    """Normalised atoms with their perspective as a prefix: ``robot|attribute_belief(robot, ...)``."""
+    out = []
+    for a in atoms:
+        norm = normalize_call(a)
+        if norm:
+            out.append(f"{perspective_of(norm)}|{norm}")
+    return out
+
+
+def _calls(text: str) -> list[str]:
+    return [normalize_call(p) for p in split_calls(text) if "(" in p and parse_call(p) is not None]
+
+
+def _plan(calls: list[str]) -> list[str]:
+    if not calls:
+        return []
+    if len(calls) == 1 and calls[0].startswith("plan_action("):
+        return calls
+    return [f"plan_action(robot, {', '.join(calls)})"]
+
+
+def extract_atoms_symbolic(text: str, setting: str = "hierarchy") -> list[str]:
+    """Atoms read deterministically from an answer's layers, in layer order: every ``name(args)`` call a layer
+    states (prose around calls is ignored), with the ``<Action>`` steps folded into one
+    ``plan_action(robot, step, ...)`` atom as in the gold. Layers written only in prose give no atoms — use
+    :func:`extract_atoms_model` for those. Text without layer tags is read as a list of atoms.
+
+    >>> extract_atoms_symbolic("<Belief> attribute_belief(robot, searching(alice, apple))\\n<Action> walk (fridge)")
+    ['attribute_belief(robot, searching(alice, apple))', 'plan_action(robot, walk(fridge))']
+    """
+    wanted = SETTING_LAYERS[check_setting(setting)]
+    _, found = tagged_layers(text)
+    if not found:
+        return _calls(text)
+    by_layer: dict[str, str] = {}
+    for name, content in found:
+        if name in wanted and name not in by_layer:
+            by_layer[name] = content
+    atoms: list[str] = []
+    for layer in wanted:
+        content = by_layer.get(layer, "")
+        atoms += _plan(_calls(content)) if layer == "action" else _calls(content)
+    return atoms
+
+
+def atoms_from_gold(gold: Any) -> list[str]:
+    """Gold atoms from what a dataset column holds: a list of atoms, ``{layer: [atoms]}`` (the ``mindpower-sim``
+    ``gold.atomic`` record), or six-layer text in the symbolic format."""
+    if isinstance(gold, str):
+        return extract_atoms_symbolic(gold)
+    if isinstance(gold, Mapping):
+        unknown = set(gold) - set(LAYERS)
+        if unknown:
+            raise InvalidArgumentError(f"gold atoms by layer have unknown layer(s) {sorted(unknown)}")
+        return [str(a) for layer in LAYERS for a in gold.get(layer, [])]
+    if isinstance(gold, Sequence):
+        return [str(a) for a in gold]
+    raise InvalidArgumentError(f"gold atoms must be a list, a {{layer: [atoms]}} mapping or text, not {gold!r}")
+
+
+def parse_atom_lines(reply: str) -> list[str]:
+    """Atoms from an extractor's reply: every ``name(args)`` call, one or more per line, in order; headings and
+    prose are skipped. A reply with no call at all is a :class:`~mindloop.errors.ParseError`."""
+    atoms = [a for line in reply.splitlines() for a in _calls(line)]
+    if not atoms:
+        raise ParseError("the atomic-action extractor's reply contains no name(args) atom", text=reply[:200])
+    return atoms
+
+
+def atomic_messages(text: str) -> list[Message]:
+    """The Fig. 20 extraction prompt as a system message, and the text to extract from."""
+    return [message("system", ATOMIC_PROMPT), message("user", f"Extract the atomic actions from:\n\n{text.strip()}")]
+
+
+async def extract_atoms_model(model: ChatModel, text: str, config: GenerationConfig | None = None) -> list[str]:
+    """Atoms of ``text`` extracted by ``model`` with the Fig. 20 prompt (raises ``MindloopError`` on failure)."""
+    reply = await model.generate(atomic_messages(text), config or GenerationConfig())
+    return parse_atom_lines(reply.text)
+
+
+@dataclass(frozen=True)
+class MindRewardScore:
+    """The parts of R_Mind for one completion."""
+
+    atomic: float
+    local: float
+    global_: float
+    mind: float
+    n_pred: int
+    n_gold: int
+
+
+def mind_reward(
+    pred_atoms: Sequence[str], gold_atoms: Sequence[str], weights: tuple[float, float, float] = MIND_WEIGHTS
+) -> MindRewardScore:
+    """R_Mind of predicted atoms against gold atoms (both perspective-tagged here), in [0, 1] for weights summing
+    to 1."""
+    p, g = tag_atoms(pred_atoms), tag_atoms(gold_atoms)
+    r: RougeScores = rouge_tokens(p, g)
+    return MindRewardScore(r.rouge1, r.rouge2, r.rougeL, r.weighted(weights), len(p), len(g))
+
+
+def format_reward(text: str, setting: str = "hierarchy") -> float:
+    """R_Format: 1.0 when the setting's layers appear in order, else 0.0."""
+    return 1.0 if layers_in_order(text, setting) else 0.0
+
+
+def completion_text(completion: Any) -> str:
+    """The text of a TRL completion: a string, or a conversational list of messages (assistant contents joined;
+    content may be a string or a list of ``{"type": "text", "text": ...}`` parts)."""
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, Mapping):
+        completion = [completion]
+    if isinstance(completion, Sequence):
+        texts = []
+        for msg in completion:
+            if not isinstance(msg, Mapping) or msg.get("role", "assistant") != "assistant":
+                continue
+            content = msg.get("content", "")
+            if isinstance(content, str):
+                texts.append(content)
+            elif isinstance(content, Sequence):
+                texts += [str(p.get("text", "")) for p in content if isinstance(p, Mapping) and p.get("type") == "text"]
+        return "\n".join(texts)
+    raise InvalidArgumentError(f"a completion must be a string or a list of messages, not {type(completion).__name__}")
+
+
+def _run(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine to completion from synchronous code, also when this thread already runs an event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+class MindReward:
+    """R_Mind per completion, as a TRL reward function.
+
+    ``gold_column`` names the dataset column holding the gold atoms (see :func:`atoms_from_gold`). ``extractor``
+    is ``"symbolic"`` (deterministic) or a model string (``openai/qwen3-max``) built lazily from
+    ``model_options``, so the callable pickles without a live client.
+    """
+
+    __name__ = "mind_reward"
+
+    def __init__(
+        self,
+        gold_column: str = "gold_atomic",
+        *,
+        weights: tuple[float, float, float] = MIND_WEIGHTS,
+        extractor: str = "symbolic",
+        model_options: ModelOptions | None = None,
+        config: GenerationConfig | None = None,
+        setting: str = "hierarchy",
+    ) -> None:
+        if len(weights) != 3 or any(w < 0 for w in weights):
+            raise InvalidArgumentError(f"weights must be three non-negative numbers, got {weights!r}")
+        self.gold_column = gold_column
+        self.weights = (float(weights[0]), float(weights[1]), float(weights[2]))
+        self.extractor = extractor
+        self.model_options = model_options
+        self.config = config or GenerationConfig()
+        self.setting = check_setting(setting)
+        self._model: ChatModel | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_model"] = None  # a live client does not pickle; it is rebuilt on first use
+        return state
+
+    def _chat(self) -> ChatModel:
+        if self._model is None:
+            from mindloop.models.base import load_model
+
+            self._model = load_model(self.extractor, self.model_options)
+        return self._model
+
+    async def _extract_all(self, texts: Sequence[str]) -> list[list[str] | None]:
+        model = self._chat()
+
+        async def one(text: str) -> list[str] | None:
+            try:
+                return await extract_atoms_model(model, text, self.config)
+            except MindloopError:
+                return None
+
+        try:
+            return list(await asyncio.gather(*(one(t) for t in texts)))
+        finally:
+            await model.aclose()
+
+    def atoms(self, texts: Sequence[str]) -> list[list[str] | None]:
+        """Atoms of each text with this reward's extractor (``None`` where a model extraction failed)."""
+        if self.extractor == "symbolic":
+            return [extract_atoms_symbolic(t, self.setting) for t in texts]
+        return _run(self._extract_all(texts))
+
+    def scores(self, completions: Sequence[Any], golds: Sequence[Any]) -> list[MindRewardScore | None]:
+        """The R_Mind parts of each completion against its gold (``None`` when unscorable)."""
+        if len(completions) != len(golds):
+            raise InvalidArgumentError(f"{len(completions)} completion(s) but {len(golds)} gold value(s)")
+        texts = [completion_text(c) for c in completions]
+        gold_text = {i: g for i, g in enumerate(golds) if isinstance(g, str) and self.extractor != "symbolic"}
+        extracted = self.atoms(texts + list(gold_text.values()))
+        pred, gold_extracted = extracted[: len(texts)], dict(zip(gold_text, extracted[len(texts) :], strict=True))
+        out: list[MindRewardScore | None] = []
+        for i, (atoms, gold) in enumerate(zip(pred, golds, strict=True)):
+            gold_atoms = gold_extracted[i] if i in gold_extracted else (None if gold is None else atoms_from_gold(gold))
+            if atoms is None or not gold_atoms:
+                out.append(None)
+            else:
+                out.append(mind_reward(atoms, gold_atoms, self.weights))
+        return out
+
+    def _golds(self, n: int, kwargs: Mapping[str, Any]) -> Sequence[Any]:
+        if self.gold_column not in kwargs:
+            raise InvalidArgumentError(
+                f"the dataset has no {self.gold_column!r} column for the gold atoms "
+                f"(columns passed: {sorted(k for k in kwargs if k not in ('trainer_state', 'completion_ids'))})"
+            )
+        golds = kwargs[self.gold_column]
+        return list(golds) if golds is not None else [None] * n
+
+    def __call__(
+        self, prompts: Sequence[Any] | None = None, completions: Sequence[Any] | None = None, **kwargs: Any
+    ) -> list[float | None]:
+        """TRL's reward signature: one R_Mind (or ``None``) per completion."""
+        completions = list(completions or [])
+        return [None if s is None else s.mind for s in self.scores(completions, self._golds(len(completions), kwargs))]
+
+
+class FormatReward:
+    """R_Format per completion, as a TRL reward function (1.0 when the layers appear in order, else 0.0)."""
+
+    __name__ = "format_reward"
+
+    def __init__(self, setting: str = "hierarchy") -> None:
+        self.setting = check_setting(setting)
+
+    def __call__(
+        self, prompts: Sequence[Any] | None = None, completions: Sequence[Any] | None = None, **kwargs: Any
+    ) -> list[float | None]:
+        """TRL's reward signature."""
+        return [format_reward(completion_text(c), self.setting) for c in completions or []]
+
+
+class MindPowerReward:
+    """The paper's overall reward R = R_Mind + R_Format (Eq. 2) as one TRL reward function, in [0, 2].
+
+    A completion whose R_Mind cannot be scored gets ``None`` (not R_Format alone), so a failed extraction never
+    reads as a low-but-valid reward.
+    """
+
+    __name__ = "mindpower_reward"
+
+    def __init__(self, gold_column: str = "gold_atomic", **mind_options: Any) -> None:
+        self.mind = MindReward(gold_column, **mind_options)
+        self.format = FormatReward(self.mind.setting)
+
+    def __call__(
+        self, prompts: Sequence[Any] | None = None, completions: Sequence[Any] | None = None, **kwargs: Any
+    ) -> list[float | None]:
+        """TRL's reward signature."""
+        mind = self.mind(prompts=prompts, completions=completions, **kwargs)
+        fmt = self.format(prompts=prompts, completions=completions, **kwargs)
+        return [None if m is None or f is None else m + f for m, f in zip(mind, fmt, strict=True)]

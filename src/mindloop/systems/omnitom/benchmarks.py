@@ -1,0 +1,291 @@
+"""The ``omnitom-stage1`` and ``omnitom-stage2`` benchmarks on the harness.
+
+Samples are OmniToM gold records: from a JSON/JSONL file (``--option data=PATH``), or, by default, seeded
+templated false-belief stories annotated by the symbolic annotator (exact golds, no data needed). Agents:
+
+* ``symbolic`` — the symbolic annotator (parses templated false-belief stories; any other story is a failed
+  sample, never a guess). On the default samples it is the oracle: F1 and accuracy 1.0.
+* ``model`` — the paper's TELeR prompts (Level 3 zero-shot by default, ``--option level=4`` for the Level 4
+  prompt with the App. E example of the story's category); the reply's table is parsed tolerantly, and a reply
+  without a table is a failed sample scored 0.
+
+Stage 1 options: ``aligner=auto|embedded|exact`` (``auto``: embedded when the ``metrics`` extra is installed,
+else exact; the summary names the one used), ``threshold=0.8`` (embedded), ``judge=MODEL`` (the paper's model
+judge instead). Settings travel inside each sample, so worker processes score the same way.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from mindloop.bench.api import AgentContext, Outcome, Sample, SampleRecord
+from mindloop.errors import InvalidArgumentError, MindloopError
+from mindloop.metrics.embeddings import encoder_available
+from mindloop.systems.omnitom.annotator import annotate_text
+from mindloop.systems.omnitom.examples import appendix_e_record
+from mindloop.systems.omnitom.metrics import (
+    BUCKETS,
+    Aligner,
+    AlignmentTask,
+    EmbeddingAligner,
+    ExactAligner,
+    stage1_story_score,
+    stage2_labels_for_gold,
+    stage2_story_score,
+)
+from mindloop.systems.omnitom.prompts import Level, stage1_messages, stage2_messages
+from mindloop.systems.omnitom.records import (
+    CATEGORIES,
+    DIMENSIONS,
+    BeliefLabels,
+    StoryRecord,
+    read_records,
+)
+from mindloop.systems.omnitom.tables import parse_stage1, parse_stage2
+from mindloop.systems.omnitom.templated import generate_false_belief_stories
+
+__all__ = ["DEFAULT_N", "OmniToMStage1Benchmark", "OmniToMStage2Benchmark", "omnitom_samples"]
+
+DEFAULT_N = 100
+"""Generated stories when neither ``--n`` nor ``data`` is given."""
+
+_COMMON_OPTIONS = frozenset({"data", "level"})
+_STAGE1_OPTIONS = _COMMON_OPTIONS | {"aligner", "threshold", "judge"}
+
+
+def _settings(name: str, options: Mapping[str, str], allowed: frozenset[str]) -> dict[str, Any]:
+    unknown = set(options) - allowed
+    if unknown:
+        raise InvalidArgumentError(f"benchmark {name!r} takes the options {sorted(allowed)}, not {sorted(unknown)}")
+    level = options.get("level", "3")
+    if level not in ("3", "4"):
+        raise InvalidArgumentError(f"option level must be 3 or 4, got {level!r}")
+    settings: dict[str, Any] = {"level": int(level)}
+    if "aligner" in allowed:
+        aligner = options.get("aligner", "auto")
+        if aligner not in ("auto", "embedded", "exact"):
+            raise InvalidArgumentError(f"option aligner must be auto, embedded or exact, got {aligner!r}")
+        if aligner == "auto":
+            aligner = "embedded" if encoder_available() else "exact"
+        try:
+            threshold = float(options.get("threshold", "0.8"))
+        except ValueError:
+            raise InvalidArgumentError(f"option threshold must be a number, got {options['threshold']!r}") from None
+        settings.update(aligner=aligner, threshold=threshold, judge=options.get("judge"))
+    return settings
+
+
+def omnitom_samples(n: int | None, seed: int, data: str | None, settings: Mapping[str, Any]) -> list[Sample]:
+    """Samples of gold records: the first ``n`` of ``data``, else ``n`` generated annotated stories."""
+    if data is not None:
+        records = read_records(data)
+        records = records[:n] if n is not None else records
+        empty = [r.story_id for r in records if not r.beliefs]
+        if empty:
+            raise InvalidArgumentError(
+                f"{data}: {len(empty)} record(s) have no gold beliefs to score against (first: story {empty[0]})"
+            )
+    else:
+        stories = generate_false_belief_stories(DEFAULT_N if n is None else n, seed=seed)
+        records = [annotate_text(s, story_id=i) for i, s in enumerate(stories)]
+    return [
+        Sample(
+            id=f"story{r.story_id:05d}",
+            input={"record": r.to_json(), "settings": dict(settings)},
+            group=r.story_category,
+        )
+        for r in records
+    ]
+
+
+def _record(sample: Sample) -> StoryRecord:
+    return StoryRecord.model_validate(sample.input["record"])
+
+
+def _examples(record: StoryRecord, level: int) -> list[StoryRecord]:
+    return [appendix_e_record(record.story_category)] if level == 4 else []
+
+
+def _symbolic(record: StoryRecord) -> StoryRecord:
+    """The annotator's record of the story; raises MindloopError when the story is not one it can parse."""
+    return annotate_text(record.story, story_id=record.story_id)
+
+
+class _OmniToMBase:
+    agents: tuple[str, ...] = ("symbolic", "model")
+    needs_model: frozenset[str] = frozenset({"model"})
+    name: str
+    allowed: frozenset[str]
+
+    def samples(self, n: int | None, seed: int, options: Mapping[str, str]) -> list[Sample]:
+        """Gold-record samples (deterministic in ``n``, ``seed`` and ``options``)."""
+        settings = _settings(self.name, options, self.allowed)
+        return omnitom_samples(n, seed, options.get("data"), settings)
+
+
+class OmniToMStage1Benchmark(_OmniToMBase):
+    """Stage 1: extract ``(actor, belief, order)`` rows; scored by MatchCount P/R/F1 per story (macro)."""
+
+    name = "omnitom-stage1"
+    description = "OmniToM Stage 1 belief extraction, MatchCount F1 (generated false-belief golds, or data=FILE)"
+    allowed = _STAGE1_OPTIONS
+
+    def __init__(self) -> None:
+        self._aligners: dict[tuple[Any, ...], Aligner] = {}
+
+    def _aligner(self, settings: Mapping[str, Any]) -> Aligner:
+        key = (settings.get("aligner"), settings.get("threshold"), settings.get("judge"))
+        aligner = self._aligners.get(key)
+        if aligner is None:
+            if settings.get("judge"):
+                from mindloop.models.base import load_model
+                from mindloop.systems.omnitom.judge import JudgeAligner
+
+                aligner = JudgeAligner(load_model(str(settings["judge"])))
+            elif settings.get("aligner") == "embedded":
+                aligner = EmbeddingAligner(threshold=float(settings.get("threshold", 0.8)))
+            else:
+                aligner = ExactAligner()
+            self._aligners[key] = aligner
+        return aligner
+
+    async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        """Extract with the agent, align with the configured aligner, score P/R/F1 (failures score 0)."""
+        gold = _record(sample)
+        settings = sample.input.get("settings", {})
+        zero = {"precision": 0.0, "recall": 0.0, "f1": 0.0}
+        if ctx.agent == "symbolic":
+            try:
+                predicted = _symbolic(gold).beliefs
+            except MindloopError as exc:
+                return Outcome({"beliefs": []}, zero, error=f"symbolic annotator: {exc}")
+            output: dict[str, Any] = {"beliefs": [b.model_dump(mode="json") for b in predicted]}
+        else:
+            if ctx.model is None:
+                raise InvalidArgumentError("the model agent needs a model")
+            level: Level = 4 if settings.get("level") == 4 else 3
+            messages = stage1_messages(
+                gold.story, level=level, category=gold.story_category, examples=_examples(gold, level)
+            )
+            reply = await ctx.model.generate(messages, ctx.config)
+            parsed = parse_stage1(reply.text)
+            predicted = parsed.beliefs
+            output = {
+                "beliefs": [b.model_dump(mode="json") for b in predicted],
+                "malformed": [m.to_json() for m in parsed.malformed],
+                "reply": reply.text,
+            }
+            if not predicted:
+                return Outcome(output, zero, error="no Actor | Belief | Order table rows in the reply")
+        alignment = (await self._aligner(settings).align([AlignmentTask(gold.story, predicted, gold.beliefs)]))[0]
+        if alignment.error is not None:
+            return Outcome(output, zero, error=f"alignment failed: {alignment.error}")
+        score = stage1_story_score(predicted, gold.beliefs, alignment, story_id=gold.story_id)
+        output["match_counts"] = {"predicted": list(alignment.pred_counts), "gold": list(alignment.gold_counts)}
+        scores = {
+            "precision": score.prf.precision,
+            "recall": score.prf.recall,
+            "f1": score.prf.f1,
+            "n_predicted": float(score.n_pred),
+            "n_gold": float(score.n_gold),
+        }
+        for bucket, prf in score.by_bucket.items():
+            scores[f"f1_order_{bucket}"] = prf.f1
+        return Outcome(output, scores)
+
+    def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
+        """Macro P/R/F1 over stories (failed stories count as 0), per category and per order bucket."""
+        n = len(records)
+
+        def mean(values: Sequence[float]) -> float:
+            return sum(values) / len(values) if values else 0.0
+
+        by_cat: dict[str, list[float]] = defaultdict(list)
+        for r in records:
+            by_cat[r.sample.group].append(r.scores.get("f1", 0.0))
+        cats = [c for c in CATEGORIES if c in by_cat] + sorted(set(by_cat) - set(CATEGORIES))
+        settings = records[0].sample.input.get("settings", {}) if records else {}
+        return {
+            "precision": mean([r.scores.get("precision", 0.0) for r in records]),
+            "recall": mean([r.scores.get("recall", 0.0) for r in records]),
+            "f1": mean([r.scores.get("f1", 0.0) for r in records]),
+            "n": n,
+            "failed": sum(1 for r in records if r.status == "failed"),
+            "by_category": {c: {"f1": mean(by_cat[c]), "n": len(by_cat[c])} for c in cats},
+            "by_order": {
+                b: {"f1": mean(v), "n": len(v)}
+                for b in BUCKETS
+                if (v := [r.scores[f"f1_order_{b}"] for r in records if f"f1_order_{b}" in r.scores])
+            },
+            "aligner": f"judge:{settings['judge']}" if settings.get("judge") else settings.get("aligner", ""),
+        }
+
+
+class OmniToMStage2Benchmark(_OmniToMBase):
+    """Stage 2: label the gold beliefs on seven dimensions; scored by per-dimension accuracy (macro)."""
+
+    name = "omnitom-stage2"
+    description = "OmniToM Stage 2 seven-dimension belief labelling accuracy (generated golds, or data=FILE)"
+    allowed = _COMMON_OPTIONS
+
+    async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        """Label the gold beliefs with the agent and score each dimension (a missing label is wrong)."""
+        gold = _record(sample)
+        if not gold.beliefs:
+            raise InvalidArgumentError(f"story {gold.story_id} has no gold beliefs to label")
+        settings = sample.input.get("settings", {})
+        zero = {**dict.fromkeys(DIMENSIONS, 0.0), "overall": 0.0}
+        labels: list[BeliefLabels | None]
+        if ctx.agent == "symbolic":
+            try:
+                labels = stage2_labels_for_gold(_symbolic(gold).beliefs, gold.beliefs)
+            except MindloopError as exc:
+                return Outcome({"labels": []}, zero, error=f"symbolic annotator: {exc}")
+            output: dict[str, Any] = {}
+        else:
+            if ctx.model is None:
+                raise InvalidArgumentError("the model agent needs a model")
+            level: Level = 4 if settings.get("level") == 4 else 3
+            messages = stage2_messages(gold.story, gold.beliefs, level=level, examples=_examples(gold, level))
+            reply = await ctx.model.generate(messages, ctx.config)
+            parsed = parse_stage2(reply.text, gold.beliefs)
+            labels = list(parsed.labels)
+            output = {"malformed": [m.to_json() for m in parsed.malformed], "reply": reply.text}
+            if not parsed.found_table:
+                output["labels"] = []
+                return Outcome(output, zero, error="no labelled belief table in the reply")
+        output["labels"] = [x.model_dump(mode="json") if x is not None else None for x in labels]
+        score = stage2_story_score(labels, gold.beliefs, story_id=gold.story_id)
+        scores = {**score.accuracy, "overall": score.overall, "missing": float(score.n_missing)}
+        for bucket, acc in score.by_bucket.items():
+            scores[f"overall_order_{bucket}"] = sum(acc.values()) / len(DIMENSIONS)
+        return Outcome(output, scores)
+
+    def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
+        """Macro accuracy per dimension and overall (failed stories count as 0), per category and order bucket."""
+
+        def mean(values: Sequence[float]) -> float:
+            return sum(values) / len(values) if values else 0.0
+
+        by_cat: dict[str, list[SampleRecord]] = defaultdict(list)
+        for r in records:
+            by_cat[r.sample.group].append(r)
+        cats = [c for c in CATEGORIES if c in by_cat] + sorted(set(by_cat) - set(CATEGORIES))
+
+        def dims(rs: Sequence[SampleRecord]) -> dict[str, float]:
+            return {d: mean([r.scores.get(d, 0.0) for r in rs]) for d in (*DIMENSIONS, "overall")}
+
+        return {
+            "overall": mean([r.scores.get("overall", 0.0) for r in records]),
+            "by_dimension": {d: mean([r.scores.get(d, 0.0) for r in records]) for d in DIMENSIONS},
+            "n": len(records),
+            "failed": sum(1 for r in records if r.status == "failed"),
+            "by_category": {c: {**dims(by_cat[c]), "n": len(by_cat[c])} for c in cats},
+            "by_order": {
+                b: {"overall": mean(v), "n": len(v)}
+                for b in BUCKETS
+                if (v := [r.scores[f"overall_order_{b}"] for r in records if f"overall_order_{b}" in r.scores])
+            },
+        }

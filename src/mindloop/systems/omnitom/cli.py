@@ -1,0 +1,222 @@
+"""``mindloop omnitom score`` / ``annotate``, and ``describe_tombench`` for ``mindloop data describe tombench``.
+
+``score --pred P --gold G [--judge MODEL] --json`` prints exactly one JSON object::
+
+    {"stage1": {"precision", "recall", "f1"},
+     "stage2": {"overall", "by_dimension": {"order", "truth_status", "knowledge_access", "representation",
+                                            "content_type", "mental_source", "context"}},
+     "n_stories"}
+
+with macro averages in [0, 1]. Human output (tables laid out like the paper's Table 3 and Table 10) goes to
+stderr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.table import Table
+
+from mindloop.console import err_console
+from mindloop.errors import InvalidArgumentError, MindloopError
+
+if TYPE_CHECKING:
+    from mindloop.systems.omnitom.metrics import OmniToMScore
+
+__all__ = ["describe_tombench", "omnitom_app"]
+
+omnitom_app = typer.Typer(
+    name="omnitom",
+    help="OmniToM: score belief extraction and labelling against gold records; annotate stories with golds.",
+    no_args_is_help=True,
+)
+
+
+class _AlignerChoice(StrEnum):
+    auto = "auto"
+    embedded = "embedded"
+    exact = "exact"
+
+
+@omnitom_app.command("score")
+def score(
+    pred: Annotated[Path, typer.Option("--pred", help="Predicted records (JSON or JSONL, Table 7 format).")],
+    gold: Annotated[Path, typer.Option("--gold", help="Gold records (JSON or JSONL, all seven labels).")],
+    judge: Annotated[
+        str | None, typer.Option("--judge", help="Align Stage 1 with this model judge (BACKEND/NAME), as the paper.")
+    ] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="Endpoint of the judge model.")] = None,
+    aligner: Annotated[
+        _AlignerChoice,
+        typer.Option("--aligner", help="Without --judge: embedded (needs the metrics extra), exact, or auto."),
+    ] = _AlignerChoice.auto,
+    threshold: Annotated[
+        float, typer.Option("--threshold", help="Cosine threshold of the embedded aligner.", min=-1.0, max=1.0)
+    ] = 0.80,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+) -> None:
+    """Score Stage 1 (MatchCount F1) and Stage 2 (labelling accuracy) of PRED against GOLD, story by story."""
+    from mindloop.metrics.embeddings import encoder_available
+    from mindloop.systems.omnitom.metrics import Aligner, EmbeddingAligner, ExactAligner, score_records
+    from mindloop.systems.omnitom.records import read_records
+
+    gold_records = read_records(gold)
+    pred_records = read_records(pred, partial=True)
+    chosen: Aligner
+    model = None
+    if judge is not None:
+        from mindloop.models.base import ModelOptions, load_model
+        from mindloop.systems.omnitom.judge import JudgeAligner
+
+        model = load_model(judge, ModelOptions(base_url=base_url))
+        chosen = JudgeAligner(model)
+    elif aligner == _AlignerChoice.exact or (aligner == _AlignerChoice.auto and not encoder_available()):
+        chosen = ExactAligner()
+    else:
+        chosen = EmbeddingAligner(threshold=threshold)
+
+    async def run() -> OmniToMScore:
+        try:
+            return await score_records(pred_records, gold_records, chosen)
+        finally:
+            if model is not None:
+                await model.aclose()
+
+    result = asyncio.run(run())
+    if as_json:
+        print(json.dumps(result.to_json()))
+    else:
+        _show_score(result, pred.name)
+    _warn(result)
+
+
+def _warn(result: OmniToMScore) -> None:
+    console = err_console()
+    if result.stage1.n_unscored:
+        console.print(f"warning: {result.stage1.n_unscored} stor(ies) left out of Stage 1: the aligner failed on them")
+    if result.unmatched_predictions:
+        console.print(f"warning: {len(result.unmatched_predictions)} predicted stor(ies) have no gold story (ignored)")
+    if result.skipped_gold:
+        console.print(f"warning: {len(result.skipped_gold)} gold stor(ies) have no beliefs (skipped)")
+
+
+def _show_score(result: OmniToMScore, model_name: str) -> None:
+    from mindloop.systems.omnitom.metrics import table3, table10
+    from mindloop.systems.omnitom.records import DIMENSION_NAMES
+
+    console = err_console()
+    s1 = result.stage1
+    console.print(
+        f"{result.n_stories} stories · Stage 1 ({s1.aligner}): P {s1.overall.precision:.4f} "
+        f"R {s1.overall.recall:.4f} F1 {s1.overall.f1:.4f} · Stage 2 overall {result.stage2.overall:.4f}"
+    )
+    layouts = (
+        ("Table 3 layout (%)", table3({model_name: result})),
+        ("Table 10 layout (%)", table10({model_name: result})),
+    )
+    for title, (header, rows) in layouts:
+        table = Table(*header, title=title)
+        for row in rows:
+            table.add_row(*row)
+        console.print(table)
+    buckets = Table("order", "Stage 1 F1", "stories", "Stage 2 overall", title="By order bucket (%)")
+    for b in ("0", "1", "2+"):
+        prf = s1.by_bucket.get(b)
+        acc = result.stage2.by_bucket.get(b)
+        buckets.add_row(
+            b,
+            f"{100 * prf.f1:.2f}" if prf and prf.n else "N/A",
+            str(prf.n if prf else 0),
+            f"{100 * acc['overall']:.2f}" if acc else "N/A",
+        )
+    console.print(buckets)
+    dims = ", ".join(f"{DIMENSION_NAMES[d]} {v:.4f}" for d, v in result.stage2.by_dimension.items())
+    console.print(f"Stage 2 by dimension: {dims}")
+
+
+@omnitom_app.command("annotate")
+def annotate(
+    story_file: Annotated[
+        Path,
+        typer.Argument(
+            help="Templated false-belief stories (one per line or paragraph), a ToMi/Hi-ToM numbered-line file, "
+            "or a ToMBench category .jsonl."
+        ),
+    ],
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Write records here (.jsonl or .json) instead of stdout.")
+    ] = None,
+    max_order: Annotated[int, typer.Option("--max-order", min=1, max=3, help="Deepest belief order to emit.")] = 3,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print one JSON summary object on stdout (needs --out).")
+    ] = False,
+) -> None:
+    """Write gold OmniToM records (beliefs with all seven labels) read from the belief store for every story the
+    project can parse; stories that do not parse are skipped and listed."""
+    from mindloop.systems.omnitom.annotator import annotate_story_file
+    from mindloop.systems.omnitom.records import dump_records, write_records
+
+    if as_json and out is None:
+        raise InvalidArgumentError("--json prints a summary; give --out FILE for the records")
+    result = annotate_story_file(story_file, max_order=max_order)
+    if out is None:
+        sys.stdout.write(dump_records(result.records))
+    else:
+        write_records(out, result.records)
+    n_beliefs = sum(len(r.beliefs) for r in result.records)
+    if as_json:
+        print(
+            json.dumps(
+                {
+                    "format": result.format,
+                    "n_stories": len(result.records),
+                    "n_beliefs": n_beliefs,
+                    "skipped": [{"where": w, "reason": why} for w, why in result.skipped],
+                    "out": str(out),
+                }
+            )
+        )
+        return
+    console = err_console()
+    where = f" to {out}" if out is not None else ""
+    console.print(f"annotated {len(result.records)} stories ({n_beliefs} beliefs, {result.format}){where}")
+    if result.skipped:
+        console.print(f"skipped {len(result.skipped)} stories the parser does not read; the first:")
+        for w, why in result.skipped[:3]:
+            console.print(f"  {w}: {why}", markup=False, highlight=False)
+
+
+def describe_tombench(
+    path: Annotated[
+        Path | None,
+        typer.Argument(help="ToMBench data folder (or one category .jsonl); default: $MINDLOOP_TOMBENCH."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+) -> None:
+    """Stories (questions grouped by identical STORY) and question rows in each of OmniToM's seven categories."""
+    from mindloop.systems.omnitom.tombench import category_counts, load_tombench
+
+    if path is None:
+        env = os.environ.get("MINDLOOP_TOMBENCH")
+        if not env:
+            raise MindloopError(
+                "no ToMBench path: give PATH (the folder of category .jsonl files) or set MINDLOOP_TOMBENCH"
+            )
+        path = Path(env)
+    counts = category_counts(load_tombench(path))
+    total = {key: sum(c[key] for c in counts.values()) for key in ("stories", "questions")}
+    if as_json:
+        print(json.dumps({"path": str(path), "categories": counts, "total": total}))
+        return
+    table = Table("category", "stories", "questions", title=f"ToMBench at {path}")
+    for name, c in counts.items():
+        table.add_row(name, str(c["stories"]), str(c["questions"]))
+    table.add_row("total", str(total["stories"]), str(total["questions"]))
+    err_console().print(table)

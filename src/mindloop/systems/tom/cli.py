@@ -1,0 +1,87 @@
+"""``mindloop tom``: answer ToMi/Hi-ToM files with the symbolic tracker, and write seeded ToMi-style stories."""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from mindloop.console import emit, err_console
+
+__all__ = ["tom_app"]
+
+tom_app = typer.Typer(
+    name="tom", help="False-belief question answering on ToMi and Hi-ToM files.", no_args_is_help=True
+)
+
+
+class _Format(StrEnum):
+    auto = "auto"
+    tomi = "tomi"
+    hitom = "hitom"
+
+
+@tom_app.command("eval")
+def tom_eval(
+    path: Annotated[Path, typer.Argument(help="A ToMi or Hi-ToM file in the numbered-line format.")],
+    fmt: Annotated[
+        _Format, typer.Option("--format", help="Question set; auto detects Hi-ToM from its phrasing.")
+    ] = _Format.auto,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+    show_wrong: Annotated[int, typer.Option("--show-wrong", min=0, help="Wrong answers to list (human output).")] = 3,
+) -> None:
+    """Answer every question in PATH with the symbolic belief tracker and report accuracy per question type."""
+    from mindloop.systems.tom.evaluate import evaluate_file
+    from mindloop.worlds.stories.tomi import StoryFormat
+
+    formats: dict[_Format, StoryFormat | None] = {_Format.auto: None, _Format.tomi: "tomi", _Format.hitom: "hitom"}
+    report = evaluate_file(path, formats[fmt])
+    if as_json:
+        print(json.dumps(report.to_json()))
+        return
+    console = err_console()
+    console.print(f"{path} ({report.format}): {report.n} questions answered in {report.seconds:.3f} s")
+    table = Table()
+    table.add_column("question type")
+    table.add_column("n", justify="right")
+    table.add_column("accuracy", justify="right")
+    for name, score in report.by_type.items():
+        table.add_row(name, str(score.n), f"{score.accuracy:.3f}")
+    table.add_row("[bold]all[/]", f"[bold]{report.n}[/]", f"[bold]{report.accuracy:.3f}[/]")
+    console.print(table)
+    wrong = report.wrong
+    if wrong and show_wrong:
+        console.print(f"{len(wrong)} wrong; the first {min(show_wrong, len(wrong))}:")
+        for answered in wrong[:show_wrong]:
+            ex = answered.example
+            console.print(f"\n[dim]{ex.source}:{ex.line}[/]", markup=True, highlight=False)
+            console.print(ex.story_text, markup=False, highlight=False)
+            console.print(
+                f"[bold]{ex.question.text}[/] gold [green]{ex.question.answer}[/], tracker [red]{answered.predicted}[/]"
+            )
+        if report.format == "hitom":
+            console.print("\nHi-ToM's labels contradict themselves on some stories: see docs/datasets.md.")
+
+
+@tom_app.command("generate")
+def tom_generate(
+    n: Annotated[int, typer.Option("--n", min=0, help="Number of examples (one question each).")] = 100,
+    seed: Annotated[int, typer.Option("--seed", help="Seed: the same seed gives the same file, byte for byte.")] = 0,
+    hitom: Annotated[bool, typer.Option("--hitom", help="Also ask Hi-ToM-style questions up to fourth order.")] = False,
+    noise: Annotated[float, typer.Option("--noise", help="Probability of a distractor sentence per line.")] = 0.1,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Write here instead of stdout.", dir_okay=False)
+    ] = None,
+) -> None:
+    """Write seeded ToMi-style stories with gold answers (computed apart from the tracker) in the line format."""
+    from mindloop.worlds.stories import generate_tomi, to_numbered_text
+
+    examples = generate_tomi(n, seed=seed, max_order=4 if hitom else 2, hitom_questions=hitom, noise=noise)
+    text = to_numbered_text(examples)
+    emit(text, out)
+    if out is not None:
+        err_console().print(f"wrote {len(examples)} examples to {out}")

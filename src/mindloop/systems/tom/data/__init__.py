@@ -1,0 +1,1 @@
+"""Data the tom system ships (each folder carries its source and license)."""

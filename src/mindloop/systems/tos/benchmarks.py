@@ -1,0 +1,429 @@
+"""The ``tos-active`` and ``tos-passive`` benchmarks: explore a Theory-of-Space scene, then answer the nine tasks.
+
+One sample is one scene (procedural, or read from ``--opt scenes=PATH``: a scene file, a reference run folder or a
+folder of them; ``--data FILE`` reads one scene file) with three questions per task. Agents:
+
+* ``symbolic`` — the symbolic explorer (exact cognitive map) answering from its map;
+* ``scout``, ``strategist`` — the paper's proxies; their map is built from what they saw;
+* ``model`` — a chat model (``--model``) exploring (active) or reading a proxy's log (passive: the proxy is
+  ``--opt proxy=strategist|scout``), probed for its cognitive map, answering the questions itself.
+
+``tos-active`` gives each agent the 20-step budget and (``--opt false_belief=1``, the default) the false-belief
+phase afterwards; ``tos-passive`` lets the scripted explorer run to completion and measures comprehension.
+Scores per sample: ``steps``, ``coverage`` (objects and doors seen), ``edge_coverage``, ``action_cost``,
+``info_gain``, ``map_dir``/``map_facing``/``map_pos``/``map_overall`` (the final global map against the full
+scene), one accuracy per task (``direction``, ``persp.take``, ``perc.dec``, ``act2view``, ``view2act``,
+``alloc.map``, ``ment.rot``, ``loc2view``, ``view2loc``) and their mean ``avg``; false-belief scores as ``fb_*``;
+model runs add probe diagnostics.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from mindloop.bench.api import AgentContext, Outcome, Sample, SampleRecord
+from mindloop.errors import InvalidArgumentError, MindloopError
+from mindloop.systems.tos.explorers.base import Exploration, new_belief, run_exploration
+from mindloop.systems.tos.explorers.belief import SpatialBelief
+from mindloop.systems.tos.explorers.revision import ChangeDetector
+from mindloop.systems.tos.explorers.scout import ScoutExplorer
+from mindloop.systems.tos.explorers.strategist import StrategistExplorer
+from mindloop.systems.tos.explorers.symbolic import SymbolicExplorer
+from mindloop.systems.tos.metrics import (
+    CogMap,
+    belief_diagnostics,
+    false_belief_scores,
+    gt_global_map,
+    gt_local_map,
+    information_gain_curve,
+    map_scores,
+    parse_cognitive_map,
+    pos_norm,
+    score_answer,
+)
+from mindloop.systems.tos.world.env import SpatialEnv, SpatialEnvConfig, Turn
+from mindloop.systems.tos.world.layout import LayoutConfig, generate_scene
+from mindloop.systems.tos.world.metadata import load_scene
+from mindloop.systems.tos.world.scene import Scene, scene_from_dict, scene_to_dict
+from mindloop.systems.tos.world.tasks import ROUTE_TASKS, SURVEY_TASKS, TASKS, TaskQuestion, answer_spec, generate_tasks
+from mindloop.systems.tos.world.world import world_from_scene
+
+__all__ = ["TosActiveBenchmark", "TosPassiveBenchmark", "answer_text", "format_table"]
+
+DEFAULT_SCENES = 100
+"""Scenes per run when ``--n`` is not given (the paper's 100)."""
+
+_OPTIONS = {
+    "rooms",
+    "objects",
+    "per_task",
+    "scenes",
+    "data",
+    "mode",
+    "false_belief",
+    "proxy",
+    "probes",
+    "max_steps",
+    "tasks",
+}
+_COUNTS = {"steps", "action_cost", "fb_steps", "fb_redundancy", "invalid_actions"}
+"""Scores that are counts, averaged over the samples that have them (a failed sample has none)."""
+
+
+def answer_text(task: str, value: Any) -> str:
+    """An answer value of :func:`~mindloop.systems.tos.world.tasks.answer_spec` as the text a reply would give."""
+    if isinstance(value, str):
+        return value
+    if task == "alloc.map":
+        return "; ".join(f"({int(x)}, {int(y)})" for x, y in value)
+    if task == "ment.rot":
+        return ", ".join(value)
+    if task == "view2loc":
+        return f"({int(value[0])}, {int(value[1])})"
+    return str(value)
+
+
+def _int_option(options: Mapping[str, str], key: str, default: int, lo: int, hi: int) -> int:
+    raw = options.get(key)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise InvalidArgumentError(f"--opt {key}={raw!r}: expected an integer") from None
+    if not lo <= value <= hi:
+        raise InvalidArgumentError(f"--opt {key}={value}: expected {lo}..{hi}")
+    return value
+
+
+def _scene_files(path: Path) -> list[Path]:
+    if path.is_file():
+        return [path]
+    if (path / "meta_data.json").is_file():
+        return [path / "meta_data.json"]
+    if not path.is_dir():
+        raise InvalidArgumentError(f"--opt scenes={str(path)!r}: no such file or directory")
+    found = sorted(p / "meta_data.json" for p in path.iterdir() if (p / "meta_data.json").is_file())
+    found += sorted(p for p in path.iterdir() if p.is_file() and p.suffix == ".json")
+    if not found:
+        raise InvalidArgumentError(f"--opt scenes={str(path)!r}: no scene files (*.json or */meta_data.json) found")
+    return found
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+class _TosBenchmark:
+    """Shared by the active and passive benchmarks."""
+
+    name: str
+    description: str
+    active: bool
+    agents: tuple[str, ...] = ("symbolic", "scout", "strategist", "model")
+    needs_model: frozenset[str] = frozenset({"model"})
+
+    # ---- samples --------------------------------------------------------------------------------------------
+    def samples(self, n: int | None, seed: int, options: Mapping[str, str]) -> list[Sample]:
+        """One sample per scene: procedural (seeded) or read from ``--opt scenes=PATH``."""
+        unknown = set(options) - _OPTIONS
+        if unknown:
+            raise InvalidArgumentError(
+                f"benchmark {self.name!r} does not take option(s) {sorted(unknown)}; it takes {sorted(_OPTIONS)}"
+            )
+        per_task = _int_option(options, "per_task", 3, 1, 20)
+        mode = options.get("mode", "text")
+        if mode not in ("text", "vision"):
+            raise InvalidArgumentError(f"--opt mode={mode!r}: expected text or vision")
+        tasks = tuple(t.strip() for t in options["tasks"].split(",")) if "tasks" in options else TASKS
+        bad = [t for t in tasks if t not in TASKS]
+        if bad:
+            raise InvalidArgumentError(f"--opt tasks: unknown task(s) {bad}; known: {', '.join(TASKS)}")
+        scenes: list[tuple[Scene, int]] = []
+        if "scenes" in options and "data" in options:
+            raise InvalidArgumentError("give the scenes once: --data FILE or --opt scenes=PATH, not both")
+        source = options.get("scenes", options.get("data"))
+        if source is not None:
+            files = _scene_files(Path(source))
+            files = files[:n] if n is not None else files
+            scenes = [(load_scene(f), seed * 1_000_003 + i) for i, f in enumerate(files)]
+        else:
+            layout = LayoutConfig(
+                rooms=_int_option(options, "rooms", 3, 1, 11),
+                objects_per_room=_int_option(options, "objects", 4, 1, 10),
+            )
+            count = DEFAULT_SCENES if n is None else n
+            scenes = [(generate_scene(seed * 1_000_003 + i, layout), seed * 1_000_003 + i) for i in range(count)]
+        out = []
+        for i, (scene, scene_seed) in enumerate(scenes):
+            questions = generate_tasks(world_from_scene(scene), scene_seed, per_task=per_task, tasks=tasks)
+            rooms = len(scene.room_ids)
+            out.append(
+                Sample(
+                    id=f"scene{i:04d}",
+                    input={
+                        "scene": scene_to_dict(scene),
+                        "scene_seed": scene_seed,
+                        "questions": [q.to_dict() for q in questions],
+                        "rooms": rooms,
+                        "mode": mode,
+                        "false_belief": self.active and options.get("false_belief", "1") not in ("0", "false", "no"),
+                        "max_steps": _int_option(options, "max_steps", 20, 1, 1000),
+                        "proxy": options.get("proxy", "strategist" if mode == "text" else "scout"),
+                        "probes": options.get("probes", "global,local,fog"),
+                    },
+                    group=f"{rooms}-room",
+                )
+            )
+        return out
+
+    # ---- running --------------------------------------------------------------------------------------------
+    async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        """Explore, build or probe the map, answer the questions, score."""
+        inp = sample.input
+        if ctx.agent not in self.agents:
+            raise InvalidArgumentError(
+                f"benchmark {self.name!r} has no agent {ctx.agent!r}; use {', '.join(self.agents)}"
+            )
+        scene = scene_from_dict(inp["scene"])
+        questions = [TaskQuestion.from_dict(q) for q in inp["questions"]]
+        if ctx.agent == "model":
+            if ctx.model is None:
+                raise InvalidArgumentError("the model agent needs --model")
+            try:
+                return await self._run_model(scene, questions, inp, ctx)
+            except MindloopError as exc:
+                zero = dict.fromkeys(
+                    ("coverage", "map_dir", "map_facing", "map_pos", "map_overall", *TASKS, "avg"), 0.0
+                )
+                return Outcome({"agent": "model", "scene": scene.name}, zero, error=str(exc))
+        return self._run_scripted(scene, questions, inp, ctx)
+
+    def _explorer(self, agent: str, belief: SpatialBelief, seed: int) -> Any:
+        if agent == "scout":
+            return ScoutExplorer()
+        if agent == "strategist":
+            return StrategistExplorer(seed=seed)
+        if agent == "symbolic":
+            return SymbolicExplorer(belief)
+        raise InvalidArgumentError(f"unknown explorer {agent!r}; use scout, strategist or symbolic")
+
+    def _env(self, scene: Scene, inp: Mapping[str, Any], *, passive: bool) -> SpatialEnv:
+        cfg = SpatialEnvConfig(
+            max_steps=1000 if passive else int(inp["max_steps"]),
+            false_belief=bool(inp["false_belief"]) and not passive,
+            mode=inp["mode"],
+        )
+        env = SpatialEnv(scene, config=cfg)
+        env.reset(seed=int(inp["scene_seed"]))
+        return env
+
+    def _run_scripted(
+        self, scene: Scene, questions: list[TaskQuestion], inp: Mapping[str, Any], ctx: AgentContext
+    ) -> Outcome:
+        env = self._env(scene, inp, passive=not self.active)
+        belief = new_belief(env)
+        ex = run_exploration(env, self._explorer(ctx.agent, belief, int(inp["scene_seed"])), belief)
+        scores, output = self._exploration_scores(env, ex)
+        cmap = belief.cognitive_map()
+        scores |= self._map_scores(scene, parse_cognitive_map(cmap), ex.turns)
+        world = belief.world()
+        answers = []
+        for q in questions:
+            text = answer_text(q.task, answer_spec(q.task, q.spec, world))
+            answers.append(
+                {"task": q.task, "question": q.question, "answer": text, "score": score_answer(q.task, text, q.answer)}
+            )
+        scores |= self._task_scores(answers)
+        if env.phase == "false_belief":
+            detector = ChangeDetector(belief, expected=len(env.changes))
+            fb = run_exploration(env, detector)
+            revised = detector.revised.cognitive_map() if detector.revised is not None else {}
+            scores |= self._fb_scores(env, parse_cognitive_map(cmap), parse_cognitive_map(revised))
+            output["false_belief"] = {"actions": [t.action for t in fb.turns], "result": env.false_belief_result}
+        output |= {"agent": ctx.agent, "scene": scene.name, "cognitive_map": cmap, "answers": answers}
+        return Outcome(output, scores)
+
+    async def _run_model(
+        self, scene: Scene, questions: list[TaskQuestion], inp: Mapping[str, Any], ctx: AgentContext
+    ) -> Outcome:
+        from mindloop.systems.tos.explorers.model import ask_questions, run_model_exploration, run_model_passive
+
+        assert ctx.model is not None
+        probes = tuple(p.strip() for p in str(inp["probes"]).split(",") if p.strip())
+        if self.active:
+            env = self._env(scene, inp, passive=False)
+            ep = await run_model_exploration(env, ctx.model, ctx.config, probes=probes, seed=ctx.seed)
+            ex = Exploration(turns=ep.turns)
+            scores, output = self._exploration_scores(env, ex)
+            last_map = next((p.global_map for p in reversed(ep.probes) if p.global_map is not None), None)
+            scores |= self._map_scores(scene, last_map, ep.turns)
+            scores |= self._diagnostics(scene, ep.turns, ep.probes)
+            history = self._cut(ep) if ep.fb_turns else ep.messages
+            answers = await ask_questions(ctx.model, ctx.config, history, questions)
+            if ep.fb_turns and env.false_belief_result is not None:
+                revised = next((p.global_map for p in reversed(ep.fb_probes) if p.global_map is not None), None)
+                scores |= self._fb_scores(env, last_map, revised)
+            scores["invalid_actions"] = float(sum(1 for t in [*ep.turns, *ep.fb_turns] if not t.valid))
+            output["failures"] = ep.failures
+            output["false_belief"] = env.false_belief_result
+        else:
+            env = self._env(scene, inp, passive=True)
+            proxy = str(inp["proxy"])
+            if proxy not in ("scout", "strategist", "symbolic"):
+                raise InvalidArgumentError(f"--opt proxy={proxy!r}: expected scout, strategist or symbolic")
+            belief = new_belief(env)
+            ex = run_exploration(env, self._explorer(proxy, belief, int(inp["scene_seed"])), belief)
+            scores, output = self._exploration_scores(env, ex)
+            history, probe = await run_model_passive(env, ex.turns, ctx.model, ctx.config)
+            scores |= self._map_scores(scene, probe.global_map, ex.turns)
+            answers = await ask_questions(ctx.model, ctx.config, history, questions)
+            output["proxy"] = proxy
+        scores |= self._task_scores(answers)
+        scores["unparsed_answers"] = float(sum(1 for a in answers if not a["parsed"]))
+        output |= {"agent": "model", "scene": scene.name, "answers": answers}
+        return Outcome(output, scores)
+
+    @staticmethod
+    def _cut(ep: Any) -> list[Any]:
+        """The conversation up to the end of exploration (before the false-belief instruction)."""
+        n_explore = len(ep.turns)
+        # system, first user, then (assistant, user) per step
+        return list(ep.messages[: 2 + 2 * n_explore - 1])
+
+    # ---- scores ---------------------------------------------------------------------------------------------
+    @staticmethod
+    def _exploration_scores(env: SpatialEnv, ex: Exploration) -> tuple[dict[str, float], dict[str, Any]]:
+        scene = env.initial_scene
+        names = [it.name for it in scene.items]
+        curve = information_gain_curve([t.triples for t in ex.turns], names, scene.grid_size)
+        observed = {n for t in ex.turns for o in t.observations for n in o.names}
+        edges = SpatialEnv._edges(scene)
+        known = set()
+        for t in ex.turns:
+            for o in t.observations:
+                known |= {frozenset({t.anchor, n}) for n in o.names} & edges
+        scores = {
+            "steps": float(ex.steps),
+            "coverage": len(observed) / len(names) if names else 1.0,
+            "edge_coverage": len(known) / len(edges) if edges else 1.0,
+            "action_cost": float(sum(t.cost for t in ex.turns)),
+            "info_gain": curve[-1] if curve else 0.0,
+        }
+        return scores, {"actions": [t.action for t in ex.turns], "info_gain_curve": curve}
+
+    @staticmethod
+    def _map_scores(scene: Scene, pred: CogMap | None, turns: Sequence[Turn]) -> dict[str, float]:
+        pose = (turns[-1].pos, turns[-1].ori) if turns else (scene.start, (0, 1))
+        gt = gt_global_map(scene, pose)
+        s = map_scores(pred or {}, gt, pos_norm_l=pos_norm(scene))
+        return {"map_dir": s.dir, "map_facing": s.facing, "map_pos": s.pos, "map_overall": s.overall}
+
+    @staticmethod
+    def _task_scores(answers: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        by_task: dict[str, list[float]] = defaultdict(list)
+        for a in answers:
+            by_task[a["task"]].append(float(a["score"]))
+        out = {t: _mean(v) for t, v in by_task.items()}
+        if out:
+            out["avg"] = _mean([out[t] for t in TASKS if t in out])
+        return out
+
+    @staticmethod
+    def _fb_scores(env: SpatialEnv, prior: CogMap | None, revised: CogMap | None) -> dict[str, float]:
+        if env.false_belief_result is None:
+            return {}
+        fb = false_belief_scores(env.false_belief_result, prior, revised, pos_norm_l=pos_norm(env.initial_scene))
+        return {f"fb_{k}": float(v) for k, v in fb.items() if v is not None}
+
+    @staticmethod
+    def _diagnostics(scene: Scene, turns: Sequence[Turn], probes: Sequence[Any]) -> dict[str, float]:
+        seen: set[str] = set()
+        newly = []
+        gts, gt_locals, poses = [], [], []
+        for t in turns:
+            names = {n for o in t.observations for n in o.names}
+            newly.append(names - seen)
+            seen |= names
+            gts.append(gt_global_map(scene, (t.pos, t.ori), names=seen))
+            gt_locals.append(gt_local_map(scene, (t.pos, t.ori)))
+            poses.append((t.pos, t.ori))
+        diag = belief_diagnostics(
+            [p.global_map for p in probes],
+            gts,
+            newly,
+            pos_norm_l=pos_norm(scene),
+            local_maps=[p.local_map for p in probes],
+            gt_local_maps=gt_locals,
+            poses=poses,
+        )
+        out = {k: float(v) for k, v in diag.items() if k != "per_turn" and v is not None}
+        fog = [p.fog["overall"] for p in probes if p.fog is not None]
+        if fog:
+            out["uncertainty"] = _mean(fog)
+        out["probe_failures"] = float(sum(1 for p in probes if p.global_map is None))
+        return out
+
+    # ---- summary --------------------------------------------------------------------------------------------
+    def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
+        """Means over samples; a failed sample counts 0 for every accuracy-like score and is counted."""
+        keys: set[str] = {"steps", "coverage", "map_dir", "map_facing", "map_pos", "map_overall", *TASKS, "avg"}
+        for r in records:
+            keys |= set(r.scores)
+        metrics: dict[str, Any] = {}
+        for k in sorted(keys):
+            if k in _COUNTS:
+                vals = [r.scores[k] for r in records if k in r.scores and r.status != "failed"]
+            else:
+                vals = [
+                    r.scores[k] if (k in r.scores and r.status != "failed") else 0.0
+                    for r in records
+                    if k in r.scores or r.status == "failed"
+                ]
+            metrics[k] = _mean(vals)
+        metrics["n"] = len(records)
+        metrics["failed"] = sum(1 for r in records if r.status == "failed")
+        groups: dict[str, list[SampleRecord]] = defaultdict(list)
+        for r in records:
+            groups[r.sample.group].append(r)
+        metrics["by_rooms"] = {
+            g: {
+                "n": len(rs),
+                "avg": _mean([0.0 if r.status == "failed" else r.scores.get("avg", 0.0) for r in rs]),
+                "steps": _mean([r.scores["steps"] for r in rs if "steps" in r.scores and r.status != "failed"]),
+            }
+            for g, rs in sorted(groups.items())
+        }
+        return metrics
+
+
+class TosActiveBenchmark(_TosBenchmark):
+    """Active exploration within 20 steps, the false-belief phase, then the nine downstream tasks."""
+
+    name = "tos-active"
+    description = "Theory of Space: explore a multi-room grid (20 steps), revise after covert changes, answer 9 tasks"
+    active = True
+
+
+class TosPassiveBenchmark(_TosBenchmark):
+    """A proxy explores to completion; the agent's map (or the model reading the log) answers the tasks."""
+
+    name = "tos-passive"
+    description = "Theory of Space: answer 9 spatial tasks from a scripted proxy's exploration log"
+    active = False
+
+
+def format_table(rows: Mapping[str, Mapping[str, Any]]) -> str:
+    """A text table laid out as the paper's Table 1: ``Avg.step | Route tasks | Survey tasks | Avg.`` (scores
+    in %), one row per method (``rows`` maps a method name to its summary metrics)."""
+    cols = ["Methods", "Avg.step", *ROUTE_TASKS, *SURVEY_TASKS, "Avg."]
+    lines = [" | ".join(cols)]
+    for name, m in rows.items():
+        vals = [name, f"{m.get('steps', 0.0):.1f}"]
+        vals += [f"{100 * m.get(t, 0.0):.1f}" for t in (*ROUTE_TASKS, *SURVEY_TASKS)]
+        vals.append(f"{100 * m.get('avg', 0.0):.1f}")
+        lines.append(" | ".join(vals))
+    return "\n".join(lines)

@@ -1,0 +1,170 @@
+"""``mindloop space``: look at and explore Theory-of-Space scenes from the command line.
+
+* ``render SCENE`` prints the text observation at the start pose (an ``Observe()`` there), exactly as the
+  environment reports it; ``--facing``/``--at`` pick another pose, ``--image`` writes the vision-world view,
+  ``--map`` adds a top-down map on stderr. ``SCENE`` is a mindloop scene file, a reference ``meta_data.json`` or
+  a reference run folder.
+* ``generate`` writes a seeded procedural scene in mindloop's format.
+* ``explore SCENE --agent scout|strategist|symbolic`` runs a scripted explorer and prints each step.
+
+Every ``--json`` output is one JSON object on stdout; input errors are one-line messages (exit code 1).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from mindloop.console import emit, err_console
+from mindloop.errors import InvalidArgumentError, MindloopError
+
+__all__ = ["tos_app"]
+
+tos_app = typer.Typer(
+    name="tos",
+    help="Theory-of-Space scenes: render observations, generate scenes, run explorers.",
+    no_args_is_help=True,
+)
+
+
+class _Facing(StrEnum):
+    north = "north"
+    east = "east"
+    south = "south"
+    west = "west"
+
+
+class _Agent(StrEnum):
+    scout = "scout"
+    strategist = "strategist"
+    symbolic = "symbolic"
+
+
+@tos_app.command("render")
+def render(
+    scene_path: Annotated[Path, typer.Argument(metavar="SCENE", help="Scene file, meta_data.json or run folder.")],
+    facing: Annotated[_Facing, typer.Option("--facing", help="Heading to look in.")] = _Facing.north,
+    at: Annotated[str | None, typer.Option("--at", help="Stand on this object or door instead of the start.")] = None,
+    image: Annotated[
+        Path | None, typer.Option("--image", help="Also write the vision-world view (PNG).", dir_okay=False)
+    ] = None,
+    show_map: Annotated[bool, typer.Option("--map", help="Print a top-down map to stderr.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+) -> None:
+    """Print the text observation at the start pose (or another pose) of SCENE."""
+    from mindloop.systems.tos.world import load_scene, observation_text, observe
+    from mindloop.systems.tos.world.geometry import parse_direction
+    from mindloop.systems.tos.world.vision import ascii_map, png_bytes, render_view
+
+    scene = load_scene(scene_path)
+    pos = scene.start
+    if at is not None:
+        if not scene.has_item(at):
+            names = ", ".join(it.name for it in scene.items)
+            raise InvalidArgumentError(f"--at {at!r}: no such object or door (scene has: {names})")
+        pos = scene.item(at).pos
+    ori = parse_direction(facing.value)
+    rooms = scene.rooms_at(pos)
+    obs = observe(scene, pos, ori, rooms)
+    text = observation_text(obs)
+    if image is not None:
+        try:
+            image.write_bytes(png_bytes(render_view(scene, pos, ori, rooms)))
+        except OSError as exc:
+            raise MindloopError(f"cannot write {image}: {exc.strerror or exc}") from None
+    if show_map:
+        err_console().print(ascii_map(scene, pos, ori), markup=False)
+    if as_json:
+        out: dict[str, Any] = {
+            "scene": scene.name,
+            "position": list(scene.relative(pos)),
+            "facing": facing.value,
+            "observation": text,
+            "items": [
+                {"name": i.name, "direction": i.direction, "distance": i.distance, "facing": i.facing, "wall": i.wall}
+                for i in obs.items
+            ],
+            "pairs": [{"a": p.a, "b": p.b, "direction": p.direction, "distance": p.distance} for p in obs.pairs],
+        }
+        if image is not None:
+            out["image"] = str(image)
+        print(json.dumps(out))
+        return
+    sys.stdout.write(text + "\n")
+
+
+@tos_app.command("generate")
+def generate(
+    seed: Annotated[int, typer.Option("--seed", help="Seed: the same seed gives the same scene.")] = 0,
+    rooms: Annotated[int, typer.Option("--rooms", min=1, max=11, help="Number of rooms.")] = 3,
+    objects: Annotated[int, typer.Option("--objects", min=1, max=10, help="Objects per room.")] = 4,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Write here instead of stdout.", dir_okay=False)
+    ] = None,
+) -> None:
+    """Write a seeded procedural scene (mindloop's JSON scene format)."""
+    from mindloop.systems.tos.world import LayoutConfig, generate_scene, scene_to_dict
+
+    scene = generate_scene(seed, LayoutConfig(rooms=rooms, objects_per_room=objects))
+    text = json.dumps(scene_to_dict(scene), indent=1) + "\n"
+    emit(text, out)
+    if out is not None:
+        err_console().print(f"wrote {scene.name} ({len(scene.room_ids)} rooms, {len(scene.objects)} objects) to {out}")
+
+
+@tos_app.command("explore")
+def explore(
+    scene_path: Annotated[Path, typer.Argument(metavar="SCENE", help="Scene file, meta_data.json or run folder.")],
+    agent: Annotated[_Agent, typer.Option("--agent", help="Which scripted explorer.")] = _Agent.symbolic,
+    max_steps: Annotated[int, typer.Option("--max-steps", min=1, help="Step budget.")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+) -> None:
+    """Run a scripted explorer on SCENE and show every step, the coverage and the map's accuracy."""
+    from mindloop.systems.tos.explorers import ScoutExplorer, StrategistExplorer, SymbolicExplorer, new_belief
+    from mindloop.systems.tos.explorers.base import run_exploration
+    from mindloop.systems.tos.metrics import gt_global_map, map_scores, parse_cognitive_map, pos_norm
+    from mindloop.systems.tos.world import SpatialEnv, SpatialEnvConfig, load_scene
+
+    scene = load_scene(scene_path)
+    env = SpatialEnv(scene, config=SpatialEnvConfig(max_steps=max_steps))
+    env.reset(seed=0)
+    belief = new_belief(env)
+    explorer: Any = {
+        "scout": ScoutExplorer(),
+        "strategist": StrategistExplorer(),
+        "symbolic": SymbolicExplorer(belief),
+    }[agent.value]
+    ex = run_exploration(env, explorer, belief)
+    cmap = belief.cognitive_map()
+    last = ex.turns[-1] if ex.turns else None
+    pose = (last.pos, last.ori) if last else (scene.start, (0, 1))
+    scores = map_scores(parse_cognitive_map(cmap) or {}, gt_global_map(scene, pose), pos_norm_l=pos_norm(scene))
+    if as_json:
+        print(
+            json.dumps(
+                {
+                    "scene": scene.name,
+                    "agent": agent.value,
+                    "steps": ex.steps,
+                    "coverage": env.node_coverage,
+                    "action_cost": env.action_cost,
+                    "turns": [{"action": t.action, "text": t.text} for t in ex.turns],
+                    "cognitive_map": cmap,
+                    "map": scores.to_dict(),
+                }
+            )
+        )
+        return
+    console = err_console()
+    for t in ex.turns:
+        console.print(f"[bold]{t.step}. {t.action}[/]", highlight=False)
+        console.print(t.text, markup=False)
+    console.print(
+        f"{agent.value}: {ex.steps} steps, coverage {env.node_coverage:.2f}, cost {env.action_cost}, map "
+        f"dir {scores.dir:.2f} facing {scores.facing:.2f} pos {scores.pos:.2f} overall {scores.overall:.2f}"
+    )

@@ -1,0 +1,216 @@
+"""The prompts of the model-driven explorer: the paper's exploration instructions, belief probes and questions.
+
+The exploration prompt, action grammar and answer format follow the reference's messages (its experiment logs
+show them verbatim); the cognitive-map probes follow its global and local map instructions; the uncertainty
+probe asks for labelled candidate cells. Every reply is expected as ``THINK: ... FINAL ANSWER: ...``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mindloop.systems.tos.world.env import describe_layout
+from mindloop.systems.tos.world.geometry import Vec
+from mindloop.systems.tos.world.scene import Scene
+
+__all__ = [
+    "ANSWER_FOOTER",
+    "COGMAP_GLOBAL_PROMPT",
+    "COGMAP_LOCAL_PROMPT",
+    "STEP_FOOTER",
+    "SYSTEM_PROMPT",
+    "exploration_prompt",
+    "fog_probe_prompt",
+    "passive_prompt",
+    "question_prompt",
+]
+
+SYSTEM_PROMPT = "You answer should strictly follow this format:\nTHINK: Your thoughts\nFINAL ANSWER: Your final answer"
+
+STEP_FOOTER = (
+    "Strictly follow this format:\nTHINK:\n[Your thoughts on next step actions]\nFINAL ANSWER:\nActions: [ ... ]"
+)
+ANSWER_FOOTER = "Strictly follow this format:\nTHINK:\n[Your thoughts]\nFINAL ANSWER:\n[Your answer]"
+
+_RULES = """\
+You are a spatial reasoner in a 2D, {modality} N×M grid. Every object including you is a point at integer (x, y) \
+coordinates.
+
+Goal: **Minimize total COST** while building a complete and accurate map of the environment.
+
+Multi-room rules (may exist multiple rooms):
+- Your vision is confined to your current room.
+- Doors block vision between rooms.
+- Exception: When located in a doorway, door is open and invisible, you can see into both connected rooms.
+- Rooms connect via doors on vertical (front/back) or horizontal (left/right) walls.
+
+
+Relationship instructions:
+Relationship: bearing in degrees; distance is Euclidean. Use binned labels.
+Bearing is a degree in [-180, 180]; 0° is front. +: clockwise, -: counterclockwise.
+Orientation:
+\t-forward/backward/right/left (ego) or north/east/south/west (allo).
+\t-When agent faces north: forward = north, right = east, etc.
+\t-Gate's orientation: report wall position (e.g., 'on left wall').
+Binned relationship reporting:
+EgoFront (egocentric, object-to-agent); Cardinal (object-to-object).
+Egocentric angle bins (0° is front): [-45°,-22.5°)→front-left, [-22.5°,0°)→front-slight-left, 0°→front, \
+(0°,22.5°]→front-slight-right, (22.5°,45°]→front-right, otherwise→beyond-fov.
+Cardinal angle bins (45° each): [-22.5°,22.5°)→north, [22.5°,67.5°)→north east, [67.5°,112.5°)→east, \
+[112.5°,157.5°)→south east, [157.5°,202.5°)→south, [202.5°,247.5°)→south west, [247.5°,292.5°)→west, \
+[292.5°,337.5°)→north west.
+Distance bins: =0→same distance, (0,2]→near, (2,4]→mid distance, (4,8]→slightly far, (8,16]→far, (16,32]→very far, \
+>32→extremely far.
+Proximity: relations between close objects (≤2.0m). Use cardinal directions and standard distance bins.
+"""
+
+_ACTIONS = """\
+Action Instructions:
+You can jump to objects within and across rooms, turn, and observe.
+When you are at a door, you can see objects from both connected rooms (within FOV).
+
+Available Actions:
+Movement (<M>):
+- JumpTo(OBJ): Jump to the same position as the object or door. Your orientation does NOT change. The object you \
+jump to MUST be in your field of view and previously observed. Use object or door names only. NO numbers or \
+directions or others. Invalid: JumpTo(left), JumpTo(1).
+- Rotate(DEG): Rotate relative to your current orientation. Positive = clockwise, negative = counterclockwise. \
+Valid: -270, -180, -90, 0, 90, 180, 270. You must rotate by these specified degrees; otherwise your action will be \
+invalid.
+Final (<F>):
+- Observe(): {observe}
+- Query(obj): Return object's coordinates with agent's initial position as origin, north as y+ axis. You can only \
+query objects that you have previously observed. High cost, only use when necessary to eliminate ambiguities.
+- Term(): Terminate the exploration phase. Term() must be alone with no movement actions. You MUST ONLY use it in \
+the last turn and no other turns. Otherwise your action sequence will be invalid.
+
+Action Grammar (HARD CONSTRAINT):
+Actions: [ <M>* <F> ]
+<M> = "JumpTo(OBJ)" | "Rotate(DEG)"
+<F> = "Observe()" | "Query(OBJ)" | "Term()"
+Constraints:
+- Zero, one or more <M>. No JumpTo at first step.
+- Exactly one <F>, and it must be the final action.
+- No more than one Observe().
+- Term() may appear only alone.
+- Any violation is invalid.
+
+Examples:
+Valid: Actions: [JumpTo(red door), Rotate(90), JumpTo(table), Observe()]
+Valid: Actions: [Observe()] | Query(table)
+Invalid (no final action): Actions: [JumpTo(table)]
+Invalid (more than one final action): Actions: [Observe(), Rotate(90), Observe()]
+Invalid (termination with other actions): Actions: [JumpTo(table), Term()]
+
+
+Rules:
+- Observe action only reports from your current position and facing direction. If you jump multiple times, the \
+final Observe() action gives the view only from your last position.
+- Actions execute in order. Field of view: 90°.
+
+Observe and Query action have costs:
+- Observe(): 1
+- Query(obj): 2
+
+
+Rules:
+- Achieve complete coverage with the fewest steps;
+- Prefer actions that reveal more unknowns; avoid redundancy
+- FOV is 90°, you can NOT see objects outside your FOV.
+- Track your current and initial pose
+"""
+
+_OBSERVE_TEXT = (
+    "Report objects (including doors) and their spatial relationships from your current position in your FOV. Also "
+    "reports relations between mutually close objects in your FOV, using your current facing direction as north (a "
+    "relative reference frame, not true north).Use exactly one Observe() per step and make it the last action. "
+    "Never call Term() after Observe()."
+)
+_OBSERVE_VISION = (
+    "Return an RGB image of your current field of view from your current position and facing. Use exactly one "
+    "Observe() per step and make it the last action. Never call Term() after Observe()."
+)
+
+COGMAP_GLOBAL_PROMPT = (
+    """\
+## Cognitive Map (JSON)
+
+Represent the scene as a JSON map.
+
+- position: [x, y] integers (or integer-like)
+- Grid: concise global map on an N×M grid.
+- Frame: origin [0,0] is your initial position; +Y is your initial facing direction (north).
+- Content: include all observed objects and gates; include the agent
+- Facing: use "north|south|east|west".
+- Include only observed/known information—do not invent.
+
+Example:
+```json
+{
+    "agent": {"position": [2, 3], "facing": "east"},
+    "chair": {"position": [2, 4], "facing": "north"}
+}
+```
+Give the cognitive map JSON after FINAL ANSWER.
+"""
+    + ANSWER_FOOTER
+)
+
+COGMAP_LOCAL_PROMPT = (
+    """\
+## Cognitive Map — Local (JSON)
+
+- Frame: must include "origin":"agent". The origin is your current position and orientation (+y ahead, +x right).
+- Structure: include an "objects" dict; each object's position and facing are relative to you now.
+- Content: include all objects and doors in your current field of view; DO NOT include yourself in "objects".
+- Facing: use "+x|-x|+y|-y" (local axes).
+
+Example:
+```json
+{
+    "origin": "agent",
+    "objects": {
+      "chair": {"position": [0, 1], "facing": "-x"}
+    }
+}
+```
+Give the local map JSON after FINAL ANSWER.
+"""
+    + ANSWER_FOOTER
+)
+
+
+def exploration_prompt(scene: Scene, max_steps: int, *, vision: bool = False) -> str:
+    """The opening message of active exploration (rules, actions, layout, step budget)."""
+    rules = _RULES.format(modality="vision" if vision else "text-only")
+    actions = _ACTIONS.format(observe=_OBSERVE_VISION if vision else _OBSERVE_TEXT)
+    return (
+        f"# Spatial Exploration Task\n\n{rules}\n{actions}\n\nRoom Layout and initial state:\n"
+        f"{describe_layout(scene)}\n\n\nYou have a maximum of {max_steps} exploration steps.\n\n\n\n{STEP_FOOTER}"
+    )
+
+
+def passive_prompt(scene: Scene, history: Sequence[str], *, vision: bool = False) -> str:
+    """The opening message of passive comprehension: rules, layout and a proxy's exploration log."""
+    rules = _RULES.format(modality="vision" if vision else "text-only")
+    log = "\n".join(f"{i}. {line}" for i, line in enumerate(history, 1))
+    return (
+        f"# Spatial Reasoning Task\n\n{rules}\nAn explorer moved through the environment for you (JumpTo, Rotate, "
+        f"Observe, Query) and saw the following.\n\nRoom Layout and initial state:\n{describe_layout(scene)}\n\n"
+        f"## Exploration History\n{log}\n\nAfter reading the history, you will answer questions about the space."
+    )
+
+
+def question_prompt(question: str) -> str:
+    """One downstream question with the answer format."""
+    return f"{question}\n{ANSWER_FOOTER}"
+
+
+def fog_probe_prompt(candidates: Sequence[Vec]) -> str:
+    """The uncertainty probe: which labelled cells (relative to the start) have never been in view."""
+    lines = "\n".join(f"{chr(ord('A') + i)}: ({x}, {y})" for i, (x, y) in enumerate(candidates))
+    return (
+        "## Uncertainty probe\n\nThese points are inside rooms you have visited (origin = your initial position, "
+        "north = +y). Which of them have you NOT observed yet (never in your field of view)?\n"
+        f'{lines}\n\nAnswer with JSON after FINAL ANSWER, e.g. {{"unexplored": ["A", "C"]}}.\n{ANSWER_FOOTER}'
+    )

@@ -1,0 +1,111 @@
+"""The symbolic explorer: SCOUT's sweep for coverage, then the steps that pin its cognitive map down exactly.
+
+It keeps an exact belief: the set of cells each object and door may occupy given everything observed
+(:class:`~mindloop.systems.tos.explorers.belief.SpatialBelief`). After the sweep it spends the remaining steps on
+whichever single step resolves most positions: an ``Observe()`` from any reachable pose (jumping through
+visible items and turning within the same step) or a ``Query(OBJ)``. Like the reference's oracle proxy it plans
+with the simulator (what a view would show, what a query would return); its map is built only from the
+environment's replies. It stops with ``Term()`` when every seen item is pinned to one cell.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
+
+from mindloop.systems.tos.explorers.base import format_actions
+from mindloop.systems.tos.explorers.belief import SpatialBelief
+from mindloop.systems.tos.explorers.scout import ScoutExplorer
+from mindloop.systems.tos.world.env import SpatialEnv
+from mindloop.systems.tos.world.geometry import Vec, in_fov, rotate
+from mindloop.systems.tos.world.relations import INITIAL, observation_triples, query_triple
+from mindloop.systems.tos.world.scene import Door
+
+__all__ = ["SymbolicExplorer"]
+
+Pose = tuple[Vec, Vec]
+
+
+class SymbolicExplorer(ScoutExplorer):
+    """Sweep, then greedily resolve every position (see the module docstring)."""
+
+    name = "symbolic"
+
+    def __init__(self, belief: SpatialBelief | None = None) -> None:
+        self.belief = belief
+
+    def actions(self, env: SpatialEnv) -> Iterator[str]:
+        """The sweep, the resolving steps, then ``Term()``."""
+        if self.belief is None:
+            from mindloop.systems.tos.explorers.base import new_belief
+
+            self.belief = new_belief(env)
+        return super().actions(env)
+
+    def after_sweep(self) -> Iterator[str]:
+        """Resolving steps while something is unresolved and steps remain."""
+        env, belief = self._env, self.belief
+        assert belief is not None
+        while env.steps_left > 0 and belief.uncertain():
+            choice = self._best_step()
+            if choice is None:
+                return
+            yield choice
+            self._pose.sync()
+
+    def _reachable(self) -> dict[Pose, list[str]]:
+        """Every pose reachable within one step through observed items, with the motions that reach it."""
+        env, scene = self._env, self._env.scene
+        start: Pose = env.pose
+        paths: dict[Pose, list[str]] = {start: []}
+        queue = deque([start])
+        while queue:
+            pos, ori = queue.popleft()
+            rooms = scene.rooms_at(pos)
+            steps: list[tuple[Pose, str]] = [((pos, rotate(ori, d)), f"Rotate({d})") for d in (90, -90, 180)]
+            for name in env.observed:
+                it = scene.item(name)
+                it_rooms = frozenset(it.rooms) if isinstance(it, Door) else frozenset({it.room})
+                if it.pos != pos and rooms & it_rooms and in_fov(pos, ori, it.pos):
+                    steps.append(((it.pos, ori), f"JumpTo({name})"))
+            for nxt, act in steps:
+                if nxt not in paths:
+                    paths[nxt] = [*paths[(pos, ori)], act]
+                    queue.append(nxt)
+        return paths
+
+    def _best_step(self) -> str | None:
+        env, scene, belief = self._env, self._env.scene, self.belief
+        assert belief is not None
+        unresolved = set(belief.uncertain())
+        base_total = sum(belief.solver.count(n) for n in unresolved)
+        best: tuple[tuple[int, int, int], str] | None = None
+
+        def consider(score: tuple[int, int, int], action: str) -> None:
+            nonlocal best
+            if best is None or score > best[0]:
+                best = (score, action)
+
+        for name in sorted(unresolved):
+            trial = belief.solver.copy()
+            trial.add([query_triple(name, scene.relative(scene.item(name).pos))])
+            left = [n for n in unresolved if trial.resolved(n) is None]
+            score = (len(unresolved) - len(left), base_total - sum(trial.count(n) for n in left), -1)
+            consider(score, f"Query({name})")
+        for (pos, ori), motions in self._reachable().items():
+            it = scene.item_at(pos)
+            anchor = INITIAL if pos == scene.start else (it.name if it is not None else None)
+            if anchor is None:
+                continue
+            obs, _ = env.observation_at(pos, ori)
+            if not (unresolved & (set(obs.names) | {anchor})):
+                continue
+            trial = belief.solver.copy()
+            trial.add(observation_triples(obs, anchor, ori))
+            left = [n for n in unresolved if trial.resolved(n) is None]
+            score = (len(unresolved) - len(left), base_total - sum(trial.count(n) for n in left), -len(motions))
+            consider(score, format_actions([*motions, "Observe()"]))
+        if best is None or best[0][:2] == (0, 0):
+            return None
+        action = best[1]
+        return action if action.startswith("Actions:") else format_actions([action])

@@ -1,0 +1,613 @@
+"""The Theory-of-Space environment: a Gymnasium env whose actions and observations are the reference's text.
+
+One step takes one action string (``Actions: [JumpTo(sofa), Rotate(90), Observe()]``): motions are executed in
+order; if one fails its message is kept, the rest is skipped and an ``Observe()`` is executed instead (as in the
+reference); the final action is then executed. The step's text is the action messages joined by spaces,
+followed by how many steps are left. Invalid strings are reported and cost the step. ``Observe()`` costs 1 and
+``Query(OBJ)`` costs 2; the budget is 20 steps.
+
+With ``false_belief=True``, ``Term()`` starts a second phase: two objects are turned and two moved far away
+without the agent seeing it, the agent is put back at the start facing north with 15 steps, and it ends the
+phase with ``Term(changes="apple: position, chair: orientation")``, scored by F1 (``info["false_belief"]``).
+
+The environment keeps the whole episode in :attr:`SpatialEnv.turns` (privileged: poses included) for
+evaluation; observations and ``info`` carry only what the agent may know. ``info["events"]`` lists belief-core
+:class:`~mindloop.beliefs.Event` records of what the agent perceived (and, with ``privileged=True``, the
+covert world changes, witnessed by nobody).
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import gymnasium as gym
+import numpy as np
+
+from mindloop.beliefs import Event, EventKind, Fact
+from mindloop.errors import InvalidArgumentError
+from mindloop.systems.tos.world.actions import (
+    ActionParseError,
+    ActionSequence,
+    ChangeReport,
+    JumpTo,
+    Observe,
+    Query,
+    Rotate,
+    Term,
+    parse_actions,
+)
+from mindloop.systems.tos.world.changes import Change, covert_changes
+from mindloop.systems.tos.world.geometry import NORTH, VALID_ROTATIONS, Vec, direction_name, in_fov, rotate
+from mindloop.systems.tos.world.layout import OBJECT_CATALOGUE, LayoutConfig, generate_scene
+from mindloop.systems.tos.world.observe import Observation, observation_text, observe
+from mindloop.systems.tos.world.relations import INITIAL, RelationTriple, observation_triples, query_triple
+from mindloop.systems.tos.world.scene import Door, Scene
+
+__all__ = [
+    "FALSE_BELIEF_INSTRUCTION",
+    "ActionResult",
+    "SpatialEnv",
+    "SpatialEnvConfig",
+    "Turn",
+    "describe_layout",
+    "score_change_report",
+]
+
+FALSE_BELIEF_INSTRUCTION = """\
+You have returned to the initial position and face north.
+There are {n_changes} objects in the room that have been changed (position or orientation).
+Note one object is either moved or rotated, not both.
+Goal: Explore the room again and identify which objects have been changed and how with minimum costs.
+Use the same action set as the exploration phase.
+You must use the Term(changes="...") action to submit your answer and terminate.
+Format: Term(changes="object1: change_type, object2: change_type")
+Example: Term(changes="apple: position, chair: orientation")
+You have a maximum of {max_steps} steps."""
+
+Phase = Literal["exploration", "false_belief", "done"]
+
+
+@dataclass(frozen=True)
+class SpatialEnvConfig:
+    """Episode settings: the procedural layout (when no scene is given), budgets, phases and modality."""
+
+    layout: LayoutConfig = field(default_factory=LayoutConfig)
+    max_steps: int = 20
+    false_belief: bool = False
+    false_belief_steps: int = 15
+    mode: Literal["text", "vision"] = "text"
+    image_size: int = 384
+    privileged: bool = False
+
+    def __post_init__(self) -> None:
+        if self.max_steps < 1 or self.false_belief_steps < 1:
+            raise InvalidArgumentError("step budgets must be at least 1")
+        if self.mode not in ("text", "vision"):
+            raise InvalidArgumentError(f"mode must be 'text' or 'vision', got {self.mode!r}")
+
+
+@dataclass(frozen=True)
+class ActionResult:
+    """One executed action: its kind (move/rotate/observe/query/term), success and message.
+
+    ``observation`` is set for observes, ``query`` holds ``(offset from start, facing name or None)``,
+    ``changes`` the reported changes of a false-belief ``Term``.
+    """
+
+    action: str
+    kind: str
+    success: bool
+    message: str
+    observation: Observation | None = None
+    query: tuple[Vec, str | None] | None = None
+    changes: tuple[ChangeReport, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One environment step as evaluation sees it (the pose is privileged; the rest is what the agent saw)."""
+
+    step: int
+    phase: str
+    action: str
+    valid: bool
+    error: str | None
+    results: tuple[ActionResult, ...]
+    text: str
+    anchor: str
+    pos: Vec
+    ori: Vec
+    rooms: frozenset[int]
+    triples: tuple[RelationTriple, ...]
+    cost: int
+
+    @property
+    def observations(self) -> list[Observation]:
+        """The observations made in this step."""
+        return [r.observation for r in self.results if r.observation is not None]
+
+    @property
+    def action_failed(self) -> bool:
+        """Whether a motion or the final action failed."""
+        return any(not r.success for r in self.results)
+
+
+def describe_layout(scene: Scene, *, max_steps: int | None = None) -> str:
+    """The opening description the agent gets: rooms, its start, object names with labels, door names.
+
+    Uses the reference's wording. Object order is the scene's (labels 1..N), never grouped by room.
+    """
+    rooms = scene.room_ids
+    kind = f"{len(rooms)} rooms connected by doors" if scene.doors else "a single room"
+    names = ", ".join(f"room {r}" for r in rooms)
+    text = (
+        f"Imagine {kind}: {names}. You current (initial) position is in room {scene.start_room} and you face "
+        "north. Unless otherwise specified, treat your initial position as the origin (0, 0), and north is +y."
+    )
+    text += "\nObjects: " + ", ".join(f"{o.label or i}: {o.name}" for i, o in enumerate(scene.objects, 1))
+    if scene.doors:
+        text += "\nDoors: " + ", ".join(d.name for d in scene.doors)
+    if max_steps is not None:
+        text += f"\nYou have a maximum of {max_steps} exploration steps."
+    return text
+
+
+def score_change_report(reported: tuple[ChangeReport, ...], truth: list[Change]) -> dict[str, float]:
+    """Detection F1 of reported changes against the truth, as the reference scores it.
+
+    ``f1`` treats each ``(object, change type)`` as a label; ``f1_position`` and ``f1_facing`` compare the sets of
+    objects reported moved / turned. With no true changes every score is 0.
+    """
+
+    def f1(gold: set[Any], rep: set[Any]) -> float:
+        if not gold:
+            return 0.0
+        hit = len(gold & rep)
+        p = hit / len(rep) if rep else 0.0
+        r = hit / len(gold)
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+    gold = {(c.name, "position") for c in truth if c.position}
+    gold |= {(c.name, "orientation") for c in truth if c.orientation}
+    rep = {(c.name, "position") for c in reported if c.position}
+    rep |= {(c.name, "orientation") for c in reported if c.orientation}
+    return {
+        "f1": f1(gold, rep),
+        "f1_position": f1({c.name for c in truth if c.position}, {c.name for c in reported if c.position}),
+        "f1_facing": f1({c.name for c in truth if c.orientation}, {c.name for c in reported if c.orientation}),
+    }
+
+
+_CHARSET = frozenset(string.printable) | frozenset("•°×")
+
+
+class SpatialEnv(gym.Env[str, str]):
+    """Text (or vision) Theory-of-Space world. See the module docstring for the rules.
+
+    Pass ``scene`` to play a fixed scene (e.g. one loaded from ``meta_data.json``); otherwise ``reset(seed=...)``
+    generates one from the seed. ``reset(options={"scene": scene})`` switches scenes.
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}  # noqa: RUF012 (gymnasium's convention)
+
+    def __init__(
+        self,
+        scene: Scene | None = None,
+        *,
+        config: SpatialEnvConfig | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.config = config or SpatialEnvConfig()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            modes = self.metadata["render_modes"]
+            raise InvalidArgumentError(f"render_mode must be one of {modes}, got {render_mode!r}")
+        self.render_mode = render_mode
+        self._fixed_scene = scene
+        charset = set(_CHARSET)
+        if scene is not None:
+            charset |= {ch for it in scene.items for ch in it.name}
+        else:
+            charset |= {ch for name, _ in OBJECT_CATALOGUE for ch in name}
+        self.action_space = gym.spaces.Text(max_length=2000, charset=frozenset(string.printable))
+        self.observation_space = gym.spaces.Text(max_length=200_000, min_length=0, charset=frozenset(charset))
+        self._scene: Scene | None = None
+        self._initial: Scene | None = None
+        self._episode_seed = 0
+        self.turns: list[Turn] = []
+        self.changes: list[Change] = []
+
+    # ---- state accessors -----------------------------------------------------------------------------------
+    @property
+    def scene(self) -> Scene:
+        """The current (possibly covertly changed) scene. Privileged."""
+        if self._scene is None:
+            raise InvalidArgumentError("call reset() first")
+        return self._scene
+
+    @property
+    def initial_scene(self) -> Scene:
+        """The scene as it was at reset (before any false-belief change). Privileged."""
+        if self._initial is None:
+            raise InvalidArgumentError("call reset() first")
+        return self._initial
+
+    @property
+    def pose(self) -> tuple[Vec, Vec]:
+        """The agent's cell and heading. Privileged."""
+        return self._pos, self._ori
+
+    @property
+    def phase(self) -> Phase:
+        """``exploration``, ``false_belief`` or ``done``."""
+        return self._phase
+
+    @property
+    def anchor(self) -> str:
+        """Where the agent stands, as it knows it: ``initial_pos`` or the object/door it jumped to."""
+        return self._anchor()
+
+    @property
+    def observed(self) -> frozenset[str]:
+        """Names the agent has seen so far."""
+        return frozenset(self._observed)
+
+    @property
+    def node_coverage(self) -> float:
+        """Share of objects and doors seen at least once."""
+        nodes = len(self.scene.items)
+        return len(self._observed_nodes) / nodes if nodes else 1.0
+
+    @property
+    def edge_coverage(self) -> float:
+        """Share of same-room pairs (and start-to-start-room pairs) observed from one end."""
+        return len(self._known_edges) / len(self._target_edges) if self._target_edges else 1.0
+
+    @property
+    def action_cost(self) -> int:
+        """Total cost so far: 1 per Observe, 2 per Query."""
+        return self._cost
+
+    @property
+    def steps_left(self) -> int:
+        """Steps left in the current phase."""
+        return self._steps_left
+
+    # ---- gym API ------------------------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        """Start an episode (a new procedural scene from ``seed`` unless a scene was given)."""
+        super().reset(seed=seed)
+        opts = options or {}
+        scene = opts.get("scene", self._fixed_scene)
+        self._episode_seed = int(seed) if seed is not None else int(self.np_random.integers(0, 2**31 - 1))
+        if scene is None:
+            scene = generate_scene(self._episode_seed, self.config.layout)
+        elif not isinstance(scene, Scene):
+            raise InvalidArgumentError("options['scene'] must be a Scene")
+        self._scene = self._initial = scene
+        self._pos: Vec = scene.start
+        self._ori: Vec = NORTH
+        self._rooms = scene.rooms_at(scene.start)
+        self._observed: set[str] = set()
+        self._observed_nodes: set[str] = set()
+        self._known_edges: set[frozenset[str]] = set()
+        self._target_edges = self._edges(scene)
+        self._phase: Phase = "exploration"
+        self._steps_left = self.config.max_steps
+        self._cost = 0
+        self._counts = {"move": 0, "rotate": 0, "observe": 0, "query": 0, "term": 0}
+        self._step = 0
+        self._cache: dict[tuple[Vec, Vec], tuple[Observation, str]] = {}
+        self._evidence: dict[tuple[Vec, Vec], tuple[tuple[RelationTriple, ...], tuple[Fact, ...]]] = {}
+        self._image_cache: dict[tuple[Vec, Vec], np.ndarray] = {}
+        self.turns = []
+        self.changes = []
+        self._fb_cost_start = 0
+        self._fb_seen: set[str] = set()
+        self._fb_all_seen_cost: int | None = None
+        self.false_belief_result: dict[str, Any] | None = None
+        text = describe_layout(scene, max_steps=self.config.max_steps)
+        info = {
+            "phase": self._phase,
+            "steps_left": self._steps_left,
+            "objects": [o.name for o in scene.objects],
+            "doors": [d.name for d in scene.doors],
+            "rooms": list(scene.room_ids),
+            "events": [],
+        }
+        return text, info
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """Execute one action string; returns ``(text, reward, terminated, truncated, info)``."""
+        if self._scene is None:
+            raise InvalidArgumentError("call reset() before step()")
+        if self._phase == "done":
+            raise InvalidArgumentError("the episode is over; call reset()")
+        self._step += 1
+        self._steps_left -= 1
+        phase = self._phase
+        reward = -0.1
+        events: list[Event] = []
+        results: list[ActionResult] = []
+        triples: list[RelationTriple] = []
+        error: str | None = None
+        cost0 = self._cost
+        try:
+            seq: ActionSequence | None = parse_actions(str(action), false_belief=phase == "false_belief")
+        except ActionParseError as exc:
+            seq, error = None, exc.reason
+        terminated = truncated = False
+        if seq is None:
+            reward -= 0.5
+            text = f"Invalid action: {error}."
+        else:
+            for motion in seq.motions:
+                res = self._execute(motion, events, triples)
+                results.append(res)
+                if not res.success:
+                    obs = self._execute(Observe(), events, triples)
+                    results.append(
+                        ActionResult(
+                            obs.action,
+                            obs.kind,
+                            obs.success,
+                            "Subsequent actions are skipped due to failure, instead an observe is executed: "
+                            + obs.message,
+                            obs.observation,
+                        )
+                    )
+                    break
+            else:
+                results.append(self._execute(seq.final, events, triples))
+            text = " ".join(r.message for r in results)
+        final = results[-1] if results else None
+        pose_after = (self._pos, self._ori, self._rooms, self._anchor())
+        if final is not None and final.kind == "term":
+            if phase == "exploration" and self.config.false_belief:
+                text += "\n" + self._start_false_belief(events)
+            else:
+                if phase == "false_belief":
+                    reward = self._finish_false_belief(final.changes or ())
+                self._phase = "done"
+                terminated = True
+        elif self._steps_left <= 0:
+            if phase == "exploration" and self.config.false_belief:
+                text += "\nExploration ended. No further exploration actions are allowed.\n"
+                text += self._start_false_belief(events)
+            else:
+                text += "\nExploration ended. No further exploration actions are allowed."
+                if phase == "false_belief":
+                    self._finish_false_belief(())
+                self._phase = "done"
+                truncated = True
+        else:
+            text += f"\nYou have a maximum of {self._steps_left} exploration steps left."
+        turn = Turn(
+            self._step,
+            phase,
+            str(action),
+            seq is not None,
+            error,
+            tuple(results),
+            text,
+            pose_after[3],
+            pose_after[0],
+            pose_after[1],
+            pose_after[2],
+            tuple(triples),
+            self._cost - cost0,
+        )
+        self.turns.append(turn)
+        info: dict[str, Any] = {
+            "phase": self._phase,
+            "valid": seq is not None,
+            "error": error,
+            "results": results,
+            "observation": next((r.observation for r in reversed(results) if r.observation is not None), None),
+            "anchor": turn.anchor,
+            "steps_left": max(self._steps_left, 0),
+            "coverage": self.node_coverage,
+            "edge_coverage": self.edge_coverage,
+            "action_cost": self._cost,
+            "events": events,
+        }
+        if self.config.mode == "vision" and info["observation"] is not None:
+            info["image"] = self.image()
+        if self.false_belief_result is not None and self._phase == "done" and phase == "false_belief":
+            info["false_belief"] = self.false_belief_result
+        return text, reward, terminated, truncated, info
+
+    def render(self) -> Any:
+        """``ansi``: a top-down text map; ``rgb_array``: the egocentric view of the current pose."""
+        if self.render_mode == "rgb_array":
+            return self.image()
+        if self.render_mode == "ansi":
+            from mindloop.systems.tos.world.vision import ascii_map
+
+            return ascii_map(self.scene, self._pos, self._ori)
+        return None
+
+    def image(self) -> np.ndarray:
+        """The egocentric rendering of the current pose (vision world); cached per pose."""
+        key = (self._pos, self._ori)
+        if key not in self._image_cache:
+            from mindloop.systems.tos.world.vision import render_view
+
+            self._image_cache[key] = render_view(
+                self.scene, self._pos, self._ori, self._rooms, size=self.config.image_size
+            )
+        return self._image_cache[key]
+
+    # ---- internals ----------------------------------------------------------------------------------------
+    @staticmethod
+    def _edges(scene: Scene) -> set[frozenset[str]]:
+        edges: set[frozenset[str]] = set()
+        for rid in scene.room_ids:
+            names = [o.name for o in scene.objects_in(rid)] + [d.name for d in scene.doors_of(rid)]
+            edges |= {frozenset({a, b}) for i, a in enumerate(names) for b in names[i + 1 :]}
+        start = scene.start_room
+        edges |= {frozenset({INITIAL, o.name}) for o in scene.objects_in(start)}
+        edges |= {frozenset({INITIAL, d.name}) for d in scene.doors_of(start)}
+        return edges
+
+    def _anchor(self) -> str:
+        scene = self.scene
+        if self._pos == scene.start:
+            return INITIAL
+        it = scene.item_at(self._pos)
+        return it.name if it is not None else INITIAL
+
+    def observation_at(self, pos: Vec, ori: Vec) -> tuple[Observation, str]:
+        """The observation (and its text) at a pose of the current scene; cached per pose."""
+        key = (pos, ori)
+        hit = self._cache.get(key)
+        if hit is None:
+            obs = observe(self.scene, pos, ori, self.scene.rooms_at(pos))
+            hit = (obs, observation_text(obs))
+            self._cache[key] = hit
+        return hit
+
+    def _execute(self, act: Any, events: list[Event], triples: list[RelationTriple]) -> ActionResult:
+        scene = self.scene
+        if isinstance(act, Rotate):
+            if act.degrees not in VALID_ROTATIONS:
+                return ActionResult(
+                    str(act), "rotate", False, f"Cannot rotate by {act.degrees}°: only {list(VALID_ROTATIONS)} allowed."
+                )
+            self._ori = rotate(self._ori, act.degrees)
+            self._counts["rotate"] += 1
+            if act.degrees == 0:
+                msg = "You rotated 0°."
+            else:
+                msg = f"You rotated {'clockwise' if act.degrees > 0 else 'counterclockwise'} {abs(act.degrees)}°."
+            fact = Fact("agent", "heading", direction_name(self._ori))
+            events.append(Event(self._step, EventKind.OTHER, "agent", (fact,), frozenset({"agent"}), text=msg))
+            return ActionResult(str(act), "rotate", True, msg)
+        if isinstance(act, JumpTo):
+            name = act.target
+            if not scene.has_item(name):
+                return ActionResult(str(act), "move", False, f"Cannot jump to '{name}': object not found.")
+            if name not in self._observed:
+                return ActionResult(str(act), "move", False, f"Cannot jump to '{name}': object not observed yet.")
+            it = scene.item(name)
+            it_rooms = frozenset(it.rooms) if isinstance(it, Door) else frozenset({it.room})
+            if not (self._rooms & it_rooms) or not in_fov(self._pos, self._ori, it.pos):
+                return ActionResult(str(act), "move", False, f"Cannot jump to '{name}': object not visible.")
+            self._pos, self._rooms = it.pos, it_rooms
+            self._counts["move"] += 1
+            events.append(
+                Event(
+                    self._step,
+                    EventKind.MOVE,
+                    "agent",
+                    (Fact("agent", "at", name),),
+                    frozenset({"agent"}),
+                    text=f"You jumped to {name}.",
+                )
+            )
+            return ActionResult(str(act), "move", True, f"You jumped to {name}.")
+        if isinstance(act, Observe):
+            obs, text = self.observation_at(self._pos, self._ori)
+            key = (self._pos, self._ori)
+            extra = self._evidence.get(key)
+            if extra is None:
+                extra = (
+                    tuple(observation_triples(obs, self._anchor(), self._ori)),
+                    tuple(Fact(i.name, "seen", i.line().split(": ", 1)[1]) for i in obs.items),
+                )
+                self._evidence[key] = extra
+            self._counts["observe"] += 1
+            self._cost += 1
+            self._record_observation(obs)
+            triples.extend(extra[0])
+            events.append(Event(self._step, EventKind.OBSERVE, "agent", extra[1], frozenset({"agent"}), text=text))
+            if self.config.mode == "vision":
+                text = "You observe: <image>."
+            return ActionResult(str(act), "observe", True, text, observation=obs)
+        if isinstance(act, Query):
+            name = act.target
+            if not scene.has_item(name):
+                return ActionResult(str(act), "query", False, "Cannot query: object not found")
+            if name not in self._observed:
+                return ActionResult(str(act), "query", False, "Cannot query: object not observed yet")
+            it = scene.item(name)
+            off = scene.relative(it.pos)
+            facing = direction_name(it.facing) if not isinstance(it, Door) and it.facing else None
+            self._counts["query"] += 1
+            self._cost += 2
+            triples.append(query_triple(name, off))
+            answer = f"({off[0]}, {off[1]})" + (f", facing {facing}" if facing else "")
+            return ActionResult(str(act), "query", True, f"You query {name}: {answer}", query=(off, facing))
+        if isinstance(act, Term):
+            self._counts["term"] += 1
+            if act.changes is None:
+                return ActionResult(str(act), "term", True, "Exploration terminated.")
+            return ActionResult(
+                str(act), "term", True, f"Exploration terminated. Reported changes: {act.raw}", changes=act.changes
+            )
+        raise InvalidArgumentError(f"unknown action {act!r}")  # pragma: no cover
+
+    def _record_observation(self, obs: Observation) -> None:
+        anchor = self._anchor()
+        for name in obs.names:
+            self._observed.add(name)
+            self._observed_nodes.add(name)
+            pair = frozenset({anchor, name})
+            if name != anchor and pair in self._target_edges:
+                self._known_edges.add(pair)
+        if self._phase == "false_belief":
+            changed = {c.name for c in self.changes}
+            self._fb_seen |= changed & set(obs.names)
+            if self._fb_all_seen_cost is None and self._fb_seen >= changed:
+                self._fb_all_seen_cost = self._cost - self._fb_cost_start
+
+    def _start_false_belief(self, events: list[Event]) -> str:
+        scene, changes = covert_changes(self.scene, self._episode_seed)
+        self._scene = scene
+        self.changes = changes
+        self._cache = {}
+        self._evidence = {}
+        self._image_cache = {}
+        self._pos, self._ori, self._rooms = scene.start, NORTH, scene.rooms_at(scene.start)
+        self._phase = "false_belief"
+        self._steps_left = self.config.false_belief_steps
+        self._fb_cost_start = self._cost
+        self._fb_seen = set()
+        self._fb_all_seen_cost = None
+        if self.config.privileged:
+            for c in changes:
+                fact = (
+                    Fact(c.name, "position", str(scene.relative(c.new_pos)))
+                    if c.position
+                    else Fact(c.name, "facing", direction_name(c.new_facing) if c.new_facing else None)
+                )
+                events.append(
+                    Event(
+                        self._step,
+                        EventKind.MOVE if c.position else EventKind.OTHER,
+                        None,
+                        (fact,),
+                        frozenset(),
+                        text=c.describe(),
+                    )
+                )
+        return FALSE_BELIEF_INSTRUCTION.format(n_changes=len(changes), max_steps=self.config.false_belief_steps)
+
+    def _finish_false_belief(self, reported: tuple[ChangeReport, ...]) -> float:
+        scores = score_change_report(reported, self.changes)
+        cost = self._cost - self._fb_cost_start
+        self.false_belief_result = {
+            **scores,
+            "reported": [{"name": r.name, "position": r.position, "orientation": r.orientation} for r in reported],
+            "truth": [
+                c.to_dict()
+                | {"old_rel": list(self.scene.relative(c.old_pos)), "new_rel": list(self.scene.relative(c.new_pos))}
+                for c in self.changes
+            ],
+            "steps": sum(1 for t in self.turns if t.phase == "false_belief") + 1,
+            "action_cost": cost,
+            "action_cost_after_seen": None if self._fb_all_seen_cost is None else cost - self._fb_all_seen_cost,
+        }
+        return scores["f1"]

@@ -1,0 +1,154 @@
+"""Read scenes in the reference's ``meta_data.json`` layout (mll-lab-nu/Theory-of-Space ``example_data``).
+
+Those files come from the ThreeDWorld scene builder: object positions are world ``(x, z)`` floats (``z`` is north),
+the room layout is a ``mask`` indexed ``[row][col]`` = ``[x][y]`` with an ``offset`` that maps world coordinates
+onto mask indices, the agent is the camera with ``"id": "agent"``, and doors are objects whose name contains
+``door`` with ``attributes.connected_rooms``. Like the reference loader we keep coordinates in mask space
+(world + offset), derive rooms from the mask, generate doors from the mask's 100/101 cells (scanning 100s first,
+row-major, then 101s) and name each after the JSON door joining the same two rooms. Answers are relative to
+the start, so the offset never shows.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from mindloop.errors import ParseError
+from mindloop.systems.tos.world.geometry import EAST, NORTH, SOUTH, WEST, Vec
+from mindloop.systems.tos.world.scene import (
+    DOOR_HORIZONTAL,
+    DOOR_VERTICAL,
+    SCENE_FORMAT,
+    Scene,
+    build_scene,
+    scene_from_dict,
+)
+
+__all__ = ["DEFAULT_DOOR_NAMES", "is_metadata", "load_scene", "scene_from_metadata"]
+
+DEFAULT_DOOR_NAMES = (
+    "red door",
+    "blue door",
+    "green door",
+    "yellow door",
+    "purple door",
+    "orange door",
+    "black door",
+    "white door",
+    "brown door",
+    "gray door",
+)
+"""Names given to mask doors that no JSON door matches, in scan order (as the reference does)."""
+
+_ROTATION_TO_FACING: dict[int, Vec] = {0: NORTH, 90: EAST, 180: SOUTH, 270: WEST}
+
+
+def is_metadata(data: Any) -> bool:
+    """Whether ``data`` looks like a reference ``meta_data.json`` (objects, cameras, mask and offset)."""
+    return isinstance(data, Mapping) and all(k in data for k in ("objects", "cameras", "mask", "offset"))
+
+
+def _coord(value: Any, what: str, source: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ParseError(f"{what} must be a number", source=source, text=repr(value))
+    if abs(float(value) - round(float(value))) > 1e-6:
+        raise ParseError(f"{what} must lie on the integer grid", source=source, text=repr(value))
+    return round(float(value))
+
+
+def scene_from_metadata(data: Mapping[str, Any], *, source: str = "meta_data.json", name: str | None = None) -> Scene:
+    """Build a :class:`Scene` from a parsed ``meta_data.json`` dict."""
+    if not is_metadata(data):
+        raise ParseError("not a meta_data.json layout (needs 'objects', 'cameras', 'mask' and 'offset')", source=source)
+    offset = data["offset"]
+    if not isinstance(offset, list) or len(offset) != 2:
+        raise ParseError("'offset' must be a pair [dx, dz]", source=source, text=repr(offset))
+    ox, oy = _coord(offset[0], "offset x", source), _coord(offset[1], "offset z", source)
+    objects: list[tuple[str, Vec, Vec | None, str]] = []
+    json_doors: list[Mapping[str, Any]] = []
+    for i, obj in enumerate(data["objects"]):
+        if not isinstance(obj, Mapping) or not isinstance(obj.get("name"), str):
+            raise ParseError(f"object #{i} has no name", source=source)
+        if "door" in obj["name"]:
+            json_doors.append(obj)
+            continue
+        oname = obj["name"].replace("_", " ")
+        pos = obj.get("pos") or {}
+        attrs = obj.get("attributes") or {}
+        x = _coord(pos.get("x"), f"object {oname!r} pos.x", source) + ox
+        y = _coord(pos.get("z"), f"object {oname!r} pos.z", source) + oy
+        facing: Vec | None = None
+        if attrs.get("has_orientation", False):
+            rot = (obj.get("rot") or {}).get("y")
+            key = _coord(rot, f"object {oname!r} rot.y", source) % 360
+            if key not in _ROTATION_TO_FACING:
+                raise ParseError(f"object {oname!r} has rotation {rot!r}; expected 0, 90, 180 or 270", source=source)
+            facing = _ROTATION_TO_FACING[key]
+        objects.append((oname, (x, y), facing, str(obj.get("label", i + 1))))
+    agent = next((c for c in data["cameras"] if isinstance(c, Mapping) and c.get("id") == "agent"), None)
+    if agent is None:
+        raise ParseError('no camera with "id": "agent" (the agent\'s start)', source=source)
+    apos = agent.get("position") or {}
+    start = (
+        _coord(apos.get("x"), "agent position.x", source) + ox,
+        _coord(apos.get("z"), "agent position.z", source) + oy,
+    )
+    mask = data["mask"]
+    if not isinstance(mask, list) or not mask or not all(isinstance(r, list) for r in mask):
+        raise ParseError("'mask' must be a list of lists", source=source)
+    cells = [(x, y) for x, row in enumerate(mask) for y, v in enumerate(row) if v == DOOR_VERTICAL]
+    cells += [(x, y) for x, row in enumerate(mask) for y, v in enumerate(row) if v == DOOR_HORIZONTAL]
+    doors: list[tuple[str, Vec]] = []
+    for cnt, (x, y) in enumerate(cells):
+        dname = DEFAULT_DOOR_NAMES[cnt] if cnt < len(DEFAULT_DOOR_NAMES) else f"door_{cnt}"
+        if mask[x][y] == DOOR_VERTICAL:
+            pair = {mask[x - 1][y], mask[x + 1][y]} if 0 < x < len(mask) - 1 else set()
+        else:
+            pair = {mask[x][y - 1], mask[x][y + 1]} if 0 < y < len(mask[x]) - 1 else set()
+        for jd in json_doors:
+            rooms = (jd.get("attributes") or {}).get("connected_rooms")
+            if isinstance(rooms, list) and set(rooms) == pair:
+                dname = jd["name"].replace("_", " ")
+        doors.append((dname, (x, y)))
+    scene_name = name or str(data.get("name") or f"meta_data seed {data.get('seed', '?')}")
+    return build_scene(scene_name, mask, objects, doors, start, source=source)
+
+
+def load_scene(path_or_data: str | Path | Mapping[str, Any]) -> Scene:
+    """Load a scene from mindloop's format or the reference's ``meta_data.json`` layout (auto-detected).
+
+    ``path_or_data`` is a parsed dict, a JSON file, or a directory holding ``meta_data.json`` (a reference run
+    folder such as ``example_data/3-room/run00``).
+    """
+    if isinstance(path_or_data, Mapping):
+        data: Any = path_or_data
+        source = "scene"
+    else:
+        path = Path(path_or_data)
+        if path.is_dir():
+            path = path / "meta_data.json"
+        source = str(path)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ParseError("no such scene file", source=source) from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ParseError(f"cannot read the scene file: {exc}", source=source) from None
+        except json.JSONDecodeError as exc:
+            raise ParseError(
+                f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", source=source
+            ) from None
+    if isinstance(data, Mapping) and data.get("format") == SCENE_FORMAT:
+        return scene_from_dict(data, source=source)
+    if is_metadata(data):
+        src = Path(source)
+        name = (src.parent.name if src.name == "meta_data.json" else src.stem) if source != "scene" else None
+        return scene_from_metadata(data, source=source, name=name or None)
+    raise ParseError(
+        f'unrecognised scene: expected mindloop\'s format ("format": "{SCENE_FORMAT}") or a reference '
+        "meta_data.json (objects, cameras, mask, offset)",
+        source=source,
+    )

@@ -1,0 +1,495 @@
+"""A Theory-of-Space scene: rooms on a grid mask, objects with facings, doors that belong to two rooms.
+
+The mask follows the reference layout: ``mask[x][y]`` is ``-1`` outside the building, ``0`` a wall, ``1..99`` a
+room id, and ``100``/``101`` a door cell. A ``100`` door sits in a wall that runs north-south (you pass it going
+east or west: the rooms are at ``x-1`` and ``x+1``); a ``101`` door sits in a wall that runs east-west (rooms at
+``y-1`` and ``y+1``). A door belongs to both rooms; its *normal* for a room points into that room, which is how
+an observer tells on which wall it is.
+
+Scenes are immutable. :func:`scene_from_dict` reads mindloop's own JSON scene format (documented in
+``docs/spatial.md``) and :func:`scene_to_dict` writes it; :mod:`mindloop.systems.tos.world.metadata` reads the
+reference's ``meta_data.json`` layout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from mindloop.errors import InvalidArgumentError, ParseError, UnknownNameError
+from mindloop.systems.tos.world.geometry import EAST, NORTH, SOUTH, WEST, Vec, direction_name, parse_direction
+
+__all__ = [
+    "DOOR_HORIZONTAL",
+    "DOOR_VERTICAL",
+    "SCENE_FORMAT",
+    "Door",
+    "Scene",
+    "SceneObject",
+    "build_scene",
+    "scene_from_dict",
+    "scene_to_dict",
+]
+
+SCENE_FORMAT = "mindloop-spatial-scene"
+"""The ``format`` tag of mindloop's own scene files."""
+
+DOOR_VERTICAL = 100
+"""Mask value of a door in a north-south wall (rooms to its west and east)."""
+DOOR_HORIZONTAL = 101
+"""Mask value of a door in an east-west wall (rooms to its south and north)."""
+
+
+@dataclass(frozen=True)
+class SceneObject:
+    """An object at an integer cell of one room; ``facing`` is ``None`` for objects without a front."""
+
+    name: str
+    pos: Vec
+    facing: Vec | None
+    room: int
+    label: str = ""
+
+    @property
+    def oriented(self) -> bool:
+        """Whether the object has a meaningful facing."""
+        return self.facing is not None
+
+
+@dataclass(frozen=True)
+class Door:
+    """A door cell joining ``rooms[0]`` and ``rooms[1]``; ``normals[i]`` points into ``rooms[i]``."""
+
+    name: str
+    pos: Vec
+    rooms: tuple[int, int]
+    normals: tuple[Vec, Vec]
+    vertical: bool
+
+    @property
+    def ori(self) -> Vec:
+        """The reference's base orientation of a door (east for vertical doors, north for horizontal ones)."""
+        return EAST if self.vertical else NORTH
+
+    def normal_for(self, room: int) -> Vec:
+        """The door's normal as seen from ``room`` (pointing into it)."""
+        if room == self.rooms[0]:
+            return self.normals[0]
+        if room == self.rooms[1]:
+            return self.normals[1]
+        return self.ori
+
+
+Item = SceneObject | Door
+
+
+@dataclass(frozen=True)
+class Scene:
+    """Rooms, objects and doors, plus the agent's start cell (the agent always starts facing north)."""
+
+    name: str
+    mask: tuple[tuple[int, ...], ...]
+    objects: tuple[SceneObject, ...]
+    doors: tuple[Door, ...]
+    start: Vec
+    _by_name: dict[str, Item] = field(init=False, repr=False, compare=False)
+    _rooms_at: dict[Vec, frozenset[int]] = field(init=False, repr=False, compare=False)
+    _items: tuple[Item, ...] = field(init=False, repr=False, compare=False)
+    _placed: tuple[tuple[str, Vec, frozenset[int]], ...] = field(init=False, repr=False, compare=False)
+    _at: dict[Vec, Item] = field(init=False, repr=False, compare=False)
+    _room_ids: tuple[int, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        by_name: dict[str, Item] = {}
+        everything: tuple[Item, ...] = (*self.objects, *self.doors)
+        for item in everything:
+            if item.name in by_name:
+                raise InvalidArgumentError(f"scene {self.name!r}: the name {item.name!r} is used twice")
+            by_name[item.name] = item
+        object.__setattr__(self, "_by_name", by_name)
+        object.__setattr__(self, "_rooms_at", {})
+        object.__setattr__(self, "_items", everything)
+        placed = tuple(
+            (it.name, it.pos, frozenset(it.rooms) if isinstance(it, Door) else frozenset({it.room}))
+            for it in everything
+        )
+        object.__setattr__(self, "_placed", placed)
+        at: dict[Vec, Item] = {}
+        for it in everything:
+            at.setdefault(it.pos, it)
+        object.__setattr__(self, "_at", at)
+        object.__setattr__(self, "_room_ids", tuple(sorted({v for row in self.mask for v in row if 1 <= v < 100})))
+
+    # ---- structure -------------------------------------------------------------------------------------------
+    @property
+    def width(self) -> int:
+        """Number of mask rows (the x extent)."""
+        return len(self.mask)
+
+    @property
+    def height(self) -> int:
+        """Number of mask columns (the y extent)."""
+        return len(self.mask[0]) if self.mask else 0
+
+    @property
+    def grid_size(self) -> int:
+        """The larger mask dimension: the reference's grid size for information gain."""
+        return max(self.width, self.height)
+
+    @property
+    def room_ids(self) -> tuple[int, ...]:
+        """Room ids present in the mask, ascending."""
+        return self._room_ids
+
+    @property
+    def items(self) -> tuple[Item, ...]:
+        """Objects then doors, the order observations list them in."""
+        return self._items
+
+    @property
+    def placed(self) -> tuple[tuple[str, Vec, frozenset[int]], ...]:
+        """``(name, cell, rooms)`` of every item, in :attr:`items` order (precomputed for visibility tests)."""
+        return self._placed
+
+    @property
+    def start_room(self) -> int:
+        """The room the agent starts in."""
+        return self.mask[self.start[0]][self.start[1]]
+
+    def cell(self, pos: Sequence[int]) -> int:
+        """The mask value at ``pos`` (``-1`` outside the mask)."""
+        x, y = int(pos[0]), int(pos[1])
+        if 0 <= x < self.width and 0 <= y < self.height:
+            return self.mask[x][y]
+        return -1
+
+    def rooms_at(self, pos: Sequence[int]) -> frozenset[int]:
+        """The rooms a cell belongs to: one for a room cell, two for a door, none for a wall."""
+        key = (int(pos[0]), int(pos[1]))
+        cached = self._rooms_at.get(key)
+        if cached is not None:
+            return cached
+        v = self.cell(key)
+        if 1 <= v < 100:
+            out = frozenset({v})
+        else:
+            door = next((d for d in self.doors if d.pos == key), None)
+            out = frozenset(door.rooms) if door is not None else frozenset()
+        self._rooms_at[key] = out
+        return out
+
+    def room_cells(self, room: int) -> list[Vec]:
+        """All cells of ``room`` in row-major order."""
+        return [(x, y) for x in range(self.width) for y in range(self.height) if self.mask[x][y] == room]
+
+    def item(self, name: str) -> Item:
+        """The object or door called ``name``."""
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise UnknownNameError(f"no object or door named {name!r} in scene {self.name!r}") from None
+
+    def has_item(self, name: str) -> bool:
+        """Whether an object or door is called ``name``."""
+        return name in self._by_name
+
+    def item_rooms(self, name: str) -> frozenset[int]:
+        """The rooms an object (one) or door (two) belongs to."""
+        it = self.item(name)
+        return frozenset(it.rooms) if isinstance(it, Door) else frozenset({it.room})
+
+    def objects_in(self, room: int) -> list[SceneObject]:
+        """Objects of ``room`` in scene order."""
+        return [o for o in self.objects if o.room == room]
+
+    def doors_of(self, room: int) -> list[Door]:
+        """Doors of ``room`` in scene order."""
+        return [d for d in self.doors if room in d.rooms]
+
+    def adjacent_rooms(self, room: int) -> list[int]:
+        """Rooms sharing a door with ``room``, ascending."""
+        return sorted({r for d in self.doors_of(room) for r in d.rooms if r != room})
+
+    def door_between(self, a: int, b: int) -> Door:
+        """The door joining rooms ``a`` and ``b``."""
+        for d in self.doors:
+            if set(d.rooms) == {a, b}:
+                return d
+        raise UnknownNameError(f"no door between rooms {a} and {b} in scene {self.name!r}")
+
+    def item_at(self, pos: Sequence[int]) -> Item | None:
+        """The object or door standing on ``pos``, if any."""
+        return self._at.get((int(pos[0]), int(pos[1])))
+
+    def relative(self, pos: Sequence[int]) -> Vec:
+        """``pos`` relative to the start cell (the agent's frame of reference: start at (0, 0), north +y)."""
+        return (int(pos[0]) - self.start[0], int(pos[1]) - self.start[1])
+
+    def mask_array(self) -> np.ndarray:
+        """The mask as an integer array indexed ``[x, y]``."""
+        return np.array(self.mask, dtype=np.int16)
+
+    def with_objects(self, objects: Iterable[SceneObject]) -> Scene:
+        """A copy with new objects (rooms re-derived from the mask), e.g. after covert changes."""
+        fixed = []
+        for o in objects:
+            room = self.cell(o.pos)
+            if not 1 <= room < 100:
+                raise InvalidArgumentError(f"object {o.name!r} at {o.pos} is not inside a room")
+            fixed.append(replace(o, room=room))
+        return Scene(self.name, self.mask, tuple(fixed), self.doors, self.start)
+
+
+# ---- construction and validation -----------------------------------------------------------------------------
+def _door_from_mask(mask: Sequence[Sequence[int]], pos: Vec, name: str, source: str) -> Door:
+    x, y = pos
+    v = mask[x][y]
+    w, h = len(mask), len(mask[0])
+
+    def at(px: int, py: int) -> int:
+        return mask[px][py] if 0 <= px < w and 0 <= py < h else -1
+
+    if v == DOOR_VERTICAL:
+        a, b = at(x - 1, y), at(x + 1, y)
+        normals: tuple[Vec, Vec] = (WEST, EAST)
+    else:
+        a, b = at(x, y - 1), at(x, y + 1)
+        normals = (SOUTH, NORTH)
+    if not (1 <= a < 100 and 1 <= b < 100) or a == b:
+        kind = "west and east" if v == DOOR_VERTICAL else "south and north"
+        raise ParseError(f"door {name!r} at {pos} must have two different rooms to its {kind}", source=source)
+    return Door(name, pos, (a, b), normals, v == DOOR_VERTICAL)
+
+
+def _check_reachable(scene: Scene, source: str) -> None:
+    rooms = set(scene.room_ids)
+    seen = {scene.start_room}
+    stack = [scene.start_room]
+    while stack:
+        r = stack.pop()
+        for n in scene.adjacent_rooms(r):
+            if n not in seen:
+                seen.add(n)
+                stack.append(n)
+    missing = sorted(rooms - seen)
+    if missing:
+        raise ParseError(f"room(s) {missing} cannot be reached from the start room through doors", source=source)
+
+
+def build_scene(
+    name: str,
+    mask: Sequence[Sequence[int]],
+    objects: Sequence[tuple[str, Vec, Vec | None, str]],
+    doors: Sequence[tuple[str, Vec]],
+    start: Vec,
+    *,
+    source: str = "scene",
+) -> Scene:
+    """Validate and assemble a scene from a mask, ``(name, pos, facing, label)`` objects and ``(name, pos)``
+    doors (the door cells must carry 100/101 in the mask). Errors are :class:`ParseError` naming ``source``."""
+    grid = tuple(tuple(int(v) for v in row) for row in mask)
+    if not grid or not grid[0] or any(len(row) != len(grid[0]) for row in grid):
+        raise ParseError("the mask must be a non-empty rectangular list of lists", source=source)
+    w, h = len(grid), len(grid[0])
+
+    def inside(p: Vec) -> bool:
+        return 0 <= p[0] < w and 0 <= p[1] < h
+
+    objs: list[SceneObject] = []
+    for oname, pos, facing, label in objects:
+        if not oname or not oname.strip():
+            raise ParseError("an object has an empty name", source=source)
+        if not inside(pos) or not 1 <= grid[pos[0]][pos[1]] < 100:
+            raise ParseError(f"object {oname!r} at {pos} is not inside a room", source=source)
+        objs.append(SceneObject(oname, pos, facing, grid[pos[0]][pos[1]], label))
+    door_list = []
+    for dname, pos in doors:
+        if not inside(pos) or grid[pos[0]][pos[1]] not in (DOOR_VERTICAL, DOOR_HORIZONTAL):
+            raise ParseError(f"door {dname!r} at {pos} is not on a door cell (mask value 100 or 101)", source=source)
+        door_list.append(_door_from_mask(grid, pos, dname, source))
+    if not inside(start) or not 1 <= grid[start[0]][start[1]] < 100:
+        raise ParseError(f"the agent's start {start} is not inside a room", source=source)
+    taken: dict[Vec, str] = {}
+    placed: list[Item] = [*objs, *door_list]
+    for item in placed:
+        if item.pos in taken:
+            raise ParseError(f"{item.name!r} and {taken[item.pos]!r} share the cell {item.pos}", source=source)
+        taken[item.pos] = item.name
+    if start in taken:
+        raise ParseError(f"the agent's start {start} is occupied by {taken[start]!r}", source=source)
+    try:
+        scene = Scene(name, grid, tuple(objs), tuple(door_list), start)
+    except InvalidArgumentError as exc:
+        raise ParseError(str(exc), source=source) from None
+    _check_reachable(scene, source)
+    return scene
+
+
+def _int_pair(value: Any, what: str, source: str) -> Vec:
+    if not isinstance(value, list | tuple) or len(value) != 2:
+        raise ParseError(f"{what} must be a pair [x, y]", source=source, text=repr(value))
+    out = []
+    for v in value:
+        if isinstance(v, bool) or not isinstance(v, int | float) or float(v) != int(v):
+            raise ParseError(f"{what} must hold integers", source=source, text=repr(value))
+        out.append(int(v))
+    return (out[0], out[1])
+
+
+def _facing(value: Any, what: str, source: str) -> Vec | None:
+    if value is None:
+        return None
+    try:
+        return parse_direction(str(value))
+    except InvalidArgumentError:
+        raise ParseError(f"{what} must be north, east, south, west or null", source=source, text=repr(value)) from None
+
+
+def _mask_from_rooms(rooms: Any, doors: list[tuple[str, Vec]], source: str) -> list[list[int]]:
+    if not isinstance(rooms, list) or not rooms:
+        raise ParseError("'rooms' must be a non-empty list of {id, x: [x0, x1], y: [y0, y1]}", source=source)
+    rects = []
+    for r in rooms:
+        if not isinstance(r, dict) or "id" not in r:
+            raise ParseError("each room needs 'id', 'x' and 'y'", source=source, text=repr(r))
+        rid = r["id"]
+        if isinstance(rid, bool) or not isinstance(rid, int) or not 1 <= rid < 100:
+            raise ParseError("room ids must be integers from 1 to 99", source=source, text=repr(rid))
+        x0, x1 = _int_pair(r.get("x"), f"room {rid} 'x'", source)
+        y0, y1 = _int_pair(r.get("y"), f"room {rid} 'y'", source)
+        if x0 < 1 or y0 < 1 or x1 < x0 or y1 < y0:
+            raise ParseError(
+                f"room {rid} must span x0<=x1, y0<=y1 with coordinates >= 1 (0 is the outer wall)", source=source
+            )
+        rects.append((rid, x0, x1, y0, y1))
+    if len({r[0] for r in rects}) != len(rects):
+        raise ParseError("two rooms share an id", source=source)
+    w = max(r[2] for r in rects) + 2
+    h = max(r[4] for r in rects) + 2
+    mask = [[0] * h for _ in range(w)]
+    for rid, x0, x1, y0, y1 in rects:
+        for x in range(x0, x1 + 1):
+            for y in range(y0, y1 + 1):
+                if mask[x][y]:
+                    raise ParseError(f"rooms {mask[x][y]} and {rid} overlap at ({x}, {y})", source=source)
+                mask[x][y] = rid
+    for dname, (x, y) in doors:
+        if not (0 <= x < w and 0 <= y < h) or mask[x][y] != 0:
+            raise ParseError(f"door {dname!r} at ({x}, {y}) must be on a wall cell between two rooms", source=source)
+        left = mask[x - 1][y] if x > 0 else 0
+        right = mask[x + 1][y] if x + 1 < w else 0
+        down = mask[x][y - 1] if y > 0 else 0
+        up = mask[x][y + 1] if y + 1 < h else 0
+        if 1 <= left < 100 and 1 <= right < 100 and left != right:
+            mask[x][y] = DOOR_VERTICAL
+        elif 1 <= down < 100 and 1 <= up < 100 and down != up:
+            mask[x][y] = DOOR_HORIZONTAL
+        else:
+            raise ParseError(f"door {dname!r} at ({x}, {y}) must join two rooms across a wall", source=source)
+    return mask
+
+
+def scene_from_dict(data: Mapping[str, Any], *, source: str = "scene") -> Scene:
+    """Read mindloop's own scene format (``{"format": "mindloop-spatial-scene", ...}``, see docs/spatial.md)."""
+    if not isinstance(data, Mapping):
+        raise ParseError("a scene must be a JSON object", source=source)
+    if data.get("format") != SCENE_FORMAT:
+        raise ParseError(f'not a mindloop scene (expected "format": "{SCENE_FORMAT}")', source=source)
+    version = data.get("version", 1)
+    if version != 1:
+        raise ParseError(f"unsupported scene version {version!r} (this mindloop reads version 1)", source=source)
+    raw_doors = data.get("doors", [])
+    if not isinstance(raw_doors, list):
+        raise ParseError("'doors' must be a list", source=source)
+    doors: list[tuple[str, Vec]] = []
+    declared: dict[str, list[int]] = {}
+    for d in raw_doors:
+        if not isinstance(d, dict) or not isinstance(d.get("name"), str):
+            raise ParseError("each door needs a 'name' and a 'pos'", source=source, text=repr(d))
+        doors.append((d["name"], _int_pair(d.get("pos"), f"door {d['name']!r} 'pos'", source)))
+        if "rooms" in d:
+            declared[d["name"]] = sorted(int(r) for r in d["rooms"])
+    if "mask" in data:
+        mask = data["mask"]
+        if not isinstance(mask, list) or not all(isinstance(row, list) for row in mask):
+            raise ParseError("'mask' must be a list of lists of integers", source=source)
+    else:
+        mask = _mask_from_rooms(data.get("rooms"), doors, source)
+    raw_objects = data.get("objects")
+    if not isinstance(raw_objects, list) or not raw_objects:
+        raise ParseError("'objects' must be a non-empty list", source=source)
+    objects = []
+    for i, o in enumerate(raw_objects, 1):
+        if not isinstance(o, dict) or not isinstance(o.get("name"), str):
+            raise ParseError("each object needs a 'name' and a 'pos'", source=source, text=repr(o))
+        objects.append(
+            (
+                o["name"],
+                _int_pair(o.get("pos"), f"object {o['name']!r} 'pos'", source),
+                _facing(o.get("facing"), f"object {o['name']!r} 'facing'", source),
+                str(o.get("label", i)),
+            )
+        )
+    agent = data.get("agent")
+    if not isinstance(agent, dict):
+        raise ParseError("'agent' must be an object with 'pos'", source=source)
+    facing = agent.get("facing", "north")
+    if _facing(facing, "agent 'facing'", source) != NORTH:
+        raise ParseError(
+            "the agent must start facing north (the frame of every answer)", source=source, text=repr(facing)
+        )
+    scene = build_scene(
+        str(data.get("name", "scene")),
+        mask,
+        objects,
+        doors,
+        _int_pair(agent.get("pos"), "agent 'pos'", source),
+        source=source,
+    )
+    for d in scene.doors:
+        if d.name in declared and declared[d.name] != sorted(d.rooms):
+            raise ParseError(f"door {d.name!r} joins rooms {sorted(d.rooms)}, not {declared[d.name]}", source=source)
+    return scene
+
+
+def _rectangles(scene: Scene) -> list[dict[str, Any]] | None:
+    out = []
+    for rid in scene.room_ids:
+        cells = scene.room_cells(rid)
+        xs, ys = [c[0] for c in cells], [c[1] for c in cells]
+        x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
+        if len(cells) != (x1 - x0 + 1) * (y1 - y0 + 1):
+            return None
+        out.append({"id": rid, "x": [x0, x1], "y": [y0, y1]})
+    return out
+
+
+def scene_to_dict(scene: Scene) -> dict[str, Any]:
+    """The scene in mindloop's own format (rooms as rectangles when they are, else the full mask)."""
+    out: dict[str, Any] = {"format": SCENE_FORMAT, "version": 1, "name": scene.name}
+    rects = _rectangles(scene)
+    # A mask padded beyond rectangles + outer wall (e.g. from meta_data.json) is kept verbatim.
+    if rects is not None:
+        w = max(r["x"][1] for r in rects) + 2
+        h = max(r["y"][1] for r in rects) + 2
+        plain = all(
+            scene.cell((x, y)) in (0, DOOR_VERTICAL, DOOR_HORIZONTAL) or 1 <= scene.cell((x, y)) < 100
+            for x in range(scene.width)
+            for y in range(scene.height)
+        )
+        if plain and (w, h) == (scene.width, scene.height):
+            out["rooms"] = rects
+        else:
+            out["mask"] = [list(row) for row in scene.mask]
+    else:
+        out["mask"] = [list(row) for row in scene.mask]
+    out["doors"] = [{"name": d.name, "pos": list(d.pos), "rooms": sorted(d.rooms)} for d in scene.doors]
+    out["objects"] = [
+        {"name": o.name, "pos": list(o.pos), "facing": direction_name(o.facing) if o.facing else None, "label": o.label}
+        for o in scene.objects
+    ]
+    out["agent"] = {"pos": list(scene.start), "facing": "north"}
+    return out

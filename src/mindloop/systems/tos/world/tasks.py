@@ -1,0 +1,731 @@
+"""The nine downstream tasks of the paper, with gold answers in the reference's formats.
+
+=============  ===========  ===========================================================================
+short name     reference    question
+=============  ===========  ===========================================================================
+direction      dir          where is A relative to B on a top-down map (cardinal direction, distance)
+persp.take     pov          standing on an object, facing its front: where is B (ego direction, distance)
+perc.dec       bwd_pov      from a described view, which object are you standing on
+act2view       fwd_fov      after a described action sequence, where is B (ego direction, distance)
+view2act       bwd_nav      which move sequence leads to a described view
+alloc.map      e2a          coordinates of some objects (start = origin, north = +y)
+ment.rot       rot          order in which objects pass straight ahead during a full turn at the start
+loc2view       fwd_loc      at a given pose, where is B (ego direction, distance)
+view2loc       bwd_loc      from a described view at a given facing, your coordinates
+=============  ===========  ===========================================================================
+
+Route tasks are the first five, survey tasks the last four (the paper's Table 1). Every question carries its
+text (the reference's templates), its gold ``answer`` (JSON, the reference's format) and a ``spec``: the same
+question as structured data, so a symbolic agent can answer it from its own map (:func:`answer_spec`). Scoring
+lives in :mod:`mindloop.systems.tos.metrics`. Questions are generated from a seed; the same seed gives the same
+questions.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mindloop.errors import InvalidArgumentError
+from mindloop.systems.tos.world.geometry import (
+    CARDINALS,
+    NORTH,
+    Vec,
+    bearing,
+    direction_name,
+    distance_bin,
+    ego_bin,
+    in_fov,
+    rotate,
+    rotation_between,
+)
+from mindloop.systems.tos.world.observe import SeenItem
+from mindloop.systems.tos.world.world import World, WorldItem
+
+__all__ = [
+    "REFERENCE_TASKS",
+    "ROUTE_TASKS",
+    "SURVEY_TASKS",
+    "TASKS",
+    "TaskQuestion",
+    "answer_spec",
+    "describe_view",
+    "generate_tasks",
+    "shortest_plan",
+]
+
+ROUTE_TASKS = ("direction", "persp.take", "perc.dec", "act2view", "view2act")
+SURVEY_TASKS = ("alloc.map", "ment.rot", "loc2view", "view2loc")
+TASKS = ROUTE_TASKS + SURVEY_TASKS
+"""The paper's short task names, in its Table 1 order."""
+REFERENCE_TASKS = {
+    "direction": "dir",
+    "persp.take": "pov",
+    "perc.dec": "bwd_pov_text",
+    "act2view": "fwd_fov",
+    "view2act": "bwd_nav_text",
+    "alloc.map": "e2a",
+    "ment.rot": "rot",
+    "loc2view": "fwd_loc",
+    "view2loc": "bwd_loc_text",
+}
+"""Each task's name in the reference implementation."""
+
+DIRECTION_TEMPLATE = (
+    "You return to your starting position and face north.\n"
+    "From a Top-Down map, describe where {obj} is relative to {anchor}.\n"
+    "Answer format: <cardinal direction>, <distance>\n"
+    "Example: north-west, near\n"
+)
+POV_TEMPLATE = (
+    "Now you jump to {anchor}'s direction, facing its direction.\n"
+    "Describe where {obj} is relative to you.\n"
+    "Answer format: <ego direction>, <distance>\n"
+    "Example: front-left, near\n"
+)
+PERC_DEC_TEMPLATE = (
+    "Now you jump to an object's position, facing its direction.\n"
+    "You observe that {observation}.\n"
+    "Which object are you standing at?\n"
+    "Answer format: <object_name>\n"
+    "Example: lamp\n"
+)
+ACT2VIEW_TEMPLATE = (
+    "You return to your starting position and face north.\n"
+    "You will execute the following action sequence:\n"
+    "{actions}\n\n"
+    "After executing the actions, what is the ego relation of {target} relative to you?\n\n"
+    "Answer format: <ego direction>, <distance>\n"
+    "Example: front, near\n"
+)
+VIEW2ACT_TEMPLATE = (
+    "You return to your starting position and face north.\n"
+    "Then you have executed an action sequence and changed to a new location and facing direction.\n"
+    "You observe the following:\n"
+    "{final_obs}\n\n"
+    "What action sequence led to this final view? The action sequence must be valid and only contain move "
+    "actions.\n\n"
+    "Answer format: <sequence of move actions>\n"
+    "Example: JumpTo(lamp), Rotate(90)\n"
+)
+ALLOC_TEMPLATE = (
+    "Treat your starting position as the origin (0, 0) while facing north.\n"
+    "Report allocentric coordinates using (x right/east, y up/north).\n"
+    "Objects: {objects}.\n"
+    "Answer format: (x0, y0); (x1, y1); ... in the same order.\n"
+    "Example: (1, 0); (-2, 3); (0, -1)\n"
+)
+ROT_TEMPLATE = (
+    "You return to your starting position and face north.\n"
+    "You will perform a full 360-degree rotation by continuously turning {turn} in place.\n"
+    "Assume all walls are removed (you can see through walls), so every object is visible.\n"
+    "Focus on this set of objects: {pool}.\n"
+    "List them in the exact order they appear directly ahead while you rotate.\n"
+    "If two objects share a bearing, place the nearer one first.\n\n"
+    "Answer format: <object_name1>, <object_name2>, ...\n"
+    "Example: mug, sofa, plant\n"
+)
+LOC2VIEW_TEMPLATE = (
+    "Treat {origin} as the origin (0, 0), and your starting facing direction is north.\n"
+    "You move to ({x}, {y}) and face {facing}.\n"
+    "What is the egocentric relation of {target}?\n\n"
+    "Answer format: <direction>, <distance>\n"
+    "Example: front, near\n"
+)
+VIEW2LOC_TEMPLATE = (
+    "You move to a new location and your current facing direction is {facing}.\n"
+    "{observation}\n"
+    "Treat {origin} as the origin (0, 0), and your starting facing direction is north.\n"
+    "What is your current 2D coordinate (x, y)?\n\n"
+    "Answer format: (x, y)\n"
+    "Example: (2, -1)\n"
+)
+
+
+@dataclass(frozen=True)
+class TaskQuestion:
+    """One question: its task, the text asked, the gold answer and the structured spec (all JSON-ready)."""
+
+    task: str
+    question: str
+    answer: Any
+    spec: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"task": self.task, "question": self.question, "answer": self.answer, "spec": self.spec}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TaskQuestion:
+        """Inverse of :meth:`to_dict`."""
+        return cls(data["task"], data["question"], data["answer"], data["spec"])
+
+
+class _SkipDrawError(Exception):
+    """This attempt at a question failed; try again with the next random draw."""
+
+
+def _rel_label(pair: tuple[str, str] | None) -> str:
+    if pair is None:
+        return "unknown"
+    return f"{pair[0]}, {pair[1]}"
+
+
+def _seen_dict(s: SeenItem) -> dict[str, str]:
+    d = {"name": s.name, "direction": s.direction, "distance": s.distance}
+    if s.facing:
+        d["orientation"] = f"facing {s.facing}"
+    if s.wall:
+        d["orientation"] = s.wall
+    return d
+
+
+def describe_view(items: Sequence[dict[str, str]]) -> str:
+    """A compact description of observed items: ``lamp is at front-left, near; chair is at front, mid distance,
+    facing left`` (the reference's ``obj is at direction, distance`` form)."""
+    parts = []
+    for it in items:
+        tail = f", {it['orientation']}" if it.get("orientation") else ""
+        parts.append(f"{it['name']} is at {it['direction']}, {it['distance']}{tail}")
+    return "; ".join(parts)
+
+
+def _scene_facts(world: World) -> dict[str, Any]:
+    """Positions, facings, rooms and door data the view-based scorers simulate against."""
+    return {
+        "object_positions": {it.name.lower(): list(it.pos) for it in world.items},
+        "object_orientations": {it.name.lower(): list(it.facing) for it in world.items if it.facing is not None},
+        "object_rooms": {it.name.lower(): sorted(it.rooms) for it in world.items},
+        "gate_info": {
+            it.name.lower(): {"room_ids": sorted(it.rooms), "ori_by_room": {r: list(n) for r, n in it.normals}}
+            for it in world.items
+            if it.door
+        },
+    }
+
+
+# ---- individual generators ---------------------------------------------------------------------------------
+def _gen_direction(world: World, rng: random.Random) -> TaskQuestion:
+    objs = list(world.objects)
+    if len(objs) < 2:
+        raise _SkipDrawError
+    obj, anchor = rng.sample(objs, 2)
+    spec = {"target": obj.name, "anchor": anchor.name}
+    return TaskQuestion(
+        "direction",
+        DIRECTION_TEMPLATE.format(obj=obj.name, anchor=anchor.name),
+        answer_spec("direction", spec, world),
+        spec,
+    )
+
+
+def _gen_pov(world: World, rng: random.Random) -> TaskQuestion:
+    oriented = [o for o in world.objects if o.facing is not None]
+    rng.shuffle(oriented)
+    for anchor in oriented:
+        assert anchor.facing is not None
+        vis = [it for it in world.visible(anchor.pos, anchor.facing, anchor.rooms) if not it.door]
+        if vis:
+            target = rng.choice(vis)
+            spec = {"anchor": anchor.name, "target": target.name}
+            return TaskQuestion(
+                "persp.take",
+                POV_TEMPLATE.format(anchor=anchor.name, obj=target.name),
+                answer_spec("persp.take", spec, world),
+                spec,
+            )
+    raise _SkipDrawError
+
+
+def _gen_perc_dec(world: World, rng: random.Random) -> TaskQuestion:
+    oriented = [o for o in world.objects if o.facing is not None]
+    rng.shuffle(oriented)
+    for anchor in oriented:
+        assert anchor.facing is not None
+        obs = world.observe(anchor.pos, anchor.facing, anchor.rooms)
+        if not obs.items:
+            continue
+        seen = [_seen_dict(s) for s in obs.items]
+        rng.shuffle(seen)
+        seen = sorted(seen[:3], key=lambda d: d["name"])
+        answer = {
+            "answer": anchor.name,
+            "final_pos": list(anchor.pos),
+            "final_ori": list(anchor.facing),
+            "final_observation": seen,
+            "room_id": sorted(anchor.rooms),
+            **_scene_facts(world),
+        }
+        return TaskQuestion(
+            "perc.dec", PERC_DEC_TEMPLATE.format(observation=describe_view(seen)), answer, {"observation": seen}
+        )
+    raise _SkipDrawError
+
+
+def _gen_alloc(world: World, rng: random.Random) -> TaskQuestion:
+    pool = list(world.objects)
+    if len(pool) < 3:
+        raise _SkipDrawError
+    rng.shuffle(pool)
+    chosen = pool[: rng.randint(3, min(5, len(pool)))]
+    spec = {"objects": [o.name for o in chosen]}
+    return TaskQuestion(
+        "alloc.map",
+        ALLOC_TEMPLATE.format(objects=", ".join(spec["objects"])),
+        answer_spec("alloc.map", spec, world),
+        spec,
+    )
+
+
+def _gen_rot(world: World, rng: random.Random) -> TaskQuestion:
+    turn = rng.choice(["clockwise", "counterclockwise"])
+    cands = []
+    for o in world.objects:
+        if o.pos == (0, 0):
+            continue
+        b = bearing(o.pos, (0, 0), NORTH)
+        ang = b % 360.0 if turn == "clockwise" else (-b) % 360.0
+        if ang < 1e-3 or ang > 360.0 - 1e-3:
+            continue
+        cands.append((o.name, ang, math.dist(o.pos, (0, 0))))
+    if len(cands) < 3:
+        raise _SkipDrawError
+    for eps in (30.0, 15.0, 7.5, 1.0):
+        for _ in range(5):
+            rng.shuffle(cands)
+            selected: list[tuple[str, float, float]] = []
+            for item in cands:
+                if all(abs(item[1] - s[1]) > eps for s in selected):
+                    selected.append(item)
+            if len(selected) >= 3:
+                selected.sort(key=lambda x: (x[1], x[2]))
+                count = rng.randint(3, min(len(selected), 5))
+                names = [x[0] for x in selected[:count]]
+                spec = {"turn": turn, "objects": sorted(names)}
+                answer = answer_spec("ment.rot", spec, world)
+                if answer != names:  # ties in bearing resolved differently: skip the draw
+                    continue
+                return TaskQuestion(
+                    "ment.rot", ROT_TEMPLATE.format(turn=turn, pool=", ".join(sorted(names))), answer, spec
+                )
+    raise _SkipDrawError
+
+
+def _sample_pose(world: World, rng: random.Random) -> tuple[Vec, Vec, str]:
+    rooms = sorted(world.room_cells)
+    rng.shuffle(rooms)
+    for room in rooms:
+        in_room = [o for o in world.objects if room in o.rooms]
+        if len(in_room) < 2:
+            continue
+        cells = list(world.room_cells[room])
+        rng.shuffle(cells)
+        for pos in cells:
+            oris = list(CARDINALS)
+            rng.shuffle(oris)
+            for ori in oris:
+                vis = [o for o in in_room if o.pos != pos and in_fov(pos, ori, o.pos)]
+                hid = [o for o in in_room if o not in vis and o.pos != pos]
+                if vis and hid:
+                    return pos, ori, room
+    raise _SkipDrawError
+
+
+def _origin(world: World, room: str, rng: random.Random) -> tuple[str, Vec]:
+    if room in world.start_rooms:
+        return "your starting position", (0, 0)
+    doors = [d for d in world.doors if room in d.rooms]
+    if not doors:
+        return "your starting position", (0, 0)
+    d = rng.choice(doors)
+    return f"the {d.name}", d.pos
+
+
+def _gen_loc2view(world: World, rng: random.Random) -> TaskQuestion:
+    pos, ori, room = _sample_pose(world, rng)
+    origin_name, origin = _origin(world, room, rng)
+    vis = [it for it in world.visible(pos, ori, frozenset({room}))]
+    if not vis:
+        raise _SkipDrawError
+    target = rng.choice(vis)
+    loc = (pos[0] - origin[0], pos[1] - origin[1])
+    spec = {"origin": origin_name, "loc": list(loc), "facing": direction_name(ori), "target": target.name}
+    text = LOC2VIEW_TEMPLATE.format(
+        origin=origin_name, x=loc[0], y=loc[1], facing=direction_name(ori), target=target.name
+    )
+    return TaskQuestion("loc2view", text, answer_spec("loc2view", spec, world), spec)
+
+
+def _gen_view2loc(world: World, rng: random.Random) -> TaskQuestion:
+    pos, ori, room = _sample_pose(world, rng)
+    origin_name, origin = _origin(world, room, rng)
+    obs = world.observe(pos, ori, frozenset({room}))
+    observation = f"You observe: {obs.answer()}."
+    coord = [pos[0] - origin[0], pos[1] - origin[1]]
+    spec = {
+        "facing": direction_name(ori),
+        "origin": origin_name,
+        "observation": [_seen_dict(s) for s in obs.items],
+        "pairs": [[p.a, p.b, p.direction, p.distance] for p in obs.pairs],
+    }
+    text = VIEW2LOC_TEMPLATE.format(facing=direction_name(ori), observation=observation, origin=origin_name)
+    return TaskQuestion("view2loc", text, {"coord": coord, "final_ori": list(ori)}, spec)
+
+
+# ---- navigation ----------------------------------------------------------------------------------------
+def _closest_heading(vec: tuple[float, float]) -> Vec:
+    return max(CARDINALS, key=lambda c: c[0] * vec[0] + c[1] * vec[1])
+
+
+def _nav_plan(world: World, rng: random.Random, jumps: int) -> tuple[list[tuple[str, Any]], Vec, Vec, frozenset[str]]:
+    pos, ori, rooms = (0, 0), NORTH, world.start_rooms
+    plan: list[tuple[str, Any]] = []
+    after_gate: frozenset[str] = frozenset()
+    for _ in range(jumps):
+        cand = [it for it in world.items if (rooms & it.rooms) and it.pos != pos]
+        if not cand:
+            raise _SkipDrawError
+        gates = [it for it in cand if it.door]
+        plain = [it for it in cand if not it.door]
+        if after_gate:
+            pool = [it for it in plain if it.rooms & after_gate] or plain or gates
+            target = rng.choice(pool)
+        elif gates and rng.randrange(10) < 6:
+            target = rng.choice(gates)
+        else:
+            target = rng.choice(plain or cand)
+        desired = _closest_heading((target.pos[0] - pos[0], target.pos[1] - pos[1]))
+        delta = rotation_between(ori, desired)
+        if delta:
+            plan.append(("rotate", delta))
+            ori = desired
+        plan.append(("jumpto", target.name))
+        after_gate = (target.rooms - rooms) if target.door else frozenset()
+        pos, rooms = target.pos, target.rooms
+    oris = [o for o in CARDINALS if world.visible(pos, o, rooms)]
+    if not oris:
+        raise _SkipDrawError
+    final = rng.choice(oris)
+    delta = rotation_between(ori, final)
+    if delta:
+        plan.append(("rotate", delta))
+    return plan, pos, final, rooms
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _describe_jump(world: World, pos: Vec, ori: Vec, rooms: frozenset[str], name: str) -> dict[str, Any]:
+    target = world.get(name)
+    assert target is not None
+    dlabel = ego_bin(bearing(target.pos, pos, ori))[1]
+    slabel = distance_bin(math.dist(target.pos, pos))[1]
+    group = []
+    for it in world.visible(pos, ori, rooms):
+        b = bearing(it.pos, pos, ori)
+        if ego_bin(b)[1] == dlabel and distance_bin(math.dist(it.pos, pos))[1] == slabel:
+            group.append((it.name, b, math.dist(it.pos, pos)))
+    out: dict[str, Any] = {"direction": dlabel, "distance": slabel, "group": len(group)}
+    if len(group) > 1:
+        out["from_left"] = 1 + [g[0] for g in sorted(group, key=lambda g: g[1])].index(name)
+        out["nearest"] = 1 + [g[0] for g in sorted(group, key=lambda g: g[2])].index(name)
+    return out
+
+
+def _jump_text(desc: dict[str, Any]) -> str:
+    if desc["group"] > 1:
+        n, k = desc["group"], desc["nearest"]
+        near = "nearest" if k == 1 else "farthest" if k == n else f"{_ordinal(k)} nearest"
+        return (
+            f"Among objects which are {desc['direction']}, {desc['distance']} to you, you jump to the "
+            f"{_ordinal(desc['from_left'])} from left also {near} one."
+        )
+    return f"Jump to the object at {desc['direction']}, {desc['distance']}."
+
+
+def _gen_act2view(world: World, rng: random.Random) -> TaskQuestion:
+    plan, pos, ori, rooms = _nav_plan(world, rng, 2)
+    steps_spec: list[Any] = []
+    lines = []
+    cpos, cori, crooms = (0, 0), NORTH, world.start_rooms
+    for i, (kind, value) in enumerate(plan, 1):
+        if kind == "rotate":
+            steps_spec.append(["rotate", value])
+            lines.append(f"{i}. Rotate({value})")
+            cori = rotate(cori, value)
+        else:
+            desc = _describe_jump(world, cpos, cori, crooms, value)
+            steps_spec.append(["jump", desc])
+            lines.append(f"{i}. {_jump_text(desc)}")
+            it = world.get(value)
+            assert it is not None
+            cpos, crooms = it.pos, it.rooms
+    vis = world.visible(pos, ori, rooms)
+    target = rng.choice(vis)
+    spec = {"steps": steps_spec, "target": target.name}
+    return TaskQuestion(
+        "act2view",
+        ACT2VIEW_TEMPLATE.format(actions="\n".join(lines), target=target.name),
+        answer_spec("act2view", spec, world),
+        spec,
+    )
+
+
+def _gen_view2act(world: World, rng: random.Random) -> TaskQuestion:
+    best = None
+    for _ in range(5):
+        try:
+            plan, pos, ori, rooms = _nav_plan(world, rng, 3)
+        except _SkipDrawError:
+            continue
+        n = len(world.visible(pos, ori, rooms))
+        if best is None or n > best[4]:
+            best = (plan, pos, ori, rooms, n)
+    if best is None:
+        raise _SkipDrawError
+    plan, pos, ori, rooms, _ = best
+    obs = world.observe(pos, ori, rooms)
+    seen = [_seen_dict(s) for s in obs.items]
+    rng.shuffle(seen)
+    seen = seen[:3]
+    minimal = shortest_plan(world, pos, ori)
+    answer = {
+        "final_pos": list(pos),
+        "final_ori": list(ori),
+        "room_id": sorted(rooms),
+        "init_pos": [0, 0],
+        "init_ori": list(NORTH),
+        "final_observation": seen,
+        "minimal_plan": [[k, v] for k, v in (minimal or [])],
+        **_scene_facts(world),
+    }
+    text = VIEW2ACT_TEMPLATE.format(final_obs=describe_view(seen))
+    return TaskQuestion("view2act", text, answer, {"observation": seen})
+
+
+_NavState = tuple[Vec, Vec, frozenset[str]]
+
+
+def shortest_plan(world: World, goal_pos: Vec, goal_ori: Vec) -> list[tuple[str, Any]] | None:
+    """A shortest sequence of ``Rotate``/``JumpTo`` moves from the start pose to a pose (breadth-first)."""
+    start: _NavState = ((0, 0), NORTH, world.start_rooms)
+    prev: dict[_NavState, tuple[_NavState, tuple[str, Any]] | None] = {start: None}
+    queue = deque([start])
+    while queue:
+        state = queue.popleft()
+        pos, ori, rooms = state
+        if pos == goal_pos and ori == goal_ori:
+            out: list[tuple[str, Any]] = []
+            link = prev[state]
+            while link is not None:
+                before, act = link
+                out.append(act)
+                link = prev[before]
+            return out[::-1]
+        nexts: list[tuple[_NavState, tuple[str, Any]]] = [
+            ((pos, rotate(ori, d), rooms), ("rotate", d)) for d in (90, -90, 180)
+        ]
+        nexts += [((it.pos, ori, it.rooms), ("jumpto", it.name)) for it in world.visible(pos, ori, rooms)]
+        for nxt, act in nexts:
+            if nxt not in prev:
+                prev[nxt] = (state, act)
+                queue.append(nxt)
+    return None
+
+
+_GENERATORS = {
+    "direction": _gen_direction,
+    "persp.take": _gen_pov,
+    "perc.dec": _gen_perc_dec,
+    "act2view": _gen_act2view,
+    "view2act": _gen_view2act,
+    "alloc.map": _gen_alloc,
+    "ment.rot": _gen_rot,
+    "loc2view": _gen_loc2view,
+    "view2loc": _gen_view2loc,
+}
+
+
+def generate_tasks(world: World, seed: int, *, per_task: int = 3, tasks: Sequence[str] = TASKS) -> list[TaskQuestion]:
+    """``per_task`` distinct questions of each task (fewer when the scene cannot support more), seeded."""
+    unknown = [t for t in tasks if t not in _GENERATORS]
+    if unknown:
+        raise InvalidArgumentError(f"unknown task(s) {unknown}; known: {', '.join(TASKS)}")
+    out: list[TaskQuestion] = []
+    for task in tasks:
+        seen: set[str] = set()
+        rng = random.Random(f"tos-task:{seed}:{task}")
+        attempts = 0
+        while len(seen) < per_task and attempts < 40 * per_task:
+            attempts += 1
+            try:
+                q = _GENERATORS[task](world, rng)
+            except _SkipDrawError:
+                continue
+            if q.question in seen:
+                continue
+            seen.add(q.question)
+            out.append(q)
+    return out
+
+
+# ---- answering a spec from a (gold or believed) world -----------------------------------------------------
+def _resolve_jump(world: World, pos: Vec, ori: Vec, rooms: frozenset[str], desc: dict[str, Any]) -> WorldItem | None:
+    group = []
+    for it in world.visible(pos, ori, rooms):
+        b = bearing(it.pos, pos, ori)
+        if ego_bin(b)[1] == desc["direction"] and distance_bin(math.dist(it.pos, pos))[1] == desc["distance"]:
+            group.append((it, b, math.dist(it.pos, pos)))
+    if not group:
+        return None
+    if desc["group"] > 1 and len(group) > 1:
+        by_left = [g[0] for g in sorted(group, key=lambda g: g[1])]
+        idx = min(int(desc["from_left"]), len(by_left)) - 1
+        return by_left[idx]
+    return group[0][0]
+
+
+def answer_spec(task: str, spec: dict[str, Any], world: World) -> Any:
+    """The answer a world implies for a question spec (gold when ``world`` is the true one).
+
+    Returns the reference's answer format: ``"dir, dist"`` strings for relation tasks, a list of names for
+    ``ment.rot``, a list of ``[x, y]`` for ``alloc.map``, an object name for ``perc.dec``, an action string for
+    ``view2act`` and ``[x, y]`` for ``view2loc``. Objects the world does not know give ``"unknown"``.
+    """
+    if task == "direction":
+        return _rel_label(world.allo_relation(spec["target"], spec["anchor"]))
+    if task == "persp.take":
+        anchor = world.get(spec["anchor"])
+        if anchor is None or anchor.facing is None:
+            return "unknown"
+        return _rel_label(world.ego_relation(spec["target"], anchor.pos, anchor.facing))
+    if task == "alloc.map":
+        coords = []
+        for name in spec["objects"]:
+            it = world.get(name)
+            coords.append(list(it.pos) if it is not None else [0, 0])
+        return coords
+    if task == "ment.rot":
+        keyed = []
+        for name in spec["objects"]:
+            it = world.get(name)
+            if it is None:
+                continue
+            b = bearing(it.pos, (0, 0), NORTH)
+            ang = b % 360.0 if spec["turn"] == "clockwise" else (-b) % 360.0
+            keyed.append((ang, math.dist(it.pos, (0, 0)), name))
+        return [k[2] for k in sorted(keyed)]
+    if task == "loc2view":
+        origin = (0, 0)
+        if spec["origin"] != "your starting position":
+            door = world.get(spec["origin"].removeprefix("the "))
+            if door is None:
+                return "unknown"
+            origin = door.pos
+        pos = (origin[0] + spec["loc"][0], origin[1] + spec["loc"][1])
+        from mindloop.systems.tos.world.geometry import parse_direction
+
+        return _rel_label(world.ego_relation(spec["target"], pos, parse_direction(spec["facing"])))
+    if task == "act2view":
+        pos, ori, rooms = (0, 0), NORTH, world.start_rooms
+        for kind, value in spec["steps"]:
+            if kind == "rotate":
+                ori = rotate(ori, int(value))
+            else:
+                it = _resolve_jump(world, pos, ori, rooms, value)
+                if it is None:
+                    return "unknown"
+                pos, rooms = it.pos, it.rooms
+        return _rel_label(world.ego_relation(spec["target"], pos, ori))
+    if task == "perc.dec":
+        return _answer_perc_dec(world, spec)
+    if task == "view2act":
+        return _answer_view2act(world, spec)
+    if task == "view2loc":
+        return _answer_view2loc(world, spec)
+    raise InvalidArgumentError(f"unknown task {task!r}")
+
+
+def _matches(world: World, pos: Vec, ori: Vec, rooms: frozenset[str], seen: Sequence[dict[str, str]]) -> bool:
+    visible = {it.name.lower(): it for it in world.visible(pos, ori, rooms)}
+    for s in seen:
+        it = visible.get(s["name"].lower())
+        if it is None:
+            return False
+        got = world.seen_item(it, pos, ori, rooms)
+        if got.direction != s["direction"] or got.distance != s["distance"]:
+            return False
+        want = s.get("orientation")
+        have = f"facing {got.facing}" if got.facing else got.wall
+        if want and have and want != have:
+            return False
+    return True
+
+
+def _answer_perc_dec(world: World, spec: dict[str, Any]) -> str:
+    for it in world.objects:
+        if it.facing is not None and _matches(world, it.pos, it.facing, it.rooms, spec["observation"]):
+            return it.name
+    return "unknown"
+
+
+def _answer_view2act(world: World, spec: dict[str, Any]) -> str:
+    for it in world.items:
+        for ori in CARDINALS:
+            if _matches(world, it.pos, ori, it.rooms, spec["observation"]):
+                plan = shortest_plan(world, it.pos, ori)
+                if plan:
+                    return ", ".join(f"Rotate({v})" if k == "rotate" else f"JumpTo({v})" for k, v in plan)
+    return "unknown"
+
+
+def _answer_view2loc(world: World, spec: dict[str, Any]) -> list[int] | str:
+    from mindloop.systems.tos.world.geometry import parse_direction
+
+    ori = parse_direction(spec["facing"])
+    origin = (0, 0)
+    if spec["origin"] != "your starting position":
+        door = world.get(spec["origin"].removeprefix("the "))
+        if door is None:
+            return "unknown"
+        origin = door.pos
+    names = {s["name"].lower() for s in spec["observation"]}
+    best: tuple[float, Vec] | None = None
+    cands: list[tuple[Vec, frozenset[str]]] = [
+        (c, frozenset({r})) for r, cells in world.room_cells.items() for c in cells
+    ]
+    if not cands:  # a believed world without room extents: search the bounding box of the rooms seen
+        seen_rooms = frozenset(
+            r for s in spec["observation"] if (it := world.find(s["name"])) is not None for r in it.rooms
+        )
+        xs = [it.pos[0] for it in world.items]
+        ys = [it.pos[1] for it in world.items]
+        if not xs:
+            return "unknown"
+        cands = [
+            ((x, y), seen_rooms)
+            for x in range(min(xs) - 1, max(xs) + 2)
+            for y in range(min(ys) - 1, max(ys) + 2)
+            if world.get_at(x, y) is None
+        ]
+    found = []
+    for pos, rooms in cands:
+        vis = {it.name.lower() for it in world.visible(pos, ori, rooms)}
+        if vis == names and _matches(world, pos, ori, rooms, spec["observation"]):
+            found.append(pos)
+    if not found:
+        return "unknown"
+    cx = sum(p[0] for p in found) / len(found)
+    cy = sum(p[1] for p in found) / len(found)
+    for p in found:
+        d = math.dist(p, (cx, cy))
+        if best is None or d < best[0]:
+            best = (d, p)
+    assert best is not None
+    return [best[1][0] - origin[0], best[1][1] - origin[1]]

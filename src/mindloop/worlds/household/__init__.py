@@ -1,0 +1,76 @@
+"""The MindPower household world: a fast symbolic home simulator whose every step is a belief-core event.
+
+* :class:`World` — rooms, furniture, items, humans (adults, a 1.2 m child, a wheelchair user) and a robot;
+  ``World.step(actor, "pick(apple)")`` checks preconditions and returns events with witnesses.
+* :mod:`~mindloop.worlds.household.actions` — the unified action set and its ``verb(arg, ...)`` text form.
+* :mod:`~mindloop.worlds.household.scenarios` — seeded MindPower-style scenarios with exact gold annotations and
+  the ``mindpower-sim`` dataset.
+* :class:`HouseholdEnv` — the robot's Gymnasium environment (``mindloop/Household-v0``).
+
+See ``docs/household.md``.
+"""
+
+from __future__ import annotations
+
+from mindloop.worlds.household.actions import (
+    ALIASES,
+    VERBS,
+    Action,
+    ArgKind,
+    VerbSpec,
+    format_actions,
+    parse_action,
+    parse_actions,
+)
+from mindloop.worlds.household.catalog import ITEM_KINDS, PLACE_KINDS, ROOM_TYPES, ItemKind, PlaceKind
+from mindloop.worlds.household.characters import CHARACTERS, ROBOT_CHARACTER, Character
+from mindloop.worlds.household.gym_env import ENV_ID, HouseholdEnv, register_envs
+from mindloop.worlds.household.layouts import LAYOUTS, Layout, RoomPlan
+from mindloop.worlds.household.results import Failure, FailureKind, StepResult, WorldEvent
+from mindloop.worlds.household.setup import WorldSetup
+from mindloop.worlds.household.vocab import AT, CONTAINS, FEELS, OPEN, POWER, ROBOT, ROOM, SWITCH, Prop, Trait
+from mindloop.worlds.household.world import World, WorldSnapshot
+
+register_envs()
+
+__all__ = [
+    "ALIASES",
+    "AT",
+    "CHARACTERS",
+    "CONTAINS",
+    "ENV_ID",
+    "FEELS",
+    "ITEM_KINDS",
+    "LAYOUTS",
+    "OPEN",
+    "PLACE_KINDS",
+    "POWER",
+    "ROBOT",
+    "ROBOT_CHARACTER",
+    "ROOM",
+    "ROOM_TYPES",
+    "SWITCH",
+    "VERBS",
+    "Action",
+    "ArgKind",
+    "Character",
+    "Failure",
+    "FailureKind",
+    "HouseholdEnv",
+    "ItemKind",
+    "Layout",
+    "PlaceKind",
+    "Prop",
+    "RoomPlan",
+    "StepResult",
+    "Trait",
+    "VerbSpec",
+    "World",
+    "WorldEvent",
+    "WorldSetup",
+    "WorldSnapshot",
+    "format_actions",
+    "parse_action",
+    "parse_actions",
+    "register_envs",
+]

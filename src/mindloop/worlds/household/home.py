@@ -1,0 +1,767 @@
+"""The state of a home and the queries on it: rooms, places, items, people, what is open, on, held, felt.
+
+:class:`Home` is built from a :class:`~mindloop.worlds.household.setup.WorldSetup`; it answers questions
+(where is the apple, who witnesses events in the kitchen, what can be seen there) and makes the events and
+failures the actions in :mod:`mindloop.worlds.household.world` return. Nothing in this module changes the
+state except through those actions.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Self
+
+from mindloop.beliefs import Event, EventKind, Fact, Source, Utterance
+from mindloop.errors import InvalidArgumentError, UnknownNameError
+from mindloop.worlds.household.actions import Action, ArgKind, normalize_name
+from mindloop.worlds.household.catalog import ITEM_KINDS, PLACE_KINDS, PLURAL_KINDS, ROOM_TYPES, ItemKind
+from mindloop.worlds.household.characters import CHARACTERS, ROBOT_CHARACTER, Character
+from mindloop.worlds.household.layouts import LAYOUTS, Layout
+from mindloop.worlds.household.results import Failure, FailureKind, StepResult, WorldEvent
+from mindloop.worlds.household.setup import WorldSetup
+from mindloop.worlds.household.vocab import (
+    AT,
+    CONTAINS,
+    ENVIRONMENT,
+    FEELS,
+    HOUSE,
+    OPEN,
+    POSTURE,
+    POWER,
+    ROBOT,
+    ROOM,
+    STATE,
+    SWITCH,
+    EntityKind,
+    Prop,
+)
+
+__all__ = ["HANDS", "Home", "Item", "Place", "WorldSnapshot"]
+
+HANDS = 2
+"""Hands per agent: at most this many things held at once."""
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """A piece of furniture, a fixture, a room's floor corner or its doorway, standing in one room."""
+
+    id: str
+    name: str
+    room: str
+    height: float
+    props: frozenset[Prop]
+
+    @property
+    def prep(self) -> str:
+        """``in`` for receptacles, ``on`` otherwise."""
+        return "in" if Prop.RECEPTACLE in self.props else "on"
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """A thing that can be moved about (most can be grasped; obstacles can only be pushed)."""
+
+    id: str
+    kind: str
+    name: str
+    props: frozenset[Prop]
+
+
+@dataclass(frozen=True, slots=True)
+class WorldSnapshot:
+    """The state a picture of the home needs, frozen at time ``t`` (see ``render``)."""
+
+    t: int
+    layout: str
+    agents: tuple[tuple[str, str, str | None, bool, tuple[str, ...]], ...]  # id, room, near, sitting, holding
+    items: tuple[tuple[str, str], ...]  # id, location
+    opened: frozenset[str]
+    switched_on: frozenset[str]
+    power: bool
+    camera: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class _Static:
+    """The parts of a home that never change, built once per layout and shared by its worlds."""
+
+    kinds: dict[str, EntityKind]
+    room_names: dict[str, str]
+    places: dict[str, Place]
+    room_places: dict[str, tuple[str, ...]]
+    facts: dict[tuple[str, str, str | None], Fact]  # interned facts: a Fact costs far more to build than to look up
+
+
+_STATIC: dict[int, tuple[Layout, _Static]] = {}
+_FLOOR = frozenset({Prop.SURFACE, Prop.FLOOR})
+_DOOR = frozenset({Prop.SURFACE, Prop.FLOOR, Prop.DOORWAY})
+
+
+def _static(layout: Layout) -> _Static:
+    cached = _STATIC.get(id(layout))
+    if cached is not None and cached[0] is layout:
+        return cached[1]
+    kinds: dict[str, EntityKind] = {}
+    room_names: dict[str, str] = {}
+    places: dict[str, Place] = {}
+    room_places: dict[str, tuple[str, ...]] = {}
+    for plan in layout.rooms:
+        if plan.id in kinds:
+            raise InvalidArgumentError(f"layout {layout.name!r} has two rooms called {plan.id!r}")
+        kinds[plan.id] = EntityKind.ROOM
+        room_names[plan.id] = ROOM_TYPES[plan.id]
+        ids = []
+        for pk in plan.places:
+            spec = PLACE_KINDS[pk]
+            places[pk] = Place(pk, spec.name, plan.id, spec.height, spec.props)
+            ids.append(pk)
+        for suffix, props in (("corner", _FLOOR), ("doorway", _DOOR)):
+            pid = f"{plan.id}_{suffix}"
+            places[pid] = Place(pid, suffix, plan.id, 0.0, props)
+            ids.append(pid)
+        for pid in ids:
+            if pid in kinds:
+                raise InvalidArgumentError(f"layout {layout.name!r}: id {pid!r} is used twice")
+            kinds[pid] = EntityKind.PLACE
+        room_places[plan.id] = tuple(ids)
+    built = _Static(kinds, room_names, places, room_places, {})
+    _STATIC[id(layout)] = (layout, built)
+    return built
+
+
+class Home:
+    """A home and everyone in it, as state; :class:`~mindloop.worlds.household.world.World` adds the actions."""
+
+    def __init__(
+        self,
+        setup: WorldSetup,
+        *,
+        layout: Layout | None = None,
+        item_kinds: Mapping[str, ItemKind] | None = None,
+    ) -> None:
+        lay = layout if layout is not None else LAYOUTS.get(setup.layout)
+        if lay is None:
+            raise UnknownNameError(f"unknown layout {setup.layout!r} (known: {', '.join(sorted(LAYOUTS))})")
+        self.layout = lay
+        self.setup = setup
+        kinds: Mapping[str, ItemKind] = {**ITEM_KINDS, **item_kinds} if item_kinds else ITEM_KINDS
+        static = _static(lay)
+        self._kind: dict[str, EntityKind] = dict(static.kinds)
+        self.room_names: dict[str, str] = static.room_names
+        self.places: dict[str, Place] = static.places
+        self._room_places: dict[str, tuple[str, ...]] = static.room_places
+        self._facts = static.facts
+
+        # agents
+        self.chars: dict[str, Character] = {}
+        self._room: dict[str, str] = {}
+        self._near: dict[str, str | None] = {}
+        self._sitting: dict[str, str | None] = {}
+        self._hands: dict[str, list[str]] = {}
+        self._facing: dict[str, str] = {}
+        self._left: dict[str, set[str]] = {}
+        self._occ: dict[str, set[str]] = {r: set() for r in self.room_names}
+        robot_room = setup.robot_room or lay.dock
+        for cid, room in setup.humans:
+            if cid == ROBOT or cid not in CHARACTERS:
+                raise UnknownNameError(f"unknown character {cid!r} (known: {', '.join(sorted(CHARACTERS))})")
+            self._add_agent(CHARACTERS[cid], room)
+        self._add_agent(ROBOT_CHARACTER, robot_room)
+
+        # items
+        self.items: dict[str, Item] = {}
+        self._loc: dict[str, str] = {}
+        self._on: dict[str, list[str]] = {}
+        placements: list[tuple[str, str, str]] = []
+        given = {i for i, _, _ in setup.items}
+        if setup.clutter:
+            placements += [(k, k, where) for k, where in lay.clutter if k not in given]
+        if "sink" in self.places and "water" not in given:
+            placements.append(("water", "water", "sink"))
+        placements += list(setup.items)
+        for iid, kind, _ in placements:
+            spec = kinds.get(kind)
+            if spec is None:
+                raise UnknownNameError(f"unknown item kind {kind!r} for item {iid!r}")
+            self._claim(iid, EntityKind.ITEM)
+            self.items[iid] = Item(iid, kind, spec.name, spec.props)
+        for iid, _, where in placements:
+            holder_kind = self._kind.get(where)
+            if holder_kind is None:
+                raise InvalidArgumentError(f"item {iid!r} is set at unknown location {where!r}")
+            if holder_kind is EntityKind.ROOM:
+                where = f"{where}_corner"
+            elif holder_kind is EntityKind.ITEM and Prop.SURFACE not in self.items[where].props:
+                raise InvalidArgumentError(f"item {iid!r} cannot sit on {where!r}, which is not a surface")
+            self._loc[iid] = where
+            self._on.setdefault(where, []).append(iid)
+            if holder_kind is EntityKind.AGENT:
+                if len(self._hands[where]) >= HANDS:
+                    raise InvalidArgumentError(f"{where!r} cannot hold {iid!r}: both hands are full")
+                self._hands[where].append(iid)
+        self._taken_from: dict[str, str] = {}
+
+        # states
+        self._open: dict[str, bool] = {}
+        self._switch: dict[str, bool] = {}
+        for eid, props in [(p.id, p.props) for p in self.places.values()] + [
+            (i.id, i.props) for i in self.items.values()
+        ]:
+            if Prop.OPENABLE in props:
+                self._open[eid] = False
+            if Prop.SWITCHABLE in props:
+                self._switch[eid] = False
+        for eid in setup.opened:
+            if eid not in self._open:
+                raise InvalidArgumentError(f"{eid!r} cannot start open: it does not open")
+            self._open[eid] = True
+        for eid in setup.switched_on:
+            if eid not in self._switch:
+                raise InvalidArgumentError(f"{eid!r} cannot start switched on: it has no switch")
+            self._switch[eid] = True
+        self._contains: dict[str, str | None] = {i.id: None for i in self.items.values() if Prop.CONTAINER in i.props}
+        for cup, liquid in setup.filled:
+            if cup not in self._contains:
+                raise InvalidArgumentError(f"{cup!r} cannot start filled: it is not a cup or glass")
+            self._contains[cup] = liquid
+        self._feels: dict[str, str | None] = {}
+        for who, feeling in setup.feelings:
+            if who not in self.chars:
+                raise InvalidArgumentError(f"feeling for unknown character {who!r}")
+            self._feels[who] = feeling
+        for who, seat in setup.sitting:
+            if who not in self.chars or seat not in self.places or Prop.SITTABLE not in self.places[seat].props:
+                raise InvalidArgumentError(f"{who!r} cannot start sitting on {seat!r}")
+            if self.places[seat].room != self._room[who]:
+                raise InvalidArgumentError(f"{who!r} cannot sit on {seat!r}: it is in another room")
+            self._sitting[who] = seat
+            self._near[who] = seat
+        self._state: dict[str, str] = {}
+        self.power = setup.power
+        self.camera: frozenset[str] = frozenset(setup.camera) if setup.camera is not None else frozenset(self._occ)
+        for room in self.camera:
+            if room not in self._occ:
+                raise InvalidArgumentError(f"camera room {room!r} is not a room of {lay.name!r}")
+        self.t = 0
+        self._wit: dict[str, frozenset[str]] = {}
+        self._handlers: dict[str, Any] = {}
+
+    # ---- construction helpers -------------------------------------------------------------------------------
+    def _claim(self, eid: str, kind: EntityKind) -> None:
+        if not eid or eid != normalize_name(eid):
+            raise InvalidArgumentError(f"invalid id {eid!r}: ids are lower-case snake_case")
+        if eid in self._kind or eid in (ENVIRONMENT, HOUSE):
+            raise InvalidArgumentError(f"id {eid!r} is used twice in this home")
+        self._kind[eid] = kind
+
+    def _f(self, subject: str, relation: str, value: str | None) -> Fact:
+        """The fact ``(subject, relation, value)``, built once per home layout."""
+        key = (subject, relation, value)
+        fact = self._facts.get(key)
+        if fact is None:
+            fact = self._facts[key] = Fact(subject, relation, value)
+        return fact
+
+    def _add_agent(self, char: Character, room: str) -> None:
+        if room not in self._occ:
+            raise InvalidArgumentError(f"{char.id!r} cannot start in {room!r}: not a room of {self.layout.name!r}")
+        self._claim(char.id, EntityKind.AGENT)
+        self.chars[char.id] = char
+        self._room[char.id] = room
+        self._near[char.id] = None
+        self._sitting[char.id] = None
+        self._hands[char.id] = []
+        self._facing[char.id] = "forward"
+        self._left[char.id] = set()
+        self._occ[room].add(char.id)
+
+    # ---- queries --------------------------------------------------------------------------------------------
+    @property
+    def humans(self) -> list[str]:
+        """Ids of the humans, in setup order."""
+        return [c for c in self.chars if c != ROBOT]
+
+    @property
+    def rooms(self) -> list[str]:
+        """Room ids in layout order."""
+        return list(self.room_names)
+
+    def kind_of(self, eid: str) -> EntityKind | None:
+        """Which namespace ``eid`` belongs to, or ``None`` if nothing in this home has that id."""
+        return self._kind.get(eid)
+
+    def room_of(self, eid: str) -> str | None:
+        """The room an entity is in (a room is in itself); ``None`` for an unknown id."""
+        kind = self._kind.get(eid)
+        if kind is EntityKind.ITEM:
+            holder = self._loc[eid]
+            while self._kind[holder] is EntityKind.ITEM:
+                holder = self._loc[holder]
+            return self.places[holder].room if holder in self.places else self._room[holder]
+        if kind is EntityKind.PLACE:
+            return self.places[eid].room
+        if kind is EntityKind.AGENT:
+            return self._room[eid]
+        if kind is EntityKind.ROOM:
+            return eid
+        return None
+
+    def agent_room(self, agent: str) -> str:
+        """The room an agent is in."""
+        return self._room[agent]
+
+    def location(self, item: str) -> str:
+        """Where an item is: a place id, an item id it sits on, or the agent holding it."""
+        return self._loc[item]
+
+    def base_place(self, item: str) -> str | None:
+        """The place an item ultimately rests on (through boards and plates); ``None`` while someone holds it."""
+        holder = self._loc[item]
+        while self._kind[holder] is EntityKind.ITEM:
+            holder = self._loc[holder]
+        return holder if holder in self.places else None
+
+    def holder_of(self, item: str) -> str | None:
+        """The agent holding an item (directly or on a board it carries), or ``None``."""
+        holder = self._loc[item]
+        while self._kind[holder] is EntityKind.ITEM:
+            holder = self._loc[holder]
+        return holder if holder in self.chars else None
+
+    def on(self, holder: str) -> tuple[str, ...]:
+        """Items directly on or in a place, on an item, or held by an agent."""
+        return tuple(self._on.get(holder, ()))
+
+    def holding(self, agent: str) -> tuple[str, ...]:
+        """Items an agent holds."""
+        return tuple(self._hands[agent])
+
+    def occupants(self, room: str) -> frozenset[str]:
+        """Agents in a room (the robot included when it is there)."""
+        return frozenset(self._occ[room])
+
+    def is_open(self, eid: str) -> bool:
+        """Whether something that opens is open."""
+        return self._open.get(eid, False)
+
+    def is_on(self, eid: str) -> bool:
+        """Whether something switchable is on (a running faucet, a lit candle)."""
+        return self._switch.get(eid, False)
+
+    def contents(self, cup: str) -> str | None:
+        """The liquid a cup holds, or ``None``."""
+        return self._contains.get(cup)
+
+    def feeling(self, agent: str) -> str | None:
+        """A human's current bodily state (``thirsty``), or ``None``."""
+        return self._feels.get(agent)
+
+    def sitting(self, agent: str) -> str | None:
+        """The place an agent sits or lies on, or ``None`` when standing."""
+        return self._sitting[agent]
+
+    def near(self, agent: str) -> str | None:
+        """What an agent last walked up to in its room."""
+        return self._near[agent]
+
+    def item_state(self, item: str) -> str | None:
+        """``cut``/``cooked`` once an item has been cut or cooked."""
+        return self._state.get(item)
+
+    def blocking(self, room: str) -> str | None:
+        """An obstacle in a room's doorway (it stops wheelchair users going in or out), or ``None``."""
+        for iid in self._on.get(f"{room}_doorway", ()):
+            if Prop.OBSTACLE in self.items[iid].props:
+                return iid
+        return None
+
+    def sees(self, agent: str, room: str) -> bool:
+        """Whether ``agent`` witnesses what happens in ``room`` (it is there; for the robot, or its camera is)."""
+        return self._room[agent] == room or (agent == ROBOT and room in self.camera)
+
+    def witnesses(self, room: str) -> frozenset[str]:
+        """Everyone who sees events in ``room``: its occupants, plus the robot if its camera covers the room."""
+        w = self._wit.get(room)
+        if w is None:
+            occ = self._occ[room]
+            w = frozenset(occ | {ROBOT}) if room in self.camera else frozenset(occ)
+            self._wit[room] = w
+        return w
+
+    def name(self, eid: str) -> str:
+        """Display name: ``kitchen table``, ``apple``, ``Alice``, ``the robot``."""
+        kind = self._kind.get(eid)
+        if kind is EntityKind.PLACE:
+            return self.places[eid].name
+        if kind is EntityKind.ITEM:
+            return self.items[eid].name
+        if kind is EntityKind.AGENT:
+            return self.chars[eid].name
+        if kind is EntityKind.ROOM:
+            return self.room_names[eid]
+        return eid
+
+    def plural(self, eid: str) -> bool:
+        """Whether an item's name is plural (``keys``, ``headphones``)."""
+        item = self.items.get(eid)
+        return item is not None and item.kind in PLURAL_KINDS
+
+    def the(self, eid: str) -> str:
+        """Name with its article: ``the kitchen table``, ``Alice``, ``the robot``."""
+        if self._kind.get(eid) is EntityKind.AGENT:
+            return self.chars[eid].name
+        return f"the {self.name(eid)}"
+
+    def where(self, holder: str) -> str:
+        """How a location reads in a sentence: ``on the kitchen table``, ``in the fridge``, ``with Alice``."""
+        kind = self._kind.get(holder)
+        if kind is EntityKind.PLACE:
+            place = self.places[holder]
+            if Prop.FLOOR in place.props:
+                return f"on the floor of the {self.room_names[place.room]}"
+            return f"{place.prep} the {place.name}"
+        if kind is EntityKind.ITEM:
+            return f"on the {self.items[holder].name}"
+        if kind is EntityKind.AGENT:
+            return f"with {self.the(holder)}"
+        if kind is EntityKind.ROOM:
+            return f"in the {self.room_names[holder]}"
+        return f"at {holder}"
+
+    def reach_height(self, eid: str) -> float | None:
+        """Height of the spot where ``eid`` sits (a place's own height); ``None`` when held or a room/agent."""
+        kind = self._kind.get(eid)
+        if kind is EntityKind.PLACE:
+            return self.places[eid].height
+        if kind is EntityKind.ITEM:
+            base = self.base_place(eid)
+            return self.places[base].height if base is not None else None
+        return None
+
+    # ---- initial knowledge ----------------------------------------------------------------------------------
+    def truth_facts(self) -> tuple[Fact, ...]:
+        """Every fact of the current world state (item locations, open/switch states, rooms, power, ...)."""
+        out = [Fact(i, AT, loc) for i, loc in self._loc.items()]
+        out += [Fact(e, OPEN, "open" if v else "closed") for e, v in self._open.items()]
+        out += [Fact(e, SWITCH, "on" if v else "off") for e, v in self._switch.items()]
+        out += [Fact(c, CONTAINS, v) for c, v in self._contains.items() if v is not None]
+        out += [Fact(a, ROOM, r) for a, r in self._room.items()]
+        out += [Fact(a, POSTURE, "sitting") for a, s in self._sitting.items() if s is not None]
+        out += [Fact(a, FEELS, f) for a, f in self._feels.items() if f is not None]
+        out += [Fact(i, STATE, s) for i, s in self._state.items()]
+        out.append(Fact(HOUSE, POWER, "on" if self.power else "off"))
+        return tuple(out)
+
+    def visible_facts(self, room: str) -> tuple[Fact, ...]:
+        """What anyone in ``room`` can see: items not shut away, what people hold, who is there."""
+        out: list[Fact] = []
+        on = self._on
+        f = self._f
+        for pid in self._room_places[room]:
+            here = on.get(pid)
+            if not here or (not self._open.get(pid, True)):
+                continue
+            for iid in here:
+                out.append(f(iid, AT, pid))
+                for jid in on.get(iid, ()):
+                    out.append(f(jid, AT, iid))
+        for agent in sorted(self._occ[room]):
+            out.append(f(agent, ROOM, room))
+            for iid in self._hands[agent]:
+                out.append(f(iid, AT, agent))
+        return tuple(out)
+
+    def initial_events(self) -> tuple[WorldEvent, ...]:
+        """Events at t=0: the world's truth, the robot's memory of its home, what each human sees and feels.
+
+        The robot knows the initial state of the whole home (Memory); humans know what they see in their
+        room and how they feel. Apply these to a tracker before any step.
+        """
+        truth = self.truth_facts()
+        memory = tuple(f for f in truth if f.relation != FEELS)
+        out = [
+            self._wev(Event(0, EventKind.OTHER, None, truth, frozenset(), Source.NARRATION, ""), "setup", (), None, ""),
+            self._wev(
+                Event(0, EventKind.OBSERVE, None, memory, frozenset({ROBOT}), Source.MEMORY, ""), "recall", (), None, ""
+            ),
+        ]
+        for room, occ in self._occ.items():
+            if occ - {ROBOT}:
+                out.append(self._observe(0, room))
+        for who, feeling in self._feels.items():
+            if feeling is not None:
+                ev = Event(0, EventKind.OBSERVE, who, (Fact(who, FEELS, feeling),), frozenset({who}))
+                out.append(self._wev(ev, "feel", (), self._room[who], ""))
+        return tuple(out)
+
+    # ---- internals: results and events ----------------------------------------------------------------------
+    @staticmethod
+    def _wev(
+        core: Event | Utterance,
+        verb: str,
+        args: tuple[str, ...],
+        room: str | None,
+        phrase: str,
+        failure: FailureKind | None = None,
+    ) -> WorldEvent:
+        return WorldEvent(core, verb, args, room, phrase, failure)
+
+    def _ok(self, action: Action | str, events: tuple[WorldEvent, ...]) -> StepResult:
+        if events:
+            self.t = events[-1].core.t
+        return StepResult(True, action, None, events, self.t)
+
+    def _fail(self, kind: FailureKind, message: str, action: Action) -> StepResult:
+        text = str(action)
+        return StepResult(False, text, Failure(kind, message, text), (), self.t)
+
+    def _attempt(self, actor: str, action: Action, kind: FailureKind, message: str, phrase: str) -> StepResult:
+        """A failure bystanders see: the world is unchanged, but the attempt is an event with witnesses."""
+        t = self.t + 1
+        room = self._room[actor]
+        name = self.chars[actor].name if actor != ROBOT else "The robot"
+        ev = Event(t, EventKind.OTHER, actor, (), self.witnesses(room), text=f"{name} {phrase}.")
+        self.t = t
+        return StepResult(
+            False,
+            str(action),
+            Failure(kind, message, str(action)),
+            (self._wev(ev, action.verb, action.args, room, phrase, kind),),
+            t,
+        )
+
+    def _event(
+        self,
+        kind: EventKind,
+        actor: str,
+        facts: tuple[Fact, ...],
+        action: Action,
+        phrase: str,
+        room: str | None = None,
+    ) -> WorldEvent:
+        room = room if room is not None else self._room[actor]
+        name = self.chars[actor].name if actor != ROBOT else "The robot"
+        text = f"{name} {phrase}." if phrase else ""
+        ev = Event(self.t + 1, kind, actor, facts, self.witnesses(room), Source.PERCEPTION, text)
+        return WorldEvent(ev, action.verb, action.args, room, phrase)
+
+    def _observe(self, t: int, room: str) -> WorldEvent:
+        facts = self.visible_facts(room)
+        ev = Event(t, EventKind.OBSERVE, None, facts, self.witnesses(room))
+        return WorldEvent(ev, "observe", (), room, "")
+
+    def _resolve(self, raw: str, want: ArgKind, action: Action) -> str | Failure:
+        kind = self._kind.get(raw)
+        if kind is None:
+            norm = normalize_name(raw)
+            kind = self._kind.get(norm)
+            if kind is None:
+                for eid, char in self.chars.items():
+                    if char.name.lower() == raw.strip().lower():
+                        norm, kind = eid, EntityKind.AGENT
+                        break
+            if kind is None:
+                close = difflib.get_close_matches(norm, list(self._kind), n=3)
+                hint = f"; did you mean {', '.join(close)}?" if close else ""
+                return Failure(FailureKind.UNKNOWN_ENTITY, f"nothing called {raw!r} in this home{hint}", str(action))
+            raw = norm
+        if kind not in _ACCEPT[want]:
+            return Failure(
+                FailureKind.WRONG_ARGUMENT,
+                f"{action.verb} needs {_WANT[want]} here, but {raw!r} is a {kind.value}",
+                str(action),
+            )
+        return raw
+
+    def _args(self, action: Action, *wants: ArgKind) -> list[str] | Failure:
+        out: list[str] = []
+        kinds = self._kind
+        for raw, want in zip(action.args, wants, strict=False):
+            kind = kinds.get(raw)
+            if kind is not None and kind in _ACCEPT[want]:
+                out.append(raw)
+                continue
+            got = self._resolve(raw, want, action)
+            if isinstance(got, Failure):
+                return got
+            out.append(got)
+        return out
+
+    def _reject(self, failure: Failure) -> StepResult:
+        return StepResult(False, failure.action, failure, (), self.t)
+
+    def _subject(self, actor: str) -> str:
+        return self.chars[actor].name if actor != ROBOT else "the robot"
+
+    def _reachable(self, actor: str, eid: str) -> bool:
+        h = self.reach_height(eid)
+        return h is None or self.chars[actor].can_reach(h)
+
+    def _inside_closed(self, item: str) -> str | None:
+        """The closed receptacle an item is shut in, or ``None``."""
+        holder = self._loc[item]
+        while True:
+            if not self._open.get(holder, True):
+                return holder
+            if self._kind[holder] is not EntityKind.ITEM:
+                return None
+            holder = self._loc[holder]
+
+    def _move_item(self, item: str, to: str) -> None:
+        old = self._loc[item]
+        self._on[old].remove(item)
+        if old in self._hands:
+            self._hands[old].remove(item)
+        self._loc[item] = to
+        self._on.setdefault(to, []).append(item)
+        if to in self._hands:
+            self._hands[to].append(item)
+
+    def _relocate(self, agent: str, dest: str) -> None:
+        old = self._room[agent]
+        self._occ[old].discard(agent)
+        self._occ[dest].add(agent)
+        self._room[agent] = dest
+        self._left[agent].add(old)
+        self._wit.pop(old, None)
+        self._wit.pop(dest, None)
+
+    # ---- verbs: containers and switches ---------------------------------------------------------------------
+    def _here(self, a: str, eid: str, act: Action) -> StepResult | None:
+        room = self.room_of(eid)
+        if room != self._room[a]:
+            where = f"in the {room}" if room is not None else "nowhere"
+            return self._fail(FailureKind.NOT_HERE, f"{eid} is {where}, but {a} is in the {self._room[a]}", act)
+        return None
+
+    def _props(self, eid: str) -> frozenset[Prop]:
+        place = self.places.get(eid)
+        return place.props if place is not None else self.items[eid].props
+
+    def _relief(self, agent: str, item: str) -> tuple[Fact, ...]:
+        """Getting hold of the right thing ends a feeling (a blanket for the cold, a snack for hunger)."""
+        feeling = self._feels.get(agent)
+        if feeling is None:
+            return ()
+        it = self.items[item]
+        if it.kind in _RELIEF.get(feeling, ()) or (feeling == "hungry" and Prop.EDIBLE in it.props):
+            self._feels[agent] = None
+            return (self._f(agent, FEELS, None),)
+        return ()
+
+    # ---- copies and views -----------------------------------------------------------------------------------
+    def clone(self) -> Self:
+        """An independent copy (for planning: try a plan without touching this world)."""
+        w = object.__new__(type(self))
+        w.__dict__.update(self.__dict__)
+        w._room = dict(self._room)
+        w._near = dict(self._near)
+        w._sitting = dict(self._sitting)
+        w._hands = {k: list(v) for k, v in self._hands.items()}
+        w._facing = dict(self._facing)
+        w._left = {k: set(v) for k, v in self._left.items()}
+        w._occ = {k: set(v) for k, v in self._occ.items()}
+        w._loc = dict(self._loc)
+        w._on = {k: list(v) for k, v in self._on.items()}
+        w._taken_from = dict(self._taken_from)
+        w._open = dict(self._open)
+        w._switch = dict(self._switch)
+        w._contains = dict(self._contains)
+        w._feels = dict(self._feels)
+        w._state = dict(self._state)
+        w._wit = {}
+        w._handlers = {k: getattr(w, v.__name__) for k, v in self._handlers.items()}
+        return w
+
+    def snapshot(self) -> WorldSnapshot:
+        """A frozen picture of the state (what rendering needs)."""
+        return WorldSnapshot(
+            self.t,
+            self.layout.name,
+            tuple(
+                (a, self._room[a], self._near[a], self._sitting[a] is not None, tuple(self._hands[a]))
+                for a in self.chars
+            ),
+            tuple(self._loc.items()),
+            frozenset(k for k, v in self._open.items() if v),
+            frozenset(k for k, v in self._switch.items() if v),
+            self.power,
+            self.camera,
+        )
+
+    def state_dict(self) -> dict[str, Any]:
+        """The full ground-truth state as plain JSON-ready data (privileged: not for the robot's observation)."""
+        return {
+            "t": self.t,
+            "layout": self.layout.name,
+            "power": self.power,
+            "camera": sorted(self.camera),
+            "agents": [
+                {
+                    "id": a,
+                    "room": self._room[a],
+                    "near": self._near[a] or "",
+                    "sitting": self._sitting[a] or "",
+                    "holding": list(self._hands[a]),
+                    "feels": self._feels.get(a) or "",
+                }
+                for a in self.chars
+            ],
+            "items": [{"id": i, "location": loc, "room": self.room_of(i) or ""} for i, loc in self._loc.items()],
+            "opened": sorted(k for k, v in self._open.items() if v),
+            "switched_on": sorted(k for k, v in self._switch.items() if v),
+            "filled": [{"id": c, "liquid": v} for c, v in self._contains.items() if v is not None],
+        }
+
+    def describe_room(self, room: str) -> str:
+        """A sentence listing what is visible in a room (used by text renderings)."""
+        parts = []
+        for pid in self._room_places[room]:
+            here = self._on.get(pid)
+            if here and self._open.get(pid, True):
+                things = ", ".join(self.the(i) for i in here)
+                parts.append(f"{things} {self.where(pid)}")
+        people = sorted(self._occ[room])
+        who = ", ".join(self.the(p) for p in people) or "nobody"
+        seen = "; ".join(parts) if parts else "nothing out in the open"
+        return f"The {self.room_names[room]}: {who} here; {seen}."
+
+    def entity_ids(self, kinds: Iterable[EntityKind] | None = None) -> list[str]:
+        """Every id in this home (optionally only of the given kinds), in creation order."""
+        wanted = set(kinds) if kinds is not None else None
+        return [e for e, k in self._kind.items() if wanted is None or k in wanted]
+
+
+_RELIEF: dict[str, frozenset[str]] = {
+    "cold": frozenset({"blanket"}),
+    "headache": frozenset({"medicine"}),
+    "cannot_read": frozenset({"glasses"}),
+}
+"""Feelings that end when the agent gets hold of one of these item kinds (thirst ends by drinking; hunger by
+getting anything edible)."""
+_E = EntityKind
+_ACCEPT: dict[ArgKind, frozenset[EntityKind]] = {
+    ArgKind.ANY: frozenset(_E),
+    ArgKind.ROOM: frozenset({_E.ROOM}),
+    ArgKind.PLACE: frozenset({_E.PLACE}),
+    ArgKind.ITEM: frozenset({_E.ITEM}),
+    ArgKind.AGENT: frozenset({_E.AGENT}),
+    ArgKind.THING: frozenset({_E.PLACE, _E.ITEM}),
+    ArgKind.HOLDER: frozenset({_E.PLACE, _E.ITEM}),
+    ArgKind.TEXT: frozenset({_E.ITEM}),
+    ArgKind.DIRECTION: frozenset(),
+}
+_WANT = {
+    ArgKind.ANY: "a room, place, item or person",
+    ArgKind.ROOM: "a room",
+    ArgKind.PLACE: "a piece of furniture or a fixture",
+    ArgKind.ITEM: "an item",
+    ArgKind.AGENT: "a person",
+    ArgKind.THING: "a piece of furniture or an item",
+    ArgKind.HOLDER: "somewhere to put things",
+    ArgKind.TEXT: "an item or quoted words",
+    ArgKind.DIRECTION: "a direction",
+}

@@ -1,0 +1,342 @@
+"""False-Belief Correction stories (MindPower B.1, Fig. 16): who places, who moves, who comes back and searches.
+
+Each generator writes a script from one seeded draw and plays it through the world; nothing about beliefs is
+written here. Whether the returning human holds a false belief, whether help is needed and what help, is left
+to the gold derivation, which reads the belief store.
+"""
+
+from __future__ import annotations
+
+from mindloop.worlds.household.actions import Action
+from mindloop.worlds.household.catalog import ITEM_KINDS, PLACE_KINDS
+from mindloop.worlds.household.characters import CHARACTERS
+from mindloop.worlds.household.scenarios.common import ADULTS, CHILDREN, Draw, GenerationError, Story, pick
+from mindloop.worlds.household.scenarios.episode import Episode
+from mindloop.worlds.household.scenarios.gold import Focus
+from mindloop.worlds.household.setup import WorldSetup
+from mindloop.worlds.household.vocab import ROBOT, Prop
+
+__all__ = [
+    "fb_camera_blind",
+    "fb_control_not_needed",
+    "fb_control_put_back",
+    "fb_control_seen_on_return",
+    "fb_control_witnessed",
+    "fb_robot_tidied",
+    "fb_three_humans_first",
+    "fb_three_humans_second",
+    "fb_two_humans",
+]
+
+PEOPLE = ADULTS + CHILDREN
+
+
+def _a(verb: str, *args: str) -> Action:
+    return Action(verb, args)
+
+
+def _reach(*who: str) -> float:
+    return min(CHARACTERS[w].reach_max for w in who)
+
+
+def _object(d: Draw, reach: float, *, surface_only: bool = False) -> tuple[str, str]:
+    """An item kind for the story and where it is first put (one of its usual places, within reach)."""
+    home = d.home
+
+    def ok(kind: str) -> bool:
+        props = ITEM_KINDS[kind].props
+        return Prop.GRASPABLE in props and Prop.LIQUID not in props and bool(home.homes_of(kind))
+
+    for _ in range(20):
+        kind = pick(d.rng, home.free_kinds(ok))
+        spots = [
+            p
+            for p in home.homes_of(kind)
+            if PLACE_KINDS[p].height <= reach and not (surface_only and home.is_receptacle(p))
+        ]
+        if spots:
+            return kind, pick(d.rng, spots)
+    raise GenerationError("no object with a reachable usual place")
+
+
+def _hide(d: Draw, kind: str, reach: float, avoid: set[str], ok_room: set[str], *, open_rooms: set[str]) -> str:
+    """A second place for the object: in a room of ``ok_room``; a closed receptacle if in ``open_rooms``
+    (rooms someone will look around in, where anything in the open would be seen)."""
+    home = d.home
+    cands = [
+        p
+        for p in home.holders(rooms=ok_room, max_h=reach)
+        if p not in avoid and (home.room_of[p] not in open_rooms or home.is_receptacle(p))
+    ]
+    if not cands:
+        raise GenerationError("no hiding place")
+    homes = set(ITEM_KINDS[kind].homes)
+    home_rooms = {home.room_of[p] for p in homes if p in home.room_of}
+    usual = [p for p in cands if p in homes]
+    nearby = [p for p in cands if home.room_of[p] in home_rooms and home.is_receptacle(p)]
+    r = d.rng.random()
+    return pick(d.rng, usual if usual and r < 0.6 else nearby if nearby and r < 0.9 else cands)
+
+
+def _go(ep: Episode, who: str, room: str) -> None:
+    if ep.world.agent_room(who) != room:
+        ep.act(who, _a("walk", room))
+
+
+def _put(ep: Episode, d: Draw, who: str, item: str, place: str) -> None:
+    """Walk into the place's room and put the item there (opening and closing a receptacle)."""
+    _go(ep, who, d.home.room_of[place])
+    if d.home.is_receptacle(place):
+        ep.act(who, _a("open", place))
+        ep.act(who, _a("putin", item, place))
+        ep.act(who, _a("close", place))
+    else:
+        if d.chance(0.3):
+            ep.act(who, _a("walk", place))
+        ep.act(who, _a("place", item, place))
+
+
+def _take(ep: Episode, d: Draw, who: str, item: str, place: str, *, close: bool = True) -> None:
+    """Walk into the place's room and take the item (opening the receptacle it is in)."""
+    _go(ep, who, d.home.room_of[place])
+    if d.home.is_receptacle(place):
+        if not ep.world.is_open(place):
+            ep.act(who, _a("open", place))
+        ep.act(who, _a("pick", item))
+        if close:
+            ep.act(who, _a("close", place))
+    else:
+        if d.chance(0.3):
+            ep.act(who, _a("walk", item))
+        ep.act(who, _a("pick", item))
+
+
+def _search(ep: Episode, d: Draw, who: str, believed: str, forbidden: set[str]) -> None:
+    """Stage 3: come back to where the object should be and look for it (never opening ``forbidden``)."""
+    home = d.home
+    room = home.room_of[believed]
+    _go(ep, who, room)
+    reach = CHARACTERS[who].reach_max
+    if home.is_receptacle(believed) and believed not in forbidden:
+        ep.act(who, _a("open", believed))
+        ep.act(who, _a("close", believed))
+    else:
+        ep.act(who, _a(pick(d.rng, ("walk", "lookat")), believed))
+    ep.act(who, _a("walkaround"))
+    others = [
+        p
+        for p in home.places(rooms=[room], props=[Prop.RECEPTACLE, Prop.OPENABLE], max_h=reach)
+        if p not in forbidden and p != believed
+    ]
+    if others and d.chance(0.6):
+        p = pick(d.rng, others)
+        ep.act(who, _a("open", p))
+        ep.act(who, _a("close", p))
+    if d.chance(0.4):
+        ep.act(who, _a("turn", pick(d.rng, ("left", "right", "around"))))
+
+
+def _setup(
+    d: Draw,
+    humans: list[tuple[str, str]],
+    items: list[tuple[str, str, str]],
+    *,
+    camera: tuple[str, ...] | None = None,
+    robot_room: str | None = None,
+) -> WorldSetup:
+    return WorldSetup(d.home.layout.name, tuple(humans), tuple(items), robot_room=robot_room, camera=camera)
+
+
+def _two(d: Draw) -> tuple[str, str, str, str]:
+    a, b = d.cast(2, PEOPLE)
+    kind, l1 = _object(d, _reach(a, b))
+    return a, b, kind, l1
+
+
+def fb_two_humans(d: Draw) -> Story:
+    """A puts the object at L1 and leaves; B moves it out of A's sight; A comes back and searches."""
+    a, b, o, l1 = _two(d)
+    r1 = d.home.room_of[l1]
+    l2 = _hide(d, o, _reach(b), {l1}, set(d.home.rooms), open_rooms={r1})
+    r2 = d.home.room_of[l2]
+    wait_a = d.room_other_than(r1, r2)
+    ep = Episode(_setup(d, [(a, wait_a), (b, d.room_other_than(r1))], [(o, o, a)]))
+    _put(ep, d, a, o, l1)
+    _go(ep, a, wait_a)
+    _take(ep, d, b, o, l1)
+    _put(ep, d, b, o, l2)
+    if r2 == r1 or d.chance(0.5):
+        _go(ep, b, d.room_other_than(r1, wait_a))
+    _search(ep, d, a, l1, {l2})
+    return Story(ep, Focus("find", a, o))
+
+
+def _three(d: Draw, returner: int) -> Story:
+    a, b, c = d.cast(3, PEOPLE)
+    o, l1 = _object(d, _reach(a, b))
+    home = d.home
+    r1 = home.room_of[l1]
+    l2 = _hide(d, o, _reach(b, c), {l1}, set(home.rooms), open_rooms=set())
+    r2 = home.room_of[l2]
+    search_room = r1 if returner == 0 else r2
+    l3 = _hide(d, o, _reach(c), {l1, l2}, set(home.rooms), open_rooms={search_room})
+    r3 = home.room_of[l3]
+    moves = {r1, r2, r3}
+    wait_a = d.room_other_than(*moves)
+    wait_b = d.room_other_than(r2, r3) if returner == 1 else d.room_other_than(r2, wait_a)
+    ep = Episode(_setup(d, [(a, wait_a), (b, d.room_other_than(r1)), (c, d.room_other_than(r2))], [(o, o, a)]))
+    _put(ep, d, a, o, l1)
+    _go(ep, a, wait_a)
+    _take(ep, d, b, o, l1)
+    _put(ep, d, b, o, l2)
+    _go(ep, b, wait_b)
+    _take(ep, d, c, o, l2)
+    _put(ep, d, c, o, l3)
+    if r3 == search_room or d.chance(0.5):
+        _go(ep, c, d.room_other_than(search_room, wait_a, wait_b))
+    who, believed = (a, l1) if returner == 0 else (b, l2)
+    _search(ep, d, who, believed, {l3})
+    return Story(ep, Focus("find", who, o))
+
+
+def fb_three_humans_first(d: Draw) -> Story:
+    """A places, B moves, C moves again; A comes back to the first place and searches."""
+    return _three(d, 0)
+
+
+def fb_three_humans_second(d: Draw) -> Story:
+    """A places, B moves, C moves again; B comes back to the second place and searches."""
+    return _three(d, 1)
+
+
+def fb_robot_tidied(d: Draw) -> Story:
+    """One human puts the object down and leaves; the robot tidies it away; the human comes back and searches."""
+    (a,) = d.cast(1, PEOPLE)
+    o, l1 = _object(d, _reach(a), surface_only=True)
+    r1 = d.home.room_of[l1]
+    l2 = _hide(d, o, 2.0, {l1}, set(d.home.rooms), open_rooms={r1})
+    r2 = d.home.room_of[l2]
+    wait_a = d.room_other_than(r1, r2)
+    ep = Episode(_setup(d, [(a, wait_a)], [(o, o, a)]))
+    _put(ep, d, a, o, l1)
+    _go(ep, a, wait_a)
+    ep.act(ROBOT, _a("walk", o))
+    ep.act(ROBOT, _a("pick", o))
+    if r2 != r1:
+        ep.act(ROBOT, _a("walk", l2))
+    _put(ep, d, ROBOT, o, l2)
+    dock = d.home.layout.dock
+    if dock != wait_a and d.chance(0.5):
+        _go(ep, ROBOT, dock)
+    _search(ep, d, a, l1, {l2})
+    return Story(ep, Focus("find", a, o))
+
+
+def fb_camera_blind(d: Draw) -> Story:
+    """B carries the object out of the camera's view; A comes back and searches where she left it."""
+    a, b = d.cast(2, ADULTS)
+    o, l1 = _object(d, _reach(a, b))
+    home = d.home
+    r1 = home.room_of[l1]
+    wait_a = d.room_other_than(r1)
+    r2 = d.room_other_than(r1, wait_a)
+    l2 = _hide(d, o, _reach(b), {l1}, {r2}, open_rooms=set())
+    ep = Episode(_setup(d, [(a, wait_a), (b, d.room_other_than(r1))], [(o, o, a)], camera=(r1,), robot_room=r1))
+    _put(ep, d, a, o, l1)
+    _go(ep, a, wait_a)
+    _take(ep, d, b, o, l1)
+    _put(ep, d, b, o, l2)
+    _search(ep, d, a, l1, set())
+    return Story(ep, Focus("find", a, o), (("camera", r1),))
+
+
+def fb_control_witnessed(d: Draw) -> Story:
+    """A watches B move the object within the room, then takes it from its new place."""
+    a, b, o, l1 = _two(d)
+    r1 = d.home.room_of[l1]
+    l2 = _hide(d, o, _reach(a, b), {l1}, {r1}, open_rooms=set())
+    ep = Episode(_setup(d, [(a, d.room_other_than(r1)), (b, d.room_other_than(r1))], [(o, o, a)]))
+    _put(ep, d, a, o, l1)
+    seats = d.home.places(rooms=[r1], props=[Prop.SITTABLE])
+    seated = bool(seats) and d.chance(0.5)
+    if seated:
+        ep.act(a, _a("sit", pick(d.rng, seats)))
+    _take(ep, d, b, o, l1)
+    _put(ep, d, b, o, l2)
+    _go(ep, b, d.room_other_than(r1))
+    if seated:
+        ep.act(a, _a("standup"))
+    ep.act(a, _a("walk", l2))
+    _take(ep, d, a, o, l2)
+    return Story(ep, Focus("find", a, o))
+
+
+def fb_control_seen_on_return(d: Draw) -> Story:
+    """B moves the object to another spot in the open; A sees it on coming back and takes it."""
+    a, b, o, l1 = _two(d)
+    home = d.home
+    r1 = home.room_of[l1]
+    spots = [p for p in home.holders(rooms=[r1], max_h=_reach(a, b)) if p != l1 and not home.is_receptacle(p)]
+    if not spots:
+        raise GenerationError("no second open spot in the room")
+    l2 = pick(d.rng, spots)
+    wait_a = d.room_other_than(r1)
+    ep = Episode(_setup(d, [(a, wait_a), (b, d.room_other_than(r1))], [(o, o, a)]))
+    _put(ep, d, a, o, l1)
+    _go(ep, a, wait_a)
+    _take(ep, d, b, o, l1)
+    ep.act(b, _a("place", o, l2))
+    _go(ep, b, d.room_other_than(r1, wait_a))
+    _go(ep, a, r1)
+    ep.act(a, _a("walk", o))
+    ep.act(a, _a("pick", o))
+    return Story(ep, Focus("find", a, o))
+
+
+def fb_control_not_needed(d: Draw) -> Story:
+    """B moves the object out of sight, but A comes back and does something else: the false belief is harmless."""
+    a, b, o, l1 = _two(d)
+    home = d.home
+    r1 = home.room_of[l1]
+    l2 = _hide(d, o, _reach(b), {l1}, set(home.rooms), open_rooms={r1})
+    r2 = home.room_of[l2]
+    wait_a = d.room_other_than(r1, r2)
+    ep = Episode(_setup(d, [(a, wait_a), (b, d.room_other_than(r1))], [(o, o, a)]))
+    _put(ep, d, a, o, l1)
+    _go(ep, a, wait_a)
+    _take(ep, d, b, o, l1)
+    _put(ep, d, b, o, l2)
+    _go(ep, b, d.room_other_than(r1, r2, wait_a) if len(home.rooms) > 3 else r2)
+    seats = home.places(rooms=[r for r in home.rooms if r != r2], props=[Prop.SITTABLE])
+    seat = pick(d.rng, seats)
+    room = home.room_of[seat]
+    _go(ep, a, room)
+    tvs = home.places(rooms=[room], props=[Prop.WATCHABLE])
+    if tvs:
+        ep.act(a, _a("walk", tvs[0]))
+        ep.act(a, _a("switchon", tvs[0]))
+        ep.act(a, _a("sit", seat))
+        ep.act(a, _a("watch", tvs[0]))
+    elif Prop.BED in PLACE_KINDS[seat].props and d.chance(0.5):
+        ep.act(a, _a("sleep", seat))
+    else:
+        ep.act(a, _a("sit", seat))
+    return Story(ep, Focus("find", a, o))
+
+
+def fb_control_put_back(d: Draw) -> Story:
+    """B takes the object, looks at it and puts it back before A returns; A takes it where she left it."""
+    a, b, o, l1 = _two(d)
+    r1 = d.home.room_of[l1]
+    wait_a = d.room_other_than(r1)
+    ep = Episode(_setup(d, [(a, wait_a), (b, d.room_other_than(r1))], [(o, o, a)]))
+    _put(ep, d, a, o, l1)
+    _go(ep, a, wait_a)
+    _take(ep, d, b, o, l1, close=False)
+    ep.act(b, _a("lookat", o))
+    ep.act(b, _a("putback", o))
+    if d.home.is_receptacle(l1):
+        ep.act(b, _a("close", l1))
+    _go(ep, b, d.room_other_than(r1, wait_a))
+    _take(ep, d, a, o, l1)
+    return Story(ep, Focus("find", a, o))

@@ -1,0 +1,140 @@
+"""Seeded scenario generation: one subtype's generator, played, annotated and checked against its intent.
+
+Scenario ``i`` of seed ``s`` depends only on ``(s, i)`` (its own ``random.Random``), so the first ``n`` scenarios
+of a seed are the same whatever ``n`` is, and any single one can be regenerated alone.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+
+from mindloop.errors import InvalidArgumentError
+from mindloop.worlds.household.narration import perceived, window_text
+from mindloop.worlds.household.planner import PlanError
+from mindloop.worlds.household.scenarios import false_belief as fb
+from mindloop.worlds.household.scenarios import implicit_goal as ig
+from mindloop.worlds.household.scenarios.common import Draw, GenerationError, Story
+from mindloop.worlds.household.scenarios.episode import ScriptError
+from mindloop.worlds.household.scenarios.gold import derive_gold
+from mindloop.worlds.household.scenarios.model import Scenario
+from mindloop.worlds.household.scenarios.taxonomy import SUBTYPES, subtype
+from mindloop.worlds.household.vocab import ROBOT
+
+__all__ = ["GENERATORS", "MAX_ATTEMPTS", "generate_scenario", "generate_scenarios", "pick_subtype"]
+
+GENERATORS: dict[str, Callable[[Draw], Story]] = {
+    "fb_two_humans": fb.fb_two_humans,
+    "fb_three_humans_first": fb.fb_three_humans_first,
+    "fb_three_humans_second": fb.fb_three_humans_second,
+    "fb_robot_tidied": fb.fb_robot_tidied,
+    "fb_camera_blind": fb.fb_camera_blind,
+    "fb_control_witnessed": fb.fb_control_witnessed,
+    "fb_control_seen_on_return": fb.fb_control_seen_on_return,
+    "fb_control_not_needed": fb.fb_control_not_needed,
+    "fb_control_put_back": fb.fb_control_put_back,
+    "ig_child_reach": ig.ig_child_reach,
+    "ig_wheelchair_reach": ig.ig_wheelchair_reach,
+    "ig_wheelchair_blocked": ig.ig_wheelchair_blocked,
+    "ig_faucet_running": ig.ig_faucet_running,
+    "ig_power_cut_candle": ig.ig_power_cut_candle,
+    "ig_functional_combo": ig.ig_functional_combo,
+    "ig_dialogue_need": ig.ig_dialogue_need,
+    "ig_control_child_reachable": ig.ig_control_child_reachable,
+    "ig_control_faucet_off": ig.ig_control_faucet_off,
+    "ig_control_combo_complete": ig.ig_control_combo_complete,
+    "ig_control_dialogue_self_served": ig.ig_control_dialogue_self_served,
+}
+"""One generator per subtype of :data:`~mindloop.worlds.household.scenarios.taxonomy.SUBTYPES`."""
+
+MAX_ATTEMPTS = 20
+"""Draws tried before giving up on one scenario (a draw fails when, e.g., a home has no room left to wait in)."""
+
+
+def pick_subtype(rng: random.Random, weights: Mapping[str, float] | None = None) -> str:
+    """A subtype drawn with the taxonomy's weights (or ``weights``)."""
+    table = weights if weights is not None else {n: s.weight for n, s in SUBTYPES.items()}
+    names = [n for n in table if table[n] > 0]
+    total = sum(table[n] for n in names)
+    x = rng.random() * total
+    for name in names:
+        x -= table[name]
+        if x < 0:
+            return name
+    return names[-1]
+
+
+def generate_scenario(
+    kind: str, seed: int = 0, index: int = 0, *, layout: str | None = None, strict: bool = False
+) -> Scenario:
+    """One scenario of subtype ``kind`` from ``(seed, index)``, with its gold annotation.
+
+    A draw that cannot be realised is redrawn (up to :data:`MAX_ATTEMPTS`). With ``strict=True`` a draw whose
+    derived label (help needed or not) disagrees with the subtype's intent raises instead of being redrawn,
+    which is how the tests check that generators and gold agree.
+    """
+    spec = subtype(kind)
+    gen = GENERATORS[kind]
+    last: Exception | None = None
+    for attempt in range(MAX_ATTEMPTS):
+        rng = random.Random(f"mindpower-sim/{seed}/{index}/{attempt}")
+        try:
+            story = gen(Draw(rng, layout=layout))
+            gold, goal = derive_gold(story.episode, story.focus)
+        except (GenerationError, ScriptError, PlanError) as exc:
+            last = exc
+            continue
+        if gold.help_needed == spec.control:
+            message = f"{kind} (seed {seed}, index {index}): gold says help_needed={gold.help_needed}"
+            if strict:
+                raise GenerationError(message)
+            last = GenerationError(message)
+            continue
+        ep = story.episode
+        events = tuple(ep.events)
+        heard = [e for e in perceived(events, ROBOT) if e.is_utterance]
+        dialogue = tuple((e.actor or "", e.text.split(": ", 1)[1].strip('"')) for e in heard)
+        return Scenario(
+            id=f"mps-{seed}-{index:05d}",
+            seed=seed,
+            index=index,
+            task_type=spec.task_type,
+            subtype=kind,
+            category=spec.category,
+            control=spec.control,
+            special_needs=spec.special_needs,
+            humans=tuple(h for h, _ in ep.world.setup.humans),
+            setup=ep.world.setup,
+            script=tuple(ep.script),
+            observation=window_text(events, ROBOT),
+            dialogue=dialogue,
+            events=events,
+            goal=goal,
+            gold=gold,
+            meta=(("attempt", str(attempt)), *story.meta),
+        )
+    raise GenerationError(f"could not generate {kind} for seed {seed}, index {index}: {last}")
+
+
+def generate_scenarios(
+    n: int,
+    seed: int = 0,
+    *,
+    subtypes: Sequence[str] | Mapping[str, float] | None = None,
+) -> list[Scenario]:
+    """``n`` scenarios of a seed, subtypes drawn with the taxonomy's weights (or from ``subtypes``: a list to
+    draw from uniformly, or a name -> weight mapping)."""
+    if n < 0:
+        raise InvalidArgumentError(f"n must be >= 0, got {n}")
+    weights: Mapping[str, float] | None
+    if subtypes is None:
+        weights = None
+    elif isinstance(subtypes, Mapping):
+        weights = {subtype(k).name: float(v) for k, v in subtypes.items()}
+    else:
+        weights = {subtype(k).name: 1.0 for k in subtypes}
+    out = []
+    for i in range(n):
+        kind = pick_subtype(random.Random(f"mindpower-sim/{seed}/{i}/subtype"), weights)
+        out.append(generate_scenario(kind, seed, i))
+    return out

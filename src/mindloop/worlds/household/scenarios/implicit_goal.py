@@ -1,0 +1,469 @@
+"""Implicit Goal Inference & Completion stories (MindPower B.1): special populations, object properties,
+functional combinations and dialogue-driven needs, plus their controls.
+
+As for false-belief stories, generators only script what people do; the hidden goal, whether help is needed and
+the plan come from the gold derivation.
+"""
+
+from __future__ import annotations
+
+from mindloop.beliefs import Fact
+from mindloop.worlds.household.actions import Action
+from mindloop.worlds.household.catalog import ITEM_KINDS, PLACE_KINDS
+from mindloop.worlds.household.scenarios.common import (
+    ADULTS,
+    CHILDREN,
+    WHEELCHAIR,
+    Draw,
+    GenerationError,
+    Story,
+    pick,
+)
+from mindloop.worlds.household.scenarios.episode import Episode
+from mindloop.worlds.household.scenarios.gold import NEEDS, Focus
+from mindloop.worlds.household.setup import WorldSetup
+from mindloop.worlds.household.vocab import FEELS, Prop
+
+__all__ = [
+    "DIALOGUES",
+    "ig_child_reach",
+    "ig_control_child_reachable",
+    "ig_control_combo_complete",
+    "ig_control_dialogue_self_served",
+    "ig_control_faucet_off",
+    "ig_dialogue_need",
+    "ig_faucet_running",
+    "ig_functional_combo",
+    "ig_power_cut_candle",
+    "ig_wheelchair_blocked",
+    "ig_wheelchair_reach",
+]
+
+KID_THINGS = ("cookies", "teddy_bear", "toy_car", "ball", "cupcake", "book")
+WHEELCHAIR_THINGS = ("cup", "mug", "glass", "book", "medicine", "glasses", "remote", "keys", "phone", "wallet")
+OBSTACLES = ("box", "laundry_basket", "vacuum_cleaner")
+
+DIALOGUES: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "thirsty": (
+        (
+            "This room is so stuffy.",
+            "I just brushed my teeth and my mouth is still very dry.",
+            "It would be nice if I could drink some water.",
+        ),
+        (
+            "Phew, that run really wore me out.",
+            "You should sit down for a bit.",
+            "My throat is so dry, I could use something to drink.",
+        ),
+    ),
+    "cold": (
+        (
+            "Brr, the heating must be off again.",
+            "It is a chilly evening.",
+            "I wish I had something warm to wrap myself in.",
+        ),
+        ("I can't stop shivering.", "Maybe the window was open all day.", "I'm freezing on this sofa."),
+    ),
+    "hungry": (
+        ("I skipped lunch today.", "Dinner won't be ready for another hour.", "I could really use a snack right now."),
+        ("My stomach keeps growling.", "We could order something later.", "I'm so hungry I can't concentrate."),
+    ),
+    "headache": (
+        ("My head is pounding.", "You've been staring at that screen all day.", "I need something for this headache."),
+        ("This noise is giving me a headache.", "The neighbours are renovating again.", "My head really hurts now."),
+    ),
+    "cannot_read": (
+        (
+            "The print on this letter is tiny.",
+            "Let me guess, you can't read it.",
+            "I can't read a word without my reading glasses.",
+        ),
+        ("Can you read what this label says?", "Not from here, sorry.", "Without my glasses I can't make it out."),
+    ),
+}
+"""Three-line exchanges per need: A hints, B answers, A lets the need slip (the line that states it)."""
+
+_NEED_PLACES: dict[str, tuple[str, ...]] = {
+    "glass": ("kitchen_cabinet", "kitchen_counter"),
+    "blanket": ("wardrobe", "coat_closet", "bed"),
+    "medicine": ("bathroom_cabinet", "kitchen_cabinet"),
+    "glasses": ("nightstand", "desk", "bookshelf", "dresser"),
+}
+
+
+def _a(verb: str, *args: str) -> Action:
+    return Action(verb, args)
+
+
+def _go(ep: Episode, who: str, room: str) -> None:
+    if ep.world.agent_room(who) != room:
+        ep.act(who, _a("walk", room))
+
+
+def _take(ep: Episode, d: Draw, who: str, item: str) -> None:
+    place = ep.world.base_place(item)
+    assert place is not None
+    _go(ep, who, d.home.room_of[place])
+    if d.home.is_receptacle(place):
+        ep.act(who, _a("open", place))
+        ep.act(who, _a("pick", item))
+        ep.act(who, _a("close", place))
+    else:
+        ep.act(who, _a("walk", item))
+        ep.act(who, _a("pick", item))
+
+
+def _bystander(d: Draw, humans: list[tuple[str, str]], avoid: set[str], p: float = 0.3) -> str | None:
+    """Sometimes someone else is at home, in a room away from the story."""
+    if not d.chance(p):
+        return None
+    rooms = [r for r in d.home.rooms if r not in avoid and d.home.places(rooms=[r], props=[Prop.SITTABLE])]
+    if not rooms:
+        return None
+    who = d.cast(1, ADULTS)[0]
+    humans.append((who, pick(d.rng, rooms)))
+    return who
+
+
+def _bystander_acts(ep: Episode, d: Draw, who: str | None) -> None:
+    if who is None:
+        return
+    room = ep.world.agent_room(who)
+    seat = pick(d.rng, d.home.places(rooms=[room], props=[Prop.SITTABLE]))
+    ep.act(who, _a("walk", seat))
+    ep.act(who, _a("sit", seat))
+
+
+# ---- special populations -------------------------------------------------------------------------------------
+def _reach_story(d: Draw, who: str, kinds: tuple[str, ...], places: list[str], *, fail: bool) -> Story:
+    home = d.home
+    free = [k for k in kinds if k not in home.taken]
+    o = pick(d.rng, free)
+    place = pick(d.rng, places)
+    room = place.rsplit("_corner", 1)[0] if place.endswith("_corner") else home.room_of[place]
+    humans = [(who, room if d.chance(0.5) else d.room_other_than(room))]
+    other = _bystander(d, humans, {room})
+    ep = Episode(WorldSetup(home.layout.name, tuple(humans), ((o, o, place),)))
+    _bystander_acts(ep, d, other)
+    _go(ep, who, room)
+    ep.act(who, _a("walk", o))
+    if fail:
+        ep.act(who, _a("pick", o), expect_fail=True)
+        ep.act(who, _a("lookat", o) if d.chance(0.5) else _a("turn", pick(d.rng, ("left", "right"))))
+        ep.act(who, _a("pick", o), expect_fail=True)
+    else:
+        ep.act(who, _a("pick", o))
+        _go(ep, who, d.room_other_than(room))
+    return Story(ep, Focus("reach", who, o))
+
+
+def ig_child_reach(d: Draw) -> Story:
+    """A 1.2 m child reaches twice, in vain, for something on a high shelf."""
+    child = d.person(CHILDREN)
+    high = d.home.places(props=[Prop.SURFACE], min_h=child.reach_max + 0.01)
+    return _reach_story(d, child.id, KID_THINGS, high, fail=True)
+
+
+def ig_control_child_reachable(d: Draw) -> Story:
+    """A child takes something within reach and goes off with it."""
+    child = d.person(CHILDREN)
+    low = d.home.places(props=[Prop.SURFACE], min_h=0.3, max_h=child.reach_max)
+    return _reach_story(d, child.id, KID_THINGS, low, fail=False)
+
+
+def ig_wheelchair_reach(d: Draw) -> Story:
+    """A wheelchair user cannot reach something on a high shelf, or dropped on the floor."""
+    user = d.person(WHEELCHAIR)
+    if d.chance(0.3):
+        spots = [f"{r}_corner" for r in d.home.rooms]
+    else:
+        spots = d.home.places(props=[Prop.SURFACE], min_h=user.reach_max + 0.01)
+    return _reach_story(d, user.id, WHEELCHAIR_THINGS, spots, fail=True)
+
+
+def ig_wheelchair_blocked(d: Draw) -> Story:
+    """An obstacle in the doorway stops a wheelchair user, who turns, backs up and tries again."""
+    user = d.person(WHEELCHAIR)
+    room = pick(d.rng, d.home.rooms)
+    dest = d.room_other_than(room)
+    ob = pick(d.rng, OBSTACLES)
+    humans = [(user.id, room)]
+    other = _bystander(d, humans, {room})
+    ep = Episode(WorldSetup(d.home.layout.name, tuple(humans), ((ob, ob, f"{room}_doorway"),)))
+    _bystander_acts(ep, d, other)
+    ep.act(user.id, _a("walk", dest), expect_fail=True)
+    for direction in pick(d.rng, (("left", "back", "right"), ("right", "back", "left"), ("back", "left"))):
+        ep.act(user.id, _a("turn", direction))
+    ep.act(user.id, _a("walk", dest), expect_fail=True)
+    return Story(ep, Focus("blocked", user.id, ob), (("destination", dest),))
+
+
+# ---- object properties ---------------------------------------------------------------------------------------
+def _faucet(d: Draw, *, turn_off: bool) -> Story:
+    home = d.home
+    faucets = home.places(props=[Prop.WATER_SOURCE])
+    faucet = pick(d.rng, faucets)
+    room = home.room_of[faucet]
+    who = d.person(ADULTS + CHILDREN + WHEELCHAIR)
+    humans = [(who.id, d.room_other_than(room))]
+    items: list[tuple[str, str, str]] = []
+    kitchen = faucet == "faucet"
+    tool = "cup" if kitchen else "toothbrush"
+    if tool not in home.taken:
+        items.append((tool, tool, "kitchen_counter" if kitchen else "bathroom_counter"))
+    other = _bystander(d, humans, {room})
+    ep = Episode(WorldSetup(home.layout.name, tuple(humans), tuple(items)))
+    _bystander_acts(ep, d, other)
+    _go(ep, who.id, room)
+    ep.act(who.id, _a("walk", faucet))
+    ep.act(who.id, _a("switchon", faucet))
+    if items:
+        ep.act(who.id, _a("pick", tool))
+        if kitchen:
+            ep.act(who.id, _a("pour", "water", tool))
+            ep.act(who.id, _a("drink", tool))
+        else:
+            ep.act(who.id, _a("lookat", faucet))
+        ep.act(who.id, _a("putback", tool))
+    else:
+        ep.act(who.id, _a("touch", faucet))
+    if turn_off:
+        ep.act(who.id, _a("switchoff", faucet))
+    away = d.room_other_than(room)
+    _go(ep, who.id, away)
+    seats = home.places(rooms=[away], props=[Prop.SITTABLE])
+    if seats and who.trait.value != "wheelchair" and d.chance(0.6):
+        ep.act(who.id, _a("sit", pick(d.rng, seats)))
+    return Story(ep, Focus("faucet", who.id, faucet))
+
+
+def ig_faucet_running(d: Draw) -> Story:
+    """Someone uses the faucet and leaves the room with it still running."""
+    return _faucet(d, turn_off=False)
+
+
+def ig_control_faucet_off(d: Draw) -> Story:
+    """Someone uses the faucet and turns it off before leaving."""
+    return _faucet(d, turn_off=True)
+
+
+def ig_power_cut_candle(d: Draw) -> Story:
+    """The power goes out while someone reads; they try the lamp, get up and search (for a candle)."""
+    home = d.home
+    who = d.person(ADULTS + CHILDREN)
+    lamps = [
+        p
+        for p in home.places(props=[Prop.LIGHT_SOURCE, Prop.NEEDS_POWER], max_h=who.reach_max)
+        if home.places(rooms=[home.room_of[p]], props=[Prop.SITTABLE])
+    ]
+    lamp = pick(d.rng, lamps)
+    room = home.room_of[lamp]
+    seat = pick(d.rng, home.places(rooms=[room], props=[Prop.SITTABLE]))
+    drawers = [p for p in home.homes_of("candle")]
+    if not drawers:
+        raise GenerationError("no drawer for a candle")
+    drawer = pick(d.rng, drawers)
+    items = [("candle", "candle", drawer)]
+    book_free = "book" not in home.taken
+    if book_free:
+        items.append(("book", "book", who.id))
+    humans = [(who.id, room)]
+    ep = Episode(
+        WorldSetup(
+            home.layout.name,
+            tuple(humans),
+            tuple(items),
+            switched_on=(lamp,),
+            sitting=((who.id, seat),) if book_free else (),
+        )
+    )
+    if not book_free:
+        _take(ep, d, who.id, "book")
+        _go(ep, who.id, room)
+        ep.act(who.id, _a("sit", seat))
+    ep.act(who.id, _a("read", "book"))
+    ep.environment("powercut")
+    ep.act(who.id, _a("switchoff", lamp))
+    ep.act(who.id, _a("switchon", lamp), expect_fail=True)
+    ep.act(who.id, _a("standup"))
+    surfaces = [
+        p
+        for p in home.places(rooms=[room], props=[Prop.SURFACE], max_h=who.reach_max, min_h=0.3)
+        if not PLACE_KINDS[p].props & {Prop.SITTABLE}
+    ]
+    if surfaces:
+        ep.act(who.id, _a("place", "book", pick(d.rng, surfaces)))
+    ep.act(who.id, _a("walkaround"))
+    boxes = [
+        p for p in home.places(rooms=[room], props=[Prop.RECEPTACLE, Prop.OPENABLE], max_h=who.reach_max) if p != drawer
+    ]
+    if boxes:
+        box = pick(d.rng, boxes)
+        ep.act(who.id, _a("open", box))
+        ep.act(who.id, _a("close", box))
+    if d.chance(0.5):
+        elsewhere = d.room_other_than(room, home.room_of[drawer])
+        _go(ep, who.id, elsewhere)
+        ep.act(who.id, _a("walkaround"))
+    return Story(ep, Focus("power", who.id, "candle"))
+
+
+# ---- functional combinations ---------------------------------------------------------------------------------
+def _combo(d: Draw, *, complete: bool) -> Story:
+    home = d.home
+    has_study = "desk" in home.room_of and "desk_drawer" in home.room_of
+    names = ["cut_carrot", "slice_bread", "fry_egg"] if complete else ["cut_carrot", "slice_bread", "cereal", "fry_egg"]
+    if has_study and not complete:
+        names.append("write_note")
+    name = pick(d.rng, names)
+    who = d.person(ADULTS)
+    table = "kitchen_table" if "kitchen_table" in home.room_of else "kitchen_counter"
+    humans = [(who.id, d.room_other_than("kitchen"))]
+    items: list[tuple[str, str, str]] = []
+    if name in ("cut_carrot", "slice_bread"):
+        food = "carrot" if name == "cut_carrot" else "bread"
+        items += [
+            ("cutting_board", "cutting_board", pick(d.rng, ("kitchen_counter", "kitchen_cabinet"))),
+            (food, food, "fridge" if food == "carrot" else "kitchen_counter"),
+            ("knife", "knife", "kitchen_drawer"),
+        ]
+    elif name == "cereal":
+        items += [
+            ("bowl", "bowl", "kitchen_cabinet"),
+            ("cereal", "cereal", pick(d.rng, ("pantry_shelf", "kitchen_cabinet"))),
+            ("milk", "milk", "fridge"),
+        ]
+    elif name == "fry_egg":
+        items += [
+            ("frying_pan", "frying_pan", pick(d.rng, ("kitchen_cabinet", "kitchen_counter"))),
+            ("egg", "egg", "fridge"),
+        ]
+    else:
+        if "notebook" not in home.taken:
+            items.append(("notebook", "notebook", "desk"))
+        items.append(("pen", "pen", "kitchen_drawer"))
+    other = _bystander(d, humans, {"kitchen", "study"})
+    ep = Episode(WorldSetup(home.layout.name, tuple(humans), tuple(items)))
+    _bystander_acts(ep, d, other)
+    w = who.id
+    search_avoid: set[str] = set()
+    if name in ("cut_carrot", "slice_bread"):
+        food = "carrot" if name == "cut_carrot" else "bread"
+        _take(ep, d, w, "cutting_board")
+        ep.act(w, _a("place", "cutting_board", table))
+        _take(ep, d, w, food)
+        ep.act(w, _a("place", food, "cutting_board"))
+        search_avoid = {"kitchen_drawer"}
+        if complete:
+            _take(ep, d, w, "knife")
+            ep.act(w, _a("cut", food))
+    elif name == "cereal":
+        _take(ep, d, w, "bowl")
+        ep.act(w, _a("place", "bowl", table))
+        _take(ep, d, w, "cereal")
+        ep.act(w, _a("place", "cereal", table))
+        search_avoid = {"fridge"}
+    elif name == "fry_egg":
+        _take(ep, d, w, "frying_pan")
+        ep.act(w, _a("place", "frying_pan", "stove"))
+        ep.act(w, _a("switchon", "stove"))
+        search_avoid = {"fridge"}
+        if complete:
+            _take(ep, d, w, "egg")
+            ep.act(w, _a("place", "egg", "frying_pan"))
+            ep.act(w, _a("cook", "egg"))
+    else:
+        _take(ep, d, w, "notebook")
+        seats = home.places(rooms=["study"], props=[Prop.SITTABLE])
+        if seats:
+            ep.act(w, _a("sit", seats[0]))
+            ep.act(w, _a("standup"))
+        ep.act(w, _a("open", "desk_drawer"))
+        ep.act(w, _a("close", "desk_drawer"))
+        search_avoid = {"kitchen_drawer"}
+    if not complete:
+        room = ep.world.agent_room(w)
+        ep.act(w, _a("walkaround"))
+        boxes = [
+            p
+            for p in home.places(rooms=[room], props=[Prop.RECEPTACLE, Prop.OPENABLE], max_h=who.reach_max)
+            if p not in search_avoid
+        ]
+        if boxes:
+            box = pick(d.rng, boxes)
+            ep.act(w, _a("open", box))
+            ep.act(w, _a("close", box))
+        if d.chance(0.5):
+            ep.act(w, _a("turn", pick(d.rng, ("left", "right", "around"))))
+    tool = {"cut_carrot": "knife", "slice_bread": "knife", "cereal": "milk", "fry_egg": "egg", "write_note": "pen"}
+    return Story(ep, Focus("combo", w, tool[name]), (("combination", name),))
+
+
+def ig_functional_combo(d: Draw) -> Story:
+    """Someone sets out part of a task and searches for the missing piece (the knife for board and carrot)."""
+    return _combo(d, complete=False)
+
+
+def ig_control_combo_complete(d: Draw) -> Story:
+    """Someone has everything for the task and does it."""
+    return _combo(d, complete=True)
+
+
+# ---- dialogue ------------------------------------------------------------------------------------------------
+def _dialogue(d: Draw, *, self_served: bool) -> Story:
+    home = d.home
+    feeling = pick(d.rng, sorted(DIALOGUES))
+    need = NEEDS[feeling]
+    talk_rooms = [r for r in home.rooms if home.places(rooms=[r], props=[Prop.SITTABLE])]
+    room = pick(d.rng, talk_rooms)
+    a, b = d.cast(2, ADULTS)
+    items: list[tuple[str, str, str]] = []
+    item = next((k for k in need.kinds if k in home.taken), None)
+    if item is None:
+        kinds = [k for k in need.kinds if k not in home.taken]
+        item = kinds[0] if feeling != "hungry" else pick(d.rng, kinds)
+        places = [
+            p for p in _NEED_PLACES.get(item, ITEM_KINDS[item].homes) if p in home.room_of and home.room_of[p] != room
+        ]
+        if feeling == "thirsty":
+            places = [p for p in places if home.room_of[p] == "kitchen"]
+        if not places:
+            places = [p for p in home.holders(max_h=1.5) if home.room_of[p] not in (room, "kitchen")]
+        if not places:
+            raise GenerationError(f"nowhere to keep the {item}")
+        items.append((item, item, pick(d.rng, places)))
+    seats = home.places(rooms=[room], props=[Prop.SITTABLE])
+    sitting = ((a, seats[0]),) if seats and d.chance(0.5) else ()
+    humans = [(a, room), (b, room)]
+    ep = Episode(WorldSetup(home.layout.name, tuple(humans), tuple(items), feelings=((a, feeling),), sitting=sitting))
+    hint, answer, slip = pick(d.rng, DIALOGUES[feeling])
+    ep.say(a, b, hint)
+    ep.say(b, a, answer)
+    ep.say(a, b, slip, Fact(a, FEELS, feeling))
+    if self_served:
+        place = ep.world.base_place(item)
+        assert place is not None
+        ep.say(
+            b,
+            a,
+            f"There is {('a ' + ITEM_KINDS[item].name) if item != 'glasses' else 'a pair of glasses'} "
+            f"{ep.world.where(place)}.",
+        )
+        if sitting:
+            ep.act(a, _a("standup"))
+        _take(ep, d, a, item)
+        if need.liquid:
+            _go(ep, a, ep.world.room_of("water") or "kitchen")
+            ep.act(a, _a("pour", "water", item))
+            ep.act(a, _a("drink", item))
+    return Story(ep, Focus("dialogue", a, item), (("need", feeling),))
+
+
+def ig_dialogue_need(d: Draw) -> Story:
+    """Two people talk; one lets a need slip (MuMA-ToM / FANToM style): thirst, cold, hunger, ..."""
+    return _dialogue(d, self_served=False)
+
+
+def ig_control_dialogue_self_served(d: Draw) -> Story:
+    """Someone mentions a need and meets it themselves."""
+    return _dialogue(d, self_served=True)

@@ -1,0 +1,357 @@
+"""Scenario records: setup, script, perceived window, structured events, hidden goal and gold annotation.
+
+Everything is a frozen dataclass with ``to_dict``/``from_dict``; ``to_dict`` gives the same keys for every
+scenario (no keys that depend on content), so a JSONL file of them loads as one Arrow/``datasets`` table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from mindloop.beliefs import Event, EventKind, Fact, Source, Utterance
+from mindloop.errors import InvalidArgumentError
+from mindloop.worlds.household.goals import Goal
+from mindloop.worlds.household.results import FailureKind, WorldEvent
+from mindloop.worlds.household.setup import WorldSetup
+from mindloop.worlds.household.vocab import ROBOT
+
+__all__ = [
+    "LAYERS",
+    "AtomicActions",
+    "Gold",
+    "GoldBelief",
+    "Scenario",
+    "ScriptStep",
+    "event_from_dict",
+    "event_to_dict",
+    "fact_from_dict",
+    "fact_to_dict",
+]
+
+LAYERS: tuple[str, ...] = ("perception", "belief", "desire", "intention", "decision", "action")
+"""The six layers of the MindPower Reasoning Hierarchy, in order."""
+
+TAGS: dict[str, str] = {layer: f"<{layer.capitalize()}>" for layer in LAYERS}
+
+
+def fact_to_dict(fact: Fact) -> dict[str, Any]:
+    """``{"subject", "relation", "value"}`` (value ``None`` for an emptied slot)."""
+    return {"subject": fact.subject, "relation": fact.relation, "value": fact.value}
+
+
+def fact_from_dict(data: dict[str, Any]) -> Fact:
+    """Inverse of :func:`fact_to_dict`."""
+    value = data.get("value")
+    return Fact(str(data["subject"]), str(data["relation"]), None if value is None else str(value))
+
+
+def event_to_dict(event: WorldEvent) -> dict[str, Any]:
+    """A world event as plain data (same keys for events and utterances)."""
+    core = event.core
+    return {
+        "t": event.t,
+        "kind": event.kind,
+        "actor": event.actor or "",
+        "verb": event.verb,
+        "args": list(event.args),
+        "room": event.room or "",
+        "facts": [fact_to_dict(f) for f in event.facts],
+        "witnesses": sorted(event.witnesses),
+        "source": core.source.value if isinstance(core, Event) else Source.TESTIMONY.value,
+        "text": event.text,
+        "phrase": event.phrase,
+        "failure": event.failure.value if event.failure is not None else "",
+        "robot_saw": ROBOT in event.witnesses,
+    }
+
+
+def event_from_dict(data: dict[str, Any]) -> WorldEvent:
+    """Rebuild a :class:`WorldEvent` (with its belief-core event or utterance) from :func:`event_to_dict`."""
+    facts = tuple(fact_from_dict(f) for f in data["facts"])
+    witnesses = frozenset(str(w) for w in data["witnesses"])
+    actor = str(data["actor"]) or None
+    core: Event | Utterance
+    if data["kind"] == "say":
+        if actor is None:
+            raise InvalidArgumentError("an utterance record needs a speaker")
+        core = Utterance(int(data["t"]), actor, witnesses - {actor}, facts, True, str(data["text"]))
+    else:
+        core = Event(
+            int(data["t"]), EventKind(data["kind"]), actor, facts, witnesses, Source(data["source"]), str(data["text"])
+        )
+    failure = FailureKind(data["failure"]) if data.get("failure") else None
+    return WorldEvent(
+        core,
+        str(data["verb"]),
+        tuple(str(a) for a in data["args"]),
+        str(data["room"]) or None,
+        str(data.get("phrase", "")),
+        failure,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptStep:
+    """One scripted step: ``actor`` does ``action`` (text form); speech may carry stated ``facts``.
+
+    ``actor == "environment"`` marks world events nobody performs (``powercut()``).
+    """
+
+    actor: str
+    action: str
+    facts: tuple[Fact, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"actor": self.actor, "action": self.action, "facts": [fact_to_dict(f) for f in self.facts]}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ScriptStep:
+        """Inverse of :meth:`to_dict`."""
+        return cls(str(data["actor"]), str(data["action"]), tuple(fact_from_dict(f) for f in data.get("facts", [])))
+
+
+@dataclass(frozen=True, slots=True)
+class GoldBelief:
+    """One belief the gold relies on: ``chain`` believes ``subject relation value``; ``actual`` is the truth."""
+
+    chain: tuple[str, ...]
+    subject: str
+    relation: str
+    value: str | None
+    actual: str | None
+
+    @property
+    def is_false(self) -> bool:
+        """Whether the belief disagrees with the world."""
+        return self.value != self.actual
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "chain": list(self.chain),
+            "subject": self.subject,
+            "relation": self.relation,
+            "value": self.value,
+            "actual": self.actual,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GoldBelief:
+        """Inverse of :meth:`to_dict`."""
+        v, a = data.get("value"), data.get("actual")
+        return cls(
+            tuple(str(c) for c in data["chain"]),
+            str(data["subject"]),
+            str(data["relation"]),
+            None if v is None else str(v),
+            None if a is None else str(a),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class AtomicActions:
+    """The gold in the atomic-action form of MindPower C.1 / Table 3, one tuple per layer.
+
+    Perception: ``verb(character, object, from=..., to=...)``; Belief: ``attribute_belief(robot, ...)``,
+    ``hold_true_belief``, ``lack_belief``, ``know``; Desire: ``attribute_desire(robot, assist(...))``;
+    Intention: ``form_intention(robot, ...)``; Decision: ``resolve_misbelief`` / ``make_decision``;
+    Action: ``plan_action(robot, walk(fridge), ...)``.
+    """
+
+    perception: tuple[str, ...]
+    belief: tuple[str, ...]
+    desire: tuple[str, ...]
+    intention: tuple[str, ...]
+    decision: tuple[str, ...]
+    action: tuple[str, ...]
+
+    def layer(self, name: str) -> tuple[str, ...]:
+        """Atoms of one layer by name."""
+        if name not in LAYERS:
+            raise InvalidArgumentError(f"unknown layer {name!r} (layers: {', '.join(LAYERS)})")
+        value: tuple[str, ...] = getattr(self, name)
+        return value
+
+    def all(self) -> list[str]:
+        """Every atom, layer by layer (the sequence Mind-Reward's ROUGE scores compare)."""
+        return [a for name in LAYERS for a in self.layer(name)]
+
+    def to_dict(self) -> dict[str, list[str]]:
+        """JSON-ready form: ``{layer: [atom, ...]}`` with all six layers."""
+        return {name: list(self.layer(name)) for name in LAYERS}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> AtomicActions:
+        """Inverse of :meth:`to_dict`."""
+        return cls(*(tuple(str(a) for a in data.get(name, [])) for name in LAYERS))
+
+
+@dataclass(frozen=True, slots=True)
+class Gold:
+    """The gold MindPower Reasoning Hierarchy of a scenario, computed from the world and the belief store.
+
+    ``action`` is the paper's ``<Action>`` line; ``actions`` the same plan one ``verb(arg, ...)`` per step
+    (executable in the world: checked when the gold is made); ``beliefs`` the beliefs the layers state.
+    """
+
+    perception: str
+    belief: str
+    desire: str
+    intention: str
+    decision: str
+    action: str
+    actions: tuple[str, ...]
+    atomic: AtomicActions
+    beliefs: tuple[GoldBelief, ...]
+    help_needed: bool
+
+    def layers(self) -> dict[str, str]:
+        """``{layer: text}`` for the six layers."""
+        return {name: getattr(self, name) for name in LAYERS}
+
+    def to_text(self) -> str:
+        """The six layers as the tagged lines a model is asked to produce (``<Perception> ...``)."""
+        return "\n".join(f"{TAGS[name]} {text}" for name, text in self.layers().items())
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            **self.layers(),
+            "actions": list(self.actions),
+            "atomic": self.atomic.to_dict(),
+            "beliefs": [b.to_dict() for b in self.beliefs],
+            "help_needed": self.help_needed,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Gold:
+        """Inverse of :meth:`to_dict`."""
+        return cls(
+            perception=str(data["perception"]),
+            belief=str(data["belief"]),
+            desire=str(data["desire"]),
+            intention=str(data["intention"]),
+            decision=str(data["decision"]),
+            action=str(data["action"]),
+            actions=tuple(str(a) for a in data["actions"]),
+            atomic=AtomicActions.from_dict(data["atomic"]),
+            beliefs=tuple(GoldBelief.from_dict(b) for b in data["beliefs"]),
+            help_needed=bool(data["help_needed"]),
+        )
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One MindPower-style sample: how to rebuild it (``setup`` + ``script``), what the robot perceived
+    (``observation``, ``dialogue``), every event with witnesses (``events``: privileged, with everything the
+    robot did not see), the hidden ``goal`` and the ``gold`` annotation."""
+
+    id: str
+    seed: int
+    index: int
+    task_type: str
+    subtype: str
+    category: str
+    control: bool
+    special_needs: str
+    humans: tuple[str, ...]
+    setup: WorldSetup
+    script: tuple[ScriptStep, ...]
+    observation: str
+    dialogue: tuple[tuple[str, str], ...]
+    events: tuple[WorldEvent, ...]
+    goal: Goal
+    gold: Gold
+    split: str = ""
+    meta: tuple[tuple[str, str], ...] = field(default=())
+
+    @property
+    def help_needed(self) -> bool:
+        """Whether the robot should intervene (``False`` for controls)."""
+        return self.gold.help_needed
+
+    @property
+    def n_humans(self) -> int:
+        """How many humans appear."""
+        return len(self.humans)
+
+    @property
+    def has_dialogue(self) -> bool:
+        """Whether the window contains speech."""
+        return bool(self.dialogue)
+
+    @property
+    def layout(self) -> str:
+        """The home layout's name."""
+        return self.setup.layout
+
+    def robot_events(self) -> tuple[WorldEvent, ...]:
+        """The events the robot witnessed (what a tracker following only the robot would get)."""
+        return tuple(e for e in self.events if ROBOT in e.witnesses)
+
+    def with_split(self, split: str) -> Scenario:
+        """The same scenario labelled with its dataset split."""
+        return replace(self, split=split)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready record (one line of the dataset's JSONL files)."""
+        return {
+            "id": self.id,
+            "seed": self.seed,
+            "index": self.index,
+            "split": self.split,
+            "task_type": self.task_type,
+            "subtype": self.subtype,
+            "category": self.category,
+            "control": self.control,
+            "help_needed": self.help_needed,
+            "special_needs": self.special_needs,
+            "humans": list(self.humans),
+            "n_humans": self.n_humans,
+            "has_dialogue": self.has_dialogue,
+            "layout": self.layout,
+            "setup": self.setup.to_dict(),
+            "script": [s.to_dict() for s in self.script],
+            "observation": self.observation,
+            "dialogue": [{"speaker": s, "text": t} for s, t in self.dialogue],
+            "events": [event_to_dict(e) for e in self.events],
+            "goal": self.goal.to_dict(),
+            "gold": self.gold.to_dict(),
+            "gold_text": self.gold.to_text(),
+            "meta": [{"key": k, "value": v} for k, v in self.meta],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Scenario:
+        """Inverse of :meth:`to_dict`; raises :class:`~mindloop.errors.InvalidArgumentError` on a bad record."""
+        try:
+            return cls(
+                id=str(data["id"]),
+                seed=int(data["seed"]),
+                index=int(data["index"]),
+                task_type=str(data["task_type"]),
+                subtype=str(data["subtype"]),
+                category=str(data["category"]),
+                control=bool(data["control"]),
+                special_needs=str(data["special_needs"]),
+                humans=tuple(str(h) for h in data["humans"]),
+                setup=WorldSetup.from_dict(data["setup"]),
+                script=tuple(ScriptStep.from_dict(s) for s in data["script"]),
+                observation=str(data["observation"]),
+                dialogue=tuple((str(d["speaker"]), str(d["text"])) for d in data["dialogue"]),
+                events=tuple(event_from_dict(e) for e in data["events"]),
+                goal=Goal.from_dict(data["goal"]),
+                gold=Gold.from_dict(data["gold"]),
+                split=str(data.get("split", "")),
+                meta=tuple((str(m["key"]), str(m["value"])) for m in data.get("meta", [])),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InvalidArgumentError(f"not a scenario record: {type(exc).__name__}: {exc}") from None
+
+
+def scenarios_to_dicts(scenarios: Sequence[Scenario]) -> list[dict[str, Any]]:
+    """Records of several scenarios."""
+    return [s.to_dict() for s in scenarios]

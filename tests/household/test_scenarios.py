@@ -1,0 +1,137 @@
+"""Generated scenarios: every subtype, checked against its intent, replayed, solved, serialised."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mindloop.errors import InvalidArgumentError, UnknownNameError
+from mindloop.worlds.household import ROBOT, Action, HouseholdEnv, parse_action
+from mindloop.worlds.household.goals import GoalKind
+from mindloop.worlds.household.scenarios import (
+    FALSE_BELIEF,
+    GENERATORS,
+    IMPLICIT_GOAL,
+    SUBTYPES,
+    Episode,
+    Scenario,
+    generate_scenario,
+    generate_scenarios,
+)
+from mindloop.worlds.household.scenarios.model import event_to_dict
+
+SEEDS = range(12)
+
+
+def test_every_subtype_has_a_generator() -> None:
+    assert set(GENERATORS) == set(SUBTYPES)
+    assert {s.task_type for s in SUBTYPES.values()} == {FALSE_BELIEF, IMPLICIT_GOAL}
+    assert any(s.control for s in SUBTYPES.values() if s.task_type == FALSE_BELIEF)
+    assert any(s.control for s in SUBTYPES.values() if s.task_type == IMPLICIT_GOAL)
+
+
+@pytest.mark.parametrize("kind", sorted(SUBTYPES))
+def test_gold_agrees_with_the_subtype_and_the_plan_works(kind: str) -> None:
+    spec = SUBTYPES[kind]
+    env = HouseholdEnv()
+    for seed in SEEDS:
+        s = generate_scenario(kind, seed, 0, strict=True)  # strict: a label disagreeing with the intent raises
+        assert s.help_needed is not s.control and s.task_type == spec.task_type
+        assert all(isinstance(parse_action(a), Action) for a in s.gold.actions)
+        if s.control:
+            assert s.gold.actions == ("wait()",) and s.goal.kind is GoalKind.NONE
+        else:
+            assert s.goal.kind is not GoalKind.NONE and "wait()" not in s.gold.actions
+        env.reset(seed=0, options={"scenario": s})
+        rewards = [env.step(a)[1] for a in s.gold.actions]
+        assert rewards[-1] == 1.0 and sum(float(r) for r in rewards) == 1.0, (s.id, s.gold.actions)
+
+
+def test_replaying_the_script_reproduces_every_event() -> None:
+    for kind in sorted(SUBTYPES):
+        s = generate_scenario(kind, 3, 1)
+        ep = Episode(s.setup)
+        ep.replay(s.script)
+        assert [event_to_dict(e) for e in ep.events] == [event_to_dict(e) for e in s.events]
+
+
+def test_round_trip_through_json() -> None:
+    for kind in sorted(SUBTYPES):
+        s = generate_scenario(kind, 5, 2)
+        data = json.loads(json.dumps(s.to_dict()))
+        back = Scenario.from_dict(data)
+        assert back.to_dict() == s.to_dict()
+        assert back.gold == s.gold and back.goal == s.goal and back.setup == s.setup
+
+
+def test_same_seed_same_scenarios_and_prefix_stable() -> None:
+    a = [json.dumps(s.to_dict(), sort_keys=True) for s in generate_scenarios(30, seed=11)]
+    b = [json.dumps(s.to_dict(), sort_keys=True) for s in generate_scenarios(30, seed=11)]
+    c = [json.dumps(s.to_dict(), sort_keys=True) for s in generate_scenarios(12, seed=11)]
+    d = [json.dumps(s.to_dict(), sort_keys=True) for s in generate_scenarios(30, seed=12)]
+    assert a == b and a[:12] == c and a != d
+
+
+def test_false_belief_stories_have_the_paper_cast_sizes() -> None:
+    for seed in SEEDS:
+        assert generate_scenario("fb_robot_tidied", seed).n_humans == 1
+        assert generate_scenario("fb_two_humans", seed).n_humans == 2
+        assert generate_scenario("fb_three_humans_first", seed).n_humans == 3
+        assert generate_scenario("fb_three_humans_second", seed).n_humans == 3
+
+
+def test_false_belief_gold_states_both_beliefs() -> None:
+    for kind in ("fb_two_humans", "fb_three_humans_first", "fb_three_humans_second", "fb_robot_tidied"):
+        for seed in SEEDS:
+            s = generate_scenario(kind, seed)
+            h = s.goal.human
+            held = {b.chain: b for b in s.gold.beliefs}
+            assert held[(ROBOT, h)].value != held[(ROBOT,)].value  # what she thinks vs what the robot knows
+            assert held[(ROBOT,)].value == held[(ROBOT,)].actual  # and the robot is right
+            assert held[(h,)].value == held[(ROBOT, h)].value  # the robot models her correctly
+            assert s.goal.kind is GoalKind.DELIVER and s.gold.actions[-1] == f"give({s.goal.target}, {h})"
+
+
+def test_camera_blind_scenarios_remind_and_never_narrate_the_hidden_room() -> None:
+    for seed in SEEDS:
+        s = generate_scenario("fb_camera_blind", seed)
+        (room,) = s.setup.camera or ("",)
+        assert s.goal.kind is GoalKind.INFORM and s.gold.actions == (
+            f"walk({s.goal.human})",
+            f"remind({s.goal.human}, {s.goal.target})",
+        )
+        hidden = [e for e in s.events if e.room not in (room, None) and e.text]
+        assert hidden and all(e.text not in s.observation for e in hidden if ROBOT not in e.witnesses)
+        assert any(a.startswith("lack_belief(robot") for a in s.gold.atomic.belief)
+
+
+def test_controls_with_a_false_belief_that_does_not_block() -> None:
+    for seed in SEEDS:
+        s = generate_scenario("fb_control_not_needed", seed)
+        held = {b.chain: b for b in s.gold.beliefs}
+        assert held[(ROBOT, s.goal.human)].is_false and not s.help_needed
+        assert "not looking for" in s.gold.belief
+
+
+def test_dialogue_scenarios_carry_their_lines() -> None:
+    for seed in SEEDS:
+        s = generate_scenario("ig_dialogue_need", seed)
+        assert len(s.dialogue) == 3 and s.has_dialogue and s.n_humans == 2
+        assert all(f'"{text}"' in s.observation for _, text in s.dialogue)
+
+
+def test_special_needs_are_labelled() -> None:
+    assert generate_scenario("ig_child_reach", 1).special_needs == "child"
+    assert generate_scenario("ig_wheelchair_blocked", 1).special_needs == "wheelchair"
+    assert generate_scenario("ig_faucet_running", 1).special_needs == "none"
+
+
+def test_bad_requests_are_clear_errors() -> None:
+    with pytest.raises(UnknownNameError, match="did you mean"):
+        generate_scenario("fb_two_human")
+    with pytest.raises(InvalidArgumentError):
+        generate_scenarios(-1)
+    assert {s.subtype for s in generate_scenarios(8, subtypes=["ig_faucet_running"])} == {"ig_faucet_running"}
+    mix = generate_scenarios(20, subtypes={"fb_two_humans": 1.0, "ig_child_reach": 0.0})
+    assert {s.subtype for s in mix} == {"fb_two_humans"}
