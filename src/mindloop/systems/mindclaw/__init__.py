@@ -13,7 +13,7 @@ Memory is the belief table (a view of the belief core) and the recent-operation 
 >>> [str(s.action) for s in trace if not s.action.is_none][0].startswith("walk(")
 True
 
-See ``docs/claw.md``.
+See ``docs/mindclaw.md``.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Each sample is one household scenario. The agent (``symbolic``, ``classifier`` or ``model``) runs the whole
 episode live — its actions are executed in the simulator between windows — and is scored on TA, PIA and CS;
 its trigger is also scored decision by decision with teacher forcing (ACC, ACC w/o ``noop``). Metrics are
-fractions in [0, 1]; see ``docs/claw.md`` for their definitions.
+fractions in [0, 1]; see ``docs/mindclaw.md`` for their definitions.
 
 Options (``--opt KEY=VALUE``; ``--data PATH``):
 

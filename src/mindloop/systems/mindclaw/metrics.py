@@ -18,7 +18,7 @@ step (window 0 = time 0; then one per scripted step; then ``quiet`` windows in w
   ``left_running``, ``power_cut``, ``missing_tool``, ``stated_need``) and, for false beliefs, where the person
   believes the object is (for stated needs: the feeling).
 
-**Metrics** (per episode; see ``docs/claw.md`` for the full definitions):
+**Metrics** (per episode; see ``docs/mindclaw.md`` for the full definitions):
 
 * **TA** — help needed: the reasoning record behind the robot's first intervention names the gold person, object
   and context (and belief/feeling); a control: no reasoning record ever found an intervention warranted.

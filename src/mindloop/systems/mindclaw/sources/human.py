@@ -40,7 +40,7 @@ NEED_WORDS: dict[str, tuple[str, ...]] = {
     "headache": ("headache", "head hurts", "head is pounding"),
     "cannot_read": ("can't read", "cannot read", "reading glasses"),
 }
-"""Words that state a need in typed speech (the terminal adapter's convention, documented in ``docs/claw.md``)."""
+"""Words that state a need in typed speech (the terminal adapter's convention, documented in ``docs/mindclaw.md``)."""
 
 HELP = """commands:
   ACTOR: ACTION            e.g. alice: walk(kitchen)   alice: say(bob, "I'm so thirsty")

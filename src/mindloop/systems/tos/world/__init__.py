@@ -1,6 +1,6 @@
 """Theory of Space: a multi-room grid world explored by jumping, turning and observing (text or vision).
 
-See ``docs/spatial.md``. The pieces: :class:`Scene` (rooms, objects, doors; :func:`load_scene` reads mindloop's
+See ``docs/tos.md``. The pieces: :class:`Scene` (rooms, objects, doors; :func:`load_scene` reads mindloop's
 JSON format and the reference's ``meta_data.json``; :func:`generate_scene` makes seeded layouts),
 :class:`SpatialEnv` (the Gymnasium environment), the observation text (:func:`observe`), the constraint solver
 behind information gain (:class:`SpatialSolver`), covert changes (:func:`covert_changes`) and the nine

@@ -7,7 +7,7 @@ east or west: the rooms are at ``x-1`` and ``x+1``); a ``101`` door sits in a wa
 an observer tells on which wall it is.
 
 Scenes are immutable. :func:`scene_from_dict` reads mindloop's own JSON scene format (documented in
-``docs/spatial.md``) and :func:`scene_to_dict` writes it; :mod:`mindloop.systems.tos.world.metadata` reads the
+``docs/tos.md``) and :func:`scene_to_dict` writes it; :mod:`mindloop.systems.tos.world.metadata` reads the
 reference's ``meta_data.json`` layout.
 """
 
@@ -393,7 +393,7 @@ def _mask_from_rooms(rooms: Any, doors: list[tuple[str, Vec]], source: str) -> l
 
 
 def scene_from_dict(data: Mapping[str, Any], *, source: str = "scene") -> Scene:
-    """Read mindloop's own scene format (``{"format": "mindloop-spatial-scene", ...}``, see docs/spatial.md)."""
+    """Read mindloop's own scene format (``{"format": "mindloop-spatial-scene", ...}``, see docs/tos.md)."""
     if not isinstance(data, Mapping):
         raise ParseError("a scene must be a JSON object", source=source)
     if data.get("format") != SCENE_FORMAT:
