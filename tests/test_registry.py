@@ -46,3 +46,22 @@ def test_bad_targets(target: str, needle: str) -> None:
     with pytest.raises(RegistryError, match=needle):
         r.register("m", target)
         r.get("m")
+
+
+def test_entry_point_groups_are_read_lazily_and_explicit_names_win() -> None:
+    r: Registry[object] = Registry("benchmark", entry_point_group="mindloop.benchmarks")
+    r.register("tomi", len)  # registered before the first lookup: it shadows the installed entry point
+    assert r.get("tomi") is len
+    names = r.names()
+    # mindloop's own pyproject declares these; each system registers its own
+    for name in ("hitom", "mindpower", "claw", "omnitom-stage1", "cwah", "tdw-mat", "tos-active", "smoke"):
+        assert name in names
+    assert r.get("hitom").__name__ == "HiToMBenchmark"
+    assert "from mindloop" in r.describe("hitom")
+
+
+def test_a_group_nobody_declares_is_empty() -> None:
+    r: Registry[object] = Registry("widget", entry_point_group="mindloop.no-such-group")
+    assert r.names() == [] and len(r) == 0
+    with pytest.raises(UnknownNameError, match="none registered"):
+        r.get("x")
