@@ -59,3 +59,60 @@ def test_hitom_prompt_carries_the_assumptions_and_lettered_choices() -> None:
     assert text.index("Story:") < text.index("Ann entered the den.") < text.index("Question: Where is the pen")
     [plain] = build_prompt(["Ann entered the den."], "Where is the pen really?", CHOICES, hitom=False)
     assert HITOM_ASSUMPTIONS not in plain["content"]
+
+
+# Replies a real small model wrote (Qwen2.5-Coder-0.5B on llama.cpp, issue 17), which the old parser rejected.
+@pytest.mark.parametrize(
+    ("reply", "choices", "expected"),
+    [
+        (
+            "Let me think step by step.\nSo the answer is:\nC. blue_pantry",
+            ["red_box", "green_drawer", "blue_pantry"],
+            "blue_pantry",
+        ),
+        (
+            "Based on the story, the answer to the multiple-choice question is B. red_drawer.",
+            ["blue_box", "red_drawer"],
+            "red_drawer",
+        ),
+        ("The correct choice is B: cupboard.", ["green_cupboard", "cupboard"], "cupboard"),
+        ("The answer is **B**.", ["green_drawer", "red_box"], "red_box"),
+        ("### Answer\n**red_crate**", ["crate", "red_crate"], "red_crate"),
+    ],
+)
+def test_reads_cues_the_line_after_and_markdown(reply: str, choices: list[str], expected: str) -> None:
+    assert parse_answer(reply, choices).choice == expected
+
+
+@pytest.mark.parametrize(("gold", "other"), [("crate", "red_crate"), ("cupboard", "green_cupboard")])
+def test_a_name_inside_a_longer_name_is_not_a_mention(gold: str, other: str) -> None:
+    for choices in ([gold, other], [other, gold]):
+        assert parse_answer(gold, choices).choice == gold
+        assert parse_answer(other, choices).choice == other
+        assert parse_answer(f"It is in the {other}.", choices).choice == other
+
+
+def test_an_exact_gold_reply_parses_on_every_generated_tomi_question() -> None:
+    from mindloop.worlds.stories import generate_tomi
+    from mindloop.worlds.stories.tomi import story_containers
+
+    for ex in generate_tomi(1000, seed=0):
+        choices = list(story_containers(list(enumerate(ex.sentences, 1))))
+        assert parse_answer(ex.answer, choices).choice == ex.answer, (ex.answer, choices)
+        assert parse_answer(ex.answer, choices).strict == ex.answer
+
+
+@pytest.mark.parametrize(
+    ("reply", "strict", "flexible"),
+    [
+        ("B", "blue_pantry", "blue_pantry"),
+        ("(C)", "red_box", "red_box"),
+        ("A. green_drawer\nbecause Owen saw it", "green_drawer", "green_drawer"),
+        ("blue pantry.", "blue_pantry", "blue_pantry"),
+        ("The answer is B.", None, "blue_pantry"),  # readable, but not in the strict format
+        ("A. blue_pantry", None, "blue_pantry"),  # letter and name disagree: strict refuses, the name decides
+    ],
+)
+def test_strict_and_flexible_extraction(reply: str, strict: str | None, flexible: str | None) -> None:
+    parsed = parse_answer(reply, CHOICES)
+    assert (parsed.strict, parsed.choice) == (strict, flexible)

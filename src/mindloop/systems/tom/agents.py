@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from mindloop.errors import InvalidArgumentError
 from mindloop.models.base import Message, message
 
-__all__ = ["HITOM_ASSUMPTIONS", "ParsedAnswer", "build_prompt", "letters", "parse_answer"]
+__all__ = ["HITOM_ASSUMPTIONS", "ParsedAnswer", "build_prompt", "letters", "parse_answer", "strict_answer"]
 
 HITOM_ASSUMPTIONS = (
     "Note: You should assume the following. (1) An agent witnesses everything and every movement before exiting "
@@ -58,29 +58,51 @@ def build_prompt(story: Sequence[str], question: str, choices: Sequence[str], *,
 
 @dataclass(frozen=True)
 class ParsedAnswer:
-    """The choice a reply names (``None`` when it names none unambiguously) and how it was found."""
+    """What a reply answers, read two ways, as evaluation harnesses report it.
+
+    ``choice`` is the flexible extraction (the headline): a cue such as ``the answer is`` and the line after it,
+    markdown emphasis, ``choice is X``, a letter or a whole choice name anywhere, refusing to guess between
+    several. ``strict`` is the strict extraction: the reply's first line is exactly a letter, ``X. name`` or a
+    choice name, and nothing else. ``how`` says how the flexible one was found, or why it found nothing.
+    """
 
     choice: str | None
     how: str
+    strict: str | None = None
 
 
-_ANSWER_CUE = re.compile(r"(?:final\s+)?answer\s*(?:is|:)\s*", re.IGNORECASE)
-_LEADING_LETTER = re.compile(r"^\W*?(?:\(([A-Z])\)|([A-Z])(?:[.):,]|$))")
+_CUE = re.compile(
+    r"(?:(?:final|correct|right|best)\s+)?(?:answer|choice|option)"
+    r"(?:\s+to\s+(?:the|this)\s+[\w\s-]{0,40}?question)?\s*(?:is|would\s+be|:|=)\s*:?\s*",
+    re.IGNORECASE,
+)
+_LEADING_LETTER = re.compile(r"^\W*?(?:\(([A-Z])\)|([A-Z])(?:[.):,]|\s*$))")
 _INLINE_LETTER = re.compile(r"(?:option|choice)\s*\(?([A-Z])\)?\b", re.IGNORECASE)
+_MARKDOWN = re.compile(r"\*\*|__|`|^\s*#+\s*|^\s*>\s*", re.MULTILINE)
 
 
 def _normal(text: str) -> str:
-    return re.sub(r"[\s_]+", " ", text.lower()).strip()
+    return re.sub(r"[\s_-]+", " ", text.lower()).strip()
 
 
 def _named(text: str, choices: Sequence[str]) -> list[str]:
-    """The choices named in ``text``, in order of their first mention (matching spaces for underscores)."""
+    """The choices named in ``text`` as whole names, in order of first mention.
+
+    Longer names are matched first and their spans masked, so ``crate`` is not found inside ``red_crate``;
+    spaces, underscores and hyphens are interchangeable (``blue pantry`` names ``blue_pantry``).
+    """
     low = f" {_normal(text)} "
+    taken = [False] * len(low)
     found = []
-    for choice in choices:
-        m = re.search(rf"(?<![a-z0-9]){re.escape(_normal(choice))}(?![a-z0-9])", low)
-        if m:
-            found.append((m.start(), choice))
+    for choice in sorted(set(choices), key=lambda c: (-len(_normal(c)), c)):
+        first = None
+        for m in re.finditer(rf"(?<![a-z0-9]){re.escape(_normal(choice))}(?![a-z0-9])", low):
+            if any(taken[m.start() : m.end()]):
+                continue
+            taken[m.start() : m.end()] = [True] * (m.end() - m.start())
+            first = m.start() if first is None else first
+        if first is not None:
+            found.append((first, choice))
     return [c for _, c in sorted(found)]
 
 
@@ -103,30 +125,60 @@ def _from_segment(segment: str, choices: Sequence[str]) -> str | None:
     return None
 
 
+def strict_answer(reply: str, choices: Sequence[str]) -> str | None:
+    """The strict extraction: the first non-empty line is exactly ``B``, ``(B)``, ``B.``, ``B. name`` or a name.
+
+    >>> strict_answer("B. red_box\\nbecause ...", ["green_drawer", "red_box"])
+    'red_box'
+    >>> strict_answer("The answer is B.", ["green_drawer", "red_box"]) is None
+    True
+    """
+    line = next((line.strip() for line in reply.splitlines() if line.strip()), "")
+    options = dict(zip(letters(len(choices)), choices, strict=True))
+    names = {_normal(c): c for c in choices}
+    m = re.fullmatch(r"\(?([A-Z])\)?\.?(?:\s+(.+?))?\.?", line)
+    if m and m.group(1) in options:
+        rest = m.group(2)
+        return options[m.group(1)] if rest is None or names.get(_normal(rest)) == options[m.group(1)] else None
+    return names.get(_normal(line.rstrip(".")))
+
+
+def _after_cues(text: str, choices: Sequence[str]) -> str | None:
+    """The choice after the last answer cue that names one (the cue's line, or the next line when it is empty)."""
+    for cue in reversed(list(_CUE.finditer(text))):
+        rest = text[cue.end() :]
+        line, _, after = rest.partition("\n")
+        if not line.strip():
+            line = next((x for x in after.splitlines() if x.strip()), "")
+        if (choice := _from_segment(line, choices)) is not None:
+            return choice
+    return None
+
+
 def parse_answer(reply: str, choices: Sequence[str]) -> ParsedAnswer:
-    """Read the choice a model's reply gives.
+    """Read the choice a model's reply gives (flexible, the headline) and its strict reading.
 
     >>> parse_answer("L. blue_pantry\\n\\nExplanation: ...", ["red_box"] * 11 + ["blue_pantry"]).choice
     'blue_pantry'
     >>> parse_answer("I think it is in the green drawer.", ["green_drawer", "red_box"]).choice
     'green_drawer'
+    >>> parse_answer("The answer is **B**.", ["green_drawer", "red_box"]).choice
+    'red_box'
     >>> parse_answer("It moved from the red_box to the green_drawer.", ["green_drawer", "red_box"]).choice is None
     True
     """
-    text = reply.strip()
+    text = _MARKDOWN.sub("", reply).strip()
     if not text:
         return ParsedAnswer(None, "empty reply")
-    cues = list(_ANSWER_CUE.finditer(text))
-    if cues:  # the last explicit "Answer: ..." wins (models often restate it at the end)
-        segment = text[cues[-1].end() :].split("\n", 1)[0]
-        if (choice := _from_segment(segment, choices)) is not None:
-            return ParsedAnswer(choice, "after 'answer'")
+    strict = strict_answer(text, choices)
+    if (choice := _after_cues(text, choices)) is not None:
+        return ParsedAnswer(choice, "after an answer cue", strict)
     first_line = next(line for line in text.splitlines() if line.strip())
     if (choice := _from_segment(first_line, choices)) is not None:
-        return ParsedAnswer(choice, "first line")
+        return ParsedAnswer(choice, "first line", strict)
     named = _named(text, choices)
     if len(named) == 1:
-        return ParsedAnswer(named[0], "only choice named")
+        return ParsedAnswer(named[0], "only choice named", strict)
     if not named:
         return ParsedAnswer(None, "names none of the choices")
     return ParsedAnswer(None, f"names several choices ({', '.join(named)}) without saying which is the answer")
