@@ -66,17 +66,21 @@ def test_hitom_prompt_carries_the_assumptions_and_lettered_choices() -> None:
     ("reply", "choices", "expected"),
     [
         (
-            "Let me think step by step.\nSo the answer is:\nC. blue_pantry",
+            "It was in the red_box, then Owen moved it.\nSo the answer is:\nC. blue_pantry",
             ["red_box", "green_drawer", "blue_pantry"],
             "blue_pantry",
         ),
         (
-            "Based on the story, the answer to the multiple-choice question is B. red_drawer.",
+            "Noah saw the move to the blue_box. Mia did not, so the answer to the multiple-choice question is B. red_drawer.",
             ["blue_box", "red_drawer"],
             "red_drawer",
         ),
-        ("The correct choice is B: cupboard.", ["green_cupboard", "cupboard"], "cupboard"),
-        ("The answer is **B**.", ["green_drawer", "red_box"], "red_box"),
+        (
+            "The green_cupboard was empty. The correct choice is B: cupboard.",
+            ["green_cupboard", "cupboard"],
+            "cupboard",
+        ),
+        ("Not the green_drawer: the answer is **B**.", ["green_drawer", "red_box"], "red_box"),
         ("### Answer\n**red_crate**", ["crate", "red_crate"], "red_crate"),
     ],
 )
