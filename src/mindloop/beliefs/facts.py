@@ -56,6 +56,17 @@ class Fact:
     relation: str
     value: str | None
 
+    def __post_init__(self) -> None:
+        if type(self.subject) is str and type(self.relation) is str and self.subject and self.relation:
+            if self.value is None or type(self.value) is str:
+                return
+        if not isinstance(self.subject, str) or not self.subject:
+            raise BeliefError(f"a fact's subject must be a non-empty string, got {self.subject!r}")
+        if not isinstance(self.relation, str) or not self.relation:
+            raise BeliefError(f"a fact's relation must be a non-empty string, got {self.relation!r}")
+        if self.value is not None and not isinstance(self.value, str):
+            raise BeliefError(f"a fact's value must be a string or None, got {self.value!r}")
+
     @property
     def key(self) -> Key:
         """The ``(subject, relation)`` slot this fact fills."""

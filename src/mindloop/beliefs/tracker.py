@@ -66,6 +66,25 @@ class Event:
     source: Source = Source.PERCEPTION
     text: str = ""
 
+    def __post_init__(self) -> None:
+        # Fast paths first: environments build many events per step with the right types already.
+        if type(self.t) is not int:
+            _check_time(self.t, "an event")
+        if type(self.kind) is not EventKind:
+            try:
+                object.__setattr__(self, "kind", EventKind(self.kind))
+            except ValueError:
+                known = ", ".join(k.value for k in EventKind)
+                raise BeliefError(f"unknown event kind {self.kind!r} (known: {known})") from None
+        if self.actor is not None and (type(self.actor) is not str or not self.actor):
+            raise BeliefError(f"an event's actor must be a non-empty string or None, got {self.actor!r}")
+        if type(self.facts) is not tuple or not all(type(f) is Fact for f in self.facts):
+            object.__setattr__(self, "facts", _facts(self.facts, "an event"))
+        if type(self.witnesses) is not frozenset or not all(type(n) is str and n for n in self.witnesses):
+            object.__setattr__(self, "witnesses", _names(self.witnesses, "witnesses"))
+        if type(self.source) is not Source:
+            object.__setattr__(self, "source", _source(self.source))
+
 
 @dataclass(frozen=True, slots=True)
 class Utterance:
@@ -77,6 +96,52 @@ class Utterance:
     facts: tuple[Fact, ...]
     public: bool
     text: str = ""
+
+    def __post_init__(self) -> None:
+        _check_time(self.t, "an utterance")
+        if not isinstance(self.speaker, str) or not self.speaker:
+            raise BeliefError(f"an utterance's speaker must be a non-empty string, got {self.speaker!r}")
+        object.__setattr__(self, "facts", _facts(self.facts, "an utterance"))
+        object.__setattr__(self, "listeners", _names(self.listeners, "listeners"))
+
+
+def _check_time(t: object, what: str) -> None:
+    """Times are finite numbers: a NaN would compare false with everything and let out-of-order writes in."""
+    if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t):
+        raise BeliefError(f"the time of {what} must be a finite number, got {t!r}")
+
+
+def _facts(facts: object, what: str) -> tuple[Fact, ...]:
+    if isinstance(facts, Fact) or not isinstance(facts, Iterable) or isinstance(facts, str):
+        raise BeliefError(f"the facts of {what} must be a sequence of Fact, got {facts!r}")
+    out: list[Fact] = []
+    for f in facts:
+        if not isinstance(f, Fact):
+            raise BeliefError(f"the facts of {what} must be Fact objects, got {f!r}")
+        out.append(f)
+    return tuple(out)
+
+
+def _names(names: object, what: str) -> frozenset[str]:
+    """A set of agent names; a bare string is refused (it would silently become a set of its letters)."""
+    if isinstance(names, str):
+        raise BeliefError(f"{what} must be a collection of agent names, got the string {names!r}: use {{{names!r}}}")
+    if not isinstance(names, Iterable):
+        raise BeliefError(f"{what} must be a collection of agent names, got {names!r}")
+    out: set[str] = set()
+    for n in names:
+        if not isinstance(n, str) or not n:
+            raise BeliefError(f"{what} must be non-empty agent names, got {n!r}")
+        out.add(n)
+    return names if isinstance(names, frozenset) else frozenset(out)
+
+
+def _source(source: object) -> Source:
+    try:
+        return Source(str(source))
+    except ValueError:
+        known = ", ".join(s.value for s in Source)
+        raise BeliefError(f"unknown belief source {source!r} (known: {known})") from None
 
 
 @dataclass(frozen=True)
@@ -196,8 +261,12 @@ class Tracker:
     store: BeliefStore = field(default_factory=BeliefStore)
 
     def __post_init__(self) -> None:
-        if self.max_depth < 1:
-            raise BeliefError(f"max_depth must be at least 1, got {self.max_depth}")
+        if isinstance(self.max_depth, bool) or not isinstance(self.max_depth, int) or self.max_depth < 1:
+            raise BeliefError(f"max_depth must be a whole number of at least 1, got {self.max_depth!r}")
+        if isinstance(self.trust, str):  # the names docs use: Tracker(trust="hitom")
+            self.trust = trust_policy(self.trust)
+        elif not callable(getattr(self.trust, "scopes", None)):
+            raise BeliefError(f"trust must be a trust policy or one of {sorted(TRUST_POLICIES)}, got {self.trust!r}")
         self._last_exit: dict[str, int] = {}
         self._scopes: dict[frozenset[str], WitnessScope] = {}
         self.log: list[Event | Utterance] = []
