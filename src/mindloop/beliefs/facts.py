@@ -57,9 +57,9 @@ class Fact:
     value: str | None
 
     def __post_init__(self) -> None:
-        if type(self.subject) is str and type(self.relation) is str and self.subject and self.relation:
-            if self.value is None or type(self.value) is str:
-                return
+        ok_value = self.value is None or type(self.value) is str
+        if ok_value and type(self.subject) is str and type(self.relation) is str and self.subject and self.relation:
+            return
         if not isinstance(self.subject, str) or not self.subject:
             raise BeliefError(f"a fact's subject must be a non-empty string, got {self.subject!r}")
         if not isinstance(self.relation, str) or not self.relation:
