@@ -58,8 +58,8 @@ def test_process_executor_gives_the_local_results(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.scale
 def test_ray_executor_gives_the_local_results(tmp_path: Path) -> None:
-    pytest.importorskip("ray", reason="Ray is in the 'scale' extra")
     with RunStore(tmp_path / "runs.sqlite") as store:
         local = run_benchmark(RunRequest("tomi", n=40, seed=5), store=store, progress=False)
         ray_run = run_benchmark(
@@ -118,7 +118,7 @@ def test_resume_refuses_a_run_of_another_benchmark(tmp_path: Path) -> None:
         (RunRequest("tomi", agent="oracle"), "no agent 'oracle'"),
         (RunRequest("tomi", agent="model"), "needs a model"),
         (RunRequest("tomi", agent="symbolic", model="scripted/echo"), "does not use a model"),
-        (RunRequest("tomi", options={"colour": "red"}), "only the option 'data'"),
+        (RunRequest("tomi", options={"colour": "red"}), "has no option 'colour'"),
         (RunRequest("tomi", options={"data": "/no/such/file"}), "no such file"),
         (RunRequest("tomi", concurrency=0), "concurrency"),
     ],

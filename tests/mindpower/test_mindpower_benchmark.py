@@ -12,7 +12,6 @@ import pytest
 
 from mindloop.bench.api import AgentContext, Benchmark, Sample, SampleRecord
 from mindloop.errors import DependencyError, InvalidArgumentError, ModelError
-from mindloop.metrics.text import similarity_available
 from mindloop.systems.mindpower import (
     ModelHierarchyAgent,
     SymbolicHierarchyAgent,
@@ -105,7 +104,7 @@ def test_symbolic_run_scores_perfectly_without_similarity() -> None:
     assert m["dialogue"]["n"] == sum(1 for s in samples if s.input["dialogue"])
 
 
-@pytest.mark.skipif(not similarity_available(), reason="the metrics extra is not installed")
+@pytest.mark.metrics
 def test_symbolic_run_with_similarity_reports_every_layer() -> None:
     bench = MindPowerBenchmark()
     m = bench.summarize(_run(bench, bench.samples(3, 0, {}), AgentContext("symbolic")))

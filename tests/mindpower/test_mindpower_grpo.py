@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -14,10 +13,7 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "grpo_mind_reward.p
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(
-    importlib.util.find_spec("trl") is None or importlib.util.find_spec("datasets") is None,
-    reason="the train extra (trl) is not installed: pip install 'mindloop[train]'",
-)
+@pytest.mark.train
 def test_two_grpo_steps_with_mind_reward(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, str(EXAMPLE), "--steps", "2", "--out", str(tmp_path)],

