@@ -1,11 +1,12 @@
-"""Harness targets: runner overhead, concurrency speed-up against a slow server, and cache hits.
+"""Harness targets: runner overhead, concurrency speed-up against a slow server, cache hits, report rendering.
 
-Run: ``.venv/bin/python benchmarks/bench_harness.py``. Prints three figures against the issue's targets:
+Run: ``.venv/bin/python benchmarks/bench_harness.py``. Prints four figures against the issue's targets:
 
 1. runner overhead per sample with the scripted backend (target: at most 1 ms);
 2. 200 calls to a local OpenAI-compatible server answering in 50 ms, at ``--concurrency 32`` vs 1
    (target: at least 20x faster);
-3. HTTP requests made by a second identical temperature-0 run (target: zero, all cache hits).
+3. HTTP requests made by a second identical temperature-0 run (target: zero, all cache hits);
+4. rendering the HTML report of a 10,000-sample run (target: under 10 s; the test checks only its size).
 
 Everything runs in a temporary ``MINDLOOP_HOME``; nothing touches the network beyond 127.0.0.1.
 """
@@ -22,8 +23,10 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from mindloop.bench.api import Sample
+from mindloop.bench.report import render_report
 from mindloop.bench.runner import RunRequest, run_benchmark
-from mindloop.bench.store import RunStore
+from mindloop.bench.store import RunStore, SampleResult
 from mindloop.models.base import ModelOptions
 from mindloop.models.fake_server import FakeChatServer
 
@@ -104,6 +107,30 @@ def cache(store: RunStore, calls: int = 200) -> None:
     )
 
 
+def report(store: RunStore, n: int = 10_000) -> None:
+    """Render the HTML report of a stored run of ``n`` samples, each with one recorded model call."""
+    story = [f"Person {k} moved the apple to the box number {k % 7}." for k in range(12)]
+    samples = [
+        Sample(f"q{i:05d}", {"story": story[i % 5 :], "question": f"apple {i}?", "answer": "box"}) for i in range(n)
+    ]
+    run_id = store.create_run(
+        benchmark="tomi", agent="model", model="scripted/x", config={"n": n}, samples=samples, version="0.1.0"
+    )
+    call = {"model": "scripted/x", "messages": [{"role": "user", "content": "Where?"}], "params": {}, "error": None}
+    results = [
+        SampleResult(
+            i, "done", {"answer": "box"}, {"correct": float(i % 3 != 0)}, None, [{**call, "text": "box"}], 0.001
+        )
+        for i in range(n)
+    ]
+    store.finish(run_id, results)
+    start = time.perf_counter()
+    page = render_report(run_id, store)
+    seconds = time.perf_counter() - start
+    verdict = "OK" if seconds < 10 else "MISSED"
+    print(f"HTML report of {n} samples: {seconds:.2f} s, {len(page.encode()) / 1e6:.1f} MB [target < 10 s: {verdict}]")
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory() as home:
         os.environ["MINDLOOP_HOME"] = home
@@ -111,6 +138,7 @@ def main() -> None:
             overhead(store)
             concurrency(store)
             cache(store)
+            report(store)
 
 
 if __name__ == "__main__":

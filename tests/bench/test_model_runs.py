@@ -77,14 +77,13 @@ def test_failed_calls_are_kept_counted_and_scored_wrong(tmp_path: Path) -> None:
 
 
 def test_a_hung_server_becomes_a_timeout_failure_not_a_hang(tmp_path: Path) -> None:
-    with RunStore(tmp_path / "r.sqlite") as store, FakeChatServer(oracle, faults=["hang"], hang_s=5) as server:
-        start = time.perf_counter()
+    with RunStore(tmp_path / "r.sqlite") as store, FakeChatServer(oracle, faults=["hang"], hang_s=60) as server:
         summary = run_benchmark(
             _request(server, n=2, concurrency=1, model_options={"max_retries": 0, "timeout_s": 0.3}),
             store=store,
             progress=False,
         )
-        assert time.perf_counter() - start < 4
+        assert server.in_flight == 1  # the run finished while the server still holds the hung request
         [first, second] = store.records(summary.run_id)
     assert first.status == "failed" and "ModelTimeoutError" in (first.error or "")
     assert second.status == "done"

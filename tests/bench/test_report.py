@@ -14,7 +14,6 @@ import re
 import shutil
 import struct
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -227,7 +226,7 @@ def test_error_kinds_blank_the_specifics() -> None:
     assert error_kind("timeout after 30.5 s calling 'gpt'") == "timeout after … s calling …"
 
 
-def test_ten_thousand_samples_render_fast_and_compact(store: RunStore) -> None:
+def test_ten_thousand_samples_render_compact(store: RunStore) -> None:
     n = 10_000
     story = [f"Person {k} moved the apple to the box number {k % 7}." for k in range(12)]
     samples = [
@@ -252,10 +251,7 @@ def test_ten_thousand_samples_render_fast_and_compact(store: RunStore) -> None:
             for i in range(n)
         ],
     )
-    start = time.perf_counter()
-    page = render_report(run_id, store)
-    seconds = time.perf_counter() - start
-    assert seconds < 10, f"10k-sample report took {seconds:.1f} s"
+    page = render_report(run_id, store)  # its speed is a figure of benchmarks/bench_harness.py, not asserted here
     size = len(page.encode())
     assert size < 12_000_000, f"10k-sample report is {size / 1e6:.1f} MB"
     assert page.count("<tr") < 100  # samples are drawn by the script from the blob, not as 10k DOM rows

@@ -49,14 +49,16 @@ def _run(model: ChatModel, messages: Sequence[Message] = HELLO, config: Generati
 
 def test_second_identical_call_is_a_hit(tmp_path: Path) -> None:
     inner = CountingModel()
-    model = CachedChatModel(inner, ResponseCache(tmp_path / "c.sqlite"))
+    ticks = iter([10.0, 20.0, 20.125])  # an injected clock, read as each lookup starts and as a hit returns
+    model = CachedChatModel(inner, ResponseCache(tmp_path / "c.sqlite"), clock=lambda: next(ticks))
     assert isinstance(model, ChatModel) and model.name == "test/counting"
     first, second = _run(model), _run(model)
     assert inner.calls == 1
     assert (first.cached, second.cached) == (False, True)
     assert second.text == first.text == "reply #1"
     assert (second.prompt_tokens, second.completion_tokens, second.model) == (7, 3, "test/counting")
-    assert second.latency_s < 1.5  # the lookup time, not the stored call's latency
+    assert first.latency_s == 1.5  # a miss keeps the model's own latency
+    assert second.latency_s == 0.125  # a hit reports its lookup time (20.125 - 20.0), not the stored call's
     assert (model.hits, model.misses) == (1, 1)
 
 

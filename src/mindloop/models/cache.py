@@ -15,7 +15,7 @@ import hashlib
 import json
 import sqlite3
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, get_args
@@ -107,16 +107,25 @@ class ResponseCache:
 class CachedChatModel:
     """Wraps a model with a :class:`ResponseCache`; ``mode`` ``auto`` caches temperature-0 calls, ``on`` all.
 
-    A hit returns the stored completion with ``cached=True`` and ``latency_s`` set to the lookup time. ``hits``
-    and ``misses`` count cacheable calls; failed calls are never stored.
+    A hit returns the stored completion with ``cached=True`` and ``latency_s`` set to the lookup time, read from
+    ``clock`` (``time.perf_counter`` unless a test injects one). ``hits`` and ``misses`` count cacheable calls;
+    failed calls are never stored.
     """
 
-    def __init__(self, inner: ChatModel, cache: ResponseCache, mode: CacheMode = "auto") -> None:
+    def __init__(
+        self,
+        inner: ChatModel,
+        cache: ResponseCache,
+        mode: CacheMode = "auto",
+        *,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
         if mode not in get_args(CacheMode):
             raise InvalidArgumentError(f"cache mode {mode!r} is not one of {', '.join(get_args(CacheMode))}")
         self.inner = inner
         self.cache = cache
         self.mode = mode
+        self._clock = clock
         self.hits = 0
         self.misses = 0
 
@@ -137,12 +146,12 @@ class CachedChatModel:
         config = config or GenerationConfig()
         if not self.cacheable(config):
             return await self.inner.generate(messages, config)
-        start = time.perf_counter()
+        start = self._clock()
         key = cache_key(self.inner.name, messages, config.params())
         stored = await asyncio.to_thread(self.cache.get, key)
         if stored is not None:
             self.hits += 1
-            return replace(stored, cached=True, latency_s=time.perf_counter() - start)
+            return replace(stored, cached=True, latency_s=self._clock() - start)
         self.misses += 1
         reply = await self.inner.generate(messages, config)
         await asyncio.to_thread(self.cache.put, key, reply)
