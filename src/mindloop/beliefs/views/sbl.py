@@ -29,9 +29,11 @@ from typing import Literal
 
 from mindloop.beliefs.facts import Belief, Chain, Fact, Source, validate_chain
 from mindloop.beliefs.store import BeliefStore, StoreView
+from mindloop.beliefs.vocab import AT, ROOM, surface_map
 from mindloop.errors import BeliefError, ParseError
 
 __all__ = [
+    "CANONICAL_RELATIONS",
     "CWAH_RULES",
     "CWAH_RULES_TEXT",
     "DEFAULT_VOCABULARY",
@@ -137,6 +139,14 @@ DEFAULT_VOCABULARY = Vocabulary.of(
     Relation("STATE", "attribute"),
 )
 """The predicates and attributes named in appendix C.1 and Fig. 7, plus ``ON`` and ``STATE`` for C-WAH."""
+
+CANONICAL_RELATIONS: Mapping[str, str] = surface_map(
+    {"IN": AT, "ON": AT, "INSIDE": AT, "CONTAINED_BY": AT, "HELD_BY": AT, "AT": ROOM}
+)
+"""SBL's adapter onto :mod:`mindloop.beliefs.vocab`, by stored slot: every word for where an object is (in a room,
+on the bed, inside a container, held by an agent) is the canonical ``at``; ``AT`` (an agent's room) is ``room``.
+Lines, prompts and stores keep the SBL words; ``NEAR``, ``EXPLORED``, ``STATE`` (``opened``/``closed``) and the
+other attributes have no canonical counterpart."""
 
 
 # ---- terms ------------------------------------------------------------------------------------------------------

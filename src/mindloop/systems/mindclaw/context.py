@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from mindloop.beliefs.vocab import ROBOT
 from mindloop.systems.mindclaw.cues import CONTEXTS, Cue, find_cues, first_new
 from mindloop.systems.mindclaw.memory import Memory
 from mindloop.systems.mindclaw.observation import Observation
@@ -51,7 +52,6 @@ __all__ = [
     "pending_writes",
 ]
 
-ROBOT = "robot"
 
 WRITE_KINDS: dict[str, str] = {
     CREATE_VISUAL: "visual_create",

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from mindloop.beliefs.vocab import FEELS
 from mindloop.systems.mindclaw.memory import BeliefTable, OperationHistory
 from mindloop.systems.mindclaw.observation import ActivityLog, Observation
 from mindloop.systems.mindclaw.window import Scene, base_place, room_of
@@ -40,9 +41,6 @@ CONTEXTS: tuple[str, ...] = (
     "stated_need",
 )
 """Mental contexts a cue (and a reasoning record) can name, in priority order."""
-
-ROBOT = "robot"
-FEELS = "feels"
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ The belief table of eq. (3) is kept in a :class:`~mindloop.beliefs.BeliefStore` 
 * ``actor_beliefs[actor][object] -> location`` is the chain ``("robot", actor)``, written with source Inference
   (the robot infers what the actor saw).
 
+Both columns hold an object's location, the belief core's canonical ``at`` relation (:data:`TABLE_RELATION`).
 So a stale belief is exactly a store mismatch of ``("robot", actor)`` against the world chain, and every entry
 keeps its ``since`` time and history. The table is written only by trigger operations (the engine applies
 ``belief_*`` operations here); nothing else writes it.
@@ -17,15 +18,17 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from mindloop.beliefs import WORLD, BeliefStore, Fact, Source
+from mindloop.beliefs.vocab import AT, ROBOT
 from mindloop.errors import InvalidArgumentError
 
-__all__ = ["BeliefTable", "HistoryEntry", "Memory", "OperationHistory", "StaleBelief"]
+__all__ = ["TABLE_RELATION", "BeliefTable", "HistoryEntry", "Memory", "OperationHistory", "StaleBelief"]
 
-ROBOT = "robot"
-AT = "at"
+TABLE_RELATION: Final[str] = AT
+"""The belief table's adapter onto the canonical vocabulary: ``visual_facts[object]`` and
+``actor_beliefs[actor][object]`` are facts ``(object, at, location)``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,24 +65,24 @@ class BeliefTable:
     # ---- writes (only trigger operations call these) ----------------------------------------------------------
     def write_visual(self, obj: str, location: str, *, t: int) -> None:
         """``visual_facts[obj] = location`` from time ``t`` (what the robot saw)."""
-        self.store.assert_belief(WORLD, Fact(obj, AT, location), t=t, source=Source.PERCEPTION)
+        self.store.assert_belief(WORLD, Fact(obj, TABLE_RELATION, location), t=t, source=Source.PERCEPTION)
         self._objects[obj] = None
 
     def write_actor(self, actor: str, obj: str, location: str, *, t: int) -> None:
         """``actor_beliefs[actor][obj] = location`` from time ``t`` (what the robot thinks the actor believes)."""
         if actor == self.robot:
             raise InvalidArgumentError("the robot's own beliefs are its visual facts, not an actor belief")
-        self.store.assert_belief((self.robot, actor), Fact(obj, AT, location), t=t, source=Source.INFERENCE)
+        self.store.assert_belief((self.robot, actor), Fact(obj, TABLE_RELATION, location), t=t, source=Source.INFERENCE)
         self._actors.setdefault(actor, {})[obj] = None
 
     # ---- reads -------------------------------------------------------------------------------------------------
     def visual(self, obj: str, *, at: int | None = None) -> str | None:
         """``visual_facts[obj]`` (as of time ``at``), or ``None``."""
-        return self.store.value(WORLD, obj, AT, at=at)
+        return self.store.value(WORLD, obj, TABLE_RELATION, at=at)
 
     def actor(self, actor: str, obj: str, *, at: int | None = None) -> str | None:
         """``actor_beliefs[actor][obj]`` (as of time ``at``), or ``None``."""
-        return self.store.value((self.robot, actor), obj, AT, at=at)
+        return self.store.value((self.robot, actor), obj, TABLE_RELATION, at=at)
 
     def objects(self) -> list[str]:
         """Objects with a visual fact, in first-written order."""
@@ -118,7 +121,7 @@ class BeliefTable:
             if who not in self._actors:
                 continue
             for m in self.store.mismatches((self.robot, who)):
-                if m.key[1] == AT and m.held.value is not None:
+                if m.key[1] == TABLE_RELATION and m.held.value is not None:
                     out.append(StaleBelief(who, m.key[0], m.held.value, m.actual, m.held.since))
         return out
 

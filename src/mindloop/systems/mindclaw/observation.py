@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from mindloop.beliefs import Fact
+from mindloop.beliefs.vocab import AT, POWER, ROBOT
 from mindloop.errors import ParseError
 from mindloop.models.base import ChatModel, GenerationConfig, image_part, message
 from mindloop.systems.mindclaw.window import Scene, Window, WindowEvent
@@ -34,10 +35,6 @@ __all__ = [
     "parse_observation_reply",
 ]
 
-ROBOT = "robot"
-AT = "at"
-FEELS = "feels"
-POWER = "power"
 
 HANDLING_VERBS = frozenset({"pick", "place", "putin", "putback", "drop", "give", "move"})
 """Verbs that move an item by hand: the robot starts tracking an item once someone handles it."""

@@ -22,7 +22,6 @@ from mindloop.worlds.household.scenarios.gold import NEEDS
 
 __all__ = ["ModelReasoner", "Reasoner", "SymbolicReasoner", "goal_for", "parse_reasoning_reply"]
 
-ROBOT = "robot"
 
 _GOALS = {
     "unreachable": "deliver",

@@ -8,8 +8,6 @@ from mindloop.systems.mindclaw.context import TriggerContext
 
 __all__ = ["render_context"]
 
-ROBOT = "robot"
-
 
 def _names(values: frozenset[str], limit: int = 120) -> str:
     items = sorted(values)

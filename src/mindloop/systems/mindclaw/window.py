@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from mindloop.beliefs import Fact
+from mindloop.beliefs.vocab import ROBOT
 from mindloop.errors import InvalidArgumentError
 
 __all__ = [
@@ -28,9 +29,6 @@ __all__ = [
     "scene_from_dict",
     "scene_record",
 ]
-
-ROBOT = "robot"
-AT = "at"
 
 
 @dataclass(frozen=True, slots=True)

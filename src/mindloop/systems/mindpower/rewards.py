@@ -31,6 +31,7 @@ from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from mindloop.beliefs.vocab import ROBOT
 from mindloop.errors import InvalidArgumentError, MindloopError, ParseError
 from mindloop.models.base import ChatModel, GenerationConfig, Message, ModelOptions, message
 from mindloop.systems.mindpower.actions import RougeScores, rouge_tokens
@@ -168,7 +169,7 @@ def perspective_of(atom: str) -> str:
     ('robot', 'human')
     """
     call = parse_call(atom)
-    return "robot" if call is not None and call.args and call.args[0].strip().lower() == "robot" else "human"
+    return "robot" if call is not None and call.args and call.args[0].strip().lower() == ROBOT else "human"
 
 
 def tag_atoms(atoms: Sequence[str]) -> list[str]:

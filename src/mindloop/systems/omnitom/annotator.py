@@ -34,9 +34,10 @@ from pathlib import Path
 
 from mindloop.beliefs import WORLD, Belief, Chain, Event, EventKind, Fact, Source, Tracker, TrustPolicy, Utterance
 from mindloop.beliefs import trust_policy as make_trust_policy
+from mindloop.beliefs.vocab import AT, CONTAINS, FEELS, ROOM
 from mindloop.errors import InvalidArgumentError, MindloopError, ParseError
 from mindloop.systems.omnitom.records import WORLD_ACTOR, BeliefLabels, BeliefRecord, StoryRecord
-from mindloop.systems.omnitom.templated import TemplatedStory, parse_templated_story
+from mindloop.systems.omnitom.templated import IN, TemplatedStory, parse_templated_story
 
 __all__ = [
     "AnnotatedFile",
@@ -147,14 +148,14 @@ class _Annotator:
         kind = self.kinds.get(fact.subject, "object")
         name = fact.subject if kind == "agent" else f"The {subject}"
         if fact.relation in _LOCATIONS:
-            preposition = "in" if fact.relation == "room" else fact.relation
+            preposition = "in" if fact.relation == ROOM else fact.relation
             if kind == "agent":
                 return f"{fact.subject} is {preposition} the {value}"
-            if kind == "container" and fact.relation == "in":
+            if kind == "container" and fact.relation == IN:
                 return f"There is {_a(subject)} in the {value}"
             verb = "are" if _plural(subject) else "is"
             return f"{name} {verb} {preposition} the {value}"
-        if fact.relation in ("feels", "contains"):
+        if fact.relation in (FEELS, CONTAINS):
             return f"{name} {fact.relation} {value}"
         return f"{name} is {value}"
 
@@ -322,14 +323,15 @@ class _Annotator:
         return False
 
 
-_LOCATIONS = frozenset({"in", "at", "on", "room"})
+_LOCATIONS = frozenset({IN, AT, "on", ROOM})
+"""Relations that say where something is, in any system's words (ToMi and templated ``in``, canonical ``at``)."""
 
 
 def _content_type(fact: Fact) -> str:
     """Location for where things are, Emotion for how someone feels, Contents/Physical State otherwise."""
     if fact.relation in _LOCATIONS:
         return "Location"
-    return "Emotion" if fact.relation == "feels" else "Contents/Physical State"
+    return "Emotion" if fact.relation == FEELS else "Contents/Physical State"
 
 
 def _a(noun: str) -> str:

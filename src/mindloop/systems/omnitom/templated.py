@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from mindloop.beliefs import Event, EventKind, Fact
+from mindloop.beliefs.vocab import AT, surface_map
 from mindloop.errors import InvalidArgumentError, ParseError
 
 __all__ = [
+    "CANONICAL_RELATIONS",
     "IN",
     "TemplatedStory",
     "generate_false_belief_stories",
@@ -33,6 +36,10 @@ __all__ = [
 
 IN = "in"
 """The location relation: agents and containers are *in* rooms, objects *in* containers."""
+
+CANONICAL_RELATIONS: Mapping[str, str] = surface_map({IN: AT})
+"""The templated stories' adapter onto :mod:`mindloop.beliefs.vocab`: their location word ``in`` is the canonical
+``at``. Events and annotations keep ``in``."""
 
 _NAME = r"[A-Z][a-z]+(?:[ -][A-Z][a-z]+){0,2}"
 _NAMES = rf"{_NAME}(?:(?:, and |, | and ){_NAME})*"

@@ -1,12 +1,18 @@
 """Shared vocabulary of the household world: relation names, entity properties, human traits.
 
 Relations are the ``relation`` of belief-core :class:`~mindloop.beliefs.Fact` records the world emits, so a
-tracker following the world can be queried with them (``tracker.value(("robot", "alice"), "apple", AT)``).
+tracker following the world can be queried with them (``tracker.value(("robot", "alice"), "apple", AT)``). The
+relation names and the robot's id are the belief core's canonical ones (:mod:`mindloop.beliefs.vocab`),
+re-exported here; ``at`` is where an item is: a place id, another item id (a cutting board, a plate) or the id of
+the agent holding it. What is household-only (the house subject, the environment actor, entity kinds,
+properties, traits) is defined here.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
+
+from mindloop.beliefs.vocab import AT, CONTAINS, FEELS, OPEN, POSTURE, POWER, ROBOT, ROOM, STATE, SWITCH
 
 __all__ = [
     "AT",
@@ -26,29 +32,8 @@ __all__ = [
     "Trait",
 ]
 
-AT = "at"
-"""Where an item is: a place id, another item id (a cutting board, a plate) or the id of the agent holding it."""
-ROOM = "room"
-"""Which room an agent is in (``None`` right after it leaves a room: the witnesses do not see where it goes)."""
-OPEN = "open"
-"""``"open"`` or ``"closed"`` for anything that opens."""
-SWITCH = "switch"
-"""``"on"`` or ``"off"`` for anything switchable (a running faucet is ``on``; a lit candle is ``on``)."""
-CONTAINS = "contains"
-"""The liquid a cup or glass holds (``None`` when empty)."""
-POWER = "power"
-"""Mains power of the house (subject :data:`HOUSE`): ``"on"`` or ``"off"``."""
-POSTURE = "posture"
-"""``"sitting"`` or ``"standing"``."""
-FEELS = "feels"
-"""A bodily state of a human (``thirsty``, ``cold``, ``hungry``, ...): what dialogue-driven needs are about."""
-STATE = "state"
-"""Other object state changed by an action (``cut``, ``cooked``)."""
-
 HOUSE = "house"
 """Subject of house-wide facts (power)."""
-ROBOT = "robot"
-"""The id of the one robot in every home."""
 ENVIRONMENT = "environment"
 """Reserved actor id of events nobody performs (a power cut)."""
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -30,9 +30,11 @@ from mindloop.beliefs import (
     Utterance,
     trust_policy,
 )
+from mindloop.beliefs.vocab import AT, surface_map
 from mindloop.errors import ParseError
 
 __all__ = [
+    "CANONICAL_RELATIONS",
     "HITOM_TYPES",
     "IN",
     "TOMI_TYPES",
@@ -51,6 +53,10 @@ __all__ = [
 
 IN = "in"
 """The one location relation: objects are *in* containers, containers and agents *in* rooms."""
+
+CANONICAL_RELATIONS: Mapping[str, str] = surface_map({IN: AT})
+"""ToMi's adapter onto :mod:`mindloop.beliefs.vocab`: its one location word ``in`` is the canonical ``at`` (ToMi
+does not separate an agent's room from where a thing is). Stories, gold and answers keep ``in``."""
 
 StoryFormat = Literal["tomi", "hitom"]
 QuestionKind = Literal["reality", "memory", "belief"]

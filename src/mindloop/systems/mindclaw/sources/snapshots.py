@@ -17,14 +17,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mindloop.beliefs import Fact
+from mindloop.beliefs.vocab import AT, OPEN, ROBOT, ROOM, SWITCH
 from mindloop.systems.mindclaw.window import Candidates, DictScene, Window, WindowEvent
 
 __all__ = ["LoggedAction", "SnapshotState", "diff_events", "snapshot_windows"]
-
-AT = "at"
-ROOM = "room"
-OPEN = "open"
-SWITCH = "switch"
 
 
 @dataclass
@@ -36,7 +32,7 @@ class SnapshotState:
     items: dict[str, dict[str, Any]] = field(default_factory=dict)
     agents: dict[str, dict[str, Any]] = field(default_factory=dict)
     rooms: list[str] = field(default_factory=list)
-    robot: str = "robot"
+    robot: str = ROBOT
 
     def room_of(self, entity: str) -> str | None:
         """The room of a place, item (through where it is) or person."""

@@ -27,6 +27,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from mindloop.beliefs.vocab import ROBOT
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems.mindclaw.records import ActionPlan, ExecutionResult
 from mindloop.systems.mindclaw.sources.base import not_executed
@@ -37,7 +38,7 @@ from mindloop.worlds.household.actions import Action, parse_action
 __all__ = ["ThreeDWorldAdapter", "read_frame"]
 
 
-def read_frame(frame: Mapping[str, Any], *, robot: str = "robot") -> tuple[SnapshotState, dict[str, int]]:
+def read_frame(frame: Mapping[str, Any], *, robot: str = ROBOT) -> tuple[SnapshotState, dict[str, int]]:
     """One TDW snapshot as a :class:`SnapshotState`, with the map from canonical name to TDW id."""
     try:
         regions = {str(k): str(v) for k, v in frame["regions"].items()}
@@ -99,7 +100,7 @@ class ThreeDWorldAdapter:
 
     name = "threedworld"
 
-    def __init__(self, frames: Sequence[Mapping[str, Any]], *, robot: str = "robot") -> None:
+    def __init__(self, frames: Sequence[Mapping[str, Any]], *, robot: str = ROBOT) -> None:
         if not frames:
             raise InvalidArgumentError("a TDW recording needs at least one frame")
         self.robot = robot
@@ -118,7 +119,7 @@ class ThreeDWorldAdapter:
         p = Path(path)
         try:
             data = json.loads(p.read_text(encoding="utf-8"))
-            return cls(data["frames"], robot=data.get("robot", "robot"))
+            return cls(data["frames"], robot=data.get("robot", ROBOT))
         except (OSError, json.JSONDecodeError) as exc:
             raise ParseError(f"cannot read the TDW recording: {exc}", source=str(p)) from None
         except (KeyError, TypeError) as exc:

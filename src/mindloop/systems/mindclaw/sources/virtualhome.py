@@ -26,6 +26,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from mindloop.beliefs.vocab import ROBOT
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems.mindclaw.records import ActionPlan, ExecutionResult
 from mindloop.systems.mindclaw.sources.base import not_executed
@@ -87,7 +88,7 @@ def _canonical(class_name: str) -> str:
 
 
 def read_graph(
-    graph: Mapping[str, Any], characters: Mapping[str, str], *, robot: str = "robot"
+    graph: Mapping[str, Any], characters: Mapping[str, str], *, robot: str = ROBOT
 ) -> tuple[SnapshotState, dict[int, str]]:
     """One environment graph as a :class:`SnapshotState`, with the map from node id to canonical name."""
     try:
@@ -177,7 +178,7 @@ class VirtualHomeAdapter:
 
     name = "virtualhome"
 
-    def __init__(self, steps: Sequence[Mapping[str, Any]], characters: Mapping[str, str], *, robot: str = "robot"):
+    def __init__(self, steps: Sequence[Mapping[str, Any]], characters: Mapping[str, str], *, robot: str = ROBOT):
         if not steps:
             raise InvalidArgumentError("a VirtualHome recording needs at least one step")
         self.characters = dict(characters)
@@ -209,7 +210,7 @@ class VirtualHomeAdapter:
         except (OSError, json.JSONDecodeError) as exc:
             raise ParseError(f"cannot read the VirtualHome recording: {exc}", source=str(p)) from None
         try:
-            return cls(data["steps"], data["characters"], robot=data.get("robot", "robot"))
+            return cls(data["steps"], data["characters"], robot=data.get("robot", ROBOT))
         except (KeyError, TypeError) as exc:
             raise ParseError(f"not a VirtualHome recording: missing {exc}", source=str(p)) from None
 

@@ -26,6 +26,7 @@ import gymnasium as gym
 import numpy as np
 
 from mindloop.beliefs import Event, EventKind, Fact
+from mindloop.beliefs.vocab import AT
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.tos.world.actions import (
     ActionParseError,
@@ -502,7 +503,7 @@ class SpatialEnv(gym.Env[str, str]):
                     self._step,
                     EventKind.MOVE,
                     "agent",
-                    (Fact("agent", "at", name),),
+                    (Fact("agent", AT, name),),
                     frozenset({"agent"}),
                     text=f"You jumped to {name}.",
                 )

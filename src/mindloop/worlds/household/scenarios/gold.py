@@ -266,7 +266,7 @@ def derive_gold(episode: Episode, focus: Focus) -> tuple[Gold, Goal]:
     plan = plan_for(goal, world)
     if help_needed:
         check_plan(goal, world, plan, tracker)
-    plan_atoms = (_atom("plan_action", "robot", *(str(a) for a in plan)),)
+    plan_atoms = (_atom("plan_action", ROBOT, *(str(a) for a in plan)),)
     atomic = AtomicActions(
         perception=perception_atoms(seen, world),
         belief=tuple(draft.belief_atoms),
@@ -302,8 +302,8 @@ def _no_help(h: Character, about: str) -> tuple[str, str, list[str], list[str]]:
     return (
         desire,
         intention,
-        [_atom("attribute_desire", "robot", _atom("no_assist", h.id))],
-        [_atom("form_intention", "robot", "wait")],
+        [_atom("attribute_desire", ROBOT, _atom("no_assist", h.id))],
+        [_atom("form_intention", ROBOT, "wait")],
     )
 
 
@@ -316,17 +316,17 @@ def _find(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Focus) 
     searching = _searching(seen, h.id, _last_enter(seen, h.id), o)
     belief_atoms = []
     if searching:
-        belief_atoms.append(_atom("attribute_belief", "robot", _atom("searching", h.id, o)))
+        belief_atoms.append(_atom("attribute_belief", ROBOT, _atom("searching", h.id, o)))
     belief_atoms.append(
-        _atom("attribute_belief", "robot", _atom("human_believes", h.id, _atom("object_on", o, bel_h or "unknown")))
+        _atom("attribute_belief", ROBOT, _atom("human_believes", h.id, _atom("object_on", o, bel_h or "unknown")))
     )
     robot_knows = bel_r is not None and world.kind_of(bel_r) in (EntityKind.PLACE, EntityKind.ITEM)
     if bel_r == h.id:
         robot_knows = True
     if robot_knows:
-        belief_atoms.append(_atom("hold_true_belief", "robot", _atom("object_on", o, str(bel_r))))
+        belief_atoms.append(_atom("hold_true_belief", ROBOT, _atom("object_on", o, str(bel_r))))
     else:
-        belief_atoms.append(_atom("lack_belief", "robot", _atom("object_on", o, "unknown")))
+        belief_atoms.append(_atom("lack_belief", ROBOT, _atom("object_on", o, "unknown")))
 
     conflict = bel_h != bel_r
     if not conflict or not searching:
@@ -360,7 +360,7 @@ def _find(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Focus) 
             belief_atoms,
             d_atoms,
             i_atoms,
-            [_atom("make_decision", "robot", "wait")],
+            [_atom("make_decision", ROBOT, "wait")],
             beliefs,
             Goal(GoalKind.NONE, h.id, o),
         )
@@ -370,8 +370,8 @@ def _find(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Focus) 
         f"I want to help {h.name} find the {oname}, and resolve the mismatch between {h.poss} belief and the real "
         "state of the world."
     )
-    d_atoms = [_atom("attribute_desire", "robot", _atom("assist", h.id, _atom("find", o)))]
-    conflict_atom = _atom("resolve_misbelief", "robot", _atom("belief_conflict", h.id, o, bel_h or "unknown"))
+    d_atoms = [_atom("attribute_desire", ROBOT, _atom("assist", h.id, _atom("find", o)))]
+    conflict_atom = _atom("resolve_misbelief", ROBOT, _atom("belief_conflict", h.id, o, bel_h or "unknown"))
     if robot_knows:
         assert bel_r is not None
         tidied = _last_mover(seen, o) == ROBOT
@@ -394,8 +394,8 @@ def _find(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Focus) 
             decision,
             belief_atoms,
             d_atoms,
-            [_atom("form_intention", "robot", fetch)],
-            [conflict_atom, _atom("make_decision", "robot", fetch)],
+            [_atom("form_intention", ROBOT, fetch)],
+            [conflict_atom, _atom("make_decision", ROBOT, fetch)],
             beliefs,
             Goal(GoalKind.DELIVER, h.id, o),
         )
@@ -431,8 +431,8 @@ def _find(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Focus) 
         decision,
         belief_atoms,
         d_atoms,
-        [_atom("form_intention", "robot", remind)],
-        [conflict_atom, _atom("make_decision", "robot", remind)],
+        [_atom("form_intention", ROBOT, remind)],
+        [conflict_atom, _atom("make_decision", ROBOT, remind)],
         beliefs,
         Goal(GoalKind.INFORM, h.id, o),
     )
@@ -474,10 +474,10 @@ def _reach(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Focus)
             desire,
             intention,
             _NO_HELP_DECISION,
-            [_atom("attribute_belief", "robot", _atom("has", h.id, o))],
+            [_atom("attribute_belief", ROBOT, _atom("has", h.id, o))],
             d_atoms,
             i_atoms,
-            [_atom("make_decision", "robot", "wait")],
+            [_atom("make_decision", ROBOT, "wait")],
             beliefs,
             Goal(GoalKind.NONE, h.id, o),
         )
@@ -504,13 +504,13 @@ def _reach(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Focus)
         intention,
         decision,
         [
-            _atom("attribute_belief", "robot", _atom("wants", h.id, o)),
-            _atom("attribute_belief", "robot", _atom("cannot_reach", h.id, o)),
-            _atom("hold_true_belief", "robot", _atom("object_on", o, place)),
+            _atom("attribute_belief", ROBOT, _atom("wants", h.id, o)),
+            _atom("attribute_belief", ROBOT, _atom("cannot_reach", h.id, o)),
+            _atom("hold_true_belief", ROBOT, _atom("object_on", o, place)),
         ],
-        [_atom("attribute_desire", "robot", _atom("assist", h.id, _atom("get", o)))],
-        [_atom("form_intention", "robot", fetch)],
-        [_atom("make_decision", "robot", fetch)],
+        [_atom("attribute_desire", ROBOT, _atom("assist", h.id, _atom("get", o)))],
+        [_atom("form_intention", ROBOT, fetch)],
+        [_atom("make_decision", ROBOT, fetch)],
         beliefs,
         Goal(GoalKind.DELIVER, h.id, o),
     )
@@ -533,7 +533,7 @@ def _blocked(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Focu
             [],
             d_atoms,
             i_atoms,
-            [_atom("make_decision", "robot", "wait")],
+            [_atom("make_decision", ROBOT, "wait")],
             beliefs,
             Goal(GoalKind.NONE, h.id, ob),
         )
@@ -556,13 +556,13 @@ def _blocked(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Focu
         intention,
         decision,
         [
-            _atom("attribute_belief", "robot", _atom("wants", h.id, _atom("go", dest or room))),
-            _atom("hold_true_belief", "robot", _atom("object_on", ob, where)),
-            _atom("attribute_belief", "robot", _atom("blocked", h.id, ob)),
+            _atom("attribute_belief", ROBOT, _atom("wants", h.id, _atom("go", dest or room))),
+            _atom("hold_true_belief", ROBOT, _atom("object_on", ob, where)),
+            _atom("attribute_belief", ROBOT, _atom("blocked", h.id, ob)),
         ],
-        [_atom("attribute_desire", "robot", _atom("assist", h.id, _atom("move", ob)))],
-        [_atom("form_intention", "robot", move)],
-        [_atom("make_decision", "robot", move)],
+        [_atom("attribute_desire", ROBOT, _atom("assist", h.id, _atom("move", ob)))],
+        [_atom("form_intention", ROBOT, move)],
+        [_atom("make_decision", ROBOT, move)],
         beliefs,
         Goal(GoalKind.CLEAR, h.id, ob),
     )
@@ -589,10 +589,10 @@ def _faucet(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Focus
             desire,
             intention,
             _NO_HELP_DECISION,
-            [_atom("hold_true_belief", "robot", _atom("switched_off" if not running else "switched_on", f))],
+            [_atom("hold_true_belief", ROBOT, _atom("switched_off" if not running else "switched_on", f))],
             d_atoms,
             i_atoms,
-            [_atom("make_decision", "robot", "wait")],
+            [_atom("make_decision", ROBOT, "wait")],
             beliefs,
             Goal(GoalKind.NONE, h.id, f),
         )
@@ -609,13 +609,13 @@ def _faucet(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Focus
         intention,
         decision,
         [
-            _atom("hold_true_belief", "robot", _atom("switched_on", f)),
-            _atom("attribute_belief", "robot", _atom("left", h.id, f_room)),
-            _atom("attribute_belief", "robot", _atom("human_believes", h.id, _atom("switched_off", f))),
+            _atom("hold_true_belief", ROBOT, _atom("switched_on", f)),
+            _atom("attribute_belief", ROBOT, _atom("left", h.id, f_room)),
+            _atom("attribute_belief", ROBOT, _atom("human_believes", h.id, _atom("switched_off", f))),
         ],
-        [_atom("attribute_desire", "robot", _atom("assist", h.id, _atom("switchoff", f)))],
-        [_atom("form_intention", "robot", _atom("switchoff", f))],
-        [_atom("make_decision", "robot", _atom("switchoff", f))],
+        [_atom("attribute_desire", ROBOT, _atom("assist", h.id, _atom("switchoff", f)))],
+        [_atom("form_intention", ROBOT, _atom("switchoff", f))],
+        [_atom("make_decision", ROBOT, _atom("switchoff", f))],
         beliefs,
         Goal(GoalKind.SWITCH_OFF, h.id, f),
     )
@@ -641,7 +641,7 @@ def _power(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Focus)
             [],
             d_atoms,
             i_atoms,
-            [_atom("make_decision", "robot", "wait")],
+            [_atom("make_decision", ROBOT, "wait")],
             beliefs,
             Goal(GoalKind.NONE, h.id, c),
         )
@@ -662,13 +662,13 @@ def _power(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Focus)
         intention,
         decision,
         [
-            _atom("hold_true_belief", "robot", _atom("power_off", HOUSE)),
-            _atom("attribute_belief", "robot", _atom("searching", h.id, "light")),
-            _atom("know", "robot", _atom("object_on", c, place)),
+            _atom("hold_true_belief", ROBOT, _atom("power_off", HOUSE)),
+            _atom("attribute_belief", ROBOT, _atom("searching", h.id, "light")),
+            _atom("know", ROBOT, _atom("object_on", c, place)),
         ],
-        [_atom("attribute_desire", "robot", _atom("assist", h.id, _atom("find", c)))],
-        [_atom("form_intention", "robot", fetch)],
-        [_atom("make_decision", "robot", fetch)],
+        [_atom("attribute_desire", ROBOT, _atom("assist", h.id, _atom("find", c)))],
+        [_atom("form_intention", ROBOT, fetch)],
+        [_atom("make_decision", ROBOT, fetch)],
         beliefs,
         Goal(GoalKind.DELIVER, h.id, c),
     )
@@ -715,10 +715,10 @@ def _combo(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Focus)
             desire,
             intention,
             _NO_HELP_DECISION,
-            [_atom("attribute_belief", "robot", _atom("wants", h.id, combo.name))],
+            [_atom("attribute_belief", ROBOT, _atom("wants", h.id, combo.name))],
             d_atoms,
             i_atoms,
-            [_atom("make_decision", "robot", "wait")],
+            [_atom("make_decision", ROBOT, "wait")],
             beliefs,
             Goal(GoalKind.NONE, h.id, tool),
         )
@@ -737,13 +737,13 @@ def _combo(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Focus)
         intention,
         decision,
         [
-            _atom("attribute_belief", "robot", _atom("wants", h.id, combo.name)),
-            _atom("attribute_belief", "robot", _atom("searching", h.id, tool)),
-            _atom("hold_true_belief", "robot", _atom("object_on", tool, place)),
+            _atom("attribute_belief", ROBOT, _atom("wants", h.id, combo.name)),
+            _atom("attribute_belief", ROBOT, _atom("searching", h.id, tool)),
+            _atom("hold_true_belief", ROBOT, _atom("object_on", tool, place)),
         ],
-        [_atom("attribute_desire", "robot", _atom("assist", h.id, _atom("find", tool)))],
-        [_atom("form_intention", "robot", fetch)],
-        [_atom("make_decision", "robot", fetch)],
+        [_atom("attribute_desire", ROBOT, _atom("assist", h.id, _atom("find", tool)))],
+        [_atom("form_intention", ROBOT, fetch)],
+        [_atom("make_decision", ROBOT, fetch)],
         beliefs,
         Goal(GoalKind.DELIVER, h.id, tool),
     )
@@ -787,10 +787,10 @@ def _dialogue(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Foc
             desire.replace("  ", " "),
             intention,
             _NO_HELP_DECISION,
-            [_atom("attribute_belief", "robot", _atom("satisfied", h.id, need.feeling))],
+            [_atom("attribute_belief", ROBOT, _atom("satisfied", h.id, need.feeling))],
             d_atoms,
             i_atoms,
-            [_atom("make_decision", "robot", "wait")],
+            [_atom("make_decision", ROBOT, "wait")],
             beliefs,
             Goal(GoalKind.NONE, h.id, item),
         )
@@ -813,13 +813,13 @@ def _dialogue(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Foc
         intention,
         decision,
         [
-            _atom("attribute_belief", "robot", _atom("feels", h.id, need.feeling)),
-            _atom("attribute_belief", "robot", _atom("wants", h.id, need.liquid or item)),
-            _atom("know", "robot", _atom("object_on", item, place)),
+            _atom("attribute_belief", ROBOT, _atom("feels", h.id, need.feeling)),
+            _atom("attribute_belief", ROBOT, _atom("wants", h.id, need.liquid or item)),
+            _atom("know", ROBOT, _atom("object_on", item, place)),
         ],
-        [_atom("attribute_desire", "robot", _atom("assist", h.id, _atom("get", need.liquid or item)))],
-        [_atom("form_intention", "robot", fetch)],
-        [_atom("make_decision", "robot", fetch)],
+        [_atom("attribute_desire", ROBOT, _atom("assist", h.id, _atom("get", need.liquid or item)))],
+        [_atom("form_intention", ROBOT, fetch)],
+        [_atom("make_decision", ROBOT, fetch)],
         beliefs,
         Goal(GoalKind.DELIVER, h.id, item, need.liquid),
     )
