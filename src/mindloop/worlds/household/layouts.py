@@ -3,16 +3,26 @@
 A layout lists its rooms (room-type ids, which are also the room ids), the furniture and fixtures in each
 room, and some everyday clutter. Every room also gets a floor corner (``<room>_corner``) and a doorway
 (``<room>_doorway``) when a world is built; an obstacle left in a doorway stops a wheelchair user.
+
+The layouts themselves are package data, ``data/layouts.yaml`` beside this module, read and checked once on
+import (:func:`load_layouts`): a malformed file raises :class:`~mindloop.datafiles.DataFileError` naming the
+file, the layout and the field.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
+from importlib.resources.abc import Traversable
+from pathlib import Path
 
+from pydantic import BaseModel, ConfigDict, Field
+
+from mindloop.datafiles import DataFileError, load_data_file, package_file
 from mindloop.errors import InvalidArgumentError, UnknownNameError
 from mindloop.worlds.household.catalog import ITEM_KINDS, PLACE_KINDS, ROOM_TYPES
 
-__all__ = ["LAYOUTS", "Layout", "RoomPlan", "layout"]
+__all__ = ["LAYOUTS", "Layout", "RoomPlan", "layout", "load_layouts"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,24 +49,8 @@ class Layout:
     dock: str
 
     def __post_init__(self) -> None:
-        seen: set[str] = set()
-        for room in self.rooms:
-            if room.id not in ROOM_TYPES:
-                raise InvalidArgumentError(f"layout {self.name!r}: unknown room type {room.id!r}")
-            for place in room.places:
-                spec = PLACE_KINDS.get(place)
-                if spec is None or spec.room_type != room.id:
-                    raise InvalidArgumentError(f"layout {self.name!r}: {place!r} cannot stand in the {room.id}")
-                if place in seen:
-                    raise InvalidArgumentError(f"layout {self.name!r}: place {place!r} appears twice")
-                seen.add(place)
-        for kind, where in self.clutter:
-            if kind not in ITEM_KINDS:
-                raise InvalidArgumentError(f"layout {self.name!r}: unknown item kind {kind!r}")
-            if where not in seen and where not in {f"{r.id}_corner" for r in self.rooms}:
-                raise InvalidArgumentError(f"layout {self.name!r}: clutter {kind!r} sits at unknown place {where!r}")
-        if self.dock not in {r.id for r in self.rooms}:
-            raise InvalidArgumentError(f"layout {self.name!r}: dock {self.dock!r} is not one of its rooms")
+        for _, problem in _problems(self.rooms, self.clutter, self.dock):
+            raise InvalidArgumentError(f"layout {self.name!r}: {problem}")
 
     @property
     def room_ids(self) -> tuple[str, ...]:
@@ -75,271 +69,70 @@ class Layout:
         return tuple(p for r in self.rooms for p in r.places)
 
 
-_KITCHEN_FULL = (
-    "fridge",
-    "dishwasher",
-    "kitchen_cabinet",
-    "kitchen_drawer",
-    "kitchen_counter",
-    "kitchen_table",
-    "pantry_shelf",
-    "sink",
-    "faucet",
-    "microwave",
-    "stove",
-    "kitchen_light",
-)
-_KITCHEN_SMALL = (
-    "fridge",
-    "kitchen_cabinet",
-    "kitchen_drawer",
-    "kitchen_counter",
-    "sink",
-    "faucet",
-    "stove",
-    "pantry_shelf",
-    "kitchen_light",
-)
-_BATHROOM = ("bathroom_counter", "bathroom_cabinet", "bathroom_faucet", "towel_rack", "bathtub", "laundry_hamper")
+def _problems(
+    rooms: tuple[RoomPlan, ...], clutter: tuple[tuple[str, str], ...], dock: str
+) -> Iterator[tuple[str, str]]:
+    """What is wrong with a layout, as ``(field, message)`` pairs (the field as its YAML path names it)."""
+    seen: set[str] = set()
+    for room in rooms:
+        if room.id not in ROOM_TYPES:
+            yield "rooms", f"unknown room type {room.id!r}"
+            continue
+        for place in room.places:
+            spec = PLACE_KINDS.get(place)
+            if spec is None or spec.room_type != room.id:
+                yield f"rooms.{room.id}", f"{place!r} cannot stand in the {room.id}"
+            elif place in seen:
+                yield f"rooms.{room.id}", f"place {place!r} appears twice"
+            seen.add(place)
+    corners = {f"{r.id}_corner" for r in rooms}
+    for kind, where in clutter:
+        if kind not in ITEM_KINDS:
+            yield "clutter", f"unknown item kind {kind!r}"
+        elif where not in seen and where not in corners:
+            yield f"clutter.{kind}", f"clutter {kind!r} sits at unknown place {where!r}"
+    if dock not in {r.id for r in rooms}:
+        yield "dock", f"dock {dock!r} is not one of its rooms"
 
 
-def _room(room_id: str, *places: str) -> RoomPlan:
-    return RoomPlan(room_id, places)
+class _LayoutSpec(BaseModel):
+    """One layout as ``data/layouts.yaml`` writes it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    title: str = Field(min_length=1)
+    dock: str
+    rooms: dict[str, tuple[str, ...]] = Field(min_length=1)
+    clutter: dict[str, str] = {}
 
 
-LAYOUTS: dict[str, Layout] = {
-    lay.name: lay
-    for lay in (
-        Layout(
-            "cozy_apartment",
-            "Cozy apartment",
-            (
-                _room("kitchen", *_KITCHEN_FULL),
-                _room(
-                    "living_room",
-                    "sofa",
-                    "coffee_table",
-                    "tv",
-                    "tv_stand",
-                    "bookshelf",
-                    "top_shelf",
-                    "sideboard_drawer",
-                    "floor_lamp",
-                ),
-                _room(
-                    "bedroom",
-                    "bed",
-                    "nightstand",
-                    "nightstand_drawer",
-                    "wardrobe",
-                    "dresser",
-                    "bedroom_shelf",
-                    "desk_lamp",
-                ),
-                _room("bathroom", *_BATHROOM),
-            ),
-            (("remote", "coffee_table"), ("pillow", "sofa"), ("towel", "towel_rack"), ("book", "bookshelf")),
-            "living_room",
-        ),
-        Layout(
-            "family_house",
-            "Family house",
-            (
-                _room("kitchen", *_KITCHEN_FULL),
-                _room("dining_room", "dining_table", "dining_chair", "cupboard", "sideboard", "china_shelf"),
-                _room(
-                    "living_room",
-                    "sofa",
-                    "armchair",
-                    "coffee_table",
-                    "tv",
-                    "tv_stand",
-                    "bookshelf",
-                    "sideboard_drawer",
-                    "floor_lamp",
-                ),
-                _room("bedroom", "bed", "nightstand", "nightstand_drawer", "wardrobe", "bedroom_shelf", "desk_lamp"),
-                _room("kids_room", "kids_bed", "toy_box", "kids_table", "kids_shelf"),
-                _room("bathroom", *_BATHROOM),
-            ),
-            (("toy_car", "kids_table"), ("vase", "china_shelf"), ("remote", "sofa"), ("book", "nightstand")),
-            "living_room",
-        ),
-        Layout(
-            "studio_flat",
-            "Studio flat",
-            (
-                _room("kitchen", *_KITCHEN_SMALL),
-                _room(
-                    "living_room",
-                    "sofa",
-                    "coffee_table",
-                    "tv",
-                    "tv_stand",
-                    "bookshelf",
-                    "top_shelf",
-                    "sideboard_drawer",
-                    "floor_lamp",
-                ),
-                _room("bathroom", "bathroom_counter", "bathroom_cabinet", "bathroom_faucet", "towel_rack"),
-            ),
-            (("headphones", "sofa"), ("towel", "towel_rack")),
-            "living_room",
-        ),
-        Layout(
-            "townhouse",
-            "Townhouse",
-            (
-                _room("kitchen", *_KITCHEN_FULL),
-                _room("dining_room", "dining_table", "dining_chair", "cupboard", "sideboard", "china_shelf"),
-                _room(
-                    "living_room",
-                    "sofa",
-                    "coffee_table",
-                    "tv",
-                    "tv_stand",
-                    "bookshelf",
-                    "floor_lamp",
-                    "sideboard_drawer",
-                ),
-                _room("study", "desk", "desk_drawer", "office_chair", "study_shelf", "reading_lamp"),
-                _room("bedroom", "bed", "nightstand", "nightstand_drawer", "wardrobe", "dresser", "desk_lamp"),
-                _room("bathroom", *_BATHROOM),
-            ),
-            (("laptop", "desk"), ("vase", "sideboard"), ("pillow", "bed")),
-            "living_room",
-        ),
-        Layout(
-            "garden_cottage",
-            "Garden cottage",
-            (
-                _room("hallway", "shoe_rack", "hall_table", "coat_closet", "hall_shelf"),
-                _room("kitchen", *_KITCHEN_SMALL, "kitchen_table", "dishwasher"),
-                _room(
-                    "living_room",
-                    "sofa",
-                    "armchair",
-                    "coffee_table",
-                    "tv",
-                    "bookshelf",
-                    "top_shelf",
-                    "sideboard_drawer",
-                    "floor_lamp",
-                ),
-                _room("bedroom", "bed", "nightstand", "nightstand_drawer", "wardrobe", "bedroom_shelf", "desk_lamp"),
-                _room("bathroom", *_BATHROOM),
-            ),
-            (("umbrella", "hallway_corner"), ("scarf", "hall_table"), ("book", "coffee_table")),
-            "hallway",
-        ),
-        Layout(
-            "city_loft",
-            "City loft",
-            (
-                _room(
-                    "kitchen",
-                    "fridge",
-                    "kitchen_cabinet",
-                    "kitchen_drawer",
-                    "kitchen_counter",
-                    "kitchen_table",
-                    "sink",
-                    "faucet",
-                    "microwave",
-                    "stove",
-                    "pantry_shelf",
-                    "kitchen_light",
-                ),
-                _room(
-                    "living_room",
-                    "sofa",
-                    "coffee_table",
-                    "tv",
-                    "tv_stand",
-                    "top_shelf",
-                    "sideboard_drawer",
-                    "floor_lamp",
-                ),
-                _room("study", "desk", "desk_drawer", "office_chair", "study_shelf", "reading_lamp"),
-                _room("bathroom", "bathroom_counter", "bathroom_cabinet", "bathroom_faucet", "towel_rack", "bathtub"),
-            ),
-            (("notebook", "desk"), ("remote", "tv_stand")),
-            "living_room",
-        ),
-        Layout(
-            "suburban_home",
-            "Suburban home",
-            (
-                _room("hallway", "hall_table", "coat_closet", "shoe_rack", "hall_shelf"),
-                _room("kitchen", *_KITCHEN_FULL),
-                _room("dining_room", "dining_table", "dining_chair", "cupboard", "sideboard"),
-                _room(
-                    "living_room",
-                    "sofa",
-                    "armchair",
-                    "coffee_table",
-                    "tv",
-                    "tv_stand",
-                    "bookshelf",
-                    "sideboard_drawer",
-                    "floor_lamp",
-                ),
-                _room(
-                    "bedroom",
-                    "bed",
-                    "nightstand",
-                    "nightstand_drawer",
-                    "wardrobe",
-                    "dresser",
-                    "bedroom_shelf",
-                    "desk_lamp",
-                ),
-                _room("kids_room", "kids_bed", "toy_box", "kids_table", "kids_shelf"),
-                _room("bathroom", *_BATHROOM),
-            ),
-            (("ball", "kids_room_corner"), ("teddy_bear", "kids_bed"), ("scarf", "hall_table")),
-            "hallway",
-        ),
-        Layout(
-            "accessible_flat",
-            "Accessible flat",
-            (
-                _room(
-                    "kitchen",
-                    "fridge",
-                    "dishwasher",
-                    "kitchen_cabinet",
-                    "kitchen_drawer",
-                    "kitchen_counter",
-                    "kitchen_table",
-                    "sink",
-                    "faucet",
-                    "microwave",
-                    "stove",
-                    "pantry_shelf",
-                    "kitchen_light",
-                ),
-                _room(
-                    "living_room",
-                    "sofa",
-                    "coffee_table",
-                    "tv",
-                    "tv_stand",
-                    "bookshelf",
-                    "top_shelf",
-                    "sideboard_drawer",
-                    "floor_lamp",
-                ),
-                _room("study", "desk", "desk_drawer", "study_shelf", "reading_lamp"),
-                _room("bedroom", "bed", "nightstand", "nightstand_drawer", "wardrobe", "bedroom_shelf", "desk_lamp"),
-                _room("bathroom", "bathroom_counter", "bathroom_cabinet", "bathroom_faucet", "towel_rack"),
-            ),
-            (("glasses", "nightstand"), ("remote", "coffee_table")),
-            "living_room",
-        ),
-    )
-}
-"""The eight layouts, by name."""
+class _LayoutsFile(BaseModel):
+    """The whole of ``data/layouts.yaml``: layouts by name, in order."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    layouts: dict[str, _LayoutSpec] = Field(min_length=1)
+
+
+def _build(data: _LayoutsFile, source: str) -> dict[str, Layout]:
+    out: dict[str, Layout] = {}
+    for name, spec in data.layouts.items():
+        rooms = tuple(RoomPlan(room_id, places) for room_id, places in spec.rooms.items())
+        clutter = tuple(spec.clutter.items())
+        for field, problem in _problems(rooms, clutter, spec.dock):
+            raise DataFileError(f"layouts.{name}.{field}: {problem}", source=source)
+        out[name] = Layout(name, spec.title, rooms, clutter, spec.dock)
+    return out
+
+
+def load_layouts(path: str | Path | Traversable | None = None) -> dict[str, Layout]:
+    """Read and check a layouts file (the one shipped with mindloop when ``path`` is ``None``)."""
+    source = package_file(__name__.rsplit(".", 1)[0], "layouts.yaml") if path is None else path
+    return _build(load_data_file(_LayoutsFile, source), str(source))
+
+
+LAYOUTS: dict[str, Layout] = load_layouts()
+"""The eight layouts, by name (from ``data/layouts.yaml``)."""
 
 
 def layout(name: str) -> Layout:

@@ -1,0 +1,125 @@
+"""Package data files (layouts, worked examples, sentence tables) read and validated when first loaded.
+
+Data that used to be written as Python literals lives in YAML files inside the package (``<package>/data/*.yaml``)
+and is described by a pydantic model. :func:`load_package_data` reads a file with :mod:`importlib.resources` (so it
+works from a wheel as well as from a checkout) and :func:`load_data_file` reads any path; both reject a malformed
+file with a :class:`DataFileError` naming the file, the entry and the field (``layouts.townhouse.rooms``), never
+with a raw ``KeyError`` later on. YAML mappings with a repeated key are refused, since YAML would silently keep
+only the last one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from importlib.resources import files
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml  # type: ignore[import-untyped]
+from pydantic import BaseModel, ValidationError
+
+from mindloop.errors import ParseError
+
+__all__ = ["DataFileError", "field_path", "load_data_file", "load_package_data", "package_file", "parse_data"]
+
+M = TypeVar("M", bound=BaseModel)
+
+_NAME_KEYS = ("name", "id", "table", "category")
+"""Keys that name a list entry in an error path (``examples[table=14]`` reads better than ``examples[1]``)."""
+
+
+class DataFileError(ParseError):
+    """A package data file is missing, is not valid YAML, or does not match its schema; the message names the
+    file, the entry and the field."""
+
+
+_BaseLoader: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _UniqueKeyLoader(_BaseLoader):  # type: ignore[misc]
+    """A safe YAML loader that refuses a mapping with the same key twice."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping", node.start_mark, f"found the key {key!r} twice", key_node.start_mark
+                )
+            seen.add(key)
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
+        return mapping
+
+
+def field_path(loc: Sequence[int | str], data: Any) -> str:
+    """A readable path for a pydantic error location, naming list entries by their name where they have one.
+
+    >>> field_path(("examples", 1, "rows"), {"examples": [{"table": 13}, {"table": 14}]})
+    'examples[table=14].rows'
+    """
+    out = ""
+    node = data
+    for part in loc:
+        if isinstance(part, int):
+            label = str(part)
+            if isinstance(node, Sequence) and not isinstance(node, str) and 0 <= part < len(node):
+                node = node[part]
+                if isinstance(node, Mapping):
+                    key = next((k for k in _NAME_KEYS if k in node), None)
+                    label = f"{key}={node[key]}" if key is not None else label
+            else:
+                node = None
+            out += f"[{label}]"
+        else:
+            node = node.get(part) if isinstance(node, Mapping) else None
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def parse_data(model: type[M], text: str, *, source: str) -> M:
+    """Validate YAML ``text`` against ``model``; ``source`` names the file in errors."""
+    try:
+        data = yaml.load(text, Loader=_UniqueKeyLoader)  # a safe loader that also refuses repeated keys
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        context = f" ({exc.context})" if exc.context else ""
+        line = mark.line + 1 if mark is not None else None
+        raise DataFileError(f"not valid YAML: {exc.problem}{context}", source=source, line=line) from None
+    except yaml.YAMLError as exc:  # pragma: no cover - every parser error is a marked one
+        raise DataFileError(f"not valid YAML: {exc}", source=source) from None
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = field_path(first["loc"], data) or "(top level)"
+        more = f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else ""
+        raise DataFileError(f"{where}: {first['msg']}{more}", source=source, text=_short(first.get("input"))) from None
+
+
+def _short(value: Any) -> str | None:
+    if value is None or isinstance(value, Mapping):
+        return None  # a whole entry is too long to quote; the path already names it
+    text = str(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def load_data_file(model: type[M], path: str | Path | Traversable) -> M:
+    """Read and validate the YAML file at ``path`` (a filesystem path or an importlib resource)."""
+    resource = Path(path) if isinstance(path, str) else path
+    try:
+        text = resource.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise DataFileError(f"cannot read data file: {exc.strerror or exc}", source=str(path)) from None
+    return parse_data(model, text, source=str(path))
+
+
+def package_file(package: str, name: str) -> Traversable:
+    """The data file ``<package>/data/<name>`` shipped inside mindloop (from a checkout or an installed wheel)."""
+    return files(package).joinpath("data", name)
+
+
+def load_package_data(model: type[M], package: str, name: str) -> M:
+    """Read and validate ``<package>/data/<name>`` shipped inside mindloop."""
+    return load_data_file(model, package_file(package, name))
