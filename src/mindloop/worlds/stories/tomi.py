@@ -6,6 +6,14 @@ starts again at 1. The parser keeps a small world model (who is in which room, w
 where each object is) only to work out *who witnesses* each sentence; the beliefs themselves are kept by the
 :class:`~mindloop.beliefs.Tracker`, and every answer is read from its store.
 
+Witnesses: who witnesses an event is who is in the room where it happens. A move happens in the mover's room. A
+container's room is the room of the first event that places something in it. A narrated ``The O is in the C.``
+names no room: it happens in C's room when an earlier sentence fixed it; otherwise in the room where the story
+next shows an agent handling O (moving it out of C) or C (moving something into it, looking in it), since an
+agent can only do that in the container's room; otherwise in the room named by the latest ``entered`` sentence.
+(ToMi lets a third agent enter another room between the others' entrance and the narrated location, so "the
+latest room entered" alone would put the object in the wrong room.)
+
 Sentences the parser does not know raise :class:`~mindloop.errors.ParseError` naming the file, line number and
 text; nothing is skipped silently. The only unnumbered lines accepted are the known separators and instructions
 that appear in Hi-ToM exports (``***``, ``Story:``, ``Read the following story …``).
@@ -283,15 +291,65 @@ def _located(thing: str, place: str | None) -> Fact:
     return Fact(thing, IN, place)
 
 
+def _put_rooms(texts: Sequence[str]) -> dict[int, str]:
+    """Rooms of narrated ``The O is in the C.`` sentences that only a later sentence reveals, by 1-based position.
+
+    A put whose container has no room yet is resolved by the first later sentence where an agent handles the
+    object while it is still in that container (a move of it), or handles the container (a move into it, a look
+    in it): the agent's room at that sentence. Sentences of unknown form are skipped here (the main pass names
+    them with their line).
+    """
+    agent_room: dict[str, str] = {}
+    known: set[str] = set()  # containers whose room an earlier sentence fixed
+    by_object: dict[str, tuple[int, str]] = {}  # object -> (put index, container) still unresolved
+    by_container: dict[str, list[int]] = {}  # container -> put indices still unresolved
+    out: dict[int, str] = {}
+
+    def resolve(con: str, room: str | None) -> None:
+        if room is None:
+            return
+        for i in by_container.pop(con, ()):
+            out[i] = room
+        known.add(con)
+
+    for i, text in enumerate(texts, 1):
+        try:
+            kind, g = _classify(text)
+        except ParseError:
+            continue
+        if kind == "enter":
+            for name in g[:-1]:
+                agent_room[name] = g[-1]
+        elif kind == "exit":
+            agent_room.pop(g[0], None)
+        elif kind == "put":
+            obj, con = g
+            by_object.pop(obj, None)
+            if con not in known:
+                by_object[obj] = (i, con)
+                by_container.setdefault(con, []).append(i)
+        elif kind == "move":
+            a, obj, con = g
+            room = agent_room.get(a)
+            pending = by_object.pop(obj, None)
+            if pending is not None:
+                resolve(pending[1], room)
+            resolve(con, room)
+        elif kind == "peek":
+            resolve(g[1], agent_room.get(g[0]))
+    return out
+
+
 class _Narrator:
     """Minimal world model for a story: rooms of agents and containers, containers of objects."""
 
-    def __init__(self) -> None:
+    def __init__(self, put_rooms: dict[int, str] | None = None) -> None:
         self.agent_room: dict[str, str] = {}
         self.occupants: dict[str, frozenset[str]] = {}
         self.container_room: dict[str, str] = {}
         self.obj_container: dict[str, str] = {}
         self.scene: str | None = None
+        self.put_rooms = put_rooms or {}
 
     def present(self, room: str | None) -> frozenset[str]:
         return self.occupants.get(room, _NOBODY) if room is not None else _NOBODY
@@ -332,7 +390,7 @@ class _Narrator:
             return [Event(t, EventKind.MOVE, a, (_located(obj, con),), self.present(room) | {a}, text=text)]
         if kind == "put":
             obj, con = g
-            room = self.room_of_container(con, self.scene)
+            room = self.room_of_container(con, self.put_rooms.get(t, self.scene))
             self.obj_container[obj] = con
             return [Event(t, EventKind.PUT, None, (_located(obj, con),), self.present(room), text=text)]
         if kind == "stay":
@@ -381,7 +439,7 @@ def narrate(sentences: Sequence[tuple[int, str]], source: str = "<story>") -> li
 
     Errors name ``source`` and the line number given with the sentence.
     """
-    narrator = _Narrator()
+    narrator = _Narrator(_put_rooms([text for _, text in sentences]))
     out: list[Event | Utterance] = []
     for t, (lineno, text) in enumerate(sentences, 1):
         try:
