@@ -34,10 +34,10 @@ from mindloop.systems.mindclaw.sources import (
     FramesFolderSource,
     HouseholdSource,
     JsonlReplaySource,
-    Source,
     TerminalSource,
     ThreeDWorldAdapter,
     VirtualHomeAdapter,
+    WindowSource,
     record_frames_folder,
     record_windows,
 )
@@ -50,7 +50,7 @@ from mindloop.systems.mindclaw.trigger import (
     Trigger,
     train_classifier,
 )
-from mindloop.systems.mindclaw.window import Candidates, DictScene, Scene, Window, WindowEvent
+from mindloop.systems.mindclaw.window import Candidates, DictScene, SceneView, Window, WindowEvent
 
 ClawEngine = Engine
 """Alias of :class:`Engine` for top-level re-export."""
@@ -86,11 +86,10 @@ __all__ = [
     "Operation",
     "OperationHistory",
     "ReasoningRecord",
-    "Scene",
+    "SceneView",
     "Skill",
     "SkillSet",
     "SlotError",
-    "Source",
     "StaleBelief",
     "StepTrace",
     "SymbolicActionGenerator",
@@ -103,6 +102,7 @@ __all__ = [
     "VirtualHomeAdapter",
     "Window",
     "WindowEvent",
+    "WindowSource",
     "build_claw_engine",
     "build_engine",
     "check_operation",

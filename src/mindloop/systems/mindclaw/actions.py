@@ -15,13 +15,13 @@ from mindloop.models.base import ChatModel, GenerationConfig, message
 from mindloop.systems.mindclaw.context import TriggerContext
 from mindloop.systems.mindclaw.records import ActionPlan, ReasoningRecord
 from mindloop.systems.mindclaw.render import render_context
-from mindloop.systems.mindclaw.window import Scene, base_place, room_of
+from mindloop.systems.mindclaw.window import SceneView, base_place, room_of
 from mindloop.worlds.household.actions import Action, parse_actions
 
 __all__ = ["ActionGenerator", "ModelActionGenerator", "SymbolicActionGenerator", "parse_action_reply", "plan_help"]
 
 
-def _take(scene: Scene, item: str) -> list[str]:
+def _take(scene: SceneView, item: str) -> list[str]:
     base = base_place(scene, item)
     props = scene.props(base) if base is not None else frozenset()
     steps = [f"walk({base})" if base is not None and "receptacle" in props else f"walk({item})"]
@@ -32,7 +32,7 @@ def _take(scene: Scene, item: str) -> list[str]:
     return steps
 
 
-def plan_help(record: ReasoningRecord, scene: Scene) -> tuple[str, ...]:
+def plan_help(record: ReasoningRecord, scene: SceneView) -> tuple[str, ...]:
     """The robot's steps for a warranted record (empty when there is nothing it can do)."""
     actor, obj = record.actor, record.object
     if record.goal == "deliver":

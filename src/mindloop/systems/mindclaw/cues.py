@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from mindloop.beliefs.vocab import FEELS
 from mindloop.systems.mindclaw.memory import BeliefTable, OperationHistory
 from mindloop.systems.mindclaw.observation import ActivityLog, Observation
-from mindloop.systems.mindclaw.window import Scene, base_place, room_of
+from mindloop.systems.mindclaw.window import SceneView, base_place, room_of
 from mindloop.worlds.household.scenarios.gold import NEEDS, combo_for
 
 __all__ = ["CONTEXTS", "Cue", "find_cues", "light_source", "need_item"]
@@ -55,7 +55,7 @@ class Cue:
     helped: bool = False
 
 
-def light_source(scene: Scene) -> str | None:
+def light_source(scene: SceneView) -> str | None:
     """The first item the robot knows that gives light without power (a candle)."""
     for item in scene.items():
         props = scene.props(item)
@@ -64,7 +64,7 @@ def light_source(scene: Scene) -> str | None:
     return None
 
 
-def need_item(scene: Scene, feeling: str) -> str | None:
+def need_item(scene: SceneView, feeling: str) -> str | None:
     """The item that meets a stated need, by the need's order of preference (a glass before a cup)."""
     need = NEEDS.get(feeling)
     if need is None:
@@ -77,7 +77,7 @@ def need_item(scene: Scene, feeling: str) -> str | None:
     return None
 
 
-def _false_belief(o: Observation, table: BeliefTable, scene: Scene) -> list[Cue]:
+def _false_belief(o: Observation, table: BeliefTable, scene: SceneView) -> list[Cue]:
     out = []
     log = o.activity
     for actor in table.actors():
@@ -93,7 +93,7 @@ def _false_belief(o: Observation, table: BeliefTable, scene: Scene) -> list[Cue]
     return out
 
 
-def _unreachable(o: Observation, scene: Scene) -> list[Cue]:
+def _unreachable(o: Observation, scene: SceneView) -> list[Cue]:
     out: list[Cue] = []
     items = set(scene.items())
     for actor, acts in o.activity.acts.items():
@@ -105,7 +105,7 @@ def _unreachable(o: Observation, scene: Scene) -> list[Cue]:
     return out
 
 
-def _blocked(o: Observation, scene: Scene) -> list[Cue]:
+def _blocked(o: Observation, scene: SceneView) -> list[Cue]:
     out = []
     for actor, acts in o.activity.acts.items():
         tries = [a for a in acts if a.failure == "blocked"]
@@ -122,7 +122,7 @@ def _blocked(o: Observation, scene: Scene) -> list[Cue]:
     return out
 
 
-def _left_running(o: Observation, scene: Scene) -> list[Cue]:
+def _left_running(o: Observation, scene: SceneView) -> list[Cue]:
     out: list[Cue] = []
     for actor, acts in o.activity.acts.items():
         for act in acts:
@@ -136,7 +136,7 @@ def _left_running(o: Observation, scene: Scene) -> list[Cue]:
     return out
 
 
-def _power_cut(o: Observation, scene: Scene) -> list[Cue]:
+def _power_cut(o: Observation, scene: SceneView) -> list[Cue]:
     log = o.activity
     if scene.power() or log.power_cut_at is None:
         return []
@@ -150,7 +150,7 @@ def _power_cut(o: Observation, scene: Scene) -> list[Cue]:
     return out
 
 
-def _missing_tool(o: Observation, scene: Scene) -> list[Cue]:
+def _missing_tool(o: Observation, scene: SceneView) -> list[Cue]:
     out = []
     log: ActivityLog = o.activity
     for actor, acts in log.acts.items():
@@ -184,7 +184,7 @@ def _missing_tool(o: Observation, scene: Scene) -> list[Cue]:
     return out
 
 
-def _stated_need(o: Observation, scene: Scene) -> list[Cue]:
+def _stated_need(o: Observation, scene: SceneView) -> list[Cue]:
     if not o.quiet:
         return []
     out = []

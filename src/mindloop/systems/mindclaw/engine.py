@@ -37,7 +37,7 @@ from mindloop.systems.mindclaw.operations import (
 )
 from mindloop.systems.mindclaw.reasoning import Reasoner
 from mindloop.systems.mindclaw.records import ActionPlan, ExecutionResult, ReasoningRecord
-from mindloop.systems.mindclaw.sources.base import Source
+from mindloop.systems.mindclaw.sources.base import WindowSource
 from mindloop.systems.mindclaw.trigger import Trigger
 from mindloop.systems.mindclaw.window import Window
 
@@ -206,7 +206,7 @@ class Engine:
             )
         )
 
-    async def run(self, source: Source, *, on_step: Callable[[StepTrace], None] | None = None) -> list[StepTrace]:
+    async def run(self, source: WindowSource, *, on_step: Callable[[StepTrace], None] | None = None) -> list[StepTrace]:
         """Run a whole episode from ``source`` (closed loop: actions are executed between windows)."""
         self.reset()
         for window in source.windows():
@@ -221,7 +221,7 @@ class Engine:
         """:meth:`step` without an event loop (components that never wait)."""
         return run_sync(self.step(window))
 
-    def run_now(self, source: Source, *, on_step: Callable[[StepTrace], None] | None = None) -> list[StepTrace]:
+    def run_now(self, source: WindowSource, *, on_step: Callable[[StepTrace], None] | None = None) -> list[StepTrace]:
         """:meth:`run` without an event loop (components that never wait)."""
         return run_sync(self.run(source, on_step=on_step))
 

@@ -20,7 +20,7 @@ from mindloop.beliefs import Fact
 from mindloop.beliefs.vocab import AT, POWER, ROBOT
 from mindloop.errors import ParseError
 from mindloop.models.base import ChatModel, GenerationConfig, image_part, message
-from mindloop.systems.mindclaw.window import Scene, Window, WindowEvent
+from mindloop.systems.mindclaw.window import SceneView, Window, WindowEvent
 
 __all__ = [
     "HANDLING_VERBS",
@@ -124,7 +124,7 @@ class Observation:
     quiet: bool
     text: str
     activity: ActivityLog
-    scene: Scene | None = None
+    scene: SceneView | None = None
     error: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 

@@ -17,7 +17,7 @@ from mindloop.systems.mindclaw.context import TriggerContext
 from mindloop.systems.mindclaw.cues import CONTEXTS, Cue
 from mindloop.systems.mindclaw.records import ReasoningRecord
 from mindloop.systems.mindclaw.render import render_context
-from mindloop.systems.mindclaw.window import Scene
+from mindloop.systems.mindclaw.window import SceneView
 from mindloop.worlds.household.scenarios.gold import NEEDS
 
 __all__ = ["ModelReasoner", "Reasoner", "SymbolicReasoner", "goal_for", "parse_reasoning_reply"]
@@ -33,7 +33,7 @@ _GOALS = {
 }
 
 
-def goal_for(context: str, actor: str, obj: str, seen: str | None, scene: Scene | None) -> tuple[str, str]:
+def goal_for(context: str, actor: str, obj: str, seen: str | None, scene: SceneView | None) -> tuple[str, str]:
     """The kind of help a context calls for, and the liquid to fill a container with (``("deliver", "water")``).
 
     A false belief is corrected by fetching the object when the robot knows where it is (a place or an item it

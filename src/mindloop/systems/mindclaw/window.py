@@ -2,7 +2,7 @@
 
 A :class:`Window` holds what the robot got in one step of the stream: the events it perceived (with the humans
 who were there to see them), narration lines, dialogue, optional frames, the simulator state as the robot knows
-it (:class:`Scene`), user-control metadata, task context, the candidate actor/object/location slots and the
+it (:class:`SceneView`), user-control metadata, task context, the candidate actor/object/location slots and the
 map from source-specific names to canonical ones. The rest of the runtime only ever sees windows, so a live
 simulator, a recorded episode, a folder of frames and a person at a terminal all look the same to it.
 """
@@ -21,7 +21,7 @@ __all__ = [
     "EMPTY_CANDIDATES",
     "Candidates",
     "DictScene",
-    "Scene",
+    "SceneView",
     "Window",
     "WindowEvent",
     "base_place",
@@ -117,7 +117,7 @@ EMPTY_CANDIDATES = Candidates()
 
 
 @runtime_checkable
-class Scene(Protocol):
+class SceneView(Protocol):
     """The simulator state as the robot knows it: where things are, what is open or on, who is where.
 
     It is the robot's own knowledge (what it perceived and remembers) plus the static map of its home (which
@@ -177,7 +177,7 @@ class Scene(Protocol):
         ...
 
 
-def room_of(scene: Scene, entity: str, *, _depth: int = 0) -> str | None:
+def room_of(scene: SceneView, entity: str, *, _depth: int = 0) -> str | None:
     """The room of a place, room, agent or item (an item follows where it is: place, item it sits on, holder)."""
     room = scene.place_room(entity)
     if room is not None:
@@ -190,7 +190,7 @@ def room_of(scene: Scene, entity: str, *, _depth: int = 0) -> str | None:
     return room_of(scene, where, _depth=_depth + 1)
 
 
-def base_place(scene: Scene, item: str) -> str | None:
+def base_place(scene: SceneView, item: str) -> str | None:
     """The place an item finally rests on (through items it sits on); ``None`` when someone holds it."""
     where = scene.location(item)
     for _ in range(8):
@@ -205,7 +205,7 @@ def base_place(scene: Scene, item: str) -> str | None:
 
 
 class DictScene:
-    """A :class:`Scene` read from plain data (a recorded window, a VirtualHome/ThreeDWorld snapshot).
+    """A :class:`SceneView` read from plain data (a recorded window, a VirtualHome/ThreeDWorld snapshot).
 
     Format::
 
@@ -297,8 +297,8 @@ class DictScene:
         return scene_record(self)
 
 
-def scene_record(scene: Scene) -> dict[str, Any]:
-    """Any :class:`Scene` as the plain record :class:`DictScene` reads."""
+def scene_record(scene: SceneView) -> dict[str, Any]:
+    """Any :class:`SceneView` as the plain record :class:`DictScene` reads."""
     items = list(scene.items())
     place_list = [p for p in scene.places() if scene.place_room(p) is not None]
     rooms = sorted({r for p in place_list if (r := scene.place_room(p)) is not None})
@@ -319,7 +319,7 @@ def scene_record(scene: Scene) -> dict[str, Any]:
     }
 
 
-def scene_from_dict(data: Mapping[str, Any] | None) -> Scene | None:
+def scene_from_dict(data: Mapping[str, Any] | None) -> SceneView | None:
     """A :class:`DictScene` from a record, or ``None`` for no record."""
     return DictScene(data) if data is not None else None
 
@@ -338,7 +338,7 @@ class Window:
     text: str = ""
     dialogue: tuple[tuple[str, str], ...] = ()
     frames: tuple[str, ...] = ()
-    state: Scene | None = None
+    state: SceneView | None = None
     candidates: Candidates = EMPTY_CANDIDATES
     control: Mapping[str, str] = field(default_factory=dict)
     task: str = ""

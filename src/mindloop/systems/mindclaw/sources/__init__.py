@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from mindloop.systems.mindclaw.sources.base import Source, not_executed
+from mindloop.systems.mindclaw.sources.base import WindowSource, not_executed
 from mindloop.systems.mindclaw.sources.household import HouseholdSource, TrackerScene
 from mindloop.systems.mindclaw.sources.human import TerminalSource
 from mindloop.systems.mindclaw.sources.replay import (
@@ -24,11 +24,11 @@ __all__ = [
     "FramesFolderSource",
     "HouseholdSource",
     "JsonlReplaySource",
-    "Source",
     "TerminalSource",
     "ThreeDWorldAdapter",
     "TrackerScene",
     "VirtualHomeAdapter",
+    "WindowSource",
     "not_executed",
     "record_frames_folder",
     "record_windows",

@@ -8,11 +8,11 @@ from typing import Protocol, runtime_checkable
 from mindloop.systems.mindclaw.records import ActionPlan, ExecutionResult
 from mindloop.systems.mindclaw.window import Window
 
-__all__ = ["Source", "not_executed"]
+__all__ = ["WindowSource", "not_executed"]
 
 
 @runtime_checkable
-class Source(Protocol):
+class WindowSource(Protocol):
     """An input source behind the Adapter (§IV-C).
 
     ``windows()`` yields the stream; between two windows the engine may call ``execute(a_t)``, and a live source

@@ -66,7 +66,7 @@ class _HomeMap:
 
 
 class TrackerScene:
-    """The robot's knowledge as a :class:`~mindloop.systems.mindclaw.window.Scene`: its chain ``("robot",)`` in a
+    """The robot's knowledge as a :class:`~mindloop.systems.mindclaw.window.SceneView`: its chain ``("robot",)`` in a
     belief store, read as of time ``at`` (so a window's scene never changes afterwards), plus the home map."""
 
     def __init__(self, home: _HomeMap, store: BeliefStore, at: int) -> None:

@@ -5,7 +5,7 @@ its jumps), turns every observation into relation triples for the constraint sol
 egocentric facing plus the known heading gives the absolute one) and door walls, and works out which objects
 share a room (an item seen from inside a room is in it; from a doorway, the side of the door it appears on says
 which of the two rooms). From this it writes a cognitive map in the paper's JSON format and a believed
-:class:`~mindloop.systems.tos.world.world.World` that answers the downstream questions. When a domain has several
+:class:`~mindloop.systems.tos.world.world.SpatialWorld` that answers the downstream questions. When a domain has several
 cells the map uses the cell nearest its centre (a best guess, marked in :meth:`SpatialBelief.uncertain`).
 """
 
@@ -29,7 +29,7 @@ from mindloop.systems.tos.world.geometry import (
 from mindloop.systems.tos.world.observe import Observation
 from mindloop.systems.tos.world.relations import INITIAL, RelationTriple, observation_triples, query_triple
 from mindloop.systems.tos.world.solver import SpatialSolver
-from mindloop.systems.tos.world.world import World, WorldItem
+from mindloop.systems.tos.world.world import SpatialWorld, WorldItem
 
 __all__ = ["SpatialBelief"]
 
@@ -154,7 +154,7 @@ class SpatialBelief:
         """Where the agent believes it stands."""
         return (0, 0) if self.anchor == INITIAL else self.estimate(self.anchor)
 
-    def world(self) -> World:
+    def world(self) -> SpatialWorld:
         """The believed world: every seen item at its believed cell."""
         items = []
         for name in sorted(
@@ -170,7 +170,7 @@ class SpatialBelief:
                 items.append(WorldItem(name, pos, base, rooms, True, normals))
             else:
                 items.append(WorldItem(name, pos, self.facing.get(name), rooms))
-        return World(tuple(items), self.room_of[INITIAL], self._room_extents(items))
+        return SpatialWorld(tuple(items), self.room_of[INITIAL], self._room_extents(items))
 
     @staticmethod
     def _room_extents(items: Sequence[WorldItem]) -> dict[str, tuple[Vec, ...]]:

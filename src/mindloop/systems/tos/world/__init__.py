@@ -17,7 +17,7 @@ from mindloop.systems.tos.world.relations import Relation, RelationTriple
 from mindloop.systems.tos.world.scene import Door, Scene, SceneObject, scene_from_dict, scene_to_dict
 from mindloop.systems.tos.world.solver import SpatialSolver, information_gain
 from mindloop.systems.tos.world.tasks import TASKS, TaskQuestion, answer_spec, generate_tasks
-from mindloop.systems.tos.world.world import World, world_from_scene
+from mindloop.systems.tos.world.world import SpatialWorld, world_from_scene
 
 __all__ = [
     "TASKS",
@@ -35,9 +35,9 @@ __all__ = [
     "SpatialEnv",
     "SpatialEnvConfig",
     "SpatialSolver",
+    "SpatialWorld",
     "TaskQuestion",
     "Turn",
-    "World",
     "answer_spec",
     "covert_changes",
     "describe_layout",

@@ -44,7 +44,7 @@ from mindloop.systems.tos.world.geometry import (
     rotation_between,
 )
 from mindloop.systems.tos.world.observe import SeenItem
-from mindloop.systems.tos.world.world import World, WorldItem
+from mindloop.systems.tos.world.world import SpatialWorld, WorldItem
 
 __all__ = [
     "REFERENCE_TASKS",
@@ -194,7 +194,7 @@ def describe_view(items: Sequence[dict[str, str]]) -> str:
     return "; ".join(parts)
 
 
-def _scene_facts(world: World) -> dict[str, Any]:
+def _scene_facts(world: SpatialWorld) -> dict[str, Any]:
     """Positions, facings, rooms and door data the view-based scorers simulate against."""
     return {
         "object_positions": {it.name.lower(): list(it.pos) for it in world.items},
@@ -209,7 +209,7 @@ def _scene_facts(world: World) -> dict[str, Any]:
 
 
 # ---- individual generators ---------------------------------------------------------------------------------
-def _gen_direction(world: World, rng: random.Random) -> TaskQuestion:
+def _gen_direction(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
     objs = list(world.objects)
     if len(objs) < 2:
         raise _SkipDrawError
@@ -223,7 +223,7 @@ def _gen_direction(world: World, rng: random.Random) -> TaskQuestion:
     )
 
 
-def _gen_pov(world: World, rng: random.Random) -> TaskQuestion:
+def _gen_pov(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
     oriented = [o for o in world.objects if o.facing is not None]
     rng.shuffle(oriented)
     for anchor in oriented:
@@ -241,7 +241,7 @@ def _gen_pov(world: World, rng: random.Random) -> TaskQuestion:
     raise _SkipDrawError
 
 
-def _gen_perc_dec(world: World, rng: random.Random) -> TaskQuestion:
+def _gen_perc_dec(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
     oriented = [o for o in world.objects if o.facing is not None]
     rng.shuffle(oriented)
     for anchor in oriented:
@@ -266,7 +266,7 @@ def _gen_perc_dec(world: World, rng: random.Random) -> TaskQuestion:
     raise _SkipDrawError
 
 
-def _gen_alloc(world: World, rng: random.Random) -> TaskQuestion:
+def _gen_alloc(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
     pool = list(world.objects)
     if len(pool) < 3:
         raise _SkipDrawError
@@ -281,7 +281,7 @@ def _gen_alloc(world: World, rng: random.Random) -> TaskQuestion:
     )
 
 
-def _gen_rot(world: World, rng: random.Random) -> TaskQuestion:
+def _gen_rot(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
     turn = rng.choice(["clockwise", "counterclockwise"])
     cands = []
     for o in world.objects:
@@ -315,7 +315,7 @@ def _gen_rot(world: World, rng: random.Random) -> TaskQuestion:
     raise _SkipDrawError
 
 
-def _sample_pose(world: World, rng: random.Random) -> tuple[Vec, Vec, str]:
+def _sample_pose(world: SpatialWorld, rng: random.Random) -> tuple[Vec, Vec, str]:
     rooms = sorted(world.room_cells)
     rng.shuffle(rooms)
     for room in rooms:
@@ -335,7 +335,7 @@ def _sample_pose(world: World, rng: random.Random) -> tuple[Vec, Vec, str]:
     raise _SkipDrawError
 
 
-def _origin(world: World, room: str, rng: random.Random) -> tuple[str, Vec]:
+def _origin(world: SpatialWorld, room: str, rng: random.Random) -> tuple[str, Vec]:
     if room in world.start_rooms:
         return "your starting position", (0, 0)
     doors = [d for d in world.doors if room in d.rooms]
@@ -345,7 +345,7 @@ def _origin(world: World, room: str, rng: random.Random) -> tuple[str, Vec]:
     return f"the {d.name}", d.pos
 
 
-def _gen_loc2view(world: World, rng: random.Random) -> TaskQuestion:
+def _gen_loc2view(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
     pos, ori, room = _sample_pose(world, rng)
     origin_name, origin = _origin(world, room, rng)
     vis = [it for it in world.visible(pos, ori, frozenset({room}))]
@@ -360,7 +360,7 @@ def _gen_loc2view(world: World, rng: random.Random) -> TaskQuestion:
     return TaskQuestion("loc2view", text, answer_spec("loc2view", spec, world), spec)
 
 
-def _gen_view2loc(world: World, rng: random.Random) -> TaskQuestion:
+def _gen_view2loc(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
     pos, ori, room = _sample_pose(world, rng)
     origin_name, origin = _origin(world, room, rng)
     obs = world.observe(pos, ori, frozenset({room}))
@@ -381,7 +381,9 @@ def _closest_heading(vec: tuple[float, float]) -> Vec:
     return max(CARDINALS, key=lambda c: c[0] * vec[0] + c[1] * vec[1])
 
 
-def _nav_plan(world: World, rng: random.Random, jumps: int) -> tuple[list[tuple[str, Any]], Vec, Vec, frozenset[str]]:
+def _nav_plan(
+    world: SpatialWorld, rng: random.Random, jumps: int
+) -> tuple[list[tuple[str, Any]], Vec, Vec, frozenset[str]]:
     pos, ori, rooms = (0, 0), NORTH, world.start_rooms
     plan: list[tuple[str, Any]] = []
     after_gate: frozenset[str] = frozenset()
@@ -421,7 +423,7 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-def _describe_jump(world: World, pos: Vec, ori: Vec, rooms: frozenset[str], name: str) -> dict[str, Any]:
+def _describe_jump(world: SpatialWorld, pos: Vec, ori: Vec, rooms: frozenset[str], name: str) -> dict[str, Any]:
     target = world.get(name)
     assert target is not None
     dlabel = ego_bin(bearing(target.pos, pos, ori))[1]
@@ -449,7 +451,7 @@ def _jump_text(desc: dict[str, Any]) -> str:
     return f"Jump to the object at {desc['direction']}, {desc['distance']}."
 
 
-def _gen_act2view(world: World, rng: random.Random) -> TaskQuestion:
+def _gen_act2view(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
     plan, pos, ori, rooms = _nav_plan(world, rng, 2)
     steps_spec: list[Any] = []
     lines = []
@@ -477,7 +479,7 @@ def _gen_act2view(world: World, rng: random.Random) -> TaskQuestion:
     )
 
 
-def _gen_view2act(world: World, rng: random.Random) -> TaskQuestion:
+def _gen_view2act(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
     best = None
     for _ in range(5):
         try:
@@ -512,7 +514,7 @@ def _gen_view2act(world: World, rng: random.Random) -> TaskQuestion:
 _NavState = tuple[Vec, Vec, frozenset[str]]
 
 
-def shortest_plan(world: World, goal_pos: Vec, goal_ori: Vec) -> list[tuple[str, Any]] | None:
+def shortest_plan(world: SpatialWorld, goal_pos: Vec, goal_ori: Vec) -> list[tuple[str, Any]] | None:
     """A shortest sequence of ``Rotate``/``JumpTo`` moves from the start pose to a pose (breadth-first)."""
     start: _NavState = ((0, 0), NORTH, world.start_rooms)
     prev: dict[_NavState, tuple[_NavState, tuple[str, Any]] | None] = {start: None}
@@ -552,7 +554,9 @@ _GENERATORS = {
 }
 
 
-def generate_tasks(world: World, seed: int, *, per_task: int = 3, tasks: Sequence[str] = TASKS) -> list[TaskQuestion]:
+def generate_tasks(
+    world: SpatialWorld, seed: int, *, per_task: int = 3, tasks: Sequence[str] = TASKS
+) -> list[TaskQuestion]:
     """``per_task`` distinct questions of each task (fewer when the scene cannot support more), seeded."""
     unknown = [t for t in tasks if t not in _GENERATORS]
     if unknown:
@@ -576,7 +580,9 @@ def generate_tasks(world: World, seed: int, *, per_task: int = 3, tasks: Sequenc
 
 
 # ---- answering a spec from a (gold or believed) world -----------------------------------------------------
-def _resolve_jump(world: World, pos: Vec, ori: Vec, rooms: frozenset[str], desc: dict[str, Any]) -> WorldItem | None:
+def _resolve_jump(
+    world: SpatialWorld, pos: Vec, ori: Vec, rooms: frozenset[str], desc: dict[str, Any]
+) -> WorldItem | None:
     group = []
     for it in world.visible(pos, ori, rooms):
         b = bearing(it.pos, pos, ori)
@@ -591,7 +597,7 @@ def _resolve_jump(world: World, pos: Vec, ori: Vec, rooms: frozenset[str], desc:
     return group[0][0]
 
 
-def answer_spec(task: str, spec: dict[str, Any], world: World) -> Any:
+def answer_spec(task: str, spec: dict[str, Any], world: SpatialWorld) -> Any:
     """The answer a world implies for a question spec (gold when ``world`` is the true one).
 
     Returns the reference's answer format: ``"dir, dist"`` strings for relation tasks, a list of names for
@@ -652,7 +658,7 @@ def answer_spec(task: str, spec: dict[str, Any], world: World) -> Any:
     raise InvalidArgumentError(f"unknown task {task!r}")
 
 
-def _matches(world: World, pos: Vec, ori: Vec, rooms: frozenset[str], seen: Sequence[dict[str, str]]) -> bool:
+def _matches(world: SpatialWorld, pos: Vec, ori: Vec, rooms: frozenset[str], seen: Sequence[dict[str, str]]) -> bool:
     visible = {it.name.lower(): it for it in world.visible(pos, ori, rooms)}
     for s in seen:
         it = visible.get(s["name"].lower())
@@ -668,14 +674,14 @@ def _matches(world: World, pos: Vec, ori: Vec, rooms: frozenset[str], seen: Sequ
     return True
 
 
-def _answer_perc_dec(world: World, spec: dict[str, Any]) -> str:
+def _answer_perc_dec(world: SpatialWorld, spec: dict[str, Any]) -> str:
     for it in world.objects:
         if it.facing is not None and _matches(world, it.pos, it.facing, it.rooms, spec["observation"]):
             return it.name
     return "unknown"
 
 
-def _answer_view2act(world: World, spec: dict[str, Any]) -> str:
+def _answer_view2act(world: SpatialWorld, spec: dict[str, Any]) -> str:
     for it in world.items:
         for ori in CARDINALS:
             if _matches(world, it.pos, ori, it.rooms, spec["observation"]):
@@ -685,7 +691,7 @@ def _answer_view2act(world: World, spec: dict[str, Any]) -> str:
     return "unknown"
 
 
-def _answer_view2loc(world: World, spec: dict[str, Any]) -> list[int] | str:
+def _answer_view2loc(world: SpatialWorld, spec: dict[str, Any]) -> list[int] | str:
     from mindloop.systems.tos.world.geometry import parse_direction
 
     ori = parse_direction(spec["facing"])

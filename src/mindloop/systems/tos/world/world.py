@@ -1,6 +1,6 @@
 """A scene as a mind may hold it: items at cells relative to the start, facings, and which rooms they are in.
 
-:class:`World` is what the downstream tasks are asked about. The gold world comes from a :class:`Scene`
+:class:`SpatialWorld` is what the downstream tasks are asked about. The gold world comes from a :class:`Scene`
 (:func:`world_from_scene`); a believed world comes from an agent's cognitive map. Both answer the same
 questions through the same functions (visibility, egocentric relations, observations), so a symbolic agent
 with a correct map answers every question correctly and one with a wrong map answers as its map implies.
@@ -26,7 +26,7 @@ from mindloop.systems.tos.world.geometry import (
 from mindloop.systems.tos.world.observe import Observation, ProximityPair, SeenItem
 from mindloop.systems.tos.world.scene import Door, Scene
 
-__all__ = ["World", "WorldItem", "world_from_scene"]
+__all__ = ["SpatialWorld", "WorldItem", "world_from_scene"]
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class WorldItem:
 
 
 @dataclass(frozen=True)
-class World:
+class SpatialWorld:
     """Items by name, the start's room, and (when known) the free cells of each room."""
 
     items: tuple[WorldItem, ...]
@@ -142,7 +142,7 @@ def _norm(name: str) -> str:
     return " ".join(str(name).strip().strip("\"'.,;:()[]").replace("_", " ").lower().split())
 
 
-def world_from_scene(scene: Scene, *, names: Iterable[str] | None = None) -> World:
+def world_from_scene(scene: Scene, *, names: Iterable[str] | None = None) -> SpatialWorld:
     """The gold world of a scene (positions relative to the start; rooms labelled by their ids)."""
     keep = None if names is None else set(names)
     items = []
@@ -157,4 +157,4 @@ def world_from_scene(scene: Scene, *, names: Iterable[str] | None = None) -> Wor
             items.append(WorldItem(it.name, pos, it.facing, frozenset({str(it.room)})))
     occupied = {it.pos for it in scene.items}
     cells = {str(r): tuple(scene.relative(c) for c in scene.room_cells(r) if c not in occupied) for r in scene.room_ids}
-    return World(tuple(items), frozenset({str(scene.start_room)}), cells)
+    return SpatialWorld(tuple(items), frozenset({str(scene.start_room)}), cells)

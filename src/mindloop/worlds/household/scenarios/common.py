@@ -21,7 +21,7 @@ __all__ = [
     "WHEELCHAIR",
     "Draw",
     "GenerationError",
-    "Home",
+    "LayoutIndex",
     "Story",
     "pick",
 ]
@@ -54,7 +54,7 @@ def pick(rng: random.Random, options: Iterable[T]) -> T:
     return seq[rng.randrange(len(seq))]
 
 
-class Home:
+class LayoutIndex:
     """A layout seen as the generators need it: rooms, places by room and property, free item kinds."""
 
     def __init__(self, layout: Layout) -> None:
@@ -117,7 +117,7 @@ class Draw:
     def __init__(self, rng: random.Random, *, layout: str | None = None, min_rooms: int = 3) -> None:
         self.rng = rng
         names = [n for n in LAYOUTS if len(LAYOUTS[n].rooms) >= min_rooms]
-        self.home = Home(LAYOUTS[layout] if layout is not None else LAYOUTS[pick(rng, names)])
+        self.home = LayoutIndex(LAYOUTS[layout] if layout is not None else LAYOUTS[pick(rng, names)])
         self.used: list[str] = []
 
     def cast(self, n: int, pool: Sequence[str]) -> list[str]:
