@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 
 import pytest
+from gymnasium.error import ResetNeeded
 from pettingzoo.test import parallel_api_test
 
 from mindloop.beliefs import Tracker, TrustEveryone
@@ -128,6 +129,8 @@ def test_step_limit_truncates_at_250() -> None:
         assert not any(trunc.values())
     _, _, term, trunc, _ = env.step({a: Action("turn_left") for a in env.agents})
     assert all(trunc.values()) and not any(term.values()) and env.agents == []
+    with pytest.raises(ResetNeeded):
+        env.step({})
 
 
 def test_same_seed_same_episode() -> None:
@@ -145,10 +148,12 @@ def test_same_seed_same_episode() -> None:
 
 
 def test_events_let_a_tracker_follow_the_world() -> None:
-    env = CwahEnv()
+    _, info = CwahEnv().reset(seed=5)
+    assert "ground_truth" not in info["Alice"] and all(e.witnesses for e in info["Alice"]["events"])
+    env = CwahEnv(privileged=True)  # the opening world facts, witnessed by nobody, are ground truth
     _, info = env.reset(seed=5)
     tracker = Tracker(max_depth=2, trust=TrustEveryone())
-    tracker.apply_all(info["Alice"]["events"])
+    tracker.apply_all(info["Alice"]["ground_truth"]["events"])
     ids = list(env.entities)
     for k in range(120):
         acts = {

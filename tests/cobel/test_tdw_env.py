@@ -6,6 +6,7 @@ import math
 import warnings
 
 import pytest
+from gymnasium.error import ResetNeeded
 from pettingzoo.test import parallel_api_test
 
 from mindloop.systems.cobel.worlds import Action, TdwEnv, TdwEpisode
@@ -116,6 +117,22 @@ def test_budget_truncates_at_3000_frames() -> None:
     while env.agents:
         _, _, _, trunc, _ = env.step({})
     assert env.frame == FRAME_BUDGET and all(trunc.values())
+    with pytest.raises(ResetNeeded):
+        env.step({})
+    with pytest.raises(ResetNeeded):
+        TdwEnv().step({})  # never reset
+
+
+def test_ground_truth_only_in_privileged_mode() -> None:
+    ep = TdwEpisode("stuff", "high", 2, 2)
+    _, info = TdwEnv(ep).reset()
+    assert "ground_truth" not in info["Alice"] and all(e.witnesses for e in info["Alice"]["events"])
+    _, info = TdwEnv(ep).reset(options={"privileged": True})
+    truth = info["Bob"]["ground_truth"]
+    # the ten targets and five containers each lie in a room, and both agents are somewhere
+    assert sum(1 for f in truth["state"] if f.relation == "IN" and f.subject != "<bed>(500)") == 15
+    assert {f.subject for f in truth["state"] if f.relation == "AT"} == {"Alice", "Bob"}
+    assert truth["transported"] == 0 and not truth["events"][0].witnesses  # the opening world facts
 
 
 def test_actions_of_busy_agents_are_ignored() -> None:

@@ -7,6 +7,7 @@ import warnings
 import gymnasium as gym
 import numpy as np
 import pytest
+from gymnasium.error import ResetNeeded
 from gymnasium.utils.env_checker import check_env
 
 from mindloop.beliefs import Event, Utterance
@@ -40,6 +41,10 @@ def test_observation_is_the_perceived_window_and_truth_only_on_request() -> None
     truth = info["ground_truth"]
     assert truth["gold"]["actions"] == list(s.gold.actions) and truth["help_needed"] is True
     assert any(e["text"] == hidden[0].text for e in truth["events"])
+    *_, info = env.step(truth["gold"]["actions"][0])  # a step's ground truth holds that step's events only
+    step_truth = info["ground_truth"]["events"]
+    assert step_truth and min(e["t"] for e in step_truth) > max(e["t"] for e in truth["events"])
+    assert [e["text"] for e in step_truth if "robot" in e["witnesses"]] == [e.text for e in info["events"]]
 
 
 def test_gold_plan_earns_the_reward_and_ends_the_episode() -> None:
@@ -75,8 +80,8 @@ def test_invalid_actions_are_typed_failures_in_the_observation() -> None:
         assert obs["last_failure"] == kind == info["failure"] and reward == 0.0 and not terminated
         assert "failed" in obs["text"]
     assert truncated  # third step reaches max_steps
-    obs, reward, terminated, _, info = env.step("wait")
-    assert info["failure"] == "episode_over" and terminated
+    with pytest.raises(ResetNeeded, match="episode is over"):
+        env.step("wait")
 
 
 def test_renders() -> None:
@@ -93,7 +98,7 @@ def test_renders() -> None:
 def test_bad_arguments() -> None:
     with pytest.raises(InvalidArgumentError):
         HouseholdEnv(render_mode="human")
-    with pytest.raises(InvalidArgumentError):
+    with pytest.raises(ResetNeeded, match="reset"):
         HouseholdEnv().step("wait")
     env = HouseholdEnv(scenarios=[generate_scenario("fb_two_humans", 0)])
     with pytest.raises(InvalidArgumentError):

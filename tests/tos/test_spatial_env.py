@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from gymnasium.error import ResetNeeded
 from gymnasium.utils.env_checker import check_env
 
 from mindloop.beliefs import EventKind
@@ -72,7 +73,7 @@ def test_a_hand_played_episode(two_rooms: Scene) -> None:
 
     text, _, term, trunc, _ = env.step("Actions: [Term()]")
     assert text == "Exploration terminated." and term and not trunc and str(env.phase) == "done"
-    with pytest.raises(InvalidArgumentError, match="over"):
+    with pytest.raises(ResetNeeded, match="over"):
         env.step("Actions: [Observe()]")
 
 
@@ -110,7 +111,7 @@ def test_config_is_validated() -> None:
         SpatialEnvConfig(max_steps=0)
     with pytest.raises(InvalidArgumentError):
         SpatialEnvConfig(mode="audio")  # type: ignore[arg-type]
-    with pytest.raises(InvalidArgumentError):
+    with pytest.raises(ResetNeeded):
         SpatialEnv().step("Actions: [Observe()]")
 
 
@@ -161,6 +162,22 @@ def test_false_belief_phase_on_the_reference_scene(run00: Scene) -> None:
     assert fb["f1"] == pytest.approx(0.75) and reward == pytest.approx(0.75)
     assert fb["f1_position"] == pytest.approx(0.5) and fb["f1_facing"] == 1.0
     assert fb["steps"] == 2 and fb["action_cost"] == 0 and fb["action_cost_after_seen"] is None
+    assert "truth" not in fb and "ground_truth" not in info  # what changed is ground truth
+
+
+def test_covert_changes_are_ground_truth_only_in_privileged_mode(run00: Scene) -> None:
+    env = SpatialEnv(run00, config=SpatialEnvConfig(false_belief=True), privileged=True)
+    _, info = env.reset(seed=3)
+    assert info["ground_truth"]["pos"] == list(run00.start) and info["ground_truth"]["facing"] == "north"
+    assert info["ground_truth"]["changes"] == []
+    *_, info = env.step("Actions: [Rotate(90), Observe()]")
+    assert info["ground_truth"]["facing"] == "east" and info["ground_truth"]["events"] == info["events"]
+    *_, info = env.step("Actions: [Term()]")
+    truth = info["ground_truth"]
+    assert {c["name"] for c in truth["changes"]} == {"cap", "television", "backpack", "vase"}
+    covert = [e for e in truth["events"] if not e.witnesses]
+    assert len(covert) == 4 and all(e.witnesses for e in info["events"])
+    assert {f.subject for e in covert for f in e.facts} == {"cap", "television", "backpack", "vase"}
 
 
 def test_false_belief_budget_runs_out(two_rooms: Scene) -> None:

@@ -3,9 +3,10 @@
 ``reset`` plays a scenario's window and returns what the robot perceived; each ``step`` takes one robot action
 in the unified ``verb(arg, ...)`` form. The episode ends with reward 1 when the hidden goal is met (the human
 holds what they needed, the faucet is off, the false belief is corrected, ...), or when the robot says ``wait``
-(reward 1 in a control, where no help is needed; 0 otherwise). Ground truth (world state, gold, goal, every
-event) is in ``info["ground_truth"]`` only when asked for: ``HouseholdEnv(privileged=True)`` or
-``reset(options={"privileged": True})``.
+(reward 1 in a control, where no help is needed; 0 otherwise). Ground truth (world state, gold, goal, and every
+event of the reset or step, witnessed or not) is in ``info["ground_truth"]`` only when asked for:
+``HouseholdEnv(privileged=True)`` or ``reset(options={"privileged": True})``. Stepping a finished episode, or
+one never reset, raises :class:`gymnasium.error.ResetNeeded` (the contract of :mod:`mindloop.environments`).
 
 >>> env = HouseholdEnv()
 >>> obs, info = env.reset(seed=3)
@@ -25,6 +26,7 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from gymnasium.error import ResetNeeded
 
 from mindloop.errors import InvalidArgumentError
 from mindloop.worlds.household.actions import Action
@@ -130,18 +132,20 @@ class HouseholdEnv(gym.Env[dict[str, Any], str]):
         seen = [e for e in episode.events if e.text and ROBOT in e.witnesses]
         obs = self._observation(scenario.observation, seen, "")
         info: dict[str, Any] = {"scenario_id": scenario.id, "events": [e.core for e in seen]}
-        self._add_truth(info)
+        self._add_truth(info, episode.events)
         return obs, info
 
     def step(self, action: str | Action) -> tuple[dict[str, Any], SupportsFloat, bool, bool, dict[str, Any]]:
-        """The robot tries ``action``; returns observation, reward, terminated, truncated, info."""
+        """The robot tries ``action``; returns observation, reward, terminated, truncated, info.
+
+        Raises :class:`gymnasium.error.ResetNeeded` before the first ``reset`` and after the episode has ended.
+        """
         if self.episode is None or self.scenario is None:
-            raise InvalidArgumentError("call reset() before step()")
+            raise ResetNeeded("call reset() before step()")
+        if self._done:
+            raise ResetNeeded("the episode is over (terminated or truncated); call reset() before step()")
         episode, scenario = self.episode, self.scenario
         self._steps += 1
-        if self._done:
-            obs = self._observation("The episode is over; call reset().", [], "episode_over")
-            return obs, 0.0, True, False, {"events": [], "failure": "episode_over", "success": False}
         result = episode.world.step(ROBOT, action)
         episode.tracker.apply_all(result.core_events)
         episode.events.extend(result.events)
@@ -170,7 +174,7 @@ class HouseholdEnv(gym.Env[dict[str, Any], str]):
             "failure": failure.kind.value if failure is not None else "",
             "success": success,
         }
-        self._add_truth(info)
+        self._add_truth(info, result.events)
         return obs, reward, terminated, truncated, info
 
     def render(self) -> str | np.ndarray | None:
@@ -233,7 +237,8 @@ class HouseholdEnv(gym.Env[dict[str, Any], str]):
             "text": _fit(e.text, 512),
         }
 
-    def _add_truth(self, info: dict[str, Any]) -> None:
+    def _add_truth(self, info: dict[str, Any], events: Sequence[WorldEvent]) -> None:
+        """In privileged mode, add ``info["ground_truth"]``: state, goal, gold and ``events`` (witnessed or not)."""
         if not self._privileged_now or self.episode is None or self.scenario is None:
             return
         s = self.scenario
@@ -244,7 +249,7 @@ class HouseholdEnv(gym.Env[dict[str, Any], str]):
             "help_needed": s.help_needed,
             "task_type": s.task_type,
             "subtype": s.subtype,
-            "events": [event_to_dict(e) for e in self.episode.events],
+            "events": [event_to_dict(e) for e in events],
         }
 
 

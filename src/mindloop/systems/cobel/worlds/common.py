@@ -5,6 +5,11 @@ an :class:`Action` (``kind`` plus ``target``/``obj`` entity ids and ``text`` for
 Gymnasium ``Dict`` action space samples; :func:`coerce_action` turns either into an ``Action`` and rejects
 anything malformed with :class:`~mindloop.errors.InvalidArgumentError`. An action that is well formed but not
 possible (grasping something out of reach) is not an error: it costs its step and the agent's ``info`` says why.
+
+Both worlds keep the environment contract of :mod:`mindloop.environments`: ``info[agent]["events"]`` holds the
+step's events that some agent witnessed; ground truth (world facts, progress, and every event, witnessed or not)
+is ``info[agent]["ground_truth"]`` only in privileged mode (``privileged=True`` or ``reset(options={"privileged":
+True})``); stepping a finished episode raises :class:`gymnasium.error.ResetNeeded`.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import gymnasium
 from gymnasium import spaces
+from gymnasium.error import ResetNeeded
 
 from mindloop.beliefs import Event, Utterance
 from mindloop.errors import InvalidArgumentError
@@ -34,6 +40,7 @@ __all__ = [
     "action_space_for",
     "agent_names",
     "coerce_action",
+    "witnessed",
 ]
 
 MAX_MESSAGE_CHARS = 500
@@ -238,14 +245,28 @@ class Layout:
         return self._next[(a, b)]
 
 
+def witnessed(events: Sequence[Event | Utterance]) -> tuple[Event | Utterance, ...]:
+    """The events some agent perceived (an utterance always has its speaker); the rest are ground truth."""
+    return tuple(e for e in events if isinstance(e, Utterance) or e.witnesses)
+
+
 class TransportEnv(ParallelEnvBase[str, _O, Any]):
     """What both transport worlds share: the team, the action kinds and spaces, privileged mode, last events.
 
-    Subclasses pass their PettingZoo name, action kinds and observation type, and build the episode in ``reset``.
+    Subclasses pass their PettingZoo name, action kinds and observation type, build the episode in ``reset``
+    (calling :meth:`_start`), call :meth:`_check_running` first in ``step``, and give :meth:`_ground_truth`.
+    ``last_events`` holds every event of the last reset or step, witnessed or not (privileged, like the env's
+    other attributes); ``privileged`` is the default for ``reset``'s ``privileged`` option.
     """
 
     def __init__(
-        self, env_name: str, kinds: Sequence[str], observation_type: type, n_agents: int, render_mode: str | None
+        self,
+        env_name: str,
+        kinds: Sequence[str],
+        observation_type: type,
+        n_agents: int,
+        render_mode: str | None,
+        privileged: bool = False,
     ) -> None:
         self.metadata = {"name": env_name, "render_modes": ["ansi"], "is_parallelizable": True}
         self.possible_agents = list(agent_names(n_agents))
@@ -255,8 +276,39 @@ class TransportEnv(ParallelEnvBase[str, _O, Any]):
         self._kind_set = frozenset(kinds)
         self._action_space = action_space_for(kinds)
         self._obs_space = ObservationSpace(observation_type)
-        self.privileged = False
+        self.privileged = privileged
+        self._privileged_now = privileged
         self.last_events: tuple[Event | Utterance, ...] = ()
+
+    def _start(self, options: Mapping[str, Any]) -> None:
+        """Per-episode settings from ``reset``'s options: privileged mode."""
+        self._privileged_now = bool(options.get("privileged", self.privileged))
+
+    def _check_running(self) -> None:
+        """Raise ``ResetNeeded`` unless an episode is running (reset and not yet terminated or truncated)."""
+        if not self.agents:
+            raise ResetNeeded("the episode is over (or was never reset); call reset() before step()")
+
+    def _ground_truth(self) -> dict[str, Any]:
+        """The world's ground truth for ``info[agent]["ground_truth"]`` (privileged mode only)."""
+        raise NotImplementedError
+
+    def _infos(
+        self, agents: Sequence[str], results: Mapping[str, tuple[bool, str]], extra: Mapping[str, Any]
+    ) -> dict[str, dict[str, Any]]:
+        """Each agent's info: ``ok``, ``events`` (the witnessed ones), ``extra``, ``error`` and ground truth."""
+        events = witnessed(self.last_events)
+        truth = self._ground_truth() if self._privileged_now else None
+        infos: dict[str, dict[str, Any]] = {}
+        for a in agents:
+            ok, error = results[a]
+            info: dict[str, Any] = {"ok": ok, "events": events, **extra}
+            if error:
+                info["error"] = error
+            if truth is not None:
+                info["ground_truth"] = dict(truth)
+            infos[a] = info
+        return infos
 
     def observation_space(self, agent: str) -> ObservationSpace:
         """The same symbolic observation space object for every agent."""

@@ -10,8 +10,9 @@ surfaces or in open containers, container states), its own holdings, the partner
 holdings, and the messages sent to it.
 
 ``info[agent]["events"]`` carries the step's :class:`~mindloop.beliefs.Event`/``Utterance`` records with their
-witnesses, so a :class:`~mindloop.beliefs.Tracker` can follow the episode; ground truth is added to ``info``
-only when ``reset(options={"privileged": True})`` asks for it.
+witnesses, so a :class:`~mindloop.beliefs.Tracker` can follow the episode; ground truth (``state``: world facts,
+``progress``, ``events``: every event, the unwitnessed opening world facts included) is
+``info[agent]["ground_truth"]`` only with ``CwahEnv(privileged=True)`` or ``reset(options={"privileged": True})``.
 """
 
 from __future__ import annotations
@@ -329,9 +330,16 @@ class CwahEnv(TransportEnv[CwahObservation]):
     seed give the same run, byte for byte.
     """
 
-    def __init__(self, episode: CwahEpisode | None = None, n_agents: int = 2, render_mode: str | None = None):
+    def __init__(
+        self,
+        episode: CwahEpisode | None = None,
+        n_agents: int = 2,
+        render_mode: str | None = None,
+        *,
+        privileged: bool = False,
+    ):
         n = episode.n_agents if episode is not None else n_agents
-        super().__init__("cwah_v0", CWAH_ACTIONS, CwahObservation, n, render_mode)
+        super().__init__("cwah_v0", CWAH_ACTIONS, CwahObservation, n, render_mode, privileged)
         self.episode = episode
         self.layout = Layout(tuple(r for r, _ in _ROOMS), _DOORS)
         self.t = 0
@@ -356,7 +364,7 @@ class CwahEnv(TransportEnv[CwahObservation]):
                 f"episode is for {ep.n_agents} agents but this env has {len(self.possible_agents)}"
             )
         self.current = ep
-        self.privileged = bool(options.get("privileged", False))
+        self._start(options)
         self._build(ep, ep.seed)
         self.agents = list(self.possible_agents)
         self.t = 0
@@ -368,8 +376,7 @@ class CwahEnv(TransportEnv[CwahObservation]):
             events.append(self._look_event(self._agent[a], 0))
         self.last_events = tuple(events)
         obs = {a: self._observe(a) for a in self.agents}
-        infos = {a: self._info(a, True, "") for a in self.agents}
-        return obs, infos
+        return obs, self._infos(self.agents, dict.fromkeys(self.agents, (True, "")), {})
 
     def _build(self, ep: CwahEpisode, seed: int) -> None:
         rng = random.Random(f"cwah-scene:{ep.task}:{seed}")
@@ -430,9 +437,11 @@ class CwahEnv(TransportEnv[CwahObservation]):
         dict[str, bool],
         dict[str, dict[str, Any]],
     ]:
-        """Apply every live agent's action (in agent order), then observe; missing actions are a no-op."""
-        if not self.agents:
-            raise InvalidArgumentError("step() called on a finished episode; call reset() first")
+        """Apply every live agent's action (in agent order), then observe; missing actions are a no-op.
+
+        Raises :class:`gymnasium.error.ResetNeeded` once the episode has ended (or before ``reset``).
+        """
+        self._check_running()
         self.t += 1
         t = self.t
         events: list[Event | Utterance] = []
@@ -457,7 +466,7 @@ class CwahEnv(TransportEnv[CwahObservation]):
         rewards = dict.fromkeys(agents, reward)
         terms = dict.fromkeys(agents, done)
         truncs = dict.fromkeys(agents, truncated)
-        infos = {a: self._info(a, *results[a]) for a in agents}
+        infos = self._infos(agents, results, {})
         if done or truncated:
             self.agents = []
         return obs, rewards, terms, truncs, infos
@@ -687,14 +696,8 @@ class CwahEnv(TransportEnv[CwahObservation]):
                 facts.extend(Fact(self.entities[i].ref, "HELD_BY", o.name) for i in o.holding)
         return Event(t, EventKind.OBSERVE, ag.name, tuple(facts), frozenset({ag.name}))
 
-    def _info(self, name: str, ok: bool, error: str) -> dict[str, Any]:
-        info: dict[str, Any] = {"ok": ok, "events": self.last_events}
-        if error:
-            info["error"] = error
-        if self.privileged:
-            info["state"] = self.world_facts()
-            info["progress"] = self.goal_progress()
-        return info
+    def _ground_truth(self) -> dict[str, Any]:
+        return {"state": self.world_facts(), "progress": self.goal_progress(), "events": self.last_events}
 
     def world_facts(self) -> list[Fact]:
         """Ground truth as belief-core facts (privileged: for trackers and metrics, never for agents)."""

@@ -12,6 +12,9 @@ Time is simulated frames. Every action costs frames (:data:`FRAME_COSTS`; moving
 :data:`FRAMES_PER_METER` per metre): an agent is *ready* when its last action has finished, and ``step`` takes
 actions only from ready agents, then advances the clock to the next moment some agent finishes. An action's
 effect happens when it finishes; one that would finish after frame 3,000 never does.
+
+Ground truth (``state``: world facts, ``transported``, ``events``: every event, witnessed or not) is
+``info[agent]["ground_truth"]`` only with ``TdwEnv(privileged=True)`` or ``reset(options={"privileged": True})``.
 """
 
 from __future__ import annotations
@@ -224,9 +227,16 @@ def quarter(pos: tuple[float, float]) -> int:
 class TdwEnv(TransportEnv[TdwObservation]):
     """The TDW-MAT-style world; ``reset(options={"episode": TdwEpisode | dict})`` picks the episode."""
 
-    def __init__(self, episode: TdwEpisode | None = None, n_agents: int = 2, render_mode: str | None = None):
+    def __init__(
+        self,
+        episode: TdwEpisode | None = None,
+        n_agents: int = 2,
+        render_mode: str | None = None,
+        *,
+        privileged: bool = False,
+    ):
         n = episode.n_agents if episode is not None else n_agents
-        super().__init__("tdw_mat_v0", TDW_ACTIONS, TdwObservation, n, render_mode)
+        super().__init__("tdw_mat_v0", TDW_ACTIONS, TdwObservation, n, render_mode, privileged)
         self.episode = episode
         self.frame = 0
 
@@ -251,7 +261,7 @@ class TdwEnv(TransportEnv[TdwObservation]):
                 f"episode is for {ep.n_agents} agents but this env has {len(self.possible_agents)}"
             )
         self.current = ep
-        self.privileged = bool(options.get("privileged", False))
+        self._start(options)
         self._build(ep)
         self.agents = list(self.possible_agents)
         self.frame = 0
@@ -263,7 +273,7 @@ class TdwEnv(TransportEnv[TdwObservation]):
             events.append(self._look(ag, 0))
         self.last_events = tuple(events)
         obs = {a: self._observe(self._agent[a]) for a in self.agents}
-        return obs, {a: self._info(a, True, "") for a in self.agents}
+        return obs, self._infos(self.agents, dict.fromkeys(self.agents, (True, "")), {"frame": self.frame})
 
     def _build(self, ep: TdwEpisode) -> None:
         rng = random.Random(f"tdw-scene:{ep.category}:{ep.capacity}:{ep.seed}")
@@ -346,9 +356,11 @@ class TdwEnv(TransportEnv[TdwObservation]):
         dict[str, bool],
         dict[str, dict[str, Any]],
     ]:
-        """Start the ready agents' actions, advance to the next finish, and apply the actions that finish then."""
-        if not self.agents:
-            raise InvalidArgumentError("step() called on a finished episode; call reset() first")
+        """Start the ready agents' actions, advance to the next finish, and apply the actions that finish then.
+
+        Raises :class:`gymnasium.error.ResetNeeded` once the episode has ended (or before ``reset``).
+        """
+        self._check_running()
         results: dict[str, tuple[bool, str]] = {a: (True, "") for a in self.agents}
         for ag in self._agents_list:
             if ag.busy_until > self.frame:
@@ -385,7 +397,7 @@ class TdwEnv(TransportEnv[TdwObservation]):
         rewards = dict.fromkeys(agents, reward)
         terms = dict.fromkeys(agents, done)
         truncs = dict.fromkeys(agents, truncated)
-        infos = {a: self._info(a, *results[a]) for a in agents}
+        infos = self._infos(agents, results, {"frame": self.frame})
         if done or truncated:
             self.agents = []
         return obs, rewards, terms, truncs, infos
@@ -621,14 +633,8 @@ class TdwEnv(TransportEnv[TdwObservation]):
                 facts.extend(Fact(self.entities[i].ref, "HELD_BY", o.name) for i in o.holding)
         return Event(t, EventKind.OBSERVE, ag.name, tuple(facts), frozenset({ag.name}))
 
-    def _info(self, name: str, ok: bool, error: str) -> dict[str, Any]:
-        info: dict[str, Any] = {"ok": ok, "events": self.last_events, "frame": self.frame}
-        if error:
-            info["error"] = error
-        if self.privileged:
-            info["state"] = self.world_facts()
-            info["transported"] = len(self.on_bed)
-        return info
+    def _ground_truth(self) -> dict[str, Any]:
+        return {"state": self.world_facts(), "transported": len(self.on_bed), "events": self.last_events}
 
     def transport_rate(self) -> float:
         """Fraction of the 10 targets on the bed."""

@@ -12,8 +12,10 @@ phase with ``Term(changes="apple: position, chair: orientation")``, scored by F1
 
 The environment keeps the whole episode in :attr:`SpatialEnv.turns` (privileged: poses included) for
 evaluation; observations and ``info`` carry only what the agent may know. ``info["events"]`` lists belief-core
-:class:`~mindloop.beliefs.Event` records of what the agent perceived (and, with ``privileged=True``, the
-covert world changes, witnessed by nobody).
+:class:`~mindloop.beliefs.Event` records of what the agent perceived. With ``SpatialEnv(privileged=True)`` (or
+``reset(options={"privileged": True})``) ``info["ground_truth"]`` adds the scene, the agent's pose, the covert
+changes and every event (the covert changes too, witnessed by nobody). Stepping a finished episode, or one never
+reset, raises :class:`gymnasium.error.ResetNeeded` (the contract of :mod:`mindloop.environments`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any, Literal
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.error import ResetNeeded
 
 from mindloop.beliefs import Event, EventKind, Fact
 from mindloop.beliefs.vocab import AT
@@ -44,7 +47,7 @@ from mindloop.systems.tos.world.geometry import NORTH, VALID_ROTATIONS, Vec, dir
 from mindloop.systems.tos.world.layout import OBJECT_CATALOGUE, LayoutConfig, generate_scene
 from mindloop.systems.tos.world.observe import Observation, observation_text, observe
 from mindloop.systems.tos.world.relations import INITIAL, RelationTriple, observation_triples, query_triple
-from mindloop.systems.tos.world.scene import Door, Scene
+from mindloop.systems.tos.world.scene import Door, Scene, scene_to_dict
 
 __all__ = [
     "FALSE_BELIEF_INSTRUCTION",
@@ -80,7 +83,6 @@ class SpatialEnvConfig:
     false_belief_steps: int = 15
     mode: Literal["text", "vision"] = "text"
     image_size: int = 384
-    privileged: bool = False
 
     def __post_init__(self) -> None:
         if self.max_steps < 1 or self.false_belief_steps < 1:
@@ -188,7 +190,8 @@ class SpatialEnv(gym.Env[str, str]):
     """Text (or vision) Theory-of-Space world. See the module docstring for the rules.
 
     Pass ``scene`` to play a fixed scene (e.g. one loaded from ``meta_data.json``); otherwise ``reset(seed=...)``
-    generates one from the seed. ``reset(options={"scene": scene})`` switches scenes.
+    generates one from the seed. ``reset(options={"scene": scene})`` switches scenes. ``privileged=True`` adds
+    ``info["ground_truth"]`` (the default for ``reset``'s ``privileged`` option).
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}  # noqa: RUF012 (gymnasium's convention)
@@ -199,9 +202,13 @@ class SpatialEnv(gym.Env[str, str]):
         *,
         config: SpatialEnvConfig | None = None,
         render_mode: str | None = None,
+        privileged: bool = False,
     ) -> None:
         super().__init__()
         self.config = config or SpatialEnvConfig()
+        self.privileged = privileged
+        self._privileged_now = privileged
+        self._scene_dict: tuple[Scene, dict[str, Any]] | None = None
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             modes = self.metadata["render_modes"]
             raise InvalidArgumentError(f"render_mode must be one of {modes}, got {render_mode!r}")
@@ -278,9 +285,13 @@ class SpatialEnv(gym.Env[str, str]):
 
     # ---- gym API ------------------------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
-        """Start an episode (a new procedural scene from ``seed`` unless a scene was given)."""
+        """Start an episode (a new procedural scene from ``seed`` unless a scene was given).
+
+        ``options``: ``scene`` (play this :class:`Scene`), ``privileged`` (add ``info["ground_truth"]``).
+        """
         super().reset(seed=seed)
         opts = options or {}
+        self._privileged_now = bool(opts.get("privileged", self.privileged))
         scene = opts.get("scene", self._fixed_scene)
         self._episode_seed = int(seed) if seed is not None else int(self.np_random.integers(0, 2**31 - 1))
         if scene is None:
@@ -318,19 +329,24 @@ class SpatialEnv(gym.Env[str, str]):
             "rooms": list(scene.room_ids),
             "events": [],
         }
+        self._add_truth(info, [])
         return text, info
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        """Execute one action string; returns ``(text, reward, terminated, truncated, info)``."""
+        """Execute one action string; returns ``(text, reward, terminated, truncated, info)``.
+
+        Raises :class:`gymnasium.error.ResetNeeded` before the first ``reset`` and after the episode has ended.
+        """
         if self._scene is None:
-            raise InvalidArgumentError("call reset() before step()")
+            raise ResetNeeded("call reset() before step()")
         if self._phase == "done":
-            raise InvalidArgumentError("the episode is over; call reset()")
+            raise ResetNeeded("the episode is over (terminated or truncated); call reset() before step()")
         self._step += 1
         self._steps_left -= 1
         phase = self._phase
         reward = -0.1
         events: list[Event] = []
+        hidden: list[Event] = []  # covert changes: ground truth, witnessed by nobody
         results: list[ActionResult] = []
         triples: list[RelationTriple] = []
         error: str | None = None
@@ -367,7 +383,7 @@ class SpatialEnv(gym.Env[str, str]):
         pose_after = (self._pos, self._ori, self._rooms, self._anchor())
         if final is not None and final.kind == "term":
             if phase == "exploration" and self.config.false_belief:
-                text += "\n" + self._start_false_belief(events)
+                text += "\n" + self._start_false_belief(hidden)
             else:
                 if phase == "false_belief":
                     reward = self._finish_false_belief(final.changes or ())
@@ -376,7 +392,7 @@ class SpatialEnv(gym.Env[str, str]):
         elif self._steps_left <= 0:
             if phase == "exploration" and self.config.false_belief:
                 text += "\nExploration ended. No further exploration actions are allowed.\n"
-                text += self._start_false_belief(events)
+                text += self._start_false_belief(hidden)
             else:
                 text += "\nExploration ended. No further exploration actions are allowed."
                 if phase == "false_belief":
@@ -417,7 +433,8 @@ class SpatialEnv(gym.Env[str, str]):
         if self.config.mode == "vision" and info["observation"] is not None:
             info["image"] = self.image()
         if self.false_belief_result is not None and self._phase == "done" and phase == "false_belief":
-            info["false_belief"] = self.false_belief_result
+            info["false_belief"] = {k: v for k, v in self.false_belief_result.items() if k != "truth"}
+        self._add_truth(info, events + hidden)
         return text, reward, terminated, truncated, info
 
     def render(self) -> Any:
@@ -442,6 +459,25 @@ class SpatialEnv(gym.Env[str, str]):
         return self._image_cache[key]
 
     # ---- internals ----------------------------------------------------------------------------------------
+    def _add_truth(self, info: dict[str, Any], events: list[Event]) -> None:
+        """In privileged mode, add ``info["ground_truth"]``: scene, pose, covert changes, every event."""
+        if not self._privileged_now:
+            return
+        scene = self.scene
+        if self._scene_dict is None or self._scene_dict[0] is not scene:
+            self._scene_dict = (scene, scene_to_dict(scene))
+        info["ground_truth"] = {
+            "scene": self._scene_dict[1],
+            "pos": list(self._pos),
+            "facing": direction_name(self._ori),
+            "rooms": sorted(self._rooms),
+            "changes": [
+                c.to_dict() | {"old_rel": list(scene.relative(c.old_pos)), "new_rel": list(scene.relative(c.new_pos))}
+                for c in self.changes
+            ],
+            "events": events,
+        }
+
     @staticmethod
     def _edges(scene: Scene) -> set[frozenset[str]]:
         edges: set[frozenset[str]] = set()
@@ -564,7 +600,7 @@ class SpatialEnv(gym.Env[str, str]):
             if self._fb_all_seen_cost is None and self._fb_seen >= changed:
                 self._fb_all_seen_cost = self._cost - self._fb_cost_start
 
-    def _start_false_belief(self, events: list[Event]) -> str:
+    def _start_false_belief(self, hidden: list[Event]) -> str:
         scene, changes = covert_changes(self.scene, self._episode_seed)
         self._scene = scene
         self.changes = changes
@@ -577,14 +613,14 @@ class SpatialEnv(gym.Env[str, str]):
         self._fb_cost_start = self._cost
         self._fb_seen = set()
         self._fb_all_seen_cost = None
-        if self.config.privileged:
+        if self._privileged_now:
             for c in changes:
                 fact = (
                     Fact(c.name, "position", str(scene.relative(c.new_pos)))
                     if c.position
                     else Fact(c.name, "facing", direction_name(c.new_facing) if c.new_facing else None)
                 )
-                events.append(
+                hidden.append(
                     Event(
                         self._step,
                         EventKind.MOVE if c.position else EventKind.OTHER,
