@@ -47,7 +47,7 @@ from mindloop.systems.tos.metrics import (
 )
 from mindloop.systems.tos.world import Scene, SpatialEnv, SpatialEnvConfig, generate_scene, load_scene
 
-REFERENCE_SCENE = Path(__file__).resolve().parents[1] / "tests" / "spatial" / "data" / "run00_meta_data.json"
+REFERENCE_SCENE = Path(__file__).resolve().parents[1] / "tests" / "tos" / "data" / "run00_meta_data.json"
 
 
 # ---- 1. environment speed ---------------------------------------------------------------------------------------
