@@ -364,6 +364,20 @@ def test_unwitnessed_statement_is_learned_on_entering() -> None:
     assert _ask(layout, script, "memory", "pumpkin") == "blue_pantry"
 
 
+def test_under_hitom_policy_reentering_reveals_nothing() -> None:
+    """Sally comes back after the move: under ToMi's policy she sees the box, under Hi-ToM's she does not."""
+    back = [*_SALLY_ANNE, ("exit", "Anne"), ("enter", "Sally", "room")]
+
+    def sally(reveal: bool) -> str:
+        return gen._scripted_example(_ROOM, back, "first_order", "marble", ("Sally",), reveal_on_entry=reveal).answer
+
+    assert (sally(True), sally(False)) == ("box", "basket")
+    layout = {"hallway": ("crate", "blue_pantry")}
+    unseen: list[tuple[str, ...]] = [("place", "pumpkin", "blue_pantry"), ("enter", "Owen", "hallway")]
+    with pytest.raises(ValueError):  # Owen never learns where it is: the question is undefined
+        gen._scripted_example(layout, unseen, "first_order", "pumpkin", ("Owen",), reveal_on_entry=False)
+
+
 def test_undefined_or_impossible_scripts_raise() -> None:
     layout = {"kitchen": ("box", "crate"), "garden": ("bucket",)}
     base: list[tuple[str, ...]] = [("enter", "Jack", "kitchen"), ("place", "apple", "box")]

@@ -12,7 +12,9 @@ from mindloop.worlds.stories import generate_tomi, to_numbered_text
 
 @pytest.mark.parametrize(("seed", "hitom"), [(0, False), (1, False), (2, True), (3, True)])
 def test_tracker_answers_every_generated_question(tmp_path: Path, seed: int, hitom: bool) -> None:
-    examples = generate_tomi(600, seed=seed, max_order=4 if hitom else 2, hitom_questions=hitom, noise=0.2)
+    examples = generate_tomi(
+        600, seed=seed, max_order=4 if hitom else 2, hitom_questions=hitom, noise=0.2, reveal_on_entry=not hitom
+    )
     path = tmp_path / "generated.txt"
     path.write_text(to_numbered_text(examples), encoding="utf-8")
     report = evaluate_file(path, "hitom" if hitom else "tomi")

@@ -15,7 +15,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mindloop.systems.tom import evaluate_file
-from mindloop.worlds.stories.tomi import Question, answer_question, track_story
+from mindloop.worlds.stories.tomi import (
+    Question,
+    answer_question,
+    narrate,
+    parse_question,
+    story_policy,
+    track_story,
+)
 
 ROOMS: dict[str, tuple[str, ...]] = {
     "kitchen": ("red_box", "blue_crate"),
@@ -149,6 +156,12 @@ def test_witnesses_are_who_is_in_the_room_where_it_happens(sim: Sim) -> None:
     _check(sim, "tomi")
 
 
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(stories(reveal_on_entry=False))
+def test_under_hitom_policy_an_entrance_reveals_nothing(sim: Sim) -> None:
+    _check(sim, "hitom")
+
+
 def test_a_hand_worked_story_across_three_rooms() -> None:
     """The simulator itself, on a story worked by hand (so the property above checks against something right)."""
     sim = Sim(reveal_on_entry=True)
@@ -190,3 +203,35 @@ def test_a_third_agent_in_another_room_does_not_move_the_narrated_object(tmp_pat
     path.write_text(ISSUE_STORIES, encoding="utf-8")
     report = evaluate_file(path, "tomi")
     assert [a.predicted for a in report.answers] == ["red_box", "red_box"]
+
+
+HITOM_REENTRY = [
+    "Mila, Carter and Isla entered the staircase.",
+    "The peas is in the green_treasure_chest.",
+    "Carter moved the peas to the green_bucket.",
+    "Isla exited the staircase.",
+    "Mila moved the peas to the blue_cupboard.",
+    "Mila exited the staircase.",
+    "Carter exited the staircase.",
+    "Mila, Carter and Isla entered the waiting_room.",
+    "Mila and Isla entered the staircase.",
+    "Mila exited the staircase.",
+    "Isla exited the staircase.",
+    "Mila and Isla entered the waiting_room.",
+]
+
+
+def test_entrance_policy_follows_the_format() -> None:
+    """Hi-ToM's generator reveals nothing on re-entry: Isla never saw the peas leave the green_bucket."""
+    q = parse_question("Where does Mila think Isla thinks the peas is?", "green_bucket", "hitom")
+    assert q is not None
+    sentences = list(enumerate(HITOM_REENTRY, 1))
+    assert answer_question(track_story(sentences, "hitom"), q) == "green_bucket"
+    # ToMi's generator does reveal on entry: both see the peas in the blue_cupboard at line 9.
+    assert answer_question(track_story(sentences, "tomi"), q) == "blue_cupboard"
+    assert story_policy("tomi").reveal_on_entry and not story_policy("hitom").reveal_on_entry
+
+    def observed(policy: str) -> list[int]:
+        return [e.t for e in narrate(sentences, policy=story_policy(policy)) if getattr(e, "kind", "") == "observe"]
+
+    assert observed("tomi") == [9] and observed("hitom") == []

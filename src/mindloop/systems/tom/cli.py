@@ -71,7 +71,10 @@ def tom_eval(
 def tom_generate(
     n: Annotated[int, typer.Option("--n", min=0, help="Number of examples (one question each).")] = 100,
     seed: Annotated[int, typer.Option("--seed", help="Seed: the same seed gives the same file, byte for byte.")] = 0,
-    hitom: Annotated[bool, typer.Option("--hitom", help="Also ask Hi-ToM-style questions up to fourth order.")] = False,
+    hitom: Annotated[
+        bool,
+        typer.Option("--hitom", help="Hi-ToM-style questions up to fourth order, under Hi-ToM's entrance policy."),
+    ] = False,
     noise: Annotated[float, typer.Option("--noise", help="Probability of a distractor sentence per line.")] = 0.1,
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Write here instead of stdout.", dir_okay=False)
@@ -80,7 +83,10 @@ def tom_generate(
     """Write seeded ToMi-style stories with gold answers (computed apart from the tracker) in the line format."""
     from mindloop.worlds.stories import generate_tomi, to_numbered_text
 
-    examples = generate_tomi(n, seed=seed, max_order=4 if hitom else 2, hitom_questions=hitom, noise=noise)
+    # Hi-ToM-style files are read under Hi-ToM's policy (an entrance reveals nothing), so they are written under it.
+    examples = generate_tomi(
+        n, seed=seed, max_order=4 if hitom else 2, hitom_questions=hitom, noise=noise, reveal_on_entry=not hitom
+    )
     text = to_numbered_text(examples)
     emit(text, out)
     if out is not None:

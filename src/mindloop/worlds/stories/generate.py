@@ -16,7 +16,9 @@ World semantics implemented by the bookkeeping:
   entering and exiting by themselves change no belief about objects.
 * When an agent enters a room it sees where every object in that room is:
   everyone present (the entrant included) witnesses one event per object,
-  and all of them know that all of them saw it.
+  and all of them know that all of them saw it.  This is ToMi's policy;
+  with ``reveal_on_entry=False`` (Hi-ToM's policy) an entrance reveals
+  nothing, and only statements and moves witnessed later tell the entrant.
 * ``The O is in the C.`` is witnessed by everyone in C's room, and each of
   them knows the others present learned it.  Restating an object somewhere
   other than where it is would be an unexplained change and is refused.
@@ -130,9 +132,10 @@ def _chains(agents: Sequence[str], max_order: int) -> Iterator[tuple[str, ...]]:
 class _World:
     """Story state plus belief bookkeeping, one dict per chain of agents."""
 
-    def __init__(self, layout: Mapping[str, Sequence[str]], max_order: int) -> None:
+    def __init__(self, layout: Mapping[str, Sequence[str]], max_order: int, reveal_on_entry: bool = True) -> None:
         """Build an empty world; ``layout`` maps each room to its containers."""
         self.max_order = max_order
+        self.reveal_on_entry = reveal_on_entry
         self.containers_in: dict[str, tuple[str, ...]] = {}
         self.room_of_container: dict[str, str] = {}
         for room, containers in layout.items():
@@ -189,6 +192,8 @@ class _World:
         self.agent_room[agent] = room
         self.scene = room
         self._say(f"{agent} entered the {room}.")
+        if not self.reveal_on_entry:
+            return
         witnesses = self.present(room)
         for obj, container in self.location.items():
             if self.room_of_container[container] == room:
@@ -326,9 +331,10 @@ def _scripted_example(
     chain: Sequence[str] = (),
     *,
     hitom: bool = False,
+    reveal_on_entry: bool = True,
 ) -> GeneratedExample:
     """Build the example for a hand-written script of actions (used by tests)."""
-    world = _World(layout, max_order=4)
+    world = _World(layout, max_order=4, reveal_on_entry=reveal_on_entry)
     for action in script:
         _apply(world, action)
     return _ask(world, qtype, obj, chain, hitom=hitom)
@@ -387,7 +393,7 @@ def _random_action(rng: random.Random, world: _World, agents: Sequence[str], obj
     return ("move", agent, obj, rng.choice(targets))
 
 
-def _random_story(rng: random.Random, noise: float, max_order: int) -> _World:
+def _random_story(rng: random.Random, noise: float, max_order: int, reveal_on_entry: bool = True) -> _World:
     """Play out a random story of 4-20 lines and return the final world."""
     agents = rng.sample(_NAMES, rng.randint(2, 4))
     rooms = rng.sample(_ROOMS, rng.randint(1, 2))
@@ -400,7 +406,7 @@ def _random_story(rng: random.Random, noise: float, max_order: int) -> _World:
         start += count
     objects = rng.sample(_OBJECTS, rng.randint(1, 2))
     length = rng.randint(4, 20)
-    world = _World(layout, max_order)
+    world = _World(layout, max_order, reveal_on_entry)
     while len(world.sentences) < length:
         if rng.random() < noise:
             world.noise(_noise_sentence(rng, agents))
@@ -468,6 +474,7 @@ def generate_tomi(
     max_order: int = 2,
     hitom_questions: bool = False,
     noise: float = 0.1,
+    reveal_on_entry: bool = True,
 ) -> list[GeneratedExample]:
     """Generate ``n`` seeded ToMi-style examples with gold answers.
 
@@ -479,7 +486,8 @@ def generate_tomi(
     asked, and orders 3 and 4 are asked only with ``hitom_questions=True``,
     which also phrases about half of the second-order questions in Hi-ToM
     style.  ``noise`` (0-0.5) is the probability that a story line is a
-    noise sentence.
+    noise sentence.  ``reveal_on_entry`` is ToMi's entrance policy (an
+    entrant sees where the room's objects are); ``False`` is Hi-ToM's.
     """
     if n < 0:
         raise InvalidArgumentError(f"n must be non-negative, got {n}")
@@ -499,7 +507,7 @@ def generate_tomi(
         qtype = block.pop()
         surprising = rng.random() < 0.5
         for _attempt in range(_MAX_ATTEMPTS):
-            world = _random_story(rng, noise, tracked_order)
+            world = _random_story(rng, noise, tracked_order, reveal_on_entry)
             example = _random_question(rng, world, qtype, hitom_questions, surprising)
             if example is not None:
                 examples.append(example)

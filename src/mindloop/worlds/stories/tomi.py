@@ -26,6 +26,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Literal
 
 from mindloop.beliefs import (
@@ -45,10 +46,12 @@ __all__ = [
     "CANONICAL_RELATIONS",
     "HITOM_TYPES",
     "IN",
+    "POLICIES",
     "TOMI_TYPES",
     "Example",
     "Question",
     "StoryFormat",
+    "StoryPolicy",
     "answer_question",
     "detect_format",
     "narrate",
@@ -56,6 +59,7 @@ __all__ = [
     "read_examples",
     "read_story_file",
     "story_containers",
+    "story_policy",
     "track_story",
 ]
 
@@ -68,6 +72,38 @@ does not separate an agent's room from where a thing is). Stories, gold and answ
 
 StoryFormat = Literal["tomi", "hitom"]
 QuestionKind = Literal["reality", "memory", "belief"]
+
+
+@dataclass(frozen=True, slots=True)
+class StoryPolicy:
+    """What a dataset's generator assumes beyond its sentences, chosen by the format.
+
+    ``reveal_on_entry``: an agent who enters a room sees where every object in it is (and everyone there sees
+    that). ToMi's generator does this (its ``EnterAction`` gives the entrant the location of every object in the
+    room); Hi-ToM's does not: an agent who comes back to a room does not learn where objects went while it was
+    away, and only a narrated ``The O is in the C.`` tells those present. ``trust`` names the
+    :func:`~mindloop.beliefs.trust_policy` for what agents say (ToMi's tells are truthful; Hi-ToM's agents trust
+    only speakers who left the room later than themselves).
+    """
+
+    name: str
+    reveal_on_entry: bool
+    trust: str
+
+
+POLICIES: Mapping[str, StoryPolicy] = MappingProxyType(
+    {
+        "tomi": StoryPolicy("tomi", reveal_on_entry=True, trust="everyone"),
+        "hitom": StoryPolicy("hitom", reveal_on_entry=False, trust="hitom"),
+    }
+)
+"""The policy of each format's generator (read-only)."""
+
+
+def story_policy(fmt: StoryFormat) -> StoryPolicy:
+    """The :class:`StoryPolicy` of a format (``tomi`` or ``hitom``)."""
+    return POLICIES[fmt]
+
 
 TOMI_TYPES: tuple[str, ...] = ("reality", "memory", "first_order", "second_order")
 """ToMi's question types, in report order."""
@@ -343,7 +379,8 @@ def _put_rooms(texts: Sequence[str]) -> dict[int, str]:
 class _Narrator:
     """Minimal world model for a story: rooms of agents and containers, containers of objects."""
 
-    def __init__(self, put_rooms: dict[int, str] | None = None) -> None:
+    def __init__(self, put_rooms: dict[int, str] | None = None, *, reveal_on_entry: bool = True) -> None:
+        self.reveal_on_entry = reveal_on_entry
         self.agent_room: dict[str, str] = {}
         self.occupants: dict[str, frozenset[str]] = {}
         self.container_room: dict[str, str] = {}
@@ -428,18 +465,22 @@ class _Narrator:
         facts = tuple([_located(n, room) for n in names])
         witnesses = here | left if left else here
         out: list[Event | Utterance] = [Event(t, EventKind.ENTER, names[0], facts, witnesses, text=text)]
-        seen = self.visible(room)
+        seen = self.visible(room) if self.reveal_on_entry else ()
         if seen:
             out.append(Event(t, EventKind.OBSERVE, names[0], seen, here, text=text))
         return out
 
 
-def narrate(sentences: Sequence[tuple[int, str]], source: str = "<story>") -> list[Event | Utterance]:
+def narrate(
+    sentences: Sequence[tuple[int, str]], source: str = "<story>", policy: StoryPolicy | None = None
+) -> list[Event | Utterance]:
     """Turn ``(line number, sentence)`` pairs into events and utterances; time step = position in the story.
 
-    Errors name ``source`` and the line number given with the sentence.
+    ``policy`` says what an entrance reveals (ToMi's policy when ``None``). Errors name ``source`` and the line
+    number given with the sentence.
     """
-    narrator = _Narrator(_put_rooms([text for _, text in sentences]))
+    reveal = POLICIES["tomi"].reveal_on_entry if policy is None else policy.reveal_on_entry
+    narrator = _Narrator(_put_rooms([text for _, text in sentences]), reveal_on_entry=reveal)
     out: list[Event | Utterance] = []
     for t, (lineno, text) in enumerate(sentences, 1):
         try:
@@ -471,11 +512,20 @@ def story_containers(sentences: Sequence[tuple[int, str]]) -> tuple[str, ...]:
 
 
 def track_story(
-    sentences: Sequence[tuple[int, str]], fmt: StoryFormat, source: str = "<story>", max_depth: int = 6
+    sentences: Sequence[tuple[int, str]],
+    fmt: StoryFormat,
+    source: str = "<story>",
+    max_depth: int = 6,
+    policy: StoryPolicy | None = None,
 ) -> Tracker:
-    """Run a story through a fresh tracker (Hi-ToM's trust rule for ``hitom``, trust-everyone for ``tomi``)."""
-    tracker = Tracker(max_depth=max_depth, trust=trust_policy("hitom" if fmt == "hitom" else "everyone"))
-    tracker.apply_all(narrate(sentences, source))
+    """Run a story through a fresh tracker under the format's :class:`StoryPolicy` (or ``policy`` when given).
+
+    ``tomi``: entrances reveal object locations, trust-everyone; ``hitom``: entrances reveal nothing, Hi-ToM's
+    exit-order trust rule.
+    """
+    chosen = policy if policy is not None else story_policy(fmt)
+    tracker = Tracker(max_depth=max_depth, trust=trust_policy(chosen.trust))
+    tracker.apply_all(narrate(sentences, source, chosen))
     return tracker
 
 
