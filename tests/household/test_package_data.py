@@ -1,4 +1,4 @@
-"""The household data files (layouts, scenario sentence tables) ship with the package and are checked on load."""
+"""The household data files (layouts, needs and combinations) ship with the package and are checked on load."""
 
 from __future__ import annotations
 
@@ -9,6 +9,16 @@ import pytest
 from mindloop.datafiles import DataFileError, package_file
 from mindloop.errors import MindloopError
 from mindloop.worlds.household.layouts import LAYOUTS, Layout, RoomPlan, load_layouts
+from mindloop.worlds.household.scenarios import gold, implicit_goal
+from mindloop.worlds.household.scenarios.needs import (
+    COMBOS,
+    DIALOGUES,
+    NEEDS,
+    Combo,
+    Need,
+    combo_for,
+    load_needs,
+)
 
 SHIPPED = Path(str(package_file("mindloop.worlds.household", "layouts.yaml")))
 
@@ -86,3 +96,56 @@ def test_a_malformed_layouts_file_names_the_file_the_layout_and_the_field(
 def test_a_missing_layouts_file_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(DataFileError, match="cannot read data file"):
         load_layouts(tmp_path / "nope.yaml")
+
+
+NEEDS_FILE = Path(str(package_file("mindloop.worlds.household", "needs.yaml")))
+
+
+def test_the_shipped_needs_and_combinations_are_the_ones_the_code_held() -> None:
+    # hand-copied from the tables as they were written in Python before they moved to data/needs.yaml
+    assert [c.name for c in COMBOS] == ["cut_carrot", "slice_bread", "cereal", "fry_egg", "write_note", "brush_teeth"]
+    assert COMBOS[2] == Combo("cereal", ("bowl", "cereal"), "milk", "have a bowl of cereal with milk")
+    assert list(NEEDS) == ["thirsty", "cold", "hungry", "headache", "cannot_read"]
+    assert NEEDS["thirsty"] == Need(
+        "thirsty", "is thirsty", ("glass", "cup", "mug"), "water", "a glass of water", "relieve {poss} thirst"
+    )
+    assert NEEDS["cannot_read"].offer == "{poss} reading glasses" and NEEDS["cold"].liquid == ""
+    assert list(DIALOGUES) == list(NEEDS) and all(len(d) == 2 for d in DIALOGUES.values())
+    assert DIALOGUES["cold"][1] == (
+        "I can't stop shivering.",
+        "Maybe the window was open all day.",
+        "I'm freezing on this sofa.",
+    )
+    # the tables keep their old homes as well
+    assert gold.NEEDS is NEEDS and gold.COMBOS is COMBOS and implicit_goal.DIALOGUES is DIALOGUES
+    assert combo_for(["cutting_board", "bread", "carrot"]) == COMBOS[0]  # first of two equally good matches
+
+
+def test_loading_the_shipped_needs_again_gives_equal_tables() -> None:
+    assert load_needs() == (COMBOS, NEEDS, DIALOGUES)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        (
+            "tool: knife, task: cut the carrot",
+            "tool: sword, task: cut the carrot",
+            r"combos\.cut_carrot\.tool: .*'sword'",
+        ),
+        ("kinds: [blanket]", "kinds: [duvet]", r"needs\.cold\.kinds: Value error, unknown item kind 'duvet'"),
+        ("relief: get warm", "relief: warm {obj} up", r"needs\.cold\.relief: .*placeholder \{obj\}"),
+        ("        - It is a chilly evening.\n", "", r"needs\.cold\.dialogues\[0\]\[2\]: Field required"),
+        ("    state: is hungry\n", "", r"needs\.hungry\.state: Field required"),
+    ],
+)
+def test_a_malformed_needs_file_names_the_file_the_entry_and_the_field(
+    tmp_path: Path, old: str, new: str, expected: str
+) -> None:
+    text = NEEDS_FILE.read_text(encoding="utf-8")
+    assert old in text
+    path = tmp_path / "needs.yaml"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    with pytest.raises(DataFileError, match=expected) as info:
+        load_needs(path)
+    assert str(info.value).startswith(str(path))

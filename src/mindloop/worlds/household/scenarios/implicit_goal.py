@@ -20,7 +20,8 @@ from mindloop.worlds.household.scenarios.common import (
     pick,
 )
 from mindloop.worlds.household.scenarios.episode import Episode
-from mindloop.worlds.household.scenarios.gold import NEEDS, Focus
+from mindloop.worlds.household.scenarios.gold import Focus
+from mindloop.worlds.household.scenarios.needs import DIALOGUES, NEEDS
 from mindloop.worlds.household.setup import WorldSetup
 from mindloop.worlds.household.vocab import FEELS, Prop
 
@@ -42,46 +43,6 @@ __all__ = [
 KID_THINGS = ("cookies", "teddy_bear", "toy_car", "ball", "cupcake", "book")
 WHEELCHAIR_THINGS = ("cup", "mug", "glass", "book", "medicine", "glasses", "remote", "keys", "phone", "wallet")
 OBSTACLES = ("box", "laundry_basket", "vacuum_cleaner")
-
-DIALOGUES: dict[str, tuple[tuple[str, str, str], ...]] = {
-    "thirsty": (
-        (
-            "This room is so stuffy.",
-            "I just brushed my teeth and my mouth is still very dry.",
-            "It would be nice if I could drink some water.",
-        ),
-        (
-            "Phew, that run really wore me out.",
-            "You should sit down for a bit.",
-            "My throat is so dry, I could use something to drink.",
-        ),
-    ),
-    "cold": (
-        (
-            "Brr, the heating must be off again.",
-            "It is a chilly evening.",
-            "I wish I had something warm to wrap myself in.",
-        ),
-        ("I can't stop shivering.", "Maybe the window was open all day.", "I'm freezing on this sofa."),
-    ),
-    "hungry": (
-        ("I skipped lunch today.", "Dinner won't be ready for another hour.", "I could really use a snack right now."),
-        ("My stomach keeps growling.", "We could order something later.", "I'm so hungry I can't concentrate."),
-    ),
-    "headache": (
-        ("My head is pounding.", "You've been staring at that screen all day.", "I need something for this headache."),
-        ("This noise is giving me a headache.", "The neighbours are renovating again.", "My head really hurts now."),
-    ),
-    "cannot_read": (
-        (
-            "The print on this letter is tiny.",
-            "Let me guess, you can't read it.",
-            "I can't read a word without my reading glasses.",
-        ),
-        ("Can you read what this label says?", "Not from here, sorry.", "Without my glasses I can't make it out."),
-    ),
-}
-"""Three-line exchanges per need: A hints, B answers, A lets the need slip (the line that states it)."""
 
 _NEED_PLACES: dict[str, tuple[str, ...]] = {
     "glass": ("kitchen_cabinet", "kitchen_counter"),
@@ -309,6 +270,10 @@ def ig_power_cut_candle(d: Draw) -> Story:
 
 
 # ---- functional combinations ---------------------------------------------------------------------------------
+_COMBO_TOOL = {"cut_carrot": "knife", "slice_bread": "knife", "cereal": "milk", "fry_egg": "egg", "write_note": "pen"}
+"""The missing piece each scripted combination is about."""
+
+
 def _combo(d: Draw, *, complete: bool) -> Story:
     home = d.home
     has_study = "desk" in home.room_of and "desk_drawer" in home.room_of
@@ -319,6 +284,18 @@ def _combo(d: Draw, *, complete: bool) -> Story:
     who = d.person(ADULTS)
     table = "kitchen_table" if "kitchen_table" in home.room_of else "kitchen_counter"
     humans = [(who.id, d.room_other_than("kitchen"))]
+    items = _combo_items(d, name)
+    other = _bystander(d, humans, {"kitchen", "study"})
+    ep = Episode(WorldSetup(home.layout.name, tuple(humans), tuple(items)))
+    _bystander_acts(ep, d, other)
+    search_avoid = _set_out(ep, d, who.id, name, table, complete=complete)
+    if not complete:
+        _search_for_missing(ep, d, who.id, who.reach_max, search_avoid)
+    return Story(ep, Focus("combo", who.id, _COMBO_TOOL[name]), (("combination", name),))
+
+
+def _combo_items(d: Draw, name: str) -> list[tuple[str, str, str]]:
+    """The items a combination's story starts with, and where they are kept."""
     items: list[tuple[str, str, str]] = []
     if name in ("cut_carrot", "slice_bread"):
         food = "carrot" if name == "cut_carrot" else "bread"
@@ -339,64 +316,63 @@ def _combo(d: Draw, *, complete: bool) -> Story:
             ("egg", "egg", "fridge"),
         ]
     else:
-        if "notebook" not in home.taken:
+        if "notebook" not in d.home.taken:
             items.append(("notebook", "notebook", "desk"))
         items.append(("pen", "pen", "kitchen_drawer"))
-    other = _bystander(d, humans, {"kitchen", "study"})
-    ep = Episode(WorldSetup(home.layout.name, tuple(humans), tuple(items)))
-    _bystander_acts(ep, d, other)
-    w = who.id
-    search_avoid: set[str] = set()
+    return items
+
+
+def _set_out(ep: Episode, d: Draw, w: str, name: str, table: str, *, complete: bool) -> set[str]:
+    """``w`` sets out the combination's items (and, when ``complete``, does the task); returns the places a search
+    for the missing piece should not open (where it is kept)."""
     if name in ("cut_carrot", "slice_bread"):
         food = "carrot" if name == "cut_carrot" else "bread"
         _take(ep, d, w, "cutting_board")
         ep.act(w, _a("place", "cutting_board", table))
         _take(ep, d, w, food)
         ep.act(w, _a("place", food, "cutting_board"))
-        search_avoid = {"kitchen_drawer"}
         if complete:
             _take(ep, d, w, "knife")
             ep.act(w, _a("cut", food))
-    elif name == "cereal":
+        return {"kitchen_drawer"}
+    if name == "cereal":
         _take(ep, d, w, "bowl")
         ep.act(w, _a("place", "bowl", table))
         _take(ep, d, w, "cereal")
         ep.act(w, _a("place", "cereal", table))
-        search_avoid = {"fridge"}
-    elif name == "fry_egg":
+        return {"fridge"}
+    if name == "fry_egg":
         _take(ep, d, w, "frying_pan")
         ep.act(w, _a("place", "frying_pan", "stove"))
         ep.act(w, _a("switchon", "stove"))
-        search_avoid = {"fridge"}
         if complete:
             _take(ep, d, w, "egg")
             ep.act(w, _a("place", "egg", "frying_pan"))
             ep.act(w, _a("cook", "egg"))
-    else:
-        _take(ep, d, w, "notebook")
-        seats = home.places(rooms=["study"], props=[Prop.SITTABLE])
-        if seats:
-            ep.act(w, _a("sit", seats[0]))
-            ep.act(w, _a("standup"))
-        ep.act(w, _a("open", "desk_drawer"))
-        ep.act(w, _a("close", "desk_drawer"))
-        search_avoid = {"kitchen_drawer"}
-    if not complete:
-        room = ep.world.agent_room(w)
-        ep.act(w, _a("walkaround"))
-        boxes = [
-            p
-            for p in home.places(rooms=[room], props=[Prop.RECEPTACLE, Prop.OPENABLE], max_h=who.reach_max)
-            if p not in search_avoid
-        ]
-        if boxes:
-            box = pick(d.rng, boxes)
-            ep.act(w, _a("open", box))
-            ep.act(w, _a("close", box))
-        if d.chance(0.5):
-            ep.act(w, _a("turn", pick(d.rng, ("left", "right", "around"))))
-    tool = {"cut_carrot": "knife", "slice_bread": "knife", "cereal": "milk", "fry_egg": "egg", "write_note": "pen"}
-    return Story(ep, Focus("combo", w, tool[name]), (("combination", name),))
+        return {"fridge"}
+    _take(ep, d, w, "notebook")
+    seats = d.home.places(rooms=["study"], props=[Prop.SITTABLE])
+    if seats:
+        ep.act(w, _a("sit", seats[0]))
+        ep.act(w, _a("standup"))
+    ep.act(w, _a("open", "desk_drawer"))
+    ep.act(w, _a("close", "desk_drawer"))
+    return {"kitchen_drawer"}
+
+
+def _search_for_missing(ep: Episode, d: Draw, w: str, reach: float, avoid: set[str]) -> None:
+    """``w`` looks about the room for the missing piece (never opening where it is kept)."""
+    room = ep.world.agent_room(w)
+    ep.act(w, _a("walkaround"))
+    boxes = [
+        p for p in d.home.places(rooms=[room], props=[Prop.RECEPTACLE, Prop.OPENABLE], max_h=reach) if p not in avoid
+    ]
+    if boxes:
+        box = pick(d.rng, boxes)
+        ep.act(w, _a("open", box))
+        ep.act(w, _a("close", box))
+    if d.chance(0.5):
+        ep.act(w, _a("turn", pick(d.rng, ("left", "right", "around"))))
 
 
 def ig_functional_combo(d: Draw) -> Story:

@@ -1,0 +1,149 @@
+"""What people need and use together (MindPower B.1 (3) and (4)): functional combinations and dialogue-driven needs.
+
+The tables are package data, ``data/needs.yaml`` in the household package, read and checked once on import
+(:func:`load_needs`): item kinds must exist in the catalog, the sentence templates may only use ``{poss}``, and
+every need comes with at least one three-line dialogue. A malformed file raises
+:class:`~mindloop.datafiles.DataFileError` naming the file, the entry and the field.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib.resources.abc import Traversable
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from mindloop.datafiles import load_data_file, package_file
+from mindloop.worlds.household.catalog import ITEM_KINDS
+from mindloop.worlds.household.world import World
+
+__all__ = ["COMBOS", "DIALOGUES", "NEEDS", "Combo", "Need", "combo_for", "load_needs", "need_item"]
+
+
+@dataclass(frozen=True, slots=True)
+class Combo:
+    """A functional combination: items set out for a task that also needs ``tool``."""
+
+    name: str
+    present: tuple[str, ...]
+    tool: str
+    task: str
+
+
+@dataclass(frozen=True, slots=True)
+class Need:
+    """A bodily state a human can mention, and what meets it."""
+
+    feeling: str
+    state: str  # "is thirsty"
+    kinds: tuple[str, ...]  # item kinds that meet it, in order of preference
+    liquid: str  # fill the item with this first ("water"), or ""
+    offer: str  # "a glass of water"
+    relief: str  # "relieve {poss} thirst"
+
+
+Dialogue = tuple[str, str, str]
+"""A three-line exchange: A hints, B answers, A lets the need slip (the line that states it)."""
+
+
+def _known_kinds(kinds: Sequence[str]) -> None:
+    unknown = [k for k in kinds if k not in ITEM_KINDS]
+    if unknown:
+        raise ValueError(f"unknown item kind {unknown[0]!r}")
+
+
+class _ComboSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    present: tuple[str, ...] = Field(min_length=1)
+    tool: str
+    task: str = Field(min_length=1)
+
+    @field_validator("present", "tool")
+    @classmethod
+    def _kinds(cls, value: tuple[str, ...] | str) -> tuple[str, ...] | str:
+        _known_kinds((value,) if isinstance(value, str) else value)
+        return value
+
+
+class _NeedSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    state: str = Field(min_length=1)
+    kinds: tuple[str, ...] = Field(min_length=1)
+    liquid: str = ""
+    offer: str = Field(min_length=1)
+    relief: str = Field(min_length=1)
+    dialogues: tuple[Dialogue, ...] = Field(min_length=1)
+
+    @field_validator("kinds")
+    @classmethod
+    def _kinds(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        _known_kinds(value)
+        return value
+
+    @field_validator("liquid")
+    @classmethod
+    def _liquid(cls, value: str) -> str:
+        if value:
+            _known_kinds((value,))
+        return value
+
+    @field_validator("offer", "relief")
+    @classmethod
+    def _template(cls, value: str) -> str:
+        fields = {name for _, name, _, _ in string.Formatter().parse(value) if name is not None}
+        if fields - {"poss"}:
+            raise ValueError(f"unknown placeholder {{{sorted(fields - {'poss'})[0]}}}: only {{poss}} is filled in")
+        return value
+
+
+class _NeedsFile(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    combos: dict[str, _ComboSpec] = Field(min_length=1)
+    needs: dict[str, _NeedSpec] = Field(min_length=1)
+
+
+def load_needs(
+    path: str | Path | Traversable | None = None,
+) -> tuple[tuple[Combo, ...], dict[str, Need], dict[str, tuple[Dialogue, ...]]]:
+    """Read and check a needs file (the one shipped with mindloop when ``path`` is ``None``): the combinations,
+    the needs by feeling and their dialogues by feeling."""
+    source = package_file("mindloop.worlds.household", "needs.yaml") if path is None else path
+    data = load_data_file(_NeedsFile, source)
+    combos = tuple(Combo(name, c.present, c.tool, c.task) for name, c in data.combos.items())
+    needs = {f: Need(f, n.state, n.kinds, n.liquid, n.offer, n.relief) for f, n in data.needs.items()}
+    dialogues = {f: n.dialogues for f, n in data.needs.items()}
+    return combos, needs, dialogues
+
+
+_LOADED = load_needs()
+COMBOS: tuple[Combo, ...] = _LOADED[0]
+"""Known usage pairs and triplets (B.1 (3): knife + cutting board + carrot means cutting carrots)."""
+NEEDS: dict[str, Need] = _LOADED[1]
+"""Dialogue-driven needs (B.1 (4)) by feeling."""
+DIALOGUES: dict[str, tuple[Dialogue, ...]] = _LOADED[2]
+"""Three-line exchanges per need: A hints, B answers, A lets the need slip (the line that states it)."""
+
+
+def combo_for(handled: Sequence[str]) -> Combo | None:
+    """The known combination best matching items someone set out (most items in common; first on ties)."""
+    kinds = set(handled)
+    best: Combo | None = None
+    for combo in COMBOS:
+        if set(combo.present) <= kinds and (best is None or len(combo.present) > len(best.present)):
+            best = combo
+    return best
+
+
+def need_item(world: World, need: Need) -> str | None:
+    """The item in the home that meets ``need`` (first kind in order of preference that is present)."""
+    for kind in need.kinds:
+        for iid, item in world.items.items():
+            if item.kind == kind:
+                return iid
+    return None
