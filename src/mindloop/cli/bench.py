@@ -158,7 +158,8 @@ def bench_run(
             title=f"{summary.benchmark} · {summary.agent}" + (f" · {summary.model}" if summary.model else ""),
         )
         for key, value in _flat(summary.metrics):
-            table.add_row(key, f"{value:.4f}" if isinstance(value, float) else str(value))
+            shown = "–" if value is None else f"{value:.4f}" if isinstance(value, float) else str(value)
+            table.add_row(key, shown)  # a metric with no data is None: "–", never a zero
         console.print(table)
         console.print(
             f"run {summary.run_id}: {summary.n_completed}/{summary.n} samples, {summary.n_failed} failed, "

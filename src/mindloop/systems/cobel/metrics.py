@@ -17,9 +17,10 @@ failure: it counts as the step limit (C-WAH) and a transport rate of 0 (TDW-MAT)
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from mindloop.metrics.stats import mean
 from mindloop.models.tokens import TOKENIZER_NAME, count_tokens
 
 __all__ = [
@@ -71,11 +72,6 @@ def _rate(r: Mapping[str, Any]) -> float:
     return float(rate) if rate is not None else 0.0
 
 
-def _mean(values: Iterable[float]) -> float | None:
-    vals = list(values)
-    return sum(vals) / len(vals) if vals else None
-
-
 def accuracy_curve(
     records: Sequence[Mapping[str, Any]], bins: int = 10, horizon: float | None = None
 ) -> list[tuple[float, float]]:
@@ -100,22 +96,22 @@ def summarize_episodes(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Averages over episodes: steps, transport rate (TDW-MAT), tokens, messages, belief accuracy, failures.
 
     Keys: ``n``, ``failed``, ``finished`` (share of episodes that met the goal), ``avg_steps``, ``comm_tokens``
-    (average per episode), ``messages`` (average per episode), ``belief_accuracy`` (mean over all samples,
-    ``None`` without any), ``tokenizer``; with any TDW-MAT record also ``transport_rate``; and ``by_task``.
+    (average per episode), ``messages`` (average per episode), ``belief_accuracy`` (mean over all samples),
+    ``tokenizer``; with any TDW-MAT record also ``transport_rate``; and ``by_task``. Every average is ``None``
+    when there is nothing to average (no episodes; no belief samples), never 0.
     """
-    n = len(records)
     out: dict[str, Any] = {
-        "n": n,
+        "n": len(records),
         "failed": sum(1 for r in records if _failed(r)),
-        "finished": (sum(1 for r in records if r.get("finished") and not _failed(r)) / n) if n else 0.0,
-        "avg_steps": _mean(_steps(r) for r in records) or 0.0,
-        "comm_tokens": _mean(float(r.get("comm_tokens", 0)) for r in records) or 0.0,
-        "messages": _mean(float(r.get("n_messages", 0)) for r in records) or 0.0,
-        "belief_accuracy": _mean(float(a) for r in records for _, a in (r.get("belief_accuracy") or [])),
+        "finished": mean(float(bool(r.get("finished")) and not _failed(r)) for r in records),
+        "avg_steps": mean(_steps(r) for r in records),
+        "comm_tokens": mean(float(r.get("comm_tokens", 0)) for r in records),
+        "messages": mean(float(r.get("n_messages", 0)) for r in records),
+        "belief_accuracy": mean(float(a) for r in records for _, a in (r.get("belief_accuracy") or [])),
         "tokenizer": TOKENIZER_NAME,
     }
     if any(r.get("world") == "tdw-mat" for r in records):
-        out["transport_rate"] = _mean(_rate(r) for r in records) or 0.0
+        out["transport_rate"] = mean(_rate(r) for r in records)
     by_task: dict[str, list[Mapping[str, Any]]] = {}
     for r in records:
         by_task.setdefault(str(r.get("task", "")), []).append(r)
@@ -151,9 +147,9 @@ def table_cwah(results: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
             if talk and all(float(r.get("n_messages", 0)) == 0 for r in rs):
                 cells.append("—")
             elif talk:
-                cells.append(_fmt(_mean(float(r.get("comm_tokens", 0)) for r in rs)))
+                cells.append(_fmt(mean(float(r.get("comm_tokens", 0)) for r in rs)))
             else:
-                cells.append(_fmt(_mean(_steps(r) for r in rs)))
+                cells.append(_fmt(mean(_steps(r) for r in rs)))
         return f"{label:<14}" + "".join(f"{c:>{width}}" for c in cells)
 
     for talk in (False, True):
@@ -177,8 +173,9 @@ def table_tdw(results: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
         if talk:
             if all(float(r.get("n_messages", 0)) == 0 for r in rs):
                 return "—"
-            return _fmt(_mean(float(r.get("comm_tokens", 0)) for r in rs))
-        return _fmt(100.0 * (_mean(_rate(r) for r in rs) or 0.0), 2)
+            return _fmt(mean(float(r.get("comm_tokens", 0)) for r in rs))
+        rate = mean(_rate(r) for r in rs)
+        return _fmt(None if rate is None else 100.0 * rate, 2)
 
     def rows(talk: bool) -> list[str]:
         out = []

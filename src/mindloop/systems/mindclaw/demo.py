@@ -166,11 +166,11 @@ def _record(console: Console, scenario: Any, out: dict[str, Any]) -> None:
         return
     with RunStore(runs_path()) as store:
         report = write_report(summary.run_id, store, folder / f"{summary.run_id}.html")
-    m = summary.metrics
+    m = {k: "–" if v is None else f"{v:.2f}" for k, v in summary.metrics.items() if isinstance(v, float | None)}
     out["run_id"], out["report"] = summary.run_id, str(report)
-    console.print(
-        f"Recorded as run [bold]{summary.run_id}[/]: TA {m['ta']:.2f}, PIA {m['pia']:.2f}, CS {m['cs']:.2f}, "
-        f"trigger ACC {m['acc']:.2f} (ACC w/o noop {m['acc_no_noop']:.2f})."
+    console.print(  # a fraction with nothing to count (CS without an intervention) is None: shown as –
+        f"Recorded as run [bold]{summary.run_id}[/]: TA {m['ta']}, PIA {m['pia']}, CS {m['cs']}, "
+        f"trigger ACC {m['acc']} (ACC w/o noop {m['acc_no_noop']})."
     )
     console.print(f"HTML report: [bold]{Path(report).resolve()}[/]")
     console.print(

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mindloop.errors import InvalidArgumentError, MindloopError
+from mindloop.metrics.stats import mean
 from mindloop.worlds.household.goals import GoalKind
 from mindloop.worlds.household.results import WorldEvent
 from mindloop.worlds.household.scenarios.episode import Episode
@@ -365,15 +366,16 @@ def episode_scores(
     return out
 
 
-def _mean(values: Sequence[float]) -> float:
-    return sum(values) / len(values) if values else 0.0
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)
 
 
 def summarize_intervention(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Aggregate per-episode rows ``{"scores": {...}, "failed": bool, "group": str, "help_needed": bool,
     "n_decisions": int, "n_non_noop": int}`` into ``ta``, ``pia``, ``cs``, ``acc``, ``acc_no_noop`` (fractions)
     and counts. A failed episode scores 0 on TA and PIA, none of its decisions count as correct, and an
-    intervention it made counts against CS."""
+    intervention it made counts against CS. A fraction with nothing to count is ``None``, never 0: TA and PIA
+    without episodes, CS without an intervention on an episode that needed help, ACC without decisions."""
     ta, pia = [], []
     cs_ok = cs_n = 0.0
     acc_c = acc_t = nn_c = nn_t = 0.0
@@ -396,12 +398,12 @@ def summarize_intervention(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         counts["failed"] += float(failed)
         counts["help_needed"] += float(bool(row.get("help_needed")))
     return {
-        "ta": round(_mean(ta), 6),
-        "pia": round(_mean(pia), 6),
-        "cs": round(cs_ok / cs_n, 6) if cs_n else 0.0,
+        "ta": _round(mean(ta)),
+        "pia": _round(mean(pia)),
+        "cs": round(cs_ok / cs_n, 6) if cs_n else None,
         "cs_n": int(cs_n),
-        "acc": round(acc_c / acc_t, 6) if acc_t else 0.0,
-        "acc_no_noop": round(nn_c / nn_t, 6) if nn_t else 0.0,
+        "acc": round(acc_c / acc_t, 6) if acc_t else None,
+        "acc_no_noop": round(nn_c / nn_t, 6) if nn_t else None,
         "decisions": int(acc_t),
         "decisions_no_noop": int(nn_t),
         "n": len(rows),

@@ -27,6 +27,7 @@ from typing import Any
 
 from mindloop.bench.api import AgentContext, Outcome, Sample, SampleRecord
 from mindloop.errors import DependencyError, InvalidArgumentError
+from mindloop.metrics.stats import mean
 from mindloop.metrics.text import BERTSCORE_NAME, TextSimilarity, similarity_available
 from mindloop.models.base import ChatModel, ModelOptions
 from mindloop.systems.mindpower.actions import action_scores
@@ -212,13 +213,10 @@ class MindPowerBenchmark:
         return summarize_mindpower(records)
 
 
-def _mean(values: Sequence[float]) -> float:
-    return sum(values) / len(values) if values else 0.0
-
-
-def _pct(values: Sequence[float]) -> float:
-    """Mean on 0-100, rounded to 4 decimals (float noise below that is not a difference)."""
-    return round(100 * _mean(values), 4)
+def _pct(values: Sequence[float]) -> float | None:
+    """Mean on 0-100, rounded to 4 decimals (float noise below that is not a difference); ``None`` without values."""
+    avg = mean(values)
+    return None if avg is None else round(100 * avg, 4)
 
 
 def _block(records: Sequence[SampleRecord], settings: Mapping[str, Any]) -> dict[str, Any]:
@@ -237,7 +235,8 @@ def _block(records: Sequence[SampleRecord], settings: Mapping[str, Any]) -> dict
     if settings.get("judge"):
         for key in ("bpc", "robot_centric"):
             judged = [r.scores[key] for r in records if key in r.scores]
-            out[key] = round(_mean(judged), 4) if judged else None
+            avg = mean(judged)
+            out[key] = None if avg is None else round(avg, 4)
             out[f"{key}_unscored"] = len(records) - len(judged)
     return out
 
@@ -245,7 +244,8 @@ def _block(records: Sequence[SampleRecord], settings: Mapping[str, Any]) -> dict
 def summarize_mindpower(records: Sequence[SampleRecord]) -> dict[str, Any]:
     """Metrics of a ``mindpower`` run: ``sr``, ``ac`` (0–100), ``bertscore`` and ``st`` by layer (0–100),
     ``rouge``, ``format_ok``, ``bpc`` (0–10) and ``robot_centric`` (0–4) with a judge, ``by_task`` and
-    ``dialogue`` breakdowns, and which encoder and setting produced them."""
+    ``dialogue`` breakdowns, and which encoder and setting produced them. A score over no samples (a run of
+    ``--n 0``, a dialogue subset with no dialogue) is ``None``, never 0."""
     settings: Mapping[str, Any] = records[0].sample.input.get("settings", {}) if records else {}
     out = _block(records, settings)
     out["format_ok"] = _pct([r.scores.get("format_ok", 0.0) for r in records])

@@ -23,6 +23,7 @@ from typing import Any
 from mindloop.bench.api import AgentContext, Outcome, Sample, SampleRecord
 from mindloop.errors import InvalidArgumentError, MindloopError
 from mindloop.metrics.embeddings import encoder_available
+from mindloop.metrics.stats import mean
 from mindloop.systems.omnitom.annotator import annotate_text
 from mindloop.systems.omnitom.examples import appendix_e_record
 from mindloop.systems.omnitom.metrics import (
@@ -196,12 +197,9 @@ class OmniToMStage1Benchmark(_OmniToMBase):
         return Outcome(output, scores)
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
-        """Macro P/R/F1 over stories (failed stories count as 0), per category and per order bucket."""
+        """Macro P/R/F1 over stories (failed stories count as 0), per category and per order bucket; ``None``
+        without stories."""
         n = len(records)
-
-        def mean(values: Sequence[float]) -> float:
-            return sum(values) / len(values) if values else 0.0
-
         by_cat: dict[str, list[float]] = defaultdict(list)
         for r in records:
             by_cat[r.sample.group].append(r.scores.get("f1", 0.0))
@@ -264,17 +262,14 @@ class OmniToMStage2Benchmark(_OmniToMBase):
         return Outcome(output, scores)
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
-        """Macro accuracy per dimension and overall (failed stories count as 0), per category and order bucket."""
-
-        def mean(values: Sequence[float]) -> float:
-            return sum(values) / len(values) if values else 0.0
-
+        """Macro accuracy per dimension and overall (failed stories count as 0), per category and order bucket;
+        ``None`` without stories."""
         by_cat: dict[str, list[SampleRecord]] = defaultdict(list)
         for r in records:
             by_cat[r.sample.group].append(r)
         cats = [c for c in CATEGORIES if c in by_cat] + sorted(set(by_cat) - set(CATEGORIES))
 
-        def dims(rs: Sequence[SampleRecord]) -> dict[str, float]:
+        def dims(rs: Sequence[SampleRecord]) -> dict[str, float | None]:
             return {d: mean([r.scores.get(d, 0.0) for r in rs]) for d in (*DIMENSIONS, "overall")}
 
         return {

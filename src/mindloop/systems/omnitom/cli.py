@@ -111,11 +111,15 @@ def _show_score(result: OmniToMScore, model_name: str) -> None:
     from mindloop.systems.omnitom.metrics import table3, table10
     from mindloop.systems.omnitom.records import DIMENSION_NAMES
 
+    def num(value: float | None, fmt: str = ".4f") -> str:  # no data (None) prints as N/A, never as 0
+        return "N/A" if value is None else format(value, fmt)
+
     console = err_console()
     s1 = result.stage1
+    p1 = s1.overall.to_json()
     console.print(
-        f"{result.n_stories} stories · Stage 1 ({s1.aligner}): P {s1.overall.precision:.4f} "
-        f"R {s1.overall.recall:.4f} F1 {s1.overall.f1:.4f} · Stage 2 overall {result.stage2.overall:.4f}"
+        f"{result.n_stories} stories · Stage 1 ({s1.aligner}): P {num(p1['precision'])} "
+        f"R {num(p1['recall'])} F1 {num(p1['f1'])} · Stage 2 overall {num(result.stage2.overall)}"
     )
     layouts = (
         ("Table 3 layout (%)", table3({model_name: result})),
@@ -134,10 +138,10 @@ def _show_score(result: OmniToMScore, model_name: str) -> None:
             b,
             f"{100 * prf.f1:.2f}" if prf and prf.n else "N/A",
             str(prf.n if prf else 0),
-            f"{100 * acc['overall']:.2f}" if acc else "N/A",
+            num(100 * overall if acc and (overall := acc["overall"]) is not None else None, ".2f"),
         )
     console.print(buckets)
-    dims = ", ".join(f"{DIMENSION_NAMES[d]} {v:.4f}" for d, v in result.stage2.by_dimension.items())
+    dims = ", ".join(f"{DIMENSION_NAMES[d]} {num(v)}" for d, v in result.stage2.by_dimension.items())
     console.print(f"Stage 2 by dimension: {dims}")
 
 

@@ -31,6 +31,7 @@ from numpy.typing import NDArray
 
 from mindloop.errors import DependencyError, InvalidArgumentError
 from mindloop.metrics.embeddings import MiniLMEncoder, TextEncoder
+from mindloop.metrics.stats import PRF, macro_prf, mean, prf_from_counts
 from mindloop.systems.omnitom.records import (
     CATEGORIES,
     CATEGORY_ABBREVIATIONS,
@@ -408,25 +409,7 @@ class EmbeddingAligner:
 
 
 # ---- Stage 1 scores ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class PRF:
-    """Precision, recall and F1 (a story's, or a macro average over stories), with the number of stories."""
-
-    precision: float
-    recall: float
-    f1: float
-    n: int = 1
-
-    def to_json(self) -> dict[str, float]:
-        """``{"precision", "recall", "f1"}``."""
-        return {"precision": self.precision, "recall": self.recall, "f1": self.f1}
-
-
-def _prf(matched_pred: int, n_pred: int, matched_gold: int, n_gold: int) -> PRF:
-    p = matched_pred / n_pred if n_pred else 0.0
-    r = matched_gold / n_gold if n_gold else 0.0
-    f1 = 2 * p * r / (p + r) if p + r > 0 else 0.0
-    return PRF(p, r, f1)
+# A story's scores and their macro averages are :class:`mindloop.metrics.stats.PRF` (``n`` = stories averaged).
 
 
 def _pred_order(b: BeliefRecord) -> int:
@@ -475,8 +458,8 @@ def stage1_story_score(
         ]
         gb = [c for b, c in zip(gold, alignment.gold_counts, strict=True) if order_bucket(_gold_order(b)) == bucket]
         if pb or gb:
-            by_bucket[bucket] = _prf(sum(c > 0 for c in pb), len(pb), sum(c > 0 for c in gb), len(gb))
-    prf = _prf(mp, len(predicted), mr, len(gold))
+            by_bucket[bucket] = prf_from_counts(sum(c > 0 for c in pb), len(pb), sum(c > 0 for c in gb), len(gb))
+    prf = prf_from_counts(mp, len(predicted), mr, len(gold))
     return Stage1StoryScore(story_id, category, prf, len(predicted), len(gold), mp, mr, by_bucket)
 
 
@@ -486,10 +469,8 @@ def _gold_order(b: BeliefRecord) -> int:
 
 
 def _macro(items: Sequence[PRF]) -> PRF:
-    if not items:
-        return PRF(0.0, 0.0, 0.0, 0)
-    n = len(items)
-    return PRF(sum(x.precision for x in items) / n, sum(x.recall for x in items) / n, sum(x.f1 for x in items) / n, n)
+    macro = macro_prf(items)
+    return macro if macro is not None else PRF(0.0, 0.0, 0.0, 0)  # no stories: n = 0, null in JSON, N/A in tables
 
 
 @dataclass(frozen=True)
@@ -604,30 +585,29 @@ def stage2_story_score(
 class Stage2Summary:
     """Macro-averaged Stage 2 accuracy: overall, per dimension, per category (× dimension) and per bucket."""
 
-    overall: float
-    by_dimension: dict[str, float]
-    by_category: dict[str, dict[str, float]]
-    by_bucket: dict[str, dict[str, float]]
+    overall: float | None
+    by_dimension: dict[str, float | None]
+    by_category: dict[str, dict[str, float | None]]
+    by_bucket: dict[str, dict[str, float | None]]
     n_stories: int
 
 
-def _mean_dims(rows: Sequence[Mapping[str, float]]) -> dict[str, float]:
-    if not rows:
-        return dict.fromkeys(DIMENSIONS, 0.0)
-    return {d: sum(r[d] for r in rows) / len(rows) for d in DIMENSIONS}
+def _mean_dims(rows: Sequence[Mapping[str, float]]) -> dict[str, float | None]:
+    return {d: mean(r[d] for r in rows) for d in DIMENSIONS}
 
 
 def summarize_stage2(scores: Sequence[Stage2StoryScore]) -> Stage2Summary:
-    """Macro averages over stories; each category and bucket entry also carries ``overall``."""
+    """Macro averages over stories; each category and bucket entry also carries ``overall``. Without stories
+    every average is ``None`` (no data), not 0."""
     cats = [c for c in CATEGORIES if any(s.category == c for s in scores)]
     cats += sorted({s.category for s in scores} - set(cats))
 
-    def with_overall(d: dict[str, float]) -> dict[str, float]:
-        return {**d, "overall": sum(d.values()) / len(DIMENSIONS)}
+    def with_overall(d: dict[str, float | None]) -> dict[str, float | None]:
+        return {**d, "overall": mean(v for v in d.values() if v is not None)}
 
     by_dim = _mean_dims([s.accuracy for s in scores])
     return Stage2Summary(
-        overall=sum(s.overall for s in scores) / len(scores) if scores else 0.0,
+        overall=mean(s.overall for s in scores),
         by_dimension=by_dim,
         by_category={c: with_overall(_mean_dims([s.accuracy for s in scores if s.category == c])) for c in cats},
         by_bucket={

@@ -26,6 +26,7 @@ from typing import Any
 
 from mindloop.bench.api import AgentContext, Outcome, Sample, SampleRecord
 from mindloop.errors import InvalidArgumentError, MindloopError
+from mindloop.metrics.stats import mean
 from mindloop.systems.tos.explorers.base import Exploration, new_belief, run_exploration
 from mindloop.systems.tos.explorers.belief import SpatialBelief
 from mindloop.systems.tos.explorers.revision import ChangeDetector
@@ -111,10 +112,6 @@ def _scene_files(path: Path) -> list[Path]:
     if not found:
         raise InvalidArgumentError(f"--opt scenes={str(path)!r}: no scene files (*.json or */meta_data.json) found")
     return found
-
-
-def _mean(values: Sequence[float]) -> float:
-    return sum(values) / len(values) if values else 0.0
 
 
 class _TosBenchmark:
@@ -327,9 +324,10 @@ class _TosBenchmark:
         by_task: dict[str, list[float]] = defaultdict(list)
         for a in answers:
             by_task[a["task"]].append(float(a["score"]))
-        out = {t: _mean(v) for t, v in by_task.items()}
-        if out:
-            out["avg"] = _mean([out[t] for t in TASKS if t in out])
+        out = {t: m for t, v in by_task.items() if (m := mean(v)) is not None}
+        avg = mean([out[t] for t in TASKS if t in out])
+        if avg is not None:
+            out["avg"] = avg
         return out
 
     @staticmethod
@@ -361,15 +359,16 @@ class _TosBenchmark:
             poses=poses,
         )
         out = {k: float(v) for k, v in diag.items() if k != "per_turn" and v is not None}
-        fog = [p.fog["overall"] for p in probes if p.fog is not None]
-        if fog:
-            out["uncertainty"] = _mean(fog)
+        uncertainty = mean(p.fog["overall"] for p in probes if p.fog is not None)
+        if uncertainty is not None:
+            out["uncertainty"] = uncertainty
         out["probe_failures"] = float(sum(1 for p in probes if p.global_map is None))
         return out
 
     # ---- summary --------------------------------------------------------------------------------------------
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
-        """Means over samples; a failed sample counts 0 for every accuracy-like score and is counted."""
+        """Means over samples; a failed sample counts 0 for every accuracy-like score and is counted. A score no
+        sample has (``steps`` when every sample failed, a task no sample asked) is ``None``, never 0."""
         keys: set[str] = {"steps", "coverage", "map_dir", "map_facing", "map_pos", "map_overall", *TASKS, "avg"}
         for r in records:
             keys |= set(r.scores)
@@ -383,7 +382,7 @@ class _TosBenchmark:
                     for r in records
                     if k in r.scores or r.status == "failed"
                 ]
-            metrics[k] = _mean(vals)
+            metrics[k] = mean(vals)
         metrics["n"] = len(records)
         metrics["failed"] = sum(1 for r in records if r.status == "failed")
         groups: dict[str, list[SampleRecord]] = defaultdict(list)
@@ -392,8 +391,8 @@ class _TosBenchmark:
         metrics["by_rooms"] = {
             g: {
                 "n": len(rs),
-                "avg": _mean([0.0 if r.status == "failed" else r.scores.get("avg", 0.0) for r in rs]),
-                "steps": _mean([r.scores["steps"] for r in rs if "steps" in r.scores and r.status != "failed"]),
+                "avg": mean([0.0 if r.status == "failed" else r.scores.get("avg", 0.0) for r in rs]),
+                "steps": mean([r.scores["steps"] for r in rs if "steps" in r.scores and r.status != "failed"]),
             }
             for g, rs in sorted(groups.items())
         }
@@ -418,12 +417,16 @@ class TosPassiveBenchmark(_TosBenchmark):
 
 def format_table(rows: Mapping[str, Mapping[str, Any]]) -> str:
     """A text table laid out as the paper's Table 1: ``Avg.step | Route tasks | Survey tasks | Avg.`` (scores
-    in %), one row per method (``rows`` maps a method name to its summary metrics)."""
+    in %), one row per method (``rows`` maps a method name to its summary metrics). No data prints as ``–``."""
+
+    def cell(value: float | None, scale: float = 100.0) -> str:
+        return "–" if value is None else f"{scale * value:.1f}"
+
     cols = ["Methods", "Avg.step", *ROUTE_TASKS, *SURVEY_TASKS, "Avg."]
     lines = [" | ".join(cols)]
     for name, m in rows.items():
-        vals = [name, f"{m.get('steps', 0.0):.1f}"]
-        vals += [f"{100 * m.get(t, 0.0):.1f}" for t in (*ROUTE_TASKS, *SURVEY_TASKS)]
-        vals.append(f"{100 * m.get('avg', 0.0):.1f}")
+        vals = [name, cell(m.get("steps"), 1.0)]
+        vals += [cell(m.get(t)) for t in (*ROUTE_TASKS, *SURVEY_TASKS)]
+        vals.append(cell(m.get("avg")))
         lines.append(" | ".join(vals))
     return "\n".join(lines)

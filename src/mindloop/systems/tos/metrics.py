@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from mindloop.errors import DependencyError, InvalidArgumentError
+from mindloop.metrics.stats import mean, prf
 from mindloop.systems.tos.world.geometry import (
     CARDINALS,
     EAST,
@@ -420,8 +421,7 @@ def belief_diagnostics(
                 out["local_global"].append(None)
     summary: dict[str, Any] = {"per_turn": out}
     for k, vals in out.items():
-        got = [v for v in vals if v is not None]
-        summary[k] = sum(got) / len(got) if got else None
+        summary[k] = mean(v for v in vals if v is not None)
     return summary
 
 
@@ -499,12 +499,8 @@ def score_fog_probe(predicted: Sequence[Vec], correct: Sequence[Vec]) -> dict[st
     """Precision, recall and F1 (``overall``) of predicted unexplored cells."""
     if not correct:
         raise InvalidArgumentError("the uncertainty probe needs at least one unexplored candidate")
-    pred, gold = set(map(tuple, predicted)), set(map(tuple, correct))
-    if not pred:
-        return {"precision": 0.0, "recall": 0.0, "overall": 0.0}
-    hit = len(pred & gold)
-    p, r = hit / len(pred), hit / len(gold)
-    return {"precision": p, "recall": r, "overall": 2 * p * r / (p + r) if p + r else 0.0}
+    s = prf(map(tuple, predicted), map(tuple, correct))  # nothing chosen: all 0 (the shared convention)
+    return {"precision": s.precision, "recall": s.recall, "overall": s.f1}
 
 
 # ==== exploration efficiency ===================================================================================
@@ -608,9 +604,6 @@ def false_belief_scores(
     inertia_ori = [
         float(c["name"] in revised and revised[c["name"]].facing == _facing_of(c["old_facing"])) for c in turned
     ]
-
-    def mean(v: list[float]) -> float | None:
-        return sum(v) / len(v) if v else None
 
     return {
         "f1": float(result.get("f1", 0.0)),
