@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
 from mindloop.console import emit, err_console
+
+if TYPE_CHECKING:
+    from mindloop.systems.tom.evaluate import TypeScore
 
 __all__ = ["tom_app"]
 
@@ -45,14 +49,9 @@ def tom_eval(
         return
     console = err_console()
     console.print(f"{path} ({report.format}): {report.n} questions answered in {report.seconds:.3f} s")
-    table = Table()
-    table.add_column("question type")
-    table.add_column("n", justify="right")
-    table.add_column("accuracy", justify="right")
-    for name, score in report.by_type.items():
-        table.add_row(name, str(score.n), f"{score.accuracy:.3f}")
-    table.add_row("[bold]all[/]", f"[bold]{report.n}[/]", f"[bold]{report.accuracy:.3f}[/]")
-    console.print(table)
+    console.print(_score_table("question type", report.by_type, report.n, report.accuracy))
+    for key, scores in report.breakdowns.items():
+        console.print(_score_table(key.removeprefix("by_").replace("_", " "), scores))
     wrong = report.wrong
     if wrong and show_wrong:
         console.print(f"{len(wrong)} wrong; the first {min(show_wrong, len(wrong))}:")
@@ -65,6 +64,19 @@ def tom_eval(
             )
         if report.format == "hitom":
             console.print("\nHi-ToM's labels contradict themselves on some stories: see docs/datasets.md.")
+
+
+def _score_table(title: str, scores: Mapping[str, TypeScore], n: int | None = None, accuracy: float = 0.0) -> Table:
+    """One accuracy table: a row per group, and a bold total row when ``n`` is given."""
+    table = Table()
+    table.add_column(title)
+    table.add_column("n", justify="right")
+    table.add_column("accuracy", justify="right")
+    for name, score in scores.items():
+        table.add_row(name, str(score.n), f"{score.accuracy:.3f}")
+    if n is not None:
+        table.add_row("[bold]all[/]", f"[bold]{n}[/]", f"[bold]{accuracy:.3f}[/]")
+    return table
 
 
 @tom_app.command("generate")

@@ -4,21 +4,22 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mindloop.beliefs import Tracker
+from mindloop.worlds.stories.releases import TOMI_QUESTION_TYPES, TOMI_STORY_TYPES, read_dataset
 from mindloop.worlds.stories.tomi import (
     HITOM_TYPES,
     TOMI_TYPES,
     Example,
     StoryFormat,
     answer_question,
-    read_story_file,
     track_story,
 )
 
-__all__ = ["Answered", "EvalReport", "TypeScore", "evaluate_examples", "evaluate_file"]
+__all__ = ["Answered", "EvalReport", "TypeScore", "evaluate_examples", "evaluate_file", "score_by"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +45,11 @@ class TypeScore:
 
 @dataclass
 class EvalReport:
-    """Accuracy overall and per question type, time taken, and every answer."""
+    """Accuracy overall and per question type, time taken, and every answer.
+
+    ``breakdowns`` holds the other groupings the data's own labels allow, each under its JSON key: for a ToMi file
+    with a ``.trace`` beside it ``by_story_type`` and ``by_question_type`` (ToMi's labels, as papers report them).
+    """
 
     format: StoryFormat
     accuracy: float
@@ -52,6 +57,7 @@ class EvalReport:
     by_type: dict[str, TypeScore]
     seconds: float
     answers: list[Answered] = field(repr=False)
+    breakdowns: dict[str, dict[str, TypeScore]] = field(default_factory=dict)
 
     @property
     def wrong(self) -> list[Answered]:
@@ -60,13 +66,35 @@ class EvalReport:
 
     def to_json(self) -> dict[str, object]:
         """The ``--json`` object of ``mindloop tom eval``."""
-        return {
+        out: dict[str, object] = {
             "format": self.format,
             "accuracy": self.accuracy,
             "n": self.n,
-            "by_type": {k: {"accuracy": v.accuracy, "n": v.n} for k, v in self.by_type.items()},
-            "seconds": self.seconds,
+            "by_type": _scores_json(self.by_type),
         }
+        for key, scores in self.breakdowns.items():
+            out[key] = _scores_json(scores)
+        out["seconds"] = self.seconds
+        return out
+
+
+def _scores_json(scores: dict[str, TypeScore]) -> dict[str, dict[str, float | int]]:
+    return {k: {"accuracy": v.accuracy, "n": v.n} for k, v in scores.items()}
+
+
+def score_by(
+    answers: Sequence[Answered], key: Callable[[Answered], str | None], order: Sequence[str] = ()
+) -> dict[str, TypeScore]:
+    """Accuracy per value of ``key`` (answers whose key is ``None`` are left out), known values in ``order`` first."""
+    totals: Counter[str] = Counter()
+    hits: Counter[str] = Counter()
+    for a in answers:
+        k = key(a)
+        if k is not None:
+            totals[k] += 1
+            hits[k] += a.correct
+    names = [t for t in order if t in totals] + sorted(t for t in totals if t not in order)
+    return {t: TypeScore(hits[t] / totals[t], totals[t]) for t in names}
 
 
 def evaluate_examples(examples: list[Example], fmt: StoryFormat) -> list[Answered]:
@@ -82,19 +110,25 @@ def evaluate_examples(examples: list[Example], fmt: StoryFormat) -> list[Answere
     return out
 
 
+def _breakdowns(answers: Sequence[Answered]) -> dict[str, dict[str, TypeScore]]:
+    out: dict[str, dict[str, TypeScore]] = {}
+    if any(a.example.trace is not None for a in answers):
+        out["by_story_type"] = score_by(
+            answers, lambda a: a.example.trace.story_type if a.example.trace else None, TOMI_STORY_TYPES
+        )
+        out["by_question_type"] = score_by(
+            answers, lambda a: a.example.trace.question_type if a.example.trace else None, TOMI_QUESTION_TYPES
+        )
+    return out
+
+
 def evaluate_file(path: str | Path, fmt: StoryFormat | None = None) -> EvalReport:
-    """Read, track and score a whole file (``fmt=None`` detects ToMi or Hi-ToM)."""
+    """Read, track and score a whole file (``fmt=None`` detects ToMi or Hi-ToM; a ToMi ``.trace`` is read too)."""
     start = time.perf_counter()
-    fmt, examples = read_story_file(path, fmt)
+    fmt, examples = read_dataset(path, fmt)
     answers = evaluate_examples(examples, fmt)
     seconds = time.perf_counter() - start
-    totals: Counter[str] = Counter()
-    hits: Counter[str] = Counter()
-    for a in answers:
-        totals[a.example.question.qtype] += 1
-        hits[a.example.question.qtype] += a.correct
-    order = TOMI_TYPES if fmt == "tomi" else HITOM_TYPES
-    types = [t for t in order if t in totals] + sorted(t for t in totals if t not in order)
-    by_type = {t: TypeScore(hits[t] / totals[t], totals[t]) for t in types}
+    by_type = score_by(answers, lambda a: a.example.question.qtype, TOMI_TYPES if fmt == "tomi" else HITOM_TYPES)
     n = len(answers)
-    return EvalReport(fmt, sum(hits.values()) / n, n, by_type, seconds, answers)
+    accuracy = sum(a.correct for a in answers) / n
+    return EvalReport(fmt, accuracy, n, by_type, seconds, answers, _breakdowns(answers))

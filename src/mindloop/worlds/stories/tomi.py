@@ -49,9 +49,11 @@ __all__ = [
     "POLICIES",
     "TOMI_TYPES",
     "Example",
+    "HiToMInfo",
     "Question",
     "StoryFormat",
     "StoryPolicy",
+    "ToMiTrace",
     "answer_question",
     "detect_format",
     "narrate",
@@ -167,14 +169,46 @@ class Question:
 
 
 @dataclass(frozen=True, slots=True)
+class ToMiTrace:
+    """One line of a ToMi ``.trace`` file: how ToMi's generator built the story and what its question tests.
+
+    ``story_type`` is ``true_belief``, ``false_belief`` or ``second_order_false_belief``; ``question_type`` is
+    ``reality``, ``memory`` or ``{first,second}_order_{0,1}_{tom,no_tom}`` (``tom`` when the answer differs from
+    the object's real place); ``events`` are the generator's steps (``enter_agent_0``, ``agent_1_exits``, ...).
+    """
+
+    story_type: str
+    question_type: str
+    events: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HiToMInfo:
+    """The fields Hi-ToM's released JSON gives each question beside story, question and answer."""
+
+    sample_id: int
+    question_order: int
+    deception: bool
+    story_length: int
+    prompting_type: str
+    choices: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Example:
-    """One story and its question, with where it came from (file and line of its first sentence)."""
+    """One story and its question, with where it came from (file and line of its first sentence).
+
+    ``trace`` is set when a ToMi ``.trace`` file lay beside the story file; ``hitom`` when the example came from
+    Hi-ToM's released JSON (then ``line`` is the item's position in its ``data`` list).
+    """
 
     source: str
     line: int
     sentences: tuple[tuple[int, str], ...]
     question: Question
     question_line: int
+    trace: ToMiTrace | None = None
+    hitom: HiToMInfo | None = None
 
     @property
     def story_text(self) -> str:
