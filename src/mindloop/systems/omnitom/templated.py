@@ -12,24 +12,36 @@ that room is first described, seen by whoever is there (the paper's gold has bot
 
 Who witnesses what follows co-presence, as in ToMi: everyone in the room sees what happens there; a leaving agent
 sees nothing after; an entering agent sees where the objects of the room are.
+
+The generator's pools and story variants are package data (``data/templated.yaml``), checked on import: every
+variant must give a story this parser reads.
 """
 
 from __future__ import annotations
 
 import random
 import re
-from collections.abc import Mapping
+import string
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationInfo, field_validator
 
 from mindloop.beliefs import Event, EventKind, Fact
 from mindloop.beliefs.vocab import AT, surface_map
+from mindloop.datafiles import load_data_file, package_file
 from mindloop.errors import InvalidArgumentError, ParseError
 
 __all__ = [
     "CANONICAL_RELATIONS",
     "IN",
+    "StoryTables",
     "TemplatedStory",
     "generate_false_belief_stories",
+    "load_story_tables",
     "parse_templated_story",
     "split_clauses",
 ]
@@ -180,19 +192,18 @@ def _see_list(items: str) -> list[str]:
     return out
 
 
-def parse_templated_story(text: str, *, source: str = "<story>") -> TemplatedStory:
-    """Parse one templated false-belief story into events (time step = clause number, container set-up after
-    the clause that first describes a room). Raises :class:`ParseError` naming the clause it cannot read."""
-    clauses = split_clauses(text)
-    if not clauses:
-        raise ParseError("empty story", source=source)
+def _classify_all(clauses: Sequence[str], source: str) -> list[tuple[str, dict[str, str]]]:
     parsed: list[tuple[str, dict[str, str]]] = []
     for clause in clauses:
         try:
             parsed.append(_classify(clause))
         except ParseError as exc:
             raise ParseError(exc.reason, source=source, text=clause) from None
-    # first pass: which room each container stands in (the scene where it is first mentioned)
+    return parsed
+
+
+def _container_rooms(parsed: Sequence[tuple[str, dict[str, str]]], source: str) -> dict[str, str]:
+    """The room each container stands in: the scene where it is first mentioned (first pass over the clauses)."""
     scene: str | None = None
     container_room: dict[str, str] = {}
     agent_room: dict[str, str] = {}
@@ -209,152 +220,208 @@ def parse_templated_story(text: str, *, source: str = "<story>") -> TemplatedSto
             if room is None:
                 raise ParseError("a container is mentioned before any room is", source=source, text=con)
             container_room.setdefault(con, room)
-    # second pass: events
-    events: list[Event] = []
-    agents: list[str] = []
-    objects: list[str] = []
-    rooms: list[str] = []
-    where: dict[str, str | None] = {}
-    obj_in: dict[str, str] = {}
-    described: set[str] = set()
-    t = 0
+    return container_room
 
-    def present(room: str | None) -> frozenset[str]:
-        return frozenset(a for a, r in where.items() if r == room and room is not None)
 
-    def describe(room: str) -> None:
-        nonlocal t
-        if room in described:
+class _Narrator:
+    """The second pass: turns classified clauses into events, following who is where (co-presence witnessing)."""
+
+    def __init__(self, container_room: dict[str, str], source: str) -> None:
+        self.container_room = container_room
+        self.source = source
+        self.events: list[Event] = []
+        self.agents: list[str] = []
+        self.objects: list[str] = []
+        self.rooms: list[str] = []
+        self.where: dict[str, str | None] = {}
+        self.obj_in: dict[str, str] = {}
+        self.described: set[str] = set()
+        self.t = 0
+
+    def add(self, kind: EventKind, actor: str | None, facts: tuple[Fact, ...], room: str | None, text: str) -> None:
+        self.t += 1
+        self.events.append(Event(self.t, kind, actor, facts, self.present(room), text=text))
+
+    def present(self, room: str | None) -> frozenset[str]:
+        return frozenset(a for a, r in self.where.items() if r == room and room is not None)
+
+    def describe(self, room: str) -> None:
+        """Set up the containers of ``room`` the first time it is described, seen by whoever is there."""
+        if room in self.described:
             return
-        described.add(room)
-        cons = tuple(Fact(c, IN, room) for c, r in container_room.items() if r == room)
+        self.described.add(room)
+        cons = tuple(Fact(c, IN, room) for c, r in self.container_room.items() if r == room)
         if cons:
-            t += 1
-            events.append(Event(t, EventKind.OTHER, None, cons, present(room), text=""))
+            self.add(EventKind.OTHER, None, cons, room, "")
 
-    def room_of(agent: str, clause: str) -> str:
-        room = where.get(agent)
+    def room_of(self, agent: str, clause: str) -> str:
+        room = self.where.get(agent)
         if room is None:
-            raise ParseError(f"{agent} is not in any room here", source=source, text=clause)
+            raise ParseError(f"{agent} is not in any room here", source=self.source, text=clause)
         return room
 
-    for clause, (kind, g) in zip(clauses, parsed, strict=True):
-        if "a" in g and g["a"] not in agents:
-            agents.append(g["a"])
+    def clause(self, clause: str, kind: str, g: dict[str, str]) -> None:
+        """Narrate one classified clause."""
+        if "a" in g and g["a"] not in self.agents:
+            self.agents.append(g["a"])
         if kind == "present":
-            names = _names(g["names"])
-            agents.extend(n for n in names if n not in agents)
-            room = g["room"]
-            rooms.append(room) if room not in rooms else None
-            for n in names:
-                where[n] = room
-            t += 1
-            events.append(Event(t, EventKind.OTHER, None, tuple(Fact(n, IN, room) for n in names), present(room)))
-            describe(room)
+            self.present_clause(g)
         elif kind == "see":
-            continue  # the containers were set up with the room: seeing them adds nothing new
+            return  # the containers were set up with the room: seeing them adds nothing new
         elif kind in ("find", "there", "the_in"):
             obj, con = _singular(g["obj"]), _singular(g["con"])
-            objects.append(obj) if obj not in objects else None
-            obj_in[obj] = con
-            t += 1
+            self._note_object(obj, con)
             narrated = clause[0].upper() + clause[1:] if kind in ("there", "the_in") else ""
-            witnesses = present(container_room[con])
-            events.append(Event(t, EventKind.PUT, None, (Fact(obj, IN, con),), witnesses, text=narrated))
+            self.add(EventKind.PUT, None, (Fact(obj, IN, con),), self.container_room[con], narrated)
         elif kind == "exit":
-            a = g["a"]
-            room = room_of(a, clause)
-            if "room" in g and g["room"] != room:
-                raise ParseError(f"{a} leaves the {g['room']} but is in the {room}", source=source, text=clause)
-            t += 1
-            events.append(Event(t, EventKind.EXIT, a, (Fact(a, IN, None),), present(room), text=clause))
-            where[a] = None
+            self.exit_clause(clause, g["a"], g.get("room"))
         elif kind == "move":
             a, obj, con = g["a"], _singular(g["obj"]), _singular(g["con"])
-            room = room_of(a, clause)
-            objects.append(obj) if obj not in objects else None
-            obj_in[obj] = con
-            t += 1
-            events.append(Event(t, EventKind.MOVE, a, (Fact(obj, IN, con),), present(room), text=clause))
-        else:  # enter
-            a, room = g["a"], g["room"]
-            rooms.append(room) if room not in rooms else None
-            where[a] = room
-            t += 1
-            events.append(Event(t, EventKind.ENTER, a, (Fact(a, IN, room),), present(room), text=clause))
-            describe(room)
-            seen = tuple(Fact(o, IN, c) for o, c in obj_in.items() if container_room.get(c) == room)
-            if seen:
-                t += 1
-                events.append(Event(t, EventKind.OBSERVE, a, seen, present(room), text=""))
+            room = self.room_of(a, clause)
+            self._note_object(obj, con)
+            self.add(EventKind.MOVE, a, (Fact(obj, IN, con),), room, clause)
+        else:
+            self.enter_clause(clause, g["a"], g["room"])
+
+    def _note_object(self, obj: str, con: str) -> None:
+        if obj not in self.objects:
+            self.objects.append(obj)
+        self.obj_in[obj] = con
+
+    def present_clause(self, g: dict[str, str]) -> None:
+        names = _names(g["names"])
+        self.agents.extend(n for n in names if n not in self.agents)
+        room = g["room"]
+        if room not in self.rooms:
+            self.rooms.append(room)
+        for n in names:
+            self.where[n] = room
+        self.add(EventKind.OTHER, None, tuple(Fact(n, IN, room) for n in names), room, "")
+        self.describe(room)
+
+    def exit_clause(self, clause: str, a: str, named: str | None) -> None:
+        room = self.room_of(a, clause)
+        if named is not None and named != room:
+            raise ParseError(f"{a} leaves the {named} but is in the {room}", source=self.source, text=clause)
+        self.add(EventKind.EXIT, a, (Fact(a, IN, None),), room, clause)
+        self.where[a] = None
+
+    def enter_clause(self, clause: str, a: str, room: str) -> None:
+        if room not in self.rooms:
+            self.rooms.append(room)
+        self.where[a] = room
+        self.add(EventKind.ENTER, a, (Fact(a, IN, room),), room, clause)
+        self.describe(room)
+        seen = tuple(Fact(o, IN, c) for o, c in self.obj_in.items() if self.container_room.get(c) == room)
+        if seen:
+            self.add(EventKind.OBSERVE, a, seen, room, "")
+
+
+def parse_templated_story(text: str, *, source: str = "<story>") -> TemplatedStory:
+    """Parse one templated false-belief story into events (time step = clause number, container set-up after
+    the clause that first describes a room). Raises :class:`ParseError` naming the clause it cannot read."""
+    clauses = split_clauses(text)
+    if not clauses:
+        raise ParseError("empty story", source=source)
+    parsed = _classify_all(clauses, source)
+    container_room = _container_rooms(parsed, source)
+    narrator = _Narrator(container_room, source)
+    for clause, (kind, g) in zip(clauses, parsed, strict=True):
+        narrator.clause(clause, kind, g)
     return TemplatedStory(
         text=text,
         clauses=tuple(clauses),
-        events=tuple(events),
-        agents=tuple(agents),
-        objects=tuple(objects),
+        events=tuple(narrator.events),
+        agents=tuple(narrator.agents),
+        objects=tuple(narrator.objects),
         containers=tuple(container_room),
-        rooms=tuple(rooms),
+        rooms=tuple(narrator.rooms),
     )
 
 
 # ---- generator ----------------------------------------------------------------------------------------------------
-_NAMES_POOL = (
-    "Alice", "Bob", "Carol", "David", "Emma", "Frank", "Grace", "Henry", "Xiao Ming", "Xiao Hong", "Li Lei",
-    "Han Meimei", "Youyou", "Zhang Wei", "Olivia", "Noah", "Sofia", "Lucas",
-)  # fmt: skip
-_ROOMS_POOL = (
-    "kitchen", "bedroom", "office", "garage", "attic", "living room", "study", "basement", "garden", "classroom",
-)  # fmt: skip
-_CONTAINERS_POOL = (
-    "box", "basket", "safe", "drawer", "cabinet", "suitcase", "backpack", "handbag", "crate", "cupboard",
-)  # fmt: skip
-_OBJECTS_POOL = (
-    "ball", "apple", "key", "book", "cabbage", "scarf", "marker", "bottle", "hat", "ring", "orange", "umbrella",
-)  # fmt: skip
+_PLACEHOLDERS = frozenset({"a", "b", "c", "room", "c1", "c2", "obj", "an_obj", "an_c1", "an_c2"})
 
 
 def _a(noun: str) -> str:
     return f"{'an' if noun[0] in 'aeiou' else 'a'} {noun}"
 
 
+def _fill(template: str, names: Sequence[str], room: str, c1: str, c2: str, obj: str) -> str:
+    a, b, c = names
+    return template.format(a=a, b=b, c=c, room=room, c1=c1, c2=c2, obj=obj, an_obj=_a(obj), an_c1=_a(c1), an_c2=_a(c2))
+
+
+_Names = Annotated[tuple[Annotated[str, StringConstraints(pattern=f"^{_NAME}$")], ...], Field(min_length=3)]
+_Nouns = Annotated[tuple[Annotated[str, StringConstraints(pattern=r"^[a-z][a-z ]*[a-z]$")], ...], Field(min_length=1)]
+
+
+class StoryTables(BaseModel):
+    """The generator's pools (names, rooms, containers, objects) and story variants, as ``data/templated.yaml``
+    writes them."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    names: _Names
+    rooms: _Nouns
+    containers: Annotated[_Nouns, Field(min_length=2)]
+    objects: _Nouns
+    variants: dict[str, str] = Field(min_length=1)
+
+    @field_validator("names", "rooms", "containers", "objects")
+    @classmethod
+    def _distinct(cls, pool: tuple[str, ...]) -> tuple[str, ...]:
+        repeated = [x for i, x in enumerate(pool) if x in pool[:i]]
+        if repeated:
+            raise ValueError(f"{repeated[0]!r} appears twice")
+        return pool
+
+    @field_validator("variants")
+    @classmethod
+    def _readable(cls, variants: dict[str, str], info: ValidationInfo) -> dict[str, str]:
+        """Every variant uses known placeholders, and a story filled in from it is read back by the parser."""
+        pools = info.data
+        for name, template in variants.items():
+            used = {f for _, f, _, _ in string.Formatter().parse(template) if f is not None}
+            if used - _PLACEHOLDERS:
+                raise ValueError(f"{name}: unknown placeholder {{{sorted(used - _PLACEHOLDERS)[0]}}}")
+            if not {"names", "rooms", "containers", "objects"} <= set(pools):
+                continue  # a pool is malformed and reported on its own
+            example = (pools["rooms"][0], *pools["containers"][:2], pools["objects"][0])
+            try:
+                parse_templated_story(_fill(template, pools["names"][:3], *example))
+            except ParseError as exc:
+                raise ValueError(f"{name}: gives a story the parser cannot read: {exc}") from None
+        return variants
+
+
+def load_story_tables(path: str | Path | Traversable | None = None) -> StoryTables:
+    """Read and check the generator's pools and variants (the file shipped with mindloop when ``path`` is ``None``).
+    A malformed file raises :class:`~mindloop.datafiles.DataFileError` naming the file and the field."""
+    source = package_file(__name__.rsplit(".", 1)[0], "templated.yaml") if path is None else path
+    return load_data_file(StoryTables, source)
+
+
+_TABLES = load_story_tables()
+
+
 def generate_false_belief_stories(n: int, *, seed: int = 0) -> list[str]:
     """``n`` seeded templated false-belief stories the parser reads (same seed, same stories).
 
-    Variants: the classic hidden transfer (Table 14's wording or ToMBench's), a return that repairs the belief,
-    a third agent who leaves at another time, and a transfer everyone sees (a true-belief control).
+    Variants (``data/templated.yaml``): the classic hidden transfer (Table 14's wording or ToMBench's), a return that
+    repairs the belief, a third agent who leaves at another time, and a transfer everyone sees (a true-belief
+    control).
     """
     if n < 0:
         raise InvalidArgumentError(f"n must be >= 0, got {n}")
     rng = random.Random(seed)
+    tables = _TABLES
+    variants = list(tables.variants.values())
     stories = []
     for _ in range(n):
-        a, b, c = rng.sample(_NAMES_POOL, 3)
-        room = rng.choice(_ROOMS_POOL)
-        c1, c2 = rng.sample(_CONTAINERS_POOL, 2)
-        obj = rng.choice(_OBJECTS_POOL)
-        variant = rng.randrange(5)
-        if variant == 0:
-            s = (
-                f"{a} and {b} are in the {room}. There is {_a(obj)} in the {c1}. {b} leaves. {a} moves the {obj} to "
-                f"the {c2}."
-            )
-        elif variant == 1:
-            s = (
-                f"{a} and {b} are wandering in the {room}, they see {_a(c1)} and {_a(c2)}, they find {_a(obj)} in the "
-                f"{c1}, {b} leaves the {room}, {a} moves the {obj} to the {c2}."
-            )
-        elif variant == 2:
-            s = (
-                f"{a} and {b} are in the {room}. There is {_a(obj)} in the {c1}. {b} leaves. {a} moves the {obj} to "
-                f"the {c2}. {b} comes back to the {room}."
-            )
-        elif variant == 3:
-            s = (
-                f"{a}, {b}, and {c} are in the {room}. The {obj} is in the {c1}. {c} leaves. {a} moves the {obj} to "
-                f"the {c2}. {b} leaves."
-            )
-        else:
-            s = f"{a} and {b} are in the {room}. There is {_a(obj)} in the {c1}. {a} moves the {obj} to the {c2}."
-        stories.append(s)
+        names = rng.sample(tables.names, 3)
+        room = rng.choice(tables.rooms)
+        c1, c2 = rng.sample(tables.containers, 2)
+        obj = rng.choice(tables.objects)
+        stories.append(_fill(variants[rng.randrange(len(variants))], names, room, c1, c2, obj))
     return stories
