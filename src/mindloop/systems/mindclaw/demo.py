@@ -10,11 +10,16 @@ searching, the one helpful action — executed in the simulator — and its effe
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from mindloop.systems.mindclaw.engine import Engine, StepTrace
+    from mindloop.systems.mindclaw.records import ReasoningRecord
+    from mindloop.systems.mindclaw.sources import HouseholdSource
 
 __all__ = ["DEMO_SCENARIO", "run_demo"]
 
@@ -43,19 +48,16 @@ def run_demo(console: Console | None = None, *, record: bool = True) -> dict[str
     """Play the demo episode, print the timeline, record the run (when ``record``) and return what happened:
     ``{"trace", "helped_at", "goal_met", "run_id", "report"}``."""
     from mindloop.systems.mindclaw import HouseholdSource, build_engine, default_skills
-    from mindloop.systems.mindclaw.engine import StepTrace
-    from mindloop.worlds.household.goals import goal_satisfied
     from mindloop.worlds.household.scenarios import generate_scenario
 
     if console is None:
         probe = Console()
         console = Console(width=min(160, max(100, probe.width)), highlight=False)
-    width = console.width
     scenario = generate_scenario(*DEMO_SCENARIO)
     source = HouseholdSource(scenario)
     engine = build_engine("symbolic", skills=default_skills())
-    stale_seen: set[tuple[str, str, str]] = set()
-    out: dict[str, Any] = {"helped_at": None, "goal_met": False, "run_id": None, "report": None}
+    timeline = _Timeline(console, scenario, source, engine)
+    out = timeline.out
 
     console.rule("[bold]mindloop demo[/]: MindClaw, closed loop — help only when help is useful")
     console.print(
@@ -65,11 +67,42 @@ def run_demo(console: Console | None = None, *, record: bool = True) -> dict[str
         "no model.\n"
     )
     console.print(
-        _row("t", Text("what the robot perceives", style="bold"), Text("what MindClaw does", style="bold"), width)
+        _row(
+            "t",
+            Text("what the robot perceives", style="bold"),
+            Text("what MindClaw does", style="bold"),
+            timeline.width,
+        )
     )
+    out["trace"] = engine.run_now(source, on_step=timeline.show)
+    helped = out["helped_at"]
+    console.print()
+    if helped is not None:
+        console.print(
+            f"[bold]One intervention[/], at window {helped}, the moment Lily came back searching; silent before and "
+            f"after. The apple is {'with Lily' if out['goal_met'] else 'not with Lily'}."
+        )
+    if record:
+        _record(console, scenario, out)
+    return out
 
-    def show(step: StepTrace) -> None:
-        world = source.episode.world if source.episode is not None else None
+
+class _Timeline:
+    """Prints one row per window: what the robot perceived beside what MindClaw did (writes, stale beliefs it
+    noticed, reasoning, the action and its effect, or why it stayed silent); collects what happened in ``out``."""
+
+    def __init__(self, console: Console, scenario: Any, source: HouseholdSource, engine: Engine) -> None:
+        self.console = console
+        self.width = console.width
+        self.scenario = scenario
+        self.source = source
+        self.engine = engine
+        self.stale_seen: set[tuple[str, str, str]] = set()
+        self.out: dict[str, Any] = {"helped_at": None, "goal_met": False, "run_id": None, "report": None}
+
+    def show(self, step: StepTrace) -> None:
+        """Print the row of one window (the engine's ``on_step`` callback)."""
+        world = self.source.episode.world if self.source.episode is not None else None
         assert world is not None
         seen = step.text or ("(the home at the start)" if step.t == 0 else "(nothing happens)")
         mind = Text()
@@ -81,44 +114,11 @@ def run_demo(console: Console | None = None, *, record: bool = True) -> dict[str
                 parts.append(f"{who} {world.name(op.object)} → {world.name(op.location)}")
             mind.append("write  ", style="cyan")
             mind.append("; ".join(parts) + "\n")
-        table = engine.memory.table
-        stale_now = {(s.actor, s.object, s.believed) for s in table.stale()} if table is not None else set()
-        for actor, obj, believed in sorted(stale_now - stale_seen):
-            actual = table.visual(obj) if table is not None else None
-            mind.append("stale  ", style="bold red")
-            mind.append(
-                f"{world.name(actor)} still believes the {world.name(obj)} is {world.where(believed)}; "
-                f"it is {world.where(actual) if actual else 'elsewhere'}\n"
-            )
-        stale_seen.update(stale_now)
+        stale_now = self._stale(mind, world)
         for r in step.reasoning:
-            mind.append("reason ", style="bold yellow")
-            who = world.name(r.actor)
-            person = world.chars.get(r.actor)
-            subj, poss = (person.subj, person.poss) if person is not None else ("they", "their")
-            if r.context == "false_belief" and r.believed:
-                where = world.where(r.seen) if r.seen else "out of my sight"
-                mind.append(
-                    f"{who} is searching for the {world.name(r.object)}: {subj} believes it is "
-                    f"{world.where(r.believed)}, but it is {where}. The false belief blocks {poss} search"
-                    if r.warranted
-                    else f"{who}'s belief about the {world.name(r.object)} is stale, but it blocks nothing"
-                )
-            else:
-                mind.append(_names(world, r.text))
-            mind.append(" → intervene\n" if r.warranted else " → stay silent\n", style="bold")
+            self._reasoning(mind, world, r)
         if not step.action.is_none:
-            mind.append("act    ", style="bold green")
-            mind.append(str(step.action) + "\n")
-            if step.execution is not None:
-                ok = "every step executed" if step.execution.ok else "a step failed"
-                met = goal_satisfied(scenario.goal, world, source.episode.tracker if source.episode else None)
-                out["goal_met"] = met
-                mind.append("effect ", style="bold green")
-                has = "now has" if met else "still lacks"
-                human, target = world.name(scenario.goal.human), world.name(scenario.goal.target)
-                mind.append(f"{ok} in the simulator; {human} {has} the {target}\n")
-            out["helped_at"] = step.t
+            self._action(mind, world, step)
         elif not step.reasoning:
             if stale_now:
                 mind.append("noop   ", style="dim")
@@ -127,19 +127,57 @@ def run_demo(console: Console | None = None, *, record: bool = True) -> dict[str
             elif not writes:
                 mind.append("noop\n", style="dim")
         mind.rstrip()
-        console.print(_row(str(step.t), seen, mind, width))
+        self.console.print(_row(str(step.t), seen, mind, self.width))
 
-    out["trace"] = engine.run_now(source, on_step=show)
-    helped = out["helped_at"]
-    console.print()
-    if helped is not None:
-        console.print(
-            f"[bold]One intervention[/], at window {helped}, the moment Lily came back searching; silent before and "
-            f"after. The apple is {'with Lily' if out['goal_met'] else 'not with Lily'}."
-        )
-    if record:
-        _record(console, scenario, out)
-    return out
+    def _stale(self, mind: Text, world: Any) -> set[tuple[str, str, str]]:
+        """Announce the beliefs that went stale in this window; returns every stale belief now."""
+        table = self.engine.memory.table
+        stale_now = {(s.actor, s.object, s.believed) for s in table.stale()} if table is not None else set()
+        for actor, obj, believed in sorted(stale_now - self.stale_seen):
+            actual = table.visual(obj) if table is not None else None
+            mind.append("stale  ", style="bold red")
+            mind.append(
+                f"{world.name(actor)} still believes the {world.name(obj)} is {world.where(believed)}; "
+                f"it is {world.where(actual) if actual else 'elsewhere'}\n"
+            )
+        self.stale_seen.update(stale_now)
+        return stale_now
+
+    @staticmethod
+    def _reasoning(mind: Text, world: Any, r: ReasoningRecord) -> None:
+        mind.append("reason ", style="bold yellow")
+        who = world.name(r.actor)
+        person = world.chars.get(r.actor)
+        subj, poss = (person.subj, person.poss) if person is not None else ("they", "their")
+        if r.context == "false_belief" and r.believed:
+            where = world.where(r.seen) if r.seen else "out of my sight"
+            mind.append(
+                f"{who} is searching for the {world.name(r.object)}: {subj} believes it is "
+                f"{world.where(r.believed)}, but it is {where}. The false belief blocks {poss} search"
+                if r.warranted
+                else f"{who}'s belief about the {world.name(r.object)} is stale, but it blocks nothing"
+            )
+        else:
+            mind.append(_names(world, r.text))
+        mind.append(" → intervene\n" if r.warranted else " → stay silent\n", style="bold")
+
+    def _action(self, mind: Text, world: Any, step: StepTrace) -> None:
+        """The helpful action, and its effect once executed in the simulator."""
+        from mindloop.worlds.household.goals import goal_satisfied
+
+        mind.append("act    ", style="bold green")
+        mind.append(str(step.action) + "\n")
+        if step.execution is not None:
+            ok = "every step executed" if step.execution.ok else "a step failed"
+            goal = self.scenario.goal
+            episode = self.source.episode
+            met = goal_satisfied(goal, world, episode.tracker if episode else None)
+            self.out["goal_met"] = met
+            mind.append("effect ", style="bold green")
+            has = "now has" if met else "still lacks"
+            human, target = world.name(goal.human), world.name(goal.target)
+            mind.append(f"{ok} in the simulator; {human} {has} the {target}\n")
+        self.out["helped_at"] = step.t
 
 
 def _record(console: Console, scenario: Any, out: dict[str, Any]) -> None:
