@@ -95,3 +95,90 @@ def test_a_bad_trace_is_a_clear_error(tmp_path: Path, edit: Callable[[list[str]]
     (tmp_path / "test.trace").write_text("\n".join(edit(lines)) + "\n", encoding="utf-8")
     with pytest.raises(ParseError, match=needle):
         read_dataset(tmp_path / "test.txt")
+
+
+# -- Hi-ToM's released JSON -----------------------------------------------------------------------------------
+# data/hitom_excerpt.json: two stories written here in the shape of Hi-ToM_data.json, each question released twice
+# (CoTP, then VP with the instruction line), 15 lettered choices. The VP copy of the order-2 question carries the
+# label Hi-ToM's VP copies give such questions (the place before the asker's own move: red_box); by the dataset's
+# rules Ann saw Bo watch her move the pear, so the answer is blue_crate (the CoTP copy, and the tracker).
+HITOM_JSON = DATA / "hitom_excerpt.json"
+
+
+def test_hitom_json_items_carry_every_released_field() -> None:
+    fmt, examples = read_dataset(HITOM_JSON)
+    assert fmt == "hitom" and len(examples) == 10
+    vp = examples[6]
+    assert vp.hitom is not None
+    assert (vp.hitom.sample_id, vp.hitom.prompting_type, vp.hitom.question_order) == (302, "VP", 2)
+    assert (vp.hitom.deception, vp.hitom.story_length) == (False, 1)
+    assert vp.question.chain == ("Ann", "Bo") and vp.question.answer == "red_box"
+    assert len(vp.hitom.choices) == 15 and {"red_box", "blue_crate", "green_bag"} <= set(vp.hitom.choices)
+    raw = json.loads(HITOM_JSON.read_text(encoding="utf-8"))["data"][6]["choices"]
+    assert raw.startswith(f"A. {vp.hitom.choices[0]}, B. {vp.hitom.choices[1]},")
+    # the VP story's instruction line is not a sentence; numbering is the story's own
+    assert vp.sentences[0] == (1, "Ann, Bo and Cy entered the den.") and len(vp.sentences) == 9
+    assert [e.hitom.deception for e in examples if e.hitom] == [False] * 8 + [True] * 2
+
+
+def test_tom_eval_on_hitom_json_reports_by_every_field() -> None:
+    report = evaluate_file(HITOM_JSON)
+    assert [a.example.hitom.sample_id for a in report.wrong if a.example.hitom] == [302]
+    table = {key: {k: (v.n, v.accuracy) for k, v in scores.items()} for key, scores in report.breakdowns.items()}
+    assert table == {
+        "by_order": {"0": (2, 1.0), "1": (4, 1.0), "2": (2, 0.5), "3": (2, 1.0)},
+        "by_deception": {"false": (8, 7 / 8), "true": (2, 1.0)},
+        "by_length": {"1": (10, 0.9)},
+        "by_prompting_type": {"CoTP": (5, 1.0), "VP": (5, 0.8)},
+    }
+    assert report.pairs is not None
+    assert (report.pairs.pairs, report.pairs.disagreeing, report.pairs.n, report.pairs.accuracy) == (5, 1, 4, 1.0)
+    out = json.loads(CliRunner().invoke(app, ["tom", "eval", str(HITOM_JSON), "--json"]).stdout)
+    assert out["accuracy"] == 0.9 and out["n"] == 10 and out["by_type"]["order_2"] == {"accuracy": 0.5, "n": 2}
+    assert out["agreed_pairs"] == {"accuracy": 1.0, "n": 4, "pairs": 5, "disagreeing": 1, "unpaired": 0}
+
+
+def test_bundled_hitom_split_carries_both_copies() -> None:
+    """The bundled split holds 120 pairs twice (its meta names each copy's prompting type); 34 pairs disagree."""
+    from mindloop.systems.tom.benchmarks import bundled_hitom_path
+
+    report = evaluate_file(bundled_hitom_path())
+    assert report.pairs is not None
+    assert (report.pairs.pairs, report.pairs.disagreeing, report.pairs.n, report.pairs.unpaired) == (120, 34, 86, 0)
+    by_prompting = report.breakdowns["by_prompting_type"]
+    assert {k: round(v.accuracy * v.n) for k, v in by_prompting.items()} == {"CoTP": 117, "VP": 85}
+    assert report.pairs.accuracy == 84 / 86
+    # the VP copies are exactly the stories preceded by the VP instruction line
+    lines = bundled_hitom_path().read_text(encoding="utf-8").splitlines()
+    for a in report.answers:
+        assert a.example.hitom is not None
+        assert (a.example.hitom.prompting_type == "VP") == lines[a.example.line - 2].startswith("Read the following")
+
+
+def _item(**changes: object) -> dict[str, object]:
+    item = dict(json.loads(HITOM_JSON.read_text(encoding="utf-8"))["data"][2])
+    item.update(changes)
+    return item
+
+
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        ("{", "not valid JSON"),
+        (json.dumps({"rows": []}), "'data' is a non-empty list"),
+        (json.dumps({"data": [_item(question_order=7)]}), r"item 1: question_order: .*less than or equal to 4"),
+        (json.dumps({"data": [_item(question_order=3)]}), "question_order is 3 but the question asks order 2"),
+        (json.dumps({"data": [_item(answer="jar")]}), r"sample_id 2\): the answer is not one of the 15 choices"),
+        (json.dumps({"data": [_item(choices="A. red_box, C. jar")]}), "expected choice 'B. container'"),
+        (json.dumps({"data": [_item(prompting_type="ZS")]}), "prompting_type must be one of CoTP, VP"),
+        (json.dumps({"data": [_item(question="Who is Ann?")]}), "unknown question form"),
+        (json.dumps({"data": [_item(story="Ann entered the den.")]}), "expected a numbered line"),
+    ],
+)
+def test_a_bad_hitom_json_is_a_clear_error(tmp_path: Path, content: str, needle: str) -> None:
+    path = tmp_path / "Hi-ToM_data.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(ParseError, match=needle):
+        read_dataset(path)
+    with pytest.raises(ParseError, match="not as ToMi"):
+        read_dataset(path, "tomi")

@@ -31,7 +31,13 @@ class _Format(StrEnum):
 
 @tom_app.command("eval")
 def tom_eval(
-    path: Annotated[Path, typer.Argument(help="A ToMi or Hi-ToM file in the numbered-line format.")],
+    path: Annotated[
+        Path,
+        typer.Argument(
+            help="A ToMi or Hi-ToM file in the numbered-line format (ToMi's .trace beside it is read too), "
+            "or Hi-ToM's released Hi-ToM_data.json."
+        ),
+    ],
     fmt: Annotated[
         _Format, typer.Option("--format", help="Question set; auto detects Hi-ToM from its phrasing.")
     ] = _Format.auto,
@@ -52,18 +58,28 @@ def tom_eval(
     console.print(_score_table("question type", report.by_type, report.n, report.accuracy))
     for key, scores in report.breakdowns.items():
         console.print(_score_table(key.removeprefix("by_").replace("_", " "), scores))
+    if report.pairs is not None:
+        pairs = report.pairs
+        acc = "-" if pairs.accuracy is None else f"{pairs.accuracy:.3f}"
+        console.print(
+            f"story-question pairs held twice: {pairs.pairs}, their two gold answers differ on {pairs.disagreeing}; "
+            f"accuracy on the {pairs.n} that agree (each counted once): {acc}"
+        )
     wrong = report.wrong
     if wrong and show_wrong:
         console.print(f"{len(wrong)} wrong; the first {min(show_wrong, len(wrong))}:")
         for answered in wrong[:show_wrong]:
             ex = answered.example
-            console.print(f"\n[dim]{ex.source}:{ex.line}[/]", markup=True, highlight=False)
+            where = f"{ex.source}:{ex.line}" if ex.hitom is None or ex.hitom.choices == () else ex.source
+            console.print(f"\n[dim]{where}[/]", markup=True, highlight=False)
             console.print(ex.story_text, markup=False, highlight=False)
             console.print(
                 f"[bold]{ex.question.text}[/] gold [green]{ex.question.answer}[/], tracker [red]{answered.predicted}[/]"
             )
         if report.format == "hitom":
-            console.print("\nHi-ToM's labels contradict themselves on some stories: see docs/datasets.md.")
+            console.print(
+                "\nHi-ToM's labels contradict themselves on some stories: see docs/tom.md and docs/datasets.md."
+            )
 
 
 def _score_table(title: str, scores: Mapping[str, TypeScore], n: int | None = None, accuracy: float = 0.0) -> Table:

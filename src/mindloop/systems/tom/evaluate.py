@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mindloop.beliefs import Tracker
-from mindloop.worlds.stories.releases import TOMI_QUESTION_TYPES, TOMI_STORY_TYPES, read_dataset
+from mindloop.worlds.stories.releases import PROMPTING_TYPES, TOMI_QUESTION_TYPES, TOMI_STORY_TYPES, read_dataset
 from mindloop.worlds.stories.tomi import (
     HITOM_TYPES,
     TOMI_TYPES,
@@ -19,7 +19,16 @@ from mindloop.worlds.stories.tomi import (
     track_story,
 )
 
-__all__ = ["Answered", "EvalReport", "TypeScore", "evaluate_examples", "evaluate_file", "score_by"]
+__all__ = [
+    "Answered",
+    "EvalReport",
+    "PairScore",
+    "TypeScore",
+    "evaluate_examples",
+    "evaluate_file",
+    "pair_score",
+    "score_by",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,12 +52,39 @@ class TypeScore:
     n: int
 
 
+@dataclass(frozen=True, slots=True)
+class PairScore:
+    """Hi-ToM releases every story-question pair twice (CoTP and VP copies): accuracy on the pairs whose copies agree.
+
+    ``pairs`` groups of identical story and question, ``disagreeing`` of them with different gold answers; the
+    other ``n`` are scored once each. Items with no twin are left out (``unpaired``).
+    """
+
+    accuracy: float | None
+    n: int
+    pairs: int
+    disagreeing: int
+    unpaired: int
+
+    def to_json(self) -> dict[str, float | int | None]:
+        """The ``agreed_pairs`` object of ``tom eval --json``."""
+        return {
+            "accuracy": self.accuracy,
+            "n": self.n,
+            "pairs": self.pairs,
+            "disagreeing": self.disagreeing,
+            "unpaired": self.unpaired,
+        }
+
+
 @dataclass
 class EvalReport:
     """Accuracy overall and per question type, time taken, and every answer.
 
     ``breakdowns`` holds the other groupings the data's own labels allow, each under its JSON key: for a ToMi file
-    with a ``.trace`` beside it ``by_story_type`` and ``by_question_type`` (ToMi's labels, as papers report them).
+    with a ``.trace`` beside it ``by_story_type`` and ``by_question_type`` (ToMi's labels, as papers report them);
+    for Hi-ToM's JSON (or a line file with its ``.meta.json``) ``by_order``, ``by_deception``, ``by_length`` and
+    ``by_prompting_type``. ``pairs`` is set for Hi-ToM files that hold story-question pairs twice.
     """
 
     format: StoryFormat
@@ -58,6 +94,7 @@ class EvalReport:
     seconds: float
     answers: list[Answered] = field(repr=False)
     breakdowns: dict[str, dict[str, TypeScore]] = field(default_factory=dict)
+    pairs: PairScore | None = None
 
     @property
     def wrong(self) -> list[Answered]:
@@ -74,6 +111,8 @@ class EvalReport:
         }
         for key, scores in self.breakdowns.items():
             out[key] = _scores_json(scores)
+        if self.pairs is not None:
+            out["agreed_pairs"] = self.pairs.to_json()
         out["seconds"] = self.seconds
         return out
 
@@ -110,6 +149,38 @@ def evaluate_examples(examples: list[Example], fmt: StoryFormat) -> list[Answere
     return out
 
 
+def pair_score(answers: Sequence[Answered]) -> PairScore | None:
+    """Group identical story-question pairs; score once each group whose gold answers all agree.
+
+    ``None`` when no story-question pair occurs twice. Needs no tracker to define the split: only the gold labels.
+    """
+    groups: dict[tuple[tuple[str, ...], str], list[Answered]] = {}
+    for a in answers:
+        key = (tuple([s for _, s in a.example.sentences]), a.example.question.text)
+        groups.setdefault(key, []).append(a)
+    twins = [g for g in groups.values() if len(g) > 1]
+    if not twins:
+        return None
+    agreed = [g for g in twins if len({a.example.question.answer for a in g}) == 1]
+    hits = sum(g[0].correct for g in agreed)
+    accuracy = hits / len(agreed) if agreed else None
+    unpaired = sum(1 for g in groups.values() if len(g) == 1)
+    return PairScore(accuracy, len(agreed), len(twins), len(twins) - len(agreed), unpaired)
+
+
+def _hitom_field(name: str) -> Callable[[Answered], str | None]:
+    def key(a: Answered) -> str | None:
+        info = a.example.hitom
+        if info is None:
+            return None
+        value = getattr(info, name)
+        if isinstance(value, bool):
+            return str(value).lower()
+        return str(value) if value != "" else None
+
+    return key
+
+
 def _breakdowns(answers: Sequence[Answered]) -> dict[str, dict[str, TypeScore]]:
     out: dict[str, dict[str, TypeScore]] = {}
     if any(a.example.trace is not None for a in answers):
@@ -119,6 +190,13 @@ def _breakdowns(answers: Sequence[Answered]) -> dict[str, dict[str, TypeScore]]:
         out["by_question_type"] = score_by(
             answers, lambda a: a.example.trace.question_type if a.example.trace else None, TOMI_QUESTION_TYPES
         )
+    if any(a.example.hitom is not None for a in answers):
+        out["by_order"] = score_by(answers, _hitom_field("question_order"), [str(k) for k in range(5)])
+        out["by_deception"] = score_by(answers, _hitom_field("deception"), ["false", "true"])
+        out["by_length"] = score_by(answers, _hitom_field("story_length"), [str(k) for k in range(1, 5)])
+        by_prompting = score_by(answers, _hitom_field("prompting_type"), PROMPTING_TYPES)
+        if by_prompting:
+            out["by_prompting_type"] = by_prompting
     return out
 
 
@@ -131,4 +209,5 @@ def evaluate_file(path: str | Path, fmt: StoryFormat | None = None) -> EvalRepor
     by_type = score_by(answers, lambda a: a.example.question.qtype, TOMI_TYPES if fmt == "tomi" else HITOM_TYPES)
     n = len(answers)
     accuracy = sum(a.correct for a in answers) / n
-    return EvalReport(fmt, accuracy, n, by_type, seconds, answers, _breakdowns(answers))
+    pairs = pair_score(answers) if fmt == "hitom" else None
+    return EvalReport(fmt, accuracy, n, by_type, seconds, answers, _breakdowns(answers), pairs)

@@ -7,23 +7,49 @@ then the question's type, then the story's type, separated by commas::
     enter_agent_1,enter_agent_0,agent_1_exits,agent_0_moves_obj,first_order_1_tom,false_belief
 
 :func:`read_dataset` attaches each trace line to its example when the ``.trace`` file lies beside the ``.txt``.
+
+Hi-ToM (Wu et al., Findings of EMNLP 2023; ying-hui-he/Hi-ToM_dataset) releases ``Hi-ToM_data.json``: an object
+whose ``data`` list holds one item per question, with ``story`` (numbered lines, the VP copies preceded by an
+instruction line), ``question``, ``choices`` (``"A. blue_drawer, B. green_crate, ..."``: fifteen lettered
+containers), ``answer``, ``question_order`` (0-4), ``deception``, ``story_length`` (chapters), ``prompting_type``
+(``CoTP`` or ``VP``) and ``sample_id``. Every story-question pair is released twice, once per prompting type.
+A numbered-line Hi-ToM file may carry the same fields in ``NAME.meta.json`` beside it (the bundled split does).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mindloop.errors import ParseError
-from mindloop.worlds.stories.tomi import Example, StoryFormat, ToMiTrace, read_story_file
+from mindloop.worlds.stories.tomi import (
+    Example,
+    HiToMInfo,
+    StoryFormat,
+    ToMiTrace,
+    parse_question,
+    read_story_file,
+    story_sentences,
+)
 
 __all__ = [
+    "PROMPTING_TYPES",
     "TOMI_QUESTION_TYPES",
     "TOMI_STORY_TYPES",
+    "parse_choices",
     "read_dataset",
+    "read_hitom_json",
     "read_tomi_trace",
 ]
+
+PROMPTING_TYPES: tuple[str, ...] = ("CoTP", "VP")
+"""Hi-ToM's prompting types: chain-of-thought prompting and vanilla prompting."""
 
 TOMI_STORY_TYPES: tuple[str, ...] = ("true_belief", "false_belief", "second_order_false_belief")
 """ToMi's story types (the last field of a trace line), in report order."""
@@ -113,15 +139,145 @@ def _attach_traces(examples: list[Example], trace_path: Path) -> list[Example]:
     return out
 
 
+_CHOICE = re.compile(r"^([A-Z])\.\s*([\w-]+)$")
+
+
+def parse_choices(choices: str | Sequence[str], source: str = "<choices>") -> tuple[str, ...]:
+    """The containers of Hi-ToM's lettered choices, in letter order.
+
+    >>> parse_choices("A. blue_drawer, B. green_crate, C. red_bucket")
+    ('blue_drawer', 'green_crate', 'red_bucket')
+    """
+    parts = [c.strip() for c in choices.split(",")] if isinstance(choices, str) else [str(c).strip() for c in choices]
+    out: list[str] = []
+    for i, part in enumerate(parts):
+        m = _CHOICE.match(part)
+        if m is None or m[1] != chr(ord("A") + i):
+            expected = chr(ord("A") + i) if i < 26 else "?"
+            raise ParseError(f"expected choice '{expected}. container'", source=source, text=part)
+        out.append(m[2])
+    if not out:
+        raise ParseError("no choices", source=source)
+    return tuple(out)
+
+
+class _HiToMItem(BaseModel):
+    """One item of ``Hi-ToM_data.json``'s ``data`` list (fields the release has and mindloop reads)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    prompting_type: str
+    deception: bool
+    story_length: int = Field(ge=1)
+    question_order: int = Field(ge=0, le=4)
+    sample_id: int
+    story: str
+    question: str
+    choices: str | list[str]
+    answer: str
+
+
+def _load_json(p: Path) -> Any:
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ParseError("no such file", source=str(p)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ParseError(f"cannot read file: {exc}", source=str(p)) from None
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"not valid JSON: {exc.msg}", source=str(p), line=exc.lineno) from None
+
+
+def read_hitom_json(path: str | Path) -> list[Example]:
+    """Read Hi-ToM's released JSON: one :class:`Example` per item, its fields in ``Example.hitom``.
+
+    Each item's question must be a Hi-ToM question of its ``question_order``, its answer one of its choices, and
+    its ``prompting_type`` one of :data:`PROMPTING_TYPES`; anything else raises :class:`ParseError` naming the
+    item (by position and ``sample_id``) and the field.
+    """
+    p = Path(path)
+    raw = _load_json(p)
+    items = raw.get("data") if isinstance(raw, dict) else raw
+    if not isinstance(items, list) or not items:
+        raise ParseError("expected Hi-ToM's release: an object whose 'data' is a non-empty list", source=str(p))
+    out: list[Example] = []
+    for index, obj in enumerate(items, 1):
+        try:
+            item = _HiToMItem.model_validate(obj)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(x) for x in first["loc"]) or "item"
+            raise ParseError(f"item {index}: {field}: {first['msg']}", source=str(p)) from None
+        where = f"{p} (sample_id {item.sample_id})"
+        if item.prompting_type not in PROMPTING_TYPES:
+            raise ParseError(
+                f"prompting_type must be one of {', '.join(PROMPTING_TYPES)}", source=where, text=item.prompting_type
+            )
+        choices = parse_choices(item.choices, where)
+        if item.answer not in choices:
+            raise ParseError(f"the answer is not one of the {len(choices)} choices", source=where, text=item.answer)
+        question = parse_question(item.question.strip(), item.answer, "hitom")
+        if question is None:
+            raise ParseError("unknown question form", source=where, text=item.question)
+        if question.qtype != f"order_{item.question_order}":
+            raise ParseError(
+                f"question_order is {item.question_order} but the question asks order {question.qtype[-1]}",
+                source=where,
+                text=item.question,
+            )
+        info = HiToMInfo(
+            item.sample_id, item.question_order, item.deception, item.story_length, item.prompting_type, choices
+        )
+        sentences = story_sentences(item.story, where)
+        out.append(Example(where, index, sentences, question, index, hitom=info))
+    return out
+
+
+def _attach_meta(examples: list[Example], meta_path: Path) -> list[Example]:
+    """Give each example of a numbered-line Hi-ToM file the fields its ``.meta.json`` lists, in file order."""
+    meta = _load_json(meta_path)
+    if not isinstance(meta, list) or len(meta) != len(examples):
+        n = len(meta) if isinstance(meta, list) else "no"
+        raise ParseError(
+            f"has {n} entries but the story file beside it has {len(examples)} questions", source=str(meta_path)
+        )
+    out = []
+    for i, (ex, m) in enumerate(zip(examples, meta, strict=True), 1):
+        try:
+            order, deception, length, sid = int(m["order"]), bool(m["deception"]), int(m["length"]), int(m["sample_id"])
+        except (KeyError, TypeError, ValueError):
+            raise ParseError(
+                f"entry {i}: expected order, deception, length and sample_id", source=str(meta_path)
+            ) from None
+        if ex.question.qtype != f"order_{order}":
+            raise ParseError(
+                f"entry {i} has order {order} but its question is {ex.question.qtype}", source=str(meta_path)
+            )
+        prompting = m.get("prompting_type")
+        if prompting is not None and prompting not in PROMPTING_TYPES:
+            raise ParseError(f"entry {i}: unknown prompting_type", source=str(meta_path), text=str(prompting))
+        info = HiToMInfo(sid, order, deception, length, prompting or "", ())
+        out.append(dataclasses.replace(ex, hitom=info))
+    return out
+
+
 def read_dataset(path: str | Path, fmt: StoryFormat | None = None) -> tuple[StoryFormat, list[Example]]:
     """Read a released file in its own format, and return its format and examples.
 
-    A numbered-line file is read with :func:`~mindloop.worlds.stories.tomi.read_story_file` (``fmt=None`` detects
-    ToMi or Hi-ToM); for ToMi, ``NAME.trace`` beside ``NAME.txt`` is read too and each example gets its trace.
+    ``*.json`` is Hi-ToM's release (:func:`read_hitom_json`). A numbered-line file is read with
+    :func:`~mindloop.worlds.stories.tomi.read_story_file` (``fmt=None`` detects ToMi or Hi-ToM); for ToMi,
+    ``NAME.trace`` beside ``NAME.txt`` is read too and each example gets its trace; for Hi-ToM, ``NAME.meta.json``.
     """
     p = Path(path)
+    if p.suffix.lower() == ".json":
+        if fmt == "tomi":
+            raise ParseError("a .json file is read as Hi-ToM's release, not as ToMi", source=str(p))
+        return "hitom", read_hitom_json(p)
     fmt, examples = read_story_file(p, fmt)
     trace = p.with_suffix(".trace")
+    meta = p.with_suffix(".meta.json")
     if fmt == "tomi" and p.suffix != ".trace" and trace.is_file():
         examples = _attach_traces(examples, trace)
+    elif fmt == "hitom" and meta.is_file():
+        examples = _attach_meta(examples, meta)
     return fmt, examples

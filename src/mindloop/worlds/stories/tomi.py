@@ -62,6 +62,7 @@ __all__ = [
     "read_story_file",
     "story_containers",
     "story_policy",
+    "story_sentences",
     "track_story",
 ]
 
@@ -263,6 +264,31 @@ def read_examples(path: str | Path, fmt: StoryFormat | None = None) -> list[Exam
     ``fmt=None`` detects the format. Raises :class:`ParseError` naming the line for anything malformed.
     """
     return read_story_file(path, fmt)[1]
+
+
+def story_sentences(text: str, source: str = "<story>") -> tuple[tuple[int, str], ...]:
+    """The numbered sentences of one story given as a block of text (Hi-ToM's JSON ``story`` field).
+
+    Returns ``(number, sentence)`` pairs. Blank lines and the known instruction lines (Hi-ToM's
+    ``Read the following story …``) are skipped; any other unnumbered line raises :class:`ParseError`.
+
+    >>> story_sentences("Read the following story and answer.\\n1 Ann entered the den.\\n2 Ann saw a dog.\\n\\n")
+    ((1, 'Ann entered the den.'), (2, 'Ann saw a dog.'))
+    """
+    out: list[tuple[int, str]] = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or _PREAMBLE.match(stripped):
+            continue
+        head, _, body = stripped.partition(" ")
+        if not head.isdigit() or not body.strip():
+            raise ParseError("expected a numbered line 'N sentence' in the story", source=source, text=line)
+        if out and int(head) <= out[-1][0]:
+            raise ParseError(f"story line {head} comes after line {out[-1][0]}", source=source, text=line)
+        out.append((int(head), body.strip()))
+    if not out:
+        raise ParseError("the story has no numbered sentences", source=source)
+    return tuple(out)
 
 
 def read_story_file(path: str | Path, fmt: StoryFormat | None = None) -> tuple[StoryFormat, list[Example]]:
