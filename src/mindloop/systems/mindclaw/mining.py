@@ -140,6 +140,10 @@ def _describe(op: str, kind: str, preds: Sequence[_Pred]) -> str:
     return f"{'Choose' if kind == 'strong' else 'Prefer'} {op} when {body}."
 
 
+_Candidate = tuple[tuple[int, ...], int]  # (predicate indices of a conjunction, mask of the decisions it holds for)
+_Scored = tuple[tuple[int, ...], int, int, float]  # (terms, mask, support, precision)
+
+
 def mine_skills(
     decisions: Sequence[DecisionRecord],
     *,
@@ -150,8 +154,24 @@ def mine_skills(
 ) -> SkillSet:
     """The deterministic rule miner (module docstring): the same decisions always give the same skills."""
     th = thresholds or Thresholds()
-    n = len(decisions)
     preds = _predicates(FEATURES)
+    masks = _predicate_masks(preds, decisions)
+    pos, wrong = _operation_masks(decisions)
+    conds = _conjunctions(preds, masks, pos, everyone=(1 << len(decisions)) - 1, max_terms=max_terms)
+    counts = [(terms, mask, mask.bit_count()) for terms, mask in conds]
+    skills: list[Skill] = []
+    for op in OPERATION_VERBS:
+        if pos[op]:
+            skills += _mine_operation(op, preds, counts, pos[op], wrong[op], th, max_preferred)
+    about = (
+        "Trigger skills mined from paired correct and incorrect teacher-forced rollouts; strong skills are "
+        "matched deterministically, preferred and negative ones guide the trigger policy (MindClaw eq. (9)-(10))."
+    )
+    return SkillSet(skills, about=about, meta=meta, thresholds=th)
+
+
+def _predicate_masks(preds: Sequence[_Pred], decisions: Sequence[DecisionRecord]) -> list[int]:
+    """For each predicate, the decisions it holds for as a bit mask (bit ``i`` for decision ``i``)."""
     masks: list[int] = []
     for p in preds:
         m = 0
@@ -159,18 +179,29 @@ def mine_skills(
             if _holds(p, d.features.get(p[0])):
                 m |= 1 << i
         masks.append(m)
-    everyone = (1 << n) - 1
+    return masks
+
+
+def _operation_masks(decisions: Sequence[DecisionRecord]) -> tuple[dict[str, int], dict[str, int]]:
+    """Per operation, the decisions where it is gold and those where the base policy wrongly predicted it."""
     pos = {v: 0 for v in OPERATION_VERBS}
     wrong = {v: 0 for v in OPERATION_VERBS}
     for i, d in enumerate(decisions):
         pos[d.gold] |= 1 << i
         if d.predicted_verb and d.predicted_verb != d.gold:
             wrong[d.predicted_verb] |= 1 << i
-    # candidate conjunctions: (terms, mask), never two terms on one feature, never an empty or universal mask
-    conds: list[tuple[tuple[int, ...], int]] = []
-    frontier: list[tuple[tuple[int, ...], int]] = [((), everyone)]
+    return pos, wrong
+
+
+def _conjunctions(
+    preds: Sequence[_Pred], masks: Sequence[int], pos: dict[str, int], *, everyone: int, max_terms: int
+) -> list[_Candidate]:
+    """Candidate conjunctions of up to ``max_terms`` predicates: never two terms on one feature, never an empty or
+    universal mask; only conditions not yet pure for some operation are refined further."""
+    conds: list[_Candidate] = []
+    frontier: list[_Candidate] = [((), everyone)]
     for _ in range(max_terms):
-        nxt: list[tuple[tuple[int, ...], int]] = []
+        nxt: list[_Candidate] = []
         for terms, mask in frontier:
             used = {preds[t][0] for t in terms}
             start = terms[-1] + 1 if terms else 0
@@ -182,68 +213,73 @@ def mine_skills(
                     continue
                 nxt.append(((*terms, j), m))
         conds += nxt
-        # only conditions that are not yet pure for some operation are worth refining
         frontier = [(t, m) for t, m in nxt if not any((m & pos[v]) in (0, m) for v in OPERATION_VERBS if m & pos[v])]
-    counts = [(terms, mask, mask.bit_count()) for terms, mask in conds]
-    skills: list[Skill] = []
+    return conds
 
-    def make(op: str, kind: str, terms: tuple[int, ...], support: int, precision: float, k: int) -> Skill:
+
+def _greedy(target: int, ok: Sequence[_Scored], limit: int, min_support: int) -> list[_Scored]:
+    """A small covering set: repeatedly the candidate covering the most not-yet-covered decisions of ``target``
+    (fewest terms, then highest precision, then earliest predicates on ties)."""
+    chosen: list[_Scored] = []
+    left = target
+    while left and len(chosen) < limit:
+        best: tuple[tuple[Any, ...], _Scored] | None = None
+        for terms, mask, support, prec in ok:
+            gain = (mask & left).bit_count()
+            if gain < min_support:
+                continue
+            key = (gain, -len(terms), prec, tuple(-t for t in terms))
+            if best is None or key > best[0]:
+                best = (key, (terms, mask, support, prec))
+        if best is None:
+            break
+        chosen.append(best[1])
+        left &= ~best[1][1]
+    return chosen
+
+
+def _mine_operation(
+    op: str,
+    preds: Sequence[_Pred],
+    counts: Sequence[tuple[tuple[int, ...], int, int]],
+    positive: int,
+    wrong: int,
+    th: Thresholds,
+    max_preferred: int,
+) -> list[Skill]:
+    """The strong, preferred and negative skills of one operation (eq. (9))."""
+
+    def make(kind: str, terms: tuple[int, ...], support: int, precision: float, k: int) -> Skill:
         ps = [preds[t] for t in terms]
-        when = tuple(Condition(p[0], p[1] if p[1] != ">" else ">", p[2]) for p in ps)
+        when = tuple(Condition(p[0], p[1], p[2]) for p in ps)
         return Skill(f"{op}-{kind[0]}{k}", op, kind, when, _describe(op, kind, ps), support, precision)
 
-    def greedy(target: int, ok: list[tuple[tuple[int, ...], int, int, float]], limit: int) -> list[Any]:
-        chosen: list[Any] = []
-        left = target
-        while left and len(chosen) < limit:
-            best = None
-            for terms, mask, support, prec in ok:
-                gain = (mask & left).bit_count()
-                if gain < th.min_support:
-                    continue
-                key = (gain, -len(terms), prec, tuple(-t for t in terms))
-                if best is None or key > best[0]:
-                    best = (key, terms, mask, support, prec)
-            if best is None:
-                break
-            chosen.append(best[1:])
-            left &= ~best[2]
-        return chosen
-
-    for op in OPERATION_VERBS:
-        positive = pos[op]
-        if not positive:
-            continue
-        scored = []
+    skills: list[Skill] = []
+    scored = []
+    for terms, mask, size in counts:
+        hit = (mask & positive).bit_count()
+        if hit >= th.min_support:
+            scored.append((terms, mask, hit, hit / size))
+    strong = [x for x in scored if x[3] >= th.strong]
+    k = 0
+    covered = 0
+    for terms, mask, support, prec in _greedy(positive, strong, 1_000, th.min_support):
+        k += 1
+        skills.append(make("strong", terms, support, prec, k))
+        covered |= mask
+    preferred = [x for x in scored if th.preferred <= x[3] < th.strong]
+    for terms, _mask, support, prec in _greedy(positive & ~covered, preferred, max_preferred, th.min_support):
+        k += 1
+        skills.append(make("preferred", terms, support, prec, k))
+    if wrong.bit_count() >= th.min_support:
+        negs = []
         for terms, mask, size in counts:
-            hit = (mask & positive).bit_count()
-            if hit >= th.min_support:
-                scored.append((terms, mask, hit, hit / size))
-        strong = [x for x in scored if x[3] >= th.strong]
-        k = 0
-        covered = 0
-        for terms, mask, support, prec in greedy(positive, strong, 1_000):
-            k += 1
-            skills.append(make(op, "strong", terms, support, prec, k))
-            covered |= mask
-        preferred = [x for x in scored if th.preferred <= x[3] < th.strong]
-        for terms, _mask, support, prec in greedy(positive & ~covered, preferred, max_preferred):
-            k += 1
-            skills.append(make(op, "preferred", terms, support, prec, k))
-        w = wrong[op]
-        if w.bit_count() >= th.min_support:
-            negs = []
-            for terms, mask, size in counts:
-                right_not = size - (mask & positive).bit_count()
-                if right_not >= th.min_support and right_not / size >= th.negative and mask & w:
-                    negs.append((terms, mask, right_not, right_not / size))
-            for j, (terms, _mask, support, prec) in enumerate(greedy(w, negs, 1_000), 1):
-                skills.append(make(op, "negative", terms, support, prec, j))
-    about = (
-        "Trigger skills mined from paired correct and incorrect teacher-forced rollouts; strong skills are "
-        "matched deterministically, preferred and negative ones guide the trigger policy (MindClaw eq. (9)-(10))."
-    )
-    return SkillSet(skills, about=about, meta=meta, thresholds=th)
+            right_not = size - (mask & positive).bit_count()
+            if right_not >= th.min_support and right_not / size >= th.negative and mask & wrong:
+                negs.append((terms, mask, right_not, right_not / size))
+        for j, (terms, _mask, support, prec) in enumerate(_greedy(wrong, negs, 1_000, th.min_support), 1):
+            skills.append(make("negative", terms, support, prec, j))
+    return skills
 
 
 # ---- the model summariser ---------------------------------------------------------------------------------------
