@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 from mindloop.bench.api import AgentContext, SampleRecord
+from mindloop.bench.options import validate_options
 from mindloop.systems.mindclaw import HouseholdSource, build_engine, default_skills
 from mindloop.systems.mindclaw.benchmarks import ClawBenchmark
 from mindloop.systems.mindclaw.records import ActionPlan, ExecutionResult
@@ -66,7 +67,7 @@ def engine_speed(rounds: int) -> None:
 
 def _run(agent: str, options: dict[str, str]) -> tuple[dict[str, Any], float]:
     bench = ClawBenchmark()
-    samples = bench.samples(None, 0, options)
+    samples = bench.samples(None, 0, validate_options(bench, options))
     records: list[SampleRecord] = []
 
     async def go() -> None:

@@ -23,6 +23,7 @@ import sys
 import time
 
 from mindloop.bench.api import AgentContext, SampleRecord
+from mindloop.bench.options import validate_options
 from mindloop.metrics.embeddings import MiniLMEncoder
 from mindloop.metrics.text import BERTSCORE_NAME, TextSimilarity, similarity_available
 from mindloop.systems.mindpower.benchmarks import MindPowerBenchmark
@@ -74,7 +75,7 @@ def bench_actions(n: int) -> None:
 def bench_reference() -> None:
     bench = MindPowerBenchmark()
     start = time.perf_counter()
-    samples = bench.samples(None, 0, {"similarity": "off"})
+    samples = bench.samples(None, 0, validate_options(bench, {"similarity": "off"}))
     records = []
     for i, s in enumerate(samples):
         o = asyncio.run(bench.run(s, AgentContext("symbolic")))

@@ -195,7 +195,7 @@ def bench_explorers(n: int, seed: int) -> dict[str, list[float]]:
 # ---- 3. Table 1 ---------------------------------------------------------------------------------------------------
 def _summary(bench: Any, agent: str, n: int, seed: int) -> dict[str, Any]:
     records = []
-    for i, sample in enumerate(bench.samples(n, seed, {})):
+    for i, sample in enumerate(bench.samples(n, seed, bench.options_model())):
         start = time.perf_counter()
         out = asyncio.run(bench.run(sample, AgentContext(agent=agent, seed=seed)))
         records.append(

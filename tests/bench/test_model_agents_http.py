@@ -12,19 +12,20 @@ from pathlib import Path
 import pytest
 
 from mindloop.bench import BENCHMARKS, RunRequest, RunStore, get_benchmark, run_benchmark
+from mindloop.bench.agents import model_agents
 from mindloop.models import ModelOptions
 from mindloop.models.fake_server import FakeChatServer
 
 REFUSAL = "I cannot help with that."
-MODEL_BENCHMARKS = [name for name in BENCHMARKS.names() if get_benchmark(name).needs_model]
+MODEL_BENCHMARKS = [name for name in BENCHMARKS.names() if model_agents(get_benchmark(name))]
 
 
 @pytest.mark.parametrize("name", MODEL_BENCHMARKS)
 def test_model_agent_over_http_with_a_useless_reply(name: str, tmp_path: Path) -> None:
     bench = get_benchmark(name)
-    agent = sorted(bench.needs_model)[0]
-    if name in {"cwah", "tdw-mat"}:
-        agent = f"{agent},{agent}"  # team benchmarks take one agent per teammate
+    agent = sorted(model_agents(bench))[0]
+    if bench.agents[agent].team:
+        agent = f"{agent},{agent}"  # team benchmarks take one agent per teammate (two by default)
     with FakeChatServer(lambda messages, body: REFUSAL) as server, RunStore(tmp_path / "runs.sqlite") as store:
         options = ModelOptions(base_url=server.base_url, cache="off", max_retries=0)
         summary = run_benchmark(

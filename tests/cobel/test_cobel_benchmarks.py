@@ -7,8 +7,9 @@ import asyncio
 import pytest
 
 from mindloop.bench.api import AgentContext, Benchmark, Outcome, Sample, SampleRecord
+from mindloop.bench.options import validate_options
 from mindloop.errors import InvalidArgumentError
-from mindloop.systems.cobel.benchmarks import CwahBenchmark, TdwMatBenchmark
+from mindloop.systems.cobel.benchmarks import CwahBenchmark, TdwMatBenchmark, TransportOptions
 from mindloop.systems.cobel.metrics import TOKENIZER_NAME, accuracy_curve, summarize_episodes, table_cwah, table_tdw
 
 
@@ -19,24 +20,27 @@ def _record(i: int, sample: Sample, outcome: Outcome, status: str = "done") -> S
 def test_they_are_benchmarks() -> None:
     for bench in (CwahBenchmark(), TdwMatBenchmark()):
         assert isinstance(bench, Benchmark)
-        assert bench.agents[0] == "cobel" and bench.needs_model == {"cobel-llm"}
+        assert next(iter(bench.agents)) == "cobel"
+        assert {name for name, spec in bench.agents.items() if spec.needs_model} == {"cobel-llm"}
+        assert all(spec.team for spec in bench.agents.values())
 
 
 def test_samples_are_the_fixed_test_sets() -> None:
     cwah, tdw = CwahBenchmark(), TdwMatBenchmark()
-    assert len(cwah.samples(None, 0, {})) == 10 and len(tdw.samples(None, 0, {})) == 24
-    assert cwah.samples(3, 0, {}) == cwah.samples(None, 0, {})[:3]
-    assert cwah.samples(None, 1, {}) != cwah.samples(None, 0, {})
-    assert cwah.samples(2, 0, {"n_agents": "3"})[0].input["n_agents"] == 3
-    with pytest.raises(InvalidArgumentError, match="n_agents must be from 2 to 4"):
-        cwah.samples(None, 0, {"n_agents": "5"})
-    with pytest.raises(InvalidArgumentError, match="only the option 'n_agents'"):
-        tdw.samples(None, 0, {"data": "x"})
+    default = TransportOptions()
+    assert len(cwah.samples(None, 0, default)) == 10 and len(tdw.samples(None, 0, default)) == 24
+    assert cwah.samples(3, 0, default) == cwah.samples(None, 0, default)[:3]
+    assert cwah.samples(None, 1, default) != cwah.samples(None, 0, default)
+    assert cwah.samples(2, 0, validate_options(cwah, {"n_agents": "3"}))[0].input["n_agents"] == 3
+    with pytest.raises(InvalidArgumentError, match="n_agents='5' is invalid: expected an integer from 2 to 4"):
+        validate_options(cwah, {"n_agents": "5"})
+    with pytest.raises(InvalidArgumentError, match="has no option 'data'"):
+        validate_options(tdw, {"data": "x"})
 
 
 def test_run_and_summarize_cwah_with_a_failed_record() -> None:
     bench = CwahBenchmark()
-    samples = bench.samples(2, 0, {})
+    samples = bench.samples(2, 0, TransportOptions())
     outcomes = [asyncio.run(bench.run(s, AgentContext("cobel,cobel"))) for s in samples]
     assert all(o.error is None and o.scores["steps"] < 250 for o in outcomes)
     records = [_record(i, s, o) for i, (s, o) in enumerate(zip(samples, outcomes, strict=True))]
@@ -45,7 +49,7 @@ def test_run_and_summarize_cwah_with_a_failed_record() -> None:
     assert good["comm_tokens"] == pytest.approx(sum(o.scores["comm_tokens"] for o in outcomes) / 2)
     assert good["messages"] == pytest.approx(sum(o.scores["messages"] for o in outcomes) / 2)
     # a crashed sample (no output, no scores) counts as the 250-step limit, never as a success
-    failed = SampleRecord(2, bench.samples(3, 0, {})[2], "failed", None, {}, "boom", [], 0.0)
+    failed = SampleRecord(2, bench.samples(3, 0, TransportOptions())[2], "failed", None, {}, "boom", [], 0.0)
     summary = bench.summarize([*records, failed])
     assert summary["failed"] == 1 and summary["n"] == 3
     assert summary["avg_steps"] == pytest.approx((2 * good["avg_steps"] + 250) / 3)
@@ -54,7 +58,7 @@ def test_run_and_summarize_cwah_with_a_failed_record() -> None:
 
 def test_run_tdw_reports_transport_rate() -> None:
     bench = TdwMatBenchmark()
-    sample = bench.samples(1, 0, {})[0]
+    sample = bench.samples(1, 0, TransportOptions())[0]
     outcome = asyncio.run(bench.run(sample, AgentContext("heuristic")))
     assert 0.0 <= outcome.scores["transport_rate"] <= 1.0 and outcome.scores["comm_tokens"] == 0.0
     summary = bench.summarize([_record(0, sample, outcome)])
@@ -119,7 +123,7 @@ def test_model_driven_run_that_fails_is_an_error_outcome_and_a_failure() -> None
     replies = sensible_replies()
     replies["fig12"] = lambda p: "reasons: hmm\nanswer: maybe"
     bench = CwahBenchmark()
-    sample = bench.samples(1, 0, {})[0]
+    sample = bench.samples(1, 0, TransportOptions())[0]
     outcome = asyncio.run(bench.run(sample, AgentContext("cobel-llm,cobel", model=FakeModel(replies))))
     assert outcome.error is not None and "Yes or No" in outcome.error
     assert outcome.scores["finished"] == 0.0 and outcome.scores["steps"] == 250.0

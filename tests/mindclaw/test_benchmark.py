@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from mindloop.bench.api import AgentContext, Benchmark, Sample, SampleRecord
+from mindloop.bench.options import validate_options
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.mindclaw.benchmarks import ClawBenchmark
 from mindloop.worlds.household.scenarios import mindpower_sim
@@ -32,13 +33,13 @@ def _contract(m: dict[str, Any]) -> None:
 def test_it_is_a_harness_benchmark() -> None:
     bench = ClawBenchmark()
     assert isinstance(bench, Benchmark)
-    assert bench.name == "claw" and bench.agents == ("symbolic", "classifier", "model")
-    assert bench.needs_model == frozenset({"model"})
+    assert bench.name == "claw" and list(bench.agents) == ["symbolic", "classifier", "model"]
+    assert [name for name, spec in bench.agents.items() if spec.needs_model] == ["model"]
 
 
 def test_symbolic_runtime_meets_the_targets_on_the_test_set() -> None:
     bench = ClawBenchmark()
-    samples = bench.samples(None, 0, {})
+    samples = bench.samples(None, 0, validate_options(bench, {}))
     assert len(samples) == 118 and {s.group for s in samples} == {
         "false_belief/help",
         "false_belief/control",
@@ -60,21 +61,25 @@ def test_the_classifier_is_trained_on_train_and_reported_beside_it() -> None:
     test_ids = {s.id for s in mindpower_sim("test")}
     assert len(train_ids) == 472 and not train_ids & test_ids
     bench = ClawBenchmark()
-    m = bench.summarize(_records(bench, bench.samples(30, 0, {}), "classifier"))
+    m = bench.summarize(_records(bench, bench.samples(30, 0, validate_options(bench, {})), "classifier"))
     _contract(m)
     assert m["pia"] >= 0.9 and m["acc"] >= 0.9
 
 
 def test_ablation_without_the_belief_table_misses_false_beliefs() -> None:
     bench = ClawBenchmark()
-    samples = [s for s in bench.samples(40, 0, {"belief_table": "off"}) if s.group == "false_belief/help"][:5]
+    samples = [
+        s
+        for s in bench.samples(40, 0, validate_options(bench, {"belief_table": "off"}))
+        if s.group == "false_belief/help"
+    ][:5]
     m = bench.summarize(_records(bench, samples, "symbolic"))
     assert m["pia"] == 0.0 and m["missed"] == 5  # nothing tells the robot what anyone believes
 
 
 def test_failed_samples_count_as_failures() -> None:
     bench = ClawBenchmark()
-    samples = bench.samples(2, 0, {})
+    samples = bench.samples(2, 0, validate_options(bench, {}))
     good = _records(bench, samples, "symbolic")
     crashed = SampleRecord(1, samples[1], "failed", None, {}, "ModelError: gone", [], 0.0)
     m = bench.summarize([good[0], crashed])
@@ -85,20 +90,20 @@ def test_failed_samples_count_as_failures() -> None:
 def test_options_are_checked() -> None:
     bench = ClawBenchmark()
     for options, message in (
-        ({"colour": "red"}, "takes the options"),
-        ({"split": "dev"}, "split must be"),
-        ({"belief_table": "maybe"}, "belief_table must be"),
-        ({"quiet": "0"}, "at least 1"),
-        ({"observation": "x"}, "observation must be"),
+        ({"colour": "red"}, "has no option 'colour'"),
+        ({"split": "dev"}, "split='dev' is invalid: expected one of: test, train, all"),
+        ({"belief_table": "maybe"}, "belief_table='maybe' is invalid: expected one of: on, off"),
+        ({"quiet": "0"}, "quiet='0' is invalid: expected an integer >= 1"),
+        ({"observation": "x"}, "observation='x' is invalid"),
         ({"classifier_features": "x"}, "classifier_features"),
         ({"scenario": "mps-9-99999"}, "no scenario 'mps-9-99999'"),
     ):
         with pytest.raises(InvalidArgumentError, match=message):
-            bench.samples(1, 0, options)
-    first, second = (s.id for s in bench.samples(2, 0, {}))
-    picked = bench.samples(None, 0, {"scenario": f"{second}, {first}"})
+            bench.samples(1, 0, validate_options(bench, options))
+    first, second = (s.id for s in bench.samples(2, 0, validate_options(bench, {})))
+    picked = bench.samples(None, 0, validate_options(bench, {"scenario": f"{second}, {first}"}))
     assert [s.id for s in picked] == [second, first]
-    s = bench.samples(1, 0, {"skills": "no-such-file.yaml"})[0]
+    s = bench.samples(1, 0, validate_options(bench, {"skills": "no-such-file.yaml"}))[0]
     with pytest.raises(InvalidArgumentError, match="skills must be"):
         asyncio.run(bench.run(s, AgentContext("symbolic")))
 

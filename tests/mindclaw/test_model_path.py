@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from mindloop.bench.api import AgentContext, Outcome
+from mindloop.bench.options import validate_options
 from mindloop.errors import ParseError
 from mindloop.models import FakeChatServer, ModelOptions, load_model
 from mindloop.models.base import Completion, GenerationConfig
@@ -80,7 +81,8 @@ def _run(sample: Any, reply: Any, **opts: Any) -> tuple[Outcome, FakeChatServer]
 
 
 def _sample(lily: Scenario, **options: str) -> Any:
-    return ClawBenchmark().samples(None, 0, {"data": _write(lily), **options})[0]
+    bench = ClawBenchmark()
+    return bench.samples(None, 0, validate_options(bench, {"data": _write(lily), **options}))[0]
 
 
 _PATHS: dict[str, str] = {}

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from mindloop.bench.api import AgentContext, Benchmark, Sample, SampleRecord
+from mindloop.bench.options import validate_options
 from mindloop.errors import DependencyError, InvalidArgumentError, ModelError
 from mindloop.systems.mindpower import (
     ModelHierarchyAgent,
@@ -83,20 +84,23 @@ def test_model_agent_prompt_carries_the_narration(test_split: list[Scenario], fa
 def test_benchmark_conforms_and_samples_are_deterministic() -> None:
     bench = MindPowerBenchmark()
     assert isinstance(bench, Benchmark)
-    a = bench.samples(5, 0, {"similarity": "off"})
-    assert [s.id for s in a] == [s.id for s in bench.samples(5, 0, {"similarity": "off"})]
-    assert len(bench.samples(None, 0, {"similarity": "off"})) == 118
-    assert {s.group for s in bench.samples(None, 0, {"similarity": "off"})} == {FALSE_BELIEF, IMPLICIT_GOAL}
+    a = bench.samples(5, 0, validate_options(bench, {"similarity": "off"}))
+    assert [s.id for s in a] == [s.id for s in bench.samples(5, 0, validate_options(bench, {"similarity": "off"}))]
+    assert len(bench.samples(None, 0, validate_options(bench, {"similarity": "off"}))) == 118
+    assert {s.group for s in bench.samples(None, 0, validate_options(bench, {"similarity": "off"}))} == {
+        FALSE_BELIEF,
+        IMPLICIT_GOAL,
+    }
     assert {s.input["scenario"]["split"] for s in a} == {"test"}
-    with pytest.raises(InvalidArgumentError, match="not \\['colour'\\]"):
-        bench.samples(1, 0, {"colour": "red"})
+    with pytest.raises(InvalidArgumentError, match="has no option 'colour'"):
+        bench.samples(1, 0, validate_options(bench, {"colour": "red"}))
     with pytest.raises(InvalidArgumentError, match="setting"):
-        bench.samples(1, 0, {"setting": "cot"})
+        bench.samples(1, 0, validate_options(bench, {"setting": "cot"}))
 
 
 def test_symbolic_run_scores_perfectly_without_similarity() -> None:
     bench = MindPowerBenchmark()
-    samples = bench.samples(12, 0, {"similarity": "off"})
+    samples = bench.samples(12, 0, validate_options(bench, {"similarity": "off"}))
     m = bench.summarize(_run(bench, samples, AgentContext("symbolic")))
     assert (m["n"], m["failed"], m["sr"], m["ac"], m["format_ok"]) == (12, 0, 100.0, 100.0, 100.0)
     assert m["bertscore"] is None and m["st"] is None and m["encoder"].startswith("off")
@@ -107,7 +111,7 @@ def test_symbolic_run_scores_perfectly_without_similarity() -> None:
 @pytest.mark.metrics
 def test_symbolic_run_with_similarity_reports_every_layer() -> None:
     bench = MindPowerBenchmark()
-    m = bench.summarize(_run(bench, bench.samples(3, 0, {}), AgentContext("symbolic")))
+    m = bench.summarize(_run(bench, bench.samples(3, 0, validate_options(bench, {})), AgentContext("symbolic")))
     for key in ("bertscore", "st"):
         assert set(m[key]) == {"perception", "belief", "desire", "intention", "decision", "action"}
         assert all(v == pytest.approx(100.0, abs=1e-3) for v in m[key].values())
@@ -119,9 +123,9 @@ def test_similarity_option_follows_the_installed_extra(monkeypatch: pytest.Monke
 
     monkeypatch.setattr(module, "similarity_available", lambda: False)
     bench = MindPowerBenchmark()
-    assert bench.samples(1, 0, {})[0].input["settings"]["similarity"] == "off"
+    assert bench.samples(1, 0, validate_options(bench, {}))[0].input["settings"]["similarity"] == "off"
     with pytest.raises(DependencyError, match="mindloop\\[metrics\\]"):
-        bench.samples(1, 0, {"similarity": "on"})
+        bench.samples(1, 0, validate_options(bench, {"similarity": "on"}))
 
 
 def _half_right(prompt: str, messages: Any) -> str:
@@ -136,7 +140,7 @@ def _half_right(prompt: str, messages: Any) -> str:
 
 def test_failed_samples_count_and_score_zero(fake_chat: type) -> None:
     bench = MindPowerBenchmark()
-    samples = bench.samples(6, 0, {"similarity": "off"})
+    samples = bench.samples(6, 0, validate_options(bench, {"similarity": "off"}))
     replies = iter(["garbage", *[None] * 5])
 
     def reply(prompt: str, messages: Any) -> str:
@@ -155,7 +159,7 @@ def test_failed_samples_count_and_score_zero(fake_chat: type) -> None:
 
 def test_judge_option_scores_bpc_and_robot_centric(monkeypatch: pytest.MonkeyPatch, fake_chat: type) -> None:
     bench = MindPowerBenchmark()
-    samples = bench.samples(3, 0, {"similarity": "off", "judge": "fake/judge"})
+    samples = bench.samples(3, 0, validate_options(bench, {"similarity": "off", "judge": "fake/judge"}))
     bpc_replies = iter(['{"total_score": 9, "reasoning": "ok"}', "nine", '{"total_score": 6, "reasoning": "meh"}'])
 
     def judge_reply(prompt: str, messages: Any) -> str:
@@ -178,7 +182,7 @@ def test_end_to_end_through_an_openai_compatible_server() -> None:
     from mindloop.models import FakeChatServer, ModelOptions, load_model
 
     bench = MindPowerBenchmark()
-    samples = bench.samples(4, 0, {"similarity": "off"})
+    samples = bench.samples(4, 0, validate_options(bench, {"similarity": "off"}))
     gold = {s.input["scenario"]["observation"]: s.input["scenario"]["gold_text"] for s in samples}
 
     def reply(messages: list, body: dict) -> str:

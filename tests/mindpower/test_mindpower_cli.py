@@ -8,6 +8,7 @@ import json
 from typer.testing import CliRunner
 
 from mindloop.bench.api import AgentContext
+from mindloop.bench.options import validate_options
 from mindloop.bench.store import RunStore, SampleResult
 from mindloop.errors import InvalidArgumentError
 from mindloop.paths import runs_path
@@ -17,7 +18,7 @@ from mindloop.systems.mindpower.cli import mindpower_app
 
 def _store_run(agent: str, model: str | None, replies: list[str] | None, fake_chat: type) -> str:
     bench = MindPowerBenchmark()
-    samples = bench.samples(3, 0, {"similarity": "off"})
+    samples = bench.samples(3, 0, validate_options(bench, {"similarity": "off"}))
     results = []
     for i, s in enumerate(samples):
         chat = None if replies is None else fake_chat(lambda p, m, r=replies[i]: r)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from mindloop.bench.api import AgentContext, Benchmark, Outcome, Sample, SampleRecord
+from mindloop.bench.options import validate_options
 from mindloop.errors import InvalidArgumentError
 from mindloop.models.base import Completion, GenerationConfig, Message, message_text
 from mindloop.systems.omnitom.benchmarks import OmniToMStage1Benchmark, OmniToMStage2Benchmark
@@ -44,6 +45,11 @@ def run_all(bench: Benchmark, samples: Sequence[Sample], ctx: AgentContext) -> l
     ]
 
 
+def samples_of(bench: Benchmark, n: int | None, seed: int, options: dict[str, str]) -> list[Sample]:
+    """Samples for ``--opt`` strings, validated as the runner validates them."""
+    return list(bench.samples(n, seed, validate_options(bench, options)))
+
+
 def gold_of(samples: Sequence[Sample]) -> dict[str, StoryRecord]:
     records = [StoryRecord.model_validate(s.input["record"]) for s in samples]
     return {r.story: r for r in records}
@@ -52,32 +58,37 @@ def gold_of(samples: Sequence[Sample]) -> dict[str, StoryRecord]:
 def test_samples_are_deterministic_and_options_checked() -> None:
     bench = OmniToMStage1Benchmark()
     assert isinstance(bench, Benchmark) and isinstance(OmniToMStage2Benchmark(), Benchmark)
-    a = bench.samples(5, 7, {"aligner": "exact"})
-    assert a == bench.samples(5, 7, {"aligner": "exact"}) and a != bench.samples(5, 8, {"aligner": "exact"})
-    assert len(bench.samples(None, 0, {"aligner": "exact"})) == 100
-    with pytest.raises(InvalidArgumentError, match="not \\['colour'\\]"):
-        bench.samples(1, 0, {"colour": "red"})
-    with pytest.raises(InvalidArgumentError, match="level must be 3 or 4"):
-        OmniToMStage2Benchmark().samples(1, 0, {"level": "5"})
-    with pytest.raises(InvalidArgumentError, match="aligner must be"):
-        bench.samples(1, 0, {"aligner": "fuzzy"})
+    a = samples_of(bench, 5, 7, {"aligner": "exact"})
+    assert a == samples_of(bench, 5, 7, {"aligner": "exact"}) and a != samples_of(bench, 5, 8, {"aligner": "exact"})
+    assert len(samples_of(bench, None, 0, {"aligner": "exact"})) == 100
+    with pytest.raises(InvalidArgumentError, match="has no option 'colour'"):
+        samples_of(bench, 1, 0, {"colour": "red"})
+    with pytest.raises(InvalidArgumentError, match="level='5' is invalid: expected one of: 3, 4"):
+        samples_of(OmniToMStage2Benchmark(), 1, 0, {"level": "5"})
+    with pytest.raises(
+        InvalidArgumentError, match="aligner='fuzzy' is invalid: expected one of: auto, embedded, exact"
+    ):
+        samples_of(bench, 1, 0, {"aligner": "fuzzy"})
+    with pytest.raises(InvalidArgumentError, match="has no option 'aligner'"):  # Stage 2 aligns nothing
+        samples_of(OmniToMStage2Benchmark(), 1, 0, {"aligner": "exact"})
+    assert samples_of(bench, 1, 0, {"level": "4"})[0].input["settings"]["level"] == 4
 
 
 def test_symbolic_agent_is_the_oracle_on_generated_stories() -> None:
     s1 = OmniToMStage1Benchmark()
-    samples = s1.samples(12, 1, {"aligner": "exact"})
+    samples = samples_of(s1, 12, 1, {"aligner": "exact"})
     records = run_all(s1, samples, AgentContext("symbolic"))
     summary = s1.summarize(records)
     assert summary["f1"] == 1.0 and summary["failed"] == 0 and summary["aligner"] == "exact"
     assert set(summary["by_order"]) == {"0", "1", "2+"}
     s2 = OmniToMStage2Benchmark()
-    records2 = run_all(s2, s2.samples(12, 1, {}), AgentContext("symbolic"))
+    records2 = run_all(s2, samples_of(s2, 12, 1, {}), AgentContext("symbolic"))
     assert s2.summarize(records2)["overall"] == 1.0
 
 
 def test_model_agent_stage1_parses_its_table_and_fails_without_one() -> None:
     bench = OmniToMStage1Benchmark()
-    samples = bench.samples(4, 2, {"aligner": "exact", "level": "4"})
+    samples = samples_of(bench, 4, 2, {"aligner": "exact", "level": "4"})
     golds = gold_of(samples)
 
     def reply(user: str) -> str:
@@ -99,7 +110,7 @@ def test_model_agent_stage2_scores_each_dimension(tmp_path: Path) -> None:
     data = tmp_path / "gold.jsonl"
     write_records(data, appendix_e_records())
     bench = OmniToMStage2Benchmark()
-    samples = bench.samples(None, 0, {"data": str(data)})
+    samples = samples_of(bench, None, 0, {"data": str(data)})
     golds = gold_of(samples)
     assert [s.group for s in samples][:2] == ["Ambiguous Story Task", "False Belief Task"]
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from mindloop.bench.api import AgentContext, Benchmark, Outcome, Sample, SampleRecord
+from mindloop.bench.options import validate_options
 from mindloop.errors import InvalidArgumentError, ModelError
 from mindloop.models.base import Completion, GenerationConfig, Message
 from mindloop.systems.tos.benchmarks import TosActiveBenchmark, TosPassiveBenchmark, format_table
@@ -22,46 +23,53 @@ def _run(bench: Benchmark, sample: Sample, ctx: AgentContext) -> Outcome:
     return asyncio.run(bench.run(sample, ctx))
 
 
+def _samples(bench: Benchmark, n: int | None, seed: int, options: dict[str, str]) -> list[Sample]:
+    """Samples for ``--opt`` strings, validated as the runner validates them."""
+    return list(bench.samples(n, seed, validate_options(bench, options)))
+
+
 def test_benchmarks_follow_the_protocol() -> None:
     for bench in (TosActiveBenchmark(), TosPassiveBenchmark()):
         assert isinstance(bench, Benchmark)
-        assert bench.agents == ("symbolic", "scout", "strategist", "model") and bench.needs_model == {"model"}
+        assert list(bench.agents) == ["symbolic", "scout", "strategist", "model"]
+        assert [name for name, spec in bench.agents.items() if spec.needs_model] == ["model"]
     assert TosActiveBenchmark.name == "tos-active" and TosPassiveBenchmark.name == "tos-passive"
 
 
 def test_samples_are_seeded() -> None:
     bench = TosActiveBenchmark()
-    a = bench.samples(3, 5, {})
-    assert a == bench.samples(3, 5, {}) and a != bench.samples(3, 6, {})
+    a = _samples(bench, 3, 5, {})
+    assert a == _samples(bench, 3, 5, {}) and a != _samples(bench, 3, 6, {})
     assert [s.group for s in a] == ["3-room"] * 3 and len(a[0].input["questions"]) == 27
-    small = bench.samples(2, 0, {"rooms": "2", "objects": "3", "per_task": "1", "tasks": "direction,ment.rot"})
+    small = _samples(bench, 2, 0, {"rooms": "2", "objects": "3", "per_task": "1", "tasks": "direction,ment.rot"})
     assert small[0].group == "2-room" and [q["task"] for q in small[0].input["questions"]] == ["direction", "ment.rot"]
-    files = bench.samples(None, 0, {"scenes": str(DATA)})
+    files = _samples(bench, None, 0, {"scenes": str(DATA)})
     assert [s.input["scene"]["name"] for s in files] == ["run00_falsebelief_exp", "run00_meta_data", "run01_meta_data"]
-    data = bench.samples(None, 0, {"data": str(DATA / "run00_meta_data.json")})  # what --data FILE passes
+    data = _samples(bench, None, 0, {"data": str(DATA / "run00_meta_data.json")})  # what --data FILE passes
     assert [s.input["scene"]["name"] for s in data] == ["run00_meta_data"]
 
 
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        ({"colour": "red"}, "does not take option"),
+        ({"colour": "red"}, "has no option 'colour'"),
         ({"per_task": "0"}, "per_task"),
         ({"per_task": "many"}, "integer"),
         ({"mode": "audio"}, "mode"),
-        ({"tasks": "dir"}, "unknown task"),
+        ({"tasks": "dir"}, "tasks='dir' is invalid: expected comma-separated task names"),
+        ({"false_belief": "maybe"}, "false_belief='maybe' is invalid: expected true or false"),
         ({"scenes": "/nonexistent/scenes"}, "no such file"),
         ({"scenes": str(DATA), "data": str(DATA / "run00_meta_data.json")}, "not both"),
     ],
 )
 def test_bad_options(options: dict[str, str], message: str) -> None:
     with pytest.raises(InvalidArgumentError, match=message):
-        TosActiveBenchmark().samples(1, 0, options)
+        _samples(TosActiveBenchmark(), 1, 0, options)
 
 
 def test_symbolic_agent_on_the_reference_scene() -> None:
     bench = TosActiveBenchmark()
-    sample = bench.samples(1, 0, {"scenes": str(DATA / "run00_meta_data.json")})[0]
+    sample = _samples(bench, 1, 0, {"scenes": str(DATA / "run00_meta_data.json")})[0]
     out = _run(bench, sample, AgentContext(agent="symbolic"))
     assert out.error is None and set(out.scores) >= REQUIRED
     assert out.scores["coverage"] == 1.0 and out.scores["map_overall"] == 1.0 and out.scores["steps"] <= 20
@@ -74,10 +82,10 @@ def test_symbolic_agent_on_the_reference_scene() -> None:
 
 def test_scout_and_passive_strategist() -> None:
     active, passive = TosActiveBenchmark(), TosPassiveBenchmark()
-    sample = active.samples(1, 1, {"per_task": "1"})[0]
+    sample = _samples(active, 1, 1, {"per_task": "1"})[0]
     scout = _run(active, sample, AgentContext(agent="scout"))
     assert scout.scores["coverage"] == 1.0 and scout.scores["steps"] < 15
-    psample = passive.samples(1, 1, {"per_task": "1"})[0]
+    psample = _samples(passive, 1, 1, {"per_task": "1"})[0]
     assert psample.input["false_belief"] is False
     strat = _run(passive, psample, AgentContext(agent="strategist"))
     assert strat.scores["map_pos"] == 1.0 and "fb_f1" not in strat.scores
@@ -112,7 +120,7 @@ class _TermModel:
 
 def test_model_agent_runs_and_model_failures_are_recorded() -> None:
     bench = TosActiveBenchmark()
-    sample = bench.samples(1, 2, {"per_task": "1", "probes": "global"})[0]
+    sample = _samples(bench, 1, 2, {"per_task": "1", "probes": "global"})[0]
     out = _run(bench, sample, AgentContext(agent="model", model=_TermModel()))
     assert out.error is None and set(out.scores) >= REQUIRED
     assert out.scores["steps"] == 0.0 and out.scores["map_overall"] < 1.0
@@ -123,7 +131,7 @@ def test_model_agent_runs_and_model_failures_are_recorded() -> None:
 
 def test_summary_counts_failures_as_zero() -> None:
     bench = TosActiveBenchmark()
-    samples = bench.samples(3, 0, {"per_task": "1"})
+    samples = _samples(bench, 3, 0, {"per_task": "1"})
     scores = {**dict.fromkeys(REQUIRED, 1.0), "steps": 10.0, "avg": 1.0}
     records = [
         SampleRecord(0, samples[0], "done", {}, dict(scores), None, [], 0.1),

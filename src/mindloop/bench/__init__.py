@@ -1,6 +1,6 @@
 """The benchmark harness: a registry of benchmarks, a resumable runner on a SQLite run store, and reports."""
 
-from mindloop.bench.api import AgentContext, Benchmark, Outcome, Sample, SampleRecord
+from mindloop.bench.api import AgentContext, AgentSpec, Benchmark, Options, Outcome, Sample, SampleRecord
 from mindloop.bench.registry import BENCHMARKS, get_benchmark
 from mindloop.bench.runner import EXECUTORS, RunRequest, RunSummary, run_benchmark, summarize_run
 from mindloop.bench.store import RunInfo, RunStore
@@ -9,7 +9,9 @@ __all__ = [
     "BENCHMARKS",
     "EXECUTORS",
     "AgentContext",
+    "AgentSpec",
     "Benchmark",
+    "Options",
     "Outcome",
     "RunInfo",
     "RunRequest",

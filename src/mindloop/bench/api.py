@@ -1,19 +1,57 @@
-"""What a benchmark is: a sample source, the agents it can run, a per-sample scorer and a summary.
+"""What a benchmark is: typed options, a sample source, the agents it can run, a per-sample scorer and a summary.
 
-A benchmark never touches the run store or the executor: the runner hands it one :class:`Sample` at a time with
-an :class:`AgentContext` (the agent name, the model if any, a seed) and stores the :class:`Outcome` it returns.
+A benchmark never touches the run store or the executor: the runner validates the run's options into the
+benchmark's :class:`Options` model, asks it for its samples, hands it one :class:`Sample` at a time with an
+:class:`AgentContext` (the agent name, the model if any, a seed) and stores the :class:`Outcome` it returns.
 Samples and outcomes are plain JSON data, so they travel to worker processes and Ray tasks and back unchanged.
+Agents are declared per benchmark as :class:`AgentSpec` entries: the runner checks a request against them
+(unknown agent, a model missing or superfluous, a team where one agent plays, a team of the wrong size) before a
+run is recorded.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict
 
 from mindloop.models.base import ChatModel, GenerationConfig
 
-__all__ = ["AgentContext", "Benchmark", "Outcome", "Sample", "SampleRecord", "SampleStatus"]
+__all__ = [
+    "AgentContext",
+    "AgentRunner",
+    "AgentSpec",
+    "Benchmark",
+    "Options",
+    "Outcome",
+    "Sample",
+    "SampleRecord",
+    "SampleStatus",
+]
+
+
+class Options(BaseModel):
+    """Base of every benchmark's options: a frozen pydantic model that refuses unknown keys.
+
+    A benchmark subclasses it with one field per option (types, ``ge``/``le`` ranges, ``Literal`` choices, a
+    ``description`` each); ``--opt KEY=VALUE`` strings are validated into it by :mod:`mindloop.bench.options`,
+    and its JSON schema (with defaults) is what ``mindloop bench list --json`` prints. A benchmark with no
+    options uses this class as it is.
+
+    >>> Options().model_dump()
+    {}
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    team_option: ClassVar[str | None] = None
+    """The field that sets how many agents play a run, for benchmarks whose agents play as a team."""
+
+    def team_size(self) -> int | None:
+        """How many agents play one run (the ``team_option`` field), or ``None`` when one agent plays."""
+        return None if self.team_option is None else int(getattr(self, self.team_option))
 
 
 @dataclass(frozen=True)
@@ -52,8 +90,28 @@ class AgentContext:
     seed: int = 0
 
 
+AgentRunner = Callable[[Sample, AgentContext], Awaitable[Outcome]]
+"""The coroutine that answers and scores one sample with one agent (or, for a team agent, the whole team)."""
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """One agent a benchmark runs: what it is, whether it needs ``--model``, and the coroutine that runs a sample.
+
+    ``team`` agents play as members of a team (``--agents a,b``; one name fills the team) whose size is the run's
+    :meth:`Options.team_size`; the team's first member's ``run`` plays the whole team (``ctx.agent`` holds it).
+    Other agents play alone, and a team of them is refused before the run starts.
+    """
+
+    description: str
+    run: AgentRunner
+    needs_model: bool = False
+    team: bool = False
+
+
 SampleStatus = str
-"""``pending``, ``done`` or ``failed``."""
+"""``pending``, ``done``, ``failed`` (the model or its answer failed) or ``bug`` (an exception that is not a
+``MindloopError``)."""
 
 
 @dataclass(frozen=True)
@@ -74,17 +132,29 @@ class SampleRecord:
 class Benchmark(Protocol):
     """A registered benchmark.
 
-    ``agents`` lists the agent names it accepts; the first is the default. ``needs_model`` lists those that
-    need ``--model``. ``samples`` must be deterministic in ``(n, seed, options)``.
+    ``options_model`` is its :class:`Options` subclass (``Options`` itself when it takes none). ``agents`` maps
+    each agent name it accepts to its :class:`AgentSpec`, in order: the first is the default (with ``--model``
+    alone, the first that needs a model). ``samples`` receives an instance of ``options_model``, validated by the
+    runner, and must be deterministic in ``(n, seed, options)``; ``run`` dispatches through ``agents``
+    (:func:`mindloop.bench.agents.dispatch`).
     """
 
     name: str
     description: str
-    agents: tuple[str, ...]
-    needs_model: frozenset[str]
 
-    def samples(self, n: int | None, seed: int, options: Mapping[str, str]) -> Sequence[Sample]:
-        """The samples of a run: the first ``n`` (all when ``None``) for this seed and these options."""
+    @property
+    def options_model(self) -> type[Options]:
+        """The benchmark's :class:`Options` subclass (a class attribute in practice)."""
+        ...
+
+    @property
+    def agents(self) -> Mapping[str, AgentSpec]:
+        """The agents by name, the default first."""
+        ...
+
+    def samples(self, n: int | None, seed: int, options: Any) -> Sequence[Sample]:
+        """The samples of a run: the first ``n`` (all when ``None``) for this seed and these validated options
+        (an instance of ``options_model``; each benchmark annotates its own subclass)."""
         ...
 
     async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:

@@ -7,11 +7,11 @@ Each sample asks the model to repeat a word; the reply is correct when it contai
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from mindloop.bench.api import AgentContext, Outcome, Sample, SampleRecord
-from mindloop.errors import InvalidArgumentError
+from mindloop.bench.agents import dispatch
+from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
 from mindloop.models.base import message
 
 __all__ = ["SmokeBenchmark"]
@@ -25,19 +25,23 @@ class SmokeBenchmark:
 
     name = "smoke"
     description = "repeat-a-word prompts, one call each: checks a model endpoint and times the harness"
-    agents: tuple[str, ...] = ("model",)
-    needs_model: frozenset[str] = frozenset({"model"})
+    options_model = Options  # no options
 
-    def samples(self, n: int | None, seed: int, options: Mapping[str, str]) -> list[Sample]:
-        if options:
-            raise InvalidArgumentError(f"benchmark 'smoke' takes no options, got {sorted(options)}")
+    def __init__(self) -> None:
+        self.agents = {"model": AgentSpec("the model repeats the word", self._model, needs_model=True)}
+
+    def samples(self, n: int | None, seed: int, options: Options) -> list[Sample]:
+        """``n`` (default 100) seeded words to repeat."""
         rng = random.Random(seed)
         words = [f"{rng.choice(_WORDS)}-{rng.randrange(10_000):04d}" for _ in range(DEFAULT_N if n is None else n)]
         return [Sample(f"s{i:05d}", {"word": w}, group=w.split("-")[0]) for i, w in enumerate(words)]
 
     async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        if ctx.model is None:
-            raise InvalidArgumentError("the smoke benchmark needs a model")
+        """Ask the agent's model to repeat the sample's word."""
+        return await dispatch(self, sample, ctx)
+
+    async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        assert ctx.model is not None  # dispatch refuses a model agent without a model
         word = sample.input["word"]
         reply = await ctx.model.generate([message("user", f"Reply with exactly this word and nothing else: {word}")])
         return Outcome({"reply": reply.text}, {"correct": float(word in reply.text)})

@@ -16,7 +16,6 @@ import typer
 from rich.table import Table
 
 from mindloop.console import emit, err_console
-from mindloop.errors import InvalidArgumentError
 
 __all__ = ["bench_app", "report", "runs_app"]
 
@@ -32,19 +31,36 @@ runs_app = typer.Typer(
 def bench_list(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
 ) -> None:
-    """Show each benchmark with its agents and a one-line description."""
+    """Show each benchmark with its agents (* needs --model) and a one-line description.
+
+    With --json each benchmark also lists its agents' specs and its options' JSON schema (with defaults).
+    """
+    from mindloop.bench.options import options_schema
     from mindloop.bench.registry import BENCHMARKS, get_benchmark
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for entry in BENCHMARKS.entries():
         bench = get_benchmark(entry.name)
-        rows.append({"name": entry.name, "agents": list(bench.agents), "description": bench.description})
+        specs = [
+            {"name": name, "description": s.description, "needs_model": s.needs_model, "team": s.team}
+            for name, s in bench.agents.items()
+        ]
+        rows.append(
+            {
+                "name": entry.name,
+                "agents": list(bench.agents),
+                "agent_specs": specs,
+                "description": bench.description,
+                "options": options_schema(bench.options_model),
+            }
+        )
     if as_json:
         print(json.dumps({"benchmarks": rows}))
         return
-    table = Table("benchmark", "agents", "description")
+    table = Table("benchmark", "agents", "description", caption="* needs --model; see options with --help-options")
     for row in rows:
-        table.add_row(str(row["name"]), ", ".join(row["agents"]), str(row["description"]))
+        agents = ", ".join(f"{a['name']}{'*' if a['needs_model'] else ''}" for a in row["agent_specs"])
+        table.add_row(str(row["name"]), agents, str(row["description"]))
     err_console().print(table)
 
 
@@ -58,18 +74,6 @@ class _Cache(StrEnum):
     auto = "auto"
     on = "on"
     off = "off"
-
-
-def _options(data: Path | None, opts: list[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in opts:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise InvalidArgumentError(f"--opt expects KEY=VALUE, got {item!r}")
-        out[key.strip()] = value
-    if data is not None:
-        out["data"] = str(data)
-    return out
 
 
 def _flat(metrics: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
@@ -122,18 +126,26 @@ def bench_run(
         _Cache, typer.Option("--cache", help="Response cache: auto (temperature 0 only), on, off.")
     ] = _Cache.auto,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON summary object on stdout.")] = False,
+    help_options: Annotated[
+        bool,
+        typer.Option("--help-options", help="Print the benchmark's options (type, default, allowed values) and exit."),
+    ] = False,
 ) -> None:
     """Run a benchmark (or --resume one) and print its summary; progress goes to stderr."""
+    from mindloop.bench.options import parse_opt_pairs
     from mindloop.bench.runner import RunRequest, run_benchmark
     from mindloop.models.base import GenerationConfig, ModelOptions
 
+    if help_options:
+        _print_options(name, as_json)
+        return
     request = RunRequest(
         benchmark=name,
         agent=agent,
         model=model,
         n=n,
         seed=seed,
-        options=_options(data, opt or []),
+        options=parse_opt_pairs(name, opt or [], None if data is None else str(data)),
         concurrency=concurrency,
         executor=executor.value,
         ray_address=ray_address,
@@ -161,14 +173,36 @@ def bench_run(
             shown = "–" if value is None else f"{value:.4f}" if isinstance(value, float) else str(value)
             table.add_row(key, shown)  # a metric with no data is None: "–", never a zero
         console.print(table)
+        bugs = f", {summary.n_bugs} hit a bug" if summary.n_bugs else ""
         console.print(
-            f"run {summary.run_id}: {summary.n_completed}/{summary.n} samples, {summary.n_failed} failed, "
+            f"run {summary.run_id}: {summary.n_completed}/{summary.n} samples, {summary.n_failed} failed{bugs}, "
             f"{summary.seconds:.2f} s; {summary.tokens['calls']} model calls ({summary.tokens['cache_hits']} cached), "
             f"{summary.tokens['total_tokens']} tokens"
         )
         console.print(f"report: mindloop report {summary.run_id}")
+    if summary.n_bugs:  # a defect, not a model failure: the metrics cannot be trusted (exit 2, internal error)
+        err_console().print(
+            f"mindloop: internal error: {summary.n_bugs} sample(s) of run {summary.run_id} raised an exception that "
+            f"is not a MindloopError (a bug); their tracebacks are in: mindloop report {summary.run_id}",
+            style="red",
+            markup=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(2)
     if summary.interrupted:
         raise typer.Exit(1)
+
+
+def _print_options(name: str, as_json: bool) -> None:
+    """``bench run NAME --help-options``: the options as text, or (``--json``) as the JSON schema."""
+    from mindloop.bench.options import format_options_help, options_schema
+    from mindloop.bench.registry import get_benchmark
+
+    bench = get_benchmark(name)
+    if as_json:
+        print(json.dumps({"benchmark": bench.name, "options": options_schema(bench.options_model)}))
+    else:
+        print(format_options_help(bench), end="")
 
 
 @runs_app.callback()
@@ -187,7 +221,7 @@ def runs_list(
     if as_json:
         print(json.dumps({"runs": [r.to_dict() for r in runs]}))
         return
-    table = Table("run id", "benchmark", "agent", "model", "started", "done", "failed", "seconds")
+    table = Table("run id", "benchmark", "agent", "model", "started", "done", "failed", "bugs", "seconds")
     for r in runs:
         table.add_row(
             r.run_id,
@@ -197,6 +231,7 @@ def runs_list(
             r.started,
             f"{r.n_completed}/{r.n}",
             str(r.n_failed),
+            str(r.n_bugs),
             f"{r.seconds:.2f}",
         )
     err_console().print(table if runs else f"no runs yet in {runs_path()}")

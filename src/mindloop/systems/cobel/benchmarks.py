@@ -1,53 +1,63 @@
 """The ``cwah`` and ``tdw-mat`` benchmarks on the harness: one sample per episode, one team per run.
 
 The team comes from ``ctx.agent`` as a comma-separated list (``"cobel,cobel"``; a single name means every agent
-uses it). Samples are the fixed test sets (10 C-WAH, 24 TDW-MAT episodes) for seed 0; another seed shifts every
-episode seed for a fresh set of the same shape. Options: ``n_agents`` (2–4). Model-driven agents sample with the
-run's generation config (the paper used temperature 0.7, top-p 1, 512 tokens: ``llm.PAPER_CONFIG``).
+uses it); every agent kind is a team agent, and the runner refuses a team whose size is not ``n_agents`` before
+the run starts. Samples are the fixed test sets (10 C-WAH, 24 TDW-MAT episodes) for seed 0; another seed shifts
+every episode seed for a fresh set of the same shape. Options (:class:`TransportOptions`): ``n_agents`` (2–4,
+default 2). Model-driven agents sample with the run's generation config (the paper used temperature 0.7, top-p 1,
+512 tokens: ``llm.PAPER_CONFIG``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
-from mindloop.bench.api import AgentContext, Outcome, Sample, SampleRecord
-from mindloop.errors import InvalidArgumentError
+from pydantic import Field
+
+from mindloop.bench.agents import dispatch
+from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
 from mindloop.systems.cobel.episode import AGENT_KINDS, MODEL_KINDS, arun_episode, episode_from_dict, parse_team
 from mindloop.systems.cobel.metrics import summarize_episodes
 from mindloop.systems.cobel.worlds.cwah import MAX_STEPS
 from mindloop.systems.cobel.worlds.testsets import cwah_test_set, tdw_test_set
 
-__all__ = ["CwahBenchmark", "TdwMatBenchmark"]
+__all__ = ["CwahBenchmark", "TdwMatBenchmark", "TransportOptions"]
+
+_KIND_DESCRIPTIONS = {
+    "cobel": "CoBel-World: predicts partners' intents from its beliefs, talks only on miscoordination",
+    "coela": "CoELA-style: after every planning step sends what it knows and its plan",
+    "capo": "CaPo-style: a three-round plan discussion on progress events",
+    "heuristic": "plans from its own beliefs and never talks (MHP/RHP-like)",
+    "cobel-llm": "CoBel-World with a chat model writing beliefs, plans and messages",
+}
 
 
-def _n_agents(options: Mapping[str, str], name: str) -> int:
-    unknown = set(options) - {"n_agents"}
-    if unknown:
-        raise InvalidArgumentError(f"benchmark {name!r} takes only the option 'n_agents', not {sorted(unknown)}")
-    raw = options.get("n_agents", "2")
-    try:
-        n = int(raw)
-    except ValueError:
-        raise InvalidArgumentError(f"option n_agents must be an integer from 2 to 4, got {raw!r}") from None
-    if not 2 <= n <= 4:
-        raise InvalidArgumentError(f"option n_agents must be from 2 to 4, got {n}")
-    return n
+class TransportOptions(Options):
+    """Options of ``cwah`` and ``tdw-mat``."""
+
+    team_option: ClassVar[str | None] = "n_agents"
+
+    n_agents: int = Field(2, ge=2, le=4, description="agents per team (every episode is played by this many)")
 
 
 class _TransportBenchmark:
     name = ""
     description = ""
-    agents: tuple[str, ...] = AGENT_KINDS
-    needs_model: frozenset[str] = frozenset(MODEL_KINDS)
+    options_model = TransportOptions
+
+    def __init__(self) -> None:
+        self.agents = {
+            kind: AgentSpec(_KIND_DESCRIPTIONS.get(kind, kind), self._play, needs_model=kind in MODEL_KINDS, team=True)
+            for kind in AGENT_KINDS
+        }
 
     def _episodes(self, n_agents: int, seed: int) -> list[Any]:
         raise NotImplementedError
 
-    def samples(self, n: int | None, seed: int, options: Mapping[str, str]) -> list[Sample]:
+    def samples(self, n: int | None, seed: int, options: TransportOptions) -> list[Sample]:
         """The test set's episodes (the first ``n``), shifted by ``seed``."""
-        n_agents = _n_agents(options, self.name)
-        eps = self._episodes(n_agents, seed)
+        eps = self._episodes(options.n_agents, seed)
         if n is not None:
             eps = eps[:n]
         out = []
@@ -58,6 +68,9 @@ class _TransportBenchmark:
 
     async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
         """Play the episode with the team in ``ctx.agent``; a model failure is a recorded, failed outcome."""
+        return await dispatch(self, sample, ctx)
+
+    async def _play(self, sample: Sample, ctx: AgentContext) -> Outcome:
         episode = episode_from_dict(sample.input)
         team = parse_team(ctx.agent, episode.n_agents)
         result = await arun_episode(episode, team, model=ctx.model, config=ctx.config if ctx.model else None)

@@ -5,7 +5,7 @@ episode live — its actions are executed in the simulator between windows — a
 its trigger is also scored decision by decision with teacher forcing (ACC, ACC w/o ``noop``). Metrics are
 fractions in [0, 1]; see ``docs/mindclaw.md`` for their definitions.
 
-Options (``--opt KEY=VALUE``; ``--data PATH``):
+Options (``--opt KEY=VALUE``; ``--data PATH``; the fields of :class:`ClawOptions`):
 
 * ``split`` — ``test`` (default), ``train`` or ``all`` of ``mindpower-sim`` made with ``--seed`` (0 is the
   standard set); ``dataset_n`` — its size before the split (590); ``data`` — an exported dataset folder or JSONL;
@@ -20,54 +20,52 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Literal
 
-from mindloop.bench.api import AgentContext, Outcome, Sample, SampleRecord
+from pydantic import Field
+
+from mindloop.bench.agents import dispatch
+from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
 from mindloop.errors import InvalidArgumentError
-from mindloop.systems.mindclaw.agents import AGENTS, build_engine, resolve_skills, trained_classifier
+from mindloop.systems.mindclaw.agents import build_engine, resolve_skills, trained_classifier
 from mindloop.systems.mindclaw.evaluation import accuracy_scores, closed_loop, episode_outcome, teacher_forced
 from mindloop.systems.mindclaw.metrics import GoldEpisode, gold_episode, summarize_intervention
+from mindloop.systems.mindclaw.trigger import ClassifierPolicy
 from mindloop.worlds.household.scenarios import Scenario, load_scenarios, mindpower_sim
 
-__all__ = ["ClawBenchmark", "claw_samples", "summarize_claw"]
-
-_OPTIONS = frozenset(
-    {"data", "split", "dataset_n", "scenario", "skills", "belief_table", "observation", "quiet", "classifier_features"}
-)
+__all__ = ["ClawBenchmark", "ClawOptions", "claw_samples", "summarize_claw"]
 
 
-def _settings(options: Mapping[str, str]) -> dict[str, Any]:
-    unknown = set(options) - _OPTIONS
-    if unknown:
-        raise InvalidArgumentError(f"benchmark 'claw' takes the options {sorted(_OPTIONS)}, not {sorted(unknown)}")
-    split = options.get("split", "test")
-    if split not in ("test", "train", "all"):
-        raise InvalidArgumentError(f"option split must be test, train or all, got {split!r}")
-    try:
-        dataset_n = int(options.get("dataset_n", "590"))
-        quiet = int(options.get("quiet", "2"))
-    except ValueError:
-        raise InvalidArgumentError("options dataset_n and quiet must be whole numbers") from None
-    if dataset_n < 1 or quiet < 1:
-        raise InvalidArgumentError("options dataset_n and quiet must be at least 1")
-    table = options.get("belief_table", "on")
-    if table not in ("on", "off"):
-        raise InvalidArgumentError(f"option belief_table must be on or off, got {table!r}")
-    observation = options.get("observation", "symbolic")
-    if observation not in ("symbolic", "model"):
-        raise InvalidArgumentError(f"option observation must be symbolic or model, got {observation!r}")
-    features = options.get("classifier_features", "full")
-    if features not in ("full", "raw"):
-        raise InvalidArgumentError(f"option classifier_features must be full or raw, got {features!r}")
+class ClawOptions(Options):
+    """Options of the ``claw`` benchmark."""
+
+    data: str | None = Field(None, description="an exported dataset folder or JSONL file instead of mindpower-sim")
+    split: Literal["test", "train", "all"] = Field("test", description="the mindpower-sim split (made with --seed)")
+    dataset_n: int = Field(590, ge=1, description="mindpower-sim's size before the split")
+    scenario: str | None = Field(None, description="comma-separated scenario ids to keep (e.g. the demo's episode)")
+    skills: str = Field(
+        "auto", description="auto (the shipped skills, none for the classifier), default, off, or a skills YAML file"
+    )
+    belief_table: Literal["on", "off"] = Field("on", description="the belief table (off: the Table III ablation)")
+    observation: Literal["symbolic", "model"] = Field(
+        "symbolic", description="who turns frames into observations (model: needs --model)"
+    )
+    quiet: int = Field(2, ge=1, description="quiet windows after the script")
+    classifier_features: Literal["full", "raw"] = Field(
+        "full", description="the classifier's features (raw: without the cue detectors' features)"
+    )
+
+
+def _settings(options: ClawOptions) -> dict[str, Any]:
     return {
-        "classifier_features": features,
-        "split": split,
-        "dataset_n": dataset_n,
-        "quiet": quiet,
-        "skills": options.get("skills", "auto"),
-        "belief_table": table,
-        "observation": observation,
+        "classifier_features": options.classifier_features,
+        "split": options.split,
+        "dataset_n": options.dataset_n,
+        "quiet": options.quiet,
+        "skills": options.skills,
+        "belief_table": options.belief_table,
+        "observation": options.observation,
     }
 
 
@@ -82,16 +80,16 @@ def _generated(split: str, seed: int, n: int) -> tuple[Scenario, ...]:
     return tuple(mindpower_sim(split, seed=seed, n=n))
 
 
-def claw_samples(n: int | None, seed: int, options: Mapping[str, str]) -> list[Sample]:
+def claw_samples(n: int | None, seed: int, options: ClawOptions) -> list[Sample]:
     """The run's samples: scenarios with their MindClaw gold (deterministic in ``n``, ``seed``, ``options``)."""
     settings = _settings(options)
     scenarios: Sequence[Scenario]
-    if options.get("data"):
-        scenarios = load_scenarios(options["data"])
+    if options.data:
+        scenarios = load_scenarios(options.data)
     else:
         scenarios = _generated(settings["split"], seed, settings["dataset_n"])
-    if options.get("scenario"):
-        wanted = [x.strip() for x in options["scenario"].split(",") if x.strip()]
+    if options.scenario:
+        wanted = [x.strip() for x in options.scenario.split(",") if x.strip()]
         by_id = {s.id: s for s in scenarios}
         missing = [w for w in wanted if w not in by_id]
         if missing:
@@ -123,31 +121,56 @@ class ClawBenchmark:
 
     name = "claw"
     description = "MindClaw closed-loop precision intervention on mindpower-sim: TA, PIA, CS, trigger ACC"
-    agents: tuple[str, ...] = AGENTS
-    needs_model: frozenset[str] = frozenset({"model"})
+    options_model = ClawOptions
 
-    def samples(self, n: int | None, seed: int, options: Mapping[str, str]) -> list[Sample]:
+    def __init__(self) -> None:
+        self.agents = {
+            "symbolic": AgentSpec("strong skills trigger operations, else noop; symbolic reasoning", self._symbolic),
+            "classifier": AgentSpec(
+                "a decision tree trained on teacher-forced decisions triggers (the embedded 'SFT')", self._classifier
+            ),
+            "model": AgentSpec(
+                "strong skills, else a chat model prompted with the skills, triggers, reasons and acts",
+                self._model,
+                needs_model=True,
+            ),
+        }
+
+    def samples(self, n: int | None, seed: int, options: ClawOptions) -> list[Sample]:
         """See :func:`claw_samples`."""
         return claw_samples(n, seed, options)
 
     async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
         """Run the episode closed loop, then score the trigger decision by decision."""
-        if ctx.agent not in AGENTS:
-            raise InvalidArgumentError(f"unknown agent {ctx.agent!r} for claw (agents: {', '.join(AGENTS)})")
+        return await dispatch(self, sample, ctx)
+
+    async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        return await self._episode(sample, ctx, "symbolic")
+
+    async def _classifier(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        settings = sample.input["settings"]
+        policy = trained_classifier(
+            belief_table=settings["belief_table"] == "on",
+            quiet=settings["quiet"],
+            features=settings.get("classifier_features", "full"),
+        )
+        return await self._episode(sample, ctx, "classifier", policy)
+
+    async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        return await self._episode(sample, ctx, "model")
+
+    async def _episode(
+        self, sample: Sample, ctx: AgentContext, agent: str, classifier: ClassifierPolicy | None = None
+    ) -> Outcome:
         scenario = Scenario.from_dict(sample.input["scenario"])
         gold = GoldEpisode.from_dict(sample.input["gold"])
         settings = sample.input["settings"]
         table = settings["belief_table"] == "on"
-        skills = resolve_skills(settings["skills"], ctx.agent)
-        classifier = None
-        if ctx.agent == "classifier":
-            classifier = trained_classifier(
-                belief_table=table, quiet=settings["quiet"], features=settings.get("classifier_features", "full")
-            )
-        if (ctx.agent == "model" or settings["observation"] == "model") and ctx.model is None:
-            raise InvalidArgumentError("this agent needs a model (--model)")
+        skills = resolve_skills(settings["skills"], agent)
+        if settings["observation"] == "model" and ctx.model is None:
+            raise InvalidArgumentError("observation=model needs a model (--model)")
         engine = build_engine(
-            ctx.agent,
+            agent,
             model=ctx.model,
             config=ctx.config,
             skills=skills,

@@ -6,7 +6,7 @@ similarity per layer (offline all-MiniLM-L6-v2), SR and AC on the ``<Action>`` l
 BPC (0–10) and the Robot-Centric score (0–4). A reply that does not parse is a failed sample scored 0 on every
 automatic metric (the judge still rates the raw reply, as it would any answer).
 
-Options (``--opt KEY=VALUE``; ``--data PATH``):
+Options (``--opt KEY=VALUE``; ``--data PATH``; the fields of :class:`MindPowerOptions`):
 
 * ``split`` — ``test`` (default), ``train`` or ``all`` of ``mindpower-sim`` generated with ``--seed`` (0 is the
   standard set); ``dataset_n`` — its size before the split (590); ``data`` — an exported dataset folder or JSONL;
@@ -20,13 +20,17 @@ Options (``--opt KEY=VALUE``; ``--data PATH``):
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import threading
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
-from mindloop.bench.api import AgentContext, Outcome, Sample, SampleRecord
-from mindloop.errors import DependencyError, InvalidArgumentError
+from pydantic import Field
+
+from mindloop.bench.agents import dispatch
+from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
+from mindloop.errors import DependencyError
 from mindloop.metrics.stats import mean
 from mindloop.metrics.text import BERTSCORE_NAME, TextSimilarity, similarity_available
 from mindloop.models.base import ChatModel, ModelOptions
@@ -37,40 +41,40 @@ from mindloop.systems.mindpower.agents import (
     SymbolicHierarchyAgent,
     render_frames_png,
 )
-from mindloop.systems.mindpower.hierarchy import LAYERS, SETTING_LAYERS, SETTINGS, Hierarchy
+from mindloop.systems.mindpower.hierarchy import LAYERS, SETTING_LAYERS, Hierarchy
 from mindloop.systems.mindpower.judges import judge_bpc, judge_robot_centric
 from mindloop.systems.mindpower.layers import layer_similarity
 from mindloop.worlds.household.scenarios import FALSE_BELIEF, IMPLICIT_GOAL, Scenario, load_scenarios, mindpower_sim
 
-__all__ = ["MindPowerBenchmark", "mindpower_samples", "summarize_mindpower"]
+__all__ = ["MindPowerBenchmark", "MindPowerOptions", "mindpower_samples", "summarize_mindpower"]
 
-_OPTIONS = frozenset(
-    {"data", "split", "dataset_n", "setting", "input", "frames", "judge", "judge_base_url", "judge_api_key_env",
-     "similarity"}
-)  # fmt: skip
 TASKS = (FALSE_BELIEF, IMPLICIT_GOAL)
 
 
-def _settings(options: Mapping[str, str]) -> dict[str, Any]:
-    unknown = set(options) - _OPTIONS
-    if unknown:
-        raise InvalidArgumentError(f"benchmark 'mindpower' takes the options {sorted(_OPTIONS)}, not {sorted(unknown)}")
-    setting = options.get("setting", "hierarchy")
-    if setting not in SETTINGS:
-        raise InvalidArgumentError(f"option setting must be one of {', '.join(SETTINGS)}, got {setting!r}")
-    mode = options.get("input", "text")
-    if mode not in ("text", "frames"):
-        raise InvalidArgumentError(f"option input must be text or frames, got {mode!r}")
-    try:
-        frames = int(options.get("frames", "32"))
-        dataset_n = int(options.get("dataset_n", "590"))
-    except ValueError:
-        raise InvalidArgumentError("options frames and dataset_n must be whole numbers") from None
-    if frames < 1 or dataset_n < 1:
-        raise InvalidArgumentError("options frames and dataset_n must be at least 1")
-    similarity = options.get("similarity", "auto")
-    if similarity not in ("auto", "on", "off"):
-        raise InvalidArgumentError(f"option similarity must be auto, on or off, got {similarity!r}")
+class MindPowerOptions(Options):
+    """Options of the ``mindpower`` benchmark."""
+
+    data: str | None = Field(None, description="an exported dataset folder or JSONL file instead of mindpower-sim")
+    split: Literal["test", "train", "all"] = Field("test", description="the mindpower-sim split (made with --seed)")
+    dataset_n: int = Field(590, ge=1, description="mindpower-sim's size before the split")
+    setting: Literal["hierarchy", "decision", "think"] = Field(
+        "hierarchy", description="output setting: six-layer hierarchy (Fig. 15), decision (Fig. 17), think (Fig. 18)"
+    )
+    input: Literal["text", "frames"] = Field(
+        "text", description="what the agent sees: the narration, or rendered frames as images"
+    )
+    frames: int = Field(32, ge=1, description="frames rendered per scenario with input=frames")
+    judge: str | None = Field(None, description="a model (BACKEND/NAME) that judges BPC and the Robot-Centric score")
+    judge_base_url: str | None = Field(None, description="the judge's OpenAI-compatible endpoint")
+    judge_api_key_env: str = Field("OPENAI_API_KEY", description="environment variable holding the judge's API key")
+    similarity: Literal["auto", "on", "off"] = Field(
+        "auto",
+        description="BERTScore and Sentence-Transformer similarity (auto: on when the metrics extra is installed)",
+    )
+
+
+def _settings(options: MindPowerOptions) -> dict[str, Any]:
+    similarity: str = options.similarity
     if similarity == "auto":
         similarity = "on" if similarity_available() else "off"
     elif similarity == "on" and not similarity_available():
@@ -79,23 +83,23 @@ def _settings(options: Mapping[str, str]) -> dict[str, Any]:
             "pip install 'mindloop[metrics]'"
         )
     return {
-        "setting": setting,
-        "input": mode,
-        "frames": frames,
-        "dataset_n": dataset_n,
-        "split": options.get("split", "test"),
-        "judge": options.get("judge"),
-        "judge_base_url": options.get("judge_base_url"),
-        "judge_api_key_env": options.get("judge_api_key_env", "OPENAI_API_KEY"),
+        "setting": options.setting,
+        "input": options.input,
+        "frames": options.frames,
+        "dataset_n": options.dataset_n,
+        "split": options.split,
+        "judge": options.judge,
+        "judge_base_url": options.judge_base_url,
+        "judge_api_key_env": options.judge_api_key_env,
         "similarity": similarity,
     }
 
 
-def mindpower_samples(n: int | None, seed: int, options: Mapping[str, str]) -> list[Sample]:
+def mindpower_samples(n: int | None, seed: int, options: MindPowerOptions) -> list[Sample]:
     """Samples of the chosen scenarios (the first ``n``), each carrying its scenario record and the settings."""
     settings = _settings(options)
-    if options.get("data"):
-        scenarios = load_scenarios(options["data"])
+    if options.data:
+        scenarios = load_scenarios(options.data)
     else:
         scenarios = mindpower_sim(settings["split"], seed=seed, n=settings["dataset_n"])
     if n is not None:
@@ -115,15 +119,23 @@ class MindPowerBenchmark:
 
     name = "mindpower"
     description = "MindPower six-layer reasoning on mindpower-sim: per-layer BERTScore/ST, action SR/AC, judged BPC"
-    agents: tuple[str, ...] = ("symbolic", "model")
-    needs_model: frozenset[str] = frozenset({"model"})
+    options_model = MindPowerOptions
 
     def __init__(self) -> None:
         self._similarity: TextSimilarity | None = None
         self._lock = threading.Lock()
         self._judges: dict[tuple[str, str | None, str], ChatModel] = {}
+        self.agents = {
+            "symbolic": AgentSpec(
+                "the reference: the gold hierarchy, checked against the robot's belief store of a replay",
+                self._symbolic,
+            ),
+            "model": AgentSpec(
+                "a chat model answers the setting's prompt (text or frames)", self._model, needs_model=True
+            ),
+        }
 
-    def samples(self, n: int | None, seed: int, options: Mapping[str, str]) -> list[Sample]:
+    def samples(self, n: int | None, seed: int, options: MindPowerOptions) -> list[Sample]:
         """The scenarios of the run (deterministic in ``n``, ``seed`` and ``options``)."""
         return mindpower_samples(n, seed, options)
 
@@ -150,24 +162,28 @@ class MindPowerBenchmark:
             scores[f"st_{layer}"] = s.st_cosine
         return scores
 
-    async def _answer(self, scenario: Scenario, settings: Mapping[str, Any], ctx: AgentContext) -> HierarchyAnswer:
-        if ctx.agent == "symbolic":
-            return await SymbolicHierarchyAgent(settings["setting"]).answer(scenario)
-        if ctx.agent != "model":
-            raise InvalidArgumentError(f"unknown agent {ctx.agent!r} for mindpower (agents: symbolic, model)")
-        if ctx.model is None:
-            raise InvalidArgumentError("the model agent needs a model (--model)")
+    async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        """Answer one scenario with the agent and score it (failures score 0, never a success)."""
+        _require_metrics(sample.input["settings"]["similarity"] == "on")
+        return await dispatch(self, sample, ctx)
+
+    async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        scenario = Scenario.from_dict(sample.input["scenario"])
+        answer = await SymbolicHierarchyAgent(sample.input["settings"]["setting"]).answer(scenario)
+        return await self._score(sample, scenario, answer)
+
+    async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        assert ctx.model is not None  # dispatch refuses a model agent without a model
+        scenario = Scenario.from_dict(sample.input["scenario"])
+        settings = sample.input["settings"]
         agent = ModelHierarchyAgent(
             ctx.model, settings["setting"], input_mode=settings["input"], n_frames=settings["frames"], config=ctx.config
         )
-        return await agent.answer(scenario)
+        return await self._score(sample, scenario, await agent.answer(scenario))
 
-    async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        """Answer one scenario with the agent and score it (failures score 0, never a success)."""
-        scenario = Scenario.from_dict(sample.input["scenario"])
+    async def _score(self, sample: Sample, scenario: Scenario, answer: HierarchyAnswer) -> Outcome:
         settings = sample.input["settings"]
         layers = [x for x in SETTING_LAYERS[settings["setting"]] if x in LAYERS]
-        answer = await self._answer(scenario, settings, ctx)
         output: dict[str, Any] = {"reply": answer.text}
         scores: dict[str, float] = {"format_ok": 0.0, "sr": 0.0, "ac": 0.0, "rouge1": 0.0, "rouge2": 0.0, "rougeL": 0.0}
         if settings["similarity"] == "on":
@@ -211,6 +227,15 @@ class MindPowerBenchmark:
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
         """The Table 2 columns over all samples (failed ones score 0), by task and for the dialogue subset."""
         return summarize_mindpower(records)
+
+
+def _require_metrics(similarity: bool) -> None:
+    """Refuse to score without the metrics' libraries (checked before the agent answers, where the sample runs):
+    the runner then stops the run with this error instead of recording zeros for answers it never scored."""
+    if importlib.util.find_spec("rouge_score") is None:
+        raise DependencyError("SR and AC need the rouge-score package (a mindloop dependency): pip install rouge-score")
+    if similarity and not similarity_available():
+        raise DependencyError("similarity=on needs the metrics extra on this machine: pip install 'mindloop[metrics]'")
 
 
 def _pct(values: Sequence[float]) -> float | None:

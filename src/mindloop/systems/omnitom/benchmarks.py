@@ -1,26 +1,30 @@
 """The ``omnitom-stage1`` and ``omnitom-stage2`` benchmarks on the harness.
 
-Samples are OmniToM gold records: from a JSON/JSONL file (``--option data=PATH``), or, by default, seeded
-templated false-belief stories annotated by the symbolic annotator (exact golds, no data needed). Agents:
+Samples are OmniToM gold records: from a JSON/JSONL file (``--data PATH`` or ``--opt data=PATH``), or, by default,
+seeded templated false-belief stories annotated by the symbolic annotator (exact golds, no data needed). Agents:
 
 * ``symbolic`` — the symbolic annotator (parses templated false-belief stories; any other story is a failed
   sample, never a guess). On the default samples it is the oracle: F1 and accuracy 1.0.
-* ``model`` — the paper's TELeR prompts (Level 3 zero-shot by default, ``--option level=4`` for the Level 4
+* ``model`` — the paper's TELeR prompts (Level 3 zero-shot by default, ``--opt level=4`` for the Level 4
   prompt with the App. E example of the story's category); the reply's table is parsed tolerantly, and a reply
   without a table is a failed sample scored 0.
 
-Stage 1 options: ``aligner=auto|embedded|exact`` (``auto``: embedded when the ``metrics`` extra is installed,
-else exact; the summary names the one used), ``threshold=0.8`` (embedded), ``judge=MODEL`` (the paper's model
-judge instead). Settings travel inside each sample, so worker processes score the same way.
+Options are the fields of :class:`OmniToMOptions` (both stages: ``data``, ``level``) and, for Stage 1, of
+:class:`OmniToMStage1Options`: ``aligner=auto|embedded|exact`` (``auto``: embedded when the ``metrics`` extra is
+installed, else exact; the summary names the one used), ``threshold=0.8`` (embedded), ``judge=MODEL`` (the paper's
+model judge instead). Settings travel inside each sample, so worker processes score the same way.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
-from mindloop.bench.api import AgentContext, Outcome, Sample, SampleRecord
+from pydantic import Field
+
+from mindloop.bench.agents import dispatch
+from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
 from mindloop.errors import InvalidArgumentError, MindloopError
 from mindloop.metrics.embeddings import encoder_available
 from mindloop.metrics.stats import mean
@@ -41,40 +45,52 @@ from mindloop.systems.omnitom.records import (
     CATEGORIES,
     DIMENSIONS,
     BeliefLabels,
+    BeliefRecord,
     StoryRecord,
     read_records,
 )
 from mindloop.systems.omnitom.tables import parse_stage1, parse_stage2
 from mindloop.systems.omnitom.templated import generate_false_belief_stories
 
-__all__ = ["DEFAULT_N", "OmniToMStage1Benchmark", "OmniToMStage2Benchmark", "omnitom_samples"]
+__all__ = [
+    "DEFAULT_N",
+    "OmniToMOptions",
+    "OmniToMStage1Benchmark",
+    "OmniToMStage1Options",
+    "OmniToMStage2Benchmark",
+    "omnitom_samples",
+]
 
 DEFAULT_N = 100
 """Generated stories when neither ``--n`` nor ``data`` is given."""
 
-_COMMON_OPTIONS = frozenset({"data", "level"})
-_STAGE1_OPTIONS = _COMMON_OPTIONS | {"aligner", "threshold", "judge"}
+
+class OmniToMOptions(Options):
+    """Options of ``omnitom-stage2`` (and the common part of ``omnitom-stage1``)."""
+
+    data: str | None = Field(None, description="a JSON/JSONL file of gold records instead of generated stories")
+    level: Literal[3, 4] = Field(
+        3, description="TELeR prompt level of the model agent: 3 (zero-shot) or 4 (with the App. E example)"
+    )
 
 
-def _settings(name: str, options: Mapping[str, str], allowed: frozenset[str]) -> dict[str, Any]:
-    unknown = set(options) - allowed
-    if unknown:
-        raise InvalidArgumentError(f"benchmark {name!r} takes the options {sorted(allowed)}, not {sorted(unknown)}")
-    level = options.get("level", "3")
-    if level not in ("3", "4"):
-        raise InvalidArgumentError(f"option level must be 3 or 4, got {level!r}")
-    settings: dict[str, Any] = {"level": int(level)}
-    if "aligner" in allowed:
-        aligner = options.get("aligner", "auto")
-        if aligner not in ("auto", "embedded", "exact"):
-            raise InvalidArgumentError(f"option aligner must be auto, embedded or exact, got {aligner!r}")
+class OmniToMStage1Options(OmniToMOptions):
+    """Options of ``omnitom-stage1``: the common ones and how predicted beliefs are aligned with the gold."""
+
+    aligner: Literal["auto", "embedded", "exact"] = Field(
+        "auto", description="belief alignment (auto: embedded when the metrics extra is installed, else exact)"
+    )
+    threshold: float = Field(0.8, ge=0.0, le=1.0, description="similarity threshold of the embedded aligner")
+    judge: str | None = Field(None, description="a model (BACKEND/NAME) that aligns instead, as the paper's judge")
+
+
+def _settings(options: OmniToMOptions) -> dict[str, Any]:
+    settings: dict[str, Any] = {"level": options.level}
+    if isinstance(options, OmniToMStage1Options):
+        aligner: str = options.aligner
         if aligner == "auto":
             aligner = "embedded" if encoder_available() else "exact"
-        try:
-            threshold = float(options.get("threshold", "0.8"))
-        except ValueError:
-            raise InvalidArgumentError(f"option threshold must be a number, got {options['threshold']!r}") from None
-        settings.update(aligner=aligner, threshold=threshold, judge=options.get("judge"))
+        settings.update(aligner=aligner, threshold=options.threshold, judge=options.judge)
     return settings
 
 
@@ -101,6 +117,10 @@ def omnitom_samples(n: int | None, seed: int, data: str | None, settings: Mappin
     ]
 
 
+_STAGE1_ZERO = {"precision": 0.0, "recall": 0.0, "f1": 0.0}
+_STAGE2_ZERO = {**dict.fromkeys(DIMENSIONS, 0.0), "overall": 0.0}
+
+
 def _record(sample: Sample) -> StoryRecord:
     return StoryRecord.model_validate(sample.input["record"])
 
@@ -115,15 +135,29 @@ def _symbolic(record: StoryRecord) -> StoryRecord:
 
 
 class _OmniToMBase:
-    agents: tuple[str, ...] = ("symbolic", "model")
-    needs_model: frozenset[str] = frozenset({"model"})
     name: str
-    allowed: frozenset[str]
 
-    def samples(self, n: int | None, seed: int, options: Mapping[str, str]) -> list[Sample]:
+    def __init__(self) -> None:
+        self.agents = {
+            "symbolic": AgentSpec(
+                "the symbolic annotator (templated false-belief stories; any other story fails)", self._symbolic
+            ),
+            "model": AgentSpec("a chat model with the paper's TELeR prompt", self._model, needs_model=True),
+        }
+
+    def samples(self, n: int | None, seed: int, options: OmniToMOptions) -> list[Sample]:
         """Gold-record samples (deterministic in ``n``, ``seed`` and ``options``)."""
-        settings = _settings(self.name, options, self.allowed)
-        return omnitom_samples(n, seed, options.get("data"), settings)
+        return omnitom_samples(n, seed, options.data, _settings(options))
+
+    async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        """Answer one story with the agent in ``ctx.agent`` and score it (failures score 0)."""
+        return await dispatch(self, sample, ctx)
+
+    async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        raise NotImplementedError
+
+    async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        raise NotImplementedError
 
 
 class OmniToMStage1Benchmark(_OmniToMBase):
@@ -131,9 +165,10 @@ class OmniToMStage1Benchmark(_OmniToMBase):
 
     name = "omnitom-stage1"
     description = "OmniToM Stage 1 belief extraction, MatchCount F1 (generated false-belief golds, or data=FILE)"
-    allowed = _STAGE1_OPTIONS
+    options_model = OmniToMStage1Options
 
     def __init__(self) -> None:
+        super().__init__()
         self._aligners: dict[tuple[Any, ...], Aligner] = {}
 
     def _aligner(self, settings: Mapping[str, Any]) -> Aligner:
@@ -152,35 +187,43 @@ class OmniToMStage1Benchmark(_OmniToMBase):
             self._aligners[key] = aligner
         return aligner
 
-    async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        """Extract with the agent, align with the configured aligner, score P/R/F1 (failures score 0)."""
+    async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        """Extract with the symbolic annotator, then align and score."""
         gold = _record(sample)
+        try:
+            predicted = _symbolic(gold).beliefs
+        except MindloopError as exc:
+            return Outcome({"beliefs": []}, dict(_STAGE1_ZERO), error=f"symbolic annotator: {exc}")
+        return await self._score(sample, gold, predicted, {"beliefs": [b.model_dump(mode="json") for b in predicted]})
+
+    async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        """Extract with the model's TELeR prompt (a reply without table rows fails), then align and score."""
+        assert ctx.model is not None  # dispatch refuses a model agent without a model
+        gold = _record(sample)
+        level: Level = 4 if sample.input.get("settings", {}).get("level") == 4 else 3
+        messages = stage1_messages(
+            gold.story, level=level, category=gold.story_category, examples=_examples(gold, level)
+        )
+        reply = await ctx.model.generate(messages, ctx.config)
+        parsed = parse_stage1(reply.text)
+        output: dict[str, Any] = {
+            "beliefs": [b.model_dump(mode="json") for b in parsed.beliefs],
+            "malformed": [m.to_json() for m in parsed.malformed],
+            "reply": reply.text,
+        }
+        if not parsed.beliefs:
+            return Outcome(output, dict(_STAGE1_ZERO), error="no Actor | Belief | Order table rows in the reply")
+        return await self._score(sample, gold, parsed.beliefs, output)
+
+    async def _score(
+        self, sample: Sample, gold: StoryRecord, predicted: Sequence[BeliefRecord], output: dict[str, Any]
+    ) -> Outcome:
+        """Align ``predicted`` with the gold with the configured aligner and score P/R/F1 (failures score 0)."""
         settings = sample.input.get("settings", {})
-        zero = {"precision": 0.0, "recall": 0.0, "f1": 0.0}
-        if ctx.agent == "symbolic":
-            try:
-                predicted = _symbolic(gold).beliefs
-            except MindloopError as exc:
-                return Outcome({"beliefs": []}, zero, error=f"symbolic annotator: {exc}")
-            output: dict[str, Any] = {"beliefs": [b.model_dump(mode="json") for b in predicted]}
-        else:
-            if ctx.model is None:
-                raise InvalidArgumentError("the model agent needs a model")
-            level: Level = 4 if settings.get("level") == 4 else 3
-            messages = stage1_messages(
-                gold.story, level=level, category=gold.story_category, examples=_examples(gold, level)
-            )
-            reply = await ctx.model.generate(messages, ctx.config)
-            parsed = parse_stage1(reply.text)
-            predicted = parsed.beliefs
-            output = {
-                "beliefs": [b.model_dump(mode="json") for b in predicted],
-                "malformed": [m.to_json() for m in parsed.malformed],
-                "reply": reply.text,
-            }
-            if not predicted:
-                return Outcome(output, zero, error="no Actor | Belief | Order table rows in the reply")
-        alignment = (await self._aligner(settings).align([AlignmentTask(gold.story, predicted, gold.beliefs)]))[0]
+        zero = dict(_STAGE1_ZERO)
+        alignment = (await self._aligner(settings).align([AlignmentTask(gold.story, tuple(predicted), gold.beliefs)]))[
+            0
+        ]
         if alignment.error is not None:
             return Outcome(output, zero, error=f"alignment failed: {alignment.error}")
         score = stage1_story_score(predicted, gold.beliefs, alignment, story_id=gold.story_id)
@@ -226,34 +269,41 @@ class OmniToMStage2Benchmark(_OmniToMBase):
 
     name = "omnitom-stage2"
     description = "OmniToM Stage 2 seven-dimension belief labelling accuracy (generated golds, or data=FILE)"
-    allowed = _COMMON_OPTIONS
+    options_model = OmniToMOptions
 
-    async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        """Label the gold beliefs with the agent and score each dimension (a missing label is wrong)."""
+    @staticmethod
+    def _gold(sample: Sample) -> StoryRecord:
         gold = _record(sample)
         if not gold.beliefs:
             raise InvalidArgumentError(f"story {gold.story_id} has no gold beliefs to label")
-        settings = sample.input.get("settings", {})
-        zero = {**dict.fromkeys(DIMENSIONS, 0.0), "overall": 0.0}
-        labels: list[BeliefLabels | None]
-        if ctx.agent == "symbolic":
-            try:
-                labels = stage2_labels_for_gold(_symbolic(gold).beliefs, gold.beliefs)
-            except MindloopError as exc:
-                return Outcome({"labels": []}, zero, error=f"symbolic annotator: {exc}")
-            output: dict[str, Any] = {}
-        else:
-            if ctx.model is None:
-                raise InvalidArgumentError("the model agent needs a model")
-            level: Level = 4 if settings.get("level") == 4 else 3
-            messages = stage2_messages(gold.story, gold.beliefs, level=level, examples=_examples(gold, level))
-            reply = await ctx.model.generate(messages, ctx.config)
-            parsed = parse_stage2(reply.text, gold.beliefs)
-            labels = list(parsed.labels)
-            output = {"malformed": [m.to_json() for m in parsed.malformed], "reply": reply.text}
-            if not parsed.found_table:
-                output["labels"] = []
-                return Outcome(output, zero, error="no labelled belief table in the reply")
+        return gold
+
+    async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        """Label the gold beliefs with the symbolic annotator's labels, then score each dimension."""
+        gold = self._gold(sample)
+        try:
+            labels = stage2_labels_for_gold(_symbolic(gold).beliefs, gold.beliefs)
+        except MindloopError as exc:
+            return Outcome({"labels": []}, dict(_STAGE2_ZERO), error=f"symbolic annotator: {exc}")
+        return self._score(gold, labels, {})
+
+    async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        """Label the gold beliefs with the model's TELeR prompt (a reply without a table fails), then score."""
+        assert ctx.model is not None  # dispatch refuses a model agent without a model
+        gold = self._gold(sample)
+        level: Level = 4 if sample.input.get("settings", {}).get("level") == 4 else 3
+        messages = stage2_messages(gold.story, gold.beliefs, level=level, examples=_examples(gold, level))
+        reply = await ctx.model.generate(messages, ctx.config)
+        parsed = parse_stage2(reply.text, gold.beliefs)
+        output: dict[str, Any] = {"malformed": [m.to_json() for m in parsed.malformed], "reply": reply.text}
+        if not parsed.found_table:
+            output["labels"] = []
+            return Outcome(output, dict(_STAGE2_ZERO), error="no labelled belief table in the reply")
+        return self._score(gold, list(parsed.labels), output)
+
+    @staticmethod
+    def _score(gold: StoryRecord, labels: list[BeliefLabels | None], output: dict[str, Any]) -> Outcome:
+        """Score each dimension of ``labels`` against the gold (a missing label is wrong)."""
         output["labels"] = [x.model_dump(mode="json") if x is not None else None for x in labels]
         score = stage2_story_score(labels, gold.beliefs, story_id=gold.story_id)
         scores = {**score.accuracy, "overall": score.overall, "missing": float(score.n_missing)}

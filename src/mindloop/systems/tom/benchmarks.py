@@ -4,6 +4,8 @@ Each sample is one question with its story. The ``symbolic`` agent tracks the st
 (trust-everyone for ToMi, Hi-ToM's exit-order trust for Hi-ToM) and reads the answer from the store; the
 ``model`` agent asks a model with :mod:`mindloop.systems.tom.agents`'s prompt and parses its reply. A reply that
 names no choice unambiguously is a failed sample (scored incorrect) that keeps the reply and the reason.
+
+Options (:class:`ToMOptions`): ``data`` — a numbered-line file to read instead of the default set (``--data``).
 """
 
 from __future__ import annotations
@@ -15,7 +17,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from mindloop.bench.api import AgentContext, Outcome, Sample, SampleRecord
+from pydantic import Field
+
+from mindloop.bench.agents import dispatch
+from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.tom.agents import build_prompt, parse_answer
 from mindloop.worlds.stories.generate import generate_tomi
@@ -31,10 +36,19 @@ from mindloop.worlds.stories.tomi import (
     track_story,
 )
 
-__all__ = ["HiToMBenchmark", "ToMiBenchmark", "bundled_hitom_path", "tom_samples"]
+__all__ = ["HiToMBenchmark", "ToMOptions", "ToMiBenchmark", "bundled_hitom_path", "tom_samples"]
 
 DEFAULT_GENERATED = 1000
 """Questions in the generated ToMi set when ``--n`` is not given."""
+
+
+class ToMOptions(Options):
+    """Options of ``tomi`` and ``hitom``."""
+
+    data: str | None = Field(
+        None,
+        description="a story file in the numbered-line format to read instead of the default set (--data PATH)",
+    )
 
 
 def bundled_hitom_path() -> Path:
@@ -97,22 +111,28 @@ class _ToMBenchmark:
     description: str
     fmt: StoryFormat
     types: tuple[str, ...]
-    agents: tuple[str, ...] = ("symbolic", "model")
-    needs_model: frozenset[str] = frozenset({"model"})
+    options_model = ToMOptions
 
-    def samples(self, n: int | None, seed: int, options: Mapping[str, str]) -> list[Sample]:
-        unknown = set(options) - {"data"}
-        if unknown:
-            raise InvalidArgumentError(f"benchmark {self.name!r} takes only the option 'data', not {sorted(unknown)}")
-        return tom_samples(self.fmt, n, seed, options.get("data"))
+    def __init__(self) -> None:
+        self.agents = {
+            "symbolic": AgentSpec(
+                "the belief tracker follows the story and reads the answer from its store", self._symbolic
+            ),
+            "model": AgentSpec("a chat model answers the multiple-choice prompt", self._model, needs_model=True),
+        }
+
+    def samples(self, n: int | None, seed: int, options: ToMOptions) -> list[Sample]:
+        """The first ``n`` questions of ``data`` or of the default set (generated ToMi, bundled Hi-ToM)."""
+        return tom_samples(self.fmt, n, seed, options.data)
 
     async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        """Answer one question with the agent in ``ctx.agent`` and score it."""
+        return await dispatch(self, sample, ctx)
+
+    async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        assert ctx.model is not None  # dispatch refuses a model agent without a model
         inp = sample.input
         gold = inp["answer"]
-        if ctx.agent == "symbolic":
-            return self._symbolic(inp, gold)
-        if ctx.model is None:
-            raise InvalidArgumentError("the model agent needs a model")
         reply = await ctx.model.generate(
             build_prompt(inp["story"], inp["question"], inp["choices"], hitom=self.fmt == "hitom"), ctx.config
         )
@@ -122,7 +142,9 @@ class _ToMBenchmark:
             return Outcome(output, {"correct": 0.0, "parsed": 0.0}, error=f"unparseable answer: {parsed.how}")
         return Outcome(output, {"correct": float(parsed.choice == gold), "parsed": 1.0})
 
-    def _symbolic(self, inp: Mapping[str, Any], gold: str) -> Outcome:
+    async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        inp = sample.input
+        gold = inp["answer"]
         question = parse_question(inp["question"], gold, self.fmt)
         if question is None:
             raise InvalidArgumentError(f"not a {self.fmt} question: {inp['question']!r}")

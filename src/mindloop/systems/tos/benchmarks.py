@@ -14,21 +14,25 @@ Scores per sample: ``steps``, ``coverage`` (objects and doors seen), ``edge_cove
 ``info_gain``, ``map_dir``/``map_facing``/``map_pos``/``map_overall`` (the final global map against the full
 scene), one accuracy per task (``direction``, ``persp.take``, ``perc.dec``, ``act2view``, ``view2act``,
 ``alloc.map``, ``ment.rot``, ``loc2view``, ``view2loc``) and their mean ``avg``; false-belief scores as ``fb_*``;
-model runs add probe diagnostics.
+model runs add probe diagnostics. Options are the fields of :class:`TosOptions`.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from mindloop.bench.api import AgentContext, Outcome, Sample, SampleRecord
+from pydantic import Field, field_validator, model_validator
+
+from mindloop.bench.agents import dispatch
+from mindloop.bench.api import AgentContext, AgentRunner, AgentSpec, Options, Outcome, Sample, SampleRecord
 from mindloop.errors import InvalidArgumentError, MindloopError
 from mindloop.metrics.stats import mean
 from mindloop.systems.tos.explorers.base import Exploration, new_belief, run_exploration
 from mindloop.systems.tos.explorers.belief import SpatialBelief
+from mindloop.systems.tos.explorers.model import PROBES
 from mindloop.systems.tos.explorers.revision import ChangeDetector
 from mindloop.systems.tos.explorers.scout import ScoutExplorer
 from mindloop.systems.tos.explorers.strategist import StrategistExplorer
@@ -52,24 +56,11 @@ from mindloop.systems.tos.world.scene import Scene, scene_from_dict, scene_to_di
 from mindloop.systems.tos.world.tasks import ROUTE_TASKS, SURVEY_TASKS, TASKS, TaskQuestion, answer_spec, generate_tasks
 from mindloop.systems.tos.world.world import world_from_scene
 
-__all__ = ["TosActiveBenchmark", "TosPassiveBenchmark", "answer_text", "format_table"]
+__all__ = ["TosActiveBenchmark", "TosOptions", "TosPassiveBenchmark", "answer_text", "format_table"]
 
 DEFAULT_SCENES = 100
 """Scenes per run when ``--n`` is not given (the paper's 100)."""
 
-_OPTIONS = {
-    "rooms",
-    "objects",
-    "per_task",
-    "scenes",
-    "data",
-    "mode",
-    "false_belief",
-    "proxy",
-    "probes",
-    "max_steps",
-    "tasks",
-}
 _COUNTS = {"steps", "action_cost", "fb_steps", "fb_redundancy", "invalid_actions"}
 """Scores that are counts, averaged over the samples that have them (a failed sample has none)."""
 
@@ -87,17 +78,57 @@ def answer_text(task: str, value: Any) -> str:
     return str(value)
 
 
-def _int_option(options: Mapping[str, str], key: str, default: int, lo: int, hi: int) -> int:
-    raw = options.get(key)
-    if raw is None:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise InvalidArgumentError(f"--opt {key}={raw!r}: expected an integer") from None
-    if not lo <= value <= hi:
-        raise InvalidArgumentError(f"--opt {key}={value}: expected {lo}..{hi}")
-    return value
+def _names(value: Any) -> Any:
+    """``"a, b"`` -> ``("a", "b")``: comma-separated text as given on the command line."""
+    return tuple(x.strip() for x in value.split(",") if x.strip()) if isinstance(value, str) else value
+
+
+class TosOptions(Options):
+    """Options of ``tos-active`` and ``tos-passive``."""
+
+    rooms: int = Field(3, ge=1, le=11, description="rooms per procedural scene")
+    objects: int = Field(4, ge=1, le=10, description="objects per room of a procedural scene")
+    per_task: int = Field(3, ge=1, le=20, description="questions per task and scene")
+    scenes: str | None = Field(None, description="a scene file, a reference run folder, or a folder of them")
+    data: str | None = Field(None, description="one scene file (--data FILE); give scenes or data, not both")
+    mode: Literal["text", "vision"] = Field("text", description="observations as text or as images")
+    false_belief: bool = Field(True, description="tos-active: the false-belief phase after exploration")
+    proxy: Literal["strategist", "scout", "symbolic"] | None = Field(
+        None, description="tos-passive model agent: whose exploration log it reads (default: strategist for "
+        "text, scout for vision)"
+    )  # fmt: skip
+    probes: str = Field(
+        ",".join(PROBES),
+        description="the model agent's cognitive-map probes, comma-separated",
+        json_schema_extra={"expected": f"comma-separated probe names from: {', '.join(PROBES)}"},
+    )
+    max_steps: int = Field(20, ge=1, le=1000, description="tos-active: the exploration step budget")
+    tasks: tuple[str, ...] = Field(
+        TASKS,
+        description="the downstream tasks to ask, comma-separated",
+        json_schema_extra={"expected": f"comma-separated task names from: {', '.join(TASKS)}"},
+    )
+
+    @field_validator("probes")
+    @classmethod
+    def _known_probes(cls, value: str) -> str:
+        if any(p not in PROBES for p in _names(value)):
+            raise ValueError(f"comma-separated probe names from: {', '.join(PROBES)}")
+        return value
+
+    @field_validator("tasks", mode="before")
+    @classmethod
+    def _split_tasks(cls, value: Any) -> Any:
+        names = _names(value)
+        if isinstance(names, tuple) and any(t not in TASKS for t in names):
+            raise ValueError(f"comma-separated task names from: {', '.join(TASKS)}")
+        return names
+
+    @model_validator(mode="after")
+    def _one_scene_source(self) -> TosOptions:
+        if self.scenes is not None and self.data is not None:
+            raise ValueError("give the scenes once: --data FILE or --opt scenes=PATH, not both")
+        return self
 
 
 def _scene_files(path: Path) -> list[Path]:
@@ -114,44 +145,50 @@ def _scene_files(path: Path) -> list[Path]:
     return found
 
 
+_EXPLORERS: dict[str, Callable[[SpatialBelief, int], Any]] = {
+    "symbolic": lambda belief, seed: SymbolicExplorer(belief),
+    "scout": lambda belief, seed: ScoutExplorer(),
+    "strategist": lambda belief, seed: StrategistExplorer(seed=seed),
+}
+"""The scripted explorers by name (``belief`` is the map it writes, ``seed`` the scene's seed)."""
+
+_EXPLORER_DESCRIPTIONS = {
+    "symbolic": "the symbolic explorer (exact cognitive map) answering from its map",
+    "scout": "the paper's Scout proxy; its map is built from what it saw",
+    "strategist": "the paper's Strategist proxy; its map is built from what it saw",
+}
+
+
 class _TosBenchmark:
     """Shared by the active and passive benchmarks."""
 
     name: str
     description: str
     active: bool
-    agents: tuple[str, ...] = ("symbolic", "scout", "strategist", "model")
-    needs_model: frozenset[str] = frozenset({"model"})
+    options_model = TosOptions
+
+    def __init__(self) -> None:
+        self.agents: dict[str, AgentSpec] = {
+            name: AgentSpec(_EXPLORER_DESCRIPTIONS[name], self._scripted(name)) for name in _EXPLORERS
+        }
+        self.agents["model"] = AgentSpec(
+            "a chat model exploring (active) or reading a proxy's log (passive), probed for its map, answering",
+            self._model,
+            needs_model=True,
+        )
 
     # ---- samples --------------------------------------------------------------------------------------------
-    def samples(self, n: int | None, seed: int, options: Mapping[str, str]) -> list[Sample]:
+    def samples(self, n: int | None, seed: int, options: TosOptions) -> list[Sample]:
         """One sample per scene: procedural (seeded) or read from ``--opt scenes=PATH``."""
-        unknown = set(options) - _OPTIONS
-        if unknown:
-            raise InvalidArgumentError(
-                f"benchmark {self.name!r} does not take option(s) {sorted(unknown)}; it takes {sorted(_OPTIONS)}"
-            )
-        per_task = _int_option(options, "per_task", 3, 1, 20)
-        mode = options.get("mode", "text")
-        if mode not in ("text", "vision"):
-            raise InvalidArgumentError(f"--opt mode={mode!r}: expected text or vision")
-        tasks = tuple(t.strip() for t in options["tasks"].split(",")) if "tasks" in options else TASKS
-        bad = [t for t in tasks if t not in TASKS]
-        if bad:
-            raise InvalidArgumentError(f"--opt tasks: unknown task(s) {bad}; known: {', '.join(TASKS)}")
+        per_task, mode, tasks = options.per_task, options.mode, options.tasks
         scenes: list[tuple[Scene, int]] = []
-        if "scenes" in options and "data" in options:
-            raise InvalidArgumentError("give the scenes once: --data FILE or --opt scenes=PATH, not both")
-        source = options.get("scenes", options.get("data"))
+        source = options.scenes if options.scenes is not None else options.data
         if source is not None:
             files = _scene_files(Path(source))
             files = files[:n] if n is not None else files
             scenes = [(load_scene(f), seed * 1_000_003 + i) for i, f in enumerate(files)]
         else:
-            layout = LayoutConfig(
-                rooms=_int_option(options, "rooms", 3, 1, 11),
-                objects_per_room=_int_option(options, "objects", 4, 1, 10),
-            )
+            layout = LayoutConfig(rooms=options.rooms, objects_per_room=options.objects)
             count = DEFAULT_SCENES if n is None else n
             scenes = [(generate_scene(seed * 1_000_003 + i, layout), seed * 1_000_003 + i) for i in range(count)]
         out = []
@@ -167,10 +204,10 @@ class _TosBenchmark:
                         "questions": [q.to_dict() for q in questions],
                         "rooms": rooms,
                         "mode": mode,
-                        "false_belief": self.active and options.get("false_belief", "1") not in ("0", "false", "no"),
-                        "max_steps": _int_option(options, "max_steps", 20, 1, 1000),
-                        "proxy": options.get("proxy", "strategist" if mode == "text" else "scout"),
-                        "probes": options.get("probes", "global,local,fog"),
+                        "false_belief": self.active and options.false_belief,
+                        "max_steps": options.max_steps,
+                        "proxy": options.proxy or ("strategist" if mode == "text" else "scout"),
+                        "probes": options.probes,
                     },
                     group=f"{rooms}-room",
                 )
@@ -180,33 +217,34 @@ class _TosBenchmark:
     # ---- running --------------------------------------------------------------------------------------------
     async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
         """Explore, build or probe the map, answer the questions, score."""
+        return await dispatch(self, sample, ctx)
+
+    def _scripted(self, explorer: str) -> AgentRunner:
+        """The runner of a scripted explorer agent."""
+
+        async def run(sample: Sample, ctx: AgentContext) -> Outcome:
+            inp = sample.input
+            questions = [TaskQuestion.from_dict(q) for q in inp["questions"]]
+            return self._run_scripted(scene_from_dict(inp["scene"]), questions, inp, explorer)
+
+        return run
+
+    async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
         inp = sample.input
-        if ctx.agent not in self.agents:
-            raise InvalidArgumentError(
-                f"benchmark {self.name!r} has no agent {ctx.agent!r}; use {', '.join(self.agents)}"
-            )
         scene = scene_from_dict(inp["scene"])
         questions = [TaskQuestion.from_dict(q) for q in inp["questions"]]
-        if ctx.agent == "model":
-            if ctx.model is None:
-                raise InvalidArgumentError("the model agent needs --model")
-            try:
-                return await self._run_model(scene, questions, inp, ctx)
-            except MindloopError as exc:
-                zero = dict.fromkeys(
-                    ("coverage", "map_dir", "map_facing", "map_pos", "map_overall", *TASKS, "avg"), 0.0
-                )
-                return Outcome({"agent": "model", "scene": scene.name}, zero, error=str(exc))
-        return self._run_scripted(scene, questions, inp, ctx)
+        try:
+            return await self._run_model(scene, questions, inp, ctx)
+        except MindloopError as exc:
+            zero = dict.fromkeys(("coverage", "map_dir", "map_facing", "map_pos", "map_overall", *TASKS, "avg"), 0.0)
+            return Outcome({"agent": "model", "scene": scene.name}, zero, error=str(exc))
 
-    def _explorer(self, agent: str, belief: SpatialBelief, seed: int) -> Any:
-        if agent == "scout":
-            return ScoutExplorer()
-        if agent == "strategist":
-            return StrategistExplorer(seed=seed)
-        if agent == "symbolic":
-            return SymbolicExplorer(belief)
-        raise InvalidArgumentError(f"unknown explorer {agent!r}; use scout, strategist or symbolic")
+    @staticmethod
+    def _explorer(name: str, belief: SpatialBelief, seed: int) -> Any:
+        make = _EXPLORERS.get(name)
+        if make is None:
+            raise InvalidArgumentError(f"unknown explorer {name!r}; use {', '.join(_EXPLORERS)}")
+        return make(belief, seed)
 
     def _env(self, scene: Scene, inp: Mapping[str, Any], *, passive: bool) -> SpatialEnv:
         cfg = SpatialEnvConfig(
@@ -218,12 +256,10 @@ class _TosBenchmark:
         env.reset(seed=int(inp["scene_seed"]))
         return env
 
-    def _run_scripted(
-        self, scene: Scene, questions: list[TaskQuestion], inp: Mapping[str, Any], ctx: AgentContext
-    ) -> Outcome:
+    def _run_scripted(self, scene: Scene, questions: list[TaskQuestion], inp: Mapping[str, Any], agent: str) -> Outcome:
         env = self._env(scene, inp, passive=not self.active)
         belief = new_belief(env)
-        ex = run_exploration(env, self._explorer(ctx.agent, belief, int(inp["scene_seed"])), belief)
+        ex = run_exploration(env, self._explorer(agent, belief, int(inp["scene_seed"])), belief)
         scores, output = self._exploration_scores(env, ex)
         cmap = belief.cognitive_map()
         scores |= self._map_scores(scene, parse_cognitive_map(cmap), ex.turns)
@@ -241,7 +277,7 @@ class _TosBenchmark:
             revised = detector.revised.cognitive_map() if detector.revised is not None else {}
             scores |= self._fb_scores(env, parse_cognitive_map(cmap), parse_cognitive_map(revised))
             output["false_belief"] = {"actions": [t.action for t in fb.turns], "result": env.false_belief_result}
-        output |= {"agent": ctx.agent, "scene": scene.name, "cognitive_map": cmap, "answers": answers}
+        output |= {"agent": agent, "scene": scene.name, "cognitive_map": cmap, "answers": answers}
         return Outcome(output, scores)
 
     async def _run_model(

@@ -1,0 +1,89 @@
+"""Agents as a benchmark declares them: resolve ``--agent``/``--agents`` against its specs, and dispatch a sample.
+
+A benchmark maps each agent name to an :class:`~mindloop.bench.api.AgentSpec`. :func:`team_members` checks a
+requested agent or team against those specs (unknown names with a suggestion, a team where one agent plays, a
+team of the wrong size) and is what the runner calls before a run is recorded; :func:`dispatch` is what a
+benchmark's ``run`` calls to hand a sample to the right agent.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from typing import Protocol
+
+from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample
+from mindloop.errors import InvalidArgumentError
+
+__all__ = ["AgentTable", "agent_spec", "dispatch", "model_agents", "team_members"]
+
+
+class AgentTable(Protocol):
+    """What resolving and dispatching agents needs of a benchmark: its name and its agent specs."""
+
+    @property
+    def name(self) -> str:
+        """The benchmark's name, for messages."""
+        ...
+
+    @property
+    def agents(self) -> Mapping[str, AgentSpec]:
+        """The agents by name, the default first."""
+        ...
+
+
+def agent_spec(bench: AgentTable, name: str) -> AgentSpec:
+    """The spec of agent ``name`` of ``bench``; an unknown name is an error that suggests the closest names."""
+    spec = bench.agents.get(name)
+    if spec is None:
+        close = difflib.get_close_matches(name, list(bench.agents), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise InvalidArgumentError(
+            f"benchmark {bench.name!r} has no agent {name!r}{hint} (agents: {', '.join(bench.agents)})"
+        )
+    return spec
+
+
+def model_agents(bench: AgentTable) -> list[str]:
+    """The names of ``bench``'s agents that need ``--model``, in declaration order."""
+    return [name for name, spec in bench.agents.items() if spec.needs_model]
+
+
+def team_members(bench: AgentTable, agent: str, options: Options | None = None) -> list[str]:
+    """The agent names in ``agent`` (one name, or a comma-separated team), checked against ``bench``'s specs.
+
+    A team (two or more names) is refused unless every member is a team agent; with ``options``, a team must have
+    exactly :meth:`Options.team_size` members (one name fills the team, so it is always accepted).
+    """
+    members = [part.strip() for part in agent.split(",")]
+    if not all(members):
+        raise InvalidArgumentError(f"--agents {agent!r}: expected agent names separated by commas, e.g. 'a,b'")
+    specs = [agent_spec(bench, m) for m in members]
+    if len(members) > 1:
+        solo = [m for m, s in zip(members, specs, strict=True) if not s.team]
+        if solo:
+            raise InvalidArgumentError(
+                f"benchmark {bench.name!r} runs one agent at a time, not a team of {len(members)} ({agent}); "
+                f"agent {solo[0]!r} plays alone: pass a single --agent"
+            )
+        size = options.team_size() if options is not None else None
+        if size is not None and len(members) != size:
+            setting = f" (--opt {options.team_option}={size})" if options is not None and options.team_option else ""
+            raise InvalidArgumentError(
+                f"benchmark {bench.name!r} plays teams of {size} agents{setting}, but --agents {agent!r} names "
+                f"{len(members)}: name {size} agents, or one to fill the team, or change the team size"
+            )
+    return members
+
+
+async def dispatch(bench: AgentTable, sample: Sample, ctx: AgentContext) -> Outcome:
+    """Run ``sample`` with the agent (or team) named in ``ctx.agent`` through ``bench.agents``.
+
+    A team is played by its first member's runner; an agent that needs a model and has none is an error.
+    """
+    members = team_members(bench, ctx.agent)
+    specs = [bench.agents[m] for m in members]
+    needy = next((m for m, s in zip(members, specs, strict=True) if s.needs_model), None)
+    if needy is not None and ctx.model is None:
+        raise InvalidArgumentError(f"agent {needy!r} of benchmark {bench.name!r} needs a model (--model)")
+    return await specs[0].run(sample, ctx)
