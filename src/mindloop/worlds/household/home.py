@@ -3,21 +3,27 @@
 :class:`Home` is built from a :class:`~mindloop.worlds.household.setup.WorldSetup`; it answers questions
 (where is the apple, who witnesses events in the kitchen, what can be seen there) and makes the events and
 failures the actions in :mod:`mindloop.worlds.household.world` return. Nothing in this module changes the
-state except through those actions.
+state except through those actions. What a home is made of (places, items, snapshots, the per-layout index) is in
+:mod:`~mindloop.worlds.household.entities`, re-exported here.
+
+Why this module is longer than 600 lines: it is one class, the state of a home and the queries and event-making
+helpers on it, which the verbs in ``world.py`` all share. Its parts (construction, queries, events, name resolution,
+copies and views) are each short; spreading one class's private state over several modules would make it harder,
+not easier, to see what a verb may touch.
 """
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, Self
 
 from mindloop.beliefs import Event, EventKind, Fact, Source, Utterance
 from mindloop.errors import InvalidArgumentError, UnknownNameError
 from mindloop.worlds.household.actions import Action, ArgKind, normalize_name
-from mindloop.worlds.household.catalog import ITEM_KINDS, PLACE_KINDS, PLURAL_KINDS, ROOM_TYPES, ItemKind
+from mindloop.worlds.household.catalog import ITEM_KINDS, PLURAL_KINDS, ItemKind
 from mindloop.worlds.household.characters import CHARACTERS, ROBOT_CHARACTER, Character
+from mindloop.worlds.household.entities import Item, Place, WorldSnapshot, layout_index
 from mindloop.worlds.household.layouts import LAYOUTS, Layout
 from mindloop.worlds.household.results import Failure, FailureKind, StepResult, WorldEvent
 from mindloop.worlds.household.setup import WorldSetup
@@ -44,94 +50,6 @@ HANDS = 2
 """Hands per agent: at most this many things held at once."""
 
 
-@dataclass(frozen=True, slots=True)
-class Place:
-    """A piece of furniture, a fixture, a room's floor corner or its doorway, standing in one room."""
-
-    id: str
-    name: str
-    room: str
-    height: float
-    props: frozenset[Prop]
-
-    @property
-    def prep(self) -> str:
-        """``in`` for receptacles, ``on`` otherwise."""
-        return "in" if Prop.RECEPTACLE in self.props else "on"
-
-
-@dataclass(frozen=True, slots=True)
-class Item:
-    """A thing that can be moved about (most can be grasped; obstacles can only be pushed)."""
-
-    id: str
-    kind: str
-    name: str
-    props: frozenset[Prop]
-
-
-@dataclass(frozen=True, slots=True)
-class WorldSnapshot:
-    """The state a picture of the home needs, frozen at time ``t`` (see ``render``)."""
-
-    t: int
-    layout: str
-    agents: tuple[tuple[str, str, str | None, bool, tuple[str, ...]], ...]  # id, room, near, sitting, holding
-    items: tuple[tuple[str, str], ...]  # id, location
-    opened: frozenset[str]
-    switched_on: frozenset[str]
-    power: bool
-    camera: frozenset[str]
-
-
-@dataclass(frozen=True, slots=True)
-class _Static:
-    """The parts of a home that never change, built once per layout and shared by its worlds."""
-
-    kinds: dict[str, EntityKind]
-    room_names: dict[str, str]
-    places: dict[str, Place]
-    room_places: dict[str, tuple[str, ...]]
-    facts: dict[tuple[str, str, str | None], Fact]  # interned facts: a Fact costs far more to build than to look up
-
-
-_STATIC: dict[int, tuple[Layout, _Static]] = {}
-_FLOOR = frozenset({Prop.SURFACE, Prop.FLOOR})
-_DOOR = frozenset({Prop.SURFACE, Prop.FLOOR, Prop.DOORWAY})
-
-
-def _static(layout: Layout) -> _Static:
-    cached = _STATIC.get(id(layout))
-    if cached is not None and cached[0] is layout:
-        return cached[1]
-    kinds: dict[str, EntityKind] = {}
-    room_names: dict[str, str] = {}
-    places: dict[str, Place] = {}
-    room_places: dict[str, tuple[str, ...]] = {}
-    for plan in layout.rooms:
-        if plan.id in kinds:
-            raise InvalidArgumentError(f"layout {layout.name!r} has two rooms called {plan.id!r}")
-        kinds[plan.id] = EntityKind.ROOM
-        room_names[plan.id] = ROOM_TYPES[plan.id]
-        ids = []
-        for pk in plan.places:
-            spec = PLACE_KINDS[pk]
-            places[pk] = Place(pk, spec.name, plan.id, spec.height, spec.props)
-            ids.append(pk)
-        for suffix, props in (("corner", _FLOOR), ("doorway", _DOOR)):
-            pid = f"{plan.id}_{suffix}"
-            places[pid] = Place(pid, suffix, plan.id, 0.0, props)
-            ids.append(pid)
-        for pid in ids:
-            if pid in kinds:
-                raise InvalidArgumentError(f"layout {layout.name!r}: id {pid!r} is used twice")
-            kinds[pid] = EntityKind.PLACE
-        room_places[plan.id] = tuple(ids)
-    built = _Static(kinds, room_names, places, room_places, {})
-    _STATIC[id(layout)] = (layout, built)
-    return built
-
-
 class Home:
     """A home and everyone in it, as state; :class:`~mindloop.worlds.household.world.World` adds the actions."""
 
@@ -148,14 +66,29 @@ class Home:
         self.layout = lay
         self.setup = setup
         kinds: Mapping[str, ItemKind] = {**ITEM_KINDS, **item_kinds} if item_kinds else ITEM_KINDS
-        static = _static(lay)
+        static = layout_index(lay)
         self._kind: dict[str, EntityKind] = dict(static.kinds)
         self.room_names: dict[str, str] = static.room_names
         self.places: dict[str, Place] = static.places
         self._room_places: dict[str, tuple[str, ...]] = static.room_places
         self._facts = static.facts
+        self._init_agents(setup)
+        self._init_items(setup, kinds)
+        self._init_switches(setup)
+        self._init_people(setup)
+        self._state: dict[str, str] = {}
+        self.power = setup.power
+        self.camera: frozenset[str] = frozenset(setup.camera) if setup.camera is not None else frozenset(self._occ)
+        for room in self.camera:
+            if room not in self._occ:
+                raise InvalidArgumentError(f"camera room {room!r} is not a room of {lay.name!r}")
+        self.t = 0
+        self._wit: dict[str, frozenset[str]] = {}
+        self._handlers: dict[str, Any] = {}
 
-        # agents
+    # ---- construction helpers -------------------------------------------------------------------------------
+    def _init_agents(self, setup: WorldSetup) -> None:
+        """The humans where the setup puts them, and the robot (in its room or at the layout's dock)."""
         self.chars: dict[str, Character] = {}
         self._room: dict[str, str] = {}
         self._near: dict[str, str | None] = {}
@@ -164,21 +97,22 @@ class Home:
         self._facing: dict[str, str] = {}
         self._left: dict[str, set[str]] = {}
         self._occ: dict[str, set[str]] = {r: set() for r in self.room_names}
-        robot_room = setup.robot_room or lay.dock
+        robot_room = setup.robot_room or self.layout.dock
         for cid, room in setup.humans:
             if cid == ROBOT or cid not in CHARACTERS:
                 raise UnknownNameError(f"unknown character {cid!r} (known: {', '.join(sorted(CHARACTERS))})")
             self._add_agent(CHARACTERS[cid], room)
         self._add_agent(ROBOT_CHARACTER, robot_room)
 
-        # items
+    def _init_items(self, setup: WorldSetup, kinds: Mapping[str, ItemKind]) -> None:
+        """The layout's clutter (unless the setup turns it off), water in the sink, then the setup's items."""
         self.items: dict[str, Item] = {}
         self._loc: dict[str, str] = {}
         self._on: dict[str, list[str]] = {}
         placements: list[tuple[str, str, str]] = []
         given = {i for i, _, _ in setup.items}
         if setup.clutter:
-            placements += [(k, k, where) for k, where in lay.clutter if k not in given]
+            placements += [(k, k, where) for k, where in self.layout.clutter if k not in given]
         if "sink" in self.places and "water" not in given:
             placements.append(("water", "water", "sink"))
         placements += list(setup.items)
@@ -189,22 +123,27 @@ class Home:
             self._claim(iid, EntityKind.ITEM)
             self.items[iid] = Item(iid, kind, spec.name, spec.props)
         for iid, _, where in placements:
-            holder_kind = self._kind.get(where)
-            if holder_kind is None:
-                raise InvalidArgumentError(f"item {iid!r} is set at unknown location {where!r}")
-            if holder_kind is EntityKind.ROOM:
-                where = f"{where}_corner"
-            elif holder_kind is EntityKind.ITEM and Prop.SURFACE not in self.items[where].props:
-                raise InvalidArgumentError(f"item {iid!r} cannot sit on {where!r}, which is not a surface")
-            self._loc[iid] = where
-            self._on.setdefault(where, []).append(iid)
-            if holder_kind is EntityKind.AGENT:
-                if len(self._hands[where]) >= HANDS:
-                    raise InvalidArgumentError(f"{where!r} cannot hold {iid!r}: both hands are full")
-                self._hands[where].append(iid)
+            self._set_down(iid, where)
         self._taken_from: dict[str, str] = {}
 
-        # states
+    def _set_down(self, iid: str, where: str) -> None:
+        """Put a new item at its starting location (a room means the room's floor corner)."""
+        holder_kind = self._kind.get(where)
+        if holder_kind is None:
+            raise InvalidArgumentError(f"item {iid!r} is set at unknown location {where!r}")
+        if holder_kind is EntityKind.ROOM:
+            where = f"{where}_corner"
+        elif holder_kind is EntityKind.ITEM and Prop.SURFACE not in self.items[where].props:
+            raise InvalidArgumentError(f"item {iid!r} cannot sit on {where!r}, which is not a surface")
+        self._loc[iid] = where
+        self._on.setdefault(where, []).append(iid)
+        if holder_kind is EntityKind.AGENT:
+            if len(self._hands[where]) >= HANDS:
+                raise InvalidArgumentError(f"{where!r} cannot hold {iid!r}: both hands are full")
+            self._hands[where].append(iid)
+
+    def _init_switches(self, setup: WorldSetup) -> None:
+        """Everything that opens starts closed, everything switchable off, every cup empty, unless the setup says."""
         self._open: dict[str, bool] = {}
         self._switch: dict[str, bool] = {}
         for eid, props in [(p.id, p.props) for p in self.places.values()] + [
@@ -227,6 +166,9 @@ class Home:
             if cup not in self._contains:
                 raise InvalidArgumentError(f"{cup!r} cannot start filled: it is not a cup or glass")
             self._contains[cup] = liquid
+
+    def _init_people(self, setup: WorldSetup) -> None:
+        """How people feel and who sits where at the start."""
         self._feels: dict[str, str | None] = {}
         for who, feeling in setup.feelings:
             if who not in self.chars:
@@ -239,17 +181,7 @@ class Home:
                 raise InvalidArgumentError(f"{who!r} cannot sit on {seat!r}: it is in another room")
             self._sitting[who] = seat
             self._near[who] = seat
-        self._state: dict[str, str] = {}
-        self.power = setup.power
-        self.camera: frozenset[str] = frozenset(setup.camera) if setup.camera is not None else frozenset(self._occ)
-        for room in self.camera:
-            if room not in self._occ:
-                raise InvalidArgumentError(f"camera room {room!r} is not a room of {lay.name!r}")
-        self.t = 0
-        self._wit: dict[str, frozenset[str]] = {}
-        self._handlers: dict[str, Any] = {}
 
-    # ---- construction helpers -------------------------------------------------------------------------------
     def _claim(self, eid: str, kind: EntityKind) -> None:
         if not eid or eid != normalize_name(eid):
             raise InvalidArgumentError(f"invalid id {eid!r}: ids are lower-case snake_case")
