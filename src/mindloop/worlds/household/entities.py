@@ -1,5 +1,5 @@
-"""What a home is made of: places and items, a frozen snapshot of its state, and the index of a layout's rooms and
-places that every world of that layout shares (built once per layout).
+"""What a home is made of: places and items, a frozen snapshot of its state, and the frame of a layout (its rooms,
+places and ids) that every world of that layout shares (built once per layout).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from mindloop.worlds.household.catalog import PLACE_KINDS, ROOM_TYPES
 from mindloop.worlds.household.layouts import Layout
 from mindloop.worlds.household.vocab import EntityKind, Prop
 
-__all__ = ["Item", "LayoutIndex", "Place", "WorldSnapshot", "layout_index"]
+__all__ = ["Item", "HomeFrame", "Place", "WorldSnapshot", "home_frame"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +56,7 @@ class WorldSnapshot:
 
 
 @dataclass(frozen=True, slots=True)
-class LayoutIndex:
+class HomeFrame:
     """The parts of a home that never change, built once per layout and shared by its worlds."""
 
     kinds: dict[str, EntityKind]
@@ -66,14 +66,14 @@ class LayoutIndex:
     facts: dict[tuple[str, str, str | None], Fact]  # interned facts: a Fact costs far more to build than to look up
 
 
-_INDEX: dict[int, tuple[Layout, LayoutIndex]] = {}
+_FRAMES: dict[int, tuple[Layout, HomeFrame]] = {}
 _FLOOR = frozenset({Prop.SURFACE, Prop.FLOOR})
 _DOOR = frozenset({Prop.SURFACE, Prop.FLOOR, Prop.DOORWAY})
 
 
-def layout_index(layout: Layout) -> LayoutIndex:
+def home_frame(layout: Layout) -> HomeFrame:
     """The rooms, places and interned facts of ``layout``, built on first use and shared by its worlds."""
-    cached = _INDEX.get(id(layout))
+    cached = _FRAMES.get(id(layout))
     if cached is not None and cached[0] is layout:
         return cached[1]
     kinds: dict[str, EntityKind] = {}
@@ -99,6 +99,6 @@ def layout_index(layout: Layout) -> LayoutIndex:
                 raise InvalidArgumentError(f"layout {layout.name!r}: id {pid!r} is used twice")
             kinds[pid] = EntityKind.PLACE
         room_places[plan.id] = tuple(ids)
-    built = LayoutIndex(kinds, room_names, places, room_places, {})
-    _INDEX[id(layout)] = (layout, built)
+    built = HomeFrame(kinds, room_names, places, room_places, {})
+    _FRAMES[id(layout)] = (layout, built)
     return built

@@ -3,7 +3,7 @@
 :class:`Home` is built from a :class:`~mindloop.worlds.household.setup.WorldSetup`; it answers questions
 (where is the apple, who witnesses events in the kitchen, what can be seen there) and makes the events and
 failures the actions in :mod:`mindloop.worlds.household.world` return. Nothing in this module changes the
-state except through those actions. What a home is made of (places, items, snapshots, the per-layout index) is in
+state except through those actions. What a home is made of (places, items, snapshots, the per-layout frame) is in
 :mod:`~mindloop.worlds.household.entities`, re-exported here.
 
 Why this module is longer than 600 lines: it is one class, the state of a home and the queries and event-making
@@ -23,7 +23,7 @@ from mindloop.errors import InvalidArgumentError, UnknownNameError
 from mindloop.worlds.household.actions import Action, ArgKind, normalize_name
 from mindloop.worlds.household.catalog import ITEM_KINDS, PLURAL_KINDS, ItemKind
 from mindloop.worlds.household.characters import CHARACTERS, ROBOT_CHARACTER, Character
-from mindloop.worlds.household.entities import Item, Place, WorldSnapshot, layout_index
+from mindloop.worlds.household.entities import Item, Place, WorldSnapshot, home_frame
 from mindloop.worlds.household.layouts import LAYOUTS, Layout
 from mindloop.worlds.household.results import Failure, FailureKind, StepResult, WorldEvent
 from mindloop.worlds.household.setup import WorldSetup
@@ -66,7 +66,7 @@ class Home:
         self.layout = lay
         self.setup = setup
         kinds: Mapping[str, ItemKind] = {**ITEM_KINDS, **item_kinds} if item_kinds else ITEM_KINDS
-        static = layout_index(lay)
+        static = home_frame(lay)
         self._kind: dict[str, EntityKind] = dict(static.kinds)
         self.room_names: dict[str, str] = static.room_names
         self.places: dict[str, Place] = static.places
