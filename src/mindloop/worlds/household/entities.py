@@ -12,7 +12,7 @@ from mindloop.worlds.household.catalog import PLACE_KINDS, ROOM_TYPES
 from mindloop.worlds.household.layouts import Layout
 from mindloop.worlds.household.vocab import EntityKind, Prop
 
-__all__ = ["Item", "HomeFrame", "Place", "WorldSnapshot", "home_frame"]
+__all__ = ["HomeFrame", "Item", "Place", "WorldSnapshot", "home_frame"]
 
 
 @dataclass(frozen=True, slots=True)
