@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import gc
+import random
 import socket
 import time
 import warnings
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -304,3 +307,88 @@ def test_recording_model_keeps_successes_and_failures() -> None:
     for call in recorder.calls:
         ledger.add(call)
     assert ledger.calls == 2 and ledger.failed_calls == 1
+
+
+class _Waits:
+    """An injected sleep that records each wait instead of spending it."""
+
+    def __init__(self) -> None:
+        self.seconds: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.seconds.append(seconds)
+
+
+def _recorded(server: FakeChatServer, waits: _Waits, **options: Any) -> OpenAIChatModel:
+    opts: dict[str, Any] = {"base_url": server.base_url, "cache": "off", "extra": {"retry_seed": 7}}
+    opts.update(options)
+    return OpenAIChatModel("test-model", ModelOptions(**opts), sleep=waits)
+
+
+def test_injected_sleep_gets_the_seeded_full_jitter_waits() -> None:
+    waits = _Waits()
+    with FakeChatServer(faults=["500", "502", "503"]) as server:
+        model = _recorded(server, waits, max_retries=3, backoff_s=0.5, max_backoff_s=1.5)
+        reply = asyncio.run(_once(model))
+    rng = random.Random(7)  # the same draws, derived by hand: uniform(0, min(cap, base * 2**k))
+    assert waits.seconds == [rng.uniform(0.0, 0.5), rng.uniform(0.0, 1.0), rng.uniform(0.0, 1.5)]
+    assert reply.text == "Where is the ball?"
+    assert server.requests == 4 and model.requests_sent == 4 and model.retries == 3
+
+
+@pytest.mark.parametrize("fault", ["408", "429", "500", "504", "malformed", "drop"])
+def test_each_retryable_failure_is_retried_once(fault: str) -> None:
+    waits = _Waits()
+    with FakeChatServer(faults=[fault], retry_after=None) as server:
+        reply = asyncio.run(_once(_recorded(server, waits)))
+    assert reply.text == "Where is the ball?" and server.requests == 2 and len(waits.seconds) == 1
+
+
+def test_retry_after_seconds_and_http_date_are_honoured() -> None:
+    waits = _Waits()
+    with FakeChatServer(faults=["429"], retry_after=7) as server:
+        asyncio.run(_once(_recorded(server, waits, max_backoff_s=60.0)))
+    assert waits.seconds == [7.0]
+    waits = _Waits()
+    when = email.utils.format_datetime(datetime.now(UTC) + timedelta(seconds=100), usegmt=True)
+    with FakeChatServer(faults=["429"], retry_after=when) as server:
+        asyncio.run(_once(_recorded(server, waits, max_backoff_s=600.0)))
+    (wait,) = waits.seconds
+    assert 90.0 <= wait <= 100.0  # the date has whole seconds, and the request itself takes a moment
+
+
+def test_last_error_names_url_status_and_attempts_without_a_final_wait() -> None:
+    waits = _Waits()
+    with FakeChatServer(faults=["503"] * 5) as server, pytest.raises(ModelError) as err:
+        url = server.base_url + "/chat/completions"
+        asyncio.run(_once(_recorded(server, waits, max_retries=2)))
+    message = str(err.value)
+    assert f"HTTP 503 from {url}: injected fault 503" in message
+    assert message.endswith("(after 3 attempts)") and err.value.attempts == 3
+    assert len(waits.seconds) == 2  # no wait after the last try
+
+
+def test_non_retryable_failures_and_bugs_are_not_retried(monkeypatch: pytest.MonkeyPatch) -> None:
+    waits = _Waits()
+    with FakeChatServer(faults=["401"]) as server, pytest.raises(ModelError, match=r"HTTP 401.*after 1 attempt\)"):
+        asyncio.run(_once(_recorded(server, waits)))
+    assert waits.seconds == [] and server.requests == 1
+
+    async def broken(*args: Any) -> Any:
+        raise RuntimeError("a bug, not a transient failure")
+
+    model = OpenAIChatModel("m", ModelOptions(base_url="http://127.0.0.1:9/v1"), sleep=waits)
+    monkeypatch.setattr(model, "_attempt", broken)
+    with pytest.raises(RuntimeError, match="a bug"):
+        asyncio.run(_once(model))
+    assert waits.seconds == [] and model.retries == 0
+
+
+def test_negative_backoff_is_refused() -> None:
+    with pytest.raises(InvalidArgumentError, match="backoff_s and max_backoff_s must be 0 or more, got -1"):
+        OpenAIChatModel("m", ModelOptions(backoff_s=-1))
+
+
+def test_huge_attempt_numbers_stay_capped() -> None:
+    model = OpenAIChatModel("m", ModelOptions(backoff_s=0.5, max_backoff_s=3.0, extra={"retry_seed": 1}))
+    assert 0.0 <= model._backoff(5000, None) <= 3.0

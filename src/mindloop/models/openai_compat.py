@@ -2,7 +2,8 @@
 
 vLLM, SGLang, Ollama, the llama.cpp server and hosted APIs all speak this protocol, so one small client covers
 them. It bounds concurrency with a semaphore, gives every request a deadline, and retries what is worth
-retrying with capped exponential backoff and full jitter (or the server's ``Retry-After``):
+retrying through `tenacity <https://tenacity.readthedocs.io>`_ (``AsyncRetrying``), waiting capped exponential
+backoff with full jitter from a seedable ``random.Random`` (or the server's ``Retry-After``):
 
 - HTTP 408, 429 and 5xx, connection and protocol errors, and timeouts are retried;
 - a 200 whose body is not a chat completion (cut-off JSON, no ``choices``) is retried too: servers under load
@@ -11,8 +12,9 @@ retrying with capped exponential backoff and full jitter (or the server's ``Retr
 - other 4xx (bad request, auth, unknown model) are the caller's to fix and fail at once with the server's
   message; so does a well-formed reply whose ``content`` is null (asking again would not change it).
 
-The client and semaphore belong to one event loop; when the model is used from a new loop (a second
-``asyncio.run``) both are rebuilt, so one model object can serve many loops one after another.
+The sleep between tries is injectable (``OpenAIChatModel(..., sleep=...)``), so tests can record the waits
+instead of spending them. The client and semaphore belong to one event loop; when the model is used from a new
+loop (a second ``asyncio.run``) both are rebuilt, so one model object can serve many loops one after another.
 """
 
 from __future__ import annotations
@@ -25,12 +27,13 @@ import os
 import random
 import ssl
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 import httpx
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+from tenacity.wait import wait_base
 
 from mindloop.errors import InvalidArgumentError, ModelError, ModelResponseError, ModelTimeoutError
 from mindloop.models.base import Completion, GenerationConfig, Message, ModelOptions
@@ -77,14 +80,43 @@ def parse_retry_after(value: str | None, now: datetime | None = None) -> float |
     return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
-@dataclass
-class _Failure:
-    """Why one attempt failed, and whether another attempt may help."""
+class _AttemptError(Exception):
+    """Why one attempt failed and whether another may help; tenacity's retry predicate and wait read it.
 
-    cause: str
-    retry: bool
-    kind: type[ModelError] = ModelError
-    wait_s: float | None = None  # the server's Retry-After, when it sent one
+    ``kind`` is the :class:`~mindloop.errors.ModelError` class raised if this was the last try; ``wait_s`` is
+    the server's ``Retry-After`` in seconds, when it sent one.
+    """
+
+    def __init__(
+        self, cause: str, *, retry: bool, kind: type[ModelError] = ModelError, wait_s: float | None = None
+    ) -> None:
+        super().__init__(cause)
+        self.cause = cause
+        self.retry = retry
+        self.kind = kind
+        self.wait_s = wait_s
+
+
+def _worth_retrying(exc: BaseException) -> bool:
+    """tenacity's retry predicate: only failures marked retryable (anything else is a bug and propagates)."""
+    return isinstance(exc, _AttemptError) and exc.retry
+
+
+class _Backoff(wait_base):
+    """tenacity wait strategy: the failed attempt's ``Retry-After``, else the model's jittered backoff."""
+
+    def __init__(self, backoff: Callable[[int, float | None], float]) -> None:
+        self._backoff = backoff
+
+    def __call__(self, retry_state: RetryCallState) -> float:
+        outcome = retry_state.outcome
+        failed = outcome.exception() if outcome is not None and outcome.failed else None
+        retry_after = failed.wait_s if isinstance(failed, _AttemptError) else None
+        return self._backoff(retry_state.attempt_number - 1, retry_after)
+
+
+Sleep = Callable[[float], Awaitable[None]]
+"""How the client waits between tries (``asyncio.sleep`` by default; tests inject a recorder)."""
 
 
 def _server_message(response: httpx.Response) -> str:
@@ -106,9 +138,11 @@ class OpenAIChatModel:
 
     ``requests_sent`` counts HTTP requests actually made and ``retries`` the repeated ones (for benchmarks).
     The API key is read from the environment variable ``options.api_key_env`` (none is fine for local servers).
+    ``sleep`` waits between tries (default ``asyncio.sleep``); the jitter is drawn from
+    ``random.Random(options.extra["retry_seed"])``, so a seeded model waits the same times on every run.
     """
 
-    def __init__(self, name: str, options: ModelOptions) -> None:
+    def __init__(self, name: str, options: ModelOptions, *, sleep: Sleep | None = None) -> None:
         if not name:
             raise InvalidArgumentError("openai model name is empty; use openai/NAME, e.g. openai/gpt-4o-mini")
         if options.concurrency < 1:
@@ -117,6 +151,10 @@ class OpenAIChatModel:
             raise InvalidArgumentError(f"timeout_s must be positive, got {options.timeout_s}")
         if options.max_retries < 0:
             raise InvalidArgumentError(f"max_retries must be 0 or more, got {options.max_retries}")
+        if options.backoff_s < 0 or options.max_backoff_s < 0:
+            raise InvalidArgumentError(
+                f"backoff_s and max_backoff_s must be 0 or more, got {options.backoff_s} and {options.max_backoff_s}"
+            )
         self.model_id = name
         self.options = options
         base = options.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
@@ -125,6 +163,7 @@ class OpenAIChatModel:
         self.requests_sent = 0
         self.retries = 0
         self._rng = random.Random(options.extra.get("retry_seed"))
+        self._sleep: Sleep = sleep or asyncio.sleep
         self._loop: asyncio.AbstractEventLoop | None = None
         self._clients: list[httpx.AsyncClient] = []
         self._turn = 0
@@ -180,52 +219,64 @@ class OpenAIChatModel:
             raise InvalidArgumentError(f"messages for {self.name} are not JSON-serialisable: {exc}") from exc
         semaphore = self._bind()
         start = time.perf_counter()
-        attempts = 1 + self.options.max_retries
-        failure: _Failure | None = None
-        for attempt in range(attempts):
-            async with semaphore:
-                result = await self._attempt(self._client(), body)
-            if isinstance(result, dict):
-                return self._completion(result, messages, time.perf_counter() - start, attempt + 1)
-            failure = result
-            if not failure.retry or attempt == attempts - 1:
-                break
-            self.retries += 1
-            await asyncio.sleep(self._backoff(attempt, failure.wait_s))
-        assert failure is not None  # the loop runs at least once and returns on success
-        raise failure.kind(failure.cause, model=self.name, attempts=attempt + 1)
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(1 + self.options.max_retries),
+            wait=_Backoff(self._backoff),
+            retry=retry_if_exception(_worth_retrying),
+            sleep=self._sleep,
+            before_sleep=self._count_retry,
+            reraise=True,  # the last _AttemptError itself, not tenacity's RetryError
+        )
+        data: dict[str, Any] = {}
+        tries = 0
+        try:
+            async for attempt in retrying:
+                tries = attempt.retry_state.attempt_number
+                with attempt:
+                    async with semaphore:  # held for the request only, never while waiting
+                        data = await self._attempt(self._client(), body)
+        except _AttemptError as failed:
+            raise failed.kind(failed.cause, model=self.name, attempts=tries) from failed.__cause__
+        return self._completion(data, messages, time.perf_counter() - start, tries)
 
-    async def _attempt(self, client: httpx.AsyncClient, body: bytes) -> dict[str, Any] | _Failure:
-        """One HTTP request: the parsed completion, or why it failed."""
+    def _count_retry(self, retry_state: RetryCallState) -> None:
+        """tenacity ``before_sleep`` hook: one more repeated request."""
+        self.retries += 1
+
+    async def _attempt(self, client: httpx.AsyncClient, body: bytes) -> dict[str, Any]:
+        """One HTTP request: the parsed completion; raises :class:`_AttemptError` saying why it failed."""
         self.requests_sent += 1
         try:
             async with asyncio.timeout(self.options.timeout_s):
                 response = await client.post(self.url, content=body)
-        except (TimeoutError, httpx.TimeoutException):
-            return _Failure(f"no answer from {self.url} within {self.options.timeout_s:g} s", True, ModelTimeoutError)
+        except (TimeoutError, httpx.TimeoutException) as exc:
+            cause = f"no answer from {self.url} within {self.options.timeout_s:g} s"
+            raise _AttemptError(cause, retry=True, kind=ModelTimeoutError) from exc
         except httpx.TransportError as exc:
-            return _Failure(f"cannot reach {self.url}: {type(exc).__name__}: {exc}", retry=True)
+            raise _AttemptError(f"cannot reach {self.url}: {type(exc).__name__}: {exc}", retry=True) from exc
         status = response.status_code
         if not 200 <= status < 300:
             retry = status in _RETRY_STATUS or status >= 500
             wait = parse_retry_after(response.headers.get("Retry-After"))
-            return _Failure(f"HTTP {status} from {self.url}: {_server_message(response)}", retry, wait_s=wait)
+            cause = f"HTTP {status} from {self.url}: {_server_message(response)}"
+            raise _AttemptError(cause, retry=retry, wait_s=wait)
         try:
             data = response.json()
             choice = data["choices"][0]
             if not isinstance(choice, dict) or not isinstance(choice.get("message"), dict):
                 raise TypeError("choices[0].message is not an object")
         except (ValueError, KeyError, IndexError, TypeError) as exc:
-            snippet = response.text[:120]
-            return _Failure(f"malformed completion from {self.url} ({exc}): {snippet!r}", True, ModelResponseError)
+            cause = f"malformed completion from {self.url} ({exc}): {response.text[:120]!r}"
+            raise _AttemptError(cause, retry=True, kind=ModelResponseError) from exc
         return dict(data)
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
-        """Seconds before retry ``attempt + 1``: the server's ``Retry-After`` or capped exponential full jitter."""
+        """Seconds before retry ``attempt + 1`` (0-based): the server's ``Retry-After`` or capped exponential full
+        jitter, ``uniform(0, min(max_backoff_s, backoff_s * 2**attempt))``; either is capped at ``max_backoff_s``."""
         cap = self.options.max_backoff_s
         if retry_after is not None:
             return min(cap, retry_after)
-        return self._rng.uniform(0.0, min(cap, self.options.backoff_s * 2**attempt))
+        return self._rng.uniform(0.0, min(cap, self.options.backoff_s * 2.0 ** min(attempt, 1000)))
 
     def _completion(self, data: dict[str, Any], messages: Sequence[Message], latency: float, tries: int) -> Completion:
         choice = data["choices"][0]

@@ -22,14 +22,13 @@ Both take an action line as the paper writes it (``walk (fridge), open (fridge)`
 
 from __future__ import annotations
 
-import importlib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from mindloop.errors import DependencyError, InvalidArgumentError
+from mindloop.errors import InvalidArgumentError
 from mindloop.systems.mindpower.calls import normalize_calls
 
 __all__ = [
@@ -71,10 +70,9 @@ class _TokenTokenizer:
 
 @lru_cache(maxsize=1)
 def _scorer() -> Any:
-    try:
-        rouge_scorer = importlib.import_module("rouge_score.rouge_scorer")
-    except ImportError:
-        raise DependencyError("ROUGE needs the rouge-score package: pip install 'mindloop[metrics]'") from None
+    """rouge-score's scorer over action tokens (a core dependency, imported on first use: it pulls in nltk)."""
+    from rouge_score import rouge_scorer  # type: ignore[import-untyped]
+
     return rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], tokenizer=_TokenTokenizer())
 
 
