@@ -16,21 +16,21 @@ view2loc       bwd_loc      from a described view at a given facing, your coordi
 
 Route tasks are the first five, survey tasks the last four (the paper's Table 1). Every question carries its
 text (the reference's templates), its gold ``answer`` (JSON, the reference's format) and a ``spec``: the same
-question as structured data, so a symbolic agent can answer it from its own map (:func:`answer_spec`). Scoring
-lives in :mod:`mindloop.systems.tos.metrics`. Questions are generated from a seed; the same seed gives the same
-questions.
+question as structured data, so a symbolic agent can answer it from its own map (:func:`answer_spec`, in
+:mod:`~mindloop.systems.tos.world.answers`, re-exported here). Scoring lives in :mod:`mindloop.systems.tos.metrics`.
+Questions are generated from a seed; the same seed gives the same questions.
 """
 
 from __future__ import annotations
 
 import math
 import random
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from mindloop.errors import InvalidArgumentError
+from mindloop.systems.tos.world.answers import answer_spec, shortest_plan
 from mindloop.systems.tos.world.geometry import (
     CARDINALS,
     NORTH,
@@ -44,7 +44,7 @@ from mindloop.systems.tos.world.geometry import (
     rotation_between,
 )
 from mindloop.systems.tos.world.observe import SeenItem
-from mindloop.systems.tos.world.world import SpatialWorld, WorldItem
+from mindloop.systems.tos.world.world import SpatialWorld
 
 __all__ = [
     "REFERENCE_TASKS",
@@ -167,12 +167,6 @@ class TaskQuestion:
 
 class _SkipDrawError(Exception):
     """This attempt at a question failed; try again with the next random draw."""
-
-
-def _rel_label(pair: tuple[str, str] | None) -> str:
-    if pair is None:
-        return "unknown"
-    return f"{pair[0]}, {pair[1]}"
 
 
 def _seen_dict(s: SeenItem) -> dict[str, str]:
@@ -511,36 +505,6 @@ def _gen_view2act(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
     return TaskQuestion("view2act", text, answer, {"observation": seen})
 
 
-_NavState = tuple[Vec, Vec, frozenset[str]]
-
-
-def shortest_plan(world: SpatialWorld, goal_pos: Vec, goal_ori: Vec) -> list[tuple[str, Any]] | None:
-    """A shortest sequence of ``Rotate``/``JumpTo`` moves from the start pose to a pose (breadth-first)."""
-    start: _NavState = ((0, 0), NORTH, world.start_rooms)
-    prev: dict[_NavState, tuple[_NavState, tuple[str, Any]] | None] = {start: None}
-    queue = deque([start])
-    while queue:
-        state = queue.popleft()
-        pos, ori, rooms = state
-        if pos == goal_pos and ori == goal_ori:
-            out: list[tuple[str, Any]] = []
-            link = prev[state]
-            while link is not None:
-                before, act = link
-                out.append(act)
-                link = prev[before]
-            return out[::-1]
-        nexts: list[tuple[_NavState, tuple[str, Any]]] = [
-            ((pos, rotate(ori, d), rooms), ("rotate", d)) for d in (90, -90, 180)
-        ]
-        nexts += [((it.pos, ori, it.rooms), ("jumpto", it.name)) for it in world.visible(pos, ori, rooms)]
-        for nxt, act in nexts:
-            if nxt not in prev:
-                prev[nxt] = (state, act)
-                queue.append(nxt)
-    return None
-
-
 _GENERATORS = {
     "direction": _gen_direction,
     "persp.take": _gen_pov,
@@ -577,161 +541,3 @@ def generate_tasks(
             seen.add(q.question)
             out.append(q)
     return out
-
-
-# ---- answering a spec from a (gold or believed) world -----------------------------------------------------
-def _resolve_jump(
-    world: SpatialWorld, pos: Vec, ori: Vec, rooms: frozenset[str], desc: dict[str, Any]
-) -> WorldItem | None:
-    group = []
-    for it in world.visible(pos, ori, rooms):
-        b = bearing(it.pos, pos, ori)
-        if ego_bin(b)[1] == desc["direction"] and distance_bin(math.dist(it.pos, pos))[1] == desc["distance"]:
-            group.append((it, b, math.dist(it.pos, pos)))
-    if not group:
-        return None
-    if desc["group"] > 1 and len(group) > 1:
-        by_left = [g[0] for g in sorted(group, key=lambda g: g[1])]
-        idx = min(int(desc["from_left"]), len(by_left)) - 1
-        return by_left[idx]
-    return group[0][0]
-
-
-def answer_spec(task: str, spec: dict[str, Any], world: SpatialWorld) -> Any:
-    """The answer a world implies for a question spec (gold when ``world`` is the true one).
-
-    Returns the reference's answer format: ``"dir, dist"`` strings for relation tasks, a list of names for
-    ``ment.rot``, a list of ``[x, y]`` for ``alloc.map``, an object name for ``perc.dec``, an action string for
-    ``view2act`` and ``[x, y]`` for ``view2loc``. Objects the world does not know give ``"unknown"``.
-    """
-    if task == "direction":
-        return _rel_label(world.allo_relation(spec["target"], spec["anchor"]))
-    if task == "persp.take":
-        anchor = world.get(spec["anchor"])
-        if anchor is None or anchor.facing is None:
-            return "unknown"
-        return _rel_label(world.ego_relation(spec["target"], anchor.pos, anchor.facing))
-    if task == "alloc.map":
-        coords = []
-        for name in spec["objects"]:
-            it = world.get(name)
-            coords.append(list(it.pos) if it is not None else [0, 0])
-        return coords
-    if task == "ment.rot":
-        keyed = []
-        for name in spec["objects"]:
-            it = world.get(name)
-            if it is None:
-                continue
-            b = bearing(it.pos, (0, 0), NORTH)
-            ang = b % 360.0 if spec["turn"] == "clockwise" else (-b) % 360.0
-            keyed.append((ang, math.dist(it.pos, (0, 0)), name))
-        return [k[2] for k in sorted(keyed)]
-    if task == "loc2view":
-        origin = (0, 0)
-        if spec["origin"] != "your starting position":
-            door = world.get(spec["origin"].removeprefix("the "))
-            if door is None:
-                return "unknown"
-            origin = door.pos
-        pos = (origin[0] + spec["loc"][0], origin[1] + spec["loc"][1])
-        from mindloop.systems.tos.world.geometry import parse_direction
-
-        return _rel_label(world.ego_relation(spec["target"], pos, parse_direction(spec["facing"])))
-    if task == "act2view":
-        pos, ori, rooms = (0, 0), NORTH, world.start_rooms
-        for kind, value in spec["steps"]:
-            if kind == "rotate":
-                ori = rotate(ori, int(value))
-            else:
-                it = _resolve_jump(world, pos, ori, rooms, value)
-                if it is None:
-                    return "unknown"
-                pos, rooms = it.pos, it.rooms
-        return _rel_label(world.ego_relation(spec["target"], pos, ori))
-    if task == "perc.dec":
-        return _answer_perc_dec(world, spec)
-    if task == "view2act":
-        return _answer_view2act(world, spec)
-    if task == "view2loc":
-        return _answer_view2loc(world, spec)
-    raise InvalidArgumentError(f"unknown task {task!r}")
-
-
-def _matches(world: SpatialWorld, pos: Vec, ori: Vec, rooms: frozenset[str], seen: Sequence[dict[str, str]]) -> bool:
-    visible = {it.name.lower(): it for it in world.visible(pos, ori, rooms)}
-    for s in seen:
-        it = visible.get(s["name"].lower())
-        if it is None:
-            return False
-        got = world.seen_item(it, pos, ori, rooms)
-        if got.direction != s["direction"] or got.distance != s["distance"]:
-            return False
-        want = s.get("orientation")
-        have = f"facing {got.facing}" if got.facing else got.wall
-        if want and have and want != have:
-            return False
-    return True
-
-
-def _answer_perc_dec(world: SpatialWorld, spec: dict[str, Any]) -> str:
-    for it in world.objects:
-        if it.facing is not None and _matches(world, it.pos, it.facing, it.rooms, spec["observation"]):
-            return it.name
-    return "unknown"
-
-
-def _answer_view2act(world: SpatialWorld, spec: dict[str, Any]) -> str:
-    for it in world.items:
-        for ori in CARDINALS:
-            if _matches(world, it.pos, ori, it.rooms, spec["observation"]):
-                plan = shortest_plan(world, it.pos, ori)
-                if plan:
-                    return ", ".join(f"Rotate({v})" if k == "rotate" else f"JumpTo({v})" for k, v in plan)
-    return "unknown"
-
-
-def _answer_view2loc(world: SpatialWorld, spec: dict[str, Any]) -> list[int] | str:
-    from mindloop.systems.tos.world.geometry import parse_direction
-
-    ori = parse_direction(spec["facing"])
-    origin = (0, 0)
-    if spec["origin"] != "your starting position":
-        door = world.get(spec["origin"].removeprefix("the "))
-        if door is None:
-            return "unknown"
-        origin = door.pos
-    names = {s["name"].lower() for s in spec["observation"]}
-    best: tuple[float, Vec] | None = None
-    cands: list[tuple[Vec, frozenset[str]]] = [
-        (c, frozenset({r})) for r, cells in world.room_cells.items() for c in cells
-    ]
-    if not cands:  # a believed world without room extents: search the bounding box of the rooms seen
-        seen_rooms = frozenset(
-            r for s in spec["observation"] if (it := world.find(s["name"])) is not None for r in it.rooms
-        )
-        xs = [it.pos[0] for it in world.items]
-        ys = [it.pos[1] for it in world.items]
-        if not xs:
-            return "unknown"
-        cands = [
-            ((x, y), seen_rooms)
-            for x in range(min(xs) - 1, max(xs) + 2)
-            for y in range(min(ys) - 1, max(ys) + 2)
-            if world.get_at(x, y) is None
-        ]
-    found = []
-    for pos, rooms in cands:
-        vis = {it.name.lower() for it in world.visible(pos, ori, rooms)}
-        if vis == names and _matches(world, pos, ori, rooms, spec["observation"]):
-            found.append(pos)
-    if not found:
-        return "unknown"
-    cx = sum(p[0] for p in found) / len(found)
-    cy = sum(p[1] for p in found) / len(found)
-    for p in found:
-        d = math.dist(p, (cx, cy))
-        if best is None or d < best[0]:
-            best = (d, p)
-    assert best is not None
-    return [best[1][0] - origin[0], best[1][1] - origin[1]]
