@@ -359,3 +359,26 @@ def test_browser_runs_no_injected_script_and_shows_images(store: RunStore, tmp_p
     assert "&lt;script&gt;document.title='pwned'&lt;/script&gt;" in dom  # shown as text in the story
     assert f'<img alt="image in the prompt" src="{PNG_PIXEL}">' in dom
     assert _rows(dom) == ["done", "failed", "pending"]
+
+
+def test_browser_filters_bug_samples_apart_from_failures(store: RunStore, tmp_path: Path) -> None:
+    chromium = _chromium()
+    samples = [Sample(f"s{i}", {"question": f"Where is {i}?", "answer": "box"}, "g") for i in range(3)]
+    run_id = store.create_run(benchmark="tomi", agent="symbolic", model=None, config={}, samples=samples, version="t")
+    store.finish(
+        run_id,
+        [
+            SampleResult(0, "done", {"answer": "box"}, {"correct": 1.0}, None, [], 0.1),
+            SampleResult(
+                1, "bug", {}, {}, "internal error: KeyError: 'answer'\n  File \"b.py\", line 3, in run", [], 0.1
+            ),
+            SampleResult(2, "failed", {"answer": None}, {"correct": 0.0}, "unparseable answer: 'x'", [], 0.1),
+        ],
+    )
+    url = write_report(run_id, store, tmp_path / "bugs.html").resolve().as_uri()
+    dom = _browse(chromium, tmp_path / "profile", url + "#status=bug", "--dump-dom")
+    assert 'data-ready="1"' in dom and _rows(dom) == ["bug"]
+    assert '<span class="pill bug">bug</span>' in dom
+    assert re.search(r'<option value="bug"[^>]*>bug \(1\)</option>', dom)
+    dom = _browse(chromium, tmp_path / "profile", url + "#sample=s1", "--dump-dom")
+    assert 'class="errbox">internal error: KeyError: \'answer\'\n  File "b.py", line 3, in run</div>' in dom

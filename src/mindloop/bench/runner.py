@@ -5,6 +5,13 @@ the right choice for model calls), ``process`` (a process pool: CPU-bound simula
 on a local instance or a cluster). Whatever the executor, results come back to this process, which alone
 writes the store, commits each sample as it ends and drives the progress bar. A run interrupted by Ctrl-C or
 killed outright resumes with :func:`run_benchmark` ``(resume=RUN_ID)``, which runs only the pending samples.
+
+What a sample raises decides what it becomes (:func:`execute_sample`): a set-up error (:data:`SETUP_ERRORS`: a
+missing optional dependency, an invalid option or argument, an unknown name) stops the whole run, on whichever
+executor, and is raised to the caller with the sample left ``pending`` for a later ``--resume``; it is never
+recorded as a failed sample that scores 0. Any other :class:`~mindloop.errors.MindloopError` (a model that failed
+after its retries, a malformed reply) is a ``failed`` sample; any other exception is a ``bug`` sample, counted
+apart in the summary (``n_bugs``) so a defect never passes for a model's failure.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ import hashlib
 import signal
 import sys
 import time
+import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
@@ -38,7 +46,7 @@ from mindloop.bench.api import AgentContext, Benchmark, Options, Outcome, Sample
 from mindloop.bench.options import validate_options
 from mindloop.bench.registry import get_benchmark
 from mindloop.bench.store import RunInfo, RunStore, SampleResult
-from mindloop.errors import DependencyError, InvalidArgumentError, MindloopError
+from mindloop.errors import DependencyError, InvalidArgumentError, MindloopError, RegistryError, UnknownNameError
 from mindloop.models.base import (
     BACKENDS,
     ChatModel,
@@ -53,8 +61,10 @@ from mindloop.paths import runs_path
 
 __all__ = [
     "EXECUTORS",
+    "SETUP_ERRORS",
     "RunRequest",
     "RunSummary",
+    "benchmark_metrics",
     "execute_sample",
     "run_benchmark",
     "summarize_run",
@@ -63,6 +73,10 @@ __all__ = [
 
 Executor = Literal["local", "process", "ray"]
 EXECUTORS: tuple[Executor, ...] = ("local", "process", "ray")
+
+SETUP_ERRORS: tuple[type[MindloopError], ...] = (DependencyError, InvalidArgumentError, RegistryError)
+"""Errors that say the run cannot work as set up (a missing extra, a bad option or argument, an unknown or
+unimportable name): raised by a sample, they stop the run instead of failing the sample."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +101,8 @@ class RunRequest:
 class RunSummary:
     """The outcome of a run: counts, the benchmark's metrics, wall-clock seconds and the token ledger.
 
-    ``n_completed`` counts finished samples, failed ones included; ``n_failed`` those that failed.
+    ``n_completed`` counts finished samples, failed ones and bugs included; ``n_failed`` those whose model or
+    answer failed; ``n_bugs`` those stopped by a bug (an exception that is not a ``MindloopError``).
     """
 
     run_id: str
@@ -101,10 +116,13 @@ class RunSummary:
     seconds: float
     tokens: dict[str, Any]
     interrupted: bool = False
+    n_bugs: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        """The ``mindloop bench run --json`` object."""
-        out = asdict(self)
+        """The ``mindloop bench run --json`` object (``n_bugs`` right after ``n_failed``)."""
+        fields = asdict(self)
+        head = ("run_id", "benchmark", "agent", "model", "n", "n_completed", "n_failed", "n_bugs")
+        out = {key: fields.pop(key) for key in head} | fields
         out["seconds"] = round(self.seconds, 3)
         return out
 
@@ -127,20 +145,30 @@ async def execute_sample(
     generation: GenerationConfig,
     seed: int,
 ) -> SampleResult:
-    """Run one sample and package it for the store; input errors and model failures become failed samples."""
+    """Run one sample and package it for the store.
+
+    A set-up error (:data:`SETUP_ERRORS`) is raised, unrecorded: the run cannot go on as set up. Any other
+    ``MindloopError`` makes a ``failed`` sample, any other exception a ``bug`` sample whose error keeps the
+    traceback; both keep the model calls made so far.
+    """
     recorder = RecordingModel(model) if model is not None else None
     ctx = AgentContext(agent=agent, model=recorder, config=generation, seed=sample_seed(seed, sample.id))
     start = time.perf_counter()
+    status = "failed"
     try:
         outcome = await bench.run(sample, ctx)
+    except SETUP_ERRORS:
+        raise
     except MindloopError as exc:
         outcome = Outcome(output={}, error=f"{type(exc).__name__}: {exc}")
-    except Exception as exc:  # a bug in a benchmark: keep the run going, keep the evidence
-        outcome = Outcome(output={}, error=f"internal error: {type(exc).__name__}: {exc}")
+    except Exception as exc:  # a bug in a benchmark: keep the run going, keep the evidence, count it apart
+        status = "bug"
+        trace = "".join(traceback.format_tb(exc.__traceback__)[-10:]).rstrip()
+        outcome = Outcome(output={}, error=f"internal error: {type(exc).__name__}: {exc}\n{trace}")
     calls = [c.to_dict() for c in recorder.calls] if recorder else []
     return SampleResult(
         index=index,
-        status="failed" if outcome.error else "done",
+        status=status if outcome.error else "done",
         output=outcome.output,
         scores=outcome.scores,
         error=outcome.error,
@@ -163,6 +191,40 @@ class _Job:
     seed: int
 
 
+@dataclass(frozen=True)
+class _Abort:
+    """A set-up error met by a worker, sent back as plain data (any executor can carry it) for the parent to
+    raise: the error's family (one of :data:`SETUP_ERRORS`' classes) and its message."""
+
+    index: int
+    kind: type[MindloopError]
+    message: str
+
+    @classmethod
+    def of(cls, index: int, exc: MindloopError) -> _Abort:
+        """The abort for ``exc`` met at sample ``index``."""
+        return cls(index, _setup_class(exc), str(exc))
+
+    def stop(self) -> _AbortRunError:
+        """The exception that stops the run in the parent."""
+        return _AbortRunError(self.index, self.kind(self.message))
+
+
+def _setup_class(exc: BaseException) -> type[MindloopError]:
+    """The public class that stands for a set-up error (a subclass defined by a plug-in may not unpickle)."""
+    families: tuple[type[MindloopError], ...] = (UnknownNameError, *SETUP_ERRORS)
+    return next((k for k in families if isinstance(exc, k)), MindloopError)
+
+
+class _AbortRunError(Exception):
+    """Raised in the parent to stop every executor: sample ``index`` met a set-up error."""
+
+    def __init__(self, index: int, error: MindloopError) -> None:
+        super().__init__(str(error))
+        self.index = index
+        self.error = error
+
+
 class _Worker:
     """Per-process state of a pool worker or Ray worker: one event loop, benchmarks and models built once."""
 
@@ -175,25 +237,36 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and shuts the pool down
 
 
-def _run_job(job: _Job) -> SampleResult:
+def _run_job(job: _Job) -> SampleResult | _Abort:
+    """Run one job in a worker; a set-up error (here or in the sample) comes back as an :class:`_Abort`."""
     if _Worker.loop is None:
         _Worker.loop = asyncio.new_event_loop()
-    bench = _Worker.benches.get(job.benchmark)
-    if bench is None:
-        bench = _Worker.benches[job.benchmark] = get_benchmark(job.benchmark)
-    model = None
-    if job.model is not None:
-        key = (job.model, job.model_options)
-        model = _Worker.models.get(key)
-        if model is None:
-            model = _Worker.models[key] = load_model(job.model, job.model_options)
-    coro = execute_sample(bench, job.index, job.sample, job.agent, model, job.generation, job.seed)
-    return _Worker.loop.run_until_complete(coro)
+    try:
+        bench = _Worker.benches.get(job.benchmark)
+        if bench is None:
+            bench = _Worker.benches[job.benchmark] = get_benchmark(job.benchmark)
+        model = None
+        if job.model is not None:
+            key = (job.model, job.model_options)
+            model = _Worker.models.get(key)
+            if model is None:
+                model = _Worker.models[key] = load_model(job.model, job.model_options)
+        coro = execute_sample(bench, job.index, job.sample, job.agent, model, job.generation, job.seed)
+        return _Worker.loop.run_until_complete(coro)
+    except SETUP_ERRORS as exc:
+        return _Abort.of(job.index, exc)
 
 
 # -- executors ----------------------------------------------------------------------------------------------------
 
 Sink = Callable[[SampleResult], None]
+
+
+def _deliver(result: SampleResult | _Abort, sink: Sink) -> None:
+    """Store a worker's result, or stop the run when the worker met a set-up error."""
+    if isinstance(result, _Abort):
+        raise result.stop()
+    sink(result)
 
 
 async def _run_local(
@@ -208,13 +281,26 @@ async def _run_local(
 
     async def worker() -> None:
         for index, sample in queue:
-            sink(await execute_sample(bench, index, sample, agent, model, request.generation, request.seed))
+            try:
+                result = await execute_sample(bench, index, sample, agent, model, request.generation, request.seed)
+            except SETUP_ERRORS as exc:
+                raise _AbortRunError(index, exc) from exc
+            sink(result)
 
+    workers = [asyncio.ensure_future(worker()) for _ in range(max(1, min(request.concurrency, len(pending))))]
     try:
-        await asyncio.gather(*(worker() for _ in range(max(1, min(request.concurrency, len(pending))))))
+        # The first error stops every worker: samples in flight are cancelled and stay pending.
+        await asyncio.wait(workers, return_when=asyncio.FIRST_EXCEPTION)
     finally:
+        for task in workers:
+            task.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)
         if model is not None:
             await model.aclose()
+    for task in workers:
+        error = None if task.cancelled() else task.exception()
+        if error is not None:
+            raise error
 
 
 def _jobs(pending: Sequence[tuple[int, Sample]], request: RunRequest, agent: str, model: str | None) -> Iterator[_Job]:
@@ -234,11 +320,23 @@ def _run_process(
         in_flight = {pool.submit(_run_job, job) for job in _take(jobs, 2 * workers)}
         while in_flight:
             done, in_flight = cf.wait(in_flight, return_when=cf.FIRST_COMPLETED)
-            for future in done:
-                sink(future.result())
+            aborts = _keep([f.result() for f in done], sink)
+            if aborts:  # stop: jobs not started are cancelled, samples still running are kept when they finish
+                for future in in_flight:
+                    future.cancel()
+                _keep([f.result() for f in cf.as_completed(in_flight) if not f.cancelled()], sink)
+                raise aborts[0].stop()
             in_flight |= {pool.submit(_run_job, job) for job in _take(jobs, len(done))}
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _keep(results: Sequence[SampleResult | _Abort], sink: Sink) -> list[_Abort]:
+    """Store every finished sample of ``results``; returns the set-up errors among them."""
+    for result in results:
+        if isinstance(result, SampleResult):
+            sink(result)
+    return [r for r in results if isinstance(r, _Abort)]
 
 
 def _run_ray(
@@ -264,7 +362,7 @@ def _run_ray(
         while refs:
             done, refs = ray.wait(refs, num_returns=1)
             for ref in done:
-                sink(ray.get(ref))
+                _deliver(ray.get(ref), sink)
             refs += [task.remote(job) for job in _take(jobs, len(done))]
     finally:
         for ref in refs:
@@ -416,20 +514,25 @@ def run_benchmark(
 def _execute_pending(
     bench: Benchmark, store: RunStore, run_id: str, request: RunRequest, agent: str, progress: bool
 ) -> bool:
-    """Run the pending samples of ``run_id``; returns whether the run was interrupted."""
+    """Run the pending samples of ``run_id``; returns whether the run was interrupted.
+
+    A set-up error stops the run and is raised again, as its public class, with a message that names the sample
+    and how to finish the run once the set-up is fixed (the sample that met it is still pending).
+    """
     pending = store.pending(run_id)
     info = store.run(run_id)
     start = time.perf_counter()
-    failed = info.n_failed
+    counts = {"failed": info.n_failed, "bug": info.n_bugs}
     interrupted = False
+    aborted: tuple[int | None, MindloopError] | None = None
     with _progress(progress) as bar:
         task = bar.add_task(f"{bench.name} · {agent}", total=info.n, completed=info.n_completed, failed="")
 
         def sink(result: SampleResult) -> None:
-            nonlocal failed
             store.finish(run_id, [result])
-            failed += result.status == "failed"
-            bar.update(task, advance=1, failed=f"{failed} failed" if failed else "")
+            if result.status in counts:
+                counts[result.status] += 1
+            bar.update(task, advance=1, failed=_failed_text(counts["failed"], counts["bug"]))
 
         try:
             if pending and request.executor == "local":
@@ -441,15 +544,31 @@ def _execute_pending(
                 _run_ray(pending, request, agent, request.model, sink)
         except KeyboardInterrupt:
             interrupted = True
+        except _AbortRunError as exc:
+            aborted = (exc.index, exc.error)
+        except SETUP_ERRORS as exc:  # met before any sample ran (a model that cannot load, Ray missing)
+            aborted = (None, exc)
     remaining = len(store.pending(run_id))
     store.add_seconds(run_id, time.perf_counter() - start, finished=remaining == 0)
+    resume = f"mindloop bench run {bench.name} --resume {run_id}"
+    if aborted is not None:
+        index, error = aborted
+        where = next((f"sample {s.id!r} of " for i, s in pending if i == index), "") if index is not None else ""
+        raise _setup_class(error)(
+            f"{error} ({where}run {run_id}: stopped with {remaining} of {info.n} samples pending; "
+            f"once fixed, finish it with: {resume})"
+        ) from error
     if interrupted:
-        print(
-            f"interrupted: {remaining} sample(s) not run; finish with: mindloop bench run {bench.name} "
-            f"--resume {run_id}",
-            file=sys.stderr,
-        )
+        print(f"interrupted: {remaining} sample(s) not run; finish with: {resume}", file=sys.stderr)
     return interrupted
+
+
+def _failed_text(failed: int, bugs: int) -> str:
+    """The progress bar's failure column: ``3 failed · 1 bug`` (empty while all is well)."""
+    parts = [f"{failed} failed"] if failed else []
+    if bugs:
+        parts.append(f"{bugs} bug{'s' if bugs != 1 else ''}")
+    return " · ".join(parts)
 
 
 def token_totals(records: Sequence[SampleRecord]) -> dict[str, Any]:
@@ -462,6 +581,12 @@ def token_totals(records: Sequence[SampleRecord]) -> dict[str, Any]:
     tokens = ledger.to_dict()
     tokens.pop("latency_s")
     return tokens
+
+
+def benchmark_metrics(bench: Benchmark, records: Sequence[SampleRecord]) -> dict[str, Any]:
+    """The benchmark's summary of finished samples, with each bug sample shown to it as a failed one: a benchmark
+    scores failures as failures, so a bug can never raise a metric, whatever the benchmark knows of statuses."""
+    return bench.summarize([replace(r, status="failed") if r.status == "bug" else r for r in records])
 
 
 def summarize_run(
@@ -479,8 +604,9 @@ def summarize_run(
         n=info.n,
         n_completed=info.n_completed,
         n_failed=info.n_failed,
-        metrics=bench.summarize(records),
+        metrics=benchmark_metrics(bench, records),
         seconds=info.seconds,
         tokens=token_totals(records),
         interrupted=interrupted,
+        n_bugs=info.n_bugs,
     )

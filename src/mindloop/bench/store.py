@@ -5,6 +5,12 @@ A run's samples are written as ``pending`` rows when the run is created, and eac
 the samples that were in flight and a resumed run can never finish a sample twice. The database runs in WAL
 mode with ``synchronous=NORMAL``: a commit survives the process being killed (only an operating-system crash
 can drop the last few), and commits stay cheap enough for thousands of samples a second.
+
+A finished sample is ``done``, ``failed`` (the model or its answer failed: a transport error after the last retry,
+an unparseable reply; it is scored as a failure) or ``bug`` (the benchmark raised an exception that is not a
+:class:`~mindloop.errors.MindloopError`: a defect in code, counted apart so it never passes for a model's
+failure). Stores written before ``bug`` existed kept such samples as ``failed`` with an error starting
+``internal error:``; they are read back as ``bug``, so old stores need no migration.
 """
 
 from __future__ import annotations
@@ -24,7 +30,16 @@ from typing import Any
 from mindloop.bench.api import Sample, SampleRecord
 from mindloop.errors import InvalidArgumentError, MindloopError
 
-__all__ = ["RunInfo", "RunStore", "SampleResult"]
+__all__ = ["FINISHED_STATUSES", "STATUSES", "RunInfo", "RunStore", "SampleResult"]
+
+FINISHED_STATUSES = ("done", "failed", "bug")
+"""What a finished sample can be: answered, failed (model or answer), or stopped by a bug."""
+
+STATUSES = ("pending", *FINISHED_STATUSES)
+"""Every sample status, in the order summaries and reports list them."""
+
+_STATUS = "CASE WHEN s.status = 'failed' AND s.error LIKE 'internal error:%' THEN 'bug' ELSE s.status END"
+"""A sample's status as read back: a bug recorded by a store from before the ``bug`` status counts as one."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -60,10 +75,10 @@ CREATE TABLE IF NOT EXISTS samples (
 
 _RUN_ROWS = (
     "SELECT r.run_id, r.benchmark, r.agent, r.model, r.config, r.n, r.started, r.finished, r.seconds, r.version,"
-    " COUNT(CASE WHEN s.status = 'done' THEN 1 END), COUNT(CASE WHEN s.status = 'failed' THEN 1 END)"
-    " FROM runs r LEFT JOIN samples s ON s.run_id = r.run_id"
+    + ",".join(f" COUNT(CASE WHEN {_STATUS} = '{status}' THEN 1 END)" for status in FINISHED_STATUSES)
+    + " FROM runs r LEFT JOIN samples s ON s.run_id = r.run_id"
 )
-"""A run's row with its done and failed counts (one query for one run or for all of them)."""
+"""A run's row with its done, failed and bug counts (one query for one run or for all of them)."""
 
 
 @dataclass(frozen=True)
@@ -82,11 +97,12 @@ class RunInfo:
     version: str
     n_done: int = 0
     n_failed: int = 0
+    n_bugs: int = 0
 
     @property
     def n_completed(self) -> int:
-        """Samples finished, failed ones included."""
-        return self.n_done + self.n_failed
+        """Samples finished: done, failed and stopped by a bug."""
+        return self.n_done + self.n_failed + self.n_bugs
 
     def to_dict(self) -> dict[str, Any]:
         """The ``mindloop runs --json`` entry."""
@@ -100,6 +116,7 @@ class RunInfo:
             "n": self.n,
             "n_completed": self.n_completed,
             "n_failed": self.n_failed,
+            "n_bugs": self.n_bugs,
             "seconds": round(self.seconds, 3),
             "config": self.config,
         }
@@ -107,7 +124,7 @@ class RunInfo:
 
 @dataclass(frozen=True)
 class SampleResult:
-    """A finished sample on its way into the store (status ``done`` or ``failed``)."""
+    """A finished sample on its way into the store (status ``done``, ``failed`` or ``bug``)."""
 
     index: int
     status: str
@@ -220,6 +237,7 @@ class RunStore:
             version=row[9],
             n_done=row[10],
             n_failed=row[11],
+            n_bugs=row[12],
         )
 
     @contextmanager
@@ -255,6 +273,10 @@ class RunStore:
 
     def finish(self, run_id: str, results: Iterable[SampleResult]) -> int:
         """Store finished samples in one commit; returns how many were stored (a finished one is never redone)."""
+        results = list(results)
+        bad = next((r.status for r in results if r.status not in FINISHED_STATUSES), None)
+        if bad is not None:
+            raise InvalidArgumentError(f"a finished sample's status must be one of {FINISHED_STATUSES}, got {bad!r}")
         stamp = _now()
         with self._transaction() as db:
             cur = db.executemany(
@@ -279,10 +301,10 @@ class RunStore:
 
     def records(self, run_id: str, *, include_pending: bool = False) -> list[SampleRecord]:
         """The samples of a run read back in order (finished ones only unless ``include_pending``)."""
-        where = "" if include_pending else " AND status != 'pending'"
+        where = "" if include_pending else " AND s.status != 'pending'"
         rows = self._db.execute(
-            "SELECT idx, sample_id, grp, input, status, output, scores, error, calls, seconds"
-            f" FROM samples WHERE run_id = ?{where} ORDER BY idx",
+            f"SELECT s.idx, s.sample_id, s.grp, s.input, {_STATUS}, s.output, s.scores, s.error, s.calls, s.seconds"
+            f" FROM samples s WHERE s.run_id = ?{where} ORDER BY s.idx",
             (run_id,),
         ).fetchall()
         return [

@@ -173,12 +173,22 @@ def bench_run(
             shown = "–" if value is None else f"{value:.4f}" if isinstance(value, float) else str(value)
             table.add_row(key, shown)  # a metric with no data is None: "–", never a zero
         console.print(table)
+        bugs = f", {summary.n_bugs} hit a bug" if summary.n_bugs else ""
         console.print(
-            f"run {summary.run_id}: {summary.n_completed}/{summary.n} samples, {summary.n_failed} failed, "
+            f"run {summary.run_id}: {summary.n_completed}/{summary.n} samples, {summary.n_failed} failed{bugs}, "
             f"{summary.seconds:.2f} s; {summary.tokens['calls']} model calls ({summary.tokens['cache_hits']} cached), "
             f"{summary.tokens['total_tokens']} tokens"
         )
         console.print(f"report: mindloop report {summary.run_id}")
+    if summary.n_bugs:  # a defect, not a model failure: the metrics cannot be trusted (exit 2, internal error)
+        err_console().print(
+            f"mindloop: internal error: {summary.n_bugs} sample(s) of run {summary.run_id} raised an exception that "
+            f"is not a MindloopError (a bug); their tracebacks are in: mindloop report {summary.run_id}",
+            style="red",
+            markup=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(2)
     if summary.interrupted:
         raise typer.Exit(1)
 
@@ -211,7 +221,7 @@ def runs_list(
     if as_json:
         print(json.dumps({"runs": [r.to_dict() for r in runs]}))
         return
-    table = Table("run id", "benchmark", "agent", "model", "started", "done", "failed", "seconds")
+    table = Table("run id", "benchmark", "agent", "model", "started", "done", "failed", "bugs", "seconds")
     for r in runs:
         table.add_row(
             r.run_id,
@@ -221,6 +231,7 @@ def runs_list(
             r.started,
             f"{r.n_completed}/{r.n}",
             str(r.n_failed),
+            str(r.n_bugs),
             f"{r.seconds:.2f}",
         )
     err_console().print(table if runs else f"no runs yet in {runs_path()}")

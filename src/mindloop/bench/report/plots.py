@@ -43,7 +43,8 @@ GREEN = "#2f9e62"
 RED = "#d2463f"
 GREY = "#a3acb8"
 ORANGE = "#d9822b"
-PALETTE = (BLUE, ORANGE, GREEN, "#8e5bc4", RED, "#2a9bb3", "#b5894d", "#5f6b7a")
+PURPLE = "#8e5bc4"
+PALETTE = (BLUE, ORANGE, GREEN, PURPLE, RED, "#2a9bb3", "#b5894d", "#5f6b7a")
 INK = "#1f2933"
 MUTED = "#616e7c"
 
@@ -249,7 +250,7 @@ def score_plot(records: Sequence[SampleRecord], order: Sequence[str] = ()) -> Pl
 
 
 def status_plot(records: Sequence[SampleRecord], order: Sequence[str] = ()) -> Plot | None:
-    """Done, failed and pending samples per group, stacked (shown only when something failed or is pending)."""
+    """Done, failed, bug and pending samples per group, stacked (shown only when not every sample is done)."""
     if all(r.status == "done" for r in records):
         return None
     groups = _groups(records, order)
@@ -259,7 +260,7 @@ def status_plot(records: Sequence[SampleRecord], order: Sequence[str] = ()) -> P
     with _style():
         fig = _figure(6.4, _height(len(groups)))
         ax = fig.add_subplot()
-        for status, color in (("done", GREEN), ("failed", RED), ("pending", GREY)):
+        for status, color in (("done", GREEN), ("failed", RED), ("bug", PURPLE), ("pending", GREY)):
             widths = np.array([counts[(g, status)] for g in groups], dtype=float)
             if widths.any():
                 ax.barh(y, widths, left=left, color=color, height=0.62, label=status, zorder=2)
@@ -270,8 +271,13 @@ def status_plot(records: Sequence[SampleRecord], order: Sequence[str] = ()) -> P
         ax.grid(axis="x", zorder=0)
         ax.set_xlabel("samples")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.legend(loc="lower right", fontsize=8, ncols=3, bbox_to_anchor=(1.0, 1.0))
-    return Plot("Sample status per group", "Samples done, failed and still pending in each group.", _encode(fig))
+        ax.legend(loc="lower right", fontsize=8, ncols=4, bbox_to_anchor=(1.0, 1.0))
+    caption = (
+        "Samples done, failed, stopped by a bug and still pending in each group."
+        if any(status == "bug" for _, status in counts)
+        else "Samples done, failed and still pending in each group."
+    )
+    return Plot("Sample status per group", caption, _encode(fig))
 
 
 def _hist(ax: Axes, values: Sequence[float], color: str, unit: str) -> str:

@@ -20,6 +20,7 @@ Options (``--opt KEY=VALUE``; ``--data PATH``; the fields of :class:`MindPowerOp
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import threading
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -163,6 +164,7 @@ class MindPowerBenchmark:
 
     async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
         """Answer one scenario with the agent and score it (failures score 0, never a success)."""
+        _require_metrics(sample.input["settings"]["similarity"] == "on")
         return await dispatch(self, sample, ctx)
 
     async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
@@ -225,6 +227,15 @@ class MindPowerBenchmark:
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
         """The Table 2 columns over all samples (failed ones score 0), by task and for the dialogue subset."""
         return summarize_mindpower(records)
+
+
+def _require_metrics(similarity: bool) -> None:
+    """Refuse to score without the metrics' libraries (checked before the agent answers, where the sample runs):
+    the runner then stops the run with this error instead of recording zeros for answers it never scored."""
+    if importlib.util.find_spec("rouge_score") is None:
+        raise DependencyError("SR and AC need the rouge-score package (a mindloop dependency): pip install rouge-score")
+    if similarity and not similarity_available():
+        raise DependencyError("similarity=on needs the metrics extra on this machine: pip install 'mindloop[metrics]'")
 
 
 def _pct(values: Sequence[float]) -> float | None:
