@@ -5,12 +5,16 @@ Each sample is one question with its story. The ``symbolic`` agent tracks the st
 ``model`` agent asks a model with :mod:`mindloop.systems.tom.agents`'s prompt and parses its reply. A reply that
 names no choice unambiguously is a failed sample (scored incorrect) that keeps the reply and the reason.
 
-Options (:class:`ToMOptions`): ``data`` — a numbered-line file to read instead of the default set (``--data``).
+Options (:class:`ToMOptions`): ``data`` — a released file to read instead of the default set (``--data``): a
+numbered-line file (with ToMi's ``.trace`` or a Hi-ToM ``.meta.json`` beside it, if any) or Hi-ToM's
+``Hi-ToM_data.json``, read by :func:`mindloop.worlds.stories.releases.read_dataset`. For Hi-ToM's JSON the model
+is offered the release's own fifteen lettered choices. The summary adds the breakdowns the data's labels allow:
+ToMi's story and question types; Hi-ToM's order, deception, length, prompting type and the pairs whose two
+released copies agree.
 """
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from importlib import resources
@@ -24,6 +28,7 @@ from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.tom.agents import build_prompt, parse_answer
 from mindloop.worlds.stories.generate import generate_tomi
+from mindloop.worlds.stories.releases import PROMPTING_TYPES, TOMI_QUESTION_TYPES, TOMI_STORY_TYPES, read_dataset
 from mindloop.worlds.stories.tomi import (
     HITOM_TYPES,
     TOMI_TYPES,
@@ -31,7 +36,6 @@ from mindloop.worlds.stories.tomi import (
     StoryFormat,
     answer_question,
     parse_question,
-    read_story_file,
     story_containers,
     track_story,
 )
@@ -47,7 +51,8 @@ class ToMOptions(Options):
 
     data: str | None = Field(
         None,
-        description="a story file in the numbered-line format to read instead of the default set (--data PATH)",
+        description="a released file to read instead of the default set (--data PATH): numbered lines "
+        "(ToMi's .trace beside it is read too) or Hi-ToM's Hi-ToM_data.json",
     )
 
 
@@ -57,8 +62,16 @@ def bundled_hitom_path() -> Path:
 
 
 def _sample(
-    index: int, fmt: StoryFormat, story: Sequence[str], question: str, answer: str, qtype: str, extra: Mapping[str, Any]
+    index: int,
+    fmt: StoryFormat,
+    story: Sequence[str],
+    question: str,
+    answer: str,
+    qtype: str,
+    extra: Mapping[str, Any],
+    choices: Sequence[str] = (),
 ) -> Sample:
+    """One question; ``choices`` are the dataset's own (Hi-ToM's JSON), else the containers the story names."""
     numbered = [(i, s) for i, s in enumerate(story, 1)]
     return Sample(
         id=f"q{index:05d}",
@@ -68,40 +81,81 @@ def _sample(
             "question": question,
             "answer": answer,
             "type": qtype,
-            "choices": list(story_containers(numbered)),
+            "choices": list(choices) if choices else list(story_containers(numbered)),
             **extra,
         },
         group=qtype,
     )
 
 
-def _from_examples(
-    fmt: StoryFormat, examples: Sequence[Example], meta: Sequence[Mapping[str, Any]] | None
-) -> list[Sample]:
+def _from_examples(fmt: StoryFormat, examples: Sequence[Example]) -> list[Sample]:
     out = []
     for i, ex in enumerate(examples):
         extra: dict[str, Any] = {"source": f"{ex.source}:{ex.line}"}
-        if meta is not None:
-            extra.update({k: meta[i][k] for k in ("deception", "length") if k in meta[i]})
+        choices: tuple[str, ...] = ()
+        if ex.trace is not None:
+            extra.update(story_type=ex.trace.story_type, question_type=ex.trace.question_type)
+        if ex.hitom is not None:
+            info = ex.hitom
+            extra.update(deception=info.deception, length=info.story_length, question_order=info.question_order)
+            extra["sample_id"] = info.sample_id
+            if info.prompting_type:
+                extra["prompting_type"] = info.prompting_type
+            choices = info.choices
         story = [s for _, s in ex.sentences]
-        out.append(_sample(i, fmt, story, ex.question.text, ex.question.answer, ex.question.qtype, extra))
+        out.append(_sample(i, fmt, story, ex.question.text, ex.question.answer, ex.question.qtype, extra, choices))
     return out
 
 
 def tom_samples(fmt: StoryFormat, n: int | None, seed: int, data: str | None) -> list[Sample]:
-    """Samples from a numbered-line file (first ``n``), the bundled Hi-ToM split, or a generated ToMi set."""
-    meta = None
+    """Samples from a released file (first ``n``), the bundled Hi-ToM split, or a generated ToMi set."""
     if data is None and fmt == "hitom":
-        path = bundled_hitom_path()
-        meta = json.loads(path.with_suffix(".meta.json").read_text(encoding="utf-8"))
-        data = str(path)
+        data = str(bundled_hitom_path())
     if data is not None:
         if not Path(data).is_file():
             raise InvalidArgumentError(f"--data {data!r}: no such file")
-        _, examples = read_story_file(data, fmt)
-        return _from_examples(fmt, examples[:n] if n is not None else examples, meta)
+        _, examples = read_dataset(data, fmt)
+        return _from_examples(fmt, examples[:n] if n is not None else examples)
     generated = generate_tomi(DEFAULT_GENERATED if n is None else n, seed=seed)
     return [_sample(i, fmt, g.sentences, g.question, g.answer, g.qtype, {}) for i, g in enumerate(generated)]
+
+
+def _label(value: Any) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _accuracy_by(records: Sequence[SampleRecord], key: str, order: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Accuracy per value of the sample input ``key`` (samples without it are left out), ``order`` first."""
+    groups: dict[str, list[float]] = defaultdict(list)
+    for r in records:
+        value = r.sample.input.get(key)
+        if value is not None:
+            groups[_label(value)].append(r.scores.get("correct", 0.0))
+    names = [t for t in order if t in groups] + sorted(set(groups) - set(order))
+    return {t: {"accuracy": sum(groups[t]) / len(groups[t]), "n": len(groups[t])} for t in names}
+
+
+def _agreed_pairs(records: Sequence[SampleRecord]) -> dict[str, Any] | None:
+    """Story-question pairs held more than once: accuracy on those whose gold answers agree, each pair once.
+
+    A pair's score is the mean of its copies' scores (the same for the tracker; a model may answer the two
+    identical prompts differently). ``None`` when no pair occurs twice.
+    """
+    groups: dict[tuple[tuple[str, ...], str], list[SampleRecord]] = defaultdict(list)
+    for r in records:
+        groups[(tuple(r.sample.input["story"]), r.sample.input["question"])].append(r)
+    twins = [g for g in groups.values() if len(g) > 1]
+    if not twins:
+        return None
+    agreed = [g for g in twins if len({r.sample.input["answer"] for r in g}) == 1]
+    scores = [sum(r.scores.get("correct", 0.0) for r in g) / len(g) for g in agreed]
+    return {
+        "accuracy": sum(scores) / len(scores) if scores else None,
+        "n": len(agreed),
+        "pairs": len(twins),
+        "disagreeing": len(twins) - len(agreed),
+        "unpaired": sum(1 for g in groups.values() if len(g) == 1),
+    }
 
 
 class _ToMBenchmark:
@@ -153,17 +207,34 @@ class _ToMBenchmark:
         return Outcome({"answer": answer}, {"correct": float(answer == gold), "parsed": 1.0})
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
-        """Accuracy over finished samples (failed ones count as wrong), per question type, and unparsed replies."""
+        """Accuracy over finished samples (failed ones count as wrong), per question type, and unparsed replies.
+
+        Beside them, the breakdowns the samples' own labels allow (absent when no sample carries the label):
+        ``by_story_type`` and ``by_question_type`` (ToMi's ``.trace``), ``by_order``, ``by_deception``,
+        ``by_length`` and ``by_prompting_type`` (Hi-ToM), and ``agreed_pairs``.
+        """
         by_type: dict[str, list[float]] = defaultdict(list)
         for r in records:
             by_type[r.sample.group].append(r.scores.get("correct", 0.0))
         ordered = [t for t in self.types if t in by_type] + sorted(set(by_type) - set(self.types))
         total = sum(sum(v) for v in by_type.values())
-        return {
+        out: dict[str, Any] = {
             "accuracy": total / len(records) if records else 0.0,
             "by_type": {t: {"accuracy": sum(by_type[t]) / len(by_type[t]), "n": len(by_type[t])} for t in ordered},
             "unparsed": sum(1 for r in records if r.status == "failed" and r.scores.get("parsed") == 0.0),
         }
+        breakdowns = {
+            "by_story_type": _accuracy_by(records, "story_type", TOMI_STORY_TYPES),
+            "by_question_type": _accuracy_by(records, "question_type", TOMI_QUESTION_TYPES),
+            "by_order": _accuracy_by(records, "question_order", [str(k) for k in range(5)]),
+            "by_deception": _accuracy_by(records, "deception", ["false", "true"]),
+            "by_length": _accuracy_by(records, "length", [str(k) for k in range(1, 5)]),
+            "by_prompting_type": _accuracy_by(records, "prompting_type", PROMPTING_TYPES),
+        }
+        out.update({k: v for k, v in breakdowns.items() if v})
+        if self.fmt == "hitom" and (pairs := _agreed_pairs(records)) is not None:
+            out["agreed_pairs"] = pairs
+        return out
 
 
 class ToMiBenchmark(_ToMBenchmark):
@@ -179,6 +250,6 @@ class HiToMBenchmark(_ToMBenchmark):
     """Hi-ToM questions of orders 0-4 with deception, under the dataset's trust assumptions."""
 
     name = "hitom"
-    description = "Hi-ToM higher-order questions (bundled dev split, or --data FILE)"
+    description = "Hi-ToM higher-order questions (bundled dev split, or --data FILE such as Hi-ToM_data.json)"
     fmt: StoryFormat = "hitom"
     types = HITOM_TYPES
