@@ -9,13 +9,13 @@ import pytest
 from numpy.typing import NDArray
 
 from mindloop.metrics.embeddings import MiniLMEncoder
+from mindloop.systems.omnitom.alignment import _contradicts
 from mindloop.systems.omnitom.examples import TABLE2
 from mindloop.systems.omnitom.metrics import (
     Alignment,
     AlignmentTask,
     EmbeddingAligner,
     ExactAligner,
-    _contradicts,
     map_actors,
     score_records_sync,
     stage1_story_score,
