@@ -83,7 +83,12 @@ def test_a_hung_server_becomes_a_timeout_failure_not_a_hang(tmp_path: Path) -> N
             store=store,
             progress=False,
         )
-        assert server.in_flight == 1  # the run finished while the server still holds the hung request
+        # the run finished while the server still holds the hung request; the answered one leaves the count only
+        # after its reply is sent, so give that handler thread a moment (a deadline against hanging, not a timing)
+        deadline = time.monotonic() + 10
+        while server.in_flight > 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert server.in_flight == 1
         [first, second] = store.records(summary.run_id)
     assert first.status == "failed" and "ModelTimeoutError" in (first.error or "")
     assert second.status == "done"
