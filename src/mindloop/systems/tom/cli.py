@@ -55,6 +55,12 @@ def tom_eval(
         return
     console = err_console()
     console.print(f"{path} ({report.format}): {report.n} questions answered in {report.seconds:.3f} s")
+    if report.audit is not None:
+        console.print(
+            f"accuracy against the released gold: {report.accuracy:.3f}; gold answers that contradict the story's "
+            f"witness semantics: {report.audit.contradicted} of the {report.audit.checked} questions the story "
+            "determines (an independent check, not the tracker)"
+        )
     console.print(_score_table("question type", report.by_type, report.n, report.accuracy))
     for key, scores in report.breakdowns.items():
         console.print(_score_table(key.removeprefix("by_").replace("_", " "), scores))

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mindloop.beliefs import Tracker
+from mindloop.systems.tom.audit import AuditReport, audit_examples
 from mindloop.worlds.stories.releases import PROMPTING_TYPES, TOMI_QUESTION_TYPES, TOMI_STORY_TYPES, read_dataset
 from mindloop.worlds.stories.tomi import (
     HITOM_TYPES,
@@ -84,7 +85,9 @@ class EvalReport:
     ``breakdowns`` holds the other groupings the data's own labels allow, each under its JSON key: for a ToMi file
     with a ``.trace`` beside it ``by_story_type`` and ``by_question_type`` (ToMi's labels, as papers report them);
     for Hi-ToM's JSON (or a line file with its ``.meta.json``) ``by_order``, ``by_deception``, ``by_length`` and
-    ``by_prompting_type``. ``pairs`` is set for Hi-ToM files that hold story-question pairs twice.
+    ``by_prompting_type``. ``pairs`` is set for Hi-ToM files that hold story-question pairs twice. ``audit``
+    (ToMi files) counts the questions whose released gold contradicts what the story shows, by a check that does
+    not use the tracker (:mod:`mindloop.systems.tom.audit`).
     """
 
     format: StoryFormat
@@ -95,6 +98,7 @@ class EvalReport:
     answers: list[Answered] = field(repr=False)
     breakdowns: dict[str, dict[str, TypeScore]] = field(default_factory=dict)
     pairs: PairScore | None = None
+    audit: AuditReport | None = None
 
     @property
     def wrong(self) -> list[Answered]:
@@ -113,6 +117,9 @@ class EvalReport:
             out[key] = _scores_json(scores)
         if self.pairs is not None:
             out["agreed_pairs"] = self.pairs.to_json()
+        if self.audit is not None:
+            out["gold_contradicts_story"] = self.audit.contradicted
+            out["gold_checked"] = self.audit.checked
         out["seconds"] = self.seconds
         return out
 
@@ -210,4 +217,5 @@ def evaluate_file(path: str | Path, fmt: StoryFormat | None = None) -> EvalRepor
     n = len(answers)
     accuracy = sum(a.correct for a in answers) / n
     pairs = pair_score(answers) if fmt == "hitom" else None
-    return EvalReport(fmt, accuracy, n, by_type, seconds, answers, _breakdowns(answers), pairs)
+    audit = audit_examples(examples) if fmt == "tomi" else None
+    return EvalReport(fmt, accuracy, n, by_type, seconds, answers, _breakdowns(answers), pairs, audit)
