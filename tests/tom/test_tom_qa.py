@@ -71,7 +71,8 @@ def test_hitom_prompt_carries_the_assumptions_and_lettered_choices() -> None:
             "blue_pantry",
         ),
         (
-            "Noah saw the move to the blue_box. Mia did not, so the answer to the multiple-choice question is B. red_drawer.",
+            "Noah saw the move to the blue_box. Mia did not, "
+            "so the answer to the multiple-choice question is B. red_drawer.",
             ["blue_box", "red_drawer"],
             "red_drawer",
         ),
