@@ -8,6 +8,7 @@ The command line maps these to exit code 1 with a one-line message, and everythi
 from __future__ import annotations
 
 __all__ = [
+    "SETUP_ERRORS",
     "BeliefError",
     "DependencyError",
     "InvalidArgumentError",
@@ -81,3 +82,9 @@ class ModelTimeoutError(ModelError):
 
 class ModelResponseError(ModelError):
     """A model endpoint answered with something that is not a valid chat completion (bad JSON, no choices)."""
+
+
+SETUP_ERRORS: tuple[type[MindloopError], ...] = (DependencyError, InvalidArgumentError, RegistryError)
+"""Errors that say a run cannot work as set up (a missing extra, a bad option or argument, an unknown or
+unimportable name). Raised by a sample they stop the run instead of failing the sample, so code that turns
+failures into recorded outcomes re-raises them (``except SETUP_ERRORS: raise`` before ``except MindloopError``)."""

@@ -46,7 +46,7 @@ from mindloop.bench.api import AgentContext, Benchmark, Options, Outcome, Sample
 from mindloop.bench.options import validate_options
 from mindloop.bench.registry import get_benchmark
 from mindloop.bench.store import RunInfo, RunStore, SampleResult
-from mindloop.errors import DependencyError, InvalidArgumentError, MindloopError, RegistryError, UnknownNameError
+from mindloop.errors import SETUP_ERRORS, DependencyError, InvalidArgumentError, MindloopError, UnknownNameError
 from mindloop.models.base import (
     BACKENDS,
     ChatModel,
@@ -73,10 +73,6 @@ __all__ = [
 
 Executor = Literal["local", "process", "ray"]
 EXECUTORS: tuple[Executor, ...] = ("local", "process", "ray")
-
-SETUP_ERRORS: tuple[type[MindloopError], ...] = (DependencyError, InvalidArgumentError, RegistryError)
-"""Errors that say the run cannot work as set up (a missing extra, a bad option or argument, an unknown or
-unimportable name): raised by a sample, they stop the run instead of failing the sample."""
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from mindloop.beliefs import Utterance
-from mindloop.errors import InvalidArgumentError, MindloopError
+from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError
 from mindloop.models.base import ChatModel, GenerationConfig
 from mindloop.models.tokens import count_tokens
 from mindloop.systems.cobel.cwah_domain import CwahDomain
@@ -212,6 +212,8 @@ async def _play(
                 if inspect.isawaitable(result):
                     result = await result
                 actions[n] = result
+        except SETUP_ERRORS:
+            raise
         except MindloopError as exc:
             error = f"{type(exc).__name__}: {exc}"
             break

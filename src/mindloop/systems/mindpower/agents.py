@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from mindloop.errors import DependencyError, InvalidArgumentError, MindloopError
+from mindloop.errors import SETUP_ERRORS, DependencyError, InvalidArgumentError, MindloopError
 from mindloop.models.base import ChatModel, GenerationConfig, Message
 from mindloop.systems.mindpower.hierarchy import Hierarchy, HierarchyParseError, check_setting, parse_hierarchy
 from mindloop.systems.mindpower.prompts import HierarchyInput, build_messages
@@ -167,6 +167,8 @@ class ModelHierarchyAgent:
         """Ask the model and parse its reply; a failed call or a malformed reply is a recorded failure."""
         try:
             reply = await self.model.generate(self.messages(scenario), self.config)
+        except SETUP_ERRORS:
+            raise
         except MindloopError as exc:
             return HierarchyAnswer(None, None, f"model call failed: {exc}")
         try:

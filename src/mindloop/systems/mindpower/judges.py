@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mindloop.errors import MindloopError, ParseError
+from mindloop.errors import SETUP_ERRORS, MindloopError, ParseError
 from mindloop.models.base import ChatModel, GenerationConfig, Message, message
 
 __all__ = [
@@ -257,6 +257,8 @@ def robot_centric_messages(prediction: str, observation: str = "", frames: Seque
 async def _ask(judge: ChatModel, messages: list[Message], config: GenerationConfig | None) -> str | JudgeScore:
     try:
         reply = await judge.generate(messages, config or GenerationConfig())
+    except SETUP_ERRORS:
+        raise
     except MindloopError as exc:
         return JudgeScore(None, 0.0, error=f"judge call failed: {exc}")
     return reply.text

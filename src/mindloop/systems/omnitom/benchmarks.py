@@ -25,7 +25,7 @@ from pydantic import Field
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.errors import InvalidArgumentError, MindloopError
+from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError
 from mindloop.metrics.embeddings import encoder_available
 from mindloop.metrics.stats import mean
 from mindloop.systems.omnitom.annotator import annotate_text
@@ -192,6 +192,8 @@ class OmniToMStage1Benchmark(_OmniToMBase):
         gold = _record(sample)
         try:
             predicted = _symbolic(gold).beliefs
+        except SETUP_ERRORS:
+            raise
         except MindloopError as exc:
             return Outcome({"beliefs": []}, dict(_STAGE1_ZERO), error=f"symbolic annotator: {exc}")
         return await self._score(sample, gold, predicted, {"beliefs": [b.model_dump(mode="json") for b in predicted]})
@@ -283,6 +285,8 @@ class OmniToMStage2Benchmark(_OmniToMBase):
         gold = self._gold(sample)
         try:
             labels = stage2_labels_for_gold(_symbolic(gold).beliefs, gold.beliefs)
+        except SETUP_ERRORS:
+            raise
         except MindloopError as exc:
             return Outcome({"labels": []}, dict(_STAGE2_ZERO), error=f"symbolic annotator: {exc}")
         return self._score(gold, labels, {})

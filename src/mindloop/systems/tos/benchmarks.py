@@ -28,7 +28,7 @@ from pydantic import Field, field_validator, model_validator
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentRunner, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.errors import InvalidArgumentError, MindloopError
+from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError
 from mindloop.metrics.stats import mean
 from mindloop.systems.tos.explorers.base import Exploration, new_belief, run_exploration
 from mindloop.systems.tos.explorers.belief import SpatialBelief
@@ -235,6 +235,8 @@ class _TosBenchmark:
         questions = [TaskQuestion.from_dict(q) for q in inp["questions"]]
         try:
             return await self._run_model(scene, questions, inp, ctx)
+        except SETUP_ERRORS:
+            raise
         except MindloopError as exc:
             zero = dict.fromkeys(("coverage", "map_dir", "map_facing", "map_pos", "map_overall", *TASKS, "avg"), 0.0)
             return Outcome({"agent": "model", "scene": scene.name}, zero, error=str(exc))
