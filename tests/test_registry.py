@@ -65,3 +65,29 @@ def test_a_group_nobody_declares_is_empty() -> None:
     assert r.names() == [] and len(r) == 0
     with pytest.raises(UnknownNameError, match="none registered"):
         r.get("x")
+
+
+def test_a_system_slug_names_a_benchmark_whose_historical_name_differs(tmp_path, monkeypatch, capsys) -> None:
+    import json
+
+    from mindloop.bench.registry import canonical_name, get_benchmark
+    from mindloop.cli import main
+
+    assert [canonical_name(a) for a in ("mindclaw", "cobel-cwah", "cobel-tdw-mat", "claw")] == [
+        "claw",
+        "cwah",
+        "tdw-mat",
+        "claw",
+    ]
+    assert get_benchmark("cobel-cwah").name == "cwah"
+    with pytest.raises(UnknownNameError, match="did you mean 'cwah'"):
+        canonical_name("cwha")
+    monkeypatch.setenv("MINDLOOP_HOME", str(tmp_path))
+    assert main(["bench", "run", "cobel-cwah", "--agents", "heuristic", "--n", "1", "--json"]) == 0
+    run = json.loads(capsys.readouterr().out)
+    assert run["benchmark"] == "cwah"  # stored and reported under its one name
+    assert main(["bench", "run", "cobel-cwah", "--resume", run["run_id"], "--json"]) == 0  # the alias resumes it
+    capsys.readouterr()
+    assert main(["bench", "list", "--json"]) == 0
+    listed = {b["name"]: b for b in json.loads(capsys.readouterr().out)["benchmarks"]}
+    assert listed["claw"]["aliases"] == ["mindclaw"] and "mindclaw" not in listed

@@ -44,7 +44,7 @@ from mindloop._version import __version__
 from mindloop.bench.agents import model_agents, team_members
 from mindloop.bench.api import AgentContext, Benchmark, Options, Outcome, Sample, SampleRecord
 from mindloop.bench.options import validate_options
-from mindloop.bench.registry import get_benchmark
+from mindloop.bench.registry import canonical_name, get_benchmark
 from mindloop.bench.store import RunInfo, RunStore, SampleResult
 from mindloop.errors import SETUP_ERRORS, DependencyError, InvalidArgumentError, MindloopError, UnknownNameError
 from mindloop.models.base import (
@@ -440,7 +440,7 @@ def _config(request: RunRequest) -> dict[str, Any]:
 
 def _resumed(request: RunRequest, info: RunInfo) -> RunRequest:
     """The request of a resumed run: results-shaping settings from the store, execution settings from now."""
-    if request.benchmark != info.benchmark:
+    if canonical_name(request.benchmark) != info.benchmark:
         raise InvalidArgumentError(f"run {info.run_id} is a {info.benchmark!r} run, not {request.benchmark!r}")
     cfg = info.config
     stored_mo = cfg.get("model_options", {})

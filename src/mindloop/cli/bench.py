@@ -48,6 +48,7 @@ def bench_list(
         rows.append(
             {
                 "name": entry.name,
+                "aliases": list(getattr(bench, "aliases", ())),
                 "agents": list(bench.agents),
                 "agent_specs": specs,
                 "description": bench.description,
@@ -60,7 +61,8 @@ def bench_list(
     table = Table("benchmark", "agents", "description", caption="* needs --model; see options with --help-options")
     for row in rows:
         agents = ", ".join(f"{a['name']}{'*' if a['needs_model'] else ''}" for a in row["agent_specs"])
-        table.add_row(str(row["name"]), agents, str(row["description"]))
+        name = str(row["name"]) + (f" ({', '.join(row['aliases'])})" if row["aliases"] else "")
+        table.add_row(name, agents, str(row["description"]))
     err_console().print(table)
 
 

@@ -109,6 +109,7 @@ class CwahBenchmark(_TransportBenchmark):
     """C-WAH-style household tasks (Table 6): average steps to finish, communication tokens, messages."""
 
     name = "cwah"
+    aliases = ("cobel-cwah",)
     description = "C-WAH-style household collaboration (10 episodes): avg steps, comm tokens, messages"
 
     def _episodes(self, n_agents: int, seed: int) -> list[Any]:
@@ -119,6 +120,7 @@ class TdwMatBenchmark(_TransportBenchmark):
     """TDW-MAT-style transport (Table 5): transport rate within 3,000 frames, communication tokens, messages."""
 
     name = "tdw-mat"
+    aliases = ("cobel-tdw-mat",)
     description = "TDW-MAT-style multi-agent transport (24 episodes): transport rate, comm tokens, messages"
 
     def _episodes(self, n_agents: int, seed: int) -> list[Any]:

@@ -120,6 +120,7 @@ class ClawBenchmark:
     """MindClaw precision intervention on ``mindpower-sim``: TA, PIA, CS (closed loop) and trigger ACC."""
 
     name = "claw"
+    aliases = ("mindclaw",)
     description = "MindClaw closed-loop precision intervention on mindpower-sim: TA, PIA, CS, trigger ACC"
     options_model = ClawOptions
 
