@@ -56,7 +56,10 @@ _LAZY: dict[str, tuple[str, ...]] = {
     "mindloop.bench": (
         "BENCHMARKS",
         "AgentContext",
+    "AgentSpec",
+        "AgentSpec",
         "Benchmark",
+        "Options",
         "Outcome",
         "RunRequest",
         "RunStore",
@@ -67,6 +70,7 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "run_benchmark",
         "summarize_run",
     ),
+    "mindloop.environments": ("ENVS", "make_env"),
     "mindloop.models": (
         "ChatModel",
         "Completion",
@@ -109,7 +113,9 @@ if TYPE_CHECKING:
     from mindloop.bench import (
         BENCHMARKS,
         AgentContext,
+        AgentSpec,
         Benchmark,
+        Options,
         Outcome,
         RunRequest,
         RunStore,
@@ -120,6 +126,7 @@ if TYPE_CHECKING:
         run_benchmark,
         summarize_run,
     )
+    from mindloop.environments import ENVS, make_env
     from mindloop.models import (
         ChatModel,
         Completion,
@@ -169,6 +176,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "BENCHMARKS",
+    "ENVS",
     "WORLD",
     "AgentContext",
     "Belief",
@@ -200,6 +208,7 @@ __all__ = [
     "ModelOptions",
     "ModelResponseError",
     "ModelTimeoutError",
+    "Options",
     "Outcome",
     "ParseError",
     "Question",
@@ -248,6 +257,7 @@ __all__ = [
     "load_scene",
     "load_skills",
     "load_tombench",
+    "make_env",
     "map_scores",
     "message",
     "mind_reward",
