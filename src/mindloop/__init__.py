@@ -179,6 +179,7 @@ __all__ = [
     "ENVS",
     "WORLD",
     "AgentContext",
+    "AgentSpec",
     "Belief",
     "BeliefError",
     "BeliefRecord",
