@@ -108,7 +108,7 @@ def test_tom_generate_is_seeded_and_scores_perfectly(tmp_path: Path, capsys: pyt
 
     out = tmp_path / "gen.txt"
     assert main(["tom", "generate", "--n", "50", "--seed", "7", "--hitom", "-o", str(out)]) == 0
-    expected = to_numbered_text(generate_tomi(50, seed=7, max_order=4, hitom_questions=True))
+    expected = to_numbered_text(generate_tomi(50, seed=7, max_order=4, hitom_questions=True, reveal_on_entry=False))
     assert out.read_text(encoding="utf-8") == expected
     capsys.readouterr()
     assert main(["tom", "eval", str(out), "--json"]) == 0
