@@ -413,7 +413,7 @@ def annotate_story_file(path: str | Path, *, max_order: int = MAX_ORDER) -> Anno
     head = lines[:20]
     if head and sum(1 for ln in head if re.match(r"^\d+ ", ln.strip())) * 2 >= len(head):
         fmt = "tomi"
-        from mindloop.worlds.stories.tomi import narrate, read_story_file
+        from mindloop.worlds.stories.tomi import narrate, read_story_file, story_policy
 
         story_format, examples = read_story_file(p)
         fmt = story_format
@@ -423,7 +423,7 @@ def annotate_story_file(path: str | Path, *, max_order: int = MAX_ORDER) -> Anno
             if sentences in seen:
                 continue
             seen.add(sentences)
-            events = narrate(ex.sentences, str(p))
+            events = narrate(ex.sentences, str(p), policy=story_policy(story_format))
             record = annotate_events(
                 events,
                 story=" ".join(sentences),
