@@ -121,3 +121,12 @@ def test_an_exact_gold_reply_parses_on_every_generated_tomi_question() -> None:
 def test_strict_and_flexible_extraction(reply: str, strict: str | None, flexible: str | None) -> None:
     parsed = parse_answer(reply, CHOICES)
     assert (parsed.strict, parsed.choice) == (strict, flexible)
+
+
+def test_hitom_vp_items_get_the_release_vanilla_instruction() -> None:
+    [vp] = build_prompt(["Ann entered the den."], "Where is the pen really?", CHOICES, hitom=True, prompting_type="VP")
+    assert vp["content"].startswith("Read the following story and answer the multiple-choice question. Please provide")
+    [cot] = build_prompt(
+        ["Ann entered the den."], "Where is the pen really?", CHOICES, hitom=True, prompting_type="CoTP"
+    )
+    assert "Think step-by-step" in cot["content"] and "without explanations" not in cot["content"]

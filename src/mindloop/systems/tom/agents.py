@@ -37,6 +37,12 @@ _INSTRUCTION = (
     "Read the following story and answer the multiple-choice question. Think step-by-step. "
     "Provide the answer first, and then explain it."
 )
+"""Hi-ToM's chain-of-thought instruction (prompting type ``CoTP``), also mindloop's default."""
+
+_VP_INSTRUCTION = (
+    "Read the following story and answer the multiple-choice question. Please provide answer without explanations."
+)
+"""Hi-ToM's vanilla instruction (prompting type ``VP``)."""
 
 
 def letters(n: int) -> str:
@@ -46,10 +52,16 @@ def letters(n: int) -> str:
     return string.ascii_uppercase[:n]
 
 
-def build_prompt(story: Sequence[str], question: str, choices: Sequence[str], *, hitom: bool) -> list[Message]:
-    """The chat messages for one question: instruction, story lines, (Hi-ToM assumptions), question, choices."""
+def build_prompt(
+    story: Sequence[str], question: str, choices: Sequence[str], *, hitom: bool, prompting_type: str | None = None
+) -> list[Message]:
+    """The chat messages for one question: instruction, story lines, (Hi-ToM assumptions), question, choices.
+
+    ``prompting_type`` is Hi-ToM's: ``VP`` items get the release's vanilla instruction (answer without
+    explanation), every other item the chain-of-thought one.
+    """
     options = ", ".join(f"{letter}. {choice}" for letter, choice in zip(letters(len(choices)), choices, strict=True))
-    parts = [_INSTRUCTION, "", "Story:", *story, ""]
+    parts = [_VP_INSTRUCTION if prompting_type == "VP" else _INSTRUCTION, "", "Story:", *story, ""]
     if hitom:
         parts += [HITOM_ASSUMPTIONS, ""]
     parts += [f"Question: {question}", f"Choices: {options}"]

@@ -188,7 +188,14 @@ class _ToMBenchmark:
         inp = sample.input
         gold = inp["answer"]
         reply = await ctx.model.generate(
-            build_prompt(inp["story"], inp["question"], inp["choices"], hitom=self.fmt == "hitom"), ctx.config
+            build_prompt(
+                inp["story"],
+                inp["question"],
+                inp["choices"],
+                hitom=self.fmt == "hitom",
+                prompting_type=inp.get("prompting_type"),
+            ),
+            ctx.config,
         )
         parsed = parse_answer(reply.text, inp["choices"])
         output = {"answer": parsed.choice, "parsed_by": parsed.how, "reply": reply.text}
