@@ -56,7 +56,9 @@ def test_a_model_that_answers_like_the_tracker_scores_like_the_tracker(tmp_path:
         model = run_benchmark(_request(server, concurrency=4), store=store, progress=False)
         assert server.requests == 24
         records = store.records(model.run_id)
-    assert model.metrics == symbolic.metrics and model.metrics["accuracy"] == 1.0
+    headline = {k: v for k, v in model.metrics.items() if k not in ("accuracy_strict", "extraction")}
+    assert headline == symbolic.metrics and model.metrics["accuracy"] == 1.0
+    assert "flexible" in model.metrics["extraction"] and 0.0 <= model.metrics["accuracy_strict"] <= 1.0
     assert model.tokens["calls"] == 24 and model.tokens["prompt_tokens"] > 24 * 20
     assert {r.output["parsed_by"] for r in records if r.output} >= {"first line", "after an answer cue"}
     call = records[0].calls[0]
@@ -71,6 +73,7 @@ def test_failed_calls_are_kept_counted_and_scored_wrong(tmp_path: Path) -> None:
         records = store.records(summary.run_id)
     assert (summary.n_completed, summary.n_failed) == (8, 3)
     assert summary.metrics["accuracy"] == pytest.approx(5 / 8)
+    assert (summary.metrics["model_failures"], summary.metrics["unparsed"]) == (3, 0)  # calls failed, none misread
     failed = [r for r in records if r.status == "failed"]
     assert all("HTTP 500" in (r.error or "") and r.calls[0]["error"] for r in failed)
     assert summary.tokens["failed_calls"] == 3
@@ -99,7 +102,13 @@ def test_an_unparseable_reply_is_a_failure_with_the_reply_kept(tmp_path: Path) -
         summary = run_benchmark(_request(server, n=3), store=store, progress=False)
         records = store.records(summary.run_id)
     assert (summary.n_failed, summary.metrics["accuracy"], summary.metrics["unparsed"]) == (3, 0.0, 3)
-    assert records[0].output == {"answer": None, "parsed_by": "names none of the choices", "reply": "No idea, sorry."}
+    assert records[0].output == {
+        "answer": None,
+        "strict_answer": None,
+        "parsed_by": "names none of the choices",
+        "reply": "No idea, sorry.",
+    }
+    assert summary.metrics["accuracy_strict"] == 0.0 and summary.metrics["model_failures"] == 0
 
 
 def _done(db: Path) -> int:

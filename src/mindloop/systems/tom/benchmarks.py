@@ -198,10 +198,12 @@ class _ToMBenchmark:
             ctx.config,
         )
         parsed = parse_answer(reply.text, inp["choices"])
-        output = {"answer": parsed.choice, "parsed_by": parsed.how, "reply": reply.text}
+        output = {"answer": parsed.choice, "strict_answer": parsed.strict, "parsed_by": parsed.how, "reply": reply.text}
+        strict = float(parsed.strict == gold)
         if parsed.choice is None:
-            return Outcome(output, {"correct": 0.0, "parsed": 0.0}, error=f"unparseable answer: {parsed.how}")
-        return Outcome(output, {"correct": float(parsed.choice == gold), "parsed": 1.0})
+            scores = {"correct": 0.0, "correct_strict": strict, "parsed": 0.0}
+            return Outcome(output, scores, error=f"unparseable answer: {parsed.how}")
+        return Outcome(output, {"correct": float(parsed.choice == gold), "correct_strict": strict, "parsed": 1.0})
 
     async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
         inp = sample.input
@@ -226,10 +228,19 @@ class _ToMBenchmark:
         ordered = [t for t in self.types if t in by_type] + sorted(set(by_type) - set(self.types))
         total = sum(sum(v) for v in by_type.values())
         out: dict[str, Any] = {
-            "accuracy": total / len(records) if records else 0.0,
+            "accuracy": total / len(records) if records else None,
             "by_type": {t: {"accuracy": sum(by_type[t]) / len(by_type[t]), "n": len(by_type[t])} for t in ordered},
             "unparsed": sum(1 for r in records if r.status == "failed" and r.scores.get("parsed") == 0.0),
+            # a failed sample without a parse score never got a reply to read (the call itself failed)
+            "model_failures": sum(1 for r in records if r.status == "failed" and "parsed" not in r.scores),
         }
+        strict = [r.scores["correct_strict"] for r in records if "correct_strict" in r.scores]
+        if strict:  # a model answered: report both extractions, as evaluation harnesses do
+            out["accuracy_strict"] = sum(strict) / len(records)
+            out["extraction"] = (
+                "accuracy: flexible extraction (answer cues, markdown, a name anywhere); "
+                "accuracy_strict: the reply's first line is a letter or a choice name"
+            )
         breakdowns = {
             "by_story_type": _accuracy_by(records, "story_type", TOMI_STORY_TYPES),
             "by_question_type": _accuracy_by(records, "question_type", TOMI_QUESTION_TYPES),
