@@ -146,7 +146,9 @@ def _is_number(value: Any) -> TypeGuard[int | float]:
 
 def _fmt(value: Any) -> str:
     """A metric value for a table cell: integers with separators, fractions to three places."""
-    if isinstance(value, bool) or value is None:
+    if value is None:
+        return "–"  # not scored: no data, never a zero
+    if isinstance(value, bool):
         return str(value).lower()
     if isinstance(value, int):
         return f"{value:,}"
