@@ -12,7 +12,9 @@ if ! "$PY" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
   exit 1
 fi
 [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
-"$VENV/bin/python" -m pip install --quiet --upgrade pip
+# A venv starts with the setuptools Python bundled (65 on 3.11), which cannot build a wheel without `wheel`;
+# >= 70.1 can, which the test that builds a plug-in package offline (no build isolation) relies on.
+"$VENV/bin/python" -m pip install --quiet --upgrade pip "setuptools>=70.1"
 extras=$(IFS=,; echo "$*")
 # torch must come first and pinned (a CPU build is on disk here; an unpinned torch pulls GBs of CUDA wheels).
 case ",$extras," in
