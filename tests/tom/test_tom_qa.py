@@ -130,3 +130,18 @@ def test_hitom_vp_items_get_the_release_vanilla_instruction() -> None:
         ["Ann entered the den."], "Where is the pen really?", CHOICES, hitom=True, prompting_type="CoTP"
     )
     assert "Think step-by-step" in cot["content"] and "without explanations" not in cot["content"]
+
+
+def test_every_readable_real_reply_parses_to_its_hand_label_and_unusable_ones_are_refused() -> None:
+    """Replies a real small model wrote in a hitom run, each labelled by a person ("readable: X" or "unusable")."""
+    import json
+    from pathlib import Path
+
+    corpus = [json.loads(line) for line in (Path(__file__).parent / "data" / "real_replies.jsonl").open()]
+    assert len(corpus) >= 12
+    for item in corpus:
+        parsed = parse_answer(item["reply"], item["choices"])
+        if item["label"] == "unusable":
+            assert parsed.choice is None, item["reply"]
+        else:
+            assert parsed.choice == item["label"].removeprefix("readable: "), item["reply"]
