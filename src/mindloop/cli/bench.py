@@ -10,12 +10,15 @@ import io
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 
 from mindloop.console import emit, err_console
+
+if TYPE_CHECKING:
+    from mindloop.bench.runner import RunSummary
 
 __all__ = ["bench_app", "report", "runs_app"]
 
@@ -165,23 +168,33 @@ def bench_run(
     if as_json:
         print(json.dumps(summary.to_json()))
     else:
-        console = err_console()
-        table = Table(
-            "metric",
-            "value",
-            title=f"{summary.benchmark} · {summary.agent}" + (f" · {summary.model}" if summary.model else ""),
-        )
-        for key, value in _flat(summary.metrics):
-            shown = "–" if value is None else f"{value:.4f}" if isinstance(value, float) else str(value)
-            table.add_row(key, shown)  # a metric with no data is None: "–", never a zero
-        console.print(table)
-        bugs = f", {summary.n_bugs} hit a bug" if summary.n_bugs else ""
-        console.print(
-            f"run {summary.run_id}: {summary.n_completed}/{summary.n} samples, {summary.n_failed} failed{bugs}, "
-            f"{summary.seconds:.2f} s; {summary.tokens['calls']} model calls ({summary.tokens['cache_hits']} cached), "
-            f"{summary.tokens['total_tokens']} tokens"
-        )
-        console.print(f"report: mindloop report {summary.run_id}")
+        _print_summary(summary)
+    _exit_for(summary)
+
+
+def _print_summary(summary: RunSummary) -> None:
+    """The metrics table, the run's counts and where its report is, on stderr."""
+    console = err_console()
+    table = Table(
+        "metric",
+        "value",
+        title=f"{summary.benchmark} · {summary.agent}" + (f" · {summary.model}" if summary.model else ""),
+    )
+    for key, value in _flat(summary.metrics):
+        shown = "–" if value is None else f"{value:.4f}" if isinstance(value, float) else str(value)
+        table.add_row(key, shown)  # a metric with no data is None: "–", never a zero
+    console.print(table)
+    bugs = f", {summary.n_bugs} hit a bug" if summary.n_bugs else ""
+    console.print(
+        f"run {summary.run_id}: {summary.n_completed}/{summary.n} samples, {summary.n_failed} failed{bugs}, "
+        f"{summary.seconds:.2f} s; {summary.tokens['calls']} model calls ({summary.tokens['cache_hits']} cached), "
+        f"{summary.tokens['total_tokens']} tokens"
+    )
+    console.print(f"report: mindloop report {summary.run_id}")
+
+
+def _exit_for(summary: RunSummary) -> None:
+    """Exit 2 when a sample hit a bug, 1 when the run was interrupted; return (exit 0) otherwise."""
     if summary.n_bugs:  # a defect, not a model failure: the metrics cannot be trusted (exit 2, internal error)
         err_console().print(
             f"mindloop: internal error: {summary.n_bugs} sample(s) of run {summary.run_id} raised an exception that "
