@@ -15,6 +15,9 @@ effect happens when it finishes; one that would finish after frame 3,000 never d
 
 Ground truth (``state``: world facts, ``transported``, ``events``: every event, witnessed or not) is
 ``info[agent]["ground_truth"]`` only with ``TdwEnv(privileged=True)`` or ``reset(options={"privileged": True})``.
+
+This module is the simulator; the rules' numbers, the episode spec and the observation records are in
+:mod:`~mindloop.systems.cobel.worlds.tdw_spec`, re-exported here.
 """
 
 from __future__ import annotations
@@ -22,19 +25,29 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from mindloop.beliefs import Event, EventKind, Fact, Source, Utterance
 from mindloop.errors import InvalidArgumentError
-from mindloop.systems.cobel.worlds.common import (
-    Action,
-    Entity,
-    Layout,
-    Message,
-    TransportEnv,
-    agent_names,
-    coerce_action,
+from mindloop.systems.cobel.worlds.common import Action, Entity, Layout, Message, TransportEnv, coerce_action
+from mindloop.systems.cobel.worlds.tdw_spec import (
+    CONTAINER_CAPACITY,
+    CONTAINERS_PER_CAPACITY,
+    FRAME_BUDGET,
+    FRAME_COSTS,
+    FRAMES_PER_METER,
+    HANDS,
+    N_TARGETS,
+    ROOM_SIZE,
+    TDW_ACTIONS,
+    TDW_CATEGORIES,
+    HeldView,
+    TdwEpisode,
+    TdwObservation,
+    TdwPartnerView,
+    TdwSeen,
+    exploration_state,
+    quarter,
 )
 
 __all__ = [
@@ -55,149 +68,12 @@ __all__ = [
     "quarter",
 ]
 
-FRAME_BUDGET = 3000
-"""Frames an episode may last."""
-
-ROOM_SIZE = 8.0
-"""Rooms are ``ROOM_SIZE`` metres square; walking through a door to the next room's centre is that far."""
-
-FRAMES_PER_METER = 20
-"""Frames per metre walked (TDW-MAT's move-forward is 0.5 m)."""
-
-FRAME_COSTS: Mapping[str, int] = {
-    "turn_left": 30,
-    "turn_right": 30,
-    "grasp": 50,
-    "put_in": 40,
-    "drop": 30,
-    "send_message": 5,
-    "wait": 10,
-    "failed": 5,
-}
-"""Frames each non-moving action takes (a 90° look-around turn is six 15° turns); a failed action costs 5."""
-
-CONTAINER_CAPACITY = 3
-HANDS = 2
-N_TARGETS = 10
-
-TDW_ACTIONS = ("move", "turn_left", "turn_right", "grasp", "put_in", "drop", "send_message", "wait")
-"""Actions in action-space index order: B.1's seven (move = walk towards a room, an object or the bed) + wait."""
-
-TDW_CATEGORIES: Mapping[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "food": (("apple", "banana", "orange", "bread", "loaf_bread", "burger"), ("bowl", "plate", "tea_tray")),
-    "stuff": (
-        ("calculator", "mouse", "pen", "lighter", "purse", "iphone"),
-        ("plastic_basket", "wood_basket", "wicker_basket"),
-    ),
-}
-"""Target and container kinds of each task category (appendix B.1, Table 5)."""
-
-_CAPACITY_CONTAINERS = {"low": 2, "high": 5}
 _ROOM_WEIGHTS: Mapping[str, Mapping[str, int]] = {
     "food": {"kitchen": 4, "livingroom": 2, "office": 1, "bedroom": 1},
     "stuff": {"office": 4, "livingroom": 2, "bedroom": 2, "kitchen": 1},
 }
 _EXTRA_ROOMS = ("livingroom", "office", "kitchen")
 _GRID_COLS = 3
-
-
-def exploration_state(seen_quarters: int) -> str:
-    """``none``, ``part`` or ``all`` for the number of a room's four quarters an agent has seen."""
-    return "none" if seen_quarters == 0 else ("all" if seen_quarters >= 4 else "part")
-
-
-@dataclass(frozen=True, slots=True)
-class TdwEpisode:
-    """Task category (food/stuff), capacity (low/high), team size and scene seed."""
-
-    category: str
-    capacity: str
-    n_agents: int
-    seed: int
-
-    @property
-    def task(self) -> str:
-        """``food-low-capacity`` etc., the row names of Table 1."""
-        return f"{self.category}-{self.capacity}-capacity"
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain data for a benchmark sample."""
-        return {
-            "world": "tdw-mat",
-            "category": self.category,
-            "capacity": self.capacity,
-            "n_agents": self.n_agents,
-            "seed": self.seed,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> TdwEpisode:
-        """Read back :meth:`to_dict`'s form."""
-        try:
-            ep = cls(str(data["category"]), str(data["capacity"]), int(data.get("n_agents", 2)), int(data["seed"]))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise InvalidArgumentError(f"malformed TDW-MAT episode {dict(data)!r}: {exc}") from None
-        ep.check()
-        return ep
-
-    def check(self) -> None:
-        """Raise ``InvalidArgumentError`` for an unknown category or capacity."""
-        if self.category not in TDW_CATEGORIES:
-            raise InvalidArgumentError(f"unknown TDW-MAT category {self.category!r} (known: food, stuff)")
-        if self.capacity not in _CAPACITY_CONTAINERS:
-            raise InvalidArgumentError(f"unknown TDW-MAT capacity {self.capacity!r} (known: low, high)")
-        agent_names(self.n_agents)
-
-
-@dataclass(frozen=True, slots=True)
-class TdwSeen:
-    """A target, container or the bed in a quarter the agent has seen: where it lies and what it contains."""
-
-    entity: Entity
-    room: int
-    pos: tuple[float, float]
-    contents: tuple[Entity, ...] = ()
-    on_bed: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class HeldView:
-    """One held thing and, for a container, what is in it."""
-
-    entity: Entity
-    contents: tuple[Entity, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class TdwPartnerView:
-    """A partner in the same room and what it carries."""
-
-    name: str
-    holding: tuple[HeldView, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class TdwObservation:
-    """What one agent perceives: its place, hands, the room's seen quarters, partners nearby and messages."""
-
-    frame: int
-    ready: bool
-    agent: str
-    room: Entity
-    pos: tuple[float, float]
-    near: int | None
-    holding: tuple[HeldView, ...]
-    seen: tuple[TdwSeen, ...]
-    explored: str
-    quarters: tuple[int, ...]
-    partners: tuple[TdwPartnerView, ...]
-    messages: tuple[Message, ...]
-    goal: tuple[tuple[str, int], ...]
-    bed: Entity
-    bed_room: int
-    rooms: tuple[Entity, ...]
-    doors: tuple[tuple[int, int], ...]
-    transported: int
 
 
 class _TAgent:
@@ -213,15 +89,6 @@ class _TAgent:
         self.seen: dict[int, set[int]] = {r: set() for r in rooms}
         self.busy_until = 0
         self.pending: Action | None = None
-
-
-def quarter(pos: tuple[float, float]) -> int:
-    """Which quarter (0–3, clockwise from north-east) of its room a position lies in."""
-    x, y = pos
-    half = ROOM_SIZE / 2
-    if y < half:
-        return 0 if x >= half else 3
-    return 1 if x >= half else 2
 
 
 class TdwEnv(TransportEnv[TdwObservation]):
@@ -323,7 +190,7 @@ class TdwEnv(TransportEnv[TdwObservation]):
             self.targets.append(next_id)
             next_id += 1
         self.containers: list[int] = []
-        for _ in range(_CAPACITY_CONTAINERS[ep.capacity]):
+        for _ in range(CONTAINERS_PER_CAPACITY[ep.capacity]):
             name = rng.choice(containers)
             room = rng.choice(room_ids)
             self.entities[next_id] = Entity.make(next_id, name, "container")
@@ -471,99 +338,109 @@ class TdwEnv(TransportEnv[TdwObservation]):
         return frozenset(a.name for a in self._agents_list if a.room == room)
 
     def _finish(self, ag: _TAgent, act: Action, events: list[Event | Utterance]) -> str:
+        """Apply an action that finishes now (its precheck passed again); returns ``""`` (it cannot fail here)."""
         kind, t = act.kind, self.frame
         if kind == "move":
             assert act.target is not None
-            room, pos, near = self._move_goal(ag, act.target)
-            if room != ag.room:
-                (x0, y0), (x1, y1) = self._grid[ag.room], self._grid[room]
-                events.append(Event(t, EventKind.EXIT, ag.name, (), self._witnesses(ag.room)))
-                ag.facing = {(1, 0): 0, (0, 1): 1, (-1, 0): 2, (0, -1): 3}[(x1 - x0, y1 - y0)]
-                ag.room = room
-                for h in ag.holding:
-                    self.room_of[h] = room
-                    for c in self.contents.get(h, ()):
-                        self.room_of[c] = room
-                ag.seen[room].add(ag.facing)
-                at = (Fact(ag.name, "AT", self.entities[room].ref),)
-                events.append(Event(t, EventKind.ENTER, ag.name, at, self._witnesses(room)))
-                events.append(self._look(ag, t))
-            ag.pos = pos
-            ag.near = near
-            if near is not None:
-                q = quarter(pos)
-                if q not in ag.seen[room]:
-                    ag.seen[room].add(q)
-                    events.append(self._look(ag, t))
-            return ""
-        if kind in ("turn_left", "turn_right"):
+            self._finish_move(ag, act.target, t, events)
+        elif kind in ("turn_left", "turn_right"):
             ag.facing = (ag.facing + (1 if kind == "turn_right" else -1)) % 4
             if ag.facing not in ag.seen[ag.room]:
                 ag.seen[ag.room].add(ag.facing)
                 events.append(self._look(ag, t))
-            return ""
-        if kind == "wait":
-            return ""
-        if kind == "send_message":
+        elif kind == "send_message":
             others = frozenset(a for a in self.possible_agents if a != ag.name)
             msg = Message(t, ag.name, act.text)
             for other in others:
                 self._inbox[other].append(msg)
             events.append(Utterance(t, ag.name, others, (), True, act.text))
-            return ""
-        if kind == "grasp":
+        elif kind == "grasp":
             assert act.target is not None
-            ent = self.entities[act.target]
-            ag.holding.append(ent.id)
-            self.held_by[ent.id] = ag.name
-            events.append(
-                Event(
-                    t,
-                    EventKind.MOVE,
-                    ag.name,
-                    (Fact(ent.ref, "HELD_BY", ag.name), Fact(ent.ref, "IN", None)),
-                    self._witnesses(ag.room),
-                )
+            self._finish_grasp(ag, self.entities[act.target], t, events)
+        elif kind == "put_in":
+            self._finish_put_in(ag, t, events)
+        elif kind == "drop":
+            self._finish_drop(ag, t, events)
+        elif kind != "wait":
+            raise AssertionError(kind)  # pragma: no cover
+        return ""
+
+    def _finish_move(self, ag: _TAgent, target: int, t: int, events: list[Event | Utterance]) -> None:
+        """Walk towards ``target``: through a door into the next room (seeing the quarter ahead), or up to it."""
+        room, pos, near = self._move_goal(ag, target)
+        if room != ag.room:
+            (x0, y0), (x1, y1) = self._grid[ag.room], self._grid[room]
+            events.append(Event(t, EventKind.EXIT, ag.name, (), self._witnesses(ag.room)))
+            ag.facing = {(1, 0): 0, (0, 1): 1, (-1, 0): 2, (0, -1): 3}[(x1 - x0, y1 - y0)]
+            ag.room = room
+            for h in ag.holding:
+                self.room_of[h] = room
+                for c in self.contents.get(h, ()):
+                    self.room_of[c] = room
+            ag.seen[room].add(ag.facing)
+            at = (Fact(ag.name, "AT", self.entities[room].ref),)
+            events.append(Event(t, EventKind.ENTER, ag.name, at, self._witnesses(room)))
+            events.append(self._look(ag, t))
+        ag.pos = pos
+        ag.near = near
+        if near is not None:
+            q = quarter(pos)
+            if q not in ag.seen[room]:
+                ag.seen[room].add(q)
+                events.append(self._look(ag, t))
+
+    def _finish_grasp(self, ag: _TAgent, ent: Entity, t: int, events: list[Event | Utterance]) -> None:
+        """Pick ``ent`` up into a free hand."""
+        ag.holding.append(ent.id)
+        self.held_by[ent.id] = ag.name
+        events.append(
+            Event(
+                t,
+                EventKind.MOVE,
+                ag.name,
+                (Fact(ent.ref, "HELD_BY", ag.name), Fact(ent.ref, "IN", None)),
+                self._witnesses(ag.room),
             )
-            return ""
-        if kind == "put_in":
-            cont = next(h for h in ag.holding if h in self.contents)
-            obj = next(h for h in ag.holding if h not in self.contents)
-            ag.holding.remove(obj)
-            del self.held_by[obj]
-            self.contents[cont].append(obj)
-            self.inside[obj] = cont
-            oref, cref = self.entities[obj].ref, self.entities[cont].ref
-            put = (Fact(oref, "CONTAINED_BY", cref), Fact(oref, "HELD_BY", None))
-            events.append(Event(t, EventKind.PUT, ag.name, put, self._witnesses(ag.room)))
-            return ""
-        if kind == "drop":
-            at_bed = ag.room == self.room_of[self.bed.id] and ag.near == self.bed.id
-            facts: list[Fact] = []
-            for h in list(ag.holding):
-                ag.holding.remove(h)
-                del self.held_by[h]
-                ref = self.entities[h].ref
-                facts.append(Fact(ref, "HELD_BY", None))
-                if at_bed:
-                    for c in self.contents.get(h, ()):
-                        self.on_bed.add(c)
-                        del self.inside[c]
-                        cref = self.entities[c].ref
-                        facts += [Fact(cref, "CONTAINED_BY", None), Fact(cref, "ON", self.bed.ref)]
-                    if h in self.contents:
-                        self.contents[h] = []
-                        self.room_of.pop(h, None)  # containers are used up at the bed
-                        facts.append(Fact(ref, "IN", None))
-                    else:
-                        self.on_bed.add(h)
-                        facts.append(Fact(ref, "ON", self.bed.ref))
+        )
+
+    def _finish_put_in(self, ag: _TAgent, t: int, events: list[Event | Utterance]) -> None:
+        """Put the object in one hand into the container in the other."""
+        cont = next(h for h in ag.holding if h in self.contents)
+        obj = next(h for h in ag.holding if h not in self.contents)
+        ag.holding.remove(obj)
+        del self.held_by[obj]
+        self.contents[cont].append(obj)
+        self.inside[obj] = cont
+        oref, cref = self.entities[obj].ref, self.entities[cont].ref
+        put = (Fact(oref, "CONTAINED_BY", cref), Fact(oref, "HELD_BY", None))
+        events.append(Event(t, EventKind.PUT, ag.name, put, self._witnesses(ag.room)))
+
+    def _finish_drop(self, ag: _TAgent, t: int, events: list[Event | Utterance]) -> None:
+        """Drop everything held: onto the bed when standing at it (a container is emptied and used up), else here."""
+        at_bed = ag.room == self.room_of[self.bed.id] and ag.near == self.bed.id
+        facts: list[Fact] = []
+        for h in list(ag.holding):
+            ag.holding.remove(h)
+            del self.held_by[h]
+            ref = self.entities[h].ref
+            facts.append(Fact(ref, "HELD_BY", None))
+            if at_bed:
+                for c in self.contents.get(h, ()):
+                    self.on_bed.add(c)
+                    del self.inside[c]
+                    cref = self.entities[c].ref
+                    facts += [Fact(cref, "CONTAINED_BY", None), Fact(cref, "ON", self.bed.ref)]
+                if h in self.contents:
+                    self.contents[h] = []
+                    self.room_of.pop(h, None)  # containers are used up at the bed
+                    facts.append(Fact(ref, "IN", None))
                 else:
-                    self.pos[h] = ag.pos
-                    facts.append(Fact(ref, "IN", self.entities[ag.room].ref))
-            events.append(Event(t, EventKind.PUT, ag.name, tuple(facts), self._witnesses(ag.room)))
-            return ""
-        raise AssertionError(kind)  # pragma: no cover
+                    self.on_bed.add(h)
+                    facts.append(Fact(ref, "ON", self.bed.ref))
+            else:
+                self.pos[h] = ag.pos
+                facts.append(Fact(ref, "IN", self.entities[ag.room].ref))
+        events.append(Event(t, EventKind.PUT, ag.name, tuple(facts), self._witnesses(ag.room)))
 
     # ---- observing ------------------------------------------------------------------------------------------
     def _held(self, ids: list[int]) -> tuple[HeldView, ...]:
