@@ -15,7 +15,8 @@ from mindloop.beliefs import Fact
 from mindloop.beliefs.views.sbl import entity_parts
 from mindloop.systems.cobel.mind import CLAIM, Intent, Mind, WorldView
 from mindloop.systems.cobel.worlds.common import Action, Layout
-from mindloop.systems.cobel.worlds.cwah import _FURNITURE, HOP_STEPS, CwahObservation, GoalPredicate
+from mindloop.systems.cobel.worlds.cwah import HOP_STEPS, CwahObservation, GoalPredicate
+from mindloop.systems.cobel.worlds.cwah_spec import FURNITURE as _FURNITURE
 
 __all__ = ["CwahDomain", "IntentFailed"]
 
