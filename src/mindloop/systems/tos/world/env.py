@@ -16,13 +16,15 @@ evaluation; observations and ``info`` carry only what the agent may know. ``info
 ``reset(options={"privileged": True})``) ``info["ground_truth"]`` adds the scene, the agent's pose, the covert
 changes and every event (the covert changes too, witnessed by nobody). Stepping a finished episode, or one never
 reset, raises :class:`gymnasium.error.ResetNeeded` (the contract of :mod:`mindloop.environments`).
+
+This module is the simulator; the settings, the step records, the opening description and the false-belief
+instruction and score are in :mod:`~mindloop.systems.tos.world.episode`, re-exported here.
 """
 
 from __future__ import annotations
 
 import string
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -43,8 +45,17 @@ from mindloop.systems.tos.world.actions import (
     parse_actions,
 )
 from mindloop.systems.tos.world.changes import Change, covert_changes
+from mindloop.systems.tos.world.episode import (
+    FALSE_BELIEF_INSTRUCTION,
+    ActionResult,
+    Phase,
+    SpatialEnvConfig,
+    Turn,
+    describe_layout,
+    score_change_report,
+)
 from mindloop.systems.tos.world.geometry import NORTH, VALID_ROTATIONS, Vec, direction_name, in_fov, rotate
-from mindloop.systems.tos.world.layout import OBJECT_CATALOGUE, LayoutConfig, generate_scene
+from mindloop.systems.tos.world.layout import OBJECT_CATALOGUE, generate_scene
 from mindloop.systems.tos.world.observe import Observation, observation_text, observe
 from mindloop.systems.tos.world.relations import INITIAL, RelationTriple, observation_triples, query_triple
 from mindloop.systems.tos.world.scene import Door, Scene, scene_to_dict
@@ -58,130 +69,6 @@ __all__ = [
     "describe_layout",
     "score_change_report",
 ]
-
-FALSE_BELIEF_INSTRUCTION = """\
-You have returned to the initial position and face north.
-There are {n_changes} objects in the room that have been changed (position or orientation).
-Note one object is either moved or rotated, not both.
-Goal: Explore the room again and identify which objects have been changed and how with minimum costs.
-Use the same action set as the exploration phase.
-You must use the Term(changes="...") action to submit your answer and terminate.
-Format: Term(changes="object1: change_type, object2: change_type")
-Example: Term(changes="apple: position, chair: orientation")
-You have a maximum of {max_steps} steps."""
-
-Phase = Literal["exploration", "false_belief", "done"]
-
-
-@dataclass(frozen=True)
-class SpatialEnvConfig:
-    """Episode settings: the procedural layout (when no scene is given), budgets, phases and modality."""
-
-    layout: LayoutConfig = field(default_factory=LayoutConfig)
-    max_steps: int = 20
-    false_belief: bool = False
-    false_belief_steps: int = 15
-    mode: Literal["text", "vision"] = "text"
-    image_size: int = 384
-
-    def __post_init__(self) -> None:
-        if self.max_steps < 1 or self.false_belief_steps < 1:
-            raise InvalidArgumentError("step budgets must be at least 1")
-        if self.mode not in ("text", "vision"):
-            raise InvalidArgumentError(f"mode must be 'text' or 'vision', got {self.mode!r}")
-
-
-@dataclass(frozen=True)
-class ActionResult:
-    """One executed action: its kind (move/rotate/observe/query/term), success and message.
-
-    ``observation`` is set for observes, ``query`` holds ``(offset from start, facing name or None)``,
-    ``changes`` the reported changes of a false-belief ``Term``.
-    """
-
-    action: str
-    kind: str
-    success: bool
-    message: str
-    observation: Observation | None = None
-    query: tuple[Vec, str | None] | None = None
-    changes: tuple[ChangeReport, ...] | None = None
-
-
-@dataclass(frozen=True)
-class Turn:
-    """One environment step as evaluation sees it (the pose is privileged; the rest is what the agent saw)."""
-
-    step: int
-    phase: str
-    action: str
-    valid: bool
-    error: str | None
-    results: tuple[ActionResult, ...]
-    text: str
-    anchor: str
-    pos: Vec
-    ori: Vec
-    rooms: frozenset[int]
-    triples: tuple[RelationTriple, ...]
-    cost: int
-
-    @property
-    def observations(self) -> list[Observation]:
-        """The observations made in this step."""
-        return [r.observation for r in self.results if r.observation is not None]
-
-    @property
-    def action_failed(self) -> bool:
-        """Whether a motion or the final action failed."""
-        return any(not r.success for r in self.results)
-
-
-def describe_layout(scene: Scene, *, max_steps: int | None = None) -> str:
-    """The opening description the agent gets: rooms, its start, object names with labels, door names.
-
-    Uses the reference's wording. Object order is the scene's (labels 1..N), never grouped by room.
-    """
-    rooms = scene.room_ids
-    kind = f"{len(rooms)} rooms connected by doors" if scene.doors else "a single room"
-    names = ", ".join(f"room {r}" for r in rooms)
-    text = (
-        f"Imagine {kind}: {names}. You current (initial) position is in room {scene.start_room} and you face "
-        "north. Unless otherwise specified, treat your initial position as the origin (0, 0), and north is +y."
-    )
-    text += "\nObjects: " + ", ".join(f"{o.label or i}: {o.name}" for i, o in enumerate(scene.objects, 1))
-    if scene.doors:
-        text += "\nDoors: " + ", ".join(d.name for d in scene.doors)
-    if max_steps is not None:
-        text += f"\nYou have a maximum of {max_steps} exploration steps."
-    return text
-
-
-def score_change_report(reported: tuple[ChangeReport, ...], truth: list[Change]) -> dict[str, float]:
-    """Detection F1 of reported changes against the truth, as the reference scores it.
-
-    ``f1`` treats each ``(object, change type)`` as a label; ``f1_position`` and ``f1_facing`` compare the sets of
-    objects reported moved / turned. With no true changes every score is 0.
-    """
-
-    def f1(gold: set[Any], rep: set[Any]) -> float:
-        if not gold:
-            return 0.0
-        hit = len(gold & rep)
-        p = hit / len(rep) if rep else 0.0
-        r = hit / len(gold)
-        return 2 * p * r / (p + r) if p + r else 0.0
-
-    gold = {(c.name, "position") for c in truth if c.position}
-    gold |= {(c.name, "orientation") for c in truth if c.orientation}
-    rep = {(c.name, "position") for c in reported if c.position}
-    rep |= {(c.name, "orientation") for c in reported if c.orientation}
-    return {
-        "f1": f1(gold, rep),
-        "f1_position": f1({c.name for c in truth if c.position}, {c.name for c in reported if c.position}),
-        "f1_facing": f1({c.name for c in truth if c.orientation}, {c.name for c in reported if c.orientation}),
-    }
-
 
 _CHARSET = frozenset(string.printable) | frozenset("•°×")
 
@@ -355,52 +242,17 @@ class SpatialEnv(gym.Env[str, str]):
             seq: ActionSequence | None = parse_actions(str(action), false_belief=phase == "false_belief")
         except ActionParseError as exc:
             seq, error = None, exc.reason
-        terminated = truncated = False
         if seq is None:
             reward -= 0.5
             text = f"Invalid action: {error}."
         else:
-            for motion in seq.motions:
-                res = self._execute(motion, events, triples)
-                results.append(res)
-                if not res.success:
-                    obs = self._execute(Observe(), events, triples)
-                    results.append(
-                        ActionResult(
-                            obs.action,
-                            obs.kind,
-                            obs.success,
-                            "Subsequent actions are skipped due to failure, instead an observe is executed: "
-                            + obs.message,
-                            obs.observation,
-                        )
-                    )
-                    break
-            else:
-                results.append(self._execute(seq.final, events, triples))
+            results = self._execute_sequence(seq, events, triples)
             text = " ".join(r.message for r in results)
-        final = results[-1] if results else None
         pose_after = (self._pos, self._ori, self._rooms, self._anchor())
-        if final is not None and final.kind == "term":
-            if phase == "exploration" and self.config.false_belief:
-                text += "\n" + self._start_false_belief(hidden)
-            else:
-                if phase == "false_belief":
-                    reward = self._finish_false_belief(final.changes or ())
-                self._phase = "done"
-                terminated = True
-        elif self._steps_left <= 0:
-            if phase == "exploration" and self.config.false_belief:
-                text += "\nExploration ended. No further exploration actions are allowed.\n"
-                text += self._start_false_belief(hidden)
-            else:
-                text += "\nExploration ended. No further exploration actions are allowed."
-                if phase == "false_belief":
-                    self._finish_false_belief(())
-                self._phase = "done"
-                truncated = True
-        else:
-            text += f"\nYou have a maximum of {self._steps_left} exploration steps left."
+        tail, phase_reward, terminated, truncated = self._end_of_step(results[-1] if results else None, phase, hidden)
+        text += tail
+        if phase_reward is not None:
+            reward = phase_reward
         turn = Turn(
             self._step,
             phase,
@@ -417,10 +269,63 @@ class SpatialEnv(gym.Env[str, str]):
             self._cost - cost0,
         )
         self.turns.append(turn)
+        info = self._step_info(turn, results, events)
+        self._add_truth(info, events + hidden)
+        return text, reward, terminated, truncated, info
+
+    def _execute_sequence(
+        self, seq: ActionSequence, events: list[Event], triples: list[RelationTriple]
+    ) -> list[ActionResult]:
+        """The motions in order, then the final action; a failed motion skips the rest for an ``Observe()``."""
+        results: list[ActionResult] = []
+        for motion in seq.motions:
+            res = self._execute(motion, events, triples)
+            results.append(res)
+            if not res.success:
+                obs = self._execute(Observe(), events, triples)
+                results.append(
+                    ActionResult(
+                        obs.action,
+                        obs.kind,
+                        obs.success,
+                        "Subsequent actions are skipped due to failure, instead an observe is executed: " + obs.message,
+                        obs.observation,
+                    )
+                )
+                return results
+        results.append(self._execute(seq.final, events, triples))
+        return results
+
+    def _end_of_step(
+        self, final: ActionResult | None, phase: Phase, hidden: list[Event]
+    ) -> tuple[str, float | None, bool, bool]:
+        """Close the phase on ``Term()`` or an exhausted budget (starting the false-belief phase when configured).
+
+        Returns the text to append, the reward that replaces the step's (the false-belief F1) or ``None``, and
+        whether the episode terminated or was truncated.
+        """
+        ended = "\nExploration ended. No further exploration actions are allowed."
+        if final is not None and final.kind == "term":
+            if phase == "exploration" and self.config.false_belief:
+                return "\n" + self._start_false_belief(hidden), None, False, False
+            reward = self._finish_false_belief(final.changes or ()) if phase == "false_belief" else None
+            self._phase = "done"
+            return "", reward, True, False
+        if self._steps_left <= 0:
+            if phase == "exploration" and self.config.false_belief:
+                return ended + "\n" + self._start_false_belief(hidden), None, False, False
+            if phase == "false_belief":
+                self._finish_false_belief(())
+            self._phase = "done"
+            return ended, None, False, True
+        return f"\nYou have a maximum of {self._steps_left} exploration steps left.", None, False, False
+
+    def _step_info(self, turn: Turn, results: list[ActionResult], events: list[Event]) -> dict[str, Any]:
+        """The ``info`` of a step: what the agent may know (ground truth is added by :meth:`_add_truth`)."""
         info: dict[str, Any] = {
             "phase": self._phase,
-            "valid": seq is not None,
-            "error": error,
+            "valid": turn.valid,
+            "error": turn.error,
             "results": results,
             "observation": next((r.observation for r in reversed(results) if r.observation is not None), None),
             "anchor": turn.anchor,
@@ -432,10 +337,9 @@ class SpatialEnv(gym.Env[str, str]):
         }
         if self.config.mode == "vision" and info["observation"] is not None:
             info["image"] = self.image()
-        if self.false_belief_result is not None and self._phase == "done" and phase == "false_belief":
+        if self.false_belief_result is not None and self._phase == "done" and turn.phase == "false_belief":
             info["false_belief"] = {k: v for k, v in self.false_belief_result.items() if k != "truth"}
-        self._add_truth(info, events + hidden)
-        return text, reward, terminated, truncated, info
+        return info
 
     def render(self) -> Any:
         """``ansi``: a top-down text map; ``rgb_array``: the egocentric view of the current pose."""
