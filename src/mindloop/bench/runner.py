@@ -1,10 +1,10 @@
 """Run a benchmark's samples with bounded concurrency and stream every finished sample into the run store.
 
-Three executors share one per-sample function (:func:`execute_sample`): ``local`` (asyncio in this process:
-the right choice for model calls), ``process`` (a process pool: CPU-bound simulation) and ``ray`` (Ray tasks
-on a local instance or a cluster). Whatever the executor, results come back to this process, which alone
-writes the store, commits each sample as it ends and drives the progress bar. A run interrupted by Ctrl-C or
-killed outright resumes with :func:`run_benchmark` ``(resume=RUN_ID)``, which runs only the pending samples.
+The samples run on one of three executors (``local``, ``process``, ``ray``; :mod:`~mindloop.bench.executors`,
+which also holds the per-sample function :func:`execute_sample`, re-exported here). Whatever the executor, results
+come back to this process, which alone writes the store, commits each sample as it ends and drives the progress
+bar. A run interrupted by Ctrl-C or killed outright resumes with :func:`run_benchmark` ``(resume=RUN_ID)``, which
+runs only the pending samples.
 
 What a sample raises decides what it becomes (:func:`execute_sample`): a set-up error (:data:`SETUP_ERRORS`: a
 missing optional dependency, an invalid option or argument, an unknown name) stops the whole run, on whichever
@@ -17,13 +17,9 @@ apart in the summary (``n_bugs``) so a defect never passes for a model's failure
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures as cf
-import hashlib
-import signal
 import sys
 import time
-import traceback
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
@@ -42,17 +38,24 @@ from rich.text import Text
 
 from mindloop._version import __version__
 from mindloop.bench.agents import model_agents, team_members
-from mindloop.bench.api import AgentContext, Benchmark, Options, Outcome, Sample, SampleRecord
+from mindloop.bench.api import Benchmark, Options, SampleRecord
+from mindloop.bench.executors import (
+    AbortRunError,
+    execute_sample,
+    run_local,
+    run_process,
+    run_ray,
+    sample_seed,
+    setup_class,
+)
 from mindloop.bench.options import validate_options
 from mindloop.bench.registry import canonical_name, get_benchmark
 from mindloop.bench.store import RunInfo, RunStore, SampleResult
-from mindloop.errors import SETUP_ERRORS, DependencyError, InvalidArgumentError, MindloopError, UnknownNameError
+from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError
 from mindloop.models.base import (
     BACKENDS,
-    ChatModel,
     GenerationConfig,
     ModelOptions,
-    RecordingModel,
     TokenLedger,
     load_model,
     split_model_name,
@@ -67,6 +70,7 @@ __all__ = [
     "benchmark_metrics",
     "execute_sample",
     "run_benchmark",
+    "sample_seed",
     "summarize_run",
     "token_totals",
 ]
@@ -121,259 +125,6 @@ class RunSummary:
         out = {key: fields.pop(key) for key in head} | fields
         out["seconds"] = round(self.seconds, 3)
         return out
-
-
-# -- one sample -------------------------------------------------------------------------------------------------
-
-
-def sample_seed(seed: int, sample_id: str) -> int:
-    """The seed one sample gets: a stable function of the run seed and the sample id, whatever the executor."""
-    digest = hashlib.sha256(f"{seed}:{sample_id}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
-
-
-async def execute_sample(
-    bench: Benchmark,
-    index: int,
-    sample: Sample,
-    agent: str,
-    model: ChatModel | None,
-    generation: GenerationConfig,
-    seed: int,
-) -> SampleResult:
-    """Run one sample and package it for the store.
-
-    A set-up error (:data:`SETUP_ERRORS`) is raised, unrecorded: the run cannot go on as set up. Any other
-    ``MindloopError`` makes a ``failed`` sample, any other exception a ``bug`` sample whose error keeps the
-    traceback; both keep the model calls made so far.
-    """
-    recorder = RecordingModel(model) if model is not None else None
-    ctx = AgentContext(agent=agent, model=recorder, config=generation, seed=sample_seed(seed, sample.id))
-    start = time.perf_counter()
-    status = "failed"
-    try:
-        outcome = await bench.run(sample, ctx)
-    except SETUP_ERRORS:
-        raise
-    except MindloopError as exc:
-        outcome = Outcome(output={}, error=f"{type(exc).__name__}: {exc}")
-    except Exception as exc:  # a bug in a benchmark: keep the run going, keep the evidence, count it apart
-        status = "bug"
-        trace = "".join(traceback.format_tb(exc.__traceback__)[-10:]).rstrip()
-        outcome = Outcome(output={}, error=f"internal error: {type(exc).__name__}: {exc}\n{trace}")
-    calls = [c.to_dict() for c in recorder.calls] if recorder else []
-    return SampleResult(
-        index=index,
-        status=status if outcome.error else "done",
-        output=outcome.output,
-        scores=outcome.scores,
-        error=outcome.error,
-        calls=calls,
-        seconds=time.perf_counter() - start,
-    )
-
-
-@dataclass(frozen=True)
-class _Job:
-    """One sample for a worker process or Ray task (plain data: it is pickled)."""
-
-    benchmark: str
-    index: int
-    sample: Sample
-    agent: str
-    model: str | None
-    model_options: ModelOptions
-    generation: GenerationConfig
-    seed: int
-
-
-@dataclass(frozen=True)
-class _Abort:
-    """A set-up error met by a worker, sent back as plain data (any executor can carry it) for the parent to
-    raise: the error's family (one of :data:`SETUP_ERRORS`' classes) and its message."""
-
-    index: int
-    kind: type[MindloopError]
-    message: str
-
-    @classmethod
-    def of(cls, index: int, exc: MindloopError) -> _Abort:
-        """The abort for ``exc`` met at sample ``index``."""
-        return cls(index, _setup_class(exc), str(exc))
-
-    def stop(self) -> _AbortRunError:
-        """The exception that stops the run in the parent."""
-        return _AbortRunError(self.index, self.kind(self.message))
-
-
-def _setup_class(exc: BaseException) -> type[MindloopError]:
-    """The public class that stands for a set-up error (a subclass defined by a plug-in may not unpickle)."""
-    families: tuple[type[MindloopError], ...] = (UnknownNameError, *SETUP_ERRORS)
-    return next((k for k in families if isinstance(exc, k)), MindloopError)
-
-
-class _AbortRunError(Exception):
-    """Raised in the parent to stop every executor: sample ``index`` met a set-up error."""
-
-    def __init__(self, index: int, error: MindloopError) -> None:
-        super().__init__(str(error))
-        self.index = index
-        self.error = error
-
-
-class _Worker:
-    """Per-process state of a pool worker or Ray worker: one event loop, benchmarks and models built once."""
-
-    loop: asyncio.AbstractEventLoop | None = None
-    benches: dict[str, Benchmark] = {}  # noqa: RUF012 - process-wide caches by design
-    models: dict[tuple[str, ModelOptions], ChatModel] = {}  # noqa: RUF012
-
-
-def _ignore_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and shuts the pool down
-
-
-def _run_job(job: _Job) -> SampleResult | _Abort:
-    """Run one job in a worker; a set-up error (here or in the sample) comes back as an :class:`_Abort`."""
-    if _Worker.loop is None:
-        _Worker.loop = asyncio.new_event_loop()
-    try:
-        bench = _Worker.benches.get(job.benchmark)
-        if bench is None:
-            bench = _Worker.benches[job.benchmark] = get_benchmark(job.benchmark)
-        model = None
-        if job.model is not None:
-            key = (job.model, job.model_options)
-            model = _Worker.models.get(key)
-            if model is None:
-                model = _Worker.models[key] = load_model(job.model, job.model_options)
-        coro = execute_sample(bench, job.index, job.sample, job.agent, model, job.generation, job.seed)
-        return _Worker.loop.run_until_complete(coro)
-    except SETUP_ERRORS as exc:
-        return _Abort.of(job.index, exc)
-
-
-# -- executors ----------------------------------------------------------------------------------------------------
-
-Sink = Callable[[SampleResult], None]
-
-
-def _deliver(result: SampleResult | _Abort, sink: Sink) -> None:
-    """Store a worker's result, or stop the run when the worker met a set-up error."""
-    if isinstance(result, _Abort):
-        raise result.stop()
-    sink(result)
-
-
-async def _run_local(
-    bench: Benchmark,
-    pending: Sequence[tuple[int, Sample]],
-    request: RunRequest,
-    agent: str,
-    model: ChatModel | None,
-    sink: Sink,
-) -> None:
-    queue: Iterator[tuple[int, Sample]] = iter(pending)
-
-    async def worker() -> None:
-        for index, sample in queue:
-            try:
-                result = await execute_sample(bench, index, sample, agent, model, request.generation, request.seed)
-            except SETUP_ERRORS as exc:
-                raise _AbortRunError(index, exc) from exc
-            sink(result)
-
-    workers = [asyncio.ensure_future(worker()) for _ in range(max(1, min(request.concurrency, len(pending))))]
-    try:
-        # The first error stops every worker: samples in flight are cancelled and stay pending.
-        await asyncio.wait(workers, return_when=asyncio.FIRST_EXCEPTION)
-    finally:
-        for task in workers:
-            task.cancel()
-        await asyncio.gather(*workers, return_exceptions=True)
-        if model is not None:
-            await model.aclose()
-    for task in workers:
-        error = None if task.cancelled() else task.exception()
-        if error is not None:
-            raise error
-
-
-def _jobs(pending: Sequence[tuple[int, Sample]], request: RunRequest, agent: str, model: str | None) -> Iterator[_Job]:
-    for index, sample in pending:
-        yield _Job(
-            request.benchmark, index, sample, agent, model, request.model_options, request.generation, request.seed
-        )
-
-
-def _run_process(
-    pending: Sequence[tuple[int, Sample]], request: RunRequest, agent: str, model: str | None, sink: Sink
-) -> None:
-    workers = max(1, min(request.concurrency, len(pending)))
-    jobs = _jobs(pending, request, agent, model)
-    pool = cf.ProcessPoolExecutor(max_workers=workers, initializer=_ignore_sigint)
-    try:
-        in_flight = {pool.submit(_run_job, job) for job in _take(jobs, 2 * workers)}
-        while in_flight:
-            done, in_flight = cf.wait(in_flight, return_when=cf.FIRST_COMPLETED)
-            aborts = _keep([f.result() for f in done], sink)
-            if aborts:  # stop: jobs not started are cancelled, samples still running are kept when they finish
-                for future in in_flight:
-                    future.cancel()
-                _keep([f.result() for f in cf.as_completed(in_flight) if not f.cancelled()], sink)
-                raise aborts[0].stop()
-            in_flight |= {pool.submit(_run_job, job) for job in _take(jobs, len(done))}
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _keep(results: Sequence[SampleResult | _Abort], sink: Sink) -> list[_Abort]:
-    """Store every finished sample of ``results``; returns the set-up errors among them."""
-    for result in results:
-        if isinstance(result, SampleResult):
-            sink(result)
-    return [r for r in results if isinstance(r, _Abort)]
-
-
-def _run_ray(
-    pending: Sequence[tuple[int, Sample]], request: RunRequest, agent: str, model: str | None, sink: Sink
-) -> None:
-    try:
-        import ray
-    except ImportError:
-        raise DependencyError("--executor ray needs Ray: pip install 'mindloop[scale]'") from None
-    started_here = not ray.is_initialized()
-    if started_here:
-        ray.init(
-            address=request.ray_address,
-            include_dashboard=False,
-            log_to_driver=False,
-            configure_logging=False,
-        )
-    task = ray.remote(max_retries=0)(_run_job)
-    jobs = _jobs(pending, request, agent, model)
-    limit = max(1, request.concurrency)
-    refs = [task.remote(job) for job in _take(jobs, limit)]
-    try:
-        while refs:
-            done, refs = ray.wait(refs, num_returns=1)
-            for ref in done:
-                _deliver(ray.get(ref), sink)
-            refs += [task.remote(job) for job in _take(jobs, len(done))]
-    finally:
-        for ref in refs:
-            ray.cancel(ref, force=True)
-        if started_here:
-            ray.shutdown()
-
-
-def _take(jobs: Iterator[_Job], k: int) -> list[_Job]:
-    out = []
-    for job in jobs:
-        out.append(job)
-        if len(out) >= k:
-            break
-    return out
 
 
 # -- progress ---------------------------------------------------------------------------------------------------
@@ -533,14 +284,14 @@ def _execute_pending(
         try:
             if pending and request.executor == "local":
                 model = load_model(request.model, request.model_options) if request.model else None
-                asyncio.run(_run_local(bench, pending, request, agent, model, sink))
+                asyncio.run(run_local(bench, pending, request, agent, model, sink))
             elif pending and request.executor == "process":
-                _run_process(pending, request, agent, request.model, sink)
+                run_process(pending, request, agent, request.model, sink)
             elif pending:
-                _run_ray(pending, request, agent, request.model, sink)
+                run_ray(pending, request, agent, request.model, sink)
         except KeyboardInterrupt:
             interrupted = True
-        except _AbortRunError as exc:
+        except AbortRunError as exc:
             aborted = (exc.index, exc.error)
         except SETUP_ERRORS as exc:  # met before any sample ran (a model that cannot load, Ray missing)
             aborted = (None, exc)
@@ -550,7 +301,7 @@ def _execute_pending(
     if aborted is not None:
         index, error = aborted
         where = next((f"sample {s.id!r} of " for i, s in pending if i == index), "") if index is not None else ""
-        raise _setup_class(error)(
+        raise setup_class(error)(
             f"{error} ({where}run {run_id}: stopped with {remaining} of {info.n} samples pending; "
             f"once fixed, finish it with: {resume})"
         ) from error
