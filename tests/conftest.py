@@ -86,11 +86,10 @@ def hitom_dev() -> Path:
 
 @pytest.fixture(scope="session")
 def tombench_dir() -> Path:
-    """The seven ToMBench category files OmniToM uses (external data beside the repository)."""
-    path = SHARED_DATA / "tombench"
-    if not (path / "False Belief Task.jsonl").exists():
-        pytest.skip(f"external data not found at {path}")
-    return path
+    """The seven ToMBench category files OmniToM uses (the MIT copy shipped inside the package)."""
+    from mindloop.systems.omnitom.tombench import bundled_tombench_path
+
+    return bundled_tombench_path()
 
 
 @pytest.fixture(autouse=True)

@@ -79,19 +79,22 @@ def test_clause_splitting_keeps_lists_together() -> None:
 
 
 def test_unknown_clauses_are_named() -> None:
-    with pytest.raises(
-        ParseError, match=r"not a templated false-belief clause \(got 'the label on the box is a hat'\)"
-    ):
-        parse_templated_story("Xiao Li finds a box in the basement, the label on the box is a hat.")
+    with pytest.raises(ParseError, match=r"not a templated false-belief clause \(got 'the box sings a song'\)"):
+        parse_templated_story("Xiao Li finds a box in the basement, the box sings a song.")
+    with pytest.raises(ParseError, match="Bob is not in any room"):
+        parse_templated_story("Xiao Li finds a box in the basement, Bob opens the box and finds a hat.")
+    with pytest.raises(ParseError, match="something is found before any room is described"):
+        parse_templated_story("They find a hat in the box.")
     with pytest.raises(ParseError, match="Bob is not in any room"):
         parse_templated_story("Alice is in the kitchen. Bob moves the ball to the box.")
 
 
-def test_tombench_transfer_stories_parse_and_contents_stories_are_refused(tombench_dir: Path) -> None:
+def test_every_tombench_false_belief_story_parses(tombench_dir: Path) -> None:
     result = annotate_story_file(tombench_dir / "False Belief Task.jsonl")
     assert result.format == "tombench"
-    assert len(result.records) == 50 and len(result.skipped) == 50  # unexpected transfer vs unexpected contents
-    assert all(" on the " in why and why.startswith("not a templated") for _, why in result.skipped)  # label/tag
+    assert len(result.records) == 100 and result.skipped == ()  # 50 unexpected transfer + 50 unexpected contents
+    contents = [r for r in result.records if "label on" in r.story or "tag on" in r.story]
+    assert len(contents) == 50
     first = result.records[0]
     assert first.story.startswith("Xiaogang and Xiaoming are wandering in the bedroom")
     xiaoming = [b for b in first.beliefs if b.actor == "Xiaoming" and b.belief == "The cabbage is in the handbag"]

@@ -114,8 +114,10 @@ def test_describe_tombench(tombench_dir: Path, monkeypatch: pytest.MonkeyPatch) 
     human = runner.invoke(_describe_app(), [])
     assert human.exit_code == 0 and "Strange Story Task" in human.stderr
     monkeypatch.delenv("MINDLOOP_TOMBENCH")
-    none = runner.invoke(_describe_app(), [])
-    assert isinstance(none.exception, MindloopError) and "MINDLOOP_TOMBENCH" in str(none.exception)
+    bundled = runner.invoke(_describe_app(), ["--json"])  # no path, no variable: the copy shipped with mindloop
+    assert bundled.exit_code == 0 and json.loads(bundled.stdout)["total"] == {"stories": 916, "questions": 2170}
+    missing = runner.invoke(_describe_app(), [str(tombench_dir / "nope")])
+    assert isinstance(missing.exception, MindloopError) and "no such file or directory" in str(missing.exception)
 
 
 def test_score_with_a_model_judge_over_http(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

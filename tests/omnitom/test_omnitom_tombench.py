@@ -68,3 +68,15 @@ def test_bad_files(tmp_path: Path) -> None:
         load_tombench(tmp_path)
     with pytest.raises(ParseError, match="no such file or directory"):
         load_tombench(tmp_path / "nowhere")
+
+
+def test_the_stories_ship_with_their_license_and_are_read_by_default() -> None:
+    from mindloop.systems.omnitom.tombench import bundled_tombench_path
+
+    folder = bundled_tombench_path()
+    assert sorted(p.name for p in folder.glob("*.jsonl")) == sorted(f"{c}.jsonl" for c in CATEGORIES)
+    assert (folder / "LICENSE").read_text(encoding="utf-8").startswith("MIT License")
+    assert "zhchen18/ToMBench" in (folder / "README.md").read_text(encoding="utf-8")
+    assert sum(p.stat().st_size for p in folder.iterdir()) < 4_000_000  # a few MB: only the seven files mindloop reads
+    stories = load_tombench()
+    assert len(stories) == 916 and stories == load_tombench(folder)

@@ -2,9 +2,11 @@
 
 Environments and story parsers emit :class:`Event` (what happened, which facts it made true, who witnessed it)
 and :class:`Utterance` (who said what to whom). They never write beliefs directly. An event updates chain
-``(a1, …, ak)`` exactly when every agent in the chain witnessed it, up to ``max_depth``. An utterance never
-changes the world; a :class:`TrustPolicy` decides which chains adopt its content as Testimony, and the tracker
-guarantees that a speaker's own words never change the speaker's own belief.
+``(a1, …, ak)`` exactly when every agent in the chain witnessed it, up to ``max_depth``; a ``believe`` event
+instead names the chains that come to hold its facts (an inference the world need not share, such as what a
+label says is inside a box). An utterance never changes the world; a :class:`TrustPolicy` decides which chains
+adopt its content as Testimony, and the tracker guarantees that a speaker's own words never change the speaker's
+own belief.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
 
-from mindloop.beliefs.facts import WORLD, Belief, Chain, Fact, Source
+from mindloop.beliefs.facts import WORLD, Belief, Chain, Fact, Source, validate_chain
 from mindloop.beliefs.store import BeliefStore, ChainScope, Mismatch, Scope, StoreView, WitnessScope, WorldScope
 from mindloop.errors import BeliefError
 
@@ -38,7 +40,8 @@ DEFAULT_MAX_DEPTH = 6
 
 
 class EventKind(StrEnum):
-    """What kind of thing happened. ``observe`` events report facts that were seen, not made true."""
+    """What kind of thing happened. ``observe`` events report facts that were seen, not made true; ``believe``
+    events write their facts to the chains they name, and to nothing else (not the world, not the witnesses)."""
 
     ENTER = "enter"
     EXIT = "exit"
@@ -49,6 +52,7 @@ class EventKind(StrEnum):
     OBSERVE = "observe"
     NOISE = "noise"
     OTHER = "other"
+    BELIEVE = "believe"
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +60,16 @@ class Event:
     """Something that happened at time ``t``: the facts it made true, and who witnessed it.
 
     For ``kind == "observe"`` the facts are perceived (already true in the world) rather than made true.
+
+    For ``kind == "believe"`` the facts are written to exactly the holder ``chains`` given (each non-empty, at
+    most ``max_depth`` deep is followed), with the event's ``source`` (typically ``Source.INFERENCE``), and the
+    world and the witnesses' chains are left alone: the event says who comes to believe what, true or not (a
+    label read as the box's contents, a rumour assumed). Only ``believe`` events carry ``chains``.
+
+    >>> e = Event(3, EventKind.BELIEVE, "bob", (Fact("box", "contains", "a hat"),), frozenset(),
+    ...           Source.INFERENCE, chains=frozenset({("bob",), ("alice", "bob")}))
+    >>> sorted(e.chains)
+    [('alice', 'bob'), ('bob',)]
     """
 
     t: int
@@ -65,6 +79,7 @@ class Event:
     witnesses: frozenset[str]
     source: Source = Source.PERCEPTION
     text: str = ""
+    chains: frozenset[Chain] = frozenset()
 
     def __post_init__(self) -> None:
         # Fast paths first: environments build many events per step with the right types already.
@@ -84,6 +99,26 @@ class Event:
             object.__setattr__(self, "witnesses", _names(self.witnesses, "witnesses"))
         if type(self.source) is not Source:
             object.__setattr__(self, "source", _source(self.source))
+        if self.chains or self.kind is EventKind.BELIEVE:
+            object.__setattr__(self, "chains", _believers(self.kind, self.chains))
+
+
+def _believers(kind: EventKind, chains: object) -> frozenset[Chain]:
+    """The holder chains of a ``believe`` event: a non-empty collection of non-empty chains; none elsewhere."""
+    if kind is not EventKind.BELIEVE:
+        raise BeliefError(f"only a 'believe' event names the chains it writes to, not a {kind.value!r} event")
+    single = isinstance(chains, tuple) and any(isinstance(c, str) for c in chains)  # one chain, not a set of them
+    if single or isinstance(chains, str) or not isinstance(chains, Iterable):
+        raise BeliefError(
+            f"a believe event's chains must be a collection of holder chains (e.g. {{('bob',)}}), got {chains!r}"
+        )
+    out = frozenset(validate_chain(c) for c in chains)
+    if not out or WORLD in out:
+        raise BeliefError(
+            "a believe event needs at least one holder chain and never the world () (world facts are made true by "
+            f"the other kinds), got {sorted(out)!r}"
+        )
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,6 +323,11 @@ class Tracker:
             self.apply(item)
 
     def _apply_event(self, event: Event) -> None:
+        if event.kind is EventKind.BELIEVE:
+            held = frozenset(c for c in event.chains if len(c) <= self.max_depth)
+            if event.facts and held:
+                self.store.write_many(event.facts, scope=ChainScope(held), t=event.t, source=event.source)
+            return
         if event.facts:
             store = self.store
             if event.kind is not EventKind.OBSERVE:

@@ -14,15 +14,17 @@ becomes a proposition, labelled from the store alone:
 * **Representation** — Explicit for narrated facts and for what an actor was told; Implicit otherwise.
 * **Content Type** — Location for ``in`` facts, Contents/Physical State for other states, Action/Event for
   events, Epistemic for beliefs about beliefs.
-* **Mental Source** — Narration for world facts, the store's provenance (Perception, Testimony) for first-order
-  beliefs, Inference for beliefs about other minds.
+* **Mental Source** — Narration for world facts, the store's provenance (Perception, Testimony, Inference: a label
+  taken at its word) for first-order beliefs, Inference for beliefs about other minds.
 * **Context** — Deceptive when the belief came from a lie, Temporal when it was superseded later or has gone
   stale (the world changed unseen), Neutral otherwise.
 
 What becomes a proposition: narrated state facts and actions (world), each agent's beliefs about other things
-and the actions of others it witnessed (order 1), and nested beliefs about where *objects* are (orders 2-3; the
-store also holds nested beliefs about where people and furniture are, which add rows nobody disputes). A
-container's presence is not repeated as a world fact when a narrated fact already puts an object in it.
+and the actions of others it witnessed (order 1), and nested beliefs about where *objects* are and what containers
+hold (orders 2-3; the store also holds nested beliefs about where people and furniture are, which add rows nobody
+disputes). A container's presence is not repeated as a world fact when a narrated fact already puts an object in
+it; the world's opening and closing are told by their action rows (``Xiao Bei opens the cabinet``), not
+repeated as states.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from mindloop.beliefs import trust_policy as make_trust_policy
 from mindloop.beliefs.vocab import AT, CONTAINS, FEELS, ROOM
 from mindloop.errors import InvalidArgumentError, MindloopError, ParseError
 from mindloop.systems.omnitom.records import WORLD_ACTOR, BeliefLabels, BeliefRecord, StoryRecord
-from mindloop.systems.omnitom.templated import IN, TemplatedStory, parse_templated_story
+from mindloop.systems.omnitom.templated import IN, LABEL, TemplatedStory, parse_templated_story
 
 __all__ = [
     "AnnotatedFile",
@@ -155,6 +157,8 @@ class _Annotator:
                 return f"There is {_a(subject)} in the {value}"
             verb = "are" if _plural(subject) else "is"
             return f"{name} {verb} {preposition} the {value}"
+        if fact.relation == LABEL:
+            return f"The label on the {subject} is {value}"
         if fact.relation in (FEELS, CONTAINS):
             return f"{name} {fact.relation} {value}"
         return f"{name} is {value}"
@@ -212,7 +216,7 @@ class _Annotator:
                 labels = _labels(0, True, access, True, "Action/Event", "Narration", "Neutral")
                 rows.append(self._row(e.t, WORLD_ACTOR, text, labels))
                 continue
-            if e.kind in (EventKind.OBSERVE, EventKind.NOISE):
+            if e.kind in (EventKind.OBSERVE, EventKind.NOISE, EventKind.BELIEVE):
                 continue
             access = _access(len(e.witnesses), everyone)
             if e.kind in _ACTIONS and (e.actor is not None):
@@ -222,7 +226,7 @@ class _Annotator:
             for f in e.facts:
                 if f.value is None or (self.kinds.get(f.subject) == "container" and f.subject in filled):
                     continue
-                if e.kind in (EventKind.ENTER, EventKind.EXIT) and e.actor is not None:
+                if e.kind in _TOLD_BY_ACTION and e.actor is not None:
                     continue  # the action row says it
                 narrated = e.text and len(e.facts) == 1 and e.actor is None
                 text = e.text.rstrip(".").replace("_", " ") if narrated else self.state_text(f)
@@ -259,7 +263,7 @@ class _Annotator:
                     first.append(self._row(e.t, agent, text, labels))
         first.sort(key=lambda r: (r.time, r.seq))
         nested: list[_Row] = []
-        objects = [k for k in slots if self.kinds.get(k[0]) == "object"]
+        objects = [k for k in slots if self.kinds.get(k[0]) == "object" or k[1] == CONTAINS]
         for depth in range(2, self.max_order + 1):
             for chain in self._chains(agent, depth):
                 for key in objects:
@@ -304,7 +308,7 @@ class _Annotator:
         if len(chain) == 1:
             text = self.state_text(fact)
             ctype = _content_type(fact)
-            source = "Testimony" if testimony else "Perception"
+            source = "Testimony" if testimony else "Inference" if belief.source is Source.INFERENCE else "Perception"
         else:
             content = self.state_text(fact)
             content = content[0].lower() + content[1:] if not content.startswith(tuple(self.agents)) else content
@@ -322,6 +326,9 @@ class _Annotator:
                 return own is not None and own != belief.value
         return False
 
+
+_TOLD_BY_ACTION = frozenset({EventKind.ENTER, EventKind.EXIT, EventKind.OPEN, EventKind.CLOSE})
+"""Events whose own action row (``Bob leaves the room``, ``Bob opens the box``) says what their facts would."""
 
 _LOCATIONS = frozenset({IN, AT, "on", ROOM})
 """Relations that say where something is, in any system's words (ToMi and templated ``in``, canonical ``at``)."""

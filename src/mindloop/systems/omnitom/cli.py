@@ -25,7 +25,7 @@ import typer
 from rich.table import Table
 
 from mindloop.console import err_console
-from mindloop.errors import InvalidArgumentError, MindloopError
+from mindloop.errors import InvalidArgumentError
 
 if TYPE_CHECKING:
     from mindloop.systems.omnitom.metrics import OmniToMScore
@@ -200,20 +200,19 @@ def annotate(
 def describe_tombench(
     path: Annotated[
         Path | None,
-        typer.Argument(help="ToMBench data folder (or one category .jsonl); default: $MINDLOOP_TOMBENCH."),
+        typer.Argument(
+            help="ToMBench data folder (or one category .jsonl); default: $MINDLOOP_TOMBENCH, else the copy "
+            "shipped with mindloop."
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
 ) -> None:
     """Stories (questions grouped by identical STORY) and question rows in each of OmniToM's seven categories."""
-    from mindloop.systems.omnitom.tombench import category_counts, load_tombench
+    from mindloop.systems.omnitom.tombench import bundled_tombench_path, category_counts, load_tombench
 
     if path is None:
         env = os.environ.get("MINDLOOP_TOMBENCH")
-        if not env:
-            raise MindloopError(
-                "no ToMBench path: give PATH (the folder of category .jsonl files) or set MINDLOOP_TOMBENCH"
-            )
-        path = Path(env)
+        path = Path(env) if env else bundled_tombench_path()
     counts = category_counts(load_tombench(path))
     total = {key: sum(c[key] for c in counts.values()) for key in ("stories", "questions")}
     if as_json:

@@ -13,6 +13,16 @@ that room is first described, seen by whoever is there (the paper's gold has bot
 Who witnesses what follows co-presence, as in ToMi: everyone in the room sees what happens there; a leaving agent
 sees nothing after; an entering agent sees where the objects of the room are.
 
+It also reads ToMBench's unexpected-*contents* stories ("Xiao Bei finds a cabinet in the office, the label on the
+cabinet is pineapple, Xiao Bei cannot see what is inside the cabinet, Xiao Bei opens the cabinet and finds a
+calculator, there is no pineapple in the cabinet, Xiao Bei closes the cabinet and puts it back in its place, Han
+Mei Mei enters the office and sees the cabinet."). The container holds what is found in it from the start (a world
+fact nobody has seen, ``contains``); reading the label is a ``believe`` event
+(:attr:`~mindloop.beliefs.EventKind.BELIEVE`, source Inference) that writes "the cabinet contains pineapple" to
+every holder chain over the agents present except those made only of agents who saw inside (they know better, and
+so does every chain that is their view of each other); opening it shows the contents to everyone present. A closed
+container's contents are not seen by an agent who enters.
+
 The generator's pools and story variants are package data (``data/templated.yaml``), checked on import: every
 variant must give a story this parser reads.
 """
@@ -30,14 +40,16 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationInfo, field_validator
 
-from mindloop.beliefs import Event, EventKind, Fact
-from mindloop.beliefs.vocab import AT, surface_map
+from mindloop.beliefs import Chain, Event, EventKind, Fact, Source
+from mindloop.beliefs.vocab import AT, CONTAINS, OPEN, surface_map
 from mindloop.datafiles import load_data_file, package_file
 from mindloop.errors import InvalidArgumentError, ParseError
 
 __all__ = [
+    "BELIEF_DEPTH",
     "CANONICAL_RELATIONS",
     "IN",
+    "LABEL",
     "StoryTables",
     "TemplatedStory",
     "generate_false_belief_stories",
@@ -49,9 +61,16 @@ __all__ = [
 IN = "in"
 """The location relation: agents and containers are *in* rooms, objects *in* containers."""
 
+LABEL = "label"
+"""What a container's label or tag says is inside (unexpected-contents stories; a relation of these stories only)."""
+
+BELIEF_DEPTH = 3
+"""How deep the holder chains of a label's ``believe`` event go (OmniToM's deepest order)."""
+
 CANONICAL_RELATIONS: Mapping[str, str] = surface_map({IN: AT})
 """The templated stories' adapter onto :mod:`mindloop.beliefs.vocab`: their location word ``in`` is the canonical
-``at``. Events and annotations keep ``in``."""
+``at``; ``contains`` and ``open`` are canonical already, ``label`` has no counterpart. Events and annotations keep
+``in``."""
 
 _NAME = r"[A-Z][a-z]+(?:[ -][A-Z][a-z]+){0,2}"
 _NAMES = rf"{_NAME}(?:(?:, and |, | and ){_NAME})*"
@@ -90,6 +109,27 @@ _MOVE = _rx(
 _ENTER = _rx(
     rf"(?P<a>{_NAME}) (?:enters|entered|comes back to|came back to|returns to|returned to|comes into|came into|"
     rf"comes back into|came back into) {_ART}(?P<room>{_NOUN})"
+    rf"(?: and (?:sees|saw|notices|noticed) {_ART}(?P<seen>{_NOUN}))?"
+)
+# unexpected-contents stories
+_PHRASE = r"(?:(?:a|an|some) )?[a-z][a-z ]*?"
+_FIND_CONTAINER = _rx(
+    rf"(?P<a>{_NAME}) (?:finds|found|sees|saw|notices|noticed|discovers|discovered) {_ART}(?P<con>{_NOUN}) "
+    rf"(?:in|on|at|inside) {_ART}(?P<room>{_NOUN})"
+)
+_LABEL = _rx(rf"[Tt]he (?:label|tag|sign|sticker) on {_ART}(?P<con>{_NOUN}) (?:is|says|reads) (?P<label>{_PHRASE})")
+_CANNOT_SEE = _rx(
+    rf"(?P<a>{_NAME}) (?:cannot|can't|can not|could not|couldn't|does not|doesn't|did not|didn't) see what"
+    rf"(?: is|'s)? (?:inside|in) {_ART}(?P<con>{_NOUN})"
+)
+_OPEN_FIND = _rx(
+    rf"(?P<a>{_NAME}) (?:opens|opened) {_ART}(?P<con>{_NOUN}) and (?:finds|found|sees|saw|discovers|discovered) "
+    rf"(?P<content>{_PHRASE})"
+)
+_NO_CONTENT = _rx(rf"[Tt]here (?:is|are) no (?P<label>{_NOUN}) (?:in|inside) {_ART}(?P<con>{_NOUN})")
+_CLOSE = _rx(
+    rf"(?P<a>{_NAME}) (?:closes|closed) {_ART}(?P<con>{_NOUN})(?: and (?:puts|put|places|placed) it back"
+    rf"(?: in its place| in place| where it belongs| to its place)?)?"
 )
 _CLAUSE_START = re.compile(rf"^(?:(?:and|then|after that|later) )?(?:[Tt]hey |[Tt]here |[Tt]he |{_NAME}\b)")
 _BARE_NAME = re.compile(rf"^{_NAME}$")
@@ -172,9 +212,15 @@ def _classify(clause: str) -> tuple[str, dict[str, str]]:
         ("move", _MOVE),
         ("enter", _ENTER),
         ("find", _FIND),
+        ("no_content", _NO_CONTENT),
         ("there", _THERE),
         ("the_in", _THE_IN),
         ("see", _SEE),
+        ("label", _LABEL),
+        ("cannot_see", _CANNOT_SEE),
+        ("open_find", _OPEN_FIND),
+        ("close", _CLOSE),
+        ("find_container", _FIND_CONTAINER),
     ):
         m = rx.match(clause)
         if m:
@@ -193,12 +239,24 @@ def _see_list(items: str) -> list[str]:
 
 
 def _classify_all(clauses: Sequence[str], source: str) -> list[tuple[str, dict[str, str]]]:
+    """Classify every clause; an agent finding something before any room is described finds a *container* in a
+    room ("Xiao Li finds a box in the basement"), which opens an unexpected-contents story."""
     parsed: list[tuple[str, dict[str, str]]] = []
+    scene = False
     for clause in clauses:
         try:
-            parsed.append(_classify(clause))
+            kind, groups = _classify(clause)
         except ParseError as exc:
             raise ParseError(exc.reason, source=source, text=clause) from None
+        if kind in ("find", "find_container") and not scene:
+            m = _FIND_CONTAINER.match(clause)
+            if m is None:
+                raise ParseError("something is found before any room is described", source=source, text=clause)
+            kind, groups = "find_container", {k: v for k, v in m.groupdict().items() if v is not None}
+        elif kind == "find_container":
+            raise ParseError("not a templated false-belief clause", source=source, text=clause)
+        scene = scene or kind in ("present", "enter", "find_container")
+        parsed.append((kind, groups))
     return parsed
 
 
@@ -211,10 +269,11 @@ def _container_rooms(parsed: Sequence[tuple[str, dict[str, str]]], source: str) 
         if kind == "present":
             scene = g["room"]
             agent_room.update(dict.fromkeys(_names(g["names"]), scene))
-        elif kind == "enter":
+        elif kind in ("enter", "find_container"):
             scene = g["room"]
             agent_room[g["a"]] = scene
         mentioned = _see_list(g["list"]) if kind == "see" else [_singular(g["con"])] if "con" in g else []
+        mentioned += [_singular(g["seen"])] if "seen" in g else []
         room = agent_room.get(g.get("a", ""), scene)
         for con in mentioned:
             if room is None:
@@ -226,8 +285,11 @@ def _container_rooms(parsed: Sequence[tuple[str, dict[str, str]]], source: str) 
 class _Narrator:
     """The second pass: turns classified clauses into events, following who is where (co-presence witnessing)."""
 
-    def __init__(self, container_room: dict[str, str], source: str) -> None:
+    def __init__(self, container_room: dict[str, str], contents: dict[str, str], source: str) -> None:
         self.container_room = container_room
+        self.contents = contents
+        self.labels: dict[str, str] = {}
+        self.informed: dict[str, set[str]] = {}
         self.source = source
         self.events: list[Event] = []
         self.agents: list[str] = []
@@ -253,6 +315,10 @@ class _Narrator:
         cons = tuple(Fact(c, IN, room) for c, r in self.container_room.items() if r == room)
         if cons:
             self.add(EventKind.OTHER, None, cons, room, "")
+        hidden = tuple(Fact(c, CONTAINS, self.contents[c]) for c, _ in (f.key for f in cons) if c in self.contents)
+        if hidden:  # what a closed container holds is true from the start, and seen by nobody yet
+            self.t += 1
+            self.events.append(Event(self.t, EventKind.OTHER, None, hidden, frozenset()))
 
     def room_of(self, agent: str, clause: str) -> str:
         room = self.where.get(agent)
@@ -268,6 +334,8 @@ class _Narrator:
             self.present_clause(g)
         elif kind == "see":
             return  # the containers were set up with the room: seeing them adds nothing new
+        elif kind in ("find_container", "label", "cannot_see", "open_find", "no_content", "close"):
+            self.contents_clause(clause, kind, g)
         elif kind in ("find", "there", "the_in"):
             obj, con = _singular(g["obj"]), _singular(g["con"])
             self._note_object(obj, con)
@@ -281,7 +349,7 @@ class _Narrator:
             self._note_object(obj, con)
             self.add(EventKind.MOVE, a, (Fact(obj, IN, con),), room, clause)
         else:
-            self.enter_clause(clause, g["a"], g["room"])
+            self.enter_clause(clause, g["a"], g["room"], g.get("seen"))
 
     def _note_object(self, obj: str, con: str) -> None:
         if obj not in self.objects:
@@ -306,7 +374,7 @@ class _Narrator:
         self.add(EventKind.EXIT, a, (Fact(a, IN, None),), room, clause)
         self.where[a] = None
 
-    def enter_clause(self, clause: str, a: str, room: str) -> None:
+    def enter_clause(self, clause: str, a: str, room: str, looked: str | None = None) -> None:
         if room not in self.rooms:
             self.rooms.append(room)
         self.where[a] = room
@@ -315,6 +383,53 @@ class _Narrator:
         seen = tuple(Fact(o, IN, c) for o, c in self.obj_in.items() if self.container_room.get(c) == room)
         if seen:
             self.add(EventKind.OBSERVE, a, seen, room, "")
+        if looked is not None:
+            con = _singular(looked)  # placed in its room by the first pass
+            facts = [Fact(con, IN, room)] + ([Fact(con, LABEL, self.labels[con])] if con in self.labels else [])
+            self.add(EventKind.OBSERVE, a, tuple(facts), room, "")
+            self.read_label(con, room)
+
+    # ---- unexpected contents -------------------------------------------------------------------------------
+    def read_label(self, con: str, room: str) -> None:
+        """Everyone present takes the label at its word, except in the chains of those who saw inside."""
+        label = self.labels.get(con)
+        if label is None:
+            return
+        present = sorted(self.present(room))
+        informed = self.informed.get(con, set())
+        chains: list[Chain] = [(a,) for a in present]
+        every: list[Chain] = list(chains)
+        for _ in range(BELIEF_DEPTH - 1):
+            chains = [(*c, a) for c in chains for a in present if a != c[-1]]
+            every += chains
+        believers = frozenset(c for c in every if not set(c) <= informed)
+        if believers:
+            self.t += 1
+            fact = Fact(con, CONTAINS, label)
+            self.events.append(
+                Event(self.t, EventKind.BELIEVE, None, (fact,), frozenset(), Source.INFERENCE, chains=believers)
+            )
+
+    def contents_clause(self, clause: str, kind: str, g: dict[str, str]) -> None:
+        """Narrate a clause of an unexpected-contents story."""
+        if kind == "find_container":
+            self.present_clause({"names": g["a"], "room": g["room"]})
+            return
+        con = _singular(g["con"])  # placed in its room by the first pass
+        room = self.container_room[con]
+        if kind == "label":
+            self.labels[con] = g["label"]
+            self.add(EventKind.OTHER, None, (Fact(con, LABEL, g["label"]),), room, clause[0].upper() + clause[1:])
+            self.read_label(con, room)
+        elif kind == "open_find":
+            self.room_of(g["a"], clause)
+            self.add(EventKind.OPEN, g["a"], (Fact(con, OPEN, "open"),), room, clause)
+            self.add(EventKind.OBSERVE, g["a"], (Fact(con, CONTAINS, g["content"]),), room, "")
+            self.informed.setdefault(con, set()).update(self.present(room))
+        elif kind == "close":
+            self.room_of(g["a"], clause)
+            self.add(EventKind.CLOSE, g["a"], (Fact(con, OPEN, "closed"),), room, clause)
+        # "cannot see what is inside" and "there is no pineapple in the cabinet" state what the events already hold
 
 
 def parse_templated_story(text: str, *, source: str = "<story>") -> TemplatedStory:
@@ -325,7 +440,8 @@ def parse_templated_story(text: str, *, source: str = "<story>") -> TemplatedSto
         raise ParseError("empty story", source=source)
     parsed = _classify_all(clauses, source)
     container_room = _container_rooms(parsed, source)
-    narrator = _Narrator(container_room, source)
+    contents = {_singular(g["con"]): g["content"] for kind, g in parsed if kind == "open_find"}
+    narrator = _Narrator(container_room, contents, source)
     for clause, (kind, g) in zip(clauses, parsed, strict=True):
         narrator.clause(clause, kind, g)
     return TemplatedStory(

@@ -5,6 +5,9 @@ English ones are ``STORY``, ``QUESTION``, ``OPTION-A`` … ``OPTION-D``, the abi
 ``ABILITY`` and the answer letter under the key that starts with ``答案``. OmniToM works on *stories*: the
 question rows of one file that share an identical ``STORY`` text form one story, and the category is the file's
 name. The seven categories OmniToM keeps hold 916 stories (App. B.1: 895 benchmark + 21 calibration).
+
+The seven category files ship with mindloop (MIT, ``data/tombench/`` with its license and a README naming the
+source); :func:`load_tombench` reads that copy when no path is given.
 """
 
 from __future__ import annotations
@@ -13,15 +16,18 @@ import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from mindloop.datafiles import read_text_file
 from mindloop.errors import ParseError
 from mindloop.systems.omnitom.records import CATEGORIES, CATEGORY_ABBREVIATIONS, StoryRecord
 
 __all__ = [
     "TomBenchQuestion",
     "TomBenchStory",
+    "bundled_tombench_path",
     "category_counts",
     "load_tombench",
     "read_tombench_file",
@@ -29,6 +35,11 @@ __all__ = [
 ]
 
 _OPTION_KEYS = ("OPTION-A", "OPTION-B", "OPTION-C", "OPTION-D")
+
+
+def bundled_tombench_path() -> Path:
+    """The folder of the seven ToMBench category files shipped with mindloop (MIT; see its README)."""
+    return Path(str(resources.files("mindloop.systems.omnitom").joinpath("data", "tombench")))
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,12 +99,7 @@ def read_tombench_file(path: str | Path, *, category: str | None = None, first_i
     line for a line that is not JSON or lacks ``STORY``/``QUESTION``.
     """
     p = Path(path)
-    try:
-        lines = p.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise ParseError("no such file", source=str(p)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ParseError(f"cannot read file: {exc}", source=str(p)) from None
+    lines = read_text_file(p).splitlines()
     category = category or p.stem
     grouped: dict[str, tuple[int, list[TomBenchQuestion]]] = {}
     for lineno, line in enumerate(lines, 1):
@@ -129,13 +135,14 @@ def read_tombench_file(path: str | Path, *, category: str | None = None, first_i
     ]
 
 
-def load_tombench(path: str | Path, categories: Sequence[str] | None = CATEGORIES) -> list[TomBenchStory]:
-    """Load ToMBench stories from a category file or a directory of them.
+def load_tombench(path: str | Path | None = None, categories: Sequence[str] | None = CATEGORIES) -> list[TomBenchStory]:
+    """Load ToMBench stories from a category file or a directory of them (the bundled copy when ``path`` is
+    ``None``).
 
     For a directory, ``categories`` names the files to read (``<category>.jsonl``; by default OmniToM's seven,
     in the paper's order) and a missing one is an error; ``None`` reads every ``*.jsonl`` in name order.
     """
-    p = Path(path)
+    p = bundled_tombench_path() if path is None else Path(path)
     if p.is_file():
         return read_tombench_file(p)
     if not p.is_dir():
