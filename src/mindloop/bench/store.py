@@ -11,6 +11,14 @@ an unparseable reply; it is scored as a failure) or ``bug`` (the benchmark raise
 :class:`~mindloop.errors.MindloopError`: a defect in code, counted apart so it never passes for a model's
 failure). Stores written before ``bug`` existed kept such samples as ``failed`` with an error starting
 ``internal error:``; they are read back as ``bug``, so old stores need no migration.
+
+Opening for writing (the runner) first runs ``PRAGMA quick_check``: a damaged file is refused with a
+:class:`StoreDamagedError` before anything is written to it, and mindloop never deletes or rewrites it. Opening
+read-only (``mindloop runs``, ``runs export``, ``report``) uses a ``mode=ro`` URI, so it works on a read-only
+``MINDLOOP_HOME`` and can never change the file; :meth:`RunStore.readable_runs` lists what a damaged store still
+holds. Any ``sqlite3.DatabaseError`` met later runs the same check, so damage is reported as damage (one line
+naming the file and what to do), not as a crash. The store's layout version is kept in ``PRAGMA user_version``
+(see :data:`SCHEMA_VERSION` and :data:`MIGRATIONS`).
 """
 
 from __future__ import annotations
@@ -20,9 +28,9 @@ import os
 import secrets
 import socket
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -30,7 +38,17 @@ from typing import Any
 from mindloop.bench.api import Sample, SampleRecord
 from mindloop.errors import InvalidArgumentError, MindloopError
 
-__all__ = ["FINISHED_STATUSES", "STATUSES", "RunInfo", "RunStore", "SampleResult"]
+__all__ = [
+    "FINISHED_STATUSES",
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "STATUSES",
+    "RunInfo",
+    "RunStore",
+    "SampleResult",
+    "StoreDamagedError",
+    "StoreError",
+]
 
 FINISHED_STATUSES = ("done", "failed", "bug")
 """What a finished sample can be: answered, failed (model or answer), or stopped by a bug."""
@@ -41,7 +59,18 @@ STATUSES = ("pending", *FINISHED_STATUSES)
 _STATUS = "CASE WHEN s.status = 'failed' AND s.error LIKE 'internal error:%' THEN 'bug' ELSE s.status END"
 """A sample's status as read back: a bug recorded by a store from before the ``bug`` status counts as one."""
 
-_SCHEMA = """
+SCHEMA_VERSION = 1
+"""The layout of the store this mindloop writes, kept in the file as ``PRAGMA user_version``. Stores written
+before the version was recorded read 0; they hold layout 1 and are stamped 1 the next time they are opened for
+writing (never by a read-only open)."""
+
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {}
+"""``MIGRATIONS[v]`` upgrades a store from layout ``v`` to ``v + 1``. A change to the layout raises
+:data:`SCHEMA_VERSION` by one and adds its step here; opening an older store for writing runs the missing steps
+in order inside the transaction that stamps the new version, so a failed step leaves the file as it was.
+Read-only opens never migrate, so the read queries must keep working on every older layout."""
+
+_SCHEMA_V1 = """
 CREATE TABLE IF NOT EXISTS runs (
     run_id TEXT PRIMARY KEY,
     benchmark TEXT NOT NULL,
@@ -72,6 +101,12 @@ CREATE TABLE IF NOT EXISTS samples (
     UNIQUE (run_id, sample_id)
 );
 """
+"""Layout 1 (the layout of every store written before the version was recorded)."""
+
+_DAMAGED_HINT = (
+    "move it aside (with any {name}-wal and {name}-shm beside it) and mindloop starts a new one there, or point "
+    "MINDLOOP_HOME at another folder; mindloop never deletes or rewrites it"
+)
 
 _RUN_ROWS = (
     "SELECT r.run_id, r.benchmark, r.agent, r.model, r.config, r.n, r.started, r.finished, r.seconds, r.version,"
@@ -81,9 +116,22 @@ _RUN_ROWS = (
 """A run's row with its done, failed and bug counts (one query for one run or for all of them)."""
 
 
+class StoreError(MindloopError):
+    """The run store cannot be used as asked (read-only, busy, written by a newer mindloop); the message names the
+    file and what to do."""
+
+
+class StoreDamagedError(StoreError):
+    """The run store's file is damaged or is not a run store; the message names it and what to do (mindloop
+    never deletes or rewrites it)."""
+
+
 @dataclass(frozen=True)
 class RunInfo:
-    """A run's row: what ran, with what configuration, and how far it got."""
+    """A run's row: what ran, with what configuration, and how far it got.
+
+    ``samples_readable`` is false only for a run listed from a damaged store whose samples could not be counted
+    (:meth:`RunStore.readable_runs`); its counts are then unknown (``None`` in :meth:`to_dict`), not zero."""
 
     run_id: str
     benchmark: str
@@ -98,6 +146,7 @@ class RunInfo:
     n_done: int = 0
     n_failed: int = 0
     n_bugs: int = 0
+    samples_readable: bool = True
 
     @property
     def n_completed(self) -> int:
@@ -114,9 +163,9 @@ class RunInfo:
             "started": self.started,
             "finished": self.finished,
             "n": self.n,
-            "n_completed": self.n_completed,
-            "n_failed": self.n_failed,
-            "n_bugs": self.n_bugs,
+            "n_completed": self.n_completed if self.samples_readable else None,
+            "n_failed": self.n_failed if self.samples_readable else None,
+            "n_bugs": self.n_bugs if self.samples_readable else None,
             "seconds": round(self.seconds, 3),
             "config": self.config,
         }
@@ -144,18 +193,100 @@ def _dumps(value: Any) -> str:
 
 
 class RunStore:
-    """One SQLite file holding every run; safe to share between processes (runs are locked while running)."""
+    """One SQLite file holding every run; safe to share between processes (runs are locked while running).
 
-    def __init__(self, path: str | Path) -> None:
+    Opened for writing (the default) the file is checked with ``PRAGMA quick_check`` before anything is written,
+    created when missing, and upgraded to :data:`SCHEMA_VERSION`. ``readonly=True`` opens it with a ``mode=ro``
+    URI: nothing is created, migrated or written, it works on a read-only folder, and a missing file reads as an
+    empty store. A damaged file raises :class:`StoreDamagedError` (at opening for writing, or when a read meets
+    the damage); other reasons it cannot be used raise :class:`StoreError`.
+    """
+
+    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.readonly = readonly
+        if self.path.is_dir():
+            raise StoreError(
+                f"run store {self.path} is a folder, not a file: move it aside or point MINDLOOP_HOME at another folder"
+            )
+        if readonly:
+            self._open_readonly()
+        else:
+            self._open_for_writing()
+
+    def _open_for_writing(self) -> None:
+        """Check the file, then switch it to WAL and bring its layout to :data:`SCHEMA_VERSION` in one transaction."""
         try:
-            self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(_SCHEMA)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot create the folder of run store {self.path} ({exc.strerror or exc}): point MINDLOOP_HOME at "
+                "a writable folder"
+            ) from None
+        reason = _unwritable(self.path)
+        if reason is not None:
+            raise StoreError(
+                f"run store {self.path} cannot be written ({reason}): point MINDLOOP_HOME at a writable folder to "
+                "record runs (mindloop runs, runs export and report can still read it)"
+            )
+        self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
+        try:
+            damage = self._damage()  # before the first write: a damaged file is refused untouched
+            if damage is not None:
+                raise damage
+            with self._guard():
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                with self._transaction() as db:
+                    found = self._layout(db)
+                    if found != SCHEMA_VERSION:
+                        _install(db, found)
+        except BaseException:
+            self._db.close()
+            raise
+
+    def _open_readonly(self) -> None:
+        """Open with ``mode=ro`` (``immutable=1`` when the folder cannot be written and SQLite cannot open the
+        WAL index there: nothing can change the file then)."""
+        if not self.path.exists():
+            self._db = _empty_store()
+            return
+        uri = f"{self.path.resolve().as_uri()}?mode=ro"
+        self._db = _connect_uri(uri)
+        try:
+            try:
+                found = self._layout(self._db)
+            except sqlite3.OperationalError as exc:
+                if not _named(exc, "SQLITE_CANTOPEN") or _unwritable(self.path) is None:
+                    raise
+                self._db.close()
+                self._db = _connect_uri(f"{uri}&immutable=1")
+                found = self._layout(self._db)
+            if found == 0 and not _tables(self._db):  # an empty file: nothing recorded yet
+                self._db.close()
+                self._db = _empty_store()
         except sqlite3.DatabaseError as exc:
-            raise MindloopError(f"{self.path}: not a usable mindloop run store ({exc})") from None
+            error = self._diagnose(exc)
+            self._db.close()
+            raise error from None
+        except BaseException:
+            self._db.close()
+            raise
+
+    def _layout(self, db: sqlite3.Connection) -> int:
+        """The store's layout version, refusing a newer one and a file holding tables that are not a run store."""
+        found = int(db.execute("PRAGMA user_version").fetchone()[0])
+        if found > SCHEMA_VERSION:
+            raise StoreError(
+                f"run store {self.path} has layout {found}, written by a newer mindloop (this one knows layouts up to "
+                f"{SCHEMA_VERSION}): upgrade mindloop, or point MINDLOOP_HOME at another folder"
+            )
+        if found < 0:
+            raise self._damaged(f"layout version {found}")
+        tables = _tables(db)
+        if tables and not {"runs", "samples"} <= tables:
+            raise self._damaged(f"its tables are {', '.join(sorted(tables))}, not runs and samples", not_a_store=True)
+        return found
 
     def close(self) -> None:
         """Close the database connection."""
@@ -177,6 +308,65 @@ class RunStore:
             raise
         self._db.execute("COMMIT")
 
+    # -- damage -------------------------------------------------------------------------------------------
+
+    @contextmanager
+    def _guard(self) -> Iterator[None]:
+        """Turn a ``sqlite3.DatabaseError`` into a one-line :class:`StoreError` when the file is damaged, busy or
+        cannot be read or written; anything else (a wrong query: a bug) is raised as it was."""
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            raise self._diagnose(exc) from None
+
+    def _diagnose(self, exc: sqlite3.DatabaseError) -> Exception:
+        """What a database error means for the user: the integrity check decides whether the file is damaged."""
+        if _named(exc, "SQLITE_BUSY", "SQLITE_LOCKED"):
+            return StoreError(
+                f"run store {self.path} is busy ({exc}): another process is writing it; try again when it is done"
+            )
+        if _named(exc, "SQLITE_NOTADB"):
+            return self._damaged(exc)
+        damage = self._damage()
+        if damage is not None:
+            return damage
+        if _named(exc, "SQLITE_CORRUPT"):
+            return self._damaged(exc)
+        if _named(exc, "SQLITE_READONLY", "SQLITE_IOERR", "SQLITE_FULL", "SQLITE_CANTOPEN", "SQLITE_PERM"):
+            return StoreError(
+                f"run store {self.path} cannot be used ({exc}): check the disk and the permissions of "
+                f"{self.path.parent}, or point MINDLOOP_HOME at another folder"
+            )
+        return exc
+
+    def _damage(self) -> StoreDamagedError | None:
+        """``PRAGMA quick_check``: the damage it finds (the first problem and how many more), or ``None``."""
+        try:
+            rows = self._db.execute("PRAGMA quick_check(10)").fetchall()
+        except sqlite3.DatabaseError as exc:
+            return self._damaged(exc)
+        problems = [str(row[0]).replace("*** in database main ***", "") for row in rows if row[0] != "ok"]
+        if not problems:
+            return None
+        more = f"; {len(problems) - 1} more problem(s) found" if len(problems) > 1 else ""
+        return self._damaged(f"{problems[0]}{more}")
+
+    def _damaged(self, detail: object, *, not_a_store: bool = False) -> StoreDamagedError:
+        """The one-line error for a damaged file (or, ``not_a_store``, a file that is no run store at all)."""
+        text = " ".join(str(detail).split())  # one line, whatever SQLite's message holds
+        if not_a_store or (isinstance(detail, sqlite3.DatabaseError) and _named(detail, "SQLITE_NOTADB")):
+            what = "is not a usable mindloop run store"
+        else:
+            what = "is damaged"
+        return StoreDamagedError(f"run store {self.path} {what} ({text}): {_DAMAGED_HINT.format(name=self.path.name)}")
+
+    def _loads(self, text: Any, what: str) -> Any:
+        """A JSON column read back; text that does not parse is damage, never a crash."""
+        try:
+            return json.loads(text)
+        except (TypeError, ValueError):
+            raise self._damaged(f"{what} is not valid JSON") from None
+
     # -- runs ---------------------------------------------------------------------------------------------
 
     def create_run(
@@ -196,7 +386,7 @@ class RunStore:
             raise InvalidArgumentError(f"benchmark {benchmark!r} produced the sample id {dup!r} twice")
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         run_id = f"{benchmark}-{stamp}-{secrets.token_hex(2)}"
-        with self._transaction() as db:
+        with self._guard(), self._transaction() as db:
             db.execute(
                 "INSERT INTO runs (run_id, benchmark, agent, model, config, n, started, version)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -210,7 +400,8 @@ class RunStore:
 
     def run(self, run_id: str) -> RunInfo:
         """The run called ``run_id``; an unknown id is an error that lists the most recent runs."""
-        row = self._db.execute(f"{_RUN_ROWS} WHERE r.run_id = ? GROUP BY r.run_id", (run_id,)).fetchone()
+        with self._guard():
+            row = self._db.execute(f"{_RUN_ROWS} WHERE r.run_id = ? GROUP BY r.run_id", (run_id,)).fetchone()
         if row is None:
             recent = [r.run_id for r in self.runs()[-3:]]
             hint = f"; recent runs: {', '.join(recent)}" if recent else "; no runs recorded yet"
@@ -219,17 +410,51 @@ class RunStore:
 
     def runs(self) -> list[RunInfo]:
         """Every run, oldest first."""
-        rows = self._db.execute(f"{_RUN_ROWS} GROUP BY r.run_id ORDER BY r.started, r.rowid").fetchall()
+        with self._guard():
+            rows = self._db.execute(f"{_RUN_ROWS} GROUP BY r.run_id ORDER BY r.started, r.rowid").fetchall()
         return [self._info(r) for r in rows]
 
-    @staticmethod
-    def _info(row: tuple[Any, ...]) -> RunInfo:
+    def readable_runs(self) -> tuple[list[RunInfo], StoreDamagedError | None]:
+        """Every run that can still be read, oldest first, and the damage when the store is damaged (else ``None``).
+
+        On a damaged store the runs table is read row by row from both ends (a damaged page stops a scan, so the
+        rows after it are reached from the other end); a run whose samples cannot be counted is listed with
+        ``samples_readable=False``; a run whose row cannot be read is left out."""
+        try:
+            return self.runs(), None
+        except StoreDamagedError as exc:
+            damage = exc
+        columns = "rowid, run_id, benchmark, agent, model, config, n, started, finished, seconds, version"
+        rows = {row[0]: row[1:] for row in _scan(self._db, f"SELECT {columns} FROM runs ORDER BY rowid")}
+        rows.update({row[0]: row[1:] for row in _scan(self._db, f"SELECT {columns} FROM runs ORDER BY rowid DESC")})
+        infos: list[tuple[str, int, RunInfo]] = []
+        for rowid, row in rows.items():
+            try:
+                info = self._info((*row, 0, 0, 0))
+            except StoreDamagedError:
+                continue  # its configuration does not read back: the row itself is damaged
+            try:
+                counts = dict(
+                    self._db.execute(
+                        f"SELECT {_STATUS}, COUNT(*) FROM samples s WHERE s.run_id = ? GROUP BY 1", (info.run_id,)
+                    ).fetchall()
+                )
+            except sqlite3.DatabaseError:
+                info = replace(info, samples_readable=False)
+            else:
+                info = replace(
+                    info, n_done=counts.get("done", 0), n_failed=counts.get("failed", 0), n_bugs=counts.get("bug", 0)
+                )
+            infos.append((str(info.started), rowid, info))
+        return [info for _, _, info in sorted(infos, key=lambda t: (t[0], t[1]))], damage
+
+    def _info(self, row: tuple[Any, ...]) -> RunInfo:
         return RunInfo(
             run_id=row[0],
             benchmark=row[1],
             agent=row[2],
             model=row[3],
-            config=json.loads(row[4]),
+            config=self._loads(row[4], f"the configuration of run {row[0]}"),
             n=row[5],
             started=row[6],
             finished=row[7],
@@ -244,7 +469,7 @@ class RunStore:
     def locked(self, run_id: str) -> Iterator[None]:
         """Hold the run for this process while it executes, refusing a second live process on the same run."""
         me = f"{socket.gethostname()}:{os.getpid()}"
-        with self._transaction() as db:
+        with self._guard(), self._transaction() as db:
             (owner,) = db.execute("SELECT lock_owner FROM runs WHERE run_id = ?", (run_id,)).fetchone()
             if owner and owner != me and _alive(owner):
                 raise InvalidArgumentError(f"run {run_id} is being executed by process {owner}; wait for it to end")
@@ -252,24 +477,31 @@ class RunStore:
         try:
             yield
         finally:
-            self._db.execute("UPDATE runs SET lock_owner = NULL WHERE run_id = ? AND lock_owner = ?", (run_id, me))
+            with self._guard():
+                self._db.execute("UPDATE runs SET lock_owner = NULL WHERE run_id = ? AND lock_owner = ?", (run_id, me))
 
     def add_seconds(self, run_id: str, seconds: float, *, finished: bool) -> None:
         """Add one session's wall-clock time to the run, and stamp it finished when no sample is pending."""
-        self._db.execute(
-            "UPDATE runs SET seconds = seconds + ?, finished = CASE WHEN ? THEN ? ELSE finished END WHERE run_id = ?",
-            (seconds, finished, _now(), run_id),
-        )
+        with self._guard():
+            self._db.execute(
+                "UPDATE runs SET seconds = seconds + ?, finished = CASE WHEN ? THEN ? ELSE finished END"
+                " WHERE run_id = ?",
+                (seconds, finished, _now(), run_id),
+            )
 
     # -- samples ------------------------------------------------------------------------------------------
 
     def pending(self, run_id: str) -> list[tuple[int, Sample]]:
         """The samples of a run not yet finished, in order."""
-        rows = self._db.execute(
-            "SELECT idx, sample_id, grp, input FROM samples WHERE run_id = ? AND status = 'pending' ORDER BY idx",
-            (run_id,),
-        ).fetchall()
-        return [(idx, Sample(sid, json.loads(inp), grp)) for idx, sid, grp, inp in rows]
+        with self._guard():
+            rows = self._db.execute(
+                "SELECT idx, sample_id, grp, input FROM samples WHERE run_id = ? AND status = 'pending' ORDER BY idx",
+                (run_id,),
+            ).fetchall()
+        return [
+            (idx, Sample(sid, self._loads(inp, f"the input of sample {sid!r} of run {run_id}"), grp))
+            for idx, sid, grp, inp in rows
+        ]
 
     def finish(self, run_id: str, results: Iterable[SampleResult]) -> int:
         """Store finished samples in one commit; returns how many were stored (a finished one is never redone)."""
@@ -278,7 +510,7 @@ class RunStore:
         if bad is not None:
             raise InvalidArgumentError(f"a finished sample's status must be one of {FINISHED_STATUSES}, got {bad!r}")
         stamp = _now()
-        with self._transaction() as db:
+        with self._guard(), self._transaction() as db:
             cur = db.executemany(
                 "UPDATE samples SET status = ?, output = ?, scores = ?, error = ?, calls = ?, seconds = ?,"
                 " finished = ? WHERE run_id = ? AND idx = ? AND status = 'pending'",
@@ -302,24 +534,89 @@ class RunStore:
     def records(self, run_id: str, *, include_pending: bool = False) -> list[SampleRecord]:
         """The samples of a run read back in order (finished ones only unless ``include_pending``)."""
         where = "" if include_pending else " AND s.status != 'pending'"
-        rows = self._db.execute(
-            f"SELECT s.idx, s.sample_id, s.grp, s.input, {_STATUS}, s.output, s.scores, s.error, s.calls, s.seconds"
-            f" FROM samples s WHERE s.run_id = ?{where} ORDER BY s.idx",
-            (run_id,),
-        ).fetchall()
-        return [
-            SampleRecord(
-                index=idx,
-                sample=Sample(sid, json.loads(inp), grp),
-                status=status,
-                output=json.loads(out) if out is not None else None,
-                scores=json.loads(scores) if scores is not None else {},
-                error=error,
-                calls=json.loads(calls) if calls is not None else [],
-                seconds=seconds or 0.0,
-            )
-            for idx, sid, grp, inp, status, out, scores, error, calls, seconds in rows
-        ]
+        with self._guard():
+            rows = self._db.execute(
+                f"SELECT s.idx, s.sample_id, s.grp, s.input, {_STATUS}, s.output, s.scores, s.error, s.calls,"
+                f" s.seconds FROM samples s WHERE s.run_id = ?{where} ORDER BY s.idx",
+                (run_id,),
+            ).fetchall()
+        return [self._record(run_id, row) for row in rows]
+
+    def _record(self, run_id: str, row: tuple[Any, ...]) -> SampleRecord:
+        idx, sid, grp, inp, status, out, scores, error, calls, seconds = row
+        where = f"sample {sid!r} of run {run_id}"
+        return SampleRecord(
+            index=idx,
+            sample=Sample(sid, self._loads(inp, f"the input of {where}"), grp),
+            status=status,
+            output=self._loads(out, f"the output of {where}") if out is not None else None,
+            scores=self._loads(scores, f"the scores of {where}") if scores is not None else {},
+            error=error,
+            calls=self._loads(calls, f"the model calls of {where}") if calls is not None else [],
+            seconds=seconds or 0.0,
+        )
+
+
+def _install(db: sqlite3.Connection, found: int) -> None:
+    """Bring a store of layout ``found`` to :data:`SCHEMA_VERSION` inside the caller's transaction: layout 1's
+    tables when ``found`` is 0 (a new file, or a store from before the version was recorded, whose tables exist
+    already), then each missing step of :data:`MIGRATIONS`, then the new version stamped."""
+    if found == 0:
+        for statement in _SCHEMA_V1.split(";"):
+            if statement.strip():
+                db.execute(statement)
+        found = 1
+    for version in range(found, SCHEMA_VERSION):
+        MIGRATIONS[version](db)
+    db.execute(f"PRAGMA user_version = {int(SCHEMA_VERSION)}")
+
+
+def _empty_store() -> sqlite3.Connection:
+    """An empty in-memory store of the current layout: what a read-only open of a file not yet created reads."""
+    db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    db.execute("BEGIN")
+    _install(db, 0)
+    db.execute("COMMIT")
+    return db
+
+
+def _connect_uri(uri: str) -> sqlite3.Connection:
+    return sqlite3.connect(uri, uri=True, timeout=30.0, isolation_level=None, check_same_thread=False)
+
+
+def _named(exc: sqlite3.DatabaseError, *names: str) -> bool:
+    """Whether SQLite's error code is one of ``names`` (extended codes such as ``SQLITE_IOERR_READ`` included)."""
+    code = getattr(exc, "sqlite_errorname", None) or ""
+    return any(code == name or code.startswith(f"{name}_") for name in names)
+
+
+def _tables(db: sqlite3.Connection) -> set[str]:
+    return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def _scan(db: sqlite3.Connection, sql: str) -> list[tuple[Any, ...]]:
+    """The rows of ``sql`` up to the first one that cannot be read."""
+    rows: list[tuple[Any, ...]] = []
+    try:
+        for row in db.execute(sql):
+            rows.append(row)
+    except sqlite3.DatabaseError:
+        pass
+    return rows
+
+
+def _unwritable(path: Path) -> str | None:
+    """Why SQLite could not write ``path`` (it also needs its folder, for the -wal and -shm files), or ``None``."""
+    targets = [path.parent, *([path] if path.exists() else [])]
+    if all(os.access(target, os.W_OK) for target in targets):
+        return None
+    read_only = getattr(os, "ST_RDONLY", 0)
+    try:
+        if read_only and os.statvfs(path.parent).f_flag & read_only:
+            return "read-only file system"
+    except (AttributeError, OSError):
+        pass
+    return "permission denied"
 
 
 def _alive(owner: str) -> bool:

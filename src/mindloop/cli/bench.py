@@ -16,6 +16,7 @@ import typer
 from rich.table import Table
 
 from mindloop.console import emit, err_console
+from mindloop.errors import MindloopError
 
 if TYPE_CHECKING:
     from mindloop.bench.runner import RunSummary
@@ -225,31 +226,37 @@ def runs_list(
     ctx: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
 ) -> None:
-    """List recorded runs, oldest first."""
+    """List recorded runs, oldest first (the store is opened read-only; a damaged one lists what it still holds)."""
     if ctx.invoked_subcommand is not None:
         return
     from mindloop.bench.store import RunStore
     from mindloop.paths import runs_path
 
-    with RunStore(runs_path()) as store:
-        runs = store.runs()
+    path = runs_path(create=False)
+    with RunStore(path, readonly=True) as store:
+        runs, damage = store.readable_runs()  # a damaged store: what it still holds, then the damage (exit 1)
     if as_json:
-        print(json.dumps({"runs": [r.to_dict() for r in runs]}))
+        print(json.dumps({"runs": [r.to_dict() for r in runs]} | ({"damaged": str(damage)} if damage else {})))
+        if damage is not None:
+            raise damage
         return
     table = Table("run id", "benchmark", "agent", "model", "started", "done", "failed", "bugs", "seconds")
     for r in runs:
+        known = r.samples_readable  # "?" for a damaged store's run whose samples cannot be counted
         table.add_row(
             r.run_id,
             r.benchmark,
             r.agent,
             r.model or "",
             r.started,
-            f"{r.n_completed}/{r.n}",
-            str(r.n_failed),
-            str(r.n_bugs),
+            f"{r.n_completed if known else '?'}/{r.n}",
+            str(r.n_failed) if known else "?",
+            str(r.n_bugs) if known else "?",
             f"{r.seconds:.2f}",
         )
-    err_console().print(table if runs else f"no runs yet in {runs_path()}")
+    err_console().print(table if runs else f"no runs yet in {path}")
+    if damage is not None:
+        raise damage
 
 
 class _ExportFormat(StrEnum):
@@ -271,7 +278,7 @@ def runs_export(
     from mindloop.bench.store import RunStore
     from mindloop.paths import runs_path
 
-    with RunStore(runs_path()) as store:
+    with RunStore(runs_path(create=False), readonly=True) as store:
         store.run(run_id)
         records = store.records(run_id, include_pending=True)
     rows = [
@@ -340,7 +347,8 @@ def _csv(rows: list[dict[str, Any]]) -> str:
 def report(
     run_id: Annotated[str, typer.Argument(help="The run to report on (see `mindloop runs`).")],
     out: Annotated[
-        Path | None, typer.Option("--out", "-o", help="HTML file to write (default: RUN_ID.html here).", dir_okay=False)
+        Path | None,
+        typer.Option("--out", "-o", help="HTML file to write, or a folder to write RUN_ID.html in (default: here)."),
     ] = None,
 ) -> None:
     """Write one self-contained HTML report of a run: metrics, plots, and every sample with its transcript."""
@@ -348,6 +356,17 @@ def report(
     from mindloop.bench.store import RunStore
     from mindloop.paths import runs_path
 
-    with RunStore(runs_path()) as store:
-        path = write_report(run_id, store, out)
+    target = Path(f"{run_id}.html") if out is None else out / f"{run_id}.html" if out.is_dir() else out
+    with RunStore(runs_path(create=False), readonly=True) as store:
+        store.run(run_id)  # an unknown run is named before anything is written
+        try:
+            path = write_report(run_id, store, target)
+        except OSError as exc:
+            where = None if exc.filename is None else Path(exc.filename)
+            if where is None or not (where == target or where in target.parents):
+                raise  # not about the report's path: a bug
+            reason = f"{where} is a file, not a folder" if where != target and where.is_file() else exc.strerror
+            raise MindloopError(
+                f"cannot write the report to {target} ({reason or exc}): choose a writable file or folder with -o"
+            ) from None
     err_console().print(f"wrote {path}")

@@ -4,7 +4,8 @@ Lily puts an apple in the fridge and leaves; Sarah moves it to the wall cabinet;
 Window by window the timeline shows what the robot perceived, the belief-table writes its trigger chose, the
 moment Lily's belief goes stale, the silence while that blocks nobody, the reasoning when she comes back
 searching, the one helpful action — executed in the simulator — and its effect. Then the episode is recorded as a
-``claw`` run in the run store and its HTML report written. Symbolic runtime only: no model, no network.
+``claw`` run in the run store and its HTML report written. Symbolic runtime only: no model, no network. When
+``MINDLOOP_HOME`` cannot be written the timeline is still shown, then one line names the folder (exit 1).
 """
 
 from __future__ import annotations
@@ -187,13 +188,18 @@ def _record(console: Console, scenario: Any, out: dict[str, Any]) -> None:
     from mindloop.bench.report import write_report
     from mindloop.bench.runner import RunRequest, run_benchmark
     from mindloop.bench.store import RunStore
-    from mindloop.errors import RegistryError
+    from mindloop.errors import MindloopError, RegistryError
     from mindloop.paths import home, runs_path
 
     folder = home() / "demo"
-    folder.mkdir(parents=True, exist_ok=True)
     data = folder / "demo_episode.jsonl"
-    data.write_text(json.dumps(scenario.to_dict(), sort_keys=True) + "\n", encoding="utf-8")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        data.write_text(json.dumps(scenario.to_dict(), sort_keys=True) + "\n", encoding="utf-8")
+    except OSError as exc:  # a read-only home: the episode was shown, it cannot be recorded (exit 1)
+        raise MindloopError(
+            f"cannot record the demo run in {folder} ({exc.strerror or exc}): point MINDLOOP_HOME at a writable folder"
+        ) from None
     try:
         summary = run_benchmark(RunRequest("claw", agent="symbolic", n=1, options={"data": str(data)}), progress=False)
     except RegistryError:
@@ -202,7 +208,7 @@ def _record(console: Console, scenario: Any, out: dict[str, Any]) -> None:
             "[bold]mindloop report RUN_ID[/]."
         )
         return
-    with RunStore(runs_path()) as store:
+    with RunStore(runs_path(), readonly=True) as store:
         report = write_report(summary.run_id, store, folder / f"{summary.run_id}.html")
     m = {k: "–" if v is None else f"{v:.2f}" for k, v in summary.metrics.items() if isinstance(v, float | None)}
     out["run_id"], out["report"] = summary.run_id, str(report)
