@@ -2,8 +2,8 @@
 
 * ``render SCENE`` prints the text observation at the start pose (an ``Observe()`` there), exactly as the
   environment reports it; ``--facing``/``--at`` pick another pose, ``--image`` writes the vision-world view,
-  ``--map`` adds a top-down map on stderr. ``SCENE`` is a mindloop scene file, a reference ``meta_data.json`` or
-  a reference run folder.
+  ``--map`` adds a top-down map on stderr. ``SCENE`` (or ``--data SCENE``) is a mindloop scene file, a reference
+  ``meta_data.json`` or a reference run folder.
 * ``generate`` writes a seeded procedural scene in mindloop's format.
 * ``explore SCENE --agent scout|strategist|symbolic`` runs a scripted explorer and prints each step.
 
@@ -39,6 +39,22 @@ class _Facing(StrEnum):
     west = "west"
 
 
+_SCENE_HELP = "Scene file, meta_data.json or run folder."
+_DATA_HELP = "The scene, as an option (same as SCENE)."
+
+
+def _scene_path(scene_path: Path | None, data: Path | None) -> Path:
+    """The scene given as the SCENE argument or as ``--data``: exactly one of them."""
+    if scene_path is not None and data is not None:
+        raise InvalidArgumentError(f"give the scene once: SCENE ({scene_path}) or --data ({data}), not both")
+    path = scene_path if scene_path is not None else data
+    if path is None:
+        raise InvalidArgumentError(
+            "missing the scene: give SCENE or --data PATH (a scene file, meta_data.json or run folder)"
+        )
+    return path
+
+
 class _Agent(StrEnum):
     scout = "scout"
     strategist = "strategist"
@@ -47,7 +63,8 @@ class _Agent(StrEnum):
 
 @tos_app.command("render")
 def render(
-    scene_path: Annotated[Path, typer.Argument(metavar="SCENE", help="Scene file, meta_data.json or run folder.")],
+    scene_path: Annotated[Path | None, typer.Argument(metavar="SCENE", help=_SCENE_HELP)] = None,
+    data: Annotated[Path | None, typer.Option("--data", help=_DATA_HELP)] = None,
     facing: Annotated[_Facing, typer.Option("--facing", help="Heading to look in.")] = _Facing.north,
     at: Annotated[str | None, typer.Option("--at", help="Stand on this object or door instead of the start.")] = None,
     image: Annotated[
@@ -61,7 +78,7 @@ def render(
     from mindloop.systems.tos.world.geometry import parse_direction
     from mindloop.systems.tos.world.vision import ascii_map, png_bytes, render_view
 
-    scene = load_scene(scene_path)
+    scene = load_scene(_scene_path(scene_path, data))
     pos = scene.start
     if at is not None:
         if not scene.has_item(at):
@@ -119,7 +136,8 @@ def generate(
 
 @tos_app.command("explore")
 def explore(
-    scene_path: Annotated[Path, typer.Argument(metavar="SCENE", help="Scene file, meta_data.json or run folder.")],
+    scene_path: Annotated[Path | None, typer.Argument(metavar="SCENE", help=_SCENE_HELP)] = None,
+    data: Annotated[Path | None, typer.Option("--data", help=_DATA_HELP)] = None,
     agent: Annotated[_Agent, typer.Option("--agent", help="Which scripted explorer.")] = _Agent.symbolic,
     max_steps: Annotated[int, typer.Option("--max-steps", min=1, help="Step budget.")] = 20,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
@@ -130,7 +148,7 @@ def explore(
     from mindloop.systems.tos.metrics import gt_global_map, map_scores, parse_cognitive_map, pos_norm
     from mindloop.systems.tos.world import SpatialEnv, SpatialEnvConfig, load_scene
 
-    scene = load_scene(scene_path)
+    scene = load_scene(_scene_path(scene_path, data))
     env = SpatialEnv(scene, config=SpatialEnvConfig(max_steps=max_steps))
     env.reset(seed=0)
     belief = new_belief(env)

@@ -279,6 +279,21 @@ def _check_reachable(scene: Scene, source: str) -> None:
         raise ParseError(f"room(s) {missing} cannot be reached from the start room through doors", source=source)
 
 
+def _grid(mask: Any, source: str) -> tuple[tuple[int, ...], ...]:
+    """``mask`` as a tuple of integer rows; a value that is not an integer is a :class:`ParseError` naming its cell."""
+    if not isinstance(mask, Sequence | np.ndarray) or not all(isinstance(r, Sequence | np.ndarray) for r in mask):
+        raise ParseError("the mask must be a list of lists of integers", source=source)
+    rows = []
+    for x, row in enumerate(mask):
+        out = []
+        for y, v in enumerate(row):
+            if isinstance(v, bool) or not isinstance(v, int | float | np.integer) or not float(v).is_integer():
+                raise ParseError(f"mask[{x}][{y}] must be an integer", source=source, text=repr(v))
+            out.append(int(v))
+        rows.append(tuple(out))
+    return tuple(rows)
+
+
 def build_scene(
     name: str,
     mask: Sequence[Sequence[int]],
@@ -290,7 +305,7 @@ def build_scene(
 ) -> Scene:
     """Validate and assemble a scene from a mask, ``(name, pos, facing, label)`` objects and ``(name, pos)``
     doors (the door cells must carry 100/101 in the mask). Errors are :class:`ParseError` naming ``source``."""
-    grid = tuple(tuple(int(v) for v in row) for row in mask)
+    grid = _grid(mask, source)
     if not grid or not grid[0] or any(len(row) != len(grid[0]) for row in grid):
         raise ParseError("the mask must be a non-empty rectangular list of lists", source=source)
     w, h = len(grid), len(grid[0])
@@ -411,7 +426,10 @@ def scene_from_dict(data: Mapping[str, Any], *, source: str = "scene") -> Scene:
             raise ParseError("each door needs a 'name' and a 'pos'", source=source, text=repr(d))
         doors.append((d["name"], _int_pair(d.get("pos"), f"door {d['name']!r} 'pos'", source)))
         if "rooms" in d:
-            declared[d["name"]] = sorted(int(r) for r in d["rooms"])
+            rooms = d["rooms"]
+            if not isinstance(rooms, list) or any(isinstance(r, bool) or not isinstance(r, int) for r in rooms):
+                raise ParseError(f"door {d['name']!r} 'rooms' must list room ids", source=source, text=repr(rooms))
+            declared[d["name"]] = sorted(rooms)
     if "mask" in data:
         mask = data["mask"]
         if not isinstance(mask, list) or not all(isinstance(row, list) for row in mask):
