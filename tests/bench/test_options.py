@@ -249,7 +249,7 @@ def test_help_options_prints_the_options_and_runs_nothing(capsys: pytest.Capture
         (
             ["bench", "run", "tos-active", "--opt", "room=2"],
             "mindloop: error: benchmark 'tos-active' has no option 'room'; did you mean 'rooms'? (options: rooms, "
-            "objects, per_task, scenes, data, mode, false_belief, proxy, probes, max_steps, tasks)",
+            "objects, per_task, scenes, data, mode, false_belief, proxy, probes, max_steps, budget, tasks)",
         ),
         (
             ["bench", "run", "tomi", "--opt", "data=a.txt", "--opt", "data=b.txt"],

@@ -8,8 +8,11 @@ folder of them; ``--data FILE`` reads one scene file) with three questions per t
 * ``model`` — a chat model (``--model``) exploring (active) or reading a proxy's log (passive: the proxy is
   ``--opt proxy=strategist|scout``), probed for its cognitive map, answering the questions itself.
 
-``tos-active`` gives each agent the 20-step budget and (``--opt false_belief=1``, the default) the false-belief
-phase afterwards; ``tos-passive`` lets the scripted explorer run to completion and measures comprehension.
+``tos-active`` gives a model the 20-step budget and (``--opt false_belief=1``, the default) the false-belief phase
+afterwards; ``tos-passive`` lets the scripted explorer run to completion and measures comprehension. The scripted
+explorers follow ``--opt budget``: ``reference`` (the default, the official release's protocol) runs them to
+completion as the release runs its proxy agents, which can take more than 20 steps; ``env`` holds every agent to
+``max_steps`` (mindloop's own stricter setting). The summary names the budget and how many explorations went past it.
 Scores per sample: ``steps``, ``coverage`` (objects and doors seen), ``edge_coverage``, ``action_cost``,
 ``info_gain``, ``map_dir``/``map_facing``/``map_pos``/``map_overall`` (the final global map against the full
 scene), one accuracy per task (``direction``, ``persp.take``, ``perc.dec``, ``act2view``, ``view2act``,
@@ -61,8 +64,13 @@ __all__ = ["TosActiveBenchmark", "TosOptions", "TosPassiveBenchmark", "answer_te
 DEFAULT_SCENES = 100
 """Scenes per run when ``--n`` is not given (the paper's 100)."""
 
-_COUNTS = {"steps", "action_cost", "fb_steps", "fb_redundancy", "invalid_actions"}
-"""Scores that are counts, averaged over the samples that have them (a failed sample has none)."""
+TO_COMPLETION = 1000
+"""The step limit of an explorer that runs to completion: far beyond any scripted explorer's last step (the
+reference's proxies take up to the low twenties on 3-room scenes), so they stop by themselves."""
+
+_COUNTS = {"steps", "action_cost", "fb_steps", "fb_redundancy", "invalid_actions", "over_budget"}
+"""Scores that are counts, averaged over the samples that have them (a failed sample has none); ``over_budget``
+(1 when the exploration took more than ``max_steps`` steps) averages to the share of such samples."""
 
 
 def answer_text(task: str, value: Any) -> str:
@@ -102,7 +110,15 @@ class TosOptions(Options):
         description="the model agent's cognitive-map probes, comma-separated",
         json_schema_extra={"expected": f"comma-separated probe names from: {', '.join(PROBES)}"},
     )
-    max_steps: int = Field(20, ge=1, le=1000, description="tos-active: the exploration step budget")
+    max_steps: int = Field(
+        20, ge=1, le=1000, description="the environment's exploration step budget: a model's, and with budget=env "
+        "every agent's"
+    )  # fmt: skip
+    budget: Literal["reference", "env"] = Field(
+        "reference",
+        description="reference: scripted explorers run to completion, as the official release runs its proxies "
+        "(they may take more than max_steps); env: every agent is held to max_steps",
+    )
     tasks: tuple[str, ...] = Field(
         TASKS,
         description="the downstream tasks to ask, comma-separated",
@@ -132,6 +148,8 @@ class TosOptions(Options):
 
 
 def _scene_files(path: Path) -> list[Path]:
+    """The scene files under ``path``: the file itself, a run folder's ``meta_data.json``, a folder of run folders
+    and ``*.json`` scenes (``example_data/3-room``), or a folder of such sets (the release's ``example_data``)."""
     if path.is_file():
         return [path]
     if (path / "meta_data.json").is_file():
@@ -140,8 +158,12 @@ def _scene_files(path: Path) -> list[Path]:
         raise InvalidArgumentError(f"--opt scenes={str(path)!r}: no such file or directory")
     found = sorted(p / "meta_data.json" for p in path.iterdir() if (p / "meta_data.json").is_file())
     found += sorted(p for p in path.iterdir() if p.is_file() and p.suffix == ".json")
+    if not found:  # example_data/<N>-room/runXX/meta_data.json
+        found = sorted(path.glob("*/*/meta_data.json"))
     if not found:
-        raise InvalidArgumentError(f"--opt scenes={str(path)!r}: no scene files (*.json or */meta_data.json) found")
+        raise InvalidArgumentError(
+            f"--opt scenes={str(path)!r}: no scene files (*.json, */meta_data.json or */*/meta_data.json) found"
+        )
     return found
 
 
@@ -206,6 +228,7 @@ class _TosBenchmark:
                         "mode": mode,
                         "false_belief": self.active and options.false_belief,
                         "max_steps": options.max_steps,
+                        "budget": options.budget,
                         "proxy": options.proxy or ("strategist" if mode == "text" else "scout"),
                         "probes": options.probes,
                     },
@@ -248,21 +271,43 @@ class _TosBenchmark:
             raise InvalidArgumentError(f"unknown explorer {name!r}; use {', '.join(_EXPLORERS)}")
         return make(belief, seed)
 
-    def _env(self, scene: Scene, inp: Mapping[str, Any], *, passive: bool) -> SpatialEnv:
+    @staticmethod
+    def step_limit(inp: Mapping[str, Any], *, scripted: bool) -> int:
+        """The exploration step limit of one run: a model always gets ``max_steps``; a scripted explorer runs to
+        completion under ``budget=reference`` (the release runs its proxies with no step limit) and is held to
+        ``max_steps`` under ``budget=env``. Samples recorded before the option existed read as ``reference``."""
+        if scripted and inp.get("budget", "reference") == "reference":
+            return TO_COMPLETION
+        return int(inp["max_steps"])
+
+    def _env(self, scene: Scene, inp: Mapping[str, Any], *, scripted: bool) -> SpatialEnv:
         cfg = SpatialEnvConfig(
-            max_steps=1000 if passive else int(inp["max_steps"]),
-            false_belief=bool(inp["false_belief"]) and not passive,
+            max_steps=self.step_limit(inp, scripted=scripted),
+            false_belief=bool(inp["false_belief"]) and self.active,
             mode=inp["mode"],
         )
         env = SpatialEnv(scene, config=cfg)
         env.reset(seed=int(inp["scene_seed"]))
         return env
 
+    def _budget(self, inp: Mapping[str, Any], ex: Exploration, *, scripted: bool) -> tuple[float, dict[str, Any]]:
+        """``over_budget`` (1 when the exploration took more than ``max_steps`` steps) and what the run allowed."""
+        limit = self.step_limit(inp, scripted=scripted)
+        max_steps = int(inp["max_steps"])
+        record = {
+            "mode": str(inp.get("budget", "reference")),
+            "max_steps": max_steps,
+            "step_limit": None if limit == TO_COMPLETION else limit,
+            "steps": ex.steps,
+        }
+        return float(ex.steps > max_steps), record
+
     def _run_scripted(self, scene: Scene, questions: list[TaskQuestion], inp: Mapping[str, Any], agent: str) -> Outcome:
-        env = self._env(scene, inp, passive=not self.active)
+        env = self._env(scene, inp, scripted=True)
         belief = new_belief(env)
         ex = run_exploration(env, self._explorer(agent, belief, int(inp["scene_seed"])), belief)
         scores, output = self._exploration_scores(env, ex)
+        scores["over_budget"], output["budget"] = self._budget(inp, ex, scripted=True)
         cmap = belief.cognitive_map()
         scores |= self._map_scores(scene, parse_cognitive_map(cmap), ex.turns)
         world = belief.world()
@@ -290,10 +335,11 @@ class _TosBenchmark:
         assert ctx.model is not None
         probes = tuple(p.strip() for p in str(inp["probes"]).split(",") if p.strip())
         if self.active:
-            env = self._env(scene, inp, passive=False)
+            env = self._env(scene, inp, scripted=False)
             ep = await run_model_exploration(env, ctx.model, ctx.config, probes=probes, seed=ctx.seed)
             ex = Exploration(turns=ep.turns)
             scores, output = self._exploration_scores(env, ex)
+            scores["over_budget"], output["budget"] = self._budget(inp, ex, scripted=False)
             last_map = next((p.global_map for p in reversed(ep.probes) if p.global_map is not None), None)
             scores |= self._map_scores(scene, last_map, ep.turns)
             scores |= self._diagnostics(scene, ep.turns, ep.probes)
@@ -306,13 +352,14 @@ class _TosBenchmark:
             output["failures"] = ep.failures
             output["false_belief"] = env.false_belief_result
         else:
-            env = self._env(scene, inp, passive=True)
+            env = self._env(scene, inp, scripted=True)
             proxy = str(inp["proxy"])
             if proxy not in ("scout", "strategist", "symbolic"):
                 raise InvalidArgumentError(f"--opt proxy={proxy!r}: expected scout, strategist or symbolic")
             belief = new_belief(env)
             ex = run_exploration(env, self._explorer(proxy, belief, int(inp["scene_seed"])), belief)
             scores, output = self._exploration_scores(env, ex)
+            scores["over_budget"], output["budget"] = self._budget(inp, ex, scripted=True)
             history, probe = await run_model_passive(env, ex.turns, ctx.model, ctx.config)
             scores |= self._map_scores(scene, probe.global_map, ex.turns)
             answers = await ask_questions(ctx.model, ctx.config, history, questions)
@@ -423,6 +470,7 @@ class _TosBenchmark:
             metrics[k] = mean(vals)
         metrics["n"] = len(records)
         metrics["failed"] = sum(1 for r in records if r.status == "failed")
+        metrics |= _budget_summary(records)
         groups: dict[str, list[SampleRecord]] = defaultdict(list)
         for r in records:
             groups[r.sample.group].append(r)
@@ -435,6 +483,29 @@ class _TosBenchmark:
             for g, rs in sorted(groups.items())
         }
         return metrics
+
+
+def _budget_summary(records: Sequence[SampleRecord]) -> dict[str, Any]:
+    """``budget`` (the mode) and ``budget_note``: what the agents were allowed and, for the scripted explorers under
+    the reference's protocol, how many explorations went past the environment's ``max_steps``."""
+    inputs = [r.sample.input for r in records]
+    if not inputs:
+        return {}
+    mode = str(inputs[0].get("budget", "reference"))
+    max_steps = int(inputs[0]["max_steps"])
+    if mode == "env":
+        note = (
+            f"env: every agent held to {max_steps} exploration steps (a deviation from the official release, whose "
+            "proxy agents run to completion; --opt budget=reference follows the release)"
+        )
+    else:
+        over = sum(1 for r in records if r.scores.get("over_budget"))
+        note = (
+            f"reference (the official release's protocol): a model gets {max_steps} exploration steps, scripted "
+            f"explorers run to completion as the release's proxies do; {over} of {len(records)} explorations took "
+            f"more than {max_steps} steps (--opt budget=env holds every agent to {max_steps})"
+        )
+    return {"budget": mode, "budget_note": note}
 
 
 class TosActiveBenchmark(_TosBenchmark):
