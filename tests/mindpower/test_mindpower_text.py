@@ -1,13 +1,16 @@
-"""BERTScore and Sentence-Transformer similarity: one forward pass, checked against each library's own pipeline."""
+"""BERTScore and Sentence-Transformer similarity, checked against each library's own pipeline."""
 
 from __future__ import annotations
 
+import sys
 from collections import defaultdict
+from typing import Any
 
 import numpy as np
 import pytest
 
-from mindloop.errors import InvalidArgumentError
+from mindloop.errors import DependencyError, InvalidArgumentError
+from mindloop.metrics.embeddings import MiniLMEncoder, encoder_path
 from mindloop.metrics.text import TextSimilarity
 from mindloop.systems.mindpower.metrics import layer_similarity
 
@@ -44,6 +47,39 @@ def test_matches_bert_score_and_sentence_transformers(similarity: TextSimilarity
         assert g.st_cosine == pytest.approx(float(np.dot(emb[i], emb[len(CANDS) + i])), abs=1e-5)
 
 
+def test_bertscore_equals_bert_score_score_called_directly(similarity: TextSimilarity) -> None:
+    # The library's one-call API on the same offline weights: 6 layers (all of MiniLM's), no idf, no rescaling,
+    # its default (slow) tokenizer and batch size; mindloop's scores must be the same numbers.
+    import bert_score
+
+    cands = [*CANDS, "Bob thinks the keys are still on the sofa.", "wait()"]
+    refs = [*REFS, "Bob believes his keys are on the sofa.", "wait()"]
+    p, r, f = bert_score.score(cands, refs, model_type=str(encoder_path()), num_layers=6, device="cpu")
+    got = similarity.score(cands, refs)
+    assert [g.bertscore_precision for g in got] == pytest.approx([min(1.0, x) for x in p.tolist()], abs=1e-6)
+    assert [g.bertscore_recall for g in got] == pytest.approx([min(1.0, x) for x in r.tolist()], abs=1e-6)
+    assert [g.bertscore_f1 for g in got] == pytest.approx([min(1.0, x) for x in f.tolist()], abs=1e-6)
+    assert got[-1].bertscore_f1 == pytest.approx(1.0) and got[0].bertscore_f1 < 0.99
+
+
+def test_st_cosine_is_the_same_with_or_without_the_shared_forward_pass(similarity: TextSimilarity) -> None:
+    # The ST score normally reuses BERTScorer's forward pass; a sentence over the Sentence-Transformer's 256-token
+    # limit, or a scorer that does not expose its model, falls back to SentenceTransformer.encode itself.
+    long = " ".join(["the apple is in the fridge"] * 60)  # > 256 word pieces
+    cands, refs = [*CANDS, long], [*REFS, "the apple is in the fridge"]
+    emb = similarity.encoder.encode(cands + refs)
+    expected = [float(np.dot(emb[i], emb[len(cands) + i])) for i in range(len(cands))]
+    assert [g.st_cosine for g in similarity.score(cands, refs)] == pytest.approx(expected, abs=1e-5)
+
+    class OnlyScore:  # the public API alone: no model to hook
+        def __init__(self, inner: Any) -> None:
+            self.score = inner.score
+
+    hidden = TextSimilarity(similarity.encoder)
+    hidden._scorer = OnlyScore(similarity.bert_scorer())
+    assert [g.st_cosine for g in hidden.score(cands, refs)] == pytest.approx(expected, abs=1e-5)
+
+
 def test_properties(similarity: TextSimilarity) -> None:
     same, para, other, empty = similarity.score([REFS[0], CANDS[0], CANDS[3], ""], [REFS[0], REFS[0], REFS[0], REFS[0]])
     assert same.bertscore_f1 == pytest.approx(1.0) and same.st_cosine == pytest.approx(1.0)
@@ -67,3 +103,11 @@ def test_layer_similarity_batches_every_layer(similarity: TextSimilarity) -> Non
         layer_similarity([{}], [gold], similarity, ["desire"])
     with pytest.raises(InvalidArgumentError, match="must line up"):
         similarity.score(["a"], [])
+
+
+def test_missing_bert_score_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "bert_score", None)  # what an install without the extra sees
+    sim = TextSimilarity(MiniLMEncoder(device="cpu"))
+    assert sim.score(["", "x"], ["y", " "])[0].bertscore_f1 == 0.0  # nothing to score: nothing is loaded
+    with pytest.raises(DependencyError, match=r"bert_score is missing\): pip install 'mindloop\[metrics\]'"):
+        sim.score(["a cat"], ["a dog"])

