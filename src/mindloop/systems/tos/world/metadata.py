@@ -7,11 +7,19 @@ onto mask indices, the agent is the camera with ``"id": "agent"``, and doors are
 (world + offset), derive rooms from the mask, generate doors from the mask's 100/101 cells (scanning 100s first,
 row-major, then 101s) and name each after the JSON door joining the same two rooms. Answers are relative to
 the start, so the offset never shows.
+
+The release ships ``example_data/3-room/run00`` to ``run09``; they differ in ways the reader takes as they come: the
+mask's shape (15x16, 16x15, 17x15, 22x9, 22x12, 16x17, 15x15) and offset, the doors (one 100 and one 101, or two
+100s), names with underscores or spaces (``fire_extinguisher``, ``lego man``) and a misspelling (``televison``,
+kept), an object colour given as a dict (``green_chair``), extra top-level keys (``rooms``, ``doors``,
+``room_object_assignments``, ``images``, ``topdown_map``), which are ignored. Like the reference, the agent starts
+facing north whatever its camera's rotation; unlike it, its room is read from the mask (the reference assumes 1).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -46,59 +54,109 @@ DEFAULT_DOOR_NAMES = (
 _ROTATION_TO_FACING: dict[int, Vec] = {0: NORTH, 90: EAST, 180: SOUTH, 270: WEST}
 
 
+_METADATA_KEYS = ("objects", "cameras", "mask", "offset")
+_MASK_CODES = "-1 (outside), 0 (wall), 1-99 (a room), 100 or 101 (a door)"
+
+
 def is_metadata(data: Any) -> bool:
-    """Whether ``data`` looks like a reference ``meta_data.json`` (objects, cameras, mask and offset)."""
-    return isinstance(data, Mapping) and all(k in data for k in ("objects", "cameras", "mask", "offset"))
+    """Whether ``data`` looks like a reference ``meta_data.json``: it has ``objects`` and ``cameras`` (a file that
+    lacks ``mask`` or ``offset`` is still read as one, so that :func:`scene_from_metadata` can say what is missing)."""
+    return isinstance(data, Mapping) and "objects" in data and "cameras" in data
 
 
 def _coord(value: Any, what: str, source: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise ParseError(f"{what} must be a number", source=source, text=repr(value))
     if abs(float(value) - round(float(value))) > 1e-6:
         raise ParseError(f"{what} must lie on the integer grid", source=source, text=repr(value))
     return round(float(value))
 
 
+def _mapping(value: Any, what: str, source: str) -> Mapping[str, Any]:
+    """``value`` if it is a JSON object, ``{}`` if it is absent or null; anything else is a :class:`ParseError`."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise ParseError(f"{what} must be a JSON object", source=source, text=repr(value)[:80])
+    return value
+
+
+def _list(data: Mapping[str, Any], key: str, what: str, source: str) -> list[Any]:
+    value = data[key]
+    if not isinstance(value, list):
+        raise ParseError(f"{key!r} must be a list of {what}", source=source, text=repr(value)[:80])
+    return value
+
+
+def _mask(value: Any, source: str) -> list[list[int]]:
+    """The mask as a rectangular list of integer rows; anything else is a :class:`ParseError`."""
+    if not isinstance(value, list) or not value or not all(isinstance(r, list) for r in value):
+        raise ParseError("'mask' must be a list of lists", source=source)
+    if not value[0] or any(len(r) != len(value[0]) for r in value):
+        raise ParseError("'mask' must be a non-empty rectangular list of lists", source=source)
+    rows: list[list[int]] = []
+    for x, row in enumerate(value):
+        rows.append([_coord(v, f"mask[{x}][{y}]", source) for y, v in enumerate(row)])
+    return rows
+
+
 def scene_from_metadata(data: Mapping[str, Any], *, source: str = "meta_data.json", name: str | None = None) -> Scene:
-    """Build a :class:`Scene` from a parsed ``meta_data.json`` dict."""
-    if not is_metadata(data):
-        raise ParseError("not a meta_data.json layout (needs 'objects', 'cameras', 'mask' and 'offset')", source=source)
+    """Build a :class:`Scene` from a parsed ``meta_data.json`` dict.
+
+    Anything that does not fit the layout (a null or non-list ``objects``/``cameras``, a mask that is not a
+    rectangle of integers, a position that is not a number on the grid) is a :class:`ParseError` naming ``source``.
+    """
+    missing = [k for k in _METADATA_KEYS if not isinstance(data, Mapping) or k not in data]
+    if missing:
+        raise ParseError(
+            f"not a meta_data.json layout: missing {', '.join(repr(k) for k in missing)} (a reference "
+            "meta_data.json has 'objects', 'cameras', 'mask' and 'offset')",
+            source=source,
+        )
     offset = data["offset"]
     if not isinstance(offset, list) or len(offset) != 2:
         raise ParseError("'offset' must be a pair [dx, dz]", source=source, text=repr(offset))
     ox, oy = _coord(offset[0], "offset x", source), _coord(offset[1], "offset z", source)
     objects: list[tuple[str, Vec, Vec | None, str]] = []
     json_doors: list[Mapping[str, Any]] = []
-    for i, obj in enumerate(data["objects"]):
+    for i, obj in enumerate(_list(data, "objects", "objects", source)):
         if not isinstance(obj, Mapping) or not isinstance(obj.get("name"), str):
             raise ParseError(f"object #{i} has no name", source=source)
         if "door" in obj["name"]:
             json_doors.append(obj)
             continue
         oname = obj["name"].replace("_", " ")
-        pos = obj.get("pos") or {}
-        attrs = obj.get("attributes") or {}
+        pos = _mapping(obj.get("pos"), f"object {oname!r} pos", source)
+        attrs = _mapping(obj.get("attributes"), f"object {oname!r} attributes", source)
         x = _coord(pos.get("x"), f"object {oname!r} pos.x", source) + ox
         y = _coord(pos.get("z"), f"object {oname!r} pos.z", source) + oy
         facing: Vec | None = None
-        if attrs.get("has_orientation", False):
-            rot = (obj.get("rot") or {}).get("y")
+        oriented = attrs.get("has_orientation", False)
+        if not isinstance(oriented, bool):
+            raise ParseError(
+                f"object {oname!r} attributes.has_orientation must be true or false", source=source, text=repr(oriented)
+            )
+        if oriented:
+            rot = _mapping(obj.get("rot"), f"object {oname!r} rot", source).get("y")
             key = _coord(rot, f"object {oname!r} rot.y", source) % 360
             if key not in _ROTATION_TO_FACING:
                 raise ParseError(f"object {oname!r} has rotation {rot!r}; expected 0, 90, 180 or 270", source=source)
             facing = _ROTATION_TO_FACING[key]
         objects.append((oname, (x, y), facing, str(obj.get("label", i + 1))))
-    agent = next((c for c in data["cameras"] if isinstance(c, Mapping) and c.get("id") == "agent"), None)
+    cameras = _list(data, "cameras", "cameras", source)
+    agent = next((c for c in cameras if isinstance(c, Mapping) and c.get("id") == "agent"), None)
     if agent is None:
         raise ParseError('no camera with "id": "agent" (the agent\'s start)', source=source)
-    apos = agent.get("position") or {}
+    apos = _mapping(agent.get("position"), "agent position", source)
     start = (
         _coord(apos.get("x"), "agent position.x", source) + ox,
         _coord(apos.get("z"), "agent position.z", source) + oy,
     )
-    mask = data["mask"]
-    if not isinstance(mask, list) or not mask or not all(isinstance(r, list) for r in mask):
-        raise ParseError("'mask' must be a list of lists", source=source)
+    mask = _mask(data["mask"], source)
+    for x, row in enumerate(mask):
+        for y, v in enumerate(row):
+            if not (-1 <= v < 100 or v in (DOOR_VERTICAL, DOOR_HORIZONTAL)):
+                raise ParseError(f"mask[{x}][{y}] is {v}; expected {_MASK_CODES}", source=source)
     cells = [(x, y) for x, row in enumerate(mask) for y, v in enumerate(row) if v == DOOR_VERTICAL]
     cells += [(x, y) for x, row in enumerate(mask) for y, v in enumerate(row) if v == DOOR_HORIZONTAL]
     doors: list[tuple[str, Vec]] = []
@@ -109,8 +167,12 @@ def scene_from_metadata(data: Mapping[str, Any], *, source: str = "meta_data.jso
         else:
             pair = {mask[x][y - 1], mask[x][y + 1]} if 0 < y < len(mask[x]) - 1 else set()
         for jd in json_doors:
-            rooms = (jd.get("attributes") or {}).get("connected_rooms")
-            if isinstance(rooms, list) and set(rooms) == pair:
+            rooms = _mapping(jd.get("attributes"), f"door {jd['name']!r} attributes", source).get("connected_rooms")
+            if (
+                isinstance(rooms, list)
+                and all(isinstance(r, int) and not isinstance(r, bool) for r in rooms)
+                and set(rooms) == pair
+            ):
                 dname = jd["name"].replace("_", " ")
         doors.append((dname, (x, y)))
     scene_name = name or str(data.get("name") or f"meta_data seed {data.get('seed', '?')}")
