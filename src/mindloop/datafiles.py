@@ -6,11 +6,16 @@ works from a wheel as well as from a checkout) and :func:`load_data_file` reads 
 file with a :class:`DataFileError` naming the file, the entry and the field (``layouts.townhouse.rooms``), never
 with a raw ``KeyError`` later on. YAML mappings with a repeated key are refused, since YAML would silently keep
 only the last one.
+
+:func:`read_text_file`, :func:`iter_text_lines` and :func:`decode_text` read a user's text file (a story file, a
+JSONL dataset, a skills YAML): UTF-8 with or without a byte-order mark; a file that is not UTF-8 text (binary, or
+another encoding) is a :class:`~mindloop.errors.ParseError` naming the file and the line, never a raw
+``UnicodeDecodeError``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -21,7 +26,17 @@ from pydantic import BaseModel, ValidationError
 
 from mindloop.errors import ParseError
 
-__all__ = ["DataFileError", "field_path", "load_data_file", "load_package_data", "package_file", "parse_data"]
+__all__ = [
+    "DataFileError",
+    "decode_text",
+    "field_path",
+    "iter_text_lines",
+    "load_data_file",
+    "load_package_data",
+    "package_file",
+    "parse_data",
+    "read_text_file",
+]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -109,10 +124,84 @@ def load_data_file(model: type[M], path: str | Path | Traversable) -> M:
     """Read and validate the YAML file at ``path`` (a filesystem path or an importlib resource)."""
     resource = Path(path) if isinstance(path, str) else path
     try:
-        text = resource.read_text(encoding="utf-8")
+        data = resource.read_bytes()
     except OSError as exc:
         raise DataFileError(f"cannot read data file: {exc.strerror or exc}", source=str(path)) from None
-    return parse_data(model, text, source=str(path))
+    return parse_data(model, decode_text(data, source=str(path), error=DataFileError), source=str(path))
+
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def decode_text(data: bytes, *, source: str, first_line: int = 1, error: type[ParseError] = ParseError) -> str:
+    """``data`` as UTF-8 text, a leading byte-order mark dropped (``first_line`` is the number of its first line).
+
+    Bytes that are not UTF-8, or a NUL byte (no text file holds one), raise ``error`` naming ``source`` and the line.
+
+    >>> decode_text(b"\\xef\\xbb\\xbfcaf\\xc3\\xa9", source="f.txt")
+    'café'
+    >>> decode_text(b"ok\\ncaf\\xe9", source="f.txt")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    mindloop.errors.ParseError: f.txt:2: not UTF-8 text (byte 0xe9 at column 4): a binary file, or text in ...
+    """
+    if first_line == 1 and data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise error("UTF-16 text (it starts with a UTF-16 byte-order mark); save it as UTF-8", source=source, line=1)
+    try:
+        text = data.decode("utf-8-sig" if first_line == 1 else "utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + first_line
+        column = exc.start - data.rfind(b"\n", 0, exc.start)
+        raise error(
+            f"not UTF-8 text (byte 0x{data[exc.start]:02x} at column {column}): a binary file, or text in another "
+            "encoding (save it as UTF-8)",
+            source=source,
+            line=line,
+        ) from None
+    nul = text.find("\0")
+    if nul >= 0:
+        raise error("a binary file, not text (it holds a NUL byte)", source=source, line=text.count("\n", 0, nul) + 1)
+    return text
+
+
+def _read_bytes(path: str | Path | Traversable, what: str, error: type[ParseError]) -> bytes:
+    resource = Path(path) if isinstance(path, str) else path
+    try:
+        return resource.read_bytes()
+    except FileNotFoundError:
+        raise error(f"cannot read {what}: no such file", source=str(path)) from None
+    except IsADirectoryError:
+        raise error(f"cannot read {what}: it is a folder, not a file", source=str(path)) from None
+    except OSError as exc:
+        raise error(f"cannot read {what}: {exc.strerror or exc}", source=str(path)) from None
+
+
+def read_text_file(path: str | Path | Traversable, *, what: str = "file", error: type[ParseError] = ParseError) -> str:
+    """The text of the user's file at ``path``, as :func:`decode_text` reads it.
+
+    A missing or unreadable file raises ``error`` with ``cannot read <what>: <reason>`` naming the file.
+    """
+    return decode_text(_read_bytes(path, what, error), source=str(path), error=error)
+
+
+def iter_text_lines(
+    path: str | Path, *, what: str = "file", error: type[ParseError] = ParseError
+) -> Iterator[tuple[int, str]]:
+    """``(line number, line)`` for each line of the user's file at ``path``, read lazily (memory does not grow with
+    the file), line ends dropped; errors as :func:`read_text_file`, a bad byte naming its line.
+    """
+    p = Path(path)
+    try:
+        fh = p.open("rb")
+    except FileNotFoundError:
+        raise error(f"cannot read {what}: no such file", source=str(p)) from None
+    except IsADirectoryError:
+        raise error(f"cannot read {what}: it is a folder, not a file", source=str(p)) from None
+    except OSError as exc:
+        raise error(f"cannot read {what}: {exc.strerror or exc}", source=str(p)) from None
+    with fh:
+        for lineno, raw in enumerate(fh, 1):
+            yield lineno, decode_text(raw, source=str(p), first_line=lineno, error=error).rstrip("\r\n")
 
 
 def package_file(package: str, name: str) -> Traversable:
