@@ -242,6 +242,11 @@ def run_benchmark(
             if request.model is not None:  # a bad model string fails before a run is recorded
                 BACKENDS.get(split_model_name(request.model)[0])
             samples = bench.samples(request.n, request.seed, options)
+            if not samples:  # empty work is not a result: refused before a run is recorded
+                data = request.options.get("data")
+                why = f"{data} holds none" if data else "these options give none"
+                why = "--n 0 asks for none" if request.n == 0 else why
+                raise InvalidArgumentError(f"nothing to run: benchmark {bench.name!r} has no samples ({why})")
             run_id = store.create_run(
                 benchmark=bench.name,
                 agent=agent,

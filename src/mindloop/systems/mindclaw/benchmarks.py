@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 from collections import defaultdict
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field
@@ -83,6 +84,8 @@ def _generated(split: str, seed: int, n: int) -> tuple[Scenario, ...]:
 def claw_samples(n: int | None, seed: int, options: ClawOptions) -> list[Sample]:
     """The run's samples: scenarios with their MindClaw gold (deterministic in ``n``, ``seed``, ``options``)."""
     settings = _settings(options)
+    if options.skills not in ("auto", "default", "off") and Path(options.skills).is_file():
+        resolve_skills(options.skills, "symbolic")  # a malformed skills file stops the run before it is recorded
     scenarios: Sequence[Scenario]
     if options.data:
         scenarios = load_scenarios(options.data)

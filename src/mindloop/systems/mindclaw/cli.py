@@ -20,7 +20,7 @@ from typing import Annotated, Any
 import typer
 
 from mindloop.console import err_console
-from mindloop.errors import InvalidArgumentError
+from mindloop.errors import InvalidArgumentError, ParseError
 
 __all__ = ["describe_step", "mindclaw_app"]
 
@@ -73,6 +73,7 @@ def play(
     as_json: _Json = False,
 ) -> None:
     """Drive the household's people by typing actions (type help); MindClaw watches and helps when needed."""
+    from mindloop.datafiles import read_text_file
     from mindloop.systems.mindclaw.engine import save_trace
     from mindloop.systems.mindclaw.sources.human import HELP, TerminalSource
     from mindloop.worlds.household.scenarios import generate_scenario
@@ -81,10 +82,7 @@ def play(
     scenario = generate_scenario(subtype, seed, index)
     typed = None
     if lines is not None:
-        try:
-            typed = lines.read_text(encoding="utf-8").splitlines()
-        except OSError as exc:
-            raise InvalidArgumentError(f"cannot read {lines}: {exc.strerror or exc}") from None
+        typed = read_text_file(lines, what="the typed lines").splitlines()
     source = TerminalSource(scenario, typed, read=lambda p: console.input(p), say=lambda m: console.print(m))
     engine = _engine(agent, "auto")
     setup = scenario.setup
@@ -143,6 +141,8 @@ def replay(
             console.print(f"t{step.t:<3} {describe_step(step)}")
 
     steps = engine.run_now(source, on_step=show)
+    if not steps:  # nothing replayed is not a result
+        raise ParseError("no windows to replay (an empty recording)", source=str(path))
     if trace is not None:
         save_trace(steps, trace)
     out: dict[str, Any] = {

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from mindloop.errors import InvalidArgumentError
+from mindloop.datafiles import iter_text_lines
+from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems.mindclaw.actions import ActionGenerator
 from mindloop.systems.mindclaw.context import TriggerContext, WindowState
 from mindloop.systems.mindclaw.memory import HistoryEntry, Memory
@@ -234,10 +235,19 @@ def save_trace(trace: list[StepTrace], path: str | Path) -> None:
 
 
 def load_trace(path: str | Path) -> list[dict[str, Any]]:
-    """Read a trace file back as plain records."""
+    """Read a trace file back as plain records; a line that is not a JSON object is a
+    :class:`~mindloop.errors.ParseError` naming the file and line."""
     out = []
-    with Path(path).open(encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                out.append(json.loads(line))
+    for n, line in iter_text_lines(path, what="the trace file"):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ParseError(f"not JSON: {exc.msg}", source=str(path), line=n) from None
+        if not isinstance(record, dict):
+            raise ParseError(
+                f"a trace record must be a JSON object, got {type(record).__name__}", source=str(path), line=n
+            )
+        out.append(record)
     return out

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
+from mindloop.datafiles import read_text_file
 from mindloop.errors import DependencyError, ParseError
 from mindloop.systems.mindclaw.context import FEATURES
 from mindloop.systems.mindclaw.operations import OPERATION_VERBS
@@ -349,10 +350,7 @@ def parse_skills(data: Any, *, source: str = "<skills>") -> SkillSet:
 def load_skills(path: str | Path) -> SkillSet:
     """Read a skills YAML file (see the module docstring)."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ParseError(f"cannot read skills file: {exc.strerror or exc}", source=str(p)) from None
+    text = read_text_file(p, what="skills file")
     yaml = _yaml()
     try:
         data = yaml.safe_load(text)

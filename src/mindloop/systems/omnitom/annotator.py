@@ -37,6 +37,7 @@ from pathlib import Path
 from mindloop.beliefs import WORLD, Belief, Chain, Event, EventKind, Fact, Source, Tracker, TrustPolicy, Utterance
 from mindloop.beliefs import trust_policy as make_trust_policy
 from mindloop.beliefs.vocab import AT, CONTAINS, FEELS, ROOM
+from mindloop.datafiles import read_text_file
 from mindloop.errors import InvalidArgumentError, MindloopError, ParseError
 from mindloop.systems.omnitom.records import WORLD_ACTOR, BeliefLabels, BeliefRecord, StoryRecord
 from mindloop.systems.omnitom.templated import IN, LABEL, TemplatedStory, parse_templated_story
@@ -410,10 +411,7 @@ def annotate_story_file(path: str | Path, *, max_order: int = MAX_ORDER) -> Anno
     p = Path(path)
     if not p.is_file():
         raise ParseError("no such file", source=str(p))
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ParseError(f"cannot read file: {exc}", source=str(p)) from None
+    text = read_text_file(p)
     records: list[StoryRecord] = []
     skipped: list[tuple[str, str]] = []
     lines = [ln for ln in text.splitlines() if ln.strip()]

@@ -25,7 +25,7 @@ import typer
 from rich.table import Table
 
 from mindloop.console import err_console
-from mindloop.errors import InvalidArgumentError
+from mindloop.errors import InvalidArgumentError, ParseError
 
 if TYPE_CHECKING:
     from mindloop.systems.omnitom.metrics import OmniToMScore
@@ -68,6 +68,8 @@ def score(
     from mindloop.systems.omnitom.records import read_records
 
     gold_records = read_records(gold)
+    if not any(r.beliefs for r in gold_records):  # nothing to score against is not a score of 0 or N/A
+        raise ParseError("no gold beliefs to score against (every story's belief list is empty)", source=str(gold))
     pred_records = read_records(pred, partial=True)
     chosen: Aligner
     model = None

@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator, model_validator
 
+from mindloop.datafiles import read_text_file
 from mindloop.errors import InvalidArgumentError, ParseError
 
 __all__ = [
@@ -435,6 +436,8 @@ def _json_objects(text: str, source: str, jsonl: bool | None) -> list[tuple[int 
                 raise ParseError(f"invalid JSON: {exc.msg}", source=source, line=exc.lineno) from None
         else:
             if isinstance(whole, list):
+                if not whole:
+                    raise ParseError("no records (an empty array; expected OmniToM records)", source=source)
                 return [(None, o) for o in whole]
             if isinstance(whole, dict):
                 return [(1, whole)]
@@ -451,14 +454,13 @@ def _json_objects(text: str, source: str, jsonl: bool | None) -> list[tuple[int 
 
 
 def read_records(path: str | Path, *, partial: bool = False) -> list[StoryRecord]:
-    """Read OmniToM records from a JSON or JSONL file (``partial=True`` for model predictions)."""
+    """Read OmniToM records from a JSON or JSONL file (``partial=True`` for model predictions).
+
+    UTF-8 with or without a byte-order mark; a file that cannot be read, is not UTF-8 text or holds no records is
+    a :class:`ParseError` naming the file.
+    """
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ParseError("no such file", source=str(p)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ParseError(f"cannot read file: {exc}", source=str(p)) from None
+    text = read_text_file(p)
     jsonl = True if p.suffix.lower() == ".jsonl" else None
     return parse_records(_json_objects(text, str(p), jsonl), partial=partial, source=str(p))
 

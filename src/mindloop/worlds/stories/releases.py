@@ -27,6 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from mindloop.datafiles import read_text_file
 from mindloop.errors import ParseError
 from mindloop.worlds.stories.tomi import (
     Example,
@@ -78,12 +79,7 @@ def read_tomi_trace(path: str | Path) -> list[ToMiTrace]:
     Raises :class:`ParseError` naming the line for an unknown story type, question type or malformed step.
     """
     p = Path(path)
-    try:
-        lines = p.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise ParseError("no such file", source=str(p)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ParseError(f"cannot read file: {exc}", source=str(p)) from None
+    lines = read_text_file(p).splitlines()
     out: list[ToMiTrace] = []
     for lineno, line in enumerate(lines, 1):
         if not line.strip():
@@ -178,12 +174,9 @@ class _HiToMItem(BaseModel):
 
 
 def _load_json(p: Path) -> Any:
+    text = read_text_file(p)
     try:
-        return json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ParseError("no such file", source=str(p)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ParseError(f"cannot read file: {exc}", source=str(p)) from None
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise ParseError(f"not valid JSON: {exc.msg}", source=str(p), line=exc.lineno) from None
 

@@ -25,6 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from mindloop.datafiles import iter_text_lines, read_text_file
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems.mindclaw.records import ActionPlan, ExecutionResult
 from mindloop.systems.mindclaw.sources.base import not_executed
@@ -59,18 +60,17 @@ class JsonlReplaySource:
 
     def windows(self) -> Iterator[Window]:
         """The recorded windows, in file order."""
-        with self.path.open(encoding="utf-8") as fh:
-            for n, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    data = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise ParseError(f"not JSON: {exc.msg}", source=str(self.path), line=n) from None
-                try:
-                    yield Window.from_dict(data)
-                except InvalidArgumentError as exc:
-                    raise ParseError(str(exc), source=str(self.path), line=n) from None
+        for n, line in iter_text_lines(self.path, what="the window file"):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ParseError(f"not JSON: {exc.msg}", source=str(self.path), line=n) from None
+            try:
+                yield Window.from_dict(data)
+            except InvalidArgumentError as exc:
+                raise ParseError(str(exc), source=str(self.path), line=n) from None
 
     def execute(self, plan: ActionPlan) -> ExecutionResult:
         """A recording cannot act: nothing runs."""
@@ -90,7 +90,7 @@ class FramesFolderSource:
         self.meta: dict[str, Any] = {}
         if sidecar.is_file():
             try:
-                loaded = json.loads(sidecar.read_text(encoding="utf-8"))
+                loaded = json.loads(read_text_file(sidecar, what="the sidecar"))
             except json.JSONDecodeError as exc:
                 raise ParseError(f"not JSON: {exc.msg}", source=str(sidecar), line=exc.lineno) from None
             if not isinstance(loaded, dict):

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from mindloop.beliefs.vocab import ROBOT
+from mindloop.datafiles import read_text_file
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems.mindclaw.records import ActionPlan, ExecutionResult
 from mindloop.systems.mindclaw.sources.base import not_executed
@@ -118,7 +119,7 @@ class ThreeDWorldAdapter:
         """Read ``{"robot": ..., "frames": [...]}`` (module docstring)."""
         p = Path(path)
         try:
-            data = json.loads(p.read_text(encoding="utf-8"))
+            data = json.loads(read_text_file(p, what="the TDW recording"))
             return cls(data["frames"], robot=data.get("robot", ROBOT))
         except (OSError, json.JSONDecodeError) as exc:
             raise ParseError(f"cannot read the TDW recording: {exc}", source=str(p)) from None

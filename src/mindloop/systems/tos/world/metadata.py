@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from mindloop.datafiles import read_text_file
 from mindloop.errors import ParseError
 from mindloop.systems.tos.world.geometry import EAST, NORTH, SOUTH, WEST, Vec
 from mindloop.systems.tos.world.scene import (
@@ -193,12 +194,13 @@ def load_scene(path_or_data: str | Path | Mapping[str, Any]) -> Scene:
         if path.is_dir():
             path = path / "meta_data.json"
         source = str(path)
+        if not path.exists():
+            raise ParseError("no such scene file", source=source)
+        text = read_text_file(path, what="the scene file")
+        if not text.strip():
+            raise ParseError("empty file (expected a scene: mindloop's JSON format or a meta_data.json)", source=source)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ParseError("no such scene file", source=source) from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ParseError(f"cannot read the scene file: {exc}", source=source) from None
+            data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ParseError(
                 f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", source=source

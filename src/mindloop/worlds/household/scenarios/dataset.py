@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mindloop.datafiles import iter_text_lines
 from mindloop.errors import InvalidArgumentError, MindloopError, ParseError
 from mindloop.worlds.household.scenarios.generate import generate_scenarios
 from mindloop.worlds.household.scenarios.model import Scenario
@@ -83,24 +84,27 @@ def dumps_record(scenario: Scenario) -> str:
 
 
 def load_scenarios(path: str | Path) -> list[Scenario]:
-    """Scenarios from a JSONL file, or from an exported folder (``data/*.jsonl``)."""
+    """Scenarios from a JSONL file, or from an exported folder (``data/*.jsonl``).
+
+    UTF-8 with or without a byte-order mark; a file that is not UTF-8 text, a line that is not a scenario record or
+    a file with no records at all is a :class:`ParseError` naming the file (and line).
+    """
     p = Path(path)
     files = sorted((p / "data").glob("*.jsonl")) if p.is_dir() else [p]
     if not files:
         raise ParseError("no data/*.jsonl files in this folder", source=str(p))
     out: list[Scenario] = []
     for f in files:
-        try:
-            lines = f.read_text(encoding="utf-8").splitlines()
-        except OSError as exc:
-            raise ParseError(f"cannot read: {exc.strerror or exc}", source=str(f)) from None
-        for i, line in enumerate(lines, 1):
+        for i, line in iter_text_lines(f):
             if not line.strip():
                 continue
             try:
                 out.append(Scenario.from_dict(json.loads(line)))
             except (json.JSONDecodeError, MindloopError) as exc:
                 raise ParseError(f"bad scenario record: {exc}", source=str(f), line=i) from None
+    if not out:
+        what = "its data/*.jsonl files hold" if p.is_dir() else "the file holds"
+        raise ParseError(f"no scenario records: {what} no JSON lines (expected one scenario per line)", source=str(p))
     return sorted(out, key=lambda s: s.index)
 
 
