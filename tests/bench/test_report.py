@@ -2,12 +2,15 @@
 
 The browser tests run Chromium headless on the written file (``--dump-dom`` after the page's script ran, and a
 screenshot). Without a Chromium binary they are skipped, except under ``CI``, where Chromium is installed and
-its absence is a failure.
+its absence is a failure. The layout test appends a small script to a copy of the page that measures every
+table's header cells (synchronously, after the page's own script: no waiting on timers) and writes the result
+into the DOM that ``--dump-dom`` prints.
 """
 
 from __future__ import annotations
 
 import base64
+import html
 import json
 import os
 import re
@@ -15,6 +18,8 @@ import shutil
 import struct
 import subprocess
 from collections.abc import Iterator
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +66,37 @@ def pages(runs: tuple[RunStore, str, str]) -> dict[str, str]:
     """The rendered report of each real run, rendered once."""
     store, hitom, tomi = runs
     return {run_id: render_report(run_id, store) for run_id in (hitom, tomi)}
+
+
+HITOM_REPLIES = {
+    "rules": [
+        {"match": "Question: Where .*lettuce", "reply": "Answer: A"},
+        {"match": "Question: Where .*orange", "reply": "Answer: D"},
+        {"match": "Question: Where .*apple", "reply": "I cannot tell."},
+    ]
+}
+"""Replies for Hi-ToM's prompts: a letter, a reply naming no choice (failed, scored 0) and, for the carrot
+questions that no rule matches, a model error (failed with no score at all)."""
+
+
+@pytest.fixture(scope="module")
+def truth(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RunStore, str, str]]:
+    """A claw run (a per-group table of eight columns, gold a dict) and a Hi-ToM run by a scripted model that
+    fails some samples with no score."""
+    home = tmp_path_factory.mktemp("truth-home")
+    replies = home / "replies.json"
+    replies.write_text(json.dumps(HITOM_REPLIES), encoding="utf-8")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("MINDLOOP_HOME", str(home))
+        store = RunStore(home / "runs.sqlite")
+        claw = run_benchmark(RunRequest("claw", agent="symbolic", n=20), store=store, progress=False).run_id
+        hitom = run_benchmark(
+            RunRequest("hitom", n=20, agent="model", model=f"scripted/{replies}", concurrency=1),
+            store=store,
+            progress=False,
+        ).run_id
+        yield store, claw, hitom
+        store.close()
 
 
 @pytest.fixture
@@ -136,6 +172,68 @@ def _blob(page: str) -> dict[str, Any]:
     return data
 
 
+@dataclass
+class _Numbers:
+    """The numbers a page shows: every metric table's cells by table, row and column (``None`` for –), and
+    every figure's ``data-plot`` (with its title)."""
+
+    tables: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    plots: list[dict[str, Any]] = field(default_factory=list)
+
+
+class _NumberReader(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.out = _Numbers()
+        self._table: dict[str, dict[str, Any]] | None = None
+        self._row: dict[str, Any] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "table" and a.get("data-table"):
+            self._table = self.out.tables.setdefault(str(a["data-table"]), {})
+        elif tag == "tr" and self._table is not None and a.get("data-group") is not None:
+            self._row = self._table.setdefault(str(a["data-group"]), {})
+        elif tag == "td" and self._row is not None and a.get("data-col"):
+            raw = a.get("data-value")
+            self._row[str(a["data-col"])] = None if raw is None else json.loads(raw)
+        elif tag == "figure" and a.get("data-plot"):
+            self.out.plots.append(json.loads(str(a["data-plot"])))
+        elif tag == "img" and self.out.plots and "title" not in self.out.plots[-1]:
+            self.out.plots[-1]["title"] = a.get("alt")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "table":
+            self._table = self._row = None
+
+
+def _numbers(page: str) -> _Numbers:
+    reader = _NumberReader()
+    reader.feed(page)
+    return reader.out
+
+
+def _assert_plots_match_tables(nums: _Numbers) -> int:
+    """Every number a figure drew from a table is that table's cell (``None`` where the table shows –); returns
+    how many numbers were compared."""
+    compared = 0
+    for plot in nums.plots:
+        if plot.get("table") is None:
+            continue
+        table = nums.tables[plot["table"]]
+        for column, rows in plot["series"].items():
+            for row, value in rows.items():
+                assert table[row].get(column) == value, (plot["title"], row, column)
+                compared += 1
+    return compared
+
+
+def _plot(nums: _Numbers, title: str) -> dict[str, Any]:
+    hits = [p for p in nums.plots if p.get("title") == title]
+    assert len(hits) == 1, [p.get("title") for p in nums.plots]
+    return hits[0]
+
+
 # -- the HTML -------------------------------------------------------------------------------------------------------
 
 
@@ -166,13 +264,113 @@ def test_report_shows_metadata_and_every_metric(runs: tuple[RunStore, str, str],
 
 def test_plots_are_embedded_images(runs: tuple[RunStore, str, str], pages: dict[str, str]) -> None:
     _, hitom, tomi = runs
-    for run_id, least in ((hitom, 3), (tomi, 5)):  # breakdown, scores, seconds (+ status, model calls)
+    for run_id, least in ((hitom, 3), (tomi, 4)):  # breakdowns, seconds (+ status, model calls)
         page = pages[run_id]
         urls = re.findall(r'<img alt="[^"]*" src="(data:image/svg\+xml;base64,[A-Za-z0-9+/=]+)"', page)
         assert len(urls) >= least
         for url in urls:
             svg = base64.b64decode(url.split(",", 1)[1]).decode()
             assert "<svg" in svg and "<text" not in svg  # text drawn as paths: no fonts needed
+        assert _assert_plots_match_tables(_numbers(page)) > 0
+
+
+def test_per_group_figures_draw_the_tables_numbers_failed_samples_included(truth: tuple[RunStore, str, str]) -> None:
+    """Hi-ToM's accuracy per question order counts every finished sample, a model failure (no score at all) as
+    wrong; the figure draws those numbers, not a mean over the samples that happen to have a score."""
+    store, _, hitom = truth
+    records = store.records(hitom)
+    assert any(r.status == "failed" and not r.scores for r in records)  # model failures: no score
+    assert any(r.status == "failed" and r.scores.get("correct") == 0.0 for r in records)  # unparsed replies
+    groups = sorted({r.sample.group for r in records})
+    expected = {
+        g: sum(r.scores.get("correct") == 1.0 for r in records if r.sample.group == g)
+        / sum(r.sample.group == g for r in records)
+        for g in groups
+    }
+    scored = {
+        g: [r.scores["correct"] for r in records if r.sample.group == g and "correct" in r.scores] for g in groups
+    }
+    assert any(sum(v) / len(v) != expected[g] for g, v in scored.items())  # what the old figure drew differs
+    nums = _numbers(render_report(hitom, store))
+    table = nums.tables["by_type"]
+    assert {g: table[g]["accuracy"] for g in groups} == pytest.approx(expected)
+    assert {g: table[g]["n"] for g in groups} == {g: sum(r.sample.group == g for r in records) for g in groups}
+    figure = _plot(nums, "Accuracy by type")
+    assert figure["table"] == "by_type" and figure["series"]["accuracy"] == pytest.approx(expected)
+    assert "Mean score per group" not in [p["title"] for p in nums.plots]  # nothing beside the table's numbers
+    assert _assert_plots_match_tables(nums) >= 2 * len(groups)  # by type and by order, at least
+    info = store.run(hitom)
+    status = _plot(nums, "Sample status per group")["series"]
+    assert sum(status["done"].values()) == info.n_done and sum(status["failed"].values()) == info.n_failed
+
+
+def test_claw_metrics_per_group_figure_is_its_table(truth: tuple[RunStore, str, str]) -> None:
+    store, claw, _ = truth
+    summary = summarize_run(claw, store).to_json()["metrics"]["by_group"]
+    nums = _numbers(render_report(claw, store))
+    assert nums.tables["by_group"] == summary  # every column of every row, – as None
+    figure = _plot(nums, "Metrics per group")
+    assert figure["table"] == "by_group"
+    assert list(figure["series"]) == ["ta", "pia", "cs", "acc", "acc_no_noop"]  # the table's order, counts aside
+    for column, rows in figure["series"].items():
+        assert rows == {g: summary[g][column] for g in summary}
+    assert any(v is None for v in figure["series"]["cs"].values())  # controls have no CS: none drawn, not 0
+    assert _assert_plots_match_tables(nums) >= 6 * len(summary)
+
+
+def _mixed_scores_run(store: RunStore, benchmark: str) -> str:
+    """Groups a and b: a done sample lacking a score (it does not apply), a failed one and a bug with none."""
+    samples = [Sample(f"s{i}", {"word": f"w{i}"}, g) for i, g in enumerate("aaabb")]
+    run_id = store.create_run(
+        benchmark=benchmark, agent="model", model="scripted/x", config={}, samples=samples, version="t"
+    )
+    store.finish(
+        run_id,
+        [
+            SampleResult(0, "done", {"reply": "w0"}, {"correct": 1.0}, None, [], 0.1),
+            SampleResult(1, "failed", {}, {}, "ModelResponseError: HTTP 503", [], 0.1),
+            SampleResult(2, "done", {"reply": "w2"}, {"other": 0.5}, None, [], 0.1),
+            SampleResult(3, "done", {"reply": "x"}, {"correct": 0.0, "other": 1.0}, None, [], 0.1),
+            SampleResult(4, "bug", {}, {}, "KeyError: 'x'", [], 0.1),
+        ],
+    )
+    return run_id
+
+
+# worked by hand: a: correct (1 + 0 failed) / 2, other (0 failed + 0.5) / 2 (s0 has no "other": left out);
+# b: correct (0 + 0 bug) / 2, other (1 + 0 bug) / 2
+HAND_MEANS = {"a": {"correct": 0.5, "other": 0.25, "n": 3}, "b": {"correct": 0.0, "other": 0.5, "n": 2}}
+
+
+@pytest.mark.parametrize(("bench_name", "table"), [("smoke", "score_per_group"), ("gone-bench", "by_group")])
+def test_score_means_count_a_failed_sample_without_a_score_as_0(store: RunStore, bench_name: str, table: str) -> None:
+    """Without a per-group table in the benchmark's summary (smoke) the report adds its own, and draws it; an
+    unregistered benchmark's generic summary follows the same rule."""
+    page = render_report(_mixed_scores_run(store, bench_name), store)
+    nums = _numbers(page)
+    assert nums.tables[table] == HAND_MEANS
+    figure = _plot(nums, "Mean score per group" if bench_name == "smoke" else "Metrics per group")
+    assert figure["table"] == table
+    assert figure["series"] == {k: {g: HAND_MEANS[g][k] for g in "ab"} for k in ("correct", "other")}
+    assert "a failed sample without that score counting as 0" in page or bench_name != "smoke"
+    if bench_name == "gone-bench":
+        # overall, by hand: correct (1 + 0 failed + 0 + 0 bug) / 4, other (0 failed + 0.5 + 1 + 0 bug) / 4
+        assert "<tr><th>correct</th><td>0.250</td></tr>" in page and "<tr><th>other</th><td>0.375</td></tr>" in page
+
+
+def test_structured_gold_is_shown_as_key_value_lines(truth: tuple[RunStore, str, str]) -> None:
+    store, claw, hitom = truth
+    rows = _blob(render_report(claw, store))["rows"]
+    records = store.records(claw)
+    for row, record in zip(rows, records, strict=True):
+        gold = record.sample.input["gold"]
+        assert isinstance(gold, dict) and isinstance(row["gold"], dict)
+        assert row["gold"]["kv"][:2] == [["scenario_id", gold["scenario_id"]], ["subtype", gold["subtype"]]]
+        assert row["gold"]["more"] == len(gold) - len(row["gold"]["kv"]) > 0
+        assert all(isinstance(v, str) and not v.startswith("{") for _, v in row["gold"]["kv"])
+        assert ["help_needed", "true" if gold["help_needed"] else "false"] in row["gold"]["kv"]
+    plain = _blob(render_report(hitom, store))["rows"]
+    assert [r["gold"] for r in plain] == [r.sample.input["answer"] for r in store.records(hitom)]
 
 
 def test_report_is_self_contained(pages: dict[str, str]) -> None:
@@ -323,7 +521,7 @@ def test_browser_shows_table_plots_filters_and_transcripts(runs: tuple[RunStore,
     dom = _browse(chromium, profile, url, "--dump-dom")
     assert 'data-ready="1"' in dom  # the script ran to the end
     assert len(_rows(dom)) == info.n and set(_rows(dom)) == {"done", "failed"}
-    assert len(re.findall(r'<img alt="[^"]+" src="data:image/svg\+xml;base64,', dom)) >= 5
+    assert len(re.findall(r'<img alt="[^"]+" src="data:image/svg\+xml;base64,', dom)) >= 4
     assert "by type" in dom and 'data-group="first_order"' in dom
     assert f"showing 1–{info.n} of {info.n} matching" in dom
 
@@ -348,6 +546,95 @@ def test_browser_shows_table_plots_filters_and_transcripts(runs: tuple[RunStore,
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     assert struct.unpack(">II", png[16:24]) == (1400, 2000)
     assert len(png) > 50_000  # a blank or error page compresses to a few kB
+
+
+PROBE = """
+(function () {
+  var out = { ready: document.body.dataset.ready === "1", innerWidth: window.innerWidth,
+              pageScrollWidth: document.documentElement.scrollWidth, tables: [], gold: [] };
+  function scroller(node) {
+    for (var p = node.parentElement; p; p = p.parentElement) {
+      var ox = getComputedStyle(p).overflowX;
+      if (ox === "auto" || ox === "scroll") return p;
+    }
+    return null;
+  }
+  Array.prototype.forEach.call(document.querySelectorAll("table"), function (t) {
+    if (t.parentElement.closest("table")) return;
+    var row = t.tHead && t.tHead.rows.length ? t.tHead.rows[0] : (t.tBodies[0] && t.tBodies[0].rows[0]);
+    if (!row) return;
+    var box = scroller(t);
+    var info = { name: t.id || t.dataset.table || t.className, metric: !!t.dataset.table, cells: [],
+                 fits: box ? box.scrollWidth <= box.clientWidth + 1 : t.scrollWidth <= window.innerWidth };
+    Array.prototype.forEach.call(row.cells, function (c) {
+      c.scrollIntoView({ block: "center", inline: "center" });
+      var r = c.getBoundingClientRect(), v = box ? box.getBoundingClientRect() : { left: 0, right: window.innerWidth };
+      var hit = document.elementFromPoint(r.left + r.width / 2, r.top + Math.min(r.height / 2, 8));
+      var left = Math.max(0, v.left), right = Math.min(window.innerWidth, v.right);
+      info.cells.push({ text: c.textContent, onTop: !!hit && (hit === c || c.contains(hit)),
+        reachable: r.width > 0 && r.left >= left - 0.5 && r.right <= right + 0.5 });
+      if (box) box.scrollLeft = 0;
+    });
+    window.scrollTo(0, 0);
+    out.tables.push(info);
+  });
+  Array.prototype.forEach.call(document.querySelectorAll("#sample-table td.gold"), function (td) {
+    var keys = Array.prototype.map.call(td.querySelectorAll("dl.kvs > dt"), function (d) { return d.textContent; });
+    out.gold.push({ keys: keys, text: td.textContent, clipped: td.scrollWidth > td.clientWidth + 1 });
+  });
+  var pre = document.createElement("pre"); pre.id = "probe"; pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+"""
+"""Measures, at the browser's window size, every outer table's header cells: scrolled into view (the page and
+the table's own scroll box), is each inside the visible box and on top at its centre (not under another panel)?
+Also whether each table fits its box without scrolling, and each gold cell's key/value lines."""
+
+
+@pytest.mark.parametrize("which", ["claw", "hitom"])
+def test_browser_every_table_column_is_reachable_at_1280px(
+    truth: tuple[RunStore, str, str], tmp_path: Path, which: str
+) -> None:
+    chromium = _chromium()
+    store, claw, hitom = truth
+    run_id = claw if which == "claw" else hitom
+    page = write_report(run_id, store, tmp_path / "report.html").read_text(encoding="utf-8")
+    head, _, tail = page.rpartition("</body>")
+    probed = tmp_path / "probed.html"
+    probed.write_text(f"{head}<script>{PROBE}</script></body>{tail}", encoding="utf-8")
+    dom = _browse(chromium, tmp_path / "profile", probed.resolve().as_uri(), "--window-size=1280,1000", "--dump-dom")
+    found = re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S)
+    assert found is not None, dom[-2000:]
+    probe = json.loads(html.unescape(found.group(1)))
+    assert probe["ready"] and probe["innerWidth"] == 1280
+    assert probe["pageScrollWidth"] <= probe["innerWidth"]  # nothing pushes the page sideways
+    tables = {t["name"]: t for t in probe["tables"]}
+    wanted = {"sample-table", "by_group"} if which == "claw" else {"sample-table", "by_type", "by_order", "by_length"}
+    assert wanted <= set(tables)
+    if which == "claw":
+        assert [c["text"] for c in tables["by_group"]["cells"]] == [
+            "group", "ta", "pia", "cs", "cs_n", "acc", "acc_no_noop", "n"
+        ]  # fmt: skip
+    for name, table in tables.items():
+        for cell in table["cells"]:
+            assert cell["reachable"] and cell["onTop"], (name, cell["text"])
+        if table["metric"]:
+            assert table["fits"], name  # a breakdown shows every column without scrolling at 1280 px
+    gold = probe["gold"]
+    assert len(gold) == store.run(run_id).n and not any(g["clipped"] for g in gold)
+    if which == "claw":
+        assert all(g["keys"][:2] == ["scenario_id", "subtype"] and "{" not in g["text"] for g in gold)
+        sample = store.records(claw)[0].sample
+        dom = _browse(
+            chromium,
+            tmp_path / "profile",
+            (tmp_path / "report.html").resolve().as_uri() + f"#sample={sample.id}",
+            "--dump-dom",
+        )
+        assert f"<th>scenario_id</th><td><span>{sample.input['gold']['scenario_id']}</span></td>" in dom
+        assert '<th>plan</th><td><ol class="lines"><li><span>' in dom  # the plan as numbered steps
+    else:
+        assert all(not g["keys"] and g["text"] for g in gold)
 
 
 def test_browser_runs_no_injected_script_and_shows_images(store: RunStore, tmp_path: Path) -> None:

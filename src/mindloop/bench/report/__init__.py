@@ -7,6 +7,12 @@ samples travel as one embedded JSON blob that the page's script filters, sorts a
 time), so a run of 10,000 samples still opens quickly. Long strings that repeat across samples (story lines
 shared by several questions, a prompt echoed back as the reply) are stored once in a string table.
 
+The page tells one story in its tables and its figures: every metric table cell carries its raw value
+(``data-table``/``data-group``/``data-col``/``data-value``), every figure the numbers it drew (``data-plot``), and
+the per-group figure draws the very table shown above it (the benchmark's per-group table, or the report's own
+table of score means when the summary has none; see :mod:`mindloop.bench.report.plots`). A structured gold
+answer (a dict) is shown as ``key: value`` lines, never as a truncated JSON blob.
+
 Everything from datasets and models is escaped: the template autoescapes every value it prints, the JSON blob
 has ``<``, ``>`` and ``&`` written as ``\\u`` escapes so nothing in it can close its ``<script>`` element (it is
 the one value marked safe), and the script builds the sample views with ``textContent`` (never ``innerHTML``)
@@ -33,7 +39,15 @@ from markupsafe import Markup
 from mindloop._version import __version__
 from mindloop.bench.api import SampleRecord
 from mindloop.bench.registry import get_benchmark
-from mindloop.bench.report.plots import main_metric, report_plots
+from mindloop.bench.report.plots import (
+    SCORE_TABLE,
+    fmt_number,
+    main_metric,
+    mean_scores,
+    per_group_tables,
+    report_plots,
+    score_table,
+)
 from mindloop.bench.runner import benchmark_metrics, token_totals
 from mindloop.bench.store import RunInfo, RunStore
 from mindloop.errors import RegistryError
@@ -52,6 +66,16 @@ PROMPT_KEYS = ("question", "prompt", "query", "instruction", "task", "word", "te
 MAX_SCORE_COLUMNS = 4
 CELL_CHARS = 160
 """Characters of a table cell; the drill-down shows the full text."""
+
+CELL_FIELDS = 6
+"""Fields of a structured gold (or answer) listed as ``key: value`` lines in its table cell; the drill-down shows
+them all."""
+
+FIELD_CHARS = 80
+"""Characters of one ``key: value`` line's value in a table cell."""
+
+WIDE_COLUMNS = 4
+"""A breakdown table with at least this many value columns spans the full width of the metrics section."""
 
 MAX_ERROR_KINDS = 12
 """Error kinds listed in the failures and bugs tables (the most frequent ones)."""
@@ -80,11 +104,21 @@ def render_report(run_id: str, store: RunStore) -> str:
     records = store.records(run_id, include_pending=True)
     metrics, tokens = _summary(info, records)
     groups = {r.sample.group for r in records}
+    panels = _metric_panels(metrics, groups)
+    chosen = per_group_tables(metrics, records)
+    if chosen is not None and chosen[2]:  # the report's own table, shown because the per-group figure draws it
+        overall = [k for k, v in metrics.items() if _is_number(v)]
+        note = (
+            "Computed by the report (the benchmark's summary has no per-group table): the mean of each per-sample "
+            "score over the group's finished samples; a failed sample without that score counts as 0, a done "
+            "sample without it is left out."
+        )
+        panels.append(_breakdown(chosen[0], chosen[1], overall, groups, title="mean score per group", note=note))
     return _template().render(
         title=f"{info.run_id} · mindloop report",
         header=_header(info, metrics, tokens),
         run_panels=_run_panels(info, tokens),
-        metric_panels=_metric_panels(metrics, groups),
+        metric_panels=panels,
         plots=report_plots(metrics, records),
         bugs=_error_table(records, "bug"),
         failures=_error_table(records, "failed"),
@@ -112,7 +146,8 @@ def write_report(run_id: str, store: RunStore, out: Path | None = None) -> Path:
 def _summary(info: RunInfo, records: Sequence[SampleRecord]) -> tuple[dict[str, Any], dict[str, Any]]:
     """The run's metrics and token ledger, computed as :func:`~mindloop.bench.runner.summarize_run` does (the
     benchmark's summary of the finished samples) from the records already read; a generic summary (mean of
-    every score, overall and per group) when the benchmark is no longer registered."""
+    every score, overall and per group, by :func:`~mindloop.bench.report.plots.mean_scores`: a failed sample
+    without a score counts as 0) when the benchmark is no longer registered."""
     finished = [r for r in records if r.status != "pending"]
     tokens = token_totals(finished)
     try:
@@ -121,23 +156,11 @@ def _summary(info: RunInfo, records: Sequence[SampleRecord]) -> tuple[dict[str, 
         pass
     else:
         return benchmark_metrics(bench, finished), tokens
-    metrics: dict[str, Any] = _means(finished)
-    by_group: dict[str, Any] = {}
-    for group in dict.fromkeys(r.sample.group for r in finished):
-        members = [r for r in finished if r.sample.group == group]
-        by_group[group or "(none)"] = {**_means(members), "n": len(members)}
+    metrics: dict[str, Any] = mean_scores(finished)
+    by_group = score_table(finished, limit=None)
     if len(by_group) > 1:
         metrics["by_group"] = by_group
     return metrics, tokens
-
-
-def _means(records: Sequence[SampleRecord]) -> dict[str, float]:
-    values: dict[str, list[float]] = {}
-    for r in records:
-        for key, value in r.scores.items():
-            if _is_number(value):
-                values.setdefault(key, []).append(float(value))
-    return {k: sum(v) / len(v) for k, v in values.items()}
 
 
 def _is_number(value: Any) -> TypeGuard[int | float]:
@@ -153,13 +176,7 @@ def _fmt(value: Any) -> str:
     if isinstance(value, int):
         return f"{value:,}"
     if isinstance(value, float):
-        if not math.isfinite(value):
-            return str(value)
-        if value.is_integer() and abs(value) >= 10:
-            return f"{int(value):,}"
-        if abs(value) <= 1:
-            return f"{value:.3f}"
-        return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.4g}"
+        return fmt_number(value)  # the bars of the figures are labelled the same way
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False, default=str)
@@ -194,6 +211,8 @@ class _Header:
 class _Cell:
     text: str
     bar: float | None = None  # percent width of the inline bar, for the table's main metric in [0, 1]
+    col: str = ""  # the column's name (data-col)
+    raw: str = ""  # the value as JSON (data-value), "" when the row has no such column
 
 
 @dataclass(frozen=True)
@@ -214,6 +233,9 @@ class _Panel:
     head: str = ""
     columns: list[str] = field(default_factory=list)
     grid: list[_Row] = field(default_factory=list)
+    name: str = ""  # the metrics key of a breakdown (data-table)
+    wide: bool = False  # spans the full width of its section
+    note: str = ""  # a line under the title
 
 
 @dataclass(frozen=True)
@@ -335,7 +357,16 @@ def _metric_panels(metrics: Mapping[str, Any], groups: set[str]) -> list[_Panel]
     return out
 
 
-def _breakdown(name: str, table: Mapping[str, Mapping[str, Any]], overall: list[str], groups: set[str]) -> _Panel:
+def _breakdown(
+    name: str,
+    table: Mapping[str, Mapping[str, Any]],
+    overall: list[str],
+    groups: set[str],
+    *,
+    title: str = "",
+    note: str = "",
+) -> _Panel:
+    """A breakdown table: a row per key, a column per metric (``n`` last), each cell with its raw value."""
     columns: list[str] = []
     for row in table.values():
         columns.extend(k for k in row if k not in columns)
@@ -349,9 +380,20 @@ def _breakdown(name: str, table: Mapping[str, Mapping[str, Any]], overall: list[
             bar = None
             if col == main and _is_number(value) and 0 <= value <= 1:
                 bar = 100 * float(value)
-            cells.append(_Cell(_fmt(value) if col in row else "—", bar))
-        rows.append(_Row(str(key), cells, link=str(key) in groups))
-    return _Panel(_title(name), "grid", head=name.removeprefix("by_"), columns=columns, grid=rows)
+            raw = _dumps(_clean(value)) if col in row else ""
+            cells.append(_Cell(_fmt(value) if col in row else "—", bar, col, raw))
+        rows.append(_Row(str(key), cells, link=str(key) in groups or (key == "(none)" and "" in groups)))
+    head = "group" if name == SCORE_TABLE else name.removeprefix("by_")
+    return _Panel(
+        title or _title(name),
+        "grid",
+        head=head,
+        columns=columns,
+        grid=rows,
+        name=name,
+        wide=len(columns) >= WIDE_COLUMNS,
+        note=note,
+    )
 
 
 def _title(name: str) -> str:
@@ -384,12 +426,6 @@ def _error_table(records: Sequence[SampleRecord], status: str) -> _ErrorTable | 
 # -- the per-sample blob ------------------------------------------------------------------------------------------
 
 
-def _display(value: Any) -> str | None:
-    if value is None:
-        return None
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-
-
 def _cell(text: str | None) -> str | None:
     if text is None or len(text) <= CELL_CHARS:
         return text
@@ -410,10 +446,51 @@ def _prompt(inp: Mapping[str, Any]) -> str | None:
     return None
 
 
+def _brief(value: Any, limit: int = FIELD_CHARS) -> str:
+    """A value as one readable line of at most ``limit`` characters: text as it is, numbers and ``true``/
+    ``false``/``null`` as JSON writes them, a list of plain values comma-separated, a list of records as their
+    count, a dict as ``key: value`` pairs separated by ``;``."""
+    if isinstance(value, str):
+        text = value
+    elif value is None or isinstance(value, bool | int | float):
+        text = _dumps(_clean(value))
+    elif isinstance(value, Mapping):
+        parts: list[str] = []
+        for k, v in value.items():
+            parts.append(f"{k}: {_brief(v, limit)}")
+            if sum(len(p) + 2 for p in parts) > limit:
+                break
+        text = "; ".join(parts)
+    elif isinstance(value, list | tuple):
+        if all(x is None or isinstance(x, str | int | float | bool) for x in value):
+            shown: list[str] = []
+            for x in value:
+                shown.append(_brief(x, limit))
+                if sum(len(p) + 2 for p in shown) > limit:
+                    break
+            text = ", ".join(shown)
+        else:
+            text = f"{len(value)} item" + ("" if len(value) == 1 else "s")
+    else:
+        text = str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _shown(value: Any) -> str | dict[str, Any] | None:
+    """A gold or answer value for its table cell: text (cut to :data:`CELL_CHARS`), or for a dict its first
+    :data:`CELL_FIELDS` fields as ``{"kv": [[key, value line], ...], "more": fields left out}``."""
+    if value is None:
+        return None
+    if isinstance(value, Mapping) and value:
+        items = list(value.items())
+        pairs = [[str(k), _brief(v)] for k, v in items[:CELL_FIELDS]]
+        return {"kv": pairs, "more": len(items) - len(pairs)}
+    return _brief(value, CELL_CHARS)
+
+
 def _row(r: SampleRecord, score_names: Sequence[str]) -> dict[str, Any]:
     has_gold, gold = _first(r.sample.input, GOLD_KEYS)
     has_answer, answer = _first(r.output, ANSWER_KEYS)
-    gold_s, answer_s = _display(gold), _display(answer)
     row: dict[str, Any] = {
         "i": r.index,
         "id": r.sample.id,
@@ -422,8 +499,8 @@ def _row(r: SampleRecord, score_names: Sequence[str]) -> dict[str, Any]:
         "t": round(r.seconds, 6) if r.status != "pending" else None,
         "sc": [_clean(r.scores.get(k)) for k in score_names],
         "q": _cell(_prompt(r.sample.input)),
-        "gold": _cell(gold_s) if has_gold else None,
-        "ans": _cell(answer_s) if has_answer else None,
+        "gold": _shown(gold) if has_gold else None,
+        "ans": _shown(answer) if has_answer else None,
         "err": _cell(r.error),
         "nc": len(r.calls),
         "tok": sum(int(c.get("prompt_tokens") or 0) + int(c.get("completion_tokens") or 0) for c in r.calls),

@@ -1,20 +1,25 @@
 """The report's figures: matplotlib charts rendered to SVG and embedded as ``data:`` URLs.
 
 Every figure is derived generically, so any benchmark gets meaningful plots: the benchmark's own breakdown
-tables (a bar per group with its ``n``), the mean of each numeric score per sample group, the status of the
-samples per group, the distribution of per-sample seconds, and for model runs the distributions of call
-latency and prompt/completion tokens. Figures are drawn on bare :class:`~matplotlib.figure.Figure` objects
-(no pyplot, no global state, no display) and saved as SVG with text as paths, so they need no fonts and stay
-sharp when zoomed.
+tables (a bar per group with its ``n``), the metrics per sample group, the status of the samples per group, the
+distribution of per-sample seconds, and for model runs the distributions of call latency and prompt/completion
+tokens. Figures are drawn on bare :class:`~matplotlib.figure.Figure` objects (no pyplot, no global state, no
+display) and saved as SVG with text as paths, so they need no fonts and stay sharp when zoomed.
+
+A figure that shows a table's numbers draws exactly that table's numbers: the per-group figure plots the
+benchmark's per-group table when its summary has one (:func:`group_table`), and otherwise the report's own
+table of per-sample score means (:func:`score_table`, shown in the page beside the benchmark's tables). Each
+:class:`Plot` carries the numbers it drew (:attr:`Plot.data`), which the page exposes for checking.
 """
 
 from __future__ import annotations
 
 import base64
 import io
+import json
 import math
 import re
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -29,13 +34,22 @@ from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormat
 from mindloop.bench.api import SampleRecord
 
 __all__ = [
+    "SCORE_TABLE",
     "Plot",
     "breakdown_plot",
+    "fmt_number",
+    "group_label",
+    "group_table",
+    "main_metric",
+    "mean_scores",
     "model_call_plot",
+    "per_group_tables",
     "report_plots",
     "score_plot",
+    "score_table",
     "seconds_plot",
     "status_plot",
+    "table_metrics",
 ]
 
 BLUE = "#3566c9"
@@ -52,7 +66,16 @@ MAX_GROUPS = 30
 """Groups shown in a per-group chart; the largest ones are kept when there are more."""
 
 MAX_SCORES = 4
-"""Score names charted per group (the first ones in the order samples report them)."""
+"""Score names in the report's own per-group table (the first ones in the order samples report them)."""
+
+MAX_PANELS = 6
+"""Columns of a per-group table charted side by side (the first ones, in the table's order)."""
+
+SCORE_TABLE = "score_per_group"
+"""The name of the report's own per-group table of score means (when the summary has no per-group table)."""
+
+FAILED_STATUSES = frozenset({"failed", "bug"})
+"""Finished samples that did not complete: a score they lack counts as 0, as the benchmarks' summaries do."""
 
 _RC: dict[str, Any] = {
     "font.family": "DejaVu Sans",
@@ -76,13 +99,26 @@ _RC: dict[str, Any] = {
 
 @dataclass(frozen=True)
 class Plot:
-    """One embedded figure: a title, a one-line caption, the image as a ``data:image/svg+xml`` URL, and whether
-    it spans the page's full width (figures with several panels)."""
+    """One embedded figure: a title, a one-line caption, the image as a ``data:image/svg+xml`` URL, whether it
+    spans the page's full width (figures with several panels), and the numbers it drew as JSON text:
+    ``{"table": NAME or null, "series": {series: {row: value}}}`` (``table`` names the metrics table holding
+    the same numbers, ``null`` when none does; a value the figure shows as missing is ``null``)."""
 
     title: str
     caption: str
     data_url: str
     wide: bool = False
+    data: str = "{}"
+
+
+def _data(table: str | None, series: Mapping[str, Mapping[str, Any]]) -> str:
+    """:attr:`Plot.data` for ``series`` (non-finite numbers become ``null``)."""
+
+    def clean(v: Any) -> Any:
+        return float(v) if _number(v) else (v if isinstance(v, int) and not isinstance(v, bool) else None)
+
+    body = {"table": table, "series": {k: {str(r): clean(v) for r, v in rows.items()} for k, rows in series.items()}}
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def _style() -> AbstractContextManager[None]:
@@ -107,18 +143,32 @@ def _short(label: str, limit: int = 22) -> str:
 
 
 def _fmt(value: float) -> str:
+    """A tick or statistic label (three significant digits)."""
     if value == int(value) and abs(value) >= 10:
         return f"{int(value)}"
     return f"{value:.3g}" if abs(value) >= 1 else f"{value:.2f}"
 
 
+def fmt_number(value: float) -> str:
+    """A metric value as the report's tables print it (and the bars' labels, so a bar reads as its table cell):
+    whole numbers from 10 with separators, values up to 1 to three places, others to four significant digits."""
+    if not math.isfinite(value):
+        return str(value)
+    if value.is_integer() and abs(value) >= 10:
+        return f"{int(value):,}"
+    if abs(value) <= 1:
+        return f"{value:.3f}"
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.4g}"
+
+
 def _bars(
     ax: Axes, labels: Sequence[str], values: Sequence[float], notes: Sequence[str], color: str, *, invert: bool = True
 ) -> None:
-    """Horizontal bars (readable for long group names), top to bottom in the given order, value-labelled: inside
-    the bar's end when it is long enough, else just after it."""
+    """Horizontal bars (readable for long group names), top to bottom in the given order, value-labelled as the
+    tables print values: inside the bar's end when it is long enough, else just after it. A missing value
+    (NaN: the table's –) gets no bar and the label –, never a bar at 0."""
     y = np.arange(len(labels))
-    ax.barh(y, values, color=color, height=0.66, zorder=2)
+    ax.barh(y, [v if math.isfinite(v) else 0.0 for v in values], color=color, height=0.66, zorder=2)
     ax.set_yticks(y, [_short(str(label)) for label in labels])
     if invert:
         ax.invert_yaxis()
@@ -130,7 +180,10 @@ def _bars(
     span = 1.0 if unit else (top * 1.08 if top > 0 else 1.0)
     ax.set_xlim(0, span)
     for yi, value, note in zip(range(len(labels)), values, notes, strict=True):
-        text = f"{value:.2f}" if unit else _fmt(value)
+        if not math.isfinite(value):
+            ax.text(0.012 * span, yi, f"–{note}", va="center", ha="left", fontsize=8, color=MUTED, zorder=4)
+            continue
+        text = fmt_number(value)
         inside = value > 0.3 * span
         ax.text(
             value - 0.012 * span if inside else value + 0.012 * span,
@@ -168,26 +221,35 @@ def main_metric(table: Mapping[str, Mapping[str, Any]], preferred: Sequence[str]
 
 def breakdown_plot(name: str, table: Mapping[str, Mapping[str, Any]], overall: Mapping[str, Any]) -> Plot | None:
     """A bar per row of one breakdown table (``by_type``: ``{group: {metric: value, "n": n}}``) with its ``n``;
-    a dashed line marks the run-wide value of the same metric when the summary has one."""
+    a dashed line marks the run-wide value of the same metric when the summary has one. A row whose value is
+    missing keeps its place, labelled –."""
     metric = main_metric(table, [k for k, v in overall.items() if _number(v)])
     if metric is None:
         return None
-    rows = [(str(k), float(v[metric])) for k, v in table.items() if _number(v.get(metric))][:MAX_GROUPS]
-    if not rows:
+    picked = [(str(k), row) for k, row in table.items()][:MAX_GROUPS]  # keys as the page shows them
+    rows = [(k, float(row[metric]) if _number(row.get(metric)) else math.nan) for k, row in picked]
+    if all(math.isnan(v) for _, v in rows):
         return None
-    notes = [f"  (n={table[k]['n']})" if _number(table[k].get("n")) else "" for k, _ in rows]
+    notes = [f"  (n={fmt_number(float(row['n']))})" if _number(row.get("n")) else "" for _, row in picked]
     with _style():
         fig = _figure(6.4, _height(len(rows)))
         ax = fig.add_subplot()
         _bars(ax, [k for k, _ in rows], [v for _, v in rows], notes, BLUE)
         ref = overall.get(metric)
         if _number(ref):
-            ax.axvline(float(ref), color=INK, linestyle="--", linewidth=1, zorder=3, label=f"all: {_fmt(float(ref))}")
+            ax.axvline(
+                float(ref), color=INK, linestyle="--", linewidth=1, zorder=3, label=f"all: {fmt_number(float(ref))}"
+            )
             ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), fontsize=8)
         ax.set_xlabel(metric)
     title = f"{metric} {name.replace('_', ' ')}" if name.startswith("by_") else f"{name}: {metric}"
     title = title[:1].upper() + title[1:]
-    return Plot(title, f"From the benchmark's summary table “{name}”; n is the samples in each row.", _encode(fig))
+    return Plot(
+        title,
+        f"From the benchmark's summary table “{name}”; n is the samples in each row.",
+        _encode(fig),
+        data=_data(name, {metric: {k: row.get(metric) for k, row in picked}}),
+    )
 
 
 # -- generic, from the samples -----------------------------------------------------------------------------------
@@ -213,40 +275,135 @@ def _groups(records: Sequence[SampleRecord], order: Sequence[str] = ()) -> list[
     return names
 
 
-def score_plot(records: Sequence[SampleRecord], order: Sequence[str] = ()) -> Plot | None:
-    """The mean of each numeric score per sample group (finished samples, failed ones included), one panel per
-    score, so scores on different scales are never drawn against one axis."""
-    finished = [r for r in records if r.status != "pending"]
-    names: list[str] = []
-    for r in finished:
-        names.extend(k for k, v in r.scores.items() if k not in names and _number(v))
-    names = names[:MAX_SCORES]
-    if not names:
-        return None
-    groups = _groups(finished, order)
-    sums: dict[tuple[str, str], list[float]] = defaultdict(list)
+def group_label(group: str) -> str:
+    """A sample group as a row of a per-group table: the empty group is ``(none)``."""
+    return group or "(none)"
+
+
+def _finished(records: Sequence[SampleRecord]) -> list[SampleRecord]:
+    return [r for r in records if r.status != "pending"]
+
+
+def mean_scores(records: Sequence[SampleRecord], names: Sequence[str] | None = None) -> dict[str, float | None]:
+    """The mean of each numeric per-sample score over the finished ``records``, by the benchmarks' rule: a
+    failed (or bug) sample without the score counts as 0; a done sample without it has none to give (the score
+    does not apply to it) and is left out. ``names`` defaults to every numeric score, in the order the samples
+    report them; a score no sample contributes to is ``None`` (no data, never 0)."""
+    finished = _finished(records)
+    if names is None:
+        names = _score_names(finished)
+    values: dict[str, list[float]] = {name: [] for name in names}
     for r in finished:
         for name in names:
-            if _number(r.scores.get(name)):
-                sums[(name, r.sample.group)].append(float(r.scores[name]))
-    labels = [g or "(all)" for g in groups]
+            value = r.scores.get(name)
+            if _number(value):
+                values[name].append(float(value))
+            elif r.status in FAILED_STATUSES:
+                values[name].append(0.0)
+    return {name: (sum(v) / len(v) if v else None) for name, v in values.items()}
+
+
+def _score_names(records: Sequence[SampleRecord]) -> list[str]:
+    names: list[str] = []
+    for r in records:
+        names.extend(k for k, v in r.scores.items() if k not in names and _number(v))
+    return names
+
+
+def score_table(records: Sequence[SampleRecord], limit: int | None = MAX_SCORES) -> dict[str, dict[str, Any]]:
+    """The report's own per-group table: ``{group: {score: mean, ..., "n": finished samples}}`` for the first
+    ``limit`` numeric scores (all with ``None``), means by :func:`mean_scores`; groups in natural order, the
+    empty group as ``(none)``. Empty when no finished sample has a numeric score."""
+    finished = _finished(records)
+    names = _score_names(finished)[:limit] if limit is not None else _score_names(finished)
+    if not names:
+        return {}
+    members: dict[str, list[SampleRecord]] = {}
+    for r in finished:
+        members.setdefault(r.sample.group, []).append(r)
+    return {
+        group_label(g): {**mean_scores(members[g], names), "n": len(members[g])} for g in sorted(members, key=_natural)
+    }
+
+
+def group_table(
+    metrics: Mapping[str, Any], records: Sequence[SampleRecord]
+) -> tuple[str, Mapping[str, Mapping[str, Any]]] | None:
+    """The benchmark's per-group table: the first breakdown in its summary whose rows name every finished
+    sample's group (``by_type`` of ToMi and Hi-ToM, ``by_group`` of claw); ``None`` when there is none."""
+    groups = {group_label(r.sample.group) for r in _finished(records)}
+    if not groups:
+        return None
+    for name, value in metrics.items():
+        if _is_table(value) and groups <= {str(k) for k in value}:
+            return name, value
+    return None
+
+
+def per_group_tables(
+    metrics: Mapping[str, Any], records: Sequence[SampleRecord]
+) -> tuple[str, Mapping[str, Mapping[str, Any]], bool] | None:
+    """The table the per-group figure draws: ``(name, table, derived)``, the benchmark's own per-group table
+    (``derived`` false) or else the report's :func:`score_table` under :data:`SCORE_TABLE` (``derived`` true,
+    so the page must show it as a table too); ``None`` when neither has a number to show."""
+    found = group_table(metrics, records)
+    if found is not None:
+        return found[0], found[1], False
+    table = score_table(records)
+    return (SCORE_TABLE, table, True) if table else None
+
+
+def table_metrics(table: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The columns of a per-group table that the per-group figure draws: every column with a number in some
+    row, in the table's order, except the sample counts (``n`` and ``*_n``); the first :data:`MAX_PANELS`."""
+    columns: list[str] = []
+    for row in table.values():
+        columns.extend(k for k in row if k not in columns)
+    numeric = {k for row in table.values() for k, v in row.items() if _number(v)}
+    return [c for c in columns if c in numeric and c != "n" and not c.endswith("_n")][:MAX_PANELS]
+
+
+def score_plot(name: str, table: Mapping[str, Mapping[str, Any]], *, derived: bool) -> Plot | None:
+    """The per-group figure: one panel per column of ``table`` (:func:`table_metrics`), each drawing exactly
+    the table's numbers (a missing value as –), so scores on different scales never share an axis.
+
+    ``derived`` says the table is the report's own :func:`score_table` (titled "Mean score per group");
+    otherwise it is the benchmark's summary table (titled "Metrics per group"), and a table with a single such
+    column gets no figure here because its breakdown figure already draws that column."""
+    names = table_metrics(table)
+    if not names or (not derived and len(names) < 2):
+        return None
+    picked = [(str(k), row) for k, row in table.items()][:MAX_GROUPS]  # keys as the page shows them
+    rows = [k for k, _ in picked]
+    series = {m: {k: row.get(m) for k, row in picked} for m in names}
     with _style():
-        width = 6.4 if len(names) <= 2 else min(12.8, 3.0 * len(names) + 1.0)
-        fig = _figure(width, _height(len(groups)) + 0.2)
+        width = 6.4 if len(names) <= 2 else min(12.8, 2.4 * len(names) + 1.0)
+        fig = _figure(width, _height(len(rows)) + 0.2)
         axes = fig.subplots(1, len(names), sharey=True, squeeze=False)[0]
-        for i, (ax, name) in enumerate(zip(axes, names, strict=True)):
-            values = [float(np.mean(sums[(name, g)])) if sums[(name, g)] else math.nan for g in groups]
-            clean = [0.0 if math.isnan(v) else v for v in values]
-            _bars(ax, labels, clean, [""] * len(groups), PALETTE[i % len(PALETTE)], invert=i == 0)
-            ax.set_title(name, loc="left")
+        for i, (ax, metric) in enumerate(zip(axes, names, strict=True)):
+            values = [float(v) if _number(v) else math.nan for v in series[metric].values()]
+            _bars(ax, rows, values, [""] * len(rows), PALETTE[i % len(PALETTE)], invert=i == 0)
+            ax.set_title(metric, loc="left")
             if i:
                 ax.tick_params(axis="y", labelleft=False)
-    return Plot(
-        "Mean score per group",
-        "Mean of each numeric per-sample score over the finished samples of each group (failed samples included).",
-        _encode(fig),
-        wide=len(names) > 2,
-    )
+    if derived:
+        title = "Mean score per group"
+        caption = (
+            "The table “mean score per group” above: the mean of each numeric per-sample score over each group's "
+            "finished samples, a failed sample without that score counting as 0 (a done sample without it is "
+            "left out); – where no sample has the score."
+        )
+    else:
+        title = "Metrics per group"
+        caption = (
+            f"The benchmark's per-group table “{_title(name)}” above, one panel per metric (sample counts aside): "
+            "the same numbers as the table; – where the table has none."
+        )
+    return Plot(title, caption, _encode(fig), wide=len(names) > 2, data=_data(name, series))
+
+
+def _title(name: str) -> str:
+    return name.replace("_", " ")
 
 
 def status_plot(records: Sequence[SampleRecord], order: Sequence[str] = ()) -> Plot | None:
@@ -265,7 +422,7 @@ def status_plot(records: Sequence[SampleRecord], order: Sequence[str] = ()) -> P
             if widths.any():
                 ax.barh(y, widths, left=left, color=color, height=0.62, label=status, zorder=2)
             left += widths
-        ax.set_yticks(y, [_short(g or "(all)") for g in groups])
+        ax.set_yticks(y, [_short(group_label(g)) for g in groups])
         ax.invert_yaxis()
         ax.tick_params(axis="y", length=0)
         ax.grid(axis="x", zorder=0)
@@ -277,7 +434,8 @@ def status_plot(records: Sequence[SampleRecord], order: Sequence[str] = ()) -> P
         if any(status == "bug" for _, status in counts)
         else "Samples done, failed and still pending in each group."
     )
-    return Plot("Sample status per group", caption, _encode(fig))
+    series = {s: {group_label(g): counts[(g, s)] for g in groups} for s in ("done", "failed", "bug", "pending")}
+    return Plot("Sample status per group", caption, _encode(fig), data=_data(None, series))
 
 
 def _hist(ax: Axes, values: Sequence[float], color: str, unit: str) -> str:
@@ -357,7 +515,8 @@ def model_call_plot(records: Sequence[SampleRecord]) -> Plot | None:
 
 
 def report_plots(metrics: Mapping[str, Any], records: Sequence[SampleRecord]) -> list[Plot]:
-    """Every figure of a report, most telling first: the benchmark's breakdowns, then the generic ones."""
+    """Every figure of a report, most telling first: the benchmark's breakdowns, the per-group metrics (of the
+    table :func:`per_group_tables` picks), then the generic ones."""
     plots: list[Plot | None] = []
     overall = {k: v for k, v in metrics.items() if _number(v)}
     groups = {r.sample.group for r in records}
@@ -367,7 +526,10 @@ def report_plots(metrics: Mapping[str, Any], records: Sequence[SampleRecord]) ->
             plots.append(breakdown_plot(name, value, overall))
             if not order and groups & set(value):
                 order = [str(k) for k in value]
-    plots += [score_plot(records, order), status_plot(records, order), seconds_plot(records), model_call_plot(records)]
+    chosen = per_group_tables(metrics, records)
+    if chosen is not None:
+        plots.append(score_plot(chosen[0], chosen[1], derived=chosen[2]))
+    plots += [status_plot(records, order), seconds_plot(records), model_call_plot(records)]
     return [p for p in plots if p is not None]
 
 
