@@ -3,12 +3,23 @@
 A character's trait fixes what it can reach (``reach_min``..``reach_max``, metres) and how it moves: a 1.2 m
 child reaches at most 1.3 m; a wheelchair user reaches 0.3-1.2 m, cannot run, sit down or stand up, and is
 stopped by an obstacle in a doorway.
+
+The humans are package data, ``data/characters.yaml`` beside this module, read and checked once on import
+(:func:`load_characters`): every trait used has its reach, a reach is a ``[lowest, highest]`` pair in order, and
+only humans are listed (the robot is :data:`ROBOT_CHARACTER`). A malformed file raises
+:class:`~mindloop.datafiles.DataFileError` naming the file, the entry and the field.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Literal
 
+from pydantic import BaseModel, ConfigDict, Field
+
+from mindloop.datafiles import DataFileError, load_data_file, package_file
 from mindloop.worlds.household.vocab import ROBOT, Trait
 
 __all__ = [
@@ -16,6 +27,7 @@ __all__ = [
     "ROBOT_CHARACTER",
     "Character",
     "character",
+    "load_characters",
 ]
 
 
@@ -57,32 +69,52 @@ class Character:
         return self.reach_min <= height <= self.reach_max
 
 
-def _adult(cid: str, gender: str, height: float, description: str) -> Character:
-    return Character(cid, cid.capitalize(), Trait.ADULT, gender, height, 0.0, 2.0, description)
+HumanTrait = Literal[Trait.ADULT, Trait.CHILD, Trait.WHEELCHAIR]
 
 
-CHARACTERS: dict[str, Character] = {
-    c.id: c
-    for c in (
-        _adult("alice", "f", 1.65, "a woman in a green sweater"),
-        _adult("david", "m", 1.80, "a man in a blue shirt"),
-        _adult("mia", "f", 1.62, "a young woman with a ponytail"),
-        _adult("alex", "m", 1.78, "a man in a grey hoodie"),
-        _adult("jamie", "m", 1.75, "a young man in a red T-shirt"),
-        _adult("sarah", "f", 1.68, "a woman in a yellow dress"),
-        _adult("mark", "m", 1.82, "a tall man with glasses"),
-        _adult("jake", "m", 1.76, "a man in a denim jacket"),
-        _adult("emma", "f", 1.70, "a woman in a white blouse"),
-        _adult("oliver", "m", 1.74, "a man with a beard"),
-        _adult("grace", "f", 1.60, "an elderly woman with grey hair"),
-        _adult("henry", "m", 1.72, "an elderly man in a cardigan"),
-        _adult("nora", "f", 1.66, "a woman in a black jumper"),
-        Character("lily", "Lily", Trait.CHILD, "f", 1.2, 0.0, 1.3, "a little girl"),
-        Character("sam", "Sam", Trait.CHILD, "m", 1.2, 0.0, 1.3, "a little boy"),
-        Character("tom", "Tom", Trait.WHEELCHAIR, "m", 1.25, 0.3, 1.2, "a man in a wheelchair"),
-    )
-}
-"""The sixteen humans, by id."""
+class _CharacterSpec(BaseModel):
+    """One human as ``data/characters.yaml`` writes it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    trait: HumanTrait = Trait.ADULT
+    gender: Literal["f", "m"]
+    height: float = Field(gt=0, le=2.5)
+    description: str = Field(min_length=1)
+
+
+class _CharactersFile(BaseModel):
+    """The whole of ``data/characters.yaml``: each trait's reach and the humans, by id, in order."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    reach: dict[HumanTrait, tuple[float, float]] = Field(min_length=1)
+    characters: dict[str, _CharacterSpec] = Field(min_length=1)
+
+
+def load_characters(path: str | Path | Traversable | None = None) -> dict[str, Character]:
+    """Read and check a characters file (the one shipped with mindloop when ``path`` is ``None``)."""
+    source = package_file(__name__.rsplit(".", 1)[0], "characters.yaml") if path is None else path
+    data = load_data_file(_CharactersFile, source)
+    for trait, (low, high) in data.reach.items():
+        if not 0 <= low <= high:
+            problem = f"[{low}, {high}] is not [lowest, highest] with 0 <= lowest <= highest"
+            raise DataFileError(f"reach.{trait.value}: {problem}", source=str(source))
+    out: dict[str, Character] = {}
+    for cid, spec in data.characters.items():
+        if cid == ROBOT:
+            raise DataFileError(f"characters.{cid}: the robot is not a listed character", source=str(source))
+        if spec.trait not in data.reach:
+            raise DataFileError(f"characters.{cid}.trait: no reach given for {spec.trait.value!r}", source=str(source))
+        low, high = data.reach[spec.trait]
+        out[cid] = Character(
+            cid, cid.capitalize(), Trait(spec.trait), spec.gender, spec.height, low, high, spec.description
+        )
+    return out
+
+
+CHARACTERS: dict[str, Character] = load_characters()
+"""The sixteen humans, by id (from ``data/characters.yaml``)."""
 
 ROBOT_CHARACTER = Character(ROBOT, "the robot", Trait.ROBOT, "n", 1.5, 0.0, 2.0, "the household robot")
 """The robot: reaches 0-2 m, never sits, eats or drinks."""
