@@ -19,16 +19,27 @@ text (the reference's templates), its gold ``answer`` (JSON, the reference's for
 question as structured data, so a symbolic agent can answer it from its own map (:func:`answer_spec`, in
 :mod:`~mindloop.systems.tos.world.answers`, re-exported here). Scoring lives in :mod:`mindloop.systems.tos.metrics`.
 Questions are generated from a seed; the same seed gives the same questions.
+
+The question texts are package data, ``data/task_templates.yaml`` beside this module, read and checked once on
+import (:func:`load_templates`): every task has one template using exactly the placeholders its generator fills
+(:data:`TEMPLATE_FIELDS`); a malformed file raises :class:`~mindloop.datafiles.DataFileError` naming the file and
+the task.
 """
 
 from __future__ import annotations
 
 import math
 import random
+import string
 from collections.abc import Sequence
 from dataclasses import dataclass
+from importlib.resources.abc import Traversable
+from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, field_validator
+
+from mindloop.datafiles import load_data_file, package_file
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.tos.world.answers import answer_spec, shortest_plan
 from mindloop.systems.tos.world.geometry import (
@@ -51,10 +62,13 @@ __all__ = [
     "ROUTE_TASKS",
     "SURVEY_TASKS",
     "TASKS",
+    "TEMPLATES",
+    "TEMPLATE_FIELDS",
     "TaskQuestion",
     "answer_spec",
     "describe_view",
     "generate_tasks",
+    "load_templates",
     "shortest_plan",
 ]
 
@@ -75,75 +89,66 @@ REFERENCE_TASKS = {
 }
 """Each task's name in the reference implementation."""
 
-DIRECTION_TEMPLATE = (
-    "You return to your starting position and face north.\n"
-    "From a Top-Down map, describe where {obj} is relative to {anchor}.\n"
-    "Answer format: <cardinal direction>, <distance>\n"
-    "Example: north-west, near\n"
-)
-POV_TEMPLATE = (
-    "Now you jump to {anchor}'s direction, facing its direction.\n"
-    "Describe where {obj} is relative to you.\n"
-    "Answer format: <ego direction>, <distance>\n"
-    "Example: front-left, near\n"
-)
-PERC_DEC_TEMPLATE = (
-    "Now you jump to an object's position, facing its direction.\n"
-    "You observe that {observation}.\n"
-    "Which object are you standing at?\n"
-    "Answer format: <object_name>\n"
-    "Example: lamp\n"
-)
-ACT2VIEW_TEMPLATE = (
-    "You return to your starting position and face north.\n"
-    "You will execute the following action sequence:\n"
-    "{actions}\n\n"
-    "After executing the actions, what is the ego relation of {target} relative to you?\n\n"
-    "Answer format: <ego direction>, <distance>\n"
-    "Example: front, near\n"
-)
-VIEW2ACT_TEMPLATE = (
-    "You return to your starting position and face north.\n"
-    "Then you have executed an action sequence and changed to a new location and facing direction.\n"
-    "You observe the following:\n"
-    "{final_obs}\n\n"
-    "What action sequence led to this final view? The action sequence must be valid and only contain move "
-    "actions.\n\n"
-    "Answer format: <sequence of move actions>\n"
-    "Example: JumpTo(lamp), Rotate(90)\n"
-)
-ALLOC_TEMPLATE = (
-    "Treat your starting position as the origin (0, 0) while facing north.\n"
-    "Report allocentric coordinates using (x right/east, y up/north).\n"
-    "Objects: {objects}.\n"
-    "Answer format: (x0, y0); (x1, y1); ... in the same order.\n"
-    "Example: (1, 0); (-2, 3); (0, -1)\n"
-)
-ROT_TEMPLATE = (
-    "You return to your starting position and face north.\n"
-    "You will perform a full 360-degree rotation by continuously turning {turn} in place.\n"
-    "Assume all walls are removed (you can see through walls), so every object is visible.\n"
-    "Focus on this set of objects: {pool}.\n"
-    "List them in the exact order they appear directly ahead while you rotate.\n"
-    "If two objects share a bearing, place the nearer one first.\n\n"
-    "Answer format: <object_name1>, <object_name2>, ...\n"
-    "Example: mug, sofa, plant\n"
-)
-LOC2VIEW_TEMPLATE = (
-    "Treat {origin} as the origin (0, 0), and your starting facing direction is north.\n"
-    "You move to ({x}, {y}) and face {facing}.\n"
-    "What is the egocentric relation of {target}?\n\n"
-    "Answer format: <direction>, <distance>\n"
-    "Example: front, near\n"
-)
-VIEW2LOC_TEMPLATE = (
-    "You move to a new location and your current facing direction is {facing}.\n"
-    "{observation}\n"
-    "Treat {origin} as the origin (0, 0), and your starting facing direction is north.\n"
-    "What is your current 2D coordinate (x, y)?\n\n"
-    "Answer format: (x, y)\n"
-    "Example: (2, -1)\n"
-)
+TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
+    "direction": frozenset({"obj", "anchor"}),
+    "persp.take": frozenset({"anchor", "obj"}),
+    "perc.dec": frozenset({"observation"}),
+    "act2view": frozenset({"actions", "target"}),
+    "view2act": frozenset({"final_obs"}),
+    "alloc.map": frozenset({"objects"}),
+    "ment.rot": frozenset({"turn", "pool"}),
+    "loc2view": frozenset({"origin", "x", "y", "facing", "target"}),
+    "view2loc": frozenset({"facing", "observation", "origin"}),
+}
+"""The placeholders each task's question template must use: exactly what its generator fills in."""
+
+
+class _TemplatesFile(BaseModel):
+    """The whole of ``data/task_templates.yaml``: one question template per task."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    templates: dict[str, str]
+
+    @field_validator("templates")
+    @classmethod
+    def _every_task_with_its_fields(cls, value: dict[str, str]) -> dict[str, str]:
+        unknown = [t for t in value if t not in TEMPLATE_FIELDS]
+        if unknown:
+            raise ValueError(f"unknown task {unknown[0]!r} (tasks: {', '.join(TASKS)})")
+        missing = [t for t in TASKS if t not in value]
+        if missing:
+            raise ValueError(f"no template for task {missing[0]!r}")
+        for task, text in value.items():
+            try:
+                used = {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+            except ValueError as exc:
+                raise ValueError(f"{task}: not a format string ({exc})") from None
+            if used != TEMPLATE_FIELDS[task]:
+                expected = ", ".join(f"{{{f}}}" for f in sorted(TEMPLATE_FIELDS[task]))
+                got = ", ".join(f"{{{f}}}" for f in sorted(used)) or "none"
+                raise ValueError(f"{task}: uses {got}; expected exactly {expected}")
+        return value
+
+
+def load_templates(path: str | Path | Traversable | None = None) -> dict[str, str]:
+    """Read and check a question-templates file (the one shipped with mindloop when ``path`` is ``None``)."""
+    source = package_file(__name__.rsplit(".", 1)[0], "task_templates.yaml") if path is None else path
+    return dict(load_data_file(_TemplatesFile, source).templates)
+
+
+TEMPLATES: dict[str, str] = load_templates()
+"""Each task's question template, by short name (from ``data/task_templates.yaml``)."""
+
+DIRECTION_TEMPLATE = TEMPLATES["direction"]
+POV_TEMPLATE = TEMPLATES["persp.take"]
+PERC_DEC_TEMPLATE = TEMPLATES["perc.dec"]
+ACT2VIEW_TEMPLATE = TEMPLATES["act2view"]
+VIEW2ACT_TEMPLATE = TEMPLATES["view2act"]
+ALLOC_TEMPLATE = TEMPLATES["alloc.map"]
+ROT_TEMPLATE = TEMPLATES["ment.rot"]
+LOC2VIEW_TEMPLATE = TEMPLATES["loc2view"]
+VIEW2LOC_TEMPLATE = TEMPLATES["view2loc"]
 
 
 @dataclass(frozen=True)
