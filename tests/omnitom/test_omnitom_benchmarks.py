@@ -88,7 +88,7 @@ def test_symbolic_agent_is_the_oracle_on_generated_stories() -> None:
 
 def test_model_agent_stage1_parses_its_table_and_fails_without_one() -> None:
     bench = OmniToMStage1Benchmark()
-    samples = samples_of(bench, 4, 2, {"aligner": "exact", "level": "4"})
+    samples = samples_of(bench, 4, 2, {"aligner": "exact", "level": "4", "protocol": "mindloop"})
     golds = gold_of(samples)
 
     def reply(user: str) -> str:
@@ -110,7 +110,7 @@ def test_model_agent_stage2_scores_each_dimension(tmp_path: Path) -> None:
     data = tmp_path / "gold.jsonl"
     write_records(data, appendix_e_records())
     bench = OmniToMStage2Benchmark()
-    samples = samples_of(bench, None, 0, {"data": str(data)})
+    samples = samples_of(bench, None, 0, {"data": str(data), "protocol": "mindloop"})
     golds = gold_of(samples)
     assert [s.group for s in samples][:2] == ["Ambiguous Story Task", "False Belief Task"]
 

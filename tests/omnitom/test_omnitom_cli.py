@@ -38,7 +38,8 @@ def test_score_json_contract(gold_file: Path, tmp_path: Path) -> None:
                                          "exact", "--json"])  # fmt: skip
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
-    assert set(out) == {"stage1", "stage2", "n_stories"} and out["n_stories"] == 7
+    assert set(out) == {"stage1", "stage2", "n_stories", "protocol", "aligner"} and out["n_stories"] == 7
+    assert (out["protocol"], out["aligner"]) == ("release", "exact")
     assert set(out["stage1"]) == {"precision", "recall", "f1"}
     assert (
         set(out["stage2"]) == {"overall", "by_dimension"} and set(out["stage2"]["by_dimension"]) == CONTRACT_DIMENSIONS

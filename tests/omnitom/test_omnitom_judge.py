@@ -52,7 +52,7 @@ class ScriptedJudge:
 
 def test_judge_reproduces_table2_end_to_end() -> None:
     model = ScriptedJudge("```\n" + TABLE2_REPLY + "```")
-    (alignment,) = asyncio.run(JudgeAligner(model).align([task()]))
+    (alignment,) = asyncio.run(JudgeAligner(model, protocol="mindloop").align([task()]))
     assert alignment.error is None and alignment.warnings == ()
     assert alignment.pred_counts == (1, 1, 1, 1, 1, 1) and alignment.gold_counts == (1, 1, 0, 2, 1, 1)
     score = stage1_story_score(task().predicted, task().gold, alignment)
@@ -85,7 +85,7 @@ def test_commas_inside_unquoted_beliefs_are_kept() -> None:
     ],
 )
 def test_unusable_replies_fail_the_story(reply: str, reason: str) -> None:
-    (alignment,) = asyncio.run(JudgeAligner(ScriptedJudge(reply)).align([task()]))
+    (alignment,) = asyncio.run(JudgeAligner(ScriptedJudge(reply), protocol="mindloop").align([task()]))
     assert alignment.error is not None and reason in alignment.error
 
 
@@ -106,9 +106,11 @@ def test_inconsistencies_are_repaired_with_warnings() -> None:
 
 
 def test_model_errors_and_empty_tables() -> None:
-    (failed,) = asyncio.run(JudgeAligner(ScriptedJudge(ModelError("boom", model="m"))).align([task()]))
+    (failed,) = asyncio.run(
+        JudgeAligner(ScriptedJudge(ModelError("boom", model="m")), protocol="mindloop").align([task()])
+    )
     assert failed.error is not None and "judge call failed: m: boom" in failed.error
     model = ScriptedJudge(TABLE2_REPLY)
     empty = AlignmentTask("s", (), task().gold)
-    (al,) = asyncio.run(JudgeAligner(model).align([empty]))
+    (al,) = asyncio.run(JudgeAligner(model, protocol="mindloop").align([empty]))
     assert al.gold_counts == (0,) * 6 and model.prompts == []  # nothing to match: no call

@@ -139,9 +139,10 @@ def test_validation_error_names_story_belief_and_field() -> None:
 
 def test_gold_needs_all_seven_labels_but_predictions_do_not() -> None:
     data = _gold_dict()
-    data["beliefs"][1]["labels"] = {"order": 1}  # type: ignore[index]
+    data["beliefs"][1]["labels"] = {"order": 1, "context": "Neutral"}  # type: ignore[index]
     with pytest.raises(ParseError, match=r"belief 1 .*field labels: missing label\(s\) truth_status"):
         parse_records([(1, data)])
+    data["beliefs"][1]["labels"] = {"order": 1}  # type: ignore[index]
     (record,) = parse_records([(1, data)], partial=True)
     assert record.beliefs[1].labels.order == "1" and record.beliefs[1].labels.truth_status is None
     assert not record.beliefs[1].labels.complete

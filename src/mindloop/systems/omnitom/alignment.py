@@ -17,11 +17,13 @@ import importlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Annotated, Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
+from mindloop.datafiles import load_package_data
 from mindloop.errors import DependencyError, InvalidArgumentError
 from mindloop.metrics.embeddings import MiniLMEncoder, TextEncoder
 from mindloop.systems.omnitom.records import (
@@ -192,6 +194,9 @@ class ExactAligner:
 
 
 # Tokens whose difference never makes two beliefs contradict (function words), and morphological variants.
+_Word = Annotated[str, StringConstraints(pattern=r"^[a-z]+$")]
+
+
 def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
@@ -205,16 +210,38 @@ _ATTITUDE = _words(
     "expect expects expected suspect suspects suspected realize realizes realized realise realises realised "
     "understand understands understood"
 )
-_IRREGULAR = dict(
-    pair.split(":")
-    for pair in _words(
-        "left:leave went:go gone:go saw:see seen:see found:find took:take taken:take put:put told:tell said:say "
-        "says:say came:come got:get gave:give given:give made:make kept:keep"
-    )
-)
+
+
+class _IrregularVerbs(BaseModel):
+    """``data/irregular_verbs.yaml``: base, simple past and past participle of each English irregular verb."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    verbs: tuple[tuple[_Word, _Word, _Word], ...] = Field(min_length=1)
+
+    @field_validator("verbs")
+    @classmethod
+    def _distinct(cls, verbs: tuple[tuple[str, str, str], ...]) -> tuple[tuple[str, str, str], ...]:
+        bases = [v[0] for v in verbs]
+        repeated = [b for i, b in enumerate(bases) if b in bases[:i]]
+        if repeated:
+            raise ValueError(f"the verb {repeated[0]!r} appears twice")
+        return verbs
+
+    def past_forms(self) -> dict[str, str]:
+        """Each past form that is not itself a base (``lay`` stays ``lay``), mapped to its base."""
+        bases = {v[0] for v in self.verbs}
+        return {form: base for base, *forms in self.verbs for form in forms if form not in bases}
+
+
+_IRREGULAR = load_package_data(_IrregularVerbs, __name__.rsplit(".", 1)[0], "irregular_verbs.yaml").past_forms()
+_DOUBLED = re.compile(r"([b-df-hj-np-tv-z])\1$")
 
 
 def _stem(word: str) -> str:
+    """A light stem: attitude verbs as one token, irregular past forms as their base (``brought`` -> ``bring``),
+    then -ing/-ed/-es/-s cut and a doubled final consonant undoubled (``nodded`` and ``nods`` -> ``nod``,
+    ``planned`` -> ``plan``), and a final ``e`` dropped (``leaves`` and ``left`` -> ``leav``)."""
     if word in _ATTITUDE:
         return "<att>"
     word = _IRREGULAR.get(word, word)
@@ -222,6 +249,7 @@ def _stem(word: str) -> str:
         if word.endswith(suffix) and len(word) > len(suffix) + 2 and not word.endswith("ss"):
             word = word[: -len(suffix)]
             break
+    word = _DOUBLED.sub(r"\1", word) if len(word) > 3 else word
     return word.rstrip("e") or word
 
 

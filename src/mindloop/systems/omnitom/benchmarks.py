@@ -9,7 +9,14 @@ seeded templated false-belief stories annotated by the symbolic annotator (exact
   prompt with the App. E example of the story's category); the reply's table is parsed tolerantly, and a reply
   without a table is a failed sample scored 0.
 
-Options are the fields of :class:`OmniToMOptions` (both stages: ``data``, ``level``) and, for Stage 1, of
+``protocol=release`` (the default) runs the official release's protocol (its user messages, its reply parsing, its
+judge, Stage 2 rows matched to gold by exact normalised ``(actor, belief, occurrence)`` key; see
+:mod:`~mindloop.systems.omnitom.release`); ``protocol=mindloop`` runs mindloop's own (the tolerant parsers, the
+``Story:`` user messages, the judge with Table 2 as its example, positional fallback in Stage 2). Level 4 keeps
+mindloop's Level 4 system prompt under either protocol (the release publishes only the zero-shot one).
+
+Options are the fields of :class:`OmniToMOptions` (both stages: ``data``, ``split``, ``level``, ``protocol``) and,
+for Stage 1, of
 :class:`OmniToMStage1Options`: ``aligner=auto|embedded|exact`` (``auto``: embedded when the ``metrics`` extra is
 installed, else exact; the summary names the one used), ``threshold=0.8`` (embedded), ``judge=MODEL`` (the paper's
 model judge instead). Settings travel inside each sample, so worker processes score the same way.
@@ -28,6 +35,7 @@ from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample
 from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError
 from mindloop.metrics.embeddings import encoder_available
 from mindloop.metrics.stats import mean
+from mindloop.systems.omnitom import release
 from mindloop.systems.omnitom.annotator import annotate_text
 from mindloop.systems.omnitom.examples import appendix_e_record
 from mindloop.systems.omnitom.metrics import (
@@ -72,6 +80,12 @@ class OmniToMOptions(Options):
     level: Literal[3, 4] = Field(
         3, description="TELeR prompt level of the model agent: 3 (zero-shot) or 4 (with the App. E example)"
     )
+    protocol: Literal["release", "mindloop"] = Field(
+        "release",
+        description="release: the official release's messages, parsing, judge and Stage 2 key matching; "
+        "mindloop: mindloop's own",
+    )
+    split: str | None = Field(None, description="only the records of data whose split field is this")
 
 
 class OmniToMStage1Options(OmniToMOptions):
@@ -85,7 +99,7 @@ class OmniToMStage1Options(OmniToMOptions):
 
 
 def _settings(options: OmniToMOptions) -> dict[str, Any]:
-    settings: dict[str, Any] = {"level": options.level}
+    settings: dict[str, Any] = {"level": options.level, "protocol": options.protocol}
     if isinstance(options, OmniToMStage1Options):
         aligner: str = options.aligner
         if aligner == "auto":
@@ -94,16 +108,40 @@ def _settings(options: OmniToMOptions) -> dict[str, Any]:
     return settings
 
 
-def omnitom_samples(n: int | None, seed: int, data: str | None, settings: Mapping[str, Any]) -> list[Sample]:
-    """Samples of gold records: the first ``n`` of ``data``, else ``n`` generated annotated stories."""
+def omnitom_samples(
+    n: int | None,
+    seed: int,
+    data: str | None,
+    settings: Mapping[str, Any],
+    *,
+    split: str | None = None,
+    stage: int = 1,
+) -> list[Sample]:
+    """Samples of gold records: the first ``n`` of ``data`` (of its ``split`` when given), else ``n`` generated
+    annotated stories. Stage 2 refuses Stage 1 golds (only the order labelled)."""
     if data is not None:
         records = read_records(data)
+        if split is not None:
+            splits = sorted({r.split for r in records if r.split is not None})
+            records = [r for r in records if r.split == split]
+            if not records:
+                raise InvalidArgumentError(
+                    f"{data}: no record has split {split!r} (splits in the file: {', '.join(splits) or 'none'})"
+                )
         records = records[:n] if n is not None else records
         empty = [r.story_id for r in records if not r.beliefs]
         if empty:
             raise InvalidArgumentError(
                 f"{data}: {len(empty)} record(s) have no gold beliefs to score against (first: story {empty[0]})"
             )
+        partial = [r.story_id for r in records if not r.stage2_ready]
+        if stage == 2 and partial:
+            raise InvalidArgumentError(
+                f"{data}: {len(partial)} record(s) are Stage 1 golds (only the order labelled; first: story "
+                f"{partial[0]}); omnitom-stage2 needs all seven labels"
+            )
+    elif split is not None:
+        raise InvalidArgumentError("split selects records of a data file: give data=FILE too")
     else:
         stories = generate_false_belief_stories(DEFAULT_N if n is None else n, seed=seed)
         records = [annotate_text(s, story_id=i) for i, s in enumerate(stories)]
@@ -119,6 +157,23 @@ def omnitom_samples(n: int | None, seed: int, data: str | None, settings: Mappin
 
 _STAGE1_ZERO = {"precision": 0.0, "recall": 0.0, "f1": 0.0}
 _STAGE2_ZERO = {**dict.fromkeys(DIMENSIONS, 0.0), "overall": 0.0}
+
+
+def _protocol(settings: Mapping[str, Any]) -> release.Protocol:
+    """A sample's protocol (samples recorded before the option existed ran mindloop's)."""
+    return "release" if settings.get("protocol") == "release" else "mindloop"
+
+
+def _scorer(settings: Mapping[str, Any]) -> str:
+    """What gave the Stage 1 MatchCounts, in words: the judge, or the embedded/exact aligner standing in for it."""
+    if settings.get("imported"):
+        return str(settings.get("scorer", ""))
+    if settings.get("judge"):
+        return f"judge:{settings['judge']} ({_protocol(settings)} protocol)"
+    aligner = str(settings.get("aligner", ""))
+    if aligner == "embedded":
+        aligner = f"embedded(threshold={float(settings.get('threshold', 0.8)):g})"
+    return f"{aligner} aligner: mindloop's offline stand-in for the paper's judge" if aligner else ""
 
 
 def _record(sample: Sample) -> StoryRecord:
@@ -145,9 +200,11 @@ class _OmniToMBase:
             "model": AgentSpec("a chat model with the paper's TELeR prompt", self._model, needs_model=True),
         }
 
+    stage = 1
+
     def samples(self, n: int | None, seed: int, options: OmniToMOptions) -> list[Sample]:
         """Gold-record samples (deterministic in ``n``, ``seed`` and ``options``)."""
-        return omnitom_samples(n, seed, options.data, _settings(options))
+        return omnitom_samples(n, seed, options.data, _settings(options), split=options.split, stage=self.stage)
 
     async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
         """Answer one story with the agent in ``ctx.agent`` and score it (failures score 0)."""
@@ -172,14 +229,15 @@ class OmniToMStage1Benchmark(_OmniToMBase):
         self._aligners: dict[tuple[Any, ...], Aligner] = {}
 
     def _aligner(self, settings: Mapping[str, Any]) -> Aligner:
-        key = (settings.get("aligner"), settings.get("threshold"), settings.get("judge"))
+        protocol: release.Protocol = "mindloop" if settings.get("protocol") == "mindloop" else "release"
+        key = (settings.get("aligner"), settings.get("threshold"), settings.get("judge"), protocol)
         aligner = self._aligners.get(key)
         if aligner is None:
             if settings.get("judge"):
                 from mindloop.models.base import load_model
                 from mindloop.systems.omnitom.judge import JudgeAligner
 
-                aligner = JudgeAligner(load_model(str(settings["judge"])))
+                aligner = JudgeAligner(load_model(str(settings["judge"])), protocol=protocol)
             elif settings.get("aligner") == "embedded":
                 aligner = EmbeddingAligner(threshold=float(settings.get("threshold", 0.8)))
             else:
@@ -202,20 +260,30 @@ class OmniToMStage1Benchmark(_OmniToMBase):
         """Extract with the model's TELeR prompt (a reply without table rows fails), then align and score."""
         assert ctx.model is not None  # dispatch refuses a model agent without a model
         gold = _record(sample)
-        level: Level = 4 if sample.input.get("settings", {}).get("level") == 4 else 3
+        settings = sample.input.get("settings", {})
+        level: Level = 4 if settings.get("level") == 4 else 3
         messages = stage1_messages(
             gold.story, level=level, category=gold.story_category, examples=_examples(gold, level)
         )
+        if _protocol(settings) == "release":
+            messages = release.stage1_messages(
+                gold.story, system=str(messages[0]["content"]) if level == 4 else release.STAGE1_SYSTEM
+            )
         reply = await ctx.model.generate(messages, ctx.config)
-        parsed = parse_stage1(reply.text)
+        if _protocol(settings) == "release":
+            beliefs, dropped = release.parse_extraction(reply.text)
+            malformed = [{"line": 0, "text": d, "reason": "empty actor or belief"} for d in dropped]
+        else:
+            parsed = parse_stage1(reply.text)
+            beliefs, malformed = list(parsed.beliefs), [m.to_json() for m in parsed.malformed]
         output: dict[str, Any] = {
-            "beliefs": [b.model_dump(mode="json") for b in parsed.beliefs],
-            "malformed": [m.to_json() for m in parsed.malformed],
+            "beliefs": [b.model_dump(mode="json") for b in beliefs],
+            "malformed": malformed,
             "reply": reply.text,
         }
-        if not parsed.beliefs:
+        if not beliefs:
             return Outcome(output, dict(_STAGE1_ZERO), error="no Actor | Belief | Order table rows in the reply")
-        return await self._score(sample, gold, parsed.beliefs, output)
+        return await self._score(sample, gold, beliefs, output)
 
     async def _score(
         self, sample: Sample, gold: StoryRecord, predicted: Sequence[BeliefRecord], output: dict[str, Any]
@@ -263,6 +331,8 @@ class OmniToMStage1Benchmark(_OmniToMBase):
                 if (v := [r.scores[f"f1_order_{b}"] for r in records if f"f1_order_{b}" in r.scores])
             },
             "aligner": f"judge:{settings['judge']}" if settings.get("judge") else settings.get("aligner", ""),
+            "scorer": _scorer(settings),
+            "protocol": _protocol(settings),
         }
 
 
@@ -272,6 +342,7 @@ class OmniToMStage2Benchmark(_OmniToMBase):
     name = "omnitom-stage2"
     description = "OmniToM Stage 2 seven-dimension belief labelling accuracy (generated golds, or data=FILE)"
     options_model = OmniToMOptions
+    stage = 2
 
     @staticmethod
     def _gold(sample: Sample) -> StoryRecord:
@@ -284,7 +355,11 @@ class OmniToMStage2Benchmark(_OmniToMBase):
         """Label the gold beliefs with the symbolic annotator's labels, then score each dimension."""
         gold = self._gold(sample)
         try:
-            labels = stage2_labels_for_gold(_symbolic(gold).beliefs, gold.beliefs)
+            predicted = _symbolic(gold).beliefs
+            if _protocol(sample.input.get("settings", {})) == "release":
+                labels = release.stage2_labels_by_key(predicted, gold.beliefs)
+            else:
+                labels = stage2_labels_for_gold(predicted, gold.beliefs)
         except SETUP_ERRORS:
             raise
         except MindloopError as exc:
@@ -295,11 +370,22 @@ class OmniToMStage2Benchmark(_OmniToMBase):
         """Label the gold beliefs with the model's TELeR prompt (a reply without a table fails), then score."""
         assert ctx.model is not None  # dispatch refuses a model agent without a model
         gold = self._gold(sample)
-        level: Level = 4 if sample.input.get("settings", {}).get("level") == 4 else 3
+        settings = sample.input.get("settings", {})
+        level: Level = 4 if settings.get("level") == 4 else 3
         messages = stage2_messages(gold.story, gold.beliefs, level=level, examples=_examples(gold, level))
+        if _protocol(settings) == "release":
+            system = str(messages[0]["content"]) if level == 4 else release.STAGE2_SYSTEM
+            messages = release.stage2_messages(gold.story, gold.beliefs, system=system)
         reply = await ctx.model.generate(messages, ctx.config)
+        if _protocol(settings) == "release":
+            rows = release.parse_labels(reply.text)
+            output: dict[str, Any] = {"malformed": [], "reply": reply.text}
+            if not rows:
+                output["labels"] = []
+                return Outcome(output, dict(_STAGE2_ZERO), error="no labelled belief table in the reply")
+            return self._score(gold, release.stage2_labels_by_key(rows, gold.beliefs), output)
         parsed = parse_stage2(reply.text, gold.beliefs)
-        output: dict[str, Any] = {"malformed": [m.to_json() for m in parsed.malformed], "reply": reply.text}
+        output = {"malformed": [m.to_json() for m in parsed.malformed], "reply": reply.text}
         if not parsed.found_table:
             output["labels"] = []
             return Outcome(output, dict(_STAGE2_ZERO), error="no labelled belief table in the reply")
@@ -326,9 +412,11 @@ class OmniToMStage2Benchmark(_OmniToMBase):
         def dims(rs: Sequence[SampleRecord]) -> dict[str, float | None]:
             return {d: mean([r.scores.get(d, 0.0) for r in rs]) for d in (*DIMENSIONS, "overall")}
 
+        settings = records[0].sample.input.get("settings", {}) if records else {}
         return {
             "overall": mean([r.scores.get("overall", 0.0) for r in records]),
             "by_dimension": {d: mean([r.scores.get(d, 0.0) for r in records]) for d in DIMENSIONS},
+            "protocol": _protocol(settings),
             "n": len(records),
             "failed": sum(1 for r in records if r.status == "failed"),
             "by_category": {c: {**dims(by_cat[c]), "n": len(by_cat[c])} for c in cats},

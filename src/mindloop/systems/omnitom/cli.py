@@ -1,15 +1,17 @@
-"""``mindloop omnitom score`` / ``annotate``, and ``describe_tombench`` for ``mindloop data describe tombench``.
+"""``mindloop omnitom score`` / ``annotate`` / ``import``, and ``describe_tombench`` for ``mindloop data describe
+tombench``.
 
-``score --pred P --gold G [--judge MODEL] --json`` prints exactly one JSON object::
+``score --pred P --gold G [--judge MODEL] [--protocol release|mindloop] --json`` prints one JSON object::
 
     {"stage1": {"precision", "recall", "f1"},
      "stage2": {"overall", "by_dimension": {"order", "truth_status", "knowledge_access", "representation",
                                             "content_type", "mental_source", "context"}},
-     "n_stories"}
+     "n_stories", "protocol", "aligner"}
 
-with macro averages in [0, 1]. Human output (tables laid out like the paper's Table 3 and Table 10) goes to
-stderr.
-"""
+with macro averages in [0, 1]; ``aligner`` names what gave the Stage 1 MatchCounts (``judge:MODEL``, or the
+embedded / exact aligner standing in for the judge offline). Human output (tables laid out like the paper's Table 3
+and Table 10) goes to stderr. ``import DIR`` turns the CSV outputs of the release's own replication script into
+``omnitom-stage1`` / ``omnitom-stage2`` runs of the run store."""
 
 from __future__ import annotations
 
@@ -45,6 +47,11 @@ class _AlignerChoice(StrEnum):
     exact = "exact"
 
 
+class _ProtocolChoice(StrEnum):
+    release = "release"
+    mindloop = "mindloop"
+
+
 @omnitom_app.command("score")
 def score(
     pred: Annotated[Path, typer.Option("--pred", help="Predicted records (JSON or JSONL, Table 7 format).")],
@@ -60,9 +67,20 @@ def score(
     threshold: Annotated[
         float, typer.Option("--threshold", help="Cosine threshold of the embedded aligner.", min=-1.0, max=1.0)
     ] = 0.80,
+    protocol: Annotated[
+        _ProtocolChoice,
+        typer.Option(
+            "--protocol",
+            help="release: the official release's judge messages and few-shot examples, unreadable judge replies "
+            "scored as unmatched, Stage 2 rows matched by exact (actor, belief, occurrence); mindloop: its own.",
+        ),
+    ] = _ProtocolChoice.release,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
 ) -> None:
-    """Score Stage 1 (MatchCount F1) and Stage 2 (labelling accuracy) of PRED against GOLD, story by story."""
+    """Score Stage 1 (MatchCount F1) and Stage 2 (labelling accuracy) of PRED against GOLD, story by story.
+
+    Without --judge, Stage 1 MatchCounts come from the embedded (or exact) aligner, mindloop's offline stand-in for
+    the paper's judge; every output names the one used."""
     from mindloop.metrics.embeddings import encoder_available
     from mindloop.systems.omnitom.metrics import Aligner, EmbeddingAligner, ExactAligner, score_records
     from mindloop.systems.omnitom.records import read_records
@@ -78,7 +96,7 @@ def score(
         from mindloop.systems.omnitom.judge import JudgeAligner
 
         model = load_model(judge, ModelOptions(base_url=base_url))
-        chosen = JudgeAligner(model)
+        chosen = JudgeAligner(model, protocol=protocol.value)
     elif aligner == _AlignerChoice.exact or (aligner == _AlignerChoice.auto and not encoder_available()):
         chosen = ExactAligner()
     else:
@@ -86,7 +104,7 @@ def score(
 
     async def run() -> OmniToMScore:
         try:
-            return await score_records(pred_records, gold_records, chosen)
+            return await score_records(pred_records, gold_records, chosen, protocol=protocol.value)
         finally:
             if model is not None:
                 await model.aclose()
@@ -107,6 +125,8 @@ def _warn(result: OmniToMScore) -> None:
         console.print(f"warning: {len(result.unmatched_predictions)} predicted stor(ies) have no gold story (ignored)")
     if result.skipped_gold:
         console.print(f"warning: {len(result.skipped_gold)} gold stor(ies) have no beliefs (skipped)")
+    if result.stage1_only:
+        console.print(f"note: {len(result.stage1_only)} gold stor(ies) label only the order: Stage 1 only")
 
 
 def _show_score(result: OmniToMScore, model_name: str) -> None:
@@ -119,8 +139,9 @@ def _show_score(result: OmniToMScore, model_name: str) -> None:
     console = err_console()
     s1 = result.stage1
     p1 = s1.overall.to_json()
+    scorer = s1.aligner if s1.aligner.startswith("judge:") else f"{s1.aligner}, offline stand-in for the judge"
     console.print(
-        f"{result.n_stories} stories · Stage 1 ({s1.aligner}): P {num(p1['precision'])} "
+        f"{result.n_stories} stories · {result.protocol} protocol · Stage 1 ({scorer}): P {num(p1['precision'])} "
         f"R {num(p1['recall'])} F1 {num(p1['f1'])} · Stage 2 overall {num(result.stage2.overall)}"
     )
     layouts = (
@@ -225,3 +246,49 @@ def describe_tombench(
         table.add_row(name, str(c["stories"]), str(c["questions"]))
     table.add_row("total", str(total["stories"]), str(total["questions"]))
     err_console().print(table)
+
+
+@omnitom_app.command("import")
+def import_run(
+    folder: Annotated[
+        Path,
+        typer.Argument(help="The output folder of the release's replication script (extraction/, labeling/, judge/)."),
+    ],
+    gold: Annotated[
+        Path | None,
+        typer.Option(
+            "--gold", help="The release's benchmark_story_belief_labels.jsonl (default: the manifest's dataset_path)."
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+) -> None:
+    """Import a run of the release's own replication script (its extraction, labeling and judge CSVs) into the run
+    store as omnitom-stage1 / omnitom-stage2 runs, scored as the release scores them."""
+    from mindloop.bench.runner import summarize_run
+    from mindloop.bench.store import RunStore
+    from mindloop.paths import runs_path
+    from mindloop.systems.omnitom.replication import import_replication
+
+    with RunStore(runs_path()) as store:
+        runs = import_replication(folder, store, gold=gold)
+        summaries = {r.run_id: summarize_run(r.run_id, store).metrics for r in runs}
+    if as_json:
+        items = [
+            {
+                "benchmark": r.benchmark,
+                "run_id": r.run_id,
+                "n": r.n,
+                "failed": r.n_failed,
+                "metrics": summaries[r.run_id],
+            }
+            for r in runs
+        ]
+        print(json.dumps({"runs": items}))
+        return
+    console = err_console()
+    for r in runs:
+        m = summaries[r.run_id]
+        key = "f1" if r.benchmark == "omnitom-stage1" else "overall"
+        figure = f"{key} {m[key]:.4f}" if m.get(key) is not None else f"{key} N/A"
+        console.print(f"{r.benchmark}: {r.run_id} ({r.n} stories, {r.n_failed} failed) · {figure}")
+        console.print(f"  report: mindloop report {r.run_id}")

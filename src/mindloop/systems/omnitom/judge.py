@@ -1,5 +1,11 @@
 """The paper's Stage 1 aligner: a model judge given the C.4 prompt, replying with two CSV tables.
 
+Under the release's protocol (``protocol="release"``, the default) the judge gets the release's messages and three
+few-shot examples and its reply is read as the release reads it (:mod:`~mindloop.systems.omnitom.release`): each
+input row takes the count of the reply row with the same normalised actor and belief, and a reply that cannot be
+read leaves the story's rows unmatched (counts 0, a warning says so). What follows is mindloop's own protocol
+(``protocol="mindloop"``).
+
 The judge sees the story, the predicted and the gold ``Actor,Belief`` tables, and must return them as
 ``Prediction Table`` and ``Ground Truth Table`` with a ``MatchCount`` column, rows in input order. The reply is
 parsed and checked:
@@ -25,6 +31,8 @@ from mindloop.models.base import ChatModel, GenerationConfig
 from mindloop.systems.omnitom.examples import TABLE2
 from mindloop.systems.omnitom.metrics import Alignment, AlignmentTask, actor_key, belief_key, map_actors
 from mindloop.systems.omnitom.prompts import Level, judge_messages
+from mindloop.systems.omnitom.release import Protocol, judge_counts, parse_judge_tables
+from mindloop.systems.omnitom.release import judge_messages as release_judge_messages
 
 __all__ = ["JudgeAligner", "JudgeTables", "check_judge_tables", "parse_judge_reply"]
 
@@ -163,9 +171,11 @@ def _bounded(count: int, limit: int, what: str, warnings: list[str]) -> int:
 class JudgeAligner:
     """Stage 1 alignment by a model judge (the paper's protocol; GPT-5 in the paper).
 
-    ``level`` 4 (default, as in the paper's evaluation) appends the Level 4 block and ``examples`` (Table 2 by
-    default); ``concurrency`` bounds simultaneous judge calls. Model errors and unusable replies become
-    ``Alignment.failed`` with the reason.
+    ``protocol="release"`` (default): the release's judge messages with its first ``fewshots`` examples (3, its
+    setting); an unreadable reply scores the story's rows as unmatched. ``protocol="mindloop"``: ``level`` 4
+    appends the Level 4 block and ``examples`` (Table 2 by default); unusable replies become ``Alignment.failed``.
+    ``concurrency`` bounds simultaneous judge calls. A model error (the call itself failed) is
+    ``Alignment.failed`` under both protocols: there is no reply to score.
     """
 
     def __init__(
@@ -178,8 +188,12 @@ class JudgeAligner:
         ),
         config: GenerationConfig | None = None,
         concurrency: int = 8,
+        protocol: Protocol = "release",
+        fewshots: int = 3,
     ) -> None:
         self.model = model
+        self.protocol: Protocol = protocol
+        self.fewshots = fewshots
         self.level: Level = level
         self.examples = tuple(examples)
         self.config = config or GenerationConfig(temperature=0.0, max_tokens=4096)
@@ -194,6 +208,8 @@ class JudgeAligner:
         """Ask the judge about one story (no call when either table is empty: nothing can match)."""
         if not task.predicted or not task.gold:
             return Alignment((0,) * len(task.predicted), (0,) * len(task.gold))
+        if self.protocol == "release":
+            return await self._align_release(task)
         messages = judge_messages(
             task.story,
             [(b.actor, b.belief) for b in task.predicted],
@@ -209,6 +225,24 @@ class JudgeAligner:
             return check_judge_tables(parse_judge_reply(reply.text), task)
         except JudgeReplyError as exc:
             return Alignment.failed(f"unusable judge reply: {exc}")
+
+    async def _align_release(self, task: AlignmentTask) -> Alignment:
+        pred_rows = [(b.actor, b.belief) for b in task.predicted]
+        gold_rows = [(b.actor, b.belief) for b in task.gold]
+        messages = release_judge_messages(task.story, pred_rows, gold_rows, fewshots=self.fewshots)
+        try:
+            reply = await self.model.generate(messages, self.config)
+        except ModelError as exc:
+            return Alignment.failed(f"judge call failed: {exc}")
+        parsed_pred, parsed_gold = parse_judge_tables(reply.text)
+        pred = judge_counts(pred_rows, parsed_pred)
+        gold = judge_counts(gold_rows, parsed_gold)
+        warnings = []
+        if not parsed_pred or not parsed_gold:
+            warnings.append(
+                "unreadable judge reply (a table is missing): its rows are scored unmatched, as the release does"
+            )
+        return Alignment(tuple(pred), tuple(gold), warnings=tuple(warnings))
 
     async def align(self, tasks: Sequence[AlignmentTask]) -> list[Alignment]:
         """Align every story, at most ``concurrency`` judge calls at a time."""

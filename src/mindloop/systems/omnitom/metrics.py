@@ -11,7 +11,9 @@ Alignment is pluggable (:class:`Aligner`) and lives in :mod:`~mindloop.systems.o
 
 Stage 2 scores labels of the gold beliefs: per story and dimension, the share of gold beliefs whose predicted
 label equals the gold label (a missing or illegal prediction is wrong), overall = mean of the seven;
-stories are macro-averaged.
+stories are macro-averaged. Which predicted row labels which gold belief depends on the protocol: the release's
+exact normalised ``(actor, belief, occurrence)`` key (:func:`~mindloop.systems.omnitom.release.stage2_labels_by_key`,
+the default) or mindloop's actor mapping (:func:`stage2_labels_for_gold`).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from mindloop.systems.omnitom.records import (
     is_world,
     order_bucket,
 )
+from mindloop.systems.omnitom.release import Protocol, stage2_labels_by_key
 
 __all__ = [
     "BUCKETS",
@@ -305,25 +308,33 @@ class OmniToMScore:
     stage2_stories: tuple[Stage2StoryScore, ...] = ()
     unmatched_predictions: tuple[int, ...] = ()
     skipped_gold: tuple[int, ...] = ()
+    protocol: str = "release"
+    stage1_only: tuple[int, ...] = ()
+    """Gold stories that carry only the order (Stage 1 golds): scored in Stage 1, not in Stage 2."""
 
     def to_json(self) -> dict[str, Any]:
         """The command-line contract: ``{"stage1": {precision, recall, f1}, "stage2": {overall, by_dimension},
-        "n_stories"}``."""
+        "n_stories", "protocol", "aligner"}`` (``aligner`` names what gave the Stage 1 MatchCounts)."""
         return {
             "stage1": self.stage1.overall.to_json(),
             "stage2": {"overall": self.stage2.overall, "by_dimension": dict(self.stage2.by_dimension)},
             "n_stories": self.n_stories,
+            "protocol": self.protocol,
+            "aligner": self.stage1.aligner,
         }
 
 
 async def score_records(
-    predicted: Sequence[StoryRecord], gold: Sequence[StoryRecord], aligner: Aligner
+    predicted: Sequence[StoryRecord], gold: Sequence[StoryRecord], aligner: Aligner, *, protocol: Protocol = "release"
 ) -> OmniToMScore:
     """Score predictions against gold records, matched by ``story_id``.
 
     A gold story without a prediction scores 0 in both stages; predictions of unknown stories are listed in
-    ``unmatched_predictions``; gold stories without beliefs are skipped (``skipped_gold``); stories whose
-    alignment failed are left out of Stage 1 and counted in ``stage1.n_unscored``.
+    ``unmatched_predictions``; gold stories without beliefs are skipped (``skipped_gold``); Stage 1 golds (only
+    the order labelled) are left out of Stage 2 (``stage1_only``); stories whose alignment failed are left out of
+    Stage 1 and counted in ``stage1.n_unscored`` (under the release's protocol only a failed judge *call* does
+    that: an unreadable reply scores the story's rows as unmatched). ``protocol`` picks how Stage 2 matches
+    predicted rows to gold beliefs.
     """
     by_id = {p.story_id: p for p in predicted}
     scored = [g for g in gold if g.beliefs]
@@ -342,7 +353,14 @@ async def score_records(
             s1.append(
                 stage1_story_score(task.predicted, g.beliefs, alignment, story_id=g.story_id, category=g.story_category)
             )
-        s2.append(stage2_story_score(task.predicted, g.beliefs, story_id=g.story_id, category=g.story_category))
+        if not g.stage2_ready:
+            continue
+        labels = (
+            stage2_labels_by_key(task.predicted, g.beliefs)
+            if protocol == "release"
+            else stage2_labels_for_gold(task.predicted, g.beliefs)
+        )
+        s2.append(stage2_story_score(labels, g.beliefs, story_id=g.story_id, category=g.story_category))
     gold_ids = {g.story_id for g in gold}
     return OmniToMScore(
         stage1=summarize_stage1(s1, n_unscored=unscored, aligner=aligner.name),
@@ -352,12 +370,16 @@ async def score_records(
         stage2_stories=tuple(s2),
         unmatched_predictions=tuple(p.story_id for p in predicted if p.story_id not in gold_ids),
         skipped_gold=skipped,
+        protocol=protocol,
+        stage1_only=tuple(g.story_id for g in scored if not g.stage2_ready),
     )
 
 
-def score_records_sync(predicted: Sequence[StoryRecord], gold: Sequence[StoryRecord], aligner: Aligner) -> OmniToMScore:
+def score_records_sync(
+    predicted: Sequence[StoryRecord], gold: Sequence[StoryRecord], aligner: Aligner, *, protocol: Protocol = "release"
+) -> OmniToMScore:
     """:func:`score_records` for code that is not already in an event loop."""
-    return asyncio.run(score_records(predicted, gold, aligner))
+    return asyncio.run(score_records(predicted, gold, aligner, protocol=protocol))
 
 
 # ---- tables -------------------------------------------------------------------------------------------------------

@@ -5,7 +5,10 @@ One record per story: ``story_id``, ``story_category`` (one of the seven retaine
 proposition and seven ``labels`` (order, truth_status, knowledge_access, representation, content_type,
 mental_source, context). Labels are canonicalised on the way in: legal variants (case, whitespace, a
 ``Truth Status:`` prefix, the compact display labels of App. E such as ``Identity``) become the canonical label;
-anything else is an error in gold records and counts as no label (so, incorrect) in predictions.
+anything else is an error in gold records and counts as no label (so, incorrect) in predictions. Knowledge Access
+also accepts ``Unknown`` (:data:`RELEASE_EXTRA_LABELS`): the paper's set has no such label, but the official
+release's scorer accepts it. Gold may carry only the ``order`` label (a Stage 1 gold: :attr:`BeliefLabels.order_only`);
+it is scored in Stage 1 and has nothing to score in Stage 2. The release's optional ``split`` field is kept.
 
 Files are JSON (one object or an array of objects) or JSONL (one object per line). Validation errors are
 :class:`~mindloop.errors.ParseError` naming the file, line, story, belief and field.
@@ -33,6 +36,7 @@ __all__ = [
     "DIMENSION_NAMES",
     "DIMENSION_SHORT_NAMES",
     "LABEL_SETS",
+    "RELEASE_EXTRA_LABELS",
     "WORLD_ACTOR",
     "BeliefLabels",
     "BeliefRecord",
@@ -81,6 +85,15 @@ LABEL_SETS: dict[str, tuple[str, ...]] = {
     "context": ("Deceptive", "Temporal", "Counterfactual", "Neutral"),
 }
 """The closed label set of each dimension (App. A.2), canonical spelling."""
+
+RELEASE_EXTRA_LABELS: dict[str, tuple[str, ...]] = {"knowledge_access": ("Unknown",)}
+"""Labels outside the paper's sets that the official release's scorer accepts (its Knowledge Access aliases map
+``unknown`` to ``Unknown``), so its gold and predictions may hold them."""
+
+
+def _accepted(dimension: str) -> tuple[str, ...]:
+    return LABEL_SETS[dimension] + RELEASE_EXTRA_LABELS.get(dimension, ())
+
 
 DIMENSION_NAMES: dict[str, str] = {
     "order": "Order",
@@ -144,7 +157,7 @@ def _key(text: str) -> str:
 def _aliases() -> dict[str, dict[str, str]]:
     table: dict[str, dict[str, str]] = {}
     for dim, labels in LABEL_SETS.items():
-        entry = {_key(label): label for label in labels}
+        entry = {_key(label): label for label in _accepted(dim)}
         if dim == "content_type":
             for label in labels:  # each half of a slash label names it too: "Contents", "Physical State", ...
                 for part in label.split("/"):
@@ -217,7 +230,7 @@ def canonical_label(dimension: str, value: object) -> str:
     """Like :func:`normalize_label` but raises :class:`InvalidArgumentError` naming the legal labels."""
     label = normalize_label(dimension, value)
     if label is None:
-        legal = ", ".join(LABEL_SETS[dimension])
+        legal = ", ".join(_accepted(dimension))
         raise InvalidArgumentError(f"{value!r} is not a legal {DIMENSION_NAMES[dimension]} label (expected {legal})")
     return label
 
@@ -266,7 +279,7 @@ class BeliefLabels(BaseModel):
         assert info.field_name is not None
         label = normalize_label(info.field_name, value)
         if label is None and not _partial(info):
-            legal = ", ".join(LABEL_SETS[info.field_name])
+            legal = ", ".join(_accepted(info.field_name))
             raise ValueError(f"{value!r} is not a legal {DIMENSION_NAMES[info.field_name]} label (expected {legal})")
         return label
 
@@ -274,9 +287,17 @@ class BeliefLabels(BaseModel):
     def _complete(self, info: ValidationInfo) -> BeliefLabels:
         if _gold(info):
             missing = [d for d in DIMENSIONS if getattr(self, d) is None]
-            if missing:
-                raise ValueError(f"missing label(s) {', '.join(missing)} (gold records need all seven)")
+            if missing and not self.order_only:
+                raise ValueError(
+                    f"missing label(s) {', '.join(missing)} (gold records need all seven, or only the order for a "
+                    "Stage 1 gold)"
+                )
         return self
+
+    @property
+    def order_only(self) -> bool:
+        """Whether only the order is labelled (a Stage 1 gold: nothing to score in Stage 2)."""
+        return self.order is not None and all(getattr(self, d) is None for d in DIMENSIONS[1:])
 
     @classmethod
     def partial(cls, **labels: object) -> BeliefLabels:
@@ -353,6 +374,8 @@ class StoryRecord(BaseModel):
     story_category: str
     story: str
     beliefs: tuple[BeliefRecord, ...] = ()
+    split: str | None = None
+    """The official release's optional split name, kept as given."""
 
     @field_validator("story_category")
     @classmethod
@@ -374,9 +397,17 @@ class StoryRecord(BaseModel):
         """Actors in order of first appearance (``world`` included when present)."""
         return list(dict.fromkeys(b.actor for b in self.beliefs))
 
+    @property
+    def stage2_ready(self) -> bool:
+        """Whether every belief has all seven labels (a Stage 1 gold carries only the order)."""
+        return all(b.labels.complete for b in self.beliefs)
+
     def to_json(self) -> dict[str, Any]:
-        """JSON-ready dict in the Table 7 layout."""
-        return self.model_dump(mode="json")
+        """JSON-ready dict in the Table 7 layout (``split`` only when the record has one)."""
+        data = self.model_dump(mode="json")
+        if data.get("split") is None:
+            data.pop("split", None)
+        return data
 
 
 def _describe_error(obj: object, error: Mapping[str, Any]) -> str:

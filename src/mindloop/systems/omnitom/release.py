@@ -1,0 +1,540 @@
+"""The official OmniToM release's evaluation protocol: its prompts, its parsers of model replies, its judge, and its
+row matching, as its public replication script runs them.
+
+The release (the OmniToM review release, MIT) ships ``benchmark_story_belief_labels.jsonl`` and a replication
+script that builds one system prompt and one user message per stage, parses the replies, asks a semantic judge for
+Stage 1 MatchCounts and scores both stages. mindloop follows it here, and it is mindloop's default protocol
+(``protocol=release``); the protocol mindloop had before is kept as ``protocol=mindloop``
+(:mod:`~mindloop.systems.omnitom.prompts`, :mod:`~mindloop.systems.omnitom.tables`,
+:mod:`~mindloop.systems.omnitom.judge`). docs/omnitom.md sets the two side by side. What the release does:
+
+* **User messages.** Stage 1: a format instruction, ``Story Narrative:`` and the story, a closing line naming the
+  table header. Stage 2: the same with ``Belief table:`` (``Actor | Belief`` rows). The judge: an instruction,
+  ``Story Narrative:``, ``Prediction Table:`` (CSV, quoted only where needed) and ``Ground Truth Table:`` (every
+  field quoted), a closing line. No story id or category reaches the model (the release's prompt-builder
+  revision whose three builders all leave them out, in line with its README).
+* **The judge's system prompt** is C.4's Level 4 prompt followed by the release's three few-shot matching
+  examples (``data/release_judge_examples.yaml``).
+* **Parsing.** Stage 1 and 2 replies: every line with a ``|``; the first row is dropped when it starts with
+  ``Actor``; rows with too few cells are dropped; a trailing ``.`` is cut from each predicted belief. Stage 2
+  labels are read by position and canonicalised with the release's alias table (:func:`release_label`); anything
+  else stays as written and so is wrong. Judge replies: the section after a ``Prediction`` heading and the one
+  after a ``Ground Truth`` heading, the CSV table in each from its ``Actor ... MatchCount`` header; each input row
+  takes the count of the reply row with the same normalised ``(actor, belief)`` (highest first when repeated),
+  and 0 when there is none. A reply that cannot be read therefore scores that story's rows as unmatched.
+* **Stage 2 matching.** A predicted row labels the gold belief with the same normalised ``(actor, belief,
+  occurrence)`` key (:func:`release_key`: whitespace collapsed, lower case, outer quotes stripped), and no other:
+  there is no positional fallback and no actor shortening.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from mindloop.datafiles import load_package_data
+from mindloop.errors import InvalidArgumentError
+from mindloop.models.base import Message, message
+from mindloop.systems.omnitom.records import DIMENSIONS, LABEL_SETS, RELEASE_EXTRA_LABELS, BeliefLabels, BeliefRecord
+
+__all__ = [
+    "JUDGE_CLOSING",
+    "JUDGE_INSTRUCTION",
+    "JUDGE_SYSTEM",
+    "PROTOCOLS",
+    "STAGE1_CLOSING",
+    "STAGE1_INSTRUCTION",
+    "STAGE1_SYSTEM",
+    "STAGE2_CLOSING",
+    "STAGE2_INSTRUCTION",
+    "STAGE2_SYSTEM",
+    "JudgeExample",
+    "JudgeExamples",
+    "Protocol",
+    "judge_counts",
+    "judge_messages",
+    "judge_system",
+    "load_judge_examples",
+    "parse_extraction",
+    "parse_judge_tables",
+    "parse_labels",
+    "release_key",
+    "release_label",
+    "stage1_messages",
+    "stage2_labels_by_key",
+    "stage2_messages",
+]
+
+Protocol = Literal["release", "mindloop"]
+"""``release``: the official release's protocol (this module; the default). ``mindloop``: mindloop's own."""
+
+PROTOCOLS: tuple[str, ...] = ("release", "mindloop")
+
+STAGE1_SYSTEM = (
+    "You are a Theory of Mind expert whose task is to extract multi-order actor beliefs from the narrative and "
+    "output a table with columns Actor, Belief, and Order by performing the following steps. A belief is a minimal "
+    "proposition expressing what an actor takes to be true.\n"
+    "1. Identify narrated events and states that the story presents as facts, and record them as world-level "
+    "beliefs attributed to the special actor 'world' (order 0).\n"
+    "2. Identify all actors, including characters or groups, who appear in the narrative and are capable of holding "
+    "beliefs.\n"
+    "3. For each actor, extract beliefs about the narrated events or states of the world, and record them as "
+    "first-order beliefs (order 1).\n"
+    "4. For each actor, extract beliefs about other actors' beliefs, applying this notion recursively for nested "
+    "beliefs, and record them as higher-order beliefs (order 2 or higher)."
+)
+"""The release's Stage 1 system prompt (C.2's Level 3 prompt, one step per line)."""
+
+STAGE1_INSTRUCTION = (
+    "Given the story narrative below, extract multi-order actor beliefs and output only the pipe-separated table."
+)
+STAGE1_CLOSING = "Now output only the pipe-separated table with header: Actor | Belief | Order."
+
+STAGE2_SYSTEM = (
+    "You are a Theory of Mind expert whose task is to label a table of actor beliefs, given a narrative, by "
+    "assigning a label from each of the following closed sets-Order (0/1/2/3), Truth-Status (True/False/Unknown), "
+    "Knowledge-Access (Private/Shared/Public), Representation (Explicit/Implicit), Content Type (Location, "
+    "Contents/Physical State, Identity/Relation, Epistemic, Desire/Intention, Emotion, Trait/Value, Action/Event), "
+    "Mental-Source (Narration, Perception, Memory, Testimony, Inference, Imagination, Unknown), and Context "
+    "(Deceptive, Temporal, Counterfactual, Neutral)-and outputting only a table with columns Actor and Belief, "
+    "followed by one column for each labeling set.\n\n"
+    "In this context, a belief is a minimal proposition expressing what an actor takes to be true about the world "
+    "or about another actor's mental state. Label each belief in the provided table by assigning values for the "
+    "following dimensions, using the narrative as evidence:\n\n"
+    "1. Determine the Order of the belief, which captures the depth of belief reasoning:\n"
+    "   - Order 0: Narrator- or world-level facts that anchor the story's ground truth and are not held by any "
+    "actor.\n"
+    "   - Order 1: First-order beliefs (A believes p).\n"
+    "   - Order 2: Second-order beliefs (A believes B believes p).\n"
+    "   - Order 3: Higher-order recursive beliefs (A believes B believes C believes p).\n\n"
+    "2. Determine the Truth-Status of the belief relative to the narrative:\n"
+    "   - True if the belief is verified or entailed by the narration.\n"
+    "   - False if the belief is contradicted by the narration.\n"
+    "   - Unknown if the narrative does not provide sufficient evidence.\n\n"
+    "3. Determine the Knowledge-Access of the belief by assessing who could realistically know it in the story "
+    "world:\n"
+    "   - Private if the belief is held internally without evidence others know it.\n"
+    "   - Shared if it is mutually known within a subgroup through explicit acknowledgment or obvious mutual "
+    "awareness.\n"
+    "   - Public if it is common ground across all actors (announced, jointly witnessed, or mutually known to be "
+    "mutually known).\n\n"
+    "4. Determine the Representation of the belief:\n"
+    "   - Explicit if the belief is directly stated, spoken, or narrated as a mental state.\n"
+    "   - Implicit if the belief must be inferred from actions, perception, or context.\n\n"
+    "5. Determine the Content Type by identifying what the proposition is about:\n"
+    "   - Use Action/Event for happenings; Desire/Intention for plans or goals.\n"
+    "   - Use Location when the proposition concerns where an entity is or was, even if it involves a container.\n"
+    "   - Use Contents / Physical State only when the belief concerns what a container holds or an object's "
+    "condition.\n"
+    "   - Use Epistemic for beliefs about beliefs, knowledge, attention, or awareness.\n\n"
+    "6. Determine the Mental-Source of the belief, indicating how it was acquired:\n"
+    "   - Narration (Order 0 only), Perception, Memory, Testimony, Inference, Imagination, or Unknown.\n\n"
+    "7. Determine the Context of the belief:\n"
+    "   - Deceptive if shaped by lying, omission, or misdirection.\n"
+    "   - Temporal if the belief is outdated or reflects recall of a prior true state.\n"
+    "     - Temporal + False indicates an outdated false belief.\n"
+    "     - Temporal + True indicates accurate recall of a past fact.\n"
+    "   - Counterfactual if the belief occurs in a hypothetical or pretense frame.\n"
+    "   - Neutral if none apply."
+)
+"""The release's Stage 2 system prompt (C.3's Level 3 prompt as the release writes it)."""
+
+STAGE2_INSTRUCTION = (
+    "Given the story narrative and the belief table below, label each belief and output only the completed "
+    "pipe-separated labels table."
+)
+STAGE2_CLOSING = "Now output only the completed pipe-separated labels table."
+
+JUDGE_SYSTEM = (
+    "You are a Theory of Mind evaluation expert whose task is to semantically match rows between two belief tables "
+    "(Prediction, Ground Truth) extracted from the same short Story Narrative and output only the two tables, "
+    "explicitly labeled \u201cPrediction Table\u201d and \u201cGround Truth Table,\u201d with an added MatchCount "
+    "column indicating how many distinct semantically equivalent rows exist in the other table for the same Actor. "
+    "In this context, a Belief is a minimal statement of what an actor takes to be true about the world "
+    "(facts/events) or about other actors\u2019 mental states, expressed in natural language. Perform the task by "
+    "following these steps:\n"
+    "1) If a Story Narrative is provided, use it only to resolve ambiguity (pronouns, aliases, implicit entities) "
+    "and paraphrase meaning; if no narrative is provided, ignore narrative context entirely. In all cases, do not "
+    "add rows and do not introduce new beliefs that are not present in either table.\n"
+    "2) Treat Actors as distinct mental agents and normalize only cosmetic variants of the same Actor name "
+    "(case/spacing/punctuation and clear shortenings); never merge different Ground Truth Actors.\n"
+    "3) Handle the special actor 'world' first: treat 'world' as the key for narrated facts and events, and align "
+    "world-level beliefs conservatively, typically one-to-one, allowing only minor normalization differences.\n"
+    "4) Restrict candidate matches to the same Actor group after normalization; if the Actor does not match, the "
+    "row cannot match regardless of belief similarity.\n"
+    "5) Default to one-to-one with bookkeeping: if (and only if) there exists a clear semantically equivalent "
+    "belief for the same Actor, assign the row its single best match among currently-unmatched target rows; "
+    "otherwise assign no match (MatchCount = 0). If multiple rows compete for the same target row, keep only the "
+    "closest semantic match and force the others to choose different unmatched targets or become 0.\n"
+    "6) Allow one-to-many only for compound rows: if a row clearly contains multiple independent beliefs, you may "
+    "align it to 2\u20133 different rows in the other table within the same Actor group, but only if each aligned "
+    "target row captures a distinct part of the compound meaning.\n"
+    "7) Ensure symmetry: after completing matches for Prediction rows, also compute MatchCount for every Ground "
+    "Truth row using the same alignment decisions.\n\n"
+    "A good output should satisfy the following:\n"
+    "- Only compare beliefs inside the same Actor group; Ground Truth Actors are unique and must not be "
+    "merged\u2014if Actor differs, it is NOT a match even if belief text is identical.\n"
+    "- The special actor 'world' represents narrated facts and events (not a character in the story); world-level "
+    "beliefs should generally align one-to-one across tables with only minor normalization differences.\n"
+    "- Match only beliefs that are semantically equivalent; do not invent or force alignments and do not introduce "
+    "beliefs that are not present in either table.\n"
+    "- Use conservative alignment: when multiple rows are 'close', prefer the best single match and leave other "
+    "rows unmatched rather than double-counting.\n"
+    "- Prefer one-to-one matches; allow one-to-many (MatchCount 2\u20133) only for genuinely compound beliefs.\n"
+    "- Do not match across different Actors, even if text looks similar.\n"
+    "- Output exactly two tables labeled Prediction and Ground Truth (in that order), with CSV header "
+    "Actor,Belief,MatchCount and no extra text.\n\n"
+    "A correctly formatted output should satisfy the following:\n"
+    "- Output exactly two tables labeled Prediction and Ground Truth (in that order).\n"
+    "- Each table must be comma-separated with header: Actor,Belief,MatchCount\n"
+    "- Preserve original row order and add exactly one MatchCount column.\n"
+    "- Do not include explanations or any text outside the tables."
+)
+"""The release's judge prompt: C.4's Level 3 prompt and Level 4 block (few-shot examples are appended by
+:func:`judge_system`)."""
+
+JUDGE_INSTRUCTION = (
+    "Given the story narrative and the belief tables below (Prediction Table and Ground Truth Table), semantically "
+    "match beliefs within the same Actor and output only the two CSV tables with MatchCount."
+)
+JUDGE_CLOSING = (
+    "Now output only the 2 tables, explicitly labeled \u201cPrediction Table\u201d and \u201cGround Truth Table,"
+    "\u201d with an added MatchCount column, formatted as CSV (not markdown), and do not include any other text."
+)
+
+
+# ---- normalisation ---------------------------------------------------------------------------------------------
+def _space(value: object) -> str:
+    return re.sub(r"\s+", " ", "" if value is None else str(value)).strip()
+
+
+def release_key(text: object) -> str:
+    """The release's row key of an actor or a belief: whitespace collapsed, lower case, outer quotes stripped.
+
+    >>> release_key('  "Bob   Leaves the room" ')
+    'bob leaves the room'
+    """
+    return _space(text).lower().strip("\"'")
+
+
+_ORDER_DIGITS = re.compile(r"(\d+)")
+_ALIASES: dict[str, dict[str, str]] = {
+    "truth_status": {"true": "True", "false": "False", "unknown": "Unknown"},
+    "knowledge_access": {"private": "Private", "shared": "Shared", "public": "Public", "unknown": "Unknown"},
+    "representation": {"explicit": "Explicit", "implicit": "Implicit"},
+    "content_type": {
+        "location": "Location",
+        "contents/physicalstate": "Contents/Physical State",
+        "contentsphysicalstate": "Contents/Physical State",
+        "contents / physical state": "Contents/Physical State",
+        "physicalstatecontents": "Contents/Physical State",
+        "physical state": "Contents/Physical State",
+        "identity/relation": "Identity/Relation",
+        "identityrelation": "Identity/Relation",
+        "relation": "Identity/Relation",
+        "identity": "Identity/Relation",
+        "epistemic": "Epistemic",
+        "desire/intention": "Desire/Intention",
+        "desireintention": "Desire/Intention",
+        "emotion": "Emotion",
+        "trait/value": "Trait/Value",
+        "traitvalue": "Trait/Value",
+        "action/event": "Action/Event",
+        "actionevent": "Action/Event",
+        "action": "Action/Event",
+        "event": "Action/Event",
+    },
+    "mental_source": {
+        s.lower(): s for s in ("Narration", "Perception", "Memory", "Testimony", "Inference", "Imagination", "Unknown")
+    },
+    "context": {s.lower(): s for s in ("Deceptive", "Temporal", "Counterfactual", "Neutral")},
+}
+"""The release's label aliases per dimension (keys as its canonicaliser reduces a cell)."""
+
+
+def release_label(dimension: str, value: object) -> str:
+    """A predicted label as the release canonicalises it: for ``order`` the first run of digits, otherwise the
+    alias of the cell reduced to ``[a-z0-9/ ]`` (spaces also squeezed out); anything else stays as written.
+
+    >>> release_label("order", "Order 2"), release_label("knowledge_access", " unknown "), release_label("context", "x")
+    ('2', 'Unknown', 'x')
+    """
+    text = _space(value)
+    if not text:
+        return ""
+    if dimension == "order":
+        m = _ORDER_DIGITS.search(text)
+        return m.group(1) if m else text
+    lookup = _ALIASES[dimension]
+    key = _space(re.sub(r"[^a-z0-9/ ]+", "", text.lower()))
+    return lookup.get(key) or lookup.get(key.replace(" ", "")) or text
+
+
+def _labels(values: Mapping[str, str]) -> BeliefLabels:
+    """Release-canonical labels as :class:`BeliefLabels`; a value outside the accepted sets is ``None`` (wrong
+    either way: the release compares it as written, and no gold label is written so)."""
+    kept = {d: v for d, v in values.items() if v in LABEL_SETS[d] or v in RELEASE_EXTRA_LABELS.get(d, ())}
+    return BeliefLabels.partial(**kept)
+
+
+# ---- messages ------------------------------------------------------------------------------------------------------
+def stage1_messages(story: str, *, system: str = STAGE1_SYSTEM) -> list[Message]:
+    """The release's Stage 1 messages (``system`` replaced only for mindloop's Level 4 directive)."""
+    user = f"{STAGE1_INSTRUCTION}\n\nStory Narrative:\n{story.strip()}\n\n{STAGE1_CLOSING}"
+    return [message("system", system), message("user", user)]
+
+
+def _pipe_table(beliefs: Sequence[BeliefRecord]) -> str:
+    return "\n".join(["Actor | Belief", *(f"{b.actor.strip()} | {b.belief.strip()}" for b in beliefs)])
+
+
+def stage2_messages(story: str, beliefs: Sequence[BeliefRecord], *, system: str = STAGE2_SYSTEM) -> list[Message]:
+    """The release's Stage 2 messages: the story and the ``Actor | Belief`` table to label."""
+    user = (
+        f"{STAGE2_INSTRUCTION}\n\nStory Narrative:\n{story.strip()}\n\nBelief table:\n{_pipe_table(beliefs)}\n\n"
+        f"{STAGE2_CLOSING}"
+    )
+    return [message("system", system), message("user", user)]
+
+
+def _prediction_csv(rows: Sequence[tuple[str, str]]) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["Actor", "Belief"])
+    for actor, belief in rows:
+        writer.writerow([_space(actor), _space(belief)])
+    return buf.getvalue().strip()
+
+
+def _gold_csv(rows: Sequence[tuple[str, str]]) -> str:
+    def q(text: str) -> str:
+        return '"' + text.strip().replace('"', '""') + '"'
+
+    return "\n".join(["Actor,Belief", *(f"{q(a)},{q(b)}" for a, b in rows if a.strip() and b.strip())])
+
+
+_Row = Annotated[tuple[str, str, Annotated[int, Field(ge=0, le=3)]], Field()]
+
+
+class JudgeExample(BaseModel):
+    """One of the release's judge few-shot examples: a story and both tables with their MatchCounts."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    story: str
+    prediction: tuple[_Row, ...] = Field(min_length=1)
+    ground_truth: tuple[_Row, ...] = Field(min_length=1)
+
+    @field_validator("prediction", "ground_truth")
+    @classmethod
+    def _unquoted(cls, rows: tuple[tuple[str, str, int], ...]) -> tuple[tuple[str, str, int], ...]:
+        for actor, belief, _ in rows:
+            if "," in actor or "," in belief or not actor.strip() or not belief.strip():
+                raise ValueError(f"row {actor!r}, {belief!r}: needs a non-empty actor and belief without commas")
+        return rows
+
+    def render(self, number: int) -> str:
+        """The example as the release writes it into the judge's system prompt."""
+
+        def table(rows: Sequence[tuple[str, str, int]], counts: bool) -> str:
+            head = "Actor,Belief,MatchCount" if counts else "Actor,Belief"
+            return "\n".join([head, *(f"{a},{b},{c}" if counts else f"{a},{b}" for a, b, c in rows)])
+
+        inp = (
+            f"\nINPUT:\n\nStory Narrative:\n{self.story}\n\nPrediction Table:\n{table(self.prediction, False)}\n\n"
+            f"Ground Truth Table:\n{table(self.ground_truth, False)}\n"
+        )
+        out = (
+            f"\nOUTPUT:\n\nPrediction Table:\n{table(self.prediction, True)}\n\n"
+            f"Ground Truth Table:\n{table(self.ground_truth, True)}\n"
+        )
+        return f"Example {number}:\n\n{inp}\n{out}"
+
+
+class JudgeExamples(BaseModel):
+    """``data/release_judge_examples.yaml``: the release's judge few-shot examples, in its order."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    examples: tuple[JudgeExample, ...] = Field(min_length=3, max_length=3)
+
+
+def load_judge_examples() -> JudgeExamples:
+    """The release's three judge examples shipped with mindloop (checked on load)."""
+    return load_package_data(JudgeExamples, __name__.rsplit(".", 1)[0], "release_judge_examples.yaml")
+
+
+def judge_system(fewshots: int = 3) -> str:
+    """The judge's system prompt with the first ``fewshots`` (0-3; the release's setting is 3) examples."""
+    examples = load_judge_examples().examples
+    if not 0 <= fewshots <= len(examples):
+        raise InvalidArgumentError(f"fewshots must be between 0 and {len(examples)}, got {fewshots}")
+    if fewshots == 0:
+        return JUDGE_SYSTEM
+    parts = ["Here are examples showing the matching process:\n"]
+    parts += [ex.render(i) for i, ex in enumerate(examples[:fewshots], 1)]
+    return JUDGE_SYSTEM + "\n\n" + "\n\n".join(parts)
+
+
+def judge_messages(
+    story: str | None, predicted: Sequence[tuple[str, str]], gold: Sequence[tuple[str, str]], *, fewshots: int = 3
+) -> list[Message]:
+    """The release's judge messages: the system prompt with its examples, then the story and both tables."""
+    narrative = f"Story Narrative:\n{story.strip()}\n\n" if story else ""
+    user = (
+        f"{JUDGE_INSTRUCTION}\n\n{narrative}Prediction Table:\n{_prediction_csv(predicted)}\n\n"
+        f"Ground Truth Table:\n{_gold_csv(gold)}\n\n{JUDGE_CLOSING}"
+    )
+    return [message("system", judge_system(fewshots)), message("user", user)]
+
+
+# ---- parsing replies -------------------------------------------------------------------------------------------
+def _pipe_rows(text: str) -> list[list[str]]:
+    rows = []
+    for line in (text or "").splitlines():
+        if "|" not in line:
+            continue
+        body = line.strip()
+        body = body[1:] if body.startswith("|") else body
+        body = body[:-1] if body.endswith("|") else body
+        cells = [c.strip() for c in body.split("|")]
+        if all(not c or re.fullmatch(r":?-{3,}:?", c) for c in cells):
+            continue
+        rows.append(cells)
+    return rows
+
+
+def parse_extraction(text: str) -> tuple[list[BeliefRecord], list[str]]:
+    """A Stage 1 reply read as the release reads it: ``(beliefs, dropped rows)``.
+
+    The first row is a header when it starts with ``Actor``; rows of fewer than three cells are dropped; the
+    belief loses a trailing ``.``. A row with an empty actor or belief, which the release keeps, cannot be a
+    belief record here and is returned as dropped.
+    """
+    beliefs: list[BeliefRecord] = []
+    dropped: list[str] = []
+    for i, cells in enumerate(_pipe_rows(text)):
+        if i == 0 and len(cells) >= 3 and release_key(cells[0]) == "actor":
+            continue
+        if len(cells) < 3:
+            continue
+        actor, belief = _space(cells[0]), _space(cells[1]).rstrip(".")
+        if not actor or not belief:
+            dropped.append(" | ".join(cells))
+            continue
+        order = release_label("order", cells[2])
+        labels = BeliefLabels.partial(order=order if order in LABEL_SETS["order"] else None)
+        beliefs.append(BeliefRecord(actor=actor, belief=belief, labels=labels))
+    return beliefs, dropped
+
+
+def parse_labels(text: str) -> list[tuple[str, str, BeliefLabels]]:
+    """A Stage 2 reply read as the release reads it: ``(actor, belief, labels)`` per row of at least nine cells,
+    labels by position and canonicalised by :func:`release_label`."""
+    out = []
+    for i, cells in enumerate(_pipe_rows(text)):
+        if i == 0 and len(cells) >= 2 and release_key(cells[0]) == "actor":
+            continue
+        if len(cells) < 9:
+            continue
+        values = {d: release_label(d, cell) for d, cell in zip(DIMENSIONS, cells[2:9], strict=True)}
+        out.append((_space(cells[0]), _space(cells[1]).rstrip("."), _labels(values)))
+    return out
+
+
+def stage2_labels_by_key(
+    predicted: Sequence[tuple[str, str, BeliefLabels]] | Sequence[BeliefRecord], gold: Sequence[BeliefRecord]
+) -> list[BeliefLabels | None]:
+    """The labels of each gold belief: those of the predicted row with the same ``(actor, belief, occurrence)``
+    key (:func:`release_key`), else ``None``. No positional fallback, no actor shortening."""
+
+    def indexed(rows: Sequence[tuple[str, str]]) -> list[tuple[str, str, int]]:
+        seen: Counter[tuple[str, str]] = Counter()
+        keys = []
+        for actor, belief in rows:
+            base = (release_key(actor), release_key(belief))
+            keys.append((*base, seen[base]))
+            seen[base] += 1
+        return keys
+
+    rows = [(p.actor, p.belief, p.labels) if isinstance(p, BeliefRecord) else p for p in predicted]
+    by_key = dict(zip(indexed([(a, b) for a, b, _ in rows]), (labels for *_, labels in rows), strict=True))
+    return [by_key.get(k) for k in indexed([(g.actor, g.belief) for g in gold])]
+
+
+def _heading(line: str, kind: str) -> bool:
+    text = _space(line).lower().strip("*").strip(":")
+    if kind == "pred":
+        return bool(re.match(r"^(prediction|predictions)\b", text))
+    return bool(re.match(r"^(ground\s*truth|groundtruth|gt)\b", text))
+
+
+def _section(text: str, kind: str) -> str:
+    lines = (text or "").splitlines()
+    start = next((i + 1 for i, line in enumerate(lines) if _heading(line, kind)), None)
+    if start is None:
+        return ""
+    end = next((i for i in range(start, len(lines)) if _heading(lines[i], "pred") or _heading(lines[i], "gt")), None)
+    return "\n".join(lines[start:end]).strip()
+
+
+def _csv_table(section: str) -> list[dict[str, str]]:
+    lines = [line.strip() for line in section.splitlines() if line.strip()]
+    heads = [release_key(line.replace(",", " ")) for line in lines]
+    start = next((i for i, head in enumerate(heads) if "actor" in head and "matchcount" in head), None)
+    if start is None:
+        return []
+    table: list[str] = []
+    for line in lines[start:]:
+        if "," not in line:
+            if table:
+                break
+            continue
+        table.append(line)
+    reader = csv.DictReader(io.StringIO("\n".join(table)))
+    return [{k: _space(v) for k, v in row.items() if k is not None} for row in reader]
+
+
+def parse_judge_tables(text: str) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    """The prediction and ground-truth CSV rows of a judge reply as the release finds them (empty when absent)."""
+    return _csv_table(_section(text, "pred")), _csv_table(_section(text, "gt"))
+
+
+def _count(value: object) -> int:
+    try:
+        return int(float(str(value).strip()))
+    except (TypeError, ValueError, OverflowError):
+        return 0
+
+
+def judge_counts(inputs: Sequence[tuple[str, str]], parsed: Sequence[Mapping[str, str]]) -> list[int]:
+    """Each input row's MatchCount: that of the unused reply row with the same normalised ``(actor, belief)``
+    (the highest count first when several), else 0 -- the release's alignment of a judge table to its input."""
+    pool = [
+        (
+            release_key(row.get("Actor", row.get("actor", ""))),
+            release_key(row.get("Belief", row.get("belief", ""))),
+            _count(row.get("MatchCount", row.get("matchcount", 0))),
+            i,
+        )
+        for i, row in enumerate(parsed)
+    ]
+    used: set[int] = set()
+    counts = []
+    for actor, belief in inputs:
+        key = (release_key(actor), release_key(belief))
+        candidates = sorted((-c, i) for a, b, c, i in pool if (a, b) == key and i not in used)
+        if candidates:
+            count, index = -candidates[0][0], candidates[0][1]
+            used.add(index)
+            counts.append(count)
+        else:
+            counts.append(0)
+    return counts

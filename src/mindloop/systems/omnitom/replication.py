@@ -1,0 +1,266 @@
+"""Import a run of the OmniToM release's own replication script into the run store.
+
+The release's script writes, per story ``N`` (``story_NNN``), ``extraction/csv/story_NNN_extract.csv`` (``actor,
+belief,order``), ``labeling/csv/story_NNN_label.csv`` (``actor,belief,order,truth-status,knowledge-access,
+representation,content_type,mental-source,context``), ``judge/csv/story_NNN_predictions.csv`` and
+``_groundtruth.csv`` (``Actor,Belief,MatchCount``, one row per predicted / gold row in input order), and a
+``manifest.json`` (models, judge, stories, the dataset path relative to the folder). :func:`import_replication`
+turns the folder into an ``omnitom-stage1`` run (when ``judge/csv`` is there) and an ``omnitom-stage2`` run (when
+``labeling/csv`` is), one sample per story, scored as the release's metrics step scores them (Stage 1 P/R/F1 from
+the judge's MatchCounts; Stage 2 per-dimension accuracy over the release's ``(actor, belief, occurrence)`` keys), so
+``mindloop report`` and ``mindloop runs`` show them beside runs made by mindloop. Gold labels and categories come
+from the release's ``benchmark_story_belief_labels.jsonl`` (``--gold``, else the manifest's ``dataset_path``).
+
+A story of the manifest whose CSV is missing, or whose extraction has no row, is a failed sample scored 0 (the
+release scores an empty extraction 0 too).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mindloop._version import __version__
+from mindloop.bench.api import Sample
+from mindloop.bench.store import RunStore, SampleResult
+from mindloop.datafiles import read_text_file
+from mindloop.errors import InvalidArgumentError, ParseError
+from mindloop.systems.omnitom.alignment import Alignment
+from mindloop.systems.omnitom.metrics import stage1_story_score, stage2_story_score
+from mindloop.systems.omnitom.records import (
+    DIMENSIONS,
+    BeliefLabels,
+    BeliefRecord,
+    StoryRecord,
+    normalize_label,
+    read_records,
+)
+from mindloop.systems.omnitom.release import release_label, stage2_labels_by_key
+
+__all__ = ["ImportedRun", "import_replication", "read_replication_csv"]
+
+_LABEL_COLUMNS: dict[str, str] = {
+    "order": "order",
+    "truth_status": "truth-status",
+    "knowledge_access": "knowledge-access",
+    "representation": "representation",
+    "content_type": "content_type",
+    "mental_source": "mental-source",
+    "context": "context",
+}
+"""Each dimension's column in the release's labeling CSV."""
+
+
+@dataclass(frozen=True)
+class ImportedRun:
+    """One run created from a replication folder: which benchmark, its id, and its sample counts."""
+
+    benchmark: str
+    run_id: str
+    n: int
+    n_failed: int
+
+
+def read_replication_csv(path: Path) -> list[dict[str, str]]:
+    """The rows of one of the release's CSV files, cells with whitespace collapsed (as the release reads them)."""
+    text = read_text_file(path)
+    try:
+        rows = list(csv.DictReader(text.splitlines()))
+    except csv.Error as exc:
+        raise ParseError(f"not a CSV file: {exc}", source=str(path)) from None
+    return [{k: " ".join((v or "").split()) for k, v in row.items() if k is not None} for row in rows]
+
+
+def _need(rows: Sequence[Mapping[str, str]], columns: Sequence[str], path: Path) -> None:
+    if rows and not set(columns) <= set(rows[0]):
+        missing = ", ".join(c for c in columns if c not in rows[0])
+        raise ParseError(f"missing column(s) {missing} (expected {','.join(columns)})", source=str(path))
+
+
+def _manifest(folder: Path) -> dict[str, Any]:
+    path = folder / "manifest.json"
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(read_text_file(path))
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"invalid JSON: {exc.msg}", source=str(path), line=exc.lineno) from None
+    if not isinstance(data, dict):
+        raise ParseError("expected a JSON object", source=str(path))
+    return data
+
+
+def _gold_path(folder: Path, gold: Path | None, manifest: Mapping[str, Any]) -> Path:
+    if gold is not None:
+        return gold
+    named = manifest.get("dataset_path")
+    if isinstance(named, str) and (folder / named).is_file():
+        return folder / named
+    where = f" (the manifest's dataset_path {named!r} is not there)" if named else ""
+    raise InvalidArgumentError(
+        f"{folder}: give --gold benchmark_story_belief_labels.jsonl, the release's records the run was scored "
+        f"against{where}"
+    )
+
+
+def _stem(story_id: int) -> str:
+    return f"story_{story_id:03d}"
+
+
+def _sample(record: StoryRecord, settings: Mapping[str, Any]) -> Sample:
+    return Sample(
+        id=f"story{record.story_id:05d}",
+        input={"record": record.to_json(), "settings": dict(settings)},
+        group=record.story_category,
+    )
+
+
+def _stage1(folder: Path, record: StoryRecord, index: int) -> SampleResult:
+    stem = _stem(record.story_id)
+    pred_path = folder / "judge" / "csv" / f"{stem}_predictions.csv"
+    gold_path = folder / "judge" / "csv" / f"{stem}_groundtruth.csv"
+    zero = {"precision": 0.0, "recall": 0.0, "f1": 0.0}
+    missing = [p.name for p in (pred_path, gold_path) if not p.is_file()]
+    if missing:
+        return SampleResult(index, "failed", {"beliefs": []}, zero, f"missing {', '.join(missing)}", [], 0.0)
+    pred_rows, gold_rows = read_replication_csv(pred_path), read_replication_csv(gold_path)
+    for rows, path in ((pred_rows, pred_path), (gold_rows, gold_path)):
+        _need(rows, ("Actor", "Belief", "MatchCount"), path)
+    extract_path = folder / "extraction" / "csv" / f"{stem}_extract.csv"
+    orders = [r.get("order", "") for r in read_replication_csv(extract_path)] if extract_path.is_file() else []
+    if len(orders) != len(pred_rows):
+        orders = [""] * len(pred_rows)
+    predicted = [
+        BeliefRecord(actor=r["Actor"] or "?", belief=r["Belief"] or "?", labels=BeliefLabels.partial(order=o or None))
+        for r, o in zip(pred_rows, orders, strict=True)
+    ]
+    gold = list(record.beliefs)
+    if len(gold) != len(gold_rows):  # the judge's gold table is the record's beliefs in order; else read it as is
+        gold = [BeliefRecord(actor=r["Actor"] or "?", belief=r["Belief"] or "?") for r in gold_rows]
+    alignment = Alignment(
+        tuple(_count(r["MatchCount"]) for r in pred_rows), tuple(_count(r["MatchCount"]) for r in gold_rows)
+    )
+    score = stage1_story_score(predicted, gold, alignment, story_id=record.story_id, category=record.story_category)
+    scores = {
+        "precision": score.prf.precision,
+        "recall": score.prf.recall,
+        "f1": score.prf.f1,
+        "n_predicted": float(score.n_pred),
+        "n_gold": float(score.n_gold),
+        **{f"f1_order_{bucket}": prf.f1 for bucket, prf in score.by_bucket.items()},
+    }
+    output = {
+        "beliefs": [b.model_dump(mode="json") for b in predicted],
+        "match_counts": {"predicted": list(alignment.pred_counts), "gold": list(alignment.gold_counts)},
+    }
+    if not predicted:
+        return SampleResult(index, "failed", output, scores, "no rows in the extraction (scored 0)", [], 0.0)
+    return SampleResult(index, "done", output, scores, None, [], 0.0)
+
+
+def _count(value: str) -> int:
+    try:
+        return max(0, int(float(value)))
+    except ValueError:
+        return 0
+
+
+def _stage2(folder: Path, record: StoryRecord, index: int) -> SampleResult:
+    path = folder / "labeling" / "csv" / f"{_stem(record.story_id)}_label.csv"
+    zero = {**dict.fromkeys(DIMENSIONS, 0.0), "overall": 0.0}
+    if not path.is_file():
+        return SampleResult(index, "failed", {"labels": []}, zero, f"missing {path.name}", [], 0.0)
+    rows = read_replication_csv(path)
+    _need(rows, ("actor", "belief", *_LABEL_COLUMNS.values()), path)
+    predicted = [
+        (
+            r["actor"],
+            r["belief"],
+            BeliefLabels.partial(
+                **{
+                    d: label
+                    for d, column in _LABEL_COLUMNS.items()
+                    if (label := release_label(d, r[column])) and _legal(d, label)
+                }
+            ),
+        )
+        for r in rows
+    ]
+    labels = stage2_labels_by_key(predicted, record.beliefs)
+    score = stage2_story_score(labels, record.beliefs, story_id=record.story_id, category=record.story_category)
+    scores = {**score.accuracy, "overall": score.overall, "missing": float(score.n_missing)}
+    for bucket, acc in score.by_bucket.items():
+        scores[f"overall_order_{bucket}"] = sum(acc.values()) / len(DIMENSIONS)
+    output = {"labels": [x.model_dump(mode="json") if x is not None else None for x in labels]}
+    if not rows:
+        return SampleResult(index, "failed", output, scores, "no rows in the labelling (scored 0)", [], 0.0)
+    return SampleResult(index, "done", output, scores, None, [], 0.0)
+
+
+def _legal(dimension: str, label: str) -> bool:
+    return normalize_label(dimension, label) == label
+
+
+def import_replication(folder: str | Path, store: RunStore, *, gold: str | Path | None = None) -> list[ImportedRun]:
+    """Create a run in ``store`` for each stage the replication ``folder`` holds; returns them (Stage 1 first).
+
+    Raises :class:`~mindloop.errors.InvalidArgumentError` for a folder with neither ``judge/csv`` nor
+    ``labeling/csv``, or without gold records to read, and :class:`~mindloop.errors.ParseError` for a malformed
+    file (named).
+    """
+    root = Path(folder)
+    if not root.is_dir():
+        raise InvalidArgumentError(f"{root}: not a folder (expected the output folder of the release's replication)")
+    stages = [
+        (name, sub)
+        for name, sub in (("omnitom-stage1", "judge"), ("omnitom-stage2", "labeling"))
+        if (root / sub / "csv").is_dir()
+    ]
+    if not stages:
+        raise InvalidArgumentError(f"{root}: no judge/csv or labeling/csv folder (not a replication output folder)")
+    manifest = _manifest(root)
+    gold_file = _gold_path(root, Path(gold) if gold is not None else None, manifest)
+    records = {r.story_id: r for r in read_records(gold_file)}
+    ids = manifest.get("stories")
+    if not (isinstance(ids, list) and all(isinstance(i, int) for i in ids)):
+        found = {
+            int(p.name.split("_")[1])
+            for _, sub in stages
+            for p in (root / sub / "csv").glob("story_*.csv")
+            if p.name.split("_")[1].isdigit()
+        }
+        ids = sorted(found)
+    unknown = [i for i in ids if i not in records]
+    if unknown:
+        raise InvalidArgumentError(f"{root}: story {unknown[0]} is not in {gold_file} ({len(unknown)} unknown)")
+    runs = []
+    for benchmark, _ in stages:
+        chosen = [records[i] for i in ids]
+        if benchmark == "omnitom-stage2":
+            chosen = [r for r in chosen if r.stage2_ready]
+        judge = manifest.get("judge_model") or manifest.get("model") or manifest.get("backend") or "unknown"
+        model_key = "extract_model" if benchmark == "omnitom-stage1" else "label_model"
+        model = manifest.get(model_key) or manifest.get("model") or manifest.get("backend")
+        settings: dict[str, Any] = {"protocol": "release", "imported": True, "source": str(root)}
+        if benchmark == "omnitom-stage1":
+            settings.update(aligner="judge", judge=str(judge), scorer=f"judge:{judge} (the release's own run)")
+        samples = [_sample(r, settings) for r in chosen]
+        config = {"imported_from": str(root), "gold": str(gold_file), "protocol": "release", "manifest": manifest}
+        run_id = store.create_run(
+            benchmark=benchmark,
+            agent="model",
+            model=str(model) if model else None,
+            config=config,
+            samples=samples,
+            version=__version__,
+        )
+        score = _stage1 if benchmark == "omnitom-stage1" else _stage2
+        results = [score(root, r, i) for i, r in enumerate(chosen)]
+        store.finish(run_id, results)
+        store.add_seconds(run_id, 0.0, finished=True)
+        runs.append(ImportedRun(benchmark, run_id, len(results), sum(1 for r in results if r.status == "failed")))
+    return runs
