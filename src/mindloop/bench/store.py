@@ -229,11 +229,18 @@ class RunStore:
                 f"run store {self.path} cannot be written ({reason}): point MINDLOOP_HOME at a writable folder to "
                 "record runs (mindloop runs, runs export and report can still read it)"
             )
+        if self.path.exists():  # checked through a read-only connection: a refused file is never written to
+            self._db = _connect_uri(f"{self.path.resolve().as_uri()}?mode=ro")
+            try:
+                damage = self._damage()
+                if damage is not None:
+                    raise damage
+                with self._guard():
+                    self._layout(self._db)  # a newer layout or a file that is not a run store
+            finally:
+                self._db.close()
         self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
         try:
-            damage = self._damage()  # before the first write: a damaged file is refused untouched
-            if damage is not None:
-                raise damage
             with self._guard():
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=NORMAL")

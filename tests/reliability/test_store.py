@@ -1,0 +1,485 @@
+"""The run store under damage, read-only homes and old layouts, through the real command line (issue 14).
+
+Every command runs as ``python -m mindloop.cli`` in a subprocess on real SQLite files:
+
+* garbage written over pages in the middle of the file: ``bench run`` refuses the store with one line and leaves
+  the file byte for byte as it was; ``runs`` lists what can still be read (exit 1, the damage as the last line);
+  ``runs export`` and ``report`` give the intact run and refuse the damaged one with one line;
+* a read-only ``MINDLOOP_HOME`` (a read-only bind mount in a private mount namespace, or a folder without write
+  permission when not root): ``runs``, ``runs export`` and ``report`` work, ``bench run`` and ``demo`` say in one
+  line that the folder cannot be written, and nothing in it changes;
+* ``MINDLOOP_HOME`` pointing at a file is one line;
+* the layout version in ``PRAGMA user_version``: a store made with the statements of the first run store (before
+  the version was recorded) is read as it is and stamped 1 only when opened for writing; migrations run in order
+  in one transaction; a store from a newer mindloop is refused.
+
+What is readable in a damaged file is decided in the tests with plain ``sqlite3`` queries, not with mindloop.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import shutil
+import sqlite3
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from mindloop.bench import store as store_module
+from mindloop.bench.runner import RunRequest, run_benchmark
+from mindloop.bench.store import RunStore, StoreError
+
+OLD_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY,
+    benchmark TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    model TEXT,
+    config TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    started TEXT NOT NULL,
+    finished TEXT,
+    seconds REAL NOT NULL DEFAULT 0,
+    version TEXT NOT NULL,
+    lock_owner TEXT
+);
+CREATE TABLE IF NOT EXISTS samples (
+    run_id TEXT NOT NULL REFERENCES runs(run_id),
+    idx INTEGER NOT NULL,
+    sample_id TEXT NOT NULL,
+    grp TEXT NOT NULL,
+    input TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'pending',
+    output TEXT,
+    scores TEXT,
+    error TEXT,
+    calls TEXT,
+    seconds REAL,
+    finished TEXT,
+    PRIMARY KEY (run_id, idx),
+    UNIQUE (run_id, sample_id)
+);
+"""
+"""The run store's statements as first committed (``git show 6dfb17b:src/mindloop/bench/store.py``), which set
+no ``user_version``."""
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a command did: its exit code, stdout, and stderr's non-blank lines."""
+
+    rc: int
+    out: str
+    lines: list[str]
+
+
+def _cli(home: Path, *args: str, prefix: tuple[str, ...] = (), cwd: Path | None = None) -> Result:
+    env = {**os.environ, "MINDLOOP_HOME": str(home), "COLUMNS": "200"}
+    env.pop("MINDLOOP_DEBUG", None)
+    proc = subprocess.run(
+        [*prefix, sys.executable, "-m", "mindloop.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=300,
+    )
+    return Result(proc.returncode, proc.stdout, [line for line in proc.stderr.splitlines() if line.strip()])
+
+
+def _one_line(result: Result, start: str) -> str:
+    """The single stderr line of a refused command (exit 1, nothing on stdout), checked to begin with ``start``."""
+    assert result.rc == 1, result
+    assert result.out == "", result
+    assert len(result.lines) == 1, result.lines
+    assert result.lines[0].startswith(start), result.lines[0]
+    return result.lines[0]
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _snapshot(folder: Path) -> dict[str, str]:
+    """Every file under ``folder`` with its content hash."""
+    return {str(p.relative_to(folder)): _sha(p) for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _raw(path: Path) -> sqlite3.Connection:
+    return sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+
+
+def _readable(path: Path, run_id: str) -> bool:
+    """Whether plain SQLite reads every sample of ``run_id`` back from ``path``."""
+    db = _raw(path)
+    try:
+        db.execute(
+            "SELECT idx, sample_id, grp, input, status, output, scores, error, calls FROM samples WHERE run_id = ?"
+            " ORDER BY idx",
+            (run_id,),
+        ).fetchall()
+    except sqlite3.DatabaseError:
+        return False
+    finally:
+        db.close()
+    return True
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """A store with two finished runs: ``first`` (tomi, 200 samples) then ``second`` (hitom, 60)."""
+
+    path: Path
+    first: str
+    second: str
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Recorded:
+    path = tmp_path_factory.mktemp("recorded") / "runs.sqlite"
+    with RunStore(path) as store:
+        first = run_benchmark(RunRequest("tomi", n=200), store=store, progress=False).run_id
+        second = run_benchmark(RunRequest("hitom", n=60), store=store, progress=False).run_id
+    return Recorded(path, first, second)
+
+
+def _home_with(store: Path, home: Path) -> Path:
+    home.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(store, home / "runs.sqlite")
+    return home / "runs.sqlite"
+
+
+def _damage_middle(path: Path) -> None:
+    """Overwrite two whole pages of the samples table near the middle of the file with random bytes."""
+    db = _raw(path)
+    page_size = db.execute("PRAGMA page_size").fetchone()[0]
+    pages = db.execute("PRAGMA page_count").fetchone()[0]
+    leaves = [p for (p,) in db.execute("SELECT pageno FROM dbstat WHERE name = 'samples' AND pagetype = 'leaf'")]
+    db.close()
+    start = min(p for p in leaves if p >= pages // 3)
+    garbage = random.Random(14).randbytes(2 * page_size)
+    with path.open("r+b") as f:
+        f.seek((start - 1) * page_size)
+        f.write(garbage)
+
+
+# -- a damaged store ----------------------------------------------------------------------------------------
+
+
+@pytest.fixture()
+def damaged(recorded: Recorded, tmp_path: Path) -> Path:
+    path = _home_with(recorded.path, tmp_path / "home")
+    _damage_middle(path)
+    db = _raw(path)
+    try:  # plain SQLite agrees the file is damaged: its check reports problems, or fails outright
+        assert db.execute("PRAGMA quick_check").fetchall() != [("ok",)]
+    except sqlite3.DatabaseError as exc:
+        assert "malformed" in str(exc)
+    finally:
+        db.close()
+    return path
+
+
+def test_a_damaged_store_is_refused_for_writing_and_left_untouched(damaged: Path) -> None:
+    before = _snapshot(damaged.parent)
+    line = _one_line(_cli(damaged.parent, "bench", "run", "tomi", "--n", "3"), "mindloop: error: run store ")
+    assert line.startswith(f"mindloop: error: run store {damaged} is damaged (")
+    assert "move it aside" in line and "mindloop never deletes or rewrites it" in line
+    assert _snapshot(damaged.parent) == before  # no run written into it, no -wal left beside it
+
+
+def test_runs_lists_what_a_damaged_store_still_holds(recorded: Recorded, damaged: Path) -> None:
+    readable = {run: _readable(damaged, run) for run in (recorded.first, recorded.second)}
+    assert sorted(readable.values()) == [False, True]  # the damage hits one run's samples, not the other's
+    pristine = _cli(recorded.path.parent, "runs", "--json")
+    assert pristine.rc == 0
+    expected = {r["run_id"]: r for r in json.loads(pristine.out)["runs"]}
+
+    result = _cli(damaged.parent, "runs", "--json")
+    assert result.rc == 1
+    payload = json.loads(result.out)
+    assert result.lines == [f"mindloop: error: {payload['damaged']}"]
+    assert payload["damaged"].startswith(f"run store {damaged} is damaged (")
+    assert [r["run_id"] for r in payload["runs"]] == [recorded.first, recorded.second]
+    for row in payload["runs"]:
+        want = dict(expected[row["run_id"]])
+        if not readable[row["run_id"]]:  # counts unknown, never a made-up zero
+            want |= {"n_completed": None, "n_failed": None, "n_bugs": None}
+        assert row == want
+
+    human = _cli(damaged.parent, "runs")
+    assert human.rc == 1 and human.out == ""
+    assert human.lines[-1] == f"mindloop: error: {payload['damaged']}"
+    table = "\n".join(human.lines[:-1])
+    assert recorded.first in table and recorded.second in table
+    unreadable = next(run for run, ok in readable.items() if not ok)
+    row = next(line for line in human.lines if unreadable in line)
+    assert "?/" in row
+
+
+def test_export_and_report_give_the_intact_run_and_refuse_the_damaged_one(
+    recorded: Recorded, damaged: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "reports").mkdir()
+    for run in (recorded.first, recorded.second):
+        exported = _cli(damaged.parent, "runs", "export", run)
+        report = _cli(damaged.parent, "report", run, "-o", str(tmp_path / "reports"))
+        if _readable(damaged, run):
+            assert exported.rc == 0 and exported.out == _cli(recorded.path.parent, "runs", "export", run).out
+            assert report.rc == 0 and (tmp_path / "reports" / f"{run}.html").is_file()
+        else:
+            for result in (exported, report):
+                line = _one_line(result, f"mindloop: error: run store {damaged} is damaged (")
+                assert "move it aside" in line
+            assert not (tmp_path / "reports" / f"{run}.html").exists()
+
+
+def test_unreadable_json_in_a_sample_is_damage_not_a_crash(recorded: Recorded, tmp_path: Path) -> None:
+    path = _home_with(recorded.path, tmp_path / "home")
+    db = sqlite3.connect(path)
+    db.execute("UPDATE samples SET output = '{\"answer\": ' WHERE run_id = ? AND idx = 3", (recorded.second,))
+    db.commit()
+    db.close()
+    line = _one_line(_cli(path.parent, "runs", "export", recorded.second), f"mindloop: error: run store {path} is ")
+    assert "is not valid JSON" in line and "output" in line
+
+
+@pytest.mark.parametrize("garbage", ["header", "tables"])
+def test_a_file_that_is_not_a_run_store_is_one_line(garbage: str, tmp_path: Path) -> None:
+    path = tmp_path / "home" / "runs.sqlite"
+    path.parent.mkdir()
+    if garbage == "header":
+        path.write_bytes(b"not a database at all\n" * 400)
+    else:
+        db = sqlite3.connect(path)
+        db.execute("CREATE TABLE notes (text TEXT)")
+        db.commit()
+        db.close()
+    before = _sha(path)
+    for args in (("runs",), ("bench", "run", "tomi", "--n", "2")):
+        line = _one_line(_cli(path.parent, *args), f"mindloop: error: run store {path} is not a usable mindloop run")
+        assert "move it aside" in line
+    assert _sha(path) == before
+
+
+# -- a read-only home ---------------------------------------------------------------------------------------
+
+
+def _read_only_prefix(folder: Path) -> tuple[str, ...]:
+    """A command prefix that runs the command with ``folder`` read-only, or skips when there is none here.
+
+    ``unshare -rm`` gives the command a private mount namespace in which ``folder`` is bind-mounted read-only
+    (root cannot write there either). Without it, a non-root user gets a folder without write permission."""
+    script = 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"'
+    prefix = ("unshare", "-rm", "sh", "-c", script, str(folder))
+    if shutil.which("unshare"):
+        probe = subprocess.run(
+            [*prefix, "sh", "-c", f'touch "{folder}/probe" 2>/dev/null; echo $?'], capture_output=True, text=True
+        )
+        if probe.returncode == 0 and probe.stdout.strip() not in ("", "0"):
+            return prefix
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+        return ()
+    pytest.skip("no read-only folder can be made here (unshare -rm is not permitted and we run as root)")
+
+
+def test_a_read_only_home_still_lists_exports_and_reports(recorded: Recorded, tmp_path: Path) -> None:
+    path = _home_with(recorded.path, tmp_path / "home")
+    home = path.parent
+    prefix = _read_only_prefix(home)
+    try:
+        before = _snapshot(home)
+        listed = _cli(home, "runs", "--json", prefix=prefix)
+        assert listed.rc == 0, listed
+        assert [r["run_id"] for r in json.loads(listed.out)["runs"]] == [recorded.first, recorded.second]
+
+        exported = _cli(home, "runs", "export", recorded.second, prefix=prefix)
+        assert exported.rc == 0, exported
+        assert [json.loads(line)["index"] for line in exported.out.splitlines()] == list(range(60))
+
+        out = tmp_path / "reports"
+        out.mkdir()
+        report = _cli(home, "report", recorded.second, "-o", str(out), prefix=prefix)
+        assert report.rc == 0, report
+        assert (out / f"{recorded.second}.html").is_file()
+
+        line = _one_line(_cli(home, "bench", "run", "tomi", "--n", "2", prefix=prefix), "mindloop: error: run store")
+        assert line.startswith(f"mindloop: error: run store {path} cannot be written (")
+        assert "point MINDLOOP_HOME at a writable folder" in line
+
+        demo = _cli(home, "demo", prefix=prefix)
+        assert demo.rc == 1
+        assert "Lily" in demo.out  # the episode is shown; only its record needs the home
+        assert demo.lines[-1].startswith(f"mindloop: error: cannot record the demo run in {home / 'demo'} (")
+        assert demo.lines[-1].endswith("point MINDLOOP_HOME at a writable folder")
+
+        if prefix:  # a report into a read-only folder: one line
+            report = _cli(home, "report", recorded.second, "-o", str(home / "r.html"), prefix=prefix)
+            _one_line(report, f"mindloop: error: cannot write the report to {home / 'r.html'} (Read-only file system)")
+        assert _snapshot(home) == before
+    finally:
+        home.chmod(0o755)
+
+
+def test_a_home_that_does_not_exist_is_not_created_by_reading(tmp_path: Path) -> None:
+    home = tmp_path / "nothing-yet"
+    listed = _cli(home, "runs")
+    assert listed.rc == 0 and listed.lines == [f"no runs yet in {home / 'runs.sqlite'}"]
+    _one_line(_cli(home, "report", "tomi-x"), "mindloop: error: no run 'tomi-x' in ")
+    assert not home.exists()
+
+
+def test_a_home_that_is_a_file_is_one_line(tmp_path: Path) -> None:
+    home = tmp_path / "home.txt"
+    home.write_text("not a folder\n", encoding="utf-8")
+    message = (
+        f"mindloop: error: MINDLOOP_HOME {home} is a file, not a folder: point MINDLOOP_HOME at a folder "
+        "(it is created if missing)"
+    )
+    for args in (("runs",), ("runs", "export", "x"), ("report", "x"), ("bench", "run", "tomi", "--n", "2")):
+        assert _one_line(_cli(home, *args), "mindloop: error: ") == message
+    demo = _cli(home, "demo")
+    assert demo.rc == 1 and demo.lines[-1] == message
+    assert home.read_text(encoding="utf-8") == "not a folder\n"
+
+
+# -- report -o ----------------------------------------------------------------------------------------------
+
+
+def test_report_into_a_folder_and_to_an_unwritable_path(recorded: Recorded, tmp_path: Path) -> None:
+    home = _home_with(recorded.path, tmp_path / "home").parent
+    folder = tmp_path / "out"
+    folder.mkdir()
+    result = _cli(home, "report", recorded.second, "-o", str(folder))
+    assert result.rc == 0 and result.lines == [f"wrote {folder / (recorded.second + '.html')}"]
+    assert [p.name for p in folder.iterdir()] == [f"{recorded.second}.html"]
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x", encoding="utf-8")
+    target = blocker / "r.html"
+    line = _one_line(_cli(home, "report", recorded.second, "-o", str(target)), "mindloop: error: ")
+    assert line == (
+        f"mindloop: error: cannot write the report to {target} ({blocker} is a file, not a folder): "
+        "choose a writable file or folder with -o"
+    )
+
+
+# -- the layout version -------------------------------------------------------------------------------------
+
+
+def _old_store(path: Path) -> None:
+    """A store as the first run store wrote it: its statements, no version, one run with a bug kept as
+    ``failed`` with an ``internal error:`` message (how bugs were stored then)."""
+    db = sqlite3.connect(path)
+    db.executescript(OLD_SCHEMA)
+    db.execute(
+        "INSERT INTO runs (run_id, benchmark, agent, model, config, n, started, finished, seconds, version)"
+        " VALUES ('tomi-20250101-000000-abcd', 'tomi', 'symbolic', NULL, '{\"seed\":0}', 3,"
+        " '2025-01-01T00:00:00+00:00', '2025-01-01T00:00:01+00:00', 1.5, '0.1.0')"
+    )
+    rows = [
+        (0, "done", '{"answer":"box"}', '{"correct":1.0}', None),
+        (1, "failed", '{"answer":null}', '{"correct":0.0}', "internal error: KeyError: 'x'"),
+        (2, "pending", None, None, None),
+    ]
+    db.executemany(
+        "INSERT INTO samples (run_id, idx, sample_id, grp, input, status, output, scores, error, calls, seconds)"
+        " VALUES ('tomi-20250101-000000-abcd', ?, ?, 'g', '{}', ?, ?, ?, ?, '[]', 0.5)",
+        [(i, f"s{i}", status, out, scores, error) for i, status, out, scores, error in rows],
+    )
+    db.commit()
+    db.close()
+
+
+def _user_version(path: Path) -> int:
+    db = _raw(path)
+    try:
+        return int(db.execute("PRAGMA user_version").fetchone()[0])
+    finally:
+        db.close()
+
+
+def test_a_new_store_records_its_layout_version(tmp_path: Path) -> None:
+    assert _cli(tmp_path / "home", "bench", "run", "tomi", "--n", "2").rc == 0
+    assert _user_version(tmp_path / "home" / "runs.sqlite") == store_module.SCHEMA_VERSION == 1
+
+
+def test_an_old_store_is_read_as_it_is_and_upgraded_only_for_writing(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    path = home / "runs.sqlite"
+    _old_store(path)
+    before = _sha(path)
+    listed = _cli(home, "runs", "--json")
+    assert listed.rc == 0, listed
+    (old,) = json.loads(listed.out)["runs"]
+    assert (old["run_id"], old["n"], old["n_completed"], old["n_failed"], old["n_bugs"]) == (
+        "tomi-20250101-000000-abcd",
+        3,
+        2,
+        0,
+        1,
+    )
+    assert _sha(path) == before and _user_version(path) == 0  # reading never migrates
+
+    assert _cli(home, "bench", "run", "tomi", "--n", "2").rc == 0
+    assert _user_version(path) == 1
+    after = json.loads(_cli(home, "runs", "--json").out)["runs"]
+    assert after[0] == old and len(after) == 2
+
+
+def test_migrations_run_in_order_in_one_transaction(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "runs.sqlite"
+    _old_store(path)
+
+    def add_note(db: sqlite3.Connection) -> None:
+        db.execute("ALTER TABLE runs ADD COLUMN note TEXT")
+
+    def fill_note(db: sqlite3.Connection) -> None:
+        db.execute("UPDATE runs SET note = 'layout ' || (SELECT COUNT(*) FROM samples)")
+
+    def broken(db: sqlite3.Connection) -> None:
+        raise sqlite3.OperationalError("no such function: nothing")
+
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", 4)
+    monkeypatch.setattr(store_module, "MIGRATIONS", {1: add_note, 2: fill_note, 3: broken})
+    with pytest.raises(sqlite3.OperationalError):
+        RunStore(path)
+    db = _raw(path)
+    columns = [row[1] for row in db.execute("PRAGMA table_info(runs)")]
+    db.close()
+    assert "note" not in columns and _user_version(path) == 0  # the failed step undid the earlier ones
+
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", 3)
+    monkeypatch.setattr(store_module, "MIGRATIONS", {1: add_note, 2: fill_note})
+    with RunStore(path) as store:
+        assert [r.run_id for r in store.runs()] == ["tomi-20250101-000000-abcd"]
+    db = _raw(path)
+    assert db.execute("SELECT note FROM runs").fetchall() == [("layout 3",)]
+    db.close()
+    assert _user_version(path) == 3
+
+
+def test_a_store_from_a_newer_mindloop_is_refused(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    path = home / "runs.sqlite"
+    _old_store(path)
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA user_version = 7")
+    db.commit()
+    db.close()
+    before = _sha(path)
+    for args in (("runs",), ("bench", "run", "tomi", "--n", "2")):
+        line = _one_line(_cli(home, *args), f"mindloop: error: run store {path} has layout 7, written by a newer")
+        assert "upgrade mindloop" in line
+    assert _sha(path) == before
+    with pytest.raises(StoreError, match="has layout 7"):
+        RunStore(path, readonly=True)
