@@ -170,7 +170,8 @@ def test_benchmark_options_keep_their_names_defaults_and_meanings() -> None:
     assert (opts.tasks, opts.false_belief, opts.rooms) == (("direction", "ment.rot"), False, 2)  # type: ignore[attr-defined]
     assert tos.options_model().tasks == TASKS  # type: ignore[attr-defined]
     s1 = validate_options(get_benchmark("omnitom-stage1"), {"level": "4", "threshold": "0.7", "aligner": "exact"})
-    assert s1.model_dump() == {"data": None, "level": 4, "aligner": "exact", "threshold": 0.7, "judge": None}
+    assert s1.model_dump() == {"data": None, "level": 4, "protocol": "release", "split": None, "aligner": "exact",
+                               "threshold": 0.7, "judge": None}  # fmt: skip
 
 
 def test_data_flag_is_the_data_option_of_benchmarks_that_read_files(tmp_path: Path) -> None:
