@@ -10,7 +10,7 @@ scripts/setup.sh dev scale metrics train
 .venv/bin/ruff check src tests benchmarks
 .venv/bin/mypy
 .venv/bin/lint-imports
-.venv/bin/vulture src --min-confidence 80
+.venv/bin/vulture src vulture_whitelist.py --min-confidence 80
 MINDLOOP_REQUIRE_EXTRAS=metrics,scale,train .venv/bin/python -m pytest "$@"
 
 MINDLOOP_VENV=.venv-core scripts/setup.sh dev
