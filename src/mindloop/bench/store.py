@@ -230,7 +230,7 @@ class RunStore:
                 "record runs (mindloop runs, runs export and report can still read it)"
             )
         if self.path.exists():  # checked through a read-only connection: a refused file is never written to
-            self._db = _connect_uri(f"{self.path.resolve().as_uri()}?mode=ro")
+            self._db = self._connect(f"{self.path.resolve().as_uri()}?mode=ro")
             try:
                 damage = self._damage()
                 if damage is not None:
@@ -259,15 +259,15 @@ class RunStore:
             self._db = _empty_store()
             return
         uri = f"{self.path.resolve().as_uri()}?mode=ro"
-        self._db = _connect_uri(uri)
+        self._db = self._connect(uri)
         try:
             try:
                 found = self._layout(self._db)
-            except sqlite3.OperationalError as exc:
-                if not _named(exc, "SQLITE_CANTOPEN") or _unwritable(self.path) is None:
+            except sqlite3.OperationalError as exc:  # no WAL index can be made in a folder we cannot write
+                if not _named(exc, "SQLITE_CANTOPEN", "SQLITE_READONLY") or _unwritable(self.path) is None:
                     raise
                 self._db.close()
-                self._db = _connect_uri(f"{uri}&immutable=1")
+                self._db = self._connect(f"{uri}&immutable=1")
                 found = self._layout(self._db)
             if found == 0 and not _tables(self._db):  # an empty file: nothing recorded yet
                 self._db.close()
@@ -279,6 +279,16 @@ class RunStore:
         except BaseException:
             self._db.close()
             raise
+
+    def _connect(self, uri: str) -> sqlite3.Connection:
+        """A connection to ``uri``; a file that cannot be opened (no permission to read it) is one line."""
+        try:
+            return _connect_uri(uri)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(
+                f"run store {self.path} cannot be opened ({exc}): check the permissions of {self.path} and "
+                f"{self.path.parent}, or point MINDLOOP_HOME at another folder"
+            ) from None
 
     def _layout(self, db: sqlite3.Connection) -> int:
         """The store's layout version, refusing a newer one and a file holding tables that are not a run store."""
@@ -350,8 +360,8 @@ class RunStore:
         """``PRAGMA quick_check``: the damage it finds (the first problem and how many more), or ``None``."""
         try:
             rows = self._db.execute("PRAGMA quick_check(10)").fetchall()
-        except sqlite3.DatabaseError as exc:
-            return self._damaged(exc)
+        except sqlite3.DatabaseError as exc:  # the check itself meets the damage; any other failure is no verdict
+            return self._damaged(exc) if _named(exc, "SQLITE_CORRUPT", "SQLITE_NOTADB") else None
         problems = [str(row[0]).replace("*** in database main ***", "") for row in rows if row[0] != "ok"]
         if not problems:
             return None
