@@ -223,6 +223,23 @@ def test_runs_lists_what_a_damaged_store_still_holds(recorded: Recorded, damaged
     assert "?/" in row
 
 
+def test_a_damaged_runs_table_lists_nothing_and_says_so(recorded: Recorded, tmp_path: Path) -> None:
+    path = _home_with(recorded.path, tmp_path / "home")
+    db = _raw(path)
+    page_size = db.execute("PRAGMA page_size").fetchone()[0]
+    (page,) = [p for (p,) in db.execute("SELECT pageno FROM dbstat WHERE name = 'runs'")]  # one page: two runs
+    db.close()
+    with path.open("r+b") as f:
+        f.seek((page - 1) * page_size)
+        f.write(random.Random(2).randbytes(page_size))
+    human = _cli(path.parent, "runs")
+    assert human.rc == 1 and human.out == ""
+    assert human.lines[0] == f"no run can be read from {path}"
+    assert human.lines[1].startswith(f"mindloop: error: run store {path} is damaged (") and len(human.lines) == 2
+    listed = _cli(path.parent, "runs", "--json")
+    assert listed.rc == 1 and json.loads(listed.out)["runs"] == []
+
+
 def test_export_and_report_give_the_intact_run_and_refuse_the_damaged_one(
     recorded: Recorded, damaged: Path, tmp_path: Path
 ) -> None:

@@ -254,7 +254,8 @@ def runs_list(
             str(r.n_bugs) if known else "?",
             f"{r.seconds:.2f}",
         )
-    err_console().print(table if runs else f"no runs yet in {path}")
+    empty = f"no runs yet in {path}" if damage is None else f"no run can be read from {path}"
+    err_console().print(table if runs else empty)
     if damage is not None:
         raise damage
 
