@@ -20,12 +20,13 @@ check does not model is left unchecked rather than guessed.
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from mindloop.worlds.stories.tomi import Example
 
-__all__ = ["AuditReport", "Finding", "audit_examples", "story_answer"]
+__all__ = ["AuditReport", "Auditor", "Finding", "audit_examples", "story_answer"]
 
 _W = r"[\w-]+"
 _S = re.compile
@@ -188,20 +189,41 @@ class AuditReport:
         return len(self.contradictions)
 
 
-def audit_examples(examples: Iterable[Example]) -> AuditReport:
-    """Judge every ToMi question the story determines; collect those whose gold answer differs from the story's."""
-    checked = 0
-    found: list[Finding] = []
-    stories: dict[tuple[str, ...], _Story | None] = {}
-    for ex in examples:
+class Auditor:
+    """:func:`audit_examples` one example at a time, for a stream: only the contradictions are kept, and the last
+    few stories' replays (questions about the same story usually follow one another)."""
+
+    def __init__(self, cache: int = 64) -> None:
+        self.checked = 0
+        self.found: list[Finding] = []
+        self._stories: OrderedDict[tuple[str, ...], _Story | None] = OrderedDict()
+        self._cache = cache
+
+    def add(self, ex: Example) -> None:
+        """Judge one question (left unchecked when the story does not determine its answer)."""
         texts = tuple([s for _, s in ex.sentences])
-        if texts not in stories:
-            stories[texts] = _story(texts)
-        story = stories[texts]
+        if texts in self._stories:
+            self._stories.move_to_end(texts)
+            story = self._stories[texts]
+        else:
+            story = self._stories[texts] = _story(texts)
+            if len(self._stories) > self._cache:
+                self._stories.popitem(last=False)
         answer = None if story is None else _answer(story, ex.question.text)
         if answer is None:
-            continue
-        checked += 1
+            return
+        self.checked += 1
         if answer != ex.question.answer:
-            found.append(Finding(ex, answer))
-    return AuditReport(checked, tuple(found))
+            self.found.append(Finding(ex, answer))
+
+    def report(self) -> AuditReport:
+        """What has been judged so far."""
+        return AuditReport(self.checked, tuple(self.found))
+
+
+def audit_examples(examples: Iterable[Example]) -> AuditReport:
+    """Judge every ToMi question the story determines; collect those whose gold answer differs from the story's."""
+    auditor = Auditor()
+    for ex in examples:
+        auditor.add(ex)
+    return auditor.report()

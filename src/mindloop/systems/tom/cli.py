@@ -49,7 +49,7 @@ def tom_eval(
     from mindloop.worlds.stories.tomi import StoryFormat
 
     formats: dict[_Format, StoryFormat | None] = {_Format.auto: None, _Format.tomi: "tomi", _Format.hitom: "hitom"}
-    report = evaluate_file(path, formats[fmt])
+    report = evaluate_file(path, formats[fmt], keep_answers=False, keep_wrong=show_wrong)  # streamed: flat memory
     if as_json:
         print(json.dumps(report.to_json()))
         return
@@ -73,7 +73,7 @@ def tom_eval(
         )
     wrong = report.wrong
     if wrong and show_wrong:
-        console.print(f"{len(wrong)} wrong; the first {min(show_wrong, len(wrong))}:")
+        console.print(f"{report.n_wrong} wrong; the first {len(wrong)}:")
         for answered in wrong[:show_wrong]:
             ex = answered.example
             where = f"{ex.source}:{ex.line}" if ex.hitom is None or ex.hitom.choices == () else ex.source

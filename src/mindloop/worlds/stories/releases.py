@@ -21,21 +21,21 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from mindloop.datafiles import read_text_file
+from mindloop.datafiles import iter_text_lines, read_text_file
 from mindloop.errors import ParseError
 from mindloop.worlds.stories.tomi import (
     Example,
     HiToMInfo,
     StoryFormat,
     ToMiTrace,
+    iter_story_file,
     parse_question,
-    read_story_file,
     story_sentences,
 )
 
@@ -43,6 +43,8 @@ __all__ = [
     "PROMPTING_TYPES",
     "TOMI_QUESTION_TYPES",
     "TOMI_STORY_TYPES",
+    "iter_dataset",
+    "iter_tomi_trace",
     "parse_choices",
     "read_dataset",
     "read_hitom_json",
@@ -78,10 +80,13 @@ def read_tomi_trace(path: str | Path) -> list[ToMiTrace]:
 
     Raises :class:`ParseError` naming the line for an unknown story type, question type or malformed step.
     """
+    return list(iter_tomi_trace(path))
+
+
+def iter_tomi_trace(path: str | Path) -> Iterator[ToMiTrace]:
+    """:func:`read_tomi_trace` line by line, lazily (memory does not grow with the file)."""
     p = Path(path)
-    lines = read_text_file(p).splitlines()
-    out: list[ToMiTrace] = []
-    for lineno, line in enumerate(lines, 1):
+    for lineno, line in iter_text_lines(p):
         if not line.strip():
             continue
         fields = [f.strip() for f in line.split(",")]
@@ -105,8 +110,7 @@ def read_tomi_trace(path: str | Path) -> list[ToMiTrace]:
         bad = next((e for e in events if not _EVENT.match(e)), None)
         if bad is not None:
             raise ParseError("malformed generator step", source=str(p), line=lineno, text=bad)
-        out.append(ToMiTrace(story_type, qtype, tuple(events)))
-    return out
+        yield ToMiTrace(story_type, qtype, tuple(events))
 
 
 def _family(question_type: str) -> str:
@@ -115,24 +119,31 @@ def _family(question_type: str) -> str:
     return m["order"] if m and m["order"] else question_type
 
 
-def _attach_traces(examples: list[Example], trace_path: Path) -> list[Example]:
-    traces = read_tomi_trace(trace_path)
-    if len(traces) != len(examples):
-        raise ParseError(
-            f"has {len(traces)} trace lines but the story file beside it has {len(examples)} questions",
-            source=str(trace_path),
-        )
-    out = []
-    for i, (ex, trace) in enumerate(zip(examples, traces, strict=True), 1):
+def _attach_traces(examples: Iterator[Example], trace_path: Path) -> Iterator[Example]:
+    """Each example with its trace line, lazily; a count that differs is found when one side runs out."""
+    traces = iter_tomi_trace(trace_path)
+    n = 0
+    for ex in examples:
+        trace = next(traces, None)
+        if trace is None:
+            questions = n + 1 + sum(1 for _ in examples)
+            raise ParseError(
+                f"has {n} trace lines but the story file beside it has {questions} questions", source=str(trace_path)
+            )
+        n += 1
         if _family(trace.question_type) != ex.question.qtype:
             raise ParseError(
-                f"trace line {i} says {trace.question_type!r} but the question is {ex.question.qtype!r}",
+                f"trace line {n} says {trace.question_type!r} but the question is {ex.question.qtype!r}",
                 source=ex.source,
                 line=ex.question_line,
                 text=ex.question.text,
             )
-        out.append(dataclasses.replace(ex, trace=trace))
-    return out
+        yield dataclasses.replace(ex, trace=trace)
+    extra = sum(1 for _ in traces)
+    if extra:
+        raise ParseError(
+            f"has {n + extra} trace lines but the story file beside it has {n} questions", source=str(trace_path)
+        )
 
 
 _CHOICE = re.compile(r"^([A-Z])\.\s*([\w-]+)$")
@@ -226,16 +237,20 @@ def read_hitom_json(path: str | Path) -> list[Example]:
     return out
 
 
-def _attach_meta(examples: list[Example], meta_path: Path) -> list[Example]:
+def _attach_meta(examples: Iterator[Example], meta_path: Path) -> Iterator[Example]:
     """Give each example of a numbered-line Hi-ToM file the fields its ``.meta.json`` lists, in file order."""
     meta = _load_json(meta_path)
-    if not isinstance(meta, list) or len(meta) != len(examples):
-        n = len(meta) if isinstance(meta, list) else "no"
-        raise ParseError(
-            f"has {n} entries but the story file beside it has {len(examples)} questions", source=str(meta_path)
-        )
-    out = []
-    for i, (ex, m) in enumerate(zip(examples, meta, strict=True), 1):
+    if not isinstance(meta, list):
+        raise ParseError("has no entries: expected a JSON list with one entry per question", source=str(meta_path))
+    i = 0
+    for ex in examples:
+        if i == len(meta):
+            questions = i + 1 + sum(1 for _ in examples)
+            raise ParseError(
+                f"has {len(meta)} entries but the story file beside it has {questions} questions", source=str(meta_path)
+            )
+        m = meta[i]
+        i += 1
         try:
             order, deception, length, sid = int(m["order"]), bool(m["deception"]), int(m["length"]), int(m["sample_id"])
         except (KeyError, TypeError, ValueError):
@@ -250,8 +265,11 @@ def _attach_meta(examples: list[Example], meta_path: Path) -> list[Example]:
         if prompting is not None and prompting not in PROMPTING_TYPES:
             raise ParseError(f"entry {i}: unknown prompting_type", source=str(meta_path), text=str(prompting))
         info = HiToMInfo(sid, order, deception, length, prompting or "", ())
-        out.append(dataclasses.replace(ex, hitom=info))
-    return out
+        yield dataclasses.replace(ex, hitom=info)
+    if i != len(meta):
+        raise ParseError(
+            f"has {len(meta)} entries but the story file beside it has {i} questions", source=str(meta_path)
+        )
 
 
 def read_dataset(path: str | Path, fmt: StoryFormat | None = None) -> tuple[StoryFormat, list[Example]]:
@@ -261,12 +279,20 @@ def read_dataset(path: str | Path, fmt: StoryFormat | None = None) -> tuple[Stor
     :func:`~mindloop.worlds.stories.tomi.read_story_file` (``fmt=None`` detects ToMi or Hi-ToM); for ToMi,
     ``NAME.trace`` beside ``NAME.txt`` is read too and each example gets its trace; for Hi-ToM, ``NAME.meta.json``.
     """
+    fmt, examples = iter_dataset(path, fmt)
+    return fmt, list(examples)
+
+
+def iter_dataset(path: str | Path, fmt: StoryFormat | None = None) -> tuple[StoryFormat, Iterator[Example]]:
+    """:func:`read_dataset` as a lazy iterator: a numbered-line file (and its ``.trace``) is read line by line as
+    the examples are taken, so memory does not grow with the file; Hi-ToM's JSON is parsed whole.
+    """
     p = Path(path)
     if p.suffix.lower() == ".json":
         if fmt == "tomi":
             raise ParseError("a .json file is read as Hi-ToM's release, not as ToMi", source=str(p))
-        return "hitom", read_hitom_json(p)
-    fmt, examples = read_story_file(p, fmt)
+        return "hitom", iter(read_hitom_json(p))
+    fmt, examples = iter_story_file(p, fmt)
     trace = p.with_suffix(".trace")
     meta = p.with_suffix(".meta.json")
     if fmt == "tomi" and p.suffix != ".trace" and trace.is_file():

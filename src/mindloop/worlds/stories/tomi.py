@@ -14,12 +14,13 @@ that appear in Hi-ToM exports (``***``, ``Story:``, ``Read the following story â
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from mindloop.beliefs import WORLD, Chain, Tracker
+from mindloop.datafiles import iter_text_lines
 from mindloop.errors import ParseError
 from mindloop.worlds.stories.narration import (
     CANONICAL_RELATIONS,
@@ -50,6 +51,7 @@ __all__ = [
     "ToMiTrace",
     "answer_question",
     "detect_format",
+    "iter_story_file",
     "narrate",
     "parse_question",
     "read_examples",
@@ -210,33 +212,43 @@ def story_sentences(text: str, source: str = "<story>") -> tuple[tuple[int, str]
 
 def read_story_file(path: str | Path, fmt: StoryFormat | None = None) -> tuple[StoryFormat, list[Example]]:
     """Like :func:`read_examples`, also returning the format used (detected when ``fmt`` is ``None``)."""
+    fmt, examples = iter_story_file(path, fmt)
+    return fmt, list(examples)
+
+
+def iter_story_file(path: str | Path, fmt: StoryFormat | None = None) -> tuple[StoryFormat, Iterator[Example]]:
+    """The format and a lazy iterator over the examples of a numbered-line file: the file is read line by line as
+    the examples are taken, so memory does not grow with its size (``fmt=None`` reads it once more, first, to detect
+    the format).
+
+    UTF-8 with or without a byte-order mark; a line that is not UTF-8 text, or anything malformed, raises
+    :class:`ParseError` naming the file and line when the iterator reaches it.
+    """
     p = Path(path)
-    try:
-        raw = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ParseError("no such file", source=str(p)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ParseError(f"cannot read file: {exc}", source=str(p)) from None
-    lines = raw.splitlines()
     if fmt is None:
-        fmt = detect_format(lines)
-    examples: list[Example] = []
+        fmt = detect_format(line for _, line in iter_text_lines(p))
+    return fmt, _examples(p, fmt)
+
+
+def _examples(p: Path, fmt: StoryFormat) -> Iterator[Example]:
+    source = str(p)
     story: list[tuple[int, str]] = []
     start = 0
     last_n = 0
-    for lineno, line in enumerate(lines, 1):
+    found = False
+    for lineno, line in iter_text_lines(p):
         head, _, body = line.strip().partition(" ")
         if not head.isdigit():
             if not line.strip() or PREAMBLE.match(line.strip()):
                 continue
-            raise ParseError("expected a numbered line 'N sentence'", source=str(p), line=lineno, text=line)
+            raise ParseError("expected a numbered line 'N sentence'", source=source, line=lineno, text=line)
         n = int(head)
         body = body.strip(" ")
         if n == 1 or n <= last_n:
             if story:
                 raise ParseError(
                     "a new story starts before the previous one ended with a question",
-                    source=str(p),
+                    source=source,
                     line=lineno,
                     text=line,
                 )
@@ -245,24 +257,24 @@ def read_story_file(path: str | Path, fmt: StoryFormat | None = None) -> tuple[S
         if "\t" in body:
             parts = [x.strip() for x in body.split("\t")]
             if len(parts) < 2 or not parts[1]:
-                raise ParseError("question line without an answer after a tab", source=str(p), line=lineno, text=line)
+                raise ParseError("question line without an answer after a tab", source=source, line=lineno, text=line)
             q = parse_question(parts[0], parts[1], fmt)
             if q is None:
-                raise ParseError("unknown question form", source=str(p), line=lineno, text=parts[0])
+                raise ParseError("unknown question form", source=source, line=lineno, text=parts[0])
             if not story:
-                raise ParseError("question without a story", source=str(p), line=lineno, text=line)
-            examples.append(Example(str(p), start, tuple(story), q, lineno))
+                raise ParseError("question without a story", source=source, line=lineno, text=line)
+            found = True
+            yield Example(source, start, tuple(story), q, lineno)
             story = []
             last_n = 0
         else:
             story.append((lineno, body))
     if story:
-        raise ParseError("file ends with a story that has no question", source=str(p), line=story[-1][0])
-    if not examples:
+        raise ParseError("file ends with a story that has no question", source=source, line=story[-1][0])
+    if not found:
         raise ParseError(
-            "no examples found (expected numbered lines ending in a tab-separated question)", source=str(p)
+            "no examples found (expected numbered lines ending in a tab-separated question)", source=source
         )
-    return fmt, examples
 
 
 def answer_question(tracker: Tracker, question: Question) -> str | None:
