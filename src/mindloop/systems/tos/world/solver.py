@@ -3,9 +3,11 @@
 Each variable (an object, a door, ``initial_pos``) has a *domain*: the set of cells, relative to the start, it may
 occupy, within ``[-g, g]²`` for grid size ``g``. A never-constrained variable has no domain yet (counted as
 ``g²`` cells, as in the reference). Relation triples (:mod:`mindloop.systems.tos.world.relations`) become binary
-constraints on the offset between two variables; arc consistency (AC-3) removes every cell that no cell of a
-neighbour supports. This is the reference's ``SpatialSolver`` semantics, with domains as boolean arrays and each
-constraint as an *offset kernel*, so a revision is a few array operations instead of a double loop.
+constraints on the offset between two variables, all triples about the same two variables (either way round)
+conjoined into one, as the reference's undirected ``_constraints_between`` does; arc consistency (AC-3) removes
+every cell that no cell of a neighbour supports. This is the reference's ``SpatialSolver`` semantics, with domains
+as boolean arrays and each constraint as an *offset kernel*, so a revision is a few array operations instead of a
+double loop.
 
 :func:`information_gain` is the reference's exploration quality: ``Σ_i log2(M / C_i) / (N · log2 M)`` over the
 N objects and doors, with ``M = g²`` and ``C_i`` the domain size of object *i*.
