@@ -29,6 +29,7 @@ from pydantic import Field
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
 from mindloop.errors import InvalidArgumentError
+from mindloop.models.base import ChatModel, Completion, GenerationConfig, Message
 from mindloop.systems.mindclaw.agents import build_engine, resolve_skills, trained_classifier
 from mindloop.systems.mindclaw.evaluation import accuracy_scores, closed_loop, episode_outcome, teacher_forced
 from mindloop.systems.mindclaw.metrics import GoldEpisode, gold_episode, summarize_intervention
@@ -119,6 +120,27 @@ def claw_samples(n: int | None, seed: int, options: ClawOptions) -> list[Sample]
     return out
 
 
+class _CountingModel:
+    """The agent's model, counting the calls made through it (the closed loop's model decisions)."""
+
+    def __init__(self, model: ChatModel) -> None:
+        self.model = model
+        self.calls = 0
+
+    @property
+    def name(self) -> str:
+        """The wrapped model's name."""
+        return self.model.name
+
+    async def generate(self, messages: Sequence[Message], config: GenerationConfig | None = None) -> Completion:
+        """Count the call, then forward it."""
+        self.calls += 1
+        return await self.model.generate(messages, config if config is not None else GenerationConfig())
+
+    async def aclose(self) -> None:
+        """The wrapped model is closed by whoever opened it."""
+
+
 class ClawBenchmark:
     """MindClaw precision intervention on ``mindpower-sim``: TA, PIA, CS (closed loop) and trigger ACC."""
 
@@ -173,9 +195,10 @@ class ClawBenchmark:
         skills = resolve_skills(settings["skills"], agent)
         if settings["observation"] == "model" and ctx.model is None:
             raise InvalidArgumentError("observation=model needs a model (--model)")
+        counted = _CountingModel(ctx.model) if ctx.model is not None else None
         engine = build_engine(
             agent,
-            model=ctx.model,
+            model=counted,
             config=ctx.config,
             skills=skills,
             classifier=classifier,
@@ -183,6 +206,7 @@ class ClawBenchmark:
             observation=settings["observation"],
         )
         trace, source = await closed_loop(engine, scenario, gold, quiet=settings["quiet"])
+        loop_calls = counted.calls if counted is not None else 0
         scores, interventions, reasoning = episode_outcome(trace, source, gold)
         decisions = await teacher_forced(
             scenario,
@@ -197,6 +221,10 @@ class ClawBenchmark:
         tf_failures = [f"t{d.t}.{d.k}: {d.error}" for d in decisions if d.error]
         scores["invalid_ops"] = float(sum("invalid slot" in f for f in failures + tf_failures))
         scores["malformed"] = float(sum("malformed" in f for f in failures + tf_failures))
+        if counted is not None:
+            # the closed loop's model calls (trigger, reasoning, action, observation) and its unreadable replies
+            scores["loop_model_decisions"] = float(loop_calls)
+            scores["loop_model_malformed"] = float(sum("malformed" in f for f in failures))
         wrong = [
             {
                 "t": d.t,
@@ -209,6 +237,7 @@ class ClawBenchmark:
             if d.predicted != d.gold_op
         ]
         output = {
+            "agent": agent,
             "t_star": gold.t_star,
             "gold_task": {"actor": gold.actor, "object": gold.object, "context": gold.context, "detail": gold.detail},
             "interventions": interventions,
@@ -243,15 +272,16 @@ def summarize_claw(records: Sequence[SampleRecord]) -> dict[str, Any]:
             )
         return out
 
-    summary = summarize_intervention(rows(records))
+    model_agent = any((r.output or {}).get("agent") == "model" for r in records)
+    summary = summarize_intervention(rows(records), model_agent=model_agent)
     groups: dict[str, list[SampleRecord]] = defaultdict(list)
     for r in records:
         groups[r.sample.group].append(r)
     summary["by_group"] = {
         g: {
             k: v
-            for k, v in summarize_intervention(rows(groups[g])).items()
-            if k in ("ta", "pia", "cs", "cs_n", "acc", "acc_no_noop", "n")
+            for k, v in summarize_intervention(rows(groups[g]), model_agent=model_agent).items()
+            if k in ("ta", "pia", "cs", "cs_n", "acc", "acc_no_noop", "model_decisions", "model_malformed", "n")
         }
         for g in sorted(groups)
     }

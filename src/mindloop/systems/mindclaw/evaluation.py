@@ -18,7 +18,7 @@ from mindloop.errors import InvalidArgumentError
 from mindloop.systems.mindclaw.context import TriggerContext, WindowState
 from mindloop.systems.mindclaw.engine import Engine, StepTrace
 from mindloop.systems.mindclaw.memory import HistoryEntry, Memory
-from mindloop.systems.mindclaw.metrics import GoldEpisode, Op, decision_scores, episode_scores
+from mindloop.systems.mindclaw.metrics import GoldEpisode, Op, decider_scores, decision_scores, episode_scores
 from mindloop.systems.mindclaw.observation import Observer, SymbolicObserver
 from mindloop.systems.mindclaw.operations import (
     ACTION_RUN,
@@ -44,7 +44,8 @@ Decide = Callable[[TriggerContext], Awaitable[Decision]]
 @dataclass(frozen=True)
 class DecisionRecord:
     """One teacher-forced decision: where it was, the context's features, the gold operation and the prediction
-    (``None``: no valid operation); ``error`` says why a prediction failed."""
+    (``None``: no valid operation); ``error`` says why a prediction failed; ``by`` who decided (``skill:ID``,
+    ``policy:model``, ...; empty when nothing was asked)."""
 
     scenario_id: str
     t: int
@@ -53,6 +54,7 @@ class DecisionRecord:
     gold_op: Op
     predicted: Op | None
     error: str = ""
+    by: str = ""
 
     @property
     def gold(self) -> str:
@@ -136,8 +138,10 @@ async def teacher_forced(
             ctx = TriggerContext(state, tuple(done), record)
             predicted: Op | None = None
             error = ""
+            by = ""
             if decide is not None:
                 decision = await decide(ctx)
+                by = decision.by
                 if decision.op is None:
                     error = decision.error or "no operation"
                 else:
@@ -146,7 +150,7 @@ async def teacher_forced(
                     except SlotError as exc:
                         error = f"invalid slot: {exc}"
             feats = {**ctx.features(), "text": window.text} if features else {}
-            out.append(DecisionRecord(scenario.id, window.t, k, feats, gold_op, predicted, error))
+            out.append(DecisionRecord(scenario.id, window.t, k, feats, gold_op, predicted, error, by))
             op = Operation.from_tuple(gold_op)
             got = _apply_gold(memory, op, window.t, gold)
             if got is not None:
@@ -156,8 +160,13 @@ async def teacher_forced(
 
 
 def accuracy_scores(decisions: Sequence[DecisionRecord]) -> dict[str, float]:
-    """ACC counts over teacher-forced decisions (see :func:`~mindloop.systems.mindclaw.metrics.decision_scores`)."""
-    return decision_scores([d.gold_op for d in decisions], [d.predicted for d in decisions])
+    """ACC counts over teacher-forced decisions (see :func:`~mindloop.systems.mindclaw.metrics.decision_scores`),
+    with the same counts split by who decided (:func:`~mindloop.systems.mindclaw.metrics.decider_scores`)."""
+    gold = [d.gold_op for d in decisions]
+    predicted = [d.predicted for d in decisions]
+    out = decision_scores(gold, predicted)
+    out.update(decider_scores(gold, predicted, [d.by for d in decisions], [d.error for d in decisions]))
+    return out
 
 
 async def closed_loop(

@@ -27,6 +27,12 @@ step (window 0 = time 0; then one per scripted step; then ``quiet`` windows in w
   simulator right after it ran). Defined only when some episode intervened (``cs_n`` counts them).
 * **ACC**, **ACC w/o noop** — trigger operations predicted with the gold context (teacher forcing) equal to the
   gold ones (verb and all three slots), over all decisions / over decisions whose gold is not ``noop``.
+  For the ``model`` agent, ACC is computed over the decisions **the model itself made** (strong skills decide
+  first and are scored apart as ``acc_skill``); a malformed model reply is a model decision that is wrong. With no
+  model decision ACC is ``None``. ``acc_all`` keeps the whole trigger's figure (skills and policy together).
+  Every summary says how many decisions the model made and how many were malformed, in teacher forcing
+  (``model_decisions``, ``model_malformed``) and in the closed loop (``loop_model_decisions``,
+  ``loop_model_malformed``: trigger, reasoning and action calls).
 """
 
 from __future__ import annotations
@@ -50,6 +56,7 @@ __all__ = [
     "GoldEpisode",
     "GoldWindow",
     "Op",
+    "decider_scores",
     "decision_scores",
     "episode_scores",
     "gold_episode",
@@ -320,6 +327,35 @@ def decision_scores(gold: Sequence[Op], predicted: Sequence[Op | None]) -> dict[
     }
 
 
+def decider_scores(
+    gold: Sequence[Op], predicted: Sequence[Op | None], by: Sequence[str], errors: Sequence[str]
+) -> dict[str, float]:
+    """:func:`decision_scores`'s counts split by who decided each decision: ``skill_*`` (a strong skill,
+    ``by`` = ``skill:ID``), ``model_*`` (the chat model, ``policy:model``; ``model_malformed`` counts its replies
+    that could not be parsed) and ``policy_*`` (any other policy: noop, classifier, naive)."""
+    if not len(gold) == len(predicted) == len(by) == len(errors):
+        raise InvalidArgumentError(
+            f"{len(gold)} gold decisions, {len(predicted)} predictions, {len(by)} deciders, {len(errors)} errors"
+        )
+    out = {
+        f"{who}_{key}": 0.0
+        for who in ("skill", "model", "policy")
+        for key in ("decisions", "correct", "nn_total", "nn_correct")
+    }
+    out["model_malformed"] = 0.0
+    for g, p, b, e in zip(gold, predicted, by, errors, strict=True):
+        who = "skill" if b.startswith("skill:") else "model" if b == "policy:model" else "policy"
+        ok = float(p is not None and tuple(p) == tuple(g))
+        out[f"{who}_decisions"] += 1
+        out[f"{who}_correct"] += ok
+        if g[0] != "noop":
+            out[f"{who}_nn_total"] += 1
+            out[f"{who}_nn_correct"] += ok
+        if who == "model" and "malformed" in e:
+            out["model_malformed"] += 1
+    return out
+
+
 def _task_matches(gold: GoldEpisode, record: Mapping[str, Any]) -> bool:
     if (record.get("actor"), record.get("object"), record.get("context")) != (gold.actor, gold.object, gold.context):
         return False
@@ -370,12 +406,19 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
 
 
-def summarize_intervention(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def _frac(num: float, den: float) -> float | None:
+    return round(num / den, 6) if den else None
+
+
+def summarize_intervention(rows: Sequence[Mapping[str, Any]], *, model_agent: bool = False) -> dict[str, Any]:
     """Aggregate per-episode rows ``{"scores": {...}, "failed": bool, "group": str, "help_needed": bool,
     "n_decisions": int, "n_non_noop": int}`` into ``ta``, ``pia``, ``cs``, ``acc``, ``acc_no_noop`` (fractions)
     and counts. A failed episode scores 0 on TA and PIA, none of its decisions count as correct, and an
     intervention it made counts against CS. A fraction with nothing to count is ``None``, never 0: TA and PIA
-    without episodes, CS without an intervention on an episode that needed help, ACC without decisions."""
+    without episodes, CS without an intervention on an episode that needed help, ACC without decisions.
+
+    With ``model_agent``, ``acc`` and ``acc_no_noop`` are over the model's own decisions (``acc_over`` says
+    which); ``acc_all`` is always over every decision, ``acc_skill`` over the strong skills' decisions."""
     ta, pia = [], []
     cs_ok = cs_n = 0.0
     acc_c = acc_t = nn_c = nn_t = 0.0
@@ -395,17 +438,41 @@ def summarize_intervention(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             nn_c += float(s.get("nn_correct", 0.0))
         for key in ("false_alarm", "missed", "early", "late", "invalid_ops", "malformed"):
             counts[key] += float(s.get(key, 0.0))
+        for key in (
+            "model_decisions",
+            "model_malformed",
+            "skill_decisions",
+            "loop_model_decisions",
+            "loop_model_malformed",
+            "model_nn_total",
+        ):
+            counts[key] += float(s.get(key, 0.0))
+        if not failed:
+            for key in ("model_correct", "model_nn_correct", "skill_correct"):
+                counts[key] += float(s.get(key, 0.0))
         counts["failed"] += float(failed)
         counts["help_needed"] += float(bool(row.get("help_needed")))
+    acc_all, acc_all_nn = _frac(acc_c, acc_t), _frac(nn_c, nn_t)
+    acc_model = _frac(counts["model_correct"], counts["model_decisions"])
+    acc_model_nn = _frac(counts["model_nn_correct"], counts["model_nn_total"])
     return {
         "ta": _round(mean(ta)),
         "pia": _round(mean(pia)),
         "cs": round(cs_ok / cs_n, 6) if cs_n else None,
         "cs_n": int(cs_n),
-        "acc": round(acc_c / acc_t, 6) if acc_t else None,
-        "acc_no_noop": round(nn_c / nn_t, 6) if nn_t else None,
+        "acc": acc_model if model_agent else acc_all,
+        "acc_no_noop": acc_model_nn if model_agent else acc_all_nn,
+        "acc_over": "model decisions" if model_agent else "all decisions",
+        "acc_all": acc_all,
+        "acc_all_no_noop": acc_all_nn,
+        "acc_skill": _frac(counts["skill_correct"], counts["skill_decisions"]),
         "decisions": int(acc_t),
         "decisions_no_noop": int(nn_t),
+        "model_decisions": int(counts["model_decisions"]),
+        "model_malformed": int(counts["model_malformed"]),
+        "skill_decisions": int(counts["skill_decisions"]),
+        "loop_model_decisions": int(counts["loop_model_decisions"]),
+        "loop_model_malformed": int(counts["loop_model_malformed"]),
         "n": len(rows),
         "help_needed": int(counts["help_needed"]),
         "controls": len(rows) - int(counts["help_needed"]),

@@ -1,0 +1,59 @@
+"""Trigger ACC measures the model, not the shipped skills: every summary says how many decisions the model made
+and how many of its replies were malformed (issue 17, "Summaries that cannot mislead")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mindloop.bench.api import SampleRecord
+from mindloop.systems.mindclaw.benchmarks import summarize_claw
+from mindloop.systems.mindclaw.metrics import decider_scores
+from mindloop.worlds.household.scenarios import Scenario
+
+from .test_model_path import _run, _sample
+
+
+def _garbage(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
+    return "Sure! Here is what I think about this household."
+
+
+def _summary(sample: Any, outcome: Any) -> dict[str, Any]:
+    record = SampleRecord(0, sample, "done", outcome.output, outcome.scores, None, [], 0.0)
+    return summarize_claw([record])
+
+
+def test_skills_deciding_everything_is_not_a_model_acc_of_one(lily: Scenario) -> None:
+    sample = _sample(lily)
+    outcome, server = _run(sample, _garbage)
+    s = outcome.scores
+    # the shipped strong skills make all 31 teacher-forced decisions; the model is never asked there
+    assert s["skill_decisions"] == s["acc_total"] == 31.0 and s["model_decisions"] == 0.0
+    summary = _summary(sample, outcome)
+    assert summary["acc_all"] == 1.0  # what used to be reported as ACC
+    assert summary["acc"] is None and summary["acc_no_noop"] is None
+    assert summary["acc_over"] == "model decisions" and summary["acc_skill"] == 1.0
+    assert summary["model_decisions"] == 0 and summary["skill_decisions"] == 31
+    # every model call of the run happened in the closed loop, and every one was malformed
+    assert server.requests > 0
+    assert summary["loop_model_decisions"] == server.requests
+    assert summary["loop_model_malformed"] == server.requests
+    assert summary["by_group"]["false_belief/help"]["model_decisions"] == 0
+
+
+def test_malformed_model_decisions_count_as_wrong_model_decisions(lily: Scenario) -> None:
+    sample = _sample(lily, skills="off")
+    outcome, _ = _run(sample, _garbage)
+    s = outcome.scores
+    assert s["model_decisions"] == s["model_malformed"] == s["acc_total"] == 31.0
+    summary = _summary(sample, outcome)
+    assert summary["acc"] == 0.0 and summary["model_malformed"] == 31 and summary["acc_skill"] is None
+
+
+def test_decider_scores_split_by_who_decided() -> None:
+    gold = [("noop", "none", "none", "none"), ("reasoning_run", "a", "b", "none"), ("noop", "none", "none", "none")]
+    pred = [gold[0], None, gold[2]]
+    out = decider_scores(gold, pred, ["skill:s1", "policy:model", "policy:model"], ["", "malformed trigger: x", ""])
+    assert (out["skill_decisions"], out["skill_correct"]) == (1.0, 1.0)
+    assert (out["model_decisions"], out["model_correct"], out["model_malformed"]) == (2.0, 1.0, 1.0)
+    assert (out["model_nn_total"], out["model_nn_correct"]) == (1.0, 0.0)
+    assert out["policy_decisions"] == 0.0
