@@ -193,7 +193,7 @@ def skills_mine(
     """Mine skills from teacher-forced rollouts of the train split (rule miner, or --model summariser)."""
     from mindloop.models.base import ModelOptions, load_model
     from mindloop.systems.mindclaw.agents import mine_default, training_decisions
-    from mindloop.systems.mindclaw.mining import summarise_skills
+    from mindloop.systems.mindclaw.mining import require_skills, summarise_skills
 
     failures: list[str] = []
     if model is None:
@@ -208,6 +208,7 @@ def skills_mine(
                 await chat.aclose()
 
         skills, failures = asyncio.run(go())
+    skills = require_skills(skills, failures, f"the summariser model {model}" if model else "the rule miner")
     text = skills.to_yaml()
     if out is not None:
         out.write_text(text, encoding="utf-8")

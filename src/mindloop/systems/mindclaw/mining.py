@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from mindloop.errors import ParseError
+from mindloop.errors import MindloopError, ParseError
 from mindloop.models.base import ChatModel, GenerationConfig, message
 from mindloop.systems.mindclaw.context import FEATURES, Feature
 from mindloop.systems.mindclaw.engine import run_sync
@@ -30,9 +30,23 @@ from mindloop.systems.mindclaw.skills import Condition, Skill, SkillSet, Thresho
 from mindloop.systems.mindclaw.trigger import NaivePolicy, Policy
 from mindloop.worlds.household.scenarios.model import Scenario
 
-__all__ = ["collect_decisions", "mine_skills", "parse_summary", "summarise_skills"]
+__all__ = ["NoSkillsError", "collect_decisions", "mine_skills", "parse_summary", "require_skills", "summarise_skills"]
 
 _Pred = tuple[str, str, Any]  # (feature, op, value)
+
+
+class NoSkillsError(MindloopError):
+    """Mining produced no skill at all (e.g. every model reply was unusable): an error, never an empty file."""
+
+
+def require_skills(skills: SkillSet, failures: Sequence[str], source: str) -> SkillSet:
+    """``skills`` when it holds at least one skill; otherwise :class:`NoSkillsError` naming ``source`` (the
+    miner or the model), how many reply lines could not be used and the first of them, on one line."""
+    if len(skills) > 0:
+        return skills
+    first = " ".join(failures[0].split())[:160] if failures else ""
+    detail = f"; {len(failures)} unusable reply lines, first: {first}" if failures else ""
+    raise NoSkillsError(f"{source} gave no usable skill{detail}; no skills file written")
 
 
 def collect_decisions(
@@ -385,6 +399,8 @@ async def summarise_skills(
             [message("system", SUMMARY_SYSTEM), message("user", user)], config or GenerationConfig()
         )
         skills, bad = parse_summary(reply.text, op, start=1)
+        if not skills and not bad:
+            bad = [f"no SKILL line in the reply: {' '.join(reply.text.split())[:120]}"]
         proposed += skills
         failures += [f"{op}: {b}" for b in bad]
     about = "Trigger skills summarised by a model from paired rollouts, validated over all decisions."
