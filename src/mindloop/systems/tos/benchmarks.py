@@ -59,7 +59,14 @@ from mindloop.systems.tos.world.scene import Scene, scene_from_dict, scene_to_di
 from mindloop.systems.tos.world.tasks import ROUTE_TASKS, SURVEY_TASKS, TASKS, TaskQuestion, answer_spec, generate_tasks
 from mindloop.systems.tos.world.world import world_from_scene
 
-__all__ = ["TosActiveBenchmark", "TosOptions", "TosPassiveBenchmark", "answer_text", "format_table"]
+__all__ = [
+    "TosActiveBenchmark",
+    "TosOptions",
+    "TosPassiveBenchmark",
+    "action_failure_counts",
+    "answer_text",
+    "format_table",
+]
 
 DEFAULT_SCENES = 100
 """Scenes per run when ``--n`` is not given (the paper's 100)."""
@@ -68,9 +75,31 @@ TO_COMPLETION = 1000
 """The step limit of an explorer that runs to completion: far beyond any scripted explorer's last step (the
 reference's proxies take up to the low twenties on 3-room scenes), so they stop by themselves."""
 
-_COUNTS = {"steps", "action_cost", "fb_steps", "fb_redundancy", "invalid_actions", "over_budget"}
+_COUNTS = {
+    "steps",
+    "action_cost",
+    "fb_steps",
+    "fb_redundancy",
+    "invalid_actions",
+    "unparsed_actions",
+    "refused_actions",
+    "over_budget",
+}
 """Scores that are counts, averaged over the samples that have them (a failed sample has none); ``over_budget``
 (1 when the exploration took more than ``max_steps`` steps) averages to the share of such samples."""
+
+
+def action_failure_counts(turns: Sequence[Turn]) -> dict[str, float]:
+    """How a model's action strings failed: ``unparsed_actions`` (no action could be read from the string),
+    ``refused_actions`` (read, but the environment refused a motion or the final action, e.g. ``JumpTo`` an
+    object not in view) and ``invalid_actions``, their sum."""
+    unparsed = sum(1 for t in turns if not t.valid)
+    refused = sum(1 for t in turns if t.valid and t.action_failed)
+    return {
+        "unparsed_actions": float(unparsed),
+        "refused_actions": float(refused),
+        "invalid_actions": float(unparsed + refused),
+    }
 
 
 def answer_text(task: str, value: Any) -> str:
@@ -348,7 +377,7 @@ class _TosBenchmark:
             if ep.fb_turns and env.false_belief_result is not None:
                 revised = next((p.global_map for p in reversed(ep.fb_probes) if p.global_map is not None), None)
                 scores |= self._fb_scores(env, last_map, revised)
-            scores["invalid_actions"] = float(sum(1 for t in [*ep.turns, *ep.fb_turns] if not t.valid))
+            scores |= action_failure_counts([*ep.turns, *ep.fb_turns])
             output["failures"] = ep.failures
             output["false_belief"] = env.false_belief_result
         else:

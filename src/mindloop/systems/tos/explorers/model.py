@@ -140,6 +140,9 @@ async def run_model_exploration(
         turn = env.turns[-1]
         if not info["valid"]:
             ep.failures.append(f"step {turn.step}: invalid action ({info['error']})")
+        elif turn.action_failed:
+            refused = next(r for r in turn.results if not r.success)
+            ep.failures.append(f"step {turn.step}: refused action {refused.action} ({refused.message})")
         history.append(message("assistant", reply))
         image = info.get("image") if vision else None
         footer = "" if str(env.phase) == "done" else "\n" + STEP_FOOTER
