@@ -16,6 +16,7 @@ __all__ = [
     "ModelError",
     "ModelResponseError",
     "ModelTimeoutError",
+    "ModelUnavailableError",
     "ParseError",
     "RegistryError",
     "UnknownNameError",
@@ -82,6 +83,11 @@ class ModelTimeoutError(ModelError):
 
 class ModelResponseError(ModelError):
     """A model endpoint answered with something that is not a valid chat completion (bad JSON, no choices)."""
+
+
+class ModelUnavailableError(ModelError):
+    """The model endpoint could not be reached or kept failing on its side (connection refused, DNS, TLS, HTTP
+    5xx) on every try: an outage, not an answer. The runner's circuit breaker counts these (and timeouts)."""
 
 
 SETUP_ERRORS: tuple[type[MindloopError], ...] = (DependencyError, InvalidArgumentError, RegistryError)

@@ -252,6 +252,8 @@ def test_summary_json_keeps_every_old_key() -> None:
         "seconds",
         "tokens",
         "interrupted",
+        "n_model_failures",  # added with the circuit breaker: model/transport failures apart from unparsed answers
+        "stopped",
     }
 
 

@@ -17,6 +17,7 @@ import asyncio
 import concurrent.futures as cf
 import hashlib
 import signal
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
@@ -27,7 +28,7 @@ from mindloop.bench.api import AgentContext, Benchmark, Outcome, Sample
 from mindloop.bench.registry import get_benchmark
 from mindloop.bench.store import SampleResult
 from mindloop.errors import SETUP_ERRORS, DependencyError, MindloopError, UnknownNameError
-from mindloop.models.base import ChatModel, GenerationConfig, ModelOptions, RecordingModel, load_model
+from mindloop.models.base import CallRecord, ChatModel, GenerationConfig, ModelOptions, RecordingModel, load_model
 
 if TYPE_CHECKING:
     from mindloop.bench.runner import RunRequest
@@ -67,8 +68,11 @@ async def execute_sample(
     ``MindloopError`` makes a ``failed`` sample, any other exception a ``bug`` sample whose error keeps the
     traceback; both keep the model calls made so far.
     """
-    recorder = RecordingModel(model) if model is not None else None
-    ctx = AgentContext(agent=agent, model=recorder, config=generation, seed=sample_seed(seed, sample.id))
+    ledger: list[CallRecord] = []  # every model call of the sample, the agent's and any judge's (ctx.recorded)
+    recorder = RecordingModel(model, calls=ledger) if model is not None else None
+    ctx = AgentContext(
+        agent=agent, model=recorder, config=generation, seed=sample_seed(seed, sample.id), ledger=ledger
+    )
     start = time.perf_counter()
     status = "failed"
     try:
@@ -81,15 +85,17 @@ async def execute_sample(
         status = "bug"
         trace = "".join(traceback.format_tb(exc.__traceback__)[-10:]).rstrip()
         outcome = Outcome(output={}, error=f"internal error: {type(exc).__name__}: {exc}\n{trace}")
-    calls = [c.to_dict() for c in recorder.calls] if recorder else []
+    calls = [c.to_dict() for c in ledger]
+    status = status if outcome.error else "done"
     return SampleResult(
         index=index,
-        status=status if outcome.error else "done",
+        status=status,
         output=outcome.output,
         scores=outcome.scores,
         error=outcome.error,
         calls=calls,
         seconds=time.perf_counter() - start,
+        outage=status == "failed" and recorder is not None and recorder.outage,
     )
 
 
@@ -243,8 +249,19 @@ def run_process(
                 _keep([f.result() for f in cf.as_completed(in_flight) if not f.cancelled()], sink)
                 raise aborts[0].stop()
             in_flight |= {pool.submit(_run_job, job) for job in _take(jobs, len(done))}
+    except BaseException:  # interrupted or stopped (signal, circuit breaker): samples still running stay pending
+        _terminate(pool)
+        raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _terminate(pool: cf.ProcessPoolExecutor) -> None:
+    """Stop a pool's workers now (a worker may be deep in a long sample or a model call's retries): the pool has
+    no public way to, so its process table is read; the pool then shuts down as a broken one."""
+    processes = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        process.terminate()
 
 
 def _keep(results: Sequence[SampleResult | _Abort], sink: Sink) -> list[_Abort]:
@@ -264,19 +281,22 @@ def run_ray(
         raise DependencyError("--executor ray needs Ray: pip install 'mindloop[scale]'") from None
     started_here = not ray.is_initialized()
     if started_here:
+        on_sigterm = signal.getsignal(signal.SIGTERM)
         ray.init(
             address=request.ray_address,
             include_dashboard=False,
             log_to_driver=False,
             configure_logging=False,
         )
+        if threading.current_thread() is threading.main_thread():  # ray.init installs a SIGTERM handler that exits
+            signal.signal(signal.SIGTERM, on_sigterm)  # at once; the runner's stops the run and keeps its samples
     task = ray.remote(max_retries=0)(_run_job)
     jobs = _jobs(pending, request, agent, model)
     limit = max(1, request.concurrency)
     refs = [task.remote(job) for job in _take(jobs, limit)]
     try:
         while refs:
-            done, refs = ray.wait(refs, num_returns=1)
+            done, refs = ray.wait(refs, num_returns=1, timeout=0.2)  # a timeout, so signals are handled meanwhile
             for ref in done:
                 _deliver(ray.get(ref), sink)
             refs += [task.remote(job) for job in _take(jobs, len(done))]

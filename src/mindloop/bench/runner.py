@@ -17,9 +17,12 @@ apart in the summary (``n_bugs``) so a defect never passes for a model's failure
 from __future__ import annotations
 
 import asyncio
+import signal
 import sys
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
@@ -51,13 +54,14 @@ from mindloop.bench.executors import (
 from mindloop.bench.options import validate_options
 from mindloop.bench.registry import canonical_name, get_benchmark
 from mindloop.bench.store import RunInfo, RunStore, SampleResult
-from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError
+from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError, ModelError
 from mindloop.models.base import (
     BACKENDS,
     GenerationConfig,
     ModelOptions,
     TokenLedger,
     load_model,
+    preflight,
     split_model_name,
 )
 from mindloop.paths import runs_path
@@ -69,6 +73,7 @@ __all__ = [
     "RunSummary",
     "benchmark_metrics",
     "execute_sample",
+    "is_model_failure",
     "run_benchmark",
     "sample_seed",
     "summarize_run",
@@ -95,6 +100,9 @@ class RunRequest:
     ray_address: str | None = None
     model_options: ModelOptions = field(default_factory=ModelOptions)
     generation: GenerationConfig = field(default_factory=GenerationConfig)
+    breaker: int = 5
+    """The circuit breaker: after this many samples in a row fail for an outage (the endpoint unreachable, DNS,
+    TLS, 5xx, timeouts) the run stops, leaving them and the rest pending for ``--resume``."""
 
 
 @dataclass(frozen=True)
@@ -102,7 +110,10 @@ class RunSummary:
     """The outcome of a run: counts, the benchmark's metrics, wall-clock seconds and the token ledger.
 
     ``n_completed`` counts finished samples, failed ones and bugs included; ``n_failed`` those whose model or
-    answer failed; ``n_bugs`` those stopped by a bug (an exception that is not a ``MindloopError``).
+    answer failed, of which ``n_model_failures`` failed in the model call itself (:func:`is_model_failure`: the
+    endpoint, a timeout, a malformed reply) and the rest in the answer (unparsed, invalid); ``n_bugs`` those stopped
+    by a bug (an exception that is not a ``MindloopError``). ``stopped`` says why a run stopped before its end
+    (the circuit breaker), ``None`` otherwise.
     """
 
     run_id: str
@@ -117,11 +128,13 @@ class RunSummary:
     tokens: dict[str, Any]
     interrupted: bool = False
     n_bugs: int = 0
+    n_model_failures: int = 0
+    stopped: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """The ``mindloop bench run --json`` object (``n_bugs`` right after ``n_failed``)."""
+        """The ``mindloop bench run --json`` object (``n_bugs``, then ``n_model_failures``, right after ``n_failed``)."""
         fields = asdict(self)
-        head = ("run_id", "benchmark", "agent", "model", "n", "n_completed", "n_failed", "n_bugs")
+        head = ("run_id", "benchmark", "agent", "model", "n", "n_completed", "n_failed", "n_bugs", "n_model_failures")
         out = {key: fields.pop(key) for key in head} | fields
         out["seconds"] = round(self.seconds, 3)
         return out
@@ -217,11 +230,20 @@ def run_benchmark(
     store: RunStore | None = None,
     resume: str | None = None,
     progress: bool = True,
+    retry_failed: bool = False,
 ) -> RunSummary:
     """Run (or resume) a benchmark and return its summary; every finished sample is already in the store.
 
-    Ctrl-C stops the run cleanly: finished samples are kept and the summary says ``interrupted``.
+    A model run first checks its endpoint (:func:`~mindloop.models.base.preflight`), so a wrong URL or key fails
+    before a run is recorded. Ctrl-C or SIGTERM stops the run within moments on any executor: finished samples are
+    kept, the rest stay pending and the summary says ``interrupted``; the circuit breaker (``request.breaker``) stops
+    it the same way when the endpoint goes down, with ``stopped`` saying why. ``retry_failed`` (with ``resume``)
+    runs the failed and bug samples again, each keeping its earlier attempts in the store's history.
     """
+    if retry_failed and resume is None:
+        raise InvalidArgumentError("--retry-failed re-runs the failed samples of a run: give it with --resume RUN_ID")
+    if request.breaker < 1:
+        raise InvalidArgumentError(f"the circuit breaker needs at least 1 failure, got {request.breaker}")
     if request.executor not in EXECUTORS:
         raise InvalidArgumentError(f"unknown executor {request.executor!r} (executors: {', '.join(EXECUTORS)})")
     if request.concurrency < 1:
@@ -236,6 +258,8 @@ def run_benchmark(
             request = _resumed(request, store.run(resume))
             validate_options(bench, request.options)  # the stored options still mean what they meant
             agent, run_id = request.agent or next(iter(bench.agents)), resume
+            if request.model is not None and (retry_failed or store.pending(run_id)):
+                preflight(request.model, request.model_options)
         else:
             options = validate_options(bench, request.options)
             agent = _choose_agent(bench, request.agent, request.model, options)
@@ -247,6 +271,8 @@ def run_benchmark(
                 why = f"{data} holds none" if data else "these options give none"
                 why = "--n 0 asks for none" if request.n == 0 else why
                 raise InvalidArgumentError(f"nothing to run: benchmark {bench.name!r} has no samples ({why})")
+            if request.model is not None:  # a wrong --base-url or key fails in seconds, before a run is recorded
+                preflight(request.model, request.model_options)
             run_id = store.create_run(
                 benchmark=bench.name,
                 agent=agent,
@@ -256,46 +282,100 @@ def run_benchmark(
                 version=__version__,
             )
         with store.locked(run_id):
-            interrupted = _execute_pending(bench, store, run_id, request, agent, progress)
-        return summarize_run(run_id, store, bench=bench, interrupted=interrupted)
+            if retry_failed:
+                store.retry_failed(run_id)
+            interrupted, stopped = _execute_pending(bench, store, run_id, request, agent, progress)
+        return summarize_run(run_id, store, bench=bench, interrupted=interrupted, stopped=stopped)
     finally:
         if own_store:
             store.close()
 
 
+class _BreakerOpenError(Exception):
+    """Raised by the sink to stop every executor: ``breaker`` samples in a row met an outage."""
+
+
+class _Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM, raised where the run's main thread is (the executors' clean-up runs from there)."""
+
+
+@contextmanager
+def _stop_on_signals() -> Iterator[None]:
+    """Turn SIGINT and SIGTERM into :class:`_Interrupted` in the main thread while the executor runs.
+
+    A handler of our own (rather than Python's default for SIGINT) also keeps ``asyncio.run`` from installing its
+    own, which only cancels the main task at its next ``await``: a symbolic run whose samples never wait would run
+    to its end before noticing Ctrl-C. Elsewhere than the main thread nothing is installed.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        raise _Interrupted(signal.Signals(signum).name)
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
 def _execute_pending(
     bench: Benchmark, store: RunStore, run_id: str, request: RunRequest, agent: str, progress: bool
-) -> bool:
-    """Run the pending samples of ``run_id``; returns whether the run was interrupted.
+) -> tuple[bool, str | None]:
+    """Run the pending samples of ``run_id``; returns whether the run was interrupted and why it stopped early
+    (the circuit breaker), if it did.
 
     A set-up error stops the run and is raised again, as its public class, with a message that names the sample
-    and how to finish the run once the set-up is fixed (the sample that met it is still pending).
+    and how to finish the run once the set-up is fixed (the sample that met it is still pending). Samples that
+    fail for an outage are held back until a sample gets through (then they are stored as failed) or the breaker
+    opens (then they stay pending, so the outage loses nothing).
     """
     pending = store.pending(run_id)
     info = store.run(run_id)
     start = time.perf_counter()
     counts = {"failed": info.n_failed, "bug": info.n_bugs}
-    interrupted = False
+    interrupted: str | None = None
+    stopped: str | None = None
     aborted: tuple[int | None, MindloopError] | None = None
+    held: list[SampleResult] = []  # outage failures in a row, not yet stored
     with _progress(progress) as bar:
         task = bar.add_task(f"{bench.name} · {agent}", total=info.n, completed=info.n_completed, failed="")
 
+        def store_results(results: list[SampleResult]) -> None:
+            store.finish(run_id, results)
+            for result in results:
+                if result.status in counts:
+                    counts[result.status] += 1
+            bar.update(task, advance=len(results), failed=_failed_text(counts["failed"], counts["bug"]))
+
         def sink(result: SampleResult) -> None:
-            store.finish(run_id, [result])
-            if result.status in counts:
-                counts[result.status] += 1
-            bar.update(task, advance=1, failed=_failed_text(counts["failed"], counts["bug"]))
+            if result.outage:
+                held.append(result)
+                if len(held) >= request.breaker:
+                    raise _BreakerOpenError(result.error)
+                return
+            store_results([*held, result])
+            held.clear()
 
         try:
-            if pending and request.executor == "local":
-                model = load_model(request.model, request.model_options) if request.model else None
-                asyncio.run(run_local(bench, pending, request, agent, model, sink))
-            elif pending and request.executor == "process":
-                run_process(pending, request, agent, request.model, sink)
-            elif pending:
-                run_ray(pending, request, agent, request.model, sink)
-        except KeyboardInterrupt:
-            interrupted = True
+            with _stop_on_signals():
+                if pending and request.executor == "local":
+                    model = load_model(request.model, request.model_options) if request.model else None
+                    asyncio.run(run_local(bench, pending, request, agent, model, sink))
+                elif pending and request.executor == "process":
+                    run_process(pending, request, agent, request.model, sink)
+                elif pending:
+                    run_ray(pending, request, agent, request.model, sink)
+            if held:  # the run ended with a few outage failures, too few to open the breaker: they failed
+                store_results(held)
+        except KeyboardInterrupt as exc:
+            interrupted = str(exc) if isinstance(exc, _Interrupted) else "SIGINT"
+        except _BreakerOpenError as exc:
+            last = " ".join(str(exc).split())
+            stopped = f"{len(held)} samples in a row could not get an answer from the model ({last})"
         except AbortRunError as exc:
             aborted = (exc.index, exc.error)
         except SETUP_ERRORS as exc:  # met before any sample ran (a model that cannot load, Ray missing)
@@ -310,9 +390,15 @@ def _execute_pending(
             f"{error} ({where}run {run_id}: stopped with {remaining} of {info.n} samples pending; "
             f"once fixed, finish it with: {resume})"
         ) from error
-    if interrupted:
-        print(f"interrupted: {remaining} sample(s) not run; finish with: {resume}", file=sys.stderr)
-    return interrupted
+    if stopped is not None:
+        print(
+            f"stopped: {stopped}; {remaining} sample(s) left pending; once the endpoint answers again, finish with: "
+            f"{resume}",
+            file=sys.stderr,
+        )
+    if interrupted is not None:
+        print(f"interrupted ({interrupted}): {remaining} sample(s) not run; finish with: {resume}", file=sys.stderr)
+    return interrupted is not None, stopped
 
 
 def _failed_text(failed: int, bugs: int) -> str:
@@ -325,13 +411,20 @@ def _failed_text(failed: int, bugs: int) -> str:
 
 def token_totals(records: Sequence[SampleRecord]) -> dict[str, Any]:
     """The token ledger over every recorded call of ``records``, without latency (it differs run to run, so a
-    resumed run's summary still equals an uninterrupted one's)."""
+    resumed run's summary still equals an uninterrupted one's); with ``by_role`` (the same totals per role:
+    ``agent``, ``judge``) when some call was not the agent's."""
     ledger = TokenLedger()
+    roles: dict[str, TokenLedger] = {}
     for record in records:
         for call in record.calls:
             ledger.add(call)
+            roles.setdefault(str(call.get("role") or "agent"), TokenLedger()).add(call)
     tokens = ledger.to_dict()
     tokens.pop("latency_s")
+    if set(roles) - {"agent"}:  # the split by role (agent, judge) once a run calls a model in another role
+        tokens["by_role"] = {
+            role: {k: v for k, v in roles[role].to_dict().items() if k != "latency_s"} for role in sorted(roles)
+        }
     return tokens
 
 
@@ -341,8 +434,34 @@ def benchmark_metrics(bench: Benchmark, records: Sequence[SampleRecord]) -> dict
     return bench.summarize([replace(r, status="failed") if r.status == "bug" else r for r in records])
 
 
+def _model_error_prefixes() -> tuple[str, ...]:
+    """``"ModelError: "`` and the same for every subclass: how a model failure's stored error begins."""
+    classes: list[type[ModelError]] = []
+    todo: list[type[ModelError]] = [ModelError]
+    while todo:
+        cls = todo.pop()
+        classes.append(cls)
+        todo.extend(cls.__subclasses__())
+    return tuple(f"{cls.__name__}: " for cls in classes)
+
+
+def is_model_failure(record: SampleRecord) -> bool:
+    """Whether a failed sample failed in the model call itself (its error is a :class:`ModelError`, or its last
+    recorded call failed), rather than in its answer (unparsed, invalid): the two are counted apart."""
+    if record.status != "failed":
+        return False
+    if (record.error or "").startswith(_model_error_prefixes()):
+        return True
+    return bool(record.calls) and record.calls[-1].get("error") is not None
+
+
 def summarize_run(
-    run_id: str, store: RunStore, *, bench: Benchmark | None = None, interrupted: bool = False
+    run_id: str,
+    store: RunStore,
+    *,
+    bench: Benchmark | None = None,
+    interrupted: bool = False,
+    stopped: str | None = None,
 ) -> RunSummary:
     """Recompute a run's summary from the store (the same numbers however many sessions the run took)."""
     info = store.run(run_id)
@@ -361,4 +480,6 @@ def summarize_run(
         tokens=token_totals(records),
         interrupted=interrupted,
         n_bugs=info.n_bugs,
+        n_model_failures=sum(map(is_model_failure, records)),
+        stopped=stopped,
     )

@@ -59,12 +59,19 @@ STATUSES = ("pending", *FINISHED_STATUSES)
 _STATUS = "CASE WHEN s.status = 'failed' AND s.error LIKE 'internal error:%' THEN 'bug' ELSE s.status END"
 """A sample's status as read back: a bug recorded by a store from before the ``bug`` status counts as one."""
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """The layout of the store this mindloop writes, kept in the file as ``PRAGMA user_version``. Stores written
-before the version was recorded read 0; they hold layout 1 and are stamped 1 the next time they are opened for
-writing (never by a read-only open)."""
+before the version was recorded read 0; they hold layout 1 and are brought to this layout the next time they are
+opened for writing (never by a read-only open). Layout 2 adds ``samples.history``: the earlier attempts of a
+sample re-run by ``--retry-failed``."""
 
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {}
+
+def _add_history(db: sqlite3.Connection) -> None:
+    """Layout 1 -> 2: ``samples.history``, a JSON list of a sample's earlier attempts (``NULL``: none)."""
+    db.execute("ALTER TABLE samples ADD COLUMN history TEXT")
+
+
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _add_history}
 """``MIGRATIONS[v]`` upgrades a store from layout ``v`` to ``v + 1``. A change to the layout raises
 :data:`SCHEMA_VERSION` by one and adds its step here; opening an older store for writing runs the missing steps
 in order inside the transaction that stamps the new version, so a failed step leaves the file as it was.
@@ -173,7 +180,10 @@ class RunInfo:
 
 @dataclass(frozen=True)
 class SampleResult:
-    """A finished sample on its way into the store (status ``done``, ``failed`` or ``bug``)."""
+    """A finished sample on its way into the store (status ``done``, ``failed`` or ``bug``).
+
+    ``outage`` (not stored) marks a sample that failed because the model endpoint could not be reached or kept
+    failing (:class:`~mindloop.errors.ModelUnavailableError`, a timeout): the runner's circuit breaker counts it."""
 
     index: int
     status: str
@@ -182,6 +192,7 @@ class SampleResult:
     error: str | None
     calls: list[dict[str, Any]]
     seconds: float
+    outage: bool = False
 
 
 def _now() -> str:
@@ -547,6 +558,48 @@ class RunStore:
                 ),
             )
             return cur.rowcount
+
+    def retry_failed(self, run_id: str) -> int:
+        """Put every ``failed`` and ``bug`` sample of a run back to ``pending`` for ``--retry-failed``, in one commit,
+        appending the attempt it held (status, output, scores, error, calls, seconds, finished) to its history;
+        returns how many samples were reopened."""
+        with self._guard(), self._transaction() as db:
+            rows = db.execute(
+                f"SELECT s.idx, {_STATUS}, s.output, s.scores, s.error, s.calls, s.seconds, s.finished, s.history"
+                f" FROM samples s WHERE s.run_id = ? AND s.status IN ('failed', 'bug') ORDER BY s.idx",
+                (run_id,),
+            ).fetchall()
+            for idx, status, out, scores, error, calls, seconds, finished, history in rows:
+                where = f"sample {idx} of run {run_id}"
+                attempt = {
+                    "status": status,
+                    "output": self._loads(out, f"the output of {where}") if out is not None else None,
+                    "scores": self._loads(scores, f"the scores of {where}") if scores is not None else {},
+                    "error": error,
+                    "calls": self._loads(calls, f"the model calls of {where}") if calls is not None else [],
+                    "seconds": seconds,
+                    "finished": finished,
+                }
+                earlier = self._loads(history, f"the history of {where}") if history is not None else []
+                db.execute(
+                    "UPDATE samples SET status = 'pending', output = NULL, scores = NULL, error = NULL, calls = NULL,"
+                    " seconds = NULL, finished = NULL, history = ? WHERE run_id = ? AND idx = ?",
+                    (_dumps([*earlier, attempt]), run_id, idx),
+                )
+            if rows:
+                db.execute("UPDATE runs SET finished = NULL WHERE run_id = ?", (run_id,))
+        return len(rows)
+
+    def history(self, run_id: str) -> dict[int, list[dict[str, Any]]]:
+        """The earlier attempts of each re-run sample of a run, by sample index (empty on a layout-1 store)."""
+        with self._guard():
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(samples)")}
+            if "history" not in columns:  # a read-only open of an older layout: nothing was re-run there
+                return {}
+            rows = self._db.execute(
+                "SELECT idx, history FROM samples WHERE run_id = ? AND history IS NOT NULL ORDER BY idx", (run_id,)
+            ).fetchall()
+        return {idx: self._loads(text, f"the history of sample {idx} of run {run_id}") for idx, text in rows}
 
     def records(self, run_id: str, *, include_pending: bool = False) -> list[SampleRecord]:
         """The samples of a run read back in order (finished ones only unless ``include_pending``)."""

@@ -120,6 +120,20 @@ def bench_run(
     resume: Annotated[
         str | None, typer.Option("--resume", help="Finish this run: only its pending samples are run.")
     ] = None,
+    retry_failed: Annotated[
+        bool,
+        typer.Option(
+            "--retry-failed", help="With --resume: run the failed (and bug) samples again, keeping earlier attempts."
+        ),
+    ] = False,
+    breaker: Annotated[
+        int,
+        typer.Option(
+            "--breaker",
+            min=1,
+            help="Stop the run (samples left pending) after this many samples in a row fail to reach the model.",
+        ),
+    ] = 5,
     data: Annotated[
         Path | None, typer.Option("--data", help="A data file for benchmarks that read one.", dir_okay=False)
     ] = None,
@@ -164,8 +178,9 @@ def bench_run(
             cache=cache.value,
         ),
         generation=GenerationConfig(temperature=temperature, max_tokens=max_tokens),
+        breaker=breaker,
     )
-    summary = run_benchmark(request, resume=resume)
+    summary = run_benchmark(request, resume=resume, retry_failed=retry_failed)
     if as_json:
         print(json.dumps(summary.to_json()))
     else:
@@ -184,6 +199,7 @@ def _print_summary(summary: RunSummary) -> None:
     for key, value in _flat(summary.metrics):
         shown = "–" if value is None else f"{value:.4f}" if isinstance(value, float) else str(value)
         table.add_row(key, shown)  # a metric with no data is None: "–", never a zero
+    table.caption = _failure_counts(summary)  # no metric without the failures beside it
     console.print(table)
     bugs = f", {summary.n_bugs} hit a bug" if summary.n_bugs else ""
     console.print(
@@ -194,8 +210,24 @@ def _print_summary(summary: RunSummary) -> None:
     console.print(f"report: mindloop report {summary.run_id}")
 
 
+def _failed_words(summary: RunSummary) -> str:
+    """``3 failed (2 model/transport, 1 unanswered or unparsed)``, or ``0 failed``."""
+    if not summary.n_failed:
+        return "0 failed"
+    other = summary.n_failed - summary.n_model_failures
+    return f"{summary.n_failed} failed ({summary.n_model_failures} model/transport, {other} unanswered or unparsed)"
+
+
+def _failure_counts(summary: RunSummary) -> str:
+    """The metrics table's caption: how many samples are in them and how many of those failed, and why."""
+    pending = summary.n - summary.n_completed
+    left = f"; {pending} pending" if pending else ""
+    return f"over {summary.n_completed} samples: {_failed_words(summary)} (scored as wrong){left}"
+
+
 def _exit_for(summary: RunSummary) -> None:
-    """Exit 2 when a sample hit a bug, 1 when the run was interrupted; return (exit 0) otherwise."""
+    """Exit 2 when a sample hit a bug, 1 when the run was interrupted or stopped by the circuit breaker; return
+    (exit 0) otherwise."""
     if summary.n_bugs:  # a defect, not a model failure: the metrics cannot be trusted (exit 2, internal error)
         err_console().print(
             f"mindloop: internal error: {summary.n_bugs} sample(s) of run {summary.run_id} raised an exception that "
@@ -205,7 +237,7 @@ def _exit_for(summary: RunSummary) -> None:
             soft_wrap=True,
         )
         raise typer.Exit(2)
-    if summary.interrupted:
+    if summary.interrupted or summary.stopped:  # stopped early: the why and the --resume line are on stderr
         raise typer.Exit(1)
 
 

@@ -9,14 +9,16 @@ cache. :class:`RecordingModel` keeps every call of one sample so the run store c
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
+from urllib.parse import urlsplit
 
-from mindloop.errors import InvalidArgumentError, MindloopError
+from mindloop.errors import InvalidArgumentError, MindloopError, ModelTimeoutError, ModelUnavailableError
 from mindloop.registry import Registry
 
 __all__ = [
@@ -33,8 +35,10 @@ __all__ = [
     "load_model",
     "message",
     "message_text",
+    "preflight",
     "split_model_name",
     "text_part",
+    "validate_base_url",
 ]
 
 Message = dict[str, Any]
@@ -166,6 +170,30 @@ class ModelOptions:
     cache_path: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict, hash=False)  # hashable: workers key models by options
 
+    def __post_init__(self) -> None:
+        if self.base_url is not None:
+            validate_base_url(self.base_url)
+
+
+def validate_base_url(url: str) -> str:
+    """``url`` when it is an http(s) URL with a host; otherwise an :class:`InvalidArgumentError` naming it.
+
+    >>> validate_base_url("http://127.0.0.1:8000/v1")
+    'http://127.0.0.1:8000/v1'
+    """
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a port that is not a number
+    except ValueError as exc:
+        raise InvalidArgumentError(
+            f"base URL {url!r} is not a valid URL ({exc}); expected e.g. http://127.0.0.1:8000/v1"
+        ) from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InvalidArgumentError(
+            f"base URL {url!r} is not an http(s) URL with a host; expected e.g. http://127.0.0.1:8000/v1"
+        )
+    return url
+
 
 BackendFactory = Callable[[str, ModelOptions], ChatModel]
 """Builds a backend from the part of the model string after ``BACKEND/`` and the options."""
@@ -215,6 +243,22 @@ def load_model(model: str, options: ModelOptions | None = None) -> ChatModel:
     return CachedChatModel(chat, ResponseCache(options.cache_path), mode=options.cache)
 
 
+def preflight(model: str, options: ModelOptions | None = None) -> None:
+    """Check a model's endpoint before a run starts, so a wrong URL or key fails in seconds, in one line.
+
+    Backends served over HTTP (``openai``) get one ``GET /models`` (or one tiny chat call); in-process backends
+    have nothing to check. Raises :class:`~mindloop.errors.ModelError` (``ModelUnavailableError`` when nothing
+    answers)."""
+    options = options or ModelOptions()
+    backend, rest = split_model_name(model)
+    if backend != "openai":
+        return
+    chat = BACKENDS.get(backend)(rest, options)
+    check = getattr(chat, "check_endpoint", None)
+    if check is not None:
+        asyncio.run(check())
+
+
 @dataclass
 class CallRecord:
     """One model call as the run store keeps it: the prompt, the reply or the error, tokens and latency."""
@@ -228,6 +272,7 @@ class CallRecord:
     completion_tokens: int = 0
     latency_s: float = 0.0
     cached: bool = False
+    role: str = "agent"
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (image data URLs are kept: the report shows them)."""
@@ -235,11 +280,16 @@ class CallRecord:
 
 
 class RecordingModel:
-    """Wraps a model and keeps a :class:`CallRecord` of every call, failed ones included."""
+    """Wraps a model and keeps a :class:`CallRecord` of every call, failed ones included.
 
-    def __init__(self, inner: ChatModel) -> None:
+    ``calls`` is the list the records go to (several recorders, e.g. the agent's and a judge's, can share one
+    ledger); ``role`` is written on each record (``agent``, ``judge``)."""
+
+    def __init__(self, inner: ChatModel, *, calls: list[CallRecord] | None = None, role: str = "agent") -> None:
         self.inner = inner
-        self.calls: list[CallRecord] = []
+        self.calls: list[CallRecord] = calls if calls is not None else []
+        self.role = role
+        self.outage = False  # whether the last call failed for an outage (unreachable endpoint, 5xx, timeout)
 
     @property
     def name(self) -> str:
@@ -247,7 +297,7 @@ class RecordingModel:
 
     async def generate(self, messages: Sequence[Message], config: GenerationConfig | None = None) -> Completion:
         config = config or GenerationConfig()
-        record = CallRecord(model=self.inner.name, messages=list(messages), params=config.params())
+        record = CallRecord(model=self.inner.name, messages=list(messages), params=config.params(), role=self.role)
         self.calls.append(record)
         start = time.perf_counter()
         try:
@@ -255,7 +305,9 @@ class RecordingModel:
         except MindloopError as exc:
             record.error = str(exc)
             record.latency_s = time.perf_counter() - start
+            self.outage = isinstance(exc, ModelUnavailableError | ModelTimeoutError)
             raise
+        self.outage = False
         record.text = reply.text
         record.prompt_tokens = reply.prompt_tokens
         record.completion_tokens = reply.completion_tokens

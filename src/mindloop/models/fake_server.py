@@ -90,8 +90,17 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         """Silence the per-request log lines on stderr."""
 
+    def _refused(self, fake: FakeChatServer) -> bool:
+        """Answer 401 (and say so) when the server wants a key and the request does not carry it."""
+        if fake.api_key is None or self.headers.get("Authorization") == f"Bearer {fake.api_key}":
+            return False
+        self._send_error(401, "Incorrect API key provided")
+        return True
+
     def do_GET(self) -> None:
         fake = self.server.fake
+        if self._refused(fake):
+            return
         if self.path.rstrip("/") == "/v1/models":
             data = {"object": "list", "data": [{"id": fake.model_name, "object": "model", "owned_by": "mindloop"}]}
             self._send_json(200, data)
@@ -104,6 +113,8 @@ class _Handler(BaseHTTPRequestHandler):
         raw = self.rfile.read(length) if length else b""
         if self.path.rstrip("/") != "/v1/chat/completions":
             self._send_error(404, f"no route POST {self.path}")
+            return
+        if self._refused(fake):
             return
         fake._enter()
         try:
@@ -182,9 +193,10 @@ class FakeChatServer:
 
     Use it as a context manager (or call :meth:`start` / :meth:`stop`). ``faults`` is consumed one entry per
     chat request; ``retry_after`` is the ``Retry-After`` value sent with 429 (``None`` sends none);
-    ``send_usage=False`` leaves ``usage`` out of replies. Counters: ``requests`` (chat requests),
-    ``requests_by_status``, ``bodies`` and ``headers`` (of each chat request, in arrival order), ``in_flight`` and
-    ``max_in_flight`` (concurrent chat requests being handled).
+    ``send_usage=False`` leaves ``usage`` out of replies; ``api_key`` makes every request without
+    ``Authorization: Bearer <api_key>`` a 401 (as a hosted API treats a wrong key). Counters: ``requests`` (chat
+    requests), ``requests_by_status``, ``bodies`` and ``headers`` (of each chat request, in arrival order),
+    ``in_flight`` and ``max_in_flight`` (concurrent chat requests being handled).
     """
 
     def __init__(
@@ -199,6 +211,7 @@ class FakeChatServer:
         model_name: str = "fake-model",
         host: str = "127.0.0.1",
         port: int = 0,
+        api_key: str | None = None,
     ) -> None:
         self.reply: ReplyFn = reply or echo_reply
         self.latency_s = latency_s
@@ -206,6 +219,7 @@ class FakeChatServer:
         self.hang_s = hang_s
         self.send_usage = send_usage
         self.model_name = model_name
+        self.api_key = api_key
         self._address = (host, port)
         self._lock = threading.Lock()
         self._faults: collections.deque[str] = collections.deque()
@@ -320,3 +334,23 @@ class FakeChatServer:
     def _closed(self, conn: socket.socket) -> None:
         with self._lock:
             self._connections.discard(conn)
+
+
+def _serve_forever(argv: Sequence[str] | None = None) -> None:
+    """``python -m mindloop.models.fake_server [--port P] [--latency S] [--api-key K]``: serve (echo replies) until
+    killed, printing the base URL once it listens; a test can kill this process and start it again on the same port
+    to stage an outage."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m mindloop.models.fake_server")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--api-key", default=None)
+    args = parser.parse_args(argv)
+    server = FakeChatServer(latency_s=args.latency, port=args.port, api_key=args.api_key).start()
+    print(server.base_url, flush=True)
+    threading.Event().wait()
+
+
+if __name__ == "__main__":
+    _serve_forever()

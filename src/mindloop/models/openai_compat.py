@@ -35,7 +35,13 @@ import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 from tenacity.wait import wait_base
 
-from mindloop.errors import InvalidArgumentError, ModelError, ModelResponseError, ModelTimeoutError
+from mindloop.errors import (
+    InvalidArgumentError,
+    ModelError,
+    ModelResponseError,
+    ModelTimeoutError,
+    ModelUnavailableError,
+)
 from mindloop.models.base import Completion, GenerationConfig, Message, ModelOptions
 from mindloop.models.tokens import token_usage
 
@@ -253,13 +259,15 @@ class OpenAIChatModel:
             cause = f"no answer from {self.url} within {self.options.timeout_s:g} s"
             raise _AttemptError(cause, retry=True, kind=ModelTimeoutError) from exc
         except httpx.TransportError as exc:
-            raise _AttemptError(f"cannot reach {self.url}: {type(exc).__name__}: {exc}", retry=True) from exc
+            cause = f"cannot reach {self.url}: {type(exc).__name__}: {exc}"
+            raise _AttemptError(cause, retry=True, kind=ModelUnavailableError) from exc
         status = response.status_code
         if not 200 <= status < 300:
             retry = status in _RETRY_STATUS or status >= 500
             wait = parse_retry_after(response.headers.get("Retry-After"))
             cause = f"HTTP {status} from {self.url}: {_server_message(response)}"
-            raise _AttemptError(cause, retry=retry, wait_s=wait)
+            kind = ModelUnavailableError if status >= 500 else ModelError  # a 5xx is the server's outage
+            raise _AttemptError(cause, retry=retry, kind=kind, wait_s=wait)
         try:
             data = response.json()
             choice = data["choices"][0]
@@ -293,6 +301,54 @@ class OpenAIChatModel:
             model=self.name,
             finish_reason=choice.get("finish_reason"),
         )
+
+    async def check_endpoint(self) -> None:
+        """Pre-flight: one ``GET {base_url}/models`` (or, where that is not served, one tiny chat call), no retries.
+
+        Raises :class:`ModelUnavailableError` when nothing answers (or a 5xx) and :class:`ModelError` when the
+        server refuses the key or the request, each in one line naming the URL and what to check; a short deadline
+        (at most 10 s) keeps a wrong ``--base-url`` from costing more than seconds.
+        """
+        headers = {"Content-Type": "application/json"}
+        key = os.environ.get(self.options.api_key_env)
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        deadline = min(self.options.timeout_s, 10.0)
+        url = f"{self.base_url}/models"
+        async with httpx.AsyncClient(headers=headers, timeout=deadline, verify=_ssl_context()) as client:
+            try:
+                async with asyncio.timeout(deadline):
+                    response = await client.get(url)
+                    if response.status_code in (404, 405, 501):  # /models not served: one tiny chat call instead
+                        url = self.url
+                        ping = [{"role": "user", "content": "ping"}]
+                        body = {"model": self.model_id, "messages": ping, "max_tokens": 1}
+                        response = await client.post(url, json=body)
+            except (TimeoutError, httpx.TimeoutException) as exc:
+                raise ModelUnavailableError(
+                    f"pre-flight: no answer from {url} within {deadline:g} s; check --base-url and that the server "
+                    "is up",
+                    model=self.name,
+                ) from exc
+            except httpx.TransportError as exc:
+                raise ModelUnavailableError(
+                    f"pre-flight: cannot reach {url} ({type(exc).__name__}: {exc}); check --base-url and that the "
+                    "server is up",
+                    model=self.name,
+                ) from exc
+        status = response.status_code
+        if status in (401, 403):
+            raise ModelError(
+                f"pre-flight: {url} refused the API key (HTTP {status}: {_server_message(response)}); set the key in "
+                f"${self.options.api_key_env} or name another variable with --api-key-env",
+                model=self.name,
+            )
+        if status >= 500:
+            raise ModelUnavailableError(
+                f"pre-flight: HTTP {status} from {url}: {_server_message(response)}", model=self.name
+            )
+        if not 200 <= status < 300 and status not in _RETRY_STATUS:
+            raise ModelError(f"pre-flight: HTTP {status} from {url}: {_server_message(response)}", model=self.name)
 
     async def aclose(self) -> None:
         """Close the HTTP clients (their connections) if they belong to the running loop."""
