@@ -36,7 +36,7 @@ def mindpower_rows(run_ids: list[str]) -> dict[str, dict[str, Any]]:
     from mindloop.systems.mindpower.benchmarks import summarize_mindpower
 
     rows: dict[str, dict[str, Any]] = {}
-    with RunStore(runs_path()) as store:
+    with RunStore(runs_path(create=False), readonly=True) as store:
         for run_id in run_ids:
             info = store.run(run_id)
             if info.benchmark != "mindpower":
