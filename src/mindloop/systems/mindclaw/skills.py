@@ -33,6 +33,7 @@ not), support the number of them.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -272,8 +273,11 @@ def _condition(skill_id: str, name: str, spec: Any, source: str) -> Condition:
     if op == "regex":
         try:
             return Condition(name, op, re.compile(str(value)))
-        except re.error as exc:
+        except (re.error, OverflowError, RecursionError) as exc:
             raise ParseError(f"skill {skill_id}: bad regex on {name!r}: {exc}", source=source) from None
+    if name == "text" and (op not in ("eq", "not", "in") or not all(isinstance(v, str) for v in _listed(value, op))):
+        raise ParseError(f"skill {skill_id}: 'text' takes regex, or eq/not/in with text, got {op} {value!r}",
+                         source=source)  # fmt: skip
     if op == "in":
         if not isinstance(value, list):
             raise ParseError(f"skill {skill_id}: 'in' on {name!r} needs a list", source=source)
@@ -283,6 +287,10 @@ def _condition(skill_id: str, name: str, spec: Any, source: str) -> Condition:
         for v in values:
             _check_value(skill_id, feature.name, feature.kind, feature.values, op, v, source)
     return Condition(name, op, value)
+
+
+def _listed(value: Any, op: str) -> list[Any]:
+    return list(value) if op == "in" and isinstance(value, list) else [value]
 
 
 def _check_value(skill_id: str, name: str, kind: str, allowed: tuple[str, ...], op: str, v: Any, source: str) -> None:
@@ -306,11 +314,10 @@ def parse_skills(data: Any, *, source: str = "<skills>") -> SkillSet:
     ops = data.get("operations")
     if not isinstance(ops, Mapping):
         raise ParseError("a skills file needs an 'operations' mapping", source=source)
-    th = data.get("thresholds") or {}
-    try:
-        thresholds = Thresholds(**{k: th[k] for k in ("strong", "preferred", "negative", "min_support") if k in th})
-    except TypeError as exc:
-        raise ParseError(f"bad thresholds: {exc}", source=source) from None
+    thresholds = _thresholds(data.get("thresholds") or {}, source)
+    meta = data.get("mined") or {}
+    if not isinstance(meta, Mapping):
+        raise ParseError("'mined' must be a mapping", source=source, text=repr(meta)[:80])
     skills: list[Skill] = []
     seen: set[str] = set()
     for op, groups in ops.items():
@@ -321,6 +328,8 @@ def parse_skills(data: Any, *, source: str = "<skills>") -> SkillSet:
         for kind, items in groups.items():
             if kind not in KINDS:
                 raise ParseError(f"operation {op}: unknown set {kind!r} (sets: {', '.join(KINDS)})", source=source)
+            if not isinstance(items, list | None):
+                raise ParseError(f"operation {op}: {kind} must be a list of skills", source=source)
             for i, item in enumerate(items or []):
                 if not isinstance(item, Mapping):
                     raise ParseError(f"operation {op}, {kind} #{i + 1}: a skill is a mapping", source=source)
@@ -332,7 +341,10 @@ def parse_skills(data: Any, *, source: str = "<skills>") -> SkillSet:
                 if not isinstance(when, Mapping):
                     raise ParseError(f"skill {sid}: 'when' must map fields to tests", source=source)
                 conds = tuple(_condition(sid, str(k), v, source) for k, v in when.items())
+                support = _number(item.get("support") or 0, f"skill {sid}: support", source, whole=True)
                 precision = item.get("precision")
+                if precision is not None:
+                    precision = _number(precision, f"skill {sid}: precision", source)
                 skills.append(
                     Skill(
                         id=sid,
@@ -340,11 +352,38 @@ def parse_skills(data: Any, *, source: str = "<skills>") -> SkillSet:
                         kind=str(kind),
                         when=conds,
                         text=str(item.get("text", "")),
-                        support=int(item.get("support", 0) or 0),
+                        support=int(support),
                         precision=None if precision is None else float(precision),
                     )
                 )
-    return SkillSet(skills, about=str(data.get("about", "")), meta=data.get("mined") or {}, thresholds=thresholds)
+    return SkillSet(skills, about=str(data.get("about", "")), meta=meta, thresholds=thresholds)
+
+
+def _number(value: Any, what: str, source: str, *, whole: bool = False) -> float:
+    """``value`` if it is a finite number (a whole one >= 0 when ``whole``); else a :class:`ParseError`."""
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    if ok and whole:
+        ok = float(value).is_integer() and value >= 0
+    if not ok:
+        want = "a whole number >= 0" if whole else "a number"
+        raise ParseError(f"{what} must be {want}", source=source, text=repr(value)[:80])
+    return float(value)
+
+
+def _thresholds(th: Any, source: str) -> Thresholds:
+    if not isinstance(th, Mapping):
+        raise ParseError("'thresholds' must map strong, preferred, negative and min_support to numbers", source=source)
+    unknown = [str(k) for k in th if k not in ("strong", "preferred", "negative", "min_support")]
+    if unknown:
+        raise ParseError(f"bad thresholds: unknown key {unknown[0]!r}", source=source)
+    given = {str(k): _number(v, f"thresholds.{k}", source, whole=k == "min_support") for k, v in th.items()}
+    base = Thresholds()
+    return Thresholds(
+        strong=given.get("strong", base.strong),
+        preferred=given.get("preferred", base.preferred),
+        negative=given.get("negative", base.negative),
+        min_support=int(given.get("min_support", base.min_support)),
+    )
 
 
 def load_skills(path: str | Path) -> SkillSet:
