@@ -142,7 +142,7 @@ def load_reply_file(path: Path) -> ScriptFn:
     """Parse a ``.txt``, ``.json`` or ``.jsonl`` reply file; errors name the file (and line)."""
     source = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte-order mark is accepted
     except (OSError, UnicodeDecodeError) as exc:
         raise ParseError(f"cannot read reply file: {exc}", source=source) from exc
     if path.suffix == ".txt":
