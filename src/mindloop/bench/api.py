@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
-from mindloop.models.base import ChatModel, GenerationConfig
+from mindloop.models.base import CallRecord, ChatModel, GenerationConfig, RecordingModel
 
 __all__ = [
     "AgentContext",
@@ -82,12 +82,23 @@ class Outcome:
 
 @dataclass(frozen=True)
 class AgentContext:
-    """Who answers a sample: the agent's name, the (recording) model for model-driven agents, and a seed."""
+    """Who answers a sample: the agent's name, the (recording) model for model-driven agents, and a seed.
+
+    ``ledger`` is the sample's list of model calls (the runner's; ``None`` outside a run): every other model a
+    benchmark calls for the sample (a judge) goes through :meth:`recorded`, so its calls are in ``tokens``, the
+    sample's ``calls`` and the report, attributed to their role."""
 
     agent: str
     model: ChatModel | None = None
     config: GenerationConfig = field(default_factory=GenerationConfig)
     seed: int = 0
+    ledger: list[CallRecord] | None = field(default=None, compare=False, repr=False)
+
+    def recorded(self, model: ChatModel, role: str = "judge") -> ChatModel:
+        """``model`` with its calls recorded in this sample's ledger under ``role`` (unchanged without one)."""
+        if self.ledger is None:
+            return model
+        return RecordingModel(model, calls=self.ledger, role=role)
 
 
 AgentRunner = Callable[[Sample, AgentContext], Awaitable[Outcome]]

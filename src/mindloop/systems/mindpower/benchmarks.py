@@ -170,7 +170,7 @@ class MindPowerBenchmark:
     async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
         scenario = Scenario.from_dict(sample.input["scenario"])
         answer = await SymbolicHierarchyAgent(sample.input["settings"]["setting"]).answer(scenario)
-        return await self._score(sample, scenario, answer)
+        return await self._score(sample, scenario, answer, ctx)
 
     async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
         assert ctx.model is not None  # dispatch refuses a model agent without a model
@@ -179,9 +179,9 @@ class MindPowerBenchmark:
         agent = ModelHierarchyAgent(
             ctx.model, settings["setting"], input_mode=settings["input"], n_frames=settings["frames"], config=ctx.config
         )
-        return await self._score(sample, scenario, await agent.answer(scenario))
+        return await self._score(sample, scenario, await agent.answer(scenario), ctx)
 
-    async def _score(self, sample: Sample, scenario: Scenario, answer: HierarchyAnswer) -> Outcome:
+    async def _score(self, sample: Sample, scenario: Scenario, answer: HierarchyAnswer, ctx: AgentContext) -> Outcome:
         settings = sample.input["settings"]
         layers = [x for x in SETTING_LAYERS[settings["setting"]] if x in LAYERS]
         output: dict[str, Any] = {"reply": answer.text}
@@ -198,8 +198,8 @@ class MindPowerBenchmark:
                 gold_layers = scenario.gold.layers()
                 scores.update(await asyncio.to_thread(self._score_layers, hierarchy.layers, gold_layers, layers))
         judge = self._judge(settings)
-        if judge is not None:
-            await self._judge_answer(judge, scenario, settings, answer, output, scores)
+        if judge is not None:  # its calls go in the sample's ledger as the judge's
+            await self._judge_answer(ctx.recorded(judge, "judge"), scenario, settings, answer, output, scores)
         return Outcome(output, scores, error=answer.error)
 
     async def _judge_answer(
