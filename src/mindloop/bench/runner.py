@@ -100,6 +100,8 @@ class RunRequest:
     ray_address: str | None = None
     model_options: ModelOptions = field(default_factory=ModelOptions)
     generation: GenerationConfig = field(default_factory=GenerationConfig)
+    generation_source: Mapping[str, str] = field(default_factory=dict)
+    """Where each generation field came from: ``paper``, ``cli`` or ``default`` (:mod:`mindloop.bench.generation`)."""
     breaker: int = 5
     """The circuit breaker: after this many samples in a row fail for an outage (the endpoint unreachable, DNS,
     TLS, 5xx, timeouts) the run stops, leaving them and the rest pending for ``--resume``."""
@@ -196,6 +198,7 @@ def _config(request: RunRequest) -> dict[str, Any]:
         "seed": request.seed,
         "options": dict(request.options),
         "generation": request.generation.params(),
+        "generation_source": dict(request.generation_source),
         "executor": request.executor,
         "concurrency": request.concurrency,
         "model_options": {"base_url": mo.base_url, "api_key_env": mo.api_key_env, "cache": mo.cache},

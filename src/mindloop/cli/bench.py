@@ -138,8 +138,14 @@ def bench_run(
         Path | None, typer.Option("--data", help="A data file for benchmarks that read one.", dir_okay=False)
     ] = None,
     opt: Annotated[list[str] | None, typer.Option("--opt", help="Benchmark option KEY=VALUE (repeatable).")] = None,
-    temperature: Annotated[float, typer.Option("--temperature", min=0.0, help="Sampling temperature.")] = 0.0,
-    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1, help="Completion token limit per call.")] = 1024,
+    temperature: Annotated[
+        float | None,
+        typer.Option("--temperature", min=0.0, help="Sampling temperature (default: the paper's, else 0.0)."),
+    ] = None,
+    max_tokens: Annotated[
+        int | None,
+        typer.Option("--max-tokens", min=1, help="Completion token limit per call (default: the paper's, else 1024)."),
+    ] = None,
     timeout: Annotated[float, typer.Option("--timeout", min=0.001, help="Seconds per model request.")] = 120.0,
     retries: Annotated[int, typer.Option("--retries", min=0, help="Retries after a failed model request.")] = 5,
     cache: Annotated[
@@ -154,11 +160,17 @@ def bench_run(
     """Run a benchmark (or --resume one) and print its summary; progress goes to stderr."""
     from mindloop.bench.options import parse_opt_pairs
     from mindloop.bench.runner import RunRequest, run_benchmark
-    from mindloop.models.base import GenerationConfig, ModelOptions
+    from mindloop.models.base import ModelOptions
 
     if help_options:
         _print_options(name, as_json)
         return
+    from mindloop.bench.generation import resolve_generation
+    from mindloop.bench.registry import get_benchmark
+
+    generation, generation_source = resolve_generation(
+        get_benchmark(name), temperature=temperature, max_tokens=max_tokens
+    )
     request = RunRequest(
         benchmark=name,
         agent=agent,
@@ -177,7 +189,8 @@ def bench_run(
             max_retries=retries,
             cache=cache.value,
         ),
-        generation=GenerationConfig(temperature=temperature, max_tokens=max_tokens),
+        generation=generation,
+        generation_source=generation_source,
         breaker=breaker,
     )
     summary = run_benchmark(request, resume=resume, retry_failed=retry_failed)

@@ -18,6 +18,7 @@ from pydantic import Field
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
 from mindloop.systems.cobel.episode import AGENT_KINDS, MODEL_KINDS, arun_episode, episode_from_dict, parse_team
+from mindloop.systems.cobel.llm import PAPER_CONFIG
 from mindloop.systems.cobel.metrics import summarize_episodes
 from mindloop.systems.cobel.worlds.cwah import MAX_STEPS
 from mindloop.systems.cobel.worlds.testsets import cwah_test_set, tdw_test_set
@@ -45,6 +46,13 @@ class _TransportBenchmark:
     name = ""
     description = ""
     options_model = TransportOptions
+    # CoBel-World section 4.1: "temperature 0.7, top-p 1, at most 512 tokens" (llm.PAPER_CONFIG); a run uses
+    # these unless --temperature / --max-tokens are given (mindloop.bench.generation)
+    generation_defaults: ClassVar[dict[str, Any]] = {
+        "temperature": PAPER_CONFIG.temperature,
+        "max_tokens": PAPER_CONFIG.max_tokens,
+        "top_p": PAPER_CONFIG.top_p,
+    }
 
     def __init__(self) -> None:
         self.agents = {
