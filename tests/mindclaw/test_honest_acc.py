@@ -37,7 +37,7 @@ def test_skills_deciding_everything_is_not_a_model_acc_of_one(lily: Scenario) ->
     assert server.requests > 0
     assert summary["loop_model_decisions"] == server.requests
     assert summary["loop_model_malformed"] == server.requests
-    assert summary["by_group"]["false_belief/help"]["model_decisions"] == 0
+    assert summary["by_group"]["false_belief/help"]["acc"] is None  # the group's ACC is over model decisions too
 
 
 def test_malformed_model_decisions_count_as_wrong_model_decisions(lily: Scenario) -> None:

@@ -281,7 +281,7 @@ def summarize_claw(records: Sequence[SampleRecord]) -> dict[str, Any]:
         g: {
             k: v
             for k, v in summarize_intervention(rows(groups[g]), model_agent=model_agent).items()
-            if k in ("ta", "pia", "cs", "cs_n", "acc", "acc_no_noop", "model_decisions", "model_malformed", "n")
+            if k in ("ta", "pia", "cs", "cs_n", "acc", "acc_no_noop", "n")
         }
         for g in sorted(groups)
     }
