@@ -97,6 +97,7 @@ def _check(home: Path, rc: int, err: str, seen: int, n: int, expected: dict[str,
     run_id = _run_id(home)
     assert rc == 1, err[-2000:]
     assert f"--resume {run_id}" in err and "interrupted" in err
+    assert "Traceback" not in err  # neither the run nor its terminated workers print one
     counts = _statuses(home)
     assert sum(v for k, v in counts.items() if k != "pending") >= seen  # every finished sample kept
     assert counts.get("pending", 0) > 0

@@ -157,6 +157,7 @@ class _Worker:
 
 def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and shuts the pool down
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler (a fork inherits it): terminate quietly
 
 
 def _run_job(job: _Job) -> SampleResult | _Abort:

@@ -134,7 +134,7 @@ class RunSummary:
     stopped: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """The ``mindloop bench run --json`` object (``n_bugs``, then ``n_model_failures``, right after ``n_failed``)."""
+        """The ``mindloop bench run --json`` object (``n_bugs`` then ``n_model_failures`` after ``n_failed``)."""
         fields = asdict(self)
         head = ("run_id", "benchmark", "agent", "model", "n", "n_completed", "n_failed", "n_bugs", "n_model_failures")
         out = {key: fields.pop(key) for key in head} | fields
