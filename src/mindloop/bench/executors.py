@@ -302,10 +302,14 @@ def run_ray(
                 _deliver(ray.get(ref), sink)
             refs += [task.remote(job) for job in _take(jobs, len(done))]
     finally:
-        for ref in refs:
-            ray.cancel(ref, force=True)
+        # Samples still in flight stay pending. A Ray started here is shut down, which ends its workers; on a cluster
+        # the tasks are cancelled without force: a forced cancel racing a task's completion aborts Ray's core
+        # worker ("Tried to complete task that was not pending"), which took the interrupted run down with it.
         if started_here:
             ray.shutdown()
+        else:
+            for ref in refs:
+                ray.cancel(ref, force=False)
 
 
 def _take(jobs: Iterator[_Job], k: int) -> list[_Job]:
