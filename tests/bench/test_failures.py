@@ -254,6 +254,7 @@ def test_summary_json_keeps_every_old_key() -> None:
         "interrupted",
         "n_model_failures",  # added with the circuit breaker: model/transport failures apart from unparsed answers
         "stopped",
+        "replies",  # added with format retries: how the agent's replies fared (parsed, rejected, retried)
     }
 
 

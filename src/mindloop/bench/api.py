@@ -18,6 +18,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict
 
 from mindloop.models.base import CallRecord, ChatModel, GenerationConfig, RecordingModel
+from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
 
 __all__ = [
     "AgentContext",
@@ -86,13 +87,15 @@ class AgentContext:
 
     ``ledger`` is the sample's list of model calls (the runner's; ``None`` outside a run): every other model a
     benchmark calls for the sample (a judge) goes through :meth:`recorded`, so its calls are in ``tokens``, the
-    sample's ``calls`` and the report, attributed to their role."""
+    sample's ``calls`` and the report, attributed to their role. ``format_retries`` is how many times a reply the
+    agent's parser refuses goes back to the model with the reason (:func:`mindloop.models.replies.ask`)."""
 
     agent: str
     model: ChatModel | None = None
     config: GenerationConfig = field(default_factory=GenerationConfig)
     seed: int = 0
     ledger: list[CallRecord] | None = field(default=None, compare=False, repr=False)
+    format_retries: int = DEFAULT_FORMAT_RETRIES
 
     def recorded(self, model: ChatModel, role: str = "judge") -> ChatModel:
         """``model`` with its calls recorded in this sample's ledger under ``role`` (unchanged without one)."""

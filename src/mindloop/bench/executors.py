@@ -29,6 +29,7 @@ from mindloop.bench.registry import get_benchmark
 from mindloop.bench.store import SampleResult
 from mindloop.errors import SETUP_ERRORS, DependencyError, MindloopError, UnknownNameError
 from mindloop.models.base import CallRecord, ChatModel, GenerationConfig, ModelOptions, RecordingModel, load_model
+from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
 
 if TYPE_CHECKING:
     from mindloop.bench.runner import RunRequest
@@ -61,6 +62,7 @@ async def execute_sample(
     model: ChatModel | None,
     generation: GenerationConfig,
     seed: int,
+    format_retries: int = DEFAULT_FORMAT_RETRIES,
 ) -> SampleResult:
     """Run one sample and package it for the store.
 
@@ -71,7 +73,12 @@ async def execute_sample(
     ledger: list[CallRecord] = []  # every model call of the sample, the agent's and any judge's (ctx.recorded)
     recorder = RecordingModel(model, calls=ledger) if model is not None else None
     ctx = AgentContext(
-        agent=agent, model=recorder, config=generation, seed=sample_seed(seed, sample.id), ledger=ledger
+        agent=agent,
+        model=recorder,
+        config=generation,
+        seed=sample_seed(seed, sample.id),
+        ledger=ledger,
+        format_retries=format_retries,
     )
     start = time.perf_counter()
     status = "failed"
@@ -111,6 +118,7 @@ class _Job:
     model_options: ModelOptions
     generation: GenerationConfig
     seed: int
+    format_retries: int
 
 
 @dataclass(frozen=True)
@@ -174,7 +182,9 @@ def _run_job(job: _Job) -> SampleResult | _Abort:
             model = _Worker.models.get(key)
             if model is None:
                 model = _Worker.models[key] = load_model(job.model, job.model_options)
-        coro = execute_sample(bench, job.index, job.sample, job.agent, model, job.generation, job.seed)
+        coro = execute_sample(
+            bench, job.index, job.sample, job.agent, model, job.generation, job.seed, job.format_retries
+        )
         return _Worker.loop.run_until_complete(coro)
     except SETUP_ERRORS as exc:
         return _Abort.of(job.index, exc)
@@ -205,7 +215,9 @@ async def run_local(
     async def worker() -> None:
         for index, sample in queue:
             try:
-                result = await execute_sample(bench, index, sample, agent, model, request.generation, request.seed)
+                result = await execute_sample(
+                    bench, index, sample, agent, model, request.generation, request.seed, request.format_retries
+                )
             except SETUP_ERRORS as exc:
                 raise AbortRunError(index, exc) from exc
             sink(result)
@@ -229,7 +241,15 @@ async def run_local(
 def _jobs(pending: Sequence[tuple[int, Sample]], request: RunRequest, agent: str, model: str | None) -> Iterator[_Job]:
     for index, sample in pending:
         yield _Job(
-            request.benchmark, index, sample, agent, model, request.model_options, request.generation, request.seed
+            request.benchmark,
+            index,
+            sample,
+            agent,
+            model,
+            request.model_options,
+            request.generation,
+            request.seed,
+            request.format_retries,
         )
 
 

@@ -64,6 +64,7 @@ from mindloop.models.base import (
     preflight,
     split_model_name,
 )
+from mindloop.models.replies import DEFAULT_FORMAT_RETRIES, reply_outcomes
 from mindloop.paths import runs_path
 
 __all__ = [
@@ -102,6 +103,8 @@ class RunRequest:
     generation: GenerationConfig = field(default_factory=GenerationConfig)
     generation_source: Mapping[str, str] = field(default_factory=dict)
     """Where each generation field came from: ``paper``, ``cli`` or ``default`` (:mod:`mindloop.bench.generation`)."""
+    format_retries: int = DEFAULT_FORMAT_RETRIES
+    """How many times a reply the agent's parser refuses goes back to the model with the reason."""
     breaker: int = 5
     """The circuit breaker: after this many samples in a row fail for an outage (the endpoint unreachable, DNS,
     TLS, 5xx, timeouts) the run stops, leaving them and the rest pending for ``--resume``."""
@@ -111,6 +114,8 @@ class RunRequest:
 class RunSummary:
     """The outcome of a run: counts, the benchmark's metrics, wall-clock seconds and the token ledger.
 
+    ``replies`` says how the agent's model replies fared (:func:`~mindloop.models.replies.reply_outcomes`:
+    parsed, rejected by the parser, no reply, read without a parser, format retries), empty for a run with no model.
     ``n_completed`` counts finished samples, failed ones and bugs included; ``n_failed`` those whose model or
     answer failed, of which ``n_model_failures`` failed in the model call itself (:func:`is_model_failure`: the
     endpoint, a timeout, a malformed reply) and the rest in the answer (unparsed, invalid); ``n_bugs`` those stopped
@@ -132,6 +137,7 @@ class RunSummary:
     n_bugs: int = 0
     n_model_failures: int = 0
     stopped: str | None = None
+    replies: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """The ``mindloop bench run --json`` object (``n_bugs`` then ``n_model_failures`` after ``n_failed``)."""
@@ -199,6 +205,7 @@ def _config(request: RunRequest) -> dict[str, Any]:
         "options": dict(request.options),
         "generation": request.generation.params(),
         "generation_source": dict(request.generation_source),
+        "format_retries": request.format_retries,
         "executor": request.executor,
         "concurrency": request.concurrency,
         "model_options": {"base_url": mo.base_url, "api_key_env": mo.api_key_env, "cache": mo.cache},
@@ -219,6 +226,7 @@ def _resumed(request: RunRequest, info: RunInfo) -> RunRequest:
         seed=cfg.get("seed", 0),
         options=dict(cfg.get("options", {})),
         generation=GenerationConfig.from_params(cfg.get("generation", {})),
+        format_retries=cfg.get("format_retries", 0),  # runs stored before format retries existed had none
         model_options=replace(
             request.model_options,
             base_url=request.model_options.base_url or stored_mo.get("base_url"),
@@ -431,6 +439,12 @@ def token_totals(records: Sequence[SampleRecord]) -> dict[str, Any]:
     return tokens
 
 
+def reply_totals(records: Sequence[SampleRecord]) -> dict[str, int]:
+    """How the agent's model replies fared over ``records`` (empty when no agent call was made)."""
+    calls = [call for record in records for call in record.calls if (call.get("role") or "agent") == "agent"]
+    return reply_outcomes(calls) if calls else {}
+
+
 def benchmark_metrics(bench: Benchmark, records: Sequence[SampleRecord]) -> dict[str, Any]:
     """The benchmark's summary of finished samples, with each bug sample shown to it as a failed one: a benchmark
     scores failures as failures, so a bug can never raise a metric, whatever the benchmark knows of statuses."""
@@ -481,6 +495,7 @@ def summarize_run(
         metrics=benchmark_metrics(bench, records),
         seconds=info.seconds,
         tokens=token_totals(records),
+        replies=reply_totals(records),
         interrupted=interrupted,
         n_bugs=info.n_bugs,
         n_model_failures=sum(map(is_model_failure, records)),

@@ -148,6 +148,14 @@ def bench_run(
     ] = None,
     timeout: Annotated[float, typer.Option("--timeout", min=0.001, help="Seconds per model request.")] = 120.0,
     retries: Annotated[int, typer.Option("--retries", min=0, help="Retries after a failed model request.")] = 5,
+    format_retries: Annotated[
+        int,
+        typer.Option(
+            "--format-retries",
+            min=0,
+            help="Times a reply the parser cannot read goes back to the model with the reason (counted).",
+        ),
+    ] = 1,
     cache: Annotated[
         _Cache, typer.Option("--cache", help="Response cache: auto (temperature 0 only), on, off.")
     ] = _Cache.auto,
@@ -192,6 +200,7 @@ def bench_run(
         ),
         generation=generation,
         generation_source=generation_source,
+        format_retries=format_retries,
         breaker=breaker,
     )
     summary = run_benchmark(request, resume=resume, retry_failed=retry_failed)
@@ -221,6 +230,13 @@ def _print_summary(summary: RunSummary) -> None:
         f"{summary.seconds:.2f} s; {summary.tokens['calls']} model calls ({summary.tokens['cache_hits']} cached), "
         f"{summary.tokens['total_tokens']} tokens"
     )
+    if summary.replies:
+        r = summary.replies
+        console.print(
+            f"agent replies: {r['parsed']} parsed, {r['rejected']} rejected by the parser, {r['no_reply']} no reply"
+            + (f", {r['unread']} read without a parser" if r["unread"] else "")
+            + f"; {r['retries']} format retries"
+        )
     console.print(f"report: mindloop report {summary.run_id}")
 
 

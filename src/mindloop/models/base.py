@@ -273,6 +273,12 @@ class CallRecord:
     latency_s: float = 0.0
     cached: bool = False
     role: str = "agent"
+    parsed: bool | None = None
+    """Whether the caller's parser read the reply (``None``: no parser looked at it; see :mod:`.replies`)."""
+    reject_reason: str | None = None
+    """The parser's one-line reason when it refused the reply."""
+    attempt: int = 0
+    """0 for the first call of a question, ``k`` for its ``k``-th format retry."""
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (image data URLs are kept: the report shows them)."""
@@ -296,6 +302,12 @@ class RecordingModel:
         return self.inner.name
 
     async def generate(self, messages: Sequence[Message], config: GenerationConfig | None = None) -> Completion:
+        return (await self.generate_recorded(messages, config))[0]
+
+    async def generate_recorded(
+        self, messages: Sequence[Message], config: GenerationConfig | None = None
+    ) -> tuple[Completion, CallRecord]:
+        """:meth:`generate`, also returning the call's record (so a caller can note how its reply was read)."""
         config = config or GenerationConfig()
         record = CallRecord(model=self.inner.name, messages=list(messages), params=config.params(), role=self.role)
         self.calls.append(record)
@@ -313,7 +325,7 @@ class RecordingModel:
         record.completion_tokens = reply.completion_tokens
         record.latency_s = reply.latency_s
         record.cached = reply.cached
-        return reply
+        return reply, record
 
     async def aclose(self) -> None:
         await self.inner.aclose()
