@@ -306,16 +306,20 @@ class OpenAIChatModel:
         """Pre-flight: one ``GET {base_url}/models`` (or, where that is not served, one tiny chat call), no retries.
 
         Raises :class:`ModelUnavailableError` when nothing answers (or a 5xx) and :class:`ModelError` when the
-        server refuses the key or the request, each in one line naming the URL and what to check; a short deadline
-        (at most 10 s) keeps a wrong ``--base-url`` from costing more than seconds.
+        server refuses the key or the request, each in one line naming the URL and what to check; connecting gets
+        at most 10 s, so a wrong ``--base-url`` costs seconds, and a busy server gets the request timeout to answer.
         """
         headers = {"Content-Type": "application/json"}
         key = os.environ.get(self.options.api_key_env)
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        deadline = min(self.options.timeout_s, 10.0)
+        # Connecting gets at most 10 s (a wrong --base-url costs seconds); a server that accepted the connection
+        # may be busy answering someone else (llama-cpp-python's server answers /models only between
+        # completions), so its reply gets the request timeout.
+        deadline = self.options.timeout_s
+        timeout = httpx.Timeout(deadline, connect=min(deadline, 10.0))
         url = f"{self.base_url}/models"
-        async with httpx.AsyncClient(headers=headers, timeout=deadline, verify=_ssl_context()) as client:
+        async with httpx.AsyncClient(headers=headers, timeout=timeout, verify=_ssl_context()) as client:
             try:
                 async with asyncio.timeout(deadline):
                     response = await client.get(url)
