@@ -118,7 +118,9 @@ def load_corpus(root: Path) -> dict[str, str]:
     return labels
 
 
-def classify(calls: Iterable[Mapping[str, Any]], corpus: Mapping[str, str], role: str) -> tuple[dict[str, int], list[str]]:
+def classify(
+    calls: Iterable[Mapping[str, Any]], corpus: Mapping[str, str], role: str
+) -> tuple[dict[str, int], list[str]]:
     """The outcome counts of the calls in ``role`` and the texts of the refused replies the corpus has not seen."""
     out = dict.fromkeys(("calls", "parsed", "readable_rejected", "unusable", "unlabelled", "unread", "retries"), 0)
     unseen: list[str] = []
@@ -148,7 +150,9 @@ def _has_option(benchmark: str, option: str, env: Mapping[str, str]) -> bool:
     return f"\n  {option} (" in proc.stdout
 
 
-def run_case(case: Case, args: argparse.Namespace, env: Mapping[str, str], corpus: Mapping[str, str]) -> tuple[Row, list[dict[str, Any]]]:
+def run_case(
+    case: Case, args: argparse.Namespace, env: Mapping[str, str], corpus: Mapping[str, str]
+) -> tuple[Row, list[dict[str, Any]]]:
     """Run one case; return its row and the refused replies the corpus has not labelled."""
     row = Row(case.name, metric=case.headline)
     if case.needs_option and not _has_option(case.benchmark, case.needs_option, env):
