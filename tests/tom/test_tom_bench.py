@@ -96,3 +96,56 @@ def test_the_model_is_offered_the_releases_lettered_choices(tmp_path: Path) -> N
     first = release[0]
     assert f"Choices: {first['choices']}" in prompts[0]
     assert all(p.count(", ") >= 14 for p in prompts)
+
+
+def test_an_unreadable_reply_gets_one_format_retry_with_the_reason(tmp_path: Path) -> None:
+    """A reply naming no choice goes back once with the parser's reason; the retry's answer is scored, the strict
+    extraction still reads the first reply alone, and the summary counts the rejected reply and the retry."""
+    release = json.loads((DATA / "hitom_excerpt.json").read_text(encoding="utf-8"))["data"]
+    seen: list[list[dict[str, Any]]] = []
+
+    def reply(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
+        seen.append(messages)
+        if len(messages) == 1:
+            return "I am not sure where it is."
+        item = next(i for i in release if i["question"] in messages[0]["content"])
+        letter = re.search(rf"([A-O])\. {item['answer']}\b", item["choices"])
+        assert letter is not None
+        return f"The answer is {letter[1]}."
+
+    with RunStore(tmp_path / "r.sqlite") as store, FakeChatServer(reply) as server:
+        opts = ModelOptions(base_url=server.base_url, cache="off", backoff_s=0.01)
+        request = RunRequest(
+            "hitom",
+            agent="model",
+            model="openai/fake",
+            model_options=opts,
+            options={"data": str(DATA / "hitom_excerpt.json")},
+            n=2,
+            concurrency=1,
+        )
+        summary = run_benchmark(request, store=store, progress=False)
+        records = store.records(summary.run_id)
+    assert len(seen) == 4  # two questions, each asked twice
+    retry = seen[1]
+    assert retry[1] == {"role": "assistant", "content": "I am not sure where it is."}
+    assert "names none of the choices" in retry[2]["content"]
+    assert summary.metrics["accuracy"] == 1.0 and summary.metrics["unparsed"] == 0
+    assert summary.metrics["accuracy_strict"] == 0.0  # the first replies named nothing
+    assert summary.replies == {"parsed": 2, "rejected": 2, "no_reply": 0, "unread": 0, "retries": 2}
+    assert [r.output["attempts"] for r in records] == [2, 2]
+
+    with RunStore(tmp_path / "r0.sqlite") as store, FakeChatServer(reply) as server:
+        opts = ModelOptions(base_url=server.base_url, cache="off", backoff_s=0.01)
+        request = RunRequest(
+            "hitom",
+            agent="model",
+            model="openai/fake",
+            model_options=opts,
+            options={"data": str(DATA / "hitom_excerpt.json")},
+            n=2,
+            concurrency=1,
+            format_retries=0,
+        )
+        summary = run_benchmark(request, store=store, progress=False)
+    assert summary.metrics["unparsed"] == 2 and summary.replies["retries"] == 0 and summary.n_failed == 2

@@ -13,6 +13,7 @@ from typing import Any
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
 from mindloop.models.base import message
+from mindloop.models.replies import ask
 
 __all__ = ["SmokeBenchmark"]
 
@@ -44,7 +45,9 @@ class SmokeBenchmark:
         assert ctx.model is not None  # dispatch refuses a model agent without a model
         word = sample.input["word"]
         prompt = [message("user", f"Reply with exactly this word and nothing else: {word}")]
-        reply = await ctx.model.generate(prompt, ctx.config)  # the run's --temperature and --max-tokens
+        # the run's --temperature and --max-tokens; any reply is read (whether it holds the word is the score),
+        # so a smoke call never needs a format retry
+        reply = (await ask(ctx.model, prompt, str, ctx.config, retries=0))[1]
         # models change case freely ("Garden-6890" for "garden-6890"); the word is what is checked
         return Outcome({"reply": reply.text}, {"correct": float(word.casefold() in reply.text.casefold())})
 

@@ -25,8 +25,9 @@ from pydantic import Field
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.errors import InvalidArgumentError
-from mindloop.systems.tom.agents import build_prompt, parse_answer
+from mindloop.errors import InvalidArgumentError, ParseError
+from mindloop.models.replies import ask
+from mindloop.systems.tom.agents import ParsedAnswer, build_prompt, parse_answer
 from mindloop.worlds.stories.generate import generate_tomi
 from mindloop.worlds.stories.releases import PROMPTING_TYPES, TOMI_QUESTION_TYPES, TOMI_STORY_TYPES, read_dataset
 from mindloop.worlds.stories.tomi import (
@@ -187,22 +188,38 @@ class _ToMBenchmark:
         assert ctx.model is not None  # dispatch refuses a model agent without a model
         inp = sample.input
         gold = inp["answer"]
-        reply = await ctx.model.generate(
-            build_prompt(
-                inp["story"],
-                inp["question"],
-                inp["choices"],
-                hitom=self.fmt == "hitom",
-                prompting_type=inp.get("prompting_type"),
-            ),
-            ctx.config,
+        choices = inp["choices"]
+        prompt = build_prompt(
+            inp["story"], inp["question"], choices, hitom=self.fmt == "hitom", prompting_type=inp.get("prompting_type")
         )
-        parsed = parse_answer(reply.text, inp["choices"])
-        output = {"answer": parsed.choice, "strict_answer": parsed.strict, "parsed_by": parsed.how, "reply": reply.text}
-        strict = float(parsed.strict == gold)
+        replies: list[str] = []  # every reply, the format retries' included
+
+        def read(text: str) -> ParsedAnswer:
+            replies.append(text)
+            parsed = parse_answer(text, choices)
+            if parsed.choice is None:
+                raise ParseError(f"unparseable answer: {parsed.how}; reply with the letter of one choice")
+            return parsed
+
+        try:
+            parsed, _ = await ask(ctx.model, prompt, read, ctx.config, retries=ctx.format_retries)
+        except ParseError as exc:
+            parsed = parse_answer(replies[-1], choices)
+            error = exc.reason
+        else:
+            error = None
+        # strict: the first reply alone, read strictly (no cue search, no retry); the headline: the final reply
+        strict_answer = parse_answer(replies[0], choices).strict
+        output = {
+            "answer": parsed.choice,
+            "strict_answer": strict_answer,
+            "parsed_by": parsed.how,
+            "reply": replies[-1],
+            "attempts": len(replies),
+        }
+        strict = float(strict_answer == gold)
         if parsed.choice is None:
-            scores = {"correct": 0.0, "correct_strict": strict, "parsed": 0.0}
-            return Outcome(output, scores, error=f"unparseable answer: {parsed.how}")
+            return Outcome(output, {"correct": 0.0, "correct_strict": strict, "parsed": 0.0}, error=error)
         return Outcome(output, {"correct": float(parsed.choice == gold), "correct_strict": strict, "parsed": 1.0})
 
     async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
