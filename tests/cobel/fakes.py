@@ -32,16 +32,21 @@ def prompt_kind(text: str) -> str:
 
 @dataclass
 class FakeModel:
-    """Answers by prompt kind with ``replies[kind](prompt)``; records every prompt it saw."""
+    """Answers by prompt kind with ``replies[kind](prompt)``; records every prompt it saw.
+
+    The kind is the first message's (a format retry appends the refused reply and the reason after it);
+    ``retries`` counts the calls that were format retries."""
 
     replies: dict[str, Callable[[str], str]]
     name: str = "fake/cobel"
     seen: list[tuple[str, str]] = field(default_factory=list)
+    retries: int = 0
 
     async def generate(self, messages: Sequence[Message], config: GenerationConfig | None = None) -> Completion:
-        text = message_text(messages[-1])
+        text = message_text(messages[0])
         kind = prompt_kind(text)
         self.seen.append((kind, text))
+        self.retries += len(messages) > 1
         return Completion(self.replies[kind](text), model=self.name)
 
     async def aclose(self) -> None:

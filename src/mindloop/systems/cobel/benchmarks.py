@@ -4,8 +4,10 @@ The team comes from ``ctx.agent`` as a comma-separated list (``"cobel,cobel"``; 
 uses it); every agent kind is a team agent, and the runner refuses a team whose size is not ``n_agents`` before
 the run starts. Samples are the fixed test sets (10 C-WAH, 24 TDW-MAT episodes) for seed 0; another seed shifts
 every episode seed for a fresh set of the same shape. Options (:class:`TransportOptions`): ``n_agents`` (2–4,
-default 2). Model-driven agents sample with the run's generation config (the paper used temperature 0.7, top-p 1,
-512 tokens: ``llm.PAPER_CONFIG``).
+default 2) and ``max_steps`` (stop every episode after that many environment steps, for a short run with a slow
+model; the summary's ``deviation`` names it). Model-driven agents sample with the run's generation config (the
+paper used temperature 0.7, top-p 1, 512 tokens: ``llm.PAPER_CONFIG``) and send a reply their reader refused back
+to the model ``ctx.format_retries`` times (``--format-retries``).
 """
 
 from __future__ import annotations
@@ -17,10 +19,12 @@ from pydantic import Field
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
+from mindloop.errors import InvalidArgumentError
 from mindloop.systems.cobel.episode import AGENT_KINDS, MODEL_KINDS, arun_episode, episode_from_dict, parse_team
 from mindloop.systems.cobel.llm import PAPER_CONFIG
 from mindloop.systems.cobel.metrics import summarize_episodes
 from mindloop.systems.cobel.worlds.cwah import MAX_STEPS
+from mindloop.systems.cobel.worlds.tdw import FRAME_BUDGET
 from mindloop.systems.cobel.worlds.testsets import cwah_test_set, tdw_test_set
 
 __all__ = ["CwahBenchmark", "TdwMatBenchmark", "TransportOptions"]
@@ -40,6 +44,15 @@ class TransportOptions(Options):
     team_option: ClassVar[str | None] = "n_agents"
 
     n_agents: int = Field(2, ge=2, le=4, description="agents per team (every episode is played by this many)")
+    max_steps: int | None = Field(
+        None,
+        ge=1,
+        description=(
+            "stop each episode after this many environment steps, for a short run with a slow model (default: the "
+            "paper's limit, 250 C-WAH steps or 3,000 TDW-MAT frames); a shorter run names the deviation in its "
+            "summary"
+        ),
+    )
 
 
 class _TransportBenchmark:
@@ -60,19 +73,39 @@ class _TransportBenchmark:
             for kind in AGENT_KINDS
         }
 
+    paper_limit = ""
+    """The paper's episode limit, in words (for the deviation note of a run with ``max_steps``)."""
+
     def _episodes(self, n_agents: int, seed: int) -> list[Any]:
         raise NotImplementedError
 
+    def _check_max_steps(self, max_steps: int) -> None:
+        """Refuse a ``max_steps`` that could never shorten an episode (C-WAH stops at 250 steps anyway)."""
+
     def samples(self, n: int | None, seed: int, options: TransportOptions) -> list[Sample]:
-        """The test set's episodes (the first ``n``), shifted by ``seed``."""
+        """The test set's episodes (the first ``n``), shifted by ``seed``; ``max_steps`` travels in each input."""
+        if options.max_steps is not None:
+            self._check_max_steps(options.max_steps)
         eps = self._episodes(options.n_agents, seed)
         if n is not None:
             eps = eps[:n]
         out = []
         for ep in eps:
             data = ep.to_dict()
+            if options.max_steps is not None:
+                data["max_steps"] = options.max_steps
             out.append(Sample(f"{ep.task}-s{ep.seed}", data, group=ep.task))
         return out
+
+    def deviation(self, max_steps: int | None) -> str | None:
+        """The one-line note a run with ``max_steps`` carries (``None`` for the paper's limit)."""
+        if max_steps is None:
+            return None
+        return (
+            f"max_steps={max_steps}: every episode stopped after at most {max_steps} environment steps, below the "
+            f"paper's limit of {self.paper_limit}; an episode stopped there counts as unfinished, so steps, "
+            "finished and transport rate are not comparable with the paper's"
+        )
 
     async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
         """Play the episode with the team in ``ctx.agent``; a model failure is a recorded, failed outcome."""
@@ -81,8 +114,19 @@ class _TransportBenchmark:
     async def _play(self, sample: Sample, ctx: AgentContext) -> Outcome:
         episode = episode_from_dict(sample.input)
         team = parse_team(ctx.agent, episode.n_agents)
-        result = await arun_episode(episode, team, model=ctx.model, config=ctx.config if ctx.model else None)
+        max_steps = sample.input.get("max_steps")
+        result = await arun_episode(
+            episode,
+            team,
+            model=ctx.model,
+            config=ctx.config if ctx.model else None,
+            max_steps=max_steps,
+            format_retries=ctx.format_retries,
+        )
         record = result.to_dict()
+        note = self.deviation(max_steps)
+        if note is not None:
+            record["deviation"] = note
         acc = [a for _, a in result.belief_accuracy]
         scores: dict[str, float] = {
             "finished": float(result.finished and result.error is None),
@@ -110,7 +154,12 @@ class _TransportBenchmark:
                 out.setdefault("comm_tokens", r.scores.get("comm_tokens", 0.0))
                 out.setdefault("n_messages", r.scores.get("messages", 0.0))
             episodes.append(out)
-        return summarize_episodes(episodes)
+        summary = summarize_episodes(episodes)
+        cuts = {int(r.sample.input["max_steps"]) for r in records if r.sample.input.get("max_steps") is not None}
+        if cuts:
+            summary["max_steps"] = max(cuts)
+            summary["deviation"] = self.deviation(max(cuts))
+        return summary
 
 
 class CwahBenchmark(_TransportBenchmark):
@@ -119,6 +168,13 @@ class CwahBenchmark(_TransportBenchmark):
     name = "cwah"
     aliases = ("cobel-cwah",)
     description = "C-WAH-style household collaboration (10 episodes): avg steps, comm tokens, messages"
+    paper_limit = f"{MAX_STEPS} steps"
+
+    def _check_max_steps(self, max_steps: int) -> None:
+        if max_steps > MAX_STEPS:
+            raise InvalidArgumentError(
+                f"max_steps={max_steps} is above C-WAH's limit of {MAX_STEPS} steps: give {MAX_STEPS} or fewer"
+            )
 
     def _episodes(self, n_agents: int, seed: int) -> list[Any]:
         return list(cwah_test_set(n_agents, seed))
@@ -130,6 +186,7 @@ class TdwMatBenchmark(_TransportBenchmark):
     name = "tdw-mat"
     aliases = ("cobel-tdw-mat",)
     description = "TDW-MAT-style multi-agent transport (24 episodes): transport rate, comm tokens, messages"
+    paper_limit = f"{FRAME_BUDGET:,} frames (no step limit of its own)"
 
     def _episodes(self, n_agents: int, seed: int) -> list[Any]:
         return list(tdw_test_set(n_agents, seed))

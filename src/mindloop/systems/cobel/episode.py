@@ -17,6 +17,7 @@ from typing import Any
 from mindloop.beliefs import Utterance
 from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError
 from mindloop.models.base import ChatModel, GenerationConfig
+from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
 from mindloop.models.tokens import count_tokens
 from mindloop.systems.cobel.cwah_domain import CwahDomain
 from mindloop.systems.cobel.mind import Mind
@@ -95,6 +96,8 @@ class EpisodeResult:
     messages: tuple[MessageRecord, ...]
     belief_accuracy: tuple[tuple[int, float], ...]
     error: str | None = None
+    cut_at: int | None = None
+    """The ``max_steps`` that stopped the episode before the paper's limit (``None``: it ran to the end)."""
 
     @property
     def comm_tokens(self) -> int:
@@ -121,6 +124,8 @@ def make_agent(
     world: str,
     model: ChatModel | None = None,
     config: GenerationConfig | None = None,
+    *,
+    format_retries: int = DEFAULT_FORMAT_RETRIES,
 ) -> Any:
     """An agent of ``kind`` called ``name`` for ``world`` (``cwah`` or ``tdw-mat``)."""
     if world == "cwah":
@@ -138,7 +143,7 @@ def make_agent(
             raise InvalidArgumentError("agent kind 'cobel-llm' needs a model (--model)")
         from mindloop.systems.cobel.llm import LlmCobelAgent
 
-        return LlmCobelAgent(name, team, domain, model, config)
+        return LlmCobelAgent(name, team, domain, model, config, format_retries=format_retries)
     raise InvalidArgumentError(f"unknown agent kind {kind!r} (known: {', '.join(AGENT_KINDS)})")
 
 
@@ -167,13 +172,27 @@ async def arun_episode(
     model: ChatModel | None = None,
     config: GenerationConfig | None = None,
     sample_every: int | None = None,
+    max_steps: int | None = None,
+    format_retries: int = DEFAULT_FORMAT_RETRIES,
 ) -> EpisodeResult:
     """Play ``episode`` with ``team`` to the end (goal met or budget spent) and record the result.
 
     A :class:`~mindloop.errors.MindloopError` from a model-driven agent (malformed output, a failed call) ends
     the episode and is recorded in ``error`` with the steps so far; it is never scored as a success.
+    ``max_steps`` stops the episode after that many environment steps (a short run with a slow model; ``None``:
+    the paper's limit, 250 C-WAH steps or 3,000 TDW-MAT frames); a stopped episode is unfinished, and
+    ``cut_at`` says where it stopped. ``format_retries`` is how many times a model-driven agent sends a reply its
+    parser refused back to the model (:func:`mindloop.models.replies.ask`).
     """
-    result, _ = await _play(episode, team, model=model, config=config, sample_every=sample_every)
+    result, _ = await _play(
+        episode,
+        team,
+        model=model,
+        config=config,
+        sample_every=sample_every,
+        max_steps=max_steps,
+        format_retries=format_retries,
+    )
     return result
 
 
@@ -184,7 +203,11 @@ async def _play(
     model: ChatModel | None = None,
     config: GenerationConfig | None = None,
     sample_every: int | None = None,
+    max_steps: int | None = None,
+    format_retries: int = DEFAULT_FORMAT_RETRIES,
 ) -> tuple[EpisodeResult, dict[str, Any]]:
+    if max_steps is not None and max_steps < 1:
+        raise InvalidArgumentError(f"max_steps must be at least 1, got {max_steps}")
     kinds = parse_team(team, episode.n_agents)
     if isinstance(episode, CwahEpisode):
         world, env_c = "cwah", CwahEnv(episode)
@@ -194,7 +217,10 @@ async def _play(
         world, env = "tdw-mat", TdwEnv(episode)
         every = sample_every or 100
     names = tuple(env.possible_agents)
-    agents = {n: make_agent(k, n, names, world, model, config) for n, k in zip(names, kinds, strict=True)}
+    agents = {
+        n: make_agent(k, n, names, world, model, config, format_retries=format_retries)
+        for n, k in zip(names, kinds, strict=True)
+    }
     obs, _ = env.reset()
     messages: list[MessageRecord] = []
     accuracy: list[tuple[int, float]] = []
@@ -203,7 +229,11 @@ async def _play(
     clock = 0
     steps = 0
     finished = False
+    cut_at: int | None = None
     while env.agents:
+        if max_steps is not None and steps >= max_steps:
+            cut_at = max_steps
+            break
         actions = {}
         try:
             for n in env.agents:
@@ -237,9 +267,11 @@ async def _play(
     else:
         n_steps = steps
         rate = env.transport_rate()
-        frames = env.frame if finished else FRAME_BUDGET
+        frames = env.frame if finished or cut_at is not None else FRAME_BUDGET
         task = episode.task
-    result = EpisodeResult(world, task, kinds, n_steps, finished, rate, frames, tuple(messages), tuple(accuracy), error)
+    result = EpisodeResult(
+        world, task, kinds, n_steps, finished, rate, frames, tuple(messages), tuple(accuracy), error, cut_at
+    )
     return result, agents
 
 

@@ -9,53 +9,54 @@ Perception updates beliefs symbolically, as in the symbolic agent. What a model 
 * each next action from the list of available actions, or ``SUBPLAN DONE`` (Fig. 14), and a new plan that avoids
   the partner's (Fig. 15).
 
-Replies are parsed strictly: a missing section, an unknown action or a plan with no usable step raises
-:class:`~mindloop.errors.ParseError` naming the prompt and the reply, which ends the episode as a recorded failure.
-Malformed SBL lines inside an otherwise well-formed reply are skipped and kept in :attr:`LlmCobelAgent.issues`.
+Every call goes through :func:`mindloop.models.replies.ask` with a reader of :mod:`~mindloop.systems.cobel.replies`
+(markdown, case, ``Plan 1 -``, ``**No**``, an action named with extra words): a reply it refuses (a missing
+section, an action not in the list, a plan with no usable step, an ambiguous answer) goes back to the model with
+the one-line reason, up to ``format_retries`` times, and each call record says how its reply fared. A reply still
+refused after the retries raises :class:`~mindloop.errors.ParseError`, which ends the episode as a recorded
+failure. Malformed SBL lines inside an otherwise well-formed reply are skipped and kept in
+:attr:`LlmCobelAgent.issues`.
 """
 
 from __future__ import annotations
 
-import re
-from typing import Any
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from mindloop.beliefs import Fact, Source
-from mindloop.beliefs.views.sbl import CWAH_RULES, TDW_RULES, SblIssue, parse_lenient
-from mindloop.errors import ParseError
+from mindloop.beliefs.views.sbl import CWAH_RULES, TDW_RULES, SblIssue
 from mindloop.models.base import ChatModel, GenerationConfig, message
+from mindloop.models.replies import DEFAULT_FORMAT_RETRIES, ask
 from mindloop.systems.cobel import prompts as tpl
+from mindloop.systems.cobel import replies as rp
 from mindloop.systems.cobel.cwah_domain import IntentFailed
 from mindloop.systems.cobel.messages import read
 from mindloop.systems.cobel.mind import INTENT, Intent, Mind
+from mindloop.systems.cobel.replies import parse_plan
 from mindloop.systems.cobel.team import Domain, SentMessage, _fit
 from mindloop.systems.cobel.worlds.common import Action
+
+T = TypeVar("T")
 
 __all__ = ["PAPER_CONFIG", "LlmCobelAgent", "parse_plan"]
 
 PAPER_CONFIG = GenerationConfig(temperature=0.7, top_p=1.0, max_tokens=512)
 """Sampling settings of section 4.1 (temperature 0.7, top-p 1, at most 512 tokens)."""
 
-_STEP = re.compile(
-    r"\b(explore|grab|grasp|go grasp|transport|deliver|put|go to)\b[^<\n]*?(<[^<>()]+>\s*\(\s*[A-Za-z0-9_.\-]+\s*\))",
-    re.IGNORECASE,
-)
-_VERBS = {"grasp": "grab", "go grasp": "grab", "go to": "explore", "put": "deliver"}
-
-
-def parse_plan(text: str) -> list[Intent]:
-    """The atomic steps of a plan (``explore <r>(1)``, ``grab <o>(2)``…) in order; wordings of Fig. 10 included."""
-    out = []
-    for m in _STEP.finditer(text):
-        verb = m.group(1).lower()
-        out.append(Intent(_VERBS.get(verb, verb), re.sub(r"\s+", "", m.group(2))))
-    return out
-
 
 class LlmCobelAgent:
     """CoBel-World with a chat model making the decisions (``cobel-llm``)."""
 
     def __init__(
-        self, name: str, team: tuple[str, ...], domain: Domain, model: ChatModel, config: GenerationConfig | None = None
+        self,
+        name: str,
+        team: tuple[str, ...],
+        domain: Domain,
+        model: ChatModel,
+        config: GenerationConfig | None = None,
+        *,
+        format_retries: int = DEFAULT_FORMAT_RETRIES,
     ) -> None:
         self.name = name
         self.team = team
@@ -63,6 +64,7 @@ class LlmCobelAgent:
         self.domain = domain
         self.model = model
         self.config = config or PAPER_CONFIG
+        self.format_retries = format_retries
         self.mind = Mind(name, team)
         self.rules = CWAH_RULES if domain.world == "cwah" else TDW_RULES
         self.intent: Intent | None = None
@@ -126,12 +128,13 @@ class LlmCobelAgent:
         return dom.idle_action()
 
     # ---- model calls ----------------------------------------------------------------------------------------
-    async def _ask(self, template: str, what: str, **values: str) -> str:
+    async def _ask(self, template: str, what: str, read: Callable[[str], T], **values: str) -> T:
+        """Fill ``template``, ask the model, and read the reply with ``read`` (a format retry on a refusal)."""
         text = tpl.fill(template, {**self._common(), **values})
         self.calls += 1
-        reply = await self.model.generate([message("user", text)], self.config)
+        value, reply = await ask(self.model, [message("user", text)], read, self.config, retries=self.format_retries)
         self.trace.append(f"t={self._now} {what}: {reply.text[:200]!r}")
-        return reply.text
+        return value
 
     def _common(self) -> dict[str, str]:
         dom = self.domain
@@ -156,32 +159,39 @@ class LlmCobelAgent:
             "RULE": self.rules.text(),
         }
 
-    def _require(self, reply: str, label: str, labels: tuple[str, ...], prompt: str) -> str:
-        got = tpl.section(reply, label, labels)
-        if got is None:
-            raise ParseError(f"cobel-llm: the reply to the {prompt} prompt has no '{label}:' section", text=reply[:300])
-        return got
+    @property
+    def _bed(self) -> str | None:
+        """TDW-MAT's bed (where ``transport`` goes); ``None`` in C-WAH."""
+        if self.domain.world != "tdw-mat":
+            return None
+        return getattr(self.domain, "bed", None) or None
 
     async def _update_from_dialogue(self) -> None:
         history = "\n".join(self.dialogue[-20:])
-        reply = await self._ask(tpl.ZERO_ORDER_UPDATE, "zero-order update", MESSAGES=history)
-        zero = self._require(reply, "Zero order beliefs", ("Extracted Information", "Zero order beliefs"), "Fig. 9")
+        bed = self._bed
+        zero = await self._ask(
+            tpl.ZERO_ORDER_UPDATE,
+            "zero-order update",
+            lambda r: rp.read_belief_update(r, "zero", bed=bed),
+            MESSAGES=history,
+        )
         self._write(zero, (self.name,))
         for p in self.partners:
-            labels = ("Extracted Information", "First order beliefs", f"{p}'s plan")
-            reply = await self._ask(tpl.FIRST_ORDER_UPDATE, "first-order update", MESSAGES=history, OPPO_NAME=p)
-            first = self._require(reply, "First order beliefs", labels, "Fig. 8")
+            first = await self._ask(
+                tpl.FIRST_ORDER_UPDATE,
+                "first-order update",
+                functools.partial(rp.read_belief_update, order="first", partner=p, bed=bed),
+                MESSAGES=history,
+                OPPO_NAME=p,
+            )
             self._write(first, (self.name, p))
-            plan = tpl.section(reply, f"{p}'s plan", labels)
-            steps = parse_plan(plan or "")
-            if steps:
-                self.mind.hear(p, [_intent_fact(p, steps[0])], self._now)
+            if first.plan:
+                self.mind.hear(p, [_intent_fact(p, first.plan[0])], self._now)
 
-    def _write(self, text: str, chain: tuple[str, ...]) -> None:
-        """Write the SBL lines of a reply as testimony beliefs of ``chain``; other lines become issues."""
-        result = parse_lenient(text.replace(";", "\n"), extend=True)
-        self.issues.extend(result.issues)
-        for s in result.statements:
+    def _write(self, update: rp.BeliefUpdate, chain: tuple[str, ...]) -> None:
+        """Write the SBL statements of a reply as testimony beliefs of ``chain``; other lines become issues."""
+        self.issues.extend(update.issues)
+        for s in update.statements:
             if s.chain in ((), chain) or (len(chain) == 2 and s.chain == chain[1:]):
                 self.mind.store.assert_belief(chain, s.to_fact(), t=self.mind.t, source=Source.TESTIMONY)
             else:
@@ -189,64 +199,57 @@ class LlmCobelAgent:
 
     async def _decide(self, obs: Any) -> None:
         """Predict partners' plans, choose my plan, and talk if the miscoordination matters."""
+        bed = self._bed
         opp_plans: list[str] = []
         for p in self.partners:
-            reply = await self._ask(
+            plans = await self._ask(
                 tpl.FIRST_ORDER_PREDICTION,
                 "first-order prediction",
+                lambda r: rp.read_predictions(r, bed=bed),
                 OPPO_NAME=p,
                 FIRST_ORDER_BELIEF="\n".join(self.mind.sbl(p)) or "(none)",
             )
-            plan_labels = ("reasoning", "plans", "plan1", "plan2", "plan3")
             ranked: list[tuple[Intent, float]] = []
-            for k, prob in (("plan1", 0.5), ("plan2", 0.3), ("plan3", 0.2)):
-                steps = parse_plan(tpl.section(reply, k, plan_labels) or "")
+            for k, (steps, prob) in enumerate(zip(plans, (0.5, 0.3, 0.2), strict=True), 1):
                 if steps:
                     ranked.append((steps[0], prob))
-                    opp_plans.append(f"{p} {k}: {' then '.join(s.text for s in steps)}")
-            if tpl.section(reply, "plan1", plan_labels) is None:
-                raise ParseError("cobel-llm: the reply to the Fig. 10 prompt has no 'plan1:' section", text=reply[:300])
+                    opp_plans.append(f"{p} plan{k}: {' then '.join(s.text for s in steps)}")
             self.mind.predict(p, ranked, self._now)
         zero = "\n".join(self.mind.sbl()) or "(none)"
-        reply = await self._ask(tpl.ZERO_ORDER_PREDICTION, "zero-order prediction", ZERO_ORDER_BELIEFS=zero)
-        plan = self._require(reply, "plan", ("reasoning", "plan"), "Fig. 11")
-        self._set_plan(plan, "Fig. 11", reply)
+        steps, text = await self._ask(
+            tpl.ZERO_ORDER_PREDICTION,
+            "zero-order prediction",
+            lambda r: rp.read_plan(r, "Fig. 11", bed=bed),
+            ZERO_ORDER_BELIEFS=zero,
+        )
+        self._set_plan(steps, text)
         for p in self.partners:
-            reply = await self._ask(
+            verdict = await self._ask(
                 tpl.ADAPTIVE_COLLABORATION,
                 "adaptive collaboration",
+                rp.read_collaboration,
                 OPPO_NAME=p,
                 ZERO_ORDER_BELIEF=zero,
                 MY_FIRST_ORDER_BELIEF="\n".join(self.mind.sbl(p)) or "(none)",
                 MY_PLAN=self.plan_text,
                 OPPO_PLANS="\n".join(x for x in opp_plans if x.startswith(p)) or "None",
             )
-            labels = ("reasons", "answer", "misaligned information")
-            answer = self._require(reply, "answer", labels, "Fig. 12").strip().lower()
-            if not answer.startswith(("yes", "no")):
-                raise ParseError("cobel-llm: the Fig. 12 answer must be Yes or No", text=answer[:100])
-            if answer.startswith("no"):
+            if not verdict.talk:
                 continue
-            misaligned = tpl.section(reply, "misaligned information", labels) or ""
-            reply = await self._ask(
+            text = await self._ask(
                 tpl.COMMUNICATION,
                 "communication",
+                rp.read_message,
                 OPPO_NAME=p,
-                MISALIGNED_INFORMATION=misaligned,
+                MISALIGNED_INFORMATION=verdict.misaligned or "None",
                 MY_PLAN=self.plan_text,
             )
-            text = self._require(reply, "Message", ("Message",), "Fig. 13")
-            if not text:
-                raise ParseError("cobel-llm: the Fig. 13 reply has an empty message", text=reply[:300])
             self.outbox.append(_fit(text))
             break  # one message per decision
 
-    def _set_plan(self, plan: str, prompt: str, reply: str) -> None:
-        steps = parse_plan(plan)
-        if not steps:
-            raise ParseError(f"cobel-llm: the {prompt} plan names no usable action", text=reply[:300])
+    def _set_plan(self, steps: list[Intent], text: str) -> None:
         self.plan = steps[:3]
-        self.plan_text = plan.strip()
+        self.plan_text = text.strip()
 
     async def _choose_action(self, obs: Any) -> Intent | None:
         dom = self.domain
@@ -260,34 +263,31 @@ class LlmCobelAgent:
             return None
         letters = "ABCDEFGHIJKL"
         listing = "\n".join(f"{letters[k]}. {o.text}" for k, o in enumerate(options))
-        reply = await self._ask(
+        texts = [o.text for o in options]
+        choice = await self._ask(
             tpl.PLANNING,
             "planning",
+            lambda r: rp.read_action(r, texts),
             MY_PLANS=self.plan_text or "None",
             PREVIOUS_ACTIONS=", ".join(self.previous[-5:]) or "None",
             ZERO_ORDER_BELIEF="\n".join(self.mind.sbl()) or "(none)",
             ACTION_LIST=listing,
         )
-        answer = self._require(reply, "answer", ("reasons", "answer"), "Fig. 14")
-        if "SUBPLAN DONE" in answer.upper():
+        if choice.done:
             opp = (self.mind.value(self.partners[0], INTENT) if self.partners else None) or "None"
-            reply = await self._ask(
+            bed = self._bed
+            steps, text = await self._ask(
                 tpl.REPLANNING,
                 "replanning",
+                lambda r: rp.read_plan(r, "Fig. 15", bed=bed),
                 OPPO_NAME=self.partners[0] if self.partners else "",
                 OPPO_PLAN=opp,
                 ZERO_ORDER_BELIEFS="\n".join(self.mind.sbl()) or "(none)",
             )
-            self._set_plan(self._require(reply, "plan", ("reasoning", "plan"), "Fig. 15"), "Fig. 15", reply)
+            self._set_plan(steps, text)
             return None
-        m = re.match(r"\s*\(?([A-L])[.)\s]", answer + " ")
-        if m and letters.index(m.group(1)) < len(options):
-            return options[letters.index(m.group(1))]
-        for step in parse_plan(answer):
-            for o in options:
-                if o.same(step):
-                    return o
-        raise ParseError("cobel-llm: the Fig. 14 answer is not an action from the list", text=answer[:200])
+        assert choice.index is not None
+        return options[choice.index]
 
     def _send(self) -> Action:
         text = self.outbox.pop(0)

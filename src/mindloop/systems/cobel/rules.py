@@ -13,9 +13,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from mindloop.beliefs.views.sbl import CWAH_RULES, FIG7_RULES, SBL_DEFINITION, RuleSet, SblIssue, parse_rules
-from mindloop.errors import InvalidArgumentError, ParseError
+from mindloop.errors import InvalidArgumentError
 from mindloop.models.base import ChatModel, GenerationConfig, message
+from mindloop.models.replies import DEFAULT_FORMAT_RETRIES, ask
 from mindloop.systems.cobel import prompts as tpl
+from mindloop.systems.cobel.replies import read_review, read_rules
 
 __all__ = ["TASK_DESCRIPTIONS", "Review", "RuleConstruction", "construct_rules", "review_rules"]
 
@@ -32,8 +34,6 @@ TASK_DESCRIPTIONS = {
     ),
 }
 """Task descriptions (``$TASK_DESCRIPTION$``) for the two worlds."""
-
-_HEADS = ("Entity and predicate reasoning", "Reasoning", "Zero order belief rules", "First order belief rules")
 
 
 @dataclass(frozen=True)
@@ -85,16 +85,13 @@ def default_rules(world: str) -> RuleSet:
     raise InvalidArgumentError(f"unknown transport world {world!r} (known: cwah, tdw-mat)")
 
 
-def _rules_of(reply: str) -> tuple[RuleSet, tuple[SblIssue, ...]]:
-    zero = tpl.section(reply, "Zero order belief rules", _HEADS)
-    first = tpl.section(reply, "First order belief rules", _HEADS)
-    if zero is None or first is None:
-        raise ParseError(
-            "rule construction: the reply needs 'Zero order belief rules:' and 'First order belief rules:'",
-            text=reply[:300],
-        )
-    text = f"zero-order belief rules:\n{zero}\nfirst-order belief rules:\n{first}\n"
-    return parse_rules(text, strict=False)
+def _rules_of(reply: str) -> tuple[str, RuleSet, tuple[SblIssue, ...]]:
+    """Alice's reply, the rules it proposes and its malformed lines (a reply without both rule sections is
+    refused with :class:`~mindloop.errors.ParseError`)."""
+    got = read_rules(reply)
+    text = f"zero-order belief rules:\n{got.zero}\nfirst-order belief rules:\n{got.first}\n"
+    rules, issues = parse_rules(text, strict=False)
+    return reply, rules, issues
 
 
 async def construct_rules(
@@ -105,8 +102,13 @@ async def construct_rules(
     max_rounds: int = 3,
     config: GenerationConfig | None = None,
     task_description: str | None = None,
+    format_retries: int = DEFAULT_FORMAT_RETRIES,
 ) -> RuleConstruction:
-    """Propose-and-revise the belief rules of ``world``; the symbolic default when no ``proposer`` is given."""
+    """Propose-and-revise the belief rules of ``world``; the symbolic default when no ``proposer`` is given.
+
+    Each reply is read through :func:`mindloop.models.replies.ask`: one the reader refuses goes back to its model
+    with the reason, up to ``format_retries`` times, before the :class:`~mindloop.errors.ParseError` is raised.
+    """
     if max_rounds < 1:
         raise InvalidArgumentError(f"max_rounds must be at least 1, got {max_rounds}")
     if proposer is None:
@@ -122,22 +124,20 @@ async def construct_rules(
     issues: tuple[SblIssue, ...] = ()
     review = Review(False, ())
     for rnd in range(1, max_rounds + 1):
-        reply = (await proposer.generate([message("user", prompt)], config)).text
+        (reply, rules, issues), _ = await ask(
+            proposer, [message("user", prompt)], _rules_of, config, retries=format_retries
+        )
         transcript.append(("Alice", reply))
-        rules, issues = _rules_of(reply)
         if reviewer is None:
             review = review_rules(rules, issues)
             transcript.append(("Bob (symbolic)", "\n".join(review.suggestions) or "Satisfied: yes"))
         else:
             bob = tpl.fill(tpl.RULES_DISCUSS, {**values, "ALICE_CONTENT": reply})
-            verdict = (await reviewer.generate([message("user", bob)], config)).text
-            transcript.append(("Bob", verdict))
-            labels = ("Reasoning", "Suggestions", "Satisfied")
-            satisfied = tpl.section(verdict, "Satisfied", labels)
-            if satisfied is None:
-                raise ParseError("rule construction: Bob's reply has no 'Satisfied:' line", text=verdict[:300])
-            suggestions = tpl.section(verdict, "Suggestions", labels) or ""
-            review = Review(satisfied.strip().lower().startswith("yes"), (suggestions,) if suggestions else ())
+            (satisfied, suggestions), answer = await ask(
+                reviewer, [message("user", bob)], read_review, config, retries=format_retries
+            )
+            transcript.append(("Bob", answer.text))
+            review = Review(satisfied, (suggestions,) if suggestions else ())
         if review.satisfied:
             return RuleConstruction(rules, rnd, True, issues, transcript)
         prompt = tpl.fill(

@@ -1,0 +1,509 @@
+"""How the model-driven CoBel agent reads the replies to the paper's prompts (Fig. 5–15).
+
+Each reader takes the reply's text and returns what it says, or raises :class:`~mindloop.errors.ParseError` with a
+one-line reason (which :func:`mindloop.models.replies.ask` sends back to the model for a format retry). They read
+what models really write, not only the paper's bare ``label:`` lines:
+
+* a section label at the start of a line, in any case, with markdown around it (``**Plan 1**:``, ``### Plan 1``,
+  ``- plan1 -``, ``1. **Answer:**``), followed by a colon, a dash, or the end of the line (the content then
+  starts on the next line); or a label inside a line when a colon follows it (``reasons: far. answer: B``);
+* ``Plan 1`` / ``plan1`` / ``Plan #1``, ``Zero-order beliefs`` / ``zero order belief``, ``Final answer``;
+* yes/no answers with punctuation and emphasis (``Yes.``, ``**No**``, ``NO``, ``No, there is no conflict``);
+* an action named by its letter (``B``, ``(B)``, ``Option B``, ``**B.**``), by its text with extra words or
+  quotes around it (``I will grab '<apple>(12)'``), or by its target alone when only one listed action has it;
+* belief lines with bullets, numbering, backticks or a trailing full stop.
+
+They stay strict where a reply is ambiguous: two different actions, a letter that disagrees with the action text,
+both ``Yes`` and ``No``, ``SUBPLAN DONE`` and an action at once; a label with no content; a placeholder copied from
+the prompt (``<room>(id)``) is no entity. Whole names are matched, longest first: ``<plate>(1)`` is not inside
+``<plate>(12)``, and ``grab <apple>(3)`` is one action, not ``<apple>(3)`` twice.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from mindloop.beliefs.views.sbl import SblIssue, SblStatement, parse_lenient
+from mindloop.errors import ParseError
+from mindloop.systems.cobel.mind import Intent
+
+__all__ = [
+    "LABELS",
+    "ActionChoice",
+    "Answer",
+    "BeliefUpdate",
+    "Collaboration",
+    "RuleReply",
+    "Section",
+    "find_sections",
+    "parse_plan",
+    "read_action",
+    "read_belief_update",
+    "read_collaboration",
+    "read_message",
+    "read_plan",
+    "read_predictions",
+    "read_review",
+    "read_rules",
+    "read_yes_no",
+    "section",
+]
+
+LABELS: Mapping[str, str] = {
+    "extracted": r"extracted[\s_-]*information",
+    "zero": r"zero(?:th)?[\s_-]*order[\s_-]*belief(?:s|[\s_-]+generation)?",
+    "first": r"first[\s_-]*order[\s_-]*belief(?:s|[\s_-]+representation)?",
+    "reasoning": r"reasoning",
+    "plans": r"plans",
+    "plan1": r"plan[\s_-]*#?\s*1",
+    "plan2": r"plan[\s_-]*#?\s*2",
+    "plan3": r"plan[\s_-]*#?\s*3",
+    "plan": r"(?:(?:my|the|best|final|next)[\s_-]+)?plan",
+    "reasons": r"reasons?",
+    "answer": r"(?:final[\s_-]+)?answer",
+    "misaligned": r"misaligned[\s_-]*information",
+    "message": r"message",
+    "entity_reasoning": r"entity[\s_-]+and[\s_-]+predicate[\s_-]+reasoning",
+    "zero_rules": r"zero(?:th)?[\s_-]*order[\s_-]*belief[\s_-]*rules",
+    "first_rules": r"first[\s_-]*order[\s_-]*belief[\s_-]*rules",
+    "suggestions": r"suggestions?",
+    "satisfied": r"satisfied",
+}
+"""Each section label the prompts ask for, as a pattern (case-insensitive)."""
+
+_MD = "[*_`~]*"
+_LINE_PREFIX = r"^[ \t>]*(?:(?:[-*+•]|\d+[.)]|#+)[ \t]*)*"
+
+
+@dataclass(frozen=True)
+class Section:
+    """One labelled part of a reply: its label's key, where it starts, and its text (stripped)."""
+
+    key: str
+    start: int
+    text: str
+
+
+def _label_regex(keys: Sequence[str], extra: Mapping[str, str]) -> re.Pattern[str]:
+    patterns = {**{k: LABELS[k] for k in keys if k in LABELS}, **extra}
+    # longer labels first: "plans" before "plan", "zero order belief rules" before "zero order beliefs"
+    alts = "|".join(f"(?P<{k}>{p})" for k, p in sorted(patterns.items(), key=lambda kv: -len(kv[1])))
+    tail = rf"(?![A-Za-z0-9]){_MD}[ \t]*{_MD}"
+    # at the start of a line: a colon, a dash, or the end of the line; inside a line: a colon
+    sep = r"(?(linestart)(?:[:：]|[ \t]+[-–—][ \t]|[ \t]*[-–—]?[ \t]*(?=\n|$))|[:：])"
+    return re.compile(rf"(?im)(?:(?P<linestart>{_LINE_PREFIX})|(?<=[ \t(.;,])){_MD}[ \t]*(?:{alts}){tail}{sep}{_MD}")
+
+
+def find_sections(text: str, keys: Sequence[str], extra: Mapping[str, str] | None = None) -> list[Section]:
+    """Every labelled section of ``text`` whose label is one of ``keys`` (see :data:`LABELS`) or ``extra``
+    (``{key: pattern}``), in order; a section runs to the next label.
+
+    >>> [(s.key, s.text) for s in find_sections("**Reasons**: far\\n### Answer\\nYes.", ["reasons", "answer"])]
+    [('reasons', 'far'), ('answer', 'Yes.')]
+    """
+    regex = _label_regex(keys, extra or {})
+    found: list[tuple[str, int, int]] = []
+    for m in regex.finditer(text):
+        key = next((k for k, v in m.groupdict().items() if v is not None and k != "linestart"), None)
+        if key is None:  # pragma: no cover - every alternative is a named group
+            continue
+        found.append((key, m.start(), m.end()))
+    out = []
+    for i, (key, start, end) in enumerate(found):
+        stop = found[i + 1][1] if i + 1 < len(found) else len(text)
+        out.append(Section(key, start, _clean(text[end:stop])))
+    return out
+
+
+def section(text: str, key: str, keys: Sequence[str], extra: Mapping[str, str] | None = None) -> str | None:
+    """The first non-empty section ``key`` of ``text`` (``""`` when it is there but empty; ``None`` when absent).
+
+    >>> section("plan1: explore <kitchen>(2000)\\n**Plan 2**: grab <apple>(5)", "plan2", ["plan1", "plan2"])
+    'grab <apple>(5)'
+    """
+    found = [s for s in find_sections(text, keys, extra) if s.key == key]
+    if not found:
+        return None
+    return next((s.text for s in found if s.text), "")
+
+
+def _clean(text: str) -> str:
+    """Strip blank space, code fences and emphasis left around a section's text."""
+    text = re.sub(r"(?m)^\s*```\w*\s*$", "", text)
+    text = text.strip()
+    while True:
+        new = re.sub(r"^(?:[*_~]{1,3}|`)(?=\S)|(?<=\S)(?:[*_~]{1,3}|`)$", "", text).strip()
+        if new == text:
+            return text
+        text = new
+
+
+def _flat(text: str) -> str:
+    """``text`` without emphasis, quotes and doubled spaces, for matching names in it (``<wicker_basket>``
+    keeps its underscore)."""
+    text = re.sub(r"[*`~\"“”‘’]|(?<!\w)_+|_+(?!\w)|(?<![A-Za-z])'|'(?![A-Za-z])", " ", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _none(text: str) -> bool:
+    """A section that says there is nothing (``None``, ``N/A``, ``-``, ``(none)``, ``No plan``)."""
+    t = re.sub(r"[^a-z/]", " ", text.lower()).split()
+    return not t or t in (["none"], ["n/a"], ["na"], ["nothing"], ["no", "plan"], ["no", "plans"], ["nil"])
+
+
+# ---- plans --------------------------------------------------------------------------------------------------------
+_ENTITY = r"<\s*[A-Za-z][A-Za-z0-9_ .\-]*?\s*>\s*\(\s*\d+\s*\)"
+_VERB = r"go\s+grasp|go\s+to|grasp|grab|pick\s+up|explore(?:\s+current\s+room)?|transport|deliver|put|bring|move\s+to"
+_STEP = re.compile(rf"\b(?P<verb>{_VERB})\b(?P<gap>[^<\n]{{0,40}}?)(?P<ent>{_ENTITY})", re.IGNORECASE)
+_VERBS = {
+    "grasp": "grab",
+    "go grasp": "grab",
+    "pick up": "grab",
+    "go to": "explore",
+    "move to": "explore",
+    "explore current room": "explore",
+    "bring": "deliver",
+}
+_PLACEHOLDER = re.compile(r"<\s*(room|object|target|bed|container|name|entity)\s*>\s*\(\s*(id|\?\w*)\s*\)", re.I)
+
+
+def _entity(raw: str) -> str:
+    """``< apple > ( 12 )`` → ``<apple>(12)``."""
+    m = re.match(r"<\s*(.*?)\s*>\s*\(\s*(\d+)\s*\)", raw)
+    assert m is not None
+    return f"<{m.group(1).replace(' ', '_').lower()}>({m.group(2)})"
+
+
+def parse_plan(text: str, *, bed: str | None = None) -> list[Intent]:
+    """The atomic steps of a plan in order: ``explore <r>(1)``, ``grab <o>(2)``, ``deliver <t>(3)``,
+    ``transport <bed>(4)``, in the paper's wordings too (``go to``, ``go grasp``, ``put``, ``explore current
+    room``); a placeholder such as ``<room>(id)`` is no step.
+
+    ``bed`` is TDW-MAT's bed: there ``transport`` always goes to it (``transport them to the bed`` too, as in
+    the paper's atomic action, which takes no entity), and ``put`` (an object into a held container) is ``grab``.
+
+    >>> [i.text for i in parse_plan("1) go to <Kitchen>(2000); 2) go grasp **<apple>(1)**, then transport")]
+    ['explore <kitchen>(2000)', 'grab <apple>(1)']
+    >>> [i.text for i in parse_plan("grab <apple>(1), transport to the bed", bed="<bed>(9)")]
+    ['grab <apple>(1)', 'transport <bed>(9)']
+    """
+    flat = _flat(text)
+    found: list[tuple[int, int, Intent]] = []
+    for m in _STEP.finditer(flat):
+        verb = re.sub(r"\s+", " ", m.group("verb").lower())
+        verb = _VERBS.get(verb, verb)
+        target = _entity(m.group("ent"))
+        if bed is not None and verb in ("transport", "deliver"):
+            target, verb = bed, "transport"
+        elif verb == "put":
+            verb = "deliver" if bed is None else "grab"
+        found.append((m.start(), m.end(), Intent(verb, target)))
+    if bed is not None:
+        for m in re.finditer(r"\btransport\b[^<\n.;]{0,40}?\bbed\b", flat, re.IGNORECASE):
+            if not any(s <= m.start() < e for s, e, _ in found):
+                found.append((m.start(), m.end(), Intent("transport", bed)))
+    return [intent for _, _, intent in sorted(found, key=lambda f: f[0])]
+
+
+_PLAN_CUE = re.compile(r"(?i)\b(?:best|my|the|final|recommended|next)\s+plan\b[^:\n.]{0,30}:")
+
+
+def read_plan(reply: str, prompt: str, *, bed: str | None = None) -> tuple[list[Intent], str]:
+    """The ``plan:`` of a Fig. 11 / Fig. 15 reply: its steps (at least one) and its text."""
+    plan = section(reply, "plan", ("reasoning", "plan", "plans", "plan1", "plan2", "plan3"))
+    if plan is None:  # a cue in prose: "The best plan would be:" and the steps after it
+        cue = _PLAN_CUE.search(reply)
+        plan = None if cue is None else _clean(reply[cue.end() :])
+    if plan is None:
+        raise ParseError(f"cobel-llm: the reply to the {prompt} prompt has no 'plan:' section", text=reply[:300])
+    steps = parse_plan(plan, bed=bed)
+    if not steps:
+        raise ParseError(
+            f"cobel-llm: the {prompt} plan names no action on an entity written as <name>(id)", text=reply[:300]
+        )
+    return steps, plan
+
+
+def read_predictions(reply: str, *, bed: str | None = None) -> list[list[Intent]]:
+    """The partner's three candidate plans of a Fig. 10 reply, most likely first (``plan1:``…``plan3:``, or a
+    numbered list under ``plans:``): three lists of steps, empty for a plan that is missing or names no usable
+    step; at least one plan must name a step."""
+    keys = ("reasoning", "plans", "plan1", "plan2", "plan3", "plan")
+    found = find_sections(reply, keys)
+    labelled = [s for s in found if s.key in ("plan1", "plan2", "plan3")]
+    plans: list[list[Intent]] = []
+    if labelled:
+        for key in ("plan1", "plan2", "plan3"):
+            text = next((s.text for s in labelled if s.key == key and s.text), "")
+            plans.append(parse_plan(text, bed=bed))
+    else:
+        listed = next((s.text for s in found if s.key == "plans" and s.text), None)
+        if listed is None:
+            raise ParseError("cobel-llm: the reply to the Fig. 10 prompt has no 'plan1:' section", text=reply[:300])
+        items = re.split(r"(?m)^[ \t]*(?:[-*+•][ \t]*)?\(?[1-3][.):][ \t]*", "\n" + listed)
+        if len(items) < 2:
+            raise ParseError(
+                "cobel-llm: the Fig. 10 'plans:' are neither 'plan1:'... nor a numbered list", text=reply[:300]
+            )
+        plans = [parse_plan(item, bed=bed) for item in items[1:4]]
+    plans += [[] for _ in range(3 - len(plans))]
+    if not any(plans):
+        raise ParseError(
+            "cobel-llm: the Fig. 10 plans name no action on an entity written as <name>(id)", text=reply[:300]
+        )
+    return plans
+
+
+# ---- yes / no ----------------------------------------------------------------------------------------------------
+def read_yes_no(text: str, what: str = "answer") -> bool:
+    """``Yes`` → ``True``, ``No`` → ``False``, with punctuation, emphasis and words after the first one; a text
+    that says both (``Yes/No``, ``yes or no``) or neither is refused.
+
+    >>> read_yes_no("**No**, the plans do not conflict."), read_yes_no("YES.")
+    (False, True)
+    """
+    words: list[str] = re.findall(r"[a-z]+", text.lower())
+    if re.match(r"\W*(yes|no)\W*(?:/|\bor\b)\W*(yes|no)\b", text.lower()):
+        raise ParseError(f"cobel-llm: the {what} gives both Yes and No", text=text[:200])
+    if words and words[0] in ("yes", "no"):
+        return words[0] == "yes"
+    said: set[str] = {w for w in words if w in ("yes", "no")}
+    if len(said) == 1:
+        return said.pop() == "yes"
+    if said:
+        raise ParseError(f"cobel-llm: the {what} says both Yes and No", text=text[:200])
+    raise ParseError(f"cobel-llm: the {what} must be Yes or No", text=text[:200])
+
+
+@dataclass(frozen=True)
+class Collaboration:
+    """A Fig. 12 reply: whether the miscoordination matters, and the misaligned information it lists."""
+
+    talk: bool
+    misaligned: str
+
+
+def read_collaboration(reply: str) -> Collaboration:
+    """The ``answer:`` (Yes/No) of a Fig. 12 reply and its ``misaligned information:``; a reply that is only
+    ``Yes`` or ``No`` (``If there is no heavy miscoordination, just answer NO``) is read too."""
+    keys = ("reasons", "answer", "misaligned")
+    answer = section(reply, "answer", keys)
+    if answer is None:
+        if find_sections(reply, keys) or not re.match(r"\W*(yes|no)\b", reply.strip().lower()):
+            raise ParseError("cobel-llm: the reply to the Fig. 12 prompt has no 'answer:' section", text=reply[:300])
+        answer = reply
+    if not answer:
+        raise ParseError("cobel-llm: the Fig. 12 'answer:' is empty (expected Yes or No)", text=reply[:300])
+    talk = read_yes_no(answer, "Fig. 12 answer")
+    misaligned = section(reply, "misaligned", keys) or ""
+    return Collaboration(talk, "" if _none(misaligned) else misaligned)
+
+
+# ---- message -----------------------------------------------------------------------------------------------------
+def read_message(reply: str) -> str:
+    """The ``Message:`` of a Fig. 13 reply, without quotes or emphasis around it; a reply with no label that
+    is one short paragraph is the message itself."""
+    text = section(reply, "message", ("message",))
+    if text is None:
+        body = reply.strip()
+        if not body or "\n\n" in body or len(body) > 500:
+            raise ParseError("cobel-llm: the reply to the Fig. 13 prompt has no 'Message:' line", text=reply[:300])
+        text = body
+    text = re.sub(r"\s*\n\s*", " ", _clean(text)).strip()
+    if len(text) >= 2 and text[0] in "\"'“" and text[-1] in "\"'”":
+        text = text[1:-1].strip()
+    if not text:
+        raise ParseError("cobel-llm: the Fig. 13 reply has an empty message", text=reply[:300])
+    return text
+
+
+# ---- actions -----------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ActionChoice:
+    """A Fig. 14 reply: the chosen action (its index in the list), or ``done`` (``SUBPLAN DONE``)."""
+
+    index: int | None
+    done: bool = False
+
+
+Answer = ActionChoice
+"""Alias kept for readers that think of it as the Fig. 14 answer."""
+
+_LETTER_CUE = re.compile(r"\b(?:option|choice|action|letter|answer is|choose|select|pick)\s*[:(]?\s*\(?([A-L])\b\)?")
+_LETTER_START = re.compile(r"^\W{0,3}\(?([A-L])(?:[.):\]]|\s+[-–—]|$)")
+
+
+def read_action(reply: str, options: Sequence[str]) -> ActionChoice:
+    """The action a Fig. 14 reply chooses from ``options`` (listed ``A. …``, ``B. …``), or ``SUBPLAN DONE``.
+
+    The ``answer:`` section is read (the whole reply when it has no labels at all): a letter, an option's text
+    (longest first, so ``explore <kitchen>(20)`` is not read inside ``explore <kitchen>(200)``), or a target only
+    one option has. Two different actions, or an action with ``SUBPLAN DONE``, are refused.
+
+    >>> opts = ["explore <kitchen>(2000)", "grab <apple>(12)"]
+    >>> read_action("reasons: near\\n**Answer:** B. grab <apple>(12)", opts)
+    ActionChoice(index=1, done=False)
+    >>> read_action("answer: I will grab '<apple>(12)'", opts).index
+    1
+    """
+    found = find_sections(reply, ("reasons", "answer"))
+    answers = [s.text for s in found if s.key == "answer"]
+    if not found:
+        answers = [reply]
+    elif not answers:
+        raise ParseError("cobel-llm: the reply to the Fig. 14 prompt has no 'answer:' section", text=reply[:300])
+    answers = [a for a in answers if a] or answers
+    if not answers[0]:
+        raise ParseError("cobel-llm: the Fig. 14 'answer:' is empty", text=reply[:300])
+    choices = {_choice(a, options) for a in answers}
+    if len(choices) > 1:
+        raise ParseError("cobel-llm: the Fig. 14 reply gives two different answers", text=reply[:300])
+    return choices.pop()
+
+
+def _choice(answer: str, options: Sequence[str]) -> ActionChoice:
+    flat = _flat(answer)
+    low = flat.lower()
+    done = bool(re.search(r"\bsub[\s_-]?plan[\s_-]+(?:is[\s_-]+)?done\b", low))
+    picked: set[int] = set()
+    # whole option texts, longest first, each span used once
+    rest = low
+    for k in sorted(range(len(options)), key=lambda k: -len(options[k])):
+        pat = re.escape(_flat(options[k]).lower()).replace(r"\ ", r"\s*")
+        hit = re.search(rf"(?<![\w>]){pat}(?![\w(])", rest)
+        if hit:
+            picked.add(k)
+            rest = rest[: hit.start()] + " " * (hit.end() - hit.start()) + rest[hit.end() :]
+    # a target alone, when exactly one option has it
+    for ent in re.findall(_ENTITY, rest):
+        name = _entity(ent)
+        having = [k for k, o in enumerate(options) if o.lower().endswith(" " + name)]
+        if len(having) == 1:
+            picked.add(having[0])
+        elif len(having) > 1:
+            raise ParseError(
+                f"cobel-llm: the Fig. 14 answer names {name} but not which of its {len(having)} actions",
+                text=answer[:200],
+            )
+    letters = "ABCDEFGHIJKL"
+    cue = _LETTER_START.match(flat) or _LETTER_CUE.search(flat)
+    if cue is not None:
+        k = letters.index(cue.group(1))
+        if k >= len(options):
+            raise ParseError(
+                f"cobel-llm: the Fig. 14 answer picks {cue.group(1)} but the list ends at {letters[len(options) - 1]}",
+                text=answer[:200],
+            )
+        if picked and picked != {k}:
+            raise ParseError(
+                f"cobel-llm: the Fig. 14 answer's letter {cue.group(1)} is not the action it names", text=answer[:200]
+            )
+        picked = {k}
+    if done and picked:
+        raise ParseError("cobel-llm: the Fig. 14 answer says SUBPLAN DONE and names an action", text=answer[:200])
+    if done:
+        return ActionChoice(None, True)
+    if len(picked) > 1:
+        names = ", ".join(options[k] for k in sorted(picked))
+        raise ParseError(f"cobel-llm: the Fig. 14 answer names more than one action ({names})", text=answer[:200])
+    if not picked:
+        raise ParseError(
+            "cobel-llm: the Fig. 14 answer is not an action from the list (a letter, an action, or SUBPLAN DONE)",
+            text=answer[:200],
+        )
+    return ActionChoice(picked.pop())
+
+
+# ---- belief updates ----------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class BeliefUpdate:
+    """A Fig. 8 / Fig. 9 reply: the SBL statements read, the lines that were not SBL, and the partner's plan."""
+
+    statements: tuple[SblStatement, ...]
+    issues: tuple[SblIssue, ...]
+    plan: tuple[Intent, ...] = ()
+
+
+def _belief_lines(text: str) -> list[str]:
+    """Belief lines without bullets, numbering, backticks, emphasis or a trailing full stop."""
+    out = []
+    for raw in re.split(r"[\n;]", text):
+        line = re.sub(r"^\s*(?:[-*+•]|\d+[.)])\s+", "", raw)
+        line = re.sub(r"[`*]", "", line).strip().rstrip(".,")
+        if line:
+            out.append(line)
+    return out
+
+
+def read_belief_update(reply: str, order: str, partner: str | None = None, *, bed: str | None = None) -> BeliefUpdate:
+    """The ``Zero order beliefs:`` (``order="zero"``, Fig. 9) or ``First order beliefs:`` (``"first"``, Fig. 8,
+    with ``{partner}'s plan:``) of a reply as SBL statements.
+
+    ``None`` (or nothing) under the label means no beliefs; lines that are not SBL are kept as issues; a section
+    with lines of which none is SBL is refused (the prompt asks for the belief rules' format only).
+    """
+    label = "Zero order beliefs" if order == "zero" else "First order beliefs"
+    extra = {"partner_plan": rf"{re.escape(partner)}['’`]?s[\s_-]+plan"} if partner else {}
+    keys = ("extracted", "zero", "first", "plan")
+    found = find_sections(reply, keys, extra)
+    texts = [s.text for s in found if s.key == order]
+    if not texts:
+        raise ParseError(f"cobel-llm: the reply has no '{label}:' section", text=reply[:300])
+    text = next((t for t in texts if t), "")
+    plan: tuple[Intent, ...] = ()
+    for s in found:
+        if s.key in ("partner_plan", "plan") and s.text and not _none(s.text):
+            plan = tuple(parse_plan(s.text, bed=bed))
+            break
+    if _none(text):
+        return BeliefUpdate((), (), plan)
+    result = parse_lenient(_belief_lines(text), extend=True)
+    if not result.statements:
+        raise ParseError(
+            f"cobel-llm: no line under '{label}:' is a belief in the rules' format "
+            "(e.g. 'Alice BELIEVE <name>(id) IN <room>(id)')",
+            text=reply[:300],
+        )
+    return BeliefUpdate(result.statements, result.issues, plan)
+
+
+# ---- rule construction (Fig. 5 / Fig. 6) --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RuleReply:
+    """Alice's reply (Fig. 5): the text under the zero- and first-order rule labels."""
+
+    zero: str
+    first: str
+
+
+def read_rules(reply: str) -> RuleReply:
+    """The ``Zero order belief rules:`` and ``First order belief rules:`` of a Fig. 5 reply (both needed)."""
+    keys = ("entity_reasoning", "reasoning", "zero_rules", "first_rules")
+    zero = section(reply, "zero_rules", keys)
+    first = section(reply, "first_rules", keys)
+    if zero is None or first is None:
+        raise ParseError(
+            "rule construction: the reply needs 'Zero order belief rules:' and 'First order belief rules:'",
+            text=reply[:300],
+        )
+    return RuleReply("\n".join(_belief_lines(zero)), "\n".join(_belief_lines(first)))
+
+
+def read_review(reply: str) -> tuple[bool, str]:
+    """Bob's verdict (Fig. 6): ``Satisfied:`` yes or no (``Satisfied`` / ``Unsatisfied`` too), and his
+    suggestions."""
+    keys = ("reasoning", "suggestions", "satisfied")
+    verdict = section(reply, "satisfied", keys)
+    if verdict is None:
+        raise ParseError("rule construction: Bob's reply has no 'Satisfied:' line", text=reply[:300])
+    low = verdict.lower()
+    if re.match(r"\W*unsatisfied\b", low):
+        satisfied = False
+    elif re.match(r"\W*satisfied\b", low):
+        satisfied = True
+    else:
+        satisfied = read_yes_no(verdict, "'Satisfied:' line")
+    suggestions = section(reply, "suggestions", keys) or ""
+    return satisfied, "" if _none(suggestions) else suggestions
