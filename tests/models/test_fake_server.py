@@ -48,7 +48,8 @@ def test_echo_reply_with_usage_and_models_listing() -> None:
             assert json.load(resp)["data"][0]["id"] == "fake-1"
         assert server.requests == 1
         assert server.bodies == [CHAT]
-        assert server.requests_by_status == {200: 2}
+        assert server.requests_by_status == {200: 1}  # chat requests only
+        assert server.gets == ["/v1/models"]
 
 
 def test_reply_callable_sees_messages_and_body() -> None:
@@ -163,3 +164,75 @@ def test_stop_is_prompt_with_a_hung_request_and_frees_threads() -> None:
     assert server.in_flight == 0 and threading.active_count() <= before
     with pytest.raises(RuntimeError, match="not started"):
         _ = server.base_url
+
+
+def test_one_slot_serves_one_at_a_time_and_queues_the_rest() -> None:
+    with FakeChatServer(slots=1, latency_s=0.05) as server:
+        results: list[int] = []
+        threads = [
+            threading.Thread(target=lambda: results.append(_post(server, CHAT, timeout=30)[0])) for _ in range(4)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert results == [200] * 4
+        assert server.max_serving == 1 and server.requests == 4 and server.abandoned == 0
+        assert server.in_flight == 0 and server.serving == 0
+
+
+def test_a_queued_request_whose_client_left_is_dropped_unserved() -> None:
+    served: list[str] = []
+    release = threading.Event()
+
+    def reply(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
+        served.append(messages[-1]["content"])
+        release.wait(10)  # holds the one slot until the second client has given up; bounded so nothing hangs
+        return "done"
+
+    with FakeChatServer(reply, slots=1) as server:
+        first = threading.Thread(target=lambda: _post(server, {**CHAT, "messages": [{"role": "user", "content": "a"}]}))
+        first.start()
+        deadline = time.monotonic() + 5  # waits for the first request to hold the slot; times nothing
+        while server.serving == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        with pytest.raises((TimeoutError, urllib.error.URLError)):
+            _post(server, {**CHAT, "messages": [{"role": "user", "content": "b"}]}, timeout=0.2)
+        release.set()
+        first.join()
+        deadline = time.monotonic() + 5
+        while server.in_flight and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert server.requests == 2 and server.abandoned == 1
+    assert served == ["a"]  # the abandoned request never reached the reply function
+
+
+def test_advertised_slots_answer_like_llama_cpp_and_openapi_like_llama_cpp_python() -> None:
+    def get(server: FakeChatServer, path: str) -> Any:
+        root = server.base_url.removesuffix("/v1")
+        with urllib.request.urlopen(root + path, timeout=5) as resp:
+            return json.load(resp)
+
+    with FakeChatServer(slots=2, advertise_slots=True, n_ctx=8192) as server:
+        props = get(server, "/props")
+        assert props["total_slots"] == 2 and props["default_generation_settings"]["n_ctx"] == 8192
+        assert [s["id"] for s in get(server, "/slots")] == [0, 1]
+        with pytest.raises(urllib.error.HTTPError) as err:
+            get(server, "/openapi.json")
+        assert err.value.code == 404
+        err.value.close()
+        assert server.gets == ["/props", "/slots", "/openapi.json"]
+        assert server.requests_by_status == {}  # GETs are not chat requests
+    with FakeChatServer(openapi_title="llama.cpp Python API") as server:
+        assert get(server, "/openapi.json")["info"]["title"] == "llama.cpp Python API"
+        with pytest.raises(urllib.error.HTTPError) as err:
+            get(server, "/props")
+        assert err.value.code == 404
+        err.value.close()
+
+
+def test_slot_arguments_are_checked() -> None:
+    with pytest.raises(ValueError, match="slots must be at least 1"):
+        FakeChatServer(slots=0)
+    with pytest.raises(ValueError, match="advertise_slots needs slots"):
+        FakeChatServer(advertise_slots=True)

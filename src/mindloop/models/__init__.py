@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from mindloop.models.fake_server import FakeChatServer
     from mindloop.models.llamacpp import LlamaCppChatModel
     from mindloop.models.openai_compat import OpenAIChatModel
+    from mindloop.models.parallelism import InFlightLimit, ServerParallelism
     from mindloop.models.scripted import SCRIPTS, ScriptedChatModel
     from mindloop.models.tokens import TOKENIZER_NAME, count_tokens
 
@@ -41,6 +42,8 @@ _LAZY = {
     "FakeChatServer": "mindloop.models.fake_server",
     "LlamaCppChatModel": "mindloop.models.llamacpp",
     "OpenAIChatModel": "mindloop.models.openai_compat",
+    "InFlightLimit": "mindloop.models.parallelism",
+    "ServerParallelism": "mindloop.models.parallelism",
     "SCRIPTS": "mindloop.models.scripted",
     "ScriptedChatModel": "mindloop.models.scripted",
     "TOKENIZER_NAME": "mindloop.models.tokens",
@@ -68,6 +71,7 @@ __all__ = [
     "Completion",
     "FakeChatServer",
     "GenerationConfig",
+    "InFlightLimit",
     "LlamaCppChatModel",
     "Message",
     "ModelOptions",
@@ -75,6 +79,7 @@ __all__ = [
     "RecordingModel",
     "ResponseCache",
     "ScriptedChatModel",
+    "ServerParallelism",
     "TokenLedger",
     "count_tokens",
     "image_part",

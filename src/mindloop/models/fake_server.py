@@ -9,6 +9,13 @@ a fault plan injects failures in order, one per chat request, before normal answ
 off), ``"drop"`` (the connection closes with no answer), ``"hang"`` (no answer for ``hang_s``, longer than any
 client timeout) and ``"ok"`` (a normal answer).
 
+``slots=N`` makes it serve like a local server: at most ``N`` chat requests at once, the others queued in
+arrival order (llama.cpp's server has one slot by default; llama-cpp-python's serves one request at a time).
+A queued request whose client has gone by its turn is dropped unanswered and counted in ``abandoned``, as
+llama-cpp-python does. ``advertise_slots=True`` also answers llama.cpp's ``GET /props`` (``total_slots``) and
+``GET /slots``; ``openapi_title`` answers ``GET /openapi.json`` with that title (llama-cpp-python's server is
+recognised by its title, ``🦙 llama.cpp Python API``).
+
 >>> import json, urllib.request
 >>> with FakeChatServer(reply=lambda messages, body: "hello") as server:
 ...     req = urllib.request.Request(server.base_url + "/chat/completions", method="POST",
@@ -24,11 +31,12 @@ from __future__ import annotations
 import collections
 import contextlib
 import json
+import select
 import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -99,10 +107,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         fake = self.server.fake
+        path = self.path.rstrip("/")
+        fake._count_get(path)
         if self._refused(fake):
             return
-        if self.path.rstrip("/") == "/v1/models":
-            data = {"object": "list", "data": [{"id": fake.model_name, "object": "model", "owned_by": "mindloop"}]}
+        data = fake._get_route(path)
+        if data is not None:
             self._send_json(200, data)
         else:
             self._send_error(404, f"no route GET {self.path}")
@@ -116,14 +126,21 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if self._refused(fake):
             return
+        fake._count_request()
         fake._enter()
         try:
-            self._chat(fake, raw)
+            with fake._slot() as turn:
+                if not turn:  # stopping while queued
+                    self.close_connection = True
+                elif fake.slots is not None and _client_gone(self.connection):
+                    fake._count_abandoned()  # nobody to answer: dropped unserved, as llama-cpp-python does
+                    self.close_connection = True
+                else:
+                    self._chat(fake, raw)
         finally:
             fake._leave()
 
     def _chat(self, fake: FakeChatServer, raw: bytes) -> None:
-        fake._count_request()
         try:
             body = json.loads(raw)
             messages = body["messages"]
@@ -178,7 +195,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_raw(status, json.dumps(data).encode(), headers)
 
     def _send_raw(self, status: int, payload: bytes, headers: Mapping[str, str] | None = None) -> None:
-        self.server.fake._count_status(status)
+        if self.command == "POST":
+            self.server.fake._count_status(status)
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))
@@ -188,15 +206,27 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(payload)
 
 
+def _client_gone(conn: socket.socket) -> bool:
+    """Whether the client closed its end of ``conn`` (it gave up waiting): readable with nothing to read."""
+    try:
+        readable, _, _ = select.select([conn], [], [], 0)
+        return bool(readable) and conn.recv(1, socket.MSG_PEEK) == b""
+    except (OSError, ValueError):
+        return True
+
+
 class FakeChatServer:
     """An OpenAI-compatible chat server on ``127.0.0.1:<ephemeral port>``, run in a background thread.
 
     Use it as a context manager (or call :meth:`start` / :meth:`stop`). ``faults`` is consumed one entry per
     chat request; ``retry_after`` is the ``Retry-After`` value sent with 429 (``None`` sends none);
     ``send_usage=False`` leaves ``usage`` out of replies; ``api_key`` makes every request without
-    ``Authorization: Bearer <api_key>`` a 401 (as a hosted API treats a wrong key). Counters: ``requests`` (chat
-    requests), ``requests_by_status``, ``bodies`` and ``headers`` (of each chat request, in arrival order),
-    ``in_flight`` and ``max_in_flight`` (concurrent chat requests being handled).
+    ``Authorization: Bearer <api_key>`` a 401 (as a hosted API treats a wrong key). ``slots``,
+    ``advertise_slots`` and ``openapi_title`` make it a one-slot (or N-slot) local server (see the module
+    docstring). Counters: ``requests`` (chat requests received, queued ones included), ``requests_by_status``
+    (of chat requests), ``bodies`` and ``headers`` (of each chat request served, in order), ``in_flight`` and
+    ``max_in_flight`` (chat requests inside the server, queued or served), ``max_serving`` (served at once),
+    ``abandoned`` (queued requests whose client had gone by their turn) and ``gets`` (the paths of GET requests).
     """
 
     def __init__(
@@ -212,7 +242,15 @@ class FakeChatServer:
         host: str = "127.0.0.1",
         port: int = 0,
         api_key: str | None = None,
+        slots: int | None = None,
+        advertise_slots: bool = False,
+        openapi_title: str | None = None,
+        n_ctx: int = 4096,
     ) -> None:
+        if slots is not None and slots < 1:
+            raise ValueError(f"slots must be at least 1 (or None: no limit), got {slots}")
+        if advertise_slots and slots is None:
+            raise ValueError("advertise_slots needs slots: a number of slots to advertise")
         self.reply: ReplyFn = reply or echo_reply
         self.latency_s = latency_s
         self.retry_after = retry_after
@@ -220,8 +258,15 @@ class FakeChatServer:
         self.send_usage = send_usage
         self.model_name = model_name
         self.api_key = api_key
+        self.slots = slots
+        self.advertise_slots = advertise_slots
+        self.openapi_title = openapi_title
+        self.n_ctx = n_ctx
         self._address = (host, port)
         self._lock = threading.Lock()
+        self._turns = threading.Condition(self._lock)
+        self._queue: collections.deque[int] = collections.deque()  # tickets of queued requests, arrival order
+        self._tickets = 0
         self._faults: collections.deque[str] = collections.deque()
         self.add_faults(faults)
         self.requests = 0
@@ -230,6 +275,10 @@ class FakeChatServer:
         self.headers: list[dict[str, str]] = []
         self.in_flight = 0
         self.max_in_flight = 0
+        self.serving = 0
+        self.max_serving = 0
+        self.abandoned = 0
+        self.gets: list[str] = []
         self._stopping = threading.Event()
         self._connections: set[socket.socket] = set()
         self._server: _Server | None = None
@@ -255,6 +304,8 @@ class FakeChatServer:
         if server is None:
             return
         self._stopping.set()
+        with self._turns:
+            self._turns.notify_all()  # queued requests wake up and leave
         server.shutdown()
         with self._lock:
             connections = list(self._connections)
@@ -322,6 +373,59 @@ class FakeChatServer:
     def _leave(self) -> None:
         with self._lock:
             self.in_flight -= 1
+
+    @contextlib.contextmanager
+    def _slot(self) -> Iterator[bool]:
+        """Wait for this request's turn (first come, first served) when the server has ``slots``; yields ``False``
+        when the server stopped first. Without ``slots`` every request is served at once."""
+        with self._turns:
+            ticket = self._tickets
+            self._tickets += 1
+            self._queue.append(ticket)
+            while self.slots is not None and not self._stopping.is_set():
+                if self._queue.index(ticket) < self.slots - self.serving:  # a free slot, and its turn in line
+                    break
+                self._turns.wait(0.05)
+            self._queue.remove(ticket)
+            turn = not self._stopping.is_set()
+            if turn:
+                self.serving += 1
+                self.max_serving = max(self.max_serving, self.serving)
+        try:
+            yield turn
+        finally:
+            with self._turns:
+                if turn:
+                    self.serving -= 1
+                self._turns.notify_all()
+
+    def _count_get(self, path: str) -> None:
+        with self._lock:
+            self.gets.append(path)
+
+    def _count_abandoned(self) -> None:
+        with self._lock:
+            self.abandoned += 1
+
+    def _get_route(self, path: str) -> Any:
+        """The JSON a GET of ``path`` answers, or ``None`` (404)."""
+        if path == "/v1/models":
+            return {"object": "list", "data": [{"id": self.model_name, "object": "model", "owned_by": "mindloop"}]}
+        if self.advertise_slots and path == "/props":  # the fields llama.cpp's server reports
+            return {
+                "total_slots": self.slots,
+                "default_generation_settings": {"n_ctx": self.n_ctx, "params": {"temperature": 0.8}},
+                "model_path": self.model_name,
+                "build_info": "mindloop-fake",
+            }
+        if self.advertise_slots and path == "/slots":
+            with self._lock:
+                busy = self.serving
+            return [{"id": i, "n_ctx": self.n_ctx, "is_processing": i < busy} for i in range(self.slots or 0)]
+        if self.openapi_title is not None and path == "/openapi.json":
+            paths: dict[str, Any] = {"/v1/chat/completions": {}, "/v1/models": {}}
+            return {"openapi": "3.1.0", "info": {"title": self.openapi_title, "version": "0"}, "paths": paths}
+        return None
 
     def _count_status(self, status: int) -> None:
         with self._lock:

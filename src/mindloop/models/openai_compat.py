@@ -1,9 +1,11 @@
 """The ``openai`` backend: any OpenAI-compatible ``/chat/completions`` endpoint over httpx.
 
 vLLM, SGLang, Ollama, the llama.cpp server and hosted APIs all speak this protocol, so one small client covers
-them. It bounds concurrency with a semaphore, gives every request a deadline, and retries what is worth
-retrying through `tenacity <https://tenacity.readthedocs.io>`_ (``AsyncRetrying``), waiting capped exponential
-backoff with full jitter from a seedable ``random.Random`` (or the server's ``Retry-After``):
+them. It bounds the requests in flight to what the server serves at once (asked of the server where it says,
+adapted otherwise: :mod:`~mindloop.models.parallelism`), gives every request a deadline that does not count the
+time it spent queued behind this client's earlier requests, and retries what is worth retrying through
+`tenacity <https://tenacity.readthedocs.io>`_ (``AsyncRetrying``), waiting capped exponential backoff with full
+jitter from a seedable ``random.Random`` (or the server's ``Retry-After``):
 
 - HTTP 408, 429 and 5xx, connection and protocol errors, and timeouts are retried;
 - a 200 whose body is not a chat completion (cut-off JSON, no ``choices``) is retried too: servers under load
@@ -13,8 +15,9 @@ backoff with full jitter from a seedable ``random.Random`` (or the server's ``Re
   message; so does a well-formed reply whose ``content`` is null (asking again would not change it).
 
 The sleep between tries is injectable (``OpenAIChatModel(..., sleep=...)``), so tests can record the waits
-instead of spending them. The client and semaphore belong to one event loop; when the model is used from a new
-loop (a second ``asyncio.run``) both are rebuilt, so one model object can serve many loops one after another.
+instead of spending them. The clients and the in-flight limit belong to one event loop; when the model is used
+from a new loop (a second ``asyncio.run``) both are rebuilt (what the server said about its parallelism is kept),
+so one model object can serve many loops one after another.
 """
 
 from __future__ import annotations
@@ -43,6 +46,13 @@ from mindloop.errors import (
     ModelUnavailableError,
 )
 from mindloop.models.base import Completion, GenerationConfig, Message, ModelOptions
+from mindloop.models.parallelism import (
+    InFlightLimit,
+    ServerParallelism,
+    Ticket,
+    discover_parallelism,
+    reply_cost,
+)
 from mindloop.models.tokens import token_usage
 
 __all__ = ["DEFAULT_BASE_URL", "OpenAIChatModel", "parse_retry_after"]
@@ -61,6 +71,8 @@ def _ssl_context() -> ssl.SSLContext:
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _RETRY_STATUS = frozenset({408, 429})
+_OVERLOAD_STATUS = frozenset({429, 503})
+"""Answers that say the server has more than it can take: the adaptive in-flight limit halves on them."""
 
 
 def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
@@ -86,21 +98,38 @@ def parse_retry_after(value: str | None, now: datetime | None = None) -> float |
     return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
+def _given_slots(value: Any) -> ServerParallelism | None:
+    """``options.extra["server_slots"]``: the server's slots as the user gave them (``None``/``"auto"``: ask it)."""
+    if value is None or value == "auto":
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | str) or not str(value).isdigit() or int(value) < 1:
+        raise InvalidArgumentError(f"server_slots must be a whole number of at least 1 or 'auto', got {value!r}")
+    return ServerParallelism(int(value), "server_slots option")
+
+
 class _AttemptError(Exception):
     """Why one attempt failed and whether another may help; tenacity's retry predicate and wait read it.
 
     ``kind`` is the :class:`~mindloop.errors.ModelError` class raised if this was the last try; ``wait_s`` is
-    the server's ``Retry-After`` in seconds, when it sent one.
+    the server's ``Retry-After`` in seconds, when it sent one; ``overloaded`` says the server had more than it
+    could take (429, 503).
     """
 
     def __init__(
-        self, cause: str, *, retry: bool, kind: type[ModelError] = ModelError, wait_s: float | None = None
+        self,
+        cause: str,
+        *,
+        retry: bool,
+        kind: type[ModelError] = ModelError,
+        wait_s: float | None = None,
+        overloaded: bool = False,
     ) -> None:
         super().__init__(cause)
         self.cause = cause
         self.retry = retry
         self.kind = kind
         self.wait_s = wait_s
+        self.overloaded = overloaded
 
 
 def _worth_retrying(exc: BaseException) -> bool:
@@ -139,6 +168,37 @@ def _server_message(response: httpx.Response) -> str:
     return str(data)[:300]
 
 
+def _completion_data(response: httpx.Response, url: str) -> dict[str, Any]:
+    """The parsed chat completion of a response; raises :class:`_AttemptError` for an error status or a body that
+    is not a chat completion (retried: servers under load do send truncated bodies)."""
+    status = response.status_code
+    if not 200 <= status < 300:
+        retry = status in _RETRY_STATUS or status >= 500
+        wait = parse_retry_after(response.headers.get("Retry-After"))
+        cause = f"HTTP {status} from {url}: {_server_message(response)}"
+        kind = ModelUnavailableError if status >= 500 else ModelError  # a 5xx is the server's outage
+        raise _AttemptError(cause, retry=retry, kind=kind, wait_s=wait, overloaded=status in _OVERLOAD_STATUS)
+    try:
+        data = response.json()
+        choice = data["choices"][0]
+        if not isinstance(choice, dict) or not isinstance(choice.get("message"), dict):
+            raise TypeError("choices[0].message is not an object")
+    except (ValueError, KeyError, IndexError, TypeError) as exc:
+        cause = f"malformed completion from {url} ({exc}): {response.text[:120]!r}"
+        raise _AttemptError(cause, retry=True, kind=ModelResponseError) from exc
+    return dict(data)
+
+
+def _generated_tokens(data: Mapping[str, Any]) -> int:
+    """The reply's completion tokens as the server counted them, else a length estimate (4 characters a token)."""
+    usage = data.get("usage")
+    tokens = usage.get("completion_tokens") if isinstance(usage, Mapping) else None
+    if isinstance(tokens, int) and not isinstance(tokens, bool):
+        return tokens
+    text = data["choices"][0]["message"].get("content")
+    return len(text) // 4 if isinstance(text, str) else 0
+
+
 class OpenAIChatModel:
     """A chat model behind an OpenAI-compatible HTTP endpoint (``openai/NAME``).
 
@@ -146,6 +206,10 @@ class OpenAIChatModel:
     The API key is read from the environment variable ``options.api_key_env`` (none is fine for local servers).
     ``sleep`` waits between tries (default ``asyncio.sleep``); the jitter is drawn from
     ``random.Random(options.extra["retry_seed"])``, so a seeded model waits the same times on every run.
+
+    Requests in flight: at most ``options.concurrency``, and at most the server's slots once it has said how
+    many (``parallelism``, asked on the first call; ``options.extra["server_slots"]`` gives the number instead);
+    when it does not say, the limit adapts (``in_flight_limit``; :class:`~mindloop.models.parallelism.InFlightLimit`).
     """
 
     def __init__(self, name: str, options: ModelOptions, *, sleep: Sleep | None = None) -> None:
@@ -168,29 +232,39 @@ class OpenAIChatModel:
         self.url = f"{self.base_url}/chat/completions"
         self.requests_sent = 0
         self.retries = 0
+        self.parallelism: ServerParallelism | None = _given_slots(options.extra.get("server_slots"))
+        """What the server said about the requests it serves at once (``None`` until the first call asks)."""
         self._rng = random.Random(options.extra.get("retry_seed"))
         self._sleep: Sleep = sleep or asyncio.sleep
         self._loop: asyncio.AbstractEventLoop | None = None
         self._clients: list[httpx.AsyncClient] = []
-        self._turn = 0
-        self._semaphore: asyncio.Semaphore | None = None
+        self._load: list[int] = []
+        self._limit: InFlightLimit | None = None
+        self._asking: asyncio.Lock | None = None
 
     @property
     def name(self) -> str:
         """The full model string, ``openai/NAME``."""
         return f"openai/{self.model_id}"
 
+    @property
+    def in_flight_limit(self) -> InFlightLimit | None:
+        """The current loop's in-flight limit (``None`` before the first call)."""
+        return self._limit
+
     def __repr__(self) -> str:
         return f"OpenAIChatModel({self.model_id!r}, base_url={self.base_url!r})"
 
-    def _bind(self) -> asyncio.Semaphore:
-        """The clients and semaphore of the running loop, built anew when the loop changed.
+    def _bind(self) -> InFlightLimit:
+        """The clients and in-flight limit of the running loop, built anew when the loop changed.
 
         Connections are spread over several small httpx clients: httpcore's pool does work proportional to
         connections x queued requests on every request, which at 32 connections costs milliseconds per call.
+        httpx's own timeouts are off: :meth:`_attempt` gives each request its deadline, which must not count
+        time spent queued.
         """
         loop = asyncio.get_running_loop()
-        if self._loop is not loop or not self._clients or self._semaphore is None:
+        if self._loop is not loop or not self._clients or self._limit is None:
             # Clients from a finished loop cannot be closed from this one; dropping them releases their sockets.
             headers = {"Content-Type": "application/json"}
             key = os.environ.get(self.options.api_key_env)
@@ -201,20 +275,31 @@ class OpenAIChatModel:
             self._clients = [
                 httpx.AsyncClient(
                     headers=headers,
-                    timeout=self.options.timeout_s,
+                    timeout=httpx.Timeout(None),
                     verify=_ssl_context(),
                     limits=httpx.Limits(max_connections=-(-k // shards), max_keepalive_connections=None),
                 )
                 for _ in range(shards)
             ]
-            self._semaphore = asyncio.Semaphore(k)
+            self._load = [0] * shards
+            slots = self.parallelism.slots if self.parallelism is not None else None
+            self._limit = InFlightLimit(k, self.options.timeout_s, slots=slots)
+            self._asking = asyncio.Lock()
             self._loop = loop
-        return self._semaphore
+        return self._limit
 
-    def _client(self) -> httpx.AsyncClient:
-        """The next client, round robin."""
-        self._turn = (self._turn + 1) % len(self._clients)
-        return self._clients[self._turn]
+    async def _ask_parallelism(self, limit: InFlightLimit) -> None:
+        """Once per model: ask the server how many requests it serves at once, and cap the limit to it."""
+        assert self._asking is not None
+        async with self._asking:
+            if self.parallelism is None:
+                if self.base_url == DEFAULT_BASE_URL:  # OpenAI's API publishes no such thing
+                    self.parallelism = ServerParallelism(None, "not published (hosted API)")
+                else:
+                    deadline = min(self.options.timeout_s, 5.0)
+                    self.parallelism = await discover_parallelism(self._clients[0], self.base_url, timeout_s=deadline)
+            if limit.slots is None and self.parallelism.slots is not None:
+                limit.set_slots(self.parallelism.slots)
 
     async def generate(self, messages: Sequence[Message], config: GenerationConfig | None = None) -> Completion:
         """Send one chat request, retrying transient failures; raise :class:`ModelError` when it fails for good."""
@@ -223,7 +308,9 @@ class OpenAIChatModel:
             body = json.dumps({"model": self.model_id, "messages": list(messages), **config.params()}).encode()
         except (TypeError, ValueError) as exc:
             raise InvalidArgumentError(f"messages for {self.name} are not JSON-serialisable: {exc}") from exc
-        semaphore = self._bind()
+        limit = self._bind()
+        if self.parallelism is None:
+            await self._ask_parallelism(limit)
         start = time.perf_counter()
         retrying = AsyncRetrying(
             stop=stop_after_attempt(1 + self.options.max_retries),
@@ -239,8 +326,8 @@ class OpenAIChatModel:
             async for attempt in retrying:
                 tries = attempt.retry_state.attempt_number
                 with attempt:
-                    async with semaphore:  # held for the request only, never while waiting
-                        data = await self._attempt(self._client(), body)
+                    ticket = await limit.acquire()  # a slot is held for the request only, never while waiting
+                    data = await self._attempt(limit, ticket, body)
         except _AttemptError as failed:
             raise failed.kind(failed.cause, model=self.name, attempts=tries) from failed.__cause__
         return self._completion(data, messages, time.perf_counter() - start, tries)
@@ -249,34 +336,46 @@ class OpenAIChatModel:
         """tenacity ``before_sleep`` hook: one more repeated request."""
         self.retries += 1
 
-    async def _attempt(self, client: httpx.AsyncClient, body: bytes) -> dict[str, Any]:
-        """One HTTP request: the parsed completion; raises :class:`_AttemptError` saying why it failed."""
+    async def _attempt(self, limit: InFlightLimit, ticket: Ticket, body: bytes) -> dict[str, Any]:
+        """One HTTP request under ``ticket``: the parsed completion; raises :class:`_AttemptError` saying why it
+        failed. The ticket is released here, telling the limit how the request went."""
         self.requests_sent += 1
+        shard = self._load.index(min(self._load))  # the least busy client: no request waits for a connection
+        self._load[shard] += 1
+        answered = overloaded = False
+        cost: float | None = None
         try:
-            async with asyncio.timeout(self.options.timeout_s):
-                response = await client.post(self.url, content=body)
-        except (TimeoutError, httpx.TimeoutException) as exc:
-            cause = f"no answer from {self.url} within {self.options.timeout_s:g} s"
-            raise _AttemptError(cause, retry=True, kind=ModelTimeoutError) from exc
-        except httpx.TransportError as exc:
-            cause = f"cannot reach {self.url}: {type(exc).__name__}: {exc}"
-            raise _AttemptError(cause, retry=True, kind=ModelUnavailableError) from exc
-        status = response.status_code
-        if not 200 <= status < 300:
-            retry = status in _RETRY_STATUS or status >= 500
-            wait = parse_retry_after(response.headers.get("Retry-After"))
-            cause = f"HTTP {status} from {self.url}: {_server_message(response)}"
-            kind = ModelUnavailableError if status >= 500 else ModelError  # a 5xx is the server's outage
-            raise _AttemptError(cause, retry=retry, kind=kind, wait_s=wait)
-        try:
-            data = response.json()
-            choice = data["choices"][0]
-            if not isinstance(choice, dict) or not isinstance(choice.get("message"), dict):
-                raise TypeError("choices[0].message is not an object")
-        except (ValueError, KeyError, IndexError, TypeError) as exc:
-            cause = f"malformed completion from {self.url} ({exc}): {response.text[:120]!r}"
-            raise _AttemptError(cause, retry=True, kind=ModelResponseError) from exc
-        return dict(data)
+            try:
+                async with asyncio.timeout_at(limit.deadline(ticket)) as deadline:
+                    ticket.timeout = deadline  # moved later while requests ahead of it hold the server
+                    response = await self._clients[shard].post(self.url, content=body)
+            except (TimeoutError, httpx.TimeoutException) as exc:
+                overloaded = True
+                raise _AttemptError(self._timeout_cause(ticket), retry=True, kind=ModelTimeoutError) from exc
+            except httpx.TransportError as exc:
+                cause = f"cannot reach {self.url}: {type(exc).__name__}: {exc}"
+                raise _AttemptError(cause, retry=True, kind=ModelUnavailableError) from exc
+            answered = True
+            latency = asyncio.get_running_loop().time() - ticket.sent
+            try:
+                data = _completion_data(response, self.url)
+            except _AttemptError as failed:
+                overloaded = failed.overloaded
+                raise
+            cost = reply_cost(latency, _generated_tokens(data))
+        finally:
+            ticket.timeout = None
+            self._load[shard] -= 1
+            limit.release(ticket, answered=answered, overloaded=overloaded, cost=cost)
+        return data
+
+    def _timeout_cause(self, ticket: Ticket) -> str:
+        """Why a request was given up: no answer within ``timeout_s`` of its turn (and how long it waited for it)."""
+        cause = f"no answer from {self.url} within {self.options.timeout_s:g} s"
+        waited = asyncio.get_running_loop().time() - ticket.sent
+        if ticket.ahead and waited > self.options.timeout_s * 1.01:
+            cause += f" ({waited:.1f} s in all, sent behind {ticket.ahead} request(s) of this client)"
+        return cause
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         """Seconds before retry ``attempt + 1`` (0-based): the server's ``Retry-After`` or capped exponential full
@@ -357,7 +456,7 @@ class OpenAIChatModel:
     async def aclose(self) -> None:
         """Close the HTTP clients (their connections) if they belong to the running loop."""
         clients, loop = self._clients, self._loop
-        self._clients, self._semaphore, self._loop = [], None, None
+        self._clients, self._limit, self._loop = [], None, None
         if loop is asyncio.get_running_loop():
             for client in clients:
                 await client.aclose()
