@@ -18,7 +18,7 @@ def test_refused_and_unparsed_actions_are_counted_apart(two_rooms: Scene) -> Non
     env.reset(seed=0)
     jump = "THINK: go\nFINAL ANSWER: Actions: [JumpTo(laptop), Observe()]"  # no laptop in this scene
     model = FakeModel([jump] * 5 + ["I will just look around", "FINAL ANSWER: Actions: [Term()]"])
-    ep = asyncio.run(run_model_exploration(env, model, GenerationConfig(), seed=1))
+    ep = asyncio.run(run_model_exploration(env, model, GenerationConfig(), seed=1, retries=0))
     assert len(ep.turns) == 7
     counts = action_failure_counts(ep.turns)
     assert counts == {"unparsed_actions": 1.0, "refused_actions": 5.0, "invalid_actions": 6.0}

@@ -124,7 +124,8 @@ def test_model_agent_runs_and_model_failures_are_recorded() -> None:
     out = _run(bench, sample, AgentContext(agent="model", model=_TermModel()))
     assert out.error is None and set(out.scores) >= REQUIRED
     assert out.scores["steps"] == 0.0 and out.scores["map_overall"] < 1.0
-    assert out.scores["unparsed_answers"] == 0.0  # "Actions: [Term()]" is a (wrong) answer, parsed
+    # "Actions: [Term()]" reads as a (wrong) view2act answer; as a direction, name or coordinate it is unreadable
+    assert out.scores["unparsed_answers"] == 8.0
     failed = _run(bench, sample, AgentContext(agent="model", model=_TermModel(fail=True)))
     assert failed.error == "backend down" and failed.scores["avg"] == 0.0
 

@@ -11,10 +11,15 @@ import pytest
 
 from mindloop.models.base import Completion, GenerationConfig, Message, message_text
 from mindloop.systems.tos.explorers.model import ask_questions, final_answer, run_model_exploration, run_model_passive
-from mindloop.systems.tos.explorers.prompts import COGMAP_GLOBAL_PROMPT, COGMAP_LOCAL_PROMPT
+from mindloop.systems.tos.explorers.prompts import PROMPT_STYLES, prompt_set
 from mindloop.systems.tos.metrics import MapEntry
 from mindloop.systems.tos.world import Scene, SpatialEnv, SpatialEnvConfig, TaskQuestion
 from mindloop.systems.tos.world.geometry import EAST
+
+GLOBAL_HEADING = "## Cognitive Map (JSON)"
+LOCAL_HEADING = "## Cognitive Map — Local (JSON)"
+assert all(prompt_set(s).cogmap_global.startswith(GLOBAL_HEADING) for s in PROMPT_STYLES)
+assert all(prompt_set(s).cogmap_local.startswith(LOCAL_HEADING) for s in PROMPT_STYLES)
 
 GLOBAL_MAP = {
     "agent": {"position": [0, 0], "facing": "east"},
@@ -38,9 +43,9 @@ class FakeModel:
     async def generate(self, messages: Sequence[Message], config: GenerationConfig | None = None) -> Completion:
         self.calls.append(list(messages))
         last = message_text(messages[-1])
-        if last.startswith(COGMAP_GLOBAL_PROMPT[:40]):
+        if last.startswith(GLOBAL_HEADING):
             text = "THINK: map\nFINAL ANSWER:\n```json\n" + json.dumps(GLOBAL_MAP) + "\n```"
-        elif last.startswith(COGMAP_LOCAL_PROMPT[:40]):
+        elif last.startswith(LOCAL_HEADING):
             text = 'FINAL ANSWER: {"origin": "agent", "objects": {"lamp": {"position": [0, 2]}}}'
         elif last.startswith("## Uncertainty probe"):
             text = "no json, sorry"
@@ -66,20 +71,20 @@ def test_model_exploration_records_turns_probes_and_failures(two_rooms: Scene) -
     model = FakeModel(
         [
             "THINK: turn right\nFINAL ANSWER: Actions: [Rotate(90), Observe()]",
-            "I will just look around",  # no FINAL ANSWER: the whole reply is tried as the action, and is invalid
+            "I will just look around",  # no action list; with no format retry the environment gets the text
             "FINAL ANSWER: Actions: [JumpTo(red_door), Observe()]",
             "FINAL ANSWER: Actions: [Term()]",
         ]
     )
-    ep = asyncio.run(run_model_exploration(env, model, GenerationConfig(), seed=1))
+    ep = asyncio.run(run_model_exploration(env, model, GenerationConfig(), seed=1, retries=0))
     assert [t.action.split("Actions: ")[-1] for t in ep.turns] == [
         "[Rotate(90), Observe()]",
         "I will just look around",
-        "[JumpTo(red_door), Observe()]",
+        "[JumpTo(red door), Observe()]",  # the reader's canonical text: red_door is the red door
         "[Term()]",
     ]
     assert ep.failures == [
-        "step 2: no FINAL ANSWER in the reply",
+        "step 2: unreadable reply (no action list: write FINAL ANSWER: Actions: [ ... ] with real actions)",
         "step 2: invalid action (no action list found; write Actions: [ ... ])",
     ]
     assert len(ep.probes) == 4 and str(env.phase) == "done"
@@ -93,6 +98,21 @@ def test_model_exploration_records_turns_probes_and_failures(two_rooms: Scene) -
     # the main history: system, opening, then assistant/user pairs; probes never enter it
     assert [m["role"] for m in ep.messages] == ["system", "user"] + ["assistant", "user"] * 4
     assert "You rotated clockwise 90°" in message_text(ep.messages[3])
+
+
+def test_a_format_retry_that_reads_is_not_an_invalid_step(two_rooms: Scene) -> None:
+    """With the default retry, the unreadable reply goes back with the reason and the next reply is the step."""
+    env = SpatialEnv(two_rooms)
+    env.reset(seed=0)
+    model = FakeModel(["I will just look around", "FINAL ANSWER\n** Actions: [Rotate(90), Observe()]", "Term()"])
+    ep = asyncio.run(run_model_exploration(env, model, GenerationConfig(), probes=()))
+    assert [t.action for t in ep.turns] == ["Actions: [Rotate(90), Observe()]", "Actions: [Term()]"]
+    assert all(t.valid for t in ep.turns) and ep.failures == []
+    retry = model.calls[1]
+    assert [m["role"] for m in retry[-2:]] == ["assistant", "user"]
+    assert message_text(retry[-1]).startswith("Your reply could not be read: no action list")
+    # the main history keeps the accepted reply only
+    assert message_text(ep.messages[2]) == "FINAL ANSWER\n** Actions: [Rotate(90), Observe()]"
 
 
 def test_model_false_belief_phase(two_rooms: Scene) -> None:
@@ -121,8 +141,12 @@ def test_questions_are_asked_one_by_one(two_rooms: Scene) -> None:
     model = FakeModel([])
     answers = asyncio.run(ask_questions(model, GenerationConfig(), [], [q, q]))
     assert [a["score"] for a in answers] == [1.0, 1.0] and all(a["parsed"] for a in answers)
-    unparsed = asyncio.run(ask_questions(FakeModel([], answer="east, far"), GenerationConfig(), [], [q]))
+    # a relation without the THINK/FINAL ANSWER format is still the model's answer: right direction, wrong distance
+    bare = asyncio.run(ask_questions(FakeModel([], answer="The sofa is East, near."), GenerationConfig(), [], [q]))
+    assert bare[0]["answer"] == "east, near" and bare[0]["score"] == 0.5 and bare[0]["parsed"]
+    unparsed = asyncio.run(ask_questions(FakeModel([], answer="THINK: hmm"), GenerationConfig(), [], [q], retries=0))
     assert unparsed[0]["answer"] is None and unparsed[0]["score"] == 0.0 and not unparsed[0]["parsed"]
+    assert unparsed[0]["reason"].startswith("no FINAL ANSWER line after THINK")
 
 
 def test_passive_history_comes_from_the_proxy_log(two_rooms: Scene) -> None:

@@ -33,9 +33,12 @@ from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentRunner, AgentSpec, Options, Outcome, Sample, SampleRecord
 from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError
 from mindloop.metrics.stats import mean
+from mindloop.models.base import message_text
 from mindloop.systems.tos.explorers.base import Exploration, new_belief, run_exploration
 from mindloop.systems.tos.explorers.belief import SpatialBelief
+from mindloop.systems.tos.explorers.context import HistoryPolicy
 from mindloop.systems.tos.explorers.model import PROBES
+from mindloop.systems.tos.explorers.prompts import echoed_markers
 from mindloop.systems.tos.explorers.revision import ChangeDetector
 from mindloop.systems.tos.explorers.scout import ScoutExplorer
 from mindloop.systems.tos.explorers.strategist import StrategistExplorer
@@ -65,6 +68,7 @@ __all__ = [
     "TosPassiveBenchmark",
     "action_failure_counts",
     "answer_text",
+    "echo_rate",
     "format_table",
 ]
 
@@ -84,9 +88,24 @@ _COUNTS = {
     "unparsed_actions",
     "refused_actions",
     "over_budget",
+    "unparsed_answers",
+    "echo_rate",
 }
-"""Scores that are counts, averaged over the samples that have them (a failed sample has none); ``over_budget``
-(1 when the exploration took more than ``max_steps`` steps) averages to the share of such samples."""
+"""Scores that are counts (or rates of the model's replies, not accuracies), averaged over the samples that have
+them (a failed sample has none); ``over_budget`` (1 when the exploration took more than ``max_steps`` steps)
+averages to the share of such samples."""
+
+
+def echo_rate(calls: Sequence[Any] | None) -> float | None:
+    """The share of a sample's agent replies that repeat a format line or example of their prompt verbatim
+    (:func:`~mindloop.systems.tos.explorers.prompts.echoed_markers`); ``None`` without a ledger or a reply."""
+    if not calls:
+        return None
+    replies = [c for c in calls if c.role == "agent" and c.text is not None]
+    if not replies:
+        return None
+    echoed = sum(1 for c in replies if echoed_markers(c.text, "\n".join(message_text(m) for m in c.messages)))
+    return echoed / len(replies)
 
 
 def action_failure_counts(turns: Sequence[Turn]) -> dict[str, float]:
@@ -147,6 +166,23 @@ class TosOptions(Options):
         "reference",
         description="reference: scripted explorers run to completion, as the official release runs its proxies "
         "(they may take more than max_steps); env: every agent is held to max_steps",
+    )
+    prompt: Literal["explicit", "reference"] = Field(
+        "explicit",
+        description="model agent: the format lines of the prompts: explicit (slots described in words, examples set "
+        "apart) or reference (the release's placeholders, which small models copy)",
+    )
+    history_turns: int | None = Field(
+        None,
+        ge=0,
+        description="model agent: send only the last K exploration turns (passive: log entries); default all, the "
+        "paper's protocol",
+    )
+    context_tokens: int | None = Field(
+        None,
+        ge=1,
+        description="model agent: the model's context length; a prompt estimated longer fails the sample before "
+        "the call",
     )
     tasks: tuple[str, ...] = Field(
         TASKS,
@@ -260,6 +296,9 @@ class _TosBenchmark:
                         "budget": options.budget,
                         "proxy": options.proxy or ("strategist" if mode == "text" else "scout"),
                         "probes": options.probes,
+                        "prompt": options.prompt,
+                        "history_turns": options.history_turns,
+                        "context_tokens": options.context_tokens,
                     },
                     group=f"{rooms}-room",
                 )
@@ -363,9 +402,15 @@ class _TosBenchmark:
 
         assert ctx.model is not None
         probes = tuple(p.strip() for p in str(inp["probes"]).split(",") if p.strip())
+        style = str(inp.get("prompt", "reference"))  # samples stored before the option ran the release's lines
+        policy = HistoryPolicy(inp.get("history_turns"), inp.get("context_tokens"))
+        retries = ctx.format_retries
+        names = [it.name for it in scene.items]
         if self.active:
             env = self._env(scene, inp, scripted=False)
-            ep = await run_model_exploration(env, ctx.model, ctx.config, probes=probes, seed=ctx.seed)
+            ep = await run_model_exploration(
+                env, ctx.model, ctx.config, probes=probes, seed=ctx.seed, retries=retries, style=style, policy=policy
+            )
             ex = Exploration(turns=ep.turns)
             scores, output = self._exploration_scores(env, ex)
             scores["over_budget"], output["budget"] = self._budget(inp, ex, scripted=False)
@@ -373,13 +418,20 @@ class _TosBenchmark:
             scores |= self._map_scores(scene, last_map, ep.turns)
             scores |= self._diagnostics(scene, ep.turns, ep.probes)
             history = self._cut(ep) if ep.fb_turns else ep.messages
-            answers = await ask_questions(ctx.model, ctx.config, history, questions)
+            answers = await ask_questions(
+                ctx.model, ctx.config, history, questions, names=names, retries=retries, style=style, policy=policy
+            )
             if ep.fb_turns and env.false_belief_result is not None:
                 revised = next((p.global_map for p in reversed(ep.fb_probes) if p.global_map is not None), None)
                 scores |= self._fb_scores(env, last_map, revised)
             scores |= action_failure_counts([*ep.turns, *ep.fb_turns])
             output["failures"] = ep.failures
             output["false_belief"] = env.false_belief_result
+            output["probes_refused"] = [
+                {"step": t.step, **p.refused}
+                for t, p in zip([*ep.turns, *ep.fb_turns], [*ep.probes, *ep.fb_probes], strict=True)
+                if p.refused
+            ]
         else:
             env = self._env(scene, inp, scripted=True)
             proxy = str(inp["proxy"])
@@ -389,13 +441,27 @@ class _TosBenchmark:
             ex = run_exploration(env, self._explorer(proxy, belief, int(inp["scene_seed"])), belief)
             scores, output = self._exploration_scores(env, ex)
             scores["over_budget"], output["budget"] = self._budget(inp, ex, scripted=True)
-            history, probe = await run_model_passive(env, ex.turns, ctx.model, ctx.config)
+            history, probe = await run_model_passive(
+                env, ex.turns, ctx.model, ctx.config, retries=retries, style=style, policy=policy
+            )
             scores |= self._map_scores(scene, probe.global_map, ex.turns)
-            answers = await ask_questions(ctx.model, ctx.config, history, questions)
+            answers = await ask_questions(
+                ctx.model, ctx.config, history, questions, names=names, retries=retries, style=style, policy=policy
+            )
             output["proxy"] = proxy
+            output["probes_refused"] = [probe.refused] if probe.refused else []
         scores |= self._task_scores(answers)
         scores["unparsed_answers"] = float(sum(1 for a in answers if not a["parsed"]))
-        output |= {"agent": "model", "scene": scene.name, "answers": answers}
+        echo = echo_rate(ctx.ledger)
+        if echo is not None:
+            scores["echo_rate"] = echo
+        output |= {
+            "agent": "model",
+            "scene": scene.name,
+            "answers": answers,
+            "prompt": style,
+            "history": policy.record.to_dict(policy),
+        }
         return Outcome(output, scores)
 
     @staticmethod
@@ -500,6 +566,7 @@ class _TosBenchmark:
         metrics["n"] = len(records)
         metrics["failed"] = sum(1 for r in records if r.status == "failed")
         metrics |= _budget_summary(records)
+        metrics |= _protocol_summary(records)
         groups: dict[str, list[SampleRecord]] = defaultdict(list)
         for r in records:
             groups[r.sample.group].append(r)
@@ -535,6 +602,39 @@ def _budget_summary(records: Sequence[SampleRecord]) -> dict[str, Any]:
             f"more than {max_steps} steps (--opt budget=env holds every agent to {max_steps})"
         )
     return {"budget": mode, "budget_note": note}
+
+
+def _protocol_summary(records: Sequence[SampleRecord]) -> dict[str, Any]:
+    """For model runs: ``prompt`` and ``prompt_note`` (which format lines the model was sent), ``history_turns``
+    and ``history_note`` (how much exploration history, and how many calls were cut), each naming any deviation
+    from the paper's protocol."""
+    model = [r for r in records if r.calls or (r.output or {}).get("agent") == "model"]
+    if not model:
+        return {}
+    inp = model[0].sample.input
+    style = str(inp.get("prompt", "reference"))
+    if style == "reference":
+        prompt_note = "reference: the release's format lines and placeholders, as its prompts write them"
+    else:
+        prompt_note = (
+            "explicit: the reply format is described in words and examples are set apart from the slots (a "
+            "deviation from the release's format lines, whose placeholders such as [Your thoughts on next step "
+            "actions] small models copy; --opt prompt=reference sends them); rules, action grammar and questions "
+            "are the release's text"
+        )
+    turns = inp.get("history_turns")
+    cut = sum(int(((r.output or {}).get("history") or {}).get("cut_calls", 0)) for r in model)
+    if turns is None:
+        history_note = "all (the paper's protocol): every call is sent the whole exploration history"
+    else:
+        history_note = (
+            f"last {turns} turns: each call is sent only the last {turns} exploration turns (passive: log entries), "
+            f"a deviation from the paper, whose agent sees its whole history; {cut} calls were cut"
+        )
+    context = inp.get("context_tokens")
+    if context is not None:
+        history_note += f"; prompts checked against a context of {context} tokens (estimated)"
+    return {"prompt": style, "prompt_note": prompt_note, "history_turns": turns, "history_note": history_note}
 
 
 class TosActiveBenchmark(_TosBenchmark):

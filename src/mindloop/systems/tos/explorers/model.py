@@ -5,61 +5,98 @@ Active exploration: the model gets the paper's exploration prompt, answers each 
 rendered view) comes back as the next user message. After every step a side conversation (the history plus a
 probe) asks for the global cognitive map, the local map and, optionally, which candidate cells are still
 unexplored; probes never enter the main history. Passive comprehension gives a proxy's exploration log instead.
-Downstream questions are asked the same way, one side conversation each. A reply that cannot be parsed is a
-recorded failure of that turn or question (an invalid action, an unreadable map, an unanswered question), never
-a crash and never a guess.
+Downstream questions are asked the same way, one side conversation each.
+
+Every call goes through :func:`mindloop.models.replies.ask` with a reader of :mod:`mindloop.systems.tos.replies`:
+a reply the reader refuses goes back to the model with the reason (``retries`` times, ``--format-retries``), and
+only the accepted reply (or, when none was, the last one) enters the main history; the retry turns stay in the
+call's side conversation and in the run's call records. A reply still refused after the retries is a recorded
+failure of that turn or question (the environment gets its answer text and reports an invalid action; an
+unreadable map; an unanswered question), never a crash and never a guess. :class:`~.context.HistoryPolicy`
+decides how many exploration turns each call is sent and refuses a prompt longer than the model's context.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from typing import Any, Generic, TypeVar
 
+from mindloop.errors import ParseError
 from mindloop.models.base import ChatModel, GenerationConfig, Message, image_part, message
+from mindloop.models.replies import DEFAULT_FORMAT_RETRIES, ask
+from mindloop.systems.tos.explorers.context import HistoryPolicy
 from mindloop.systems.tos.explorers.prompts import (
-    COGMAP_GLOBAL_PROMPT,
-    COGMAP_LOCAL_PROMPT,
-    STEP_FOOTER,
-    SYSTEM_PROMPT,
     exploration_prompt,
     fog_probe_prompt,
     passive_prompt,
+    prompt_set,
     question_prompt,
 )
-from mindloop.systems.tos.metrics import (
-    CogMap,
-    fog_probe_candidates,
-    parse_cognitive_map,
-    parse_fog_probe,
-    score_answer,
-    score_fog_probe,
-)
+from mindloop.systems.tos.metrics import CogMap, fog_probe_candidates, score_answer, score_fog_probe
+from mindloop.systems.tos.replies import answer_slot, read_actions, read_answer, read_fog, read_map
 from mindloop.systems.tos.world.env import SpatialEnv, Turn
 from mindloop.systems.tos.world.tasks import TaskQuestion
 
-__all__ = ["ModelEpisode", "ask_questions", "final_answer", "run_model_exploration", "run_model_passive"]
+__all__ = [
+    "ModelEpisode",
+    "ProbeResult",
+    "ask_questions",
+    "final_answer",
+    "run_model_exploration",
+    "run_model_passive",
+]
 
 PROBES = ("global", "local", "fog")
 
+T = TypeVar("T")
+
 
 def final_answer(reply: str) -> str | None:
-    """The text after the last ``FINAL ANSWER:`` (case-insensitive), or ``None`` when there is none."""
-    matches = list(re.finditer(r"final\s*answer\s*:", reply, flags=re.IGNORECASE))
-    if not matches:
-        return None
-    return reply[matches[-1].end() :].strip() or None
+    """The text of the last ``FINAL ANSWER`` slot, cleaned of markdown (``None`` when there is none); see
+    :func:`mindloop.systems.tos.replies.answer_slot`."""
+    return answer_slot(reply)
+
+
+class _Reader(Generic[T]):
+    """A reader that remembers the last reply it saw (the reply that stays when every attempt was refused)."""
+
+    def __init__(self, read: Callable[[str], T]) -> None:
+        self.read = read
+        self.last = ""
+
+    def __call__(self, text: str) -> T:
+        self.last = text
+        return self.read(text)
+
+
+async def _ask(
+    model: ChatModel,
+    messages: Sequence[Message],
+    read: Callable[[str], T],
+    config: GenerationConfig,
+    retries: int,
+) -> tuple[T | None, str, str | None]:
+    """``(value, reply, None)`` for an accepted reply, ``(None, last reply, reason)`` when every attempt was
+    refused."""
+    reader = _Reader(read)
+    try:
+        value, completion = await ask(model, messages, reader, config, retries=retries)
+    except ParseError as exc:
+        return None, reader.last, (exc.reason or str(exc)).splitlines()[0]
+    return value, completion.text, None
 
 
 @dataclass
 class ProbeResult:
-    """What one turn's probes returned (``None``: no parseable JSON) and the uncertainty-probe score."""
+    """What one turn's probes returned (``None``: no readable map) and the uncertainty-probe score."""
 
     global_map: CogMap | None = None
     local_map: CogMap | None = None
     fog: dict[str, float] | None = None
     replies: dict[str, str] = field(default_factory=dict)
+    refused: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -75,6 +112,26 @@ class ModelEpisode:
     fb_probes: list[ProbeResult] = field(default_factory=list)
 
 
+@dataclass
+class _Caller:
+    """How every call of one sample is made: the model, its settings, the format retries, the prompt style and
+    the history policy."""
+
+    model: ChatModel
+    config: GenerationConfig
+    retries: int = DEFAULT_FORMAT_RETRIES
+    style: str = "explicit"
+    policy: HistoryPolicy = field(default_factory=HistoryPolicy)
+
+    async def ask(
+        self, history: Sequence[Message], extra: Sequence[Message], read: Callable[[str], T], what: str
+    ) -> tuple[T | None, str, str | None]:
+        """Send ``history`` (cut by the policy) plus ``extra``, checked against the context, read by ``read``."""
+        messages = [*self.policy.cut(history), *extra]
+        self.policy.check(messages, what)
+        return await _ask(self.model, messages, read, self.config, self.retries)
+
+
 def _user(text: str, image: Any | None = None) -> Message:
     if image is None:
         return message("user", text)
@@ -84,31 +141,43 @@ def _user(text: str, image: Any | None = None) -> Message:
 
 
 async def _probe(
-    model: ChatModel,
-    config: GenerationConfig,
+    caller: _Caller,
     history: Sequence[Message],
     env: SpatialEnv,
     probes: Sequence[str],
     seed: int,
 ) -> ProbeResult:
     names = [it.name for it in env.scene.items] + ["agent"]
+    texts = prompt_set(caller.style)
     out = ProbeResult()
     if "global" in probes:
-        reply = (await model.generate([*history, message("user", COGMAP_GLOBAL_PROMPT)], config)).text
-        out.replies["global"] = reply
-        out.global_map = parse_cognitive_map(final_answer(reply) or reply, names=names)
+        out.global_map, out.replies["global"], why = await caller.ask(
+            history, [message("user", texts.cogmap_global)], lambda t: read_map(t, names=names), "the global map probe"
+        )
+        if why is not None:
+            out.refused["global"] = why
     if "local" in probes:
-        reply = (await model.generate([*history, message("user", COGMAP_LOCAL_PROMPT)], config)).text
-        out.replies["local"] = reply
         _, heading = env.pose  # the agent knows its own heading; used only to read local facings
-        out.local_map = parse_cognitive_map(final_answer(reply) or reply, names=names, local_heading=heading)
+        out.local_map, out.replies["local"], why = await caller.ask(
+            history,
+            [message("user", texts.cogmap_local)],
+            lambda t: read_map(t, names=names, local_heading=heading),
+            "the local map probe",
+        )
+        if why is not None:
+            out.refused["local"] = why
     if "fog" in probes:
         views = [(t.pos, t.ori) for t in env.turns if t.observations]
         cands, correct = fog_probe_candidates(env.scene, views, env.pose[0], seed)
         if correct:
-            reply = (await model.generate([*history, message("user", fog_probe_prompt(cands))], config)).text
-            out.replies["fog"] = reply
-            out.fog = score_fog_probe(parse_fog_probe(final_answer(reply) or reply, cands), correct)
+            prompt = fog_probe_prompt(cands, style=caller.style)
+            labels, out.replies["fog"], why = await caller.ask(
+                history, [message("user", prompt)], lambda t: read_fog(t, len(cands)), "the uncertainty probe"
+            )
+            chosen = [(int(cands[ord(x) - 65][0]), int(cands[ord(x) - 65][1])) for x in labels or []]
+            out.fog = score_fog_probe(chosen, correct)
+            if why is not None:
+                out.refused["fog"] = why
     return out
 
 
@@ -119,23 +188,34 @@ async def run_model_exploration(
     *,
     probes: Sequence[str] = PROBES,
     seed: int = 0,
+    retries: int = DEFAULT_FORMAT_RETRIES,
+    style: str = "explicit",
+    policy: HistoryPolicy | None = None,
 ) -> ModelEpisode:
     """Active exploration by a model, probed after every step; continues into the false-belief phase when the
-    environment has one (the model then ends with ``Term(changes=...)``)."""
+    environment has one (the model then ends with ``Term(changes=...)``).
+
+    ``retries`` is the format retries per call, ``style`` the prompt style
+    (:data:`~mindloop.systems.tos.explorers.prompts.PROMPT_STYLES`), ``policy`` the history policy (default: the
+    whole history, no context check)."""
+    caller = _Caller(model, config, retries, style, policy or HistoryPolicy())
+    texts = prompt_set(style)
     vision = env.config.mode == "vision"
     ep = ModelEpisode()
     history: list[Message] = [
-        message("system", SYSTEM_PROMPT),
-        message("user", exploration_prompt(env.scene, env.config.max_steps, vision=vision)),
+        message("system", texts.system),
+        message("user", exploration_prompt(env.scene, env.config.max_steps, vision=vision, style=style)),
     ]
     while env.phase != "done":
         phase = env.phase
-        reply = (await model.generate(history, config)).text
+        fb = phase == "false_belief"
+        action, reply, why = await caller.ask(
+            history, [], partial(read_actions, false_belief=fb), f"step {len(ep.replies) + 1}"
+        )
         ep.replies.append(reply)
-        action = final_answer(reply)
         if action is None:
-            ep.failures.append(f"step {len(ep.replies)}: no FINAL ANSWER in the reply")
-            action = reply
+            ep.failures.append(f"step {len(ep.replies)}: unreadable reply ({why})")
+            action = answer_slot(reply) or reply
         text, _, terminated, truncated, info = env.step(action)
         turn = env.turns[-1]
         if not info["valid"]:
@@ -145,11 +225,9 @@ async def run_model_exploration(
             ep.failures.append(f"step {turn.step}: refused action {refused.action} ({refused.message})")
         history.append(message("assistant", reply))
         image = info.get("image") if vision else None
-        footer = "" if str(env.phase) == "done" else "\n" + STEP_FOOTER
+        footer = "" if str(env.phase) == "done" else "\n" + texts.step_footer
         history.append(_user(text + footer, image))
-        probe = await _probe(
-            model, config, history, env, probes if phase == "exploration" else ("global",), seed + turn.step
-        )
+        probe = await _probe(caller, history, env, probes if phase == "exploration" else ("global",), seed + turn.step)
         if phase == "exploration":
             ep.turns.append(turn)
             ep.probes.append(probe)
@@ -172,28 +250,51 @@ def run_model_passive_history(turns: Sequence[Turn]) -> list[str]:
 
 
 async def run_model_passive(
-    env: SpatialEnv, turns: Sequence[Turn], model: ChatModel, config: GenerationConfig
+    env: SpatialEnv,
+    turns: Sequence[Turn],
+    model: ChatModel,
+    config: GenerationConfig,
+    *,
+    retries: int = DEFAULT_FORMAT_RETRIES,
+    style: str = "explicit",
+    policy: HistoryPolicy | None = None,
 ) -> tuple[list[Message], ProbeResult]:
-    """The passive setting: the model reads a proxy's log; returns the history and its final global map."""
+    """The passive setting: the model reads a proxy's log; returns the history and its final global map.
+
+    ``policy.turns`` keeps the last entries of the log (the entries left out are announced)."""
+    caller = _Caller(model, config, retries, style, policy or HistoryPolicy())
+    log, omitted = caller.policy.cut_log(run_model_passive_history(turns))
     history: list[Message] = [
-        message("system", SYSTEM_PROMPT),
-        message(
-            "user",
-            passive_prompt(env.initial_scene, run_model_passive_history(turns), vision=env.config.mode == "vision"),
-        ),
+        message("system", prompt_set(style).system),
+        message("user", passive_prompt(env.initial_scene, log, vision=env.config.mode == "vision", omitted=omitted)),
     ]
-    probe = await _probe(model, config, history, env, ("global",), 0)
+    probe = await _probe(caller, history, env, ("global",), 0)
     return history, probe
 
 
 async def ask_questions(
-    model: ChatModel, config: GenerationConfig, history: Sequence[Message], questions: Sequence[TaskQuestion]
+    model: ChatModel,
+    config: GenerationConfig,
+    history: Sequence[Message],
+    questions: Sequence[TaskQuestion],
+    *,
+    names: Sequence[str] = (),
+    retries: int = DEFAULT_FORMAT_RETRIES,
+    style: str = "explicit",
+    policy: HistoryPolicy | None = None,
 ) -> list[dict[str, Any]]:
-    """Ask each question in its own side conversation; score the text after ``FINAL ANSWER:``."""
+    """Ask each question in its own side conversation and score the answer read from the reply
+    (:func:`~mindloop.systems.tos.replies.read_answer`; ``names`` are the scene's objects and doors). An answer
+    still unreadable after the retries scores 0 with ``parsed`` false and the reader's ``reason``."""
+    caller = _Caller(model, config, retries, style, policy or HistoryPolicy())
     out = []
     for q in questions:
-        reply = (await model.generate([*history, message("user", question_prompt(q.question))], config)).text
-        answer = final_answer(reply)
+        answer, reply, why = await caller.ask(
+            history,
+            [message("user", question_prompt(q.question, style=style))],
+            partial(read_answer, q.task, names=names),
+            f"the {q.task} question",
+        )
         out.append(
             {
                 "task": q.task,
@@ -202,6 +303,7 @@ async def ask_questions(
                 "answer": answer,
                 "score": score_answer(q.task, answer, q.answer),
                 "parsed": answer is not None,
+                **({"reason": why} if why is not None else {}),
             }
         )
     return out

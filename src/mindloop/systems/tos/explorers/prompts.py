@@ -3,12 +3,32 @@
 The exploration prompt, action grammar and answer format follow the reference's messages (its experiment logs
 show them verbatim); the cognitive-map probes follow its global and local map instructions; the uncertainty
 probe asks for labelled candidate cells. Every reply is expected as ``THINK: ... FINAL ANSWER: ...``.
+
+Two styles of the *format* lines (:data:`PROMPT_STYLES`, ``--opt prompt=``); everything else (rules, action
+grammar with its examples, layout, question texts) is the same text in both:
+
+* ``reference``: the release's format lines as the release writes them: the system prompt
+  ``THINK: Your thoughts / FINAL ANSWER: Your final answer``, the step footer ``THINK:\n[Your thoughts on next
+  step actions]\nFINAL ANSWER:\nActions: [ ... ]`` (verbatim from the official implementation's
+  ``get_format_footer``), bracketed placeholders for answers, and a filled-in example map or label list where
+  the reply goes. Small models copy these verbatim (on Qwen2.5-Coder-0.5B every reply of a short run repeated
+  ``[Your thoughts ...]`` and the map probes returned the example map itself).
+* ``explicit`` (the default): the same labels, with the slots described in words and any example set apart
+  from the slot and marked as an example from another scene. The paper's text (file ``004``) gives no prompt,
+  so no paper-verbatim text changes; the deviation from the release's format lines is named in each sample's
+  output (``prompt``) and the run summary (``prompt_note``).
+
+:func:`echoed_markers` finds the format lines and examples of a prompt that a reply copied verbatim (the echo
+rate of a run).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
+from mindloop.errors import InvalidArgumentError
 from mindloop.systems.tos.world.env import describe_layout
 from mindloop.systems.tos.world.geometry import Vec
 from mindloop.systems.tos.world.scene import Scene
@@ -17,11 +37,16 @@ __all__ = [
     "ANSWER_FOOTER",
     "COGMAP_GLOBAL_PROMPT",
     "COGMAP_LOCAL_PROMPT",
+    "ECHO_MARKERS",
+    "PROMPT_STYLES",
     "STEP_FOOTER",
     "SYSTEM_PROMPT",
+    "PromptSet",
+    "echoed_markers",
     "exploration_prompt",
     "fog_probe_prompt",
     "passive_prompt",
+    "prompt_set",
     "question_prompt",
 ]
 
@@ -180,20 +205,134 @@ Give the local map JSON after FINAL ANSWER.
 )
 
 
-def exploration_prompt(scene: Scene, max_steps: int, *, vision: bool = False) -> str:
+_FOG_TAIL = 'Answer with JSON after FINAL ANSWER, e.g. {"unexplored": ["A", "C"]}.'
+
+# ---- the explicit style: slots described in words, examples set apart ------------------------------------------
+SYSTEM_PROMPT_EXPLICIT = (
+    "Every reply has two labelled parts. After the label THINK: write your own reasoning. After the label "
+    "FINAL ANSWER: write only the answer that was asked for."
+)
+STEP_FOOTER_EXPLICIT = (
+    "Reply format: write THINK: and then, in your own words, what you know so far and what to explore next. "
+    "Then write FINAL ANSWER: and then this step's actions, as the word Actions: followed by the list of actions "
+    "in square brackets, using only the actions and names given above."
+)
+ANSWER_FOOTER_EXPLICIT = (
+    "Reply format: write THINK: and then your reasoning in your own words. Then write FINAL ANSWER: and then only "
+    "your answer, in the answer format asked for above."
+)
+COGMAP_GLOBAL_PROMPT_EXPLICIT = (
+    """\
+## Cognitive Map (JSON)
+
+Give your map of the scene as one JSON object.
+
+- Keys: every object and door you have observed, and "agent" for yourself.
+- Value of each key: an object with "position": [x, y] (integers) and "facing": one of "north", "south", "east",
+  "west" (leave "facing" out for items without a front).
+- Frame: origin [0, 0] is your initial position; +y is your initial facing direction (north), +x is east.
+- Include only what you have observed; do not invent items.
+
+For illustration only, the map of a different scene with one lamp two cells east of the start would be
+{"agent": {"position": [0, 0], "facing": "north"}, "lamp": {"position": [2, 0]}}. Your map uses the items you
+observed and their positions.
+Give your map after FINAL ANSWER.
+"""
+    + ANSWER_FOOTER_EXPLICIT
+)
+COGMAP_LOCAL_PROMPT_EXPLICIT = (
+    """\
+## Cognitive Map — Local (JSON)
+
+Give the objects and doors in your current field of view as one JSON object, in your own frame now: the origin
+is your current position, +y is straight ahead and +x is to your right.
+
+- The JSON has "origin": "agent" and "objects": an object whose keys are the names of the visible items (not
+  yourself).
+- Value of each item: "position": [x, y] (integers, relative to you now) and "facing": one of "+x", "-x", "+y",
+  "-y" (leave "facing" out for items without a front).
+
+For illustration only, in a different scene a lamp one cell straight ahead would be
+{"origin": "agent", "objects": {"lamp": {"position": [0, 1]}}}. Your map lists what you see now.
+Give your local map after FINAL ANSWER.
+"""
+    + ANSWER_FOOTER_EXPLICIT
+)
+_FOG_TAIL_EXPLICIT = (
+    'After FINAL ANSWER: write a JSON object with the key "unexplored" whose value is the list of the letters of '
+    "the points you have not observed (an empty list when you have observed them all)."
+)
+
+PROMPT_STYLES = ("explicit", "reference")
+"""The styles of format lines (``--opt prompt=``); ``explicit`` is the default."""
+
+
+@dataclass(frozen=True)
+class PromptSet:
+    """The format-dependent texts of one style."""
+
+    style: str
+    system: str
+    step_footer: str
+    answer_footer: str
+    cogmap_global: str
+    cogmap_local: str
+    fog_tail: str
+
+
+_SETS = {
+    "reference": PromptSet(
+        "reference",
+        SYSTEM_PROMPT,
+        STEP_FOOTER,
+        ANSWER_FOOTER,
+        COGMAP_GLOBAL_PROMPT,
+        COGMAP_LOCAL_PROMPT,
+        _FOG_TAIL,
+    ),
+    "explicit": PromptSet(
+        "explicit",
+        SYSTEM_PROMPT_EXPLICIT,
+        STEP_FOOTER_EXPLICIT,
+        ANSWER_FOOTER_EXPLICIT,
+        COGMAP_GLOBAL_PROMPT_EXPLICIT,
+        COGMAP_LOCAL_PROMPT_EXPLICIT,
+        _FOG_TAIL_EXPLICIT,
+    ),
+}
+
+
+def prompt_set(style: str = "explicit") -> PromptSet:
+    """The texts of ``style`` (one of :data:`PROMPT_STYLES`)."""
+    try:
+        return _SETS[style]
+    except KeyError:
+        raise InvalidArgumentError(
+            f"unknown prompt style {style!r}; expected one of {', '.join(PROMPT_STYLES)}"
+        ) from None
+
+
+def exploration_prompt(scene: Scene, max_steps: int, *, vision: bool = False, style: str = "explicit") -> str:
     """The opening message of active exploration (rules, actions, layout, step budget)."""
     rules = _RULES.format(modality="vision" if vision else "text-only")
     actions = _ACTIONS.format(observe=_OBSERVE_VISION if vision else _OBSERVE_TEXT)
     return (
         f"# Spatial Exploration Task\n\n{rules}\n{actions}\n\nRoom Layout and initial state:\n"
-        f"{describe_layout(scene)}\n\n\nYou have a maximum of {max_steps} exploration steps.\n\n\n\n{STEP_FOOTER}"
+        f"{describe_layout(scene)}\n\n\nYou have a maximum of {max_steps} exploration steps.\n\n\n\n"
+        f"{prompt_set(style).step_footer}"
     )
 
 
-def passive_prompt(scene: Scene, history: Sequence[str], *, vision: bool = False) -> str:
-    """The opening message of passive comprehension: rules, layout and a proxy's exploration log."""
+def passive_prompt(
+    scene: Scene, history: Sequence[str] | Sequence[tuple[int, str]], *, vision: bool = False, omitted: int = 0
+) -> str:
+    """The opening message of passive comprehension: rules, layout and a proxy's exploration log (lines, or
+    ``(number, line)`` pairs; ``omitted`` earlier entries left out are announced)."""
     rules = _RULES.format(modality="vision" if vision else "text-only")
-    log = "\n".join(f"{i}. {line}" for i, line in enumerate(history, 1))
+    numbered = [h if isinstance(h, tuple) else (i, h) for i, h in enumerate(history, 1)]
+    log = "\n".join(f"{i}. {line}" for i, line in numbered)
+    if omitted:
+        log = f"[The first {omitted} entries are not shown.]\n{log}"
     return (
         f"# Spatial Reasoning Task\n\n{rules}\nAn explorer moved through the environment for you (JumpTo, Rotate, "
         f"Observe, Query) and saw the following.\n\nRoom Layout and initial state:\n{describe_layout(scene)}\n\n"
@@ -201,16 +340,63 @@ def passive_prompt(scene: Scene, history: Sequence[str], *, vision: bool = False
     )
 
 
-def question_prompt(question: str) -> str:
-    """One downstream question with the answer format."""
-    return f"{question}\n{ANSWER_FOOTER}"
+def question_prompt(question: str, *, style: str = "explicit") -> str:
+    """One downstream question (the reference's template text) with the answer format."""
+    return f"{question}\n{prompt_set(style).answer_footer}"
 
 
-def fog_probe_prompt(candidates: Sequence[Vec]) -> str:
+def fog_probe_prompt(candidates: Sequence[Vec], *, style: str = "explicit") -> str:
     """The uncertainty probe: which labelled cells (relative to the start) have never been in view."""
     lines = "\n".join(f"{chr(ord('A') + i)}: ({x}, {y})" for i, (x, y) in enumerate(candidates))
+    texts = prompt_set(style)
     return (
         "## Uncertainty probe\n\nThese points are inside rooms you have visited (origin = your initial position, "
         "north = +y). Which of them have you NOT observed yet (never in your field of view)?\n"
-        f'{lines}\n\nAnswer with JSON after FINAL ANSWER, e.g. {{"unexplored": ["A", "C"]}}.\n{ANSWER_FOOTER}'
+        f"{lines}\n\n{texts.fog_tail}\n{texts.answer_footer}"
     )
+
+
+# ---- echoes -----------------------------------------------------------------------------------------------------
+ECHO_MARKERS: tuple[str, ...] = (
+    "[Your thoughts on next step actions]",
+    "[Your thoughts]",
+    "[Your answer]",
+    "THINK: Your thoughts",
+    "Your final answer",
+    "Actions: [ ... ]",
+    "Actions: [JumpTo(red door), Rotate(90), JumpTo(table), Observe()]",
+    "Actions: [Observe()] | Query(table)",
+    "Actions: [Observe(), Rotate(90), Observe()]",
+    "Actions: [JumpTo(table), Term()]",
+    '"agent": {"position": [2, 3], "facing": "east"}',
+    '"chair": {"position": [2, 4], "facing": "north"}',
+    '"chair": {"position": [0, 1], "facing": "-x"}',
+    '{"agent": {"position": [0, 0], "facing": "north"}, "lamp": {"position": [2, 0]}}',
+    '{"origin": "agent", "objects": {"lamp": {"position": [0, 1]}}}',
+    '{"unexplored": ["A", "C"]}',
+    "For illustration only",
+    "Reply format:",
+)
+"""Format lines, placeholders and examples of both styles that a reply should never contain verbatim."""
+
+_TEMPLATE_LINE = re.compile(r"^(?:Answer format: .+|Example: .+)$", re.MULTILINE)
+_SLOT = re.compile(r"<[a-z_ ]+>")
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+def echoed_markers(reply: str, prompt: str) -> list[str]:
+    """The format lines and examples of ``prompt`` that ``reply`` repeats verbatim (whitespace ignored): the
+    markers of :data:`ECHO_MARKERS`, a question's ``Answer format: ...`` or ``Example: ...`` line, and its
+    ``<slot>`` placeholders.
+
+    >>> echoed_markers("THINK:\\n[Your thoughts]\\nFINAL ANSWER: north", "THINK:\\n[Your thoughts]\\n...")
+    ['[Your thoughts]']
+    """
+    r, p = _squash(reply), _squash(prompt)
+    found = [m for m in ECHO_MARKERS if _squash(m) in r and _squash(m) in p]
+    found += [line for line in _TEMPLATE_LINE.findall(prompt) if _squash(line) in r]
+    found += [s for s in dict.fromkeys(_SLOT.findall(prompt)) if s in reply]
+    return list(dict.fromkeys(found))

@@ -1,0 +1,504 @@
+"""Reading a chat model's Theory-of-Space replies as models really write them, and refusing what cannot be read.
+
+Every reply is asked for as ``THINK: ... FINAL ANSWER: ...``. The readers here take the *answer slot* (the text
+after a ``FINAL ANSWER`` cue) and read one kind of value from it:
+
+* :func:`read_actions` an action list (``Actions: [Rotate(90), Observe()]``) in the environment's grammar;
+* :func:`read_map` a cognitive map (JSON);
+* :func:`read_fog` the labels an uncertainty probe selects;
+* :func:`read_answer` the answer to one of the nine downstream questions.
+
+What they accept (the cases seen in real replies of small models, kept in ``tests/tos/data/real_replies.jsonl``):
+the cue with or without a colon, in any case, under a markdown header (``### FINAL ANSWER``) or in emphasis
+(``**Final Answer:**``), the answer on the same line or on the lines after it; markdown residue around the answer
+(``** front, near``, backticks, quotes, a final period); prose around it (``The lamp is front-left, near.``). A
+reply with no cue is read as a whole unless it has a ``THINK`` part (then the answer is missing). Names are matched
+whole (longest first, so ``red door`` is not ``door``); labels likewise (``front-left`` is not ``front``).
+
+What they refuse, with a :class:`~mindloop.errors.ParseError` whose reason is one line (it goes back to the model
+with :func:`mindloop.models.replies.ask`): no answer at all, a copy of the format's placeholder
+(``[Your answer]``, ``Actions: [ ... ]``), and an *ambiguous* reply: two different answers (two action lists, two
+directions, two coordinates where one is asked for). A reader never guesses between two answers.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from mindloop.errors import ParseError
+from mindloop.systems.tos.cogmap import CogMap, extract_json, parse_cognitive_map
+from mindloop.systems.tos.world.actions import parse_actions
+from mindloop.systems.tos.world.geometry import Vec
+
+__all__ = [
+    "RELATION_TASKS",
+    "answer_slot",
+    "answer_slots",
+    "read_actions",
+    "read_answer",
+    "read_fog",
+    "read_map",
+]
+
+RELATION_TASKS = ("direction", "persp.take", "act2view", "loc2view")
+"""Tasks answered with ``<direction>, <distance>``."""
+
+_MARKUP = "*_`#>~ \t"
+_CUE = re.compile(r"final[ \t_-]*answer", re.IGNORECASE)
+_THINK = re.compile(r"(?im)^[\s*_#>`]*think[\s*_`]*(?::|\*\*|$)")
+_AFTER_CUE = re.compile(r"[*_` \t]*(?:[:：]|-(?=\s)|–|—|\bis\b)?[*_` \t]*:?[*_` \t]*", re.IGNORECASE)
+_PLACEHOLDER = re.compile(
+    r"^\[?\s*(?:your|the)\s+(?:final\s+)?(?:answer|thoughts?|action|actions)\b[^\]\n]*\]?\.?$|^\[\s*(?:\.\.\.|…)?\s*\]$",
+    re.IGNORECASE,
+)
+
+
+def _strip_line(line: str) -> str:
+    """One line without markdown residue, quotes or a final period around it (repeated until nothing changes)."""
+    prev = None
+    while prev != line:
+        prev = line
+        line = line.strip().strip(_MARKUP).strip("\"'")
+        if line.endswith(".") and not line.endswith("..."):
+            line = line[:-1]
+    return line
+
+
+def _slot_text(raw: str) -> str:
+    """The text of one slot with markdown residue around it removed (``** front, near.`` -> ``front, near``)."""
+    text = re.sub(r"^\s*```[a-zA-Z]*\s*\n(.*?)\n?```\s*$", r"\1", raw.strip(), flags=re.DOTALL)
+    lines = [_strip_line(ln) for ln in text.splitlines()]
+    return "\n".join(ln for ln in lines if ln)
+
+
+def _cue_spans(reply: str) -> list[tuple[int, int]]:
+    """Where each ``FINAL ANSWER`` cue starts and where its answer starts.
+
+    A cue counts when a colon, dash or ``is`` follows it, or when it stands at the start of a line (after
+    markdown such as ``###`` or ``**``) with nothing else on that line; ``... before the final answer, ...`` in
+    prose is not a cue.
+    """
+    spans = []
+    for m in _CUE.finditer(reply):
+        after = _AFTER_CUE.match(reply, m.end())
+        end = after.end() if after else m.end()
+        tail = reply[m.end() : end]
+        line_start = reply.rfind("\n", 0, m.start()) + 1
+        at_line_start = reply[line_start : m.start()].strip(_MARKUP) == ""
+        rest_of_line = reply[end : (reply.find("\n", end) if "\n" in reply[end:] else len(reply))]
+        marked = bool(re.search(r"[:：\-–—]|\bis\b", tail, flags=re.IGNORECASE))
+        if marked or (at_line_start and rest_of_line.strip(_MARKUP + ":") == "") or at_line_start:
+            spans.append((m.start(), end))
+    return spans
+
+
+def answer_slots(reply: str) -> list[str] | None:
+    """The text after each ``FINAL ANSWER`` cue (up to the next cue or a ``THINK`` line), cleaned of markdown;
+    ``None`` when the reply has no cue at all."""
+    spans = _cue_spans(reply)
+    if not spans:
+        return None
+    out = []
+    for i, (_, start) in enumerate(spans):
+        stop = spans[i + 1][0] if i + 1 < len(spans) else len(reply)
+        chunk = reply[start:stop]
+        think = _THINK.search(chunk)
+        if think is not None and think.start() > 0:
+            chunk = chunk[: think.start()]
+        out.append(_slot_text(chunk))
+    return out
+
+
+def answer_slot(reply: str) -> str | None:
+    """The last non-empty answer slot of a reply (``None``: no cue, or only empty slots).
+
+    >>> answer_slot("THINK: easy\\n### FINAL ANSWER\\n** front, near")
+    'front, near'
+    >>> answer_slot("I think so.") is None
+    True
+    """
+    slots = [s for s in answer_slots(reply) or [] if s]
+    return slots[-1] if slots else None
+
+
+def _candidates(reply: str, what: str) -> list[str]:
+    """The answer slots to read, most specific first: every non-empty, non-placeholder slot; the whole reply when
+    it has no cue and no ``THINK`` part. Refuses a reply that thinks but never answers."""
+    slots = answer_slots(reply)
+    if slots is None:
+        if _THINK.search(reply):
+            raise ParseError(f"no FINAL ANSWER line after THINK: give the {what} after FINAL ANSWER:", text=reply[:200])
+        whole = _slot_text(reply)
+        if not whole:
+            raise ParseError("the reply is empty", text=reply[:200])
+        return [whole]
+    filled = [s for s in slots if s]
+    if not filled:
+        raise ParseError(f"nothing after FINAL ANSWER: give the {what} after it", text=reply[:200])
+    real = [s for s in filled if not _PLACEHOLDER.match(s.strip())]
+    if not real:
+        raise ParseError(
+            f"the reply copies the format's placeholder ({filled[-1][:40]}) instead of giving the {what}",
+            text=reply[:200],
+        )
+    return real
+
+
+def _one(values: Sequence[str], what: str, reply: str) -> str:
+    """The single distinct value, or a refusal naming the first two different ones."""
+    distinct = list(dict.fromkeys(values))
+    if len(distinct) > 1:
+        raise ParseError(f"two different {what}s: {distinct[0]} and {distinct[1]}", text=reply[:200])
+    return distinct[0]
+
+
+# ==== actions ==================================================================================================
+_ACTION_NAMES = {"jumpto": "JumpTo", "rotate": "Rotate", "observe": "Observe", "query": "Query", "term": "Term"}
+_CALL = re.compile(r"\b(jump[ _]?to|rotate|observe|query|term)\s*\(([^()]*)\)", re.IGNORECASE)
+_BARE_FINAL = re.compile(r"(?<![\w(])(observe|term)(?![\w(])", re.IGNORECASE)
+_LIST = re.compile(r"\[([^\[\]]*)\]")
+
+
+def _norm_call(name: str, arg: str) -> str:
+    canon = _ACTION_NAMES[re.sub(r"[ _]", "", name.lower())]
+    arg = arg.strip()
+    if canon == "Term":
+        m = re.match(r"""^changes\s*[=:]\s*["']?(.*?)["']?\s*$""", arg, flags=re.DOTALL)
+        return f'Term(changes="{m.group(1).strip()}")' if m else f"Term({arg})"
+    arg = arg.strip("\"'` ").replace("°", "").strip()
+    if canon == "Rotate":
+        arg = re.sub(r"\s*(?:deg(?:rees?)?)$", "", arg, flags=re.IGNORECASE).lstrip("+").strip()
+    return f"{canon}({arg})"
+
+
+def _action_list(slot: str) -> str | None:
+    """The one action list in a slot as ``Actions: [...]`` text, or ``None`` when it holds none; two different
+    lists raise."""
+    lists = []
+    for m in _LIST.finditer(slot):
+        calls = _calls_in_order(m.group(1))
+        if calls:
+            lists.append("Actions: [" + ", ".join(calls) + "]")
+    if not lists:  # ``FINAL ANSWER: Rotate(90), Observe()`` without brackets
+        calls = [_norm_call(n, a) for n, a in _CALL.findall(slot)]
+        if calls:
+            lists.append("Actions: [" + ", ".join(calls) + "]")
+    if not lists:
+        return None
+    return _one(lists, "action list", slot)
+
+
+def _calls_in_order(body: str) -> list[str]:
+    """Calls and bare final names in the order written."""
+    out: list[tuple[int, str]] = [(m.start(), _norm_call(m.group(1), m.group(2))) for m in _CALL.finditer(body)]
+    covered = [(m.start(), m.end()) for m in _CALL.finditer(body)]
+    for m in _BARE_FINAL.finditer(body):
+        if not any(a <= m.start() < b for a, b in covered):
+            out.append((m.start(), f"{_ACTION_NAMES[m.group(1).lower()]}()"))
+    return [c for _, c in sorted(out)]
+
+
+def read_actions(reply: str, *, false_belief: bool = False) -> str:
+    """The action list of an exploration reply, as the environment's canonical text (``Actions: [...]``).
+
+    The list must follow the grammar (:func:`~mindloop.systems.tos.world.actions.parse_actions`; in the
+    false-belief phase ``Term`` carries the changes); its violations are refused with the grammar's reason.
+
+    >>> read_actions("THINK: look\\n**FINAL ANSWER:** `Actions: [rotate(90°), Observe]`")
+    'Actions: [Rotate(90), Observe()]'
+    >>> try:
+    ...     read_actions("FINAL ANSWER:\\nActions: [ ... ]")
+    ... except ParseError as exc:
+    ...     print(exc.reason)
+    the reply copies the format's placeholder (Actions: [ ... ]) instead of giving the action list
+    """
+    found = []
+    for slot in _candidates(reply, "action list"):
+        if _is_action_placeholder(slot):
+            continue
+        got = _action_list(slot)
+        if got is not None:
+            found.append(got)
+    if not found:
+        slots = _candidates(reply, "action list")
+        if all(_is_action_placeholder(s) for s in slots):
+            raise ParseError(
+                "the reply copies the format's placeholder (Actions: [ ... ]) instead of giving the action list",
+                text=reply[:200],
+            )
+        raise ParseError("no action list: write FINAL ANSWER: Actions: [ ... ] with real actions", text=reply[:200])
+    text = _one(found, "action list", reply)
+    return str(parse_actions(text, false_belief=false_belief))
+
+
+def _is_action_placeholder(slot: str) -> bool:
+    return bool(
+        re.fullmatch(
+            r"(?:actions\s*:\s*)?\[\s*(?:\.\.\.|…)?\s*\](?:\s*\(or Actions: \[Term\(\)\] to finish\))?",
+            slot.strip(),
+            re.I,
+        )
+    )
+
+
+# ==== cognitive maps and the uncertainty probe ================================================================
+def _loads(text: str) -> Any | None:
+    """JSON as models write it: strict first, then with comments and trailing commas removed, then Python
+    literals (single quotes, ``True``)."""
+    data = extract_json(text)
+    if data is not None:
+        return data
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        return None
+    body = text[start : end + 1]
+    body = re.sub(r"//[^\n]*", "", body)
+    body = re.sub(r",\s*([}\]])", r"\1", body)
+    for attempt in (body, body.replace("'", '"')):
+        try:
+            return json.loads(attempt)
+        except json.JSONDecodeError:
+            pass
+    try:
+        return ast.literal_eval(body)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
+def read_map(reply: str, *, names: Iterable[str] | None = None, local_heading: Vec | None = None) -> CogMap:
+    """The cognitive map of a probe reply: the JSON object after FINAL ANSWER (else the reply's only JSON map).
+
+    Items outside ``names`` are dropped (an empty map is a readable answer: the model placed nothing known);
+    a reply with no JSON object is refused.
+    """
+    names = list(names) if names is not None else None
+    try:
+        slots = _candidates(reply, "JSON map")
+    except ParseError:
+        slots = []
+    maps = []
+    for slot in slots:
+        data = _loads(slot)
+        if isinstance(data, Mapping):
+            maps.append(data)
+    if not maps:
+        data = _loads(reply)
+        if isinstance(data, Mapping):
+            maps.append(data)
+    if not maps:
+        raise ParseError("no JSON object in the reply: give the map as JSON after FINAL ANSWER:", text=reply[:200])
+    parsed = [parse_cognitive_map(m, names=names, local_heading=local_heading) or {} for m in maps]
+    distinct = {json.dumps(sorted((k, v.pos, v.facing) for k, v in p.items())) for p in parsed}
+    if len(distinct) > 1:
+        raise ParseError("two different JSON maps after FINAL ANSWER", text=reply[:200])
+    return parsed[-1]
+
+
+_LABELS = re.compile(r"(?<![A-Za-z])([A-Z])(?![A-Za-z])")
+
+
+def read_fog(reply: str, n_candidates: int) -> list[str]:
+    """The labels (``A``, ``B``, ...) an uncertainty-probe reply selects as unexplored, in the order given.
+
+    Read from ``{"unexplored": [...]}`` after FINAL ANSWER, or a bare list of labels there (``A, C``, ``[A, C]``);
+    an empty list is a readable answer (nothing unexplored). A label beyond the candidates is refused.
+    """
+    found: list[list[str]] = []
+    for slot in _candidates(reply, "labels"):
+        data = _loads(slot) if "{" in slot else None
+        if isinstance(data, Mapping):
+            key = next((k for k in ("unexplored", "points", "candidates", "labels") if k in data), None)
+            if key is None:
+                raise ParseError("the JSON has no 'unexplored' list", text=reply[:200])
+            value = data[key]
+            items = value if isinstance(value, list) else [value] if isinstance(value, str) else None
+            if items is None:
+                raise ParseError("'unexplored' is not a list of labels", text=reply[:200])
+            labels = [str(x).strip().strip("\"'").upper() for x in items]
+            if any(not re.fullmatch(r"[A-Z]", x) for x in labels):
+                raise ParseError(f"'unexplored' holds something other than labels: {items!r:.60}", text=reply[:200])
+            found.append(labels)
+            continue
+        bare = slot.strip().strip("[]{}()").strip()
+        if bare.lower() in ("", "none", "nothing", "no labels"):
+            found.append([])
+            continue
+        if re.fullmatch(r"(?:[A-Za-z](?:\s*(?:,|;|and|\s)\s*)?)+", bare) and all(
+            len(t) == 1 for t in re.split(r"\s*(?:,|;|\band\b|\s)\s*", bare) if t
+        ):
+            found.append([t.upper() for t in re.split(r"\s*(?:,|;|\band\b|\s)\s*", bare) if t])
+            continue
+        raise ParseError('no labels: give {"unexplored": [...]} after FINAL ANSWER:', text=reply[:200])
+    keyed = [",".join(dict.fromkeys(f)) for f in found]
+    labels = list(dict.fromkeys(_one(keyed, "label list", reply).split(","))) if keyed else []
+    labels = [x for x in labels if x]
+    top = chr(ord("A") + n_candidates - 1)
+    if any(ord(x) - ord("A") >= n_candidates for x in labels):
+        raise ParseError(f"a label beyond the candidates A-{top}: {', '.join(labels)}", text=reply[:200])
+    return labels
+
+
+# ==== downstream answers =======================================================================================
+_DIRECTIONS: dict[str, tuple[str, ...]] = {
+    "front-slight-left": ("front slight left", "front slightly left", "slightly front left", "slight front left"),
+    "front-slight-right": ("front slight right", "front slightly right", "slightly front right", "slight front right"),
+    "front-left": ("front left", "left front"),
+    "front-right": ("front right", "right front"),
+    "front": ("front", "straight ahead", "ahead"),
+    "beyond-fov": ("beyond fov", "beyond the fov", "beyond field of view", "outside the fov"),
+    "north east": ("north east", "northeast", "ne"),
+    "north west": ("north west", "northwest", "nw"),
+    "south east": ("south east", "southeast", "se"),
+    "south west": ("south west", "southwest", "sw"),
+    "north": ("north",),
+    "south": ("south",),
+    "east": ("east",),
+    "west": ("west",),
+}
+_DISTANCES: dict[str, tuple[str, ...]] = {
+    "same distance": ("same distance", "same"),
+    "mid distance": ("mid distance", "middle distance", "medium distance", "mid", "medium"),
+    "slightly far": ("slightly far",),
+    "extremely far": ("extremely far",),
+    "very far": ("very far",),
+    "near": ("near", "close"),
+    "far": ("far",),
+}
+
+
+def _label_pattern(variants: Mapping[str, Sequence[str]]) -> tuple[re.Pattern[str], dict[str, str]]:
+    lookup: dict[str, str] = {}
+    for canon, vs in variants.items():
+        for v in (canon, *vs):
+            lookup[re.sub(r"[\s_-]+", " ", v.lower())] = canon
+    alts = sorted(lookup, key=len, reverse=True)
+    body = "|".join(r"[\s_-]*".join(re.escape(w) for w in a.split()) for a in alts)
+    return re.compile(rf"(?<![A-Za-z0-9-])(?:{body})(?![A-Za-z0-9-])", re.IGNORECASE), lookup
+
+
+_DIR_RE, _DIR_LOOKUP = _label_pattern(_DIRECTIONS)
+_DIST_RE, _DIST_LOOKUP = _label_pattern(_DISTANCES)
+_BOTH_RE, _ = _label_pattern({**_DIRECTIONS, **_DISTANCES})
+_SHORT = {"ne", "nw", "se", "sw"}
+
+
+def _labels_in(text: str) -> tuple[list[str], list[str]]:
+    """Direction and distance labels in ``text``, in order (one left-to-right scan, longest label first)."""
+    dirs, dists = [], []
+    for m in _BOTH_RE.finditer(text):
+        key = re.sub(r"[\s_-]+", " ", m.group(0).lower())
+        if key in _SHORT and m.group(0) != m.group(0).upper():  # "ne" in prose is not a direction
+            continue
+        if key in _DIST_LOOKUP:
+            dists.append(_DIST_LOOKUP[key])
+        else:
+            dirs.append(_DIR_LOOKUP[key])
+    return dirs, dists
+
+
+def _read_relation(slot: str) -> str:
+    first = slot.splitlines()[0] if slot else ""
+    for text in (first, slot):
+        dirs, dists = _labels_in(text)
+        if dirs and dists and len(set(dirs)) == 1 and len(set(dists)) == 1:
+            return f"{dirs[0]}, {dists[0]}"
+    dirs, dists = _labels_in(slot)
+    if len(set(dirs)) > 1:
+        a, b = list(dict.fromkeys(dirs))[:2]
+        raise ParseError(f"two different directions in the answer: {a} and {b}")
+    if len(set(dists)) > 1:
+        a, b = list(dict.fromkeys(dists))[:2]
+        raise ParseError(f"two different distances in the answer: {a} and {b}")
+    if not dirs:
+        raise ParseError("no direction label in the answer (e.g. front-left, north east)")
+    raise ParseError("no distance label in the answer (near, mid distance, slightly far, far, ...)")
+
+
+def _names_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
+    alts = sorted({n.lower() for n in names if n}, key=len, reverse=True)
+    if not alts:
+        return None
+    body = "|".join(r"[\s_]+".join(re.escape(w) for w in a.split()) for a in alts)
+    return re.compile(rf"(?<![A-Za-z0-9])(?:{body})(?![A-Za-z0-9])", re.IGNORECASE)
+
+
+def _names_in(text: str, names: Sequence[str]) -> list[str]:
+    pat = _names_pattern(names)
+    if pat is None:
+        return []
+    canon = {" ".join(n.lower().split()): n for n in names}
+    return [canon[" ".join(re.sub(r"_", " ", m.group(0)).lower().split())] for m in pat.finditer(text)]
+
+
+_PAIR = re.compile(r"[(\[]\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*[)\]]")
+
+
+def _fmt(x: str) -> str:
+    v = float(x)
+    return str(int(v)) if v.is_integer() else str(v)
+
+
+def read_answer(task: str, reply: str, *, names: Sequence[str] = ()) -> str:
+    """The answer to a downstream question of ``task``, as the text the scorer reads.
+
+    Relation tasks give ``<direction>, <distance>`` (labels in the environment's spelling); ``perc.dec`` one
+    object name (``names``: the scene's objects and doors); ``ment.rot`` the names in the order written;
+    ``alloc.map`` ``(x, y); (x, y)``; ``view2loc`` one ``(x, y)``; ``view2act`` the move actions
+    (``JumpTo(lamp), Rotate(90)``).
+
+    >>> read_answer("direction", "THINK: ...\\nFINAL ANSWER\\n**The sofa is North-West of the lamp, near.**")
+    'north west, near'
+    """
+    errors = []
+    values = []
+    for slot in _candidates(reply, "answer"):
+        try:
+            values.append(_read_task(task, slot, names))
+        except ParseError as exc:
+            errors.append(exc)
+    if not values:
+        err = errors[-1]
+        raise ParseError(err.reason or str(err), text=reply[:200])
+    return _one(values, "answer", reply)
+
+
+def _read_task(task: str, slot: str, names: Sequence[str]) -> str:
+    if task in RELATION_TASKS:
+        return _read_relation(slot)
+    if task == "perc.dec":
+        found = list(dict.fromkeys(_names_in(slot, names)))
+        if not found:
+            raise ParseError("no object name from the scene in the answer")
+        if len(found) > 1:
+            raise ParseError(f"two different objects in the answer: {found[0]} and {found[1]}")
+        return found[0]
+    if task == "ment.rot":
+        found = _names_in(slot, names)
+        if not found:
+            raise ParseError("no object names from the scene in the answer")
+        return ", ".join(found)
+    if task == "alloc.map":
+        pairs = _PAIR.findall(slot)
+        if not pairs:
+            raise ParseError("no coordinates (x, y) in the answer")
+        return "; ".join(f"({_fmt(x)}, {_fmt(y)})" for x, y in pairs)
+    if task == "view2loc":
+        pairs = list(dict.fromkeys((_fmt(x), _fmt(y)) for x, y in _PAIR.findall(slot)))
+        if not pairs:
+            raise ParseError("no coordinate (x, y) in the answer")
+        if len(pairs) > 1:
+            raise ParseError(
+                f"two different coordinates in the answer: ({', '.join(pairs[0])}) and ({', '.join(pairs[1])})"
+            )
+        return f"({pairs[0][0]}, {pairs[0][1]})"
+    if task == "view2act":
+        calls = [_norm_call(n, a) for n, a in _CALL.findall(slot)]
+        moves = [c for c in calls if c.startswith(("JumpTo(", "Rotate("))]
+        if not calls:
+            raise ParseError("no move actions (JumpTo(OBJ), Rotate(DEG)) in the answer")
+        return ", ".join(moves) if moves else ", ".join(calls)
+    raise ParseError(f"unknown task {task!r}")
