@@ -255,6 +255,7 @@ def test_summary_json_keeps_every_old_key() -> None:
         "n_model_failures",  # added with the circuit breaker: model/transport failures apart from unparsed answers
         "stopped",
         "replies",  # added with format retries: how the agent's replies fared (parsed, rejected, retried)
+        "intervals",  # added with confidence intervals: 95% bootstrap intervals of the metrics
     }
 
 

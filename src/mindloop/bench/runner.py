@@ -51,9 +51,11 @@ from mindloop.bench.executors import (
     sample_seed,
     setup_class,
 )
+from mindloop.bench.headline import no_intervals_of
 from mindloop.bench.options import validate_options
 from mindloop.bench.registry import canonical_name, get_benchmark
 from mindloop.bench.store import RunInfo, RunStore, SampleResult
+from mindloop.bench.uncertainty import bootstrap_intervals
 from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError, ModelError
 from mindloop.models.base import (
     BACKENDS,
@@ -72,9 +74,11 @@ __all__ = [
     "SETUP_ERRORS",
     "RunRequest",
     "RunSummary",
+    "as_scored",
     "benchmark_metrics",
     "execute_sample",
     "is_model_failure",
+    "metric_intervals",
     "run_benchmark",
     "sample_seed",
     "summarize_run",
@@ -138,11 +142,15 @@ class RunSummary:
     n_model_failures: int = 0
     stopped: str | None = None
     replies: dict[str, int] = field(default_factory=dict)
+    intervals: dict[str, Any] = field(default_factory=dict)
+    """95% bootstrap intervals of the metrics (:func:`~mindloop.bench.uncertainty.bootstrap_intervals`)."""
 
     def to_json(self) -> dict[str, Any]:
-        """The ``mindloop bench run --json`` object (``n_bugs`` then ``n_model_failures`` after ``n_failed``)."""
+        """The ``mindloop bench run --json`` object (``n_bugs`` then ``n_model_failures`` after ``n_failed``,
+        ``intervals`` after ``metrics``)."""
         fields = asdict(self)
-        head = ("run_id", "benchmark", "agent", "model", "n", "n_completed", "n_failed", "n_bugs", "n_model_failures")
+        head: tuple[str, ...] = ("run_id", "benchmark", "agent", "model", "n", "n_completed", "n_failed", "n_bugs")
+        head += ("n_model_failures", "metrics", "intervals")
         out = {key: fields.pop(key) for key in head} | fields
         out["seconds"] = round(self.seconds, 3)
         return out
@@ -448,7 +456,17 @@ def reply_totals(records: Sequence[SampleRecord]) -> dict[str, int]:
 def benchmark_metrics(bench: Benchmark, records: Sequence[SampleRecord]) -> dict[str, Any]:
     """The benchmark's summary of finished samples, with each bug sample shown to it as a failed one: a benchmark
     scores failures as failures, so a bug can never raise a metric, whatever the benchmark knows of statuses."""
-    return bench.summarize([replace(r, status="failed") if r.status == "bug" else r for r in records])
+    return bench.summarize(as_scored(records))
+
+
+def as_scored(records: Sequence[SampleRecord]) -> list[SampleRecord]:
+    """``records`` as a benchmark's summary sees them: each bug sample shown as a failed one."""
+    return [replace(r, status="failed") if r.status == "bug" else r for r in records]
+
+
+def metric_intervals(bench: Benchmark, records: Sequence[SampleRecord], metrics: dict[str, Any]) -> dict[str, Any]:
+    """The 95% bootstrap intervals of ``metrics``, the benchmark's summary of the finished ``records``."""
+    return bootstrap_intervals(as_scored(records), bench.summarize, metrics, exclude=no_intervals_of(bench))
 
 
 def _model_error_prefixes() -> tuple[str, ...]:
@@ -484,6 +502,7 @@ def summarize_run(
     info = store.run(run_id)
     bench = bench or get_benchmark(info.benchmark)
     records = store.records(run_id)
+    metrics = benchmark_metrics(bench, records)
     return RunSummary(
         run_id=run_id,
         benchmark=info.benchmark,
@@ -492,7 +511,8 @@ def summarize_run(
         n=info.n,
         n_completed=info.n_completed,
         n_failed=info.n_failed,
-        metrics=benchmark_metrics(bench, records),
+        metrics=metrics,
+        intervals=metric_intervals(bench, records, metrics),
         seconds=info.seconds,
         tokens=token_totals(records),
         replies=reply_totals(records),

@@ -48,11 +48,11 @@ from mindloop.bench.report.plots import (
     report_plots,
     score_table,
 )
-from mindloop.bench.runner import benchmark_metrics, token_totals
+from mindloop.bench.runner import benchmark_metrics, metric_intervals, token_totals
 from mindloop.bench.store import RunInfo, RunStore
 from mindloop.errors import RegistryError
 
-__all__ = ["error_kind", "render_report", "write_report"]
+__all__ = ["ci_text", "error_kind", "interval_note", "render_report", "report_style", "se_text", "write_report"]
 
 GOLD_KEYS = ("answer", "gold", "target", "label")
 """Input fields shown as the gold answer (the first present)."""
@@ -102,9 +102,10 @@ def render_report(run_id: str, store: RunStore) -> str:
     """The HTML report of ``run_id`` (an unknown id raises the store's :class:`InvalidArgumentError`)."""
     info = store.run(run_id)
     records = store.records(run_id, include_pending=True)
-    metrics, tokens = _summary(info, records)
+    metrics, tokens, intervals = _summary(info, records)
+    bounds = intervals.get("metrics", {})
     groups = {r.sample.group for r in records}
-    panels = _metric_panels(metrics, groups)
+    panels = _metric_panels(metrics, groups, bounds)
     chosen = per_group_tables(metrics, records)
     if chosen is not None and chosen[2]:  # the report's own table, shown because the per-group figure draws it
         overall = [k for k, v in metrics.items() if _is_number(v)]
@@ -116,9 +117,11 @@ def render_report(run_id: str, store: RunStore) -> str:
         panels.append(_breakdown(chosen[0], chosen[1], overall, groups, title="mean score per group", note=note))
     return _template().render(
         title=f"{info.run_id} · mindloop report",
-        header=_header(info, metrics, tokens),
+        header=_header(info, metrics, tokens, bounds),
         run_panels=_run_panels(info, tokens),
         metric_panels=panels,
+        interval_note=interval_note(intervals),
+        style=Markup(report_style()),  # the package's own stylesheet: no value from a run is in it
         plots=report_plots(metrics, records),
         bugs=_error_table(records, "bug"),
         failures=_error_table(records, "failed"),
@@ -143,11 +146,12 @@ def write_report(run_id: str, store: RunStore, out: Path | None = None) -> Path:
 # -- numbers --------------------------------------------------------------------------------------------------
 
 
-def _summary(info: RunInfo, records: Sequence[SampleRecord]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The run's metrics and token ledger, computed as :func:`~mindloop.bench.runner.summarize_run` does (the
-    benchmark's summary of the finished samples) from the records already read; a generic summary (mean of
-    every score, overall and per group, by :func:`~mindloop.bench.report.plots.mean_scores`: a failed sample
-    without a score counts as 0) when the benchmark is no longer registered."""
+def _summary(info: RunInfo, records: Sequence[SampleRecord]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """The run's metrics, token ledger and metric intervals, computed as
+    :func:`~mindloop.bench.runner.summarize_run` does (the benchmark's summary of the finished samples) from the
+    records already read; a generic summary (mean of every score, overall and per group, by
+    :func:`~mindloop.bench.report.plots.mean_scores`: a failed sample without a score counts as 0) with no
+    intervals when the benchmark is no longer registered."""
     finished = [r for r in records if r.status != "pending"]
     tokens = token_totals(finished)
     try:
@@ -155,12 +159,50 @@ def _summary(info: RunInfo, records: Sequence[SampleRecord]) -> tuple[dict[str, 
     except RegistryError:
         pass
     else:
-        return benchmark_metrics(bench, finished), tokens
-    metrics: dict[str, Any] = mean_scores(finished)
+        metrics = benchmark_metrics(bench, finished)
+        return metrics, tokens, metric_intervals(bench, finished, metrics)
+    generic: dict[str, Any] = mean_scores(finished)
     by_group = score_table(finished, limit=None)
     if len(by_group) > 1:
-        metrics["by_group"] = by_group
-    return metrics, tokens
+        generic["by_group"] = by_group
+    return generic, tokens, {}
+
+
+@lru_cache(maxsize=1)
+def report_style() -> str:
+    """The stylesheet the run report and the comparison page share (inlined in each page)."""
+    return (resources.files("mindloop.bench.report") / "style.css").read_text(encoding="utf-8")
+
+
+def ci_text(bound: Any) -> str:
+    """An interval ``{"low", "high"}`` as ``[0.790, 0.834]`` (empty when there is none)."""
+    if not isinstance(bound, Mapping) or not _is_number(bound.get("low")) or not _is_number(bound.get("high")):
+        return ""
+    return f"[{fmt_number(float(bound['low']))}, {fmt_number(float(bound['high']))}]"
+
+
+def se_text(bound: Any) -> str:
+    """A standard error as ``SE 0.0040`` (empty when there is none)."""
+    se = bound.get("se") if isinstance(bound, Mapping) else None
+    return f"SE {se:.2g}" if _is_number(se) and se < 0.01 else f"SE {fmt_number(float(se))}" if _is_number(se) else ""
+
+
+def interval_note(intervals: Mapping[str, Any]) -> str:
+    """One line saying how the intervals were computed (empty when the run has none)."""
+    if not intervals or "method" not in intervals:
+        return ""
+    level = round(100 * float(intervals.get("level", 0.95)))
+    note = (
+        f"Brackets: {level}% confidence intervals, {intervals['method']} ({intervals.get('resamples', '?')} "
+        f"resamples of the {intervals.get('n', '?'):,} finished samples, seed {intervals.get('seed', '?')}); SE: "
+        "standard error, for metrics that are means of per-sample scores. A metric with no brackets is a count, "
+        "has no data, or has a value on too few resamples."
+    )
+    if intervals.get("excluded"):
+        note += f" No intervals for {', '.join(intervals['excluded'])} (it counts repeated samples)."
+    if intervals.get("error"):
+        note += f" {intervals['error']}."
+    return note
 
 
 def _is_number(value: Any) -> TypeGuard[int | float]:
@@ -198,6 +240,7 @@ class _Card:
     value: str
     label: str
     tone: str = ""  # "bad" (red) or "warn" (amber)
+    ci: str = ""  # the 95% interval, for metrics
 
 
 @dataclass(frozen=True)
@@ -213,6 +256,9 @@ class _Cell:
     bar: float | None = None  # percent width of the inline bar, for the table's main metric in [0, 1]
     col: str = ""  # the column's name (data-col)
     raw: str = ""  # the value as JSON (data-value), "" when the row has no such column
+    ci: str = ""  # the value's 95% interval, "[low, high]"
+    low: str = ""  # its bounds as JSON (data-low, data-high)
+    high: str = ""
 
 
 @dataclass(frozen=True)
@@ -228,7 +274,7 @@ class _Panel:
 
     title: str
     kind: str
-    rows: list[tuple[str, str]] = field(default_factory=list)
+    rows: list[tuple[str, str, str]] = field(default_factory=list)  # key, value, and its interval (or "")
     cls: str = "kv"
     head: str = ""
     columns: list[str] = field(default_factory=list)
@@ -276,17 +322,23 @@ def _when(stamp: str) -> str:
     return moment.isoformat(sep=" ")
 
 
-def _kv(rows: Sequence[tuple[str, Any]], *, raw: bool = False) -> list[tuple[str, str]]:
-    """Rows of a two-column table; ``raw`` shows values as given (configuration) instead of formatted as metrics."""
-    return [
-        (k, json.dumps(v, ensure_ascii=False, default=str) if raw and not isinstance(v, str) else _fmt(v))
-        for k, v in rows
-    ]
+def _kv(
+    rows: Sequence[tuple[str, Any]], *, raw: bool = False, bounds: Mapping[str, Any] | None = None
+) -> list[tuple[str, str, str]]:
+    """Rows of a two-column table; ``raw`` shows values as given (configuration) instead of formatted as metrics;
+    ``bounds`` holds the metrics' intervals by key (each row's third field: ``[low, high] · SE x`` or empty)."""
+    out = []
+    for k, v in rows:
+        bound = (bounds or {}).get(k)
+        extra = " · ".join(t for t in (ci_text(bound), se_text(bound)) if t)
+        shown = json.dumps(v, ensure_ascii=False, default=str) if raw and not isinstance(v, str) else _fmt(v)
+        out.append((k, shown, extra))
+    return out
 
 
-def _header(info: RunInfo, metrics: Mapping[str, Any], tokens: Mapping[str, Any]) -> _Header:
+def _header(info: RunInfo, metrics: Mapping[str, Any], tokens: Mapping[str, Any], bounds: Mapping[str, Any]) -> _Header:
     pending = info.n - info.n_completed
-    cards = [_Card(_fmt(v), k) for k, v in metrics.items() if _is_number(v)][:4]
+    cards = [_Card(_fmt(v), k, ci=ci_text(bounds.get(k))) for k, v in metrics.items() if _is_number(v)][:4]
     cards += [_Card(f"{info.n:,}", "samples"), _Card(f"{info.n_done:,}", "done")]
     cards.append(_Card(f"{info.n_failed:,}", "failed", "bad" if info.n_failed else ""))
     if info.n_bugs:
@@ -341,19 +393,25 @@ def _is_table(value: Any) -> bool:
     return isinstance(value, Mapping) and bool(value) and all(isinstance(v, Mapping) for v in value.values())
 
 
-def _metric_panels(metrics: Mapping[str, Any], groups: set[str]) -> list[_Panel]:
-    """The top-level metrics as one table, then each breakdown (``{row: {metric: value}}``) as its own."""
+def _metric_panels(
+    metrics: Mapping[str, Any], groups: set[str], bounds: Mapping[str, Any] | None = None
+) -> list[_Panel]:
+    """The top-level metrics as one table, then each breakdown (``{row: {metric: value}}``) as its own; each value
+    with its interval from ``bounds`` (the summary's ``intervals["metrics"]``) when it has one."""
+    bounds = bounds or {}
     scalars = [(k, v) for k, v in metrics.items() if not isinstance(v, Mapping)]
     overall = [k for k, v in metrics.items() if _is_number(v)]
     out = []
     if scalars:
-        out.append(_Panel("Summary", "kv", _kv(scalars), "kv metric"))
+        out.append(_Panel("Summary", "kv", _kv(scalars, bounds=bounds), "kv metric"))
     for name, value in metrics.items():
+        sub = bounds.get(name)
+        sub = sub if isinstance(sub, Mapping) else {}
         if _is_table(value):
-            out.append(_breakdown(name, value, overall, groups))
+            out.append(_breakdown(name, value, overall, groups, bounds=sub))
         elif isinstance(value, Mapping):
             rows = [(str(k), v) for k, v in value.items()] or [("(empty)", "—")]
-            out.append(_Panel(_title(name), "kv", _kv(rows), "kv metric"))
+            out.append(_Panel(_title(name), "kv", _kv(rows, bounds=sub), "kv metric"))
     return out
 
 
@@ -365,8 +423,10 @@ def _breakdown(
     *,
     title: str = "",
     note: str = "",
+    bounds: Mapping[str, Any] | None = None,
 ) -> _Panel:
-    """A breakdown table: a row per key, a column per metric (``n`` last), each cell with its raw value."""
+    """A breakdown table: a row per key, a column per metric (``n`` last), each cell with its raw value and, from
+    ``bounds`` (``{row: {metric: interval}}``), its interval."""
     columns: list[str] = []
     for row in table.values():
         columns.extend(k for k in row if k not in columns)
@@ -381,7 +441,10 @@ def _breakdown(
             if col == main and _is_number(value) and 0 <= value <= 1:
                 bar = 100 * float(value)
             raw = _dumps(_clean(value)) if col in row else ""
-            cells.append(_Cell(_fmt(value) if col in row else "—", bar, col, raw))
+            bound = ((bounds or {}).get(key) or {}).get(col)
+            ci = ci_text(bound)
+            low, high = (_dumps(bound["low"]), _dumps(bound["high"])) if ci and isinstance(bound, Mapping) else ("", "")
+            cells.append(_Cell(_fmt(value) if col in row else "—", bar, col, raw, ci, low, high))
         rows.append(_Row(str(key), cells, link=str(key) in groups or (key == "(none)" and "" in groups)))
     head = "group" if name == SCORE_TABLE else name.removeprefix("by_")
     return _Panel(

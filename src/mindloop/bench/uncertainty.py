@@ -1,0 +1,591 @@
+"""Confidence intervals for any benchmark's summary, and paired tests between runs of the same samples.
+
+**Intervals.** Every numeric metric of a run's summary gets a 95% percentile bootstrap interval over samples: the
+run's finished sample records are resampled with replacement (:data:`RESAMPLES` times, seeded by :data:`SEED`,
+so the same records always give the same interval) and the benchmark's own ``summarize`` is applied to each
+resample, so ratios, F1s and per-group numbers get honest intervals, whatever the benchmark computes. Intervals
+are given for the summary's ``float`` leaves (integers are counts); a metric that is ``null`` stays ``null``
+with no interval.
+
+**Speed.** Calling ``summarize`` a thousand times on 10,000 records takes tens of seconds, so a leaf that is a mean
+of a per-sample score (overall or over a sample group, or over the samples with one input label, ``x100`` for
+percentages) or a ratio of two score sums is computed from the resample counts with one matrix product instead.
+Such a form is only *proposed* from the full data; it is used only after it has reproduced ``summarize`` on
+:data:`VERIFY_RESAMPLES` resamples, so the shortcut gives the numbers ``summarize`` would. Every other leaf calls
+``summarize`` on up to :data:`SUMMARY_BUDGET` records in all (at least :data:`MIN_SUMMARY_RESAMPLES`
+resamples); an interval built on fewer resamples than asked says how many (``resamples``).
+
+**Standard errors.** A metric found to be a mean of a per-sample score also gets its standard error, the sample
+standard deviation of the score over the ``m`` samples it averages, divided by ``sqrt(m)`` (times the same scale),
+and names the score (``mean_of``).
+
+**Paired tests.** :func:`paired_differences` compares two runs on their shared samples (aligned by sample id):
+both are resampled with the same indices, so each resample's difference is paired; the interval of the
+difference is its percentile interval and its p-value the two-sided bootstrap p-value. Correct/incorrect
+per-sample scores get McNemar's exact test (:func:`mcnemar_exact`, the binomial tail computed with integers).
+
+>>> round(mcnemar_exact(2, 8), 6)  # 2 * P(X <= 2), X ~ Binomial(10, 1/2) = 2 * 56 / 1024
+0.109375
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mindloop.bench.api import SampleRecord
+from mindloop.errors import InvalidArgumentError
+
+__all__ = [
+    "LEVEL",
+    "METHOD",
+    "MIN_SUMMARY_RESAMPLES",
+    "RESAMPLES",
+    "SEED",
+    "SUMMARY_BUDGET",
+    "VERIFY_RESAMPLES",
+    "Draws",
+    "Interval",
+    "MetricPath",
+    "PairedDifference",
+    "ResamplePlan",
+    "binomial_tail",
+    "bootstrap_draws",
+    "bootstrap_intervals",
+    "get_path",
+    "interval_of",
+    "mcnemar_exact",
+    "numeric_leaves",
+    "paired_differences",
+    "paired_p_value",
+    "set_path",
+    "standard_error",
+]
+
+METHOD = "percentile bootstrap over samples"
+RESAMPLES = 1000
+SEED = 0
+LEVEL = 0.95
+SUMMARY_BUDGET = 500_000
+"""Sample records summarised in all, over the resamples that call a benchmark's ``summarize`` (a 10,000-sample
+run: 100 resamples, the minimum, for the leaves that are not means or ratios of per-sample scores)."""
+MIN_SUMMARY_RESAMPLES = 100
+VERIFY_RESAMPLES = 5
+"""Resamples on which a proposed mean or ratio form must reproduce ``summarize`` before it is used."""
+_CHUNK = 50
+"""Resamples drawn per seeded generator: resample ``b`` is row ``b % 50`` of generator ``(seed, n, b // 50)``."""
+_MAX_LABELS = 64
+"""Input keys with more distinct scalar values than this are not tried as sample subsets."""
+_MAX_CANDIDATES = 24
+_SCALES = (1.0, 100.0)
+
+MetricPath = tuple[str, ...]
+"""Where a metric sits in a nested summary: ``("by_type", "reality", "accuracy")``."""
+
+Summarize = Callable[[Sequence[SampleRecord]], Mapping[str, Any]]
+
+
+# -- small helpers ------------------------------------------------------------------------------------------------
+
+
+def _is_float(value: Any) -> bool:
+    return isinstance(value, float) and math.isfinite(value)
+
+
+def numeric_leaves(metrics: Mapping[str, Any], prefix: MetricPath = ()) -> dict[MetricPath, float]:
+    """Every finite ``float`` in a nested summary by its path (integers are counts, booleans and text are not
+    metrics, ``None`` is "no data").
+
+    >>> numeric_leaves({"accuracy": 0.5, "n": 4, "by_type": {"a": {"accuracy": 1.0, "n": 1}}, "x": None})
+    {('accuracy',): 0.5, ('by_type', 'a', 'accuracy'): 1.0}
+    """
+    out: dict[MetricPath, float] = {}
+    for key, value in metrics.items():
+        path = (*prefix, str(key))
+        if isinstance(value, Mapping):
+            out.update(numeric_leaves(value, path))
+        elif _is_float(value):
+            out[path] = float(value)
+    return out
+
+
+def get_path(tree: Mapping[str, Any] | None, path: MetricPath) -> Any:
+    """The value at ``path`` in a nested mapping, ``None`` when any step is missing."""
+    node: Any = tree
+    for key in path:
+        if not isinstance(node, Mapping) or key not in node:
+            return None
+        node = node[key]
+    return node
+
+
+def set_path(tree: dict[str, Any], path: MetricPath, value: Any) -> None:
+    """Set ``value`` at ``path``, creating the nested dicts on the way."""
+    node = tree
+    for key in path[:-1]:
+        node = node.setdefault(key, {})
+    node[path[-1]] = value
+
+
+def standard_error(values: Sequence[float]) -> float | None:
+    """The standard error of the mean: the sample standard deviation (``n - 1``) over ``sqrt(n)``; ``None`` for
+    fewer than two values.
+
+    >>> standard_error([0.0, 1.0, 1.0, 0.0])  # sd = sqrt(1/3), / 2
+    0.28867513459481287
+    """
+    n = len(values)
+    if n < 2:
+        return None
+    mean = math.fsum(values) / n
+    return math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1)) / math.sqrt(n)
+
+
+def binomial_tail(k: int, m: int) -> float:
+    """``P(X <= k)`` for ``X ~ Binomial(m, 1/2)``, summed exactly in integers (no floating error until the one
+    division).
+
+    >>> binomial_tail(2, 10)  # (1 + 10 + 45) / 1024
+    0.0546875
+    """
+    if m < 0:
+        raise InvalidArgumentError(f"a binomial needs m >= 0 trials, got {m}")
+    if k < 0:
+        return 0.0
+    if k >= m:
+        return 1.0
+    term, total = 1, 1  # C(m, 0)
+    for i in range(1, k + 1):
+        term = term * (m - i + 1) // i
+        total += term
+    return total / (1 << m)
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """McNemar's exact two-sided p-value for paired correct/incorrect outcomes: ``b`` pairs where only the first
+    is correct, ``c`` where only the second is. Under no difference each discordant pair is a fair coin, so
+    ``p = min(1, 2 * P(X <= min(b, c)))`` with ``X ~ Binomial(b + c, 1/2)``; ``1`` with no discordant pair.
+
+    >>> mcnemar_exact(0, 5), mcnemar_exact(3, 3), mcnemar_exact(0, 0)
+    (0.0625, 1.0, 1.0)
+    """
+    if b < 0 or c < 0:
+        raise InvalidArgumentError(f"McNemar's test counts discordant pairs: got b={b}, c={c}, expected >= 0")
+    if b + c == 0:
+        return 1.0
+    return min(1.0, 2 * binomial_tail(min(b, c), b + c))
+
+
+def paired_p_value(diffs: np.ndarray) -> float:
+    """The two-sided bootstrap p-value of paired differences: twice the smaller share of resampled differences
+    on either side of zero (zero counted on both sides), with the ``+1`` that keeps it above zero.
+
+    >>> paired_p_value(np.array([1.0, 2.0, 3.0])), paired_p_value(np.zeros(9))
+    (0.5, 1.0)
+    """
+    d = diffs[np.isfinite(diffs)]
+    if not len(d):
+        return 1.0
+    below, above = int(np.sum(d <= 0)), int(np.sum(d >= 0))
+    return float(min(1.0, 2 * (1 + min(below, above)) / (len(d) + 1)))
+
+
+# -- resamples ------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ResamplePlan:
+    """Which samples each bootstrap resample draws: ``resamples`` rows of ``n`` indices into ``n`` aligned records.
+
+    Resample ``b`` depends only on ``(seed, n, b)`` (row ``b % 50`` of a generator seeded with
+    ``(seed, n, b // 50)``), so two runs aligned on the same samples draw the same resamples (a paired
+    bootstrap), and any row range can be drawn again without drawing the rows before it.
+    """
+
+    n: int
+    resamples: int = RESAMPLES
+    seed: int = SEED
+
+    def __post_init__(self) -> None:
+        if self.resamples < 1:
+            raise InvalidArgumentError(f"a bootstrap needs at least 1 resample, got {self.resamples}")
+
+    def rows(self, start: int, stop: int) -> np.ndarray:
+        """The indices of resamples ``start`` to ``stop - 1``: an ``(stop - start, n)`` integer array."""
+        stop = min(stop, self.resamples)
+        parts = []
+        for chunk in range(start // _CHUNK, (stop - 1) // _CHUNK + 1):
+            rng = np.random.default_rng([self.seed, self.n, chunk])
+            block = rng.integers(0, self.n, size=(_CHUNK, self.n))
+            lo, hi = max(start, chunk * _CHUNK) - chunk * _CHUNK, min(stop, (chunk + 1) * _CHUNK) - chunk * _CHUNK
+            parts.append(block[lo:hi])
+        return np.concatenate(parts) if parts else np.empty((0, self.n), dtype=np.int64)
+
+    def counts(self, start: int, stop: int) -> np.ndarray:
+        """How many times each sample is drawn in resamples ``start`` to ``stop - 1`` (a float array)."""
+        idx = self.rows(start, stop)
+        k = idx.shape[0]
+        flat = (idx + (np.arange(k) * self.n)[:, None]).ravel()
+        return np.bincount(flat, minlength=k * self.n).reshape(k, self.n).astype(np.float64)
+
+    def blocks(self, stop: int | None = None) -> Iterator[tuple[int, int]]:
+        """``(start, stop)`` of consecutive blocks of resamples up to ``stop`` (all by default)."""
+        end = self.resamples if stop is None else min(stop, self.resamples)
+        for start in range(0, end, _CHUNK):
+            yield start, min(end, start + _CHUNK)
+
+
+# -- mean and ratio forms ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Form:
+    """``leaf = scale * (counts @ num) / (counts @ den)``: a mean of a score (``den`` a 0/1 mask) or a ratio of
+    two score sums."""
+
+    num: np.ndarray
+    den: np.ndarray
+    scale: float
+    score: str | None  # the averaged score of a mean; None for a ratio
+
+    def standard_error(self) -> float | None:
+        if self.score is None:
+            return None
+        se = standard_error(self.num[self.den > 0].tolist())
+        return None if se is None else self.scale * se
+
+
+def _label(value: Any) -> str | None:
+    """A sample input value as the label a summary's breakdown row is named by (``true``, ``3``, ``order_0``)."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int | str):
+        return str(value)
+    return None
+
+
+class _Features:
+    """The per-sample scores of aligned records as arrays, and the sample subsets a breakdown row may cover."""
+
+    def __init__(self, records: Sequence[SampleRecord]) -> None:
+        self.n = len(records)
+        names: dict[str, None] = {}
+        for r in records:
+            for k, v in r.scores.items():
+                if isinstance(v, int | float) and not isinstance(v, bool):
+                    names.setdefault(k, None)
+        self.names = list(names)
+        column = {name: j for j, name in enumerate(self.names)}
+        x = np.full((self.n, len(self.names)), np.nan)
+        for i, r in enumerate(records):
+            for k, v in r.scores.items():
+                j = column.get(k)
+                if j is not None and not isinstance(v, bool) and isinstance(v, int | float) and math.isfinite(v):
+                    x[i, j] = v
+        self.has = ~np.isnan(x)
+        self.x0 = np.where(self.has, x, 0.0)
+        self.subsets: dict[str, list[np.ndarray]] = {}
+        groups: dict[str, list[int]] = {}
+        labels: dict[str, dict[str, list[int]]] = {}
+        for i, r in enumerate(records):
+            groups.setdefault(r.sample.group, []).append(i)
+            for key, value in r.sample.input.items():
+                label = _label(value)
+                if label is not None:
+                    labels.setdefault(key, {}).setdefault(label, []).append(i)
+        for name, idx in groups.items():
+            self._add(name, idx)
+        for by_label in labels.values():
+            if len(by_label) <= _MAX_LABELS:
+                for name, idx in by_label.items():
+                    self._add(name, idx)
+
+    def _add(self, name: str, idx: list[int]) -> None:
+        mask = np.zeros(self.n, dtype=bool)
+        mask[idx] = True
+        known = self.subsets.setdefault(name, [])
+        if not any(np.array_equal(mask, m) for m in known):
+            known.append(mask)
+
+    def candidates(self, path: MetricPath, value: float) -> list[_Form]:
+        """Mean and ratio forms that give ``value`` on the full data, the likeliest first: the subsets a path step
+        names before all samples, the score named like the metric first, then means counting a missing score as
+        0, means over the samples that have it, and ratios of two score sums."""
+        if not self.names:
+            return []
+        masks = [m for step in reversed(path[:-1]) for m in self.subsets.get(step, [])]
+        masks.append(np.ones(self.n, dtype=bool))
+        leaf = path[-1]
+        order = sorted(range(len(self.names)), key=lambda j: self.names[j] != leaf)
+        out: list[_Form] = []
+        tol = 1e-9 * max(1.0, abs(value))
+        for mask in masks:
+            count = int(mask.sum())
+            if not count:
+                continue
+            sums = self.x0[mask].sum(axis=0)
+            present = self.has[mask].sum(axis=0)
+            for scale in _SCALES:
+                for j in order:  # a mean over the subset, a missing score counting 0
+                    if abs(scale * sums[j] / count - value) <= tol:
+                        out.append(_Form(np.where(mask, self.x0[:, j], 0.0), mask.astype(float), scale, self.names[j]))
+                for j in order:  # a mean over the samples of the subset that have the score
+                    if present[j] and present[j] != count and abs(scale * sums[j] / present[j] - value) <= tol:
+                        den = (mask & self.has[:, j]).astype(float)
+                        out.append(_Form(np.where(mask, self.x0[:, j], 0.0), den, scale, self.names[j]))
+                for j in order:  # a ratio of two sums
+                    for t in range(len(self.names)):
+                        if t != j and sums[t] and abs(scale * sums[j] / sums[t] - value) <= tol:
+                            num, den = np.where(mask, self.x0[:, j], 0.0), np.where(mask, self.x0[:, t], 0.0)
+                            out.append(_Form(num, den, scale, None))
+                if len(out) >= _MAX_CANDIDATES:
+                    return out[:_MAX_CANDIDATES]
+        return out
+
+
+def _form_values(forms: Sequence[_Form], counts: np.ndarray) -> np.ndarray:
+    """Each form's value on each resample (rows of ``counts``): ``(resamples, forms)``, NaN where undefined."""
+    num = counts @ np.stack([f.num for f in forms], axis=1)
+    den = counts @ np.stack([f.den for f in forms], axis=1)
+    scale = np.array([f.scale for f in forms])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out: np.ndarray = scale * num / den
+    out[den == 0] = np.nan
+    return out
+
+
+def _close(a: float, b: float) -> bool:
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return abs(a - b) <= 1e-9 * max(1.0, abs(b))
+
+
+# -- draws ----------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Draws:
+    """A metric's value on each bootstrap resample (NaN where the resample leaves it undefined, e.g. a group no
+    sample of which was drawn), and its standard error when it is a mean of a per-sample score (``mean_of``)."""
+
+    values: np.ndarray
+    se: float | None = None
+    mean_of: str | None = None
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A metric's confidence interval: ``low`` and ``high``, the standard error for means of per-sample scores,
+    and how many resamples it rests on when fewer than the plan's."""
+
+    low: float
+    high: float
+    se: float | None = None
+    resamples: int | None = None
+    mean_of: str | None = None
+
+    def to_json(self) -> dict[str, float | int | str]:
+        """``{"low", "high"}`` with ``"se"`` and ``"mean_of"`` (the per-sample score it averages) for a mean, and
+        ``"resamples"`` when fewer than planned."""
+        out: dict[str, float | int | str] = {"low": self.low, "high": self.high}
+        if self.se is not None:
+            out["se"] = self.se
+            if self.mean_of is not None:
+                out["mean_of"] = self.mean_of
+        if self.resamples is not None:
+            out["resamples"] = self.resamples
+        return out
+
+
+def interval_of(values: np.ndarray, *, level: float = LEVEL, planned: int | None = None) -> tuple[float, float] | None:
+    """The percentile interval of bootstrap values (``None`` when fewer than half the resamples define it)."""
+    finite = values[np.isfinite(values)]
+    total = len(values) if planned is None else planned
+    if not len(finite) or 2 * len(finite) < total:
+        return None
+    alpha = (1 - level) / 2
+    low, high = np.quantile(finite, [alpha, 1 - alpha])
+    return float(low), float(high)
+
+
+@dataclass
+class _Summaries:
+    """``summarize`` of resamples ``0, 1, ...``, computed as far as needed and kept."""
+
+    records: Sequence[SampleRecord]
+    summarize: Summarize
+    plan: ResamplePlan
+    done: list[Mapping[str, Any]] = field(default_factory=list)
+    error: str | None = None
+
+    def upto(self, k: int) -> list[Mapping[str, Any]]:
+        k = min(k, self.plan.resamples)
+        if len(self.done) < k and self.error is None:
+            rows = self.plan.rows(len(self.done), k)
+            for row in rows:
+                picked = operator.itemgetter(*row.tolist())(self.records) if self.plan.n > 1 else (self.records[0],)
+                try:
+                    self.done.append(self.summarize(list(picked)))
+                except Exception as exc:  # a summary that cannot take repeated samples: no interval, said why
+                    self.error = f"{type(exc).__name__}: {exc}"
+                    break
+        return self.done[:k]
+
+
+def summary_resamples(n: int, resamples: int = RESAMPLES) -> int:
+    """How many resamples call ``summarize`` for ``n`` records: all of them while ``n * resamples`` is within
+    :data:`SUMMARY_BUDGET`, else as many as the budget allows, at least :data:`MIN_SUMMARY_RESAMPLES`.
+
+    >>> summary_resamples(100), summary_resamples(10_000), summary_resamples(1_000_000)
+    (1000, 100, 100)
+    """
+    if n * resamples <= SUMMARY_BUDGET:
+        return resamples
+    return min(resamples, max(MIN_SUMMARY_RESAMPLES, SUMMARY_BUDGET // max(n, 1)))
+
+
+def bootstrap_draws(
+    records: Sequence[SampleRecord],
+    summarize: Summarize,
+    leaves: Mapping[MetricPath, float],
+    plan: ResamplePlan,
+) -> tuple[dict[MetricPath, Draws], str | None]:
+    """Each leaf's values over the plan's resamples of ``records`` (``plan.n == len(records)``), and why some
+    leaves have none (``summarize`` failed on a resample), else ``None``. See the module for the method."""
+    if plan.n != len(records):
+        raise InvalidArgumentError(f"a resample plan for {plan.n} records cannot resample {len(records)}")
+    if not records or not leaves:
+        return {}, None
+    summaries = _Summaries(records, summarize, plan)
+    verify = summaries.upto(VERIFY_RESAMPLES)
+    features = _Features(records)
+    chosen: dict[MetricPath, _Form] = {}
+    if len(verify) == min(VERIFY_RESAMPLES, plan.resamples):
+        counts = plan.counts(0, len(verify))
+        for path, value in leaves.items():
+            forms = features.candidates(path, value)
+            if not forms:
+                continue
+            got = _form_values(forms, counts)
+            want = [float(v) if _is_float(v := get_path(s, path)) else math.nan for s in verify]
+            for j, form in enumerate(forms):
+                if all(_close(float(got[b, j]), want[b]) for b in range(len(verify))):
+                    chosen[path] = form
+                    break
+    out: dict[MetricPath, Draws] = {}
+    if chosen:
+        paths = list(chosen)
+        forms = [chosen[p] for p in paths]
+        values = np.concatenate([_form_values(forms, plan.counts(a, b)) for a, b in plan.blocks()])
+        for j, path in enumerate(paths):
+            form = forms[j]
+            out[path] = Draws(values[:, j], form.standard_error(), form.score)
+    rest = [p for p in leaves if p not in chosen]
+    if rest:
+        done = summaries.upto(summary_resamples(plan.n, plan.resamples))
+        if summaries.error is None:
+            for path in rest:
+                vals = [float(v) if _is_float(v := get_path(s, path)) else math.nan for s in done]
+                out[path] = Draws(np.array(vals))
+    return out, summaries.error
+
+
+def bootstrap_intervals(
+    records: Sequence[SampleRecord],
+    summarize: Summarize,
+    metrics: Mapping[str, Any] | None = None,
+    *,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+    level: float = LEVEL,
+    exclude: Sequence[str] = (),
+) -> dict[str, Any]:
+    """The ``intervals`` object of a run's summary: the method, level, resamples, seed and sample count, then
+    ``metrics`` mirroring the summary's nesting with ``{"low", "high"[, "se"][, "resamples"]}`` at each float
+    leaf that has an interval. ``metrics`` is ``summarize(records)`` when not given; top-level keys in ``exclude``
+    get no interval (a summary that depends on repeated samples, which resampling creates)."""
+    full = summarize(records) if metrics is None else metrics
+    leaves = {p: v for p, v in numeric_leaves(full).items() if p[0] not in exclude}
+    plan = ResamplePlan(len(records), resamples, seed)
+    out: dict[str, Any] = {"method": METHOD, "level": level, "resamples": resamples, "seed": seed, "n": len(records)}
+    tree: dict[str, Any] = {}
+    if records:
+        draws, error = bootstrap_draws(records, summarize, leaves, plan)
+        for path, d in draws.items():
+            bounds = interval_of(d.values, level=level)
+            if bounds is None:
+                continue
+            used = int(np.isfinite(d.values).sum())
+            interval = Interval(bounds[0], bounds[1], d.se, used if used < resamples else None, d.mean_of)
+            set_path(tree, path, interval.to_json())
+        if error is not None:
+            out["error"] = (
+                f"the benchmark's summary failed on a resample ({error}): metrics that are not means or ratios of "
+                "per-sample scores have no interval"
+            )
+    if exclude:
+        out["excluded"] = list(exclude)
+    out["metrics"] = tree
+    return out
+
+
+# -- paired differences -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """A metric of run B minus the same metric of run A on their shared samples, with the percentile interval of
+    the paired resampled differences and its two-sided bootstrap p-value."""
+
+    diff: float
+    low: float
+    high: float
+    p: float
+    resamples: int
+
+    def to_json(self) -> dict[str, float | int]:
+        """``{"diff", "low", "high", "p", "resamples"}``."""
+        return {"diff": self.diff, "low": self.low, "high": self.high, "p": self.p, "resamples": self.resamples}
+
+
+def paired_differences(
+    records_a: Sequence[SampleRecord],
+    records_b: Sequence[SampleRecord],
+    summarize: Summarize,
+    *,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+    level: float = LEVEL,
+    exclude: Sequence[str] = (),
+) -> dict[MetricPath, PairedDifference]:
+    """Every float metric both summaries have, B minus A, over records aligned by sample (``records_a[i]`` and
+    ``records_b[i]`` are the same sample): both are drawn with the same resamples, so each difference is paired.
+    A metric left undefined by more than half the resamples is left out."""
+    if len(records_a) != len(records_b):
+        raise InvalidArgumentError(f"paired runs need aligned samples: {len(records_a)} vs {len(records_b)}")
+    if not records_a:
+        return {}
+    leaves_a = {p: v for p, v in numeric_leaves(summarize(records_a)).items() if p[0] not in exclude}
+    leaves_b = {p: v for p, v in numeric_leaves(summarize(records_b)).items() if p[0] not in exclude}
+    shared = [p for p in leaves_a if p in leaves_b]
+    plan = ResamplePlan(len(records_a), resamples, seed)
+    draws_a, _ = bootstrap_draws(records_a, summarize, {p: leaves_a[p] for p in shared}, plan)
+    draws_b, _ = bootstrap_draws(records_b, summarize, {p: leaves_b[p] for p in shared}, plan)
+    out: dict[MetricPath, PairedDifference] = {}
+    for path in shared:
+        if path not in draws_a or path not in draws_b:
+            continue
+        va, vb = draws_a[path].values, draws_b[path].values
+        k = min(len(va), len(vb))
+        diffs = vb[:k] - va[:k]
+        bounds = interval_of(diffs, level=level)
+        if bounds is None:
+            continue
+        used = int(np.isfinite(diffs).sum())
+        out[path] = PairedDifference(leaves_b[path] - leaves_a[path], bounds[0], bounds[1], paired_p_value(diffs), used)
+    return out

@@ -1,0 +1,303 @@
+"""Confidence intervals and paired tests (``mindloop.bench.uncertainty``).
+
+Expectations are derived apart from the code under test: exact binomial tails and McNemar p-values worked by hand
+(and, with the ``metrics`` extra, checked against scipy), the normal-approximation width of a proportion's
+interval, and a brute-force bootstrap (``summarize`` called on every resample, percentiles by numpy) that the
+vectorised shortcut must reproduce to the last digit.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mindloop.bench.api import Sample, SampleRecord
+from mindloop.bench.uncertainty import (
+    MIN_SUMMARY_RESAMPLES,
+    SUMMARY_BUDGET,
+    ResamplePlan,
+    binomial_tail,
+    bootstrap_intervals,
+    mcnemar_exact,
+    numeric_leaves,
+    paired_differences,
+    paired_p_value,
+    standard_error,
+    summary_resamples,
+)
+from mindloop.errors import InvalidArgumentError
+
+
+def _records(
+    correct: Sequence[float], groups: Sequence[str] | None = None, **scores: Sequence[float]
+) -> list[SampleRecord]:
+    out = []
+    for i, c in enumerate(correct):
+        group = groups[i] if groups else ""
+        extra = {k: float(v[i]) for k, v in scores.items()}
+        sample = Sample(f"s{i:05d}", {"question": f"q{i}", "label": "odd" if i % 2 else "even"}, group)
+        out.append(SampleRecord(i, sample, "done", {"answer": "x"}, {"correct": float(c), **extra}, None, [], 0.0))
+    return out
+
+
+def _accuracy(records: Sequence[SampleRecord]) -> dict[str, Any]:
+    """A summary like ToMi's: accuracy overall, per group and per input label, plus a count."""
+    by_group: dict[str, list[float]] = defaultdict(list)
+    by_label: dict[str, list[float]] = defaultdict(list)
+    for r in records:
+        by_group[r.sample.group].append(r.scores.get("correct", 0.0))
+        by_label[r.sample.input["label"]].append(r.scores.get("correct", 0.0))
+    return {
+        "accuracy": sum(r.scores.get("correct", 0.0) for r in records) / len(records) if records else None,
+        "n": len(records),
+        "by_group": {g: {"accuracy": sum(v) / len(v), "n": len(v)} for g, v in sorted(by_group.items())},
+        "by_label": {g: {"accuracy": sum(v) / len(v)} for g, v in sorted(by_label.items())},
+    }
+
+
+def _brute(
+    records: Sequence[SampleRecord], summarize: Any, path: tuple[str, ...], rows: int, seed: int = 0
+) -> tuple[float, float]:
+    """The percentile interval computed the slow, obvious way: summarize each resample, take the 2.5/97.5%."""
+    plan = ResamplePlan(len(records), 1000, seed)
+    values = []
+    for row in plan.rows(0, rows):
+        node: Any = summarize([records[i] for i in row])
+        for key in path:
+            node = node.get(key) if isinstance(node, dict) else None
+        if isinstance(node, float):
+            values.append(node)
+    low, high = np.quantile(np.array(values), [0.025, 0.975])
+    return float(low), float(high)
+
+
+# -- exact tests ------------------------------------------------------------------------------------------------------
+
+
+def test_mcnemar_exact_hand_worked() -> None:
+    # b = 2, c = 8: 2 * P(X <= 2), X ~ Bin(10, 1/2) = 2 * (1 + 10 + 45) / 1024 = 112 / 1024
+    assert mcnemar_exact(2, 8) == 112 / 1024 == 0.109375
+    assert mcnemar_exact(8, 2) == 0.109375  # symmetric in the two discordant counts
+    # b = 1, c = 9: 2 * (1 + 10) / 1024
+    assert mcnemar_exact(1, 9) == 22 / 1024
+    # b = 0, c = 5: 2 / 32; b = 0, c = 1: min(1, 2 * 1/2) = 1
+    assert mcnemar_exact(0, 5) == 0.0625 and mcnemar_exact(0, 1) == 1.0
+    assert mcnemar_exact(3, 3) == 1.0 and mcnemar_exact(0, 0) == 1.0
+    # b = 0, c = 20: 2 / 2**20
+    assert mcnemar_exact(0, 20) == 2 / 2**20
+    with pytest.raises(InvalidArgumentError, match="b=-1"):
+        mcnemar_exact(-1, 3)
+
+
+def test_binomial_tail_hand_worked() -> None:
+    assert binomial_tail(2, 10) == 56 / 1024
+    assert binomial_tail(0, 3) == 1 / 8 and binomial_tail(1, 3) == 4 / 8 and binomial_tail(3, 3) == 1.0
+    assert binomial_tail(-1, 5) == 0.0
+    # a large table: P(X <= 4900) for Bin(10000, 1/2) is close to the normal tail with continuity correction,
+    # z = (4900.5 - 5000) / 50 = -1.99, Phi(-1.99) = 0.02330
+    assert binomial_tail(4900, 10_000) == pytest.approx(0.02330, abs=1e-4)
+
+
+@given(st.integers(min_value=0, max_value=400), st.data())
+def test_binomial_tail_is_symmetric(m: int, data: st.DataObject) -> None:
+    k = data.draw(st.integers(min_value=0, max_value=m))
+    # P(X <= k) + P(X >= k + 1) = 1 and, by symmetry, P(X >= k + 1) = P(X <= m - k - 1)
+    assert binomial_tail(k, m) + binomial_tail(m - k - 1, m) == pytest.approx(1.0, abs=1e-12)
+
+
+@pytest.mark.metrics
+@pytest.mark.parametrize(("b", "c"), [(2, 8), (13, 30), (40, 60), (120, 95), (0, 7)])
+def test_mcnemar_matches_scipys_binomial_test(b: int, c: int) -> None:
+    from scipy.stats import binomtest
+
+    assert mcnemar_exact(b, c) == pytest.approx(binomtest(b, b + c, 0.5).pvalue, rel=1e-9)
+
+
+def test_standard_error_hand_worked() -> None:
+    # 0, 1, 1, 0: mean 1/2, sample variance (4 * 1/4) / 3 = 1/3, SE = sqrt(1/3) / 2
+    assert standard_error([0.0, 1.0, 1.0, 0.0]) == pytest.approx(math.sqrt(1 / 3) / 2)
+    assert standard_error([5.0]) is None and standard_error([]) is None
+
+
+def test_paired_p_value() -> None:
+    assert paired_p_value(np.zeros(999)) == 1.0  # identical runs
+    assert paired_p_value(np.ones(999)) == pytest.approx(2 / 1000)  # every resample on one side: the floor
+    assert paired_p_value(np.array([-1.0, 1.0, 2.0, 3.0])) == pytest.approx(2 * 2 / 5)
+
+
+# -- resamples --------------------------------------------------------------------------------------------------------
+
+
+def test_resample_rows_are_seeded_and_random_access() -> None:
+    plan = ResamplePlan(37, 300, seed=4)
+    rows = plan.rows(0, 300)
+    assert rows.shape == (300, 37) and rows.min() >= 0 and rows.max() < 37
+    assert np.array_equal(plan.rows(60, 130), rows[60:130])  # any range drawn again is the same
+    assert np.array_equal(ResamplePlan(37, 300, seed=4).rows(0, 300), rows)
+    assert not np.array_equal(ResamplePlan(37, 300, seed=5).rows(0, 300), rows)
+    counts = plan.counts(10, 20)
+    assert np.array_equal(counts[3], np.bincount(rows[13], minlength=37))
+    assert counts.sum(axis=1).tolist() == [37.0] * 10
+
+
+def test_summary_resamples_budget() -> None:
+    assert summary_resamples(100) == 1000
+    assert summary_resamples(SUMMARY_BUDGET // 1000) == 1000
+    assert summary_resamples(2000) == SUMMARY_BUDGET // 2000
+    assert summary_resamples(10**7) == MIN_SUMMARY_RESAMPLES
+
+
+# -- intervals --------------------------------------------------------------------------------------------------------
+
+
+def _bernoulli(n: int, p: float, seed: int) -> list[float]:
+    rng = random.Random(seed)
+    return [float(rng.random() < p) for _ in range(n)]
+
+
+def test_interval_of_a_proportion_contains_it_and_matches_the_normal_width() -> None:
+    correct = _bernoulli(400, 0.7, 1)
+    out = bootstrap_intervals(_records(correct), _accuracy)
+    acc = sum(correct) / len(correct)
+    iv = out["metrics"]["accuracy"]
+    assert iv["low"] < acc < iv["high"]
+    # the standard error of a mean of 0/1 scores: sqrt(p (1 - p) / (n - 1)) with the sample variance
+    assert iv["se"] == pytest.approx(math.sqrt(acc * (1 - acc) / (len(correct) - 1)), rel=1e-9)
+    assert iv["mean_of"] == "correct"
+    # the percentile interval is close to +-1.96 SE for n = 400
+    assert iv["high"] - iv["low"] == pytest.approx(2 * 1.96 * iv["se"], rel=0.15)
+    assert (out["method"], out["resamples"], out["seed"], out["level"], out["n"]) == (
+        "percentile bootstrap over samples",
+        1000,
+        0,
+        0.95,
+        400,
+    )
+    assert "n" not in out["metrics"]  # counts get no interval
+
+
+def test_interval_shrinks_with_n() -> None:
+    widths = {}
+    for n in (100, 1600):
+        iv = bootstrap_intervals(_records(_bernoulli(n, 0.5, 7)), _accuracy)["metrics"]["accuracy"]
+        widths[n] = iv["high"] - iv["low"]
+    assert 3.0 < widths[100] / widths[1600] < 5.3  # width ~ 1 / sqrt(n): 16 times the samples, a quarter the width
+
+
+def test_intervals_are_seeded() -> None:
+    records = _records(_bernoulli(200, 0.6, 3), ["a", "b"] * 100)
+    first = bootstrap_intervals(records, _accuracy, seed=11)
+    assert bootstrap_intervals(records, _accuracy, seed=11) == first
+    other = bootstrap_intervals(records, _accuracy, seed=12)
+    assert other["seed"] == 12 and other["metrics"] != first["metrics"]
+
+
+def test_the_vectorised_shortcut_equals_summarizing_every_resample() -> None:
+    """Means over groups and over input labels take the matrix shortcut; the brute force over all 1,000
+    resamples gives the same interval to the last digit."""
+    records = _records(_bernoulli(150, 0.55, 5), ["a", "b", "c"] * 50)
+    out = bootstrap_intervals(records, _accuracy)["metrics"]
+    for path in [("accuracy",), ("by_group", "b", "accuracy"), ("by_label", "odd", "accuracy")]:
+        node: Any = out
+        for key in path:
+            node = node[key]
+        assert (node["low"], node["high"]) == pytest.approx(_brute(records, _accuracy, path, 1000), abs=1e-12)
+        assert "se" in node  # each is a mean of the per-sample score
+
+
+def _f1(records: Sequence[SampleRecord]) -> dict[str, Any]:
+    """A micro F1 from per-sample counts: a ratio of sums that is not a mean, so no shortcut applies."""
+    tp = sum(r.scores["tp"] for r in records)
+    fp = sum(r.scores["fp"] for r in records)
+    fn = sum(r.scores["fn"] for r in records)
+    p, rc = tp / (tp + fp), tp / (tp + fn)
+    return {"f1": 2 * p * rc / (p + rc), "none": None, "count": len(records)}
+
+
+def test_a_nonlinear_metric_is_bootstrapped_through_summarize() -> None:
+    rng = random.Random(9)
+    n = 80
+    tp = [rng.randint(0, 4) for _ in range(n)]
+    records = _records(
+        [0] * n, tp=tp, fp=[rng.randint(0, 2) for _ in range(n)], fn=[rng.randint(0, 2) for _ in range(n)]
+    )
+    out = bootstrap_intervals(records, _f1)
+    iv = out["metrics"]["f1"]
+    assert (iv["low"], iv["high"]) == pytest.approx(_brute(records, _f1, ("f1",), 1000), abs=1e-12)
+    assert "se" not in iv  # not a mean of a per-sample score
+    assert set(out["metrics"]) == {"f1"}  # null and integer leaves: no interval
+
+
+def test_a_large_run_caps_summarize_calls_and_says_so() -> None:
+    n = 2000  # SUMMARY_BUDGET / n resamples call summarize: fewer than the 1,000 planned
+    rng = random.Random(2)
+    records = _records(
+        [0] * n, tp=[rng.randint(0, 3) for _ in range(n)], fp=[1] * n, fn=[rng.randint(0, 1) for _ in range(n)]
+    )
+    iv = bootstrap_intervals(records, _f1)["metrics"]["f1"]
+    used = summary_resamples(n)
+    assert used < 1000 and iv["resamples"] == used
+    assert (iv["low"], iv["high"]) == pytest.approx(_brute(records, _f1, ("f1",), used), abs=1e-12)
+
+
+def test_null_metrics_stay_null_and_excluded_keys_get_nothing() -> None:
+    def summary(records: Sequence[SampleRecord]) -> dict[str, Any]:
+        out = _accuracy(records)
+        out["pairs"] = {"accuracy": 0.5}
+        out["empty"] = None
+        return out
+
+    out = bootstrap_intervals(_records(_bernoulli(50, 0.5, 1)), summary, exclude=("pairs",))
+    assert "pairs" not in out["metrics"] and "empty" not in out["metrics"] and out["excluded"] == ["pairs"]
+    empty = bootstrap_intervals([], _accuracy)
+    assert empty["metrics"] == {} and empty["n"] == 0
+
+
+def test_a_summary_that_fails_on_a_resample_is_reported_not_raised() -> None:
+    def fussy(records: Sequence[SampleRecord]) -> dict[str, Any]:
+        ids = [r.sample.id for r in records]
+        if len(set(ids)) != len(ids):
+            raise ValueError("duplicate sample")
+        return {"accuracy": 0.5}
+
+    out = bootstrap_intervals(_records([1.0, 0.0, 1.0, 0.0]), fussy)
+    assert out["metrics"] == {} and "duplicate sample" in out["error"]
+
+
+def test_numeric_leaves_are_floats_only() -> None:
+    leaves = numeric_leaves({"a": 0.5, "b": 1, "c": True, "d": {"e": 2.0, "f": "x"}, "g": float("nan")})
+    assert leaves == {("a",): 0.5, ("d", "e"): 2.0}
+
+
+# -- paired differences ----------------------------------------------------------------------------------------------
+
+
+def test_identical_runs_differ_by_nothing() -> None:
+    records = _records(_bernoulli(120, 0.5, 4), ["a", "b"] * 60)
+    diffs = paired_differences(records, records, _accuracy)
+    d = diffs[("accuracy",)]
+    assert (d.diff, d.low, d.high, d.p) == (0.0, 0.0, 0.0, 1.0)
+
+
+def test_a_real_difference_is_significant_and_its_interval_holds_it() -> None:
+    a = _bernoulli(300, 0.5, 1)
+    b = [1.0 if x == 1.0 or random.Random(i).random() < 0.5 else 0.0 for i, x in enumerate(a)]  # b >= a everywhere
+    diffs = paired_differences(_records(a), _records(b), _accuracy)
+    d = diffs[("accuracy",)]
+    assert d.diff == pytest.approx(sum(b) / 300 - sum(a) / 300)
+    assert 0 < d.low < d.diff < d.high and d.p == pytest.approx(2 / 1001)
+    # pairing: b never loses, so every resampled difference is positive; unpaired the spread would be far wider
+    assert d.high - d.low < 2 * 1.96 * math.sqrt(0.25 / 300 * 2)
+
+
+def test_paired_differences_need_aligned_runs() -> None:
+    with pytest.raises(InvalidArgumentError, match="aligned"):
+        paired_differences(_records([1.0]), _records([1.0, 0.0]), _accuracy)
