@@ -1,8 +1,9 @@
 """mindloop: embodied agents that reason about minds through an explicit belief model.
 
-The public API is re-exported here; see ``docs/`` for the guide. The belief core, stories and errors load with
-the package; the harness, models, worlds, agents and metrics load on first use of one of their names (they pull
-in gymnasium, pettingzoo, httpx, rich progress bars), so ``import mindloop`` stays cheap.
+The public API is re-exported here; see ``docs/`` for the guide. The belief core and errors load with the
+package; the stories, harness, models, worlds, agents and metrics load on first use of one of their names (they
+pull in pydantic, numpy, gymnasium, pettingzoo, httpx, rich progress bars), so ``import mindloop`` stays cheap:
+every ``mindloop`` command pays for it before doing anything.
 """
 
 import importlib
@@ -40,23 +41,22 @@ from mindloop.errors import (
     UnknownNameError,
 )
 from mindloop.registry import Registry
-from mindloop.systems.tom.evaluate import EvalReport, evaluate_file
-from mindloop.worlds.stories import (
-    Example,
-    Question,
-    answer_question,
-    generate_tomi,
-    narrate,
-    read_examples,
-    to_numbered_text,
-    track_story,
-)
 
 _LAZY: dict[str, tuple[str, ...]] = {
+    "mindloop.systems.tom.evaluate": ("EvalReport", "evaluate_file"),
+    "mindloop.worlds.stories": (
+        "Example",
+        "Question",
+        "answer_question",
+        "generate_tomi",
+        "narrate",
+        "read_examples",
+        "to_numbered_text",
+        "track_story",
+    ),
     "mindloop.bench": (
         "BENCHMARKS",
         "AgentContext",
-    "AgentSpec",
         "AgentSpec",
         "Benchmark",
         "Options",
@@ -149,6 +149,7 @@ if TYPE_CHECKING:
     from mindloop.systems.omnitom.metrics import score_records_sync
     from mindloop.systems.omnitom.records import BeliefRecord, StoryRecord, read_records, write_records
     from mindloop.systems.omnitom.tombench import load_tombench
+    from mindloop.systems.tom.evaluate import EvalReport, evaluate_file
     from mindloop.systems.tos.explorers import ScoutExplorer, StrategistExplorer, SymbolicExplorer, run_exploration
     from mindloop.systems.tos.metrics import map_scores, parse_cognitive_map
     from mindloop.systems.tos.world import SpatialEnv, generate_scene, load_scene
@@ -161,6 +162,16 @@ if TYPE_CHECKING:
         generate_scenarios,
         load_scenarios,
         mindpower_sim,
+    )
+    from mindloop.worlds.stories import (
+        Example,
+        Question,
+        answer_question,
+        generate_tomi,
+        narrate,
+        read_examples,
+        to_numbered_text,
+        track_story,
     )
 
 

@@ -1,0 +1,64 @@
+"""What the command line imports before it runs a command: the systems' command groups load only when used."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mindloop.cli import COMMAND_GROUPS, main
+
+# Modules only the research systems and their worlds need; `mindloop bench run smoke` needs none of them.
+_SYSTEMS = ("gymnasium", "pettingzoo", "mindloop.worlds.household", "mindloop.systems.mindclaw", "mindloop.systems.tos")
+
+
+def _loaded_after(code: str, home: Path) -> list[str]:
+    """The modules of ``_SYSTEMS`` loaded once ``code`` has run in a fresh interpreter."""
+    probe = f"import sys\n{code}\nprint(sorted(m for m in {_SYSTEMS!r} if m in sys.modules))"
+    env = {**os.environ, "MINDLOOP_HOME": str(home)}
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
+    return json.loads(proc.stdout.strip().splitlines()[-1].replace("'", '"'))
+
+
+def test_importing_the_command_line_loads_no_system(tmp_path: Path) -> None:
+    assert _loaded_after("import mindloop.cli", tmp_path) == []
+
+
+def test_a_bench_run_loads_no_system_it_does_not_run(tmp_path: Path) -> None:
+    code = (
+        "from mindloop.cli import main\n"
+        "assert main(['bench', 'run', 'smoke', '--model', 'scripted/echo', '--n', '3', '--json']) == 0"
+    )
+    assert _loaded_after(code, tmp_path) == []
+
+
+def test_a_group_loads_when_its_command_runs(tmp_path: Path) -> None:
+    code = "from mindloop.cli import main\nassert main(['mindclaw', '--help']) == 0"
+    assert "mindloop.systems.mindclaw" in _loaded_after(code, tmp_path)
+
+
+def test_help_lists_every_group_and_hides_the_aliases(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"]) == 0
+    listed = {line.split()[0] for line in capsys.readouterr().out.split("Commands:")[1].splitlines() if line.strip()}
+    aliases = {"claw", "space"}  # second names of mindclaw and tos (pyproject.toml)
+    assert aliases <= set(COMMAND_GROUPS.names())
+    assert listed == {"report", "demo", "bench", "runs", "data"} | (set(COMMAND_GROUPS.names()) - aliases)
+
+
+def test_an_alias_runs_its_group(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["space", "--help"]) == 0
+    alias = capsys.readouterr().out
+    assert main(["tos", "--help"]) == 0
+    group = capsys.readouterr().out
+    assert "Alias of 'mindloop tos'." in alias  # its own help says what it is; its commands are the group's
+    assert alias.split("Commands:")[1] == group.split("Commands:")[1]
+
+
+def test_a_mistyped_group_is_suggested_before_it_is_loaded(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tomm"]) == 1
+    err = capsys.readouterr().err
+    assert "No such command 'tomm'" in err and "Did you mean 'tom'" in err
