@@ -48,6 +48,7 @@ __all__ = [
     "SampleResult",
     "StoreDamagedError",
     "StoreError",
+    "SuiteInfo",
 ]
 
 FINISHED_STATUSES = ("done", "failed", "bug")
@@ -59,11 +60,12 @@ STATUSES = ("pending", *FINISHED_STATUSES)
 _STATUS = "CASE WHEN s.status = 'failed' AND s.error LIKE 'internal error:%' THEN 'bug' ELSE s.status END"
 """A sample's status as read back: a bug recorded by a store from before the ``bug`` status counts as one."""
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The layout of the store this mindloop writes, kept in the file as ``PRAGMA user_version``. Stores written
 before the version was recorded read 0; they hold layout 1 and are brought to this layout the next time they are
 opened for writing (never by a read-only open). Layout 2 adds ``samples.history``: the earlier attempts of a
-sample re-run by ``--retry-failed``."""
+sample re-run by ``--retry-failed``. Layout 3 adds the ``suites`` and ``suite_runs`` tables: a suite
+(:mod:`mindloop.bench.suite`) and which run is its run of each benchmark; runs themselves are unchanged."""
 
 
 def _add_history(db: sqlite3.Connection) -> None:
@@ -71,7 +73,21 @@ def _add_history(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE samples ADD COLUMN history TEXT")
 
 
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _add_history}
+def _add_suites(db: sqlite3.Connection) -> None:
+    """Layout 2 -> 3: the ``suites`` table (one row per suite) and ``suite_runs`` (its run of each benchmark)."""
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS suites (suite_id TEXT PRIMARY KEY, model TEXT, preset TEXT NOT NULL,"
+        " config TEXT NOT NULL, started TEXT NOT NULL, finished TEXT, seconds REAL NOT NULL DEFAULT 0,"
+        " version TEXT NOT NULL, lock_owner TEXT)"
+    )
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS suite_runs (suite_id TEXT NOT NULL REFERENCES suites(suite_id),"
+        " benchmark TEXT NOT NULL, run_id TEXT NOT NULL UNIQUE REFERENCES runs(run_id),"
+        " PRIMARY KEY (suite_id, benchmark))"
+    )
+
+
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _add_history, 2: _add_suites}
 """``MIGRATIONS[v]`` upgrades a store from layout ``v`` to ``v + 1``. A change to the layout raises
 :data:`SCHEMA_VERSION` by one and adds its step here; opening an older store for writing runs the missing steps
 in order inside the transaction that stamps the new version, so a failed step leaves the file as it was.
@@ -179,6 +195,21 @@ class RunInfo:
 
 
 @dataclass(frozen=True)
+class SuiteInfo:
+    """A suite's row (:mod:`mindloop.bench.suite`): the model, the preset, the configuration its runs share, and
+    the wall-clock seconds of every session that worked on it; its runs are in :meth:`RunStore.suite_runs`."""
+
+    suite_id: str
+    model: str | None
+    preset: str
+    config: dict[str, Any]
+    started: str
+    finished: str | None
+    seconds: float
+    version: str
+
+
+@dataclass(frozen=True)
 class SampleResult:
     """A finished sample on its way into the store (status ``done``, ``failed`` or ``bug``).
 
@@ -216,6 +247,7 @@ class RunStore:
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = Path(path)
         self.readonly = readonly
+        self._joining: str | None = None  # the suite a new run joins (:meth:`joining`)
         if self.path.is_dir():
             raise StoreError(
                 f"run store {self.path} is a folder, not a file: move it aside or point MINDLOOP_HOME at another folder"
@@ -424,6 +456,11 @@ class RunStore:
                 "INSERT INTO samples (run_id, idx, sample_id, grp, input) VALUES (?, ?, ?, ?, ?)",
                 ((run_id, i, s.id, s.group, _dumps(s.input)) for i, s in enumerate(samples)),
             )
+            if self._joining is not None:  # in the run's own transaction: a run is never left out of its suite
+                db.execute(
+                    "INSERT INTO suite_runs (suite_id, benchmark, run_id) VALUES (?, ?, ?)",
+                    (self._joining, benchmark, run_id),
+                )
         return run_id
 
     def run(self, run_id: str) -> RunInfo:
@@ -515,6 +552,107 @@ class RunStore:
                 "UPDATE runs SET seconds = seconds + ?, finished = CASE WHEN ? THEN ? ELSE finished END"
                 " WHERE run_id = ?",
                 (seconds, finished, _now(), run_id),
+            )
+
+    # -- suites -------------------------------------------------------------------------------------------
+
+    def create_suite(self, *, model: str | None, preset: str, config: dict[str, Any], version: str) -> str:
+        """Record a new suite with no runs yet; returns its id (``suite-YYYYMMDD-HHMMSS-xxxx``)."""
+        suite_id = f"suite-{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
+        with self._guard():
+            self._db.execute(
+                "INSERT INTO suites (suite_id, model, preset, config, started, version) VALUES (?, ?, ?, ?, ?, ?)",
+                (suite_id, model, preset, _dumps(config), _now(), version),
+            )
+        return suite_id
+
+    def _has_suites(self) -> bool:
+        """Whether the store has the suite tables (a read-only open of a layout before 3 has none)."""
+        return "suites" in _tables(self._db)
+
+    def suites(self) -> list[SuiteInfo]:
+        """Every suite, oldest first (none on a store of a layout before 3)."""
+        with self._guard():
+            if not self._has_suites():
+                return []
+            rows = self._db.execute(
+                "SELECT suite_id, model, preset, config, started, finished, seconds, version FROM suites"
+                " ORDER BY started, rowid"
+            ).fetchall()
+        return [self._suite_info(row) for row in rows]
+
+    def suite(self, suite_id: str) -> SuiteInfo:
+        """The suite called ``suite_id``; an unknown id is an error that lists the most recent suites."""
+        with self._guard():
+            row = None
+            if self._has_suites():
+                row = self._db.execute(
+                    "SELECT suite_id, model, preset, config, started, finished, seconds, version FROM suites"
+                    " WHERE suite_id = ?",
+                    (suite_id,),
+                ).fetchone()
+        if row is None:
+            recent = [s.suite_id for s in self.suites()[-3:]]
+            hint = f"; recent suites: {', '.join(recent)}" if recent else "; no suites recorded yet"
+            raise InvalidArgumentError(f"no suite {suite_id!r} in {self.path}{hint}")
+        return self._suite_info(row)
+
+    def _suite_info(self, row: tuple[Any, ...]) -> SuiteInfo:
+        return SuiteInfo(
+            suite_id=row[0],
+            model=row[1],
+            preset=row[2],
+            config=self._loads(row[3], f"the configuration of suite {row[0]}"),
+            started=row[4],
+            finished=row[5],
+            seconds=row[6],
+            version=row[7],
+        )
+
+    def suite_runs(self, suite_id: str) -> dict[str, str]:
+        """The runs of a suite so far: benchmark name -> run id, in the order they were created."""
+        with self._guard():
+            if not self._has_suites():
+                return {}
+            rows = self._db.execute(
+                "SELECT benchmark, run_id FROM suite_runs WHERE suite_id = ? ORDER BY rowid", (suite_id,)
+            ).fetchall()
+        return dict(rows)
+
+    @contextmanager
+    def joining(self, suite_id: str) -> Iterator[None]:
+        """Inside, every run :meth:`create_run` records joins ``suite_id`` as its run of that benchmark, in the
+        run's own transaction (a suite already holding a run of that benchmark refuses a second one)."""
+        previous, self._joining = self._joining, suite_id
+        try:
+            yield
+        finally:
+            self._joining = previous
+
+    @contextmanager
+    def locked_suite(self, suite_id: str) -> Iterator[None]:
+        """Hold the suite for this process while it runs, refusing a second live process on the same suite."""
+        me = f"{socket.gethostname()}:{os.getpid()}"
+        with self._guard(), self._transaction() as db:
+            (owner,) = db.execute("SELECT lock_owner FROM suites WHERE suite_id = ?", (suite_id,)).fetchone()
+            if owner and owner != me and _alive(owner):
+                raise InvalidArgumentError(f"suite {suite_id} is being run by process {owner}; wait for it to end")
+            db.execute("UPDATE suites SET lock_owner = ? WHERE suite_id = ?", (me, suite_id))
+        try:
+            yield
+        finally:
+            with self._guard():
+                self._db.execute(
+                    "UPDATE suites SET lock_owner = NULL WHERE suite_id = ? AND lock_owner = ?", (suite_id, me)
+                )
+
+    def add_suite_seconds(self, suite_id: str, seconds: float, *, finished: bool) -> None:
+        """Add one session's wall-clock time to the suite, and stamp it finished when every run of it is."""
+        with self._guard():
+            self._db.execute(
+                "UPDATE suites SET seconds = seconds + ?, finished = CASE WHEN ? THEN ? ELSE NULL END"
+                " WHERE suite_id = ?",
+                (seconds, finished, _now(), suite_id),
             )
 
     # -- samples ------------------------------------------------------------------------------------------

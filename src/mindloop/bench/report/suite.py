@@ -1,0 +1,531 @@
+"""The suite report: each paper's headline table in the paper's layout, every run linked, the suite's ledger.
+
+:func:`suite_report` gathers a suite's numbers (recomputed from the run store, like ``mindloop report``) into one
+JSON-ready dictionary: the suite, each planned benchmark's run with its counts, headline metric, seconds and
+tokens, each paper's table (:data:`PAPER_TABLES`: MindPower Table 2, MindClaw Tables II and IV, OmniToM Table 3,
+CoBel-World Tables 1 and 2, Theory of Space Table 1 and its map probes, ToMi and Hi-ToM by type) and the token and
+time ledger of the whole suite. ``mindloop suite report --json`` prints it; :func:`render_suite_report` lays the
+same dictionary out as one self-contained HTML page (``suite.html``), where a metric with no value reads ``–``,
+never 0, and a 95% interval is shown under a value when the run's summary carries one (``intervals``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from mindloop._version import __version__
+from mindloop.bench.headline import headline_of, headline_value
+from mindloop.bench.report import write_report
+from mindloop.bench.runner import RunSummary, summarize_run
+from mindloop.bench.store import RunStore
+from mindloop.bench.suite import token_sum
+
+__all__ = [
+    "PAPER_TABLES",
+    "Column",
+    "PaperTable",
+    "Row",
+    "render_suite_report",
+    "suite_report",
+    "write_suite_report",
+]
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a paper's table: the metric at ``path`` (inside the row's prefix) of benchmark ``bench``
+    (default: the row's, else the table's), times ``scale``, printed with ``digits`` decimals, under ``group``."""
+
+    label: str
+    path: tuple[str, ...]
+    group: str = ""
+    scale: float = 1.0
+    digits: int = 2
+    bench: str | None = None
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row: its label (``{method}`` is the model, or the agent without one) and where its metrics are: the
+    ``prefix`` inside the summary (``("by_task", "wash_dishes")``; empty for the run-wide values) of ``bench``."""
+
+    label: str
+    prefix: tuple[str, ...] = ()
+    bench: str | None = None
+
+
+@dataclass(frozen=True)
+class PaperTable:
+    """A paper's headline table as the suite report lays it out: the paper's columns, in its order and scale."""
+
+    key: str
+    paper: str
+    title: str
+    bench: str
+    columns: tuple[Column, ...]
+    rows: tuple[Row, ...]
+    note: str = ""
+    nav: str = ""
+    """The page's table of contents names the table by its paper, and this when one paper has several tables."""
+
+    def benchmarks(self) -> set[str]:
+        """Every benchmark a cell of this table reads."""
+        return {self.bench} | {c.bench for c in self.columns if c.bench} | {r.bench for r in self.rows if r.bench}
+
+
+_LAYERS = ("perception", "belief", "desire", "intention", "decision")
+_OMNI_CATEGORIES = (
+    ("AST", "Ambiguous Story Task"),
+    ("FBT", "False Belief Task"),
+    ("FPT", "Faux-pas Recognition Test"),
+    ("HT", "Hinting Task Test"),
+    ("PST", "Persuasion Story Task"),
+    ("SIT", "Scalar Implicature Test"),
+    ("SST", "Strange Story Task"),
+)
+_OMNI_DIMENSIONS = (
+    ("Order", "order"),
+    ("Status", "truth_status"),
+    ("Access", "knowledge_access"),
+    ("Repr", "representation"),
+    ("CType", "content_type"),
+    ("Source", "mental_source"),
+    ("Context", "context"),
+)
+_ROUTE = ("direction", "persp.take", "perc.dec", "act2view", "view2act")
+_SURVEY = ("alloc.map", "ment.rot", "loc2view", "view2loc")
+_CWAH_TASKS = (
+    ("Prepare tea", "prepare_afternoon_tea"),
+    ("Wash dishes", "wash_dishes"),
+    ("Prepare meal", "prepare_a_meal"),
+    ("Put groceries", "put_groceries"),
+    ("Set up table", "set_up_a_dinner_table"),
+)
+_TDW_TASKS = ("food-low-capacity", "stuff-low-capacity", "food-high-capacity", "stuff-high-capacity")
+
+PAPER_TABLES: tuple[PaperTable, ...] = (
+    PaperTable(
+        "tomi",
+        "ToMi",
+        "Accuracy by question type (%)",
+        "tomi",
+        (Column("Accuracy (%)", ("accuracy",), scale=100, digits=1), Column("n", ("n",), digits=0)),
+        (
+            *(Row(t.replace("_", " "), ("by_type", t)) for t in ("reality", "memory", "first_order", "second_order")),
+            Row("all ({method})"),
+        ),
+    ),
+    PaperTable(
+        "hitom",
+        "Hi-ToM",
+        "Accuracy by order (%)",
+        "hitom",
+        (Column("Accuracy (%)", ("accuracy",), scale=100, digits=1), Column("n", ("n",), digits=0)),
+        (*(Row(f"order {k}", ("by_order", str(k))) for k in range(5)), Row("all ({method})")),
+    ),
+    PaperTable(
+        "mindpower",
+        "MindPower",
+        "Table 2: BERTScore (B) and Sentence-Transformer (S) per layer, Action SR and AC (0–100), BPC (0–10)",
+        "mindpower",
+        (
+            *(
+                Column(kind, (metric, layer), group=layer.capitalize())
+                for layer in _LAYERS
+                for kind, metric in (("B", "bertscore"), ("S", "st"))
+            ),
+            Column("SR", ("sr",), group="Action"),
+            Column("AC", ("ac",), group="Action"),
+            Column("BPC", ("bpc",)),
+            Column("n", ("n",), digits=0),
+        ),
+        (
+            Row("{method}"),
+            Row("False-Belief Correction", ("by_task", "false_belief_correction")),
+            Row("Implicit Goal Inference & Completion", ("by_task", "implicit_goal_inference")),
+        ),
+        "BPC needs a judge model (--opt mindpower.judge=BACKEND/NAME); B and S need the metrics extra, and use "
+        "all-MiniLM-L6-v2 offline, so absolute values differ from the paper's encoders.",
+    ),
+    PaperTable(
+        "claw",
+        "MindClaw",
+        "Table II (TA, PIA, CS) and Table IV (ACC, ACC w/o noop), %",
+        "claw",
+        (
+            Column("TA", ("ta",), scale=100, group="Table II"),
+            Column("PIA", ("pia",), scale=100, group="Table II"),
+            Column("CS", ("cs",), scale=100, group="Table II"),
+            Column("ACC", ("acc",), scale=100, group="Table IV"),
+            Column("ACC w/o noop", ("acc_no_noop",), scale=100, group="Table IV"),
+            Column("n", ("n",), digits=0),
+        ),
+        (
+            Row("{method}"),
+            *(
+                Row(g.replace("_", " "), ("by_group", g))
+                for g in ("false_belief/help", "implicit_goal/help", "false_belief/control", "implicit_goal/control")
+            ),
+        ),
+    ),
+    PaperTable(
+        "omnitom",
+        "OmniToM",
+        "Table 3: Stage 1 belief-extraction F1 by category and Stage 2 belief-labelling accuracy (%)",
+        "omnitom-stage1",
+        (
+            *(
+                Column(short, ("by_category", name, "f1"), group="Stage 1: Belief Extraction F1", scale=100)
+                for short, name in _OMNI_CATEGORIES
+            ),
+            Column("Overall", ("f1",), group="Stage 1: Belief Extraction F1", scale=100),
+            *(
+                Column(
+                    short,
+                    ("by_dimension", key),
+                    group="Stage 2: Belief-Labeling Accuracy",
+                    scale=100,
+                    bench="omnitom-stage2",
+                )
+                for short, key in _OMNI_DIMENSIONS
+            ),
+            Column(
+                "Overall", ("overall",), group="Stage 2: Belief-Labeling Accuracy", scale=100, bench="omnitom-stage2"
+            ),
+        ),
+        (Row("{method}"),),
+        "Stage 1 Overall is F1 over every story, not the paper's macro average over categories; without a judge "
+        "model the beliefs are aligned by mindloop's offline stand-in (the run's scorer says which).",
+    ),
+    PaperTable(
+        "cwah",
+        "CoBel-World",
+        "Table 2 (C-WAH, symbolic observation): average steps (↓) and communication tokens (↓) per episode",
+        "cwah",
+        (
+            Column("Average Step (↓)", ("avg_steps",), digits=1),
+            Column("Communication Cost (↓)", ("comm_tokens",), digits=0),
+            Column("Finished (%)", ("finished",), scale=100, digits=0),
+            Column("n", ("n",), digits=0),
+        ),
+        (*(Row(label, ("by_task", key)) for label, key in _CWAH_TASKS), Row("Symbolic Average ({method})")),
+        "An unfinished episode counts 250 steps. Per-task rows appear once a run has episodes of two tasks.",
+        nav="C-WAH",
+    ),
+    PaperTable(
+        "tdw-mat",
+        "CoBel-World",
+        "Table 1 (TDW-MAT): transport rate (↑, %) and communication tokens (↓) per episode",
+        "tdw-mat",
+        (
+            Column("Transport Rate (↑)", ("transport_rate",), scale=100, digits=2),
+            Column("Communication Cost (↓)", ("comm_tokens",), digits=0),
+            Column("Average Step", ("avg_steps",), digits=1),
+            Column("n", ("n",), digits=0),
+        ),
+        (
+            *(Row(t.capitalize(), ("by_task", t)) for t in _TDW_TASKS),
+            Row("Total Average ({method})"),
+        ),
+        "Per-category rows appear once a run has episodes of two categories.",
+        nav="TDW-MAT",
+    ),
+    PaperTable(
+        "tos",
+        "Theory of Space",
+        "Table 1: exploration steps, route and survey task accuracy, average (%)",
+        "tos-active",
+        (
+            Column("Avg.step", ("steps",), digits=1),
+            *(Column(t, (t,), group="Route", scale=100, digits=1) for t in _ROUTE),
+            *(Column(t, (t,), group="Survey", scale=100, digits=1) for t in _SURVEY),
+            Column("Avg.", ("avg",), scale=100, digits=1),
+            Column("n", ("n",), digits=0),
+        ),
+        (Row("{method} (active)", bench="tos-active"), Row("{method} (passive)", bench="tos-passive")),
+    ),
+    PaperTable(
+        "tos-map",
+        "Theory of Space",
+        "Cognitive-map probing and false-belief revision (%)",
+        "tos-active",
+        (
+            Column("Dir.", ("map_dir",), group="Cognitive map", scale=100, digits=1),
+            Column("Facing", ("map_facing",), group="Cognitive map", scale=100, digits=1),
+            Column("Pos.", ("map_pos",), group="Cognitive map", scale=100, digits=1),
+            Column("Overall", ("map_overall",), group="Cognitive map", scale=100, digits=1),
+            Column("Coverage", ("coverage",), group="Exploration", scale=100, digits=1),
+            Column("Info gain", ("info_gain",), group="Exploration", scale=100, digits=1),
+            Column("F1", ("fb_f1",), group="False belief", scale=100, digits=1),
+            Column("Inertia (pos.)", ("fb_inertia_pos",), group="False belief", scale=100, digits=1),
+        ),
+        (Row("{method} (active)", bench="tos-active"), Row("{method} (passive)", bench="tos-passive")),
+        "The false-belief phase runs in tos-active only.",
+        nav="map",
+    ),
+)
+"""Each paper's headline table, in the paper's layout; a table is shown when the suite ran one of its benchmarks."""
+
+
+_NOTE_KEYS = ("scorer", "encoder", "acc_over", "budget_note", "deviation", "extraction", "judge")
+"""Text a benchmark's summary carries about how its numbers were made, shown under its table."""
+
+
+def _dig(metrics: Any, path: Sequence[str]) -> Any:
+    """The value at ``path`` inside nested mappings, or ``None``."""
+    node = metrics
+    for key in path:
+        if not isinstance(node, Mapping) or key not in node:
+            return None
+        node = node[key]
+    return node
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(float(value)):
+        return None
+    return float(value)
+
+
+def _text(value: float | None, scale: float, digits: int) -> str:
+    """A cell's text: the value scaled, with ``digits`` decimals; no value is ``–``, never 0."""
+    if value is None:
+        return "–"
+    return f"{value * scale:,.{digits}f}"
+
+
+def _interval(intervals: Any, path: Sequence[str]) -> tuple[float, float] | None:
+    """The 95% interval of the metric at ``path`` in a summary's ``intervals``: nested like the metrics under
+    ``intervals["metrics"]`` (:func:`mindloop.bench.uncertainty.bootstrap_intervals`), or at the top level, or
+    flat by dotted name; each entry ``{"low", "high", ...}`` or ``[low, high]``. ``None`` when there is none."""
+    if not isinstance(intervals, Mapping):
+        return None
+    for tree in (intervals.get("metrics"), intervals):
+        if not isinstance(tree, Mapping):
+            continue
+        entry = tree.get(".".join(path))
+        if entry is None:
+            entry = _dig(tree, path)
+        if isinstance(entry, Mapping):
+            entry = [entry.get("low"), entry.get("high")]
+        if isinstance(entry, list | tuple) and len(entry) == 2:
+            low, high = _number(entry[0]), _number(entry[1])
+            if low is not None and high is not None:
+                return low, high
+    return None
+
+
+def _interval_note(summaries: Sequence[RunSummary]) -> str | None:
+    """How the intervals shown were made (the first summary's ``intervals`` that says), for the page."""
+    for summary in summaries:
+        intervals = _intervals(summary)
+        if isinstance(intervals, Mapping) and intervals.get("method"):
+            level = _number(intervals.get("level"))
+            share = f"{100 * level:g}%" if level is not None else "95%"
+            return (
+                f"{share} confidence interval ({intervals['method']}, {intervals.get('resamples', '?')} resamples, "
+                f"seed {intervals.get('seed', '?')})"
+            )
+    return None
+
+
+def _method(summary: RunSummary | None) -> str:
+    if summary is None:
+        return "–"
+    return summary.model or f"{summary.agent} agent"
+
+
+def _intervals(summary: RunSummary | None) -> Any:
+    """A run summary's ``intervals`` (``None`` when it has none: a summary from before they existed)."""
+    return None if summary is None else summary.to_json().get("intervals")
+
+
+def _table(spec: PaperTable, by_bench: Mapping[str, RunSummary]) -> dict[str, Any]:
+    """One paper table's numbers: every cell's raw value, its text, its interval and the run it comes from."""
+    intervals = {bench: _intervals(summary) for bench, summary in by_bench.items()}
+    rows = []
+    for row in spec.rows:
+        cells = []
+        for col in spec.columns:
+            bench = col.bench or row.bench or spec.bench
+            summary = by_bench.get(bench)
+            path = (*row.prefix, *col.path)
+            value = _number(_dig(summary.metrics, path)) if summary else None
+            if summary and path == ("n",) and value is None:  # a summary without a run-wide n: samples finished
+                value = float(summary.n_completed)
+            interval = _interval(intervals.get(bench), path)
+            cells.append(
+                {
+                    "value": value,
+                    "text": _text(value, col.scale, col.digits),
+                    "low": None if interval is None else interval[0] * col.scale,
+                    "high": None if interval is None else interval[1] * col.scale,
+                    "interval": None
+                    if interval is None
+                    else f"[{_text(interval[0], col.scale, col.digits)}, {_text(interval[1], col.scale, col.digits)}]",
+                    "benchmark": bench,
+                    "run_id": summary.run_id if summary else None,
+                    "metric": ".".join(path),
+                }
+            )
+        main = by_bench.get(row.bench or spec.bench)
+        rows.append({"label": row.label.format(method=_method(main)), "cells": cells})
+    notes = [spec.note] if spec.note else []
+    for bench in sorted(spec.benchmarks()):
+        summary = by_bench.get(bench)
+        for key in _NOTE_KEYS:
+            text = summary.metrics.get(key) if summary else None
+            if isinstance(text, str) and text:
+                notes.append(f"{bench} {key}: {text}")
+    return {
+        "key": spec.key,
+        "paper": spec.paper,
+        "nav": f"{spec.paper} ({spec.nav})" if spec.nav else spec.paper,
+        "title": spec.title,
+        "columns": [{"group": c.group, "label": c.label} for c in spec.columns],
+        "rows": rows,
+        "notes": notes,
+        "runs": [by_bench[b].run_id for b in sorted(spec.benchmarks()) if b in by_bench],
+    }
+
+
+def suite_report(store: RunStore, suite_id: str) -> dict[str, Any]:
+    """The suite's numbers, as ``mindloop suite report --json`` prints them and the HTML page shows them: the
+    suite, each planned benchmark's run (or ``null`` when not started) with its counts, headline metric, seconds
+    and tokens, each paper's table (:data:`PAPER_TABLES`) and the ledger of the whole suite."""
+    info = store.suite(suite_id)
+    runs = store.suite_runs(suite_id)
+    plan = list(info.config.get("benchmarks", [])) + [b for b in runs if b not in info.config.get("benchmarks", [])]
+    summaries = {name: summarize_run(run_id, store) for name, run_id in runs.items()}
+    entries = []
+    for name in plan:
+        s = summaries.get(name)
+        head = headline_of(name, s.metrics if s else None)
+        value = headline_value(head, s.metrics) if s else None
+        interval = _interval(_intervals(s), (head.metric,)) if head else None
+        entries.append(
+            {
+                "benchmark": name,
+                "run_id": s.run_id if s else None,
+                "agent": s.agent if s else None,
+                "model": s.model if s else info.model,
+                "status": "not started" if s is None else "finished" if s.n_completed == s.n else "partial",
+                "n": s.n if s else None,
+                "n_completed": s.n_completed if s else 0,
+                "n_failed": s.n_failed if s else 0,
+                "n_bugs": s.n_bugs if s else 0,
+                "n_model_failures": s.n_model_failures if s else 0,
+                "headline": {
+                    "metric": head.metric if head else None,
+                    "higher_is_better": head.higher_is_better if head else None,
+                    "value": value,
+                    "low": interval[0] if interval else None,
+                    "high": interval[1] if interval else None,
+                },
+                "seconds": round(s.seconds, 3) if s else 0.0,
+                "tokens": token_sum([s.tokens]) if s else token_sum([]),
+                "replies": dict(s.replies) if s else {},
+                "report": f"{s.run_id}.html" if s else None,
+            }
+        )
+    tables = [_table(spec, summaries) for spec in PAPER_TABLES if spec.benchmarks() & set(summaries)]
+    done = [e for e in entries if e["run_id"]]
+    ledger = {
+        "runs": len(done),
+        "benchmarks": len(plan),
+        "samples": sum(e["n"] or 0 for e in done),
+        "completed": sum(e["n_completed"] for e in done),
+        "failed": sum(e["n_failed"] for e in done),
+        "bugs": sum(e["n_bugs"] for e in done),
+        "run_seconds": round(sum(e["seconds"] for e in done), 3),
+        "wall_seconds": round(info.seconds, 3),
+        **token_sum([e["tokens"] for e in done]),
+    }
+    return {
+        "suite_id": info.suite_id,
+        "model": info.model,
+        "preset": info.preset,
+        "started": info.started,
+        "finished": info.finished,
+        "complete": all(e["status"] == "finished" for e in entries),
+        "version": info.version,
+        "config": info.config,
+        "runs": entries,
+        "tables": tables,
+        "ledger": ledger,
+        "intervals": _interval_note(list(summaries.values())),
+    }
+
+
+@lru_cache(maxsize=1)
+def _template() -> jinja2.Template:
+    """The suite page's template, compiled once; autoescaping is on for every value it prints."""
+    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    text = (resources.files("mindloop.bench.report") / "suite.html").read_text(encoding="utf-8")
+    return env.from_string(text)
+
+
+def _groups(columns: Sequence[Mapping[str, Any]]) -> list[tuple[str, int]]:
+    """The header's column groups: consecutive columns with the same group, as ``(group, span)``."""
+    spans: list[tuple[str, int]] = []
+    for col in columns:
+        if spans and spans[-1][0] == col["group"]:
+            spans[-1] = (col["group"], spans[-1][1] + 1)
+        else:
+            spans.append((col["group"], 1))
+    return spans
+
+
+def render_suite_report(data: Mapping[str, Any], *, links: bool = True) -> str:
+    """The self-contained HTML page of a :func:`suite_report` dictionary; ``links`` makes each run's id a link to
+    its report (``RUN_ID.html`` beside the page)."""
+    return _template().render(
+        title=f"{data['suite_id']} · mindloop suite report",
+        data=data,
+        tables=[
+            {**t, "groups": _groups(t["columns"]), "grouped": any(c["group"] for c in t["columns"])}
+            for t in data["tables"]
+        ],
+        links=links,
+        text=lambda value, digits=3: _text(_number(value), 1.0, digits),
+        footer=f"Generated by mindloop {__version__} on {datetime.now(UTC).isoformat(timespec='seconds')}. "
+        "Self-contained: no server, no network.",
+        data_json=Markup(_script_json(data)),
+    )
+
+
+def _script_json(data: Mapping[str, Any]) -> str:
+    """``data`` as JSON that cannot close the ``<script>`` element holding it (``<``, ``>``, ``&`` escaped)."""
+    text = json.dumps(data, ensure_ascii=False, allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def write_suite_report(
+    store: RunStore, suite_id: str, out: Path | None = None, *, run_reports: bool = True
+) -> tuple[Path, list[Path]]:
+    """Write the suite's page to ``out`` (default ``SUITE_ID.html`` here; a folder gets it inside) and, with
+    ``run_reports``, each run's own report beside it as ``RUN_ID.html`` (what the page links to). Returns the
+    page's path and the run reports written."""
+    data = suite_report(store, suite_id)
+    path = Path(f"{suite_id}.html") if out is None else Path(out)
+    if path.is_dir():
+        path = path / f"{suite_id}.html"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    written = [
+        write_report(entry["run_id"], store, path.parent / f"{entry['run_id']}.html")
+        for entry in data["runs"]
+        if run_reports and entry["run_id"]
+    ]
+    path.write_text(render_suite_report(data, links=run_reports), encoding="utf-8")
+    return path, written

@@ -1,0 +1,482 @@
+"""Suites: every benchmark that has a model-driven agent, run with one model and one preset, under one suite id.
+
+``mindloop suite run --model M`` runs each registered benchmark that declares an agent needing a model
+(:attr:`~mindloop.bench.api.AgentSpec.needs_model`), with that benchmark's model agent and its paper's settings
+(:data:`PRESETS`: ``paper`` runs the full sets with the paper's generation settings, ``quick`` a small ``n`` per
+benchmark for a first look); without a model it runs the same benchmarks with their default (symbolic) agents.
+Each benchmark is one ordinary run made by :func:`~mindloop.bench.runner.run_benchmark` (the same pre-flight
+check, circuit breaker, progress and resumable store), joined to the suite in the run's own transaction
+(:meth:`~mindloop.bench.store.RunStore.joining`), so ``--resume SUITE_ID`` finishes a suite however it stopped:
+runs left pending are resumed, benchmarks not reached are started, finished runs are kept.
+
+:func:`runs_of_suite` lists a suite's run ids (``mindloop compare`` reads them). The suite's report, each paper's
+headline table in the paper's layout, is :mod:`mindloop.bench.report.suite`.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from mindloop._version import __version__
+from mindloop.bench.agents import model_agents
+from mindloop.bench.api import Benchmark
+from mindloop.bench.generation import resolve_generation
+from mindloop.bench.headline import headline_of, headline_value
+from mindloop.bench.options import validate_options
+from mindloop.bench.registry import BENCHMARKS, canonical_name, get_benchmark
+from mindloop.bench.runner import EXECUTORS, Executor, RunRequest, RunSummary, run_benchmark, summarize_run
+from mindloop.bench.store import RunStore
+from mindloop.errors import DependencyError, InvalidArgumentError, MindloopError
+from mindloop.models.base import BACKENDS, ModelOptions, preflight, split_model_name
+from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
+from mindloop.paths import runs_path
+
+__all__ = [
+    "EXCLUDED",
+    "PRESETS",
+    "QUICK_DEFAULT_N",
+    "SUITE_ORDER",
+    "SUITE_PREFIX",
+    "TOKEN_KEYS",
+    "PresetEntry",
+    "SuiteRequest",
+    "SuiteResult",
+    "preset_entry",
+    "run_suite",
+    "runs_of_suite",
+    "suite_plan",
+    "token_sum",
+]
+
+SUITE_PREFIX = "suite-"
+"""Every suite id begins with this (``suite-YYYYMMDD-HHMMSS-xxxx``); run ids begin with their benchmark's name."""
+
+Preset = Literal["quick", "paper"]
+
+
+@dataclass(frozen=True)
+class PresetEntry:
+    """How one benchmark runs in one preset: ``n`` samples (``None``: the whole set), ``options`` (``--opt``
+    strings) for every run, ``with_model`` options added only when a model drives the agents (they bound a model's
+    cost; symbolic agents need no bound), and ``why`` this size."""
+
+    n: int | None
+    why: str
+    options: Mapping[str, str] = field(default_factory=dict)
+    with_model: Mapping[str, str] = field(default_factory=dict)
+
+
+_PAPER = PresetEntry(None, "the whole set, as the paper evaluates it")
+
+PRESETS: dict[str, dict[str, PresetEntry]] = {
+    "quick": {
+        "tomi": PresetEntry(20, "5 questions of each of the 4 types (the set interleaves them); one call each"),
+        "hitom": PresetEntry(20, "4 questions of each order 0-4 (the split interleaves them in fours); one call each"),
+        "mindpower": PresetEntry(10, "5 scenarios of each task; one long six-layer reply each"),
+        "claw": PresetEntry(5, "4 episodes that need help and 1 control (PIA needs one); ~20 trigger decisions each"),
+        "omnitom-stage1": PresetEntry(5, "5 stories; one long belief-table reply each"),
+        "omnitom-stage2": PresetEntry(5, "5 stories; one labelling reply each"),
+        "cwah": PresetEntry(
+            2,
+            "2 episodes; a model team plays at most 30 steps each (a full episode is up to 250 steps, a model call "
+            "or more per agent per step)",
+            with_model={"max_steps": "30"},
+        ),
+        "tdw-mat": PresetEntry(
+            2,
+            "2 episodes; a model team plays at most 30 steps each (a full episode runs to 3,000 frames)",
+            with_model={"max_steps": "30"},
+        ),
+        "tos-active": PresetEntry(1, "1 scene: up to 20 exploration calls, the map probes, then 27 questions"),
+        "tos-passive": PresetEntry(2, "2 scenes: 27 questions each, from a scripted proxy's exploration log"),
+    },
+    "paper": {},
+}
+"""The suite presets, by benchmark: ``quick`` picks a small ``n`` for each (why in each entry; ``docs/suite.md``
+lists them), ``paper`` runs every set whole. A benchmark without an entry (a plug-in's) runs
+:data:`QUICK_DEFAULT_N` samples in ``quick`` and its whole set in ``paper``. Generation settings are each
+benchmark's paper's (:mod:`mindloop.bench.generation`) in both, unless ``--temperature``/``--max-tokens`` are given."""
+
+QUICK_DEFAULT_N = 10
+"""Samples a ``quick`` suite runs of a benchmark with no :data:`PRESETS` entry."""
+
+SUITE_ORDER = (
+    "tomi",
+    "hitom",
+    "mindpower",
+    "claw",
+    "omnitom-stage1",
+    "omnitom-stage2",
+    "cwah",
+    "tdw-mat",
+    "tos-active",
+    "tos-passive",
+)
+"""The order a suite runs the built-in benchmarks in (cheap question answering first); others follow by name."""
+
+EXCLUDED = {"smoke": "an endpoint and harness check, not a paper's benchmark (name it with --only to include it)"}
+"""Benchmarks with a model agent that a suite leaves out unless ``--only`` names them, and why."""
+
+
+def preset_entry(preset: str, benchmark: str) -> PresetEntry:
+    """The :data:`PRESETS` entry of ``benchmark`` in ``preset`` (a default one for a benchmark it does not list)."""
+    if preset not in PRESETS:
+        raise InvalidArgumentError(f"unknown preset {preset!r}; expected one of: {', '.join(PRESETS)}")
+    default = PresetEntry(QUICK_DEFAULT_N, "the quick default") if preset == "quick" else _PAPER
+    return PRESETS[preset].get(benchmark, default)
+
+
+def _has_model_agent(bench: Benchmark) -> bool:
+    return bool(model_agents(bench))
+
+
+def _has_symbolic_agent(bench: Benchmark) -> bool:
+    return any(not spec.needs_model for spec in bench.agents.values())
+
+
+def suite_plan(*, model: bool, only: Sequence[str] = ()) -> list[str]:
+    """The benchmarks a suite runs, in order: every registered one with a model-driven agent (less
+    :data:`EXCLUDED`), or the ones ``only`` names (aliases accepted). Without a model, each must also have an
+    agent that needs none (its default agent plays)."""
+    if only:
+        names: list[str] = []
+        for name in only:
+            canonical = canonical_name(name.strip())  # an unknown name suggests the closest ones
+            if canonical not in names:
+                names.append(canonical)
+        for name in names:
+            bench = get_benchmark(name)
+            if not _has_model_agent(bench):
+                raise InvalidArgumentError(
+                    f"--only {name!r}: benchmark {name!r} has no model-driven agent, so it is not part of a suite"
+                )
+            if not model and not _has_symbolic_agent(bench):
+                raise InvalidArgumentError(
+                    f"--only {name!r}: every agent of benchmark {name!r} needs a model; pass --model BACKEND/NAME"
+                )
+    else:
+        names = [
+            name
+            for name in BENCHMARKS.names()
+            if name not in EXCLUDED
+            and _has_model_agent(bench := get_benchmark(name))
+            and (model or _has_symbolic_agent(bench))
+        ]
+    rank = {name: i for i, name in enumerate(SUITE_ORDER)}
+    return sorted(names, key=lambda n: (rank.get(n, len(rank)), n)) if not only else names
+
+
+def _split_opts(pairs: Sequence[str]) -> dict[str, dict[str, str]]:
+    """``--opt BENCH.KEY=VALUE`` strings as ``{benchmark: {key: value}}`` (benchmark names canonical)."""
+    out: dict[str, dict[str, str]] = {}
+    for pair in pairs:
+        target, eq, value = pair.partition("=")
+        bench, dot, key = target.partition(".")
+        if not (eq and dot and bench.strip() and key.strip()):
+            raise InvalidArgumentError(
+                f"--opt {pair!r}: expected BENCHMARK.KEY=VALUE, e.g. mindpower.judge=openai/gpt-4o"
+            )
+        out.setdefault(canonical_name(bench.strip()), {})[key.strip()] = value
+    return out
+
+
+# -- running a suite ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SuiteRequest:
+    """Everything that defines a suite. ``model=None`` runs the default (symbolic) agents; ``only`` limits it to
+    those benchmarks; ``opts`` are ``BENCHMARK.KEY=VALUE`` benchmark options on top of the preset's;
+    ``temperature``/``max_tokens`` override every benchmark's paper settings when given."""
+
+    model: str | None = None
+    preset: str = "quick"
+    only: tuple[str, ...] = ()
+    opts: tuple[str, ...] = ()
+    seed: int = 0
+    concurrency: int = 8
+    executor: Executor = "local"
+    ray_address: str | None = None
+    model_options: ModelOptions = field(default_factory=ModelOptions)
+    temperature: float | None = None
+    max_tokens: int | None = None
+    format_retries: int = DEFAULT_FORMAT_RETRIES
+    breaker: int = 5
+
+
+@dataclass(frozen=True)
+class SuiteResult:
+    """What a suite session did: the summary of each of the suite's runs so far (in plan order), the benchmarks
+    not reached, and why the session stopped early (``interrupted``: Ctrl-C or SIGTERM; ``stopped``: the circuit
+    breaker), if it did."""
+
+    suite_id: str
+    model: str | None
+    preset: str
+    benchmarks: list[str]
+    summaries: list[RunSummary]
+    seconds: float
+    interrupted: bool = False
+    stopped: str | None = None
+
+    @property
+    def complete(self) -> bool:
+        """Whether every planned benchmark has a run with no sample pending."""
+        done = {s.benchmark for s in self.summaries if s.n_completed == s.n}
+        return set(self.benchmarks) <= done
+
+    @property
+    def n_bugs(self) -> int:
+        """Samples stopped by a bug, over every run."""
+        return sum(s.n_bugs for s in self.summaries)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``mindloop suite run --json`` object: the suite, each run's ``bench run --json`` summary, totals."""
+        return {
+            "suite_id": self.suite_id,
+            "model": self.model,
+            "preset": self.preset,
+            "benchmarks": list(self.benchmarks),
+            "complete": self.complete,
+            "interrupted": self.interrupted,
+            "stopped": self.stopped,
+            "seconds": round(self.seconds, 3),
+            "tokens": token_sum([s.tokens for s in self.summaries]),
+            "runs": [s.to_json() for s in self.summaries],
+        }
+
+
+def _config(request: SuiteRequest, plan: Sequence[str]) -> dict[str, Any]:
+    """What the store keeps about a suite: everything that shapes its results, nothing secret."""
+    mo = request.model_options
+    return {
+        "benchmarks": list(plan),
+        "only": list(request.only),
+        "opts": list(request.opts),
+        "seed": request.seed,
+        "temperature": request.temperature,
+        "max_tokens": request.max_tokens,
+        "format_retries": request.format_retries,
+        "executor": request.executor,
+        "concurrency": request.concurrency,
+        "model_options": {"base_url": mo.base_url, "api_key_env": mo.api_key_env, "cache": mo.cache},
+    }
+
+
+def _resumed(request: SuiteRequest, store: RunStore, suite_id: str) -> tuple[SuiteRequest, list[str]]:
+    """The request of a resumed suite: results-shaping settings from the store, execution settings from now."""
+    info = store.suite(suite_id)
+    cfg = info.config
+    stored_mo = cfg.get("model_options", {})
+    request = replace(
+        request,
+        model=info.model,
+        preset=info.preset,
+        only=tuple(cfg.get("only", ())),
+        opts=tuple(cfg.get("opts", ())),
+        seed=cfg.get("seed", 0),
+        temperature=cfg.get("temperature"),
+        max_tokens=cfg.get("max_tokens"),
+        format_retries=cfg.get("format_retries", DEFAULT_FORMAT_RETRIES),
+        model_options=replace(
+            request.model_options,
+            base_url=request.model_options.base_url or stored_mo.get("base_url"),
+            api_key_env=stored_mo.get("api_key_env", request.model_options.api_key_env),
+            cache=stored_mo.get("cache", request.model_options.cache),
+        ),
+    )
+    return request, list(cfg.get("benchmarks", []))
+
+
+def _run_request(request: SuiteRequest, name: str, opts: Mapping[str, Mapping[str, str]]) -> RunRequest:
+    """The run of benchmark ``name`` in this suite: its preset's ``n`` and options, its paper's generation."""
+    bench = get_benchmark(name)
+    entry = preset_entry(request.preset, name)
+    options = {**entry.options, **(entry.with_model if request.model else {}), **opts.get(name, {})}
+    generation, source = resolve_generation(bench, temperature=request.temperature, max_tokens=request.max_tokens)
+    return RunRequest(
+        benchmark=name,
+        model=request.model,
+        n=entry.n,
+        seed=request.seed,
+        options=options,
+        concurrency=request.concurrency,
+        executor=request.executor,
+        ray_address=request.ray_address,
+        model_options=request.model_options,
+        generation=generation,
+        generation_source=source,
+        format_retries=request.format_retries,
+        breaker=request.breaker,
+    )
+
+
+def _say(progress: bool, text: str) -> None:
+    if progress:
+        print(text, file=sys.stderr, flush=True)
+
+
+def _check(request: SuiteRequest) -> None:
+    if request.preset not in PRESETS:
+        raise InvalidArgumentError(f"unknown preset {request.preset!r}; expected one of: {', '.join(PRESETS)}")
+    if request.executor not in EXECUTORS:
+        raise InvalidArgumentError(f"unknown executor {request.executor!r} (executors: {', '.join(EXECUTORS)})")
+    if request.concurrency < 1:
+        raise InvalidArgumentError(f"concurrency must be at least 1, got {request.concurrency}")
+    if request.breaker < 1:
+        raise InvalidArgumentError(f"the circuit breaker needs at least 1 failure, got {request.breaker}")
+
+
+def run_suite(
+    request: SuiteRequest,
+    *,
+    store: RunStore | None = None,
+    resume: str | None = None,
+    progress: bool = True,
+) -> SuiteResult:
+    """Run (or ``resume``) a suite: one :func:`~mindloop.bench.runner.run_benchmark` run per planned benchmark.
+
+    A model suite checks its endpoint once before the suite is recorded (a wrong URL or key fails in seconds).
+    When a run is interrupted (Ctrl-C, SIGTERM) or stopped by the circuit breaker the suite stops there, and
+    ``--resume SUITE_ID`` finishes it; a set-up error is raised with the same hint. Runs that hit a bug do not
+    stop the suite (their ``n_bugs`` is in the result)."""
+    _check(request)
+    own_store = store is None
+    store = store or RunStore(runs_path())
+    try:
+        if resume is not None:
+            request, plan = _resumed(request, store, resume)
+            suite_id = resume
+        else:
+            plan = suite_plan(model=request.model is not None, only=request.only)
+            opts = _split_opts(request.opts)
+            stray = sorted(set(opts) - set(plan))
+            if stray:
+                raise InvalidArgumentError(
+                    f"--opt {stray[0]}.KEY=VALUE: benchmark {stray[0]!r} is not in this suite ({', '.join(plan)})"
+                )
+            for name in plan:  # every run's options are checked before anything is recorded or called
+                validate_options(get_benchmark(name), _run_request(request, name, opts).options)
+            if request.model is not None:
+                BACKENDS.get(split_model_name(request.model)[0])
+                preflight(request.model, request.model_options)
+            suite_id = store.create_suite(
+                model=request.model, preset=request.preset, config=_config(request, plan), version=__version__
+            )
+        opts = _split_opts(request.opts)
+        with store.locked_suite(suite_id), _ray_session(request):
+            return _run_plan(store, suite_id, request, plan, opts, progress)
+    finally:
+        if own_store:
+            store.close()
+
+
+def _run_plan(
+    store: RunStore,
+    suite_id: str,
+    request: SuiteRequest,
+    plan: Sequence[str],
+    opts: Mapping[str, Mapping[str, str]],
+    progress: bool,
+) -> SuiteResult:
+    """Run or resume each planned benchmark's run in order, stopping at the first interrupted or stopped one."""
+    start = time.perf_counter()
+    summaries: list[RunSummary] = []
+    interrupted, stopped = False, None
+    resume_line = f"mindloop suite run --resume {suite_id}"
+    what = f"model {request.model}" if request.model else "the default (symbolic) agents"
+    _say(progress, f"suite {suite_id}: {len(plan)} benchmarks, preset {request.preset}, {what}")
+    try:
+        for i, name in enumerate(plan, 1):
+            run_id = store.suite_runs(suite_id).get(name)
+            run_request = _run_request(request, name, opts)
+            if run_id is not None and store.run(run_id).n_completed == store.run(run_id).n:
+                summary = summarize_run(run_id, store)
+                _say(progress, f"[{i}/{len(plan)}] {name}: already finished ({run_id})")
+            else:
+                _say(progress, f"[{i}/{len(plan)}] {name}" + (f": resuming {run_id}" if run_id else ""))
+                with store.joining(suite_id):
+                    summary = run_benchmark(run_request, store=store, resume=run_id, progress=progress)
+                _say(progress, f"[{i}/{len(plan)}] {name}: {_one_line(summary)}")
+            summaries.append(summary)
+            if summary.interrupted or summary.stopped:
+                interrupted, stopped = summary.interrupted, summary.stopped
+                break
+    except MindloopError:
+        _say(True, f"suite {suite_id} stopped; once fixed, finish it with: {resume_line}")
+        raise
+    finally:
+        finished = len(summaries) == len(plan) and all(s.n_completed == s.n for s in summaries)
+        store.add_suite_seconds(suite_id, time.perf_counter() - start, finished=finished)
+    info = store.suite(suite_id)
+    result = SuiteResult(
+        suite_id, request.model, request.preset, list(plan), summaries, info.seconds, interrupted, stopped
+    )
+    if interrupted or stopped:
+        left = len(plan) - sum(1 for s in summaries if s.n_completed == s.n)
+        _say(True, f"suite {suite_id}: {left} benchmark(s) not finished; finish with: {resume_line}")
+    else:
+        _say(progress, f"suite {suite_id} done: report with: mindloop suite report {suite_id}")
+    return result
+
+
+def _one_line(summary: RunSummary) -> str:
+    """``20/20 samples, 0 failed, accuracy 0.950, 1.2 s, 20 calls, 4,321 tokens (tomi-…)``."""
+    head = headline_of(summary.benchmark, summary.metrics)
+    value = headline_value(head, summary.metrics)
+    metric = f", {head.metric} {'–' if value is None else f'{value:.3f}'}" if head else ""
+    bugs = f", {summary.n_bugs} bug(s)" if summary.n_bugs else ""
+    tokens = summary.tokens
+    return (
+        f"{summary.n_completed}/{summary.n} samples, {summary.n_failed} failed{bugs}{metric}, {summary.seconds:.1f} s, "
+        f"{tokens.get('calls', 0)} calls, {tokens.get('total_tokens', 0):,} tokens ({summary.run_id})"
+    )
+
+
+@contextmanager
+def _ray_session(request: SuiteRequest) -> Iterator[None]:
+    """One Ray connection for the whole suite (each run would otherwise start or join Ray anew): the runs find
+    Ray initialised, use it, and leave it to this, which shuts it down at the end if it started it."""
+    if request.executor != "ray":
+        yield
+        return
+    try:
+        import ray
+    except ImportError:
+        raise DependencyError("--executor ray needs Ray: pip install 'mindloop[scale]'") from None
+    if ray.is_initialized():
+        yield
+        return
+    on_sigterm = signal.getsignal(signal.SIGTERM)
+    ray.init(address=request.ray_address, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    if threading.current_thread() is threading.main_thread():  # ray.init's SIGTERM handler exits at once
+        signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+def runs_of_suite(store: RunStore, suite_id: str) -> list[str]:
+    """The run ids of suite ``suite_id`` so far, in the suite's order (an unknown suite is an
+    :class:`~mindloop.errors.InvalidArgumentError` naming it). Suite ids begin with :data:`SUITE_PREFIX`."""
+    info = store.suite(suite_id)
+    runs = store.suite_runs(suite_id)
+    order = list(info.config.get("benchmarks", []))
+    return [runs[name] for name in order if name in runs] + [r for name, r in runs.items() if name not in order]
+
+
+TOKEN_KEYS = ("calls", "cache_hits", "failed_calls", "prompt_tokens", "completion_tokens", "total_tokens")
+"""The token ledger's counts a suite adds up over its runs."""
+
+
+def token_sum(ledgers: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """The :data:`TOKEN_KEYS` counts of several runs' ``tokens`` added up."""
+    return {key: sum(int(t.get(key, 0) or 0) for t in ledgers) for key in TOKEN_KEYS}

@@ -1,0 +1,490 @@
+"""Suites: the plan and its presets, runs equal to `bench run`, resuming a stopped suite, a model suite against a
+local server, the report's paper tables (values, nulls, intervals), the command line, old stores, a real browser.
+
+A suite run is an ordinary run per benchmark, so most expectations here are the results of the same `bench run`
+(`run_benchmark` with the preset's n and options) computed on the side, or values recomputed from the stored
+samples; the papers' column layouts are transcribed from the papers (/work/shared/papers) independently of the
+code's table.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import sqlite3
+import struct
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import mindloop.bench.report.suite as suite_report_module
+import mindloop.bench.store as store_module
+from mindloop.bench.registry import BENCHMARKS, get_benchmark
+from mindloop.bench.report.suite import PAPER_TABLES, render_suite_report, suite_report, write_suite_report
+from mindloop.bench.runner import RunRequest, RunSummary, run_benchmark
+from mindloop.bench.store import RunStore
+from mindloop.bench.suite import (
+    EXCLUDED,
+    PRESETS,
+    SUITE_ORDER,
+    SuiteRequest,
+    preset_entry,
+    run_suite,
+    runs_of_suite,
+    suite_plan,
+)
+from mindloop.cli import main
+from mindloop.errors import InvalidArgumentError, MindloopError, UnknownNameError
+from mindloop.models.base import ModelOptions
+from mindloop.models.fake_server import FakeChatServer
+from mindloop.systems.tom.benchmarks import HiToMBenchmark
+
+REPO = Path(__file__).resolve().parents[2]
+SMALL = ("tomi", "hitom", "cwah")
+
+
+def _records(store: RunStore, run_id: str) -> list[tuple[str, str, Any, Any]]:
+    return [(r.sample.id, r.status, r.output, r.scores) for r in store.records(run_id, include_pending=True)]
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RunStore, str]]:
+    """The whole quick suite with the symbolic agents, once for the module."""
+    home = tmp_path_factory.mktemp("suite-home")
+    with RunStore(home / "runs.sqlite") as store:
+        result = run_suite(SuiteRequest(), store=store, progress=False)
+        yield store, result.suite_id
+
+
+# -- the plan and the presets -------------------------------------------------------------------------------------
+
+
+def test_the_plan_is_every_benchmark_with_a_model_agent_less_the_excluded() -> None:
+    expected = set()
+    for name in BENCHMARKS.names():
+        bench = get_benchmark(name)
+        specs = list(bench.agents.values())
+        if any(s.needs_model for s in specs) and name not in EXCLUDED:
+            expected.add(name)
+    assert set(suite_plan(model=True)) == expected
+    assert suite_plan(model=True)[: len(SUITE_ORDER)] == list(SUITE_ORDER)
+    assert "smoke" not in suite_plan(model=True) and "smoke" not in suite_plan(model=False)
+    # without a model, every planned benchmark has an agent that needs none (the one that plays)
+    for name in suite_plan(model=False):
+        assert not next(iter(get_benchmark(name).agents.values())).needs_model
+
+
+def test_only_takes_aliases_and_refuses_what_cannot_run() -> None:
+    assert suite_plan(model=True, only=["mindclaw", "tomi", "cobel-cwah"]) == ["claw", "tomi", "cwah"]
+    assert suite_plan(model=True, only=["smoke"]) == ["smoke"]  # excluded by default, runs when named
+    with pytest.raises(InvalidArgumentError, match="every agent of benchmark 'smoke' needs a model"):
+        suite_plan(model=False, only=["smoke"])
+    with pytest.raises(UnknownNameError, match="tomj"):
+        suite_plan(model=True, only=["tomj"])
+
+
+def test_quick_is_small_paper_is_whole_and_docs_list_every_quick_n() -> None:
+    doc = (REPO / "docs" / "suite.md").read_text(encoding="utf-8")
+    for name in SUITE_ORDER:
+        entry = preset_entry("quick", name)
+        assert entry.n is not None and 1 <= entry.n <= 20 and entry.why
+        assert preset_entry("paper", name).n is None
+        # docs/suite.md's preset table gives the same n for every benchmark
+        row = re.search(rf"^\| `{re.escape(name)}` \| (\d+) \|", doc, re.MULTILINE)
+        assert row is not None and int(row.group(1)) == entry.n, name
+    assert set(PRESETS["quick"]) == set(SUITE_ORDER)
+    with pytest.raises(InvalidArgumentError, match="unknown preset 'fast'"):
+        preset_entry("fast", "tomi")
+
+
+def test_model_only_options_apply_with_a_model_and_validate() -> None:
+    from mindloop.bench.options import validate_options
+    from mindloop.bench.suite import _run_request
+
+    for name in ("cwah", "tdw-mat"):
+        with_model = _run_request(SuiteRequest(model="scripted/echo"), name, {})
+        symbolic = _run_request(SuiteRequest(), name, {})
+        assert dict(with_model.options) == {"max_steps": "30"} and dict(symbolic.options) == {}
+        assert validate_options(get_benchmark(name), with_model.options).max_steps == 30  # type: ignore[attr-defined]
+        # the paper's generation settings (CoBel-World section 4.1), and where they came from
+        assert (with_model.generation.temperature, with_model.generation.max_tokens) == (0.7, 512)
+        assert with_model.generation_source["temperature"] == "paper"
+    override = _run_request(SuiteRequest(model="scripted/echo", temperature=0.2), "cwah", {})
+    assert override.generation.temperature == 0.2 and override.generation_source["temperature"] == "cli"
+
+
+# -- running ------------------------------------------------------------------------------------------------------
+
+
+def test_quick_suite_runs_equal_bench_runs_sample_for_sample(quick: tuple[RunStore, str], tmp_path: Path) -> None:
+    store, suite_id = quick
+    runs = runs_of_suite(store, suite_id)
+    assert [store.run(r).benchmark for r in runs] == list(SUITE_ORDER)
+    with RunStore(tmp_path / "alone.sqlite") as alone:
+        for run_id in runs:
+            info = store.run(run_id)
+            assert info.n_completed == info.n == preset_entry("quick", info.benchmark).n and info.n_bugs == 0
+            solo = run_benchmark(
+                RunRequest(info.benchmark, n=info.n, seed=0), store=alone, progress=False
+            )  # `mindloop bench run NAME --n N`
+            assert _records(alone, solo.run_id) == _records(store, run_id), info.benchmark
+    suite = store.suite(suite_id)
+    assert suite.finished is not None and suite.preset == "quick" and suite.model is None
+
+
+def test_an_interrupted_suite_resumes_where_it_stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    original = HiToMBenchmark.run
+
+    async def interrupting(self: HiToMBenchmark, sample: Any, ctx: Any) -> Any:
+        calls.append(sample.id)
+        if len(calls) == 7:
+            raise KeyboardInterrupt
+        return await original(self, sample, ctx)
+
+    request = SuiteRequest(only=SMALL, concurrency=1)
+    with RunStore(tmp_path / "runs.sqlite") as store:
+        whole = run_suite(request, store=store, progress=False)
+        monkeypatch.setattr(HiToMBenchmark, "run", interrupting)
+        cut = run_suite(request, store=store, progress=False)
+        assert cut.interrupted and not cut.complete
+        assert [s.benchmark for s in cut.summaries] == ["tomi", "hitom"]
+        assert cut.summaries[1].n_completed == 6
+        data = suite_report(store, cut.suite_id)
+        assert [r["status"] for r in data["runs"]] == ["finished", "partial", "not started"]
+        assert data["complete"] is False and data["finished"] is None
+        assert store.suite(cut.suite_id).finished is None
+
+        calls.clear()
+
+        async def counting(self: HiToMBenchmark, sample: Any, ctx: Any) -> Any:
+            calls.append(sample.id)
+            return await original(self, sample, ctx)
+
+        monkeypatch.setattr(HiToMBenchmark, "run", counting)
+        resumed = run_suite(SuiteRequest(), store=store, resume=cut.suite_id, progress=False)
+        assert resumed.complete and len(calls) == 20 - 6  # only hitom's pending samples ran again
+        assert runs_of_suite(store, cut.suite_id)[:2] == [s.run_id for s in cut.summaries]
+        for mine, theirs in zip(runs_of_suite(store, cut.suite_id), runs_of_suite(store, whole.suite_id), strict=True):
+            assert _records(store, mine) == _records(store, theirs)
+        assert store.suite(cut.suite_id).finished is not None
+        # resuming a finished suite runs nothing and gives the same summaries
+        again = run_suite(SuiteRequest(), store=store, resume=cut.suite_id, progress=False)
+        assert [s.to_json() for s in again.summaries] == [s.to_json() for s in resumed.summaries]
+
+
+def test_bad_requests_are_refused_before_anything_is_recorded(tmp_path: Path) -> None:
+    with RunStore(tmp_path / "runs.sqlite") as store:
+        cases = [
+            (SuiteRequest(preset="fast"), "unknown preset 'fast'"),
+            (SuiteRequest(only=("tomi",), opts=("tomi-data=x",)), "expected BENCHMARK.KEY=VALUE"),
+            (SuiteRequest(only=("tomi",), opts=("hitom.data=x",)), "'hitom' is not in this suite"),
+            (SuiteRequest(only=("tos-active",), opts=("tos-active.rooms=99",)), "rooms"),
+        ]
+        for request, message in cases:
+            with pytest.raises(MindloopError, match=message):
+                run_suite(request, store=store, progress=False)
+        with socket.socket() as sock:  # a port nothing listens on: the pre-flight check fails in seconds
+            sock.bind(("127.0.0.1", 0))
+            dead = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+        request = SuiteRequest(
+            model="openai/m", only=("tomi",), model_options=ModelOptions(base_url=dead, max_retries=0, timeout_s=5)
+        )
+        with pytest.raises(MindloopError):
+            run_suite(request, store=store, progress=False)
+        assert store.suites() == [] and store.runs() == []
+        with pytest.raises(InvalidArgumentError, match="no suite 'suite-x'"):
+            run_suite(SuiteRequest(), store=store, resume="suite-x", progress=False)
+
+
+def test_a_model_suite_runs_each_model_agent_and_adds_up_its_ledger(tmp_path: Path) -> None:
+    def reply(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
+        return "A"
+
+    with RunStore(tmp_path / "runs.sqlite") as store, FakeChatServer(reply) as server:
+        options = ModelOptions(base_url=server.base_url, cache="off", backoff_s=0.01)
+        result = run_suite(
+            SuiteRequest(model="openai/fake", only=("tomi", "hitom"), model_options=options, concurrency=4),
+            store=store,
+            progress=False,
+        )
+        assert server.requests == 40  # 20 questions each
+        assert server.gets.count("/v1/models") == 3  # the suite's pre-flight check, then each run's
+        assert [(s.benchmark, s.agent, s.model, s.n) for s in result.summaries] == [
+            ("tomi", "model", "openai/fake", 20),
+            ("hitom", "model", "openai/fake", 20),
+        ]
+        data = suite_report(store, result.suite_id)
+        records = {s.benchmark: store.records(s.run_id) for s in result.summaries}
+    assert data["ledger"]["calls"] == 40 == sum(len(r.calls) for rs in records.values() for r in rs)
+    assert data["ledger"]["total_tokens"] == sum(s.tokens["total_tokens"] for s in result.summaries) > 0
+    assert result.to_json()["tokens"]["calls"] == 40
+    # every answer "A": the table's accuracy per type is the share of questions whose gold is the first choice,
+    # recomputed here from the stored samples
+    tomi = next(t for t in data["tables"] if t["key"] == "tomi")
+    for row in tomi["rows"][:4]:
+        group = row["label"].replace(" ", "_")
+        mine = [r.scores["correct"] for r in records["tomi"] if r.sample.group == group]
+        assert row["cells"][0]["value"] == pytest.approx(sum(mine) / len(mine))
+        assert row["cells"][0]["text"] == f"{100 * sum(mine) / len(mine):.1f}"
+        assert row["cells"][1]["value"] == len(mine)
+    assert tomi["rows"][4]["label"] == "all (openai/fake)"
+
+
+# -- the report ---------------------------------------------------------------------------------------------------
+
+PAPER_COLUMNS = {
+    # MindPower Table 2: Perception ... Decision (B, S), Action (SR, AC), BPC
+    "mindpower": [
+        f"{layer} {kind}"
+        for layer in ("Perception", "Belief", "Desire", "Intention", "Decision")
+        for kind in ("B", "S")
+    ]
+    + ["Action SR", "Action AC", " BPC", " n"],
+    # MindClaw Table II and Table IV
+    "claw": ["Table II TA", "Table II PIA", "Table II CS", "Table IV ACC", "Table IV ACC w/o noop", " n"],
+    # OmniToM Table 3
+    "omnitom": [
+        f"Stage 1: Belief Extraction F1 {c}" for c in ("AST", "FBT", "FPT", "HT", "PST", "SIT", "SST", "Overall")
+    ]
+    + [
+        f"Stage 2: Belief-Labeling Accuracy {c}"
+        for c in ("Order", "Status", "Access", "Repr", "CType", "Source", "Context", "Overall")
+    ],
+    # Theory of Space Table 1
+    "tos": [" Avg.step"]
+    + [f"Route {t}" for t in ("direction", "persp.take", "perc.dec", "act2view", "view2act")]
+    + [f"Survey {t}" for t in ("alloc.map", "ment.rot", "loc2view", "view2loc")]
+    + [" Avg.", " n"],
+}
+
+
+def _table(data: dict[str, Any], key: str) -> dict[str, Any]:
+    return next(t for t in data["tables"] if t["key"] == key)
+
+
+def test_report_tables_follow_the_papers_and_show_no_value_as_a_dash(quick: tuple[RunStore, str]) -> None:
+    store, suite_id = quick
+    data = suite_report(store, suite_id)
+    assert {t["key"] for t in data["tables"]} == {t.key for t in PAPER_TABLES}
+    for key, columns in PAPER_COLUMNS.items():
+        assert [f"{c['group']} {c['label']}" for c in _table(data, key)["columns"]] == columns, key
+    mindpower = _table(data, "mindpower")
+    bpc = [row["cells"][12] for row in mindpower["rows"]]  # no judge: BPC was not scored
+    assert all(c["value"] is None and c["text"] == "–" for c in bpc)
+    claw = _table(data, "claw")
+    control = next(r for r in claw["rows"] if r["label"] == "false belief/control")  # no such sample in 5
+    assert all(c["value"] is None and c["text"] == "–" for c in control["cells"])
+    # every number in every table is the run's own metric at the cell's path, times the column's scale
+    runs = dict(zip(data["config"]["benchmarks"], runs_of_suite(store, suite_id), strict=True))
+    metrics = {name: store_summary(store, run_id).metrics for name, run_id in runs.items()}
+    seen = 0
+    for table in data["tables"]:
+        for row in table["rows"]:
+            for cell in row["cells"]:
+                node: Any = metrics[cell["benchmark"]]
+                for part in _split(cell["metric"], node):
+                    node = node.get(part) if isinstance(node, dict) else None
+                if cell["metric"] == "n" and node is None:
+                    continue  # the run-wide n of a summary without one: the run's finished samples
+                assert cell["value"] == node, (table["key"], row["label"], cell["metric"])
+                seen += cell["value"] is not None
+    assert seen > 100
+    tdw = _table(data, "tdw-mat")["rows"][-1]["cells"][0]
+    assert tdw["text"] == f"{100 * metrics['tdw-mat']['transport_rate']:.2f}"
+
+
+def store_summary(store: RunStore, run_id: str) -> RunSummary:
+    from mindloop.bench.runner import summarize_run
+
+    return summarize_run(run_id, store)
+
+
+def _split(dotted: str, metrics: dict[str, Any]) -> list[str]:
+    """A cell's dotted metric path back into keys, where keys may hold dots themselves (ToS's ``persp.take``)."""
+    parts: list[str] = []
+    rest = dotted
+    node: Any = metrics
+    while rest:
+        keys = sorted(node, key=len, reverse=True) if isinstance(node, dict) else []
+        key = next((k for k in keys if rest == k or rest.startswith(k + ".")), None)
+        if key is None:  # not in the summary: the cell must read no value
+            return [*parts, rest]
+        parts.append(key)
+        rest = rest[len(key) + 1 :]
+        node = node[key]
+    return parts
+
+
+def test_intervals_in_a_summary_show_under_their_value(
+    quick: tuple[RunStore, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, suite_id = quick
+    real = suite_report_module.summarize_run
+    tomi_intervals = {  # the shape of mindloop.bench.uncertainty.bootstrap_intervals: nested like the metrics
+        "method": "percentile bootstrap over samples",
+        "level": 0.95,
+        "resamples": 1000,
+        "seed": 0,
+        "n": 20,
+        "metrics": {
+            "accuracy": {"low": 0.8, "high": 1.0, "se": 0.05},
+            "by_type": {"memory": {"accuracy": {"low": 0.5, "high": 1.0}}},
+        },
+    }
+
+    class WithIntervals(RunSummary):
+        def to_json(self) -> dict[str, Any]:
+            return super().to_json() | {"intervals": tomi_intervals if self.benchmark == "tomi" else {}}
+
+    def summarize(run_id: str, store: RunStore, **kw: Any) -> RunSummary:
+        summary = real(run_id, store, **kw)
+        return WithIntervals(**{f: getattr(summary, f) for f in summary.__dataclass_fields__})
+
+    monkeypatch.setattr(suite_report_module, "summarize_run", summarize)
+    data = suite_report(store, suite_id)
+    tomi = _table(data, "tomi")
+    memory = next(r for r in tomi["rows"] if r["label"] == "memory")["cells"][0]
+    assert (memory["low"], memory["high"], memory["interval"]) == (50.0, 100.0, "[50.0, 100.0]")
+    overall = tomi["rows"][-1]["cells"][0]
+    assert overall["interval"] == "[80.0, 100.0]"
+    assert next(r for r in tomi["rows"] if r["label"] == "reality")["cells"][0]["interval"] is None
+    assert all(
+        c["interval"] is None for t in data["tables"] if t["key"] != "tomi" for r in t["rows"] for c in r["cells"]
+    )
+    assert data["runs"][0]["headline"] == {
+        "metric": "accuracy",
+        "higher_is_better": True,
+        "value": 1.0,
+        "low": 0.8,
+        "high": 1.0,
+    }
+    assert data["intervals"] == "95% confidence interval (percentile bootstrap over samples, 1000 resamples, seed 0)"
+    page = render_suite_report(data)
+    assert '<span class="ci" title="95% confidence interval">[80.0, 100.0]</span>' in page
+    assert "Under each value: its 95% confidence interval (percentile bootstrap" in page
+    # a flat form, by dotted metric name, reads the same
+    flat = suite_report_module._interval({"by_type.memory.accuracy": [0.5, 1.0]}, ("by_type", "memory", "accuracy"))
+    assert flat == (0.5, 1.0)
+
+
+def test_page_is_self_contained_links_each_run_report_and_escapes(quick: tuple[RunStore, str], tmp_path: Path) -> None:
+    store, suite_id = quick
+    page, written = write_suite_report(store, suite_id, tmp_path)
+    assert page == tmp_path / f"{suite_id}.html"
+    text = page.read_text(encoding="utf-8")
+    runs = runs_of_suite(store, suite_id)
+    assert sorted(p.name for p in written) == sorted(f"{r}.html" for r in runs)
+    for run_id in runs:
+        assert f'href="{run_id}.html"' in text and (tmp_path / f"{run_id}.html").exists()
+    assert not re.search(r'(src|href)="(https?:)?//', text)  # nothing fetched from anywhere
+    blob = re.search(r'<script type="application/json" id="suite-data">(.*?)</script>', text, re.S)
+    assert blob is not None and json.loads(blob.group(1)) == suite_report(store, suite_id)
+    evil = suite_report(store, suite_id) | {"model": "</script><script>alert(1)</script>"}
+    rendered = render_suite_report(evil)
+    assert "<script>alert(1)" not in rendered and rendered.count("</script>") == 1
+
+
+# -- the command line ---------------------------------------------------------------------------------------------
+
+
+def test_cli_run_list_report_and_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["suite", "run", "--only", "tomi,hitom", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [r["benchmark"] for r in out["runs"]] == ["tomi", "hitom"] and out["complete"] is True
+    assert [r["n"] for r in out["runs"]] == [20, 20] and out["tokens"]["calls"] == 0
+    suite_id = out["suite_id"]
+    assert suite_id.startswith("suite-")
+
+    assert main(["suite", "list", "--json"]) == 0
+    (listed,) = json.loads(capsys.readouterr().out)["suites"]
+    assert listed["suite_id"] == suite_id and listed["runs"] == [r["run_id"] for r in out["runs"]]
+
+    assert main(["suite", "report", suite_id, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [t["key"] for t in report["tables"]] == ["tomi", "hitom"]
+    assert report["ledger"]["completed"] == 40
+
+    assert main(["suite", "report", suite_id, "-o", str(tmp_path)]) == 0
+    assert (tmp_path / f"{suite_id}.html").exists() and len(list(tmp_path.glob("*.html"))) == 3
+
+    assert main(["suite", "report", "suite-nope"]) == 1
+    assert "no suite 'suite-nope'" in capsys.readouterr().err
+    assert main(["suite", "run", "--only", "tomi", "--opt", "tomi"]) == 1
+    assert "expected BENCHMARK.KEY=VALUE" in capsys.readouterr().err
+
+
+# -- the store ----------------------------------------------------------------------------------------------------
+
+
+def test_a_layout_2_store_reads_as_it_is_and_gains_the_suite_tables_when_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "runs.sqlite"
+    with monkeypatch.context() as mp:  # a store written by the mindloop before suites
+        mp.setattr(store_module, "SCHEMA_VERSION", 2)
+        mp.setattr(store_module, "MIGRATIONS", {1: store_module.MIGRATIONS[1]})
+        with RunStore(path) as old:
+            run_id = run_benchmark(RunRequest("tomi", n=3), store=old, progress=False).run_id
+    with RunStore(path, readonly=True) as store:
+        assert store.suites() == [] and store.suite_runs("suite-x") == {}
+        with pytest.raises(InvalidArgumentError, match="no suites recorded yet"):
+            store.suite("suite-x")
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+    db.close()
+    with RunStore(path) as store:
+        assert [r.run_id for r in store.runs()] == [run_id]
+        result = run_suite(SuiteRequest(only=("tomi",)), store=store, progress=False)
+        assert runs_of_suite(store, result.suite_id) == [result.summaries[0].run_id]
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 3
+    db.close()
+
+
+# -- a real browser -----------------------------------------------------------------------------------------------
+
+
+def _chromium() -> str:
+    """The Chromium binary; skipped without one, unless under CI (which installs it), where that is a failure."""
+    for name in (os.environ.get("MINDLOOP_CHROMIUM"), "/usr/bin/chromium", "chromium", "chromium-browser"):
+        path = shutil.which(name) if name else None
+        if path:
+            return path
+    if os.environ.get("CI"):
+        pytest.fail("no Chromium binary found; CI must install chromium for the report browser tests")
+    pytest.skip("no Chromium binary found; install chromium to run the report browser tests")
+
+
+def _browse(chromium: str, profile: Path, url: str, *args: str) -> str:
+    proc = subprocess.run(
+        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         f"--user-data-dir={profile}", *args, url],
+        capture_output=True, text=True, timeout=90, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout
+
+
+def test_browser_shows_every_paper_table_and_the_ledger(quick: tuple[RunStore, str], tmp_path: Path) -> None:
+    chromium = _chromium()
+    store, suite_id = quick
+    page, _ = write_suite_report(store, suite_id, tmp_path)
+    profile = tmp_path / "profile"
+    dom = _browse(chromium, profile, page.resolve().as_uri(), "--dump-dom")
+    for spec in PAPER_TABLES:
+        assert f'data-table="{spec.key}"' in dom
+    assert len(re.findall(r'data-metric="(by_task\.\w+\.)?bpc" data-bench="mindpower">–</td>', dom)) == 3
+    assert len(re.findall(r'<tr data-bench="[^"]+">', dom)) == len(SUITE_ORDER)
+    shot = tmp_path / "suite.png"
+    _browse(chromium, profile, page.resolve().as_uri(), f"--screenshot={shot}", "--window-size=1280,2400")
+    png = shot.read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", png[16:24]) == (1280, 2400)
+    assert len(png) > 50_000  # a blank or error page compresses to a few kB
