@@ -129,3 +129,22 @@ def test_model_driven_run_that_fails_is_an_error_outcome_and_a_failure() -> None
     assert outcome.scores["finished"] == 0.0 and outcome.scores["steps"] == 250.0
     summary = bench.summarize([_record(0, sample, outcome, status="failed")])
     assert summary["failed"] == 1 and summary["finished"] == 0.0 and summary["avg_steps"] == 250.0
+
+
+def test_max_steps_cuts_an_episode_and_names_the_deviation() -> None:
+    bench = TdwMatBenchmark()
+    default = bench.samples(1, 0, TransportOptions())[0]
+    assert "max_steps" not in default.input  # the paper's limit: inputs as before
+    short = bench.samples(1, 0, validate_options(bench, {"max_steps": "4"}))[0]
+    assert short.id == default.id and short.input["max_steps"] == 4
+    outcome = asyncio.run(bench.run(short, AgentContext("heuristic")))
+    full = asyncio.run(bench.run(default, AgentContext("heuristic")))
+    assert outcome.output["cut_at"] == 4 and outcome.scores["steps"] == 4.0 and not outcome.output["finished"]
+    assert full.output["cut_at"] is None and full.scores["steps"] > 4 and "deviation" not in full.output
+    assert outcome.output["frames"] < full.output["frames"]  # the frames it played, not the 3,000-frame budget
+    assert "3,000 frames" in outcome.output["deviation"]
+    summary = bench.summarize([_record(0, short, outcome)])
+    assert summary["max_steps"] == 4 and summary["deviation"] == outcome.output["deviation"]
+    assert "max_steps" not in bench.summarize([_record(0, default, full)])
+    with pytest.raises(InvalidArgumentError, match="expected an integer"):
+        validate_options(bench, {"max_steps": "0"})

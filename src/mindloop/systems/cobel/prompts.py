@@ -2,8 +2,12 @@
 
 The texts follow the paper. Its task sentences are TDW-MAT's ("transport as many target objects as possible to
 the bed … within 3000 steps"); for C-WAH the world supplies its own goal sentence and abilities through
-``$TASK$`` and ``$ABILITIES$``, which is the only change. :func:`fill` substitutes placeholders and refuses to
-leave one unfilled.
+``$TASK$`` and ``$ABILITIES$``. Where they differ from the paper's figures: the atomic actions (``$ATOMIC$``) are
+our worlds' (:data:`TDW_ATOMIC`, :data:`CWAH_ATOMIC`), named apart from their argument so that small models do not
+copy a slot such as ``'explore <room>(id)'`` into a plan; Fig. 10, 11 and 15 take the world's ``$ABILITIES$`` where
+the paper lists TDW-MAT's; Fig. 13 ends with ``Answer in this format: Message:``; Fig. 14's note keeps only its
+last sentence. :func:`fill` substitutes placeholders and refuses to leave one unfilled; :func:`echoes` finds the
+format slots and examples of a prompt that a reply copied verbatim.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ __all__ = [
     "RULES_REFINE",
     "ZERO_ORDER_PREDICTION",
     "ZERO_ORDER_UPDATE",
+    "echoes",
     "fill",
     "section",
 ]
@@ -39,19 +44,25 @@ TDW_ABILITIES = (
     "once transported to the bed."
 )
 TDW_ATOMIC = (
-    "Composed of 1 to 3 atomic actions selected from the allowed set: 1) 'explore <room>(id)': go to a room and "
-    "explore it (if it is not fully explored) for underlying target objects. 2) 'grab <object>(id)': go to grasp a "
-    "specified target object or container (a grasped object is put into a held container with room). 3) 'transport "
-    "<bed>(id)': Transport holding objects or containers to the bed and drop them on the bed."
+    "Composed of 1 to 3 atomic actions selected from the allowed set: 1) 'explore': go to a room and explore it (if "
+    "it is not fully explored) for underlying target objects. 2) 'grab': go to grasp a specified target object or "
+    "container (a grasped object is put into a held container with room). 3) 'transport': Transport holding objects "
+    "or containers to the bed and drop them on the bed. Write each action as its name followed by the entity it acts "
+    "on, written as in the beliefs."
 )
+"""TDW-MAT's atomic actions in our world (the paper's five, ``go to`` … ``put``, are three here: ``explore`` goes
+to the room, ``grab`` puts into a held container). The actions are named apart from their argument: a slot such as
+``'explore <room>(id)'`` was copied verbatim by small models as if it were a plan."""
 CWAH_ABILITIES = (
     "I can hold two objects at a time. Objects may be inside closed containers, which I must open to see inside."
 )
 CWAH_ATOMIC = (
-    "Composed of 1 to 3 atomic actions selected from the allowed set: 1) 'explore <room>(id)': go to a room and open "
-    "its unexplored containers. 2) 'grab <object>(id)': go to grasp a specified object. 3) 'deliver <target>(id)': "
-    "put the held goal objects on or in the goal's target."
+    "Composed of 1 to 3 atomic actions selected from the allowed set: 1) 'explore': go to a room and open its "
+    "unexplored containers. 2) 'grab': go to grasp a specified object. 3) 'deliver': put the held goal objects on or "
+    "in the goal's target. Write each action as its name followed by the entity it acts on, written as in the "
+    "beliefs."
 )
+"""C-WAH's atomic actions, named apart from their argument (see :data:`TDW_ATOMIC`)."""
 
 RULES_INIT = """You are Alice, you and Bob are constructing beliefs rules to denote the zero and first order belief of \
 the world. You should first extract entity types and predicates in a specific domain given a task description and the \
@@ -149,7 +160,7 @@ to the structure and syntax of the belief rules. Following are provided informat
 Dialogue History: $MESSAGES$
 Belief Rules: $RULES$
 Output Format: Extracted Information: [about what $AGENT_NAME$ knows]
-First order beliefs: [first-order beliefs in belief rule format, one per line]
+First order beliefs: [first-order beliefs in belief rule format]
 $OPPO_NAME$'s plan: [concise description of the next plan]"""
 """Fig. 8."""
 
@@ -188,7 +199,7 @@ Answer strictly in this format:
 
 Extracted Information: [about what $AGENT_NAME$ knows]
 
-Zero order beliefs: [zero-order beliefs in belief rules format, one per line]"""
+Zero order beliefs: [zero-order beliefs in belief rules format]"""
 """Fig. 9."""
 
 _PREDICTION_TAIL = """Actions take several steps to finish. It may be costly to go to another room or transport to \
@@ -412,6 +423,71 @@ reasoning:
 plan:"""
 )
 """Fig. 15."""
+
+ECHO_MARKERS: tuple[str, ...] = (
+    # argument slots of the atomic actions (ours before the change, and the paper's own ``<name>(id)``)
+    "<room>(id)",
+    "<object>(id)",
+    "<target>(id)",
+    "<bed>(id)",
+    "<name>(id)",
+    # the descriptions of the atomic actions, copied as if they were a plan
+    "go to a room and open its unexplored containers",
+    "go to grasp a specified object",
+    "put the held goal objects on or in the goal's target",
+    "go to a room and explore it",
+    "go to grasp a specified target object or container",
+    # the slots of Fig. 8 / Fig. 9's output format and Fig. 6's
+    "[about what",
+    "belief rule format]",
+    "belief rules format]",
+    "belief rule format, one per line]",
+    "belief rules format, one per line]",
+    "[concise description of the next plan]",
+    "(yes or no)",
+    # example entities and the example message (Fig. 8-15)
+    "<table>(712)",
+    "<livingroom>(1000)",
+    "<kitchen>(2000)",
+    "<wicker_basket>(5388017)",
+    "5388017",
+    "<apple>(12123)",
+    "<banana>(12234)",
+)
+"""Format slots and examples the prompts show, which a reply should never copy: the markers :func:`echoes` looks
+for. An example entity counts only when the prompt's own data does not name it too (C-WAH's living room is
+``<livingroom>(1000)``, as in the paper's example)."""
+
+
+def echoes(prompt: str, reply: str) -> list[str]:
+    """The :data:`ECHO_MARKERS` that ``reply`` copied verbatim (case-insensitive) from ``prompt``; an example entity
+    is left out when the prompt names it more often than its examples do (it is then the world's own).
+
+    >>> p = "Actions: 1) 'explore <room>(id)': go to a room. e.g., <livingroom>(1000). Beliefs: <kitchen>(7) IN x"
+    >>> echoes(p, "plan1: 'explore <room>(id)'\\nplan2: explore <kitchen>(7)")
+    ['<room>(id)']
+    >>> echoes(p, "plan: explore <livingroom>(1000)")
+    ['<livingroom>(1000)']
+    """
+    low_prompt, low_reply = prompt.lower(), reply.lower()
+    out = []
+    for marker in ECHO_MARKERS:
+        m = marker.lower()
+        if m not in low_reply or m not in low_prompt:
+            continue
+        if re.fullmatch(r"<\w+>\(\d+\)|\d+", m) and low_prompt.count(m) > _example_count(low_prompt, m):
+            continue
+        out.append(marker)
+    return out
+
+
+_EXAMPLE_CONTEXT = re.compile(r"(?:e\.g\.,?|such as|for example,?|example: message:)[^\n]{0,160}", re.IGNORECASE)
+
+
+def _example_count(prompt: str, marker: str) -> int:
+    """How often ``marker`` occurs inside the prompt's examples (``e.g., …``, ``For example, …``, ``Example: …``)."""
+    return sum(m.group(0).lower().count(marker) for m in _EXAMPLE_CONTEXT.finditer(prompt))
+
 
 _PLACEHOLDER = re.compile(r"\$([A-Z_]+)\$")
 

@@ -331,16 +331,24 @@ class ActionChoice:
 Answer = ActionChoice
 """Alias kept for readers that think of it as the Fig. 14 answer."""
 
-_LETTER_CUE = re.compile(r"\b(?:option|choice|action|letter|answer is|choose|select|pick)\s*[:(]?\s*\(?([A-L])\b\)?")
+_LETTER_CUE = re.compile(r"\b(?i:option|choice|action|letter|answer is|choose|select|pick)\s*[:(]?\s*\(?([A-L])\b\)?")
 _LETTER_START = re.compile(r"^\W{0,3}\(?([A-L])(?:[.):\]]|\s+[-–—]|$)")
+
+
+_CONCLUSION = re.compile(
+    r"(?i)\b(?:therefore|thus|hence|in conclusion|in summary|(?:my|the) (?:final )?answer is|final answer)\b[,:]?\s*"
+)
 
 
 def read_action(reply: str, options: Sequence[str]) -> ActionChoice:
     """The action a Fig. 14 reply chooses from ``options`` (listed ``A. …``, ``B. …``), or ``SUBPLAN DONE``.
 
-    The ``answer:`` section is read (the whole reply when it has no labels at all): a letter, an option's text
-    (longest first, so ``explore <kitchen>(20)`` is not read inside ``explore <kitchen>(200)``), or a target only
-    one option has. Two different actions, or an action with ``SUBPLAN DONE``, are refused.
+    The ``answer:`` section is read (the whole reply when it has no labels at all; its concluding sentence,
+    ``Therefore, …``, when it has other labels but no answer): a letter, an option's text (longest first, so
+    ``explore <kitchen>(20)`` is not read inside ``explore <kitchen>(200)``), a step in the plans' wordings
+    (``go grasp <apple>(12)``), or the target of one option when it is the only entity the answer names. Two
+    different actions, a letter that is not the action named, or an action with ``SUBPLAN DONE`` are refused;
+    when a long answer is ambiguous, its concluding sentence decides.
 
     >>> opts = ["explore <kitchen>(2000)", "grab <apple>(12)"]
     >>> read_action("reasons: near\\n**Answer:** B. grab <apple>(12)", opts)
@@ -353,14 +361,37 @@ def read_action(reply: str, options: Sequence[str]) -> ActionChoice:
     if not found:
         answers = [reply]
     elif not answers:
-        raise ParseError("cobel-llm: the reply to the Fig. 14 prompt has no 'answer:' section", text=reply[:300])
+        conclusion = _conclusion(reply)
+        if conclusion is None:
+            raise ParseError("cobel-llm: the reply to the Fig. 14 prompt has no 'answer:' section", text=reply[:300])
+        answers = [conclusion]
     answers = [a for a in answers if a] or answers
     if not answers[0]:
         raise ParseError("cobel-llm: the Fig. 14 'answer:' is empty", text=reply[:300])
-    choices = {_choice(a, options) for a in answers}
+    choices = {_concluded(a, options) for a in answers}
     if len(choices) > 1:
         raise ParseError("cobel-llm: the Fig. 14 reply gives two different answers", text=reply[:300])
     return choices.pop()
+
+
+def _conclusion(text: str) -> str | None:
+    """The sentence after the last ``Therefore,`` / ``Thus,`` / ``the answer is`` of ``text``, if any."""
+    ends = [m.end() for m in _CONCLUSION.finditer(text)]
+    if not ends:
+        return None
+    rest = text[ends[-1] :]
+    return re.split(r"\n\s*\n|(?<=[.!?])\s+(?=[A-Z])", rest, maxsplit=1)[0].strip() or None
+
+
+def _concluded(answer: str, options: Sequence[str]) -> ActionChoice:
+    """:func:`_choice` of ``answer``; when that is ambiguous or empty, of its concluding sentence."""
+    try:
+        return _choice(answer, options)
+    except ParseError:
+        conclusion = _conclusion(answer)
+        if conclusion is None or conclusion == answer.strip():
+            raise
+        return _choice(conclusion, options)
 
 
 def _choice(answer: str, options: Sequence[str]) -> ActionChoice:
@@ -376,10 +407,16 @@ def _choice(answer: str, options: Sequence[str]) -> ActionChoice:
         if hit:
             picked.add(k)
             rest = rest[: hit.start()] + " " * (hit.end() - hit.start()) + rest[hit.end() :]
-    # a target alone, when exactly one option has it
-    for ent in re.findall(_ENTITY, rest):
-        name = _entity(ent)
-        having = [k for k, o in enumerate(options) if o.lower().endswith(" " + name)]
+    # steps in the plans' wordings (go grasp, go to, put ...) that are one of the options
+    texts = [o.lower() for o in options]
+    for step in parse_plan(rest):
+        if step.text in texts:
+            picked.add(texts.index(step.text))
+    # a target alone, when it is the only entity the answer names and one option has it
+    entities = {_entity(e) for e in re.findall(_ENTITY, low)}
+    if not picked and len(entities) == 1:
+        name = entities.pop()
+        having = [k for k, o in enumerate(texts) if o.endswith(" " + name)]
         if len(having) == 1:
             picked.add(having[0])
         elif len(having) > 1:
@@ -429,7 +466,7 @@ class BeliefUpdate:
 def _belief_lines(text: str) -> list[str]:
     """Belief lines without bullets, numbering, backticks, emphasis or a trailing full stop."""
     out = []
-    for raw in re.split(r"[\n;]", text):
+    for raw in re.split(r"[\n;]|,\s*(?=[A-Z][A-Za-z]*\s+BELIEVE\b)", text):
         line = re.sub(r"^\s*(?:[-*+•]|\d+[.)])\s+", "", raw)
         line = re.sub(r"[`*]", "", line).strip().rstrip(".,")
         if line:
