@@ -8,8 +8,11 @@ vectorised shortcut must reproduce to the last digit.
 
 from __future__ import annotations
 
+import html as html_mod
+import json
 import math
 import random
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
@@ -20,6 +23,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mindloop.bench.api import Sample, SampleRecord
+from mindloop.bench.report import render_report
+from mindloop.bench.store import RunStore
 from mindloop.bench.uncertainty import (
     MIN_SUMMARY_RESAMPLES,
     SUMMARY_BUDGET,
@@ -33,7 +38,9 @@ from mindloop.bench.uncertainty import (
     standard_error,
     summary_resamples,
 )
+from mindloop.cli import main
 from mindloop.errors import InvalidArgumentError
+from mindloop.paths import runs_path
 
 
 def _records(
@@ -301,3 +308,30 @@ def test_a_real_difference_is_significant_and_its_interval_holds_it() -> None:
 def test_paired_differences_need_aligned_runs() -> None:
     with pytest.raises(InvalidArgumentError, match="aligned"):
         paired_differences(_records([1.0]), _records([1.0, 0.0]), _accuracy)
+
+
+# -- where intervals are shown ---------------------------------------------------------------------------------------
+
+
+def test_intervals_in_json_terminal_and_report(capsys: pytest.CaptureFixture[str]) -> None:
+    """A real Hi-ToM run: ``bench run --json`` carries the intervals, the terminal table shows them, and the report
+    shows the same bounds in its metric tables (``data-low``/``data-high``)."""
+    assert main(["bench", "run", "hitom", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    iv = out["intervals"]
+    assert (iv["method"], iv["resamples"], iv["seed"], iv["n"]) == ("percentile bootstrap over samples", 1000, 0, 240)
+    acc = out["metrics"]["accuracy"]
+    assert iv["metrics"]["accuracy"]["low"] < acc < iv["metrics"]["accuracy"]["high"]
+    assert iv["excluded"] == ["agreed_pairs"] and "agreed_pairs" not in iv["metrics"]
+    assert set(iv["metrics"]["by_type"]) == set(out["metrics"]["by_type"])
+    assert main(["bench", "run", "hitom", "--n", "40"]) == 0
+    err = capsys.readouterr().err
+    assert "95% CI" in err and "percentile bootstrap over samples, 1000 resamples, seed 0" in err
+    with RunStore(runs_path(), readonly=True) as store:
+        page = render_report(out["run_id"], store)
+    order2 = iv["metrics"]["by_type"]["order_2"]["accuracy"]
+    cell = re.search(r'data-group="order_2"><th>order_2</th>\s*<td class="num" data-col="accuracy"[^>]*>', page)
+    assert cell is not None
+    attrs = dict(re.findall(r'data-(low|high)="([^"]+)"', cell.group(0)))
+    assert float(html_mod.unescape(attrs["low"])) == order2["low"] and float(attrs["high"]) == order2["high"]
+    assert "1000 resamples of the 240 finished samples, seed 0" in page

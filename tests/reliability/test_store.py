@@ -211,6 +211,7 @@ def test_runs_lists_what_a_damaged_store_still_holds(recorded: Recorded, damaged
         want = dict(expected[row["run_id"]])
         if not readable[row["run_id"]]:  # counts unknown, never a made-up zero
             want |= {"n_completed": None, "n_failed": None, "n_bugs": None}
+            want |= {"status": "unknown", "pending": None, "headline": want["headline"] | {"value": None}}
         assert row == want
 
     human = _cli(damaged.parent, "runs")

@@ -359,6 +359,24 @@ def _form_values(forms: Sequence[_Form], counts: np.ndarray) -> np.ndarray:
     return out
 
 
+_GATHER_FORMS = 4
+"""Up to this many forms, a block's values are gathered from the resampled indices; beyond, one matrix product of
+the resample counts serves them all."""
+
+
+def _block_values(forms: Sequence[_Form], plan: ResamplePlan, start: int, stop: int) -> np.ndarray:
+    """Each form's value on resamples ``start`` to ``stop - 1`` (as :func:`_form_values`, computed the cheaper way)."""
+    if len(forms) > _GATHER_FORMS:
+        return _form_values(forms, plan.counts(start, stop))
+    idx = plan.rows(start, stop)
+    out = np.empty((idx.shape[0], len(forms)))
+    for j, form in enumerate(forms):
+        num, den = form.num[idx].sum(axis=1), form.den[idx].sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[:, j] = np.where(den == 0, np.nan, form.scale * num / den)
+    return out
+
+
 def _close(a: float, b: float) -> bool:
     if math.isnan(a) or math.isnan(b):
         return math.isnan(a) and math.isnan(b)
@@ -481,7 +499,7 @@ def bootstrap_draws(
     if chosen:
         paths = list(chosen)
         forms = [chosen[p] for p in paths]
-        values = np.concatenate([_form_values(forms, plan.counts(a, b)) for a, b in plan.blocks()])
+        values = np.concatenate([_block_values(forms, plan, a, b) for a, b in plan.blocks()])
         for j, path in enumerate(paths):
             form = forms[j]
             out[path] = Draws(values[:, j], form.standard_error(), form.score)

@@ -217,13 +217,27 @@ def _print_summary(summary: RunSummary) -> None:
     table = Table(
         "metric",
         "value",
+        "95% CI",
+        "SE",
         title=f"{summary.benchmark} · {summary.agent}" + (f" · {summary.model}" if summary.model else ""),
     )
+    bounds = summary.intervals.get("metrics", {})
     for key, value in _flat(summary.metrics):
         shown = "–" if value is None else f"{value:.4f}" if isinstance(value, float) else str(value)
-        table.add_row(key, shown)  # a metric with no data is None: "–", never a zero
+        bound = _lookup(bounds, key)
+        ci = f"[{bound['low']:.4f}, {bound['high']:.4f}]" if bound else ""
+        se = f"{bound['se']:.4f}" if bound and bound.get("se") is not None else ""
+        table.add_row(key, shown, ci, se)  # a metric with no data is None: "–", never a zero
     table.caption = _failure_counts(summary)  # no metric without the failures beside it
     console.print(table)
+    if summary.intervals.get("metrics"):
+        iv = summary.intervals
+        console.print(
+            f"95% CI: {iv['method']}, {iv['resamples']} resamples, seed {iv['seed']}; SE: standard error of metrics "
+            "that are means of per-sample scores",
+            markup=False,
+            soft_wrap=True,
+        )
     bugs = f", {summary.n_bugs} hit a bug" if summary.n_bugs else ""
     console.print(
         f"run {summary.run_id}: {summary.n_completed}/{summary.n} samples, {summary.n_failed} failed{bugs}, "
@@ -238,6 +252,21 @@ def _print_summary(summary: RunSummary) -> None:
             + f"; {r['retries']} format retries"
         )
     console.print(f"report: mindloop report {summary.run_id}")
+
+
+def _lookup(bounds: dict[str, Any], dotted: str) -> dict[str, Any] | None:
+    """The interval of the metric ``_flat`` named ``dotted`` (metric names may hold dots themselves)."""
+    if not bounds:
+        return None
+    if dotted in bounds:
+        found = bounds[dotted]
+        return found if isinstance(found, dict) and "low" in found else None
+    for key, sub in bounds.items():
+        if dotted.startswith(f"{key}.") and isinstance(sub, dict) and "low" not in sub:
+            hit = _lookup(sub, dotted[len(key) + 1 :])
+            if hit is not None:
+                return hit
+    return None
 
 
 def _failed_words(summary: RunSummary) -> str:
@@ -288,36 +317,47 @@ def runs_list(
     ctx: typer.Context,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
 ) -> None:
-    """List recorded runs, oldest first (the store is opened read-only; a damaged one lists what it still holds)."""
+    """List recorded runs, oldest first, with each run's status (finished, running with live counts, stopped) and
+    headline metric (the store is opened read-only; a damaged one lists what it still holds)."""
     if ctx.invoked_subcommand is not None:
         return
+    from mindloop.bench.listing import list_runs
     from mindloop.bench.store import RunStore
     from mindloop.paths import runs_path
 
     path = runs_path(create=False)
     with RunStore(path, readonly=True) as store:
-        runs, damage = store.readable_runs()  # a damaged store: what it still holds, then the damage (exit 1)
+        lines, damage = list_runs(store)  # a damaged store: what it still holds, then the damage (exit 1)
     if as_json:
-        print(json.dumps({"runs": [r.to_dict() for r in runs]} | ({"damaged": str(damage)} if damage else {})))
+        print(json.dumps({"runs": [line.to_dict() for line in lines]} | ({"damaged": str(damage)} if damage else {})))
         if damage is not None:
             raise damage
         return
-    table = Table("run id", "benchmark", "agent", "model", "started", "done", "failed", "bugs", "seconds")
-    for r in runs:
+    table = Table()
+    widest = max((len(line.info.run_id) for line in lines), default=6)
+    table.add_column("run id", no_wrap=True, min_width=widest)  # an id is copied from here: never cut
+    for name in ("benchmark", "agent", "model", "started", "status", "done", "failed", "bugs", "headline", "seconds"):
+        table.add_column(name, overflow="fold")
+    for line in lines:
+        r = line.info
         known = r.samples_readable  # "?" for a damaged store's run whose samples cannot be counted
+        status = line.state if line.state in ("finished", "unknown") else f"{line.state}: {line.pending} pending"
+        value = "–" if line.value is None else f"{line.value:.4g}"
         table.add_row(
             r.run_id,
             r.benchmark,
             r.agent,
             r.model or "",
             r.started,
+            status,
             f"{r.n_completed if known else '?'}/{r.n}",
             str(r.n_failed) if known else "?",
             str(r.n_bugs) if known else "?",
+            "" if line.headline is None else f"{line.headline.metric} {value}",
             f"{r.seconds:.2f}",
         )
     empty = f"no runs yet in {path}" if damage is None else f"no run can be read from {path}"
-    err_console().print(table if runs else empty)
+    err_console().print(table if lines else empty)
     if damage is not None:
         raise damage
 

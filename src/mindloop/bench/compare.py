@@ -1,0 +1,508 @@
+"""``mindloop compare``: runs of one benchmark side by side, with intervals and paired tests on shared samples.
+
+Each argument is a run id or a suite id (a suite expands to its runs, :func:`runs_of_suite`). Runs are grouped by
+benchmark, in the order given; within a benchmark the first run is the baseline and every other run is compared
+with it on the samples both finished (aligned by sample id):
+
+* every numeric metric of each run's own summary with its 95% interval (:mod:`mindloop.bench.uncertainty`);
+* the difference of each metric (run minus baseline) on the shared samples, with the percentile interval of the
+  paired bootstrap (both runs drawn with the same resamples) and its two-sided p-value;
+* for each per-sample score that is 0/1 in both runs (correct/incorrect), McNemar's exact test on the discordant
+  pairs; for every other score, the paired bootstrap of the mean difference;
+* the samples where the runs disagree (a different status, answer, or headline score), with each run's answer.
+
+Runs are comparable only when they ran the same samples: the same benchmark and, sample for sample, the same ids
+and inputs. Anything else is refused with one line naming the difference (``n``, ``seed``, an option such as
+``data``, or the samples themselves). Settings that leave the samples alone (agent, model, generation settings,
+other options) may differ: that is what a comparison is for, and the result lists them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from mindloop.bench.api import SampleRecord
+from mindloop.bench.headline import Headline, headline_of, no_intervals_of
+from mindloop.bench.registry import get_benchmark
+from mindloop.bench.runner import RunSummary, as_scored, summarize_run
+from mindloop.bench.store import RunInfo, RunStore
+from mindloop.bench.uncertainty import (
+    LEVEL,
+    METHOD,
+    RESAMPLES,
+    SEED,
+    MetricPath,
+    PairedDifference,
+    ResamplePlan,
+    get_path,
+    interval_of,
+    mcnemar_exact,
+    paired_differences,
+    paired_p_value,
+    set_path,
+)
+from mindloop.errors import InvalidArgumentError
+
+__all__ = [
+    "ANSWER_KEYS",
+    "GOLD_KEYS",
+    "PROMPT_KEYS",
+    "BenchmarkComparison",
+    "Comparison",
+    "Disagreement",
+    "IncompatibleRunsError",
+    "RunSide",
+    "ScoreTest",
+    "compare_runs",
+    "expand_ids",
+    "runs_of_suite",
+]
+
+GOLD_KEYS = ("answer", "gold", "target", "label")
+"""Input fields shown as the gold answer (the first present), as in the run report."""
+
+ANSWER_KEYS = ("answer", "prediction", "reply")
+"""Output fields compared and shown as a run's answer (the first present), as in the run report."""
+
+PROMPT_KEYS = ("question", "prompt", "query", "instruction", "task", "word", "text")
+"""Input fields shown as what was asked (the first that is text), as in the run report."""
+
+SAMPLE_SETTINGS = ("n", "seed")
+"""Run settings that choose the samples (with every benchmark option, ``data`` among them)."""
+
+
+class IncompatibleRunsError(InvalidArgumentError):
+    """Runs that cannot be compared (different benchmarks, or different samples); the message names why."""
+
+
+def runs_of_suite(store: RunStore, suite_id: str) -> list[str]:
+    """The run ids of suite ``suite_id`` (:func:`mindloop.bench.suite.runs_of_suite`); an id that is neither a
+    run nor a suite is one :class:`InvalidArgumentError` saying so."""
+    import importlib
+
+    try:
+        suite = importlib.import_module("mindloop.bench.suite")
+    except ImportError:  # a mindloop without suites
+        suite = None
+    if suite is None or not suite_id.startswith(getattr(suite, "SUITE_PREFIX", "suite-")):
+        recent = [r.run_id for r in store.runs()[-3:]]
+        hint = f"; recent runs: {', '.join(recent)}" if recent else "; no runs recorded yet"
+        raise InvalidArgumentError(f"unknown run or suite id {suite_id!r} in {store.path}{hint}")
+    return [str(r) for r in suite.runs_of_suite(store, suite_id)]
+
+
+def expand_ids(store: RunStore, ids: Sequence[str]) -> list[tuple[str, list[RunInfo]]]:
+    """Each argument with its runs: a run id is itself, a suite id its runs in the suite's order."""
+    out: list[tuple[str, list[RunInfo]]] = []
+    for given in ids:
+        try:
+            out.append((given, [store.run(given)]))
+        except InvalidArgumentError:
+            out.append((given, [store.run(r) for r in runs_of_suite(store, given)]))
+    return out
+
+
+# -- what a comparison holds ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunSide:
+    """One run in a comparison: its row, its summary (metrics and their intervals), where it came from (the
+    argument: a run id or a suite id) and its finished records as its summary sees them."""
+
+    info: RunInfo
+    summary: RunSummary
+    source: str
+    records: list[SampleRecord] = field(repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """The run's entry in ``compare --json``."""
+        info = self.info
+        return {
+            "run_id": info.run_id,
+            "source": self.source,
+            "agent": info.agent,
+            "model": info.model,
+            "n": info.n,
+            "n_completed": info.n_completed,
+            "n_failed": info.n_failed,
+            "n_bugs": info.n_bugs,
+            "finished": info.finished,
+            "metrics": self.summary.metrics,
+            "intervals": self.summary.intervals,
+        }
+
+
+@dataclass(frozen=True)
+class ScoreTest:
+    """A per-sample score compared on the shared samples: McNemar's exact test for a 0/1 score (``b``: only the
+    baseline scored 1, ``c``: only the run did), else the paired bootstrap of the mean difference."""
+
+    score: str
+    test: str
+    n: int
+    mean_baseline: float
+    mean_run: float
+    p: float
+    b: int | None = None
+    c: int | None = None
+    low: float | None = None
+    high: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"test", "n", "mean_baseline", "mean_run", "diff", "p"}`` with ``baseline_only``/``run_only`` (McNemar)
+        or ``low``/``high`` (bootstrap)."""
+        out: dict[str, Any] = {
+            "test": self.test,
+            "n": self.n,
+            "mean_baseline": self.mean_baseline,
+            "mean_run": self.mean_run,
+            "diff": self.mean_run - self.mean_baseline,
+        }
+        if self.b is not None:
+            out |= {"baseline_only": self.b, "run_only": self.c}
+        if self.low is not None:
+            out |= {"low": self.low, "high": self.high}
+        return out | {"p": self.p}
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One run against the baseline on their shared finished samples."""
+
+    run_id: str
+    baseline: str
+    shared: int
+    metrics: dict[MetricPath, PairedDifference]
+    scores: list[ScoreTest]
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"run_id", "baseline", "shared_samples", "metrics" (nested like the summary), "scores"}``."""
+        tree: dict[str, Any] = {}
+        for path, d in self.metrics.items():
+            set_path(tree, path, d.to_json())
+        return {
+            "run_id": self.run_id,
+            "baseline": self.baseline,
+            "shared_samples": self.shared,
+            "metrics": tree,
+            "scores": {t.score: t.to_json() for t in self.scores},
+        }
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """A sample the runs disagree on: each run's status, answer and key score (``None`` where absent)."""
+
+    index: int
+    sample_id: str
+    group: str
+    question: str | None
+    gold: Any
+    statuses: list[str]
+    answers: list[Any]
+    scores: list[float | None]
+    errors: list[str | None]
+
+    def to_json(self) -> dict[str, Any]:
+        """The sample's entry in ``compare --json``."""
+        return {
+            "id": self.sample_id,
+            "group": self.group,
+            "question": self.question,
+            "gold": self.gold,
+            "status": self.statuses,
+            "answers": self.answers,
+            "scores": self.scores,
+            "errors": self.errors,
+        }
+
+
+@dataclass(frozen=True)
+class BenchmarkComparison:
+    """The runs of one benchmark compared: the first is the baseline."""
+
+    benchmark: str
+    headline: Headline | None
+    runs: list[RunSide]
+    differs: dict[str, list[Any]]
+    differences: list[Difference]
+    key_score: str | None
+    disagreements: list[Disagreement]
+    shared: int
+
+    def to_json(self) -> dict[str, Any]:
+        """This benchmark's entry in ``compare --json``."""
+        return {
+            "benchmark": self.benchmark,
+            "headline": None if self.headline is None else self.headline.to_json(),
+            "runs": [r.to_json() for r in self.runs],
+            "settings_that_differ": self.differs,
+            "shared_samples": self.shared,
+            "differences": [d.to_json() for d in self.differences],
+            "disagreements": {
+                "key_score": self.key_score,
+                "n": len(self.disagreements),
+                "samples": [d.to_json() for d in self.disagreements],
+            },
+        }
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A whole ``mindloop compare``: one :class:`BenchmarkComparison` per benchmark with two runs or more, and
+    the benchmarks only one argument has (suites compared with suites)."""
+
+    ids: list[str]
+    benchmarks: list[BenchmarkComparison]
+    unmatched: dict[str, list[str]]
+    resamples: int = RESAMPLES
+    seed: int = SEED
+    level: float = LEVEL
+
+    def method(self) -> dict[str, Any]:
+        """How the numbers were computed."""
+        return {
+            "intervals": METHOD,
+            "differences": "paired bootstrap over the shared samples (the same resamples for every run), "
+            "percentile interval, two-sided p-value",
+            "binary_scores": "McNemar exact test (binomial tail over the discordant pairs)",
+            "level": self.level,
+            "resamples": self.resamples,
+            "seed": self.seed,
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``mindloop compare --json`` object."""
+        return {
+            "ids": self.ids,
+            "method": self.method(),
+            "comparisons": [b.to_json() for b in self.benchmarks],
+            "unmatched": self.unmatched,
+        }
+
+
+# -- building one ---------------------------------------------------------------------------------------------------
+
+
+def _first(mapping: Mapping[str, Any] | None, keys: Sequence[str]) -> Any:
+    for key in keys:
+        if mapping is not None and key in mapping:
+            return mapping[key]
+    return None
+
+
+def _flat_config(info: RunInfo) -> dict[str, Any]:
+    """The settings of a run that shape its results, as dotted keys (``options.data``, ``generation.temperature``)."""
+    cfg = info.config
+    out: dict[str, Any] = {"agent": info.agent, "model": info.model}
+    for key in ("n", "seed", "format_retries"):
+        out[key] = cfg.get(key)
+    for group in ("options", "generation"):
+        for k, v in sorted((cfg.get(group) or {}).items()):
+            out[f"{group}.{k}"] = v
+    return out
+
+
+def _check_samples(first: RunInfo, other: RunInfo, store: RunStore) -> None:
+    """Refuse (one line) two runs of one benchmark that did not run the same samples."""
+    a = {r.sample.id: (r.sample.group, r.sample.input) for r in store.records(first.run_id, include_pending=True)}
+    b = {r.sample.id: (r.sample.group, r.sample.input) for r in store.records(other.run_id, include_pending=True)}
+    if a == b:
+        return
+    ca, cb = _flat_config(first), _flat_config(other)
+    keys = [*SAMPLE_SETTINGS, *sorted({k for k in (*ca, *cb) if k.startswith("options.")})]
+    named = [f"{k} differs ({_show(ca.get(k))} vs {_show(cb.get(k))})" for k in keys if ca.get(k) != cb.get(k)]
+    if named:
+        why = "; ".join(named)
+    else:
+        differ = len(set(a) ^ set(b)) + sum(1 for k in set(a) & set(b) if a[k] != b[k])
+        why = f"{differ} of their {max(len(a), len(b))} samples differ in id or input"
+    raise IncompatibleRunsError(
+        f"cannot compare {other.run_id} with {first.run_id} ({first.benchmark}): {why}, so they ran different "
+        "samples; compare runs of the same samples"
+    )
+
+
+def _show(value: Any) -> str:
+    return "unset" if value is None else json.dumps(value) if not isinstance(value, str) else value
+
+
+def _differs(infos: Sequence[RunInfo]) -> dict[str, list[Any]]:
+    """The settings that are not the same in every run, each with every run's value."""
+    flats = [_flat_config(i) for i in infos]
+    keys = list(dict.fromkeys(k for f in flats for k in f))
+    return {k: [f.get(k) for f in flats] for k in keys if len({json.dumps(f.get(k)) for f in flats}) > 1}
+
+
+def _score_value(r: SampleRecord, name: str) -> float | None:
+    """A sample's score as its summary counts it: a failed sample without the score counts 0."""
+    v = r.scores.get(name)
+    if isinstance(v, int | float) and not isinstance(v, bool):
+        return float(v)
+    return 0.0 if r.status == "failed" else None
+
+
+def _score_tests(
+    base: Sequence[SampleRecord], run: Sequence[SampleRecord], plan_seed: int, resamples: int, level: float
+) -> list[ScoreTest]:
+    names = list(dict.fromkeys(k for r in (*base, *run) for k in r.scores))
+    out = []
+    for name in names:
+        both = ((_score_value(ra, name), _score_value(rb, name)) for ra, rb in zip(base, run, strict=True))
+        pairs = [(a, b) for a, b in both if a is not None and b is not None]
+        if not pairs:
+            continue
+        xa = np.array([p[0] for p in pairs])
+        xb = np.array([p[1] for p in pairs])
+        ma, mb = float(xa.mean()), float(xb.mean())
+        if set(np.unique(np.concatenate([xa, xb]))) <= {0.0, 1.0}:
+            b = int(np.sum((xa == 1) & (xb == 0)))
+            c = int(np.sum((xa == 0) & (xb == 1)))
+            out.append(ScoreTest(name, "McNemar exact", len(pairs), ma, mb, mcnemar_exact(b, c), b=b, c=c))
+            continue
+        plan = ResamplePlan(len(pairs), resamples, plan_seed)
+        d = xb - xa
+        diffs = np.concatenate([(plan.counts(s, e) @ d) / len(pairs) for s, e in plan.blocks()])
+        bounds = interval_of(diffs, level=level) or (float("nan"), float("nan"))
+        out.append(
+            ScoreTest(
+                name, "paired bootstrap", len(pairs), ma, mb, paired_p_value(diffs), low=bounds[0], high=bounds[1]
+            )
+        )
+    return out
+
+
+def _key_score(side: RunSide, headline: Headline | None) -> str | None:
+    """The per-sample score the headline metric averages (from its interval's ``mean_of``), if it is a mean."""
+    if headline is None:
+        return None
+    found = get_path(side.summary.intervals.get("metrics"), (headline.metric,))
+    name = found.get("mean_of") if isinstance(found, Mapping) else None
+    return str(name) if name else None
+
+
+def _disagreements(aligned: Sequence[Sequence[SampleRecord]], key: str | None) -> list[Disagreement]:
+    """The samples (aligned across runs) on which the runs differ in status, answer or key score (every score
+    when there is no key score)."""
+    out = []
+    for column in zip(*aligned, strict=True):
+        first = column[0]
+        answers = [_first(r.output, ANSWER_KEYS) for r in column]
+        if key is not None:
+            scores: list[Any] = [_score_value(r, key) for r in column]
+        else:
+            scores = [json.dumps(r.scores, sort_keys=True) for r in column]
+        statuses = [r.status for r in column]
+        differ = (
+            len({json.dumps(a, sort_keys=True, default=str) for a in answers}) > 1
+            or len({json.dumps(s) for s in scores}) > 1
+            or len(set(statuses)) > 1
+        )
+        if not differ:
+            continue
+        question = next(
+            (first.sample.input[k] for k in PROMPT_KEYS if isinstance(first.sample.input.get(k), str)), None
+        )
+        out.append(
+            Disagreement(
+                index=first.index,
+                sample_id=first.sample.id,
+                group=first.sample.group,
+                question=question,
+                gold=_first(first.sample.input, GOLD_KEYS),
+                statuses=statuses,
+                answers=answers,
+                scores=[_score_value(r, key) for r in column] if key is not None else [None] * len(column),
+                errors=[r.error for r in column],
+            )
+        )
+    return out
+
+
+def _compare_benchmark(
+    store: RunStore, sides: Sequence[tuple[str, RunInfo]], resamples: int, seed: int, level: float
+) -> BenchmarkComparison:
+    first = sides[0][1]
+    for _, info in sides[1:]:
+        _check_samples(first, info, store)
+    bench = get_benchmark(first.benchmark)
+    runs = []
+    for source, info in sides:
+        records = as_scored(store.records(info.run_id))
+        if not records:
+            raise InvalidArgumentError(f"run {info.run_id} has no finished samples to compare yet")
+        runs.append(RunSide(info, summarize_run(info.run_id, store, bench=bench), source, records))
+    headline = headline_of(bench, runs[0].summary.metrics)
+    by_id = [{r.sample.id: r for r in side.records} for side in runs]
+    shared_ids = [r.sample.id for r in runs[0].records if all(r.sample.id in ids for ids in by_id[1:])]
+    if not shared_ids:
+        raise InvalidArgumentError(f"runs {', '.join(i.run_id for _, i in sides)} have no finished sample in common")
+    aligned = [[ids[s] for s in shared_ids] for ids in by_id]
+    exclude = no_intervals_of(bench)
+    differences = [
+        Difference(
+            run_id=side.info.run_id,
+            baseline=first.run_id,
+            shared=len(shared_ids),
+            metrics=paired_differences(
+                aligned[0], aligned[k], bench.summarize, resamples=resamples, seed=seed, level=level, exclude=exclude
+            ),
+            scores=_score_tests(aligned[0], aligned[k], seed, resamples, level),
+        )
+        for k, side in enumerate(runs)
+        if k > 0
+    ]
+    key = _key_score(runs[0], headline)
+    return BenchmarkComparison(
+        benchmark=first.benchmark,
+        headline=headline,
+        runs=runs,
+        differs=_differs([s.info for s in runs]),
+        differences=differences,
+        key_score=key,
+        disagreements=_disagreements(aligned, key),
+        shared=len(shared_ids),
+    )
+
+
+def compare_runs(
+    store: RunStore, ids: Sequence[str], *, resamples: int = RESAMPLES, seed: int = SEED, level: float = LEVEL
+) -> Comparison:
+    """Compare the runs (and suites) named by ``ids``, benchmark by benchmark; see the module.
+
+    Plain runs must all be of one benchmark; suites are compared benchmark by benchmark, and a benchmark that only
+    one argument has is listed in ``unmatched``. Raises :class:`IncompatibleRunsError` (one line) for runs of
+    different benchmarks or different samples, :class:`InvalidArgumentError` for an unknown id or fewer than two
+    runs to compare.
+    """
+    if len(ids) < 2:
+        raise InvalidArgumentError(f"compare needs at least two runs or suites, got {len(ids)}: {' '.join(ids)}")
+    expanded = expand_ids(store, ids)
+    plain = [runs[0] for given, runs in expanded if len(runs) == 1 and runs[0].run_id == given]
+    if len(plain) == len(expanded):
+        names = {info.benchmark for info in plain}
+        if len(names) > 1:
+            other = next(i for i in plain if i.benchmark != plain[0].benchmark)
+            raise IncompatibleRunsError(
+                f"cannot compare {other.run_id} ({other.benchmark}) with {plain[0].run_id} ({plain[0].benchmark}): "
+                "runs of different benchmarks"
+            )
+    by_bench: dict[str, list[tuple[str, RunInfo]]] = {}
+    for given, runs in expanded:
+        for info in runs:
+            by_bench.setdefault(info.benchmark, []).append((given, info))
+    compared = [
+        _compare_benchmark(store, sides, resamples, seed, level) for sides in by_bench.values() if len(sides) > 1
+    ]
+    unmatched = {name: [i.run_id for _, i in sides] for name, sides in by_bench.items() if len(sides) == 1}
+    if not compared:
+        raise InvalidArgumentError(
+            f"nothing to compare: no benchmark has runs in two of {', '.join(ids)} (benchmarks: {', '.join(by_bench)})"
+        )
+    return Comparison(list(ids), compared, unmatched, resamples, seed, level)

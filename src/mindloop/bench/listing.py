@@ -1,0 +1,91 @@
+"""What ``mindloop runs`` lists for each run: its state, its sample counts and its headline metric.
+
+A run is ``finished`` when no sample is pending, ``running`` while a live process holds it (its counts are live:
+the runner commits every sample as it ends), and ``stopped`` otherwise (interrupted, stopped by the circuit
+breaker or killed: ``mindloop bench run NAME --resume RUN_ID`` finishes it). The headline metric
+(:mod:`mindloop.bench.headline`) is the benchmark's summary of the samples finished so far.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from mindloop.bench.headline import Headline, headline_of, headline_value
+from mindloop.bench.registry import get_benchmark
+from mindloop.bench.runner import benchmark_metrics
+from mindloop.bench.store import RunInfo, RunStore, StoreDamagedError, _alive
+from mindloop.errors import MindloopError
+
+__all__ = ["RunLine", "list_runs"]
+
+
+@dataclass(frozen=True)
+class RunLine:
+    """One run as ``mindloop runs`` shows it: its row, ``state`` (``finished``, ``running``, ``stopped``, or
+    ``unknown`` for a run of a damaged store whose samples cannot be read), its headline and the headline's value
+    (``None``: no data, or it cannot be computed)."""
+
+    info: RunInfo
+    state: str
+    headline: Headline | None
+    value: float | None
+
+    @property
+    def pending(self) -> int | None:
+        """Samples not finished yet (``None`` when they cannot be counted)."""
+        return self.info.n - self.info.n_completed if self.info.samples_readable else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``mindloop runs --json`` entry: the run's row, then ``status``, ``pending`` and ``headline``."""
+        head = None
+        if self.headline is not None:
+            head = self.headline.to_json() | {"value": self.value}
+        return self.info.to_dict() | {"status": self.state, "pending": self.pending, "headline": head}
+
+
+def _lock_owners(store: RunStore) -> dict[str, str]:
+    """Which process holds each running run (``host:pid``), read from the runs table."""
+    try:
+        rows = store._db.execute("SELECT run_id, lock_owner FROM runs WHERE lock_owner IS NOT NULL").fetchall()
+    except sqlite3.DatabaseError:
+        return {}
+    return {str(run_id): str(owner) for run_id, owner in rows}
+
+
+def _state(info: RunInfo, owners: dict[str, str]) -> str:
+    if not info.samples_readable:
+        return "unknown"
+    if info.n_completed >= info.n:
+        return "finished"
+    owner = owners.get(info.run_id)
+    return "running" if owner and _alive(owner) else "stopped"
+
+
+def _headline(store: RunStore, info: RunInfo) -> tuple[Headline | None, float | None]:
+    """The run's headline and its value over the samples finished so far (``None`` when it cannot be read)."""
+    try:
+        bench = get_benchmark(info.benchmark)
+    except MindloopError:  # a benchmark no longer registered: its runs are still listed
+        return None, None
+    headline = headline_of(bench)
+    if not info.samples_readable or not info.n_completed:
+        return headline, None
+    try:
+        metrics = benchmark_metrics(bench, store.records(info.run_id))
+    except (MindloopError, sqlite3.DatabaseError):  # a damaged store: the run is listed without it
+        return headline, None
+    return headline_of(bench, metrics), headline_value(headline_of(bench, metrics), metrics)
+
+
+def list_runs(store: RunStore, *, metrics: bool = True) -> tuple[list[RunLine], StoreDamagedError | None]:
+    """Every run that can be read, oldest first, with its state and (``metrics``) its headline value; and the
+    damage when the store is damaged (:meth:`RunStore.readable_runs`), else ``None``."""
+    runs, damage = store.readable_runs()
+    owners = _lock_owners(store)
+    lines = []
+    for info in runs:
+        headline, value = _headline(store, info) if metrics else (None, None)
+        lines.append(RunLine(info, _state(info, owners), headline, value))
+    return lines, damage

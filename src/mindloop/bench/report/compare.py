@@ -1,0 +1,353 @@
+"""``mindloop compare ... -o compare.html``: one self-contained HTML page comparing runs benchmark by benchmark.
+
+Like the run report it needs no server and no network: the run report's stylesheet, the page's script and the
+data are inline. Static parts (run tables, metric tables with intervals and paired differences, score tests) are
+rendered by Jinja2 from ``compare.html`` with autoescape on, from values this module formats; the samples where the
+runs disagree travel as one JSON blob (``<``, ``>`` and ``&`` as ``\\u`` escapes) that the page's script filters
+(text, group, status, which runs scored) and pages through, building rows with ``textContent`` only.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from mindloop._version import __version__
+from mindloop.bench.compare import BenchmarkComparison, Comparison, Difference
+from mindloop.bench.report import ci_text, report_style, se_text
+from mindloop.bench.report.plots import fmt_number
+from mindloop.bench.uncertainty import MetricPath, get_path, numeric_leaves
+
+__all__ = ["SIGNIFICANT", "render_compare", "write_compare"]
+
+SIGNIFICANT = 0.05
+"""A difference whose p-value is below this is marked significant."""
+
+CELL_CHARS = 200
+"""Characters of an answer, gold or question shown in the disagreement table."""
+
+
+@lru_cache(maxsize=1)
+def _template() -> jinja2.Template:
+    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    return env.from_string((resources.files("mindloop.bench.report") / "compare.html").read_text(encoding="utf-8"))
+
+
+@dataclass(frozen=True)
+class _Value:
+    text: str
+    ci: str = ""
+    raw: str = ""  # JSON of the value (data-value)
+    tone: str = ""  # "good", "bad" or "sig" (significant, direction unknown)
+    note: str = ""  # a line under the value (p-value)
+
+
+@dataclass(frozen=True)
+class _MetricRow:
+    name: str
+    path: str  # dotted (data-path)
+    values: list[_Value]
+    diffs: list[_Value]
+    headline: bool = False
+
+
+@dataclass(frozen=True)
+class _MetricTable:
+    title: str
+    rows: list[_MetricRow]
+
+
+@dataclass(frozen=True)
+class _Section:
+    """One benchmark's comparison as the template shows it."""
+
+    anchor: str
+    benchmark: str
+    runs: list[dict[str, str]]
+    columns: list[str]  # a run column's heading
+    diff_columns: list[str]
+    differs: list[tuple[str, list[str]]]
+    verdicts: list[tuple[str, str]]  # (tone, sentence)
+    cards: list[dict[str, str]]  # the header's headline cards: label, value, line, tone
+    wide: bool  # metric tables span the page (more than two runs)
+    tables: list[_MetricTable]
+    tests: list[dict[str, str]]
+    shared: str
+    disagreements: int
+    key_score: str
+    data: Markup
+    notes: list[str] = field(default_factory=list)
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return fmt_number(value) if math.isfinite(value) else "–"
+    return str(value)
+
+
+def _signed(value: float) -> str:
+    text = fmt_number(value) if value else "0"
+    return text if text.startswith("-") or value == 0 else f"+{text}"
+
+
+def _p(p: float) -> str:
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str, allow_nan=False)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, Mapping):
+        return {str(k): _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
+def _text(value: Any) -> str | None:
+    """A gold or answer value as one line of text for the table."""
+    if value is None:
+        return None
+    text = value if isinstance(value, str) else _dumps(_finite(value))
+    return text if len(text) <= CELL_CHARS else text[: CELL_CHARS - 1] + "…"
+
+
+def _tone(d: Mapping[str, Any], higher_is_better: bool | None) -> str:
+    if d["p"] >= SIGNIFICANT or d["diff"] == 0:
+        return ""
+    if higher_is_better is None:
+        return "sig"
+    return "good" if (d["diff"] > 0) == higher_is_better else "bad"
+
+
+def _metric_tables(bc: BenchmarkComparison) -> list[_MetricTable]:
+    """Rows of every float metric any run has, top-level ones first, then one table per breakdown."""
+    paths: dict[MetricPath, None] = {}
+    for side in bc.runs:
+        for path in numeric_leaves(side.summary.metrics):
+            paths.setdefault(path, None)
+    head = bc.headline.metric if bc.headline else None
+    diffs = [d.to_json()["metrics"] for d in bc.differences]
+    tables: dict[str, list[_MetricRow]] = {}
+    for path in sorted(paths, key=lambda p: (len(p) > 1, p[0] != head)):
+        values = []
+        for side in bc.runs:
+            v = get_path(side.summary.metrics, path)
+            bound = get_path(side.summary.intervals.get("metrics"), path)
+            extra = " · ".join(t for t in (ci_text(bound), se_text(bound)) if t)
+            values.append(_Value(_fmt(v), extra, _dumps(_finite(v))))
+        cells = []
+        for tree in diffs:
+            d = get_path(tree, path)
+            if not isinstance(d, Mapping):
+                cells.append(_Value("–"))
+                continue
+            higher = bc.headline.higher_is_better if bc.headline and path == (head,) else None
+            ci = f"[{_signed(d['low'])}, {_signed(d['high'])}]"
+            cells.append(_Value(_signed(d["diff"]), ci, _dumps(_finite(d["diff"])), _tone(d, higher), _p(d["p"])))
+        title = "Summary" if len(path) == 1 else path[0].replace("_", " ")
+        name = path[0] if len(path) == 1 else " · ".join(path[1:])
+        tables.setdefault(title, []).append(_MetricRow(name, ".".join(path), values, cells, path == (head,)))
+    return [_MetricTable(title, rows) for title, rows in tables.items()]
+
+
+def _verdicts(bc: BenchmarkComparison) -> list[tuple[str, str]]:
+    """One sentence per run against the baseline on the headline metric."""
+    if bc.headline is None:
+        return []
+    metric, out = bc.headline.metric, []
+    base = bc.runs[0].info.run_id
+    for diff in bc.differences:
+        d = diff.metrics.get((metric,))
+        if d is None:
+            out.append(("", f"{diff.run_id}: {metric} has no paired difference with {base} (no data)."))
+            continue
+        better = (d.diff > 0) == bc.headline.higher_is_better
+        if d.p < SIGNIFICANT and d.diff != 0:
+            word = "better" if better else "worse"
+            tone = "good" if better else "bad"
+            text = (
+                f"{diff.run_id} is {word} than {base} on {metric}: {_signed(d.diff)} "
+                f"[{_signed(d.low)}, {_signed(d.high)}], {_p(d.p)} over {diff.shared:,} shared samples."
+            )
+        else:
+            tone = ""
+            text = (
+                f"{diff.run_id} and {base} do not differ significantly on {metric}: {_signed(d.diff)} "
+                f"[{_signed(d.low)}, {_signed(d.high)}], {_p(d.p)} over {diff.shared:,} shared samples."
+            )
+        out.append((tone, text))
+    return out
+
+
+def _cards(bc: BenchmarkComparison) -> list[dict[str, str]]:
+    """A header card per run against the baseline: the headline's two values and their paired difference."""
+    if bc.headline is None:
+        return []
+    metric, out = bc.headline.metric, []
+    base = bc.runs[0].summary.metrics.get(metric)
+    for side, diff in zip(bc.runs[1:], bc.differences, strict=True):
+        d = diff.metrics.get((metric,))
+        value = f"{_fmt(base)} → {_fmt(side.summary.metrics.get(metric))}"
+        label = f"{bc.benchmark} · {metric}"
+        if d is None:
+            out.append({"label": label, "value": value, "line": "no paired difference", "tone": ""})
+            continue
+        tone = _tone(d.to_json(), bc.headline.higher_is_better)
+        line = f"Δ {_signed(d.diff)} [{_signed(d.low)}, {_signed(d.high)}] · {_p(d.p)}"
+        out.append({"label": label, "value": value, "line": line, "tone": tone})
+    return out
+
+
+def _tests(diffs: Sequence[Difference]) -> list[dict[str, str]]:
+    rows = []
+    for diff in diffs:
+        for t in diff.scores:
+            ci = "" if t.low is None or t.high is None else f"[{_signed(t.low)}, {_signed(t.high)}]"
+            if not math.isfinite(t.low if t.low is not None else 0.0):
+                ci = ""
+            counts = "" if t.b is None else f"{t.b:,} / {t.c:,}"
+            rows.append(
+                {
+                    "run": diff.run_id,
+                    "score": t.score,
+                    "test": t.test,
+                    "n": f"{t.n:,}",
+                    "base": fmt_number(t.mean_baseline),
+                    "run_mean": fmt_number(t.mean_run),
+                    "diff": _signed(t.mean_run - t.mean_baseline),
+                    "ci": ci,
+                    "counts": counts,
+                    "p": _p(t.p),
+                    "tone": "sig" if t.p < SIGNIFICANT and t.mean_run != t.mean_baseline else "",
+                }
+            )
+    return rows
+
+
+def _blob(bc: BenchmarkComparison) -> Markup:
+    """The disagreements as JSON safe inside ``<script type="application/json">``."""
+    rows = []
+    for d in bc.disagreements:
+        rows.append(
+            {
+                "id": d.sample_id,
+                "g": d.group,
+                "q": _text(d.question),
+                "gold": _text(d.gold),
+                "st": d.statuses,
+                "ans": [_text(a) for a in d.answers],
+                "sc": [_finite(s) for s in d.scores],
+                "err": [_text(e) for e in d.errors],
+            }
+        )
+    body = {
+        "runs": [s.info.run_id for s in bc.runs],
+        "key": bc.key_score,
+        "groups": sorted({d.group for d in bc.disagreements}),
+        "rows": rows,
+    }
+    text = _dumps(body).replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+    return Markup(text)  # JSON with <, > and & as \u escapes: nothing in it is markup
+
+
+def _section(bc: BenchmarkComparison, k: int) -> _Section:
+    head = bc.headline.metric if bc.headline else None
+    runs = []
+    for side in bc.runs:
+        info = side.info
+        value = side.summary.metrics.get(head) if head else None
+        bound = get_path(side.summary.intervals.get("metrics"), (head,)) if head else None
+        pending = info.n - info.n_completed
+        runs.append(
+            {
+                "run_id": info.run_id,
+                "source": "" if side.source == info.run_id else side.source,
+                "agent": info.agent,
+                "model": info.model or "— (no model)",
+                "samples": f"{info.n_completed:,}/{info.n:,}"
+                + (f" ({info.n_failed:,} failed)" if info.n_failed else "")
+                + (f", {pending:,} pending" if pending else ""),
+                "headline": _fmt(value),
+                "ci": ci_text(bound),
+            }
+        )
+    notes = []
+    if any(s.info.n_completed < s.info.n for s in bc.runs):
+        notes.append(
+            "Some runs are not finished: metrics are over each run's finished samples, differences over the samples "
+            "finished in both."
+        )
+    excluded = bc.runs[0].summary.intervals.get("excluded")
+    if excluded:
+        notes.append(f"No intervals or differences for {', '.join(excluded)}: it counts repeated samples.")
+    key = bc.key_score or ""
+    return _Section(
+        anchor=f"b{k}",
+        benchmark=bc.benchmark,
+        runs=runs,
+        columns=[s.info.run_id for s in bc.runs],
+        diff_columns=[f"Δ {d.run_id}" for d in bc.differences],
+        differs=[(k2, [_fmt(v) if not isinstance(v, str) else v for v in vals]) for k2, vals in bc.differs.items()],
+        verdicts=_verdicts(bc),
+        cards=_cards(bc),
+        wide=len(bc.runs) > 2,
+        tables=_metric_tables(bc),
+        tests=_tests(bc.differences),
+        shared=f"{bc.shared:,}",
+        disagreements=len(bc.disagreements),
+        key_score=key,
+        data=_blob(bc),
+        notes=notes,
+    )
+
+
+def render_compare(comparison: Comparison) -> str:
+    """The comparison page as one HTML string."""
+    sections = [_section(bc, k) for k, bc in enumerate(comparison.benchmarks)]
+    method = comparison.method()
+    level = round(100 * comparison.level)
+    note = (
+        f"Brackets: {level}% intervals, {method['intervals']} for each run's metrics, paired bootstrap over the "
+        f"shared samples for differences (Δ: run minus the first run), {comparison.resamples} resamples, seed "
+        f"{comparison.seed}; a difference with p < {SIGNIFICANT} is marked (green or red for the headline metric, "
+        "by whether it is better). 0/1 per-sample scores: McNemar's exact test on the discordant pairs."
+    )
+    return _template().render(
+        title=f"mindloop comparison · {' vs '.join(comparison.ids)}",
+        ids=comparison.ids,
+        sections=sections,
+        unmatched=[(k, ", ".join(v)) for k, v in comparison.unmatched.items()],
+        note=note,
+        style=Markup(report_style()),  # the package's own stylesheet
+        footer=f"Generated by mindloop {__version__} on {datetime.now(UTC).isoformat(timespec='seconds')}. "
+        "Self-contained: no server, no network.",
+    )
+
+
+def write_compare(comparison: Comparison, path: Path) -> Path:
+    """Write the comparison page to ``path`` (a folder gets ``compare.html`` inside it); returns the path."""
+    target = path / "compare.html" if path.is_dir() else path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(render_compare(comparison), encoding="utf-8")
+    return target
