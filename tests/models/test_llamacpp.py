@@ -95,6 +95,11 @@ def test_generate_through_the_adapter(fake_llama: type[FakeLlama], gguf: Path) -
         "max_tokens": 32,
         "stop": ["</s>"],
         "seed": 4,
+        # llama-cpp-python's server defaults for what the request leaves unset (its llama_cpp/server/types.py)
+        "top_p": 0.95,
+        "top_k": 40,
+        "min_p": 0.05,
+        "repeat_penalty": 1.1,
     }
     assert (reply.text, reply.prompt_tokens, reply.completion_tokens) == ("ok: hi", 11, 2)
     assert reply.model == model.name and reply.finish_reason == "stop" and reply.latency_s > 0
@@ -136,3 +141,40 @@ def test_errors_become_model_errors(fake_llama: type[FakeLlama], gguf: Path) -> 
     asyncio.run(model.aclose())
     with pytest.raises(ModelError, match="closed"):
         asyncio.run(model.generate([message("user", "x")]))
+
+
+def test_a_set_top_p_wins_over_the_server_default(fake_llama: type[FakeLlama], gguf: Path) -> None:
+    model = LlamaCppChatModel(str(gguf), ModelOptions())
+    asyncio.run(model.generate([message("user", "x")], GenerationConfig(top_p=0.5)))
+    call = fake_llama.instances[0].calls[0]
+    assert call["top_p"] == 0.5 and call["repeat_penalty"] == 1.1
+
+
+def test_options_are_checked_before_loading(fake_llama: type[FakeLlama], gguf: Path) -> None:
+    for bad, expected in [
+        ({"n_ctx": 0}, r"n_ctx=0: expected a whole number of at least 1"),
+        ({"n_threads": "many"}, r"n_threads='many': expected a whole number"),
+        ({"n_gpu_layers": -2}, r"n_gpu_layers=-2: expected a whole number of at least -1"),
+        ({"n_ctx": 512.5}, r"n_ctx=512.5"),
+    ]:
+        with pytest.raises(InvalidArgumentError, match=expected):
+            LlamaCppChatModel(str(gguf), ModelOptions(extra=bad))
+    assert fake_llama.instances == []
+    LlamaCppChatModel(str(gguf), ModelOptions(extra={"n_ctx": "2048", "n_gpu_layers": -1, "retry_seed": 3}))
+    assert fake_llama.instances[0].kwargs["n_ctx"] == 2048 and fake_llama.instances[0].kwargs["n_gpu_layers"] == -1
+
+
+def test_chat_format_is_passed_on_and_an_unknown_one_is_refused(
+    fake_llama: type[FakeLlama], gguf: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class Registry:
+        _chat_handlers = {"chatml": object(), "llama-2": object(), "mistral-instruct": object()}  # noqa: RUF012
+
+    formats = types.ModuleType("llama_cpp.llama_chat_format")
+    formats.LlamaChatCompletionHandlerRegistry = Registry  # type: ignore[attr-defined]
+    monkeypatch.setattr(sys.modules["llama_cpp"], "llama_chat_format", formats, raising=False)
+    with pytest.raises(InvalidArgumentError, match=r"unknown llamacpp chat_format 'chatm'; did you mean 'chatml'\?"):
+        LlamaCppChatModel(str(gguf), ModelOptions(extra={"chat_format": "chatm"}))
+    assert fake_llama.instances == []  # refused before the model loads
+    LlamaCppChatModel(str(gguf), ModelOptions(extra={"chat_format": "chatml"}))
+    assert fake_llama.instances[0].kwargs["chat_format"] == "chatml"

@@ -53,6 +53,7 @@ from mindloop.bench.executors import (
 )
 from mindloop.bench.headline import no_intervals_of
 from mindloop.bench.options import validate_options
+from mindloop.bench.progress import ProgressLog, run_estimate
 from mindloop.bench.registry import canonical_name, get_benchmark
 from mindloop.bench.store import RunInfo, RunStore, SampleResult
 from mindloop.bench.uncertainty import bootstrap_intervals
@@ -112,6 +113,8 @@ class RunRequest:
     breaker: int = 5
     """The circuit breaker: after this many samples in a row fail for an outage (the endpoint unreachable, DNS,
     TLS, 5xx, timeouts) the run stops, leaving them and the rest pending for ``--resume``."""
+    progress_every: float = 30.0
+    """When stderr is not a terminal (a log), a plain progress line every this many seconds (0: none)."""
 
 
 @dataclass(frozen=True)
@@ -216,7 +219,8 @@ def _config(request: RunRequest) -> dict[str, Any]:
         "format_retries": request.format_retries,
         "executor": request.executor,
         "concurrency": request.concurrency,
-        "model_options": {"base_url": mo.base_url, "api_key_env": mo.api_key_env, "cache": mo.cache},
+        "model_options": {"base_url": mo.base_url, "api_key_env": mo.api_key_env, "cache": mo.cache}
+        | ({"extra": dict(mo.extra)} if mo.extra else {}),  # --model-opt (chat_format shapes the replies)
     }
 
 
@@ -239,6 +243,7 @@ def _resumed(request: RunRequest, info: RunInfo) -> RunRequest:
             request.model_options,
             base_url=request.model_options.base_url or stored_mo.get("base_url"),
             cache=stored_mo.get("cache", request.model_options.cache),
+            extra=request.model_options.extra or stored_mo.get("extra", {}),
         ),
     )
 
@@ -360,7 +365,18 @@ def _execute_pending(
     stopped: str | None = None
     aborted: tuple[int | None, MindloopError] | None = None
     held: list[SampleResult] = []  # outage failures in a row, not yet stored
-    with _progress(progress) as bar:
+    if progress and request.model is not None and pending:  # what the run will cost, before it starts
+        finished = store.records(run_id)
+        print(run_estimate(bench, [s for _, s in pending], finished, request.generation.max_tokens), file=sys.stderr)
+    with (
+        _progress(progress) as bar,
+        ProgressLog(  # no bar off a terminal (a log file): plain lines instead
+            f"{bench.name} · {agent}",
+            info.n,
+            info.n_completed,
+            every=request.progress_every if progress and not bar.console.is_terminal else 0.0,
+        ) as log,
+    ):
         task = bar.add_task(f"{bench.name} · {agent}", total=info.n, completed=info.n_completed, failed="")
 
         def store_results(results: list[SampleResult]) -> None:
@@ -369,6 +385,7 @@ def _execute_pending(
                 if result.status in counts:
                     counts[result.status] += 1
             bar.update(task, advance=len(results), failed=_failed_text(counts["failed"], counts["bug"]))
+            log.advance(len(results), failed=counts["failed"], bugs=counts["bug"])
 
         def sink(result: SampleResult) -> None:
             if result.outage:

@@ -1,9 +1,15 @@
 """The ``llamacpp`` backend: a GGUF model run in-process by llama-cpp-python (``pip install 'mindloop[llm]'``).
 
 ``llamacpp/PATH`` loads the file at ``PATH`` (``llamacpp//abs/model.gguf`` for an absolute path). Options come
-from ``ModelOptions.extra``: ``n_ctx`` (default 4096), ``seed`` (default 0), ``n_threads``, ``n_gpu_layers``
-(default 0: CPU) and ``chat_format``. A ``Llama`` object is not thread-safe, so calls run one at a time in a
-worker thread (the event loop stays free) behind a lock. See ``docs/models.md`` for a portable CPU build.
+from ``ModelOptions.extra`` (``--model-opt KEY=VALUE`` on the command line; :mod:`.backend_options`): ``n_ctx``
+(default 4096), ``seed`` (default 0), ``n_threads``, ``n_gpu_layers`` (default 0: CPU) and ``chat_format``.
+
+Replies equal those of llama-cpp-python's server run on the same file with the same ``chat_format``: the chat
+template is the one that format names (without one, the GGUF's own template, as the server does), and the
+sampling settings a request leaves unset take the server's defaults (:data:`SERVER_SAMPLING`), not
+``Llama.create_chat_completion``'s (its ``repeat_penalty`` is 1.0, the server's 1.1, and the penalty applies
+even to greedy decoding). A ``Llama`` object is not thread-safe, so calls run one at a time in a worker thread
+(the event loop stays free) behind a lock. See ``docs/models.md`` for a portable CPU build.
 """
 
 from __future__ import annotations
@@ -20,10 +26,47 @@ from mindloop.errors import DependencyError, InvalidArgumentError, ModelError, M
 from mindloop.models.base import Completion, GenerationConfig, Message, ModelOptions
 from mindloop.models.tokens import token_usage
 
-__all__ = ["LlamaCppChatModel"]
+__all__ = ["SERVER_SAMPLING", "LlamaCppChatModel"]
 
 _INSTALL_HINT = "pip install 'mindloop[llm]' (or pip install llama-cpp-python; see docs/models.md for a CPU build)"
 _PASSED_THROUGH = ("n_threads", "n_gpu_layers", "chat_format")
+
+SERVER_SAMPLING: dict[str, Any] = {"top_p": 0.95, "top_k": 40, "min_p": 0.05, "repeat_penalty": 1.1}
+"""llama-cpp-python's server defaults (``llama_cpp/server/types.py``) for what a chat request leaves unset;
+sent in-process too so both give the same reply to the same request (temperature and the rest come from the
+:class:`GenerationConfig`)."""
+
+
+def _check_extra(extra: Any) -> dict[str, Any]:
+    """The backend's ``extra`` options, checked (the command line checks them too; the Python API may not have)."""
+    from mindloop.models.backend_options import MODEL_OPTS
+
+    known = MODEL_OPTS["llamacpp"]
+    out: dict[str, Any] = {}
+    for key, value in extra.items():
+        opt = known.get(key)
+        if opt is None:
+            continue  # other backends' settings (retry_seed) travel in the same dict
+        parsed = opt.parse(str(value)) if not isinstance(value, bool) else None
+        if parsed is None or (isinstance(value, int | float) and parsed != value):
+            raise InvalidArgumentError(f"llamacpp option {key}={value!r}: expected {opt.expected}")
+        out[key] = parsed
+    return out
+
+
+def _check_chat_format(llama_cpp: Any, name: str) -> None:
+    """Refuse a chat format llama-cpp-python does not know, naming the ones it does (before the model loads)."""
+    formats = getattr(llama_cpp, "llama_chat_format", None)
+    registry = getattr(formats, "LlamaChatCompletionHandlerRegistry", None)
+    if registry is None:  # an older or stand-in module: llama.cpp will say at the first call
+        return
+    known = sorted(getattr(registry(), "_chat_handlers", {}))
+    if known and name not in known:
+        import difflib
+
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise InvalidArgumentError(f"unknown llamacpp chat_format {name!r}; {hint}(formats: {', '.join(known)})")
 
 
 def _llama_cpp() -> Any:
@@ -46,7 +89,9 @@ class LlamaCppChatModel:
             raise InvalidArgumentError(f"llamacpp model file {path!r} does not exist (resolved to {where})")
         self.path = path
         self.options = options
-        extra = options.extra
+        extra = _check_extra(options.extra)
+        if "chat_format" in extra:
+            _check_chat_format(llama_cpp, extra["chat_format"])
         kwargs: dict[str, Any] = {k: extra[k] for k in _PASSED_THROUGH if extra.get(k) is not None}
         try:
             self._llm: Any = llama_cpp.Llama(
@@ -72,7 +117,7 @@ class LlamaCppChatModel:
         with self._lock:
             if self._llm is None:
                 raise ModelError("the model was closed", model=self.name)
-            return self._llm.create_chat_completion(messages=messages, **config.params())
+            return self._llm.create_chat_completion(messages=messages, **(SERVER_SAMPLING | config.params()))
 
     async def generate(self, messages: Sequence[Message], config: GenerationConfig | None = None) -> Completion:
         """Run one chat completion in a worker thread; errors from llama.cpp become :class:`ModelError`."""
