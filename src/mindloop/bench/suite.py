@@ -397,7 +397,7 @@ def _run_plan(
         for i, name in enumerate(plan, 1):
             run_id = store.suite_runs(suite_id).get(name)
             run_request = _run_request(request, name, opts)
-            if run_id is not None and store.run(run_id).n_completed == store.run(run_id).n:
+            if run_id is not None and _finished(store, run_id):
                 summary = summarize_run(run_id, store)
                 _say(progress, f"[{i}/{len(plan)}] {name}: already finished ({run_id})")
             else:
@@ -412,6 +412,9 @@ def _run_plan(
     except MindloopError:
         _say(True, f"suite {suite_id} stopped; once fixed, finish it with: {resume_line}")
         raise
+    except KeyboardInterrupt:  # between two runs (within one, the runner stops it and says how to resume)
+        _say(True, f"suite {suite_id} interrupted; finish it with: {resume_line}")
+        raise
     finally:
         finished = len(summaries) == len(plan) and all(s.n_completed == s.n for s in summaries)
         store.add_suite_seconds(suite_id, time.perf_counter() - start, finished=finished)
@@ -425,6 +428,11 @@ def _run_plan(
     else:
         _say(progress, f"suite {suite_id} done: report with: mindloop suite report {suite_id}")
     return result
+
+
+def _finished(store: RunStore, run_id: str) -> bool:
+    info = store.run(run_id)
+    return info.n_completed == info.n
 
 
 def _one_line(summary: RunSummary) -> str:
