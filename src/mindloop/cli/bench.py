@@ -146,7 +146,26 @@ def bench_run(
         int | None,
         typer.Option("--max-tokens", min=1, help="Completion token limit per call (default: the paper's, else 1024)."),
     ] = None,
-    timeout: Annotated[float, typer.Option("--timeout", min=0.001, help="Seconds per model request.")] = 120.0,
+    timeout: Annotated[
+        float,
+        typer.Option("--timeout", min=0.001, help="Seconds per model request, from its turn at the server."),
+    ] = 120.0,
+    model_opt: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--model-opt",
+            help="Backend option KEY=VALUE (repeatable): llamacpp n_ctx, n_threads, n_gpu_layers, chat_format, seed; "
+            "openai server_slots.",
+        ),
+    ] = None,
+    progress_every: Annotated[
+        float,
+        typer.Option(
+            "--progress-every",
+            min=0.0,
+            help="When stderr is not a terminal, a progress line every this many seconds (0: none).",
+        ),
+    ] = 30.0,
     retries: Annotated[int, typer.Option("--retries", min=0, help="Retries after a failed model request.")] = 5,
     format_retries: Annotated[
         int,
@@ -169,6 +188,7 @@ def bench_run(
     # Over 80 lines only because Typer declares one annotated parameter per flag; the body is ~40 lines.
     from mindloop.bench.options import parse_opt_pairs
     from mindloop.bench.runner import RunRequest, run_benchmark
+    from mindloop.models.backend_options import parse_model_opts
     from mindloop.models.base import ModelOptions
 
     if help_options:
@@ -197,11 +217,13 @@ def bench_run(
             timeout_s=timeout,
             max_retries=retries,
             cache=cache.value,
+            extra=parse_model_opts(model, model_opt or []),
         ),
         generation=generation,
         generation_source=generation_source,
         format_retries=format_retries,
         breaker=breaker,
+        progress_every=progress_every,
     )
     summary = run_benchmark(request, resume=resume, retry_failed=retry_failed)
     if as_json:
