@@ -73,10 +73,11 @@ def test_model_agent_prompt_carries_the_narration(test_split: list[Scenario], fa
     s = by_subtype(test_split, "fb_two_humans")
     model = fake_chat(lambda p, m: gold_answer_text(s, "decision"))
     asyncio.run(ModelHierarchyAgent(model, "decision").answer(s))
-    prompt = model.prompts[0][0]["content"]
-    assert prompt.endswith(f"Input video:\n{s.observation}\n\nOutput:") and "<Robot Belief>" not in prompt
+    system, user = (m["content"] for m in model.prompts[0])
+    assert user.startswith(f"# Input\nInput video:\n{s.observation}\n\n") and user.endswith("\n\nOutput:")
+    assert "<Decision>" in system and "<Robot Belief>" not in system + user
     frames = ModelHierarchyAgent(model, input_mode="frames", n_frames=2, frame_size=(64, 48)).messages(s)
-    parts = frames[0]["content"]
+    parts = frames[1]["content"]
     assert [p["type"] for p in parts] == ["text", "image_url", "image_url", "text"]
     assert s.observation not in str(parts)
 
@@ -130,7 +131,7 @@ def test_similarity_option_follows_the_installed_extra(monkeypatch: pytest.Monke
 
 def _half_right(prompt: str, messages: Any) -> str:
     """Answers every prompt with the Fig. 1 Example 1 plan: right for some scenarios, wrong for most."""
-    if "Example 1" not in prompt:
+    if "Example 1" not in str(messages[0]["content"]):  # the paper's prompt is the system message
         return "not a hierarchy prompt"
     return (
         "<Perception> Someone moved something.\n<Belief> I think they are searching.\n<Desire> I want to help.\n"
@@ -147,7 +148,7 @@ def test_failed_samples_count_and_score_zero(fake_chat: type) -> None:
         first = next(replies)
         return first if first is not None else _half_right(prompt, messages)
 
-    records = _run(bench, samples, AgentContext("model", model=fake_chat(reply)))
+    records = _run(bench, samples, AgentContext("model", model=fake_chat(reply), format_retries=0))
     assert records[0].status == "failed" and records[0].scores["sr"] == 0.0
     assert records[0].output["reply"] == "garbage"
     m = bench.summarize(records)
@@ -172,7 +173,7 @@ def test_judge_option_scores_bpc_and_robot_centric(monkeypatch: pytest.MonkeyPat
 
     judge = fake_chat(judge_reply, name="fake/judge")
     monkeypatch.setattr(bench, "_judge", lambda settings: judge)
-    m = bench.summarize(_run(bench, samples, AgentContext("symbolic")))
+    m = bench.summarize(_run(bench, samples, AgentContext("symbolic", format_retries=0)))
     assert m["bpc"] == pytest.approx(7.5) and m["bpc_unscored"] == 1  # the unparseable verdict is not a score
     assert m["robot_centric"] == pytest.approx(3.0) and m["robot_centric_unscored"] == 0
     assert m["judge"] == "fake/judge"
@@ -187,8 +188,7 @@ def test_end_to_end_through_an_openai_compatible_server() -> None:
 
     def reply(messages: list, body: dict) -> str:
         text = messages[-1]["content"]
-        observation = text.split("\n\n# Input\n", 1)[1].split("\n", 1)[1].rsplit("\n\nOutput:", 1)[0]
-        return gold[observation]
+        return gold[next(o for o in gold if f":\n{o}\n\n" in text)]
 
     with FakeChatServer(reply=reply) as server:
         model = load_model("openai/any", ModelOptions(base_url=server.base_url, cache="off", timeout_s=5))

@@ -128,12 +128,17 @@ def test_text_and_frame_messages() -> None:
         'Alex: "So stuffy."\nJamie: "My mouth is dry."', (("alex", "So stuffy."), ("jamie", "My mouth is dry."))
     )
     text = build_messages("hierarchy", given)
-    assert len(text) == 1 and isinstance(text[0]["content"], str)
-    assert 'Input (Video and Dialogue):\nAlex: "So stuffy."' in text[0]["content"]
+    assert [m["role"] for m in text] == ["system", "user"] and text[0]["content"] == PROMPTS["hierarchy"]
+    assert text[1]["content"] == (
+        '# Input\nInput (Video and Dialogue):\nAlex: "So stuffy."\nJamie: "My mouth is dry."\n\n'
+        "This input is not one of the examples above: write the output about the people, objects and events of this "
+        "input only.\n\nOutput:"
+    )
     png = b"\x89PNG\r\n\x1a\n" + b"0" * 10
     framed = build_messages("decision", HierarchyInput("narration not shown", given.dialogue, (png, png)))
-    parts = framed[0]["content"]
+    assert framed[0]["content"] == PROMPTS["decision"]
+    parts = framed[1]["content"]
     assert [p["type"] for p in parts] == ["text", "image_url", "image_url", "text"]
     assert "2 frames of the video" in parts[0]["text"] and "narration not shown" not in str(parts)
     assert parts[1]["image_url"]["url"].startswith("data:image/png;base64,")
-    assert parts[3]["text"].startswith('Dialogue:\nAlex: "So stuffy."')
+    assert parts[3]["text"].startswith('Dialogue:\nAlex: "So stuffy."') and parts[3]["text"].endswith("Output:")

@@ -23,15 +23,18 @@ RC_OK = (
 )
 
 
-def test_parse_bpc_accepts_the_object_alone_or_fenced() -> None:
+def test_parse_bpc_accepts_the_object_alone_fenced_or_in_prose() -> None:
     assert parse_bpc('{"total_score": 9, "reasoning": "aligned"}') == (9, "aligned")
     assert parse_bpc('```json\n{"total_score": 0, "reasoning": ""}\n```') == (0, "")
+    assert parse_bpc('Here you go: {"total_score": 9, "reasoning": "x"}') == (9, "x")
+    assert parse_bpc('Verdict:\n```json\n{"total_score": 4, "reasoning": "a {brace}"}\n```\nDone.') == (4, "a {brace}")
 
 
 @pytest.mark.parametrize(
     ("reply", "why"),
     [
-        ('Here you go: {"total_score": 9, "reasoning": "x"}', "not one JSON object"),
+        ("I'd give it a 9/10.", "not one JSON object"),
+        ('{"total_score": 9, "reasoning": "x"} or {"total_score": 8, "reasoning": "y"}', "2 different JSON objects"),
         ('{"total_score": 11, "reasoning": "x"}', "from 0 to 10"),
         ('{"total_score": 8.5, "reasoning": "x"}', "integer"),
         ('{"total_score": true, "reasoning": "x"}', "integer"),

@@ -213,20 +213,34 @@ def test_release_judge_counts_and_unreadable_replies() -> None:
     # repeated rows take the highest count first; an unreadable count is 0
     assert (al.pred_counts, al.gold_counts, al.error, al.warnings) == ((1, 1, 0), (0, 1), None, ())
     assert message_text(model.prompts[0][0]).startswith(release.JUDGE_SYSTEM)
-    (bad,) = asyncio.run(JudgeAligner(Scripted("They all match.")).align([_task()]))
-    assert bad.error is None and bad.pred_counts == (0, 0, 0) and "unreadable judge reply" in bad.warnings[0]
-    (old,) = asyncio.run(JudgeAligner(Scripted("They all match."), protocol="mindloop").align([_task()]))
-    assert old.error is not None  # mindloop's protocol leaves the story unscored instead
+    # an unreadable reply goes back once with the reason, then leaves the story unscored under both protocols
+    judge = Scripted("They all match.")
+    (bad,) = asyncio.run(JudgeAligner(judge).align([_task()]))
+    assert bad.error == (
+        "unreadable judge reply (2 attempts): no Prediction and no Ground Truth table: expected a 'Prediction "
+        "Table' and a 'Ground Truth Table', each a CSV table with header Actor,Belief,MatchCount"
+    )
+    assert len(judge.prompts) == 2 and "Your reply could not be read: no Prediction" in message_text(
+        judge.prompts[1][-1]
+    )
+    (old,) = asyncio.run(JudgeAligner(Scripted("They all match."), protocol="mindloop", retries=0).align([_task()]))
+    assert old.error is not None and old.error.startswith("unreadable judge reply (1 attempt): expected two tables")
 
 
-def test_an_unreadable_reply_is_scored_not_dropped() -> None:
+def test_an_unreadable_reply_is_unscored_and_the_release_rule_reported_apart() -> None:
     gold = StoryRecord(story_id=1, story_category="FBT", story="S.", beliefs=_task().gold)
     pred = StoryRecord(story_id=1, story_category="FBT", story="S.", beliefs=_task().predicted)
     rel = score_records_sync([pred], [gold], JudgeAligner(Scripted("no tables")))
-    assert (rel.stage1.overall.n, rel.stage1.overall.f1, rel.stage1.n_unscored) == (1, 0.0, 0)
+    assert (rel.stage1.overall.n, rel.stage1.n_unscored) == (0, 1)
+    out = rel.to_json()
+    assert out["stage1"] == {"precision": None, "recall": None, "f1": None}  # null, never 0.0
+    assert (
+        out["stage1_unscored"][0]["story_id"] == 1 and "unreadable judge reply" in out["stage1_unscored"][0]["reason"]
+    )
+    assert out["stage1_release_rule"] == {"precision": 0.0, "recall": 0.0, "f1": 0.0}  # the release: rows unmatched
     own = score_records_sync([pred], [gold], JudgeAligner(Scripted("no tables"), protocol="mindloop"),
                              protocol="mindloop")  # fmt: skip
-    assert (own.stage1.overall.n, own.stage1.n_unscored) == (0, 1)
+    assert (own.stage1.overall.n, own.stage1.n_unscored) == (0, 1) and "stage1_release_rule" not in own.to_json()
 
 
 # ---- both protocols on the command line and in the benchmarks ---------------------------------------------------

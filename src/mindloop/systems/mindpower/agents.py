@@ -5,8 +5,9 @@
   thinks each human thinks, and the world), and answers with the annotation the household package derived from
   that store. On simulated data it reaches the gold, so its scores are the ceiling of the metrics.
 * :class:`ModelHierarchyAgent` — any :class:`~mindloop.models.base.ChatModel`: the setting's prompt with the
-  narration or rendered frames, the reply parsed strictly. A malformed reply or a failed call is a recorded
-  failure (:class:`HierarchyAnswer` with ``error``), never a guess.
+  narration or rendered frames, the reply parsed strictly through :func:`~mindloop.models.replies.ask` (a reply
+  the parser refuses goes back to the model with the reason, ``format_retries`` times). A malformed last reply or
+  a failed call is a recorded failure (:class:`HierarchyAnswer` with ``error``), never a guess.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Literal
 
 from mindloop.errors import SETUP_ERRORS, DependencyError, InvalidArgumentError, MindloopError
 from mindloop.models.base import ChatModel, GenerationConfig, Message
+from mindloop.models.replies import DEFAULT_FORMAT_RETRIES, ask
 from mindloop.systems.mindpower.hierarchy import Hierarchy, HierarchyParseError, check_setting, parse_hierarchy
 from mindloop.systems.mindpower.prompts import HierarchyInput, build_messages
 from mindloop.worlds.household.scenarios import Episode, Scenario, ScriptError
@@ -147,6 +149,7 @@ class ModelHierarchyAgent:
         n_frames: int = 32,
         frame_size: tuple[int, int] = (640, 480),
         config: GenerationConfig | None = None,
+        format_retries: int = DEFAULT_FORMAT_RETRIES,
     ) -> None:
         if input_mode not in ("text", "frames"):
             raise InvalidArgumentError(f"unknown input mode {input_mode!r} (modes: text, frames)")
@@ -158,23 +161,32 @@ class ModelHierarchyAgent:
         self.n_frames = n_frames
         self.frame_size = frame_size
         self.config = config or GenerationConfig()
+        self.format_retries = format_retries
 
     def messages(self, scenario: Scenario) -> list[Message]:
         """The prompt for ``scenario``."""
         return build_messages(self.setting, scenario_input(scenario, self.input_mode, self.n_frames, self.frame_size))
 
     async def answer(self, scenario: Scenario) -> HierarchyAnswer:
-        """Ask the model and parse its reply; a failed call or a malformed reply is a recorded failure."""
+        """Ask the model and parse its reply (a refused reply goes back with the parser's reason, at most
+        ``format_retries`` times); a failed call or a last reply that does not parse is a recorded failure."""
+        replies: list[str] = []
+
+        def parse(text: str) -> Hierarchy:
+            replies.append(text)
+            return parse_hierarchy(text, self.setting)
+
         try:
-            reply = await self.model.generate(self.messages(scenario), self.config)
+            hierarchy, reply = await ask(
+                self.model, self.messages(scenario), parse, self.config, retries=self.format_retries
+            )
         except SETUP_ERRORS:
             raise
-        except MindloopError as exc:
-            return HierarchyAnswer(None, None, f"model call failed: {exc}")
-        try:
-            return HierarchyAnswer(reply.text, parse_hierarchy(reply.text, self.setting))
         except HierarchyParseError as exc:
-            return HierarchyAnswer(reply.text, None, str(exc))
+            return HierarchyAnswer(replies[-1], None, str(exc))
+        except MindloopError as exc:
+            return HierarchyAnswer(replies[-1] if replies else None, None, f"model call failed: {exc}")
+        return HierarchyAnswer(reply.text, hierarchy)
 
 
 def answer_texts(answers: Sequence[HierarchyAnswer]) -> list[str]:

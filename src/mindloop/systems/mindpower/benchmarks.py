@@ -177,7 +177,12 @@ class MindPowerBenchmark:
         scenario = Scenario.from_dict(sample.input["scenario"])
         settings = sample.input["settings"]
         agent = ModelHierarchyAgent(
-            ctx.model, settings["setting"], input_mode=settings["input"], n_frames=settings["frames"], config=ctx.config
+            ctx.model,
+            settings["setting"],
+            input_mode=settings["input"],
+            n_frames=settings["frames"],
+            config=ctx.config,
+            format_retries=ctx.format_retries,
         )
         return await self._score(sample, scenario, await agent.answer(scenario), ctx)
 
@@ -199,7 +204,8 @@ class MindPowerBenchmark:
                 scores.update(await asyncio.to_thread(self._score_layers, hierarchy.layers, gold_layers, layers))
         judge = self._judge(settings)
         if judge is not None:  # its calls go in the sample's ledger as the judge's
-            await self._judge_answer(ctx.recorded(judge, "judge"), scenario, settings, answer, output, scores)
+            judged = ctx.recorded(judge, "judge")
+            await self._judge_answer(judged, scenario, settings, answer, output, scores, ctx.format_retries)
         return Outcome(output, scores, error=answer.error)
 
     async def _judge_answer(
@@ -210,14 +216,23 @@ class MindPowerBenchmark:
         answer: HierarchyAnswer,
         output: dict[str, Any],
         scores: dict[str, float],
+        retries: int,
     ) -> None:
         if answer.text is None:  # no reply at all: nothing to judge, and nothing earned
             scores.update(bpc=0.0, robot_centric=0.0)
             return
         frames = render_frames_png(scenario, settings["frames"]) if settings["input"] == "frames" else ()
         bpc, rc = await asyncio.gather(
-            judge_bpc(judge, description=scenario.observation, prediction=answer.text, gold=scenario.gold.to_text()),
-            judge_robot_centric(judge, prediction=answer.text, observation=scenario.observation, frames=frames),
+            judge_bpc(
+                judge,
+                description=scenario.observation,
+                prediction=answer.text,
+                gold=scenario.gold.to_text(),
+                retries=retries,
+            ),
+            judge_robot_centric(
+                judge, prediction=answer.text, observation=scenario.observation, frames=frames, retries=retries
+            ),
         )
         for key, judged in (("bpc", bpc), ("robot_centric", rc)):
             output[key] = judged.to_dict()

@@ -1,22 +1,26 @@
 """Model-judged MindPower scores: BDI and Perspective Consistency (BPC, Fig. 21, 0–10) and the Robot-Centric
 score (Fig. 19, 0–4), through any judge :class:`~mindloop.models.base.ChatModel`.
 
-The judge must answer with the JSON object its prompt asks for — alone, or inside one fenced block — with the
-right keys and integer values in range; anything else (prose around it, a missing key, a 7 on a 0/1 question, a
-``total_score`` that is not the sum of the answers) is a recorded failure (:class:`JudgeScore` with ``error``),
-never a guessed score. A model error after its retries is recorded the same way.
+The judge must answer with the JSON object its prompt asks for — alone, inside a fenced block, or inside prose
+around it — with the right keys and integer values in range. Anything else (no object, two different objects, a
+missing key, a 7 on a 0/1 question, a ``total_score`` that is not the sum of the answers: two different answers)
+is refused with the reason: the reply goes back to the judge through :func:`~mindloop.models.replies.ask`
+(``retries`` times, counted under role ``judge``), and a last reply still refused is a recorded failure
+(:class:`JudgeScore` with ``error``), never a guessed score. A model error after its retries is recorded the same
+way.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from mindloop.errors import SETUP_ERRORS, MindloopError, ParseError
 from mindloop.models.base import ChatModel, GenerationConfig, Message, message
+from mindloop.models.replies import DEFAULT_FORMAT_RETRIES, ask
 
 __all__ = [
     "BPC_PROMPT",
@@ -31,6 +35,8 @@ __all__ = [
     "parse_robot_centric",
     "robot_centric_messages",
 ]
+
+T = TypeVar("T")
 
 RC_QUESTIONS = ("Perception Level", "BDI Reasoning", "Robot-Centric Evaluation", "Effectiveness of Actions")
 """The four yes/no questions of the Robot-Centric score, as its JSON keys."""
@@ -173,26 +179,68 @@ class JudgeScore:
         }
 
 
-_FENCE = re.compile(r"^```[A-Za-z]*\s*\n?(?P<body>.*?)\n?\s*```$", re.DOTALL)
+_FENCE = re.compile(r"```[A-Za-z]*[ \t]*\n?(?P<body>.*?)```", re.DOTALL)
+
+
+def _braced(text: str) -> list[str]:
+    """Every top-level ``{...}`` span of ``text`` (braces inside JSON strings do not count)."""
+    spans: list[str] = []
+    depth, start, quoted, escaped = 0, 0, False, False
+    for i, ch in enumerate(text):
+        if quoted:
+            escaped, quoted = (False, quoted) if escaped else (ch == "\\", ch != '"')
+            continue
+        if ch == '"' and depth:
+            quoted = True
+        elif ch == "{":
+            start = i if depth == 0 else start
+            depth += 1
+        elif ch == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                spans.append(text[start : i + 1])
+    return spans
 
 
 def parse_json_object(text: str) -> dict[str, Any]:
-    """The one JSON object a judge returned: the whole reply, or one fenced block that is the whole reply.
+    """The one JSON object a judge returned: the whole reply, a fenced block, or one ``{...}`` inside prose.
+
+    Two different objects are ambiguous and refused, as is a reply with none.
 
     >>> parse_json_object('```json\\n{"total_score": 9}\\n```')
     {'total_score': 9}
+    >>> parse_json_object('Here is my verdict: {"total_score": 7, "reasoning": "ok"} Thanks.')
+    {'total_score': 7, 'reasoning': 'ok'}
     """
     body = text.strip()
-    fenced = _FENCE.match(body)
-    if fenced is not None:
-        body = fenced.group("body").strip()
     try:
-        value = json.loads(body)
-    except json.JSONDecodeError as exc:
-        raise ParseError(f"the judge's reply is not one JSON object ({exc.msg} at char {exc.pos})") from None
-    if not isinstance(value, dict):
-        raise ParseError(f"the judge's reply is JSON but not an object (a {type(value).__name__})")
-    return value
+        whole = json.loads(body)
+    except json.JSONDecodeError:
+        pass
+    else:
+        if not isinstance(whole, dict):
+            raise ParseError(f"the reply is JSON but not an object (a {type(whole).__name__})")
+        return whole
+    found: dict[str, dict[str, Any]] = {}
+    first_error: json.JSONDecodeError | None = None
+    pieces = [m.group("body").strip() for m in _FENCE.finditer(body)] or _braced(body)
+    for piece in pieces:
+        for candidate in [piece, *(_braced(piece) if not piece.startswith("{") else [])]:
+            try:
+                value = json.loads(candidate)
+            except json.JSONDecodeError as exc:
+                first_error = first_error or exc
+                continue
+            if isinstance(value, dict):
+                found.setdefault(json.dumps(value, sort_keys=True), value)
+                break
+    if len(found) > 1:
+        raise ParseError(f"the reply holds {len(found)} different JSON objects: give one")
+    if found:
+        return next(iter(found.values()))
+    if first_error is not None:
+        raise ParseError(f"the reply is not one JSON object ({first_error.msg} at char {first_error.pos})") from None
+    raise ParseError("the reply is not one JSON object (no {...} in it)")
 
 
 def _int(value: Any, name: str, lo: int, hi: int) -> int:
@@ -254,27 +302,48 @@ def robot_centric_messages(prediction: str, observation: str = "", frames: Seque
     return [message("user", *parts)]
 
 
-async def _ask(judge: ChatModel, messages: list[Message], config: GenerationConfig | None) -> str | JudgeScore:
+async def _judged(
+    judge: ChatModel,
+    messages: list[Message],
+    parse: Callable[[str], T],
+    config: GenerationConfig | None,
+    retries: int,
+    maximum: float,
+    what: str,
+) -> tuple[T, str] | JudgeScore:
+    """Ask the judge through :func:`~mindloop.models.replies.ask` (a reply its parser refuses goes back with the
+    reason, ``retries`` times): the parsed value and the reply text, or a :class:`JudgeScore` naming the failure."""
+    replies: list[str] = []
+
+    def read(text: str) -> T:
+        replies.append(text)
+        return parse(text)
+
     try:
-        reply = await judge.generate(messages, config or GenerationConfig())
+        value, reply = await ask(judge, messages, read, config or GenerationConfig(), retries=retries)
     except SETUP_ERRORS:
         raise
+    except ParseError as exc:
+        return JudgeScore(None, maximum, error=f"unparseable {what} reply: {exc.reason}", reply=replies[-1])
     except MindloopError as exc:
-        return JudgeScore(None, 0.0, error=f"judge call failed: {exc}")
-    return reply.text
+        return JudgeScore(None, maximum, error=f"judge call failed: {exc}", reply=replies[-1] if replies else None)
+    return value, reply.text
 
 
 async def judge_bpc(
-    judge: ChatModel, *, description: str, prediction: str, gold: str, config: GenerationConfig | None = None
+    judge: ChatModel,
+    *,
+    description: str,
+    prediction: str,
+    gold: str,
+    config: GenerationConfig | None = None,
+    retries: int = DEFAULT_FORMAT_RETRIES,
 ) -> JudgeScore:
     """BDI and Perspective Consistency of ``prediction`` against ``gold`` (0–10), or a recorded failure."""
-    text = await _ask(judge, bpc_messages(description, prediction, gold), config)
-    if isinstance(text, JudgeScore):
-        return JudgeScore(None, 10.0, error=text.error)
-    try:
-        score, reasoning = parse_bpc(text)
-    except ParseError as exc:
-        return JudgeScore(None, 10.0, error=f"unparseable BPC reply: {exc}", reply=text)
+    got = await _judged(judge, bpc_messages(description, prediction, gold), parse_bpc, config, retries, 10.0, "BPC")
+    if isinstance(got, JudgeScore):
+        return got
+    (score, reasoning), text = got
     return JudgeScore(float(score), 10.0, {"reasoning": reasoning}, reply=text)
 
 
@@ -285,13 +354,12 @@ async def judge_robot_centric(
     observation: str = "",
     frames: Sequence[bytes] = (),
     config: GenerationConfig | None = None,
+    retries: int = DEFAULT_FORMAT_RETRIES,
 ) -> JudgeScore:
     """The Robot-Centric score of ``prediction`` (0–4) for the clip, or a recorded failure."""
-    text = await _ask(judge, robot_centric_messages(prediction, observation, frames), config)
-    if isinstance(text, JudgeScore):
-        return JudgeScore(None, 4.0, error=text.error)
-    try:
-        total, answers = parse_robot_centric(text)
-    except ParseError as exc:
-        return JudgeScore(None, 4.0, error=f"unparseable Robot-Centric reply: {exc}", reply=text)
+    messages = robot_centric_messages(prediction, observation, frames)
+    got = await _judged(judge, messages, parse_robot_centric, config, retries, 4.0, "Robot-Centric")
+    if isinstance(got, JudgeScore):
+        return got
+    (total, answers), text = got
     return JudgeScore(float(total), 4.0, {"answers": answers}, reply=text)

@@ -32,9 +32,11 @@ from pydantic import Field
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError
+from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError, ParseError
 from mindloop.metrics.embeddings import encoder_available
 from mindloop.metrics.stats import mean
+from mindloop.models.base import ChatModel
+from mindloop.models.replies import ask
 from mindloop.systems.omnitom import release
 from mindloop.systems.omnitom.annotator import annotate_text
 from mindloop.systems.omnitom.examples import appendix_e_record
@@ -57,7 +59,7 @@ from mindloop.systems.omnitom.records import (
     StoryRecord,
     read_records,
 )
-from mindloop.systems.omnitom.tables import parse_stage1, parse_stage2
+from mindloop.systems.omnitom.tables import Stage1Reading, Stage2Reading, read_stage1, read_stage2
 from mindloop.systems.omnitom.templated import generate_false_belief_stories
 
 __all__ = [
@@ -96,6 +98,8 @@ class OmniToMStage1Options(OmniToMOptions):
     )
     threshold: float = Field(0.8, ge=0.0, le=1.0, description="similarity threshold of the embedded aligner")
     judge: str | None = Field(None, description="a model (BACKEND/NAME) that aligns instead, as the paper's judge")
+    judge_base_url: str | None = Field(None, description="the judge's OpenAI-compatible endpoint")
+    judge_api_key_env: str = Field("OPENAI_API_KEY", description="environment variable holding the judge's API key")
 
 
 def _settings(options: OmniToMOptions) -> dict[str, Any]:
@@ -105,6 +109,8 @@ def _settings(options: OmniToMOptions) -> dict[str, Any]:
         if aligner == "auto":
             aligner = "embedded" if encoder_available() else "exact"
         settings.update(aligner=aligner, threshold=options.threshold, judge=options.judge)
+        if options.judge:
+            settings.update(judge_base_url=options.judge_base_url, judge_api_key_env=options.judge_api_key_env)
     return settings
 
 
@@ -176,6 +182,36 @@ def _scorer(settings: Mapping[str, Any]) -> str:
     return f"{aligner} aligner: mindloop's offline stand-in for the paper's judge" if aligner else ""
 
 
+def _unscored(record: SampleRecord) -> bool:
+    """A Stage 1 story the aligner could not score (its judge reply unreadable, or the judge call failed)."""
+    return record.status == "done" and "f1" not in record.scores
+
+
+def _deviations(records: Sequence[SampleRecord], *, unscored: int = 0) -> list[str]:
+    """Where a ``protocol=release`` run departed from the release's protocol, in words (empty: nowhere)."""
+    out: list[str] = []
+    noted = sorted({note for r in records for note in (r.output or {}).get("reading_notes", [])})
+    if noted:
+        out.append(
+            f"reading: {sum(1 for r in records if (r.output or {}).get('reading_notes'))} reply table(s) read "
+            f"where the release's literal reader differs ({'; '.join(noted)})"
+        )
+    retried: dict[str, int] = defaultdict(int)
+    for r in records:
+        for call in r.calls:
+            if int(call.get("attempt") or 0) > 0:
+                retried[str(call.get("role") or "agent")] += 1
+    if retried:
+        counts = ", ".join(f"{n} {role}" for role, n in sorted(retried.items()))
+        out.append(f"format retries: {counts} call(s) re-asked with the reader's reason (the release reads one reply)")
+    if unscored:
+        out.append(
+            f"judge: {unscored} stor(ies) unscored (judge reply unreadable after its retries, or the call failed); "
+            "the release scores their rows as unmatched (f1_release_rule)"
+        )
+    return out
+
+
 def _record(sample: Sample) -> StoryRecord:
     return StoryRecord.model_validate(sample.input["record"])
 
@@ -227,18 +263,32 @@ class OmniToMStage1Benchmark(_OmniToMBase):
     def __init__(self) -> None:
         super().__init__()
         self._aligners: dict[tuple[Any, ...], Aligner] = {}
+        self._judges: dict[tuple[str, str | None, str], ChatModel] = {}
 
-    def _aligner(self, settings: Mapping[str, Any]) -> Aligner:
-        protocol: release.Protocol = "mindloop" if settings.get("protocol") == "mindloop" else "release"
-        key = (settings.get("aligner"), settings.get("threshold"), settings.get("judge"), protocol)
+    def _judge(self, settings: Mapping[str, Any]) -> ChatModel:
+        key = (str(settings["judge"]), settings.get("judge_base_url"), str(settings.get("judge_api_key_env", "")))
+        if key not in self._judges:
+            from mindloop.models.base import ModelOptions, load_model
+
+            options = ModelOptions(base_url=key[1], api_key_env=key[2]) if key[2] else ModelOptions(base_url=key[1])
+            self._judges[key] = load_model(key[0], options)
+        return self._judges[key]
+
+    def _aligner(self, settings: Mapping[str, Any], ctx: AgentContext | None = None) -> Aligner:
+        """The configured aligner; a judge's calls go in the sample's ledger with role ``judge`` and its replies
+        are read through :func:`~mindloop.models.replies.ask` with the run's format retries."""
+        protocol = _protocol(settings)
+        if settings.get("judge"):
+            from mindloop.systems.omnitom.judge import JudgeAligner
+
+            judge = self._judge(settings)
+            if ctx is None:
+                return JudgeAligner(judge, protocol=protocol)
+            return JudgeAligner(ctx.recorded(judge, "judge"), protocol=protocol, retries=ctx.format_retries)
+        key = (settings.get("aligner"), settings.get("threshold"))
         aligner = self._aligners.get(key)
         if aligner is None:
-            if settings.get("judge"):
-                from mindloop.models.base import load_model
-                from mindloop.systems.omnitom.judge import JudgeAligner
-
-                aligner = JudgeAligner(load_model(str(settings["judge"])), protocol=protocol)
-            elif settings.get("aligner") == "embedded":
+            if settings.get("aligner") == "embedded":
                 aligner = EmbeddingAligner(threshold=float(settings.get("threshold", 0.8)))
             else:
                 aligner = ExactAligner()
@@ -254,50 +304,66 @@ class OmniToMStage1Benchmark(_OmniToMBase):
             raise
         except MindloopError as exc:
             return Outcome({"beliefs": []}, dict(_STAGE1_ZERO), error=f"symbolic annotator: {exc}")
-        return await self._score(sample, gold, predicted, {"beliefs": [b.model_dump(mode="json") for b in predicted]})
+        output: dict[str, Any] = {"beliefs": [b.model_dump(mode="json") for b in predicted]}
+        return await self._score(sample, gold, predicted, output, ctx)
 
     async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        """Extract with the model's TELeR prompt (a reply without table rows fails), then align and score."""
+        """Extract with the model's TELeR prompt, the reply read through :func:`~mindloop.models.replies.ask` (a
+        reply without readable table rows goes back with the reason; still none after the format retries: a
+        failed sample), then align and score."""
         assert ctx.model is not None  # dispatch refuses a model agent without a model
         gold = _record(sample)
         settings = sample.input.get("settings", {})
         level: Level = 4 if settings.get("level") == 4 else 3
+        protocol = _protocol(settings)
         messages = stage1_messages(
             gold.story, level=level, category=gold.story_category, examples=_examples(gold, level)
         )
-        if _protocol(settings) == "release":
+        if protocol == "release":
             messages = release.stage1_messages(
                 gold.story, system=str(messages[0]["content"]) if level == 4 else release.STAGE1_SYSTEM
             )
-        reply = await ctx.model.generate(messages, ctx.config)
-        if _protocol(settings) == "release":
-            beliefs, dropped = release.parse_extraction(reply.text)
-            malformed = [{"line": 0, "text": d, "reason": "empty actor or belief"} for d in dropped]
-        else:
-            parsed = parse_stage1(reply.text)
-            beliefs, malformed = list(parsed.beliefs), [m.to_json() for m in parsed.malformed]
-        output: dict[str, Any] = {
-            "beliefs": [b.model_dump(mode="json") for b in beliefs],
-            "malformed": malformed,
-            "reply": reply.text,
+        replies: list[str] = []
+
+        def parse(text: str) -> Stage1Reading:
+            replies.append(text)
+            return read_stage1(text, protocol)
+
+        try:
+            reading, _ = await ask(ctx.model, messages, parse, ctx.config, retries=ctx.format_retries)
+        except ParseError as exc:
+            output: dict[str, Any] = {"beliefs": [], "malformed": [], "reply": replies[-1] if replies else None}
+            return Outcome(output, dict(_STAGE1_ZERO), error=f"unreadable reply: {exc.reason}")
+        output = {
+            "beliefs": [b.model_dump(mode="json") for b in reading.beliefs],
+            "malformed": [m.to_json() for m in reading.malformed],
+            "reply": replies[-1],
         }
-        if not beliefs:
-            return Outcome(output, dict(_STAGE1_ZERO), error="no Actor | Belief | Order table rows in the reply")
-        return await self._score(sample, gold, beliefs, output)
+        if reading.notes:
+            output["reading_notes"] = list(reading.notes)
+        return await self._score(sample, gold, list(reading.beliefs), output, ctx)
 
     async def _score(
-        self, sample: Sample, gold: StoryRecord, predicted: Sequence[BeliefRecord], output: dict[str, Any]
+        self,
+        sample: Sample,
+        gold: StoryRecord,
+        predicted: Sequence[BeliefRecord],
+        output: dict[str, Any],
+        ctx: AgentContext | None = None,
     ) -> Outcome:
-        """Align ``predicted`` with the gold with the configured aligner and score P/R/F1 (failures score 0)."""
+        """Align ``predicted`` with the gold with the configured aligner and score P/R/F1. An alignment that could
+        not be made (a judge reply unreadable after its retries, a failed judge call) leaves the story unscored:
+        no P/R/F1, ``output["unscored"]`` says why."""
         settings = sample.input.get("settings", {})
-        zero = dict(_STAGE1_ZERO)
-        alignment = (await self._aligner(settings).align([AlignmentTask(gold.story, tuple(predicted), gold.beliefs)]))[
-            0
-        ]
+        task = AlignmentTask(gold.story, tuple(predicted), gold.beliefs)
+        alignment = (await self._aligner(settings, ctx).align([task]))[0]
         if alignment.error is not None:
-            return Outcome(output, zero, error=f"alignment failed: {alignment.error}")
+            output["unscored"] = alignment.error
+            return Outcome(output, {"n_predicted": float(len(predicted)), "n_gold": float(len(gold.beliefs))})
         score = stage1_story_score(predicted, gold.beliefs, alignment, story_id=gold.story_id)
         output["match_counts"] = {"predicted": list(alignment.pred_counts), "gold": list(alignment.gold_counts)}
+        if alignment.warnings:
+            output["alignment_warnings"] = list(alignment.warnings)
         scores = {
             "precision": score.prf.precision,
             "recall": score.prf.recall,
@@ -310,30 +376,42 @@ class OmniToMStage1Benchmark(_OmniToMBase):
         return Outcome(output, scores)
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
-        """Macro P/R/F1 over stories (failed stories count as 0), per category and per order bucket; ``None``
-        without stories."""
-        n = len(records)
+        """Macro P/R/F1 over the scored stories (failed stories count as 0; stories the judge could not score are
+        left out, counted in ``unscored`` with the reasons in ``unscored_reasons``), per category and per order
+        bucket; ``None`` without scored stories. With a judge under the release's protocol, ``f1_release_rule``
+        is the F1 the release's rule gives (unscored stories' rows unmatched: 0); ``deviations`` lists where the
+        run departed from the release."""
+        scored = [r for r in records if not _unscored(r)]
+        unscored = [r for r in records if _unscored(r)]
         by_cat: dict[str, list[float]] = defaultdict(list)
-        for r in records:
+        for r in scored:
             by_cat[r.sample.group].append(r.scores.get("f1", 0.0))
         cats = [c for c in CATEGORIES if c in by_cat] + sorted(set(by_cat) - set(CATEGORIES))
         settings = records[0].sample.input.get("settings", {}) if records else {}
-        return {
-            "precision": mean([r.scores.get("precision", 0.0) for r in records]),
-            "recall": mean([r.scores.get("recall", 0.0) for r in records]),
-            "f1": mean([r.scores.get("f1", 0.0) for r in records]),
-            "n": n,
+        out: dict[str, Any] = {
+            "precision": mean([r.scores.get("precision", 0.0) for r in scored]),
+            "recall": mean([r.scores.get("recall", 0.0) for r in scored]),
+            "f1": mean([r.scores.get("f1", 0.0) for r in scored]),
+            "n": len(records),
             "failed": sum(1 for r in records if r.status == "failed"),
+            "unscored": len(unscored),
             "by_category": {c: {"f1": mean(by_cat[c]), "n": len(by_cat[c])} for c in cats},
             "by_order": {
                 b: {"f1": mean(v), "n": len(v)}
                 for b in BUCKETS
-                if (v := [r.scores[f"f1_order_{b}"] for r in records if f"f1_order_{b}" in r.scores])
+                if (v := [r.scores[f"f1_order_{b}"] for r in scored if f"f1_order_{b}" in r.scores])
             },
             "aligner": f"judge:{settings['judge']}" if settings.get("judge") else settings.get("aligner", ""),
             "scorer": _scorer(settings),
             "protocol": _protocol(settings),
         }
+        if unscored:
+            out["unscored_reasons"] = {r.sample.id: str((r.output or {}).get("unscored", "")) for r in unscored}
+        if settings.get("judge") and _protocol(settings) == "release":
+            out["f1_release_rule"] = mean([r.scores.get("f1", 0.0) for r in records])
+        if _protocol(settings) == "release":
+            out["deviations"] = _deviations(records, unscored=len(unscored))
+        return out
 
 
 class OmniToMStage2Benchmark(_OmniToMBase):
@@ -367,29 +445,33 @@ class OmniToMStage2Benchmark(_OmniToMBase):
         return self._score(gold, labels, {})
 
     async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        """Label the gold beliefs with the model's TELeR prompt (a reply without a table fails), then score."""
+        """Label the gold beliefs with the model's TELeR prompt, the reply read through
+        :func:`~mindloop.models.replies.ask`: a reply that labels no gold belief with a readable label goes back
+        with the reason, and still none after the format retries is a failed sample. Then score."""
         assert ctx.model is not None  # dispatch refuses a model agent without a model
         gold = self._gold(sample)
         settings = sample.input.get("settings", {})
         level: Level = 4 if settings.get("level") == 4 else 3
+        protocol = _protocol(settings)
         messages = stage2_messages(gold.story, gold.beliefs, level=level, examples=_examples(gold, level))
-        if _protocol(settings) == "release":
+        if protocol == "release":
             system = str(messages[0]["content"]) if level == 4 else release.STAGE2_SYSTEM
             messages = release.stage2_messages(gold.story, gold.beliefs, system=system)
-        reply = await ctx.model.generate(messages, ctx.config)
-        if _protocol(settings) == "release":
-            rows = release.parse_labels(reply.text)
-            output: dict[str, Any] = {"malformed": [], "reply": reply.text}
-            if not rows:
-                output["labels"] = []
-                return Outcome(output, dict(_STAGE2_ZERO), error="no labelled belief table in the reply")
-            return self._score(gold, release.stage2_labels_by_key(rows, gold.beliefs), output)
-        parsed = parse_stage2(reply.text, gold.beliefs)
-        output = {"malformed": [m.to_json() for m in parsed.malformed], "reply": reply.text}
-        if not parsed.found_table:
-            output["labels"] = []
-            return Outcome(output, dict(_STAGE2_ZERO), error="no labelled belief table in the reply")
-        return self._score(gold, list(parsed.labels), output)
+        replies: list[str] = []
+
+        def parse(text: str) -> Stage2Reading:
+            replies.append(text)
+            return read_stage2(text, gold.beliefs, protocol)
+
+        try:
+            reading, _ = await ask(ctx.model, messages, parse, ctx.config, retries=ctx.format_retries)
+        except ParseError as exc:
+            output: dict[str, Any] = {"labels": [], "malformed": [], "reply": replies[-1] if replies else None}
+            return Outcome(output, dict(_STAGE2_ZERO), error=f"no readable labels: {exc.reason}")
+        output = {"malformed": [m.to_json() for m in reading.malformed], "reply": replies[-1]}
+        if reading.notes:
+            output["reading_notes"] = list(reading.notes)
+        return self._score(gold, list(reading.labels), output)
 
     @staticmethod
     def _score(gold: StoryRecord, labels: list[BeliefLabels | None], output: dict[str, Any]) -> Outcome:
@@ -413,7 +495,7 @@ class OmniToMStage2Benchmark(_OmniToMBase):
             return {d: mean([r.scores.get(d, 0.0) for r in rs]) for d in (*DIMENSIONS, "overall")}
 
         settings = records[0].sample.input.get("settings", {}) if records else {}
-        return {
+        out: dict[str, Any] = {
             "overall": mean([r.scores.get("overall", 0.0) for r in records]),
             "by_dimension": {d: mean([r.scores.get(d, 0.0) for r in records]) for d in DIMENSIONS},
             "protocol": _protocol(settings),
@@ -426,3 +508,6 @@ class OmniToMStage2Benchmark(_OmniToMBase):
                 if (v := [r.scores[f"overall_order_{b}"] for r in records if f"overall_order_{b}" in r.scores])
             },
         }
+        if _protocol(settings) == "release":
+            out["deviations"] = _deviations(records)
+        return out

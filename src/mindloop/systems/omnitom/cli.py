@@ -8,10 +8,13 @@ tombench``.
                                             "content_type", "mental_source", "context"}},
      "n_stories", "protocol", "aligner"}
 
-with macro averages in [0, 1]; ``aligner`` names what gave the Stage 1 MatchCounts (``judge:MODEL``, or the
-embedded / exact aligner standing in for the judge offline). Human output (tables laid out like the paper's Table 3
-and Table 10) goes to stderr. ``import DIR`` turns the CSV outputs of the release's own replication script into
-``omnitom-stage1`` / ``omnitom-stage2`` runs of the run store."""
+with macro averages in [0, 1] (``null`` where nothing was scored); stories a judge could not score are listed in
+``stage1_unscored: [{"story_id", "reason"}]`` when there are any (and, under the release's protocol,
+``stage1_release_rule`` gives Stage 1 as the release scores them: their rows unmatched); ``aligner`` names what
+gave the Stage 1 MatchCounts (``judge:MODEL``, or the embedded / exact aligner standing in for the judge offline).
+Human output (tables laid out like the paper's Table 3 and Table 10) goes to stderr. ``import DIR`` turns the CSV
+outputs of the release's own replication script into ``omnitom-stage1`` / ``omnitom-stage2`` runs of the run
+store."""
 
 from __future__ import annotations
 
@@ -120,7 +123,12 @@ def score(
 def _warn(result: OmniToMScore) -> None:
     console = err_console()
     if result.stage1.n_unscored:
-        console.print(f"warning: {result.stage1.n_unscored} stor(ies) left out of Stage 1: the aligner failed on them")
+        console.print(f"warning: {result.stage1.n_unscored} stor(ies) left out of Stage 1 (unscored, N/A):")
+        for story_id, why in result.stage1_unscored:
+            console.print(f"  story {story_id}: {why}", markup=False, highlight=False)
+        if result.protocol == "release":
+            rule = result.to_json()["stage1_release_rule"]["f1"]
+            console.print(f"  the release scores their rows as unmatched: Stage 1 F1 {rule:.4f} by its rule")
     if result.unmatched_predictions:
         console.print(f"warning: {len(result.unmatched_predictions)} predicted stor(ies) have no gold story (ignored)")
     if result.skipped_gold:

@@ -1,10 +1,16 @@
 """The paper's Stage 1 aligner: a model judge given the C.4 prompt, replying with two CSV tables.
 
+Every judge call goes through :func:`~mindloop.models.replies.ask`: a reply that cannot be read goes back to the
+judge with the reason, ``retries`` times (default 1; the release asks once), and a reply still unreadable after
+that leaves the story's Stage 1 score unscored (``null``, the reason kept) under both protocols. The release scores
+such a story's rows as unmatched (F1 0); the ``omnitom-stage1`` summary gives that figure apart
+(``f1_release_rule``) and says so.
+
 Under the release's protocol (``protocol="release"``, the default) the judge gets the release's messages and three
 few-shot examples and its reply is read as the release reads it (:mod:`~mindloop.systems.omnitom.release`): each
-input row takes the count of the reply row with the same normalised actor and belief, and a reply that cannot be
-read leaves the story's rows unmatched (counts 0, a warning says so). What follows is mindloop's own protocol
-(``protocol="mindloop"``).
+input row takes the count of the reply row with the same normalised actor and belief (0 when the reply has no such
+row). A reply is unreadable when either table (a ``Prediction`` and a ``Ground Truth`` section, each with a CSV
+``Actor,Belief,MatchCount`` table) is missing. What follows is mindloop's own protocol (``protocol="mindloop"``).
 
 The judge sees the story, the predicted and the gold ``Actor,Belief`` tables, and must return them as
 ``Prediction Table`` and ``Ground Truth Table`` with a ``MatchCount`` column, rows in input order. The reply is
@@ -26,8 +32,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from mindloop.errors import ModelError
+from mindloop.errors import SETUP_ERRORS, MindloopError, ParseError
 from mindloop.models.base import ChatModel, GenerationConfig
+from mindloop.models.replies import DEFAULT_FORMAT_RETRIES, ask
 from mindloop.systems.omnitom.examples import TABLE2
 from mindloop.systems.omnitom.metrics import Alignment, AlignmentTask, actor_key, belief_key, map_actors
 from mindloop.systems.omnitom.prompts import Level, judge_messages
@@ -45,8 +52,9 @@ class JudgeTables:
     gold: tuple[tuple[str, str, int], ...]
 
 
-class JudgeReplyError(ValueError):
-    """A judge reply that cannot be used (the message says why)."""
+class JudgeReplyError(ParseError, ValueError):
+    """A judge reply that cannot be used (the message says why); a :class:`~mindloop.errors.ParseError`, so
+    :func:`~mindloop.models.replies.ask` sends the reply back with the reason."""
 
 
 def _key(text: str) -> str:
@@ -168,14 +176,27 @@ def _bounded(count: int, limit: int, what: str, warnings: list[str]) -> int:
     return count
 
 
+def release_judge_tables(text: str) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    """The two tables of a judge reply as the release finds them; raises :class:`JudgeReplyError` when either is
+    missing (the release would score the story's rows as unmatched)."""
+    pred, gold = parse_judge_tables(text)
+    missing = [name for name, rows in (("Prediction", pred), ("Ground Truth", gold)) if not rows]
+    if missing:
+        raise JudgeReplyError(
+            f"no {' and no '.join(missing)} table: expected a 'Prediction Table' and a 'Ground Truth Table', each "
+            "a CSV table with header Actor,Belief,MatchCount"
+        )
+    return pred, gold
+
+
 class JudgeAligner:
     """Stage 1 alignment by a model judge (the paper's protocol; GPT-5 in the paper).
 
     ``protocol="release"`` (default): the release's judge messages with its first ``fewshots`` examples (3, its
-    setting); an unreadable reply scores the story's rows as unmatched. ``protocol="mindloop"``: ``level`` 4
-    appends the Level 4 block and ``examples`` (Table 2 by default); unusable replies become ``Alignment.failed``.
-    ``concurrency`` bounds simultaneous judge calls. A model error (the call itself failed) is
-    ``Alignment.failed`` under both protocols: there is no reply to score.
+    setting). ``protocol="mindloop"``: ``level`` 4 appends the Level 4 block and ``examples`` (Table 2 by default).
+    Under both, a reply that cannot be read goes back to the judge with the reason ``retries`` times, and a reply
+    still unreadable, or a failed judge call, is ``Alignment.failed`` with the reason: the story is left unscored.
+    ``concurrency`` bounds simultaneous judge calls.
     """
 
     def __init__(
@@ -190,6 +211,7 @@ class JudgeAligner:
         concurrency: int = 8,
         protocol: Protocol = "release",
         fewshots: int = 3,
+        retries: int = DEFAULT_FORMAT_RETRIES,
     ) -> None:
         self.model = model
         self.protocol: Protocol = protocol
@@ -198,6 +220,7 @@ class JudgeAligner:
         self.examples = tuple(examples)
         self.config = config or GenerationConfig(temperature=0.0, max_tokens=4096)
         self.concurrency = max(1, concurrency)
+        self.retries = retries
 
     @property
     def name(self) -> str:
@@ -208,41 +231,39 @@ class JudgeAligner:
         """Ask the judge about one story (no call when either table is empty: nothing can match)."""
         if not task.predicted or not task.gold:
             return Alignment((0,) * len(task.predicted), (0,) * len(task.gold))
-        if self.protocol == "release":
-            return await self._align_release(task)
-        messages = judge_messages(
-            task.story,
-            [(b.actor, b.belief) for b in task.predicted],
-            [(b.actor, b.belief) for b in task.gold],
-            level=self.level,
-            examples=self.examples if self.level == 4 else (),
-        )
-        try:
-            reply = await self.model.generate(messages, self.config)
-        except ModelError as exc:
-            return Alignment.failed(f"judge call failed: {exc}")
-        try:
-            return check_judge_tables(parse_judge_reply(reply.text), task)
-        except JudgeReplyError as exc:
-            return Alignment.failed(f"unusable judge reply: {exc}")
-
-    async def _align_release(self, task: AlignmentTask) -> Alignment:
         pred_rows = [(b.actor, b.belief) for b in task.predicted]
         gold_rows = [(b.actor, b.belief) for b in task.gold]
-        messages = release_judge_messages(task.story, pred_rows, gold_rows, fewshots=self.fewshots)
-        try:
-            reply = await self.model.generate(messages, self.config)
-        except ModelError as exc:
-            return Alignment.failed(f"judge call failed: {exc}")
-        parsed_pred, parsed_gold = parse_judge_tables(reply.text)
-        pred = judge_counts(pred_rows, parsed_pred)
-        gold = judge_counts(gold_rows, parsed_gold)
-        warnings = []
-        if not parsed_pred or not parsed_gold:
-            warnings.append(
-                "unreadable judge reply (a table is missing): its rows are scored unmatched, as the release does"
+        if self.protocol == "release":
+            messages = release_judge_messages(task.story, pred_rows, gold_rows, fewshots=self.fewshots)
+
+            def read(text: str) -> Alignment:
+                parsed_pred, parsed_gold = release_judge_tables(text)
+                return Alignment(
+                    tuple(judge_counts(pred_rows, parsed_pred)), tuple(judge_counts(gold_rows, parsed_gold))
+                )
+
+        else:
+            messages = judge_messages(
+                task.story,
+                pred_rows,
+                gold_rows,
+                level=self.level,
+                examples=self.examples if self.level == 4 else (),
             )
-        return Alignment(tuple(pred), tuple(gold), warnings=tuple(warnings))
+
+            def read(text: str) -> Alignment:
+                return check_judge_tables(parse_judge_reply(text), task)
+
+        try:
+            alignment, _ = await ask(self.model, messages, read, self.config, retries=self.retries)
+        except SETUP_ERRORS:
+            raise
+        except ParseError as exc:
+            tries = self.retries + 1
+            return Alignment.failed(f"unreadable judge reply ({tries} attempt{'s' * (tries > 1)}): {exc.reason}")
+        except MindloopError as exc:
+            return Alignment.failed(f"judge call failed: {exc}")
+        return alignment
 
     async def align(self, tasks: Sequence[AlignmentTask]) -> list[Alignment]:
         """Align every story, at most ``concurrency`` judge calls at a time."""

@@ -311,17 +311,29 @@ class OmniToMScore:
     protocol: str = "release"
     stage1_only: tuple[int, ...] = ()
     """Gold stories that carry only the order (Stage 1 golds): scored in Stage 1, not in Stage 2."""
+    stage1_unscored: tuple[tuple[int, str], ...] = ()
+    """``(story id, reason)`` of each story left out of Stage 1 (its alignment failed: a judge reply unreadable
+    after its retries, or a failed judge call)."""
 
     def to_json(self) -> dict[str, Any]:
         """The command-line contract: ``{"stage1": {precision, recall, f1}, "stage2": {overall, by_dimension},
-        "n_stories", "protocol", "aligner"}`` (``aligner`` names what gave the Stage 1 MatchCounts)."""
-        return {
+        "n_stories", "protocol", "aligner"}`` (``aligner`` names what gave the Stage 1 MatchCounts), and
+        ``stage1_unscored`` when a story was left out of Stage 1 (each with the reason). Under the release's
+        protocol with unscored stories, ``stage1_release_rule`` is Stage 1 as the release scores them (their rows
+        unmatched: 0)."""
+        out: dict[str, Any] = {
             "stage1": self.stage1.overall.to_json(),
             "stage2": {"overall": self.stage2.overall, "by_dimension": dict(self.stage2.by_dimension)},
             "n_stories": self.n_stories,
             "protocol": self.protocol,
             "aligner": self.stage1.aligner,
         }
+        if self.stage1_unscored:
+            out["stage1_unscored"] = [{"story_id": i, "reason": why} for i, why in self.stage1_unscored]
+        if self.protocol == "release" and self.stage1_unscored:
+            zeros = [PRF(0.0, 0.0, 0.0)] * len(self.stage1_unscored)
+            out["stage1_release_rule"] = _macro([s.prf for s in self.stage1_stories] + zeros).to_json()
+        return out
 
 
 async def score_records(
@@ -332,9 +344,10 @@ async def score_records(
     A gold story without a prediction scores 0 in both stages; predictions of unknown stories are listed in
     ``unmatched_predictions``; gold stories without beliefs are skipped (``skipped_gold``); Stage 1 golds (only
     the order labelled) are left out of Stage 2 (``stage1_only``); stories whose alignment failed are left out of
-    Stage 1 and counted in ``stage1.n_unscored`` (under the release's protocol only a failed judge *call* does
-    that: an unreadable reply scores the story's rows as unmatched). ``protocol`` picks how Stage 2 matches
-    predicted rows to gold beliefs.
+    Stage 1, counted in ``stage1.n_unscored`` and listed in ``stage1_unscored`` with the reasons (a judge reply
+    still unreadable after its retries, or a failed judge call; the release would score such a story's rows as
+    unmatched, which ``to_json`` reports apart). ``protocol`` picks how Stage 2 matches predicted rows to gold
+    beliefs.
     """
     by_id = {p.story_id: p for p in predicted}
     scored = [g for g in gold if g.beliefs]
@@ -345,10 +358,10 @@ async def score_records(
     alignments = await aligner.align(tasks) if tasks else []
     s1: list[Stage1StoryScore] = []
     s2: list[Stage2StoryScore] = []
-    unscored = 0
+    unscored: list[tuple[int, str]] = []
     for g, task, alignment in zip(scored, tasks, alignments, strict=True):
         if alignment.error is not None:
-            unscored += 1
+            unscored.append((g.story_id, alignment.error))
         else:
             s1.append(
                 stage1_story_score(task.predicted, g.beliefs, alignment, story_id=g.story_id, category=g.story_category)
@@ -363,7 +376,7 @@ async def score_records(
         s2.append(stage2_story_score(labels, g.beliefs, story_id=g.story_id, category=g.story_category))
     gold_ids = {g.story_id for g in gold}
     return OmniToMScore(
-        stage1=summarize_stage1(s1, n_unscored=unscored, aligner=aligner.name),
+        stage1=summarize_stage1(s1, n_unscored=len(unscored), aligner=aligner.name),
         stage2=summarize_stage2(s2),
         n_stories=len(scored),
         stage1_stories=tuple(s1),
@@ -372,6 +385,7 @@ async def score_records(
         skipped_gold=skipped,
         protocol=protocol,
         stage1_only=tuple(g.story_id for g in scored if not g.stage2_ready),
+        stage1_unscored=tuple(unscored),
     )
 
 

@@ -25,6 +25,7 @@ __all__ = [
     "STAGE1_L3",
     "STAGE1_L4_CONTENT",
     "STAGE1_L4_FORMAT",
+    "STAGE2_ANSWER",
     "STAGE2_L3",
     "STAGE2_L4",
     "Level",
@@ -218,6 +219,16 @@ LABEL_COLUMNS: tuple[str, ...] = (
 """Stage 2 table columns after Actor and Belief, in :data:`DIMENSIONS` order, named as the C.3 prompt names them."""
 
 
+_LABELLED_HEADER = ("Actor", "Belief", *LABEL_COLUMNS)
+
+STAGE2_ANSWER = (
+    "Answer with the belief table completed: every row of it, its Actor and Belief as given, followed by its seven "
+    "labels, under this header:"
+)
+"""mindloop's closing line of the Stage 2 user message (``protocol=mindloop``; not the paper's): without it, small
+models answered with the input table again, unlabelled."""
+
+
 def _check_level(level: int) -> None:
     if level not in (3, 4):
         raise InvalidArgumentError(f"TELeR level must be 3 (zero-shot) or 4 (with examples), got {level}")
@@ -280,7 +291,7 @@ def stage2_messages(
     story: str, beliefs: Sequence[BeliefRecord], *, level: Level = 3, examples: Sequence[StoryRecord] = ()
 ) -> list[Message]:
     """Stage 2 labelling messages: the directive (Level 4 adds the criteria block and labelled ``examples``),
-    then the story and the ``Actor | Belief`` table to label."""
+    then the story, the ``Actor | Belief`` table to label and :data:`STAGE2_ANSWER` with the labelled header."""
     _check_level(level)
     system = STAGE2_L3
     if level == 4:
@@ -292,7 +303,10 @@ def stage2_messages(
             ]
             parts.append(_examples("Example", blocks))
         system = "\n\n".join(parts)
-    return [message("system", system), message("user", f"Story: {story}\n\nBelief table:\n{belief_table(beliefs)}")]
+    user = (
+        f"Story: {story}\n\nBelief table:\n{belief_table(beliefs)}\n\n{STAGE2_ANSWER}\n{' | '.join(_LABELLED_HEADER)}"
+    )
+    return [message("system", system), message("user", user)]
 
 
 def _csv_field(text: str) -> str:

@@ -1,0 +1,64 @@
+"""The mindpower model agent and its judges end to end through a local OpenAI-compatible server: the agent's reply
+and both judges' replies are read through ``ask`` (a refused reply goes back with the reason), the judges' calls are
+in each sample's ledger with role ``judge`` and in ``tokens.by_role``, and the summary's ``replies`` block counts
+the agent's replies only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mindloop.bench.options import validate_options
+from mindloop.bench.runner import RunRequest, run_benchmark
+from mindloop.bench.store import RunStore
+from mindloop.models.base import ModelOptions
+from mindloop.models.fake_server import FakeChatServer
+from mindloop.systems.mindpower.benchmarks import MindPowerBenchmark
+from mindloop.systems.mindpower.judges import BPC_PROMPT, ROBOT_CENTRIC_PROMPT
+
+RC_OK = (
+    '{"score": {"Perception Level": 1, "BDI Reasoning": 1, "Robot-Centric Evaluation": 1, '
+    '"Effectiveness of Actions": 0}, "total_score": 3}'
+)
+
+
+def test_agent_and_judges_read_through_ask_with_judge_calls_in_the_ledger(tmp_path: Path) -> None:
+    bench = MindPowerBenchmark()
+    samples = bench.samples(2, 0, validate_options(bench, {"similarity": "off"}))
+    gold = {s.input["scenario"]["observation"]: s.input["scenario"]["gold_text"] for s in samples}
+    retry_reasons: list[str] = []
+
+    def reply(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
+        first = str(messages[0]["content"])
+        retried = messages[-2]["role"] == "assistant" if len(messages) > 2 else False
+        if retried:
+            retry_reasons.append(str(messages[-1]["content"]))
+        if first.startswith(BPC_PROMPT):  # a score in prose, no JSON object: refused, then a clean verdict
+            return '{"total_score": 8, "reasoning": "close"}' if retried else "Score: 8 or maybe 9."
+        if first.startswith(ROBOT_CENTRIC_PROMPT):
+            return RC_OK
+        observation = next(o for o in gold if o in str(messages[1]["content"]))
+        if observation == samples[0].input["scenario"]["observation"] and not retried:
+            return "<Description> Someone moves something.\n<Decision> Help."  # layers missing: refused
+        return str(gold[observation])
+
+    with RunStore(tmp_path / "r.sqlite") as store, FakeChatServer(reply) as server:
+        opts = ModelOptions(base_url=server.base_url, cache="off", backoff_s=0.01)
+        options = {"similarity": "off", "judge": "openai/judge", "judge_base_url": server.base_url}
+        request = RunRequest(
+            "mindpower", agent="model", model="openai/agent", model_options=opts, options=options, n=2, concurrency=1
+        )
+        summary = run_benchmark(request, store=store, progress=False)
+        records = store.records(summary.run_id)
+    m = summary.metrics
+    assert summary.replies == {"parsed": 2, "rejected": 1, "no_reply": 0, "unread": 0, "retries": 1}
+    assert (m["failed"], m["sr"], m["ac"], m["format_ok"]) == (0, 100.0, 100.0, 100.0)
+    assert (m["bpc"], m["bpc_unscored"], m["robot_centric"], m["robot_centric_unscored"]) == (8.0, 0, 3.0, 0)
+    judge_calls = [c for r in records for c in r.calls if c["role"] == "judge"]
+    assert len(judge_calls) == 6  # per sample: BPC refused once then read, Robot-Centric read at once
+    assert sorted((c["parsed"], c["attempt"]) for c in judge_calls) == sorted([(False, 0), (True, 1), (True, 0)] * 2)
+    by_role = summary.tokens["by_role"]
+    assert (by_role["agent"]["calls"], by_role["judge"]["calls"]) == (3, 6)
+    assert by_role["judge"]["prompt_tokens"] > by_role["agent"]["prompt_tokens"] > 0
+    assert any(r.startswith("Your reply could not be read: malformed hierarchy output: missing") for r in retry_reasons)
+    assert "Your reply could not be read: the reply is not one JSON object (no {...} in it)." in retry_reasons[1]
