@@ -19,7 +19,13 @@ from mindloop.errors import InvalidArgumentError, ModelTimeoutError
 from mindloop.models import ModelOptions, message
 from mindloop.models.fake_server import FakeChatServer
 from mindloop.models.openai_compat import OpenAIChatModel
-from mindloop.models.parallelism import InFlightLimit, ServerParallelism, discover_parallelism, server_root
+from mindloop.models.parallelism import (
+    InFlightLimit,
+    ServerParallelism,
+    discover_parallelism,
+    is_local_host,
+    server_root,
+)
 
 LLAMA_CPP_PYTHON = "🦙 llama.cpp Python API"  # the title llama-cpp-python 0.3's server gives its /openapi.json
 
@@ -205,3 +211,39 @@ def test_a_queued_request_s_deadline_starts_at_its_turn() -> None:
         assert limit.deadline(second) == second.turn + 10.0
 
     asyncio.run(scenario())
+
+
+def test_off_this_network_only_timeouts_and_429_lower_the_limit() -> None:
+    async def scenario() -> list[float]:
+        limit = InFlightLimit(8, timeout_s=10.0, watch_latency=False)  # a hosted API: its latency varies anyway
+        cheap = await limit.acquire()
+        limit.release(cheap, answered=True, cost=0.01)
+        a, b = await limit.acquire(), await limit.acquire()
+        limit.release(a, answered=True, cost=0.01)
+        limit.release(b, answered=True, cost=0.05)  # five times the cost with one ahead: ignored here
+        seen = [limit.limit]
+        c = await limit.acquire()
+        limit.release(c, answered=True, overloaded=True)  # a 429
+        seen.append(limit.limit)
+        return seen
+
+    assert asyncio.run(scenario()) == [8.0, 4.0]
+
+
+@pytest.mark.parametrize(
+    ("url", "local"),
+    [
+        ("http://127.0.0.1:8080/v1", True),
+        ("http://localhost:11434/v1", True),
+        ("http://10.0.3.7:8000/v1", True),
+        ("http://192.168.1.20:30000", True),
+        ("http://[::1]:8000/v1", True),
+        ("http://gpu-node-3:8000/v1", True),
+        ("http://vllm.internal:8000/v1", True),
+        ("https://api.openai.com/v1", False),
+        ("https://api.together.xyz/v1", False),
+        ("http://8.8.8.8/v1", False),
+    ],
+)
+def test_local_hosts(url: str, local: bool) -> None:
+    assert is_local_host(url) is local

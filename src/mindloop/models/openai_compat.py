@@ -51,6 +51,7 @@ from mindloop.models.parallelism import (
     ServerParallelism,
     Ticket,
     discover_parallelism,
+    is_local_host,
     reply_cost,
 )
 from mindloop.models.tokens import token_usage
@@ -283,7 +284,8 @@ class OpenAIChatModel:
             ]
             self._load = [0] * shards
             slots = self.parallelism.slots if self.parallelism is not None else None
-            self._limit = InFlightLimit(k, self.options.timeout_s, slots=slots)
+            local = is_local_host(self.base_url)
+            self._limit = InFlightLimit(k, self.options.timeout_s, slots=slots, watch_latency=local)
             self._asking = asyncio.Lock()
             self._loop = loop
         return self._limit

@@ -22,14 +22,24 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import ipaddress
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
-__all__ = ["InFlightLimit", "ServerParallelism", "Ticket", "discover_parallelism", "reply_cost", "server_root"]
+__all__ = [
+    "InFlightLimit",
+    "ServerParallelism",
+    "Ticket",
+    "discover_parallelism",
+    "is_local_host",
+    "reply_cost",
+    "server_root",
+]
 
 _QUEUED = 2.0
 """A reply that cost more than this many times the cheapest recent one, with requests ahead of it, waited for them."""
@@ -41,7 +51,7 @@ def reply_cost(latency_s: float, completion_tokens: int) -> float:
     """Seconds per generated token, give or take the prompt: how the adaptive limit compares replies of different
     lengths (a long answer is not a queued one).
 
-    >>> reply_cost(1.2, 20)
+    >>> round(reply_cost(1.2, 20), 3)
     0.05
     """
     return latency_s / (max(0, completion_tokens) + 4)
@@ -74,6 +84,21 @@ def server_root(base_url: str) -> str:
     """
     url = base_url.rstrip("/")
     return url[: -len("/v1")] if url.endswith("/v1") else url
+
+
+def is_local_host(base_url: str) -> bool:
+    """Whether ``base_url`` points at this machine or a private network (where model servers queue what they
+    cannot serve yet), rather than a hosted API.
+
+    >>> [is_local_host(u) for u in ("http://127.0.0.1:8080/v1", "http://gpu-node-3:8000/v1", "https://api.openai.com/v1")]
+    [True, True, False]
+    """
+    host = (urlsplit(base_url).hostname or "").lower()
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host == "localhost" or "." not in host or host.endswith((".localhost", ".local", ".internal", ".lan"))
+    return address.is_private or address.is_loopback or address.is_link_local
 
 
 def _positive_int(value: Any) -> int | None:
@@ -165,8 +190,10 @@ class InFlightLimit:
     user's ``server_slots``) the limit is ``min(ceiling, slots)`` and fixed; without, it starts at ``ceiling`` and
     moves by AIMD: after a reply that came back in the usual time (its :func:`reply_cost` within 1.5 times the
     cheapest of the last 64) while the window was full, ``+1/limit`` (one more per round trip); after a timeout,
-    an HTTP 429 or 503, or a reply that waited for the requests ahead of it (with some ahead, a cost over twice
-    the cheapest), halve it (at most once per window, never below 1).
+    an HTTP 429 or 503, or (with ``watch_latency``) a reply that waited for the requests ahead of it (with some
+    ahead, a cost over twice the cheapest), halve it (at most once per window, never below 1). ``watch_latency``
+    is for servers on this machine or network (:func:`is_local_host`): a hosted API's latency varies with load
+    that is not ours, so there only timeouts, 429 and 503 lower the limit.
 
     **Deadlines.** The server may queue what it cannot serve yet, so a request's ``timeout_s`` runs from its turn:
     from when it was sent if fewer than ``slots`` (1 when unknown) of this client's earlier requests were still in
@@ -176,12 +203,13 @@ class InFlightLimit:
     Belongs to one event loop; ``acquire``/``release`` are called from it only.
     """
 
-    def __init__(self, ceiling: int, timeout_s: float, *, slots: int | None = None) -> None:
+    def __init__(self, ceiling: int, timeout_s: float, *, slots: int | None = None, watch_latency: bool = True) -> None:
         if ceiling < 1:
             raise ValueError(f"ceiling must be at least 1, got {ceiling}")
         self.ceiling = ceiling
         self.timeout_s = timeout_s
         self.slots = slots
+        self.watch_latency = watch_latency
         self.limit = float(min(ceiling, slots) if slots else ceiling)
         self.decreases = 0
         self.max_in_flight = 0
@@ -281,7 +309,7 @@ class InFlightLimit:
             return
         fastest = min(self._recent) if self._recent else cost
         self._recent.append(cost)
-        if ticket.ahead >= 1 and cost > _QUEUED * fastest:
+        if self.watch_latency and ticket.ahead >= 1 and cost > _QUEUED * fastest:
             self._decrease(ticket)  # it waited for the requests ahead of it: the server queues them
         elif cost <= _USUAL * fastest and ticket.ahead + 1 >= self._cap():  # a full window, answered in usual time
             self.limit = min(float(self.ceiling), self.limit + 1.0 / self.limit)
