@@ -35,8 +35,9 @@ def test_skills_deciding_everything_is_not_a_model_acc_of_one(lily: Scenario) ->
     assert summary["model_decisions"] == 0 and summary["skill_decisions"] == 31
     # every model call of the run happened in the closed loop, and every one was malformed
     assert server.requests > 0
-    assert summary["loop_model_decisions"] == server.requests
-    assert summary["loop_model_malformed"] == server.requests
+    # 14 questions, each asked again once with the parser's reason (a format retry) and refused again
+    assert summary["loop_model_decisions"] == summary["loop_model_malformed"] == 14
+    assert summary["loop_model_retries"] == 14 and server.requests == 28
     assert summary["by_group"]["false_belief/help"]["acc"] is None  # the group's ACC is over model decisions too
 
 

@@ -120,7 +120,10 @@ def test_malformed_trigger_output_is_a_recorded_failure(lily: Scenario) -> None:
     assert any("malformed trigger output" in f for f in outcome.output["failures"])
     first = outcome.output["trace"][0]
     assert first["z"] == [] and "no trigger operation" in first["failures"][0]
-    assert server.requests == 22 + s["acc_total"]  # one call per window, one per teacher-forced decision
+    # one question per window and per teacher-forced decision, each refused reply sent back once (a format retry)
+    assert s["loop_model_decisions"] == 22 and s["loop_model_retries"] == 22 and s["loop_model_malformed"] == 22
+    assert s["model_decisions"] == s["model_malformed"] == s["model_retries"] == s["acc_total"] == 31
+    assert server.requests == 2 * (22 + 31)
 
 
 def test_malformed_reasoning_and_action_are_recorded_and_nothing_is_done(lily: Scenario) -> None:
@@ -180,7 +183,7 @@ def test_model_observer_over_http(lily: Scenario) -> None:
     windows = list(HouseholdSource(lily).windows())
     with FakeChatServer(reply=observe) as server:
         model = load_model("openai/fake", ModelOptions(base_url=server.base_url, cache="off", timeout_s=5))
-        observer = ModelObserver(model)
+        observer = ModelObserver(model, retries=0)
 
         async def go() -> list[Any]:
             try:

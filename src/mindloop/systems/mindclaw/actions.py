@@ -7,18 +7,26 @@ if the robot is wrong about where something is, the plan fails when the simulato
 
 from __future__ import annotations
 
-import re
 from typing import Any, Protocol
 
 from mindloop.errors import ParseError
 from mindloop.models.base import ChatModel, GenerationConfig, message
+from mindloop.models.replies import ask
 from mindloop.systems.mindclaw.context import TriggerContext
 from mindloop.systems.mindclaw.records import ActionPlan, ReasoningRecord
 from mindloop.systems.mindclaw.render import render_context
+from mindloop.systems.mindclaw.replies import read_tags, single, words
 from mindloop.systems.mindclaw.window import SceneView, base_place, room_of
 from mindloop.worlds.household.actions import Action, parse_actions
 
-__all__ = ["ActionGenerator", "ModelActionGenerator", "SymbolicActionGenerator", "parse_action_reply", "plan_help"]
+__all__ = [
+    "PLACEHOLDER_ARGS",
+    "ActionGenerator",
+    "ModelActionGenerator",
+    "SymbolicActionGenerator",
+    "parse_action_reply",
+    "plan_help",
+]
 
 
 def _take(scene: SceneView, item: str) -> list[str]:
@@ -105,38 +113,66 @@ Reasoning record: person {actor}, object {obj}, context {rcontext}, intervene {i
 
 Robot verbs: walk(x), open(x), close(x), pick(item), place(item, place), putin(item, place), give(item, person),
 move(item, place), switchoff(x), switchon(x), pour(liquid, container), remind(person, item).
-Answer with one line:
-<Action> verb(arg, ...), verb(arg, ...), ...
-or
-<Action> none"""
+Answer with one line that starts with <Action> and goes on with either the robot's steps (verbs from the list, \
+their arguments replaced by names from <Candidates>, separated by commas) or the word none."""
+"""Action Generation's user prompt. The paper gives no prompt text; the answer line is described in words, with
+no template to copy (a small model copied ``<Action> verb(arg, ...), ...`` and ``<Action> none`` verbatim)."""
 
-_ACTION_LINE = re.compile(r"<Action>\s*(.*?)\s*(?:</Action>|$)", re.IGNORECASE | re.DOTALL)
+PLACEHOLDER_ARGS = frozenset({"x", "arg", "item", "place", "person", "liquid", "container", "..."})
+"""Argument names of the prompt's verb list: a step whose arguments are all among them copies the list."""
+
+_FORMAT_ECHOES = ("verb(arg", "verb(x", "verb(")
 
 
-def parse_action_reply(reply: str) -> tuple[str, ...]:
-    """Strictly read the ``<Action>`` line: ``none`` (empty tuple) or a sequence of valid ``verb(args)`` steps."""
-    m = _ACTION_LINE.search(reply)
-    if m is None:
-        raise ParseError("the action reply has no <Action> line", text=reply[:200])
-    body = m.group(1).strip().splitlines()[0].strip() if m.group(1).strip() else ""
-    if body.lower().strip(" .") in ("none", ""):
-        if not body:
-            raise ParseError("the <Action> line is empty; write none for no action", text=reply[:200])
+def _read_action(value: str) -> tuple[str, ...]:
+    body = value.strip().rstrip(".").strip()
+    low = body.lower()
+    if any(e in low for e in _FORMAT_ECHOES):
+        raise ParseError("the <Action> line copies the format (verb(arg, ...)); write the robot's steps or none")
+    if not body:
+        raise ParseError("the <Action> line is empty; write the robot's steps or none")
+    if words(body) == ["none"] or low in ("none", "no action", "nothing"):
         return ()
     steps: list[str] = []
     for parsed in parse_actions(body):
         if not isinstance(parsed, Action):
-            raise ParseError(f"invalid action in <Action>: {parsed}", text=body)
+            raise ParseError(f"invalid action in <Action>: {parsed}")
+        if parsed.args and all(a in PLACEHOLDER_ARGS for a in parsed.args):
+            raise ParseError(f"the step {parsed} copies the verb list's argument names; use names from <Candidates>")
         steps.append(str(parsed))
     return tuple(steps)
 
 
-class ModelActionGenerator:
-    """Action Generation by a model; a malformed reply is a plan with ``error`` and no steps (a recorded failure)."""
+def parse_action_reply(reply: str) -> tuple[str, ...]:
+    """Read the ``<Action>`` line, in any form models write it (markdown, no angle brackets or colon, the steps
+    on the following lines, one per line or numbered): ``none`` (an empty tuple) or valid ``verb(args)`` steps.
 
-    def __init__(self, model: ChatModel, config: GenerationConfig | None = None) -> None:
+    Refused with a one-line :class:`~mindloop.errors.ParseError`: no ``<Action>`` line, an empty one, an invalid
+    step, a line that copies the format (``<Action> verb(arg, ...)``), two different answers, and a reply whose
+    only answer besides a copied format line is ``none`` (the old prompt's two template lines, echoed).
+    """
+    values = read_tags(reply, ("action",))["action"]
+    if not values:
+        raise ParseError("the action reply has no <Action> line", text=reply[:200])
+    echoed = any(any(e in v.lower() for e in _FORMAT_ECHOES) for v in values)
+    try:
+        steps = single("action", values, _read_action, show=lambda s: ", ".join(s) or "none")
+    except ParseError as exc:
+        raise ParseError(exc.reason, text=reply[:200]) from None
+    if echoed and not steps:
+        raise ParseError("the reply copies the format lines; write the robot's steps or none", text=reply[:200])
+    return steps
+
+
+class ModelActionGenerator:
+    """Action Generation by a model, its reply read through :func:`~mindloop.models.replies.ask` (a refused reply
+    goes back with the reason, at most ``retries`` times); a reply still refused is a plan with ``error`` and no
+    steps (a recorded failure)."""
+
+    def __init__(self, model: ChatModel, config: GenerationConfig | None = None, *, retries: int = 1) -> None:
         self.model = model
         self.config = config or GenerationConfig()
+        self.retries = retries
 
     def prompt(self, ctx: TriggerContext, record: ReasoningRecord) -> list[dict[str, Any]]:
         """The chat messages for one action-generation call."""
@@ -151,14 +187,15 @@ class ModelActionGenerator:
         return [message("system", ACT_SYSTEM), message("user", user)]
 
     async def act(self, ctx: TriggerContext, record: ReasoningRecord | None, actor: str, obj: str) -> ActionPlan:
-        """Ask, parse strictly; the model is asked only when this window's reasoning found help warranted."""
+        """Ask (with format retries); the model is asked only when this window's reasoning found help warranted."""
         refused = _refuse(record, actor, obj)
         if refused is not None:
             return refused
         assert record is not None
-        reply = await self.model.generate(self.prompt(ctx, record), self.config)
         try:
-            steps = parse_action_reply(reply.text)
+            steps, _ = await ask(
+                self.model, self.prompt(ctx, record), parse_action_reply, self.config, retries=self.retries
+            )
         except ParseError as exc:
             return ActionPlan(actor=actor, object=obj, goal=record.goal, error=f"malformed action: {exc}")
         return ActionPlan(steps, actor, obj, record.goal, record.text)

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from mindloop.errors import InvalidArgumentError
 from mindloop.models.base import ChatModel, GenerationConfig
+from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
 from mindloop.systems.mindclaw.actions import ModelActionGenerator, SymbolicActionGenerator
 from mindloop.systems.mindclaw.context import FEATURE_NAMES, RAW_FEATURE_NAMES
 from mindloop.systems.mindclaw.engine import Engine
@@ -124,8 +125,12 @@ def build_engine(
     belief_table: bool = True,
     observation: str = "symbolic",
     max_ops: int = 16,
+    format_retries: int = DEFAULT_FORMAT_RETRIES,
 ) -> Engine:
-    """An :class:`~mindloop.systems.mindclaw.engine.Engine` for one of :data:`AGENTS` (see the module docstring)."""
+    """An :class:`~mindloop.systems.mindclaw.engine.Engine` for one of :data:`AGENTS` (see the module docstring).
+
+    ``format_retries``: how many times each model component sends a reply its parser refused back to the model
+    with the reason (:func:`mindloop.models.replies.ask`; the run's ``--format-retries``)."""
     if agent not in AGENTS:
         raise InvalidArgumentError(f"unknown MindClaw agent {agent!r} (agents: {', '.join(AGENTS)})")
     if observation not in ("symbolic", "model"):
@@ -137,16 +142,16 @@ def build_engine(
     observer: Observer
     if observation == "model":
         assert model is not None
-        observer = ModelObserver(model, cfg)
+        observer = ModelObserver(model, cfg, retries=format_retries)
     else:
         observer = SymbolicObserver()
     if agent == "model":
         assert model is not None
         return Engine(
             observer,
-            Trigger(skills, ModelPolicy(model, cfg)),
-            ModelReasoner(model, cfg),
-            ModelActionGenerator(model, cfg),
+            Trigger(skills, ModelPolicy(model, cfg, retries=format_retries)),
+            ModelReasoner(model, cfg, retries=format_retries),
+            ModelActionGenerator(model, cfg, retries=format_retries),
             belief_table=belief_table,
             max_ops=max_ops,
         )

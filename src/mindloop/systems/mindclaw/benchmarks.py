@@ -29,7 +29,7 @@ from pydantic import Field
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
 from mindloop.errors import InvalidArgumentError
-from mindloop.models.base import ChatModel, Completion, GenerationConfig, Message
+from mindloop.models.base import RecordingModel
 from mindloop.systems.mindclaw.agents import build_engine, resolve_skills, trained_classifier
 from mindloop.systems.mindclaw.evaluation import accuracy_scores, closed_loop, episode_outcome, teacher_forced
 from mindloop.systems.mindclaw.metrics import GoldEpisode, gold_episode, summarize_intervention
@@ -120,27 +120,6 @@ def claw_samples(n: int | None, seed: int, options: ClawOptions) -> list[Sample]
     return out
 
 
-class _CountingModel:
-    """The agent's model, counting the calls made through it (the closed loop's model decisions)."""
-
-    def __init__(self, model: ChatModel) -> None:
-        self.model = model
-        self.calls = 0
-
-    @property
-    def name(self) -> str:
-        """The wrapped model's name."""
-        return self.model.name
-
-    async def generate(self, messages: Sequence[Message], config: GenerationConfig | None = None) -> Completion:
-        """Count the call, then forward it."""
-        self.calls += 1
-        return await self.model.generate(messages, config if config is not None else GenerationConfig())
-
-    async def aclose(self) -> None:
-        """The wrapped model is closed by whoever opened it."""
-
-
 class ClawBenchmark:
     """MindClaw precision intervention on ``mindpower-sim``: TA, PIA, CS (closed loop) and trigger ACC."""
 
@@ -195,18 +174,24 @@ class ClawBenchmark:
         skills = resolve_skills(settings["skills"], agent)
         if settings["observation"] == "model" and ctx.model is None:
             raise InvalidArgumentError("observation=model needs a model (--model)")
-        counted = _CountingModel(ctx.model) if ctx.model is not None else None
+        # every model call is recorded (the runner's recorder, or one of our own outside a run), so the closed
+        # loop's questions, format retries and refused replies are counted from the records
+        recorder: RecordingModel | None = None
+        if ctx.model is not None:
+            recorder = ctx.model if isinstance(ctx.model, RecordingModel) else RecordingModel(ctx.model)
+        first_call = len(recorder.calls) if recorder is not None else 0
         engine = build_engine(
             agent,
-            model=counted,
+            model=recorder,
             config=ctx.config,
             skills=skills,
             classifier=classifier,
             belief_table=table,
             observation=settings["observation"],
+            format_retries=ctx.format_retries,
         )
         trace, source = await closed_loop(engine, scenario, gold, quiet=settings["quiet"])
-        loop_calls = counted.calls if counted is not None else 0
+        loop_calls = recorder.calls[first_call:] if recorder is not None else []
         scores, interventions, reasoning = episode_outcome(trace, source, gold)
         decisions = await teacher_forced(
             scenario,
@@ -221,9 +206,11 @@ class ClawBenchmark:
         tf_failures = [f"t{d.t}.{d.k}: {d.error}" for d in decisions if d.error]
         scores["invalid_ops"] = float(sum("invalid slot" in f for f in failures + tf_failures))
         scores["malformed"] = float(sum("malformed" in f for f in failures + tf_failures))
-        if counted is not None:
-            # the closed loop's model calls (trigger, reasoning, action, observation) and its unreadable replies
-            scores["loop_model_decisions"] = float(loop_calls)
+        if recorder is not None:
+            # the closed loop's questions to the model (trigger, reasoning, action, observation; a question and
+            # its format retries are one decision), the retries, and the decisions whose replies stayed unreadable
+            scores["loop_model_decisions"] = float(sum(1 for c in loop_calls if c.attempt == 0))
+            scores["loop_model_retries"] = float(sum(1 for c in loop_calls if c.attempt > 0))
             scores["loop_model_malformed"] = float(sum("malformed" in f for f in failures))
         wrong = [
             {

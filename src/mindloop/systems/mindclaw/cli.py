@@ -188,39 +188,59 @@ def skills_mine(
         str | None, typer.Option("--model", help="Summarise with this model instead of the miner.")
     ] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", help="The model's endpoint.")] = None,
+    format_retries: Annotated[
+        int,
+        typer.Option(
+            "--format-retries",
+            min=0,
+            help="Times a summariser reply with no usable SKILL line goes back to the model with the reason.",
+        ),
+    ] = 1,
     as_json: _Json = False,
 ) -> None:
     """Mine skills from teacher-forced rollouts of the train split (rule miner, or --model summariser)."""
-    from mindloop.models.base import ModelOptions, load_model
+    from mindloop.models.base import ModelOptions, RecordingModel, load_model
+    from mindloop.models.replies import reply_outcomes
     from mindloop.systems.mindclaw.agents import mine_default, training_decisions
     from mindloop.systems.mindclaw.mining import require_skills, summarise_skills
 
     failures: list[str] = []
+    replies: dict[str, int] | None = None
     if model is None:
         skills = mine_default(seed, dataset_n)
     else:
-        chat = load_model(model, ModelOptions(base_url=base_url))
+        chat = RecordingModel(load_model(model, ModelOptions(base_url=base_url)))
 
         async def go() -> Any:
             try:
-                return await summarise_skills(chat, training_decisions(seed, dataset_n))
+                return await summarise_skills(chat, training_decisions(seed, dataset_n), retries=format_retries)
             finally:
                 await chat.aclose()
 
         skills, failures = asyncio.run(go())
+        replies = reply_outcomes(chat.calls)
     skills = require_skills(skills, failures, f"the summariser model {model}" if model else "the rule miner")
     text = skills.to_yaml()
     if out is not None:
         out.write_text(text, encoding="utf-8")
     counts = {k: sum(1 for s in skills.skills if s.kind == k) for k in ("strong", "preferred", "negative")}
     if as_json:
-        print(json.dumps({"skills": len(skills), **counts, "path": str(out) if out else None, "failures": failures}))
+        shown: dict[str, Any] = {"skills": len(skills), **counts, "path": str(out) if out else None}
+        if replies is not None:
+            shown["replies"] = replies
+        print(json.dumps({**shown, "failures": failures}))
         return
     if out is None:
         print(text, end="")
+    how = ""
+    if replies is not None:
+        how = (
+            f"; model replies: {replies['parsed']} read, {replies['rejected']} refused, "
+            f"{replies['retries']} format retries"
+        )
     err_console().print(
         f"{len(skills)} skills ({counts['strong']} strong, {counts['preferred']} preferred, "
-        f"{counts['negative']} negative); {len(failures)} unusable model lines"
+        f"{counts['negative']} negative); {len(failures)} unusable model lines{how}"
     )
 
 

@@ -45,7 +45,7 @@ Decide = Callable[[TriggerContext], Awaitable[Decision]]
 class DecisionRecord:
     """One teacher-forced decision: where it was, the context's features, the gold operation and the prediction
     (``None``: no valid operation); ``error`` says why a prediction failed; ``by`` who decided (``skill:ID``,
-    ``policy:model``, ...; empty when nothing was asked)."""
+    ``policy:model``, ...; empty when nothing was asked); ``retries`` the format retries the decision took."""
 
     scenario_id: str
     t: int
@@ -55,6 +55,7 @@ class DecisionRecord:
     predicted: Op | None
     error: str = ""
     by: str = ""
+    retries: int = 0
 
     @property
     def gold(self) -> str:
@@ -139,9 +140,10 @@ async def teacher_forced(
             predicted: Op | None = None
             error = ""
             by = ""
+            retries = 0
             if decide is not None:
                 decision = await decide(ctx)
-                by = decision.by
+                by, retries = decision.by, decision.retries
                 if decision.op is None:
                     error = decision.error or "no operation"
                 else:
@@ -150,7 +152,7 @@ async def teacher_forced(
                     except SlotError as exc:
                         error = f"invalid slot: {exc}"
             feats = {**ctx.features(), "text": window.text} if features else {}
-            out.append(DecisionRecord(scenario.id, window.t, k, feats, gold_op, predicted, error, by))
+            out.append(DecisionRecord(scenario.id, window.t, k, feats, gold_op, predicted, error, by, retries))
             op = Operation.from_tuple(gold_op)
             got = _apply_gold(memory, op, window.t, gold)
             if got is not None:
@@ -161,11 +163,14 @@ async def teacher_forced(
 
 def accuracy_scores(decisions: Sequence[DecisionRecord]) -> dict[str, float]:
     """ACC counts over teacher-forced decisions (see :func:`~mindloop.systems.mindclaw.metrics.decision_scores`),
-    with the same counts split by who decided (:func:`~mindloop.systems.mindclaw.metrics.decider_scores`)."""
+    with the same counts split by who decided (:func:`~mindloop.systems.mindclaw.metrics.decider_scores`) and
+    ``model_retries``, the format retries the model's decisions took (a decision whose reply was refused and whose
+    retry was read is a model decision like any other, scored on the retry's answer)."""
     gold = [d.gold_op for d in decisions]
     predicted = [d.predicted for d in decisions]
     out = decision_scores(gold, predicted)
     out.update(decider_scores(gold, predicted, [d.by for d in decisions], [d.error for d in decisions]))
+    out["model_retries"] = float(sum(d.retries for d in decisions if d.by == "policy:model"))
     return out
 
 

@@ -31,8 +31,10 @@ step (window 0 = time 0; then one per scripted step; then ``quiet`` windows in w
   first and are scored apart as ``acc_skill``); a malformed model reply is a model decision that is wrong. With no
   model decision ACC is ``None``. ``acc_all`` keeps the whole trigger's figure (skills and policy together).
   Every summary says how many decisions the model made and how many were malformed, in teacher forcing
-  (``model_decisions``, ``model_malformed``) and in the closed loop (``loop_model_decisions``,
-  ``loop_model_malformed``: trigger, reasoning and action calls).
+  (``model_decisions``, ``model_malformed``, ``model_retries``) and in the closed loop (``loop_model_decisions``,
+  ``loop_model_malformed``, ``loop_model_retries``: trigger, reasoning, action and observation questions). A
+  question whose reply was refused and sent back (a format retry) is one decision; ``*_retries`` count the
+  retries, and a decision is malformed only when its last reply was still refused.
 """
 
 from __future__ import annotations
@@ -441,9 +443,11 @@ def summarize_intervention(rows: Sequence[Mapping[str, Any]], *, model_agent: bo
         for key in (
             "model_decisions",
             "model_malformed",
+            "model_retries",
             "skill_decisions",
             "loop_model_decisions",
             "loop_model_malformed",
+            "loop_model_retries",
             "model_nn_total",
         ):
             counts[key] += float(s.get(key, 0.0))
@@ -470,9 +474,11 @@ def summarize_intervention(rows: Sequence[Mapping[str, Any]], *, model_agent: bo
         "decisions_no_noop": int(nn_t),
         "model_decisions": int(counts["model_decisions"]),
         "model_malformed": int(counts["model_malformed"]),
+        "model_retries": int(counts["model_retries"]),
         "skill_decisions": int(counts["skill_decisions"]),
         "loop_model_decisions": int(counts["loop_model_decisions"]),
         "loop_model_malformed": int(counts["loop_model_malformed"]),
+        "loop_model_retries": int(counts["loop_model_retries"]),
         "n": len(rows),
         "help_needed": int(counts["help_needed"]),
         "controls": len(rows) - int(counts["help_needed"]),

@@ -21,16 +21,27 @@ from typing import Any
 
 from mindloop.errors import MindloopError, ParseError
 from mindloop.models.base import ChatModel, GenerationConfig, message
+from mindloop.models.replies import DEFAULT_FORMAT_RETRIES, ask
 from mindloop.systems.mindclaw.context import FEATURES, Feature
 from mindloop.systems.mindclaw.engine import run_sync
 from mindloop.systems.mindclaw.evaluation import DecisionRecord, teacher_forced
 from mindloop.systems.mindclaw.metrics import gold_episode
 from mindloop.systems.mindclaw.operations import OPERATION_VERBS
+from mindloop.systems.mindclaw.replies import clean
 from mindloop.systems.mindclaw.skills import Condition, Skill, SkillSet, Thresholds, validate_skills
 from mindloop.systems.mindclaw.trigger import NaivePolicy, Policy
 from mindloop.worlds.household.scenarios.model import Scenario
 
-__all__ = ["NoSkillsError", "collect_decisions", "mine_skills", "parse_summary", "require_skills", "summarise_skills"]
+__all__ = [
+    "NoSkillsError",
+    "collect_decisions",
+    "mine_skills",
+    "parse_skill_line",
+    "parse_summary",
+    "read_summary",
+    "require_skills",
+    "summarise_skills",
+]
 
 _Pred = tuple[str, str, Any]  # (feature, op, value)
 
@@ -309,15 +320,24 @@ Fields you may use: {fields}
 Correct and incorrect decisions:
 {cases}
 
-Write up to {limit} skills for {op}, one per line, in exactly this form:
-SKILL strong|preferred|negative | when: FIELD=VALUE, FIELD!=VALUE, FIELD>NUMBER | text: one sentence
-A strong skill means "choose {op} whenever this holds"; preferred: "evidence for {op}"; negative: "never {op} when
-this holds"."""
+Write up to {limit} skills for {op}, one per line. A skill line has three parts separated by |:
+  1. the word SKILL, a space and the skill's kind;
+  2. when: then the conditions, separated by commas, each a field from the list above, =, != or >, and a value;
+  3. text: then one sentence of your own that states the rule.
+The kinds: strong means "choose {op} whenever this holds"; preferred means "evidence for {op}"; negative means \
+"never {op} when this holds"."""
+"""The summariser's user prompt. The paper describes the summarising step (Fig. 4) but gives no prompt text; the
+line's parts are described in words, with no template to copy (a small model copied ``SKILL
+strong|preferred|negative | when: ...`` verbatim)."""
 
-_SKILL_LINE = re.compile(
-    r"^\s*SKILL\s+(strong|preferred|negative)\s*\|\s*when\s*:\s*(.+?)\s*\|\s*text\s*:\s*(.+)$", re.IGNORECASE
-)
-_COND = re.compile(r"^\s*([a-z_]+)\s*(!=|>=|<=|=|>|<)\s*([A-Za-z0-9_.\-]+)\s*$")
+SKILL_KINDS = ("strong", "preferred", "negative")
+
+_SKILL_HEAD = re.compile(r"^skill(?![a-z])\s*(?:\d+\s*)?[:.)\-]?\s*(.*)$", re.IGNORECASE)
+_COND = re.compile(r"^\s*([a-z_]+)\s*(!=|==|>=|<=|=|>|<)\s*([A-Za-z0-9_.\-]+)\s*$")
+_COND_SPLIT = re.compile(r"\s*(?:,|;|&&|&|\band\b)\s*", re.IGNORECASE)
+_PART = re.compile(r"^(when|text)\b\s*[:=\-]?\s*(.*)$", re.IGNORECASE | re.DOTALL)
+_KIND_LIST = re.compile(r"\b(?:strong|preferred|negative)\s*[|/,]\s*(?:strong|preferred|negative)\b", re.IGNORECASE)
+_TEMPLATE_FIELDS = frozenset({"FIELD", "VALUE", "NUMBER"})
 
 
 def _case(d: DecisionRecord) -> str:
@@ -326,51 +346,120 @@ def _case(d: DecisionRecord) -> str:
     return f"- {fields} -> gold {d.gold}; weaker policy {verdict}"
 
 
-def parse_summary(reply: str, op: str, *, start: int = 1) -> tuple[list[Skill], list[str]]:
-    """Skills from a summariser reply; lines that do not parse are returned as failures (never guessed at)."""
+def _condition(part: str) -> Condition:
+    """One ``FIELD=VALUE`` / ``FIELD!=VALUE`` / ``FIELD>NUMBER`` condition (``==`` reads as ``=``; quotes, case of
+    ``true``/``false`` and of category values do not matter)."""
     by_name = {f.name: f for f in FEATURES}
+    text = part.strip().strip("'\"").replace("'", "").replace('"', "")
+    c = _COND.match(text)
+    if c is None:
+        if any(t in part for t in _TEMPLATE_FIELDS):
+            raise ParseError("the condition copies the template (FIELD=VALUE); use a field from the list")
+        raise ParseError("a condition is not FIELD=VALUE", text=part.strip())
+    name, sym, raw = c.group(1).lower(), c.group(2), c.group(3)
+    feat = by_name.get(name)
+    if feat is None:
+        if c.group(1) in _TEMPLATE_FIELDS:
+            raise ParseError("the condition copies the template (FIELD=VALUE); use a field from the list")
+        raise ParseError(f"unknown field {name!r}", text=part.strip())
+    value: Any
+    if feat.kind == "bool":
+        if raw.lower() not in ("true", "false"):
+            raise ParseError(f"{name} takes true or false", text=raw)
+        value = raw.lower() == "true"
+    elif feat.kind == "int":
+        if not raw.isdigit():
+            raise ParseError(f"{name} takes a whole number", text=raw)
+        value = int(raw)
+    else:
+        if raw.lower() not in feat.values:
+            raise ParseError(f"{name} takes one of {', '.join(feat.values)}", text=raw)
+        value = raw.lower()
+    opname = {"=": "eq", "==": "eq", "!=": "not"}.get(sym, sym)
+    if feat.kind != "int" and opname not in ("eq", "not"):
+        raise ParseError(f"{name} can only be compared with = or !=", text=part.strip())
+    return Condition(name, opname, value)
+
+
+def parse_skill_line(line: str) -> tuple[str, tuple[Condition, ...], str] | None:
+    """``(kind, conditions, text)`` from one summariser line, ``None`` when the line is not a SKILL line.
+
+    Read in any form models write it: markdown bullets, numbering and emphasis; ``SKILL:`` or ``SKILL 1.``;
+    ``when`` and ``text`` with or without a colon; conditions joined by commas, ``;`` or ``and``. A line that
+    copies the template (``SKILL strong|preferred|negative``, ``FIELD=VALUE``, ``text: one sentence``) or is
+    otherwise unreadable is a :class:`~mindloop.errors.ParseError` with a one-line reason.
+    """
+    head = _SKILL_HEAD.match(clean(line))
+    if head is None:
+        return None
+    if _KIND_LIST.search(head.group(1)):
+        raise ParseError("the line copies the template's kinds (strong|preferred|negative); write one kind")
+    parts = [p.strip() for p in head.group(1).split("|")]
+    kinds = [k for k in SKILL_KINDS if re.search(rf"\b{k}\b", parts[0], re.IGNORECASE)]
+    if len(kinds) > 1:
+        raise ParseError("the line copies the template's kinds (strong|preferred|negative); write one kind")
+    if not kinds:
+        raise ParseError("not a SKILL line: its kind must be strong, preferred or negative", text=line.strip()[:120])
+    if len(parts) < 3:
+        raise ParseError("not a SKILL line: it needs a when: part and a text: part after |", text=line.strip()[:120])
+    named: dict[str, str] = {}
+    for part in parts[1:]:
+        m = _PART.match(part)
+        if m is None:
+            raise ParseError("a part is neither when: nor text:", text=part[:120])
+        named.setdefault(m.group(1).lower(), m.group(2).strip())
+    if "when" not in named or "text" not in named:
+        raise ParseError("a SKILL line needs a when: part and a text: part", text=line.strip()[:120])
+    text = named["text"].strip()
+    if text.lower().strip(" .") in ("one sentence", "one sentence of your own", "") or "one sentence" in text.lower():
+        raise ParseError("the text: part copies the template; state the rule in a sentence")
+    conds = tuple(_condition(part) for part in _COND_SPLIT.split(named["when"]) if part.strip())
+    if not conds:
+        raise ParseError("the when: part has no condition", text=line.strip()[:120])
+    return kinds[0], conds, text
+
+
+def _first_reason(reply: str) -> str:
+    """Why the first unusable SKILL line of ``reply`` was refused (or that it has none)."""
+    for line in reply.splitlines():
+        try:
+            parse_skill_line(line)
+        except ParseError as exc:
+            return exc.reason
+    return "the reply has no SKILL line"
+
+
+def parse_summary(reply: str, op: str, *, start: int = 1) -> tuple[list[Skill], list[str]]:
+    """Skills from a summariser reply (:func:`parse_skill_line` on every line); lines that do not parse are
+    returned as failures (never guessed at). A reply with no SKILL line at all is one failure."""
     skills: list[Skill] = []
     failures: list[str] = []
+    seen = False
     for line in reply.splitlines():
-        if not line.strip().upper().startswith("SKILL"):
-            continue
-        m = _SKILL_LINE.match(line)
-        if m is None:
-            failures.append(f"not a SKILL line: {line.strip()[:120]}")
-            continue
-        kind, when_text, text = m.group(1).lower(), m.group(2), m.group(3).strip()
-        conds: list[Condition] = []
         try:
-            for part in when_text.split(","):
-                c = _COND.match(part)
-                if c is None:
-                    raise ParseError("a condition is not FIELD=VALUE", text=part.strip())
-                name, sym, raw = c.group(1), c.group(2), c.group(3)
-                feat = by_name.get(name)
-                if feat is None:
-                    raise ParseError(f"unknown field {name!r}", text=part.strip())
-                value: Any
-                if feat.kind == "bool":
-                    if raw.lower() not in ("true", "false"):
-                        raise ParseError(f"{name} takes true or false", text=raw)
-                    value = raw.lower() == "true"
-                elif feat.kind == "int":
-                    if not raw.isdigit():
-                        raise ParseError(f"{name} takes a whole number", text=raw)
-                    value = int(raw)
-                else:
-                    if raw not in feat.values:
-                        raise ParseError(f"{name} takes one of {', '.join(feat.values)}", text=raw)
-                    value = raw
-                opname = {"=": "eq", "!=": "not"}.get(sym, sym)
-                if feat.kind != "int" and opname not in ("eq", "not"):
-                    raise ParseError(f"{name} can only be compared with = or !=", text=part.strip())
-                conds.append(Condition(name, opname, value))
+            got = parse_skill_line(line)
         except ParseError as exc:
-            failures.append(f"{line.strip()[:120]}: {exc}")
+            seen = True
+            failures.append(f"{line.strip()[:120]}: {exc.reason}")
             continue
-        skills.append(Skill(f"{op}-m{start + len(skills)}", op, kind, tuple(conds), text))
+        if got is None:
+            continue
+        seen = True
+        kind, conds, text = got
+        skills.append(Skill(f"{op}-m{start + len(skills)}", op, kind, conds, text))
+    if not seen:
+        failures.append(f"no SKILL line in the reply: {' '.join(reply.split())[:120]}")
     return skills, failures
+
+
+def read_summary(reply: str, op: str, *, start: int = 1) -> list[Skill]:
+    """The skills of a summariser reply (:func:`parse_summary`), refusing a reply with none: a
+    :class:`~mindloop.errors.ParseError` whose one-line reason is why its first SKILL line was unusable (or that
+    it has none), so a format retry can send it back."""
+    skills, _ = parse_summary(reply, op, start=start)
+    if not skills:
+        raise ParseError(f"no usable SKILL line: {_first_reason(reply)}", text=reply[:200])
+    return skills
 
 
 async def summarise_skills(
@@ -381,9 +470,14 @@ async def summarise_skills(
     limit: int = 4,
     thresholds: Thresholds | None = None,
     config: GenerationConfig | None = None,
+    retries: int = DEFAULT_FORMAT_RETRIES,
 ) -> tuple[SkillSet, list[str]]:
     """Ask a model to summarise decision patterns per operation (Fig. 4), then validate them over all decisions
-    and group them by measured precision. Returns the skills and the reply lines that could not be used."""
+    and group them by measured precision. Returns the skills and the reply lines that could not be used (of every
+    reply read, format retries included).
+
+    Each reply is read through :func:`~mindloop.models.replies.ask`: a reply with no usable SKILL line goes back
+    to the model with the reason, at most ``retries`` times."""
     th = thresholds or Thresholds()
     fields = ", ".join(f"{f.name} ({'/'.join(f.values) if f.kind == 'cat' else f.kind})" for f in FEATURES)
     proposed: list[Skill] = []
@@ -395,12 +489,17 @@ async def summarise_skills(
             continue
         cases = "\n".join(_case(d) for d in [*right, *wrong])
         user = SUMMARY_TEMPLATE.format(op=op, fields=fields, cases=cases, limit=limit)
-        reply = await model.generate(
-            [message("system", SUMMARY_SYSTEM), message("user", user)], config or GenerationConfig()
-        )
-        skills, bad = parse_summary(reply.text, op, start=1)
-        if not skills and not bad:
-            bad = [f"no SKILL line in the reply: {' '.join(reply.text.split())[:120]}"]
+        bad: list[str] = []
+
+        def read(text: str, op: str = op, bad: list[str] = bad) -> list[Skill]:
+            bad += parse_summary(text, op)[1]
+            return read_summary(text, op)
+
+        messages = [message("system", SUMMARY_SYSTEM), message("user", user)]
+        try:
+            skills, _ = await ask(model, messages, read, config or GenerationConfig(), retries=retries)
+        except ParseError:
+            skills = []
         proposed += skills
         failures += [f"{op}: {b}" for b in bad]
     about = "Trigger skills summarised by a model from paired rollouts, validated over all decisions."

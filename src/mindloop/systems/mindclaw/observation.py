@@ -20,6 +20,8 @@ from mindloop.beliefs import Fact
 from mindloop.beliefs.vocab import AT, POWER, ROBOT
 from mindloop.errors import ParseError
 from mindloop.models.base import ChatModel, GenerationConfig, image_part, message
+from mindloop.models.replies import ask
+from mindloop.systems.mindclaw.replies import clean, find_names, words
 from mindloop.systems.mindclaw.window import SceneView, Window, WindowEvent
 
 __all__ = [
@@ -229,67 +231,140 @@ Known people: {actors}
 Known objects: {objects}
 Known locations: {locations}
 
-List what happened, using only the names above, in exactly this format:
-<Events>
-PERSON: verb(arg, ...)            (one line per action; add " failed" after an attempt that did not work)
-</Events>
-<Moves>
-OBJECT -> LOCATION | seen by: PERSON, PERSON   (one line per object seen somewhere; "seen by: nobody" if unseen)
-</Moves>
-Write an empty section if there is nothing to list."""
+Describe it in two sections, using only the names above:
+- between <Events> and </Events>, one line for each action a person did: the person's name, a colon, then the \
+action as a verb with its arguments in parentheses; add the word failed after an attempt that did not work;
+- between <Moves> and </Moves>, one line for each object seen at a location: the object, ->, the location, then \
+| seen by: and the people who saw it (nobody if no one did).
+Leave a section empty when there is nothing to list."""
+"""The Observation module's user prompt. The paper gives no prompt text; the line formats are described in words,
+with no template line to copy (a small model copied ``PERSON: verb(arg, ...)`` and ``OBJECT -> LOCATION | seen
+by: PERSON, PERSON`` verbatim)."""
 
-_SECTION = re.compile(r"<(Events|Moves)>(.*?)</\1>", re.DOTALL | re.IGNORECASE)
-_EVENT_LINE = re.compile(r"^([A-Za-z0-9_]+)\s*:\s*([a-z_]+)\s*\(([^)]*)\)\s*(failed)?\s*$", re.IGNORECASE)
-_MOVE_LINE = re.compile(r"^([A-Za-z0-9_]+)\s*->\s*([A-Za-z0-9_]+)\s*\|\s*seen by\s*:\s*(.*)$", re.IGNORECASE)
+_HEADER = re.compile(r"^[<\[]?\s*/?\s*(events|moves)\s*[>\]]?\s*:?\s*(.*)$", re.IGNORECASE)
+_CLOSE = re.compile(r"</\s*(?:events|moves)\s*>", re.IGNORECASE)
+_EVENT_LINE = re.compile(
+    r"^([A-Za-z0-9_]+)\s*:?\s+([A-Za-z_]+)\s*\(([^)]*)\)\s*[.,;]?\s*\(?\s*(failed)?\s*\)?\s*[.]?$", re.IGNORECASE
+)
+_EVENT_COLON = re.compile(
+    r"^([A-Za-z0-9_]+)\s*:\s*([A-Za-z_]+)\s*\(([^)]*)\)\s*[.,;]?\s*\(?\s*(failed)?\s*\)?\s*[.]?$", re.IGNORECASE
+)
+_MOVE_LINE = re.compile(
+    r"^(.+?)\s*(?:->|\u2192|=>)\s*(.+?)\s*(?:\|\s*|\(\s*|,\s*|\s)seen\s+by\s*:?\s*(.*?)\s*\)?\s*[.]?$", re.IGNORECASE
+)
+_EMPTY_LINES = frozenset(
+    {
+        "",
+        "none",
+        "nothing",
+        "(none)",
+        "(empty)",
+        "empty",
+        "n/a",
+        "-",
+        "(nothing)",
+        "no events",
+        "no moves",
+        "nothing to list",
+    }
+)
+_TEMPLATE_WORDS = frozenset({"PERSON", "OBJECT", "LOCATION", "verb(arg", "arg, ..."})
+
+
+def _is_template(line: str) -> bool:
+    return any(w in line for w in _TEMPLATE_WORDS)
+
+
+def _sections(reply: str) -> dict[str, list[str]]:
+    """The lines under each ``<Events>`` / ``<Moves>`` header (tags, ``Events:`` headers, markdown headers; a
+    section ends at the next header or a closing tag)."""
+    out: dict[str, list[str]] = {}
+    current: str | None = None
+    split = re.sub(r"(</?\s*(?:events|moves)\s*>)", r"\n\1\n", reply, flags=re.IGNORECASE)
+    for raw in split.splitlines():
+        line = clean(raw)
+        closed = bool(_CLOSE.search(line))
+        line = _CLOSE.sub("", line).strip()
+        m = _HEADER.match(line)
+        if m is not None and not (m.group(2) and "(" not in m.group(2) and "->" not in m.group(2)):
+            current = m.group(1).lower()
+            out.setdefault(current, [])
+            rest = m.group(2).strip()
+            if rest:
+                out[current].append(rest)
+        elif current is not None and line:
+            out[current].append(line)
+        if closed:
+            current = None
+    return out
+
+
+def _names_in(value: str, pool: frozenset[str], what: str, line: str) -> list[str]:
+    parts = [p.strip().strip("'\"") for p in re.split(r",|\band\b", value) if p.strip()]
+    got: list[str] = []
+    for part in parts:
+        names = find_names(part, pool)
+        if len(names) != 1 or len(words(part)) > len(words(names[0])) + 1:
+            raise ParseError(f"unknown {what} {part.lower()!r}", text=line)
+        got.append(names[0])
+    return got
 
 
 def parse_observation_reply(
     reply: str, *, actors: frozenset[str], objects: frozenset[str], locations: frozenset[str], t: int
 ) -> tuple[WindowEvent, ...]:
-    """Strictly read a model's ``<Events>``/``<Moves>`` answer into window events (moves become facts).
+    """Read a model's ``<Events>``/``<Moves>`` answer into window events (moves become facts), in any form models
+    write it: markdown bullets and emphasis, ``Events:`` headers instead of tags, names in any case or with
+    spaces, ``seen by`` with or without ``|`` and colon, ``(failed)``; ``none`` lines in an empty section.
 
-    Every name must be a known candidate; a line in neither format, or a missing section, is a
-    :class:`~mindloop.errors.ParseError` naming the line.
+    Every name must be a known candidate; a line in neither format, a missing section, a line that copies the
+    prompt's format, or a reply that has only copies is a :class:`~mindloop.errors.ParseError` with a one-line
+    reason naming the line.
     """
-    sections = {m.group(1).lower(): m.group(2) for m in _SECTION.finditer(reply)}
+    sections = _sections(reply)
     missing = [s for s in ("events", "moves") if s not in sections]
     if missing:
         raise ParseError(f"the observation reply has no <{missing[0].capitalize()}> section", text=reply[:200])
+    copied = [line for lines in sections.values() for line in lines if _is_template(line)]
+    if copied:
+        raise ParseError("a line copies the prompt's format instead of describing the window", text=copied[0])
     names = actors | objects | locations
     out: list[WindowEvent] = []
-    for line in (x.strip() for x in sections["events"].splitlines()):
-        if not line:
+    for line in sections["events"]:
+        if line.lower().strip(" .") in _EMPTY_LINES:
             continue
-        m = _EVENT_LINE.match(line)
+        m = _EVENT_COLON.match(line) or _EVENT_LINE.match(line)
         if m is None:
             raise ParseError("an <Events> line is not 'PERSON: verb(args)'", text=line)
         actor = m.group(1).lower()
-        args = tuple(a.strip().lower() for a in m.group(3).split(",") if a.strip())
         if actor not in actors:
             raise ParseError(f"unknown person {actor!r} in <Events>", text=line)
-        bad = [a for a in args if a not in names and a not in ("left", "right", "around", "back")]
-        if bad:
-            raise ParseError(f"unknown name {bad[0]!r} in <Events>", text=line)
-        kind = "say" if m.group(2).lower() == "say" else "other"
-        out.append(
-            WindowEvent(t, kind, actor, m.group(2).lower(), args, failure="failed" if m.group(4) else "", text=line)
-        )
-    for line in (x.strip() for x in sections["moves"].splitlines()):
-        if not line:
+        args: list[str] = []
+        for raw in (a.strip().strip("'\"") for a in m.group(3).split(",") if a.strip()):
+            if raw.lower() in ("left", "right", "around", "back"):
+                args.append(raw.lower())
+                continue
+            found = find_names(raw, names)
+            if len(found) != 1 or len(words(raw)) != len(words(found[0])):
+                raise ParseError(f"unknown name {raw.lower()!r} in <Events>", text=line)
+            args.append(found[0])
+        verb = m.group(2).lower()
+        kind = "say" if verb == "say" else "other"
+        out.append(WindowEvent(t, kind, actor, verb, tuple(args), failure="failed" if m.group(4) else "", text=line))
+    for line in sections["moves"]:
+        if line.lower().strip(" .") in _EMPTY_LINES:
             continue
         m = _MOVE_LINE.match(line)
         if m is None:
             raise ParseError("a <Moves> line is not 'OBJECT -> LOCATION | seen by: ...'", text=line)
-        obj, loc = m.group(1).lower(), m.group(2).lower()
-        if obj not in objects:
-            raise ParseError(f"unknown object {obj!r} in <Moves>", text=line)
-        if loc not in locations:
-            raise ParseError(f"unknown location {loc!r} in <Moves>", text=line)
-        seen = [s.strip().lower() for s in m.group(3).split(",") if s.strip()]
-        seen = [] if seen == ["nobody"] else seen
-        bad = [s for s in seen if s not in actors]
-        if bad:
-            raise ParseError(f"unknown person {bad[0]!r} in <Moves>", text=line)
+        (obj,) = _names_in(m.group(1), objects, "object", line) or [""]
+        (loc,) = _names_in(m.group(2), locations, "location", line) or [""]
+        seen_text = m.group(3).strip().strip(".")
+        seen = (
+            []
+            if words(seen_text) in ([], ["nobody"], ["none"], ["no", "one"])
+            else _names_in(seen_text, actors, "person", line)
+        )
         out.append(WindowEvent(t, "observe", "", "observe", facts=(Fact(obj, AT, loc),), witnesses=tuple(sorted(seen))))
     return tuple(out)
 
@@ -298,10 +373,13 @@ class ModelObserver:
     """``o_t`` read by a model from the window's narration (and frames): its ``<Events>`` and ``<Moves>`` replace
     the structured events. A malformed reply gives an empty observation with ``error`` set (a recorded failure)."""
 
-    def __init__(self, model: ChatModel, config: GenerationConfig | None = None, *, frames: bool = True) -> None:
+    def __init__(
+        self, model: ChatModel, config: GenerationConfig | None = None, *, frames: bool = True, retries: int = 1
+    ) -> None:
         self.model = model
         self.config = config or GenerationConfig()
         self.frames = frames
+        self.retries = retries
         self.activity = ActivityLog()
 
     def reset(self) -> None:
@@ -324,14 +402,18 @@ class ModelObserver:
         return [message("system", OBSERVE_SYSTEM), message("user", *parts)]
 
     async def observe(self, window: Window) -> Observation:
-        """Ask the model, parse strictly, and build ``o_t`` from its answer."""
-        reply = await self.model.generate(self.prompt(window), self.config)
+        """Ask the model (with format retries), read its answer, and build ``o_t`` from it; a reply still refused
+        gives an empty observation with ``error`` set."""
         c = window.candidates
+        replies: list[str] = []
+
+        def read(text: str) -> tuple[WindowEvent, ...]:
+            replies.append(text)
+            return parse_observation_reply(text, actors=c.actors, objects=c.objects, locations=c.locations, t=window.t)
+
         error = ""
         try:
-            events = parse_observation_reply(
-                reply.text, actors=c.actors, objects=c.objects, locations=c.locations, t=window.t
-            )
+            events, _ = await ask(self.model, self.prompt(window), read, self.config, retries=self.retries)
         except ParseError as exc:
             events, error = (), f"malformed observation: {exc}"
         _log(self.activity, window, events)
@@ -348,5 +430,5 @@ class ModelObserver:
             self.activity,
             window.state,
             error,
-            {"reply": reply.text},
+            {"reply": replies[-1]},
         )

@@ -23,6 +23,7 @@ __all__ = [
     "NONE",
     "NOOP",
     "OPERATION_VERBS",
+    "PLACEHOLDERS",
     "REASONING_RUN",
     "SIGNATURES",
     "UPDATE_ACTOR",
@@ -32,6 +33,7 @@ __all__ = [
     "check_operation",
     "find_operations",
     "parse_operation",
+    "read_operation",
 ]
 
 NONE = "none"
@@ -102,43 +104,84 @@ class Operation:
 
 
 _NAME = r"[A-Za-z0-9_.\-]+"
-_OP_RE = re.compile(
-    rf"\b({'|'.join(OPERATION_VERBS)})\s*\(\s*({_NAME})\s*,\s*({_NAME})\s*,\s*({_NAME})\s*\)", re.IGNORECASE
-)
+_SLOT = r"""\s*['"]?\s*([A-Za-z0-9_./\-]+(?:[ ][A-Za-z0-9_./\-]+){0,3})\s*['"]?\s*"""
+_OP_RE = re.compile(rf"\b({'|'.join(OPERATION_VERBS)})\s*\({_SLOT},{_SLOT},{_SLOT}\)", re.IGNORECASE)
 _BARE_NOOP = re.compile(r"\bnoop\s*(\(\s*\))?(?!\s*\(\s*\w)", re.IGNORECASE)
+_EMPTY = ("none", "null", "-", "_", "n/a", "nothing")
+
+PLACEHOLDERS = frozenset({"ACTOR", "OBJECT", "LOCATION", "PERSON", "ITEM", "PLACE"})
+"""Slot names the prompt's operation list writes in capitals: a reply that keeps one copies the template."""
 
 
 def _norm(name: str) -> str:
-    return name.strip().lower()
+    return re.sub(r"\s+", "_", name.strip()).lower()
+
+
+def _is_placeholder(raw: str) -> bool:
+    return raw.strip() in PLACEHOLDERS or raw.strip().lower() in ("i", "j", "l", "\u2113")
 
 
 def find_operations(text: str) -> list[Operation]:
-    """Every ``verb(a, b, c)`` operation written in ``text``, in order (names lower-cased)."""
+    """Every ``verb(a, b, c)`` operation written in ``text``, in order (names lower-cased; markdown emphasis and
+    code quotes ignored; a name written with spaces read with underscores)."""
+    text = text.replace("`", "").replace("**", "").replace("\\_", "_")
     return [Operation(m.group(1).lower(), *(_norm(m.group(k)) for k in (2, 3, 4))) for m in _OP_RE.finditer(text)]
+
+
+def _templates(text: str) -> list[str]:
+    text = text.replace("`", "").replace("**", "").replace("\\_", "_")
+    return [m.group(0) for m in _OP_RE.finditer(text) if any(_is_placeholder(m.group(k)) for k in (2, 3, 4))]
 
 
 def parse_operation(text: str) -> Operation:
     """Read exactly one operation from ``text`` (a model reply or a typed line).
 
-    Accepted: ``verb(actor, object, location)`` anywhere in the text (several identical ones count as one), and a
-    bare ``noop`` / ``noop()``. No operation, or two different ones, is a :class:`~mindloop.errors.ParseError`.
+    Accepted: ``verb(actor, object, location)`` anywhere in the text (several identical ones count as one; case,
+    spaces, quotes, markdown emphasis and code quotes do not matter), and a bare ``noop`` / ``noop()``. An
+    operation that keeps the template's capitalised slot names (``reasoning_run(ACTOR, OBJECT, none)``) is a copy
+    of the prompt, not an answer. No operation, only template copies, or two different operations is a
+    :class:`~mindloop.errors.ParseError` with a one-line reason.
     """
-    found = list(dict.fromkeys(find_operations(text)))
-    if not found and _BARE_NOOP.search(text):
+    copies = _templates(text)
+    found = [o for o in dict.fromkeys(find_operations(text)) if str(o) not in {_template_key(c) for c in copies}]
+    if not found and not copies and _BARE_NOOP.search(text):
         found = [Operation(NOOP)]
     if not found:
+        if copies:
+            raise ParseError(
+                f"the operation {copies[0]} copies the template's slot names; fill every slot with a candidate "
+                "name or none",
+                text=text[:200],
+            )
         raise ParseError("no trigger operation verb(actor, object, location) found", text=text[:200])
-    if len(found) > 1:
-        listed = ", ".join(str(o) for o in found[:4])
+    ops = list(dict.fromkeys(_normalise_empty(o) for o in found))
+    if len(ops) > 1:
+        listed = ", ".join(str(o) for o in ops[:4])
         raise ParseError(f"several different trigger operations ({listed}); expected exactly one", text=text[:200])
-    op = found[0]
+    return ops[0]
+
+
+def _template_key(raw: str) -> str:
+    found = find_operations(raw)
+    return str(found[0]) if found else raw
+
+
+def _normalise_empty(op: Operation) -> Operation:
+    """Slots that must be empty may be written as ``none``, ``null``, ``-``, ``n/a``: all read as ``none``."""
     sig = SIGNATURES[op.verb]
-    # slots that must be empty may be written as "none", "null" or "-"; normalise them
-    slots = [
-        NONE if kind == NONE and v in ("none", "null", "-", "_") else v
-        for kind, v in zip(sig, op.as_tuple()[1:], strict=True)
-    ]
+    slots = [NONE if kind == NONE and v in _EMPTY else v for kind, v in zip(sig, op.as_tuple()[1:], strict=True)]
     return Operation(op.verb, *slots)
+
+
+def read_operation(text: str, candidates: Candidates) -> Operation:
+    """:func:`parse_operation` and :func:`check_operation` in one: the operation a trigger reply gives, grounded in
+    ``candidates``; a slot outside them is a :class:`~mindloop.errors.ParseError` too (its reason names the slot),
+    so a format retry can send it back to the model."""
+    op = parse_operation(text)
+    try:
+        return check_operation(op, candidates)
+    except SlotError as exc:
+        raise ParseError(str(exc), text=text[:200]) from None
 
 
 def check_operation(op: Operation, candidates: Candidates) -> Operation:

@@ -9,14 +9,17 @@ goal, and whether intervention is warranted. The result is a :class:`ReasoningRe
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from mindloop.errors import ParseError
 from mindloop.models.base import ChatModel, GenerationConfig, message
+from mindloop.models.replies import ask
 from mindloop.systems.mindclaw.context import TriggerContext
 from mindloop.systems.mindclaw.cues import CONTEXTS, Cue
 from mindloop.systems.mindclaw.records import ReasoningRecord
 from mindloop.systems.mindclaw.render import render_context
+from mindloop.systems.mindclaw.replies import clean, find_names, read_tags, single, words
 from mindloop.systems.mindclaw.window import SceneView
 from mindloop.worlds.household.scenarios.gold import NEEDS
 
@@ -136,56 +139,123 @@ REASON_TEMPLATE = """{context}
 
 Focus: person {actor}, object {obj}.
 
-Answer in exactly these five tagged lines:
-<Context> one of: {contexts}, none
-<Believed> where {actor} believes the {obj} is (a location name), or none
-<Blocks> yes or no
-<Intervene> yes or no
-<Reason> one sentence"""
+Allowed values:
+  Context: {contexts} or none
+  Believed: the location from <Candidates> where {actor} believes the {obj} is, or none
+  Blocks: yes or no (does the mismatch block {actor}'s goal?)
+  Intervene: yes or no (should the robot help now?)
+  Reason: one sentence of your own
 
-_TAG = re.compile(
-    r"<(Context|Believed|Blocks|Intervene|Reason)>\s*(.*?)\s*(?:</\1>)?\s*$", re.IGNORECASE | re.MULTILINE
-)
+Answer with these five lines, each tag followed by the value you choose:
+<Context>
+<Believed>
+<Blocks>
+<Intervene>
+<Reason>"""
+"""Mental Reasoning's user prompt. The paper gives no prompt text; the allowed values are listed apart from the
+tags to fill (a small model copied ``<Context> one of: false_belief, ...`` verbatim when the list sat in the slot)."""
+
+REASON_TAGS = ("context", "believed", "blocks", "intervene", "reason")
+
+_ECHOES = {
+    "context": ("one of:", "one of "),
+    "believed": ("believes the", "a location name", "location from", "or none"),
+    "blocks": ("yes or no",),
+    "intervene": ("yes or no",),
+    "reason": ("one sentence",),
+}
+"""Phrases of the prompt's format lines (this prompt's and the one before it) that no answer contains."""
+
+
+def _echo(value: str, tag: str) -> bool:
+    low = " ".join(clean(value).lower().split())
+    if low.strip(" .:-[]<>") in ("", "...", "\u2026", "value", "the value you choose"):
+        return True
+    return any(p in low for p in _ECHOES[tag])
+
+
+def _read_context(value: str) -> str:
+    names = list(dict.fromkeys(find_names(value, CONTEXTS)))
+    if not names and words(value)[:1] == ["none"]:
+        return "none"
+    if len(names) == 1:
+        return names[0]
+    if len(names) > 1:
+        if _echo(value, "context") or len(names) > 2:
+            raise ParseError("the <Context> line copies the list of allowed contexts; write the one that applies")
+        raise ParseError(f"<Context> names two contexts ({names[0]}, {names[1]}); give one")
+    if _echo(value, "context"):
+        raise ParseError("<Context> has no value; write one of " + ", ".join((*CONTEXTS, "none")))
+    raise ParseError(f"<Context> must be one of {', '.join((*CONTEXTS, 'none'))}, got {value[:60]!r}")
+
+
+def _read_believed(value: str, locations: frozenset[str]) -> str | None:
+    if _echo(value, "believed"):
+        raise ParseError("the <Believed> line copies the prompt; write a location name or none")
+    names = list(dict.fromkeys(find_names(value, locations)))
+    if len(names) > 1:  # "the hairbrush is in the bathroom": the place after the last in/on/at/inside
+        tail = re.split(r"\b(?:in|on|at|inside|into)\b", value, flags=re.IGNORECASE)[-1]
+        after = list(dict.fromkeys(find_names(tail, locations)))
+        if len(after) == 1 and tail != value:
+            names = after
+    if len(names) == 1:
+        return names[0]
+    if len(names) > 1:
+        raise ParseError(f"<Believed> names two locations ({names[0]}, {names[1]}); give one")
+    w = words(value)
+    if w[:1] in (["none"], ["unknown"], ["nowhere"], ["n"]) or w == ["no"]:
+        return None
+    if not w:
+        raise ParseError("<Believed> has no value; write a location name or none")
+    raise ParseError(f"<Believed> is not a known location, got {value[:60]!r}")
+
+
+def _read_flag(tag: str) -> Callable[[str], bool]:
+    def read(value: str) -> bool:
+        w = words(value)
+        if w[:3] == ["yes", "or", "no"] or _echo(value, tag):
+            raise ParseError(f"the <{tag.capitalize()}> line copies the prompt; write yes or no")
+        if w[:1] in (["yes"], ["true"]):
+            return True
+        if w[:1] in (["no"], ["false"]):
+            return False
+        raise ParseError(f"<{tag.capitalize()}> must be yes or no, got {value[:60]!r}")
+
+    return read
 
 
 def parse_reasoning_reply(reply: str, *, locations: frozenset[str]) -> dict[str, Any]:
-    """Strictly read ``<Context>``, ``<Believed>``, ``<Blocks>``, ``<Intervene>`` (and ``<Reason>``) from a reply.
+    """Read ``<Context>``, ``<Believed>``, ``<Blocks>``, ``<Intervene>`` (and ``<Reason>``) from a reply, in any
+    form models write them (:func:`~mindloop.systems.mindclaw.replies.read_tags`: markdown, no angle brackets or
+    colon, the value on the next line, any case).
 
-    Raises :class:`~mindloop.errors.ParseError` naming the missing tag or the value outside its set.
+    Raises :class:`~mindloop.errors.ParseError` with a one-line reason for a missing tag, a value outside its set,
+    a line that copies the prompt's format (``<Context> one of: ...``) and two different answers for one tag. A
+    ``<Reason>`` that copies the prompt is dropped (the reason is free text and optional).
     """
-    tags: dict[str, str] = {}
-    for m in _TAG.finditer(reply):
-        tags.setdefault(m.group(1).lower(), m.group(2).strip())
-    for tag in ("context", "believed", "blocks", "intervene"):
-        if tag not in tags:
-            raise ParseError(f"the reasoning reply has no <{tag.capitalize()}> line", text=reply[:200])
-    context = tags["context"].lower().strip(" .")
-    if context not in (*CONTEXTS, "none"):
-        raise ParseError(f"<Context> must be one of {', '.join((*CONTEXTS, 'none'))}", text=tags["context"])
-    believed = tags["believed"].lower().strip(" .")
-    if believed != "none" and believed not in locations:
-        raise ParseError("<Believed> is not a known location", text=tags["believed"])
-    flags = {}
-    for tag in ("blocks", "intervene"):
-        value = tags[tag].lower().strip(" .")
-        if value not in ("yes", "no"):
-            raise ParseError(f"<{tag.capitalize()}> must be yes or no", text=tags[tag])
-        flags[tag] = value == "yes"
-    return {
-        "context": context,
-        "believed": None if believed == "none" else believed,
-        "blocks": flags["blocks"],
-        "intervene": flags["intervene"],
-        "reason": tags.get("reason", ""),
-    }
+    tags = read_tags(reply, REASON_TAGS)
+    missing = [t for t in REASON_TAGS[:4] if not tags[t]]
+    if len(missing) == 4:
+        raise ParseError("no <Context>, <Believed>, <Blocks> or <Intervene> line", text=reply[:200])
+    try:
+        context = single("context", tags["context"], _read_context)
+        believed = single("believed", tags["believed"], lambda v: _read_believed(v, locations), show=str)
+        blocks = single("blocks", tags["blocks"], _read_flag("blocks"))
+        intervene = single("intervene", tags["intervene"], _read_flag("intervene"))
+    except ParseError as exc:
+        raise ParseError(exc.reason, text=reply[:200]) from None
+    reason = next((r for r in tags["reason"] if not _echo(r, "reason")), "")
+    return {"context": context, "believed": believed, "blocks": blocks, "intervene": intervene, "reason": reason}
 
 
 class ModelReasoner:
-    """Mental Reasoning by a model, prompted with the rendered context and the focus."""
+    """Mental Reasoning by a model, prompted with the rendered context and the focus; its reply is read through
+    :func:`~mindloop.models.replies.ask` (a refused reply goes back with the reason, at most ``retries`` times)."""
 
-    def __init__(self, model: ChatModel, config: GenerationConfig | None = None) -> None:
+    def __init__(self, model: ChatModel, config: GenerationConfig | None = None, *, retries: int = 1) -> None:
         self.model = model
         self.config = config or GenerationConfig()
+        self.retries = retries
 
     def prompt(self, ctx: TriggerContext, actor: str, obj: str) -> list[dict[str, Any]]:
         """The chat messages for one reasoning call."""
@@ -195,12 +265,17 @@ class ModelReasoner:
         return [message("system", REASON_SYSTEM), message("user", user)]
 
     async def reason(self, ctx: TriggerContext, actor: str, obj: str) -> ReasoningRecord:
-        """Ask, parse strictly; a malformed reply is a record with ``error`` and no intervention."""
-        reply = await self.model.generate(self.prompt(ctx, actor, obj), self.config)
+        """Ask (with format retries); a reply still refused is a record with ``error`` and no intervention."""
+        replies: list[str] = []
+
+        def read(text: str) -> dict[str, Any]:
+            replies.append(text)
+            return parse_reasoning_reply(text, locations=ctx.candidates.locations)
+
         try:
-            got = parse_reasoning_reply(reply.text, locations=ctx.candidates.locations)
+            got, _ = await ask(self.model, self.prompt(ctx, actor, obj), read, self.config, retries=self.retries)
         except ParseError as exc:
-            return ReasoningRecord(actor, obj, error=f"malformed reasoning: {exc}", text=reply.text[:500])
+            return ReasoningRecord(actor, obj, error=f"malformed reasoning: {exc}", text=replies[-1][:500])
         table = ctx.memory.table
         scene = ctx.observation.scene
         seen = table.visual(obj) if table is not None else (scene.location(obj) if scene is not None else None)

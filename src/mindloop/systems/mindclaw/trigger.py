@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from mindloop.errors import DependencyError, InvalidArgumentError, ParseError
 from mindloop.models.base import ChatModel, GenerationConfig, message
+from mindloop.models.replies import ask
 from mindloop.systems.mindclaw.context import FEATURE_NAMES, TriggerContext, feature_vector, ground
 from mindloop.systems.mindclaw.operations import (
     ACTION_RUN,
@@ -27,8 +28,7 @@ from mindloop.systems.mindclaw.operations import (
     OPERATION_VERBS,
     REASONING_RUN,
     Operation,
-    check_operation,
-    parse_operation,
+    read_operation,
 )
 from mindloop.systems.mindclaw.render import render_context
 from mindloop.systems.mindclaw.skills import SkillSet
@@ -48,12 +48,14 @@ __all__ = [
 @dataclass(frozen=True, slots=True)
 class Decision:
     """One trigger decision: the operation (``None`` when it failed), who decided (``skill:ID``, ``policy:...``),
-    the failure if any, and the raw model reply for model decisions."""
+    the failure if any, the raw model reply for model decisions (the last one read) and how many format retries
+    the decision took (replies refused, then sent back to the model)."""
 
     op: Operation | None
     by: str
     error: str = ""
     reply: str = ""
+    retries: int = 0
 
 
 class Policy(Protocol):
@@ -166,19 +168,25 @@ TRIGGER_TEMPLATE = """Operations (fill slots only with candidate names; write no
 
 {context}
 
-Answer with exactly one operation on one line, for example: belief_update_actor_belief(alice, apple, fridge)"""
+Answer with exactly one operation on one line: one verb from the list above, with ACTOR, OBJECT and LOCATION \
+replaced by names from <Candidates> (keep none where the list has none)."""
+"""The trigger's user prompt. MindClaw's paper gives the operation space (eq. (8)) but no prompt text; the list of
+operations is the allowed values, and the answer line names no example operation (a small model copied
+``belief_update_actor_belief(alice, apple, fridge)`` verbatim in every reply)."""
 
 
 class ModelPolicy:
     """The trigger model, prompted with the context and the preferred and negative skills (skill-augmented
-    prompting). Its reply is parsed strictly and its slots checked against the candidates; anything else is a
-    decision with ``error`` set (a recorded failure)."""
+    prompting). Its reply is read by :func:`~mindloop.systems.mindclaw.operations.read_operation` through
+    :func:`~mindloop.models.replies.ask` (a refused reply goes back with the reason, at most ``retries`` times);
+    a reply still refused is a decision with ``error`` set (a recorded failure)."""
 
     name = "model"
 
-    def __init__(self, model: ChatModel, config: GenerationConfig | None = None) -> None:
+    def __init__(self, model: ChatModel, config: GenerationConfig | None = None, *, retries: int = 1) -> None:
         self.model = model
         self.config = config or GenerationConfig()
+        self.retries = retries
 
     def prompt(self, ctx: TriggerContext, skills: SkillSet | None) -> list[dict[str, Any]]:
         """The chat messages for one decision."""
@@ -187,13 +195,18 @@ class ModelPolicy:
         return [message("system", TRIGGER_SYSTEM), message("user", user)]
 
     async def decide(self, ctx: TriggerContext, skills: SkillSet | None) -> Decision:
-        """Ask the model for one operation."""
-        reply = await self.model.generate(self.prompt(ctx, skills), self.config)
+        """Ask the model for one operation (with format retries)."""
+        replies: list[str] = []
+
+        def read(text: str) -> Operation:
+            replies.append(text)
+            return read_operation(text, ctx.candidates)
+
         try:
-            op = check_operation(parse_operation(reply.text), ctx.candidates)
-        except (ParseError, InvalidArgumentError) as exc:
-            return Decision(None, "policy:model", f"malformed trigger output: {exc}", reply.text)
-        return Decision(op, "policy:model", "", reply.text)
+            op, _ = await ask(self.model, self.prompt(ctx, skills), read, self.config, retries=self.retries)
+        except ParseError as exc:
+            return Decision(None, "policy:model", f"malformed trigger output: {exc}", replies[-1], len(replies) - 1)
+        return Decision(op, "policy:model", "", replies[-1], len(replies) - 1)
 
 
 class Trigger:
