@@ -290,11 +290,13 @@ class InFlightLimit:
             self._last_answer = now
         slots = self.slots or 1
         for other in self._flying.values():  # one request fewer ahead of later ones; the server made progress
-            if other.turn is None and other.seq > ticket.seq:
+            if other.turn is not None:
+                continue  # its deadline runs from its turn already
+            if other.seq > ticket.seq:
                 other.ahead_left -= 1
                 if other.ahead_left < slots:
                     other.turn = now
-            if other.timeout is not None:
+            if other.timeout is not None and (answered or other.turn is not None):  # its deadline moved
                 with contextlib.suppress(RuntimeError):  # it has just expired: that request is being given up
                     other.timeout.reschedule(self.deadline(other))
         if self.adaptive:
