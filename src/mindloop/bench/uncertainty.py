@@ -65,6 +65,7 @@ __all__ = [
     "paired_p_value",
     "set_path",
     "standard_error",
+    "summary_resamples",
 ]
 
 METHOD = "percentile bootstrap over samples"
