@@ -413,6 +413,10 @@ def test_cli_run_list_report_and_errors(capsys: pytest.CaptureFixture[str], tmp_
 
     assert main(["suite", "report", suite_id, "-o", str(tmp_path)]) == 0
     assert (tmp_path / f"{suite_id}.html").exists() and len(list(tmp_path.glob("*.html"))) == 3
+    assert main(["suite", "report", suite_id, "-o", str(tmp_path / "new"), "--no-run-reports"]) == 0
+    assert [p.name for p in (tmp_path / "new").iterdir()] == [f"{suite_id}.html"]  # a new name with no extension
+    assert main(["suite", "report", suite_id, "-o", str(tmp_path / "page.htm")]) == 0
+    assert (tmp_path / "page.htm").is_file()
 
     assert main(["suite", "report", "suite-nope"]) == 1
     assert "no suite 'suite-nope'" in capsys.readouterr().err

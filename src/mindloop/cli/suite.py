@@ -235,7 +235,12 @@ def suite_report_command(
     suite_id: Annotated[str, typer.Argument(help="The suite to report on (see `mindloop suite list`).")],
     out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="File to write, or a folder to write SUITE_ID.html in (default: here)."),
+        typer.Option(
+            "--out",
+            "-o",
+            help="File to write, or a folder (existing, or a new name without an extension) to write SUITE_ID.html "
+            "and the run reports in (default: here).",
+        ),
     ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the report's numbers as one JSON object (to -o FILE if given).")
@@ -255,7 +260,8 @@ def suite_report_command(
         if as_json:
             emit(json.dumps(suite_report(store, suite_id)) + "\n", out)
             return
-        target = Path(f"{suite_id}.html") if out is None else out / f"{suite_id}.html" if out.is_dir() else out
+        folder = out is not None and (out.is_dir() or (not out.exists() and not out.suffix))
+        target = Path(f"{suite_id}.html") if out is None else out / f"{suite_id}.html" if folder else out
         try:
             path, written = write_suite_report(store, suite_id, target, run_reports=run_reports)
         except OSError as exc:
