@@ -3,7 +3,9 @@
 A full answer has six tagged layers in order, ``<Perception> → <Belief> → <Desire> → <Intention> → <Decision>
 → <Action>``. The paper spells them two ways and both are accepted: the Sec. 3.1 names and the Fig. 15 prompt's
 ``<Description>``, ``<Robot Belief>``, ``<Robot Desire>``, ``<Robot Intention>`` (any case, optional ``:`` after
-the tag, optional closing tags such as ``</Belief>``). The ablation settings of Sec. 3.4 ask for fewer layers:
+the tag, optional closing tags such as ``</Belief>``, markdown bold, bullets and numbering around them). A reply
+with no angle-bracket tag at all is read by the layer names at the start of its lines (``**Robot Belief:**``,
+``### Decision``, ``3. Robot Desire:``). The ablation settings of Sec. 3.4 ask for fewer layers:
 ``decision`` (Fig. 17: ``<Decision>``, ``<Action>``) and ``think`` (Fig. 18: ``<Think>``, ``<Decision>``,
 ``<Action>``).
 
@@ -79,6 +81,14 @@ _TAG = re.compile(
     r"(?P<name>perception|description|belief|desire|intention|decision|actions?|think)\s*>(?:\*\*)?\s*:?",
     re.IGNORECASE,
 )
+_LABEL = re.compile(
+    r"^[ \t]*(?:(?:[-*•>]+|\d+[.)]|#{1,6})[ \t]*)*(?P<bold>\*\*|__)?[ \t]*(?P<close>(?!))?(?:robot[ \t_-]*)?"
+    r"(?P<name>perception|description|belief|desire|intention|decision|actions?|think)[ \t]*(?:\*\*|__)?[ \t]*"
+    r"(?::[ \t]*(?:\*\*|__)?|(?=\r?\n)|$)",
+    re.IGNORECASE | re.MULTILINE,
+)
+"""A layer named without angle brackets at the start of a line: ``**Robot Belief:**``, ``### Decision``,
+``2. Desire:`` (a colon, or the name alone on its line as a heading)."""
 _HEADER = re.compile(r"^[\s\-*#>]*tom[\s_-]*reasoning\s*:?[\s*]*$", re.IGNORECASE | re.MULTILINE)
 _EDGE = " \t\r\n-*:#>"
 
@@ -164,9 +174,15 @@ def _clean(text: str) -> str:
 
 def tagged_layers(text: str) -> tuple[str, list[tuple[str, str]]]:
     """The text before the first tag and ``(layer, raw content)`` for every opening tag, in order of appearance
-    (lenient: no check of order or completeness; :func:`parse_hierarchy` does those)."""
+    (lenient: no check of order or completeness; :func:`parse_hierarchy` does those).
+
+    Tags are the angle-bracket ones (``<Belief>``); a reply with none is read by layer names at the start of lines
+    instead (``**Robot Belief:**``, ``### Decision``, ``1. Description:``), never a mix of the two.
+    """
     found: list[tuple[str, str]] = []
     matches = list(_TAG.finditer(text))
+    if not any(not m.group("close") for m in matches):
+        matches = list(_LABEL.finditer(text))
     first_open = next((m for m in matches if not m.group("close")), None)
     preamble = text[: first_open.start()] if first_open is not None else text
     for i, m in enumerate(matches):
