@@ -107,8 +107,10 @@ def test_an_unparseable_reply_is_a_failure_with_the_reply_kept(tmp_path: Path) -
         "strict_answer": None,
         "parsed_by": "names none of the choices",
         "reply": "No idea, sorry.",
+        "attempts": 2,  # the reply went back once with the reason (--format-retries 1), and came back the same
     }
     assert summary.metrics["accuracy_strict"] == 0.0 and summary.metrics["model_failures"] == 0
+    assert summary.replies == {"parsed": 0, "rejected": 6, "no_reply": 0, "unread": 0, "retries": 3}
 
 
 def _done(db: Path) -> int:

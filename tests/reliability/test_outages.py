@@ -68,7 +68,8 @@ def test_a_rejected_key_fails_at_preflight_and_the_right_key_runs(tmp_path: Path
         wrong = _cli(tmp_path, *base, env={"OPENAI_API_KEY": "wrong"})
         assert wrong.returncode == 1 and "refused the API key" in wrong.stderr and "OPENAI_API_KEY" in wrong.stderr
         assert wrong.stderr.count("\n") == 1 and server.requests == 0 and _runs(tmp_path) == []
-        right = _cli(tmp_path, *base, "--json", env={"OPENAI_API_KEY": "right"})
+        # the echo server's replies name no choice: without format retries, one request per question
+        right = _cli(tmp_path, *base, "--json", "--format-retries", "0", env={"OPENAI_API_KEY": "right"})
         assert right.returncode == 0, right.stderr
         assert server.requests == 3 and json.loads(right.stdout)["n_completed"] == 3
 
@@ -78,7 +79,8 @@ def test_models_not_served_falls_back_to_one_tiny_chat_call(tmp_path: Path, monk
 
     monkeypatch.setattr(fake_server._Handler, "do_GET", lambda self: self._send_error(404, "no /models here"))
     with FakeChatServer() as server:
-        done = _cli(tmp_path, "bench", "run", "tomi", *MODEL, "--base-url", server.base_url, "--n", "2", "--json")
+        args = ("--base-url", server.base_url, "--n", "2", "--format-retries", "0", "--json")  # echoes name no choice
+        done = _cli(tmp_path, "bench", "run", "tomi", *MODEL, *args)
         assert done.returncode == 0, done.stderr
         assert server.requests == 3 and server.bodies[0]["max_tokens"] == 1  # the ping, then the two samples
 
