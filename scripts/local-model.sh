@@ -9,7 +9,8 @@
 #        scripts/local-model.sh stop   [PORT]           stop the server started by `serve`
 #        scripts/local-model.sh status [PORT]           is it up, and what does it serve
 # Files live under ${MINDLOOP_LOCAL_MODELS:-.local-models} (ignored by git).
-# Then: mindloop bench run hitom --model openai/qwen --base-url http://127.0.0.1:8080/v1 --concurrency 1
+# Then: mindloop bench run hitom --model openai/qwen --base-url http://127.0.0.1:8080/v1
+# (the client finds that the server takes one request at a time and sends one at a time)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=${MINDLOOP_LOCAL_MODELS:-.local-models}
