@@ -80,7 +80,7 @@ def test_model_exploration_records_turns_probes_and_failures(two_rooms: Scene) -
     assert [t.action.split("Actions: ")[-1] for t in ep.turns] == [
         "[Rotate(90), Observe()]",
         "I will just look around",
-        "[JumpTo(red door), Observe()]",  # the reader's canonical text: red_door is the red door
+        "[JumpTo(red_door), Observe()]",
         "[Term()]",
     ]
     assert ep.failures == [

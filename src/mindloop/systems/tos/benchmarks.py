@@ -86,6 +86,7 @@ _COUNTS = {
     "fb_redundancy",
     "invalid_actions",
     "unparsed_actions",
+    "unreadable_actions",
     "refused_actions",
     "over_budget",
     "unparsed_answers",
@@ -109,9 +110,10 @@ def echo_rate(calls: Sequence[Any] | None) -> float | None:
 
 
 def action_failure_counts(turns: Sequence[Turn]) -> dict[str, float]:
-    """How a model's action strings failed: ``unparsed_actions`` (no action could be read from the string),
-    ``refused_actions`` (read, but the environment refused a motion or the final action, e.g. ``JumpTo`` an
-    object not in view) and ``invalid_actions``, their sum."""
+    """How a model's action strings failed: ``unparsed_actions`` (the environment could not read the string as
+    an action sequence in the grammar), ``refused_actions`` (read, but the environment refused a motion or the
+    final action, e.g. ``JumpTo`` an object not in view) and ``invalid_actions``, their sum. (The model agent
+    adds ``unreadable_actions``: the unparsed steps whose reply held no readable action list at all.)"""
     unparsed = sum(1 for t in turns if not t.valid)
     refused = sum(1 for t in turns if t.valid and t.action_failed)
     return {
@@ -425,6 +427,7 @@ class _TosBenchmark:
                 revised = next((p.global_map for p in reversed(ep.fb_probes) if p.global_map is not None), None)
                 scores |= self._fb_scores(env, last_map, revised)
             scores |= action_failure_counts([*ep.turns, *ep.fb_turns])
+            scores["unreadable_actions"] = float(ep.unreadable)
             output["failures"] = ep.failures
             output["false_belief"] = env.false_belief_result
             output["probes_refused"] = [

@@ -3,7 +3,8 @@
 Every reply is asked for as ``THINK: ... FINAL ANSWER: ...``. The readers here take the *answer slot* (the text
 after a ``FINAL ANSWER`` cue) and read one kind of value from it:
 
-* :func:`read_actions` an action list (``Actions: [Rotate(90), Observe()]``) in the environment's grammar;
+* :func:`read_actions` an action list (``Actions: [Rotate(90), Observe()]``; whether it follows the grammar is the
+  environment's to judge);
 * :func:`read_map` a cognitive map (JSON);
 * :func:`read_fog` the labels an uncertainty probe selects;
 * :func:`read_answer` the answer to one of the nine downstream questions.
@@ -31,7 +32,6 @@ from typing import Any
 
 from mindloop.errors import ParseError
 from mindloop.systems.tos.cogmap import CogMap, extract_json, parse_cognitive_map
-from mindloop.systems.tos.world.actions import parse_actions
 from mindloop.systems.tos.world.geometry import Vec
 
 __all__ = [
@@ -52,9 +52,10 @@ _CUE = re.compile(r"final[ \t_-]*answer", re.IGNORECASE)
 _THINK = re.compile(r"(?im)^[\s*_#>`]*think[\s*_`]*(?::|\*\*|$)")
 _AFTER_CUE = re.compile(r"[*_` \t]*(?:[:：]|-(?=\s)|–|—|\bis\b)?[*_` \t]*:?[*_` \t]*", re.IGNORECASE)
 _PLACEHOLDER = re.compile(
-    r"^\[?\s*(?:your|the)\s+(?:final\s+)?(?:answer|thoughts?|action|actions)\b[^\]\n]*\]?\.?$|^\[\s*(?:\.\.\.|…)?\s*\]$",
+    r"^(?:\[\s*(?:your|the)\b[^\]\n]*\]|your (?:final )?answer|your thoughts(?: on [^\n]*)?|\[\s*(?:\.\.\.|…)?\s*\])$",
     re.IGNORECASE,
 )
+"""A slot that only repeats a format placeholder: ``[Your answer]``, ``Your final answer``, ``[ ... ]``."""
 
 
 def _strip_line(line: str) -> str:
@@ -175,15 +176,39 @@ def _norm_call(name: str, arg: str) -> str:
     return f"{canon}({arg})"
 
 
+_ANY_CALL = re.compile(r"([A-Za-z_]+(?:[ _][Tt]o)?)\s*\(([^()]*)\)")
+
+
+def _list_calls(body: str) -> list[str]:
+    """The calls of one bracketed list in the order written: known actions normalised (``rotate(90°)`` ->
+    ``Rotate(90)``, ``Observe`` -> ``Observe()``), any other call kept as written so the environment can say
+    why it is unknown."""
+    out: list[tuple[int, str]] = []
+    covered: list[tuple[int, int]] = []
+    for m in _ANY_CALL.finditer(body):
+        key = re.sub(r"[ _]", "", m.group(1).lower())
+        call = (
+            _norm_call(m.group(1), m.group(2))
+            if key in _ACTION_NAMES
+            else f"{m.group(1).strip()}({m.group(2).strip()})"
+        )
+        out.append((m.start(), call))
+        covered.append((m.start(), m.end()))
+    for m in _BARE_FINAL.finditer(body):
+        if not any(a <= m.start() < b for a, b in covered):
+            out.append((m.start(), f"{_ACTION_NAMES[m.group(1).lower()]}()"))
+    return [c for _, c in sorted(out)]
+
+
 def _action_list(slot: str) -> str | None:
     """The one action list in a slot as ``Actions: [...]`` text, or ``None`` when it holds none; two different
     lists raise."""
     lists = []
     for m in _LIST.finditer(slot):
-        calls = _calls_in_order(m.group(1))
+        calls = _list_calls(m.group(1))
         if calls:
             lists.append("Actions: [" + ", ".join(calls) + "]")
-    if not lists:  # ``FINAL ANSWER: Rotate(90), Observe()`` without brackets
+    if not lists:  # ``FINAL ANSWER: Rotate(90), Observe()`` without brackets: known actions only
         calls = [_norm_call(n, a) for n, a in _CALL.findall(slot)]
         if calls:
             lists.append("Actions: [" + ", ".join(calls) + "]")
@@ -192,21 +217,12 @@ def _action_list(slot: str) -> str | None:
     return _one(lists, "action list", slot)
 
 
-def _calls_in_order(body: str) -> list[str]:
-    """Calls and bare final names in the order written."""
-    out: list[tuple[int, str]] = [(m.start(), _norm_call(m.group(1), m.group(2))) for m in _CALL.finditer(body)]
-    covered = [(m.start(), m.end()) for m in _CALL.finditer(body)]
-    for m in _BARE_FINAL.finditer(body):
-        if not any(a <= m.start() < b for a, b in covered):
-            out.append((m.start(), f"{_ACTION_NAMES[m.group(1).lower()]}()"))
-    return [c for _, c in sorted(out)]
+def read_actions(reply: str) -> str:
+    """The action list of an exploration reply, as ``Actions: [...]`` text with the known actions normalised.
 
-
-def read_actions(reply: str, *, false_belief: bool = False) -> str:
-    """The action list of an exploration reply, as the environment's canonical text (``Actions: [...]``).
-
-    The list must follow the grammar (:func:`~mindloop.systems.tos.world.actions.parse_actions`; in the
-    false-belief phase ``Term`` carries the changes); its violations are refused with the grammar's reason.
+    This reads what the model chose; whether the list follows the grammar is the environment's to judge (a list
+    outside it is an invalid step, as in the paper's protocol, not an unreadable reply), so ``Actions:
+    [Observe(), Term()]`` is read as written. Refused: no list, the format's placeholder, two different lists.
 
     >>> read_actions("THINK: look\\n**FINAL ANSWER:** `Actions: [rotate(90°), Observe]`")
     'Actions: [Rotate(90), Observe()]'
@@ -216,23 +232,16 @@ def read_actions(reply: str, *, false_belief: bool = False) -> str:
     ...     print(exc.reason)
     the reply copies the format's placeholder (Actions: [ ... ]) instead of giving the action list
     """
-    found = []
-    for slot in _candidates(reply, "action list"):
-        if _is_action_placeholder(slot):
-            continue
-        got = _action_list(slot)
-        if got is not None:
-            found.append(got)
+    slots = _candidates(reply, "action list")
+    found = [got for slot in slots if not _is_action_placeholder(slot) and (got := _action_list(slot)) is not None]
     if not found:
-        slots = _candidates(reply, "action list")
         if all(_is_action_placeholder(s) for s in slots):
             raise ParseError(
                 "the reply copies the format's placeholder (Actions: [ ... ]) instead of giving the action list",
                 text=reply[:200],
             )
         raise ParseError("no action list: write FINAL ANSWER: Actions: [ ... ] with real actions", text=reply[:200])
-    text = _one(found, "action list", reply)
-    return str(parse_actions(text, false_belief=false_belief))
+    return _one(found, "action list", reply)
 
 
 def _is_action_placeholder(slot: str) -> bool:
@@ -400,8 +409,32 @@ def _labels_in(text: str) -> tuple[list[str], list[str]]:
     return dirs, dists
 
 
+def _leading_relation(line: str) -> str | None:
+    """``<direction>, <distance>`` written first on a line (either order), whatever prose follows it."""
+    found = []
+    pos = 0
+    for m in _BOTH_RE.finditer(line):
+        if line[pos : m.start()].strip(" ,;/:*`'\"(").lower() not in ("", "and", "at", "is", "it is", "the answer is"):
+            break
+        found.append(re.sub(r"[\s_-]+", " ", m.group(0).lower()))
+        pos = m.end()
+        if len(found) == 2:
+            break
+    if len(found) != 2:
+        return None
+    kinds = [k in _DIST_LOOKUP for k in found]
+    if kinds == [False, True]:
+        return f"{_DIR_LOOKUP[found[0]]}, {_DIST_LOOKUP[found[1]]}"
+    if kinds == [True, False]:
+        return f"{_DIR_LOOKUP[found[1]]}, {_DIST_LOOKUP[found[0]]}"
+    return None
+
+
 def _read_relation(slot: str) -> str:
     first = slot.splitlines()[0] if slot else ""
+    lead = _leading_relation(first)
+    if lead is not None:
+        return lead
     for text in (first, slot):
         dirs, dists = _labels_in(text)
         if dirs and dists and len(set(dirs)) == 1 and len(set(dists)) == 1:
@@ -432,6 +465,28 @@ def _names_in(text: str, names: Sequence[str]) -> list[str]:
         return []
     canon = {" ".join(n.lower().split()): n for n in names}
     return [canon[" ".join(re.sub(r"_", " ", m.group(0)).lower().split())] for m in pat.finditer(text)]
+
+
+_NAME_LIKE = re.compile(r"[A-Za-z][A-Za-z_' -]{0,40}")
+
+
+def _bare_names(slot: str) -> list[str] | None:
+    """The items of a slot that is nothing but object names (``lamp``, ``mug, sofa and plant``, ``[a, b]``), in
+    order, or ``None`` when it holds anything else (a sentence, numbers)."""
+    body = slot.strip().strip("[]()").strip()
+    if "\n" in body or re.search(r"\bor\b", body, flags=re.IGNORECASE):  # ``lamp or chair`` is no single answer
+        return None
+    items = [t.strip().strip("\"'`*").strip() for t in re.split(r"\s*(?:,|;|->|→|\band then\b|\band\b)\s*", body)]
+    items = [t for t in items if t]
+    if not items or not all(_NAME_LIKE.fullmatch(t) and len(t.split()) <= 3 for t in items):
+        return None
+    return items
+
+
+def _scene_name(item: str, names: Sequence[str]) -> str:
+    """A bare item as the scene spells it when it is a scene name (``red_door`` -> ``red door``), else lowercased."""
+    key = " ".join(item.replace("_", " ").lower().split())
+    return next((n for n in names if " ".join(n.lower().split()) == key), key)
 
 
 _PAIR = re.compile(r"[(\[]\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*[)\]]")
@@ -470,6 +525,9 @@ def _read_task(task: str, slot: str, names: Sequence[str]) -> str:
     if task in RELATION_TASKS:
         return _read_relation(slot)
     if task == "perc.dec":
+        bare = _bare_names(slot)
+        if bare is not None and len(bare) == 1:  # ``lamp``, ``red_door``: the model's object, in the scene or not
+            return _scene_name(bare[0], names)
         found = list(dict.fromkeys(_names_in(slot, names)))
         if not found:
             raise ParseError("no object name from the scene in the answer")
@@ -477,6 +535,9 @@ def _read_task(task: str, slot: str, names: Sequence[str]) -> str:
             raise ParseError(f"two different objects in the answer: {found[0]} and {found[1]}")
         return found[0]
     if task == "ment.rot":
+        bare = _bare_names(slot)
+        if bare is not None:  # ``mug, sofa, plant``: the model's list as written, in the scene or not
+            return ", ".join(_scene_name(b, names) for b in bare)
         found = _names_in(slot, names)
         if not found:
             raise ParseError("no object names from the scene in the answer")

@@ -12,7 +12,9 @@ a reply the reader refuses goes back to the model with the reason (``retries`` t
 only the accepted reply (or, when none was, the last one) enters the main history; the retry turns stay in the
 call's side conversation and in the run's call records. A reply still refused after the retries is a recorded
 failure of that turn or question (the environment gets its answer text and reports an invalid action; an
-unreadable map; an unanswered question), never a crash and never a guess. :class:`~.context.HistoryPolicy`
+unreadable map; an unanswered question), never a crash and never a guess. An action list that can be read but
+breaks the grammar (two final actions, ``Term()`` with motions) is not refused: the environment reports it as an
+invalid step, as in the paper's protocol. :class:`~.context.HistoryPolicy`
 decides how many exploration turns each call is sent and refuses a prompt longer than the model's context.
 """
 
@@ -110,6 +112,8 @@ class ModelEpisode:
     failures: list[str] = field(default_factory=list)
     fb_turns: list[Turn] = field(default_factory=list)
     fb_probes: list[ProbeResult] = field(default_factory=list)
+    unreadable: int = 0
+    """Steps whose reply had no readable action list even after the format retries."""
 
 
 @dataclass
@@ -208,13 +212,11 @@ async def run_model_exploration(
     ]
     while env.phase != "done":
         phase = env.phase
-        fb = phase == "false_belief"
-        action, reply, why = await caller.ask(
-            history, [], partial(read_actions, false_belief=fb), f"step {len(ep.replies) + 1}"
-        )
+        action, reply, why = await caller.ask(history, [], read_actions, f"step {len(ep.replies) + 1}")
         ep.replies.append(reply)
         if action is None:
             ep.failures.append(f"step {len(ep.replies)}: unreadable reply ({why})")
+            ep.unreadable += 1
             action = answer_slot(reply) or reply
         text, _, terminated, truncated, info = env.step(action)
         turn = env.turns[-1]

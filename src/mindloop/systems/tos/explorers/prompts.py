@@ -389,14 +389,22 @@ def _squash(text: str) -> str:
 
 def echoed_markers(reply: str, prompt: str) -> list[str]:
     """The format lines and examples of ``prompt`` that ``reply`` repeats verbatim (whitespace ignored): the
-    markers of :data:`ECHO_MARKERS`, a question's ``Answer format: ...`` or ``Example: ...`` line, and its
-    ``<slot>`` placeholders.
+    markers of :data:`ECHO_MARKERS`, a question's ``Answer format: ...`` or ``Example: ...`` line, its ``<slot>``
+    placeholders, and an answer that is exactly the question's example (``Example: north-west, near`` answered
+    ``north-west, near``).
 
     >>> echoed_markers("THINK:\\n[Your thoughts]\\nFINAL ANSWER: north", "THINK:\\n[Your thoughts]\\n...")
     ['[Your thoughts]']
     """
+    from mindloop.systems.tos.replies import answer_slot
+
     r, p = _squash(reply), _squash(prompt)
     found = [m for m in ECHO_MARKERS if _squash(m) in r and _squash(m) in p]
-    found += [line for line in _TEMPLATE_LINE.findall(prompt) if _squash(line) in r]
+    lines = _TEMPLATE_LINE.findall(prompt)
+    found += [line for line in lines if _squash(line) in r]
+    slot = answer_slot(reply)
+    if slot is not None:
+        examples = [line.split(":", 1)[1].strip() for line in lines if line.startswith("Example:")]
+        found += [f"Example: {x}" for x in examples if _squash(x).lower() == _squash(slot).lower()]
     found += [s for s in dict.fromkeys(_SLOT.findall(prompt)) if s in reply]
     return list(dict.fromkeys(found))
