@@ -201,13 +201,12 @@ class _ToMBenchmark:
                 raise ParseError(f"unparseable answer: {parsed.how}; reply with the letter of one choice")
             return parsed
 
+        error: str | None = None
         try:
             parsed, _ = await ask(ctx.model, prompt, read, ctx.config, retries=ctx.format_retries)
         except ParseError as exc:
             parsed = parse_answer(replies[-1], choices)
             error = exc.reason
-        else:
-            error = None
         # strict: the first reply alone, read strictly (no cue search, no retry); the headline: the final reply
         strict_answer = parse_answer(replies[0], choices).strict
         output = {
