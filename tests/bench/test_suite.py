@@ -119,6 +119,14 @@ def test_model_only_options_apply_with_a_model_and_validate() -> None:
     assert override.generation.temperature == 0.2 and override.generation_source["temperature"] == "cli"
 
 
+def test_max_n_caps_each_benchmark_below_its_preset_n() -> None:
+    from mindloop.bench.suite import _run_request
+
+    capped = {name: _run_request(SuiteRequest(max_n=3), name, {}).n for name in ("tomi", "tos-active", "cwah")}
+    assert capped == {"tomi": 3, "tos-active": 1, "cwah": 2}  # quick n is 20, 1 and 2: only tomi's is above 3
+    assert _run_request(SuiteRequest(preset="paper", max_n=4), "hitom", {}).n == 4  # the whole set, capped
+
+
 # -- running ------------------------------------------------------------------------------------------------------
 
 
@@ -186,6 +194,7 @@ def test_bad_requests_are_refused_before_anything_is_recorded(tmp_path: Path) ->
             (SuiteRequest(only=("tomi",), opts=("tomi-data=x",)), "expected BENCHMARK.KEY=VALUE"),
             (SuiteRequest(only=("tomi",), opts=("hitom.data=x",)), "'hitom' is not in this suite"),
             (SuiteRequest(only=("tos-active",), opts=("tos-active.rooms=99",)), "rooms"),
+            (SuiteRequest(max_n=0), "--max-n must be at least 1"),
         ]
         for request, message in cases:
             with pytest.raises(MindloopError, match=message):

@@ -209,6 +209,8 @@ class SuiteRequest:
     max_tokens: int | None = None
     format_retries: int = DEFAULT_FORMAT_RETRIES
     breaker: int = 5
+    max_n: int | None = None
+    """At most this many samples per benchmark, below the preset's ``n`` (a first look with a slow model)."""
 
 
 @dataclass(frozen=True)
@@ -264,6 +266,7 @@ def _config(request: SuiteRequest, plan: Sequence[str]) -> dict[str, Any]:
         "temperature": request.temperature,
         "max_tokens": request.max_tokens,
         "format_retries": request.format_retries,
+        "max_n": request.max_n,
         "executor": request.executor,
         "concurrency": request.concurrency,
         "model_options": {"base_url": mo.base_url, "api_key_env": mo.api_key_env, "cache": mo.cache},
@@ -285,6 +288,7 @@ def _resumed(request: SuiteRequest, store: RunStore, suite_id: str) -> tuple[Sui
         temperature=cfg.get("temperature"),
         max_tokens=cfg.get("max_tokens"),
         format_retries=cfg.get("format_retries", DEFAULT_FORMAT_RETRIES),
+        max_n=cfg.get("max_n"),
         model_options=replace(
             request.model_options,
             base_url=request.model_options.base_url or stored_mo.get("base_url"),
@@ -301,10 +305,13 @@ def _run_request(request: SuiteRequest, name: str, opts: Mapping[str, Mapping[st
     entry = preset_entry(request.preset, name)
     options = {**entry.options, **(entry.with_model if request.model else {}), **opts.get(name, {})}
     generation, source = resolve_generation(bench, temperature=request.temperature, max_tokens=request.max_tokens)
+    n = entry.n
+    if request.max_n is not None:
+        n = request.max_n if n is None else min(n, request.max_n)
     return RunRequest(
         benchmark=name,
         model=request.model,
-        n=entry.n,
+        n=n,
         seed=request.seed,
         options=options,
         concurrency=request.concurrency,
@@ -332,6 +339,8 @@ def _check(request: SuiteRequest) -> None:
         raise InvalidArgumentError(f"concurrency must be at least 1, got {request.concurrency}")
     if request.breaker < 1:
         raise InvalidArgumentError(f"the circuit breaker needs at least 1 failure, got {request.breaker}")
+    if request.max_n is not None and request.max_n < 1:
+        raise InvalidArgumentError(f"--max-n must be at least 1, got {request.max_n}")
 
 
 def run_suite(

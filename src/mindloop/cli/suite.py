@@ -94,6 +94,12 @@ def suite_run(
     ] = None,
     timeout: Annotated[float, typer.Option("--timeout", min=0.001, help="Seconds per model request.")] = 120.0,
     retries: Annotated[int, typer.Option("--retries", min=0, help="Retries after a failed model request.")] = 5,
+    max_n: Annotated[
+        int | None,
+        typer.Option(
+            "--max-n", min=1, help="At most N samples per benchmark (below the preset's n), for a slow model."
+        ),
+    ] = None,
     format_retries: Annotated[
         int,
         typer.Option("--format-retries", min=0, help="Times an unreadable reply goes back with the reason."),
@@ -129,6 +135,7 @@ def suite_run(
         max_tokens=max_tokens,
         format_retries=format_retries,
         breaker=breaker,
+        max_n=max_n,
     )
     result = run_suite(request, resume=resume)
     if as_json:
