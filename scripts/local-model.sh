@@ -8,7 +8,8 @@
 #        scripts/local-model.sh serve  [0.5b|1.5b] [PORT]   start the OpenAI-compatible server (default port 8080)
 #        scripts/local-model.sh stop   [PORT]           stop the server started by `serve`
 #        scripts/local-model.sh status [PORT]           is it up, and what does it serve
-# Files live under ${MINDLOOP_LOCAL_MODELS:-.local-models} (ignored by git).
+# Files live under ${MINDLOOP_LOCAL_MODELS:-.local-models} (ignored by git). The server's model name is qwen
+# (MODEL_ALIAS=qwen-1.5b ... serve 1.5b 8081 names it otherwise, so two served models are told apart in runs).
 # Then: mindloop bench run hitom --model openai/qwen --base-url http://127.0.0.1:8080/v1
 # (the client finds that the server takes one request at a time and sends one at a time)
 set -euo pipefail
@@ -85,7 +86,7 @@ serve() {
   [ -f "$model" ] || { echo "no $model: run scripts/local-model.sh fetch ${1:-0.5b}" >&2; exit 1; }
   [ -x .venv-llm/bin/python ] || { echo "no .venv-llm: run scripts/local-model.sh build" >&2; exit 1; }
   if status "$port" >/dev/null 2>&1; then echo "a server already answers on port $port" >&2; exit 1; fi
-  nohup .venv-llm/bin/python -m llama_cpp.server --model "$model" --model_alias qwen --chat_format chatml \
+  nohup .venv-llm/bin/python -m llama_cpp.server --model "$model" --model_alias "${MODEL_ALIAS:-qwen}" --chat_format chatml \
     --host 127.0.0.1 --port "$port" --n_ctx 8192 >"$ROOT/server-$port.log" 2>&1 &
   echo $! >"$ROOT/server-$port.pid"
   for _ in $(seq 1 120); do
