@@ -90,7 +90,7 @@ serve() {
     --host 127.0.0.1 --port "$port" --n_ctx 8192 >"$ROOT/server-$port.log" 2>&1 &
   echo $! >"$ROOT/server-$port.pid"
   for _ in $(seq 1 120); do
-    if status "$port" >/dev/null 2>&1; then echo "serving $file on http://127.0.0.1:$port/v1 (model name: qwen)"; return 0; fi
+    if status "$port" >/dev/null 2>&1; then echo "serving $file on http://127.0.0.1:$port/v1 (model name: ${MODEL_ALIAS:-qwen})"; return 0; fi
     kill -0 "$(cat "$ROOT/server-$port.pid")" 2>/dev/null || { tail -5 "$ROOT/server-$port.log" >&2; exit 1; }
     sleep 1
   done
