@@ -1,9 +1,10 @@
 """Every model-driven benchmark on a real model, small n: what the model scored and how its replies fared.
 
-Runs each model-driven benchmark (and ``mindclaw skills mine --model``) as a user would, through the ``mindloop``
-command line in a subprocess, against an OpenAI-compatible server, then reads each run's stored calls back and
-prints one table: benchmark, n, seconds, tokens, the headline metric, and the share of the agent's replies in each
-outcome class:
+Runs one suite of every model-driven benchmark (``mindloop suite run --preset quick --max-n N``, smoke and a judge
+for MindPower included) and ``mindclaw skills mine --model`` as a user would, through the ``mindloop`` command line
+in a subprocess, against an OpenAI-compatible server, then reads each run's stored calls back and prints one
+table: benchmark, n, seconds, tokens, the headline metric, and the share of the agent's replies in each outcome
+class:
 
 - **parsed**: the parser read the reply (first try or after a format retry);
 - **readable, rejected**: the parser refused a reply that the real-reply corpus (``tests/*/data/real_replies.jsonl``,
@@ -19,6 +20,10 @@ Usage (a local model: ``scripts/local-model.sh serve 0.5b``)::
 
     python benchmarks/bench_real_model.py --model openai/qwen --base-url http://127.0.0.1:8080/v1 --label 0.5b
     python benchmarks/bench_real_model.py ... --only tomi,hitom --json-out results.json
+    python benchmarks/bench_real_model.py --suite SUITE_ID ...   # classify a suite that already ran
+
+The suite id is printed; ``mindloop suite report SUITE_ID`` shows the same runs as the papers' tables, and
+``mindloop compare SUITE_A SUITE_B`` compares two models.
 
 Nothing here runs in CI: it needs a served model and takes tens of minutes on two CPU cores.
 """
@@ -40,48 +45,35 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@dataclass(frozen=True)
-class Case:
-    """One command of the table: a benchmark run (or ``skills-mine``), its arguments and its headline metric."""
+HEADLINE = {
+    "smoke": "accuracy",
+    "tomi": "accuracy",
+    "hitom": "accuracy",
+    "mindpower": "sr",
+    "claw": "acc",
+    "omnitom-stage1": "f1",
+    "omnitom-stage2": "overall",
+    "cwah": "avg_steps",
+    "tdw-mat": "transport_rate",
+    "tos-active": "avg",
+    "tos-passive": "avg",
+}
+"""The metric each row shows (the one the paper's table leads with that a short run can still say something about)."""
 
-    name: str
-    benchmark: str
-    args: tuple[str, ...]
-    headline: str
-    judge: bool = False
-    needs_option: str | None = None  # skip with a note when the benchmark lacks this option (older checkouts)
 
-
-def cases(model: str, base_url: str) -> list[Case]:
-    """The table's rows, smallest sensible n for a first look with a slow model."""
-    judge = ("--opt", f"judge={model}", "--opt", f"judge_base_url={base_url}")
-    return [
-        Case("smoke", "smoke", ("--n", "4"), "accuracy"),
-        Case("tomi", "tomi", ("--n", "6"), "accuracy"),
-        Case("hitom", "hitom", ("--n", "6"), "accuracy"),
-        Case("mindpower", "mindpower", ("--n", "2"), "sr"),
-        Case("mindpower+judge", "mindpower", ("--n", "1", *judge), "sr", judge=True),
-        Case("omnitom-stage1", "omnitom-stage1", ("--n", "3"), "f1"),
-        Case("omnitom-stage2", "omnitom-stage2", ("--n", "3"), "overall"),
-        Case("claw", "claw", ("--agent", "model", "--n", "2"), "acc"),
-        Case(
-            "cwah",
-            "cwah",
-            ("--agents", "cobel-llm", "--n", "1", "--opt", "max_steps=6"),
-            "avg_steps",
-            needs_option="max_steps",
-        ),
-        Case(
-            "tdw-mat",
-            "tdw-mat",
-            ("--agents", "cobel-llm", "--n", "1", "--opt", "max_steps=6"),
-            "transport_rate",
-            needs_option="max_steps",
-        ),
-        Case("tos-active", "tos-active", ("--n", "1", "--opt", "per_task=1", "--opt", "max_steps=8"), "avg"),
-        Case("tos-passive", "tos-passive", ("--n", "1", "--opt", "per_task=1"), "avg"),
-        Case("skills-mine", "skills-mine", (), "skills"),
+def suite_options(model: str, base_url: str, only: Sequence[str]) -> list[str]:
+    """``--opt`` values (for the benchmarks in ``only``) that keep each benchmark short with a slow model, and give
+    MindPower a judge."""
+    opts = [
+        f"mindpower.judge={model}",
+        f"mindpower.judge_base_url={base_url}",
+        "cwah.max_steps=6",
+        "tdw-mat.max_steps=6",
+        "tos-active.max_steps=8",
+        "tos-active.per_task=1",
+        "tos-passive.per_task=1",
     ]
+    return [arg for opt in opts if opt.split(".")[0] in only for arg in ("--opt", opt)]
 
 
 @dataclass
@@ -145,51 +137,65 @@ def classify(
     return out, unseen
 
 
-def _has_option(benchmark: str, option: str, env: Mapping[str, str]) -> bool:
-    proc = _mindloop(["bench", "run", benchmark, "--help-options"], env, 120)
-    return f"\n  {option} (" in proc.stdout
+def _export(run_id: str, env: Mapping[str, str]) -> list[dict[str, Any]]:
+    proc = _mindloop(["runs", "export", run_id], env, 600)
+    return [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
 
 
-def run_case(
-    case: Case, args: argparse.Namespace, env: Mapping[str, str], corpus: Mapping[str, str]
-) -> tuple[Row, list[dict[str, Any]]]:
-    """Run one case; return its row and the refused replies the corpus has not labelled."""
-    row = Row(case.name, metric=case.headline)
-    if case.needs_option and not _has_option(case.benchmark, case.needs_option, env):
-        row.note = f"skipped: this checkout's {case.benchmark} has no {case.needs_option} option"
-        return row, []
-    model = ["--model", args.model, "--base-url", args.base_url]
-    if case.benchmark == "skills-mine":
-        start = time.perf_counter()
-        proc = _mindloop(["mindclaw", "skills", "mine", *model, "--json"], env, args.timeout)
-        row.seconds = time.perf_counter() - start
-        row.note = f"exit {proc.returncode}: " + (proc.stderr.strip().splitlines() or [""])[-1][:120]
-        if proc.returncode == 0:
-            out = json.loads(proc.stdout)
-            row.value = out.get("n_skills", len(out.get("skills", [])) if isinstance(out, dict) else None)
-        return row, []
-    cmd = ["bench", "run", case.benchmark, *case.args, *model, "--concurrency", "1", "--cache", args.cache, "--json"]
-    if args.format_retries is not None:
-        cmd += ["--format-retries", str(args.format_retries)]
-    start = time.perf_counter()
-    proc = _mindloop(cmd, env, args.timeout)
-    row.seconds = time.perf_counter() - start
-    if not proc.stdout.strip():
-        row.note = f"exit {proc.returncode}: " + (proc.stderr.strip().splitlines() or ["no output"])[-1][:160]
-        return row, []
-    summary = json.loads(proc.stdout)
-    row.n = summary["n"]
+def run_row(summary: Mapping[str, Any], env: Mapping[str, str], corpus: Mapping[str, str]) -> tuple[Row, list[dict]]:
+    """One suite run's row, from its ``bench run --json`` summary and its stored calls."""
+    name = summary["benchmark"]
+    metric = HEADLINE.get(name, "")
+    row = Row(name, n=summary["n"], seconds=summary["seconds"], metric=metric)
     row.tokens = int(summary["tokens"].get("total_tokens", 0))
-    row.value = summary["metrics"].get(case.headline)
+    row.value = summary["metrics"].get(metric)
     if summary.get("n_failed"):
         row.note = f"{summary['n_failed']} of {summary['n']} samples failed"
-    export = _mindloop(["runs", "export", summary["run_id"]], env, 600)
-    samples = [json.loads(line) for line in export.stdout.splitlines() if line.strip()]
-    calls = [c for s in samples for c in s.get("calls") or []]
+    if summary["n_completed"] < summary["n"]:
+        row.note = f"{summary['n'] - summary['n_completed']} samples not run; " + row.note
+    calls = [c for s in _export(summary["run_id"], env) for c in s.get("calls") or []]
     row.outcomes, unseen = classify(calls, corpus, "agent")
-    if case.judge:
+    if any((c.get("role") or "agent") == "judge" for c in calls):
         row.judge_outcomes, _ = classify(calls, corpus, "judge")
-    return row, [{"benchmark": case.name, "reply": text} for text in unseen]
+        j = row.judge_outcomes
+        row.note = (row.note + f"; judge: {j['calls']} calls, {j['parsed']} parsed").strip("; ")
+    return row, [{"benchmark": name, "reply": text} for text in unseen]
+
+
+def skills_mine_row(args: argparse.Namespace, env: Mapping[str, str]) -> Row:
+    """``mindclaw skills mine --model``: seconds and how many skills it wrote (no skills is an error)."""
+    row = Row("skills-mine", metric="skills")
+    start = time.perf_counter()
+    cmd = ["mindclaw", "skills", "mine", "--model", args.model, "--base-url", args.base_url, "--json"]
+    proc = _mindloop(cmd, env, args.timeout)
+    row.seconds = time.perf_counter() - start
+    if proc.returncode != 0:
+        row.note = f"exit {proc.returncode}: " + (proc.stderr.strip().splitlines() or [""])[-1][:160]
+        return row
+    out = json.loads(proc.stdout)
+    row.value = out.get("n_skills", len(out.get("skills") or []))
+    calls = out.get("calls")
+    if isinstance(calls, dict):
+        row.outcomes = {"calls": int(calls.get("calls", 0)), "parsed": int(calls.get("parsed", 0))}
+        row.outcomes |= {k: int(calls.get(k, 0)) for k in ("rejected", "retries") if k in calls}
+    return row
+
+
+def run_suite(args: argparse.Namespace, env: Mapping[str, str]) -> dict[str, Any]:
+    """Run the suite (or read ``--suite``) and return its ``suite run --json`` object."""
+    if args.suite:
+        proc = _mindloop(["suite", "report", args.suite, "--json"], env, 600)
+    else:
+        only = args.only or "smoke," + ",".join(HEADLINE.keys() - {"smoke"})
+        cmd = ["suite", "run", "--model", args.model, "--base-url", args.base_url, "--preset", "quick"]
+        cmd += ["--max-n", str(args.max_n), "--only", only, "--cache", args.cache, "--json"]
+        cmd += suite_options(args.model, args.base_url, only.split(","))
+        if args.format_retries is not None:
+            cmd += ["--format-retries", str(args.format_retries)]
+        proc = _mindloop(cmd, env, args.timeout)
+    if not proc.stdout.strip():
+        raise SystemExit(f"the suite printed nothing (exit {proc.returncode}): {proc.stderr.strip()[-400:]}")
+    return dict(json.loads(proc.stdout))
 
 
 def _share(count: int, total: int) -> str:
@@ -226,35 +232,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--model", default="openai/qwen", help="BACKEND/NAME (default openai/qwen)")
     parser.add_argument("--base-url", default="http://127.0.0.1:8080/v1", help="the server's /v1 URL")
     parser.add_argument("--label", default="", help="what the model is, for the table's title")
-    parser.add_argument("--only", default="", help="comma-separated case names (default: all)")
+    parser.add_argument("--only", default="", help="comma-separated benchmarks (default: all, smoke included)")
+    parser.add_argument("--max-n", type=int, default=3, help="samples per benchmark (suite --max-n; default 3)")
+    parser.add_argument("--suite", default=None, help="classify this suite's runs instead of running one")
+    parser.add_argument("--no-skills", action="store_true", help="leave out mindclaw skills mine --model")
     parser.add_argument("--src", type=Path, default=ROOT / "src", help="the mindloop source tree to run")
     parser.add_argument("--home", type=Path, default=None, help="MINDLOOP_HOME for the runs (default: a temp dir)")
     parser.add_argument("--cache", default="off", choices=("auto", "on", "off"), help="response cache (default off)")
-    parser.add_argument("--format-retries", type=int, default=None, help="passed to bench run (default: its own)")
-    parser.add_argument("--timeout", type=float, default=3600.0, help="seconds per command before it is abandoned")
+    parser.add_argument("--format-retries", type=int, default=None, help="passed to the suite (default: its own)")
+    parser.add_argument("--timeout", type=float, default=4 * 3600.0, help="seconds before the suite is abandoned")
     parser.add_argument("--json-out", type=Path, default=None, help="write the rows as JSON here")
     parser.add_argument("--rejected", type=Path, default=None, help="write unlabelled refused replies (JSONL) here")
     args = parser.parse_args(argv)
     home = args.home or Path(tempfile.mkdtemp(prefix="mindloop-real-"))
     env = {**os.environ, "MINDLOOP_HOME": str(home), "PYTHONPATH": str(args.src)}
     corpus = load_corpus(ROOT)
-    wanted = {name for name in args.only.split(",") if name}
-    todo = [c for c in cases(args.model, args.base_url) if not wanted or c.name in wanted]
-    if wanted - {c.name for c in todo}:
-        parser.error(f"unknown case(s): {', '.join(sorted(wanted - {c.name for c in todo}))}")
+    suite = run_suite(args, env)
+    print(f"suite {suite['suite_id']} in MINDLOOP_HOME={home}", file=sys.stderr)
     rows: list[Row] = []
     unseen: list[dict[str, Any]] = []
-    for i, case in enumerate(todo, 1):
-        print(f"[{i}/{len(todo)}] {case.name} ...", file=sys.stderr, flush=True)
-        try:
-            row, refused = run_case(case, args, env, corpus)
-        except subprocess.TimeoutExpired:
-            row, refused = Row(case.name, seconds=args.timeout, note=f"abandoned after {args.timeout:.0f} s"), []
+    for summary in suite["runs"]:
+        row, refused = run_row(summary, env, corpus)
         rows.append(row)
         unseen += refused
-        print(f"    {row.seconds:.0f} s, {row.outcomes or row.note}", file=sys.stderr, flush=True)
-        if args.json_out:  # after every case: a long run killed half-way keeps what it measured
-            args.json_out.write_text(json.dumps([r.__dict__ for r in rows], indent=1) + "\n", encoding="utf-8")
+    if not args.no_skills and not args.suite:
+        rows.append(skills_mine_row(args, env))
+    if args.json_out:
+        payload = {"suite_id": suite["suite_id"], "home": str(home), "rows": [r.__dict__ for r in rows]}
+        args.json_out.write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
     if args.rejected:
         args.rejected.write_text("".join(json.dumps(u) + "\n" for u in unseen), encoding="utf-8")
     print(table(rows, args.label or args.model))
