@@ -186,7 +186,7 @@ def run_suite(args: argparse.Namespace, env: Mapping[str, str]) -> dict[str, Any
     if args.suite:
         proc = _mindloop(["suite", "report", args.suite, "--json"], env, 600)
     else:
-        only = args.only or "smoke," + ",".join(HEADLINE.keys() - {"smoke"})
+        only = args.only or ",".join(HEADLINE)  # cheap question answering first, long episodes last
         cmd = ["suite", "run", "--model", args.model, "--base-url", args.base_url, "--preset", "quick"]
         cmd += ["--max-n", str(args.max_n), "--only", only, "--cache", args.cache, "--json"]
         cmd += suite_options(args.model, args.base_url, only.split(","))
