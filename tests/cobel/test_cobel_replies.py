@@ -236,5 +236,41 @@ def test_a_concluding_sentence_decides_when_the_answer_label_is_missing_or_rambl
     rambling = "reasons: x\nanswer: A would waste time and so would C. Thus, B."
     assert read_action(rambling, OPTIONS) == ActionChoice(1)
     # a plan that names several entities is no choice of one action (a target alone counts only when it is alone)
-    with pytest.raises(ParseError, match="not an action from the list"):
+    with pytest.raises(ParseError, match="a plan of 3 steps"):
         read_action("reasons: x\nanswer: my plan explores <kitchen>(2000), grabs <cup>(7), delivers <sink>(9)", OPTIONS)
+
+
+def test_a_numbered_list_after_a_sentence_about_the_plans_and_enumerated_targets() -> None:
+    reply = (
+        "### Conclusion:\nBased on this, the top three candidate plans are as follows:\n\n"
+        "1. **Explore <livingroom>(1000)**\n   - Go to <livingroom>(1000).\n"
+        "   - Grab <apple>(9), <pen>(8) and <cup>(7).\n"
+        "2. **Grab <bread>(6)**\n3. **Transport <bed>(500)**\n   - Transport them to the bed."
+    )
+    assert [_texts(p) for p in read_predictions(reply, bed="<bed>(500)")] == [
+        ["explore <livingroom>(1000)", "grab <apple>(9)", "grab <pen>(8)", "grab <cup>(7)"],  # one step per target
+        ["grab <bread>(6)"],
+        ["transport <bed>(500)"],  # the header and its bullet are one step
+    ]
+
+
+def test_plan_steps_in_the_third_person_and_what_is_not_a_step() -> None:
+    assert _texts(parse_plan("1. Alice explores <kitchen>(3000)\n2. Alice grabs all <bread>(603), and <pen>(2)")) == [
+        "explore <kitchen>(3000)",
+        "grab <bread>(603)",
+        "grab <pen>(2)",
+    ]
+    # an entity several words on, after another verb, is that verb's; "-ing" narrates a belief, not a plan
+    assert parse_plan("Alice explores the kitchen room and finds <livingroom>(1000) not fully explored") == []
+    assert parse_plan("Alice believes Bob is exploring <kitchen>(3000)") == []
+    dropped = parse_plan("3. Alice drops all the <pen>(2) on the bed.", bed="<bed>(500)")
+    assert _texts(dropped) == ["transport <bed>(500)"]
+
+
+def test_the_first_plan_section_that_names_a_step_is_the_plan() -> None:
+    reply = (
+        "### Best Plan:\nObjects are written as <name>(id), e.g., <livingroom>(1000).\n\n"
+        "Here's a step-by-step plan:\n1. Go to <kitchen>(2000) and open its containers.\n2. Grab <cup>(7)."
+    )
+    steps, _ = read_plan(reply, "Fig. 11")
+    assert _texts(steps) == ["explore <kitchen>(2000)", "grab <cup>(7)"]

@@ -445,6 +445,9 @@ ECHO_MARKERS: tuple[str, ...] = (
     "belief rules format, one per line]",
     "[concise description of the next plan]",
     "(yes or no)",
+    # the belief rules (the prompt's $RULES$) copied with their variables instead of beliefs
+    "?agent BELIEVE",
+    "?agentA BELIEVE ?agentB BELIEVE",
     # example entities and the example message (Fig. 8-15)
     "<table>(712)",
     "<livingroom>(1000)",

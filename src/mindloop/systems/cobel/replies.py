@@ -144,7 +144,7 @@ def _flat(text: str) -> str:
     """``text`` without emphasis, quotes and doubled spaces, for matching names in it (``<wicker_basket>``
     keeps its underscore)."""
     text = re.sub(r"[*`~\"“”‘’]|(?<!\w)_+|_+(?!\w)|(?<![A-Za-z])'|'(?![A-Za-z])", " ", text)
-    return re.sub(r"\s+", " ", text).strip()
+    return re.sub(r"[ \t]+", " ", text).strip()
 
 
 def _none(text: str) -> bool:
@@ -155,8 +155,18 @@ def _none(text: str) -> bool:
 
 # ---- plans --------------------------------------------------------------------------------------------------------
 _ENTITY = r"<\s*[A-Za-z][A-Za-z0-9_ .\-]*?\s*>\s*\(\s*\d+\s*\)"
-_VERB = r"go\s+grasp|go\s+to|grasp|grab|pick\s+up|explore(?:\s+current\s+room)?|transport|deliver|put|bring|move\s+to"
-_STEP = re.compile(rf"\b(?P<verb>{_VERB})\b(?P<gap>[^<\n]{{0,40}}?)(?P<ent>{_ENTITY})", re.IGNORECASE)
+_VERB = (
+    r"go(?:es)?\s+grasp|go(?:es)?\s+to|grasps?|grabs?|picks?\s+up|explores?(?:\s+current\s+room)?|transports?"
+    r"|delivers?|puts?|brings?|moves?\s+to"
+)
+_STEP = re.compile(
+    rf"\b(?P<verb>{_VERB})\b(?P<gap>(?:[ \t]+(?!(?:{_VERB})\b)[^\s<.;:]+){{0,3}}?)[ \t]*(?P<ent>{_ENTITY})",
+    re.IGNORECASE,
+)
+"""A verb (base or third-person form), at most three words that are not another verb nor the end of a sentence,
+and the entity it acts on."""
+_TO_BED = re.compile(r"(?i)\b(?:transport|drop|carry|bring)s?\b[^\n.;]{0,120}?\b(?:to|on|onto)\s+(?:the\s+)?bed\b")
+"""TDW-MAT's transport without an entity: ``transport them to the bed``, ``drops all … on the bed``."""
 _VERBS = {
     "grasp": "grab",
     "go grasp": "grab",
@@ -166,7 +176,17 @@ _VERBS = {
     "explore current room": "explore",
     "bring": "deliver",
 }
+_MORE = re.compile(rf"\s*(?:,\s*(?:and\s+)?|and\s+|&\s*)(?P<ent>{_ENTITY})", re.IGNORECASE)
+"""One more entity of an enumeration after a step (``, <b>(2)``, `` and <c>(3)``)."""
 _PLACEHOLDER = re.compile(r"<\s*(room|object|target|bed|container|name|entity)\s*>\s*\(\s*(id|\?\w*)\s*\)", re.I)
+
+
+def _base(verb: str) -> str:
+    """A step's verb in the agent's words: ``goes grasp`` → ``grab``, ``explores`` → ``explore``."""
+    words = verb.lower().split()
+    first = "go" if words[0] == "goes" else words[0][:-1] if words[0].endswith("s") else words[0]
+    base = " ".join([first, *words[1:]])
+    return _VERBS.get(base, base)
 
 
 def _entity(raw: str) -> str:
@@ -192,44 +212,64 @@ def parse_plan(text: str, *, bed: str | None = None) -> list[Intent]:
     flat = _flat(text)
     found: list[tuple[int, int, Intent]] = []
     for m in _STEP.finditer(flat):
-        verb = re.sub(r"\s+", " ", m.group("verb").lower())
-        verb = _VERBS.get(verb, verb)
-        target = _entity(m.group("ent"))
-        if bed is not None and verb in ("transport", "deliver"):
-            target, verb = bed, "transport"
-        elif verb == "put":
+        verb = _base(m.group("verb"))
+        if verb == "put":
             verb = "deliver" if bed is None else "grab"
-        found.append((m.start(), m.end(), Intent(verb, target)))
+        targets = [m.group("ent")]
+        end = m.end()
+        while more := _MORE.match(flat, end):  # "grab <a>(1), <b>(2) and <c>(3)": one step each
+            targets.append(more.group("ent"))
+            end = more.end()
+        for raw in targets:
+            target = _entity(raw)
+            if bed is not None and verb in ("transport", "deliver"):
+                found.append((m.start(), end, Intent("transport", bed)))
+            else:
+                found.append((m.start(), end, Intent(verb, target)))
     if bed is not None:
-        for m in re.finditer(r"\btransport\b[^<\n.;]{0,40}?\bbed\b", flat, re.IGNORECASE):
+        for m in _TO_BED.finditer(flat):
             if not any(s <= m.start() < e for s, e, _ in found):
                 found.append((m.start(), m.end(), Intent("transport", bed)))
-    return [intent for _, _, intent in sorted(found, key=lambda f: f[0])]
+    out: list[Intent] = []
+    for _, _, intent in sorted(found, key=lambda f: f[0]):
+        if not out or not out[-1].same(intent):  # "Explore <r>(1): go to <r>(1)" is one step
+            out.append(intent)
+    return out
 
 
-_PLAN_CUE = re.compile(r"(?i)\b(?:best|my|the|final|recommended|next)\s+plan\b[^:\n.]{0,30}:")
+_PLAN_CUE = re.compile(
+    r"(?im)\b(?:best|my|the|final|recommended|next)\s+plan\b[^:\n.]{0,30}:|^[^\n]*\bplan\b[^\n]*:[ \t*]*$"
+)
 
 
 def read_plan(reply: str, prompt: str, *, bed: str | None = None) -> tuple[list[Intent], str]:
-    """The ``plan:`` of a Fig. 11 / Fig. 15 reply: its steps (at least one) and its text."""
-    plan = section(reply, "plan", ("reasoning", "plan", "plans", "plan1", "plan2", "plan3"))
-    if plan is None:  # a cue in prose: "The best plan would be:" and the steps after it
-        cue = _PLAN_CUE.search(reply)
-        plan = None if cue is None else _clean(reply[cue.end() :])
-    if plan is None:
+    """The ``plan:`` of a Fig. 11 / Fig. 15 reply: its steps (at least one) and its text.
+
+    The first ``plan:`` section that names a step is the plan; without one, the text after a cue in prose (``The
+    best plan would be:``, a line ending ``… plan:``)."""
+    keys = ("reasoning", "plan", "plans", "plan1", "plan2", "plan3")
+    candidates = [s.text for s in find_sections(reply, keys) if s.key == "plan" and s.text]
+    labelled = bool(candidates) or any(s.key == "plan" for s in find_sections(reply, keys))
+    candidates += [_clean(reply[m.end() :]) for m in _PLAN_CUE.finditer(reply)]
+    if not candidates and not labelled:
         raise ParseError(f"cobel-llm: the reply to the {prompt} prompt has no 'plan:' section", text=reply[:300])
-    steps = parse_plan(plan, bed=bed)
-    if not steps:
-        raise ParseError(
-            f"cobel-llm: the {prompt} plan names no action on an entity written as <name>(id)", text=reply[:300]
-        )
-    return steps, plan
+    for plan in candidates:
+        steps = parse_plan(plan, bed=bed)
+        if steps:
+            return steps, plan
+    raise ParseError(
+        f"cobel-llm: the {prompt} plan names no action on an entity written as <name>(id)", text=reply[:300]
+    )
+
+
+_PLANS_CUE = re.compile(r"(?im)^[^\n]*\bplans\b[^\n]*:[ \t*]*$")
 
 
 def read_predictions(reply: str, *, bed: str | None = None) -> list[list[Intent]]:
     """The partner's three candidate plans of a Fig. 10 reply, most likely first (``plan1:``…``plan3:``, or a
-    numbered list under ``plans:``): three lists of steps, empty for a plan that is missing or names no usable
-    step; at least one plan must name a step."""
+    numbered list under ``plans:`` or under a line that ends a sentence about the plans with a colon, ``the top
+    three candidate plans are as follows:``): three lists of steps, empty for a plan that is missing or names no
+    usable step; at least one plan must name a step."""
     keys = ("reasoning", "plans", "plan1", "plan2", "plan3", "plan")
     found = find_sections(reply, keys)
     labelled = [s for s in found if s.key in ("plan1", "plan2", "plan3")]
@@ -240,6 +280,9 @@ def read_predictions(reply: str, *, bed: str | None = None) -> list[list[Intent]
             plans.append(parse_plan(text, bed=bed))
     else:
         listed = next((s.text for s in found if s.key == "plans" and s.text), None)
+        if listed is None:  # a cue in prose: "the top three candidate plans are as follows:" and a numbered list
+            cues = list(_PLANS_CUE.finditer(reply))
+            listed = reply[cues[-1].end() :] if cues else None
         if listed is None:
             raise ParseError("cobel-llm: the reply to the Fig. 10 prompt has no 'plan1:' section", text=reply[:300])
         items = re.split(r"(?m)^[ \t]*(?:[-*+•][ \t]*)?\(?[1-3][.):][ \t]*", "\n" + listed)
@@ -407,11 +450,18 @@ def _choice(answer: str, options: Sequence[str]) -> ActionChoice:
         if hit:
             picked.add(k)
             rest = rest[: hit.start()] + " " * (hit.end() - hit.start()) + rest[hit.end() :]
-    # steps in the plans' wordings (go grasp, go to, put ...) that are one of the options
+    # a step in the plans' wordings (go grasp, go to, put ...) that is one of the options; several steps are a
+    # plan, not the next action
     texts = [o.lower() for o in options]
-    for step in parse_plan(rest):
-        if step.text in texts:
-            picked.add(texts.index(step.text))
+    steps = {s.text: None for s in parse_plan(rest)}
+    if len(steps) > 1:
+        raise ParseError(
+            f"cobel-llm: the Fig. 14 answer names a plan of {len(steps)} steps ({', '.join(steps)}), not one action",
+            text=answer[:200],
+        )
+    for text in steps:
+        if text in texts:
+            picked.add(texts.index(text))
     # a target alone, when it is the only entity the answer names and one option has it
     entities = {_entity(e) for e in re.findall(_ENTITY, low)}
     if not picked and len(entities) == 1:
