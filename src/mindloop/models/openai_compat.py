@@ -33,6 +33,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
@@ -71,6 +72,22 @@ def _ssl_context() -> ssl.SSLContext:
 
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+PREFLIGHT_S = 10.0
+"""Seconds the pre-flight check waits for each answer (never more than the request timeout)."""
+
+
+async def _answers_openapi(client: httpx.AsyncClient, base_url: str, deadline: float) -> bool:
+    """Whether the server behind ``base_url`` serves ``/openapi.json`` (at its root) within ``deadline`` seconds."""
+    parts = urlsplit(base_url)
+    try:
+        async with asyncio.timeout(deadline):
+            response = await client.get(f"{parts.scheme}://{parts.netloc}/openapi.json")
+    except (TimeoutError, httpx.HTTPError):
+        return False
+    return response.status_code == 200
+
+
 _RETRY_STATUS = frozenset({408, 429})
 _OVERLOAD_STATUS = frozenset({429, 503})
 """Answers that say the server has more than it can take: the adaptive in-flight limit halves on them."""
@@ -407,20 +424,20 @@ class OpenAIChatModel:
         """Pre-flight: one ``GET {base_url}/models`` (or, where that is not served, one tiny chat call), no retries.
 
         Raises :class:`ModelUnavailableError` when nothing answers (or a 5xx) and :class:`ModelError` when the
-        server refuses the key or the request, each in one line naming the URL and what to check; connecting gets
-        at most 10 s, so a wrong ``--base-url`` costs seconds, and a busy server gets the request timeout to answer.
+        server refuses the key or the request, each in one line naming the URL and what to check, within
+        :data:`PREFLIGHT_S` seconds. A server that connects but is too busy to answer ``/models`` in time (a one-slot
+        server in the middle of a completion) passes when it serves its ``/openapi.json``.
         """
         headers = {"Content-Type": "application/json"}
         key = os.environ.get(self.options.api_key_env)
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        # Connecting gets at most 10 s (a wrong --base-url costs seconds); a server that accepted the connection
-        # may be busy answering someone else (llama-cpp-python's server answers /models only between
-        # completions), so its reply gets the request timeout.
-        deadline = self.options.timeout_s
-        timeout = httpx.Timeout(deadline, connect=min(deadline, 10.0))
+        # Connecting and answering get 10 s each, so a wrong --base-url costs seconds. A server that accepted the
+        # connection but does not answer /models may be busy: llama-cpp-python's server answers /models only between
+        # completions, yet serves its /openapi.json at once; a server that answers that is up, and the run goes on.
+        deadline = min(self.options.timeout_s, PREFLIGHT_S)
         url = f"{self.base_url}/models"
-        async with httpx.AsyncClient(headers=headers, timeout=timeout, verify=_ssl_context()) as client:
+        async with httpx.AsyncClient(headers=headers, timeout=deadline, verify=_ssl_context()) as client:
             try:
                 async with asyncio.timeout(deadline):
                     response = await client.get(url)
@@ -429,7 +446,15 @@ class OpenAIChatModel:
                         ping = [{"role": "user", "content": "ping"}]
                         body = {"model": self.model_id, "messages": ping, "max_tokens": 1}
                         response = await client.post(url, json=body)
-            except (TimeoutError, httpx.TimeoutException) as exc:
+            except (TimeoutError, httpx.ReadTimeout) as exc:
+                if await _answers_openapi(client, self.base_url, deadline):
+                    return  # connected, busy: the first call will wait its turn
+                raise ModelUnavailableError(
+                    f"pre-flight: no answer from {url} within {deadline:g} s; check --base-url and that the server "
+                    "is up",
+                    model=self.name,
+                ) from exc
+            except httpx.TimeoutException as exc:
                 raise ModelUnavailableError(
                     f"pre-flight: no answer from {url} within {deadline:g} s; check --base-url and that the server "
                     "is up",
