@@ -202,7 +202,7 @@ def test_observation_reply_parser_is_strict() -> None:
     names = {"actors": frozenset({"lily"}), "objects": frozenset({"apple"}), "locations": frozenset({"fridge"}), "t": 3}
     with pytest.raises(ParseError, match="unknown location 'moon'"):
         parse_observation_reply("<Events></Events><Moves>\napple -> moon | seen by: lily\n</Moves>", **names)
-    with pytest.raises(ParseError, match="not 'PERSON: verb"):
+    with pytest.raises(ParseError, match="not a person's name, a colon and verb"):
         parse_observation_reply("<Events>\nLily took it\n</Events><Moves></Moves>", **names)
 
 

@@ -100,6 +100,12 @@ def test_template_copies_are_refused_and_give_way_to_an_answer() -> None:
     )
     with pytest.raises(ParseError, match="several different trigger operations"):
         parse_operation("belief_create_visual_fact(none, apple, fridge)\nreasoning_run(lily, apple, none)")
+    # the prompt's list is written "verb: slot, slot, slot": that form is read, and its placeholders refused
+    assert parse_operation("reasoning_run: lily, apple, none.") == Operation("reasoning_run", "lily", "apple")
+    with pytest.raises(ParseError, match="copies the template's slot names"):
+        parse_operation("belief_create_visual_fact: none, an object, a location. The robot saw an object.")
+    with pytest.raises(ParseError, match="copies the template's slot names"):
+        parse_operation("belief_update_actor_belief(jake, bathroom_faucet, LOCATION)")
 
 
 def test_read_operation_grounds_slots_and_refuses_the_old_example() -> None:
@@ -181,6 +187,11 @@ def test_action_echoes_are_refused() -> None:
         parse_action_reply("<Action> walk(fridge)\n<Action> none")
     with pytest.raises(ParseError, match="no <Action> line"):
         parse_action_reply("The robot should fetch the apple.")
+    # an <Action> line, then a different plan as a list of steps: two answers
+    with pytest.raises(ParseError, match="followed by a separate list of steps"):
+        parse_action_reply("<Action> walk(sink)\n<Step 1: Walk to the sink>\n<Step 2: Give glass to person>")
+    # prose after the line is not a second plan
+    assert parse_action_reply("<Action> walk(fridge)\nThis brings the robot to the fridge.") == ("walk(fridge)",)
 
 
 # ---- observation ------------------------------------------------------------------------------------------------
@@ -244,6 +255,13 @@ def test_skill_lines_in_every_written_form() -> None:
         kind, conds, text = got
         assert (kind, tuple(c.describe() for c in conds), text) == want, line
     assert parse_skill_line("Here are the skills:") is None
+    # a skill written over three lines is one skill; a SKILL line without a kind is refused
+    reply = 'SKILL Preferred\nwhen: quiet=True\ntext: "Prefer it when quiet."\n\nSKILL noop\nwhen: quiet=True\ntext: x'
+    skills, failures = parse_summary(reply, "noop")
+    assert [(s.kind, [c.describe() for c in s.when], s.text) for s in skills] == [
+        ("preferred", ["quiet=true"], "Prefer it when quiet.")
+    ]
+    assert len(failures) == 1 and "its kind must be strong, preferred or negative" in failures[0]
 
 
 def test_skill_template_copies_are_refused() -> None:

@@ -7,6 +7,7 @@ if the robot is wrong about where something is, the plan fails when the simulato
 
 from __future__ import annotations
 
+import re
 from typing import Any, Protocol
 
 from mindloop.errors import ParseError
@@ -122,6 +123,7 @@ PLACEHOLDER_ARGS = frozenset({"x", "arg", "item", "place", "person", "liquid", "
 """Argument names of the prompt's verb list: a step whose arguments are all among them copies the list."""
 
 _FORMAT_ECHOES = ("verb(arg", "verb(x", "verb(")
+_STEP_LIST = re.compile(r"^\s*[<*#\-\s]*step\s*\d+\s*[:.)]", re.IGNORECASE | re.MULTILINE)
 
 
 def _read_action(value: str) -> tuple[str, ...]:
@@ -154,6 +156,11 @@ def parse_action_reply(reply: str) -> tuple[str, ...]:
     values = read_tags(reply, ("action",))["action"]
     if not values:
         raise ParseError("the action reply has no <Action> line", text=reply[:200])
+    if _STEP_LIST.search(reply):  # "<Action> walk(x)" then "<Step 1: Walk to ...>": two different plans
+        raise ParseError(
+            "the <Action> line is followed by a separate list of steps; write every step on the <Action> line",
+            text=reply[:200],
+        )
     echoed = any(any(e in v.lower() for e in _FORMAT_ECHOES) for v in values)
     try:
         steps = single("action", values, _read_action, show=lambda s: ", ".join(s) or "none")

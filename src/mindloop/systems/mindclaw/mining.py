@@ -320,12 +320,12 @@ Fields you may use: {fields}
 Correct and incorrect decisions:
 {cases}
 
-Write up to {limit} skills for {op}, one per line. A skill line has three parts separated by |:
-  1. the word SKILL, a space and the skill's kind;
+Write up to {limit} skills for {op}, one per line. Each skill is one of three kinds: strong means "choose {op} \
+whenever this holds"; preferred means "evidence for {op}"; negative means "never {op} when this holds". A skill line \
+has three parts separated by |:
+  1. the word SKILL, a space, and the kind you chose for this skill;
   2. when: then the conditions, separated by commas, each a field from the list above, =, != or >, and a value;
-  3. text: then one sentence of your own that states the rule.
-The kinds: strong means "choose {op} whenever this holds"; preferred means "evidence for {op}"; negative means \
-"never {op} when this holds"."""
+  3. text: then one sentence of your own that states the rule."""
 """The summariser's user prompt. The paper describes the summarising step (Fig. 4) but gives no prompt text; the
 line's parts are described in words, with no template to copy (a small model copied ``SKILL
 strong|preferred|negative | when: ...`` verbatim)."""
@@ -336,7 +336,9 @@ _SKILL_HEAD = re.compile(r"^skill(?![a-z])\s*(?:\d+\s*)?[:.)\-]?\s*(.*)$", re.IG
 _COND = re.compile(r"^\s*([a-z_]+)\s*(!=|==|>=|<=|=|>|<)\s*([A-Za-z0-9_.\-]+)\s*$")
 _COND_SPLIT = re.compile(r"\s*(?:,|;|&&|&|\band\b)\s*", re.IGNORECASE)
 _PART = re.compile(r"^(when|text)\b\s*[:=\-]?\s*(.*)$", re.IGNORECASE | re.DOTALL)
-_KIND_LIST = re.compile(r"\b(?:strong|preferred|negative)\s*[|/,]\s*(?:strong|preferred|negative)\b", re.IGNORECASE)
+_KIND_LIST = re.compile(
+    r"\b(?:strong|preferred|negative)\s*(?:[|/,]|\bor\b)\s*(?:strong|preferred|negative)\b", re.IGNORECASE
+)
 _TEMPLATE_FIELDS = frozenset({"FIELD", "VALUE", "NUMBER"})
 
 
@@ -410,7 +412,7 @@ def parse_skill_line(line: str) -> tuple[str, tuple[Condition, ...], str] | None
         named.setdefault(m.group(1).lower(), m.group(2).strip())
     if "when" not in named or "text" not in named:
         raise ParseError("a SKILL line needs a when: part and a text: part", text=line.strip()[:120])
-    text = named["text"].strip()
+    text = named["text"].strip().strip("\"'").strip()
     if text.lower().strip(" .") in ("one sentence", "one sentence of your own", "") or "one sentence" in text.lower():
         raise ParseError("the text: part copies the template; state the rule in a sentence")
     conds = tuple(_condition(part) for part in _COND_SPLIT.split(named["when"]) if part.strip())
@@ -419,9 +421,22 @@ def parse_skill_line(line: str) -> tuple[str, tuple[Condition, ...], str] | None
     return kinds[0], conds, text
 
 
+def _skill_lines(reply: str) -> list[str]:
+    """The reply's lines, a SKILL line joined with the ``when:`` and ``text:`` lines that follow it (a skill written
+    over three lines is one skill)."""
+    out: list[str] = []
+    for line in reply.splitlines():
+        part = _PART.match(clean(line))
+        if part is not None and out and _SKILL_HEAD.match(clean(out[-1])):
+            out[-1] = f"{out[-1].rstrip()} | {clean(line)}"
+        else:
+            out.append(line)
+    return out
+
+
 def _first_reason(reply: str) -> str:
     """Why the first unusable SKILL line of ``reply`` was refused (or that it has none)."""
-    for line in reply.splitlines():
+    for line in _skill_lines(reply):
         try:
             parse_skill_line(line)
         except ParseError as exc:
@@ -435,7 +450,7 @@ def parse_summary(reply: str, op: str, *, start: int = 1) -> tuple[list[Skill], 
     skills: list[Skill] = []
     failures: list[str] = []
     seen = False
-    for line in reply.splitlines():
+    for line in _skill_lines(reply):
         try:
             got = parse_skill_line(line)
         except ParseError as exc:

@@ -231,23 +231,23 @@ Known people: {actors}
 Known objects: {objects}
 Known locations: {locations}
 
-Describe it in two sections, using only the names above:
-- between <Events> and </Events>, one line for each action a person did: the person's name, a colon, then the \
-action as a verb with its arguments in parentheses; add the word failed after an attempt that did not work;
-- between <Moves> and </Moves>, one line for each object seen at a location: the object, ->, the location, then \
-| seen by: and the people who saw it (nobody if no one did).
-Leave a section empty when there is nothing to list."""
-"""The Observation module's user prompt. The paper gives no prompt text; the line formats are described in words,
-with no template line to copy (a small model copied ``PERSON: verb(arg, ...)`` and ``OBJECT -> LOCATION | seen
-by: PERSON, PERSON`` verbatim)."""
+List what happened, using only the names above, in exactly this format:
+<Events>
+PERSON: verb(arg, ...)            (one line per action; add " failed" after an attempt that did not work)
+</Events>
+<Moves>
+OBJECT -> LOCATION | seen by: PERSON, PERSON   (one line per object seen somewhere; "seen by: nobody" if unseen)
+</Moves>
+Write an empty section if there is nothing to list."""
+"""The Observation module's user prompt. The paper gives no prompt text. Its format lines are templates
+(``PERSON: verb(arg, ...)``); the real 0.5B model did not copy them (0 of 12 replies), so they stay, and a copy would
+be refused (:func:`parse_observation_reply`)."""
 
 _HEADER = re.compile(r"^[<\[]?\s*/?\s*(events|moves)\s*[>\]]?\s*:?\s*(.*)$", re.IGNORECASE)
 _CLOSE = re.compile(r"</\s*(?:events|moves)\s*>", re.IGNORECASE)
 _EVENT_LINE = re.compile(
-    r"^([A-Za-z0-9_]+)\s*:?\s+([A-Za-z_]+)\s*\(([^)]*)\)\s*[.,;]?\s*\(?\s*(failed)?\s*\)?\s*[.]?$", re.IGNORECASE
-)
-_EVENT_COLON = re.compile(
-    r"^([A-Za-z0-9_]+)\s*:\s*([A-Za-z_]+)\s*\(([^)]*)\)\s*[.,;]?\s*\(?\s*(failed)?\s*\)?\s*[.]?$", re.IGNORECASE
+    r"^([A-Za-z0-9_]+)\s*(?::\s*|\s+)([A-Za-z_]+)\s*\(([^)]*)\)\s*[.,;]?\s*\(?\s*(failed)?\s*\)?\s*[.]?$",
+    re.IGNORECASE,
 )
 _MOVE_LINE = re.compile(
     r"^(.+?)\s*(?:->|\u2192|=>)\s*(.+?)\s*(?:\|\s*|\(\s*|,\s*|\s)seen\s+by\s*:?\s*(.*?)\s*\)?\s*[.]?$", re.IGNORECASE
@@ -333,9 +333,9 @@ def parse_observation_reply(
     for line in sections["events"]:
         if line.lower().strip(" .") in _EMPTY_LINES:
             continue
-        m = _EVENT_COLON.match(line) or _EVENT_LINE.match(line)
+        m = _EVENT_LINE.match(line)
         if m is None:
-            raise ParseError("an <Events> line is not 'PERSON: verb(args)'", text=line)
+            raise ParseError("an <Events> line is not a person's name, a colon and verb(arguments)", text=line)
         actor = m.group(1).lower()
         if actor not in actors:
             raise ParseError(f"unknown person {actor!r} in <Events>", text=line)
@@ -356,7 +356,7 @@ def parse_observation_reply(
             continue
         m = _MOVE_LINE.match(line)
         if m is None:
-            raise ParseError("a <Moves> line is not 'OBJECT -> LOCATION | seen by: ...'", text=line)
+            raise ParseError("a <Moves> line is not an object, ->, a location and | seen by: the people", text=line)
         (obj,) = _names_in(m.group(1), objects, "object", line) or [""]
         (loc,) = _names_in(m.group(2), locations, "location", line) or [""]
         seen_text = m.group(3).strip().strip(".")

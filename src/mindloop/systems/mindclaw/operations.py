@@ -105,7 +105,10 @@ class Operation:
 
 _NAME = r"[A-Za-z0-9_.\-]+"
 _SLOT = r"""\s*['"]?\s*([A-Za-z0-9_./\-]+(?:[ ][A-Za-z0-9_./\-]+){0,3})\s*['"]?\s*"""
-_OP_RE = re.compile(rf"\b({'|'.join(OPERATION_VERBS)})\s*\({_SLOT},{_SLOT},{_SLOT}\)", re.IGNORECASE)
+_OP_RE = re.compile(
+    rf"\b({'|'.join(OPERATION_VERBS)})\s*(?:\({_SLOT},{_SLOT},{_SLOT}\)|:{_SLOT},{_SLOT},{_SLOT}(?=[.;]?\s*$|[.;]\s))",
+    re.IGNORECASE | re.MULTILINE,
+)
 _BARE_NOOP = re.compile(r"\bnoop\s*(\(\s*\))?(?!\s*\(\s*\w)", re.IGNORECASE)
 _EMPTY = ("none", "null", "-", "_", "n/a", "nothing")
 
@@ -114,23 +117,30 @@ PLACEHOLDERS = frozenset({"ACTOR", "OBJECT", "LOCATION", "PERSON", "ITEM", "PLAC
 
 
 def _norm(name: str) -> str:
-    return re.sub(r"\s+", "_", name.strip()).lower()
+    return re.sub(r"\s+", "_", name.strip().rstrip(".")).lower()
 
 
 def _is_placeholder(raw: str) -> bool:
-    return raw.strip() in PLACEHOLDERS or raw.strip().lower() in ("i", "j", "l", "\u2113")
+    low = " ".join(raw.lower().split())
+    return raw.strip() in PLACEHOLDERS or low in ("i", "j", "l", "\u2113", "a person", "an object", "a location")
 
 
 def find_operations(text: str) -> list[Operation]:
     """Every ``verb(a, b, c)`` operation written in ``text``, in order (names lower-cased; markdown emphasis and
     code quotes ignored; a name written with spaces read with underscores)."""
     text = text.replace("`", "").replace("**", "").replace("\\_", "_")
-    return [Operation(m.group(1).lower(), *(_norm(m.group(k)) for k in (2, 3, 4))) for m in _OP_RE.finditer(text)]
+    return [Operation(m.group(1).lower(), *(_norm(s) for s in _slots(m))) for m in _OP_RE.finditer(text)]
+
+
+def _slots(m: re.Match[str]) -> tuple[str, str, str]:
+    """The three slots of an operation match (the parenthesised form, or ``verb: a, b, c`` ending a line)."""
+    got = [g for g in m.groups()[1:] if g is not None]
+    return got[0], got[1], got[2]
 
 
 def _templates(text: str) -> list[str]:
     text = text.replace("`", "").replace("**", "").replace("\\_", "_")
-    return [m.group(0) for m in _OP_RE.finditer(text) if any(_is_placeholder(m.group(k)) for k in (2, 3, 4))]
+    return [m.group(0) for m in _OP_RE.finditer(text) if any(_is_placeholder(s) for s in _slots(m))]
 
 
 def parse_operation(text: str) -> Operation:
@@ -153,7 +163,9 @@ def parse_operation(text: str) -> Operation:
                 "name or none",
                 text=text[:200],
             )
-        raise ParseError("no trigger operation verb(actor, object, location) found", text=text[:200])
+        raise ParseError(
+            "no trigger operation found: write one verb with its three slots in parentheses", text=text[:200]
+        )
     ops = list(dict.fromkeys(_normalise_empty(o) for o in found))
     if len(ops) > 1:
         listed = ", ".join(str(o) for o in ops[:4])

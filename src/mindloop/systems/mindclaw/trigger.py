@@ -168,11 +168,13 @@ TRIGGER_TEMPLATE = """Operations (fill slots only with candidate names; write no
 
 {context}
 
-Answer with exactly one operation on one line: one verb from the list above, with ACTOR, OBJECT and LOCATION \
-replaced by names from <Candidates> (keep none where the list has none)."""
-"""The trigger's user prompt. MindClaw's paper gives the operation space (eq. (8)) but no prompt text; the list of
-operations is the allowed values, and the answer line names no example operation (a small model copied
-``belief_update_actor_belief(alice, apple, fridge)`` verbatim in every reply)."""
+Answer with exactly one operation on one line: one verb from the list above, with each of ACTOR, OBJECT and \
+LOCATION replaced by a name from <Candidates> (keep none where the list has none)."""
+"""The trigger's user prompt. MindClaw's paper gives the operation space (eq. (8)) but no prompt text. The list of
+operations is the allowed values; the answer line names no example operation (the real 0.5B model copied the old
+prompt's ``for example: belief_update_actor_belief(alice, apple, fridge)`` in every reply). Slots described in words
+instead of capitalised placeholders were tried and did worse (``belief_create_actor_belief, none, none``: no
+slots); a placeholder left in a reply is refused and sent back naming it."""
 
 
 class ModelPolicy:
