@@ -233,6 +233,7 @@ def test_echoes_are_format_slots_and_examples_the_world_does_not_have() -> None:
 def test_a_concluding_sentence_decides_when_the_answer_label_is_missing_or_rambles() -> None:
     # real replies: a 'Reasons:' section and no 'answer:', ending "Therefore, my plan is SUBPLAN DONE."
     assert read_action("Reasons:\n1. Actions A, B and C are done.\n\nTherefore, my plan is SUBPLAN DONE.", OPTIONS).done
+    assert read_action("Reasons:\nSubplan DONE. Alice has completed the goal.", OPTIONS).done
     rambling = "reasons: x\nanswer: A would waste time and so would C. Thus, B."
     assert read_action(rambling, OPTIONS) == ActionChoice(1)
     # a plan that names several entities is no choice of one action (a target alone counts only when it is alone)

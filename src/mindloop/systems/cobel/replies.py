@@ -383,12 +383,16 @@ _CONCLUSION = re.compile(
 )
 
 
+_DONE = re.compile(r"(?i)\bsub[\s_-]?plan[\s_-]+(?:is[\s_-]+)?done\b")
+
+
 def read_action(reply: str, options: Sequence[str]) -> ActionChoice:
     """The action a Fig. 14 reply chooses from ``options`` (listed ``A. …``, ``B. …``), or ``SUBPLAN DONE``.
 
     The ``answer:`` section is read (the whole reply when it has no labels at all; its concluding sentence,
-    ``Therefore, …``, when it has other labels but no answer): a letter, an option's text (longest first, so
-    ``explore <kitchen>(20)`` is not read inside ``explore <kitchen>(200)``), a step in the plans' wordings
+    ``Therefore, …``, when it has other labels but no answer, or the whole reply when it then says SUBPLAN
+    DONE): a letter, an option's text (longest first, so ``explore <kitchen>(20)`` is not read inside
+    ``explore <kitchen>(200)``), a step in the plans' wordings
     (``go grasp <apple>(12)``), or the target of one option when it is the only entity the answer names. Two
     different actions, a letter that is not the action named, or an action with ``SUBPLAN DONE`` are refused;
     when a long answer is ambiguous, its concluding sentence decides.
@@ -405,6 +409,8 @@ def read_action(reply: str, options: Sequence[str]) -> ActionChoice:
         answers = [reply]
     elif not answers:
         conclusion = _conclusion(reply)
+        if conclusion is None and _DONE.search(reply):  # "Reasons: Subplan DONE. Alice has completed ..."
+            conclusion = reply
         if conclusion is None:
             raise ParseError("cobel-llm: the reply to the Fig. 14 prompt has no 'answer:' section", text=reply[:300])
         answers = [conclusion]
@@ -440,7 +446,7 @@ def _concluded(answer: str, options: Sequence[str]) -> ActionChoice:
 def _choice(answer: str, options: Sequence[str]) -> ActionChoice:
     flat = _flat(answer)
     low = flat.lower()
-    done = bool(re.search(r"\bsub[\s_-]?plan[\s_-]+(?:is[\s_-]+)?done\b", low))
+    done = bool(_DONE.search(low))
     picked: set[int] = set()
     # whole option texts, longest first, each span used once
     rest = low
