@@ -128,17 +128,33 @@ def test_text_and_frame_messages() -> None:
         'Alex: "So stuffy."\nJamie: "My mouth is dry."', (("alex", "So stuffy."), ("jamie", "My mouth is dry."))
     )
     text = build_messages("hierarchy", given)
-    assert [m["role"] for m in text] == ["system", "user"] and text[0]["content"] == PROMPTS["hierarchy"]
-    assert text[1]["content"] == (
-        '# Input\nInput (Video and Dialogue):\nAlex: "So stuffy."\nJamie: "My mouth is dry."\n\n'
-        "This input is not one of the examples above: write the output about the people, objects and events of this "
-        "input only.\n\nOutput:"
-    )
+    assert len(text) == 1 and isinstance(text[0]["content"], str)
+    assert 'Input (Video and Dialogue):\nAlex: "So stuffy."' in text[0]["content"]
     png = b"\x89PNG\r\n\x1a\n" + b"0" * 10
     framed = build_messages("decision", HierarchyInput("narration not shown", given.dialogue, (png, png)))
-    assert framed[0]["content"] == PROMPTS["decision"]
-    parts = framed[1]["content"]
+    parts = framed[0]["content"]
     assert [p["type"] for p in parts] == ["text", "image_url", "image_url", "text"]
     assert "2 frames of the video" in parts[0]["text"] and "narration not shown" not in str(parts)
     assert parts[1]["image_url"]["url"].startswith("data:image/png;base64,")
-    assert parts[3]["text"].startswith('Dialogue:\nAlex: "So stuffy."') and parts[3]["text"].endswith("Output:")
+    assert parts[3]["text"].startswith('Dialogue:\nAlex: "So stuffy."')
+
+
+def test_layer_names_without_angle_brackets_are_read_at_line_starts() -> None:
+    text = (
+        "### Description\nAlice walks in and looks in the fridge.\n"
+        "**Robot Belief:** I believe Alice thinks the apple is in the fridge.\n"
+        "**Robot Desire:** I want to help Alice.\n3. Robot Intention: Fetch the apple from the table.\n"
+        "- **Decision**: Give Alice the apple.\n**Action:**\n1. walk(table)\n2. pick(apple)\n3. give(apple, Alice)\n"
+    )
+    h = parse_hierarchy(text)
+    assert h.text("perception") == "Alice walks in and looks in the fridge."
+    assert h.text("belief") == "I believe Alice thinks the apple is in the fridge."
+    assert (h.text("desire"), h.text("intention")) == ("I want to help Alice.", "Fetch the apple from the table.")
+    assert h.text("decision") == "Give Alice the apple."
+    assert h.action_line() == "walk(table), pick(apple), give(apple, Alice)"
+    # with angle-bracket tags present, a line that merely starts with a layer name is content, not a layer
+    tagged = parse_hierarchy(FIG15_EXAMPLE.replace("<Robot Intention> ", "<Robot Intention> Decision: "))
+    assert tagged.text("intention").startswith("Decision: Retrieve the mug")
+    # the same layer named twice is two answers: refused
+    with pytest.raises(HierarchyParseError, match="<Belief> appears more than once"):
+        parse_hierarchy(text.replace("**Robot Desire:**", "**Robot Belief:** again.\n**Robot Desire:**"))

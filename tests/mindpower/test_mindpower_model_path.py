@@ -30,14 +30,14 @@ def test_agent_and_judges_read_through_ask_with_judge_calls_in_the_ledger(tmp_pa
 
     def reply(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
         first = str(messages[0]["content"])
-        retried = messages[-2]["role"] == "assistant" if len(messages) > 2 else False
+        retried = len(messages) > 1  # every prompt is one user message; a retry adds the reply and the reason
         if retried:
             retry_reasons.append(str(messages[-1]["content"]))
         if first.startswith(BPC_PROMPT):  # a score in prose, no JSON object: refused, then a clean verdict
             return '{"total_score": 8, "reasoning": "close"}' if retried else "Score: 8 or maybe 9."
         if first.startswith(ROBOT_CENTRIC_PROMPT):
             return RC_OK
-        observation = next(o for o in gold if o in str(messages[1]["content"]))
+        observation = next(o for o in gold if o in first)
         if observation == samples[0].input["scenario"]["observation"] and not retried:
             return "<Description> Someone moves something.\n<Decision> Help."  # layers missing: refused
         return str(gold[observation])
@@ -62,3 +62,13 @@ def test_agent_and_judges_read_through_ask_with_judge_calls_in_the_ledger(tmp_pa
     assert by_role["judge"]["prompt_tokens"] > by_role["agent"]["prompt_tokens"] > 0
     assert any(r.startswith("Your reply could not be read: malformed hierarchy output: missing") for r in retry_reasons)
     assert "Your reply could not be read: the reply is not one JSON object (no {...} in it)." in retry_reasons[1]
+
+
+def test_judge_timeout_reaches_the_judge_client() -> None:
+    bench = MindPowerBenchmark()
+    raw = {"similarity": "off", "judge": "openai/judge", "judge_base_url": "http://127.0.0.1:9/v1"}
+    timed = bench.samples(1, 0, validate_options(bench, {**raw, "judge_timeout": "600"}))[0]
+    judge: Any = bench._judge(timed.input["settings"])
+    assert judge is not None and getattr(judge, "inner", judge).options.timeout_s == 600.0
+    plain: Any = bench._judge(bench.samples(1, 0, validate_options(bench, raw))[0].input["settings"])
+    assert getattr(plain, "inner", plain).options.timeout_s == 120.0

@@ -170,3 +170,16 @@ def test_stage2_an_echoed_input_table_is_refused_and_never_labelled_is_a_failed_
     assert records[1].error.startswith("no readable labels: the table has no label columns")
     assert records[1].scores["overall"] == 0.0 and summary.metrics["overall"] == 0.5
     assert reasons[0].startswith("Your reply could not be read: the table has no label columns")
+
+
+def test_judge_timeout_reaches_the_judge_client() -> None:
+    from mindloop.bench.options import validate_options as opts
+
+    bench = OmniToMStage1Benchmark()
+    raw = {"judge": "openai/judge", "judge_base_url": "http://127.0.0.1:9/v1", "judge_timeout": "600"}
+    sample = bench.samples(1, 0, opts(bench, raw))[0]
+    judge: Any = bench._judge(sample.input["settings"])
+    assert getattr(judge, "inner", judge).options.timeout_s == 600.0
+    del raw["judge_timeout"]
+    default: Any = bench._judge(bench.samples(1, 0, opts(bench, raw))[0].input["settings"])
+    assert getattr(default, "inner", default).options.timeout_s == 120.0

@@ -51,8 +51,8 @@ def test_stage2_prompt_carries_the_belief_table() -> None:
     _, user = stage2_messages(FBT.story, FBT.beliefs)
     assert f"Belief table:\n{belief_table(FBT.beliefs)}\n\nAnswer with the belief table completed" in user["content"]
     assert user["content"].endswith(  # the header of the answer, apart from the rows to label
-        "under this header:\nActor | Belief | Order | Truth-Status | Knowledge-Access | Representation | "
-        "Content Type | Mental-Source | Context"
+        "(never the whole set), under this header:\nActor | Belief | Order | Truth-Status | Knowledge-Access | "
+        "Representation | Content Type | Mental-Source | Context"
     )
     assert belief_table(FBT.beliefs).splitlines()[1] == "world | Alice is in the room"
     system, _ = stage2_messages(FBT.story, FBT.beliefs, level=4, examples=[FBT])

@@ -100,6 +100,10 @@ def test_stage2_reads_label_columns_by_header_with_extra_columns(protocol: str) 
             f"| {HEAD} |\n| Alice | The ball is in the box | a | b | c | d | e | f | g |",
             "no label is one of the closed",
         ),
+        (
+            f"| {HEAD} |\n| Alice | The ball is in the box | 0/1/2/3 | True/False/Unknown | Private/Shared/Public |",
+            r"label cells list a whole closed set \('0/1/2/3'\): give one value in each cell",
+        ),
     ],
 )
 def test_stage2_refusals(reply: str, why: str) -> None:

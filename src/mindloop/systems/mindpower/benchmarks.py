@@ -13,7 +13,8 @@ Options (``--opt KEY=VALUE``; ``--data PATH``; the fields of :class:`MindPowerOp
 * ``setting`` — ``hierarchy`` (Fig. 15, default), ``decision`` (Fig. 17) or ``think`` (Fig. 18);
 * ``input`` — ``text`` (the narration, default) or ``frames`` (rendered frames as images; ``frames=32``);
 * ``judge`` — a model string for BPC and Robot-Centric judging, with ``judge_base_url`` and
-  ``judge_api_key_env`` for its endpoint;
+  ``judge_api_key_env`` for its endpoint and ``judge_timeout`` for its seconds per request (a slow local server:
+  the client's 120 s default abandons and resends long judge requests);
 * ``similarity`` — ``auto`` (default: on when the ``metrics`` extra is installed), ``on`` or ``off``.
 """
 
@@ -24,6 +25,7 @@ import importlib.util
 import threading
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Literal
 
 from pydantic import Field
@@ -67,6 +69,9 @@ class MindPowerOptions(Options):
     judge: str | None = Field(None, description="a model (BACKEND/NAME) that judges BPC and the Robot-Centric score")
     judge_base_url: str | None = Field(None, description="the judge's OpenAI-compatible endpoint")
     judge_api_key_env: str = Field("OPENAI_API_KEY", description="environment variable holding the judge's API key")
+    judge_timeout: float | None = Field(
+        None, gt=0, description="seconds per judge request (default: the model client's, 120 s)"
+    )
     similarity: Literal["auto", "on", "off"] = Field(
         "auto",
         description="BERTScore and Sentence-Transformer similarity (auto: on when the metrics extra is installed)",
@@ -91,6 +96,7 @@ def _settings(options: MindPowerOptions) -> dict[str, Any]:
         "judge": options.judge,
         "judge_base_url": options.judge_base_url,
         "judge_api_key_env": options.judge_api_key_env,
+        "judge_timeout": options.judge_timeout,
         "similarity": similarity,
     }
 
@@ -124,7 +130,7 @@ class MindPowerBenchmark:
     def __init__(self) -> None:
         self._similarity: TextSimilarity | None = None
         self._lock = threading.Lock()
-        self._judges: dict[tuple[str, str | None, str], ChatModel] = {}
+        self._judges: dict[tuple[str, str | None, str, float | None], ChatModel] = {}
         self.agents = {
             "symbolic": AgentSpec(
                 "the reference: the gold hierarchy, checked against the robot's belief store of a replay",
@@ -142,11 +148,13 @@ class MindPowerBenchmark:
     def _judge(self, settings: Mapping[str, Any]) -> ChatModel | None:
         if not settings.get("judge"):
             return None
-        key = (str(settings["judge"]), settings.get("judge_base_url"), str(settings["judge_api_key_env"]))
+        timeout = settings.get("judge_timeout")
+        key = (str(settings["judge"]), settings.get("judge_base_url"), str(settings["judge_api_key_env"]), timeout)
         if key not in self._judges:
             from mindloop.models.base import load_model
 
-            self._judges[key] = load_model(key[0], ModelOptions(base_url=key[1], api_key_env=key[2]))
+            options = ModelOptions(base_url=key[1], api_key_env=key[2])
+            self._judges[key] = load_model(key[0], options if timeout is None else replace(options, timeout_s=timeout))
         return self._judges[key]
 
     def _score_layers(

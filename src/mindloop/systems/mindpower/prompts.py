@@ -5,11 +5,9 @@
 * ``decision`` — Fig. 17: ``<Decision>`` and ``<Action>`` only, no reasoning;
 * ``think`` — Fig. 18: standard step-by-step reasoning in ``<Think>``, then ``<Decision>`` and ``<Action>``.
 
-The texts are the figures' (typesetting escapes such as ``next\\_to`` removed), sent as the system message. The
-input follows in the user message: the narration of what the robot perceived (text models) or rendered frames as
-image parts (vision models), dialogue always as text, as the paper's videos carry speech, then mindloop's
-:data:`INPUT_NOTE` (the paper does not print how the input is appended; without the note, small models copied an
-example's output as their answer).
+The texts are the figures' (typesetting escapes such as ``next\\_to`` removed). The input is either the
+narration of what the robot perceived (text models) or rendered frames as image parts (vision models); dialogue
+always goes in as text, as the paper's videos carry speech.
 """
 
 from __future__ import annotations
@@ -20,7 +18,7 @@ from typing import Any
 from mindloop.models.base import Message, image_part, message
 from mindloop.systems.mindpower.hierarchy import check_setting
 
-__all__ = ["INPUT_NOTE", "PROMPTS", "HierarchyInput", "build_messages"]
+__all__ = ["PROMPTS", "HierarchyInput", "build_messages"]
 
 _INTRO = "You are a household service robot observing a video that records human actions and conversations."
 
@@ -155,36 +153,24 @@ def _speaker(name: str) -> str:
     return name[:1].upper() + name[1:]
 
 
-INPUT_NOTE = (
-    "This input is not one of the examples above: write the output about the people, objects and events of this "
-    "input only."
-)
-"""mindloop's line after the input (not the paper's): small models otherwise copy an example's output, names and
-all, as if the input were a third example."""
-
-
 def build_messages(setting: str, given: HierarchyInput) -> list[Message]:
-    """The setting's instruction (the paper's prompt, verbatim) as the system message, then one user message with
-    the input under the examples' own label (``Input video:``, or ``Input (Video and Dialogue):``),
-    :data:`INPUT_NOTE` and ``Output:``.
+    """One user message: the setting's instruction, then the input, then ``Output:`` (as in the examples).
 
     >>> msgs = build_messages("decision", HierarchyInput("Alice walks into the kitchen."))
-    >>> msgs[0]["content"] == PROMPTS["decision"], msgs[1]["content"].splitlines()[:2]
-    (True, ['# Input', 'Input video:'])
-    >>> msgs[1]["content"].endswith("Alice walks into the kitchen.\\n\\n" + INPUT_NOTE + "\\n\\nOutput:")
+    >>> msgs[0]["content"].endswith("Input video:\\nAlice walks into the kitchen.\\n\\nOutput:")
     True
     """
     prompt = PROMPTS[check_setting(setting)]
-    label = "Input (Video and Dialogue):" if given.dialogue else "Input video:"
     if not given.frames:
-        user = f"# Input\n{label}\n{given.observation.strip()}\n\n{INPUT_NOTE}\n\nOutput:"
-        return [message("system", prompt), message("user", user)]
+        label = "Input (Video and Dialogue):" if given.dialogue else "Input video:"
+        return [message("user", f"{prompt}\n\n# Input\n{label}\n{given.observation.strip()}\n\nOutput:")]
     n = len(given.frames)
-    head = f"# Input\n{label}\n{n} frame{'s' if n != 1 else ''} of the video, in time order."
+    head = f"{prompt}\n\n# Input\n{'Input (Video and Dialogue):' if given.dialogue else 'Input video:'}\n"
+    head += f"{n} frame{'s' if n != 1 else ''} of the video, in time order."
     parts: list[str | dict[str, Any]] = [head]
     parts.extend(image_part(f) for f in given.frames)
     tail = ""
     if given.dialogue:
         tail = "Dialogue:\n" + "\n".join(f'{_speaker(s)}: "{t}"' for s, t in given.dialogue) + "\n\n"
-    parts.append(f"{tail}{INPUT_NOTE}\n\nOutput:")
-    return [message("system", prompt), message("user", *parts)]
+    parts.append(f"{tail}Output:")
+    return [message("user", *parts)]

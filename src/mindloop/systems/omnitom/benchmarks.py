@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Literal
 
 from pydantic import Field
@@ -100,6 +101,9 @@ class OmniToMStage1Options(OmniToMOptions):
     judge: str | None = Field(None, description="a model (BACKEND/NAME) that aligns instead, as the paper's judge")
     judge_base_url: str | None = Field(None, description="the judge's OpenAI-compatible endpoint")
     judge_api_key_env: str = Field("OPENAI_API_KEY", description="environment variable holding the judge's API key")
+    judge_timeout: float | None = Field(
+        None, gt=0, description="seconds per judge request (default: the model client's, 120 s)"
+    )
 
 
 def _settings(options: OmniToMOptions) -> dict[str, Any]:
@@ -111,6 +115,8 @@ def _settings(options: OmniToMOptions) -> dict[str, Any]:
         settings.update(aligner=aligner, threshold=options.threshold, judge=options.judge)
         if options.judge:
             settings.update(judge_base_url=options.judge_base_url, judge_api_key_env=options.judge_api_key_env)
+            if options.judge_timeout is not None:
+                settings["judge_timeout"] = options.judge_timeout
     return settings
 
 
@@ -263,14 +269,21 @@ class OmniToMStage1Benchmark(_OmniToMBase):
     def __init__(self) -> None:
         super().__init__()
         self._aligners: dict[tuple[Any, ...], Aligner] = {}
-        self._judges: dict[tuple[str, str | None, str], ChatModel] = {}
+        self._judges: dict[tuple[str, str | None, str, float | None], ChatModel] = {}
 
     def _judge(self, settings: Mapping[str, Any]) -> ChatModel:
-        key = (str(settings["judge"]), settings.get("judge_base_url"), str(settings.get("judge_api_key_env", "")))
+        key = (
+            str(settings["judge"]),
+            settings.get("judge_base_url"),
+            str(settings.get("judge_api_key_env") or "OPENAI_API_KEY"),
+            settings.get("judge_timeout"),
+        )
         if key not in self._judges:
             from mindloop.models.base import ModelOptions, load_model
 
-            options = ModelOptions(base_url=key[1], api_key_env=key[2]) if key[2] else ModelOptions(base_url=key[1])
+            options = ModelOptions(base_url=key[1], api_key_env=key[2])
+            if key[3] is not None:
+                options = replace(options, timeout_s=float(key[3]))
             self._judges[key] = load_model(key[0], options)
         return self._judges[key]
 

@@ -223,10 +223,11 @@ _LABELLED_HEADER = ("Actor", "Belief", *LABEL_COLUMNS)
 
 STAGE2_ANSWER = (
     "Answer with the belief table completed: every row of it, its Actor and Belief as given, followed by its seven "
-    "labels, under this header:"
+    "labels, one value from each closed set in each cell (never the whole set), under this header:"
 )
 """mindloop's closing line of the Stage 2 user message (``protocol=mindloop``; not the paper's): without it, small
-models answered with the input table again, unlabelled."""
+models answered with the input table again, unlabelled; without its "one value" clause, they filled each cell with
+the whole closed set (``0/1/2/3``, ``True/False/Unknown``)."""
 
 
 def _check_level(level: int) -> None:

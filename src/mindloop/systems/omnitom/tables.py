@@ -411,6 +411,14 @@ def _release_labels(cells: dict[str, str]) -> BeliefLabels:
     return BeliefLabels.partial(**kept)
 
 
+def _lists_a_set(cell: str) -> bool:
+    """Whether a cell lists several labels of one closed set (``0/1/2/3``, ``True/False/Unknown``) instead of one."""
+    if any(normalize_label(d, cell) is not None for d in DIMENSIONS):
+        return False  # one label, maybe with a slash of its own (Contents/Physical State)
+    parts = [x for x in re.split(r"\s*[/,]\s*", cell) if x]
+    return len(parts) >= 2 and any(all(normalize_label(d, x) is not None for x in parts) for d in DIMENSIONS)
+
+
 def _readable(labels: BeliefLabels | None) -> bool:
     return labels is not None and any(labels.get(d) is not None for d in DIMENSIONS)
 
@@ -441,7 +449,10 @@ def read_stage2(text: str, gold: Sequence[BeliefRecord], protocol: str = "mindlo
         parsed = parse_stage2(text, gold)
         labels, bad = list(parsed.labels), list(parsed.malformed)
     if not any(_readable(x) for x in labels):
-        if widest <= 2:
+        listed = next((c for _, cells in pipe_rows(text) for c in cells if _lists_a_set(c)), None)
+        if listed is not None:
+            why = f"label cells list a whole closed set ({listed[:40]!r}): give one value in each cell"
+        elif widest <= 2:
             why = (
                 "the table has no label columns: after Actor | Belief, give each row its Order, Truth-Status, "
                 "Knowledge-Access, Representation, Content Type, Mental-Source and Context labels"
