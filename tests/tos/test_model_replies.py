@@ -167,6 +167,7 @@ NAMES = ["lamp", "red door", "door", "chair", "green chair"]
         ("persp.take", "**Final Answer:** front-slight-left, mid distance.", "front-slight-left, mid distance"),
         ("act2view", "FINAL ANSWER: front left, mid", "front-left, mid distance"),
         ("loc2view", "FINAL ANSWER:\n`front, near`", "front, near"),
+        ("act2view", "<front>, near", "front, near"),  # brackets around a real label are residue
         ("perc.dec", "FINAL ANSWER: I am standing at the green chair.", "green chair"),  # not "chair"
         ("perc.dec", "FINAL ANSWER: red_door", "red door"),
         ("perc.dec", "FINAL ANSWER: Sofa", "sofa"),  # not in the scene: a readable, wrong answer
@@ -178,6 +179,7 @@ NAMES = ["lamp", "red door", "door", "chair", "green chair"]
         ("view2loc", "FINAL ANSWER: My coordinate is (2, -1).", "(2, -1)"),
         ("view2act", "FINAL ANSWER: JumpTo(lamp), Rotate(90)", "JumpTo(lamp), Rotate(90)"),
         ("view2act", "FINAL ANSWER: Actions: [Rotate(-90), JumpTo(red_door)]", "Rotate(-90), JumpTo(red_door)"),
+        ("view2act", "FINAL ANSWER: JumpTo(lamp), Query(lamp), Term()", "JumpTo(lamp), Query(lamp), Term()"),
     ],
 )
 def test_task_answers_are_read(task: str, reply: str, answer: str) -> None:
@@ -191,6 +193,8 @@ def test_task_answers_are_read(task: str, reply: str, answer: str) -> None:
         ("direction", "FINAL ANSWER: north-west", "no distance label"),
         ("direction", "FINAL ANSWER:\n[Your answer]", "placeholder"),
         ("direction", "THINK: Your thoughts\nFINAL ANSWER: Your final answer", "placeholder"),
+        ("persp.take", "THINK: ok\nFINAL ANSWER: <ego direction>, <distance>", "copies the answer format's <ego"),
+        ("view2loc", "FINAL ANSWER: (<x>, <y>)", "copies the answer format's <x>"),
         ("persp.take", "FINAL ANSWER: near", "no direction label"),
         ("perc.dec", "FINAL ANSWER: lamp or chair", "two different objects"),
         ("perc.dec", "FINAL ANSWER: I think it is the sofa over there", "no object name"),

@@ -467,6 +467,11 @@ def _names_in(text: str, names: Sequence[str]) -> list[str]:
     return [canon[" ".join(re.sub(r"_", " ", m.group(0)).lower().split())] for m in pat.finditer(text)]
 
 
+_FORMAT_SLOT = re.compile(
+    r"<(?:[a-z_ ]*(?:direction|distance|object_name\d*|name|move actions)[a-z_ ]*|x|y)>", re.IGNORECASE
+)
+"""A placeholder of the questions' ``Answer format:`` lines (``<ego direction>``, ``<object_name1>``)."""
+
 _NAME_LIKE = re.compile(r"[A-Za-z][A-Za-z_' -]{0,40}")
 
 
@@ -511,6 +516,10 @@ def read_answer(task: str, reply: str, *, names: Sequence[str] = ()) -> str:
     errors = []
     values = []
     for slot in _candidates(reply, "answer"):
+        slots = _FORMAT_SLOT.findall(slot)
+        if slots:
+            errors.append(ParseError(f"the reply copies the answer format's {slots[0]} instead of giving the answer"))
+            continue
         try:
             values.append(_read_task(task, slot, names))
         except ParseError as exc:
@@ -558,8 +567,7 @@ def _read_task(task: str, slot: str, names: Sequence[str]) -> str:
         return f"({pairs[0][0]}, {pairs[0][1]})"
     if task == "view2act":
         calls = [_norm_call(n, a) for n, a in _CALL.findall(slot)]
-        moves = [c for c in calls if c.startswith(("JumpTo(", "Rotate("))]
         if not calls:
             raise ParseError("no move actions (JumpTo(OBJ), Rotate(DEG)) in the answer")
-        return ", ".join(moves) if moves else ", ".join(calls)
+        return ", ".join(calls)  # as written: a Term() or Observe() in it is the model's (wrong) answer
     raise ParseError(f"unknown task {task!r}")

@@ -219,7 +219,12 @@ STEP_FOOTER_EXPLICIT = (
 )
 ANSWER_FOOTER_EXPLICIT = (
     "Reply format: write THINK: and then your reasoning in your own words. Then write FINAL ANSWER: and then only "
-    "your answer, in the answer format asked for above."
+    "your answer, with your own values: the words in angle brackets above name what to give, and the example shows "
+    "the layout only; copy neither."
+)
+JSON_FOOTER_EXPLICIT = (
+    "Reply format: write THINK: and then your reasoning in your own words. Then write FINAL ANSWER: and then only "
+    "the JSON object."
 )
 COGMAP_GLOBAL_PROMPT_EXPLICIT = (
     """\
@@ -227,18 +232,15 @@ COGMAP_GLOBAL_PROMPT_EXPLICIT = (
 
 Give your map of the scene as one JSON object.
 
-- Keys: every object and door you have observed, and "agent" for yourself.
-- Value of each key: an object with "position": [x, y] (integers) and "facing": one of "north", "south", "east",
-  "west" (leave "facing" out for items without a front).
+- Keys: "agent" for yourself, and the name of every object and door you have observed.
+- Value of each key: an object with the key "position" (a list of two integers, x then y) and the key "facing"
+  (one of "north", "south", "east", "west"; leave it out for items without a front).
 - Frame: origin [0, 0] is your initial position; +y is your initial facing direction (north), +x is east.
 - Include only what you have observed; do not invent items.
 
-For illustration only, the map of a different scene with one lamp two cells east of the start would be
-{"agent": {"position": [0, 0], "facing": "north"}, "lamp": {"position": [2, 0]}}. Your map uses the items you
-observed and their positions.
 Give your map after FINAL ANSWER.
 """
-    + ANSWER_FOOTER_EXPLICIT
+    + JSON_FOOTER_EXPLICIT
 )
 COGMAP_LOCAL_PROMPT_EXPLICIT = (
     """\
@@ -247,16 +249,14 @@ COGMAP_LOCAL_PROMPT_EXPLICIT = (
 Give the objects and doors in your current field of view as one JSON object, in your own frame now: the origin
 is your current position, +y is straight ahead and +x is to your right.
 
-- The JSON has "origin": "agent" and "objects": an object whose keys are the names of the visible items (not
-  yourself).
-- Value of each item: "position": [x, y] (integers, relative to you now) and "facing": one of "+x", "-x", "+y",
-  "-y" (leave "facing" out for items without a front).
+- The JSON object has the key "origin" with the value "agent", and the key "objects": an object whose keys are
+  the names of the items you see now (not yourself).
+- Value of each item: an object with the key "position" (a list of two integers, x then y, relative to you now)
+  and the key "facing" (one of "+x", "-x", "+y", "-y"; leave it out for items without a front).
 
-For illustration only, in a different scene a lamp one cell straight ahead would be
-{"origin": "agent", "objects": {"lamp": {"position": [0, 1]}}}. Your map lists what you see now.
 Give your local map after FINAL ANSWER.
 """
-    + ANSWER_FOOTER_EXPLICIT
+    + JSON_FOOTER_EXPLICIT
 )
 _FOG_TAIL_EXPLICIT = (
     'After FINAL ANSWER: write a JSON object with the key "unexplored" whose value is the list of the letters of '
@@ -278,6 +278,7 @@ class PromptSet:
     cogmap_global: str
     cogmap_local: str
     fog_tail: str
+    probe_footer: str
 
 
 _SETS = {
@@ -289,6 +290,7 @@ _SETS = {
         COGMAP_GLOBAL_PROMPT,
         COGMAP_LOCAL_PROMPT,
         _FOG_TAIL,
+        ANSWER_FOOTER,
     ),
     "explicit": PromptSet(
         "explicit",
@@ -298,6 +300,7 @@ _SETS = {
         COGMAP_GLOBAL_PROMPT_EXPLICIT,
         COGMAP_LOCAL_PROMPT_EXPLICIT,
         _FOG_TAIL_EXPLICIT,
+        JSON_FOOTER_EXPLICIT,
     ),
 }
 
@@ -352,7 +355,7 @@ def fog_probe_prompt(candidates: Sequence[Vec], *, style: str = "explicit") -> s
     return (
         "## Uncertainty probe\n\nThese points are inside rooms you have visited (origin = your initial position, "
         "north = +y). Which of them have you NOT observed yet (never in your field of view)?\n"
-        f"{lines}\n\n{texts.fog_tail}\n{texts.answer_footer}"
+        f"{lines}\n\n{texts.fog_tail}\n{texts.probe_footer}"
     )
 
 
@@ -375,6 +378,7 @@ ECHO_MARKERS: tuple[str, ...] = (
     '{"origin": "agent", "objects": {"lamp": {"position": [0, 1]}}}',
     '{"unexplored": ["A", "C"]}',
     "For illustration only",
+    "lamp two cells east of the start",
     "Reply format:",
 )
 """Format lines, placeholders and examples of both styles that a reply should never contain verbatim."""
