@@ -60,7 +60,9 @@ def test_judge_calls_are_in_the_ledger_by_role(tmp_path: Path, agent: str) -> No
     judge = [c for c in calls if c["role"] == "judge"]
     agent_calls = [c for c in calls if c["role"] == "agent"]
     assert len(judge) == 4  # BPC and Robot-Centric for each of the two samples
-    assert len(agent_calls) == (2 if agent == "model" else 0)
+    # the agent's reply lacks four of the six layers: it goes back once with the reason (--format-retries 1)
+    assert len(agent_calls) == (4 if agent == "model" else 0)
+    assert [c["attempt"] for c in agent_calls] == ([0, 1, 0, 1] if agent == "model" else [])
     assert served >= len(calls)  # (a model run's preflight is one more request, outside any sample)
     assert all(c["model"] == "openai/judge" for c in judge)
     assert summary.tokens["calls"] == len(calls)
