@@ -148,7 +148,7 @@ def test_benchmark_options_keep_their_names_defaults_and_meanings() -> None:
     from mindloop.systems.tos.world import TASKS
 
     cwah = validate_options(get_benchmark("cwah"), {"n_agents": "3"})
-    assert cwah.model_dump() == {"n_agents": 3} and cwah.team_size() == 3
+    assert cwah.model_dump() == {"n_agents": 3, "max_steps": None} and cwah.team_size() == 3
     assert list(get_benchmark("cwah").agents) == list(AGENT_KINDS)
     assert list(get_benchmark("claw").agents) == list(AGENTS)
     mp = get_benchmark("mindpower").options_model
@@ -163,6 +163,7 @@ def test_benchmark_options_keep_their_names_defaults_and_meanings() -> None:
         "judge": None,
         "judge_base_url": None,
         "judge_api_key_env": "OPENAI_API_KEY",
+        "judge_timeout": None,
         "similarity": "auto",
     }
     tos = get_benchmark("tos-active")
@@ -171,7 +172,8 @@ def test_benchmark_options_keep_their_names_defaults_and_meanings() -> None:
     assert tos.options_model().tasks == TASKS  # type: ignore[attr-defined]
     s1 = validate_options(get_benchmark("omnitom-stage1"), {"level": "4", "threshold": "0.7", "aligner": "exact"})
     assert s1.model_dump() == {"data": None, "level": 4, "protocol": "release", "split": None, "aligner": "exact",
-                               "threshold": 0.7, "judge": None}  # fmt: skip
+                               "threshold": 0.7, "judge": None, "judge_base_url": None,
+                               "judge_api_key_env": "OPENAI_API_KEY", "judge_timeout": None}  # fmt: skip
 
 
 def test_data_flag_is_the_data_option_of_benchmarks_that_read_files(tmp_path: Path) -> None:
@@ -227,6 +229,9 @@ def test_help_options_prints_the_options_and_runs_nothing(capsys: pytest.Capture
         "options of benchmark 'cwah' (--opt KEY=VALUE):",
         "  n_agents (integer, default 2; allowed: from 2 to 4)",
         "      agents per team (every episode is played by this many)",
+        "  max_steps (integer, default none; allowed: >= 1)",
+        "      stop each episode after this many environment steps, for a short run with a slow model (default: the "
+        "paper's limit, 250 C-WAH steps or 3,000 TDW-MAT frames); a shorter run names the deviation in its summary",
     ]
     assert main(["bench", "run", "mindpower", "--help-options"]) == 0
     out = capsys.readouterr().out
@@ -250,7 +255,8 @@ def test_help_options_prints_the_options_and_runs_nothing(capsys: pytest.Capture
         (
             ["bench", "run", "tos-active", "--opt", "room=2"],
             "mindloop: error: benchmark 'tos-active' has no option 'room'; did you mean 'rooms'? (options: rooms, "
-            "objects, per_task, scenes, data, mode, false_belief, proxy, probes, max_steps, budget, tasks)",
+            "objects, per_task, scenes, data, mode, false_belief, proxy, probes, max_steps, budget, prompt, "
+            "history_turns, context_tokens, tasks)",
         ),
         (
             ["bench", "run", "tomi", "--opt", "data=a.txt", "--opt", "data=b.txt"],
