@@ -70,6 +70,7 @@ def pages(runs: tuple[RunStore, str, str]) -> dict[str, str]:
 
 HITOM_REPLIES = {
     "rules": [
+        {"match": "could not be read", "reply": "I cannot tell."},  # the format retry gets the same non-answer
         {"match": "Question: Where .*lettuce", "reply": "Answer: A"},
         {"match": "Question: Where .*orange", "reply": "Answer: D"},
         {"match": "Question: Where .*apple", "reply": "I cannot tell."},
@@ -536,7 +537,8 @@ def test_browser_shows_table_plots_filters_and_transcripts(runs: tuple[RunStore,
 
     first_failed = next(r for r in store.records(tomi) if r.status == "failed")
     dom = _browse(chromium, profile, url + f"#sample={first_failed.sample.id}", "--dump-dom")
-    assert 'class="detail"' in dom and "Model transcript · 1 call" in dom
+    assert len(first_failed.calls) == 2  # the unreadable reply and its format retry, both in the transcript
+    assert 'class="detail"' in dom and "Model transcript · 2 calls" in dom
     assert first_failed.sample.input["story"][0] in dom and "unparseable answer" in dom
     assert '<div class="role">user</div>' in dom and '<div class="role">reply</div>' in dom
 
