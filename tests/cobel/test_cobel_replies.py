@@ -275,3 +275,14 @@ def test_the_first_plan_section_that_names_a_step_is_the_plan() -> None:
     )
     steps, _ = read_plan(reply, "Fig. 11")
     assert _texts(steps) == ["explore <kitchen>(2000)", "grab <cup>(7)"]
+
+
+def test_two_different_plans_under_one_label_are_refused() -> None:
+    with pytest.raises(ParseError, match="two different 'plan1:'"):
+        read_predictions("plan1: explore <kitchen>(2000)\nplan2: grab <cup>(7)\n\nplan1: grab <cup>(7)")
+    # the same plan said twice (a summary repeating it) is one plan
+    assert [_texts(p) for p in read_predictions("plan1: grab <cup>(7)\nConclusion:\nplan1: grab <cup>(7)")] == [
+        ["grab <cup>(7)"],
+        [],
+        [],
+    ]

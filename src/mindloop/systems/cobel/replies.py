@@ -178,7 +178,6 @@ _VERBS = {
 }
 _MORE = re.compile(rf"\s*(?:,\s*(?:and\s+)?|and\s+|&\s*)(?P<ent>{_ENTITY})", re.IGNORECASE)
 """One more entity of an enumeration after a step (``, <b>(2)``, `` and <c>(3)``)."""
-_PLACEHOLDER = re.compile(r"<\s*(room|object|target|bed|container|name|entity)\s*>\s*\(\s*(id|\?\w*)\s*\)", re.I)
 
 
 def _base(verb: str) -> str:
@@ -276,8 +275,11 @@ def read_predictions(reply: str, *, bed: str | None = None) -> list[list[Intent]
     plans: list[list[Intent]] = []
     if labelled:
         for key in ("plan1", "plan2", "plan3"):
-            text = next((s.text for s in labelled if s.key == key and s.text), "")
-            plans.append(parse_plan(text, bed=bed))
+            readings = [parse_plan(s.text, bed=bed) for s in labelled if s.key == key and s.text]
+            named = [r for r in readings if r]
+            if any(r != named[0] for r in named):
+                raise ParseError(f"cobel-llm: the Fig. 10 reply gives two different '{key}:'", text=reply[:300])
+            plans.append(named[0] if named else [])
     else:
         listed = next((s.text for s in found if s.key == "plans" and s.text), None)
         if listed is None:  # a cue in prose: "the top three candidate plans are as follows:" and a numbered list
