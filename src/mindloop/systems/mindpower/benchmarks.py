@@ -96,9 +96,8 @@ def _settings(options: MindPowerOptions) -> dict[str, Any]:
         "judge": options.judge,
         "judge_base_url": options.judge_base_url,
         "judge_api_key_env": options.judge_api_key_env,
-        "judge_timeout": options.judge_timeout,
         "similarity": similarity,
-    }
+    } | ({"judge_timeout": options.judge_timeout} if options.judge_timeout is not None else {})
 
 
 def mindpower_samples(n: int | None, seed: int, options: MindPowerOptions) -> list[Sample]:
