@@ -148,10 +148,13 @@ def run_row(summary: Mapping[str, Any], env: Mapping[str, str], corpus: Mapping[
     metric = HEADLINE.get(name, "")
     row = Row(name, n=summary["n"], seconds=summary["seconds"], metric=metric)
     row.tokens = int(summary["tokens"].get("total_tokens", 0))
-    row.value = summary["metrics"].get(metric)
+    if "metrics" in summary:  # a bench run --json summary
+        row.value = summary["metrics"].get(metric)
+    else:  # a suite report's run entry: its headline metric
+        row.metric, row.value = summary["headline"]["metric"], summary["headline"]["value"]
     if summary.get("n_failed"):
         row.note = f"{summary['n_failed']} of {summary['n']} samples failed"
-    if summary["n_completed"] < summary["n"]:
+    if summary["n"] is not None and summary["n_completed"] < summary["n"]:
         row.note = f"{summary['n'] - summary['n_completed']} samples not run; " + row.note
     calls = [c for s in _export(summary["run_id"], env) for c in s.get("calls") or []]
     row.outcomes, unseen = classify(calls, corpus, "agent")
@@ -252,6 +255,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows: list[Row] = []
     unseen: list[dict[str, Any]] = []
     for summary in suite["runs"]:
+        if summary.get("run_id") is None:  # a benchmark the suite did not reach
+            rows.append(Row(summary["benchmark"], note="not run (the suite stopped before it)"))
+            continue
         row, refused = run_row(summary, env, corpus)
         rows.append(row)
         unseen += refused
