@@ -149,3 +149,15 @@ def test_an_unreadable_reply_gets_one_format_retry_with_the_reason(tmp_path: Pat
         )
         summary = run_benchmark(request, store=store, progress=False)
     assert summary.metrics["unparsed"] == 2 and summary.replies["retries"] == 0 and summary.n_failed == 2
+
+
+def test_bundled_hitom_samples_do_not_depend_on_where_mindloop_is_installed() -> None:
+    """Two installs (a checkout and a wheel) give the same samples, so their runs can be compared."""
+    from mindloop.systems.tom.benchmarks import tom_samples
+
+    samples = tom_samples("hitom", 3, 0, None)
+    assert [s.input["source"] for s in samples] == [
+        "mindloop:systems/tom/data/hitom/hitom_dev.txt:1",
+        "mindloop:systems/tom/data/hitom/hitom_dev.txt:18",  # each story's question line
+        "mindloop:systems/tom/data/hitom/hitom_dev.txt:34",
+    ]

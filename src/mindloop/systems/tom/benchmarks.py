@@ -89,10 +89,12 @@ def _sample(
     )
 
 
-def _from_examples(fmt: StoryFormat, examples: Sequence[Example]) -> list[Sample]:
+def _from_examples(fmt: StoryFormat, examples: Sequence[Example], source: str | None = None) -> list[Sample]:
+    """Samples of released examples; ``source`` names their file in place of its path (the bundled split's path
+    depends on where mindloop is installed, and a sample's input must not, or runs of two installs differ)."""
     out = []
     for i, ex in enumerate(examples):
-        extra: dict[str, Any] = {"source": f"{ex.source}:{ex.line}"}
+        extra: dict[str, Any] = {"source": f"{source or ex.source}:{ex.line}"}
         choices: tuple[str, ...] = ()
         if ex.trace is not None:
             extra.update(story_type=ex.trace.story_type, question_type=ex.trace.question_type)
@@ -110,13 +112,14 @@ def _from_examples(fmt: StoryFormat, examples: Sequence[Example]) -> list[Sample
 
 def tom_samples(fmt: StoryFormat, n: int | None, seed: int, data: str | None) -> list[Sample]:
     """Samples from a released file (first ``n``), the bundled Hi-ToM split, or a generated ToMi set."""
+    source = None
     if data is None and fmt == "hitom":
-        data = str(bundled_hitom_path())
+        data, source = str(bundled_hitom_path()), "mindloop:systems/tom/data/hitom/hitom_dev.txt"
     if data is not None:
         if not Path(data).is_file():
             raise InvalidArgumentError(f"--data {data!r}: no such file")
         _, examples = read_dataset(data, fmt)
-        return _from_examples(fmt, examples[:n] if n is not None else examples)
+        return _from_examples(fmt, examples[:n] if n is not None else examples, source)
     generated = generate_tomi(DEFAULT_GENERATED if n is None else n, seed=seed)
     return [_sample(i, fmt, g.sentences, g.question, g.answer, g.qtype, {}) for i, g in enumerate(generated)]
 
