@@ -155,7 +155,8 @@ PAPER_TABLES: tuple[PaperTable, ...] = (
             Row("False-Belief Correction", ("by_task", "false_belief_correction")),
             Row("Implicit Goal Inference & Completion", ("by_task", "implicit_goal_inference")),
         ),
-        "BPC needs a judge model (--opt mindpower.judge=BACKEND/NAME); B and S need the metrics extra, and use "
+        "BPC is a judge model's score (–: the run had no --opt mindpower.judge=BACKEND/NAME); B and S need the "
+        "metrics extra, and use "
         "all-MiniLM-L6-v2 offline, so absolute values differ from the paper's encoders.",
     ),
     PaperTable(
