@@ -114,6 +114,8 @@ def test_maps_are_read_from_fences_loose_json_or_the_whole_reply() -> None:
     assert read_map('FINAL ANSWER: {"sofa": {"position": [1, 1]}}', names=names) == {}  # nothing known: empty
     with pytest.raises(ParseError, match="no JSON object"):
         read_map("FINAL ANSWER: the lamp is east of me", names=names)
+    with pytest.raises(ParseError, match="cut off"):
+        read_map('FINAL ANSWER: {"agent": {"position": [0, 0]}, "lamp": {"position": [', names=names)
     with pytest.raises(ParseError, match="two different JSON maps"):
         read_map('FINAL ANSWER: {"lamp": {"position": [2, 0]}}\nFINAL ANSWER: {"lamp": {"position": [1, 0]}}')
 
@@ -167,6 +169,9 @@ NAMES = ["lamp", "red door", "door", "chair", "green chair"]
         ("persp.take", "**Final Answer:** front-slight-left, mid distance.", "front-slight-left, mid distance"),
         ("act2view", "FINAL ANSWER: front left, mid", "front-left, mid distance"),
         ("loc2view", "FINAL ANSWER:\n`front, near`", "front, near"),
+        ("direction", "FINAL ANSWER: north-west", "north-west"),  # incomplete, read as given (the scorer gives 0)
+        ("persp.take", "FINAL ANSWER: near", "near"),
+        ("persp.take", "FINAL ANSWER: it is slightly far", "slightly-far"),
         ("act2view", "<front>, near", "front, near"),  # brackets around a real label are residue
         ("perc.dec", "FINAL ANSWER: I am standing at the green chair.", "green chair"),  # not "chair"
         ("perc.dec", "FINAL ANSWER: red_door", "red door"),
@@ -190,12 +195,11 @@ def test_task_answers_are_read(task: str, reply: str, answer: str) -> None:
     ("task", "reply", "reason"),
     [
         ("direction", "FINAL ANSWER: north or south, near", "two different directions"),
-        ("direction", "FINAL ANSWER: north-west", "no distance label"),
+        ("direction", "FINAL ANSWER: I cannot tell", "no direction or distance label"),
         ("direction", "FINAL ANSWER:\n[Your answer]", "placeholder"),
         ("direction", "THINK: Your thoughts\nFINAL ANSWER: Your final answer", "placeholder"),
         ("persp.take", "THINK: ok\nFINAL ANSWER: <ego direction>, <distance>", "copies the answer format's <ego"),
         ("view2loc", "FINAL ANSWER: (<x>, <y>)", "copies the answer format's <x>"),
-        ("persp.take", "FINAL ANSWER: near", "no direction label"),
         ("perc.dec", "FINAL ANSWER: lamp or chair", "two different objects"),
         ("perc.dec", "FINAL ANSWER: I think it is the sofa over there", "no object name"),
         ("view2loc", "FINAL ANSWER: (1, 2) or (2, 2)", "two different coordinates"),

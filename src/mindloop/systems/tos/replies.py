@@ -299,6 +299,8 @@ def read_map(reply: str, *, names: Iterable[str] | None = None, local_heading: V
         if isinstance(data, Mapping):
             maps.append(data)
     if not maps:
+        if "{" in reply and reply.count("{") > reply.count("}"):
+            raise ParseError("the JSON map is cut off (unbalanced braces): give the whole map", text=reply[:200])
         raise ParseError("no JSON object in the reply: give the map as JSON after FINAL ANSWER:", text=reply[:200])
     parsed = [parse_cognitive_map(m, names=names, local_heading=local_heading) or {} for m in maps]
     distinct = {json.dumps(sorted((k, v.pos, v.facing) for k, v in p.items())) for p in parsed}
@@ -446,9 +448,13 @@ def _read_relation(slot: str) -> str:
     if len(set(dists)) > 1:
         a, b = list(dict.fromkeys(dists))[:2]
         raise ParseError(f"two different distances in the answer: {a} and {b}")
-    if not dirs:
-        raise ParseError("no direction label in the answer (e.g. front-left, north east)")
-    raise ParseError("no distance label in the answer (near, mid distance, slightly far, far, ...)")
+    # one part alone (``north-west``): the model's incomplete answer, one hyphenated token so the scorer reads it
+    # as one part (and gives it 0, as the reference's scorer does), not as two words
+    if dirs:
+        return dirs[0].replace(" ", "-")
+    if dists:
+        return dists[0].replace(" ", "-")
+    raise ParseError("no direction or distance label in the answer (e.g. front-left, near)")
 
 
 def _names_pattern(names: Iterable[str]) -> re.Pattern[str] | None:

@@ -218,13 +218,12 @@ STEP_FOOTER_EXPLICIT = (
     "in square brackets, using only the actions and names given above."
 )
 ANSWER_FOOTER_EXPLICIT = (
-    "Reply format: write THINK: and then your reasoning in your own words. Then write FINAL ANSWER: and then only "
-    "your answer, with your own values: the words in angle brackets above name what to give, and the example shows "
-    "the layout only; copy neither."
+    "Reply format: give your reasoning in your own words after the label THINK: and then only your answer to the "
+    "question after the label FINAL ANSWER:"
 )
 JSON_FOOTER_EXPLICIT = (
-    "Reply format: write THINK: and then your reasoning in your own words. Then write FINAL ANSWER: and then only "
-    "the JSON object."
+    "Reply format: give your reasoning in your own words after the label THINK: and then only the JSON object after "
+    "the label FINAL ANSWER:"
 )
 COGMAP_GLOBAL_PROMPT_EXPLICIT = (
     """\
@@ -379,6 +378,15 @@ ECHO_MARKERS: tuple[str, ...] = (
     '{"unexplored": ["A", "C"]}',
     "For illustration only",
     "lamp two cells east of the start",
+    "and then your reasoning in your own words",
+    "and then only the JSON object",
+    "with your own values",
+    "copy neither",
+    "the words in angle brackets",
+    "in your own words after the label",
+    "only your answer to the question after the label",
+    "what you know so far and what to explore next",
+    "using only the actions and names given above",
     "Reply format:",
 )
 """Format lines, placeholders and examples of both styles that a reply should never contain verbatim."""
