@@ -117,7 +117,8 @@ move(item, place), switchoff(x), switchon(x), pour(liquid, container), remind(pe
 Answer with one line that starts with <Action> and goes on with either the robot's steps (verbs from the list, \
 their arguments replaced by names from <Candidates>, separated by commas) or the word none."""
 """Action Generation's user prompt. The paper gives no prompt text; the answer line is described in words, with
-no template to copy (a small model copied ``<Action> verb(arg, ...), ...`` and ``<Action> none`` verbatim)."""
+no template to copy: the old prompt's lines ``<Action> verb(arg, ...), ...`` / ``<Action> none`` are the kind the real
+0.5B model copied verbatim from the other prompts (it never reached action generation with the old prompts)."""
 
 PLACEHOLDER_ARGS = frozenset({"x", "arg", "item", "place", "person", "liquid", "container", "..."})
 """Argument names of the prompt's verb list: a step whose arguments are all among them copies the list."""
