@@ -1,6 +1,6 @@
-"""Real replies of a small local model (Qwen2.5-Coder-0.5B-Instruct, Q4_K_M, llama.cpp) to the MindPower prompts and
-judges, each labelled by hand (``data/real_replies.jsonl``): every readable reply must be read as a careful person
-reads it, and every unusable one refused with a one-line reason."""
+"""Real replies of small local models (Qwen2.5-Coder-0.5B- and 1.5B-Instruct, Q4_K_M, llama.cpp) to the MindPower
+prompts and judges, each labelled by hand (``data/real_replies.jsonl``): every readable reply must be read as a
+careful person reads it, and every unusable one refused with a one-line reason."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def test_the_corpus_is_well_formed() -> None:
     for e in ENTRIES:
         assert set(e) >= {"kind", "reply", "label", "expected", "model"} and e["label"] in ("readable", "unusable")
         assert (e["expected"] is None) == (e["label"] == "unusable")
-        assert e["model"] == "qwen2.5-coder-0.5b-q4_k_m"
+        assert e["model"] in ("qwen2.5-coder-0.5b-q4_k_m", "qwen2.5-coder-1.5b-q4_k_m")
 
 
 @pytest.mark.parametrize("entry", _cases("mindpower-hierarchy"))
@@ -59,3 +59,10 @@ def test_robot_centric_replies(entry: dict[str, Any]) -> None:
         return
     total, answers = parse_robot_centric(entry["reply"])
     assert {"total_score": total, "score": answers} == entry["expected"]
+
+
+def test_a_broken_bpc_reply_with_two_scores_is_refused() -> None:
+    """The fallback for broken JSON reads a score only when the reply states exactly one."""
+    with pytest.raises(ParseError):
+        parse_bpc('{"total_score": 8, "reasoning": "x"\n - then\n "total_score": 6}')
+    assert parse_bpc('{"total_score": 8, "reasoning": "ok"\n - more\n}') == (8, "ok")

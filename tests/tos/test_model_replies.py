@@ -185,6 +185,14 @@ NAMES = ["lamp", "red door", "door", "chair", "green chair"]
         ("view2act", "FINAL ANSWER: JumpTo(lamp), Rotate(90)", "JumpTo(lamp), Rotate(90)"),
         ("view2act", "FINAL ANSWER: Actions: [Rotate(-90), JumpTo(red_door)]", "Rotate(-90), JumpTo(red_door)"),
         ("view2act", "FINAL ANSWER: JumpTo(lamp), Query(lamp), Term()", "JumpTo(lamp), Query(lamp), Term()"),
+        ("persp.take", "FINAL ANSWER: RIGHT, near", "right, near"),  # outside the field of view, read as written
+        ("loc2view", "FINAL ANSWER: behind me, far", "back, far"),
+        # thought aloud with no FINAL ANSWER, one block of actions: the sequence the reasoning states
+        (
+            "view2act",
+            "THINK: The sequence is:\n1. JumpTo(lamp)\n2. Rotate(90)\n\nThat gives the view.",
+            "JumpTo(lamp), Rotate(90)",
+        ),
     ],
 )
 def test_task_answers_are_read(task: str, reply: str, answer: str) -> None:
@@ -205,6 +213,9 @@ def test_task_answers_are_read(task: str, reply: str, answer: str) -> None:
         ("view2loc", "FINAL ANSWER: (1, 2) or (2, 2)", "two different coordinates"),
         ("alloc.map", "FINAL ANSWER: I do not know", "no coordinates"),
         ("view2act", "FINAL ANSWER: turn right", "no move actions"),
+        # actions in two places of an uncued reply: which is the answer would be a guess
+        ("view2act", "THINK: first JumpTo(lamp)\nor maybe\nRotate(90)", "no FINAL ANSWER line after THINK"),
+        ("persp.take", "THINK: it is RIGHT, near", "no FINAL ANSWER line after THINK"),  # only view2act reads one
     ],
 )
 def test_unreadable_or_ambiguous_answers_are_refused(task: str, reply: str, reason: str) -> None:

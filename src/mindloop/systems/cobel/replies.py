@@ -522,11 +522,14 @@ class BeliefUpdate:
 
 
 def _belief_lines(text: str) -> list[str]:
-    """Belief lines without bullets, numbering, backticks, emphasis or a trailing full stop."""
+    """Belief lines without bullets, numbering, backticks, emphasis or a trailing full stop, each believer
+    written as a name (``<alice> BELIEVE`` -> ``Alice BELIEVE``)."""
     out = []
     for raw in re.split(r"[\n;]|,\s*(?=[A-Z][A-Za-z]*\s+BELIEVE\b)", text):
         line = re.sub(r"^\s*(?:[-*+•]|\d+[.)])\s+", "", raw)
         line = re.sub(r"[`*]", "", line).strip().rstrip(".,")
+        # a believer written like an entity without an id (``<alice> BELIEVE``) is still the agent ``Alice``
+        line = re.sub(r"<\s*([A-Za-z]+)\s*>(?=\s+BELIEVE\b)", lambda m: m[1].capitalize(), line)
         if line:
             out.append(line)
     return out

@@ -249,9 +249,25 @@ def _int(value: Any, name: str, lo: int, hi: int) -> int:
     return value
 
 
+_BPC_SCORE = re.compile(r'"total_score"\s*:\s*(\d+)\b')
+_BPC_REASONING = re.compile(r'"reasoning"\s*:\s*"((?:[^"\\\n]|\\.)*)"')
+
+
 def parse_bpc(text: str) -> tuple[int, str]:
-    """``(total_score, reasoning)`` from a BPC judge reply (Fig. 21's JSON; score 0–10)."""
-    obj = parse_json_object(text)
+    """``(total_score, reasoning)`` from a BPC judge reply (Fig. 21's JSON; score 0–10).
+
+    A reply whose JSON is broken (a judge that continues its reasoning as markdown bullets after the closing
+    quote) is still read when it states one ``"total_score": N``: the score is what a reader takes from it, and
+    the reasoning is its quoted string (empty when there is none).
+    """
+    try:
+        obj = parse_json_object(text)
+    except ParseError:
+        scores = set(_BPC_SCORE.findall(text))
+        if len(scores) != 1:
+            raise
+        said = _BPC_REASONING.search(text)
+        obj = {"total_score": int(scores.pop()), "reasoning": json.loads(f'"{said[1]}"') if said else ""}
     if "total_score" not in obj:
         raise ParseError("the BPC reply has no total_score")
     score = _int(obj["total_score"], "total_score", 0, 10)

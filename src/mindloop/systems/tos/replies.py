@@ -369,6 +369,13 @@ _DIRECTIONS: dict[str, tuple[str, ...]] = {
     "south": ("south",),
     "east": ("east",),
     "west": ("west",),
+    # outside the field of view, so never a gold label, but what a model may answer (``RIGHT, near``): read as
+    # written, so the scorer judges the model's answer (the distance may still be right) instead of a fragment
+    "back-left": ("back left", "behind left", "rear left"),
+    "back-right": ("back right", "behind right", "rear right"),
+    "back": ("back", "behind"),
+    "left": ("left",),
+    "right": ("right",),
 }
 _DISTANCES: dict[str, tuple[str, ...]] = {
     "same distance": ("same distance", "same"),
@@ -521,7 +528,14 @@ def read_answer(task: str, reply: str, *, names: Sequence[str] = ()) -> str:
     """
     errors = []
     values = []
-    for slot in _candidates(reply, "answer"):
+    try:
+        slots = _candidates(reply, "answer")
+    except ParseError:
+        block = _lone_action_block(reply) if task == "view2act" else None
+        if block is None:
+            raise
+        slots = [block]  # thought aloud, never cued: the one sequence the reasoning states is its answer
+    for slot in slots:
         slots = _FORMAT_SLOT.findall(slot)
         if slots:
             errors.append(ParseError(f"the reply copies the answer format's {slots[0]} instead of giving the answer"))
@@ -534,6 +548,17 @@ def read_answer(task: str, reply: str, *, names: Sequence[str] = ()) -> str:
         err = errors[-1]
         raise ParseError(err.reason or str(err), text=reply[:200])
     return _one(values, "answer", reply)
+
+
+def _lone_action_block(reply: str) -> str | None:
+    """The lines of a reply with no ``FINAL ANSWER`` that hold move actions, when they form one unbroken block
+    (``1. JumpTo(fridge)`` / ``2. Rotate(90)`` ...): the one sequence the reasoning states. ``None`` when no line,
+    or lines in two places, hold actions: then the reply has no answer a reader could pick without guessing."""
+    lines = reply.splitlines()
+    hits = [i for i, line in enumerate(lines) if _CALL.search(line)]
+    if not hits or hits[-1] - hits[0] != len(hits) - 1:
+        return None
+    return "\n".join(lines[hits[0] : hits[-1] + 1])
 
 
 def _read_task(task: str, slot: str, names: Sequence[str]) -> str:
