@@ -433,6 +433,32 @@ def test_cli_run_list_report_and_errors(capsys: pytest.CaptureFixture[str], tmp_
     assert "expected BENCHMARK.KEY=VALUE" in capsys.readouterr().err
 
 
+def test_progress_every_and_model_opts_reach_every_run_of_the_suite(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import mindloop.bench.suite as suite_module
+
+    seen: list[RunRequest] = []
+    real = suite_module.run_benchmark
+
+    def spy(request: RunRequest, **kwargs: Any) -> RunSummary:
+        seen.append(request)
+        return real(request, **kwargs)
+
+    monkeypatch.setattr(suite_module, "run_benchmark", spy)
+    with FakeChatServer(lambda messages, body: "A") as server:
+        args = ["suite", "run", "--model", "openai/fake", "--base-url", server.base_url, "--only", "tomi,hitom"]
+        assert main([*args, "--max-n", "2", "--progress-every", "7", "--model-opt", "server_slots=2", "--json"]) == 0
+        assert [(r.benchmark, r.progress_every, r.model_options.extra) for r in seen] == [
+            ("tomi", 7.0, {"server_slots": 2}),
+            ("hitom", 7.0, {"server_slots": 2}),
+        ]
+        capsys.readouterr()
+        assert main([*args, "--model-opt", "n_ctx=512"]) == 1  # a llamacpp key for the openai backend
+        err = capsys.readouterr().err
+        assert "n_ctx" in err and len(err.strip().splitlines()) == 1 and len(seen) == 2
+
+
 # -- the store ----------------------------------------------------------------------------------------------------
 
 

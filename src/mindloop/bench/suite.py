@@ -211,6 +211,8 @@ class SuiteRequest:
     breaker: int = 5
     max_n: int | None = None
     """At most this many samples per benchmark, below the preset's ``n`` (a first look with a slow model)."""
+    progress_every: float = 30.0
+    """Seconds between plain progress lines when stderr is not a terminal (0: none), as ``bench run``'s."""
 
 
 @dataclass(frozen=True)
@@ -322,6 +324,7 @@ def _run_request(request: SuiteRequest, name: str, opts: Mapping[str, Mapping[st
         generation_source=source,
         format_retries=request.format_retries,
         breaker=request.breaker,
+        progress_every=request.progress_every,
     )
 
 

@@ -107,11 +107,28 @@ def suite_run(
     cache: Annotated[
         _Cache, typer.Option("--cache", help="Response cache: auto (temperature 0 only), on, off.")
     ] = _Cache.auto,
+    model_opt: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--model-opt",
+            help="Backend option KEY=VALUE (repeatable): llamacpp n_ctx, n_threads, n_gpu_layers, chat_format, seed; "
+            "openai server_slots.",
+        ),
+    ] = None,
+    progress_every: Annotated[
+        float,
+        typer.Option(
+            "--progress-every",
+            min=0.0,
+            help="When stderr is not a terminal, a progress line every this many seconds (0: none).",
+        ),
+    ] = 30.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
 ) -> None:
     """Run a suite (or --resume one): each benchmark's run with its paper's settings; progress goes to stderr."""
     # Long only because Typer declares one annotated parameter per flag.
     from mindloop.bench.suite import SuiteRequest, run_suite
+    from mindloop.models.backend_options import parse_model_opts
     from mindloop.models.base import ModelOptions
 
     request = SuiteRequest(
@@ -130,12 +147,14 @@ def suite_run(
             timeout_s=timeout,
             max_retries=retries,
             cache=cache.value,
+            extra=parse_model_opts(model, model_opt or []),
         ),
         temperature=temperature,
         max_tokens=max_tokens,
         format_retries=format_retries,
         breaker=breaker,
         max_n=max_n,
+        progress_every=progress_every,
     )
     result = run_suite(request, resume=resume)
     if as_json:
