@@ -188,15 +188,32 @@ def test_aimd_halves_once_per_window_and_grows_only_from_a_full_window() -> None
 
 def test_a_reply_that_waited_for_those_ahead_lowers_the_limit() -> None:
     async def scenario() -> tuple[float, float]:
-        limit = InFlightLimit(8, timeout_s=10.0)
-        alone = await limit.acquire()
-        limit.release(alone, answered=True, cost=0.01)  # the cheapest: nothing ahead of it
+        limit = InFlightLimit(2, timeout_s=10.0)
+        first = [await limit.acquire(), await limit.acquire()]  # the first window: never judged by latency
+        limit.release(first[0], answered=True, cost=0.01)  # the cheapest: nothing ahead of it
+        limit.release(first[1], answered=True, cost=0.05)
+        assert limit.decreases == 0
         a, b = await limit.acquire(), await limit.acquire()
         limit.release(a, answered=True, cost=0.01)
-        limit.release(b, answered=True, cost=0.05)  # one ahead of it and five times the cost: it was queued
+        limit.release(b, answered=True, cost=0.05)  # one ahead of it and five times the cost: served one at a time
         return limit.limit, limit.decreases
 
-    assert asyncio.run(scenario()) == (4.0, 1)
+    assert asyncio.run(scenario()) == (1.0, 1)
+
+
+def test_replies_slowed_by_the_client_itself_leave_the_limit_alone() -> None:
+    # 32 in flight on a busy client: the k-th reply of a window comes back at up to three times the cheapest (the
+    # client reads them one after another), which a server serving one at a time would make 32 times;
+    # (ahead + 1) x cheapest / cost says ~11 or more served at once, not one.
+    async def scenario() -> tuple[float, int]:
+        limit = InFlightLimit(32, timeout_s=10.0)
+        for _ in range(4):  # four full windows
+            tickets = [await limit.acquire() for _ in range(32)]
+            for k, ticket in enumerate(tickets):
+                limit.release(ticket, answered=True, cost=0.01 * (1 + k / 16))
+        return limit.limit, limit.decreases
+
+    assert asyncio.run(asyncio.wait_for(scenario(), 10)) == (32.0, 0)
 
 
 def test_a_queued_request_s_deadline_starts_at_its_turn() -> None:
