@@ -176,11 +176,18 @@ def skills_mine_row(args: argparse.Namespace, env: Mapping[str, str]) -> Row:
         row.note = f"exit {proc.returncode}: " + (proc.stderr.strip().splitlines() or [""])[-1][:160]
         return row
     out = json.loads(proc.stdout)
-    row.value = out.get("n_skills", len(out.get("skills") or []))
-    calls = out.get("calls")
-    if isinstance(calls, dict):
-        row.outcomes = {"calls": int(calls.get("calls", 0)), "parsed": int(calls.get("parsed", 0))}
-        row.outcomes |= {k: int(calls.get(k, 0)) for k in ("rejected", "retries") if k in calls}
+    row.value = int(out.get("skills") or 0)  # how many skills it wrote
+    replies = out.get("replies")
+    if isinstance(replies, dict):
+        counts = {k: int(replies.get(k, 0)) for k in ("parsed", "rejected", "no_reply", "unread", "retries")}
+        row.outcomes = {
+            "calls": counts["parsed"] + counts["rejected"] + counts["no_reply"] + counts["unread"],
+            "parsed": counts["parsed"],
+            "unread": counts["unread"],
+            "retries": counts["retries"],
+        }
+        if counts["rejected"] or counts["no_reply"]:  # skills mine keeps no call records, so no reply texts
+            row.note = f"{counts['rejected']} refused, {counts['no_reply']} no reply (texts not kept: not classified)"
     return row
 
 
