@@ -15,7 +15,7 @@ from typing import Any
 from mindloop.bench.headline import Headline, headline_of, headline_value
 from mindloop.bench.registry import get_benchmark
 from mindloop.bench.runner import benchmark_metrics
-from mindloop.bench.store import RunInfo, RunStore, StoreDamagedError, _alive
+from mindloop.bench.store import RunInfo, RunStore, StoreDamagedError
 from mindloop.errors import MindloopError
 
 __all__ = ["RunLine", "list_runs"]
@@ -45,22 +45,12 @@ class RunLine:
         return self.info.to_dict() | {"status": self.state, "pending": self.pending, "headline": head}
 
 
-def _lock_owners(store: RunStore) -> dict[str, str]:
-    """Which process holds each running run (``host:pid``), read from the runs table."""
-    try:
-        rows = store._db.execute("SELECT run_id, lock_owner FROM runs WHERE lock_owner IS NOT NULL").fetchall()
-    except sqlite3.DatabaseError:
-        return {}
-    return {str(run_id): str(owner) for run_id, owner in rows}
-
-
-def _state(info: RunInfo, owners: dict[str, str]) -> str:
+def _state(info: RunInfo, live: set[str]) -> str:
     if not info.samples_readable:
         return "unknown"
     if info.n_completed >= info.n:
         return "finished"
-    owner = owners.get(info.run_id)
-    return "running" if owner and _alive(owner) else "stopped"
+    return "running" if info.run_id in live else "stopped"
 
 
 def _headline(store: RunStore, info: RunInfo) -> tuple[Headline | None, float | None]:
@@ -83,9 +73,9 @@ def list_runs(store: RunStore, *, metrics: bool = True) -> tuple[list[RunLine], 
     """Every run that can be read, oldest first, with its state and (``metrics``) its headline value; and the
     damage when the store is damaged (:meth:`RunStore.readable_runs`), else ``None``."""
     runs, damage = store.readable_runs()
-    owners = _lock_owners(store)
+    live = store.live_runs()
     lines = []
     for info in runs:
         headline, value = _headline(store, info) if metrics else (None, None)
-        lines.append(RunLine(info, _state(info, owners), headline, value))
+        lines.append(RunLine(info, _state(info, live), headline, value))
     return lines, damage

@@ -479,6 +479,15 @@ class RunStore:
             rows = self._db.execute(f"{_RUN_ROWS} GROUP BY r.run_id ORDER BY r.started, r.rowid").fetchall()
         return [self._info(r) for r in rows]
 
+    def live_runs(self) -> set[str]:
+        """The runs a live process is working on now (their lock's ``host:pid`` is running; a lock held from
+        another host counts as live). Empty when the runs table cannot be read (a damaged store)."""
+        try:
+            rows = self._db.execute("SELECT run_id, lock_owner FROM runs WHERE lock_owner IS NOT NULL").fetchall()
+        except sqlite3.DatabaseError:
+            return set()
+        return {str(run_id) for run_id, owner in rows if _alive(str(owner))}
+
     def readable_runs(self) -> tuple[list[RunInfo], StoreDamagedError | None]:
         """Every run that can still be read, oldest first, and the damage when the store is damaged (else ``None``).
 
