@@ -4,6 +4,7 @@ reason, the history policy cuts and records, and a prompt longer than the stated
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from mindloop.bench.store import RunStore
 from mindloop.errors import ParseError
 from mindloop.models.base import ModelOptions, message, message_text
 from mindloop.models.fake_server import FakeChatServer
-from mindloop.systems.tos.explorers.context import HistoryPolicy, PromptTooLongError, estimate_tokens
+from mindloop.systems.tos.explorers.context import TOKENIZER_SLACK, HistoryPolicy, PromptTooLongError, estimate_tokens
 from mindloop.systems.tos.explorers.prompts import (
     ANSWER_FOOTER,
     COGMAP_GLOBAL_PROMPT,
@@ -281,9 +282,13 @@ def test_a_prompt_longer_than_the_context_is_an_error_before_the_call() -> None:
     h = _history(3)
     n = estimate_tokens(h)
     assert n >= 4 * len(h)  # the chat template's markers at least
-    HistoryPolicy(context_tokens=n).check(h, "step 4")  # exactly fits
-    with pytest.raises(PromptTooLongError, match=rf"step 4 is about {n} tokens.*context_tokens={n - 1}.*history_turns"):
-        HistoryPolicy(context_tokens=n - 1).check(h, "step 4")
+    fits = math.ceil(n * TOKENIZER_SLACK)  # the estimate, 5% more for the served model's tokenizer
+    HistoryPolicy(context_tokens=fits).check(h, "step 4")  # exactly fits
+    with pytest.raises(PromptTooLongError, match=rf"step 4 is about {n} tokens.*context_tokens={fits - 1}.*history"):
+        HistoryPolicy(context_tokens=fits - 1).check(h, "step 4")
+    HistoryPolicy(context_tokens=fits + 100).check(h, "step 4", completion_tokens=100)  # room left for the answer
+    with pytest.raises(PromptTooLongError, match="the 101 completion tokens asked for"):
+        HistoryPolicy(context_tokens=fits + 100).check(h, "step 4", completion_tokens=101)
 
 
 # ---- end to end against a local OpenAI-compatible server ------------------------------------------------------

@@ -132,7 +132,7 @@ class _Caller:
     ) -> tuple[T | None, str, str | None]:
         """Send ``history`` (cut by the policy) plus ``extra``, checked against the context, read by ``read``."""
         messages = [*self.policy.cut(history), *extra]
-        self.policy.check(messages, what)
+        self.policy.check(messages, what, self.config.max_tokens)
         return await _ask(self.model, messages, read, self.config, self.retries)
 
 
