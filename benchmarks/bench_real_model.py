@@ -9,6 +9,9 @@ class:
 - **parsed**: the parser read the reply (first try or after a format retry);
 - **readable, rejected**: the parser refused a reply that the real-reply corpus (``tests/*/data/real_replies.jsonl``,
   labelled by hand) marks readable; the goal is none;
+- **read, invalid**: a refused reply the corpus marks readable whose refusal says what it asks for is not a legal
+  action (MindClaw: an operation with a slot that must be empty, a name outside the window's candidates, an
+  unknown verb): the model's error, sent back so it may correct it, not a reply the parser failed to read;
 - **unusable**: a refused reply the corpus marks unusable, plus calls that got no reply at all;
 - **unlabelled**: refused replies the corpus has not seen yet (they are written to ``--rejected`` for labelling);
 - **retries**: calls that were format retries (``--format-retries``), as a share of all agent calls.
@@ -33,6 +36,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -110,11 +114,16 @@ def load_corpus(root: Path) -> dict[str, str]:
     return labels
 
 
+INVALID = re.compile(r"slot of \w+ must be none|is not one of the window's candidate|unknown operation")
+"""Refusal reasons that say a reply was read and asks for an illegal action (MindClaw's ``SlotError``s)."""
+
+
 def classify(
     calls: Iterable[Mapping[str, Any]], corpus: Mapping[str, str], role: str
 ) -> tuple[dict[str, int], list[str]]:
     """The outcome counts of the calls in ``role`` and the texts of the refused replies the corpus has not seen."""
-    out = dict.fromkeys(("calls", "parsed", "readable_rejected", "unusable", "unlabelled", "unread", "retries"), 0)
+    keys = ("calls", "parsed", "readable_rejected", "invalid", "unusable", "unlabelled", "unread", "retries")
+    out = dict.fromkeys(keys, 0)
     unseen: list[str] = []
     for call in calls:
         if (call.get("role") or "agent") != role:
@@ -129,6 +138,8 @@ def classify(
         elif call.get("parsed") is False:
             label = corpus.get(text.strip())
             key = {"readable": "readable_rejected", "unusable": "unusable"}.get(label or "", "unlabelled")
+            if key == "readable_rejected" and INVALID.search(str(call.get("reject_reason") or "")):
+                key = "invalid"
             out[key] += 1
             if label is None:
                 unseen.append(text)
@@ -142,7 +153,7 @@ def _export(run_id: str, env: Mapping[str, str]) -> list[dict[str, Any]]:
     return [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
 
 
-def run_row(summary: Mapping[str, Any], env: Mapping[str, str], corpus: Mapping[str, str]) -> tuple[Row, list[dict]]:
+def run_row(summary: Mapping[str, Any], env: Mapping[str, str], corpus: Mapping[str, str]) -> tuple[Row, list[dict[str, str]]]:
     """One suite run's row, from its ``bench run --json`` summary and its stored calls."""
     name = summary["benchmark"]
     metric = HEADLINE.get(name, "")
@@ -215,10 +226,10 @@ def _share(count: int, total: int) -> str:
 def table(rows: Sequence[Row], label: str) -> str:
     """The rows as a Markdown table."""
     head = (
-        "| benchmark | n | seconds | tokens | metric | agent calls | parsed | readable, rejected | unusable "
-        "| unlabelled | retries | note |"
+        "| benchmark | n | seconds | tokens | metric | agent calls | parsed | readable, rejected | read, invalid "
+        "| unusable | unlabelled | retries | note |"
     )
-    lines = [f"Model: {label}", "", head, "|" + "---|" * 12]
+    lines = [f"Model: {label}", "", head, "|" + "---|" * 13]
     for r in rows:
         o, calls = r.outcomes, r.outcomes.get("calls", 0)
         value = "–" if r.value is None else f"{r.value:.3g}" if isinstance(r.value, float) else str(r.value)
@@ -230,7 +241,10 @@ def table(rows: Sequence[Row], label: str) -> str:
             str(r.tokens),
             f"{r.metric} {value}",
             str(calls),
-            *(_share(o.get(k, 0), calls) for k in ("parsed", "readable_rejected", "unusable", "unlabelled", "retries")),
+            *(
+                _share(o.get(k, 0), calls)
+                for k in ("parsed", "readable_rejected", "invalid", "unusable", "unlabelled", "retries")
+            ),
             note.strip("; "),
         ]
         lines.append("| " + " | ".join(cells) + " |")

@@ -84,7 +84,10 @@ def test_the_corpus_is_well_formed() -> None:
     for entry in CORPUS:
         assert entry["kind"] in KINDS and entry["label"] in ("readable", "unusable"), entry
         assert (entry["expected"] is None) == (entry["label"] == "unusable"), entry
-        assert entry["model"] == "qwen2.5-coder-0.5b-q4_k_m" and entry["prompt"] in ("old", "new")
+        assert entry["model"] in ("qwen2.5-coder-0.5b-q4_k_m", "qwen2.5-coder-1.5b-q4_k_m") and entry["prompt"] in (
+            "old",
+            "new",
+        )
     kinds = {e["kind"] for e in CORPUS}
     assert {"trigger", "reason"} <= kinds
 

@@ -155,6 +155,8 @@ def parse_action_reply(reply: str) -> tuple[str, ...]:
     only answer besides a copied format line is ``none`` (the old prompt's two template lines, echoed).
     """
     values = read_tags(reply, ("action",))["action"]
+    if not values and re.fullmatch(r"[\s*`\"'<>\[\]().]*none[\s*`\"'<>\[\]().]*", reply, flags=re.IGNORECASE):
+        return ()  # the whole reply is the word none (``<None>``, ``**none**``): no steps, as the prompt allows
     if not values:
         raise ParseError("the action reply has no <Action> line", text=reply[:200])
     if _STEP_LIST.search(reply):  # "<Action> walk(x)" then "<Step 1: Walk to ...>": two different plans
