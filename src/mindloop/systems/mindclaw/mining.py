@@ -387,7 +387,8 @@ def parse_skill_line(line: str) -> tuple[str, tuple[Condition, ...], str] | None
     """``(kind, conditions, text)`` from one summariser line, ``None`` when the line is not a SKILL line.
 
     Read in any form models write it: markdown bullets, numbering and emphasis; ``SKILL:`` or ``SKILL 1.``;
-    ``when`` and ``text`` with or without a colon; conditions joined by commas, ``;`` or ``and``. A line that
+    ``when`` and ``text`` with or without a colon, ``when: ... -> text: ...``, or ``SKILL kind | conditions -> text``
+    with no part names; conditions joined by commas, ``;`` or ``and``. A line that
     copies the template (``SKILL strong|preferred|negative``, ``FIELD=VALUE``, ``text: one sentence``) or is
     otherwise unreadable is a :class:`~mindloop.errors.ParseError` with a one-line reason.
     """
@@ -396,12 +397,16 @@ def parse_skill_line(line: str) -> tuple[str, tuple[Condition, ...], str] | None
         return None
     if _KIND_LIST.search(head.group(1)):
         raise ParseError("the line copies the template's kinds (strong|preferred|negative); write one kind")
-    parts = [p.strip() for p in head.group(1).split("|")]
+    body = re.sub(r"\s*->\s*(?=text\b)", " | ", head.group(1), flags=re.IGNORECASE)  # when: ... -> text: ...
+    parts = [p.strip() for p in body.split("|")]
     kinds = [k for k in SKILL_KINDS if re.search(rf"\b{k}\b", parts[0], re.IGNORECASE)]
     if len(kinds) > 1:
         raise ParseError("the line copies the template's kinds (strong|preferred|negative); write one kind")
     if not kinds:
         raise ParseError("not a SKILL line: its kind must be strong, preferred or negative", text=line.strip()[:120])
+    if len(parts) == 2 and _PART.match(parts[1]) is None and "->" in parts[1]:
+        conditions, _, then = parts[1].partition("->")  # ``SKILL strong | a=1, b=2 -> op``: when -> text
+        parts = [parts[0], f"when: {conditions}", f"text: {then}"]
     if len(parts) < 3:
         raise ParseError("not a SKILL line: it needs a when: part and a text: part after |", text=line.strip()[:120])
     named: dict[str, str] = {}
