@@ -404,7 +404,8 @@ def _run_plan(
     interrupted, stopped = False, None
     resume_line = f"mindloop suite run --resume {suite_id}"
     what = f"model {request.model}" if request.model else "the default (symbolic) agents"
-    _say(progress, f"suite {suite_id}: {len(plan)} benchmarks, preset {request.preset}, {what}")
+    count = f"{len(plan)} benchmark" + ("" if len(plan) == 1 else "s")
+    _say(progress, f"suite {suite_id}: {count}, preset {request.preset}, {what}")
     try:
         for i, name in enumerate(plan, 1):
             run_id = store.suite_runs(suite_id).get(name)
