@@ -153,7 +153,9 @@ def _export(run_id: str, env: Mapping[str, str]) -> list[dict[str, Any]]:
     return [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
 
 
-def run_row(summary: Mapping[str, Any], env: Mapping[str, str], corpus: Mapping[str, str]) -> tuple[Row, list[dict[str, str]]]:
+def run_row(
+    summary: Mapping[str, Any], env: Mapping[str, str], corpus: Mapping[str, str]
+) -> tuple[Row, list[dict[str, str]]]:
     """One suite run's row, from its ``bench run --json`` summary and its stored calls."""
     name = summary["benchmark"]
     metric = HEADLINE.get(name, "")
