@@ -142,12 +142,14 @@ def _clean(text: str) -> str:
 
 def _flat(text: str) -> str:
     """``text`` without emphasis, quotes and doubled spaces, for matching names in it (``<wicker_basket>``
-    keeps its underscore), a step written as a call read as a step."""
+    keeps its underscore), a step written as a call or with its verb as a label read as a step."""
     text = re.sub(r"[*`~\"“”‘’]|(?<!\w)_+|_+(?!\w)|(?<![A-Za-z])'|'(?![A-Za-z])", " ", text)
     text = _CALL_FORM.sub(r"\1 \2", text)  # <explore>(<livingroom>(1000)): a step written as a call
+    text = _LABELLED_STEP.sub(r"\1 ", text)  # "- explore: <livingroom>(1000)": the verb as a label
     return re.sub(r"[ \t]+", " ", text).strip()
 
 
+_LABELLED_STEP = re.compile(r"\b(explore|grab|deliver|transport|put)\s*:\s*(?=<)", re.IGNORECASE)
 _CALL_FORM = re.compile(
     r"<\s*(explore|grab|deliver|transport|put)\s*>\s*\(\s*(<[^<>()]+>\s*\(\s*\d+\s*\))\s*\)", re.IGNORECASE
 )
