@@ -244,7 +244,7 @@ def table(rows: Sequence[Row], label: str) -> str:
             f"{r.metric} {value}",
             str(calls),
             *(
-                _share(o.get(k, 0), calls)
+                _share(o[k], calls) if k in o else "–"  # skills mine keeps no replies to classify
                 for k in ("parsed", "readable_rejected", "invalid", "unusable", "unlabelled", "retries")
             ),
             note.strip("; "),
