@@ -66,3 +66,4 @@ def test_a_broken_bpc_reply_with_two_scores_is_refused() -> None:
     with pytest.raises(ParseError):
         parse_bpc('{"total_score": 8, "reasoning": "x"\n - then\n "total_score": 6}')
     assert parse_bpc('{"total_score": 8, "reasoning": "ok"\n - more\n}') == (8, "ok")
+    assert parse_bpc('{"total_score": 7, "reasoning": "a \\x b"\n - more\n}') == (7, "a \\x b")  # not JSON's escape

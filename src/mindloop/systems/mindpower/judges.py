@@ -249,6 +249,14 @@ def _int(value: Any, name: str, lo: int, hi: int) -> int:
     return value
 
 
+def _unquote(body: str) -> str:
+    """A JSON string's body with its escapes resolved (as written, when an escape is not JSON's)."""
+    try:
+        return str(json.loads(f'"{body}"'))
+    except ValueError:
+        return body
+
+
 _BPC_SCORE = re.compile(r'"total_score"\s*:\s*(\d+)\b')
 _BPC_REASONING = re.compile(r'"reasoning"\s*:\s*"((?:[^"\\\n]|\\.)*)"')
 
@@ -267,7 +275,7 @@ def parse_bpc(text: str) -> tuple[int, str]:
         if len(scores) != 1:
             raise
         said = _BPC_REASONING.search(text)
-        obj = {"total_score": int(scores.pop()), "reasoning": json.loads(f'"{said[1]}"') if said else ""}
+        obj = {"total_score": int(scores.pop()), "reasoning": _unquote(said[1]) if said else ""}
     if "total_score" not in obj:
         raise ParseError("the BPC reply has no total_score")
     score = _int(obj["total_score"], "total_score", 0, 10)
