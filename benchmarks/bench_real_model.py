@@ -1,7 +1,8 @@
 """Every model-driven benchmark on a real model, small n: what the model scored and how its replies fared.
 
 Runs one suite of every model-driven benchmark (``mindloop suite run --preset quick --max-n N``, smoke and a judge
-for MindPower included) and ``mindclaw skills mine --model`` as a user would, through the ``mindloop`` command line
+for MindPower included), MindPower once more without a judge (``bench run mindpower``), and
+``mindclaw skills mine --model`` as a user would, through the ``mindloop`` command line
 in a subprocess, against an OpenAI-compatible server, then reads each run's stored calls back and prints one
 table: benchmark, n, seconds, tokens, the headline metric, and the share of the agent's replies in each outcome
 class:
@@ -178,6 +179,26 @@ def run_row(
     return row, [{"benchmark": name, "reply": text} for text in unseen]
 
 
+def unjudged_mindpower_row(
+    args: argparse.Namespace, env: Mapping[str, str], corpus: Mapping[str, str]
+) -> tuple[Row, list[dict[str, str]]]:
+    """MindPower without a judge (the suite's run has one): ``bench run mindpower`` with the same model and n."""
+    cmd = ["bench", "run", "mindpower", "--model", args.model, "--base-url", args.base_url, "--n", str(args.max_n)]
+    cmd += ["--cache", args.cache, "--json"]
+    if args.format_retries is not None:
+        cmd += ["--format-retries", str(args.format_retries)]
+    start = time.perf_counter()
+    proc = _mindloop(cmd, env, args.timeout)
+    if not proc.stdout.strip():
+        last = (proc.stderr.strip().splitlines() or [""])[-1][:160]
+        return Row(
+            "mindpower (no judge)", seconds=time.perf_counter() - start, note=f"exit {proc.returncode}: {last}"
+        ), []
+    row, refused = run_row(json.loads(proc.stdout), env, corpus)
+    row.name = "mindpower (no judge)"
+    return row, refused
+
+
 def skills_mine_row(args: argparse.Namespace, env: Mapping[str, str]) -> Row:
     """``mindclaw skills mine --model``: seconds and how many skills it wrote (no skills is an error)."""
     row = Row("skills-mine", metric="skills")
@@ -282,6 +303,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             rows.append(Row(summary["benchmark"], note="not run (the suite stopped before it)"))
             continue
         row, refused = run_row(summary, env, corpus)
+        rows.append(row)
+        unseen += refused
+    if not args.suite and any(r.name == "mindpower" for r in rows):
+        row, refused = unjudged_mindpower_row(args, env, corpus)
         rows.append(row)
         unseen += refused
     if not args.no_skills and not args.suite:
