@@ -8,6 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+import mindloop.models.base as base_module
+from mindloop.bench.api import AgentContext
 from mindloop.bench.options import validate_options
 from mindloop.bench.runner import RunRequest, run_benchmark
 from mindloop.bench.store import RunStore
@@ -22,7 +26,9 @@ RC_OK = (
 )
 
 
-def test_agent_and_judges_read_through_ask_with_judge_calls_in_the_ledger(tmp_path: Path) -> None:
+def test_agent_and_judges_read_through_ask_with_judge_calls_in_the_ledger(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     bench = MindPowerBenchmark()
     samples = bench.samples(2, 0, validate_options(bench, {"similarity": "off"}))
     gold = {s.input["scenario"]["observation"]: s.input["scenario"]["gold_text"] for s in samples}
@@ -42,8 +48,16 @@ def test_agent_and_judges_read_through_ask_with_judge_calls_in_the_ledger(tmp_pa
             return "<Description> Someone moves something.\n<Decision> Help."  # layers missing: refused
         return str(gold[observation])
 
+    built: list[tuple[str, ModelOptions]] = []
+    real_load = base_module.load_model
+
+    def load(name: str, options: ModelOptions | None = None) -> Any:
+        built.append((name, options or ModelOptions()))
+        return real_load(name, options)
+
+    monkeypatch.setattr(base_module, "load_model", load)
     with RunStore(tmp_path / "r.sqlite") as store, FakeChatServer(reply) as server:
-        opts = ModelOptions(base_url=server.base_url, cache="off", backoff_s=0.01)
+        opts = ModelOptions(base_url=server.base_url, cache="off", backoff_s=0.01, timeout_s=30)
         options = {"similarity": "off", "judge": "openai/judge", "judge_base_url": server.base_url}
         request = RunRequest(
             "mindpower", agent="model", model="openai/agent", model_options=opts, options=options, n=2, concurrency=1
@@ -62,13 +76,29 @@ def test_agent_and_judges_read_through_ask_with_judge_calls_in_the_ledger(tmp_pa
     assert by_role["judge"]["prompt_tokens"] > by_role["agent"]["prompt_tokens"] > 0
     assert any(r.startswith("Your reply could not be read: malformed hierarchy output: missing") for r in retry_reasons)
     assert "Your reply could not be read: the reply is not one JSON object (no {...} in it)." in retry_reasons[1]
+    judges = [o for name, o in built if name == "openai/judge"]  # built with the run's options (cache, timeout)
+    assert judges and all((o.cache, o.backoff_s, o.timeout_s) == ("off", 0.01, 30) for o in judges)
 
 
-def test_judge_timeout_reaches_the_judge_client() -> None:
+def _judge_options(bench: MindPowerBenchmark, settings: dict[str, Any], ctx: AgentContext) -> ModelOptions:
+    judge: Any = bench._judge(settings, ctx)
+    assert judge is not None
+    return getattr(judge, "inner", judge).options  # type: ignore[no-any-return]
+
+
+def test_the_judge_client_takes_the_run_s_options_and_judge_timeout() -> None:
     bench = MindPowerBenchmark()
     raw = {"similarity": "off", "judge": "openai/judge", "judge_base_url": "http://127.0.0.1:9/v1"}
-    timed = bench.samples(1, 0, validate_options(bench, {**raw, "judge_timeout": "600"}))[0]
-    judge: Any = bench._judge(timed.input["settings"])
-    assert judge is not None and getattr(judge, "inner", judge).options.timeout_s == 600.0
-    plain: Any = bench._judge(bench.samples(1, 0, validate_options(bench, raw))[0].input["settings"])
-    assert getattr(plain, "inner", plain).options.timeout_s == 120.0
+    timed = bench.samples(1, 0, validate_options(bench, {**raw, "judge_timeout": "600"}))[0].input["settings"]
+    plain = bench.samples(1, 0, validate_options(bench, raw))[0].input["settings"]
+    run = ModelOptions(base_url="http://127.0.0.1:8/v1", timeout_s=300, max_retries=2, extra={"server_slots": 1})
+    ctx = AgentContext(agent="model", model_options=run)
+    judged = _judge_options(bench, plain, ctx)  # the run's --timeout and --retries, the judge's own endpoint
+    assert (judged.timeout_s, judged.max_retries, judged.base_url, dict(judged.extra)) == (
+        300.0,
+        2,
+        "http://127.0.0.1:9/v1",
+        {},
+    )
+    assert _judge_options(bench, timed, ctx).timeout_s == 600.0  # judge_timeout wins
+    assert _judge_options(bench, plain, AgentContext(agent="model")).timeout_s == 120.0  # outside a run: defaults

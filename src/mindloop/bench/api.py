@@ -12,12 +12,12 @@ run is recorded.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
-from mindloop.models.base import CallRecord, ChatModel, GenerationConfig, RecordingModel
+from mindloop.models.base import CallRecord, ChatModel, GenerationConfig, ModelOptions, RecordingModel
 from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
 
 __all__ = [
@@ -88,7 +88,9 @@ class AgentContext:
     ``ledger`` is the sample's list of model calls (the runner's; ``None`` outside a run): every other model a
     benchmark calls for the sample (a judge) goes through :meth:`recorded`, so its calls are in ``tokens``, the
     sample's ``calls`` and the report, attributed to their role. ``format_retries`` is how many times a reply the
-    agent's parser refuses goes back to the model with the reason (:func:`mindloop.models.replies.ask`)."""
+    agent's parser refuses goes back to the model with the reason (:func:`mindloop.models.replies.ask`).
+    ``model_options`` are the run's options for ``--model`` (timeout, retries, cache); a judge a benchmark builds
+    starts from them (:meth:`judge_options`)."""
 
     agent: str
     model: ChatModel | None = None
@@ -96,6 +98,15 @@ class AgentContext:
     seed: int = 0
     ledger: list[CallRecord] | None = field(default=None, compare=False, repr=False)
     format_retries: int = DEFAULT_FORMAT_RETRIES
+    model_options: ModelOptions | None = field(default=None, compare=False, repr=False)
+
+    def judge_options(self, base_url: str | None, api_key_env: str, timeout_s: float | None = None) -> ModelOptions:
+        """Options for a judge model at ``base_url``: the run's timeout, retries, backoff and cache (``--timeout``
+        and friends apply to every model call a run makes), its own endpoint and key, none of the agent backend's
+        ``--model-opt`` values, and ``timeout_s`` instead of the run's timeout when given."""
+        base = self.model_options or ModelOptions()
+        options = replace(base, base_url=base_url, api_key_env=api_key_env, extra={})
+        return options if timeout_s is None else replace(options, timeout_s=float(timeout_s))
 
     def recorded(self, model: ChatModel, role: str = "judge") -> ChatModel:
         """``model`` with its calls recorded in this sample's ledger under ``role`` (unchanged without one)."""

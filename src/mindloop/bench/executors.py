@@ -63,6 +63,7 @@ async def execute_sample(
     generation: GenerationConfig,
     seed: int,
     format_retries: int = DEFAULT_FORMAT_RETRIES,
+    model_options: ModelOptions | None = None,
 ) -> SampleResult:
     """Run one sample and package it for the store.
 
@@ -79,6 +80,7 @@ async def execute_sample(
         seed=sample_seed(seed, sample.id),
         ledger=ledger,
         format_retries=format_retries,
+        model_options=model_options,
     )
     start = time.perf_counter()
     status = "failed"
@@ -183,7 +185,15 @@ def _run_job(job: _Job) -> SampleResult | _Abort:
             if model is None:
                 model = _Worker.models[key] = load_model(job.model, job.model_options)
         coro = execute_sample(
-            bench, job.index, job.sample, job.agent, model, job.generation, job.seed, job.format_retries
+            bench,
+            job.index,
+            job.sample,
+            job.agent,
+            model,
+            job.generation,
+            job.seed,
+            job.format_retries,
+            job.model_options,
         )
         return _Worker.loop.run_until_complete(coro)
     except SETUP_ERRORS as exc:
@@ -216,7 +226,15 @@ async def run_local(
         for index, sample in queue:
             try:
                 result = await execute_sample(
-                    bench, index, sample, agent, model, request.generation, request.seed, request.format_retries
+                    bench,
+                    index,
+                    sample,
+                    agent,
+                    model,
+                    request.generation,
+                    request.seed,
+                    request.format_retries,
+                    request.model_options,
                 )
             except SETUP_ERRORS as exc:
                 raise AbortRunError(index, exc) from exc

@@ -25,7 +25,6 @@ import importlib.util
 import threading
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any, Literal
 
 from pydantic import Field
@@ -129,7 +128,7 @@ class MindPowerBenchmark:
     def __init__(self) -> None:
         self._similarity: TextSimilarity | None = None
         self._lock = threading.Lock()
-        self._judges: dict[tuple[str, str | None, str, float | None], ChatModel] = {}
+        self._judges: dict[tuple[str, ModelOptions], ChatModel] = {}
         self.agents = {
             "symbolic": AgentSpec(
                 "the reference: the gold hierarchy, checked against the robot's belief store of a replay",
@@ -144,16 +143,18 @@ class MindPowerBenchmark:
         """The scenarios of the run (deterministic in ``n``, ``seed`` and ``options``)."""
         return mindpower_samples(n, seed, options)
 
-    def _judge(self, settings: Mapping[str, Any]) -> ChatModel | None:
+    def _judge(self, settings: Mapping[str, Any], ctx: AgentContext) -> ChatModel | None:
+        """The judge model, with the run's timeout, retries and cache (``judge_timeout`` instead of the timeout)."""
         if not settings.get("judge"):
             return None
-        timeout = settings.get("judge_timeout")
-        key = (str(settings["judge"]), settings.get("judge_base_url"), str(settings["judge_api_key_env"]), timeout)
+        options = ctx.judge_options(
+            settings.get("judge_base_url"), str(settings["judge_api_key_env"]), settings.get("judge_timeout")
+        )
+        key = (str(settings["judge"]), options)
         if key not in self._judges:
             from mindloop.models.base import load_model
 
-            options = ModelOptions(base_url=key[1], api_key_env=key[2])
-            self._judges[key] = load_model(key[0], options if timeout is None else replace(options, timeout_s=timeout))
+            self._judges[key] = load_model(key[0], options)
         return self._judges[key]
 
     def _score_layers(
@@ -209,7 +210,7 @@ class MindPowerBenchmark:
             if settings["similarity"] == "on":
                 gold_layers = scenario.gold.layers()
                 scores.update(await asyncio.to_thread(self._score_layers, hierarchy.layers, gold_layers, layers))
-        judge = self._judge(settings)
+        judge = self._judge(settings, ctx)
         if judge is not None:  # its calls go in the sample's ledger as the judge's
             judged = ctx.recorded(judge, "judge")
             await self._judge_answer(judged, scenario, settings, answer, output, scores, ctx.format_retries)

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any, Literal
 
 from pydantic import Field
@@ -36,7 +35,7 @@ from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample
 from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError, ParseError
 from mindloop.metrics.embeddings import encoder_available
 from mindloop.metrics.stats import mean
-from mindloop.models.base import ChatModel
+from mindloop.models.base import ChatModel, ModelOptions
 from mindloop.models.replies import ask
 from mindloop.systems.omnitom import release
 from mindloop.systems.omnitom.annotator import annotate_text
@@ -269,21 +268,19 @@ class OmniToMStage1Benchmark(_OmniToMBase):
     def __init__(self) -> None:
         super().__init__()
         self._aligners: dict[tuple[Any, ...], Aligner] = {}
-        self._judges: dict[tuple[str, str | None, str, float | None], ChatModel] = {}
+        self._judges: dict[tuple[str, ModelOptions], ChatModel] = {}
 
-    def _judge(self, settings: Mapping[str, Any]) -> ChatModel:
-        key = (
-            str(settings["judge"]),
+    def _judge(self, settings: Mapping[str, Any], ctx: AgentContext | None) -> ChatModel:
+        """The judge model, with the run's timeout, retries and cache (``judge_timeout`` instead of the timeout)."""
+        options = (ctx or AgentContext(agent="judge")).judge_options(
             settings.get("judge_base_url"),
             str(settings.get("judge_api_key_env") or "OPENAI_API_KEY"),
             settings.get("judge_timeout"),
         )
+        key = (str(settings["judge"]), options)
         if key not in self._judges:
-            from mindloop.models.base import ModelOptions, load_model
+            from mindloop.models.base import load_model
 
-            options = ModelOptions(base_url=key[1], api_key_env=key[2])
-            if key[3] is not None:
-                options = replace(options, timeout_s=float(key[3]))
             self._judges[key] = load_model(key[0], options)
         return self._judges[key]
 
@@ -294,7 +291,7 @@ class OmniToMStage1Benchmark(_OmniToMBase):
         if settings.get("judge"):
             from mindloop.systems.omnitom.judge import JudgeAligner
 
-            judge = self._judge(settings)
+            judge = self._judge(settings, ctx)
             if ctx is None:
                 return JudgeAligner(judge, protocol=protocol)
             return JudgeAligner(ctx.recorded(judge, "judge"), protocol=protocol, retries=ctx.format_retries)
