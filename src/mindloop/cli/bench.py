@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.table import Table
 
+from mindloop.cli.run_options import Cache, Executor, ModelOptArg, ProgressEveryArg
 from mindloop.console import emit, err_console
 from mindloop.errors import MindloopError
 
@@ -70,18 +71,6 @@ def bench_list(
     err_console().print(table)
 
 
-class _Executor(StrEnum):
-    local = "local"
-    process = "process"
-    ray = "ray"
-
-
-class _Cache(StrEnum):
-    auto = "auto"
-    on = "on"
-    off = "off"
-
-
 def _flat(metrics: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
     rows: list[tuple[str, Any]] = []
     for key, value in metrics.items():
@@ -112,8 +101,8 @@ def bench_run(
     seed: Annotated[int, typer.Option("--seed", help="Seed for sample generation and agents.")] = 0,
     concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Samples in flight at once.")] = 8,
     executor: Annotated[
-        _Executor, typer.Option("--executor", help="local (asyncio), process (a process pool) or ray.")
-    ] = _Executor.local,
+        Executor, typer.Option("--executor", help="local (asyncio), process (a process pool) or ray.")
+    ] = Executor.local,
     ray_address: Annotated[
         str | None, typer.Option("--ray-address", help="Ray cluster address (default: start a local Ray).")
     ] = None,
@@ -150,22 +139,8 @@ def bench_run(
         float,
         typer.Option("--timeout", min=0.001, help="Seconds per model request, from its turn at the server."),
     ] = 120.0,
-    model_opt: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--model-opt",
-            help="Backend option KEY=VALUE (repeatable): llamacpp n_ctx, n_threads, n_gpu_layers, chat_format, seed; "
-            "openai server_slots.",
-        ),
-    ] = None,
-    progress_every: Annotated[
-        float,
-        typer.Option(
-            "--progress-every",
-            min=0.0,
-            help="When stderr is not a terminal, a progress line every this many seconds (0: none).",
-        ),
-    ] = 30.0,
+    model_opt: ModelOptArg = None,
+    progress_every: ProgressEveryArg = 30.0,
     retries: Annotated[int, typer.Option("--retries", min=0, help="Retries after a failed model request.")] = 5,
     format_retries: Annotated[
         int,
@@ -176,8 +151,8 @@ def bench_run(
         ),
     ] = 1,
     cache: Annotated[
-        _Cache, typer.Option("--cache", help="Response cache: auto (temperature 0 only), on, off.")
-    ] = _Cache.auto,
+        Cache, typer.Option("--cache", help="Response cache: auto (temperature 0 only), on, off.")
+    ] = Cache.auto,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON summary object on stdout.")] = False,
     help_options: Annotated[
         bool,

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
+from mindloop.cli.run_options import Cache, Executor, ModelOptArg, ProgressEveryArg
 from mindloop.console import emit, err_console
 from mindloop.errors import MindloopError
 
@@ -33,18 +34,6 @@ suite_app = typer.Typer(
 class _Preset(StrEnum):
     quick = "quick"
     paper = "paper"
-
-
-class _Executor(StrEnum):
-    local = "local"
-    process = "process"
-    ray = "ray"
-
-
-class _Cache(StrEnum):
-    auto = "auto"
-    on = "on"
-    off = "off"
 
 
 @suite_app.command("run")
@@ -72,8 +61,8 @@ def suite_run(
     seed: Annotated[int, typer.Option("--seed", help="Seed for sample generation and agents.")] = 0,
     concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Samples in flight at once.")] = 8,
     executor: Annotated[
-        _Executor, typer.Option("--executor", help="local (asyncio), process (a process pool) or ray.")
-    ] = _Executor.local,
+        Executor, typer.Option("--executor", help="local (asyncio), process (a process pool) or ray.")
+    ] = Executor.local,
     ray_address: Annotated[
         str | None, typer.Option("--ray-address", help="Ray cluster address (default: start a local Ray).")
     ] = None,
@@ -105,24 +94,10 @@ def suite_run(
         typer.Option("--format-retries", min=0, help="Times an unreadable reply goes back with the reason."),
     ] = 1,
     cache: Annotated[
-        _Cache, typer.Option("--cache", help="Response cache: auto (temperature 0 only), on, off.")
-    ] = _Cache.auto,
-    model_opt: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--model-opt",
-            help="Backend option KEY=VALUE (repeatable): llamacpp n_ctx, n_threads, n_gpu_layers, chat_format, seed; "
-            "openai server_slots.",
-        ),
-    ] = None,
-    progress_every: Annotated[
-        float,
-        typer.Option(
-            "--progress-every",
-            min=0.0,
-            help="When stderr is not a terminal, a progress line every this many seconds (0: none).",
-        ),
-    ] = 30.0,
+        Cache, typer.Option("--cache", help="Response cache: auto (temperature 0 only), on, off.")
+    ] = Cache.auto,
+    model_opt: ModelOptArg = None,
+    progress_every: ProgressEveryArg = 30.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
 ) -> None:
     """Run a suite (or --resume one): each benchmark's run with its paper's settings; progress goes to stderr."""

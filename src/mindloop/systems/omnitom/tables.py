@@ -419,12 +419,12 @@ def _lists_a_set(cell: str) -> bool:
     return len(parts) >= 2 and any(all(normalize_label(d, x) is not None for x in parts) for d in DIMENSIONS)
 
 
-def _labels_actors_not_beliefs(text: str, gold: Sequence[BeliefRecord]) -> bool:
+def _labels_actors_not_beliefs(table: Sequence[tuple[int, list[str]]], gold: Sequence[BeliefRecord]) -> bool:
     """Whether every row starts with an input actor and none carries an input belief (``world | True | ...`` or
     ``world | Order 0``): one label set per actor, which cannot say which of the actor's beliefs it labels."""
     actors = {actor_key(b.actor) for b in gold}
     beliefs = {belief_key(b.belief) for b in gold}
-    rows = [c for _, c in pipe_rows(text) if not _is_header(c) and not all(_header_name(x) for x in c)]
+    rows = [c for _, c in table if not _is_header(c) and not all(_header_name(x) for x in c)]
     labelled = any(normalize_label(d, x) is not None for c in rows for x in c[1:] for d in DIMENSIONS)
     return labelled and all(
         actor_key(c[0]) in actors and not any(belief_key(x) in beliefs for x in c[1:]) for c in rows
@@ -444,7 +444,8 @@ def read_stage2(text: str, gold: Sequence[BeliefRecord], protocol: str = "mindlo
     aliases, rows matched to gold by the exact normalised ``(actor, belief, occurrence)`` key only -- with
     ``notes`` when the release's literal reader would have given different labels.
     """
-    if not pipe_rows(text):
+    table = pipe_rows(text)
+    if not table:
         raise ParseError(
             "no pipe-separated table in the reply: answer with the belief table, each row with its seven labels",
             text=text[:200],
@@ -461,10 +462,10 @@ def read_stage2(text: str, gold: Sequence[BeliefRecord], protocol: str = "mindlo
         parsed = parse_stage2(text, gold)
         labels, bad = list(parsed.labels), list(parsed.malformed)
     if not any(_readable(x) for x in labels):
-        listed = next((c for _, cells in pipe_rows(text) for c in cells if _lists_a_set(c)), None)
+        listed = next((c for _, cells in table for c in cells if _lists_a_set(c)), None)
         if listed is not None:
             why = f"label cells list a whole closed set ({listed[:40]!r}): give one value in each cell"
-        elif _labels_actors_not_beliefs(text, gold):
+        elif _labels_actors_not_beliefs(table, gold):
             why = (
                 f"the rows label actors, not beliefs: copy each of the {len(gold)} Actor | Belief rows of the input "
                 "table and add its seven labels"
