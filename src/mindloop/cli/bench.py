@@ -208,6 +208,14 @@ def bench_run(
     _exit_for(summary)
 
 
+def _protocol_text(summary: RunSummary) -> str:
+    """`` · single-shot (format retries 0)``: the protocol that produced the table."""
+    p = summary.protocol
+    if not p:
+        return ""
+    return f" · {p['name']} (format retries {p['format_retries']})"
+
+
 def _print_summary(summary: RunSummary) -> None:
     """The metrics table, the run's counts and where its report is, on stderr."""
     console = err_console()
@@ -216,7 +224,9 @@ def _print_summary(summary: RunSummary) -> None:
         "value",
         "95% CI",
         "SE",
-        title=f"{summary.benchmark} · {summary.agent}" + (f" · {summary.model}" if summary.model else ""),
+        title=f"{summary.benchmark} · {summary.agent}"
+        + (f" · {summary.model}" if summary.model else "")
+        + _protocol_text(summary),
     )
     bounds = summary.intervals.get("metrics", {})
     for key, value in _flat(summary.metrics):

@@ -91,8 +91,12 @@ def suite_run(
     ] = None,
     format_retries: Annotated[
         int,
-        typer.Option("--format-retries", min=0, help="Times an unreadable reply goes back with the reason."),
-    ] = 1,
+        typer.Option(
+            "--format-retries",
+            min=0,
+            help="Times an unreadable reply goes back with the reason (default 0: the papers' single-shot protocol).",
+        ),
+    ] = 0,
     cache: Annotated[
         Cache, typer.Option("--cache", help="Response cache: auto (temperature 0 only), on, off.")
     ] = Cache.auto,

@@ -15,7 +15,10 @@ Options (``--opt KEY=VALUE``; ``--data PATH``; the fields of :class:`MindPowerOp
 * ``judge`` — a model string for BPC and Robot-Centric judging, with ``judge_base_url`` and
   ``judge_api_key_env`` for its endpoint and ``judge_timeout`` for its seconds per request (a slow local server:
   the client's 120 s default abandons and resends long judge requests);
-* ``similarity`` — ``auto`` (default: on when the ``metrics`` extra is installed), ``on`` or ``off``.
+* ``similarity`` — ``auto`` (default: on when the ``metrics`` extra is installed), ``on`` or ``off``;
+* ``controls`` — ``exclude`` (default: only the scenarios that need help, as all of the paper's do), ``include``
+  (the controls too, whose gold is ``wait()``; the headline pools both and ``help`` / ``controls`` report each
+  apart) or ``only`` (the controls alone).
 """
 
 from __future__ import annotations
@@ -47,9 +50,18 @@ from mindloop.systems.mindpower.judges import judge_bpc, judge_robot_centric
 from mindloop.systems.mindpower.layers import layer_similarity
 from mindloop.worlds.household.scenarios import FALSE_BELIEF, IMPLICIT_GOAL, Scenario, load_scenarios, mindpower_sim
 
-__all__ = ["MindPowerBenchmark", "MindPowerOptions", "mindpower_samples", "summarize_mindpower"]
+__all__ = [
+    "CONTROL_GROUP",
+    "MindPowerBenchmark",
+    "MindPowerOptions",
+    "mindpower_samples",
+    "select_controls",
+    "summarize_mindpower",
+]
 
 TASKS = (FALSE_BELIEF, IMPLICIT_GOAL)
+CONTROL_GROUP = "control"
+"""The sample group of control scenarios (no help needed, gold ``wait()``), apart from the two tasks."""
 
 
 class MindPowerOptions(Options):
@@ -75,6 +87,11 @@ class MindPowerOptions(Options):
         "auto",
         description="BERTScore and Sentence-Transformer similarity (auto: on when the metrics extra is installed)",
     )
+    controls: Literal["exclude", "include", "only"] = Field(
+        "exclude",
+        description="control scenarios (gold wait()): exclude (the paper's set: every scenario needs help), "
+        "include (reported apart as well), only",
+    )
 
 
 def _settings(options: MindPowerOptions) -> dict[str, Any]:
@@ -96,6 +113,7 @@ def _settings(options: MindPowerOptions) -> dict[str, Any]:
         "judge_base_url": options.judge_base_url,
         "judge_api_key_env": options.judge_api_key_env,
         "similarity": similarity,
+        "controls": options.controls,
     } | ({"judge_timeout": options.judge_timeout} if options.judge_timeout is not None else {})
 
 
@@ -106,16 +124,33 @@ def mindpower_samples(n: int | None, seed: int, options: MindPowerOptions) -> li
         scenarios = load_scenarios(options.data)
     else:
         scenarios = mindpower_sim(settings["split"], seed=seed, n=settings["dataset_n"])
+    scenarios = select_controls(scenarios, options.controls)
     if n is not None:
         scenarios = scenarios[:n]
     return [
         Sample(
             id=s.id,
-            input={"scenario": s.to_dict(), "task": s.task_type, "dialogue": s.has_dialogue, "settings": settings},
-            group=s.task_type,
+            input={
+                "scenario": s.to_dict(),
+                "task": s.task_type,
+                "control": s.control,
+                "dialogue": s.has_dialogue,
+                "settings": settings,
+            },
+            group=CONTROL_GROUP if s.control else s.task_type,
         )
         for s in scenarios
     ]
+
+
+def select_controls(scenarios: Sequence[Scenario], controls: str) -> list[Scenario]:
+    """The scenarios a ``controls`` choice keeps: ``exclude`` those that need help, ``only`` the controls,
+    ``include`` all (order kept)."""
+    if controls == "exclude":
+        return [s for s in scenarios if not s.control]
+    if controls == "only":
+        return [s for s in scenarios if s.control]
+    return list(scenarios)
 
 
 class MindPowerBenchmark:
@@ -291,18 +326,23 @@ def _block(records: Sequence[SampleRecord], settings: Mapping[str, Any]) -> dict
 
 def summarize_mindpower(records: Sequence[SampleRecord]) -> dict[str, Any]:
     """Metrics of a ``mindpower`` run: ``sr``, ``ac`` (0–100), ``bertscore`` and ``st`` by layer (0–100),
-    ``rouge``, ``format_ok``, ``bpc`` (0–10) and ``robot_centric`` (0–4) with a judge, ``by_task`` and
-    ``dialogue`` breakdowns, and which encoder and setting produced them. A score over no samples (a run of
-    ``--n 0``, a dialogue subset with no dialogue) is ``None``, never 0."""
+    ``rouge``, ``format_ok``, ``bpc`` (0–10) and ``robot_centric`` (0–4) with a judge, ``by_task`` (the two tasks,
+    and ``control`` when the run has controls) and ``dialogue`` breakdowns, ``controls`` (the option), ``help`` and
+    ``control`` blocks when the run includes controls, and which encoder and setting produced them. A score over
+    no samples (a run of ``--n 0``, a dialogue subset with no dialogue) is ``None``, never 0."""
     settings: Mapping[str, Any] = records[0].sample.input.get("settings", {}) if records else {}
     out = _block(records, settings)
     out["format_ok"] = _pct([r.scores.get("format_ok", 0.0) for r in records])
     out["rouge"] = {k: _pct([r.scores.get(k, 0.0) for r in records]) for k in ("rouge1", "rouge2", "rougeL")}
     by_task: dict[str, list[SampleRecord]] = defaultdict(list)
     for r in records:
-        by_task[str(r.sample.input.get("task", r.sample.group))].append(r)
-    order = [t for t in TASKS if t in by_task] + sorted(set(by_task) - set(TASKS))
+        by_task[str(r.sample.group or r.sample.input.get("task"))].append(r)
+    order = [t for t in (*TASKS, CONTROL_GROUP) if t in by_task] + sorted(set(by_task) - {*TASKS, CONTROL_GROUP})
     out["by_task"] = {t: _block(by_task[t], settings) for t in order}
+    out["controls"] = settings.get("controls", "exclude")
+    if any(r.sample.input.get("control") for r in records):  # reported apart whenever the run has any
+        out["help"] = _block([r for r in records if not r.sample.input.get("control")], settings)
+        out["control"] = _block([r for r in records if r.sample.input.get("control")], settings)
     out["dialogue"] = _block([r for r in records if r.sample.input.get("dialogue")], settings)
     out["setting"] = settings.get("setting", "hierarchy")
     out["input"] = settings.get("input", "text")
