@@ -155,3 +155,43 @@ def test_controls_are_reported_apart(
     both = json.loads(capsys.readouterr().out)["metrics"]
     assert both["help"]["sr"] <= 1.0 and both["control"]["sr"] == 100.0
     assert both["help"]["n"] == 118 and both["control"]["n"] == only["n"]
+
+
+def test_baseline_rescaling_is_bert_scores() -> None:
+    from mindloop.metrics.text import PairSimilarity
+    from mindloop.systems.mindpower.benchmarks import rescale, similarity_baseline
+
+    assert rescale(0.5, 0.5) == 0.0 and rescale(1.0, 0.5) == 1.0 and rescale(0.25, 0.5) == -0.5
+
+    class Fixed:  # scores every pair 0.4 / 0.2, and records what it was asked
+        def __init__(self) -> None:
+            self.pairs: list[tuple[str, str]] = []
+
+        def score(self, cands: list[str], refs: list[str]) -> list[PairSimilarity]:
+            self.pairs += list(zip(cands, refs, strict=True))
+            return [PairSimilarity(0.4, 0.4, 0.4, 0.2) for _ in cands]
+
+    texts = [("a", "one"), ("a", "two"), ("b", "three"), ("c", "four")]
+    sim = Fixed()
+    assert similarity_baseline(sim, texts, 50, seed=3) == (0.4, 0.2)  # type: ignore[arg-type]
+    owner = dict((t, i) for i, t in texts)
+    assert len(sim.pairs) == 50 and all(owner[a] != owner[b] for a, b in sim.pairs)  # unrelated: two scenarios
+    again = Fixed()
+    similarity_baseline(again, texts, 50, seed=3)  # type: ignore[arg-type]
+    assert again.pairs == sim.pairs  # seeded
+
+
+def test_summary_names_the_encoder_and_the_rescaling() -> None:
+    from mindloop.bench.api import Sample, SampleRecord
+    from mindloop.systems.mindpower.benchmarks import summarize_mindpower
+
+    settings = {"setting": "decision", "similarity": "on", "rescale": "baseline", "rescale_pairs": 200, "seed": 0}
+    scores = {"sr": 1.0, "ac": 1.0, "bertscore_decision": 0.9, "st_decision": 0.8, "bertscore_action": 0.9}
+    scores |= {"st_action": 0.8, "bertscore_rescaled_decision": 0.6, "st_rescaled_decision": 0.5}
+    scores |= {"bertscore_rescaled_action": 0.6, "st_rescaled_action": 0.5}
+    scores |= {"baseline_bertscore": 0.75, "baseline_st": 0.6}
+    sample = Sample("s", {"settings": settings, "task": "x"}, group="x")
+    m = summarize_mindpower([SampleRecord(0, sample, "done", {}, scores, None, [], 0.0)])
+    assert m["bertscore"]["decision"] == 90.0 and m["bertscore_rescaled"]["decision"] == 60.0
+    assert m["st_rescaled"]["action"] == 50.0 and m["rescaling"]["bertscore_baseline"] == 0.75
+    assert "all-MiniLM-L6-v2" in m["encoder"] and "rescaled with baselines b = 0.75" in m["encoder"]
