@@ -87,6 +87,7 @@ __all__ = [
     "token_totals",
 ]
 
+
 @dataclass(frozen=True)
 class RunSummary:
     """The outcome of a run: counts, the benchmark's metrics, wall-clock seconds and the token ledger.

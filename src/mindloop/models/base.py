@@ -42,6 +42,7 @@ __all__ = [
     "validate_base_url",
 ]
 
+
 def text_part(text: str) -> dict[str, Any]:
     """A text content part."""
     return {"type": "text", "text": text}

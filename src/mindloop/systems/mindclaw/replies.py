@@ -34,6 +34,7 @@ __all__ = ["clean", "find_names", "read_tags", "single", "words"]
 
 T = TypeVar("T")
 
+
 def words(text: str) -> list[str]:
     """The lower-case words of ``text`` (letters and digits; ``_``, ``-`` and spaces all separate words)."""
     return [w for w in re.split(r"[^a-z0-9]+", text.lower()) if w]

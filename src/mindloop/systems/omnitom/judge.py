@@ -56,7 +56,6 @@ class JudgeReplyError(ParseError, ValueError):
     :func:`~mindloop.models.replies.ask` sends the reply back with the reason."""
 
 
-
 def _is_header(line: str) -> bool:
     return compact_key(line) == "actorbeliefmatchcount"
 

@@ -150,7 +150,6 @@ CATEGORY_ABBREVIATIONS: dict[str, str] = {
 """Table 3 / Table 10 column abbreviations."""
 
 
-
 def _aliases() -> dict[str, dict[str, str]]:
     table: dict[str, dict[str, str]] = {}
     for dim, labels in LABEL_SETS.items():

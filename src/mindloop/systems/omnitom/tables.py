@@ -71,7 +71,6 @@ def _clean(cell: str) -> str:
     return " ".join(cell.strip().strip("*_`").strip().split())
 
 
-
 def pipe_rows(text: str) -> list[tuple[int, list[str]]]:
     """``(line number, cells)`` of every line that looks like a pipe-table row, rules and fences left out."""
     rows = []
