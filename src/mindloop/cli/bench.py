@@ -124,7 +124,7 @@ def bench_run(
         ),
     ] = 5,
     data: Annotated[
-        Path | None, typer.Option("--data", help="A data file for benchmarks that read one.", dir_okay=False)
+        Path | None, typer.Option("--data", help="A data file (or folder) for benchmarks that read one.")
     ] = None,
     opt: Annotated[list[str] | None, typer.Option("--opt", help="Benchmark option KEY=VALUE (repeatable).")] = None,
     temperature: Annotated[

@@ -1,0 +1,288 @@
+"""OpenToM, BigToM and MMToM-QA read from their releases' formats (fixtures written by hand in those formats), the
+tracker's coverage and answers on them, the model protocol, and ``tom audit``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mindloop.bench.runner import RunRequest, run_benchmark
+from mindloop.bench.store import RunStore
+from mindloop.cli import main
+from mindloop.errors import ParseError
+from mindloop.models.base import ModelOptions
+from mindloop.models.fake_server import FakeChatServer
+from mindloop.systems.tom.bigtom import bigtom_items, read_bigtom, track_item
+from mindloop.systems.tom.label_audit import audit_file
+from mindloop.systems.tom.mmtomqa import read_mmtom
+from mindloop.systems.tom.opentom import audit_opentom, read_opentom, track_answer
+
+DATA = Path(__file__).parent / "data"
+OPENTOM = DATA / "opentom"
+
+
+def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict[str, Any]:
+    capsys.readouterr()
+    assert main(argv) == 0
+    out: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return out
+
+
+# -- OpenToM ----------------------------------------------------------------------------------------------------
+
+
+def test_opentom_reads_the_folder_split_by_split() -> None:
+    normal = read_opentom(OPENTOM)
+    # 4 coarse fo + 4 coarse so + 6 fine fo (2 the narrator's) + 4 fine so + 12 multihop fo + 2 multihop so
+    # + 2 attitude
+    assert len(normal) == 34
+    assert len(read_opentom(OPENTOM, split="long")) == 2
+    assert len(read_opentom(OPENTOM, split="all")) == 36
+    by_source = {q.source: q for q in normal}
+    # a list holding 'corrupted' and an 'a|b' accessibility gold are read as the release's evaluator reads them
+    assert by_source["multihop_fo.json:10000001[5]"].answer == "less accessible"
+    assert by_source["multihop_fo.json:10000002[5]"].answer == "equally accessible"
+    # the corrected fine-location file is read by default, the original one on request
+    assert by_source["location_fg_so_new.json:10000002[1]"].answer == "basket"
+    original = {q.source: q.answer for q in read_opentom(OPENTOM, fine_labels="original")}
+    assert original["location_fg_so.json:10000002[1]"] == "top shelf"
+    assert {q.qtype for q in normal} == {
+        "coarse-fo", "coarse-so", "fine-fo", "fine-so", "fullness-fo", "accessibility-fo", "fullness-so", "attitude"
+    }
+
+
+def test_opentom_tracker_answers_from_the_plot() -> None:
+    qs = {q.source: q for q in read_opentom(OPENTOM)}
+    answer = {src: track_answer(q)[0] for src, q in qs.items()}
+    # Dee left before Cal moved the peas: Dee, and Cal about Dee, keep the basket; Cal knows the top shelf.
+    assert answer["location_fg_fo.json:10000002[0]"] == "top shelf"
+    assert answer["location_fg_fo.json:10000002[1]"] == "basket"
+    assert answer["location_fg_so_new.json:10000002[0]"] == "basket"
+    assert answer["location_cg_so.json:10000002[0]"] == "Yes"
+    assert answer["multihop_fo.json:10000002[0]"] == "less full"  # Cal: the basket lost the peas
+    assert answer["multihop_fo.json:10000002[1]"] == "equally full"  # Dee knows of no move
+    assert answer["multihop_so.json:10000002[0]"] == "equally full"
+    # the narrator's questions: where it ended and where it began
+    assert answer["location_fg_fo.json:10000001[0]"] == "a donation bin"
+    assert answer["location_fg_fo.json:10000001[1]"] == "basket"
+    # Ada moved the scarf out of the basket herself
+    assert answer["multihop_fo.json:10000001[0]"] == "less full"
+    assert track_answer(qs["attitude.json:10000001[0]"]) == (None, "attitude questions need more than where the entity is")
+    assert answer["multihop_fo.json:10000001[4]"] is None
+
+
+def test_opentom_audit_finds_the_labels_the_plot_contradicts() -> None:
+    checked, found = audit_opentom(read_opentom(OPENTOM))
+    by_source = {f.question.source: f.reason for f in found}
+    assert set(by_source) == {
+        "multihop_fo.json:10000001[0]",  # the mover's own basket 'equally full'
+        "location_fg_so_new.json:10000002[0]",  # Cal saw Dee leave, yet Dee is said to think 'top shelf'
+        "location_fg_so_new.json:10000001[0]",  # coarse 'No' (moved) against fine 'basket' for Ada about Ben
+        "location_cg_so.json:10000001[0]",
+    }
+    assert "Ada (the mover) knows the entity was moved" in by_source["multihop_fo.json:10000001[0]"]
+    assert "left the room before the move" in by_source["location_fg_so_new.json:10000002[0]"]
+    assert "for the same belief" in by_source["location_cg_so.json:10000001[0]"]
+    assert checked > len(found)
+    # the original fine-location file has the second-order defect the corrected one fixed for Dee about Cal
+    _, original = audit_opentom(read_opentom(OPENTOM, fine_labels="original"))
+    assert "location_fg_so.json:10000002[1]" in {f.question.source for f in original}
+
+
+def test_opentom_bad_input_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "meta_data.json").write_text('{"1": {"plot": "x", "narrative": "y"}}', encoding="utf-8")
+    (tmp_path / "attitude.json").write_text("{}", encoding="utf-8")
+    with pytest.raises(ParseError, match="story 1: no 'plot_info' object"):
+        read_opentom(tmp_path)
+    (tmp_path / "meta_data.json").write_text((OPENTOM / "meta_data.json").read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "attitude.json").write_text('{"99": []}', encoding="utf-8")
+    with pytest.raises(ParseError, match="story '99' is not in meta_data.json"):
+        read_opentom(tmp_path)
+    (tmp_path / "attitude.json").write_text('{"10000001": [\n{"question": 3}]}', encoding="utf-8")
+    with pytest.raises(ParseError, match="question 0: expected an object with a 'question' text"):
+        read_opentom(tmp_path)
+    (tmp_path / "attitude.json").write_text('{"10000001": [', encoding="utf-8")
+    with pytest.raises(ParseError, match="attitude.json:1: not valid JSON"):
+        read_opentom(tmp_path)
+
+
+def test_bench_run_opentom_symbolic_counts_uncovered_questions_apart(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _json(capsys, ["bench", "run", "opentom", "--agent", "symbolic", "--data", str(OPENTOM), "--json"])
+    metrics = out["metrics"]
+    # 6 accessibility and attitude questions are not covered; 3 of the other 28 disagree with their gold
+    assert metrics["covered"] == 28 and metrics["not_covered"] == 6
+    assert metrics["coverage"] == 28 / 34
+    assert metrics["accuracy_covered"] == 25 / 28
+    assert metrics["by_type"]["fine-fo"] == {"accuracy": 1.0, "n": 6, "macro_f1": 1.0}
+    assert "attitude" not in metrics["by_type"]
+    # fine second order: Ada about Ben ('basket') and Cal about Dee ('top shelf') disagree with the tracker
+    assert metrics["by_type"]["fine-so"]["accuracy"] == 0.5
+
+
+def test_opentom_model_gets_the_narrative_and_the_release_instruction(tmp_path: Path) -> None:
+    prompts: list[str] = []
+
+    def reply(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
+        text = messages[-1]["content"]
+        prompts.append(text)
+        if "fullness" in text:
+            return "It is less full now."
+        if "located" in text:
+            return "The peas are on the top shelf." if "peas" in text else "It is in the donation bin."
+        if "attitude" in text:
+            return "Negative."
+        if "accessib" in text:
+            return "less accessible"
+        return "No"
+
+    with RunStore(tmp_path / "r.sqlite") as store, FakeChatServer(reply) as server:
+        opts = ModelOptions(base_url=server.base_url, cache="off", backoff_s=0.01)
+        request = RunRequest(
+            "opentom", agent="model", model="openai/fake", model_options=opts,
+            options={"data": str(OPENTOM)}, concurrency=1, n=34,
+        )
+        summary = run_benchmark(request, store=store, progress=False)
+    assert len(prompts) == 34
+    assert any('Answer with "more full", "equally full", or "less full".' in p for p in prompts)
+    assert any(", assuming that you observed the action?" in p for p in prompts)
+    assert all("Ada and Ben walked onto the patio" in p or "Cal and Dee found" in p for p in prompts)
+    m = summary.metrics
+    # coarse first order: 'No' is the gold for Ada, Ben and Cal, not for Dee
+    assert m["by_type"]["coarse-fo"]["accuracy"] == 3 / 4
+    assert m["by_type"]["attitude"]["accuracy"] == 1 / 2
+    assert m["unparsed"] == 0 and "accuracy_release_reading" in m
+
+
+# -- BigToM ------------------------------------------------------------------------------------------------------
+
+
+def test_bigtom_builds_the_releases_conditions() -> None:
+    rows = read_bigtom(DATA / "bigtom_excerpt.csv")
+    assert len(rows) == 3 and rows[1]["generation"] == "user"
+    items = bigtom_items(rows[:1], "hidden")
+    assert len(items) == 12
+    fb = next(i for i in items if i.variable == "forward_belief" and i.condition == "false_belief")
+    # sentences 1-3 and 5 (the initial belief hidden), then the not-aware percept
+    assert fb.story == (
+        "Mina is a baker at a small bakery in Lisbon. Mina wants to fill the cream puffs with vanilla custard. "
+        "Mina fills a piping bag with vanilla custard. Her apprentice swaps the custard in the bag for lemon curd "
+        "while Mina answers the phone. Mina does not see her apprentice swapping the filling."
+    )
+    assert fb.answer == "Mina believes the piping bag contains vanilla custard."
+    tc = next(i for i in items if i.variable == "forward_action" and i.condition == "true_control")
+    assert "A delivery van honks outside the bakery. Mina hears the delivery van honking." in tc.story
+    assert "apprentice" not in tc.story and tc.answer == "Mina will fill the cream puffs with the piping bag."
+    bb = next(i for i in items if i.variable == "backward_belief" and i.condition == "true_belief")
+    assert bb.story.endswith("Mina empties the piping bag and refills it with vanilla custard.")
+    assert bb.answer == "Mina believes the piping bag contains lemon curd."
+    assert len(bigtom_items(rows[:1], "both")) == 24
+
+
+def test_bigtom_tracker_follows_each_condition() -> None:
+    rows = read_bigtom(DATA / "bigtom_excerpt.csv")
+    for item in bigtom_items(rows[:2]):
+        assert track_item(item.row.fields, item.story, item.variable) == item.answer, (item.variable, item.condition)
+
+
+def test_bigtom_rejects_a_short_row(tmp_path: Path) -> None:
+    bad = tmp_path / "bigtom.csv"
+    bad.write_text("a story;two fields\n", encoding="utf-8")
+    with pytest.raises(ParseError, match=r"bigtom.csv:1: expected 20 ';'-separated fields"):
+        read_bigtom(bad)
+
+
+def test_bench_run_bigtom_reports_accuracy_per_condition(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _json(capsys, ["bench", "run", "bigtom", "--agent", "symbolic", "--data", str(DATA / "bigtom_excerpt.csv"),
+                         "--opt", "initial_belief=hidden", "--n", "24", "--json"])
+    metrics = out["metrics"]
+    assert metrics["accuracy"] == 1.0 and metrics["coverage"] == 1.0
+    assert metrics["by_condition"]["forward_belief/false_belief"] == {"accuracy": 1.0, "n": 2}
+    assert list(metrics["by_condition"])[:4] == [
+        "forward_belief/true_belief", "forward_belief/false_belief", "forward_belief/true_control",
+        "forward_belief/false_control",
+    ]
+
+
+def test_bigtom_model_reads_the_releases_option_keys(tmp_path: Path) -> None:
+    def reply(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
+        assert messages[0]["role"] == "system" and "Answer as 'Answer:<option>)<answer>'" in messages[0]["content"]
+        assert "Choose one of the following:\na)" in messages[1]["content"]
+        return "Answer:a)"
+
+    with RunStore(tmp_path / "r.sqlite") as store, FakeChatServer(reply) as server:
+        opts = ModelOptions(base_url=server.base_url, cache="off", backoff_s=0.01)
+        request = RunRequest(
+            "bigtom", agent="model", model="openai/fake", model_options=opts,
+            options={"data": str(DATA / "bigtom_excerpt.csv"), "initial_belief": "hidden"}, n=12, concurrency=1,
+        )
+        summary = run_benchmark(request, store=store, progress=False)
+        records = store.records(summary.run_id)
+    # every reply picks option a; it is right exactly where the seeded order put the gold first
+    first = sum(1 for r in records if r.sample.input["choices"][0] == r.sample.input["answer"])
+    assert summary.metrics["accuracy"] == first / 12
+    assert summary.metrics["accuracy_release_reading"] == first / 12
+
+
+# -- MMToM-QA ----------------------------------------------------------------------------------------------------
+
+
+def test_mmtom_reads_json_lines_and_scores_per_type(tmp_path: Path) -> None:
+    items = read_mmtom(DATA / "mmtom_excerpt.json")
+    assert [i.qtype for i in items] == ["1.1", "1.2", "2.1", "2.1", "1.3"]
+
+    def reply(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
+        assert messages[0]["content"] == "You are a helpful assistant."
+        assert messages[1]["content"].endswith("Please respond with either a or b.\nAnswer: ")
+        return "a"
+
+    with RunStore(tmp_path / "r.sqlite") as store, FakeChatServer(reply) as server:
+        opts = ModelOptions(base_url=server.base_url, cache="off", backoff_s=0.01)
+        request = RunRequest("mmtom-qa", agent="model", model="openai/fake", model_options=opts,
+                             options={"data": str(DATA / "mmtom_excerpt.json")}, concurrency=1)
+        summary = run_benchmark(request, store=store, progress=False)
+    m = summary.metrics
+    assert m["accuracy"] == 3 / 5 and m["unparsed"] == 0
+    assert m["by_type"]["1.2"] == {"accuracy": 0.0, "n": 1}
+    assert m["by_kind"] == {"belief": {"accuracy": 2 / 3, "n": 3}, "goal": {"accuracy": 0.5, "n": 2}}
+
+
+def test_mmtom_bad_line_is_named(tmp_path: Path) -> None:
+    bad = tmp_path / "questions.json"
+    bad.write_text('{"question": "q", "answer": "a", "question_type": 1.1}\n{"question": "q"\n', encoding="utf-8")
+    with pytest.raises(ParseError, match=r"questions.json:2: not a JSON object"):
+        read_mmtom(bad)
+
+
+# -- tom audit ---------------------------------------------------------------------------------------------------
+
+
+def test_tom_audit_covers_every_format(capsys: pytest.CaptureFixture[str]) -> None:
+    opentom = _json(capsys, ["tom", "audit", str(OPENTOM), "--format", "opentom", "--json"])
+    assert opentom["contradicted"] == 4 and opentom["questions"] == 34
+    bigtom = _json(capsys, ["tom", "audit", str(DATA / "bigtom_excerpt.csv"), "--format", "bigtom", "--json"])
+    assert bigtom["contradicted"] == 2
+    assert {f["source"] for f in bigtom["findings"]} == {"bigtom_excerpt.csv:3"}
+    mmtom = _json(capsys, ["tom", "audit", str(DATA / "mmtom_excerpt.json"), "--format", "mmtom-qa", "--json"])
+    assert [f["source"] for f in mmtom["findings"]] == [
+        "mmtom_excerpt.json:5", "mmtom_excerpt.json:3", "mmtom_excerpt.json:4"
+    ]
+    hitom = _json(capsys, ["tom", "audit", str(DATA / "hitom_excerpt.json"), "--format", "hitom", "--json"])
+    assert hitom["contradicted"] >= 2  # the pair whose two released copies disagree
+    tomi = audit_file(DATA / "tomi_excerpt.txt", "tomi")
+    assert tomi.questions == 24 and tomi.checked > 0
+
+
+def test_tom_audit_human_output_lists_reasons(capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    assert main(["tom", "audit", str(DATA / "bigtom_excerpt.csv"), "--format", "bigtom"]) == 0
+    out = capsys.readouterr().out
+    assert "2 whose gold contradicts the story" in out and "bigtom_excerpt.csv:3" in out
+
+
+def test_tom_audit_on_a_missing_path_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["tom", "audit", str(tmp_path / "nope"), "--format", "opentom"]) == 1
+    err = capsys.readouterr().err
+    assert "no such file or folder" in err and "Traceback" not in err
