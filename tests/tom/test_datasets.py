@@ -50,7 +50,14 @@ def test_opentom_reads_the_folder_split_by_split() -> None:
     original = {q.source: q.answer for q in read_opentom(OPENTOM, fine_labels="original")}
     assert original["location_fg_so.json:10000002[1]"] == "top shelf"
     assert {q.qtype for q in normal} == {
-        "coarse-fo", "coarse-so", "fine-fo", "fine-so", "fullness-fo", "accessibility-fo", "fullness-so", "attitude"
+        "coarse-fo",
+        "coarse-so",
+        "fine-fo",
+        "fine-so",
+        "fullness-fo",
+        "accessibility-fo",
+        "fullness-so",
+        "attitude",
     }
 
 
@@ -70,7 +77,10 @@ def test_opentom_tracker_answers_from_the_plot() -> None:
     assert answer["location_fg_fo.json:10000001[1]"] == "basket"
     # Ada moved the scarf out of the basket herself
     assert answer["multihop_fo.json:10000001[0]"] == "less full"
-    assert track_answer(qs["attitude.json:10000001[0]"]) == (None, "attitude questions need more than where the entity is")
+    assert track_answer(qs["attitude.json:10000001[0]"]) == (
+        None,
+        "attitude questions need more than where the entity is",
+    )
     assert answer["multihop_fo.json:10000001[4]"] is None
 
 
@@ -85,7 +95,7 @@ def test_opentom_audit_finds_the_labels_the_plot_contradicts() -> None:
     }
     assert "Ada (the mover) knows the entity was moved" in by_source["multihop_fo.json:10000001[0]"]
     assert "left the room before the move" in by_source["location_fg_so_new.json:10000002[0]"]
-    assert "for the same belief" in by_source["location_cg_so.json:10000001[0]"]
+    assert "other golds of the same belief" in by_source["location_cg_so.json:10000001[0]"]
     assert checked > len(found)
     # the original fine-location file has the second-order defect the corrected one fixed for Dee about Cal
     _, original = audit_opentom(read_opentom(OPENTOM, fine_labels="original"))
@@ -99,13 +109,13 @@ def test_opentom_bad_input_is_one_line(tmp_path: Path) -> None:
         read_opentom(tmp_path)
     (tmp_path / "meta_data.json").write_text((OPENTOM / "meta_data.json").read_text(encoding="utf-8"), encoding="utf-8")
     (tmp_path / "attitude.json").write_text('{"99": []}', encoding="utf-8")
-    with pytest.raises(ParseError, match="story '99' is not in meta_data.json"):
+    with pytest.raises(ParseError, match=r"story '99' is not in meta_data\.json"):
         read_opentom(tmp_path)
     (tmp_path / "attitude.json").write_text('{"10000001": [\n{"question": 3}]}', encoding="utf-8")
     with pytest.raises(ParseError, match="question 0: expected an object with a 'question' text"):
         read_opentom(tmp_path)
     (tmp_path / "attitude.json").write_text('{"10000001": [', encoding="utf-8")
-    with pytest.raises(ParseError, match="attitude.json:1: not valid JSON"):
+    with pytest.raises(ParseError, match=r"attitude\.json:1: not valid JSON"):
         read_opentom(tmp_path)
 
 
@@ -141,8 +151,13 @@ def test_opentom_model_gets_the_narrative_and_the_release_instruction(tmp_path: 
     with RunStore(tmp_path / "r.sqlite") as store, FakeChatServer(reply) as server:
         opts = ModelOptions(base_url=server.base_url, cache="off", backoff_s=0.01)
         request = RunRequest(
-            "opentom", agent="model", model="openai/fake", model_options=opts,
-            options={"data": str(OPENTOM)}, concurrency=1, n=34,
+            "opentom",
+            agent="model",
+            model="openai/fake",
+            model_options=opts,
+            options={"data": str(OPENTOM)},
+            concurrency=1,
+            n=34,
         )
         summary = run_benchmark(request, store=store, progress=False)
     assert len(prompts) == 34
@@ -162,6 +177,8 @@ def test_opentom_model_gets_the_narrative_and_the_release_instruction(tmp_path: 
 def test_bigtom_builds_the_releases_conditions() -> None:
     rows = read_bigtom(DATA / "bigtom_excerpt.csv")
     assert len(rows) == 3 and rows[1]["generation"] == "user"
+    # a 19-field line (no alternate desire, as many of the release's) keeps its random event in place
+    assert rows[1]["alternate_desire"] == "" and rows[1]["random_event"] == "A woodpecker drums on a nearby tree."
     items = bigtom_items(rows[:1], "hidden")
     assert len(items) == 12
     fb = next(i for i in items if i.variable == "forward_belief" and i.condition == "false_belief")
@@ -190,18 +207,35 @@ def test_bigtom_tracker_follows_each_condition() -> None:
 def test_bigtom_rejects_a_short_row(tmp_path: Path) -> None:
     bad = tmp_path / "bigtom.csv"
     bad.write_text("a story;two fields\n", encoding="utf-8")
-    with pytest.raises(ParseError, match=r"bigtom.csv:1: expected 20 ';'-separated fields"):
+    with pytest.raises(ParseError, match=r"bigtom.csv:1: expected 20 ';'-separated fields \(19 without"):
         read_bigtom(bad)
 
 
 def test_bench_run_bigtom_reports_accuracy_per_condition(capsys: pytest.CaptureFixture[str]) -> None:
-    out = _json(capsys, ["bench", "run", "bigtom", "--agent", "symbolic", "--data", str(DATA / "bigtom_excerpt.csv"),
-                         "--opt", "initial_belief=hidden", "--n", "24", "--json"])
+    out = _json(
+        capsys,
+        [
+            "bench",
+            "run",
+            "bigtom",
+            "--agent",
+            "symbolic",
+            "--data",
+            str(DATA / "bigtom_excerpt.csv"),
+            "--opt",
+            "initial_belief=hidden",
+            "--n",
+            "24",
+            "--json",
+        ],
+    )
     metrics = out["metrics"]
     assert metrics["accuracy"] == 1.0 and metrics["coverage"] == 1.0
     assert metrics["by_condition"]["forward_belief/false_belief"] == {"accuracy": 1.0, "n": 2}
     assert list(metrics["by_condition"])[:4] == [
-        "forward_belief/true_belief", "forward_belief/false_belief", "forward_belief/true_control",
+        "forward_belief/true_belief",
+        "forward_belief/false_belief",
+        "forward_belief/true_control",
         "forward_belief/false_control",
     ]
 
@@ -215,8 +249,13 @@ def test_bigtom_model_reads_the_releases_option_keys(tmp_path: Path) -> None:
     with RunStore(tmp_path / "r.sqlite") as store, FakeChatServer(reply) as server:
         opts = ModelOptions(base_url=server.base_url, cache="off", backoff_s=0.01)
         request = RunRequest(
-            "bigtom", agent="model", model="openai/fake", model_options=opts,
-            options={"data": str(DATA / "bigtom_excerpt.csv"), "initial_belief": "hidden"}, n=12, concurrency=1,
+            "bigtom",
+            agent="model",
+            model="openai/fake",
+            model_options=opts,
+            options={"data": str(DATA / "bigtom_excerpt.csv"), "initial_belief": "hidden"},
+            n=12,
+            concurrency=1,
         )
         summary = run_benchmark(request, store=store, progress=False)
         records = store.records(summary.run_id)
@@ -240,8 +279,14 @@ def test_mmtom_reads_json_lines_and_scores_per_type(tmp_path: Path) -> None:
 
     with RunStore(tmp_path / "r.sqlite") as store, FakeChatServer(reply) as server:
         opts = ModelOptions(base_url=server.base_url, cache="off", backoff_s=0.01)
-        request = RunRequest("mmtom-qa", agent="model", model="openai/fake", model_options=opts,
-                             options={"data": str(DATA / "mmtom_excerpt.json")}, concurrency=1)
+        request = RunRequest(
+            "mmtom-qa",
+            agent="model",
+            model="openai/fake",
+            model_options=opts,
+            options={"data": str(DATA / "mmtom_excerpt.json")},
+            concurrency=1,
+        )
         summary = run_benchmark(request, store=store, progress=False)
     m = summary.metrics
     assert m["accuracy"] == 3 / 5 and m["unparsed"] == 0
@@ -267,7 +312,9 @@ def test_tom_audit_covers_every_format(capsys: pytest.CaptureFixture[str]) -> No
     assert {f["source"] for f in bigtom["findings"]} == {"bigtom_excerpt.csv:3"}
     mmtom = _json(capsys, ["tom", "audit", str(DATA / "mmtom_excerpt.json"), "--format", "mmtom-qa", "--json"])
     assert [f["source"] for f in mmtom["findings"]] == [
-        "mmtom_excerpt.json:5", "mmtom_excerpt.json:3", "mmtom_excerpt.json:4"
+        "mmtom_excerpt.json:5",
+        "mmtom_excerpt.json:3",
+        "mmtom_excerpt.json:4",
     ]
     hitom = _json(capsys, ["tom", "audit", str(DATA / "hitom_excerpt.json"), "--format", "hitom", "--json"])
     assert hitom["contradicted"] >= 2  # the pair whose two released copies disagree

@@ -4,7 +4,9 @@
 line, twenty fields separated by ``;`` with no header — the eighteen the release's ``generate_conditions.py`` names
 (story; aware / not aware of the event; action aware / not aware; belief, desire and action questions; their
 answers when aware and when not; an alternate desire; a random event; aware / not aware of it) and two more
-(how the row was made, ``auto`` or ``user``, and a flag) that no released code reads.
+(how the row was made, ``auto`` or ``user``, and a flag) that no released code reads. Many lines have 19 fields:
+the alternate desire is left out (the random event follows the action answers directly); the reader reads the
+last five fields from the end, so those lines keep their random event, percepts and flags.
 
 **Conditions.** Each row is expanded into test items exactly as ``generate_conditions.py`` does: the story is cut
 at every ``.`` into its parts; sentences 1–3 (and 4, the stated initial belief, when it is *shown*) are kept, then
@@ -38,10 +40,10 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from mindloop.bench.agents import dispatch
-from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
 from mindloop.beliefs import Event, EventKind, Fact, Tracker
 from mindloop.beliefs.facts import Source
+from mindloop.bench.agents import dispatch
+from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.base import message
 from mindloop.systems.tom.mcq import (
@@ -132,9 +134,12 @@ def read_bigtom(path: str | Path) -> list[BigToMRow]:
     for i, fields in enumerate(csv.reader(text.splitlines(), delimiter=";"), 1):
         if not fields:
             continue
+        if len(fields) == len(BIGTOM_FIELDS) - 1:  # the release leaves the alternate desire out of many lines
+            fields = [*fields[:14], "", *fields[14:]]
         if len(fields) != len(BIGTOM_FIELDS):
             raise ParseError(
-                f"expected {len(BIGTOM_FIELDS)} ';'-separated fields (BigToM's bigtom.csv), got {len(fields)}",
+                f"expected {len(BIGTOM_FIELDS)} ';'-separated fields (19 without the alternate desire; BigToM's "
+                f"bigtom.csv), got {len(fields)}",
                 source=str(p),
                 line=i,
             )
@@ -172,8 +177,8 @@ def _stories(row: BigToMRow, shown: bool) -> tuple[str, str]:
     """The condition story and the control story (before the awareness or action sentence)."""
     p = _parts(row)
     if shown:
-        return f"{p[0]}.{p[1]}.{p[2]}.{p[3]}.{p[4]}.", ".".join(p[:4] + [" " + row["random_event"]])
-    return f"{p[0]}.{p[1]}.{p[2]}.{p[4]}.", ".".join(p[:3] + [" " + row["random_event"]])
+        return f"{p[0]}.{p[1]}.{p[2]}.{p[3]}.{p[4]}.", ".".join([*p[:4], " " + row["random_event"]])
+    return f"{p[0]}.{p[1]}.{p[2]}.{p[4]}.", ".".join([*p[:3], " " + row["random_event"]])
 
 
 def bigtom_items(rows: Sequence[BigToMRow], initial_belief: InitialBelief = "both") -> list[BigToMItem]:
@@ -185,9 +190,17 @@ def bigtom_items(rows: Sequence[BigToMRow], initial_belief: InitialBelief = "bot
             story, control = _stories(row, shown)
             for variable in BIGTOM_VARIABLES:
                 if variable == "forward_action":
-                    q, aware, unaware = row["action_question"], row["action_answer_aware"], row["action_answer_not_aware"]
+                    q, aware, unaware = (
+                        row["action_question"],
+                        row["action_answer_aware"],
+                        row["action_answer_not_aware"],
+                    )
                 else:
-                    q, aware, unaware = row["belief_question"], row["belief_answer_aware"], row["belief_answer_not_aware"]
+                    q, aware, unaware = (
+                        row["belief_question"],
+                        row["belief_answer_aware"],
+                        row["belief_answer_not_aware"],
+                    )
                 for condition in BIGTOM_CONDITIONS:
                     if variable == "backward_belief":
                         ending = {
@@ -242,8 +255,15 @@ def track_item(fields: dict[str, str], story: str, variable: str) -> str | None:
             tracker.apply(Event(2, EventKind.OTHER, None, (Fact("situation", "state", "changed"),), witnesses))
         value = "changed" if action else "initial"
         tracker.apply(
-            Event(3, EventKind.BELIEVE, agent, (Fact("situation", "state", value),), frozenset(), Source.INFERENCE,
-                  chains=frozenset({(agent,)}))
+            Event(
+                3,
+                EventKind.BELIEVE,
+                agent,
+                (Fact("situation", "state", value),),
+                frozenset(),
+                Source.INFERENCE,
+                chains=frozenset({(agent,)}),
+            )
         )
     else:
         sentences = (

@@ -146,12 +146,12 @@ def tom_audit(
         f"{path} ({report.format}): {report.questions} questions, {report.checked} judged, "
         f"{len(report.findings)} whose gold contradicts the story"
     )
-    by_reason = summary["by_reason"]
-    assert isinstance(by_reason, dict)
-    for kind, count in by_reason.items():
-        print(f"  {count:6d}  {kind}")
+    by_rule = summary["by_rule"]
+    assert isinstance(by_rule, dict)
+    for rule, count in by_rule.items():
+        print(f"  {count:6d}  {rule}")
     for finding in report.findings[:show]:
-        print(f"\n{finding.source}\n  {finding.question}\n  gold {finding.gold!r}: {finding.reason}")
+        print(f"\n{finding.source} [{finding.rule}]\n  {finding.question}\n  gold {finding.gold!r}: {finding.reason}")
 
 
 @tom_app.command("generate")

@@ -40,10 +40,17 @@ class LabelFinding:
     question: str
     gold: str
     reason: str
+    rule: str
 
     def to_json(self) -> dict[str, str]:
         """The finding as ``tom audit --json`` prints it."""
-        return {"source": self.source, "question": self.question, "gold": self.gold, "reason": self.reason}
+        return {
+            "source": self.source,
+            "question": self.question,
+            "gold": self.gold,
+            "rule": self.rule,
+            "reason": self.reason,
+        }
 
 
 @dataclass(frozen=True)
@@ -57,22 +64,17 @@ class LabelAudit:
 
     def to_json(self) -> dict[str, object]:
         """The ``tom audit --json`` object."""
-        reasons: dict[str, int] = defaultdict(int)
+        rules: dict[str, int] = defaultdict(int)
         for f in self.findings:
-            reasons[_kind(f.reason)] += 1
+            rules[f.rule] += 1
         return {
             "format": self.format,
             "questions": self.questions,
             "checked": self.checked,
             "contradicted": len(self.findings),
-            "by_reason": dict(sorted(reasons.items(), key=lambda kv: -kv[1])),
+            "by_rule": dict(sorted(rules.items(), key=lambda kv: -kv[1])),
             "findings": [f.to_json() for f in self.findings],
         }
-
-
-def _kind(reason: str) -> str:
-    """A finding's reason with its particulars (quoted names, numbers) blanked, to count findings by kind."""
-    return re.sub(r"\d+", "N", re.sub(r"'[^']*'|\"[^\"]*\"|\([^)]*\)", "…", reason))
 
 
 def _where(ex: Example) -> str:
@@ -91,6 +93,7 @@ def _audit_tomi(examples: Sequence[Example]) -> LabelAudit:
             f.example.question.text,
             f.example.question.answer,
             f"the story shows {f.story!r} under ToMi's witness semantics (who is in the room sees the event)",
+            "witness semantics",
         )
         for f in report.contradictions
     ]
@@ -108,8 +111,13 @@ def _audit_hitom(examples: Sequence[Example]) -> LabelAudit:
         mentions = [s for _, s in ex.sentences if re.search(rf"\b{re.escape(obj)}\b", s)]
         if not any(re.search(rf"\b{re.escape(gold)}\b", s) for s in mentions):
             findings.append(
-                LabelFinding(_where(ex), ex.question.text, gold,
-                             f"the story never puts the {obj} in the {gold} nor claims it is there")
+                LabelFinding(
+                    _where(ex),
+                    ex.question.text,
+                    gold,
+                    f"the story never puts the {obj} in the {gold} nor claims it is there",
+                    "not a container",
+                )
             )
     copies: dict[tuple[tuple[str, ...], str], list[Example]] = defaultdict(list)
     for ex in examples:
@@ -122,9 +130,14 @@ def _audit_hitom(examples: Sequence[Example]) -> LabelAudit:
                     continue
                 other = next(o for o in group if o.question.answer != ex.question.answer)
                 findings.append(
-                    LabelFinding(_where(ex), ex.question.text, ex.question.answer,
-                                 f"the release's other copy of this story and question ({_where(other)}) answers "
-                                 f"{other.question.answer!r}")
+                    LabelFinding(
+                        _where(ex),
+                        ex.question.text,
+                        ex.question.answer,
+                        f"the release's other copy of this story and question ({_where(other)}) answers "
+                        f"{other.question.answer!r}",
+                        "copies disagree",
+                    )
                 )
     return LabelAudit("hitom", len(examples), checked, findings)
 
@@ -134,7 +147,9 @@ def _audit_opentom(path: Path, split: str) -> LabelAudit:
 
     questions = read_opentom(path, split=split)  # type: ignore[arg-type]  # checked by the CLI's choices
     checked, found = audit_opentom(questions)
-    findings = [LabelFinding(f.question.source, f.question.question, f.question.answer, f.reason) for f in found]
+    findings = [
+        LabelFinding(f.question.source, f.question.question, f.question.answer, f.reason, f.rule) for f in found
+    ]
     return LabelAudit("opentom", len(questions), checked, findings)
 
 
@@ -150,8 +165,11 @@ def _audit_bigtom(path: Path) -> LabelAudit:
         if len(parts) != 6 or parts[5].strip():
             cut = len(parts) - 1
             reasons.append(
-                f"the story cuts into {cut} parts at '.', not 5, so the release's condition builder (sentences 1-3 "
-                "and 5) drops or splits sentences"
+                (
+                    f"the story cuts into {cut} parts at '.', not 5, so the release's condition builder (sentences 1-3 "
+                    "and 5) drops or splits sentences",
+                    "story cut",
+                )
             )
         for what, a, b in (
             ("belief answers", "belief_answer_aware", "belief_answer_not_aware"),
@@ -160,10 +178,19 @@ def _audit_bigtom(path: Path) -> LabelAudit:
             ("actions", "action_aware", "action_not_aware"),
         ):
             if _same(row[a], row[b]):
-                reasons.append(f"the aware and not-aware {what} are the same ({row[a]!r}), so true and false belief "
-                               "have one gold")
-        for reason in reasons:
-            findings.append(LabelFinding(f"{path.name}:{row.line}", row["belief_question"], row["belief_answer_aware"], reason))
+                reasons.append(
+                    (
+                        f"the aware and not-aware {what} are the same ({row[a]!r}), so true and false "
+                        "belief have one gold",
+                        f"same {what}",
+                    )
+                )
+        for reason, rule in reasons:
+            findings.append(
+                LabelFinding(
+                    f"{path.name}:{row.line}", row["belief_question"], row["belief_answer_aware"], reason, rule
+                )
+            )
     return LabelAudit("bigtom", len(rows) * per_row, len(rows) * per_row, findings)
 
 
@@ -177,8 +204,10 @@ def _audit_mmtom(path: Path) -> LabelAudit:
     items = read_mmtom(path)
     checked, found = audit_mmtom(items)
     findings = [
-        LabelFinding(f"{path.name}:{item.line}", item.question.rsplit("Question:", 1)[-1].strip(), item.answer, why)
-        for item, why in found
+        LabelFinding(
+            f"{path.name}:{item.line}", item.question.rsplit("Question:", 1)[-1].strip(), item.answer, why, rule
+        )
+        for item, why, rule in found
     ]
     return LabelAudit("mmtom-qa", len(items), checked, findings)
 

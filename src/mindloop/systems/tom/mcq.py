@@ -14,7 +14,7 @@ its outcome has ``covered: 0`` and no ``correct`` score, so it counts neither fo
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mindloop.bench.api import AgentContext, Outcome, SampleRecord
@@ -29,7 +29,10 @@ __all__ = [
     "accuracy_by",
     "ask_choice",
     "coverage",
+    "group_key",
+    "input_key",
     "macro_f1",
+    "model_summary",
     "not_covered",
     "symbolic_outcome",
 ]
@@ -116,9 +119,9 @@ def _scored(r: SampleRecord) -> bool:
     return r.scores.get("covered", 1.0) == 1.0
 
 
-def accuracy_by(records: Sequence[SampleRecord], key: Callable[[SampleRecord], str | None], order: Sequence[str] = ()) -> (
-    dict[str, dict[str, Any]]
-):
+def accuracy_by(
+    records: Sequence[SampleRecord], key: Callable[[SampleRecord], str | None], order: Sequence[str] = ()
+) -> dict[str, dict[str, Any]]:
     """Accuracy per value of ``key`` over the records that count (``order`` first); not-covered ones are left out."""
     groups: dict[str, list[float]] = defaultdict(list)
     for r in records:
@@ -181,10 +184,3 @@ def input_key(name: str) -> Callable[[SampleRecord], str | None]:
 def group_key(r: SampleRecord) -> str:
     """The sample's group."""
     return r.sample.group
-
-
-def lookup(mapping: Mapping[str, Any], key: str, what: str) -> Any:
-    """``mapping[key]`` or a one-line :class:`~mindloop.errors.ParseError` naming what is missing."""
-    if key not in mapping:
-        raise ParseError(f"{what}: no {key!r} field")
-    return mapping[key]

@@ -75,7 +75,9 @@ def read_mmtom(path: str | Path) -> list[MMToMItem]:
     try:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise InvalidArgumentError(f"--data {str(path)!r}: no such file (MMToM-QA's Benchmark/questions.json)") from None
+        raise InvalidArgumentError(
+            f"--data {str(path)!r}: no such file (MMToM-QA's Benchmark/questions.json)"
+        ) from None
     except UnicodeDecodeError as exc:
         raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(p)) from None
     rows: list[tuple[int, Any]] = []
@@ -125,25 +127,33 @@ def release_reading(reply: str, options: Sequence[str]) -> str | None:
     return dict(zip("ab", options, strict=True)).get(first)
 
 
-def audit_mmtom(items: Sequence[MMToMItem]) -> tuple[int, list[tuple[MMToMItem, str]]]:
+def audit_mmtom(items: Sequence[MMToMItem]) -> tuple[int, list[tuple[MMToMItem, str, str]]]:
     """Items whose gold or options contradict the release's own format rules, or another item's gold for the
     same text; returns how many were checked and the findings with their reasons."""
-    found: list[tuple[MMToMItem, str]] = []
+    found: list[tuple[MMToMItem, str, str]] = []
     golds: dict[str, list[MMToMItem]] = {}
     for item in items:
         allowed = item.fields.get("answer_list", ["a", "b"])
         if item.answer not in ("a", "b") or (isinstance(allowed, list) and item.answer not in allowed):
-            found.append((item, f"gold {item.answer!r} is not one of the item's answers {allowed!r}"))
+            found.append(
+                (item, f"gold {item.answer!r} is not one of the item's answers {allowed!r}", "gold not an answer")
+            )
             continue
         options = options_of(item.question)
         if options is None:
-            found.append((item, "the question has no '(a) … (b) …' statements to choose from"))
+            found.append((item, "the question has no '(a) … (b) …' statements to choose from", "no statements"))
             continue
         if item.qtype.startswith("1.") and options[0].replace(" not ", " ") != options[1].replace(" not ", " "):
-            found.append((item, "a belief question's two statements are not one belief and its negation"))
+            found.append(
+                (
+                    item,
+                    "a belief question's two statements are not one belief and its negation",
+                    "statements not a negation",
+                )
+            )
             continue
         if options[0] == options[1]:
-            found.append((item, "the two statements are the same"))
+            found.append((item, "the two statements are the same", "same statements"))
             continue
         golds.setdefault(item.question, []).append(item)
     for same in golds.values():
@@ -151,7 +161,13 @@ def audit_mmtom(items: Sequence[MMToMItem]) -> tuple[int, list[tuple[MMToMItem, 
         if len(answers) > 1:
             for item in same:
                 lines = ", ".join(str(o.line) for o in same if o is not item)
-                found.append((item, f"the same question text (lines {lines}) has gold answers {sorted(answers)}"))
+                found.append(
+                    (
+                        item,
+                        f"the same question text (lines {lines}) has gold answers {sorted(answers)}",
+                        "copies disagree",
+                    )
+                )
     return len(items), found
 
 
@@ -177,13 +193,17 @@ class MMToMQABenchmark:
     def samples(self, n: int | None, seed: int, options: MMToMOptions) -> list[Sample]:
         """The first ``n`` items of the release file; items without two statements are refused."""
         if options.data is None:
-            raise InvalidArgumentError("mmtom-qa needs --data PATH: MMToM-QA's Benchmark/questions.json (see docs/datasets.md)")
+            raise InvalidArgumentError(
+                "mmtom-qa needs --data PATH: MMToM-QA's Benchmark/questions.json (see docs/datasets.md)"
+            )
         items = read_mmtom(options.data)
         out = []
         for item in items[:n] if n is not None else items:
             options_ab = options_of(item.question)
             if options_ab is None or item.answer not in ("a", "b"):
-                raise ParseError("no '(a) … (b) …' statements, or a gold other than a/b", source=options.data, line=item.line)
+                raise ParseError(
+                    "no '(a) … (b) …' statements, or a gold other than a/b", source=options.data, line=item.line
+                )
             out.append(
                 Sample(
                     f"l{item.line:04d}",

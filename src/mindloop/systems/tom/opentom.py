@@ -19,11 +19,12 @@ release's prompt builder does). The release's evaluator reads a reply by its own
 alone; the place with more word overlap; the first label phrase found); that reading is kept as
 ``release_answer`` beside mindloop's flexible one.
 
-**Symbolic agent.** The tracker reads the ``plot`` lines (``X entered the R.``, ``Both X and Y noticed that the
-O is in the C in the R.``, ``X exited the R.``, ``X moved the O to the C and Y witnessed the action.`` / ``… but Y
-did not witness the action.``; whether the observer saw the move is the story's ``observed`` field, which some
-plot lines contradict while the narrative and the labels follow the field) and answers the location questions (coarse and fine) and fullness questions of both
-orders from the chain the question names. Accessibility (social commonsense) and attitude are not covered.
+**Symbolic agent.** The tracker reads the ``plot`` lines (``X entered the R.``, ``Both X and Y noticed that the O
+is in the C in the R.``, ``X exited the R.``, ``X moved the O to the C and Y witnessed the action.`` / ``… but Y did
+not witness the action.``; whether the observer saw the move is the story's ``observed`` field, which some plot
+lines contradict while the narrative and the labels follow the field) and answers the location questions (coarse
+and fine, the narrator's too) and the fullness questions of both orders from the chain the question names.
+Accessibility (social commonsense) and attitude are not covered.
 """
 
 from __future__ import annotations
@@ -38,9 +39,9 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from mindloop.beliefs import Event, EventKind, Fact, Tracker
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.beliefs import Event, EventKind, Fact, Tracker
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.base import message
 from mindloop.systems.tom.mcq import (
@@ -279,7 +280,9 @@ def read_opentom(
     else:
         name = p.stem.removesuffix("_new")
         if name not in OPENTOM_FILES:
-            raise InvalidArgumentError(f"--data {str(path)!r}: not one of OpenToM's question files ({', '.join(OPENTOM_FILES)})")
+            raise InvalidArgumentError(
+                f"--data {str(path)!r}: not one of OpenToM's question files ({', '.join(OPENTOM_FILES)})"
+            )
         files = [(name, p)]
     out = []
     for name, file in files:
@@ -314,11 +317,12 @@ _ENTER = re.compile(rf"^({_W}) (?:entered|is in) the (.+?)\.$")
 _EXIT = re.compile(rf"^({_W}) exited the (.+?)\.$")
 _NOTICED = re.compile(rf"^Both ({_W}) and ({_W}) noticed that the (.+?) (?:is|are) in the (.+?) in the (.+?)\.$")
 _MOVED = re.compile(
-    rf"^({_W}) moved the (.+?) to the (.+?) (?:and|but) ({_W}) (witnessed the action|did not witness the (?:event|action))\.$"
+    rf"^({_W}) moved the (.+?) to the (.+?) (?:and|but) ({_W}) "
+    r"(witnessed the action|did not witness the (?:event|action))\.$"
 )
 
 
-class _Unread(Exception):
+class _UnreadError(Exception):
     """A plot line outside the forms the tracker reads."""
 
 
@@ -328,7 +332,7 @@ def _place(text: str) -> str:
 
 
 def track_plot(story: OpenToMStory) -> Tracker:
-    """The tracker after the story's plot; raises ``_Unread`` on a line it does not read."""
+    """The tracker after the story's plot; raises ``_UnreadError`` on a line it does not read."""
     tracker = Tracker(max_depth=2)
     room: dict[str, str] = {}
     entity = _norm(story.entity)
@@ -348,7 +352,7 @@ def track_plot(story: OpenToMStory) -> Tracker:
             seen = {m[1]} | ({m[4]} if witnessed else set())
             tracker.apply(Event(t, EventKind.MOVE, m[1], (Fact(entity, "in", _place(m[3])),), frozenset(seen)))
         else:
-            raise _Unread(line)
+            raise _UnreadError(line)
     return tracker
 
 
@@ -361,7 +365,7 @@ def _where_believed(question: OpenToMQuestion) -> str | None:
     story = question.story
     try:
         tracker = track_plot(story)
-    except _Unread:
+    except _UnreadError:
         return None
     value = tracker.value(question.chain or (), _norm(story.entity), "in")
     if value == _norm(story.original_place):
@@ -498,6 +502,7 @@ class OpenToMFinding:
 
     question: OpenToMQuestion
     reason: str
+    rule: str
 
 
 def _label_moved(q: OpenToMQuestion) -> bool | None:
@@ -512,8 +517,11 @@ def _label_moved(q: OpenToMQuestion) -> bool | None:
         role = _container(q)
         if role is None:
             return None
-        return {"equally full": False, "less full": True if role == "original" else None,
-                "more full": True if role == "new" else None}.get(gold.lower())
+        return {
+            "equally full": False,
+            "less full": True if role == "original" else None,
+            "more full": True if role == "new" else None,
+        }.get(gold.lower())
     return None
 
 
@@ -537,15 +545,27 @@ def audit_opentom(questions: Iterable[OpenToMQuestion]) -> tuple[int, list[OpenT
         story = q.story
         if q.kind == "fine" and _label_moved(q) is None:
             checked += 1
-            found.append(OpenToMFinding(q, f"gold {q.answer!r} is neither of the entity's places "
-                                           f"({story.original_place!r}, {story.move_to_place!r})"))
+            found.append(
+                OpenToMFinding(
+                    q,
+                    f"gold {q.answer!r} is neither of the entity's places "
+                    f"({story.original_place!r}, {story.move_to_place!r})",
+                    "not a place",
+                )
+            )
             continue
         if q.kind == "fullness" and _container(q) is not None and _label_moved(q) is None:
             checked += 1
             role = _container(q)
-            found.append(OpenToMFinding(q, f"gold {q.answer!r} cannot be right for the entity's "
-                                           f"{'original' if role == 'original' else 'new'} place: a move can only "
-                                           f"make it {'less' if role == 'original' else 'more'} full"))
+            found.append(
+                OpenToMFinding(
+                    q,
+                    f"gold {q.answer!r} cannot be right for the entity's "
+                    f"{'original' if role == 'original' else 'new'} place: a move can only "
+                    f"make it {'less' if role == 'original' else 'more'} full",
+                    "impossible fullness",
+                )
+            )
             continue
         said = _label_moved(q)
         if said is None:
@@ -560,25 +580,41 @@ def audit_opentom(questions: Iterable[OpenToMQuestion]) -> tuple[int, list[OpenT
             knows = "knows the entity was moved" if expected else "does not know the entity was moved"
             why = {
                 (story.mover,): "the mover moved it",
-                (story.observer,): f"the plot says the observer {'witnessed' if expected else 'did not witness'} the move",
+                (
+                    story.observer,
+                ): f"the plot says the observer {'witnessed' if expected else 'did not witness'} the move",
                 (story.observer, story.mover): "the observer "
                 + ("watched the mover move it" if expected else "knows of no move"),
                 (story.mover, story.observer): "the observer left the room before the move, in the mover's sight",
                 (): "it starts in its original place" if q.beginning else "the plot moves it",
             }.get(q.chain or (), "")
-            found.append(OpenToMFinding(q, f"{_who(story, q.chain)} {knows} ({why}); gold {q.answer!r} says otherwise"))
+            rule = "second order" if q.chain and len(q.chain) == 2 else "first order" if q.chain else "narrator"
+            found.append(
+                OpenToMFinding(
+                    q, f"{_who(story, q.chain)} {knows} ({why}); gold {q.answer!r} says otherwise", f"plot: {rule}"
+                )
+            )
     flagged = {id(f.question) for f in found}
     for group in by_belief.values():
-        views = {_label_moved(q) for q in group}
+        views = Counter(_label_moved(q) for q in group)
         checked += len(group) if len(group) > 1 else 0
-        if len(views) > 1:
-            for q in group:
-                if id(q) in flagged:
-                    continue
-                others = [o for o in group if _label_moved(o) != _label_moved(q)]
-                found.append(OpenToMFinding(q, f"gold {q.answer!r} disagrees with gold {others[0].answer!r} of "
-                                               f"{others[0].file}.json for the same belief ({_who(q.story, q.chain)})"))
-                flagged.add(id(q))
+        if len(views) < 2:
+            continue
+        # the golds of the less frequent view are the odd ones out; on a tie every gold is listed
+        (top, top_n), (_, second_n) = views.most_common(2)
+        for q in group:
+            if id(q) in flagged or (top_n > second_n and _label_moved(q) == top):
+                continue
+            others = [o for o in group if _label_moved(o) != _label_moved(q)]
+            found.append(
+                OpenToMFinding(
+                    q,
+                    f"gold {q.answer!r} disagrees with {len(others)} of the {len(group) - 1} other golds of the same "
+                    f"belief ({_who(q.story, q.chain)}), e.g. {others[0].answer!r} in {others[0].file}.json",
+                    "same belief, other gold",
+                )
+            )
+            flagged.add(id(q))
     return checked, found
 
 
@@ -590,7 +626,9 @@ class OpenToMOptions(Options):
 
     data: str | None = Field(None, description="OpenToM's data/opentom_data folder, or one question file in it")
     split: Split = Field("normal", description="normal-length stories (meta_data.json), long ones, or all")
-    fine_labels: FineLabels = Field("new", description="fine-location labels: the release's corrected *_new.json or the original files")
+    fine_labels: FineLabels = Field(
+        "new", description="fine-location labels: the release's corrected *_new.json or the original files"
+    )
 
 
 def _choices(q: OpenToMQuestion) -> list[str]:
@@ -623,7 +661,9 @@ class OpenToMBenchmark:
     def samples(self, n: int | None, seed: int, options: OpenToMOptions) -> list[Sample]:
         """The first ``n`` questions, file by file in the paper's order."""
         if options.data is None:
-            raise InvalidArgumentError("opentom needs --data PATH: OpenToM's data/opentom_data folder (see docs/datasets.md)")
+            raise InvalidArgumentError(
+                "opentom needs --data PATH: OpenToM's data/opentom_data folder (see docs/datasets.md)"
+            )
         questions = read_opentom(options.data, split=options.split, fine_labels=options.fine_labels)
         out = []
         for q in questions[:n] if n is not None else questions:
@@ -664,8 +704,16 @@ class OpenToMBenchmark:
         inp = sample.input
         info = inp["plot_info"]
         story = OpenToMStory(
-            inp["story_id"], inp["split"], tuple(inp["plot"]), info["mover"], info["observer"], info["eoi"],
-            info["original_place"], info["move_to_place"], inp["observed"], inp["narrative"],
+            inp["story_id"],
+            inp["split"],
+            tuple(inp["plot"]),
+            info["mover"],
+            info["observer"],
+            info["eoi"],
+            info["original_place"],
+            info["move_to_place"],
+            inp["observed"],
+            inp["narrative"],
         )
         chain = None if inp["chain"] is None else tuple(inp["chain"])
         return OpenToMQuestion(story, inp["file"], inp["index"], inp["question"], inp["answer"], inp["type"], chain)
