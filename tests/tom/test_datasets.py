@@ -16,6 +16,7 @@ from mindloop.errors import ParseError
 from mindloop.models.base import ModelOptions
 from mindloop.models.fake_server import FakeChatServer
 from mindloop.systems.tom.bigtom import bigtom_items, read_bigtom, track_item
+from mindloop.systems.tom.fantom import binary_reading, fantom_questions, list_correct, read_fantom
 from mindloop.systems.tom.label_audit import audit_file
 from mindloop.systems.tom.mmtomqa import read_mmtom
 from mindloop.systems.tom.opentom import audit_opentom, read_opentom, track_answer
@@ -333,3 +334,65 @@ def test_tom_audit_on_a_missing_path_is_one_line(capsys: pytest.CaptureFixture[s
     assert main(["tom", "audit", str(tmp_path / "nope"), "--format", "opentom"]) == 1
     err = capsys.readouterr().err
     assert "no such file or folder" in err and "Traceback" not in err
+
+
+# -- FANToM ------------------------------------------------------------------------------------------------------
+
+
+def test_fantom_flattens_as_the_release_does() -> None:
+    sets = read_fantom(DATA / "fantom_excerpt.json")
+    short = fantom_questions(sets, "short")
+    # fact, 2 belief x (free-form, multiple-choice), 2 lists, 2 + 2 binaries ('no:long' left out on the short input)
+    assert len(short) == 11 and len(fantom_questions(sets, "full")) == 12
+    mc = next(q for q in short if q.kind == "belief:multiple-choice")
+    assert "(a) " in mc.prompt and mc.prompt.endswith("Choose an answer from above:")
+    assert mc.wrong[mc.gold] == "Ivo does not know where the bakery was; he was getting coffee."
+    lst = next(q for q in short if q.kind == "answerability:list")
+    assert "\n\nTarget: Where was the best bakery Gia found in Lisbon?\nQuestion: List all" in lst.prompt
+    assert binary_reading("No, he was away.") == 0 and binary_reading("Yes.") == 1 and binary_reading("Maybe") == -1
+    assert list_correct("Gia and Hal", ["Gia", "Hal"], ["Ivo"]) and not list_correct("Gia, Hal, Ivo", ["Gia"], ["Ivo"])
+
+
+def test_fantom_model_scores_the_releases_aggregates(tmp_path: Path) -> None:
+    def reply(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
+        text = messages[-1]["content"]
+        if "List all the characters" in text:
+            return "Gia and Hal"
+        if "Does Hal know" in text:
+            return "Yes"
+        if "Does Ivo know" in text:
+            return "No"
+        if "Choose an answer from above" in text:
+            want = "Ivo does not know" if "What does Ivo" in text else "Hal believes"
+            line = next(x for x in text.splitlines() if x.startswith("(") and want in x)
+            return line[:3]
+        if "What does Ivo believe" in text:
+            return "Answer: Ivo does not know where the bakery was."
+        if "What does Hal believe" in text:
+            return "Hal believes the best bakery was near the river."
+        return "It was near the river."
+
+    with RunStore(tmp_path / "r.sqlite") as store, FakeChatServer(reply) as server:
+        opts = ModelOptions(base_url=server.base_url, cache="off", backoff_s=0.01)
+        request = RunRequest(
+            "fantom",
+            agent="model",
+            model="openai/fake",
+            model_options=opts,
+            options={"data": str(DATA / "fantom_excerpt.json")},
+            concurrency=1,
+        )
+        m = run_benchmark(request, store=store, progress=False).metrics
+    # every answer is right but Ivo's info-accessibility binary, whose gold 'yes' the audit lists
+    assert m["inaccessible_all_star"] == 0.0 and m["inaccessible_answerability_all"] == 1.0
+    assert m["inaccessible_info_accessibility_all"] == 0.0
+    assert m["inaccessible_belief_multiple_choice"] == 1.0 and m["inaccessible_belief_free_form"] == 1.0
+    assert m["inaccessible_info_accessibility_binary_f1"] == pytest.approx(2 / 3)
+    assert m["control_all_star"] == 1.0
+    assert 0.0 < m["fact_word_f1"] < 1.0
+
+
+def test_fantom_audit_lists_binary_golds_against_their_list(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _json(capsys, ["tom", "audit", str(DATA / "fantom_excerpt.json"), "--format", "fantom", "--json"])
+    assert out["contradicted"] == 1 and out["by_rule"] == {"info-accessibility list vs binary": 1}
+    assert out["findings"][0]["question"] == "Does Ivo know about this information?"

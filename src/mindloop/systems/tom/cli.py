@@ -110,6 +110,7 @@ class _AuditFormat(StrEnum):
     opentom = "opentom"
     bigtom = "bigtom"
     mmtom_qa = "mmtom-qa"
+    fantom = "fantom"
 
 
 class _Split(StrEnum):
@@ -124,7 +125,7 @@ def tom_audit(
         Path,
         typer.Argument(
             help="The release as downloaded: a ToMi/Hi-ToM file, OpenToM's opentom_data folder, BigToM's "
-            "bigtom.csv, MMToM-QA's questions.json."
+            "bigtom.csv, MMToM-QA's questions.json, FANToM's fantom_v1.json."
         ),
     ],
     fmt: Annotated[_AuditFormat, typer.Option("--format", help="The dataset the file belongs to.")],

@@ -13,6 +13,8 @@ One audit per format, each independent of the belief tracker:
   cut into five sentences at ``.``, identical aware and not-aware answers or percepts).
 * ``mmtom-qa`` — :func:`mindloop.systems.tom.mmtomqa.audit_mmtom`: golds outside the item's answers, statements
   that are not a belief and its negation, one question text with two golds.
+* ``fantom`` — :func:`mindloop.systems.tom.fantom.audit_fantom`: binary golds that contradict the list gold of the
+  same set, belief questions whose correct and wrong answers are the same.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from mindloop.worlds.stories.tomi import Example
 
 __all__ = ["AUDIT_FORMATS", "LabelAudit", "LabelFinding", "audit_file"]
 
-AUDIT_FORMATS = ("tomi", "hitom", "opentom", "bigtom", "mmtom-qa")
+AUDIT_FORMATS = ("tomi", "hitom", "opentom", "bigtom", "mmtom-qa", "fantom")
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +214,15 @@ def _audit_mmtom(path: Path) -> LabelAudit:
     return LabelAudit("mmtom-qa", len(items), checked, findings)
 
 
+def _audit_fantom(path: Path) -> LabelAudit:
+    from mindloop.systems.tom.fantom import audit_fantom, fantom_questions, read_fantom
+
+    sets = read_fantom(path)
+    checked, found = audit_fantom(sets)
+    findings = [LabelFinding(f"set {sid}", q, gold, why, rule) for sid, q, gold, why, rule in found]
+    return LabelAudit("fantom", len(fantom_questions(sets)), checked, findings)
+
+
 def audit_file(path: str | Path, fmt: str, *, split: str = "normal") -> LabelAudit:
     """Audit a released file (or OpenToM's folder) in format ``fmt`` (one of :data:`AUDIT_FORMATS`)."""
     p = Path(path)
@@ -228,4 +239,6 @@ def audit_file(path: str | Path, fmt: str, *, split: str = "normal") -> LabelAud
         return _audit_bigtom(p)
     if fmt == "mmtom-qa":
         return _audit_mmtom(p)
+    if fmt == "fantom":
+        return _audit_fantom(p)
     raise InvalidArgumentError(f"unknown format {fmt!r} (formats: {', '.join(AUDIT_FORMATS)})")
