@@ -16,10 +16,12 @@ from mindloop.errors import ParseError
 from mindloop.models.base import ModelOptions
 from mindloop.models.fake_server import FakeChatServer
 from mindloop.systems.tom.bigtom import bigtom_items, read_bigtom, track_item
+from mindloop.systems.tom.exploretom import audit_exploretom, read_exploretom
 from mindloop.systems.tom.fantom import binary_reading, fantom_questions, list_correct, read_fantom
 from mindloop.systems.tom.label_audit import audit_file
 from mindloop.systems.tom.mmtomqa import read_mmtom
 from mindloop.systems.tom.opentom import audit_opentom, read_opentom, track_answer
+from mindloop.systems.tom.simpletom import read_simpletom
 
 DATA = Path(__file__).parent / "data"
 OPENTOM = DATA / "opentom"
@@ -396,3 +398,72 @@ def test_fantom_audit_lists_binary_golds_against_their_list(capsys: pytest.Captu
     out = _json(capsys, ["tom", "audit", str(DATA / "fantom_excerpt.json"), "--format", "fantom", "--json"])
     assert out["contradicted"] == 1 and out["by_rule"] == {"info-accessibility list vs binary": 1}
     assert out["findings"][0]["question"] == "Does Ivo know about this information?"
+
+
+# -- ExploreToM and SimpleToM ------------------------------------------------------------------------------------
+
+
+def test_exploretom_reads_the_csv_with_its_quirks() -> None:
+    items = read_exploretom(DATA / "exploretom_excerpt.csv")
+    assert [i.order for i in items] == [-1, 1, 1, 1]
+    assert [i.relation for i in items][:3] == ["memory-container_location", "container_location", "knowledge"]
+    assert "\n" in items[0].infilled  # a quoted field spanning two lines
+    checked, found = audit_exploretom(items)
+    assert checked == 3  # the yes/no row has no place to look for
+    assert [(i.question, rule) for i, _, rule in found] == [
+        ("In which container will Theo search for the brass key?", "answer not in story")
+    ]
+
+
+def test_exploretom_model_reads_pairs_as_choices_and_the_rest_by_the_release_rule(tmp_path: Path) -> None:
+    def reply(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
+        text = messages[-1]["content"]
+        if 'Answer "yes" or "no"' in text:
+            return "No, she does not know."  # 'no' is the gold; the release's substring rule agrees here
+        return "The tin box."
+
+    with RunStore(tmp_path / "r.sqlite") as store, FakeChatServer(reply) as server:
+        opts = ModelOptions(base_url=server.base_url, cache="off", backoff_s=0.01)
+        request = RunRequest(
+            "exploretom",
+            agent="model",
+            model="openai/fake",
+            model_options=opts,
+            options={"data": str(DATA / "exploretom_excerpt.csv")},
+            concurrency=1,
+        )
+        m = run_benchmark(request, store=store, progress=False).metrics
+    assert m["accuracy"] == 3 / 4  # Theo's expected 'leather pouch' is never said
+    assert m["by_order"] == {"-1": {"accuracy": 1.0, "n": 1}, "1": {"accuracy": 2 / 3, "n": 3}}
+    assert m["by_type"]["knowledge"] == {"accuracy": 1.0, "n": 1}
+
+
+def test_simpletom_reads_the_three_sets_and_audits_the_quoted_fact(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    items = read_simpletom(DATA / "simpletom")
+    assert [i.qset for i in items] == ["mental-state-qa", "mental-state-qa", "behavior-qa", "judgment-qa"]
+    out = _json(capsys, ["tom", "audit", str(DATA / "simpletom"), "--format", "simpletom", "--json"])
+    assert out["contradicted"] == 1 and out["by_rule"] == {"fact not in story": 1}
+
+    def reply(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
+        assert "answer the question by giving the correct answer choice, (A), (B)" in messages[-1]["content"]
+        return "(A)"
+
+    with RunStore(tmp_path / "r.sqlite") as store, FakeChatServer(reply) as server:
+        opts = ModelOptions(base_url=server.base_url, cache="off", backoff_s=0.01)
+        request = RunRequest(
+            "simpletom",
+            agent="model",
+            model="openai/fake",
+            model_options=opts,
+            options={"data": str(DATA / "simpletom")},
+            concurrency=1,
+        )
+        m = run_benchmark(request, store=store, progress=False).metrics
+    # answer A everywhere: wrong on the first awareness question (gold B), right on the other three
+    assert m["by_set"] == {
+        "mental-state-qa": {"accuracy": 0.5, "n": 2},
+        "behavior-qa": {"accuracy": 1.0, "n": 1},
+        "judgment-qa": {"accuracy": 1.0, "n": 1},
+    }

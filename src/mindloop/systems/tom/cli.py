@@ -111,6 +111,8 @@ class _AuditFormat(StrEnum):
     bigtom = "bigtom"
     mmtom_qa = "mmtom-qa"
     fantom = "fantom"
+    exploretom = "exploretom"
+    simpletom = "simpletom"
 
 
 class _Split(StrEnum):
@@ -125,7 +127,7 @@ def tom_audit(
         Path,
         typer.Argument(
             help="The release as downloaded: a ToMi/Hi-ToM file, OpenToM's opentom_data folder, BigToM's "
-            "bigtom.csv, MMToM-QA's questions.json, FANToM's fantom_v1.json."
+            "bigtom.csv, MMToM-QA's questions.json, FANToM's fantom_v1.json, ExploreToM's CSV, SimpleToM's folder."
         ),
     ],
     fmt: Annotated[_AuditFormat, typer.Option("--format", help="The dataset the file belongs to.")],

@@ -15,6 +15,10 @@ One audit per format, each independent of the belief tracker:
   that are not a belief and its negation, one question text with two golds.
 * ``fantom`` — :func:`mindloop.systems.tom.fantom.audit_fantom`: binary golds that contradict the list gold of the
   same set, belief questions whose correct and wrong answers are the same.
+* ``exploretom`` — :func:`mindloop.systems.tom.exploretom.audit_exploretom`: expected answers the story never
+  mentions, one story and question with two expected answers.
+* ``simpletom`` — :func:`mindloop.systems.tom.simpletom.audit_simpletom`: answer keys naming no choice, repeated
+  choices, awareness questions about a fact the story does not state.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from mindloop.worlds.stories.tomi import Example
 
 __all__ = ["AUDIT_FORMATS", "LabelAudit", "LabelFinding", "audit_file"]
 
-AUDIT_FORMATS = ("tomi", "hitom", "opentom", "bigtom", "mmtom-qa", "fantom")
+AUDIT_FORMATS = ("tomi", "hitom", "opentom", "bigtom", "mmtom-qa", "fantom", "exploretom", "simpletom")
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,6 +227,27 @@ def _audit_fantom(path: Path) -> LabelAudit:
     return LabelAudit("fantom", len(fantom_questions(sets)), checked, findings)
 
 
+def _audit_exploretom(path: Path) -> LabelAudit:
+    from mindloop.systems.tom.exploretom import audit_exploretom, read_exploretom
+
+    items = read_exploretom(path)
+    checked, found = audit_exploretom(items)
+    findings = [LabelFinding(f"{path.name}:{i.line}", i.question, i.answer, why, rule) for i, why, rule in found]
+    return LabelAudit("exploretom", len(items), checked, findings)
+
+
+def _audit_simpletom(path: Path) -> LabelAudit:
+    from mindloop.systems.tom.simpletom import audit_simpletom, read_simpletom
+
+    items = read_simpletom(path)
+    checked, found = audit_simpletom(items)
+    findings = [
+        LabelFinding(f"{i.qset}/{i.source}:{i.line} ({i.id})", i.question, i.answer_key, why, rule)
+        for i, why, rule in found
+    ]
+    return LabelAudit("simpletom", len(items), checked, findings)
+
+
 def audit_file(path: str | Path, fmt: str, *, split: str = "normal") -> LabelAudit:
     """Audit a released file (or OpenToM's folder) in format ``fmt`` (one of :data:`AUDIT_FORMATS`)."""
     p = Path(path)
@@ -241,4 +266,8 @@ def audit_file(path: str | Path, fmt: str, *, split: str = "normal") -> LabelAud
         return _audit_mmtom(p)
     if fmt == "fantom":
         return _audit_fantom(p)
+    if fmt == "exploretom":
+        return _audit_exploretom(p)
+    if fmt == "simpletom":
+        return _audit_simpletom(p)
     raise InvalidArgumentError(f"unknown format {fmt!r} (formats: {', '.join(AUDIT_FORMATS)})")
