@@ -17,14 +17,18 @@ lower-cased (``_precomputations``: ``expected_answer in model_response.lower()``
 know about it``) is read as a choice between them (``no`` occurs in "I don't know"); the others by the release's
 rule. Accuracy per order, per relation (question type), per story type and per interestingness.
 
-No symbolic agent yet: reading ``story_structure`` into events needs ExploreToM's whole action grammar (room
-changes, containers moved between rooms, private and public information exchange, object states).
+**Symbolic agent.** The tracker reads ``story_structure`` when every sentence is one of the ToMi-like forms
+(``X entered the R.``, ``X left the R.``, ``X moved the O to the C, which is also located in the R.``, ``X told out
+loud that the O is in the C.``, ``X told Y privately that the O is in the C.``) and answers the container and room
+questions from the people, entity and relation in ``qprop=params``; stories with other actions (containers moved
+between rooms, object states, peeking, distraction) and yes/no questions are not covered.
 """
 
 from __future__ import annotations
 
 import ast
 import csv
+import re
 import sys
 from collections import defaultdict
 from collections.abc import Sequence
@@ -34,12 +38,20 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from mindloop.beliefs import Event, EventKind, Fact, Tracker, Utterance
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.base import message
 from mindloop.models.replies import ask
-from mindloop.systems.tom.mcq import accuracy_by, ask_choice, input_key, model_summary
+from mindloop.systems.tom.mcq import (
+    accuracy_by,
+    ask_choice,
+    input_key,
+    model_summary,
+    not_covered,
+    symbolic_outcome,
+)
 
 __all__ = [
     "EXPLORETOM_FIELDS",
@@ -48,6 +60,7 @@ __all__ = [
     "ExploreToMOptions",
     "audit_exploretom",
     "read_exploretom",
+    "track_structure",
 ]
 
 EXPLORETOM_FIELDS = ("question", "expected_answer", "qprop=params", "qprop=nth_order")
@@ -71,6 +84,8 @@ class ExploreToMItem:
     relation: str
     interesting: bool | None
     story_type: str
+    people: tuple[str, ...]
+    entity: str
 
 
 def _bool(value: str | None) -> bool | None:
@@ -118,6 +133,8 @@ def read_exploretom(path: str | Path) -> list[ExploreToMItem]:
                 str(params[2]),
                 _bool(row.get("qprop=non_unique_mental_state")),
                 row.get("param=story_type") or "",
+                tuple(str(x) for x in params[0]) if isinstance(params[0], list | tuple) else (),
+                str(params[1]),
             )
         )
     return out
@@ -175,6 +192,7 @@ class ExploreToMBenchmark:
 
     def __init__(self) -> None:
         self.agents = {
+            "symbolic": AgentSpec("the belief tracker reads the story structure's ToMi-like sentences", self._symbolic),
             "model": AgentSpec("a chat model answers with a short phrase", self._model, needs_model=True),
         }
 
@@ -202,6 +220,9 @@ class ExploreToMBenchmark:
                         "interesting": item.interesting,
                         "story_type": item.story_type,
                         "line": item.line,
+                        "structure": item.structure,
+                        "people": list(item.people),
+                        "entity": item.entity,
                     },
                     group=item.relation,
                 )
@@ -229,6 +250,14 @@ class ExploreToMBenchmark:
         scores = {"correct": correct, "correct_strict": correct, "correct_release": correct}
         return Outcome({"reply": reply, "answer": reply.strip()}, scores)
 
+    async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        inp = sample.input
+        answer, why = track_structure(inp["structure"], tuple(inp["people"]), inp["entity"], inp["relation"])
+        if answer is None:
+            return not_covered(why)
+        gold = _norm(inp["answer"])
+        return symbolic_outcome(inp["answer"] if answer == gold else answer, inp["answer"])
+
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
         """Accuracy overall, per order, per question type (relation), per story type and per interestingness."""
         out = model_summary(records)
@@ -246,3 +275,72 @@ def _release(reply: str, gold: str, choices: Sequence[str]) -> str | None:
         return next(c for c in choices if c.lower() == gold.lower())
     other = [c for c in choices if c.lower() != gold.lower() and c.lower() in low]
     return other[0] if other else None
+
+
+# -- the tracker ------------------------------------------------------------------------------------------------
+
+_N = r"[A-Z][\w'-]*"
+_ENTER = re.compile(rf"^({_N}) entered the (.+)$")
+_LEFT = re.compile(rf"^({_N}) left the (.+)$")
+_MOVE = re.compile(rf"^({_N}) moved the (.+?) to the (.+?), which is also located in the (.+)$")
+_LOUD = re.compile(rf"^({_N}) told out loud that the (.+?) is in the (.+)$")
+_PRIVATE = re.compile(rf"^({_N}) told ({_N}) privately that the (.+?) is in the (.+)$")
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"^(?:the|a|an) ", "", text.strip().rstrip(".").lower())
+
+
+def _sentences(story: str) -> list[str]:
+    return [s.strip().rstrip(".") for s in re.split(r"(?<=\.)\s+", story.strip()) if s.strip()]
+
+
+def track_structure(story: str, people: tuple[str, ...], entity: str, relation: str) -> tuple[str | None, str]:
+    """The tracker's answer (lower case, no article) to a container or room question, or ``None`` and why not.
+
+    >>> s = "Ann entered the den. Ann moved the key to the box, which is also located in the den. Ann left the den. "
+    >>> s += "Bo entered the den. Bo moved the key to the bag, which is also located in the den."
+    >>> track_structure(s, ("Ann",), "key", "container_location"), track_structure(s, (), "key", "container_location")
+    (('box', ''), ('bag', ''))
+    """
+    kind = relation.removeprefix("memory-")
+    if kind not in ("container_location", "room_location"):
+        return None, f"{relation} questions are not location questions"
+    tracker = Tracker(max_depth=max(2, len(people)))
+    room: dict[str, str] = {}
+    first: dict[str, str] = {}
+    for t, sentence in enumerate(_sentences(story), 1):
+        if m := _ENTER.match(sentence):
+            room[m[1]] = _norm(m[2])
+            tracker.apply(Event(t, EventKind.ENTER, m[1], (Fact(m[1], "at", room[m[1]]),), frozenset({m[1]})))
+        elif m := _LEFT.match(sentence):
+            here = frozenset(a for a, r in room.items() if r == room.get(m[1]))
+            tracker.apply(Event(t, EventKind.EXIT, m[1], (Fact(m[1], "at", None),), here or frozenset({m[1]})))
+            room.pop(m[1], None)
+        elif m := _MOVE.match(sentence):
+            obj, con, where = _norm(m[2]), _norm(m[3]), _norm(m[4])
+            first.setdefault(obj, con)
+            here = frozenset(a for a, r in room.items() if r == where) | {m[1]}
+            facts = (Fact(obj, "in", con), Fact(con, "room", where))
+            tracker.apply(Event(t, EventKind.MOVE, m[1], facts, here))
+        elif m := _LOUD.match(sentence):
+            here = frozenset(a for a, r in room.items() if r == room.get(m[1]) and a != m[1])
+            tracker.apply(Utterance(t, m[1], here, (Fact(_norm(m[2]), "in", _norm(m[3])),), public=True))
+        elif m := _PRIVATE.match(sentence):
+            tracker.apply(Utterance(t, m[1], frozenset({m[2]}), (Fact(_norm(m[3]), "in", _norm(m[4])),), public=False))
+        else:
+            return None, f"a sentence the tracker does not read: {sentence!r}"
+    entity = _norm(entity)
+    chain = tuple(people)
+    if relation.startswith("memory-"):
+        if kind != "container_location" or chain:
+            return None, "only the memory of the first container is read"
+        value = first.get(entity)
+        return (value, "") if value else (None, "the story never places it")
+    if kind == "container_location":
+        value = tracker.value(chain, entity, "in")
+        return (value, "") if value else (None, "the story never shows this belief")
+    # room: the entity's room if it is a container, else its container's room, as the chain believes them
+    container = tracker.value(chain, entity, "in")
+    value = tracker.value(chain, container or entity, "room")
+    return (value, "") if value else (None, "the story never shows this belief")
