@@ -129,7 +129,7 @@ def test_bench_run_opentom_symbolic_counts_uncovered_questions_apart(capsys: pyt
     assert metrics["covered"] == 28 and metrics["not_covered"] == 6
     assert metrics["coverage"] == 28 / 34
     assert metrics["accuracy_covered"] == 25 / 28
-    assert metrics["by_type"]["fine-fo"] == {"accuracy": 1.0, "n": 6, "macro_f1": 1.0}
+    assert metrics["by_type"]["fine-fo"] == {"accuracy": 1.0, "n": 6, "chance": 0.5, "macro_f1": 1.0}
     assert "attitude" not in metrics["by_type"]
     # fine second order: Ada about Ben ('basket') and Cal about Dee ('top shelf') disagree with the tracker
     assert metrics["by_type"]["fine-so"]["accuracy"] == 0.5
@@ -234,7 +234,8 @@ def test_bench_run_bigtom_reports_accuracy_per_condition(capsys: pytest.CaptureF
     )
     metrics = out["metrics"]
     assert metrics["accuracy"] == 1.0 and metrics["coverage"] == 1.0
-    assert metrics["by_condition"]["forward_belief/false_belief"] == {"accuracy": 1.0, "n": 2}
+    assert metrics["by_condition"]["forward_belief/false_belief"] == {"accuracy": 1.0, "n": 2, "chance": 0.5}
+    assert metrics["chance"] == 0.5
     assert list(metrics["by_condition"])[:4] == [
         "forward_belief/true_belief",
         "forward_belief/false_belief",
@@ -293,8 +294,11 @@ def test_mmtom_reads_json_lines_and_scores_per_type(tmp_path: Path) -> None:
         summary = run_benchmark(request, store=store, progress=False)
     m = summary.metrics
     assert m["accuracy"] == 3 / 5 and m["unparsed"] == 0
-    assert m["by_type"]["1.2"] == {"accuracy": 0.0, "n": 1}
-    assert m["by_kind"] == {"belief": {"accuracy": 2 / 3, "n": 3}, "goal": {"accuracy": 0.5, "n": 2}}
+    assert m["by_type"]["1.2"] == {"accuracy": 0.0, "n": 1, "chance": 0.5}
+    assert m["by_kind"] == {
+        "belief": {"accuracy": 2 / 3, "n": 3, "chance": 0.5},
+        "goal": {"accuracy": 0.5, "n": 2, "chance": 0.5},
+    }
 
 
 def test_mmtom_bad_line_is_named(tmp_path: Path) -> None:
@@ -435,7 +439,8 @@ def test_exploretom_model_reads_pairs_as_choices_and_the_rest_by_the_release_rul
         m = run_benchmark(request, store=store, progress=False).metrics
     assert m["accuracy"] == 3 / 4  # Theo's expected 'leather pouch' is never said
     assert m["by_order"] == {"-1": {"accuracy": 1.0, "n": 1}, "1": {"accuracy": 2 / 3, "n": 3}}
-    assert m["by_type"]["knowledge"] == {"accuracy": 1.0, "n": 1}
+    assert m["by_type"]["knowledge"] == {"accuracy": 1.0, "n": 1, "chance": 0.5}
+    assert "chance" not in m  # open answers have no chance level
 
 
 def test_simpletom_reads_the_three_sets_and_audits_the_quoted_fact(
@@ -463,9 +468,9 @@ def test_simpletom_reads_the_three_sets_and_audits_the_quoted_fact(
         m = run_benchmark(request, store=store, progress=False).metrics
     # answer A everywhere: wrong on the first awareness question (gold B), right on the other three
     assert m["by_set"] == {
-        "mental-state-qa": {"accuracy": 0.5, "n": 2},
-        "behavior-qa": {"accuracy": 1.0, "n": 1},
-        "judgment-qa": {"accuracy": 1.0, "n": 1},
+        "mental-state-qa": {"accuracy": 0.5, "n": 2, "chance": 0.5},
+        "behavior-qa": {"accuracy": 1.0, "n": 1, "chance": 0.5},
+        "judgment-qa": {"accuracy": 1.0, "n": 1, "chance": 0.5},
     }
 
 

@@ -221,6 +221,7 @@ class ExploreToMBenchmark:
                         "story_type": item.story_type,
                         "line": item.line,
                         "structure": item.structure,
+                        **({"choices": list(pair)} if (pair := _pair(item.answer)) else {}),
                         "people": list(item.people),
                         "entity": item.entity,
                     },

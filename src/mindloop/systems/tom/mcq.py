@@ -28,6 +28,7 @@ __all__ = [
     "ReleaseReader",
     "accuracy_by",
     "ask_choice",
+    "chance",
     "coverage",
     "group_key",
     "input_key",
@@ -119,17 +120,39 @@ def _scored(r: SampleRecord) -> bool:
     return r.scores.get("covered", 1.0) == 1.0
 
 
+def _chance(r: SampleRecord) -> float | None:
+    """The expected score of a uniform guess among the sample's ``choices`` (``None`` when it offers none)."""
+    choices = r.sample.input.get("choices")
+    return 1.0 / len(choices) if isinstance(choices, list) and choices else None
+
+
+def chance(records: Sequence[SampleRecord]) -> float | None:
+    """The expected accuracy of a uniform guess among each question's choices, computed exactly (not sampled);
+    ``None`` when some question offers no choices (an open answer)."""
+    values = [_chance(r) for r in records]
+    if not values or any(v is None for v in values):
+        return None
+    return sum(v for v in values if v is not None) / len(values)
+
+
 def accuracy_by(
     records: Sequence[SampleRecord], key: Callable[[SampleRecord], str | None], order: Sequence[str] = ()
 ) -> dict[str, dict[str, Any]]:
-    """Accuracy per value of ``key`` over the records that count (``order`` first); not-covered ones are left out."""
-    groups: dict[str, list[float]] = defaultdict(list)
+    """Accuracy per value of ``key`` over the records that count (``order`` first), with the group's ``chance``
+    when its questions offer choices; not-covered ones are left out."""
+    groups: dict[str, list[SampleRecord]] = defaultdict(list)
     for r in records:
         k = key(r)
         if k is not None and _scored(r):
-            groups[k].append(r.scores.get("correct", 0.0))
+            groups[k].append(r)
     names = [t for t in order if t in groups] + sorted(set(groups) - set(order))
-    return {t: {"accuracy": sum(groups[t]) / len(groups[t]), "n": len(groups[t])} for t in names}
+    out: dict[str, dict[str, Any]] = {}
+    for t in names:
+        scores = [r.scores.get("correct", 0.0) for r in groups[t]]
+        out[t] = {"accuracy": sum(scores) / len(scores), "n": len(scores)}
+        if (c := chance(groups[t])) is not None:
+            out[t]["chance"] = c
+    return out
 
 
 def macro_f1(pairs: Sequence[tuple[str, str | None]], labels: Sequence[str]) -> float | None:
@@ -154,9 +177,12 @@ def macro_f1(pairs: Sequence[tuple[str, str | None]], labels: Sequence[str]) -> 
 
 
 def model_summary(records: Sequence[SampleRecord]) -> dict[str, Any]:
-    """Overall accuracy, the strict and release readings' accuracy, and the unread replies (model runs)."""
+    """Overall accuracy and its ``chance`` (a uniform guess among each question's choices), the strict and
+    release readings' accuracy, the unread replies (model runs) and the coverage (symbolic runs)."""
     counted = [r for r in records if _scored(r)]
     out: dict[str, Any] = {"accuracy": mean(r.scores.get("correct", 0.0) for r in counted) if counted else None}
+    if (c := chance(counted)) is not None:
+        out["chance"] = c
     strict = [r.scores["correct_strict"] for r in records if "correct_strict" in r.scores]
     if strict:
         out["accuracy_strict"] = sum(strict) / len(records)
