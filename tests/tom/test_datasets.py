@@ -483,3 +483,13 @@ def test_exploretom_symbolic_reads_the_story_structure(capsys: pytest.CaptureFix
     # the yes/no knowledge question is not covered; Theo's 'leather pouch' is not where the story put the key
     assert m["covered"] == 3 and m["not_covered"] == 1 and m["accuracy_covered"] == 2 / 3
     assert m["by_order"]["-1"] == {"accuracy": 1.0, "n": 1}
+
+
+def test_readers_take_a_byte_order_mark_and_name_a_non_utf8_file(tmp_path: Path) -> None:
+    with_bom = tmp_path / "bigtom.csv"
+    with_bom.write_bytes(b"\xef\xbb\xbf" + (DATA / "bigtom_excerpt.csv").read_bytes())
+    assert read_bigtom(with_bom)[0]["story"].startswith("Mina is a baker")
+    latin1 = tmp_path / "questions.json"
+    latin1.write_bytes('{"question": "caf\xe9", "answer": "a", "question_type": 1.1}\n'.encode("latin-1"))
+    with pytest.raises(ParseError, match=r"questions\.json: not UTF-8 text"):
+        read_mmtom(latin1)

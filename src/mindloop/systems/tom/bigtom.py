@@ -125,7 +125,7 @@ def read_bigtom(path: str | Path) -> list[BigToMRow]:
     if p.is_dir():
         p = p / "bigtom.csv"
     try:
-        text = p.read_text(encoding="utf-8")
+        text = p.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise InvalidArgumentError(f"--data {str(path)!r}: no such file (BigToM's data/bigtom/bigtom.csv)") from None
     except UnicodeDecodeError as exc:

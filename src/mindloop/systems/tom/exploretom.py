@@ -98,7 +98,7 @@ def read_exploretom(path: str | Path) -> list[ExploreToMItem]:
     if p.is_dir():
         p = p / "ExploreToM-data-sample.csv"
     try:
-        text = p.read_text(encoding="utf-8")
+        text = p.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise InvalidArgumentError(f"--data {str(path)!r}: no such file (ExploreToM-data-sample.csv)") from None
     except UnicodeDecodeError as exc:

@@ -95,7 +95,7 @@ def read_fantom(path: str | Path) -> list[dict[str, Any]]:
     if p.is_dir():
         p = p / "fantom_v1.json"
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        data = json.loads(p.read_text(encoding="utf-8-sig"))
     except FileNotFoundError:
         raise InvalidArgumentError(f"--data {str(path)!r}: no such file (FANToM's fantom_v1.json)") from None
     except json.JSONDecodeError as exc:

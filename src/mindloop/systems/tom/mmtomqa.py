@@ -73,7 +73,7 @@ def read_mmtom(path: str | Path) -> list[MMToMItem]:
     if p.is_dir():
         p = p / "questions.json"
     try:
-        text = p.read_text(encoding="utf-8")
+        text = p.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise InvalidArgumentError(
             f"--data {str(path)!r}: no such file (MMToM-QA's Benchmark/questions.json)"

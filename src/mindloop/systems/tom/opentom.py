@@ -175,7 +175,7 @@ def _norm(place: str) -> str:
 
 def _load(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8-sig"))
     except json.JSONDecodeError as exc:
         raise ParseError(f"not valid JSON ({exc.msg})", source=str(path), line=exc.lineno) from None
     except UnicodeDecodeError as exc:

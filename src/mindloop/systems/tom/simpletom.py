@@ -64,7 +64,7 @@ class SimpleToMItem:
 
 def _read_file(path: Path, qset: str) -> list[SimpleToMItem]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(path)) from None
     out = []
