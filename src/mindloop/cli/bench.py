@@ -231,7 +231,12 @@ def _print_summary(summary: RunSummary) -> None:
         iv = summary.intervals
         console.print(
             f"95% CI: {iv['method']}, {iv['resamples']} resamples, seed {iv['seed']}; SE: standard error of metrics "
-            "that are means of per-sample scores",
+            "that are means of per-sample scores"
+            + (
+                f"; n too small (< {iv['too_small']['min_n']}) for an interval: {', '.join(iv['too_small']['metrics'])}"
+                if iv.get("too_small")
+                else ""
+            ),
             markup=False,
             soft_wrap=True,
         )
