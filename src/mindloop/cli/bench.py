@@ -105,7 +105,7 @@ def bench_run(
     ] = False,
     data: Annotated[
         Path | None,
-        typer.Option("--data", metavar="FILE", help="A data file for benchmarks that read one.", dir_okay=False),
+        typer.Option("--data", metavar="PATH", help="A data file (or folder) for benchmarks that read one."),
     ] = None,
     opt: Annotated[
         list[str] | None, typer.Option("--opt", metavar="KEY=VALUE", help="Benchmark option (repeatable).")
@@ -176,7 +176,12 @@ def _print_summary(summary: RunSummary) -> None:
         iv = summary.intervals
         console.print(
             f"95% CI: {iv['method']}, {iv['resamples']} resamples, seed {iv['seed']}; SE: standard error of metrics "
-            "that are means of per-sample scores",
+            "that are means of per-sample scores"
+            + (
+                f"; n too small (< {iv['too_small']['min_n']}) for an interval: {', '.join(iv['too_small']['metrics'])}"
+                if iv.get("too_small")
+                else ""
+            ),
             markup=False,
             soft_wrap=True,
         )
