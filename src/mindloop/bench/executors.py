@@ -16,18 +16,21 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures as cf
 import hashlib
+import multiprocessing as mp
+import queue
 import signal
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mindloop.bench.api import AgentContext, Benchmark, Outcome, Sample
 from mindloop.bench.registry import get_benchmark
 from mindloop.bench.store import SampleResult
 from mindloop.errors import SETUP_ERRORS, DependencyError, MindloopError, UnknownNameError
+from mindloop.models import outages
 from mindloop.models.base import CallRecord, ChatModel, GenerationConfig, ModelOptions, RecordingModel, load_model
 from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
 
@@ -121,6 +124,9 @@ class _Job:
     generation: GenerationConfig
     seed: int
     format_retries: int
+    reports: Any = None
+    """Where the worker sends its requests' reports for the driver's circuit breaker (a Ray job's; ``None``: a
+    process worker's are set up with the pool, or there is no breaker)."""
 
 
 @dataclass(frozen=True)
@@ -158,9 +164,11 @@ class AbortRunError(Exception):
 
 
 class _Worker:
-    """Per-process state of a pool worker or Ray worker: one event loop, benchmarks and models built once."""
+    """Per-process state of a pool worker or Ray worker: one event loop, benchmarks and models built once, and the
+    watch that forwards its requests' reports to the driver's circuit breaker (``None``: no breaker)."""
 
     loop: asyncio.AbstractEventLoop | None = None
+    watch: outages.EndpointWatch | None = None
     benches: dict[str, Benchmark] = {}  # noqa: RUF012 - process-wide caches by design
     models: dict[tuple[str, ModelOptions], ChatModel] = {}  # noqa: RUF012
 
@@ -168,6 +176,87 @@ class _Worker:
 def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and shuts the pool down
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler (a fork inherits it): terminate quietly
+
+
+class _Forward:
+    """A worker's :class:`~mindloop.models.outages.EndpointWatch`: each request's report goes to the driver (``None``
+    for an answer, the cause for a request that found no server), whose breaker judges; ``opened`` reads the
+    driver's verdict from ``flag`` (set when its breaker opened), so no request leaves a worker after that."""
+
+    def __init__(self, reports: _Reports, flag: _Flag | None) -> None:
+        self._reports = reports
+        self._flag = flag
+
+    def request_failed(self, cause: str) -> None:
+        self._reports.put(cause)
+
+    def request_answered(self) -> None:
+        self._reports.put(None)
+
+    @property
+    def opened(self) -> str | None:
+        return "the run's circuit breaker opened" if self._flag is not None and self._flag.is_set() else None
+
+
+class _Reports(Protocol):
+    def put(self, item: str | None) -> None: ...
+
+
+class _Flag(Protocol):
+    def is_set(self) -> bool: ...
+
+
+def _init_process_worker(reports: _Reports, flag: _Flag) -> None:
+    """A pool worker's set-up: signals as :func:`_ignore_sigint`, reports to the driver's breaker."""
+    _ignore_sigint()
+    _Worker.watch = _Forward(reports, flag)
+
+
+def _drained(reports: Any) -> Iterator[str | None]:
+    """The reports waiting in a process pool's queue."""
+    while True:
+        try:
+            yield reports.get_nowait()
+        except queue.Empty:
+            return
+
+
+def _heard(reports: Iterable[str | None], watch: outages.EndpointWatch) -> None:
+    """Feed the driver's breaker the reports its workers sent (``None``: an answer, else why a request found no
+    server); raise :class:`~mindloop.models.outages.BreakerOpen` once it is open."""
+    for cause in reports:
+        if watch.opened is not None:
+            break
+        if cause is None:
+            watch.request_answered()
+        else:
+            watch.request_failed(cause)
+    if watch.opened is not None:
+        raise outages.BreakerOpen(watch.opened)
+
+
+class _ReportBox:
+    """A Ray actor holding the reports of a run's Ray workers until the driver takes them."""
+
+    def __init__(self) -> None:
+        self._items: list[str | None] = []
+
+    def put(self, item: str | None) -> None:
+        self._items.append(item)
+
+    def take(self) -> list[str | None]:
+        items, self._items = self._items, []
+        return items
+
+
+class _RayReports:
+    """A Ray worker's way to the :class:`_ReportBox` (fire and forget: one caller's calls arrive in order)."""
+
+    def __init__(self, box: Any) -> None:
+        self._box = box
+
+    def put(self, item: str | None) -> None:
+        self._box.put.remote(item)
 
 
 def _run_job(job: _Job) -> SampleResult | _Abort:
@@ -195,7 +284,11 @@ def _run_job(job: _Job) -> SampleResult | _Abort:
             job.format_retries,
             job.model_options,
         )
-        return _Worker.loop.run_until_complete(coro)
+        watch = _Forward(job.reports, None) if job.reports is not None else _Worker.watch
+        if watch is None:
+            return _Worker.loop.run_until_complete(coro)
+        with outages.watching(watch):  # the task the loop makes for coro copies this context
+            return _Worker.loop.run_until_complete(coro)
     except SETUP_ERRORS as exc:
         return _Abort.of(job.index, exc)
 
@@ -256,7 +349,9 @@ async def run_local(
             raise error
 
 
-def _jobs(pending: Sequence[tuple[int, Sample]], request: RunRequest, agent: str, model: str | None) -> Iterator[_Job]:
+def _jobs(
+    pending: Sequence[tuple[int, Sample]], request: RunRequest, agent: str, model: str | None, reports: Any = None
+) -> Iterator[_Job]:
     for index, sample in pending:
         yield _Job(
             request.benchmark,
@@ -268,20 +363,42 @@ def _jobs(pending: Sequence[tuple[int, Sample]], request: RunRequest, agent: str
             request.generation,
             request.seed,
             request.format_retries,
+            reports,
         )
 
 
 def run_process(
-    pending: Sequence[tuple[int, Sample]], request: RunRequest, agent: str, model: str | None, sink: Sink
+    pending: Sequence[tuple[int, Sample]],
+    request: RunRequest,
+    agent: str,
+    model: str | None,
+    sink: Sink,
+    watch: outages.EndpointWatch | None = None,
 ) -> None:
+    """Run the samples on a process pool. With a ``watch`` (the run's circuit breaker) every worker's requests are
+    reported to it here; once it opens, the workers are told (no request leaves one after that) and stopped, and
+    :class:`~mindloop.models.outages.BreakerOpen` is raised with the samples in flight left pending."""
     workers = max(1, min(request.concurrency, len(pending)))
     jobs = _jobs(pending, request, agent, model)
-    pool = cf.ProcessPoolExecutor(max_workers=workers, initializer=_ignore_sigint)
+    reports: Any = None
+    flag: Any = None
+    setup: dict[str, Any] = {"initializer": _ignore_sigint}
+    if watch is not None:
+        reports, flag = mp.Queue(), mp.Event()
+        setup = {"initializer": _init_process_worker, "initargs": (reports, flag)}
+    pool = cf.ProcessPoolExecutor(max_workers=workers, **setup)
     try:
         in_flight = {pool.submit(_run_job, job) for job in _take(jobs, 2 * workers)}
         while in_flight:
-            done, in_flight = cf.wait(in_flight, return_when=cf.FIRST_COMPLETED)
+            timeout = 0.02 if watch is not None else None  # the reports are read between results
+            done, in_flight = cf.wait(in_flight, timeout=timeout, return_when=cf.FIRST_COMPLETED)
             aborts = _keep([f.result() for f in done], sink)
+            if watch is not None:
+                try:
+                    _heard(_drained(reports), watch)
+                except outages.BreakerOpen:
+                    flag.set()
+                    raise
             if aborts:  # stop: jobs not started are cancelled, samples still running are kept when they finish
                 for future in in_flight:
                     future.cancel()
@@ -293,6 +410,8 @@ def run_process(
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        if reports is not None:
+            reports.close()
 
 
 def _terminate(pool: cf.ProcessPoolExecutor) -> None:
@@ -312,8 +431,16 @@ def _keep(results: Sequence[SampleResult | _Abort], sink: Sink) -> list[_Abort]:
 
 
 def run_ray(
-    pending: Sequence[tuple[int, Sample]], request: RunRequest, agent: str, model: str | None, sink: Sink
+    pending: Sequence[tuple[int, Sample]],
+    request: RunRequest,
+    agent: str,
+    model: str | None,
+    sink: Sink,
+    watch: outages.EndpointWatch | None = None,
 ) -> None:
+    """Run the samples as Ray tasks. With a ``watch`` (the run's circuit breaker) the tasks' requests are reported
+    to it through a small actor; once it opens, the tasks are stopped and
+    :class:`~mindloop.models.outages.BreakerOpen` is raised with the samples in flight left pending."""
     try:
         import ray
     except ImportError:
@@ -330,7 +457,8 @@ def run_ray(
         if threading.current_thread() is threading.main_thread():  # ray.init installs a SIGTERM handler that exits
             signal.signal(signal.SIGTERM, on_sigterm)  # at once; the runner's stops the run and keeps its samples
     task = ray.remote(max_retries=0)(_run_job)
-    jobs = _jobs(pending, request, agent, model)
+    box: Any = ray.remote(num_cpus=0)(_ReportBox).remote() if watch is not None else None
+    jobs = _jobs(pending, request, agent, model, _RayReports(box) if box is not None else None)
     limit = max(1, request.concurrency)
     refs = [task.remote(job) for job in _take(jobs, limit)]
     try:
@@ -338,6 +466,8 @@ def run_ray(
             done, refs = ray.wait(refs, num_returns=1, timeout=0.2)  # a timeout, so signals are handled meanwhile
             for ref in done:
                 _deliver(ray.get(ref), sink)
+            if watch is not None:
+                _heard(ray.get(box.take.remote()), watch)
             refs += [task.remote(job) for job in _take(jobs, len(done))]
     finally:
         # Samples still in flight stay pending. A Ray started here is shut down, which ends its workers; on a cluster

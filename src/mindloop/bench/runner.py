@@ -42,6 +42,7 @@ from rich.text import Text
 from mindloop._version import __version__
 from mindloop.bench.agents import model_agents, team_members
 from mindloop.bench.api import Benchmark, Options, SampleRecord
+from mindloop.bench.breaker import CircuitBreaker
 from mindloop.bench.executors import (
     AbortRunError,
     execute_sample,
@@ -58,6 +59,7 @@ from mindloop.bench.registry import canonical_name, get_benchmark
 from mindloop.bench.store import RunInfo, RunStore, SampleResult
 from mindloop.bench.uncertainty import bootstrap_intervals
 from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError, ModelError
+from mindloop.models import outages
 from mindloop.models.base import (
     BACKENDS,
     GenerationConfig,
@@ -111,8 +113,10 @@ class RunRequest:
     format_retries: int = DEFAULT_FORMAT_RETRIES
     """How many times a reply the agent's parser refuses goes back to the model with the reason."""
     breaker: int = 5
-    """The circuit breaker: after this many samples in a row fail for an outage (the endpoint unreachable, DNS,
-    TLS, 5xx, timeouts) the run stops, leaving them and the rest pending for ``--resume``."""
+    """The circuit breaker (:mod:`~mindloop.bench.breaker`): the run stops, leaving the samples not finished pending
+    for ``--resume``, once this many requests in a row found no server (refused, reset, DNS, 502/503 without
+    ``Retry-After``; any sample, any retry, any worker), or this many samples in a row failed for the endpoint
+    after all their retries (timeouts, 5xx)."""
     progress_every: float = 30.0
     """When stderr is not a terminal (a log), a plain progress line every this many seconds (0: none)."""
 
@@ -387,6 +391,8 @@ def _execute_pending(
             bar.update(task, advance=len(results), failed=_failed_text(counts["failed"], counts["bug"]))
             log.advance(len(results), failed=counts["failed"], bugs=counts["bug"])
 
+        breaker = CircuitBreaker(request.breaker)  # hears every request of the run, on whichever executor
+
         def sink(result: SampleResult) -> None:
             if result.outage:
                 held.append(result)
@@ -397,16 +403,19 @@ def _execute_pending(
             held.clear()
 
         try:
-            with _stop_on_signals():
+            with _stop_on_signals(), outages.watching(breaker):
+                watch = breaker if request.model is not None else None
                 if pending and request.executor == "local":
                     model = load_model(request.model, request.model_options) if request.model else None
                     asyncio.run(run_local(bench, pending, request, agent, model, sink))
                 elif pending and request.executor == "process":
-                    run_process(pending, request, agent, request.model, sink)
+                    run_process(pending, request, agent, request.model, sink, watch)
                 elif pending:
-                    run_ray(pending, request, agent, request.model, sink)
+                    run_ray(pending, request, agent, request.model, sink, watch)
             if held:  # the run ended with a few outage failures, too few to open the breaker: they failed
                 store_results(held)
+        except outages.BreakerOpen:  # requests in a row found no server: everything in flight was cancelled
+            stopped = breaker.opened
         except KeyboardInterrupt as exc:
             interrupted = str(exc) if isinstance(exc, _Interrupted) else "SIGINT"
         except _BreakerOpenError as exc:

@@ -71,7 +71,15 @@ def suite_run(
     ] = None,
     breaker: Annotated[
         int,
-        typer.Option("--breaker", min=1, help="Stop after this many samples in a row fail to reach the model."),
+        typer.Option(
+            "--breaker",
+            min=1,
+            help=(
+                "Stop once this many requests in a row find no server (refused/reset, DNS, 502/503 without "
+                "Retry-After; any answer resets the count; timeouts and 429s do not count), or this many samples in "
+                "a row fail for the endpoint after their retries."
+            ),
+        ),
     ] = 5,
     temperature: Annotated[
         float | None,

@@ -46,6 +46,7 @@ from mindloop.errors import (
     ModelTimeoutError,
     ModelUnavailableError,
 )
+from mindloop.models import outages
 from mindloop.models.base import Completion, GenerationConfig, Message, ModelOptions
 from mindloop.models.parallelism import (
     InFlightLimit,
@@ -357,7 +358,11 @@ class OpenAIChatModel:
 
     async def _attempt(self, limit: InFlightLimit, ticket: Ticket, body: bytes) -> dict[str, Any]:
         """One HTTP request under ``ticket``: the parsed completion; raises :class:`_AttemptError` saying why it
-        failed. The ticket is released here, telling the limit how the request went."""
+        failed. The ticket is released here, telling the limit how the request went. Each request is reported to
+        the run's circuit breaker (:mod:`~mindloop.models.outages`), which stops the call once it opens."""
+        if outages.is_open():  # the breaker opened while this request waited for its turn: it is not sent
+            limit.release(ticket, answered=False, overloaded=False, cost=None)
+            outages.check()
         self.requests_sent += 1
         shard = self._load.index(min(self._load))  # the least busy client: no request waits for a connection
         self._load[shard] += 1
@@ -373,8 +378,14 @@ class OpenAIChatModel:
                 raise _AttemptError(self._timeout_cause(ticket), retry=True, kind=ModelTimeoutError) from exc
             except httpx.TransportError as exc:
                 cause = f"cannot reach {self.url}: {type(exc).__name__}: {exc}"
+                if outages.finds_no_server(exc):
+                    outages.report_failure(cause)
                 raise _AttemptError(cause, retry=True, kind=ModelUnavailableError) from exc
             answered = True
+            if outages.answer_finds_no_server(response.status_code, response.headers):
+                outages.report_failure(f"HTTP {response.status_code} from {self.url}: {_server_message(response)}")
+            else:
+                outages.report_answer()
             latency = asyncio.get_running_loop().time() - ticket.sent
             try:
                 data = _completion_data(response, self.url)
