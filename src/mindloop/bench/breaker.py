@@ -16,7 +16,17 @@ of sending or waiting, and the runner cancels whatever is in flight.
 
 from __future__ import annotations
 
-__all__ = ["CircuitBreaker"]
+import multiprocessing as mp
+from typing import Any
+
+__all__ = ["CircuitBreaker", "SharedCircuitBreaker"]
+
+_REASON_BYTES = 1024
+
+
+def _reason(failures: int, cause: str) -> str:
+    last = " ".join(cause.split())
+    return f"{failures} requests in a row could not get an answer from the model ({last})"
 
 
 class CircuitBreaker:
@@ -40,10 +50,50 @@ class CircuitBreaker:
             return
         self.failures += 1
         if self.failures >= self.limit:
-            last = " ".join(cause.split())
-            self.opened = f"{self.failures} requests in a row could not get an answer from the model ({last})"
+            self.opened = _reason(self.failures, cause)
 
     def request_answered(self) -> None:
         """The server answered: the run of failures is over (an open breaker stays open)."""
         if self.opened is None:
             self.failures = 0
+
+
+class SharedCircuitBreaker:
+    """:class:`CircuitBreaker`'s rule with its state in shared memory, for a process pool: the pool's workers
+    inherit it and every request is judged as it ends, under one lock, so once the breaker opens no worker sends
+    another request (the driver, polling ``opened``, then stops the pool)."""
+
+    def __init__(self, limit: int, context: Any = None) -> None:
+        if limit < 1:
+            raise ValueError(f"the circuit breaker needs at least 1 failure, got {limit}")
+        ctx = context or mp.get_context()
+        self.limit = limit
+        self._lock = ctx.RLock()
+        self._failures: Any = ctx.Value("i", 0, lock=self._lock)
+        self._reason: Any = ctx.Array("c", _REASON_BYTES, lock=self._lock)
+
+    @property
+    def failures(self) -> int:
+        """The current run of failures."""
+        return int(self._failures.value)
+
+    @property
+    def opened(self) -> str | None:
+        """Why the breaker opened, ``None`` while it is closed."""
+        reason: bytes = self._reason.value
+        return reason.decode(errors="replace") if reason else None
+
+    def request_failed(self, cause: str) -> None:
+        """One more request found no server; at ``limit`` in a row the breaker opens."""
+        with self._lock:
+            if self._reason.value:
+                return
+            self._failures.value += 1
+            if self._failures.value >= self.limit:
+                self._reason.value = _reason(self._failures.value, cause).encode()[: _REASON_BYTES - 1]
+
+    def request_answered(self) -> None:
+        """The server answered: the run of failures is over (an open breaker stays open)."""
+        with self._lock:
+            if not self._reason.value:
+                self._failures.value = 0

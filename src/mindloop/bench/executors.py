@@ -16,17 +16,16 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures as cf
 import hashlib
-import multiprocessing as mp
-import queue
 import signal
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from mindloop.bench.api import AgentContext, Benchmark, Outcome, Sample
+from mindloop.bench.breaker import CircuitBreaker, SharedCircuitBreaker
 from mindloop.bench.registry import get_benchmark
 from mindloop.bench.store import SampleResult
 from mindloop.errors import SETUP_ERRORS, DependencyError, MindloopError, UnknownNameError
@@ -124,9 +123,9 @@ class _Job:
     generation: GenerationConfig
     seed: int
     format_retries: int
-    reports: Any = None
-    """Where the worker sends its requests' reports for the driver's circuit breaker (a Ray job's; ``None``: a
-    process worker's are set up with the pool, or there is no breaker)."""
+    watch: Any = None
+    """Where a Ray task reports its requests (a :class:`_RayWatch`; ``None``: a process worker's breaker comes with
+    the pool, or there is none)."""
 
 
 @dataclass(frozen=True)
@@ -178,85 +177,53 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler (a fork inherits it): terminate quietly
 
 
-class _Forward:
-    """A worker's :class:`~mindloop.models.outages.EndpointWatch`: each request's report goes to the driver (``None``
-    for an answer, the cause for a request that found no server), whose breaker judges; ``opened`` reads the
-    driver's verdict from ``flag`` (set when its breaker opened), so no request leaves a worker after that."""
+def _init_process_worker(breaker: SharedCircuitBreaker) -> None:
+    """A pool worker's set-up: signals as :func:`_ignore_sigint`; its requests go to the run's shared breaker."""
+    _ignore_sigint()
+    _Worker.watch = breaker
 
-    def __init__(self, reports: _Reports, flag: _Flag | None) -> None:
-        self._reports = reports
-        self._flag = flag
+
+class _RayBreaker:
+    """A Ray actor holding the run's :class:`~mindloop.bench.breaker.CircuitBreaker`: Ray tasks report each request
+    to it and ask it before each one; the driver polls ``opened``."""
+
+    def __init__(self, limit: int) -> None:
+        self._breaker = CircuitBreaker(limit)
 
     def request_failed(self, cause: str) -> None:
-        self._reports.put(cause)
+        self._breaker.request_failed(cause)
 
     def request_answered(self) -> None:
-        self._reports.put(None)
+        self._breaker.request_answered()
+
+    def opened(self) -> str | None:
+        return self._breaker.opened
+
+
+class _RayWatch:
+    """A Ray task's :class:`~mindloop.models.outages.EndpointWatch`: each report and question goes to the
+    :class:`_RayBreaker` and is waited for, so the actor judges the requests in the order they ended (a report sent
+    without waiting could reach it after another task's later ones, and an old answer reset a run of failures)."""
+
+    def __init__(self, actor: Any) -> None:
+        self._actor = actor
+
+    def request_failed(self, cause: str) -> None:
+        _ray_get(self._actor.request_failed.remote(cause))
+
+    def request_answered(self) -> None:
+        _ray_get(self._actor.request_answered.remote())
 
     @property
     def opened(self) -> str | None:
-        return "the run's circuit breaker opened" if self._flag is not None and self._flag.is_set() else None
+        reason: str | None = _ray_get(self._actor.opened.remote())
+        return reason
 
 
-class _Reports(Protocol):
-    def put(self, item: str | None) -> None: ...
+def _ray_get(ref: Any) -> Any:
+    import ray
 
-
-class _Flag(Protocol):
-    def is_set(self) -> bool: ...
-
-
-def _init_process_worker(reports: _Reports, flag: _Flag) -> None:
-    """A pool worker's set-up: signals as :func:`_ignore_sigint`, reports to the driver's breaker."""
-    _ignore_sigint()
-    _Worker.watch = _Forward(reports, flag)
-
-
-def _drained(reports: Any) -> Iterator[str | None]:
-    """The reports waiting in a process pool's queue."""
-    while True:
-        try:
-            yield reports.get_nowait()
-        except queue.Empty:
-            return
-
-
-def _heard(reports: Iterable[str | None], watch: outages.EndpointWatch) -> None:
-    """Feed the driver's breaker the reports its workers sent (``None``: an answer, else why a request found no
-    server); raise :class:`~mindloop.models.outages.BreakerOpen` once it is open."""
-    for cause in reports:
-        if watch.opened is not None:
-            break
-        if cause is None:
-            watch.request_answered()
-        else:
-            watch.request_failed(cause)
-    if watch.opened is not None:
-        raise outages.BreakerOpen(watch.opened)
-
-
-class _ReportBox:
-    """A Ray actor holding the reports of a run's Ray workers until the driver takes them."""
-
-    def __init__(self) -> None:
-        self._items: list[str | None] = []
-
-    def put(self, item: str | None) -> None:
-        self._items.append(item)
-
-    def take(self) -> list[str | None]:
-        items, self._items = self._items, []
-        return items
-
-
-class _RayReports:
-    """A Ray worker's way to the :class:`_ReportBox` (fire and forget: one caller's calls arrive in order)."""
-
-    def __init__(self, box: Any) -> None:
-        self._box = box
-
-    def put(self, item: str | None) -> None:
-        self._box.put.remote(item)
+    return ray.get(ref)
 
 
 def _run_job(job: _Job) -> SampleResult | _Abort:
@@ -284,7 +251,7 @@ def _run_job(job: _Job) -> SampleResult | _Abort:
             job.format_retries,
             job.model_options,
         )
-        watch = _Forward(job.reports, None) if job.reports is not None else _Worker.watch
+        watch = job.watch if job.watch is not None else _Worker.watch
         if watch is None:
             return _Worker.loop.run_until_complete(coro)
         with outages.watching(watch):  # the task the loop makes for coro copies this context
@@ -350,7 +317,7 @@ async def run_local(
 
 
 def _jobs(
-    pending: Sequence[tuple[int, Sample]], request: RunRequest, agent: str, model: str | None, reports: Any = None
+    pending: Sequence[tuple[int, Sample]], request: RunRequest, agent: str, model: str | None, watch: Any = None
 ) -> Iterator[_Job]:
     for index, sample in pending:
         yield _Job(
@@ -363,7 +330,7 @@ def _jobs(
             request.generation,
             request.seed,
             request.format_retries,
-            reports,
+            watch,
         )
 
 
@@ -373,32 +340,27 @@ def run_process(
     agent: str,
     model: str | None,
     sink: Sink,
-    watch: outages.EndpointWatch | None = None,
+    breaker: int | None = None,
 ) -> None:
-    """Run the samples on a process pool. With a ``watch`` (the run's circuit breaker) every worker's requests are
-    reported to it here; once it opens, the workers are told (no request leaves one after that) and stopped, and
-    :class:`~mindloop.models.outages.BreakerOpen` is raised with the samples in flight left pending."""
+    """Run the samples on a process pool. With ``breaker`` (the circuit breaker's limit) the workers share one
+    :class:`~mindloop.bench.breaker.SharedCircuitBreaker`: once it opens no worker sends another request, the pool
+    is stopped and :class:`~mindloop.models.outages.BreakerOpen` is raised, the samples in flight left pending."""
     workers = max(1, min(request.concurrency, len(pending)))
     jobs = _jobs(pending, request, agent, model)
-    reports: Any = None
-    flag: Any = None
+    shared = SharedCircuitBreaker(breaker) if breaker is not None else None
     setup: dict[str, Any] = {"initializer": _ignore_sigint}
-    if watch is not None:
-        reports, flag = mp.Queue(), mp.Event()
-        setup = {"initializer": _init_process_worker, "initargs": (reports, flag)}
+    if shared is not None:
+        setup = {"initializer": _init_process_worker, "initargs": (shared,)}
     pool = cf.ProcessPoolExecutor(max_workers=workers, **setup)
     try:
         in_flight = {pool.submit(_run_job, job) for job in _take(jobs, 2 * workers)}
         while in_flight:
-            timeout = 0.02 if watch is not None else None  # the reports are read between results
+            timeout = 0.02 if shared is not None else None  # the breaker is looked at between results
             done, in_flight = cf.wait(in_flight, timeout=timeout, return_when=cf.FIRST_COMPLETED)
+            if shared is not None and shared.opened is not None:  # keep what finished, stop the rest
+                _keep([f.result() for f in done if not isinstance(f.exception(), outages.BreakerOpen)], sink)
+                raise outages.BreakerOpen(shared.opened)
             aborts = _keep([f.result() for f in done], sink)
-            if watch is not None:
-                try:
-                    _heard(_drained(reports), watch)
-                except outages.BreakerOpen:
-                    flag.set()
-                    raise
             if aborts:  # stop: jobs not started are cancelled, samples still running are kept when they finish
                 for future in in_flight:
                     future.cancel()
@@ -410,8 +372,6 @@ def run_process(
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-        if reports is not None:
-            reports.close()
 
 
 def _terminate(pool: cf.ProcessPoolExecutor) -> None:
@@ -436,11 +396,11 @@ def run_ray(
     agent: str,
     model: str | None,
     sink: Sink,
-    watch: outages.EndpointWatch | None = None,
+    breaker: int | None = None,
 ) -> None:
-    """Run the samples as Ray tasks. With a ``watch`` (the run's circuit breaker) the tasks' requests are reported
-    to it through a small actor; once it opens, the tasks are stopped and
-    :class:`~mindloop.models.outages.BreakerOpen` is raised with the samples in flight left pending."""
+    """Run the samples as Ray tasks. With ``breaker`` (the circuit breaker's limit) the tasks report their requests
+    to one :class:`_RayBreaker` actor and ask it before each; once it opens the tasks send nothing more, they are
+    stopped and :class:`~mindloop.models.outages.BreakerOpen` is raised, the samples in flight left pending."""
     try:
         import ray
     except ImportError:
@@ -457,17 +417,18 @@ def run_ray(
         if threading.current_thread() is threading.main_thread():  # ray.init installs a SIGTERM handler that exits
             signal.signal(signal.SIGTERM, on_sigterm)  # at once; the runner's stops the run and keeps its samples
     task = ray.remote(max_retries=0)(_run_job)
-    box: Any = ray.remote(num_cpus=0)(_ReportBox).remote() if watch is not None else None
-    jobs = _jobs(pending, request, agent, model, _RayReports(box) if box is not None else None)
+    actor: Any = ray.remote(num_cpus=0)(_RayBreaker).remote(breaker) if breaker is not None else None
+    jobs = _jobs(pending, request, agent, model, _RayWatch(actor) if actor is not None else None)
     limit = max(1, request.concurrency)
     refs = [task.remote(job) for job in _take(jobs, limit)]
     try:
         while refs:
             done, refs = ray.wait(refs, num_returns=1, timeout=0.2)  # a timeout, so signals are handled meanwhile
+            reason = ray.get(actor.opened.remote()) if actor is not None else None
+            if reason is not None:  # the samples just finished are left pending too: a resume runs them again
+                raise outages.BreakerOpen(reason)
             for ref in done:
                 _deliver(ray.get(ref), sink)
-            if watch is not None:
-                _heard(ray.get(box.take.remote()), watch)
             refs += [task.remote(job) for job in _take(jobs, len(done))]
     finally:
         # Samples still in flight stay pending. A Ray started here is shut down, which ends its workers; on a cluster

@@ -404,18 +404,18 @@ def _execute_pending(
 
         try:
             with _stop_on_signals(), outages.watching(breaker):
-                watch = breaker if request.model is not None else None
+                limit = request.breaker if request.model is not None else None  # workers judge with their own
                 if pending and request.executor == "local":
                     model = load_model(request.model, request.model_options) if request.model else None
                     asyncio.run(run_local(bench, pending, request, agent, model, sink))
                 elif pending and request.executor == "process":
-                    run_process(pending, request, agent, request.model, sink, watch)
+                    run_process(pending, request, agent, request.model, sink, limit)
                 elif pending:
-                    run_ray(pending, request, agent, request.model, sink, watch)
+                    run_ray(pending, request, agent, request.model, sink, limit)
             if held:  # the run ended with a few outage failures, too few to open the breaker: they failed
                 store_results(held)
-        except outages.BreakerOpen:  # requests in a row found no server: everything in flight was cancelled
-            stopped = breaker.opened
+        except outages.BreakerOpen as exc:  # requests in a row found no server: everything in flight was cancelled
+            stopped = str(exc)
         except KeyboardInterrupt as exc:
             interrupted = str(exc) if isinstance(exc, _Interrupted) else "SIGINT"
         except _BreakerOpenError as exc:
