@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing as mp
+import random
 import socket
 from typing import Any
 
@@ -92,6 +93,22 @@ def test_one_call_retrying_into_no_server_opens_it_and_stops_at_once(fault: str)
             asyncio.run(_ask(model, breaker))
         assert server.requests == 3 and model.requests_sent == 3  # not the 9 tries --retries 8 allows
     assert len(waits.waits) == 2  # the waits between the three tries; none after the breaker opened
+
+
+def test_a_request_that_found_no_server_is_retried_within_two_seconds() -> None:
+    waits = _Waits()
+    with FakeChatServer(faults=["drop"] * 10) as server:
+        model = _model(server.base_url, waits)  # backoff 0.5 s doubling, capped at 30 s, seed 0
+        with pytest.raises(outages.BreakerOpen):
+            asyncio.run(_ask(model, CircuitBreaker(6)))
+    rng = random.Random(0)  # the same full jitter, each cap at most 2 s: 0.5, 1, 2, 2, 2
+    assert waits.waits == [rng.uniform(0.0, min(2.0, 0.5 * 2**k)) for k in range(5)]
+    with FakeChatServer(faults=["500"] * 4) as server:  # a server that is there keeps the full backoff
+        model = _model(server.base_url, waits := _Waits(), max_retries=3)
+        with pytest.raises(ModelError):
+            asyncio.run(_ask(model, CircuitBreaker(1)))
+    rng = random.Random(0)
+    assert waits.waits == [rng.uniform(0.0, 0.5 * 2**k) for k in range(3)]
 
 
 def test_a_refused_port_opens_it() -> None:

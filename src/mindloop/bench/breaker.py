@@ -2,13 +2,15 @@
 
 **The rule.** The breaker opens when ``limit`` requests in a row (``--breaker``, default 5) found no server
 (:mod:`~mindloop.models.outages`: connection refused or reset, DNS or TLS failure, the connection closed with no
-reply, HTTP 502 or 503 without ``Retry-After``), counted in the order their failures reach the driver, across every
-sample, every retry of a sample and every worker (local, process or Ray). The window is the run of failures itself:
-any answer from the server in between (a completion, a 4xx, a 429, a 500, a 503 with ``Retry-After``) resets the
-count, however long the failures took. So an occasional 503 amid answers never opens it, while one sample retrying
-into a dead port does, after ``limit`` tries (with the default backoff, at most 0.5 + 1 + 2 + 4 = 7.5 s of waits
-for 5). Timeouts neither count nor reset: a slow server keeps today's patience (its samples fail after their
-retries and are counted by the runner's samples-in-a-row rule, the same ``limit``).
+reply, HTTP 502 or 503 without ``Retry-After``), counted in the order they end across every sample, every retry of
+a sample and every worker: the driver's :class:`CircuitBreaker` hears the ``local`` executor's requests, a process
+pool's workers share one :class:`SharedCircuitBreaker`, Ray tasks report to one actor holding a
+:class:`CircuitBreaker`. The window is the run of failures itself: any answer from the server in between (a
+completion, a 4xx, a 429, a 500, a 503 with ``Retry-After``) resets the count, however long the failures took. So
+an occasional 503 amid answers never opens it, while one sample retrying into a dead port does, after ``limit``
+tries (a request that found no server is retried after at most 2 s of full jitter, so 5 tries wait at most
+0.5 + 1 + 2 + 2 = 5.5 s). Timeouts and 429s neither count nor reset: a slow or busy server keeps today's patience
+(its samples fail only after all their retries, and the runner stops after ``limit`` such samples in a row).
 
 Once open it stays open: every model call of the run raises :class:`~mindloop.models.outages.BreakerOpen` instead
 of sending or waiting, and the runner cancels whatever is in flight.
