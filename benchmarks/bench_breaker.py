@@ -7,7 +7,7 @@ CLI's start-up, slow on a loaded machine, is not what gets measured) and times h
 from that moment. The run must exit 1 with the ``stopped: ... --resume RUN_ID`` line; the maximum over the
 repetitions is printed per concurrency (goal: at most 10 s).
 
-    .venv/bin/python benchmarks/bench_breaker.py [--reps 10] [--concurrency 1 8] [--kill-after 1.0] [--n 200]
+    .venv/bin/python benchmarks/bench_breaker.py [--reps 10] [--concurrency 1 8] [--executor local|process]
 """
 
 from __future__ import annotations
