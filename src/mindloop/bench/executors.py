@@ -9,6 +9,11 @@ What a sample raises decides what it becomes (:func:`execute_sample`): a set-up 
 stops every executor with :class:`AbortRunError` (a worker sends it back as plain data, any executor can carry
 it), leaving the sample pending; any other :class:`~mindloop.errors.MindloopError` is a ``failed`` sample and any
 other exception a ``bug`` sample. :mod:`~mindloop.bench.runner` builds the run around these.
+
+Every model request of a run is reported to its circuit breaker (:mod:`~mindloop.bench.breaker`) wherever it is
+made: the ``local`` executor's to the runner's own, a process pool's workers to one shared in memory, Ray tasks to
+one actor. Once it opens no request leaves any worker, and the executor stops with
+:class:`~mindloop.models.outages.BreakerOpen`, the samples in flight left pending.
 """
 
 from __future__ import annotations
@@ -164,7 +169,7 @@ class AbortRunError(Exception):
 
 class _Worker:
     """Per-process state of a pool worker or Ray worker: one event loop, benchmarks and models built once, and the
-    watch that forwards its requests' reports to the driver's circuit breaker (``None``: no breaker)."""
+    circuit breaker a pool worker's requests are reported to (the pool's shared one; ``None``: no breaker)."""
 
     loop: asyncio.AbstractEventLoop | None = None
     watch: outages.EndpointWatch | None = None
@@ -439,6 +444,8 @@ def run_ray(
         else:
             for ref in refs:
                 ray.cancel(ref, force=False)
+            if actor is not None:  # a task still running then fails at its next request instead of sending it
+                ray.kill(actor)
 
 
 def _take(jobs: Iterator[_Job], k: int) -> list[_Job]:
