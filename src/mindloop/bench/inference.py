@@ -66,7 +66,7 @@ def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
         raise InvalidArgumentError(f"a proportion needs 0 <= k <= n and n >= 1, got k={k}, n={n}")
     if not 0 < level < 1:
         raise InvalidArgumentError(f"a confidence level is between 0 and 1, got {level}")
-    from scipy.stats import beta  # scikit-learn's dependency; imported here so start-up does not pay for it
+    from scipy.stats import beta  # type: ignore[import-untyped]  # scikit-learn's dependency, imported late
 
     alpha = 1 - level
     low = 0.0 if k == 0 else float(beta.ppf(alpha / 2, k, n - k + 1))
