@@ -56,7 +56,7 @@ def test_direct_prompt_shows_the_window_alone(lily: Scenario) -> None:
         seen.append(_user(messages))
         return "<Intervene> no"
 
-    outcome, server = _run_agent(_sample(lily), reply, "direct")
+    _, server = _run_agent(_sample(lily), reply, "direct")
     gold = gold_episode(lily)
     assert server.requests == len(gold.windows) == len(seen)  # one question per window, nothing else
     for text in seen:
