@@ -422,8 +422,9 @@ def test_cli_run_list_report_and_errors(capsys: pytest.CaptureFixture[str], tmp_
 
     assert main(["suite", "report", suite_id, "-o", str(tmp_path)]) == 0
     assert (tmp_path / f"{suite_id}.html").exists() and len(list(tmp_path.glob("*.html"))) == 3
-    assert main(["suite", "report", suite_id, "-o", str(tmp_path / "new"), "--no-run-reports"]) == 0
-    assert [p.name for p in (tmp_path / "new").iterdir()] == [f"{suite_id}.html"]  # a new name with no extension
+    assert main(["suite", "report", suite_id, "-o", str(tmp_path / "sub" / "new"), "--no-run-reports"]) == 0
+    assert [p.name for p in (tmp_path / "sub").iterdir()] == ["new"]  # a new name is a file, as for every -o
+    assert (tmp_path / "sub" / "new").read_text(encoding="utf-8").lower().startswith("<!doctype html>")
     assert main(["suite", "report", suite_id, "-o", str(tmp_path / "page.htm")]) == 0
     assert (tmp_path / "page.htm").is_file()
 

@@ -659,20 +659,23 @@ class RunStore:
         token = secrets.token_hex(16)
         with self._guard(), self._transaction() as db:
             row = db.execute(
-                f"SELECT lock_owner, lock_process, lock_heartbeat, lock_generation FROM {table} WHERE {key_column} = ?",
+                f"SELECT lock_owner, lock_process, lock_heartbeat, lock_generation, lock_token FROM {table}"
+                f" WHERE {key_column} = ?",
                 (key,),
             ).fetchone()
-            owner, process, heartbeat, generation = row
+            owner, process, heartbeat, generation, held_by = row
+            if owner == me and held_by not in _HELD_HERE:
+                owner = None  # this process's own lock, left behind by a release that failed: nobody holds it
             if owner:
-                why = None if owner == me else _stale(str(owner), process, heartbeat, stale_after)
-                if owner != me and why is None and not force:
+                why = _stale(str(owner), process, heartbeat, stale_after) if owner != me else None
+                if why is None and not force:
                     age = None if heartbeat is None else max(0.0, time.time() - heartbeat)
                     beat = "" if age is None else f", last heartbeat {age:.0f} s ago"
                     raise InvalidArgumentError(
                         f"{what} {key} {busy} process {owner}{beat}; wait for it to end, or, if you know it is gone, "
                         f"pass --force-resume (a lock is stale after {stale_after:g} s without a heartbeat)"
                     )
-                if owner != me:
+                else:
                     reason = why if why is not None else "--force-resume"
                     (notify or _warn)(
                         f"taking over {what} {key} from process {owner} ({reason}); its writes are refused from now "
@@ -685,6 +688,7 @@ class RunStore:
                 (me, token, _process_identity(os.getpid()), time.time(), generation, key),
             )
         self._holds[(table, key)] = (token, generation)
+        _HELD_HERE.add(token)
         heart = _Heartbeat(self.path, table, key_column, key, token, every=stale_after / 4)
         heart.start()
         try:
@@ -692,6 +696,7 @@ class RunStore:
         finally:
             heart.stop()
             self._holds.pop((table, key), None)
+            _HELD_HERE.discard(token)
             try:
                 with self._guard():
                     self._db.execute(
@@ -987,6 +992,9 @@ def _unwritable(path: Path) -> str | None:
         pass
     return "permission denied"
 
+
+_HELD_HERE: set[str] = set()
+"""The tokens of the locks this process holds now (in any :class:`RunStore`): its own live locks."""
 
 LOCK_STALE_ENV = "MINDLOOP_LOCK_STALE_S"
 """The environment variable that sets :func:`lock_stale_after` (seconds; default 60)."""
