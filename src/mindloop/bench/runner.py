@@ -24,7 +24,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 from rich.console import Console
 from rich.progress import (
@@ -430,8 +430,11 @@ def _execute_pending(
     resume = f"mindloop bench run {bench.name} --resume {run_id}"
     if store_failed is not None:
         _stop_for_store(store, run_id, info.n, store_failed, resume)
-    remaining = len(store.pending(run_id))
-    store.add_seconds(run_id, time.perf_counter() - start, finished=remaining == 0)
+    try:
+        remaining = len(store.pending(run_id))
+        store.add_seconds(run_id, time.perf_counter() - start, finished=remaining == 0)
+    except StoreError as exc:  # the disk filled up at the very end
+        _stop_for_store(store, run_id, info.n, exc, resume)
     if aborted is not None:
         index, error = aborted
         where = next((f"sample {s.id!r} of " for i, s in pending if i == index), "") if index is not None else ""
@@ -450,7 +453,7 @@ def _execute_pending(
     return interrupted is not None, stopped
 
 
-def _stop_for_store(store: RunStore, run_id: str, n: int, error: StoreError, resume: str) -> None:
+def _stop_for_store(store: RunStore, run_id: str, n: int, error: StoreError, resume: str) -> NoReturn:
     """Raise the one line that stops a run whose store write failed: the store's reason, what is left pending and
     the ``--resume`` line. A lock taken over is raised as it is: the new holder finishes the run."""
     if isinstance(error, LockLostError):

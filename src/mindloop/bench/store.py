@@ -1070,28 +1070,36 @@ class _Heartbeat:
         self._every = every
         self._stop = threading.Event()
         self.lost = threading.Event()
+        self._db: sqlite3.Connection | None = None
         self._thread = threading.Thread(target=self._run, name=f"mindloop-heartbeat-{key}", daemon=True)
 
     def start(self) -> None:
+        """Open the heartbeat's connection here, in the caller's thread (so no worker process forked later can
+        inherit SQLite's locks mid-open), then start beating."""
+        try:
+            self._db = sqlite3.connect(
+                self._path, timeout=max(1.0, self._every), isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error:
+            self._db = None  # no heartbeat: the lock still holds, and heals by its process once this one ends
+            return
         self._thread.start()
 
     def stop(self) -> None:
         self._stop.set()
-        self._thread.join(timeout=5.0)
+        if self._thread.is_alive():
+            self._thread.join(timeout=5.0)
+        if self._db is not None and not self._thread.is_alive():
+            self._db.close()
 
     def _run(self) -> None:
-        try:
-            db = sqlite3.connect(self._path, timeout=max(1.0, self._every), isolation_level=None)
-        except sqlite3.Error:
-            return
-        try:
-            while not self._stop.wait(self._every):
-                try:
-                    cur = db.execute(self._sql, (time.time(), *self._args))
-                except sqlite3.Error:
-                    continue
-                if cur.rowcount == 0:
-                    self.lost.set()
-                    return
-        finally:
-            db.close()
+        db = self._db
+        assert db is not None
+        while not self._stop.wait(self._every):
+            try:
+                cur = db.execute(self._sql, (time.time(), *self._args))
+            except sqlite3.Error:
+                continue
+            if cur.rowcount == 0:
+                self.lost.set()
+                return
