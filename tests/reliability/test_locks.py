@@ -96,7 +96,11 @@ def _new_run(home: Path, server: FakeChatServer, **env: str) -> subprocess.Popen
 
 
 def _rewrite(home: Path, sql: str, args: tuple[object, ...]) -> None:
-    db = sqlite3.connect(home / "runs.sqlite", timeout=30)
+    _rewrite_file(home / "runs.sqlite", sql, args)
+
+
+def _rewrite_file(path: Path, sql: str, args: tuple[object, ...]) -> None:
+    db = sqlite3.connect(path, timeout=30)
     with db:
         db.execute(sql, args)
     db.close()
@@ -268,3 +272,23 @@ def test_the_heartbeat_beats_while_held_and_a_bad_stale_interval_is_one_error(
         monkeypatch.setenv("MINDLOOP_LOCK_STALE_S", bad)
         with RunStore(path) as store, pytest.raises(InvalidArgumentError, match="MINDLOOP_LOCK_STALE_S must be"):
             store.locked(run_id).__enter__()
+
+
+def test_a_suite_lock_heals_and_fences_the_same_way(tmp_path: Path) -> None:
+    path = tmp_path / "runs.sqlite"
+    with RunStore(path) as store:
+        suite_id = store.create_suite(model=None, preset="quick", config={}, version="0")
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    _rewrite_file(path, "UPDATE suites SET lock_owner = ?", (f"{socket.gethostname()}:{dead.stdout.strip()}",))
+    said: list[str] = []
+    with RunStore(path) as old, RunStore(path) as new:
+        # the first holder's process is gone: taken over; then forced out by a second holder
+        with old.locked_suite(suite_id, notify=said.append), new.locked_suite(suite_id, force=True, notify=said.append):
+            with pytest.raises(LockLostError, match=f"suite {suite_id} was taken over by process"):
+                old.add_suite_seconds(suite_id, 1.0, finished=False)
+            new.add_suite_seconds(suite_id, 2.0, finished=True)
+        assert new.suite(suite_id).seconds == 2.0
+    assert [m.split(" (")[0] for m in said] == [f"taking over suite {suite_id} from process {socket.gethostname()}:"
+                                                f"{dead.stdout.strip()}", f"taking over suite {suite_id} from process "
+                                                f"{socket.gethostname()}:{os.getpid()}"]  # fmt: skip
+    assert "no longer exists" in said[0] and "(--force-resume)" in said[1]

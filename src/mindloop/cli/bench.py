@@ -493,6 +493,8 @@ def report(
 def _why_unwritable(exc: OSError, target: Path) -> str:
     """Why ``target`` could not be written, in a few words: a parent that is a file, or the system's reason."""
     where = None if exc.filename is None else Path(exc.filename)
-    if where is not None and where != target and where in target.parents and where.is_file():
-        return f"{where} is a file, not a folder"
+    if where is not None and where != target and where in target.parents:
+        blocker = next((p for p in (where, *where.parents) if p.is_file()), None)
+        if blocker is not None:
+            return f"{blocker} is a file, not a folder"
     return exc.strerror or str(exc)
