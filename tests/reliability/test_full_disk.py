@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from mindloop.bench.api import Sample
-from mindloop.bench.store import RunStore, SampleResult
+from mindloop.bench.store import RunStore, SampleResult, StoreError
 from mindloop.models.fake_server import FakeChatServer
 
 _PLAIN = "import sys\nfrom mindloop.cli import main\nsys.exit(main(sys.argv[1:]))\n"
@@ -284,3 +284,21 @@ def test_the_store_never_raises_on_what_a_sample_returned(tmp_path: Path) -> Non
     assert second.error == "ModelError: bad \ufffd text"
     assert third.status == "bug" and third.calls == [{"reply": "kept"}] and third.output is None
     assert third.error is not None and third.error.startswith("internal error: the sample's result cannot be stored")
+
+
+def test_a_size_limited_store_file_fails_the_write_as_a_full_disk_not_a_rollback_error(tmp_path: Path) -> None:
+    """SQLite rolls a transaction back by itself on SQLITE_FULL; the store used to roll back again and raise
+    ``cannot rollback - no transaction is active`` instead of the full disk."""
+    with RunStore(tmp_path / "runs.sqlite") as store:
+        run_id = store.create_run(
+            benchmark="b", agent="a", model=None, config={}, samples=[Sample("s0", {})], version="0"
+        )
+        pages = store._db.execute("PRAGMA page_count").fetchone()[0]
+        store._db.execute(f"PRAGMA max_page_count = {int(pages)}")  # the file may not grow: a full disk for SQLite
+        big = SampleResult(0, "done", {"reply": "x" * 200_000}, {}, None, [], 0.1)
+        with pytest.raises(StoreError, match=r"cannot be used \(database or disk is full\)"):
+            store.finish(run_id, [big])
+        assert not store._db.in_transaction
+        store._db.execute(f"PRAGMA max_page_count = {2**30}")  # space again: the same write goes through
+        assert store.finish(run_id, [big]) == 1
+        assert store.records(run_id)[0].output == {"reply": "x" * 200_000}
