@@ -423,8 +423,9 @@ def test_cli_run_list_report_and_errors(capsys: pytest.CaptureFixture[str], tmp_
 
     assert main(["suite", "report", suite_id, "-o", str(tmp_path)]) == 0
     assert (tmp_path / f"{suite_id}.html").exists() and len(list(tmp_path.glob("*.html"))) == 3
-    assert main(["suite", "report", suite_id, "-o", str(tmp_path / "new"), "--no-run-reports"]) == 0
-    assert [p.name for p in (tmp_path / "new").iterdir()] == [f"{suite_id}.html"]  # a new name with no extension
+    assert main(["suite", "report", suite_id, "-o", str(tmp_path / "sub" / "new"), "--no-run-reports"]) == 0
+    assert [p.name for p in (tmp_path / "sub").iterdir()] == ["new"]  # a new name is a file, as for every -o
+    assert (tmp_path / "sub" / "new").read_text(encoding="utf-8").lower().startswith("<!doctype html>")
     assert main(["suite", "report", suite_id, "-o", str(tmp_path / "page.htm")]) == 0
     assert (tmp_path / "page.htm").is_file()
 
@@ -463,15 +464,21 @@ def test_progress_every_and_model_opts_reach_every_run_of_the_suite(
 # -- the store ----------------------------------------------------------------------------------------------------
 
 
-def test_a_layout_2_store_reads_as_it_is_and_gains_the_suite_tables_when_written(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_layout_2_store_reads_as_it_is_and_gains_the_suite_tables_when_written(tmp_path: Path) -> None:
     path = tmp_path / "runs.sqlite"
-    with monkeypatch.context() as mp:  # a store written by the mindloop before suites
-        mp.setattr(store_module, "SCHEMA_VERSION", 2)
-        mp.setattr(store_module, "MIGRATIONS", {1: store_module.MIGRATIONS[1]})
-        with RunStore(path) as old:
-            run_id = run_benchmark(RunRequest("tomi", n=3), store=old, progress=False).run_id
+    db = sqlite3.connect(path)  # a store written by the mindloop before suites: layout 1's tables, then step 1 -> 2
+    db.executescript(store_module._SCHEMA_V1)
+    store_module.MIGRATIONS[1](db)
+    run_id = "tomi-20250101-000000-abcd"
+    db.execute(
+        "INSERT INTO runs (run_id, benchmark, agent, model, config, n, started, version)"
+        " VALUES (?, 'tomi', 'tracker', NULL, '{}', 1, '2025-01-01T00:00:00+00:00', '0')",
+        (run_id,),
+    )
+    db.execute("INSERT INTO samples (run_id, idx, sample_id, grp, input) VALUES (?, 0, 's0', 'g', '{}')", (run_id,))
+    db.execute("PRAGMA user_version = 2")
+    db.commit()
+    db.close()
     with RunStore(path, readonly=True) as store:
         assert store.suites() == [] and store.suite_runs("suite-x") == {}
         with pytest.raises(InvalidArgumentError, match="no suites recorded yet"):
@@ -484,7 +491,7 @@ def test_a_layout_2_store_reads_as_it_is_and_gains_the_suite_tables_when_written
         result = run_suite(SuiteRequest(only=("tomi",)), store=store, progress=False)
         assert runs_of_suite(store, result.suite_id) == [result.summaries[0].run_id]
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == 3
+    assert db.execute("PRAGMA user_version").fetchone()[0] == store_module.SCHEMA_VERSION
     db.close()
 
 

@@ -24,7 +24,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import Any, NoReturn
 
 from rich.console import Console
 from rich.progress import (
@@ -57,7 +57,7 @@ from mindloop.bench.options import validate_options
 from mindloop.bench.progress import ProgressLog, run_estimate
 from mindloop.bench.registry import canonical_name, get_benchmark
 from mindloop.bench.request import EXECUTORS, Executor, RunRequest
-from mindloop.bench.store import RunInfo, RunStore, SampleResult
+from mindloop.bench.store import LockLostError, RunInfo, RunStore, SampleResult, StoreError
 from mindloop.bench.uncertainty import bootstrap_intervals
 from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError, ModelError
 from mindloop.models import outages
@@ -232,6 +232,7 @@ def run_benchmark(
     resume: str | None = None,
     progress: bool = True,
     retry_failed: bool = False,
+    force_resume: bool = False,
 ) -> RunSummary:
     """Run (or resume) a benchmark and return its summary; every finished sample is already in the store.
 
@@ -240,9 +241,16 @@ def run_benchmark(
     kept, the rest stay pending and the summary says ``interrupted``; the circuit breaker (``request.breaker``) stops
     it the same way when the endpoint goes down, with ``stopped`` saying why. ``retry_failed`` (with ``resume``)
     runs the failed and bug samples again, each keeping its earlier attempts in the store's history.
+
+    A run held by a process that is gone (killed, on a host that no longer exists, suspended past the heartbeat's
+    interval) is taken over with a message (:meth:`~mindloop.bench.store.RunStore.locked`); ``force_resume`` takes
+    it over even from a holder that still looks live. A store write that fails (a full disk) stops the run with a
+    one-line :class:`~mindloop.bench.store.StoreError` that says how to finish it.
     """
     if retry_failed and resume is None:
         raise InvalidArgumentError("--retry-failed re-runs the failed samples of a run: give it with --resume RUN_ID")
+    if force_resume and resume is None:
+        raise InvalidArgumentError("--force-resume takes over a run's lock: give it with --resume RUN_ID")
     if request.breaker < 1:
         raise InvalidArgumentError(f"the circuit breaker needs at least 1 failure, got {request.breaker}")
     if request.executor not in EXECUTORS:
@@ -282,7 +290,7 @@ def run_benchmark(
                 samples=samples,
                 version=__version__,
             )
-        with store.locked(run_id):
+        with store.locked(run_id, force=force_resume):
             if retry_failed:
                 store.retry_failed(run_id)
             interrupted, stopped = _execute_pending(bench, store, run_id, request, agent, progress)
@@ -341,6 +349,7 @@ def _execute_pending(
     interrupted: str | None = None
     stopped: str | None = None
     aborted: tuple[int | None, MindloopError] | None = None
+    store_failed: StoreError | None = None
     held: list[SampleResult] = []  # outage failures in a row, not yet stored
     if progress and request.model is not None and pending:  # what the run will cost, before it starts
         finished = store.records(run_id)
@@ -398,9 +407,16 @@ def _execute_pending(
             aborted = (exc.index, exc.error)
         except SETUP_ERRORS as exc:  # met before any sample ran (a model that cannot load, Ray missing)
             aborted = (None, exc)
-    remaining = len(store.pending(run_id))
-    store.add_seconds(run_id, time.perf_counter() - start, finished=remaining == 0)
+        except StoreError as exc:  # a store write failed (a full disk) or the lock was taken over: stop here
+            store_failed = exc
     resume = f"mindloop bench run {bench.name} --resume {run_id}"
+    if store_failed is not None:
+        _stop_for_store(store, run_id, info.n, store_failed, resume)
+    try:
+        remaining = len(store.pending(run_id))
+        store.add_seconds(run_id, time.perf_counter() - start, finished=remaining == 0)
+    except StoreError as exc:  # the disk filled up at the very end
+        _stop_for_store(store, run_id, info.n, exc, resume)
     if aborted is not None:
         index, error = aborted
         where = next((f"sample {s.id!r} of " for i, s in pending if i == index), "") if index is not None else ""
@@ -417,6 +433,18 @@ def _execute_pending(
     if interrupted is not None:
         print(f"interrupted ({interrupted}): {remaining} sample(s) not run; finish with: {resume}", file=sys.stderr)
     return interrupted is not None, stopped
+
+
+def _stop_for_store(store: RunStore, run_id: str, n: int, error: StoreError, resume: str) -> NoReturn:
+    """Raise the one line that stops a run whose store write failed: the store's reason, what is left pending and
+    the ``--resume`` line. A lock taken over is raised as it is: the new holder finishes the run."""
+    if isinstance(error, LockLostError):
+        raise error
+    try:
+        left = f"{len(store.pending(run_id))} of {n} samples pending"
+    except StoreError:
+        left = "its unfinished samples pending"
+    raise StoreError(f"{error}; run {run_id} stopped with {left}; once fixed, finish it with: {resume}") from None
 
 
 def _failed_text(failed: int, bugs: int) -> str:

@@ -32,7 +32,7 @@ from mindloop.bench.headline import headline_of, headline_value
 from mindloop.bench.options import validate_options
 from mindloop.bench.registry import BENCHMARKS, canonical_name, get_benchmark
 from mindloop.bench.runner import EXECUTORS, Executor, RunRequest, RunSummary, run_benchmark, summarize_run
-from mindloop.bench.store import RunStore
+from mindloop.bench.store import RunStore, StoreError
 from mindloop.errors import DependencyError, InvalidArgumentError, MindloopError
 from mindloop.models.base import BACKENDS, ModelOptions, preflight, split_model_name
 from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
@@ -370,14 +370,18 @@ def run_suite(
     store: RunStore | None = None,
     resume: str | None = None,
     progress: bool = True,
+    force_resume: bool = False,
 ) -> SuiteResult:
     """Run (or ``resume``) a suite: one :func:`~mindloop.bench.runner.run_benchmark` run per planned benchmark.
 
     A model suite checks its endpoint once before the suite is recorded (a wrong URL or key fails in seconds).
     When a run is interrupted (Ctrl-C, SIGTERM) or stopped by the circuit breaker the suite stops there, and
     ``--resume SUITE_ID`` finishes it; a set-up error is raised with the same hint. Runs that hit a bug do not
-    stop the suite (their ``n_bugs`` is in the result)."""
+    stop the suite (their ``n_bugs`` is in the result). ``force_resume`` (with ``resume``) takes the suite and its
+    unfinished runs over even from a process that still looks alive (a stale lock is taken over without it)."""
     _check(request)
+    if force_resume and resume is None:
+        raise InvalidArgumentError("--force-resume takes over a suite's lock: give it with --resume SUITE_ID")
     own_store = store is None
     store = store or RunStore(runs_path())
     try:
@@ -401,8 +405,8 @@ def run_suite(
                 model=request.model, preset=request.preset, config=_config(request, plan), version=__version__
             )
         opts = _split_opts(request.opts)
-        with store.locked_suite(suite_id), _ray_session(request):
-            return _run_plan(store, suite_id, request, plan, opts, progress)
+        with store.locked_suite(suite_id, force=force_resume), _ray_session(request):
+            return _run_plan(store, suite_id, request, plan, opts, progress, force_resume)
     finally:
         if own_store:
             store.close()
@@ -415,9 +419,11 @@ def _run_plan(
     plan: Sequence[str],
     opts: Mapping[str, Mapping[str, str]],
     progress: bool,
+    force_resume: bool = False,
 ) -> SuiteResult:
     """Run or resume each planned benchmark's run in order, stopping at the first interrupted or stopped one."""
     start = time.perf_counter()
+    completed = False
     summaries: list[RunSummary] = []
     interrupted, stopped = False, None
     resume_line = f"mindloop suite run --resume {suite_id}"
@@ -434,12 +440,19 @@ def _run_plan(
             else:
                 _say(progress, f"[{i}/{len(plan)}] {name}" + (f": resuming {run_id}" if run_id else ""))
                 with store.joining(suite_id):
-                    summary = run_benchmark(run_request, store=store, resume=run_id, progress=progress)
+                    summary = run_benchmark(
+                        run_request,
+                        store=store,
+                        resume=run_id,
+                        progress=progress,
+                        force_resume=force_resume and run_id is not None,
+                    )
                 _say(progress, f"[{i}/{len(plan)}] {name}: {_one_line(summary)}")
             summaries.append(summary)
             if summary.interrupted or summary.stopped:
                 interrupted, stopped = summary.interrupted, summary.stopped
                 break
+        completed = True
     except MindloopError:
         _say(True, f"suite {suite_id} stopped; once fixed, finish it with: {resume_line}")
         raise
@@ -448,7 +461,12 @@ def _run_plan(
         raise
     finally:
         finished = len(summaries) == len(plan) and all(s.n_completed == s.n for s in summaries)
-        store.add_suite_seconds(suite_id, time.perf_counter() - start, finished=finished)
+        try:
+            store.add_suite_seconds(suite_id, time.perf_counter() - start, finished=finished)
+        except StoreError:
+            if completed:
+                raise
+            # already stopping for an error (a full disk, a lock taken over): that error is the one to show
     info = store.suite(suite_id)
     result = SuiteResult(
         suite_id, request.model, request.preset, list(plan), summaries, info.seconds, interrupted, stopped

@@ -51,6 +51,7 @@ from mindloop.bench.report.plots import (
 from mindloop.bench.runner import benchmark_metrics, metric_intervals, token_totals
 from mindloop.bench.store import RunInfo, RunStore
 from mindloop.errors import RegistryError
+from mindloop.paths import output_file, write_atomic
 
 __all__ = ["ci_text", "error_kind", "interval_note", "render_report", "report_style", "se_text", "write_report"]
 
@@ -133,14 +134,10 @@ def render_report(run_id: str, store: RunStore) -> str:
 
 def write_report(run_id: str, store: RunStore, out: Path | None = None) -> Path:
     """Write the report of ``run_id`` to ``out`` (default ``RUN_ID.html`` in the current directory; a directory
-    gets ``RUN_ID.html`` inside it) and return the path written."""
+    gets ``RUN_ID.html`` inside it) and return the path written. The file is written whole or not at all
+    (:func:`~mindloop.paths.write_atomic`): a full disk leaves no truncated page."""
     text = render_report(run_id, store)
-    path = Path(f"{run_id}.html") if out is None else Path(out)
-    if path.is_dir():
-        path = path / f"{run_id}.html"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
+    return write_atomic(output_file(None if out is None else Path(out), f"{run_id}.html"), text)
 
 
 # -- numbers --------------------------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from mindloop.bench.report import write_report
 from mindloop.bench.runner import RunSummary, summarize_run
 from mindloop.bench.store import RunStore
 from mindloop.bench.suite import token_sum
+from mindloop.paths import output_file, write_atomic
 
 __all__ = [
     "PAPER_TABLES",
@@ -527,14 +528,12 @@ def write_suite_report(
     ``run_reports``, each run's own report beside it as ``RUN_ID.html`` (what the page links to). Returns the
     page's path and the run reports written."""
     data = suite_report(store, suite_id)
-    path = Path(f"{suite_id}.html") if out is None else Path(out)
-    if path.is_dir():
-        path = path / f"{suite_id}.html"
+    path = output_file(None if out is None else Path(out), f"{suite_id}.html")
     path.parent.mkdir(parents=True, exist_ok=True)
     written = [
         write_report(entry["run_id"], store, path.parent / f"{entry['run_id']}.html")
         for entry in data["runs"]
         if run_reports and entry["run_id"]
     ]
-    path.write_text(render_suite_report(data, links=run_reports), encoding="utf-8")
+    write_atomic(path, render_suite_report(data, links=run_reports))
     return path, written
