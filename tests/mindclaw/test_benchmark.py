@@ -33,7 +33,8 @@ def _contract(m: dict[str, Any]) -> None:
 def test_it_is_a_harness_benchmark() -> None:
     bench = ClawBenchmark()
     assert isinstance(bench, Benchmark)
-    assert bench.name == "claw" and list(bench.agents) == ["symbolic", "classifier", "model", "never", "first", "direct"]
+    assert bench.name == "claw"
+    assert list(bench.agents) == ["symbolic", "classifier", "model", "never", "first", "direct"]
     assert [name for name, spec in bench.agents.items() if spec.needs_model] == ["model", "direct"]
 
 
