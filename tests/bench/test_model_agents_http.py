@@ -17,6 +17,15 @@ from mindloop.models import ModelOptions
 from mindloop.models.fake_server import FakeChatServer
 
 REFUSAL = "I cannot help with that."
+TOM_DATA = Path(__file__).parents[1] / "tom" / "data"
+RELEASE_FILES = {  # benchmarks that read a downloaded release: their fixtures in the release's own format
+    "bigtom": TOM_DATA / "bigtom_excerpt.csv",
+    "exploretom": TOM_DATA / "exploretom_excerpt.csv",
+    "fantom": TOM_DATA / "fantom_excerpt.json",
+    "mmtom-qa": TOM_DATA / "mmtom_excerpt.json",
+    "opentom": TOM_DATA / "opentom",
+    "simpletom": TOM_DATA / "simpletom",
+}
 MODEL_BENCHMARKS = [name for name in BENCHMARKS.names() if model_agents(get_benchmark(name))]
 
 
@@ -29,7 +38,16 @@ def test_model_agent_over_http_with_a_useless_reply(name: str, tmp_path: Path) -
     with FakeChatServer(lambda messages, body: REFUSAL) as server, RunStore(tmp_path / "runs.sqlite") as store:
         options = ModelOptions(base_url=server.base_url, cache="off", max_retries=0)
         summary = run_benchmark(
-            RunRequest(name, agent=agent, model="openai/fake", n=1, model_options=options), store=store, progress=False
+            RunRequest(
+                name,
+                agent=agent,
+                model="openai/fake",
+                n=1,
+                model_options=options,
+                options={"data": str(RELEASE_FILES[name])} if name in RELEASE_FILES else {},
+            ),
+            store=store,
+            progress=False,
         )
         [record] = store.records(summary.run_id)
         requests = server.requests
