@@ -32,7 +32,7 @@ ModelOptArg = Annotated[
     typer.Option(
         "--model-opt",
         help="Backend option KEY=VALUE (repeatable): llamacpp n_ctx, n_threads, n_gpu_layers, chat_format, seed; "
-        "openai server_slots.",
+        "openai server_slots, max_reply_bytes.",
     ),
 ]
 
