@@ -150,6 +150,11 @@ def test_no_reply_header_or_usage_field_turns_into_a_bug(tmp_path: Path) -> None
                 assert str(exc).count("\n") == 0, (i, str(exc))
             else:
                 assert isinstance(reply.text, str), i
+    # a body that says it is gzip and is not
+    with FakeChatServer(raw_reply=lambda m, b: b"not gzip at all", raw_headers={"Content-Encoding": "gzip"}) as server:
+        model = OpenAIChatModel("m", ModelOptions(base_url=server.base_url, max_retries=0))
+        with pytest.raises(ModelResponseError, match=r"unreadable reply .* DecodingError"):
+            asyncio.run(model.generate([message("user", "hi")]))
     # a Retry-After no number can hold, and an error body nested without end, are a failed call, not a crash
     with FakeChatServer(faults=["429", "429"], retry_after="1e999") as server:
         model = OpenAIChatModel("m", ModelOptions(base_url=server.base_url, max_retries=1, max_backoff_s=0))

@@ -9,8 +9,8 @@ a fault plan injects failures in order, one per chat request, before normal answ
 off), ``"drop"`` (the connection closes with no answer), ``"hang"`` (no answer for ``hang_s``, longer than any
 client timeout), ``"endless"`` (a 200 whose chunked body never ends, until the client goes or the server stops)
 and ``"ok"`` (a normal answer). ``raw_reply`` sends a body of its own making as each normal answer (a hostile
-server: lone surrogates, malformed ``usage``, JSON nested without end); ``fault_message`` is the error text of
-injected status faults.
+server: lone surrogates, malformed ``usage``, JSON nested without end), with ``raw_headers`` added;
+``fault_message`` is the error text of injected status faults.
 
 ``slots=N`` makes it serve like a local server: at most ``N`` chat requests at once, the others queued in
 arrival order (llama.cpp's server has one slot by default; llama-cpp-python's serves one request at a time).
@@ -183,7 +183,7 @@ class _Handler(BaseHTTPRequestHandler):
             except Exception as exc:  # a broken reply function shows up as a 500 naming it, not a dead thread
                 self._send_error(500, f"raw_reply failed: {type(exc).__name__}: {exc}")
                 return
-            self._send_raw(200, payload)
+            self._send_raw(200, payload, fake.raw_headers)
             return
         try:
             text = fake.reply(messages, body)
@@ -283,6 +283,7 @@ class FakeChatServer:
         openapi_title: str | None = None,
         n_ctx: int = 4096,
         raw_reply: RawReplyFn | None = None,
+        raw_headers: Mapping[str, str] | None = None,
         fault_message: str | None = None,
     ) -> None:
         if slots is not None and slots < 1:
@@ -301,6 +302,7 @@ class FakeChatServer:
         self.openapi_title = openapi_title
         self.n_ctx = n_ctx
         self.raw_reply = raw_reply
+        self.raw_headers = dict(raw_headers or {})
         self.fault_message = fault_message
         self.endless_bytes = 0
         """Bytes of ``endless`` bodies sent so far."""

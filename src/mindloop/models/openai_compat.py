@@ -472,6 +472,9 @@ class OpenAIChatModel:
             except httpx.TransportError as exc:
                 cause = f"cannot reach {self.url}: {type(exc).__name__}: {exc}"
                 raise _AttemptError(cause, retry=True, kind=ModelUnavailableError) from exc
+            except httpx.RequestError as exc:  # a body that cannot be decoded (bad gzip), too many redirects
+                cause = f"unreadable reply from {self.url}: {type(exc).__name__}: {printable(str(exc))[:200]}"
+                raise _AttemptError(cause, retry=True, kind=ModelResponseError) from exc
             answered = True
             latency = asyncio.get_running_loop().time() - ticket.sent
             try:
@@ -565,7 +568,11 @@ class OpenAIChatModel:
                     "is up",
                     model=self.name,
                 ) from exc
-            except httpx.TransportError as exc:
+            except httpx.RequestError as exc:
+                if not isinstance(exc, httpx.TransportError):  # an undecodable body, too many redirects
+                    detail = printable(str(exc))[:200]
+                    cause = f"pre-flight: unreadable reply from {url}: {type(exc).__name__}: {detail}"
+                    raise ModelResponseError(cause, model=self.name) from exc
                 raise ModelUnavailableError(
                     f"pre-flight: cannot reach {url} ({type(exc).__name__}: {exc}); check --base-url and that the "
                     "server is up",
