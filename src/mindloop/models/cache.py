@@ -99,7 +99,8 @@ def _damaged(exc: BaseException) -> bool:
 
 def set_aside(path: Path, why: str) -> Path | None:
     """Rename a damaged cache (and its WAL files) to ``<name>.damaged-<UTC timestamp>`` with one warning; returns
-    the new path (``None`` when it could not be moved, also said in the warning)."""
+    the new path (``path`` itself when another process moved it first; ``None`` when it could not be moved, also said
+    in the warning)."""
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     target = path.with_name(f"{path.name}.damaged-{stamp}")
     n = 1
@@ -108,6 +109,8 @@ def set_aside(path: Path, why: str) -> Path | None:
         target = path.with_name(f"{path.name}.damaged-{stamp}-{n}")
     try:
         path.rename(target)
+    except FileNotFoundError:  # another worker of the same run set it aside first (and warned)
+        return path
     except OSError as exc:
         _warn(
             f"the response cache {path} is damaged ({why}) and cannot be set aside ({exc.strerror or exc}); "
