@@ -282,12 +282,13 @@ def redact_url(url: str) -> str:
         parts = urlsplit(url)
     except ValueError:
         return "<an unparsable URL>"
-    netloc = parts.netloc
-    if "@" in netloc:
-        netloc = "***@" + netloc.rpartition("@")[2]
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    secret_query = any(_SECRET_PARAM.search(k) for k, _ in pairs)
+    if "@" not in parts.netloc and not secret_query:
+        return url  # nothing to hide: the URL exactly as given
+    netloc = "***@" + parts.netloc.rpartition("@")[2] if "@" in parts.netloc else parts.netloc
     query = parts.query
-    if query:
-        pairs = parse_qsl(query, keep_blank_values=True)
+    if secret_query:
         query = urlencode([(k, "***" if _SECRET_PARAM.search(k) else v) for k, v in pairs], safe="*")
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
