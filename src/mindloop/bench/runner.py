@@ -21,10 +21,10 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Literal
+from typing import Any
 
 from rich.console import Console
 from rich.progress import (
@@ -55,24 +55,25 @@ from mindloop.bench.headline import no_intervals_of
 from mindloop.bench.options import validate_options
 from mindloop.bench.progress import ProgressLog, run_estimate
 from mindloop.bench.registry import canonical_name, get_benchmark
+from mindloop.bench.request import EXECUTORS, Executor, RunRequest
 from mindloop.bench.store import RunInfo, RunStore, SampleResult
 from mindloop.bench.uncertainty import bootstrap_intervals
 from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError, ModelError
 from mindloop.models.base import (
     BACKENDS,
     GenerationConfig,
-    ModelOptions,
     TokenLedger,
     load_model,
     preflight,
     split_model_name,
 )
-from mindloop.models.replies import DEFAULT_FORMAT_RETRIES, reply_outcomes
+from mindloop.models.replies import reply_outcomes
 from mindloop.paths import runs_path
 
 __all__ = [
     "EXECUTORS",
     "SETUP_ERRORS",
+    "Executor",
     "RunRequest",
     "RunSummary",
     "as_scored",
@@ -85,70 +86,6 @@ __all__ = [
     "summarize_run",
     "token_totals",
 ]
-
-Executor = Literal["local", "process", "ray"]
-EXECUTORS: tuple[Executor, ...] = ("local", "process", "ray")
-
-
-@dataclass(frozen=True)
-class RunRequest:
-    """Everything that defines a run. ``agent=None`` picks the benchmark's default (or its model agent when a
-    model is given); ``options`` are benchmark-specific settings such as ``data`` (a file to read)."""
-
-    benchmark: str
-    agent: str | None = None
-    model: str | None = None
-    n: int | None = None
-    seed: int = 0
-    options: Mapping[str, str] = field(default_factory=dict)
-    concurrency: int = 8
-    executor: Executor = "local"
-    ray_address: str | None = None
-    model_options: ModelOptions = field(default_factory=ModelOptions)
-    generation: GenerationConfig = field(default_factory=GenerationConfig)
-    generation_source: Mapping[str, str] = field(default_factory=dict)
-    """Where each generation field came from: ``paper``, ``cli`` or ``default`` (:mod:`mindloop.bench.generation`)."""
-    format_retries: int = DEFAULT_FORMAT_RETRIES
-    """How many times a reply the agent's parser refuses goes back to the model with the reason."""
-    breaker: int = 5
-    """The circuit breaker: after this many samples in a row fail for an outage (the endpoint unreachable, DNS,
-    TLS, 5xx, timeouts) the run stops, leaving them and the rest pending for ``--resume``."""
-    progress_every: float = 30.0
-    """When stderr is not a terminal (a log), a plain progress line every this many seconds (0: none)."""
-
-    def __post_init__(self) -> None:
-        _check_request(self)
-
-
-def _check_request(request: RunRequest) -> None:
-    """Refuse a request whose fields have the wrong type or range, in one line naming the field."""
-
-    def whole(name: str, value: Any, low: int | None) -> None:
-        if isinstance(value, bool) or not isinstance(value, int) or (low is not None and value < low):
-            floor = "" if low is None else f" of at least {low}"
-            raise InvalidArgumentError(f"RunRequest {name} must be a whole number{floor}, got {value!r:.40}")
-
-    for name in ("benchmark", "agent", "model", "ray_address"):
-        value = getattr(request, name)
-        if not (value is None and name != "benchmark") and not isinstance(value, str):
-            raise InvalidArgumentError(f"RunRequest {name} must be a string, got {type(value).__name__} {value!r:.40}")
-    whole("seed", request.seed, None)
-    if request.n is not None:
-        whole("n", request.n, 0)
-    whole("concurrency", request.concurrency, 1)
-    whole("format_retries", request.format_retries, 0)
-    whole("breaker", request.breaker, 1)
-    every = request.progress_every
-    if isinstance(every, bool) or not isinstance(every, int | float) or not 0 <= every < float("inf"):
-        raise InvalidArgumentError(f"RunRequest progress_every must be a finite number of 0 or more, got {every!r:.40}")
-    if not isinstance(request.model_options, ModelOptions):
-        raise InvalidArgumentError(
-            f"RunRequest model_options must be a ModelOptions, got {request.model_options!r:.60}"
-        )
-    if not isinstance(request.generation, GenerationConfig):
-        raise InvalidArgumentError(f"RunRequest generation must be a GenerationConfig, got {request.generation!r:.60}")
-    if not isinstance(request.options, Mapping):
-        raise InvalidArgumentError(f"RunRequest options must be a mapping, got {type(request.options).__name__}")
 
 
 @dataclass(frozen=True)
