@@ -96,7 +96,8 @@ class ModelResponseError(ModelError):
 
 class ModelUnavailableError(ModelError):
     """The model endpoint could not be reached or kept failing on its side (connection refused, DNS, TLS, HTTP
-    5xx) on every try: an outage, not an answer. The runner's circuit breaker counts these (and timeouts)."""
+    5xx) on every try: an outage, not an answer. The runner's circuit breaker counts samples that end so (and those
+    that time out), besides the requests that found no server (:mod:`mindloop.bench.breaker`)."""
 
 
 SETUP_ERRORS: tuple[type[MindloopError], ...] = (DependencyError, InvalidArgumentError, RegistryError)

@@ -41,8 +41,10 @@ class RunRequest:
     format_retries: int = DEFAULT_FORMAT_RETRIES
     """How many times a reply the agent's parser refuses goes back to the model with the reason."""
     breaker: int = 5
-    """The circuit breaker: after this many samples in a row fail for an outage (the endpoint unreachable, DNS,
-    TLS, 5xx, timeouts) the run stops, leaving them and the rest pending for ``--resume``."""
+    """The circuit breaker (:mod:`~mindloop.bench.breaker`): the run stops, leaving the samples not finished pending
+    for ``--resume``, once this many requests in a row found no server (refused, reset, DNS, 502/503 without
+    ``Retry-After``; any sample, any retry, any worker), or this many samples in a row failed for the endpoint
+    after all their retries (timeouts, 5xx)."""
     progress_every: float = 30.0
     """When stderr is not a terminal (a log), a plain progress line every this many seconds (0: none)."""
 

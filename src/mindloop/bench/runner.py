@@ -42,6 +42,7 @@ from rich.text import Text
 from mindloop._version import __version__
 from mindloop.bench.agents import model_agents, team_members
 from mindloop.bench.api import Benchmark, Options, SampleRecord
+from mindloop.bench.breaker import CircuitBreaker
 from mindloop.bench.executors import (
     AbortRunError,
     execute_sample,
@@ -59,6 +60,7 @@ from mindloop.bench.request import EXECUTORS, Executor, RunRequest
 from mindloop.bench.store import RunInfo, RunStore, SampleResult
 from mindloop.bench.uncertainty import bootstrap_intervals
 from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError, ModelError
+from mindloop.models import outages
 from mindloop.models.base import (
     BACKENDS,
     GenerationConfig,
@@ -362,6 +364,8 @@ def _execute_pending(
             bar.update(task, advance=len(results), failed=_failed_text(counts["failed"], counts["bug"]))
             log.advance(len(results), failed=counts["failed"], bugs=counts["bug"])
 
+        breaker = CircuitBreaker(request.breaker)  # hears every request of the run, on whichever executor
+
         def sink(result: SampleResult) -> None:
             if result.outage:
                 held.append(result)
@@ -372,16 +376,19 @@ def _execute_pending(
             held.clear()
 
         try:
-            with _stop_on_signals():
+            with _stop_on_signals(), outages.watching(breaker):
+                limit = request.breaker if request.model is not None else None  # workers judge with their own
                 if pending and request.executor == "local":
                     model = load_model(request.model, request.model_options) if request.model else None
                     asyncio.run(run_local(bench, pending, request, agent, model, sink))
                 elif pending and request.executor == "process":
-                    run_process(pending, request, agent, request.model, sink)
+                    run_process(pending, request, agent, request.model, sink, limit)
                 elif pending:
-                    run_ray(pending, request, agent, request.model, sink)
+                    run_ray(pending, request, agent, request.model, sink, limit)
             if held:  # the run ended with a few outage failures, too few to open the breaker: they failed
                 store_results(held)
+        except outages.BreakerOpen as exc:  # requests in a row found no server: everything in flight was cancelled
+            stopped = str(exc)
         except KeyboardInterrupt as exc:
             interrupted = str(exc) if isinstance(exc, _Interrupted) else "SIGINT"
         except _BreakerOpenError as exc:

@@ -135,7 +135,11 @@ SUITE_ORDER = (
 )
 """The order a suite runs the built-in benchmarks in (cheap question answering first); others follow by name."""
 
-EXCLUDED = {"smoke": "an endpoint and harness check, not a paper's benchmark (name it with --only to include it)"}
+_DOWNLOADED = "reads a released dataset you download yourself (docs/datasets.md), so it cannot run without --data"
+EXCLUDED = {
+    "smoke": "an endpoint and harness check, not a paper's benchmark (name it with --only to include it)",
+    **dict.fromkeys(("bigtom", "opentom", "mmtom-qa", "fantom", "exploretom", "simpletom"), _DOWNLOADED),
+}
 """Benchmarks with a model agent that a suite leaves out unless ``--only`` names them, and why."""
 
 
