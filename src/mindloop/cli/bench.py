@@ -216,6 +216,7 @@ def _print_summary(summary: RunSummary) -> None:
             f"agent replies: {r['parsed']} parsed, {r['rejected']} rejected by the parser, {r['no_reply']} no reply"
             + (f", {r['unread']} read without a parser" if r["unread"] else "")
             + f"; {r['retries']} format retries"
+            + (f"; {r['cut_at_limit']} cut at the token limit (raise --max-tokens)" if r.get("cut_at_limit") else "")
         )
     console.print(f"report: mindloop report {summary.run_id}")
 

@@ -151,6 +151,9 @@ def _summary(info: RunInfo, records: Sequence[SampleRecord]) -> tuple[dict[str, 
     intervals when the benchmark is no longer registered."""
     finished = [r for r in records if r.status != "pending"]
     tokens = token_totals(finished)
+    tokens["cut_at_limit"] = sum(
+        c.get("error") is None and c.get("finish_reason") == "length" for r in finished for c in r.calls
+    )
     try:
         bench = get_benchmark(info.benchmark)
     except RegistryError:
@@ -381,6 +384,7 @@ def _run_panels(info: RunInfo, tokens: Mapping[str, Any]) -> list[_Panel]:
         ("prompt tokens", tokens.get("prompt_tokens", 0)),
         ("completion tokens", tokens.get("completion_tokens", 0)),
         ("total tokens", tokens.get("total_tokens", 0)),
+        ("replies cut at the token limit", tokens.get("cut_at_limit", 0)),
     ]
     return [
         _Panel("Run", "kv", _kv(meta)),

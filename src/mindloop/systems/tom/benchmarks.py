@@ -25,6 +25,7 @@ from pydantic import Field
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
+from mindloop.datafiles import special_file_kind
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.replies import ask
 from mindloop.systems.tom.agents import ParsedAnswer, build_prompt, parse_answer
@@ -122,6 +123,11 @@ def tom_samples(fmt: StoryFormat, n: int | None, seed: int, data: str | None) ->
     if data is None and fmt == "hitom":
         data, source = str(bundled_hitom_path()), "mindloop:systems/tom/data/hitom/hitom_dev.txt"
     if data is not None:
+        kind = special_file_kind(data)
+        if kind is not None:
+            raise InvalidArgumentError(f"--data {data!r}: it is {kind}, not a regular file")
+        if Path(data).is_dir():
+            raise InvalidArgumentError(f"--data {data!r}: it is a folder, not a file")
         if not Path(data).is_file():
             raise InvalidArgumentError(f"--data {data!r}: no such file")
         _, examples = read_dataset(data, fmt)
