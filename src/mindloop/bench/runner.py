@@ -55,6 +55,7 @@ from mindloop.bench.headline import no_intervals_of
 from mindloop.bench.options import validate_options
 from mindloop.bench.progress import ProgressLog, run_estimate
 from mindloop.bench.registry import canonical_name, get_benchmark
+from mindloop.bench.scoring import definitions, run_metrics
 from mindloop.bench.store import RunInfo, RunStore, SampleResult
 from mindloop.bench.uncertainty import bootstrap_intervals
 from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError, ModelError
@@ -82,6 +83,7 @@ __all__ = [
     "metric_intervals",
     "run_benchmark",
     "sample_seed",
+    "stored_summary",
     "summarize_run",
     "token_totals",
 ]
@@ -147,6 +149,9 @@ class RunSummary:
     replies: dict[str, int] = field(default_factory=dict)
     intervals: dict[str, Any] = field(default_factory=dict)
     """95% bootstrap intervals of the metrics (:func:`~mindloop.bench.uncertainty.bootstrap_intervals`)."""
+    summary_source: dict[str, Any] = field(default_factory=dict)
+    """Where the metrics come from: ``computed_by`` (``run``: the run's own session; ``backfill``: computed
+    later for a run stored without one) and the mindloop ``version`` that computed them."""
 
     def to_json(self) -> dict[str, Any]:
         """The ``mindloop bench run --json`` object (``n_bugs`` then ``n_model_failures`` after ``n_failed``,
@@ -309,7 +314,7 @@ def run_benchmark(
             if retry_failed:
                 store.retry_failed(run_id)
             interrupted, stopped = _execute_pending(bench, store, run_id, request, agent, progress)
-        return summarize_run(run_id, store, bench=bench, interrupted=interrupted, stopped=stopped)
+        return summarize_run(run_id, store, bench=bench, interrupted=interrupted, stopped=stopped, computed_by="run")
     finally:
         if own_store:
             store.close()
@@ -471,9 +476,10 @@ def reply_totals(records: Sequence[SampleRecord]) -> dict[str, int]:
 
 
 def benchmark_metrics(bench: Benchmark, records: Sequence[SampleRecord]) -> dict[str, Any]:
-    """The benchmark's summary of finished samples, with each bug sample shown to it as a failed one: a benchmark
+    """The benchmark's summary of finished samples (its declared metrics, then what ``summarize`` adds:
+    :func:`~mindloop.bench.scoring.run_metrics`), with each bug sample shown to it as a failed one: a benchmark
     scores failures as failures, so a bug can never raise a metric, whatever the benchmark knows of statuses."""
-    return bench.summarize(as_scored(records))
+    return run_metrics(bench, as_scored(records))
 
 
 def as_scored(records: Sequence[SampleRecord]) -> list[SampleRecord]:
@@ -482,8 +488,28 @@ def as_scored(records: Sequence[SampleRecord]) -> list[SampleRecord]:
 
 
 def metric_intervals(bench: Benchmark, records: Sequence[SampleRecord], metrics: dict[str, Any]) -> dict[str, Any]:
-    """The 95% bootstrap intervals of ``metrics``, the benchmark's summary of the finished ``records``."""
-    return bootstrap_intervals(as_scored(records), bench.summarize, metrics, exclude=no_intervals_of(bench))
+    """The 95% bootstrap intervals of ``metrics``, the benchmark's summary of the finished ``records`` (its
+    declared metrics drawn from their per-sample scores, the rest by summarising each resample)."""
+    return bootstrap_intervals(
+        as_scored(records),
+        lambda rs: run_metrics(bench, rs),
+        metrics,
+        exclude=no_intervals_of(bench),
+        declared=bench.spec.metrics,
+    )
+
+
+def _counts(info: RunInfo) -> list[int]:
+    return [info.n_done, info.n_failed, info.n_bugs]
+
+
+def stored_summary(store: RunStore, info: RunInfo) -> dict[str, Any] | None:
+    """The run's stored summary when it still covers every finished sample (``None``: none stored, or samples
+    finished, failed or were retried since it was computed)."""
+    stored = store.stored_summary(info.run_id)
+    if stored is None or stored.get("counts") != _counts(info):
+        return None
+    return stored
 
 
 def _model_error_prefixes() -> tuple[str, ...]:
@@ -514,12 +540,25 @@ def summarize_run(
     bench: Benchmark | None = None,
     interrupted: bool = False,
     stopped: str | None = None,
+    computed_by: str = "backfill",
 ) -> RunSummary:
-    """Recompute a run's summary from the store (the same numbers however many sessions the run took)."""
+    """A run's summary: the one stored with it when it covers every finished sample (the numbers the run
+    reported, whatever the code computes today), else computed from the store's records by the benchmark's
+    declaration and kept (a store opened for writing) with the definitions, the version and ``computed_by``
+    (``run``: at the end of a session of the run; ``backfill``: later, for a run that had none)."""
     info = store.run(run_id)
-    bench = bench or get_benchmark(info.benchmark)
     records = store.records(run_id)
-    metrics = benchmark_metrics(bench, records)
+    stored = stored_summary(store, info)
+    if stored is not None:
+        metrics, intervals, source = stored["metrics"], stored["intervals"], _source(stored)
+    else:
+        bench = bench or get_benchmark(info.benchmark)
+        metrics = benchmark_metrics(bench, records)
+        intervals = metric_intervals(bench, records, metrics)
+        source = {"computed_by": computed_by, "version": __version__}
+        if not store.readonly:
+            summary = {"metrics": metrics, "intervals": intervals, "definitions": definitions(bench)}
+            store.save_summary(run_id, summary | source | {"counts": _counts(info)})
     return RunSummary(
         run_id=run_id,
         benchmark=info.benchmark,
@@ -529,7 +568,7 @@ def summarize_run(
         n_completed=info.n_completed,
         n_failed=info.n_failed,
         metrics=metrics,
-        intervals=metric_intervals(bench, records, metrics),
+        intervals=intervals,
         seconds=info.seconds,
         tokens=token_totals(records),
         replies=reply_totals(records),
@@ -537,4 +576,9 @@ def summarize_run(
         n_bugs=info.n_bugs,
         n_model_failures=sum(map(is_model_failure, records)),
         stopped=stopped,
+        summary_source=source,
     )
+
+
+def _source(stored: dict[str, Any]) -> dict[str, Any]:
+    return {"computed_by": stored.get("computed_by"), "version": stored.get("version")}

@@ -53,7 +53,7 @@ def bench_list(
         rows.append(
             {
                 "name": entry.name,
-                "aliases": list(getattr(bench, "aliases", ())),
+                "aliases": list(bench.spec.aliases),
                 "agents": list(bench.agents),
                 "agent_specs": specs,
                 "description": bench.description,
