@@ -105,6 +105,9 @@ def test_an_installed_plugin_is_listed_with_its_options_and_agents(site: Path, t
     assert "quiz" in listed and "hitom" in listed  # beside mindloop's own
     quiz = listed["quiz"]
     assert quiz["agents"] == ["oracle", "model"] and quiz["options"]["properties"]["size"]["default"] == 6
+    assert quiz["headline"] == {"metric": "accuracy", "higher_is_better": True}
+    assert [(m["name"], m["score"], m["kind"]) for m in quiz["metrics"]] == [("accuracy", "correct", "proportion")]
+    assert quiz["references"] == ["chance", "oracle"]
     proc = _mindloop(site, tmp_path, "bench", "run", "quiz", "--help-options")
     assert proc.returncode == 0 and "size" in proc.stdout + proc.stderr
 
@@ -117,6 +120,8 @@ def test_an_installed_plugin_runs_with_its_declared_metrics_and_validates_option
     iv = out["intervals"]["metrics"]["accuracy"]
     assert iv["mean_of"] == "correct" and iv["se"] == 0.0  # declared: drawn from the per-sample score
     assert out["summary_source"]["computed_by"] == "run"
+    # each sum offers 3 or 4 distinct choices: chance is the mean of 1/3s and 1/4s; the oracle answers every one
+    assert 0.25 <= out["references"]["chance"] <= 1 / 3 and out["references"]["oracle"] == 1.0
     proc = _mindloop(site, tmp_path, "bench", "run", "quiz", "--opt", "size=0")
     assert proc.returncode == 1 and "size" in proc.stderr and proc.stderr.count("\n") == 1
 

@@ -31,8 +31,8 @@ from pathlib import Path
 
 import pytest
 
-from mindloop.bench import store as store_module
 from mindloop._version import __version__
+from mindloop.bench import store as store_module
 from mindloop.bench.runner import RunRequest, run_benchmark, summarize_run
 from mindloop.bench.store import RunStore, StoreError
 

@@ -55,7 +55,7 @@ from mindloop.bench.headline import no_intervals_of
 from mindloop.bench.options import validate_options
 from mindloop.bench.progress import ProgressLog, run_estimate
 from mindloop.bench.registry import canonical_name, get_benchmark
-from mindloop.bench.scoring import definitions, run_metrics
+from mindloop.bench.scoring import definitions, reference_values, run_metrics
 from mindloop.bench.store import RunInfo, RunStore, SampleResult
 from mindloop.bench.uncertainty import bootstrap_intervals
 from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError, ModelError
@@ -149,6 +149,9 @@ class RunSummary:
     replies: dict[str, int] = field(default_factory=dict)
     intervals: dict[str, Any] = field(default_factory=dict)
     """95% bootstrap intervals of the metrics (:func:`~mindloop.bench.uncertainty.bootstrap_intervals`)."""
+    references: dict[str, float | None] = field(default_factory=dict)
+    """The benchmark's reference policies (chance, the oracle, ...) on the same samples, by name: the headline
+    metric each reaches with no model (:attr:`~mindloop.bench.declaration.BenchmarkSpec.references`)."""
     summary_source: dict[str, Any] = field(default_factory=dict)
     """Where the metrics come from: ``computed_by`` (``run``: the run's own session; ``backfill``: computed
     later for a run stored without one) and the mindloop ``version`` that computed them."""
@@ -551,13 +554,16 @@ def summarize_run(
     stored = stored_summary(store, info)
     if stored is not None:
         metrics, intervals, source = stored["metrics"], stored["intervals"], _source(stored)
+        references = stored.get("references", {})
     else:
         bench = bench or get_benchmark(info.benchmark)
         metrics = benchmark_metrics(bench, records)
         intervals = metric_intervals(bench, records, metrics)
+        references = reference_values(bench, records)
         source = {"computed_by": computed_by, "version": __version__}
         if not store.readonly:
             summary = {"metrics": metrics, "intervals": intervals, "definitions": definitions(bench)}
+            summary |= {"references": references}
             store.save_summary(run_id, summary | source | {"counts": _counts(info)})
     return RunSummary(
         run_id=run_id,
@@ -576,6 +582,7 @@ def summarize_run(
         n_bugs=info.n_bugs,
         n_model_failures=sum(map(is_model_failure, records)),
         stopped=stopped,
+        references=references,
         summary_source=source,
     )
 

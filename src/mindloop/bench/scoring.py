@@ -25,7 +25,7 @@ from mindloop.bench.api import Benchmark
 from mindloop.bench.declaration import Grouping, Metric
 from mindloop.bench.records import SampleRecord
 
-__all__ = ["declared_summary", "definitions", "group_rows", "merge_summaries", "run_metrics"]
+__all__ = ["declared_summary", "definitions", "group_rows", "merge_summaries", "reference_values", "run_metrics"]
 
 
 def _mean(values: Sequence[float], scale: float) -> float | None:
@@ -85,3 +85,9 @@ def definitions(bench: Benchmark) -> dict[str, Any]:
         "metrics": [m.to_json() for m in bench.spec.metrics],
         "no_intervals": list(bench.spec.no_intervals),
     }
+
+
+def reference_values(bench: Benchmark, records: Sequence[SampleRecord]) -> dict[str, float | None]:
+    """Each declared reference policy's headline value on the samples of ``records``, by name."""
+    samples = [r.sample for r in records]
+    return {policy.name: policy.value(samples) for policy in bench.spec.references}
