@@ -493,7 +493,7 @@ def test_a_layout_2_store_reads_as_it_is_and_gains_the_suite_tables_when_written
         result = run_suite(SuiteRequest(only=("tomi",)), store=store, progress=False)
         assert runs_of_suite(store, result.suite_id) == [result.summaries[0].run_id]
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == 3
+    assert db.execute("PRAGMA user_version").fetchone()[0] == store_module.SCHEMA_VERSION
     db.close()
 
 

@@ -576,8 +576,11 @@ class RunStore:
             )
 
     def save_summary(self, run_id: str, summary: dict[str, Any]) -> None:
-        """Keep ``summary`` as the run's stored summary (replacing an earlier one)."""
+        """Keep ``summary`` as the run's stored summary (replacing an earlier one); nothing on a layout without
+        the ``run_summaries`` table."""
         with self._guard():
+            if "run_summaries" not in _tables(self._db):
+                return
             self._db.execute(
                 "INSERT OR REPLACE INTO run_summaries (run_id, summary, saved) VALUES (?, ?, ?)",
                 (run_id, _dumps(summary), _now()),
