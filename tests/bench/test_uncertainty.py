@@ -219,7 +219,7 @@ def _upper_tail(k: int, n: int, p: float) -> float:
 def test_a_proportion_at_tiny_n_keeps_an_honest_interval(n: int) -> None:
     """All right at n = 4 (or n = 1) is no certainty: the percentile bootstrap said [1, 1]; the exact interval
     reaches down to (2.5%)^(1/n) = 0.025 at n = 1, 0.398 at n = 4."""
-    iv = bootstrap_intervals(_records([1.0] * n), _accuracy)["metrics"]["accuracy"]
+    iv = bootstrap_intervals(_records([1.0] * n), _accuracy, declared=ACCURACY)["metrics"]["accuracy"]
     assert iv["high"] == 1.0 and iv["low"] == pytest.approx(0.025 ** (1 / n), rel=1e-9)
 
 

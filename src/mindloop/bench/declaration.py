@@ -202,7 +202,8 @@ def _mean(values: Sequence[float]) -> float | None:
 
 
 def chance_policy(choices: Callable[[Sample], int], scale: float = 1.0) -> ReferencePolicy:
-    """Guessing uniformly among a sample's choices: the exact expected accuracy, the mean of ``1 / choices``.
+    """Guessing uniformly among a sample's choices: the exact expected accuracy, the mean of ``1 / choices`` over
+    the samples that offer any (``choices`` gives 0 for one that lists none: it is left out).
 
     >>> round(chance_policy(lambda s: len(s.input["choices"])).value([Sample("a", {"choices": [1, 2]})]), 3)
     0.5

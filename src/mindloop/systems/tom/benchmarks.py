@@ -274,8 +274,9 @@ def _metrics(types: Sequence[str]) -> tuple[Metric, ...]:
     )
 
 
-_REFERENCES = (chance_policy(lambda s: len(s.input["choices"])), oracle_policy())
-"""Chance (a uniform guess among the question's choices) and the oracle (the gold answer)."""
+_REFERENCES = (chance_policy(lambda s: len(s.input.get("choices") or ())), oracle_policy())
+"""Chance (a uniform guess among the question's choices; a sample listing none is left out) and the oracle (the
+gold answer)."""
 
 
 def _by_type_table(key: str, paper: str, title: str, rows: tuple[Row, ...]) -> PaperTable:
