@@ -78,14 +78,17 @@ STATUSES = ("pending", *FINISHED_STATUSES)
 _STATUS = "CASE WHEN s.status = 'failed' AND s.error LIKE 'internal error:%' THEN 'bug' ELSE s.status END"
 """A sample's status as read back: a bug recorded by a store from before the ``bug`` status counts as one."""
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """The layout of the store this mindloop writes, kept in the file as ``PRAGMA user_version``. Stores written
 before the version was recorded read 0; they hold layout 1 and are brought to this layout the next time they are
 opened for writing (never by a read-only open). Layout 2 adds ``samples.history``: the earlier attempts of a
 sample re-run by ``--retry-failed``. Layout 3 adds the ``suites`` and ``suite_runs`` tables: a suite
 (:mod:`mindloop.bench.suite`) and which run is its run of each benchmark; runs themselves are unchanged. Layout 4
 adds the lock's heartbeat, token, process identity and generation to ``runs`` and ``suites``
-(:meth:`RunStore.locked`): locks that heal and writes fenced by generation."""
+(:meth:`RunStore.locked`): locks that heal and writes fenced by generation. Layout 5
+adds ``run_summaries``: each run's summary as it was computed, with the metric definitions and the mindloop
+version that computed it, so a report reads the numbers the run reported (a run from before layout 5 gets one the
+first time it is summarised through a store opened for writing, labelled as computed then)."""
 
 
 def _add_history(db: sqlite3.Connection) -> None:
@@ -120,7 +123,21 @@ def _add_lock_fencing(db: sqlite3.Connection) -> None:
         db.execute(f"ALTER TABLE {table} ADD COLUMN lock_generation INTEGER NOT NULL DEFAULT 0")
 
 
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _add_history, 2: _add_suites, 3: _add_lock_fencing}
+def _add_summaries(db: sqlite3.Connection) -> None:
+    """Layout 4 -> 5: ``run_summaries``, one stored summary per run (JSON: metrics, intervals, definitions,
+    version, how it was computed)."""
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS run_summaries (run_id TEXT PRIMARY KEY REFERENCES runs(run_id),"
+        " summary TEXT NOT NULL, saved TEXT NOT NULL)"
+    )
+
+
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
+    1: _add_history,
+    2: _add_suites,
+    3: _add_lock_fencing,
+    4: _add_summaries,
+}
 """``MIGRATIONS[v]`` upgrades a store from layout ``v`` to ``v + 1``. A change to the layout raises
 :data:`SCHEMA_VERSION` by one and adds its step here; opening an older store for writing runs the missing steps
 in order inside the transaction that stamps the new version, so a failed step leaves the file as it was.
@@ -734,6 +751,29 @@ class RunStore:
                 " WHERE run_id = ?",
                 (seconds, finished, _now(), run_id),
             )
+
+    def save_summary(self, run_id: str, summary: dict[str, Any]) -> None:
+        """Keep ``summary`` as the run's stored summary (replacing an earlier one); nothing on a layout without
+        the ``run_summaries`` table."""
+        with self._guard():
+            if "run_summaries" not in _tables(self._db):
+                return
+            with self._transaction() as db:
+                db.execute(
+                    "INSERT OR REPLACE INTO run_summaries (run_id, summary, saved) VALUES (?, ?, ?)",
+                    (run_id, _dumps(summary), _now()),
+                )
+
+    def stored_summary(self, run_id: str) -> dict[str, Any] | None:
+        """The run's stored summary (``None``: none stored, or a store of a layout before 5 read read-only)."""
+        with self._guard():
+            if "run_summaries" not in _tables(self._db):
+                return None
+            row = self._db.execute("SELECT summary FROM run_summaries WHERE run_id = ?", (run_id,)).fetchone()
+        if row is None:
+            return None
+        data = self._loads(row[0], f"the stored summary of run {run_id}")
+        return data if isinstance(data, dict) else None
 
     # -- suites -------------------------------------------------------------------------------------------
 

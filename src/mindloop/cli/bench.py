@@ -38,7 +38,8 @@ def bench_list(
 ) -> None:
     """Show each benchmark with its agents (* needs --model) and a one-line description.
 
-    With --json each benchmark also lists its agents' specs and its options' JSON schema (with defaults).
+    With --json each benchmark also lists its agents' specs, its options' JSON schema (with defaults) and its
+    declaration's headline, metrics and reference policies.
     """
     from mindloop.bench.options import options_schema
     from mindloop.bench.registry import BENCHMARKS, get_benchmark
@@ -53,11 +54,14 @@ def bench_list(
         rows.append(
             {
                 "name": entry.name,
-                "aliases": list(getattr(bench, "aliases", ())),
+                "aliases": list(bench.spec.aliases),
                 "agents": list(bench.agents),
                 "agent_specs": specs,
                 "description": bench.description,
                 "options": options_schema(bench.options_model),
+                "headline": None if bench.spec.headline is None else bench.spec.headline.to_json(),
+                "metrics": [m.to_json() for m in bench.spec.metrics],
+                "references": [r.name for r in bench.spec.references],
             }
         )
     if as_json:
