@@ -265,7 +265,7 @@ class _ToMBenchmark:
         out: dict[str, Any] = {
             # the expected accuracy of a uniform guess among each question's choices, overall and per type
             "chance": sum(sum(v) for v in by_type.values()) / len(records) if records else None,
-            "chance_by_type": {t: sum(v) / len(v) for t, v in by_type.items()},
+            "by_type": {t: {"chance": sum(v) / len(v)} for t, v in by_type.items()},
             "unparsed": sum(1 for r in records if r.status == "failed" and r.scores.get("parsed") == 0.0),
             # a failed sample without a parse score never got a reply to read (the call itself failed)
             "model_failures": sum(1 for r in records if r.status == "failed" and "parsed" not in r.scores),
