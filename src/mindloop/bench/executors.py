@@ -17,17 +17,17 @@ import asyncio
 import concurrent.futures as cf
 import hashlib
 import signal
-import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from mindloop.bench.api import AgentContext, Benchmark, Outcome, Sample
+from mindloop.bench.ray_cluster import connect, current_node, import_ray
 from mindloop.bench.registry import get_benchmark
 from mindloop.bench.store import SampleResult
-from mindloop.errors import SETUP_ERRORS, DependencyError, MindloopError, UnknownNameError
+from mindloop.errors import SETUP_ERRORS, MindloopError, UnknownNameError
 from mindloop.models.base import CallRecord, ChatModel, GenerationConfig, ModelOptions, RecordingModel, load_model
 from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
 
@@ -311,25 +311,21 @@ def _keep(results: Sequence[SampleResult | _Abort], sink: Sink) -> list[_Abort]:
     return [r for r in results if isinstance(r, _Abort)]
 
 
+def _run_job_on_ray(job: _Job) -> SampleResult | _Abort:
+    """:func:`_run_job` as a Ray task: a finished sample carries the id of the node that ran it."""
+    result = _run_job(job)
+    return replace(result, node=current_node()) if isinstance(result, SampleResult) else result
+
+
 def run_ray(
     pending: Sequence[tuple[int, Sample]], request: RunRequest, agent: str, model: str | None, sink: Sink
 ) -> None:
-    try:
-        import ray
-    except ImportError:
-        raise DependencyError("--executor ray needs Ray: pip install 'mindloop[scale]'") from None
-    started_here = not ray.is_initialized()
+    ray = import_ray()
+    started_here = not ray.is_initialized()  # the runner connects first (ray_session); a direct caller may not
     if started_here:
-        on_sigterm = signal.getsignal(signal.SIGTERM)
-        ray.init(
-            address=request.ray_address,
-            include_dashboard=False,
-            log_to_driver=False,
-            configure_logging=False,
-        )
-        if threading.current_thread() is threading.main_thread():  # ray.init installs a SIGTERM handler that exits
-            signal.signal(signal.SIGTERM, on_sigterm)  # at once; the runner's stops the run and keeps its samples
-    task = ray.remote(max_retries=0)(_run_job)
+        connect(request.ray_address)
+    # SPREAD: samples go to every node of a cluster from the start (packed, a few short ones all ran on one node)
+    task = ray.remote(max_retries=0, scheduling_strategy="SPREAD")(_run_job_on_ray)
     jobs = _jobs(pending, request, agent, model)
     limit = max(1, request.concurrency)
     refs = [task.remote(job) for job in _take(jobs, limit)]
