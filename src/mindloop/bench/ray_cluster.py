@@ -18,6 +18,7 @@ a Ray version that differs between client and cluster, or whatever else Ray said
 from __future__ import annotations
 
 import contextlib
+import importlib
 import logging
 import os
 import signal
@@ -27,6 +28,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from mindloop.errors import ClusterError, DependencyError
 
@@ -105,11 +107,9 @@ def _use_token_like_ray_cli() -> str | None:
 
 def _refresh_ray_config() -> None:
     """Make an already imported Ray read ``RAY_AUTH_MODE`` again (it reads its configuration at import)."""
-    try:
-        from ray._raylet import Config
-    except ImportError:  # a Ray without token authentication: nothing to refresh
-        return
-    Config.initialize("")
+    config = _raylet_attribute("Config")
+    if config is not None:  # else a Ray without token authentication: nothing to refresh
+        config.initialize("")
 
 
 def _probe(address: str) -> None:
@@ -119,14 +119,20 @@ def _probe(address: str) -> None:
     that it failed to connect. Ray's core logs the refusal on standard error, so standard error is closed to it
     for the moment of the question. Skipped for a Ray client address (``ray://``) and a Ray without this client.
     """
-    if "://" in address:
-        return
-    try:
-        from ray._raylet import GcsClient
-    except ImportError:
+    gcs_client = _raylet_attribute("GcsClient")
+    if "://" in address or gcs_client is None:
         return
     with _stderr_silenced():
-        GcsClient(address=address)
+        gcs_client(address=address)
+
+
+def _raylet_attribute(name: str) -> Any:
+    """``ray._raylet.<name>`` (Ray's compiled core, no public API), or ``None`` where this Ray has none."""
+    try:
+        raylet = importlib.import_module("ray._raylet")
+    except ImportError:
+        return None
+    return getattr(raylet, name, None)
 
 
 @contextmanager
