@@ -25,7 +25,13 @@ __all__ = [
 
 
 class MindloopError(Exception):
-    """Base class of every error mindloop raises deliberately."""
+    """Base class of every error mindloop raises deliberately.
+
+    ``replies``: the texts a model had replied before the error, when the error ends a question asked through
+    :func:`mindloop.models.replies.ask` (its format retries' replies included), else empty.
+    """
+
+    replies: tuple[str, ...] = ()
 
 
 class ParseError(MindloopError):

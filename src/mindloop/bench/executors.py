@@ -32,7 +32,7 @@ from mindloop.models.base import CallRecord, ChatModel, GenerationConfig, ModelO
 from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
 
 if TYPE_CHECKING:
-    from mindloop.bench.runner import RunRequest
+    from mindloop.bench.request import RunRequest
 
 __all__ = [
     "AbortRunError",

@@ -21,10 +21,10 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Literal
+from typing import Any
 
 from rich.console import Console
 from rich.progress import (
@@ -56,24 +56,25 @@ from mindloop.bench.options import validate_options
 from mindloop.bench.progress import ProgressLog, run_estimate
 from mindloop.bench.ray_cluster import ray_session
 from mindloop.bench.registry import canonical_name, get_benchmark
+from mindloop.bench.request import EXECUTORS, Executor, RunRequest
 from mindloop.bench.store import RunInfo, RunStore, SampleResult
 from mindloop.bench.uncertainty import bootstrap_intervals
 from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError, ModelError
 from mindloop.models.base import (
     BACKENDS,
     GenerationConfig,
-    ModelOptions,
     TokenLedger,
     load_model,
     preflight,
     split_model_name,
 )
-from mindloop.models.replies import DEFAULT_FORMAT_RETRIES, reply_outcomes
+from mindloop.models.replies import reply_outcomes
 from mindloop.paths import runs_path
 
 __all__ = [
     "EXECUTORS",
     "SETUP_ERRORS",
+    "Executor",
     "RunRequest",
     "RunSummary",
     "as_scored",
@@ -86,36 +87,6 @@ __all__ = [
     "summarize_run",
     "token_totals",
 ]
-
-Executor = Literal["local", "process", "ray"]
-EXECUTORS: tuple[Executor, ...] = ("local", "process", "ray")
-
-
-@dataclass(frozen=True)
-class RunRequest:
-    """Everything that defines a run. ``agent=None`` picks the benchmark's default (or its model agent when a
-    model is given); ``options`` are benchmark-specific settings such as ``data`` (a file to read)."""
-
-    benchmark: str
-    agent: str | None = None
-    model: str | None = None
-    n: int | None = None
-    seed: int = 0
-    options: Mapping[str, str] = field(default_factory=dict)
-    concurrency: int = 8
-    executor: Executor = "local"
-    ray_address: str | None = None
-    model_options: ModelOptions = field(default_factory=ModelOptions)
-    generation: GenerationConfig = field(default_factory=GenerationConfig)
-    generation_source: Mapping[str, str] = field(default_factory=dict)
-    """Where each generation field came from: ``paper``, ``cli`` or ``default`` (:mod:`mindloop.bench.generation`)."""
-    format_retries: int = DEFAULT_FORMAT_RETRIES
-    """How many times a reply the agent's parser refuses goes back to the model with the reason."""
-    breaker: int = 5
-    """The circuit breaker: after this many samples in a row fail for an outage (the endpoint unreachable, DNS,
-    TLS, 5xx, timeouts) the run stops, leaving them and the rest pending for ``--resume``."""
-    progress_every: float = 30.0
-    """When stderr is not a terminal (a log), a plain progress line every this many seconds (0: none)."""
 
 
 @dataclass(frozen=True)

@@ -203,7 +203,7 @@ class ModelActionGenerator:
             return refused
         assert record is not None
         try:
-            steps, _ = await ask(
+            steps, _, _ = await ask(
                 self.model, self.prompt(ctx, record), parse_action_reply, self.config, retries=self.retries
             )
         except ParseError as exc:

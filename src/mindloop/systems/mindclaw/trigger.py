@@ -198,16 +198,15 @@ class ModelPolicy:
 
     async def decide(self, ctx: TriggerContext, skills: SkillSet | None) -> Decision:
         """Ask the model for one operation (with format retries)."""
-        replies: list[str] = []
 
         def read(text: str) -> Operation:
-            replies.append(text)
             return read_operation(text, ctx.candidates)
 
         try:
-            op, _ = await ask(self.model, self.prompt(ctx, skills), read, self.config, retries=self.retries)
+            op, _, replies = await ask(self.model, self.prompt(ctx, skills), read, self.config, retries=self.retries)
         except ParseError as exc:
-            return Decision(None, "policy:model", f"malformed trigger output: {exc}", replies[-1], len(replies) - 1)
+            bad = exc.replies
+            return Decision(None, "policy:model", f"malformed trigger output: {exc}", bad[-1], len(bad) - 1)
         return Decision(op, "policy:model", "", replies[-1], len(replies) - 1)
 
 

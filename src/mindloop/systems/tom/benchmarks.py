@@ -195,10 +195,8 @@ class _ToMBenchmark:
         prompt = build_prompt(
             inp["story"], inp["question"], choices, hitom=self.fmt == "hitom", prompting_type=inp.get("prompting_type")
         )
-        replies: list[str] = []  # every reply, the format retries' included
 
         def read(text: str) -> ParsedAnswer:
-            replies.append(text)
             parsed = parse_answer(text, choices)
             if parsed.choice is None:
                 raise ParseError(f"unparseable answer: {parsed.how}; reply with the letter of one choice")
@@ -206,8 +204,9 @@ class _ToMBenchmark:
 
         error: str | None = None
         try:
-            parsed, _ = await ask(ctx.model, prompt, read, ctx.config, retries=ctx.format_retries)
-        except ParseError as exc:
+            parsed, _, replies = await ask(ctx.model, prompt, read, ctx.config, retries=ctx.format_retries)
+        except ParseError as exc:  # every reply, the format retries' included, comes back with the error
+            replies = exc.replies
             parsed = parse_answer(replies[-1], choices)
             error = exc.reason
         # strict: the first reply alone, read strictly (no cue search, no retry); the headline: the final reply

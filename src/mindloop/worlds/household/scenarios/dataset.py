@@ -13,14 +13,16 @@ import json
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mindloop.datafiles import iter_text_lines
 from mindloop.errors import InvalidArgumentError, MindloopError, ParseError
+from mindloop.worlds.household.scenarios.card import dataset_card
 from mindloop.worlds.household.scenarios.generate import generate_scenarios
 from mindloop.worlds.household.scenarios.model import Scenario
+from mindloop.worlds.household.scenarios.stats import DATASET_NAME, SPLITS, DatasetStats
 from mindloop.worlds.household.scenarios.taxonomy import CATEGORIES, SUBTYPES, TASK_TYPES
 
 __all__ = [
@@ -40,11 +42,9 @@ __all__ = [
     "split_scenarios",
 ]
 
-DATASET_NAME = "mindpower-sim"
 DEFAULT_N = 590
 """Default size: MindPower's 590 examples."""
 DEFAULT_SEED = 0
-SPLITS = ("train", "test")
 
 
 def split_scenarios(scenarios: Sequence[Scenario], seed: int = DEFAULT_SEED) -> dict[str, list[Scenario]]:
@@ -106,54 +106,6 @@ def load_scenarios(path: str | Path) -> list[Scenario]:
         what = "its data/*.jsonl files hold" if p.is_dir() else "the file holds"
         raise ParseError(f"no scenario records: {what} no JSON lines (expected one scenario per line)", source=str(p))
     return sorted(out, key=lambda s: s.index)
-
-
-@dataclass(frozen=True)
-class DatasetStats:
-    """Counts like MindPower's B.1 statistics: task types, subtypes, humans per scenario, special needs,
-    dialogue share, controls; overall and per split."""
-
-    dataset: str
-    seed: int
-    n: int
-    splits: dict[str, int]
-    task_type: dict[str, int]
-    subtype: dict[str, int]
-    category: dict[str, int]
-    humans: dict[str, int]
-    special_needs: dict[str, int]
-    dialogue: int
-    controls: int
-    help_needed: int
-    layouts: int
-    characters: int
-    by_split: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-    @property
-    def dialogue_share(self) -> float:
-        """Fraction of scenarios whose window contains speech."""
-        return self.dialogue / self.n if self.n else 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (the ``describe --json`` object)."""
-        return {
-            "dataset": self.dataset,
-            "seed": self.seed,
-            "n": self.n,
-            "splits": self.splits,
-            "task_type": self.task_type,
-            "subtype": self.subtype,
-            "category": self.category,
-            "humans": self.humans,
-            "special_needs": self.special_needs,
-            "dialogue": self.dialogue,
-            "dialogue_share": round(self.dialogue_share, 4),
-            "controls": self.controls,
-            "help_needed": self.help_needed,
-            "layouts": self.layouts,
-            "characters": self.characters,
-            "by_split": self.by_split,
-        }
 
 
 def _counts(scenarios: Iterable[Scenario]) -> dict[str, Any]:
@@ -226,8 +178,6 @@ def export_dataset(out: str | Path, *, seed: int = DEFAULT_SEED, n: int = DEFAUL
     for sp in SPLITS:
         texts[f"data/{sp}.jsonl"] = "".join(dumps_record(s) + "\n" for s in scenarios if s.split == sp)
     texts["stats.json"] = json.dumps(stats.to_dict(), sort_keys=True, indent=2) + "\n"
-    from mindloop.worlds.household.scenarios.card import dataset_card
-
     texts["README.md"] = dataset_card(stats, {sp: len(texts[f"data/{sp}.jsonl"].encode("utf-8")) for sp in SPLITS})
     try:
         (root / "data").mkdir(parents=True, exist_ok=True)
