@@ -25,6 +25,7 @@ import pytest
 
 import mindloop.bench.report.suite as suite_report_module
 import mindloop.bench.store as store_module
+from mindloop.bench.api import Sample
 from mindloop.bench.registry import BENCHMARKS, get_benchmark
 from mindloop.bench.report.suite import PAPER_TABLES, render_suite_report, suite_report, write_suite_report
 from mindloop.bench.runner import RunRequest, RunSummary, run_benchmark
@@ -469,8 +470,11 @@ def test_a_layout_2_store_reads_as_it_is_and_gains_the_suite_tables_when_written
     with monkeypatch.context() as mp:  # a store written by the mindloop before suites
         mp.setattr(store_module, "SCHEMA_VERSION", 2)
         mp.setattr(store_module, "MIGRATIONS", {1: store_module.MIGRATIONS[1]})
-        with RunStore(path) as old:
-            run_id = run_benchmark(RunRequest("tomi", n=3), store=old, progress=False).run_id
+        with RunStore(path) as old:  # a run recorded there (finishing one now writes columns of later layouts)
+            samples = [Sample("s0", {"x": 0}, "g")]
+            run_id = old.create_run(
+                benchmark="tomi", agent="symbolic", model=None, config={}, samples=samples, version="0.1.0"
+            )
     with RunStore(path, readonly=True) as store:
         assert store.suites() == [] and store.suite_runs("suite-x") == {}
         with pytest.raises(InvalidArgumentError, match="no suites recorded yet"):
@@ -483,7 +487,7 @@ def test_a_layout_2_store_reads_as_it_is_and_gains_the_suite_tables_when_written
         result = run_suite(SuiteRequest(only=("tomi",)), store=store, progress=False)
         assert runs_of_suite(store, result.suite_id) == [result.summaries[0].run_id]
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == 3
+    assert db.execute("PRAGMA user_version").fetchone()[0] == store_module.SCHEMA_VERSION
     db.close()
 
 
