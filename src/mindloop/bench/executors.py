@@ -336,14 +336,13 @@ def run_ray(
                 _deliver(ray.get(ref), sink)
             refs += [task.remote(job) for job in _take(jobs, len(done))]
     finally:
-        # Samples still in flight stay pending. A Ray started here is shut down, which ends its workers; on a cluster
-        # the tasks are cancelled without force: a forced cancel racing a task's completion aborts Ray's core
-        # worker ("Tried to complete task that was not pending"), which took the interrupted run down with it.
-        if started_here:
+        # Samples still in flight stay pending. When the run stops with tasks in flight (interrupted, stopped, a
+        # set-up error), this process leaves Ray at once (ray.shutdown): a local Ray ends with its workers, and a
+        # cluster ends the tasks whose owner has gone while it keeps running. Their tasks are not cancelled: a
+        # cancel racing a task's completion aborts Ray's core worker (forced: "Tried to complete task that was
+        # not pending"; unforced: a failed check in task_manager.cc), which took the interrupted run down with it.
+        if started_here or refs:
             ray.shutdown()
-        else:
-            for ref in refs:
-                ray.cancel(ref, force=False)
 
 
 def _take(jobs: Iterator[_Job], k: int) -> list[_Job]:
