@@ -12,6 +12,7 @@ import re
 __all__ = [
     "SETUP_ERRORS",
     "BeliefError",
+    "ClusterError",
     "DependencyError",
     "InvalidArgumentError",
     "MindloopError",
@@ -72,6 +73,11 @@ class UnknownNameError(RegistryError, KeyError):
 
 class DependencyError(MindloopError, ImportError):
     """An optional dependency is missing; the message names the ``pip install`` extra that provides it."""
+
+
+class ClusterError(MindloopError):
+    """A compute cluster (Ray) could not be reached or refused the connection; the message names the address,
+    the likely cause and what fixes it."""
 
 
 class ModelError(MindloopError):

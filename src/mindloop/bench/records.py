@@ -55,3 +55,5 @@ class SampleRecord:
     error: str | None
     calls: list[dict[str, Any]]
     seconds: float
+    node: str | None = None
+    """The id of the Ray node that executed the sample (``None`` when it did not run on Ray)."""

@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, NoReturn
 
@@ -55,6 +55,7 @@ from mindloop.bench.executors import (
 from mindloop.bench.headline import no_intervals_of
 from mindloop.bench.options import validate_options
 from mindloop.bench.progress import ProgressLog, run_estimate
+from mindloop.bench.ray_cluster import ray_session
 from mindloop.bench.registry import canonical_name, get_benchmark
 from mindloop.bench.request import EXECUTORS, Executor, RunRequest
 from mindloop.bench.scoring import definitions, reference_values, run_metrics
@@ -269,6 +270,7 @@ def run_benchmark(
         raise InvalidArgumentError(f"n must be non-negative, got {request.n}")
     own_store = store is None
     store = store or RunStore(runs_path())
+    cluster = ExitStack()  # the Ray connection of an --executor ray run, joined before the run is recorded
     try:
         bench = get_benchmark(request.benchmark)
         if resume is not None:
@@ -277,6 +279,8 @@ def run_benchmark(
             agent, run_id = request.agent or next(iter(bench.agents)), resume
             if request.model is not None and (retry_failed or store.pending(run_id)):
                 preflight(request.model, request.model_options)
+            if request.executor == "ray":
+                cluster.enter_context(ray_session(request.ray_address))
         else:
             options = validate_options(bench, request.options)
             agent = _choose_agent(bench, request.agent, request.model, options)
@@ -290,6 +294,8 @@ def run_benchmark(
                 raise InvalidArgumentError(f"nothing to run: benchmark {bench.name!r} has no samples ({why})")
             if request.model is not None:  # a wrong --base-url or key fails in seconds, before a run is recorded
                 preflight(request.model, request.model_options)
+            if request.executor == "ray":  # a cluster it cannot join fails in seconds, before a run is recorded
+                cluster.enter_context(ray_session(request.ray_address))
             run_id = store.create_run(
                 benchmark=bench.name,
                 agent=agent,
@@ -304,6 +310,7 @@ def run_benchmark(
             interrupted, stopped = _execute_pending(bench, store, run_id, request, agent, progress)
         return summarize_run(run_id, store, bench=bench, interrupted=interrupted, stopped=stopped, computed_by="run")
     finally:
+        cluster.close()
         if own_store:
             store.close()
 

@@ -16,12 +16,10 @@ headline table in the paper's layout, is :mod:`mindloop.bench.report.suite`.
 
 from __future__ import annotations
 
-import signal
 import sys
-import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -32,10 +30,11 @@ from mindloop.bench.declaration import PRESET_NAMES, PresetEntry
 from mindloop.bench.generation import resolve_generation
 from mindloop.bench.headline import headline_of, headline_value
 from mindloop.bench.options import validate_options
+from mindloop.bench.ray_cluster import ray_session
 from mindloop.bench.registry import BENCHMARKS, canonical_name, get_benchmark
 from mindloop.bench.runner import EXECUTORS, Executor, RunRequest, RunSummary, run_benchmark, summarize_run
 from mindloop.bench.store import RunStore, StoreError
-from mindloop.errors import DependencyError, InvalidArgumentError, MindloopError
+from mindloop.errors import InvalidArgumentError, MindloopError
 from mindloop.models.base import BACKENDS, ModelOptions, preflight, split_model_name
 from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
 from mindloop.paths import runs_path
@@ -313,28 +312,31 @@ def run_suite(
     own_store = store is None
     store = store or RunStore(runs_path())
     try:
-        if resume is not None:
-            request, plan = _resumed(request, store, resume)
-            suite_id = resume
-        else:
-            plan = suite_plan(model=request.model is not None, only=request.only)
-            opts = _split_opts(request.opts)
-            stray = sorted(set(opts) - set(plan))
-            if stray:
-                raise InvalidArgumentError(
-                    f"--opt {stray[0]}.KEY=VALUE: benchmark {stray[0]!r} is not in this suite ({', '.join(plan)})"
+        with ExitStack() as session:
+            if resume is not None:
+                request, plan = _resumed(request, store, resume)
+                suite_id = resume
+                session.enter_context(_ray_session(request))
+            else:
+                plan = suite_plan(model=request.model is not None, only=request.only)
+                opts = _split_opts(request.opts)
+                stray = sorted(set(opts) - set(plan))
+                if stray:
+                    raise InvalidArgumentError(
+                        f"--opt {stray[0]}.KEY=VALUE: benchmark {stray[0]!r} is not in this suite ({', '.join(plan)})"
+                    )
+                for name in plan:  # every run's options are checked before anything is recorded or called
+                    validate_options(get_benchmark(name), _run_request(request, name, opts).options)
+                if request.model is not None:
+                    BACKENDS.get(split_model_name(request.model)[0])
+                    preflight(request.model, request.model_options)
+                session.enter_context(_ray_session(request))  # a cluster it cannot join: no suite recorded
+                suite_id = store.create_suite(
+                    model=request.model, preset=request.preset, config=_config(request, plan), version=__version__
                 )
-            for name in plan:  # every run's options are checked before anything is recorded or called
-                validate_options(get_benchmark(name), _run_request(request, name, opts).options)
-            if request.model is not None:
-                BACKENDS.get(split_model_name(request.model)[0])
-                preflight(request.model, request.model_options)
-            suite_id = store.create_suite(
-                model=request.model, preset=request.preset, config=_config(request, plan), version=__version__
-            )
-        opts = _split_opts(request.opts)
-        with store.locked_suite(suite_id, force=force_resume), _ray_session(request):
-            return _run_plan(store, suite_id, request, plan, opts, progress, force_resume)
+            opts = _split_opts(request.opts)
+            with store.locked_suite(suite_id, force=force_resume):
+                return _run_plan(store, suite_id, request, plan, opts, progress, force_resume)
     finally:
         if own_store:
             store.close()
@@ -432,21 +434,8 @@ def _ray_session(request: SuiteRequest) -> Iterator[None]:
     if request.executor != "ray":
         yield
         return
-    try:
-        import ray
-    except ImportError:
-        raise DependencyError("--executor ray needs Ray: pip install 'mindloop[scale]'") from None
-    if ray.is_initialized():
+    with ray_session(request.ray_address):
         yield
-        return
-    on_sigterm = signal.getsignal(signal.SIGTERM)
-    ray.init(address=request.ray_address, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    if threading.current_thread() is threading.main_thread():  # ray.init's SIGTERM handler exits at once
-        signal.signal(signal.SIGTERM, on_sigterm)
-    try:
-        yield
-    finally:
-        ray.shutdown()
 
 
 def runs_of_suite(store: RunStore, suite_id: str) -> list[str]:

@@ -354,7 +354,7 @@ def runs_export(
         ),
     ] = None,
 ) -> None:
-    """Export every sample of a run: input, output, status, error, scores, model calls and seconds."""
+    """Export every sample of a run: input, output, status, error, scores, model calls, seconds and Ray node."""
     from mindloop.bench.store import RunStore
     from mindloop.paths import output_file, runs_path
 
@@ -372,6 +372,7 @@ def runs_export(
             "status": r.status,
             "error": r.error,
             "seconds": r.seconds,
+            "node": r.node,
             "scores": r.scores,
             "input": r.sample.input,
             "output": r.output,
@@ -399,6 +400,7 @@ def _csv(rows: list[dict[str, Any]]) -> str:
         "status",
         "error",
         "seconds",
+        "node",
         *score_keys,
         "input",
         "output",
@@ -417,6 +419,7 @@ def _csv(rows: list[dict[str, Any]]) -> str:
                 row["status"],
                 row["error"] or "",
                 row["seconds"],
+                row["node"] or "",
                 *(row["scores"].get(k, "") for k in score_keys),
                 json.dumps(row["input"], ensure_ascii=False),
                 json.dumps(row["output"], ensure_ascii=False),

@@ -622,7 +622,14 @@ def _blob(records: Sequence[SampleRecord]) -> str:
         score_names.extend(k for k, v in r.scores.items() if k not in score_names and _is_number(v))
     score_names = score_names[:MAX_SCORE_COLUMNS]
     details = [
-        {"input": r.sample.input, "output": r.output, "scores": r.scores, "error": r.error, "calls": r.calls}
+        {
+            "input": r.sample.input,
+            "output": r.output,
+            "scores": r.scores,
+            "error": r.error,
+            "calls": r.calls,
+            **({"node": r.node} if r.node is not None else {}),  # the Ray node that ran it
+        }
         for r in records
     ]
     head = {
