@@ -165,6 +165,9 @@ def test_benchmark_options_keep_their_names_defaults_and_meanings() -> None:
         "judge_api_key_env": "OPENAI_API_KEY",
         "judge_timeout": None,
         "similarity": "auto",
+        "rescale": "off",
+        "rescale_pairs": 200,
+        "controls": "exclude",
     }
     tos = get_benchmark("tos-active")
     opts = validate_options(tos, {"tasks": "direction, ment.rot", "false_belief": "0", "rooms": "2"})
