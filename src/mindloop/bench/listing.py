@@ -16,7 +16,7 @@ from typing import Any
 
 from mindloop.bench.headline import Headline, headline_of, headline_value
 from mindloop.bench.registry import get_benchmark
-from mindloop.bench.runner import benchmark_metrics
+from mindloop.bench.runner import benchmark_metrics, stored_summary
 from mindloop.bench.store import RunInfo, RunStore, StoreDamagedError
 from mindloop.errors import MindloopError
 
@@ -56,7 +56,20 @@ def _state(info: RunInfo, locks: dict[str, str]) -> str:
 
 
 def _headline(store: RunStore, info: RunInfo) -> tuple[Headline | None, float | None]:
-    """The run's headline and its value over the samples finished so far (``None`` when it cannot be read)."""
+    """The run's headline and its value over the samples finished so far (``None`` when it cannot be read): from
+    the summary and definitions stored with the run when they cover every finished sample, else computed now."""
+    try:
+        stored = stored_summary(store, info) if info.samples_readable else None
+    except (MindloopError, sqlite3.DatabaseError):
+        stored = None
+    if stored is not None:
+        head = stored.get("definitions", {}).get("headline")
+        headline = (
+            Headline(head["metric"], head["higher_is_better"])
+            if head
+            else headline_of(info.benchmark, stored["metrics"])
+        )
+        return headline, headline_value(headline, stored["metrics"])
     try:
         bench = get_benchmark(info.benchmark)
     except MindloopError:  # a benchmark no longer registered: its runs are still listed

@@ -78,14 +78,19 @@ STATUSES = ("pending", *FINISHED_STATUSES)
 _STATUS = "CASE WHEN s.status = 'failed' AND s.error LIKE 'internal error:%' THEN 'bug' ELSE s.status END"
 """A sample's status as read back: a bug recorded by a store from before the ``bug`` status counts as one."""
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 6
 """The layout of the store this mindloop writes, kept in the file as ``PRAGMA user_version``. Stores written
 before the version was recorded read 0; they hold layout 1 and are brought to this layout the next time they are
 opened for writing (never by a read-only open). Layout 2 adds ``samples.history``: the earlier attempts of a
 sample re-run by ``--retry-failed``. Layout 3 adds the ``suites`` and ``suite_runs`` tables: a suite
 (:mod:`mindloop.bench.suite`) and which run is its run of each benchmark; runs themselves are unchanged. Layout 4
 adds the lock's heartbeat, token, process identity and generation to ``runs`` and ``suites``
-(:meth:`RunStore.locked`): locks that heal and writes fenced by generation."""
+(:meth:`RunStore.locked`): locks that heal and writes fenced by generation. Layout 5
+adds ``run_summaries``: each run's summary as it was computed, with the metric definitions and the mindloop
+version that computed it, so a report reads the numbers the run reported (a run from before layout 5 gets one the
+first time it is summarised through a store opened for writing, labelled as computed then). Layout 6
+adds ``samples.node``: the Ray node that executed a sample (``NULL`` for the local and process executors, and for
+every sample stored before)."""
 
 
 def _add_history(db: sqlite3.Connection) -> None:
@@ -120,7 +125,27 @@ def _add_lock_fencing(db: sqlite3.Connection) -> None:
         db.execute(f"ALTER TABLE {table} ADD COLUMN lock_generation INTEGER NOT NULL DEFAULT 0")
 
 
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _add_history, 2: _add_suites, 3: _add_lock_fencing}
+def _add_summaries(db: sqlite3.Connection) -> None:
+    """Layout 4 -> 5: ``run_summaries``, one stored summary per run (JSON: metrics, intervals, definitions,
+    version, how it was computed)."""
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS run_summaries (run_id TEXT PRIMARY KEY REFERENCES runs(run_id),"
+        " summary TEXT NOT NULL, saved TEXT NOT NULL)"
+    )
+
+
+def _add_node(db: sqlite3.Connection) -> None:
+    """Layout 5 -> 6: ``samples.node``, the id of the Ray node a sample ran on (``NULL``: not run on Ray)."""
+    db.execute("ALTER TABLE samples ADD COLUMN node TEXT")
+
+
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
+    1: _add_history,
+    2: _add_suites,
+    3: _add_lock_fencing,
+    4: _add_summaries,
+    5: _add_node,
+}
 """``MIGRATIONS[v]`` upgrades a store from layout ``v`` to ``v + 1``. A change to the layout raises
 :data:`SCHEMA_VERSION` by one and adds its step here; opening an older store for writing runs the missing steps
 in order inside the transaction that stamps the new version, so a failed step leaves the file as it was.
@@ -252,7 +277,8 @@ class SampleResult:
     """A finished sample on its way into the store (status ``done``, ``failed`` or ``bug``).
 
     ``outage`` (not stored) marks a sample that failed because the model endpoint could not be reached or kept
-    failing (:class:`~mindloop.errors.ModelUnavailableError`, a timeout): the runner's circuit breaker counts it."""
+    failing (:class:`~mindloop.errors.ModelUnavailableError`, a timeout): the runner's circuit breaker counts it.
+    ``node`` is the id of the Ray node that executed it (``None`` off Ray)."""
 
     index: int
     status: str
@@ -262,6 +288,7 @@ class SampleResult:
     calls: list[dict[str, Any]]
     seconds: float
     outage: bool = False
+    node: str | None = None
 
 
 def _now() -> str:
@@ -735,6 +762,29 @@ class RunStore:
                 (seconds, finished, _now(), run_id),
             )
 
+    def save_summary(self, run_id: str, summary: dict[str, Any]) -> None:
+        """Keep ``summary`` as the run's stored summary (replacing an earlier one); nothing on a layout without
+        the ``run_summaries`` table."""
+        with self._guard():
+            if "run_summaries" not in _tables(self._db):
+                return
+            with self._transaction() as db:
+                db.execute(
+                    "INSERT OR REPLACE INTO run_summaries (run_id, summary, saved) VALUES (?, ?, ?)",
+                    (run_id, _dumps(summary), _now()),
+                )
+
+    def stored_summary(self, run_id: str) -> dict[str, Any] | None:
+        """The run's stored summary (``None``: none stored, or a store of a layout before 5 read read-only)."""
+        with self._guard():
+            if "run_summaries" not in _tables(self._db):
+                return None
+            row = self._db.execute("SELECT summary FROM run_summaries WHERE run_id = ?", (run_id,)).fetchone()
+        if row is None:
+            return None
+        data = self._loads(row[0], f"the stored summary of run {run_id}")
+        return data if isinstance(data, dict) else None
+
     # -- suites -------------------------------------------------------------------------------------------
 
     def create_suite(self, *, model: str | None, preset: str, config: dict[str, Any], version: str) -> str:
@@ -852,12 +902,12 @@ class RunStore:
         stamp = _now()
         held = self._holds.get(("runs", run_id))
         generation = None if held is None else held[1]
-        rows = [(*_storable_result(r), stamp, generation, run_id, r.index) for r in results]
+        rows = [(*_storable_result(r), stamp, generation, r.node, run_id, r.index) for r in results]
         with self._guard(), self._transaction() as db:
             self._fence(db, "runs", "run_id", run_id)
             cur = db.executemany(
                 "UPDATE samples SET status = ?, output = ?, scores = ?, error = ?, calls = ?, seconds = ?,"
-                " finished = ?, generation = ? WHERE run_id = ? AND idx = ? AND status = 'pending'",
+                " finished = ?, generation = ?, node = ? WHERE run_id = ? AND idx = ? AND status = 'pending'",
                 rows,
             )
             return cur.rowcount
@@ -869,11 +919,11 @@ class RunStore:
         with self._guard(), self._transaction() as db:
             self._fence(db, "runs", "run_id", run_id)
             rows = db.execute(
-                f"SELECT s.idx, {_STATUS}, s.output, s.scores, s.error, s.calls, s.seconds, s.finished, s.history"
-                f" FROM samples s WHERE s.run_id = ? AND s.status IN ('failed', 'bug') ORDER BY s.idx",
+                f"SELECT s.idx, {_STATUS}, s.output, s.scores, s.error, s.calls, s.seconds, s.finished, s.history,"
+                f" s.node FROM samples s WHERE s.run_id = ? AND s.status IN ('failed', 'bug') ORDER BY s.idx",
                 (run_id,),
             ).fetchall()
-            for idx, status, out, scores, error, calls, seconds, finished, history in rows:
+            for idx, status, out, scores, error, calls, seconds, finished, history, node in rows:
                 where = f"sample {idx} of run {run_id}"
                 attempt = {
                     "status": status,
@@ -883,11 +933,13 @@ class RunStore:
                     "calls": self._loads(calls, f"the model calls of {where}") if calls is not None else [],
                     "seconds": seconds,
                     "finished": finished,
+                    **({"node": node} if node is not None else {}),
                 }
                 earlier = self._loads(history, f"the history of {where}") if history is not None else []
                 db.execute(
                     "UPDATE samples SET status = 'pending', output = NULL, scores = NULL, error = NULL, calls = NULL,"
-                    " seconds = NULL, finished = NULL, generation = NULL, history = ? WHERE run_id = ? AND idx = ?",
+                    " seconds = NULL, finished = NULL, generation = NULL, node = NULL, history = ?"
+                    " WHERE run_id = ? AND idx = ?",
                     (_dumps([*earlier, attempt]), run_id, idx),
                 )
             if rows:
@@ -909,15 +961,17 @@ class RunStore:
         """The samples of a run read back in order (finished ones only unless ``include_pending``)."""
         where = "" if include_pending else " AND s.status != 'pending'"
         with self._guard():
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(samples)")}
+            node = "s.node" if "node" in columns else "NULL"  # a read-only open of a layout before 4 has none
             rows = self._db.execute(
                 f"SELECT s.idx, s.sample_id, s.grp, s.input, {_STATUS}, s.output, s.scores, s.error, s.calls,"
-                f" s.seconds FROM samples s WHERE s.run_id = ?{where} ORDER BY s.idx",
+                f" s.seconds, {node} FROM samples s WHERE s.run_id = ?{where} ORDER BY s.idx",
                 (run_id,),
             ).fetchall()
         return [self._record(run_id, row) for row in rows]
 
     def _record(self, run_id: str, row: tuple[Any, ...]) -> SampleRecord:
-        idx, sid, grp, inp, status, out, scores, error, calls, seconds = row
+        idx, sid, grp, inp, status, out, scores, error, calls, seconds, node = row
         where = f"sample {sid!r} of run {run_id}"
         return SampleRecord(
             index=idx,
@@ -928,6 +982,7 @@ class RunStore:
             error=error,
             calls=self._loads(calls, f"the model calls of {where}") if calls is not None else [],
             seconds=seconds or 0.0,
+            node=node,
         )
 
 

@@ -38,7 +38,8 @@ def bench_list(
 ) -> None:
     """Show each benchmark with its agents (* needs --model) and a one-line description.
 
-    With --json each benchmark also lists its agents' specs and its options' JSON schema (with defaults).
+    With --json each benchmark also lists its agents' specs, its options' JSON schema (with defaults) and its
+    declaration's headline, metrics and reference policies.
     """
     from mindloop.bench.options import options_schema
     from mindloop.bench.registry import BENCHMARKS, get_benchmark
@@ -53,11 +54,14 @@ def bench_list(
         rows.append(
             {
                 "name": entry.name,
-                "aliases": list(getattr(bench, "aliases", ())),
+                "aliases": list(bench.spec.aliases),
                 "agents": list(bench.agents),
                 "agent_specs": specs,
                 "description": bench.description,
                 "options": options_schema(bench.options_model),
+                "headline": None if bench.spec.headline is None else bench.spec.headline.to_json(),
+                "metrics": [m.to_json() for m in bench.spec.metrics],
+                "references": [r.name for r in bench.spec.references],
             }
         )
     if as_json:
@@ -216,6 +220,7 @@ def _print_summary(summary: RunSummary) -> None:
             f"agent replies: {r['parsed']} parsed, {r['rejected']} rejected by the parser, {r['no_reply']} no reply"
             + (f", {r['unread']} read without a parser" if r["unread"] else "")
             + f"; {r['retries']} format retries"
+            + (f"; {r['cut_at_limit']} cut at the token limit (raise --max-tokens)" if r.get("cut_at_limit") else "")
         )
     console.print(f"report: mindloop report {summary.run_id}")
 
@@ -349,7 +354,7 @@ def runs_export(
         ),
     ] = None,
 ) -> None:
-    """Export every sample of a run: input, output, status, error, scores, model calls and seconds."""
+    """Export every sample of a run: input, output, status, error, scores, model calls, seconds and Ray node."""
     from mindloop.bench.store import RunStore
     from mindloop.paths import output_file, runs_path
 
@@ -367,6 +372,7 @@ def runs_export(
             "status": r.status,
             "error": r.error,
             "seconds": r.seconds,
+            "node": r.node,
             "scores": r.scores,
             "input": r.sample.input,
             "output": r.output,
@@ -394,6 +400,7 @@ def _csv(rows: list[dict[str, Any]]) -> str:
         "status",
         "error",
         "seconds",
+        "node",
         *score_keys,
         "input",
         "output",
@@ -412,6 +419,7 @@ def _csv(rows: list[dict[str, Any]]) -> str:
                 row["status"],
                 row["error"] or "",
                 row["seconds"],
+                row["node"] or "",
                 *(row["scores"].get(k, "") for k in score_keys),
                 json.dumps(row["input"], ensure_ascii=False),
                 json.dumps(row["output"], ensure_ascii=False),
