@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from mindloop.bench.runner import RunSummary
 from mindloop.errors import ParseError
 from mindloop.models.base import Completion
 from mindloop.models.tokens import TOKENIZER_NAME, count_tokens
@@ -159,7 +160,8 @@ def test_capo_llm_discusses_a_meta_plan_then_follows_the_refined_one() -> None:
     texts = [(m.sender, m.text) for m in result.messages]
     # the start: Alice (the designer) drafts, Bob disagrees, Alice sends the refined final meta-plan
     assert texts[0] == ("Alice", "Meta-plan: Alice: explore <kitchen>(2000)\nBob: explore <bedroom>(3000)")
-    assert texts[1][0] == "Bob" and texts[1][1].startswith("Feedback: I am nearer the bedroom") and "disagree" in texts[1][1]
+    assert texts[1][0] == "Bob" and texts[1][1].startswith("Feedback: I am nearer the bedroom")
+    assert "disagree" in texts[1][1]
     assert texts[2] == ("Alice", "Final meta-plan: Alice: explore <bedroom>(3000)\nBob: explore <kitchen>(2000)")
     kinds = Counter(k for k, _ in model.seen)
     assert kinds["capo-draft"] >= 1 and kinds["capo-feedback"] >= 1 and kinds["capo-refine"] >= 1
@@ -198,7 +200,9 @@ def test_malformed_replies_are_recorded_failures(team: str, kind: str, reply: st
 def _words_replies() -> dict[str, Callable[[str], str]]:
     replies = sensible_replies()
     replies["words-zero"] = lambda p: "Beliefs: Bob has explored the <kitchen>(2000)."
-    replies["words-first"] = lambda p: "Beliefs: Bob knows I am in the living room.\nBob's plan: explore <bedroom>(3000)"
+    replies["words-first"] = lambda p: (
+        "Beliefs: Bob knows I am in the living room.\nBob's plan: explore <bedroom>(3000)"
+    )
     return replies
 
 
@@ -227,3 +231,81 @@ def test_no_bbc_never_infers_partners_intents_and_talks_at_every_new_plan() -> N
     full = FakeModel(sensible_replies())
     asyncio.run(arun_episode(cwah_test_set()[0], "cobel-llm,cobel", model=full))
     assert Counter(k for k, _ in full.seen)["fig10"] >= 1  # the full agent does predict
+
+
+# ---- over HTTP, and the paper's tables from the runs --------------------------------------------------------------
+def _all_replies() -> dict[str, Callable[[str], str]]:
+    return {**coela_replies(), **capo_replies(), **_words_replies()}
+
+
+class _Server:
+    """The fake server's reply function: by prompt kind, with some kinds replaced."""
+
+    def __init__(self, **override: str) -> None:
+        self.replies = _all_replies()
+        for kind, text in override.items():
+            self.replies[kind.replace("_", "-")] = lambda p, t=text: t
+
+    def __call__(self, messages: list[dict[str, object]], body: dict[str, object]) -> str:
+        from fakes import prompt_kind
+
+        prompt = str(messages[0]["content"])
+        return self.replies[prompt_kind(prompt)](prompt)
+
+
+def _bench(
+    store_dir: Path, team: str, server: _Server, model: str = "openai/fake", steps: int = 20, n: int = 2
+) -> RunSummary:
+    from mindloop.bench.runner import RunRequest, run_benchmark
+    from mindloop.bench.store import RunStore
+    from mindloop.models.base import ModelOptions
+    from mindloop.models.fake_server import FakeChatServer
+
+    with RunStore(store_dir / "runs.sqlite") as store, FakeChatServer(server) as srv:
+        request = RunRequest(
+            "cwah",
+            agent=team,
+            model=model,
+            model_options=ModelOptions(base_url=srv.base_url, cache="off", backoff_s=0.01),
+            n=n,
+            options={"max_steps": str(steps)},
+            concurrency=1,
+            format_retries=1,
+        )
+        return run_benchmark(request, store=store, progress=False)
+
+
+def test_over_http_a_malformed_reply_twice_is_a_counted_failure(tmp_path: Path) -> None:
+    summary = _bench(tmp_path, "coela-llm", _Server(coela_plan="I would rather wait here."))
+    assert summary.n_failed == 2 and summary.metrics["finished"] == 0.0
+    assert summary.replies["rejected"] == 4 and summary.replies["retries"] == 2
+    summary = _bench(tmp_path, "capo-llm", _Server(capo_draft="Meta-plan: split the work."))
+    assert summary.n_failed == 2 and summary.replies["rejected"] == 4
+
+
+def test_cobel_table_lays_out_table_2_and_3_from_runs_of_one_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from mindloop.cli import main
+
+    monkeypatch.setenv("MINDLOOP_HOME", str(tmp_path))
+    teams = ("cobel-llm", "cobel-llm-no-sbr", "cobel-llm-no-bbc", "coela-llm", "capo-llm")
+    ids = [_bench(tmp_path, t, _Server(), n=1).run_id for t in teams]
+    assert main(["cobel", "table", *ids]) == 0
+    out = capsys.readouterr().out
+    assert "every model-driven column from openai/fake" in out
+    head = next(line for line in out.splitlines() if line.startswith("Task"))
+    assert head.split()[1:] == list(teams)
+    assert "Communication Cost in tokens (lower is better; the model's tokenizer (server usage))" in out
+    for label in ("CoBel-World ", "CoBel-World (No SBR)", "CoBel-World (No BBC)"):
+        assert label in out.split("Table 3")[1]
+    assert main(["cobel", "table", *ids, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["model"] == "openai/fake" and set(data["columns"]) == set(teams)
+    assert set(data["tokenizers"]) == {MODEL_TOKENIZER}  # the fake server reports usage for every reply
+    # a column from another model is refused: the comparison is like for like
+    other = _bench(tmp_path, "coela-llm,capo-llm", _Server(), model="openai/other", n=1).run_id
+    assert main(["cobel", "table", ids[0], other]) == 1
+    assert "different models" in capsys.readouterr().err

@@ -56,8 +56,8 @@ __all__ = [
     "read_meta_plan",
 ]
 
-_HEAD = """I am $AGENT_NAME$. My teammate $OPPO_NAME$ and I want to finish our shared goal as soon as possible: $GOAL$. \
-$ABILITIES$ All objects and rooms are written as <name>(id), e.g. <table>(712)."""
+_HEAD = """I am $AGENT_NAME$. My teammate $OPPO_NAME$ and I want to finish our shared goal as soon as possible: \
+$GOAL$. $ABILITIES$ All objects and rooms are written as <name>(id), e.g. <table>(712)."""
 
 COELA_COMMUNICATION = (
     _HEAD

@@ -123,7 +123,9 @@ def table(
     print(f"Table 2 (C-WAH, symbolic observation), every model-driven column from {model}")
     by = "the model's tokenizer (server usage)" if set(counters) == {"model"} else "see the count below"
     print(table_cwah(columns, by if counters else TOKENIZER_NAME))
-    counted = ", ".join(f"{n} messages by {'the model (server usage)' if k == 'model' else k}" for k, n in counters.items())
+    counted = ", ".join(
+        f"{n} messages by {'the model (server usage)' if k == 'model' else k}" for k, n in counters.items()
+    )
     print(f"tokens counted: {counted or 'no messages'}")
     if any(k.startswith("cobel-llm") for k in columns):
         print(f"\nTable 3 (C-WAH ablations) from {model}")

@@ -4,8 +4,9 @@ A team is a sequence of agent kinds, one per agent (``("cobel", "cobel")``); :fu
 ``"cobel,cobel"`` strings the command line passes, and a single name means the whole team uses it. The result
 records steps (C-WAH) or frames and the transport rate (TDW-MAT), every message with its token count — under the
 model's own tokenizer when a model wrote it and the server reported usage
-(:func:`~mindloop.systems.cobel.llm.message_tokens`), else under the offline stand-in — and, every few steps, how many of each agent's first-order beliefs about each partner match
-what that partner actually believes (``belief_accuracy``).
+(:func:`~mindloop.systems.cobel.llm.message_tokens`), else under the offline stand-in — and, every few steps,
+how many of each agent's first-order beliefs about each partner match what that partner actually believes
+(``belief_accuracy``).
 """
 
 from __future__ import annotations

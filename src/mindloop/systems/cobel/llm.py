@@ -246,7 +246,9 @@ class LlmCobelAgent:
         """No-SBR: the zero- and first-order updates ask for sentences, kept as notes (no SBL, no store writes)."""
         bed = self._bed
         mine = await self._ask(
-            tpl.NL_ZERO_ORDER_UPDATE, "zero-order update (words)", lambda r: rp.read_words(r, None, bed=bed),
+            tpl.NL_ZERO_ORDER_UPDATE,
+            "zero-order update (words)",
+            lambda r: rp.read_words(r, None, bed=bed),
             MESSAGES=history,
         )
         self.notes[""] = mine[0]
