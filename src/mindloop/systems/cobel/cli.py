@@ -1,8 +1,9 @@
 """``mindloop cobel``: play one CoBel-World transport episode and show what the team said and believed.
 
-The benchmarks (``bench run cwah``/``tdw-mat``) score whole test sets; this group is for looking at one episode:
+The benchmarks (``bench run cwah``/``tdw-mat``) score whole test sets; ``play`` is for looking at one episode:
 its steps, every message with its token count, and each agent's collaborative belief world in the Symbolic Belief
-Language at the end (``--beliefs``).
+Language at the end (``--beliefs``). ``table`` lays out the paper's Table 2 and Table 3 from C-WAH runs, one column
+per run, every model-driven column from the same model.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ __all__ = ["cobel_app"]
 
 cobel_app = typer.Typer(
     name="cobel",
-    help="CoBel-World: play a C-WAH or TDW-MAT episode with a symbolic team and show its messages and beliefs.",
+    help="CoBel-World: play a C-WAH or TDW-MAT episode with a symbolic team and show its messages and beliefs; "
+    "lay out the paper's Tables 2 and 3 from C-WAH runs.",
     no_args_is_help=True,
 )
 
