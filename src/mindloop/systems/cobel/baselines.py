@@ -457,6 +457,8 @@ class LlmCapoAgent(_LlmBaseline):
             self._event = self._event or "We are starting the task."
         elif new and self._now > 1:
             self._event = self._event or f"I just found {len(new)} goal object(s)."
+        if self._waiting is not None and self._now - self._last_discussion >= self.min_gap:
+            self._waiting = None  # a partner that never answered does not hold up the next discussion
         if self._event is None or self._waiting is not None or self.outbox:
             return
         if self._now - self._last_discussion < self.min_gap:
