@@ -21,7 +21,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
@@ -82,6 +82,7 @@ __all__ = [
     "is_model_failure",
     "metric_intervals",
     "run_benchmark",
+    "run_protocol",
     "sample_seed",
     "summarize_run",
     "token_totals",
@@ -118,6 +119,9 @@ class RunSummary:
     replies: dict[str, int] = field(default_factory=dict)
     intervals: dict[str, Any] = field(default_factory=dict)
     """95% bootstrap intervals of the metrics (:func:`~mindloop.bench.uncertainty.bootstrap_intervals`)."""
+    protocol: dict[str, Any] = field(default_factory=dict)
+    """How the replies were asked for: ``format_retries`` (times an unreadable reply went back with the reason;
+    0 is the papers' single-shot protocol). Every table and JSON of the run names it."""
 
     def to_json(self) -> dict[str, Any]:
         """The ``mindloop bench run --json`` object (``n_bugs`` then ``n_model_failures`` after ``n_failed``,
@@ -508,4 +512,15 @@ def summarize_run(
         n_bugs=info.n_bugs,
         n_model_failures=sum(map(is_model_failure, records)),
         stopped=stopped,
+        protocol=run_protocol(info.config),
     )
+
+
+def run_protocol(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The protocol of a stored run's configuration: ``format_retries`` (a run stored before format retries
+    existed had none: 0) and a word for it (``single-shot`` at 0)."""
+    retries = int(config.get("format_retries", 0))
+    return {
+        "format_retries": retries,
+        "name": "single-shot" if retries == 0 else f"{retries} format retr" + ("y" if retries == 1 else "ies"),
+    }

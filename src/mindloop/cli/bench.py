@@ -124,6 +124,7 @@ def bench_run(
     from mindloop.bench.options import parse_opt_pairs
     from mindloop.bench.registry import get_benchmark
     from mindloop.bench.runner import RunRequest, run_benchmark
+    from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
 
     generation, generation_source = resolve_generation(
         get_benchmark(name), temperature=run.temperature, max_tokens=run.max_tokens
@@ -141,7 +142,7 @@ def bench_run(
         model_options=run.model_options(),
         generation=generation,
         generation_source=generation_source,
-        format_retries=run.format_retries,
+        format_retries=DEFAULT_FORMAT_RETRIES if run.format_retries is None else run.format_retries,
         breaker=run.breaker,
         progress_every=run.progress_every,
     )
@@ -153,6 +154,14 @@ def bench_run(
     _exit_for(summary)
 
 
+def _protocol_text(summary: RunSummary) -> str:
+    """`` · single-shot (format retries 0)``: the protocol that produced the table."""
+    p = summary.protocol
+    if not p:
+        return ""
+    return f" · {p['name']} (format retries {p['format_retries']})"
+
+
 def _print_summary(summary: RunSummary) -> None:
     """The metrics table, the run's counts and where its report is, on stderr."""
     console = err_console()
@@ -161,7 +170,9 @@ def _print_summary(summary: RunSummary) -> None:
         "value",
         "95% CI",
         "SE",
-        title=f"{summary.benchmark} · {summary.agent}" + (f" · {summary.model}" if summary.model else ""),
+        title=f"{summary.benchmark} · {summary.agent}"
+        + (f" · {summary.model}" if summary.model else "")
+        + _protocol_text(summary),
     )
     bounds = summary.intervals.get("metrics", {})
     for key, value in _flat(summary.metrics):

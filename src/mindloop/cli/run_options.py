@@ -107,14 +107,16 @@ class RunOptions:
         int, typer.Option("--retries", min=0, metavar="N", help="Retries after a failed model request.")
     ] = 5
     format_retries: Annotated[
-        int,
+        int | None,
         typer.Option(
             "--format-retries",
             min=0,
             metavar="N",
-            help="Times a reply the parser cannot read goes back to the model with the reason (counted).",
+            help="Times a reply the parser cannot read goes back to the model with the reason (counted; default: 1 "
+            "in bench run, 0 in suite run, the papers' single-shot protocol).",
+            show_default=False,
         ),
-    ] = 1
+    ] = None
     cache: Annotated[Cache, typer.Option("--cache", help="Response cache: auto (temperature 0 only), on, off.")] = (
         Cache.auto
     )

@@ -74,7 +74,7 @@ def suite_run(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
 ) -> None:
     """Run a suite (or --resume one): each benchmark's run with its paper's settings; progress goes to stderr."""
-    from mindloop.bench.suite import SuiteRequest, run_suite
+    from mindloop.bench.suite import SUITE_FORMAT_RETRIES, SuiteRequest, run_suite
 
     request = SuiteRequest(
         model=run.model,
@@ -88,7 +88,7 @@ def suite_run(
         model_options=run.model_options(),
         temperature=run.temperature,
         max_tokens=run.max_tokens,
-        format_retries=run.format_retries,
+        format_retries=SUITE_FORMAT_RETRIES if run.format_retries is None else run.format_retries,
         breaker=run.breaker,
         max_n=max_n,
         progress_every=run.progress_every,

@@ -33,6 +33,8 @@ class DatasetStats:
     layouts: int
     characters: int
     by_split: dict[str, dict[str, Any]] = field(default_factory=dict)
+    paper: list[dict[str, Any]] = field(default_factory=list)
+    """MindPower's figure beside ours for each row of its composition (``dataset.paper_comparison``)."""
 
     @property
     def dialogue_share(self) -> float:
@@ -58,4 +60,5 @@ class DatasetStats:
             "layouts": self.layouts,
             "characters": self.characters,
             "by_split": self.by_split,
+            "paper_vs_ours": self.paper,
         }
