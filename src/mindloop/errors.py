@@ -7,6 +7,8 @@ The command line maps these to exit code 1 with a one-line message, and everythi
 
 from __future__ import annotations
 
+import re
+
 __all__ = [
     "SETUP_ERRORS",
     "BeliefError",
@@ -20,6 +22,7 @@ __all__ = [
     "ParseError",
     "RegistryError",
     "UnknownNameError",
+    "printable",
 ]
 
 
@@ -93,10 +96,34 @@ class ModelResponseError(ModelError):
 
 class ModelUnavailableError(ModelError):
     """The model endpoint could not be reached or kept failing on its side (connection refused, DNS, TLS, HTTP
-    5xx) on every try: an outage, not an answer. The runner's circuit breaker counts these (and timeouts)."""
+    5xx) on every try: an outage, not an answer. The runner's circuit breaker counts samples that end so (and those
+    that time out), besides the requests that found no server (:mod:`mindloop.bench.breaker`)."""
 
 
 SETUP_ERRORS: tuple[type[MindloopError], ...] = (DependencyError, InvalidArgumentError, RegistryError)
 """Errors that say a run cannot work as set up (a missing extra, a bad option or argument, an unknown or
 unimportable name). Raised by a sample they stop the run instead of failing the sample, so code that turns
 failures into recorded outcomes re-raises them (``except SETUP_ERRORS: raise`` before ``except MindloopError``)."""
+
+
+_CONTROL = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, screen clears
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: window titles, hyperlinks (ended by BEL or ESC \\)
+    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"  # DCS, SOS, PM, APC strings
+    r"|\x1b[@-Z\\-_]?"  # any other escape (and a lone ESC)
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"  # other C0 and C1 controls (tab and newline are kept)
+)
+
+
+def printable(text: str) -> str:
+    """``text`` with terminal control sequences and control characters removed, for showing text that came from
+    outside (a server's error message) on a terminal: nothing in it can recolour, move the cursor, retitle the
+    window or hide what follows. Tabs and newlines are kept; lone surrogates become U+FFFD.
+
+    >>> printable("bad \\x1b[31mred\\x1b[0m \\x1b]0;title\\x07thing\\r")
+    'bad red thing'
+    """
+    return _SURROGATE.sub("\ufffd", _CONTROL.sub("", text))
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")

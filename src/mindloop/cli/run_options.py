@@ -78,8 +78,13 @@ class RunOptions:
             "--breaker",
             min=1,
             metavar="N",
-            help="Stop the run (samples left pending for --resume) after this many samples in a row fail to reach "
-            "the model.",
+            help=(
+                "Circuit breaker: stop the run (samples not finished left pending for --resume) once this many "
+                "requests in a row find no server (connection refused/reset, DNS/TLS failure, HTTP 502/503 without "
+                "Retry-After), counted over every sample, retry and worker; any answer in between resets the count, "
+                "so an occasional 503 never trips it. Timeouts and 429s do not count (a slow or busy server keeps "
+                "its retries); this many samples in a row failing for the endpoint after their retries also stop it."
+            ),
         ),
     ] = 5
     temperature: Annotated[
@@ -126,7 +131,7 @@ class RunOptions:
             "--model-opt",
             metavar="KEY=VALUE",
             help="Backend option (repeatable): llamacpp n_ctx, n_threads, n_gpu_layers, chat_format, seed; "
-            "openai server_slots.",
+            "openai server_slots, max_reply_bytes.",
         ),
     ] = None
     progress_every: Annotated[

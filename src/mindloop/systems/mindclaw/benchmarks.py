@@ -30,6 +30,7 @@ from pydantic import Field
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
+from mindloop.bench.declaration import BenchmarkSpec, Column, Headline, PaperTable, PresetEntry, Row, Suite
 from mindloop.errors import InvalidArgumentError
 from mindloop.models.base import RecordingModel
 from mindloop.systems.mindclaw.agents import build_engine, resolve_skills, trained_classifier
@@ -126,9 +127,48 @@ class ClawBenchmark:
     """MindClaw precision intervention on ``mindpower-sim``: TA, PIA, CS (closed loop) and trigger ACC."""
 
     name = "claw"
-    aliases = ("mindclaw",)
     description = "MindClaw closed-loop precision intervention on mindpower-sim: TA, PIA, CS, trigger ACC"
     options_model = ClawOptions
+    spec = BenchmarkSpec(
+        headline=Headline("pia"),  # PIA: intervening only when needed, at the right step
+        aliases=("mindclaw",),
+        suite=Suite(
+            order=40,
+            presets={
+                "quick": PresetEntry(
+                    5, "4 episodes that need help and 1 control (PIA needs one); ~20 trigger decisions each"
+                )
+            },
+        ),
+        paper_tables=(
+            PaperTable(
+                "claw",
+                "MindClaw",
+                "Table II (TA, PIA, CS) and Table IV (ACC, ACC w/o noop), %",
+                "claw",
+                (
+                    Column("TA", ("ta",), scale=100, group="Table II"),
+                    Column("PIA", ("pia",), scale=100, group="Table II"),
+                    Column("CS", ("cs",), scale=100, group="Table II"),
+                    Column("ACC", ("acc",), scale=100, group="Table IV"),
+                    Column("ACC w/o noop", ("acc_no_noop",), scale=100, group="Table IV"),
+                    Column("n", ("n",), digits=0),
+                ),
+                (
+                    Row("{method}"),
+                    *(
+                        Row(g.replace("_", " "), ("by_group", g))
+                        for g in (
+                            "false_belief/help",
+                            "implicit_goal/help",
+                            "false_belief/control",
+                            "implicit_goal/control",
+                        )
+                    ),
+                ),
+            ),
+        ),
+    )
 
     def __init__(self) -> None:
         self.agents = {
