@@ -11,6 +11,14 @@ from mindloop.models.base import Completion, GenerationConfig, Message, message_
 def prompt_kind(text: str) -> str:
     """Which of the paper's prompts ``text`` is (by a phrase only that prompt has)."""
     marks = {
+        "write a short message to": "coela-com",
+        "help me choose the best available action": "coela-plan",
+        "You are the meta-plan designer": "capo-draft",
+        "Evaluate the meta-plan from my point of view": "capo-feedback",
+        "Refine the meta-plan with their feedback": "capo-refine",
+        "Following the meta-plan and adapting it": "capo-plan",
+        "keeping private and shared knowledge apart": "words-first",
+        "plain natural-language sentences what": "words-zero",
         "top three candidate plans": "fig10",
         "generate the best plan I should execute": "fig15",
         "generate the best plan I am most likely": "fig11",

@@ -20,7 +20,13 @@ def _record(i: int, sample: Sample, outcome: Outcome, status: str = "done") -> S
 def test_they_are_benchmarks() -> None:
     for bench in (CwahBenchmark(), TdwMatBenchmark()):
         assert next(iter(bench.agents)) == "cobel"
-        assert {name for name, spec in bench.agents.items() if spec.needs_model} == {"cobel-llm"}
+        assert {name for name, spec in bench.agents.items() if spec.needs_model} == {
+            "cobel-llm",
+            "cobel-llm-no-sbr",
+            "cobel-llm-no-bbc",
+            "coela-llm",
+            "capo-llm",
+        }
         assert all(spec.team for spec in bench.agents.values())
 
 

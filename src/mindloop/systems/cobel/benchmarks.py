@@ -40,11 +40,15 @@ from mindloop.systems.cobel.worlds.testsets import cwah_test_set, tdw_test_set
 __all__ = ["CwahBenchmark", "TdwMatBenchmark", "TransportOptions"]
 
 _KIND_DESCRIPTIONS = {
-    "cobel": "CoBel-World: predicts partners' intents from its beliefs, talks only on miscoordination",
-    "coela": "CoELA-style: after every planning step sends what it knows and its plan",
-    "capo": "CaPo-style: a three-round plan discussion on progress events",
+    "cobel": "symbolic CoBel-World: predicts partners' intents from its beliefs, talks only on miscoordination",
+    "coela": "symbolic stand-in for CoELA: after every planning step sends templated knowledge and plan",
+    "capo": "symbolic stand-in for CaPo: a templated three-round plan discussion on progress events",
     "heuristic": "plans from its own beliefs and never talks (MHP/RHP-like)",
     "cobel-llm": "CoBel-World with a chat model writing beliefs, plans and messages",
+    "cobel-llm-no-sbr": "cobel-llm without the Symbolic Belief Representation: beliefs in free sentences (Table 3)",
+    "cobel-llm-no-bbc": "cobel-llm without Bayesian Belief Collaboration: no inference of partners' intents (Table 3)",
+    "coela-llm": "CoELA with a chat model: a message drafted at every planning step, the plan may send it",
+    "capo-llm": "CaPo with a chat model: meta-plan discussion on progress events, progress-adaptive planning",
 }
 
 

@@ -1,15 +1,16 @@
 """``mindloop cobel``: play one CoBel-World transport episode and show what the team said and believed.
 
-The benchmarks (``bench run cwah``/``tdw-mat``) score whole test sets; this group is for looking at one episode:
+The benchmarks (``bench run cwah``/``tdw-mat``) score whole test sets; ``play`` is for looking at one episode:
 its steps, every message with its token count, and each agent's collaborative belief world in the Symbolic Belief
-Language at the end (``--beliefs``).
+Language at the end (``--beliefs``). ``table`` lays out the paper's Table 2 and Table 3 from C-WAH runs, one column
+per run, every model-driven column from the same model.
 """
 
 from __future__ import annotations
 
 import json
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -19,7 +20,8 @@ __all__ = ["cobel_app"]
 
 cobel_app = typer.Typer(
     name="cobel",
-    help="CoBel-World: play a C-WAH or TDW-MAT episode with a symbolic team and show its messages and beliefs.",
+    help="CoBel-World: play a C-WAH or TDW-MAT episode with a symbolic team and show its messages and beliefs; "
+    "lay out the paper's Tables 2 and 3 from C-WAH runs.",
     no_args_is_help=True,
 )
 
@@ -71,3 +73,62 @@ def play(
         console.print(f"\n[bold]{name}[/] believes ({len(lines)} statements):")
         for line in lines:
             console.print(f"  {line}", markup=False, highlight=False)
+
+
+def _episodes(records: list[Any]) -> list[dict[str, Any]]:
+    """Episode records of a run's samples, a failed one marked as an error (it counts as the step limit)."""
+    out = []
+    for r in records:
+        ep = dict(r.output or {})
+        ep.setdefault("world", r.sample.input.get("world"))
+        ep.setdefault("task", r.sample.group)
+        if r.status == "failed" or r.error:
+            ep["error"] = r.error or "failed"
+        out.append(ep)
+    return out
+
+
+@cobel_app.command("table")
+def table(
+    run_ids: Annotated[list[str], typer.Argument(help="C-WAH run ids, one column each (its team names it).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+) -> None:
+    """Lay out the paper's Table 2 (C-WAH steps and communication tokens per task) and Table 3 (CoBel-World, No
+    SBR, No BBC) from `bench run cwah` runs; every model-driven column must come from the same model."""
+    from mindloop.bench.store import RunStore
+    from mindloop.errors import InvalidArgumentError
+    from mindloop.paths import runs_path
+    from mindloop.systems.cobel.metrics import TOKENIZER_NAME, table_ablation, table_cwah, token_counters
+
+    columns: dict[str, list[dict[str, Any]]] = {}
+    models: dict[str, str] = {}
+    with RunStore(runs_path(create=False), readonly=True) as store:
+        for run_id in run_ids:
+            info = store.run(run_id)
+            if info.benchmark not in ("cwah", "cobel-cwah"):
+                raise InvalidArgumentError(f"run {run_id} is a {info.benchmark} run: give C-WAH (cwah) runs")
+            kinds = sorted({k.strip() for k in info.agent.split(",") if k.strip()})
+            label = kinds[0] if len(kinds) == 1 else "+".join(kinds)
+            if label in columns:
+                raise InvalidArgumentError(f"two runs of team {label!r} ({models.get(label) or run_id}): give one each")
+            columns[label] = _episodes(store.records(run_id))
+            if info.model:
+                models[label] = info.model
+    if len(set(models.values())) > 1:
+        got = ", ".join(f"{k}: {v}" for k, v in models.items())
+        raise InvalidArgumentError(f"the model-driven columns come from different models ({got}): rerun with one")
+    counters = token_counters(columns)
+    if as_json:
+        print(json.dumps({"model": next(iter(models.values()), None), "tokenizers": counters, "columns": columns}))
+        return
+    model = next(iter(models.values()), "no model")
+    print(f"Table 2 (C-WAH, symbolic observation), every model-driven column from {model}")
+    by = "the model's tokenizer (server usage)" if set(counters) == {"model"} else "see the count below"
+    print(table_cwah(columns, by if counters else TOKENIZER_NAME))
+    counted = ", ".join(
+        f"{n} messages by {'the model (server usage)' if k == 'model' else k}" for k, n in counters.items()
+    )
+    print(f"tokens counted: {counted or 'no messages'}")
+    if any(k.startswith("cobel-llm") for k in columns):
+        print(f"\nTable 3 (C-WAH ablations) from {model}")
+        print(table_ablation(columns))

@@ -2,9 +2,11 @@
 
 A team is a sequence of agent kinds, one per agent (``("cobel", "cobel")``); :func:`parse_team` reads the
 ``"cobel,cobel"`` strings the command line passes, and a single name means the whole team uses it. The result
-records steps (C-WAH) or frames and the transport rate (TDW-MAT), every message with its token count under the
-offline tokenizer, and, every few steps, how many of each agent's first-order beliefs about each partner match
-what that partner actually believes (``belief_accuracy``).
+records steps (C-WAH) or frames and the transport rate (TDW-MAT), every message with its token count — under the
+model's own tokenizer when a model wrote it and the server reported usage
+(:func:`~mindloop.systems.cobel.llm.message_tokens`), else under the offline stand-in — and, every few steps,
+how many of each agent's first-order beliefs about each partner match what that partner actually believes
+(``belief_accuracy``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from mindloop.beliefs import Utterance
 from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError
 from mindloop.models.base import ChatModel, GenerationConfig
 from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
-from mindloop.models.tokens import count_tokens
+from mindloop.models.tokens import TOKENIZER_NAME, count_tokens
 from mindloop.systems.cobel.cwah_domain import CwahDomain
 from mindloop.systems.cobel.mind import Mind
 from mindloop.systems.cobel.team import STYLES, CollabAgent
@@ -28,6 +30,7 @@ from mindloop.systems.cobel.worlds.tdw import FRAME_BUDGET, TdwEnv, TdwEpisode
 __all__ = [
     "AGENT_KINDS",
     "MODEL_KINDS",
+    "MODEL_TOKENIZER",
     "EpisodeResult",
     "MessageRecord",
     "arun_episode",
@@ -39,8 +42,11 @@ __all__ = [
     "run_episode_with_agents",
 ]
 
-MODEL_KINDS = ("cobel-llm",)
-"""Agent kinds that need a model."""
+MODEL_KINDS = ("cobel-llm", "cobel-llm-no-sbr", "cobel-llm-no-bbc", "coela-llm", "capo-llm")
+"""Agent kinds that need a model: CoBel-World, its two ablations (paper Table 3) and the two LLM baselines."""
+
+MODEL_TOKENIZER = "model"
+""":attr:`MessageRecord.tokenizer` of a message counted with the model's own tokenizer (the server's usage)."""
 
 AGENT_KINDS = (*STYLES, *MODEL_KINDS)
 """Every agent kind a team may use."""
@@ -80,6 +86,9 @@ class MessageRecord:
     sender: str
     text: str
     tokens: int
+    tokenizer: str = TOKENIZER_NAME
+    """What counted ``tokens``: :data:`MODEL_TOKENIZER` (the server's usage for the reply that wrote it) or the
+    offline stand-in's name."""
 
 
 @dataclass(frozen=True)
@@ -138,12 +147,26 @@ def make_agent(
         raise InvalidArgumentError(f"unknown transport world {world!r}")
     if kind in STYLES:
         return CollabAgent(name, team, domain, kind)
-    if kind == "cobel-llm":
+    if kind in MODEL_KINDS:
         if model is None:
-            raise InvalidArgumentError("agent kind 'cobel-llm' needs a model (--model)")
-        from mindloop.systems.cobel.llm import LlmCobelAgent
+            raise InvalidArgumentError(f"agent kind {kind!r} needs a model (--model)")
+        if kind.startswith("cobel-llm"):
+            from mindloop.systems.cobel.llm import LlmCobelAgent
 
-        return LlmCobelAgent(name, team, domain, model, config, format_retries=format_retries)
+            return LlmCobelAgent(
+                name,
+                team,
+                domain,
+                model,
+                config,
+                format_retries=format_retries,
+                sbr=kind != "cobel-llm-no-sbr",
+                bbc=kind != "cobel-llm-no-bbc",
+            )
+        from mindloop.systems.cobel.baselines import LlmCapoAgent, LlmCoelaAgent
+
+        cls = LlmCoelaAgent if kind == "coela-llm" else LlmCapoAgent
+        return cls(name, team, domain, model, config, format_retries=format_retries)
     raise InvalidArgumentError(f"unknown agent kind {kind!r} (known: {', '.join(AGENT_KINDS)})")
 
 
@@ -252,7 +275,11 @@ async def _play(
         clock = env.t if world == "cwah" else env.frame
         for ev in env.last_events:
             if isinstance(ev, Utterance):
-                messages.append(MessageRecord(ev.t, ev.speaker, ev.text, count_tokens(ev.text)))
+                counted = getattr(agents.get(ev.speaker), "token_counts", {}).get(ev.text)
+                if counted is None:
+                    messages.append(MessageRecord(ev.t, ev.speaker, ev.text, count_tokens(ev.text)))
+                else:
+                    messages.append(MessageRecord(ev.t, ev.speaker, ev.text, int(counted), MODEL_TOKENIZER))
         if clock >= next_sample:
             acc = first_order_accuracy({n: a.mind for n, a in agents.items()})
             if acc is not None:

@@ -16,6 +16,14 @@ the one-line reason, up to ``format_retries`` times, and each call record says h
 refused after the retries raises :class:`~mindloop.errors.ParseError`, which ends the episode as a recorded
 failure. Malformed SBL lines inside an otherwise well-formed reply are skipped and kept in
 :attr:`LlmCobelAgent.issues`.
+
+The paper's ablations (Table 3) are options of the same agent: ``sbr=False`` (``cobel-llm-no-sbr``) keeps beliefs
+in free natural language instead of the Symbolic Belief Representation — the prompts show what I know as
+sentences and the belief updates after messages ask for sentences, kept as notes, instead of SBL lines written to
+the store; ``bbc=False`` (``cobel-llm-no-bbc``) removes Bayesian Belief Collaboration's inference of the
+collaborators' intents — no first-order prediction of partners' plans (Fig. 10) and no judgement of whether the
+miscoordination matters (Fig. 12): with nothing to tell it when talking helps, it tells its beliefs and plan
+(Fig. 13) at every new plan, a fixed protocol like the baselines'. Both keep the zero-order update and planning.
 """
 
 from __future__ import annotations
@@ -26,12 +34,13 @@ from typing import Any, TypeVar
 
 from mindloop.beliefs import Fact, Source
 from mindloop.beliefs.views.sbl import CWAH_RULES, TDW_RULES, SblIssue
-from mindloop.models.base import ChatModel, GenerationConfig, message
+from mindloop.models.base import ChatModel, Completion, GenerationConfig, message
 from mindloop.models.replies import DEFAULT_FORMAT_RETRIES, ask
+from mindloop.models.tokens import count_tokens
 from mindloop.systems.cobel import prompts as tpl
 from mindloop.systems.cobel import replies as rp
 from mindloop.systems.cobel.cwah_domain import IntentFailed
-from mindloop.systems.cobel.messages import read
+from mindloop.systems.cobel.messages import read, render
 from mindloop.systems.cobel.mind import INTENT, Intent, Mind
 from mindloop.systems.cobel.replies import parse_plan
 from mindloop.systems.cobel.team import Domain, SentMessage, _fit
@@ -39,10 +48,28 @@ from mindloop.systems.cobel.worlds.common import Action
 
 T = TypeVar("T")
 
-__all__ = ["PAPER_CONFIG", "LlmCobelAgent", "parse_plan"]
+__all__ = ["PAPER_CONFIG", "LlmCobelAgent", "message_tokens", "parse_plan"]
 
 PAPER_CONFIG = GenerationConfig(temperature=0.7, top_p=1.0, max_tokens=512)
 """Sampling settings of section 4.1 (temperature 0.7, top-p 1, at most 512 tokens)."""
+
+
+def message_tokens(text: str, completion: Completion) -> int | None:
+    """``text``'s token count under the model's own tokenizer, from the usage the server reported for the reply
+    ``text`` came from: the reply's ``completion_tokens``, apportioned by the share of the reply that is the
+    message under the offline tokenizer (all of it when the reply is the message, the usual case). ``None`` when
+    the server reported no usage (the episode then counts with the offline stand-in).
+
+    >>> message_tokens("Hi Bob", Completion("Message: Hi Bob", completion_tokens=7))
+    4
+    >>> message_tokens("Hi Bob", Completion("Message: Hi Bob")) is None
+    True
+    """
+    whole = count_tokens(completion.text)
+    if completion.completion_tokens <= 0 or whole <= 0:
+        return None
+    share = min(1.0, count_tokens(text) / whole)
+    return max(1, round(completion.completion_tokens * share))
 
 
 class LlmCobelAgent:
@@ -57,8 +84,12 @@ class LlmCobelAgent:
         config: GenerationConfig | None = None,
         *,
         format_retries: int = DEFAULT_FORMAT_RETRIES,
+        sbr: bool = True,
+        bbc: bool = True,
     ) -> None:
         self.name = name
+        self.sbr = sbr
+        self.bbc = bbc
         self.team = team
         self.partners = tuple(p for p in team if p != name)
         self.domain = domain
@@ -76,6 +107,12 @@ class LlmCobelAgent:
         self.sent: list[SentMessage] = []
         self.trace: list[str] = []
         self.issues: list[SblIssue] = []
+        self.notes: dict[str, str] = {}
+        """No-SBR: the natural-language beliefs the model wrote after messages (``""``: mine; a partner's name: what
+        I believe that partner knows)."""
+        self.token_counts: dict[str, int] = {}
+        """Each sent message's token count under the model's own tokenizer (server usage), by text."""
+        self._last: Completion | None = None
         self.calls = 0
         self._setup = False
         self._now = 0
@@ -132,9 +169,23 @@ class LlmCobelAgent:
         """Fill ``template``, ask the model, and read the reply with ``read`` (a format retry on a refusal)."""
         text = tpl.fill(template, {**self._common(), **values})
         self.calls += 1
-        value, reply, _ = await ask(self.model, [message("user", text)], read, self.config, retries=self.format_retries)
-        self.trace.append(f"t={self._now} {what}: {reply.text[:200]!r}")
-        return value
+        asked = await ask(self.model, [message("user", text)], read, self.config, retries=self.format_retries)
+        self._last = asked.completion
+        self.trace.append(f"t={self._now} {what}: {asked.completion.text[:200]!r}")
+        return asked.value
+
+    def _beliefs(self, partner: str | None = None) -> str:
+        """My zero-order beliefs (or first-order ones about ``partner``) as the prompts show them: SBL lines, or
+        sentences without the Symbolic Belief Representation."""
+        if self.sbr:
+            return "\n".join(self.mind.sbl(partner)) or "(none)"
+        chain = (self.name,) if partner is None else (self.name, partner)
+        facts = [b.fact for b in self.mind.store.beliefs(chain) if b.fact.relation not in (INTENT, "LIKELY_INTENT")]
+        said = render(facts, self.name if partner is None else partner)
+        if partner is not None and said:
+            said = f"{partner} knows (in {partner}'s words): {said}"
+        note = self.notes.get(partner or "", "")
+        return " ".join(x for x in (said, note) if x) or "(none)"
 
     def _common(self) -> dict[str, str]:
         dom = self.domain
@@ -169,6 +220,9 @@ class LlmCobelAgent:
     async def _update_from_dialogue(self) -> None:
         history = "\n".join(self.dialogue[-20:])
         bed = self._bed
+        if not self.sbr:
+            await self._update_in_words(history)
+            return
         zero = await self._ask(
             tpl.ZERO_ORDER_UPDATE,
             "zero-order update",
@@ -188,6 +242,28 @@ class LlmCobelAgent:
             if first.plan:
                 self.mind.hear(p, [_intent_fact(p, first.plan[0])], self._now)
 
+    async def _update_in_words(self, history: str) -> None:
+        """No-SBR: the zero- and first-order updates ask for sentences, kept as notes (no SBL, no store writes)."""
+        bed = self._bed
+        mine = await self._ask(
+            tpl.NL_ZERO_ORDER_UPDATE,
+            "zero-order update (words)",
+            lambda r: rp.read_words(r, None, bed=bed),
+            MESSAGES=history,
+        )
+        self.notes[""] = mine[0]
+        for p in self.partners:
+            words, plan = await self._ask(
+                tpl.NL_FIRST_ORDER_UPDATE,
+                "first-order update (words)",
+                functools.partial(rp.read_words, partner=p, bed=bed),
+                MESSAGES=history,
+                OPPO_NAME=p,
+            )
+            self.notes[p] = words
+            if plan:
+                self.mind.hear(p, [_intent_fact(p, plan[0])], self._now)
+
     def _write(self, update: rp.BeliefUpdate, chain: tuple[str, ...]) -> None:
         """Write the SBL statements of a reply as testimony beliefs of ``chain``; other lines become issues."""
         self.issues.extend(update.issues)
@@ -201,13 +277,16 @@ class LlmCobelAgent:
         """Predict partners' plans, choose my plan, and talk if the miscoordination matters."""
         bed = self._bed
         opp_plans: list[str] = []
+        if not self.bbc:
+            await self._decide_without_bbc()
+            return
         for p in self.partners:
             plans = await self._ask(
                 tpl.FIRST_ORDER_PREDICTION,
                 "first-order prediction",
                 lambda r: rp.read_predictions(r, bed=bed),
                 OPPO_NAME=p,
-                FIRST_ORDER_BELIEF="\n".join(self.mind.sbl(p)) or "(none)",
+                FIRST_ORDER_BELIEF=self._beliefs(p),
             )
             ranked: list[tuple[Intent, float]] = []
             for k, (steps, prob) in enumerate(zip(plans, (0.5, 0.3, 0.2), strict=True), 1):
@@ -215,7 +294,7 @@ class LlmCobelAgent:
                     ranked.append((steps[0], prob))
                     opp_plans.append(f"{p} plan{k}: {' then '.join(s.text for s in steps)}")
             self.mind.predict(p, ranked, self._now)
-        zero = "\n".join(self.mind.sbl()) or "(none)"
+        zero = self._beliefs()
         steps, text = await self._ask(
             tpl.ZERO_ORDER_PREDICTION,
             "zero-order prediction",
@@ -230,7 +309,7 @@ class LlmCobelAgent:
                 rp.read_collaboration,
                 OPPO_NAME=p,
                 ZERO_ORDER_BELIEF=zero,
-                MY_FIRST_ORDER_BELIEF="\n".join(self.mind.sbl(p)) or "(none)",
+                MY_FIRST_ORDER_BELIEF=self._beliefs(p),
                 MY_PLAN=self.plan_text,
                 OPPO_PLANS="\n".join(x for x in opp_plans if x.startswith(p)) or "None",
             )
@@ -244,8 +323,39 @@ class LlmCobelAgent:
                 MISALIGNED_INFORMATION=verdict.misaligned or "None",
                 MY_PLAN=self.plan_text,
             )
-            self.outbox.append(_fit(text))
+            self._queue(text)
             break  # one message per decision
+
+    async def _decide_without_bbc(self) -> None:
+        """No-BBC: my plan from my own beliefs (Fig. 11), then my beliefs and plan told (Fig. 13) every time."""
+        bed = self._bed
+        zero = self._beliefs()
+        steps, text = await self._ask(
+            tpl.ZERO_ORDER_PREDICTION,
+            "zero-order prediction",
+            lambda r: rp.read_plan(r, "Fig. 11", bed=bed),
+            ZERO_ORDER_BELIEFS=zero,
+        )
+        self._set_plan(steps, text)
+        if not self.partners:
+            return
+        said = await self._ask(
+            tpl.COMMUNICATION,
+            "communication",
+            rp.read_message,
+            OPPO_NAME=" and ".join(self.partners),
+            MISALIGNED_INFORMATION=zero,
+            MY_PLAN=self.plan_text,
+        )
+        self._queue(said)
+
+    def _queue(self, text: str) -> None:
+        """Queue a message the last reply wrote, with its token count under the model's tokenizer if reported."""
+        text = _fit(text)
+        counted = message_tokens(text, self._last) if self._last is not None else None
+        if counted is not None:
+            self.token_counts[text] = counted
+        self.outbox.append(text)
 
     def _set_plan(self, steps: list[Intent], text: str) -> None:
         self.plan = steps[:3]
@@ -270,7 +380,7 @@ class LlmCobelAgent:
             lambda r: rp.read_action(r, texts),
             MY_PLANS=self.plan_text or "None",
             PREVIOUS_ACTIONS=", ".join(self.previous[-5:]) or "None",
-            ZERO_ORDER_BELIEF="\n".join(self.mind.sbl()) or "(none)",
+            ZERO_ORDER_BELIEF=self._beliefs(),
             ACTION_LIST=listing,
         )
         if choice.done:
@@ -282,7 +392,7 @@ class LlmCobelAgent:
                 lambda r: rp.read_plan(r, "Fig. 15", bed=bed),
                 OPPO_NAME=self.partners[0] if self.partners else "",
                 OPPO_PLAN=opp,
-                ZERO_ORDER_BELIEFS="\n".join(self.mind.sbl()) or "(none)",
+                ZERO_ORDER_BELIEFS=self._beliefs(),
             )
             self._set_plan(steps, text)
             return None
@@ -296,7 +406,8 @@ class LlmCobelAgent:
         if self.plan:
             facts.append(_intent_fact(self.name, self.plan[0]))
         self.mind.tell(facts, self._now, text)
-        self.sent.append(SentMessage(self._now, self.name, text, "model: heavy miscoordination"))
+        why = "model: heavy miscoordination" if self.bbc else "no-bbc: beliefs and plan at every new plan"
+        self.sent.append(SentMessage(self._now, self.name, text, why))
         return Action("send_message", text=text)
 
 

@@ -24,6 +24,7 @@ from mindloop.metrics.stats import mean
 from mindloop.models.tokens import TOKENIZER_NAME, count_tokens
 
 __all__ = [
+    "ABLATION_ROWS",
     "CWAH_MAX_STEPS",
     "CWAH_TASK_LABELS",
     "TDW_TASK_LABELS",
@@ -31,8 +32,10 @@ __all__ = [
     "accuracy_curve",
     "count_tokens",
     "summarize_episodes",
+    "table_ablation",
     "table_cwah",
     "table_tdw",
+    "token_counters",
 ]
 
 CWAH_MAX_STEPS = 250
@@ -132,8 +135,9 @@ def _fmt(v: float | None, digits: int = 0) -> str:
     return f"{v:.{digits}f}"
 
 
-def table_cwah(results: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
-    """Table 2's layout (symbolic observation) for teams ``{label: records}``: average steps, then tokens."""
+def table_cwah(results: Mapping[str, Sequence[Mapping[str, Any]]], tokenizer: str = TOKENIZER_NAME) -> str:
+    """Table 2's layout (symbolic observation) for teams ``{label: records}``: average steps, then tokens
+    (``tokenizer`` names what counted them in the header)."""
     teams = list(results)
     width = max(12, *(len(t) + 2 for t in teams))
     head = f"{'Task':<14}" + "".join(f"{t:>{width}}" for t in teams)
@@ -154,7 +158,7 @@ def table_cwah(results: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
 
     for talk in (False, True):
         if talk:
-            lines += ["", f"Communication Cost in tokens (lower is better; {TOKENIZER_NAME})", head]
+            lines += ["", f"Communication Cost in tokens (lower is better; {tokenizer})", head]
         for task in tasks:
             lines.append(row(CWAH_TASK_LABELS[task], lambda r, t=task: r.get("task") == t, talk))
         lines.append(row("Average", lambda r: True, talk))
@@ -204,3 +208,32 @@ def table_tdw(results: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
             *rows(True),
         ]
     )
+
+
+ABLATION_ROWS = {
+    "cobel-llm": "CoBel-World",
+    "cobel-llm-no-sbr": "CoBel-World (No SBR)",
+    "cobel-llm-no-bbc": "CoBel-World (No BBC)",
+}
+"""Table 3's rows: the agent kind of each and its label in the paper."""
+
+
+def table_ablation(results: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
+    """Table 3's layout: average C-WAH steps of CoBel-World and its No-SBR and No-BBC ablations (the teams of
+    ``results`` named by those kinds; rows with no runs are left out)."""
+    lines = ["Method                   Avg steps (lower is better)"]
+    for kind, label in ABLATION_ROWS.items():
+        if kind in results:
+            lines.append(f"{label:<25}{_fmt(mean(_steps(r) for r in results[kind])):>8}")
+    return "\n".join(lines)
+
+
+def token_counters(results: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, int]:
+    """How many messages of ``results`` were counted by each tokenizer (``model``: the server's usage)."""
+    out: dict[str, int] = {}
+    for rs in results.values():
+        for r in rs:
+            for m in r.get("messages") or ():
+                name = str(m.get("tokenizer") or TOKENIZER_NAME) if isinstance(m, Mapping) else TOKENIZER_NAME
+                out[name] = out.get(name, 0) + 1
+    return out

@@ -22,6 +22,8 @@ __all__ = [
     "COMMUNICATION",
     "FIRST_ORDER_PREDICTION",
     "FIRST_ORDER_UPDATE",
+    "NL_FIRST_ORDER_UPDATE",
+    "NL_ZERO_ORDER_UPDATE",
     "PLANNING",
     "REPLANNING",
     "RULES_DISCUSS",
@@ -201,6 +203,36 @@ Extracted Information: [about what $AGENT_NAME$ knows]
 
 Zero order beliefs: [zero-order beliefs in belief rules format]"""
 """Fig. 9."""
+
+NL_ZERO_ORDER_UPDATE = """$TASK$
+
+You are an expert in multi-agent theory-of-mind reasoning. From the perspective of $AGENT_NAME$, write down in \
+plain natural-language sentences what $AGENT_NAME$ knows after the dialogue below: the information others told \
+$AGENT_NAME$ and what $AGENT_NAME$ said (which reflects prior knowledge). Write entities as <name>(id), such as \
+<table>(712). Do not add anything the dialogue does not say.
+
+Dialogue History: $MESSAGES$
+
+Answer strictly in this format:
+
+Beliefs: [sentences about what $AGENT_NAME$ knows]"""
+"""Fig. 9 without the Symbolic Belief Representation (the No-SBR ablation): the zero-order update in words."""
+
+NL_FIRST_ORDER_UPDATE = """$TASK$
+
+You are an expert in multi-agent theory-of-mind reasoning. From the perspective of $AGENT_NAME$, write down in \
+plain natural-language sentences what $AGENT_NAME$ thinks $OPPO_NAME$ knows after the dialogue below (what was \
+said to $OPPO_NAME$ and what $OPPO_NAME$ said), keeping private and shared knowledge apart, and the plan \
+$OPPO_NAME$ stated for the next action ("None" if no plan was stated). Write entities as <name>(id), such as \
+<table>(712). Do not add anything the dialogue does not say.
+
+Dialogue History: $MESSAGES$
+
+Answer strictly in this format:
+
+Beliefs: [sentences about what $OPPO_NAME$ knows]
+$OPPO_NAME$'s plan: [the stated plan, or None]"""
+"""Fig. 8 without the Symbolic Belief Representation (the No-SBR ablation): the first-order update in words."""
 
 _PREDICTION_TAIL = """Actions take several steps to finish. It may be costly to go to another room or transport to \
 the bed, use these actions sparingly. $ABILITIES$

@@ -48,6 +48,7 @@ __all__ = [
     "read_predictions",
     "read_review",
     "read_rules",
+    "read_words",
     "read_yes_no",
     "section",
 ]
@@ -573,6 +574,27 @@ def read_belief_update(reply: str, order: str, partner: str | None = None, *, be
             text=reply[:300],
         )
     return BeliefUpdate(result.statements, result.issues, plan)
+
+
+def read_words(reply: str, partner: str | None = None, *, bed: str | None = None) -> tuple[str, list[Intent]]:
+    """The ``Beliefs:`` sentences of a No-SBR update (and ``{partner}'s plan:`` for the first-order one).
+
+    ``None`` under the label means nothing new; a reply without a ``Beliefs:`` section is refused.
+    """
+    extra = {"beliefs": r"beliefs?"}
+    if partner:
+        extra["partner_plan"] = rf"{re.escape(partner)}['’`]?s[\s_-]+plan"
+    found = find_sections(reply, ("plan",), extra)
+    texts = [s.text for s in found if s.key == "beliefs"]
+    if not texts:
+        raise ParseError("cobel-llm (no SBR): the reply has no 'Beliefs:' section", text=reply[:300])
+    text = re.sub(r"\s*\n\s*", " ", next((t for t in texts if t), "")).strip()
+    plan: list[Intent] = []
+    for s in found:
+        if s.key in ("partner_plan", "plan") and s.text and not _none(s.text):
+            plan = parse_plan(s.text, bed=bed)
+            break
+    return ("" if _none(text) else text[:600]), plan
 
 
 # ---- rule construction (Fig. 5 / Fig. 6) --------------------------------------------------------------------------

@@ -1,0 +1,559 @@
+"""The paper's LLM baselines, driven by the same chat model as ``cobel-llm``: CoELA (``coela-llm``) and CaPo
+(``capo-llm``).
+
+Both perceive through the same :class:`~mindloop.systems.cobel.team.Domain` and execute through the same executor
+as CoBel-World; what differs is how the model is asked to talk and plan, following each paper's published scheme
+(the prompts here are this project's own wording of those schemes):
+
+* **CoELA** (Zhang et al., 2023): at every planning step the *communication module* drafts a message from the
+  goal, what I know (my progress) and the dialogue so far, and the *planning module* then chooses among the
+  available actions, one of which is sending that message (never twice in a row). Talking is a fixed step of
+  every decision, not a judgement of whether it is needed.
+* **CaPo** (Liu et al., 2024): *meta-plan generation* — on an event (the start, a goal object found, a delivery
+  done) the agent that saw it drafts a meta-plan splitting the subtasks between the agents, the partners evaluate
+  it and reply with feedback, and the drafter sends a refined final meta-plan when a partner disagreed — then
+  *progress-adaptive execution*: each step is chosen with the meta-plan's subtasks for me and my progress in the
+  prompt, and the next event reopens the discussion.
+
+Every call goes through :func:`mindloop.models.replies.ask` with a reader here or in
+:mod:`~mindloop.systems.cobel.replies`; a reply still refused after the format retries raises
+:class:`~mindloop.errors.ParseError`, which ends the episode as a recorded failure. Each sent message's token
+count is the model's own (:func:`~mindloop.systems.cobel.llm.message_tokens`) when the server reported usage.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+from mindloop.beliefs import Fact
+from mindloop.errors import ParseError
+from mindloop.models.base import ChatModel, GenerationConfig, message
+from mindloop.models.replies import DEFAULT_FORMAT_RETRIES, ask
+from mindloop.systems.cobel import prompts as tpl
+from mindloop.systems.cobel import replies as rp
+from mindloop.systems.cobel.cwah_domain import IntentFailed
+from mindloop.systems.cobel.llm import PAPER_CONFIG, message_tokens
+from mindloop.systems.cobel.messages import read, render
+from mindloop.systems.cobel.mind import INTENT, Intent, Mind
+from mindloop.systems.cobel.team import Domain, SentMessage, _fit
+from mindloop.systems.cobel.worlds.common import Action
+
+T = TypeVar("T")
+
+__all__ = [
+    "CAPO_FEEDBACK",
+    "CAPO_META_PLAN",
+    "CAPO_PLANNING",
+    "CAPO_REFINE",
+    "COELA_COMMUNICATION",
+    "COELA_PLANNING",
+    "LlmCapoAgent",
+    "LlmCoelaAgent",
+    "read_choice",
+    "read_feedback",
+    "read_meta_plan",
+]
+
+_HEAD = """I am $AGENT_NAME$. My teammate $OPPO_NAME$ and I want to finish our shared goal as soon as possible: \
+$GOAL$. $ABILITIES$ All objects and rooms are written as <name>(id), e.g. <table>(712)."""
+
+COELA_COMMUNICATION = (
+    _HEAD
+    + """
+
+Given our shared goal, what I know, the dialogue history and my previous actions, please think step by step and \
+write a short message to $OPPO_NAME$ that helps us cooperate: what I know that may help and what I plan to do. \
+Do not repeat what has already been said.
+
+What I know: $PROGRESS$
+Dialogue history:
+$DIALOGUE_HISTORY$
+Previous actions: $PREVIOUS_ACTIONS$
+
+Answer in this format:
+Message: [the message]"""
+)
+"""CoELA's communication module: a message drafted at every planning step (sent only if the plan chooses it)."""
+
+COELA_PLANNING = (
+    _HEAD
+    + """
+
+Given our shared goal, what I know, the dialogue history and my previous actions, please help me choose the best \
+available action to reach the goal as soon as possible. Going to another room takes several steps; a message costs \
+one step.
+
+What I know: $PROGRESS$
+Dialogue history:
+$DIALOGUE_HISTORY$
+Previous actions: $PREVIOUS_ACTIONS$
+Available actions:
+$AVAILABLE_ACTIONS$
+
+Answer with the letter of one available action in this format:
+reasons: [at most three short reasons]
+answer: [letter]"""
+)
+"""CoELA's planning module: one action chosen from the list (sending the drafted message is one of them)."""
+
+CAPO_META_PLAN = (
+    _HEAD
+    + """
+
+You are the meta-plan designer of our team ($TEAM$). $EVENT$ Write a meta-plan: split the remaining subtasks of our \
+goal between every agent so that we do not do the same work twice and finish with the fewest steps. $SUBTASKS$
+
+What I know: $PROGRESS$
+Where my teammates are and what they said:
+$DIALOGUE_HISTORY$
+
+Answer in this format, one line per agent:
+Meta-plan:
+$FORMAT$"""
+)
+"""CaPo's meta-plan generation: the designer drafts a plan that assigns subtasks to every agent."""
+
+CAPO_FEEDBACK = (
+    _HEAD
+    + """
+
+$OPPO_NAME$ proposed this meta-plan for our team:
+$META_PLAN$
+
+Evaluate the meta-plan from my point of view. What I know: $PROGRESS$
+If it would make us repeat work or misses something I know (an object's place, an explored room), say what should \
+change; otherwise agree.
+
+Answer in this format:
+feedback: [one or two short sentences for $OPPO_NAME$]
+agree: [Yes or No]"""
+)
+"""CaPo's meta-plan evaluation: a partner's feedback on the draft, with whether it agrees."""
+
+CAPO_REFINE = (
+    _HEAD
+    + """
+
+I proposed this meta-plan for our team ($TEAM$):
+$META_PLAN$
+
+My teammates answered:
+$FEEDBACK$
+
+What I know: $PROGRESS$
+Refine the meta-plan with their feedback so that we do not do the same work twice and finish with the fewest steps.
+
+Answer in this format, one line per agent:
+Meta-plan:
+$FORMAT$"""
+)
+"""CaPo's meta-plan optimisation: the designer's final plan after the partners' feedback."""
+
+CAPO_PLANNING = (
+    _HEAD
+    + """
+
+Our team agreed on this meta-plan:
+$META_PLAN$
+My subtasks in it: $MY_SUBTASKS$
+
+Following the meta-plan and adapting it to my progress, choose my best next action from the list. If my subtasks \
+are done or no longer possible, choose the action that helps the goal most without taking my teammates' subtasks.
+
+What I know: $PROGRESS$
+Previous actions: $PREVIOUS_ACTIONS$
+Available actions:
+$AVAILABLE_ACTIONS$
+
+Answer with the letter of one available action in this format:
+reasons: [at most three short reasons]
+answer: [letter]"""
+)
+"""CaPo's progress-adaptive planning: the next action under the agreed meta-plan."""
+
+_LETTERS = "ABCDEFGHIJKL"
+
+
+# ---- readers --------------------------------------------------------------------------------------------------
+def read_choice(reply: str, options: Sequence[str], who: str) -> int:
+    """The index of the option a planning reply chooses (:func:`~mindloop.systems.cobel.replies.read_action`);
+    ``SUBPLAN DONE`` is not an answer here."""
+    choice = rp.read_action(reply, options)
+    if choice.done or choice.index is None:
+        raise ParseError(f"{who}: the answer must be one of the listed actions (a letter)", text=reply[:300])
+    return choice.index
+
+
+_META_LABEL = {"meta": r"(?:final[\s_-]+|refined[\s_-]+)?meta[\s_-]*plan"}
+
+
+def read_meta_plan(reply: str, team: Sequence[str], *, bed: str | None = None) -> tuple[dict[str, list[Intent]], str]:
+    """The ``Meta-plan:`` of a CaPo reply: for each agent of ``team`` with a line ``Name: steps``, its steps.
+
+    A reply with no such line naming a usable step is refused. Returns the plan and its text (one agent a line).
+    """
+    body = rp.section(reply, "meta", (), _META_LABEL)
+    if body is None:
+        body = reply
+    plan: dict[str, list[Intent]] = {}
+    lines: list[str] = []
+    names = "|".join(re.escape(n) for n in team)
+    pattern = re.compile(rf"(?im)^[\W_]*(?:agent\s+)?({names})[\W_]*\s*[:\-–—]\s*(.+)$")
+    for m in pattern.finditer(body):
+        who = next(n for n in team if n.lower() == m.group(1).lower())
+        steps = rp.parse_plan(m.group(2), bed=bed)
+        if steps and who not in plan:
+            plan[who] = steps
+            lines.append(f"{who}: {'; '.join(s.text for s in steps)}")
+    if not plan:
+        raise ParseError(
+            "capo-llm: the meta-plan has no line 'Name: step; step' with a step like 'explore <room>(id)' "
+            f"for any of {', '.join(team)}",
+            text=reply[:300],
+        )
+    return plan, "\n".join(lines)
+
+
+def read_feedback(reply: str) -> tuple[bool, str]:
+    """The ``agree:`` (Yes/No) and ``feedback:`` of a CaPo evaluation reply."""
+    extra = {"feedback": r"feedback", "agree": r"agree(?:ment)?"}
+    agree = rp.section(reply, "agree", (), extra)
+    if not agree:
+        raise ParseError("capo-llm: the evaluation has no 'agree:' line (Yes or No)", text=reply[:300])
+    ok = rp.read_yes_no(agree, "agree")
+    feedback = rp.section(reply, "feedback", (), extra) or ""
+    return ok, re.sub(r"\s*\n\s*", " ", feedback).strip()
+
+
+# ---- the agents -----------------------------------------------------------------------------------------------
+class _LlmBaseline:
+    """The loop both baselines share: perceive, hear, decide with the model, execute the chosen step."""
+
+    kind = ""
+
+    def __init__(
+        self,
+        name: str,
+        team: tuple[str, ...],
+        domain: Domain,
+        model: ChatModel,
+        config: GenerationConfig | None = None,
+        *,
+        format_retries: int = DEFAULT_FORMAT_RETRIES,
+    ) -> None:
+        self.name = name
+        self.team = team
+        self.partners = tuple(p for p in team if p != name)
+        self.domain = domain
+        self.model = model
+        self.config = config or PAPER_CONFIG
+        self.format_retries = format_retries
+        self.mind = Mind(name, team)
+        self.intent: Intent | None = None
+        self.previous: list[str] = []
+        self.dialogue: list[str] = []
+        self.outbox: list[tuple[str, str]] = []
+        self.sent: list[SentMessage] = []
+        self.trace: list[str] = []
+        self.token_counts: dict[str, int] = {}
+        """Each sent message's token count under the model's own tokenizer (server usage), by text."""
+        self.calls = 0
+        self._setup = False
+        self._now = 0
+        self._obs: Any = None
+
+    async def act(self, obs: Any) -> Action:
+        """Perceive and hear, then talk or take the next step of the chosen action."""
+        dom = self.domain
+        if not self._setup:
+            dom.setup(obs)
+            self._setup = True
+        self._now = dom.t(obs)
+        self._obs = obs
+        dom.perceive(self.mind, obs)
+        new = [m for m in getattr(obs, "messages", ()) if m.sender != self.name]
+        for m in new:
+            self.dialogue.append(f"{m.sender}: {m.text}")
+            reading = read(m.text, m.sender, inside=dom.inside)
+            facts = list(reading.facts)
+            if reading.plan is not None:
+                facts.append(Fact(m.sender, INTENT, f"{reading.plan[0]} {reading.plan[1]}"))
+            if facts:
+                self.mind.hear(m.sender, facts, self._now, m.text)
+        for m in new:
+            await self._heard(m.sender, m.text)
+        if not dom.ready(obs):
+            return dom.idle_action()
+        await self._progress(obs)
+        for _ in range(4):
+            if self.outbox:
+                return self._send()
+            if self.intent is None:
+                self.intent = await self._choose(obs)
+                if self.intent is None:
+                    continue
+            try:
+                action = dom.next_action(self.intent, obs, self.mind.view())
+            except IntentFailed as exc:
+                self.previous.append(f"{self.intent.text} (failed: {exc})")
+                self.intent = None
+                continue
+            if action is None:
+                self.previous.append(self.intent.text)
+                self._finished(self.intent)
+                self.intent = None
+                continue
+            return action
+        return self._send() if self.outbox else dom.idle_action()
+
+    # ---- hooks ------------------------------------------------------------------------------------------------
+    async def _heard(self, sender: str, text: str) -> None:
+        """React to a partner's message (CaPo's discussion)."""
+
+    async def _progress(self, obs: Any) -> None:
+        """Notice progress events (CaPo)."""
+
+    def _finished(self, intent: Intent) -> None:
+        """An action of mine finished."""
+
+    async def _choose(self, obs: Any) -> Intent | None:
+        raise NotImplementedError
+
+    # ---- helpers ----------------------------------------------------------------------------------------------
+    async def _ask(self, template: str, what: str, reader: Callable[[str], T], **values: str) -> tuple[T, Any]:
+        text = tpl.fill(template, {**self._common(), **values})
+        self.calls += 1
+        asked = await ask(self.model, [message("user", text)], reader, self.config, retries=self.format_retries)
+        self.trace.append(f"t={self._now} {what}: {asked.completion.text[:200]!r}")
+        return asked.value, asked.completion
+
+    def _common(self) -> dict[str, str]:
+        dom = self.domain
+        if dom.world == "cwah":
+            goal = ", ".join(str(p) for p in getattr(dom, "goal", ()))
+            abilities = tpl.CWAH_ABILITIES
+            subtasks = (
+                "Each subtask is an action and the entity it acts on: explore <room>(id), grab <object>(id), or "
+                "deliver <target>(id) (put the held goal objects on or in the target)."
+            )
+        else:
+            counts = getattr(dom, "goal", {})
+            goal = "transport " + ", ".join(f"{n} {k}" for k, n in counts.items())
+            goal += f" to {getattr(dom, 'bed', 'the bed')}"
+            abilities = tpl.TDW_ABILITIES
+            subtasks = (
+                "Each subtask is an action and the entity it acts on: explore <room>(id), grab <object>(id), or "
+                "transport (carry what I hold to the bed)."
+            )
+        return {
+            "AGENT_NAME": self.name,
+            "OPPO_NAME": " and ".join(self.partners),
+            "TEAM": ", ".join(self.team),
+            "GOAL": goal,
+            "ABILITIES": abilities,
+            "SUBTASKS": subtasks,
+            "PROGRESS": self._progress_text(),
+            "DIALOGUE_HISTORY": "\n".join(self.dialogue[-12:]) or "None",
+            "PREVIOUS_ACTIONS": ", ".join(self.previous[-5:]) or "None",
+        }
+
+    def _progress_text(self) -> str:
+        """What I know, in sentences (CoELA's and CaPo's prompts carry states as text, not symbols)."""
+        view = self.mind.view()
+        where = view.get(self.name, "AT")
+        said = render(self.domain.relevant_facts(view, self.name), self.name)
+        return " ".join(x for x in (f"I'm in {where}." if where else "", said) if x) or "Nothing yet."
+
+    def _options(self, obs: Any) -> list[Intent]:
+        dom = self.domain
+        return dom.options(self.mind.view(), self.name, dom.room(obs), dom.holding(obs))[:8]
+
+    def _queue(self, text: str, completion: Any, reason: str, body: str | None = None) -> None:
+        """Queue ``text`` to send; its token count is the model's for ``body`` (the part the model wrote)."""
+        text = _fit(text)
+        counted = message_tokens(body if body is not None else text, completion)
+        if counted is not None:
+            self.token_counts[text] = counted
+        self.outbox.append((text, reason))
+
+    def _send(self) -> Action:
+        text, reason = self.outbox.pop(0)
+        reading = read(text, self.name, inside=self.domain.inside)
+        facts = list(reading.facts)
+        if self.intent is not None:
+            facts.append(Fact(self.name, INTENT, self.intent.text))
+        self.mind.tell(facts, self._now, text)
+        self.sent.append(SentMessage(self._now, self.name, text, reason))
+        return Action("send_message", text=text)
+
+
+def _listing(texts: Sequence[str]) -> str:
+    return "\n".join(f"{_LETTERS[k]}. {t}" for k, t in enumerate(texts))
+
+
+class LlmCoelaAgent(_LlmBaseline):
+    """CoELA driven by a chat model (``coela-llm``): a message drafted at every planning step, then a plan that
+    may send it."""
+
+    kind = "coela-llm"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._just_sent = False
+
+    async def _choose(self, obs: Any) -> Intent | None:
+        options = self._options(obs)
+        draft: tuple[str, Any] | None = None
+        if self.partners and not self._just_sent:
+            draft = await self._ask(COELA_COMMUNICATION, "communication", rp.read_message)
+        texts = ([f"send a message: {draft[0]}"] if draft else []) + [o.text for o in options]
+        if not texts:
+            return None
+        choice, _ = await self._ask(
+            COELA_PLANNING,
+            "planning",
+            lambda r: read_choice(r, texts, "coela-llm"),
+            AVAILABLE_ACTIONS=_listing(texts),
+        )
+        if draft is not None and choice == 0:
+            text, completion = draft
+            self._queue(text, completion, "coela: the plan chose to send the drafted message")
+            self._just_sent = True
+            return None
+        self._just_sent = False
+        return options[choice - (1 if draft else 0)]
+
+
+class LlmCapoAgent(_LlmBaseline):
+    """CaPo driven by a chat model (``capo-llm``): meta-plan discussion on progress events, then progress-adaptive
+    planning under the agreed meta-plan."""
+
+    kind = "capo-llm"
+    min_gap = 6
+    """Steps between two discussions an agent opens (an event inside the gap waits for the next one)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.meta: dict[str, list[Intent]] = {}
+        self.meta_text = ""
+        self.discussions = 0
+        self._known: set[str] = set()
+        self._last_discussion = -(10**9)
+        self._event: str | None = None
+        self._waiting: dict[str, tuple[bool, str]] | None = None
+        self._bed = getattr(self.domain, "bed", None) if self.domain.world == "tdw-mat" else None
+
+    def _format(self) -> str:
+        return "\n".join(f"{a}: [subtask]; [subtask]" for a in self.team)
+
+    async def _progress(self, obs: Any) -> None:
+        view = self.mind.view()
+        goal_objects = {f.subject for f in self.domain.relevant_facts(view, self.name) if f.relation != "EXPLORED"}
+        new = goal_objects - self._known
+        self._known |= goal_objects
+        if self._now <= 1 and self.name == min(self.team) and self.discussions == 0:
+            self._event = self._event or "We are starting the task."
+        elif new and self._now > 1:
+            self._event = self._event or f"I just found {len(new)} goal object(s)."
+        if self._waiting is not None and self._now - self._last_discussion >= self.min_gap:
+            self._waiting = None  # a partner that never answered does not hold up the next discussion
+        if self._event is None or self._waiting is not None or self.outbox:
+            return
+        if self._now - self._last_discussion < self.min_gap:
+            return
+        event, self._event = self._event, None
+        await self._draft(event)
+
+    def _finished(self, intent: Intent) -> None:
+        if intent.verb in ("deliver", "transport", "put"):
+            self._event = self._event or f"I just finished {intent.text}."
+        for steps in self.meta.values():
+            if steps and steps[0].same(intent):
+                steps.pop(0)
+
+    async def _draft(self, event: str) -> None:
+        (plan, text), completion = await self._ask(
+            CAPO_META_PLAN,
+            "meta-plan",
+            lambda r: read_meta_plan(r, self.team, bed=self._bed),
+            EVENT=event,
+            FORMAT=self._format(),
+        )
+        self._adopt(plan, text)
+        self._last_discussion = self._now
+        self.discussions += 1
+        self._waiting = {}
+        self._queue(f"Meta-plan: {text}", completion, f"capo: meta-plan ({event})", body=text)
+
+    def _adopt(self, plan: Mapping[str, list[Intent]], text: str) -> None:
+        self.meta = {a: list(s) for a, s in plan.items()}
+        self.meta_text = text
+        self.intent = None
+
+    async def _heard(self, sender: str, text: str) -> None:
+        body = text.strip()
+        low = body.lower()
+        if low.startswith(("meta-plan:", "final meta-plan:")):
+            final = low.startswith("final")
+            plan_text = body.split(":", 1)[1].strip()
+            try:
+                plan, norm = read_meta_plan("Meta-plan:\n" + _lines(plan_text, self.team), self.team, bed=self._bed)
+            except ParseError:
+                return  # a plan we cannot read changes nothing; our own planning goes on
+            self._adopt(plan, norm)
+            self._last_discussion = self._now
+            self._waiting = None
+            if final:
+                return
+            (agree, feedback), completion = await self._ask(
+                CAPO_FEEDBACK, "meta-plan feedback", read_feedback, OPPO_NAME=sender, META_PLAN=norm
+            )
+            said = f"Feedback: {feedback or 'OK.'} {'I agree.' if agree else 'I disagree.'}"
+            self._queue(said, completion, "capo: meta-plan feedback", body=feedback or said)
+        elif low.startswith("feedback:") and self._waiting is not None:
+            self._waiting[sender] = ("i agree." in low, body.split(":", 1)[1].strip())
+            if set(self._waiting) < set(self.partners):
+                return
+            answers, self._waiting = self._waiting, None
+            if all(ok for ok, _ in answers.values()):
+                return
+            fb = "\n".join(f"{p}: {t}" for p, (_, t) in answers.items())
+            (plan, norm), completion = await self._ask(
+                CAPO_REFINE,
+                "meta-plan refinement",
+                lambda r: read_meta_plan(r, self.team, bed=self._bed),
+                META_PLAN=self.meta_text,
+                FEEDBACK=fb,
+                FORMAT=self._format(),
+            )
+            self._adopt(plan, norm)
+            self._queue(f"Final meta-plan: {norm}", completion, "capo: final meta-plan", body=norm)
+
+    async def _choose(self, obs: Any) -> Intent | None:
+        options = self._options(obs)
+        dom = self.domain
+        view = self.mind.view()
+        for step in self.meta.get(self.name, [])[:2]:
+            if not any(o.same(step) for o in options) and dom.still_valid(step, view, self.name, dom.holding(obs)):
+                options.append(step)
+        if not options:
+            return None
+        texts = [o.text for o in options]
+        mine = self.meta.get(self.name, [])
+        choice, _ = await self._ask(
+            CAPO_PLANNING,
+            "progress-adaptive planning",
+            lambda r: read_choice(r, texts, "capo-llm"),
+            META_PLAN=self.meta_text or "None yet",
+            MY_SUBTASKS="; ".join(s.text for s in mine) or "None",
+            AVAILABLE_ACTIONS=_listing(texts),
+        )
+        return options[choice]
+
+
+def _lines(plan_text: str, team: Sequence[str]) -> str:
+    """A meta-plan sent on one line (``Alice: …; Bob: …``) back to one agent a line."""
+    names = "|".join(re.escape(n) for n in team)
+    return re.sub(rf"\s+(?=(?:{names})\s*:)", "\n", plan_text)
