@@ -1,0 +1,152 @@
+"""Does Mind-Reward give GRPO something to learn from? Sampled completions of a served model, scored per preset.
+
+Run:  scripts/local-model.sh serve 0.5b 8090        # any OpenAI-compatible server works
+      .venv/bin/python benchmarks/bench_mind_reward.py --base-url http://127.0.0.1:8090/v1 [--prompts 12] [--k 4]
+      .venv/bin/python benchmarks/bench_mind_reward.py --completions FILE      # re-score saved completions
+
+For ``--prompts`` MindPower train scenarios (``mindpower-sim`` train split, seed 0) it asks the model for ``--k``
+completions of the Fig. 15 prompt at temperature 1 (512 tokens each, seeds 0..k-1 per prompt), saves them with
+``--save FILE`` (JSON), and prints, per reward preset (``mindloop.systems.mindpower.rewards.REWARD_PRESETS``):
+
+* ``signal``: the share of prompt groups whose k rewards are not all equal (a group with equal rewards has zero
+  advantage everywhere, so GRPO learns nothing from it);
+* ``spread``: the mean within-group standard deviation of the reward;
+* ``gold``: the mean reward of the gold answer written in the paper's prose (``Gold.to_text()``);
+* ``spearman``: Spearman's rank correlation between the reward and the ``mindpower`` benchmark's own SR (the
+  action line's SR when the reply parses as a hierarchy, else 0, as the benchmark scores it) over all sampled
+  completions.
+
+The reward of a preset is its GRPO total: the reward functions' values combined with the preset's weights (Eq. 2
+for the paper's presets, 0.1·format + 0.9·mind for the released script's).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from mindloop.errors import HierarchyParseError
+from mindloop.systems.mindpower import build_messages, scenario_input
+from mindloop.systems.mindpower.actions import action_scores
+from mindloop.systems.mindpower.hierarchy import parse_hierarchy
+from mindloop.systems.mindpower.rewards import REWARD_PRESETS, reward_preset
+from mindloop.worlds.household.scenarios import Scenario, mindpower_sim
+
+
+def benchmark_sr(reply: str, scenario: Scenario) -> float:
+    """The ``mindpower`` benchmark's SR of one reply: 0 unless it parses as the six-layer hierarchy."""
+    try:
+        h = parse_hierarchy(reply, "hierarchy")
+    except HierarchyParseError:
+        return 0.0
+    return action_scores([str(s) for s in h.actions], list(scenario.gold.actions)).sr
+
+
+async def sample(base_url: str, model: str, scenarios: Sequence[Scenario], k: int, max_tokens: int) -> list[list[str]]:
+    """``k`` completions per scenario at temperature 1 (seeds 0..k-1), one request at a time."""
+    from mindloop.models.base import GenerationConfig, ModelOptions, load_model
+
+    chat = load_model(f"openai/{model}", ModelOptions(base_url=base_url, cache="off", timeout_s=600, concurrency=1))
+    out: list[list[str]] = []
+    try:
+        for i, s in enumerate(scenarios):
+            msgs = build_messages("hierarchy", scenario_input(s))
+            group = []
+            for j in range(k):
+                start = time.perf_counter()
+                reply = await chat.generate(msgs, GenerationConfig(temperature=1.0, max_tokens=max_tokens, seed=j))
+                group.append(reply.text)
+                print(
+                    f"  prompt {i + 1}/{len(scenarios)} sample {j + 1}/{k}: {time.perf_counter() - start:.1f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            out.append(group)
+    finally:
+        await chat.aclose()
+    return out
+
+
+def spearman(xs: Sequence[float], ys: Sequence[float]) -> float | None:
+    """Spearman's rho (average ranks for ties); ``None`` when either side is constant."""
+    from scipy.stats import spearmanr
+
+    if len(set(xs)) < 2 or len(set(ys)) < 2:
+        return None
+    return float(spearmanr(xs, ys).statistic)
+
+
+def score(presets: Sequence[str], scenarios: Sequence[Scenario], groups: Sequence[Sequence[str]]) -> dict[str, Any]:
+    """Per preset: signal share, mean spread, gold reward and Spearman against SR (see the module docstring)."""
+    srs = [benchmark_sr(c, s) for s, g in zip(scenarios, groups, strict=True) for c in g]
+    out: dict[str, Any] = {"sr_mean": statistics.fmean(srs), "sr_nonzero": sum(x > 0 for x in srs)}
+    for name in presets:
+        preset = reward_preset(name)
+        rewards = [
+            preset.total(list(g), s.gold.atomic.all(), s.gold.to_text()) for s, g in zip(scenarios, groups, strict=True)
+        ]
+        gold = [preset.total([s.gold.to_text()], s.gold.atomic.all(), s.gold.to_text())[0] for s in scenarios]
+        flat = [r for g in rewards for r in g]
+        rho = spearman(flat, srs)
+        out[name] = {
+            "signal": sum(len(set(g)) > 1 for g in rewards) / len(rewards),
+            "spread": statistics.fmean(statistics.pstdev(g) for g in rewards),
+            "mean": statistics.fmean(flat),
+            "gold": statistics.fmean(gold),
+            "spearman": rho,
+        }
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Sample (or load) completions, score them with each preset and print one line per preset and a JSON line."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--base-url", default="http://127.0.0.1:8090/v1")
+    parser.add_argument("--model", default="qwen")
+    parser.add_argument("--prompts", type=int, default=12)
+    parser.add_argument("--k", type=int, default=4)
+    parser.add_argument("--max-tokens", type=int, default=512)
+    parser.add_argument("--save", default=None, help="write the sampled completions to this JSON file")
+    parser.add_argument("--completions", default=None, help="score completions saved by --save instead of sampling")
+    parser.add_argument("--presets", default=",".join(REWARD_PRESETS))
+    args = parser.parse_args(argv)
+    presets = [p for p in args.presets.split(",") if p]
+    for p in presets:
+        reward_preset(p)  # unknown names fail before any sampling
+    scenarios = mindpower_sim("train", seed=0)[: args.prompts]
+    if args.completions:
+        saved = json.loads(Path(args.completions).read_text(encoding="utf-8"))
+        by_id = {s.id: s for s in mindpower_sim("train", seed=0)}
+        scenarios = [by_id[r["id"]] for r in saved]
+        groups = [r["completions"] for r in saved]
+    else:
+        start = time.perf_counter()
+        groups = asyncio.run(sample(args.base_url, args.model, scenarios, args.k, args.max_tokens))
+        print(f"sampled {sum(map(len, groups))} completions in {time.perf_counter() - start:.0f} s", file=sys.stderr)
+        if args.save:
+            rows = [{"id": s.id, "completions": g} for s, g in zip(scenarios, groups, strict=True)]
+            Path(args.save).write_text(json.dumps(rows), encoding="utf-8")
+    result = score(presets, scenarios, groups)
+    n = sum(map(len, groups))
+    print(
+        f"{len(groups)} prompts x {n // max(1, len(groups))} completions; benchmark SR mean "
+        f"{result['sr_mean']:.3f}, {result['sr_nonzero']} of {n} completions with SR > 0"
+    )
+    print(f"{'preset':<16} {'signal':>7} {'spread':>7} {'mean':>6} {'gold':>6} {'spearman':>8}")
+    for p in presets:
+        r = result[p]
+        rho = "-" if r["spearman"] is None else f"{r['spearman']:.3f}"
+        print(f"{p:<16} {r['signal']:>7.0%} {r['spread']:>7.3f} {r['mean']:>6.3f} {r['gold']:>6.3f} {rho:>8}")
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
