@@ -72,6 +72,8 @@ class _Reader:
     plan: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
     last_human: str | None = None
     last_object: str | None = None
+    rooms: dict[str, str] = field(default_factory=dict)  # who -> the room they were last seen enter
+    room_ids: frozenset[str] = frozenset()
     sources: dict[str, str] = field(default_factory=dict)  # item -> where an earlier layer said to fetch it from
 
     def human(self, word: str) -> str | None:
@@ -144,7 +146,7 @@ def _sentences(text: str) -> list[str]:
 
 def _clauses(sentence: str) -> list[str]:
     """A sentence's clauses, split at commas and ``and`` / ``then``; a ``but`` clause stays with the one before."""
-    pieces = [p.strip() for p in re.split(r",\s*(?:and\s+|then\s+)?|\s+and\s+then\s+|\s+and\s+|\s+then\s+", sentence)]
+    pieces = [p.strip() for p in re.split(r",\s*(?:and\s+)?(?:then\s+)?|\s+and\s+then\s+|\s+and\s+|\s+then\s+", sentence)]
     out: list[str] = []
     for p in pieces:
         if not p:
@@ -269,8 +271,13 @@ def _scene_atom(r: _Reader, who: str, clause: str) -> str | None:
             return f"listen({who}, {r.obj(g[0])})"
         if kind == "walk":
             target = g[0]
+            if target in ("back", "around", "about", "in", "away", ""):
+                return f"walk({who}, {r.rooms[who]})" if who in r.rooms else f"walk({who})"
             hid = r.human(target) if target else None
-            return f"walk({who}, {hid or r.place(target)})"
+            dest = hid or r.place(target)
+            if re.search(r"\b(?:into|in\s+to|inside|back\s+to|around|round|about|through|in)\b", c) or dest in r.room_ids:
+                r.rooms[who] = dest
+            return f"walk({who}, {dest})"
     return None
 
 
@@ -471,7 +478,7 @@ def _desire(r: _Reader, text: str) -> list[str]:
         return [f"attribute_desire(robot, no_assist({h}))"]
     m = re.search(rf"\b(?:find|finding|locate|locating|retrieve|retrieving|look\s+for)\s+"
         rf"{_NP}(?:\s+(?:for|in|and|that|by)\b.*)?$",
-                  low.split(",")[0].split(" and resolve")[0])  # fmt: skip
+                  re.split(r"[,.;]", low)[0].split(" and resolve")[0])  # fmt: skip
     verb, what = None, None
     if m:
         verb, what = "find", r.obj(m.group(1))
