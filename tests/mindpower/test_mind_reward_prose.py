@@ -6,6 +6,7 @@ Fig. 15 prose (``Gold.to_text()``) and damaged versions of it (``reward_damage``
 
 from __future__ import annotations
 
+import itertools
 import pickle
 import statistics
 from collections.abc import Callable
@@ -72,8 +73,8 @@ def test_each_damage_scores_below_the_gold(name: str, test_split: list[Scenario]
 def test_more_damage_scores_lower(test_split: list[Scenario], gold_scores: Scores) -> None:
     rungs = [[gold_scores[s.id], *_mind(ladder(s, s.gold.to_text()), s)] for s in test_split]
     means = [statistics.fmean(r[i] for r in rungs) for i in range(len(LADDER) + 1)]
-    assert all(a > b for a, b in zip(means, means[1:], strict=False)), means
-    never_up = sum(all(a >= b for a, b in zip(r, r[1:], strict=False)) for r in rungs)
+    assert all(a > b for a, b in itertools.pairwise(means)), means
+    never_up = sum(all(a >= b for a, b in itertools.pairwise(r)) for r in rungs)
     assert never_up >= 0.95 * len(rungs)
 
 
@@ -87,7 +88,8 @@ def test_empty_and_off_topic_answers_score_near_zero(test_split: list[Scenario])
 def test_prose_extraction_of_the_papers_example_1() -> None:
     # MindPower supplementary B.4, Example 1 of Fig. 1, as printed (with its "his" and "fridge"/"refrigerator")
     text = """<Perception> Alice walks into the kitchen, puts the apple on the table, and then leaves the kitchen. \
-Then David walks into the kitchen, picks up the apple, and puts it in the refrigerator. Alice comes back and walks around.
+Then David walks into the kitchen, picks up the apple, and puts it in the refrigerator. Alice comes back and walks \
+around.
 <Belief> I think Alice is looking for the apple. I believe she thinks the apple is on the table, but I also believe \
 the apple is actually in the refrigerator.
 <Desire> I want to assist Alice in achieving his goal of retrieving the apple. and I want to resolve the mismatch \

@@ -73,7 +73,6 @@ class _Reader:
     last_human: str | None = None
     last_object: str | None = None
     rooms: dict[str, str] = field(default_factory=dict)  # who -> the room they were last seen enter
-    room_ids: frozenset[str] = frozenset()
     sources: dict[str, str] = field(default_factory=dict)  # item -> where an earlier layer said to fetch it from
 
     def human(self, word: str) -> str | None:
@@ -146,7 +145,9 @@ def _sentences(text: str) -> list[str]:
 
 def _clauses(sentence: str) -> list[str]:
     """A sentence's clauses, split at commas and ``and`` / ``then``; a ``but`` clause stays with the one before."""
-    pieces = [p.strip() for p in re.split(r",\s*(?:and\s+)?(?:then\s+)?|\s+and\s+then\s+|\s+and\s+|\s+then\s+", sentence)]
+    pieces = [
+        p.strip() for p in re.split(r",\s*(?:and\s+)?(?:then\s+)?|\s+and\s+then\s+|\s+and\s+|\s+then\s+", sentence)
+    ]
     out: list[str] = []
     for p in pieces:
         if not p:
@@ -275,7 +276,7 @@ def _scene_atom(r: _Reader, who: str, clause: str) -> str | None:
                 return f"walk({who}, {r.rooms[who]})" if who in r.rooms else f"walk({who})"
             hid = r.human(target) if target else None
             dest = hid or r.place(target)
-            if re.search(r"\b(?:into|in\s+to|inside|back\s+to|around|round|about|through|in)\b", c) or dest in r.room_ids:
+            if re.search(r"\b(?:into|in\s+to|inside|back\s+to|around|round|about|through|in)\b", c):
                 r.rooms[who] = dest
             return f"walk({who}, {dest})"
     return None
