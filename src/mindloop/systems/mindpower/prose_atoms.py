@@ -657,7 +657,8 @@ def extract_atoms_prose(text: str, setting: str = "hierarchy", lexicon: Mapping[
         content = by_layer.get(layer, "")
         calls = _calls(content)
         if layer == "action":
-            got = [f"plan_action(robot, {', '.join(calls)})"] if calls else []
+            single = len(calls) == 1 and calls[0].startswith("plan_action(")
+            got = calls if single else ([f"plan_action(robot, {', '.join(calls)})"] if calls else [])
         elif (calls and layer != "perception") or (
             calls and not re.search(r"[a-z]{3,}\s+[a-z]{3,}\s+[a-z]{3,}", content)
         ):
