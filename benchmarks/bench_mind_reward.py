@@ -3,6 +3,8 @@
 Run:  scripts/local-model.sh serve 0.5b 8090        # any OpenAI-compatible server works
       .venv/bin/python benchmarks/bench_mind_reward.py --base-url http://127.0.0.1:8090/v1 [--prompts 12] [--k 4]
       .venv/bin/python benchmarks/bench_mind_reward.py --completions FILE      # re-score saved completions
+      .venv/bin/python benchmarks/bench_mind_reward.py --gguf .local-models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf
+                         # no server: the same GGUF through transformers (needs the gguf package), sampled in-process
 
 For ``--prompts`` MindPower train scenarios (``mindpower-sim`` train split, seed 0) it asks the model for ``--k``
 completions of the Fig. 15 prompt at temperature 1 (512 tokens each, seeds 0..k-1 per prompt), saves them with
@@ -32,10 +34,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from mindloop.errors import HierarchyParseError
 from mindloop.systems.mindpower import build_messages, scenario_input
 from mindloop.systems.mindpower.actions import action_scores
-from mindloop.systems.mindpower.hierarchy import parse_hierarchy
+from mindloop.systems.mindpower.hierarchy import HierarchyParseError, parse_hierarchy
 from mindloop.systems.mindpower.rewards import REWARD_PRESETS, reward_preset
 from mindloop.worlds.household.scenarios import Scenario, mindpower_sim
 
@@ -71,6 +72,29 @@ async def sample(base_url: str, model: str, scenarios: Sequence[Scenario], k: in
             out.append(group)
     finally:
         await chat.aclose()
+    return out
+
+
+def sample_gguf(path: str, scenarios: Sequence[Scenario], k: int, max_tokens: int) -> list[list[str]]:
+    """The same sampling without a server: the GGUF model loaded by transformers (dequantised), ``k`` sequences
+    per prompt at temperature 1 (no top-k/top-p cut, as the server's defaults are not used), seeded per prompt."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    folder, name = str(Path(path).parent), Path(path).name
+    tok = AutoTokenizer.from_pretrained(folder, gguf_file=name)
+    model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=name, dtype=torch.float32).eval()
+    out: list[list[str]] = []
+    for i, s in enumerate(scenarios):
+        ids = tok.apply_chat_template(build_messages("hierarchy", scenario_input(s)), add_generation_prompt=True,
+                                      return_tensors="pt")  # fmt: skip
+        torch.manual_seed(i)
+        start = time.perf_counter()
+        with torch.no_grad():
+            gen = model.generate(ids, do_sample=True, temperature=1.0, top_p=1.0, top_k=0, max_new_tokens=max_tokens,
+                                 num_return_sequences=k, pad_token_id=tok.eos_token_id)  # fmt: skip
+        out.append([tok.decode(g[ids.shape[1] :], skip_special_tokens=True) for g in gen])
+        print(f"  prompt {i + 1}/{len(scenarios)}: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
     return out
 
 
@@ -115,20 +139,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--max-tokens", type=int, default=512)
     parser.add_argument("--save", default=None, help="write the sampled completions to this JSON file")
     parser.add_argument("--completions", default=None, help="score completions saved by --save instead of sampling")
+    parser.add_argument("--gguf", default=None, help="sample from this GGUF file in-process instead of a server")
     parser.add_argument("--presets", default=",".join(REWARD_PRESETS))
     args = parser.parse_args(argv)
     presets = [p for p in args.presets.split(",") if p]
     for p in presets:
         reward_preset(p)  # unknown names fail before any sampling
-    scenarios = mindpower_sim("train", seed=0)[: args.prompts]
+    train = mindpower_sim("train", seed=0)
+    scenarios = train[: args.prompts]
     if args.completions:
         saved = json.loads(Path(args.completions).read_text(encoding="utf-8"))
-        by_id = {s.id: s for s in mindpower_sim("train", seed=0)}
+        by_id = {s.id: s for s in train}
         scenarios = [by_id[r["id"]] for r in saved]
         groups = [r["completions"] for r in saved]
     else:
         start = time.perf_counter()
-        groups = asyncio.run(sample(args.base_url, args.model, scenarios, args.k, args.max_tokens))
+        if args.gguf:
+            groups = sample_gguf(args.gguf, scenarios, args.k, args.max_tokens)
+        else:
+            groups = asyncio.run(sample(args.base_url, args.model, scenarios, args.k, args.max_tokens))
         print(f"sampled {sum(map(len, groups))} completions in {time.perf_counter() - start:.0f} s", file=sys.stderr)
         if args.save:
             rows = [{"id": s.id, "completions": g} for s, g in zip(scenarios, groups, strict=True)]
