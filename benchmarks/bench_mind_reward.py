@@ -77,7 +77,8 @@ async def sample(base_url: str, model: str, scenarios: Sequence[Scenario], k: in
 
 def sample_gguf(path: str, scenarios: Sequence[Scenario], k: int, max_tokens: int) -> list[list[str]]:
     """The same sampling without a server: the GGUF model loaded by transformers (dequantised), ``k`` sequences
-    per prompt at temperature 1 (no top-k/top-p cut, as the server's defaults are not used), seeded per prompt."""
+    per prompt at temperature 1 with no top-k/top-p cut (a llama.cpp server applies its own defaults there), seeded
+    per prompt."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -86,13 +87,23 @@ def sample_gguf(path: str, scenarios: Sequence[Scenario], k: int, max_tokens: in
     model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=name, dtype=torch.float32).eval()
     out: list[list[str]] = []
     for i, s in enumerate(scenarios):
-        ids = tok.apply_chat_template(build_messages("hierarchy", scenario_input(s)), add_generation_prompt=True,
-                                      return_tensors="pt")  # fmt: skip
+        messages = build_messages("hierarchy", scenario_input(s))
+        enc = tok.apply_chat_template(messages, add_generation_prompt=True, return_tensors="pt", return_dict=True)
+        ids = enc["input_ids"]
         torch.manual_seed(i)
         start = time.perf_counter()
         with torch.no_grad():
-            gen = model.generate(ids, do_sample=True, temperature=1.0, top_p=1.0, top_k=0, max_new_tokens=max_tokens,
-                                 num_return_sequences=k, pad_token_id=tok.eos_token_id)  # fmt: skip
+            gen = model.generate(
+                input_ids=ids,
+                attention_mask=torch.ones_like(ids),
+                do_sample=True,
+                temperature=1.0,
+                top_p=1.0,
+                top_k=0,
+                max_new_tokens=max_tokens,
+                num_return_sequences=k,
+                pad_token_id=tok.eos_token_id,
+            )
         out.append([tok.decode(g[ids.shape[1] :], skip_special_tokens=True) for g in gen])
         print(f"  prompt {i + 1}/{len(scenarios)}: {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
     return out
