@@ -24,7 +24,13 @@ __all__ = [
 
 
 class MindloopError(Exception):
-    """Base class of every error mindloop raises deliberately."""
+    """Base class of every error mindloop raises deliberately.
+
+    ``replies``: the texts a model had replied before the error, when the error ends a question asked through
+    :func:`mindloop.models.replies.ask` (its format retries' replies included), else empty.
+    """
+
+    replies: tuple[str, ...] = ()
 
 
 class ParseError(MindloopError):
@@ -87,7 +93,8 @@ class ModelResponseError(ModelError):
 
 class ModelUnavailableError(ModelError):
     """The model endpoint could not be reached or kept failing on its side (connection refused, DNS, TLS, HTTP
-    5xx) on every try: an outage, not an answer. The runner's circuit breaker counts these (and timeouts)."""
+    5xx) on every try: an outage, not an answer. The runner's circuit breaker counts samples that end so (and those
+    that time out), besides the requests that found no server (:mod:`mindloop.bench.breaker`)."""
 
 
 SETUP_ERRORS: tuple[type[MindloopError], ...] = (DependencyError, InvalidArgumentError, RegistryError)

@@ -137,7 +137,14 @@ def test_a_run_against_itself_differs_by_nothing(store: RunStore, pair: tuple[st
     a, _ = pair
     (bc,) = compare_runs(store, [a, a]).to_json()["comparisons"]
     d = bc["differences"][0]
-    assert d["metrics"]["accuracy"] == {"diff": 0.0, "low": 0.0, "high": 0.0, "p": 1.0, "resamples": 1000}
+    assert d["metrics"]["accuracy"] == {
+        "diff": 0.0,
+        "low": 0.0,
+        "high": 0.0,
+        "p": 1.0,
+        "test": "McNemar exact",
+        "resamples": 1000,
+    }
     assert d["scores"]["correct"]["p"] == 1.0 and bc["disagreements"]["n"] == 0
 
 
@@ -332,3 +339,27 @@ def test_runs_cli_json_keeps_old_keys_and_adds_status(store: RunStore, capsys: p
     assert main(["runs"]) == 0
     err = capsys.readouterr().err
     assert "stopped: 5 pending" in err and "accuracy 0.8" in err and run_id in err
+
+
+def test_four_discordant_pairs_get_no_star(store: RunStore, capsys: pytest.CaptureFixture[str]) -> None:
+    """Four samples right only in the second run, the other 26 the same: the exact sign test gives
+    2 * (1/2)^4 = 0.125 for the headline, so no star (the bootstrap p-value starred it at 0.024). Every breakdown
+    row is Holm-adjusted over the three question types."""
+    rights_a = [False] * 4 + [True] * 13 + [False] * 13
+    rights_b = [True] * 4 + [True] * 13 + [False] * 13
+    a = _run(store, rights_a, "basket", agent="symbolic")
+    b = _run(store, rights_b, "basket")
+    (bc,) = compare_runs(store, [a, b]).to_json()["comparisons"]
+    (diff,) = bc["differences"]
+    acc = diff["metrics"]["accuracy"]
+    assert (acc["test"], acc["p"]) == ("McNemar exact", 0.125) and "p_adjusted" not in acc
+    rows = diff["metrics"]["by_type"]
+    # the 4 discordant samples are q000..q003: types reality, memory, first_order, reality -> 2, 1, 1 discordant
+    raw = {t: rows[t]["accuracy"]["p"] for t in rows}
+    assert raw == {"reality": 0.5, "memory": 1.0, "first_order": 1.0}
+    # Holm over the family: 0.5*3 capped at 1, then 1.0s: every adjusted p is 1
+    assert {t: rows[t]["accuracy"]["p_adjusted"] for t in rows} == {"reality": 1.0, "memory": 1.0, "first_order": 1.0}
+    assert main(["compare", a, b]) == 0
+    err = capsys.readouterr().err
+    assert "0.125" in err and not re.search(r"\d\*", err)  # a starred p-value reads "p 0.024*"
+    assert "no significant difference" in err

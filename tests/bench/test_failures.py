@@ -256,6 +256,7 @@ def test_summary_json_keeps_every_old_key() -> None:
         "stopped",
         "replies",  # added with format retries: how the agent's replies fared (parsed, rejected, retried)
         "intervals",  # added with confidence intervals: 95% bootstrap intervals of the metrics
+        "protocol",  # added with issue 22: the format retries that produced the run
     }
 
 

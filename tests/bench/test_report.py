@@ -48,14 +48,20 @@ EVIL_STORY = [
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RunStore, str, str]]:
     """One store with two real runs: Hi-ToM by the symbolic tracker (some answers wrong) and ToMi answered by the
-    scripted echo model (unparseable replies: failed samples with transcripts)."""
+    scripted model that answers only the reality questions (the rest unreadable: failed samples with transcripts)."""
     home = tmp_path_factory.mktemp("report-home")
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("MINDLOOP_HOME", str(home))
         store = RunStore(home / "runs.sqlite")
         hitom = run_benchmark(RunRequest("hitom"), store=store, progress=False).run_id
+        # answers "A" to reality questions (read, right or wrong), nothing readable to the rest (failed): a run with
+        # both; echoing the prompt no longer answers anything since every generated question offers two choices
+        replies = home / "replies.json"
+        replies.write_text(
+            json.dumps({"rules": [{"match": "really\\?", "reply": "A"}], "default": "I cannot tell."}), encoding="utf-8"
+        )
         tomi = run_benchmark(
-            RunRequest("tomi", n=50, model="scripted/echo", agent="model"), store=store, progress=False
+            RunRequest("tomi", n=50, model=f"scripted/{replies}", agent="model"), store=store, progress=False
         ).run_id
         yield store, hitom, tomi
         store.close()

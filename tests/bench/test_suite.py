@@ -138,9 +138,10 @@ def test_quick_suite_runs_equal_bench_runs_sample_for_sample(quick: tuple[RunSto
         for run_id in runs:
             info = store.run(run_id)
             assert info.n_completed == info.n == preset_entry("quick", info.benchmark).n and info.n_bugs == 0
+            options = dict(preset_entry("quick", info.benchmark).options)  # e.g. select=balanced
             solo = run_benchmark(
-                RunRequest(info.benchmark, n=info.n, seed=0), store=alone, progress=False
-            )  # `mindloop bench run NAME --n N`
+                RunRequest(info.benchmark, n=info.n, seed=0, options=options), store=alone, progress=False
+            )  # `mindloop bench run NAME --n N --opt KEY=VALUE`
             assert _records(alone, solo.run_id) == _records(store, run_id), info.benchmark
     suite = store.suite(suite_id)
     assert suite.finished is not None and suite.preset == "quick" and suite.model is None

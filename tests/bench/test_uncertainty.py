@@ -26,6 +26,7 @@ from mindloop.bench.api import Sample, SampleRecord
 from mindloop.bench.report import render_report
 from mindloop.bench.store import RunStore
 from mindloop.bench.uncertainty import (
+    METHOD,
     MIN_SUMMARY_RESAMPLES,
     SUMMARY_BUDGET,
     ResamplePlan,
@@ -179,16 +180,48 @@ def test_interval_of_a_proportion_contains_it_and_matches_the_normal_width() -> 
     # the standard error of a mean of 0/1 scores: sqrt(p (1 - p) / (n - 1)) with the sample variance
     assert iv["se"] == pytest.approx(math.sqrt(acc * (1 - acc) / (len(correct) - 1)), rel=1e-9)
     assert iv["mean_of"] == "correct"
-    # the percentile interval is close to +-1.96 SE for n = 400
+    # a proportion gets the exact interval, close to +-1.96 SE for n = 400
+    assert iv["method"] == "exact Clopper-Pearson"
     assert iv["high"] - iv["low"] == pytest.approx(2 * 1.96 * iv["se"], rel=0.15)
+    # exact: each bound is where the binomial tail beyond the observed count is 2.5% (summed by hand in integers)
+    k, n = int(sum(correct)), len(correct)
+    assert _upper_tail(k, n, iv["low"]) == pytest.approx(0.025, abs=1e-6)
+    assert _lower_tail(k, n, iv["high"]) == pytest.approx(0.025, abs=1e-6)
     assert (out["method"], out["resamples"], out["seed"], out["level"], out["n"]) == (
-        "percentile bootstrap over samples",
+        METHOD,
         1000,
         0,
         0.95,
         400,
     )
     assert "n" not in out["metrics"]  # counts get no interval
+
+
+def _lower_tail(k: int, n: int, p: float) -> float:
+    """``P(X <= k)`` for ``X ~ Binomial(n, p)``, term by term."""
+    return math.fsum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k + 1))
+
+
+def _upper_tail(k: int, n: int, p: float) -> float:
+    """``P(X >= k)`` for ``X ~ Binomial(n, p)``."""
+    return 1 - _lower_tail(k - 1, n, p)
+
+
+@pytest.mark.parametrize("n", [1, 4])
+def test_a_proportion_at_tiny_n_keeps_an_honest_interval(n: int) -> None:
+    """All right at n = 4 (or n = 1) is no certainty: the percentile bootstrap said [1, 1]; the exact interval
+    reaches down to (2.5%)^(1/n) = 0.025 at n = 1, 0.398 at n = 4."""
+    iv = bootstrap_intervals(_records([1.0] * n), _accuracy)["metrics"]["accuracy"]
+    assert iv["high"] == 1.0 and iv["low"] == pytest.approx(0.025 ** (1 / n), rel=1e-9)
+
+
+def test_a_mean_that_is_not_a_proportion_says_n_too_small() -> None:
+    out = bootstrap_intervals(_records([0.0] * 5, score=[0.1, 0.5, 0.9, 0.3, 0.7]), _mean_score)
+    assert "mean" not in out["metrics"] and out["too_small"] == {"min_n": 10, "metrics": ["mean"]}
+
+
+def _mean_score(records: Sequence[SampleRecord]) -> dict[str, Any]:
+    return {"mean": sum(r.scores["score"] for r in records) / len(records)}
 
 
 def test_interval_shrinks_with_n() -> None:
@@ -199,8 +232,14 @@ def test_interval_shrinks_with_n() -> None:
     assert 3.0 < widths[100] / widths[1600] < 5.3  # width ~ 1 / sqrt(n): 16 times the samples, a quarter the width
 
 
+def _graded(n: int, seed: int) -> list[float]:
+    """Scores in {0, 0.5, 1}: a mean of them is no proportion, so it is bootstrapped."""
+    rng = random.Random(seed)
+    return [rng.choice((0.0, 0.5, 1.0)) for _ in range(n)]
+
+
 def test_intervals_are_seeded() -> None:
-    records = _records(_bernoulli(200, 0.6, 3), ["a", "b"] * 100)
+    records = _records(_graded(200, 3), ["a", "b"] * 100)
     first = bootstrap_intervals(records, _accuracy, seed=11)
     assert bootstrap_intervals(records, _accuracy, seed=11) == first
     other = bootstrap_intervals(records, _accuracy, seed=12)
@@ -210,7 +249,7 @@ def test_intervals_are_seeded() -> None:
 def test_the_vectorised_shortcut_equals_summarizing_every_resample() -> None:
     """Means over groups and over input labels take the matrix shortcut; the brute force over all 1,000
     resamples gives the same interval to the last digit."""
-    records = _records(_bernoulli(150, 0.55, 5), ["a", "b", "c"] * 50)
+    records = _records(_graded(150, 5), ["a", "b", "c"] * 50)
     out = bootstrap_intervals(records, _accuracy)["metrics"]
     for path in [("accuracy",), ("by_group", "b", "accuracy"), ("by_label", "odd", "accuracy")]:
         node: Any = out
@@ -300,7 +339,10 @@ def test_a_real_difference_is_significant_and_its_interval_holds_it() -> None:
     diffs = paired_differences(_records(a), _records(b), _accuracy)
     d = diffs[("accuracy",)]
     assert d.diff == pytest.approx(sum(b) / 300 - sum(a) / 300)
-    assert 0 < d.low < d.diff < d.high and d.p == pytest.approx(2 / 1001)
+    # b >= a everywhere: every discordant pair favours b, so McNemar's exact p is 2 * (1/2)^discordant
+    discordant = int(sum(b) - sum(a))
+    assert 0 < d.low < d.diff < d.high and d.test == "McNemar exact"
+    assert d.p == pytest.approx(2 * 0.5**discordant, rel=1e-12)
     # pairing: b never loses, so every resampled difference is positive; unpaired the spread would be far wider
     assert d.high - d.low < 2 * 1.96 * math.sqrt(0.25 / 300 * 2)
 
@@ -319,14 +361,14 @@ def test_intervals_in_json_terminal_and_report(capsys: pytest.CaptureFixture[str
     assert main(["bench", "run", "hitom", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     iv = out["intervals"]
-    assert (iv["method"], iv["resamples"], iv["seed"], iv["n"]) == ("percentile bootstrap over samples", 1000, 0, 240)
+    assert (iv["method"], iv["resamples"], iv["seed"], iv["n"]) == (METHOD, 1000, 0, 240)
     acc = out["metrics"]["accuracy"]
     assert iv["metrics"]["accuracy"]["low"] < acc < iv["metrics"]["accuracy"]["high"]
     assert iv["excluded"] == ["agreed_pairs"] and "agreed_pairs" not in iv["metrics"]
     assert set(iv["metrics"]["by_type"]) == set(out["metrics"]["by_type"])
     assert main(["bench", "run", "hitom", "--n", "40"]) == 0
     err = capsys.readouterr().err
-    assert "95% CI" in err and "percentile bootstrap over samples, 1000 resamples, seed 0" in err
+    assert "95% CI" in err and f"{METHOD}, 1000 resamples, seed 0" in err
     with RunStore(runs_path(), readonly=True) as store:
         page = render_report(out["run_id"], store)
     order2 = iv["metrics"]["by_type"]["order_2"]["accuracy"]

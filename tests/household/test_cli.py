@@ -18,7 +18,9 @@ def test_describe_json_is_one_object_on_stdout() -> None:
     result = runner.invoke(data_app, ["describe", "mindpower-sim", "--n", "60", "--seed", "1", "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    assert data["dataset"] == "mindpower-sim" and data["n"] == 60 and data["seed"] == 1
+    # --n counts the scenarios that need help (the paper's 590 all do); controls add n // 5 beside them
+    assert data["dataset"] == "mindpower-sim" and data["n"] == 72 and data["seed"] == 1
+    assert data["help_needed"] == 60 and data["controls"] == 12
     assert set(data) >= {"task_type", "subtype", "humans", "controls", "special_needs", "dialogue_share"}
     assert result.stderr == ""
 

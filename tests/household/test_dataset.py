@@ -48,10 +48,16 @@ def test_split_is_eight_to_two_disjoint_and_stratified() -> None:
         assert abs(in_test - k / 5) <= 1  # stratified: each subtype's share of test is about a fifth
 
 
+def first_split(*, seed: int, n: int) -> list[Any]:
+    return mindpower_sim("test", seed=seed, n=n)
+
+
 def test_split_is_fixed_by_the_seed() -> None:
     first = [s.id for s in mindpower_sim("test", seed=2, n=60)]
     assert first == [s.id for s in mindpower_sim("test", seed=2, n=60)]
-    assert len(mindpower_sim("all", seed=2, n=60)) == 60
+    every = mindpower_sim("all", seed=2, n=60)  # 60 that need help and 60 // 5 controls beside them
+    assert len(every) == 72 and sum(s.control for s in every) == 12
+    assert sum(not s.control for s in first_split(seed=2, n=60)) == 12
     with pytest.raises(InvalidArgumentError):
         mindpower_sim("validation")
 
@@ -64,11 +70,11 @@ def test_export_is_byte_identical_for_the_same_seed(tmp_path: Path) -> None:
     assert a.files == b.files and set(a.files) == {"README.md", "stats.json", "data/train.jsonl", "data/test.jsonl"}
     assert a.files == digest(tmp_path / "a")
     lines = (tmp_path / "a" / "data" / "train.jsonl").read_text(encoding="utf-8").splitlines()
-    assert len(lines) == 32 and all(
+    assert len(lines) == 32 + 7 and all(  # 32 of the 40 that need help, 7 of the 8 controls
         line == json.dumps(json.loads(line), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         for line in lines
     )
-    assert "timestamp" not in (tmp_path / "a" / "README.md").read_text() and c.stats.n == 40
+    assert "timestamp" not in (tmp_path / "a" / "README.md").read_text() and c.stats.n == 48
 
 
 def test_export_is_byte_identical_across_processes(tmp_path: Path) -> None:
@@ -118,7 +124,7 @@ def test_datasets_loads_the_export(tmp_path: Path) -> None:
     datasets = pytest.importorskip("datasets")
     export_dataset(tmp_path, seed=0, n=50)
     ds = datasets.load_dataset(str(tmp_path), cache_dir=str(tmp_path / ".cache"))
-    assert ds["train"].num_rows == 40 and ds["test"].num_rows == 10
+    assert ds["train"].num_rows == 40 + 8 and ds["test"].num_rows == 10 + 2
     row = ds["test"][0]
     assert row["gold"]["actions"] and row["setup"]["layout"] and isinstance(row["events"], list)
     assert set(ds["train"].features) == set(SCHEMA)
@@ -127,22 +133,35 @@ def test_datasets_loads_the_export(tmp_path: Path) -> None:
 def test_describe_counts_add_up() -> None:
     stats = describe_dataset(seed=0, n=150)
     d = stats.to_dict()
-    assert d["n"] == 150 and d["splits"] == {"train": 120, "test": 30}
-    assert sum(d["task_type"].values()) == 150 == sum(d["subtype"].values()) == sum(d["humans"].values())
-    assert sum(d["category"].values()) == 150
+    assert d["n"] == 180 and d["splits"] == {"train": 120 + 24, "test": 30 + 6}
+    assert sum(d["task_type"].values()) == 180 == sum(d["subtype"].values()) == sum(d["humans"].values())
+    assert sum(d["category"].values()) == 180
     assert set(d["humans"]) <= {"1", "2", "3"} and all(d["humans"].get(k) for k in ("1", "2", "3"))
-    assert d["controls"] + d["help_needed"] == 150 and d["controls"] > 0
-    assert d["dialogue"] > 0 and d["dialogue_share"] == round(d["dialogue"] / 150, 4)
+    assert d["controls"] + d["help_needed"] == 180 and d["controls"] == 30
+    assert d["dialogue"] > 0 and d["dialogue_share"] == round(d["dialogue"] / 180, 4)
     assert set(d["special_needs"]) <= {"child", "wheelchair"}
     assert set(d["subtype"]) <= set(SUBTYPES) and d["layouts"] == 8
     for split, counts in d["by_split"].items():
         assert counts["n"] == d["splits"][split]
 
 
-def test_default_mix_is_close_to_the_papers_proportions() -> None:
-    # B.1: 390 false-belief vs 200 implicit-goal examples; 113 / 373 / 104 with one / two / three humans.
-    d = describe_dataset(seed=0, n=590).to_dict()
-    fb = d["task_type"]["false_belief_correction"] / 590
-    assert 0.55 <= fb <= 0.72
-    humans = {k: v / 590 for k, v in d["humans"].items()}
-    assert humans["2"] > humans["1"] and humans["2"] > humans["3"] and humans["3"] > 0.08
+def test_composition_follows_the_paper_where_it_says() -> None:
+    """MindPower's B.1 figures: 590 that need help, 390 / 200 by task, 17 special needs, 96 object property or
+    functional, 87 dialogue-driven, 104 with three humans; one and two humans as near 113 / 373 as the homes allow."""
+    stats = describe_dataset()
+    rows = {r["row"]: r for r in stats.to_dict()["paper_vs_ours"]}
+    for row in (
+        "scenarios that need help",
+        "False-Belief Correction",
+        "Implicit Goal Inference & Completion",
+        "3 humans",
+        "special needs (child, wheelchair)",
+        "object property + functional combination",
+        "dialogue-driven",
+    ):
+        assert rows[row]["ours"] == rows[row]["paper"], row
+    for row in ("1 human", "2 humans"):
+        assert abs(rows[row]["ours"] - rows[row]["paper"]) <= 15, row
+    assert rows["controls (no help needed)"] == {"row": "controls (no help needed)", "paper": 0, "ours": 118}
+    assert rows["test split (of those that need help)"]["ours"] == "118 of 590"
+    assert stats.splits == {"train": 472 + 95, "test": 118 + 23}

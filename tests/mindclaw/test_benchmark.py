@@ -33,14 +33,14 @@ def _contract(m: dict[str, Any]) -> None:
 def test_it_is_a_harness_benchmark() -> None:
     bench = ClawBenchmark()
     assert isinstance(bench, Benchmark)
-    assert bench.name == "claw" and list(bench.agents) == ["symbolic", "classifier", "model"]
+    assert bench.name == "claw" and list(bench.agents) == ["symbolic", "classifier", "model", "never", "first"]
     assert [name for name, spec in bench.agents.items() if spec.needs_model] == ["model"]
 
 
 def test_symbolic_runtime_meets_the_targets_on_the_test_set() -> None:
     bench = ClawBenchmark()
     samples = bench.samples(None, 0, validate_options(bench, {}))
-    assert len(samples) == 118 and {s.group for s in samples} == {
+    assert len(samples) == 141 and {s.group for s in samples} == {
         "false_belief/help",
         "false_belief/control",
         "implicit_goal/help",
@@ -50,7 +50,8 @@ def test_symbolic_runtime_meets_the_targets_on_the_test_set() -> None:
     _contract(m)
     assert m["pia"] >= 0.98 and m["cs"] == 1.0 and m["acc"] >= 0.98  # the issue's targets
     assert m["cs_n"] >= 0.98 * m["help_needed"] and m["false_alarms"] == 0
-    assert m["n"] == 118 and m["controls"] == 24 and m["decisions"] == sum(s.input["n_decisions"] for s in samples)
+    assert m["n"] == 141 and m["controls"] == 23 and m["help_needed"] == 118
+    assert m["decisions"] == sum(s.input["n_decisions"] for s in samples)
     assert set(m["by_group"]) == {s.group for s in samples}
 
 
@@ -59,7 +60,7 @@ def test_the_classifier_is_trained_on_train_and_reported_beside_it() -> None:
 
     train_ids = {d.scenario_id for d in training_decisions()}
     test_ids = {s.id for s in mindpower_sim("test")}
-    assert len(train_ids) == 472 and not train_ids & test_ids
+    assert len(train_ids) == 472 + 95 and not train_ids & test_ids  # the train split's help episodes and controls
     bench = ClawBenchmark()
     m = bench.summarize(_records(bench, bench.samples(30, 0, validate_options(bench, {})), "classifier"))
     _contract(m)
@@ -117,3 +118,20 @@ def test_a_recorded_run_through_the_harness(monkeypatch: pytest.MonkeyPatch) -> 
     summary = run_benchmark(RunRequest("claw", agent="symbolic", n=3), progress=False).to_json()
     assert summary["n"] == 3 and summary["n_failed"] == 0
     _contract(summary["metrics"])
+
+
+def test_never_and_first_are_the_trivial_floor() -> None:
+    """Issue 22: over the episodes that need help an agent that never intervenes scores TA = PIA = 0 (as the paper's
+    never-intervening models), one that acts at the first window too; the controls are reported apart."""
+    bench = ClawBenchmark()
+    samples = bench.samples(None, 0, validate_options(bench, {}))
+    help_ = [s for s in samples if s.group.endswith("/help")][:6]
+    controls = [s for s in samples if s.group.endswith("/control")][:2]
+    chosen = help_ + controls
+    never = bench.summarize(_records(bench, chosen, "never"))
+    assert (never["ta"], never["pia"], never["missed"]) == (0.0, 0.0, 6)
+    assert never["control_episodes"] == {"ta": 1.0, "pia": 1.0, "n": 2, "false_alarms": 0}
+    assert never["all_episodes"]["pia"] == 0.25 and "need help" in never["headline_over"]
+    first = bench.summarize(_records(bench, chosen, "first"))
+    assert first["ta"] == 0.0 and first["pia"] == 0.0 and first["early"] == 6
+    assert first["control_episodes"]["false_alarms"] == 2 and first["control_episodes"]["pia"] == 0.0

@@ -45,8 +45,8 @@ PROMPT = [{"role": "user", "content": "Red or blue?"}]
 def test_a_refused_reply_goes_back_with_the_reason_and_the_retry_is_recorded() -> None:
     inner = Replies("green", "Blue")
     model = RecordingModel(inner)
-    value, completion = asyncio.run(ask(model, PROMPT, colour))
-    assert (value, completion.text) == ("blue", "Blue")
+    value, completion, replies = asyncio.run(ask(model, PROMPT, colour))
+    assert (value, completion.text, replies) == ("blue", "Blue", ("green", "Blue"))
     retry_prompt = inner.prompts[1]
     assert retry_prompt[:1] == PROMPT and retry_prompt[1] == {"role": "assistant", "content": "green"}
     assert retry_prompt[2]["role"] == "user" and "'green' is not red or blue" in retry_prompt[2]["content"]
@@ -57,9 +57,10 @@ def test_a_refused_reply_goes_back_with_the_reason_and_the_retry_is_recorded() -
 
 def test_retries_are_bounded_and_zero_means_one_call() -> None:
     model = RecordingModel(Replies("green", "yellow", "red"))
-    with pytest.raises(ParseError, match="yellow"):
+    with pytest.raises(ParseError, match="yellow") as refused:
         asyncio.run(ask(model, PROMPT, colour, retries=1))
     assert len(model.calls) == 2  # the third reply was never asked for
+    assert refused.value.replies == ("green", "yellow")  # every refused reply comes back with the error
 
     model = RecordingModel(Replies("green", "red"))
     with pytest.raises(ParseError):
@@ -72,9 +73,15 @@ def test_retries_are_bounded_and_zero_means_one_call() -> None:
 
 def test_a_model_error_is_not_a_format_retry() -> None:
     model = RecordingModel(Replies(ModelTimeoutError("slow"), "red"))
-    with pytest.raises(ModelTimeoutError):
+    with pytest.raises(ModelTimeoutError) as failed:
         asyncio.run(ask(model, PROMPT, colour, retries=3))
     assert reply_outcomes(model.calls) == {"parsed": 0, "rejected": 0, "no_reply": 1, "unread": 0, "retries": 0}
+    assert failed.value.replies == ()
+
+    model = RecordingModel(Replies("green", ModelTimeoutError("slow")))  # the retry's call fails
+    with pytest.raises(ModelTimeoutError) as failed:
+        asyncio.run(ask(model, PROMPT, colour, retries=3))
+    assert failed.value.replies == ("green",)  # the reply before the failure comes back with it
 
 
 def test_reply_outcomes_counts_by_role_and_reads_stored_dicts() -> None:

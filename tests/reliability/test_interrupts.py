@@ -131,6 +131,7 @@ def test_a_symbolic_run_stops_on_a_signal_and_resumes_to_the_same_summary(
     _check(home, rc, err, seen, n, expected)
 
 
+@pytest.mark.slow  # ~15 s each on a 2-core machine: three runs of 160 samples through a fake server
 @pytest.mark.parametrize(("executor", "sig"), _EXECUTORS)
 def test_a_model_run_stops_on_a_signal_and_resumes_to_the_same_summary(
     tmp_path: Path, executor: str, sig: signal.Signals

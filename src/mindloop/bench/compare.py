@@ -8,7 +8,9 @@ with it on the samples both finished (aligned by sample id):
 * the difference of each metric (run minus baseline) on the shared samples, with the percentile interval of the
   paired bootstrap (both runs drawn with the same resamples) and its two-sided p-value;
 * for each per-sample score that is 0/1 in both runs (correct/incorrect), McNemar's exact test on the discordant
-  pairs; for every other score, the paired bootstrap of the mean difference;
+  pairs; for every other score, the sign-flip permutation test of the mean difference (none below n = 10);
+* p-values that hold at small n (:mod:`mindloop.bench.inference`), Holm-adjusted over the breakdown rows of each
+  run-vs-baseline comparison, the headline metric being the one unadjusted test;
 * the samples where the runs disagree (a different status, answer, or headline score), with each run's answer.
 
 Runs are comparable only when they ran the same samples: the same benchmark and, sample for sample, the same ids
@@ -21,13 +23,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from mindloop.bench.api import SampleRecord
 from mindloop.bench.headline import Headline, headline_of, no_intervals_of
+from mindloop.bench.inference import ADJUSTMENT, MIN_N, holm, sign_flip_p
 from mindloop.bench.registry import get_benchmark
 from mindloop.bench.runner import RunSummary, as_scored, summarize_run
 from mindloop.bench.store import RunInfo, RunStore
@@ -39,11 +42,11 @@ from mindloop.bench.uncertainty import (
     MetricPath,
     PairedDifference,
     ResamplePlan,
+    adjust,
     get_path,
     interval_of,
     mcnemar_exact,
     paired_differences,
-    paired_p_value,
     set_path,
 )
 from mindloop.errors import InvalidArgumentError
@@ -153,10 +156,12 @@ class ScoreTest:
     c: int | None = None
     low: float | None = None
     high: float | None = None
+    p_adjusted: float | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """``{"test", "n", "mean_baseline", "mean_run", "diff", "p"}`` with ``baseline_only``/``run_only`` (McNemar)
-        or ``low``/``high`` (bootstrap)."""
+        """``{"test", "n", "mean_baseline", "mean_run", "diff", "p", "p_adjusted"}`` with
+        ``baseline_only``/``run_only`` (McNemar) or ``low``/``high`` (the paired bootstrap interval of the mean
+        difference); ``p_adjusted`` is Holm's over the comparison's per-sample scores."""
         out: dict[str, Any] = {
             "test": self.test,
             "n": self.n,
@@ -168,7 +173,7 @@ class ScoreTest:
             out |= {"baseline_only": self.b, "run_only": self.c}
         if self.low is not None:
             out |= {"low": self.low, "high": self.high}
-        return out | {"p": self.p}
+        return out | {"p": self.p, "p_adjusted": self.p_adjusted}
 
 
 @dataclass(frozen=True)
@@ -270,8 +275,11 @@ class Comparison:
         return {
             "intervals": METHOD,
             "differences": "paired bootstrap over the shared samples (the same resamples for every run), "
-            "percentile interval, two-sided p-value",
+            "percentile interval; p-value: McNemar exact for proportions, sign-flip permutation for other means of "
+            "a per-sample score, else the paired bootstrap; none below n = 10 except for proportions",
             "binary_scores": "McNemar exact test (binomial tail over the discordant pairs)",
+            "adjustment": f"{ADJUSTMENT}, over the breakdown rows of each run-vs-baseline comparison (every metric "
+            "but the headline) and over its per-sample scores; the headline is the one unadjusted test",
             "level": self.level,
             "resamples": self.resamples,
             "seed": self.seed,
@@ -366,16 +374,26 @@ def _score_tests(
             c = int(np.sum((xa == 0) & (xb == 1)))
             out.append(ScoreTest(name, "McNemar exact", len(pairs), ma, mb, mcnemar_exact(b, c), b=b, c=c))
             continue
+        if len(pairs) < MIN_N:
+            continue
         plan = ResamplePlan(len(pairs), resamples, plan_seed)
         d = xb - xa
         diffs = np.concatenate([(plan.counts(s, e) @ d) / len(pairs) for s, e in plan.blocks()])
         bounds = interval_of(diffs, level=level) or (float("nan"), float("nan"))
         out.append(
             ScoreTest(
-                name, "paired bootstrap", len(pairs), ma, mb, paired_p_value(diffs), low=bounds[0], high=bounds[1]
+                name,
+                "sign-flip permutation",
+                len(pairs),
+                ma,
+                mb,
+                sign_flip_p(d, seed=plan_seed),
+                low=bounds[0],
+                high=bounds[1],
             )
         )
-    return out
+    adjusted = holm([t.p for t in out])
+    return [replace(t, p_adjusted=p) for t, p in zip(out, adjusted, strict=True)]
 
 
 def _key_score(side: RunSide, headline: Headline | None) -> str | None:
@@ -450,8 +468,17 @@ def _compare_benchmark(
             run_id=side.info.run_id,
             baseline=first.run_id,
             shared=len(shared_ids),
-            metrics=paired_differences(
-                aligned[0], aligned[k], bench.summarize, resamples=resamples, seed=seed, level=level, exclude=exclude
+            metrics=adjust(
+                paired_differences(
+                    aligned[0],
+                    aligned[k],
+                    bench.summarize,
+                    resamples=resamples,
+                    seed=seed,
+                    level=level,
+                    exclude=exclude,
+                ),
+                None if headline is None else (headline.metric,),
             ),
             scores=_score_tests(aligned[0], aligned[k], seed, resamples, level),
         )

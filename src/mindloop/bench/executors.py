@@ -9,6 +9,11 @@ What a sample raises decides what it becomes (:func:`execute_sample`): a set-up 
 stops every executor with :class:`AbortRunError` (a worker sends it back as plain data, any executor can carry
 it), leaving the sample pending; any other :class:`~mindloop.errors.MindloopError` is a ``failed`` sample and any
 other exception a ``bug`` sample. :mod:`~mindloop.bench.runner` builds the run around these.
+
+Every model request of a run is reported to its circuit breaker (:mod:`~mindloop.bench.breaker`) wherever it is
+made: the ``local`` executor's to the runner's own, a process pool's workers to one shared in memory, Ray tasks to
+one actor. Once it opens no request leaves any worker, and the executor stops with
+:class:`~mindloop.models.outages.BreakerOpen`, the samples in flight left pending.
 """
 
 from __future__ import annotations
@@ -22,17 +27,19 @@ import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mindloop.bench.api import AgentContext, Benchmark, Outcome, Sample
+from mindloop.bench.breaker import CircuitBreaker, SharedCircuitBreaker
 from mindloop.bench.registry import get_benchmark
 from mindloop.bench.store import SampleResult
 from mindloop.errors import SETUP_ERRORS, DependencyError, MindloopError, UnknownNameError
+from mindloop.models import outages
 from mindloop.models.base import CallRecord, ChatModel, GenerationConfig, ModelOptions, RecordingModel, load_model
 from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
 
 if TYPE_CHECKING:
-    from mindloop.bench.runner import RunRequest
+    from mindloop.bench.request import RunRequest
 
 __all__ = [
     "AbortRunError",
@@ -121,6 +128,9 @@ class _Job:
     generation: GenerationConfig
     seed: int
     format_retries: int
+    watch: Any = None
+    """Where a Ray task reports its requests (a :class:`_RayWatch`; ``None``: a process worker's breaker comes with
+    the pool, or there is none)."""
 
 
 @dataclass(frozen=True)
@@ -158,9 +168,11 @@ class AbortRunError(Exception):
 
 
 class _Worker:
-    """Per-process state of a pool worker or Ray worker: one event loop, benchmarks and models built once."""
+    """Per-process state of a pool worker or Ray worker: one event loop, benchmarks and models built once, and the
+    circuit breaker a pool worker's requests are reported to (the pool's shared one; ``None``: no breaker)."""
 
     loop: asyncio.AbstractEventLoop | None = None
+    watch: outages.EndpointWatch | None = None
     benches: dict[str, Benchmark] = {}  # noqa: RUF012 - process-wide caches by design
     models: dict[tuple[str, ModelOptions], ChatModel] = {}  # noqa: RUF012
 
@@ -168,6 +180,55 @@ class _Worker:
 def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and shuts the pool down
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler (a fork inherits it): terminate quietly
+
+
+def _init_process_worker(breaker: SharedCircuitBreaker) -> None:
+    """A pool worker's set-up: signals as :func:`_ignore_sigint`; its requests go to the run's shared breaker."""
+    _ignore_sigint()
+    _Worker.watch = breaker
+
+
+class _RayBreaker:
+    """A Ray actor holding the run's :class:`~mindloop.bench.breaker.CircuitBreaker`: Ray tasks report each request
+    to it and ask it before each one; the driver polls ``opened``."""
+
+    def __init__(self, limit: int) -> None:
+        self._breaker = CircuitBreaker(limit)
+
+    def request_failed(self, cause: str) -> None:
+        self._breaker.request_failed(cause)
+
+    def request_answered(self) -> None:
+        self._breaker.request_answered()
+
+    def opened(self) -> str | None:
+        return self._breaker.opened
+
+
+class _RayWatch:
+    """A Ray task's :class:`~mindloop.models.outages.EndpointWatch`: each report and question goes to the
+    :class:`_RayBreaker` and is waited for, so the actor judges the requests in the order they ended (a report sent
+    without waiting could reach it after another task's later ones, and an old answer reset a run of failures)."""
+
+    def __init__(self, actor: Any) -> None:
+        self._actor = actor
+
+    def request_failed(self, cause: str) -> None:
+        _ray_get(self._actor.request_failed.remote(cause))
+
+    def request_answered(self) -> None:
+        _ray_get(self._actor.request_answered.remote())
+
+    @property
+    def opened(self) -> str | None:
+        reason: str | None = _ray_get(self._actor.opened.remote())
+        return reason
+
+
+def _ray_get(ref: Any) -> Any:
+    import ray
+
+    return ray.get(ref)
 
 
 def _run_job(job: _Job) -> SampleResult | _Abort:
@@ -195,7 +256,11 @@ def _run_job(job: _Job) -> SampleResult | _Abort:
             job.format_retries,
             job.model_options,
         )
-        return _Worker.loop.run_until_complete(coro)
+        watch = job.watch if job.watch is not None else _Worker.watch
+        if watch is None:
+            return _Worker.loop.run_until_complete(coro)
+        with outages.watching(watch):  # the task the loop makes for coro copies this context
+            return _Worker.loop.run_until_complete(coro)
     except SETUP_ERRORS as exc:
         return _Abort.of(job.index, exc)
 
@@ -256,7 +321,9 @@ async def run_local(
             raise error
 
 
-def _jobs(pending: Sequence[tuple[int, Sample]], request: RunRequest, agent: str, model: str | None) -> Iterator[_Job]:
+def _jobs(
+    pending: Sequence[tuple[int, Sample]], request: RunRequest, agent: str, model: str | None, watch: Any = None
+) -> Iterator[_Job]:
     for index, sample in pending:
         yield _Job(
             request.benchmark,
@@ -268,19 +335,36 @@ def _jobs(pending: Sequence[tuple[int, Sample]], request: RunRequest, agent: str
             request.generation,
             request.seed,
             request.format_retries,
+            watch,
         )
 
 
 def run_process(
-    pending: Sequence[tuple[int, Sample]], request: RunRequest, agent: str, model: str | None, sink: Sink
+    pending: Sequence[tuple[int, Sample]],
+    request: RunRequest,
+    agent: str,
+    model: str | None,
+    sink: Sink,
+    breaker: int | None = None,
 ) -> None:
+    """Run the samples on a process pool. With ``breaker`` (the circuit breaker's limit) the workers share one
+    :class:`~mindloop.bench.breaker.SharedCircuitBreaker`: once it opens no worker sends another request, the pool
+    is stopped and :class:`~mindloop.models.outages.BreakerOpen` is raised, the samples in flight left pending."""
     workers = max(1, min(request.concurrency, len(pending)))
     jobs = _jobs(pending, request, agent, model)
-    pool = cf.ProcessPoolExecutor(max_workers=workers, initializer=_ignore_sigint)
+    shared = SharedCircuitBreaker(breaker) if breaker is not None else None
+    setup: dict[str, Any] = {"initializer": _ignore_sigint}
+    if shared is not None:
+        setup = {"initializer": _init_process_worker, "initargs": (shared,)}
+    pool = cf.ProcessPoolExecutor(max_workers=workers, **setup)
     try:
         in_flight = {pool.submit(_run_job, job) for job in _take(jobs, 2 * workers)}
         while in_flight:
-            done, in_flight = cf.wait(in_flight, return_when=cf.FIRST_COMPLETED)
+            timeout = 0.02 if shared is not None else None  # the breaker is looked at between results
+            done, in_flight = cf.wait(in_flight, timeout=timeout, return_when=cf.FIRST_COMPLETED)
+            if shared is not None and shared.opened is not None:  # keep what finished, stop the rest
+                _keep([f.result() for f in done if not isinstance(f.exception(), outages.BreakerOpen)], sink)
+                raise outages.BreakerOpen(shared.opened)
             aborts = _keep([f.result() for f in done], sink)
             if aborts:  # stop: jobs not started are cancelled, samples still running are kept when they finish
                 for future in in_flight:
@@ -312,8 +396,16 @@ def _keep(results: Sequence[SampleResult | _Abort], sink: Sink) -> list[_Abort]:
 
 
 def run_ray(
-    pending: Sequence[tuple[int, Sample]], request: RunRequest, agent: str, model: str | None, sink: Sink
+    pending: Sequence[tuple[int, Sample]],
+    request: RunRequest,
+    agent: str,
+    model: str | None,
+    sink: Sink,
+    breaker: int | None = None,
 ) -> None:
+    """Run the samples as Ray tasks. With ``breaker`` (the circuit breaker's limit) the tasks report their requests
+    to one :class:`_RayBreaker` actor and ask it before each; once it opens the tasks send nothing more, they are
+    stopped and :class:`~mindloop.models.outages.BreakerOpen` is raised, the samples in flight left pending."""
     try:
         import ray
     except ImportError:
@@ -330,12 +422,16 @@ def run_ray(
         if threading.current_thread() is threading.main_thread():  # ray.init installs a SIGTERM handler that exits
             signal.signal(signal.SIGTERM, on_sigterm)  # at once; the runner's stops the run and keeps its samples
     task = ray.remote(max_retries=0)(_run_job)
-    jobs = _jobs(pending, request, agent, model)
+    actor: Any = ray.remote(num_cpus=0)(_RayBreaker).remote(breaker) if breaker is not None else None
+    jobs = _jobs(pending, request, agent, model, _RayWatch(actor) if actor is not None else None)
     limit = max(1, request.concurrency)
     refs = [task.remote(job) for job in _take(jobs, limit)]
     try:
         while refs:
             done, refs = ray.wait(refs, num_returns=1, timeout=0.2)  # a timeout, so signals are handled meanwhile
+            reason = ray.get(actor.opened.remote()) if actor is not None else None
+            if reason is not None:  # the samples just finished are left pending too: a resume runs them again
+                raise outages.BreakerOpen(reason)
             for ref in done:
                 _deliver(ray.get(ref), sink)
             refs += [task.remote(job) for job in _take(jobs, len(done))]
@@ -348,6 +444,8 @@ def run_ray(
         else:
             for ref in refs:
                 ray.cancel(ref, force=False)
+            if actor is not None:  # a task still running then fails at its next request instead of sending it
+                ray.kill(actor)
 
 
 def _take(jobs: Iterator[_Job], k: int) -> list[_Job]:

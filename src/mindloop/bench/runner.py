@@ -24,7 +24,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Literal
+from typing import Any
 
 from rich.console import Console
 from rich.progress import (
@@ -42,6 +42,7 @@ from rich.text import Text
 from mindloop._version import __version__
 from mindloop.bench.agents import model_agents, team_members
 from mindloop.bench.api import Benchmark, Options, SampleRecord
+from mindloop.bench.breaker import CircuitBreaker
 from mindloop.bench.executors import (
     AbortRunError,
     execute_sample,
@@ -55,24 +56,26 @@ from mindloop.bench.headline import no_intervals_of
 from mindloop.bench.options import validate_options
 from mindloop.bench.progress import ProgressLog, run_estimate
 from mindloop.bench.registry import canonical_name, get_benchmark
+from mindloop.bench.request import EXECUTORS, Executor, RunRequest
 from mindloop.bench.store import RunInfo, RunStore, SampleResult
 from mindloop.bench.uncertainty import bootstrap_intervals
 from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError, ModelError
+from mindloop.models import outages
 from mindloop.models.base import (
     BACKENDS,
     GenerationConfig,
-    ModelOptions,
     TokenLedger,
     load_model,
     preflight,
     split_model_name,
 )
-from mindloop.models.replies import DEFAULT_FORMAT_RETRIES, reply_outcomes
+from mindloop.models.replies import reply_outcomes
 from mindloop.paths import runs_path
 
 __all__ = [
     "EXECUTORS",
     "SETUP_ERRORS",
+    "Executor",
     "RunRequest",
     "RunSummary",
     "as_scored",
@@ -81,40 +84,11 @@ __all__ = [
     "is_model_failure",
     "metric_intervals",
     "run_benchmark",
+    "run_protocol",
     "sample_seed",
     "summarize_run",
     "token_totals",
 ]
-
-Executor = Literal["local", "process", "ray"]
-EXECUTORS: tuple[Executor, ...] = ("local", "process", "ray")
-
-
-@dataclass(frozen=True)
-class RunRequest:
-    """Everything that defines a run. ``agent=None`` picks the benchmark's default (or its model agent when a
-    model is given); ``options`` are benchmark-specific settings such as ``data`` (a file to read)."""
-
-    benchmark: str
-    agent: str | None = None
-    model: str | None = None
-    n: int | None = None
-    seed: int = 0
-    options: Mapping[str, str] = field(default_factory=dict)
-    concurrency: int = 8
-    executor: Executor = "local"
-    ray_address: str | None = None
-    model_options: ModelOptions = field(default_factory=ModelOptions)
-    generation: GenerationConfig = field(default_factory=GenerationConfig)
-    generation_source: Mapping[str, str] = field(default_factory=dict)
-    """Where each generation field came from: ``paper``, ``cli`` or ``default`` (:mod:`mindloop.bench.generation`)."""
-    format_retries: int = DEFAULT_FORMAT_RETRIES
-    """How many times a reply the agent's parser refuses goes back to the model with the reason."""
-    breaker: int = 5
-    """The circuit breaker: after this many samples in a row fail for an outage (the endpoint unreachable, DNS,
-    TLS, 5xx, timeouts) the run stops, leaving them and the rest pending for ``--resume``."""
-    progress_every: float = 30.0
-    """When stderr is not a terminal (a log), a plain progress line every this many seconds (0: none)."""
 
 
 @dataclass(frozen=True)
@@ -147,6 +121,9 @@ class RunSummary:
     replies: dict[str, int] = field(default_factory=dict)
     intervals: dict[str, Any] = field(default_factory=dict)
     """95% bootstrap intervals of the metrics (:func:`~mindloop.bench.uncertainty.bootstrap_intervals`)."""
+    protocol: dict[str, Any] = field(default_factory=dict)
+    """How the replies were asked for: ``format_retries`` (times an unreadable reply went back with the reason;
+    0 is the papers' single-shot protocol). Every table and JSON of the run names it."""
 
     def to_json(self) -> dict[str, Any]:
         """The ``mindloop bench run --json`` object (``n_bugs`` then ``n_model_failures`` after ``n_failed``,
@@ -387,6 +364,8 @@ def _execute_pending(
             bar.update(task, advance=len(results), failed=_failed_text(counts["failed"], counts["bug"]))
             log.advance(len(results), failed=counts["failed"], bugs=counts["bug"])
 
+        breaker = CircuitBreaker(request.breaker)  # hears every request of the run, on whichever executor
+
         def sink(result: SampleResult) -> None:
             if result.outage:
                 held.append(result)
@@ -397,16 +376,19 @@ def _execute_pending(
             held.clear()
 
         try:
-            with _stop_on_signals():
+            with _stop_on_signals(), outages.watching(breaker):
+                limit = request.breaker if request.model is not None else None  # workers judge with their own
                 if pending and request.executor == "local":
                     model = load_model(request.model, request.model_options) if request.model else None
                     asyncio.run(run_local(bench, pending, request, agent, model, sink))
                 elif pending and request.executor == "process":
-                    run_process(pending, request, agent, request.model, sink)
+                    run_process(pending, request, agent, request.model, sink, limit)
                 elif pending:
-                    run_ray(pending, request, agent, request.model, sink)
+                    run_ray(pending, request, agent, request.model, sink, limit)
             if held:  # the run ended with a few outage failures, too few to open the breaker: they failed
                 store_results(held)
+        except outages.BreakerOpen as exc:  # requests in a row found no server: everything in flight was cancelled
+            stopped = str(exc)
         except KeyboardInterrupt as exc:
             interrupted = str(exc) if isinstance(exc, _Interrupted) else "SIGINT"
         except _BreakerOpenError as exc:
@@ -537,4 +519,15 @@ def summarize_run(
         n_bugs=info.n_bugs,
         n_model_failures=sum(map(is_model_failure, records)),
         stopped=stopped,
+        protocol=run_protocol(info.config),
     )
+
+
+def run_protocol(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The protocol of a stored run's configuration: ``format_retries`` (a run stored before format retries
+    existed had none: 0) and a word for it (``single-shot`` at 0)."""
+    retries = int(config.get("format_retries", 0))
+    return {
+        "format_retries": retries,
+        "name": "single-shot" if retries == 0 else f"{retries} format retr" + ("y" if retries == 1 else "ies"),
+    }

@@ -47,7 +47,7 @@ class SmokeBenchmark:
         prompt = [message("user", f"Reply with exactly this word and nothing else: {word}")]
         # the run's --temperature and --max-tokens; any reply is read (whether it holds the word is the score),
         # so a smoke call never needs a format retry
-        reply = (await ask(ctx.model, prompt, str, ctx.config, retries=0))[1]
+        reply = (await ask(ctx.model, prompt, str, ctx.config, retries=0)).completion
         # models change case freely ("Garden-6890" for "garden-6890"); the word is what is checked
         return Outcome({"reply": reply.text}, {"correct": float(word.casefold() in reply.text.casefold())})
 

@@ -42,6 +42,7 @@ __all__ = [
     "EXCLUDED",
     "PRESETS",
     "QUICK_DEFAULT_N",
+    "SUITE_FORMAT_RETRIES",
     "SUITE_ORDER",
     "SUITE_PREFIX",
     "TOKEN_KEYS",
@@ -77,8 +78,17 @@ _PAPER = PresetEntry(None, "the whole set, as the paper evaluates it")
 
 PRESETS: dict[str, dict[str, PresetEntry]] = {
     "quick": {
-        "tomi": PresetEntry(20, "5 questions of each of the 4 types (the set interleaves them); one call each"),
-        "hitom": PresetEntry(20, "4 questions of each order 0-4 (the split interleaves them in fours); one call each"),
+        "tomi": PresetEntry(
+            20,
+            "5 questions of each of the 4 types (balanced over question type); one call each",
+            {"select": "balanced"},
+        ),
+        "hitom": PresetEntry(
+            20,
+            "20 questions balanced over each dimension Hi-ToM reports, one at a time: 4 of each order 0-4, 10 with "
+            "deception and 10 without, 5 of each story length 1-4, 10 per prompting type; one call each",
+            {"select": "balanced"},
+        ),
         "mindpower": PresetEntry(10, "5 scenarios of each task; one long six-layer reply each"),
         "claw": PresetEntry(5, "4 episodes that need help and 1 control (PIA needs one); ~20 trigger decisions each"),
         "omnitom-stage1": PresetEntry(5, "5 stories; one long belief-table reply each"),
@@ -104,6 +114,10 @@ lists them), ``paper`` runs every set whole. A benchmark without an entry (a plu
 :data:`QUICK_DEFAULT_N` samples in ``quick`` and its whole set in ``paper``. Generation settings are each
 benchmark's paper's (:mod:`mindloop.bench.generation`) in both, unless ``--temperature``/``--max-tokens`` are given."""
 
+SUITE_FORMAT_RETRIES = 0
+"""Format retries of a suite unless asked (``--format-retries``): the papers' single-shot protocol (``bench run``
+keeps :data:`~mindloop.models.replies.DEFAULT_FORMAT_RETRIES`)."""
+
 QUICK_DEFAULT_N = 10
 """Samples a ``quick`` suite runs of a benchmark with no :data:`PRESETS` entry."""
 
@@ -121,7 +135,11 @@ SUITE_ORDER = (
 )
 """The order a suite runs the built-in benchmarks in (cheap question answering first); others follow by name."""
 
-EXCLUDED = {"smoke": "an endpoint and harness check, not a paper's benchmark (name it with --only to include it)"}
+_DOWNLOADED = "reads a released dataset you download yourself (docs/datasets.md), so it cannot run without --data"
+EXCLUDED = {
+    "smoke": "an endpoint and harness check, not a paper's benchmark (name it with --only to include it)",
+    **dict.fromkeys(("bigtom", "opentom", "mmtom-qa", "fantom", "exploretom", "simpletom"), _DOWNLOADED),
+}
 """Benchmarks with a model agent that a suite leaves out unless ``--only`` names them, and why."""
 
 
@@ -207,7 +225,7 @@ class SuiteRequest:
     model_options: ModelOptions = field(default_factory=ModelOptions)
     temperature: float | None = None
     max_tokens: int | None = None
-    format_retries: int = DEFAULT_FORMAT_RETRIES
+    format_retries: int = SUITE_FORMAT_RETRIES
     breaker: int = 5
     max_n: int | None = None
     """At most this many samples per benchmark, below the preset's ``n`` (a first look with a slow model)."""

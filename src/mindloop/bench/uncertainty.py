@@ -33,12 +33,13 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from mindloop.bench.api import SampleRecord
+from mindloop.bench.inference import MIN_N, PROPORTION_METHOD, clopper_pearson, holm, is_binary, sign_flip_p
 from mindloop.errors import InvalidArgumentError
 
 __all__ = [
@@ -54,6 +55,7 @@ __all__ = [
     "MetricPath",
     "PairedDifference",
     "ResamplePlan",
+    "adjust",
     "binomial_tail",
     "bootstrap_draws",
     "bootstrap_intervals",
@@ -68,7 +70,7 @@ __all__ = [
     "summary_resamples",
 ]
 
-METHOD = "percentile bootstrap over samples"
+METHOD = "exact Clopper-Pearson for proportions, else percentile bootstrap over samples (none below n = 10)"
 RESAMPLES = 1000
 SEED = 0
 LEVEL = 0.95
@@ -395,6 +397,13 @@ class Draws:
     values: np.ndarray
     se: float | None = None
     mean_of: str | None = None
+    form: _Form | None = None
+
+    def averaged(self) -> np.ndarray | None:
+        """The per-sample values this metric averages (unscaled), when it is a mean of a per-sample score."""
+        if self.form is None or self.form.score is None:
+            return None
+        return self.form.num[self.form.den > 0]
 
 
 @dataclass(frozen=True)
@@ -407,11 +416,15 @@ class Interval:
     se: float | None = None
     resamples: int | None = None
     mean_of: str | None = None
+    method: str | None = None
 
     def to_json(self) -> dict[str, float | int | str]:
-        """``{"low", "high"}`` with ``"se"`` and ``"mean_of"`` (the per-sample score it averages) for a mean, and
-        ``"resamples"`` when fewer than planned."""
+        """``{"low", "high"}`` with ``"se"`` and ``"mean_of"`` (the per-sample score it averages) for a mean,
+        ``"resamples"`` when fewer than planned, and ``"method"`` when it is not the bootstrap (an exact interval
+        of a proportion)."""
         out: dict[str, float | int | str] = {"low": self.low, "high": self.high}
+        if self.method is not None:
+            out["method"] = self.method
         if self.se is not None:
             out["se"] = self.se
             if self.mean_of is not None:
@@ -503,7 +516,7 @@ def bootstrap_draws(
         values = np.concatenate([_block_values(forms, plan, a, b) for a, b in plan.blocks()])
         for j, path in enumerate(paths):
             form = forms[j]
-            out[path] = Draws(values[:, j], form.standard_error(), form.score)
+            out[path] = Draws(values[:, j], form.standard_error(), form.score, form)
     rest = [p for p in leaves if p not in chosen]
     if rest:
         done = summaries.upto(summary_resamples(plan.n, plan.resamples))
@@ -512,6 +525,31 @@ def bootstrap_draws(
                 vals = [float(v) if _is_float(v := get_path(s, path)) else math.nan for s in done]
                 out[path] = Draws(np.array(vals))
     return out, summaries.error
+
+
+def _too_small(d: Draws, n: int) -> bool:
+    """A metric that is not a proportion, over fewer than :data:`MIN_N` samples: no interval or test."""
+    values = d.averaged()
+    if values is not None:
+        return not is_binary(values) and len(values) < MIN_N
+    return n < MIN_N
+
+
+def _interval(d: Draws, n: int, level: float, resamples: int) -> Interval | None:
+    """A metric's interval: exact Clopper-Pearson for a mean of a 0/1 score, else the percentile bootstrap, and
+    none for a metric that is not a proportion over fewer than :data:`MIN_N` samples."""
+    values = d.averaged()
+    if values is not None and d.form is not None and is_binary(values):
+        low, high = clopper_pearson(int(values.sum()), len(values), level)
+        scale = d.form.scale
+        return Interval(scale * low, scale * high, d.se, None, d.mean_of, PROPORTION_METHOD)
+    if _too_small(d, n):
+        return None
+    bounds = interval_of(d.values, level=level)
+    if bounds is None:
+        return None
+    used = int(np.isfinite(d.values).sum())
+    return Interval(bounds[0], bounds[1], d.se, used if used < resamples else None, d.mean_of)
 
 
 def bootstrap_intervals(
@@ -533,20 +571,23 @@ def bootstrap_intervals(
     plan = ResamplePlan(len(records), resamples, seed)
     out: dict[str, Any] = {"method": METHOD, "level": level, "resamples": resamples, "seed": seed, "n": len(records)}
     tree: dict[str, Any] = {}
+    too_small: list[str] = []
     if records:
         draws, error = bootstrap_draws(records, summarize, leaves, plan)
         for path, d in draws.items():
-            bounds = interval_of(d.values, level=level)
-            if bounds is None:
+            interval = _interval(d, len(records), level, resamples)
+            if interval is None:
+                if _too_small(d, len(records)):
+                    too_small.append(".".join(path))
                 continue
-            used = int(np.isfinite(d.values).sum())
-            interval = Interval(bounds[0], bounds[1], d.se, used if used < resamples else None, d.mean_of)
             set_path(tree, path, interval.to_json())
         if error is not None:
             out["error"] = (
                 f"the benchmark's summary failed on a resample ({error}): metrics that are not means or ratios of "
                 "per-sample scores have no interval"
             )
+    if too_small:
+        out["too_small"] = {"min_n": MIN_N, "metrics": too_small}
     if exclude:
         out["excluded"] = list(exclude)
     out["metrics"] = tree
@@ -558,18 +599,74 @@ def bootstrap_intervals(
 
 @dataclass(frozen=True)
 class PairedDifference:
-    """A metric of run B minus the same metric of run A on their shared samples, with the percentile interval of
-    the paired resampled differences and its two-sided bootstrap p-value."""
+    """A metric of run B minus the same metric of run A on their shared samples: the percentile interval of the
+    paired resampled differences, the p-value of the test named by ``test`` (McNemar exact for a proportion,
+    the sign-flip permutation test for another mean of a per-sample score, the paired bootstrap otherwise) and
+    ``p_adjusted``, the p-value after the adjustment over its family (:func:`adjust`; equal to ``p`` for the
+    one unadjusted row)."""
 
     diff: float
     low: float
     high: float
     p: float
     resamples: int
+    test: str = "paired bootstrap"
+    p_adjusted: float | None = None
 
-    def to_json(self) -> dict[str, float | int]:
-        """``{"diff", "low", "high", "p", "resamples"}``."""
-        return {"diff": self.diff, "low": self.low, "high": self.high, "p": self.p, "resamples": self.resamples}
+    @property
+    def p_star(self) -> float:
+        """The p-value a star is given by: the adjusted one when the row belongs to a family."""
+        return self.p if self.p_adjusted is None else self.p_adjusted
+
+    def to_json(self) -> dict[str, float | int | str]:
+        """``{"diff", "low", "high", "p", "test", "resamples"}`` and ``"p_adjusted"`` for an adjusted row."""
+        out: dict[str, float | int | str] = {
+            "diff": self.diff,
+            "low": self.low,
+            "high": self.high,
+            "p": self.p,
+            "test": self.test,
+            "resamples": self.resamples,
+        }
+        if self.p_adjusted is not None:
+            out["p_adjusted"] = self.p_adjusted
+        return out
+
+
+def _paired_p(da: Draws, db: Draws, diffs: np.ndarray, n: int) -> tuple[float, str] | None:
+    """The p-value of one metric's paired difference and the test's name; ``None`` when the metric is not a
+    proportion and fewer than :data:`MIN_N` samples are shared (see :mod:`mindloop.bench.inference`)."""
+    va, vb = da.averaged(), db.averaged()
+    same_samples = (
+        va is not None
+        and vb is not None
+        and da.form is not None
+        and db.form is not None
+        and np.array_equal(da.form.den > 0, db.form.den > 0)
+    )
+    if same_samples and va is not None and vb is not None:
+        if is_binary(va) and is_binary(vb):
+            b, c = int(np.sum((va == 1) & (vb == 0))), int(np.sum((va == 0) & (vb == 1)))
+            return mcnemar_exact(b, c), "McNemar exact"
+        if len(va) < MIN_N:
+            return None
+        return sign_flip_p(vb - va), "sign-flip permutation"
+    if n < MIN_N:
+        return None
+    return paired_p_value(diffs), "paired bootstrap"
+
+
+def adjust(
+    differences: Mapping[MetricPath, PairedDifference], unadjusted: MetricPath | None
+) -> dict[MetricPath, PairedDifference]:
+    """The differences with Holm-adjusted p-values over the family of every row but ``unadjusted`` (the
+    headline, tested alone at the stated level)."""
+    family = [path for path in differences if path != unadjusted]
+    adjusted = holm([differences[path].p for path in family])
+    out = dict(differences)
+    for path, p in zip(family, adjusted, strict=True):
+        out[path] = replace(differences[path], p_adjusted=p)
+    return out
 
 
 def paired_differences(
@@ -584,7 +681,8 @@ def paired_differences(
 ) -> dict[MetricPath, PairedDifference]:
     """Every float metric both summaries have, B minus A, over records aligned by sample (``records_a[i]`` and
     ``records_b[i]`` are the same sample): both are drawn with the same resamples, so each difference is paired.
-    A metric left undefined by more than half the resamples is left out."""
+    A metric left undefined by more than half the resamples, or one that is not a proportion over fewer than
+    :data:`~mindloop.bench.inference.MIN_N` samples, is left out. P-values are unadjusted (see :func:`adjust`)."""
     if len(records_a) != len(records_b):
         raise InvalidArgumentError(f"paired runs need aligned samples: {len(records_a)} vs {len(records_b)}")
     if not records_a:
@@ -603,8 +701,9 @@ def paired_differences(
         k = min(len(va), len(vb))
         diffs = vb[:k] - va[:k]
         bounds = interval_of(diffs, level=level)
-        if bounds is None:
+        tested = _paired_p(draws_a[path], draws_b[path], diffs, len(records_a))
+        if bounds is None or tested is None:
             continue
         used = int(np.isfinite(diffs).sum())
-        out[path] = PairedDifference(leaves_b[path] - leaves_a[path], bounds[0], bounds[1], paired_p_value(diffs), used)
+        out[path] = PairedDifference(leaves_b[path] - leaves_a[path], bounds[0], bounds[1], tested[0], used, tested[1])
     return out

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.table import Table
 
-from mindloop.cli.run_options import Cache, Executor, ModelOptArg, ProgressEveryArg
+from mindloop.cli.run_options import RunOptions, with_run_options
 from mindloop.console import emit, err_console
 from mindloop.errors import MindloopError
 
@@ -83,31 +83,19 @@ def _flat(metrics: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
 
 
 @bench_app.command("run")
+@with_run_options
 def bench_run(
-    name: Annotated[str, typer.Argument(help="Benchmark name (see `mindloop bench list`).")],
+    name: Annotated[str, typer.Argument(metavar="NAME", help="Benchmark name (see `mindloop bench list`).")],
     agent: Annotated[
-        str | None, typer.Option("--agent", "--agents", help="Agent, or a comma-separated team (cobel,cobel).")
+        str | None,
+        typer.Option("--agent", "--agents", metavar="AGENT", help="Agent, or a comma-separated team (cobel,cobel)."),
     ] = None,
-    model: Annotated[
-        str | None, typer.Option("--model", help="BACKEND/NAME: openai/..., scripted/..., llamacpp/path.gguf.")
-    ] = None,
-    base_url: Annotated[
-        str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1.")
-    ] = None,
-    api_key_env: Annotated[
-        str, typer.Option("--api-key-env", help="Environment variable holding the API key.")
-    ] = "OPENAI_API_KEY",
-    n: Annotated[int | None, typer.Option("--n", min=0, help="Run only the first N samples.")] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed for sample generation and agents.")] = 0,
-    concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Samples in flight at once.")] = 8,
-    executor: Annotated[
-        Executor, typer.Option("--executor", help="local (asyncio), process (a process pool) or ray.")
-    ] = Executor.local,
-    ray_address: Annotated[
-        str | None, typer.Option("--ray-address", help="Ray cluster address (default: start a local Ray).")
-    ] = None,
+    n: Annotated[int | None, typer.Option("--n", min=0, metavar="N", help="Run only the first N samples.")] = None,
+    *,
+    run: RunOptions,
     resume: Annotated[
-        str | None, typer.Option("--resume", help="Finish this run: only its pending samples are run.")
+        str | None,
+        typer.Option("--resume", metavar="RUN_ID", help="Finish this run: only its pending samples are run."),
     ] = None,
     retry_failed: Annotated[
         bool,
@@ -115,44 +103,13 @@ def bench_run(
             "--retry-failed", help="With --resume: run the failed (and bug) samples again, keeping earlier attempts."
         ),
     ] = False,
-    breaker: Annotated[
-        int,
-        typer.Option(
-            "--breaker",
-            min=1,
-            help="Stop the run (samples left pending) after this many samples in a row fail to reach the model.",
-        ),
-    ] = 5,
     data: Annotated[
-        Path | None, typer.Option("--data", help="A data file for benchmarks that read one.", dir_okay=False)
+        Path | None,
+        typer.Option("--data", metavar="PATH", help="A data file (or folder) for benchmarks that read one."),
     ] = None,
-    opt: Annotated[list[str] | None, typer.Option("--opt", help="Benchmark option KEY=VALUE (repeatable).")] = None,
-    temperature: Annotated[
-        float | None,
-        typer.Option("--temperature", min=0.0, help="Sampling temperature (default: the paper's, else 0.0)."),
+    opt: Annotated[
+        list[str] | None, typer.Option("--opt", metavar="KEY=VALUE", help="Benchmark option (repeatable).")
     ] = None,
-    max_tokens: Annotated[
-        int | None,
-        typer.Option("--max-tokens", min=1, help="Completion token limit per call (default: the paper's, else 1024)."),
-    ] = None,
-    timeout: Annotated[
-        float,
-        typer.Option("--timeout", min=0.001, help="Seconds per model request, from its turn at the server."),
-    ] = 120.0,
-    model_opt: ModelOptArg = None,
-    progress_every: ProgressEveryArg = 30.0,
-    retries: Annotated[int, typer.Option("--retries", min=0, help="Retries after a failed model request.")] = 5,
-    format_retries: Annotated[
-        int,
-        typer.Option(
-            "--format-retries",
-            min=0,
-            help="Times a reply the parser cannot read goes back to the model with the reason (counted).",
-        ),
-    ] = 1,
-    cache: Annotated[
-        Cache, typer.Option("--cache", help="Response cache: auto (temperature 0 only), on, off.")
-    ] = Cache.auto,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON summary object on stdout.")] = False,
     help_options: Annotated[
         bool,
@@ -160,45 +117,34 @@ def bench_run(
     ] = False,
 ) -> None:
     """Run a benchmark (or --resume one) and print its summary; progress goes to stderr."""
-    # Over 80 lines only because Typer declares one annotated parameter per flag; the body is ~40 lines.
-    from mindloop.bench.options import parse_opt_pairs
-    from mindloop.bench.runner import RunRequest, run_benchmark
-    from mindloop.models.backend_options import parse_model_opts
-    from mindloop.models.base import ModelOptions
-
     if help_options:
         _print_options(name, as_json)
         return
     from mindloop.bench.generation import resolve_generation
+    from mindloop.bench.options import parse_opt_pairs
     from mindloop.bench.registry import get_benchmark
+    from mindloop.bench.runner import RunRequest, run_benchmark
+    from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
 
     generation, generation_source = resolve_generation(
-        get_benchmark(name), temperature=temperature, max_tokens=max_tokens
+        get_benchmark(name), temperature=run.temperature, max_tokens=run.max_tokens
     )
     request = RunRequest(
         benchmark=name,
         agent=agent,
-        model=model,
+        model=run.model,
         n=n,
-        seed=seed,
+        seed=run.seed,
         options=parse_opt_pairs(name, opt or [], None if data is None else str(data)),
-        concurrency=concurrency,
-        executor=executor.value,
-        ray_address=ray_address,
-        model_options=ModelOptions(
-            base_url=base_url,
-            api_key_env=api_key_env,
-            concurrency=concurrency,
-            timeout_s=timeout,
-            max_retries=retries,
-            cache=cache.value,
-            extra=parse_model_opts(model, model_opt or []),
-        ),
+        concurrency=run.concurrency,
+        executor=run.executor.value,
+        ray_address=run.ray_address,
+        model_options=run.model_options(),
         generation=generation,
         generation_source=generation_source,
-        format_retries=format_retries,
-        breaker=breaker,
-        progress_every=progress_every,
+        format_retries=DEFAULT_FORMAT_RETRIES if run.format_retries is None else run.format_retries,
+        breaker=run.breaker,
+        progress_every=run.progress_every,
     )
     summary = run_benchmark(request, resume=resume, retry_failed=retry_failed)
     if as_json:
@@ -206,6 +152,14 @@ def bench_run(
     else:
         _print_summary(summary)
     _exit_for(summary)
+
+
+def _protocol_text(summary: RunSummary) -> str:
+    """`` · single-shot (format retries 0)``: the protocol that produced the table."""
+    p = summary.protocol
+    if not p:
+        return ""
+    return f" · {p['name']} (format retries {p['format_retries']})"
 
 
 def _print_summary(summary: RunSummary) -> None:
@@ -216,7 +170,9 @@ def _print_summary(summary: RunSummary) -> None:
         "value",
         "95% CI",
         "SE",
-        title=f"{summary.benchmark} · {summary.agent}" + (f" · {summary.model}" if summary.model else ""),
+        title=f"{summary.benchmark} · {summary.agent}"
+        + (f" · {summary.model}" if summary.model else "")
+        + _protocol_text(summary),
     )
     bounds = summary.intervals.get("metrics", {})
     for key, value in _flat(summary.metrics):
@@ -231,7 +187,12 @@ def _print_summary(summary: RunSummary) -> None:
         iv = summary.intervals
         console.print(
             f"95% CI: {iv['method']}, {iv['resamples']} resamples, seed {iv['seed']}; SE: standard error of metrics "
-            "that are means of per-sample scores",
+            "that are means of per-sample scores"
+            + (
+                f"; n too small (< {iv['too_small']['min_n']}) for an interval: {', '.join(iv['too_small']['metrics'])}"
+                if iv.get("too_small")
+                else ""
+            ),
             markup=False,
             soft_wrap=True,
         )

@@ -103,7 +103,9 @@ def _print(comparison: Comparison) -> None:
         console.print(f"not compared (only one argument has a run of them): {shown}", markup=False)
     console.print(
         f"intervals: 95%, {comparison.method()['intervals']}, paired for differences (Δ: run minus the first), "
-        f"{comparison.resamples} resamples, seed {comparison.seed}; * p < 0.05",
+        f"{comparison.resamples} resamples, seed {comparison.seed}; * p < 0.05: the headline unadjusted, breakdown "
+        "rows Holm-adjusted over each comparison's rows (family: every metric but the headline); metrics that are "
+        "not proportions get no interval or test below n = 10",
         markup=False,
     )
 
@@ -128,8 +130,9 @@ def _print_benchmark(bc: BenchmarkComparison) -> None:
             cells.append(_num(value) + ci)
         for per_run in diffs:
             d = per_run.get(path)
-            star = "*" if d is not None and d.p < 0.05 and d.diff != 0 else ""
-            text = f"{_signed(d.diff)} [{_signed(d.low)}, {_signed(d.high)}] p {_p(d.p)}{star}" if d else "–"
+            star = "*" if d is not None and d.p_star < 0.05 and d.diff != 0 else ""
+            adj = f" (Holm {_p(d.p_adjusted)})" if d is not None and d.p_adjusted is not None else ""
+            text = f"{_signed(d.diff)} [{_signed(d.low)}, {_signed(d.high)}] p {_p(d.p)}{adj}{star}" if d else "–"
             cells.append(text)
         table.add_row(".".join(path), *cells)
     if bc.differs:
@@ -162,7 +165,7 @@ def _print_benchmark(bc: BenchmarkComparison) -> None:
             better = (d.diff > 0) == bc.headline.higher_is_better
             verdict = (
                 ("better" if better else "worse") + " (significant)"
-                if d.p < 0.05 and d.diff != 0
+                if d.p_star < 0.05 and d.diff != 0
                 else "no significant difference"
             )
             console.print(

@@ -39,7 +39,12 @@ data_app = typer.Typer(
 
 _Name = Annotated[str, typer.Argument(help="Dataset name (mindpower-sim).")]
 _Seed = Annotated[int, typer.Option("--seed", help="Generation seed: the same seed gives the same data.")]
-_N = Annotated[int, typer.Option("--n", min=1, help="Number of scenarios (default: the paper's 590).")]
+_N = Annotated[
+    int,
+    typer.Option(
+        "--n", min=1, help="Scenarios that need help (default: the paper's 590); n // 5 controls come beside them."
+    ),
+]
 _Json = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
 
 
@@ -71,7 +76,8 @@ def describe(
     n: _N = 590,
     as_json: _Json = False,
 ) -> None:
-    """mindpower-sim: counts by task type, subtype, humans, special needs, dialogue and controls.
+    """mindpower-sim: the paper's composition beside ours, then counts by task type, subtype, humans, special needs,
+    dialogue and controls.
     tombench: stories and questions in each of OmniToM's seven categories."""
     if name == "tombench":
         from mindloop.systems.omnitom.cli import describe_tombench
@@ -90,6 +96,13 @@ def describe(
         f"{name}: {stats.n} scenarios (seed {seed}), train {stats.splits['train']} / test {stats.splits['test']}; "
         f"{stats.layouts} layouts, {stats.characters} characters"
     )
+    if stats.paper:
+        paper = Table(title="paper (MindPower, supplementary B.1) vs ours (scenarios that need help)")
+        for col, justify in (("", "left"), ("paper", "right"), ("ours", "right")):
+            paper.add_column(col, justify=justify)  # type: ignore[arg-type]
+        for r in stats.paper:
+            paper.add_row(r["row"], "not stated" if r["paper"] is None else str(r["paper"]), str(r["ours"]))
+        console.print(paper)
     by_split = stats.by_split
     console.print(_table("task type", stats.task_type, by_split, "task_type"))
     console.print(_table("subtype", stats.subtype, by_split, "subtype"))

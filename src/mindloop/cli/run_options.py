@@ -1,14 +1,29 @@
-"""Command-line options that ``bench run`` and ``suite run`` declare alike: one declaration each, so the two
-commands cannot drift apart in names, ranges or help."""
+"""The model and run options that ``bench run`` and ``suite run`` share, declared once.
+
+:class:`RunOptions` is the one declaration: each field is a command-line option (its name, range, default and
+help). :func:`with_run_options` puts those options into a command's signature where the command has a
+``run: RunOptions`` parameter, and hands the command one :class:`RunOptions` instead of sixteen parameters, so
+the two commands cannot drift apart in names, ranges or help, and build their
+:class:`~mindloop.models.base.ModelOptions` the same way (:meth:`RunOptions.model_options`).
+"""
 
 from __future__ import annotations
 
+import functools
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, fields
 from enum import StrEnum
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, get_type_hints
 
 import typer
 
-__all__ = ["Cache", "Executor", "ModelOptArg", "ProgressEveryArg"]
+if TYPE_CHECKING:
+    from mindloop.models.base import ModelOptions
+
+__all__ = ["Cache", "Executor", "RunOptions", "with_run_options"]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class Executor(StrEnum):
@@ -27,20 +42,153 @@ class Cache(StrEnum):
     off = "off"
 
 
-ModelOptArg = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--model-opt",
-        help="Backend option KEY=VALUE (repeatable): llamacpp n_ctx, n_threads, n_gpu_layers, chat_format, seed; "
-        "openai server_slots.",
-    ),
-]
+@dataclass(frozen=True)
+class RunOptions:
+    """The options both run commands take: which model and how to reach it, and how the samples run."""
 
-ProgressEveryArg = Annotated[
-    float,
-    typer.Option(
-        "--progress-every",
-        min=0.0,
-        help="When stderr is not a terminal, a progress line every this many seconds (0: none).",
-    ),
-]
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model",
+            metavar="BACKEND/NAME",
+            help="The model: openai/NAME, scripted/NAME or llamacpp/PATH.gguf (without it the symbolic agents run).",
+        ),
+    ] = None
+    base_url: Annotated[
+        str | None,
+        typer.Option("--base-url", metavar="URL", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1."),
+    ] = None
+    api_key_env: Annotated[
+        str, typer.Option("--api-key-env", metavar="VAR", help="Environment variable holding the API key.")
+    ] = "OPENAI_API_KEY"
+    seed: Annotated[int, typer.Option("--seed", metavar="SEED", help="Seed for sample generation and agents.")] = 0
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", min=1, metavar="N", help="Samples in flight at once.")
+    ] = 8
+    executor: Annotated[
+        Executor, typer.Option("--executor", help="local (asyncio), process (a process pool) or ray.")
+    ] = Executor.local
+    ray_address: Annotated[
+        str | None,
+        typer.Option("--ray-address", metavar="ADDRESS", help="Ray cluster address (default: start a local Ray)."),
+    ] = None
+    breaker: Annotated[
+        int,
+        typer.Option(
+            "--breaker",
+            min=1,
+            metavar="N",
+            help=(
+                "Circuit breaker: stop the run (samples not finished left pending for --resume) once this many "
+                "requests in a row find no server (connection refused/reset, DNS/TLS failure, HTTP 502/503 without "
+                "Retry-After), counted over every sample, retry and worker; any answer in between resets the count, "
+                "so an occasional 503 never trips it. Timeouts and 429s do not count (a slow or busy server keeps "
+                "its retries); this many samples in a row failing for the endpoint after their retries also stop it."
+            ),
+        ),
+    ] = 5
+    temperature: Annotated[
+        float | None,
+        typer.Option(
+            "--temperature", min=0.0, metavar="T", help="Sampling temperature (default: each paper's, else 0.0)."
+        ),
+    ] = None
+    max_tokens: Annotated[
+        int | None,
+        typer.Option(
+            "--max-tokens",
+            min=1,
+            metavar="N",
+            help="Completion token limit per call (default: each paper's, else 1024).",
+        ),
+    ] = None
+    timeout: Annotated[
+        float,
+        typer.Option(
+            "--timeout", min=0.001, metavar="SECONDS", help="Seconds per model request, from its turn at the server."
+        ),
+    ] = 120.0
+    retries: Annotated[
+        int, typer.Option("--retries", min=0, metavar="N", help="Retries after a failed model request.")
+    ] = 5
+    format_retries: Annotated[
+        int | None,
+        typer.Option(
+            "--format-retries",
+            min=0,
+            metavar="N",
+            help="Times a reply the parser cannot read goes back to the model with the reason (counted; default: 1 "
+            "in bench run, 0 in suite run, the papers' single-shot protocol).",
+            show_default=False,
+        ),
+    ] = None
+    cache: Annotated[Cache, typer.Option("--cache", help="Response cache: auto (temperature 0 only), on, off.")] = (
+        Cache.auto
+    )
+    model_opt: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--model-opt",
+            metavar="KEY=VALUE",
+            help="Backend option (repeatable): llamacpp n_ctx, n_threads, n_gpu_layers, chat_format, seed; "
+            "openai server_slots.",
+        ),
+    ] = None
+    progress_every: Annotated[
+        float,
+        typer.Option(
+            "--progress-every",
+            min=0.0,
+            metavar="SECONDS",
+            help="When stderr is not a terminal, a progress line every this many seconds (0: none).",
+        ),
+    ] = 30.0
+
+    def model_options(self) -> ModelOptions:
+        """How to reach and wrap the model (``--model-opt`` read for its backend; a bad pair is a clear error)."""
+        from mindloop.models.backend_options import parse_model_opts
+        from mindloop.models.base import ModelOptions
+
+        return ModelOptions(
+            base_url=self.base_url,
+            api_key_env=self.api_key_env,
+            concurrency=self.concurrency,
+            timeout_s=self.timeout,
+            max_retries=self.retries,
+            cache=self.cache.value,
+            extra=parse_model_opts(self.model, self.model_opt or []),
+        )
+
+
+def _shared_parameters() -> list[inspect.Parameter]:
+    """One keyword parameter per :class:`RunOptions` field, with its option declaration and default."""
+    hints = get_type_hints(RunOptions, include_extras=True)
+    return [
+        inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=hints[f.name])
+        for f in fields(RunOptions)
+    ]
+
+
+def with_run_options(command: F) -> F:
+    """Give ``command`` the :class:`RunOptions` options in place of its ``run: RunOptions`` parameter.
+
+    The command's signature (what Typer reads) lists the shared options where ``run`` stood; a call collects
+    them into one :class:`RunOptions` and passes it as ``run``.
+    """
+    own = inspect.signature(command, eval_str=True)
+    if "run" not in own.parameters:
+        raise TypeError(f"{command.__name__} needs a 'run: RunOptions' parameter for the shared options")
+    shared = _shared_parameters()
+    names = [p.name for p in shared]
+    params: list[inspect.Parameter] = []
+    for p in own.parameters.values():
+        params += shared if p.name == "run" else [p.replace(kind=inspect.Parameter.KEYWORD_ONLY)]
+
+    @functools.wraps(command)
+    def wrapper(**kwargs: Any) -> Any:
+        run = RunOptions(**{name: kwargs.pop(name) for name in names})
+        return command(**kwargs, run=run)
+
+    wrapper.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in params}
+    return wrapper  # type: ignore[return-value]

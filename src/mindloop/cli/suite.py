@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from mindloop.cli.run_options import Cache, Executor, ModelOptArg, ProgressEveryArg
+from mindloop.cli.run_options import RunOptions, with_run_options
 from mindloop.console import emit, err_console
 from mindloop.errors import MindloopError
 
@@ -37,99 +37,61 @@ class _Preset(StrEnum):
 
 
 @suite_app.command("run")
+@with_run_options
 def suite_run(
-    model: Annotated[
-        str | None,
-        typer.Option("--model", help="BACKEND/NAME (openai/..., llamacpp/...); without it the symbolic agents run."),
-    ] = None,
-    base_url: Annotated[
-        str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1.")
-    ] = None,
-    api_key_env: Annotated[
-        str, typer.Option("--api-key-env", help="Environment variable holding the API key.")
-    ] = "OPENAI_API_KEY",
     preset: Annotated[
         _Preset, typer.Option("--preset", help="quick (small n per benchmark) or paper (full sets).")
     ] = _Preset.quick,
     only: Annotated[
-        str | None, typer.Option("--only", help="Comma-separated benchmarks to run (default: all of them).")
+        str | None,
+        typer.Option("--only", metavar="NAMES", help="Comma-separated benchmarks to run (default: all of them)."),
     ] = None,
-    opt: Annotated[
-        list[str] | None,
-        typer.Option("--opt", help="Benchmark option BENCHMARK.KEY=VALUE (repeatable), e.g. mindpower.judge=M."),
-    ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed for sample generation and agents.")] = 0,
-    concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Samples in flight at once.")] = 8,
-    executor: Annotated[
-        Executor, typer.Option("--executor", help="local (asyncio), process (a process pool) or ray.")
-    ] = Executor.local,
-    ray_address: Annotated[
-        str | None, typer.Option("--ray-address", help="Ray cluster address (default: start a local Ray).")
-    ] = None,
-    resume: Annotated[
-        str | None, typer.Option("--resume", help="Finish this suite: pending runs resume, missing ones start.")
-    ] = None,
-    breaker: Annotated[
-        int,
-        typer.Option("--breaker", min=1, help="Stop after this many samples in a row fail to reach the model."),
-    ] = 5,
-    temperature: Annotated[
-        float | None,
-        typer.Option("--temperature", min=0.0, help="Override every paper's temperature (default: each paper's)."),
-    ] = None,
-    max_tokens: Annotated[
-        int | None,
-        typer.Option("--max-tokens", min=1, help="Override every paper's completion limit (default: each paper's)."),
-    ] = None,
-    timeout: Annotated[float, typer.Option("--timeout", min=0.001, help="Seconds per model request.")] = 120.0,
-    retries: Annotated[int, typer.Option("--retries", min=0, help="Retries after a failed model request.")] = 5,
     max_n: Annotated[
         int | None,
         typer.Option(
-            "--max-n", min=1, help="At most N samples per benchmark (below the preset's n), for a slow model."
+            "--max-n",
+            min=1,
+            metavar="N",
+            help="At most N samples per benchmark (below the preset's n), for a slow model.",
         ),
     ] = None,
-    format_retries: Annotated[
-        int,
-        typer.Option("--format-retries", min=0, help="Times an unreadable reply goes back with the reason."),
-    ] = 1,
-    cache: Annotated[
-        Cache, typer.Option("--cache", help="Response cache: auto (temperature 0 only), on, off.")
-    ] = Cache.auto,
-    model_opt: ModelOptArg = None,
-    progress_every: ProgressEveryArg = 30.0,
+    *,
+    run: RunOptions,
+    resume: Annotated[
+        str | None,
+        typer.Option(
+            "--resume", metavar="SUITE_ID", help="Finish this suite: pending runs resume, missing ones start."
+        ),
+    ] = None,
+    opt: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--opt",
+            metavar="BENCHMARK.KEY=VALUE",
+            help="Benchmark option (repeatable), e.g. mindpower.judge=M.",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
 ) -> None:
     """Run a suite (or --resume one): each benchmark's run with its paper's settings; progress goes to stderr."""
-    # Long only because Typer declares one annotated parameter per flag.
-    from mindloop.bench.suite import SuiteRequest, run_suite
-    from mindloop.models.backend_options import parse_model_opts
-    from mindloop.models.base import ModelOptions
+    from mindloop.bench.suite import SUITE_FORMAT_RETRIES, SuiteRequest, run_suite
 
     request = SuiteRequest(
-        model=model,
+        model=run.model,
         preset=preset.value,
         only=tuple(name.strip() for name in (only or "").split(",") if name.strip()),
         opts=tuple(opt or ()),
-        seed=seed,
-        concurrency=concurrency,
-        executor=executor.value,
-        ray_address=ray_address,
-        model_options=ModelOptions(
-            base_url=base_url,
-            api_key_env=api_key_env,
-            concurrency=concurrency,
-            timeout_s=timeout,
-            max_retries=retries,
-            cache=cache.value,
-            extra=parse_model_opts(model, model_opt or []),
-        ),
-        temperature=temperature,
-        max_tokens=max_tokens,
-        format_retries=format_retries,
-        breaker=breaker,
+        seed=run.seed,
+        concurrency=run.concurrency,
+        executor=run.executor.value,
+        ray_address=run.ray_address,
+        model_options=run.model_options(),
+        temperature=run.temperature,
+        max_tokens=run.max_tokens,
+        format_retries=SUITE_FORMAT_RETRIES if run.format_retries is None else run.format_retries,
+        breaker=run.breaker,
         max_n=max_n,
-        progress_every=progress_every,
+        progress_every=run.progress_every,
     )
     result = run_suite(request, resume=resume)
     if as_json:

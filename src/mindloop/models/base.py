@@ -15,10 +15,11 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any
 from urllib.parse import urlsplit
 
 from mindloop.errors import InvalidArgumentError, MindloopError, ModelTimeoutError, ModelUnavailableError
+from mindloop.models.chat import CacheMode, ChatModel, Completion, GenerationConfig, Message
 from mindloop.registry import Registry
 
 __all__ = [
@@ -40,11 +41,6 @@ __all__ = [
     "text_part",
     "validate_base_url",
 ]
-
-Message = dict[str, Any]
-"""One chat message in the OpenAI format: ``{"role": "user", "content": "..." | [content parts]}``."""
-
-CacheMode = Literal["auto", "on", "off"]
 
 
 def text_part(text: str) -> dict[str, Any]:
@@ -80,75 +76,6 @@ def message_text(msg: Message) -> str:
     if isinstance(content, str):
         return content
     return "\n".join(p.get("text", "") if p.get("type") == "text" else "[image]" for p in content)
-
-
-@dataclass(frozen=True)
-class GenerationConfig:
-    """Sampling parameters of one call; all of them are part of the cache key."""
-
-    temperature: float = 0.0
-    max_tokens: int | None = 1024
-    top_p: float | None = None
-    stop: tuple[str, ...] = ()
-    seed: int | None = None
-
-    def params(self) -> dict[str, Any]:
-        """The parameters as a JSON-ready dict, leaving out unset ones (the request body and the cache key)."""
-        out: dict[str, Any] = {"temperature": self.temperature}
-        if self.max_tokens is not None:
-            out["max_tokens"] = self.max_tokens
-        if self.top_p is not None:
-            out["top_p"] = self.top_p
-        if self.stop:
-            out["stop"] = list(self.stop)
-        if self.seed is not None:
-            out["seed"] = self.seed
-        return out
-
-    @classmethod
-    def from_params(cls, params: Mapping[str, Any]) -> GenerationConfig:
-        """The inverse of :meth:`params` (how a resumed run gets back its stored sampling settings).
-
-        >>> config = GenerationConfig(0.7, max_tokens=None, stop=("\\n",), seed=3)
-        >>> GenerationConfig.from_params(config.params()) == config
-        True
-        """
-        return cls(
-            temperature=params.get("temperature", 0.0),
-            max_tokens=params.get("max_tokens"),
-            top_p=params.get("top_p"),
-            stop=tuple(params.get("stop", ())),
-            seed=params.get("seed"),
-        )
-
-
-@dataclass(frozen=True)
-class Completion:
-    """A model's reply: its text, token usage, wall-clock latency and whether it came from the cache."""
-
-    text: str
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    latency_s: float = 0.0
-    model: str = ""
-    cached: bool = False
-    finish_reason: str | None = None
-
-
-@runtime_checkable
-class ChatModel(Protocol):
-    """Anything that answers chat messages asynchronously.
-
-    ``name`` is the full model string (``openai/gpt-4o-mini``). ``generate`` raises
-    :class:`~mindloop.errors.ModelError` (or a subclass) when the call fails for good.
-    """
-
-    @property
-    def name(self) -> str: ...
-
-    async def generate(self, messages: Sequence[Message], config: GenerationConfig = ...) -> Completion: ...
-
-    async def aclose(self) -> None: ...
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, get_args
 
 from mindloop.errors import InvalidArgumentError
-from mindloop.models.base import CacheMode, ChatModel, Completion, GenerationConfig, Message
+from mindloop.models.chat import CacheMode, ChatModel, Completion, GenerationConfig, Message
 from mindloop.paths import cache_path
 
 __all__ = ["CachedChatModel", "ResponseCache", "cache_key"]

@@ -371,8 +371,16 @@ class FakeChatServer:
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
 
     def _leave(self) -> None:
-        with self._lock:
+        with self._turns:
             self.in_flight -= 1
+            self._turns.notify_all()
+
+    def wait_idle(self, timeout: float = 30.0) -> bool:
+        """Wait until no chat request is inside the server (queued or served); ``False`` if ``timeout`` seconds
+        pass first. A client has its reply before the handler counts its request out, so a test that checks the
+        counters after its clients return waits here for the server's own bookkeeping."""
+        with self._turns:
+            return self._turns.wait_for(lambda: self.in_flight == 0 and self.serving == 0, timeout)
 
     @contextlib.contextmanager
     def _slot(self) -> Iterator[bool]:

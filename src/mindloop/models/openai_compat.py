@@ -14,6 +14,11 @@ jitter from a seedable ``random.Random`` (or the server's ``Retry-After``):
 - other 4xx (bad request, auth, unknown model) are the caller's to fix and fail at once with the server's
   message; so does a well-formed reply whose ``content`` is null (asking again would not change it).
 
+Each request is reported to the run's circuit breaker (:mod:`~mindloop.models.outages`) as it ends: one that found
+no server (refused, reset, DNS, TLS, closed with no reply, 502/503 without ``Retry-After``) counts, any answer
+resets the count; such a request is retried after at most :data:`NO_SERVER_BACKOFF_S` (there is no struggling
+server to spare), and once the breaker opens no request is sent and no retry waited for.
+
 The sleep between tries is injectable (``OpenAIChatModel(..., sleep=...)``), so tests can record the waits
 instead of spending them. The clients and the in-flight limit belong to one event loop; when the model is used
 from a new loop (a second ``asyncio.run``) both are rebuilt (what the server said about its parallelism is kept),
@@ -46,6 +51,7 @@ from mindloop.errors import (
     ModelTimeoutError,
     ModelUnavailableError,
 )
+from mindloop.models import outages
 from mindloop.models.base import Completion, GenerationConfig, Message, ModelOptions
 from mindloop.models.parallelism import (
     InFlightLimit,
@@ -125,6 +131,11 @@ def _given_slots(value: Any) -> ServerParallelism | None:
     return ServerParallelism(int(value), "server_slots option")
 
 
+NO_SERVER_BACKOFF_S = 2.0
+"""The longest wait before retrying a request that found no server (:mod:`~mindloop.models.outages`): backoff
+spares a struggling server, and there is none to spare, so a dead endpoint is known within seconds."""
+
+
 class _AttemptError(Exception):
     """Why one attempt failed and whether another may help; tenacity's retry predicate and wait read it.
 
@@ -147,6 +158,7 @@ class _AttemptError(Exception):
         self.retry = retry
         self.kind = kind
         self.wait_s = wait_s
+        self.no_server = False  # the request found no server: the retry waits at most NO_SERVER_BACKOFF_S
         self.overloaded = overloaded
 
 
@@ -158,14 +170,15 @@ def _worth_retrying(exc: BaseException) -> bool:
 class _Backoff(wait_base):
     """tenacity wait strategy: the failed attempt's ``Retry-After``, else the model's jittered backoff."""
 
-    def __init__(self, backoff: Callable[[int, float | None], float]) -> None:
+    def __init__(self, backoff: Callable[[int, float | None, float | None], float]) -> None:
         self._backoff = backoff
 
     def __call__(self, retry_state: RetryCallState) -> float:
         outcome = retry_state.outcome
         failed = outcome.exception() if outcome is not None and outcome.failed else None
         retry_after = failed.wait_s if isinstance(failed, _AttemptError) else None
-        return self._backoff(retry_state.attempt_number - 1, retry_after)
+        cap = NO_SERVER_BACKOFF_S if isinstance(failed, _AttemptError) and failed.no_server else None
+        return self._backoff(retry_state.attempt_number - 1, retry_after, cap)
 
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -357,7 +370,11 @@ class OpenAIChatModel:
 
     async def _attempt(self, limit: InFlightLimit, ticket: Ticket, body: bytes) -> dict[str, Any]:
         """One HTTP request under ``ticket``: the parsed completion; raises :class:`_AttemptError` saying why it
-        failed. The ticket is released here, telling the limit how the request went."""
+        failed. The ticket is released here, telling the limit how the request went. Each request is reported to
+        the run's circuit breaker (:mod:`~mindloop.models.outages`), which stops the call once it opens."""
+        if outages.is_open():  # the breaker opened while this request waited for its turn: it is not sent
+            limit.release(ticket, answered=False, overloaded=False, cost=None)
+            outages.check()
         self.requests_sent += 1
         shard = self._load.index(min(self._load))  # the least busy client: no request waits for a connection
         self._load[shard] += 1
@@ -373,13 +390,22 @@ class OpenAIChatModel:
                 raise _AttemptError(self._timeout_cause(ticket), retry=True, kind=ModelTimeoutError) from exc
             except httpx.TransportError as exc:
                 cause = f"cannot reach {self.url}: {type(exc).__name__}: {exc}"
-                raise _AttemptError(cause, retry=True, kind=ModelUnavailableError) from exc
+                failed = _AttemptError(cause, retry=True, kind=ModelUnavailableError)
+                failed.no_server = outages.finds_no_server(exc)
+                if failed.no_server:
+                    outages.report_failure(cause)
+                raise failed from exc
             answered = True
+            no_server = outages.answer_finds_no_server(response.status_code, response.headers)
+            if no_server:
+                outages.report_failure(f"HTTP {response.status_code} from {self.url}: {_server_message(response)}")
+            else:
+                outages.report_answer()
             latency = asyncio.get_running_loop().time() - ticket.sent
             try:
                 data = _completion_data(response, self.url)
             except _AttemptError as failed:
-                overloaded = failed.overloaded
+                overloaded, failed.no_server = failed.overloaded, no_server
                 raise
             cost = reply_cost(latency, _generated_tokens(data))
         finally:
@@ -396,10 +422,11 @@ class OpenAIChatModel:
             cause += f" ({waited:.1f} s in all, sent behind {ticket.ahead} request(s) of this client)"
         return cause
 
-    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+    def _backoff(self, attempt: int, retry_after: float | None, cap: float | None = None) -> float:
         """Seconds before retry ``attempt + 1`` (0-based): the server's ``Retry-After`` or capped exponential full
-        jitter, ``uniform(0, min(max_backoff_s, backoff_s * 2**attempt))``; either is capped at ``max_backoff_s``."""
-        cap = self.options.max_backoff_s
+        jitter, ``uniform(0, min(max_backoff_s, backoff_s * 2**attempt))``; either is capped at ``max_backoff_s``
+        (and at ``cap`` when given: :data:`NO_SERVER_BACKOFF_S` after a request that found no server)."""
+        cap = self.options.max_backoff_s if cap is None else min(cap, self.options.max_backoff_s)
         if retry_after is not None:
             return min(cap, retry_after)
         return self._rng.uniform(0.0, min(cap, self.options.backoff_s * 2.0 ** min(attempt, 1000)))

@@ -133,7 +133,7 @@ def _text(value: Any) -> str | None:
 
 
 def _tone(d: Mapping[str, Any], higher_is_better: bool | None) -> str:
-    if d["p"] >= SIGNIFICANT or d["diff"] == 0:
+    if d.get("p_adjusted", d["p"]) >= SIGNIFICANT or d["diff"] == 0:
         return ""
     if higher_is_better is None:
         return "sig"
@@ -164,7 +164,8 @@ def _metric_tables(bc: BenchmarkComparison) -> list[_MetricTable]:
                 continue
             higher = bc.headline.higher_is_better if bc.headline and path == (head,) else None
             ci = f"[{_signed(d['low'])}, {_signed(d['high'])}]"
-            cells.append(_Value(_signed(d["diff"]), ci, _dumps(_finite(d["diff"])), _tone(d, higher), _p(d["p"])))
+            p_text = _p(d["p"]) + (f" · Holm {_p(d['p_adjusted'])}" if "p_adjusted" in d else "")
+            cells.append(_Value(_signed(d["diff"]), ci, _dumps(_finite(d["diff"])), _tone(d, higher), p_text))
         title = "Summary" if len(path) == 1 else path[0].replace("_", " ")
         name = path[0] if len(path) == 1 else " · ".join(path[1:])
         tables.setdefault(title, []).append(_MetricRow(name, ".".join(path), values, cells, path == (head,)))
@@ -238,8 +239,10 @@ def _tests(diffs: Sequence[Difference]) -> list[dict[str, str]]:
                     "diff": _signed(t.mean_run - t.mean_baseline),
                     "ci": ci,
                     "counts": counts,
-                    "p": _p(t.p),
-                    "tone": "sig" if t.p < SIGNIFICANT and t.mean_run != t.mean_baseline else "",
+                    "p": _p(t.p) + ("" if t.p_adjusted is None else f" · Holm {_p(t.p_adjusted)}"),
+                    "tone": "sig"
+                    if (t.p if t.p_adjusted is None else t.p_adjusted) < SIGNIFICANT and t.mean_run != t.mean_baseline
+                    else "",
                 }
             )
     return rows
@@ -330,8 +333,11 @@ def render_compare(comparison: Comparison) -> str:
     note = (
         f"Brackets: {level}% intervals, {method['intervals']} for each run's metrics, paired bootstrap over the "
         f"shared samples for differences (Δ: run minus the first run), {comparison.resamples} resamples, seed "
-        f"{comparison.seed}; a difference with p < {SIGNIFICANT} is marked (green or red for the headline metric, "
-        "by whether it is better). 0/1 per-sample scores: McNemar's exact test on the discordant pairs."
+        f"{comparison.seed}; p-values: McNemar exact for proportions, sign-flip permutation for other means, else "
+        f"the paired bootstrap (none below n = 10 except for proportions). A difference with p < {SIGNIFICANT} is "
+        "marked (green or red for the headline metric, by whether it is better): the headline row unadjusted, "
+        f"every other row by its {method['adjustment'].split(',')[0]}-adjusted p-value over the family of the "
+        "comparison's breakdown rows. 0/1 per-sample scores: McNemar's exact test on the discordant pairs."
     )
     return _template().render(
         title=f"mindloop comparison · {' vs '.join(comparison.ids)}",

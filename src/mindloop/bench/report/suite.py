@@ -389,6 +389,10 @@ def _table(spec: PaperTable, by_bench: Mapping[str, RunSummary]) -> dict[str, An
             text = summary.metrics.get(key) if summary else None
             if isinstance(text, str) and text:
                 notes.append(f"{bench} {key}: {text}")
+        if summary and summary.protocol:
+            p = summary.protocol
+            notes.append(f"{bench} protocol: {p['name']} (format retries {p['format_retries']})")
+    protocols = {b: dict(by_bench[b].protocol) for b in sorted(spec.benchmarks()) if b in by_bench}
     return {
         "key": spec.key,
         "paper": spec.paper,
@@ -398,13 +402,15 @@ def _table(spec: PaperTable, by_bench: Mapping[str, RunSummary]) -> dict[str, An
         "rows": rows,
         "notes": notes,
         "runs": [by_bench[b].run_id for b in sorted(spec.benchmarks()) if b in by_bench],
+        "protocol": protocols,
     }
 
 
 def suite_report(store: RunStore, suite_id: str) -> dict[str, Any]:
     """The suite's numbers, as ``mindloop suite report --json`` prints them and the HTML page shows them: the
-    suite, each planned benchmark's run (or ``null`` when not started) with its counts, headline metric, seconds
-    and tokens, each paper's table (:data:`PAPER_TABLES`) and the ledger of the whole suite."""
+    suite, each planned benchmark's run (or ``null`` when not started) with its counts, headline metric,
+    seconds, tokens, protocol (format retries) and the ids of the samples it ran, each paper's table
+    (:data:`PAPER_TABLES`) and the ledger of the whole suite."""
     info = store.suite(suite_id)
     runs = store.suite_runs(suite_id)
     plan = list(info.config.get("benchmarks", [])) + [b for b in runs if b not in info.config.get("benchmarks", [])]
@@ -437,6 +443,8 @@ def suite_report(store: RunStore, suite_id: str) -> dict[str, Any]:
                 "seconds": round(s.seconds, 3) if s else 0.0,
                 "tokens": token_sum([s.tokens]) if s else token_sum([]),
                 "replies": dict(s.replies) if s else {},
+                "protocol": dict(s.protocol) if s else None,
+                "sample_ids": [r.sample.id for r in store.records(s.run_id)] if s else [],
                 "report": f"{s.run_id}.html" if s else None,
             }
         )

@@ -132,7 +132,7 @@ class LlmCobelAgent:
         """Fill ``template``, ask the model, and read the reply with ``read`` (a format retry on a refusal)."""
         text = tpl.fill(template, {**self._common(), **values})
         self.calls += 1
-        value, reply = await ask(self.model, [message("user", text)], read, self.config, retries=self.format_retries)
+        value, reply, _ = await ask(self.model, [message("user", text)], read, self.config, retries=self.format_retries)
         self.trace.append(f"t={self._now} {what}: {reply.text[:200]!r}")
         return value
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from mindloop.beliefs.views.sbl import SblIssue, SblStatement, parse_lenient
 from mindloop.errors import ParseError
+from mindloop.models.replies import strip_markup
 from mindloop.systems.cobel.mind import Intent
 
 __all__ = [
@@ -534,8 +535,7 @@ def _belief_lines(text: str) -> list[str]:
     written as a name (``<alice> BELIEVE`` -> ``Alice BELIEVE``)."""
     out = []
     for raw in re.split(r"[\n;]|,\s*(?=[A-Z][A-Za-z]*\s+BELIEVE\b)", text):
-        line = re.sub(r"^\s*(?:[-*+•]|\d+[.)])\s+", "", raw)
-        line = re.sub(r"[`*]", "", line).strip().rstrip(".,")
+        line = strip_markup(raw).rstrip(".,")
         # a believer written like an entity without an id (``<alice> BELIEVE``) is still the agent ``Alice``
         line = re.sub(r"<\s*([A-Za-z]+)\s*>(?=\s+BELIEVE\b)", lambda m: m[1].capitalize(), line)
         if line:

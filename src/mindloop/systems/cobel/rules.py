@@ -124,7 +124,7 @@ async def construct_rules(
     issues: tuple[SblIssue, ...] = ()
     review = Review(False, ())
     for rnd in range(1, max_rounds + 1):
-        (reply, rules, issues), _ = await ask(
+        (reply, rules, issues), _, _ = await ask(
             proposer, [message("user", prompt)], _rules_of, config, retries=format_retries
         )
         transcript.append(("Alice", reply))
@@ -133,7 +133,7 @@ async def construct_rules(
             transcript.append(("Bob (symbolic)", "\n".join(review.suggestions) or "Satisfied: yes"))
         else:
             bob = tpl.fill(tpl.RULES_DISCUSS, {**values, "ALICE_CONTENT": reply})
-            (satisfied, suggestions), answer = await ask(
+            (satisfied, suggestions), answer, _ = await ask(
                 reviewer, [message("user", bob)], read_review, config, retries=format_retries
             )
             transcript.append(("Bob", answer.text))

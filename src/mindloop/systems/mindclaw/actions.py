@@ -23,6 +23,7 @@ from mindloop.worlds.household.actions import Action, parse_actions
 __all__ = [
     "PLACEHOLDER_ARGS",
     "ActionGenerator",
+    "EagerActionGenerator",
     "ModelActionGenerator",
     "SymbolicActionGenerator",
     "parse_action_reply",
@@ -101,6 +102,25 @@ class SymbolicActionGenerator:
             return ActionPlan(actor=actor, object=obj, goal=record.goal, error="no scene state to plan in")
         steps = plan_help(record, scene)
         return ActionPlan(steps, actor, obj, record.goal, record.text)
+
+
+class EagerActionGenerator:
+    """The action generator of the ``first`` reference agent: the symbolic plan when the reasoning found help
+    warranted, else the robot goes to the person anyway (``walk(person)``): an intervention either way."""
+
+    def __init__(self) -> None:
+        self._plans = SymbolicActionGenerator()
+
+    async def act(self, ctx: TriggerContext, record: ReasoningRecord | None, actor: str, obj: str) -> ActionPlan:
+        """See :meth:`act_now`."""
+        return self.act_now(ctx, record, actor, obj)
+
+    def act_now(self, ctx: TriggerContext, record: ReasoningRecord | None, actor: str, obj: str) -> ActionPlan:
+        """The symbolic plan, or ``walk(actor)`` where it would be ``none``."""
+        plan = self._plans.act_now(ctx, record, actor, obj)
+        if plan.is_none:
+            return ActionPlan((f"walk({actor})",), actor, obj, plan.goal, "act at once, whatever the reasoning found")
+        return plan
 
 
 ACT_SYSTEM = (
@@ -203,7 +223,7 @@ class ModelActionGenerator:
             return refused
         assert record is not None
         try:
-            steps, _ = await ask(
+            steps, _, _ = await ask(
                 self.model, self.prompt(ctx, record), parse_action_reply, self.config, retries=self.retries
             )
         except ParseError as exc:

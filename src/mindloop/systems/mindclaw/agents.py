@@ -8,6 +8,10 @@ agent          trigger                             reasoning / action          d
                                                                                them ("SFT-Skill")
 ``model``      strong skills, else the model       the model                   the shipped set (skill-augmented)
                prompted with preferred/negative
+``never``      ``noop`` always (reference)         symbolic                    none
+``first``      reason and act at the first window  symbolic; acts (goes to     none
+               with a person and an object         the person) even when not
+               (reference)                         warranted
 =============  ==================================  ==========================  ======================================
 
 Observation is symbolic unless ``observation="model"``. The classifier is trained on teacher-forced decisions
@@ -22,7 +26,7 @@ from pathlib import Path
 from mindloop.errors import InvalidArgumentError
 from mindloop.models.base import ChatModel, GenerationConfig
 from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
-from mindloop.systems.mindclaw.actions import ModelActionGenerator, SymbolicActionGenerator
+from mindloop.systems.mindclaw.actions import EagerActionGenerator, ModelActionGenerator, SymbolicActionGenerator
 from mindloop.systems.mindclaw.context import FEATURE_NAMES, RAW_FEATURE_NAMES
 from mindloop.systems.mindclaw.engine import Engine
 from mindloop.systems.mindclaw.evaluation import DecisionRecord
@@ -32,6 +36,7 @@ from mindloop.systems.mindclaw.reasoning import ModelReasoner, SymbolicReasoner
 from mindloop.systems.mindclaw.skills import SkillSet, default_skills_path, load_skills
 from mindloop.systems.mindclaw.trigger import (
     ClassifierPolicy,
+    FirstWindowPolicy,
     ModelPolicy,
     NaivePolicy,
     NoopPolicy,
@@ -50,7 +55,8 @@ __all__ = [
     "training_decisions",
 ]
 
-AGENTS = ("symbolic", "classifier", "model")
+AGENTS = ("symbolic", "classifier", "model", "never", "first")
+"""The runtimes :func:`build_engine` makes; ``never`` and ``first`` are the trivial reference policies."""
 
 
 @functools.lru_cache(maxsize=4)
@@ -66,7 +72,7 @@ def default_skills() -> SkillSet:
 def resolve_skills(spec: str, agent: str) -> SkillSet | None:
     """``auto`` (the agent's default), ``default``, ``off`` or a path to a skills YAML file."""
     if spec == "auto":
-        spec = "off" if agent == "classifier" else "default"
+        spec = "off" if agent in ("classifier", "never", "first") else "default"
     if spec == "off":
         return None
     if spec == "default":
@@ -152,6 +158,24 @@ def build_engine(
             Trigger(skills, ModelPolicy(model, cfg, retries=format_retries)),
             ModelReasoner(model, cfg, retries=format_retries),
             ModelActionGenerator(model, cfg, retries=format_retries),
+            belief_table=belief_table,
+            max_ops=max_ops,
+        )
+    if agent == "never":
+        return Engine(
+            observer,
+            Trigger(None, NoopPolicy()),
+            SymbolicReasoner(),
+            SymbolicActionGenerator(),
+            belief_table=belief_table,
+            max_ops=max_ops,
+        )
+    if agent == "first":
+        return Engine(
+            observer,
+            Trigger(None, FirstWindowPolicy()),
+            SymbolicReasoner(),
+            EagerActionGenerator(),
             belief_table=belief_table,
             max_ops=max_ops,
         )

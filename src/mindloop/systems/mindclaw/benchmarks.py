@@ -1,9 +1,11 @@
 """The ``claw`` benchmark: MindClaw's precision intervention on ``mindpower-sim`` episodes, closed loop.
 
-Each sample is one household scenario. The agent (``symbolic``, ``classifier`` or ``model``) runs the whole
+Each sample is one household scenario. The agent (``symbolic``, ``classifier`` or ``model``; ``never`` and
+``first`` are trivial reference policies) runs the whole
 episode live — its actions are executed in the simulator between windows — and is scored on TA, PIA and CS;
 its trigger is also scored decision by decision with teacher forcing (ACC, ACC w/o ``noop``). Metrics are
-fractions in [0, 1]; see ``docs/mindclaw.md`` for their definitions.
+fractions in [0, 1]; see ``docs/mindclaw.md`` for their definitions. The headline TA and PIA are over the
+episodes that need help, as in the paper (whose episodes all do); the controls are reported apart.
 
 Options (``--opt KEY=VALUE``; ``--data PATH``; the fields of :class:`ClawOptions`):
 
@@ -139,6 +141,12 @@ class ClawBenchmark:
                 self._model,
                 needs_model=True,
             ),
+            "never": AgentSpec("reference: never intervenes (noop at every decision, no skills)", self._never),
+            "first": AgentSpec(
+                "reference: reasons about the first person and object it sees and acts at that first window, "
+                "warranted or not",
+                self._first,
+            ),
         }
 
     def samples(self, n: int | None, seed: int, options: ClawOptions) -> list[Sample]:
@@ -163,6 +171,12 @@ class ClawBenchmark:
 
     async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
         return await self._episode(sample, ctx, "model")
+
+    async def _never(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        return await self._episode(sample, ctx, "never")
+
+    async def _first(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        return await self._episode(sample, ctx, "first")
 
     async def _episode(
         self, sample: Sample, ctx: AgentContext, agent: str, classifier: ClassifierPolicy | None = None
@@ -241,8 +255,11 @@ class ClawBenchmark:
 
 
 def summarize_claw(records: Sequence[SampleRecord]) -> dict[str, Any]:
-    """``ta``, ``pia``, ``cs``, ``acc``, ``acc_no_noop`` (fractions) and counts, overall and ``by_group``
-    (false belief / implicit goal x help / control); failed samples count as failures."""
+    """The headline ``ta``, ``pia``, ``cs`` (fractions) over the episodes that need help, as the paper's (all its
+    episodes need help; an agent that never intervenes scores 0 there); ``acc``, ``acc_no_noop`` and the counts
+    over every episode; ``control_episodes`` (TA and PIA of the controls alone: 1 when the robot stayed out,
+    ``false_alarms``), ``all_episodes`` (TA and PIA pooled over help and controls, the old headline) and
+    ``by_group`` (false belief / implicit goal x help / control). Failed samples count as failures."""
 
     def rows(rs: Sequence[SampleRecord]) -> list[dict[str, Any]]:
         out = []
@@ -260,7 +277,21 @@ def summarize_claw(records: Sequence[SampleRecord]) -> dict[str, Any]:
         return out
 
     model_agent = any((r.output or {}).get("agent") == "model" for r in records)
-    summary = summarize_intervention(rows(records), model_agent=model_agent)
+    every = rows(records)
+    summary = summarize_intervention(every, model_agent=model_agent)
+    help_rows = [row for row in every if row["help_needed"]]
+    control_rows = [row for row in every if not row["help_needed"]]
+    on_help = summarize_intervention(help_rows, model_agent=model_agent)
+    on_controls = summarize_intervention(control_rows, model_agent=model_agent)
+    summary["all_episodes"] = {"ta": summary["ta"], "pia": summary["pia"], "n": summary["n"]}
+    summary["ta"], summary["pia"] = on_help["ta"], on_help["pia"]
+    summary["headline_over"] = "episodes that need help (controls reported apart under control_episodes)"
+    summary["control_episodes"] = {
+        "ta": on_controls["ta"],
+        "pia": on_controls["pia"],
+        "n": on_controls["n"],
+        "false_alarms": on_controls["false_alarms"],
+    }
     groups: dict[str, list[SampleRecord]] = defaultdict(list)
     for r in records:
         groups[r.sample.group].append(r)

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -509,19 +510,14 @@ async def summarise_skills(
             continue
         cases = "\n".join(_case(d) for d in [*right, *wrong])
         user = SUMMARY_TEMPLATE.format(op=op, fields=fields, cases=cases, limit=limit)
-        bad: list[str] = []
-
-        def read(text: str, op: str = op, bad: list[str] = bad) -> list[Skill]:
-            bad += parse_summary(text, op)[1]
-            return read_summary(text, op)
-
         messages = [message("system", SUMMARY_SYSTEM), message("user", user)]
+        read = functools.partial(read_summary, op=op)
         try:
-            skills, _ = await ask(model, messages, read, config or GenerationConfig(), retries=retries)
-        except ParseError:
-            skills = []
+            skills, _, replies = await ask(model, messages, read, config or GenerationConfig(), retries=retries)
+        except ParseError as exc:
+            skills, replies = [], exc.replies
         proposed += skills
-        failures += [f"{op}: {b}" for b in bad]
+        failures += [f"{op}: {b}" for text in replies for b in parse_summary(text, op)[1]]
     about = "Trigger skills summarised by a model from paired rollouts, validated over all decisions."
     validated = validate_skills(SkillSet(proposed, about=about, thresholds=th), decisions, regroup=True)
     return validated, failures

@@ -405,17 +405,15 @@ class ModelObserver:
         """Ask the model (with format retries), read its answer, and build ``o_t`` from it; a reply still refused
         gives an empty observation with ``error`` set."""
         c = window.candidates
-        replies: list[str] = []
 
         def read(text: str) -> tuple[WindowEvent, ...]:
-            replies.append(text)
             return parse_observation_reply(text, actors=c.actors, objects=c.objects, locations=c.locations, t=window.t)
 
         error = ""
         try:
-            events, _ = await ask(self.model, self.prompt(window), read, self.config, retries=self.retries)
+            events, _, replies = await ask(self.model, self.prompt(window), read, self.config, retries=self.retries)
         except ParseError as exc:
-            events, error = (), f"malformed observation: {exc}"
+            events, replies, error = (), exc.replies, f"malformed observation: {exc}"
         _log(self.activity, window, events)
         moves, handled = _moves_and_handled(events)
         quiet = not any(e.actor and e.kind != "observe" for e in events)

@@ -266,16 +266,14 @@ class ModelReasoner:
 
     async def reason(self, ctx: TriggerContext, actor: str, obj: str) -> ReasoningRecord:
         """Ask (with format retries); a reply still refused is a record with ``error`` and no intervention."""
-        replies: list[str] = []
 
         def read(text: str) -> dict[str, Any]:
-            replies.append(text)
             return parse_reasoning_reply(text, locations=ctx.candidates.locations)
 
         try:
-            got, _ = await ask(self.model, self.prompt(ctx, actor, obj), read, self.config, retries=self.retries)
+            got = (await ask(self.model, self.prompt(ctx, actor, obj), read, self.config, retries=self.retries)).value
         except ParseError as exc:
-            return ReasoningRecord(actor, obj, error=f"malformed reasoning: {exc}", text=replies[-1][:500])
+            return ReasoningRecord(actor, obj, error=f"malformed reasoning: {exc}", text=exc.replies[-1][:500])
         table = ctx.memory.table
         scene = ctx.observation.scene
         seen = table.visual(obj) if table is not None else (scene.location(obj) if scene is not None else None)

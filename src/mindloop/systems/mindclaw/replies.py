@@ -5,7 +5,8 @@ Small models answer ``<Context> false_belief`` as ``**Context:** false_belief``,
 in backticks and emphasis, write ``kitchen cabinet`` for ``kitchen_cabinet``, and copy format lines from the
 prompt (``<Context> one of: false_belief, ...``). The helpers here read every such form the same way:
 
-* :func:`clean` takes markdown residue off a line (headers, bullets, numbering, emphasis, code quotes);
+* :func:`clean` takes markdown residue off a line (headers, bullets, numbering, emphasis, code quotes): the
+  shared :func:`mindloop.models.replies.strip_markup`;
 * :func:`read_tags` collects every value written for each tag (same line, after a colon or not, or on the
   following lines);
 * :func:`find_names` matches candidate names as whole names, longest first, whatever their spacing and case;
@@ -27,25 +28,11 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
 from mindloop.errors import ParseError
+from mindloop.models.replies import strip_markup as clean
 
 __all__ = ["clean", "find_names", "read_tags", "single", "words"]
 
 T = TypeVar("T")
-
-_LEAD = re.compile(r"^(?:#{1,6}\s*|>\s*|[-*+\u2022]\s+|\(?\d{1,2}[.)]\s+)+")
-
-
-def clean(line: str) -> str:
-    """``line`` without markdown residue: leading headers, quotes, bullets and numbering; ``**``, ``*``, ``__``
-    and backticks anywhere.
-
-    >>> clean("### 1. **Action:** `walk(fridge)`")
-    'Action: walk(fridge)'
-    """
-    s = line.strip()
-    s = s.replace("**", "").replace("__", "").replace("`", "").replace("*", "")
-    s = _LEAD.sub("", s.strip())
-    return s.strip()
 
 
 def words(text: str) -> list[str]:

@@ -36,6 +36,7 @@ from mindloop.systems.mindclaw.skills import SkillSet
 __all__ = [
     "ClassifierPolicy",
     "Decision",
+    "FirstWindowPolicy",
     "ModelPolicy",
     "NaivePolicy",
     "NoopPolicy",
@@ -76,6 +77,28 @@ class NoopPolicy:
     async def decide(self, ctx: TriggerContext, skills: SkillSet | None) -> Decision:
         """Always ``noop``."""
         return Decision(Operation(NOOP), "policy:noop")
+
+
+class FirstWindowPolicy:
+    """A trivial reference policy: intervene at the first window that offers a person and an object, whatever
+    happens there (reason about them, then act), and never again. With :class:`EagerActionGenerator` the robot
+    acts whether or not the reasoning found help warranted, so the policy is an intervention at the first
+    window, not a guess that happens to wait for a cue."""
+
+    name = "first"
+
+    async def decide(self, ctx: TriggerContext, skills: SkillSet | None) -> Decision:
+        """``reasoning_run`` then ``action_run`` on the first person and object of the first window that has
+        both (candidates in sorted order), ``noop`` everywhere else."""
+        done = [op.verb for op in ctx.ops]
+        if ACTION_RUN in done or any(e.kind == "action" for e in ctx.memory.history):
+            return Decision(Operation(NOOP), "policy:first")
+        cands = ctx.window.candidates
+        if REASONING_RUN in done and ctx.reasoning is not None:
+            return Decision(Operation(ACTION_RUN, ctx.reasoning.actor, ctx.reasoning.object), "policy:first")
+        if not cands.actors or not cands.objects:
+            return Decision(Operation(NOOP), "policy:first")
+        return Decision(Operation(REASONING_RUN, min(cands.actors), min(cands.objects)), "policy:first")
 
 
 class NaivePolicy:
@@ -198,16 +221,15 @@ class ModelPolicy:
 
     async def decide(self, ctx: TriggerContext, skills: SkillSet | None) -> Decision:
         """Ask the model for one operation (with format retries)."""
-        replies: list[str] = []
 
         def read(text: str) -> Operation:
-            replies.append(text)
             return read_operation(text, ctx.candidates)
 
         try:
-            op, _ = await ask(self.model, self.prompt(ctx, skills), read, self.config, retries=self.retries)
+            op, _, replies = await ask(self.model, self.prompt(ctx, skills), read, self.config, retries=self.retries)
         except ParseError as exc:
-            return Decision(None, "policy:model", f"malformed trigger output: {exc}", replies[-1], len(replies) - 1)
+            bad = exc.replies
+            return Decision(None, "policy:model", f"malformed trigger output: {exc}", bad[-1], len(bad) - 1)
         return Decision(op, "policy:model", "", replies[-1], len(replies) - 1)
 
 

@@ -170,22 +170,20 @@ class ModelHierarchyAgent:
     async def answer(self, scenario: Scenario) -> HierarchyAnswer:
         """Ask the model and parse its reply (a refused reply goes back with the parser's reason, at most
         ``format_retries`` times); a failed call or a last reply that does not parse is a recorded failure."""
-        replies: list[str] = []
 
         def parse(text: str) -> Hierarchy:
-            replies.append(text)
             return parse_hierarchy(text, self.setting)
 
         try:
-            hierarchy, reply = await ask(
+            hierarchy, reply, _ = await ask(
                 self.model, self.messages(scenario), parse, self.config, retries=self.format_retries
             )
         except SETUP_ERRORS:
             raise
         except HierarchyParseError as exc:
-            return HierarchyAnswer(replies[-1], None, str(exc))
+            return HierarchyAnswer(exc.replies[-1], None, str(exc))
         except MindloopError as exc:
-            return HierarchyAnswer(replies[-1] if replies else None, None, f"model call failed: {exc}")
+            return HierarchyAnswer(exc.replies[-1] if exc.replies else None, None, f"model call failed: {exc}")
         return HierarchyAnswer(reply.text, hierarchy)
 
 

@@ -15,7 +15,14 @@ Options (``--opt KEY=VALUE``; ``--data PATH``; the fields of :class:`MindPowerOp
 * ``judge`` — a model string for BPC and Robot-Centric judging, with ``judge_base_url`` and
   ``judge_api_key_env`` for its endpoint and ``judge_timeout`` for its seconds per request (a slow local server:
   the client's 120 s default abandons and resends long judge requests);
-* ``similarity`` — ``auto`` (default: on when the ``metrics`` extra is installed), ``on`` or ``off``.
+* ``similarity`` — ``auto`` (default: on when the ``metrics`` extra is installed), ``on`` or ``off``;
+* ``controls`` — ``exclude`` (default: only the scenarios that need help, as all of the paper's do), ``include``
+  (the controls too, whose gold is ``wait()``; the headline pools both and ``help`` / ``controls`` report each
+  apart) or ``only`` (the controls alone);
+* ``rescale`` — ``off`` (default: raw BERTScore F1 and cosine) or ``baseline``: also report each score rescaled
+  with a baseline computed the way bert_score computes its own, the encoder's mean score on unrelated pairs
+  (``rescale_pairs`` pairs of gold layer texts of two different scenarios of the ``mindpower-sim`` train split,
+  drawn with ``--seed``): ``(x - b) / (1 - b)``, in ``bertscore_rescaled`` and ``st_rescaled`` beside the raw ones.
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ from pydantic import Field
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.errors import DependencyError
+from mindloop.errors import DependencyError, InvalidArgumentError
 from mindloop.metrics.stats import mean
 from mindloop.metrics.text import BERTSCORE_NAME, TextSimilarity, similarity_available
 from mindloop.models.base import ChatModel, ModelOptions
@@ -47,9 +54,21 @@ from mindloop.systems.mindpower.judges import judge_bpc, judge_robot_centric
 from mindloop.systems.mindpower.layers import layer_similarity
 from mindloop.worlds.household.scenarios import FALSE_BELIEF, IMPLICIT_GOAL, Scenario, load_scenarios, mindpower_sim
 
-__all__ = ["MindPowerBenchmark", "MindPowerOptions", "mindpower_samples", "summarize_mindpower"]
+__all__ = [
+    "CONTROL_GROUP",
+    "MindPowerBenchmark",
+    "MindPowerOptions",
+    "baseline_texts",
+    "mindpower_samples",
+    "rescale",
+    "select_controls",
+    "similarity_baseline",
+    "summarize_mindpower",
+]
 
 TASKS = (FALSE_BELIEF, IMPLICIT_GOAL)
+CONTROL_GROUP = "control"
+"""The sample group of control scenarios (no help needed, gold ``wait()``), apart from the two tasks."""
 
 
 class MindPowerOptions(Options):
@@ -75,6 +94,17 @@ class MindPowerOptions(Options):
         "auto",
         description="BERTScore and Sentence-Transformer similarity (auto: on when the metrics extra is installed)",
     )
+    rescale: Literal["off", "baseline"] = Field(
+        "off",
+        description="B and S rescaling: off (raw), or baseline (also rescaled by the encoder's mean score on "
+        "unrelated pairs of the dataset's own gold texts)",
+    )
+    rescale_pairs: int = Field(200, ge=2, description="unrelated pairs the rescaling baseline averages over")
+    controls: Literal["exclude", "include", "only"] = Field(
+        "exclude",
+        description="control scenarios (gold wait()): exclude (the paper's set: every scenario needs help), "
+        "include (reported apart as well), only",
+    )
 
 
 def _settings(options: MindPowerOptions) -> dict[str, Any]:
@@ -96,26 +126,46 @@ def _settings(options: MindPowerOptions) -> dict[str, Any]:
         "judge_base_url": options.judge_base_url,
         "judge_api_key_env": options.judge_api_key_env,
         "similarity": similarity,
+        "controls": options.controls,
+        "rescale": options.rescale,
+        "rescale_pairs": options.rescale_pairs,
     } | ({"judge_timeout": options.judge_timeout} if options.judge_timeout is not None else {})
 
 
 def mindpower_samples(n: int | None, seed: int, options: MindPowerOptions) -> list[Sample]:
     """Samples of the chosen scenarios (the first ``n``), each carrying its scenario record and the settings."""
-    settings = _settings(options)
+    settings = _settings(options) | {"seed": seed}
     if options.data:
         scenarios = load_scenarios(options.data)
     else:
         scenarios = mindpower_sim(settings["split"], seed=seed, n=settings["dataset_n"])
+    scenarios = select_controls(scenarios, options.controls)
     if n is not None:
         scenarios = scenarios[:n]
     return [
         Sample(
             id=s.id,
-            input={"scenario": s.to_dict(), "task": s.task_type, "dialogue": s.has_dialogue, "settings": settings},
-            group=s.task_type,
+            input={
+                "scenario": s.to_dict(),
+                "task": s.task_type,
+                "control": s.control,
+                "dialogue": s.has_dialogue,
+                "settings": settings,
+            },
+            group=CONTROL_GROUP if s.control else s.task_type,
         )
         for s in scenarios
     ]
+
+
+def select_controls(scenarios: Sequence[Scenario], controls: str) -> list[Scenario]:
+    """The scenarios a ``controls`` choice keeps: ``exclude`` those that need help, ``only`` the controls,
+    ``include`` all (order kept)."""
+    if controls == "exclude":
+        return [s for s in scenarios if not s.control]
+    if controls == "only":
+        return [s for s in scenarios if s.control]
+    return list(scenarios)
 
 
 class MindPowerBenchmark:
@@ -129,6 +179,7 @@ class MindPowerBenchmark:
         self._similarity: TextSimilarity | None = None
         self._lock = threading.Lock()
         self._judges: dict[tuple[str, ModelOptions], ChatModel] = {}
+        self._baselines: dict[tuple[int, int, int], tuple[float, float]] = {}
         self.agents = {
             "symbolic": AgentSpec(
                 "the reference: the gold hierarchy, checked against the robot's belief store of a replay",
@@ -158,17 +209,32 @@ class MindPowerBenchmark:
         return self._judges[key]
 
     def _score_layers(
-        self, pred: Mapping[str, str], gold: Mapping[str, str], layers: Sequence[str]
+        self, pred: Mapping[str, str], gold: Mapping[str, str], layers: Sequence[str], settings: Mapping[str, Any]
     ) -> dict[str, float]:
         with self._lock:  # one encoder, one forward pass at a time (torch already uses every core)
             if self._similarity is None:
                 self._similarity = TextSimilarity()
             sims = layer_similarity([pred], [gold], self._similarity, layers)[0]
+            baseline = self._baseline(settings) if settings.get("rescale") == "baseline" else None
         scores = {}
         for layer, s in sims.items():
             scores[f"bertscore_{layer}"] = s.bertscore_f1
             scores[f"st_{layer}"] = s.st_cosine
+            if baseline is not None:
+                scores[f"bertscore_rescaled_{layer}"] = rescale(s.bertscore_f1, baseline[0])
+                scores[f"st_rescaled_{layer}"] = rescale(s.st_cosine, baseline[1])
+        if baseline is not None:
+            scores["baseline_bertscore"], scores["baseline_st"] = baseline
         return scores
+
+    def _baseline(self, settings: Mapping[str, Any]) -> tuple[float, float]:
+        """The rescaling baseline of this dataset (computed once per seed, size and pair count; the lock is held)."""
+        key = (int(settings.get("seed", 0)), int(settings.get("dataset_n", 590)), int(settings["rescale_pairs"]))
+        if key not in self._baselines:
+            assert self._similarity is not None
+            texts = baseline_texts(mindpower_sim("train", seed=key[0], n=key[1]))
+            self._baselines[key] = similarity_baseline(self._similarity, texts, key[2], seed=key[0])
+        return self._baselines[key]
 
     async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
         """Answer one scenario with the agent and score it (failures score 0, never a success)."""
@@ -201,6 +267,8 @@ class MindPowerBenchmark:
         scores: dict[str, float] = {"format_ok": 0.0, "sr": 0.0, "ac": 0.0, "rouge1": 0.0, "rouge2": 0.0, "rougeL": 0.0}
         if settings["similarity"] == "on":
             scores.update({f"{m}_{x}": 0.0 for x in layers for m in ("bertscore", "st")})
+            if settings.get("rescale") == "baseline":  # an unread reply is no better than unrelated text
+                scores.update({f"{m}_rescaled_{x}": 0.0 for x in layers for m in ("bertscore", "st")})
         hierarchy: Hierarchy | None = answer.hierarchy
         if hierarchy is not None:
             output["hierarchy"] = hierarchy.to_dict()
@@ -209,7 +277,9 @@ class MindPowerBenchmark:
             scores["rougeL"] = act.rouge.rougeL
             if settings["similarity"] == "on":
                 gold_layers = scenario.gold.layers()
-                scores.update(await asyncio.to_thread(self._score_layers, hierarchy.layers, gold_layers, layers))
+                scores.update(
+                    await asyncio.to_thread(self._score_layers, hierarchy.layers, gold_layers, layers, settings)
+                )
         judge = self._judge(settings, ctx)
         if judge is not None:  # its calls go in the sample's ledger as the judge's
             judged = ctx.recorded(judge, "judge")
@@ -280,6 +350,9 @@ def _block(records: Sequence[SampleRecord], settings: Mapping[str, Any]) -> dict
         else None,
         "st": {x: _pct([r.scores.get(f"st_{x}", 0.0) for r in records]) for x in layers} if similarity else None,
     }
+    if similarity and settings.get("rescale") == "baseline":
+        for m in ("bertscore", "st"):
+            out[f"{m}_rescaled"] = {x: _pct([r.scores.get(f"{m}_rescaled_{x}", 0.0) for r in records]) for x in layers}
     if settings.get("judge"):
         for key in ("bpc", "robot_centric"):
             judged = [r.scores[key] for r in records if key in r.scores]
@@ -291,25 +364,80 @@ def _block(records: Sequence[SampleRecord], settings: Mapping[str, Any]) -> dict
 
 def summarize_mindpower(records: Sequence[SampleRecord]) -> dict[str, Any]:
     """Metrics of a ``mindpower`` run: ``sr``, ``ac`` (0–100), ``bertscore`` and ``st`` by layer (0–100),
-    ``rouge``, ``format_ok``, ``bpc`` (0–10) and ``robot_centric`` (0–4) with a judge, ``by_task`` and
-    ``dialogue`` breakdowns, and which encoder and setting produced them. A score over no samples (a run of
-    ``--n 0``, a dialogue subset with no dialogue) is ``None``, never 0."""
+    ``rouge``, ``format_ok``, ``bpc`` (0–10) and ``robot_centric`` (0–4) with a judge, ``by_task`` (the two tasks,
+    and ``control`` when the run has controls) and ``dialogue`` breakdowns, ``controls`` (the option), ``help`` and
+    ``control`` blocks when the run includes controls, and which encoder and setting produced them. A score over
+    no samples (a run of ``--n 0``, a dialogue subset with no dialogue) is ``None``, never 0."""
     settings: Mapping[str, Any] = records[0].sample.input.get("settings", {}) if records else {}
     out = _block(records, settings)
     out["format_ok"] = _pct([r.scores.get("format_ok", 0.0) for r in records])
     out["rouge"] = {k: _pct([r.scores.get(k, 0.0) for r in records]) for k in ("rouge1", "rouge2", "rougeL")}
     by_task: dict[str, list[SampleRecord]] = defaultdict(list)
     for r in records:
-        by_task[str(r.sample.input.get("task", r.sample.group))].append(r)
-    order = [t for t in TASKS if t in by_task] + sorted(set(by_task) - set(TASKS))
+        by_task[str(r.sample.group or r.sample.input.get("task"))].append(r)
+    order = [t for t in (*TASKS, CONTROL_GROUP) if t in by_task] + sorted(set(by_task) - {*TASKS, CONTROL_GROUP})
     out["by_task"] = {t: _block(by_task[t], settings) for t in order}
+    out["controls"] = settings.get("controls", "exclude")
+    if any(r.sample.input.get("control") for r in records):  # reported apart whenever the run has any
+        out["help"] = _block([r for r in records if not r.sample.input.get("control")], settings)
+        out["control"] = _block([r for r in records if r.sample.input.get("control")], settings)
     out["dialogue"] = _block([r for r in records if r.sample.input.get("dialogue")], settings)
     out["setting"] = settings.get("setting", "hierarchy")
     out["input"] = settings.get("input", "text")
     if settings.get("similarity") == "on":
-        out["encoder"] = BERTSCORE_NAME
+        out["encoder"] = BERTSCORE_NAME + "; Sentence-Transformer: cosine of its mean-pooled embeddings, no rescaling"
+        if settings.get("rescale") == "baseline":
+            base = next((r.scores for r in records if "baseline_bertscore" in r.scores), {})
+            out["rescaling"] = {
+                "method": "baseline (bert_score's): (x - b) / (1 - b), b the mean score of unrelated pairs",
+                "pairs": settings.get("rescale_pairs"),
+                "source": "gold layer texts of two different scenarios of the mindpower-sim train split",
+                "seed": settings.get("seed", 0),
+                "bertscore_baseline": base.get("baseline_bertscore"),
+                "st_baseline": base.get("baseline_st"),
+            }
+            out["encoder"] += (
+                f"; bertscore_rescaled / st_rescaled: rescaled with baselines b = {base.get('baseline_bertscore')} "
+                f"(BERTScore) and {base.get('baseline_st')} (cosine) from {settings.get('rescale_pairs')} unrelated "
+                "pairs of the dataset's gold texts"
+            )
     else:
         out["encoder"] = "off (similarity=off, or the metrics extra is not installed)"
     if settings.get("judge"):
         out["judge"] = settings["judge"]
     return out
+
+
+def rescale(value: float, baseline: float) -> float:
+    """``(value - baseline) / (1 - baseline)``: bert_score's baseline rescaling (not clipped, as bert_score's)."""
+    return (value - baseline) / (1.0 - baseline) if baseline < 1.0 else 0.0
+
+
+def baseline_texts(scenarios: Sequence[Scenario]) -> list[tuple[str, str]]:
+    """``(scenario id, text)`` of every non-empty gold layer text of ``scenarios`` (the rescaling's corpus)."""
+    return [(s.id, t) for s in scenarios for t in s.gold.layers().values() if t.strip()]
+
+
+def similarity_baseline(
+    similarity: TextSimilarity, texts: Sequence[tuple[str, str]], pairs: int, *, seed: int = 0
+) -> tuple[float, float]:
+    """The encoder's mean BERTScore F1 and cosine over ``pairs`` unrelated pairs: two texts of ``texts`` drawn
+    with a ``seed``-ed generator from two different scenarios (how bert_score made its baselines, from random
+    sentence pairs of a corpus; here the dataset's own gold texts)."""
+    import random
+
+    if len({sid for sid, _ in texts}) < 2:
+        raise InvalidArgumentError("the rescaling baseline needs texts of at least two scenarios")
+    rng = random.Random(f"mindpower-rescale/{seed}")
+    cands: list[str] = []
+    refs: list[str] = []
+    while len(cands) < pairs:
+        (a_id, a), (b_id, b) = rng.choice(texts), rng.choice(texts)
+        if a_id != b_id:
+            cands.append(a)
+            refs.append(b)
+    scores = similarity.score(cands, refs)
+    return (
+        round(sum(x.bertscore_f1 for x in scores) / len(scores), 6),
+        round(sum(x.st_cosine for x in scores) / len(scores), 6),
+    )

@@ -56,6 +56,8 @@ def mindpower_rows(run_ids: list[str]) -> dict[str, dict[str, Any]]:
                 "sr": m["sr"],
                 "ac": m["ac"],
                 "bpc": m.get("bpc"),
+                "encoder": m.get("encoder"),
+                **({"rescaling": m["rescaling"]} if "rescaling" in m else {}),
             }
     return rows
 
@@ -77,5 +79,7 @@ def table(
         emit(json.dumps({"rows": rows, "table": text}) + "\n", out)
         return
     emit(text + "\n", out)
+    for encoder in dict.fromkeys(str(r.get("encoder")) for r in rows.values()):  # what made B and S, beside it
+        err_console().print(f"B, S: {encoder}", markup=False, soft_wrap=True)
     if out is not None:
         err_console().print(f"wrote the table of {len(rows)} run(s) to {out}")

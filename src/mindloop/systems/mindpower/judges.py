@@ -337,20 +337,15 @@ async def _judged(
 ) -> tuple[T, str] | JudgeScore:
     """Ask the judge through :func:`~mindloop.models.replies.ask` (a reply its parser refuses goes back with the
     reason, ``retries`` times): the parsed value and the reply text, or a :class:`JudgeScore` naming the failure."""
-    replies: list[str] = []
-
-    def read(text: str) -> T:
-        replies.append(text)
-        return parse(text)
-
     try:
-        value, reply = await ask(judge, messages, read, config or GenerationConfig(), retries=retries)
+        value, reply, _ = await ask(judge, messages, parse, config or GenerationConfig(), retries=retries)
     except SETUP_ERRORS:
         raise
     except ParseError as exc:
-        return JudgeScore(None, maximum, error=f"unparseable {what} reply: {exc.reason}", reply=replies[-1])
+        return JudgeScore(None, maximum, error=f"unparseable {what} reply: {exc.reason}", reply=exc.replies[-1])
     except MindloopError as exc:
-        return JudgeScore(None, maximum, error=f"judge call failed: {exc}", reply=replies[-1] if replies else None)
+        last = exc.replies[-1] if exc.replies else None
+        return JudgeScore(None, maximum, error=f"judge call failed: {exc}", reply=last)
     return value, reply.text
 
 

@@ -333,16 +333,14 @@ class OmniToMStage1Benchmark(_OmniToMBase):
             messages = release.stage1_messages(
                 gold.story, system=str(messages[0]["content"]) if level == 4 else release.STAGE1_SYSTEM
             )
-        replies: list[str] = []
 
         def parse(text: str) -> Stage1Reading:
-            replies.append(text)
             return read_stage1(text, protocol)
 
         try:
-            reading, _ = await ask(ctx.model, messages, parse, ctx.config, retries=ctx.format_retries)
+            reading, _, replies = await ask(ctx.model, messages, parse, ctx.config, retries=ctx.format_retries)
         except ParseError as exc:
-            output: dict[str, Any] = {"beliefs": [], "malformed": [], "reply": replies[-1] if replies else None}
+            output: dict[str, Any] = {"beliefs": [], "malformed": [], "reply": exc.replies[-1] if exc.replies else None}
             return Outcome(output, dict(_STAGE1_ZERO), error=f"unreadable reply: {exc.reason}")
         output = {
             "beliefs": [b.model_dump(mode="json") for b in reading.beliefs],
@@ -467,16 +465,14 @@ class OmniToMStage2Benchmark(_OmniToMBase):
         if protocol == "release":
             system = str(messages[0]["content"]) if level == 4 else release.STAGE2_SYSTEM
             messages = release.stage2_messages(gold.story, gold.beliefs, system=system)
-        replies: list[str] = []
 
         def parse(text: str) -> Stage2Reading:
-            replies.append(text)
             return read_stage2(text, gold.beliefs, protocol)
 
         try:
-            reading, _ = await ask(ctx.model, messages, parse, ctx.config, retries=ctx.format_retries)
+            reading, _, replies = await ask(ctx.model, messages, parse, ctx.config, retries=ctx.format_retries)
         except ParseError as exc:
-            output: dict[str, Any] = {"labels": [], "malformed": [], "reply": replies[-1] if replies else None}
+            output: dict[str, Any] = {"labels": [], "malformed": [], "reply": exc.replies[-1] if exc.replies else None}
             return Outcome(output, dict(_STAGE2_ZERO), error=f"no readable labels: {exc.reason}")
         output = {"malformed": [m.to_json() for m in reading.malformed], "reply": replies[-1]}
         if reading.notes:

@@ -28,13 +28,12 @@ from __future__ import annotations
 
 import asyncio
 import csv
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mindloop.errors import SETUP_ERRORS, MindloopError, ParseError
 from mindloop.models.base import ChatModel, GenerationConfig
-from mindloop.models.replies import DEFAULT_FORMAT_RETRIES, ask
+from mindloop.models.replies import DEFAULT_FORMAT_RETRIES, ask, compact_key
 from mindloop.systems.omnitom.examples import TABLE2
 from mindloop.systems.omnitom.metrics import Alignment, AlignmentTask, actor_key, belief_key, map_actors
 from mindloop.systems.omnitom.prompts import Level, judge_messages
@@ -57,17 +56,13 @@ class JudgeReplyError(ParseError, ValueError):
     :func:`~mindloop.models.replies.ask` sends the reply back with the reason."""
 
 
-def _key(text: str) -> str:
-    return re.sub(r"[^0-9a-z]", "", text.lower())
-
-
 def _is_header(line: str) -> bool:
-    return _key(line) == "actorbeliefmatchcount"
+    return compact_key(line) == "actorbeliefmatchcount"
 
 
 def _label(line: str) -> str | None:
     """``prediction`` / ``gold`` for a table label line (``**Prediction Table:**``, ``### Ground Truth``)."""
-    key = _key(line)
+    key = compact_key(line)
     if key in ("prediction", "predictiontable", "predictedtable", "predictions"):
         return "prediction"
     if key in ("groundtruth", "groundtruthtable", "gold", "goldtable"):
@@ -255,7 +250,7 @@ class JudgeAligner:
                 return check_judge_tables(parse_judge_reply(text), task)
 
         try:
-            alignment, _ = await ask(self.model, messages, read, self.config, retries=self.retries)
+            alignment, _, _ = await ask(self.model, messages, read, self.config, retries=self.retries)
         except SETUP_ERRORS:
             raise
         except ParseError as exc:

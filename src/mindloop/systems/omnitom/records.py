@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, fie
 
 from mindloop.datafiles import read_text_file
 from mindloop.errors import InvalidArgumentError, ParseError
+from mindloop.models.replies import compact_key
 
 __all__ = [
     "CATEGORIES",
@@ -149,20 +150,15 @@ CATEGORY_ABBREVIATIONS: dict[str, str] = {
 """Table 3 / Table 10 column abbreviations."""
 
 
-def _key(text: str) -> str:
-    """Lower-case letters and digits only: the form two spellings of one label share."""
-    return re.sub(r"[^0-9a-z]", "", text.lower())
-
-
 def _aliases() -> dict[str, dict[str, str]]:
     table: dict[str, dict[str, str]] = {}
     for dim, labels in LABEL_SETS.items():
-        entry = {_key(label): label for label in _accepted(dim)}
+        entry = {compact_key(label): label for label in _accepted(dim)}
         if dim == "content_type":
             for label in labels:  # each half of a slash label names it too: "Contents", "Physical State", ...
                 for part in label.split("/"):
-                    entry.setdefault(_key(part), label)
-            entry.update({_key(short): full for short, full in COMPACT_LABELS.items()})
+                    entry.setdefault(compact_key(part), label)
+            entry.update({compact_key(short): full for short, full in COMPACT_LABELS.items()})
         if dim == "order":
             words = ("zero", "first", "second", "third")
             for n in range(4):
@@ -177,7 +173,7 @@ _ALIASES = _aliases()
 
 _PREFIXES: dict[str, frozenset[str]] = {
     dim: frozenset(
-        {_key(dim), _key(DIMENSION_NAMES[dim]), _key(DIMENSION_SHORT_NAMES[dim])}
+        {compact_key(dim), compact_key(DIMENSION_NAMES[dim]), compact_key(DIMENSION_SHORT_NAMES[dim])}
         | ({"ord"} if dim == "order" else set())
         | ({"truth", "status"} if dim == "truth_status" else set())
         | ({"access", "knowledge"} if dim == "knowledge_access" else set())
@@ -221,9 +217,9 @@ def normalize_label(dimension: str, value: object) -> str | None:
         return None
     text = text.strip(_WRAP)
     m = _PREFIXED.match(text)
-    if m and _key(m["prefix"]) in _PREFIXES[dimension]:
+    if m and compact_key(m["prefix"]) in _PREFIXES[dimension]:
         text = m["value"].strip(_WRAP)
-    return _ALIASES[dimension].get(_key(text))
+    return _ALIASES[dimension].get(compact_key(text))
 
 
 def canonical_label(dimension: str, value: object) -> str:
@@ -237,16 +233,16 @@ def canonical_label(dimension: str, value: object) -> str:
 
 def canonical_category(value: str) -> str:
     """The category ``value`` names: a full name in any case/spacing or its abbreviation (``FBT``)."""
-    key = _key(value)
+    key = compact_key(value)
     for name, abbr in CATEGORY_ABBREVIATIONS.items():
-        if key in (_key(name), _key(abbr)):
+        if key in (compact_key(name), compact_key(abbr)):
             return name
     raise InvalidArgumentError(f"unknown OmniToM story category {value!r} (expected one of {', '.join(CATEGORIES)})")
 
 
 def is_world(actor: str) -> bool:
     """Whether ``actor`` is the special actor ``world`` (any case and spacing)."""
-    return _key(actor) == WORLD_ACTOR
+    return compact_key(actor) == WORLD_ACTOR
 
 
 def order_bucket(order: int) -> str:

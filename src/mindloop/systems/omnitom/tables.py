@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mindloop.errors import ParseError
+from mindloop.models.replies import compact_key
 from mindloop.systems.omnitom import release
 from mindloop.systems.omnitom.metrics import actor_key, belief_key
 from mindloop.systems.omnitom.records import (
@@ -70,10 +71,6 @@ def _clean(cell: str) -> str:
     return " ".join(cell.strip().strip("*_`").strip().split())
 
 
-def _key(text: str) -> str:
-    return re.sub(r"[^0-9a-z]", "", text.lower())
-
-
 def pipe_rows(text: str) -> list[tuple[int, list[str]]]:
     """``(line number, cells)`` of every line that looks like a pipe-table row, rules and fences left out."""
     rows = []
@@ -96,7 +93,7 @@ _ORDER_NAMES = frozenset({"order", "beliefo", "beliefor", "belieford", "beliefor
 
 def _column(name: str) -> str | None:
     """``actor``, ``belief`` or ``order`` for a Stage 1 header cell (``Actor``, ``**Belief**``, ``Belief Order``)."""
-    key = _key(name)
+    key = compact_key(name)
     if key in _ACTOR_NAMES:
         return "actor"
     if key in _ORDER_NAMES or key.endswith("order"):
@@ -193,7 +190,7 @@ class Stage2Parse:
 _COLUMN_KEYS: dict[str, str] = {}
 for _dim in DIMENSIONS:
     for _name in (_dim, DIMENSION_NAMES[_dim]):
-        _COLUMN_KEYS[_key(_name)] = _dim
+        _COLUMN_KEYS[compact_key(_name)] = _dim
 _COLUMN_KEYS.update(
     {
         "status": "truth_status",
@@ -228,7 +225,7 @@ _POSITIONAL = _Layout(0, 1, tuple((2 + k, d) for k, d in enumerate(DIMENSIONS)),
 
 def _header_name(cell: str) -> str | None:
     column = _column(cell)
-    return column if column in ("actor", "belief") else _COLUMN_KEYS.get(_key(cell))
+    return column if column in ("actor", "belief") else _COLUMN_KEYS.get(compact_key(cell))
 
 
 def _layout(header: Sequence[str]) -> _Layout:

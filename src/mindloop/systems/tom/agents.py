@@ -14,12 +14,11 @@ reply is unparseable and the sample is recorded as a failure with the reason.
 from __future__ import annotations
 
 import re
-import string
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from mindloop.errors import InvalidArgumentError
 from mindloop.models.base import Message, message
+from mindloop.models.replies import letters, strip_markdown
 
 __all__ = ["HITOM_ASSUMPTIONS", "ParsedAnswer", "build_prompt", "letters", "parse_answer", "strict_answer"]
 
@@ -43,13 +42,6 @@ _VP_INSTRUCTION = (
     "Read the following story and answer the multiple-choice question. Please provide answer without explanations."
 )
 """Hi-ToM's vanilla instruction (prompting type ``VP``)."""
-
-
-def letters(n: int) -> str:
-    """Option letters for ``n`` choices: ``A``, ``B``, … then ``AA``-style is never needed (max 26)."""
-    if n > len(string.ascii_uppercase):
-        raise InvalidArgumentError(f"at most 26 choices are supported, got {n}")
-    return string.ascii_uppercase[:n]
 
 
 def build_prompt(
@@ -90,7 +82,6 @@ _CUE = re.compile(
 )
 _LEADING_LETTER = re.compile(r"^\W*?(?:\(([A-Z])\)|([A-Z])(?:[.):,]|\s*$))")
 _INLINE_LETTER = re.compile(r"(?:option|choice)\s*\(?([A-Z])\)?\b", re.IGNORECASE)
-_MARKDOWN = re.compile(r"\*\*|__|`|^\s*#+\s*|^\s*>\s*", re.MULTILINE)
 
 
 def _normal(text: str) -> str:
@@ -179,7 +170,7 @@ def parse_answer(reply: str, choices: Sequence[str]) -> ParsedAnswer:
     >>> parse_answer("It moved from the red_box to the green_drawer.", ["green_drawer", "red_box"]).choice is None
     True
     """
-    text = _MARKDOWN.sub("", reply).strip()
+    text = strip_markdown(reply).strip()
     if not text:
         return ParsedAnswer(None, "empty reply")
     strict = strict_answer(text, choices)

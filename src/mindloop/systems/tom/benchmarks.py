@@ -19,7 +19,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -28,6 +28,7 @@ from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.replies import ask
 from mindloop.systems.tom.agents import ParsedAnswer, build_prompt, parse_answer
+from mindloop.systems.tom.balance import HITOM_DIMENSIONS, TOMI_DIMENSIONS, balanced_samples
 from mindloop.worlds.stories.generate import generate_tomi
 from mindloop.worlds.stories.releases import PROMPTING_TYPES, TOMI_QUESTION_TYPES, TOMI_STORY_TYPES, read_dataset
 from mindloop.worlds.stories.tomi import (
@@ -54,6 +55,11 @@ class ToMOptions(Options):
         None,
         description="a released file to read instead of the default set (--data PATH): numbered lines "
         "(ToMi's .trace beside it is read too) or Hi-ToM's Hi-ToM_data.json",
+    )
+    select: Literal["first", "balanced"] = Field(
+        "first",
+        description="which n questions: the first n, or n balanced over each dimension the data reports "
+        "(Hi-ToM: order, deception, length, prompting type; ToMi: question type, story type)",
     )
 
 
@@ -124,6 +130,14 @@ def tom_samples(fmt: StoryFormat, n: int | None, seed: int, data: str | None) ->
     return [_sample(i, fmt, g.sentences, g.question, g.answer, g.qtype, {}) for i, g in enumerate(generated)]
 
 
+def _chance(sample: Sample) -> float:
+    """Exact accuracy of a uniform guess among the sample's choices (0 when the gold is not among them)."""
+    choices = list(dict.fromkeys(str(c) for c in sample.input.get("choices", [])))
+    if not choices or str(sample.input.get("answer")) not in choices:
+        return 0.0
+    return 1.0 / len(choices)
+
+
 def _label(value: Any) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
@@ -180,7 +194,11 @@ class _ToMBenchmark:
         }
 
     def samples(self, n: int | None, seed: int, options: ToMOptions) -> list[Sample]:
-        """The first ``n`` questions of ``data`` or of the default set (generated ToMi, bundled Hi-ToM)."""
+        """The first ``n`` questions of ``data`` or of the default set (generated ToMi, bundled Hi-ToM), or with
+        ``select=balanced`` the ``n`` of them :func:`~mindloop.systems.tom.balance.balanced_samples` picks."""
+        if options.select == "balanced" and n is not None:
+            everything = tom_samples(self.fmt, None, seed, options.data)
+            return balanced_samples(everything, n, HITOM_DIMENSIONS if self.fmt == "hitom" else TOMI_DIMENSIONS)
         return tom_samples(self.fmt, n, seed, options.data)
 
     async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
@@ -195,10 +213,8 @@ class _ToMBenchmark:
         prompt = build_prompt(
             inp["story"], inp["question"], choices, hitom=self.fmt == "hitom", prompting_type=inp.get("prompting_type")
         )
-        replies: list[str] = []  # every reply, the format retries' included
 
         def read(text: str) -> ParsedAnswer:
-            replies.append(text)
             parsed = parse_answer(text, choices)
             if parsed.choice is None:
                 raise ParseError(f"unparseable answer: {parsed.how}; reply with the letter of one choice")
@@ -206,8 +222,9 @@ class _ToMBenchmark:
 
         error: str | None = None
         try:
-            parsed, _ = await ask(ctx.model, prompt, read, ctx.config, retries=ctx.format_retries)
-        except ParseError as exc:
+            parsed, _, replies = await ask(ctx.model, prompt, read, ctx.config, retries=ctx.format_retries)
+        except ParseError as exc:  # every reply, the format retries' included, comes back with the error
+            replies = exc.replies
             parsed = parse_answer(replies[-1], choices)
             error = exc.reason
         # strict: the first reply alone, read strictly (no cue search, no retry); the headline: the final reply
@@ -237,18 +254,30 @@ class _ToMBenchmark:
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
         """Accuracy over finished samples (failed ones count as wrong), per question type, and unparsed replies.
 
+        ``chance`` (overall and per type) is the expected accuracy of a uniform guess among each question's
+        choices (the mean of 1 / number of choices; a gold answer outside the choices counts 0).
         Beside them, the breakdowns the samples' own labels allow (absent when no sample carries the label):
         ``by_story_type`` and ``by_question_type`` (ToMi's ``.trace``), ``by_order``, ``by_deception``,
         ``by_length`` and ``by_prompting_type`` (Hi-ToM), and ``agreed_pairs``.
         """
         by_type: dict[str, list[float]] = defaultdict(list)
+        chance: dict[str, list[float]] = defaultdict(list)
         for r in records:
             by_type[r.sample.group].append(r.scores.get("correct", 0.0))
+            chance[r.sample.group].append(_chance(r.sample))
         ordered = [t for t in self.types if t in by_type] + sorted(set(by_type) - set(self.types))
         total = sum(sum(v) for v in by_type.values())
         out: dict[str, Any] = {
             "accuracy": total / len(records) if records else None,
-            "by_type": {t: {"accuracy": sum(by_type[t]) / len(by_type[t]), "n": len(by_type[t])} for t in ordered},
+            "by_type": {
+                t: {
+                    "accuracy": sum(by_type[t]) / len(by_type[t]),
+                    "n": len(by_type[t]),
+                    "chance": sum(chance[t]) / len(chance[t]),
+                }
+                for t in ordered
+            },
+            "chance": sum(sum(v) for v in chance.values()) / len(records) if records else None,
             "unparsed": sum(1 for r in records if r.status == "failed" and r.scores.get("parsed") == 0.0),
             # a failed sample without a parse score never got a reply to read (the call itself failed)
             "model_failures": sum(1 for r in records if r.status == "failed" and "parsed" not in r.scores),

@@ -1,4 +1,5 @@
-"""``mindloop tom``: answer ToMi/Hi-ToM files with the symbolic tracker, and write seeded ToMi-style stories."""
+"""``mindloop tom``: answer ToMi/Hi-ToM files with the symbolic tracker, audit released labels, and write seeded
+ToMi-style stories."""
 
 from __future__ import annotations
 
@@ -19,7 +20,9 @@ if TYPE_CHECKING:
 __all__ = ["tom_app"]
 
 tom_app = typer.Typer(
-    name="tom", help="False-belief question answering on ToMi and Hi-ToM files.", no_args_is_help=True
+    name="tom",
+    help="False-belief question answering on ToMi and Hi-ToM files, and label audits of released ToM datasets.",
+    no_args_is_help=True,
 )
 
 
@@ -99,6 +102,59 @@ def _score_table(title: str, scores: Mapping[str, TypeScore], n: int | None = No
     if n is not None:
         table.add_row("[bold]all[/]", f"[bold]{n}[/]", f"[bold]{accuracy:.3f}[/]")
     return table
+
+
+class _AuditFormat(StrEnum):
+    tomi = "tomi"
+    hitom = "hitom"
+    opentom = "opentom"
+    bigtom = "bigtom"
+    mmtom_qa = "mmtom-qa"
+    fantom = "fantom"
+    exploretom = "exploretom"
+    simpletom = "simpletom"
+
+
+class _Split(StrEnum):
+    normal = "normal"
+    long = "long"
+    all = "all"
+
+
+@tom_app.command("audit")
+def tom_audit(
+    path: Annotated[
+        Path,
+        typer.Argument(
+            help="The release as downloaded: a ToMi/Hi-ToM file, OpenToM's opentom_data folder, BigToM's "
+            "bigtom.csv, MMToM-QA's questions.json, FANToM's fantom_v1.json, ExploreToM's CSV, SimpleToM's folder."
+        ),
+    ],
+    fmt: Annotated[_AuditFormat, typer.Option("--format", help="The dataset the file belongs to.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+    show: Annotated[int, typer.Option("--show", min=0, help="Findings to list (human output).")] = 10,
+    split: Annotated[_Split, typer.Option("--split", help="OpenToM: normal-length stories, long ones, or all.")] = (
+        _Split.normal
+    ),
+) -> None:
+    """List the questions whose gold contradicts the story by the dataset's own rules, with a reason each."""
+    from mindloop.systems.tom.label_audit import audit_file
+
+    report = audit_file(path, fmt.value, split=split.value)
+    if as_json:
+        print(json.dumps(report.to_json()))
+        return
+    summary = report.to_json()
+    print(
+        f"{path} ({report.format}): {report.questions} questions, {report.checked} judged, "
+        f"{len(report.findings)} whose gold contradicts the story"
+    )
+    by_rule = summary["by_rule"]
+    assert isinstance(by_rule, dict)
+    for rule, count in by_rule.items():
+        print(f"  {count:6d}  {rule}")
+    for finding in report.findings[:show]:
+        print(f"\n{finding.source} [{finding.rule}]\n  {finding.question}\n  gold {finding.gold!r}: {finding.reason}")
 
 
 @tom_app.command("generate")

@@ -9,7 +9,8 @@ after a ``FINAL ANSWER`` cue) and read one kind of value from it:
 * :func:`read_fog` the labels an uncertainty probe selects;
 * :func:`read_answer` the answer to one of the nine downstream questions.
 
-What they accept (the cases seen in real replies of small models, kept in ``tests/tos/data/real_replies.jsonl``):
+The answer slot is found by :func:`mindloop.models.replies.answer_slots` (re-exported here). What they accept
+(the cases seen in real replies of small models, kept in ``tests/tos/data/real_replies.jsonl``):
 the cue with or without a colon, in any case, under a markdown header (``### FINAL ANSWER``) or in emphasis
 (``**Final Answer:**``), the answer on the same line or on the lines after it; markdown residue around the answer
 (``** front, near``, backticks, quotes, a final period); prose around it (``The lamp is front-left, near.``). A
@@ -31,6 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from mindloop.errors import ParseError
+from mindloop.models.replies import THINK_LINE, answer_slot, answer_slots, slot_text
 from mindloop.systems.tos.cogmap import CogMap, extract_json, parse_cognitive_map
 from mindloop.systems.tos.world.geometry import Vec
 
@@ -47,10 +49,6 @@ __all__ = [
 RELATION_TASKS = ("direction", "persp.take", "act2view", "loc2view")
 """Tasks answered with ``<direction>, <distance>``."""
 
-_MARKUP = "*_`#>~ \t"
-_CUE = re.compile(r"final[ \t_-]*answer", re.IGNORECASE)
-_THINK = re.compile(r"(?im)^[\s*_#>`]*think[\s*_`]*(?::|\*\*|$)")
-_AFTER_CUE = re.compile(r"[*_` \t]*(?:[:：]|-(?=\s)|–|—|\bis\b)?[*_` \t]*:?[*_` \t]*", re.IGNORECASE)
 _PLACEHOLDER = re.compile(
     r"^(?:\[\s*(?:your|the)\b[^\]\n]*\]|your (?:final )?answer|your thoughts(?: on [^\n]*)?|\[\s*(?:\.\.\.|…)?\s*\])$",
     re.IGNORECASE,
@@ -58,82 +56,14 @@ _PLACEHOLDER = re.compile(
 """A slot that only repeats a format placeholder: ``[Your answer]``, ``Your final answer``, ``[ ... ]``."""
 
 
-def _strip_line(line: str) -> str:
-    """One line without markdown residue, quotes or a final period around it (repeated until nothing changes)."""
-    prev = None
-    while prev != line:
-        prev = line
-        line = line.strip().strip(_MARKUP).strip("\"'")
-        if line.endswith(".") and not line.endswith("..."):
-            line = line[:-1]
-    return line
-
-
-def _slot_text(raw: str) -> str:
-    """The text of one slot with markdown residue around it removed (``** front, near.`` -> ``front, near``)."""
-    text = re.sub(r"^\s*```[a-zA-Z]*\s*\n(.*?)\n?```\s*$", r"\1", raw.strip(), flags=re.DOTALL)
-    lines = [_strip_line(ln) for ln in text.splitlines()]
-    return "\n".join(ln for ln in lines if ln)
-
-
-def _cue_spans(reply: str) -> list[tuple[int, int]]:
-    """Where each ``FINAL ANSWER`` cue starts and where its answer starts.
-
-    A cue counts when a colon, dash or ``is`` follows it, or when it stands at the start of a line (after
-    markdown such as ``###`` or ``**``) with nothing else on that line; ``... before the final answer, ...`` in
-    prose is not a cue.
-    """
-    spans = []
-    for m in _CUE.finditer(reply):
-        after = _AFTER_CUE.match(reply, m.end())
-        end = after.end() if after else m.end()
-        tail = reply[m.end() : end]
-        line_start = reply.rfind("\n", 0, m.start()) + 1
-        at_line_start = reply[line_start : m.start()].strip(_MARKUP) == ""
-        rest_of_line = reply[end : (reply.find("\n", end) if "\n" in reply[end:] else len(reply))]
-        marked = bool(re.search(r"[:：\-–—]|\bis\b", tail, flags=re.IGNORECASE))
-        if marked or (at_line_start and rest_of_line.strip(_MARKUP + ":") == "") or at_line_start:
-            spans.append((m.start(), end))
-    return spans
-
-
-def answer_slots(reply: str) -> list[str] | None:
-    """The text after each ``FINAL ANSWER`` cue (up to the next cue or a ``THINK`` line), cleaned of markdown;
-    ``None`` when the reply has no cue at all."""
-    spans = _cue_spans(reply)
-    if not spans:
-        return None
-    out = []
-    for i, (_, start) in enumerate(spans):
-        stop = spans[i + 1][0] if i + 1 < len(spans) else len(reply)
-        chunk = reply[start:stop]
-        think = _THINK.search(chunk)
-        if think is not None and think.start() > 0:
-            chunk = chunk[: think.start()]
-        out.append(_slot_text(chunk))
-    return out
-
-
-def answer_slot(reply: str) -> str | None:
-    """The last non-empty answer slot of a reply (``None``: no cue, or only empty slots).
-
-    >>> answer_slot("THINK: easy\\n### FINAL ANSWER\\n** front, near")
-    'front, near'
-    >>> answer_slot("I think so.") is None
-    True
-    """
-    slots = [s for s in answer_slots(reply) or [] if s]
-    return slots[-1] if slots else None
-
-
 def _candidates(reply: str, what: str) -> list[str]:
     """The answer slots to read, most specific first: every non-empty, non-placeholder slot; the whole reply when
     it has no cue and no ``THINK`` part. Refuses a reply that thinks but never answers."""
     slots = answer_slots(reply)
     if slots is None:
-        if _THINK.search(reply):
+        if THINK_LINE.search(reply):
             raise ParseError(f"no FINAL ANSWER line after THINK: give the {what} after FINAL ANSWER:", text=reply[:200])
-        whole = _slot_text(reply)
+        whole = slot_text(reply)
         if not whole:
             raise ParseError("the reply is empty", text=reply[:200])
         return [whole]

@@ -52,6 +52,7 @@ from dataclasses import dataclass
 from mindloop.errors import InvalidArgumentError
 
 __all__ = [
+    "MIN_CHOICES",
     "QTYPES",
     "GeneratedExample",
     "generate_tomi",
@@ -121,6 +122,10 @@ class GeneratedExample:
     qtype: str
 
 
+MIN_CHOICES = 2
+"""The fewest containers a generated story names: its questions' answer options."""
+
+
 def _chains(agents: Sequence[str], max_order: int) -> Iterator[tuple[str, ...]]:
     """Yield every chain of 1..max_order agents with no agent twice in a row."""
     for length in range(1, max_order + 1):
@@ -153,6 +158,7 @@ class _World:
         self.scene: str | None = None  # room of the latest "entered" sentence
         self.location: dict[str, str] = {}  # object -> current container
         self.first_location: dict[str, str] = {}  # object -> first stated container
+        self.named: dict[str, None] = {}  # containers the story's sentences name, in order of first mention
         # chain of agents -> object -> believed container
         self.beliefs: dict[tuple[str, ...], dict[str, str]] = {}
 
@@ -220,6 +226,7 @@ class _World:
         elif current != container:
             raise InvalidArgumentError(f"the {obj} is in the {current}, not the {container}")
         self._say(f"The {obj} is in the {container}.")
+        self.named.setdefault(container, None)
         self._witness(obj, container, self.present(self.room_of_container[container]))
 
     def move(self, agent: str, obj: str, container: str) -> None:
@@ -237,6 +244,7 @@ class _World:
             raise InvalidArgumentError(f"the {obj} is already in the {container}")
         self.location[obj] = container
         self._say(f"{agent} moved the {obj} to the {container}.")
+        self.named.setdefault(container, None)
         self._witness(obj, container, self.present(room))
 
     def noise(self, sentence: str) -> None:
@@ -478,7 +486,9 @@ def generate_tomi(
 ) -> list[GeneratedExample]:
     """Generate ``n`` seeded ToMi-style examples with gold answers.
 
-    Question types are balanced (each block of consecutive examples holds
+    Every story names at least :data:`MIN_CHOICES` containers (the answer options a benchmark offers are the
+    containers the story names, so a one-container story would be a question with one choice). Question types
+    are balanced (each block of consecutive examples holds
     every type once, in shuffled order), and each question is, with
     probability 1/2, one whose answer differs from the naive one (false
     belief, moved object) and otherwise one where it does not.  The default
@@ -508,6 +518,8 @@ def generate_tomi(
         surprising = rng.random() < 0.5
         for _attempt in range(_MAX_ATTEMPTS):
             world = _random_story(rng, noise, tracked_order, reveal_on_entry)
+            if len(world.named) < MIN_CHOICES:  # the answer options are the containers named: one is no question
+                continue
             example = _random_question(rng, world, qtype, hitom_questions, surprising)
             if example is not None:
                 examples.append(example)

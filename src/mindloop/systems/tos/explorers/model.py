@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from mindloop.errors import ParseError
 from mindloop.models.base import ChatModel, GenerationConfig, Message, image_part, message
@@ -61,18 +61,6 @@ def final_answer(reply: str) -> str | None:
     return answer_slot(reply)
 
 
-class _Reader(Generic[T]):
-    """A reader that remembers the last reply it saw (the reply that stays when every attempt was refused)."""
-
-    def __init__(self, read: Callable[[str], T]) -> None:
-        self.read = read
-        self.last = ""
-
-    def __call__(self, text: str) -> T:
-        self.last = text
-        return self.read(text)
-
-
 async def _ask(
     model: ChatModel,
     messages: Sequence[Message],
@@ -82,11 +70,10 @@ async def _ask(
 ) -> tuple[T | None, str, str | None]:
     """``(value, reply, None)`` for an accepted reply, ``(None, last reply, reason)`` when every attempt was
     refused."""
-    reader = _Reader(read)
     try:
-        value, completion = await ask(model, messages, reader, config, retries=retries)
+        value, completion, _ = await ask(model, messages, read, config, retries=retries)
     except ParseError as exc:
-        return None, reader.last, (exc.reason or str(exc)).splitlines()[0]
+        return None, exc.replies[-1], (exc.reason or str(exc)).splitlines()[0]
     return value, completion.text, None
 
 

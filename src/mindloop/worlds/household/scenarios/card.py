@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mindloop.worlds.household.scenarios.dataset import DATASET_NAME, SPLITS, DatasetStats
 from mindloop.worlds.household.scenarios.model import LAYERS
+from mindloop.worlds.household.scenarios.stats import DATASET_NAME, SPLITS, DatasetStats
 
 __all__ = ["SCHEMA", "dataset_card", "features_yaml"]
 

@@ -114,8 +114,12 @@ class LayoutIndex:
 class Draw:
     """One seeded draw: a home, a cast, and helpers that pick from them."""
 
-    def __init__(self, rng: random.Random, *, layout: str | None = None, min_rooms: int = 3) -> None:
+    def __init__(
+        self, rng: random.Random, *, layout: str | None = None, min_rooms: int = 3, bystander: bool | None = None
+    ) -> None:
         self.rng = rng
+        self.bystander = bystander
+        """Whether an Implicit Goal story adds someone else at home (``None``: by chance, as generators decide)."""
         names = [n for n in LAYOUTS if len(LAYOUTS[n].rooms) >= min_rooms]
         self.home = LayoutIndex(LAYOUTS[layout] if layout is not None else LAYOUTS[pick(rng, names)])
         self.used: list[str] = []

@@ -8,54 +8,148 @@ no timestamps, floats only appear in the statistics, rounded, and every random c
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mindloop.datafiles import iter_text_lines
 from mindloop.errors import InvalidArgumentError, MindloopError, ParseError
-from mindloop.worlds.household.scenarios.generate import generate_scenarios
+from mindloop.worlds.household.scenarios.card import dataset_card
+from mindloop.worlds.household.scenarios.generate import generate_planned
 from mindloop.worlds.household.scenarios.model import Scenario
+from mindloop.worlds.household.scenarios.stats import DATASET_NAME, SPLITS, DatasetStats
 from mindloop.worlds.household.scenarios.taxonomy import CATEGORIES, SUBTYPES, TASK_TYPES
 
 __all__ = [
+    "CONTROL_SHARE",
     "DATASET_NAME",
     "DEFAULT_N",
     "DEFAULT_SEED",
     "MINDPOWER_SIM",
+    "PAPER_BYSTANDERS",
+    "PAPER_COMPOSITION",
+    "PAPER_MIX",
     "SPLITS",
     "DatasetSource",
     "DatasetStats",
     "ExportResult",
+    "composition_plan",
     "describe_dataset",
     "dumps_record",
     "export_dataset",
     "load_scenarios",
     "mindpower_sim",
+    "paper_comparison",
     "split_scenarios",
 ]
 
-DATASET_NAME = "mindpower-sim"
 DEFAULT_N = 590
 """Default size: MindPower's 590 examples."""
 DEFAULT_SEED = 0
-SPLITS = ("train", "test")
+
+
+PAPER_MIX: dict[str, int] = {
+    "fb_two_humans": 201,
+    "fb_camera_blind": 55,
+    "fb_robot_tidied": 30,
+    "fb_three_humans_first": 52,
+    "fb_three_humans_second": 52,
+    "ig_child_reach": 7,
+    "ig_wheelchair_reach": 5,
+    "ig_wheelchair_blocked": 5,
+    "ig_faucet_running": 31,
+    "ig_power_cut_candle": 28,
+    "ig_functional_combo": 37,
+    "ig_dialogue_need": 87,
+}
+"""Scenarios that need help, per subtype, in 590: MindPower's composition (supplementary B.1) wherever the paper
+states it — 390 False-Belief Correction and 200 Implicit Goal examples; 17 with special needs, 96 object-property
+or functional-combination, 87 dialogue-driven; 104 with three humans (the three-human stories), and 113 with one
+(the one-human stories: the robot-tidied ones and the Implicit Goal stories nobody else is home in, see
+:data:`PAPER_BYSTANDERS`). How the 390 and the 96 divide among our subtypes the paper does not say."""
+
+PAPER_BYSTANDERS = 30
+"""Implicit Goal stories (special needs, object property, functional combination) in 590 with someone else at
+home: as many as the one-human robot-tidied stories, so that one / two / three humans come to 113 / 373 / 104."""
+
+CONTROL_SHARE = 5
+"""Controls (no help needed, gold ``wait()``) are ``n // CONTROL_SHARE`` scenarios added to the ``n`` that need
+help: the paper has none (its 590 all need help); MindClaw's precision intervention needs them, and benchmarks
+report them apart."""
+
+PAPER_COMPOSITION: dict[str, int | None] = {
+    "scenarios": 590,
+    "false_belief_correction": 390,
+    "implicit_goal_inference": 200,
+    "humans_1": 113,
+    "humans_2": 373,
+    "humans_3": 104,
+    "special_needs": 17,
+    "object_property_or_functional": 96,
+    "dialogue": 87,
+    "controls": 0,
+    "layouts": 8,
+    "characters": 16,
+    "test_share": None,
+}
+"""MindPower's own figures (supplementary B.1 and B.3; ``None``: the paper does not state it — it gives an 8:2
+split, not the counts)."""
+
+
+def _quotas(weights: dict[str, int], n: int) -> dict[str, int]:
+    """``n`` divided in proportion to ``weights`` by largest remainder (ties: the order of ``weights``)."""
+    total = sum(weights.values())
+    exact = {k: n * w / total for k, w in weights.items()}
+    out = {k: int(v) for k, v in exact.items()}
+    order = sorted(weights, key=lambda k: (-(exact[k] - out[k]), list(weights).index(k)))
+    for k in order[: n - sum(out.values())]:
+        out[k] += 1
+    return out
+
+
+def composition_plan(n: int, controls: int, seed: int = DEFAULT_SEED) -> list[tuple[str, bool | None]]:
+    """The subtype (and whether an Implicit Goal story has someone else at home) of each of ``n + controls``
+    scenarios: ``n`` that need help divided as :data:`PAPER_MIX`, ``controls`` controls divided as the taxonomy's
+    weights, in a seeded order."""
+    help_counts = _quotas(PAPER_MIX, n)
+    control_weights = {k: round(1000 * s.weight) for k, s in SUBTYPES.items() if s.control}
+    control_counts = _quotas(control_weights, controls) if controls else {}
+    lone = [k for k in PAPER_MIX if k.startswith("ig_") and SUBTYPES[k].category != "dialogue"]
+    n_lone = sum(help_counts[k] for k in lone)
+    n_bystanders = round(PAPER_BYSTANDERS * n / sum(PAPER_MIX.values()))
+    plan: list[tuple[str, bool | None]] = []
+    for kind, count in help_counts.items():
+        plan += [(kind, None if kind not in lone else False)] * count
+    lone_slots = [i for i, (k, _) in enumerate(plan) if k in lone]
+    rng = random.Random(f"{DATASET_NAME}/{seed}/plan")
+    for i in rng.sample(lone_slots, min(n_bystanders, n_lone)):
+        plan[i] = (plan[i][0], True)
+    for kind, count in control_counts.items():
+        plan += [(kind, None)] * count
+    rng.shuffle(plan)
+    return plan
 
 
 def split_scenarios(scenarios: Sequence[Scenario], seed: int = DEFAULT_SEED) -> dict[str, list[Scenario]]:
-    """The fixed 8:2 split, stratified by subtype: scenarios are ordered by subtype and a seeded shuffle, and
-    every fifth goes to ``test`` (so ``test`` has ``n // 5`` of them and every common subtype is in both)."""
-    keyed = []
-    for s in scenarios:
-        key = random.Random(f"{DATASET_NAME}/{seed}/split/{s.index}").random()
-        keyed.append((s.subtype, key, s.index, s))
-    keyed.sort(key=lambda k: (k[0], k[1], k[2]))
-    test = {k[3].index for pos, k in enumerate(keyed) if pos % 5 == 4}
+    """The fixed 8:2 split, stratified by subtype: scenarios that need help and controls apart, each ordered by
+    subtype and a seeded shuffle, and every fifth goes to ``test`` (so ``test`` has ``n // 5`` of those that need
+    help, every common subtype is in both, and the controls split 8:2 as well)."""
+    test: set[int] = set()
+    for part in (False, True):
+        keyed = []
+        for s in scenarios:
+            if s.control != part:
+                continue
+            key = random.Random(f"{DATASET_NAME}/{seed}/split/{s.index}").random()
+            keyed.append((s.subtype, key, s.index, s))
+        keyed.sort(key=lambda k: (k[0], k[1], k[2]))
+        test |= {k[3].index for pos, k in enumerate(keyed) if pos % 5 == 4}
     out: dict[str, list[Scenario]] = {"train": [], "test": []}
     for s in scenarios:
         split = "test" if s.index in test else "train"
@@ -63,16 +157,27 @@ def split_scenarios(scenarios: Sequence[Scenario], seed: int = DEFAULT_SEED) -> 
     return out
 
 
-def mindpower_sim(split: str = "test", *, seed: int = DEFAULT_SEED, n: int = DEFAULT_N) -> list[Scenario]:
-    """The ``mindpower-sim`` scenarios of one split (``train``, ``test`` or ``all``), in index order.
+@functools.lru_cache(maxsize=4)
+def _generated(n: int, controls: int, seed: int) -> tuple[Scenario, ...]:
+    return tuple(generate_planned(composition_plan(n, controls, seed), seed))
+
+
+def mindpower_sim(
+    split: str = "test", *, seed: int = DEFAULT_SEED, n: int = DEFAULT_N, controls: int | None = None
+) -> list[Scenario]:
+    """The ``mindpower-sim`` scenarios of one split (``train``, ``test`` or ``all``), in index order: ``n`` that
+    need help, composed as the paper's (:data:`PAPER_MIX`), and ``controls`` controls (default ``n // 5``).
 
     >>> test = mindpower_sim("test", n=10)
-    >>> len(test), {s.split for s in test}
-    (2, {'test'})
+    >>> len(test), {s.split for s in test}, sum(not s.control for s in test)
+    (2, {'test'}, 2)
     """
     if split not in (*SPLITS, "all"):
         raise InvalidArgumentError(f"unknown split {split!r} (splits: train, test, all)")
-    parts = split_scenarios(generate_scenarios(n, seed), seed)
+    if n < 0 or (controls is not None and controls < 0):
+        raise InvalidArgumentError(f"n and controls must be >= 0, got {n} and {controls}")
+    n_controls = n // CONTROL_SHARE if controls is None else controls
+    parts = split_scenarios(_generated(n, n_controls, seed), seed)
     if split == "all":
         return sorted(parts["train"] + parts["test"], key=lambda s: s.index)
     return parts[split]
@@ -106,54 +211,6 @@ def load_scenarios(path: str | Path) -> list[Scenario]:
         what = "its data/*.jsonl files hold" if p.is_dir() else "the file holds"
         raise ParseError(f"no scenario records: {what} no JSON lines (expected one scenario per line)", source=str(p))
     return sorted(out, key=lambda s: s.index)
-
-
-@dataclass(frozen=True)
-class DatasetStats:
-    """Counts like MindPower's B.1 statistics: task types, subtypes, humans per scenario, special needs,
-    dialogue share, controls; overall and per split."""
-
-    dataset: str
-    seed: int
-    n: int
-    splits: dict[str, int]
-    task_type: dict[str, int]
-    subtype: dict[str, int]
-    category: dict[str, int]
-    humans: dict[str, int]
-    special_needs: dict[str, int]
-    dialogue: int
-    controls: int
-    help_needed: int
-    layouts: int
-    characters: int
-    by_split: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-    @property
-    def dialogue_share(self) -> float:
-        """Fraction of scenarios whose window contains speech."""
-        return self.dialogue / self.n if self.n else 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (the ``describe --json`` object)."""
-        return {
-            "dataset": self.dataset,
-            "seed": self.seed,
-            "n": self.n,
-            "splits": self.splits,
-            "task_type": self.task_type,
-            "subtype": self.subtype,
-            "category": self.category,
-            "humans": self.humans,
-            "special_needs": self.special_needs,
-            "dialogue": self.dialogue,
-            "dialogue_share": round(self.dialogue_share, 4),
-            "controls": self.controls,
-            "help_needed": self.help_needed,
-            "layouts": self.layouts,
-            "characters": self.characters,
-            "by_split": self.by_split,
-        }
 
 
 def _counts(scenarios: Iterable[Scenario]) -> dict[str, Any]:
@@ -198,7 +255,45 @@ def describe_dataset(
         layouts=len({s.layout for s in items}),
         characters=len({h for s in items for h in s.humans}),
         by_split=by_split,
+        paper=paper_comparison(items),
     )
+
+
+def paper_comparison(scenarios: Sequence[Scenario]) -> list[dict[str, Any]]:
+    """MindPower's composition (:data:`PAPER_COMPOSITION`) beside ours, row by row: ``{"row", "paper", "ours"}``
+    where ``paper`` is the paper's figure (``None``: not stated) and ``ours`` counts the scenarios that need help
+    (the paper's 590 all do), except the rows about controls, layouts, characters and the split."""
+    items = list(scenarios)
+    helped = [s for s in items if not s.control]
+    c = _counts(helped)
+    p = PAPER_COMPOSITION
+    n_paper = p["scenarios"]
+    dialogue = sum(s.has_dialogue for s in helped)
+
+    def row(label: str, paper: Any, ours: Any) -> dict[str, Any]:
+        return {"row": label, "paper": paper, "ours": ours}
+
+    share = f"{dialogue / len(helped):.1%}" if helped else "-"
+    paper_share = f"{p['dialogue'] / n_paper:.1%}" if isinstance(p["dialogue"], int) and n_paper else None
+    test = sum(s.split == "test" for s in helped)
+    return [
+        row("scenarios that need help", n_paper, len(helped)),
+        row("False-Belief Correction", p["false_belief_correction"], c["task_type"].get(TASK_TYPES[0], 0)),
+        row("Implicit Goal Inference & Completion", p["implicit_goal_inference"], c["task_type"].get(TASK_TYPES[1], 0)),
+        *(row(f"{k} human{'s' if k > 1 else ''}", p[f"humans_{k}"], c["humans"].get(str(k), 0)) for k in (1, 2, 3)),
+        row("special needs (child, wheelchair)", p["special_needs"], sum(c["special_needs"].values())),
+        row(
+            "object property + functional combination",
+            p["object_property_or_functional"],
+            c["category"].get("object_property", 0) + c["category"].get("functional_combination", 0),
+        ),
+        row("dialogue-driven", p["dialogue"], c["category"].get("dialogue", 0)),
+        row("dialogue share", paper_share, share),
+        row("controls (no help needed)", p["controls"], sum(s.control for s in items)),
+        row("layouts", p["layouts"], len({s.layout for s in items})),
+        row("characters", p["characters"], len({h for s in items for h in s.humans})),
+        row("test split (of those that need help)", "8:2 (counts not stated)", f"{test} of {len(helped)}"),
+    ]
 
 
 @dataclass(frozen=True)
@@ -226,8 +321,6 @@ def export_dataset(out: str | Path, *, seed: int = DEFAULT_SEED, n: int = DEFAUL
     for sp in SPLITS:
         texts[f"data/{sp}.jsonl"] = "".join(dumps_record(s) + "\n" for s in scenarios if s.split == sp)
     texts["stats.json"] = json.dumps(stats.to_dict(), sort_keys=True, indent=2) + "\n"
-    from mindloop.worlds.household.scenarios.card import dataset_card
-
     texts["README.md"] = dataset_card(stats, {sp: len(texts[f"data/{sp}.jsonl"].encode("utf-8")) for sp in SPLITS})
     try:
         (root / "data").mkdir(parents=True, exist_ok=True)

@@ -21,7 +21,15 @@ from mindloop.worlds.household.scenarios.model import Scenario
 from mindloop.worlds.household.scenarios.taxonomy import SUBTYPES, subtype
 from mindloop.worlds.household.vocab import ROBOT
 
-__all__ = ["GENERATORS", "MAX_ATTEMPTS", "generate_scenario", "generate_scenarios", "pick_subtype"]
+__all__ = [
+    "GENERATORS",
+    "MAX_ATTEMPTS",
+    "RESERVED_CASTS",
+    "generate_planned",
+    "generate_scenario",
+    "generate_scenarios",
+    "pick_subtype",
+]
 
 GENERATORS: dict[str, Callable[[Draw], Story]] = {
     "fb_two_humans": fb.fb_two_humans,
@@ -64,14 +72,37 @@ def pick_subtype(rng: random.Random, weights: Mapping[str, float] | None = None)
     return names[-1]
 
 
+RESERVED_CASTS: tuple[tuple[frozenset[str], frozenset[str]], ...] = (
+    (frozenset({"david", "mia"}), frozenset({"mug"})),
+    (frozenset({"alex", "jamie"}), frozenset({"glass", "cup", "mug", "water"})),
+)
+"""The cast and objects of MindPower's prompt examples (Fig. 15: David, Mia and the mug in the dishwasher; Alex and
+Jamie wanting water): a draw that puts both people of one with one of its objects in the robot's plan is redrawn,
+so that no scenario repeats an example the model is shown in its prompt."""
+
+
+def _repeats_prompt_example(humans: Sequence[str], actions: Sequence[str]) -> bool:
+    args = {a.strip() for act in actions for a in act.partition("(")[2].rstrip(")").split(",")}
+    return any(cast <= set(humans) and things & args for cast, things in RESERVED_CASTS)
+
+
 def generate_scenario(
-    kind: str, seed: int = 0, index: int = 0, *, layout: str | None = None, strict: bool = False
+    kind: str,
+    seed: int = 0,
+    index: int = 0,
+    *,
+    layout: str | None = None,
+    strict: bool = False,
+    bystander: bool | None = None,
 ) -> Scenario:
     """One scenario of subtype ``kind`` from ``(seed, index)``, with its gold annotation.
 
-    A draw that cannot be realised is redrawn (up to :data:`MAX_ATTEMPTS`). With ``strict=True`` a draw whose
-    derived label (help needed or not) disagrees with the subtype's intent raises instead of being redrawn,
-    which is how the tests check that generators and gold agree.
+    A draw that cannot be realised is redrawn (up to :data:`MAX_ATTEMPTS`), and so is one that would repeat a
+    prompt example (:data:`RESERVED_CASTS`). With ``strict=True`` a draw whose derived label (help needed or not)
+    disagrees with the subtype's intent raises instead of being redrawn, which is how the tests check that
+    generators and gold agree. ``bystander`` makes an Implicit Goal story add someone else at home (``True``:
+    a draw with nobody else is redrawn, for the first half of the attempts) or not (``False``); ``None`` leaves
+    it to chance.
     """
     spec = subtype(kind)
     gen = GENERATORS[kind]
@@ -79,10 +110,17 @@ def generate_scenario(
     for attempt in range(MAX_ATTEMPTS):
         rng = random.Random(f"mindpower-sim/{seed}/{index}/{attempt}")
         try:
-            story = gen(Draw(rng, layout=layout))
+            story = gen(Draw(rng, layout=layout, bystander=bystander))
             gold, goal = derive_gold(story.episode, story.focus)
         except (GenerationError, ScriptError, PlanError) as exc:
             last = exc
+            continue
+        humans = [h for h, _ in story.episode.world.setup.humans]
+        if bystander and len(humans) < 2 and attempt < MAX_ATTEMPTS // 2:  # then: nobody else rather than none
+            last = GenerationError(f"{kind} (seed {seed}, index {index}): no room for someone else at home")
+            continue
+        if _repeats_prompt_example(humans, gold.actions):
+            last = GenerationError(f"{kind} (seed {seed}, index {index}): the cast of a prompt example")
             continue
         if gold.help_needed == spec.control:
             message = f"{kind} (seed {seed}, index {index}): gold says help_needed={gold.help_needed}"
@@ -138,3 +176,8 @@ def generate_scenarios(
         kind = pick_subtype(random.Random(f"mindpower-sim/{seed}/{i}/subtype"), weights)
         out.append(generate_scenario(kind, seed, i))
     return out
+
+
+def generate_planned(plan: Sequence[tuple[str, bool | None]], seed: int = 0) -> list[Scenario]:
+    """Scenario ``i`` of subtype ``plan[i][0]`` (with ``plan[i][1]`` as its ``bystander``), for every ``i``."""
+    return [generate_scenario(kind, seed, i, bystander=by) for i, (kind, by) in enumerate(plan)]

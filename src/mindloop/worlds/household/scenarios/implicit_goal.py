@@ -75,8 +75,8 @@ def _take(ep: Episode, d: Draw, who: str, item: str) -> None:
 
 
 def _bystander(d: Draw, humans: list[tuple[str, str]], avoid: set[str], p: float = 0.3) -> str | None:
-    """Sometimes someone else is at home, in a room away from the story."""
-    if not d.chance(p):
+    """Sometimes someone else is at home, in a room away from the story (always or never when the draw says)."""
+    if d.bystander is False or (d.bystander is None and not d.chance(p)):
         return None
     rooms = [r for r in d.home.rooms if r not in avoid and d.home.places(rooms=[r], props=[Prop.SITTABLE])]
     if not rooms:
@@ -285,10 +285,11 @@ def _combo(d: Draw, *, complete: bool) -> Story:
     table = "kitchen_table" if "kitchen_table" in home.room_of else "kitchen_counter"
     humans = [(who.id, d.room_other_than("kitchen"))]
     items = _combo_items(d, name)
-    other = _bystander(d, humans, {"kitchen", "study"})
+    kept = next(p for i, _, p in items if i == _COMBO_TOOL[name])
+    other = _bystander(d, humans, {"kitchen", "study", home.room_of.get(kept, "kitchen")})
     ep = Episode(WorldSetup(home.layout.name, tuple(humans), tuple(items)))
     _bystander_acts(ep, d, other)
-    search_avoid = _set_out(ep, d, who.id, name, table, complete=complete)
+    search_avoid = _set_out(ep, d, who.id, name, table, complete=complete) | {kept}
     if not complete:
         _search_for_missing(ep, d, who.id, who.reach_max, search_avoid)
     return Story(ep, Focus("combo", who.id, _COMBO_TOOL[name]), (("combination", name),))
@@ -302,7 +303,7 @@ def _combo_items(d: Draw, name: str) -> list[tuple[str, str, str]]:
         items += [
             ("cutting_board", "cutting_board", pick(d.rng, ("kitchen_counter", "kitchen_cabinet"))),
             (food, food, "fridge" if food == "carrot" else "kitchen_counter"),
-            ("knife", "knife", "kitchen_drawer"),
+            ("knife", "knife", _kept(d, ("kitchen_drawer", "kitchen_cabinet", "dishwasher", "sideboard_drawer"))),
         ]
     elif name == "cereal":
         items += [
@@ -318,8 +319,14 @@ def _combo_items(d: Draw, name: str) -> list[tuple[str, str, str]]:
     else:
         if "notebook" not in d.home.taken:
             items.append(("notebook", "notebook", "desk"))
-        items.append(("pen", "pen", "kitchen_drawer"))
+        items.append(("pen", "pen", _kept(d, ("kitchen_drawer", "sideboard_drawer", "nightstand_drawer", "bookshelf"))))
     return items
+
+
+def _kept(d: Draw, places: tuple[str, ...]) -> str:
+    """One of ``places`` this home has, where a story's missing piece is kept (the first one when none is)."""
+    have = [p for p in places if p in d.home.room_of]
+    return pick(d.rng, have) if have else places[0]
 
 
 def _set_out(ep: Episode, d: Draw, w: str, name: str, table: str, *, complete: bool) -> set[str]:
@@ -397,7 +404,7 @@ def _dialogue(d: Draw, *, self_served: bool) -> Story:
     item = next((k for k in need.kinds if k in home.taken), None)
     if item is None:
         kinds = [k for k in need.kinds if k not in home.taken]
-        item = kinds[0] if feeling != "hungry" else pick(d.rng, kinds)
+        item = pick(d.rng, kinds)  # any of the kinds that meet the need: a glass, a cup or a mug of water
         places = [
             p for p in _NEED_PLACES.get(item, ITEM_KINDS[item].homes) if p in home.room_of and home.room_of[p] != room
         ]

@@ -1,0 +1,48 @@
+"""What defines a run (:class:`RunRequest`) and where its samples can run (:data:`EXECUTORS`).
+
+Kept apart from :mod:`~mindloop.bench.runner` so the executors, which the runner drives, read a request without
+importing the runner back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from mindloop.models.base import GenerationConfig, ModelOptions
+from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
+
+__all__ = ["EXECUTORS", "Executor", "RunRequest"]
+
+Executor = Literal["local", "process", "ray"]
+EXECUTORS: tuple[Executor, ...] = ("local", "process", "ray")
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """Everything that defines a run. ``agent=None`` picks the benchmark's default (or its model agent when a
+    model is given); ``options`` are benchmark-specific settings such as ``data`` (a file to read)."""
+
+    benchmark: str
+    agent: str | None = None
+    model: str | None = None
+    n: int | None = None
+    seed: int = 0
+    options: Mapping[str, str] = field(default_factory=dict)
+    concurrency: int = 8
+    executor: Executor = "local"
+    ray_address: str | None = None
+    model_options: ModelOptions = field(default_factory=ModelOptions)
+    generation: GenerationConfig = field(default_factory=GenerationConfig)
+    generation_source: Mapping[str, str] = field(default_factory=dict)
+    """Where each generation field came from: ``paper``, ``cli`` or ``default`` (:mod:`mindloop.bench.generation`)."""
+    format_retries: int = DEFAULT_FORMAT_RETRIES
+    """How many times a reply the agent's parser refuses goes back to the model with the reason."""
+    breaker: int = 5
+    """The circuit breaker (:mod:`~mindloop.bench.breaker`): the run stops, leaving the samples not finished pending
+    for ``--resume``, once this many requests in a row found no server (refused, reset, DNS, 502/503 without
+    ``Retry-After``; any sample, any retry, any worker), or this many samples in a row failed for the endpoint
+    after all their retries (timeouts, 5xx)."""
+    progress_every: float = 30.0
+    """When stderr is not a terminal (a log), a plain progress line every this many seconds (0: none)."""

@@ -1,0 +1,383 @@
+"""The ``bigtom`` benchmark: BigToM (Gandhi et al., NeurIPS 2023 Datasets and Benchmarks) read from its release.
+
+**The release.** ``data/bigtom/bigtom.csv`` of cicl-stanford/procedural-evals-tom (MIT): one story template per
+line, twenty fields separated by ``;`` with no header — the eighteen the release's ``generate_conditions.py`` names
+(story; aware / not aware of the event; action aware / not aware; belief, desire and action questions; their
+answers when aware and when not; an alternate desire; a random event; aware / not aware of it) and two more
+(how the row was made, ``auto`` or ``user``, and a flag) that no released code reads. Many lines have 19 fields:
+the alternate desire is left out (the random event follows the action answers directly); the reader reads the
+last five fields from the end, so those lines keep their random event, percepts and flags.
+
+**Conditions.** Each row is expanded into test items exactly as ``generate_conditions.py`` does: the story is cut
+at every ``.`` into its parts; sentences 1–3 (and 4, the stated initial belief, when it is *shown*) are kept, then
+sentence 5 (the causal event) and the awareness sentence (*true belief*: aware, *false belief*: not aware), or
+in the *control* conditions the random event and its awareness sentence instead of the causal event. Forward
+belief and forward action ask the belief and action questions; backward belief ends the story with the action
+(aware or not) and asks the belief question. Gold is the aware answer under true belief, the not-aware answer
+otherwise (the world did not change in the controls). Accuracy is reported per condition, as in the paper.
+
+**Protocol** (``--agent model``): the release's chat prompt (``chat-0shot``): its instruction
+(``prompt_instructions/evaluate.txt``) as the system message and ``Story: …\\nQuestion: …\\nChoose one of the
+following:\\na)…\\nb)…`` as the user turn, the two answers in a seeded random order. The release grades a reply by
+whether ``a)`` or ``b)`` occurs in it (and asks a grader model otherwise); that reading is kept as
+``release_answer``; the headline reading is mindloop's flexible one, which also accepts the answer's text.
+
+**Symbolic agent.** The story is read into events for the belief tracker from the row's own sentences: the
+protagonist witnesses the initial state; the causal event changes it, witnessed only when the awareness sentence
+that ends the story is the aware one; the random event changes nothing; a final action reveals the belief it
+was taken on (the row's aware or not-aware action). The answer is the row's answer for the belief the tracker
+holds, the action one for the action question. A story whose sentences are not found is not covered.
+"""
+
+from __future__ import annotations
+
+import csv
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field
+
+from mindloop.beliefs import Event, EventKind, Fact, Tracker
+from mindloop.beliefs.facts import Source
+from mindloop.bench.agents import dispatch
+from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
+from mindloop.errors import InvalidArgumentError, ParseError
+from mindloop.models.base import message
+from mindloop.systems.tom.mcq import (
+    accuracy_by,
+    ask_choice,
+    group_key,
+    input_key,
+    model_summary,
+    not_covered,
+    symbolic_outcome,
+)
+
+__all__ = [
+    "BIGTOM_CONDITIONS",
+    "BIGTOM_FIELDS",
+    "BIGTOM_INSTRUCTION",
+    "BIGTOM_VARIABLES",
+    "BigToMBenchmark",
+    "BigToMItem",
+    "BigToMOptions",
+    "BigToMRow",
+    "bigtom_items",
+    "read_bigtom",
+    "release_reading",
+    "track_item",
+]
+
+BIGTOM_FIELDS = (
+    "story",
+    "aware_of_event",
+    "not_aware_of_event",
+    "action_aware",
+    "action_not_aware",
+    "belief_question",
+    "desire_question",
+    "action_question",
+    "belief_answer_aware",
+    "desire_answer_aware",
+    "action_answer_aware",
+    "belief_answer_not_aware",
+    "desire_answer_not_aware",
+    "action_answer_not_aware",
+    "alternate_desire",
+    "random_event",
+    "aware_of_random_event",
+    "not_aware_of_random_event",
+    "generation",
+    "flag",
+)
+"""The twenty ``;``-separated fields of a ``bigtom.csv`` line (the first eighteen as ``generate_conditions.py``
+names them; the last two are the release's unread ``auto``/``user`` and flag)."""
+
+BIGTOM_VARIABLES = ("forward_belief", "forward_action", "backward_belief")
+BIGTOM_CONDITIONS = ("true_belief", "false_belief", "true_control", "false_control")
+
+BIGTOM_INSTRUCTION = (
+    "Answer the questions based on the context. Keep your answer concise, few words are enough, maximum one "
+    "sentence. Answer as 'Answer:<option>)<answer>'."
+)
+"""The release's evaluation instruction (``code/prompt_instructions/evaluate.txt``)."""
+
+InitialBelief = Literal["hidden", "shown", "both"]
+
+
+@dataclass(frozen=True, slots=True)
+class BigToMRow:
+    """One line of ``bigtom.csv``: its 1-based line number and its fields by name."""
+
+    line: int
+    fields: dict[str, str]
+
+    def __getitem__(self, key: str) -> str:
+        return self.fields[key]
+
+
+def read_bigtom(path: str | Path) -> list[BigToMRow]:
+    """Every line of a ``bigtom.csv``; a line with another number of fields is a one-line error naming it."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "bigtom.csv"
+    try:
+        text = p.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise InvalidArgumentError(f"--data {str(path)!r}: no such file (BigToM's data/bigtom/bigtom.csv)") from None
+    except UnicodeDecodeError as exc:
+        raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(p)) from None
+    rows = []
+    for i, fields in enumerate(csv.reader(text.splitlines(), delimiter=";"), 1):
+        if not fields:
+            continue
+        if len(fields) == len(BIGTOM_FIELDS) - 1:  # the release leaves the alternate desire out of many lines
+            fields = [*fields[:14], "", *fields[14:]]
+        if len(fields) != len(BIGTOM_FIELDS):
+            raise ParseError(
+                f"expected {len(BIGTOM_FIELDS)} ';'-separated fields (19 without the alternate desire; BigToM's "
+                f"bigtom.csv), got {len(fields)}",
+                source=str(p),
+                line=i,
+            )
+        rows.append(BigToMRow(i, dict(zip(BIGTOM_FIELDS, fields, strict=True))))
+    return rows
+
+
+@dataclass(frozen=True, slots=True)
+class BigToMItem:
+    """One test item as the release's condition builder makes it."""
+
+    row: BigToMRow
+    variable: str
+    condition: str
+    initial_belief: str  # "hidden" or "shown"
+    story: str
+    question: str
+    answer: str
+    wrong: str
+
+
+def _parts(row: BigToMRow) -> list[str]:
+    """The story cut at every '.', as the release does (quirks included: 'Dr.' or '3.5' cut a sentence)."""
+    parts = row["story"].split(".")
+    if len(parts) < 5:
+        raise ParseError(
+            f"the story has {len(parts) - 1} '.'-ended parts; BigToM's condition builder needs 5",
+            source="bigtom.csv",
+            line=row.line,
+        )
+    return parts
+
+
+def _stories(row: BigToMRow, shown: bool) -> tuple[str, str]:
+    """The condition story and the control story (before the awareness or action sentence)."""
+    p = _parts(row)
+    if shown:
+        return f"{p[0]}.{p[1]}.{p[2]}.{p[3]}.{p[4]}.", ".".join([*p[:4], " " + row["random_event"]])
+    return f"{p[0]}.{p[1]}.{p[2]}.{p[4]}.", ".".join([*p[:3], " " + row["random_event"]])
+
+
+def bigtom_items(rows: Sequence[BigToMRow], initial_belief: InitialBelief = "both") -> list[BigToMItem]:
+    """Every (row, initial belief, variable, condition) item, in the release's order within a row."""
+    shows = {"hidden": [False], "shown": [True], "both": [False, True]}[initial_belief]
+    out = []
+    for row in rows:
+        for shown in shows:
+            story, control = _stories(row, shown)
+            for variable in BIGTOM_VARIABLES:
+                if variable == "forward_action":
+                    q, aware, unaware = (
+                        row["action_question"],
+                        row["action_answer_aware"],
+                        row["action_answer_not_aware"],
+                    )
+                else:
+                    q, aware, unaware = (
+                        row["belief_question"],
+                        row["belief_answer_aware"],
+                        row["belief_answer_not_aware"],
+                    )
+                for condition in BIGTOM_CONDITIONS:
+                    if variable == "backward_belief":
+                        ending = {
+                            "true_belief": (story, row["action_aware"]),
+                            "false_belief": (story, row["action_not_aware"]),
+                        }.get(condition, (control, row["action_not_aware"]))
+                    else:
+                        ending = {
+                            "true_belief": (story, row["aware_of_event"]),
+                            "false_belief": (story, row["not_aware_of_event"]),
+                            "true_control": (control, row["aware_of_random_event"]),
+                            "false_control": (control, row["not_aware_of_random_event"]),
+                        }[condition]
+                    gold, wrong = (aware, unaware) if condition == "true_belief" else (unaware, aware)
+                    text = f"{ending[0]} {ending[1]}"
+                    init = "shown" if shown else "hidden"
+                    out.append(BigToMItem(row, variable, condition, init, text, q, gold, wrong))
+    return out
+
+
+def track_item(fields: dict[str, str], story: str, variable: str) -> str | None:
+    """The tracker's answer to one item, from the row's sentences found in ``story``; ``None`` when not read.
+
+    >>> row = {"story": "A is here. A wants tea. A fills the cup. A thinks it is tea. B swaps it for coffee.",
+    ...        "aware_of_event": "A sees the swap.", "not_aware_of_event": "A does not see the swap.",
+    ...        "random_event": "A bird sings.", "action_aware": "A pours it out.", "action_not_aware": "A drinks.",
+    ...        "belief_answer_aware": "coffee", "belief_answer_not_aware": "tea",
+    ...        "action_answer_aware": "pour", "action_answer_not_aware": "drink"}
+    >>> track_item(row, "A is here. A wants tea. A fills the cup. B swaps it for coffee. A does not see the swap.",
+    ...            "forward_belief")
+    'tea'
+    """
+    p = fields["story"].split(".")
+    if len(p) < 5:
+        return None
+    cause, random_event = p[4].strip(), fields["random_event"].strip().rstrip(".")
+    tracker = Tracker()
+    agent = "protagonist"
+    state = Fact("situation", "state", "initial")
+    tracker.apply(Event(1, EventKind.OBSERVE, agent, (state,), frozenset({agent})))
+    changed = cause and f"{cause}." in story
+    control = random_event and random_event in story
+    if changed == control:  # neither event, or both: not a story the builder makes
+        return None
+    ending = story.rstrip()
+    if variable == "backward_belief":
+        action = _which(ending, fields["action_aware"], fields["action_not_aware"])
+        if action is None:
+            return None
+        witnesses: frozenset[str] = frozenset()  # the action, not a percept, tells the belief
+        if changed:
+            tracker.apply(Event(2, EventKind.OTHER, None, (Fact("situation", "state", "changed"),), witnesses))
+        value = "changed" if action else "initial"
+        tracker.apply(
+            Event(
+                3,
+                EventKind.BELIEVE,
+                agent,
+                (Fact("situation", "state", value),),
+                frozenset(),
+                Source.INFERENCE,
+                chains=frozenset({(agent,)}),
+            )
+        )
+    else:
+        sentences = (
+            (fields["aware_of_event"], fields["not_aware_of_event"])
+            if changed
+            else (fields["aware_of_random_event"], fields["not_aware_of_random_event"])
+        )
+        aware = _which(ending, *sentences)
+        if aware is None:
+            return None
+        fact = Fact("situation", "state", "changed") if changed else Fact("surroundings", "event", "happened")
+        tracker.apply(Event(2, EventKind.OTHER, None, (fact,), frozenset({agent}) if aware else frozenset()))
+    belief = tracker.value((agent,), "situation", "state")
+    key = "action_answer" if variable == "forward_action" else "belief_answer"
+    return fields[f"{key}_aware"] if belief == "changed" else fields[f"{key}_not_aware"]
+
+
+def _which(ending: str, aware: str, unaware: str) -> bool | None:
+    """Whether the story ends with the aware sentence (``True``), the unaware one (``False``), or neither."""
+    hits = [ending.endswith(s.strip()) for s in (aware, unaware)]
+    if hits[0] and hits[1]:  # one sentence ends the other ("… the swap." in "… does not see the swap.")
+        return len(aware.strip()) > len(unaware.strip())
+    return True if hits[0] else False if hits[1] else None
+
+
+def release_reading(reply: str, options: Sequence[str]) -> str | None:
+    """The release's grading of a multiple-choice reply: the option whose ``a)``/``b)`` key occurs in it.
+
+    The release checks the true answer's key first; mindloop reads a reply that holds both keys as no answer.
+
+    >>> release_reading("Answer:b)Noor believes it is oat milk.", ["almond", "oat"])
+    'oat'
+    """
+    low = reply.lower()
+    found = [opt for key, opt in zip(("a)", "b)"), options, strict=True) if key in low]
+    return found[0] if len(found) == 1 else None
+
+
+class BigToMOptions(Options):
+    """Options of ``bigtom``."""
+
+    data: str | None = Field(None, description="BigToM's bigtom.csv (or the folder holding it) (--data PATH)")
+    initial_belief: InitialBelief = Field(
+        "both", description="items with the initial belief sentence hidden, shown, or both (the release makes both)"
+    )
+
+
+class BigToMBenchmark:
+    """BigToM's forward belief, forward action and backward belief items in true/false belief and control."""
+
+    name = "bigtom"
+    description = "BigToM belief/action items per condition (--data bigtom.csv)"
+    options_model = BigToMOptions
+    headline = "accuracy"  # accuracy over the answered questions; the paper's per-type figures beside it
+
+    def __init__(self) -> None:
+        self.agents = {
+            "symbolic": AgentSpec("the belief tracker reads the row's sentences as events", self._symbolic),
+            "model": AgentSpec("a chat model answers the release's two-choice prompt", self._model, needs_model=True),
+        }
+
+    def samples(self, n: int | None, seed: int, options: BigToMOptions) -> list[Sample]:
+        """The first ``n`` items of the release file, in its order."""
+        if options.data is None:
+            raise InvalidArgumentError(
+                "bigtom needs --data PATH: BigToM's data/bigtom/bigtom.csv (see docs/datasets.md)"
+            )
+        items = bigtom_items(read_bigtom(options.data), options.initial_belief)
+        out = []
+        for item in items[:n] if n is not None else items:
+            sid = f"r{item.row.line:03d}-{item.initial_belief}-{item.variable}-{item.condition}"
+            order = [item.answer, item.wrong]
+            random.Random(f"{seed}:{sid}").shuffle(order)
+            out.append(
+                Sample(
+                    sid,
+                    {
+                        "story": item.story,
+                        "question": item.question,
+                        "answer": item.answer,
+                        "choices": order,
+                        "variable": item.variable,
+                        "condition": item.condition,
+                        "initial_belief": item.initial_belief,
+                        "line": item.row.line,
+                        "row": item.row.fields,
+                    },
+                    group=f"{item.variable}/{item.condition}",
+                )
+            )
+        return out
+
+    async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        """Answer one item with the agent in ``ctx.agent`` and score it."""
+        return await dispatch(self, sample, ctx)
+
+    async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        inp = sample.input
+        a, b = inp["choices"]
+        user = f"Story: {inp['story']}\nQuestion: {inp['question']}\nChoose one of the following:\na){a}\nb){b}"
+        messages = [message("system", BIGTOM_INSTRUCTION), message("user", user)]
+        return await ask_choice(ctx, messages, inp["choices"], inp["answer"], lambda r: release_reading(r, (a, b)))
+
+    async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        inp = sample.input
+        answer = track_item(inp["row"], inp["story"], inp["variable"])
+        if answer is None:
+            return not_covered("the row's event and awareness sentences are not found in the story")
+        return symbolic_outcome(answer, inp["answer"])
+
+    def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
+        """Accuracy overall, per condition (variable/condition, as the paper's table), per initial belief."""
+        out = model_summary(records)
+        order = [f"{v}/{c}" for v in BIGTOM_VARIABLES for c in BIGTOM_CONDITIONS]
+        out["by_condition"] = accuracy_by(records, group_key, order)
+        out["by_initial_belief"] = accuracy_by(records, input_key("initial_belief"), ["hidden", "shown"])
+        return out

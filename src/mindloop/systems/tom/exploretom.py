@@ -1,0 +1,347 @@
+"""The ``exploretom`` benchmark: ExploreToM (Sclar et al., 2024) read from its released data sample, and its audit.
+
+**The release.** ``ExploreToM-data-sample.csv`` of the Hugging Face dataset ``facebook/ExploreToM`` (CC BY-NC 4.0;
+not shipped with mindloop), written by ``compute_statistics.py`` of facebookresearch/ExploreToM
+(``dump_all_infilled_stories``; pandas ``to_csv``, so a leading unnamed index column): one question a row with
+``story_structure`` (the generated story's plain sentences), ``infilled_story`` (the story rewritten as prose),
+``question``, ``expected_answer``, ``qprop=params`` (a Python tuple: the people asked about, the entity and the
+relation, e.g. ``(None, 'silver letter opener', 'memory-container_location')``), ``qprop=nth_order`` (-1 for
+memory and factual questions, 1, 2), ``qprop=non_unique_mental_state`` (whether the question is interesting: the
+answer differs between minds), ``sprop=…`` story properties and ``param=…`` search settings (``param=story_type``,
+the action set: ``tomi``, ``tomi+room-changes``, …).
+
+**Protocol** (``--agent model``): the story (``--opt story=infilled``, the default, or ``structure``) and the
+question, asking for a short answer. The release grades a reply by whether the expected answer occurs in it,
+lower-cased (``_precomputations``: ``expected_answer in model_response.lower()``); that reading is kept as
+``correct_release``. A question whose answers are a fixed pair (``yes``/``no``, ``knows about it``/``does not
+know about it``) is read as a choice between them (``no`` occurs in "I don't know"); the others by the release's
+rule. Accuracy per order, per relation (question type), per story type and per interestingness.
+
+**Symbolic agent.** The tracker reads ``story_structure`` when every sentence is one of the ToMi-like forms
+(``X entered the R.``, ``X left the R.``, ``X moved the O to the C, which is also located in the R.``, ``X told out
+loud that the O is in the C.``, ``X told Y privately that the O is in the C.``) and answers the container and room
+questions from the people, entity and relation in ``qprop=params``; stories with other actions (containers moved
+between rooms, object states, peeking, distraction) and yes/no questions are not covered.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import re
+import sys
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field
+
+from mindloop.beliefs import Event, EventKind, Fact, Tracker, Utterance
+from mindloop.bench.agents import dispatch
+from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
+from mindloop.errors import InvalidArgumentError, ParseError
+from mindloop.models.base import message
+from mindloop.models.replies import ask
+from mindloop.systems.tom.mcq import (
+    accuracy_by,
+    ask_choice,
+    input_key,
+    model_summary,
+    not_covered,
+    symbolic_outcome,
+)
+
+__all__ = [
+    "EXPLORETOM_FIELDS",
+    "ExploreToMBenchmark",
+    "ExploreToMItem",
+    "ExploreToMOptions",
+    "audit_exploretom",
+    "read_exploretom",
+    "track_structure",
+]
+
+EXPLORETOM_FIELDS = ("question", "expected_answer", "qprop=params", "qprop=nth_order")
+"""The fields every row must have (and one of ``infilled_story`` / ``story_structure``)."""
+
+_PAIRS = (("yes", "no"), ("knows about it", "does not know about it"))
+
+StoryKind = Literal["infilled", "structure"]
+
+
+@dataclass(frozen=True, slots=True)
+class ExploreToMItem:
+    """One row: its line, story texts, question, expected answer and properties."""
+
+    line: int
+    structure: str
+    infilled: str
+    question: str
+    answer: str
+    order: int
+    relation: str
+    interesting: bool | None
+    story_type: str
+    people: tuple[str, ...]
+    entity: str
+
+
+def _bool(value: str | None) -> bool | None:
+    return {"true": True, "false": False}.get((value or "").strip().lower())
+
+
+def read_exploretom(path: str | Path) -> list[ExploreToMItem]:
+    """Every row of ``ExploreToM-data-sample.csv`` (or the CSV in the given folder)."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "ExploreToM-data-sample.csv"
+    try:
+        text = p.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise InvalidArgumentError(f"--data {str(path)!r}: no such file (ExploreToM-data-sample.csv)") from None
+    except UnicodeDecodeError as exc:
+        raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(p)) from None
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # infilled stories run to thousands of characters
+    reader = csv.DictReader(text.splitlines(keepends=True))
+    header = reader.fieldnames or []
+    missing = [f for f in EXPLORETOM_FIELDS if f not in header]
+    if missing or not {"infilled_story", "story_structure"} & set(header):
+        what = ", ".join(missing) or "infilled_story or story_structure"
+        raise ParseError(f"the header lacks {what} (ExploreToM's CSV columns)", source=str(p), line=1)
+    out = []
+    for row in reader:
+        line = reader.line_num
+        try:
+            params = ast.literal_eval(row["qprop=params"])
+            order = int(float(row["qprop=nth_order"]))
+        except (ValueError, SyntaxError, TypeError):
+            raise ParseError(
+                "'qprop=params' must be a tuple literal and 'qprop=nth_order' a number", source=str(p), line=line
+            ) from None
+        if not isinstance(params, tuple) or len(params) < 3:
+            raise ParseError("'qprop=params' must be a (people, entity, relation) tuple", source=str(p), line=line)
+        out.append(
+            ExploreToMItem(
+                line,
+                row.get("story_structure") or "",
+                row.get("infilled_story") or "",
+                row["question"],
+                row["expected_answer"].strip(),
+                order,
+                str(params[2]),
+                _bool(row.get("qprop=non_unique_mental_state")),
+                row.get("param=story_type") or "",
+                tuple(str(x) for x in params[0]) if isinstance(params[0], list | tuple) else (),
+                str(params[1]),
+            )
+        )
+    return out
+
+
+def _pair(answer: str) -> tuple[str, str] | None:
+    low = answer.lower()
+    for pair in _PAIRS:
+        if low in pair:
+            return pair
+    return None
+
+
+def audit_exploretom(items: Sequence[ExploreToMItem]) -> tuple[int, list[tuple[ExploreToMItem, str, str]]]:
+    """Rows whose expected answer the story never mentions (a place or entity answer must be one the story names),
+    and one story and question released twice with different expected answers."""
+    found: list[tuple[ExploreToMItem, str, str]] = []
+    checked = 0
+    seen: dict[tuple[str, str], list[ExploreToMItem]] = defaultdict(list)
+    for item in items:
+        story = item.structure or item.infilled
+        seen[(story, item.question)].append(item)
+        if _pair(item.answer) is not None or not item.answer:
+            continue
+        checked += 1
+        if item.answer.lower() not in story.lower():
+            found.append(
+                (item, f"the expected answer {item.answer!r} appears nowhere in the story", "answer not in story")
+            )
+    for group in seen.values():
+        if len({i.answer.lower() for i in group}) > 1:
+            checked += len(group)
+            for item in group:
+                lines = ", ".join(str(o.line) for o in group if o is not item)
+                found.append(
+                    (item, f"the same story and question (lines {lines}) expect another answer", "copies disagree")
+                )
+    return checked, found
+
+
+class ExploreToMOptions(Options):
+    """Options of ``exploretom``."""
+
+    data: str | None = Field(None, description="ExploreToM's ExploreToM-data-sample.csv (--data PATH)")
+    story: StoryKind = Field("infilled", description="the infilled prose story or the plain story structure")
+
+
+class ExploreToMBenchmark:
+    """ExploreToM's generated stories: memory, first- and second-order questions."""
+
+    name = "exploretom"
+    description = "ExploreToM data sample, accuracy per order, question type and story type (--data CSV)"
+    options_model = ExploreToMOptions
+    headline = "accuracy"
+
+    def __init__(self) -> None:
+        self.agents = {
+            "symbolic": AgentSpec("the belief tracker reads the story structure's ToMi-like sentences", self._symbolic),
+            "model": AgentSpec("a chat model answers with a short phrase", self._model, needs_model=True),
+        }
+
+    def samples(self, n: int | None, seed: int, options: ExploreToMOptions) -> list[Sample]:
+        """The first ``n`` rows, in the file's order."""
+        if options.data is None:
+            raise InvalidArgumentError(
+                "exploretom needs --data PATH: ExploreToM-data-sample.csv (see docs/datasets.md)"
+            )
+        items = read_exploretom(options.data)
+        out = []
+        for item in items[:n] if n is not None else items:
+            story = item.infilled if options.story == "infilled" else item.structure
+            if not story:
+                raise ParseError(f"no {options.story} story on this row", source=options.data, line=item.line)
+            out.append(
+                Sample(
+                    f"l{item.line:06d}",
+                    {
+                        "story": story,
+                        "question": item.question,
+                        "answer": item.answer,
+                        "order": str(item.order),
+                        "relation": item.relation,
+                        "interesting": item.interesting,
+                        "story_type": item.story_type,
+                        "line": item.line,
+                        "structure": item.structure,
+                        **({"choices": list(pair)} if (pair := _pair(item.answer)) else {}),
+                        "people": list(item.people),
+                        "entity": item.entity,
+                    },
+                    group=item.relation,
+                )
+            )
+        return out
+
+    async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        """Answer one question with the agent in ``ctx.agent`` and score it."""
+        return await dispatch(self, sample, ctx)
+
+    async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        assert ctx.model is not None
+        inp = sample.input
+        gold = inp["answer"]
+        pair = _pair(gold)
+        ask_for = f' Answer "{pair[0]}" or "{pair[1]}".' if pair else " Answer with a short phrase."
+        messages = [message("user", f"{inp['story']}\n\nQuestion: {inp['question']}{ask_for}")]
+        if pair is not None:
+            choices = list(pair)
+            gold_choice = choices[[c.lower() for c in choices].index(gold.lower())]
+            return await ask_choice(ctx, messages, choices, gold_choice, lambda r: _release(r, gold, choices))
+        reply = (await ask(ctx.model, messages, lambda t: t, ctx.config, retries=0)).value
+        correct = float(gold.lower() in reply.lower())
+        # an open answer has one reading, the release's: it counts as the strict one too
+        scores = {"correct": correct, "correct_strict": correct, "correct_release": correct}
+        return Outcome({"reply": reply, "answer": reply.strip()}, scores)
+
+    async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        inp = sample.input
+        answer, why = track_structure(inp["structure"], tuple(inp["people"]), inp["entity"], inp["relation"])
+        if answer is None:
+            return not_covered(why)
+        gold = _norm(inp["answer"])
+        return symbolic_outcome(inp["answer"] if answer == gold else answer, inp["answer"])
+
+    def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
+        """Accuracy overall, per order, per question type (relation), per story type and per interestingness."""
+        out = model_summary(records)
+        out["by_order"] = accuracy_by(records, input_key("order"), ["-1", "1", "2"])
+        out["by_type"] = accuracy_by(records, input_key("relation"))
+        out["by_story_type"] = accuracy_by(records, input_key("story_type"))
+        out["by_interesting"] = accuracy_by(records, input_key("interesting"), ["True", "False"])
+        return out
+
+
+def _release(reply: str, gold: str, choices: Sequence[str]) -> str | None:
+    """The release's reading as a choice: the gold when it occurs in the reply, else the other one when it does."""
+    low = reply.lower()
+    if gold.lower() in low:
+        return next(c for c in choices if c.lower() == gold.lower())
+    other = [c for c in choices if c.lower() != gold.lower() and c.lower() in low]
+    return other[0] if other else None
+
+
+# -- the tracker ------------------------------------------------------------------------------------------------
+
+_N = r"[A-Z][\w'-]*"
+_ENTER = re.compile(rf"^({_N}) entered the (.+)$")
+_LEFT = re.compile(rf"^({_N}) left the (.+)$")
+_MOVE = re.compile(rf"^({_N}) moved the (.+?) to the (.+?), which is also located in the (.+)$")
+_LOUD = re.compile(rf"^({_N}) told out loud that the (.+?) is in the (.+)$")
+_PRIVATE = re.compile(rf"^({_N}) told ({_N}) privately that the (.+?) is in the (.+)$")
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"^(?:the|a|an) ", "", text.strip().rstrip(".").lower())
+
+
+def _sentences(story: str) -> list[str]:
+    return [s.strip().rstrip(".") for s in re.split(r"(?<=\.)\s+", story.strip()) if s.strip()]
+
+
+def track_structure(story: str, people: tuple[str, ...], entity: str, relation: str) -> tuple[str | None, str]:
+    """The tracker's answer (lower case, no article) to a container or room question, or ``None`` and why not.
+
+    >>> s = "Ann entered the den. Ann moved the key to the box, which is also located in the den. Ann left the den. "
+    >>> s += "Bo entered the den. Bo moved the key to the bag, which is also located in the den."
+    >>> track_structure(s, ("Ann",), "key", "container_location"), track_structure(s, (), "key", "container_location")
+    (('box', ''), ('bag', ''))
+    """
+    kind = relation.removeprefix("memory-")
+    if kind not in ("container_location", "room_location"):
+        return None, f"{relation} questions are not location questions"
+    tracker = Tracker(max_depth=max(2, len(people)))
+    room: dict[str, str] = {}
+    first: dict[str, str] = {}
+    for t, sentence in enumerate(_sentences(story), 1):
+        if m := _ENTER.match(sentence):
+            room[m[1]] = _norm(m[2])
+            tracker.apply(Event(t, EventKind.ENTER, m[1], (Fact(m[1], "at", room[m[1]]),), frozenset({m[1]})))
+        elif m := _LEFT.match(sentence):
+            here = frozenset(a for a, r in room.items() if r == room.get(m[1]))
+            tracker.apply(Event(t, EventKind.EXIT, m[1], (Fact(m[1], "at", None),), here or frozenset({m[1]})))
+            room.pop(m[1], None)
+        elif m := _MOVE.match(sentence):
+            obj, con, where = _norm(m[2]), _norm(m[3]), _norm(m[4])
+            first.setdefault(obj, con)
+            here = frozenset(a for a, r in room.items() if r == where) | {m[1]}
+            facts = (Fact(obj, "in", con), Fact(con, "room", where))
+            tracker.apply(Event(t, EventKind.MOVE, m[1], facts, here))
+        elif m := _LOUD.match(sentence):
+            here = frozenset(a for a, r in room.items() if r == room.get(m[1]) and a != m[1])
+            tracker.apply(Utterance(t, m[1], here, (Fact(_norm(m[2]), "in", _norm(m[3])),), public=True))
+        elif m := _PRIVATE.match(sentence):
+            tracker.apply(Utterance(t, m[1], frozenset({m[2]}), (Fact(_norm(m[3]), "in", _norm(m[4])),), public=False))
+        else:
+            return None, f"a sentence the tracker does not read: {sentence!r}"
+    entity = _norm(entity)
+    chain = tuple(people)
+    if relation.startswith("memory-"):
+        if kind != "container_location" or chain:
+            return None, "only the memory of the first container is read"
+        value = first.get(entity)
+        return (value, "") if value else (None, "the story never places it")
+    if kind == "container_location":
+        value = tracker.value(chain, entity, "in")
+        return (value, "") if value else (None, "the story never shows this belief")
+    # room: the entity's room if it is a container, else its container's room, as the chain believes them
+    container = tracker.value(chain, entity, "in")
+    value = tracker.value(chain, container or entity, "room")
+    return (value, "") if value else (None, "the story never shows this belief")

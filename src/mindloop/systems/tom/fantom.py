@@ -1,0 +1,475 @@
+"""The ``fantom`` benchmark: FANToM (Kim et al., EMNLP 2023) read from its release file, and its label audit.
+
+**The release.** ``fantom_v1.json`` inside ``fantom.tar.gz`` (downloaded by the release's ``task/dataset_loader.py``
+from the address it names; not in the public repository, not shipped with mindloop). The loader reads it with
+``pandas.read_json``: a list of question *sets*, each with ``set_id``, ``short_context`` and ``full_context`` (the
+conversation), ``factQA`` (``question``, ``correct_answer``), ``beliefQAs`` (``question``, ``correct_answer``,
+``wrong_answer``, ``question_type`` ``tom:belief:inaccessible`` or ``…:accessible``, ``tom_type``,
+``missed_info_accessibility``), ``answerabilityQA_list`` and ``infoAccessibilityQA_list`` (``correct_answer`` and
+``wrong_answer`` lists of names), and ``answerabilityQAs_binary`` and ``infoAccessibilityQAs_binary``
+(``Does X know …?``, ``yes`` / ``no`` / ``no:long``).
+
+**Protocol** (``eval_fantom.py``): the questions are flattened as the release does — for each set the fact
+question, each belief question free-form and as a two-choice question (``(a)``/``(b)``, the order seeded), the
+answerability list and binary questions (``Target: <fact question>``, binary ones ``Answer yes or no.``) and the
+info-accessibility ones (``Information: <fact question> <fact answer>``) — with the short conversation (option
+``context``: ``short`` or ``full``); on the short conversation the binary questions answered ``no:long`` are left
+out, as the release does. Replies are read by the release's rules: a list answer is right when it names every
+character of the gold list and none of the wrong one; a binary answer by its ``yes``/``no``/``knows``/``does not
+know``; a multiple-choice one by its ``(a)``/``a)``; a free-form belief answer is right when it is closer to the
+correct answer than to the wrong one — by word-overlap F1 here, where the release uses a RoBERTa-large
+sentence embedding (not available offline).
+
+**Metrics** (``score_and_analyze``), for the *inaccessible* questions (the test) and the *accessible* ones (the
+control task) apart: ``ALL*`` (a set counts when every ToM question of it is right), ``ALL`` (the same over the
+multiple-choice belief, list and binary questions), belief multiple-choice and free-form accuracy,
+answerability and info-accessibility list accuracy and ``ALL``, binary weighted F1; and the fact questions'
+word F1.
+
+No symbolic agent: the conversation is free dialogue; who heard what is not narrated as events.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field
+
+from mindloop.bench.agents import dispatch
+from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
+from mindloop.errors import InvalidArgumentError, ParseError
+from mindloop.metrics.stats import mean
+from mindloop.models.base import message
+from mindloop.models.replies import ask
+
+__all__ = [
+    "FANTOM_KINDS",
+    "FanToMBenchmark",
+    "FanToMOptions",
+    "FanToMQuestion",
+    "audit_fantom",
+    "binary_reading",
+    "fantom_questions",
+    "list_correct",
+    "read_fantom",
+    "word_f1",
+]
+
+FANTOM_KINDS = (
+    "fact",
+    "belief",
+    "belief:multiple-choice",
+    "answerability:list",
+    "answerability:binary",
+    "info_accessibility:list",
+    "info_accessibility:binary",
+)
+"""mindloop's short names of the release's question types (``tom:`` dropped)."""
+
+Context = Literal["short", "full"]
+
+
+@dataclass(frozen=True, slots=True)
+class FanToMQuestion:
+    """One flattened question: its set, kind, prompt, gold (and wrong answer), accessibility and ToM type."""
+
+    set_id: str
+    kind: str
+    prompt: str
+    gold: Any
+    wrong: Any
+    scenario: str | None  # 'inaccessible' (the test) or 'accessible' (the control); None for fact questions
+    tom_type: str | None
+    question: str
+
+
+def read_fantom(path: str | Path) -> list[dict[str, Any]]:
+    """The question sets of ``fantom_v1.json`` (or of the folder holding it), checked for the fields used."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "fantom_v1.json"
+    try:
+        data = json.loads(p.read_text(encoding="utf-8-sig"))
+    except FileNotFoundError:
+        raise InvalidArgumentError(f"--data {str(path)!r}: no such file (FANToM's fantom_v1.json)") from None
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"not valid JSON ({exc.msg})", source=str(p), line=exc.lineno) from None
+    except UnicodeDecodeError as exc:
+        raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(p)) from None
+    if not isinstance(data, list):
+        raise ParseError("expected a list of question sets (FANToM's fantom_v1.json)", source=str(p))
+    need = (
+        "set_id",
+        "short_context",
+        "full_context",
+        "factQA",
+        "beliefQAs",
+        "answerabilityQA_list",
+        "answerabilityQAs_binary",
+        "infoAccessibilityQA_list",
+        "infoAccessibilityQAs_binary",
+    )
+    for i, s in enumerate(data):
+        if not isinstance(s, dict):
+            raise ParseError(f"set {i}: expected an object", source=str(p))
+        missing = [k for k in need if k not in s]
+        if missing:
+            raise ParseError(f"set {i} ({s.get('set_id', '?')}): no {', '.join(missing)}", source=str(p))
+    return data
+
+
+def _choices(qa: dict[str, Any], rng: random.Random) -> tuple[list[str], int]:
+    """The two options of a multiple-choice belief question and the gold's index (the release's seeded order)."""
+    options = [qa["wrong_answer"], qa["correct_answer"]]
+    if rng.choice([True, False]):
+        return options, 1
+    return options[::-1], 0
+
+
+def fantom_questions(sets: Sequence[dict[str, Any]], context: Context = "short", seed: int = 0) -> list[FanToMQuestion]:
+    """Every question of every set, flattened as ``eval_fantom.py`` does (``seed`` orders the two options)."""
+    rng = random.Random(seed)
+    out: list[FanToMQuestion] = []
+    for s in sets:
+        sid = str(s["set_id"])
+        ctx = str(s[f"{context}_context"]).strip()
+        fact_q, fact_a = s["factQA"]["question"], s["factQA"]["correct_answer"]
+        out.append(
+            FanToMQuestion(sid, "fact", f"{ctx}\n\nQuestion: {fact_q}\nAnswer:", fact_a, None, None, None, fact_q)
+        )
+        for qa in s["beliefQAs"]:
+            scen = str(qa["question_type"]).rsplit(":", 1)[-1]
+            q = qa["question"]
+            out.append(
+                FanToMQuestion(
+                    sid,
+                    "belief",
+                    f"{ctx}\n\nQuestion: {q}\nAnswer:",
+                    qa["correct_answer"],
+                    qa["wrong_answer"],
+                    scen,
+                    qa.get("tom_type"),
+                    q,
+                )
+            )
+            options, gold = _choices(qa, rng)
+            text = "".join(f"({chr(97 + i)}) {o}\n" for i, o in enumerate(options)).strip()
+            mc = f"{q}\n{text}\n\nChoose an answer from above:"
+            out.append(
+                FanToMQuestion(
+                    sid,
+                    "belief:multiple-choice",
+                    f"{ctx}\n\nQuestion: {mc}",
+                    gold,
+                    options,
+                    scen,
+                    qa.get("tom_type"),
+                    q,
+                )
+            )
+        for name, head, key in (
+            ("answerability", f"Target: {fact_q}", "answerability"),
+            ("info_accessibility", f"Information: {fact_q} {fact_a}", "infoAccessibility"),
+        ):
+            lst = s[f"{key}QA_list"]
+            scen = lst.get("missed_info_accessibility")
+            if context == "full" and lst.get("wrong_answer"):
+                scen = "inaccessible"
+            out.append(
+                FanToMQuestion(
+                    sid,
+                    f"{name}:list",
+                    f"{ctx}\n\n{head}\nQuestion: {lst['question']}\nAnswer:",
+                    list(lst["correct_answer"]),
+                    list(lst.get("wrong_answer", [])),
+                    scen,
+                    None,
+                    lst["question"],
+                )
+            )
+            binaries = s[f"{key}QAs_binary"]
+            full_scen = None
+            if context == "full" and binaries:
+                full_scen = binaries[0].get("missed_info_accessibility")
+                if any(b["correct_answer"] != "yes" for b in binaries):
+                    full_scen = "inaccessible"
+            for b in binaries:
+                if context == "short" and b["correct_answer"] == "no:long":
+                    continue
+                prompt = f"{ctx}\n\n{head}\nQuestion: {b['question']} Answer yes or no.\nAnswer:"
+                out.append(
+                    FanToMQuestion(
+                        sid,
+                        f"{name}:binary",
+                        prompt,
+                        b["correct_answer"],
+                        None,
+                        full_scen or b.get("missed_info_accessibility"),
+                        None,
+                        b["question"],
+                    )
+                )
+    return out
+
+
+# -- the release's readings ---------------------------------------------------------------------------------------
+
+
+def word_f1(gold: str, reply: str) -> float:
+    """Word-overlap F1 of whitespace tokens (the release's ``compute_f1``).
+
+    >>> round(word_f1("the cat sat", "a cat sat down"), 4)
+    0.5714
+    """
+    g, r = gold.split(), reply.split()
+    same = sum((Counter(g) & Counter(r)).values())
+    if same == 0:
+        return 0.0
+    precision, recall = same / len(r), same / len(g)
+    return 2 * precision * recall / (precision + recall)
+
+
+def binary_reading(reply: str) -> int:
+    """1 for yes, 0 for no, -1 for neither, by the release's ``map_binary_answer_to_int`` rules."""
+    a = reply.lower().strip("'").strip('"')
+    if any(k in a for k in (" yes,", " yes ", " yes.", " knows ")) or a.startswith(("yes", "true")):
+        return 1
+    if any(k in a for k in (" no,", " no ", " no.", " does not know ", " doesn't know ")) or a.startswith(
+        ("no", "false")
+    ):
+        return 0
+    return -1
+
+
+def list_correct(reply: str, gold: Sequence[str], wrong: Sequence[str]) -> bool:
+    """The release's list reading: every aware character named, no unaware one."""
+    low = reply.lower()
+    return all(c.lower() in low for c in gold) and not any(c.lower() in low for c in wrong)
+
+
+def _mc_reading(reply: str) -> int | None:
+    """The option a reply picks by the release's rules (``(a)``, ``a)``, ``a.``, ``a:``, ``a,`` or ``a``)."""
+    r = reply.strip().lower()
+    found = [
+        i
+        for i, x in enumerate("ab")
+        if r.startswith((f"({x})", f"{x})", f"{x}.", f"{x}:", f"{x},")) or f"({x})" in r or r == x
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def _after_answer(reply: str) -> str:
+    """The release's ``parse_response``: the text after the last ``Answer:``."""
+    if "Answer:" in reply:
+        return reply.split("Answer:")[-1].strip()
+    if "Choose an answer from above:" in reply:
+        return reply.split("Choose an answer from above:")[-1].strip()
+    return reply.strip()
+
+
+def _score(kind: str, gold: Any, wrong: Any, reply: str) -> tuple[float, dict[str, Any]]:
+    """(correct, extra output) for one reply by the release's reading of its kind."""
+    text = _after_answer(reply)
+    if kind == "fact":
+        f1 = word_f1(str(gold).lower(), text.lower())
+        return f1, {"word_f1": f1}
+    if kind == "belief":
+        to_gold, to_wrong = word_f1(str(gold), text), word_f1(str(wrong), text)
+        return float(to_gold > to_wrong), {"word_f1_correct": to_gold, "word_f1_wrong": to_wrong}
+    if kind == "belief:multiple-choice":
+        pick = _mc_reading(text)
+        return float(pick == gold), {"choice": pick}
+    if kind.endswith(":list"):
+        return float(list_correct(text, gold, wrong)), {}
+    answer = binary_reading(text)
+    expected = {"yes": 1, "no": 0, "no:long": 0}.get(str(gold), -2)
+    return float(answer == expected), {"binary": answer}
+
+
+# -- the audit ------------------------------------------------------------------------------------------------------
+
+
+def _binary_character(question: str) -> str:
+    """The character a binary question asks about, as the release extracts it."""
+    return question.removeprefix("Does ").split(" know")[0].strip()
+
+
+def audit_fantom(sets: Sequence[dict[str, Any]]) -> tuple[int, list[tuple[str, str, str, str, str]]]:
+    """Binary golds that contradict the list gold of the same set (a character in the aware list must be answered
+    ``yes``, one in the unaware list ``no``), and belief questions whose correct and wrong answers are the same.
+    Returns how many questions were judged and ``(set_id, question, gold, reason, rule)`` for each finding."""
+    checked = 0
+    found: list[tuple[str, str, str, str, str]] = []
+    for s in sets:
+        sid = str(s["set_id"])
+        for key, what in (("answerability", "answerability"), ("infoAccessibility", "info-accessibility")):
+            lst = s[f"{key}QA_list"]
+            aware = {c.lower() for c in lst.get("correct_answer", [])}
+            unaware = {c.lower() for c in lst.get("wrong_answer", [])}
+            for b in s[f"{key}QAs_binary"]:
+                who = _binary_character(b["question"]).lower()
+                if who not in aware | unaware:
+                    continue
+                checked += 1
+                gold = str(b["correct_answer"])
+                says_yes = gold == "yes"
+                if says_yes != (who in aware):
+                    listed = "aware" if who in aware else "unaware"
+                    found.append(
+                        (
+                            sid,
+                            b["question"],
+                            gold,
+                            f"the {what} list question of the same set lists {who!r} as {listed}",
+                            f"{what} list vs binary",
+                        )
+                    )
+        for qa in s["beliefQAs"]:
+            checked += 1
+            if str(qa["correct_answer"]).strip().lower() == str(qa["wrong_answer"]).strip().lower():
+                found.append(
+                    (
+                        sid,
+                        qa["question"],
+                        str(qa["correct_answer"]),
+                        "the correct and the wrong answer are the same text",
+                        "belief answers the same",
+                    )
+                )
+    return checked, found
+
+
+# -- the benchmark --------------------------------------------------------------------------------------------------
+
+
+class FanToMOptions(Options):
+    """Options of ``fantom``."""
+
+    data: str | None = Field(None, description="FANToM's fantom_v1.json (or the folder holding it) (--data PATH)")
+    context: Context = Field("short", description="the short conversation part (the release's default) or the full one")
+
+
+class FanToMBenchmark:
+    """FANToM's belief, answerability and info-accessibility questions on multi-party conversations."""
+
+    name = "fantom"
+    description = "FANToM conversation ToM questions, ALL* and per-type scores (--data fantom_v1.json)"
+    options_model = FanToMOptions
+    headline = "inaccessible_all_star"
+
+    def __init__(self) -> None:
+        self.agents = {
+            "model": AgentSpec("a chat model answers the release's prompts", self._model, needs_model=True),
+        }
+
+    def samples(self, n: int | None, seed: int, options: FanToMOptions) -> list[Sample]:
+        """The first ``n`` flattened questions, in the release's order."""
+        if options.data is None:
+            raise InvalidArgumentError("fantom needs --data PATH: FANToM's fantom_v1.json (see docs/datasets.md)")
+        qs = fantom_questions(read_fantom(options.data), options.context, seed)
+        out = []
+        for i, q in enumerate(qs[:n] if n is not None else qs):
+            out.append(
+                Sample(
+                    f"{q.set_id}:{i:06d}",
+                    {
+                        "set_id": q.set_id,
+                        "kind": q.kind,
+                        "prompt": q.prompt,
+                        "gold": q.gold,
+                        "wrong": q.wrong,
+                        "scenario": q.scenario,
+                        "tom_type": q.tom_type,
+                        "question": q.question,
+                    },
+                    group=q.kind,
+                )
+            )
+        return out
+
+    async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        """Answer one question with the agent in ``ctx.agent`` and score it."""
+        return await dispatch(self, sample, ctx)
+
+    async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        assert ctx.model is not None
+        inp = sample.input
+        reply = (await ask(ctx.model, [message("user", inp["prompt"])], lambda t: t, ctx.config, retries=0)).value
+        correct, extra = _score(inp["kind"], inp["gold"], inp["wrong"], reply)
+        return Outcome({"reply": reply, **extra}, {"correct": correct})
+
+    def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
+        """The release's report for the inaccessible questions, the control task's, and the fact word F1."""
+        out: dict[str, Any] = {}
+        for scenario, prefix in (("inaccessible", "inaccessible"), ("accessible", "control")):
+            out.update(_scenario(records, scenario, prefix))
+        facts = [r.scores.get("correct", 0.0) for r in records if r.sample.input["kind"] == "fact"]
+        out["fact_word_f1"] = mean(facts) if facts else None
+        return out
+
+
+def _all(records: Sequence[SampleRecord]) -> float | None:
+    by_set: dict[str, list[bool]] = defaultdict(list)
+    for r in records:
+        by_set[r.sample.input["set_id"]].append(r.scores.get("correct", 0.0) == 1.0)
+    return mean(float(all(v)) for v in by_set.values()) if by_set else None
+
+
+def _acc(records: Sequence[SampleRecord]) -> float | None:
+    return mean(r.scores.get("correct", 0.0) for r in records) if records else None
+
+
+def _weighted_f1(records: Sequence[SampleRecord]) -> float | None:
+    """F1 of the binary answers weighted by the golds' support (the release's ``average="weighted"``)."""
+    pairs = [({"yes": 1}.get(str(r.sample.input["gold"]), 0), (r.output or {}).get("binary", -1)) for r in records]
+    if not pairs:
+        return None
+    total, score = len(pairs), 0.0
+    for label in {g for g, _ in pairs}:
+        tp = sum(1 for g, p in pairs if g == label and p == label)
+        fp = sum(1 for g, p in pairs if g != label and p == label)
+        fn = sum(1 for g, p in pairs if g == label and p != label)
+        support = sum(1 for g, _ in pairs if g == label)
+        score += support / total * (2 * tp / (2 * tp + fp + fn) if tp + fp + fn else 0.0)
+    return score
+
+
+def _scenario(records: Sequence[SampleRecord], scenario: str, prefix: str) -> dict[str, Any]:
+    tom = [r for r in records if r.sample.input["kind"] != "fact" and r.sample.input["scenario"] == scenario]
+    if not tom:
+        return {}
+    kinds: dict[str, list[SampleRecord]] = defaultdict(list)
+    for r in tom:
+        kinds[r.sample.input["kind"]].append(r)
+    all_kinds = {
+        "belief:multiple-choice",
+        "answerability:list",
+        "answerability:binary",
+        "info_accessibility:list",
+        "info_accessibility:binary",
+    }
+    out: dict[str, Any] = {
+        f"{prefix}_all_star": _all(tom),
+        f"{prefix}_all": _all([r for r in tom if r.sample.input["kind"] in all_kinds]),
+        f"{prefix}_belief_multiple_choice": _acc(kinds["belief:multiple-choice"]),
+        f"{prefix}_belief_free_form": _acc(kinds["belief"]),
+        f"{prefix}_answerability_all": _all(kinds["answerability:list"] + kinds["answerability:binary"]),
+        f"{prefix}_answerability_list": _acc(kinds["answerability:list"]),
+        f"{prefix}_answerability_binary_f1": _weighted_f1(kinds["answerability:binary"]),
+        f"{prefix}_info_accessibility_all": _all(kinds["info_accessibility:list"] + kinds["info_accessibility:binary"]),
+        f"{prefix}_info_accessibility_list": _acc(kinds["info_accessibility:list"]),
+        f"{prefix}_info_accessibility_binary_f1": _weighted_f1(kinds["info_accessibility:binary"]),
+    }
+    by_order: dict[str, list[float]] = defaultdict(list)
+    for r in kinds["belief"]:
+        if (t := r.sample.input.get("tom_type")) is not None:
+            by_order[str(t).split(":")[0]].append(r.scores.get("correct", 0.0))
+    if by_order:
+        out[f"{prefix}_belief_by_order"] = {k: {"accuracy": sum(v) / len(v), "n": len(v)} for k, v in by_order.items()}
+    return out

@@ -1,0 +1,273 @@
+"""``mindloop tom audit``: the questions of a released ToM dataset whose gold contradicts the story by the
+dataset's own rules, each with its reason.
+
+One audit per format, each independent of the belief tracker:
+
+* ``tomi`` — :mod:`mindloop.systems.tom.audit` re-derives every answer from the story under ToMi's witness
+  semantics and lists the golds that differ.
+* ``hitom`` — a gold must name a container the story puts the object in (or claims it is in); and the two copies
+  Hi-ToM releases of every story-question pair must agree.
+* ``opentom`` — :func:`mindloop.systems.tom.opentom.audit_opentom`: location and fullness golds against the plot's
+  statement of who witnessed the move, and against the other golds of the same belief.
+* ``bigtom`` — rows the release's own condition builder cannot turn into well-formed items (a story that does not
+  cut into five sentences at ``.``, identical aware and not-aware answers or percepts).
+* ``mmtom-qa`` — :func:`mindloop.systems.tom.mmtomqa.audit_mmtom`: golds outside the item's answers, statements
+  that are not a belief and its negation, one question text with two golds.
+* ``fantom`` — :func:`mindloop.systems.tom.fantom.audit_fantom`: binary golds that contradict the list gold of the
+  same set, belief questions whose correct and wrong answers are the same.
+* ``exploretom`` — :func:`mindloop.systems.tom.exploretom.audit_exploretom`: expected answers the story never
+  mentions, one story and question with two expected answers.
+* ``simpletom`` — :func:`mindloop.systems.tom.simpletom.audit_simpletom`: answer keys naming no choice, repeated
+  choices, awareness questions about a fact the story does not state.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mindloop.errors import InvalidArgumentError
+from mindloop.worlds.stories.releases import read_dataset
+from mindloop.worlds.stories.tomi import Example
+
+__all__ = ["AUDIT_FORMATS", "LabelAudit", "LabelFinding", "audit_file"]
+
+AUDIT_FORMATS = ("tomi", "hitom", "opentom", "bigtom", "mmtom-qa", "fantom", "exploretom", "simpletom")
+
+
+@dataclass(frozen=True, slots=True)
+class LabelFinding:
+    """One question whose gold contradicts the story, where it is, and why."""
+
+    source: str
+    question: str
+    gold: str
+    reason: str
+    rule: str
+
+    def to_json(self) -> dict[str, str]:
+        """The finding as ``tom audit --json`` prints it."""
+        return {
+            "source": self.source,
+            "question": self.question,
+            "gold": self.gold,
+            "rule": self.rule,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class LabelAudit:
+    """How many questions a file holds, how many the audit could judge, and the contradictions it found."""
+
+    format: str
+    questions: int
+    checked: int
+    findings: list[LabelFinding] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, object]:
+        """The ``tom audit --json`` object."""
+        rules: dict[str, int] = defaultdict(int)
+        for f in self.findings:
+            rules[f.rule] += 1
+        return {
+            "format": self.format,
+            "questions": self.questions,
+            "checked": self.checked,
+            "contradicted": len(self.findings),
+            "by_rule": dict(sorted(rules.items(), key=lambda kv: -kv[1])),
+            "findings": [f.to_json() for f in self.findings],
+        }
+
+
+def _where(ex: Example) -> str:
+    if ex.hitom is not None and ex.hitom.choices:
+        return f"{ex.source} sample {ex.hitom.sample_id}"
+    return f"{ex.source}:{ex.line}"
+
+
+def _audit_tomi(examples: Sequence[Example]) -> LabelAudit:
+    from mindloop.systems.tom.audit import audit_examples
+
+    report = audit_examples(examples)
+    findings = [
+        LabelFinding(
+            _where(f.example),
+            f.example.question.text,
+            f.example.question.answer,
+            f"the story shows {f.story!r} under ToMi's witness semantics (who is in the room sees the event)",
+            "witness semantics",
+        )
+        for f in report.contradictions
+    ]
+    return LabelAudit("tomi", len(examples), report.checked, findings)
+
+
+def _audit_hitom(examples: Sequence[Example]) -> LabelAudit:
+    findings: list[LabelFinding] = []
+    checked = 0
+    for ex in examples:
+        obj, gold = ex.question.obj, ex.question.answer
+        if not obj:
+            continue
+        checked += 1
+        mentions = [s for _, s in ex.sentences if re.search(rf"\b{re.escape(obj)}\b", s)]
+        if not any(re.search(rf"\b{re.escape(gold)}\b", s) for s in mentions):
+            findings.append(
+                LabelFinding(
+                    _where(ex),
+                    ex.question.text,
+                    gold,
+                    f"the story never puts the {obj} in the {gold} nor claims it is there",
+                    "not a container",
+                )
+            )
+    copies: dict[tuple[tuple[str, ...], str], list[Example]] = defaultdict(list)
+    for ex in examples:
+        copies[(tuple(s for _, s in ex.sentences), ex.question.text)].append(ex)
+    flagged = {(f.source, f.question) for f in findings}
+    for group in copies.values():
+        if len({ex.question.answer for ex in group}) > 1:
+            for ex in group:
+                if (_where(ex), ex.question.text) in flagged:
+                    continue
+                other = next(o for o in group if o.question.answer != ex.question.answer)
+                findings.append(
+                    LabelFinding(
+                        _where(ex),
+                        ex.question.text,
+                        ex.question.answer,
+                        f"the release's other copy of this story and question ({_where(other)}) answers "
+                        f"{other.question.answer!r}",
+                        "copies disagree",
+                    )
+                )
+    return LabelAudit("hitom", len(examples), checked, findings)
+
+
+def _audit_opentom(path: Path, split: str) -> LabelAudit:
+    from mindloop.systems.tom.opentom import audit_opentom, read_opentom
+
+    questions = read_opentom(path, split=split)  # type: ignore[arg-type]  # checked by the CLI's choices
+    checked, found = audit_opentom(questions)
+    findings = [
+        LabelFinding(f.question.source, f.question.question, f.question.answer, f.reason, f.rule) for f in found
+    ]
+    return LabelAudit("opentom", len(questions), checked, findings)
+
+
+def _audit_bigtom(path: Path) -> LabelAudit:
+    from mindloop.systems.tom.bigtom import BIGTOM_CONDITIONS, BIGTOM_VARIABLES, read_bigtom
+
+    rows = read_bigtom(path)
+    per_row = len(BIGTOM_VARIABLES) * len(BIGTOM_CONDITIONS) * 2  # items the release builds from one row
+    findings = []
+    for row in rows:
+        reasons = []
+        parts = row["story"].split(".")
+        if len(parts) != 6 or parts[5].strip():
+            cut = len(parts) - 1
+            reasons.append(
+                (
+                    f"the story cuts into {cut} parts at '.', not 5, so the release's condition builder (sentences 1-3 "
+                    "and 5) drops or splits sentences",
+                    "story cut",
+                )
+            )
+        for what, a, b in (
+            ("belief answers", "belief_answer_aware", "belief_answer_not_aware"),
+            ("action answers", "action_answer_aware", "action_answer_not_aware"),
+            ("awareness sentences", "aware_of_event", "not_aware_of_event"),
+            ("actions", "action_aware", "action_not_aware"),
+        ):
+            if _same(row[a], row[b]):
+                reasons.append(
+                    (
+                        f"the aware and not-aware {what} are the same ({row[a]!r}), so true and false "
+                        "belief have one gold",
+                        f"same {what}",
+                    )
+                )
+        for reason, rule in reasons:
+            findings.append(
+                LabelFinding(
+                    f"{path.name}:{row.line}", row["belief_question"], row["belief_answer_aware"], reason, rule
+                )
+            )
+    return LabelAudit("bigtom", len(rows) * per_row, len(rows) * per_row, findings)
+
+
+def _same(a: str, b: str) -> bool:
+    return re.sub(r"\W+", " ", a.lower()).strip() == re.sub(r"\W+", " ", b.lower()).strip()
+
+
+def _audit_mmtom(path: Path) -> LabelAudit:
+    from mindloop.systems.tom.mmtomqa import audit_mmtom, read_mmtom
+
+    items = read_mmtom(path)
+    checked, found = audit_mmtom(items)
+    findings = [
+        LabelFinding(
+            f"{path.name}:{item.line}", item.question.rsplit("Question:", 1)[-1].strip(), item.answer, why, rule
+        )
+        for item, why, rule in found
+    ]
+    return LabelAudit("mmtom-qa", len(items), checked, findings)
+
+
+def _audit_fantom(path: Path) -> LabelAudit:
+    from mindloop.systems.tom.fantom import audit_fantom, fantom_questions, read_fantom
+
+    sets = read_fantom(path)
+    checked, found = audit_fantom(sets)
+    findings = [LabelFinding(f"set {sid}", q, gold, why, rule) for sid, q, gold, why, rule in found]
+    return LabelAudit("fantom", len(fantom_questions(sets)), checked, findings)
+
+
+def _audit_exploretom(path: Path) -> LabelAudit:
+    from mindloop.systems.tom.exploretom import audit_exploretom, read_exploretom
+
+    items = read_exploretom(path)
+    checked, found = audit_exploretom(items)
+    findings = [LabelFinding(f"{path.name}:{i.line}", i.question, i.answer, why, rule) for i, why, rule in found]
+    return LabelAudit("exploretom", len(items), checked, findings)
+
+
+def _audit_simpletom(path: Path) -> LabelAudit:
+    from mindloop.systems.tom.simpletom import audit_simpletom, read_simpletom
+
+    items = read_simpletom(path)
+    checked, found = audit_simpletom(items)
+    findings = [
+        LabelFinding(f"{i.qset}/{i.source}:{i.line} ({i.id})", i.question, i.answer_key, why, rule)
+        for i, why, rule in found
+    ]
+    return LabelAudit("simpletom", len(items), checked, findings)
+
+
+def audit_file(path: str | Path, fmt: str, *, split: str = "normal") -> LabelAudit:
+    """Audit a released file (or OpenToM's folder) in format ``fmt`` (one of :data:`AUDIT_FORMATS`)."""
+    p = Path(path)
+    if not p.exists():
+        raise InvalidArgumentError(f"{str(path)!r}: no such file or folder")
+    if fmt in ("tomi", "hitom"):
+        if p.is_dir():
+            raise InvalidArgumentError(f"{str(path)!r} is a folder; {fmt} is read from one file")
+        _, examples = read_dataset(p, fmt)  # type: ignore[arg-type]  # fmt is one of the two
+        return _audit_tomi(examples) if fmt == "tomi" else _audit_hitom(examples)
+    if fmt == "opentom":
+        return _audit_opentom(p, split)
+    if fmt == "bigtom":
+        return _audit_bigtom(p)
+    if fmt == "mmtom-qa":
+        return _audit_mmtom(p)
+    if fmt == "fantom":
+        return _audit_fantom(p)
+    if fmt == "exploretom":
+        return _audit_exploretom(p)
+    if fmt == "simpletom":
+        return _audit_simpletom(p)
+    raise InvalidArgumentError(f"unknown format {fmt!r} (formats: {', '.join(AUDIT_FORMATS)})")

@@ -1,0 +1,241 @@
+"""The ``mmtom-qa`` benchmark: MMToM-QA's text version (Jin et al., ACL 2024) read from its release file.
+
+**The release.** ``Benchmark/questions.json`` of chuanyangjin/MMToM-QA (MIT): despite the name, JSON Lines — one
+object per line with ``question`` (the apartment's contents, the person's actions and the two-choice question,
+ending ``Please respond with either a or b.``), ``answer`` (``a`` or ``b``), ``question_type`` (1.1–1.3 belief
+inference, 2.1–2.4 goal inference), ``test``, ``episode``, ``start_time``, ``end_time`` and ``answer_list``.
+
+**Protocol** (``--agent model``): the release's ``testing_gpt.py`` (zero-shot): the system message ``You are a
+helpful assistant.`` and the question followed by ``\\nAnswer: ``; the release reads the first character of the
+reply. That reading is kept as ``release_answer``; the headline reading is mindloop's flexible one (a letter, or
+the text of one statement). Accuracy per question type, as in the paper.
+
+No symbolic agent: answering needs inverse planning over the person's route (which container they head for),
+not belief tracking of narrated events.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from mindloop.bench.agents import dispatch
+from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
+from mindloop.errors import InvalidArgumentError, ParseError
+from mindloop.models.base import message
+from mindloop.systems.tom.mcq import accuracy_by, ask_choice, group_key, model_summary
+
+__all__ = [
+    "MMTOM_TYPES",
+    "MMToMItem",
+    "MMToMOptions",
+    "MMToMQABenchmark",
+    "audit_mmtom",
+    "options_of",
+    "read_mmtom",
+    "release_reading",
+]
+
+MMTOM_TYPES = {
+    "1.1": "true belief, short-term",
+    "1.2": "false belief, short-term",
+    "1.3": "belief tracking, long-term",
+    "2.1": "goal inference, true belief",
+    "2.2": "goal inference, false belief",
+    "2.3": "goal inference, updated belief",
+    "2.4": "goal inference, future actions",
+}
+"""The paper's question types (``question_type``)."""
+
+_OPTIONS = re.compile(r"\(a\)\s*(.+?)\s*\(b\)\s*(.+?)\s*Please respond with either a or b\.?\s*$", re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class MMToMItem:
+    """One line of ``questions.json``."""
+
+    line: int
+    question: str
+    answer: str
+    qtype: str
+    fields: dict[str, Any]
+
+
+def read_mmtom(path: str | Path) -> list[MMToMItem]:
+    """Every item of MMToM-QA's ``questions.json`` (JSON Lines; a JSON list of the same objects is read too)."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "questions.json"
+    try:
+        text = p.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise InvalidArgumentError(
+            f"--data {str(path)!r}: no such file (MMToM-QA's Benchmark/questions.json)"
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(p)) from None
+    rows: list[tuple[int, Any]] = []
+    if text.lstrip().startswith("["):
+        try:
+            rows = list(enumerate(json.loads(text), 1))
+        except json.JSONDecodeError as exc:
+            raise ParseError(f"not valid JSON ({exc.msg})", source=str(p), line=exc.lineno) from None
+    else:
+        for i, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                rows.append((i, json.loads(line)))
+            except json.JSONDecodeError as exc:
+                raise ParseError(f"not a JSON object ({exc.msg})", source=str(p), line=i) from None
+    out = []
+    for i, obj in rows:
+        if not isinstance(obj, dict):
+            raise ParseError("expected a JSON object per line", source=str(p), line=i)
+        missing = [k for k in ("question", "answer", "question_type") if k not in obj]
+        if missing:
+            raise ParseError(f"no {', '.join(repr(k) for k in missing)} field", source=str(p), line=i)
+        if not isinstance(obj["question"], str) or not isinstance(obj["answer"], str):
+            raise ParseError("'question' and 'answer' must be text", source=str(p), line=i)
+        qtype = obj["question_type"]
+        if isinstance(qtype, bool) or not isinstance(qtype, int | float | str):
+            raise ParseError(f"'question_type' must be a number such as 1.1, got {qtype!r}", source=str(p), line=i)
+        out.append(MMToMItem(i, obj["question"], obj["answer"].strip().lower(), str(qtype), obj))
+    return out
+
+
+def options_of(question: str) -> tuple[str, str] | None:
+    """The two statements ``(a) …`` and ``(b) …`` of a question, or ``None`` when they are not there.
+
+    >>> options_of("Q? (a) Mark thinks that the salmon is inside the microwave. (b) Mark thinks that the salmon is "
+    ...            "not inside the microwave. Please respond with either a or b.")[1]
+    'Mark thinks that the salmon is not inside the microwave.'
+    """
+    m = _OPTIONS.search(question)
+    return (m[1].strip(), m[2].strip()) if m else None
+
+
+def release_reading(reply: str, options: Sequence[str]) -> str | None:
+    """The release's reading: the reply's first character, lower-cased, as ``a`` or ``b``."""
+    first = reply.strip("\n").strip(" ").lower()[:1]
+    return dict(zip("ab", options, strict=True)).get(first)
+
+
+def audit_mmtom(items: Sequence[MMToMItem]) -> tuple[int, list[tuple[MMToMItem, str, str]]]:
+    """Items whose gold or options contradict the release's own format rules, or another item's gold for the
+    same text; returns how many were checked and the findings with their reasons."""
+    found: list[tuple[MMToMItem, str, str]] = []
+    golds: dict[str, list[MMToMItem]] = {}
+    for item in items:
+        allowed = item.fields.get("answer_list", ["a", "b"])
+        if item.answer not in ("a", "b") or (isinstance(allowed, list) and item.answer not in allowed):
+            found.append(
+                (item, f"gold {item.answer!r} is not one of the item's answers {allowed!r}", "gold not an answer")
+            )
+            continue
+        options = options_of(item.question)
+        if options is None:
+            found.append((item, "the question has no '(a) … (b) …' statements to choose from", "no statements"))
+            continue
+        if item.qtype.startswith("1.") and options[0].replace(" not ", " ") != options[1].replace(" not ", " "):
+            found.append(
+                (
+                    item,
+                    "a belief question's two statements are not one belief and its negation",
+                    "statements not a negation",
+                )
+            )
+            continue
+        if options[0] == options[1]:
+            found.append((item, "the two statements are the same", "same statements"))
+            continue
+        golds.setdefault(item.question, []).append(item)
+    for same in golds.values():
+        answers = {i.answer for i in same}
+        if len(answers) > 1:
+            for item in same:
+                lines = ", ".join(str(o.line) for o in same if o is not item)
+                found.append(
+                    (
+                        item,
+                        f"the same question text (lines {lines}) has gold answers {sorted(answers)}",
+                        "copies disagree",
+                    )
+                )
+    return len(items), found
+
+
+class MMToMOptions(Options):
+    """Options of ``mmtom-qa``."""
+
+    data: str | None = Field(None, description="MMToM-QA's Benchmark/questions.json (--data PATH)")
+
+
+class MMToMQABenchmark:
+    """MMToM-QA text-only questions: belief and goal inference from a home and a person's actions."""
+
+    name = "mmtom-qa"
+    description = "MMToM-QA text version, accuracy per question type (--data questions.json)"
+    options_model = MMToMOptions
+    headline = "accuracy"  # accuracy over the answered questions; the paper's per-type figures beside it
+
+    def __init__(self) -> None:
+        self.agents = {
+            "model": AgentSpec("a chat model answers the release's a/b prompt", self._model, needs_model=True),
+        }
+
+    def samples(self, n: int | None, seed: int, options: MMToMOptions) -> list[Sample]:
+        """The first ``n`` items of the release file; items without two statements are refused."""
+        if options.data is None:
+            raise InvalidArgumentError(
+                "mmtom-qa needs --data PATH: MMToM-QA's Benchmark/questions.json (see docs/datasets.md)"
+            )
+        items = read_mmtom(options.data)
+        out = []
+        for item in items[:n] if n is not None else items:
+            options_ab = options_of(item.question)
+            if options_ab is None or item.answer not in ("a", "b"):
+                raise ParseError(
+                    "no '(a) … (b) …' statements, or a gold other than a/b", source=options.data, line=item.line
+                )
+            out.append(
+                Sample(
+                    f"l{item.line:04d}",
+                    {
+                        "question": item.question,
+                        "answer": options_ab["ab".index(item.answer)],
+                        "letter": item.answer,
+                        "choices": list(options_ab),
+                        "question_type": item.qtype,
+                        "episode": item.fields.get("episode"),
+                        "line": item.line,
+                    },
+                    group=item.qtype,
+                )
+            )
+        return out
+
+    async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        """Answer one item with the agent in ``ctx.agent`` and score it."""
+        return await dispatch(self, sample, ctx)
+
+    async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        inp = sample.input
+        messages = [message("system", "You are a helpful assistant."), message("user", inp["question"] + "\nAnswer: ")]
+        choices = inp["choices"]
+        return await ask_choice(ctx, messages, choices, inp["answer"], lambda r: release_reading(r, choices))
+
+    def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
+        """Accuracy overall, per question type, and belief (1.x) vs goal (2.x) inference."""
+        out = model_summary(records)
+        out["by_type"] = accuracy_by(records, group_key, list(MMTOM_TYPES))
+        out["by_kind"] = accuracy_by(
+            records, lambda r: "belief" if r.sample.group.startswith("1") else "goal", ["belief", "goal"]
+        )
+        return out

@@ -1,0 +1,213 @@
+"""The ``simpletom`` benchmark: SimpleToM (Gu et al., 2024) read from its release, and its label audit.
+
+**The release.** The Hugging Face dataset ``allenai/SimpleToM`` (ODC-BY; not shipped with mindloop): three question
+sets, ``mental-state-qa/test.jsonl``, ``behavior-qa/test.jsonl`` and ``judgment-qa/test.jsonl``, one JSON object a
+line with ``id``, ``story``, ``question``, ``scenario_name``, ``choices`` (``{"text": [...], "label": ["A", "B"]}``)
+and ``answerKey``. ``--data`` is the dataset's folder (every set found in it is read) or one of the files.
+
+**Protocol** (``--agent model``): the story, the question and the lettered choices, asking for the letter of the
+correct choice (the dataset ships no prompt; this is its multiple-choice format). The reply is read as for ToMi:
+the flexible reading (a letter, or the text of one choice) is the headline, the strict one (first line alone)
+beside it. Accuracy per question set (mental state, behavior, judgment — the paper's three kinds) and per
+scenario.
+
+No symbolic agent: the stories are everyday prose (what the person could not see), not narrated events.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from mindloop.bench.agents import dispatch
+from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
+from mindloop.errors import InvalidArgumentError, ParseError
+from mindloop.models.base import message
+from mindloop.systems.tom.mcq import accuracy_by, ask_choice, group_key, input_key, model_summary
+
+__all__ = [
+    "SIMPLETOM_SETS",
+    "SimpleToMBenchmark",
+    "SimpleToMItem",
+    "SimpleToMOptions",
+    "audit_simpletom",
+    "read_simpletom",
+]
+
+SIMPLETOM_SETS = ("mental-state-qa", "behavior-qa", "judgment-qa")
+"""The release's question sets (its folders), in the paper's order."""
+
+_AWARE = re.compile(r'aware that "(.+)"\?$')
+
+
+@dataclass(frozen=True, slots=True)
+class SimpleToMItem:
+    """One question: its set, file line, and fields."""
+
+    qset: str
+    source: str
+    line: int
+    id: str
+    story: str
+    question: str
+    scenario: str
+    choices: tuple[str, ...]
+    labels: tuple[str, ...]
+    answer_key: str
+
+
+def _read_file(path: Path, qset: str) -> list[SimpleToMItem]:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(path)) from None
+    out = []
+    for i, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ParseError(f"not a JSON object ({exc.msg})", source=str(path), line=i) from None
+        if not isinstance(obj, dict):
+            raise ParseError("expected a JSON object per line", source=str(path), line=i)
+        missing = [k for k in ("id", "story", "question", "choices", "answerKey") if k not in obj]
+        if missing:
+            raise ParseError(f"no {', '.join(repr(k) for k in missing)} field", source=str(path), line=i)
+        choices = obj["choices"]
+        if not isinstance(choices, dict) or not isinstance(choices.get("text"), list):
+            raise ParseError('\'choices\' must be {"text": [...], "label": [...]}', source=str(path), line=i)
+        texts = tuple(str(t) for t in choices["text"])
+        labels = tuple(str(t) for t in choices.get("label", [chr(65 + k) for k in range(len(texts))]))
+        if len(labels) != len(texts):
+            raise ParseError("'choices' has as many labels as texts", source=str(path), line=i)
+        out.append(
+            SimpleToMItem(
+                qset,
+                path.name,
+                i,
+                str(obj["id"]),
+                str(obj["story"]),
+                str(obj["question"]),
+                str(obj.get("scenario_name", "")),
+                texts,
+                labels,
+                str(obj["answerKey"]),
+            )
+        )
+    return out
+
+
+def read_simpletom(path: str | Path) -> list[SimpleToMItem]:
+    """Every question of a SimpleToM folder (its three sets) or of one set's ``test.jsonl``."""
+    p = Path(path)
+    if not p.exists():
+        raise InvalidArgumentError(f"--data {str(path)!r}: no such file or folder (SimpleToM's dataset folder)")
+    if p.is_file():
+        qset = p.parent.name if p.parent.name in SIMPLETOM_SETS else p.stem
+        return _read_file(p, qset)
+    out = []
+    for qset in SIMPLETOM_SETS:
+        f = p / qset / "test.jsonl"
+        if f.is_file():
+            out.extend(_read_file(f, qset))
+    if not out:
+        raise InvalidArgumentError(
+            f"--data {str(path)!r}: none of {', '.join(f'{s}/test.jsonl' for s in SIMPLETOM_SETS)} is there"
+        )
+    return out
+
+
+def audit_simpletom(items: Sequence[SimpleToMItem]) -> tuple[int, list[tuple[SimpleToMItem, str, str]]]:
+    """Questions whose answer key names no choice, whose choices repeat, or whose awareness question quotes a fact
+    the story does not state."""
+    found: list[tuple[SimpleToMItem, str, str]] = []
+    for item in items:
+        if item.answer_key not in item.labels:
+            found.append(
+                (item, f"answer key {item.answer_key!r} is none of the labels {list(item.labels)}", "key not a label")
+            )
+            continue
+        if len({c.strip().lower() for c in item.choices}) < len(item.choices):
+            found.append((item, "two choices have the same text", "choices repeat"))
+            continue
+        m = _AWARE.search(item.question) if item.qset == "mental-state-qa" else None
+        if m is not None and m[1].strip().lower() not in item.story.lower():
+            found.append(
+                (item, f"the question asks about {m[1]!r}, which the story does not state", "fact not in story")
+            )
+    return len(items), found
+
+
+class SimpleToMOptions(Options):
+    """Options of ``simpletom``."""
+
+    data: str | None = Field(None, description="SimpleToM's dataset folder, or one set's test.jsonl (--data PATH)")
+
+
+class SimpleToMBenchmark:
+    """SimpleToM's mental-state, behavior and judgment questions."""
+
+    name = "simpletom"
+    description = "SimpleToM mental-state/behavior/judgment questions, accuracy per kind (--data SimpleToM/)"
+    options_model = SimpleToMOptions
+    headline = "accuracy"
+
+    def __init__(self) -> None:
+        self.agents = {
+            "model": AgentSpec("a chat model answers the two-choice question", self._model, needs_model=True),
+        }
+
+    def samples(self, n: int | None, seed: int, options: SimpleToMOptions) -> list[Sample]:
+        """The first ``n`` questions, set by set."""
+        if options.data is None:
+            raise InvalidArgumentError("simpletom needs --data PATH: SimpleToM's dataset folder (see docs/datasets.md)")
+        items = read_simpletom(options.data)
+        out = []
+        for item in items[:n] if n is not None else items:
+            if item.answer_key not in item.labels:
+                raise ParseError(f"answer key {item.answer_key!r} names no choice", source=item.source, line=item.line)
+            gold = item.choices[item.labels.index(item.answer_key)]
+            out.append(
+                Sample(
+                    f"{item.qset}:{item.id}",
+                    {
+                        "story": item.story,
+                        "question": item.question,
+                        "choices": list(item.choices),
+                        "labels": list(item.labels),
+                        "answer": gold,
+                        "scenario": item.scenario,
+                        "set": item.qset,
+                    },
+                    group=item.qset,
+                )
+            )
+        return out
+
+    async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        """Answer one question with the agent in ``ctx.agent`` and score it."""
+        return await dispatch(self, sample, ctx)
+
+    async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        inp = sample.input
+        options = "\n".join(f"({label}) {text}" for label, text in zip(inp["labels"], inp["choices"], strict=True))
+        letters = ", ".join(f"({label})" for label in inp["labels"])
+        prompt = (
+            f"Given the following story, answer the question by giving the correct answer choice, {letters}.\n\n"
+            f"Story: {inp['story']}\n\nQuestion: {inp['question']}\n{options}"
+        )
+        return await ask_choice(ctx, [message("user", prompt)], inp["choices"], inp["answer"])
+
+    def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
+        """Accuracy overall, per question set (the paper's three kinds) and per scenario."""
+        out = model_summary(records)
+        out["by_set"] = accuracy_by(records, group_key, SIMPLETOM_SETS)
+        out["by_scenario"] = accuracy_by(records, input_key("scenario"))
+        return out

@@ -1,0 +1,495 @@
+"""OpenToM, BigToM and MMToM-QA read from their releases' formats (fixtures written by hand in those formats), the
+tracker's coverage and answers on them, the model protocol, and ``tom audit``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mindloop.bench.runner import RunRequest, run_benchmark
+from mindloop.bench.store import RunStore
+from mindloop.cli import main
+from mindloop.errors import ParseError
+from mindloop.models.base import ModelOptions
+from mindloop.models.fake_server import FakeChatServer
+from mindloop.systems.tom.bigtom import bigtom_items, read_bigtom, track_item
+from mindloop.systems.tom.exploretom import audit_exploretom, read_exploretom
+from mindloop.systems.tom.fantom import binary_reading, fantom_questions, list_correct, read_fantom
+from mindloop.systems.tom.label_audit import audit_file
+from mindloop.systems.tom.mmtomqa import read_mmtom
+from mindloop.systems.tom.opentom import audit_opentom, read_opentom, track_answer
+from mindloop.systems.tom.simpletom import read_simpletom
+
+DATA = Path(__file__).parent / "data"
+OPENTOM = DATA / "opentom"
+
+
+def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict[str, Any]:
+    capsys.readouterr()
+    assert main(argv) == 0
+    out: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return out
+
+
+# -- OpenToM ----------------------------------------------------------------------------------------------------
+
+
+def test_opentom_reads_the_folder_split_by_split() -> None:
+    normal = read_opentom(OPENTOM)
+    # 4 coarse fo + 4 coarse so + 6 fine fo (2 the narrator's) + 4 fine so + 12 multihop fo + 2 multihop so
+    # + 2 attitude
+    assert len(normal) == 34
+    assert len(read_opentom(OPENTOM, split="long")) == 2
+    assert len(read_opentom(OPENTOM, split="all")) == 36
+    by_source = {q.source: q for q in normal}
+    # a list holding 'corrupted' and an 'a|b' accessibility gold are read as the release's evaluator reads them
+    assert by_source["multihop_fo.json:10000001[5]"].answer == "less accessible"
+    assert by_source["multihop_fo.json:10000002[5]"].answer == "equally accessible"
+    # the corrected fine-location file is read by default, the original one on request
+    assert by_source["location_fg_so_new.json:10000002[1]"].answer == "basket"
+    original = {q.source: q.answer for q in read_opentom(OPENTOM, fine_labels="original")}
+    assert original["location_fg_so.json:10000002[1]"] == "top shelf"
+    assert {q.qtype for q in normal} == {
+        "coarse-fo",
+        "coarse-so",
+        "fine-fo",
+        "fine-so",
+        "fullness-fo",
+        "accessibility-fo",
+        "fullness-so",
+        "attitude",
+    }
+
+
+def test_opentom_tracker_answers_from_the_plot() -> None:
+    qs = {q.source: q for q in read_opentom(OPENTOM)}
+    answer = {src: track_answer(q)[0] for src, q in qs.items()}
+    # Dee left before Cal moved the peas: Dee, and Cal about Dee, keep the basket; Cal knows the top shelf.
+    assert answer["location_fg_fo.json:10000002[0]"] == "top shelf"
+    assert answer["location_fg_fo.json:10000002[1]"] == "basket"
+    assert answer["location_fg_so_new.json:10000002[0]"] == "basket"
+    assert answer["location_cg_so.json:10000002[0]"] == "Yes"
+    assert answer["multihop_fo.json:10000002[0]"] == "less full"  # Cal: the basket lost the peas
+    assert answer["multihop_fo.json:10000002[1]"] == "equally full"  # Dee knows of no move
+    assert answer["multihop_so.json:10000002[0]"] == "equally full"
+    # the narrator's questions: where it ended and where it began
+    assert answer["location_fg_fo.json:10000001[0]"] == "a donation bin"
+    assert answer["location_fg_fo.json:10000001[1]"] == "basket"
+    # Ada moved the scarf out of the basket herself
+    assert answer["multihop_fo.json:10000001[0]"] == "less full"
+    assert track_answer(qs["attitude.json:10000001[0]"]) == (
+        None,
+        "attitude questions need more than where the entity is",
+    )
+    assert answer["multihop_fo.json:10000001[4]"] is None
+
+
+def test_opentom_audit_finds_the_labels_the_plot_contradicts() -> None:
+    checked, found = audit_opentom(read_opentom(OPENTOM))
+    by_source = {f.question.source: f.reason for f in found}
+    assert set(by_source) == {
+        "multihop_fo.json:10000001[0]",  # the mover's own basket 'equally full'
+        "location_fg_so_new.json:10000002[0]",  # Cal saw Dee leave, yet Dee is said to think 'top shelf'
+        "location_fg_so_new.json:10000001[0]",  # coarse 'No' (moved) against fine 'basket' for Ada about Ben
+        "location_cg_so.json:10000001[0]",
+    }
+    assert "Ada (the mover) knows the entity was moved" in by_source["multihop_fo.json:10000001[0]"]
+    assert "left the room before the move" in by_source["location_fg_so_new.json:10000002[0]"]
+    assert "other golds of the same belief" in by_source["location_cg_so.json:10000001[0]"]
+    assert checked > len(found)
+    # the original fine-location file has the second-order defect the corrected one fixed for Dee about Cal
+    _, original = audit_opentom(read_opentom(OPENTOM, fine_labels="original"))
+    assert "location_fg_so.json:10000002[1]" in {f.question.source for f in original}
+
+
+def test_opentom_bad_input_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "meta_data.json").write_text('{"1": {"plot": "x", "narrative": "y"}}', encoding="utf-8")
+    (tmp_path / "attitude.json").write_text("{}", encoding="utf-8")
+    with pytest.raises(ParseError, match="story 1: no 'plot_info' object"):
+        read_opentom(tmp_path)
+    (tmp_path / "meta_data.json").write_text((OPENTOM / "meta_data.json").read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "attitude.json").write_text('{"99": []}', encoding="utf-8")
+    with pytest.raises(ParseError, match=r"story '99' is not in meta_data\.json"):
+        read_opentom(tmp_path)
+    (tmp_path / "attitude.json").write_text('{"10000001": [\n{"question": 3}]}', encoding="utf-8")
+    with pytest.raises(ParseError, match="question 0: expected an object with a 'question' text"):
+        read_opentom(tmp_path)
+    (tmp_path / "attitude.json").write_text('{"10000001": [', encoding="utf-8")
+    with pytest.raises(ParseError, match=r"attitude\.json:1: not valid JSON"):
+        read_opentom(tmp_path)
+
+
+def test_bench_run_opentom_symbolic_counts_uncovered_questions_apart(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _json(capsys, ["bench", "run", "opentom", "--agent", "symbolic", "--data", str(OPENTOM), "--json"])
+    metrics = out["metrics"]
+    # 6 accessibility and attitude questions are not covered; 3 of the other 28 disagree with their gold
+    assert metrics["covered"] == 28 and metrics["not_covered"] == 6
+    assert metrics["coverage"] == 28 / 34
+    assert metrics["accuracy_covered"] == 25 / 28
+    assert metrics["by_type"]["fine-fo"] == {"accuracy": 1.0, "n": 6, "chance": 0.5, "macro_f1": 1.0}
+    assert "attitude" not in metrics["by_type"]
+    # fine second order: Ada about Ben ('basket') and Cal about Dee ('top shelf') disagree with the tracker
+    assert metrics["by_type"]["fine-so"]["accuracy"] == 0.5
+
+
+def test_opentom_model_gets_the_narrative_and_the_release_instruction(tmp_path: Path) -> None:
+    prompts: list[str] = []
+
+    def reply(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
+        text = messages[-1]["content"]
+        prompts.append(text)
+        if "fullness" in text:
+            return "It is less full now."
+        if "located" in text:
+            return "The peas are on the top shelf." if "peas" in text else "It is in the donation bin."
+        if "attitude" in text:
+            return "Negative."
+        if "accessib" in text:
+            return "less accessible"
+        return "No"
+
+    with RunStore(tmp_path / "r.sqlite") as store, FakeChatServer(reply) as server:
+        opts = ModelOptions(base_url=server.base_url, cache="off", backoff_s=0.01)
+        request = RunRequest(
+            "opentom",
+            agent="model",
+            model="openai/fake",
+            model_options=opts,
+            options={"data": str(OPENTOM)},
+            concurrency=1,
+            n=34,
+        )
+        summary = run_benchmark(request, store=store, progress=False)
+    assert len(prompts) == 34
+    assert any('Answer with "more full", "equally full", or "less full".' in p for p in prompts)
+    assert any(", assuming that you observed the action?" in p for p in prompts)
+    assert all("Ada and Ben walked onto the patio" in p or "Cal and Dee found" in p for p in prompts)
+    m = summary.metrics
+    # coarse first order: 'No' is the gold for Ada, Ben and Cal, not for Dee
+    assert m["by_type"]["coarse-fo"]["accuracy"] == 3 / 4
+    assert m["by_type"]["attitude"]["accuracy"] == 1 / 2
+    assert m["unparsed"] == 0 and "accuracy_release_reading" in m
+
+
+# -- BigToM ------------------------------------------------------------------------------------------------------
+
+
+def test_bigtom_builds_the_releases_conditions() -> None:
+    rows = read_bigtom(DATA / "bigtom_excerpt.csv")
+    assert len(rows) == 3 and rows[1]["generation"] == "user"
+    # a 19-field line (no alternate desire, as many of the release's) keeps its random event in place
+    assert rows[1]["alternate_desire"] == "" and rows[1]["random_event"] == "A woodpecker drums on a nearby tree."
+    items = bigtom_items(rows[:1], "hidden")
+    assert len(items) == 12
+    fb = next(i for i in items if i.variable == "forward_belief" and i.condition == "false_belief")
+    # sentences 1-3 and 5 (the initial belief hidden), then the not-aware percept
+    assert fb.story == (
+        "Mina is a baker at a small bakery in Lisbon. Mina wants to fill the cream puffs with vanilla custard. "
+        "Mina fills a piping bag with vanilla custard. Her apprentice swaps the custard in the bag for lemon curd "
+        "while Mina answers the phone. Mina does not see her apprentice swapping the filling."
+    )
+    assert fb.answer == "Mina believes the piping bag contains vanilla custard."
+    tc = next(i for i in items if i.variable == "forward_action" and i.condition == "true_control")
+    assert "A delivery van honks outside the bakery. Mina hears the delivery van honking." in tc.story
+    assert "apprentice" not in tc.story and tc.answer == "Mina will fill the cream puffs with the piping bag."
+    bb = next(i for i in items if i.variable == "backward_belief" and i.condition == "true_belief")
+    assert bb.story.endswith("Mina empties the piping bag and refills it with vanilla custard.")
+    assert bb.answer == "Mina believes the piping bag contains lemon curd."
+    assert len(bigtom_items(rows[:1], "both")) == 24
+
+
+def test_bigtom_tracker_follows_each_condition() -> None:
+    rows = read_bigtom(DATA / "bigtom_excerpt.csv")
+    for item in bigtom_items(rows[:2]):
+        assert track_item(item.row.fields, item.story, item.variable) == item.answer, (item.variable, item.condition)
+
+
+def test_bigtom_rejects_a_short_row(tmp_path: Path) -> None:
+    bad = tmp_path / "bigtom.csv"
+    bad.write_text("a story;two fields\n", encoding="utf-8")
+    with pytest.raises(ParseError, match=r"bigtom.csv:1: expected 20 ';'-separated fields \(19 without"):
+        read_bigtom(bad)
+
+
+def test_bench_run_bigtom_reports_accuracy_per_condition(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _json(
+        capsys,
+        [
+            "bench",
+            "run",
+            "bigtom",
+            "--agent",
+            "symbolic",
+            "--data",
+            str(DATA / "bigtom_excerpt.csv"),
+            "--opt",
+            "initial_belief=hidden",
+            "--n",
+            "24",
+            "--json",
+        ],
+    )
+    metrics = out["metrics"]
+    assert metrics["accuracy"] == 1.0 and metrics["coverage"] == 1.0
+    assert metrics["by_condition"]["forward_belief/false_belief"] == {"accuracy": 1.0, "n": 2, "chance": 0.5}
+    assert metrics["chance"] == 0.5
+    assert list(metrics["by_condition"])[:4] == [
+        "forward_belief/true_belief",
+        "forward_belief/false_belief",
+        "forward_belief/true_control",
+        "forward_belief/false_control",
+    ]
+
+
+def test_bigtom_model_reads_the_releases_option_keys(tmp_path: Path) -> None:
+    def reply(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
+        assert messages[0]["role"] == "system" and "Answer as 'Answer:<option>)<answer>'" in messages[0]["content"]
+        assert "Choose one of the following:\na)" in messages[1]["content"]
+        return "Answer:a)"
+
+    with RunStore(tmp_path / "r.sqlite") as store, FakeChatServer(reply) as server:
+        opts = ModelOptions(base_url=server.base_url, cache="off", backoff_s=0.01)
+        request = RunRequest(
+            "bigtom",
+            agent="model",
+            model="openai/fake",
+            model_options=opts,
+            options={"data": str(DATA / "bigtom_excerpt.csv"), "initial_belief": "hidden"},
+            n=12,
+            concurrency=1,
+        )
+        summary = run_benchmark(request, store=store, progress=False)
+        records = store.records(summary.run_id)
+    # every reply picks option a; it is right exactly where the seeded order put the gold first
+    first = sum(1 for r in records if r.sample.input["choices"][0] == r.sample.input["answer"])
+    assert summary.metrics["accuracy"] == first / 12
+    assert summary.metrics["accuracy_release_reading"] == first / 12
+
+
+# -- MMToM-QA ----------------------------------------------------------------------------------------------------
+
+
+def test_mmtom_reads_json_lines_and_scores_per_type(tmp_path: Path) -> None:
+    items = read_mmtom(DATA / "mmtom_excerpt.json")
+    assert [i.qtype for i in items] == ["1.1", "1.2", "2.1", "2.1", "1.3"]
+
+    def reply(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
+        assert messages[0]["content"] == "You are a helpful assistant."
+        assert messages[1]["content"].endswith("Please respond with either a or b.\nAnswer: ")
+        return "a"
+
+    with RunStore(tmp_path / "r.sqlite") as store, FakeChatServer(reply) as server:
+        opts = ModelOptions(base_url=server.base_url, cache="off", backoff_s=0.01)
+        request = RunRequest(
+            "mmtom-qa",
+            agent="model",
+            model="openai/fake",
+            model_options=opts,
+            options={"data": str(DATA / "mmtom_excerpt.json")},
+            concurrency=1,
+        )
+        summary = run_benchmark(request, store=store, progress=False)
+    m = summary.metrics
+    assert m["accuracy"] == 3 / 5 and m["unparsed"] == 0
+    assert m["by_type"]["1.2"] == {"accuracy": 0.0, "n": 1, "chance": 0.5}
+    assert m["by_kind"] == {
+        "belief": {"accuracy": 2 / 3, "n": 3, "chance": 0.5},
+        "goal": {"accuracy": 0.5, "n": 2, "chance": 0.5},
+    }
+
+
+def test_mmtom_bad_line_is_named(tmp_path: Path) -> None:
+    bad = tmp_path / "questions.json"
+    bad.write_text('{"question": "q", "answer": "a", "question_type": 1.1}\n{"question": "q"\n', encoding="utf-8")
+    with pytest.raises(ParseError, match=r"questions.json:2: not a JSON object"):
+        read_mmtom(bad)
+
+
+# -- tom audit ---------------------------------------------------------------------------------------------------
+
+
+def test_tom_audit_covers_every_format(capsys: pytest.CaptureFixture[str]) -> None:
+    opentom = _json(capsys, ["tom", "audit", str(OPENTOM), "--format", "opentom", "--json"])
+    assert opentom["contradicted"] == 4 and opentom["questions"] == 34
+    bigtom = _json(capsys, ["tom", "audit", str(DATA / "bigtom_excerpt.csv"), "--format", "bigtom", "--json"])
+    assert bigtom["contradicted"] == 2
+    assert {f["source"] for f in bigtom["findings"]} == {"bigtom_excerpt.csv:3"}
+    mmtom = _json(capsys, ["tom", "audit", str(DATA / "mmtom_excerpt.json"), "--format", "mmtom-qa", "--json"])
+    assert [f["source"] for f in mmtom["findings"]] == [
+        "mmtom_excerpt.json:5",
+        "mmtom_excerpt.json:3",
+        "mmtom_excerpt.json:4",
+    ]
+    hitom = _json(capsys, ["tom", "audit", str(DATA / "hitom_excerpt.json"), "--format", "hitom", "--json"])
+    assert hitom["contradicted"] >= 2  # the pair whose two released copies disagree
+    tomi = audit_file(DATA / "tomi_excerpt.txt", "tomi")
+    assert tomi.questions == 24 and tomi.checked > 0
+
+
+def test_tom_audit_human_output_lists_reasons(capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    assert main(["tom", "audit", str(DATA / "bigtom_excerpt.csv"), "--format", "bigtom"]) == 0
+    out = capsys.readouterr().out
+    assert "2 whose gold contradicts the story" in out and "bigtom_excerpt.csv:3" in out
+
+
+def test_tom_audit_on_a_missing_path_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["tom", "audit", str(tmp_path / "nope"), "--format", "opentom"]) == 1
+    err = capsys.readouterr().err
+    assert "no such file or folder" in err and "Traceback" not in err
+
+
+# -- FANToM ------------------------------------------------------------------------------------------------------
+
+
+def test_fantom_flattens_as_the_release_does() -> None:
+    sets = read_fantom(DATA / "fantom_excerpt.json")
+    short = fantom_questions(sets, "short")
+    # fact, 2 belief x (free-form, multiple-choice), 2 lists, 2 + 2 binaries ('no:long' left out on the short input)
+    assert len(short) == 11 and len(fantom_questions(sets, "full")) == 12
+    mc = next(q for q in short if q.kind == "belief:multiple-choice")
+    assert "(a) " in mc.prompt and mc.prompt.endswith("Choose an answer from above:")
+    assert mc.wrong[mc.gold] == "Ivo does not know where the bakery was; he was getting coffee."
+    lst = next(q for q in short if q.kind == "answerability:list")
+    assert "\n\nTarget: Where was the best bakery Gia found in Lisbon?\nQuestion: List all" in lst.prompt
+    assert binary_reading("No, he was away.") == 0 and binary_reading("Yes.") == 1 and binary_reading("Maybe") == -1
+    assert list_correct("Gia and Hal", ["Gia", "Hal"], ["Ivo"]) and not list_correct("Gia, Hal, Ivo", ["Gia"], ["Ivo"])
+
+
+def test_fantom_model_scores_the_releases_aggregates(tmp_path: Path) -> None:
+    def reply(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
+        text = messages[-1]["content"]
+        if "List all the characters" in text:
+            return "Gia and Hal"
+        if "Does Hal know" in text:
+            return "Yes"
+        if "Does Ivo know" in text:
+            return "No"
+        if "Choose an answer from above" in text:
+            want = "Ivo does not know" if "What does Ivo" in text else "Hal believes"
+            line = next(x for x in text.splitlines() if x.startswith("(") and want in x)
+            return line[:3]
+        if "What does Ivo believe" in text:
+            return "Answer: Ivo does not know where the bakery was."
+        if "What does Hal believe" in text:
+            return "Hal believes the best bakery was near the river."
+        return "It was near the river."
+
+    with RunStore(tmp_path / "r.sqlite") as store, FakeChatServer(reply) as server:
+        opts = ModelOptions(base_url=server.base_url, cache="off", backoff_s=0.01)
+        request = RunRequest(
+            "fantom",
+            agent="model",
+            model="openai/fake",
+            model_options=opts,
+            options={"data": str(DATA / "fantom_excerpt.json")},
+            concurrency=1,
+        )
+        m = run_benchmark(request, store=store, progress=False).metrics
+    # every answer is right but Ivo's info-accessibility binary, whose gold 'yes' the audit lists
+    assert m["inaccessible_all_star"] == 0.0 and m["inaccessible_answerability_all"] == 1.0
+    assert m["inaccessible_info_accessibility_all"] == 0.0
+    assert m["inaccessible_belief_multiple_choice"] == 1.0 and m["inaccessible_belief_free_form"] == 1.0
+    assert m["inaccessible_info_accessibility_binary_f1"] == pytest.approx(2 / 3)
+    assert m["control_all_star"] == 1.0
+    assert 0.0 < m["fact_word_f1"] < 1.0
+
+
+def test_fantom_audit_lists_binary_golds_against_their_list(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _json(capsys, ["tom", "audit", str(DATA / "fantom_excerpt.json"), "--format", "fantom", "--json"])
+    assert out["contradicted"] == 1 and out["by_rule"] == {"info-accessibility list vs binary": 1}
+    assert out["findings"][0]["question"] == "Does Ivo know about this information?"
+
+
+# -- ExploreToM and SimpleToM ------------------------------------------------------------------------------------
+
+
+def test_exploretom_reads_the_csv_with_its_quirks() -> None:
+    items = read_exploretom(DATA / "exploretom_excerpt.csv")
+    assert [i.order for i in items] == [-1, 1, 1, 1]
+    assert [i.relation for i in items][:3] == ["memory-container_location", "container_location", "knowledge"]
+    assert "\n" in items[0].infilled  # a quoted field spanning two lines
+    checked, found = audit_exploretom(items)
+    assert checked == 3  # the yes/no row has no place to look for
+    assert [(i.question, rule) for i, _, rule in found] == [
+        ("In which container will Theo search for the brass key?", "answer not in story")
+    ]
+
+
+def test_exploretom_model_reads_pairs_as_choices_and_the_rest_by_the_release_rule(tmp_path: Path) -> None:
+    def reply(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
+        text = messages[-1]["content"]
+        if 'Answer "yes" or "no"' in text:
+            return "No, she does not know."  # 'no' is the gold; the release's substring rule agrees here
+        return "The tin box."
+
+    with RunStore(tmp_path / "r.sqlite") as store, FakeChatServer(reply) as server:
+        opts = ModelOptions(base_url=server.base_url, cache="off", backoff_s=0.01)
+        request = RunRequest(
+            "exploretom",
+            agent="model",
+            model="openai/fake",
+            model_options=opts,
+            options={"data": str(DATA / "exploretom_excerpt.csv")},
+            concurrency=1,
+        )
+        m = run_benchmark(request, store=store, progress=False).metrics
+    assert m["accuracy"] == 3 / 4  # Theo's expected 'leather pouch' is never said
+    assert m["by_order"] == {"-1": {"accuracy": 1.0, "n": 1}, "1": {"accuracy": 2 / 3, "n": 3}}
+    assert m["by_type"]["knowledge"] == {"accuracy": 1.0, "n": 1, "chance": 0.5}
+    assert "chance" not in m  # open answers have no chance level
+
+
+def test_simpletom_reads_the_three_sets_and_audits_the_quoted_fact(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    items = read_simpletom(DATA / "simpletom")
+    assert [i.qset for i in items] == ["mental-state-qa", "mental-state-qa", "behavior-qa", "judgment-qa"]
+    out = _json(capsys, ["tom", "audit", str(DATA / "simpletom"), "--format", "simpletom", "--json"])
+    assert out["contradicted"] == 1 and out["by_rule"] == {"fact not in story": 1}
+
+    def reply(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
+        assert "answer the question by giving the correct answer choice, (A), (B)" in messages[-1]["content"]
+        return "(A)"
+
+    with RunStore(tmp_path / "r.sqlite") as store, FakeChatServer(reply) as server:
+        opts = ModelOptions(base_url=server.base_url, cache="off", backoff_s=0.01)
+        request = RunRequest(
+            "simpletom",
+            agent="model",
+            model="openai/fake",
+            model_options=opts,
+            options={"data": str(DATA / "simpletom")},
+            concurrency=1,
+        )
+        m = run_benchmark(request, store=store, progress=False).metrics
+    # answer A everywhere: wrong on the first awareness question (gold B), right on the other three
+    assert m["by_set"] == {
+        "mental-state-qa": {"accuracy": 0.5, "n": 2, "chance": 0.5},
+        "behavior-qa": {"accuracy": 1.0, "n": 1, "chance": 0.5},
+        "judgment-qa": {"accuracy": 1.0, "n": 1, "chance": 0.5},
+    }
+
+
+def test_exploretom_symbolic_reads_the_story_structure(capsys: pytest.CaptureFixture[str]) -> None:
+    out = _json(
+        capsys,
+        ["bench", "run", "exploretom", "--agent", "symbolic", "--data", str(DATA / "exploretom_excerpt.csv"), "--json"],
+    )
+    m = out["metrics"]
+    # the yes/no knowledge question is not covered; Theo's 'leather pouch' is not where the story put the key
+    assert m["covered"] == 3 and m["not_covered"] == 1 and m["accuracy_covered"] == 2 / 3
+    assert m["by_order"]["-1"] == {"accuracy": 1.0, "n": 1}
+
+
+def test_readers_take_a_byte_order_mark_and_name_a_non_utf8_file(tmp_path: Path) -> None:
+    with_bom = tmp_path / "bigtom.csv"
+    with_bom.write_bytes(b"\xef\xbb\xbf" + (DATA / "bigtom_excerpt.csv").read_bytes())
+    assert read_bigtom(with_bom)[0]["story"].startswith("Mina is a baker")
+    latin1 = tmp_path / "questions.json"
+    latin1.write_bytes('{"question": "caf\xe9", "answer": "a", "question_type": 1.1}\n'.encode("latin-1"))
+    with pytest.raises(ParseError, match=r"questions\.json: not UTF-8 text"):
+        read_mmtom(latin1)
