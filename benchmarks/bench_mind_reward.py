@@ -8,7 +8,8 @@ Run:  scripts/local-model.sh serve 0.5b 8090        # any OpenAI-compatible serv
 
 For ``--prompts`` MindPower train scenarios (``mindpower-sim`` train split, seed 0) it asks the model for ``--k``
 completions of the Fig. 15 prompt at temperature 1 (512 tokens each, seeds 0..k-1 per prompt), saves them with
-``--save FILE`` (JSON), and prints, per reward preset (``mindloop.systems.mindpower.rewards.REWARD_PRESETS``):
+``--save FILE`` (JSON, with each prompt's gold), and prints, per reward preset
+(``mindloop.systems.mindpower.rewards.REWARD_PRESETS``):
 
 * ``signal``: the share of prompt groups whose k rewards are not all equal (a group with equal rewards has zero
   advantage everywhere, so GRPO learns nothing from it);
@@ -31,6 +32,7 @@ import statistics
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,13 +43,29 @@ from mindloop.systems.mindpower.rewards import REWARD_PRESETS, reward_preset
 from mindloop.worlds.household.scenarios import Scenario, mindpower_sim
 
 
-def benchmark_sr(reply: str, scenario: Scenario) -> float:
+@dataclass(frozen=True)
+class Row:
+    """One prompt's gold (text, atoms, action steps) and its sampled completions."""
+
+    id: str
+    gold_text: str
+    gold_atomic: list[str]
+    gold_actions: list[str]
+    completions: list[str]
+
+    @classmethod
+    def of(cls, scenario: Scenario, completions: Sequence[str]) -> Row:
+        g = scenario.gold
+        return cls(scenario.id, g.to_text(), g.atomic.all(), list(g.actions), list(completions))
+
+
+def benchmark_sr(reply: str, gold_actions: Sequence[str]) -> float:
     """The ``mindpower`` benchmark's SR of one reply: 0 unless it parses as the six-layer hierarchy."""
     try:
         h = parse_hierarchy(reply, "hierarchy")
     except HierarchyParseError:
         return 0.0
-    return action_scores([str(s) for s in h.actions], list(scenario.gold.actions)).sr
+    return action_scores([str(s) for s in h.actions], list(gold_actions)).sr
 
 
 async def sample(base_url: str, model: str, scenarios: Sequence[Scenario], k: int, max_tokens: int) -> list[list[str]]:
@@ -118,16 +136,14 @@ def spearman(xs: Sequence[float], ys: Sequence[float]) -> float | None:
     return float(spearmanr(xs, ys).statistic)
 
 
-def score(presets: Sequence[str], scenarios: Sequence[Scenario], groups: Sequence[Sequence[str]]) -> dict[str, Any]:
+def score(presets: Sequence[str], rows: Sequence[Row]) -> dict[str, Any]:
     """Per preset: signal share, mean spread, gold reward and Spearman against SR (see the module docstring)."""
-    srs = [benchmark_sr(c, s) for s, g in zip(scenarios, groups, strict=True) for c in g]
+    srs = [benchmark_sr(c, r.gold_actions) for r in rows for c in r.completions]
     out: dict[str, Any] = {"sr_mean": statistics.fmean(srs), "sr_nonzero": sum(x > 0 for x in srs)}
     for name in presets:
         preset = reward_preset(name)
-        rewards = [
-            preset.total(list(g), s.gold.atomic.all(), s.gold.to_text()) for s, g in zip(scenarios, groups, strict=True)
-        ]
-        gold = [preset.total([s.gold.to_text()], s.gold.atomic.all(), s.gold.to_text())[0] for s in scenarios]
+        rewards = [preset.total(r.completions, r.gold_atomic, r.gold_text) for r in rows]
+        gold = [preset.total([r.gold_text], r.gold_atomic, r.gold_text)[0] for r in rows]
         flat = [r for g in rewards for r in g]
         rho = spearman(flat, srs)
         out[name] = {
@@ -156,27 +172,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     presets = [p for p in args.presets.split(",") if p]
     for p in presets:
         reward_preset(p)  # unknown names fail before any sampling
-    train = mindpower_sim("train", seed=0)
-    scenarios = train[: args.prompts]
-    if args.completions:
-        saved = json.loads(Path(args.completions).read_text(encoding="utf-8"))
-        by_id = {s.id: s for s in train}
-        scenarios = [by_id[r["id"]] for r in saved]
-        groups = [r["completions"] for r in saved]
+    if args.completions:  # the saved rows carry their gold, so they score the same whatever the split is now
+        rows = [Row(**r) for r in json.loads(Path(args.completions).read_text(encoding="utf-8"))]
     else:
+        scenarios = mindpower_sim("train", seed=0)[: args.prompts]
         start = time.perf_counter()
         if args.gguf:
             groups = sample_gguf(args.gguf, scenarios, args.k, args.max_tokens)
         else:
             groups = asyncio.run(sample(args.base_url, args.model, scenarios, args.k, args.max_tokens))
         print(f"sampled {sum(map(len, groups))} completions in {time.perf_counter() - start:.0f} s", file=sys.stderr)
+        rows = [Row.of(s, g) for s, g in zip(scenarios, groups, strict=True)]
         if args.save:
-            rows = [{"id": s.id, "completions": g} for s, g in zip(scenarios, groups, strict=True)]
-            Path(args.save).write_text(json.dumps(rows), encoding="utf-8")
-    result = score(presets, scenarios, groups)
-    n = sum(map(len, groups))
+            Path(args.save).write_text(json.dumps([asdict(r) for r in rows]), encoding="utf-8")
+    result = score(presets, rows)
+    n = sum(len(r.completions) for r in rows)
     print(
-        f"{len(groups)} prompts x {n // max(1, len(groups))} completions; benchmark SR mean "
+        f"{len(rows)} prompts x {n // max(1, len(rows))} completions; benchmark SR mean "
         f"{result['sr_mean']:.3f}, {result['sr_nonzero']} of {n} completions with SR > 0"
     )
     print(f"{'preset':<16} {'signal':>7} {'spread':>7} {'mean':>6} {'gold':>6} {'spearman':>8}")
