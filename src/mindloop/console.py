@@ -8,6 +8,7 @@ from pathlib import Path
 from rich.console import Console
 
 from mindloop.errors import MindloopError
+from mindloop.paths import write_atomic
 
 __all__ = ["emit", "err_console"]
 
@@ -19,11 +20,13 @@ def err_console() -> Console:
 
 
 def emit(text: str, out: Path | None) -> None:
-    """Write ``text`` to ``out``, or to stdout when ``out`` is ``None``; an unwritable file is a one-line error."""
+    """Write ``text`` to ``out``, or to stdout when ``out`` is ``None``; an unwritable file is a one-line error.
+
+    The file is written whole or not at all (:func:`~mindloop.paths.write_atomic`)."""
     if out is None:
         sys.stdout.write(text)
         return
     try:
-        out.write_text(text, encoding="utf-8")
+        write_atomic(out, text)
     except OSError as exc:
         raise MindloopError(f"cannot write {out}: {exc.strerror or exc}") from None

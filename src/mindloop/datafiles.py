@@ -15,6 +15,7 @@ another encoding) is a :class:`~mindloop.errors.ParseError` naming the file and 
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Iterator, Mapping, Sequence
 from importlib.resources import files
 from importlib.resources.abc import Traversable
@@ -36,6 +37,7 @@ __all__ = [
     "package_file",
     "parse_data",
     "read_text_file",
+    "special_file_kind",
 ]
 
 M = TypeVar("M", bound=BaseModel)
@@ -164,8 +166,41 @@ def decode_text(data: bytes, *, source: str, first_line: int = 1, error: type[Pa
     return text
 
 
+_SPECIAL_KINDS = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def special_file_kind(path: str | Path | Traversable) -> str | None:
+    """What ``path`` is when it is a special file (``a FIFO (named pipe)``, ``a character device`` such as
+    ``/dev/null`` or ``/dev/zero``, ``a block device``, ``a socket``), else ``None`` (a regular file, a folder, a
+    missing path or a resource inside a package). Reading such a file may block forever or never end, so user
+    files are refused by type before they are opened.
+
+    >>> special_file_kind("/dev/null")
+    'a character device'
+    """
+    if not isinstance(path, str | Path):
+        return None
+    try:
+        mode = Path(path).stat().st_mode
+    except (OSError, ValueError):
+        return None
+    return next((kind for test, kind in _SPECIAL_KINDS if test(mode)), None)
+
+
+def _refuse_special(path: str | Path | Traversable, what: str, error: type[ParseError]) -> None:
+    kind = special_file_kind(path)
+    if kind is not None:
+        raise error(f"cannot read {what}: it is {kind}, not a regular file", source=str(path))
+
+
 def _read_bytes(path: str | Path | Traversable, what: str, error: type[ParseError]) -> bytes:
     resource = Path(path) if isinstance(path, str) else path
+    _refuse_special(resource, what, error)
     try:
         return resource.read_bytes()
     except FileNotFoundError:
@@ -191,6 +226,7 @@ def iter_text_lines(
     the file), line ends dropped; errors as :func:`read_text_file`, a bad byte naming its line.
     """
     p = Path(path)
+    _refuse_special(p, what, error)
     try:
         fh = p.open("rb")
     except FileNotFoundError:

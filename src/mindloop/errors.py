@@ -7,9 +7,12 @@ The command line maps these to exit code 1 with a one-line message, and everythi
 
 from __future__ import annotations
 
+import re
+
 __all__ = [
     "SETUP_ERRORS",
     "BeliefError",
+    "ClusterError",
     "DependencyError",
     "InvalidArgumentError",
     "MindloopError",
@@ -20,6 +23,7 @@ __all__ = [
     "ParseError",
     "RegistryError",
     "UnknownNameError",
+    "printable",
 ]
 
 
@@ -71,6 +75,11 @@ class DependencyError(MindloopError, ImportError):
     """An optional dependency is missing; the message names the ``pip install`` extra that provides it."""
 
 
+class ClusterError(MindloopError):
+    """A compute cluster (Ray) could not be reached or refused the connection; the message names the address,
+    the likely cause and what fixes it."""
+
+
 class ModelError(MindloopError):
     """A model call failed for good (after the last retry); the message names the model and the cause."""
 
@@ -101,3 +110,26 @@ SETUP_ERRORS: tuple[type[MindloopError], ...] = (DependencyError, InvalidArgumen
 """Errors that say a run cannot work as set up (a missing extra, a bad option or argument, an unknown or
 unimportable name). Raised by a sample they stop the run instead of failing the sample, so code that turns
 failures into recorded outcomes re-raises them (``except SETUP_ERRORS: raise`` before ``except MindloopError``)."""
+
+
+_CONTROL = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, screen clears
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: window titles, hyperlinks (ended by BEL or ESC \\)
+    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"  # DCS, SOS, PM, APC strings
+    r"|\x1b[@-Z\\-_]?"  # any other escape (and a lone ESC)
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"  # other C0 and C1 controls (tab and newline are kept)
+)
+
+
+def printable(text: str) -> str:
+    """``text`` with terminal control sequences and control characters removed, for showing text that came from
+    outside (a server's error message) on a terminal: nothing in it can recolour, move the cursor, retitle the
+    window or hide what follows. Tabs and newlines are kept; lone surrogates become U+FFFD.
+
+    >>> printable("bad \\x1b[31mred\\x1b[0m \\x1b]0;title\\x07thing\\r")
+    'bad red thing'
+    """
+    return _SURROGATE.sub("\ufffd", _CONTROL.sub("", text))
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")

@@ -14,7 +14,7 @@ import pytest
 from pydantic import Field, ValidationError
 
 from mindloop.bench import BENCHMARKS, get_benchmark
-from mindloop.bench.agents import dispatch, model_agents
+from mindloop.bench.agents import dispatch, model_agents, team_size
 from mindloop.bench.api import AgentContext, Options, Sample
 from mindloop.bench.options import check, describe_options, format_options_help, parse_opt_pairs, validate_options
 from mindloop.bench.runner import RunRequest, run_benchmark
@@ -148,7 +148,7 @@ def test_benchmark_options_keep_their_names_defaults_and_meanings() -> None:
     from mindloop.systems.tos.world import TASKS
 
     cwah = validate_options(get_benchmark("cwah"), {"n_agents": "3"})
-    assert cwah.model_dump() == {"n_agents": 3, "max_steps": None} and cwah.team_size() == 3
+    assert cwah.model_dump() == {"n_agents": 3, "max_steps": None} and team_size(get_benchmark("cwah"), cwah) == 3
     assert list(get_benchmark("cwah").agents) == list(AGENT_KINDS)
     assert list(get_benchmark("claw").agents) == list(AGENTS)
     mp = get_benchmark("mindpower").options_model
@@ -165,6 +165,9 @@ def test_benchmark_options_keep_their_names_defaults_and_meanings() -> None:
         "judge_api_key_env": "OPENAI_API_KEY",
         "judge_timeout": None,
         "similarity": "auto",
+        "rescale": "off",
+        "rescale_pairs": 200,
+        "controls": "exclude",
     }
     tos = get_benchmark("tos-active")
     opts = validate_options(tos, {"tasks": "direction, ment.rot", "false_belief": "0", "rooms": "2"})

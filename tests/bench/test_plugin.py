@@ -1,53 +1,24 @@
-"""A benchmark from a separate, installed package appears in ``mindloop bench list`` and runs, with no edit to
-mindloop: the package declares it under the ``mindloop.benchmarks`` entry-point group (docs/architecture.md)."""
+"""A benchmark from a separate, installed package appears in ``mindloop bench list``, runs, joins suites, reports
+and compares, with no edit to mindloop: the package is exactly the multiple-choice example of
+docs/architecture.md, declared under the ``mindloop.benchmarks`` entry-point group. Installed again with its
+metric changed, the runs made before still report what they reported (the run store keeps each run's summary
+with the definitions that produced it)."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
-PACKAGE = '''
-"""A third party's benchmark: say the word back."""
-from pydantic import Field
-
-from mindloop.bench.agents import dispatch
-from mindloop.bench.api import AgentSpec, Options, Outcome, Sample
-
-
-class EchoOptions(Options):
-    word: str = Field("hello", min_length=1, description="the word every sample asks for")
-    repeat: int = Field(3, ge=1, le=100, description="samples when --n is not given")
-
-
-async def _parrot(sample, ctx):
-    return Outcome({"answer": sample.input["word"]}, {"correct": 1.0})
-
-
-async def _mute(sample, ctx):
-    return Outcome({"answer": ""}, {"correct": 0.0})
-
-
-class EchoBenchmark:
-    name = "echo"
-    description = "say the word back (a plug-in)"
-    options_model = EchoOptions
-    agents = {"parrot": AgentSpec("repeats the word", _parrot), "mute": AgentSpec("says nothing", _mute)}
-
-    def samples(self, n, seed, options):
-        return [Sample(f"s{i}", {"word": options.word}) for i in range(options.repeat if n is None else n)]
-
-    async def run(self, sample, ctx):
-        return await dispatch(self, sample, ctx)
-
-    def summarize(self, records):
-        return {"accuracy": sum(r.scores.get("correct", 0.0) for r in records) / len(records), "n": len(records)}
-'''
+REPO = Path(__file__).resolve().parents[2]
+DOC = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+PACKAGE = re.search(r"```python\n(# mybench/__init__\.py.*?)```", DOC, re.DOTALL).group(1)  # type: ignore[union-attr]
+ENTRY = re.search(r"```toml\n# pyproject.toml of your package\n(.*?)```", DOC, re.DOTALL).group(1)  # type: ignore[union-attr]
 
 PYPROJECT = """
 [build-system]
@@ -55,27 +26,31 @@ requires = ["setuptools>=61"]
 build-backend = "setuptools.build_meta"
 
 [project]
-name = "mindloop-echo"
-version = "0.0.1"
+name = "mybench"
+version = "{version}"
 
-[project.entry-points."mindloop.benchmarks"]
-echo = "mindloop_echo:EchoBenchmark"
-
+{entry}
 [tool.setuptools]
-packages = ["mindloop_echo"]
+packages = ["mybench"]
 """
 
+CHANGED = ('Metric("accuracy", "correct",', 'Metric("accuracy", "correct", scale=100,')
+"""The second install's change: accuracy in percent."""
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The plug-in built and installed with pip into its own directory (offline: no index, no build isolation)."""
-    pytest.importorskip("setuptools", reason="building the plug-in needs setuptools in the test environment")
-    root = tmp_path_factory.mktemp("plugin")
-    src = root / "src"
-    (src / "mindloop_echo").mkdir(parents=True)
-    (src / "mindloop_echo" / "__init__.py").write_text(textwrap.dedent(PACKAGE))
-    (src / "pyproject.toml").write_text(PYPROJECT)
-    target = root / "site"
+
+def test_the_example_is_one_module_of_at_most_60_lines() -> None:
+    assert len(PACKAGE.splitlines()) <= 60
+    assert ENTRY.strip() == '[project.entry-points."mindloop.benchmarks"]\nquiz = "mybench:QuizBenchmark"'
+    assert CHANGED[0] in PACKAGE
+
+
+def _install(root: Path, source: str, version: str) -> Path:
+    """The package built and installed with pip into its own directory (offline: no index, no build isolation)."""
+    src = root / f"src-{version}"
+    (src / "mybench").mkdir(parents=True)
+    (src / "mybench" / "__init__.py").write_text(source)
+    (src / "pyproject.toml").write_text(PYPROJECT.format(version=version, entry=ENTRY))
+    target = root / f"site-{version}"
     proc = subprocess.run(
         [
             sys.executable,
@@ -95,8 +70,21 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
-    assert any(p.name.startswith("mindloop_echo-0.0.1") for p in target.glob("*.dist-info"))
+    assert any(p.name.startswith(f"mybench-{version}") for p in target.glob("*.dist-info"))
     return target
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    pytest.importorskip("setuptools", reason="building the plug-in needs setuptools in the test environment")
+    return _install(tmp_path_factory.mktemp("plugin"), PACKAGE, "0.0.1")
+
+
+@pytest.fixture(scope="module")
+def changed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The same package, a later version whose accuracy is a percentage."""
+    pytest.importorskip("setuptools", reason="building the plug-in needs setuptools in the test environment")
+    return _install(tmp_path_factory.mktemp("plugin2"), PACKAGE.replace(*CHANGED), "0.0.2")
 
 
 def _mindloop(site: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -106,31 +94,70 @@ def _mindloop(site: Path, home: Path, *args: str) -> subprocess.CompletedProcess
     )
 
 
+def _json(proc: subprocess.CompletedProcess[str]) -> dict:  # type: ignore[type-arg]
+    assert proc.returncode == 0, proc.stderr
+    out: dict = json.loads(proc.stdout)  # type: ignore[type-arg]
+    return out
+
+
 def test_an_installed_plugin_is_listed_with_its_options_and_agents(site: Path, tmp_path: Path) -> None:
-    proc = _mindloop(site, tmp_path, "bench", "list", "--json")
-    assert proc.returncode == 0, proc.stderr
-    listed = {b["name"]: b for b in json.loads(proc.stdout)["benchmarks"]}
-    assert "echo" in listed and "hitom" in listed  # beside mindloop's own
-    echo = listed["echo"]
-    assert echo["agents"] == ["parrot", "mute"]
-    assert json.dumps(echo).count('"hello"') >= 1  # the option schema with its default
-    proc = _mindloop(site, tmp_path, "bench", "run", "echo", "--help-options")
-    assert proc.returncode == 0 and "word" in proc.stdout + proc.stderr and "repeat" in proc.stdout + proc.stderr
+    listed = {b["name"]: b for b in _json(_mindloop(site, tmp_path, "bench", "list", "--json"))["benchmarks"]}
+    assert "quiz" in listed and "hitom" in listed  # beside mindloop's own
+    quiz = listed["quiz"]
+    assert quiz["agents"] == ["oracle", "model"] and quiz["options"]["properties"]["size"]["default"] == 6
+    assert quiz["headline"] == {"metric": "accuracy", "higher_is_better": True}
+    assert [(m["name"], m["score"], m["kind"]) for m in quiz["metrics"]] == [("accuracy", "correct", "proportion")]
+    assert quiz["references"] == ["chance", "oracle"]
+    proc = _mindloop(site, tmp_path, "bench", "run", "quiz", "--help-options")
+    assert proc.returncode == 0 and "size" in proc.stdout + proc.stderr
 
 
-def test_an_installed_plugin_runs_resumes_and_validates_options(site: Path, tmp_path: Path) -> None:
-    proc = _mindloop(site, tmp_path, "bench", "run", "echo", "--agent", "parrot", "--opt", "word=hi", "--json")
+def test_an_installed_plugin_runs_with_its_declared_metrics_and_validates_options(site: Path, tmp_path: Path) -> None:
+    out = _json(_mindloop(site, tmp_path, "bench", "run", "quiz", "--json"))
+    assert (out["benchmark"], out["n"], out["n_failed"], out["metrics"]["accuracy"]) == ("quiz", 6, 0, 1.0)
+    kinds = out["metrics"]["by_kind"]
+    assert set(kinds) <= {"carry", "no carry"} and sum(row["n"] for row in kinds.values()) == 6
+    iv = out["intervals"]["metrics"]["accuracy"]
+    assert iv["mean_of"] == "correct" and iv["se"] == 0.0  # declared: drawn from the per-sample score
+    assert out["summary_source"]["computed_by"] == "run"
+    # each sum offers 3 or 4 distinct choices: chance is the mean of 1/3s and 1/4s; the oracle answers every one
+    assert 0.25 <= out["references"]["chance"] <= 1 / 3 and out["references"]["oracle"] == 1.0
+    proc = _mindloop(site, tmp_path, "bench", "run", "quiz", "--opt", "size=0")
+    assert proc.returncode == 1 and "size" in proc.stderr and proc.stderr.count("\n") == 1
+
+
+def test_it_joins_suites_and_compares_and_old_runs_keep_their_numbers(
+    site: Path, changed: Path, tmp_path: Path
+) -> None:
+    oracle = _json(_mindloop(site, tmp_path, "bench", "run", "quiz", "--n", "4", "--json"))
+    # scripted/echo replies with the prompt itself, which starts with no choice letter: every answer is wrong
+    echo = _json(_mindloop(site, tmp_path, "bench", "run", "quiz", "--n", "4", "--model", "scripted/echo", "--json"))
+    assert (oracle["metrics"]["accuracy"], echo["metrics"]["accuracy"]) == (1.0, 0.0)
+    suite = _json(_mindloop(site, tmp_path, "suite", "run", "--only", "quiz", "--json"))
+    assert suite["complete"] and [r["n"] for r in suite["runs"]] == [4]  # its declared quick preset
+    report = _json(_mindloop(site, tmp_path, "suite", "report", suite["suite_id"], "--json"))
+    assert report["runs"][0]["headline"]["metric"] == "accuracy" and report["runs"][0]["headline"]["value"] == 1.0
+    compared = _json(_mindloop(site, tmp_path, "compare", oracle["run_id"], echo["run_id"], "--json"))
+    test = compared["comparisons"][0]["differences"][0]["scores"]["correct"]
+    # McNemar exact: 4 discordant pairs all one way, p = 2 * P(X <= 0), X ~ Binomial(4, 1/2) = 2/16
+    assert (test["test"], test["baseline_only"], test["run_only"], test["p"]) == ("McNemar exact", 4, 0, 0.125)
+
+    # the metric changes (accuracy in percent): new runs use it, the old ones report what they reported
+    later = _json(_mindloop(changed, tmp_path, "bench", "run", "quiz", "--n", "4", "--json"))
+    assert later["metrics"]["accuracy"] == 100.0
+    runs = {r["run_id"]: r for r in _json(_mindloop(changed, tmp_path, "runs", "--json"))["runs"]}
+    assert runs[oracle["run_id"]]["headline"]["value"] == 1.0 and runs[echo["run_id"]]["headline"]["value"] == 0.0
+    assert runs[later["run_id"]]["headline"]["value"] == 100.0
+    compared = _json(_mindloop(changed, tmp_path, "compare", oracle["run_id"], echo["run_id"], "--json"))
+    assert [r["metrics"]["accuracy"] for r in compared["comparisons"][0]["runs"]] == [1.0, 0.0]
+    page = tmp_path / "old.html"
+    proc = _mindloop(changed, tmp_path, "report", oracle["run_id"], "--out", str(page))
     assert proc.returncode == 0, proc.stderr
-    out = json.loads(proc.stdout)
-    assert (out["benchmark"], out["n"], out["n_failed"], out["metrics"]["accuracy"]) == ("echo", 3, 0, 1.0)
-    proc = _mindloop(site, tmp_path, "bench", "run", "echo", "--agent", "mute", "--n", "2", "--json")
-    assert json.loads(proc.stdout)["metrics"]["accuracy"] == 0.0
-    proc = _mindloop(site, tmp_path, "bench", "run", "echo", "--opt", "repeat=0")
-    assert proc.returncode == 1 and "repeat" in proc.stderr and proc.stderr.count("\n") == 1
-    proc = _mindloop(site, tmp_path, "runs", "--json")
-    assert [r["benchmark"] for r in json.loads(proc.stdout)["runs"]] == ["echo", "echo"]
+    text = page.read_text(encoding="utf-8")
+    assert "Metrics as the run reported them, by mindloop" in text
+    assert 'data-col="accuracy" data-value="1.0"' in text and 'data-value="100.0"' not in text
 
 
 def test_without_the_plugin_the_name_is_unknown(tmp_path: Path) -> None:
-    proc = _mindloop(tmp_path, tmp_path, "bench", "run", "echo")
-    assert proc.returncode == 1 and "unknown benchmark 'echo'" in proc.stderr
+    proc = _mindloop(tmp_path, tmp_path, "bench", "run", "quiz")
+    assert proc.returncode == 1 and "unknown benchmark 'quiz'" in proc.stderr

@@ -677,3 +677,21 @@ def test_browser_filters_bug_samples_apart_from_failures(store: RunStore, tmp_pa
     assert re.search(r'<option value="bug"[^>]*>bug \(1\)</option>', dom)
     dom = _browse(chromium, tmp_path / "profile", url + "#sample=s1", "--dump-dom")
     assert 'class="errbox">internal error: KeyError: \'answer\'\n  File "b.py", line 3, in run</div>' in dom
+
+
+def test_a_samples_ray_node_is_in_its_drill_down(store: RunStore) -> None:
+    samples = [Sample(f"s{i}", {"question": "?", "answer": "a"}, "g") for i in range(3)]
+    run_id = store.create_run(benchmark="tomi", agent="symbolic", model=None, config={}, samples=samples, version="t")
+    node = "f3" * 28  # a Ray node id: 56 hex digits
+    store.finish(
+        run_id,
+        [
+            SampleResult(0, "done", {"answer": "a"}, {"correct": 1.0}, None, [], 0.1, node=node),
+            SampleResult(1, "done", {"answer": "a"}, {"correct": 1.0}, None, [], 0.1, node=node),
+            SampleResult(2, "done", {"answer": "a"}, {"correct": 1.0}, None, [], 0.1),  # not run on Ray
+        ],
+    )
+    page = render_report(run_id, store)
+    details = _blob(page)["details"]
+    assert [d.get("node") for d in details] == [node, node, None]
+    assert 'field(right, "Ray node", d.node)' in page  # the drill-down shows the field where a node is known

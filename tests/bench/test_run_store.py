@@ -7,6 +7,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -103,3 +104,34 @@ def test_a_file_that_is_not_a_database_is_a_clear_error(tmp_path: Path) -> None:
     path.write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(MindloopError, match="not a usable mindloop run store"):
         RunStore(path)
+
+
+def test_the_node_a_sample_ran_on_is_kept_and_an_older_layout_reads_without_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import mindloop.bench.store as store_module
+
+    path = tmp_path / "r.sqlite"
+    with RunStore(path) as store:
+        run_id = _new(store, 3)
+        store.finish(run_id, [replace(_result(0), node="n" * 56), _result(1), replace(_result(2, "failed"), node="m")])
+        assert [r.node for r in store.records(run_id)] == ["n" * 56, None, "m"]
+        assert store.retry_failed(run_id) == 1
+        assert store.history(run_id)[2][0]["node"] == "m"  # the earlier attempt keeps its node
+        assert [r.node for r in store.records(run_id, include_pending=True)] == ["n" * 56, None, None]
+
+    old = tmp_path / "layout5.sqlite"  # a store written before layout 6 (the node column)
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", 5)
+    monkeypatch.setattr(store_module, "MIGRATIONS", {k: v for k, v in store_module.MIGRATIONS.items() if k < 5})
+    with RunStore(old) as store:
+        run_id = _new(store, 2)
+    monkeypatch.undo()
+    with sqlite3.connect(old) as db:  # a sample finished as that layout finished it
+        db.execute("UPDATE samples SET status = 'done', output = '{}', scores = '{}', calls = '[]' WHERE idx = 0")
+    with RunStore(old, readonly=True) as store:  # read as it is: no node column, every node unknown
+        assert [(r.index, r.node) for r in store.records(run_id)] == [(0, None)]
+    with RunStore(old) as store:  # opened for writing: migrated, and the new sample keeps its node
+        store.finish(run_id, [replace(_result(1), node="k")])
+        assert [r.node for r in store.records(run_id)] == [None, "k"]
+    with sqlite3.connect(old) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == store_module.SCHEMA_VERSION == 6

@@ -120,12 +120,16 @@ def test_resume_refuses_a_run_of_another_benchmark(tmp_path: Path) -> None:
         (RunRequest("tomi", agent="symbolic", model="scripted/echo"), "does not use a model"),
         (RunRequest("tomi", options={"colour": "red"}), "has no option 'colour'"),
         (RunRequest("tomi", options={"data": "/no/such/file"}), "no such file"),
-        (RunRequest("tomi", concurrency=0), "concurrency"),
     ],
 )
 def test_bad_requests_are_clear_errors(tmp_path: Path, request_: RunRequest, message: str) -> None:
     with RunStore(tmp_path / "runs.sqlite") as store, pytest.raises(InvalidArgumentError, match=message):
         run_benchmark(request_, store=store, progress=False)
+
+
+def test_a_request_with_a_bad_field_is_refused_when_built() -> None:
+    with pytest.raises(InvalidArgumentError, match="concurrency must be a whole number of at least 1, got 0"):
+        RunRequest("tomi", concurrency=0)
 
 
 def test_sample_seeds_depend_on_run_seed_and_sample_only() -> None:

@@ -26,13 +26,10 @@ import pytest
 import mindloop.bench.report.suite as suite_report_module
 import mindloop.bench.store as store_module
 from mindloop.bench.registry import BENCHMARKS, get_benchmark
-from mindloop.bench.report.suite import PAPER_TABLES, render_suite_report, suite_report, write_suite_report
+from mindloop.bench.report.suite import paper_tables, render_suite_report, suite_report, write_suite_report
 from mindloop.bench.runner import RunRequest, RunSummary, run_benchmark
 from mindloop.bench.store import RunStore
 from mindloop.bench.suite import (
-    EXCLUDED,
-    PRESETS,
-    SUITE_ORDER,
     SuiteRequest,
     preset_entry,
     run_suite,
@@ -47,6 +44,19 @@ from mindloop.systems.tom.benchmarks import HiToMBenchmark
 
 REPO = Path(__file__).resolve().parents[2]
 SMALL = ("tomi", "hitom", "cwah")
+SUITE_ORDER = (
+    "tomi",
+    "hitom",
+    "mindpower",
+    "claw",
+    "omnitom-stage1",
+    "omnitom-stage2",
+    "cwah",
+    "tdw-mat",
+    "tos-active",
+    "tos-passive",
+)
+"""The built-in benchmarks in the order their declarations give a suite (cheap question answering first)."""
 
 
 def _records(store: RunStore, run_id: str) -> list[tuple[str, str, Any, Any]]:
@@ -70,7 +80,7 @@ def test_the_plan_is_every_benchmark_with_a_model_agent_less_the_excluded() -> N
     for name in BENCHMARKS.names():
         bench = get_benchmark(name)
         specs = list(bench.agents.values())
-        if any(s.needs_model for s in specs) and name not in EXCLUDED:
+        if any(s.needs_model for s in specs) and bench.spec.suite.excluded is None:
             expected.add(name)
     assert set(suite_plan(model=True)) == expected
     assert suite_plan(model=True)[: len(SUITE_ORDER)] == list(SUITE_ORDER)
@@ -98,7 +108,7 @@ def test_quick_is_small_paper_is_whole_and_docs_list_every_quick_n() -> None:
         # docs/suite.md's preset table gives the same n for every benchmark
         row = re.search(rf"^\| `{re.escape(name)}` \| (\d+) \|", doc, re.MULTILINE)
         assert row is not None and int(row.group(1)) == entry.n, name
-    assert set(PRESETS["quick"]) == set(SUITE_ORDER)
+    assert {n for n in BENCHMARKS.names() if "quick" in get_benchmark(n).spec.suite.presets} == set(SUITE_ORDER)
     with pytest.raises(InvalidArgumentError, match="unknown preset 'fast'"):
         preset_entry("fast", "tomi")
 
@@ -282,7 +292,7 @@ def _table(data: dict[str, Any], key: str) -> dict[str, Any]:
 def test_report_tables_follow_the_papers_and_show_no_value_as_a_dash(quick: tuple[RunStore, str]) -> None:
     store, suite_id = quick
     data = suite_report(store, suite_id)
-    assert {t["key"] for t in data["tables"]} == {t.key for t in PAPER_TABLES}
+    assert {t["key"] for t in data["tables"]} == {t.key for t in paper_tables()}
     for key, columns in PAPER_COLUMNS.items():
         assert [f"{c['group']} {c['label']}" for c in _table(data, key)["columns"]] == columns, key
     mindpower = _table(data, "mindpower")
@@ -423,8 +433,9 @@ def test_cli_run_list_report_and_errors(capsys: pytest.CaptureFixture[str], tmp_
 
     assert main(["suite", "report", suite_id, "-o", str(tmp_path)]) == 0
     assert (tmp_path / f"{suite_id}.html").exists() and len(list(tmp_path.glob("*.html"))) == 3
-    assert main(["suite", "report", suite_id, "-o", str(tmp_path / "new"), "--no-run-reports"]) == 0
-    assert [p.name for p in (tmp_path / "new").iterdir()] == [f"{suite_id}.html"]  # a new name with no extension
+    assert main(["suite", "report", suite_id, "-o", str(tmp_path / "sub" / "new"), "--no-run-reports"]) == 0
+    assert [p.name for p in (tmp_path / "sub").iterdir()] == ["new"]  # a new name is a file, as for every -o
+    assert (tmp_path / "sub" / "new").read_text(encoding="utf-8").lower().startswith("<!doctype html>")
     assert main(["suite", "report", suite_id, "-o", str(tmp_path / "page.htm")]) == 0
     assert (tmp_path / "page.htm").is_file()
 
@@ -463,15 +474,21 @@ def test_progress_every_and_model_opts_reach_every_run_of_the_suite(
 # -- the store ----------------------------------------------------------------------------------------------------
 
 
-def test_a_layout_2_store_reads_as_it_is_and_gains_the_suite_tables_when_written(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_layout_2_store_reads_as_it_is_and_gains_the_suite_tables_when_written(tmp_path: Path) -> None:
     path = tmp_path / "runs.sqlite"
-    with monkeypatch.context() as mp:  # a store written by the mindloop before suites
-        mp.setattr(store_module, "SCHEMA_VERSION", 2)
-        mp.setattr(store_module, "MIGRATIONS", {1: store_module.MIGRATIONS[1]})
-        with RunStore(path) as old:
-            run_id = run_benchmark(RunRequest("tomi", n=3), store=old, progress=False).run_id
+    db = sqlite3.connect(path)  # a store written by the mindloop before suites: layout 1's tables, then step 1 -> 2
+    db.executescript(store_module._SCHEMA_V1)
+    store_module.MIGRATIONS[1](db)
+    run_id = "tomi-20250101-000000-abcd"
+    db.execute(
+        "INSERT INTO runs (run_id, benchmark, agent, model, config, n, started, version)"
+        " VALUES (?, 'tomi', 'tracker', NULL, '{}', 1, '2025-01-01T00:00:00+00:00', '0')",
+        (run_id,),
+    )
+    db.execute("INSERT INTO samples (run_id, idx, sample_id, grp, input) VALUES (?, 0, 's0', 'g', '{}')", (run_id,))
+    db.execute("PRAGMA user_version = 2")
+    db.commit()
+    db.close()
     with RunStore(path, readonly=True) as store:
         assert store.suites() == [] and store.suite_runs("suite-x") == {}
         with pytest.raises(InvalidArgumentError, match="no suites recorded yet"):
@@ -484,7 +501,7 @@ def test_a_layout_2_store_reads_as_it_is_and_gains_the_suite_tables_when_written
         result = run_suite(SuiteRequest(only=("tomi",)), store=store, progress=False)
         assert runs_of_suite(store, result.suite_id) == [result.summaries[0].run_id]
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == 3
+    assert db.execute("PRAGMA user_version").fetchone()[0] == store_module.SCHEMA_VERSION
     db.close()
 
 
@@ -519,7 +536,7 @@ def test_browser_shows_every_paper_table_and_the_ledger(quick: tuple[RunStore, s
     page, _ = write_suite_report(store, suite_id, tmp_path)
     profile = tmp_path / "profile"
     dom = _browse(chromium, profile, page.resolve().as_uri(), "--dump-dom")
-    for spec in PAPER_TABLES:
+    for spec in paper_tables():
         assert f'data-table="{spec.key}"' in dom
     assert len(re.findall(r'data-metric="(by_task\.\w+\.)?bpc" data-bench="mindpower">–</td>', dom)) == 3
     assert len(re.findall(r'<tr data-bench="[^"]+">', dom)) == len(SUITE_ORDER)

@@ -3,7 +3,7 @@
 Expectations are derived apart from the code under test: exact binomial tails and McNemar p-values worked by hand
 (and, with the ``metrics`` extra, checked against scipy), the normal-approximation width of a proportion's
 interval, and a brute-force bootstrap (``summarize`` called on every resample, percentiles by numpy) that the
-vectorised shortcut must reproduce to the last digit.
+declared metrics' vectorised draws must reproduce to the last digit.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mindloop.bench.api import Sample, SampleRecord
+from mindloop.bench.declaration import Grouping, Metric
 from mindloop.bench.report import render_report
 from mindloop.bench.store import RunStore
 from mindloop.bench.uncertainty import (
@@ -69,6 +70,13 @@ def _accuracy(records: Sequence[SampleRecord]) -> dict[str, Any]:
         "by_group": {g: {"accuracy": sum(v) / len(v), "n": len(v)} for g, v in sorted(by_group.items())},
         "by_label": {g: {"accuracy": sum(v) / len(v)} for g, v in sorted(by_label.items())},
     }
+
+
+ACCURACY = (Metric("accuracy", "correct", groupings=(Grouping("by_group"), Grouping("by_label", "label"))),)
+"""The declaration of :func:`_accuracy`'s means: the overall accuracy, per group and per input label."""
+
+GRADED = (Metric("accuracy", "correct", kind="mean", groupings=(Grouping("by_group"), Grouping("by_label", "label"))),)
+"""The same means of a graded (not 0/1) score."""
 
 
 def _brute(
@@ -173,7 +181,7 @@ def _bernoulli(n: int, p: float, seed: int) -> list[float]:
 
 def test_interval_of_a_proportion_contains_it_and_matches_the_normal_width() -> None:
     correct = _bernoulli(400, 0.7, 1)
-    out = bootstrap_intervals(_records(correct), _accuracy)
+    out = bootstrap_intervals(_records(correct), _accuracy, declared=ACCURACY)
     acc = sum(correct) / len(correct)
     iv = out["metrics"]["accuracy"]
     assert iv["low"] < acc < iv["high"]
@@ -211,7 +219,7 @@ def _upper_tail(k: int, n: int, p: float) -> float:
 def test_a_proportion_at_tiny_n_keeps_an_honest_interval(n: int) -> None:
     """All right at n = 4 (or n = 1) is no certainty: the percentile bootstrap said [1, 1]; the exact interval
     reaches down to (2.5%)^(1/n) = 0.025 at n = 1, 0.398 at n = 4."""
-    iv = bootstrap_intervals(_records([1.0] * n), _accuracy)["metrics"]["accuracy"]
+    iv = bootstrap_intervals(_records([1.0] * n), _accuracy, declared=ACCURACY)["metrics"]["accuracy"]
     assert iv["high"] == 1.0 and iv["low"] == pytest.approx(0.025 ** (1 / n), rel=1e-9)
 
 
@@ -227,7 +235,7 @@ def _mean_score(records: Sequence[SampleRecord]) -> dict[str, Any]:
 def test_interval_shrinks_with_n() -> None:
     widths = {}
     for n in (100, 1600):
-        iv = bootstrap_intervals(_records(_bernoulli(n, 0.5, 7)), _accuracy)["metrics"]["accuracy"]
+        iv = bootstrap_intervals(_records(_bernoulli(n, 0.5, 7)), _accuracy, declared=ACCURACY)["metrics"]["accuracy"]
         widths[n] = iv["high"] - iv["low"]
     assert 3.0 < widths[100] / widths[1600] < 5.3  # width ~ 1 / sqrt(n): 16 times the samples, a quarter the width
 
@@ -246,17 +254,27 @@ def test_intervals_are_seeded() -> None:
     assert other["seed"] == 12 and other["metrics"] != first["metrics"]
 
 
-def test_the_vectorised_shortcut_equals_summarizing_every_resample() -> None:
-    """Means over groups and over input labels take the matrix shortcut; the brute force over all 1,000
-    resamples gives the same interval to the last digit."""
+def test_declared_metrics_are_drawn_from_their_scores_as_summarizing_every_resample_would() -> None:
+    """Declared means of a graded score over groups and over input labels are drawn from the per-sample scores
+    with one matrix product; the brute force over all 1,000 resamples gives the same interval to the last digit."""
     records = _records(_graded(150, 5), ["a", "b", "c"] * 50)
-    out = bootstrap_intervals(records, _accuracy)["metrics"]
+    out = bootstrap_intervals(records, _accuracy, declared=GRADED)["metrics"]
     for path in [("accuracy",), ("by_group", "b", "accuracy"), ("by_label", "odd", "accuracy")]:
         node: Any = out
         for key in path:
             node = node[key]
         assert (node["low"], node["high"]) == pytest.approx(_brute(records, _accuracy, path, 1000), abs=1e-12)
-        assert "se" in node  # each is a mean of the per-sample score
+        assert "se" in node and node["mean_of"] == "correct"  # each is a declared mean of the per-sample score
+
+
+def test_nothing_is_guessed_for_an_undeclared_mean() -> None:
+    """Without a declaration the same accuracy is bootstrapped through ``summarize`` (the same interval) but gets
+    no standard error: the harness does not infer what a summary's numbers are."""
+    records = _records(_graded(60, 8), ["a", "b"] * 30)
+    plain = bootstrap_intervals(records, _accuracy)["metrics"]["accuracy"]
+    declared = bootstrap_intervals(records, _accuracy, declared=GRADED)["metrics"]["accuracy"]
+    assert (plain["low"], plain["high"]) == pytest.approx((declared["low"], declared["high"]), abs=1e-12)
+    assert "se" not in plain and "mean_of" not in plain and declared["mean_of"] == "correct"
 
 
 def _f1(records: Sequence[SampleRecord]) -> dict[str, Any]:
@@ -328,7 +346,7 @@ def test_numeric_leaves_are_floats_only() -> None:
 
 def test_identical_runs_differ_by_nothing() -> None:
     records = _records(_bernoulli(120, 0.5, 4), ["a", "b"] * 60)
-    diffs = paired_differences(records, records, _accuracy)
+    diffs = paired_differences(records, records, _accuracy, declared=ACCURACY)
     d = diffs[("accuracy",)]
     assert (d.diff, d.low, d.high, d.p) == (0.0, 0.0, 0.0, 1.0)
 
@@ -336,7 +354,7 @@ def test_identical_runs_differ_by_nothing() -> None:
 def test_a_real_difference_is_significant_and_its_interval_holds_it() -> None:
     a = _bernoulli(300, 0.5, 1)
     b = [1.0 if x == 1.0 or random.Random(i).random() < 0.5 else 0.0 for i, x in enumerate(a)]  # b >= a everywhere
-    diffs = paired_differences(_records(a), _records(b), _accuracy)
+    diffs = paired_differences(_records(a), _records(b), _accuracy, declared=ACCURACY)
     d = diffs[("accuracy",)]
     assert d.diff == pytest.approx(sum(b) / 300 - sum(a) / 300)
     # b >= a everywhere: every discordant pair favours b, so McNemar's exact p is 2 * (1/2)^discordant

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from mindloop.bench.api import AgentContext, Benchmark, Sample, SampleRecord
+from mindloop.bench.api import AgentContext, Sample, SampleRecord
 from mindloop.bench.options import validate_options
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.mindclaw.benchmarks import ClawBenchmark
@@ -32,9 +32,9 @@ def _contract(m: dict[str, Any]) -> None:
 
 def test_it_is_a_harness_benchmark() -> None:
     bench = ClawBenchmark()
-    assert isinstance(bench, Benchmark)
-    assert bench.name == "claw" and list(bench.agents) == ["symbolic", "classifier", "model", "never", "first"]
-    assert [name for name, spec in bench.agents.items() if spec.needs_model] == ["model"]
+    assert bench.name == "claw"
+    assert list(bench.agents) == ["symbolic", "classifier", "model", "never", "first", "direct"]
+    assert [name for name, spec in bench.agents.items() if spec.needs_model] == ["model", "direct"]
 
 
 def test_symbolic_runtime_meets_the_targets_on_the_test_set() -> None:

@@ -1,5 +1,6 @@
-"""Trigger ACC measures the model, not the shipped skills: every summary says how many decisions the model made
-and how many of its replies were malformed (issue 17, "Summaries that cannot mislead")."""
+"""Every summary says how many trigger decisions the model made and how many of its replies were malformed, and
+scores the model's own decisions apart (``acc_model``) from the whole trigger's ACC (issue 17, "Summaries that
+cannot mislead"; issue 23: ACC follows Table IV)."""
 
 from __future__ import annotations
 
@@ -29,16 +30,19 @@ def test_skills_deciding_everything_is_not_a_model_acc_of_one(lily: Scenario) ->
     # the shipped strong skills make all 31 teacher-forced decisions; the model is never asked there
     assert s["skill_decisions"] == s["acc_total"] == 31.0 and s["model_decisions"] == 0.0
     summary = _summary(sample, outcome)
-    assert summary["acc_all"] == 1.0  # what used to be reported as ACC
-    assert summary["acc"] is None and summary["acc_no_noop"] is None
-    assert summary["acc_over"] == "model decisions" and summary["acc_skill"] == 1.0
+    # ACC is the whole trigger's, as in Table IV's "-Skill" rows (issue 23); the summary says who decided: the
+    # model made no decision here, so its own ACC is None, never 1
+    assert summary["acc"] == summary["acc_all"] == 1.0 and summary["paper_row"] == "model-Skill"
+    assert summary["acc_model"] is None and summary["acc_model_no_noop"] is None
+    assert summary["acc_over"].startswith("all trigger decisions") and summary["acc_skill"] == 1.0
     assert summary["model_decisions"] == 0 and summary["skill_decisions"] == 31
     # every model call of the run happened in the closed loop, and every one was malformed
     assert server.requests > 0
     # 14 questions, each asked again once with the parser's reason (a format retry) and refused again
     assert summary["loop_model_decisions"] == summary["loop_model_malformed"] == 14
     assert summary["loop_model_retries"] == 14 and server.requests == 28
-    assert summary["by_group"]["false_belief/help"]["acc"] is None  # the group's ACC is over model decisions too
+    group = summary["by_group"]["false_belief/help"]
+    assert group["acc"] == 1.0 and group["acc_model"] is None  # the groups split the same way
 
 
 def test_malformed_model_decisions_count_as_wrong_model_decisions(lily: Scenario) -> None:

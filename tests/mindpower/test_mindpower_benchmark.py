@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from mindloop.bench.api import AgentContext, Benchmark, Sample, SampleRecord
+from mindloop.bench.api import AgentContext, Sample, SampleRecord
 from mindloop.bench.options import validate_options
 from mindloop.errors import DependencyError, InvalidArgumentError, ModelError
 from mindloop.systems.mindpower import (
@@ -83,7 +83,6 @@ def test_model_agent_prompt_carries_the_narration(test_split: list[Scenario], fa
 
 def test_benchmark_conforms_and_samples_are_deterministic() -> None:
     bench = MindPowerBenchmark()
-    assert isinstance(bench, Benchmark)
     a = bench.samples(5, 0, validate_options(bench, {"similarity": "off"}))
     assert [s.id for s in a] == [s.id for s in bench.samples(5, 0, validate_options(bench, {"similarity": "off"}))]
     assert len(bench.samples(None, 0, validate_options(bench, {"similarity": "off"}))) == 118

@@ -57,7 +57,6 @@ def gold_of(samples: Sequence[Sample]) -> dict[str, StoryRecord]:
 
 def test_samples_are_deterministic_and_options_checked() -> None:
     bench = OmniToMStage1Benchmark()
-    assert isinstance(bench, Benchmark) and isinstance(OmniToMStage2Benchmark(), Benchmark)
     a = samples_of(bench, 5, 7, {"aligner": "exact"})
     assert a == samples_of(bench, 5, 7, {"aligner": "exact"}) and a != samples_of(bench, 5, 8, {"aligner": "exact"})
     assert len(samples_of(bench, None, 0, {"aligner": "exact"})) == 100

@@ -31,8 +31,9 @@ from pathlib import Path
 
 import pytest
 
+from mindloop._version import __version__
 from mindloop.bench import store as store_module
-from mindloop.bench.runner import RunRequest, run_benchmark
+from mindloop.bench.runner import RunRequest, run_benchmark, summarize_run
 from mindloop.bench.store import RunStore, StoreError
 
 OLD_SCHEMA = """
@@ -426,7 +427,7 @@ def _user_version(path: Path) -> int:
 
 def test_a_new_store_records_its_layout_version(tmp_path: Path) -> None:
     assert _cli(tmp_path / "home", "bench", "run", "tomi", "--n", "2").rc == 0
-    assert _user_version(tmp_path / "home" / "runs.sqlite") == store_module.SCHEMA_VERSION == 3
+    assert _user_version(tmp_path / "home" / "runs.sqlite") == store_module.SCHEMA_VERSION == 6
 
 
 def test_an_old_store_is_read_as_it_is_and_upgraded_only_for_writing(tmp_path: Path) -> None:
@@ -448,9 +449,19 @@ def test_an_old_store_is_read_as_it_is_and_upgraded_only_for_writing(tmp_path: P
     assert _sha(path) == before and _user_version(path) == 0  # reading never migrates
 
     assert _cli(home, "bench", "run", "tomi", "--n", "2").rc == 0
-    assert _user_version(path) == 3  # layout 1's tables, then migrations 1 -> 2 (samples.history), 2 -> 3 (suites)
+    # layout 1's tables, then 1 -> 2 (history), 2 -> 3 (suites), 3 -> 4 (locks), 4 -> 5 (summaries), 5 -> 6 (node)
+    assert _user_version(path) == 6
     after = json.loads(_cli(home, "runs", "--json").out)["runs"]
     assert after[0] == old and len(after) == 2
+
+    # the old run stored no summary: the first summary through a writable store computes one, labelled so, once
+    with RunStore(path) as store:
+        assert store.stored_summary(old["run_id"]) is None
+        first = summarize_run(old["run_id"], store)
+        stored = store.stored_summary(old["run_id"])
+        assert stored is not None and stored["computed_by"] == "backfill" and stored["version"] == __version__
+        assert stored["metrics"] == first.metrics and stored["definitions"]["headline"]["metric"] == "accuracy"
+        assert summarize_run(old["run_id"], store).summary_source == {"computed_by": "backfill", "version": __version__}
 
 
 def test_migrations_run_in_order_in_one_transaction(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,6 +9,7 @@ import pytest
 
 from mindloop.bench.api import SampleRecord
 from mindloop.bench.options import validate_options
+from mindloop.bench.scoring import run_metrics
 from mindloop.bench.suite import preset_entry
 from mindloop.systems.tom.balance import HITOM_DIMENSIONS, balanced_ids
 from mindloop.systems.tom.benchmarks import HiToMBenchmark, ToMiBenchmark, tom_samples
@@ -25,7 +26,7 @@ def test_the_summary_prints_chance_per_type() -> None:
     bench = ToMiBenchmark()
     samples = bench.samples(40, 0, validate_options(bench, {}))
     records = [SampleRecord(i, s, "done", {}, {"correct": 1.0}, None, [], 0.0) for i, s in enumerate(samples)]
-    m = bench.summarize(records)
+    m = run_metrics(bench, records)
     for t, block in m["by_type"].items():
         expected = [1 / len(s.input["choices"]) for s in samples if s.group == t]
         assert block["chance"] == pytest.approx(sum(expected) / len(expected))

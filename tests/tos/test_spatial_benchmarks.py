@@ -30,7 +30,6 @@ def _samples(bench: Benchmark, n: int | None, seed: int, options: dict[str, str]
 
 def test_benchmarks_follow_the_protocol() -> None:
     for bench in (TosActiveBenchmark(), TosPassiveBenchmark()):
-        assert isinstance(bench, Benchmark)
         assert list(bench.agents) == ["symbolic", "scout", "strategist", "model"]
         assert [name for name, spec in bench.agents.items() if spec.needs_model] == ["model"]
     assert TosActiveBenchmark.name == "tos-active" and TosPassiveBenchmark.name == "tos-passive"

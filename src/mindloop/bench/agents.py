@@ -13,9 +13,10 @@ from collections.abc import Mapping
 from typing import Protocol
 
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample
+from mindloop.bench.declaration import BenchmarkSpec
 from mindloop.errors import InvalidArgumentError
 
-__all__ = ["AgentTable", "agent_spec", "dispatch", "model_agents", "team_members"]
+__all__ = ["AgentTable", "agent_spec", "dispatch", "model_agents", "team_members", "team_size"]
 
 
 class AgentTable(Protocol):
@@ -30,6 +31,18 @@ class AgentTable(Protocol):
     def agents(self) -> Mapping[str, AgentSpec]:
         """The agents by name, the default first."""
         ...
+
+    @property
+    def spec(self) -> BenchmarkSpec:
+        """Its declaration (the team option)."""
+        ...
+
+
+def team_size(bench: AgentTable, options: Options) -> int | None:
+    """How many agents play one run of ``bench`` with ``options`` (its declared ``team_option``), or ``None``
+    when one agent plays."""
+    field = bench.spec.team_option
+    return None if field is None else int(options.model_dump()[field])
 
 
 def agent_spec(bench: AgentTable, name: str) -> AgentSpec:
@@ -53,7 +66,7 @@ def team_members(bench: AgentTable, agent: str, options: Options | None = None) 
     """The agent names in ``agent`` (one name, or a comma-separated team), checked against ``bench``'s specs.
 
     A team (two or more names) is refused unless every member is a team agent; with ``options``, a team must have
-    exactly :meth:`Options.team_size` members (one name fills the team, so it is always accepted).
+    exactly :func:`team_size` members (one name fills the team, so it is always accepted).
     """
     members = [part.strip() for part in agent.split(",")]
     if not all(members):
@@ -66,9 +79,9 @@ def team_members(bench: AgentTable, agent: str, options: Options | None = None) 
                 f"benchmark {bench.name!r} runs one agent at a time, not a team of {len(members)} ({agent}); "
                 f"agent {solo[0]!r} plays alone: pass a single --agent"
             )
-        size = options.team_size() if options is not None else None
+        size = team_size(bench, options) if options is not None else None
         if size is not None and len(members) != size:
-            setting = f" (--opt {options.team_option}={size})" if options is not None and options.team_option else ""
+            setting = f" (--opt {bench.spec.team_option}={size})"
             raise InvalidArgumentError(
                 f"benchmark {bench.name!r} plays teams of {size} agents{setting}, but --agents {agent!r} names "
                 f"{len(members)}: name {size} agents, or one to fill the team, or change the team size"

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
+from mindloop.bench.declaration import BenchmarkSpec
+from mindloop.bench.records import Outcome, Sample, SampleRecord, SampleStatus
 from mindloop.models.base import CallRecord, ChatModel, GenerationConfig, ModelOptions, RecordingModel
 from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
 
@@ -25,6 +27,7 @@ __all__ = [
     "AgentRunner",
     "AgentSpec",
     "Benchmark",
+    "BenchmarkSpec",
     "Options",
     "Outcome",
     "Sample",
@@ -39,46 +42,14 @@ class Options(BaseModel):
     A benchmark subclasses it with one field per option (types, ``ge``/``le`` ranges, ``Literal`` choices, a
     ``description`` each); ``--opt KEY=VALUE`` strings are validated into it by :mod:`mindloop.bench.options`,
     and its JSON schema (with defaults) is what ``mindloop bench list --json`` prints. A benchmark with no
-    options uses this class as it is.
+    options uses this class as it is; a team benchmark names the field that sets the team's size in its
+    declaration (:attr:`~mindloop.bench.declaration.BenchmarkSpec.team_option`).
 
     >>> Options().model_dump()
     {}
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-
-    team_option: ClassVar[str | None] = None
-    """The field that sets how many agents play a run, for benchmarks whose agents play as a team."""
-
-    def team_size(self) -> int | None:
-        """How many agents play one run (the ``team_option`` field), or ``None`` when one agent plays."""
-        return None if self.team_option is None else int(getattr(self, self.team_option))
-
-
-@dataclass(frozen=True)
-class Sample:
-    """One unit of work: a stable id (unique within the run) and JSON-ready input, gold and metadata.
-
-    ``group`` names the breakdown the sample belongs to (a question type, a task type); reports group by it.
-    """
-
-    id: str
-    input: dict[str, Any]
-    group: str = ""
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What running one sample produced: the agent's output (JSON-ready) and its scores (numbers by name).
-
-    ``error`` marks a failed sample (unparseable model output, a model error after retries): it is stored and
-    counted as failed, and its ``scores`` (usually the failure values, e.g. ``correct = 0``) still enter the
-    summary so a failure is never scored as a success.
-    """
-
-    output: dict[str, Any]
-    scores: dict[str, float] = field(default_factory=dict)
-    error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -124,33 +95,14 @@ class AgentSpec:
     """One agent a benchmark runs: what it is, whether it needs ``--model``, and the coroutine that runs a sample.
 
     ``team`` agents play as members of a team (``--agents a,b``; one name fills the team) whose size is the run's
-    :meth:`Options.team_size`; the team's first member's ``run`` plays the whole team (``ctx.agent`` holds it).
-    Other agents play alone, and a team of them is refused before the run starts.
+    :func:`~mindloop.bench.agents.team_size`; the team's first member's ``run`` plays the whole team (``ctx.agent``
+    holds it). Other agents play alone, and a team of them is refused before the run starts.
     """
 
     description: str
     run: AgentRunner
     needs_model: bool = False
     team: bool = False
-
-
-SampleStatus = str
-"""``pending``, ``done``, ``failed`` (the model or its answer failed) or ``bug`` (an exception that is not a
-``MindloopError``)."""
-
-
-@dataclass(frozen=True)
-class SampleRecord:
-    """A sample as the run store keeps it, read back for summaries and reports."""
-
-    index: int
-    sample: Sample
-    status: SampleStatus
-    output: dict[str, Any] | None
-    scores: dict[str, float]
-    error: str | None
-    calls: list[dict[str, Any]]
-    seconds: float
 
 
 @runtime_checkable
@@ -166,6 +118,9 @@ class Benchmark(Protocol):
 
     name: str
     description: str
+    spec: BenchmarkSpec
+    """Its declaration: headline, metrics, reference policies, suite presets, paper tables, generation settings,
+    aliases, team option (:mod:`mindloop.bench.declaration`), checked when the registry first loads it."""
 
     @property
     def options_model(self) -> type[Options]:

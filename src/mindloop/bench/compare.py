@@ -28,11 +28,12 @@ from typing import Any
 
 import numpy as np
 
-from mindloop.bench.api import SampleRecord
+from mindloop.bench.api import Benchmark, SampleRecord
 from mindloop.bench.headline import Headline, headline_of, no_intervals_of
 from mindloop.bench.inference import ADJUSTMENT, MIN_N, holm, sign_flip_p
 from mindloop.bench.registry import get_benchmark
 from mindloop.bench.runner import RunSummary, as_scored, summarize_run
+from mindloop.bench.scoring import run_metrics
 from mindloop.bench.store import RunInfo, RunStore
 from mindloop.bench.uncertainty import (
     LEVEL,
@@ -43,7 +44,6 @@ from mindloop.bench.uncertainty import (
     PairedDifference,
     ResamplePlan,
     adjust,
-    get_path,
     interval_of,
     mcnemar_exact,
     paired_differences,
@@ -356,9 +356,21 @@ def _score_value(r: SampleRecord, name: str) -> float | None:
     return 0.0 if r.status == "failed" else None
 
 
+def _declared_kinds(bench: Benchmark) -> dict[str, str]:
+    """The kind each declared metric gives its per-sample score (``proportion``: 0/1; ``mean``: any number)."""
+    return {m.score: m.kind for m in bench.spec.metrics}
+
+
 def _score_tests(
-    base: Sequence[SampleRecord], run: Sequence[SampleRecord], plan_seed: int, resamples: int, level: float
+    base: Sequence[SampleRecord],
+    run: Sequence[SampleRecord],
+    plan_seed: int,
+    resamples: int,
+    level: float,
+    kinds: Mapping[str, str],
 ) -> list[ScoreTest]:
+    """A paired test per score: McNemar's exact test for a score declared a proportion (or, undeclared, 0/1 in
+    both runs), a sign-flip permutation test of the mean difference otherwise; p-values Holm-adjusted."""
     names = list(dict.fromkeys(k for r in (*base, *run) for k in r.scores))
     out = []
     for name in names:
@@ -369,7 +381,8 @@ def _score_tests(
         xa = np.array([p[0] for p in pairs])
         xb = np.array([p[1] for p in pairs])
         ma, mb = float(xa.mean()), float(xb.mean())
-        if set(np.unique(np.concatenate([xa, xb]))) <= {0.0, 1.0}:
+        binary = set(np.unique(np.concatenate([xa, xb]))) <= {0.0, 1.0}
+        if kinds.get(name, "proportion" if binary else "mean") == "proportion" and binary:
             b = int(np.sum((xa == 1) & (xb == 0)))
             c = int(np.sum((xa == 0) & (xb == 1)))
             out.append(ScoreTest(name, "McNemar exact", len(pairs), ma, mb, mcnemar_exact(b, c), b=b, c=c))
@@ -396,13 +409,10 @@ def _score_tests(
     return [replace(t, p_adjusted=p) for t, p in zip(out, adjusted, strict=True)]
 
 
-def _key_score(side: RunSide, headline: Headline | None) -> str | None:
-    """The per-sample score the headline metric averages (from its interval's ``mean_of``), if it is a mean."""
-    if headline is None:
-        return None
-    found = get_path(side.summary.intervals.get("metrics"), (headline.metric,))
-    name = found.get("mean_of") if isinstance(found, Mapping) else None
-    return str(name) if name else None
+def _key_score(bench: Benchmark, headline: Headline | None) -> str | None:
+    """The per-sample score the headline metric averages, when the benchmark declares it as a metric."""
+    declared = bench.spec.metric(headline.metric) if headline is not None else None
+    return None if declared is None else declared.score
 
 
 def _disagreements(aligned: Sequence[Sequence[SampleRecord]], key: str | None) -> list[Disagreement]:
@@ -472,20 +482,21 @@ def _compare_benchmark(
                 paired_differences(
                     aligned[0],
                     aligned[k],
-                    bench.summarize,
+                    lambda rs: run_metrics(bench, rs),
                     resamples=resamples,
                     seed=seed,
                     level=level,
                     exclude=exclude,
+                    declared=bench.spec.metrics,
                 ),
                 None if headline is None else (headline.metric,),
             ),
-            scores=_score_tests(aligned[0], aligned[k], seed, resamples, level),
+            scores=_score_tests(aligned[0], aligned[k], seed, resamples, level, _declared_kinds(bench)),
         )
         for k, side in enumerate(runs)
         if k > 0
     ]
-    key = _key_score(runs[0], headline)
+    key = _key_score(bench, headline)
     return BenchmarkComparison(
         benchmark=first.benchmark,
         headline=headline,

@@ -22,18 +22,18 @@ import asyncio
 import concurrent.futures as cf
 import hashlib
 import signal
-import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from mindloop.bench.api import AgentContext, Benchmark, Outcome, Sample
 from mindloop.bench.breaker import CircuitBreaker, SharedCircuitBreaker
+from mindloop.bench.ray_cluster import connect, current_node, import_ray
 from mindloop.bench.registry import get_benchmark
 from mindloop.bench.store import SampleResult
-from mindloop.errors import SETUP_ERRORS, DependencyError, MindloopError, UnknownNameError
+from mindloop.errors import SETUP_ERRORS, MindloopError, UnknownNameError
 from mindloop.models import outages
 from mindloop.models.base import CallRecord, ChatModel, GenerationConfig, ModelOptions, RecordingModel, load_model
 from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
@@ -395,6 +395,12 @@ def _keep(results: Sequence[SampleResult | _Abort], sink: Sink) -> list[_Abort]:
     return [r for r in results if isinstance(r, _Abort)]
 
 
+def _run_job_on_ray(job: _Job) -> SampleResult | _Abort:
+    """:func:`_run_job` as a Ray task: a finished sample carries the id of the node that ran it."""
+    result = _run_job(job)
+    return replace(result, node=current_node()) if isinstance(result, SampleResult) else result
+
+
 def run_ray(
     pending: Sequence[tuple[int, Sample]],
     request: RunRequest,
@@ -406,22 +412,12 @@ def run_ray(
     """Run the samples as Ray tasks. With ``breaker`` (the circuit breaker's limit) the tasks report their requests
     to one :class:`_RayBreaker` actor and ask it before each; once it opens the tasks send nothing more, they are
     stopped and :class:`~mindloop.models.outages.BreakerOpen` is raised, the samples in flight left pending."""
-    try:
-        import ray
-    except ImportError:
-        raise DependencyError("--executor ray needs Ray: pip install 'mindloop[scale]'") from None
-    started_here = not ray.is_initialized()
+    ray = import_ray()
+    started_here = not ray.is_initialized()  # the runner connects first (ray_session); a direct caller may not
     if started_here:
-        on_sigterm = signal.getsignal(signal.SIGTERM)
-        ray.init(
-            address=request.ray_address,
-            include_dashboard=False,
-            log_to_driver=False,
-            configure_logging=False,
-        )
-        if threading.current_thread() is threading.main_thread():  # ray.init installs a SIGTERM handler that exits
-            signal.signal(signal.SIGTERM, on_sigterm)  # at once; the runner's stops the run and keeps its samples
-    task = ray.remote(max_retries=0)(_run_job)
+        connect(request.ray_address)
+    # SPREAD: samples go to every node of a cluster from the start (packed, a few short ones all ran on one node)
+    task = ray.remote(max_retries=0, scheduling_strategy="SPREAD")(_run_job_on_ray)
     actor: Any = ray.remote(num_cpus=0)(_RayBreaker).remote(breaker) if breaker is not None else None
     jobs = _jobs(pending, request, agent, model, _RayWatch(actor) if actor is not None else None)
     limit = max(1, request.concurrency)
@@ -436,16 +432,15 @@ def run_ray(
                 _deliver(ray.get(ref), sink)
             refs += [task.remote(job) for job in _take(jobs, len(done))]
     finally:
-        # Samples still in flight stay pending. A Ray started here is shut down, which ends its workers; on a cluster
-        # the tasks are cancelled without force: a forced cancel racing a task's completion aborts Ray's core
-        # worker ("Tried to complete task that was not pending"), which took the interrupted run down with it.
-        if started_here:
+        # Samples still in flight stay pending. When the run stops with tasks in flight (interrupted, stopped, a
+        # set-up error), this process leaves Ray at once (ray.shutdown): a local Ray ends with its workers, and a
+        # cluster ends the tasks whose owner has gone while it keeps running. Their tasks are not cancelled: a
+        # cancel racing a task's completion aborts Ray's core worker (forced: "Tried to complete task that was
+        # not pending"; unforced: a failed check in task_manager.cc), which took the interrupted run down with it.
+        if started_here or refs:
             ray.shutdown()
-        else:
-            for ref in refs:
-                ray.cancel(ref, force=False)
-            if actor is not None:  # a task still running then fails at its next request instead of sending it
-                ray.kill(actor)
+        elif actor is not None:  # the breaker's actor goes with the run (a shutdown above ends it with the rest)
+            ray.kill(actor)
 
 
 def _take(jobs: Iterator[_Job], k: int) -> list[_Job]:

@@ -1,8 +1,10 @@
 """What ``mindloop runs`` lists for each run: its state, its sample counts and its headline metric.
 
 A run is ``finished`` when no sample is pending, ``running`` while a live process holds it (its counts are live:
-the runner commits every sample as it ends), and ``stopped`` otherwise (interrupted, stopped by the circuit
-breaker or killed: ``mindloop bench run NAME --resume RUN_ID`` finishes it). The headline metric
+the runner commits every sample as it ends), ``stale`` while it is still locked by a holder that is gone (killed on
+this host, a reused PID, or a heartbeat older than the stale interval: another host's container that died), which
+``--resume`` takes over, and ``stopped`` otherwise (interrupted, stopped by the circuit breaker, or killed and
+released: ``mindloop bench run NAME --resume RUN_ID`` finishes it). The headline metric
 (:mod:`mindloop.bench.headline`) is the benchmark's summary of the samples finished so far.
 """
 
@@ -14,7 +16,7 @@ from typing import Any
 
 from mindloop.bench.headline import Headline, headline_of, headline_value
 from mindloop.bench.registry import get_benchmark
-from mindloop.bench.runner import benchmark_metrics
+from mindloop.bench.runner import benchmark_metrics, stored_summary
 from mindloop.bench.store import RunInfo, RunStore, StoreDamagedError
 from mindloop.errors import MindloopError
 
@@ -23,7 +25,7 @@ __all__ = ["RunLine", "list_runs"]
 
 @dataclass(frozen=True)
 class RunLine:
-    """One run as ``mindloop runs`` shows it: its row, ``state`` (``finished``, ``running``, ``stopped``, or
+    """One run as ``mindloop runs`` shows it: its row, ``state`` (``finished``, ``running``, ``stale``, ``stopped``, or
     ``unknown`` for a run of a damaged store whose samples cannot be read), its headline and the headline's value
     (``None``: no data, or it cannot be computed)."""
 
@@ -45,16 +47,29 @@ class RunLine:
         return self.info.to_dict() | {"status": self.state, "pending": self.pending, "headline": head}
 
 
-def _state(info: RunInfo, live: set[str]) -> str:
+def _state(info: RunInfo, locks: dict[str, str]) -> str:
     if not info.samples_readable:
         return "unknown"
     if info.n_completed >= info.n:
         return "finished"
-    return "running" if info.run_id in live else "stopped"
+    return locks.get(info.run_id, "stopped")  # running, stale (its holder is gone), or not locked
 
 
 def _headline(store: RunStore, info: RunInfo) -> tuple[Headline | None, float | None]:
-    """The run's headline and its value over the samples finished so far (``None`` when it cannot be read)."""
+    """The run's headline and its value over the samples finished so far (``None`` when it cannot be read): from
+    the summary and definitions stored with the run when they cover every finished sample, else computed now."""
+    try:
+        stored = stored_summary(store, info) if info.samples_readable else None
+    except (MindloopError, sqlite3.DatabaseError):
+        stored = None
+    if stored is not None:
+        head = stored.get("definitions", {}).get("headline")
+        headline = (
+            Headline(head["metric"], head["higher_is_better"])
+            if head
+            else headline_of(info.benchmark, stored["metrics"])
+        )
+        return headline, headline_value(headline, stored["metrics"])
     try:
         bench = get_benchmark(info.benchmark)
     except MindloopError:  # a benchmark no longer registered: its runs are still listed
@@ -73,9 +88,9 @@ def list_runs(store: RunStore, *, metrics: bool = True) -> tuple[list[RunLine], 
     """Every run that can be read, oldest first, with its state and (``metrics``) its headline value; and the
     damage when the store is damaged (:meth:`RunStore.readable_runs`), else ``None``."""
     runs, damage = store.readable_runs()
-    live = store.live_runs()
+    locks = store.lock_states()
     lines = []
     for info in runs:
         headline, value = _headline(store, info) if metrics else (None, None)
-        lines.append(RunLine(info, _state(info, live), headline, value))
+        lines.append(RunLine(info, _state(info, locks), headline, value))
     return lines, damage

@@ -44,6 +44,7 @@ __all__ = [
     "check",
     "describe_options",
     "format_options_help",
+    "invalid_values",
     "options_schema",
     "parse_opt_pairs",
     "validate_options",
@@ -155,6 +156,24 @@ def _bounds(field: FieldInfo) -> tuple[Any, Any, bool, bool]:
         if getattr(m, "lt", None) is not None:
             hi, hi_open = m.lt, True
     return lo, hi, lo_open, hi_open
+
+
+def invalid_values(model: type[Options]) -> list[tuple[str, str]]:
+    """``(option, value)`` pairs that ``model`` must refuse, as ``--opt`` strings: a value outside each choice
+    option's choices, and one step past each bound of a numeric option (what :func:`mindloop.check_benchmark`
+    tries)."""
+    out: list[tuple[str, str]] = []
+    for name, field in model.model_fields.items():
+        if _choices(field):
+            out.append((name, "not-a-choice-of-" + name))
+            continue
+        lo, hi, lo_open, hi_open = _bounds(field)
+        step = 1 if isinstance(lo if lo is not None else hi, int) else 0.5
+        if lo is not None:
+            out.append((name, str(lo if lo_open else lo - step)))
+        if hi is not None:
+            out.append((name, str(hi if hi_open else hi + step)))
+    return out
 
 
 def _range(field: FieldInfo) -> str:

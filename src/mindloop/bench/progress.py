@@ -147,7 +147,7 @@ def run_estimate(
     """One line estimating the model calls and tokens of the ``pending`` samples.
 
     From the ``finished`` samples' recorded calls when there are some (a resumed run), else rough: at least one
-    call per sample (or the benchmark's ``calls_per_sample``, when it declares one), the samples' own text as a
+    call per sample (or the benchmark's declared ``calls_per_sample``), the samples' own text as a
     lower bound of the prompt tokens, and ``max_tokens`` per call as the upper bound of the completion tokens.
     """
     n = len(pending)
@@ -161,8 +161,7 @@ def run_estimate(
             f"~{tokens_each:,.0f} tokens a sample, so ~{calls_each * n:,.0f} calls and ~{tokens_each * n:,.0f} "
             f"tokens for the {n} pending"
         )
-    declared = getattr(bench, "calls_per_sample", None)
-    each = declared if isinstance(declared, int | float) and declared > 0 else None
+    each = bench.spec.calls_per_sample
     calls_text = (
         f"~{each * n:,.0f} model calls ({each:g} a sample)" if each else f"at least {n} model calls (1 a sample)"
     )

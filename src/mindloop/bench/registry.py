@@ -2,9 +2,10 @@
 
 Each system declares its benchmarks in ``pyproject.toml`` under ``[project.entry-points."mindloop.benchmarks"]``
 (``name = "package.module:Class"``); any installed distribution can add its own the same way, and tests may
-``BENCHMARKS.register`` one directly. Entries are zero-argument factories, imported on first use. A benchmark may
-also answer to other names (its class's ``aliases``), so a system's slug can name a benchmark whose historical name
-differs (``mindclaw`` for ``claw``).
+``BENCHMARKS.register`` one directly. Entries are zero-argument factories, imported on first use; the first
+instance made of each has its declaration checked (:func:`mindloop.bench.check.check_declaration`), so a bad
+declaration is refused before any run. A benchmark may also answer to other names (its declaration's
+``aliases``), so a system's slug can name a benchmark whose historical name differs (``mindclaw`` for ``claw``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from mindloop.bench.api import Benchmark
+from mindloop.bench.check import check_declaration
 from mindloop.errors import UnknownNameError
 from mindloop.registry import Registry
 
@@ -25,11 +27,20 @@ def canonical_name(name: str) -> str:
     if name in BENCHMARKS:
         return name
     for registered in BENCHMARKS.names():
-        if name in getattr(BENCHMARKS.get(registered), "aliases", ()):
+        if name in get_benchmark(registered).spec.aliases:
             return registered
     raise UnknownNameError(BENCHMARKS._unknown_message(name))
 
 
 def get_benchmark(name: str) -> Benchmark:
     """A fresh instance of the benchmark registered as ``name`` or aliased to it (unknown names suggest matches)."""
-    return BENCHMARKS.get(canonical_name(name))()
+    registered = canonical_name(name)
+    bench = BENCHMARKS.get(registered)()
+    if registered not in _CHECKED:
+        check_declaration(bench)
+        _CHECKED.add(registered)
+    return bench
+
+
+_CHECKED: set[str] = set()
+"""Names whose benchmark's declaration has been checked in this process."""

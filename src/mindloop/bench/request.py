@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
+from mindloop.errors import InvalidArgumentError
 from mindloop.models.base import GenerationConfig, ModelOptions
 from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
 
@@ -46,3 +47,37 @@ class RunRequest:
     after all their retries (timeouts, 5xx)."""
     progress_every: float = 30.0
     """When stderr is not a terminal (a log), a plain progress line every this many seconds (0: none)."""
+
+    def __post_init__(self) -> None:
+        _check_request(self)
+
+
+def _check_request(request: RunRequest) -> None:
+    """Refuse a request whose fields have the wrong type or range, in one line naming the field."""
+
+    def whole(name: str, value: Any, low: int | None) -> None:
+        if isinstance(value, bool) or not isinstance(value, int) or (low is not None and value < low):
+            floor = "" if low is None else f" of at least {low}"
+            raise InvalidArgumentError(f"RunRequest {name} must be a whole number{floor}, got {value!r:.40}")
+
+    for name in ("benchmark", "agent", "model", "ray_address"):
+        value = getattr(request, name)
+        if not (value is None and name != "benchmark") and not isinstance(value, str):
+            raise InvalidArgumentError(f"RunRequest {name} must be a string, got {type(value).__name__} {value!r:.40}")
+    whole("seed", request.seed, None)
+    if request.n is not None:
+        whole("n", request.n, 0)
+    whole("concurrency", request.concurrency, 1)
+    whole("format_retries", request.format_retries, 0)
+    whole("breaker", request.breaker, 1)
+    every = request.progress_every
+    if isinstance(every, bool) or not isinstance(every, int | float) or not 0 <= every < float("inf"):
+        raise InvalidArgumentError(f"RunRequest progress_every must be a finite number of 0 or more, got {every!r:.40}")
+    if not isinstance(request.model_options, ModelOptions):
+        raise InvalidArgumentError(
+            f"RunRequest model_options must be a ModelOptions, got {request.model_options!r:.60}"
+        )
+    if not isinstance(request.generation, GenerationConfig):
+        raise InvalidArgumentError(f"RunRequest generation must be a GenerationConfig, got {request.generation!r:.60}")
+    if not isinstance(request.options, Mapping):
+        raise InvalidArgumentError(f"RunRequest options must be a mapping, got {type(request.options).__name__}")

@@ -22,9 +22,9 @@ import sys
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import Any, NoReturn
 
 from rich.console import Console
 from rich.progress import (
@@ -55,9 +55,11 @@ from mindloop.bench.executors import (
 from mindloop.bench.headline import no_intervals_of
 from mindloop.bench.options import validate_options
 from mindloop.bench.progress import ProgressLog, run_estimate
+from mindloop.bench.ray_cluster import ray_session
 from mindloop.bench.registry import canonical_name, get_benchmark
 from mindloop.bench.request import EXECUTORS, Executor, RunRequest
-from mindloop.bench.store import RunInfo, RunStore, SampleResult
+from mindloop.bench.scoring import definitions, reference_values, run_metrics
+from mindloop.bench.store import LockLostError, RunInfo, RunStore, SampleResult, StoreError
 from mindloop.bench.uncertainty import bootstrap_intervals
 from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError, ModelError
 from mindloop.models import outages
@@ -86,6 +88,7 @@ __all__ = [
     "run_benchmark",
     "run_protocol",
     "sample_seed",
+    "stored_summary",
     "summarize_run",
     "token_totals",
 ]
@@ -124,6 +127,12 @@ class RunSummary:
     protocol: dict[str, Any] = field(default_factory=dict)
     """How the replies were asked for: ``format_retries`` (times an unreadable reply went back with the reason;
     0 is the papers' single-shot protocol). Every table and JSON of the run names it."""
+    references: dict[str, float | None] = field(default_factory=dict)
+    """The benchmark's reference policies (chance, the oracle, ...) on the same samples, by name: the headline
+    metric each reaches with no model (:attr:`~mindloop.bench.declaration.BenchmarkSpec.references`)."""
+    summary_source: dict[str, Any] = field(default_factory=dict)
+    """Where the metrics come from: ``computed_by`` (``run``: the run's own session; ``backfill``: computed
+    later for a run stored without one) and the mindloop ``version`` that computed them."""
 
     def to_json(self) -> dict[str, Any]:
         """The ``mindloop bench run --json`` object (``n_bugs`` then ``n_model_failures`` after ``n_failed``,
@@ -232,6 +241,7 @@ def run_benchmark(
     resume: str | None = None,
     progress: bool = True,
     retry_failed: bool = False,
+    force_resume: bool = False,
 ) -> RunSummary:
     """Run (or resume) a benchmark and return its summary; every finished sample is already in the store.
 
@@ -240,9 +250,16 @@ def run_benchmark(
     kept, the rest stay pending and the summary says ``interrupted``; the circuit breaker (``request.breaker``) stops
     it the same way when the endpoint goes down, with ``stopped`` saying why. ``retry_failed`` (with ``resume``)
     runs the failed and bug samples again, each keeping its earlier attempts in the store's history.
+
+    A run held by a process that is gone (killed, on a host that no longer exists, suspended past the heartbeat's
+    interval) is taken over with a message (:meth:`~mindloop.bench.store.RunStore.locked`); ``force_resume`` takes
+    it over even from a holder that still looks live. A store write that fails (a full disk) stops the run with a
+    one-line :class:`~mindloop.bench.store.StoreError` that says how to finish it.
     """
     if retry_failed and resume is None:
         raise InvalidArgumentError("--retry-failed re-runs the failed samples of a run: give it with --resume RUN_ID")
+    if force_resume and resume is None:
+        raise InvalidArgumentError("--force-resume takes over a run's lock: give it with --resume RUN_ID")
     if request.breaker < 1:
         raise InvalidArgumentError(f"the circuit breaker needs at least 1 failure, got {request.breaker}")
     if request.executor not in EXECUTORS:
@@ -253,6 +270,7 @@ def run_benchmark(
         raise InvalidArgumentError(f"n must be non-negative, got {request.n}")
     own_store = store is None
     store = store or RunStore(runs_path())
+    cluster = ExitStack()  # the Ray connection of an --executor ray run, joined before the run is recorded
     try:
         bench = get_benchmark(request.benchmark)
         if resume is not None:
@@ -261,6 +279,8 @@ def run_benchmark(
             agent, run_id = request.agent or next(iter(bench.agents)), resume
             if request.model is not None and (retry_failed or store.pending(run_id)):
                 preflight(request.model, request.model_options)
+            if request.executor == "ray":
+                cluster.enter_context(ray_session(request.ray_address))
         else:
             options = validate_options(bench, request.options)
             agent = _choose_agent(bench, request.agent, request.model, options)
@@ -274,6 +294,8 @@ def run_benchmark(
                 raise InvalidArgumentError(f"nothing to run: benchmark {bench.name!r} has no samples ({why})")
             if request.model is not None:  # a wrong --base-url or key fails in seconds, before a run is recorded
                 preflight(request.model, request.model_options)
+            if request.executor == "ray":  # a cluster it cannot join fails in seconds, before a run is recorded
+                cluster.enter_context(ray_session(request.ray_address))
             run_id = store.create_run(
                 benchmark=bench.name,
                 agent=agent,
@@ -282,12 +304,13 @@ def run_benchmark(
                 samples=samples,
                 version=__version__,
             )
-        with store.locked(run_id):
+        with store.locked(run_id, force=force_resume):
             if retry_failed:
                 store.retry_failed(run_id)
             interrupted, stopped = _execute_pending(bench, store, run_id, request, agent, progress)
-        return summarize_run(run_id, store, bench=bench, interrupted=interrupted, stopped=stopped)
+        return summarize_run(run_id, store, bench=bench, interrupted=interrupted, stopped=stopped, computed_by="run")
     finally:
+        cluster.close()
         if own_store:
             store.close()
 
@@ -341,6 +364,7 @@ def _execute_pending(
     interrupted: str | None = None
     stopped: str | None = None
     aborted: tuple[int | None, MindloopError] | None = None
+    store_failed: StoreError | None = None
     held: list[SampleResult] = []  # outage failures in a row, not yet stored
     if progress and request.model is not None and pending:  # what the run will cost, before it starts
         finished = store.records(run_id)
@@ -398,9 +422,16 @@ def _execute_pending(
             aborted = (exc.index, exc.error)
         except SETUP_ERRORS as exc:  # met before any sample ran (a model that cannot load, Ray missing)
             aborted = (None, exc)
-    remaining = len(store.pending(run_id))
-    store.add_seconds(run_id, time.perf_counter() - start, finished=remaining == 0)
+        except StoreError as exc:  # a store write failed (a full disk) or the lock was taken over: stop here
+            store_failed = exc
     resume = f"mindloop bench run {bench.name} --resume {run_id}"
+    if store_failed is not None:
+        _stop_for_store(store, run_id, info.n, store_failed, resume)
+    try:
+        remaining = len(store.pending(run_id))
+        store.add_seconds(run_id, time.perf_counter() - start, finished=remaining == 0)
+    except StoreError as exc:  # the disk filled up at the very end
+        _stop_for_store(store, run_id, info.n, exc, resume)
     if aborted is not None:
         index, error = aborted
         where = next((f"sample {s.id!r} of " for i, s in pending if i == index), "") if index is not None else ""
@@ -417,6 +448,18 @@ def _execute_pending(
     if interrupted is not None:
         print(f"interrupted ({interrupted}): {remaining} sample(s) not run; finish with: {resume}", file=sys.stderr)
     return interrupted is not None, stopped
+
+
+def _stop_for_store(store: RunStore, run_id: str, n: int, error: StoreError, resume: str) -> NoReturn:
+    """Raise the one line that stops a run whose store write failed: the store's reason, what is left pending and
+    the ``--resume`` line. A lock taken over is raised as it is: the new holder finishes the run."""
+    if isinstance(error, LockLostError):
+        raise error
+    try:
+        left = f"{len(store.pending(run_id))} of {n} samples pending"
+    except StoreError:
+        left = "its unfinished samples pending"
+    raise StoreError(f"{error}; run {run_id} stopped with {left}; once fixed, finish it with: {resume}") from None
 
 
 def _failed_text(failed: int, bugs: int) -> str:
@@ -453,9 +496,10 @@ def reply_totals(records: Sequence[SampleRecord]) -> dict[str, int]:
 
 
 def benchmark_metrics(bench: Benchmark, records: Sequence[SampleRecord]) -> dict[str, Any]:
-    """The benchmark's summary of finished samples, with each bug sample shown to it as a failed one: a benchmark
+    """The benchmark's summary of finished samples (its declared metrics, then what ``summarize`` adds:
+    :func:`~mindloop.bench.scoring.run_metrics`), with each bug sample shown to it as a failed one: a benchmark
     scores failures as failures, so a bug can never raise a metric, whatever the benchmark knows of statuses."""
-    return bench.summarize(as_scored(records))
+    return run_metrics(bench, as_scored(records))
 
 
 def as_scored(records: Sequence[SampleRecord]) -> list[SampleRecord]:
@@ -464,8 +508,28 @@ def as_scored(records: Sequence[SampleRecord]) -> list[SampleRecord]:
 
 
 def metric_intervals(bench: Benchmark, records: Sequence[SampleRecord], metrics: dict[str, Any]) -> dict[str, Any]:
-    """The 95% bootstrap intervals of ``metrics``, the benchmark's summary of the finished ``records``."""
-    return bootstrap_intervals(as_scored(records), bench.summarize, metrics, exclude=no_intervals_of(bench))
+    """The 95% bootstrap intervals of ``metrics``, the benchmark's summary of the finished ``records`` (its
+    declared metrics drawn from their per-sample scores, the rest by summarising each resample)."""
+    return bootstrap_intervals(
+        as_scored(records),
+        lambda rs: run_metrics(bench, rs),
+        metrics,
+        exclude=no_intervals_of(bench),
+        declared=bench.spec.metrics,
+    )
+
+
+def _counts(info: RunInfo) -> list[int]:
+    return [info.n_done, info.n_failed, info.n_bugs]
+
+
+def stored_summary(store: RunStore, info: RunInfo) -> dict[str, Any] | None:
+    """The run's stored summary when it still covers every finished sample (``None``: none stored, or samples
+    finished, failed or were retried since it was computed)."""
+    stored = store.stored_summary(info.run_id)
+    if stored is None or stored.get("counts") != _counts(info):
+        return None
+    return stored
 
 
 def _model_error_prefixes() -> tuple[str, ...]:
@@ -496,12 +560,28 @@ def summarize_run(
     bench: Benchmark | None = None,
     interrupted: bool = False,
     stopped: str | None = None,
+    computed_by: str = "backfill",
 ) -> RunSummary:
-    """Recompute a run's summary from the store (the same numbers however many sessions the run took)."""
+    """A run's summary: the one stored with it when it covers every finished sample (the numbers the run
+    reported, whatever the code computes today), else computed from the store's records by the benchmark's
+    declaration and kept (a store opened for writing) with the definitions, the version and ``computed_by``
+    (``run``: at the end of a session of the run; ``backfill``: later, for a run that had none)."""
     info = store.run(run_id)
-    bench = bench or get_benchmark(info.benchmark)
     records = store.records(run_id)
-    metrics = benchmark_metrics(bench, records)
+    stored = stored_summary(store, info)
+    if stored is not None:
+        metrics, intervals, source = stored["metrics"], stored["intervals"], _source(stored)
+        references = stored.get("references", {})
+    else:
+        bench = bench or get_benchmark(info.benchmark)
+        metrics = benchmark_metrics(bench, records)
+        intervals = metric_intervals(bench, records, metrics)
+        references = reference_values(bench, records)
+        source = {"computed_by": computed_by, "version": __version__}
+        if not store.readonly:
+            summary = {"metrics": metrics, "intervals": intervals, "definitions": definitions(bench)}
+            summary |= {"references": references}
+            store.save_summary(run_id, summary | source | {"counts": _counts(info)})
     return RunSummary(
         run_id=run_id,
         benchmark=info.benchmark,
@@ -511,7 +591,7 @@ def summarize_run(
         n_completed=info.n_completed,
         n_failed=info.n_failed,
         metrics=metrics,
-        intervals=metric_intervals(bench, records, metrics),
+        intervals=intervals,
         seconds=info.seconds,
         tokens=token_totals(records),
         replies=reply_totals(records),
@@ -520,7 +600,13 @@ def summarize_run(
         n_model_failures=sum(map(is_model_failure, records)),
         stopped=stopped,
         protocol=run_protocol(info.config),
+        references=references,
+        summary_source=source,
     )
+
+
+def _source(stored: dict[str, Any]) -> dict[str, Any]:
+    return {"computed_by": stored.get("computed_by"), "version": stored.get("version")}
 
 
 def run_protocol(config: Mapping[str, Any]) -> dict[str, Any]:

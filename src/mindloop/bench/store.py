@@ -19,17 +19,32 @@ read-only (``mindloop runs``, ``runs export``, ``report``) uses a ``mode=ro`` UR
 holds. Any ``sqlite3.DatabaseError`` met later runs the same check, so damage is reported as damage (one line
 naming the file and what to do), not as a crash. The store's layout version is kept in ``PRAGMA user_version``
 (see :data:`SCHEMA_VERSION` and :data:`MIGRATIONS`).
+
+A run (or suite) being executed is locked (:meth:`RunStore.locked`): the lock names its holder (``host:pid``, the
+process's start time, a random token), carries a heartbeat the holder stamps from a thread, and a generation raised
+by every acquisition. A lock whose holder is gone (its process no longer exists on this host or its PID was reused,
+or its heartbeat is older than :func:`lock_stale_after`, which also covers a holder on another host: a container
+that was replaced) is taken over with a message; ``--force-resume`` takes over one that still looks live. Every
+write of a holder is fenced: inside the write's transaction the lock must still hold its token, so a holder that
+was taken over (suspended, then woken) has its writes refused (:class:`LockLostError`) and no sample is stored
+twice; each finished sample records the generation that wrote it. Text SQLite cannot hold (a lone surrogate in a
+reply) is stored with U+FFFD in its place, and a write that fails (a full disk) is one line, never a crash.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 import secrets
 import socket
 import sqlite3
+import sys
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -40,15 +55,18 @@ from mindloop.errors import InvalidArgumentError, MindloopError
 
 __all__ = [
     "FINISHED_STATUSES",
+    "LOCK_STALE_ENV",
     "MIGRATIONS",
     "SCHEMA_VERSION",
     "STATUSES",
+    "LockLostError",
     "RunInfo",
     "RunStore",
     "SampleResult",
     "StoreDamagedError",
     "StoreError",
     "SuiteInfo",
+    "lock_stale_after",
 ]
 
 FINISHED_STATUSES = ("done", "failed", "bug")
@@ -60,12 +78,19 @@ STATUSES = ("pending", *FINISHED_STATUSES)
 _STATUS = "CASE WHEN s.status = 'failed' AND s.error LIKE 'internal error:%' THEN 'bug' ELSE s.status END"
 """A sample's status as read back: a bug recorded by a store from before the ``bug`` status counts as one."""
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 6
 """The layout of the store this mindloop writes, kept in the file as ``PRAGMA user_version``. Stores written
 before the version was recorded read 0; they hold layout 1 and are brought to this layout the next time they are
 opened for writing (never by a read-only open). Layout 2 adds ``samples.history``: the earlier attempts of a
 sample re-run by ``--retry-failed``. Layout 3 adds the ``suites`` and ``suite_runs`` tables: a suite
-(:mod:`mindloop.bench.suite`) and which run is its run of each benchmark; runs themselves are unchanged."""
+(:mod:`mindloop.bench.suite`) and which run is its run of each benchmark; runs themselves are unchanged. Layout 4
+adds the lock's heartbeat, token, process identity and generation to ``runs`` and ``suites``
+(:meth:`RunStore.locked`): locks that heal and writes fenced by generation. Layout 5
+adds ``run_summaries``: each run's summary as it was computed, with the metric definitions and the mindloop
+version that computed it, so a report reads the numbers the run reported (a run from before layout 5 gets one the
+first time it is summarised through a store opened for writing, labelled as computed then). Layout 6
+adds ``samples.node``: the Ray node that executed a sample (``NULL`` for the local and process executors, and for
+every sample stored before)."""
 
 
 def _add_history(db: sqlite3.Connection) -> None:
@@ -87,7 +112,40 @@ def _add_suites(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _add_history, 2: _add_suites}
+def _add_lock_fencing(db: sqlite3.Connection) -> None:
+    """Layout 3 -> 4: each run's and suite's lock gains ``lock_token`` (the holder's random token),
+    ``lock_process`` (its process's start time, to tell a reused PID), ``lock_heartbeat`` (Unix seconds of its last
+    heartbeat) and ``lock_generation`` (raised by every acquisition; a holder's writes are fenced by it); each sample
+    gains ``generation``, the lock generation of the holder that finished it (``NULL``: written without a lock)."""
+    db.execute("ALTER TABLE samples ADD COLUMN generation INTEGER")
+    for table in ("runs", "suites"):
+        db.execute(f"ALTER TABLE {table} ADD COLUMN lock_token TEXT")
+        db.execute(f"ALTER TABLE {table} ADD COLUMN lock_process TEXT")
+        db.execute(f"ALTER TABLE {table} ADD COLUMN lock_heartbeat REAL")
+        db.execute(f"ALTER TABLE {table} ADD COLUMN lock_generation INTEGER NOT NULL DEFAULT 0")
+
+
+def _add_summaries(db: sqlite3.Connection) -> None:
+    """Layout 4 -> 5: ``run_summaries``, one stored summary per run (JSON: metrics, intervals, definitions,
+    version, how it was computed)."""
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS run_summaries (run_id TEXT PRIMARY KEY REFERENCES runs(run_id),"
+        " summary TEXT NOT NULL, saved TEXT NOT NULL)"
+    )
+
+
+def _add_node(db: sqlite3.Connection) -> None:
+    """Layout 5 -> 6: ``samples.node``, the id of the Ray node a sample ran on (``NULL``: not run on Ray)."""
+    db.execute("ALTER TABLE samples ADD COLUMN node TEXT")
+
+
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
+    1: _add_history,
+    2: _add_suites,
+    3: _add_lock_fencing,
+    4: _add_summaries,
+    5: _add_node,
+}
 """``MIGRATIONS[v]`` upgrades a store from layout ``v`` to ``v + 1``. A change to the layout raises
 :data:`SCHEMA_VERSION` by one and adds its step here; opening an older store for writing runs the missing steps
 in order inside the transaction that stamps the new version, so a failed step leaves the file as it was.
@@ -147,6 +205,11 @@ class StoreError(MindloopError):
 class StoreDamagedError(StoreError):
     """The run store's file is damaged or is not a run store; the message names it and what to do (mindloop
     never deletes or rewrites it)."""
+
+
+class LockLostError(StoreError):
+    """This process's lock on a run or suite was taken over (it was stalled, suspended or cut off long enough to
+    look gone, or a person passed ``--force-resume``): its writes are refused so no sample is stored twice."""
 
 
 @dataclass(frozen=True)
@@ -214,7 +277,8 @@ class SampleResult:
     """A finished sample on its way into the store (status ``done``, ``failed`` or ``bug``).
 
     ``outage`` (not stored) marks a sample that failed because the model endpoint could not be reached or kept
-    failing (:class:`~mindloop.errors.ModelUnavailableError`, a timeout): the runner's circuit breaker counts it."""
+    failing (:class:`~mindloop.errors.ModelUnavailableError`, a timeout): the runner's circuit breaker counts it.
+    ``node`` is the id of the Ray node that executed it (``None`` off Ray)."""
 
     index: int
     status: str
@@ -224,14 +288,44 @@ class SampleResult:
     calls: list[dict[str, Any]]
     seconds: float
     outage: bool = False
+    node: str | None = None
 
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def _storable(text: str) -> str:
+    """``text`` as SQLite can store it (UTF-8): each lone surrogate (``"\\ud800"`` from a hostile or broken reply)
+    becomes U+FFFD, so no text can make a store write raise."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATES.sub("\ufffd", text)
+    return text
+
+
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return _storable(json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False))
+
+
+def _storable_result(r: SampleResult) -> tuple[str, str, str, str | None, str, float]:
+    """A finished sample's columns (status, output, scores, error, calls, seconds) as the store can hold them. A
+    result that is not JSON (a NaN score, an object JSON cannot write) is stored as a ``bug`` sample saying so,
+    its model calls kept when they can be: a store write never raises on what a sample returned."""
+    error = None if r.error is None else _storable(r.error)
+    try:
+        return r.status, _dumps(r.output), _dumps(r.scores), error, _dumps(r.calls), r.seconds
+    except (TypeError, ValueError) as exc:
+        try:
+            calls = _dumps(r.calls)
+        except (TypeError, ValueError):
+            calls = "[]"
+        why = _storable(f"internal error: the sample's result cannot be stored as JSON ({exc})")
+        return "bug", "null", "{}", why if error is None else f"{why}; {error}", calls, r.seconds
 
 
 class RunStore:
@@ -248,6 +342,7 @@ class RunStore:
         self.path = Path(path)
         self.readonly = readonly
         self._joining: str | None = None  # the suite a new run joins (:meth:`joining`)
+        self._holds: dict[tuple[str, str], tuple[str, int]] = {}  # (table, key) -> (token, generation) held
         if self.path.is_dir():
             raise StoreError(
                 f"run store {self.path} is a folder, not a file: move it aside or point MINDLOOP_HOME at another folder"
@@ -360,13 +455,18 @@ class RunStore:
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any error. SQLite rolls a transaction back by itself
+        on some errors (a full disk, an I/O error): the rollback then has nothing to do, and the first error is the
+        one raised (never ``cannot rollback - no transaction is active``)."""
         self._db.execute("BEGIN IMMEDIATE")
         try:
             yield self._db
+            self._db.execute("COMMIT")
         except BaseException:
-            self._db.execute("ROLLBACK")
+            if self._db.in_transaction:
+                with suppress(sqlite3.Error):  # the error that stopped the transaction is the one that matters
+                    self._db.execute("ROLLBACK")
             raise
-        self._db.execute("COMMIT")
 
     # -- damage -------------------------------------------------------------------------------------------
 
@@ -480,13 +580,26 @@ class RunStore:
         return [self._info(r) for r in rows]
 
     def live_runs(self) -> set[str]:
-        """The runs a live process is working on now (their lock's ``host:pid`` is running; a lock held from
-        another host counts as live). Empty when the runs table cannot be read (a damaged store)."""
+        """The runs a live process is working on now (:meth:`lock_states` ``running``)."""
+        return {run_id for run_id, state in self.lock_states().items() if state == "running"}
+
+    def lock_states(self) -> dict[str, str]:
+        """Each locked run's lock: ``running`` (its holder is live, or cannot be told dead: another host with no
+        heartbeat) or ``stale`` (its holder is gone: :meth:`locked` would take it over). Empty when the runs table
+        cannot be read (a damaged store)."""
         try:
-            rows = self._db.execute("SELECT run_id, lock_owner FROM runs WHERE lock_owner IS NOT NULL").fetchall()
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(runs)")}
+            extra = "lock_process, lock_heartbeat" if "lock_heartbeat" in columns else "NULL, NULL"
+            rows = self._db.execute(
+                f"SELECT run_id, lock_owner, {extra} FROM runs WHERE lock_owner IS NOT NULL"
+            ).fetchall()
         except sqlite3.DatabaseError:
-            return set()
-        return {str(run_id) for run_id, owner in rows if _alive(str(owner))}
+            return {}
+        stale_after = lock_stale_after()
+        return {
+            str(run_id): "stale" if _stale(str(owner), process, beat, stale_after) else "running"
+            for run_id, owner, process, beat in rows
+        }
 
     def readable_runs(self) -> tuple[list[RunInfo], StoreDamagedError | None]:
         """Every run that can still be read, oldest first, and the damage when the store is damaged (else ``None``).
@@ -540,28 +653,137 @@ class RunStore:
         )
 
     @contextmanager
-    def locked(self, run_id: str) -> Iterator[None]:
-        """Hold the run for this process while it executes, refusing a second live process on the same run."""
+    def locked(
+        self, run_id: str, *, force: bool = False, notify: Callable[[str], None] | None = None
+    ) -> Iterator[None]:
+        """Hold the run for this process while it executes, refusing a second live process on the same run.
+
+        A lock whose holder is gone (its process no longer exists on this host, its PID now belongs to another
+        process, or its heartbeat is older than :func:`lock_stale_after`) is taken over, with a message to
+        ``notify`` (default: stderr); ``force`` takes over a lock that still looks live (``--force-resume``).
+        While held, a thread beats the heartbeat, and every write of the run's samples checks that this holder's
+        token still holds the lock: a holder that was taken over (a suspended process that wakes up) has its
+        writes refused with :class:`LockLostError`, so no sample is stored twice."""
+        with self._holding("runs", "run_id", run_id, "run", "is being executed by", force=force, notify=notify):
+            yield
+
+    @contextmanager
+    def _holding(
+        self,
+        table: str,
+        key_column: str,
+        key: str,
+        what: str,
+        busy: str,
+        *,
+        force: bool,
+        notify: Callable[[str], None] | None,
+    ) -> Iterator[None]:
+        """Take the lock of row ``key`` of ``table`` (:meth:`locked`, :meth:`locked_suite`), beat its heartbeat while
+        inside, and release it (only if still ours) on the way out."""
+        stale_after = lock_stale_after()
         me = f"{socket.gethostname()}:{os.getpid()}"
+        token = secrets.token_hex(16)
         with self._guard(), self._transaction() as db:
-            (owner,) = db.execute("SELECT lock_owner FROM runs WHERE run_id = ?", (run_id,)).fetchone()
-            if owner and owner != me and _alive(owner):
-                raise InvalidArgumentError(f"run {run_id} is being executed by process {owner}; wait for it to end")
-            db.execute("UPDATE runs SET lock_owner = ? WHERE run_id = ?", (me, run_id))
+            row = db.execute(
+                f"SELECT lock_owner, lock_process, lock_heartbeat, lock_generation, lock_token FROM {table}"
+                f" WHERE {key_column} = ?",
+                (key,),
+            ).fetchone()
+            owner, process, heartbeat, generation, held_by = row
+            if owner == me and held_by not in _HELD_HERE:
+                owner = None  # this process's own lock, left behind by a release that failed: nobody holds it
+            if owner:
+                why = _stale(str(owner), process, heartbeat, stale_after) if owner != me else None
+                if why is None and not force:
+                    age = None if heartbeat is None else max(0.0, time.time() - heartbeat)
+                    beat = "" if age is None else f", last heartbeat {age:.0f} s ago"
+                    raise InvalidArgumentError(
+                        f"{what} {key} {busy} process {owner}{beat}; wait for it to end, or, if you know it is gone, "
+                        f"pass --force-resume (a lock is stale after {stale_after:g} s without a heartbeat)"
+                    )
+                else:
+                    reason = why if why is not None else "--force-resume"
+                    (notify or _warn)(
+                        f"taking over {what} {key} from process {owner} ({reason}); its writes are refused from now "
+                        f"on (lock generation {int(generation) + 1})"
+                    )
+            generation = int(generation) + 1
+            db.execute(
+                f"UPDATE {table} SET lock_owner = ?, lock_token = ?, lock_process = ?, lock_heartbeat = ?,"
+                f" lock_generation = ? WHERE {key_column} = ?",
+                (me, token, _process_identity(os.getpid()), time.time(), generation, key),
+            )
+        self._holds[(table, key)] = (token, generation)
+        _HELD_HERE.add(token)
+        heart = _Heartbeat(self.path, table, key_column, key, token, every=stale_after / 4)
+        heart.start()
         try:
             yield
         finally:
-            with self._guard():
-                self._db.execute("UPDATE runs SET lock_owner = NULL WHERE run_id = ? AND lock_owner = ?", (run_id, me))
+            heart.stop()
+            self._holds.pop((table, key), None)
+            _HELD_HERE.discard(token)
+            try:
+                with self._guard():
+                    self._db.execute(
+                        f"UPDATE {table} SET lock_owner = NULL, lock_token = NULL, lock_process = NULL,"
+                        f" lock_heartbeat = NULL WHERE {key_column} = ? AND lock_token = ?",
+                        (key, token),
+                    )
+            except StoreError:
+                pass  # a full disk: the lock stays behind, and heals (no process, no heartbeat) like a killed one
+
+    def _fence(self, db: sqlite3.Connection, table: str, key_column: str, key: str) -> None:
+        """Inside a write transaction: refuse the write when this store holds ``key``'s lock no more (taken over)."""
+        held = self._holds.get((table, key))
+        if held is None:
+            return  # not a holder's write (the Python API without a lock): nothing to fence
+        token, generation = held
+        row = db.execute(
+            f"SELECT lock_owner, lock_token, lock_generation FROM {table} WHERE {key_column} = ?", (key,)
+        ).fetchone()
+        if row is None or row[1] != token:
+            by = f"process {row[0]} (lock generation {row[2]})" if row is not None and row[0] else "another process"
+            what = "run" if table == "runs" else "suite"
+            raise LockLostError(
+                f"{what} {key} was taken over by {by} while this process (lock generation {generation}) was "
+                "stalled or cut off: this process stops without storing anything more; the samples it had in "
+                "flight stay pending for the new holder"
+            )
 
     def add_seconds(self, run_id: str, seconds: float, *, finished: bool) -> None:
         """Add one session's wall-clock time to the run, and stamp it finished when no sample is pending."""
-        with self._guard():
-            self._db.execute(
+        with self._guard(), self._transaction() as db:
+            self._fence(db, "runs", "run_id", run_id)
+            db.execute(
                 "UPDATE runs SET seconds = seconds + ?, finished = CASE WHEN ? THEN ? ELSE finished END"
                 " WHERE run_id = ?",
                 (seconds, finished, _now(), run_id),
             )
+
+    def save_summary(self, run_id: str, summary: dict[str, Any]) -> None:
+        """Keep ``summary`` as the run's stored summary (replacing an earlier one); nothing on a layout without
+        the ``run_summaries`` table."""
+        with self._guard():
+            if "run_summaries" not in _tables(self._db):
+                return
+            with self._transaction() as db:
+                db.execute(
+                    "INSERT OR REPLACE INTO run_summaries (run_id, summary, saved) VALUES (?, ?, ?)",
+                    (run_id, _dumps(summary), _now()),
+                )
+
+    def stored_summary(self, run_id: str) -> dict[str, Any] | None:
+        """The run's stored summary (``None``: none stored, or a store of a layout before 5 read read-only)."""
+        with self._guard():
+            if "run_summaries" not in _tables(self._db):
+                return None
+            row = self._db.execute("SELECT summary FROM run_summaries WHERE run_id = ?", (run_id,)).fetchone()
+        if row is None:
+            return None
+        data = self._loads(row[0], f"the stored summary of run {run_id}")
+        return data if isinstance(data, dict) else None
 
     # -- suites -------------------------------------------------------------------------------------------
 
@@ -639,26 +861,19 @@ class RunStore:
             self._joining = previous
 
     @contextmanager
-    def locked_suite(self, suite_id: str) -> Iterator[None]:
-        """Hold the suite for this process while it runs, refusing a second live process on the same suite."""
-        me = f"{socket.gethostname()}:{os.getpid()}"
-        with self._guard(), self._transaction() as db:
-            (owner,) = db.execute("SELECT lock_owner FROM suites WHERE suite_id = ?", (suite_id,)).fetchone()
-            if owner and owner != me and _alive(owner):
-                raise InvalidArgumentError(f"suite {suite_id} is being run by process {owner}; wait for it to end")
-            db.execute("UPDATE suites SET lock_owner = ? WHERE suite_id = ?", (me, suite_id))
-        try:
+    def locked_suite(
+        self, suite_id: str, *, force: bool = False, notify: Callable[[str], None] | None = None
+    ) -> Iterator[None]:
+        """Hold the suite for this process while it runs, refusing a second live process on the same suite; a stale
+        lock is taken over as :meth:`locked` says."""
+        with self._holding("suites", "suite_id", suite_id, "suite", "is being run by", force=force, notify=notify):
             yield
-        finally:
-            with self._guard():
-                self._db.execute(
-                    "UPDATE suites SET lock_owner = NULL WHERE suite_id = ? AND lock_owner = ?", (suite_id, me)
-                )
 
     def add_suite_seconds(self, suite_id: str, seconds: float, *, finished: bool) -> None:
         """Add one session's wall-clock time to the suite, and stamp it finished when every run of it is."""
-        with self._guard():
-            self._db.execute(
+        with self._guard(), self._transaction() as db:
+            self._fence(db, "suites", "suite_id", suite_id)
+            db.execute(
                 "UPDATE suites SET seconds = seconds + ?, finished = CASE WHEN ? THEN ? ELSE NULL END"
                 " WHERE suite_id = ?",
                 (seconds, finished, _now(), suite_id),
@@ -685,24 +900,15 @@ class RunStore:
         if bad is not None:
             raise InvalidArgumentError(f"a finished sample's status must be one of {FINISHED_STATUSES}, got {bad!r}")
         stamp = _now()
+        held = self._holds.get(("runs", run_id))
+        generation = None if held is None else held[1]
+        rows = [(*_storable_result(r), stamp, generation, r.node, run_id, r.index) for r in results]
         with self._guard(), self._transaction() as db:
+            self._fence(db, "runs", "run_id", run_id)
             cur = db.executemany(
                 "UPDATE samples SET status = ?, output = ?, scores = ?, error = ?, calls = ?, seconds = ?,"
-                " finished = ? WHERE run_id = ? AND idx = ? AND status = 'pending'",
-                (
-                    (
-                        r.status,
-                        _dumps(r.output),
-                        _dumps(r.scores),
-                        r.error,
-                        _dumps(r.calls),
-                        r.seconds,
-                        stamp,
-                        run_id,
-                        r.index,
-                    )
-                    for r in results
-                ),
+                " finished = ?, generation = ?, node = ? WHERE run_id = ? AND idx = ? AND status = 'pending'",
+                rows,
             )
             return cur.rowcount
 
@@ -711,12 +917,13 @@ class RunStore:
         appending the attempt it held (status, output, scores, error, calls, seconds, finished) to its history;
         returns how many samples were reopened."""
         with self._guard(), self._transaction() as db:
+            self._fence(db, "runs", "run_id", run_id)
             rows = db.execute(
-                f"SELECT s.idx, {_STATUS}, s.output, s.scores, s.error, s.calls, s.seconds, s.finished, s.history"
-                f" FROM samples s WHERE s.run_id = ? AND s.status IN ('failed', 'bug') ORDER BY s.idx",
+                f"SELECT s.idx, {_STATUS}, s.output, s.scores, s.error, s.calls, s.seconds, s.finished, s.history,"
+                f" s.node FROM samples s WHERE s.run_id = ? AND s.status IN ('failed', 'bug') ORDER BY s.idx",
                 (run_id,),
             ).fetchall()
-            for idx, status, out, scores, error, calls, seconds, finished, history in rows:
+            for idx, status, out, scores, error, calls, seconds, finished, history, node in rows:
                 where = f"sample {idx} of run {run_id}"
                 attempt = {
                     "status": status,
@@ -726,11 +933,13 @@ class RunStore:
                     "calls": self._loads(calls, f"the model calls of {where}") if calls is not None else [],
                     "seconds": seconds,
                     "finished": finished,
+                    **({"node": node} if node is not None else {}),
                 }
                 earlier = self._loads(history, f"the history of {where}") if history is not None else []
                 db.execute(
                     "UPDATE samples SET status = 'pending', output = NULL, scores = NULL, error = NULL, calls = NULL,"
-                    " seconds = NULL, finished = NULL, history = ? WHERE run_id = ? AND idx = ?",
+                    " seconds = NULL, finished = NULL, generation = NULL, node = NULL, history = ?"
+                    " WHERE run_id = ? AND idx = ?",
                     (_dumps([*earlier, attempt]), run_id, idx),
                 )
             if rows:
@@ -752,15 +961,17 @@ class RunStore:
         """The samples of a run read back in order (finished ones only unless ``include_pending``)."""
         where = "" if include_pending else " AND s.status != 'pending'"
         with self._guard():
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(samples)")}
+            node = "s.node" if "node" in columns else "NULL"  # a read-only open of a layout before 4 has none
             rows = self._db.execute(
                 f"SELECT s.idx, s.sample_id, s.grp, s.input, {_STATUS}, s.output, s.scores, s.error, s.calls,"
-                f" s.seconds FROM samples s WHERE s.run_id = ?{where} ORDER BY s.idx",
+                f" s.seconds, {node} FROM samples s WHERE s.run_id = ?{where} ORDER BY s.idx",
                 (run_id,),
             ).fetchall()
         return [self._record(run_id, row) for row in rows]
 
     def _record(self, run_id: str, row: tuple[Any, ...]) -> SampleRecord:
-        idx, sid, grp, inp, status, out, scores, error, calls, seconds = row
+        idx, sid, grp, inp, status, out, scores, error, calls, seconds, node = row
         where = f"sample {sid!r} of run {run_id}"
         return SampleRecord(
             index=idx,
@@ -771,6 +982,7 @@ class RunStore:
             error=error,
             calls=self._loads(calls, f"the model calls of {where}") if calls is not None else [],
             seconds=seconds or 0.0,
+            node=node,
         )
 
 
@@ -836,15 +1048,113 @@ def _unwritable(path: Path) -> str | None:
     return "permission denied"
 
 
-def _alive(owner: str) -> bool:
-    """Whether the process named ``host:pid`` is still running (a process on another host counts as alive)."""
-    host, _, pid = owner.rpartition(":")
-    if host != socket.gethostname():
-        return True
+_HELD_HERE: set[str] = set()
+"""The tokens of the locks this process holds now (in any :class:`RunStore`): its own live locks."""
+
+LOCK_STALE_ENV = "MINDLOOP_LOCK_STALE_S"
+"""The environment variable that sets :func:`lock_stale_after` (seconds; default 60)."""
+
+
+def lock_stale_after() -> float:
+    """Seconds without a heartbeat after which a run's or suite's lock is stale and is taken over (a holder beats
+    every quarter of it): ``MINDLOOP_LOCK_STALE_S``, default 60."""
+    raw = os.environ.get(LOCK_STALE_ENV, "").strip()
+    if not raw:
+        return 60.0
     try:
-        os.kill(int(pid), 0)
-    except (ProcessLookupError, ValueError):
-        return False
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise InvalidArgumentError(f"{LOCK_STALE_ENV} must be a positive number of seconds, got {raw!r}")
+    return value
+
+
+def _stale(owner: str, process: Any, heartbeat: Any, stale_after: float) -> str | None:
+    """Why the lock held by ``owner`` (``host:pid``) is stale, or ``None`` while its holder may be live.
+
+    Stale: its heartbeat is older than ``stale_after`` (whatever the host: a new container, a suspended process),
+    or, on this host, its process no longer exists or its PID now names another process (a different start time).
+    A lock from another host written before heartbeats existed cannot be told dead: it counts as live."""
+    if heartbeat is not None:
+        age = time.time() - float(heartbeat)
+        if age > stale_after:
+            return f"its last heartbeat was {age:.0f} s ago; a lock is stale after {stale_after:g} s"
+    host, _, pid_text = owner.rpartition(":")
+    if host != socket.gethostname():
+        return None
+    try:
+        pid = int(pid_text)
+        os.kill(pid, 0)
+    except (ProcessLookupError, ValueError, OverflowError):
+        return f"process {owner} no longer exists"
     except PermissionError:
-        return True
-    return True
+        pass  # another user's process: it exists
+    if process is not None:
+        now = _process_identity(pid)
+        if now is not None and now != process:
+            return f"process id {pid_text} now belongs to another process"
+    return None
+
+
+def _process_identity(pid: int) -> str | None:
+    """What tells process ``pid`` from a later one given the same PID: its start time in clock ticks since boot,
+    with the boot's id (Linux's ``/proc``); ``None`` where it cannot be read."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text(encoding="ascii", errors="replace").strip()
+    except OSError:
+        return None
+    fields = stat[stat.rfind(")") + 2 :].split()  # after the command name, which may hold spaces and parentheses
+    return f"{boot}:{fields[19]}" if len(fields) > 19 else None
+
+
+def _warn(message: str) -> None:
+    print(f"mindloop: {message}", file=sys.stderr, flush=True)
+
+
+class _Heartbeat:
+    """A daemon thread that stamps the lock's heartbeat every ``every`` seconds while its token holds the lock,
+    through a connection of its own; it stops when the lock is no longer its (taken over) or at :meth:`stop`.
+    A beat that fails (a busy or full disk) is tried again at the next one."""
+
+    def __init__(self, path: Path, table: str, key_column: str, key: str, token: str, *, every: float) -> None:
+        self._sql = f"UPDATE {table} SET lock_heartbeat = ? WHERE {key_column} = ? AND lock_token = ?"
+        self._args = (key, token)
+        self._path = path
+        self._every = every
+        self._stop = threading.Event()
+        self.lost = threading.Event()
+        self._db: sqlite3.Connection | None = None
+        self._thread = threading.Thread(target=self._run, name=f"mindloop-heartbeat-{key}", daemon=True)
+
+    def start(self) -> None:
+        """Open the heartbeat's connection here, in the caller's thread (so no worker process forked later can
+        inherit SQLite's locks mid-open), then start beating."""
+        try:
+            self._db = sqlite3.connect(
+                self._path, timeout=max(1.0, self._every), isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error:
+            self._db = None  # no heartbeat: the lock still holds, and heals by its process once this one ends
+            return
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=5.0)
+        if self._db is not None and not self._thread.is_alive():
+            self._db.close()
+
+    def _run(self) -> None:
+        db = self._db
+        assert db is not None
+        while not self._stop.wait(self._every):
+            try:
+                cur = db.execute(self._sql, (time.time(), *self._args))
+            except sqlite3.Error:
+                continue
+            if cur.rowcount == 0:
+                self.lost.set()
+                return

@@ -2,8 +2,9 @@
 
 ``mindloop suite run --model M`` runs each registered benchmark that declares an agent needing a model
 (:attr:`~mindloop.bench.api.AgentSpec.needs_model`), with that benchmark's model agent and its paper's settings
-(:data:`PRESETS`: ``paper`` runs the full sets with the paper's generation settings, ``quick`` a small ``n`` per
-benchmark for a first look); without a model it runs the same benchmarks with their default (symbolic) agents.
+(each benchmark's declared presets, :class:`~mindloop.bench.declaration.Suite`: ``paper`` runs the full sets with
+the paper's generation settings, ``quick`` a small ``n`` per benchmark for a first look); without a model it runs
+the same benchmarks with their default (symbolic) agents.
 Each benchmark is one ordinary run made by :func:`~mindloop.bench.runner.run_benchmark` (the same pre-flight
 check, circuit breaker, progress and resumable store), joined to the suite in the run's own transaction
 (:meth:`~mindloop.bench.store.RunStore.joining`), so ``--resume SUITE_ID`` finishes a suite however it stopped:
@@ -15,35 +16,33 @@ headline table in the paper's layout, is :mod:`mindloop.bench.report.suite`.
 
 from __future__ import annotations
 
-import signal
 import sys
-import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any
 
 from mindloop._version import __version__
 from mindloop.bench.agents import model_agents
 from mindloop.bench.api import Benchmark
+from mindloop.bench.declaration import PRESET_NAMES, PresetEntry
 from mindloop.bench.generation import resolve_generation
 from mindloop.bench.headline import headline_of, headline_value
 from mindloop.bench.options import validate_options
+from mindloop.bench.ray_cluster import ray_session
 from mindloop.bench.registry import BENCHMARKS, canonical_name, get_benchmark
 from mindloop.bench.runner import EXECUTORS, Executor, RunRequest, RunSummary, run_benchmark, summarize_run
-from mindloop.bench.store import RunStore
-from mindloop.errors import DependencyError, InvalidArgumentError, MindloopError
+from mindloop.bench.store import RunStore, StoreError
+from mindloop.errors import InvalidArgumentError, MindloopError
 from mindloop.models.base import BACKENDS, ModelOptions, preflight, split_model_name
 from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
 from mindloop.paths import runs_path
 
 __all__ = [
-    "EXCLUDED",
-    "PRESETS",
+    "PRESET_NAMES",
     "QUICK_DEFAULT_N",
     "SUITE_FORMAT_RETRIES",
-    "SUITE_ORDER",
     "SUITE_PREFIX",
     "TOKEN_KEYS",
     "PresetEntry",
@@ -59,96 +58,23 @@ __all__ = [
 SUITE_PREFIX = "suite-"
 """Every suite id begins with this (``suite-YYYYMMDD-HHMMSS-xxxx``); run ids begin with their benchmark's name."""
 
-Preset = Literal["quick", "paper"]
-
-
-@dataclass(frozen=True)
-class PresetEntry:
-    """How one benchmark runs in one preset: ``n`` samples (``None``: the whole set), ``options`` (``--opt``
-    strings) for every run, ``with_model`` options added only when a model drives the agents (they bound a model's
-    cost; symbolic agents need no bound), and ``why`` this size."""
-
-    n: int | None
-    why: str
-    options: Mapping[str, str] = field(default_factory=dict)
-    with_model: Mapping[str, str] = field(default_factory=dict)
-
+QUICK_DEFAULT_N = 10
+"""Samples a ``quick`` suite runs of a benchmark whose declaration has no ``quick`` preset (a plug-in's)."""
 
 _PAPER = PresetEntry(None, "the whole set, as the paper evaluates it")
-
-PRESETS: dict[str, dict[str, PresetEntry]] = {
-    "quick": {
-        "tomi": PresetEntry(
-            20,
-            "5 questions of each of the 4 types (balanced over question type); one call each",
-            {"select": "balanced"},
-        ),
-        "hitom": PresetEntry(
-            20,
-            "20 questions balanced over each dimension Hi-ToM reports, one at a time: 4 of each order 0-4, 10 with "
-            "deception and 10 without, 5 of each story length 1-4, 10 per prompting type; one call each",
-            {"select": "balanced"},
-        ),
-        "mindpower": PresetEntry(10, "5 scenarios of each task; one long six-layer reply each"),
-        "claw": PresetEntry(5, "4 episodes that need help and 1 control (PIA needs one); ~20 trigger decisions each"),
-        "omnitom-stage1": PresetEntry(5, "5 stories; one long belief-table reply each"),
-        "omnitom-stage2": PresetEntry(5, "5 stories; one labelling reply each"),
-        "cwah": PresetEntry(
-            2,
-            "2 episodes; a model team plays at most 30 steps each (a full episode is up to 250 steps, a model call "
-            "or more per agent per step)",
-            with_model={"max_steps": "30"},
-        ),
-        "tdw-mat": PresetEntry(
-            2,
-            "2 episodes; a model team plays at most 30 steps each (a full episode runs to 3,000 frames)",
-            with_model={"max_steps": "30"},
-        ),
-        "tos-active": PresetEntry(1, "1 scene: up to 20 exploration calls, the map probes, then 27 questions"),
-        "tos-passive": PresetEntry(2, "2 scenes: 27 questions each, from a scripted proxy's exploration log"),
-    },
-    "paper": {},
-}
-"""The suite presets, by benchmark: ``quick`` picks a small ``n`` for each (why in each entry; ``docs/suite.md``
-lists them), ``paper`` runs every set whole. A benchmark without an entry (a plug-in's) runs
-:data:`QUICK_DEFAULT_N` samples in ``quick`` and its whole set in ``paper``. Generation settings are each
-benchmark's paper's (:mod:`mindloop.bench.generation`) in both, unless ``--temperature``/``--max-tokens`` are given."""
 
 SUITE_FORMAT_RETRIES = 0
 """Format retries of a suite unless asked (``--format-retries``): the papers' single-shot protocol (``bench run``
 keeps :data:`~mindloop.models.replies.DEFAULT_FORMAT_RETRIES`)."""
 
-QUICK_DEFAULT_N = 10
-"""Samples a ``quick`` suite runs of a benchmark with no :data:`PRESETS` entry."""
-
-SUITE_ORDER = (
-    "tomi",
-    "hitom",
-    "mindpower",
-    "claw",
-    "omnitom-stage1",
-    "omnitom-stage2",
-    "cwah",
-    "tdw-mat",
-    "tos-active",
-    "tos-passive",
-)
-"""The order a suite runs the built-in benchmarks in (cheap question answering first); others follow by name."""
-
-_DOWNLOADED = "reads a released dataset you download yourself (docs/datasets.md), so it cannot run without --data"
-EXCLUDED = {
-    "smoke": "an endpoint and harness check, not a paper's benchmark (name it with --only to include it)",
-    **dict.fromkeys(("bigtom", "opentom", "mmtom-qa", "fantom", "exploretom", "simpletom"), _DOWNLOADED),
-}
-"""Benchmarks with a model agent that a suite leaves out unless ``--only`` names them, and why."""
-
 
 def preset_entry(preset: str, benchmark: str) -> PresetEntry:
-    """The :data:`PRESETS` entry of ``benchmark`` in ``preset`` (a default one for a benchmark it does not list)."""
-    if preset not in PRESETS:
-        raise InvalidArgumentError(f"unknown preset {preset!r}; expected one of: {', '.join(PRESETS)}")
+    """How ``benchmark`` runs in ``preset``: its declaration's entry, else the default (:data:`QUICK_DEFAULT_N`
+    samples in ``quick``, the whole set in ``paper``)."""
+    if preset not in PRESET_NAMES:
+        raise InvalidArgumentError(f"unknown preset {preset!r}; expected one of: {', '.join(PRESET_NAMES)}")
     default = PresetEntry(QUICK_DEFAULT_N, "the quick default") if preset == "quick" else _PAPER
-    return PRESETS[preset].get(benchmark, default)
+    return get_benchmark(benchmark).spec.suite.presets.get(preset, default)
 
 
 def _has_model_agent(bench: Benchmark) -> bool:
@@ -160,9 +86,9 @@ def _has_symbolic_agent(bench: Benchmark) -> bool:
 
 
 def suite_plan(*, model: bool, only: Sequence[str] = ()) -> list[str]:
-    """The benchmarks a suite runs, in order: every registered one with a model-driven agent (less
-    :data:`EXCLUDED`), or the ones ``only`` names (aliases accepted). Without a model, each must also have an
-    agent that needs none (its default agent plays)."""
+    """The benchmarks a suite runs, in their declared suite order: every registered one with a model-driven agent
+    (less those whose declaration excludes them), or the ones ``only`` names (aliases accepted), in the order
+    given. Without a model, each must also have an agent that needs none (its default agent plays)."""
     if only:
         names: list[str] = []
         for name in only:
@@ -183,12 +109,13 @@ def suite_plan(*, model: bool, only: Sequence[str] = ()) -> list[str]:
         names = [
             name
             for name in BENCHMARKS.names()
-            if name not in EXCLUDED
-            and _has_model_agent(bench := get_benchmark(name))
+            if (bench := get_benchmark(name)).spec.suite.excluded is None
+            and _has_model_agent(bench)
             and (model or _has_symbolic_agent(bench))
         ]
-    rank = {name: i for i, name in enumerate(SUITE_ORDER)}
-    return sorted(names, key=lambda n: (rank.get(n, len(rank)), n)) if not only else names
+    if only:
+        return names
+    return sorted(names, key=lambda n: (get_benchmark(n).spec.suite.order, n))
 
 
 def _split_opts(pairs: Sequence[str]) -> dict[str, dict[str, str]]:
@@ -352,8 +279,8 @@ def _say(progress: bool, text: str) -> None:
 
 
 def _check(request: SuiteRequest) -> None:
-    if request.preset not in PRESETS:
-        raise InvalidArgumentError(f"unknown preset {request.preset!r}; expected one of: {', '.join(PRESETS)}")
+    if request.preset not in PRESET_NAMES:
+        raise InvalidArgumentError(f"unknown preset {request.preset!r}; expected one of: {', '.join(PRESET_NAMES)}")
     if request.executor not in EXECUTORS:
         raise InvalidArgumentError(f"unknown executor {request.executor!r} (executors: {', '.join(EXECUTORS)})")
     if request.concurrency < 1:
@@ -370,39 +297,46 @@ def run_suite(
     store: RunStore | None = None,
     resume: str | None = None,
     progress: bool = True,
+    force_resume: bool = False,
 ) -> SuiteResult:
     """Run (or ``resume``) a suite: one :func:`~mindloop.bench.runner.run_benchmark` run per planned benchmark.
 
     A model suite checks its endpoint once before the suite is recorded (a wrong URL or key fails in seconds).
     When a run is interrupted (Ctrl-C, SIGTERM) or stopped by the circuit breaker the suite stops there, and
     ``--resume SUITE_ID`` finishes it; a set-up error is raised with the same hint. Runs that hit a bug do not
-    stop the suite (their ``n_bugs`` is in the result)."""
+    stop the suite (their ``n_bugs`` is in the result). ``force_resume`` (with ``resume``) takes the suite and its
+    unfinished runs over even from a process that still looks alive (a stale lock is taken over without it)."""
     _check(request)
+    if force_resume and resume is None:
+        raise InvalidArgumentError("--force-resume takes over a suite's lock: give it with --resume SUITE_ID")
     own_store = store is None
     store = store or RunStore(runs_path())
     try:
-        if resume is not None:
-            request, plan = _resumed(request, store, resume)
-            suite_id = resume
-        else:
-            plan = suite_plan(model=request.model is not None, only=request.only)
-            opts = _split_opts(request.opts)
-            stray = sorted(set(opts) - set(plan))
-            if stray:
-                raise InvalidArgumentError(
-                    f"--opt {stray[0]}.KEY=VALUE: benchmark {stray[0]!r} is not in this suite ({', '.join(plan)})"
+        with ExitStack() as session:
+            if resume is not None:
+                request, plan = _resumed(request, store, resume)
+                suite_id = resume
+                session.enter_context(_ray_session(request))
+            else:
+                plan = suite_plan(model=request.model is not None, only=request.only)
+                opts = _split_opts(request.opts)
+                stray = sorted(set(opts) - set(plan))
+                if stray:
+                    raise InvalidArgumentError(
+                        f"--opt {stray[0]}.KEY=VALUE: benchmark {stray[0]!r} is not in this suite ({', '.join(plan)})"
+                    )
+                for name in plan:  # every run's options are checked before anything is recorded or called
+                    validate_options(get_benchmark(name), _run_request(request, name, opts).options)
+                if request.model is not None:
+                    BACKENDS.get(split_model_name(request.model)[0])
+                    preflight(request.model, request.model_options)
+                session.enter_context(_ray_session(request))  # a cluster it cannot join: no suite recorded
+                suite_id = store.create_suite(
+                    model=request.model, preset=request.preset, config=_config(request, plan), version=__version__
                 )
-            for name in plan:  # every run's options are checked before anything is recorded or called
-                validate_options(get_benchmark(name), _run_request(request, name, opts).options)
-            if request.model is not None:
-                BACKENDS.get(split_model_name(request.model)[0])
-                preflight(request.model, request.model_options)
-            suite_id = store.create_suite(
-                model=request.model, preset=request.preset, config=_config(request, plan), version=__version__
-            )
-        opts = _split_opts(request.opts)
-        with store.locked_suite(suite_id), _ray_session(request):
-            return _run_plan(store, suite_id, request, plan, opts, progress)
+            opts = _split_opts(request.opts)
+            with store.locked_suite(suite_id, force=force_resume):
+                return _run_plan(store, suite_id, request, plan, opts, progress, force_resume)
     finally:
         if own_store:
             store.close()
@@ -415,9 +349,11 @@ def _run_plan(
     plan: Sequence[str],
     opts: Mapping[str, Mapping[str, str]],
     progress: bool,
+    force_resume: bool = False,
 ) -> SuiteResult:
     """Run or resume each planned benchmark's run in order, stopping at the first interrupted or stopped one."""
     start = time.perf_counter()
+    completed = False
     summaries: list[RunSummary] = []
     interrupted, stopped = False, None
     resume_line = f"mindloop suite run --resume {suite_id}"
@@ -434,12 +370,19 @@ def _run_plan(
             else:
                 _say(progress, f"[{i}/{len(plan)}] {name}" + (f": resuming {run_id}" if run_id else ""))
                 with store.joining(suite_id):
-                    summary = run_benchmark(run_request, store=store, resume=run_id, progress=progress)
+                    summary = run_benchmark(
+                        run_request,
+                        store=store,
+                        resume=run_id,
+                        progress=progress,
+                        force_resume=force_resume and run_id is not None,
+                    )
                 _say(progress, f"[{i}/{len(plan)}] {name}: {_one_line(summary)}")
             summaries.append(summary)
             if summary.interrupted or summary.stopped:
                 interrupted, stopped = summary.interrupted, summary.stopped
                 break
+        completed = True
     except MindloopError:
         _say(True, f"suite {suite_id} stopped; once fixed, finish it with: {resume_line}")
         raise
@@ -448,7 +391,12 @@ def _run_plan(
         raise
     finally:
         finished = len(summaries) == len(plan) and all(s.n_completed == s.n for s in summaries)
-        store.add_suite_seconds(suite_id, time.perf_counter() - start, finished=finished)
+        try:
+            store.add_suite_seconds(suite_id, time.perf_counter() - start, finished=finished)
+        except StoreError:
+            if completed:
+                raise
+            # already stopping for an error (a full disk, a lock taken over): that error is the one to show
     info = store.suite(suite_id)
     result = SuiteResult(
         suite_id, request.model, request.preset, list(plan), summaries, info.seconds, interrupted, stopped
@@ -486,21 +434,8 @@ def _ray_session(request: SuiteRequest) -> Iterator[None]:
     if request.executor != "ray":
         yield
         return
-    try:
-        import ray
-    except ImportError:
-        raise DependencyError("--executor ray needs Ray: pip install 'mindloop[scale]'") from None
-    if ray.is_initialized():
+    with ray_session(request.ray_address):
         yield
-        return
-    on_sigterm = signal.getsignal(signal.SIGTERM)
-    ray.init(address=request.ray_address, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    if threading.current_thread() is threading.main_thread():  # ray.init's SIGTERM handler exits at once
-        signal.signal(signal.SIGTERM, on_sigterm)
-    try:
-        yield
-    finally:
-        ray.shutdown()
 
 
 def runs_of_suite(store: RunStore, suite_id: str) -> list[str]:

@@ -7,17 +7,16 @@ resample, so ratios, F1s and per-group numbers get honest intervals, whatever th
 are given for the summary's ``float`` leaves (integers are counts); a metric that is ``null`` stays ``null``
 with no interval.
 
-**Speed.** Calling ``summarize`` a thousand times on 10,000 records takes tens of seconds, so a leaf that is a mean
-of a per-sample score (overall or over a sample group, or over the samples with one input label, ``x100`` for
-percentages) or a ratio of two score sums is computed from the resample counts with one matrix product instead.
-Such a form is only *proposed* from the full data; it is used only after it has reproduced ``summarize`` on
-:data:`VERIFY_RESAMPLES` resamples, so the shortcut gives the numbers ``summarize`` would. Every other leaf calls
-``summarize`` on up to :data:`SUMMARY_BUDGET` records in all (at least :data:`MIN_SUMMARY_RESAMPLES`
-resamples); an interval built on fewer resamples than asked says how many (``resamples``).
-
-**Standard errors.** A metric found to be a mean of a per-sample score also gets its standard error, the sample
-standard deviation of the score over the ``m`` samples it averages, divided by ``sqrt(m)`` (times the same scale),
-and names the score (``mean_of``).
+**Declared metrics.** A leaf that a benchmark's declared metric gives (:class:`~mindloop.bench.declaration.Metric`:
+the mean of a per-sample score, overall or per grouping row, times its scale) is drawn straight from the
+per-sample scores, with one product of the resample counts, and gets its standard error (the sample standard
+deviation of the score over the ``m`` samples it averages, over ``sqrt(m)``, times the scale) and the score it
+averages (``mean_of``). Nothing is guessed from the data: a leaf the declaration does not give (F1 over pooled
+counts, a ratio) calls ``summarize`` on up to :data:`SUMMARY_BUDGET` records in all (at least
+:data:`MIN_SUMMARY_RESAMPLES` resamples); an interval built on fewer resamples than asked says how many
+(``resamples``). Every interval is made in one place (``_interval``): exact Clopper-Pearson for a declared mean of
+a 0/1 score, else the percentile bootstrap, and none for a metric that is not a proportion over fewer than
+:data:`~mindloop.bench.inference.MIN_N` samples.
 
 **Paired tests.** :func:`paired_differences` compares two runs on their shared samples (aligned by sample id):
 both are resampled with the same indices, so each resample's difference is paired; the interval of the
@@ -38,8 +37,9 @@ from typing import Any
 
 import numpy as np
 
-from mindloop.bench.api import SampleRecord
+from mindloop.bench.declaration import Metric
 from mindloop.bench.inference import MIN_N, PROPORTION_METHOD, clopper_pearson, holm, is_binary, sign_flip_p
+from mindloop.bench.records import SampleRecord
 from mindloop.errors import InvalidArgumentError
 
 __all__ = [
@@ -49,7 +49,6 @@ __all__ = [
     "RESAMPLES",
     "SEED",
     "SUMMARY_BUDGET",
-    "VERIFY_RESAMPLES",
     "Draws",
     "Interval",
     "MetricPath",
@@ -59,6 +58,7 @@ __all__ = [
     "binomial_tail",
     "bootstrap_draws",
     "bootstrap_intervals",
+    "declared_forms",
     "get_path",
     "interval_of",
     "mcnemar_exact",
@@ -78,14 +78,8 @@ SUMMARY_BUDGET = 500_000
 """Sample records summarised in all, over the resamples that call a benchmark's ``summarize`` (a 10,000-sample
 run: 100 resamples, the minimum, for the leaves that are not means or ratios of per-sample scores)."""
 MIN_SUMMARY_RESAMPLES = 100
-VERIFY_RESAMPLES = 5
-"""Resamples on which a proposed mean or ratio form must reproduce ``summarize`` before it is used."""
 _CHUNK = 50
 """Resamples drawn per seeded generator: resample ``b`` is row ``b % 50`` of generator ``(seed, n, b // 50)``."""
-_MAX_LABELS = 64
-"""Input keys with more distinct scalar values than this are not tried as sample subsets."""
-_MAX_CANDIDATES = 24
-_SCALES = (1.0, 100.0)
 
 MetricPath = tuple[str, ...]
 """Where a metric sits in a nested summary: ``("by_type", "reality", "accuracy")``."""
@@ -255,6 +249,7 @@ class _Form:
     den: np.ndarray
     scale: float
     score: str | None  # the averaged score of a mean; None for a ratio
+    kind: str = "mean"  # the declared metric's kind: "proportion" (0/1 scores) or "mean"
 
     def standard_error(self) -> float | None:
         if self.score is None:
@@ -263,92 +258,29 @@ class _Form:
         return None if se is None else self.scale * se
 
 
-def _label(value: Any) -> str | None:
-    """A sample input value as the label a summary's breakdown row is named by (``true``, ``3``, ``order_0``)."""
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, int | str):
-        return str(value)
-    return None
+def _finite(value: Any) -> float | None:
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    return float(value) if ok else None
 
 
-class _Features:
-    """The per-sample scores of aligned records as arrays, and the sample subsets a breakdown row may cover."""
-
-    def __init__(self, records: Sequence[SampleRecord]) -> None:
-        self.n = len(records)
-        names: dict[str, None] = {}
-        for r in records:
-            for k, v in r.scores.items():
-                if isinstance(v, int | float) and not isinstance(v, bool):
-                    names.setdefault(k, None)
-        self.names = list(names)
-        column = {name: j for j, name in enumerate(self.names)}
-        x = np.full((self.n, len(self.names)), np.nan)
-        for i, r in enumerate(records):
-            for k, v in r.scores.items():
-                j = column.get(k)
-                if j is not None and not isinstance(v, bool) and isinstance(v, int | float) and math.isfinite(v):
-                    x[i, j] = v
-        self.has = ~np.isnan(x)
-        self.x0 = np.where(self.has, x, 0.0)
-        self.subsets: dict[str, list[np.ndarray]] = {}
-        groups: dict[str, list[int]] = {}
-        labels: dict[str, dict[str, list[int]]] = {}
-        for i, r in enumerate(records):
-            groups.setdefault(r.sample.group, []).append(i)
-            for key, value in r.sample.input.items():
-                label = _label(value)
-                if label is not None:
-                    labels.setdefault(key, {}).setdefault(label, []).append(i)
-        for name, idx in groups.items():
-            self._add(name, idx)
-        for by_label in labels.values():
-            if len(by_label) <= _MAX_LABELS:
-                for name, idx in by_label.items():
-                    self._add(name, idx)
-
-    def _add(self, name: str, idx: list[int]) -> None:
-        mask = np.zeros(self.n, dtype=bool)
-        mask[idx] = True
-        known = self.subsets.setdefault(name, [])
-        if not any(np.array_equal(mask, m) for m in known):
-            known.append(mask)
-
-    def candidates(self, path: MetricPath, value: float) -> list[_Form]:
-        """Mean and ratio forms that give ``value`` on the full data, the likeliest first: the subsets a path step
-        names before all samples, the score named like the metric first, then means counting a missing score as
-        0, means over the samples that have it, and ratios of two score sums."""
-        if not self.names:
-            return []
-        masks = [m for step in reversed(path[:-1]) for m in self.subsets.get(step, [])]
-        masks.append(np.ones(self.n, dtype=bool))
-        leaf = path[-1]
-        order = sorted(range(len(self.names)), key=lambda j: self.names[j] != leaf)
-        out: list[_Form] = []
-        tol = 1e-9 * max(1.0, abs(value))
-        for mask in masks:
-            count = int(mask.sum())
-            if not count:
-                continue
-            sums = self.x0[mask].sum(axis=0)
-            present = self.has[mask].sum(axis=0)
-            for scale in _SCALES:
-                for j in order:  # a mean over the subset, a missing score counting 0
-                    if abs(scale * sums[j] / count - value) <= tol:
-                        out.append(_Form(np.where(mask, self.x0[:, j], 0.0), mask.astype(float), scale, self.names[j]))
-                for j in order:  # a mean over the samples of the subset that have the score
-                    if present[j] and present[j] != count and abs(scale * sums[j] / present[j] - value) <= tol:
-                        den = (mask & self.has[:, j]).astype(float)
-                        out.append(_Form(np.where(mask, self.x0[:, j], 0.0), den, scale, self.names[j]))
-                for j in order:  # a ratio of two sums
-                    for t in range(len(self.names)):
-                        if t != j and sums[t] and abs(scale * sums[j] / sums[t] - value) <= tol:
-                            num, den = np.where(mask, self.x0[:, j], 0.0), np.where(mask, self.x0[:, t], 0.0)
-                            out.append(_Form(num, den, scale, None))
-                if len(out) >= _MAX_CANDIDATES:
-                    return out[:_MAX_CANDIDATES]
-        return out
+def declared_forms(metrics: Sequence[Metric], records: Sequence[SampleRecord]) -> dict[MetricPath, _Form]:
+    """The form of every leaf the declared ``metrics`` give over ``records``: each metric's mean over all samples
+    and over each row of its groupings (the paths :func:`mindloop.bench.scoring.declared_summary` writes)."""
+    out: dict[MetricPath, _Form] = {}
+    for metric in metrics:
+        values = [_finite(r.scores.get(metric.score)) for r in records]
+        has = np.array([v is not None for v in values], dtype=bool)
+        x0 = np.array([0.0 if v is None else v for v in values], dtype=np.float64)
+        den = np.ones(len(records)) if metric.missing == "zero" else has.astype(np.float64)
+        out[(metric.name,)] = _Form(x0, den, metric.scale, metric.score, metric.kind)
+        for grouping in metric.groupings:
+            labels = [grouping.label(r.sample) for r in records]
+            for label in dict.fromkeys(x for x in labels if x is not None):
+                mask = np.array([x == label for x in labels], dtype=np.float64)
+                out[(grouping.key, label, metric.name)] = _Form(
+                    x0 * mask, den * mask, metric.scale, metric.score, metric.kind
+                )
+    return out
 
 
 def _form_values(forms: Sequence[_Form], counts: np.ndarray) -> np.ndarray:
@@ -378,12 +310,6 @@ def _block_values(forms: Sequence[_Form], plan: ResamplePlan, start: int, stop: 
         with np.errstate(divide="ignore", invalid="ignore"):
             out[:, j] = np.where(den == 0, np.nan, form.scale * num / den)
     return out
-
-
-def _close(a: float, b: float) -> bool:
-    if math.isnan(a) or math.isnan(b):
-        return math.isnan(a) and math.isnan(b)
-    return abs(a - b) <= 1e-9 * max(1.0, abs(b))
 
 
 # -- draws ----------------------------------------------------------------------------------------------------------
@@ -486,45 +412,36 @@ def bootstrap_draws(
     summarize: Summarize,
     leaves: Mapping[MetricPath, float],
     plan: ResamplePlan,
+    declared: Sequence[Metric] = (),
 ) -> tuple[dict[MetricPath, Draws], str | None]:
     """Each leaf's values over the plan's resamples of ``records`` (``plan.n == len(records)``), and why some
-    leaves have none (``summarize`` failed on a resample), else ``None``. See the module for the method."""
+    leaves have none (``summarize`` failed on a resample), else ``None``. A leaf a ``declared`` metric gives is
+    drawn from its per-sample scores; every other one from ``summarize`` applied to each resample."""
     if plan.n != len(records):
         raise InvalidArgumentError(f"a resample plan for {plan.n} records cannot resample {len(records)}")
     if not records or not leaves:
         return {}, None
-    summaries = _Summaries(records, summarize, plan)
-    verify = summaries.upto(VERIFY_RESAMPLES)
-    features = _Features(records)
-    chosen: dict[MetricPath, _Form] = {}
-    if len(verify) == min(VERIFY_RESAMPLES, plan.resamples):
-        counts = plan.counts(0, len(verify))
-        for path, value in leaves.items():
-            forms = features.candidates(path, value)
-            if not forms:
-                continue
-            got = _form_values(forms, counts)
-            want = [float(v) if _is_float(v := get_path(s, path)) else math.nan for s in verify]
-            for j, form in enumerate(forms):
-                if all(_close(float(got[b, j]), want[b]) for b in range(len(verify))):
-                    chosen[path] = form
-                    break
+    forms = declared_forms(declared, records)
+    chosen = {path: forms[path] for path in leaves if path in forms}
     out: dict[MetricPath, Draws] = {}
     if chosen:
         paths = list(chosen)
-        forms = [chosen[p] for p in paths]
-        values = np.concatenate([_block_values(forms, plan, a, b) for a, b in plan.blocks()])
+        picked = [chosen[p] for p in paths]
+        values = np.concatenate([_block_values(picked, plan, a, b) for a, b in plan.blocks()])
         for j, path in enumerate(paths):
-            form = forms[j]
+            form = picked[j]
             out[path] = Draws(values[:, j], form.standard_error(), form.score, form)
     rest = [p for p in leaves if p not in chosen]
+    error = None
     if rest:
+        summaries = _Summaries(records, summarize, plan)
         done = summaries.upto(summary_resamples(plan.n, plan.resamples))
-        if summaries.error is None:
+        error = summaries.error
+        if error is None:
             for path in rest:
                 vals = [float(v) if _is_float(v := get_path(s, path)) else math.nan for s in done]
                 out[path] = Draws(np.array(vals))
-    return out, summaries.error
+    return out, error
 
 
 def _too_small(d: Draws, n: int) -> bool:
@@ -561,11 +478,13 @@ def bootstrap_intervals(
     seed: int = SEED,
     level: float = LEVEL,
     exclude: Sequence[str] = (),
+    declared: Sequence[Metric] = (),
 ) -> dict[str, Any]:
     """The ``intervals`` object of a run's summary: the method, level, resamples, seed and sample count, then
     ``metrics`` mirroring the summary's nesting with ``{"low", "high"[, "se"][, "resamples"]}`` at each float
     leaf that has an interval. ``metrics`` is ``summarize(records)`` when not given; top-level keys in ``exclude``
-    get no interval (a summary that depends on repeated samples, which resampling creates)."""
+    get no interval (a summary that depends on repeated samples, which resampling creates). The leaves of the
+    ``declared`` metrics are drawn from their per-sample scores, with a standard error."""
     full = summarize(records) if metrics is None else metrics
     leaves = {p: v for p, v in numeric_leaves(full).items() if p[0] not in exclude}
     plan = ResamplePlan(len(records), resamples, seed)
@@ -573,7 +492,7 @@ def bootstrap_intervals(
     tree: dict[str, Any] = {}
     too_small: list[str] = []
     if records:
-        draws, error = bootstrap_draws(records, summarize, leaves, plan)
+        draws, error = bootstrap_draws(records, summarize, leaves, plan, declared)
         for path, d in draws.items():
             interval = _interval(d, len(records), level, resamples)
             if interval is None:
@@ -583,8 +502,7 @@ def bootstrap_intervals(
             set_path(tree, path, interval.to_json())
         if error is not None:
             out["error"] = (
-                f"the benchmark's summary failed on a resample ({error}): metrics that are not means or ratios of "
-                "per-sample scores have no interval"
+                f"the benchmark's summary failed on a resample ({error}): metrics it does not declare have no interval"
             )
     if too_small:
         out["too_small"] = {"min_n": MIN_N, "metrics": too_small}
@@ -678,6 +596,7 @@ def paired_differences(
     seed: int = SEED,
     level: float = LEVEL,
     exclude: Sequence[str] = (),
+    declared: Sequence[Metric] = (),
 ) -> dict[MetricPath, PairedDifference]:
     """Every float metric both summaries have, B minus A, over records aligned by sample (``records_a[i]`` and
     ``records_b[i]`` are the same sample): both are drawn with the same resamples, so each difference is paired.
@@ -691,8 +610,8 @@ def paired_differences(
     leaves_b = {p: v for p, v in numeric_leaves(summarize(records_b)).items() if p[0] not in exclude}
     shared = [p for p in leaves_a if p in leaves_b]
     plan = ResamplePlan(len(records_a), resamples, seed)
-    draws_a, _ = bootstrap_draws(records_a, summarize, {p: leaves_a[p] for p in shared}, plan)
-    draws_b, _ = bootstrap_draws(records_b, summarize, {p: leaves_b[p] for p in shared}, plan)
+    draws_a, _ = bootstrap_draws(records_a, summarize, {p: leaves_a[p] for p in shared}, plan, declared)
+    draws_b, _ = bootstrap_draws(records_b, summarize, {p: leaves_b[p] for p in shared}, plan, declared)
     out: dict[MetricPath, PairedDifference] = {}
     for path in shared:
         if path not in draws_a or path not in draws_b:

@@ -19,7 +19,7 @@ from typer.core import TyperGroup
 from mindloop._version import __version__
 from mindloop.cli.bench import bench_app, report, runs_app
 from mindloop.cli.data import data_app
-from mindloop.errors import MindloopError
+from mindloop.errors import MindloopError, printable
 from mindloop.registry import Registry
 
 if TYPE_CHECKING:  # typer carries its own copy of click; these are the types TyperGroup's methods take
@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"mindloop: error: {exc.format_message()}", file=sys.stderr)
         return 1
     except MindloopError as exc:
-        print(f"mindloop: error: {exc}", file=sys.stderr)
+        print(f"mindloop: error: {printable(str(exc))}", file=sys.stderr)  # server text can hold escape codes
         return 1
     except KeyboardInterrupt:
         print("mindloop: interrupted", file=sys.stderr)
@@ -149,7 +149,8 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get("MINDLOOP_DEBUG"):
             traceback.print_exc()
         print(
-            f"mindloop: internal error: {type(exc).__name__}: {exc} (set MINDLOOP_DEBUG=1 for a traceback)",
+            f"mindloop: internal error: {type(exc).__name__}: {printable(str(exc))} (set MINDLOOP_DEBUG=1 for a "
+            "traceback)",
             file=sys.stderr,
         )
         return 2

@@ -38,7 +38,8 @@ def bench_list(
 ) -> None:
     """Show each benchmark with its agents (* needs --model) and a one-line description.
 
-    With --json each benchmark also lists its agents' specs and its options' JSON schema (with defaults).
+    With --json each benchmark also lists its agents' specs, its options' JSON schema (with defaults) and its
+    declaration's headline, metrics and reference policies.
     """
     from mindloop.bench.options import options_schema
     from mindloop.bench.registry import BENCHMARKS, get_benchmark
@@ -53,11 +54,14 @@ def bench_list(
         rows.append(
             {
                 "name": entry.name,
-                "aliases": list(getattr(bench, "aliases", ())),
+                "aliases": list(bench.spec.aliases),
                 "agents": list(bench.agents),
                 "agent_specs": specs,
                 "description": bench.description,
                 "options": options_schema(bench.options_model),
+                "headline": None if bench.spec.headline is None else bench.spec.headline.to_json(),
+                "metrics": [m.to_json() for m in bench.spec.metrics],
+                "references": [r.name for r in bench.spec.references],
             }
         )
     if as_json:
@@ -103,6 +107,14 @@ def bench_run(
             "--retry-failed", help="With --resume: run the failed (and bug) samples again, keeping earlier attempts."
         ),
     ] = False,
+    force_resume: Annotated[
+        bool,
+        typer.Option(
+            "--force-resume",
+            help="With --resume: take the run over even from a process that still looks alive (its writes are "
+            "then refused). A lock whose process is gone or whose heartbeat is stale is taken over without it.",
+        ),
+    ] = False,
     data: Annotated[
         Path | None,
         typer.Option("--data", metavar="PATH", help="A data file (or folder) for benchmarks that read one."),
@@ -146,7 +158,7 @@ def bench_run(
         breaker=run.breaker,
         progress_every=run.progress_every,
     )
-    summary = run_benchmark(request, resume=resume, retry_failed=retry_failed)
+    summary = run_benchmark(request, resume=resume, retry_failed=retry_failed, force_resume=force_resume)
     if as_json:
         print(json.dumps(summary.to_json()))
     else:
@@ -208,6 +220,7 @@ def _print_summary(summary: RunSummary) -> None:
             f"agent replies: {r['parsed']} parsed, {r['rejected']} rejected by the parser, {r['no_reply']} no reply"
             + (f", {r['unread']} read without a parser" if r["unread"] else "")
             + f"; {r['retries']} format retries"
+            + (f"; {r['cut_at_limit']} cut at the token limit (raise --max-tokens)" if r.get("cut_at_limit") else "")
         )
     console.print(f"report: mindloop report {summary.run_id}")
 
@@ -332,12 +345,20 @@ def runs_export(
         _ExportFormat, typer.Option("--format", help="jsonl (everything) or csv (flat).")
     ] = _ExportFormat.jsonl,
     out: Annotated[
-        Path | None, typer.Option("--out", "-o", help="Write here instead of stdout.", dir_okay=False)
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Write this file instead of stdout, or RUN_ID.jsonl (.csv) in an existing folder; written whole or "
+            "not at all.",
+        ),
     ] = None,
 ) -> None:
-    """Export every sample of a run: input, output, status, error, scores, model calls and seconds."""
+    """Export every sample of a run: input, output, status, error, scores, model calls, seconds and Ray node."""
     from mindloop.bench.store import RunStore
-    from mindloop.paths import runs_path
+    from mindloop.paths import output_file, runs_path
+
+    out = None if out is None else output_file(out, f"{run_id}.{fmt.value}")
 
     with RunStore(runs_path(create=False), readonly=True) as store:
         store.run(run_id)
@@ -351,6 +372,7 @@ def runs_export(
             "status": r.status,
             "error": r.error,
             "seconds": r.seconds,
+            "node": r.node,
             "scores": r.scores,
             "input": r.sample.input,
             "output": r.output,
@@ -378,6 +400,7 @@ def _csv(rows: list[dict[str, Any]]) -> str:
         "status",
         "error",
         "seconds",
+        "node",
         *score_keys,
         "input",
         "output",
@@ -396,6 +419,7 @@ def _csv(rows: list[dict[str, Any]]) -> str:
                 row["status"],
                 row["error"] or "",
                 row["seconds"],
+                row["node"] or "",
                 *(row["scores"].get(k, "") for k in score_keys),
                 json.dumps(row["input"], ensure_ascii=False),
                 json.dumps(row["output"], ensure_ascii=False),
@@ -409,25 +433,37 @@ def report(
     run_id: Annotated[str, typer.Argument(help="The run to report on (see `mindloop runs`).")],
     out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="HTML file to write, or a folder to write RUN_ID.html in (default: here)."),
+        typer.Option(
+            "--out",
+            "-o",
+            help="HTML file to write, or an existing folder to write RUN_ID.html in (default: here); written whole "
+            "or not at all.",
+        ),
     ] = None,
 ) -> None:
     """Write one self-contained HTML report of a run: metrics, plots, and every sample with its transcript."""
     from mindloop.bench.report import write_report
     from mindloop.bench.store import RunStore
-    from mindloop.paths import runs_path
+    from mindloop.paths import output_file, runs_path
 
-    target = Path(f"{run_id}.html") if out is None else out / f"{run_id}.html" if out.is_dir() else out
+    target = output_file(out, f"{run_id}.html")
     with RunStore(runs_path(create=False), readonly=True) as store:
         store.run(run_id)  # an unknown run is named before anything is written
         try:
             path = write_report(run_id, store, target)
         except OSError as exc:
-            where = None if exc.filename is None else Path(exc.filename)
-            if where is None or not (where == target or where in target.parents):
-                raise  # not about the report's path: a bug
-            reason = f"{where} is a file, not a folder" if where != target and where.is_file() else exc.strerror
             raise MindloopError(
-                f"cannot write the report to {target} ({reason or exc}): choose a writable file or folder with -o"
+                f"cannot write the report to {target} ({_why_unwritable(exc, target)}): choose a writable file or "
+                "folder with -o"
             ) from None
     err_console().print(f"wrote {path}")
+
+
+def _why_unwritable(exc: OSError, target: Path) -> str:
+    """Why ``target`` could not be written, in a few words: a parent that is a file, or the system's reason."""
+    where = None if exc.filename is None else Path(exc.filename)
+    if where is not None and where != target and where in target.parents:
+        blocker = next((p for p in (where, *where.parents) if p.is_file()), None)
+        if blocker is not None:
+            return f"{blocker} is a file, not a folder"
+    return exc.strerror or str(exc)

@@ -37,7 +37,13 @@ compare_app = typer.Typer(
 def compare(
     ids: Annotated[list[str], typer.Argument(help="Two or more run ids or suite ids; the first is the baseline.")],
     out: Annotated[
-        Path | None, typer.Option("--out", "-o", help="Write the comparison as one self-contained HTML file.")
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Write the comparison as one self-contained HTML file (compare.html in an existing folder), whole "
+            "or not at all.",
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
     resamples: Annotated[int, typer.Option("--resamples", min=100, help="Bootstrap resamples.")] = 1000,

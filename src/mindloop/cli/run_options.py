@@ -131,7 +131,7 @@ class RunOptions:
             "--model-opt",
             metavar="KEY=VALUE",
             help="Backend option (repeatable): llamacpp n_ctx, n_threads, n_gpu_layers, chat_format, seed; "
-            "openai server_slots.",
+            "openai server_slots, max_reply_bytes.",
         ),
     ] = None
     progress_every: Annotated[

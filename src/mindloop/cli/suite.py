@@ -63,6 +63,14 @@ def suite_run(
             "--resume", metavar="SUITE_ID", help="Finish this suite: pending runs resume, missing ones start."
         ),
     ] = None,
+    force_resume: Annotated[
+        bool,
+        typer.Option(
+            "--force-resume",
+            help="With --resume: take the suite over even from a process that still looks alive (a stale lock is "
+            "taken over without it).",
+        ),
+    ] = False,
     opt: Annotated[
         list[str] | None,
         typer.Option(
@@ -93,7 +101,7 @@ def suite_run(
         max_n=max_n,
         progress_every=run.progress_every,
     )
-    result = run_suite(request, resume=resume)
+    result = run_suite(request, resume=resume, force_resume=force_resume)
     if as_json:
         print(json.dumps(result.to_json()))
     else:
@@ -201,8 +209,8 @@ def suite_report_command(
         typer.Option(
             "--out",
             "-o",
-            help="File to write, or a folder (existing, or a new name without an extension) to write SUITE_ID.html "
-            "and the run reports in (default: here).",
+            help="File to write (the run reports go beside it), or an existing folder to write SUITE_ID.html (or "
+            ".json) and the run reports in (default: here); each file is written whole or not at all.",
         ),
     ] = None,
     as_json: Annotated[
@@ -216,15 +224,15 @@ def suite_report_command(
     """Write one self-contained HTML page: each paper's headline table, links to each run's report, the ledger."""
     from mindloop.bench.report.suite import suite_report, write_suite_report
     from mindloop.bench.store import RunStore
-    from mindloop.paths import runs_path
+    from mindloop.paths import output_file, runs_path
 
     with RunStore(runs_path(create=False), readonly=True) as store:
         store.suite(suite_id)  # an unknown suite is named before anything is written
         if as_json:
-            emit(json.dumps(suite_report(store, suite_id)) + "\n", out)
+            where = None if out is None else output_file(out, f"{suite_id}.json")
+            emit(json.dumps(suite_report(store, suite_id)) + "\n", where)
             return
-        folder = out is not None and (out.is_dir() or (not out.exists() and not out.suffix))
-        target = Path(f"{suite_id}.html") if out is None else out / f"{suite_id}.html" if folder else out
+        target = output_file(out, f"{suite_id}.html")
         try:
             path, written = write_suite_report(store, suite_id, target, run_reports=run_reports)
         except OSError as exc:

@@ -66,6 +66,11 @@ MODEL_OPTS: Mapping[str, Mapping[str, ModelOpt]] = {
             _slots,
             "a whole number of at least 1, or auto",
         ),
+        "max_reply_bytes": ModelOpt(
+            "the largest reply body read, in bytes; a longer one is cut off and the call fails (default 8388608)",
+            _whole(1024),
+            "a whole number of at least 1024",
+        ),
     },
 }
 """The ``--model-opt`` keys of each backend (backends absent here take none)."""

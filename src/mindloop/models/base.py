@@ -11,15 +11,26 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import os
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
-from urllib.parse import urlsplit
+from typing import Any, get_args
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from mindloop.errors import InvalidArgumentError, MindloopError, ModelTimeoutError, ModelUnavailableError
-from mindloop.models.chat import CacheMode, ChatModel, Completion, GenerationConfig, Message
+from mindloop.models.chat import (
+    CacheMode,
+    ChatModel,
+    Completion,
+    GenerationConfig,
+    Message,
+    check_number,
+    check_whole,
+    storable_text,
+)
 from mindloop.registry import Registry
 
 __all__ = [
@@ -32,12 +43,16 @@ __all__ = [
     "ModelOptions",
     "RecordingModel",
     "TokenLedger",
+    "api_key",
+    "endpoint_id",
     "image_part",
     "load_model",
     "message",
     "message_text",
     "preflight",
+    "redact_url",
     "split_model_name",
+    "storable_text",
     "text_part",
     "validate_base_url",
 ]
@@ -63,8 +78,15 @@ def message(role: str, *content: str | dict[str, Any]) -> Message:
     >>> message("user", "look", {"type": "image_url", "image_url": {"url": "data:,"}})["content"][0]
     {'type': 'text', 'text': 'look'}
     """
-    if role not in {"system", "user", "assistant"}:
+    if not isinstance(role, str) or role not in {"system", "user", "assistant"}:
         raise InvalidArgumentError(f"unknown message role {role!r}; use system, user or assistant")
+    if not content:
+        raise InvalidArgumentError(f"message({role!r}) has no content; give a string or content parts")
+    for part in content:
+        if not isinstance(part, str | dict):
+            raise InvalidArgumentError(
+                f"message content must be strings or content-part dicts, got {type(part).__name__} {part!r:.60}"
+            )
     if len(content) == 1 and isinstance(content[0], str):
         return {"role": role, "content": content[0]}
     return {"role": role, "content": [text_part(c) if isinstance(c, str) else c for c in content]}
@@ -99,27 +121,131 @@ class ModelOptions:
 
     def __post_init__(self) -> None:
         if self.base_url is not None:
+            if not isinstance(self.base_url, str):
+                raise InvalidArgumentError(
+                    f"base_url must be a URL string (http://127.0.0.1:8000/v1), got {type(self.base_url).__name__}"
+                )
             validate_base_url(self.base_url)
+        if not isinstance(self.api_key_env, str) or not self.api_key_env:
+            raise InvalidArgumentError(f"api_key_env must name an environment variable, got {self.api_key_env!r:.40}")
+        check_whole("concurrency", self.concurrency, low=1)
+        check_whole("max_retries", self.max_retries, low=0)
+        if check_number("timeout_s", self.timeout_s, low=0.0) <= 0:
+            raise InvalidArgumentError(f"timeout_s must be positive, got {self.timeout_s}")
+        if min(check_number("backoff_s", self.backoff_s), check_number("max_backoff_s", self.max_backoff_s)) < 0:
+            raise InvalidArgumentError(
+                f"backoff_s and max_backoff_s must be 0 or more, got {self.backoff_s} and {self.max_backoff_s}"
+            )
+        if self.cache not in get_args(CacheMode):
+            raise InvalidArgumentError(f"cache must be one of {', '.join(get_args(CacheMode))}, got {self.cache!r:.40}")
+        if self.cache_path is not None:
+            if not isinstance(self.cache_path, str | os.PathLike):
+                raise InvalidArgumentError(f"cache_path must be a file path, got {type(self.cache_path).__name__}")
+            where = Path(self.cache_path).expanduser()
+            if where.is_dir() or str(self.cache_path).endswith(("/", os.sep)):
+                raise InvalidArgumentError(f"cache_path {str(self.cache_path)!r} is a folder; name a file in it")
+        if not isinstance(self.extra, Mapping):
+            raise InvalidArgumentError(f"extra must be a mapping of backend options, got {type(self.extra).__name__}")
 
 
-def validate_base_url(url: str) -> str:
-    """``url`` when it is an http(s) URL with a host; otherwise an :class:`InvalidArgumentError` naming it.
+_SECRET_PARAM = re.compile(r"(?i)(key|token|secret|passw|auth|sig|credential|session)")
+"""Query parameters whose value is a credential (``api_key``, ``access_token``, ``sig``...)."""
+
+
+def redact_url(url: str) -> str:
+    """``url`` fit to print or store: any ``user:password@`` and the values of credential-like query parameters
+    replaced by ``***``.
+
+    >>> redact_url("http://me:sk-1@host:8000/v1?api_key=sk-2&x=1")
+    'http://***@host:8000/v1?api_key=***&x=1'
+    """
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<an unparsable URL>"
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    secret_query = any(_SECRET_PARAM.search(k) for k, _ in pairs)
+    if "@" not in parts.netloc and not secret_query:
+        return url  # nothing to hide: the URL exactly as given
+    netloc = "***@" + parts.netloc.rpartition("@")[2] if "@" in parts.netloc else parts.netloc
+    query = parts.query
+    if secret_query:
+        query = urlencode([(k, "***" if _SECRET_PARAM.search(k) else v) for k, v in pairs], safe="*")
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def validate_base_url(url: str, *, name: str = "base URL") -> str:
+    """``url`` when it is an http(s) URL with a host and no credentials in it; otherwise an
+    :class:`InvalidArgumentError` naming it (credentials never shown: a key belongs in an environment variable).
 
     >>> validate_base_url("http://127.0.0.1:8000/v1")
     'http://127.0.0.1:8000/v1'
     """
+    shown = redact_url(url)
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError on a port that is not a number
     except ValueError as exc:
+        detail = str(exc) if shown == url else "bad port or host"
         raise InvalidArgumentError(
-            f"base URL {url!r} is not a valid URL ({exc}); expected e.g. http://127.0.0.1:8000/v1"
+            f"{name} {shown!r} is not a valid URL ({detail}); expected e.g. http://127.0.0.1:8000/v1"
         ) from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise InvalidArgumentError(
-            f"base URL {url!r} is not an http(s) URL with a host; expected e.g. http://127.0.0.1:8000/v1"
+            f"{name} {shown!r} is not an http(s) URL with a host; expected e.g. http://127.0.0.1:8000/v1"
+        )
+    if shown != url:
+        raise InvalidArgumentError(
+            f"{name} {shown!r} carries credentials (user:password@ or a key in the query); they would be stored "
+            "with the run: give the URL without them and put the key in the environment variable --api-key-env "
+            "names (OPENAI_API_KEY by default)"
         )
     return url
+
+
+def endpoint_id(url: str) -> str:
+    """``url`` normalised, so two spellings of one endpoint are one cache scope: scheme and host lower-cased, the
+    default port and trailing slashes dropped, credentials removed.
+
+    >>> endpoint_id("HTTP://LocalHost:80/v1/")
+    'http://localhost/v1'
+    """
+    url = redact_url(url.strip())
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    if ":" in host:  # an IPv6 literal
+        host = f"[{host}]"
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    default = {"http": 80, "https": 443}.get(parts.scheme.lower())
+    netloc = host if port is None or port == default else f"{host}:{port}"
+    return urlunsplit((parts.scheme.lower(), netloc, parts.path.rstrip("/"), parts.query, ""))
+
+
+_HEADER_SAFE = re.compile(r"[!-~]+")
+"""Visible ASCII: what an ``Authorization`` header value may hold."""
+
+
+def api_key(env_name: str) -> str | None:
+    """The API key in the environment variable ``env_name`` (``None`` when unset or blank), stripped of
+    surrounding whitespace (a key read from a CRLF file ends in ``\\r``). A key with characters no HTTP header may
+    carry is an :class:`InvalidArgumentError` naming the variable, never the key."""
+    raw = os.environ.get(env_name)
+    if raw is None:
+        return None
+    key = raw.strip()
+    if not key:
+        return None
+    if not _HEADER_SAFE.fullmatch(key):
+        bad = next(i for i, ch in enumerate(key) if not _HEADER_SAFE.fullmatch(ch))
+        what = "non-ASCII" if ord(key[bad]) > 127 else "a space or control character"
+        raise InvalidArgumentError(
+            f"the API key in ${env_name} holds a character an HTTP header cannot carry (at position {bad + 1} of "
+            f"{len(key)}: {what}); check how the variable was set"
+        )
+    return key
 
 
 BackendFactory = Callable[[str, ModelOptions], ChatModel]
@@ -151,6 +277,8 @@ def split_model_name(model: str) -> tuple[str, str]:
     >>> split_model_name("openai/meta-llama/Llama-3.1-8B-Instruct")
     ('openai', 'meta-llama/Llama-3.1-8B-Instruct')
     """
+    if not isinstance(model, str):
+        raise InvalidArgumentError(f"model must be a string BACKEND/NAME (e.g. openai/gpt-4o-mini), got {model!r:.40}")
     backend, sep, rest = model.partition("/")
     if not sep or not backend or not rest:
         known = ", ".join(BACKENDS.names())
@@ -160,14 +288,23 @@ def split_model_name(model: str) -> tuple[str, str]:
 
 def load_model(model: str, options: ModelOptions | None = None) -> ChatModel:
     """Build the model named by ``model`` (``BACKEND/NAME``), wrapped in the response cache where it applies."""
-    options = options or ModelOptions()
+    options = _options(options)
     backend, rest = split_model_name(model)
     chat = BACKENDS.get(backend)(rest, options)
     if options.cache == "off" or backend in _UNCACHED_BACKENDS:
         return chat
     from mindloop.models.cache import CachedChatModel, ResponseCache
 
-    return CachedChatModel(chat, ResponseCache(options.cache_path), mode=options.cache)
+    cache = ResponseCache.open(options.cache_path)  # None: unusable, with one warning; the run goes on uncached
+    return chat if cache is None else CachedChatModel(chat, cache, mode=options.cache)
+
+
+def _options(options: ModelOptions | None) -> ModelOptions:
+    if options is None:
+        return ModelOptions()
+    if not isinstance(options, ModelOptions):
+        raise InvalidArgumentError(f"options must be a ModelOptions, got {type(options).__name__}")
+    return options
 
 
 def preflight(model: str, options: ModelOptions | None = None) -> None:
@@ -176,7 +313,7 @@ def preflight(model: str, options: ModelOptions | None = None) -> None:
     Backends served over HTTP (``openai``) get one ``GET /models`` (or one tiny chat call); in-process backends
     have nothing to check. Raises :class:`~mindloop.errors.ModelError` (``ModelUnavailableError`` when nothing
     answers)."""
-    options = options or ModelOptions()
+    options = _options(options)
     backend, rest = split_model_name(model)
     if backend != "openai":
         return
@@ -206,6 +343,10 @@ class CallRecord:
     """The parser's one-line reason when it refused the reply."""
     attempt: int = 0
     """0 for the first call of a question, ``k`` for its ``k``-th format retry."""
+    finish_reason: str | None = None
+    """Why the server stopped (``stop``; ``length``: cut at ``max_tokens``), ``None`` when it did not say."""
+    replaced: int = 0
+    """Code points of the reply that could not be stored (lone surrogates) and were replaced by U+FFFD."""
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (image data URLs are kept: the report shows them)."""
@@ -242,12 +383,17 @@ class RecordingModel:
         try:
             reply = await self.inner.generate(messages, config)
         except MindloopError as exc:
-            record.error = str(exc)
+            record.error = storable_text(str(exc))[0]
             record.latency_s = time.perf_counter() - start
             self.outage = isinstance(exc, ModelUnavailableError | ModelTimeoutError)
             raise
         self.outage = False
+        text, replaced = storable_text(reply.text) if isinstance(reply.text, str) else (str(reply.text), 0)
+        if replaced:  # a backend that did not clean its text at its boundary: cleaned here, before anything stores it
+            reply = replace(reply, text=text, replaced=reply.replaced + replaced)
         record.text = reply.text
+        record.replaced = reply.replaced
+        record.finish_reason = reply.finish_reason
         record.prompt_tokens = reply.prompt_tokens
         record.completion_tokens = reply.completion_tokens
         record.latency_s = reply.latency_s

@@ -7,7 +7,10 @@ a fault plan injects failures in order, one per chat request, before normal answ
 
 ``"429"`` (with a ``Retry-After`` header) or any other status code, ``"malformed"`` (a 200 whose JSON is cut
 off), ``"drop"`` (the connection closes with no answer), ``"hang"`` (no answer for ``hang_s``, longer than any
-client timeout) and ``"ok"`` (a normal answer).
+client timeout), ``"endless"`` (a 200 whose chunked body never ends, until the client goes or the server stops)
+and ``"ok"`` (a normal answer). ``raw_reply`` sends a body of its own making as each normal answer (a hostile
+server: lone surrogates, malformed ``usage``, JSON nested without end), with ``raw_headers`` added;
+``fault_message`` is the error text of injected status faults.
 
 ``slots=N`` makes it serve like a local server: at most ``N`` chat requests at once, the others queued in
 arrival order (llama.cpp's server has one slot by default; llama-cpp-python's serves one request at a time).
@@ -42,13 +45,16 @@ from typing import Any
 
 from mindloop.models.tokens import count_tokens
 
-__all__ = ["FAULTS", "FakeChatServer", "ReplyFn", "echo_reply"]
+__all__ = ["FAULTS", "FakeChatServer", "RawReplyFn", "ReplyFn", "echo_reply"]
+
+RawReplyFn = Callable[[list[dict[str, Any]], dict[str, Any]], bytes]
+"""``raw_reply(messages, body) -> bytes``: the whole body of one 200 answer, sent as it is."""
 
 ReplyFn = Callable[[list[dict[str, Any]], dict[str, Any]], str | None]
 """``reply(messages, body) -> text``: the answer to one chat request (``body`` is the whole request); ``None``
 sends ``"content": null``, as servers do for tool calls and refusals."""
 
-FAULTS = ("ok", "malformed", "drop", "hang")
+FAULTS = ("ok", "malformed", "drop", "hang", "endless")
 """Named faults; any HTTP status code (``"429"``, ``"500"``, ``503``) is a fault too."""
 
 _MALFORMED = b'{"id": "chatcmpl-cut", "object": "chat.completion", "choices": [{"index": 0, "message": {"con'
@@ -163,10 +169,21 @@ class _Handler(BaseHTTPRequestHandler):
         if fault == "malformed":
             self._send_raw(200, _MALFORMED)
             return
+        if fault == "endless":
+            self._send_endless(fake)
+            return
         if fault != "ok":
             status = int(fault)
             headers = {"Retry-After": str(fake.retry_after)} if status == 429 and fake.retry_after is not None else {}
-            self._send_error(status, f"injected fault {status}", headers)
+            self._send_error(status, fake.fault_message or f"injected fault {status}", headers)
+            return
+        if fake.raw_reply is not None:
+            try:
+                payload = fake.raw_reply(messages, body)
+            except Exception as exc:  # a broken reply function shows up as a 500 naming it, not a dead thread
+                self._send_error(500, f"raw_reply failed: {type(exc).__name__}: {exc}")
+                return
+            self._send_raw(200, payload, fake.raw_headers)
             return
         try:
             text = fake.reply(messages, body)
@@ -186,6 +203,25 @@ class _Handler(BaseHTTPRequestHandler):
             total = prompt + completion
             data["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": total}
         self._send_json(200, data)
+
+    def _send_endless(self, fake: FakeChatServer) -> None:
+        """A 200 whose chunked body starts a completion and never ends (until the client leaves or the server stops)."""
+        self.server.fake._count_status(200)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        chunk = b"a" * 65536
+        frame = b"%x\r\n%s\r\n" % (len(chunk), chunk)
+        self.close_connection = True
+        try:
+            head = b'{"choices": [{"message": {"role": "assistant", "content": "'
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(head), head))
+            while not fake._stopping.is_set():
+                self.wfile.write(frame)
+                fake._count_endless(len(chunk))
+        except OSError:  # the client went away: what a client that cuts a reply off does
+            return
 
     def _send_error(self, status: int, message: str, headers: Mapping[str, str] | None = None) -> None:
         error = {"error": {"message": message, "type": "fake_server_error", "code": status}}
@@ -246,6 +282,9 @@ class FakeChatServer:
         advertise_slots: bool = False,
         openapi_title: str | None = None,
         n_ctx: int = 4096,
+        raw_reply: RawReplyFn | None = None,
+        raw_headers: Mapping[str, str] | None = None,
+        fault_message: str | None = None,
     ) -> None:
         if slots is not None and slots < 1:
             raise ValueError(f"slots must be at least 1 (or None: no limit), got {slots}")
@@ -262,6 +301,11 @@ class FakeChatServer:
         self.advertise_slots = advertise_slots
         self.openapi_title = openapi_title
         self.n_ctx = n_ctx
+        self.raw_reply = raw_reply
+        self.raw_headers = dict(raw_headers or {})
+        self.fault_message = fault_message
+        self.endless_bytes = 0
+        """Bytes of ``endless`` bodies sent so far."""
         self._address = (host, port)
         self._lock = threading.Lock()
         self._turns = threading.Condition(self._lock)
@@ -410,6 +454,10 @@ class FakeChatServer:
     def _count_get(self, path: str) -> None:
         with self._lock:
             self.gets.append(path)
+
+    def _count_endless(self, n: int) -> None:
+        with self._lock:
+            self.endless_bytes += n
 
     def _count_abandoned(self) -> None:
         with self._lock:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from mindloop.errors import DependencyError, InvalidArgumentError, ModelError, ModelResponseError
-from mindloop.models.base import Completion, GenerationConfig, Message, ModelOptions
+from mindloop.models.base import Completion, GenerationConfig, Message, ModelOptions, storable_text
 from mindloop.models.tokens import token_usage
 
 __all__ = ["SERVER_SAMPLING", "LlamaCppChatModel"]
@@ -104,6 +104,17 @@ class LlamaCppChatModel:
         except (ValueError, RuntimeError, OSError) as exc:
             raise ModelError(f"cannot load GGUF model {str(model_file)!r}: {exc}", model=self.name) from exc
         self._lock = threading.Lock()
+        self.cache_scope: dict[str, Any] = {
+            "backend": "llamacpp",
+            "model_file": str(model_file.resolve()),
+            "model_size": model_file.stat().st_size,
+            "n_ctx": int(extra.get("n_ctx", 4096)),
+            "seed": int(extra.get("seed", 0)),
+            "chat_format": extra.get("chat_format"),
+            "sampling": SERVER_SAMPLING,
+        }
+        """What besides the model string changes a reply, as the response cache keys it: the resolved model file
+        (and its size), and the options that change what it says."""
 
     @property
     def name(self) -> str:
@@ -137,14 +148,17 @@ class LlamaCppChatModel:
             raise ModelResponseError(f"unexpected completion shape from llama.cpp ({exc})", model=self.name) from exc
         if not isinstance(text, str):
             raise ModelResponseError(f"reply has no text content (content={text!r})", model=self.name)
+        text, replaced = storable_text(text)
         prompt_tokens, completion_tokens = token_usage(data.get("usage"), messages, text)
+        finish = choice.get("finish_reason")
         return Completion(
             text=text,
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
             latency_s=latency,
             model=self.name,
-            finish_reason=choice.get("finish_reason"),
+            finish_reason=finish if isinstance(finish, str) else None,
+            replaced=replaced,
         )
 
     def _release(self) -> None:

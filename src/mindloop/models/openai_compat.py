@@ -12,7 +12,17 @@ jitter from a seedable ``random.Random`` (or the server's ``Retry-After``):
   do send truncated bodies, and a second try usually succeeds; if every try fails it is a
   :class:`~mindloop.errors.ModelResponseError`;
 - other 4xx (bad request, auth, unknown model) are the caller's to fix and fail at once with the server's
-  message; so does a well-formed reply whose ``content`` is null (asking again would not change it).
+  message; so does a well-formed reply whose ``content`` is null (asking again would not change it);
+- a reply is read up to ``max_reply_bytes`` (``--model-opt max_reply_bytes=N``; default
+  :data:`DEFAULT_MAX_REPLY_BYTES`): a longer body is cut off there and the call fails with that reason, so a server
+  that streams without end cannot take the process's memory; a ``usage`` that is not whole, possible token counts
+  (a string, a dict, NaN, negative, 1e30) fails the call as a :class:`~mindloop.errors.ModelResponseError` naming the
+  field (neither is retried, and neither counts as an outage).
+
+Text from the server is made storable at this boundary (lone surrogates replaced, counted in
+:attr:`Completion.replaced <mindloop.models.base.Completion.replaced>`), and the server's error text is shown
+without terminal control sequences. The API key is read once, stripped, and refused in one line naming its
+variable when it holds characters an HTTP header cannot carry.
 
 Each request is reported to the run's circuit breaker (:mod:`~mindloop.models.outages`) as it ends: one that found
 no server (refused, reset, DNS, TLS, closed with no reply, 502/503 without ``Retry-After``) counts, any answer
@@ -50,20 +60,31 @@ from mindloop.errors import (
     ModelResponseError,
     ModelTimeoutError,
     ModelUnavailableError,
+    printable,
 )
 from mindloop.models import outages
-from mindloop.models.base import Completion, GenerationConfig, Message, ModelOptions
+from mindloop.models.base import (
+    Completion,
+    GenerationConfig,
+    Message,
+    ModelOptions,
+    api_key,
+    endpoint_id,
+    storable_text,
+    validate_base_url,
+)
 from mindloop.models.parallelism import (
     InFlightLimit,
     ServerParallelism,
     Ticket,
     discover_parallelism,
+    fetch_bounded,
     is_local_host,
     reply_cost,
 )
 from mindloop.models.tokens import token_usage
 
-__all__ = ["DEFAULT_BASE_URL", "OpenAIChatModel", "parse_retry_after"]
+__all__ = ["DEFAULT_BASE_URL", "DEFAULT_MAX_REPLY_BYTES", "OpenAIChatModel", "parse_retry_after"]
 
 _CONNECTIONS_PER_CLIENT = 4
 """Connections per httpx client; more clients are used for higher concurrency."""
@@ -79,6 +100,12 @@ def _ssl_context() -> ssl.SSLContext:
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
+DEFAULT_MAX_REPLY_BYTES = 8 * 2**20
+"""The largest reply body read (8 MiB: a chat completion of 100k tokens is well under 1 MiB)."""
+
+MAX_TOKENS_PER_CALL = 10**9
+"""A token count above this in ``usage`` is impossible for one call, and refused."""
+
 PREFLIGHT_S = 10.0
 """Seconds the pre-flight check waits for each answer (never more than the request timeout)."""
 
@@ -88,7 +115,7 @@ async def _answers_openapi(client: httpx.AsyncClient, base_url: str, deadline: f
     parts = urlsplit(base_url)
     try:
         async with asyncio.timeout(deadline):
-            response = await client.get(f"{parts.scheme}://{parts.netloc}/openapi.json")
+            response, _ = await fetch_bounded(client, "GET", f"{parts.scheme}://{parts.netloc}/openapi.json", 2**20)
     except (TimeoutError, httpx.HTTPError):
         return False
     return response.status_code == 200
@@ -186,17 +213,48 @@ Sleep = Callable[[float], Awaitable[None]]
 
 
 def _server_message(response: httpx.Response) -> str:
-    """The error message a server put in its body (OpenAI's ``{"error": {"message": ...}}`` or plain text)."""
+    """The error message a server put in its body (OpenAI's ``{"error": {"message": ...}}`` or plain text), without
+    terminal control sequences (it is printed)."""
     try:
         data = response.json()
-    except ValueError:
-        return response.text.strip()[:300]
+    except (ValueError, RecursionError):
+        return printable(response.text.strip()[:300])
     if isinstance(data, Mapping):
         error = data.get("error", data.get("detail", data))
         if isinstance(error, Mapping):
             error = error.get("message", error)
-        return str(error)[:300]
-    return str(data)[:300]
+        return printable(str(error)[:300])
+    return printable(str(data)[:300])
+
+
+def _check_usage(usage: Any, url: str) -> None:
+    """Refuse a ``usage`` that is not an object of whole, possible token counts, naming the field."""
+    if usage is None:
+        return
+    if not isinstance(usage, Mapping):
+        raise _AttemptError(
+            f"malformed usage from {url}: usage is {type(usage).__name__}, not an object",
+            retry=False,
+            kind=ModelResponseError,
+        )
+    for name in ("prompt_tokens", "completion_tokens", "total_tokens"):
+        value = usage.get(name)
+        if value is None:
+            continue
+        whole = isinstance(value, int) and not isinstance(value, bool)
+        if not whole:
+            shown = f"{value!r:.40}" if isinstance(value, str | int | float) else type(value).__name__
+            raise _AttemptError(
+                f"malformed usage from {url}: usage.{name} is {shown}, not a whole number",
+                retry=False,
+                kind=ModelResponseError,
+            )
+        if not 0 <= value <= MAX_TOKENS_PER_CALL:
+            raise _AttemptError(
+                f"malformed usage from {url}: usage.{name} is {value}, not a possible token count",
+                retry=False,
+                kind=ModelResponseError,
+            )
 
 
 def _completion_data(response: httpx.Response, url: str) -> dict[str, Any]:
@@ -214,10 +272,41 @@ def _completion_data(response: httpx.Response, url: str) -> dict[str, Any]:
         choice = data["choices"][0]
         if not isinstance(choice, dict) or not isinstance(choice.get("message"), dict):
             raise TypeError("choices[0].message is not an object")
+    except RecursionError as exc:
+        cause = f"malformed completion from {url} (JSON nested too deep to read)"
+        raise _AttemptError(cause, retry=False, kind=ModelResponseError) from exc
     except (ValueError, KeyError, IndexError, TypeError) as exc:
         cause = f"malformed completion from {url} ({exc}): {response.text[:120]!r}"
         raise _AttemptError(cause, retry=True, kind=ModelResponseError) from exc
+    _check_usage(data.get("usage"), url)
     return dict(data)
+
+
+def _too_long(url: str, cap: int) -> str:
+    return (
+        f"reply from {url} is over {cap} bytes (max_reply_bytes): cut off there, unread (a server that streams "
+        "without end?); raise the cap with --model-opt max_reply_bytes=N"
+    )
+
+
+async def _read_bounded(
+    client: httpx.AsyncClient, method: str, url: str, cap: int, body: bytes | None = None
+) -> httpx.Response:
+    """Send one request and read its answer up to ``cap`` bytes; a longer one is cut off there (the connection
+    closed) and fails the call without a retry (:class:`_AttemptError`)."""
+    response, over = await fetch_bounded(client, method, url, cap, content=body)
+    if over:
+        raise _AttemptError(_too_long(url, cap), retry=False, kind=ModelResponseError)
+    return response
+
+
+def _max_reply_bytes(value: Any) -> int:
+    """``options.extra["max_reply_bytes"]``: the reply body cap (default :data:`DEFAULT_MAX_REPLY_BYTES`)."""
+    if value is None:
+        return DEFAULT_MAX_REPLY_BYTES
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1024:
+        raise InvalidArgumentError(f"max_reply_bytes must be a whole number of at least 1024, got {value!r:.40}")
+    return value
 
 
 def _generated_tokens(data: Mapping[str, Any]) -> int:
@@ -258,8 +347,12 @@ class OpenAIChatModel:
             )
         self.model_id = name
         self.options = options
-        base = options.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        base = options.base_url or os.environ.get("OPENAI_BASE_URL", "").strip() or DEFAULT_BASE_URL
+        if not options.base_url and base != DEFAULT_BASE_URL:
+            validate_base_url(base, name="OPENAI_BASE_URL")
         self.base_url = base.rstrip("/")
+        self._key = api_key(options.api_key_env)
+        self.max_reply_bytes = _max_reply_bytes(options.extra.get("max_reply_bytes"))
         self.url = f"{self.base_url}/chat/completions"
         self.requests_sent = 0
         self.retries = 0
@@ -283,6 +376,12 @@ class OpenAIChatModel:
         """The current loop's in-flight limit (``None`` before the first call)."""
         return self._limit
 
+    @property
+    def cache_scope(self) -> dict[str, Any]:
+        """What besides the model name changes this model's replies: the backend and its endpoint (normalised,
+        without credentials), as the response cache keys them."""
+        return {"backend": "openai", "endpoint": endpoint_id(self.base_url)}
+
     def __repr__(self) -> str:
         return f"OpenAIChatModel({self.model_id!r}, base_url={self.base_url!r})"
 
@@ -298,9 +397,8 @@ class OpenAIChatModel:
         if self._loop is not loop or not self._clients or self._limit is None:
             # Clients from a finished loop cannot be closed from this one; dropping them releases their sockets.
             headers = {"Content-Type": "application/json"}
-            key = os.environ.get(self.options.api_key_env)
-            if key:
-                headers["Authorization"] = f"Bearer {key}"
+            if self._key:
+                headers["Authorization"] = f"Bearer {self._key}"
             k = self.options.concurrency
             shards = -(-k // _CONNECTIONS_PER_CLIENT)
             self._clients = [
@@ -384,7 +482,7 @@ class OpenAIChatModel:
             try:
                 async with asyncio.timeout_at(limit.deadline(ticket)) as deadline:
                     ticket.timeout = deadline  # moved later while requests ahead of it hold the server
-                    response = await self._clients[shard].post(self.url, content=body)
+                    response = await _read_bounded(self._clients[shard], "POST", self.url, self.max_reply_bytes, body)
             except (TimeoutError, httpx.TimeoutException) as exc:
                 overloaded = True
                 raise _AttemptError(self._timeout_cause(ticket), retry=True, kind=ModelTimeoutError) from exc
@@ -395,6 +493,9 @@ class OpenAIChatModel:
                 if failed.no_server:
                     outages.report_failure(cause)
                 raise failed from exc
+            except httpx.RequestError as exc:  # a body that cannot be decoded (bad gzip), too many redirects
+                cause = f"unreadable reply from {self.url}: {type(exc).__name__}: {printable(str(exc))[:200]}"
+                raise _AttemptError(cause, retry=True, kind=ModelResponseError) from exc
             answered = True
             no_server = outages.answer_finds_no_server(response.status_code, response.headers)
             if no_server:
@@ -434,9 +535,12 @@ class OpenAIChatModel:
     def _completion(self, data: dict[str, Any], messages: Sequence[Message], latency: float, tries: int) -> Completion:
         choice = data["choices"][0]
         text = choice["message"].get("content")
+        finish = choice.get("finish_reason")
+        finish = storable_text(printable(finish))[0][:40] if isinstance(finish, str) else None
         if not isinstance(text, str):
-            cause = f"reply has no text content (content={text!r}, finish_reason={choice.get('finish_reason')!r})"
-            raise ModelResponseError(cause, model=self.name, attempts=tries)
+            cause = f"reply has no text content (content={text!r:.80}, finish_reason={finish!r})"
+            raise ModelResponseError(storable_text(cause)[0], model=self.name, attempts=tries)
+        text, replaced = storable_text(text)
         prompt_tokens, completion_tokens = token_usage(data.get("usage"), messages, text)
         return Completion(
             text=text,
@@ -444,7 +548,8 @@ class OpenAIChatModel:
             completion_tokens=completion_tokens,
             latency_s=latency,
             model=self.name,
-            finish_reason=choice.get("finish_reason"),
+            finish_reason=finish,
+            replaced=replaced,
         )
 
     async def check_endpoint(self) -> None:
@@ -456,9 +561,8 @@ class OpenAIChatModel:
         server in the middle of a completion) passes when it serves its ``/openapi.json``.
         """
         headers = {"Content-Type": "application/json"}
-        key = os.environ.get(self.options.api_key_env)
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
+        if self._key:
+            headers["Authorization"] = f"Bearer {self._key}"
         # Connecting and answering get 10 s each, so a wrong --base-url costs seconds. A server that accepted the
         # connection but does not answer /models may be busy: llama-cpp-python's server answers /models only between
         # completions, yet serves its /openapi.json at once; a server that answers that is up, and the run goes on.
@@ -467,12 +571,16 @@ class OpenAIChatModel:
         async with httpx.AsyncClient(headers=headers, timeout=deadline, verify=_ssl_context()) as client:
             try:
                 async with asyncio.timeout(deadline):
-                    response = await client.get(url)
+                    response = await _read_bounded(client, "GET", url, self.max_reply_bytes)
                     if response.status_code in (404, 405, 501):  # /models not served: one tiny chat call instead
                         url = self.url
                         ping = [{"role": "user", "content": "ping"}]
                         body = {"model": self.model_id, "messages": ping, "max_tokens": 1}
-                        response = await client.post(url, json=body)
+                        response = await _read_bounded(
+                            client, "POST", url, self.max_reply_bytes, json.dumps(body).encode()
+                        )
+            except _AttemptError as exc:
+                raise ModelResponseError(f"pre-flight: {exc.cause}", model=self.name) from None
             except (TimeoutError, httpx.ReadTimeout) as exc:
                 if await _answers_openapi(client, self.base_url, deadline):
                     return  # connected, busy: the first call will wait its turn
@@ -487,7 +595,11 @@ class OpenAIChatModel:
                     "is up",
                     model=self.name,
                 ) from exc
-            except httpx.TransportError as exc:
+            except httpx.RequestError as exc:
+                if not isinstance(exc, httpx.TransportError):  # an undecodable body, too many redirects
+                    detail = printable(str(exc))[:200]
+                    cause = f"pre-flight: unreadable reply from {url}: {type(exc).__name__}: {detail}"
+                    raise ModelResponseError(cause, model=self.name) from exc
                 raise ModelUnavailableError(
                     f"pre-flight: cannot reach {url} ({type(exc).__name__}: {exc}); check --base-url and that the "
                     "server is up",

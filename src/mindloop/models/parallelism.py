@@ -36,6 +36,7 @@ __all__ = [
     "ServerParallelism",
     "Ticket",
     "discover_parallelism",
+    "fetch_bounded",
     "is_local_host",
     "reply_cost",
     "server_root",
@@ -147,6 +148,36 @@ _PROBES: tuple[tuple[str, Callable[[Any], int | None], str], ...] = (
 """Where servers say how many requests they serve at once, asked in this order (read-only GETs)."""
 
 
+_PROBE_BYTES = 2**20
+"""The most of a probe's answer read (they are a few hundred bytes)."""
+
+
+async def fetch_bounded(
+    client: httpx.AsyncClient, method: str, url: str, cap: int, *, content: bytes | None = None
+) -> tuple[httpx.Response, bool]:
+    """Send one request and read at most ``cap`` bytes of its answer (memory stays bounded whatever the server
+    sends: a body that never ends is cut off); returns the response, holding what was read, and whether the body
+    was longer than ``cap`` (then it was not read to its end and the connection is closed)."""
+    request = client.build_request(method, url, content=content)
+    response = await client.send(request, stream=True)
+    chunks: list[bytes] = []
+    try:
+        declared = response.headers.get("Content-Length", "").strip()
+        over = declared.isdigit() and int(declared) > cap
+        size = 0
+        if not over:
+            async for chunk in response.aiter_bytes():
+                size += len(chunk)
+                if size > cap:
+                    over = True
+                    break
+                chunks.append(chunk)
+    finally:
+        await response.aclose()
+    body = b"" if over else b"".join(chunks)
+    return httpx.Response(response.status_code, headers=response.headers, content=body, request=request), over
+
+
 async def discover_parallelism(
     client: httpx.AsyncClient, base_url: str, *, timeout_s: float = 5.0
 ) -> ServerParallelism:
@@ -159,11 +190,11 @@ async def discover_parallelism(
     for path, read, source in _PROBES:
         try:
             async with asyncio.timeout(timeout_s):
-                response = await client.get(root + path)
-            if response.status_code != 200:
+                response, over = await fetch_bounded(client, "GET", root + path, _PROBE_BYTES)
+            if response.status_code != 200 or over:
                 continue
             slots = read(response.json())
-        except (TimeoutError, httpx.HTTPError, ValueError):
+        except (TimeoutError, httpx.HTTPError, ValueError, RecursionError):
             continue
         if slots is not None:
             return ServerParallelism(slots, source)

@@ -153,12 +153,15 @@ async def ask(
 def reply_outcomes(calls: Iterable[CallRecord | Mapping[str, Any]], role: str | None = "agent") -> dict[str, int]:
     """How the replies of ``calls`` fared (only calls in ``role``; every call when ``None``): ``parsed``,
     ``rejected`` (the parser refused it), ``no_reply`` (the call failed), ``unread`` (no parser looked at it:
-    a reply read without :func:`ask`) and ``retries`` (calls that were format retries).
+    a reply read without :func:`ask`), ``retries`` (calls that were format retries), and ``cut_at_limit`` (replies the
+    server cut at the token limit, ``finish_reason`` ``length``, whatever became of them) when there were any.
 
-    >>> reply_outcomes([{"text": "7", "parsed": True}, {"text": "x", "parsed": False}, {"error": "timeout"}])
-    {'parsed': 1, 'rejected': 1, 'no_reply': 1, 'unread': 0, 'retries': 0}
+    >>> reply_outcomes([{"text": "7", "parsed": True}, {"text": "x", "parsed": False, "finish_reason": "length"},
+    ...                 {"error": "timeout"}])
+    {'parsed': 1, 'rejected': 1, 'no_reply': 1, 'unread': 0, 'retries': 0, 'cut_at_limit': 1}
     """
     out = dict.fromkeys(("parsed", "rejected", "no_reply", "unread", "retries"), 0)
+    cut = 0
     for call in calls:
         c = call.to_dict() if isinstance(call, CallRecord) else call
         if role is not None and (c.get("role") or "agent") != role:
@@ -172,6 +175,9 @@ def reply_outcomes(calls: Iterable[CallRecord | Mapping[str, Any]], role: str | 
         else:
             out["unread"] += 1
         out["retries"] += int(c.get("attempt") or 0) > 0
+        cut += c.get("error") is None and c.get("finish_reason") == "length"
+    if cut:
+        out["cut_at_limit"] = cut
     return out
 
 

@@ -48,9 +48,10 @@ from mindloop.bench.report.plots import (
     report_plots,
     score_table,
 )
-from mindloop.bench.runner import benchmark_metrics, metric_intervals, token_totals
+from mindloop.bench.runner import benchmark_metrics, metric_intervals, stored_summary, token_totals
 from mindloop.bench.store import RunInfo, RunStore
 from mindloop.errors import RegistryError
+from mindloop.paths import output_file, write_atomic
 
 __all__ = ["ci_text", "error_kind", "interval_note", "render_report", "report_style", "se_text", "write_report"]
 
@@ -102,7 +103,7 @@ def render_report(run_id: str, store: RunStore) -> str:
     """The HTML report of ``run_id`` (an unknown id raises the store's :class:`InvalidArgumentError`)."""
     info = store.run(run_id)
     records = store.records(run_id, include_pending=True)
-    metrics, tokens, intervals = _summary(info, records)
+    metrics, tokens, intervals, source = _summary(store, info, records)
     bounds = intervals.get("metrics", {})
     groups = {r.sample.group for r in records}
     panels = _metric_panels(metrics, groups, bounds)
@@ -120,7 +121,7 @@ def render_report(run_id: str, store: RunStore) -> str:
         header=_header(info, metrics, tokens, bounds),
         run_panels=_run_panels(info, tokens),
         metric_panels=panels,
-        interval_note=interval_note(intervals),
+        interval_note=" ".join(t for t in (source, interval_note(intervals)) if t),
         style=Markup(report_style()),  # the package's own stylesheet: no value from a run is in it
         plots=report_plots(metrics, records),
         bugs=_error_table(records, "bug"),
@@ -133,39 +134,44 @@ def render_report(run_id: str, store: RunStore) -> str:
 
 def write_report(run_id: str, store: RunStore, out: Path | None = None) -> Path:
     """Write the report of ``run_id`` to ``out`` (default ``RUN_ID.html`` in the current directory; a directory
-    gets ``RUN_ID.html`` inside it) and return the path written."""
+    gets ``RUN_ID.html`` inside it) and return the path written. The file is written whole or not at all
+    (:func:`~mindloop.paths.write_atomic`): a full disk leaves no truncated page."""
     text = render_report(run_id, store)
-    path = Path(f"{run_id}.html") if out is None else Path(out)
-    if path.is_dir():
-        path = path / f"{run_id}.html"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
+    return write_atomic(output_file(None if out is None else Path(out), f"{run_id}.html"), text)
 
 
 # -- numbers --------------------------------------------------------------------------------------------------
 
 
-def _summary(info: RunInfo, records: Sequence[SampleRecord]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-    """The run's metrics, token ledger and metric intervals, computed as
-    :func:`~mindloop.bench.runner.summarize_run` does (the benchmark's summary of the finished samples) from the
-    records already read; a generic summary (mean of every score, overall and per group, by
-    :func:`~mindloop.bench.report.plots.mean_scores`: a failed sample without a score counts as 0) with no
-    intervals when the benchmark is no longer registered."""
+def _summary(
+    store: RunStore, info: RunInfo, records: Sequence[SampleRecord]
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], str]:
+    """The run's metrics, token ledger, metric intervals and a line saying where the numbers come from: the
+    summary stored with the run when it covers every finished sample (the numbers the run reported), else
+    computed as :func:`~mindloop.bench.runner.summarize_run` does from the records already read; a generic
+    summary (mean of every score, overall and per group, by :func:`~mindloop.bench.report.plots.mean_scores`: a
+    failed sample without a score counts as 0) with no intervals when the benchmark is no longer registered."""
     finished = [r for r in records if r.status != "pending"]
     tokens = token_totals(finished)
+    tokens["cut_at_limit"] = sum(
+        c.get("error") is None and c.get("finish_reason") == "length" for r in finished for c in r.calls
+    )
+    stored = stored_summary(store, info)
+    if stored is not None:
+        how = "as the run reported them" if stored.get("computed_by") == "run" else "computed after the run"
+        return stored["metrics"], tokens, stored["intervals"], f"Metrics {how}, by mindloop {stored.get('version')}."
     try:
         bench = get_benchmark(info.benchmark)
     except RegistryError:
         pass
     else:
         metrics = benchmark_metrics(bench, finished)
-        return metrics, tokens, metric_intervals(bench, finished, metrics)
+        return metrics, tokens, metric_intervals(bench, finished, metrics), ""
     generic: dict[str, Any] = mean_scores(finished)
     by_group = score_table(finished, limit=None)
     if len(by_group) > 1:
         generic["by_group"] = by_group
-    return generic, tokens, {}
+    return generic, tokens, {}, ""
 
 
 @lru_cache(maxsize=1)
@@ -384,6 +390,7 @@ def _run_panels(info: RunInfo, tokens: Mapping[str, Any]) -> list[_Panel]:
         ("prompt tokens", tokens.get("prompt_tokens", 0)),
         ("completion tokens", tokens.get("completion_tokens", 0)),
         ("total tokens", tokens.get("total_tokens", 0)),
+        ("replies cut at the token limit", tokens.get("cut_at_limit", 0)),
     ]
     return [
         _Panel("Run", "kv", _kv(meta)),
@@ -615,7 +622,14 @@ def _blob(records: Sequence[SampleRecord]) -> str:
         score_names.extend(k for k, v in r.scores.items() if k not in score_names and _is_number(v))
     score_names = score_names[:MAX_SCORE_COLUMNS]
     details = [
-        {"input": r.sample.input, "output": r.output, "scores": r.scores, "error": r.error, "calls": r.calls}
+        {
+            "input": r.sample.input,
+            "output": r.output,
+            "scores": r.scores,
+            "error": r.error,
+            "calls": r.calls,
+            **({"node": r.node} if r.node is not None else {}),  # the Ray node that ran it
+        }
         for r in records
     ]
     head = {

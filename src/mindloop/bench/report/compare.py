@@ -27,6 +27,7 @@ from mindloop.bench.compare import BenchmarkComparison, Comparison, Difference
 from mindloop.bench.report import ci_text, report_style, se_text
 from mindloop.bench.report.plots import fmt_number
 from mindloop.bench.uncertainty import MetricPath, get_path, numeric_leaves
+from mindloop.paths import output_file, write_atomic
 
 __all__ = ["SIGNIFICANT", "render_compare", "write_compare"]
 
@@ -352,8 +353,6 @@ def render_compare(comparison: Comparison) -> str:
 
 
 def write_compare(comparison: Comparison, path: Path) -> Path:
-    """Write the comparison page to ``path`` (a folder gets ``compare.html`` inside it); returns the path."""
-    target = path / "compare.html" if path.is_dir() else path
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(render_compare(comparison), encoding="utf-8")
-    return target
+    """Write the comparison page to ``path`` (a folder gets ``compare.html`` inside it), whole or not at all
+    (:func:`~mindloop.paths.write_atomic`); returns the path."""
+    return write_atomic(output_file(path, "compare.html"), render_compare(comparison))

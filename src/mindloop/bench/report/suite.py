@@ -1,12 +1,13 @@
 """The suite report: each paper's headline table in the paper's layout, every run linked, the suite's ledger.
 
-:func:`suite_report` gathers a suite's numbers (recomputed from the run store, like ``mindloop report``) into one
-JSON-ready dictionary: the suite, each planned benchmark's run with its counts, headline metric, seconds and
-tokens, each paper's table (:data:`PAPER_TABLES`: MindPower Table 2, MindClaw Tables II and IV, OmniToM Table 3,
-CoBel-World Tables 1 and 2, Theory of Space Table 1 and its map probes, ToMi and Hi-ToM by type) and the token and
-time ledger of the whole suite. ``mindloop suite report --json`` prints it; :func:`render_suite_report` lays the
-same dictionary out as one self-contained HTML page (``suite.html``), where a metric with no value reads ``–``,
-never 0, and a 95% interval is shown under a value when the run's summary carries one (``intervals``).
+:func:`suite_report` gathers a suite's numbers (each run's stored summary, like ``mindloop report``) into one
+JSON-ready dictionary: the suite, each planned benchmark's run with its counts, headline metric, seconds and tokens,
+each paper's table as the benchmarks declare them (:func:`paper_tables`: MindPower Table 2, MindClaw Tables II and
+IV, OmniToM Table 3, CoBel-World Tables 1 and 2, Theory of Space Table 1 and its map probes, ToMi and Hi-ToM by
+type) and the token and time ledger of the whole suite. ``mindloop suite report --json`` prints it;
+:func:`render_suite_report` lays the same dictionary out as one self-contained HTML page (``suite.html``), where a
+metric with no value reads ``–``, never 0, and a 95% interval is shown under a value when the run's summary carries
+one (``intervals``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
 from importlib import resources
@@ -25,258 +25,31 @@ import jinja2
 from markupsafe import Markup
 
 from mindloop._version import __version__
+from mindloop.bench.declaration import PaperTable
 from mindloop.bench.headline import headline_of, headline_value
+from mindloop.bench.registry import BENCHMARKS, get_benchmark
 from mindloop.bench.report import write_report
 from mindloop.bench.runner import RunSummary, summarize_run
 from mindloop.bench.store import RunStore
 from mindloop.bench.suite import token_sum
+from mindloop.paths import output_file, write_atomic
 
 __all__ = [
-    "PAPER_TABLES",
-    "Column",
-    "PaperTable",
-    "Row",
+    "paper_tables",
     "render_suite_report",
     "suite_report",
     "write_suite_report",
 ]
 
 
-@dataclass(frozen=True)
-class Column:
-    """One column of a paper's table: the metric at ``path`` (inside the row's prefix) of benchmark ``bench``
-    (default: the row's, else the table's), times ``scale``, printed with ``digits`` decimals, under ``group``."""
-
-    label: str
-    path: tuple[str, ...]
-    group: str = ""
-    scale: float = 1.0
-    digits: int = 2
-    bench: str | None = None
-
-
-@dataclass(frozen=True)
-class Row:
-    """One row: its label (``{method}`` is the model, or the agent without one) and where its metrics are: the
-    ``prefix`` inside the summary (``("by_task", "wash_dishes")``; empty for the run-wide values) of ``bench``."""
-
-    label: str
-    prefix: tuple[str, ...] = ()
-    bench: str | None = None
-
-
-@dataclass(frozen=True)
-class PaperTable:
-    """A paper's headline table as the suite report lays it out: the paper's columns, in its order and scale."""
-
-    key: str
-    paper: str
-    title: str
-    bench: str
-    columns: tuple[Column, ...]
-    rows: tuple[Row, ...]
-    note: str = ""
-    nav: str = ""
-    """The page's table of contents names the table by its paper, and this when one paper has several tables."""
-
-    def benchmarks(self) -> set[str]:
-        """Every benchmark a cell of this table reads."""
-        return {self.bench} | {c.bench for c in self.columns if c.bench} | {r.bench for r in self.rows if r.bench}
-
-
-_LAYERS = ("perception", "belief", "desire", "intention", "decision")
-_OMNI_CATEGORIES = (
-    ("AST", "Ambiguous Story Task"),
-    ("FBT", "False Belief Task"),
-    ("FPT", "Faux-pas Recognition Test"),
-    ("HT", "Hinting Task Test"),
-    ("PST", "Persuasion Story Task"),
-    ("SIT", "Scalar Implicature Test"),
-    ("SST", "Strange Story Task"),
-)
-_OMNI_DIMENSIONS = (
-    ("Order", "order"),
-    ("Status", "truth_status"),
-    ("Access", "knowledge_access"),
-    ("Repr", "representation"),
-    ("CType", "content_type"),
-    ("Source", "mental_source"),
-    ("Context", "context"),
-)
-_ROUTE = ("direction", "persp.take", "perc.dec", "act2view", "view2act")
-_SURVEY = ("alloc.map", "ment.rot", "loc2view", "view2loc")
-_CWAH_TASKS = (
-    ("Prepare tea", "prepare_afternoon_tea"),
-    ("Wash dishes", "wash_dishes"),
-    ("Prepare meal", "prepare_a_meal"),
-    ("Put groceries", "put_groceries"),
-    ("Set up table", "set_up_a_dinner_table"),
-)
-_TDW_TASKS = ("food-low-capacity", "stuff-low-capacity", "food-high-capacity", "stuff-high-capacity")
-
-PAPER_TABLES: tuple[PaperTable, ...] = (
-    PaperTable(
-        "tomi",
-        "ToMi",
-        "Accuracy by question type (%)",
-        "tomi",
-        (Column("Accuracy (%)", ("accuracy",), scale=100, digits=1), Column("n", ("n",), digits=0)),
-        (
-            *(Row(t.replace("_", " "), ("by_type", t)) for t in ("reality", "memory", "first_order", "second_order")),
-            Row("all ({method})"),
-        ),
-    ),
-    PaperTable(
-        "hitom",
-        "Hi-ToM",
-        "Accuracy by order (%)",
-        "hitom",
-        (Column("Accuracy (%)", ("accuracy",), scale=100, digits=1), Column("n", ("n",), digits=0)),
-        (*(Row(f"order {k}", ("by_order", str(k))) for k in range(5)), Row("all ({method})")),
-    ),
-    PaperTable(
-        "mindpower",
-        "MindPower",
-        "Table 2: BERTScore (B) and Sentence-Transformer (S) per layer, Action SR and AC (0–100), BPC (0–10)",
-        "mindpower",
-        (
-            *(
-                Column(kind, (metric, layer), group=layer.capitalize())
-                for layer in _LAYERS
-                for kind, metric in (("B", "bertscore"), ("S", "st"))
-            ),
-            Column("SR", ("sr",), group="Action"),
-            Column("AC", ("ac",), group="Action"),
-            Column("BPC", ("bpc",)),
-            Column("n", ("n",), digits=0),
-        ),
-        (
-            Row("{method}"),
-            Row("False-Belief Correction", ("by_task", "false_belief_correction")),
-            Row("Implicit Goal Inference & Completion", ("by_task", "implicit_goal_inference")),
-        ),
-        "BPC is a judge model's score (–: the run had no --opt mindpower.judge=BACKEND/NAME); B and S need the "
-        "metrics extra, and use "
-        "all-MiniLM-L6-v2 offline, so absolute values differ from the paper's encoders.",
-    ),
-    PaperTable(
-        "claw",
-        "MindClaw",
-        "Table II (TA, PIA, CS) and Table IV (ACC, ACC w/o noop), %",
-        "claw",
-        (
-            Column("TA", ("ta",), scale=100, group="Table II"),
-            Column("PIA", ("pia",), scale=100, group="Table II"),
-            Column("CS", ("cs",), scale=100, group="Table II"),
-            Column("ACC", ("acc",), scale=100, group="Table IV"),
-            Column("ACC w/o noop", ("acc_no_noop",), scale=100, group="Table IV"),
-            Column("n", ("n",), digits=0),
-        ),
-        (
-            Row("{method}"),
-            *(
-                Row(g.replace("_", " "), ("by_group", g))
-                for g in ("false_belief/help", "implicit_goal/help", "false_belief/control", "implicit_goal/control")
-            ),
-        ),
-    ),
-    PaperTable(
-        "omnitom",
-        "OmniToM",
-        "Table 3: Stage 1 belief-extraction F1 by category and Stage 2 belief-labelling accuracy (%)",
-        "omnitom-stage1",
-        (
-            *(
-                Column(short, ("by_category", name, "f1"), group="Stage 1: Belief Extraction F1", scale=100)
-                for short, name in _OMNI_CATEGORIES
-            ),
-            Column("Overall", ("f1",), group="Stage 1: Belief Extraction F1", scale=100),
-            *(
-                Column(
-                    short,
-                    ("by_dimension", key),
-                    group="Stage 2: Belief-Labeling Accuracy",
-                    scale=100,
-                    bench="omnitom-stage2",
-                )
-                for short, key in _OMNI_DIMENSIONS
-            ),
-            Column(
-                "Overall", ("overall",), group="Stage 2: Belief-Labeling Accuracy", scale=100, bench="omnitom-stage2"
-            ),
-        ),
-        (Row("{method}"),),
-        "Stage 1 Overall is F1 over every story, not the paper's macro average over categories; without a judge "
-        "model the beliefs are aligned by mindloop's offline stand-in (the run's scorer says which).",
-    ),
-    PaperTable(
-        "cwah",
-        "CoBel-World",
-        "Table 2 (C-WAH, symbolic observation): average steps (↓) and communication tokens (↓) per episode",
-        "cwah",
-        (
-            Column("Average Step (↓)", ("avg_steps",), digits=1),
-            Column("Communication Cost (↓)", ("comm_tokens",), digits=0),
-            Column("Finished (%)", ("finished",), scale=100, digits=0),
-            Column("n", ("n",), digits=0),
-        ),
-        (*(Row(label, ("by_task", key)) for label, key in _CWAH_TASKS), Row("Symbolic Average ({method})")),
-        "An unfinished episode counts 250 steps. Per-task rows appear once a run has episodes of two tasks.",
-        nav="C-WAH",
-    ),
-    PaperTable(
-        "tdw-mat",
-        "CoBel-World",
-        "Table 1 (TDW-MAT): transport rate (↑, %) and communication tokens (↓) per episode",
-        "tdw-mat",
-        (
-            Column("Transport Rate (↑)", ("transport_rate",), scale=100, digits=2),
-            Column("Communication Cost (↓)", ("comm_tokens",), digits=0),
-            Column("Average Step", ("avg_steps",), digits=1),
-            Column("n", ("n",), digits=0),
-        ),
-        (
-            *(Row(t.capitalize(), ("by_task", t)) for t in _TDW_TASKS),
-            Row("Total Average ({method})"),
-        ),
-        "Per-category rows appear once a run has episodes of two categories.",
-        nav="TDW-MAT",
-    ),
-    PaperTable(
-        "tos",
-        "Theory of Space",
-        "Table 1: exploration steps, route and survey task accuracy, average (%)",
-        "tos-active",
-        (
-            Column("Avg.step", ("steps",), digits=1),
-            *(Column(t, (t,), group="Route", scale=100, digits=1) for t in _ROUTE),
-            *(Column(t, (t,), group="Survey", scale=100, digits=1) for t in _SURVEY),
-            Column("Avg.", ("avg",), scale=100, digits=1),
-            Column("n", ("n",), digits=0),
-        ),
-        (Row("{method} (active)", bench="tos-active"), Row("{method} (passive)", bench="tos-passive")),
-    ),
-    PaperTable(
-        "tos-map",
-        "Theory of Space",
-        "Cognitive-map probing and false-belief revision (%)",
-        "tos-active",
-        (
-            Column("Dir.", ("map_dir",), group="Cognitive map", scale=100, digits=1),
-            Column("Facing", ("map_facing",), group="Cognitive map", scale=100, digits=1),
-            Column("Pos.", ("map_pos",), group="Cognitive map", scale=100, digits=1),
-            Column("Overall", ("map_overall",), group="Cognitive map", scale=100, digits=1),
-            Column("Coverage", ("coverage",), group="Exploration", scale=100, digits=1),
-            Column("Info gain", ("info_gain",), group="Exploration", scale=100, digits=1),
-            Column("F1", ("fb_f1",), group="False belief", scale=100, digits=1),
-            Column("Inertia (pos.)", ("fb_inertia_pos",), group="False belief", scale=100, digits=1),
-        ),
-        (Row("{method} (active)", bench="tos-active"), Row("{method} (passive)", bench="tos-passive")),
-        "The false-belief phase runs in tos-active only.",
-        nav="map",
-    ),
-)
-"""Each paper's headline table, in the paper's layout; a table is shown when the suite ran one of its benchmarks."""
+def paper_tables() -> list[PaperTable]:
+    """Every registered benchmark's declared paper tables, in suite order (a table once, by its key)."""
+    benches = [get_benchmark(name) for name in BENCHMARKS.names()]
+    out: dict[str, PaperTable] = {}
+    for bench in sorted(benches, key=lambda b: (b.spec.suite.order, b.name)):
+        for table in bench.spec.paper_tables:
+            out.setdefault(table.key, table)
+    return list(out.values())
 
 
 _NOTE_KEYS = ("scorer", "encoder", "acc_over", "budget_note", "deviation", "extraction", "judge")
@@ -410,7 +183,7 @@ def suite_report(store: RunStore, suite_id: str) -> dict[str, Any]:
     """The suite's numbers, as ``mindloop suite report --json`` prints them and the HTML page shows them: the
     suite, each planned benchmark's run (or ``null`` when not started) with its counts, headline metric,
     seconds, tokens, protocol (format retries) and the ids of the samples it ran, each paper's table
-    (:data:`PAPER_TABLES`) and the ledger of the whole suite."""
+    (:func:`paper_tables`) and the ledger of the whole suite."""
     info = store.suite(suite_id)
     runs = store.suite_runs(suite_id)
     plan = list(info.config.get("benchmarks", [])) + [b for b in runs if b not in info.config.get("benchmarks", [])]
@@ -448,7 +221,7 @@ def suite_report(store: RunStore, suite_id: str) -> dict[str, Any]:
                 "report": f"{s.run_id}.html" if s else None,
             }
         )
-    tables = [_table(spec, summaries) for spec in PAPER_TABLES if spec.benchmarks() & set(summaries)]
+    tables = [_table(spec, summaries) for spec in paper_tables() if spec.benchmarks() & set(summaries)]
     done = [e for e in entries if e["run_id"]]
     ledger = {
         "runs": len(done),
@@ -527,14 +300,12 @@ def write_suite_report(
     ``run_reports``, each run's own report beside it as ``RUN_ID.html`` (what the page links to). Returns the
     page's path and the run reports written."""
     data = suite_report(store, suite_id)
-    path = Path(f"{suite_id}.html") if out is None else Path(out)
-    if path.is_dir():
-        path = path / f"{suite_id}.html"
+    path = output_file(None if out is None else Path(out), f"{suite_id}.html")
     path.parent.mkdir(parents=True, exist_ok=True)
     written = [
         write_report(entry["run_id"], store, path.parent / f"{entry['run_id']}.html")
         for entry in data["runs"]
         if run_reports and entry["run_id"]
     ]
-    path.write_text(render_suite_report(data, links=run_reports), encoding="utf-8")
+    write_atomic(path, render_suite_report(data, links=run_reports))
     return path, written

@@ -13,16 +13,26 @@ to the model ``ctx.format_retries`` times (``--format-retries``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 from pydantic import Field
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
+from mindloop.bench.declaration import (
+    BenchmarkSpec,
+    Column,
+    Generation,
+    Headline,
+    PaperTable,
+    PresetEntry,
+    Row,
+    Suite,
+)
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.cobel.episode import AGENT_KINDS, MODEL_KINDS, arun_episode, episode_from_dict, parse_team
 from mindloop.systems.cobel.llm import PAPER_CONFIG
-from mindloop.systems.cobel.metrics import summarize_episodes
+from mindloop.systems.cobel.metrics import CWAH_TASK_LABELS, TDW_TASK_LABELS, summarize_episodes
 from mindloop.systems.cobel.worlds.cwah import MAX_STEPS
 from mindloop.systems.cobel.worlds.tdw import FRAME_BUDGET
 from mindloop.systems.cobel.worlds.testsets import cwah_test_set, tdw_test_set
@@ -39,9 +49,7 @@ _KIND_DESCRIPTIONS = {
 
 
 class TransportOptions(Options):
-    """Options of ``cwah`` and ``tdw-mat``."""
-
-    team_option: ClassVar[str | None] = "n_agents"
+    """Options of ``cwah`` and ``tdw-mat`` (``n_agents`` is their declared team option)."""
 
     n_agents: int = Field(2, ge=2, le=4, description="agents per team (every episode is played by this many)")
     max_steps: int | None = Field(
@@ -59,13 +67,7 @@ class _TransportBenchmark:
     name = ""
     description = ""
     options_model = TransportOptions
-    # CoBel-World section 4.1: "temperature 0.7, top-p 1, at most 512 tokens" (llm.PAPER_CONFIG); a run uses
-    # these unless --temperature / --max-tokens are given (mindloop.bench.generation)
-    generation_defaults: ClassVar[dict[str, Any]] = {
-        "temperature": PAPER_CONFIG.temperature,
-        "max_tokens": PAPER_CONFIG.max_tokens,
-        "top_p": PAPER_CONFIG.top_p,
-    }
+    spec: BenchmarkSpec
 
     def __init__(self) -> None:
         self.agents = {
@@ -162,12 +164,60 @@ class _TransportBenchmark:
         return summary
 
 
+_GENERATION = Generation(
+    temperature=PAPER_CONFIG.temperature,
+    max_tokens=PAPER_CONFIG.max_tokens,
+    top_p=PAPER_CONFIG.top_p,
+    source='CoBel-World section 4.1: "temperature 0.7, top-p 1, at most 512 tokens" (llm.PAPER_CONFIG)',
+)
+"""The paper's sampling settings; a run uses them unless --temperature / --max-tokens are given."""
+
+_BOUNDED = {"max_steps": "30"}
+"""A model team's quick run plays at most 30 steps an episode."""
+
+
 class CwahBenchmark(_TransportBenchmark):
     """C-WAH-style household tasks (Table 6): average steps to finish, communication tokens, messages."""
 
     name = "cwah"
-    aliases = ("cobel-cwah",)
     description = "C-WAH-style household collaboration (10 episodes): avg steps, comm tokens, messages"
+    spec = BenchmarkSpec(
+        headline=Headline("avg_steps", higher_is_better=False),  # average steps to finish (fewer is better)
+        aliases=("cobel-cwah",),
+        team_option="n_agents",
+        generation=_GENERATION,
+        suite=Suite(
+            order=70,
+            presets={
+                "quick": PresetEntry(
+                    2,
+                    "2 episodes; a model team plays at most 30 steps each (a full episode is up to 250 steps, a model "
+                    "call or more per agent per step)",
+                    with_model=_BOUNDED,
+                )
+            },
+        ),
+        paper_tables=(
+            PaperTable(
+                "cwah",
+                "CoBel-World",
+                "Table 2 (C-WAH, symbolic observation): average steps (↓) and communication tokens (↓) per episode",
+                "cwah",
+                (
+                    Column("Average Step (↓)", ("avg_steps",), digits=1),
+                    Column("Communication Cost (↓)", ("comm_tokens",), digits=0),
+                    Column("Finished (%)", ("finished",), scale=100, digits=0),
+                    Column("n", ("n",), digits=0),
+                ),
+                (
+                    *(Row(label, ("by_task", key)) for key, label in CWAH_TASK_LABELS.items()),
+                    Row("Symbolic Average ({method})"),
+                ),
+                "An unfinished episode counts 250 steps. Per-task rows appear once a run has episodes of two tasks.",
+                nav="C-WAH",
+            ),
+        ),
+    )
     paper_limit = f"{MAX_STEPS} steps"
 
     def _check_max_steps(self, max_steps: int) -> None:
@@ -184,8 +234,40 @@ class TdwMatBenchmark(_TransportBenchmark):
     """TDW-MAT-style transport (Table 5): transport rate within 3,000 frames, communication tokens, messages."""
 
     name = "tdw-mat"
-    aliases = ("cobel-tdw-mat",)
     description = "TDW-MAT-style multi-agent transport (24 episodes): transport rate, comm tokens, messages"
+    spec = BenchmarkSpec(
+        headline=Headline("transport_rate"),  # share of target objects transported
+        aliases=("cobel-tdw-mat",),
+        team_option="n_agents",
+        generation=_GENERATION,
+        suite=Suite(
+            order=80,
+            presets={
+                "quick": PresetEntry(
+                    2,
+                    "2 episodes; a model team plays at most 30 steps each (a full episode runs to 3,000 frames)",
+                    with_model=_BOUNDED,
+                )
+            },
+        ),
+        paper_tables=(
+            PaperTable(
+                "tdw-mat",
+                "CoBel-World",
+                "Table 1 (TDW-MAT): transport rate (↑, %) and communication tokens (↓) per episode",
+                "tdw-mat",
+                (
+                    Column("Transport Rate (↑)", ("transport_rate",), scale=100, digits=2),
+                    Column("Communication Cost (↓)", ("comm_tokens",), digits=0),
+                    Column("Average Step", ("avg_steps",), digits=1),
+                    Column("n", ("n",), digits=0),
+                ),
+                (*(Row(t.capitalize(), ("by_task", t)) for t in TDW_TASK_LABELS), Row("Total Average ({method})")),
+                "Per-category rows appear once a run has episodes of two categories.",
+                nav="TDW-MAT",
+            ),
+        ),
+    )
     paper_limit = f"{FRAME_BUDGET:,} frames (no step limit of its own)"
 
     def _episodes(self, n_agents: int, seed: int) -> list[Any]:

@@ -22,6 +22,7 @@ from mindloop.systems.mindclaw.actions import ModelActionGenerator, SymbolicActi
 from mindloop.systems.mindclaw.agents import AGENTS, build_engine, default_skills, mine_default, trained_classifier
 from mindloop.systems.mindclaw.context import FEATURES, TriggerContext
 from mindloop.systems.mindclaw.cues import CONTEXTS, Cue, find_cues
+from mindloop.systems.mindclaw.direct import DirectModel, parse_direct_reply
 from mindloop.systems.mindclaw.engine import Engine, StepTrace, load_trace, save_trace
 from mindloop.systems.mindclaw.memory import BeliefTable, Memory, OperationHistory, StaleBelief
 from mindloop.systems.mindclaw.mining import collect_decisions, mine_skills, summarise_skills
@@ -70,6 +71,7 @@ __all__ = [
     "Cue",
     "Decision",
     "DictScene",
+    "DirectModel",
     "Engine",
     "ExecutionResult",
     "FramesFolderSource",
@@ -113,6 +115,7 @@ __all__ = [
     "load_trace",
     "mine_default",
     "mine_skills",
+    "parse_direct_reply",
     "parse_operation",
     "parse_skills",
     "plan_help",

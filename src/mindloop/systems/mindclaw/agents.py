@@ -12,6 +12,9 @@ agent          trigger                             reasoning / action          d
 ``first``      reason and act at the first window  symbolic; acts (goes to     none
                with a person and an object         the person) even when not
                (reference)                         warranted
+``direct``     none: the model answers once per    the same answer (Table II's none; no belief table shown
+               window whether to intervene and     direct-model baseline)
+               how, from that window alone
 =============  ==================================  ==========================  ======================================
 
 Observation is symbolic unless ``observation="model"``. The classifier is trained on teacher-forced decisions
@@ -28,6 +31,7 @@ from mindloop.models.base import ChatModel, GenerationConfig
 from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
 from mindloop.systems.mindclaw.actions import EagerActionGenerator, ModelActionGenerator, SymbolicActionGenerator
 from mindloop.systems.mindclaw.context import FEATURE_NAMES, RAW_FEATURE_NAMES
+from mindloop.systems.mindclaw.direct import DirectModel
 from mindloop.systems.mindclaw.engine import Engine
 from mindloop.systems.mindclaw.evaluation import DecisionRecord
 from mindloop.systems.mindclaw.mining import collect_decisions, mine_skills
@@ -47,6 +51,7 @@ from mindloop.worlds.household.scenarios import mindpower_sim
 
 __all__ = [
     "AGENTS",
+    "MODEL_AGENTS",
     "build_engine",
     "default_skills",
     "mine_default",
@@ -55,8 +60,12 @@ __all__ = [
     "training_decisions",
 ]
 
-AGENTS = ("symbolic", "classifier", "model", "never", "first")
-"""The runtimes :func:`build_engine` makes; ``never`` and ``first`` are the trivial reference policies."""
+AGENTS = ("symbolic", "classifier", "model", "never", "first", "direct")
+"""The runtimes :func:`build_engine` makes; ``never`` and ``first`` are the trivial reference policies, ``direct``
+the model without the runtime (:mod:`~mindloop.systems.mindclaw.direct`)."""
+
+MODEL_AGENTS = ("model", "direct")
+"""The agents that need a model."""
 
 
 @functools.lru_cache(maxsize=4)
@@ -72,7 +81,7 @@ def default_skills() -> SkillSet:
 def resolve_skills(spec: str, agent: str) -> SkillSet | None:
     """``auto`` (the agent's default), ``default``, ``off`` or a path to a skills YAML file."""
     if spec == "auto":
-        spec = "off" if agent in ("classifier", "never", "first") else "default"
+        spec = "off" if agent in ("classifier", "never", "first", "direct") else "default"
     if spec == "off":
         return None
     if spec == "default":
@@ -141,7 +150,7 @@ def build_engine(
         raise InvalidArgumentError(f"unknown MindClaw agent {agent!r} (agents: {', '.join(AGENTS)})")
     if observation not in ("symbolic", "model"):
         raise InvalidArgumentError(f"observation must be symbolic or model, got {observation!r}")
-    needs_model = agent == "model" or observation == "model"
+    needs_model = agent in MODEL_AGENTS or observation == "model"
     if needs_model and model is None:
         raise InvalidArgumentError(f"agent {agent!r} with observation={observation} needs a model")
     cfg = config or GenerationConfig()
@@ -161,6 +170,10 @@ def build_engine(
             belief_table=belief_table,
             max_ops=max_ops,
         )
+    if agent == "direct":
+        assert model is not None
+        direct = DirectModel(model, cfg, retries=format_retries)
+        return Engine(observer, Trigger(None, direct), direct, direct, belief_table=False, max_ops=max_ops)
     if agent == "never":
         return Engine(
             observer,

@@ -1,7 +1,8 @@
 """The ``claw`` benchmark: MindClaw's precision intervention on ``mindpower-sim`` episodes, closed loop.
 
 Each sample is one household scenario. The agent (``symbolic``, ``classifier`` or ``model``; ``never`` and
-``first`` are trivial reference policies) runs the whole
+``first`` are trivial reference policies; ``direct`` is Table II's direct-model baseline, scored on TA, PIA and CS
+only, having no trigger) runs the whole
 episode live — its actions are executed in the simulator between windows — and is scored on TA, PIA and CS;
 its trigger is also scored decision by decision with teacher forcing (ACC, ACC w/o ``noop``). Metrics are
 fractions in [0, 1]; see ``docs/mindclaw.md`` for their definitions. The headline TA and PIA are over the
@@ -30,11 +31,13 @@ from pydantic import Field
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
+from mindloop.bench.declaration import BenchmarkSpec, Column, Headline, PaperTable, PresetEntry, Row, Suite
 from mindloop.errors import InvalidArgumentError
 from mindloop.models.base import RecordingModel
 from mindloop.systems.mindclaw.agents import build_engine, resolve_skills, trained_classifier
 from mindloop.systems.mindclaw.evaluation import accuracy_scores, closed_loop, episode_outcome, teacher_forced
 from mindloop.systems.mindclaw.metrics import GoldEpisode, gold_episode, summarize_intervention
+from mindloop.systems.mindclaw.tables import trigger_label
 from mindloop.systems.mindclaw.trigger import ClassifierPolicy
 from mindloop.worlds.household.scenarios import Scenario, load_scenarios, mindpower_sim
 
@@ -126,9 +129,48 @@ class ClawBenchmark:
     """MindClaw precision intervention on ``mindpower-sim``: TA, PIA, CS (closed loop) and trigger ACC."""
 
     name = "claw"
-    aliases = ("mindclaw",)
     description = "MindClaw closed-loop precision intervention on mindpower-sim: TA, PIA, CS, trigger ACC"
     options_model = ClawOptions
+    spec = BenchmarkSpec(
+        headline=Headline("pia"),  # PIA: intervening only when needed, at the right step
+        aliases=("mindclaw",),
+        suite=Suite(
+            order=40,
+            presets={
+                "quick": PresetEntry(
+                    5, "4 episodes that need help and 1 control (PIA needs one); ~20 trigger decisions each"
+                )
+            },
+        ),
+        paper_tables=(
+            PaperTable(
+                "claw",
+                "MindClaw",
+                "Table II (TA, PIA, CS) and Table IV (ACC, ACC w/o noop), %",
+                "claw",
+                (
+                    Column("TA", ("ta",), scale=100, group="Table II"),
+                    Column("PIA", ("pia",), scale=100, group="Table II"),
+                    Column("CS", ("cs",), scale=100, group="Table II"),
+                    Column("ACC", ("acc",), scale=100, group="Table IV"),
+                    Column("ACC w/o noop", ("acc_no_noop",), scale=100, group="Table IV"),
+                    Column("n", ("n",), digits=0),
+                ),
+                (
+                    Row("{method}"),
+                    *(
+                        Row(g.replace("_", " "), ("by_group", g))
+                        for g in (
+                            "false_belief/help",
+                            "implicit_goal/help",
+                            "false_belief/control",
+                            "implicit_goal/control",
+                        )
+                    ),
+                ),
+            ),
+        ),
+    )
 
     def __init__(self) -> None:
         self.agents = {
@@ -146,6 +188,12 @@ class ClawBenchmark:
                 "reference: reasons about the first person and object it sees and acts at that first window, "
                 "warranted or not",
                 self._first,
+            ),
+            "direct": AgentSpec(
+                "Table II's direct-model baseline: the model alone answers each window whether to intervene and "
+                "how (no trigger, skills or belief table)",
+                self._direct,
+                needs_model=True,
             ),
         }
 
@@ -178,6 +226,9 @@ class ClawBenchmark:
     async def _first(self, sample: Sample, ctx: AgentContext) -> Outcome:
         return await self._episode(sample, ctx, "first")
 
+    async def _direct(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        return await self._episode(sample, ctx, "direct")
+
     async def _episode(
         self, sample: Sample, ctx: AgentContext, agent: str, classifier: ClassifierPolicy | None = None
     ) -> Outcome:
@@ -207,13 +258,18 @@ class ClawBenchmark:
         trace, source = await closed_loop(engine, scenario, gold, quiet=settings["quiet"])
         loop_calls = recorder.calls[first_call:] if recorder is not None else []
         scores, interventions, reasoning = episode_outcome(trace, source, gold)
-        decisions = await teacher_forced(
-            scenario,
-            gold,
-            decide=engine.trigger.decide,
-            observer=engine.observer,
-            belief_table=table,
-            quiet=settings["quiet"],
+        # the direct baseline has no trigger to score decision by decision (Table II reports TA, PIA, CS only)
+        decisions = (
+            []
+            if agent == "direct"
+            else await teacher_forced(
+                scenario,
+                gold,
+                decide=engine.trigger.decide,
+                observer=engine.observer,
+                belief_table=table,
+                quiet=settings["quiet"],
+            )
         )
         scores.update(accuracy_scores(decisions))
         failures = [f"t{step.t}: {f}" for step in trace for f in step.failures]
@@ -276,7 +332,7 @@ def summarize_claw(records: Sequence[SampleRecord]) -> dict[str, Any]:
             )
         return out
 
-    model_agent = any((r.output or {}).get("agent") == "model" for r in records)
+    model_agent = any((r.output or {}).get("agent") in ("model", "direct") for r in records)
     every = rows(records)
     summary = summarize_intervention(every, model_agent=model_agent)
     help_rows = [row for row in every if row["help_needed"]]
@@ -299,10 +355,19 @@ def summarize_claw(records: Sequence[SampleRecord]) -> dict[str, Any]:
         g: {
             k: v
             for k, v in summarize_intervention(rows(groups[g]), model_agent=model_agent).items()
-            if k in ("ta", "pia", "cs", "cs_n", "acc", "acc_no_noop", "n")
+            if k in ("ta", "pia", "cs", "cs_n", "acc", "acc_no_noop", "acc_model", "acc_model_no_noop", "n")
         }
         for g in sorted(groups)
     }
     settings = records[0].sample.input.get("settings", {}) if records else {}
     summary["settings"] = dict(settings)
+    agents = [str((r.output or {}).get("agent")) for r in records if (r.output or {}).get("agent")]
+    if agents:
+        # the row this run is in the paper's tables ("model" stands for the run's model; `mindloop claw table`)
+        summary["agent"] = agents[0]
+        summary["paper_row"] = (
+            "model (direct, Table II)"
+            if agents[0] == "direct"
+            else trigger_label(agents[0], str(settings.get("skills", "auto")), None)
+        )
     return summary

@@ -6,6 +6,8 @@ mine or validate trigger skills.
 * ``replay PATH`` — run the runtime over a window file (``.jsonl``) or a frames folder (``sidecar.json``).
 * ``record SUBTYPE --out PATH`` — write a household episode's windows (``--frames``: a frames folder).
 * ``skills mine`` / ``skills validate FILE`` — the skill collection of §IV-G, as YAML.
+* ``table RUN_ID ...`` — the paper's Tables II, III and IV from ``claw`` runs in the run store
+  (:mod:`~mindloop.systems.mindclaw.tables`).
 
 ``--json`` prints one JSON object on stdout; human output goes to stderr.
 """
@@ -26,7 +28,10 @@ __all__ = ["describe_step", "mindclaw_app"]
 
 mindclaw_app = typer.Typer(
     name="mindclaw",
-    help="MindClaw's closed-loop runtime: play a household episode, replay or record windows, mine skills.",
+    help=(
+        "MindClaw's closed-loop runtime: play a household episode, replay or record windows, mine skills, "
+        "lay out the paper's tables."
+    ),
     no_args_is_help=True,
 )
 skills_app = typer.Typer(help="Trigger skills: mine them from rollouts, validate an edited file.", no_args_is_help=True)
@@ -274,3 +279,35 @@ def skills_validate(
     for r in rows:
         table.add_row(str(r["id"]), str(r["op"]), str(r["kind"]), str(r["support"]), f"{r['precision']:.4f}")
     err_console().print(table)
+
+
+@mindclaw_app.command("table")
+def table(
+    run_ids: Annotated[list[str], typer.Argument(help="claw runs (any agents and settings), in row order.")],
+    as_json: _Json = False,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Write the tables here instead of stdout.", dir_okay=False)
+    ] = None,
+) -> None:
+    """Tables II (TA, PIA, CS), III (belief-table ablation) and IV (trigger ACC without / with skills) of runs."""
+    from mindloop.bench.store import RunStore
+    from mindloop.console import emit
+    from mindloop.paths import runs_path
+    from mindloop.systems.mindclaw.benchmarks import summarize_claw
+    from mindloop.systems.mindclaw.tables import paper_rows, render_tables
+
+    runs: dict[str, dict[str, Any]] = {}
+    with RunStore(runs_path(create=False), readonly=True) as store:
+        for run_id in run_ids:
+            info = store.run(run_id)
+            if info.benchmark != "claw":
+                raise InvalidArgumentError(f"run {run_id} is a {info.benchmark!r} run, not a claw run")
+            runs[run_id] = {"agent": info.agent, "model": info.model, "summary": summarize_claw(store.records(run_id))}
+    rows = paper_rows(runs)
+    text = render_tables(rows)
+    if as_json:
+        emit(json.dumps({"rows": rows, "table": text}) + "\n", out)
+        return
+    emit(text + "\n", out)
+    if out is not None:
+        err_console().print(f"wrote the tables of {len(runs)} run(s) to {out}")

@@ -27,9 +27,12 @@ step (window 0 = time 0; then one per scripted step; then ``quiet`` windows in w
   simulator right after it ran). Defined only when some episode intervened (``cs_n`` counts them).
 * **ACC**, **ACC w/o noop** — trigger operations predicted with the gold context (teacher forcing) equal to the
   gold ones (verb and all three slots), over all decisions / over decisions whose gold is not ``noop``.
-  For the ``model`` agent, ACC is computed over the decisions **the model itself made** (strong skills decide
-  first and are scored apart as ``acc_skill``); a malformed model reply is a model decision that is wrong. With no
-  model decision ACC is ``None``. ``acc_all`` keeps the whole trigger's figure (skills and policy together).
+  As in the paper's Table IV, ACC is the **whole trigger's** accuracy: the row "MODEL" is the model predicting
+  every decision with no skill (``skills=off``), "MODEL-Skill" the skill-guided trigger of eq. (10) (strong skills
+  decide first, the model prompted with the preferred and negative skills decides the rest). Who decided is
+  reported apart: ``acc_model`` / ``acc_model_no_noop`` over the decisions the model itself made (``None`` when it
+  made none), ``acc_skill`` over the strong skills'; a malformed model reply is a model decision that is wrong.
+  ``acc_all`` / ``acc_all_no_noop`` are the same figures as ``acc`` / ``acc_no_noop`` (kept for old reports).
   Every summary says how many decisions the model made and how many were malformed, in teacher forcing
   (``model_decisions``, ``model_malformed``, ``model_retries``) and in the closed loop (``loop_model_decisions``,
   ``loop_model_malformed``, ``loop_model_retries``: trigger, reasoning, action and observation questions). A
@@ -419,8 +422,9 @@ def summarize_intervention(rows: Sequence[Mapping[str, Any]], *, model_agent: bo
     intervention it made counts against CS. A fraction with nothing to count is ``None``, never 0: TA and PIA
     without episodes, CS without an intervention on an episode that needed help, ACC without decisions.
 
-    With ``model_agent``, ``acc`` and ``acc_no_noop`` are over the model's own decisions (``acc_over`` says
-    which); ``acc_all`` is always over every decision, ``acc_skill`` over the strong skills' decisions."""
+    ``acc`` and ``acc_no_noop`` are over every trigger decision (Table IV; ``acc_over`` says what decided them:
+    with ``model_agent``, strong skills and the model); ``acc_model`` over the model's own decisions, ``acc_skill``
+    over the strong skills' decisions."""
     ta, pia = [], []
     cs_ok = cs_n = 0.0
     acc_c = acc_t = nn_c = nn_t = 0.0
@@ -464,9 +468,11 @@ def summarize_intervention(rows: Sequence[Mapping[str, Any]], *, model_agent: bo
         "pia": _round(mean(pia)),
         "cs": round(cs_ok / cs_n, 6) if cs_n else None,
         "cs_n": int(cs_n),
-        "acc": acc_model if model_agent else acc_all,
-        "acc_no_noop": acc_model_nn if model_agent else acc_all_nn,
-        "acc_over": "model decisions" if model_agent else "all decisions",
+        "acc": acc_all,
+        "acc_no_noop": acc_all_nn,
+        "acc_over": "all trigger decisions (strong skills and the model)" if model_agent else "all decisions",
+        "acc_model": acc_model,
+        "acc_model_no_noop": acc_model_nn,
         "acc_all": acc_all,
         "acc_all_no_noop": acc_all_nn,
         "acc_skill": _frac(counts["skill_correct"], counts["skill_decisions"]),

@@ -38,6 +38,7 @@ from pydantic import Field
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
+from mindloop.bench.declaration import BenchmarkSpec, Column, Headline, PaperTable, PresetEntry, Row, Suite
 from mindloop.errors import DependencyError, InvalidArgumentError
 from mindloop.metrics.stats import mean
 from mindloop.metrics.text import BERTSCORE_NAME, TextSimilarity, similarity_available
@@ -174,6 +175,38 @@ class MindPowerBenchmark:
     name = "mindpower"
     description = "MindPower six-layer reasoning on mindpower-sim: per-layer BERTScore/ST, action SR/AC, judged BPC"
     options_model = MindPowerOptions
+    spec = BenchmarkSpec(
+        headline=Headline("sr"),  # Table 2's Action SR (percent)
+        suite=Suite(
+            order=30, presets={"quick": PresetEntry(10, "5 scenarios of each task; one long six-layer reply each")}
+        ),
+        paper_tables=(
+            PaperTable(
+                "mindpower",
+                "MindPower",
+                "Table 2: BERTScore (B) and Sentence-Transformer (S) per layer, Action SR and AC (0–100), BPC (0–10)",
+                "mindpower",
+                (
+                    *(
+                        Column(kind, (metric, layer), group=layer.capitalize())
+                        for layer in LAYERS[:-1]
+                        for kind, metric in (("B", "bertscore"), ("S", "st"))
+                    ),
+                    Column("SR", ("sr",), group="Action"),
+                    Column("AC", ("ac",), group="Action"),
+                    Column("BPC", ("bpc",)),
+                    Column("n", ("n",), digits=0),
+                ),
+                (
+                    Row("{method}"),
+                    Row("False-Belief Correction", ("by_task", FALSE_BELIEF)),
+                    Row("Implicit Goal Inference & Completion", ("by_task", IMPLICIT_GOAL)),
+                ),
+                "BPC is a judge model's score (–: the run had no --opt mindpower.judge=BACKEND/NAME); B and S need the "
+                "metrics extra, and use all-MiniLM-L6-v2 offline, so absolute values differ from the paper's encoders.",
+            ),
+        ),
+    )
 
     def __init__(self) -> None:
         self._similarity: TextSimilarity | None = None

@@ -25,6 +25,20 @@ from pydantic import Field
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
+from mindloop.bench.declaration import (
+    BenchmarkSpec,
+    Column,
+    Grouping,
+    Headline,
+    Metric,
+    PaperTable,
+    PresetEntry,
+    Row,
+    Suite,
+    chance_policy,
+    oracle_policy,
+)
+from mindloop.datafiles import special_file_kind
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.replies import ask
 from mindloop.systems.tom.agents import ParsedAnswer, build_prompt, parse_answer
@@ -122,6 +136,11 @@ def tom_samples(fmt: StoryFormat, n: int | None, seed: int, data: str | None) ->
     if data is None and fmt == "hitom":
         data, source = str(bundled_hitom_path()), "mindloop:systems/tom/data/hitom/hitom_dev.txt"
     if data is not None:
+        kind = special_file_kind(data)
+        if kind is not None:
+            raise InvalidArgumentError(f"--data {data!r}: it is {kind}, not a regular file")
+        if Path(data).is_dir():
+            raise InvalidArgumentError(f"--data {data!r}: it is a folder, not a file")
         if not Path(data).is_file():
             raise InvalidArgumentError(f"--data {data!r}: no such file")
         _, examples = read_dataset(data, fmt)
@@ -136,21 +155,6 @@ def _chance(sample: Sample) -> float:
     if not choices or str(sample.input.get("answer")) not in choices:
         return 0.0
     return 1.0 / len(choices)
-
-
-def _label(value: Any) -> str:
-    return str(value).lower() if isinstance(value, bool) else str(value)
-
-
-def _accuracy_by(records: Sequence[SampleRecord], key: str, order: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """Accuracy per value of the sample input ``key`` (samples without it are left out), ``order`` first."""
-    groups: dict[str, list[float]] = defaultdict(list)
-    for r in records:
-        value = r.sample.input.get(key)
-        if value is not None:
-            groups[_label(value)].append(r.scores.get("correct", 0.0))
-    names = [t for t in order if t in groups] + sorted(set(groups) - set(order))
-    return {t: {"accuracy": sum(groups[t]) / len(groups[t]), "n": len(groups[t])} for t in names}
 
 
 def _agreed_pairs(records: Sequence[SampleRecord]) -> dict[str, Any] | None:
@@ -181,6 +185,7 @@ class _ToMBenchmark:
 
     name: str
     description: str
+    spec: BenchmarkSpec
     fmt: StoryFormat
     types: tuple[str, ...]
     options_model = ToMOptions
@@ -252,32 +257,15 @@ class _ToMBenchmark:
         return Outcome({"answer": answer}, {"correct": float(answer == gold), "parsed": 1.0})
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
-        """Accuracy over finished samples (failed ones count as wrong), per question type, and unparsed replies.
-
-        ``chance`` (overall and per type) is the expected accuracy of a uniform guess among each question's
-        choices (the mean of 1 / number of choices; a gold answer outside the choices counts 0).
-        Beside them, the breakdowns the samples' own labels allow (absent when no sample carries the label):
-        ``by_story_type`` and ``by_question_type`` (ToMi's ``.trace``), ``by_order``, ``by_deception``,
-        ``by_length`` and ``by_prompting_type`` (Hi-ToM), and ``agreed_pairs``.
-        """
+        """What the declared accuracy (:func:`_metrics`) cannot say: unparsed replies and model failures, the
+        strict extraction's accuracy when a model answered, and Hi-ToM's ``agreed_pairs``."""
         by_type: dict[str, list[float]] = defaultdict(list)
-        chance: dict[str, list[float]] = defaultdict(list)
         for r in records:
-            by_type[r.sample.group].append(r.scores.get("correct", 0.0))
-            chance[r.sample.group].append(_chance(r.sample))
-        ordered = [t for t in self.types if t in by_type] + sorted(set(by_type) - set(self.types))
-        total = sum(sum(v) for v in by_type.values())
+            by_type[r.sample.group].append(_chance(r.sample))
         out: dict[str, Any] = {
-            "accuracy": total / len(records) if records else None,
-            "by_type": {
-                t: {
-                    "accuracy": sum(by_type[t]) / len(by_type[t]),
-                    "n": len(by_type[t]),
-                    "chance": sum(chance[t]) / len(chance[t]),
-                }
-                for t in ordered
-            },
-            "chance": sum(sum(v) for v in chance.values()) / len(records) if records else None,
+            # the expected accuracy of a uniform guess among each question's choices, overall and per type
+            "chance": sum(sum(v) for v in by_type.values()) / len(records) if records else None,
+            "by_type": {t: {"chance": sum(v) / len(v)} for t, v in by_type.items()},
             "unparsed": sum(1 for r in records if r.status == "failed" and r.scores.get("parsed") == 0.0),
             # a failed sample without a parse score never got a reply to read (the call itself failed)
             "model_failures": sum(1 for r in records if r.status == "failed" and "parsed" not in r.scores),
@@ -289,18 +277,41 @@ class _ToMBenchmark:
                 "accuracy: flexible extraction (answer cues, markdown, a name anywhere); "
                 "accuracy_strict: the reply's first line is a letter or a choice name"
             )
-        breakdowns = {
-            "by_story_type": _accuracy_by(records, "story_type", TOMI_STORY_TYPES),
-            "by_question_type": _accuracy_by(records, "question_type", TOMI_QUESTION_TYPES),
-            "by_order": _accuracy_by(records, "question_order", [str(k) for k in range(5)]),
-            "by_deception": _accuracy_by(records, "deception", ["false", "true"]),
-            "by_length": _accuracy_by(records, "length", [str(k) for k in range(1, 5)]),
-            "by_prompting_type": _accuracy_by(records, "prompting_type", PROMPTING_TYPES),
-        }
-        out.update({k: v for k, v in breakdowns.items() if v})
         if self.fmt == "hitom" and (pairs := _agreed_pairs(records)) is not None:
             out["agreed_pairs"] = pairs
         return out
+
+
+def _metrics(types: Sequence[str]) -> tuple[Metric, ...]:
+    """Accuracy over finished samples (failed ones count as wrong), per question type, and per each label the
+    samples carry (absent when no sample carries it): ToMi's story and question types (``.trace``), Hi-ToM's
+    order, deception, length and prompting type."""
+    return (
+        Metric(
+            "accuracy",
+            "correct",
+            groupings=(
+                Grouping("by_type", "group", tuple(types)),
+                Grouping("by_story_type", "story_type", TOMI_STORY_TYPES),
+                Grouping("by_question_type", "question_type", TOMI_QUESTION_TYPES),
+                Grouping("by_order", "question_order", tuple(str(k) for k in range(5))),
+                Grouping("by_deception", "deception", ("false", "true")),
+                Grouping("by_length", "length", tuple(str(k) for k in range(1, 5))),
+                Grouping("by_prompting_type", "prompting_type", tuple(PROMPTING_TYPES)),
+            ),
+            description="share of questions answered with the gold choice",
+        ),
+    )
+
+
+_REFERENCES = (chance_policy(lambda s: len(s.input.get("choices") or ())), oracle_policy())
+"""Chance (a uniform guess among the question's choices; a sample listing none is left out) and the oracle (the
+gold answer)."""
+
+
+def _by_type_table(key: str, paper: str, title: str, rows: tuple[Row, ...]) -> PaperTable:
+    columns = (Column("Accuracy (%)", ("accuracy",), scale=100, digits=1), Column("n", ("n",), digits=0))
+    return PaperTable(key, paper, title, key, columns, (*rows, Row("all ({method})")))
 
 
 class ToMiBenchmark(_ToMBenchmark):
@@ -310,6 +321,29 @@ class ToMiBenchmark(_ToMBenchmark):
     description = "ToMi false-belief questions (generated seeded set, or --data FILE)"
     fmt: StoryFormat = "tomi"
     types = TOMI_TYPES
+    spec = BenchmarkSpec(
+        headline=Headline("accuracy"),
+        metrics=_metrics(TOMI_TYPES),
+        references=_REFERENCES,
+        suite=Suite(
+            order=10,
+            presets={
+                "quick": PresetEntry(
+                    20,
+                    "5 questions of each of the 4 types (balanced over question type); one call each",
+                    {"select": "balanced"},
+                )
+            },
+        ),
+        paper_tables=(
+            _by_type_table(
+                "tomi",
+                "ToMi",
+                "Accuracy by question type (%)",
+                tuple(Row(t.replace("_", " "), ("by_type", t)) for t in TOMI_TYPES),
+            ),
+        ),
+    )
 
 
 class HiToMBenchmark(_ToMBenchmark):
@@ -319,3 +353,29 @@ class HiToMBenchmark(_ToMBenchmark):
     description = "Hi-ToM higher-order questions (bundled dev split, or --data FILE such as Hi-ToM_data.json)"
     fmt: StoryFormat = "hitom"
     types = HITOM_TYPES
+    spec = BenchmarkSpec(
+        headline=Headline("accuracy"),
+        metrics=_metrics(HITOM_TYPES),
+        references=_REFERENCES,
+        suite=Suite(
+            order=20,
+            presets={
+                "quick": PresetEntry(
+                    20,
+                    "20 questions balanced over each dimension Hi-ToM reports, one at a time: 4 of each order 0-4, "
+                    "10 with deception and 10 without, lengths as even as the split allows, 10 per prompting type; "
+                    "one call each",
+                    {"select": "balanced"},
+                )
+            },
+        ),
+        paper_tables=(
+            _by_type_table(
+                "hitom",
+                "Hi-ToM",
+                "Accuracy by order (%)",
+                tuple(Row(f"order {k}", ("by_order", str(k))) for k in range(5)),
+            ),
+        ),
+        no_intervals=("agreed_pairs",),  # story-question pairs held twice: a resample's duplicates would count
+    )

@@ -43,6 +43,7 @@ from pydantic import Field
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
+from mindloop.bench.declaration import BenchmarkSpec, Headline, Suite
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.metrics.stats import mean
 from mindloop.models.base import message
@@ -361,7 +362,10 @@ class FanToMBenchmark:
     name = "fantom"
     description = "FANToM conversation ToM questions, ALL* and per-type scores (--data fantom_v1.json)"
     options_model = FanToMOptions
-    headline = "inaccessible_all_star"
+    spec = BenchmarkSpec(
+        headline=Headline("inaccessible_all_star"),
+        suite=Suite(excluded="it reads a released data set it does not ship (--data): name it with --only and --opt"),
+    )
 
     def __init__(self) -> None:
         self.agents = {

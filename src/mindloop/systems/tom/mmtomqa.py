@@ -27,6 +27,7 @@ from pydantic import Field
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
+from mindloop.bench.declaration import BenchmarkSpec, Headline, Suite
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.base import message
 from mindloop.systems.tom.mcq import accuracy_by, ask_choice, group_key, model_summary
@@ -183,7 +184,11 @@ class MMToMQABenchmark:
     name = "mmtom-qa"
     description = "MMToM-QA text version, accuracy per question type (--data questions.json)"
     options_model = MMToMOptions
-    headline = "accuracy"  # accuracy over the answered questions; the paper's per-type figures beside it
+    # the headline: accuracy over the answered questions; the paper's per-type figures beside it
+    spec = BenchmarkSpec(
+        headline=Headline("accuracy"),
+        suite=Suite(excluded="it reads a released data set it does not ship (--data): name it with --only and --opt"),
+    )
 
     def __init__(self) -> None:
         self.agents = {

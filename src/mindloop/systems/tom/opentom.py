@@ -42,6 +42,7 @@ from pydantic import Field
 from mindloop.beliefs import Event, EventKind, Fact, Tracker
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
+from mindloop.bench.declaration import BenchmarkSpec, Headline, Suite
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.base import message
 from mindloop.systems.tom.mcq import (
@@ -650,7 +651,11 @@ class OpenToMBenchmark:
     name = "opentom"
     description = "OpenToM location/multihop/attitude questions, macro-F1 per type (--data opentom_data/)"
     options_model = OpenToMOptions
-    headline = "accuracy"  # accuracy over the answered questions; the paper's per-type figures beside it
+    # the headline: accuracy over the answered questions; the paper's per-type figures beside it
+    spec = BenchmarkSpec(
+        headline=Headline("accuracy"),
+        suite=Suite(excluded="it reads a released data set it does not ship (--data): name it with --only and --opt"),
+    )
 
     def __init__(self) -> None:
         self.agents = {

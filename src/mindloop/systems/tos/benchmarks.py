@@ -31,6 +31,7 @@ from pydantic import Field, field_validator, model_validator
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentRunner, AgentSpec, Options, Outcome, Sample, SampleRecord
+from mindloop.bench.declaration import BenchmarkSpec, Column, Headline, PaperTable, PresetEntry, Row, Suite
 from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError
 from mindloop.metrics.stats import mean
 from mindloop.models.base import message_text
@@ -253,6 +254,7 @@ class _TosBenchmark:
 
     name: str
     description: str
+    spec: BenchmarkSpec
     active: bool
     options_model = TosOptions
 
@@ -640,12 +642,65 @@ def _protocol_summary(records: Sequence[SampleRecord]) -> dict[str, Any]:
     return {"prompt": style, "prompt_note": prompt_note, "history_turns": turns, "history_note": history_note}
 
 
+_BOTH_ROWS = (Row("{method} (active)", bench="tos-active"), Row("{method} (passive)", bench="tos-passive"))
+
+
+def _pct(label: str, key: str, group: str) -> Column:
+    return Column(label, (key,), group=group, scale=100, digits=1)
+
+
+TABLE_1 = PaperTable(
+    "tos",
+    "Theory of Space",
+    "Table 1: exploration steps, route and survey task accuracy, average (%)",
+    "tos-active",
+    (
+        Column("Avg.step", ("steps",), digits=1),
+        *(_pct(t, t, "Route") for t in ROUTE_TASKS),
+        *(_pct(t, t, "Survey") for t in SURVEY_TASKS),
+        _pct("Avg.", "avg", ""),
+        Column("n", ("n",), digits=0),
+    ),
+    _BOTH_ROWS,
+)
+"""The paper's Table 1, active and passive rows."""
+
+MAP_TABLE = PaperTable(
+    "tos-map",
+    "Theory of Space",
+    "Cognitive-map probing and false-belief revision (%)",
+    "tos-active",
+    (
+        _pct("Dir.", "map_dir", "Cognitive map"),
+        _pct("Facing", "map_facing", "Cognitive map"),
+        _pct("Pos.", "map_pos", "Cognitive map"),
+        _pct("Overall", "map_overall", "Cognitive map"),
+        _pct("Coverage", "coverage", "Exploration"),
+        _pct("Info gain", "info_gain", "Exploration"),
+        _pct("F1", "fb_f1", "False belief"),
+        _pct("Inertia (pos.)", "fb_inertia_pos", "False belief"),
+    ),
+    _BOTH_ROWS,
+    "The false-belief phase runs in tos-active only.",
+    nav="map",
+)
+"""The cognitive-map probes and the false-belief phase."""
+
+
 class TosActiveBenchmark(_TosBenchmark):
     """Active exploration within 20 steps, the false-belief phase, then the nine downstream tasks."""
 
     name = "tos-active"
     description = "Theory of Space: explore a multi-room grid (20 steps), revise after covert changes, answer 9 tasks"
     active = True
+    spec = BenchmarkSpec(
+        headline=Headline("avg"),  # the mean of the task scores
+        suite=Suite(
+            order=90,
+            presets={"quick": PresetEntry(1, "1 scene: up to 20 exploration calls, the map probes, then 27 questions")},
+        ),
+        paper_tables=(TABLE_1, MAP_TABLE),
+    )
 
 
 class TosPassiveBenchmark(_TosBenchmark):
@@ -654,6 +709,13 @@ class TosPassiveBenchmark(_TosBenchmark):
     name = "tos-passive"
     description = "Theory of Space: answer 9 spatial tasks from a scripted proxy's exploration log"
     active = False
+    spec = BenchmarkSpec(
+        headline=Headline("avg"),
+        suite=Suite(
+            order=100,
+            presets={"quick": PresetEntry(2, "2 scenes: 27 questions each, from a scripted proxy's exploration log")},
+        ),
+    )
 
 
 def format_table(rows: Mapping[str, Mapping[str, Any]]) -> str:

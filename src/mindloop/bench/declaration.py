@@ -1,0 +1,378 @@
+"""What a benchmark declares about itself, so the core needs no table keyed by a benchmark's name.
+
+A benchmark carries one :class:`BenchmarkSpec` as its ``spec``: its headline metric and direction, its declared
+metrics (:class:`Metric`: a per-sample score, how it aggregates, its scale and groupings), its reference policies
+(:class:`ReferencePolicy`: chance, the oracle, trivial policies, computed on a run's samples), its place in a
+suite and its presets (:class:`Suite`, :class:`PresetEntry`), its paper's tables (:class:`PaperTable`), its
+paper's generation settings (:class:`Generation`), the model calls a sample usually takes, its other names and
+the option that sets a team's size. Every part is a frozen dataclass checked when it is built; the checks that
+need the benchmark itself (the team option names an option, the headline is a metric it reports) run when the
+registry first loads it (:func:`mindloop.bench.check.check_declaration`).
+
+>>> spec = BenchmarkSpec(headline=Headline("accuracy"), metrics=(Metric("accuracy", "correct"),))
+>>> spec.metric("accuracy").kind, spec.suite.order, spec.generation.values()
+('proportion', 1000, {})
+>>> Metric("accuracy", "correct", scale=3)
+Traceback (most recent call last):
+...
+mindloop.errors.RegistryError: metric 'accuracy': scale must be 1 or 100, got 3
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from mindloop.bench.records import Sample, SampleRecord
+from mindloop.errors import RegistryError
+
+__all__ = [
+    "GENERATION_FIELDS",
+    "PRESET_NAMES",
+    "BenchmarkSpec",
+    "Column",
+    "Generation",
+    "Grouping",
+    "Headline",
+    "Metric",
+    "PaperTable",
+    "PresetEntry",
+    "ReferencePolicy",
+    "Row",
+    "Suite",
+    "chance_policy",
+    "headline_value",
+    "oracle_policy",
+]
+
+PRESET_NAMES = ("quick", "paper")
+"""The suite presets: ``quick`` (a small ``n`` per benchmark, for a first look) and ``paper`` (every set whole)."""
+
+GENERATION_FIELDS = ("temperature", "max_tokens", "top_p")
+"""The generation settings a benchmark may declare."""
+
+
+def _refuse(what: str, problem: str) -> RegistryError:
+    return RegistryError(f"{what}: {problem}")
+
+
+# -- headline -----------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Headline:
+    """A benchmark's main metric (a top-level key of its summary) and its direction."""
+
+    metric: str
+    higher_is_better: bool = True
+
+    def __post_init__(self) -> None:
+        if not self.metric:
+            raise _refuse("headline", "it names no metric")
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"metric", "higher_is_better"}``."""
+        return {"metric": self.metric, "higher_is_better": self.higher_is_better}
+
+
+def headline_value(headline: Headline | None, metrics: Mapping[str, Any]) -> float | None:
+    """The headline's value in a summary: ``None`` when it is missing or not a number ("no data")."""
+    if headline is None:
+        return None
+    value = metrics.get(headline.metric)
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+# -- metrics --------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Grouping:
+    """A breakdown of a declared metric: summary key ``key`` (``by_type``) holds, per label, the metric and ``n``.
+
+    ``by`` says what labels a sample: ``"group"`` (its :attr:`Sample.group`) or the name of a key of its input
+    (a sample without it is in no row). ``labels`` orders the rows (unlisted labels follow, sorted)."""
+
+    key: str
+    by: str = "group"
+    labels: tuple[str, ...] = ()
+
+    def label(self, sample: Sample) -> str | None:
+        """The row ``sample`` falls in (``None``: none)."""
+        if self.by == "group":
+            return sample.group
+        value = sample.input.get(self.by)
+        if value is None or isinstance(value, dict | list):
+            return None
+        return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+MetricKind = Literal["proportion", "mean"]
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A declared metric: the mean of the per-sample score ``score`` over the run's finished samples, times
+    ``scale`` (1, or 100 for a percentage), and the same per row of each of its ``groupings``.
+
+    ``kind`` says what the score is: ``proportion`` (every value 0 or 1: exact binomial intervals and McNemar's
+    exact test) or ``mean`` (any number: bootstrap intervals and a paired bootstrap). A sample without the score
+    counts as 0 (``missing="zero"``: a failed sample scores nothing) or is left out (``"skip"``)."""
+
+    name: str
+    score: str
+    kind: MetricKind = "proportion"
+    scale: float = 1.0
+    missing: Literal["zero", "skip"] = "zero"
+    groupings: tuple[Grouping, ...] = ()
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        what = f"metric {self.name!r}"
+        if not self.name or not self.score:
+            raise _refuse(what, "a metric needs a name and the per-sample score it averages")
+        if self.kind not in ("proportion", "mean"):
+            raise _refuse(what, f"kind must be 'proportion' or 'mean', got {self.kind!r}")
+        if self.scale not in (1.0, 100.0):
+            raise _refuse(what, f"scale must be 1 or 100, got {self.scale:g}")
+        if self.missing not in ("zero", "skip"):
+            raise _refuse(what, f"missing must be 'zero' or 'skip', got {self.missing!r}")
+        keys = [g.key for g in self.groupings]
+        if len(set(keys)) != len(keys):
+            raise _refuse(what, f"two groupings share a key ({', '.join(keys)})")
+
+    def values(self, records: Sequence[SampleRecord]) -> list[float]:
+        """The per-sample values the metric averages (a missing or non-finite score: 0, or left out)."""
+        out = []
+        for r in records:
+            v = r.scores.get(self.score)
+            if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v):
+                out.append(float(v))
+            elif self.missing == "zero":
+                out.append(0.0)
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        """The definition as the run store keeps it beside the summary it produced."""
+        return {
+            "name": self.name,
+            "score": self.score,
+            "kind": self.kind,
+            "scale": self.scale,
+            "missing": self.missing,
+            "groupings": [{"key": g.key, "by": g.by, "labels": list(g.labels)} for g in self.groupings],
+            "description": self.description,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Metric:
+        """A stored definition read back."""
+        groupings = tuple(
+            Grouping(g["key"], g.get("by", "group"), tuple(g.get("labels", ()))) for g in data["groupings"]
+        )
+        return cls(
+            data["name"],
+            data["score"],
+            data.get("kind", "proportion"),
+            float(data.get("scale", 1.0)),
+            data.get("missing", "zero"),
+            groupings,
+            data.get("description", ""),
+        )
+
+
+# -- reference policies -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReferencePolicy:
+    """A policy that needs no model, scored on a run's own samples beside the model (DESIGN.md section 8):
+    chance, the best constant answer, a trivial policy (never intervene), the oracle. ``value`` gives the
+    headline metric the policy reaches on these samples (``None`` when it cannot say)."""
+
+    name: str
+    description: str
+    value: Callable[[Sequence[Sample]], float | None]
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return math.fsum(values) / len(values) if values else None
+
+
+def chance_policy(choices: Callable[[Sample], int], scale: float = 1.0) -> ReferencePolicy:
+    """Guessing uniformly among a sample's choices: the exact expected accuracy, the mean of ``1 / choices`` over
+    the samples that offer any (``choices`` gives 0 for one that lists none: it is left out).
+
+    >>> round(chance_policy(lambda s: len(s.input["choices"])).value([Sample("a", {"choices": [1, 2]})]), 3)
+    0.5
+    """
+
+    def value(samples: Sequence[Sample]) -> float | None:
+        counts = [choices(s) for s in samples]
+        mean = _mean([1.0 / c for c in counts if c > 0])
+        return None if mean is None else scale * mean
+
+    return ReferencePolicy("chance", "a uniform guess among each question's choices (exact expectation)", value)
+
+
+def oracle_policy(scale: float = 1.0) -> ReferencePolicy:
+    """Answering every sample with its gold answer: the ceiling of a per-sample accuracy."""
+    return ReferencePolicy("oracle", "answers every sample with its gold answer", lambda s: scale if s else None)
+
+
+# -- suites ---------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PresetEntry:
+    """How one benchmark runs in one preset: ``n`` samples (``None``: the whole set), ``options`` (``--opt``
+    strings) for every run, ``with_model`` options added only when a model drives the agents (they bound a model's
+    cost; symbolic agents need no bound), and ``why`` this size."""
+
+    n: int | None
+    why: str
+    options: Mapping[str, str] = field(default_factory=dict)
+    with_model: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.n is not None and self.n < 1:
+            raise _refuse("preset entry", f"n must be at least 1 (or None for the whole set), got {self.n}")
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A benchmark's place in suites: its ``order`` among them (lower first, then by name), ``excluded`` (why a
+    suite leaves it out unless ``--only`` names it; ``None``: every suite with a model agent runs it) and its
+    ``presets`` (:data:`PRESET_NAMES`; a preset it does not name takes the core's default)."""
+
+    order: int = 1000
+    excluded: str | None = None
+    presets: Mapping[str, PresetEntry] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.presets) - set(PRESET_NAMES))
+        if unknown:
+            raise _refuse("suite", f"unknown preset {unknown[0]!r}; presets: {', '.join(PRESET_NAMES)}")
+
+
+# -- paper tables ---------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a paper's table: the metric at ``path`` (inside the row's prefix) of benchmark ``bench``
+    (default: the row's, else the table's), times ``scale``, printed with ``digits`` decimals, under ``group``."""
+
+    label: str
+    path: tuple[str, ...]
+    group: str = ""
+    scale: float = 1.0
+    digits: int = 2
+    bench: str | None = None
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row: its label (``{method}`` is the model, or the agent without one) and where its metrics are: the
+    ``prefix`` inside the summary (``("by_task", "wash_dishes")``; empty for the run-wide values) of ``bench``."""
+
+    label: str
+    prefix: tuple[str, ...] = ()
+    bench: str | None = None
+
+
+@dataclass(frozen=True)
+class PaperTable:
+    """A paper's headline table as the suite report lays it out: the paper's columns, in its order and scale."""
+
+    key: str
+    paper: str
+    title: str
+    bench: str
+    columns: tuple[Column, ...]
+    rows: tuple[Row, ...]
+    note: str = ""
+    nav: str = ""
+    """The page's table of contents names the table by its paper, and this when one paper has several tables."""
+
+    def __post_init__(self) -> None:
+        if not self.key or not self.columns or not self.rows:
+            raise _refuse(f"paper table {self.key!r}", "a table needs a key, columns and rows")
+
+    def benchmarks(self) -> set[str]:
+        """Every benchmark a cell of this table reads."""
+        return {self.bench} | {c.bench for c in self.columns if c.bench} | {r.bench for r in self.rows if r.bench}
+
+
+# -- generation -----------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Generation:
+    """The sampling settings the benchmark's paper states (``None``: mindloop's default), and where it says so.
+    A run uses them unless ``--temperature`` / ``--max-tokens`` are given (:mod:`mindloop.bench.generation`)."""
+
+    temperature: float | None = None
+    max_tokens: int | None = None
+    top_p: float | None = None
+    source: str = ""
+
+    def __post_init__(self) -> None:
+        if self.temperature is not None and not 0.0 <= self.temperature <= 2.0:
+            raise _refuse("generation", f"temperature must be from 0 to 2, got {self.temperature}")
+        if self.max_tokens is not None and self.max_tokens < 1:
+            raise _refuse("generation", f"max_tokens must be at least 1, got {self.max_tokens}")
+        if self.top_p is not None and not 0.0 < self.top_p <= 1.0:
+            raise _refuse("generation", f"top_p must be in (0, 1], got {self.top_p}")
+
+    def values(self) -> dict[str, Any]:
+        """The fields it sets, by name."""
+        return {name: v for name in GENERATION_FIELDS if (v := getattr(self, name)) is not None}
+
+
+# -- the declaration ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BenchmarkSpec:
+    """Everything the core knows about a benchmark beyond its samples, agents and options.
+
+    ``headline``: the number ``runs`` lists and ``compare`` leads with (``None``: the first top-level number of
+    the summary, higher being better). ``metrics``: the declared metrics (summaries, intervals and paired tests
+    come from them; ``summarize`` adds what a declaration cannot say). ``references``: the reference policies.
+    ``suite``, ``paper_tables``, ``generation``: as their classes say. ``calls_per_sample``: the model calls one
+    sample usually takes (a run's first estimate). ``aliases``: other names it answers to. ``team_option``: the
+    option that sets how many agents play a run, for team benchmarks. ``no_intervals``: top-level summary keys
+    that count repeated samples, which resampling would create, so they get no interval."""
+
+    headline: Headline | None = None
+    metrics: tuple[Metric, ...] = ()
+    references: tuple[ReferencePolicy, ...] = ()
+    suite: Suite = field(default_factory=Suite)
+    paper_tables: tuple[PaperTable, ...] = ()
+    generation: Generation = field(default_factory=Generation)
+    calls_per_sample: float | None = None
+    aliases: tuple[str, ...] = ()
+    team_option: str | None = None
+    no_intervals: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for what, names in (
+            ("metric", [m.name for m in self.metrics]),
+            ("reference policy", [r.name for r in self.references]),
+            ("paper table", [t.key for t in self.paper_tables]),
+            ("alias", list(self.aliases)),
+        ):
+            dup = next((n for i, n in enumerate(names) if n in names[:i]), None)
+            if dup is not None:
+                raise _refuse("benchmark declaration", f"{what} {dup!r} is declared twice")
+        if any(not a or a != a.strip() for a in self.aliases):
+            raise _refuse("benchmark declaration", f"an alias must be a non-empty name, got {self.aliases!r}")
+        if self.calls_per_sample is not None and not self.calls_per_sample > 0:
+            raise _refuse("benchmark declaration", f"calls_per_sample must be positive, got {self.calls_per_sample}")
+
+    def metric(self, name: str) -> Metric | None:
+        """The declared metric ``name`` (``None`` when it is not declared)."""
+        return next((m for m in self.metrics if m.name == name), None)

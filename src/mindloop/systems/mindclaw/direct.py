@@ -1,0 +1,231 @@
+"""The direct-model baseline of MindClaw's Table II: the model alone decides, window by window, whether to
+intervene and how — no trigger, no skills, no belief table, no operation history.
+
+Each window the model sees only that window's observation (what happened, who saw which object where, what each
+person has done since entering their room) and the candidate names, and answers once::
+
+    <Intervene> yes or no
+    <Person> the person to help        (when yes)
+    <Object> the object the help is about
+    <Context> the mental-state context (false_belief, unreachable, ...)
+    <Believed> where the person believes the object is, or none
+    <Action> the robot's steps, or none
+
+It plugs into the :class:`~mindloop.systems.mindclaw.engine.Engine` as the three parts the engine calls:
+:class:`DirectModel` is the policy (its one question per window becomes ``reasoning_run`` then ``action_run`` on
+the named person and object, or ``noop``), the reasoner (the reply's context as the reasoning record, so TA reads
+what the model said) and the action generator (the reply's steps, executed in the simulator for CS). The engine's
+memory still records the loop, but nothing of it is shown to the model. A reply refused after the format
+retries is a recorded failure (``malformed direct reply``): the robot stays silent in that window.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from mindloop.errors import ParseError
+from mindloop.models.base import ChatModel, GenerationConfig, message
+from mindloop.models.replies import ask
+from mindloop.systems.mindclaw.actions import _read_action
+from mindloop.systems.mindclaw.context import TriggerContext
+from mindloop.systems.mindclaw.cues import CONTEXTS
+from mindloop.systems.mindclaw.operations import ACTION_RUN, NOOP, REASONING_RUN, Operation
+from mindloop.systems.mindclaw.reasoning import _read_believed, _read_context, _read_flag, goal_for
+from mindloop.systems.mindclaw.records import ActionPlan, ReasoningRecord
+from mindloop.systems.mindclaw.replies import find_names, read_tags, single
+from mindloop.systems.mindclaw.skills import SkillSet
+from mindloop.systems.mindclaw.trigger import Decision
+
+__all__ = ["DIRECT_SYSTEM", "DIRECT_TEMPLATE", "DirectAnswer", "DirectModel", "parse_direct_reply", "render_window"]
+
+DIRECT_SYSTEM = (
+    "You are an embodied assistant robot watching a household. Each window you decide on your own whether a "
+    "person needs your help now and, if so, how to help. Help only when it is useful; most windows need nothing."
+)
+
+DIRECT_TEMPLATE = """{window}
+
+Allowed values:
+  Intervene: yes or no (should the robot help now?)
+  Person: a name from the actors of <Candidates> (when Intervene is yes)
+  Object: a name from the objects of <Candidates> (when Intervene is yes)
+  Context: {contexts} or none
+  Believed: the location from <Candidates> where the person believes the object is, or none
+  Action: the robot's steps (verbs walk(x), open(x), close(x), pick(item), place(item, place), \
+putin(item, place), give(item, person), move(item, place), switchoff(x), switchon(x), pour(liquid, container), \
+remind(person, item), their arguments replaced by names from <Candidates>, separated by commas) or none
+
+Answer with these lines, each tag followed by the value you choose (when Intervene is no, the other lines may be \
+left out):
+<Intervene>
+<Person>
+<Object>
+<Context>
+<Believed>
+<Action>"""
+"""The direct baseline's user prompt. The paper's Table II runs video-language models on MindPower's videos with
+MindPower's prompt; here the window's observation stands in for the video and the answer carries exactly what TA,
+PIA and CS read (who, what, which mental state, when, and the action)."""
+
+DIRECT_TAGS = ("intervene", "person", "object", "context", "believed", "action")
+
+
+@dataclass(frozen=True)
+class DirectAnswer:
+    """One window's reply: ``intervene`` false means nothing else is read."""
+
+    intervene: bool
+    person: str = ""
+    object: str = ""
+    context: str = "none"
+    believed: str | None = None
+    steps: tuple[str, ...] = ()
+
+
+def _read_name(tag: str, names: frozenset[str]) -> Any:
+    def read(value: str) -> str:
+        found = list(dict.fromkeys(find_names(value, names)))
+        if len(found) == 1:
+            return found[0]
+        if len(found) > 1:
+            raise ParseError(f"<{tag.capitalize()}> names two candidates ({found[0]}, {found[1]}); give one")
+        raise ParseError(f"<{tag.capitalize()}> is not a name from <Candidates>, got {value[:60]!r}")
+
+    return read
+
+
+def parse_direct_reply(
+    reply: str, *, actors: frozenset[str], objects: frozenset[str], locations: frozenset[str]
+) -> DirectAnswer:
+    """Read a direct reply (tags in any form :func:`~mindloop.systems.mindclaw.replies.read_tags` reads).
+
+    Refused with a one-line :class:`~mindloop.errors.ParseError`: no ``<Intervene>`` line, a value that is not yes
+    or no, and, when it is yes, a missing or unknown person or object, a context outside the list, or an invalid
+    ``<Action>``. An intervention with no steps (``<Action> none``) is refused too: it would help nobody."""
+    tags = read_tags(reply, DIRECT_TAGS)
+    try:
+        intervene = single("intervene", tags["intervene"], _read_flag("intervene"))
+        if not intervene:
+            return DirectAnswer(False)
+        person = single("person", tags["person"], _read_name("person", actors))
+        obj = single("object", tags["object"], _read_name("object", objects))
+        context = single("context", tags["context"], _read_context) if tags["context"] else "none"
+        believed = (
+            single("believed", tags["believed"], lambda v: _read_believed(v, locations), show=str)
+            if tags["believed"]
+            else None
+        )
+        steps = single("action", tags["action"], _read_action, show=lambda s: ", ".join(s) or "none")
+    except ParseError as exc:
+        raise ParseError(exc.reason, text=reply[:200]) from None
+    if not steps:
+        raise ParseError("<Intervene> is yes but <Action> is none; write the robot's steps or answer no")
+    return DirectAnswer(True, person, obj, context, believed, steps)
+
+
+def render_window(ctx: TriggerContext) -> str:
+    """This window alone as tagged text: ``<Observation>``, ``<Activity>`` and ``<Candidates>`` (no belief table,
+    no history, no skills)."""
+    o = ctx.observation
+    lines = [f"<Observation> window {ctx.t}"]
+    lines += [f"  {e.text}" for e in o.events if e.text] or ["  (nothing happened)"]
+    for m in o.moves:
+        lines.append(f"  seen: {m.object} -> {m.location} (seen by: {', '.join(m.witnesses) or 'nobody'})")
+    scene = o.scene
+    lines.append("<Activity> what each person did since they last came into their room:")
+    for actor, acts in sorted(o.activity.acts.items()):
+        since = o.activity.since_entry(actor)
+        room = scene.agent_room(actor) if scene is not None else None
+        recent = [f"{a.verb}({', '.join(a.args)}){' failed' if a.failure else ''}" for a in acts if a.t > since][-8:]
+        lines.append(f"  {actor} ({f'in the {room}' if room else 'out of view'}): {', '.join(recent) or 'nothing yet'}")
+    if scene is not None and not scene.power():
+        lines.append("  the power is out")
+    c = ctx.candidates
+    lines.append(f"<Candidates> actors: {', '.join(sorted(c.actors)) or 'none'}")
+    lines.append(f"  objects: {', '.join(sorted(c.objects)) or 'none'}")
+    lines.append(f"  locations: {', '.join(sorted(c.locations)) or 'none'}")
+    return "\n".join(lines)
+
+
+class DirectModel:
+    """The direct baseline as the engine's policy, reasoner and action generator (module docstring)."""
+
+    name = "direct"
+
+    def __init__(self, model: ChatModel, config: GenerationConfig | None = None, *, retries: int = 1) -> None:
+        self.model = model
+        self.config = config or GenerationConfig()
+        self.retries = retries
+        self._answer: tuple[int, DirectAnswer] | None = None
+
+    def prompt(self, ctx: TriggerContext) -> list[dict[str, Any]]:
+        """The chat messages of one window's question."""
+        user = DIRECT_TEMPLATE.format(window=render_window(ctx), contexts=", ".join(CONTEXTS))
+        return [message("system", DIRECT_SYSTEM), message("user", user)]
+
+    async def decide(self, ctx: TriggerContext, skills: SkillSet | None) -> Decision:
+        """At the window's first decision ask the model; then ``reasoning_run`` and ``action_run`` on what it named
+        when it said yes, ``noop`` otherwise."""
+        done = [op.verb for op in ctx.ops]
+        if not done:
+            c = ctx.candidates
+
+            def read(text: str) -> DirectAnswer:
+                return parse_direct_reply(text, actors=c.actors, objects=c.objects, locations=c.locations)
+
+            try:
+                got = await ask(self.model, self.prompt(ctx), read, self.config, retries=self.retries)
+            except ParseError as exc:
+                self._answer = None
+                bad = exc.replies
+                return Decision(None, "policy:direct", f"malformed direct reply: {exc}", bad[-1], len(bad) - 1)
+            self._answer = (ctx.t, got.value)
+            answer = got.value
+            reply, retries = got.replies[-1], len(got.replies) - 1
+            if not answer.intervene:
+                return Decision(Operation(NOOP), "policy:direct", "", reply, retries)
+            return Decision(Operation(REASONING_RUN, answer.person, answer.object), "policy:direct", "", reply, retries)
+        current = self._current(ctx.t)
+        if current is not None and current.intervene and done[-1] == REASONING_RUN:
+            return Decision(Operation(ACTION_RUN, current.person, current.object), "policy:direct")
+        return Decision(Operation(NOOP), "policy:direct")
+
+    def _current(self, t: int) -> DirectAnswer | None:
+        if self._answer is None or self._answer[0] != t:
+            return None
+        return self._answer[1]
+
+    async def reason(self, ctx: TriggerContext, actor: str, obj: str) -> ReasoningRecord:
+        """The reply's judgement as the reasoning record (the model said to intervene)."""
+        answer = self._current(ctx.t)
+        if answer is None or not answer.intervene:
+            return ReasoningRecord(actor, obj, error="direct: no answer for this window")
+        scene = ctx.observation.scene
+        seen = scene.location(obj) if scene is not None else None
+        goal, liquid = goal_for(answer.context, actor, obj, seen, scene)
+        detail = answer.believed or "" if answer.context == "false_belief" else ""
+        if answer.context == "stated_need" and scene is not None:
+            detail = scene.feels(actor) or ""
+        return ReasoningRecord(
+            actor,
+            obj,
+            answer.context,
+            detail,
+            mismatch=answer.context != "none",
+            blocks=True,
+            warranted=True,
+            goal=goal,
+            liquid=liquid,
+            believed=answer.believed,
+            seen=seen,
+            text="direct",
+        )
+
+    async def act(self, ctx: TriggerContext, record: ReasoningRecord | None, actor: str, obj: str) -> ActionPlan:
+        """The reply's steps."""
+        answer = self._current(ctx.t)
+        if answer is None or not answer.intervene:
+            return ActionPlan(actor=actor, object=obj, error="direct: no answer for this window")
+        goal = record.goal if record is not None else "none"
+        return ActionPlan(answer.steps, actor, obj, goal, "direct")

@@ -1,0 +1,110 @@
+"""MindClaw's comparison tables laid out like the paper's: Table II (TA, PIA, CS of direct models against the
+runtime), Table III (trigger ACC w/o ``noop`` with and without the belief table) and Table IV (trigger ACC and
+ACC w/o ``noop`` without and with skill guidance).
+
+Rows are named as the paper names them, with the run's model in place of the paper's Qwen3-4B / GPT-5.5:
+
+* ``direct`` with ``--model M``: Table II row ``M`` (no trigger, so no Table III / IV row);
+* ``model`` with ``skills=off``: Table II ``MindClaw (M)``, Tables III / IV ``M``;
+* ``model`` with skills (the default): Table II ``MindClaw (M-Skill)``, Tables III / IV ``M-Skill``;
+* ``classifier`` with ``skills=off`` / on: ``SFT`` / ``SFT-Skill`` (Table II: ``MindClaw (SFT)``, ...);
+* ``symbolic`` (strong skills only): ``Skill``; ``never`` / ``first`` (references): ``never`` / ``first``.
+
+Table III pairs the runs of one row label with ``belief_table=on`` and ``off``; its figure is trigger ACC w/o
+``noop``, the metric whose GPT-5.5 value (20.32) the paper's Tables III and IV share. Values are percentages with
+two decimals, as in the paper; a metric with nothing to count is ``–``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["paper_rows", "render_tables", "trigger_label"]
+
+
+def trigger_label(agent: str, skills: str, model: str | None) -> str:
+    """The Table III / IV row of a run's trigger: ``M`` or ``M-Skill`` for the model, ``SFT`` or ``SFT-Skill`` for
+    the classifier, ``Skill`` for the rules alone; ``skills`` is the run's option (``auto`` is the agent's
+    default: skills for ``model`` and ``symbolic``, none otherwise)."""
+    with_skills = skills != "off" and (skills != "auto" or agent in ("model", "symbolic"))
+    if agent == "model":
+        name = model or "model"
+        return f"{name}-Skill" if with_skills else name
+    if agent == "classifier":
+        return "SFT-Skill" if with_skills else "SFT"
+    if agent == "symbolic":
+        return "Skill"
+    return agent
+
+
+def paper_rows(runs: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """The three tables' rows from ``{run_id: {"agent", "model", "summary"}}`` (``summary``:
+    :func:`~mindloop.systems.mindclaw.benchmarks.summarize_claw`): ``{"table2": {label: {ta, pia, cs, run_id}},
+    "table3": {label: {with, without, run_ids}}, "table4": {label: {acc, acc_no_noop, run_id}}}``, fractions.
+    A later run of the same label and setting replaces an earlier one."""
+    t2: dict[str, dict[str, Any]] = {}
+    t3: dict[str, dict[str, Any]] = {}
+    t4: dict[str, dict[str, Any]] = {}
+    for run_id, run in runs.items():
+        agent, model, s = str(run["agent"]), run.get("model"), run["summary"]
+        settings = s.get("settings", {})
+        table_on = settings.get("belief_table", "on") == "on"
+        if agent == "direct":
+            label2 = model or "direct"
+        elif agent in ("never", "first"):
+            label2 = agent
+        else:
+            label2 = f"MindClaw ({trigger_label(agent, str(settings.get('skills', 'auto')), model)})"
+            if not table_on:
+                label2 += " w/o belief table"
+        t2[label2] = {"ta": s.get("ta"), "pia": s.get("pia"), "cs": s.get("cs"), "run_id": run_id}
+        if agent == "direct":
+            continue
+        label = trigger_label(agent, str(settings.get("skills", "auto")), model)
+        row3 = t3.setdefault(label, {"with": None, "without": None, "run_ids": {}})
+        row3["with" if table_on else "without"] = s.get("acc_no_noop")
+        row3["run_ids"]["with" if table_on else "without"] = run_id
+        if table_on:
+            t4[label] = {"acc": s.get("acc"), "acc_no_noop": s.get("acc_no_noop"), "run_id": run_id}
+    return {"table2": t2, "table3": t3, "table4": t4}
+
+
+def _pct(value: Any) -> str:
+    return "–" if value is None else f"{100 * float(value):.2f}"
+
+
+def _table(title: str, header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+    lines = [title, "", "| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def render_tables(rows: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
+    """The tables of :func:`paper_rows` as Markdown (tables with no rows are left out)."""
+    parts = []
+    if rows["table2"]:
+        parts.append(
+            _table(
+                "TABLE II: direct models and MindClaw. Values are percentages.",
+                ("Model", "TA", "PIA", "CS"),
+                [(k, _pct(v["ta"]), _pct(v["pia"]), _pct(v["cs"])) for k, v in rows["table2"].items()],
+            )
+        )
+    if rows["table3"]:
+        parts.append(
+            _table(
+                "TABLE III: belief-table ablation (trigger ACC w/o noop, %).",
+                ("Model", "w/ Belief Table", "w/o Belief Table"),
+                [(k, _pct(v["with"]), _pct(v["without"])) for k, v in rows["table3"].items()],
+            )
+        )
+    if rows["table4"]:
+        parts.append(
+            _table(
+                "TABLE IV: trigger ablation. Values are percentages.",
+                ("Model", "ACC", "ACC w/o noop"),
+                [(k, _pct(v["acc"]), _pct(v["acc_no_noop"])) for k, v in rows["table4"].items()],
+            )
+        )
+    return "\n\n".join(parts)
