@@ -12,9 +12,16 @@ and the tag is part of the token, so an atom only matches from the same perspect
 * ``R_Format`` = 1 when the six layers appear in order (a sequential regular-expression match), else 0;
 * ``R = R_Mind + R_Format``.
 
-Atoms come from an extractor: :func:`extract_atoms_symbolic` reads them deterministically from text that already
-states them as calls (each ``<Action>`` line always does; the other layers do when written as atoms), and
-:func:`extract_atoms_model` asks any chat model with the Fig. 20 prompt, as the paper does with Qwen3-Max.
+Atoms come from an extractor: ``prose`` (the default, :func:`extract_atoms_prose`) reads the layers as the paper
+writes them (Fig. 15 prose; layers written as calls are read as calls) without a model; ``symbolic``
+(:func:`extract_atoms_symbolic`) reads only text that already states atoms as calls (each ``<Action>`` line always
+does; prose layers give nothing); a model string makes :func:`extract_atoms_model` ask that chat model with the
+Fig. 20 prompt, as the paper does with Qwen3-Max.
+
+:data:`REWARD_PRESETS` names whole reward set-ups for GRPO (reward functions and their weights): ``paper`` (Eq. 2
+with the prose extractor, the default), ``paper-symbolic`` (Eq. 2 with the symbolic extractor) and ``released``
+(the authors' released training script: word-level ROUGE of the whole completion against the gold text, stemmed,
+α = 0.2/0.3/0.5, weighted 0.9 against a strict six-tag format reward weighted 0.1).
 
 :class:`MindReward`, :class:`FormatReward` and :class:`MindPowerReward` are small picklable callables with TRL's
 custom reward signature, for ``GRPOTrainer(reward_funcs=[...])``: keyword arguments ``prompts``,
@@ -27,8 +34,10 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from collections.abc import Coroutine, Mapping, Sequence
+import re
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from mindloop.beliefs.vocab import ROBOT
@@ -37,27 +46,45 @@ from mindloop.models.base import ChatModel, GenerationConfig, Message, ModelOpti
 from mindloop.systems.mindpower.actions import RougeScores, rouge_tokens
 from mindloop.systems.mindpower.calls import normalize_call, parse_call, split_calls
 from mindloop.systems.mindpower.hierarchy import LAYERS, SETTING_LAYERS, check_setting, layers_in_order, tagged_layers
+from mindloop.systems.mindpower.prose_atoms import extract_atoms_prose as _extract_prose
 
 __all__ = [
     "ATOMIC_PROMPT",
+    "EXTRACTORS",
     "MIND_WEIGHTS",
+    "RELEASED_REWARD_WEIGHTS",
+    "REWARD_PRESETS",
     "FormatReward",
     "MindPowerReward",
     "MindReward",
     "MindRewardScore",
+    "ReleasedFormatReward",
+    "ReleasedMindReward",
+    "RewardPreset",
     "atoms_from_gold",
     "completion_text",
     "extract_atoms_model",
+    "extract_atoms_prose",
     "extract_atoms_symbolic",
     "format_reward",
+    "household_lexicon",
     "mind_reward",
     "parse_atom_lines",
     "perspective_of",
+    "released_format_reward",
+    "released_mind_reward",
+    "reward_preset",
     "tag_atoms",
 ]
 
 MIND_WEIGHTS: tuple[float, float, float] = (0.2, 0.3, 0.5)
 """α1, α2, α3 of Eq. 1 as set in Sec. 5.2."""
+
+EXTRACTORS: tuple[str, ...] = ("prose", "symbolic")
+"""The offline extractors; any other value of ``extractor`` is a model string."""
+
+RELEASED_REWARD_WEIGHTS: tuple[float, float] = (0.1, 0.9)
+"""``GRPOConfig(reward_weights=...)`` of the authors' released script: format 0.1, mind 0.9."""
 
 ATOMIC_PROMPT = """You are an atomic reasoning extraction system. Your task is to extract Scene Atomic Actions and \
 ToM Atomic Actions from text. Your output must follow exact symbolic grammar, allowing perfect token-level \
@@ -218,11 +245,32 @@ def extract_atoms_symbolic(text: str, setting: str = "hierarchy") -> list[str]:
     return atoms
 
 
-def atoms_from_gold(gold: Any) -> list[str]:
+@lru_cache(maxsize=1)
+def household_lexicon() -> dict[str, str]:
+    """Display names of the household catalogue's rooms, places and items that differ from their ids (``wall
+    cabinet`` → ``kitchen_cabinet``, ``reading glasses`` → ``glasses``): the domain vocabulary the prose
+    extractor maps names with (as Fig. 20 gives the model extractor a fixed vocabulary)."""
+    from mindloop.worlds.household.catalog import ITEM_KINDS, PLACE_KINDS, ROOM_TYPES
+
+    out = {name.lower(): rid for rid, name in ROOM_TYPES.items() if name.replace(" ", "_") != rid}
+    for kinds in (PLACE_KINDS, ITEM_KINDS):
+        for kid, kind in kinds.items():
+            if kind.name.lower().replace(" ", "_").replace("'", "") != kid:
+                out[kind.name.lower()] = kid
+    return out
+
+
+def extract_atoms_prose(text: str, setting: str = "hierarchy") -> list[str]:
+    """Atoms of an answer written in prose, read offline (:mod:`~mindloop.systems.mindpower.prose_atoms`), with
+    the household catalogue's names (:func:`household_lexicon`)."""
+    return _extract_prose(text, setting, household_lexicon())
+
+
+def atoms_from_gold(gold: Any, extractor: str = "symbolic") -> list[str]:
     """Gold atoms from what a dataset column holds: a list of atoms, ``{layer: [atoms]}`` (the ``mindpower-sim``
-    ``gold.atomic`` record), or six-layer text in the symbolic format."""
+    ``gold.atomic`` record), or six-layer text (read with ``extractor``: ``symbolic`` or ``prose``)."""
     if isinstance(gold, str):
-        return extract_atoms_symbolic(gold)
+        return extract_atoms_prose(gold) if extractor == "prose" else extract_atoms_symbolic(gold)
     if isinstance(gold, Mapping):
         unknown = set(gold) - set(LAYERS)
         if unknown:
@@ -315,8 +363,8 @@ class MindReward:
     """R_Mind per completion, as a TRL reward function.
 
     ``gold_column`` names the dataset column holding the gold atoms (see :func:`atoms_from_gold`). ``extractor``
-    is ``"symbolic"`` (deterministic) or a model string (``openai/qwen3-max``) built lazily from
-    ``model_options``, so the callable pickles without a live client.
+    is ``"prose"`` (offline, the default), ``"symbolic"`` (calls only) or a model string (``openai/qwen3-max``)
+    built lazily from ``model_options``, so the callable pickles without a live client.
     """
 
     __name__ = "mind_reward"
@@ -326,7 +374,7 @@ class MindReward:
         gold_column: str = "gold_atomic",
         *,
         weights: tuple[float, float, float] = MIND_WEIGHTS,
-        extractor: str = "symbolic",
+        extractor: str = "prose",
         model_options: ModelOptions | None = None,
         config: GenerationConfig | None = None,
         setting: str = "hierarchy",
@@ -369,6 +417,8 @@ class MindReward:
 
     def atoms(self, texts: Sequence[str]) -> list[list[str] | None]:
         """Atoms of each text with this reward's extractor (``None`` where a model extraction failed)."""
+        if self.extractor == "prose":
+            return [extract_atoms_prose(t, self.setting) for t in texts]
         if self.extractor == "symbolic":
             return [extract_atoms_symbolic(t, self.setting) for t in texts]
         return _run(self._extract_all(texts))
@@ -378,12 +428,16 @@ class MindReward:
         if len(completions) != len(golds):
             raise InvalidArgumentError(f"{len(completions)} completion(s) but {len(golds)} gold value(s)")
         texts = [completion_text(c) for c in completions]
-        gold_text = {i: g for i, g in enumerate(golds) if isinstance(g, str) and self.extractor != "symbolic"}
+        gold_text = {i: g for i, g in enumerate(golds) if isinstance(g, str) and self.extractor not in EXTRACTORS}
         extracted = self.atoms(texts + list(gold_text.values()))
         pred, gold_extracted = extracted[: len(texts)], dict(zip(gold_text, extracted[len(texts) :], strict=True))
         out: list[MindRewardScore | None] = []
         for i, (atoms, gold) in enumerate(zip(pred, golds, strict=True)):
-            gold_atoms = gold_extracted[i] if i in gold_extracted else (None if gold is None else atoms_from_gold(gold))
+            gold_atoms = (
+                gold_extracted[i]
+                if i in gold_extracted
+                else (None if gold is None else atoms_from_gold(gold, self.extractor))
+            )
             if atoms is None or not gold_atoms:
                 out.append(None)
             else:
@@ -442,3 +496,131 @@ class MindPowerReward:
         mind = self.mind(prompts=prompts, completions=completions, **kwargs)
         fmt = self.format(prompts=prompts, completions=completions, **kwargs)
         return [None if m is None or f is None else m + f for m, f in zip(mind, fmt, strict=True)]
+
+
+# ---- the authors' released training script's reward ------------------------------------------------------------
+def _released_tag(layer: str) -> str:
+    spelled = {"perception": "(?:Description|Perception)", "action": "Action", "decision": "Decision"}
+    return "<" + spelled.get(layer, f"(?:Robot )?{layer.capitalize()}") + ">"
+
+
+_RELEASED_FORMAT = re.compile(
+    r"\s*".join(_released_tag(x) + r"\s*(.+?)" for x in LAYERS[:-1]) + r"\s*<Action>\s*(.+)", re.DOTALL
+)
+
+
+def released_format_reward(text: str) -> float:
+    """The released script's format reward: 1.0 when the whole (stripped) text is the six tagged layers in order,
+    each with content, and nothing before the first tag; else 0.0. Its tags are Fig. 15's (``<Description>``,
+    ``<Robot Belief>``, ...); the Sec. 3.1 names (``<Perception>``, ``<Belief>``, ...) are accepted too, so the
+    gold text (which uses them) passes."""
+    return 1.0 if _RELEASED_FORMAT.fullmatch(text.strip()) else 0.0
+
+
+@lru_cache(maxsize=1)
+def _word_scorer() -> Any:
+    from rouge_score import rouge_scorer  # type: ignore[import-untyped]
+
+    return rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], use_stemmer=True)
+
+
+def released_mind_reward(completion: str, answer: str, weights: tuple[float, float, float] = MIND_WEIGHTS) -> float:
+    """The released script's "mind" reward: word-level ROUGE-1/2/L F-measures of the whole completion against the
+    gold answer text (rouge-score's default tokenizer, Porter stemming), weighted α = 0.2/0.3/0.5 — no atoms.
+
+    >>> released_mind_reward("walk to the fridge", "walk to the fridge")
+    1.0
+    """
+    s = _word_scorer().score(answer, completion)
+    return float(
+        weights[0] * s["rouge1"].fmeasure + weights[1] * s["rouge2"].fmeasure + weights[2] * s["rougeL"].fmeasure
+    )
+
+
+class ReleasedMindReward:
+    """:func:`released_mind_reward` as a TRL reward function; the gold answer text is in ``answer_column``."""
+
+    __name__ = "released_mind_reward"
+
+    def __init__(self, answer_column: str = "gold_text", weights: tuple[float, float, float] = MIND_WEIGHTS) -> None:
+        self.answer_column = answer_column
+        self.weights = weights
+
+    def __call__(
+        self, prompts: Sequence[Any] | None = None, completions: Sequence[Any] | None = None, **kwargs: Any
+    ) -> list[float | None]:
+        """TRL's reward signature."""
+        if self.answer_column not in kwargs:
+            raise InvalidArgumentError(f"the dataset has no {self.answer_column!r} column for the gold answer text")
+        answers = kwargs[self.answer_column]
+        return [
+            None if a is None else released_mind_reward(completion_text(c), str(a), self.weights)
+            for c, a in zip(completions or [], answers, strict=True)
+        ]
+
+
+class ReleasedFormatReward:
+    """:func:`released_format_reward` as a TRL reward function."""
+
+    __name__ = "released_format_reward"
+
+    def __call__(
+        self, prompts: Sequence[Any] | None = None, completions: Sequence[Any] | None = None, **kwargs: Any
+    ) -> list[float | None]:
+        """TRL's reward signature."""
+        return [released_format_reward(completion_text(c)) for c in completions or []]
+
+
+# ---- presets -----------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RewardPreset:
+    """A reward set-up for GRPO: ``GRPOTrainer(reward_funcs=list(p.funcs))`` with
+    ``GRPOConfig(reward_weights=list(p.weights))``. The functions read the dataset columns ``gold_atomic`` (gold
+    atoms) and ``gold_text`` (the gold answer written as text)."""
+
+    name: str
+    description: str
+    funcs: tuple[Callable[..., list[float | None]], ...]
+    weights: tuple[float, ...]
+
+    def total(self, completions: Sequence[Any], gold_atomic: Any, gold_text: str) -> list[float]:
+        """The weighted reward of each completion of one prompt, as GRPO sums it (an unscorable part counts 0)."""
+        n = len(completions)
+        cols = {"gold_atomic": [gold_atomic] * n, "gold_text": [gold_text] * n}
+        parts = [f(prompts=[""] * n, completions=list(completions), **cols) for f in self.funcs]
+        return [sum(w * (p[i] or 0.0) for w, p in zip(self.weights, parts, strict=True)) for i in range(n)]
+
+
+def _presets() -> dict[str, Callable[[], RewardPreset]]:
+    return {
+        "paper": lambda: RewardPreset(
+            "paper",
+            "Eq. 2: R_Mind (atoms by the offline prose extractor, alpha 0.2/0.3/0.5) + R_Format",
+            (MindReward("gold_atomic", extractor="prose"), FormatReward()),
+            (1.0, 1.0),
+        ),
+        "paper-symbolic": lambda: RewardPreset(
+            "paper-symbolic",
+            "Eq. 2 with the symbolic extractor (calls only; prose layers give no atoms)",
+            (MindReward("gold_atomic", extractor="symbolic"), FormatReward()),
+            (1.0, 1.0),
+        ),
+        "released": lambda: RewardPreset(
+            "released",
+            "the authors' train-mind.py: 0.1 x strict format + 0.9 x word ROUGE of the completion vs the gold text",
+            (ReleasedFormatReward(), ReleasedMindReward("gold_text")),
+            RELEASED_REWARD_WEIGHTS,
+        ),
+    }
+
+
+REWARD_PRESETS: tuple[str, ...] = ("paper", "paper-symbolic", "released")
+"""The preset names, the default first."""
+
+
+def reward_preset(name: str = "paper") -> RewardPreset:
+    """The preset called ``name`` (see :data:`REWARD_PRESETS`), freshly built."""
+    presets = _presets()
+    if name not in presets:
+        raise InvalidArgumentError(f"unknown reward preset {name!r} (presets: {', '.join(REWARD_PRESETS)})")
+    return presets[name]()
