@@ -81,3 +81,21 @@ def test_a_bad_model_string_records_no_run(capsys: pytest.CaptureFixture[str]) -
     assert main(["bench", "run", "tomi", "--model", "nosuch/x"]) == 1
     assert "unknown model backend 'nosuch'" in capsys.readouterr().err
     assert _json(capsys, ["runs", "--json"]) == {"runs": []}
+
+
+def test_the_headline_is_printed_with_its_reference_policies(capsys: pytest.CaptureFixture[str]) -> None:
+    """Hi-ToM's tracker on 20 questions: the headline line names chance (the mean of 1 / choices, worked out here
+    from the samples themselves) and the oracle beside it; chance, a reference value, gets no interval."""
+    assert main(["bench", "run", "hitom", "--n", "20", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    from mindloop.bench import get_benchmark
+    from mindloop.bench.options import validate_options
+
+    bench = get_benchmark("hitom")
+    samples = bench.samples(20, 0, validate_options(bench, {}))
+    chance = sum(1 / len(set(map(str, s.input["choices"]))) for s in samples) / 20
+    assert out["references"] == {"chance": pytest.approx(chance), "oracle": 1.0}
+    assert "chance" not in out["intervals"]["metrics"]
+    assert main(["bench", "run", "hitom", "--n", "20"]) == 0
+    err = capsys.readouterr().err
+    assert f"headline accuracy 1.0000, higher is better (chance {chance:.4f}, oracle 1.0000)" in err

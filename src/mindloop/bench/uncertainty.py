@@ -46,6 +46,7 @@ __all__ = [
     "LEVEL",
     "METHOD",
     "MIN_SUMMARY_RESAMPLES",
+    "REFERENCE_KEYS",
     "RESAMPLES",
     "SEED",
     "SUMMARY_BUDGET",
@@ -80,6 +81,10 @@ run: 100 resamples, the minimum, for the leaves that are not means or ratios of 
 MIN_SUMMARY_RESAMPLES = 100
 _CHUNK = 50
 """Resamples drawn per seeded generator: resample ``b`` is row ``b % 50`` of generator ``(seed, n, b // 50)``."""
+
+REFERENCE_KEYS = ("chance",)
+"""Summary keys that are reference values computed from the questions (a uniform guess's expected accuracy), not
+measurements of the agent: they get no interval."""
 
 MetricPath = tuple[str, ...]
 """Where a metric sits in a nested summary: ``("by_type", "reality", "accuracy")``."""
@@ -486,7 +491,7 @@ def bootstrap_intervals(
     get no interval (a summary that depends on repeated samples, which resampling creates). The leaves of the
     ``declared`` metrics are drawn from their per-sample scores, with a standard error."""
     full = summarize(records) if metrics is None else metrics
-    leaves = {p: v for p, v in numeric_leaves(full).items() if p[0] not in exclude}
+    leaves = {p: v for p, v in numeric_leaves(full).items() if p[0] not in exclude and p[-1] not in REFERENCE_KEYS}
     plan = ResamplePlan(len(records), resamples, seed)
     out: dict[str, Any] = {"method": METHOD, "level": level, "resamples": resamples, "seed": seed, "n": len(records)}
     tree: dict[str, Any] = {}

@@ -174,6 +174,23 @@ def _protocol_text(summary: RunSummary) -> str:
     return f" · {p['name']} (format retries {p['format_retries']})"
 
 
+def _headline_text(summary: RunSummary) -> str | None:
+    """``headline accuracy 0.8000 (chance 0.3542, oracle 1.0000)``: the headline metric with the benchmark's
+    reference policies on the same samples, or a word that it declares none yet."""
+    from mindloop.bench.headline import headline_of
+
+    head = headline_of(summary.benchmark, summary.metrics)
+    value = None if head is None else summary.metrics.get(head.metric)
+    if head is None or not isinstance(value, int | float):
+        return None
+    refs = ", ".join(
+        f"{name} {ref:.4f}" if isinstance(ref, int | float) else f"{name} –" for name, ref in summary.references.items()
+    )
+    tail = f" ({refs})" if refs else " (no reference policies declared for this benchmark yet)"
+    better = "higher" if head.higher_is_better else "lower"
+    return f"headline {head.metric} {value:.4f}, {better} is better{tail}"
+
+
 def _print_summary(summary: RunSummary) -> None:
     """The metrics table, the run's counts and where its report is, on stderr."""
     console = err_console()
@@ -195,6 +212,9 @@ def _print_summary(summary: RunSummary) -> None:
         table.add_row(key, shown, ci, se)  # a metric with no data is None: "–", never a zero
     table.caption = _failure_counts(summary)  # no metric without the failures beside it
     console.print(table)
+    head = _headline_text(summary)
+    if head:
+        console.print(head, markup=False, soft_wrap=True)
     if summary.intervals.get("metrics"):
         iv = summary.intervals
         console.print(
