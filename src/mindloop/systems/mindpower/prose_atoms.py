@@ -31,12 +31,12 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from mindloop.beliefs.vocab import ROBOT
 from mindloop.systems.mindpower.calls import normalize_call, parse_call, split_calls
 from mindloop.systems.mindpower.hierarchy import SETTING_LAYERS, check_setting, tagged_layers
 
 __all__ = ["extract_atoms_prose"]
 
-ROBOT = "robot"
 _ARTICLES = {"the", "a", "an", "some", "his", "her", "their", "its", "my", "this", "that", "those", "these"}
 _NP = r"(?:(?:the|a|an|some|his|her|their|its|my)\s+)?([a-z][a-z0-9'\- ]*?)"
 _STOP_NAMES = {
