@@ -222,7 +222,13 @@ def test_bench_list_json_has_each_option_schema_with_defaults(capsys: pytest.Cap
     specs = {a["name"]: a for a in by_name["tomi"]["agent_specs"]}
     assert (specs["symbolic"]["needs_model"], specs["model"]["needs_model"]) == (False, True)
     assert not specs["symbolic"]["team"] and all(a["team"] for a in by_name["cwah"]["agent_specs"])
-    assert [a["name"] for a in by_name["cwah"]["agent_specs"] if a["needs_model"]] == ["cobel-llm"]
+    assert [a["name"] for a in by_name["cwah"]["agent_specs"] if a["needs_model"]] == [
+        "cobel-llm",
+        "cobel-llm-no-sbr",
+        "cobel-llm-no-bbc",
+        "coela-llm",
+        "capo-llm",
+    ]
 
 
 def test_help_options_prints_the_options_and_runs_nothing(capsys: pytest.CaptureFixture[str]) -> None:
