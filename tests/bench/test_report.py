@@ -621,7 +621,7 @@ def test_browser_every_table_column_is_reachable_at_1280px(
     assert wanted <= set(tables)
     if which == "claw":
         assert [c["text"] for c in tables["by_group"]["cells"]] == [
-            "group", "ta", "pia", "cs", "cs_n", "acc", "acc_no_noop", "n"
+            "group", "ta", "pia", "cs", "cs_n", "acc", "acc_no_noop", "acc_model", "acc_model_no_noop", "n"
         ]  # fmt: skip
     for name, table in tables.items():
         for cell in table["cells"]:
