@@ -41,11 +41,12 @@ from pydantic import Field
 from mindloop.beliefs import Event, EventKind, Fact, Tracker, Utterance
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.declaration import BenchmarkSpec, Headline, Suite
+from mindloop.bench.declaration import BenchmarkSpec, Headline
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.base import message
 from mindloop.models.replies import ask
 from mindloop.systems.tom.mcq import (
+    RELEASE_SUITE,
     accuracy_by,
     ask_choice,
     input_key,
@@ -191,7 +192,7 @@ class ExploreToMBenchmark:
     options_model = ExploreToMOptions
     spec = BenchmarkSpec(
         headline=Headline("accuracy"),
-        suite=Suite(excluded="it reads a released data set it does not ship (--data): name it with --only and --opt"),
+        suite=RELEASE_SUITE,
     )
 
     def __init__(self) -> None:

@@ -43,11 +43,12 @@ from pydantic import Field
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.declaration import BenchmarkSpec, Headline, Suite
+from mindloop.bench.declaration import BenchmarkSpec, Headline
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.metrics.stats import mean
 from mindloop.models.base import message
 from mindloop.models.replies import ask
+from mindloop.systems.tom.mcq import RELEASE_SUITE
 
 __all__ = [
     "FANTOM_KINDS",
@@ -364,7 +365,7 @@ class FanToMBenchmark:
     options_model = FanToMOptions
     spec = BenchmarkSpec(
         headline=Headline("inaccessible_all_star"),
-        suite=Suite(excluded="it reads a released data set it does not ship (--data): name it with --only and --opt"),
+        suite=RELEASE_SUITE,
     )
 
     def __init__(self) -> None:

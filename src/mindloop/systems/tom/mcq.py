@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from mindloop.bench.api import AgentContext, Outcome, SampleRecord
+from mindloop.bench.declaration import Suite
 from mindloop.errors import ParseError
 from mindloop.metrics.stats import mean
 from mindloop.models.base import Message
@@ -25,6 +26,7 @@ from mindloop.models.replies import ask
 from mindloop.systems.tom.agents import ParsedAnswer, parse_answer
 
 __all__ = [
+    "RELEASE_SUITE",
     "ReleaseReader",
     "accuracy_by",
     "ask_choice",
@@ -37,6 +39,9 @@ __all__ = [
     "not_covered",
     "symbolic_outcome",
 ]
+
+RELEASE_SUITE = Suite(excluded="it reads a released data set it does not ship (--data): name it with --only and --opt")
+"""How every released ToM data set sits in suites: left out, since mindloop cannot run it without its files."""
 
 ReleaseReader = Callable[[str], "str | None"]
 """A release's own answer reading: the reply's text to one of the choices, or ``None`` when it reads none."""

@@ -27,10 +27,10 @@ from pydantic import Field
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.declaration import BenchmarkSpec, Headline, Suite
+from mindloop.bench.declaration import BenchmarkSpec, Headline
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.base import message
-from mindloop.systems.tom.mcq import accuracy_by, ask_choice, group_key, model_summary
+from mindloop.systems.tom.mcq import RELEASE_SUITE, accuracy_by, ask_choice, group_key, model_summary
 
 __all__ = [
     "MMTOM_TYPES",
@@ -187,7 +187,7 @@ class MMToMQABenchmark:
     # the headline: accuracy over the answered questions; the paper's per-type figures beside it
     spec = BenchmarkSpec(
         headline=Headline("accuracy"),
-        suite=Suite(excluded="it reads a released data set it does not ship (--data): name it with --only and --opt"),
+        suite=RELEASE_SUITE,
     )
 
     def __init__(self) -> None:
