@@ -106,6 +106,11 @@ def suite_run(
         print(json.dumps(result.to_json()))
     else:
         _print_result(result)
+    _exit_for(result)
+
+
+def _exit_for(result: SuiteResult) -> None:
+    """Exit 2 when a sample hit a bug (said on stderr), 1 when the suite was interrupted or stopped."""
     if result.n_bugs:
         err_console().print(
             f"mindloop: internal error: {result.n_bugs} sample(s) of suite {result.suite_id} raised an exception that "

@@ -656,7 +656,9 @@ def extract_atoms_prose(text: str, setting: str = "hierarchy", lexicon: Mapping[
     for layer in wanted:
         content = by_layer.get(layer, "")
         calls = _calls(content)
-        if layer == "action":
+        if not content:  # a layer the answer leaves out gives no atoms (never ones inferred from the others)
+            got = []
+        elif layer == "action":
             single = len(calls) == 1 and calls[0].startswith("plan_action(")
             got = calls if single else ([f"plan_action(robot, {', '.join(calls)})"] if calls else [])
         elif (calls and layer != "perception") or (
