@@ -31,6 +31,7 @@ from mindloop.errors import RegistryError
 __all__ = [
     "GENERATION_FIELDS",
     "PRESET_NAMES",
+    "REFERENCE_KINDS",
     "BenchmarkSpec",
     "Column",
     "Generation",
@@ -39,6 +40,7 @@ __all__ = [
     "Metric",
     "PaperTable",
     "PresetEntry",
+    "ReferenceKind",
     "ReferencePolicy",
     "Row",
     "Suite",
@@ -186,15 +188,42 @@ class Metric:
 # -- reference policies -------------------------------------------------------------------------------------------
 
 
+ReferenceKind = Literal["chance", "constant", "trivial", "oracle"]
+"""What a reference policy is: ``chance`` (a uniform guess, computed exactly), ``constant`` (one answer for every
+item, e.g. the train split's most frequent gold per question type), ``trivial`` (another policy that needs no
+thought: never intervene, answer without exploring) or ``oracle`` (the gold answer, or the symbolic engine)."""
+
+REFERENCE_KINDS: tuple[ReferenceKind, ...] = ("chance", "constant", "trivial", "oracle")
+
+
 @dataclass(frozen=True)
 class ReferencePolicy:
     """A policy that needs no model, scored on a run's own samples beside the model (DESIGN.md section 8):
     chance, the best constant answer, a trivial policy (never intervene), the oracle. ``value`` gives the
-    headline metric the policy reaches on these samples (``None`` when it cannot say)."""
+    headline metric the policy reaches on these samples (``None`` when it cannot say). ``kind`` places it among
+    :data:`REFERENCE_KINDS`; ``optimistic`` marks a value fitted on the evaluated items themselves (a best constant
+    answer where the benchmark has no train split), which no honest policy could know in advance."""
 
     name: str
     description: str
     value: Callable[[Sequence[Sample]], float | None]
+    kind: ReferenceKind = "trivial"
+    optimistic: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            raise _refuse("reference policy", "it needs a name")
+        if self.kind not in REFERENCE_KINDS:
+            raise _refuse(f"reference policy {self.name!r}", f"kind must be one of {', '.join(REFERENCE_KINDS)}")
+
+    def to_json(self) -> dict[str, Any]:
+        """The policy as the run store keeps it beside the values (its function is not kept)."""
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "description": self.description,
+            "optimistic": self.optimistic,
+        }
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -214,12 +243,16 @@ def chance_policy(choices: Callable[[Sample], int], scale: float = 1.0) -> Refer
         mean = _mean([1.0 / c for c in counts if c > 0])
         return None if mean is None else scale * mean
 
-    return ReferencePolicy("chance", "a uniform guess among each question's choices (exact expectation)", value)
+    return ReferencePolicy(
+        "chance", "a uniform guess among each question's choices (exact expectation)", value, kind="chance"
+    )
 
 
 def oracle_policy(scale: float = 1.0) -> ReferencePolicy:
     """Answering every sample with its gold answer: the ceiling of a per-sample accuracy."""
-    return ReferencePolicy("oracle", "answers every sample with its gold answer", lambda s: scale if s else None)
+    return ReferencePolicy(
+        "oracle", "answers every sample with its gold answer", lambda s: scale if s else None, kind="oracle"
+    )
 
 
 # -- suites ---------------------------------------------------------------------------------------------------------

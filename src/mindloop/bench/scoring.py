@@ -78,12 +78,14 @@ def run_metrics(bench: Benchmark, records: Sequence[SampleRecord]) -> dict[str, 
 
 
 def definitions(bench: Benchmark) -> dict[str, Any]:
-    """The definitions behind a summary, as the run store keeps them: the headline and every declared metric."""
+    """The definitions behind a summary, as the run store keeps them: the headline, every declared metric and what
+    each reference policy is (its name, kind, description and whether its value is optimistic)."""
     head = bench.spec.headline
     return {
         "headline": None if head is None else head.to_json(),
         "metrics": [m.to_json() for m in bench.spec.metrics],
         "no_intervals": list(bench.spec.no_intervals),
+        "references": [policy.to_json() for policy in bench.spec.references],
     }
 
 
