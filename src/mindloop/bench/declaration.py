@@ -378,7 +378,8 @@ class BenchmarkSpec:
     ``suite``, ``paper_tables``, ``generation``: as their classes say. ``calls_per_sample``: the model calls one
     sample usually takes (a run's first estimate). ``aliases``: other names it answers to. ``team_option``: the
     option that sets how many agents play a run, for team benchmarks. ``no_intervals``: top-level summary keys
-    that count repeated samples, which resampling would create, so they get no interval."""
+    that count repeated samples, which resampling would create, so they get no interval. ``glossary``: what the
+    summary's other keys mean, one line each (the run report shows it beside the declared metrics' descriptions)."""
 
     headline: Headline | None = None
     metrics: tuple[Metric, ...] = ()
@@ -390,6 +391,7 @@ class BenchmarkSpec:
     aliases: tuple[str, ...] = ()
     team_option: str | None = None
     no_intervals: tuple[str, ...] = ()
+    glossary: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for what, names in (

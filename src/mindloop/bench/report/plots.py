@@ -32,12 +32,14 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
 from mindloop.bench.api import SampleRecord
+from mindloop.bench.headline import ReferenceMark
 
 __all__ = [
     "SCORE_TABLE",
     "Plot",
     "breakdown_plot",
     "fmt_number",
+    "headline_plot",
     "group_label",
     "group_table",
     "main_metric",
@@ -102,7 +104,8 @@ class Plot:
     """One embedded figure: a title, a one-line caption, the image as a ``data:image/svg+xml`` URL, whether it
     spans the page's full width (figures with several panels), and the numbers it drew as JSON text:
     ``{"table": NAME or null, "series": {series: {row: value}}}`` (``table`` names the metrics table holding
-    the same numbers, ``null`` when none does; a value the figure shows as missing is ``null``)."""
+    the same numbers, ``null`` when none does; a value the figure shows as missing is ``null``), and
+    ``"references": {label: value}`` when it draws the run's reference policies."""
 
     title: str
     caption: str
@@ -111,13 +114,21 @@ class Plot:
     data: str = "{}"
 
 
-def _data(table: str | None, series: Mapping[str, Mapping[str, Any]]) -> str:
-    """:attr:`Plot.data` for ``series`` (non-finite numbers become ``null``)."""
+def _data(
+    table: str | None, series: Mapping[str, Mapping[str, Any]], references: Mapping[str, float] | None = None
+) -> str:
+    """:attr:`Plot.data` for ``series`` (non-finite numbers become ``null``), with the reference marks drawn
+    (``{"references": {label: value}}``) when there are any."""
 
     def clean(v: Any) -> Any:
         return float(v) if _number(v) else (v if isinstance(v, int) and not isinstance(v, bool) else None)
 
-    body = {"table": table, "series": {k: {str(r): clean(v) for r, v in rows.items()} for k, rows in series.items()}}
+    body: dict[str, Any] = {
+        "table": table,
+        "series": {k: {str(r): clean(v) for r, v in rows.items()} for k, rows in series.items()},
+    }
+    if references:
+        body["references"] = {k: clean(v) for k, v in references.items()}
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
@@ -219,10 +230,18 @@ def main_metric(table: Mapping[str, Mapping[str, Any]], preferred: Sequence[str]
     return columns[0] if columns else None
 
 
-def breakdown_plot(name: str, table: Mapping[str, Mapping[str, Any]], overall: Mapping[str, Any]) -> Plot | None:
+def breakdown_plot(
+    name: str,
+    table: Mapping[str, Mapping[str, Any]],
+    overall: Mapping[str, Any],
+    *,
+    headline: str | None = None,
+    marks: Sequence[ReferenceMark] = (),
+) -> Plot | None:
     """A bar per row of one breakdown table (``by_type``: ``{group: {metric: value, "n": n}}``) with its ``n``;
     a dashed line marks the run-wide value of the same metric when the summary has one. A row whose value is
-    missing keeps its place, labelled –."""
+    missing keeps its place, labelled –. When the chart draws the ``headline`` metric, the run's reference
+    policies (``marks``) are drawn on it too, as labelled vertical lines."""
     metric = main_metric(table, [k for k, v in overall.items() if _number(v)])
     if metric is None:
         return None
@@ -240,16 +259,91 @@ def breakdown_plot(name: str, table: Mapping[str, Mapping[str, Any]], overall: M
             ax.axvline(
                 float(ref), color=INK, linestyle="--", linewidth=1, zorder=3, label=f"all: {fmt_number(float(ref))}"
             )
-            ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), fontsize=8)
+        drawn = _reference_lines(ax, marks) if metric == headline else {}
+        if _number(ref) or drawn:
+            ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), fontsize=8, ncols=min(4, 1 + len(drawn)))
         ax.set_xlabel(metric)
     title = f"{metric} {name.replace('_', ' ')}" if name.startswith("by_") else f"{name}: {metric}"
     title = title[:1].upper() + title[1:]
+    caption = f"From the benchmark's summary table “{name}”; n is the samples in each row."
+    if drawn:
+        caption += " Coloured lines: the run's reference policies on the whole run (no model needed)."
     return Plot(
         title,
-        f"From the benchmark's summary table “{name}”; n is the samples in each row.",
+        caption,
         _encode(fig),
-        data=_data(name, {metric: {k: row.get(metric) for k, row in picked}}),
+        data=_data(name, {metric: {k: row.get(metric) for k, row in picked}}, drawn),
     )
+
+
+MARK_COLORS = {"chance": GREY, "best trivial": ORANGE, "oracle": GREEN}
+"""The colour of each reference mark on a figure (a mark with its own name takes purple)."""
+
+
+def _reference_lines(ax: Axes, marks: Sequence[ReferenceMark]) -> dict[str, float]:
+    """Draw each reference mark with a value as a labelled vertical line (widening the axis to show it); returns
+    the values drawn, by label."""
+    drawn: dict[str, float] = {}
+    for mark in marks:
+        if mark.value is None or not math.isfinite(mark.value):
+            continue
+        value = float(mark.value)
+        color = MARK_COLORS.get(mark.label, PURPLE)
+        name = f" [{mark.name}]" if mark.label == "best trivial" else ""
+        ax.axvline(value, color=color, linewidth=1.6, linestyle="-.", zorder=3.5, label=f"{mark.label}{name}: {fmt_number(value)}")
+        low, high = ax.get_xlim()
+        if value > high:
+            ax.set_xlim(low, value * 1.05)
+        drawn[mark.label] = value
+    return drawn
+
+
+def headline_plot(
+    metric: str,
+    value: float | None,
+    interval: tuple[float, float] | None,
+    marks: Sequence[ReferenceMark],
+    higher_is_better: bool = True,
+) -> Plot | None:
+    """The run's headline as one bar, its 95% interval as a whisker, and every reference policy (chance, best
+    trivial, oracle) as a labelled line across it: where the score sits between what no model needs and the
+    ceiling. ``None`` when there is neither a value nor a reference to draw."""
+    refs = [(m, float(m.value)) for m in marks if m.value is not None and math.isfinite(m.value)]
+    if value is None and not refs:
+        return None
+    with _style():
+        fig = _figure(6.4, 1.2 + 0.05 * len(refs))
+        ax = fig.add_subplot()
+        shown = value if value is not None and math.isfinite(value) else math.nan
+        _bars(ax, [metric], [shown], [""], BLUE)
+        if interval is not None and value is not None:
+            ax.errorbar(
+                [value],
+                [0],
+                xerr=[[max(0.0, value - interval[0])], [max(0.0, interval[1] - value)]],
+                fmt="none",
+                ecolor=INK,
+                elinewidth=1,
+                capsize=4,
+                zorder=5,
+            )
+        top = max([v for v in (value, *(interval or ())) if v is not None and math.isfinite(v)] + [v for _, v in refs])
+        low, high = ax.get_xlim()
+        if top > high:
+            ax.set_xlim(low, top * 1.05)
+        drawn = _reference_lines(ax, [m for m, _ in refs])
+        if drawn:
+            ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), fontsize=8, ncols=min(3, len(drawn)))
+        direction = "higher is better" if higher_is_better else "lower is better"
+        ax.set_xlabel(f"{metric} ({direction})")
+    caption = (
+        "The run's headline with its 95% interval; the lines are its reference policies on the same samples "
+        "(chance, the best trivial policy, the oracle), which need no model."
+        if drawn
+        else "The run's headline with its 95% interval; the benchmark declares no reference policy."
+    )
+    series = {metric: {"run": value}}
+    return Plot("Headline and reference policies", caption, _encode(fig), data=_data(None, series, drawn))
 
 
 # -- generic, from the samples -----------------------------------------------------------------------------------
@@ -363,13 +457,21 @@ def table_metrics(table: Mapping[str, Mapping[str, Any]]) -> list[str]:
     return [c for c in columns if c in numeric and c != "n" and not c.endswith("_n")][:MAX_PANELS]
 
 
-def score_plot(name: str, table: Mapping[str, Mapping[str, Any]], *, derived: bool) -> Plot | None:
+def score_plot(
+    name: str,
+    table: Mapping[str, Mapping[str, Any]],
+    *,
+    derived: bool,
+    headline: str | None = None,
+    marks: Sequence[ReferenceMark] = (),
+) -> Plot | None:
     """The per-group figure: one panel per column of ``table`` (:func:`table_metrics`), each drawing exactly
     the table's numbers (a missing value as –), so scores on different scales never share an axis.
 
     ``derived`` says the table is the report's own :func:`score_table` (titled "Mean score per group");
     otherwise it is the benchmark's summary table (titled "Metrics per group"), and a table with a single such
-    column gets no figure here because its breakdown figure already draws that column."""
+    column gets no figure here because its breakdown figure already draws that column. The panel of the
+    ``headline`` metric draws the run's reference policies (``marks``) too."""
     names = table_metrics(table)
     if not names or (not derived and len(names) < 2):
         return None
@@ -380,9 +482,14 @@ def score_plot(name: str, table: Mapping[str, Mapping[str, Any]], *, derived: bo
         width = 6.4 if len(names) <= 2 else min(12.8, 2.4 * len(names) + 1.0)
         fig = _figure(width, _height(len(rows)) + 0.2)
         axes = fig.subplots(1, len(names), sharey=True, squeeze=False)[0]
+        drawn: dict[str, float] = {}
         for i, (ax, metric) in enumerate(zip(axes, names, strict=True)):
             values = [float(v) if _number(v) else math.nan for v in series[metric].values()]
             _bars(ax, rows, values, [""] * len(rows), PALETTE[i % len(PALETTE)], invert=i == 0)
+            if metric == headline:
+                drawn = _reference_lines(ax, marks)
+                if drawn:
+                    ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.12), fontsize=7, ncols=1)
             ax.set_title(metric, loc="left")
             if i:
                 ax.tick_params(axis="y", labelleft=False)
@@ -399,7 +506,9 @@ def score_plot(name: str, table: Mapping[str, Mapping[str, Any]], *, derived: bo
             f"The benchmark's per-group table “{_title(name)}” above, one panel per metric (sample counts aside): "
             "the same numbers as the table; – where the table has none."
         )
-    return Plot(title, caption, _encode(fig), wide=len(names) > 2, data=_data(name, series))
+    if drawn:
+        caption += f" Coloured lines on “{headline}”: the run's reference policies on the whole run."
+    return Plot(title, caption, _encode(fig), wide=len(names) > 2, data=_data(name, series, drawn))
 
 
 def _title(name: str) -> str:
@@ -514,21 +623,29 @@ def model_call_plot(records: Sequence[SampleRecord]) -> Plot | None:
     )
 
 
-def report_plots(metrics: Mapping[str, Any], records: Sequence[SampleRecord]) -> list[Plot]:
-    """Every figure of a report, most telling first: the benchmark's breakdowns, the per-group metrics (of the
-    table :func:`per_group_tables` picks), then the generic ones."""
-    plots: list[Plot | None] = []
+def report_plots(
+    metrics: Mapping[str, Any],
+    records: Sequence[SampleRecord],
+    *,
+    headline: str | None = None,
+    marks: Sequence[ReferenceMark] = (),
+    first: Plot | None = None,
+) -> list[Plot]:
+    """Every figure of a report, most telling first: ``first`` (the headline with its reference policies), the
+    benchmark's breakdowns, the per-group metrics (of the table :func:`per_group_tables` picks), then the generic
+    ones. Every figure that draws the ``headline`` metric draws its reference ``marks`` too."""
+    plots: list[Plot | None] = [first]
     overall = {k: v for k, v in metrics.items() if _number(v)}
     groups = {r.sample.group for r in records}
     order: list[str] = []
     for name, value in metrics.items():
         if _is_table(value):
-            plots.append(breakdown_plot(name, value, overall))
+            plots.append(breakdown_plot(name, value, overall, headline=headline, marks=marks))
             if not order and groups & set(value):
                 order = [str(k) for k in value]
     chosen = per_group_tables(metrics, records)
     if chosen is not None:
-        plots.append(score_plot(chosen[0], chosen[1], derived=chosen[2]))
+        plots.append(score_plot(chosen[0], chosen[1], derived=chosen[2], headline=headline, marks=marks))
     plots += [status_plot(records, order), seconds_plot(records), model_call_plot(records)]
     return [p for p in plots if p is not None]
 

@@ -16,7 +16,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from functools import lru_cache
+from functools import lru_cache, partial
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -26,17 +26,20 @@ from markupsafe import Markup
 
 from mindloop._version import __version__
 from mindloop.bench.declaration import PaperTable
-from mindloop.bench.headline import headline_of, headline_value
+from mindloop.bench.headline import ReferenceMark, headline_of, headline_value, reference_marks
 from mindloop.bench.registry import BENCHMARKS, get_benchmark
-from mindloop.bench.report import write_report
+from mindloop.bench.report import marks_text, write_report
 from mindloop.bench.runner import RunSummary, summarize_run
+from mindloop.bench.scoring import definitions
 from mindloop.bench.store import RunStore
 from mindloop.bench.suite import token_sum
+from mindloop.errors import MindloopError
 from mindloop.paths import output_file, write_atomic
 
 __all__ = [
     "paper_tables",
     "render_suite_report",
+    "run_marks",
     "suite_report",
     "write_suite_report",
 ]
@@ -125,8 +128,34 @@ def _intervals(summary: RunSummary | None) -> Any:
     return None if summary is None else summary.to_json().get("intervals")
 
 
-def _table(spec: PaperTable, by_bench: Mapping[str, RunSummary]) -> dict[str, Any]:
-    """One paper table's numbers: every cell's raw value, its text, its interval and the run it comes from."""
+def run_marks(store: RunStore, summary: RunSummary) -> list[ReferenceMark]:
+    """A run's reference marks (chance, best trivial, oracle; :func:`~mindloop.bench.headline.reference_marks`)
+    from the values its summary keeps and the policies' definitions stored with it (else the registered
+    benchmark's declaration); none when the run has no reference values."""
+    if not summary.references:
+        return []
+    stored = store.stored_summary(summary.run_id) or {}
+    policies = (stored.get("definitions") or {}).get("references")
+    if policies is None:
+        try:
+            policies = definitions(get_benchmark(summary.benchmark))["references"]
+        except MindloopError:
+            policies = []
+    head = headline_of(summary.benchmark, summary.metrics)
+    return reference_marks(summary.references, policies, head.higher_is_better if head else True)
+
+
+def _marks_json(marks: Sequence[ReferenceMark]) -> list[dict[str, Any]]:
+    return [m._asdict() for m in marks]
+
+
+def _table(
+    spec: PaperTable, by_bench: Mapping[str, RunSummary], marks: Mapping[str, Sequence[ReferenceMark]] | None = None
+) -> dict[str, Any]:
+    """One paper table's numbers: every cell's raw value, its text, its interval and the run it comes from; a
+    cell showing a run's headline metric carries the run's reference marks too (``references``, in the column's
+    scale and digits), shown beside it."""
+    marks = marks or {}
     intervals = {bench: _intervals(summary) for bench, summary in by_bench.items()}
     rows = []
     for row in spec.rows:
@@ -139,6 +168,9 @@ def _table(spec: PaperTable, by_bench: Mapping[str, RunSummary]) -> dict[str, An
             if summary and path == ("n",) and value is None:  # a summary without a run-wide n: samples finished
                 value = float(summary.n_completed)
             interval = _interval(intervals.get(bench), path)
+            head = headline_of(bench, summary.metrics) if summary else None
+            refs = marks.get(bench, ()) if head is not None and path == (head.metric,) else ()
+            fmt = partial(_text, scale=1.0, digits=col.digits)  # marks_text scales the values itself
             cells.append(
                 {
                     "value": value,
@@ -151,6 +183,10 @@ def _table(spec: PaperTable, by_bench: Mapping[str, RunSummary]) -> dict[str, An
                     "benchmark": bench,
                     "run_id": summary.run_id if summary else None,
                     "metric": ".".join(path),
+                    "references": marks_text(refs, fmt, col.scale) if refs else None,
+                    "marks": [
+                        {**m._asdict(), "value": None if m.value is None else m.value * col.scale} for m in refs
+                    ],
                 }
             )
         main = by_bench.get(row.bench or spec.bench)
@@ -188,12 +224,14 @@ def suite_report(store: RunStore, suite_id: str) -> dict[str, Any]:
     runs = store.suite_runs(suite_id)
     plan = list(info.config.get("benchmarks", [])) + [b for b in runs if b not in info.config.get("benchmarks", [])]
     summaries = {name: summarize_run(run_id, store) for name, run_id in runs.items()}
+    marks = {name: run_marks(store, s) for name, s in summaries.items()}
     entries = []
     for name in plan:
         s = summaries.get(name)
         head = headline_of(name, s.metrics if s else None)
         value = headline_value(head, s.metrics) if s else None
         interval = _interval(_intervals(s), (head.metric,)) if head else None
+        refs = marks.get(name, [])
         entries.append(
             {
                 "benchmark": name,
@@ -212,6 +250,9 @@ def suite_report(store: RunStore, suite_id: str) -> dict[str, Any]:
                     "value": value,
                     "low": interval[0] if interval else None,
                     "high": interval[1] if interval else None,
+                    "references": _marks_json(refs),
+                    "references_text": marks_text(refs),
+                    "plot": _mini_plot(value, interval, refs),
                 },
                 "seconds": round(s.seconds, 3) if s else 0.0,
                 "tokens": token_sum([s.tokens]) if s else token_sum([]),
@@ -221,7 +262,7 @@ def suite_report(store: RunStore, suite_id: str) -> dict[str, Any]:
                 "report": f"{s.run_id}.html" if s else None,
             }
         )
-    tables = [_table(spec, summaries) for spec in paper_tables() if spec.benchmarks() & set(summaries)]
+    tables = [_table(spec, summaries, marks) for spec in paper_tables() if spec.benchmarks() & set(summaries)]
     done = [e for e in entries if e["run_id"]]
     ledger = {
         "runs": len(done),
@@ -250,6 +291,35 @@ def suite_report(store: RunStore, suite_id: str) -> dict[str, Any]:
     }
 
 
+def _mini_plot(
+    value: float | None, interval: tuple[float, float] | None, marks: Sequence[ReferenceMark]
+) -> dict[str, Any] | None:
+    """Where the headline and its reference marks sit on one axis from 0 to the largest of them, in percent of
+    its width, for the ledger's small headline plot: ``{"bar", "low", "high", "marks": [{label, name, at}]}``;
+    ``None`` without a value or a mark."""
+    points = [v for v in (value, *(interval or ())) if v is not None and math.isfinite(v)]
+    points += [float(m.value) for m in marks if m.value is not None and math.isfinite(m.value)]
+    if value is None or not marks or not points:
+        return None
+    top = max(points)
+    low = min(0.0, *points)
+    span = (top - low) or 1.0
+
+    def at(v: float) -> float:
+        return round(100 * (v - low) / span, 2)
+
+    return {
+        "bar": at(value),
+        "low": at(interval[0]) if interval else None,
+        "high": at(interval[1]) if interval else None,
+        "marks": [
+            {"label": m.label, "name": m.name, "at": at(float(m.value))}
+            for m in marks
+            if m.value is not None and math.isfinite(m.value)
+        ],
+    }
+
+
 @lru_cache(maxsize=1)
 def _template() -> jinja2.Template:
     """The suite page's template, compiled once; autoescaping is on for every value it prints."""
@@ -269,6 +339,37 @@ def _groups(columns: Sequence[Mapping[str, Any]]) -> list[tuple[str, int]]:
     return spans
 
 
+MAX_COLUMNS = 9
+"""Value columns of one paper table shown side by side: a wider table is split into parts (whole column groups
+where they fit, the row labels repeated), so no column is cut off at 1280 px."""
+
+
+def _parts(columns: Sequence[Mapping[str, Any]], limit: int = MAX_COLUMNS) -> list[dict[str, Any]]:
+    """A paper table's columns in parts of at most ``limit``: runs of the same group stay together unless one
+    group alone is wider than ``limit``. Each part: ``{"columns": [index, ...], "groups": [(group, span), ...]}``.
+
+    >>> cols = [{"group": g} for g in "aaabbbbcc"] + [{"group": ""}]
+    >>> [p["columns"] for p in _parts(cols, 5)]
+    [[0, 1, 2], [3, 4, 5, 6], [7, 8, 9]]
+    """
+    runs: list[list[int]] = []
+    for j, col in enumerate(columns):
+        if runs and columns[runs[-1][0]]["group"] == col["group"]:
+            runs[-1].append(j)
+        else:
+            runs.append([j])
+    chunks: list[list[int]] = []
+    for run in runs:  # a group wider than the limit is cut into pieces of the limit
+        chunks.extend(run[k : k + limit] for k in range(0, len(run), limit))
+    parts: list[list[int]] = []
+    for chunk in chunks:
+        if parts and len(parts[-1]) + len(chunk) <= limit:
+            parts[-1].extend(chunk)
+        else:
+            parts.append(list(chunk))
+    return [{"columns": part, "groups": _groups([columns[j] for j in part])} for part in parts]
+
+
 def render_suite_report(data: Mapping[str, Any], *, links: bool = True) -> str:
     """The self-contained HTML page of a :func:`suite_report` dictionary; ``links`` makes each run's id a link to
     its report (``RUN_ID.html`` beside the page)."""
@@ -276,7 +377,7 @@ def render_suite_report(data: Mapping[str, Any], *, links: bool = True) -> str:
         title=f"{data['suite_id']} · mindloop suite report",
         data=data,
         tables=[
-            {**t, "groups": _groups(t["columns"]), "grouped": any(c["group"] for c in t["columns"])}
+            {**t, "parts": _parts(t["columns"]), "grouped": any(c["group"] for c in t["columns"])}
             for t in data["tables"]
         ],
         links=links,

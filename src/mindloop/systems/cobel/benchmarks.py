@@ -29,6 +29,7 @@ from mindloop.bench.declaration import (
     Row,
     Suite,
 )
+from mindloop.bench.timeline import EpisodeTimeline, TimelineStep, joined
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.cobel.episode import AGENT_KINDS, MODEL_KINDS, arun_episode, episode_from_dict, parse_team
 from mindloop.systems.cobel.llm import PAPER_CONFIG
@@ -37,7 +38,77 @@ from mindloop.systems.cobel.worlds.cwah import MAX_STEPS
 from mindloop.systems.cobel.worlds.tdw import FRAME_BUDGET
 from mindloop.systems.cobel.worlds.testsets import cwah_test_set, tdw_test_set
 
-__all__ = ["CwahBenchmark", "TdwMatBenchmark", "TransportOptions"]
+__all__ = ["COBEL_GLOSSARY", "CwahBenchmark", "TdwMatBenchmark", "TransportOptions", "transport_timeline"]
+
+COBEL_GLOSSARY = {
+    "avg_steps": "Average environment steps an episode took (an unfinished C-WAH episode counts the step limit); "
+    "fewer is better.",
+    "transport_rate": "TDW-MAT: the share of target objects the team transported to the goal within the frame "
+    "budget.",
+    "finished": "Share of episodes whose team met the goal.",
+    "comm_tokens": "Average tokens of all messages an episode's agents sent (tokenizer names what counted them).",
+    "messages": "Average messages sent per episode.",
+    "belief_accuracy": "How often an agent's belief about the world (objects, other agents) matched the truth, "
+    "averaged over every sampled step.",
+    "failed": "Episodes stopped by a failure (a model that gave no usable reply).",
+}
+"""What the CoBel-World summary's keys mean."""
+
+
+def transport_timeline(record: SampleRecord) -> EpisodeTimeline | None:
+    """A CoBel-World episode step by step, at every step where something can be read: the messages the agents
+    sent (who, the text, its tokens) and the sampled belief accuracy (how much of each agent's belief matched the
+    world). The benchmark has no gold per step (the paper scores whole episodes), so steps are not judged; the
+    episode is judged by its own rule: the team met the goal within the step limit (C-WAH; on TDW-MAT, every
+    target transported). ``None`` for an episode with no output."""
+    out = record.output or {}
+    if "steps" not in out:
+        return None
+    by_step: dict[int, dict[str, list[str]]] = {}
+    for m in out.get("messages") or []:
+        by_step.setdefault(int(m["t"]), {"said": [], "belief": []})["said"].append(
+            f"{m['sender']} says ({m.get('tokens', '?')} tokens): {m['text']}"
+        )
+    for t, acc in out.get("belief_accuracy") or []:
+        by_step.setdefault(int(t), {"said": [], "belief": []})["belief"].append(f"{100 * float(acc):.0f}%")
+    steps = [
+        TimelineStep(
+            str(t),
+            joined(parts["said"], "(no message)"),
+            "— (no per-step gold: the paper scores the episode)",
+            joined([f"belief matches the world: {', '.join(parts['belief'])}" if parts["belief"] else ""], "—"),
+        )
+        for t, parts in sorted(by_step.items())
+    ]
+    world = out.get("world") or record.sample.input.get("world")
+    finished = bool(out.get("finished")) and not out.get("error") and record.status == "done"
+    rate = out.get("transport_rate")
+    if world == "tdw-mat":
+        verdict = finished or (isinstance(rate, int | float) and rate >= 1.0)
+        rule = "Right when the team transported every target object within the frame budget (transport rate 1)."
+    else:
+        verdict = finished
+        rule = "Right when the team met the goal within the step limit (fewer steps is better)."
+    facts = [
+        ("team", ", ".join(map(str, out.get("team") or ())) or "—"),
+        ("task", str(out.get("task") or record.sample.group)),
+        ("steps", f"{out.get('steps')}" + (f" (stopped at max_steps={out['cut_at']})" if out.get("cut_at") else "")),
+        ("finished", "yes" if finished else "no"),
+        ("messages", f"{out.get('n_messages', 0)} ({out.get('comm_tokens', 0)} tokens)"),
+    ]
+    if rate is not None:
+        facts.append(("transport rate", f"{100 * float(rate):.0f}%"))
+    if out.get("error"):
+        facts.append(("error", str(out["error"])))
+    return EpisodeTimeline(
+        tuple(steps),
+        verdict=verdict,
+        rule=rule,
+        title="Episode timeline (steps with a message or a belief sample)",
+        columns=("step", "what the agents said", "gold decision", "belief accuracy"),
+        facts=tuple(facts),
+    )
+
 
 _KIND_DESCRIPTIONS = {
     "cobel": "symbolic CoBel-World: predicts partners' intents from its beliefs, talks only on miscoordination",
@@ -148,6 +219,10 @@ class _TransportBenchmark:
             scores["transport_rate"] = 0.0 if result.error else float(result.transport_rate or 0.0)
         return Outcome(record, scores, error=result.error)
 
+    def timeline(self, record: SampleRecord) -> EpisodeTimeline | None:
+        """See :func:`transport_timeline`."""
+        return transport_timeline(record)
+
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
         """Average steps, tokens and messages per episode (and transport rate), per task too; failures count."""
         episodes = []
@@ -221,6 +296,7 @@ class CwahBenchmark(_TransportBenchmark):
                 nav="C-WAH",
             ),
         ),
+        glossary=COBEL_GLOSSARY,
     )
     paper_limit = f"{MAX_STEPS} steps"
 
@@ -271,6 +347,7 @@ class TdwMatBenchmark(_TransportBenchmark):
                 nav="TDW-MAT",
             ),
         ),
+        glossary=COBEL_GLOSSARY,
     )
     paper_limit = f"{FRAME_BUDGET:,} frames (no step limit of its own)"
 

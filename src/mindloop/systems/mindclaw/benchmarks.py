@@ -32,6 +32,7 @@ from pydantic import Field
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
 from mindloop.bench.declaration import BenchmarkSpec, Column, Headline, PaperTable, PresetEntry, Row, Suite
+from mindloop.bench.timeline import EpisodeTimeline, TimelineStep, joined, names_in
 from mindloop.errors import InvalidArgumentError
 from mindloop.models.base import RecordingModel
 from mindloop.systems.mindclaw.agents import build_engine, resolve_skills, trained_classifier
@@ -41,7 +42,25 @@ from mindloop.systems.mindclaw.tables import trigger_label
 from mindloop.systems.mindclaw.trigger import ClassifierPolicy
 from mindloop.worlds.household.scenarios import Scenario, load_scenarios, mindpower_sim
 
-__all__ = ["ClawBenchmark", "ClawOptions", "claw_samples", "summarize_claw"]
+__all__ = ["CLAW_GLOSSARY", "ClawBenchmark", "ClawOptions", "claw_samples", "claw_timeline", "summarize_claw"]
+
+CLAW_GLOSSARY = {
+    "ta": "Task accuracy: on an episode that needs help, the reasoning behind the robot's first intervention names "
+    "the gold person, object and mental context; on a control, no reasoning ever found help warranted.",
+    "pia": "Precision-intervention accuracy: exactly one intervention, at the gold window t*; on a control, none "
+    "(silence is right).",
+    "cs": "Completion success: of the episodes that needed help and got an intervention, the share whose action "
+    "achieved the goal in the simulator (cs_n counts them).",
+    "acc": "Trigger accuracy (teacher-forced): trigger operations equal to the gold ones (verb and all three slots), "
+    "over every decision.",
+    "acc_no_noop": "Trigger accuracy over the decisions whose gold is not noop.",
+    "acc_model": "Trigger accuracy over the decisions the model itself made (the strong skills' decisions aside).",
+    "control_episodes": "The controls alone (nobody needs help): TA and PIA are 1 when the robot stayed out; "
+    "false_alarms counts interventions.",
+    "all_episodes": "TA and PIA pooled over episodes that need help and controls (the old headline).",
+}
+"""What the claw summary's keys mean (docs/mindclaw.md has the full definitions)."""
+
 
 
 class ClawOptions(Options):
@@ -170,6 +189,7 @@ class ClawBenchmark:
                 ),
             ),
         ),
+        glossary=CLAW_GLOSSARY,
     )
 
     def __init__(self) -> None:
@@ -308,6 +328,117 @@ class ClawBenchmark:
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
         """See :func:`summarize_claw`."""
         return summarize_claw(records)
+
+    def timeline(self, record: SampleRecord) -> EpisodeTimeline | None:
+        """See :func:`claw_timeline`."""
+        return claw_timeline(record)
+
+
+def _entity_names(scenario: dict[str, Any]) -> dict[str, str]:
+    """Every entity id of the scenario's home (places, items, people, rooms) to its display name."""
+    from mindloop.worlds.household.scenarios.episode import Episode
+    from mindloop.worlds.household.setup import WorldSetup
+
+    world = Episode(WorldSetup.from_dict(scenario["setup"])).world
+    names = {eid: world.name(eid) for eid in {*world.places, *world.items, *world.humans}}
+    names.update(world.room_names)
+    return names
+
+
+def _op_text(op: str, names: dict[str, str]) -> str:
+    """A trigger operation ``verb(actor, object, location)`` in words: a belief-table write as ``robot sees
+    phone → nightstand`` or ``Lily believes phone → nightstand`` (``create``/``update`` in brackets), another
+    operation as its verb with its named slots."""
+    verb, _, rest = op.partition("(")
+    slots = [names.get(x.strip(), x.strip()) for x in rest.rstrip(")").split(",")]
+    actor, obj, where = (slots + ["none"] * 3)[:3]
+    if verb.startswith("belief_") and verb.endswith(("visual_fact", "actor_belief")):
+        kind = "new" if "_create_" in verb else "changed"
+        who = "robot sees" if verb.endswith("visual_fact") or actor == "none" else f"{actor} believes"
+        return f"{who} {obj} → {where} ({kind})"
+    shown = [x for x in slots if x and x != "none"]
+    return f"{verb}({', '.join(shown)})" if shown else verb
+
+
+def claw_timeline(record: SampleRecord) -> EpisodeTimeline | None:
+    """The episode window by window, with names for ids: what the robot perceived; the gold decision (intervene
+    at t*, else stay silent, with the gold trigger writes); what the agent did (its trigger operations, its
+    reasoning and verdict, the action it took and its effect); right or wrong on the intervention decision (acting
+    at a window is right exactly at t*; on a control, only silence is right). The episode is judged by PIA's rule:
+    one intervention, at t* — on a control, none. ``None`` without a trace (a failed episode)."""
+    out = record.output or {}
+    trace = out.get("trace")
+    gold = record.sample.input.get("gold") or {}
+    if not isinstance(trace, list) or not gold:
+        return None
+    names = _entity_names(record.sample.input["scenario"])
+    person, obj = names.get(gold.get("actor", ""), gold.get("actor", "")), names.get(gold.get("object", ""), "")
+    help_needed = bool(gold.get("help_needed"))
+    t_star = gold.get("t_star")
+    windows = {int(w["t"]): w for w in gold.get("windows", [])}
+    steps = []
+    acted_at = []
+    for step in trace:
+        t = int(step["t"])
+        happened = step.get("text") or ("(the home at the start)" if t == 0 else "(nothing happens)")
+        gw = windows.get(t, {})
+        gold_ops = [f"{o[0]}({', '.join(o[1:])})" for o in gw.get("ops", [])]
+        writes = [_op_text(o, names) for o in gold_ops if not o.startswith(("noop", "reasoning_run", "action_run"))]
+        due_here = help_needed and t == t_star
+        if due_here:
+            decision = f"intervene: help {person} with the {obj} ({gold.get('context', '')})"
+        elif help_needed and t_star is not None and t > int(t_star):
+            decision = "no second intervention"
+        else:
+            decision = "stay silent"
+        action = step.get("a") or {}
+        acted = bool(action.get("steps"))
+        if acted:
+            acted_at.append(t)
+        mind = [f"write {_op_text(z, names)}" for z in step.get("z", []) if not z.startswith(("noop", "reasoning_run", "action_run"))]
+        for r in step.get("r", []):
+            verdict = "intervene" if r.get("warranted") else "stay silent"
+            about = names_in(str(r.get("text") or f"{r.get('actor')} / {r.get('object')} ({r.get('context')})"), names)
+            mind.append(f"reason: {about} → {verdict}")
+        if acted:
+            mind.append(f"act: {names_in(', '.join(map(str, action['steps'])), names)}")
+            effect = step.get("e") or {}
+            if effect:
+                mind.append("effect: every step executed" if effect.get("ok") else "effect: a step failed")
+        if not mind or all(m.startswith("write") for m in mind):
+            mind.append("stay silent")
+        ops_match = sorted(step.get("z", [])) == sorted(gold_ops) if gw else None
+        note = "" if ops_match is None else ("trigger ops as gold" if ops_match else "trigger ops differ from gold")
+        steps.append(
+            TimelineStep(
+                str(t),
+                names_in(happened, names),
+                joined([decision, *(f"write {w}" for w in writes)]),
+                joined(mind),
+                correct=acted == due_here,
+                note=note,
+            )
+        )
+    pia = record.scores.get("pia")
+    verdict = None if record.status != "done" and pia is None else bool(pia == 1.0)
+    if help_needed:
+        rule = f"Needs help: right when the robot intervenes exactly once, at t* = {t_star} (PIA)."
+    else:
+        rule = "Control episode: nobody needs help, so silence is right; any intervention is a false alarm (PIA)."
+    facts = [("episode", "needs help" if help_needed else "control (no help needed)")]
+    if help_needed:
+        detail = names.get(str(gold.get("detail") or ""), str(gold.get("detail") or ""))
+        facts.append(("gold task", " · ".join(x for x in (person, obj, str(gold.get("context", "")), detail) if x)))
+        facts.append(("t*", str(t_star)))
+    facts.append(("interventions", ", ".join(f"window {t}" for t in acted_at) or "none"))
+    return EpisodeTimeline(
+        tuple(steps),
+        verdict=verdict,
+        rule=rule,
+        title="Episode timeline (window by window)",
+        columns=("window", "what the robot perceived", "gold decision", "agent's decision"),
+        facts=tuple(facts),
+    )
 
 
 def summarize_claw(records: Sequence[SampleRecord]) -> dict[str, Any]:

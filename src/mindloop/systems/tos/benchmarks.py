@@ -32,6 +32,7 @@ from pydantic import Field, field_validator, model_validator
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentRunner, AgentSpec, Options, Outcome, Sample, SampleRecord
 from mindloop.bench.declaration import BenchmarkSpec, Column, Headline, PaperTable, PresetEntry, Row, Suite
+from mindloop.bench.timeline import EpisodeTimeline, TimelineStep
 from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError
 from mindloop.metrics.stats import mean
 from mindloop.models.base import message_text
@@ -64,6 +65,7 @@ from mindloop.systems.tos.world.tasks import ROUTE_TASKS, SURVEY_TASKS, TASKS, T
 from mindloop.systems.tos.world.world import world_from_scene
 
 __all__ = [
+    "TOS_GLOSSARY",
     "TosActiveBenchmark",
     "TosOptions",
     "TosPassiveBenchmark",
@@ -71,7 +73,77 @@ __all__ = [
     "answer_text",
     "echo_rate",
     "format_table",
+    "tos_timeline",
 ]
+
+TOS_GLOSSARY = {
+    "avg": "The headline: the mean of the task accuracies (each task's share of questions answered right).",
+    "direction": "Route task: where one object is relative to another on a top-down map (direction and distance).",
+    "persp.take": "Route task: standing on an object facing its front, where another object is.",
+    "perc.dec": "Route task: from a described view, which object you are on.",
+    "act2view": "Route task: after described jumps and turns, where another object is.",
+    "view2act": "Route task: which moves lead to a described view.",
+    "alloc.map": "Survey task: the coordinates of 3-5 objects (allocentric map).",
+    "ment.rot": "Survey task: the order objects pass straight ahead in a full turn at the start.",
+    "loc2view": "Survey task: at a given pose, where another object is.",
+    "view2loc": "Survey task: from a described view at a known facing, your coordinates.",
+    "steps": "Exploration steps taken before answering.",
+    "coverage": "Share of the scene's objects observed during exploration.",
+    "map_overall": "Cognitive map accuracy (probed map vs the true one: direction, facing and position combined).",
+    "map_dir": "Cognitive map: share of object-pair directions right.",
+    "map_facing": "Cognitive map: share of object facings right.",
+    "map_pos": "Cognitive map: position accuracy (1 minus the normalised position error).",
+}
+"""What the Theory of Space summary's keys mean."""
+
+
+def tos_timeline(record: SampleRecord) -> EpisodeTimeline | None:
+    """A Theory of Space episode: each exploration step (the action taken, the information gained so far), then
+    each question (the task and question, the gold answer, the agent's answer, right or wrong by its score: 1 is
+    right, 0 wrong, a partial score is shown as it is). The exploration has no gold per step; the episode is
+    judged by its own rule: the agent's answers are right on average at least half the time (``avg`` >= 0.5)."""
+    out = record.output or {}
+    answers = out.get("answers")
+    if not isinstance(answers, list):
+        return None
+    curve = out.get("info_gain_curve") or []
+    steps = []
+    for k, action in enumerate(out.get("actions") or []):
+        gain = f"information gained so far: {100 * float(curve[k]):.0f}%" if k < len(curve) else ""
+        steps.append(TimelineStep(f"step {k + 1}", gain or "—", "— (exploration has no per-step gold)", str(action)))
+    gold = {q["question"]: q.get("answer") for q in record.sample.input.get("questions") or []}
+    for k, a in enumerate(answers):
+        score = a.get("score")
+        judged = float(score) if isinstance(score, int | float) else None
+        correct = None if judged is None else (judged >= 1.0 if judged in (0.0, 1.0) else None)
+        note = "" if judged is None or judged in (0.0, 1.0) else f"partial score {judged:.2f}"
+        want = gold.get(a.get("question"))
+        steps.append(
+            TimelineStep(
+                f"Q{k + 1}",
+                f"[{a.get('task')}] {a.get('question')}",
+                "—" if want is None else answer_text(str(a.get("task")), want),
+                str(a.get("answer")) if a.get("answer") is not None else "(no answer)",
+                correct,
+                note,
+            )
+        )
+    avg = record.scores.get("avg")
+    verdict = None if avg is None else float(avg) >= 0.5
+    facts = [("scene", str(out.get("scene", record.sample.id))), ("agent", str(out.get("agent", "?")))]
+    if "steps" in record.scores:
+        facts.append(("exploration steps", f"{record.scores['steps']:.0f}"))
+    if avg is not None:
+        facts.append(("task average", f"{100 * float(avg):.1f}%"))
+    return EpisodeTimeline(
+        tuple(steps),
+        verdict=verdict,
+        rule="Exploration steps are not judged one by one; each question is right when its score is 1. The "
+        "episode is right when its task average (avg) is at least 0.5.",
+        title="Episode timeline (exploration steps, then the questions)",
+        columns=("step", "what happened / question", "gold", "agent"),
+        facts=tuple(facts),
+    )
 
 DEFAULT_SCENES = 100
 """Scenes per run when ``--n`` is not given (the paper's 100)."""
@@ -550,6 +622,10 @@ class _TosBenchmark:
         out["probe_failures"] = float(sum(1 for p in probes if p.global_map is None))
         return out
 
+    def timeline(self, record: SampleRecord) -> EpisodeTimeline | None:
+        """See :func:`tos_timeline`."""
+        return tos_timeline(record)
+
     # ---- summary --------------------------------------------------------------------------------------------
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
         """Means over samples; a failed sample counts 0 for every accuracy-like score and is counted. A score no
@@ -700,6 +776,7 @@ class TosActiveBenchmark(_TosBenchmark):
             presets={"quick": PresetEntry(1, "1 scene: up to 20 exploration calls, the map probes, then 27 questions")},
         ),
         paper_tables=(TABLE_1, MAP_TABLE),
+        glossary=TOS_GLOSSARY,
     )
 
 
@@ -715,6 +792,7 @@ class TosPassiveBenchmark(_TosBenchmark):
             order=100,
             presets={"quick": PresetEntry(2, "2 scenes: 27 questions each, from a scripted proxy's exploration log")},
         ),
+        glossary=TOS_GLOSSARY,
     )
 
 
