@@ -26,7 +26,9 @@ from typing import Any
 import pytest
 
 from mindloop.bench import RunRequest, RunStore, Sample, report, run_benchmark, summarize_run
+from mindloop.bench.headline import reference_marks
 from mindloop.bench.report import error_kind, render_report, write_report
+from mindloop.bench.report.plots import fmt_number
 from mindloop.bench.store import SampleResult
 from mindloop.errors import InvalidArgumentError
 
@@ -323,6 +325,107 @@ def test_claw_metrics_per_group_figure_is_its_table(truth: tuple[RunStore, str, 
         assert rows == {g: summary[g][column] for g in summary}
     assert any(v is None for v in figure["series"]["cs"].values())  # controls have no CS: none drawn, not 0
     assert _assert_plots_match_tables(nums) >= 6 * len(summary)
+
+
+def _entity_ids(scenario: dict[str, Any]) -> set[str]:
+    """Every id with an underscore in a household scenario's setup (``kitchen_table``): what a timeline must show by
+    its name instead."""
+    found: set[str] = set()
+
+    def walk(v: Any) -> None:
+        if isinstance(v, dict):
+            for k, x in v.items():
+                walk(k)
+                walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+        elif isinstance(v, str) and re.fullmatch(r"[a-z]+(_[a-z0-9]+)+", v):
+            found.add(v)
+
+    walk(scenario["setup"])
+    return found
+
+
+def test_claw_timeline_names_every_window_and_judges_controls_by_their_own_rule(
+    truth: tuple[RunStore, str, str],
+) -> None:
+    store, claw, _ = truth
+    records = {r.sample.id: r for r in store.records(claw)}
+    data = _blob(render_report(claw, store))
+    assert data["judged"] == ["pia"]  # only the headline's per-sample score is coloured right/wrong
+    controls = helps = 0
+    for row, detail in zip(data["rows"], data["details"], strict=True):
+        record = records[row["id"]]
+        gold, trace = record.sample.input["gold"], record.output["trace"]
+        tl = detail["timeline"]
+        assert [s["t"] for s in tl["steps"]] == [str(step["t"]) for step in trace]  # one row per window
+        acted = [step["t"] for step in trace if step["a"]["steps"]]
+        # the verdict is PIA's rule, derived here from the trace: one intervention at t*, or none on a control
+        expected = acted == [gold["t_star"]] if gold["help_needed"] else not acted
+        assert tl["verdict"] is expected and row["v"] is expected and row["ok"] is expected
+        shown = "\n".join(s["happened"] + s["gold"] + s["agent"] for s in tl["steps"])
+        assert not _entity_ids(record.sample.input["scenario"]) & set(re.findall(r"[a-z]+(?:_[a-z0-9]+)+", shown))
+        for step in tl["steps"]:
+            due = gold["help_needed"] and int(step["t"]) == gold["t_star"]
+            assert step["gold"].startswith("intervene") is due
+            assert step["correct"] is ((int(step["t"]) in acted) == due)
+        if gold["help_needed"]:
+            helps += 1
+        else:
+            controls += 1
+            assert "silence is right" in tl["rule"] and record.scores["intervened"] == 0.0 and tl["verdict"]
+            assert all(s["gold"] == "stay silent" or s["gold"].startswith("stay silent\n") for s in tl["steps"])
+    assert controls and helps
+
+
+def test_claw_report_defines_its_metrics_and_marks_declared_references_generically(
+    truth: tuple[RunStore, str, str], tmp_path: Path
+) -> None:
+    """Metric definitions come from the declaration; reference values stored with a run (whatever their names and
+    kinds: nothing here is specific to a benchmark) are drawn beside the headline and on every plot of it."""
+    store, claw, _ = truth
+    page = render_report(claw, store)
+    assert "Metric definitions" in page and "Precision-intervention accuracy" in page and "Task accuracy" in page
+    with RunStore(tmp_path / "copy.sqlite") as copy:  # the same run with reference values stored beside it
+        run_id = copy.create_run(
+            benchmark="claw", agent="symbolic", model=None, config={}, version="t",
+            samples=[r.sample for r in store.records(claw)],
+        )  # fmt: skip
+        copy.finish(
+            run_id,
+            [
+                SampleResult(i, r.status, r.output, r.scores, r.error, r.calls, r.seconds)
+                for i, r in enumerate(store.records(claw))
+            ],
+        )
+        summary = summarize_run(run_id, copy)
+        stored = copy.stored_summary(run_id)
+        assert stored is not None
+        refs = {"stay out": 0.0, "act at once": 0.05, "ceiling": 1.0}
+        kinds = [
+            {"name": "stay out", "kind": "trivial"},
+            {"name": "act at once", "kind": "trivial", "optimistic": True},
+            {"name": "ceiling", "kind": "oracle"},
+        ]
+        stored["references"] = refs
+        stored["definitions"] = {**stored["definitions"], "references": kinds}
+        copy.save_summary(run_id, stored)
+        page = render_report(run_id, copy)
+    marks = reference_marks(refs, kinds)
+    assert [(m.label, m.name) for m in marks] == [("best trivial", "act at once"), ("oracle", "ceiling")]
+    text = f"best trivial {fmt_number(0.05)} [act at once, optimistic] · oracle {fmt_number(1.0)}"
+    assert page.count(text) >= 2  # the headline card and the headline's row in the summary table
+    assert re.search(r'<tr class="headline" data-headline="pia"><th>pia</th>', page)
+    nums = _numbers(page)
+    drawn = [p for p in nums.plots if "references" in p]
+    titles = {p["title"] for p in drawn}
+    assert {"Headline and reference policies", "Metrics per group", "Pia by group"} <= titles, titles
+    for plot in drawn:
+        assert plot["references"] == {"best trivial": 0.05, "oracle": 1.0}
+    headline = _plot(nums, "Headline and reference policies")
+    assert headline["series"]["pia"]["run"] == pytest.approx(summary.metrics["pia"])
+    assert "Reference policies" in page and "stay out" in page  # every policy listed, not only the best
 
 
 def _mixed_scores_run(store: RunStore, benchmark: str) -> str:

@@ -599,7 +599,7 @@ def _metric_panels(
         sub = bounds.get(name)
         sub = sub if isinstance(sub, Mapping) else {}
         if _is_table(value):
-            out.append(_breakdown(name, value, overall, groups, bounds=sub))
+            out.append(_breakdown(name, value, [*([head.metric] if head else []), *overall], groups, bounds=sub))
         elif isinstance(value, Mapping):
             rows = [(str(k), v) for k, v in value.items()] or [("(empty)", "—")]
             out.append(_Panel(_title(name), "kv", _kv(rows, bounds=sub), "kv metric"))

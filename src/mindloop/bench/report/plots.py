@@ -242,7 +242,7 @@ def breakdown_plot(
     a dashed line marks the run-wide value of the same metric when the summary has one. A row whose value is
     missing keeps its place, labelled –. When the chart draws the ``headline`` metric, the run's reference
     policies (``marks``) are drawn on it too, as labelled vertical lines."""
-    metric = main_metric(table, [k for k, v in overall.items() if _number(v)])
+    metric = main_metric(table, [*([headline] if headline else []), *(k for k, v in overall.items() if _number(v))])
     if metric is None:
         return None
     picked = [(str(k), row) for k, row in table.items()][:MAX_GROUPS]  # keys as the page shows them
