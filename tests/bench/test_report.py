@@ -798,3 +798,94 @@ def test_a_samples_ray_node_is_in_its_drill_down(store: RunStore) -> None:
     details = _blob(page)["details"]
     assert [d.get("node") for d in details] == [node, node, None]
     assert 'field(right, "Ray node", d.node)' in page  # the drill-down shows the field where a node is known
+
+
+TIMELINE_PROBE = """
+(function () {
+  var box = document.querySelector(".timeline"), table = box && box.querySelector("table");
+  var out = { ready: document.body.dataset.ready === "1", pageScrollWidth: document.documentElement.scrollWidth,
+              innerWidth: window.innerWidth, found: !!table,
+              fits: !!table && table.scrollWidth <= box.clientWidth + 1,
+              marks: table ? Array.prototype.map.call(table.querySelectorAll("td.mark"),
+                                                      function (td) { return td.textContent; }) : [],
+              verdict: box ? box.querySelector(".tl-head .pill").textContent : null };
+  var pre = document.createElement("pre"); pre.id = "probe"; pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+"""
+"""Measures the opened episode's timeline: is it drawn, does its table fit its box at the window's width, and
+what does each step's right/wrong mark read."""
+
+
+def _probe(chromium: str, tmp_path: Path, page: str, script: str, anchor: str, *args: str) -> dict[str, Any]:
+    head, _, tail = page.rpartition("</body>")
+    probed = tmp_path / "probed.html"
+    probed.write_text(f"{head}<script>{script}</script></body>{tail}", encoding="utf-8")
+    dom = _browse(chromium, tmp_path / "profile", probed.resolve().as_uri() + anchor, *args, "--dump-dom")
+    found = re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S)
+    assert found is not None, dom[-2000:]
+    probe: dict[str, Any] = json.loads(html.unescape(found.group(1)))
+    return probe
+
+
+def test_browser_claw_timeline_fits_at_1280px_and_marks_each_window(
+    truth: tuple[RunStore, str, str], tmp_path: Path
+) -> None:
+    chromium = _chromium()
+    store, claw, _ = truth
+    record = next(r for r in store.records(claw) if r.sample.input["gold"]["help_needed"])
+    path = write_report(claw, store, tmp_path / "claw.html")
+    page = path.read_text(encoding="utf-8")
+    probe = _probe(chromium, tmp_path, page, TIMELINE_PROBE, f"#sample={record.sample.id}", "--window-size=1280,1000")
+    assert probe["ready"] and probe["found"] and probe["fits"]
+    assert probe["pageScrollWidth"] <= probe["innerWidth"] == 1280
+    acted = [step["t"] for step in record.output["trace"] if step["a"]["steps"]]
+    t_star = record.sample.input["gold"]["t_star"]
+    expected = [
+        "✓ right" if (step["t"] in acted) == (step["t"] == t_star) else "✗ wrong" for step in record.output["trace"]
+    ]
+    assert probe["marks"] == expected
+    assert probe["verdict"] == ("episode right" if acted == [t_star] else "episode wrong")
+    shot = tmp_path / "timeline.png"
+    _browse(chromium, tmp_path / "profile", path.resolve().as_uri() + f"#sample={record.sample.id}",
+            f"--screenshot={shot}", "--window-size=1280,1600")  # fmt: skip
+    png = shot.read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", png[16:24]) == (1280, 1600)
+    assert len(png) > 50_000
+
+
+FOLD_PROBE = """
+(function () {
+  var content = document.querySelector(".msg.user .content.long"), mid = content && content.querySelector(".fold-mid");
+  var tail = content && content.querySelector(".fold-tail"), button = content && content.querySelector("button.fold");
+  var out = { long: !!content, midHidden: !!mid && mid.hidden, tail: tail ? tail.textContent : null,
+              tailShown: !!tail && tail.getBoundingClientRect().height > 0,
+              button: button ? button.textContent : null };
+  if (button) button.click();
+  out.afterClick = !!mid && !mid.hidden && mid.getBoundingClientRect().height > 0;
+  out.whole = content ? content.textContent.indexOf("line 50 of the story") >= 0 : false;
+  var pre = document.createElement("pre"); pre.id = "probe"; pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+"""
+
+
+def test_browser_long_prompt_shows_its_question_and_expands_whole(store: RunStore, tmp_path: Path) -> None:
+    """A 100-line prompt: its first and last lines (the question and the choices) show at once, the middle behind
+    a button that shows the whole message."""
+    chromium = _chromium()
+    lines = [f"line {k} of the story." for k in range(1, 99)] + ["Question: where is the ball?", "Choices: box, basket"]
+    prompt = "\n".join(lines)
+    samples = [Sample("long-1", {"question": "where is the ball?", "answer": "box"}, "g")]
+    run_id = store.create_run(
+        benchmark="tomi", agent="model", model="scripted/t", config={}, samples=samples, version="t"
+    )
+    store.finish(
+        run_id, [SampleResult(0, "done", {"answer": "box"}, {"correct": 1.0}, None, [_call(prompt, "box")], 0.1)]
+    )
+    page = write_report(run_id, store, tmp_path / "long.html").read_text(encoding="utf-8")
+    probe = _probe(chromium, tmp_path, page, FOLD_PROBE, "#sample=long-1", "--window-size=1280,1000")
+    assert probe["long"] and probe["midHidden"] and probe["tailShown"]
+    assert probe["tail"].endswith("Question: where is the ball?\nChoices: box, basket")
+    assert probe["button"] == "show the 76 lines in between (whole message: 100 lines)"
+    assert probe["afterClick"] and probe["whole"]

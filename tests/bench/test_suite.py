@@ -9,6 +9,7 @@ code's table.
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -25,6 +26,7 @@ import pytest
 
 import mindloop.bench.report.suite as suite_report_module
 import mindloop.bench.store as store_module
+from mindloop.bench.headline import headline_of, reference_marks
 from mindloop.bench.registry import BENCHMARKS, get_benchmark
 from mindloop.bench.report.suite import paper_tables, render_suite_report, suite_report, write_suite_report
 from mindloop.bench.runner import RunRequest, RunSummary, run_benchmark
@@ -545,3 +547,80 @@ def test_browser_shows_every_paper_table_and_the_ledger(quick: tuple[RunStore, s
     png = shot.read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", png[16:24]) == (1280, 2400)
     assert len(png) > 50_000  # a blank or error page compresses to a few kB
+
+
+def test_report_marks_each_runs_reference_policies_beside_its_headline(quick: tuple[RunStore, str]) -> None:
+    """Whatever references a run stored (tomi and hitom declare chance and the oracle), the ledger shows them beside
+    the headline with a small plot marking each, and the paper table's headline cell shows them in its own scale."""
+    store, suite_id = quick
+    data = suite_report(store, suite_id)
+    page = render_suite_report(data)
+    marked = 0
+    for entry in data["runs"]:
+        if entry["run_id"] is None:
+            continue
+        stored = store.stored_summary(entry["run_id"]) or {}
+        values = stored.get("references") or {}
+        head = headline_of(entry["benchmark"])
+        policies = (stored.get("definitions") or {}).get("references") or []
+        expected = reference_marks(values, policies, head.higher_is_better if head else True)
+        assert entry["headline"]["references"] == [m._asdict() for m in expected], entry["benchmark"]
+        row = re.search(rf'<tr data-bench="{entry["benchmark"]}">(.*?)</tr>', page, re.S)
+        assert row is not None
+        for mark in expected:
+            assert mark.value is not None
+            assert f"{mark.label} {mark.value:.3f}" in row.group(1)
+            assert f'data-mark="{mark.label}"' in row.group(1)
+        marked += bool(expected)
+    assert marked >= 2  # tomi and hitom at least
+    tomi = next(e for e in data["runs"] if e["benchmark"] == "tomi")
+    refs = {m["label"]: m["value"] for m in tomi["headline"]["references"]}
+    overall = _table(data, "tomi")["rows"][-1]["cells"][0]
+    assert overall["metric"] == "accuracy"
+    assert overall["references"] == f"chance {100 * refs['chance']:.1f} · oracle {100 * refs['oracle']:.1f}"
+    assert [c["references"] for c in _table(data, "tomi")["rows"][0]["cells"]] == [None, None]  # per type: none
+
+
+TABLE_PROBE = """
+(function () {
+  var out = { ready: true, innerWidth: window.innerWidth, pageScrollWidth: document.documentElement.scrollWidth,
+              tables: [] };
+  Array.prototype.forEach.call(document.querySelectorAll("table.grid"), function (t) {
+    var box = t.parentElement, rows = t.tHead.rows, labels = rows[rows.length - 1].cells;
+    var vis = box.getBoundingClientRect();
+    out.tables.push({ key: t.dataset.table,
+      fits: t.scrollWidth <= box.clientWidth + 1 && vis.right <= window.innerWidth,
+      labels: Array.prototype.slice.call(labels, 1).map(function (c) { return c.textContent; }),
+      shown: Array.prototype.every.call(labels, function (c) { var r = c.getBoundingClientRect();
+        return r.width > 0 && r.left >= vis.left - 0.5 && r.right <= vis.right + 0.5; }) });
+  });
+  var pre = document.createElement("pre"); pre.id = "probe"; pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+"""
+"""Every table of the suite page at the window's width: does it fit its box without scrolling, is every header
+cell inside the visible box, and what do its column labels read."""
+
+
+def test_browser_every_paper_table_keeps_every_column_at_1280px(quick: tuple[RunStore, str], tmp_path: Path) -> None:
+    """The widest tables (MindPower Table 2, OmniToM Stage 2, ToS Table 1) are split into parts that each fit:
+    across its parts, a table shows every column of the paper's, in order, none scrolled out of view."""
+    chromium = _chromium()
+    store, suite_id = quick
+    page, _ = write_suite_report(store, suite_id, tmp_path)
+    text = page.read_text(encoding="utf-8")
+    head, _, tail = text.rpartition("</body>")
+    probed = tmp_path / "probed.html"
+    probed.write_text(f"{head}<script>{TABLE_PROBE}</script></body>{tail}", encoding="utf-8")
+    dom = _browse(chromium, tmp_path / "profile", probed.resolve().as_uri(), "--window-size=1280,1000", "--dump-dom")
+    found = re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S)
+    assert found is not None, dom[-2000:]
+    probe = json.loads(html.unescape(found.group(1)))
+    assert probe["innerWidth"] == 1280 and probe["pageScrollWidth"] <= 1280
+    for table in probe["tables"]:
+        assert table["fits"] and table["shown"], table["key"]
+    for spec in paper_tables():
+        shown = [label for t in probe["tables"] if t["key"] == spec.key for label in t["labels"]]
+        assert shown == [c.label for c in spec.columns], spec.key
+    widest = max(paper_tables(), key=lambda t: len(t.columns))
+    assert widest.key == "mindpower" and sum(t["key"] == "mindpower" for t in probe["tables"]) >= 2

@@ -92,10 +92,17 @@ class EpisodeBenchmark(Protocol):
 
 
 def episode_timeline(bench: object, record: SampleRecord) -> EpisodeTimeline | None:
-    """``bench.timeline(record)`` for an :class:`EpisodeBenchmark`, else ``None``; a pending record has none."""
+    """``bench.timeline(record)`` for an :class:`EpisodeBenchmark`, else ``None``; a pending record has none. A
+    record the benchmark cannot read (stored by another version, say) gets a timeline with no steps whose rule
+    says why, so one odd record never stops a report."""
     if record.status == "pending" or not isinstance(bench, EpisodeBenchmark):
         return None
-    return bench.timeline(record)
+    try:
+        return bench.timeline(record)
+    except (KeyError, IndexError, TypeError, ValueError) as exc:
+        return EpisodeTimeline(
+            (), rule=f"No timeline: this record cannot be read as an episode ({type(exc).__name__}: {exc})."
+        )
 
 
 def names_in(text: str, names: Mapping[str, str]) -> str:

@@ -245,7 +245,9 @@ def _reference_panel(
     rows = []
     for name, value in values.items():
         policy = described.get(name, {})
-        what = ", ".join(t for t in (str(policy.get("kind") or ""), "optimistic" if policy.get("optimistic") else "") if t)
+        what = ", ".join(
+            t for t in (str(policy.get("kind") or ""), "optimistic" if policy.get("optimistic") else "") if t
+        )
         note = " · ".join(t for t in (what, str(policy.get("description") or "")) if t)
         rows.append((name, _fmt(value), note, ""))
     metric = head.metric if head is not None else "the headline"

@@ -39,9 +39,9 @@ __all__ = [
     "Plot",
     "breakdown_plot",
     "fmt_number",
-    "headline_plot",
     "group_label",
     "group_table",
+    "headline_plot",
     "main_metric",
     "mean_scores",
     "model_call_plot",
@@ -290,7 +290,14 @@ def _reference_lines(ax: Axes, marks: Sequence[ReferenceMark]) -> dict[str, floa
         value = float(mark.value)
         color = MARK_COLORS.get(mark.label, PURPLE)
         name = f" [{mark.name}]" if mark.label == "best trivial" else ""
-        ax.axvline(value, color=color, linewidth=1.6, linestyle="-.", zorder=3.5, label=f"{mark.label}{name}: {fmt_number(value)}")
+        ax.axvline(
+            value,
+            color=color,
+            linewidth=1.6,
+            linestyle="-.",
+            zorder=3.5,
+            label=f"{mark.label}{name}: {fmt_number(value)}",
+        )
         low, high = ax.get_xlim()
         if value > high:
             ax.set_xlim(low, value * 1.05)

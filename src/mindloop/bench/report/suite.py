@@ -184,9 +184,7 @@ def _table(
                     "run_id": summary.run_id if summary else None,
                     "metric": ".".join(path),
                     "references": marks_text(refs, fmt, col.scale) if refs else None,
-                    "marks": [
-                        {**m._asdict(), "value": None if m.value is None else m.value * col.scale} for m in refs
-                    ],
+                    "marks": [{**m._asdict(), "value": None if m.value is None else m.value * col.scale} for m in refs],
                 }
             )
         main = by_bench.get(row.bench or spec.bench)

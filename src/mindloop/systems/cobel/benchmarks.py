@@ -43,8 +43,7 @@ __all__ = ["COBEL_GLOSSARY", "CwahBenchmark", "TdwMatBenchmark", "TransportOptio
 COBEL_GLOSSARY = {
     "avg_steps": "Average environment steps an episode took (an unfinished C-WAH episode counts the step limit); "
     "fewer is better.",
-    "transport_rate": "TDW-MAT: the share of target objects the team transported to the goal within the frame "
-    "budget.",
+    "transport_rate": "TDW-MAT: the share of target objects the team transported to the goal within the frame budget.",
     "finished": "Share of episodes whose team met the goal.",
     "comm_tokens": "Average tokens of all messages an episode's agents sent (tokenizer names what counted them).",
     "messages": "Average messages sent per episode.",

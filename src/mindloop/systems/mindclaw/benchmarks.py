@@ -62,7 +62,6 @@ CLAW_GLOSSARY = {
 """What the claw summary's keys mean (docs/mindclaw.md has the full definitions)."""
 
 
-
 class ClawOptions(Options):
     """Options of the ``claw`` benchmark."""
 
@@ -395,7 +394,11 @@ def claw_timeline(record: SampleRecord) -> EpisodeTimeline | None:
         acted = bool(action.get("steps"))
         if acted:
             acted_at.append(t)
-        mind = [f"write {_op_text(z, names)}" for z in step.get("z", []) if not z.startswith(("noop", "reasoning_run", "action_run"))]
+        mind = [
+            f"write {_op_text(z, names)}"
+            for z in step.get("z", [])
+            if not z.startswith(("noop", "reasoning_run", "action_run"))
+        ]
         for r in step.get("r", []):
             verdict = "intervene" if r.get("warranted") else "stay silent"
             about = names_in(str(r.get("text") or f"{r.get('actor')} / {r.get('object')} ({r.get('context')})"), names)

@@ -97,6 +97,26 @@ TOS_GLOSSARY = {
 """What the Theory of Space summary's keys mean."""
 
 
+def _gold_text(task: str, gold: Any) -> str:
+    """A question's stored gold as a reply would give it: the answer of a record (``perc.dec``), a coordinate
+    (``view2loc``), the pose a move sequence must reach (``view2act``: any sequence reaching it is right), a list
+    of coordinates or names."""
+    if gold is None:
+        return "—"
+    if isinstance(gold, dict):
+        if "answer" in gold:
+            return str(gold["answer"])
+        if "coord" in gold:
+            return answer_text("view2loc", gold["coord"])
+        if "final_pos" in gold:
+            x, y = gold["final_pos"]
+            return (
+                f"any moves that end at ({x}, {y}) facing {tuple(gold.get('final_ori') or ())} with the described view"
+            )
+        return ", ".join(f"{k}: {v}" for k, v in gold.items())
+    return answer_text(task, gold) if task in ("alloc.map", "ment.rot") or isinstance(gold, str) else str(gold)
+
+
 def tos_timeline(record: SampleRecord) -> EpisodeTimeline | None:
     """A Theory of Space episode: each exploration step (the action taken, the information gained so far), then
     each question (the task and question, the gold answer, the agent's answer, right or wrong by its score: 1 is
@@ -122,7 +142,7 @@ def tos_timeline(record: SampleRecord) -> EpisodeTimeline | None:
             TimelineStep(
                 f"Q{k + 1}",
                 f"[{a.get('task')}] {a.get('question')}",
-                "—" if want is None else answer_text(str(a.get("task")), want),
+                _gold_text(str(a.get("task")), want),
                 str(a.get("answer")) if a.get("answer") is not None else "(no answer)",
                 correct,
                 note,
@@ -144,6 +164,7 @@ def tos_timeline(record: SampleRecord) -> EpisodeTimeline | None:
         columns=("step", "what happened / question", "gold", "agent"),
         facts=tuple(facts),
     )
+
 
 DEFAULT_SCENES = 100
 """Scenes per run when ``--n`` is not given (the paper's 100)."""
