@@ -299,8 +299,8 @@ def _mini_plot(
     points += [float(m.value) for m in marks if m.value is not None and math.isfinite(m.value)]
     if value is None or not marks or not points:
         return None
-    top = max(points)
-    low = min(0.0, *points)
+    top = float(max(points))
+    low = float(min(0.0, *points))
     span = (top - low) or 1.0
 
     def at(v: float) -> float:

@@ -400,9 +400,9 @@ def claw_timeline(record: SampleRecord) -> EpisodeTimeline | None:
             if not z.startswith(("noop", "reasoning_run", "action_run"))
         ]
         for r in step.get("r", []):
-            verdict = "intervene" if r.get("warranted") else "stay silent"
+            said = "intervene" if r.get("warranted") else "stay silent"
             about = names_in(str(r.get("text") or f"{r.get('actor')} / {r.get('object')} ({r.get('context')})"), names)
-            mind.append(f"reason: {about} → {verdict}")
+            mind.append(f"reason: {about} → {said}")
         if acted:
             mind.append(f"act: {names_in(', '.join(map(str, action['steps'])), names)}")
             effect = step.get("e") or {}
