@@ -74,7 +74,7 @@ def transport_timeline(record: SampleRecord) -> EpisodeTimeline | None:
         TimelineStep(
             str(t),
             joined(parts["said"], "(no message)"),
-            "— (no per-step gold: the paper scores the episode)",
+            "—",
             joined([f"belief matches the world: {', '.join(parts['belief'])}" if parts["belief"] else ""], "—"),
         )
         for t, parts in sorted(by_step.items())
@@ -84,10 +84,16 @@ def transport_timeline(record: SampleRecord) -> EpisodeTimeline | None:
     rate = out.get("transport_rate")
     if world == "tdw-mat":
         verdict = finished or (isinstance(rate, int | float) and rate >= 1.0)
-        rule = "Right when the team transported every target object within the frame budget (transport rate 1)."
+        rule = (
+            "No gold per step (the paper scores whole episodes); the episode is right when the team transported every "
+            "target object within the frame budget (transport rate 1)."
+        )
     else:
         verdict = finished
-        rule = "Right when the team met the goal within the step limit (fewer steps is better)."
+        rule = (
+            "No gold per step (the paper scores whole episodes); the episode is right when the team met the goal "
+            "within the step limit (fewer steps is better)."
+        )
     facts = [
         ("team", ", ".join(map(str, out.get("team") or ())) or "—"),
         ("task", str(out.get("task") or record.sample.group)),

@@ -130,7 +130,7 @@ def tos_timeline(record: SampleRecord) -> EpisodeTimeline | None:
     steps = []
     for k, action in enumerate(out.get("actions") or []):
         gain = f"information gained so far: {100 * float(curve[k]):.0f}%" if k < len(curve) else ""
-        steps.append(TimelineStep(f"step {k + 1}", gain or "—", "— (exploration has no per-step gold)", str(action)))
+        steps.append(TimelineStep(f"step {k + 1}", gain or "—", "—", str(action)))
     gold = {q["question"]: q.get("answer") for q in record.sample.input.get("questions") or []}
     for k, a in enumerate(answers):
         score = a.get("score")
