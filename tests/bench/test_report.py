@@ -889,3 +889,37 @@ def test_browser_long_prompt_shows_its_question_and_expands_whole(store: RunStor
     assert probe["tail"].endswith("Question: where is the ball?\nChoices: box, basket")
     assert probe["button"] == "show the 76 lines in between (whole message: 100 lines)"
     assert probe["afterClick"] and probe["whole"]
+
+
+def test_cobel_and_tos_timelines_follow_their_records(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """CoBel-World: a row per step with a message or a belief sample, none judged (no per-step gold), the episode
+    right when it finished. Theory of Space: a row per exploration step (not judged), then per question with its
+    gold and the agent's answer, right when its score is 1; the episode right when its task average is >= 0.5."""
+    monkeypatch.setenv("MINDLOOP_HOME", str(tmp_path))
+    with RunStore(tmp_path / "runs.sqlite") as store:
+        cwah = run_benchmark(RunRequest("cwah", n=1), store=store, progress=False).run_id
+        tos = run_benchmark(RunRequest("tos-passive", n=1), store=store, progress=False).run_id
+        cwah_data, tos_data = _blob(render_report(cwah, store)), _blob(render_report(tos, store))
+        cwah_record, tos_record = store.records(cwah)[0], store.records(tos)[0]
+    out = cwah_record.output
+    tl = cwah_data["details"][0]["timeline"]
+    steps = sorted({m["t"] for m in out["messages"]} | {t for t, _ in out["belief_accuracy"]})
+    assert [s["t"] for s in tl["steps"]] == [str(t) for t in steps] and tl["judged"] == 0
+    said = "\n".join(s["happened"] for s in tl["steps"])
+    assert all(m["text"] in said for m in out["messages"])
+    assert tl["verdict"] is bool(out["finished"]) and cwah_data["rows"][0]["v"] is bool(out["finished"])
+    out = tos_record.output
+    tl = tos_data["details"][0]["timeline"]
+    assert len(tl["steps"]) == len(out["actions"]) + len(out["answers"])
+    explore, questions = tl["steps"][: len(out["actions"])], tl["steps"][len(out["actions"]) :]
+    assert [s["agent"] for s in explore] == out["actions"] and all(s["correct"] is None for s in explore)
+    gold = {q["question"]: q["answer"] for q in tos_record.sample.input["questions"]}
+    for row, answer in zip(questions, out["answers"], strict=True):
+        assert row["agent"] == answer["answer"] and answer["question"] in row["happened"]
+        assert row["correct"] is ({1.0: True, 0.0: False}.get(answer["score"]))
+        want = gold[answer["question"]]
+        if isinstance(want, str):
+            assert row["gold"] == want
+        elif isinstance(want, dict) and "answer" in want:
+            assert row["gold"] == want["answer"]
+    assert tl["verdict"] is (tos_record.scores["avg"] >= 0.5)
