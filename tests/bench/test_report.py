@@ -808,7 +808,9 @@ TIMELINE_PROBE = """
               fits: !!table && table.scrollWidth <= box.clientWidth + 1,
               marks: table ? Array.prototype.map.call(table.querySelectorAll("td.mark"),
                                                       function (td) { return td.textContent; }) : [],
-              verdict: box ? box.querySelector(".tl-head .pill").textContent : null };
+              verdict: box ? box.querySelector(".tl-head .pill").textContent : null,
+              raw: Array.prototype.map.call(document.querySelectorAll("details.raw > summary"),
+                                            function (s) { return s.textContent; }) };
   var pre = document.createElement("pre"); pre.id = "probe"; pre.textContent = JSON.stringify(out);
   document.body.appendChild(pre);
 })();
@@ -846,6 +848,7 @@ def test_browser_claw_timeline_fits_at_1280px_and_marks_each_window(
     ]
     assert probe["marks"] == expected
     assert probe["verdict"] == ("episode right" if acted == [t_star] else "episode wrong")
+    assert probe["raw"] == ["output.trace (raw JSON; the timeline above reads it)"]  # o, z, by, r, a: folded away
     shot = tmp_path / "timeline.png"
     _browse(chromium, tmp_path / "profile", path.resolve().as_uri() + f"#sample={record.sample.id}",
             f"--screenshot={shot}", "--window-size=1280,1600")  # fmt: skip

@@ -380,13 +380,15 @@ def test_intervals_in_a_summary_show_under_their_value(
     assert all(
         c["interval"] is None for t in data["tables"] if t["key"] != "tomi" for r in t["rows"] for c in r["cells"]
     )
-    assert data["runs"][0]["headline"] == {
+    head = data["runs"][0]["headline"]
+    assert {k: head[k] for k in ("metric", "higher_is_better", "value", "low", "high")} == {
         "metric": "accuracy",
         "higher_is_better": True,
         "value": 1.0,
         "low": 0.8,
         "high": 1.0,
     }
+    assert head["plot"]["low"] is not None  # the ledger's small plot draws the interval too
     assert data["intervals"] == "95% confidence interval (percentile bootstrap over samples, 1000 resamples, seed 0)"
     page = render_suite_report(data)
     assert '<span class="ci" title="95% confidence interval">[80.0, 100.0]</span>' in page

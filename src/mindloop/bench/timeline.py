@@ -51,8 +51,9 @@ class TimelineStep:
 @dataclass(frozen=True)
 class EpisodeTimeline:
     """An episode as steps, with its verdict (``None``: the episode has no right/wrong of its own), the rule that
-    judged it (in words), the column labels (``step``, ``what happened``, ``gold``, ``agent``), a title and
-    ``facts`` (a few ``(label, value)`` lines shown above the steps: the gold task, the controls' rule...)."""
+    judged it (in words), the column labels (``step``, ``what happened``, ``gold``, ``agent``), a title,
+    ``facts`` (a few ``(label, value)`` lines shown above the steps: the gold task, the controls' rule...) and the
+    output keys it ``reads``."""
 
     steps: tuple[TimelineStep, ...]
     verdict: bool | None = None
@@ -60,6 +61,8 @@ class EpisodeTimeline:
     title: str = "Episode timeline"
     columns: tuple[str, str, str, str] = ("step", "what happened", "gold decision", "agent's decision")
     facts: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+    reads: tuple[str, ...] = ()
+    """The output keys the timeline tells (claw's ``trace``): the drill-down keeps them folded, as raw JSON."""
 
     def counts(self) -> tuple[int, int]:
         """(steps judged right, steps judged)."""
@@ -78,6 +81,7 @@ class EpisodeTimeline:
             "steps": [s.to_json() for s in self.steps],
             "right": right,
             "judged": judged,
+            "reads": list(self.reads),
         }
 
 

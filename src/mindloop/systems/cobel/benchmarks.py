@@ -112,6 +112,7 @@ def transport_timeline(record: SampleRecord) -> EpisodeTimeline | None:
         title="Episode timeline (steps with a message or a belief sample)",
         columns=("step", "what the agents said", "gold decision", "belief accuracy"),
         facts=tuple(facts),
+        reads=("messages", "belief_accuracy"),
     )
 
 

@@ -441,6 +441,7 @@ def claw_timeline(record: SampleRecord) -> EpisodeTimeline | None:
         title="Episode timeline (window by window)",
         columns=("window", "what the robot perceived", "gold decision", "agent's decision"),
         facts=tuple(facts),
+        reads=("trace",),
     )
 
 

@@ -163,6 +163,7 @@ def tos_timeline(record: SampleRecord) -> EpisodeTimeline | None:
         title="Episode timeline (exploration steps, then the questions)",
         columns=("step", "what happened / question", "gold", "agent"),
         facts=tuple(facts),
+        reads=("actions", "info_gain_curve", "answers"),
     )
 
 
