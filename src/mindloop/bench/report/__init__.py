@@ -64,7 +64,6 @@ __all__ = [
     "marks_text",
     "render_report",
     "report_style",
-    "run_references",
     "se_text",
     "write_report",
 ]
@@ -206,17 +205,6 @@ def _summary(
     if len(by_group) > 1:
         generic["by_group"] = by_group
     return generic, tokens, {}, ""
-
-
-def run_references(
-    store: RunStore, info: RunInfo, finished: Sequence[SampleRecord], head: Headline | None
-) -> list[ReferenceMark]:
-    """The run's reference policies as the marks its headline is shown with
-    (:func:`~mindloop.bench.headline.reference_marks`: chance, the best trivial policy, the oracle): the values
-    and definitions stored with its summary, else computed now from the registered benchmark's declaration on the
-    run's finished samples; none when neither is there (a benchmark that declares none, or no longer registered)."""
-    values, policies = _references(store, info, finished)
-    return reference_marks(values, policies, head.higher_is_better if head else True)
 
 
 def _references(
