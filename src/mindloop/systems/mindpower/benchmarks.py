@@ -169,6 +169,23 @@ def select_controls(scenarios: Sequence[Scenario], controls: str) -> list[Scenar
     return list(scenarios)
 
 
+MINDPOWER_GLOSSARY = {
+    "sr": "Action success rate (0-100): (2·ROUGE-1 + 3·ROUGE-2 + 5·ROUGE-L)/10 of the predicted action sequence "
+    "against the gold one, each action one token.",
+    "ac": "Action correctness (0-100): the share of the gold actions the answer produces (a multiset match; extra "
+    "actions lower SR, not AC).",
+    "bertscore": "B: BERTScore F1 of each reasoning layer's text against the gold (encoder and rescaling named under "
+    "encoder).",
+    "st": "S: Sentence-Transformer cosine of each layer's text against the gold.",
+    "bpc": "BDI and Perspective Consistency (0-10), scored by a judge model (only with --opt judge=...).",
+    "format_ok": "Share of replies read as the layered answer (the others score 0 on every metric).",
+    "rouge": "ROUGE-1, ROUGE-2 and ROUGE-L F-measures of the action sequences (the parts of SR).",
+    "controls": "Whether control scenarios (gold wait()) are excluded from the headline, included, or the only ones.",
+    "dialogue": "The same metrics over the scenarios with dialogue.",
+}
+"""What the MindPower summary's keys mean (docs/mindpower.md has the full definitions)."""
+
+
 class MindPowerBenchmark:
     """MindPower on ``mindpower-sim``: per-layer BERTScore/ST, SR/AC, optional BPC and Robot-Centric judging."""
 
@@ -206,6 +223,7 @@ class MindPowerBenchmark:
                 "metrics extra, and use all-MiniLM-L6-v2 offline, so absolute values differ from the paper's encoders.",
             ),
         ),
+        glossary=MINDPOWER_GLOSSARY,
     )
 
     def __init__(self) -> None:
