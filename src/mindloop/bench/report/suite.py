@@ -337,8 +337,9 @@ def _groups(columns: Sequence[Mapping[str, Any]]) -> list[tuple[str, int]]:
     return spans
 
 
-MAX_COLUMNS = 9
-"""Value columns of one paper table shown side by side: a wider table is split into parts (whole column groups
+MAX_COLUMNS = 8
+"""Value columns of one paper table shown side by side (eight, each with its interval under it, fit at 1280 px with a
+scroll bar): a wider table is split into parts (whole column groups
 where they fit, the row labels repeated), so no column is cut off at 1280 px."""
 
 
