@@ -624,5 +624,5 @@ def test_browser_every_paper_table_keeps_every_column_at_1280px(quick: tuple[Run
     for spec in paper_tables():
         shown = [label for t in probe["tables"] if t["key"] == spec.key for label in t["labels"]]
         assert shown == [c.label for c in spec.columns], spec.key
-    for key in ("mindpower", "omnitom", "tos"):  # the widest: OmniToM's 16 columns, MindPower's 14, ToS's 11
+    for key in ("mindpower", "omnitom", "tos"):  # the widest: OmniToM's 16 columns, MindPower's 14, ToS's 12
         assert sum(t["key"] == key for t in probe["tables"]) >= 2, key
