@@ -47,7 +47,8 @@ def test_the_parts_are_read_into_who_was_present() -> None:
     ben = _record(sets["1-1-0"])
     # Ben takes leave at turn 1 and says goodbye again at turn 3; "I'm back!" is turn 9: away for turns 4-8
     assert (ben.how, ben.away, ben.outsiders) == ("leaves", (3, 8), ())
-    assert ben.describe() == "Ben leaves and is away for turns 4-8, back at turn 9 of 13; Cleo, Dev, Ana there throughout"
+    described = "Ben leaves and is away for turns 4-8, back at turn 9 of 13; Cleo, Dev, Ana there throughout"
+    assert ben.describe() == described
 
 
 def test_a_part_the_joining_character_never_speaks_in_is_not_read() -> None:

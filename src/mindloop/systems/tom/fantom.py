@@ -155,13 +155,19 @@ def fantom_questions(sets: Sequence[dict[str, Any]], context: Context = "short",
         first = len(out)
         _set_questions(s, context, rng, out)
         joining = s.get("joining_speaker")
-        extra = {
-            "window": str(s["short_context"]).strip(),
-            "joining": str(joining) if joining else None,
-            "information": f"{s['factQA']['question']} {s['factQA']['correct_answer']}",
-            "conversation": str(s["full_context"]).strip() if context == "full" else None,
-        }
-        out[first:] = [replace(q, **extra) for q in out[first:]]
+        window = str(s["short_context"]).strip()
+        information = f"{s['factQA']['question']} {s['factQA']['correct_answer']}"
+        conversation = str(s["full_context"]).strip() if context == "full" else None
+        out[first:] = [
+            replace(
+                q,
+                window=window,
+                joining=str(joining) if joining else None,
+                information=information,
+                conversation=conversation,
+            )
+            for q in out[first:]
+        ]
     return out
 
 
@@ -170,9 +176,7 @@ def _set_questions(s: dict[str, Any], context: Context, rng: random.Random, out:
     sid = str(s["set_id"])
     ctx = str(s[f"{context}_context"]).strip()
     fact_q, fact_a = s["factQA"]["question"], s["factQA"]["correct_answer"]
-    out.append(
-        FanToMQuestion(sid, "fact", f"{ctx}\n\nQuestion: {fact_q}\nAnswer:", fact_a, None, None, None, fact_q)
-    )
+    out.append(FanToMQuestion(sid, "fact", f"{ctx}\n\nQuestion: {fact_q}\nAnswer:", fact_a, None, None, None, fact_q))
     for qa in s["beliefQAs"]:
         scen = str(qa["question_type"]).rsplit(":", 1)[-1]
         q = qa["question"]
@@ -367,7 +371,9 @@ def track_question(inp: dict[str, Any]) -> tuple[Any, float, dict[str, Any]] | s
     return _track_choice(inp, know, read)
 
 
-def _track_binary(inp: dict[str, Any], know: Knowledge, read: dict[str, Any]) -> tuple[Any, float, dict[str, Any]] | str:
+def _track_binary(
+    inp: dict[str, Any], know: Knowledge, read: dict[str, Any]
+) -> tuple[Any, float, dict[str, Any]] | str:
     who = _binary_character(inp["question"])
     if who not in know.roster:
         return f"{who!r} does not speak in the conversation given"
@@ -378,7 +384,9 @@ def _track_binary(inp: dict[str, Any], know: Knowledge, read: dict[str, Any]) ->
     return ("yes" if knows else "no"), float(int(knows) == expected), {**read, "binary": int(knows)}
 
 
-def _track_choice(inp: dict[str, Any], know: Knowledge, read: dict[str, Any]) -> tuple[Any, float, dict[str, Any]] | str:
+def _track_choice(
+    inp: dict[str, Any], know: Knowledge, read: dict[str, Any]
+) -> tuple[Any, float, dict[str, Any]] | str:
     options = list(inp["wrong"])
     unaware = unaware_option(options)
     if unaware is None:
@@ -520,7 +528,9 @@ class FanToMBenchmark:
 
     def __init__(self) -> None:
         self.agents = {
-            "symbolic": AgentSpec("the belief tracker reads who was present when the information was shared", self._symbolic),
+            "symbolic": AgentSpec(
+                "the belief tracker reads who was present when the information was shared", self._symbolic
+            ),
             "model": AgentSpec("a chat model answers the release's prompts", self._model, needs_model=True),
         }
 

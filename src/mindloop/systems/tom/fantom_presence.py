@@ -102,12 +102,12 @@ _UNAWARE = (
     "wasn't there",
     "not have any",
 )
-_STOP = frozenset(
-    """a an the of in on at to for with about and or but that this these those it its he she they his her their
-    them him i you we my your our me us from by as just so not no yes there here all any some what when where
-    who whom whose why how which does did do is are was were be been being has have had will would can could
-    should may might must shall also very really than then into out up down over said says say tell told""".split()
-)
+_STOP_WORDS = """
+a an the of in on at to for with about and or but that this these those it its he she they his her their
+them him i you we my your our me us from by as just so not no yes there here all any some what when where
+who whom whose why how which does did do is are was were be been being has have had will would can could
+should may might must shall also very really than then into out up down over said says say tell told"""
+_STOP = frozenset(_STOP_WORDS.split())
 MIN_WORDS = 2
 MIN_SHARE = 0.3
 MARGIN = 0.2
@@ -186,6 +186,7 @@ def read_presence(window: str, joining: str, conversation: str | None = None) ->
     if not joining or not own:
         return f"the joining character {joining!r} never speaks in the conversation part"
     first = own[0]
+    how: Literal["arrives", "leaves"]
     leaves = first == 0 or (_has(turns[first].text, _FAREWELL) and not _has(turns[first].text, _RETURN))
     if not leaves:
         away, how = (0, first), "arrives"
@@ -251,8 +252,10 @@ def where_shared(presence: Presence, information: str) -> Where:
             f"{here[1] + 1} (while present) about as well",
         )
     present = here[0] > away[0]
-    where = "present" if present else "away"
-    return Where(best[1], present, f"the information is shared at turn {best[1] + 1}, while {presence.joining} was {where}")
+    state = "present" if present else "away"
+    return Where(
+        best[1], present, f"the information is shared at turn {best[1] + 1}, while {presence.joining} was {state}"
+    )
 
 
 @dataclass(frozen=True)
