@@ -51,6 +51,28 @@ def test_the_parts_are_read_into_who_was_present() -> None:
     assert ben.describe() == described
 
 
+@pytest.mark.parametrize(
+    ("part", "how", "away"),
+    [
+        # a leave that promises to join back, and a return that is glad to be back
+        (
+            "Uma: I must leave for a while, but I will join back soon.\nRay: Bye.\nSol: Hi.\nUma: Good to be back!",
+            "leaves",
+            (1, 3),
+        ),
+        # no return in the part: away to its end
+        ("Uma: I have to go now, see you later.\nRay: Bye, Uma.\nSol: She is nice.", "leaves", (1, 3)),
+        # no farewell or greeting words: the return is the turn that ends the longest silence
+        ("Uma: One moment.\nRay: Sure.\nUma: Thanks.\nRay: So.\nSol: Yes.\nRay: Right.\nUma: Okay.", "leaves", (3, 6)),
+        # the part opens with an arrival
+        ("Uma: Hey everyone, what are you talking about?\nRay: Books.", "arrives", (0, 0)),
+    ],
+)
+def test_leaves_and_returns_read_from_the_joining_characters_turns(part: str, how: str, away: tuple[int, int]) -> None:
+    presence = read_presence(part, "Uma")
+    assert isinstance(presence, Presence) and (presence.how, presence.away) == (how, away)
+
+
 def test_a_part_the_joining_character_never_speaks_in_is_not_read() -> None:
     s = _sets(CONVERSATION)["1-1-0"]
     assert "never speaks" in str(read_presence(s["short_context"], "Eve"))

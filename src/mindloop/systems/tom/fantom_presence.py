@@ -73,6 +73,8 @@ _FAREWELL = (
 _RETURN = (
     "i'm back",
     "i am back",
+    "good to be back",
+    "glad to be back",
     "i’m back",
     "back now",
     "i've returned",
@@ -166,7 +168,9 @@ class Presence:
         a, b = self.away
         n = len(self.turns)
         span = f"turns {a + 1}-{b}" if b > a + 1 else f"turn {a + 1}"
-        if self.how == "arrives":
+        if a == b:
+            moves = f"{self.joining} is there throughout the {n} turns"
+        elif self.how == "arrives":
             moves = f"{self.joining} is away for {span} and arrives at turn {b + 1} of {n}"
         else:
             back = f", back at turn {b + 1}" if b < n else ", to the end"
@@ -185,14 +189,14 @@ def read_presence(window: str, joining: str, conversation: str | None = None) ->
     own = [i for i, t in enumerate(turns) if t.speaker == joining]
     if not joining or not own:
         return f"the joining character {joining!r} never speaks in the conversation part"
-    first = own[0]
+    first, later = own[0], own[1:]
     how: Literal["arrives", "leaves"]
-    leaves = first == 0 or (_has(turns[first].text, _FAREWELL) and not _has(turns[first].text, _RETURN))
+    says_hello = _has(turns[first].text, _RETURN)
+    leaves = not says_hello if first == 0 else _has(turns[first].text, _FAREWELL) and not says_hello
     if not leaves:
         away, how = (0, first), "arrives"
     else:
-        later = own[own.index(first) + 1 :]
-        back = next((i for i in later if _has(turns[i].text, _RETURN) and not _has(turns[i].text, _FAREWELL)), None)
+        back = next((i for i in later if _has(turns[i].text, _RETURN)), None)
         if back is None and later:
             gaps = [(b - a, b) for a, b in zip([first, *later], later, strict=False)]
             back = max(gaps, key=lambda g: (g[0], -g[1]))[1]
