@@ -191,7 +191,7 @@ def _family(bc: BenchmarkComparison) -> str:
     rows = " or ".join(f"{m:,}" for m in sizes)
     head = f" the headline ({bc.headline.metric}) is the one unadjusted test;" if bc.headline else ""
     return (
-        f"Family: in each run-vs-{bc.runs[0].label} comparison,{head} its other {rows} rows (every breakdown and "
+        f"Family: in each comparison with {bc.runs[0].label},{head} its other {rows} rows (every breakdown and "
         f"top-level metric below but the headline) are one family whose p-values are Holm-adjusted (shown as "
         f"“Holm p”); a row is marked when its adjusted p is below {SIGNIFICANT}."
     )
@@ -303,7 +303,7 @@ def _section(bc: BenchmarkComparison, k: int) -> _Section:
             f"{', '.join(partial)} that is not every sample it finished (the runs table counts them; its own report "
             "has its whole-run numbers)."
         )
-    excluded = bc.runs[0].summary.intervals.get("excluded")
+    excluded = bc.runs[0].intervals.get("excluded")
     if excluded:
         notes.append(f"No intervals or differences for {', '.join(excluded)}: it counts repeated samples.")
     key = bc.key_score or ""
