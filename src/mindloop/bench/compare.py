@@ -157,8 +157,8 @@ class RunSide:
 
     def to_json(self, headline: Headline | None = None) -> dict[str, Any]:
         """The run's entry in ``compare --json``: ``metrics``, ``intervals`` and ``references`` are over the paired
-        samples (``n_paired`` of the run's ``n_finished``); ``run_metrics`` is the run's own summary when they are
-        not all of its samples."""
+        samples (the comparison's ``shared_samples`` of the run's ``n_finished``); ``run_metrics`` is the run's own
+        summary when they are not all of its samples."""
         info = self.info
         higher = True if headline is None else headline.higher_is_better
         marks = reference_marks(self.references, self.policies, higher)
