@@ -29,8 +29,8 @@ __all__ = ["compare_app"]
 
 compare_app = typer.Typer(
     name="compare",
-    help="Compare runs (or suites) of the same samples: metrics with 95% intervals, paired differences, "
-    "McNemar tests and the samples where the runs disagree.",
+    help="Compare runs (or suites) paired on the samples they share: metrics with 95% intervals and reference "
+    "policies, paired differences, McNemar tests, which run is better where, and the samples where they disagree.",
     invoke_without_command=True,
     no_args_is_help=True,
     context_settings={"allow_interspersed_args": True},
@@ -54,7 +54,7 @@ def compare(
     resamples: Annotated[int, typer.Option("--resamples", min=100, help="Bootstrap resamples.")] = 1000,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap resamples.")] = 0,
 ) -> None:
-    """Compare runs of the same samples (or suites, benchmark by benchmark) against the first one."""
+    """Compare runs (or suites, benchmark by benchmark) against the first one, on the samples they share."""
     from mindloop.bench.compare import compare_runs
     from mindloop.bench.store import RunStore
     from mindloop.paths import runs_path
