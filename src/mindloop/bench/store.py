@@ -785,6 +785,21 @@ class RunStore:
         data = self._loads(row[0], f"the stored summary of run {run_id}")
         return data if isinstance(data, dict) else None
 
+    def stored_summaries(self) -> dict[str, dict[str, Any]]:
+        """Every run's stored summary by run id, in one query (empty on a layout before 5 read read-only); a summary
+        that does not read back as a JSON object is left out."""
+        with self._guard():
+            if "run_summaries" not in _tables(self._db):
+                return {}
+            rows = self._db.execute("SELECT run_id, summary FROM run_summaries").fetchall()
+        out = {}
+        for run_id, text in rows:
+            with suppress(ValueError, TypeError):
+                data = json.loads(text)
+                if isinstance(data, dict):
+                    out[str(run_id)] = data
+        return out
+
     # -- suites -------------------------------------------------------------------------------------------
 
     def create_suite(self, *, model: str | None, preset: str, config: dict[str, Any], version: str) -> str:

@@ -1,0 +1,407 @@
+"""``mindloop board``: one page over every run and suite, from the stored summaries only.
+
+The store holds scripted ToMi runs whose accuracy is known by construction (k of 24 right, four choices a question:
+chance 0.25, oracle 1), one real Hi-ToM run of the symbolic agent, a run with no stored summary, one whose summary
+went stale, an unfinished one, and a one-benchmark suite. The page is checked as data, as HTML, in Chromium at
+1280 px (every table fits; the filter and sort controls, clicked, change the rows as they should; a screenshot),
+and served by a real ``mindloop board --serve`` process stopped with a signal.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import mindloop.bench.registry as registry_module
+import mindloop.bench.runner as runner_module
+from mindloop.bench.api import Sample
+from mindloop.bench.report import write_report
+from mindloop.bench.report.board import PAGE_SIZE, board_data, render_board, write_board
+from mindloop.bench.runner import RunRequest, run_benchmark, summarize_run
+from mindloop.bench.store import RunStore, SampleResult
+from mindloop.bench.suite import SuiteRequest, run_suite
+from mindloop.cli import main
+
+N = 24
+CHOICES = ["box", "basket", "drawer", "chest"]
+HOSTILE = "evil/<script>document.body.dataset.pwned='1'</script>"
+RIGHT = {"model-a": 18, "model-b": 12, "model-c": 21, HOSTILE: 6}
+"""Samples answered right (of N) by each scripted model's ToMi run."""
+
+
+def _samples(n: int = N) -> list[Sample]:
+    types = ("reality", "memory", "first_order", "second_order")
+    return [
+        Sample(
+            f"q{i:03d}",
+            {"story": ["Anne put the apple in the box."], "question": "Where is the apple?", "answer": "box",
+             "choices": CHOICES},
+            types[i % 4],
+        )  # fmt: skip
+        for i in range(n)
+    ]
+
+
+def _scripted(store: RunStore, model: str, right: int, *, finish: int = N, summarize: bool = True) -> str:
+    run_id = store.create_run(
+        benchmark="tomi", agent="model", model=model, config={"n": None, "seed": 0, "options": {}},
+        samples=_samples(), version="0.1.0",
+    )  # fmt: skip
+    results = [
+        SampleResult(i, "done", {"answer": "box" if i < right else "chest"}, {"correct": float(i < right)}, None, [], 0.5)
+        for i in range(N)
+    ]
+    store.finish(run_id, results[:finish])
+    if summarize:
+        summarize_run(run_id, store, computed_by="run")
+    return run_id
+
+
+class Store:
+    """The fixture's store and the ids of its runs by role."""
+
+    def __init__(self, store: RunStore, ids: dict[str, str], suite: str) -> None:
+        self.store, self.ids, self.suite = store, ids, suite
+
+
+@pytest.fixture(scope="module")
+def board(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    home = tmp_path_factory.mktemp("board-home")
+    with RunStore(home / "runs.sqlite") as store:
+        ids = {model: _scripted(store, model, right) for model, right in RIGHT.items()}
+        ids["later-a"] = _scripted(store, "model-a", 3, finish=N)  # model-a's second run: as many samples, later
+        ids["partial"] = _scripted(store, "model-d", 10, finish=12)  # stopped half way
+        ids["bare"] = _scripted(store, "model-e", 20, summarize=False)  # no stored summary
+        stale = _scripted(store, "model-f", 9, finish=16)
+        store.finish(stale, [SampleResult(i, "done", {"answer": "chest"}, {"correct": 0.0}, None, [], 0.5)
+                             for i in range(16, N)])  # fmt: skip
+        ids["stale"] = stale
+        hitom = run_benchmark(RunRequest(benchmark="hitom", n=12), store=store, progress=False)
+        ids["hitom"] = hitom.run_id
+        suite = run_suite(SuiteRequest(only=("tomi",)), store=store, progress=False)
+        ids["suite-tomi"] = suite.summaries[0].run_id
+        yield Store(store, ids, suite.suite_id)
+
+
+def _runs(data: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {run["id"]: run for run in data["runs"]}
+
+
+# -- the numbers ------------------------------------------------------------------------------------------------
+
+
+def test_every_run_is_listed_with_its_stored_headline_interval_and_references(board: Store) -> None:
+    data = board_data(board.store)
+    runs = _runs(data)
+    assert len(runs) == len(board.store.runs()) == len(board.ids)
+    for model, right in RIGHT.items():
+        run = runs[board.ids[model]]
+        stored = board.store.stored_summary(run["id"])
+        assert stored is not None
+        assert run["model"] == model and run["status"] == "finished" and run["summary"] == "current"
+        assert run["metric"] == "accuracy" and run["hib"] is True
+        assert run["value"] == pytest.approx(right / N)  # k of N right, by construction
+        ci = stored["intervals"]["metrics"]["accuracy"]
+        assert (run["low"], run["high"]) == (ci["low"], ci["high"]) and run["low"] <= right / N <= run["high"]
+        marks = {m["label"]: m["value"] for m in run["refs"]}
+        assert marks == {"chance": pytest.approx(0.25), "oracle": 1.0}  # four choices a question; gold always
+        assert [m["label"] for m in run["refs"]] == ["chance", "oracle"]
+    assert runs[board.ids["partial"]]["status"] == "stopped"
+    assert runs[board.ids["partial"]]["done"] == 12 and runs[board.ids["partial"]]["value"] == pytest.approx(10 / 12)
+    bare = runs[board.ids["bare"]]
+    assert bare["summary"] == "none" and bare["value"] is None and bare["refs"] == []
+    stale = runs[board.ids["stale"]]  # stored at 16 samples (9 right), 24 finished since
+    assert stale["summary"] == "stale" and stale["value"] == pytest.approx(9 / 16) and stale["done"] == N
+    hitom = runs[board.ids["hitom"]]
+    assert hitom["benchmark"] == "hitom" and hitom["agent"] == "symbolic" and hitom["model"] is None
+    assert hitom["value"] == board.store.stored_summary(hitom["id"])["metrics"]["accuracy"]
+    assert runs[board.ids["suite-tomi"]]["suite"] == board.suite
+    assert {r["suite"] for r in runs.values()} == {None, board.suite}
+    assert data["suites"] == [
+        {"id": board.suite, "model": None, "preset": "quick", "started": board.store.suite(board.suite).started,
+         "finished": board.store.suite(board.suite).finished, "runs": 1, "planned": 1, "report": None}
+    ]  # fmt: skip
+    assert [(b["name"], b["metric"], b["runs"]) for b in data["benchmarks"]] == [
+        ("hitom", "accuracy", 1), ("tomi", "accuracy", len(board.ids) - 1)
+    ]  # fmt: skip
+
+
+def test_the_board_reads_stored_summaries_and_never_computes(board: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the board must not load a benchmark or compute a metric")
+
+    monkeypatch.setattr(registry_module, "get_benchmark", refuse)
+    monkeypatch.setattr(runner_module, "benchmark_metrics", refuse)
+    monkeypatch.setattr(runner_module, "summarize_run", refuse)
+    runs = _runs(board_data(board.store))
+    assert runs[board.ids["model-c"]]["value"] == pytest.approx(21 / N)
+    assert runs[board.ids["bare"]]["value"] is None  # it has none stored, so it shows none
+    assert board.store.stored_summary(board.ids["bare"]) is None
+
+
+def test_a_report_beside_the_board_is_linked_and_others_are_not(board: Store, tmp_path: Path) -> None:
+    write_report(board.ids["model-a"], board.store, tmp_path)
+    (tmp_path / f"{board.suite}.html").write_text("suite page", encoding="utf-8")
+    path, data = write_board(board.store, tmp_path)
+    assert path == tmp_path / "board.html"
+    runs = _runs(data)
+    assert runs[board.ids["model-a"]]["report"] == f"{board.ids['model-a']}.html"
+    assert [r["id"] for r in data["runs"] if r["report"]] == [board.ids["model-a"]]
+    assert data["suites"][0]["report"] == f"{board.suite}.html"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["board.html", f"{board.ids['model-a']}.html", f"{board.suite}.html"]
+    )  # written whole: no temporary file is left beside it
+
+
+def test_page_is_self_contained_and_escapes_everything(board: Store) -> None:
+    page = render_board(board_data(board.store))
+    assert "<script>document.body" not in page  # the hostile model name is never markup
+    blob = re.search(r'<script type="application/json" id="board-data">(.*?)</script>', page, re.S)
+    assert blob is not None and "<" not in blob.group(1)
+    assert json.loads(blob.group(1))["runs"][3]["model"] == HOSTILE
+    assert not re.search(r'(src|href)="(https?:)?//', page)  # nothing is fetched from anywhere
+    assert page.count("<tr") == 0  # every row is drawn by the script from the blob
+
+
+# -- the command ------------------------------------------------------------------------------------------------
+
+
+def test_cli_writes_by_the_o_rule_and_prints_json(
+    board: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("MINDLOOP_HOME", str(board.store.path.parent))
+    monkeypatch.chdir(tmp_path)
+    assert main(["board"]) == 0
+    assert (tmp_path / "board.html").is_file()
+    out = tmp_path / "pages"
+    out.mkdir()
+    assert main(["board", "-o", str(out)]) == 0 and (out / "board.html").is_file()
+    assert main(["board", "-o", str(tmp_path / "new" / "all.html")]) == 0 and (tmp_path / "new" / "all.html").is_file()
+    captured = capsys.readouterr()
+    assert captured.out == "" and f"wrote {out / 'board.html'}: {len(board.ids)} run(s) of 2 benchmark(s)" in " ".join(
+        captured.err.split()
+    )
+    assert main(["board", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert len(data["runs"]) == len(board.ids) and data["page_size"] == PAGE_SIZE
+
+
+def test_cli_errors_are_one_line(board: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                 capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    monkeypatch.setenv("MINDLOOP_HOME", str(board.store.path.parent))
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    assert main(["board", "-o", str(tmp_path / "file" / "board.html")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("mindloop: error: cannot write the board to") and err.count("\n") == 1
+    assert main(["board", "--serve", "--json"]) == 1
+    assert capsys.readouterr().err == "mindloop: error: --serve writes no file: leave out -o and --json\n"
+    monkeypatch.setenv("MINDLOOP_HOME", str(tmp_path / "empty"))
+    assert main(["board"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("mindloop: error: no run store at") and err.count("\n") == 1
+    assert not (tmp_path / "empty").exists()  # a read-only command creates nothing
+
+
+# -- a real browser ---------------------------------------------------------------------------------------------
+
+
+def _chromium() -> str:
+    """The Chromium binary; skipped without one, unless under CI (which installs it), where that is a failure."""
+    for name in (os.environ.get("MINDLOOP_CHROMIUM"), "/usr/bin/chromium", "chromium", "chromium-browser"):
+        path = shutil.which(name) if name else None
+        if path:
+            return path
+    if os.environ.get("CI"):
+        pytest.fail("no Chromium binary found; CI must install chromium for the board browser tests")
+    pytest.skip("no Chromium binary found; install chromium to run the board browser tests")
+
+
+def _browse(chromium: str, profile: Path, url: str, *args: str) -> str:
+    proc = subprocess.run(
+        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         f"--user-data-dir={profile}", *args, url],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout
+
+
+PROBE = """
+(function () {
+  function rows(sel) {
+    return Array.prototype.map.call(document.querySelectorAll(sel), function (tr) { return tr.dataset.run; });
+  }
+  function fit() {
+    return Array.prototype.map.call(document.querySelectorAll("table.grid"), function (t) {
+      var box = t.parentElement;
+      return { name: t.id || t.dataset.benchmark, width: t.getBoundingClientRect().width,
+               fits: box.scrollWidth <= box.clientWidth + 1 && t.getBoundingClientRect().right <= window.innerWidth };
+    });
+  }
+  var out = { ready: document.body.dataset.ready === "1", innerWidth: window.innerWidth,
+              pageScrollWidth: document.documentElement.scrollWidth, tables: fit(),
+              boards: Array.prototype.map.call(document.querySelectorAll("#boards table"), function (t) {
+                return { bench: t.dataset.benchmark, rows: rows('#boards table[data-benchmark="' + t.dataset.benchmark + '"] tbody tr'),
+                         ranks: Array.prototype.map.call(t.querySelectorAll("td.rank"), function (c) { return c.textContent; }),
+                         counts: Array.prototype.map.call(t.querySelectorAll("td button.link"), function (c) { return c.textContent; }),
+                         head: Array.prototype.map.call(t.tHead.rows[0].cells, function (c) { return c.textContent; }) };
+              }),
+              all: rows("#run-table tbody tr"), showing: document.getElementById("showing").textContent };
+  // a click on the run table's "headline" header sorts by it (descending first), a second click ascending
+  document.querySelector('#run-table th[data-key="value"]').click();
+  out.byValue = rows("#run-table tbody tr");
+  document.querySelector('#run-table th[data-key="value"]').click();
+  out.byValueAsc = rows("#run-table tbody tr");
+  // choosing a benchmark and a status in the selects filters the leaderboards and the runs
+  var bench = document.getElementById("f-benchmark");
+  bench.value = "tomi"; bench.dispatchEvent(new Event("change"));
+  var st = document.getElementById("f-status");
+  st.value = "finished"; st.dispatchEvent(new Event("change"));
+  out.filtered = rows("#run-table tbody tr");
+  out.filteredBoards = Array.prototype.map.call(document.querySelectorAll("#boards table"), function (t) { return t.dataset.benchmark; });
+  out.hash = location.hash;
+  // sorting a leaderboard by model
+  document.querySelector('#boards table[data-benchmark="tomi"] th[data-key="model"]').click();
+  out.byModel = rows('#boards table[data-benchmark="tomi"] tbody tr');
+  // ticking two runs gives the compare command
+  var boxes = document.querySelectorAll("#run-table tbody input[type=checkbox]");
+  boxes[0].click(); document.querySelectorAll("#run-table tbody input[type=checkbox]")[1].click();
+  out.compare = document.getElementById("compare-command").textContent;
+  out.tables2 = fit();
+  var pre = document.createElement("pre"); pre.id = "probe"; pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+})();
+"""
+"""Measures every table at the window's size, then clicks the controls as a person would and records the rows."""
+
+
+def _probe(chromium: str, page: Path, tmp_path: Path, fragment: str = "") -> dict[str, Any]:
+    head, _, tail = page.read_text(encoding="utf-8").rpartition("</body>")
+    probed = tmp_path / "probed.html"
+    probed.write_text(f"{head}<script>{PROBE}</script></body>{tail}", encoding="utf-8")
+    url = probed.resolve().as_uri() + fragment
+    dom = _browse(chromium, tmp_path / "profile", url, "--window-size=1280,1000", "--dump-dom")
+    found = re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S)
+    assert found is not None, dom[-3000:]
+    assert "data-pwned" not in dom
+    result: dict[str, Any] = json.loads(html.unescape(found.group(1)))
+    return result
+
+
+def test_browser_leaderboards_fit_at_1280px_and_filters_and_sort_work(board: Store, tmp_path: Path) -> None:
+    chromium = _chromium()
+    page, data = write_board(board.store, tmp_path)
+    probe = _probe(chromium, page, tmp_path)
+    assert probe["ready"] and probe["innerWidth"] == 1280
+    assert probe["pageScrollWidth"] <= probe["innerWidth"]
+    names = {t["name"] for t in probe["tables"]}
+    assert {"hitom", "tomi", "suite-table", "run-table"} <= names
+    for table in probe["tables"] + probe["tables2"]:
+        assert table["fits"], table  # every table shows every column without scrolling at 1280 px
+    ids = board.ids
+    boards = {b["bench"]: b for b in probe["boards"]}
+    # one row per agent and model; model-a's two runs cover all 24 samples, so its later one (3 of 24) shows and
+    # its row counts 2 runs; ranked by accuracy, high to low; model-e, with no stored summary, last and unranked
+    tomi = boards["tomi"]
+    values = {r["id"]: r["value"] for r in data["runs"]}
+    expected = [ids[m] for m in ("model-c", "later-a", "model-b", HOSTILE, "partial", "stale", "suite-tomi")]
+    expected.sort(key=lambda i: -values[i])
+    assert tomi["rows"] == [*expected, ids["bare"]]
+    assert tomi["ranks"] == [*(str(k) for k in range(1, len(expected) + 1)), "–"]
+    assert tomi["counts"] == ["2" if i == ids["later-a"] else "1" for i in tomi["rows"]]
+    assert tomi["head"][:6] == ["#", "model", "agent", "accuracy ↑", "chance", "oracle"]
+    assert boards["hitom"]["rows"] == [ids["hitom"]]
+    # the run table: newest first; clicked, the headline sorts high to low, then low to high, no value last
+    order = sorted(data["runs"], key=lambda r: r["started"], reverse=True)
+    assert len(probe["all"]) == len(ids) and probe["showing"].startswith(f"showing 1–{len(ids)} of {len(ids)}")
+    scored = [r for r in data["runs"] if r["value"] is not None]
+    assert probe["byValue"][: len(scored)] == [r["id"] for r in sorted(scored, key=lambda r: -r["value"])]
+    assert probe["byValueAsc"][: len(scored)] == [r["id"] for r in sorted(scored, key=lambda r: r["value"])]
+    assert probe["byValue"][len(scored) :] == probe["byValueAsc"][len(scored) :] == [ids["bare"]]
+    assert {r["id"] for r in order} == set(probe["all"])
+    # filtered to finished ToMi runs: the stopped one and the Hi-ToM run are gone, from the table and the boards
+    want = {r["id"] for r in data["runs"] if r["benchmark"] == "tomi" and r["status"] == "finished"}
+    assert set(probe["filtered"]) == want and ids["partial"] not in want
+    assert probe["filteredBoards"] == ["tomi"]
+    assert "benchmark=tomi" in probe["hash"] and "status=finished" in probe["hash"]
+    models = {r["id"]: r["model"] or "(none)" for r in data["runs"]}
+    assert [models[i] for i in probe["byModel"]] == sorted(models[i] for i in probe["byModel"])
+    first, second = probe["filtered"][:2]
+    assert probe["compare"] == f"mindloop compare {first} {second} -o compare.html"
+
+
+def test_browser_view_from_the_fragment_and_screenshot(board: Store, tmp_path: Path) -> None:
+    chromium = _chromium()
+    page, _ = write_board(board.store, tmp_path)
+    url = page.resolve().as_uri()
+    dom = _browse(chromium, tmp_path / "profile", url + f"#suite={board.suite}", "--dump-dom")
+    assert 'data-ready="1"' in dom
+    assert re.findall(r'<tr class="row[^"]*" data-run="([^"]+)"', dom) == [board.ids["suite-tomi"]]
+    dom = _browse(chromium, tmp_path / "profile", url + f"#run={board.ids['bare']}", "--dump-dom")
+    assert f"<code>mindloop report {board.ids['bare']}</code>" in dom  # no report beside it: the command
+    shot = tmp_path / "board.png"
+    _browse(chromium, tmp_path / "profile", url, f"--screenshot={shot}", "--window-size=1280,1400")
+    png = shot.read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", png[16:24]) == (1280, 1400)
+    assert len(png) > 50_000  # a blank or error page compresses to a few kB
+
+
+# -- serving ----------------------------------------------------------------------------------------------------
+
+
+def _get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=60) as response:  # 127.0.0.1 only
+            return response.status, response.read().decode("utf-8")
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode("utf-8")
+
+
+def test_serve_answers_on_localhost_and_stops_on_a_signal(board: Store) -> None:
+    env = dict(os.environ, MINDLOOP_HOME=str(board.store.path.parent))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mindloop", "board", "--serve", "--port", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()  # the process says where it listens once the socket is bound
+        found = re.search(r"on (http://127\.0\.0\.1:(\d+)/) \(Ctrl-C to stop\)", line)
+        assert found is not None, line + (proc.stderr.read() if proc.poll() is not None else "")
+        base = found.group(1)
+        status, page = _get(base)
+        assert status == 200 and 'data-serve="1"' in page and board.ids["model-c"] in page
+        status, stamp = _get(base + "stamp")
+        assert status == 200 and stamp
+        a, b = board.ids["model-a"], board.ids["model-b"]
+        status, report = _get(base + f"{a}.html")
+        assert status == 200 and f"{a} · mindloop report" in report
+        status, compared = _get(base + f"compare.html?ids={a},{b}")
+        assert status == 200 and a in compared and b in compared
+        status, suite = _get(base + f"{board.suite}.html")
+        assert status == 200 and board.suite in suite
+        status, missing = _get(base + "tomi-nope.html")
+        assert status == 404 and "no run 'tomi-nope'" in missing
+        status, data = _get(base + "board.json")
+        assert status == 200 and len(json.loads(data)["runs"]) == len(board.ids)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
