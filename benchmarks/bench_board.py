@@ -31,7 +31,8 @@ MINDLOOP = Path(sys.executable).with_name("mindloop")
 
 PROBE = """
 (function () {
-  var out = { ready_ms: Number(document.body.dataset.readyMs), rows: document.querySelectorAll("#run-table tbody tr").length };
+  var out = { ready_ms: Number(document.body.dataset.readyMs),
+              rows: document.querySelectorAll("#run-table tbody tr").length };
   var t0 = performance.now();
   document.querySelector('#run-table th[data-key="value"]').click();
   out.sort_ms = performance.now() - t0;
@@ -61,15 +62,42 @@ def build(home: Path, runs: int, samples: int, seed: int) -> None:
         choices = ["box", "basket", "drawer", "chest"]
         for k in range(4):
             items = [
-                Sample(f"q{i:03d}", {"story": ["Anne put the apple in the box."], "question": "Where is the apple?",
-                                     "answer": "box", "choices": choices}, ("reality", "memory")[i % 2])
+                Sample(
+                    f"q{i:03d}",
+                    {
+                        "story": ["Anne put the apple in the box."],
+                        "question": "Where is the apple?",
+                        "answer": "box",
+                        "choices": choices,
+                    },
+                    ("reality", "memory")[i % 2],
+                )
                 for i in range(samples)
-            ]  # fmt: skip
-            run_id = store.create_run(benchmark="tomi", agent="model", model=f"seed-model-{k}",
-                                      config={"n": samples, "seed": 0, "options": {}}, samples=items, version="bench")  # fmt: skip
+            ]
+            run_id = store.create_run(
+                benchmark="tomi",
+                agent="model",
+                model=f"seed-model-{k}",
+                config={"n": samples, "seed": 0, "options": {}},
+                samples=items,
+                version="bench",
+            )
             right = rng.randrange(samples + 1)
-            store.finish(run_id, [SampleResult(i, "done", {"answer": "box" if i < right else "chest"},
-                                               {"correct": float(i < right)}, None, [], 0.1) for i in range(samples)])  # fmt: skip
+            store.finish(
+                run_id,
+                [
+                    SampleResult(
+                        i,
+                        "done",
+                        {"answer": "box" if i < right else "chest"},
+                        {"correct": float(i < right)},
+                        None,
+                        [],
+                        0.1,
+                    )
+                    for i in range(samples)
+                ],
+            )
             summarize_run(run_id, store, computed_by="run")
     db = sqlite3.connect(path)
     seeds = db.execute("SELECT run_id, benchmark FROM runs").fetchall()
@@ -81,9 +109,16 @@ def build(home: Path, runs: int, samples: int, seed: int) -> None:
         while made < runs:
             source, bench = seeds[made % len(seeds)]
             run_id = f"{bench}-20260101-{made:06d}-{rng.randrange(16**4):04x}"
-            row = dict(zip(columns, db.execute("SELECT * FROM runs WHERE run_id = ?", (source,)).fetchone(), strict=True))
-            row |= {"run_id": run_id, "model": rng.choice(models), "agent": "model", "lock_owner": None,
-                    "started": f"2026-{1 + made % 12:02d}-{1 + made % 28:02d}T{made % 24:02d}:{made % 60:02d}:00+00:00"}  # fmt: skip
+            row = dict(
+                zip(columns, db.execute("SELECT * FROM runs WHERE run_id = ?", (source,)).fetchone(), strict=True)
+            )
+            row |= {
+                "run_id": run_id,
+                "model": rng.choice(models),
+                "agent": "model",
+                "lock_owner": None,
+                "started": f"2026-{1 + made % 12:02d}-{1 + made % 28:02d}T{made % 24:02d}:{made % 60:02d}:00+00:00",
+            }
             db.execute(f"INSERT INTO runs ({','.join(row)}) VALUES ({','.join('?' * len(row))})", list(row.values()))
             unfinished = made % 10 == 0
             cols = ",".join(c for c in sample_columns if c != "run_id")
@@ -93,7 +128,9 @@ def build(home: Path, runs: int, samples: int, seed: int) -> None:
                 " WHERE run_id = ?",
                 (run_id, source),
             )
-            summary = json.loads(db.execute("SELECT summary FROM run_summaries WHERE run_id = ?", (source,)).fetchone()[0])
+            summary = json.loads(
+                db.execute("SELECT summary FROM run_summaries WHERE run_id = ?", (source,)).fetchone()[0]
+            )
             head = summary["definitions"]["headline"]["metric"]
             value = min(1.0, max(0.0, float(summary["metrics"][head]) + rng.uniform(-0.2, 0.2)))
             summary["metrics"][head] = value
@@ -101,8 +138,10 @@ def build(home: Path, runs: int, samples: int, seed: int) -> None:
                 summary["intervals"]["metrics"][head] |= {"low": max(0.0, value - 0.08), "high": min(1.0, value + 0.08)}
             if unfinished:
                 summary["counts"] = [0, 0, 0]  # a stale summary: samples finished since it was stored
-            db.execute("INSERT INTO run_summaries (run_id, summary, saved) VALUES (?, ?, ?)",
-                       (run_id, json.dumps(summary), "2026-01-01T00:00:00+00:00"))  # fmt: skip
+            db.execute(
+                "INSERT INTO run_summaries (run_id, summary, saved) VALUES (?, ?, ?)",
+                (run_id, json.dumps(summary), "2026-01-01T00:00:00+00:00"),
+            )
             made += 1
     db.close()
 
@@ -119,8 +158,10 @@ def main() -> None:
         os.environ["MINDLOOP_HOME"] = str(home)
         start = time.perf_counter()
         build(home, args.runs, args.samples, args.seed)
-        print(f"built a store of {args.runs:,} runs ({args.samples} samples each) in {time.perf_counter() - start:.1f} s;"
-              f" {(home / 'runs.sqlite').stat().st_size / 1e6:.1f} MB")  # fmt: skip
+        print(
+            f"built a store of {args.runs:,} runs ({args.samples} samples each) in {time.perf_counter() - start:.1f} s;"
+            f" {(home / 'runs.sqlite').stat().st_size / 1e6:.1f} MB"
+        )
 
         from mindloop.bench.report.board import board_data
         from mindloop.bench.store import RunStore
@@ -150,20 +191,36 @@ def main() -> None:
         probed.write_text(f"{head}<script>{PROBE}</script></body>{tail}", encoding="utf-8")
         start = time.perf_counter()
         dom = subprocess.run(
-            [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync",
-             "--disable-background-networking", "--disable-component-update", f"--user-data-dir={out / 'profile'}",
-             "--window-size=1280,1000", "--dump-dom", probed.resolve().as_uri()],
-            capture_output=True, text=True, timeout=300, check=True,
-        ).stdout  # fmt: skip
+            [
+                chromium,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-first-run",
+                "--disable-sync",
+                "--disable-background-networking",
+                "--disable-component-update",
+                f"--user-data-dir={out / 'profile'}",
+                "--window-size=1280,1000",
+                "--dump-dom",
+                probed.resolve().as_uri(),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=True,
+        ).stdout
         browser = time.perf_counter() - start
         found = re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S)
         if found is None:
             raise SystemExit("the probe did not run: " + dom[-2000:])
         probe = json.loads(html.unescape(found.group(1)))
-        print(f"Chromium at 1280 px: first render {probe['ready_ms']:.0f} ms after navigation start "
-              f"({probe['rows']} rows drawn); sort {len(data['runs']):,} runs by headline {probe['sort_ms']:.0f} ms; "
-              f"filter to hitom {probe['filter_ms']:.0f} ms ({probe['showing']}); "
-              f"whole headless browser process {browser:.1f} s")  # fmt: skip
+        print(
+            f"Chromium at 1280 px: first render {probe['ready_ms']:.0f} ms after navigation start "
+            f"({probe['rows']} rows drawn); sort {len(data['runs']):,} runs by headline {probe['sort_ms']:.0f} ms; "
+            f"filter to hitom {probe['filter_ms']:.0f} ms ({probe['showing']}); "
+            f"whole headless browser process {browser:.1f} s"
+        )
 
 
 if __name__ == "__main__":

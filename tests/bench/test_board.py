@@ -48,21 +48,29 @@ def _samples(n: int = N) -> list[Sample]:
     return [
         Sample(
             f"q{i:03d}",
-            {"story": ["Anne put the apple in the box."], "question": "Where is the apple?", "answer": "box",
-             "choices": CHOICES},
+            {
+                "story": ["Anne put the apple in the box."],
+                "question": "Where is the apple?",
+                "answer": "box",
+                "choices": CHOICES,
+            },
             types[i % 4],
-        )  # fmt: skip
+        )
         for i in range(n)
     ]
 
 
 def _scripted(store: RunStore, model: str, right: int, *, finish: int = N, summarize: bool = True) -> str:
     run_id = store.create_run(
-        benchmark="tomi", agent="model", model=model, config={"n": None, "seed": 0, "options": {}},
-        samples=_samples(), version="0.1.0",
-    )  # fmt: skip
+        benchmark="tomi",
+        agent="model",
+        model=model,
+        config={"n": None, "seed": 0, "options": {}},
+        samples=_samples(),
+        version="0.1.0",
+    )
     results = [
-        SampleResult(i, "done", {"answer": "box" if i < right else "chest"}, {"correct": float(i < right)}, None, [], 0.5)
+        SampleResult(i, "done", {"answer": "box" if i < right else "chest"}, {"correct": float(i < right)}, None, [], 0)
         for i in range(N)
     ]
     store.finish(run_id, results[:finish])
@@ -87,8 +95,9 @@ def board(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
         ids["partial"] = _scripted(store, "model-d", 10, finish=12)  # stopped half way
         ids["bare"] = _scripted(store, "model-e", 20, summarize=False)  # no stored summary
         stale = _scripted(store, "model-f", 9, finish=16)
-        store.finish(stale, [SampleResult(i, "done", {"answer": "chest"}, {"correct": 0.0}, None, [], 0.5)
-                             for i in range(16, N)])  # fmt: skip
+        store.finish(
+            stale, [SampleResult(i, "done", {"answer": "chest"}, {"correct": 0.0}, None, [], 0.5) for i in range(16, N)]
+        )
         ids["stale"] = stale
         hitom = run_benchmark(RunRequest(benchmark="hitom", n=12), store=store, progress=False)
         ids["hitom"] = hitom.run_id
@@ -132,12 +141,21 @@ def test_every_run_is_listed_with_its_stored_headline_interval_and_references(bo
     assert runs[board.ids["suite-tomi"]]["suite"] == board.suite
     assert {r["suite"] for r in runs.values()} == {None, board.suite}
     assert data["suites"] == [
-        {"id": board.suite, "model": None, "preset": "quick", "started": board.store.suite(board.suite).started,
-         "finished": board.store.suite(board.suite).finished, "runs": 1, "planned": 1, "report": None}
-    ]  # fmt: skip
+        {
+            "id": board.suite,
+            "model": None,
+            "preset": "quick",
+            "started": board.store.suite(board.suite).started,
+            "finished": board.store.suite(board.suite).finished,
+            "runs": 1,
+            "planned": 1,
+            "report": None,
+        }
+    ]
     assert [(b["name"], b["metric"], b["runs"]) for b in data["benchmarks"]] == [
-        ("hitom", "accuracy", 1), ("tomi", "accuracy", len(board.ids) - 1)
-    ]  # fmt: skip
+        ("hitom", "accuracy", 1),
+        ("tomi", "accuracy", len(board.ids) - 1),
+    ]
 
 
 def test_the_board_reads_stored_summaries_and_never_computes(board: Store, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -200,8 +218,9 @@ def test_cli_writes_by_the_o_rule_and_prints_json(
     assert len(data["runs"]) == len(board.ids) and data["page_size"] == PAGE_SIZE
 
 
-def test_cli_errors_are_one_line(board: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                 capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_cli_errors_are_one_line(
+    board: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("MINDLOOP_HOME", str(board.store.path.parent))
     (tmp_path / "file").write_text("x", encoding="utf-8")
     assert main(["board", "-o", str(tmp_path / "file" / "board.html")]) == 1
@@ -232,35 +251,52 @@ def _chromium() -> str:
 
 def _browse(chromium: str, profile: Path, url: str, *args: str) -> str:
     proc = subprocess.run(
-        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         f"--user-data-dir={profile}", *args, url],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
+        [
+            chromium,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={profile}",
+            *args,
+            url,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc.stdout
 
 
 PROBE = """
 (function () {
+  function texts(nodes) { return Array.prototype.map.call(nodes, function (c) { return c.textContent; }); }
   function rows(sel) {
     return Array.prototype.map.call(document.querySelectorAll(sel), function (tr) { return tr.dataset.run; });
   }
   function fit() {
     return Array.prototype.map.call(document.querySelectorAll("table.grid"), function (t) {
-      var box = t.parentElement;
-      return { name: t.id || t.dataset.benchmark, width: t.getBoundingClientRect().width,
-               fits: box.scrollWidth <= box.clientWidth + 1 && t.getBoundingClientRect().right <= window.innerWidth };
+      var box = t.parentElement, right = t.getBoundingClientRect().right;
+      return { name: t.id || t.dataset.benchmark,
+               fits: box.scrollWidth <= box.clientWidth + 1 && right <= window.innerWidth };
+    });
+  }
+  function boards() {
+    return Array.prototype.map.call(document.querySelectorAll("#boards table"), function (t) {
+      var name = t.dataset.benchmark;
+      return { bench: name, rows: rows('#boards table[data-benchmark="' + name + '"] tr[data-run]'),
+               ranks: texts(t.querySelectorAll("td.rank")), counts: texts(t.querySelectorAll("td button.link")),
+               head: texts(t.tHead.rows[0].cells) };
     });
   }
   var out = { ready: document.body.dataset.ready === "1", innerWidth: window.innerWidth,
-              pageScrollWidth: document.documentElement.scrollWidth, tables: fit(),
-              boards: Array.prototype.map.call(document.querySelectorAll("#boards table"), function (t) {
-                return { bench: t.dataset.benchmark, rows: rows('#boards table[data-benchmark="' + t.dataset.benchmark + '"] tbody tr'),
-                         ranks: Array.prototype.map.call(t.querySelectorAll("td.rank"), function (c) { return c.textContent; }),
-                         counts: Array.prototype.map.call(t.querySelectorAll("td button.link"), function (c) { return c.textContent; }),
-                         head: Array.prototype.map.call(t.tHead.rows[0].cells, function (c) { return c.textContent; }) };
-              }),
+              pageScrollWidth: document.documentElement.scrollWidth, tables: fit(), boards: boards(),
               all: rows("#run-table tbody tr"), showing: document.getElementById("showing").textContent };
   // a click on the run table's "headline" header sorts by it (descending first), a second click ascending
   document.querySelector('#run-table th[data-key="value"]').click();
@@ -273,14 +309,14 @@ PROBE = """
   var st = document.getElementById("f-status");
   st.value = "finished"; st.dispatchEvent(new Event("change"));
   out.filtered = rows("#run-table tbody tr");
-  out.filteredBoards = Array.prototype.map.call(document.querySelectorAll("#boards table"), function (t) { return t.dataset.benchmark; });
+  out.filteredBoards = boards().map(function (b) { return b.bench; });
   out.hash = location.hash;
   // sorting a leaderboard by model
   document.querySelector('#boards table[data-benchmark="tomi"] th[data-key="model"]').click();
   out.byModel = rows('#boards table[data-benchmark="tomi"] tbody tr');
   // ticking two runs gives the compare command
-  var boxes = document.querySelectorAll("#run-table tbody input[type=checkbox]");
-  boxes[0].click(); document.querySelectorAll("#run-table tbody input[type=checkbox]")[1].click();
+  document.querySelectorAll("#run-table tbody input[type=checkbox]")[0].click();
+  document.querySelectorAll("#run-table tbody input[type=checkbox]")[1].click();
   out.compare = document.getElementById("compare-command").textContent;
   out.tables2 = fit();
   var pre = document.createElement("pre"); pre.id = "probe"; pre.textContent = JSON.stringify(out);
@@ -375,9 +411,12 @@ def _get(url: str) -> tuple[int, str]:
 def test_serve_answers_on_localhost_and_stops_on_a_signal(board: Store) -> None:
     env = dict(os.environ, MINDLOOP_HOME=str(board.store.path.parent))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mindloop", "board", "--serve", "--port", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-    )  # fmt: skip
+        [sys.executable, "-m", "mindloop.cli", "board", "--serve", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     try:
         assert proc.stderr is not None
         line = proc.stderr.readline()  # the process says where it listens once the socket is bound

@@ -25,6 +25,7 @@ board_app = typer.Typer(
     "links to each run's report and to compare.",
     invoke_without_command=True,
     no_args_is_help=False,
+    subcommand_metavar="",  # it has no subcommands: the usage line shows none
 )
 
 

@@ -133,20 +133,21 @@ def board_data(store: RunStore, *, folder: Path | None = None) -> dict[str, Any]
         summaries = {}
     suite_of: dict[str, str] = {}
     suites = []
-    for info in store.suites() if damage is None else []:
-        members = store.suite_runs(info.suite_id)
-        suite_of.update({run_id: info.suite_id for run_id in members.values()})
-        planned = info.config.get("benchmarks") if isinstance(info.config.get("benchmarks"), list) else []
+    for suite in store.suites() if damage is None else []:
+        members = store.suite_runs(suite.suite_id)
+        suite_of.update({run_id: suite.suite_id for run_id in members.values()})
+        planned = suite.config.get("benchmarks")
+        planned = planned if isinstance(planned, list) else []
         suites.append(
             {
-                "id": info.suite_id,
-                "model": info.model,
-                "preset": info.preset,
-                "started": info.started,
-                "finished": info.finished,
+                "id": suite.suite_id,
+                "model": suite.model,
+                "preset": suite.preset,
+                "started": suite.started,
+                "finished": suite.finished,
                 "runs": len(members),
                 "planned": len(set(planned) | set(members)),
-                "report": _beside(folder, info.suite_id),
+                "report": _beside(folder, suite.suite_id),
             }
         )
     runs = []
@@ -295,7 +296,7 @@ def _handler(store_path: Path) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = f"mindloop-board/{__version__}"
 
-        def do_GET(self) -> None:  # noqa: N802 (the name http.server calls)
+        def do_GET(self) -> None:  # the name http.server calls
             url = urlsplit(self.path)
             try:
                 status, kind, body = _page(store_path, url.path, parse_qs(url.query))
@@ -309,7 +310,7 @@ def _handler(store_path: Path) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (http.server's signature)
+        def log_message(self, format: str, *args: Any) -> None:  # http.server's signature
             """Quiet: the command's stderr says where it serves, not every request."""
 
     return Handler
