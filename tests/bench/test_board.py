@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import signal
+import sqlite3
 import struct
 import subprocess
 import sys
@@ -169,6 +170,36 @@ def test_the_board_reads_stored_summaries_and_never_computes(board: Store, monke
     assert runs[board.ids["model-c"]]["value"] == pytest.approx(21 / N)
     assert runs[board.ids["bare"]]["value"] is None  # it has none stored, so it shows none
     assert board.store.stored_summary(board.ids["bare"]) is None
+
+
+def test_headlines_cut_inside_sqlite_match_the_whole_summaries(board: Store) -> None:
+    whole = board.store.stored_summaries()
+    cut = board.store.stored_headlines()
+    assert set(cut) == set(whole) and board.ids["bare"] not in cut
+    for run_id, summary in whole.items():
+        metric = summary["definitions"]["headline"]["metric"]
+        assert cut[run_id]["metrics"] == {metric: summary["metrics"][metric]}
+        assert cut[run_id]["intervals"]["metrics"][metric] == summary["intervals"]["metrics"][metric]
+        assert cut[run_id]["references"] == summary["references"]
+        assert cut[run_id]["definitions"]["references"] == summary["definitions"]["references"]
+        assert cut[run_id]["counts"] == summary["counts"]
+
+
+def test_a_summary_without_headline_or_unreadable(tmp_path: Path) -> None:
+    with RunStore(tmp_path / "runs.sqlite") as store:
+        plain = _scripted(store, "plain", 12, summarize=False)
+        store.save_summary(plain, {"metrics": {"note": "x", "score": 0.5}, "definitions": {"headline": None}})
+        broken = _scripted(store, "broken", 12, summarize=False)
+        store.save_summary(broken, {"metrics": {}})
+    db = sqlite3.connect(tmp_path / "runs.sqlite")
+    with db:
+        db.execute("UPDATE run_summaries SET summary = '{not json' WHERE run_id = ?", (broken,))
+    db.close()
+    with RunStore(tmp_path / "runs.sqlite", readonly=True) as store:
+        runs = _runs(board_data(store))
+    assert runs[plain]["metric"] == "score" and runs[plain]["value"] == 0.5  # its first number, as headline_of does
+    assert runs[plain]["summary"] == "stale"  # stored without the counts it covers
+    assert runs[broken]["summary"] == "none" and runs[broken]["value"] is None
 
 
 def test_a_report_beside_the_board_is_linked_and_others_are_not(board: Store, tmp_path: Path) -> None:

@@ -800,6 +800,60 @@ class RunStore:
                     out[str(run_id)] = data
         return out
 
+    def stored_headlines(self) -> dict[str, dict[str, Any]]:
+        """Every run's stored summary cut down, inside SQLite, to what a page over many runs shows: ``counts``,
+        ``computed_by``, ``version``, ``references``, ``definitions`` (``headline`` and ``references`` only),
+        ``metrics`` and ``intervals["metrics"]`` (the headline metric only); a summary that declares no headline
+        comes whole (its headline is its first number). No whole summary is decoded in Python, which makes this
+        several times quicker than :meth:`stored_summaries` on thousands of runs. Falls back to
+        :meth:`stored_summaries` (its results cut the same way) on an SQLite without JSON functions or a summary
+        that is not valid JSON."""
+        metric = "json_quote(summary ->> '$.definitions.headline.metric')"
+        parts = {
+            "counts": "'$.counts'",
+            "computed_by": "'$.computed_by'",
+            "version": "'$.version'",
+            "references": "'$.references'",
+            "headline": "'$.definitions.headline'",
+            "policies": "'$.definitions.references'",
+            "value": f"'$.metrics.' || {metric}",
+            "interval": f"'$.intervals.metrics.' || {metric}",
+        }
+        # `->` gives each part as JSON text with its numbers as stored (json_extract would give a number as an SQL
+        # REAL, rendered back with 15 digits); the parts are joined into one JSON object a row
+        pairs = " || ',' || ".join(
+            f"'\"{name}\":' || coalesce(summary -> ({path}), 'null')" for name, path in parts.items()
+        )
+        try:
+            with self._guard():
+                if "run_summaries" not in _tables(self._db):
+                    return {}
+                rows = self._db.execute(f"SELECT run_id, '{{' || {pairs} || '}}' FROM run_summaries").fetchall()
+        except sqlite3.OperationalError:  # no JSON functions, or a summary that is not JSON
+            return {run_id: _cut(summary) for run_id, summary in self.stored_summaries().items()}
+        out: dict[str, dict[str, Any]] = {}
+        whole = []
+        for run_id, text in rows:
+            got = json.loads(text)
+            head = got["headline"]
+            if not isinstance(head, dict) or not isinstance(head.get("metric"), str):
+                whole.append(str(run_id))
+                continue
+            out[str(run_id)] = {
+                "counts": got["counts"],
+                "computed_by": got["computed_by"],
+                "version": got["version"],
+                "references": got["references"] or {},
+                "definitions": {"headline": head, "references": got["policies"] or []},
+                "metrics": {head["metric"]: got["value"]},
+                "intervals": {"metrics": {head["metric"]: got["interval"]}},
+            }
+        for run_id in whole:
+            summary = self.stored_summary(run_id)
+            if summary is not None:
+                out[run_id] = summary
+        return out
+
     # -- suites -------------------------------------------------------------------------------------------
 
     def create_suite(self, *, model: str | None, preset: str, config: dict[str, Any], version: str) -> str:
@@ -999,6 +1053,26 @@ class RunStore:
             seconds=seconds or 0.0,
             node=node,
         )
+
+
+def _cut(summary: dict[str, Any]) -> dict[str, Any]:
+    """A stored summary cut as :meth:`RunStore.stored_headlines` cuts it (whole when it declares no headline)."""
+    definitions = summary.get("definitions") or {}
+    head = definitions.get("headline") if isinstance(definitions, dict) else None
+    if not isinstance(head, dict) or not isinstance(head.get("metric"), str):
+        return summary
+    metric = head["metric"]
+    intervals = summary.get("intervals") or {}
+    tree = intervals.get("metrics") if isinstance(intervals, dict) else None
+    return {
+        "counts": summary.get("counts"),
+        "computed_by": summary.get("computed_by"),
+        "version": summary.get("version"),
+        "references": summary.get("references") or {},
+        "definitions": {"headline": head, "references": definitions.get("references") or []},
+        "metrics": {metric: (summary.get("metrics") or {}).get(metric)},
+        "intervals": {"metrics": {metric: tree.get(metric) if isinstance(tree, dict) else None}},
+    }
 
 
 def _install(db: sqlite3.Connection, found: int) -> None:

@@ -106,19 +106,31 @@ def _summary_fields(summary: Mapping[str, Any] | None, counts: list[int]) -> dic
     interval = _interval(summary, metric)
     policies = (summary.get("definitions") or {}).get("references") or []
     values = summary.get("references") or {}
-    marks = reference_marks(
-        {str(k): _number(v) for k, v in values.items()} if isinstance(values, Mapping) else {},
-        [p for p in policies if isinstance(p, Mapping)],
-        hib,
+    marks = _marks(
+        json.dumps(
+            [
+                {str(k): _number(v) for k, v in values.items()} if isinstance(values, Mapping) else {},
+                [p for p in policies if isinstance(p, Mapping)],
+                hib,
+            ]
+        )
     )
     out |= {"metric": metric, "hib": hib, "value": value, "text": _text(value)}
     if interval is not None:
         out |= {"low": interval[0], "high": interval[1], "ci": f"[{_text(interval[0])}, {_text(interval[1])}]"}
-    out["refs"] = [
-        {"label": m.label, "name": m.name, "value": m.value, "text": _text(m.value), "optimistic": m.optimistic}
-        for m in marks
-    ]
+    out["refs"] = [dict(m) for m in marks]
     return out
+
+
+@lru_cache(maxsize=4096)
+def _marks(key: str) -> tuple[Mapping[str, Any], ...]:
+    """The reference marks of ``[values, policies, higher_is_better]`` (as JSON: runs of a benchmark on the same
+    samples share them, so each set is worked out once), by :func:`~mindloop.bench.headline.reference_marks`."""
+    values, policies, hib = json.loads(key)
+    return tuple(
+        {"label": m.label, "name": m.name, "value": m.value, "text": _text(m.value), "optimistic": m.optimistic}
+        for m in reference_marks(values, policies, hib)
+    )
 
 
 def board_data(store: RunStore, *, folder: Path | None = None) -> dict[str, Any]:
@@ -128,7 +140,7 @@ def board_data(store: RunStore, *, folder: Path | None = None) -> dict[str, Any]
     (the board's folder), else ``None``."""
     lines, damage = list_runs(store, metrics=False)
     try:
-        summaries = store.stored_summaries()
+        summaries = store.stored_headlines()
     except (MindloopError, sqlite3.DatabaseError):  # a damaged store: read them one by one below
         summaries = {}
     suite_of: dict[str, str] = {}
