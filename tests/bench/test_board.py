@@ -457,7 +457,11 @@ def test_serve_answers_on_localhost_and_stops_on_a_signal(board: Store) -> None:
         status, page = _get(base)
         assert status == 200 and 'data-serve="1"' in page and board.ids["model-c"] in page
         status, stamp = _get(base + "stamp")
-        assert status == 200 and stamp
+        assert status == 200 and stamp and _get(base + "stamp") == (200, stamp)
+        kept = board.store.stored_summary(board.ids["model-a"])
+        assert kept is not None
+        board.store.save_summary(board.ids["model-a"], kept)  # a write to the store, the numbers unchanged
+        assert _get(base + "stamp")[1] != stamp  # what the open page polls: it reloads when this changes
         a, b = board.ids["model-a"], board.ids["model-b"]
         status, report = _get(base + f"{a}.html")
         assert status == 200 and f"{a} · mindloop report" in report
