@@ -266,6 +266,37 @@ def test_cli_errors_are_one_line(
     assert not (tmp_path / "empty").exists()  # a read-only command creates nothing
 
 
+def test_a_damaged_store_gives_what_can_be_read_then_the_damage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "home" / "runs.sqlite"
+    path.parent.mkdir()
+    with RunStore(path) as store:
+        first = run_benchmark(RunRequest("tomi", n=200), store=store, progress=False).run_id
+        second = run_benchmark(RunRequest("hitom", n=60), store=store, progress=False).run_id
+    db = sqlite3.connect(path)
+    page_size = db.execute("PRAGMA page_size").fetchone()[0]
+    pages = db.execute("PRAGMA page_count").fetchone()[0]
+    leaves = [p for (p,) in db.execute("SELECT pageno FROM dbstat WHERE name = 'samples' AND pagetype = 'leaf'")]
+    db.close()
+    with path.open("r+b") as f:  # two pages of samples near the middle of the file overwritten
+        f.seek((min(p for p in leaves if p >= pages // 3) - 1) * page_size)
+        f.write(bytes(range(256)) * (2 * page_size // 256))
+    monkeypatch.setenv("MINDLOOP_HOME", str(path.parent))
+    assert main(["board", "-o", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert f"wrote {tmp_path / 'board.html'}: 2 run(s)" in " ".join(err.split())
+    assert err.splitlines()[-1].startswith(f"mindloop: error: run store {path} is damaged (")
+    page = (tmp_path / "board.html").read_text(encoding="utf-8")
+    assert "The store is damaged: only the runs that could be read are listed." in page
+    assert main(["board", "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    runs = _runs(data)
+    assert set(runs) == {first, second} and data["damage"].startswith(f"run store {path} is damaged (")
+    assert sorted(r["status"] for r in runs.values())[-1] == "unknown"  # one run's samples cannot be counted
+    assert all(r["value"] is not None for r in runs.values())  # their stored summaries still read
+
+
 # -- a real browser ---------------------------------------------------------------------------------------------
 
 

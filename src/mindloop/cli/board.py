@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -78,7 +78,9 @@ def board(
     with RunStore(store_path, readonly=True) as store:
         if as_json:
             where = None if out is None else output_file(out, "board.json")
-            emit(json.dumps(board_data(store)) + "\n", where)
+            data = board_data(store)
+            emit(json.dumps(data) + "\n", where)
+            _refuse_damage(data)
             return
         target = output_file(out, "board.html")
         try:
@@ -92,3 +94,11 @@ def board(
         f"wrote {path}: {len(data['runs'])} run(s) of {len(data['benchmarks'])} benchmark(s), "
         f"{len(data['suites'])} suite(s); {linked} run report(s) beside it linked"
     )
+    _refuse_damage(data)
+
+
+def _refuse_damage(data: dict[str, Any]) -> None:
+    """On a damaged store the board shows what can still be read, then, like ``mindloop runs``, the command ends
+    with the damage and what to do (exit 1)."""
+    if data["damage"]:
+        raise MindloopError(data["damage"])
