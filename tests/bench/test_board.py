@@ -459,6 +459,29 @@ def test_browser_view_from_the_fragment_and_screenshot(board: Store, tmp_path: P
     assert len(png) > 50_000  # a blank or error page compresses to a few kB
 
 
+def test_browser_a_long_leaderboard_shows_its_first_rows_until_asked(tmp_path: Path) -> None:
+    chromium = _chromium()
+    with RunStore(tmp_path / "runs.sqlite") as store:
+        for k in range(30):
+            run_id = store.create_run(
+                benchmark="tomi", agent="model", model=f"m{k:02d}", config={}, samples=_samples(2), version="t"
+            )
+            store.finish(run_id, [SampleResult(i, "done", {}, {"correct": 1.0}, None, [], 0) for i in range(2)])
+            headline = {"metric": "accuracy", "higher_is_better": True}
+            store.save_summary(
+                run_id, {"metrics": {"accuracy": k / 30}, "definitions": {"headline": headline}, "counts": [2, 0, 0]}
+            )
+        page, _ = write_board(store, tmp_path)
+    url = page.resolve().as_uri()
+    board_rows = r'<tr data-run="[^"]+"( class="[^"]*")?><td class="rank">(\d+)</td>'
+    dom = _browse(chromium, tmp_path / "profile", url, "--dump-dom")
+    assert [int(m[1]) for m in re.findall(board_rows, dom)] == list(range(1, 26))  # the best 25, ranked
+    assert ">show all 30</button>" in dom
+    dom = _browse(chromium, tmp_path / "profile", url + "#lall=tomi", "--dump-dom")
+    assert [int(m[1]) for m in re.findall(board_rows, dom)] == list(range(1, 31))
+    assert ">show the first 25</button>" in dom
+
+
 # -- serving ----------------------------------------------------------------------------------------------------
 
 
