@@ -167,10 +167,10 @@ class Metric:
       out (``"skip"``), or counts as the number given (C-WAH's 250-step cap for an episode that never ran).
 
     How it is written: ``optional`` leaves the metric out of the summary when no sample it would count has the
-    score (a score only a model reply gives); ``digits`` rounds the value (a paper's precision); ``table`` puts the run-wide
-    value inside that summary key (``by_dimension``) instead of at the top level. Each grouping row holds the
-    metric and ``n``, the samples the first metric declaring the grouping counts there (a row none counts in is
-    left out)."""
+    score (a score only a model reply gives); ``digits`` rounds the value (a paper's precision); ``table`` puts
+    the run-wide value inside that summary key (``by_dimension``) instead of at the top level. Each grouping row
+    holds the metric and ``n``, the samples the first metric declaring the grouping counts there (a row none
+    counts in is left out)."""
 
     name: str
     score: str

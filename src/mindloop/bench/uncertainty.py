@@ -630,7 +630,8 @@ def paired_differences(
     """Every float metric both summaries have, B minus A, over records aligned by sample (``records_a[i]`` and
     ``records_b[i]`` are the same sample): both are drawn with the same resamples, so each difference is paired.
     A metric no declaration covers (:func:`uncovered`), one left undefined by more than half the resamples, or
-    one that is not a proportion over fewer than :data:`~mindloop.bench.inference.MIN_N` samples, is left out. P-values are unadjusted (see :func:`adjust`)."""
+    one that is not a proportion over fewer than :data:`~mindloop.bench.inference.MIN_N` samples, is left out.
+    P-values are unadjusted (see :func:`adjust`)."""
     if len(records_a) != len(records_b):
         raise InvalidArgumentError(f"paired runs need aligned samples: {len(records_a)} vs {len(records_b)}")
     if not records_a:

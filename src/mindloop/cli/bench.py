@@ -225,7 +225,11 @@ def _print_summary(summary: RunSummary) -> None:
                 if iv.get("too_small")
                 else ""
             )
-            + (f"; no interval (not declared): {', '.join(iv['undeclared']['metrics'])}" if iv.get("undeclared") else ""),
+            + (
+                f"; no interval (not declared): {', '.join(iv['undeclared']['metrics'])}"
+                if iv.get("undeclared")
+                else ""
+            ),
             markup=False,
             soft_wrap=True,
         )

@@ -177,6 +177,7 @@ _GENERATION = Generation(
 )
 """The paper's sampling settings; a run uses them unless --temperature / --max-tokens are given."""
 
+
 def _episode_metrics(steps_missing: Literal["zero"] | float, *extra: Metric) -> tuple[Metric, ...]:
     """The per-episode means both worlds report (failures count: an episode that never ran has ``steps_missing``
     steps, no tokens, no messages), then ``extra``."""

@@ -189,7 +189,10 @@ _METRICS = (
     _pct_metric("sr", "sr", "Action SR: the weighted ROUGE of the predicted action calls (0-100)", groupings=_BY_TASK),
     _pct_metric("ac", "ac", "Action AC: the share of gold action calls predicted (0-100)", groupings=_BY_TASK),
     Metric("format_ok", "format_ok", scale=100, digits=4, description="share of replies read as a hierarchy (%)"),
-    *(_pct_metric(k, k, f"{k} F-measure of the action calls (0-100)", table="rouge") for k in ("rouge1", "rouge2", "rougeL")),
+    *(
+        _pct_metric(k, k, f"{k} F-measure of the action calls (0-100)", table="rouge")
+        for k in ("rouge1", "rouge2", "rougeL")
+    ),
     *(
         _pct_metric(layer, f"{m}{layer}", f"{what} of the {layer} layer (0-100)", table=table, optional=True)
         for table, m, what in (

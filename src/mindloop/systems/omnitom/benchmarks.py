@@ -462,9 +462,9 @@ class OmniToMStage1Benchmark(_OmniToMBase):
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
         """What the declared macro P/R/F1 (overall and per category, :data:`_STAGE1_METRICS`) cannot say: the
         counts (stories the judge could not score are left out of the F1, counted in ``unscored`` with the reasons
-        in ``unscored_reasons``) and the F1 per order bucket; ``None`` without scored stories. With a judge under the release's protocol, ``f1_release_rule``
-        is the F1 the release's rule gives (unscored stories' rows unmatched: 0); ``deviations`` lists where the
-        run departed from the release."""
+        in ``unscored_reasons``) and the F1 per order bucket; ``None`` without scored stories. With a judge under
+        the release's protocol, ``f1_release_rule`` is the F1 the release's rule gives (unscored stories' rows
+        unmatched: 0); ``deviations`` lists where the run departed from the release."""
         scored = [r for r in records if not _unscored(r)]
         unscored = [r for r in records if _unscored(r)]
         settings = records[0].sample.input.get("settings", {}) if records else {}

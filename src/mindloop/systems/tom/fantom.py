@@ -382,9 +382,7 @@ _METRICS = (
         for scenario, prefix in _SCENARIOS
         for key, kind in _ACCURACIES
     ),
-    Metric(
-        "fact_word_f1", "correct", "mean", within=("kind=fact",), description="word F1 of the fact answers (0-1)"
-    ),
+    Metric("fact_word_f1", "correct", "mean", within=("kind=fact",), description="word F1 of the fact answers (0-1)"),
 )
 
 

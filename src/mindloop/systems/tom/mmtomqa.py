@@ -187,7 +187,9 @@ class MMToMOptions(Options):
 
 _GROUPINGS = (
     Grouping("by_type", "group", tuple(MMTOM_TYPES)),
-    Grouping("by_kind", "group", ("belief", "goal"), rename=tuple((t, f"{'belief' if t[0] == '1' else 'goal'}") for t in MMTOM_TYPES)),
+    Grouping(
+        "by_kind", "group", ("belief", "goal"), tuple((t, "belief" if t[0] == "1" else "goal") for t in MMTOM_TYPES)
+    ),
 )
 """Accuracy per question type, and belief (1.x) vs goal (2.x) inference over the paper's types."""
 
