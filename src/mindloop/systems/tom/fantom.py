@@ -534,7 +534,6 @@ _METRICS = (
             f"{prefix}_{key}",
             "correct",
             within=("covered", f"scenario={scenario}", f"kind={kind}"),
-            optional=True,
             description=f"accuracy on the {scenario} scenario's {kind} questions",
         )
         for scenario, prefix in _SCENARIOS
