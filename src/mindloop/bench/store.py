@@ -343,6 +343,10 @@ class RunStore:
         self.readonly = readonly
         self._joining: str | None = None  # the suite a new run joins (:meth:`joining`)
         self._holds: dict[tuple[str, str], tuple[str, int]] = {}  # (table, key) -> (token, generation) held
+        self.upgraded_from: int | None = None
+        """The layout this open upgraded the file from (``None``: it was current, new, or opened read-only); the
+        runner computes, once, the summary of each run it holds without one (:func:`~mindloop.bench.runner.
+        backfill_summaries`)."""
         if self.path.is_dir():
             raise StoreError(
                 f"run store {self.path} is a folder, not a file: move it aside or point MINDLOOP_HOME at another folder"
@@ -385,7 +389,9 @@ class RunStore:
                 with self._transaction() as db:
                     found = self._layout(db)
                     if found != SCHEMA_VERSION:
+                        held = {"runs", "samples"} <= _tables(db)
                         _install(db, found)
+                        self.upgraded_from = found if held else None
         except BaseException:
             self._db.close()
             raise
@@ -773,6 +779,19 @@ class RunStore:
                     "INSERT OR REPLACE INTO run_summaries (run_id, summary, saved) VALUES (?, ?, ?)",
                     (run_id, _dumps(summary), _now()),
                 )
+
+    def runs_without_summary(self) -> list[str]:
+        """The runs that have finished samples and no stored summary (a run recorded before layout 5), oldest
+        first."""
+        with self._guard():
+            if "run_summaries" not in _tables(self._db):
+                return []
+            rows = self._db.execute(
+                "SELECT r.run_id FROM runs r WHERE r.run_id NOT IN (SELECT run_id FROM run_summaries)"
+                " AND EXISTS (SELECT 1 FROM samples s WHERE s.run_id = r.run_id AND s.status != 'pending')"
+                " ORDER BY r.started, r.run_id"
+            ).fetchall()
+        return [str(row[0]) for row in rows]
 
     def stored_summary(self, run_id: str) -> dict[str, Any] | None:
         """The run's stored summary (``None``: none stored, or a store of a layout before 5 read read-only)."""
