@@ -24,9 +24,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from markupsafe import escape
 
 from mindloop.bench import RunRequest, RunStore, Sample, report, run_benchmark, summarize_run
 from mindloop.bench.headline import reference_marks
+from mindloop.bench.registry import get_benchmark
 from mindloop.bench.report import error_kind, render_report, write_report
 from mindloop.bench.report.plots import fmt_number
 from mindloop.bench.store import SampleResult
@@ -353,7 +355,10 @@ def test_claw_timeline_names_every_window_and_judges_controls_by_their_own_rule(
     store, claw, _ = truth
     records = {r.sample.id: r for r in store.records(claw)}
     data = _blob(render_report(claw, store))
-    assert data["judged"] == ["pia"]  # only the headline's per-sample score is coloured right/wrong
+    bench = get_benchmark("claw")
+    proportions = {m.score for m in bench.spec.metrics if m.kind == "proportion"} | {"pia"}
+    assert set(data["judged"]) == proportions & set(data["scores"])  # right/wrong scores only: the headline's and
+    assert "pia" in data["judged"] and "intervened" not in data["judged"]  # declared proportions', never a count
     controls = helps = 0
     for row, detail in zip(data["rows"], data["details"], strict=True):
         record = records[row["id"]]
@@ -386,7 +391,12 @@ def test_claw_report_defines_its_metrics_and_marks_declared_references_generical
     kinds: nothing here is specific to a benchmark) are drawn beside the headline and on every plot of it."""
     store, claw, _ = truth
     page = render_report(claw, store)
-    assert "Metric definitions" in page and "Precision-intervention accuracy" in page and "Task accuracy" in page
+    spec = get_benchmark("claw").spec
+    for key in ("ta", "pia", "cs"):  # a declared metric's own description, else the declaration's glossary
+        declared = next((m for m in spec.metrics if m.name == key and not m.table and m.description), None)
+        line = declared.description if declared is not None else spec.glossary[key]
+        assert str(escape(line)) in page, key
+    assert "Metric definitions" in page
     with RunStore(tmp_path / "copy.sqlite") as copy:  # the same run with reference values stored beside it
         run_id = copy.create_run(
             benchmark="claw", agent="symbolic", model=None, config={}, version="t",

@@ -285,11 +285,11 @@ def _glossary(bench: Benchmark | None, store: RunStore, info: RunInfo, metrics: 
     lines: dict[str, str] = {}
     stored = store.stored_summary(info.run_id) or {}
     for m in (stored.get("definitions") or {}).get("metrics") or []:
-        if m.get("description"):
-            lines[str(m["name"])] = str(m["description"])
+        if m.get("description") and not m.get("table"):  # a metric inside another key is not the top-level one
+            lines.setdefault(str(m["name"]), str(m["description"]))
     if bench is not None:
         for metric in bench.spec.metrics:
-            if metric.description:
+            if metric.description and not metric.table:
                 lines.setdefault(metric.name, metric.description)
         for key, text in bench.spec.glossary.items():
             lines.setdefault(key, text)
