@@ -366,6 +366,14 @@ def _execute_pending(
     aborted: tuple[int | None, MindloopError] | None = None
     store_failed: StoreError | None = None
     held: list[SampleResult] = []  # outage failures in a row, not yet stored
+    if progress and pending:  # what is about to happen, before the first sample ends (a model or encoder may load)
+        who = agent + (f" on {request.model}" if request.model else "")
+        print(
+            f"{run_id}: running {len(pending)} of {info.n} samples with {who} ({request.executor}, "
+            f"{request.concurrency} at a time)",
+            file=sys.stderr,
+            flush=True,
+        )
     if progress and request.model is not None and pending:  # what the run will cost, before it starts
         finished = store.records(run_id)
         print(run_estimate(bench, [s for _, s in pending], finished, request.generation.max_tokens), file=sys.stderr)
