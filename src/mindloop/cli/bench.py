@@ -373,7 +373,7 @@ def _print_runs(lines: list[RunLine]) -> None:
         Column("headline"),  # never cut: the number is what the line is for
         Column("seconds", short="s", justify="right", drop=2),
     ]
-    rows = []
+    rows: list[list[str | Text]] = []
     for line in lines:
         r = line.info
         known = r.samples_readable  # "?" for a damaged store's run whose samples cannot be counted

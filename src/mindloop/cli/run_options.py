@@ -140,8 +140,7 @@ class RunOptions:
             "--progress-every",
             min=0.0,
             metavar="SECONDS",
-            help="When stderr is not a terminal, a progress line (done, rate, ETA) every this many seconds (0: "
-            "none).",
+            help="When stderr is not a terminal, a progress line (done, rate, ETA) every this many seconds (0: none).",
         ),
     ] = 10.0
 

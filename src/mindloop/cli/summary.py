@@ -202,13 +202,12 @@ def _table_rows(
     columns = [Column("breakdown"), Column("row", shrink=12)]
     ci_at = None
     for i, name in enumerate(lay.columns):
-        right = "right"
         if name == headline:
-            columns.append(Column(name, justify=right))
+            columns.append(Column(name, justify="right"))
             columns.append(Column("95% CI", drop=90))
             ci_at = len(columns) - 1
         else:
-            columns.append(Column(name, justify=right, drop=100 if name == "n" else 80 - i))
+            columns.append(Column(name, justify="right", drop=100 if name == "n" else 80 - i))
     rows = []
     for breakdown, label, values in lay.rows:
         cells = [breakdown, label]
