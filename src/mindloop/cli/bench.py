@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from mindloop.bench.listing import RunLine
-    from mindloop.bench.runner import RunSummary
+    from mindloop.bench.runner import RunRequest, RunSummary
     from mindloop.bench.store import RunStore
 
 __all__ = ["bench_app", "report", "runs_app"]
@@ -148,22 +148,37 @@ def bench_run(
         return
     what = f"run {resume}" if resume else f"benchmark {name!r}"
     starting(f"bench run: loading {what}, its samples and agents")  # before the imports: seconds on a cold disk
+    from mindloop.bench.runner import run_benchmark
+
+    request = _request(name, agent, n, run, opt or [], data)
+    summary = run_benchmark(request, resume=resume, retry_failed=retry_failed, force_resume=force_resume)
+    if as_json:
+        print(json.dumps(summary.to_json()))
+    else:
+        _print_summary(summary, verbose)
+    _exit_for(summary)
+
+
+def _request(
+    name: str, agent: str | None, n: int | None, run: RunOptions, opt: list[str], data: Path | None
+) -> RunRequest:
+    """The run ``bench run`` asks for: its options, generation settings and the shared run options."""
     from mindloop.bench.generation import resolve_generation
     from mindloop.bench.options import parse_opt_pairs
     from mindloop.bench.registry import get_benchmark
-    from mindloop.bench.runner import RunRequest, run_benchmark
+    from mindloop.bench.runner import RunRequest
     from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
 
     generation, generation_source = resolve_generation(
         get_benchmark(name), temperature=run.temperature, max_tokens=run.max_tokens
     )
-    request = RunRequest(
+    return RunRequest(
         benchmark=name,
         agent=agent,
         model=run.model,
         n=n,
         seed=run.seed,
-        options=parse_opt_pairs(name, opt or [], None if data is None else str(data)),
+        options=parse_opt_pairs(name, opt, None if data is None else str(data)),
         concurrency=run.concurrency,
         executor=run.executor.value,
         ray_address=run.ray_address,
@@ -174,12 +189,6 @@ def bench_run(
         breaker=run.breaker,
         progress_every=run.progress_every,
     )
-    summary = run_benchmark(request, resume=resume, retry_failed=retry_failed, force_resume=force_resume)
-    if as_json:
-        print(json.dumps(summary.to_json()))
-    else:
-        _print_summary(summary, verbose)
-    _exit_for(summary)
 
 
 def _print_summary(summary: RunSummary, verbose: bool) -> None:
