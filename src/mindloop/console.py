@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # rich's table modules load when a table is built, not when a
     from rich.table import Table
     from rich.text import Text
 
-__all__ = ["DEFAULT_WIDTH", "Column", "emit", "err_console", "fit_table", "out_console", "output_width", "starting"]
+__all__ = ["DEFAULT_WIDTH", "Column", "emit", "err_console", "fit_table", "out_console", "output_width"]
 
 DEFAULT_WIDTH = 160
 """Columns when neither ``COLUMNS`` nor a terminal says (a log file, CI): wide enough that tables do not wrap."""
@@ -163,12 +163,6 @@ def fit_table(
         gone = min(droppable, key=lambda i: (columns[i].drop or 0, -i))
         keep.remove(gone)
         dropped.append(columns[gone].header)
-
-
-def starting(what: str) -> None:
-    """Say on stderr, at once, what a long command is doing (``bench run: loading benchmark 'hitom', ...``):
-    off a terminal nothing else is printed until the first progress line, seconds later."""
-    print(f"{what} ...", file=sys.stderr, flush=True)
 
 
 def emit(text: str, out: Path | None) -> None:

@@ -97,5 +97,6 @@ def test_the_headline_is_printed_with_its_reference_policies(capsys: pytest.Capt
     assert out["references"] == {"chance": pytest.approx(chance), "oracle": 1.0}
     assert "chance" not in out["intervals"]["metrics"]
     assert main(["bench", "run", "hitom", "--n", "20"]) == 0
-    err = capsys.readouterr().err
-    assert f"headline accuracy 1.0000, higher is better (chance {chance:.4f}, oracle 1.0000)" in err
+    summary = capsys.readouterr().out.splitlines()  # the summary is on stdout, its headline right under the title
+    assert summary[1].startswith("accuracy 1.0000 [")
+    assert summary[1].endswith(f", higher is better · chance {chance:.4f}, oracle 1.0000")

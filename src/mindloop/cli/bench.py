@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from mindloop.cli.run_options import RunOptions, with_run_options
-from mindloop.console import Column, emit, err_console, fit_table, out_console, starting
+from mindloop.console import Column, emit, err_console, fit_table, out_console
 from mindloop.errors import MindloopError
 
 if TYPE_CHECKING:
@@ -146,8 +146,6 @@ def bench_run(
     if help_options:
         _print_options(name, as_json)
         return
-    what = f"run {resume}" if resume else f"benchmark {name!r}"
-    starting(f"bench run: loading {what}, its samples and agents")  # before the imports: seconds on a cold disk
     from mindloop.bench.runner import run_benchmark
 
     request = _request(name, agent, n, run, opt or [], data)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from mindloop.cli.run_options import RunOptions, with_run_options
-from mindloop.console import Column, emit, err_console, fit_table, out_console, starting
+from mindloop.console import Column, emit, err_console, fit_table, out_console
 from mindloop.errors import MindloopError
 
 if TYPE_CHECKING:
@@ -81,7 +81,6 @@ def suite_run(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
 ) -> None:
     """Run a suite (or --resume one): each benchmark's run with its paper's settings; progress goes to stderr."""
-    starting(f"suite run: planning {'suite ' + resume if resume else 'the ' + preset.value + ' preset'}")
     from mindloop.bench.suite import SUITE_FORMAT_RETRIES, SuiteRequest, run_suite
 
     request = SuiteRequest(
