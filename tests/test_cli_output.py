@@ -248,3 +248,16 @@ def test_progress_lines_come_every_10_s_by_default() -> None:
     from mindloop.cli.run_options import RunOptions
 
     assert RunOptions().progress_every == 10.0 and RunRequest("tomi").progress_every == 10.0
+
+
+def test_suite_run_and_list_print_their_tables_on_stdout(capsys: pytest.CaptureFixture[str]) -> None:
+    out, err = _run(capsys, ["suite", "run", "--only", "tomi,hitom", "--max-n", "3"])
+    rows = [line.split() for line in out.splitlines() if line.startswith(("tomi ", "hitom "))]
+    assert [r[0] for r in rows] == ["tomi", "hitom"]
+    assert all("accuracy" in r and "1.0000" in r for r in rows)  # the tracker is right on every question
+    (report,) = [line for line in out.splitlines() if line.startswith("report: mindloop suite report ")]
+    suite_id = report.split()[-1]
+    assert err.count(": running 3 of 3 samples with symbolic") == 2  # progress: each run says what it runs
+    assert "headline" not in err and "report: mindloop" not in err  # ... and the table is not repeated there
+    out, err = _run(capsys, ["suite", "list"])
+    assert out.splitlines()[2].split()[0] == suite_id and err == ""

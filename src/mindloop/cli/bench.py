@@ -384,7 +384,7 @@ def _print_runs(lines: list[RunLine]) -> None:
     for line in lines:
         r = line.info
         known = r.samples_readable  # "?" for a damaged store's run whose samples cannot be counted
-        status = line.state if line.state in ("finished", "unknown") else f"{line.state} ({line.pending} left)"
+        status = line.state if line.state in ("finished", "unknown") else f"{line.state}: {line.pending} pending"
         failed = (str(r.n_failed) + (f"+{r.n_bugs}bug" if r.n_bugs else "")) if known else "?"
         head = ""
         if line.headline is not None:
