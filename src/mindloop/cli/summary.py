@@ -225,6 +225,21 @@ def _table_rows(
     return columns, rows
 
 
+def _say(console: Console, text: str, sep: str = " · ") -> None:
+    """Print ``text``, a line of ``sep``-separated parts: whole when it fits the width, else packed part by part
+    into lines that fit (later lines indented), so a label is never parted from its value."""
+    parts = text.split(sep)
+    lines: list[str] = []
+    for part in parts:
+        if lines and len(lines[-1]) + len(sep) + len(part) <= console.width:
+            lines[-1] += sep + part
+        else:
+            lines.append(("  " if lines else "") + part)
+    for i, line in enumerate(lines):
+        tail = sep.rstrip() if i < len(lines) - 1 and sep.strip() not in ("", "·") else ""
+        console.print(line + tail, markup=False, soft_wrap=True)
+
+
 def print_summary(
     summary: RunSummary,
     *,
@@ -232,7 +247,8 @@ def print_summary(
     same_as: Mapping[str, str] | None = None,
     console: Console | None = None,
 ) -> None:
-    """The run's summary on stdout (``console``): headline, the breakdown table, the other numbers, the counts."""
+    """The run's summary on stdout (``console``): headline, the breakdown table, the other numbers, the counts.
+    Lines of words wrap between words at the console's width; table cells never wrap."""
     from mindloop.bench.headline import headline_of
     from mindloop.bench.registry import get_benchmark
     from mindloop.errors import MindloopError
@@ -244,9 +260,9 @@ def print_summary(
         bench = None
     head = headline_of(bench or summary.benchmark, summary.metrics)
     headline = None if head is None else head.metric
-    console.print(_title(summary), style="bold", markup=False, soft_wrap=True)
+    console.print(_title(summary), style="bold", markup=False)
     line = headline_line(summary, bench)
-    console.print(line or "no headline metric", markup=False, soft_wrap=True)
+    _say(console, line or "no headline metric")
     lay = layout(summary.metrics, headline, same_as, summary.n_completed)
     bounds = summary.intervals.get("metrics", {})
     columns, rows = _table_rows(lay, bench, bounds, headline)
@@ -259,19 +275,18 @@ def print_summary(
             console.print(
                 f"not shown at this width: {', '.join(dropped[:4])}{more} (--verbose lists every metric)",
                 markup=False,
-                soft_wrap=True,
             )
     for gone, kept in lay.same_as.items():
-        console.print(f"{gone}: the same samples as {kept}, not repeated", markup=False, soft_wrap=True)
+        console.print(f"{gone}: the same samples as {kept}, not repeated", markup=False)
     if lay.other:
         shown = " · ".join(f"{k} {number(v, kind_of(bench, k, v))}" for k, v in lay.other)
-        console.print(f"also: {shown}", markup=False, soft_wrap=True)
+        _say(console, f"also: {shown}")
     short = [(k, v) for k, v in lay.settings if " " not in v]
     if short:
-        console.print("settings: " + " · ".join(f"{k} {v}" for k, v in short), markup=False, soft_wrap=True)
+        _say(console, "settings: " + " · ".join(f"{k} {v}" for k, v in short))
     for key, text in lay.settings:
         if " " in text:
-            console.print(f"{key}: {text}", markup=False, soft_wrap=True)
+            console.print(f"{key}: {text}", markup=False)
     if verbose:
         console.print()
         _print_every_metric(summary, bench, console)
@@ -313,31 +328,31 @@ def _print_counts(summary: RunSummary, console: Console) -> None:
     iv = summary.intervals
     if iv.get("metrics"):
         small = iv.get("too_small")
-        console.print(
+        _say(
+            console,
             f"95% CI: {iv['method']}, {iv['resamples']} resamples, seed {iv['seed']}"
             + (f"; n too small (< {small['min_n']}) for an interval: {', '.join(small['metrics'])}" if small else ""),
-            markup=False,
-            soft_wrap=True,
+            sep=", ",
         )
     pending = summary.n - summary.n_completed
     bugs = f", {summary.n_bugs} hit a bug" if summary.n_bugs else ""
     left = f", {pending} pending" if pending else ""
     t = summary.tokens
-    console.print(
+    _say(
+        console,
         f"run {summary.run_id}: {summary.n_completed}/{summary.n} samples, {_failed_words(summary)} (scored as "
         f"wrong){bugs}{left}, {summary.seconds:.2f} s; {t['calls']} model calls ({t['cache_hits']} cached), "
         f"{t['total_tokens']} tokens",
-        markup=False,
-        soft_wrap=True,
+        sep=", ",
     )
     if summary.replies:
         r = summary.replies
-        console.print(
+        _say(
+            console,
             f"agent replies: {r['parsed']} parsed, {r['rejected']} rejected by the parser, {r['no_reply']} no reply"
             + (f", {r['unread']} read without a parser" if r["unread"] else "")
             + f"; {r['retries']} format retries"
             + (f"; {r['cut_at_limit']} cut at the token limit (raise --max-tokens)" if r.get("cut_at_limit") else ""),
-            markup=False,
-            soft_wrap=True,
+            sep=", ",
         )
-    console.print(f"report: mindloop report {summary.run_id}", markup=False, soft_wrap=True)
+    console.print(f"report: mindloop report {summary.run_id}", markup=False)
