@@ -385,8 +385,8 @@ def test_intervals_in_json_terminal_and_report(capsys: pytest.CaptureFixture[str
     assert iv["excluded"] == ["agreed_pairs"] and "agreed_pairs" not in iv["metrics"]
     assert set(iv["metrics"]["by_type"]) == set(out["metrics"]["by_type"])
     assert main(["bench", "run", "hitom", "--n", "40"]) == 0
-    out = capsys.readouterr().out
-    assert "95% CI" in out and f"{METHOD}, 1000 resamples, seed 0" in out
+    shown = capsys.readouterr().out  # the summary is on stdout
+    assert "95% CI" in shown and f"{METHOD}, 1000 resamples, seed 0" in shown
     with RunStore(runs_path(), readonly=True) as store:
         page = render_report(out["run_id"], store)
     order2 = iv["metrics"]["by_type"]["order_2"]["accuracy"]
