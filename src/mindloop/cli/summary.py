@@ -331,7 +331,12 @@ def _print_counts(summary: RunSummary, console: Console) -> None:
         _say(
             console,
             f"95% CI: {iv['method']}, {iv['resamples']} resamples, seed {iv['seed']}"
-            + (f"; n too small (< {small['min_n']}) for an interval: {', '.join(small['metrics'])}" if small else ""),
+            + (f"; n too small (< {small['min_n']}) for an interval: {', '.join(small['metrics'])}" if small else "")
+            + (
+                f"; no interval (not declared): {', '.join(iv['undeclared']['metrics'])}"
+                if iv.get("undeclared")
+                else ""
+            ),
             sep=", ",
         )
     pending = summary.n - summary.n_completed
