@@ -46,7 +46,6 @@ __all__ = [
     "LEVEL",
     "METHOD",
     "MIN_SUMMARY_RESAMPLES",
-    "REFERENCE_KEYS",
     "RESAMPLES",
     "SEED",
     "SUMMARY_BUDGET",
@@ -60,6 +59,7 @@ __all__ = [
     "bootstrap_draws",
     "bootstrap_intervals",
     "declared_forms",
+    "excluded",
     "get_path",
     "interval_of",
     "mcnemar_exact",
@@ -82,12 +82,22 @@ MIN_SUMMARY_RESAMPLES = 100
 _CHUNK = 50
 """Resamples drawn per seeded generator: resample ``b`` is row ``b % 50`` of generator ``(seed, n, b // 50)``."""
 
-REFERENCE_KEYS = ("chance",)
-"""Summary keys that are reference values computed from the questions (a uniform guess's expected accuracy), not
-measurements of the agent: they get no interval."""
-
 MetricPath = tuple[str, ...]
 """Where a metric sits in a nested summary: ``("by_type", "reality", "accuracy")``."""
+
+
+def excluded(path: MetricPath, exclude: Sequence[str]) -> bool:
+    """Whether a summary leaf gets no interval and no paired test: a key in ``exclude`` is a top-level key (all
+    below it is left out: counts over repeated samples) or the last key of a breakdown row's leaf (a reference
+    value the benchmark declares, such as ``by_type.<t>.chance``).
+
+    >>> excluded(("agreed_pairs", "accuracy"), ["agreed_pairs"]), excluded(("by_type", "a", "chance"), ["chance"])
+    (True, True)
+    >>> excluded(("by_type", "a", "accuracy"), ["chance"])
+    False
+    """
+    return path[0] in exclude or path[-1] in exclude
+
 
 Summarize = Callable[[Sequence[SampleRecord]], Mapping[str, Any]]
 
@@ -487,11 +497,12 @@ def bootstrap_intervals(
 ) -> dict[str, Any]:
     """The ``intervals`` object of a run's summary: the method, level, resamples, seed and sample count, then
     ``metrics`` mirroring the summary's nesting with ``{"low", "high"[, "se"][, "resamples"]}`` at each float
-    leaf that has an interval. ``metrics`` is ``summarize(records)`` when not given; top-level keys in ``exclude``
+    leaf that has an interval. ``metrics`` is ``summarize(records)`` when not given; keys in ``exclude`` (see
+    :func:`excluded`)
     get no interval (a summary that depends on repeated samples, which resampling creates). The leaves of the
     ``declared`` metrics are drawn from their per-sample scores, with a standard error."""
     full = summarize(records) if metrics is None else metrics
-    leaves = {p: v for p, v in numeric_leaves(full).items() if p[0] not in exclude and p[-1] not in REFERENCE_KEYS}
+    leaves = {p: v for p, v in numeric_leaves(full).items() if not excluded(p, exclude)}
     plan = ResamplePlan(len(records), resamples, seed)
     out: dict[str, Any] = {"method": METHOD, "level": level, "resamples": resamples, "seed": seed, "n": len(records)}
     tree: dict[str, Any] = {}
@@ -611,8 +622,8 @@ def paired_differences(
         raise InvalidArgumentError(f"paired runs need aligned samples: {len(records_a)} vs {len(records_b)}")
     if not records_a:
         return {}
-    leaves_a = {p: v for p, v in numeric_leaves(summarize(records_a)).items() if p[0] not in exclude}
-    leaves_b = {p: v for p, v in numeric_leaves(summarize(records_b)).items() if p[0] not in exclude}
+    leaves_a = {p: v for p, v in numeric_leaves(summarize(records_a)).items() if not excluded(p, exclude)}
+    leaves_b = {p: v for p, v in numeric_leaves(summarize(records_b)).items() if not excluded(p, exclude)}
     shared = [p for p in leaves_a if p in leaves_b]
     plan = ResamplePlan(len(records_a), resamples, seed)
     draws_a, _ = bootstrap_draws(records_a, summarize, {p: leaves_a[p] for p in shared}, plan, declared)

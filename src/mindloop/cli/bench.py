@@ -178,14 +178,12 @@ def _headline_text(summary: RunSummary) -> str | None:
     """``headline accuracy 0.8000 (chance 0.3542, oracle 1.0000)``: the headline metric with the benchmark's
     reference policies on the same samples, or a word that it declares none yet."""
     from mindloop.bench.headline import headline_of, reference_text
-    from mindloop.bench.registry import get_benchmark
 
     head = headline_of(summary.benchmark, summary.metrics)
     value = None if head is None else summary.metrics.get(head.metric)
     if head is None or not isinstance(value, int | float):
         return None
-    policies = [p.to_json() for p in get_benchmark(summary.benchmark).spec.references]
-    refs = reference_text(summary.references, policies, head.higher_is_better)
+    refs = reference_text(summary.references, summary.reference_policies, head.higher_is_better)
     tail = f" ({refs})" if refs else " (no reference policies declared for this benchmark yet)"
     better = "higher" if head.higher_is_better else "lower"
     return f"headline {head.metric} {value:.4f}, {better} is better{tail}"

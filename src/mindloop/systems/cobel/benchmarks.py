@@ -12,7 +12,7 @@ to the model ``ctx.format_retries`` times (``--format-retries``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import Field
@@ -26,9 +26,11 @@ from mindloop.bench.declaration import (
     Headline,
     PaperTable,
     PresetEntry,
+    ReferencePolicy,
     Row,
     Suite,
 )
+from mindloop.bench.references import agent_policy
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.cobel.episode import AGENT_KINDS, MODEL_KINDS, arun_episode, episode_from_dict, parse_team
 from mindloop.systems.cobel.llm import PAPER_CONFIG
@@ -176,6 +178,18 @@ _GENERATION = Generation(
 )
 """The paper's sampling settings; a run uses them unless --temperature / --max-tokens are given."""
 
+
+def _no_communication(bench: Callable[[], _TransportBenchmark]) -> ReferencePolicy:
+    """CoBel's trivial policy: a team that never talks (``--agent heuristic``), on ``bench``'s headline."""
+    return agent_policy(
+        "no communication",
+        "a team of heuristic agents: each plans from its own beliefs and never sends a message (the same team as "
+        "--agent heuristic)",
+        bench,
+        "heuristic",
+    )
+
+
 _BOUNDED = {"max_steps": "30"}
 """A model team's quick run plays at most 30 steps an episode."""
 
@@ -189,6 +203,7 @@ class CwahBenchmark(_TransportBenchmark):
         headline=Headline("avg_steps", higher_is_better=False),  # average steps to finish (fewer is better)
         aliases=("cobel-cwah",),
         team_option="n_agents",
+        references=(_no_communication(lambda: CwahBenchmark()),),
         generation=_GENERATION,
         suite=Suite(
             order=70,
@@ -243,6 +258,7 @@ class TdwMatBenchmark(_TransportBenchmark):
         headline=Headline("transport_rate"),  # share of target objects transported
         aliases=("cobel-tdw-mat",),
         team_option="n_agents",
+        references=(_no_communication(lambda: TdwMatBenchmark()),),
         generation=_GENERATION,
         suite=Suite(
             order=80,

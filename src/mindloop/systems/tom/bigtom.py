@@ -55,6 +55,7 @@ from mindloop.systems.tom.mcq import (
     input_key,
     model_summary,
     not_covered,
+    release_references,
     symbolic_outcome,
 )
 
@@ -322,6 +323,7 @@ class BigToMBenchmark:
     # the headline: accuracy over the answered questions; the paper's per-type figures beside it
     spec = BenchmarkSpec(
         headline=Headline("accuracy"),
+        references=release_references(),
         suite=RELEASE_SUITE,
     )
 

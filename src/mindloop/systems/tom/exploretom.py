@@ -52,6 +52,7 @@ from mindloop.systems.tom.mcq import (
     input_key,
     model_summary,
     not_covered,
+    release_references,
     symbolic_outcome,
 )
 
@@ -192,6 +193,7 @@ class ExploreToMBenchmark:
     options_model = ExploreToMOptions
     spec = BenchmarkSpec(
         headline=Headline("accuracy"),
+        references=release_references(),
         suite=RELEASE_SUITE,
     )
 

@@ -30,7 +30,14 @@ from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample
 from mindloop.bench.declaration import BenchmarkSpec, Headline
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.base import message
-from mindloop.systems.tom.mcq import RELEASE_SUITE, accuracy_by, ask_choice, group_key, model_summary
+from mindloop.systems.tom.mcq import (
+    RELEASE_SUITE,
+    accuracy_by,
+    ask_choice,
+    group_key,
+    model_summary,
+    release_references,
+)
 
 __all__ = [
     "MMTOM_TYPES",
@@ -187,6 +194,7 @@ class MMToMQABenchmark:
     # the headline: accuracy over the answered questions; the paper's per-type figures beside it
     spec = BenchmarkSpec(
         headline=Headline("accuracy"),
+        references=release_references(),
         suite=RELEASE_SUITE,
     )
 

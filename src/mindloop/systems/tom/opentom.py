@@ -53,6 +53,7 @@ from mindloop.systems.tom.mcq import (
     macro_f1,
     model_summary,
     not_covered,
+    release_references,
     symbolic_outcome,
 )
 
@@ -655,6 +656,7 @@ class OpenToMBenchmark:
     # the headline: accuracy over the answered questions; the paper's per-type figures beside it
     spec = BenchmarkSpec(
         headline=Headline("accuracy"),
+        references=release_references(),
         suite=RELEASE_SUITE,
     )
 

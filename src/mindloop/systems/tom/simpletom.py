@@ -30,7 +30,15 @@ from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample
 from mindloop.bench.declaration import BenchmarkSpec, Headline
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.base import message
-from mindloop.systems.tom.mcq import RELEASE_SUITE, accuracy_by, ask_choice, group_key, input_key, model_summary
+from mindloop.systems.tom.mcq import (
+    RELEASE_SUITE,
+    accuracy_by,
+    ask_choice,
+    group_key,
+    input_key,
+    model_summary,
+    release_references,
+)
 
 __all__ = [
     "SIMPLETOM_SETS",
@@ -160,6 +168,7 @@ class SimpleToMBenchmark:
     options_model = SimpleToMOptions
     spec = BenchmarkSpec(
         headline=Headline("accuracy"),
+        references=release_references(),
         suite=RELEASE_SUITE,
     )
 
