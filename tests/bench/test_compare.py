@@ -439,9 +439,9 @@ def test_verdicts_say_which_run_is_better_where_by_direction(store: RunStore) ->
     )
     rows = ["by_type.first_order.accuracy", "by_type.memory.accuracy", "by_type.reality.accuracy"]
     assert sorted(verdict.significant) == rows
-    # the family: every row but the headline and the reference values (ToMi's chance rows, declared by its chance
-    # policy, enter no test); Holm multiplies the smallest p-value by the family's size, and the three equal ones
-    # stay tied: 3 * 2/1024 = 0.0059
+    # the family: every declared row but the headline (ToMi's chance rows are reference values computed from the
+    # questions, the same in both runs: no hypothesis, so not in the family); Holm multiplies the smallest p-value
+    # by the family's size, and the three equal ones stay tied: 3 * 2/1024 = 0.0059
     family = comparison.to_json()["comparisons"][0]["differences"][0]["family"]
     assert family["adjustment"] == "Holm" and sorted(family["rows"]) == rows
     assert all(f"better on {r} (+1.0000, Holm p 0.006)" in verdict.text for r in rows)

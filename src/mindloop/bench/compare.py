@@ -677,6 +677,7 @@ def _compare_benchmark(
                     level=level,
                     exclude=exclude,
                     declared=bench.spec.metrics,
+                    resampled=bench.spec.resampled,
                 ),
                 None if headline is None else (headline.metric,),
             ),

@@ -50,14 +50,14 @@ from pydantic import Field
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.declaration import BenchmarkSpec, Headline, ReferencePolicy
+from mindloop.bench.declaration import BenchmarkSpec, Headline, Metric, ReferencePolicy
 from mindloop.bench.references import policy_headline, policy_records
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.metrics.stats import mean
 from mindloop.models.base import message
 from mindloop.models.replies import ask
 from mindloop.systems.tom.fantom_presence import Knowledge, Presence, knowledge, read_presence, unaware_option
-from mindloop.systems.tom.mcq import RELEASE_SUITE, coverage, not_covered
+from mindloop.systems.tom.mcq import RELEASE_RESAMPLED, RELEASE_SUITE, coverage, not_covered
 
 __all__ = [
     "FANTOM_KINDS",
@@ -516,6 +516,41 @@ class FanToMOptions(Options):
     context: Context = Field("short", description="the short conversation part (the release's default) or the full one")
 
 
+_SCENARIOS = (("inaccessible", "inaccessible"), ("accessible", "control"))
+"""The release's report for the inaccessible questions, and the same for the control (accessible) ones."""
+_PREFIXES = tuple(prefix for _, prefix in _SCENARIOS)
+_ACCURACIES = (
+    ("belief_multiple_choice", "belief:multiple-choice"),
+    ("belief_free_form", "belief"),
+    ("answerability_list", "answerability:list"),
+    ("info_accessibility_list", "info_accessibility:list"),
+)
+"""The summary keys that are a question kind's accuracy (the free-form belief score is the release's judgement of
+the answer, 0 or 1)."""
+_ALL_KEYS = ("all_star", "all", "answerability_all", "info_accessibility_all")
+_RESAMPLED = ("answerability_binary_f1", "info_accessibility_binary_f1", "belief_by_order")
+_METRICS = (
+    *(
+        Metric(
+            f"{prefix}_{key}",
+            "correct",
+            within=("covered", f"scenario={scenario}", f"kind={kind}"),
+            description=f"accuracy on the {scenario} scenario's {kind} questions",
+        )
+        for scenario, prefix in _SCENARIOS
+        for key, kind in _ACCURACIES
+    ),
+    Metric(
+        "fact_word_f1",
+        "correct",
+        "mean",
+        within=("covered", "kind=fact"),
+        description="word F1 of the fact answers (0-1)",
+    ),
+    Metric("coverage", "covered", optional=True, description="share of questions the tracker answered"),
+)
+
+
 class FanToMBenchmark:
     """FANToM's belief, answerability and info-accessibility questions on multi-party conversations."""
 
@@ -550,6 +585,17 @@ class FanToMBenchmark:
                 none_reason="no inaccessible-scenario questions among the samples",
             ),
         ),
+        metrics=_METRICS,
+        # F1 over pooled counts and the free-form belief accuracy per order: the bootstrap of the summary
+        resampled=(
+            *(f"{p}_{k}" for p in _PREFIXES for k in _RESAMPLED),
+            *RELEASE_RESAMPLED,  # the tracker's accuracy on what it covered, overall and per kind
+            "coverage_by_kind",
+        ),
+        # ALL*: a set counts when every one of its questions is right; resampling questions drops some of a
+        # set's questions (which can only help it) and repeats others, so it gets no interval (a set-level
+        # bootstrap would be the honest one)
+        no_intervals=tuple(f"{p}_{k}" for p in _PREFIXES for k in _ALL_KEYS),
         suite=RELEASE_SUITE,
     )
 
@@ -609,14 +655,14 @@ class FanToMBenchmark:
         return Outcome({"reply": reply, **extra}, {"correct": correct})
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
-        """The release's report for the inaccessible questions, the control task's, and the fact word F1."""
+        """What the declared accuracies and fact word F1 cannot say: the release's ALL* scores (a set's questions
+        all right), its weighted binary F1s and the free-form belief accuracy per order, for the inaccessible
+        questions and the control task's."""
         out: dict[str, Any] = {}
-        for scenario, prefix in (("inaccessible", "inaccessible"), ("accessible", "control")):
+        for scenario, prefix in _SCENARIOS:
             out.update(_scenario(records, scenario, prefix))
-        facts = [r.scores.get("correct", 0.0) for r in _counted(records) if r.sample.input["kind"] == "fact"]
-        out["fact_word_f1"] = mean(facts) if facts else None
-        if (cov := coverage(records)) is not None:
-            out.update(cov)
+        if (cov := coverage(records)) is not None:  # the tracker's: its share answered is declared
+            out.update({k: v for k, v in cov.items() if k != "coverage"})
             out["coverage_by_kind"] = _coverage_by_kind(records)
         return out
 
@@ -683,11 +729,6 @@ def _all(records: Sequence[SampleRecord]) -> float | None:
     return mean(float(all(v)) for v in kept) if kept else None
 
 
-def _acc(records: Sequence[SampleRecord]) -> float | None:
-    counted = _counted(records)
-    return mean(r.scores.get("correct", 0.0) for r in counted) if counted else None
-
-
 def _weighted_f1(records: Sequence[SampleRecord]) -> float | None:
     """F1 of the binary answers weighted by the golds' support (the release's ``average="weighted"``)."""
     pairs = [
@@ -722,13 +763,9 @@ def _scenario(records: Sequence[SampleRecord], scenario: str, prefix: str) -> di
     out: dict[str, Any] = {
         f"{prefix}_all_star": _all(tom),
         f"{prefix}_all": _all([r for r in tom if r.sample.input["kind"] in all_kinds]),
-        f"{prefix}_belief_multiple_choice": _acc(kinds["belief:multiple-choice"]),
-        f"{prefix}_belief_free_form": _acc(kinds["belief"]),
         f"{prefix}_answerability_all": _all(kinds["answerability:list"] + kinds["answerability:binary"]),
-        f"{prefix}_answerability_list": _acc(kinds["answerability:list"]),
         f"{prefix}_answerability_binary_f1": _weighted_f1(kinds["answerability:binary"]),
         f"{prefix}_info_accessibility_all": _all(kinds["info_accessibility:list"] + kinds["info_accessibility:binary"]),
-        f"{prefix}_info_accessibility_list": _acc(kinds["info_accessibility:list"]),
         f"{prefix}_info_accessibility_binary_f1": _weighted_f1(kinds["info_accessibility:binary"]),
     }
     by_order: dict[str, list[float]] = defaultdict(list)
