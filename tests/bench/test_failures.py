@@ -259,6 +259,7 @@ def test_summary_json_keeps_every_old_key() -> None:
         "intervals",  # added with confidence intervals: 95% bootstrap intervals of the metrics
         "protocol",  # added with issue 22: the format retries that produced the run
         "references",  # added with declarations: the reference policies (chance, oracle) on the same samples
+        "reference_policies",  # added with issue 22: what each reference policy is (kind, optimistic, ...)
         "summary_source",  # added with stored summaries: computed by the run or later, and by which version
     }
 

@@ -396,7 +396,9 @@ def test_intervals_in_json_terminal_and_report(capsys: pytest.CaptureFixture[str
     assert (iv["method"], iv["resamples"], iv["seed"], iv["n"]) == (METHOD, 1000, 0, 240)
     acc = out["metrics"]["accuracy"]
     assert iv["metrics"]["accuracy"]["low"] < acc < iv["metrics"]["accuracy"]["high"]
-    assert iv["excluded"] == ["agreed_pairs"] and "agreed_pairs" not in iv["metrics"]
+    # agreed_pairs (declared no_intervals) and chance (the summary key of the declared chance policy) get none
+    assert iv["excluded"] == ["agreed_pairs", "chance"] and "agreed_pairs" not in iv["metrics"]
+    assert "chance" not in iv["metrics"] and all("chance" not in row for row in iv["metrics"]["by_type"].values())
     assert set(iv["metrics"]["by_type"]) == set(out["metrics"]["by_type"])
     assert main(["bench", "run", "hitom", "--n", "40"]) == 0
     shown = capsys.readouterr().out  # the summary is on stdout

@@ -131,6 +131,9 @@ class RunSummary:
     references: dict[str, float | None] = field(default_factory=dict)
     """The benchmark's reference policies (chance, the oracle, ...) on the same samples, by name: the headline
     metric each reaches with no model (:attr:`~mindloop.bench.declaration.BenchmarkSpec.references`)."""
+    reference_policies: list[dict[str, Any]] = field(default_factory=list)
+    """What each reference policy is (name, kind, description, optimistic, none_reason), as stored with the run
+    (``definitions["references"]``): an old run is read with the definitions it was computed with."""
     summary_source: dict[str, Any] = field(default_factory=dict)
     """Where the metrics come from: ``computed_by`` (``run``: the run's own session; ``backfill``: computed
     later for a run stored without one) and the mindloop ``version`` that computed them."""
@@ -584,11 +587,13 @@ def summarize_run(
     if stored is not None:
         metrics, intervals, source = stored["metrics"], stored["intervals"], _source(stored)
         references = stored.get("references", {})
+        policies = list((stored.get("definitions") or {}).get("references") or [])
     else:
         bench = bench or get_benchmark(info.benchmark)
         metrics = benchmark_metrics(bench, records)
         intervals = metric_intervals(bench, records, metrics)
         references = reference_values(bench, records)
+        policies = [policy.to_json() for policy in bench.spec.references]
         source = {"computed_by": computed_by, "version": __version__}
         if not store.readonly:
             summary = {"metrics": metrics, "intervals": intervals, "definitions": definitions(bench)}
@@ -613,6 +618,7 @@ def summarize_run(
         stopped=stopped,
         protocol=run_protocol(info.config),
         references=references,
+        reference_policies=policies,
         summary_source=source,
     )
 

@@ -88,7 +88,6 @@ def _finite(value: Any) -> Any:
     return value
 
 
-
 def _num(value: Any) -> str:
     if value is None:
         return "–"

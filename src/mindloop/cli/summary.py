@@ -188,8 +188,9 @@ def headline_line(summary: RunSummary, bench: Benchmark | None) -> str | None:
         return None
     kind = kind_of(bench, head.metric, value)
     bound = _bound(summary.intervals.get("metrics", {}), head.metric)
-    policies = [] if bench is None else [p.to_json() for p in bench.spec.references]
-    refs = reference_text(summary.references, policies, head.higher_is_better, fmt=lambda v: number(v, kind))
+    refs = reference_text(
+        summary.references, summary.reference_policies, head.higher_is_better, fmt=lambda v: number(v, kind)
+    )
     ci = f" {_interval(bound, kind)}" if bound else ""
     better = "higher" if head.higher_is_better else "lower"
     tail = refs or "no reference policies declared for this benchmark yet"
