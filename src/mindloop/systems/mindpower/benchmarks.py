@@ -53,6 +53,7 @@ from mindloop.systems.mindpower.agents import (
 from mindloop.systems.mindpower.hierarchy import LAYERS, SETTING_LAYERS, Hierarchy
 from mindloop.systems.mindpower.judges import judge_bpc, judge_robot_centric
 from mindloop.systems.mindpower.layers import layer_similarity
+from mindloop.systems.mindpower.reference import reference_policies
 from mindloop.worlds.household.scenarios import FALSE_BELIEF, IMPLICIT_GOAL, Scenario, load_scenarios, mindpower_sim
 
 __all__ = [
@@ -177,6 +178,7 @@ class MindPowerBenchmark:
     options_model = MindPowerOptions
     spec = BenchmarkSpec(
         headline=Headline("sr"),  # Table 2's Action SR (percent)
+        references=reference_policies(),  # wait(), the prompt examples copied, the best constant, the oracle (SR)
         suite=Suite(
             order=30, presets={"quick": PresetEntry(10, "5 scenarios of each task; one long six-layer reply each")}
         ),
