@@ -103,7 +103,8 @@ def test_every_trivial_policy_scores_at_most_1_on_the_test_split(every_scenario:
 
 
 def test_plans_are_varied(every_scenario: list[Scenario]) -> None:
-    # why a constant plan cannot win: no action is in more than 3 % of the gold plans that need help (the most common: a walk to one person)
+    # why a constant plan cannot win: no action is in more than 3 % of the gold plans that need help (the most
+    # common: a walk to one person)
     golds = _golds(every_scenario, "train") + _golds(every_scenario, "test")
     counts: dict[str, int] = {}
     for plan in golds:

@@ -30,7 +30,6 @@ from dataclasses import dataclass
 
 from mindloop.bench.declaration import ReferencePolicy
 from mindloop.bench.records import Sample
-
 from mindloop.systems.mindpower.actions import action_scores
 from mindloop.systems.mindpower.calls import normalize_calls
 from mindloop.systems.mindpower.prompts import PROMPTS
@@ -211,8 +210,8 @@ def reference_policies() -> tuple[ReferencePolicy, ...]:
         *examples,
         ReferencePolicy(
             "best constant",
-            "the one action sequence, among every train-split gold sequence and every single action in them, with the "
-            "highest mean SR on the mindpower-sim train split (same seed, size and controls), answered to every scenario",
+            "the one action sequence, among every train-split gold sequence and every single action in them, with "
+            "the highest mean SR on the mindpower-sim train split (same seed, size and controls), on every scenario",
             _sr_of(_fitted),
             kind="constant",
         ),
