@@ -103,8 +103,8 @@ items = mindpower_sim("all")
 with open(sys.argv[1], "w", encoding="utf-8") as f:
     for i, s in enumerate(items):
         other = items[(i + 7) % len(items)]
-        f.write(json.dumps({"match": re.escape(s.observation[-400:]), "reply": other.gold.to_text()}) + "\n")
-    f.write(json.dumps({"reply": items[0].gold.to_text()}) + "\n")
+        f.write(json.dumps({"match": re.escape(s.observation[-400:]), "reply": other.gold.to_text()}) + "\\n")
+    f.write(json.dumps({"reply": items[0].gold.to_text()}) + "\\n")
 """
 
 _CLI = "import sys; from mindloop.cli import main; sys.exit(main(sys.argv[1:]))"
