@@ -148,6 +148,7 @@ def bench_runs(label: str, src: str | None, repeat: int) -> None:
                     return
                 old = best.get(name)
                 best[name] = (min(took, old[0]) if old else took, min(rss, old[1]) if old else rss)
+                print(f"    {label} run {r + 1}: {name:<18} {took:6.1f} s  peak RSS {rss:6.0f} MB", flush=True)
         five, test, every = (best[name] for name, _ in cases)
         print(f"[4] {label} (best of {repeat}, load average {os.getloadavg()[0]:.2f}):")
         for name, _ in cases:

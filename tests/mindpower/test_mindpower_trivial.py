@@ -135,6 +135,15 @@ def test_bench_run_of_a_trivial_reply_file(
     assert m["format_ok"] == 100.0  # the reply was read: the low score is the policy's, not a parse failure
     assert m["sr"] <= 1.0 and m["ac"] <= 1.0
     assert out["protocol"]["format_retries"] == 1  # bench run keeps its own default, and says so
+    refs = out["references"]  # on the headline's scale (SR, 0-100), on the same 118 samples
+    assert set(refs) == {"wait()", "example_1 copied", "example_2 copied", "best constant", "oracle"}
+    assert refs["wait()"] == 0.0 and refs["oracle"] == 100.0
+    assert all(refs[k] <= 1.0 for k in refs if k != "oracle")
+    assert refs["wait()"] == pytest.approx(m["sr"])  # the reply is wait(): the run scores what its reference says
+    assert main(argv[:-1]) == 0  # the text output prints the headline with the references beside it
+    err = capsys.readouterr().err
+    assert "headline sr 0.0000" in err and "best trivial" in err and "[best constant]" in err
+    assert "oracle 100.0000" in err
 
 
 def test_controls_are_reported_apart(

@@ -180,9 +180,14 @@ def _sr_of(actions: Callable[[Sequence[Sample]], Sequence[str] | None]) -> Calla
 def fitted_constant(seed: int, n: int, controls: str) -> tuple[str, ...]:
     """The best constant sequence fitted on the ``mindpower-sim`` train split of ``(seed, n)`` with the run's
     ``controls`` choice (cached: the search scores every candidate against every train plan)."""
-    keep = {"exclude": lambda c: not c, "only": lambda c: c}.get(controls, lambda c: True)
-    train = [list(s.gold.actions) for s in mindpower_sim("train", seed=seed, n=n) if keep(s.control)]
+    scenarios = mindpower_sim("train", seed=seed, n=n)
+    train = [list(s.gold.actions) for s in scenarios if controls == "include" or s.control == (controls == "only")]
     return best_constant(train).actions
+
+
+def _always(actions: tuple[str, ...]) -> Callable[[Sequence[Sample]], Sequence[str]]:
+    """A policy that answers ``actions`` whatever the samples."""
+    return lambda _samples: actions
 
 
 def _fitted(samples: Sequence[Sample]) -> tuple[str, ...]:
@@ -201,12 +206,12 @@ def reference_policies() -> tuple[ReferencePolicy, ...]:
         ReferencePolicy(
             f"{name} copied",
             f"the <Action> line of the prompt's {name.replace('_', ' ')} ({', '.join(ex.actions)}) on every scenario",
-            _sr_of(lambda _s, acts=ex.actions: acts),
+            _sr_of(_always(ex.actions)),
         )
         for name, ex in prompt_examples()
     ]
     return (
-        ReferencePolicy("wait()", "<Action> wait() on every scenario (no intervention)", _sr_of(lambda _s: WAIT)),
+        ReferencePolicy("wait()", "<Action> wait() on every scenario (no intervention)", _sr_of(_always(WAIT))),
         *examples,
         ReferencePolicy(
             "best constant",
