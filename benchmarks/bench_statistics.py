@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from mindloop.bench.api import Sample, SampleRecord
+from mindloop.bench.declaration import Grouping, Metric
 from mindloop.bench.uncertainty import (
     ResamplePlan,
     adjust,
@@ -62,6 +63,10 @@ def _summary(records: Sequence[SampleRecord]) -> dict[str, Any]:
     }
 
 
+DECLARED = (Metric("accuracy", "correct", groupings=(Grouping("by_type"),)),)
+"""How ToMi declares :func:`_summary`'s means (mindloop's intervals and tests come from the declaration)."""
+
+
 def _wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
     p = k / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
@@ -89,7 +94,8 @@ def coverage(draws: int, seed: int) -> None:
             groups = [""] * n
             for d in range(draws):
                 x = (rng.random(n) < p).astype(float)
-                iv = bootstrap_intervals(_records(x.tolist(), groups), _summary, seed=d)["metrics"]["accuracy"]
+                iv = bootstrap_intervals(_records(x.tolist(), groups), _summary, seed=d, declared=DECLARED)
+                iv = iv["metrics"]["accuracy"]
                 hits["mindloop"] += iv["low"] <= p <= iv["high"]
                 low, high = _percentile(x, d)
                 hits["before"] += low <= p <= high
@@ -116,7 +122,7 @@ def false_stars(draws: int, n: int, seed: int) -> None:
         for d in range(draws):
             a = _records((rng.random(n) < 0.5).astype(float).tolist(), groups)
             b = _records((rng.random(n) < 0.5).astype(float).tolist(), groups)
-            diffs = adjust(paired_differences(a, b, _summary, seed=d), ("accuracy",))
+            diffs = adjust(paired_differences(a, b, _summary, seed=d, declared=DECLARED), ("accuracy",))
             rows = [v for path, v in diffs.items() if path != ("accuracy",)]
             star_rows += any(v.p_star < 0.05 and v.diff != 0 for v in rows)
             head = diffs.get(("accuracy",))
@@ -131,8 +137,8 @@ def _before_any_row(a: list[SampleRecord], b: list[SampleRecord], seed: int) -> 
     """The old rule: each breakdown row starred by its paired bootstrap p-value < 0.05, no adjustment."""
     plan = ResamplePlan(len(a), 1000, seed)
     leaves = {p: v for p, v in numeric_leaves(_summary(a)).items() if p != ("accuracy",)}
-    da, _ = bootstrap_draws(a, _summary, leaves, plan)
-    db, _ = bootstrap_draws(b, _summary, leaves, plan)
+    da, _ = bootstrap_draws(a, _summary, leaves, plan, resampled=("by_type",))
+    db, _ = bootstrap_draws(b, _summary, leaves, plan, resampled=("by_type",))
     for path in leaves:
         if path in da and path in db:
             diffs = db[path].values - da[path].values

@@ -16,9 +16,9 @@ from mindloop.cli import COMMAND_GROUPS, main
 _SYSTEMS = ("gymnasium", "pettingzoo", "mindloop.worlds.household", "mindloop.systems.mindclaw", "mindloop.systems.tos")
 
 
-def _loaded_after(code: str, home: Path) -> list[str]:
-    """The modules of ``_SYSTEMS`` loaded once ``code`` has run in a fresh interpreter."""
-    probe = f"import sys\n{code}\nprint(sorted(m for m in {_SYSTEMS!r} if m in sys.modules))"
+def _loaded_after(code: str, home: Path, names: tuple[str, ...] = _SYSTEMS) -> list[str]:
+    """The modules of ``names`` loaded once ``code`` has run in a fresh interpreter."""
+    probe = f"import sys\n{code}\nprint(sorted(m for m in {names!r} if m in sys.modules))"
     env = {**os.environ, "MINDLOOP_HOME": str(home)}
     proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
     return json.loads(proc.stdout.strip().splitlines()[-1].replace("'", '"'))
@@ -34,6 +34,16 @@ def test_a_bench_run_loads_no_system_it_does_not_run(tmp_path: Path) -> None:
         "assert main(['bench', 'run', 'smoke', '--model', 'scripted/echo', '--n', '3', '--json']) == 0"
     )
     assert _loaded_after(code, tmp_path) == []
+
+
+def test_a_scripted_run_loads_no_http_client_and_no_scipy_stats(tmp_path: Path) -> None:
+    # httpx (with the rich/pygments CLI it imports) serves only HTTP models; scipy.stats is several times the cost
+    # of scipy.special, whose Beta quantile the exact intervals need (and not at all for all-right/all-wrong runs)
+    code = (
+        "from mindloop.cli import main\n"
+        "assert main(['bench', 'run', 'smoke', '--model', 'scripted/echo', '--n', '1', '--json']) == 0"
+    )
+    assert _loaded_after(code, tmp_path, ("httpx", "scipy.stats", "scipy.special", "mindloop.beliefs")) == []
 
 
 def test_a_group_loads_when_its_command_runs(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from mindloop.bench.scoring import run_metrics
 from mindloop.errors import InvalidArgumentError
 from mindloop.metrics.stats import PRF, f1_score, macro_prf, mean, prf, prf_from_counts
 
@@ -136,11 +137,11 @@ def test_systems_report_no_data_as_none() -> None:
     assert power["sr"] is None and power["ac"] is None and power["dialogue"]["sr"] is None
     assert table2({"empty": power}).splitlines()[-1].endswith("| - | - | - |")  # SR, AC, BPC: no data
 
-    tos = TosActiveBenchmark().summarize([])
+    tos = run_metrics(TosActiveBenchmark(), [])
     assert tos["steps"] is None and tos["avg"] is None and tos["n"] == 0
     assert format_table({"empty": tos}).splitlines()[1] == "empty | " + " | ".join(["–"] * 11)
 
     assert summarize_stage2([]).overall is None and set(summarize_stage2([]).by_dimension.values()) == {None}
     assert summarize_stage1([]).overall.to_json() == {"precision": None, "recall": None, "f1": None}
-    assert OmniToMStage1Benchmark().summarize([])["f1"] is None
-    assert OmniToMStage2Benchmark().summarize([])["overall"] is None
+    assert run_metrics(OmniToMStage1Benchmark(), [])["f1"] is None
+    assert run_metrics(OmniToMStage2Benchmark(), [])["overall"] is None

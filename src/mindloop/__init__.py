@@ -1,33 +1,15 @@
 """mindloop: embodied agents that reason about minds through an explicit belief model.
 
-The public API is re-exported here; see ``docs/`` for the guide. The belief core and errors load with the
-package; the stories, harness, models, worlds, agents and metrics load on first use of one of their names (they
-pull in pydantic, numpy, gymnasium, pettingzoo, httpx, rich progress bars), so ``import mindloop`` stays cheap:
-every ``mindloop`` command pays for it before doing anything.
+The public API is re-exported here; see ``docs/`` for the guide. The errors and the registry load with the
+package; the version (read from the installed metadata), the belief core, the stories, harness, models, worlds,
+agents and metrics load on first use of one of their names (they pull in pydantic, numpy, gymnasium,
+pettingzoo, httpx, rich progress bars), so ``import mindloop`` stays cheap: every ``mindloop`` command pays for
+it before doing anything.
 """
 
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from mindloop._version import __version__
-from mindloop.beliefs import (
-    WORLD,
-    Belief,
-    BeliefStore,
-    Chain,
-    Event,
-    EventKind,
-    Fact,
-    HiToMTrust,
-    Mismatch,
-    Source,
-    Tracker,
-    TrustEveryone,
-    TrustNoOne,
-    TrustPolicy,
-    Utterance,
-    trust_policy,
-)
 from mindloop.errors import (
     BeliefError,
     DependencyError,
@@ -43,6 +25,25 @@ from mindloop.errors import (
 from mindloop.registry import Registry
 
 _LAZY: dict[str, tuple[str, ...]] = {
+    "mindloop._version": ("__version__",),
+    "mindloop.beliefs": (
+        "WORLD",
+        "Belief",
+        "BeliefStore",
+        "Chain",
+        "Event",
+        "EventKind",
+        "Fact",
+        "HiToMTrust",
+        "Mismatch",
+        "Source",
+        "Tracker",
+        "TrustEveryone",
+        "TrustNoOne",
+        "TrustPolicy",
+        "Utterance",
+        "trust_policy",
+    ),
     "mindloop.systems.tom.evaluate": ("EvalReport", "evaluate_file"),
     "mindloop.worlds.stories": (
         "Example",
@@ -114,6 +115,25 @@ _LAZY: dict[str, tuple[str, ...]] = {
 _LAZY_MODULE = {name: module for module, names in _LAZY.items() for name in names}
 
 if TYPE_CHECKING:
+    from mindloop._version import __version__
+    from mindloop.beliefs import (
+        WORLD,
+        Belief,
+        BeliefStore,
+        Chain,
+        Event,
+        EventKind,
+        Fact,
+        HiToMTrust,
+        Mismatch,
+        Source,
+        Tracker,
+        TrustEveryone,
+        TrustNoOne,
+        TrustPolicy,
+        Utterance,
+        trust_policy,
+    )
     from mindloop.bench import (
         BENCHMARKS,
         AgentContext,

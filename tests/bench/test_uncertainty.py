@@ -30,6 +30,7 @@ from mindloop.bench.uncertainty import (
     METHOD,
     MIN_SUMMARY_RESAMPLES,
     SUMMARY_BUDGET,
+    UNDECLARED,
     ResamplePlan,
     binomial_tail,
     bootstrap_intervals,
@@ -224,7 +225,7 @@ def test_a_proportion_at_tiny_n_keeps_an_honest_interval(n: int) -> None:
 
 
 def test_a_mean_that_is_not_a_proportion_says_n_too_small() -> None:
-    out = bootstrap_intervals(_records([0.0] * 5, score=[0.1, 0.5, 0.9, 0.3, 0.7]), _mean_score)
+    out = bootstrap_intervals(_records([0.0] * 5, score=[0.1, 0.5, 0.9, 0.3, 0.7]), _mean_score, resampled=("mean",))
     assert "mean" not in out["metrics"] and out["too_small"] == {"min_n": 10, "metrics": ["mean"]}
 
 
@@ -248,9 +249,9 @@ def _graded(n: int, seed: int) -> list[float]:
 
 def test_intervals_are_seeded() -> None:
     records = _records(_graded(200, 3), ["a", "b"] * 100)
-    first = bootstrap_intervals(records, _accuracy, seed=11)
-    assert bootstrap_intervals(records, _accuracy, seed=11) == first
-    other = bootstrap_intervals(records, _accuracy, seed=12)
+    first = bootstrap_intervals(records, _accuracy, seed=11, declared=GRADED)
+    assert bootstrap_intervals(records, _accuracy, seed=11, declared=GRADED) == first
+    other = bootstrap_intervals(records, _accuracy, seed=12, declared=GRADED)
     assert other["seed"] == 12 and other["metrics"] != first["metrics"]
 
 
@@ -268,13 +269,26 @@ def test_declared_metrics_are_drawn_from_their_scores_as_summarizing_every_resam
 
 
 def test_nothing_is_guessed_for_an_undeclared_mean() -> None:
-    """Without a declaration the same accuracy is bootstrapped through ``summarize`` (the same interval) but gets
-    no standard error: the harness does not infer what a summary's numbers are."""
+    """Without a declaration a summary's numbers get no interval, each listed under ``undeclared`` with the
+    reason; the declared rule ``resampled`` bootstraps them through ``summarize`` (the interval the declared
+    mean gets, to the last digit) with no standard error: the harness does not infer what a number is."""
     records = _records(_graded(60, 8), ["a", "b"] * 30)
-    plain = bootstrap_intervals(records, _accuracy)["metrics"]["accuracy"]
-    declared = bootstrap_intervals(records, _accuracy, declared=GRADED)["metrics"]["accuracy"]
-    assert (plain["low"], plain["high"]) == pytest.approx((declared["low"], declared["high"]), abs=1e-12)
-    assert "se" not in plain and "mean_of" not in plain and declared["mean_of"] == "correct"
+    bare = bootstrap_intervals(records, _accuracy)
+    assert bare["metrics"] == {} and bare["undeclared"]["reason"] == UNDECLARED
+    assert set(bare["undeclared"]["metrics"]) == {
+        "accuracy",
+        "by_group.a.accuracy",
+        "by_group.b.accuracy",
+        "by_label.even.accuracy",
+        "by_label.odd.accuracy",
+    }
+    plain = bootstrap_intervals(records, _accuracy, resampled=("accuracy",))
+    assert set(plain["metrics"]) == {"accuracy"} and len(plain["undeclared"]["metrics"]) == 4
+    declared = bootstrap_intervals(records, _accuracy, declared=GRADED)
+    assert "undeclared" not in declared
+    p, d = plain["metrics"]["accuracy"], declared["metrics"]["accuracy"]
+    assert (p["low"], p["high"]) == pytest.approx((d["low"], d["high"]), abs=1e-12)
+    assert "se" not in p and "mean_of" not in p and d["mean_of"] == "correct"
 
 
 def _f1(records: Sequence[SampleRecord]) -> dict[str, Any]:
@@ -293,7 +307,7 @@ def test_a_nonlinear_metric_is_bootstrapped_through_summarize() -> None:
     records = _records(
         [0] * n, tp=tp, fp=[rng.randint(0, 2) for _ in range(n)], fn=[rng.randint(0, 2) for _ in range(n)]
     )
-    out = bootstrap_intervals(records, _f1)
+    out = bootstrap_intervals(records, _f1, resampled=("f1",))
     iv = out["metrics"]["f1"]
     assert (iv["low"], iv["high"]) == pytest.approx(_brute(records, _f1, ("f1",), 1000), abs=1e-12)
     assert "se" not in iv  # not a mean of a per-sample score
@@ -306,7 +320,7 @@ def test_a_large_run_caps_summarize_calls_and_says_so() -> None:
     records = _records(
         [0] * n, tp=[rng.randint(0, 3) for _ in range(n)], fp=[1] * n, fn=[rng.randint(0, 1) for _ in range(n)]
     )
-    iv = bootstrap_intervals(records, _f1)["metrics"]["f1"]
+    iv = bootstrap_intervals(records, _f1, resampled=("f1",))["metrics"]["f1"]
     used = summary_resamples(n)
     assert used < 1000 and iv["resamples"] == used
     assert (iv["low"], iv["high"]) == pytest.approx(_brute(records, _f1, ("f1",), used), abs=1e-12)
@@ -332,7 +346,7 @@ def test_a_summary_that_fails_on_a_resample_is_reported_not_raised() -> None:
             raise ValueError("duplicate sample")
         return {"accuracy": 0.5}
 
-    out = bootstrap_intervals(_records([1.0, 0.0, 1.0, 0.0]), fussy)
+    out = bootstrap_intervals(_records([1.0, 0.0, 1.0, 0.0]), fussy, resampled=("accuracy",))
     assert out["metrics"] == {} and "duplicate sample" in out["error"]
 
 

@@ -15,6 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from mindloop.bench.api import AgentContext
+from mindloop.bench.scoring import run_metrics
 from mindloop.bench.store import RunStore
 from mindloop.datafiles import DataFileError, load_data_file
 from mindloop.errors import InvalidArgumentError
@@ -280,7 +281,7 @@ def test_model_agents_under_the_release_protocol(tmp_path: Path) -> None:
         "model", model=ReplyModel(extract)))  # fmt: skip
     assert [r.scores["f1"] for r in records] == [1.0, 1.0, 1.0]  # the trailing periods are cut as the release does
     assert seen[0].startswith(release.STAGE1_INSTRUCTION)
-    summary = s1.summarize(records)
+    summary = run_metrics(s1, records)
     assert summary["protocol"] == "release" and summary["scorer"].startswith("exact aligner: mindloop's offline")
 
     def label(user: str) -> str:
@@ -292,7 +293,7 @@ def test_model_agents_under_the_release_protocol(tmp_path: Path) -> None:
     samples = samples_of(s2, None, 0, {"data": data, "split": "test"})
     records2 = run_all(s2, samples, AgentContext("model", model=ReplyModel(label)))
     assert [r.scores["overall"] for r in records2] == [1.0, 1.0]
-    assert s2.summarize(records2)["protocol"] == "release"
+    assert run_metrics(s2, records2)["protocol"] == "release"
 
 
 # ---- the embedded aligner's contradiction guard -----------------------------------------------------------------

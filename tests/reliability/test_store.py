@@ -454,14 +454,62 @@ def test_an_old_store_is_read_as_it_is_and_upgraded_only_for_writing(tmp_path: P
     after = json.loads(_cli(home, "runs", "--json").out)["runs"]
     assert after[0] == old and len(after) == 2
 
-    # the old run stored no summary: the first summary through a writable store computes one, labelled so, once
+    # the old run stored no summary: the upgrade computed one, labelled so, once
     with RunStore(path) as store:
-        assert store.stored_summary(old["run_id"]) is None
-        first = summarize_run(old["run_id"], store)
         stored = store.stored_summary(old["run_id"])
         assert stored is not None and stored["computed_by"] == "backfill" and stored["version"] == __version__
+        first = summarize_run(old["run_id"], store)
         assert stored["metrics"] == first.metrics and stored["definitions"]["headline"]["metric"] == "accuracy"
-        assert summarize_run(old["run_id"], store).summary_source == {"computed_by": "backfill", "version": __version__}
+        assert first.summary_source == {"computed_by": "backfill", "version": __version__}
+        assert store.runs_without_summary() == []
+
+
+FIXTURE = Path(__file__).parent / "fixtures" / "layout3-store.sqlite3"
+"""A run store written by mindloop 0.1.0 itself at layout 3 (the tree of commit 1c13354^, before summaries were
+stored): ``bench run tomi --n 8 --seed 3`` (symbolic), ``bench run smoke --n 4 --model scripted/echo`` and
+``bench run tomi --n 6 --model scripted/echo`` (every reply names several choices: 6 failed samples)."""
+
+
+def test_a_real_old_store_gets_each_runs_summary_computed_once_at_its_upgrade(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    path = home / "runs.sqlite"
+    shutil.copy(FIXTURE, path)
+    raw = _raw(path)
+    rows = raw.execute("SELECT run_id, status, scores FROM samples ORDER BY run_id, idx").fetchall()
+    raw.close()
+    expected: dict[str, list[float]] = {}
+    failed: dict[str, int] = {}
+    for run_id, status, scores in rows:  # the accuracy the run's samples give: the mean of `correct`
+        expected.setdefault(run_id, []).append(json.loads(scores)["correct"])
+        failed[run_id] = failed.get(run_id, 0) + (status == "failed")
+    assert len(expected) == 3 and sorted(failed.values()) == [0, 0, 6]
+
+    before = _sha(path)
+    listed = _cli(home, "runs", "--json")
+    assert listed.rc == 0 and len(json.loads(listed.out)["runs"]) == 3
+    assert _sha(path) == before and _user_version(path) == 3  # reading never migrates
+
+    upgraded = _cli(home, "bench", "run", "tomi", "--n", "1")
+    assert upgraded.rc == 0, upgraded
+    assert "computing the summaries of 3 runs stored without one (once)" in upgraded.lines
+    assert _user_version(path) == store_module.SCHEMA_VERSION
+    with RunStore(path) as store:
+        for run_id, correct in expected.items():
+            stored = store.stored_summary(run_id)
+            assert stored is not None and (stored["computed_by"], stored["version"]) == ("backfill", __version__)
+            assert stored["metrics"]["accuracy"] == sum(correct) / len(correct)
+            assert stored["definitions"]["metrics"][0]["score"] == "correct"
+            if failed[run_id]:  # every reply unparsed: counted, and read both ways
+                assert stored["metrics"]["unparsed"] == 6 and stored["metrics"]["accuracy_strict"] == 0.0
+        saved = dict(_raw(path).execute("SELECT run_id, saved FROM run_summaries").fetchall())
+
+    again = _cli(home, "bench", "run", "tomi", "--n", "1")  # once: the next writable open computes nothing
+    assert again.rc == 0 and not any("computing the summaries" in line for line in again.lines)
+    now = dict(_raw(path).execute("SELECT run_id, saved FROM run_summaries").fetchall())
+    assert {k: now[k] for k in expected} == {k: saved[k] for k in expected}
+    shown = {r["run_id"]: r for r in json.loads(_cli(home, "runs", "--json").out)["runs"]}
+    assert all(shown[run_id]["n_completed"] == len(c) for run_id, c in expected.items())
 
 
 def test_migrations_run_in_order_in_one_transaction(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

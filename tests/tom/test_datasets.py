@@ -17,7 +17,7 @@ from mindloop.models.base import ModelOptions
 from mindloop.models.fake_server import FakeChatServer
 from mindloop.systems.tom.bigtom import bigtom_items, read_bigtom, track_item
 from mindloop.systems.tom.exploretom import audit_exploretom, read_exploretom
-from mindloop.systems.tom.fantom import binary_reading, fantom_questions, list_correct, read_fantom
+from mindloop.systems.tom.fantom import audit_fantom, binary_reading, fantom_questions, list_correct, read_fantom
 from mindloop.systems.tom.label_audit import audit_file
 from mindloop.systems.tom.mmtomqa import read_mmtom
 from mindloop.systems.tom.opentom import audit_opentom, read_opentom, track_answer
@@ -400,8 +400,16 @@ def test_fantom_model_scores_the_releases_aggregates(tmp_path: Path) -> None:
 
 def test_fantom_audit_lists_binary_golds_against_their_list(capsys: pytest.CaptureFixture[str]) -> None:
     out = _json(capsys, ["tom", "audit", str(DATA / "fantom_excerpt.json"), "--format", "fantom", "--json"])
-    assert out["contradicted"] == 1 and out["by_rule"] == {"info-accessibility list vs binary": 1}
+    # Ivo's binary 'yes' contradicts his set's list and the presence record (he was out for coffee): one finding
+    assert out["contradicted"] == 1 and out["by_rule"] == {"presence record": 1}
     assert out["findings"][0]["question"] == "Does Ivo know about this information?"
+    assert out["findings"][0]["reason"] == (
+        "Ivo leaves and is away for turns 2-5, back at turn 6 of 7; Hal, Gia there throughout; the information is "
+        "shared at turn 5, while Ivo was away: Ivo does not know"
+    )
+    sets = read_fantom(DATA / "fantom_excerpt.json")
+    del sets[0]["joining_speaker"]  # without the presence record the list still catches it
+    assert [f[4] for f in audit_fantom(sets)[1]] == ["info-accessibility list vs binary"]
 
 
 # -- ExploreToM and SimpleToM ------------------------------------------------------------------------------------

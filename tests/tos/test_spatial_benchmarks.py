@@ -10,6 +10,7 @@ import pytest
 
 from mindloop.bench.api import AgentContext, Benchmark, Outcome, Sample, SampleRecord
 from mindloop.bench.options import validate_options
+from mindloop.bench.scoring import run_metrics
 from mindloop.errors import InvalidArgumentError, ModelError
 from mindloop.models.base import Completion, GenerationConfig, Message
 from mindloop.systems.tos.benchmarks import TosActiveBenchmark, TosPassiveBenchmark, format_table
@@ -138,7 +139,7 @@ def test_summary_counts_failures_as_zero() -> None:
         SampleRecord(1, samples[1], "done", {}, dict(scores, steps=14.0, direction=0.5), None, [], 0.1),
         SampleRecord(2, samples[2], "failed", None, {}, "boom", [], 0.1),
     ]
-    summary = bench.summarize(records)
+    summary = run_metrics(bench, records)
     assert summary["n"] == 3 and summary["failed"] == 1
     assert summary["steps"] == 12.0  # counts: averaged over the samples that have them
     assert summary["direction"] == pytest.approx(0.5) and summary["map_overall"] == pytest.approx(2 / 3)

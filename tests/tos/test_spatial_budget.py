@@ -14,6 +14,7 @@ from pathlib import Path
 
 from mindloop.bench.api import AgentContext, Benchmark, Outcome, Sample, SampleRecord
 from mindloop.bench.options import validate_options
+from mindloop.bench.scoring import run_metrics
 from mindloop.models.base import Completion, GenerationConfig, Message
 from mindloop.systems.tos.benchmarks import TosActiveBenchmark, TosOptions, TosPassiveBenchmark
 from mindloop.systems.tos.explorers import StrategistExplorer, new_belief
@@ -101,10 +102,10 @@ def test_the_summary_names_the_budget() -> None:
             sample = _sample(bench, budget=budget)
             out = _run(bench, sample, "strategist")
             records.append([SampleRecord(i, sample, "done", out.output, out.scores, None, [], 0.1)])
-        ref, env = (bench.summarize(r) for r in records)
+        ref, env = (run_metrics(bench, r) for r in records)
         assert ref["budget"] == "reference" and ref["over_budget"] == 1.0
         assert ref["budget_note"].startswith("reference (the official release's protocol)")
         assert "1 of 1 explorations took more than 20 steps" in ref["budget_note"]
         assert env["budget"] == "env" and env["over_budget"] == 0.0
         assert "a deviation from the official release" in env["budget_note"]
-    assert "budget" not in TosActiveBenchmark().summarize([])
+    assert "budget" not in run_metrics(TosActiveBenchmark(), [])

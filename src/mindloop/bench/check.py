@@ -114,7 +114,8 @@ def _check_run(bench: Benchmark, sample: Sample, seed: int) -> None:
     except (TypeError, ValueError) as exc:
         raise _fail(bench, f"an output or summary is not JSON-ready ({exc})") from None
     for metric in bench.spec.metrics:
-        if metric.missing == "zero" and outcome.error is None and metric.score not in outcome.scores:
+        counted = metric.per_sample([record])[0] is not None and not metric.optional
+        if counted and metric.missing != "skip" and outcome.error is None and metric.score not in outcome.scores:
             raise _fail(bench, f"metric {metric.name!r} averages score {metric.score!r}, which a sample lacks")
 
 

@@ -2,38 +2,51 @@
 
 Each argument is a run id or a suite id (a suite expands to its runs, :func:`runs_of_suite`). Runs are grouped by
 benchmark, in the order given; within a benchmark the first run is the baseline and every other run is compared
-with it on the samples both finished (aligned by sample id):
+with it on the samples every run finished (paired by sample id: a 20-sample run against the 240-sample run it is
+a subset of is paired on those 20):
 
-* every numeric metric of each run's own summary with its 95% interval (:mod:`mindloop.bench.uncertainty`);
+* every numeric metric of each run on the paired samples with its 95% interval (:mod:`mindloop.bench.uncertainty`):
+  the run's stored summary when the pairing keeps all its finished samples, else recomputed on the paired ones;
+* each run's reference policies (chance, the best trivial policy, the oracle: :mod:`mindloop.bench.headline`) on
+  those samples, beside the headline;
 * the difference of each metric (run minus baseline) on the shared samples, with the percentile interval of the
   paired bootstrap (both runs drawn with the same resamples) and its two-sided p-value;
 * for each per-sample score that is 0/1 in both runs (correct/incorrect), McNemar's exact test on the discordant
   pairs; for every other score, the sign-flip permutation test of the mean difference (none below n = 10);
 * p-values that hold at small n (:mod:`mindloop.bench.inference`), Holm-adjusted over the breakdown rows of each
   run-vs-baseline comparison, the headline metric being the one unadjusted test;
-* the samples where the runs disagree (a different status, answer, or headline score), with each run's answer.
+* the samples where the runs disagree (a different status, answer, or headline score), with each run's answer;
+* in words, which run is better where (:meth:`BenchmarkComparison.verdicts`).
 
-Runs are comparable only when they ran the same samples: the same benchmark and, sample for sample, the same ids
-and inputs. Anything else is refused with one line naming the difference (``n``, ``seed``, an option such as
-``data``, or the samples themselves). Settings that leave the samples alone (agent, model, generation settings,
-other options) may differ: that is what a comparison is for, and the result lists them.
+Runs are comparable when they share samples: the same benchmark, at least one sample id in common, and the same
+stored input for every shared id. Anything else is refused with one line naming the difference (no shared id, or
+the first shared id whose input differs, with the settings that choose samples: ``seed``, an option such as
+``data``). Settings that leave the samples alone (agent, model, generation settings, other options) may differ:
+that is what a comparison is for, and the result lists them.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from mindloop.bench.api import Benchmark, SampleRecord
-from mindloop.bench.headline import Headline, headline_of, no_intervals_of
+from mindloop.bench.headline import Headline, headline_of, no_intervals_of, reference_marks, reference_text
 from mindloop.bench.inference import ADJUSTMENT, MIN_N, holm, sign_flip_p
 from mindloop.bench.registry import get_benchmark
-from mindloop.bench.runner import RunSummary, as_scored, summarize_run
-from mindloop.bench.scoring import run_metrics
+from mindloop.bench.runner import (
+    RunSummary,
+    as_scored,
+    benchmark_metrics,
+    metric_intervals,
+    stored_summary,
+    summarize_run,
+)
+from mindloop.bench.scoring import reference_values, run_metrics
 from mindloop.bench.store import RunInfo, RunStore
 from mindloop.bench.uncertainty import (
     LEVEL,
@@ -55,12 +68,14 @@ __all__ = [
     "ANSWER_KEYS",
     "GOLD_KEYS",
     "PROMPT_KEYS",
+    "SIGNIFICANT",
     "BenchmarkComparison",
     "Comparison",
     "Disagreement",
     "IncompatibleRunsError",
     "RunSide",
     "ScoreTest",
+    "Verdict",
     "compare_runs",
     "expand_ids",
     "runs_of_suite",
@@ -75,8 +90,12 @@ ANSWER_KEYS = ("answer", "prediction", "reply")
 PROMPT_KEYS = ("question", "prompt", "query", "instruction", "task", "word", "text")
 """Input fields shown as what was asked (the first that is text), as in the run report."""
 
-SAMPLE_SETTINGS = ("n", "seed")
-"""Run settings that choose the samples (with every benchmark option, ``data`` among them)."""
+SIGNIFICANT = 0.05
+"""A difference whose p-value (the headline's own, another row's adjusted one) is below this is significant."""
+
+SAMPLE_SETTINGS = ("seed",)
+"""Run settings that choose which samples a run holds (with every benchmark option, ``data`` among them), named
+when two runs share no sample or differ on one; ``n`` is left out: a shorter run pairs on the samples it has."""
 
 
 class IncompatibleRunsError(InvalidArgumentError):
@@ -115,19 +134,37 @@ def expand_ids(store: RunStore, ids: Sequence[str]) -> list[tuple[str, list[RunI
 
 @dataclass(frozen=True)
 class RunSide:
-    """One run in a comparison: its row, its summary (metrics and their intervals), where it came from (the
-    argument: a run id or a suite id) and its finished records as its summary sees them."""
+    """One run in a comparison: its row, its own summary (over every sample it finished), where it came from (the
+    argument: a run id or a suite id), its finished records as its summary sees them, and what the comparison shows
+    of it: ``metrics``, ``intervals`` and ``references`` over the paired samples (the summary's own when the pairing
+    keeps every finished sample, ``whole``), the reference policies' definitions and the run's column ``label``."""
 
     info: RunInfo
     summary: RunSummary
     source: str
     records: list[SampleRecord] = field(repr=False)
+    label: str = ""
+    metrics: dict[str, Any] = field(default_factory=dict)
+    intervals: dict[str, Any] = field(default_factory=dict)
+    references: dict[str, float | None] = field(default_factory=dict)
+    policies: list[dict[str, Any]] = field(default_factory=list)
+    whole: bool = True
 
-    def to_json(self) -> dict[str, Any]:
-        """The run's entry in ``compare --json``."""
+    def reference_text(self, headline: Headline | None, fmt: Callable[[float], str] = "{:.4f}".format) -> str:
+        """The run's reference policies in words (:func:`~mindloop.bench.headline.reference_text`)."""
+        higher = True if headline is None else headline.higher_is_better
+        return reference_text(self.references, self.policies, higher, fmt)
+
+    def to_json(self, headline: Headline | None = None) -> dict[str, Any]:
+        """The run's entry in ``compare --json``: ``metrics``, ``intervals`` and ``references`` are over the paired
+        samples (the comparison's ``shared_samples`` of the run's ``n_finished``); ``run_metrics`` is the run's own
+        summary when they are not all of its samples."""
         info = self.info
-        return {
+        higher = True if headline is None else headline.higher_is_better
+        marks = reference_marks(self.references, self.policies, higher)
+        out = {
             "run_id": info.run_id,
+            "label": self.label,
             "source": self.source,
             "agent": info.agent,
             "model": info.model,
@@ -135,10 +172,18 @@ class RunSide:
             "n_completed": info.n_completed,
             "n_failed": info.n_failed,
             "n_bugs": info.n_bugs,
+            "n_finished": len(self.records),
             "finished": info.finished,
-            "metrics": self.summary.metrics,
-            "intervals": self.summary.intervals,
+            "metrics": self.metrics,
+            "intervals": self.intervals,
+            "references": self.references,
+            "reference_policies": self.policies,
+            "reference_marks": [m._asdict() for m in marks],
+            "reference_text": self.reference_text(headline),
         }
+        if not self.whole:
+            out["run_metrics"] = self.summary.metrics
+        return out
 
 
 @dataclass(frozen=True)
@@ -186,8 +231,14 @@ class Difference:
     metrics: dict[MetricPath, PairedDifference]
     scores: list[ScoreTest]
 
+    @property
+    def family(self) -> list[MetricPath]:
+        """The breakdown rows whose p-values are adjusted together (every row but the headline), in table order."""
+        return [path for path, d in self.metrics.items() if d.p_adjusted is not None]
+
     def to_json(self) -> dict[str, Any]:
-        """``{"run_id", "baseline", "shared_samples", "metrics" (nested like the summary), "scores"}``."""
+        """``{"run_id", "baseline", "shared_samples", "metrics" (nested like the summary), "family", "scores"}``;
+        ``family`` names the adjustment and the rows it is over (dotted paths)."""
         tree: dict[str, Any] = {}
         for path, d in self.metrics.items():
             set_path(tree, path, d.to_json())
@@ -196,8 +247,25 @@ class Difference:
             "baseline": self.baseline,
             "shared_samples": self.shared,
             "metrics": tree,
+            "family": {"adjustment": ADJUSTMENT, "rows": [".".join(p) for p in self.family]},
             "scores": {t.score: t.to_json() for t in self.scores},
         }
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Which run is better where, in words, for one run against the baseline: ``tone`` is ``good`` or ``bad``
+    when the headline differs significantly (by its direction), else empty; ``significant`` lists the breakdown
+    rows whose adjusted p-value is below :data:`SIGNIFICANT`."""
+
+    run_id: str
+    tone: str
+    text: str
+    significant: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"run_id", "tone", "text", "significant"}``."""
+        return {"run_id": self.run_id, "tone": self.tone, "text": self.text, "significant": self.significant}
 
 
 @dataclass(frozen=True)
@@ -241,14 +309,76 @@ class BenchmarkComparison:
     disagreements: list[Disagreement]
     shared: int
 
+    @property
+    def paired_on(self) -> str:
+        """``paired on 20 shared samples of 20 and 240``: how many samples every run finished, of each run's."""
+        counts = [f"{len(side.records):,}" for side in self.runs]
+        of = ", ".join(counts[:-1]) + f" and {counts[-1]}"
+        what = "sample" if self.shared == 1 else "samples"
+        return f"paired on {self.shared:,} shared {what} of {of}"
+
+    def verdicts(
+        self,
+        num: Callable[[float], str] = "{:+.4f}".format,
+        pval: Callable[[float], str] = "p {:.3f}".format,
+    ) -> list[Verdict]:
+        """For each run against the baseline, a sentence saying which is better on the headline (by its direction,
+        significant when its unadjusted p-value is below :data:`SIGNIFICANT`) and on each breakdown row whose
+        Holm-adjusted p-value is (``better``/``worse`` for a row of the headline's metric, else ``higher``/
+        ``lower``). ``num`` formats a signed difference, ``pval`` a p-value."""
+        base = self.runs[0].label
+        out = []
+        for side, diff in zip(self.runs[1:], self.differences, strict=True):
+            out.append(self._verdict(base, side.label, diff, num, pval))
+        return out
+
+    def _verdict(
+        self, base: str, run: str, diff: Difference, num: Callable[[float], str], pval: Callable[[float], str]
+    ) -> Verdict:
+        head = self.headline
+        d = None if head is None else diff.metrics.get((head.metric,))
+        tone = ""
+        if head is None or d is None:
+            name = "no headline metric" if head is None else f"no paired difference on {head.metric}"
+            first = f"{run} against {base}: {name}"
+        elif d.p < SIGNIFICANT and d.diff != 0:
+            better = (d.diff > 0) == head.higher_is_better
+            tone = "good" if better else "bad"
+            word = "better" if better else "worse"
+            first = f"{run} is {word} than {base} on {head.metric} ({num(d.diff)}, {pval(d.p)})"
+        else:
+            first = f"{run} and {base} do not differ significantly on {head.metric} ({num(d.diff)}, {pval(d.p)})"
+        rows = [path for path in diff.family if _significant(diff.metrics[path])]
+        parts = []
+        for path in rows:
+            rd = diff.metrics[path]
+            if head is not None and path[-1] == head.metric:
+                word = "better" if (rd.diff > 0) == head.higher_is_better else "worse"
+            else:
+                word = "higher" if rd.diff > 0 else "lower"
+            parts.append(f"{word} on {'.'.join(path)} ({num(rd.diff)}, {ADJUSTMENT} {pval(rd.p_star)})")
+        m = len(diff.family)
+        if not m:
+            tail = ""
+        elif rows:
+            tail = f"; among the other {m} rows ({ADJUSTMENT}-adjusted as one family) {run} is " + "; ".join(parts)
+            tail += "; no other row differs significantly" if len(rows) < m else ""
+        elif m == 1:
+            tail = f"; its one other row ({'.'.join(diff.family[0])}) does not differ significantly"
+        else:
+            tail = f"; none of the other {m} rows differs significantly ({ADJUSTMENT}-adjusted as one family)"
+        return Verdict(diff.run_id, tone, first + tail + ".", [".".join(p) for p in rows])
+
     def to_json(self) -> dict[str, Any]:
         """This benchmark's entry in ``compare --json``."""
         return {
             "benchmark": self.benchmark,
             "headline": None if self.headline is None else self.headline.to_json(),
-            "runs": [r.to_json() for r in self.runs],
+            "runs": [r.to_json(self.headline) for r in self.runs],
             "settings_that_differ": self.differs,
             "shared_samples": self.shared,
+            "paired_on": self.paired_on,
+            "verdicts": [v.to_json() for v in self.verdicts()],
             "differences": [d.to_json() for d in self.differences],
             "disagreements": {
                 "key_score": self.key_score,
@@ -295,6 +425,11 @@ class Comparison:
         }
 
 
+def _significant(d: PairedDifference) -> bool:
+    """Whether a difference is marked: its p-value (the adjusted one in a family) below :data:`SIGNIFICANT`."""
+    return d.p_star < SIGNIFICANT and d.diff != 0
+
+
 # -- building one ---------------------------------------------------------------------------------------------------
 
 
@@ -318,22 +453,26 @@ def _flat_config(info: RunInfo) -> dict[str, Any]:
 
 
 def _check_samples(first: RunInfo, other: RunInfo, store: RunStore) -> None:
-    """Refuse (one line) two runs of one benchmark that did not run the same samples."""
+    """Refuse (one line) two runs of one benchmark that share no sample id, or whose shared ids hold different
+    stored inputs (or groups): they did not run the same samples. Samples only one run holds are fine."""
     a = {r.sample.id: (r.sample.group, r.sample.input) for r in store.records(first.run_id, include_pending=True)}
     b = {r.sample.id: (r.sample.group, r.sample.input) for r in store.records(other.run_id, include_pending=True)}
-    if a == b:
+    shared = [k for k in a if k in b]
+    differ = [k for k in shared if a[k] != b[k]]
+    if shared and not differ:
         return
+    if differ:
+        what = "input" if a[differ[0]][1] != b[differ[0]][1] else "group"
+        why = f"sample {differ[0]} has a different {what} in each ({len(differ)} of their {len(shared)} shared ids do)"
+    else:
+        why = f"they share no sample id ({len(b):,} and {len(a):,} samples)"
     ca, cb = _flat_config(first), _flat_config(other)
     keys = [*SAMPLE_SETTINGS, *sorted({k for k in (*ca, *cb) if k.startswith("options.")})]
     named = [f"{k} differs ({_show(ca.get(k))} vs {_show(cb.get(k))})" for k in keys if ca.get(k) != cb.get(k)]
-    if named:
-        why = "; ".join(named)
-    else:
-        differ = len(set(a) ^ set(b)) + sum(1 for k in set(a) & set(b) if a[k] != b[k])
-        why = f"{differ} of their {max(len(a), len(b))} samples differ in id or input"
+    hint = f"; {'; '.join(named)}" if named else ""
     raise IncompatibleRunsError(
-        f"cannot compare {other.run_id} with {first.run_id} ({first.benchmark}): {why}, so they ran different "
-        "samples; compare runs of the same samples"
+        f"cannot compare {other.run_id} with {first.run_id} ({first.benchmark}): {why}, so they did not run the same "
+        f"samples{hint}"
     )
 
 
@@ -453,6 +592,51 @@ def _disagreements(aligned: Sequence[Sequence[SampleRecord]], key: str | None) -
     return out
 
 
+def _label(info: RunInfo) -> str:
+    """``model openai/qwen (run 3f2a)``: the agent, its model and the end of the run id."""
+    who = info.agent + (f" {info.model}" if info.model else "")
+    return f"{who} (run {info.run_id.rsplit('-', 1)[-1]})"
+
+
+def _labels(infos: Sequence[RunInfo]) -> list[str]:
+    """Each run's column label; the whole run id where two would read the same (a run against itself)."""
+    short = [_label(i) for i in infos]
+    return [
+        s if short.count(s) == 1 else s.replace(f"(run {i.run_id.rsplit('-', 1)[-1]})", f"(run {i.run_id})")
+        for s, i in zip(short, infos, strict=True)
+    ]
+
+
+def _paired_side(store: RunStore, bench: Benchmark, side: RunSide, paired: list[SampleRecord], label: str) -> RunSide:
+    """``side`` with what the comparison shows of it over the ``paired`` records: its stored summary and reference
+    policies when they are all its finished samples, else its metrics, intervals and reference values recomputed
+    on them with today's definitions."""
+    policies = [policy.to_json() for policy in bench.spec.references]
+    if len(paired) == len(side.records):
+        stored = stored_summary(store, side.info) or {}
+        kept = (stored.get("definitions") or {}).get("references")
+        summary = side.summary
+        return replace(
+            side,
+            label=label,
+            metrics=summary.metrics,
+            intervals=summary.intervals,
+            references=summary.references,
+            policies=list(kept) if isinstance(kept, list) else policies,
+            whole=True,
+        )
+    metrics = benchmark_metrics(bench, paired)
+    return replace(
+        side,
+        label=label,
+        metrics=metrics,
+        intervals=metric_intervals(bench, paired, metrics),
+        references=reference_values(bench, paired),
+        policies=policies,
+        whole=False,
+    )
+
+
 def _compare_benchmark(
     store: RunStore, sides: Sequence[tuple[str, RunInfo]], resamples: int, seed: int, level: float
 ) -> BenchmarkComparison:
@@ -466,12 +650,17 @@ def _compare_benchmark(
         if not records:
             raise InvalidArgumentError(f"run {info.run_id} has no finished samples to compare yet")
         runs.append(RunSide(info, summarize_run(info.run_id, store, bench=bench), source, records))
-    headline = headline_of(bench, runs[0].summary.metrics)
     by_id = [{r.sample.id: r for r in side.records} for side in runs]
     shared_ids = [r.sample.id for r in runs[0].records if all(r.sample.id in ids for ids in by_id[1:])]
     if not shared_ids:
-        raise InvalidArgumentError(f"runs {', '.join(i.run_id for _, i in sides)} have no finished sample in common")
+        raise InvalidArgumentError(
+            f"runs {', '.join(i.run_id for _, i in sides)} have no finished sample in common "
+            f"({' and '.join(str(len(s.records)) for s in runs)} finished)"
+        )
     aligned = [[ids[s] for s in shared_ids] for ids in by_id]
+    labels = _labels([s.info for s in runs])
+    runs = [_paired_side(store, bench, side, aligned[k], labels[k]) for k, side in enumerate(runs)]
+    headline = headline_of(bench, runs[0].metrics)
     exclude = no_intervals_of(bench)
     differences = [
         Difference(
@@ -488,6 +677,7 @@ def _compare_benchmark(
                     level=level,
                     exclude=exclude,
                     declared=bench.spec.metrics,
+                    resampled=bench.spec.resampled,
                 ),
                 None if headline is None else (headline.metric,),
             ),

@@ -95,23 +95,58 @@ class Grouping:
     """A breakdown of a declared metric: summary key ``key`` (``by_type``) holds, per label, the metric and ``n``.
 
     ``by`` says what labels a sample: ``"group"`` (its :attr:`Sample.group`) or the name of a key of its input
-    (a sample without it is in no row). ``labels`` orders the rows (unlisted labels follow, sorted)."""
+    (a sample without it is in no row). ``labels`` orders the rows (unlisted labels follow, sorted). ``rename``
+    maps labels to rows (``(("1.1", "belief"), ...)``: several labels may share one); when given, a label it
+    does not name is in no row."""
 
     key: str
     by: str = "group"
     labels: tuple[str, ...] = ()
+    rename: tuple[tuple[str, str], ...] = ()
 
     def label(self, sample: Sample) -> str | None:
         """The row ``sample`` falls in (``None``: none)."""
         if self.by == "group":
-            return sample.group
-        value = sample.input.get(self.by)
-        if value is None or isinstance(value, dict | list):
-            return None
-        return str(value).lower() if isinstance(value, bool) else str(value)
+            label: str | None = sample.group
+        else:
+            value = sample.input.get(self.by)
+            if value is None or isinstance(value, dict | list):
+                return None
+            label = str(value).lower() if isinstance(value, bool) else str(value)
+        if self.rename:
+            return dict(self.rename).get(str(label))
+        return label
+
+    def to_json(self) -> dict[str, Any]:
+        """The grouping as the run store keeps it."""
+        out: dict[str, Any] = {"key": self.key, "by": self.by, "labels": list(self.labels)}
+        if self.rename:
+            out["rename"] = [list(pair) for pair in self.rename]
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Grouping:
+        """A stored grouping read back."""
+        rename = tuple((str(a), str(b)) for a, b in data.get("rename", ()))
+        return cls(data["key"], data.get("by", "group"), tuple(data.get("labels", ())), rename)
 
 
 MetricKind = Literal["proportion", "mean"]
+
+
+def _holds(record: SampleRecord, condition: str) -> bool:
+    """Whether ``record`` meets one condition of a metric's ``within``: ``name=value`` (its input at the dotted
+    path ``name`` is ``value``, compared as text) or a flag ``name`` (its score ``name`` when it has one, else its
+    input at that path, is true; a record with neither meets it)."""
+    name, eq, want = condition.partition("=")
+    if not eq and name in record.scores:
+        return bool(record.scores[name])
+    node: Any = record.sample.input
+    for part in name.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            return not eq
+        node = node[part]
+    return str(node) == want if eq else bool(node)
 
 
 @dataclass(frozen=True)
@@ -120,16 +155,35 @@ class Metric:
     ``scale`` (1, or 100 for a percentage), and the same per row of each of its ``groupings``.
 
     ``kind`` says what the score is: ``proportion`` (every value 0 or 1: exact binomial intervals and McNemar's
-    exact test) or ``mean`` (any number: bootstrap intervals and a paired bootstrap). A sample without the score
-    counts as 0 (``missing="zero"``: a failed sample scores nothing) or is left out (``"skip"``)."""
+    exact test) or ``mean`` (any number: bootstrap intervals and a paired bootstrap). Which samples count:
+
+    * ``within``: conditions a sample must meet to count: a flag (a 0/1 score of that name, else the sample's
+      input at that dotted path; a sample without it counts) such as ``covered`` (a question the symbolic tracker
+      did not answer is left out) or ``gold.help_needed`` (a control episode is), or ``name=value`` (the input
+      at that path is ``value``: ``scenario=inaccessible``);
+    * ``failed``: a failed sample counts by its own scores (``"score"``), as 0 whatever it stored (``"zero"``),
+      or not at all (``"skip"``, for a count such as steps that a failure leaves undefined);
+    * ``missing``: a sample without the score counts as 0 (``"zero"``: a failed sample scores nothing), is left
+      out (``"skip"``), or counts as the number given (C-WAH's 250-step cap for an episode that never ran).
+
+    How it is written: ``optional`` leaves the metric out of the summary when no sample it would count has the
+    score (a score only a model reply gives); ``digits`` rounds the value (a paper's precision); ``table`` puts
+    the run-wide value inside that summary key (``by_dimension``) instead of at the top level. Each grouping row
+    holds the metric and ``n``, the samples the first metric declaring the grouping counts there (a row none
+    counts in is left out)."""
 
     name: str
     score: str
     kind: MetricKind = "proportion"
     scale: float = 1.0
-    missing: Literal["zero", "skip"] = "zero"
+    missing: Literal["zero", "skip"] | float = "zero"
     groupings: tuple[Grouping, ...] = ()
     description: str = ""
+    within: tuple[str, ...] = ()
+    failed: Literal["score", "zero", "skip"] = "score"
+    optional: bool = False
+    digits: int | None = None
+    table: str | None = None
 
     def __post_init__(self) -> None:
         what = f"metric {self.name!r}"
@@ -139,49 +193,95 @@ class Metric:
             raise _refuse(what, f"kind must be 'proportion' or 'mean', got {self.kind!r}")
         if self.scale not in (1.0, 100.0):
             raise _refuse(what, f"scale must be 1 or 100, got {self.scale:g}")
-        if self.missing not in ("zero", "skip"):
-            raise _refuse(what, f"missing must be 'zero' or 'skip', got {self.missing!r}")
+        number = isinstance(self.missing, int | float) and not isinstance(self.missing, bool)
+        if not (number and math.isfinite(float(self.missing))) and self.missing not in ("zero", "skip"):
+            raise _refuse(what, f"missing must be 'zero', 'skip' or a number, got {self.missing!r}")
+        if self.failed not in ("score", "zero", "skip"):
+            raise _refuse(what, f"failed must be 'score', 'zero' or 'skip', got {self.failed!r}")
+        if self.digits is not None and not 0 <= self.digits <= 12:
+            raise _refuse(what, f"digits must be from 0 to 12, got {self.digits}")
         keys = [g.key for g in self.groupings]
         if len(set(keys)) != len(keys):
             raise _refuse(what, f"two groupings share a key ({', '.join(keys)})")
 
-    def values(self, records: Sequence[SampleRecord]) -> list[float]:
-        """The per-sample values the metric averages (a missing or non-finite score: 0, or left out)."""
-        out = []
+    @property
+    def path(self) -> tuple[str, ...]:
+        """Where the run-wide value sits in a summary: ``(name,)``, or ``(table, name)``."""
+        return (self.name,) if self.table is None else (self.table, self.name)
+
+    def per_sample(self, records: Sequence[SampleRecord]) -> list[float | None]:
+        """Each record's value as the metric counts it (``None``: the record is left out)."""
+        out: list[float | None] = []
         for r in records:
+            if not all(_holds(r, c) for c in self.within):
+                out.append(None)
+                continue
+            if r.status == "failed" and self.failed != "score":
+                out.append(0.0 if self.failed == "zero" else None)
+                continue
             v = r.scores.get(self.score)
             if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v):
                 out.append(float(v))
-            elif self.missing == "zero":
-                out.append(0.0)
+            elif self.missing == "skip":
+                out.append(None)
+            else:
+                out.append(0.0 if self.missing == "zero" else float(self.missing))
         return out
+
+    def values(self, records: Sequence[SampleRecord]) -> list[float]:
+        """The per-sample values the metric averages (the records it leaves out are not there)."""
+        return [v for v in self.per_sample(records) if v is not None]
+
+    def present(self, records: Sequence[SampleRecord]) -> bool:
+        """Whether the summary shows the metric: always, unless it is ``optional`` and no record has its score."""
+        return not self.optional or any(
+            self.score in r.scores and all(_holds(r, c) for c in self.within) for r in records
+        )
+
+    def value(self, values: Sequence[float]) -> float | None:
+        """The metric over ``values`` (:meth:`values`): their mean (``sum / len``, bit for bit the systems' own
+        :func:`mindloop.metrics.stats.mean`) times the scale, rounded to ``digits``; ``None`` without values."""
+        if not values:
+            return None
+        mean = self.scale * (sum(values) / len(values))
+        return mean if self.digits is None else round(mean, self.digits)
 
     def to_json(self) -> dict[str, Any]:
         """The definition as the run store keeps it beside the summary it produced."""
-        return {
+        out: dict[str, Any] = {
             "name": self.name,
             "score": self.score,
             "kind": self.kind,
             "scale": self.scale,
             "missing": self.missing,
-            "groupings": [{"key": g.key, "by": g.by, "labels": list(g.labels)} for g in self.groupings],
+            "groupings": [g.to_json() for g in self.groupings],
             "description": self.description,
         }
+        extra = {
+            "within": list(self.within) or None,
+            "failed": None if self.failed == "score" else self.failed,
+            "optional": self.optional or None,
+            "digits": self.digits,
+            "table": self.table,
+        }
+        return out | {k: v for k, v in extra.items() if v is not None}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Metric:
         """A stored definition read back."""
-        groupings = tuple(
-            Grouping(g["key"], g.get("by", "group"), tuple(g.get("labels", ()))) for g in data["groupings"]
-        )
         return cls(
             data["name"],
             data["score"],
             data.get("kind", "proportion"),
             float(data.get("scale", 1.0)),
             data.get("missing", "zero"),
-            groupings,
+            tuple(Grouping.from_json(g) for g in data["groupings"]),
             data.get("description", ""),
+            tuple(data.get("within", ())),
+            data.get("failed", "score"),
+            bool(data.get("optional", False)),
+            data.get("digits"),
+            data.get("table"),
         )
 
 
@@ -378,7 +478,11 @@ class BenchmarkSpec:
     ``suite``, ``paper_tables``, ``generation``: as their classes say. ``calls_per_sample``: the model calls one
     sample usually takes (a run's first estimate). ``aliases``: other names it answers to. ``team_option``: the
     option that sets how many agents play a run, for team benchmarks. ``no_intervals``: top-level summary keys
-    that count repeated samples, which resampling would create, so they get no interval."""
+    that count repeated samples, which resampling would create, so they get no interval. ``resampled``: the
+    declared rule for top-level keys that ``summarize`` computes and no :class:`Metric` can say (F1 over pooled
+    counts, macro-F1, ratios of sums): their numbers get the percentile bootstrap of ``summarize`` over resampled
+    samples. A summary number that is neither a declared metric's nor under a ``resampled`` key gets no
+    interval, and the intervals say so (:func:`mindloop.bench.uncertainty.bootstrap_intervals`)."""
 
     headline: Headline | None = None
     metrics: tuple[Metric, ...] = ()
@@ -390,22 +494,29 @@ class BenchmarkSpec:
     aliases: tuple[str, ...] = ()
     team_option: str | None = None
     no_intervals: tuple[str, ...] = ()
+    resampled: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for what, names in (
-            ("metric", [m.name for m in self.metrics]),
+            ("metric", [".".join(m.path) for m in self.metrics]),
             ("reference policy", [r.name for r in self.references]),
             ("paper table", [t.key for t in self.paper_tables]),
             ("alias", list(self.aliases)),
+            ("resampled key", list(self.resampled)),
         ):
             dup = next((n for i, n in enumerate(names) if n in names[:i]), None)
             if dup is not None:
                 raise _refuse("benchmark declaration", f"{what} {dup!r} is declared twice")
         if any(not a or a != a.strip() for a in self.aliases):
             raise _refuse("benchmark declaration", f"an alias must be a non-empty name, got {self.aliases!r}")
+        both = sorted(set(self.resampled) & set(self.no_intervals))
+        if both:
+            raise _refuse("benchmark declaration", f"{both[0]!r} is both resampled and in no_intervals")
+        if "" in self.resampled:
+            raise _refuse("benchmark declaration", "a resampled key must be named")
         if self.calls_per_sample is not None and not self.calls_per_sample > 0:
             raise _refuse("benchmark declaration", f"calls_per_sample must be positive, got {self.calls_per_sample}")
 
     def metric(self, name: str) -> Metric | None:
-        """The declared metric ``name`` (``None`` when it is not declared)."""
-        return next((m for m in self.metrics if m.name == name), None)
+        """The declared metric at the top level named ``name``, or at ``table.name`` (``None``: not declared)."""
+        return next((m for m in self.metrics if ".".join(m.path) == name), None)

@@ -66,11 +66,16 @@ def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
         raise InvalidArgumentError(f"a proportion needs 0 <= k <= n and n >= 1, got k={k}, n={n}")
     if not 0 < level < 1:
         raise InvalidArgumentError(f"a confidence level is between 0 and 1, got {level}")
-    from scipy.stats import beta  # type: ignore[import-untyped]  # scikit-learn's dependency, imported late
-
     alpha = 1 - level
-    low = 0.0 if k == 0 else float(beta.ppf(alpha / 2, k, n - k + 1))
-    high = 1.0 if k == n else float(beta.ppf(1 - alpha / 2, k + 1, n - k))
+    if k in (0, n):  # the one open end has a closed form: P(no success) = (1 - p)^n = alpha / 2, and its mirror
+        edge = (alpha / 2) ** (1 / n)
+        return (0.0, 1.0 - edge) if k == 0 else (edge, 1.0)
+    # the Beta quantile is scipy.special's inverse regularized incomplete beta (what scipy.stats' beta.ppf calls),
+    # imported late and without scipy.stats, which costs a command several times as much to import
+    from scipy.special import betaincinv  # type: ignore[import-untyped]  # scikit-learn's dependency
+
+    low = float(betaincinv(k, n - k + 1, alpha / 2))
+    high = float(betaincinv(k + 1, n - k, 1 - alpha / 2))
     return low, high
 
 

@@ -81,6 +81,7 @@ __all__ = [
     "RunRequest",
     "RunSummary",
     "as_scored",
+    "backfill_summaries",
     "benchmark_metrics",
     "execute_sample",
     "is_model_failure",
@@ -272,6 +273,7 @@ def run_benchmark(
     store = store or RunStore(runs_path())
     cluster = ExitStack()  # the Ray connection of an --executor ray run, joined before the run is recorded
     try:
+        backfill_summaries(store)
         bench = get_benchmark(request.benchmark)
         if resume is not None:
             request = _resumed(request, store.run(resume))
@@ -508,14 +510,16 @@ def as_scored(records: Sequence[SampleRecord]) -> list[SampleRecord]:
 
 
 def metric_intervals(bench: Benchmark, records: Sequence[SampleRecord], metrics: dict[str, Any]) -> dict[str, Any]:
-    """The 95% bootstrap intervals of ``metrics``, the benchmark's summary of the finished ``records`` (its
-    declared metrics drawn from their per-sample scores, the rest by summarising each resample)."""
+    """The 95% intervals of ``metrics``, the benchmark's summary of the finished ``records``: its declared metrics
+    drawn from their per-sample scores, the keys it declares ``resampled`` by summarising each resample, and none
+    for any other number (listed as undeclared)."""
     return bootstrap_intervals(
         as_scored(records),
         lambda rs: run_metrics(bench, rs),
         metrics,
         exclude=no_intervals_of(bench),
         declared=bench.spec.metrics,
+        resampled=bench.spec.resampled,
     )
 
 
@@ -603,6 +607,29 @@ def summarize_run(
         references=references,
         summary_source=source,
     )
+
+
+def backfill_summaries(store: RunStore) -> list[str]:
+    """Once, right after ``store`` was upgraded from a layout that kept no summaries: compute and keep the summary
+    of every run it holds without one (labelled ``computed_by: backfill`` with the version that computed it), and
+    return their ids. A run whose benchmark is not installed now keeps none (it gets one the first time it is
+    summarised with it), and so does one whose summary fails on its records. Does nothing for a store that was
+    not upgraded in this open."""
+    if store.readonly or store.upgraded_from is None:
+        return []
+    store.upgraded_from = None  # once per upgrade
+    done = []
+    pending = store.runs_without_summary()
+    if pending:
+        print(f"computing the summaries of {len(pending)} runs stored without one (once)", file=sys.stderr)
+    for run_id in pending:
+        try:
+            summarize_run(run_id, store, bench=get_benchmark(store.run(run_id).benchmark), computed_by="backfill")
+        except MindloopError as exc:  # not installed now, or its summary fails on these records: later, lazily
+            print(f"run {run_id} keeps no summary for now: {exc}", file=sys.stderr)
+            continue
+        done.append(run_id)
+    return done
 
 
 def _source(stored: dict[str, Any]) -> dict[str, Any]:

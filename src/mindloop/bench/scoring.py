@@ -17,7 +17,6 @@ numbers meant when they were computed.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -26,10 +25,6 @@ from mindloop.bench.declaration import Grouping, Metric
 from mindloop.bench.records import SampleRecord
 
 __all__ = ["declared_summary", "definitions", "group_rows", "merge_summaries", "reference_values", "run_metrics"]
-
-
-def _mean(values: Sequence[float], scale: float) -> float | None:
-    return scale * math.fsum(values) / len(values) if values else None
 
 
 def group_rows(grouping: Grouping, records: Sequence[SampleRecord]) -> dict[str, list[SampleRecord]]:
@@ -44,20 +39,23 @@ def group_rows(grouping: Grouping, records: Sequence[SampleRecord]) -> dict[str,
 
 
 def declared_summary(metrics: Sequence[Metric], records: Sequence[SampleRecord]) -> dict[str, Any]:
-    """The declared metrics over ``records``: each one's value, and per grouping row its value and ``n``
-    (a grouping no sample falls in is left out; a metric with no value is ``None``, "no data")."""
+    """The declared metrics over ``records``: each one's value (at :attr:`Metric.path`), and per grouping row its
+    value and ``n`` (a row no sample counts in is left out; a metric with no value is ``None``, "no data"; an
+    ``optional`` metric no sample scored is left out)."""
     out: dict[str, Any] = {}
-    for metric in metrics:
-        out[metric.name] = _mean(metric.values(records), metric.scale)
+    shown = [m for m in metrics if m.present(records)]
+    for metric in shown:  # the run-wide values first, then the breakdowns
+        node = out if metric.table is None else out.setdefault(metric.table, {})
+        node[metric.name] = metric.value(metric.values(records))
+    for metric in shown:
         for grouping in metric.groupings:
-            rows = group_rows(grouping, records)
-            if not rows:
-                continue
-            table = out.setdefault(grouping.key, {})
-            for label, members in rows.items():
-                row = table.setdefault(label, {})
-                row[metric.name] = _mean(metric.values(members), metric.scale)
-                row["n"] = len(members)
+            for label, members in group_rows(grouping, records).items():
+                values = metric.values(members)
+                if not values:
+                    continue
+                row = out.setdefault(grouping.key, {}).setdefault(label, {})
+                row[metric.name] = metric.value(values)
+                row.setdefault("n", len(values))
     return out
 
 
@@ -85,6 +83,7 @@ def definitions(bench: Benchmark) -> dict[str, Any]:
         "headline": None if head is None else head.to_json(),
         "metrics": [m.to_json() for m in bench.spec.metrics],
         "no_intervals": list(bench.spec.no_intervals),
+        "resampled": list(bench.spec.resampled),
         "references": [policy.to_json() for policy in bench.spec.references],
     }
 

@@ -1,22 +1,19 @@
 """Confidence intervals for any benchmark's summary, and paired tests between runs of the same samples.
 
-**Intervals.** Every numeric metric of a run's summary gets a 95% percentile bootstrap interval over samples: the
-run's finished sample records are resampled with replacement (:data:`RESAMPLES` times, seeded by :data:`SEED`,
-so the same records always give the same interval) and the benchmark's own ``summarize`` is applied to each
-resample, so ratios, F1s and per-group numbers get honest intervals, whatever the benchmark computes. Intervals
-are given for the summary's ``float`` leaves (integers are counts); a metric that is ``null`` stays ``null``
-with no interval.
-
-**Declared metrics.** A leaf that a benchmark's declared metric gives (:class:`~mindloop.bench.declaration.Metric`:
-the mean of a per-sample score, overall or per grouping row, times its scale) is drawn straight from the
-per-sample scores, with one product of the resample counts, and gets its standard error (the sample standard
-deviation of the score over the ``m`` samples it averages, over ``sqrt(m)``, times the scale) and the score it
-averages (``mean_of``). Nothing is guessed from the data: a leaf the declaration does not give (F1 over pooled
-counts, a ratio) calls ``summarize`` on up to :data:`SUMMARY_BUDGET` records in all (at least
-:data:`MIN_SUMMARY_RESAMPLES` resamples); an interval built on fewer resamples than asked says how many
-(``resamples``). Every interval is made in one place (``_interval``): exact Clopper-Pearson for a declared mean of
-a 0/1 score, else the percentile bootstrap, and none for a metric that is not a proportion over fewer than
-:data:`~mindloop.bench.inference.MIN_N` samples.
+**Intervals come from declarations.** A leaf that a benchmark's declared metric gives
+(:class:`~mindloop.bench.declaration.Metric`: the mean of a per-sample score over the samples it counts, overall
+or per grouping row, times its scale) is drawn straight from the per-sample scores: each of :data:`RESAMPLES`
+resamples of the run's finished records (seeded by :data:`SEED`, so the same records always give the same
+interval) is one product of the resample counts. It gets exact Clopper-Pearson for a mean of a 0/1 score, else
+the percentile bootstrap, its standard error (the sample standard deviation of the score over the ``m`` samples
+it averages, over ``sqrt(m)``, times the scale) and the score it averages (``mean_of``). A number ``summarize``
+adds (F1 over pooled counts, macro-F1, a ratio) gets an interval only by the rule its benchmark declares
+(:attr:`~mindloop.bench.declaration.BenchmarkSpec.resampled`: the percentile bootstrap of ``summarize`` over
+up to :data:`SUMMARY_BUDGET` records in all, at least :data:`MIN_SUMMARY_RESAMPLES` resamples; an interval
+built on fewer resamples than asked says how many, ``resamples``). Every other number gets none, listed under
+``undeclared`` with the reason: nothing is guessed from the data. Keys the benchmark lists in ``no_intervals``
+and reference values (:data:`REFERENCE_KEYS`) get none either, and a metric that is not a proportion over
+fewer than :data:`~mindloop.bench.inference.MIN_N` samples gets none (``too_small``).
 
 **Paired tests.** :func:`paired_differences` compares two runs on their shared samples (aligned by sample id):
 both are resampled with the same indices, so each resample's difference is paired; the interval of the
@@ -31,7 +28,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -50,6 +47,7 @@ __all__ = [
     "RESAMPLES",
     "SEED",
     "SUMMARY_BUDGET",
+    "UNDECLARED",
     "Draws",
     "Interval",
     "MetricPath",
@@ -69,6 +67,7 @@ __all__ = [
     "set_path",
     "standard_error",
     "summary_resamples",
+    "uncovered",
 ]
 
 METHOD = "exact Clopper-Pearson for proportions, else percentile bootstrap over samples (none below n = 10)"
@@ -81,6 +80,12 @@ run: 100 resamples, the minimum, for the leaves that are not means or ratios of 
 MIN_SUMMARY_RESAMPLES = 100
 _CHUNK = 50
 """Resamples drawn per seeded generator: resample ``b`` is row ``b % 50`` of generator ``(seed, n, b // 50)``."""
+
+UNDECLARED = (
+    "not a declared metric, and its benchmark declares no rule for its interval (BenchmarkSpec.resampled): "
+    "no interval is guessed"
+)
+"""Why a summary number has no interval when no declaration covers it."""
 
 REFERENCE_KEYS = ("chance",)
 """Summary keys that are reference values computed from the questions (a uniform guess's expected accuracy), not
@@ -269,22 +274,24 @@ def _finite(value: Any) -> float | None:
 
 
 def declared_forms(metrics: Sequence[Metric], records: Sequence[SampleRecord]) -> dict[MetricPath, _Form]:
-    """The form of every leaf the declared ``metrics`` give over ``records``: each metric's mean over all samples
-    and over each row of its groupings (the paths :func:`mindloop.bench.scoring.declared_summary` writes)."""
+    """The form of every leaf the declared ``metrics`` give over ``records``: each metric's mean over the samples
+    it counts and over each row of its groupings (the paths :func:`mindloop.bench.scoring.declared_summary`
+    writes)."""
     out: dict[MetricPath, _Form] = {}
     for metric in metrics:
-        values = [_finite(r.scores.get(metric.score)) for r in records]
-        has = np.array([v is not None for v in values], dtype=bool)
+        if not metric.present(records):
+            continue
+        values = metric.per_sample(records)
         x0 = np.array([0.0 if v is None else v for v in values], dtype=np.float64)
-        den = np.ones(len(records)) if metric.missing == "zero" else has.astype(np.float64)
-        out[(metric.name,)] = _Form(x0, den, metric.scale, metric.score, metric.kind)
+        den = np.array([v is not None for v in values], dtype=np.float64)
+        out[metric.path] = _Form(x0, den, metric.scale, metric.score, metric.kind)
         for grouping in metric.groupings:
             labels = [grouping.label(r.sample) for r in records]
             for label in dict.fromkeys(x for x in labels if x is not None):
                 mask = np.array([x == label for x in labels], dtype=np.float64)
-                out[(grouping.key, label, metric.name)] = _Form(
-                    x0 * mask, den * mask, metric.scale, metric.score, metric.kind
-                )
+                if (den * mask).any():
+                    form = _Form(x0 * mask, den * mask, metric.scale, metric.score, metric.kind)
+                    out[(grouping.key, label, metric.name)] = form
     return out
 
 
@@ -412,16 +419,26 @@ def summary_resamples(n: int, resamples: int = RESAMPLES) -> int:
     return min(resamples, max(MIN_SUMMARY_RESAMPLES, SUMMARY_BUDGET // max(n, 1)))
 
 
+def uncovered(
+    leaves: Iterable[MetricPath], forms: Mapping[MetricPath, Any], resampled: Sequence[str]
+) -> list[MetricPath]:
+    """The leaves that no declaration covers: neither a declared metric's (``forms``) nor under a top-level key
+    the benchmark declares ``resampled``. They get no interval and no test."""
+    return [p for p in leaves if p not in forms and p[0] not in resampled]
+
+
 def bootstrap_draws(
     records: Sequence[SampleRecord],
     summarize: Summarize,
     leaves: Mapping[MetricPath, float],
     plan: ResamplePlan,
     declared: Sequence[Metric] = (),
+    resampled: Sequence[str] = (),
 ) -> tuple[dict[MetricPath, Draws], str | None]:
-    """Each leaf's values over the plan's resamples of ``records`` (``plan.n == len(records)``), and why some
-    leaves have none (``summarize`` failed on a resample), else ``None``. A leaf a ``declared`` metric gives is
-    drawn from its per-sample scores; every other one from ``summarize`` applied to each resample."""
+    """Each covered leaf's values over the plan's resamples of ``records`` (``plan.n == len(records)``), and why
+    some leaves have none (``summarize`` failed on a resample), else ``None``. A leaf a ``declared`` metric gives
+    is drawn from its per-sample scores; one under a ``resampled`` top-level key from ``summarize`` applied to
+    each resample; any other leaf is not drawn (:func:`uncovered`)."""
     if plan.n != len(records):
         raise InvalidArgumentError(f"a resample plan for {plan.n} records cannot resample {len(records)}")
     if not records or not leaves:
@@ -436,7 +453,7 @@ def bootstrap_draws(
         for j, path in enumerate(paths):
             form = picked[j]
             out[path] = Draws(values[:, j], form.standard_error(), form.score, form)
-    rest = [p for p in leaves if p not in chosen]
+    rest = [p for p in leaves if p not in chosen and p[0] in resampled]
     error = None
     if rest:
         summaries = _Summaries(records, summarize, plan)
@@ -484,20 +501,24 @@ def bootstrap_intervals(
     level: float = LEVEL,
     exclude: Sequence[str] = (),
     declared: Sequence[Metric] = (),
+    resampled: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The ``intervals`` object of a run's summary: the method, level, resamples, seed and sample count, then
     ``metrics`` mirroring the summary's nesting with ``{"low", "high"[, "se"][, "resamples"]}`` at each float
     leaf that has an interval. ``metrics`` is ``summarize(records)`` when not given; top-level keys in ``exclude``
     get no interval (a summary that depends on repeated samples, which resampling creates). The leaves of the
-    ``declared`` metrics are drawn from their per-sample scores, with a standard error."""
+    ``declared`` metrics are drawn from their per-sample scores, with a standard error; the leaves under a
+    ``resampled`` top-level key by summarising each resample. Every other float leaf gets none, and
+    ``undeclared`` lists it with the reason (:data:`UNDECLARED`)."""
     full = summarize(records) if metrics is None else metrics
     leaves = {p: v for p, v in numeric_leaves(full).items() if p[0] not in exclude and p[-1] not in REFERENCE_KEYS}
     plan = ResamplePlan(len(records), resamples, seed)
     out: dict[str, Any] = {"method": METHOD, "level": level, "resamples": resamples, "seed": seed, "n": len(records)}
     tree: dict[str, Any] = {}
     too_small: list[str] = []
+    undeclared = uncovered(leaves, declared_forms(declared, records), resampled) if records else []
     if records:
-        draws, error = bootstrap_draws(records, summarize, leaves, plan, declared)
+        draws, error = bootstrap_draws(records, summarize, leaves, plan, declared, resampled)
         for path, d in draws.items():
             interval = _interval(d, len(records), level, resamples)
             if interval is None:
@@ -507,10 +528,12 @@ def bootstrap_intervals(
             set_path(tree, path, interval.to_json())
         if error is not None:
             out["error"] = (
-                f"the benchmark's summary failed on a resample ({error}): metrics it does not declare have no interval"
+                f"the benchmark's summary failed on a resample ({error}): its resampled metrics have no interval"
             )
     if too_small:
         out["too_small"] = {"min_n": MIN_N, "metrics": too_small}
+    if undeclared:
+        out["undeclared"] = {"reason": UNDECLARED, "metrics": [".".join(p) for p in undeclared]}
     if exclude:
         out["excluded"] = list(exclude)
     out["metrics"] = tree
@@ -602,11 +625,13 @@ def paired_differences(
     level: float = LEVEL,
     exclude: Sequence[str] = (),
     declared: Sequence[Metric] = (),
+    resampled: Sequence[str] = (),
 ) -> dict[MetricPath, PairedDifference]:
     """Every float metric both summaries have, B minus A, over records aligned by sample (``records_a[i]`` and
     ``records_b[i]`` are the same sample): both are drawn with the same resamples, so each difference is paired.
-    A metric left undefined by more than half the resamples, or one that is not a proportion over fewer than
-    :data:`~mindloop.bench.inference.MIN_N` samples, is left out. P-values are unadjusted (see :func:`adjust`)."""
+    A metric no declaration covers (:func:`uncovered`), one left undefined by more than half the resamples, or
+    one that is not a proportion over fewer than :data:`~mindloop.bench.inference.MIN_N` samples, is left out.
+    P-values are unadjusted (see :func:`adjust`)."""
     if len(records_a) != len(records_b):
         raise InvalidArgumentError(f"paired runs need aligned samples: {len(records_a)} vs {len(records_b)}")
     if not records_a:
@@ -615,8 +640,8 @@ def paired_differences(
     leaves_b = {p: v for p, v in numeric_leaves(summarize(records_b)).items() if p[0] not in exclude}
     shared = [p for p in leaves_a if p in leaves_b]
     plan = ResamplePlan(len(records_a), resamples, seed)
-    draws_a, _ = bootstrap_draws(records_a, summarize, {p: leaves_a[p] for p in shared}, plan, declared)
-    draws_b, _ = bootstrap_draws(records_b, summarize, {p: leaves_b[p] for p in shared}, plan, declared)
+    draws_a, _ = bootstrap_draws(records_a, summarize, {p: leaves_a[p] for p in shared}, plan, declared, resampled)
+    draws_b, _ = bootstrap_draws(records_b, summarize, {p: leaves_b[p] for p in shared}, plan, declared, resampled)
     out: dict[MetricPath, PairedDifference] = {}
     for path in shared:
         if path not in draws_a or path not in draws_b:

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from typer.core import TyperGroup
 
-from mindloop._version import __version__
 from mindloop.cli.bench import bench_app, report, runs_app
 from mindloop.cli.data import data_app
 from mindloop.errors import MindloopError, printable
@@ -96,6 +95,8 @@ app.command("report")(report)
 
 def _version(value: bool) -> None:
     if value:
+        from mindloop._version import __version__  # reads the installed metadata: only --version needs it
+
         print(f"mindloop {__version__}")
         raise typer.Exit(0)
 

@@ -224,6 +224,11 @@ def _print_summary(summary: RunSummary) -> None:
                 f"; n too small (< {iv['too_small']['min_n']}) for an interval: {', '.join(iv['too_small']['metrics'])}"
                 if iv.get("too_small")
                 else ""
+            )
+            + (
+                f"; no interval (not declared): {', '.join(iv['undeclared']['metrics'])}"
+                if iv.get("undeclared")
+                else ""
             ),
             markup=False,
             soft_wrap=True,

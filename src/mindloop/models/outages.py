@@ -18,9 +18,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-import httpx
+if TYPE_CHECKING:  # the clients that report here have imported it; a run with no HTTP model never needs it
+    import httpx
 
 __all__ = [
     "NO_SERVER_STATUS",
@@ -75,6 +76,8 @@ def watching(watch: EndpointWatch) -> Iterator[None]:
 def finds_no_server(exc: httpx.TransportError) -> bool:
     """Whether a transport error means nothing is serving: refused, reset, DNS, TLS, closed with no reply (a
     timeout is not: the server may be slow)."""
+    import httpx
+
     return isinstance(exc, httpx.NetworkError | httpx.RemoteProtocolError | httpx.ProxyError)
 
 

@@ -206,6 +206,8 @@ def interval_note(intervals: Mapping[str, Any]) -> str:
     )
     if intervals.get("excluded"):
         note += f" No intervals for {', '.join(intervals['excluded'])} (it counts repeated samples)."
+    if intervals.get("undeclared"):
+        note += f" No intervals for {', '.join(intervals['undeclared']['metrics'])} (not declared metrics)."
     if intervals.get("too_small"):
         small = intervals["too_small"]
         note += f" n too small (< {small['min_n']}) for an interval: {', '.join(small['metrics'])}."

@@ -23,16 +23,13 @@ import jinja2
 from markupsafe import Markup
 
 from mindloop._version import __version__
-from mindloop.bench.compare import BenchmarkComparison, Comparison, Difference
+from mindloop.bench.compare import SIGNIFICANT, BenchmarkComparison, Comparison, Difference, RunSide
 from mindloop.bench.report import ci_text, report_style, se_text
 from mindloop.bench.report.plots import fmt_number
 from mindloop.bench.uncertainty import MetricPath, get_path, numeric_leaves
 from mindloop.paths import output_file, write_atomic
 
 __all__ = ["SIGNIFICANT", "render_compare", "write_compare"]
-
-SIGNIFICANT = 0.05
-"""A difference whose p-value is below this is marked significant."""
 
 CELL_CHARS = 200
 """Characters of an answer, gold or question shown in the disagreement table."""
@@ -75,10 +72,12 @@ class _Section:
     anchor: str
     benchmark: str
     runs: list[dict[str, str]]
-    columns: list[str]  # a run column's heading
+    columns: list[str]  # a run column's heading (its label)
     diff_columns: list[str]
     differs: list[tuple[str, list[str]]]
     verdicts: list[tuple[str, str]]  # (tone, sentence)
+    paired_on: str
+    family: str  # which rows are Holm-adjusted together, in words
     cards: list[dict[str, str]]  # the header's headline cards: label, value, line, tone
     wide: bool  # metric tables span the page (more than two runs)
     tables: list[_MetricTable]
@@ -145,7 +144,7 @@ def _metric_tables(bc: BenchmarkComparison) -> list[_MetricTable]:
     """Rows of every float metric any run has, top-level ones first, then one table per breakdown."""
     paths: dict[MetricPath, None] = {}
     for side in bc.runs:
-        for path in numeric_leaves(side.summary.metrics):
+        for path in numeric_leaves(side.metrics):
             paths.setdefault(path, None)
     head = bc.headline.metric if bc.headline else None
     diffs = [d.to_json()["metrics"] for d in bc.differences]
@@ -153,10 +152,11 @@ def _metric_tables(bc: BenchmarkComparison) -> list[_MetricTable]:
     for path in sorted(paths, key=lambda p: (len(p) > 1, p[0] != head)):
         values = []
         for side in bc.runs:
-            v = get_path(side.summary.metrics, path)
-            bound = get_path(side.summary.intervals.get("metrics"), path)
+            v = get_path(side.metrics, path)
+            bound = get_path(side.intervals.get("metrics"), path)
             extra = " · ".join(t for t in (ci_text(bound), se_text(bound)) if t)
-            values.append(_Value(_fmt(v), extra, _dumps(_finite(v))))
+            refs = _refs(side, bc) if path == (head,) else ""
+            values.append(_Value(_fmt(v), extra, _dumps(_finite(v)), note=refs))
         cells = []
         for tree in diffs:
             d = get_path(tree, path)
@@ -173,51 +173,48 @@ def _metric_tables(bc: BenchmarkComparison) -> list[_MetricTable]:
     return [_MetricTable(title, rows) for title, rows in tables.items()]
 
 
+def _refs(side: RunSide, bc: BenchmarkComparison) -> str:
+    """A run's reference policies beside its headline (:func:`~mindloop.bench.headline.reference_text`)."""
+    return side.reference_text(bc.headline, fmt_number)
+
+
 def _verdicts(bc: BenchmarkComparison) -> list[tuple[str, str]]:
-    """One sentence per run against the baseline on the headline metric."""
-    if bc.headline is None:
-        return []
-    metric, out = bc.headline.metric, []
-    base = bc.runs[0].info.run_id
-    for diff in bc.differences:
-        d = diff.metrics.get((metric,))
-        if d is None:
-            out.append(("", f"{diff.run_id}: {metric} has no paired difference with {base} (no data)."))
-            continue
-        better = (d.diff > 0) == bc.headline.higher_is_better
-        if d.p < SIGNIFICANT and d.diff != 0:
-            word = "better" if better else "worse"
-            tone = "good" if better else "bad"
-            text = (
-                f"{diff.run_id} is {word} than {base} on {metric}: {_signed(d.diff)} "
-                f"[{_signed(d.low)}, {_signed(d.high)}], {_p(d.p)} over {diff.shared:,} shared samples."
-            )
-        else:
-            tone = ""
-            text = (
-                f"{diff.run_id} and {base} do not differ significantly on {metric}: {_signed(d.diff)} "
-                f"[{_signed(d.low)}, {_signed(d.high)}], {_p(d.p)} over {diff.shared:,} shared samples."
-            )
-        out.append((tone, text))
-    return out
+    """Which run is better where, one sentence per run against the baseline (:meth:`BenchmarkComparison.verdicts`)."""
+    return [(v.tone, v.text) for v in bc.verdicts(_signed, _p)]
+
+
+def _family(bc: BenchmarkComparison) -> str:
+    """The family of each run-vs-baseline comparison, named: its rows, its adjustment, the one unadjusted test."""
+    sizes = sorted({len(d.family) for d in bc.differences})
+    if not sizes or sizes == [0]:
+        return ""
+    rows = " or ".join(f"{m:,}" for m in sizes)
+    head = f" the headline ({bc.headline.metric}) is the one unadjusted test;" if bc.headline else ""
+    return (
+        f"Family: in each comparison with {bc.runs[0].label},{head} its other {rows} rows (every breakdown and "
+        f"top-level metric below but the headline) are one family whose p-values are Holm-adjusted (shown as "
+        f"“Holm p”); a row is marked when its adjusted p is below {SIGNIFICANT}."
+    )
 
 
 def _cards(bc: BenchmarkComparison) -> list[dict[str, str]]:
-    """A header card per run against the baseline: the headline's two values and their paired difference."""
+    """A header card per run against the baseline: the headline's two values, their paired difference and the
+    reference policies on the paired samples."""
     if bc.headline is None:
         return []
     metric, out = bc.headline.metric, []
-    base = bc.runs[0].summary.metrics.get(metric)
+    base = bc.runs[0].metrics.get(metric)
     for side, diff in zip(bc.runs[1:], bc.differences, strict=True):
         d = diff.metrics.get((metric,))
-        value = f"{_fmt(base)} → {_fmt(side.summary.metrics.get(metric))}"
-        label = f"{bc.benchmark} · {metric}"
+        value = f"{_fmt(base)} → {_fmt(side.metrics.get(metric))}"
+        label = f"{bc.benchmark} · {metric} · {side.label}"
+        refs = _refs(side, bc)
         if d is None:
-            out.append({"label": label, "value": value, "line": "no paired difference", "tone": ""})
+            out.append({"label": label, "value": value, "line": "no paired difference", "tone": "", "refs": refs})
             continue
         tone = _tone(d.to_json(), bc.headline.higher_is_better)
         line = f"Δ {_signed(d.diff)} [{_signed(d.low)}, {_signed(d.high)}] · {_p(d.p)}"
-        out.append({"label": label, "value": value, "line": line, "tone": tone})
+        out.append({"label": label, "value": value, "line": line, "tone": tone, "refs": refs})
     return out
 
 
@@ -280,11 +277,12 @@ def _section(bc: BenchmarkComparison, k: int) -> _Section:
     runs = []
     for side in bc.runs:
         info = side.info
-        value = side.summary.metrics.get(head) if head else None
-        bound = get_path(side.summary.intervals.get("metrics"), (head,)) if head else None
+        value = side.metrics.get(head) if head else None
+        bound = get_path(side.intervals.get("metrics"), (head,)) if head else None
         pending = info.n - info.n_completed
         runs.append(
             {
+                "label": side.label,
                 "run_id": info.run_id,
                 "source": "" if side.source == info.run_id else side.source,
                 "agent": info.agent,
@@ -294,15 +292,18 @@ def _section(bc: BenchmarkComparison, k: int) -> _Section:
                 + (f", {pending:,} pending" if pending else ""),
                 "headline": _fmt(value),
                 "ci": ci_text(bound),
+                "refs": _refs(side, bc),
             }
         )
     notes = []
-    if any(s.info.n_completed < s.info.n for s in bc.runs):
+    partial = [s.label for s in bc.runs if not s.whole]
+    if partial:
         notes.append(
-            "Some runs are not finished: metrics are over each run's finished samples, differences over the samples "
-            "finished in both."
+            f"Every number on this page is over the {bc.shared:,} samples every run finished; for "
+            f"{', '.join(partial)} that is not every sample it finished (the runs table counts them; its own report "
+            "has its whole-run numbers)."
         )
-    excluded = bc.runs[0].summary.intervals.get("excluded")
+    excluded = bc.runs[0].intervals.get("excluded")
     if excluded:
         notes.append(f"No intervals or differences for {', '.join(excluded)}: it counts repeated samples.")
     key = bc.key_score or ""
@@ -310,10 +311,12 @@ def _section(bc: BenchmarkComparison, k: int) -> _Section:
         anchor=f"b{k}",
         benchmark=bc.benchmark,
         runs=runs,
-        columns=[s.info.run_id for s in bc.runs],
-        diff_columns=[f"Δ {d.run_id}" for d in bc.differences],
+        columns=[s.label for s in bc.runs],
+        diff_columns=[f"Δ {s.label}" for s in bc.runs[1:]],
         differs=[(k2, [_fmt(v) if not isinstance(v, str) else v for v in vals]) for k2, vals in bc.differs.items()],
         verdicts=_verdicts(bc),
+        paired_on=bc.paired_on,
+        family=_family(bc),
         cards=_cards(bc),
         wide=len(bc.runs) > 2,
         tables=_metric_tables(bc),

@@ -13,7 +13,7 @@ to the model ``ctx.format_retries`` times (``--format-retries``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -24,6 +24,7 @@ from mindloop.bench.declaration import (
     Column,
     Generation,
     Headline,
+    Metric,
     PaperTable,
     PresetEntry,
     Row,
@@ -32,7 +33,7 @@ from mindloop.bench.declaration import (
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.cobel.episode import AGENT_KINDS, MODEL_KINDS, arun_episode, episode_from_dict, parse_team
 from mindloop.systems.cobel.llm import PAPER_CONFIG
-from mindloop.systems.cobel.metrics import CWAH_TASK_LABELS, TDW_TASK_LABELS, summarize_episodes
+from mindloop.systems.cobel.metrics import CWAH_MAX_STEPS, CWAH_TASK_LABELS, TDW_TASK_LABELS, summarize_episodes
 from mindloop.systems.cobel.worlds.cwah import MAX_STEPS
 from mindloop.systems.cobel.worlds.tdw import FRAME_BUDGET
 from mindloop.systems.cobel.worlds.testsets import cwah_test_set, tdw_test_set
@@ -176,6 +177,29 @@ _GENERATION = Generation(
 )
 """The paper's sampling settings; a run uses them unless --temperature / --max-tokens are given."""
 
+
+def _episode_metrics(steps_missing: Literal["zero"] | float, *extra: Metric) -> tuple[Metric, ...]:
+    """The per-episode means both worlds report (failures count: an episode that never ran has ``steps_missing``
+    steps, no tokens, no messages), then ``extra``."""
+    return (
+        Metric("finished", "finished", failed="zero", description="share of episodes that met the goal"),
+        Metric(
+            "avg_steps",
+            "steps",
+            "mean",
+            missing=steps_missing,
+            description="steps an episode took (C-WAH: the 250-step cap when it did not finish)",
+        ),
+        Metric("comm_tokens", "comm_tokens", "mean", description="communication tokens per episode"),
+        Metric("messages", "messages", "mean", description="messages per episode"),
+        *extra,
+    )
+
+
+_RESAMPLED = ("belief_accuracy", "by_task")
+"""Belief accuracy pools every (step, accuracy) pair over episodes, and ``by_task`` (only with several tasks) holds
+every mean per task: the bootstrap of the summary."""
+
 _BOUNDED = {"max_steps": "30"}
 """A model team's quick run plays at most 30 steps an episode."""
 
@@ -187,6 +211,8 @@ class CwahBenchmark(_TransportBenchmark):
     description = "C-WAH-style household collaboration (10 episodes): avg steps, comm tokens, messages"
     spec = BenchmarkSpec(
         headline=Headline("avg_steps", higher_is_better=False),  # average steps to finish (fewer is better)
+        metrics=_episode_metrics(float(CWAH_MAX_STEPS)),
+        resampled=_RESAMPLED,
         aliases=("cobel-cwah",),
         team_option="n_agents",
         generation=_GENERATION,
@@ -241,6 +267,13 @@ class TdwMatBenchmark(_TransportBenchmark):
     description = "TDW-MAT-style multi-agent transport (24 episodes): transport rate, comm tokens, messages"
     spec = BenchmarkSpec(
         headline=Headline("transport_rate"),  # share of target objects transported
+        metrics=_episode_metrics(
+            "zero",
+            Metric(
+                "transport_rate", "transport_rate", "mean", failed="zero", description="share of targets transported"
+            ),
+        ),
+        resampled=_RESAMPLED,
         aliases=("cobel-tdw-mat",),
         team_option="n_agents",
         generation=_GENERATION,

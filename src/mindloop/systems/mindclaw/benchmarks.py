@@ -31,7 +31,7 @@ from pydantic import Field
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.declaration import BenchmarkSpec, Column, Headline, PaperTable, PresetEntry, Row, Suite
+from mindloop.bench.declaration import BenchmarkSpec, Column, Headline, Metric, PaperTable, PresetEntry, Row, Suite
 from mindloop.errors import InvalidArgumentError
 from mindloop.models.base import RecordingModel
 from mindloop.systems.mindclaw.agents import build_engine, resolve_skills, trained_classifier
@@ -125,6 +125,38 @@ def claw_samples(n: int | None, seed: int, options: ClawOptions) -> list[Sample]
     return out
 
 
+def _episode_metric(name: str, table: str | None, within: tuple[str, ...], over: str) -> Metric:
+    """TA or PIA: the mean of the episode's 0/1 score (a failed episode scores 0), to 6 decimals."""
+    what = {"ta": "trigger accuracy", "pia": "precision intervention accuracy"}[name]
+    return Metric(name, name, failed="zero", digits=6, within=within, table=table, description=f"{what} {over}")
+
+
+_HELP = ("gold.help_needed",)
+_METRICS = (
+    *(_episode_metric(k, None, _HELP, "over the episodes that need help (the paper's)") for k in ("ta", "pia")),
+    *(_episode_metric(k, "all_episodes", (), "over every episode, controls too") for k in ("ta", "pia")),
+    *(
+        _episode_metric(k, "control_episodes", ("gold.help_needed=False",), "over the controls (1: stayed out)")
+        for k in ("ta", "pia")
+    ),
+)
+"""TA and PIA, declared on the per-episode scores: the headline pair over the episodes that need help, and the
+same over every episode and over the controls alone."""
+_RESAMPLED = (
+    "cs",
+    "acc",
+    "acc_no_noop",
+    "acc_model",
+    "acc_model_no_noop",
+    "acc_all",
+    "acc_all_no_noop",
+    "acc_skill",
+    "by_group",
+)
+"""Ratios of sums over episodes (CS over the interventions, ACC over the trigger decisions) and the per-group
+rows: the bootstrap of the summary."""
+
+
 class ClawBenchmark:
     """MindClaw precision intervention on ``mindpower-sim``: TA, PIA, CS (closed loop) and trigger ACC."""
 
@@ -133,6 +165,8 @@ class ClawBenchmark:
     options_model = ClawOptions
     spec = BenchmarkSpec(
         headline=Headline("pia"),  # PIA: intervening only when needed, at the right step
+        metrics=_METRICS,
+        resampled=_RESAMPLED,
         aliases=("mindclaw",),
         suite=Suite(
             order=40,

@@ -39,7 +39,17 @@ from pydantic import Field
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.declaration import BenchmarkSpec, Column, Headline, PaperTable, PresetEntry, Row, Suite
+from mindloop.bench.declaration import (
+    BenchmarkSpec,
+    Column,
+    Grouping,
+    Headline,
+    Metric,
+    PaperTable,
+    PresetEntry,
+    Row,
+    Suite,
+)
 from mindloop.errors import DependencyError, InvalidArgumentError
 from mindloop.metrics.stats import mean
 from mindloop.metrics.text import BERTSCORE_NAME, TextSimilarity, similarity_available
@@ -173,6 +183,43 @@ def select_controls(scenarios: Sequence[Scenario], controls: str) -> list[Scenar
     return list(scenarios)
 
 
+def _pct_metric(name: str, score: str, description: str, **kw: Any) -> Metric:
+    """A 0-100 mean of a per-sample score over every sample (a failed one by the zeros it stored), to 4 decimals."""
+    return Metric(name, score, "mean", scale=100, digits=4, description=description, **kw)
+
+
+_BY_TASK = (Grouping("by_task", "group", (*TASKS, CONTROL_GROUP)),)
+_METRICS = (
+    _pct_metric("sr", "sr", "Action SR: the weighted ROUGE of the predicted action calls (0-100)", groupings=_BY_TASK),
+    _pct_metric("ac", "ac", "Action AC: the share of gold action calls predicted (0-100)", groupings=_BY_TASK),
+    Metric("format_ok", "format_ok", scale=100, digits=4, description="share of replies read as a hierarchy (%)"),
+    *(
+        _pct_metric(k, k, f"{k} F-measure of the action calls (0-100)", table="rouge")
+        for k in ("rouge1", "rouge2", "rougeL")
+    ),
+    *(
+        _pct_metric(layer, f"{m}{layer}", f"{what} of the {layer} layer (0-100)", table=table, optional=True)
+        for table, m, what in (
+            ("bertscore", "bertscore_", "BERTScore F1"),
+            ("st", "st_", "Sentence-Transformer cosine"),
+            ("bertscore_rescaled", "bertscore_rescaled_", "baseline-rescaled BERTScore F1"),
+            ("st_rescaled", "st_rescaled_", "baseline-rescaled cosine"),
+        )
+        for layer in LAYERS
+    ),
+    *(
+        Metric(k, k, "mean", missing="skip", optional=True, digits=4, description=f"the judge's {k} (judged samples)")
+        for k in ("bpc", "robot_centric")
+    ),
+)
+"""MindPower's declared metrics, on the per-sample scores :meth:`MindPowerBenchmark._score` stores: SR, AC and
+their ``by_task`` rows, the format share, ROUGE, each layer's similarity (with similarity=on) and the judge's
+BPC and Robot-Centric scores (with a judge). A per-layer table holds one metric a layer (``bertscore.belief``)."""
+_RESAMPLED = ("by_task", "help", "control", "dialogue")
+"""The subset blocks ``summarize`` adds (the rest of each task's row, the help and control episodes, the dialogue
+subset): the bootstrap of the summary."""
+
+
 @dataclass
 class _LayerRequest:
     """One sample's layers waiting to be scored in a batch, and what the batch gave it."""
@@ -195,6 +242,8 @@ class MindPowerBenchmark:
     options_model = MindPowerOptions
     spec = BenchmarkSpec(
         headline=Headline("sr"),  # Table 2's Action SR (percent)
+        metrics=_METRICS,
+        resampled=_RESAMPLED,
         references=reference_policies(),  # wait(), the prompt examples copied, the best constant, the oracle (SR)
         suite=Suite(
             order=30, presets={"quick": PresetEntry(10, "5 scenarios of each task; one long six-layer reply each")}

@@ -32,7 +32,17 @@ from pydantic import Field
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.declaration import BenchmarkSpec, Column, Headline, PaperTable, PresetEntry, Row, Suite
+from mindloop.bench.declaration import (
+    BenchmarkSpec,
+    Column,
+    Grouping,
+    Headline,
+    Metric,
+    PaperTable,
+    PresetEntry,
+    Row,
+    Suite,
+)
 from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError, ParseError
 from mindloop.metrics.embeddings import encoder_available
 from mindloop.metrics.stats import mean
@@ -173,6 +183,37 @@ _STAGE1_ZERO = {"precision": 0.0, "recall": 0.0, "f1": 0.0}
 _STAGE2_ZERO = {**dict.fromkeys(DIMENSIONS, 0.0), "overall": 0.0}
 
 
+_BY_CATEGORY = (Grouping("by_category", "group", CATEGORIES),)
+_STAGE1_METRICS = tuple(
+    Metric(
+        key,
+        key,
+        "mean",
+        missing="skip",
+        failed="zero",
+        groupings=_BY_CATEGORY if key == "f1" else (),
+        description=f"MatchCount {key} of a story's belief rows, macro over the scored stories (a failed one: 0)",
+    )
+    for key in ("precision", "recall", "f1")
+)
+"""Stage 1's macro P/R/F1 over the scored stories: a failed story scores 0; one the aligner could not score (done,
+with no F1) is left out, as ``unscored``."""
+_STAGE2_METRICS = (
+    Metric(
+        "overall",
+        "overall",
+        "mean",
+        groupings=_BY_CATEGORY,
+        description="a story's accuracy over the seven dimensions, macro over stories (a failed one: 0)",
+    ),
+    *(
+        Metric(d, d, "mean", table="by_dimension", groupings=_BY_CATEGORY, description=f"a story's {d} accuracy")
+        for d in DIMENSIONS
+    ),
+)
+"""Stage 2's accuracy overall and per dimension, macro over stories, and per category."""
+
+
 def _protocol(settings: Mapping[str, Any]) -> release.Protocol:
     """A sample's protocol (samples recorded before the option existed ran mindloop's)."""
     return "release" if settings.get("protocol") == "release" else "mindloop"
@@ -294,6 +335,8 @@ class OmniToMStage1Benchmark(_OmniToMBase):
     options_model = OmniToMStage1Options
     spec = BenchmarkSpec(
         headline=Headline("f1"),  # Stage 1 belief-record F1
+        metrics=_STAGE1_METRICS,
+        resampled=("by_order", "f1_release_rule"),  # F1 per order bucket over the stories that have it; the rule's
         suite=Suite(order=50, presets={"quick": PresetEntry(5, "5 stories; one long belief-table reply each")}),
         paper_tables=(TABLE_3,),
     )
@@ -417,26 +460,18 @@ class OmniToMStage1Benchmark(_OmniToMBase):
         return Outcome(output, scores)
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
-        """Macro P/R/F1 over the scored stories (failed stories count as 0; stories the judge could not score are
-        left out, counted in ``unscored`` with the reasons in ``unscored_reasons``), per category and per order
-        bucket; ``None`` without scored stories. With a judge under the release's protocol, ``f1_release_rule``
-        is the F1 the release's rule gives (unscored stories' rows unmatched: 0); ``deviations`` lists where the
-        run departed from the release."""
+        """What the declared macro P/R/F1 (overall and per category, :data:`_STAGE1_METRICS`) cannot say: the
+        counts (stories the judge could not score are left out of the F1, counted in ``unscored`` with the reasons
+        in ``unscored_reasons``) and the F1 per order bucket; ``None`` without scored stories. With a judge under
+        the release's protocol, ``f1_release_rule`` is the F1 the release's rule gives (unscored stories' rows
+        unmatched: 0); ``deviations`` lists where the run departed from the release."""
         scored = [r for r in records if not _unscored(r)]
         unscored = [r for r in records if _unscored(r)]
-        by_cat: dict[str, list[float]] = defaultdict(list)
-        for r in scored:
-            by_cat[r.sample.group].append(r.scores.get("f1", 0.0))
-        cats = [c for c in CATEGORIES if c in by_cat] + sorted(set(by_cat) - set(CATEGORIES))
         settings = records[0].sample.input.get("settings", {}) if records else {}
         out: dict[str, Any] = {
-            "precision": mean([r.scores.get("precision", 0.0) for r in scored]),
-            "recall": mean([r.scores.get("recall", 0.0) for r in scored]),
-            "f1": mean([r.scores.get("f1", 0.0) for r in scored]),
             "n": len(records),
             "failed": sum(1 for r in records if r.status == "failed"),
             "unscored": len(unscored),
-            "by_category": {c: {"f1": mean(by_cat[c]), "n": len(by_cat[c])} for c in cats},
             "by_order": {
                 b: {"f1": mean(v), "n": len(v)}
                 for b in BUCKETS
@@ -463,6 +498,8 @@ class OmniToMStage2Benchmark(_OmniToMBase):
     options_model = OmniToMOptions
     spec = BenchmarkSpec(
         headline=Headline("overall"),  # Stage 2 accuracy over the seven dimensions
+        metrics=_STAGE2_METRICS,
+        resampled=("by_order",),  # accuracy per order bucket over the stories that have it
         suite=Suite(order=60, presets={"quick": PresetEntry(5, "5 stories; one labelling reply each")}),
     )
     stage = 2
@@ -527,24 +564,13 @@ class OmniToMStage2Benchmark(_OmniToMBase):
         return Outcome(output, scores)
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
-        """Macro accuracy per dimension and overall (failed stories count as 0), per category and order bucket;
-        ``None`` without stories."""
-        by_cat: dict[str, list[SampleRecord]] = defaultdict(list)
-        for r in records:
-            by_cat[r.sample.group].append(r)
-        cats = [c for c in CATEGORIES if c in by_cat] + sorted(set(by_cat) - set(CATEGORIES))
-
-        def dims(rs: Sequence[SampleRecord]) -> dict[str, float | None]:
-            return {d: mean([r.scores.get(d, 0.0) for r in rs]) for d in (*DIMENSIONS, "overall")}
-
+        """What the declared macro accuracy (overall, per dimension, per category: :data:`_STAGE2_METRICS`) cannot
+        say: the protocol, the counts and the accuracy per order bucket; ``None`` without stories."""
         settings = records[0].sample.input.get("settings", {}) if records else {}
         out: dict[str, Any] = {
-            "overall": mean([r.scores.get("overall", 0.0) for r in records]),
-            "by_dimension": {d: mean([r.scores.get(d, 0.0) for r in records]) for d in DIMENSIONS},
             "protocol": _protocol(settings),
             "n": len(records),
             "failed": sum(1 for r in records if r.status == "failed"),
-            "by_category": {c: {**dims(by_cat[c]), "n": len(by_cat[c])} for c in cats},
             "by_order": {
                 b: {"overall": mean(v), "n": len(v)}
                 for b in BUCKETS

@@ -257,8 +257,8 @@ class _ToMBenchmark:
         return Outcome({"answer": answer}, {"correct": float(answer == gold), "parsed": 1.0})
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
-        """What the declared accuracy (:func:`_metrics`) cannot say: unparsed replies and model failures, the
-        strict extraction's accuracy when a model answered, and Hi-ToM's ``agreed_pairs``."""
+        """What the declared accuracies (:func:`_metrics`) cannot say: chance, unparsed replies and model
+        failures, which extraction each accuracy is, and Hi-ToM's ``agreed_pairs``."""
         by_type: dict[str, list[float]] = defaultdict(list)
         for r in records:
             by_type[r.sample.group].append(_chance(r.sample))
@@ -270,9 +270,7 @@ class _ToMBenchmark:
             # a failed sample without a parse score never got a reply to read (the call itself failed)
             "model_failures": sum(1 for r in records if r.status == "failed" and "parsed" not in r.scores),
         }
-        strict = [r.scores["correct_strict"] for r in records if "correct_strict" in r.scores]
-        if strict:  # a model answered: report both extractions, as evaluation harnesses do
-            out["accuracy_strict"] = sum(strict) / len(records)
+        if any("correct_strict" in r.scores for r in records):  # a model answered: both extractions, declared
             out["extraction"] = (
                 "accuracy: flexible extraction (answer cues, markdown, a name anywhere); "
                 "accuracy_strict: the reply's first line is a letter or a choice name"
@@ -300,6 +298,12 @@ def _metrics(types: Sequence[str]) -> tuple[Metric, ...]:
                 Grouping("by_prompting_type", "prompting_type", tuple(PROMPTING_TYPES)),
             ),
             description="share of questions answered with the gold choice",
+        ),
+        Metric(
+            "accuracy_strict",
+            "correct_strict",
+            optional=True,
+            description="the same with the strict extraction (the reply's first line is a letter or a choice name)",
         ),
     )
 

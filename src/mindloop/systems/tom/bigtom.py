@@ -44,17 +44,17 @@ from mindloop.beliefs import Event, EventKind, Fact, Tracker
 from mindloop.beliefs.facts import Source
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.declaration import BenchmarkSpec, Headline
+from mindloop.bench.declaration import BenchmarkSpec, Grouping, Headline
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.base import message
 from mindloop.systems.tom.mcq import (
+    RELEASE_RESAMPLED,
     RELEASE_SUITE,
-    accuracy_by,
     ask_choice,
-    group_key,
-    input_key,
+    chance_by,
     model_summary,
     not_covered,
+    release_metrics,
     symbolic_outcome,
 )
 
@@ -313,6 +313,13 @@ class BigToMOptions(Options):
     )
 
 
+_GROUPINGS = (
+    Grouping("by_condition", "group", tuple(f"{v}/{c}" for v in BIGTOM_VARIABLES for c in BIGTOM_CONDITIONS)),
+    Grouping("by_initial_belief", "initial_belief", ("hidden", "shown")),
+)
+"""The paper's table (variable/condition) and the initial belief."""
+
+
 class BigToMBenchmark:
     """BigToM's forward belief, forward action and backward belief items in true/false belief and control."""
 
@@ -322,6 +329,8 @@ class BigToMBenchmark:
     # the headline: accuracy over the answered questions; the paper's per-type figures beside it
     spec = BenchmarkSpec(
         headline=Headline("accuracy"),
+        metrics=release_metrics(*_GROUPINGS),
+        resampled=RELEASE_RESAMPLED,
         suite=RELEASE_SUITE,
     )
 
@@ -381,9 +390,9 @@ class BigToMBenchmark:
         return symbolic_outcome(answer, inp["answer"])
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
-        """Accuracy overall, per condition (variable/condition, as the paper's table), per initial belief."""
+        """What the declared accuracy (overall, per condition as the paper's table, per initial belief) cannot say:
+        chance per row, unread replies, the tracker's counts."""
         out = model_summary(records)
-        order = [f"{v}/{c}" for v in BIGTOM_VARIABLES for c in BIGTOM_CONDITIONS]
-        out["by_condition"] = accuracy_by(records, group_key, order)
-        out["by_initial_belief"] = accuracy_by(records, input_key("initial_belief"), ["hidden", "shown"])
+        for grouping in _GROUPINGS:
+            out[grouping.key] = chance_by(records, grouping)
         return out

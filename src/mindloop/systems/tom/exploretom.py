@@ -41,17 +41,18 @@ from pydantic import Field
 from mindloop.beliefs import Event, EventKind, Fact, Tracker, Utterance
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.declaration import BenchmarkSpec, Headline
+from mindloop.bench.declaration import BenchmarkSpec, Grouping, Headline
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.base import message
 from mindloop.models.replies import ask
 from mindloop.systems.tom.mcq import (
+    RELEASE_RESAMPLED,
     RELEASE_SUITE,
-    accuracy_by,
     ask_choice,
-    input_key,
+    chance_by,
     model_summary,
     not_covered,
+    release_metrics,
     symbolic_outcome,
 )
 
@@ -184,6 +185,16 @@ class ExploreToMOptions(Options):
     story: StoryKind = Field("infilled", description="the infilled prose story or the plain story structure")
 
 
+_GROUPINGS = (
+    Grouping("by_order", "order", ("-1", "1", "2")),
+    Grouping("by_type", "relation"),
+    Grouping("by_story_type", "story_type"),
+    Grouping("by_interesting", "interesting", ("True", "False"), rename=(("true", "True"), ("false", "False"))),
+)
+"""Accuracy per order, per question type (relation), per story type and per interestingness (the row names
+the input's ``True``/``False`` as the release writes them)."""
+
+
 class ExploreToMBenchmark:
     """ExploreToM's generated stories: memory, first- and second-order questions."""
 
@@ -192,6 +203,8 @@ class ExploreToMBenchmark:
     options_model = ExploreToMOptions
     spec = BenchmarkSpec(
         headline=Headline("accuracy"),
+        metrics=release_metrics(*_GROUPINGS),
+        resampled=RELEASE_RESAMPLED,
         suite=RELEASE_SUITE,
     )
 
@@ -265,12 +278,11 @@ class ExploreToMBenchmark:
         return symbolic_outcome(inp["answer"] if answer == gold else answer, inp["answer"])
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
-        """Accuracy overall, per order, per question type (relation), per story type and per interestingness."""
+        """What the declared accuracy (overall, per order, per question type (relation), per story type and per
+        interestingness) cannot say: chance per row, unread replies, the tracker's counts."""
         out = model_summary(records)
-        out["by_order"] = accuracy_by(records, input_key("order"), ["-1", "1", "2"])
-        out["by_type"] = accuracy_by(records, input_key("relation"))
-        out["by_story_type"] = accuracy_by(records, input_key("story_type"))
-        out["by_interesting"] = accuracy_by(records, input_key("interesting"), ["True", "False"])
+        for grouping in _GROUPINGS:
+            out[grouping.key] = chance_by(records, grouping)
         return out
 
 

@@ -26,16 +26,23 @@ multiple-choice belief, list and binary questions), belief multiple-choice and f
 answerability and info-accessibility list accuracy and ``ALL``, binary weighted F1; and the fact questions'
 word F1.
 
-No symbolic agent: the conversation is free dialogue; who heard what is not narrated as events.
+**Symbolic agent** (:mod:`mindloop.systems.tom.fantom_presence`): each set's conversation part and its joining
+character (``joining_speaker``) are read into who-was-present events for the belief tracker; the information
+(the fact question and its answer) is placed at the turn that shares it. The tracker answers the answerability
+and info-accessibility lists and binaries (who knows = who was present when it was shared) and the two-choice
+belief questions (the option saying its holder does not know, or the other), first and second order. The fact
+and free-form belief questions, and any question whose answer turns on a joining character the reading cannot
+place, are *not covered* (counted apart, never wrong).
 """
 
 from __future__ import annotations
 
 import json
 import random
+import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -43,12 +50,13 @@ from pydantic import Field
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.declaration import BenchmarkSpec, Headline
+from mindloop.bench.declaration import BenchmarkSpec, Headline, Metric
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.metrics.stats import mean
 from mindloop.models.base import message
 from mindloop.models.replies import ask
-from mindloop.systems.tom.mcq import RELEASE_SUITE
+from mindloop.systems.tom.fantom_presence import Knowledge, Presence, knowledge, read_presence, unaware_option
+from mindloop.systems.tom.mcq import RELEASE_RESAMPLED, RELEASE_SUITE, coverage, not_covered
 
 __all__ = [
     "FANTOM_KINDS",
@@ -60,6 +68,7 @@ __all__ = [
     "fantom_questions",
     "list_correct",
     "read_fantom",
+    "track_question",
     "word_f1",
 ]
 
@@ -89,6 +98,10 @@ class FanToMQuestion:
     scenario: str | None  # 'inaccessible' (the test) or 'accessible' (the control); None for fact questions
     tom_type: str | None
     question: str
+    window: str = ""  # the set's short_context (the part the tracker reads)
+    joining: str | None = None  # the set's joining_speaker
+    information: str = ""  # the fact question and its answer
+    conversation: str | None = None  # full_context when the questions are asked on it
 
 
 def read_fantom(path: str | Path) -> list[dict[str, Any]]:
@@ -139,85 +152,103 @@ def fantom_questions(sets: Sequence[dict[str, Any]], context: Context = "short",
     rng = random.Random(seed)
     out: list[FanToMQuestion] = []
     for s in sets:
-        sid = str(s["set_id"])
-        ctx = str(s[f"{context}_context"]).strip()
-        fact_q, fact_a = s["factQA"]["question"], s["factQA"]["correct_answer"]
-        out.append(
-            FanToMQuestion(sid, "fact", f"{ctx}\n\nQuestion: {fact_q}\nAnswer:", fact_a, None, None, None, fact_q)
-        )
-        for qa in s["beliefQAs"]:
-            scen = str(qa["question_type"]).rsplit(":", 1)[-1]
-            q = qa["question"]
-            out.append(
-                FanToMQuestion(
-                    sid,
-                    "belief",
-                    f"{ctx}\n\nQuestion: {q}\nAnswer:",
-                    qa["correct_answer"],
-                    qa["wrong_answer"],
-                    scen,
-                    qa.get("tom_type"),
-                    q,
-                )
+        first = len(out)
+        _set_questions(s, context, rng, out)
+        joining = s.get("joining_speaker")
+        window = str(s["short_context"]).strip()
+        information = f"{s['factQA']['question']} {s['factQA']['correct_answer']}"
+        conversation = str(s["full_context"]).strip() if context == "full" else None
+        out[first:] = [
+            replace(
+                q,
+                window=window,
+                joining=str(joining) if joining else None,
+                information=information,
+                conversation=conversation,
             )
-            options, gold = _choices(qa, rng)
-            text = "".join(f"({chr(97 + i)}) {o}\n" for i, o in enumerate(options)).strip()
-            mc = f"{q}\n{text}\n\nChoose an answer from above:"
-            out.append(
-                FanToMQuestion(
-                    sid,
-                    "belief:multiple-choice",
-                    f"{ctx}\n\nQuestion: {mc}",
-                    gold,
-                    options,
-                    scen,
-                    qa.get("tom_type"),
-                    q,
-                )
-            )
-        for name, head, key in (
-            ("answerability", f"Target: {fact_q}", "answerability"),
-            ("info_accessibility", f"Information: {fact_q} {fact_a}", "infoAccessibility"),
-        ):
-            lst = s[f"{key}QA_list"]
-            scen = lst.get("missed_info_accessibility")
-            if context == "full" and lst.get("wrong_answer"):
-                scen = "inaccessible"
-            out.append(
-                FanToMQuestion(
-                    sid,
-                    f"{name}:list",
-                    f"{ctx}\n\n{head}\nQuestion: {lst['question']}\nAnswer:",
-                    list(lst["correct_answer"]),
-                    list(lst.get("wrong_answer", [])),
-                    scen,
-                    None,
-                    lst["question"],
-                )
-            )
-            binaries = s[f"{key}QAs_binary"]
-            full_scen = None
-            if context == "full" and binaries:
-                full_scen = binaries[0].get("missed_info_accessibility")
-                if any(b["correct_answer"] != "yes" for b in binaries):
-                    full_scen = "inaccessible"
-            for b in binaries:
-                if context == "short" and b["correct_answer"] == "no:long":
-                    continue
-                prompt = f"{ctx}\n\n{head}\nQuestion: {b['question']} Answer yes or no.\nAnswer:"
-                out.append(
-                    FanToMQuestion(
-                        sid,
-                        f"{name}:binary",
-                        prompt,
-                        b["correct_answer"],
-                        None,
-                        full_scen or b.get("missed_info_accessibility"),
-                        None,
-                        b["question"],
-                    )
-                )
+            for q in out[first:]
+        ]
     return out
+
+
+def _set_questions(s: dict[str, Any], context: Context, rng: random.Random, out: list[FanToMQuestion]) -> None:
+    """Append one set's questions to ``out``."""
+    sid = str(s["set_id"])
+    ctx = str(s[f"{context}_context"]).strip()
+    fact_q, fact_a = s["factQA"]["question"], s["factQA"]["correct_answer"]
+    out.append(FanToMQuestion(sid, "fact", f"{ctx}\n\nQuestion: {fact_q}\nAnswer:", fact_a, None, None, None, fact_q))
+    for qa in s["beliefQAs"]:
+        scen = str(qa["question_type"]).rsplit(":", 1)[-1]
+        q = qa["question"]
+        out.append(
+            FanToMQuestion(
+                sid,
+                "belief",
+                f"{ctx}\n\nQuestion: {q}\nAnswer:",
+                qa["correct_answer"],
+                qa["wrong_answer"],
+                scen,
+                qa.get("tom_type"),
+                q,
+            )
+        )
+        options, gold = _choices(qa, rng)
+        text = "".join(f"({chr(97 + i)}) {o}\n" for i, o in enumerate(options)).strip()
+        mc = f"{q}\n{text}\n\nChoose an answer from above:"
+        out.append(
+            FanToMQuestion(
+                sid,
+                "belief:multiple-choice",
+                f"{ctx}\n\nQuestion: {mc}",
+                gold,
+                options,
+                scen,
+                qa.get("tom_type"),
+                q,
+            )
+        )
+    for name, head, key in (
+        ("answerability", f"Target: {fact_q}", "answerability"),
+        ("info_accessibility", f"Information: {fact_q} {fact_a}", "infoAccessibility"),
+    ):
+        lst = s[f"{key}QA_list"]
+        scen = lst.get("missed_info_accessibility")
+        if context == "full" and lst.get("wrong_answer"):
+            scen = "inaccessible"
+        out.append(
+            FanToMQuestion(
+                sid,
+                f"{name}:list",
+                f"{ctx}\n\n{head}\nQuestion: {lst['question']}\nAnswer:",
+                list(lst["correct_answer"]),
+                list(lst.get("wrong_answer", [])),
+                scen,
+                None,
+                lst["question"],
+            )
+        )
+        binaries = s[f"{key}QAs_binary"]
+        full_scen = None
+        if context == "full" and binaries:
+            full_scen = binaries[0].get("missed_info_accessibility")
+            if any(b["correct_answer"] != "yes" for b in binaries):
+                full_scen = "inaccessible"
+        for b in binaries:
+            if context == "short" and b["correct_answer"] == "no:long":
+                continue
+            prompt = f"{ctx}\n\n{head}\nQuestion: {b['question']} Answer yes or no.\nAnswer:"
+            out.append(
+                FanToMQuestion(
+                    sid,
+                    f"{name}:binary",
+                    prompt,
+                    b["correct_answer"],
+                    None,
+                    full_scen or b.get("missed_info_accessibility"),
+                    None,
+                    b["question"],
+                )
+            )
 
 
 # -- the release's readings ---------------------------------------------------------------------------------------
@@ -294,6 +325,82 @@ def _score(kind: str, gold: Any, wrong: Any, reply: str) -> tuple[float, dict[st
     return float(answer == expected), {"binary": answer}
 
 
+# -- the tracker ----------------------------------------------------------------------------------------------------
+
+
+def _presence(inp: dict[str, Any]) -> Presence | str:
+    if not inp.get("joining"):
+        return "the set names no joining_speaker"
+    return read_presence(inp["window"], inp["joining"], inp.get("conversation"))
+
+
+def _belief_holders(question: str, tom_type: str | None, roster: Sequence[str]) -> list[str] | str:
+    """The chain a belief question asks about: ``[P]`` for "What does P believe …", ``[P, Q]`` for "… about Q's
+    belief …" (second order); a string saying why when the question does not name them."""
+    who = next((c for c in roster if question.startswith(f"What does {c} ")), None)
+    if who is None:
+        return "the question names no character of the conversation as the believer"
+    if not str(tom_type or "").startswith("second-order"):
+        return [who]
+    rest = question.removeprefix(f"What does {who} ")
+    other = [c for c in roster if c != who and re.search(rf"\b{re.escape(c)}(?:'s|’s| believes?| thinks?)\b", rest)]
+    if len(other) != 1:
+        return "the second-order question names no single other character"
+    return [who, other[0]]
+
+
+def track_question(inp: dict[str, Any]) -> tuple[Any, float, dict[str, Any]] | str:
+    """The tracker's answer to one flattened question, whether it is right and what it read; a string saying why
+    when the question is not covered."""
+    kind = inp["kind"]
+    if kind in ("fact", "belief"):
+        return "a free-text answer: the tracker answers lists, yes/no and two-choice questions"
+    presence = _presence(inp)
+    if isinstance(presence, str):
+        return presence
+    know = knowledge(presence, inp["information"])
+    read = {"presence": presence.describe(), "shared": know.reason}
+    if kind.endswith(":list"):
+        aware = know.aware()
+        if aware is None:
+            return know.reason
+        text = ", ".join(aware)
+        return text, float(list_correct(text, inp["gold"], inp["wrong"])), read
+    if kind.endswith(":binary"):
+        return _track_binary(inp, know, read)
+    return _track_choice(inp, know, read)
+
+
+def _track_binary(
+    inp: dict[str, Any], know: Knowledge, read: dict[str, Any]
+) -> tuple[Any, float, dict[str, Any]] | str:
+    who = _binary_character(inp["question"])
+    if who not in know.roster:
+        return f"{who!r} does not speak in the conversation given"
+    knows = know.knows(who)
+    if knows is None:
+        return know.reason
+    expected = {"yes": 1, "no": 0, "no:long": 0}.get(str(inp["gold"]), -2)
+    return ("yes" if knows else "no"), float(int(knows) == expected), {**read, "binary": int(knows)}
+
+
+def _track_choice(
+    inp: dict[str, Any], know: Knowledge, read: dict[str, Any]
+) -> tuple[Any, float, dict[str, Any]] | str:
+    options = list(inp["wrong"])
+    unaware = unaware_option(options)
+    if unaware is None:
+        return "not exactly one of the two options says its holder does not know"
+    chain = _belief_holders(inp["question"], inp.get("tom_type"), know.roster)
+    if isinstance(chain, str):
+        return chain
+    knows = know.knows(*chain)
+    if knows is None:
+        return know.reason
+    pick = 1 - unaware if knows else unaware
+    return pick, float(pick == inp["gold"]), {**read, "choice": pick, "holders": chain}
+
+
 # -- the audit ------------------------------------------------------------------------------------------------------
 
 
@@ -302,49 +409,100 @@ def _binary_character(question: str) -> str:
     return question.removeprefix("Does ").split(" know")[0].strip()
 
 
-def audit_fantom(sets: Sequence[dict[str, Any]]) -> tuple[int, list[tuple[str, str, str, str, str]]]:
-    """Binary golds that contradict the list gold of the same set (a character in the aware list must be answered
-    ``yes``, one in the unaware list ``no``), and belief questions whose correct and wrong answers are the same.
-    Returns how many questions were judged and ``(set_id, question, gold, reason, rule)`` for each finding."""
+Finding = tuple[str, str, str, str, str]
+"""``(set_id, question, gold, reason, rule)``."""
+
+
+def audit_fantom(sets: Sequence[dict[str, Any]]) -> tuple[int, list[Finding]]:
+    """Golds that contradict the presence record of their conversation part (who was there when the information
+    was shared: a character present must be answered aware, one away unaware), binary golds that contradict the
+    list gold of the same set (a character in the aware list must be answered ``yes``, one in the unaware list
+    ``no``), and belief questions whose correct and wrong answers are the same. One finding per question, the
+    presence record's first. Returns how many questions were judged and the findings."""
     checked = 0
-    found: list[tuple[str, str, str, str, str]] = []
+    found: list[Finding] = []
     for s in sets:
         sid = str(s["set_id"])
+        know = _audit_knowledge(s)
         for key, what in (("answerability", "answerability"), ("infoAccessibility", "info-accessibility")):
             lst = s[f"{key}QA_list"]
-            aware = {c.lower() for c in lst.get("correct_answer", [])}
-            unaware = {c.lower() for c in lst.get("wrong_answer", [])}
-            for b in s[f"{key}QAs_binary"]:
-                who = _binary_character(b["question"]).lower()
-                if who not in aware | unaware:
-                    continue
+            if know is not None and (why := _list_against_presence(lst, know)) is not None:
                 checked += 1
-                gold = str(b["correct_answer"])
-                says_yes = gold == "yes"
-                if says_yes != (who in aware):
-                    listed = "aware" if who in aware else "unaware"
-                    found.append(
-                        (
-                            sid,
-                            b["question"],
-                            gold,
-                            f"the {what} list question of the same set lists {who!r} as {listed}",
-                            f"{what} list vs binary",
-                        )
-                    )
+                found.append((sid, lst["question"], ", ".join(lst["correct_answer"]), why, "presence record"))
+            elif know is not None and not know.undetermined:
+                checked += 1
+            for b in s[f"{key}QAs_binary"]:
+                judged, finding = _audit_binary(sid, b, lst, what, know)
+                checked += judged
+                found.extend(finding)
         for qa in s["beliefQAs"]:
             checked += 1
             if str(qa["correct_answer"]).strip().lower() == str(qa["wrong_answer"]).strip().lower():
-                found.append(
-                    (
-                        sid,
-                        qa["question"],
-                        str(qa["correct_answer"]),
-                        "the correct and the wrong answer are the same text",
-                        "belief answers the same",
-                    )
-                )
+                why, rule = "the correct and the wrong answer are the same text", "belief answers the same"
+                found.append((sid, qa["question"], str(qa["correct_answer"]), why, rule))
+            elif know is not None and (why := _belief_against_presence(qa, know)) is not None:
+                found.append((sid, qa["question"], str(qa["correct_answer"]), why, "presence record"))
     return checked, found
+
+
+def _audit_knowledge(s: dict[str, Any]) -> Knowledge | None:
+    """Who knows the set's information by the presence record of its part (characters outside it not judged)."""
+    joining = s.get("joining_speaker")
+    if not joining:
+        return None
+    presence = read_presence(str(s["short_context"]), str(joining))
+    if isinstance(presence, str):
+        return None
+    return knowledge(presence, f"{s['factQA']['question']} {s['factQA']['correct_answer']}")
+
+
+def _list_against_presence(lst: dict[str, Any], know: Knowledge) -> str | None:
+    missing = [c for c in lst.get("correct_answer", []) if know.knows(c) is False]
+    extra = [c for c in lst.get("wrong_answer", []) if know.knows(c) is True]
+    if not missing and not extra:
+        return None
+    parts = []
+    if missing:
+        parts.append(f"{', '.join(missing)} listed as knowing but away")
+    if extra:
+        parts.append(f"{', '.join(extra)} listed as not knowing but present")
+    return f"{know.record}; {know.reason}: {'; '.join(parts)}"
+
+
+def _audit_binary(
+    sid: str, b: dict[str, Any], lst: dict[str, Any], what: str, know: Knowledge | None
+) -> tuple[int, list[Finding]]:
+    """(1 when judged, the finding if any) for one binary question: against the presence record first, else
+    against the list question of the same set."""
+    who = _binary_character(b["question"])
+    gold = str(b["correct_answer"])
+    if know is not None and (knows := know.knows(who)) is not None:
+        if (gold == "yes") == knows:
+            return 1, []
+        state = "knows" if knows else "does not know"
+        return 1, [(sid, b["question"], gold, f"{know.record}; {know.reason}: {who} {state}", "presence record")]
+    aware = {c.lower() for c in lst.get("correct_answer", [])}
+    unaware = {c.lower() for c in lst.get("wrong_answer", [])}
+    low = who.lower()
+    if low not in aware | unaware:
+        return 0, []
+    if (gold == "yes") == (low in aware):
+        return 1, []
+    listed = "aware" if low in aware else "unaware"
+    why = f"the {what} list question of the same set lists {low!r} as {listed}"
+    return 1, [(sid, b["question"], gold, why, f"{what} list vs binary")]
+
+
+def _belief_against_presence(qa: dict[str, Any], know: Knowledge) -> str | None:
+    correct, wrong = str(qa["correct_answer"]), str(qa["wrong_answer"])
+    unaware = unaware_option([correct, wrong])
+    chain = _belief_holders(str(qa["question"]), qa.get("tom_type"), know.roster)
+    if unaware is None or isinstance(chain, str) or (knows := know.knows(*chain)) is None:
+        return None
+    if (unaware == 0) != knows:
+        return None
+    says = "does not know" if unaware == 0 else "knows"
+    return f"{know.record}; {know.reason}; the gold says {' believes '.join(chain)} {says}"
 
 
 # -- the benchmark --------------------------------------------------------------------------------------------------
@@ -357,6 +515,41 @@ class FanToMOptions(Options):
     context: Context = Field("short", description="the short conversation part (the release's default) or the full one")
 
 
+_SCENARIOS = (("inaccessible", "inaccessible"), ("accessible", "control"))
+"""The release's report for the inaccessible questions, and the same for the control (accessible) ones."""
+_PREFIXES = tuple(prefix for _, prefix in _SCENARIOS)
+_ACCURACIES = (
+    ("belief_multiple_choice", "belief:multiple-choice"),
+    ("belief_free_form", "belief"),
+    ("answerability_list", "answerability:list"),
+    ("info_accessibility_list", "info_accessibility:list"),
+)
+"""The summary keys that are a question kind's accuracy (the free-form belief score is the release's judgement of
+the answer, 0 or 1)."""
+_ALL_KEYS = ("all_star", "all", "answerability_all", "info_accessibility_all")
+_RESAMPLED = ("answerability_binary_f1", "info_accessibility_binary_f1", "belief_by_order")
+_METRICS = (
+    *(
+        Metric(
+            f"{prefix}_{key}",
+            "correct",
+            within=("covered", f"scenario={scenario}", f"kind={kind}"),
+            description=f"accuracy on the {scenario} scenario's {kind} questions",
+        )
+        for scenario, prefix in _SCENARIOS
+        for key, kind in _ACCURACIES
+    ),
+    Metric(
+        "fact_word_f1",
+        "correct",
+        "mean",
+        within=("covered", "kind=fact"),
+        description="word F1 of the fact answers (0-1)",
+    ),
+    Metric("coverage", "covered", optional=True, description="share of questions the tracker answered"),
+)
+
+
 class FanToMBenchmark:
     """FANToM's belief, answerability and info-accessibility questions on multi-party conversations."""
 
@@ -365,11 +558,25 @@ class FanToMBenchmark:
     options_model = FanToMOptions
     spec = BenchmarkSpec(
         headline=Headline("inaccessible_all_star"),
+        metrics=_METRICS,
+        # F1 over pooled counts and the free-form belief accuracy per order: the bootstrap of the summary
+        resampled=(
+            *(f"{p}_{k}" for p in _PREFIXES for k in _RESAMPLED),
+            *RELEASE_RESAMPLED,  # the tracker's accuracy on what it covered, overall and per kind
+            "coverage_by_kind",
+        ),
+        # ALL*: a set counts when every one of its questions is right; resampling questions drops some of a
+        # set's questions (which can only help it) and repeats others, so it gets no interval (a set-level
+        # bootstrap would be the honest one)
+        no_intervals=tuple(f"{p}_{k}" for p in _PREFIXES for k in _ALL_KEYS),
         suite=RELEASE_SUITE,
     )
 
     def __init__(self) -> None:
         self.agents = {
+            "symbolic": AgentSpec(
+                "the belief tracker reads who was present when the information was shared", self._symbolic
+            ),
             "model": AgentSpec("a chat model answers the release's prompts", self._model, needs_model=True),
         }
 
@@ -392,6 +599,10 @@ class FanToMBenchmark:
                         "scenario": q.scenario,
                         "tom_type": q.tom_type,
                         "question": q.question,
+                        "window": q.window,
+                        "joining": q.joining,
+                        "information": q.information,
+                        "conversation": q.conversation,
                     },
                     group=q.kind,
                 )
@@ -402,6 +613,13 @@ class FanToMBenchmark:
         """Answer one question with the agent in ``ctx.agent`` and score it."""
         return await dispatch(self, sample, ctx)
 
+    async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        tracked = track_question(sample.input)
+        if isinstance(tracked, str):
+            return not_covered(tracked)
+        answer, correct, read = tracked
+        return Outcome({"answer": answer, **read}, {"covered": 1.0, "correct": correct, "parsed": 1.0})
+
     async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
         assert ctx.model is not None
         inp = sample.input
@@ -410,29 +628,52 @@ class FanToMBenchmark:
         return Outcome({"reply": reply, **extra}, {"correct": correct})
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
-        """The release's report for the inaccessible questions, the control task's, and the fact word F1."""
+        """What the declared accuracies and fact word F1 cannot say: the release's ALL* scores (a set's questions
+        all right), its weighted binary F1s and the free-form belief accuracy per order, for the inaccessible
+        questions and the control task's."""
         out: dict[str, Any] = {}
-        for scenario, prefix in (("inaccessible", "inaccessible"), ("accessible", "control")):
+        for scenario, prefix in _SCENARIOS:
             out.update(_scenario(records, scenario, prefix))
-        facts = [r.scores.get("correct", 0.0) for r in records if r.sample.input["kind"] == "fact"]
-        out["fact_word_f1"] = mean(facts) if facts else None
+        if (cov := coverage(records)) is not None:  # the tracker's: its share answered is declared
+            out.update({k: v for k, v in cov.items() if k != "coverage"})
+            out["coverage_by_kind"] = _coverage_by_kind(records)
         return out
 
 
+def _counted(records: Sequence[SampleRecord]) -> list[SampleRecord]:
+    """The records that count: every model answer, a tracker's only when it answered (covered)."""
+    return [r for r in records if r.scores.get("covered", 1.0) == 1.0]
+
+
+def _coverage_by_kind(records: Sequence[SampleRecord]) -> dict[str, dict[str, Any]]:
+    """Per question kind: how many the tracker was asked, how many it answered, its accuracy on those."""
+    out: dict[str, dict[str, Any]] = {}
+    for kind in FANTOM_KINDS:
+        mine = [r for r in records if r.sample.input["kind"] == kind]
+        if mine:
+            answered = [r.scores.get("correct", 0.0) for r in _counted(mine)]
+            out[kind] = {"n": len(mine), "covered": len(answered), "accuracy": mean(answered) if answered else None}
+    return out
+
+
 def _all(records: Sequence[SampleRecord]) -> float | None:
+    """The share of sets whose questions are all right; a set with a question the tracker did not answer is left
+    out (it is neither all right nor not)."""
     by_set: dict[str, list[bool]] = defaultdict(list)
+    skip: set[str] = set()
     for r in records:
+        if r.scores.get("covered", 1.0) != 1.0:
+            skip.add(r.sample.input["set_id"])
         by_set[r.sample.input["set_id"]].append(r.scores.get("correct", 0.0) == 1.0)
-    return mean(float(all(v)) for v in by_set.values()) if by_set else None
-
-
-def _acc(records: Sequence[SampleRecord]) -> float | None:
-    return mean(r.scores.get("correct", 0.0) for r in records) if records else None
+    kept = [v for k, v in by_set.items() if k not in skip]
+    return mean(float(all(v)) for v in kept) if kept else None
 
 
 def _weighted_f1(records: Sequence[SampleRecord]) -> float | None:
     """F1 of the binary answers weighted by the golds' support (the release's ``average="weighted"``)."""
-    pairs = [({"yes": 1}.get(str(r.sample.input["gold"]), 0), (r.output or {}).get("binary", -1)) for r in records]
+    pairs = [
+        ({"yes": 1}.get(str(r.sample.input["gold"]), 0), (r.output or {}).get("binary", -1)) for r in _counted(records)
+    ]
     if not pairs:
         return None
     total, score = len(pairs), 0.0
@@ -462,17 +703,13 @@ def _scenario(records: Sequence[SampleRecord], scenario: str, prefix: str) -> di
     out: dict[str, Any] = {
         f"{prefix}_all_star": _all(tom),
         f"{prefix}_all": _all([r for r in tom if r.sample.input["kind"] in all_kinds]),
-        f"{prefix}_belief_multiple_choice": _acc(kinds["belief:multiple-choice"]),
-        f"{prefix}_belief_free_form": _acc(kinds["belief"]),
         f"{prefix}_answerability_all": _all(kinds["answerability:list"] + kinds["answerability:binary"]),
-        f"{prefix}_answerability_list": _acc(kinds["answerability:list"]),
         f"{prefix}_answerability_binary_f1": _weighted_f1(kinds["answerability:binary"]),
         f"{prefix}_info_accessibility_all": _all(kinds["info_accessibility:list"] + kinds["info_accessibility:binary"]),
-        f"{prefix}_info_accessibility_list": _acc(kinds["info_accessibility:list"]),
         f"{prefix}_info_accessibility_binary_f1": _weighted_f1(kinds["info_accessibility:binary"]),
     }
     by_order: dict[str, list[float]] = defaultdict(list)
-    for r in kinds["belief"]:
+    for r in _counted(kinds["belief"]):
         if (t := r.sample.input.get("tom_type")) is not None:
             by_order[str(t).split(":")[0]].append(r.scores.get("correct", 0.0))
     if by_order:

@@ -13,8 +13,9 @@ One audit per format, each independent of the belief tracker:
   cut into five sentences at ``.``, identical aware and not-aware answers or percepts).
 * ``mmtom-qa`` — :func:`mindloop.systems.tom.mmtomqa.audit_mmtom`: golds outside the item's answers, statements
   that are not a belief and its negation, one question text with two golds.
-* ``fantom`` — :func:`mindloop.systems.tom.fantom.audit_fantom`: binary golds that contradict the list gold of the
-  same set, belief questions whose correct and wrong answers are the same.
+* ``fantom`` — :func:`mindloop.systems.tom.fantom.audit_fantom`: list, binary and belief golds against the presence
+  record of their conversation part (who was there when the information was shared), binary golds that contradict
+  the list gold of the same set, belief questions whose correct and wrong answers are the same.
 * ``exploretom`` — :func:`mindloop.systems.tom.exploretom.audit_exploretom`: expected answers the story never
   mentions, one story and question with two expected answers.
 * ``simpletom`` — :func:`mindloop.systems.tom.simpletom.audit_simpletom`: answer keys naming no choice, repeated

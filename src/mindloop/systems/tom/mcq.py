@@ -13,12 +13,12 @@ its outcome has ``covered: 0`` and no ``correct`` score, so it counts neither fo
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from mindloop.bench.api import AgentContext, Outcome, SampleRecord
-from mindloop.bench.declaration import Suite
+from mindloop.bench.declaration import Grouping, Metric, Suite
+from mindloop.bench.scoring import group_rows
 from mindloop.errors import ParseError
 from mindloop.metrics.stats import mean
 from mindloop.models.base import Message
@@ -26,17 +26,18 @@ from mindloop.models.replies import ask
 from mindloop.systems.tom.agents import ParsedAnswer, parse_answer
 
 __all__ = [
+    "RELEASE_RESAMPLED",
     "RELEASE_SUITE",
     "ReleaseReader",
-    "accuracy_by",
     "ask_choice",
     "chance",
+    "chance_by",
+    "counted_rows",
     "coverage",
-    "group_key",
-    "input_key",
     "macro_f1",
     "model_summary",
     "not_covered",
+    "release_metrics",
     "symbolic_outcome",
 ]
 
@@ -139,24 +140,49 @@ def chance(records: Sequence[SampleRecord]) -> float | None:
     return sum(v for v in values if v is not None) / len(values)
 
 
-def accuracy_by(
-    records: Sequence[SampleRecord], key: Callable[[SampleRecord], str | None], order: Sequence[str] = ()
-) -> dict[str, dict[str, Any]]:
-    """Accuracy per value of ``key`` over the records that count (``order`` first), with the group's ``chance``
-    when its questions offer choices; not-covered ones are left out."""
-    groups: dict[str, list[SampleRecord]] = defaultdict(list)
-    for r in records:
-        k = key(r)
-        if k is not None and _scored(r):
-            groups[k].append(r)
-    names = [t for t in order if t in groups] + sorted(set(groups) - set(order))
-    out: dict[str, dict[str, Any]] = {}
-    for t in names:
-        scores = [r.scores.get("correct", 0.0) for r in groups[t]]
-        out[t] = {"accuracy": sum(scores) / len(scores), "n": len(scores)}
-        if (c := chance(groups[t])) is not None:
-            out[t]["chance"] = c
-    return out
+def release_metrics(*groupings: Grouping) -> tuple[Metric, ...]:
+    """The declared metrics every released set reports: ``accuracy`` (the questions that count: every model answer,
+    a failed or unread one as wrong; a symbolic one only when the tracker covered it), per row of ``groupings``;
+    with a model, ``accuracy_strict`` and ``accuracy_release_reading`` (over every question); with the tracker,
+    ``coverage`` (the share of questions it answered)."""
+    return (
+        Metric(
+            "accuracy",
+            "correct",
+            within=("covered",),
+            groupings=groupings,
+            description="share of the questions that count answered with the gold choice",
+        ),
+        Metric(
+            "accuracy_strict",
+            "correct_strict",
+            optional=True,
+            description="the same with the strict reading (the reply's first line names a choice)",
+        ),
+        Metric(
+            "accuracy_release_reading",
+            "correct_release",
+            optional=True,
+            description="the same with the release's own answer reading",
+        ),
+        Metric("coverage", "covered", optional=True, description="share of questions the tracker answered"),
+    )
+
+
+RELEASE_RESAMPLED = ("accuracy_covered",)
+"""What :func:`model_summary` adds that gets an interval by resampling: the tracker's accuracy on the questions
+it covered (a subset the run picks, so no fixed per-sample mean)."""
+
+
+def counted_rows(records: Sequence[SampleRecord], grouping: Grouping) -> dict[str, list[SampleRecord]]:
+    """The records that count (:func:`release_metrics`) in each row of ``grouping``, in its order."""
+    return {label: rs for label, rs in group_rows(grouping, [r for r in records if _scored(r)]).items() if rs}
+
+
+def chance_by(records: Sequence[SampleRecord], grouping: Grouping) -> dict[str, dict[str, Any]]:
+    """Each row's ``chance`` (a uniform guess among its counted questions' choices), for the rows of
+    ``grouping`` whose questions all offer choices."""
+    return {t: {"chance": c} for t, rs in counted_rows(records, grouping).items() if (c := chance(rs)) is not None}
 
 
 def macro_f1(pairs: Sequence[tuple[str, str | None]], labels: Sequence[str]) -> float | None:
@@ -181,36 +207,16 @@ def macro_f1(pairs: Sequence[tuple[str, str | None]], labels: Sequence[str]) -> 
 
 
 def model_summary(records: Sequence[SampleRecord]) -> dict[str, Any]:
-    """Overall accuracy and its ``chance`` (a uniform guess among each question's choices), the strict and
-    release readings' accuracy, the unread replies (model runs) and the coverage (symbolic runs)."""
+    """What the declared metrics (:func:`release_metrics`) cannot say: the ``chance`` of the questions that count
+    (a uniform guess among each question's choices), the unread replies and model failures (model runs), and the
+    tracker's counts and accuracy on what it covered (symbolic runs)."""
     counted = [r for r in records if _scored(r)]
-    out: dict[str, Any] = {"accuracy": mean(r.scores.get("correct", 0.0) for r in counted) if counted else None}
+    out: dict[str, Any] = {}
     if (c := chance(counted)) is not None:
         out["chance"] = c
-    strict = [r.scores["correct_strict"] for r in records if "correct_strict" in r.scores]
-    if strict:
-        out["accuracy_strict"] = sum(strict) / len(records)
-    release = [r.scores["correct_release"] for r in records if "correct_release" in r.scores]
-    if release:
-        out["accuracy_release_reading"] = sum(release) / len(records)
-    if strict or release:
+    if any("correct_strict" in r.scores or "correct_release" in r.scores for r in records):
         out["unparsed"] = sum(1 for r in records if r.status == "failed" and r.scores.get("parsed") == 0.0)
         out["model_failures"] = sum(1 for r in records if r.status == "failed" and "parsed" not in r.scores)
     if (cov := coverage(records)) is not None:
-        out.update(cov)
+        out.update({k: v for k, v in cov.items() if k != "coverage"})
     return out
-
-
-def input_key(name: str) -> Callable[[SampleRecord], str | None]:
-    """A grouping key that reads one field of the sample's input (``None`` when absent)."""
-
-    def key(r: SampleRecord) -> str | None:
-        value = r.sample.input.get(name)
-        return None if value is None else str(value)
-
-    return key
-
-
-def group_key(r: SampleRecord) -> str:
-    """The sample's group."""
-    return r.sample.group

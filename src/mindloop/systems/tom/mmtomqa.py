@@ -27,10 +27,17 @@ from pydantic import Field
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.declaration import BenchmarkSpec, Headline
+from mindloop.bench.declaration import BenchmarkSpec, Grouping, Headline
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.base import message
-from mindloop.systems.tom.mcq import RELEASE_SUITE, accuracy_by, ask_choice, group_key, model_summary
+from mindloop.systems.tom.mcq import (
+    RELEASE_RESAMPLED,
+    RELEASE_SUITE,
+    ask_choice,
+    chance_by,
+    model_summary,
+    release_metrics,
+)
 
 __all__ = [
     "MMTOM_TYPES",
@@ -178,6 +185,15 @@ class MMToMOptions(Options):
     data: str | None = Field(None, description="MMToM-QA's Benchmark/questions.json (--data PATH)")
 
 
+_GROUPINGS = (
+    Grouping("by_type", "group", tuple(MMTOM_TYPES)),
+    Grouping(
+        "by_kind", "group", ("belief", "goal"), tuple((t, "belief" if t[0] == "1" else "goal") for t in MMTOM_TYPES)
+    ),
+)
+"""Accuracy per question type, and belief (1.x) vs goal (2.x) inference over the paper's types."""
+
+
 class MMToMQABenchmark:
     """MMToM-QA text-only questions: belief and goal inference from a home and a person's actions."""
 
@@ -187,6 +203,8 @@ class MMToMQABenchmark:
     # the headline: accuracy over the answered questions; the paper's per-type figures beside it
     spec = BenchmarkSpec(
         headline=Headline("accuracy"),
+        metrics=release_metrics(*_GROUPINGS),
+        resampled=RELEASE_RESAMPLED,
         suite=RELEASE_SUITE,
     )
 
@@ -237,10 +255,9 @@ class MMToMQABenchmark:
         return await ask_choice(ctx, messages, choices, inp["answer"], lambda r: release_reading(r, choices))
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
-        """Accuracy overall, per question type, and belief (1.x) vs goal (2.x) inference."""
+        """What the declared accuracy (overall, per question type, belief vs goal) cannot say: chance per row,
+        unread replies."""
         out = model_summary(records)
-        out["by_type"] = accuracy_by(records, group_key, list(MMTOM_TYPES))
-        out["by_kind"] = accuracy_by(
-            records, lambda r: "belief" if r.sample.group.startswith("1") else "goal", ["belief", "goal"]
-        )
+        for grouping in _GROUPINGS:
+            out[grouping.key] = chance_by(records, grouping)
         return out

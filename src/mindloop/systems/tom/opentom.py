@@ -42,17 +42,19 @@ from pydantic import Field
 from mindloop.beliefs import Event, EventKind, Fact, Tracker
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.declaration import BenchmarkSpec, Headline
+from mindloop.bench.declaration import BenchmarkSpec, Grouping, Headline
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.base import message
 from mindloop.systems.tom.mcq import (
+    RELEASE_RESAMPLED,
     RELEASE_SUITE,
-    accuracy_by,
     ask_choice,
-    group_key,
+    chance_by,
+    counted_rows,
     macro_f1,
     model_summary,
     not_covered,
+    release_metrics,
     symbolic_outcome,
 )
 
@@ -646,6 +648,13 @@ def _prompt_question(q: OpenToMQuestion) -> str:
     return f"{text} {_INSTRUCTION[q.kind]}"
 
 
+_GROUPINGS = (
+    Grouping("by_type", "group", OPENTOM_TYPES),
+    Grouping("by_genre", "group", OPENTOM_GENRES, rename=tuple(_GENRE.items())),
+)
+"""Accuracy per question type and per the paper's genre (a type's genre: ``_GENRE``)."""
+
+
 class OpenToMBenchmark:
     """OpenToM's location, multihop and attitude questions on its narratives."""
 
@@ -655,6 +664,8 @@ class OpenToMBenchmark:
     # the headline: accuracy over the answered questions; the paper's per-type figures beside it
     spec = BenchmarkSpec(
         headline=Headline("accuracy"),
+        metrics=release_metrics(*_GROUPINGS),
+        resampled=(*RELEASE_RESAMPLED, "by_type", "by_genre"),  # each row's macro-F1 (pooled counts)
         suite=RELEASE_SUITE,
     )
 
@@ -743,16 +754,15 @@ class OpenToMBenchmark:
         return symbolic_outcome(answer, _gold_choice(q))
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
-        """Macro-F1 (the paper's metric) and accuracy per type and per paper genre, and coverage."""
+        """What the declared accuracy (overall, per type and per paper genre) cannot say: each row's macro-F1 (the
+        paper's metric) and chance, unread replies, the tracker's counts."""
         out = model_summary(records)
-        out["by_type"] = {
-            t: {**acc, "macro_f1": _f1(records, lambda r, t=t: r.sample.group == t)}
-            for t, acc in accuracy_by(records, group_key, OPENTOM_TYPES).items()
-        }
-        out["by_genre"] = {
-            g: {**acc, "macro_f1": _f1(records, lambda r, g=g: _GENRE[r.sample.group] == g)}
-            for g, acc in accuracy_by(records, lambda r: _GENRE.get(r.sample.group), OPENTOM_GENRES).items()
-        }
+        for grouping in _GROUPINGS:
+            chances = chance_by(records, grouping)
+            out[grouping.key] = {
+                t: {**chances.get(t, {}), "macro_f1": _f1(rs, lambda r: True)}
+                for t, rs in counted_rows(records, grouping).items()
+            }
         return out
 
 

@@ -27,10 +27,17 @@ from pydantic import Field
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.declaration import BenchmarkSpec, Headline
+from mindloop.bench.declaration import BenchmarkSpec, Grouping, Headline
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.base import message
-from mindloop.systems.tom.mcq import RELEASE_SUITE, accuracy_by, ask_choice, group_key, input_key, model_summary
+from mindloop.systems.tom.mcq import (
+    RELEASE_RESAMPLED,
+    RELEASE_SUITE,
+    ask_choice,
+    chance_by,
+    model_summary,
+    release_metrics,
+)
 
 __all__ = [
     "SIMPLETOM_SETS",
@@ -152,6 +159,10 @@ class SimpleToMOptions(Options):
     data: str | None = Field(None, description="SimpleToM's dataset folder, or one set's test.jsonl (--data PATH)")
 
 
+_GROUPINGS = (Grouping("by_set", "group", tuple(SIMPLETOM_SETS)), Grouping("by_scenario", "scenario"))
+"""Accuracy per question set (the paper's three kinds) and per scenario."""
+
+
 class SimpleToMBenchmark:
     """SimpleToM's mental-state, behavior and judgment questions."""
 
@@ -160,6 +171,8 @@ class SimpleToMBenchmark:
     options_model = SimpleToMOptions
     spec = BenchmarkSpec(
         headline=Headline("accuracy"),
+        metrics=release_metrics(*_GROUPINGS),
+        resampled=RELEASE_RESAMPLED,
         suite=RELEASE_SUITE,
     )
 
@@ -210,8 +223,9 @@ class SimpleToMBenchmark:
         return await ask_choice(ctx, [message("user", prompt)], inp["choices"], inp["answer"])
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
-        """Accuracy overall, per question set (the paper's three kinds) and per scenario."""
+        """What the declared accuracy (overall, per question set, the paper's three kinds, and per scenario)
+        cannot say: chance per row, unread replies."""
         out = model_summary(records)
-        out["by_set"] = accuracy_by(records, group_key, SIMPLETOM_SETS)
-        out["by_scenario"] = accuracy_by(records, input_key("scenario"))
+        for grouping in _GROUPINGS:
+            out[grouping.key] = chance_by(records, grouping)
         return out

@@ -31,7 +31,7 @@ from pydantic import Field, field_validator, model_validator
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentRunner, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.declaration import BenchmarkSpec, Column, Headline, PaperTable, PresetEntry, Row, Suite
+from mindloop.bench.declaration import BenchmarkSpec, Column, Headline, Metric, PaperTable, PresetEntry, Row, Suite
 from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError
 from mindloop.metrics.stats import mean
 from mindloop.models.base import message_text
@@ -96,6 +96,48 @@ _COUNTS = {
 """Scores that are counts (or rates of the model's replies, not accuracies), averaged over the samples that have
 them (a failed sample has none); ``over_budget`` (1 when the exploration took more than ``max_steps`` steps)
 averages to the share of such samples."""
+
+_ALWAYS = {"steps", "coverage", "map_dir", "map_facing", "map_pos", "map_overall", *TASKS, "avg"}
+"""Scores the summary always shows (``None`` when no sample has them); the others only when some sample has them."""
+_SCORES = {
+    *_ALWAYS,
+    *_COUNTS,
+    "edge_coverage",
+    "info_gain",
+    *(
+        f"fb_{k}"
+        for k in (
+            "f1",
+            "f1_position",
+            "f1_facing",
+            "redundancy",
+            "belief_pos",
+            "belief_ori",
+            "inertia_pos",
+            "inertia_ori",
+            "retention_pos",
+            "prior_known",
+        )
+    ),
+    *("update", "facing_update", "stability", "facing_stability", "self_tracking", "perception", "local_global"),
+    *("uncertainty", "probe_failures", "unparsed_answers", "unreadable_actions"),
+}
+"""Every per-sample score the benchmark records (exploration, maps, tasks, false belief, probe diagnostics)."""
+_METRICS = tuple(
+    Metric(
+        k,
+        k,
+        "mean",
+        missing="skip",
+        failed="skip" if k in _COUNTS else "zero",
+        optional=k not in _ALWAYS,
+        description="mean over the samples that have it"
+        + (" (a failed sample has none)" if k in _COUNTS else " (a failed sample: 0)"),
+    )
+    for k in sorted(_SCORES)
+)
+"""Each score's mean over samples, in name order: a count over the finished samples that have it, any other score
+over the samples that have it with a failed one as 0."""
 
 
 def echo_rate(calls: Sequence[Any] | None) -> float | None:
@@ -552,11 +594,13 @@ class _TosBenchmark:
 
     # ---- summary --------------------------------------------------------------------------------------------
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
-        """Means over samples; a failed sample counts 0 for every accuracy-like score and is counted. A score no
-        sample has (``steps`` when every sample failed, a task no sample asked) is ``None``, never 0."""
-        keys: set[str] = {"steps", "coverage", "map_dir", "map_facing", "map_pos", "map_overall", *TASKS, "avg"}
+        """What the declared means (:data:`_METRICS`: a failed sample counts 0 for every accuracy-like score; a
+        score no sample has, ``steps`` when every sample failed, a task no sample asked, is ``None``, never 0)
+        cannot say: the counts, the budget and protocol, ``by_rooms``, and the mean of any score not declared."""
+        keys: set[str] = set()
         for r in records:
             keys |= set(r.scores)
+        keys -= _SCORES  # declared (_METRICS); a score added since is still averaged here
         metrics: dict[str, Any] = {}
         for k in sorted(keys):
             if k in _COUNTS:
@@ -695,6 +739,8 @@ class TosActiveBenchmark(_TosBenchmark):
     active = True
     spec = BenchmarkSpec(
         headline=Headline("avg"),  # the mean of the task scores
+        metrics=_METRICS,
+        resampled=("by_rooms",),
         suite=Suite(
             order=90,
             presets={"quick": PresetEntry(1, "1 scene: up to 20 exploration calls, the map probes, then 27 questions")},
@@ -711,6 +757,8 @@ class TosPassiveBenchmark(_TosBenchmark):
     active = False
     spec = BenchmarkSpec(
         headline=Headline("avg"),
+        metrics=_METRICS,
+        resampled=("by_rooms",),
         suite=Suite(
             order=100,
             presets={"quick": PresetEntry(2, "2 scenes: 27 questions each, from a scripted proxy's exploration log")},

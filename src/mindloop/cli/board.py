@@ -1,0 +1,104 @@
+"""``mindloop board``: one self-contained HTML page over every run and suite in the store, or a local server of it.
+
+Registered as the ``board`` entry of ``mindloop.commands``. The page (:mod:`mindloop.bench.report.board`) is written
+to ``board.html`` (``-o FILE``, or ``-o FOLDER`` for ``FOLDER/board.html``), whole or not at all; ``--json`` prints
+its numbers as one JSON object on stdout; ``--serve`` serves it on ``127.0.0.1`` until interrupted.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from mindloop.console import emit, err_console
+from mindloop.errors import MindloopError
+
+__all__ = ["board_app"]
+
+board_app = typer.Typer(
+    name="board",
+    help="One HTML page over every run and suite in the store: a leaderboard per benchmark, filters, sorting, and "
+    "links to each run's report and to compare.",
+    invoke_without_command=True,
+    no_args_is_help=False,
+    subcommand_metavar="",  # it has no subcommands: the usage line shows none
+)
+
+
+@board_app.callback()
+def board(
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="HTML file to write, or an existing folder to write board.html in (default: here); written whole "
+            "or not at all. With --json, the file the JSON goes to.",
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the board's numbers as one JSON object.")] = False,
+    serve: Annotated[
+        bool,
+        typer.Option(
+            "--serve",
+            help="Serve the board on http://127.0.0.1:PORT/ instead of writing it: built afresh on every request, "
+            "each run's report rendered on demand, the page reloading itself when the store changes. Stop with "
+            "Ctrl-C.",
+        ),
+    ] = False,
+    port: Annotated[
+        int, typer.Option("--port", min=0, max=65535, help="The port --serve listens on (0: any free port).")
+    ] = 8765,
+) -> None:
+    """Write one self-contained HTML page over every run and suite in the store (board.html here by default)."""
+    from mindloop.paths import output_file, runs_path
+
+    if serve:
+        if out is not None or as_json:
+            raise MindloopError("--serve writes no file: leave out -o and --json")
+        from mindloop.bench.report.board import serve_board
+
+        def ready(url: str) -> None:
+            print(f"serving the board of {runs_path(create=False)} on {url} (Ctrl-C to stop)", file=sys.stderr)
+            sys.stderr.flush()
+
+        serve_board(runs_path(create=False), port=port, ready=ready)
+        return
+
+    from mindloop.bench.report.board import board_data, write_board
+    from mindloop.bench.store import RunStore
+
+    store_path = runs_path(create=False)
+    if not store_path.exists():
+        raise MindloopError(f"no run store at {store_path} yet: run a benchmark first (mindloop bench run NAME)")
+    with RunStore(store_path, readonly=True) as store:
+        if as_json:
+            where = None if out is None else output_file(out, "board.json")
+            data = board_data(store)
+            emit(json.dumps(data) + "\n", where)
+            _refuse_damage(data)
+            return
+        target = output_file(out, "board.html")
+        try:
+            path, data = write_board(store, target)
+        except OSError as exc:
+            raise MindloopError(
+                f"cannot write the board to {target} ({exc.strerror or exc}): choose a writable file or folder with -o"
+            ) from None
+    linked = sum(run["report"] is not None for run in data["runs"])
+    err_console().print(
+        f"wrote {path}: {len(data['runs'])} run(s) of {len(data['benchmarks'])} benchmark(s), "
+        f"{len(data['suites'])} suite(s); {linked} run report(s) beside it linked"
+    )
+    _refuse_damage(data)
+
+
+def _refuse_damage(data: dict[str, Any]) -> None:
+    """On a damaged store the board shows what can still be read, then, like ``mindloop runs``, the command ends
+    with the damage and what to do (exit 1)."""
+    if data["damage"]:
+        raise MindloopError(data["damage"])
