@@ -57,8 +57,8 @@ def test_tom_eval_human_output_lists_wrong_answers(tmp_path: Path, capsys: pytes
     path = tmp_path / "t.txt"
     path.write_text(TINY.replace("\tbox\t", "\tcrate\t"))
     assert main(["tom", "eval", str(path)]) == 0
-    err = capsys.readouterr().err
-    assert "1 wrong" in err and "gold crate, tracker box" in err
+    out = capsys.readouterr().out  # results go to stdout, so they pipe
+    assert "1 wrong" in out and "gold crate, tracker box" in out
 
 
 @pytest.mark.parametrize(

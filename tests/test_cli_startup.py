@@ -71,4 +71,5 @@ def test_an_alias_runs_its_group(capsys: pytest.CaptureFixture[str]) -> None:
 def test_a_mistyped_group_is_suggested_before_it_is_loaded(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["tomm"]) == 1
     err = capsys.readouterr().err
-    assert "No such command 'tomm'" in err and "Did you mean 'tom'" in err
+    assert err.startswith("mindloop: error: no such command 'tomm'") and "Did you mean 'tom'" in err
+    assert len(err.strip().splitlines()) == 1

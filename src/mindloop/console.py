@@ -1,22 +1,168 @@
-"""Where command output goes: human text to stderr (wide enough for tables in logs), data to stdout or a file."""
+"""Where command output goes, and how wide it is: results and tables on stdout, progress and diagnostics on stderr.
+
+Every command prints through these consoles: :func:`out_console` for what it was asked for (a table, a summary, a
+listing: it pipes to ``grep`` and ``less``), :func:`err_console` for what happens on the way (progress, warnings,
+``wrote FILE``). Both take their width from :func:`output_width`: ``COLUMNS`` when it is set (also when the
+output is a file or a pipe), else the terminal's, else :data:`DEFAULT_WIDTH`. :func:`fit_table` builds a table that
+fits that width without breaking a word or a timestamp: it abbreviates headers, cuts free-text columns with an
+ellipsis, then leaves out columns by priority and says which. :func:`emit` writes data to stdout or a file.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, TYPE_CHECKING, Literal
 
 from rich.console import Console
 
 from mindloop.errors import MindloopError
 from mindloop.paths import write_atomic
 
-__all__ = ["emit", "err_console"]
+if TYPE_CHECKING:  # rich's table modules load when a table is built, not when a command starts
+    from rich.table import Table
+    from rich.text import Text
+
+__all__ = ["DEFAULT_WIDTH", "Column", "emit", "err_console", "fit_table", "out_console", "output_width"]
+
+DEFAULT_WIDTH = 160
+"""Columns when neither ``COLUMNS`` nor a terminal says (a log file, CI): wide enough that tables do not wrap."""
+
+_MIN_WIDTH = 40  # a COLUMNS below this is taken as this: a table needs some room
+
+
+def output_width(stream: IO[str] | None = None) -> int:
+    """The width to print at: ``COLUMNS`` if set, else the width of the first terminal among ``stream``, stdout
+    and stderr (so ``mindloop runs | grep x`` in a terminal still fits it), else :data:`DEFAULT_WIDTH`."""
+    columns = os.environ.get("COLUMNS", "").strip()
+    if columns.isdigit() and int(columns) > 0:
+        return max(_MIN_WIDTH, int(columns))
+    for candidate in (stream, sys.stdout, sys.stderr):
+        try:
+            if candidate is not None and candidate.isatty():
+                return max(_MIN_WIDTH, os.get_terminal_size(candidate.fileno()).columns)
+        except (OSError, ValueError, AttributeError):  # a closed or fake stream (pytest's capture) has no size
+            continue
+    return DEFAULT_WIDTH
+
+
+def out_console() -> Console:
+    """A console on stdout (looked up when it prints, so a redirected ``sys.stdout`` is honoured) for results."""
+    return Console(highlight=False, width=output_width(sys.stdout))
 
 
 def err_console() -> Console:
-    """A console on stderr; 160 columns when stderr is not a terminal, so tables in CI logs do not wrap."""
-    console = Console(stderr=True, highlight=False)
-    return console if console.is_terminal else Console(stderr=True, highlight=False, width=160)
+    """A console on stderr for progress, warnings and diagnostics."""
+    return Console(stderr=True, highlight=False, width=output_width(sys.stderr))
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column :func:`fit_table` may lay out: its ``header`` (``short`` when space is short), whether it is
+    right-aligned, ``drop`` (columns with the lowest number are left out first when the table is too wide;
+    ``None``: never left out) and ``shrink`` (free text that may be cut with an ellipsis down to this width; 0:
+    never cut)."""
+
+    header: str
+    short: str | None = None
+    justify: Literal["left", "right"] = "left"
+    drop: int | None = None
+    shrink: int = 0
+
+
+def _build(
+    columns: Sequence[Column],
+    rows: Sequence[Sequence[str | Text]],
+    keep: list[int],
+    short: bool,
+    limits: dict[int, int],
+    title: str | None,
+) -> Table:
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+        padding=(0, 1, 0, 0),  # with the box's blank divider: two spaces between columns
+        title=title,
+        title_justify="left",
+        title_style="bold",
+        header_style="bold",
+    )
+    for i in keep:
+        c = columns[i]
+        header = c.short if short and c.short else c.header
+        table.add_column(
+            header,
+            justify=c.justify,
+            no_wrap=True,  # a word or a timestamp is never broken over lines
+            overflow="ellipsis",
+            max_width=limits.get(i),
+        )
+    for row in rows:
+        table.add_row(*(row[i] if isinstance(row[i], Text) else Text(str(row[i])) for i in keep))
+    return table
+
+
+def _natural(table: Table) -> int:
+    """The width ``table`` takes when nothing limits it."""
+    from io import StringIO
+
+    from rich.measure import Measurement
+
+    console = Console(width=100_000, file=StringIO())  # measured only: nothing is written
+    return Measurement.get(console, console.options, table).maximum
+
+
+def fit_table(
+    columns: Sequence[Column],
+    rows: Sequence[Sequence[str | Text]],
+    width: int,
+    *,
+    title: str | None = None,
+) -> tuple[Table, list[str]]:
+    """A table of ``rows`` (one cell per column; ``Text`` keeps its style, a ``str`` is shown as it is, never read
+    as markup) that fits ``width`` columns, and the headers of the columns it left out.
+
+    No cell wraps: headers are abbreviated first, then ``shrink`` columns are cut (with an ellipsis), then
+    columns are left out, lowest ``drop`` first. A table that still does not fit (every column it has left
+    never drops) is cut at the right by the console.
+    """
+    from rich.text import Text
+
+    keep = list(range(len(columns)))
+    short = False
+    dropped: list[str] = []
+    while True:
+        table = _build(columns, rows, keep, short, {}, title)
+        excess = _natural(table) - width
+        if excess <= 0:
+            return table, dropped
+        if not short and any(columns[i].short for i in keep):
+            short = True
+            continue
+        limits: dict[int, int] = {}
+        for i in sorted(keep, key=lambda i: (columns[i].drop is None, columns[i].drop or 0)):  # least needed first
+            c = columns[i]
+            if not c.shrink or excess <= 0:
+                continue
+            natural = max([len(c.short if short and c.short else c.header)] + [Text(str(r[i])).cell_len for r in rows])
+            take = min(max(0, natural - c.shrink), excess)
+            if take:
+                limits[i] = natural - take
+                excess -= take
+        droppable = [i for i in keep if columns[i].drop is not None]
+        if excess <= 0 or not droppable:
+            return _build(columns, rows, keep, short, limits, title), dropped
+        gone = min(droppable, key=lambda i: (columns[i].drop or 0, -i))
+        keep.remove(gone)
+        dropped.append(columns[gone].header)
 
 
 def emit(text: str, out: Path | None) -> None:

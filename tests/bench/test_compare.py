@@ -369,8 +369,8 @@ def test_runs_cli_json_keeps_old_keys_and_adds_status(store: RunStore, capsys: p
     # the first 25 samples of the second pattern: 12 right, 2 wrong, 8 right, 3 wrong
     assert entry["headline"] == {"metric": "accuracy", "higher_is_better": True, "value": pytest.approx(20 / 25)}
     assert main(["runs"]) == 0
-    err = capsys.readouterr().err
-    assert "stopped: 5 pending" in err and "accuracy 0.8" in err and run_id in err
+    out = capsys.readouterr().out  # the listing is a result: on stdout
+    assert "stopped: 5 pending" in out and "accuracy 0.8000" in out and run_id in out
 
 
 def test_four_discordant_pairs_get_no_star(store: RunStore, capsys: pytest.CaptureFixture[str]) -> None:

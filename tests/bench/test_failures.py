@@ -166,7 +166,8 @@ def test_mindpower_without_its_metrics_exits_1_instead_of_scoring_the_oracle_0(
         assert main([*argv, "--executor", executor, "--json"]) == 1
     captured = capsys.readouterr()
     assert captured.out == ""
-    [line] = captured.err.strip().splitlines()
+    running, line = captured.err.strip().splitlines()  # the run was recorded and started: it says so, then why not
+    assert running.startswith("mindpower-") and ": running 3 of 3 samples with symbolic" in running
     assert line.startswith("mindloop: error: SR and AC need the rouge-score package") and "pip install" in line
     [run] = _runs(capsys)
     assert (run["n"], run["n_completed"], run["n_failed"], run["n_bugs"]) == (3, 0, 0, 0)
@@ -233,14 +234,14 @@ def test_model_failures_alone_exit_0_and_the_human_summary_counts_bugs(
 ) -> None:
     monkeypatch.setattr(ToMiBenchmark, "run", _raising(ModelError("HTTP 500"), ids={"q00000", "q00002"}))
     assert main(["bench", "run", "tomi", "--n", "4"]) == 0
-    err = capsys.readouterr().err
-    assert "4/4 samples, 2 failed," in err and "bug" not in err
+    out = capsys.readouterr().out  # the summary, with its counts, is on stdout
+    assert "4/4 samples, 2 failed (2 model/transport, 0 unanswered or unparsed)" in out and "bug" not in out
 
     monkeypatch.setattr(ToMiBenchmark, "run", _raising(ZeroDivisionError("division by zero"), ids={"q00000"}))
     assert main(["bench", "run", "tomi", "--n", "4"]) == 2
-    err = capsys.readouterr().err
-    assert "4/4 samples, 0 failed, 1 hit a bug," in err
-    assert "mindloop: internal error: 1 sample(s) of run" in err
+    captured = capsys.readouterr()
+    assert "4/4 samples, 0 failed (scored as wrong), 1 hit a bug," in captured.out
+    assert "mindloop: internal error: 1 sample(s) of run" in captured.err
 
 
 def test_summary_json_keeps_every_old_key() -> None:
@@ -258,6 +259,7 @@ def test_summary_json_keeps_every_old_key() -> None:
         "intervals",  # added with confidence intervals: 95% bootstrap intervals of the metrics
         "protocol",  # added with issue 22: the format retries that produced the run
         "references",  # added with declarations: the reference policies (chance, oracle) on the same samples
+        "reference_policies",  # added with issue 22: what each reference policy is (kind, optimistic, ...)
         "summary_source",  # added with stored summaries: computed by the run or later, and by which version
     }
 

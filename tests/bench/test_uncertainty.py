@@ -396,11 +396,13 @@ def test_intervals_in_json_terminal_and_report(capsys: pytest.CaptureFixture[str
     assert (iv["method"], iv["resamples"], iv["seed"], iv["n"]) == (METHOD, 1000, 0, 240)
     acc = out["metrics"]["accuracy"]
     assert iv["metrics"]["accuracy"]["low"] < acc < iv["metrics"]["accuracy"]["high"]
-    assert iv["excluded"] == ["agreed_pairs"] and "agreed_pairs" not in iv["metrics"]
+    # agreed_pairs (declared no_intervals) and chance (the summary key of the declared chance policy) get none
+    assert iv["excluded"] == ["agreed_pairs", "chance"] and "agreed_pairs" not in iv["metrics"]
+    assert "chance" not in iv["metrics"] and all("chance" not in row for row in iv["metrics"]["by_type"].values())
     assert set(iv["metrics"]["by_type"]) == set(out["metrics"]["by_type"])
     assert main(["bench", "run", "hitom", "--n", "40"]) == 0
-    err = capsys.readouterr().err
-    assert "95% CI" in err and f"{METHOD}, 1000 resamples, seed 0" in err
+    shown = capsys.readouterr().out  # the summary is on stdout
+    assert "95% CI" in shown and f"{METHOD}, 1000 resamples, seed 0" in shown
     with RunStore(runs_path(), readonly=True) as store:
         page = render_report(out["run_id"], store)
     order2 = iv["metrics"]["by_type"]["order_2"]["accuracy"]

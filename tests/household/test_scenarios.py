@@ -7,7 +7,7 @@ import json
 import pytest
 
 from mindloop.errors import InvalidArgumentError, UnknownNameError
-from mindloop.worlds.household import ROBOT, Action, HouseholdEnv, parse_action
+from mindloop.worlds.household import CHARACTERS, ROBOT, Action, HouseholdEnv, World, WorldSetup, parse_action
 from mindloop.worlds.household.goals import GoalKind
 from mindloop.worlds.household.scenarios import (
     FALSE_BELIEF,
@@ -135,3 +135,42 @@ def test_bad_requests_are_clear_errors() -> None:
     assert {s.subtype for s in generate_scenarios(8, subtypes=["ig_faucet_running"])} == {"ig_faucet_running"}
     mix = generate_scenarios(20, subtypes={"fb_two_humans": 1.0, "ig_child_reach": 0.0})
     assert {s.subtype for s in mix} == {"fb_two_humans"}
+
+
+def _verbs(actions: tuple[str, ...]) -> list[str]:
+    return [a.partition("(")[0] for a in actions]
+
+
+@pytest.mark.parametrize("kind", sorted(SUBTYPES))
+def test_dressing_renames_and_keeps_the_story(kind: str) -> None:
+    plain = generate_scenario(kind, 4, 0, dressed=False)
+    dressed = generate_scenario(kind, 4, 0)
+    assert plain.subtype == dressed.subtype and plain.help_needed == dressed.help_needed
+    if dict(plain.meta)["attempt"] == dict(dressed.meta)["attempt"]:  # the same draw, only renamed
+        assert _verbs(dressed.gold.actions) == _verbs(plain.gold.actions)
+        assert len(dressed.humans) == len(plain.humans) and dressed.layout == plain.layout
+        assert dressed.gold.actions != plain.gold.actions or dressed.control
+    avatars = dict(dressed.setup.avatars)
+    assert set(avatars) == set(dressed.humans) and all(h not in CHARACTERS for h in dressed.humans)
+    assert all(c in CHARACTERS for c in avatars.values())
+    assert not {"david", "mia", "alex", "jamie"} & set(dressed.humans)  # the prompt examples' people
+    ids = dict(dressed.setup.place_ids)
+    assert ids and all(i.endswith(f"_{k}") for k, i in ids.items()) and "sink" not in ids
+
+
+def test_a_dressed_home_reads_its_words() -> None:
+    setup = WorldSetup(
+        "cozy_apartment",
+        (("priya", "kitchen"),),
+        (("navy_mug", "mug", "oak_kitchen_table"),),
+        avatars=(("priya", "alice"),),
+        place_ids=(("kitchen_table", "oak_kitchen_table"),),
+        clutter=False,
+    )
+    assert WorldSetup.from_dict(json.loads(json.dumps(setup.to_dict()))) == setup
+    world = World(setup)
+    assert world.name("navy_mug") == "navy mug" and world.name("oak_kitchen_table") == "oak kitchen table"
+    assert world.name("priya") == "Priya" and world.chars["priya"].reach_max == CHARACTERS["alice"].reach_max
+    assert world.step("priya", parse_action("pick(navy_mug)")).ok
+    with pytest.raises(UnknownNameError):
+        World(WorldSetup("cozy_apartment", (("priya", "kitchen"),)))  # a name with no character to play it

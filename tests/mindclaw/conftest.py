@@ -12,7 +12,7 @@ from mindloop.worlds.household.scenarios import Scenario, generate_scenario, min
 def lily() -> Scenario:
     """generate_scenario("fb_two_humans", 0, 0): Lily puts the apple in the fridge, leaves; Sarah moves it to the
     wall cabinet; Lily comes back (window 14) and opens the fridge (window 15)."""
-    return generate_scenario("fb_two_humans", 0, 0)
+    return generate_scenario("fb_two_humans", 0, 0, dressed=False)  # the cast and catalogue ids, undressed
 
 
 @pytest.fixture(scope="session")

@@ -79,7 +79,7 @@ def test_frames_folder_is_the_static_video_source(lily: Scenario, tmp_path: Path
 
 
 def test_a_person_at_the_terminal_drives_the_story_and_the_robot_helps() -> None:
-    scenario = generate_scenario("ig_dialogue_need", 0, 0)  # Jamie and Grace in the living room; medicine in reach
+    scenario = generate_scenario("ig_dialogue_need", 0, 0, dressed=False)  # Jamie and Grace; medicine in reach
     said: list[str] = []
     lines = [
         "help",

@@ -58,8 +58,8 @@ def test_score_json_contract(gold_file: Path, tmp_path: Path) -> None:
 def test_score_with_the_embedded_aligner_and_human_output(gold_file: Path) -> None:
     result = runner.invoke(omnitom_app, ["score", "--pred", str(gold_file), "--gold", str(gold_file)])
     assert result.exit_code == 0, result.output
-    assert result.stdout == ""  # human output goes to stderr
-    assert "Table 3 layout" in result.stderr and "embedded(threshold=0.8)" in result.stderr
+    assert "Table 3 layout" in result.stdout and "embedded(threshold=0.8)" in result.stdout  # results: stdout
+    assert "Table 3 layout" not in result.stderr
 
 
 def test_score_input_errors_name_the_problem(gold_file: Path, tmp_path: Path) -> None:
@@ -113,7 +113,7 @@ def test_describe_tombench(tombench_dir: Path, monkeypatch: pytest.MonkeyPatch) 
     assert out["categories"]["False Belief Task"] == {"stories": 100, "questions": 600}
     monkeypatch.setenv("MINDLOOP_TOMBENCH", str(tombench_dir))
     human = runner.invoke(_describe_app(), [])
-    assert human.exit_code == 0 and "Strange Story Task" in human.stderr
+    assert human.exit_code == 0 and "Strange Story Task" in human.stdout
     monkeypatch.delenv("MINDLOOP_TOMBENCH")
     bundled = runner.invoke(_describe_app(), ["--json"])  # no path, no variable: the copy shipped with mindloop
     assert bundled.exit_code == 0 and json.loads(bundled.stdout)["total"] == {"stories": 916, "questions": 2170}

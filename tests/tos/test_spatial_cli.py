@@ -48,7 +48,7 @@ def test_generate_and_explore(tmp_path: Path) -> None:
     data = json.loads(explored.stdout)
     assert data["coverage"] == 1.0 and data["map"]["overall"] == 1.0 and data["steps"] <= 20
     human = runner.invoke(tos_app, ["explore", RUN00, "--agent", "scout"])
-    assert human.exit_code == 0 and human.stdout == "" and "scout:" in human.stderr
+    assert human.exit_code == 0 and human.stderr == "" and "scout:" in human.stdout
 
 
 def test_bad_input_raises_mindloop_errors(tmp_path: Path) -> None:

@@ -302,13 +302,18 @@ class ReferencePolicy:
     chance, the best constant answer, a trivial policy (never intervene), the oracle. ``value`` gives the
     headline metric the policy reaches on these samples (``None`` when it cannot say). ``kind`` places it among
     :data:`REFERENCE_KINDS`; ``optimistic`` marks a value fitted on the evaluated items themselves (a best constant
-    answer where the benchmark has no train split), which no honest policy could know in advance."""
+    answer where the benchmark has no train split), which no honest policy could know in advance. ``none_reason``
+    says when and why ``value`` gives ``None`` (e.g. "no question offers choices"). ``summary_key``: the key under
+    which the benchmark's own summary also reports this policy per breakdown row (``by_type.<t>.chance``); such a
+    leaf is a reference value, not a measurement, and gets no interval and no paired test."""
 
     name: str
     description: str
     value: Callable[[Sequence[Sample]], float | None]
     kind: ReferenceKind = "trivial"
     optimistic: bool = False
+    none_reason: str = ""
+    summary_key: str | None = None
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -323,6 +328,7 @@ class ReferencePolicy:
             "kind": self.kind,
             "description": self.description,
             "optimistic": self.optimistic,
+            "none_reason": self.none_reason,
         }
 
 
@@ -330,7 +336,9 @@ def _mean(values: Sequence[float]) -> float | None:
     return math.fsum(values) / len(values) if values else None
 
 
-def chance_policy(choices: Callable[[Sample], int], scale: float = 1.0) -> ReferencePolicy:
+def chance_policy(
+    choices: Callable[[Sample], int], scale: float = 1.0, *, summary_key: str | None = None
+) -> ReferencePolicy:
     """Guessing uniformly among a sample's choices: the exact expected accuracy, the mean of ``1 / choices`` over
     the samples that offer any (``choices`` gives 0 for one that lists none: it is left out).
 
@@ -344,14 +352,23 @@ def chance_policy(choices: Callable[[Sample], int], scale: float = 1.0) -> Refer
         return None if mean is None else scale * mean
 
     return ReferencePolicy(
-        "chance", "a uniform guess among each question's choices (exact expectation)", value, kind="chance"
+        "chance",
+        "a uniform guess among each question's choices (exact expectation)",
+        value,
+        kind="chance",
+        none_reason="no evaluated question offers choices (open answers)",
+        summary_key=summary_key,
     )
 
 
 def oracle_policy(scale: float = 1.0) -> ReferencePolicy:
     """Answering every sample with its gold answer: the ceiling of a per-sample accuracy."""
     return ReferencePolicy(
-        "oracle", "answers every sample with its gold answer", lambda s: scale if s else None, kind="oracle"
+        "oracle",
+        "answers every sample with its gold answer",
+        lambda s: scale if s else None,
+        kind="oracle",
+        none_reason="no samples",
     )
 
 

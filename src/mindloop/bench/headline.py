@@ -51,8 +51,11 @@ def _first_number(metrics: Mapping[str, Any] | None) -> Headline | None:
 
 
 def no_intervals_of(bench: Benchmark) -> tuple[str, ...]:
-    """The top-level summary keys of a benchmark that get no interval (its declared ``no_intervals``)."""
-    return bench.spec.no_intervals
+    """The summary keys of a benchmark that get no interval and no paired test: its declared ``no_intervals``
+    (top-level keys) and the ``summary_key`` of each declared reference policy (a reference value its summary
+    reports per breakdown row, as ``by_type.<t>.chance``): they are left out because they are declared."""
+    keys = [r.summary_key for r in bench.spec.references if r.summary_key]
+    return tuple(dict.fromkeys([*bench.spec.no_intervals, *keys]))
 
 
 class ReferenceMark(NamedTuple):

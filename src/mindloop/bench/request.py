@@ -45,7 +45,7 @@ class RunRequest:
     for ``--resume``, once this many requests in a row found no server (refused, reset, DNS, 502/503 without
     ``Retry-After``; any sample, any retry, any worker), or this many samples in a row failed for the endpoint
     after all their retries (timeouts, 5xx)."""
-    progress_every: float = 30.0
+    progress_every: float = 10.0
     """When stderr is not a terminal (a log), a plain progress line every this many seconds (0: none)."""
 
     def __post_init__(self) -> None:

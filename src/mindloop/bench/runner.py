@@ -131,6 +131,9 @@ class RunSummary:
     references: dict[str, float | None] = field(default_factory=dict)
     """The benchmark's reference policies (chance, the oracle, ...) on the same samples, by name: the headline
     metric each reaches with no model (:attr:`~mindloop.bench.declaration.BenchmarkSpec.references`)."""
+    reference_policies: list[dict[str, Any]] = field(default_factory=list)
+    """What each reference policy is (name, kind, description, optimistic, none_reason), as stored with the run
+    (``definitions["references"]``): an old run is read with the definitions it was computed with."""
     summary_source: dict[str, Any] = field(default_factory=dict)
     """Where the metrics come from: ``computed_by`` (``run``: the run's own session; ``backfill``: computed
     later for a run stored without one) and the mindloop ``version`` that computed them."""
@@ -368,6 +371,14 @@ def _execute_pending(
     aborted: tuple[int | None, MindloopError] | None = None
     store_failed: StoreError | None = None
     held: list[SampleResult] = []  # outage failures in a row, not yet stored
+    if progress and pending:  # what is about to happen, before the first sample ends (a model or encoder may load)
+        who = agent + (f" on {request.model}" if request.model else "")
+        print(
+            f"{run_id}: running {len(pending)} of {info.n} samples with {who} ({request.executor}, "
+            f"{request.concurrency} at a time)",
+            file=sys.stderr,
+            flush=True,
+        )
     if progress and request.model is not None and pending:  # what the run will cost, before it starts
         finished = store.records(run_id)
         print(run_estimate(bench, [s for _, s in pending], finished, request.generation.max_tokens), file=sys.stderr)
@@ -576,11 +587,13 @@ def summarize_run(
     if stored is not None:
         metrics, intervals, source = stored["metrics"], stored["intervals"], _source(stored)
         references = stored.get("references", {})
+        policies = list((stored.get("definitions") or {}).get("references") or [])
     else:
         bench = bench or get_benchmark(info.benchmark)
         metrics = benchmark_metrics(bench, records)
         intervals = metric_intervals(bench, records, metrics)
         references = reference_values(bench, records)
+        policies = [policy.to_json() for policy in bench.spec.references]
         source = {"computed_by": computed_by, "version": __version__}
         if not store.readonly:
             summary = {"metrics": metrics, "intervals": intervals, "definitions": definitions(bench)}
@@ -605,6 +618,7 @@ def summarize_run(
         stopped=stopped,
         protocol=run_protocol(info.config),
         references=references,
+        reference_policies=policies,
         summary_source=source,
     )
 

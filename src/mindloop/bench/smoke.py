@@ -12,7 +12,7 @@ from typing import Any
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.declaration import BenchmarkSpec, Headline, Metric, Suite
+from mindloop.bench.declaration import BenchmarkSpec, Headline, Metric, ReferencePolicy, Suite, oracle_policy
 from mindloop.models.base import message
 from mindloop.models.replies import ask
 
@@ -20,6 +20,16 @@ __all__ = ["SmokeBenchmark"]
 
 _WORDS = ("apple", "basket", "candle", "drawer", "envelope", "faucet", "garden", "hammer", "kettle", "ladder")
 DEFAULT_N = 100
+
+
+def _prompt(word: str) -> str:
+    return f"Reply with exactly this word and nothing else: {word}"
+
+
+def _echo_value(samples: Sequence[Sample]) -> float | None:
+    """The accuracy of replying with the prompt itself (scored as a model's reply is)."""
+    hits = [float(s.input["word"].casefold() in _prompt(s.input["word"]).casefold()) for s in samples]
+    return sum(hits) / len(hits) if hits else None
 
 
 class SmokeBenchmark:
@@ -31,6 +41,22 @@ class SmokeBenchmark:
     spec = BenchmarkSpec(
         headline=Headline("accuracy"),
         metrics=(Metric("accuracy", "correct", description="share of replies that contain their word"),),
+        references=(
+            ReferencePolicy(
+                "empty reply",
+                "replies with nothing",
+                lambda samples: 0.0 if samples else None,
+                none_reason="no samples",
+            ),
+            ReferencePolicy(
+                "echo the prompt",
+                "replies with the prompt itself, which holds the word: smoke checks an endpoint, not a skill, so a "
+                "policy that needs no model reaches the ceiling",
+                lambda samples: _echo_value(samples),
+                none_reason="no samples",
+            ),
+            oracle_policy(),
+        ),
         suite=Suite(
             excluded="an endpoint and harness check, not a paper's benchmark (name it with --only to include it)"
         ),
@@ -52,7 +78,7 @@ class SmokeBenchmark:
     async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
         assert ctx.model is not None  # dispatch refuses a model agent without a model
         word = sample.input["word"]
-        prompt = [message("user", f"Reply with exactly this word and nothing else: {word}")]
+        prompt = [message("user", _prompt(word))]
         # the run's --temperature and --max-tokens; any reply is read (whether it holds the word is the score),
         # so a smoke call never needs a format retry
         reply = (await ask(ctx.model, prompt, str, ctx.config, retries=0)).completion

@@ -156,7 +156,7 @@ class SuiteRequest:
     breaker: int = 5
     max_n: int | None = None
     """At most this many samples per benchmark, below the preset's ``n`` (a first look with a slow model)."""
-    progress_every: float = 30.0
+    progress_every: float = 10.0
     """Seconds between plain progress lines when stderr is not a terminal (0: none), as ``bench run``'s."""
 
 

@@ -12,8 +12,8 @@ adds (F1 over pooled counts, macro-F1, a ratio) gets an interval only by the rul
 up to :data:`SUMMARY_BUDGET` records in all, at least :data:`MIN_SUMMARY_RESAMPLES` resamples; an interval
 built on fewer resamples than asked says how many, ``resamples``). Every other number gets none, listed under
 ``undeclared`` with the reason: nothing is guessed from the data. Keys the benchmark lists in ``no_intervals``
-and reference values (:data:`REFERENCE_KEYS`) get none either, and a metric that is not a proportion over
-fewer than :data:`~mindloop.bench.inference.MIN_N` samples gets none (``too_small``).
+and the reference values its policies declare (:func:`excluded`) get none either, and a metric that is not a
+proportion over fewer than :data:`~mindloop.bench.inference.MIN_N` samples gets none (``too_small``).
 
 **Paired tests.** :func:`paired_differences` compares two runs on their shared samples (aligned by sample id):
 both are resampled with the same indices, so each resample's difference is paired; the interval of the
@@ -43,7 +43,6 @@ __all__ = [
     "LEVEL",
     "METHOD",
     "MIN_SUMMARY_RESAMPLES",
-    "REFERENCE_KEYS",
     "RESAMPLES",
     "SEED",
     "SUMMARY_BUDGET",
@@ -58,6 +57,7 @@ __all__ = [
     "bootstrap_draws",
     "bootstrap_intervals",
     "declared_forms",
+    "excluded",
     "get_path",
     "interval_of",
     "mcnemar_exact",
@@ -87,12 +87,22 @@ UNDECLARED = (
 )
 """Why a summary number has no interval when no declaration covers it."""
 
-REFERENCE_KEYS = ("chance",)
-"""Summary keys that are reference values computed from the questions (a uniform guess's expected accuracy), not
-measurements of the agent: they get no interval."""
-
 MetricPath = tuple[str, ...]
 """Where a metric sits in a nested summary: ``("by_type", "reality", "accuracy")``."""
+
+
+def excluded(path: MetricPath, exclude: Sequence[str]) -> bool:
+    """Whether a summary leaf gets no interval and no paired test: a key in ``exclude`` is a top-level key (all
+    below it is left out: counts over repeated samples) or the last key of a breakdown row's leaf (a reference
+    value the benchmark declares, such as ``by_type.<t>.chance``).
+
+    >>> excluded(("agreed_pairs", "accuracy"), ["agreed_pairs"]), excluded(("by_type", "a", "chance"), ["chance"])
+    (True, True)
+    >>> excluded(("by_type", "a", "accuracy"), ["chance"])
+    False
+    """
+    return path[0] in exclude or path[-1] in exclude
+
 
 Summarize = Callable[[Sequence[SampleRecord]], Mapping[str, Any]]
 
@@ -505,13 +515,14 @@ def bootstrap_intervals(
 ) -> dict[str, Any]:
     """The ``intervals`` object of a run's summary: the method, level, resamples, seed and sample count, then
     ``metrics`` mirroring the summary's nesting with ``{"low", "high"[, "se"][, "resamples"]}`` at each float
-    leaf that has an interval. ``metrics`` is ``summarize(records)`` when not given; top-level keys in ``exclude``
+    leaf that has an interval. ``metrics`` is ``summarize(records)`` when not given; keys in ``exclude`` (see
+    :func:`excluded`)
     get no interval (a summary that depends on repeated samples, which resampling creates). The leaves of the
     ``declared`` metrics are drawn from their per-sample scores, with a standard error; the leaves under a
     ``resampled`` top-level key by summarising each resample. Every other float leaf gets none, and
     ``undeclared`` lists it with the reason (:data:`UNDECLARED`)."""
     full = summarize(records) if metrics is None else metrics
-    leaves = {p: v for p, v in numeric_leaves(full).items() if p[0] not in exclude and p[-1] not in REFERENCE_KEYS}
+    leaves = {p: v for p, v in numeric_leaves(full).items() if not excluded(p, exclude)}
     plan = ResamplePlan(len(records), resamples, seed)
     out: dict[str, Any] = {"method": METHOD, "level": level, "resamples": resamples, "seed": seed, "n": len(records)}
     tree: dict[str, Any] = {}
@@ -636,8 +647,8 @@ def paired_differences(
         raise InvalidArgumentError(f"paired runs need aligned samples: {len(records_a)} vs {len(records_b)}")
     if not records_a:
         return {}
-    leaves_a = {p: v for p, v in numeric_leaves(summarize(records_a)).items() if p[0] not in exclude}
-    leaves_b = {p: v for p, v in numeric_leaves(summarize(records_b)).items() if p[0] not in exclude}
+    leaves_a = {p: v for p, v in numeric_leaves(summarize(records_a)).items() if not excluded(p, exclude)}
+    leaves_b = {p: v for p, v in numeric_leaves(summarize(records_b)).items() if not excluded(p, exclude)}
     shared = [p for p in leaves_a if p in leaves_b]
     plan = ResamplePlan(len(records_a), resamples, seed)
     draws_a, _ = bootstrap_draws(records_a, summarize, {p: leaves_a[p] for p in shared}, plan, declared, resampled)

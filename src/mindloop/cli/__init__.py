@@ -1,7 +1,9 @@
 """The ``mindloop`` command line.
 
 Exit codes: 0 success, 1 usage or input error (a one-line message naming the problem), 2 internal error.
-Every ``--json`` output is a single JSON object on stdout; human-readable output goes to stderr.
+Every ``--json`` output is a single JSON object on stdout; results and tables go to stdout too, progress, warnings
+and errors (``mindloop: error: ...``, usage errors included) to stderr. ``--help`` lists commands sorted, and
+shows option values by name (``--seed SEED``), never as Python types.
 """
 
 from __future__ import annotations
@@ -47,6 +49,34 @@ def _load_group(name: str) -> Command | None:
     return typer.main.get_group(holder).commands[name]
 
 
+def _tidy(command: Command) -> Command:
+    """Help without Python type names, commands listed in order, at every level below ``command`` (once).
+
+    Typer shows an option's value as its type (``--seed <int>``, ``--out <path>``, ``IDS <list[str]>``): an option
+    without a metavar gets one from its name (``SEED``; ``PATH`` for a path), choices stay as they are, and an
+    argument shows its name only, in capitals. A group lists its commands sorted by name.
+    """
+    if getattr(command, "_mindloop_tidy", False):
+        return command
+    command._mindloop_tidy = True  # type: ignore[attr-defined]
+    for param in command.params:
+        if getattr(param, "param_type_name", "") == "argument":
+            param.display_type_rich = lambda ctx: None  # type: ignore[attr-defined]  # typer's own method
+            if param.metavar is None:
+                param.metavar = (param.name or "value").upper()
+        elif param.metavar is None and not getattr(param, "is_flag", False) and not getattr(param, "count", False):
+            descriptor = getattr(param, "type_descriptor", None)
+            if descriptor is not None and descriptor.is_choice:
+                continue
+            is_path = descriptor is not None and descriptor.is_path
+            param.metavar = "PATH" if is_path else (param.name or "value").upper().replace("_", "-")
+    commands = getattr(command, "commands", None)
+    if isinstance(commands, dict):
+        for name in sorted(commands):
+            commands[name] = _tidy(commands.pop(name))
+    return command
+
+
 class _LazyGroups(TyperGroup):
     """The root group: each registered command group is imported only when it is run or listed (``--help``).
 
@@ -56,7 +86,7 @@ class _LazyGroups(TyperGroup):
 
     def list_commands(self, ctx: Context) -> list[str]:
         own = super().list_commands(ctx)
-        return own + [name for name in COMMAND_GROUPS.names() if name not in own]
+        return sorted(own + [name for name in COMMAND_GROUPS.names() if name not in own])
 
     def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
         command = super().get_command(ctx, cmd_name)
@@ -64,7 +94,7 @@ class _LazyGroups(TyperGroup):
             command = _load_group(cmd_name)
             if command is not None:
                 self.commands[cmd_name] = command
-        return command
+        return None if command is None else _tidy(command)
 
     def resolve_command(self, ctx: Context, args: list[str]) -> tuple[str | None, Command | None, list[str]]:
         try:
@@ -118,6 +148,16 @@ def demo() -> None:
     run_demo()
 
 
+def _usage_error(exc: typer.TyperException) -> str:
+    """Click's usage error in one line, in the style of every other error, with where to read the usage:
+    ``option '--n' requires an argument (see: mindloop bench run --help)``."""
+    message = " ".join(printable(exc.format_message()).split()).rstrip(".")
+    message = message[:1].lower() + message[1:] if message[1:2].islower() or message[1:2] == " " else message
+    ctx = getattr(exc, "ctx", None)
+    where = getattr(ctx, "command_path", "") if ctx is not None else ""
+    return f"{message} (see: {where} --help)" if where else message
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 ok, 1 usage/input error, 2 internal error)."""
     args = sys.argv[1:] if argv is None else argv
@@ -132,11 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         print("mindloop: aborted", file=sys.stderr)
         return 1
     except typer.TyperException as exc:  # usage errors: unknown option, missing argument, bad value
-        show = getattr(exc, "show", None)
-        if callable(show):
-            show(file=sys.stderr)
-        else:
-            print(f"mindloop: error: {exc.format_message()}", file=sys.stderr)
+        print(f"mindloop: error: {_usage_error(exc)}", file=sys.stderr)
         return 1
     except MindloopError as exc:
         print(f"mindloop: error: {printable(str(exc))}", file=sys.stderr)  # server text can hold escape codes

@@ -13,14 +13,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 
 from mindloop.cli.run_options import RunOptions, with_run_options
-from mindloop.console import emit, err_console
+from mindloop.console import Column, emit, err_console, fit_table, out_console
 from mindloop.errors import MindloopError
 
 if TYPE_CHECKING:
-    from mindloop.bench.runner import RunSummary
+    from datetime import datetime
+
+    from mindloop.bench.listing import RunLine
+    from mindloop.bench.runner import RunRequest, RunSummary
+    from mindloop.bench.store import RunStore
 
 __all__ = ["bench_app", "report", "runs_app"]
 
@@ -67,23 +70,30 @@ def bench_list(
     if as_json:
         print(json.dumps({"benchmarks": rows}))
         return
-    table = Table("benchmark", "agents", "description", caption="* needs --model; see options with --help-options")
+    columns = [
+        Column("benchmark"),
+        Column("agents (* needs --model)", short="agents", shrink=16, drop=2),
+        Column("description", shrink=24, drop=1),
+    ]
+    lines = []
     for row in rows:
         agents = ", ".join(f"{a['name']}{'*' if a['needs_model'] else ''}" for a in row["agent_specs"])
         name = str(row["name"]) + (f" ({', '.join(row['aliases'])})" if row["aliases"] else "")
-        table.add_row(name, agents, str(row["description"]))
-    err_console().print(table)
+        lines.append([name, agents, str(row["description"])])
+    console = out_console()
+    table, dropped = fit_table(columns, lines, console.width)
+    console.print(table)
+    err_console().print(
+        "* needs --model; each benchmark's options: mindloop bench run NAME --help-options; every field: --json"
+        + _left_out(dropped),
+        markup=False,
+        soft_wrap=True,
+    )
 
 
-def _flat(metrics: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
-    rows: list[tuple[str, Any]] = []
-    for key, value in metrics.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, dict):
-            rows += _flat(value, f"{name}.")
-        else:
-            rows.append((name, value))
-    return rows
+def _left_out(dropped: list[str]) -> str:
+    """``; not shown at this width: seconds, started (set COLUMNS wider)``, or "" when every column is shown."""
+    return f"; not shown at this width: {', '.join(dropped)} (widen the terminal or set COLUMNS)" if dropped else ""
 
 
 @bench_app.command("run")
@@ -123,31 +133,50 @@ def bench_run(
         list[str] | None, typer.Option("--opt", metavar="KEY=VALUE", help="Benchmark option (repeatable).")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON summary object on stdout.")] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="After the summary, list every metric with its interval.")
+    ] = False,
     help_options: Annotated[
         bool,
         typer.Option("--help-options", help="Print the benchmark's options (type, default, allowed values) and exit."),
     ] = False,
 ) -> None:
-    """Run a benchmark (or --resume one) and print its summary; progress goes to stderr."""
+    """Run a benchmark (or --resume one) and print its summary on stdout (headline with its interval and reference
+    policies, one table of breakdowns, counts); progress goes to stderr."""
     if help_options:
         _print_options(name, as_json)
         return
+    from mindloop.bench.runner import run_benchmark
+
+    request = _request(name, agent, n, run, opt or [], data)
+    summary = run_benchmark(request, resume=resume, retry_failed=retry_failed, force_resume=force_resume)
+    if as_json:
+        print(json.dumps(summary.to_json()))
+    else:
+        _print_summary(summary, verbose)
+    _exit_for(summary)
+
+
+def _request(
+    name: str, agent: str | None, n: int | None, run: RunOptions, opt: list[str], data: Path | None
+) -> RunRequest:
+    """The run ``bench run`` asks for: its options, generation settings and the shared run options."""
     from mindloop.bench.generation import resolve_generation
     from mindloop.bench.options import parse_opt_pairs
     from mindloop.bench.registry import get_benchmark
-    from mindloop.bench.runner import RunRequest, run_benchmark
+    from mindloop.bench.runner import RunRequest
     from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
 
     generation, generation_source = resolve_generation(
         get_benchmark(name), temperature=run.temperature, max_tokens=run.max_tokens
     )
-    request = RunRequest(
+    return RunRequest(
         benchmark=name,
         agent=agent,
         model=run.model,
         n=n,
         seed=run.seed,
-        options=parse_opt_pairs(name, opt or [], None if data is None else str(data)),
+        options=parse_opt_pairs(name, opt, None if data is None else str(data)),
         concurrency=run.concurrency,
         executor=run.executor.value,
         ray_address=run.ray_address,
@@ -158,126 +187,32 @@ def bench_run(
         breaker=run.breaker,
         progress_every=run.progress_every,
     )
-    summary = run_benchmark(request, resume=resume, retry_failed=retry_failed, force_resume=force_resume)
-    if as_json:
-        print(json.dumps(summary.to_json()))
-    else:
-        _print_summary(summary)
-    _exit_for(summary)
 
 
-def _protocol_text(summary: RunSummary) -> str:
-    """`` · single-shot (format retries 0)``: the protocol that produced the table."""
-    p = summary.protocol
-    if not p:
-        return ""
-    return f" · {p['name']} (format retries {p['format_retries']})"
+def _print_summary(summary: RunSummary, verbose: bool) -> None:
+    """The run's summary on stdout (:mod:`mindloop.cli.summary`), each breakdown once."""
+    from mindloop.cli.summary import print_summary
+
+    print_summary(summary, verbose=verbose, same_as=_same_breakdowns(summary))
 
 
-def _headline_text(summary: RunSummary) -> str | None:
-    """``headline accuracy 0.8000 (chance 0.3542, oracle 1.0000)``: the headline metric with the benchmark's
-    reference policies on the same samples, or a word that it declares none yet."""
-    from mindloop.bench.headline import headline_of, reference_text
+def _same_breakdowns(summary: RunSummary) -> dict[str, str]:
+    """The run's declared breakdowns that split its samples as an earlier one does (nothing when unreadable)."""
+    import sqlite3
+
     from mindloop.bench.registry import get_benchmark
+    from mindloop.bench.store import RunStore
+    from mindloop.cli.summary import duplicate_groupings
+    from mindloop.paths import runs_path
 
-    head = headline_of(summary.benchmark, summary.metrics)
-    value = None if head is None else summary.metrics.get(head.metric)
-    if head is None or not isinstance(value, int | float):
-        return None
-    policies = [p.to_json() for p in get_benchmark(summary.benchmark).spec.references]
-    refs = reference_text(summary.references, policies, head.higher_is_better)
-    tail = f" ({refs})" if refs else " (no reference policies declared for this benchmark yet)"
-    better = "higher" if head.higher_is_better else "lower"
-    return f"headline {head.metric} {value:.4f}, {better} is better{tail}"
-
-
-def _print_summary(summary: RunSummary) -> None:
-    """The metrics table, the run's counts and where its report is, on stderr."""
-    console = err_console()
-    table = Table(
-        "metric",
-        "value",
-        "95% CI",
-        "SE",
-        title=f"{summary.benchmark} · {summary.agent}"
-        + (f" · {summary.model}" if summary.model else "")
-        + _protocol_text(summary),
-    )
-    bounds = summary.intervals.get("metrics", {})
-    for key, value in _flat(summary.metrics):
-        shown = "–" if value is None else f"{value:.4f}" if isinstance(value, float) else str(value)
-        bound = _lookup(bounds, key)
-        ci = f"[{bound['low']:.4f}, {bound['high']:.4f}]" if bound else ""
-        se = f"{bound['se']:.4f}" if bound and bound.get("se") is not None else ""
-        table.add_row(key, shown, ci, se)  # a metric with no data is None: "–", never a zero
-    table.caption = _failure_counts(summary)  # no metric without the failures beside it
-    console.print(table)
-    head = _headline_text(summary)
-    if head:
-        console.print(head, markup=False, soft_wrap=True)
-    if summary.intervals.get("metrics"):
-        iv = summary.intervals
-        console.print(
-            f"95% CI: {iv['method']}, {iv['resamples']} resamples, seed {iv['seed']}; SE: standard error of metrics "
-            "that are means of per-sample scores"
-            + (
-                f"; n too small (< {iv['too_small']['min_n']}) for an interval: {', '.join(iv['too_small']['metrics'])}"
-                if iv.get("too_small")
-                else ""
-            )
-            + (
-                f"; no interval (not declared): {', '.join(iv['undeclared']['metrics'])}"
-                if iv.get("undeclared")
-                else ""
-            ),
-            markup=False,
-            soft_wrap=True,
-        )
-    bugs = f", {summary.n_bugs} hit a bug" if summary.n_bugs else ""
-    console.print(
-        f"run {summary.run_id}: {summary.n_completed}/{summary.n} samples, {summary.n_failed} failed{bugs}, "
-        f"{summary.seconds:.2f} s; {summary.tokens['calls']} model calls ({summary.tokens['cache_hits']} cached), "
-        f"{summary.tokens['total_tokens']} tokens"
-    )
-    if summary.replies:
-        r = summary.replies
-        console.print(
-            f"agent replies: {r['parsed']} parsed, {r['rejected']} rejected by the parser, {r['no_reply']} no reply"
-            + (f", {r['unread']} read without a parser" if r["unread"] else "")
-            + f"; {r['retries']} format retries"
-            + (f"; {r['cut_at_limit']} cut at the token limit (raise --max-tokens)" if r.get("cut_at_limit") else "")
-        )
-    console.print(f"report: mindloop report {summary.run_id}")
-
-
-def _lookup(bounds: dict[str, Any], dotted: str) -> dict[str, Any] | None:
-    """The interval of the metric ``_flat`` named ``dotted`` (metric names may hold dots themselves)."""
-    if not bounds:
-        return None
-    if dotted in bounds:
-        found = bounds[dotted]
-        return found if isinstance(found, dict) and "low" in found else None
-    for key, sub in bounds.items():
-        if dotted.startswith(f"{key}.") and isinstance(sub, dict) and "low" not in sub:
-            hit = _lookup(sub, dotted[len(key) + 1 :])
-            if hit is not None:
-                return hit
-    return None
-
-
-def _failed_words(summary: RunSummary) -> str:
-    """``3 failed (2 model/transport, 1 unanswered or unparsed)``, or ``0 failed``."""
-    if not summary.n_failed:
-        return "0 failed"
-    other = summary.n_failed - summary.n_model_failures
-    return f"{summary.n_failed} failed ({summary.n_model_failures} model/transport, {other} unanswered or unparsed)"
-
-
-def _failure_counts(summary: RunSummary) -> str:
-    """The metrics table's caption: how many samples are in them and how many of those failed, and why."""
-    pending = summary.n - summary.n_completed
-    left = f"; {pending} pending" if pending else ""
-    return f"over {summary.n_completed} samples: {_failed_words(summary)} (scored as wrong){left}"
+    try:
+        bench = get_benchmark(summary.benchmark)
+        if not any(m.groupings for m in bench.spec.metrics):
+            return {}
+        with RunStore(runs_path(create=False), readonly=True) as store:
+            return duplicate_groupings(bench, store.records(summary.run_id), list(summary.metrics))
+    except (MindloopError, sqlite3.DatabaseError):  # the summary is still printed, breakdowns as they are
+        return {}
 
 
 def _exit_for(summary: RunSummary) -> None:
@@ -308,13 +243,38 @@ def _print_options(name: str, as_json: bool) -> None:
         print(format_options_help(bench), end="")
 
 
+class _Status(StrEnum):
+    finished = "finished"
+    running = "running"
+    stale = "stale"
+    stopped = "stopped"
+    unknown = "unknown"
+
+
 @runs_app.callback()
 def runs_list(
     ctx: typer.Context,
+    benchmark: Annotated[
+        str | None, typer.Option("--benchmark", metavar="NAME", help="Only runs of this benchmark (or alias).")
+    ] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model", metavar="TEXT", help="Only runs whose model contains TEXT (case-insensitive); 'none': no model."
+        ),
+    ] = None,
+    suite: Annotated[
+        str | None, typer.Option("--suite", metavar="SUITE_ID", help="Only the runs of this suite.")
+    ] = None,
+    status: Annotated[_Status | None, typer.Option("--status", help="Only runs in this state.")] = None,
+    last: Annotated[
+        int | None, typer.Option("--last", min=1, metavar="N", help="Only the N most recent of the runs selected.")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
 ) -> None:
-    """List recorded runs, oldest first, with each run's status (finished, running with live counts, stopped) and
-    headline metric (the store is opened read-only; a damaged one lists what it still holds)."""
+    """List recorded runs, oldest first, one line each: id, agent, model, status (finished, running with live
+    counts, stale, stopped), samples done, failures and the headline metric (the store is opened read-only; a
+    damaged one lists what it still holds)."""
     if ctx.invoked_subcommand is not None:
         return
     from mindloop.bench.listing import list_runs
@@ -323,39 +283,137 @@ def runs_list(
 
     path = runs_path(create=False)
     with RunStore(path, readonly=True) as store:
+        only = None if suite is None else _suite_runs(store, suite)
         lines, damage = list_runs(store)  # a damaged store: what it still holds, then the damage (exit 1)
+    lines = _select(lines, benchmark, model, only, None if status is None else status.value, last)
     if as_json:
         print(json.dumps({"runs": [line.to_dict() for line in lines]} | ({"damaged": str(damage)} if damage else {})))
         if damage is not None:
             raise damage
         return
-    table = Table()
-    widest = max((len(line.info.run_id) for line in lines), default=6)
-    table.add_column("run id", no_wrap=True, min_width=widest)  # an id is copied from here: never cut
-    for name in ("benchmark", "agent", "model", "started", "status", "done", "failed", "bugs", "headline", "seconds"):
-        table.add_column(name, overflow="fold")
+    if lines:
+        _print_runs(lines)
+    else:
+        filtered = any(x is not None for x in (benchmark, model, suite, status, last))
+        empty = "no run matches these filters" if filtered else f"no runs yet in {path}"
+        err_console().print(empty if damage is None else f"no run can be read from {path}", markup=False)
+    if damage is not None:
+        raise damage
+
+
+def _suite_runs(store: RunStore, suite_id: str) -> set[str]:
+    from mindloop.bench.suite import runs_of_suite
+
+    return set(runs_of_suite(store, suite_id))  # an unknown suite is named, with what the store holds
+
+
+def _select(
+    lines: list[RunLine],
+    benchmark: str | None,
+    model: str | None,
+    only: set[str] | None,
+    status: str | None,
+    last: int | None,
+) -> list[RunLine]:
+    """The runs the filters let through, oldest first (``last``: the most recent ``last`` of them)."""
+    if benchmark is not None:
+        names = {benchmark, _canonical(benchmark)}
+        lines = [line for line in lines if line.info.benchmark in names]
+    if model is not None:
+        want = model.lower()
+        lines = [
+            line
+            for line in lines
+            if (line.info.model is None if want == "none" else want in (line.info.model or "").lower())
+        ]
+    if only is not None:
+        lines = [line for line in lines if line.info.run_id in only]
+    if status is not None:
+        lines = [line for line in lines if line.state == status]
+    return lines[-last:] if last is not None else lines
+
+
+def _canonical(benchmark: str) -> str:
+    """The registered name of ``benchmark`` (an alias, or itself when it is not registered: old runs still list)."""
+    from mindloop.bench.registry import get_benchmark
+
+    try:
+        return get_benchmark(benchmark).name
+    except MindloopError:
+        return benchmark
+
+
+def compact_time(stamp: str, now: datetime | None = None) -> str:
+    """``11-27 08:24`` from the store's ``2026-11-27T08:24:52+00:00`` (UTC); ``2025-11-27 08:24`` for another year
+    than ``now``'s; the stamp as it is when it cannot be read.
+
+    >>> from datetime import datetime
+    >>> compact_time("2026-11-27T08:24:52+00:00", datetime(2026, 12, 1)), compact_time("x")
+    ('11-27 08:24', 'x')
+    """
+    from datetime import datetime
+
+    try:
+        when = datetime.fromisoformat(stamp)
+    except ValueError:
+        return stamp
+    year = (now or datetime.now(when.tzinfo)).year
+    return when.strftime("%m-%d %H:%M" if when.year == year else "%Y-%m-%d %H:%M")
+
+
+def _print_runs(lines: list[RunLine]) -> None:
+    """One line a run on stdout; columns left out at a narrow width are named on stderr."""
+    from rich.text import Text
+
+    from mindloop.bench.registry import get_benchmark
+    from mindloop.cli.numbers import kind_of, number
+
+    columns = [
+        Column("run id"),  # an id is copied from here: never cut, never left out
+        Column("benchmark", short="bench", drop=1),  # the id begins with it
+        Column("agent", drop=5, shrink=8),
+        Column("model", drop=6, shrink=10),
+        Column("started", drop=4),
+        Column("status", drop=7),
+        Column("done", justify="right", drop=8),
+        Column("failed", short="fail", justify="right", drop=3),
+        Column("headline"),  # never cut: the number is what the line is for
+        Column("seconds", short="s", justify="right", drop=2),
+    ]
+    rows: list[list[str | Text]] = []
     for line in lines:
         r = line.info
         known = r.samples_readable  # "?" for a damaged store's run whose samples cannot be counted
         status = line.state if line.state in ("finished", "unknown") else f"{line.state}: {line.pending} pending"
-        value = "–" if line.value is None else f"{line.value:.4g}"
-        table.add_row(
-            r.run_id,
-            r.benchmark,
-            r.agent,
-            r.model or "",
-            r.started,
-            status,
-            f"{r.n_completed if known else '?'}/{r.n}",
-            str(r.n_failed) if known else "?",
-            str(r.n_bugs) if known else "?",
-            "" if line.headline is None else f"{line.headline.metric} {value}",
-            f"{r.seconds:.2f}",
+        failed = (str(r.n_failed) + (f"+{r.n_bugs}bug" if r.n_bugs else "")) if known else "?"
+        head = ""
+        if line.headline is not None:
+            try:
+                bench = get_benchmark(r.benchmark)
+            except MindloopError:
+                bench = None
+            value = number(line.value, kind_of(bench, line.headline.metric, line.value))
+            head = f"{line.headline.metric} {value}"
+        style = "" if line.state == "finished" else "yellow"
+        rows.append(
+            [
+                r.run_id,
+                r.benchmark,
+                r.agent,
+                r.model or "–",
+                compact_time(r.started),
+                Text(status, style=style),
+                f"{r.n_completed if known else '?'}/{r.n}",
+                Text(failed, style="red" if known and (r.n_failed or r.n_bugs) else ""),
+                head,
+                f"{r.seconds:.1f}",
+            ]
         )
-    empty = f"no runs yet in {path}" if damage is None else f"no run can be read from {path}"
-    err_console().print(table if lines else empty)
-    if damage is not None:
-        raise damage
+    console = out_console()
+    table, dropped = fit_table(columns, rows, console.width)
+    console.print(table)
+    if dropped:
+        err_console().print(_left_out(dropped).removeprefix("; "), markup=False, soft_wrap=True)
 
 
 class _ExportFormat(StrEnum):

@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from mindloop.console import err_console
+from mindloop.console import err_console, out_console
 from mindloop.errors import MindloopError
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ def compare(
     if as_json:
         print(json.dumps(_finite(comparison.to_json())))
     else:
-        _print(comparison, _console())
+        _print(comparison, out_console())
 
 
 def _finite(value: Any) -> Any:
@@ -86,11 +86,6 @@ def _finite(value: Any) -> Any:
     if isinstance(value, list):
         return [_finite(v) for v in value]
     return value
-
-
-def _console() -> Console:
-    """Results on stdout, as wide as the terminal, or ``COLUMNS`` when set (rich reads it), else 80 columns."""
-    return Console(highlight=False)
 
 
 def _num(value: Any) -> str:

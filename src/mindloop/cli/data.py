@@ -2,8 +2,9 @@
 
 ``describe NAME [--seed S] [--n N] [--json]`` prints the task mix like MindPower's B.1 statistics;
 ``export NAME --out DIR [--seed S] [--n N] [--json]`` writes JSONL splits and a Hugging Face dataset card; the
-same seed and n give byte-identical files. ``--json`` prints one JSON object on stdout; human output goes to
-stderr. Unknown dataset names and bad values raise :class:`~mindloop.errors.MindloopError` subclasses.
+same seed and n give byte-identical files. ``--json`` prints one JSON object on stdout; tables go to stdout,
+``wrote`` lines to stderr. Unknown dataset names and bad values raise :class:`~mindloop.errors.MindloopError`
+subclasses.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.table import Table
 
-from mindloop.console import err_console
+from mindloop.console import err_console, out_console
 from mindloop.errors import InvalidArgumentError
 from mindloop.registry import Registry
 
@@ -91,7 +92,7 @@ def describe(
     if as_json:
         print(json.dumps(data, sort_keys=True))
         return
-    console = err_console()
+    console = out_console()
     console.print(
         f"{name}: {stats.n} scenarios (seed {seed}), train {stats.splits['train']} / test {stats.splits['test']}; "
         f"{stats.layouts} layouts, {stats.characters} characters"

@@ -140,9 +140,9 @@ class RunOptions:
             "--progress-every",
             min=0.0,
             metavar="SECONDS",
-            help="When stderr is not a terminal, a progress line every this many seconds (0: none).",
+            help="When stderr is not a terminal, a progress line (done, rate, ETA) every this many seconds (0: none).",
         ),
-    ] = 30.0
+    ] = 10.0
 
     def model_options(self) -> ModelOptions:
         """How to reach and wrap the model (``--model-opt`` read for its backend; a bad pair is a clear error)."""

@@ -12,10 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 
 from mindloop.cli.run_options import RunOptions, with_run_options
-from mindloop.console import emit, err_console
+from mindloop.console import Column, emit, err_console, fit_table, out_console
 from mindloop.errors import MindloopError
 
 if TYPE_CHECKING:
@@ -125,45 +124,63 @@ def _exit_for(result: SuiteResult) -> None:
 
 
 def _print_result(result: SuiteResult) -> None:
-    """One row per run (samples, failures, the headline metric, seconds, calls, tokens) and the totals, on stderr."""
+    """One row per run (samples, failures, the headline metric, seconds, calls, tokens) and the totals, on stdout."""
     from mindloop.bench.headline import headline_of, headline_value
+    from mindloop.bench.registry import get_benchmark
     from mindloop.bench.suite import token_sum
+    from mindloop.cli.numbers import kind_of, number
 
-    table = Table(
-        "benchmark",
-        "run",
-        "agent",
-        "samples",
-        "failed",
-        "headline",
-        "seconds",
-        "calls",
-        "tokens",
-        title=f"suite {result.suite_id} · {result.model or 'symbolic agents'} · {result.preset}",
-    )
+    columns = [
+        Column("benchmark"),
+        Column("run", drop=3),
+        Column("agent", drop=4, shrink=8),
+        Column("samples", short="n", justify="right", drop=6),
+        Column("failed", short="fail", justify="right", drop=5),
+        Column("headline"),
+        Column("seconds", short="s", justify="right", drop=2),
+        Column("calls", justify="right", drop=1),
+        Column("tokens", justify="right", drop=0),
+    ]
+    rows = []
     for s in result.summaries:
         head = headline_of(s.benchmark, s.metrics)
         value = headline_value(head, s.metrics)
-        shown = "–" if value is None else f"{value:.3f}"  # no value: "–", never 0
-        table.add_row(
-            s.benchmark,
-            s.run_id,
-            s.agent,
-            f"{s.n_completed}/{s.n}",
-            str(s.n_failed) + (f" +{s.n_bugs} bug" if s.n_bugs else ""),
-            f"{head.metric} {shown}" if head else "–",
-            f"{s.seconds:.2f}",
-            str(s.tokens.get("calls", 0)),
-            f"{s.tokens.get('total_tokens', 0):,}",
+        try:
+            bench = get_benchmark(s.benchmark)
+        except MindloopError:
+            bench = None
+        shown = "–" if head is None else f"{head.metric} {number(value, kind_of(bench, head.metric, value))}"
+        rows.append(
+            [
+                s.benchmark,
+                s.run_id,
+                s.agent,
+                f"{s.n_completed}/{s.n}",
+                str(s.n_failed) + (f" +{s.n_bugs} bug" if s.n_bugs else ""),
+                shown,
+                f"{s.seconds:.1f}",
+                str(s.tokens.get("calls", 0)),
+                str(s.tokens.get("total_tokens", 0)),
+            ]
         )
     tokens = token_sum([s.tokens for s in result.summaries])
-    table.caption = (
-        f"{len(result.summaries)}/{len(result.benchmarks)} benchmarks, {result.seconds:.1f} s wall clock, "
-        f"{tokens['calls']} model calls ({tokens['cache_hits']} cached), {tokens['total_tokens']:,} tokens"
+    console = out_console()
+    table, dropped = fit_table(
+        columns,
+        rows,
+        console.width,
+        title=f"suite {result.suite_id} · {result.model or 'symbolic agents'} · {result.preset}",
     )
-    console = err_console()
     console.print(table)
-    console.print(f"report: mindloop suite report {result.suite_id}")
+    console.print(
+        f"{len(result.summaries)}/{len(result.benchmarks)} benchmarks, {result.seconds:.1f} s wall clock, "
+        f"{tokens['calls']} model calls ({tokens['cache_hits']} cached), {tokens['total_tokens']} tokens",
+        markup=False,
+        soft_wrap=True,
+    )
+    if dropped:
+        console.print(f"not shown at this width: {', '.join(dropped)} (--json has every field)", markup=False)
+    console.print(f"report: mindloop suite report {result.suite_id}", markup=False)
 
 
 @suite_app.command("list")
@@ -192,18 +209,35 @@ def suite_list(
     if as_json:
         print(json.dumps({"suites": rows}))
         return
-    table = Table("suite id", "model", "preset", "started", "runs", "finished", "seconds")
-    for row in rows:
-        table.add_row(
+    from mindloop.cli.bench import compact_time
+
+    columns = [
+        Column("suite id"),
+        Column("model", shrink=12, drop=5),
+        Column("preset", drop=3),
+        Column("started", drop=4),
+        Column("runs", justify="right", drop=6),
+        Column("finished", drop=2),
+        Column("seconds", short="s", justify="right", drop=1),
+    ]
+    lines = [
+        [
             row["suite_id"],
             row["model"] or "(symbolic)",
             row["preset"],
-            row["started"],
+            compact_time(row["started"]),
             f"{len(row['runs'])}/{len(row['benchmarks'])}",
-            row["finished"] or "no",
+            "no" if not row["finished"] else compact_time(row["finished"]),
             f"{row['seconds']:.1f}",
-        )
-    err_console().print(table if rows else "no suites yet")
+        ]
+        for row in rows
+    ]
+    console = out_console()
+    table, _ = fit_table(columns, lines, console.width)
+    if rows:
+        console.print(table)
+    else:
+        err_console().print("no suites yet")
 
 
 @suite_app.command("report")

@@ -12,7 +12,7 @@ to the model ``ctx.format_retries`` times (``--format-retries``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from pydantic import Field
@@ -27,9 +27,11 @@ from mindloop.bench.declaration import (
     Metric,
     PaperTable,
     PresetEntry,
+    ReferencePolicy,
     Row,
     Suite,
 )
+from mindloop.bench.references import agent_policy
 from mindloop.bench.timeline import EpisodeTimeline, TimelineStep, joined
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.cobel.episode import AGENT_KINDS, MODEL_KINDS, arun_episode, episode_from_dict, parse_team
@@ -259,6 +261,17 @@ _GENERATION = Generation(
 """The paper's sampling settings; a run uses them unless --temperature / --max-tokens are given."""
 
 
+def _no_communication(bench: Callable[[], _TransportBenchmark]) -> ReferencePolicy:
+    """CoBel's trivial policy: a team that never talks (``--agent heuristic``), on ``bench``'s headline."""
+    return agent_policy(
+        "no communication",
+        "a team of heuristic agents: each plans from its own beliefs and never sends a message (the same team as "
+        "--agent heuristic)",
+        bench,
+        "heuristic",
+    )
+
+
 def _episode_metrics(steps_missing: Literal["zero"] | float, *extra: Metric) -> tuple[Metric, ...]:
     """The per-episode means both worlds report (failures count: an episode that never ran has ``steps_missing``
     steps, no tokens, no messages), then ``extra``."""
@@ -296,6 +309,7 @@ class CwahBenchmark(_TransportBenchmark):
         resampled=_RESAMPLED,
         aliases=("cobel-cwah",),
         team_option="n_agents",
+        references=(_no_communication(lambda: CwahBenchmark()),),
         generation=_GENERATION,
         suite=Suite(
             order=70,
@@ -358,6 +372,7 @@ class TdwMatBenchmark(_TransportBenchmark):
         resampled=_RESAMPLED,
         aliases=("cobel-tdw-mat",),
         team_option="n_agents",
+        references=(_no_communication(lambda: TdwMatBenchmark()),),
         generation=_GENERATION,
         suite=Suite(
             order=80,

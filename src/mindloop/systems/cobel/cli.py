@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from mindloop.console import err_console
+from mindloop.console import out_console
 
 __all__ = ["cobel_app"]
 
@@ -60,7 +60,7 @@ def play(
     if as_json:
         print(json.dumps({**result.to_dict(), **({"beliefs": sbl} if beliefs else {})}))
         return
-    console = err_console()
+    console = out_console()
     done = "finished" if result.finished else "budget spent"
     console.print(
         f"{world.value} episode {episode_index} ({result.task}), team {','.join(result.team)}: {result.steps} steps, "

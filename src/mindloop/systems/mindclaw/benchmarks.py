@@ -31,7 +31,18 @@ from pydantic import Field
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.declaration import BenchmarkSpec, Column, Headline, Metric, PaperTable, PresetEntry, Row, Suite
+from mindloop.bench.declaration import (
+    BenchmarkSpec,
+    Column,
+    Headline,
+    Metric,
+    PaperTable,
+    PresetEntry,
+    Row,
+    Suite,
+    oracle_policy,
+)
+from mindloop.bench.references import agent_policy
 from mindloop.bench.timeline import EpisodeTimeline, TimelineStep, joined, names_in
 from mindloop.errors import InvalidArgumentError
 from mindloop.models.base import RecordingModel
@@ -183,6 +194,24 @@ class ClawBenchmark:
     options_model = ClawOptions
     spec = BenchmarkSpec(
         headline=Headline("pia"),  # PIA: intervening only when needed, at the right step
+        references=(
+            agent_policy(
+                "never intervene",
+                "the never agent: noop at every decision (PIA over the episodes that need help: 0 by construction)",
+                lambda: ClawBenchmark(),
+                "never",
+                none_reason="no episode that needs help among the samples",
+            ),
+            agent_policy(
+                "first window",
+                "the first agent: intervenes at the first window on the first person and object it sees, warranted "
+                "or not",
+                lambda: ClawBenchmark(),
+                "first",
+                none_reason="no episode that needs help among the samples",
+            ),
+            oracle_policy(),
+        ),
         metrics=_METRICS,
         resampled=_RESAMPLED,
         aliases=("mindclaw",),

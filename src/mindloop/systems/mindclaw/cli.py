@@ -21,7 +21,7 @@ from typing import Annotated, Any
 
 import typer
 
-from mindloop.console import err_console
+from mindloop.console import err_console, out_console
 from mindloop.errors import InvalidArgumentError, ParseError
 
 __all__ = ["describe_step", "mindclaw_app"]
@@ -83,7 +83,7 @@ def play(
     from mindloop.systems.mindclaw.sources.human import HELP, TerminalSource
     from mindloop.worlds.household.scenarios import generate_scenario
 
-    console = err_console()
+    console = out_console()  # the episode as it is played is the result (typed lines come from stdin)
     scenario = generate_scenario(subtype, seed, index)
     typed = None
     if lines is not None:
@@ -139,7 +139,7 @@ def replay(
 
     source = _source(path)
     engine = _engine(agent, skills)
-    console = err_console()
+    console = out_console()
 
     def show(step: Any) -> None:
         if not as_json:
@@ -278,7 +278,7 @@ def skills_validate(
     table = Table("id", "operation", "kind", "support", "precision")
     for r in rows:
         table.add_row(str(r["id"]), str(r["op"]), str(r["kind"]), str(r["support"]), f"{r['precision']:.4f}")
-    err_console().print(table)
+    out_console().print(table)
 
 
 @mindclaw_app.command("table")

@@ -10,6 +10,7 @@ searching, the one helpful action — executed in the simulator — and its effe
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,9 +52,10 @@ def run_demo(console: Console | None = None, *, record: bool = True) -> dict[str
     from mindloop.systems.mindclaw import HouseholdSource, build_engine, default_skills
     from mindloop.worlds.household.scenarios import generate_scenario
 
-    if console is None:
-        probe = Console()
-        console = Console(width=min(160, max(100, probe.width)), highlight=False)
+    if console is None:  # the timeline's columns need 100; COLUMNS or the terminal, up to 160
+        from mindloop.console import output_width
+
+        console = Console(width=min(160, max(100, output_width(sys.stdout))), highlight=False)
     scenario = generate_scenario(*DEMO_SCENARIO)
     source = HouseholdSource(scenario)
     engine = build_engine("symbolic", skills=default_skills())

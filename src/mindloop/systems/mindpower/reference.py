@@ -7,7 +7,9 @@
   (the train split) and every single action in them, that scores the highest mean SR there
   (:func:`best_constant`; ties broken by AC, then by the sequence's text).
 
-A constant policy's scores come from :func:`score_constant`. The search scores thousands of candidates against
+A constant policy's scores come from :func:`score_constant`; :func:`reference_policies` declares all of them (and the
+oracle, the symbolic engine) for the ``mindpower`` benchmark, valued on a run's own samples on the headline's scale
+(SR, 0-100; no encoder is needed). The search scores thousands of candidates against
 hundreds of gold plans, so it uses :func:`fast_action_scores`, the same ROUGE-1/2/L F-measures and AC as
 :func:`~mindloop.systems.mindpower.actions.action_scores` computed directly on token lists (the tests check the two
 agree); :func:`score_constant` itself uses the library's.
@@ -20,14 +22,18 @@ agree); :func:`score_constant` itself uses the library's.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from mindloop.bench.declaration import ReferencePolicy
+from mindloop.bench.records import Sample
 from mindloop.systems.mindpower.actions import action_scores
 from mindloop.systems.mindpower.calls import normalize_calls
 from mindloop.systems.mindpower.prompts import PROMPTS
+from mindloop.worlds.household.scenarios import mindpower_sim
 
 __all__ = [
     "WAIT",
@@ -35,7 +41,9 @@ __all__ = [
     "PromptExample",
     "best_constant",
     "fast_action_scores",
+    "fitted_constant",
     "prompt_examples",
+    "reference_policies",
     "score_constant",
 ]
 
@@ -132,9 +140,14 @@ def best_constant(golds: Sequence[Sequence[str]]) -> ConstantScore:
     best: tuple[float, float, tuple[str, ...]] | None = None
     weights = Counter(plans)
     total = sum(weights.values())
+    sharing: dict[str, set[tuple[str, ...]]] = {}  # a plan with no token of the candidate scores 0 on both
+    for plan in weights:
+        for token in plan:
+            sharing.setdefault(token, set()).add(plan)
     for cand in candidates:
         sr = ac = 0.0
-        for plan, w in weights.items():
+        for plan in sorted(set().union(*(sharing.get(t, set()) for t in cand))):
+            w = weights[plan]
             s, a = fast_action_scores(cand, plan)
             sr += w * s
             ac += w * a
@@ -144,3 +157,73 @@ def best_constant(golds: Sequence[Sequence[str]]) -> ConstantScore:
     if best is None:
         return ConstantScore((), 0.0, 0.0, 0)
     return score_constant(best[2], plans)
+
+
+def _gold_of(sample: Sample) -> tuple[str, ...]:
+    """A ``mindpower`` sample's gold action sequence (from the scenario record it carries)."""
+    return tuple(sample.input["scenario"]["gold"]["actions"])
+
+
+def _sr_of(actions: Callable[[Sequence[Sample]], Sequence[str] | None]) -> Callable[[Sequence[Sample]], float | None]:
+    """The mean SR (0-100) of answering ``actions(samples)`` to every sample (``None`` without samples)."""
+
+    def value(samples: Sequence[Sample]) -> float | None:
+        pred = actions(samples) if samples else None
+        if not samples or pred is None:
+            return None
+        return round(100 * score_constant(pred, [_gold_of(s) for s in samples]).sr, 4)
+
+    return value
+
+
+@functools.lru_cache(maxsize=8)
+def fitted_constant(seed: int, n: int, controls: str) -> tuple[str, ...]:
+    """The best constant sequence fitted on the ``mindpower-sim`` train split of ``(seed, n)`` with the run's
+    ``controls`` choice (cached: the search scores every candidate against every train plan)."""
+    scenarios = mindpower_sim("train", seed=seed, n=n)
+    train = [list(s.gold.actions) for s in scenarios if controls == "include" or s.control == (controls == "only")]
+    return best_constant(train).actions
+
+
+def _always(actions: tuple[str, ...]) -> Callable[[Sequence[Sample]], Sequence[str]]:
+    """A policy that answers ``actions`` whatever the samples."""
+    return lambda _samples: actions
+
+
+def _fitted(samples: Sequence[Sample]) -> tuple[str, ...]:
+    settings = samples[0].input.get("settings", {})
+    return fitted_constant(
+        int(settings.get("seed", 0)), int(settings.get("dataset_n", 590)), str(settings.get("controls", "exclude"))
+    )
+
+
+def reference_policies() -> tuple[ReferencePolicy, ...]:
+    """MindPower's reference policies, each valued as the SR (0-100, the headline) it gets on a run's samples:
+    ``wait()``, each prompt example's ``<Action>`` line copied, the best constant sequence (fitted on the
+    ``mindpower-sim`` train split of the run's seed and size, with its ``controls`` choice) and the oracle (the
+    symbolic engine, whose plan is the gold: SR 100)."""
+    examples = [
+        ReferencePolicy(
+            f"{name} copied",
+            f"the <Action> line of the prompt's {name.replace('_', ' ')} ({', '.join(ex.actions)}) on every scenario",
+            _sr_of(_always(ex.actions)),
+        )
+        for name, ex in prompt_examples()
+    ]
+    return (
+        ReferencePolicy("wait()", "<Action> wait() on every scenario (no intervention)", _sr_of(_always(WAIT))),
+        *examples,
+        ReferencePolicy(
+            "best constant",
+            "the one action sequence, among every train-split gold sequence and every single action in them, with "
+            "the highest mean SR on the mindpower-sim train split (same seed, size and controls), on every scenario",
+            _sr_of(_fitted),
+            kind="constant",
+        ),
+        ReferencePolicy(
+            "oracle",
+            "the symbolic engine: the gold hierarchy from the robot's belief store (its plan is the gold plan)",
+            lambda samples: 100.0 if samples else None,
+            kind="oracle",
+        ),
+    )

@@ -24,8 +24,9 @@ model judge instead). Settings travel inside each sample, so worker processes sc
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Mapping, Sequence
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import Field
@@ -40,9 +41,12 @@ from mindloop.bench.declaration import (
     Metric,
     PaperTable,
     PresetEntry,
+    ReferenceKind,
+    ReferencePolicy,
     Row,
     Suite,
 )
+from mindloop.bench.references import outcome_policy, policy_headline, policy_records
 from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError, ParseError
 from mindloop.metrics.embeddings import encoder_available
 from mindloop.metrics.stats import mean
@@ -67,6 +71,8 @@ from mindloop.systems.omnitom.records import (
     CATEGORY_ABBREVIATIONS,
     DIMENSION_SHORT_NAMES,
     DIMENSIONS,
+    LABEL_SETS,
+    WORLD_ACTOR,
     BeliefLabels,
     BeliefRecord,
     StoryRecord,
@@ -274,6 +280,54 @@ def _symbolic(record: StoryRecord) -> StoryRecord:
     return annotate_text(record.story, story_id=record.story_id)
 
 
+def _sentences(story: str) -> list[str]:
+    """The story's sentences (split after ``.``, ``!`` or ``?``)."""
+    return [t for t in (part.strip() for part in re.split(r"(?<=[.!?])\s+", story)) if t]
+
+
+def _exact_aligned(sample: Sample) -> Sample:
+    """The sample scored by the exact aligner (a reference policy loads no encoder and calls no judge)."""
+    settings = {**sample.input.get("settings", {}), "aligner": "exact", "judge": None}
+    return Sample(sample.id, {**sample.input, "settings": settings}, sample.group)
+
+
+def _stage1_policy(
+    name: str,
+    description: str,
+    predict: Callable[[StoryRecord], list[BeliefRecord]],
+    kind: ReferenceKind = "trivial",
+) -> ReferencePolicy:
+    """A Stage 1 reference policy: ``predict`` gives the beliefs it extracts from a gold record."""
+
+    async def answer(bench: Any, sample: Sample) -> Outcome:
+        exact = _exact_aligned(sample)
+        gold = _record(exact)
+        out: Outcome = await bench._score(exact, gold, predict(gold), {}, None)
+        return out
+
+    return outcome_policy(name, description, lambda: OmniToMStage1Benchmark(), answer, kind=kind)
+
+
+def _stage2_constant(samples: Sequence[Sample]) -> float | None:
+    """Stage 2's headline when every belief gets each dimension's most frequent gold label among ``samples``."""
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    golds = [_record(s) for s in samples]
+    for gold in golds:
+        for b in gold.beliefs:
+            for d in DIMENSIONS:
+                if (label := getattr(b.labels, d)) is not None:
+                    counts[d][label] += 1
+    if not golds:
+        return None
+    constant = BeliefLabels(**{d: c.most_common(1)[0][0] for d, c in counts.items()})
+    bench = OmniToMStage2Benchmark()
+    records = policy_records(
+        samples,
+        lambda s: OmniToMStage2Benchmark._score(_record(s), [constant] * len(_record(s).beliefs), {}),
+    )
+    return policy_headline(bench, records)
+
+
 class _OmniToMBase:
     name: str
     spec: BenchmarkSpec
@@ -335,6 +389,22 @@ class OmniToMStage1Benchmark(_OmniToMBase):
     options_model = OmniToMStage1Options
     spec = BenchmarkSpec(
         headline=Headline("f1"),  # Stage 1 belief-record F1
+        references=(
+            _stage1_policy(
+                "no beliefs", "extracts no belief from any story (scored by the exact aligner)", lambda gold: []
+            ),
+            _stage1_policy(
+                "every sentence",
+                "extracts every sentence of the story as a narrated fact (actor 'world'), scored by the exact aligner",
+                lambda gold: [BeliefRecord(actor=WORLD_ACTOR, belief=t) for t in _sentences(gold.story)],
+            ),
+            _stage1_policy(
+                "oracle",
+                "extracts exactly the gold beliefs (scored by the exact aligner)",
+                lambda gold: list(gold.beliefs),
+                kind="oracle",
+            ),
+        ),
         metrics=_STAGE1_METRICS,
         resampled=("by_order", "f1_release_rule"),  # F1 per order bucket over the stories that have it; the rule's
         suite=Suite(order=50, presets={"quick": PresetEntry(5, "5 stories; one long belief-table reply each")}),
@@ -498,6 +568,34 @@ class OmniToMStage2Benchmark(_OmniToMBase):
     options_model = OmniToMOptions
     spec = BenchmarkSpec(
         headline=Headline("overall"),  # Stage 2 accuracy over the seven dimensions
+        references=(
+            ReferencePolicy(
+                "chance",
+                "a uniform guess among each dimension's labels (exact expectation: the mean over the seven "
+                "dimensions of one over the label set's size)",
+                lambda samples: mean([1.0 / len(LABEL_SETS[d]) for d in DIMENSIONS]) if samples else None,
+                kind="chance",
+                none_reason="no samples",
+            ),
+            ReferencePolicy(
+                "best constant",
+                "labels every belief with each dimension's most frequent gold label, fitted on the evaluated "
+                "stories (the generated golds have no train split: optimistic)",
+                lambda samples: _stage2_constant(samples),
+                kind="constant",
+                optimistic=True,
+                none_reason="no samples",
+            ),
+            outcome_policy(
+                "oracle",
+                "labels every belief with its gold labels",
+                lambda: OmniToMStage2Benchmark(),
+                lambda bench, sample: OmniToMStage2Benchmark._score(
+                    _record(sample), [b.labels for b in _record(sample).beliefs], {}
+                ),
+                kind="oracle",
+            ),
+        ),
         metrics=_STAGE2_METRICS,
         resampled=("by_order",),  # accuracy per order bucket over the stories that have it
         suite=Suite(order=60, presets={"quick": PresetEntry(5, "5 stories; one labelling reply each")}),

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from mindloop.console import err_console
+from mindloop.console import err_console, out_console
 from mindloop.errors import InvalidArgumentError, ParseError
 
 if TYPE_CHECKING:
@@ -144,7 +144,7 @@ def _show_score(result: OmniToMScore, model_name: str) -> None:
     def num(value: float | None, fmt: str = ".4f") -> str:  # no data (None) prints as N/A, never as 0
         return "N/A" if value is None else format(value, fmt)
 
-    console = err_console()
+    console = out_console()
     s1 = result.stage1
     p1 = s1.overall.to_json()
     scorer = s1.aligner if s1.aligner.startswith("judge:") else f"{s1.aligner}, offline stand-in for the judge"
@@ -253,7 +253,7 @@ def describe_tombench(
     for name, c in counts.items():
         table.add_row(name, str(c["stories"]), str(c["questions"]))
     table.add_row("total", str(total["stories"]), str(total["questions"]))
-    err_console().print(table)
+    out_console().print(table)
 
 
 @omnitom_app.command("import")
@@ -293,7 +293,7 @@ def import_run(
         ]
         print(json.dumps({"runs": items}))
         return
-    console = err_console()
+    console = out_console()
     for r in runs:
         m = summaries[r.run_id]
         key = "f1" if r.benchmark == "omnitom-stage1" else "overall"

@@ -55,6 +55,7 @@ from mindloop.systems.tom.mcq import (
     model_summary,
     not_covered,
     release_metrics,
+    release_references,
     symbolic_outcome,
 )
 
@@ -329,6 +330,7 @@ class BigToMBenchmark:
     # the headline: accuracy over the answered questions; the paper's per-type figures beside it
     spec = BenchmarkSpec(
         headline=Headline("accuracy"),
+        references=release_references(),
         metrics=release_metrics(*_GROUPINGS),
         resampled=RELEASE_RESAMPLED,
         suite=RELEASE_SUITE,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from mindloop.console import emit, err_console
+from mindloop.console import emit, err_console, out_console
 
 if TYPE_CHECKING:
     from mindloop.systems.tom.evaluate import TypeScore
@@ -56,7 +56,7 @@ def tom_eval(
     if as_json:
         print(json.dumps(report.to_json()))
         return
-    console = err_console()
+    console = out_console()
     console.print(f"{path} ({report.format}): {report.n} questions answered in {report.seconds:.3f} s")
     if report.audit is not None:
         console.print(

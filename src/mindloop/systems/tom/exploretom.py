@@ -53,6 +53,7 @@ from mindloop.systems.tom.mcq import (
     model_summary,
     not_covered,
     release_metrics,
+    release_references,
     symbolic_outcome,
 )
 
@@ -203,6 +204,7 @@ class ExploreToMBenchmark:
     options_model = ExploreToMOptions
     spec = BenchmarkSpec(
         headline=Headline("accuracy"),
+        references=release_references(),
         metrics=release_metrics(*_GROUPINGS),
         resampled=RELEASE_RESAMPLED,
         suite=RELEASE_SUITE,

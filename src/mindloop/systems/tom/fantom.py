@@ -41,7 +41,7 @@ import json
 import random
 import re
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -50,7 +50,8 @@ from pydantic import Field
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.declaration import BenchmarkSpec, Headline, Metric
+from mindloop.bench.declaration import BenchmarkSpec, Headline, Metric, ReferencePolicy
+from mindloop.bench.references import policy_headline, policy_records
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.metrics.stats import mean
 from mindloop.models.base import message
@@ -558,6 +559,32 @@ class FanToMBenchmark:
     options_model = FanToMOptions
     spec = BenchmarkSpec(
         headline=Headline("inaccessible_all_star"),
+        references=(
+            ReferencePolicy(
+                "chance",
+                "a uniform guess: not declared, since the headline needs every question of a set right, free-form "
+                "and list answers included, which no guess among choices gives",
+                lambda samples: None,
+                kind="chance",
+                none_reason="the headline counts free-form and list answers, which have no choices to guess among",
+            ),
+            ReferencePolicy(
+                "best constant",
+                "replies to every question of a kind with that kind's most frequent gold answer, read by the "
+                "release's rules; fitted on the evaluated items (FanToM ships no train split: optimistic)",
+                lambda samples: _constant_value(samples),
+                kind="constant",
+                optimistic=True,
+                none_reason="no inaccessible-scenario questions among the samples",
+            ),
+            ReferencePolicy(
+                "oracle",
+                "answers every question right",
+                lambda samples: _oracle_value(samples),
+                kind="oracle",
+                none_reason="no inaccessible-scenario questions among the samples",
+            ),
+        ),
         metrics=_METRICS,
         # F1 over pooled counts and the free-form belief accuracy per order: the bootstrap of the summary
         resampled=(
@@ -654,6 +681,39 @@ def _coverage_by_kind(records: Sequence[SampleRecord]) -> dict[str, dict[str, An
             answered = [r.scores.get("correct", 0.0) for r in _counted(mine)]
             out[kind] = {"n": len(mine), "covered": len(answered), "accuracy": mean(answered) if answered else None}
     return out
+
+
+def _reply_text(gold: Any) -> str:
+    """A gold answer as a reply would say it (a list as its names joined)."""
+    return ", ".join(str(g) for g in gold) if isinstance(gold, list) else str(gold)
+
+
+def _policy_value(samples: Sequence[Sample], reply: Callable[[Sample], str]) -> float | None:
+    def answer(sample: Sample) -> Outcome:
+        inp = sample.input
+        correct, extra = _score(inp["kind"], inp["gold"], inp["wrong"], reply(sample))
+        return Outcome(extra, {"correct": correct})
+
+    return policy_headline(FanToMBenchmark(), policy_records(samples, answer))
+
+
+def _constant_value(samples: Sequence[Sample]) -> float | None:
+    """The headline of replying to each kind with its most frequent gold answer among ``samples``."""
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    for s in samples:
+        counts[s.input["kind"]][_reply_text(s.input["gold"])] += 1
+    best = {kind: c.most_common(1)[0][0] for kind, c in counts.items()}
+    return _policy_value(samples, lambda s: best[s.input["kind"]])
+
+
+def _oracle_value(samples: Sequence[Sample]) -> float | None:
+    """The headline of answering every question right (every score 1)."""
+
+    def answer(sample: Sample) -> Outcome:
+        expected = {"yes": 1, "no": 0, "no:long": 0}.get(str(sample.input["gold"]), -2)
+        return Outcome({"binary": expected}, {"correct": 1.0})
+
+    return policy_headline(FanToMBenchmark(), policy_records(samples, answer))
 
 
 def _all(records: Sequence[SampleRecord]) -> float | None:

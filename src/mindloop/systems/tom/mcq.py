@@ -17,7 +17,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from mindloop.bench.api import AgentContext, Outcome, SampleRecord
-from mindloop.bench.declaration import Grouping, Metric, Suite
+from mindloop.bench.declaration import Grouping, Metric, ReferencePolicy, Suite, oracle_policy
+from mindloop.bench.records import Sample
+from mindloop.bench.references import best_constant_policy
 from mindloop.bench.scoring import group_rows
 from mindloop.errors import ParseError
 from mindloop.metrics.stats import mean
@@ -38,6 +40,7 @@ __all__ = [
     "model_summary",
     "not_covered",
     "release_metrics",
+    "release_references",
     "symbolic_outcome",
 ]
 
@@ -138,6 +141,28 @@ def chance(records: Sequence[SampleRecord]) -> float | None:
     if not values or any(v is None for v in values):
         return None
     return sum(v for v in values if v is not None) / len(values)
+
+
+def _chance_of(samples: Sequence[Sample]) -> float | None:
+    values = [1.0 / len(c) if isinstance(c := s.input.get("choices"), list) and c else None for s in samples]
+    if not values or any(v is None for v in values):
+        return None
+    return sum(v for v in values if v is not None) / len(values)
+
+
+def release_references() -> tuple[ReferencePolicy, ...]:
+    """A released set's reference policies on its ``accuracy`` headline: chance (exact; ``None`` when some question
+    has an open answer, as the summary's ``chance``), the best constant answer per question type (the releases
+    ship no train split mindloop reads: fitted on the evaluated items, optimistic) and the oracle."""
+    chance_ref = ReferencePolicy(
+        "chance",
+        "a uniform guess among each question's choices (exact expectation)",
+        _chance_of,
+        kind="chance",
+        none_reason="some question has an open answer, which a guess among choices cannot give",
+        summary_key="chance",
+    )
+    return chance_ref, best_constant_policy(), oracle_policy()
 
 
 def release_metrics(*groupings: Grouping) -> tuple[Metric, ...]:

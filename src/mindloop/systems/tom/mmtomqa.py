@@ -37,6 +37,7 @@ from mindloop.systems.tom.mcq import (
     chance_by,
     model_summary,
     release_metrics,
+    release_references,
 )
 
 __all__ = [
@@ -203,6 +204,7 @@ class MMToMQABenchmark:
     # the headline: accuracy over the answered questions; the paper's per-type figures beside it
     spec = BenchmarkSpec(
         headline=Headline("accuracy"),
+        references=release_references(),
         metrics=release_metrics(*_GROUPINGS),
         resampled=RELEASE_RESAMPLED,
         suite=RELEASE_SUITE,

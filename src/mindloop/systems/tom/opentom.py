@@ -55,6 +55,7 @@ from mindloop.systems.tom.mcq import (
     model_summary,
     not_covered,
     release_metrics,
+    release_references,
     symbolic_outcome,
 )
 
@@ -664,6 +665,7 @@ class OpenToMBenchmark:
     # the headline: accuracy over the answered questions; the paper's per-type figures beside it
     spec = BenchmarkSpec(
         headline=Headline("accuracy"),
+        references=release_references(),
         metrics=release_metrics(*_GROUPINGS),
         resampled=(*RELEASE_RESAMPLED, "by_type", "by_genre"),  # each row's macro-F1 (pooled counts)
         suite=RELEASE_SUITE,

@@ -37,6 +37,7 @@ from mindloop.systems.tom.mcq import (
     chance_by,
     model_summary,
     release_metrics,
+    release_references,
 )
 
 __all__ = [
@@ -171,6 +172,7 @@ class SimpleToMBenchmark:
     options_model = SimpleToMOptions
     spec = BenchmarkSpec(
         headline=Headline("accuracy"),
+        references=release_references(),
         metrics=release_metrics(*_GROUPINGS),
         resampled=RELEASE_RESAMPLED,
         suite=RELEASE_SUITE,

@@ -31,7 +31,18 @@ from pydantic import Field, field_validator, model_validator
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentRunner, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.declaration import BenchmarkSpec, Column, Headline, Metric, PaperTable, PresetEntry, Row, Suite
+from mindloop.bench.declaration import (
+    BenchmarkSpec,
+    Column,
+    Headline,
+    Metric,
+    PaperTable,
+    PresetEntry,
+    ReferencePolicy,
+    Row,
+    Suite,
+)
+from mindloop.bench.references import outcome_policy
 from mindloop.bench.timeline import EpisodeTimeline, TimelineStep
 from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError
 from mindloop.metrics.stats import mean
@@ -829,6 +840,47 @@ MAP_TABLE = PaperTable(
 """The cognitive-map probes and the false-belief phase."""
 
 
+def _answer_from(world_of: Callable[[_TosBenchmark, Scene, Mapping[str, Any]], Any]) -> Callable[..., Outcome]:
+    """A reference policy's answer: every question answered from the world ``world_of`` gives, scored as the
+    agents' answers are (the task scores and their mean ``avg``; no exploration is scored)."""
+
+    def answer(bench: _TosBenchmark, sample: Sample) -> Outcome:
+        inp = sample.input
+        scene = scene_from_dict(inp["scene"])
+        world = world_of(bench, scene, inp)
+        answers = []
+        for q in (TaskQuestion.from_dict(d) for d in inp["questions"]):
+            text = answer_text(q.task, answer_spec(q.task, q.spec, world))
+            answers.append({"task": q.task, "answer": text, "score": score_answer(q.task, text, q.answer)})
+        return Outcome({"answers": answers}, bench._task_scores(answers))
+
+    return answer
+
+
+def _unexplored_world(bench: _TosBenchmark, scene: Scene, inp: Mapping[str, Any]) -> Any:
+    """What an agent knows before its first step: the belief of the starting view, unexplored."""
+    return new_belief(bench._env(scene, inp, scripted=True)).world()
+
+
+def _references(bench: Callable[[], _TosBenchmark]) -> tuple[ReferencePolicy, ...]:
+    """ToS's reference policies on the task-score mean: answering without exploring, and the oracle."""
+    return (
+        outcome_policy(
+            "no exploration",
+            "answers every question from what the starting view shows, without exploring",
+            bench,
+            _answer_from(_unexplored_world),
+        ),
+        outcome_policy(
+            "oracle",
+            "answers every question from the true scene (the symbolic engine's answer, full knowledge)",
+            bench,
+            _answer_from(lambda b, scene, inp: world_from_scene(scene)),
+            kind="oracle",
+        ),
+    )
+
+
 class TosActiveBenchmark(_TosBenchmark):
     """Active exploration within 20 steps, the false-belief phase, then the nine downstream tasks."""
 
@@ -837,6 +889,7 @@ class TosActiveBenchmark(_TosBenchmark):
     active = True
     spec = BenchmarkSpec(
         headline=Headline("avg"),  # the mean of the task scores
+        references=_references(lambda: TosActiveBenchmark()),
         metrics=_METRICS,
         resampled=("by_rooms",),
         suite=Suite(
@@ -856,6 +909,7 @@ class TosPassiveBenchmark(_TosBenchmark):
     active = False
     spec = BenchmarkSpec(
         headline=Headline("avg"),
+        references=_references(lambda: TosPassiveBenchmark()),
         metrics=_METRICS,
         resampled=("by_rooms",),
         suite=Suite(

@@ -20,7 +20,7 @@ from typing import Annotated, Any
 
 import typer
 
-from mindloop.console import emit, err_console
+from mindloop.console import emit, err_console, out_console
 from mindloop.errors import InvalidArgumentError, MindloopError
 
 __all__ = ["tos_app"]
@@ -95,7 +95,7 @@ def render(
         except OSError as exc:
             raise MindloopError(f"cannot write {image}: {exc.strerror or exc}") from None
     if show_map:
-        err_console().print(ascii_map(scene, pos, ori), markup=False)
+        (err_console() if as_json else out_console()).print(ascii_map(scene, pos, ori), markup=False)
     if as_json:
         out: dict[str, Any] = {
             "scene": scene.name,
@@ -178,7 +178,7 @@ def explore(
             )
         )
         return
-    console = err_console()
+    console = out_console()
     for t in ex.turns:
         console.print(f"[bold]{t.step}. {t.action}[/]", highlight=False)
         console.print(t.text, markup=False)

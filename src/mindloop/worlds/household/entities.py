@@ -12,7 +12,7 @@ from mindloop.worlds.household.catalog import PLACE_KINDS, ROOM_TYPES
 from mindloop.worlds.household.layouts import Layout
 from mindloop.worlds.household.vocab import EntityKind, Prop
 
-__all__ = ["HomeFrame", "Item", "Place", "WorldSnapshot", "home_frame"]
+__all__ = ["HomeFrame", "Item", "Place", "WorldSnapshot", "dressed_name", "home_frame"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,14 +66,27 @@ class HomeFrame:
     facts: dict[tuple[str, str, str | None], Fact]  # interned facts: a Fact costs far more to build than to look up
 
 
-_FRAMES: dict[int, tuple[Layout, HomeFrame]] = {}
+_FRAMES: dict[tuple[int, tuple[tuple[str, str], ...]], tuple[Layout, HomeFrame]] = {}
 _FLOOR = frozenset({Prop.SURFACE, Prop.FLOOR})
 _DOOR = frozenset({Prop.SURFACE, Prop.FLOOR, Prop.DOORWAY})
 
 
-def home_frame(layout: Layout) -> HomeFrame:
-    """The rooms, places and interned facts of ``layout``, built on first use and shared by its worlds."""
-    cached = _FRAMES.get(id(layout))
+def dressed_name(pid: str, kind: str, name: str) -> str:
+    """The display name of ``pid``, an id of a ``kind`` named ``name``: the words ``pid`` adds before the kind
+    (``oak_wardrobe`` of ``wardrobe``: "oak wardrobe"), or ``name`` when it adds none."""
+    words = pid.removesuffix(kind).strip("_") if pid.endswith(f"_{kind}") else ""
+    return f"{words.replace('_', ' ')} {name}" if words else name
+
+
+def home_frame(layout: Layout, place_ids: tuple[tuple[str, str], ...] = ()) -> HomeFrame:
+    """The rooms, places and interned facts of ``layout``, built on first use and shared by its worlds;
+    ``place_ids`` gives some of its places other ids (``(kind, id)``, see ``WorldSetup.place_ids``)."""
+    ids_of = dict(place_ids)
+    unknown = sorted(set(ids_of) - set(layout.place_ids()))
+    if unknown:
+        raise InvalidArgumentError(f"layout {layout.name!r} has no place {unknown[0]!r} to give another id")
+    key = (id(layout), place_ids)
+    cached = _FRAMES.get(key)
     if cached is not None and cached[0] is layout:
         return cached[1]
     kinds: dict[str, EntityKind] = {}
@@ -88,8 +101,9 @@ def home_frame(layout: Layout) -> HomeFrame:
         ids = []
         for pk in plan.places:
             spec = PLACE_KINDS[pk]
-            places[pk] = Place(pk, spec.name, plan.id, spec.height, spec.props)
-            ids.append(pk)
+            pid = ids_of.get(pk, pk)
+            places[pid] = Place(pid, dressed_name(pid, pk, spec.name), plan.id, spec.height, spec.props)
+            ids.append(pid)
         for suffix, props in (("corner", _FLOOR), ("doorway", _DOOR)):
             pid = f"{plan.id}_{suffix}"
             places[pid] = Place(pid, suffix, plan.id, 0.0, props)
@@ -100,5 +114,5 @@ def home_frame(layout: Layout) -> HomeFrame:
             kinds[pid] = EntityKind.PLACE
         room_places[plan.id] = tuple(ids)
     built = HomeFrame(kinds, room_names, places, room_places, {})
-    _FRAMES[id(layout)] = (layout, built)
+    _FRAMES[key] = (layout, built)
     return built

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any, Self
 
 from mindloop.beliefs import Event, EventKind, Fact, Source, Utterance
@@ -23,7 +24,7 @@ from mindloop.errors import InvalidArgumentError, UnknownNameError
 from mindloop.worlds.household.actions import Action, ArgKind, normalize_name
 from mindloop.worlds.household.catalog import ITEM_KINDS, PLURAL_KINDS, ItemKind
 from mindloop.worlds.household.characters import CHARACTERS, ROBOT_CHARACTER, Character
-from mindloop.worlds.household.entities import Item, Place, WorldSnapshot, home_frame
+from mindloop.worlds.household.entities import Item, Place, WorldSnapshot, dressed_name, home_frame
 from mindloop.worlds.household.layouts import LAYOUTS, Layout
 from mindloop.worlds.household.results import Failure, FailureKind, StepResult, WorldEvent
 from mindloop.worlds.household.setup import WorldSetup
@@ -66,7 +67,7 @@ class Home:
         self.layout = lay
         self.setup = setup
         kinds: Mapping[str, ItemKind] = {**ITEM_KINDS, **item_kinds} if item_kinds else ITEM_KINDS
-        static = home_frame(lay)
+        static = home_frame(lay, setup.place_ids)
         self._kind: dict[str, EntityKind] = dict(static.kinds)
         self.room_names: dict[str, str] = static.room_names
         self.places: dict[str, Place] = static.places
@@ -98,10 +99,13 @@ class Home:
         self._left: dict[str, set[str]] = {}
         self._occ: dict[str, set[str]] = {r: set() for r in self.room_names}
         robot_room = setup.robot_room or self.layout.dock
+        avatars = dict(setup.avatars)
         for cid, room in setup.humans:
-            if cid == ROBOT or cid not in CHARACTERS:
-                raise UnknownNameError(f"unknown character {cid!r} (known: {', '.join(sorted(CHARACTERS))})")
-            self._add_agent(CHARACTERS[cid], room)
+            body = avatars.get(cid, cid)
+            if cid == ROBOT or body not in CHARACTERS:
+                raise UnknownNameError(f"unknown character {body!r} (known: {', '.join(sorted(CHARACTERS))})")
+            char = CHARACTERS[body]
+            self._add_agent(char if body == cid else replace(char, id=cid, name=cid.capitalize()), room)
         self._add_agent(ROBOT_CHARACTER, robot_room)
 
     def _init_items(self, setup: WorldSetup, kinds: Mapping[str, ItemKind]) -> None:
@@ -121,7 +125,7 @@ class Home:
             if spec is None:
                 raise UnknownNameError(f"unknown item kind {kind!r} for item {iid!r}")
             self._claim(iid, EntityKind.ITEM)
-            self.items[iid] = Item(iid, kind, spec.name, spec.props)
+            self.items[iid] = Item(iid, kind, dressed_name(iid, kind, spec.name), spec.props)
         for iid, _, where in placements:
             self._set_down(iid, where)
         self._taken_from: dict[str, str] = {}

@@ -22,6 +22,12 @@ class WorldSetup:
     is a place, an item (a board, a plate) or an agent holding it; ``camera`` lists the rooms the robot's fixed
     camera sees (``None``: every room); ``sitting`` are ``(human, sittable place)``; ``filled`` are
     ``(cup, liquid kind)``; ``feelings`` are ``(human, feeling)`` such as ``("alex", "thirsty")``.
+
+    A setup may dress the home and its people (how generated scenarios vary what they name): ``avatars`` are
+    ``(human id, character id)`` for humans whose id is a name of their own, played by one of the cast's
+    characters (its body, reach and pronouns; the display name is the id capitalised); ``place_ids`` are
+    ``(place kind, place id)`` for the layout's places known by another id in this home (``oak_wardrobe``, shown
+    as "oak wardrobe": the words the id adds before the kind, then the kind's name).
     """
 
     layout: str
@@ -36,6 +42,8 @@ class WorldSetup:
     sitting: tuple[tuple[str, str], ...] = ()
     power: bool = True
     clutter: bool = True
+    avatars: tuple[tuple[str, str], ...] = ()
+    place_ids: tuple[tuple[str, str], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict with the same keys in every setup (lists of pairs, never dynamic keys)."""
@@ -53,6 +61,8 @@ class WorldSetup:
             "sitting": [{"id": h, "place": p} for h, p in self.sitting],
             "power": self.power,
             "clutter": self.clutter,
+            "avatars": [{"id": h, "character": c} for h, c in self.avatars],
+            "place_ids": [{"kind": k, "id": i} for k, i in self.place_ids],
         }
 
     @classmethod
@@ -72,6 +82,8 @@ class WorldSetup:
                 sitting=tuple((str(s["id"]), str(s["place"])) for s in data.get("sitting", [])),
                 power=bool(data.get("power", True)),
                 clutter=bool(data.get("clutter", True)),
+                avatars=tuple((str(a["id"]), str(a["character"])) for a in data.get("avatars", [])),
+                place_ids=tuple((str(p["kind"]), str(p["id"])) for p in data.get("place_ids", [])),
             )
         except (KeyError, TypeError) as exc:
             raise InvalidArgumentError(f"not a world setup record: missing or malformed {exc}") from None

@@ -46,6 +46,8 @@ SCHEMA: dict[str, Any] = {
         "sitting": [{"id": _S, "place": _S}],
         "power": _B,
         "clutter": _B,
+        "avatars": [{"id": _S, "character": _S}],
+        "place_ids": [{"kind": _S, "id": _S}],
     },
     "script": [{"actor": _S, "action": _S, "facts": [_FACT]}],
     "observation": _S,

@@ -15,6 +15,7 @@ from mindloop.worlds.household.planner import PlanError
 from mindloop.worlds.household.scenarios import false_belief as fb
 from mindloop.worlds.household.scenarios import implicit_goal as ig
 from mindloop.worlds.household.scenarios.common import Draw, GenerationError, Story
+from mindloop.worlds.household.scenarios.dressing import dress
 from mindloop.worlds.household.scenarios.episode import ScriptError
 from mindloop.worlds.household.scenarios.gold import derive_gold
 from mindloop.worlds.household.scenarios.model import Scenario
@@ -94,6 +95,7 @@ def generate_scenario(
     layout: str | None = None,
     strict: bool = False,
     bystander: bool | None = None,
+    dressed: bool = True,
 ) -> Scenario:
     """One scenario of subtype ``kind`` from ``(seed, index)``, with its gold annotation.
 
@@ -102,7 +104,8 @@ def generate_scenario(
     disagrees with the subtype's intent raises instead of being redrawn, which is how the tests check that
     generators and gold agree. ``bystander`` makes an Implicit Goal story add someone else at home (``True``:
     a draw with nobody else is redrawn, for the first half of the attempts) or not (``False``); ``None`` leaves
-    it to chance.
+    it to chance. ``dressed`` (the default) gives the story's people, things and furniture names of their own
+    (:func:`~mindloop.worlds.household.scenarios.dressing.dress`); ``False`` keeps the cast's and the catalogue's.
     """
     spec = subtype(kind)
     gen = GENERATORS[kind]
@@ -111,6 +114,8 @@ def generate_scenario(
         rng = random.Random(f"mindpower-sim/{seed}/{index}/{attempt}")
         try:
             story = gen(Draw(rng, layout=layout, bystander=bystander))
+            if dressed:
+                story = dress(story, random.Random(f"mindpower-sim/{seed}/{index}/{attempt}/dress"))
             gold, goal = derive_gold(story.episode, story.focus)
         except (GenerationError, ScriptError, PlanError) as exc:
             last = exc

@@ -1,0 +1,215 @@
+"""Building blocks for the reference policies a benchmark declares (DESIGN.md section 8).
+
+A reference policy needs no model and is scored on the run's own samples, on the headline metric's scale and
+direction (:class:`~mindloop.bench.declaration.ReferencePolicy`). Besides :func:`chance_policy` and
+:func:`oracle_policy` (:mod:`mindloop.bench.declaration`), a benchmark builds them here from
+
+* :func:`best_constant_policy`: one answer per question type for every item, the most frequent gold answer of a
+  train split (or, with none, of the evaluated items themselves: then it is *optimistic*);
+* :func:`outcome_policy`: a function that answers and scores one sample the way the benchmark does (an episode
+  policy replays the simulator), its outcomes summarised by the benchmark's own summary;
+* :func:`agent_policy`: one of the benchmark's own agents that needs no model (never intervene, a team that never
+  talks), run on every sample.
+
+>>> from mindloop.bench.records import Sample
+>>> samples = [Sample(f"q{i}", {"answer": a, "choices": ["x", "y"]}, "t") for i, a in enumerate("xxy")]
+>>> round(best_constant_policy().value(samples), 4)
+0.6667
+>>> best_constant_policy().optimistic
+True
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import functools
+import math
+from collections import Counter, defaultdict
+from collections.abc import Awaitable, Callable, Hashable, Sequence
+
+from mindloop.bench.api import AgentContext, Benchmark, Outcome
+from mindloop.bench.declaration import ReferenceKind, ReferencePolicy, chance_policy, headline_value, oracle_policy
+from mindloop.bench.executors import sample_seed
+from mindloop.bench.records import Sample, SampleRecord
+from mindloop.bench.scoring import run_metrics
+from mindloop.errors import MindloopError
+
+__all__ = [
+    "agent_policy",
+    "best_constant_policy",
+    "chance_policy",
+    "choice_chance",
+    "oracle_policy",
+    "outcome_policy",
+    "policy_headline",
+    "policy_records",
+]
+
+
+def choice_chance(answer_key: str = "answer", choices_key: str = "choices") -> Callable[[Sample], int]:
+    """For :func:`chance_policy`: the number of distinct choices a sample offers, 0 (left out) when it offers none
+    or its gold answer is not among them (no guess among them could be right)."""
+
+    def count(sample: Sample) -> int:
+        choices = sample.input.get(choices_key)
+        if not isinstance(choices, list | tuple) or not choices:
+            return 0
+        distinct = list(dict.fromkeys(str(c) for c in choices))
+        return len(distinct) if str(sample.input.get(answer_key)) in distinct else 0
+
+    return count
+
+
+# -- best constant answer -----------------------------------------------------------------------------------------
+
+
+def _candidates(sample: Sample, answer_key: str, choices_key: str) -> list[Hashable]:
+    """What a constant answer could be that this sample's gold matches: its text, and its choice's position."""
+    gold = sample.input.get(answer_key)
+    if gold is None:
+        return []
+    out: list[Hashable] = [("text", str(gold).strip().lower())]
+    choices = sample.input.get(choices_key)
+    if isinstance(choices, list | tuple) and str(gold) in [str(c) for c in choices]:
+        out.append(("position", [str(c) for c in choices].index(str(gold))))
+    return out
+
+
+def _hits(sample: Sample, answer: Hashable, answer_key: str, choices_key: str) -> bool:
+    return answer in _candidates(sample, answer_key, choices_key)
+
+
+def best_constant_policy(
+    train: Callable[[], Sequence[Sample]] | None = None,
+    *,
+    answer_key: str = "answer",
+    choices_key: str = "choices",
+    group: Callable[[Sample], str] = lambda s: s.group,
+    scale: float = 1.0,
+    name: str = "best constant",
+    split: str = "the train split",
+) -> ReferencePolicy:
+    """Answering every question of a type with the answer that is most often right on ``train`` (the benchmark's
+    train split, a function so it is read only when a run needs it): a gold text, or a choice's position ("always
+    the first choice"), whichever is right more often. Without ``train`` it is fitted on the evaluated items
+    themselves and marked optimistic. The value is the share of evaluated items it answers right (times ``scale``);
+    a type the train split lacks takes the answer best over the whole train split."""
+
+    def fit(items: Sequence[Sample]) -> tuple[dict[str, Hashable], Hashable | None]:
+        per_type: dict[str, Counter[Hashable]] = defaultdict(Counter)
+        overall: Counter[Hashable] = Counter()
+        for s in items:
+            for c in _candidates(s, answer_key, choices_key):
+                per_type[group(s)][c] += 1
+                overall[c] += 1
+        best = {t: _most_common(counts) for t, counts in per_type.items()}
+        return best, _most_common(overall) if overall else None
+
+    def value(samples: Sequence[Sample]) -> float | None:
+        scored = [s for s in samples if s.input.get(answer_key) is not None]
+        if not scored:
+            return None
+        best, fallback = fit(train() if train is not None else scored)
+        hits = [_hits(s, best.get(group(s), fallback), answer_key, choices_key) for s in scored]
+        return scale * sum(hits) / len(hits)
+
+    where = f"fitted on {split}" if train is not None else "fitted on the evaluated items themselves (optimistic)"
+    return ReferencePolicy(
+        name,
+        f"answers every question of a type with its most frequent gold answer (a text, or a choice's position), "
+        f"{where}",
+        value,
+        kind="constant",
+        optimistic=train is None,
+        none_reason="no evaluated item has a gold answer",
+    )
+
+
+def _most_common(counts: Counter[Hashable]) -> Hashable:
+    """The most frequent candidate; ties go to the one first counted (deterministic for a fixed sample order)."""
+    top = max(counts.values())
+    return next(c for c, k in counts.items() if k == top)
+
+
+# -- policies scored by the benchmark's own summary --------------------------------------------------------------
+
+
+Answer = Callable[[Sample], "Outcome | Awaitable[Outcome]"]
+"""Answers and scores one sample (a coroutine for a policy that runs the benchmark's own async code)."""
+
+
+def _run(coroutine: Awaitable[Outcome]) -> Outcome:
+    """Run a coroutine to completion from synchronous code, on a worker thread when a loop already runs here."""
+
+    async def wrap() -> Outcome:
+        return await coroutine
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(wrap())
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, wrap()).result()
+
+
+def policy_records(samples: Sequence[Sample], answer: Answer) -> list[SampleRecord]:
+    """The records a policy leaves on ``samples``, as a run would store them (an outcome with an error is failed)."""
+    out = []
+    for i, sample in enumerate(samples):
+        result = answer(sample)
+        outcome = _run(result) if not isinstance(result, Outcome) else result
+        status = "failed" if outcome.error else "done"
+        out.append(SampleRecord(i, sample, status, outcome.output, outcome.scores, outcome.error, [], 0.0))
+    return out
+
+
+def policy_headline(bench: Benchmark, records: Sequence[SampleRecord]) -> float | None:
+    """The headline the benchmark's summary gives a policy's ``records`` (``None``: none, or not finite)."""
+    value = headline_value(bench.spec.headline, run_metrics(bench, records)) if records else None
+    return value if value is None or math.isfinite(value) else None
+
+
+def outcome_policy(
+    name: str,
+    description: str,
+    bench: Callable[[], Benchmark],
+    answer: Callable[[Benchmark, Sample], Outcome | Awaitable[Outcome]],
+    *,
+    kind: ReferenceKind = "trivial",
+    optimistic: bool = False,
+    none_reason: str = "",
+) -> ReferencePolicy:
+    """A policy that answers each sample with ``answer(benchmark, sample)`` (an :class:`Outcome` with the
+    benchmark's per-sample scores), its headline read from the benchmark's own summary of those outcomes.
+    ``bench`` makes the benchmark (it is called once, when a run first needs the value: a benchmark declares its
+    policies in its class body, before the class exists)."""
+    make = functools.cache(bench)
+
+    def value(samples: Sequence[Sample]) -> float | None:
+        b = make()
+        return policy_headline(b, policy_records(samples, lambda s: answer(b, s)))
+
+    return ReferencePolicy(name, description, value, kind=kind, optimistic=optimistic, none_reason=none_reason)
+
+
+def agent_policy(
+    name: str,
+    description: str,
+    bench: Callable[[], Benchmark],
+    agent: str,
+    *,
+    kind: ReferenceKind = "trivial",
+    none_reason: str = "",
+) -> ReferencePolicy:
+    """The benchmark's own agent ``agent`` (one that needs no model) run on every sample with the seed a run of
+    seed 0 gives it: the value is the headline ``mindloop bench run BENCH --agent AGENT`` prints on the same samples
+    (a sample it fails on counts as the run counts a failed sample)."""
+
+    async def answer(b: Benchmark, sample: Sample) -> Outcome:
+        try:
+            return await b.run(sample, AgentContext(agent, seed=sample_seed(0, sample.id)))
+        except MindloopError as exc:
+            return Outcome(output={}, error=f"{type(exc).__name__}: {exc}")
+
+    return outcome_policy(name, description, bench, answer, kind=kind, none_reason=none_reason)

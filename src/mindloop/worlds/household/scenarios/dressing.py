@@ -1,0 +1,186 @@
+"""Dressing a generated story: names, things and furniture of its own, so that no two homes read the same.
+
+A generator scripts a story with the cast's character ids, item kinds as item ids and the layout's place kinds as
+place ids, so every story of a home would fetch "the mug" from "the kitchen cabinet" for "Mark", and one constant
+answer would match many gold plans. :func:`dress` gives each human a name of their own (played by the same
+character of the cast: body, reach and pronouns; MindPower's 16 humanoid agents play many roles), each item a word
+of its own (``red_mug``: "the red mug") and each piece of furniture one (``oak_wardrobe``: "the oak wardrobe"),
+then replays the script in the dressed home (:attr:`WorldSetup.avatars`, :attr:`WorldSetup.place_ids`), so that
+narration, beliefs, gold and plan all follow from the world as before. The sink keeps its id (the home's water is
+in it) and rooms, corners and doorways keep theirs.
+
+>>> import random
+>>> pick_name(random.Random(0), "f", set()) in NAMES["f"]
+True
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Mapping
+
+from mindloop.beliefs import Fact
+from mindloop.worlds.household.actions import Action, parse_action
+from mindloop.worlds.household.catalog import ITEM_KINDS, PLACE_KINDS
+from mindloop.worlds.household.characters import CHARACTERS
+from mindloop.worlds.household.entities import dressed_name
+from mindloop.worlds.household.results import Failure
+from mindloop.worlds.household.scenarios.common import GenerationError, Story
+from mindloop.worlds.household.scenarios.episode import Episode
+from mindloop.worlds.household.scenarios.gold import Focus
+from mindloop.worlds.household.scenarios.model import ScriptStep
+from mindloop.worlds.household.setup import WorldSetup
+from mindloop.worlds.household.vocab import ENVIRONMENT, Prop
+
+__all__ = ["FOOD_WORDS", "FURNITURE_WORDS", "NAMES", "RESERVED_NAMES", "THING_WORDS", "dress", "pick_name"]
+
+RESERVED_NAMES = frozenset({"david", "mia", "alex", "jamie"})
+"""The people of MindPower's prompt examples (Fig. 15), never a dressed story's."""
+
+NAMES: dict[str, tuple[str, ...]] = {
+    "f": (
+        "abigail", "ada", "aisha", "amara", "amelia", "ana", "anika", "beatrice", "bella", "camila", "carla", "chloe",
+        "clara", "daisy", "dana", "elena", "eliza", "elsa", "esther", "eva", "fatima", "freya", "gemma", "hana",
+        "hazel", "helen", "ines", "iris", "isabel", "ivy", "jade", "julia", "june", "kate", "keiko", "laura", "leah",
+        "lena", "lucia", "luna", "maya", "mei", "naomi", "nina", "olivia", "paula", "priya", "rachel", "rosa", "ruth",
+        "sofia", "tara", "vera", "yara", "zoe",
+    ),
+    "m": (
+        "aaron", "adam", "ahmed", "ben", "bruno", "carlos", "daniel", "diego", "eli", "ethan", "felix", "finn",
+        "frank", "george", "hugo", "ian", "isaac", "ivan", "jack", "james", "jonah", "jose", "kai", "kenji", "leo",
+        "liam", "louis", "lucas", "luis", "marco", "martin", "max", "miguel", "milo", "nathan", "nico", "noah",
+        "omar", "oscar", "owen", "pablo", "paul", "peter", "raj", "ravi", "ryan", "simon", "theo", "victor",
+        "walter", "yusuf", "zane",
+    ),
+}  # fmt: skip
+"""Given names by the pronouns of the character who plays them."""
+
+THING_WORDS = (
+    "red", "blue", "green", "black", "white", "yellow", "grey", "brown", "pink", "purple", "silver", "orange",
+    "navy", "beige", "striped", "spotted",
+)  # fmt: skip
+"""Words that tell one thing from another of its kind (a red mug, a striped scarf)."""
+
+FOOD_WORDS = ("fresh", "small", "large", "organic", "local", "new", "half-eaten", "store-bought")
+"""Words for food and drink."""
+
+FURNITURE_WORDS = (
+    "oak", "white", "grey", "black", "walnut", "pine", "blue", "green", "cream", "birch", "teak", "red", "old",
+    "new", "rustic", "painted",
+)  # fmt: skip
+"""Words for furniture."""
+
+FIXTURE_WORDS = ("steel", "white", "black", "silver", "chrome", "brass", "copper", "matte", "retro", "compact", "new")
+"""Words for appliances and fixtures (what switches on, or gives water)."""
+
+KEEP_PLACES = frozenset({"sink"})
+"""Places that keep their id: the home's water is put in the sink by id."""
+
+
+def pick_name(rng: random.Random, gender: str, used: set[str]) -> str:
+    """A given name for someone with ``gender``'s pronouns, not in ``used`` nor reserved (added to ``used``)."""
+    pool = [n for n in NAMES.get(gender, NAMES["f"] + NAMES["m"]) if n not in used and n not in RESERVED_NAMES]
+    if not pool:
+        raise GenerationError("no given name left for the cast")
+    name = pool[rng.randrange(len(pool))]
+    used.add(name)
+    return name
+
+
+def _word(rng: random.Random, words: tuple[str, ...]) -> str:
+    return words[rng.randrange(len(words))].replace("-", "_")
+
+
+def _item_words(kind: str) -> tuple[str, ...]:
+    props = ITEM_KINDS[kind].props
+    return FOOD_WORDS if props & {Prop.EDIBLE, Prop.LIQUID} else THING_WORDS
+
+
+def _place_words(kind: str) -> tuple[str, ...]:
+    props = PLACE_KINDS[kind].props
+    return FIXTURE_WORDS if props & {Prop.SWITCHABLE, Prop.WATER_SOURCE} else FURNITURE_WORDS
+
+
+def _renamer(mapping: Mapping[str, str]) -> re.Pattern[str] | None:
+    """A pattern matching the display names of ``mapping`` in spoken text, longest first."""
+    if not mapping:
+        return None
+    return re.compile(r"\b(" + "|".join(map(re.escape, sorted(mapping, key=len, reverse=True))) + r")\b")
+
+
+def dress(story: Story, rng: random.Random) -> Story:
+    """``story`` replayed in a dressed home: every human with a name of their own, every item and piece of
+    furniture (the sink excepted) with a word of its own; the script, its facts and its focus renamed to match."""
+    world = story.episode.world
+    setup: WorldSetup = world.setup
+    ids: dict[str, str] = {}
+    spoken: dict[str, str] = {}
+    used = {h for h, _ in setup.humans} | set(RESERVED_NAMES)
+    avatars = []
+    for cid, _ in setup.humans:
+        name = pick_name(rng, CHARACTERS[cid].gender, used)
+        ids[cid] = name
+        spoken[CHARACTERS[cid].name] = name.capitalize()
+        avatars.append((name, cid))
+    given = {i for i, _, _ in setup.items}
+    clutter = [(k, k, where) for k, where in world.layout.clutter if k not in given] if setup.clutter else []
+    place_ids = []
+    for kind in world.layout.place_ids():
+        if kind in KEEP_PLACES:
+            continue
+        pid = f"{_word(rng, _place_words(kind))}_{kind}"
+        ids[kind] = pid
+        place_ids.append((kind, pid))
+        spoken[f"the {PLACE_KINDS[kind].name}"] = f"the {dressed_name(pid, kind, PLACE_KINDS[kind].name)}"
+    items = []
+    for iid, kind, _ in [*clutter, *setup.items]:
+        new = f"{_word(rng, _item_words(kind))}_{kind}" if kind != "water" else iid
+        ids[iid] = new
+        if new != iid:
+            name = ITEM_KINDS[kind].name
+            for article in ("the", "a", "an"):
+                spoken[f"{article} {name}"] = f"{article if article == 'the' else 'a'} {dressed_name(new, kind, name)}"
+    for iid, kind, where in [*clutter, *setup.items]:
+        items.append((ids[iid], kind, ids.get(where, where)))
+
+    def rn(x: str) -> str:
+        return ids.get(x, x)
+
+    def fact(f: Fact) -> Fact:
+        return Fact(rn(f.subject), f.relation, None if f.value is None else rn(f.value))
+
+    dressed = WorldSetup(
+        setup.layout,
+        tuple((rn(h), room) for h, room in setup.humans),
+        tuple(items),
+        robot_room=setup.robot_room,
+        camera=setup.camera,
+        opened=tuple(rn(x) for x in setup.opened),
+        switched_on=tuple(rn(x) for x in setup.switched_on),
+        filled=tuple((rn(i), liq) for i, liq in setup.filled),
+        feelings=tuple((rn(h), f) for h, f in setup.feelings),
+        sitting=tuple((rn(h), rn(p)) for h, p in setup.sitting),
+        power=setup.power,
+        clutter=False,
+        avatars=tuple(avatars),
+        place_ids=tuple(place_ids),
+    )
+    pattern = _renamer(spoken)
+    steps = []
+    for step in story.episode.script:
+        if step.actor == ENVIRONMENT:
+            steps.append(step)
+            continue
+        parsed = parse_action(step.action)
+        if isinstance(parsed, Failure):
+            raise GenerationError(f"cannot dress the step {step.action!r}: {parsed}")
+        text = parsed.text
+        if text is not None and pattern is not None:
+            text = pattern.sub(lambda m: spoken[m.group(1)], text)
+        action = Action(parsed.verb, tuple(rn(a) for a in parsed.args), text)
+        steps.append(ScriptStep(rn(step.actor), str(action), tuple(fact(f) for f in step.facts)))
+    episode = Episode(dressed)
+    episode.replay(steps)
+    focus = Focus(story.focus.family, rn(story.focus.human), rn(story.focus.target))
+    return Story(episode, focus, story.meta)
