@@ -28,6 +28,7 @@ import mindloop.bench.report.suite as suite_report_module
 import mindloop.bench.store as store_module
 from mindloop.bench.headline import headline_of, reference_marks
 from mindloop.bench.registry import BENCHMARKS, get_benchmark
+from mindloop.bench.report.plots import fmt_number
 from mindloop.bench.report.suite import paper_tables, render_suite_report, suite_report, write_suite_report
 from mindloop.bench.runner import RunRequest, RunSummary, run_benchmark
 from mindloop.bench.store import RunStore
@@ -571,7 +572,7 @@ def test_report_marks_each_runs_reference_policies_beside_its_headline(quick: tu
         assert row is not None
         for mark in expected:
             assert mark.value is not None
-            assert f"{mark.label} {mark.value:.3f}" in row.group(1)
+            assert f"{mark.label} {fmt_number(mark.value)}" in row.group(1)
             assert f'data-mark="{mark.label}"' in row.group(1)
         marked += bool(expected)
     assert marked >= 2  # tomi and hitom at least
