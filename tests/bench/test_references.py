@@ -22,6 +22,7 @@ from mindloop.paths import runs_path
 
 TOM_DATA = Path(__file__).resolve().parents[1] / "tom" / "data"
 
+
 def _reply_file(tmp_path: Path, text: str) -> str:
     path = tmp_path / "reply.txt"
     path.write_text(text, encoding="utf-8")
