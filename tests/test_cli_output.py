@@ -119,7 +119,7 @@ def test_bench_run_summary_on_stdout_and_what_it_runs_on_stderr(capsys: pytest.C
     out, err = _run(capsys, ["bench", "run", "hitom", "--n", "40"])
     assert re.fullmatch(r"hitom-\S+: running 40 of 40 samples with symbolic \(local, 8 at a time\)", err.strip())
     lines = out.splitlines()
-    assert lines[0] == "hitom · symbolic · 1 format retry (format retries 1)"
+    assert lines[0] == "hitom · symbolic"  # no reply protocol for an agent that asks no model
     # the headline first: the tracker answers every question, so 40/40 right: Clopper-Pearson's lower bound at
     # 40 of 40 is 0.025 ** (1 / 40) = 0.9119; chance and the oracle on the same samples beside it
     assert lines[1].startswith("accuracy 1.0000 [0.9119, 1.0000], higher is better · chance ")

@@ -172,8 +172,8 @@ def _interval(bound: Mapping[str, Any] | None, kind: NumberKind) -> str:
 def _title(summary: RunSummary) -> str:
     parts = [summary.benchmark, summary.agent] + ([summary.model] if summary.model else [])
     p = summary.protocol
-    if p:
-        parts.append(f"{p['name']} (format retries {p['format_retries']})")
+    if p and summary.model:  # the reply protocol says nothing about an agent that asks no model
+        parts.append(str(p["name"]))  # "single-shot", "1 format retry", "2 format retries"
     return " · ".join(parts)
 
 
