@@ -13,7 +13,6 @@ import html
 import json
 import os
 import re
-import shutil
 import signal
 import sqlite3
 import struct
@@ -36,6 +35,9 @@ from mindloop.bench.runner import RunRequest, run_benchmark, summarize_run
 from mindloop.bench.store import RunStore, SampleResult
 from mindloop.bench.suite import SuiteRequest, run_suite
 from mindloop.cli import main
+
+from .browser import browse as _browse
+from .browser import chromium as _chromium
 
 N = 24
 CHOICES = ["box", "basket", "drawer", "chest"]
@@ -300,42 +302,6 @@ def test_a_damaged_store_gives_what_can_be_read_then_the_damage(
 # -- a real browser ---------------------------------------------------------------------------------------------
 
 
-def _chromium() -> str:
-    """The Chromium binary; skipped without one, unless under CI (which installs it), where that is a failure."""
-    for name in (os.environ.get("MINDLOOP_CHROMIUM"), "/usr/bin/chromium", "chromium", "chromium-browser"):
-        path = shutil.which(name) if name else None
-        if path:
-            return path
-    if os.environ.get("CI"):
-        pytest.fail("no Chromium binary found; CI must install chromium for the board browser tests")
-    pytest.skip("no Chromium binary found; install chromium to run the board browser tests")
-
-
-def _browse(chromium: str, profile: Path, url: str, *args: str) -> str:
-    proc = subprocess.run(
-        [
-            chromium,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            f"--user-data-dir={profile}",
-            *args,
-            url,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return proc.stdout
-
-
 PROBE = """
 (function () {
   function texts(nodes) { return Array.prototype.map.call(nodes, function (c) { return c.textContent; }); }
@@ -422,7 +388,8 @@ def test_browser_leaderboards_fit_at_1280px_and_filters_and_sort_work(board: Sto
     assert tomi["rows"] == [*expected, ids["bare"]]
     assert tomi["ranks"] == [*(str(k) for k in range(1, len(expected) + 1)), "–"]
     assert tomi["counts"] == ["2" if i == ids["later-a"] else "1" for i in tomi["rows"]]
-    assert tomi["head"][:6] == ["#", "model", "agent", "accuracy ↑", "chance", "oracle"]
+    # ToMi declares chance, a best constant (fitted on its train split: a trivial policy) and the oracle
+    assert tomi["head"][:7] == ["#", "model", "agent", "accuracy ↑", "chance", "best trivial", "oracle"]
     assert boards["hitom"]["rows"] == [ids["hitom"]]
     # the run table: newest first; clicked, the headline sorts high to low, then low to high, no value last
     order = sorted(data["runs"], key=lambda r: r["started"], reverse=True)

@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
-import shutil
-import subprocess
 import urllib.parse
 from collections.abc import Iterator
 from dataclasses import replace
@@ -31,6 +28,9 @@ from mindloop.bench.report.compare import render_compare, write_compare
 from mindloop.bench.store import RunStore, SampleResult
 from mindloop.cli import main
 from mindloop.errors import InvalidArgumentError
+
+from .browser import browse as _browse
+from .browser import chromium as _chromium
 
 BOTH, ONLY_A, ONLY_B, NEITHER = 12, 2, 8, 8
 N = BOTH + ONLY_A + ONLY_B + NEITHER
@@ -301,30 +301,6 @@ def test_page_is_self_contained_escaped_and_holds_the_numbers(store: RunStore, p
     cell = re.search(r'<tr data-path="accuracy" class="headline">.*?data-diff="([^"]+)"', page, re.S)
     assert cell is not None and float(cell.group(1)) == pytest.approx(0.2)
     assert "p = 0.109" in page  # McNemar in the score table
-
-
-def _chromium() -> str:
-    for name in (
-        os.environ.get("MINDLOOP_CHROMIUM"),
-        "/usr/bin/chromium",
-        "chromium",
-        "chromium-browser",
-        "google-chrome",
-    ):
-        path = shutil.which(name) if name else None
-        if path:
-            return path
-    if os.environ.get("CI"):
-        pytest.fail("no Chromium binary found; CI must install chromium for the browser tests")
-    pytest.skip("no Chromium binary found (/usr/bin/chromium, chromium, chromium-browser, google-chrome)")
-
-
-def _browse(chromium: str, profile: Path, url: str, *args: str) -> str:
-    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
-    flags += ["--disable-component-update", "--disable-sync", f"--user-data-dir={profile}"]
-    proc = subprocess.run([chromium, *flags, *args, url], capture_output=True, text=True, timeout=90, check=False)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return proc.stdout
 
 
 def test_browser_shows_and_filters_the_disagreements(store: RunStore, pair: tuple[str, str], tmp_path: Path) -> None:

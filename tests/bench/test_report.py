@@ -12,11 +12,8 @@ from __future__ import annotations
 import base64
 import html
 import json
-import os
 import re
-import shutil
 import struct
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -33,6 +30,9 @@ from mindloop.bench.report import error_kind, render_report, write_report
 from mindloop.bench.report.plots import fmt_number
 from mindloop.bench.store import SampleResult
 from mindloop.errors import InvalidArgumentError
+
+from .browser import browse as _browse
+from .browser import chromium as _chromium
 
 PNG_PIXEL = (
     "data:image/png;base64,"
@@ -579,50 +579,6 @@ def test_ten_thousand_samples_render_compact(store: RunStore) -> None:
 
 
 # -- a real browser ---------------------------------------------------------------------------------------------
-
-
-def _chromium() -> str:
-    """The Chromium binary; skipped without one, unless under CI (which installs it), where that is a failure."""
-    for name in (
-        os.environ.get("MINDLOOP_CHROMIUM"),
-        "/usr/bin/chromium",
-        "chromium",
-        "chromium-browser",
-        "google-chrome",
-        "google-chrome-stable",
-    ):
-        path = shutil.which(name) if name else None
-        if path:
-            return path
-    reason = "no Chromium binary found (/usr/bin/chromium, chromium, chromium-browser, google-chrome)"
-    if os.environ.get("CI"):
-        pytest.fail(f"{reason}; CI must install chromium for the report browser test")
-    pytest.skip(f"{reason}; install chromium to run the report browser test")
-
-
-def _browse(chromium: str, profile: Path, url: str, *args: str) -> str:
-    proc = subprocess.run(
-        [
-            chromium,
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            f"--user-data-dir={profile}",
-            *args,
-            url,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return proc.stdout
 
 
 def _rows(dom: str) -> list[str]:

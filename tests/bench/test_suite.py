@@ -11,13 +11,10 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
-import shutil
 import socket
 import sqlite3
 import struct
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -44,6 +41,9 @@ from mindloop.errors import InvalidArgumentError, MindloopError, UnknownNameErro
 from mindloop.models.base import ModelOptions
 from mindloop.models.fake_server import FakeChatServer
 from mindloop.systems.tom.benchmarks import HiToMBenchmark
+
+from .browser import browse as _browse
+from .browser import chromium as _chromium
 
 REPO = Path(__file__).resolve().parents[2]
 SMALL = ("tomi", "hitom", "cwah")
@@ -511,28 +511,6 @@ def test_a_layout_2_store_reads_as_it_is_and_gains_the_suite_tables_when_written
 
 
 # -- a real browser -----------------------------------------------------------------------------------------------
-
-
-def _chromium() -> str:
-    """The Chromium binary; skipped without one, unless under CI (which installs it), where that is a failure."""
-    for name in (os.environ.get("MINDLOOP_CHROMIUM"), "/usr/bin/chromium", "chromium", "chromium-browser"):
-        path = shutil.which(name) if name else None
-        if path:
-            return path
-    if os.environ.get("CI"):
-        pytest.fail("no Chromium binary found; CI must install chromium for the report browser tests")
-    pytest.skip("no Chromium binary found; install chromium to run the report browser tests")
-
-
-def _browse(chromium: str, profile: Path, url: str, *args: str) -> str:
-    proc = subprocess.run(
-        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         f"--user-data-dir={profile}", *args, url],
-        capture_output=True, text=True, timeout=90, check=False,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return proc.stdout
 
 
 def test_browser_shows_every_paper_table_and_the_ledger(quick: tuple[RunStore, str], tmp_path: Path) -> None:
