@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -12,10 +13,12 @@ import pytest
 
 from mindloop.bench import get_benchmark
 from mindloop.bench.declaration import ReferencePolicy
+from mindloop.bench.headline import reference_marks
 from mindloop.bench.options import validate_options
 from mindloop.bench.records import Sample
 from mindloop.bench.references import best_constant_policy, choice_chance, policy_records
 from mindloop.bench.registry import BENCHMARKS
+from mindloop.bench.report import write_report
 from mindloop.bench.store import RunStore
 from mindloop.cli import main
 from mindloop.paths import runs_path
@@ -79,8 +82,15 @@ def test_every_benchmark_shows_its_reference_policies(
 
     with RunStore(runs_path(create=False), readonly=True) as store:
         stored = store.stored_summary(out["run_id"])
+        page = write_report(out["run_id"], store, tmp_path / "report.html").read_text(encoding="utf-8")
     assert stored is not None and stored["references"] == values
     assert stored["definitions"]["references"] == out["reference_policies"]
+    # the run report draws the same marks beside its headline (reference_marks' labels, in the page's own format)
+    higher = bench.spec.headline.higher_is_better if bench.spec.headline else True
+    marks = reference_marks(values, out["reference_policies"], higher)
+    refs = re.findall(r'class="refs"[^>]*>([^<]*)<', page)
+    assert refs, "the report shows no reference marks"
+    assert all(m.label in refs[0] for m in marks), (refs[0], marks)
 
     main(["bench", "run", name, "--resume", out["run_id"]])  # the stored run, printed again as text
     text = capsys.readouterr().out.splitlines()  # the summary on stdout: its title, then the headline line
