@@ -130,8 +130,10 @@ def test_every_run_is_listed_with_its_stored_headline_interval_and_references(bo
         ci = stored["intervals"]["metrics"]["accuracy"]
         assert (run["low"], run["high"]) == (ci["low"], ci["high"]) and run["low"] <= right / N <= run["high"]
         marks = {m["label"]: m["value"] for m in run["refs"]}
-        assert marks == {"chance": pytest.approx(0.25), "oracle": 1.0}  # four choices a question; gold always
-        assert [m["label"] for m in run["refs"]] == ["chance", "oracle"]
+        # four choices a question; gold always; ToMi's best constant (fitted on its train split) as stored
+        best = stored["references"]["best constant"]
+        assert marks == {"chance": pytest.approx(0.25), "best trivial": best, "oracle": 1.0}
+        assert [m["label"] for m in run["refs"]] == ["chance", "best trivial", "oracle"]
     assert runs[board.ids["partial"]]["status"] == "stopped"
     assert runs[board.ids["partial"]]["done"] == 12 and runs[board.ids["partial"]]["value"] == pytest.approx(10 / 12)
     bare = runs[board.ids["bare"]]
