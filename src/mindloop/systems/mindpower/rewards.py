@@ -248,15 +248,20 @@ def extract_atoms_symbolic(text: str, setting: str = "hierarchy") -> list[str]:
 @lru_cache(maxsize=1)
 def household_lexicon() -> dict[str, str]:
     """Display names of the household catalogue's rooms, places and items that differ from their ids (``wall
-    cabinet`` → ``kitchen_cabinet``, ``reading glasses`` → ``glasses``): the domain vocabulary the prose
-    extractor maps names with (as Fig. 20 gives the model extractor a fixed vocabulary)."""
+    cabinet`` → ``kitchen_cabinet``, ``reading glasses`` → ``glasses``), and the same names as a dressed story
+    says them (``white wall cabinet`` → ``white_kitchen_cabinet``): the domain vocabulary the prose extractor maps
+    names with (as Fig. 20 gives the model extractor a fixed vocabulary)."""
     from mindloop.worlds.household.catalog import ITEM_KINDS, PLACE_KINDS, ROOM_TYPES
+    from mindloop.worlds.household.scenarios.dressing import DRESSING_WORDS
 
     out = {name.lower(): rid for rid, name in ROOM_TYPES.items() if name.replace(" ", "_") != rid}
     for kinds in (PLACE_KINDS, ITEM_KINDS):
         for kid, kind in kinds.items():
             if kind.name.lower().replace(" ", "_").replace("'", "") != kid:
                 out[kind.name.lower()] = kid
+                # a dressed story's own thing or furniture: "brown remote control" is brown_remote
+                for word in DRESSING_WORDS:
+                    out[f"{word.replace('_', ' ')} {kind.name.lower()}"] = f"{word}_{kid}"
     return out
 
 

@@ -33,7 +33,17 @@ from mindloop.worlds.household.scenarios.model import ScriptStep
 from mindloop.worlds.household.setup import WorldSetup
 from mindloop.worlds.household.vocab import ENVIRONMENT, Prop
 
-__all__ = ["FOOD_WORDS", "FURNITURE_WORDS", "NAMES", "RESERVED_NAMES", "THING_WORDS", "dress", "pick_name"]
+__all__ = [
+    "DRESSING_WORDS",
+    "FIXTURE_WORDS",
+    "FOOD_WORDS",
+    "FURNITURE_WORDS",
+    "NAMES",
+    "RESERVED_NAMES",
+    "THING_WORDS",
+    "dress",
+    "pick_name",
+]
 
 RESERVED_NAMES = frozenset({"david", "mia", "alex", "jamie"})
 """The people of MindPower's prompt examples (Fig. 15), never a dressed story's."""
@@ -73,6 +83,11 @@ FURNITURE_WORDS = (
 
 FIXTURE_WORDS = ("steel", "white", "black", "silver", "chrome", "brass", "copper", "matte", "retro", "compact", "new")
 """Words for appliances and fixtures (what switches on, or gives water)."""
+
+DRESSING_WORDS = tuple(
+    dict.fromkeys(w.replace("-", "_") for w in (*THING_WORDS, *FOOD_WORDS, *FURNITURE_WORDS, *FIXTURE_WORDS))
+)
+"""Every word a dressed id may start with, as the id spells it (``half_eaten``): readers of dressed names use it."""
 
 KEEP_PLACES = frozenset({"sink"})
 """Places that keep their id: the home's water is put in the sink by id."""
