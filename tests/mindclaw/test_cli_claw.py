@@ -9,13 +9,19 @@ import yaml
 from typer.testing import CliRunner
 
 from mindloop.systems.mindclaw.cli import mindclaw_app
+from mindloop.worlds.household.scenarios import generate_scenario
 
 runner = CliRunner()
 
 
 def test_play_a_scripted_session_as_json(tmp_path: Path) -> None:
     lines = tmp_path / "lines.txt"
-    lines.write_text('jamie: say(grace, "I have a terrible headache.")\nwait\nquit\n')
+    # the scenario's own people (a dressed story names them): the one the gold plan gives the medicine to says it
+    scenario = generate_scenario("ig_dialogue_need", 0, 0)
+    give = scenario.gold.actions[-1]  # give(<the medicine>, <who needs it>)
+    who = give.removesuffix(")").split(", ")[-1]
+    other = next(h for h, _ in scenario.setup.humans if h != who)
+    lines.write_text(f'{who}: say({other}, "I have a terrible headache.")\nwait\nquit\n')
     result = runner.invoke(
         mindclaw_app,
         [
@@ -32,7 +38,7 @@ def test_play_a_scripted_session_as_json(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["windows"] == 3 and data["actions"][0]["t"] == 2 and data["actions"][0]["ok"] is True
-    assert data["actions"][0]["steps"][-1] == "give(medicine, jamie)"
+    assert data["actions"][0]["steps"][-1] == give
     assert len((tmp_path / "t.jsonl").read_text().splitlines()) == 3
 
 
@@ -45,7 +51,9 @@ def test_record_then_replay(tmp_path: Path) -> None:
     data = json.loads(result.stdout)
     assert data["windows"] == 22 and [a["t"] for a in data["actions"]] == [15] and data["failures"] == []
     human = runner.invoke(mindclaw_app, ["replay", str(out)])
-    assert "t15  reasoning(lily, apple): false_belief, intervene; action: walk(kitchen_cabinet)" in human.output
+    gold = generate_scenario("fb_two_humans", 0, 0).gold.actions  # walk(<cupboard>), ..., give(<item>, <who>)
+    item, who = gold[-1].removeprefix("give(").removesuffix(")").split(", ")
+    assert f"t15  reasoning({who}, {item}): false_belief, intervene; action: {gold[0]}" in human.output
     bad = runner.invoke(mindclaw_app, ["replay", str(tmp_path / "nothing")])
     assert bad.exit_code != 0 and "neither a window file" in str(bad.exception)
 

@@ -127,13 +127,14 @@ def test_stage1_all_unscored_prints_null_in_json_and_a_dash_in_the_table(
                 f"judge_base_url={server.base_url}"]  # fmt: skip
         assert main([*argv, "--json"]) == 0
         out = json.loads(capsys.readouterr().out)
-        assert main(argv) == 0
-        table = capsys.readouterr().err
+        assert main([*argv, "--verbose"]) == 0
+        table = capsys.readouterr().out
     m = out["metrics"]
     assert (m["precision"], m["recall"], m["f1"], m["unscored"]) == (None, None, None, 1)
     assert "unreadable judge reply" in m["unscored_reasons"]["story00000"]
     assert m["f1_release_rule"] == 0.0
     assert out["tokens"]["by_role"]["judge"]["calls"] == 2
+    assert table.splitlines()[1].startswith("f1 – (not scored")  # the headline: null, said in words
     f1_row = next(line for line in table.splitlines() if line.strip("│ ").startswith("f1 "))
     assert "–" in f1_row and "0.0" not in f1_row  # null prints as a dash, never as a zero
     reason_row = next(line for line in table.splitlines() if "unscored_reasons.story00000" in line)

@@ -179,22 +179,25 @@ def _title(summary: RunSummary) -> str:
 
 def headline_line(summary: RunSummary, bench: Benchmark | None) -> str | None:
     """``accuracy 0.8000 [0.7100, 0.8700], higher is better · chance 0.3542, oracle 1.0000``: the headline with its
-    interval, direction and reference policies (or a word that the benchmark declares none yet)."""
+    interval, direction and reference policies (or a word that the benchmark declares none yet); a headline that
+    is null (nothing could be scored) reads ``–`` with a word, never a number."""
     from mindloop.bench.headline import headline_of, reference_text
 
     head = headline_of(bench or summary.benchmark, summary.metrics)
-    value = None if head is None else summary.metrics.get(head.metric)
-    if head is None or not _is_number(value):
+    if head is None or head.metric not in summary.metrics:
         return None
-    kind = kind_of(bench, head.metric, value)
-    bound = _bound(summary.intervals.get("metrics", {}), head.metric)
+    value = summary.metrics[head.metric]
+    scored = _is_number(value)
+    kind = kind_of(bench, head.metric, value if scored else 0.0)
+    bound = _bound(summary.intervals.get("metrics", {}), head.metric) if scored else None
     refs = reference_text(
         summary.references, summary.reference_policies, head.higher_is_better, fmt=lambda v: number(v, kind)
     )
+    shown = number(value, kind) if scored else "– (not scored: see the reasons below)"
     ci = f" {_interval(bound, kind)}" if bound else ""
     better = "higher" if head.higher_is_better else "lower"
     tail = refs or "no reference policies declared for this benchmark yet"
-    return f"{head.metric} {number(value, kind)}{ci}, {better} is better · {tail}"
+    return f"{head.metric} {shown}{ci}, {better} is better · {tail}"
 
 
 def _table_rows(
