@@ -6,12 +6,15 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from mindloop.bench.api import AgentContext, Sample, SampleRecord
 from mindloop.bench.options import validate_options
+from mindloop.bench.runner import RunRequest, run_benchmark
+from mindloop.bench.store import RunStore
 from mindloop.errors import DependencyError, InvalidArgumentError, ModelError
 from mindloop.systems.mindpower import (
     ModelHierarchyAgent,
@@ -115,6 +118,21 @@ def test_symbolic_run_with_similarity_reports_every_layer() -> None:
         assert set(m[key]) == {"perception", "belief", "desire", "intention", "decision", "action"}
         assert all(v == pytest.approx(100.0, abs=1e-3) for v in m[key].values())
     assert "all-MiniLM-L6-v2" in m["encoder"]
+
+
+@pytest.mark.metrics
+def test_each_samples_scores_do_not_depend_on_the_samples_in_flight(tmp_path: Path) -> None:
+    """Twelve samples scored one at a time and eight at once (the runner's default concurrency): every B and S the
+    same to the last digit (encoder passes that padded several samples together differed at 1e-7), and every one a
+    real score (a sample whose layers waited behind others' could come back with none, stored as zeros)."""
+    scores = []
+    with RunStore(tmp_path / "runs.sqlite") as store:
+        for concurrency in (1, 8):
+            run = run_benchmark(RunRequest("mindpower", n=12, concurrency=concurrency), store=store, progress=False)
+            scores.append({r.sample.id: r.scores for r in store.records(run.run_id)})
+    assert scores[0] == scores[1]
+    similarity = [v for s in scores[1].values() for k, v in s.items() if k.startswith(("bertscore_", "st_"))]
+    assert len(similarity) == 12 * 12 and min(similarity) > 0.9  # the symbolic agent answers with the gold
 
 
 def test_similarity_option_follows_the_installed_extra(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -79,10 +79,13 @@ __all__ = [
 ]
 
 TASKS = (FALSE_BELIEF, IMPLICIT_GOAL)
-BATCH_SAMPLES = 4
-"""Samples whose layers share one encoder pass at most: 8 used 30 % less CPU than one at a time but padded long
-perception texts into a larger peak memory (1.1 GB against 0.8 GB for 24 samples); 4 used 8 % less CPU than one at
-a time (peak 0.9 GB), measured on a loaded 2-core machine."""
+BATCH_SAMPLES = 1
+"""Samples whose layers share one encoder pass at most. Passes of several samples used less CPU on a loaded 2-core
+machine (8: 30 % less, peak 1.1 GB against 0.8 GB for 24 samples; 4: 8 % less, 0.9 GB), but texts padded together
+score differently in the last float digits (1e-7), so a sample's B and S would depend on which other samples
+happened to be in flight: a suite's run and the same `bench run` would not agree sample for sample. One sample a
+pass keeps every score a function of the sample alone; the queue stays for when a deterministic batching (fixed
+batches, independent of timing) is built."""
 CONTROL_GROUP = "control"
 """The sample group of control scenarios (no help needed, gold ``wait()``), apart from the two tasks."""
 
@@ -337,7 +340,7 @@ class MindPowerBenchmark:
         with self._queue_lock:
             self._queue.append(request)
         with self._lock:  # one encoder, one pass at a time (torch already uses every core)
-            if not request.done.is_set():
+            while not request.done.is_set():  # a pass that took others' requests first leaves ours queued
                 with self._queue_lock:
                     batch, self._queue = self._queue[:BATCH_SAMPLES], self._queue[BATCH_SAMPLES:]
                 self._score_batch(batch)
