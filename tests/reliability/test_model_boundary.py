@@ -252,7 +252,7 @@ def test_finish_reason_is_stored_per_call_and_cut_replies_are_counted(tmp_path: 
     assert as_json.returncode == 0, as_json.stderr
     assert json.loads(as_json.stdout)["replies"]["cut_at_limit"] == 3
     assert [c["finish_reason"] for s in samples(tmp_path) for c in s["calls"]] == ["length"] * 3
-    assert "3 cut at the token limit" in human.stderr
+    assert "3 cut at the token limit" in human.stdout  # the run summary, on stdout
 
 
 # -- 9. server text on the terminal ----------------------------------------------------------------------------

@@ -1,11 +1,12 @@
 """``mindloop demo``: MindClaw's closed loop on a false-belief episode in the household world, as a live timeline.
 
-Lily puts an apple in the fridge and leaves; Sarah moves it to the wall cabinet; Lily comes back and searches.
-Window by window the timeline shows what the robot perceived, the belief-table writes its trigger chose, the
-moment Lily's belief goes stale, the silence while that blocks nobody, the reasoning when she comes back
-searching, the one helpful action — executed in the simulator — and its effect. Then the episode is recorded as a
-``claw`` run in the run store and its HTML report written. Symbolic runtime only: no model, no network. When
-``MINDLOOP_HOME`` cannot be written the timeline is still shown, then one line names the folder (exit 1).
+One person puts a thing in the fridge and leaves; another moves it to a cupboard; the first comes back and searches
+(the people and things named as the story's dressed home names them). Window by window the timeline shows what
+the robot perceived, the belief-table writes its trigger chose, the moment the first person's belief goes stale,
+the silence while that blocks nobody, the reasoning when they come back searching, the one helpful action —
+executed in the simulator — and its effect. Then the episode is recorded as a ``claw`` run in the run store and its
+HTML report written. Symbolic runtime only: no model, no network. When ``MINDLOOP_HOME`` cannot be written the
+timeline is still shown, then one line names the folder (exit 1).
 """
 
 from __future__ import annotations
@@ -81,9 +82,11 @@ def run_demo(console: Console | None = None, *, record: bool = True) -> dict[str
     helped = out["helped_at"]
     console.print()
     if helped is not None:
+        item, who = scenario.gold.actions[-1].removeprefix("give(").removesuffix(")").split(", ")
+        person, thing = who.capitalize(), item.replace("_", " ")
         console.print(
-            f"[bold]One intervention[/], at window {helped}, the moment Lily came back searching; silent before and "
-            f"after. The apple is {'with Lily' if out['goal_met'] else 'not with Lily'}."
+            f"[bold]One intervention[/], at window {helped}, the moment {person} came back searching; silent before "
+            f"and after. The {thing} is {'with' if out['goal_met'] else 'not with'} {person}."
         )
     if record:
         _record(console, scenario, out)
