@@ -32,7 +32,6 @@ import importlib.util
 import threading
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import Field
@@ -63,6 +62,7 @@ from mindloop.systems.mindpower.agents import (
 )
 from mindloop.systems.mindpower.hierarchy import LAYERS, SETTING_LAYERS, Hierarchy
 from mindloop.systems.mindpower.judges import judge_bpc, judge_robot_centric
+from mindloop.systems.mindpower.layers import layer_similarity
 from mindloop.systems.mindpower.reference import reference_policies
 from mindloop.worlds.household.scenarios import FALSE_BELIEF, IMPLICIT_GOAL, Scenario, load_scenarios, mindpower_sim
 
@@ -79,13 +79,6 @@ __all__ = [
 ]
 
 TASKS = (FALSE_BELIEF, IMPLICIT_GOAL)
-BATCH_SAMPLES = 1
-"""Samples whose layers share one encoder pass at most. Passes of several samples used less CPU on a loaded 2-core
-machine (8: 30 % less, peak 1.1 GB against 0.8 GB for 24 samples; 4: 8 % less, 0.9 GB), but texts padded together
-score differently in the last float digits (1e-7), so a sample's B and S would depend on which other samples
-happened to be in flight: a suite's run and the same `bench run` would not agree sample for sample. One sample a
-pass keeps every score a function of the sample alone; the queue stays for when a deterministic batching (fixed
-batches, independent of timing) is built."""
 CONTROL_GROUP = "control"
 """The sample group of control scenarios (no help needed, gold ``wait()``), apart from the two tasks."""
 
@@ -236,20 +229,6 @@ MINDPOWER_GLOSSARY = {
 """What the MindPower summary's keys mean (docs/mindpower.md has the full definitions)."""
 
 
-@dataclass
-class _LayerRequest:
-    """One sample's layers waiting to be scored in a batch, and what the batch gave it."""
-
-    pred: Mapping[str, str]
-    gold: Mapping[str, str]
-    layers: tuple[str, ...]
-    rescaled: bool
-    settings: Mapping[str, Any]
-    scores: dict[str, float] = field(default_factory=dict)
-    error: BaseException | None = None
-    done: threading.Event = field(default_factory=threading.Event)
-
-
 class MindPowerBenchmark:
     """MindPower on ``mindpower-sim``: per-layer BERTScore/ST, SR/AC, optional BPC and Robot-Centric judging."""
 
@@ -296,8 +275,6 @@ class MindPowerBenchmark:
     def __init__(self) -> None:
         self._similarity: TextSimilarity | None = None
         self._lock = threading.Lock()
-        self._queue_lock = threading.Lock()
-        self._queue: list[_LayerRequest] = []
         self._judges: dict[tuple[str, ModelOptions], ChatModel] = {}
         self._baselines: dict[tuple[int, int, int], tuple[float, float]] = {}
         self.agents = {
@@ -331,54 +308,25 @@ class MindPowerBenchmark:
     def _score_layers(
         self, pred: Mapping[str, str], gold: Mapping[str, str], layers: Sequence[str], settings: Mapping[str, Any]
     ) -> dict[str, float]:
-        """One sample's B and S per layer, scored in a batch with every other sample waiting to be scored (the
-        samples in flight at once, up to :data:`BATCH_SAMPLES`): a request joins the queue, and whoever next gets
-        the encoder scores the queue's first :data:`BATCH_SAMPLES` in one pass (a request left over is taken by the
-        next pass); each sample then gets its own scores back and is stored as it
-        would be alone."""
-        request = _LayerRequest(pred, gold, tuple(layers), settings.get("rescale") == "baseline", settings)
-        with self._queue_lock:
-            self._queue.append(request)
-        with self._lock:  # one encoder, one pass at a time (torch already uses every core)
-            while not request.done.is_set():  # a pass that took others' requests first leaves ours queued
-                with self._queue_lock:
-                    batch, self._queue = self._queue[:BATCH_SAMPLES], self._queue[BATCH_SAMPLES:]
-                self._score_batch(batch)
-        if request.error is not None:
-            raise request.error
-        return request.scores
-
-    def _score_batch(self, batch: Sequence[_LayerRequest]) -> None:
-        """Score every request of ``batch`` with one encoder call (the lock is held)."""
-        try:
+        """One sample's B and S per layer, in one encoder pass of its own: texts padded together with other
+        samples' score differently in the last float digits (1e-7), so a pass shared across samples would make a
+        sample's score depend on which samples were in flight, and a suite's run would not match the same
+        ``bench run`` sample for sample (docs/mindpower.md, "Batched scoring")."""
+        with self._lock:  # one encoder, one forward pass at a time (torch already uses every core)
             if self._similarity is None:
                 self._similarity = TextSimilarity()
-            missing = next((x for r in batch for x in r.layers if x not in r.gold), None)
-            if missing is not None:
-                raise InvalidArgumentError(f"the gold annotation has no {missing!r} layer")
-            cands = [r.pred.get(x, "") or "" for r in batch for x in r.layers]
-            refs = [r.gold[x] for r in batch for x in r.layers]
-            flat = self._similarity.score(cands, refs) if cands else []
-            at = 0
-            for r in batch:
-                baseline = self._baseline(r.settings) if r.rescaled else None
-                for layer in r.layers:
-                    sim = flat[at]
-                    at += 1
-                    r.scores[f"bertscore_{layer}"] = sim.bertscore_f1
-                    r.scores[f"st_{layer}"] = sim.st_cosine
-                    if baseline is not None:
-                        r.scores[f"bertscore_rescaled_{layer}"] = rescale(sim.bertscore_f1, baseline[0])
-                        r.scores[f"st_rescaled_{layer}"] = rescale(sim.st_cosine, baseline[1])
-                if baseline is not None:
-                    r.scores["baseline_bertscore"], r.scores["baseline_st"] = baseline
-        except BaseException as exc:  # every sample of the batch fails as its own scoring would have
-            for r in batch:
-                r.error = exc
-            raise
-        finally:
-            for r in batch:
-                r.done.set()
+            sims = layer_similarity([pred], [gold], self._similarity, layers)[0]
+            baseline = self._baseline(settings) if settings.get("rescale") == "baseline" else None
+        scores = {}
+        for layer, sim in sims.items():
+            scores[f"bertscore_{layer}"] = sim.bertscore_f1
+            scores[f"st_{layer}"] = sim.st_cosine
+            if baseline is not None:
+                scores[f"bertscore_rescaled_{layer}"] = rescale(sim.bertscore_f1, baseline[0])
+                scores[f"st_rescaled_{layer}"] = rescale(sim.st_cosine, baseline[1])
+        if baseline is not None:
+            scores["baseline_bertscore"], scores["baseline_st"] = baseline
+        return scores
 
     def _baseline(self, settings: Mapping[str, Any]) -> tuple[float, float]:
         """The rescaling baseline of this dataset (computed once per seed, size and pair count; the lock is held)."""
