@@ -16,7 +16,7 @@ right/wrong mark (a control episode is right when the robot stayed out: silence 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from mindloop.bench.records import SampleRecord
@@ -38,14 +38,7 @@ class TimelineStep:
 
     def to_json(self) -> dict[str, Any]:
         """``{"t", "happened", "gold", "agent", "correct", "note"}``."""
-        return {
-            "t": self.t,
-            "happened": self.happened,
-            "gold": self.gold,
-            "agent": self.agent,
-            "correct": self.correct,
-            "note": self.note,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)
