@@ -8,6 +8,8 @@ import asyncio
 import multiprocessing as mp
 import random
 import socket
+import struct
+import threading
 from typing import Any
 
 import httpx
@@ -120,7 +122,42 @@ def test_a_refused_port_opens_it() -> None:
     breaker = CircuitBreaker(4)
     with pytest.raises(outages.BreakerOpen, match=r"ConnectError"):
         asyncio.run(_ask(model, breaker))
-    assert model.requests_sent == 4 and len(waits.waits) == 3
+    # the first of the four was the probe asking how many requests the server serves at once (it is a request too)
+    assert model.requests_sent == 3 and len(waits.waits) == 2
+
+
+def test_a_fresh_client_sends_no_more_connections_than_the_breaker_allows() -> None:
+    # A client that has not yet asked the server how many requests it serves at once (a new worker process
+    # started after the server died) meets a port that accepts each connection and resets it. Every connection
+    # is a request that found no server, the probes too: four in all, then the breaker opens (a probe per place
+    # servers publish their slots, sent without asking the breaker, would make it nine).
+    with socket.socket() as listener:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(64)
+        listener.settimeout(0.05)
+        accepted, stop = [], threading.Event()
+
+        def reset_each() -> None:
+            while not stop.is_set():
+                try:
+                    conn, _ = listener.accept()
+                except TimeoutError:
+                    continue
+                accepted.append(1)
+                conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close = RST
+                conn.close()
+
+        thread = threading.Thread(target=reset_each, daemon=True)
+        thread.start()
+        model = _model(f"http://127.0.0.1:{listener.getsockname()[1]}/v1", _Waits())
+        try:
+            with pytest.raises(outages.BreakerOpen):
+                asyncio.run(_ask(model, CircuitBreaker(4)))
+        finally:
+            stop.set()
+            thread.join()
+    assert len(accepted) == 4 and model.requests_sent == 3 and model.parallelism is None
 
 
 def test_an_open_breaker_sends_nothing() -> None:

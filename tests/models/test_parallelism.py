@@ -16,7 +16,7 @@ import pytest
 
 from mindloop.bench import RunRequest, RunStore, run_benchmark
 from mindloop.errors import InvalidArgumentError, ModelTimeoutError
-from mindloop.models import ModelOptions, message
+from mindloop.models import ModelOptions, message, outages
 from mindloop.models.fake_server import FakeChatServer
 from mindloop.models.openai_compat import OpenAIChatModel
 from mindloop.models.parallelism import (
@@ -148,16 +148,56 @@ def test_discovery_reads_each_server_kind() -> None:
         assert asyncio.run(ask(routes)).slots == slots, name
 
 
-def test_discovery_of_an_unreachable_server_says_nothing() -> None:
-    def refuse(request: httpx.Request) -> httpx.Response:
-        raise httpx.ConnectError("refused", request=request)
+class _Watch:
+    """A circuit breaker's ears: the reports it got, and whether it has opened."""
 
-    async def ask() -> ServerParallelism:
-        async with httpx.AsyncClient(transport=httpx.MockTransport(refuse)) as client:
+    def __init__(self, opened: str | None = None) -> None:
+        self.failures: list[str] = []
+        self.answers = 0
+        self.opened = opened
+
+    def request_failed(self, cause: str) -> None:
+        self.failures.append(cause)
+
+    def request_answered(self) -> None:
+        self.answers += 1
+
+
+def _ask_through(transport: httpx.MockTransport, watch: _Watch) -> ServerParallelism | None:
+    async def ask() -> ServerParallelism | None:
+        async with httpx.AsyncClient(transport=transport) as client:
             return await discover_parallelism(client, "http://host:1/v1")
 
-    found = asyncio.run(ask())
-    assert found.slots is None and not found.known and "/props" in found.source
+    with outages.watching(watch):
+        return asyncio.run(ask())
+
+
+def test_discovery_of_an_unreachable_server_sends_one_probe_and_reports_it_to_the_breaker() -> None:
+    sent: list[str] = []
+
+    def refuse(request: httpx.Request) -> httpx.Response:
+        sent.append(request.url.path)
+        raise httpx.ConnectError("refused", request=request)
+
+    watch = _Watch()
+    assert _ask_through(httpx.MockTransport(refuse), watch) is None  # nothing known: asked again later
+    assert sent == ["/props"] and len(watch.failures) == 1 and "/props" in watch.failures[0]
+    assert watch.answers == 0
+
+
+def test_discovery_sends_no_probe_once_the_breaker_has_opened() -> None:
+    sent: list[str] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(request.url.path)
+        return httpx.Response(404)
+
+    with pytest.raises(outages.BreakerOpen, match="five in a row"):
+        _ask_through(httpx.MockTransport(answer), _Watch(opened="five in a row"))
+    assert sent == []
+    watch = _Watch()  # closed: every probe is sent, and each 404 is an answer from a server that is there
+    found = _ask_through(httpx.MockTransport(answer), watch)
+    assert found is not None and not found.known and len(sent) == watch.answers == 5 and watch.failures == []
 
 
 def test_server_root_strips_v1() -> None:

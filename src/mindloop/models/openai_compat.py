@@ -419,7 +419,8 @@ class OpenAIChatModel:
         return self._limit
 
     async def _ask_parallelism(self, limit: InFlightLimit) -> None:
-        """Once per model: ask the server how many requests it serves at once, and cap the limit to it."""
+        """Once per model: ask the server how many requests it serves at once, and cap the limit to it (asked
+        again by the next call when no server answered the probe)."""
         assert self._asking is not None
         async with self._asking:
             if self.parallelism is None:
@@ -428,7 +429,7 @@ class OpenAIChatModel:
                 else:
                     deadline = min(self.options.timeout_s, 5.0)
                     self.parallelism = await discover_parallelism(self._clients[0], self.base_url, timeout_s=deadline)
-            if limit.slots is None and self.parallelism.slots is not None:
+            if self.parallelism is not None and limit.slots is None and self.parallelism.slots is not None:
                 limit.set_slots(self.parallelism.slots)
 
     async def generate(self, messages: Sequence[Message], config: GenerationConfig | None = None) -> Completion:

@@ -31,6 +31,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from mindloop.models import outages
+
 __all__ = [
     "InFlightLimit",
     "ServerParallelism",
@@ -180,21 +182,37 @@ async def fetch_bounded(
 
 async def discover_parallelism(
     client: httpx.AsyncClient, base_url: str, *, timeout_s: float = 5.0
-) -> ServerParallelism:
+) -> ServerParallelism | None:
     """Ask the server at ``base_url`` how many requests it serves at once (a few GETs, each within ``timeout_s``).
 
-    Never raises for what the server does: a 404, a refused connection or an unreadable body only means the
-    server did not say, and the result is ``ServerParallelism(None, ...)``.
+    Never raises for what the server does: a 404, a timeout or an unreadable body only means the server did not
+    say, and the result is ``ServerParallelism(None, ...)``. The probes are requests like any other for the run's
+    circuit breaker (:mod:`~mindloop.models.outages`): none is sent once it has opened (:class:`BreakerOpen` is
+    raised), and a probe that finds no server is reported to it and ends the asking with ``None`` (nothing known:
+    ask again once the server is back), so a dead server is sent one probe, not one per place servers publish.
     """
     root = server_root(base_url)
     for path, read, source in _PROBES:
+        outages.check()
         try:
             async with asyncio.timeout(timeout_s):
                 response, over = await fetch_bounded(client, "GET", root + path, _PROBE_BYTES)
-            if response.status_code != 200 or over:
-                continue
+        except httpx.TransportError as exc:
+            if outages.finds_no_server(exc):
+                outages.report_failure(f"cannot reach {root + path}: {type(exc).__name__}: {exc}")
+                return None
+            continue
+        except (TimeoutError, httpx.HTTPError):
+            continue
+        if outages.answer_finds_no_server(response.status_code, response.headers):
+            outages.report_failure(f"HTTP {response.status_code} from {root + path}")
+            return None
+        outages.report_answer()
+        if response.status_code != 200 or over:
+            continue
+        try:
             slots = read(response.json())
-        except (TimeoutError, httpx.HTTPError, ValueError, RecursionError):
+        except (ValueError, RecursionError):
             continue
         if slots is not None:
             return ServerParallelism(slots, source)
