@@ -2,8 +2,9 @@
 
 Each repetition starts ``python -m mindloop.cli bench run NAME --n N`` in a fresh ``MINDLOOP_HOME`` with stderr a
 pipe (as under ``nohup`` or in CI, where no progress bar is drawn) and times, from the moment the process is
-started, the first stderr line (the one that says what the run runs, printed before a model, an encoder or the
-first sample loads), the line that says the samples are running, and the exit. The
+started, the first stderr line (``NAME: preparing up to N samples (seed S)``, printed once the options are checked
+and before the samples are generated or read), the line that says the samples are running (printed once the run
+is recorded, before a model, an encoder or the first sample loads), and the exit. The
 median and maximum of each are printed; the first line's maximum is compared with the goal. Not a test: a loaded
 machine is slower, and no test asserts wall-clock time.
 

@@ -117,7 +117,9 @@ def test_bench_list_prints_its_table_on_stdout(capsys: pytest.CaptureFixture[str
 
 def test_bench_run_summary_on_stdout_and_what_it_runs_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
     out, err = _run(capsys, ["bench", "run", "hitom", "--n", "40"])
-    assert re.fullmatch(r"hitom-\S+: running 40 of 40 samples with symbolic \(local, 8 at a time\)", err.strip())
+    preparing, running = err.strip().splitlines()  # what it prepares (the first line, at once), then what it runs
+    assert preparing == "hitom: preparing up to 40 samples (seed 0)"
+    assert re.fullmatch(r"hitom-\S+: running 40 of 40 samples with symbolic \(local, 8 at a time\)", running)
     lines = out.splitlines()
     assert lines[0] == "hitom · symbolic"  # no reply protocol for an agent that asks no model
     # the headline first: the tracker answers every question, so 40/40 right: Clopper-Pearson's lower bound at

@@ -166,7 +166,9 @@ def test_mindpower_without_its_metrics_exits_1_instead_of_scoring_the_oracle_0(
         assert main([*argv, "--executor", executor, "--json"]) == 1
     captured = capsys.readouterr()
     assert captured.out == ""
-    running, line = captured.err.strip().splitlines()  # the run was recorded and started: it says so, then why not
+    # the run was recorded and started: it says so, then why not
+    preparing, running, line = captured.err.strip().splitlines()
+    assert preparing == "mindpower: preparing up to 3 samples (seed 0)"
     assert running.startswith("mindpower-") and ": running 3 of 3 samples with symbolic" in running
     assert line.startswith("mindloop: error: SR and AC need the rouge-score package") and "pip install" in line
     [run] = _runs(capsys)
@@ -188,7 +190,8 @@ def test_mindpower_similarity_on_without_the_extra_fails_before_a_run_is_recorde
     monkeypatch.setattr(benchmarks, "similarity_available", lambda: False)
     argv = ["bench", "run", "mindpower", "--n", "2", "--opt", "similarity=on"]
     assert main(argv) == 1
-    [line] = capsys.readouterr().err.strip().splitlines()
+    preparing, line = capsys.readouterr().err.strip().splitlines()  # found as the samples were being made
+    assert preparing == "mindpower: preparing up to 2 samples (seed 0)"
     assert line.startswith("mindloop: error: similarity=on needs") and "pip install 'mindloop[metrics]'" in line
     assert _runs(capsys) == []
 

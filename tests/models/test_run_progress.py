@@ -74,8 +74,9 @@ def test_a_run_off_a_terminal_prints_an_estimate_then_progress_lines(
         summary = run_benchmark(request, store=store, progress=True)
     err = capsys.readouterr().err.splitlines()
     assert summary.n_completed == 4
-    assert err[0] == f"{summary.run_id}: running 4 of 4 samples with model on openai/q (local, 1 at a time)"
-    assert err[1].startswith("estimate (rough, before any call): 4 samples, at least 4 model calls")
+    assert err[0] == "smoke: preparing up to 4 samples (seed 0)"  # the first line, before the samples are made
+    assert err[1] == f"{summary.run_id}: running 4 of 4 samples with model on openai/q (local, 1 at a time)"
+    assert err[2].startswith("estimate (rough, before any call): 4 samples, at least 4 model calls")
     progress = [line for line in err if line.startswith("progress smoke · model: ")]
     assert len(progress) >= 2
     assert re.search(r": 4/4 samples \(100%\), [0-9.]+ samples/s, ETA 0s, 0 failed; ", progress[-1])
@@ -96,7 +97,8 @@ def test_a_resumed_run_estimates_from_its_finished_samples(tmp_path: Path, capsy
         f"and ~{tokens * 4:,.0f} tokens for the 4 pending"
     )
     err = capsys.readouterr().err.splitlines()
-    assert ": running 6 of 6 samples with model on openai/q" in err[0] and err[1].startswith("estimate (rough")
+    assert err[0] == "smoke: preparing up to 6 samples (seed 0)"
+    assert ": running 6 of 6 samples with model on openai/q" in err[1] and err[2].startswith("estimate (rough")
 
 
 def test_model_opts_reach_the_backend_and_the_stored_config(tmp_path: Path) -> None:

@@ -31,6 +31,8 @@ from mindloop.worlds.household.scenarios import generate_scenario, mindpower_sim
 from mindloop.worlds.household.scenarios.dataset import dumps_record
 from mindloop.worlds.stories.generate import generate_tomi, to_numbered_text
 
+from .stderr import after_preparing
+
 TESTS = Path(__file__).resolve().parents[1]
 RUN00 = TESTS / "tos" / "data" / "run00_meta_data.json"
 HITOM_JSON = TESTS / "tom" / "data" / "hitom_excerpt.json"
@@ -68,10 +70,12 @@ def mindloop(home: Path, *args: str | Path) -> Run:
 
 
 def assert_refused(run: Run, path: Path, *reasons: str) -> None:
-    """Exit 1 with exactly one stderr line, ``mindloop: error: <path>...``, holding every reason."""
+    """Exit 1 with exactly one error line, ``mindloop: error: <path>...``, holding every reason (after, at most,
+    ``bench run``'s first line, which says what it was preparing)."""
     assert run.code == 1, run
-    assert len(run.err) == 1, run.err
-    line = run.err[0]
+    errors = after_preparing(run.err)
+    assert len(errors) == 1, run.err
+    line = errors[0]
     assert line.startswith(f"mindloop: error: {path}"), line
     for reason in reasons:
         assert reason in line, line

@@ -60,7 +60,6 @@ from mindloop.bench.registry import canonical_name, get_benchmark
 from mindloop.bench.request import EXECUTORS, Executor, RunRequest
 from mindloop.bench.scoring import definitions, reference_values, run_metrics
 from mindloop.bench.store import LockLostError, RunInfo, RunStore, SampleResult, StoreError
-from mindloop.bench.uncertainty import bootstrap_intervals
 from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError, ModelError
 from mindloop.models import outages
 from mindloop.models.base import (
@@ -289,16 +288,21 @@ def run_benchmark(
         else:
             options = validate_options(bench, request.options)
             agent = _choose_agent(bench, request.agent, request.model, options)
-            if request.model is not None:  # a bad model string fails before a run is recorded
+            if request.model is not None:  # a bad model string, URL or key fails in seconds, before a run is recorded
                 BACKENDS.get(split_model_name(request.model)[0])
+                preflight(request.model, request.model_options)
+            if request.n == 0:  # empty work is not a result: refused before a run is recorded
+                raise InvalidArgumentError(
+                    f"nothing to run: benchmark {bench.name!r} has no samples (--n 0 asks for none)"
+                )
+            if progress:  # the first line, before samples that take a while to generate or read
+                asked = "every sample" if request.n is None else f"up to {request.n} sample{'s' * (request.n != 1)}"
+                print(f"{bench.name}: preparing {asked} (seed {request.seed})", file=sys.stderr, flush=True)
             samples = bench.samples(request.n, request.seed, options)
-            if not samples:  # empty work is not a result: refused before a run is recorded
+            if not samples:
                 data = request.options.get("data")
                 why = f"{data} holds none" if data else "these options give none"
-                why = "--n 0 asks for none" if request.n == 0 else why
                 raise InvalidArgumentError(f"nothing to run: benchmark {bench.name!r} has no samples ({why})")
-            if request.model is not None:  # a wrong --base-url or key fails in seconds, before a run is recorded
-                preflight(request.model, request.model_options)
             if request.executor == "ray":  # a cluster it cannot join fails in seconds, before a run is recorded
                 cluster.enter_context(ray_session(request.ray_address))
             run_id = store.create_run(
@@ -524,6 +528,8 @@ def metric_intervals(bench: Benchmark, records: Sequence[SampleRecord], metrics:
     """The 95% intervals of ``metrics``, the benchmark's summary of the finished ``records``: its declared metrics
     drawn from their per-sample scores, the keys it declares ``resampled`` by summarising each resample, and none
     for any other number (listed as undeclared)."""
+    from mindloop.bench.uncertainty import bootstrap_intervals  # numpy: not before the run's first line
+
     return bootstrap_intervals(
         as_scored(records),
         lambda rs: run_metrics(bench, rs),
