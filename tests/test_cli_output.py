@@ -263,3 +263,21 @@ def test_suite_run_and_list_print_their_tables_on_stdout(capsys: pytest.CaptureF
     assert "headline" not in err and "report: mindloop" not in err  # ... and the table is not repeated there
     out, err = _run(capsys, ["suite", "list"])
     assert out.splitlines()[2].split()[0] == suite_id and err == ""
+
+
+def test_claw_summary_counts_the_episodes_its_headline_is_over(capsys: pytest.CaptureFixture[str]) -> None:
+    # PIA is over the episodes that need help; the controls are reported apart. The all row's n is the samples
+    # the headline's interval rests on, and each group's PIA gets the exact interval of its own n: the symbolic
+    # agent gets every episode right, so Clopper-Pearson's lower bound at k = n is 0.025 ** (1 / n).
+    out, _ = _run(capsys, ["bench", "run", "claw", "--n", "60", "--json"])
+    metrics = json.loads(out)["metrics"]
+    need_help, groups = metrics["help_needed"], metrics["by_group"]
+    assert need_help + metrics["controls"] == 60 and 0 < need_help < 60
+    out, _ = _run(capsys, ["bench", "run", "claw", "--n", "60"])
+    lines = out.splitlines()
+    (whole,) = [line.split() for line in lines if line.startswith("all ")]
+    assert whole[1] == str(need_help) and whole[2:5] == ["1.0000", f"[{0.025 ** (1 / need_help):.4f},", "1.0000]"]
+    assert f"n of the all row: the {need_help} samples pia is computed over, of 60." in lines
+    rows = [line.split() for line in lines if line.startswith("by_group ")]
+    assert [int(r[2]) for r in rows] == [groups[g]["n"] for g in sorted(groups)]
+    assert all(r[4] == f"[{0.025 ** (1 / int(r[2])):.4f}," for r in rows)

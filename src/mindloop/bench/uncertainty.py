@@ -356,8 +356,9 @@ class Draws:
 
 @dataclass(frozen=True)
 class Interval:
-    """A metric's confidence interval: ``low`` and ``high``, the standard error for means of per-sample scores,
-    and how many resamples it rests on when fewer than the plan's."""
+    """A metric's confidence interval: ``low`` and ``high``, the standard error for means of per-sample scores
+    and the number of samples they average (fewer than the run's when the metric counts a subset), and how many
+    resamples it rests on when fewer than the plan's."""
 
     low: float
     high: float
@@ -365,11 +366,12 @@ class Interval:
     resamples: int | None = None
     mean_of: str | None = None
     method: str | None = None
+    n: int | None = None
 
     def to_json(self) -> dict[str, float | int | str]:
-        """``{"low", "high"}`` with ``"se"`` and ``"mean_of"`` (the per-sample score it averages) for a mean,
-        ``"resamples"`` when fewer than planned, and ``"method"`` when it is not the bootstrap (an exact interval
-        of a proportion)."""
+        """``{"low", "high"}`` with ``"se"``, ``"mean_of"`` (the per-sample score it averages) and ``"n"`` (how
+        many samples it averages) for a mean, ``"resamples"`` when fewer than planned, and ``"method"`` when it is
+        not the bootstrap (an exact interval of a proportion)."""
         out: dict[str, float | int | str] = {"low": self.low, "high": self.high}
         if self.method is not None:
             out["method"] = self.method
@@ -377,6 +379,8 @@ class Interval:
             out["se"] = self.se
             if self.mean_of is not None:
                 out["mean_of"] = self.mean_of
+        if self.n is not None:
+            out["n"] = self.n
         if self.resamples is not None:
             out["resamples"] = self.resamples
         return out
@@ -491,14 +495,15 @@ def _interval(d: Draws, n: int, level: float, resamples: int) -> Interval | None
     if values is not None and d.form is not None and is_binary(values):
         low, high = clopper_pearson(int(values.sum()), len(values), level)
         scale = d.form.scale
-        return Interval(scale * low, scale * high, d.se, None, d.mean_of, PROPORTION_METHOD)
+        return Interval(scale * low, scale * high, d.se, None, d.mean_of, PROPORTION_METHOD, len(values))
     if _too_small(d, n):
         return None
     bounds = interval_of(d.values, level=level)
     if bounds is None:
         return None
     used = int(np.isfinite(d.values).sum())
-    return Interval(bounds[0], bounds[1], d.se, used if used < resamples else None, d.mean_of)
+    counted = None if values is None else len(values)
+    return Interval(bounds[0], bounds[1], d.se, used if used < resamples else None, d.mean_of, None, counted)
 
 
 def bootstrap_intervals(

@@ -229,6 +229,20 @@ def _table_rows(
     return columns, rows
 
 
+def _headline_subset(lay: Layout, bounds: Mapping[str, Any], headline: str | None) -> str | None:
+    """When the headline counts fewer samples than the ``all`` row's ``n`` (a metric declared ``within`` a subset,
+    such as MindClaw's PIA over the episodes that need help), set that row's ``n`` to the headline's, which its
+    interval rests on, and return the line that says so; ``None`` otherwise (or for a run stored without it)."""
+    bound = _bound(bounds, headline) if headline else None
+    counted = None if bound is None else bound.get("n")
+    whole = lay.rows[0][2] if lay.rows and lay.rows[0][0] == "all" else None
+    if not isinstance(counted, int) or whole is None or not _is_number(whole.get("n")) or whole["n"] == counted:
+        return None
+    of = whole["n"]
+    whole["n"] = counted
+    return f"n of the all row: the {counted} samples {headline} is computed over, of {number(of, 'count')}."
+
+
 def _say(console: Console, text: str, sep: str = " · ") -> None:
     """Print ``text``, a line of ``sep``-separated parts: whole when it fits the width, else packed part by part
     into lines that fit (later lines indented), so a label is never parted from its value."""
@@ -269,6 +283,7 @@ def print_summary(
     _say(console, line or "no headline metric")
     lay = layout(summary.metrics, headline, same_as, summary.n_completed)
     bounds = summary.intervals.get("metrics", {})
+    subset = _headline_subset(lay, bounds, headline)
     columns, rows = _table_rows(lay, bench, bounds, headline)
     if len(rows) > 1 or len(columns) > 3:
         console.print()
@@ -280,6 +295,8 @@ def print_summary(
                 f"not shown at this width: {', '.join(dropped[:4])}{more} (--verbose lists every metric)",
                 markup=False,
             )
+    if subset is not None:
+        _say(console, subset, sep=" ")
     for gone, kept in lay.same_as.items():
         console.print(f"{gone}: the same samples as {kept}, not repeated", markup=False)
     if lay.other:

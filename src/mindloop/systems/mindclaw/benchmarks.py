@@ -34,6 +34,7 @@ from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample
 from mindloop.bench.declaration import (
     BenchmarkSpec,
     Column,
+    Grouping,
     Headline,
     Metric,
     PaperTable,
@@ -154,16 +155,30 @@ def claw_samples(n: int | None, seed: int, options: ClawOptions) -> list[Sample]
     return out
 
 
-def _episode_metric(name: str, table: str | None, within: tuple[str, ...], over: str) -> Metric:
+def _episode_metric(
+    name: str, table: str | None, within: tuple[str, ...], over: str, groupings: tuple[Grouping, ...] = ()
+) -> Metric:
     """TA or PIA: the mean of the episode's 0/1 score (a failed episode scores 0), to 6 decimals."""
     what = {"ta": "trigger accuracy", "pia": "precision intervention accuracy"}[name]
-    return Metric(name, name, failed="zero", digits=6, within=within, table=table, description=f"{what} {over}")
+    return Metric(
+        name,
+        name,
+        failed="zero",
+        digits=6,
+        within=within,
+        table=table,
+        description=f"{what} {over}",
+        groupings=groupings,
+    )
 
 
 _HELP = ("gold.help_needed",)
 _METRICS = (
     *(_episode_metric(k, None, _HELP, "over the episodes that need help (the paper's)") for k in ("ta", "pia")),
-    *(_episode_metric(k, "all_episodes", (), "over every episode, controls too") for k in ("ta", "pia")),
+    *(
+        _episode_metric(k, "all_episodes", (), "over every episode, controls too", (Grouping("by_group"),))
+        for k in ("ta", "pia")
+    ),
     *(
         _episode_metric(k, "control_episodes", ("gold.help_needed=False",), "over the controls (1: stayed out)")
         for k in ("ta", "pia")
