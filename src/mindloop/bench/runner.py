@@ -288,13 +288,13 @@ def run_benchmark(
         else:
             options = validate_options(bench, request.options)
             agent = _choose_agent(bench, request.agent, request.model, options)
-            if request.model is not None:  # a bad model string, URL or key fails in seconds, before a run is recorded
-                BACKENDS.get(split_model_name(request.model)[0])
-                preflight(request.model, request.model_options)
             if request.n == 0:  # empty work is not a result: refused before a run is recorded
                 raise InvalidArgumentError(
                     f"nothing to run: benchmark {bench.name!r} has no samples (--n 0 asks for none)"
                 )
+            if request.model is not None:  # a bad model string, URL or key fails in seconds, before a run is recorded
+                BACKENDS.get(split_model_name(request.model)[0])
+                preflight(request.model, request.model_options)
             if progress:  # the first line, before samples that take a while to generate or read
                 asked = "every sample" if request.n is None else f"up to {request.n} sample{'s' * (request.n != 1)}"
                 print(f"{bench.name}: preparing {asked} (seed {request.seed})", file=sys.stderr, flush=True)
