@@ -167,11 +167,16 @@ def _visible_from(
     return in_fov(pos, ori, target)
 
 
-def _fov_consistent(pos: tuple[float, float], ori: Vec, answer: Mapping[str, Any]) -> bool:
+def _fov_consistent(
+    pos: tuple[float, float], ori: Vec, answer: Mapping[str, Any], rooms: Sequence[Any] | None = None
+) -> bool:
+    """Whether the view from ``pos`` facing ``ori``, standing in ``rooms`` (default: the gold pose's room), is the
+    described ``final_observation``: every object in it visible, in its direction and distance bin, its facing or
+    a door's wall side as described."""
     positions = {k: tuple(v) for k, v in answer.get("object_positions", {}).items()}
     orientations = {k: _norm_ori(v) for k, v in answer.get("object_orientations", {}).items()}
     gates = answer.get("gate_info", {})
-    rooms = answer.get("room_id")
+    rooms = answer.get("room_id") if rooms is None else rooms
     for item in answer.get("final_observation", []):
         name = str(item.get("name", "")).strip().lower()
         target = positions.get(name)
@@ -237,7 +242,10 @@ def _score_perc_dec(pred: str, answer: Mapping[str, Any]) -> float:
         return 0.0
     if key == _joined(answer["answer"]):
         return 1.0
-    return 1.0 if _fov_consistent(positions[name], orientations.get(name, NORTH), answer) else 0.0
+    # another object whose view is the described one is right too, seen from the object's own room (a door's wall
+    # side depends on the room it is seen from; the gold's room is the gold object's)
+    rooms = answer.get("object_rooms", {}).get(name)
+    return 1.0 if _fov_consistent(positions[name], orientations.get(name, NORTH), answer, rooms) else 0.0
 
 
 def _score_view2loc(pred: str, answer: Mapping[str, Any]) -> float:
