@@ -233,3 +233,25 @@ def test_perc_dec_judges_another_object_from_its_own_room() -> None:
     assert score_answer("perc.dec", "bike", answer) == 1.0
     assert score_answer("perc.dec", "laptop", answer) == 1.0  # was 0: the door's side was read from room 2
     assert score_answer("perc.dec", "oven", answer) == 0.0  # facing east, the door is not ahead on the left
+
+
+def test_view2act_judges_a_pose_on_another_object_from_that_object_s_room() -> None:
+    # The same cut-down scene0087, asked the other way: from the oven's cell facing north, reach a pose with the
+    # described view. Jumping to the bike and turning round reaches the gold pose (room 2); jumping to the laptop
+    # (3 ahead, in view) reaches another pose with the same view, in room 3, where the door is on the front wall.
+    seen = {"name": "white door", "direction": "front-left", "distance": "mid distance", "orientation": "on front wall"}
+    answer = {
+        "init_pos": [-4, -7],
+        "init_ori": [0, 1],
+        "final_pos": [-8, 1],
+        "final_ori": [0, -1],
+        "final_observation": [seen],
+        "room_id": ["2"],
+        "object_positions": {"bike": [-8, 1], "laptop": [-4, -4], "oven": [-4, -7], "white door": [-6, -1]},
+        "object_orientations": {"bike": [0, -1], "laptop": [0, 1], "oven": [1, 0], "white door": [0, 1]},
+        "object_rooms": {"bike": ["2"], "laptop": ["3"], "oven": ["3"], "white door": ["2", "3"]},
+        "gate_info": {"white door": {"room_ids": ["2", "3"], "ori_by_room": {"3": [0, -1], "2": [0, 1]}}},
+    }
+    assert score_answer("view2act", "JumpTo(bike), Rotate(180)", answer) == 1.0
+    assert score_answer("view2act", "JumpTo(laptop)", answer) == 1.0  # was 0: judged from room 2
+    assert score_answer("view2act", "JumpTo(laptop), Rotate(90)", answer) == 0.0  # facing away from the door

@@ -220,17 +220,23 @@ def _score_view2act(pred: str, answer: Mapping[str, Any]) -> float:
     positions = {k: (float(v[0]), float(v[1])) for k, v in answer["object_positions"].items()}
     pos = (float(answer["init_pos"][0]), float(answer["init_pos"][1]))
     ori = _norm_ori(answer["init_ori"])
+    on: str | None = None
     for kind, value in moves:
         if kind == "rotate":
             if int(value) % 90:
                 return 0.0
             ori = rotate(ori, int(value))
         else:
-            target = positions.get(str(value).lower())
+            on = str(value).lower()
+            target = positions.get(on)
             if target is None or not in_fov(pos, ori, target):
                 return 0.0
             pos = target
-    return 1.0 if _fov_consistent(pos, ori, answer) else 0.0
+    # a sequence that ends elsewhere than the gold pose is judged from the room of the object it ends on (as
+    # perc.dec judges another object); at the gold pose, from the gold's room
+    elsewhere = on is not None and list(pos) != [float(c) for c in answer.get("final_pos", pos)]
+    rooms = answer.get("object_rooms", {}).get(on) if elsewhere else None
+    return 1.0 if _fov_consistent(pos, ori, answer, rooms) else 0.0
 
 
 def _score_perc_dec(pred: str, answer: Mapping[str, Any]) -> float:
