@@ -295,6 +295,8 @@ def run_benchmark(
             if request.model is not None:  # a bad model string, URL or key fails in seconds, before a run is recorded
                 BACKENDS.get(split_model_name(request.model)[0])
                 preflight(request.model, request.model_options)
+            if request.executor == "ray":  # a cluster it cannot join fails in seconds, before a run is recorded
+                cluster.enter_context(ray_session(request.ray_address))
             if progress:  # the first line, before samples that take a while to generate or read
                 asked = "every sample" if request.n is None else f"up to {request.n} sample{'s' * (request.n != 1)}"
                 print(f"{bench.name}: preparing {asked} (seed {request.seed})", file=sys.stderr, flush=True)
@@ -303,8 +305,6 @@ def run_benchmark(
                 data = request.options.get("data")
                 why = f"{data} holds none" if data else "these options give none"
                 raise InvalidArgumentError(f"nothing to run: benchmark {bench.name!r} has no samples ({why})")
-            if request.executor == "ray":  # a cluster it cannot join fails in seconds, before a run is recorded
-                cluster.enter_context(ray_session(request.ray_address))
             run_id = store.create_run(
                 benchmark=bench.name,
                 agent=agent,
