@@ -212,15 +212,14 @@ def test_perc_dec_accepts_any_object_with_the_same_view(two_rooms: Scene) -> Non
     assert score_answer("perc.dec", "piano", answer) == 0.0
 
 
-def test_perc_dec_judges_another_object_from_its_own_room() -> None:
-    # scene0087 of the generated test split (seed 0), cut down: the gold stands on the bike in room 2, facing
-    # south, with the white door (between rooms 2 and 3) ahead on the left. The laptop, in room 3 facing north,
-    # sees the same door at the same bearing (3 ahead, 2 left: front-left) and distance (sqrt(13): mid
-    # distance), and from room 3 the door is on its front wall too. The door's wall side must be read from the
-    # laptop's room, not the bike's.
+def _scene0087(**question: Any) -> dict[str, Any]:
+    """scene0087 of the generated test split (seed 0), cut down, with the gold pose of its question: on the bike
+    in room 2, facing south, the white door (between rooms 2 and 3) ahead on the left. The laptop, in room 3
+    facing north, sees the same door at the same bearing (3 ahead, 2 left: front-left) and distance (sqrt(13):
+    mid distance), and from room 3 the door is on its front wall too; the oven, facing east, does not."""
     seen = {"name": "white door", "direction": "front-left", "distance": "mid distance", "orientation": "on front wall"}
-    answer = {
-        "answer": "bike",
+    return {
+        **question,
         "final_pos": [-8, 1],
         "final_ori": [0, -1],
         "final_observation": [seen],
@@ -230,28 +229,21 @@ def test_perc_dec_judges_another_object_from_its_own_room() -> None:
         "object_rooms": {"bike": ["2"], "laptop": ["3"], "oven": ["3"], "white door": ["2", "3"]},
         "gate_info": {"white door": {"room_ids": ["2", "3"], "ori_by_room": {"3": [0, -1], "2": [0, 1]}}},
     }
+
+
+def test_perc_dec_judges_another_object_from_its_own_room() -> None:
+    # The door's wall side must be read from the laptop's room, not the bike's.
+    answer = _scene0087(answer="bike")
     assert score_answer("perc.dec", "bike", answer) == 1.0
     assert score_answer("perc.dec", "laptop", answer) == 1.0  # was 0: the door's side was read from room 2
     assert score_answer("perc.dec", "oven", answer) == 0.0  # facing east, the door is not ahead on the left
 
 
 def test_view2act_judges_a_pose_on_another_object_from_that_object_s_room() -> None:
-    # The same cut-down scene0087, asked the other way: from the oven's cell facing north, reach a pose with the
-    # described view. Jumping to the bike and turning round reaches the gold pose (room 2); jumping to the laptop
-    # (3 ahead, in view) reaches another pose with the same view, in room 3, where the door is on the front wall.
-    seen = {"name": "white door", "direction": "front-left", "distance": "mid distance", "orientation": "on front wall"}
-    answer = {
-        "init_pos": [-4, -7],
-        "init_ori": [0, 1],
-        "final_pos": [-8, 1],
-        "final_ori": [0, -1],
-        "final_observation": [seen],
-        "room_id": ["2"],
-        "object_positions": {"bike": [-8, 1], "laptop": [-4, -4], "oven": [-4, -7], "white door": [-6, -1]},
-        "object_orientations": {"bike": [0, -1], "laptop": [0, 1], "oven": [1, 0], "white door": [0, 1]},
-        "object_rooms": {"bike": ["2"], "laptop": ["3"], "oven": ["3"], "white door": ["2", "3"]},
-        "gate_info": {"white door": {"room_ids": ["2", "3"], "ori_by_room": {"3": [0, -1], "2": [0, 1]}}},
-    }
+    # Asked the other way: from the oven's cell facing north, reach a pose with the described view. Jumping to the
+    # bike and turning round reaches the gold pose (room 2); jumping to the laptop (3 ahead, in view) reaches
+    # another pose with the same view, in room 3, where the door is on the front wall.
+    answer = _scene0087(init_pos=[-4, -7], init_ori=[0, 1])
     assert score_answer("view2act", "JumpTo(bike), Rotate(180)", answer) == 1.0
     assert score_answer("view2act", "JumpTo(laptop)", answer) == 1.0  # was 0: judged from room 2
     assert score_answer("view2act", "JumpTo(laptop), Rotate(90)", answer) == 0.0  # facing away from the door

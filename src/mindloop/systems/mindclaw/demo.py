@@ -82,8 +82,11 @@ def run_demo(console: Console | None = None, *, record: bool = True) -> dict[str
     helped = out["helped_at"]
     console.print()
     if helped is not None:
-        item, who = scenario.gold.actions[-1].removeprefix("give(").removesuffix(")").split(", ")
-        person, thing = who.capitalize(), item.replace("_", " ")
+        from mindloop.worlds.household.actions import Action, parse_action
+
+        give = parse_action(scenario.gold.actions[-1])  # give(item, person): the help the episode needs
+        assert isinstance(give, Action) and source.episode is not None, give
+        thing, person = (source.episode.world.name(eid) for eid in give.args)
         console.print(
             f"[bold]One intervention[/], at window {helped}, the moment {person} came back searching; silent before "
             f"and after. The {thing} is {'with' if out['goal_met'] else 'not with'} {person}."
