@@ -16,12 +16,14 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
 
+from mindloop.bench.records import Sample
 from mindloop.bench.runner import RunRequest, run_benchmark
-from mindloop.bench.store import RunStore
+from mindloop.bench.store import RunStore, SampleResult
 from mindloop.models.base import ModelOptions
 from mindloop.models.fake_server import FakeChatServer
 
@@ -149,3 +151,81 @@ def test_a_model_run_stops_on_a_signal_and_resumes_to_the_same_summary(
         args = ["bench", "run", "tomi", *model, "--n", str(n), "--executor", executor, "--concurrency", "2"]
         rc, err, seen = _interrupt(home, args, sig, slow=False, after=10)
         _check(home, rc, err, seen, n, expected)
+
+
+class _InterruptedAfterBegin:
+    """A store connection whose first ``BEGIN`` is followed by a ``KeyboardInterrupt``, raised where a signal
+    handler raises it: the moment the statement returns, before the code after it runs."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+        self.fired = False
+
+    def execute(self, sql: str, *args: object) -> sqlite3.Cursor:
+        cursor = self._db.execute(sql, *args)
+        if sql.startswith("BEGIN") and not self.fired:
+            self.fired = True
+            raise KeyboardInterrupt
+        return cursor
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._db, name)
+
+
+def test_an_interrupt_the_moment_a_store_transaction_begins_leaves_no_transaction_open(tmp_path: Path) -> None:
+    """CI met ``cannot start a transaction within a transaction`` after a Ctrl-C: the interrupt landed between
+    ``BEGIN IMMEDIATE`` and the block that rolls back, and the run's last write could not begin."""
+    with RunStore(tmp_path / "runs.sqlite") as store:
+        run_id = store.create_run(
+            benchmark="b", agent="a", model=None, config={}, samples=[Sample("s0", {}), Sample("s1", {})], version="0"
+        )
+        real = store._db
+        store._db = _InterruptedAfterBegin(real)  # type: ignore[assignment]
+        with pytest.raises(KeyboardInterrupt):
+            store.finish(run_id, [SampleResult(0, "done", {}, {}, None, [], 0.1)])
+        assert store._db.fired  # type: ignore[attr-defined]
+        store._db = real
+        assert not real.in_transaction
+        store.add_seconds(run_id, 1.0, finished=False)  # the write after an interrupt, as the runner makes it
+        assert store.finish(run_id, [SampleResult(0, "done", {}, {}, None, [], 0.1)]) == 1
+        assert [r.status for r in store.records(run_id)] == ["done"] and len(store.pending(run_id)) == 1
+
+
+def test_a_signal_inside_a_store_write_is_held_until_it_commits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real SIGINT raised in the middle of the fifth write of finished samples: the write commits whole (its
+    samples are kept), the run stops there as interrupted, and --resume finishes it to the uninterrupted summary."""
+    n = 40
+    with RunStore(tmp_path / "clean.sqlite") as store:
+        expected = run_benchmark(RunRequest("tomi", n=n), store=store, progress=False).to_json()
+    written: list[int] = []
+    armed = False
+    finish, fence = RunStore.finish, RunStore._fence
+
+    def counting_finish(self: RunStore, run_id: str, results: Iterable[SampleResult]) -> int:
+        nonlocal armed
+        results = list(results)
+        armed = len(written) == 4
+        stored = finish(self, run_id, results)
+        written.append(stored)
+        return stored
+
+    def signalling_fence(self: RunStore, db: sqlite3.Connection, *args: str) -> None:
+        nonlocal armed
+        fence(self, db, *args)
+        if armed and db.in_transaction:
+            armed = False
+            signal.raise_signal(signal.SIGINT)  # its handler runs here, inside the transaction
+
+    monkeypatch.setattr(RunStore, "finish", counting_finish)
+    monkeypatch.setattr(RunStore, "_fence", signalling_fence)
+    with RunStore(tmp_path / "runs.sqlite") as store:
+        summary = run_benchmark(RunRequest("tomi", n=n), store=store, progress=False)
+        assert summary.interrupted
+        assert len(written) == 5 and all(written)  # the fifth write, the one the signal landed in, committed
+        (info,) = store.runs()
+        assert info.n_completed == sum(written) < n
+        monkeypatch.undo()
+        resumed = run_benchmark(RunRequest("tomi"), store=store, resume=info.run_id, progress=False).to_json()
+    assert resumed["n_completed"] == n and resumed["metrics"] == expected["metrics"]

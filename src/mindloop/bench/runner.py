@@ -332,27 +332,51 @@ class _Interrupted(KeyboardInterrupt):
     """SIGINT or SIGTERM, raised where the run's main thread is (the executors' clean-up runs from there)."""
 
 
-@contextmanager
-def _stop_on_signals() -> Iterator[None]:
-    """Turn SIGINT and SIGTERM into :class:`_Interrupted` in the main thread while the executor runs.
+class _SignalGate:
+    """Turns SIGINT and SIGTERM into :class:`_Interrupted` in the main thread while :meth:`installed`.
 
     A handler of our own (rather than Python's default for SIGINT) also keeps ``asyncio.run`` from installing its
     own, which only cancels the main task at its next ``await``: a symbolic run whose samples never wait would run
-    to its end before noticing Ctrl-C. Elsewhere than the main thread nothing is installed.
+    to its end before noticing Ctrl-C. Elsewhere than the main thread nothing is installed. Inside :meth:`shield` a
+    signal is held until the block ends: a store write the signal lands in commits whole (its samples are kept),
+    and the interrupt is raised the moment it is done.
     """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
 
-    def handler(signum: int, frame: object) -> None:
-        raise _Interrupted(signal.Signals(signum).name)
+    def __init__(self) -> None:
+        self._shielded = 0
+        self._held: str | None = None
 
-    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
+    def _handler(self, signum: int, frame: object) -> None:
+        name = signal.Signals(signum).name
+        if self._shielded:
+            self._held = self._held or name
+            return
+        raise _Interrupted(name)
+
+    @contextmanager
+    def installed(self) -> Iterator[None]:
+        """The handler for SIGINT and SIGTERM inside; the previous handlers come back after."""
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        previous = {sig: signal.signal(sig, self._handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            yield
+        finally:
+            for sig, old in previous.items():
+                signal.signal(sig, old)
+
+    @contextmanager
+    def shield(self) -> Iterator[None]:
+        """Hold a signal that arrives inside until the block ends, then raise it."""
+        self._shielded += 1
+        try:
+            yield
+        finally:
+            self._shielded -= 1
+        if not self._shielded and self._held is not None:
+            name, self._held = self._held, None
+            raise _Interrupted(name)
 
 
 def _execute_pending(
@@ -397,8 +421,11 @@ def _execute_pending(
     ):
         task = bar.add_task(f"{bench.name} · {agent}", total=info.n, completed=info.n_completed, failed="")
 
+        gate = _SignalGate()
+
         def store_results(results: list[SampleResult]) -> None:
-            store.finish(run_id, results)
+            with gate.shield():  # a signal landing in the write waits for its commit: finished samples are kept
+                store.finish(run_id, results)
             for result in results:
                 if result.status in counts:
                     counts[result.status] += 1
@@ -417,7 +444,7 @@ def _execute_pending(
             held.clear()
 
         try:
-            with _stop_on_signals(), outages.watching(breaker):
+            with gate.installed(), outages.watching(breaker):
                 limit = request.breaker if request.model is not None else None  # workers judge with their own
                 if pending and request.executor == "local":
                     model = load_model(request.model, request.model_options) if request.model else None

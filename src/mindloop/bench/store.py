@@ -463,9 +463,11 @@ class RunStore:
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         """``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any error. SQLite rolls a transaction back by itself
         on some errors (a full disk, an I/O error): the rollback then has nothing to do, and the first error is the
-        one raised (never ``cannot rollback - no transaction is active``)."""
-        self._db.execute("BEGIN IMMEDIATE")
+        one raised (never ``cannot rollback - no transaction is active``). ``BEGIN`` is inside the ``try``: an
+        interrupt raised by a signal handler the moment it returns rolls the transaction back too, and the next
+        write does not meet ``cannot start a transaction within a transaction``."""
         try:
+            self._db.execute("BEGIN IMMEDIATE")
             yield self._db
             self._db.execute("COMMIT")
         except BaseException:
