@@ -73,3 +73,13 @@ def test_a_mistyped_group_is_suggested_before_it_is_loaded(capsys: pytest.Captur
     err = capsys.readouterr().err
     assert err.startswith("mindloop: error: no such command 'tomm'") and "Did you mean 'tom'" in err
     assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("name", ["mindpower", "claw"])
+def test_a_household_benchmark_loads_without_gymnasium_or_numpy(tmp_path: Path, name: str) -> None:
+    # Gymnasium and NumPy are a quarter of a second of imports: the household world and its scenarios need neither
+    # (only its Gymnasium environment does), so `bench run mindpower` prints its first line without them
+    code = f"from mindloop.bench.registry import get_benchmark\nget_benchmark({name!r})"
+    assert _loaded_after(code, tmp_path, ("gymnasium", "numpy")) == []
+    code += "\nfrom mindloop.worlds.household import ENV_ID\nimport gymnasium\ngymnasium.make(ENV_ID).reset(seed=0)"
+    assert _loaded_after(code, tmp_path, ("gymnasium", "numpy")) == ["gymnasium", "numpy"]

@@ -14,12 +14,13 @@ import os
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Protocol
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mindloop.errors import DependencyError
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 __all__ = ["ENCODER_NAME", "MiniLMEncoder", "TextEncoder", "encoder_available", "encoder_path", "quiet_loading"]
 
@@ -112,6 +113,8 @@ class MiniLMEncoder:
 
     def encode(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """Unit-normalised embeddings of ``texts`` (an empty input gives an empty ``(0, 384)`` array)."""
+        import numpy as np  # here, not at the top: a bench run prints its first line without NumPy
+
         model = self.sentence_transformer()
         if not texts:
             return np.zeros((0, model.get_sentence_embedding_dimension() or 384), dtype=np.float32)

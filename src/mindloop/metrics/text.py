@@ -23,13 +23,14 @@ import importlib.util
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Any
 
 from mindloop.errors import DependencyError, InvalidArgumentError
 from mindloop.metrics.embeddings import ENCODER_NAME, MiniLMEncoder, encoder_available, encoder_path, quiet_loading
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 __all__ = ["BERTSCORE_LAYERS", "BERTSCORE_NAME", "PairSimilarity", "TextSimilarity", "similarity_available"]
 
@@ -139,6 +140,8 @@ class TextSimilarity:
         if missing:
             for i, e in zip(missing, self.encoder.encode([distinct[i] for i in missing]), strict=True):
                 emb[i] = e
+        import numpy as np  # here, not at the top: a bench run prints its first line without NumPy
+
         table = np.stack([np.asarray(e, dtype=np.float32) for e in emb])
         return np.asarray(np.einsum("ij,ij->i", table[[row[c] for c in cands]], table[[row[r] for r in refs]]))
 

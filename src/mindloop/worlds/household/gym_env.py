@@ -266,3 +266,6 @@ def register_envs() -> None:
     """Register ``mindloop/Household-v0`` with Gymnasium (idempotent), so ``gymnasium.make`` finds it."""
     if ENV_ID not in gym.registry:
         gym.register(id=ENV_ID, entry_point="mindloop.worlds.household.gym_env:HouseholdEnv")
+
+
+register_envs()  # importing the environment registers it: gymnasium.make(ENV_ID) works from here
