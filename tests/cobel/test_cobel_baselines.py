@@ -283,6 +283,21 @@ def test_over_http_a_malformed_reply_twice_is_a_counted_failure(tmp_path: Path) 
     assert summary.n_failed == 2 and summary.replies["rejected"] == 4
 
 
+def test_cobel_table_names_the_failed_episodes_it_counts_as_the_step_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from mindloop.cli import main
+
+    monkeypatch.setenv("MINDLOOP_HOME", str(tmp_path))
+    run_id = _bench(tmp_path, "coela-llm", _Server(coela_plan="I would rather wait here.")).run_id
+    assert main(["cobel", "table", run_id]) == 0
+    out = capsys.readouterr().out
+    assert "Average                250" in out  # both episodes failed: each counts as the 250-step limit
+    failed = next(line for line in out.splitlines() if line.startswith("failed episodes"))
+    assert failed.startswith("failed episodes (coela-llm): 2 of 2, each counted as the step limit; the first: ")
+    assert "ParseError" in failed
+
+
 def test_cobel_table_lays_out_table_2_and_3_from_runs_of_one_model(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -301,6 +316,10 @@ def test_cobel_table_lays_out_table_2_and_3_from_runs_of_one_model(
     assert "Communication Cost in tokens (lower is better; the model's tokenizer (server usage))" in out
     for label in ("CoBel-World ", "CoBel-World (No SBR)", "CoBel-World (No BBC)"):
         assert label in out.split("Table 3")[1]
+    # the runs were cut at 20 steps: the table says so under Table 2, naming every column it applies to
+    deviation = next(line for line in out.splitlines() if line.startswith("deviation ("))
+    assert deviation.startswith(f"deviation ({', '.join(teams)}): max_steps=20: ")
+    assert "failed episodes" not in out
     assert main(["cobel", "table", *ids, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["model"] == "openai/fake" and set(data["columns"]) == set(teams)

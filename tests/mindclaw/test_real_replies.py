@@ -2,7 +2,8 @@
 reply a person can read unambiguously parses to exactly what the person read, and every unusable one (a copy of
 the prompt's format or example, two answers, no answer) is refused with a one-line ParseError.
 
-Each line: ``kind`` (which prompt and parser: ``trigger``, ``reason``, ``act``, ``observe``, ``skills``), the
+Each line: ``kind`` (which prompt and parser: ``trigger``, ``reason``, ``act``, ``observe``, ``skills``,
+``direct``: the direct baseline's one answer a window), the
 verbatim ``reply``, ``label`` (``readable`` or ``unusable``), ``expected`` (what a careful person reads; ``null``
 when unusable), ``model``, ``prompt`` (``old`` or ``new``: which version of the prompt it answered) and ``names``
 (the window's candidates the parser checks names against; for ``skills`` the operation).
@@ -11,6 +12,7 @@ when unusable), ``model``, ``prompt`` (``old`` or ``new``: which version of the 
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,7 @@ import pytest
 
 from mindloop.errors import ParseError
 from mindloop.systems.mindclaw.actions import parse_action_reply
+from mindloop.systems.mindclaw.direct import parse_direct_reply
 from mindloop.systems.mindclaw.mining import read_summary
 from mindloop.systems.mindclaw.observation import parse_observation_reply
 from mindloop.systems.mindclaw.operations import SlotError, check_operation, parse_operation, read_operation
@@ -25,7 +28,7 @@ from mindloop.systems.mindclaw.reasoning import parse_reasoning_reply
 from mindloop.systems.mindclaw.window import Candidates
 
 DATA = Path(__file__).parent / "data" / "real_replies.jsonl"
-KINDS = ("trigger", "reason", "act", "observe", "skills")
+KINDS = ("trigger", "reason", "act", "observe", "skills", "direct")
 
 
 def _corpus() -> list[dict[str, Any]]:
@@ -73,6 +76,10 @@ def read(entry: dict[str, Any]) -> Any:
     if kind == "skills":
         skills = read_summary(reply, entry["names"]["op"])
         return [[s.kind, [c.describe() for c in s.when], s.text] for s in skills]
+    if kind == "direct":
+        c = _candidates(entry)
+        answer = parse_direct_reply(reply, actors=c.actors, objects=c.objects, locations=c.locations)
+        return {**asdict(answer), "steps": list(answer.steps)}
     raise AssertionError(f"unknown kind {kind!r}")
 
 

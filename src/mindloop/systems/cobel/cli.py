@@ -88,6 +88,28 @@ def _episodes(records: list[Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _caveats(columns: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """Lines under Table 2 naming what makes a column differ from the paper's: episodes cut short by
+    ``--opt max_steps`` (their deviation, as the run states it) and failed episodes (counted as the step limit)."""
+    lines = []
+    cut: dict[str, list[str]] = {}
+    for label, episodes in columns.items():
+        for deviation in dict.fromkeys(str(ep["deviation"]) for ep in episodes if ep.get("deviation")):
+            cut.setdefault(deviation, []).append(label)
+    for deviation, labels in cut.items():
+        lines.append(f"deviation ({', '.join(labels)}): {deviation}")
+    for label, episodes in columns.items():
+        failed = [ep for ep in episodes if ep.get("error")]
+        if failed:
+            first = " ".join(str(failed[0]["error"]).split())
+            first = first if len(first) <= 160 else first[:159] + "…"
+            lines.append(
+                f"failed episodes ({label}): {len(failed)} of {len(episodes)}, each counted as the step limit; "
+                f"the first: {first}"
+            )
+    return lines
+
+
 @cobel_app.command("table")
 def table(
     run_ids: Annotated[list[str], typer.Argument(help="C-WAH run ids, one column each (its team names it).")],
@@ -129,6 +151,8 @@ def table(
         f"{n} messages by {'the model (server usage)' if k == 'model' else k}" for k, n in counters.items()
     )
     print(f"tokens counted: {counted or 'no messages'}")
+    for line in _caveats(columns):
+        print(line)
     if any(k.startswith("cobel-llm") for k in columns):
         print(f"\nTable 3 (C-WAH ablations) from {model}")
         print(table_ablation(columns))

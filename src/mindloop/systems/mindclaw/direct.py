@@ -56,17 +56,19 @@ Allowed values:
 putin(item, place), give(item, person), move(item, place), switchoff(x), switchon(x), pour(liquid, container), \
 remind(person, item), their arguments replaced by names from <Candidates>, separated by commas) or none
 
-Answer with these lines, each tag followed by the value you choose (when Intervene is no, the other lines may be \
-left out):
-<Intervene>
-<Person>
-<Object>
-<Context>
-<Believed>
-<Action>"""
+Answer with these lines, each tag followed on the same line by the value you choose (when Intervene is no, the \
+other lines may be left out), for example `<Intervene> no`:
+<Intervene> yes or no
+<Person> name
+<Object> name
+<Context> one of the contexts
+<Believed> location or none
+<Action> steps or none"""
 """The direct baseline's user prompt. The paper's Table II runs video-language models on MindPower's videos with
 MindPower's prompt; here the window's observation stands in for the video and the answer carries exactly what TA,
-PIA and CS read (who, what, which mental state, when, and the action)."""
+PIA and CS read (who, what, which mental state, when, and the action). Each tag shows what follows it on its line:
+given the bare tags, one under the other, Qwen2.5-Coder-1.5B copied them and put ``<None>`` on a line of its own
+in every window of an episode; given this form it answered ``<Intervene> no`` and filled the other lines."""
 
 DIRECT_TAGS = ("intervene", "person", "object", "context", "believed", "action")
 
