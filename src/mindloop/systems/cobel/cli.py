@@ -9,6 +9,7 @@ per run, every model-driven column from the same model.
 from __future__ import annotations
 
 import json
+import textwrap
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -101,8 +102,7 @@ def _caveats(columns: dict[str, list[dict[str, Any]]]) -> list[str]:
     for label, episodes in columns.items():
         failed = [ep for ep in episodes if ep.get("error")]
         if failed:
-            first = " ".join(str(failed[0]["error"]).split())
-            first = first if len(first) <= 160 else first[:159] + "…"
+            first = textwrap.shorten(str(failed[0]["error"]), 160, placeholder=" …")
             lines.append(
                 f"failed episodes ({label}): {len(failed)} of {len(episodes)}, each counted as the step limit; "
                 f"the first: {first}"
