@@ -83,3 +83,21 @@ def test_a_household_benchmark_loads_without_gymnasium_or_numpy(tmp_path: Path, 
     assert _loaded_after(code, tmp_path, ("gymnasium", "numpy")) == []
     code += "\nfrom mindloop.worlds.household import ENV_ID\nimport gymnasium\ngymnasium.make(ENV_ID).reset(seed=0)"
     assert _loaded_after(code, tmp_path, ("gymnasium", "numpy")) == ["gymnasium", "numpy"]
+
+
+def test_the_claw_declaration_loads_without_the_mindclaw_runtime(tmp_path: Path) -> None:
+    # the claw benchmark's declaration (what `bench run claw` reads before its first line) needs neither the
+    # engine nor the generated scenarios; the package imports each public name's submodule on first use
+    runtime = ("mindloop.systems.mindclaw.engine", "mindloop.systems.mindclaw.agents", "mindloop.worlds.household")
+    code = "from mindloop.bench.registry import get_benchmark\nget_benchmark('claw')"
+    assert _loaded_after(code, tmp_path, runtime) == []
+    code += "\nfrom mindloop.systems.mindclaw import ClawEngine, build_engine\nassert ClawEngine.__name__ == 'Engine'"
+    assert _loaded_after(code, tmp_path, runtime) == sorted(runtime)
+
+
+def test_an_unknown_mindclaw_name_is_an_attribute_error() -> None:
+    import mindloop.systems.mindclaw as mindclaw
+
+    with pytest.raises(AttributeError, match="has no attribute 'Engin'"):
+        _ = mindclaw.Engin
+    assert all(getattr(mindclaw, name) is not None for name in mindclaw.__all__)

@@ -25,7 +25,7 @@ import functools
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
@@ -47,12 +47,10 @@ from mindloop.bench.references import agent_policy
 from mindloop.bench.timeline import EpisodeTimeline, TimelineStep, joined, names_in
 from mindloop.errors import InvalidArgumentError
 from mindloop.models.base import RecordingModel
-from mindloop.systems.mindclaw.agents import build_engine, resolve_skills, trained_classifier
-from mindloop.systems.mindclaw.evaluation import accuracy_scores, closed_loop, episode_outcome, teacher_forced
-from mindloop.systems.mindclaw.metrics import GoldEpisode, gold_episode, summarize_intervention
-from mindloop.systems.mindclaw.tables import trigger_label
-from mindloop.systems.mindclaw.trigger import ClassifierPolicy
-from mindloop.worlds.household.scenarios import Scenario, load_scenarios, mindpower_sim
+
+if TYPE_CHECKING:  # the runtime is imported where a sample is made or run: the declaration alone stays light
+    from mindloop.systems.mindclaw.trigger import ClassifierPolicy
+    from mindloop.worlds.household.scenarios import Scenario
 
 __all__ = ["CLAW_GLOSSARY", "ClawBenchmark", "ClawOptions", "claw_samples", "claw_timeline", "summarize_claw"]
 
@@ -114,11 +112,17 @@ def _group(s: Scenario) -> str:
 @functools.lru_cache(maxsize=4)
 def _generated(split: str, seed: int, n: int) -> tuple[Scenario, ...]:
     """``mindpower-sim`` split (generated once per process: scenarios are immutable)."""
+    from mindloop.worlds.household.scenarios import mindpower_sim
+
     return tuple(mindpower_sim(split, seed=seed, n=n))
 
 
 def claw_samples(n: int | None, seed: int, options: ClawOptions) -> list[Sample]:
     """The run's samples: scenarios with their MindClaw gold (deterministic in ``n``, ``seed``, ``options``)."""
+    from mindloop.systems.mindclaw.agents import resolve_skills
+    from mindloop.systems.mindclaw.metrics import gold_episode
+    from mindloop.worlds.household.scenarios import load_scenarios
+
     settings = _settings(options)
     if options.skills not in ("auto", "default", "off") and Path(options.skills).is_file():
         resolve_skills(options.skills, "symbolic")  # a malformed skills file stops the run before it is recorded
@@ -306,6 +310,8 @@ class ClawBenchmark:
         return await self._episode(sample, ctx, "symbolic")
 
     async def _classifier(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        from mindloop.systems.mindclaw.agents import trained_classifier
+
         settings = sample.input["settings"]
         policy = trained_classifier(
             belief_table=settings["belief_table"] == "on",
@@ -329,6 +335,11 @@ class ClawBenchmark:
     async def _episode(
         self, sample: Sample, ctx: AgentContext, agent: str, classifier: ClassifierPolicy | None = None
     ) -> Outcome:
+        from mindloop.systems.mindclaw.agents import build_engine, resolve_skills
+        from mindloop.systems.mindclaw.evaluation import accuracy_scores, closed_loop, episode_outcome, teacher_forced
+        from mindloop.systems.mindclaw.metrics import GoldEpisode
+        from mindloop.worlds.household.scenarios import Scenario
+
         scenario = Scenario.from_dict(sample.input["scenario"])
         gold = GoldEpisode.from_dict(sample.input["gold"])
         settings = sample.input["settings"]
@@ -529,6 +540,8 @@ def summarize_claw(records: Sequence[SampleRecord]) -> dict[str, Any]:
     over every episode; ``control_episodes`` (TA and PIA of the controls alone: 1 when the robot stayed out,
     ``false_alarms``), ``all_episodes`` (TA and PIA pooled over help and controls, the old headline) and
     ``by_group`` (false belief / implicit goal x help / control). Failed samples count as failures."""
+    from mindloop.systems.mindclaw.metrics import summarize_intervention
+    from mindloop.systems.mindclaw.tables import trigger_label
 
     def rows(rs: Sequence[SampleRecord]) -> list[dict[str, Any]]:
         out = []
