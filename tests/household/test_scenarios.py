@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from mindloop.errors import InvalidArgumentError, UnknownNameError
 from mindloop.worlds.household import CHARACTERS, ROBOT, Action, HouseholdEnv, World, WorldSetup, parse_action
@@ -19,6 +22,7 @@ from mindloop.worlds.household.scenarios import (
     generate_scenario,
     generate_scenarios,
 )
+from mindloop.worlds.household.scenarios.dressing import _respeak
 from mindloop.worlds.household.scenarios.model import event_to_dict
 
 SEEDS = range(12)
@@ -174,3 +178,26 @@ def test_a_dressed_home_reads_its_words() -> None:
     assert world.step("priya", parse_action("pick(navy_mug)")).ok
     with pytest.raises(UnknownNameError):
         World(WorldSetup("cozy_apartment", (("priya", "kitchen"),)))  # a name with no character to play it
+
+
+_PHRASE_WORDS = st.sampled_from(["the", "a", "cup", "cupboard", "Anna", "Ann", "red", "half_eaten", "é"])
+
+
+@settings(max_examples=300, deadline=None)
+@example(words=["the", "cupboard", "Ann"], seps=[" ", ": "], phrases={"the cup": "X", "Ann": "Anna"})
+@given(
+    words=st.lists(_PHRASE_WORDS, max_size=14),
+    seps=st.lists(st.sampled_from([" ", ", ", "'s ", ".", "-", " (", "_"]), max_size=14),
+    phrases=st.dictionaries(
+        st.lists(_PHRASE_WORDS, min_size=1, max_size=3).map(" ".join), st.sampled_from(["X", "the Y z", ""]), max_size=5
+    ),
+)
+def test_respeaking_a_sentence_is_the_longest_first_whole_word_substitution(
+    words: list[str], seps: list[str], phrases: dict[str, str]
+) -> None:
+    # the dressing's phrase replacement equals the regex it replaced: the phrases' alternation, longest first,
+    # between word boundaries (compiling that regex per story took most of the dressing's time)
+    text = "".join(w + s for w, s in zip(words, [*seps, *[" "] * len(words)], strict=False))
+    pattern = re.compile(r"\b(" + "|".join(map(re.escape, sorted(phrases, key=len, reverse=True))) + r")\b")
+    expected = pattern.sub(lambda m: phrases[m.group(1)], text) if phrases else text
+    assert _respeak(text, phrases) == expected

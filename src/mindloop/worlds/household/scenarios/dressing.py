@@ -117,11 +117,41 @@ def _place_words(kind: str) -> tuple[str, ...]:
     return FIXTURE_WORDS if props & {Prop.SWITCHABLE, Prop.WATER_SOURCE} else FURNITURE_WORDS
 
 
-def _renamer(mapping: Mapping[str, str]) -> re.Pattern[str] | None:
-    """A pattern matching the display names of ``mapping`` in spoken text, longest first."""
-    if not mapping:
-        return None
-    return re.compile(r"\b(" + "|".join(map(re.escape, sorted(mapping, key=len, reverse=True))) + r")\b")
+_WORD = re.compile(r"\w+")
+
+
+def _respeak(text: str, spoken: Mapping[str, str]) -> str:
+    """``text`` with each phrase of ``spoken`` said its dressed way, longest phrase first, whole words only.
+
+    What ``re.sub`` with the alternation of the phrases (longest first) between ``\\b``s does, without compiling a
+    pattern per story (compiling one took most of a story's dressing): at each word not inside an earlier match,
+    the longest phrase that starts with that word and ends at a word boundary is replaced.
+
+    >>> _respeak("Anna gave the cup to the cupboard.", {"Anna": "Mia", "the cup": "the blue cup"})
+    'Mia gave the blue cup to the cupboard.'
+    """
+    if any(not (_WORD.fullmatch(p[0]) and _WORD.fullmatch(p[-1])) for p in spoken):  # not whole words: a pattern
+        pattern = re.compile(r"\b(" + "|".join(map(re.escape, sorted(spoken, key=len, reverse=True))) + r")\b")
+        return pattern.sub(lambda m: spoken[m.group(1)], text)
+    by_first: dict[str, list[str]] = {}
+    for phrase in sorted(spoken, key=len, reverse=True):
+        first = _WORD.match(phrase)
+        assert first is not None  # every phrase starts with a word character (checked above)
+        by_first.setdefault(first.group(), []).append(phrase)
+    out: list[str] = []
+    done = 0
+    for word in _WORD.finditer(text):
+        start = word.start()
+        if start < done:
+            continue
+        for phrase in by_first.get(word.group(), ()):
+            end = start + len(phrase)
+            if text.startswith(phrase, start) and _WORD.match(text, end) is None:
+                out += (text[done:start], spoken[phrase])
+                done = end
+                break
+    out.append(text[done:])
+    return "".join(out)
 
 
 def dress(story: Story, rng: random.Random) -> Story:
@@ -181,7 +211,6 @@ def dress(story: Story, rng: random.Random) -> Story:
         avatars=tuple(avatars),
         place_ids=tuple(place_ids),
     )
-    pattern = _renamer(spoken)
     steps = []
     for step in story.episode.script:
         if step.actor == ENVIRONMENT:
@@ -191,8 +220,8 @@ def dress(story: Story, rng: random.Random) -> Story:
         if isinstance(parsed, Failure):
             raise GenerationError(f"cannot dress the step {step.action!r}: {parsed}")
         text = parsed.text
-        if text is not None and pattern is not None:
-            text = pattern.sub(lambda m: spoken[m.group(1)], text)
+        if text is not None and spoken:
+            text = _respeak(text, spoken)
         action = Action(parsed.verb, tuple(rn(a) for a in parsed.args), text)
         steps.append(ScriptStep(rn(step.actor), str(action), tuple(fact(f) for f in step.facts)))
     episode = Episode(dressed)
