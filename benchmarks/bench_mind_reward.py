@@ -6,9 +6,9 @@ Run:  scripts/local-model.sh serve 0.5b 8090        # any OpenAI-compatible serv
       .venv/bin/python benchmarks/bench_mind_reward.py --gguf .local-models/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf
                          # no server: the same GGUF through transformers (needs the gguf package), sampled in-process
 
-For ``--prompts`` MindPower train scenarios (``mindpower-sim`` train split, seed 0) it asks the model for ``--k``
-completions of the Fig. 15 prompt at temperature 1 (512 tokens each, seeds 0..k-1 per prompt), saves them with
-``--save FILE`` (JSON, with each prompt's gold), and prints, per reward preset
+For ``--prompts`` MindPower train scenarios (``mindpower-sim`` train split, seed 0, after the first ``--first``) it
+asks the model for ``--k`` completions of the Fig. 15 prompt at temperature 1 (512 tokens each, seeds 0..k-1 per
+prompt), saves them with ``--save FILE`` (JSON, with each prompt's gold), and prints, per reward preset
 (``mindloop.systems.mindpower.rewards.REWARD_PRESETS``):
 
 * ``signal``: the share of prompt groups whose k rewards are not all equal (a group with equal rewards has zero
@@ -162,10 +162,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--base-url", default="http://127.0.0.1:8090/v1")
     parser.add_argument("--model", default="qwen")
     parser.add_argument("--prompts", type=int, default=12)
+    parser.add_argument("--first", type=int, default=0, help="skip this many train prompts (to sample more later)")
     parser.add_argument("--k", type=int, default=4)
     parser.add_argument("--max-tokens", type=int, default=512)
     parser.add_argument("--save", default=None, help="write the sampled completions to this JSON file")
-    parser.add_argument("--completions", default=None, help="score completions saved by --save instead of sampling")
+    parser.add_argument(
+        "--completions", default=None, help="score completions saved by --save (comma-separated files) instead"
+    )
     parser.add_argument("--gguf", default=None, help="sample from this GGUF file in-process instead of a server")
     parser.add_argument("--presets", default=",".join(REWARD_PRESETS))
     args = parser.parse_args(argv)
@@ -173,9 +176,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     for p in presets:
         reward_preset(p)  # unknown names fail before any sampling
     if args.completions:  # the saved rows carry their gold, so they score the same whatever the split is now
-        rows = [Row(**r) for r in json.loads(Path(args.completions).read_text(encoding="utf-8"))]
+        files = [Path(f) for f in args.completions.split(",") if f]
+        rows = [Row(**r) for f in files for r in json.loads(f.read_text(encoding="utf-8"))]
     else:
-        scenarios = mindpower_sim("train", seed=0)[: args.prompts]
+        scenarios = mindpower_sim("train", seed=0)[args.first : args.first + args.prompts]
         start = time.perf_counter()
         if args.gguf:
             groups = sample_gguf(args.gguf, scenarios, args.k, args.max_tokens)
