@@ -62,6 +62,17 @@ def test_an_invalid_base_url_is_refused_before_anything_runs(tmp_path: Path, url
     assert _runs(tmp_path) == []
 
 
+@pytest.mark.parametrize(
+    ("model", "says"),
+    [("scripted/ecko", "unknown script 'ecko'; did you mean 'echo'?"), ("scripted/missing.jsonl", "does not exist")],
+)
+def test_a_bad_scripted_model_fails_in_one_line_before_a_run_is_recorded(tmp_path: Path, model: str, says: str) -> None:
+    # the script is read at pre-flight: a typo used to record a run, stopped with every sample pending
+    done = _cli(tmp_path, "bench", "run", "tomi", "--model", model, "--n", "4")
+    assert done.returncode == 1 and done.stderr.count("\n") == 1 and says in done.stderr
+    assert _runs(tmp_path) == []
+
+
 def test_a_rejected_key_fails_at_preflight_and_the_right_key_runs(tmp_path: Path) -> None:
     with FakeChatServer(api_key="right") as server:
         base = ("bench", "run", "tomi", *MODEL, "--base-url", server.base_url, "--n", "3")

@@ -310,11 +310,15 @@ def _options(options: ModelOptions | None) -> ModelOptions:
 def preflight(model: str, options: ModelOptions | None = None) -> None:
     """Check a model's endpoint before a run starts, so a wrong URL or key fails in seconds, in one line.
 
-    Backends served over HTTP (``openai``) get one ``GET /models`` (or one tiny chat call); in-process backends
-    have nothing to check. Raises :class:`~mindloop.errors.ModelError` (``ModelUnavailableError`` when nothing
-    answers)."""
+    Backends served over HTTP (``openai``) get one ``GET /models`` (or one tiny chat call); a ``scripted`` model is
+    built, so an unknown script or a malformed reply file fails here; other in-process backends have nothing to
+    check. Raises :class:`~mindloop.errors.ModelError` (``ModelUnavailableError`` when nothing answers), or the
+    scripted model's own error."""
     options = _options(options)
     backend, rest = split_model_name(model)
+    if backend == "scripted":  # reading its script is cheap, and a run recorded for a typo would only be stopped
+        BACKENDS.get(backend)(rest, options)
+        return
     if backend != "openai":
         return
     chat = BACKENDS.get(backend)(rest, options)
