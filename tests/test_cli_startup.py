@@ -85,19 +85,44 @@ def test_a_household_benchmark_loads_without_gymnasium_or_numpy(tmp_path: Path, 
     assert _loaded_after(code, tmp_path, ("gymnasium", "numpy")) == ["gymnasium", "numpy"]
 
 
-def test_the_claw_declaration_loads_without_the_mindclaw_runtime(tmp_path: Path) -> None:
-    # the claw benchmark's declaration (what `bench run claw` reads before its first line) needs neither the
-    # engine nor the generated scenarios; the package imports each public name's submodule on first use
-    runtime = ("mindloop.systems.mindclaw.engine", "mindloop.systems.mindclaw.agents", "mindloop.worlds.household")
-    code = "from mindloop.bench.registry import get_benchmark\nget_benchmark('claw')"
-    assert _loaded_after(code, tmp_path, runtime) == []
-    code += "\nfrom mindloop.systems.mindclaw import ClawEngine, build_engine\nassert ClawEngine.__name__ == 'Engine'"
+def test_the_mindclaw_package_imports_a_name_where_it_is_used(tmp_path: Path) -> None:
+    runtime = ("mindloop.systems.mindclaw.engine", "mindloop.systems.mindclaw.agents")
+    code = "from mindloop.systems.mindclaw import ClawEngine, build_engine\nassert ClawEngine.__name__ == 'Engine'"
     assert _loaded_after(code, tmp_path, runtime) == sorted(runtime)
 
 
-def test_an_unknown_mindclaw_name_is_an_attribute_error() -> None:
-    import mindloop.systems.mindclaw as mindclaw
+_LAZY_PACKAGES = (
+    "mindloop.worlds.household",
+    "mindloop.worlds.household.scenarios",
+    "mindloop.systems.mindpower",
+    "mindloop.systems.mindclaw",
+)
 
-    with pytest.raises(AttributeError, match="has no attribute 'Engin'"):
-        _ = mindclaw.Engin
-    assert all(getattr(mindclaw, name) is not None for name in mindclaw.__all__)
+
+@pytest.mark.parametrize("package", _LAZY_PACKAGES)
+def test_a_lazy_package_gives_every_public_name_and_refuses_others(package: str) -> None:
+    # in a fresh interpreter, so the names really come through the package's __getattr__ (mindloop.lazy)
+    code = (
+        f"import importlib\nm = importlib.import_module({package!r})\n"
+        "missing = [n for n in m.__all__ if getattr(m, n, None) is None]\nassert not missing, missing\n"
+        "try:\n    m.not_a_name\nexcept AttributeError as e:\n    assert 'not_a_name' in str(e)\n"
+        "else:\n    raise SystemExit('no AttributeError')"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+
+
+@pytest.mark.parametrize(
+    ("name", "runtime"),
+    [
+        ("claw", ("mindloop.systems.mindclaw.engine", "mindloop.systems.mindclaw.agents")),
+        ("mindpower", ("mindloop.systems.mindpower.agents", "mindloop.worlds.household.scenarios.dataset")),
+    ],
+)
+def test_a_household_declaration_loads_without_the_world(tmp_path: Path, name: str, runtime: tuple[str, ...]) -> None:
+    # `bench run` reads the declaration before its first line: it needs neither the simulator nor the scenarios
+    # nor the system's runtime, which load when samples are made
+    runtime = (*runtime, "mindloop.worlds.household.world")
+    code = f"from mindloop.bench.registry import get_benchmark\nget_benchmark({name!r})"
+    assert _loaded_after(code, tmp_path, runtime) == []
+    code += f"\nget_benchmark({name!r}).samples(1, 0, get_benchmark({name!r}).options_model())"
+    assert "mindloop.worlds.household.world" in _loaded_after(code, tmp_path, runtime)

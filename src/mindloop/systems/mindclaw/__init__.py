@@ -18,8 +18,9 @@ See ``docs/mindclaw.md``.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from mindloop.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from mindloop.systems.mindclaw.actions import ModelActionGenerator, SymbolicActionGenerator, plan_help
@@ -63,89 +64,46 @@ if TYPE_CHECKING:
     )
     from mindloop.systems.mindclaw.window import Candidates, DictScene, SceneView, Window, WindowEvent
 
-_SUBMODULE: dict[str, str] = {
-    "ModelActionGenerator": "actions",
-    "SymbolicActionGenerator": "actions",
-    "plan_help": "actions",
-    "AGENTS": "agents",
-    "build_engine": "agents",
-    "default_skills": "agents",
-    "mine_default": "agents",
-    "trained_classifier": "agents",
-    "FEATURES": "context",
-    "TriggerContext": "context",
-    "CONTEXTS": "cues",
-    "Cue": "cues",
-    "find_cues": "cues",
-    "DirectModel": "direct",
-    "parse_direct_reply": "direct",
-    "Engine": "engine",
-    "StepTrace": "engine",
-    "load_trace": "engine",
-    "save_trace": "engine",
-    "BeliefTable": "memory",
-    "Memory": "memory",
-    "OperationHistory": "memory",
-    "StaleBelief": "memory",
-    "collect_decisions": "mining",
-    "mine_skills": "mining",
-    "summarise_skills": "mining",
-    "ModelObserver": "observation",
-    "Observation": "observation",
-    "SymbolicObserver": "observation",
-    "OPERATION_VERBS": "operations",
-    "Operation": "operations",
-    "SlotError": "operations",
-    "check_operation": "operations",
-    "parse_operation": "operations",
-    "ModelReasoner": "reasoning",
-    "SymbolicReasoner": "reasoning",
-    "ActionPlan": "records",
-    "ExecutionResult": "records",
-    "ReasoningRecord": "records",
-    "Skill": "skills",
-    "SkillSet": "skills",
-    "load_skills": "skills",
-    "parse_skills": "skills",
-    "validate_skills": "skills",
-    "FramesFolderSource": "sources",
-    "HouseholdSource": "sources",
-    "JsonlReplaySource": "sources",
-    "TerminalSource": "sources",
-    "ThreeDWorldAdapter": "sources",
-    "VirtualHomeAdapter": "sources",
-    "WindowSource": "sources",
-    "record_frames_folder": "sources",
-    "record_windows": "sources",
-    "ClassifierPolicy": "trigger",
-    "Decision": "trigger",
-    "ModelPolicy": "trigger",
-    "NaivePolicy": "trigger",
-    "NoopPolicy": "trigger",
-    "Trigger": "trigger",
-    "train_classifier": "trigger",
-    "Candidates": "window",
-    "DictScene": "window",
-    "SceneView": "window",
-    "Window": "window",
-    "WindowEvent": "window",
-}
-"""The submodule behind each public name: a name is imported on first use, so that loading one piece (the
-``claw`` benchmark's declaration, a ``bench run`` before its first line) does not import the whole runtime."""
-_ALIASES = {"ClawEngine": "Engine", "build_claw_engine": "build_engine"}
-"""Top-level re-export names of :class:`Engine` and :func:`build_engine`."""
-
-
-def __getattr__(name: str) -> Any:
-    """Import the submodule that defines ``name`` on first use (PEP 562), and keep the value."""
-    target = _ALIASES.get(name, name)
-    module = _SUBMODULE.get(target)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), target)
-    globals()[name] = value
-    return value
-
+__getattr__ = lazy_attributes(
+    __name__,
+    {
+        "actions": ("ModelActionGenerator", "SymbolicActionGenerator", "plan_help"),
+        "agents": ("AGENTS", "build_engine", "default_skills", "mine_default", "trained_classifier"),
+        "context": ("FEATURES", "TriggerContext"),
+        "cues": ("CONTEXTS", "Cue", "find_cues"),
+        "direct": ("DirectModel", "parse_direct_reply"),
+        "engine": ("Engine", "StepTrace", "load_trace", "save_trace"),
+        "memory": ("BeliefTable", "Memory", "OperationHistory", "StaleBelief"),
+        "mining": ("collect_decisions", "mine_skills", "summarise_skills"),
+        "observation": ("ModelObserver", "Observation", "SymbolicObserver"),
+        "operations": ("OPERATION_VERBS", "Operation", "SlotError", "check_operation", "parse_operation"),
+        "reasoning": ("ModelReasoner", "SymbolicReasoner"),
+        "records": ("ActionPlan", "ExecutionResult", "ReasoningRecord"),
+        "skills": ("Skill", "SkillSet", "load_skills", "parse_skills", "validate_skills"),
+        "sources": (
+            "FramesFolderSource",
+            "HouseholdSource",
+            "JsonlReplaySource",
+            "TerminalSource",
+            "ThreeDWorldAdapter",
+            "VirtualHomeAdapter",
+            "WindowSource",
+            "record_frames_folder",
+            "record_windows",
+        ),
+        "trigger": (
+            "ClassifierPolicy",
+            "Decision",
+            "ModelPolicy",
+            "NaivePolicy",
+            "NoopPolicy",
+            "Trigger",
+            "train_classifier",
+        ),
+        "window": ("Candidates", "DictScene", "SceneView", "Window", "WindowEvent"),
+    },
+    aliases={"ClawEngine": "Engine", "build_claw_engine": "build_engine"},  # the names the top level re-exports
+)
 
 if TYPE_CHECKING:
     ClawEngine = Engine

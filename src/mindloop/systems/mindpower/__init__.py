@@ -6,27 +6,59 @@ The ``mindpower`` benchmark is :class:`mindloop.systems.mindpower.benchmarks.Min
 
 from __future__ import annotations
 
-from mindloop.systems.mindpower.agents import (
-    HierarchyAnswer,
-    ModelHierarchyAgent,
-    SymbolicHierarchyAgent,
-    belief_mismatches,
-    gold_answer_text,
-    render_frames_png,
-    scenario_input,
+from typing import TYPE_CHECKING
+
+from mindloop.lazy import lazy_attributes
+
+if TYPE_CHECKING:
+    from mindloop.systems.mindpower.agents import (
+        HierarchyAnswer,
+        ModelHierarchyAgent,
+        SymbolicHierarchyAgent,
+        belief_mismatches,
+        gold_answer_text,
+        render_frames_png,
+        scenario_input,
+    )
+    from mindloop.systems.mindpower.hierarchy import (
+        LAYERS,
+        SETTING_LAYERS,
+        SETTINGS,
+        TAGS,
+        ActionStep,
+        Hierarchy,
+        HierarchyParseError,
+        layers_in_order,
+        parse_hierarchy,
+    )
+    from mindloop.systems.mindpower.prompts import PROMPTS, HierarchyInput, build_messages
+
+__getattr__ = lazy_attributes(
+    __name__,
+    {
+        "agents": (
+            "HierarchyAnswer",
+            "ModelHierarchyAgent",
+            "SymbolicHierarchyAgent",
+            "belief_mismatches",
+            "gold_answer_text",
+            "render_frames_png",
+            "scenario_input",
+        ),
+        "hierarchy": (
+            "LAYERS",
+            "SETTING_LAYERS",
+            "SETTINGS",
+            "TAGS",
+            "ActionStep",
+            "Hierarchy",
+            "HierarchyParseError",
+            "layers_in_order",
+            "parse_hierarchy",
+        ),
+        "prompts": ("PROMPTS", "HierarchyInput", "build_messages"),
+    },
 )
-from mindloop.systems.mindpower.hierarchy import (
-    LAYERS,
-    SETTING_LAYERS,
-    SETTINGS,
-    TAGS,
-    ActionStep,
-    Hierarchy,
-    HierarchyParseError,
-    layers_in_order,
-    parse_hierarchy,
-)
-from mindloop.systems.mindpower.prompts import PROMPTS, HierarchyInput, build_messages
 
 __all__ = [
     "LAYERS",

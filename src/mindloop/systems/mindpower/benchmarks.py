@@ -34,7 +34,7 @@ import importlib.util
 import threading
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
@@ -56,17 +56,15 @@ from mindloop.metrics.stats import mean
 from mindloop.metrics.text import BERTSCORE_NAME, TextSimilarity, similarity_available
 from mindloop.models.base import ChatModel, ModelOptions
 from mindloop.systems.mindpower.actions import action_scores
-from mindloop.systems.mindpower.agents import (
-    HierarchyAnswer,
-    ModelHierarchyAgent,
-    SymbolicHierarchyAgent,
-    render_frames_png,
-)
 from mindloop.systems.mindpower.hierarchy import LAYERS, SETTING_LAYERS, Hierarchy
 from mindloop.systems.mindpower.judges import judge_bpc, judge_robot_centric
 from mindloop.systems.mindpower.layers import layer_similarity
 from mindloop.systems.mindpower.reference import reference_policies
-from mindloop.worlds.household.scenarios import FALSE_BELIEF, IMPLICIT_GOAL, Scenario, load_scenarios, mindpower_sim
+from mindloop.worlds.household.scenarios.taxonomy import FALSE_BELIEF, IMPLICIT_GOAL
+
+if TYPE_CHECKING:  # the agents and scenarios are imported where a sample is made or run: the declaration stays light
+    from mindloop.systems.mindpower.agents import HierarchyAnswer
+    from mindloop.worlds.household.scenarios import Scenario
 
 __all__ = [
     "CONTROL_GROUP",
@@ -148,6 +146,8 @@ def _settings(options: MindPowerOptions) -> dict[str, Any]:
 
 def mindpower_samples(n: int | None, seed: int, options: MindPowerOptions) -> list[Sample]:
     """Samples of the chosen scenarios (the first ``n``), each carrying its scenario record and the settings."""
+    from mindloop.worlds.household.scenarios import load_scenarios, mindpower_sim
+
     settings = _settings(options) | {"seed": seed}
     if options.data:
         scenarios = load_scenarios(options.data)
@@ -337,6 +337,8 @@ class MindPowerBenchmark:
         """The rescaling baseline of this dataset (computed once per seed, size and pair count; the lock is held)."""
         key = (int(settings.get("seed", 0)), int(settings.get("dataset_n", 590)), int(settings["rescale_pairs"]))
         if key not in self._baselines:
+            from mindloop.worlds.household.scenarios import mindpower_sim
+
             assert self._similarity is not None
             texts = baseline_texts(mindpower_sim("train", seed=key[0], n=key[1]))
             self._baselines[key] = similarity_baseline(self._similarity, texts, key[2], seed=key[0])
@@ -348,11 +350,17 @@ class MindPowerBenchmark:
         return await dispatch(self, sample, ctx)
 
     async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        from mindloop.systems.mindpower.agents import SymbolicHierarchyAgent
+        from mindloop.worlds.household.scenarios import Scenario
+
         scenario = Scenario.from_dict(sample.input["scenario"])
         answer = await SymbolicHierarchyAgent(sample.input["settings"]["setting"]).answer(scenario)
         return await self._score(sample, scenario, answer, ctx)
 
     async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
+        from mindloop.systems.mindpower.agents import ModelHierarchyAgent
+        from mindloop.worlds.household.scenarios import Scenario
+
         assert ctx.model is not None  # dispatch refuses a model agent without a model
         scenario = Scenario.from_dict(sample.input["scenario"])
         settings = sample.input["settings"]
@@ -404,6 +412,8 @@ class MindPowerBenchmark:
         if answer.text is None:  # no reply at all: nothing to judge, and nothing earned
             scores.update(bpc=0.0, robot_centric=0.0)
             return
+        from mindloop.systems.mindpower.agents import render_frames_png
+
         frames = render_frames_png(scenario, settings["frames"]) if settings["input"] == "frames" else ()
         bpc, rc = await asyncio.gather(
             judge_bpc(

@@ -33,7 +33,6 @@ from mindloop.bench.records import Sample
 from mindloop.systems.mindpower.actions import action_scores
 from mindloop.systems.mindpower.calls import normalize_calls
 from mindloop.systems.mindpower.prompts import PROMPTS
-from mindloop.worlds.household.scenarios import mindpower_sim
 
 __all__ = [
     "WAIT",
@@ -180,6 +179,8 @@ def _sr_of(actions: Callable[[Sequence[Sample]], Sequence[str] | None]) -> Calla
 def fitted_constant(seed: int, n: int, controls: str) -> tuple[str, ...]:
     """The best constant sequence fitted on the ``mindpower-sim`` train split of ``(seed, n)`` with the run's
     ``controls`` choice (cached: the search scores every candidate against every train plan)."""
+    from mindloop.worlds.household.scenarios import mindpower_sim  # the scenarios load when a run scores
+
     scenarios = mindpower_sim("train", seed=seed, n=n)
     train = [list(s.gold.actions) for s in scenarios if controls == "include" or s.control == (controls == "only")]
     return best_constant(train).actions

@@ -5,50 +5,64 @@
 * :mod:`~mindloop.worlds.household.actions` — the unified action set and its ``verb(arg, ...)`` text form.
 * :mod:`~mindloop.worlds.household.scenarios` — seeded MindPower-style scenarios with exact gold annotations and
   the ``mindpower-sim`` dataset.
-* :class:`HouseholdEnv` — the robot's Gymnasium environment (``mindloop/Household-v0``), imported (with Gymnasium
-  and NumPy) on first use of ``HouseholdEnv``, ``ENV_ID`` or ``register_envs``: the world and its scenarios need
-  neither, and a ``bench run`` prints its first line sooner without them. Importing the environment registers it.
+* :class:`HouseholdEnv` — the robot's Gymnasium environment (``mindloop/Household-v0``); importing it registers it.
+
+Each name here is imported from its submodule on first use (:func:`mindloop.lazy.lazy_attributes`): the world and
+its scenarios need neither Gymnasium nor NumPy (only the environment does), and a benchmark that imports one
+submodule does not import the rest, so ``bench run`` prints its first line sooner.
 
 See ``docs/household.md``.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from mindloop.worlds.household.actions import (
-    ALIASES,
-    VERBS,
-    Action,
-    ArgKind,
-    VerbSpec,
-    format_actions,
-    parse_action,
-    parse_actions,
-)
-from mindloop.worlds.household.catalog import ITEM_KINDS, PLACE_KINDS, ROOM_TYPES, ItemKind, PlaceKind
-from mindloop.worlds.household.characters import CHARACTERS, ROBOT_CHARACTER, Character
-from mindloop.worlds.household.layouts import LAYOUTS, Layout, RoomPlan
-from mindloop.worlds.household.results import Failure, FailureKind, StepResult, WorldEvent
-from mindloop.worlds.household.setup import WorldSetup
-from mindloop.worlds.household.vocab import AT, CONTAINS, FEELS, OPEN, POWER, ROBOT, ROOM, SWITCH, Prop, Trait
-from mindloop.worlds.household.world import World, WorldSnapshot
+from mindloop.lazy import lazy_attributes
 
 if TYPE_CHECKING:
+    from mindloop.worlds.household.actions import (
+        ALIASES,
+        VERBS,
+        Action,
+        ArgKind,
+        VerbSpec,
+        format_actions,
+        parse_action,
+        parse_actions,
+    )
+    from mindloop.worlds.household.catalog import ITEM_KINDS, PLACE_KINDS, ROOM_TYPES, ItemKind, PlaceKind
+    from mindloop.worlds.household.characters import CHARACTERS, ROBOT_CHARACTER, Character
     from mindloop.worlds.household.gym_env import ENV_ID, HouseholdEnv, register_envs
+    from mindloop.worlds.household.layouts import LAYOUTS, Layout, RoomPlan
+    from mindloop.worlds.household.results import Failure, FailureKind, StepResult, WorldEvent
+    from mindloop.worlds.household.setup import WorldSetup
+    from mindloop.worlds.household.vocab import AT, CONTAINS, FEELS, OPEN, POWER, ROBOT, ROOM, SWITCH, Prop, Trait
+    from mindloop.worlds.household.world import World, WorldSnapshot
 
-_ENV_NAMES = ("ENV_ID", "HouseholdEnv", "register_envs")
-
-
-def __getattr__(name: str) -> Any:
-    """Import the Gymnasium environment on first use of one of its names."""
-    if name not in _ENV_NAMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module("mindloop.worlds.household.gym_env"), name)
-    globals()[name] = value
-    return value
-
+__getattr__ = lazy_attributes(
+    __name__,
+    {
+        "actions": (
+            "ALIASES",
+            "VERBS",
+            "Action",
+            "ArgKind",
+            "VerbSpec",
+            "format_actions",
+            "parse_action",
+            "parse_actions",
+        ),
+        "catalog": ("ITEM_KINDS", "PLACE_KINDS", "ROOM_TYPES", "ItemKind", "PlaceKind"),
+        "characters": ("CHARACTERS", "ROBOT_CHARACTER", "Character"),
+        "layouts": ("LAYOUTS", "Layout", "RoomPlan"),
+        "results": ("Failure", "FailureKind", "StepResult", "WorldEvent"),
+        "setup": ("WorldSetup",),
+        "vocab": ("AT", "CONTAINS", "FEELS", "OPEN", "POWER", "ROBOT", "ROOM", "SWITCH", "Prop", "Trait"),
+        "gym_env": ("ENV_ID", "HouseholdEnv", "register_envs"),
+        "world": ("World", "WorldSnapshot"),
+    },
+)
 
 __all__ = [
     "ALIASES",

@@ -10,23 +10,51 @@
 
 from __future__ import annotations
 
-from mindloop.worlds.household.scenarios.dataset import (
-    DATASET_NAME,
-    DEFAULT_N,
-    DEFAULT_SEED,
-    DatasetStats,
-    ExportResult,
-    describe_dataset,
-    export_dataset,
-    load_scenarios,
-    mindpower_sim,
-    split_scenarios,
+from typing import TYPE_CHECKING
+
+from mindloop.lazy import lazy_attributes
+
+if TYPE_CHECKING:
+    from mindloop.worlds.household.scenarios.dataset import (
+        DATASET_NAME,
+        DEFAULT_N,
+        DEFAULT_SEED,
+        DatasetStats,
+        ExportResult,
+        describe_dataset,
+        export_dataset,
+        load_scenarios,
+        mindpower_sim,
+        split_scenarios,
+    )
+    from mindloop.worlds.household.scenarios.episode import Episode, ScriptError
+    from mindloop.worlds.household.scenarios.generate import GENERATORS, generate_scenario, generate_scenarios
+    from mindloop.worlds.household.scenarios.gold import COMBOS, NEEDS, Focus, derive_gold
+    from mindloop.worlds.household.scenarios.model import LAYERS, AtomicActions, Gold, GoldBelief, Scenario, ScriptStep
+    from mindloop.worlds.household.scenarios.taxonomy import FALSE_BELIEF, IMPLICIT_GOAL, SUBTYPES, TASK_TYPES, Subtype
+
+__getattr__ = lazy_attributes(
+    __name__,
+    {
+        "dataset": (
+            "DATASET_NAME",
+            "DEFAULT_N",
+            "DEFAULT_SEED",
+            "DatasetStats",
+            "ExportResult",
+            "describe_dataset",
+            "export_dataset",
+            "load_scenarios",
+            "mindpower_sim",
+            "split_scenarios",
+        ),
+        "episode": ("Episode", "ScriptError"),
+        "generate": ("GENERATORS", "generate_scenario", "generate_scenarios"),
+        "gold": ("COMBOS", "NEEDS", "Focus", "derive_gold"),
+        "model": ("LAYERS", "AtomicActions", "Gold", "GoldBelief", "Scenario", "ScriptStep"),
+        "taxonomy": ("FALSE_BELIEF", "IMPLICIT_GOAL", "SUBTYPES", "TASK_TYPES", "Subtype"),
+    },
 )
-from mindloop.worlds.household.scenarios.episode import Episode, ScriptError
-from mindloop.worlds.household.scenarios.generate import GENERATORS, generate_scenario, generate_scenarios
-from mindloop.worlds.household.scenarios.gold import COMBOS, NEEDS, Focus, derive_gold
-from mindloop.worlds.household.scenarios.model import LAYERS, AtomicActions, Gold, GoldBelief, Scenario, ScriptStep
-from mindloop.worlds.household.scenarios.taxonomy import FALSE_BELIEF, IMPLICIT_GOAL, SUBTYPES, TASK_TYPES, Subtype
 
 __all__ = [
     "COMBOS",
