@@ -165,3 +165,17 @@ def test_composition_follows_the_paper_where_it_says() -> None:
     assert rows["controls (no help needed)"] == {"row": "controls (no help needed)", "paper": 0, "ours": 118}
     assert rows["test split (of those that need help)"]["ours"] == "118 of 590"
     assert stats.splits == {"train": 472 + 95, "test": 118 + 23}
+
+
+def test_a_split_is_made_alone_and_equals_the_split_of_every_scenario() -> None:
+    # mindpower_sim generates only the asked split (its membership follows from the plan); the same scenarios
+    # come out of generating every planned scenario and splitting them
+    from mindloop.worlds.household.scenarios.dataset import composition_plan
+    from mindloop.worlds.household.scenarios.generate import generate_planned
+
+    every = generate_planned(composition_plan(40, 8, 5), 5)
+    parts = split_scenarios(every, 5)
+    for split in ("train", "test"):
+        alone = mindpower_sim(split, seed=5, n=40, controls=8)
+        assert [s.to_dict() for s in alone] == [s.to_dict() for s in parts[split]]
+    assert [s.index for s in mindpower_sim("all", seed=5, n=40, controls=8)] == list(range(48))

@@ -21,7 +21,7 @@ from typing import Any
 from mindloop.datafiles import iter_text_lines
 from mindloop.errors import InvalidArgumentError, MindloopError, ParseError
 from mindloop.worlds.household.scenarios.card import dataset_card
-from mindloop.worlds.household.scenarios.generate import generate_planned
+from mindloop.worlds.household.scenarios.generate import generate_scenario
 from mindloop.worlds.household.scenarios.model import Scenario
 from mindloop.worlds.household.scenarios.stats import DATASET_NAME, SPLITS, DatasetStats
 from mindloop.worlds.household.scenarios.taxonomy import CATEGORIES, SUBTYPES, TASK_TYPES
@@ -140,16 +140,7 @@ def split_scenarios(scenarios: Sequence[Scenario], seed: int = DEFAULT_SEED) -> 
     """The fixed 8:2 split, stratified by subtype: scenarios that need help and controls apart, each ordered by
     subtype and a seeded shuffle, and every fifth goes to ``test`` (so ``test`` has ``n // 5`` of those that need
     help, every common subtype is in both, and the controls split 8:2 as well)."""
-    test: set[int] = set()
-    for part in (False, True):
-        keyed = []
-        for s in scenarios:
-            if s.control != part:
-                continue
-            key = random.Random(f"{DATASET_NAME}/{seed}/split/{s.index}").random()
-            keyed.append((s.subtype, key, s.index, s))
-        keyed.sort(key=lambda k: (k[0], k[1], k[2]))
-        test |= {k[3].index for pos, k in enumerate(keyed) if pos % 5 == 4}
+    test = _test_indices([(s.subtype, s.control, s.index) for s in scenarios], seed)
     out: dict[str, list[Scenario]] = {"train": [], "test": []}
     for s in scenarios:
         split = "test" if s.index in test else "train"
@@ -157,9 +148,30 @@ def split_scenarios(scenarios: Sequence[Scenario], seed: int = DEFAULT_SEED) -> 
     return out
 
 
-@functools.lru_cache(maxsize=4)
-def _generated(n: int, controls: int, seed: int) -> tuple[Scenario, ...]:
-    return tuple(generate_planned(composition_plan(n, controls, seed), seed))
+def _test_indices(scenarios: Iterable[tuple[str, bool, int]], seed: int) -> set[int]:
+    """The indices :func:`split_scenarios` puts in ``test``, from each scenario's ``(subtype, control, index)``."""
+    test: set[int] = set()
+    for part in (False, True):
+        keyed = sorted(
+            (subtype, random.Random(f"{DATASET_NAME}/{seed}/split/{index}").random(), index)
+            for subtype, control, index in scenarios
+            if control == part
+        )
+        test |= {index for pos, (_, _, index) in enumerate(keyed) if pos % 5 == 4}
+    return test
+
+
+@functools.lru_cache(maxsize=8)
+def _generated(n: int, controls: int, seed: int, split: str) -> tuple[Scenario, ...]:
+    """One split of the planned scenarios, in index order. A scenario's subtype (and so whether it is a control) is
+    its plan's, so the split is known before anything is generated, and only that split's scenarios are made."""
+    plan = composition_plan(n, controls, seed)
+    test = _test_indices([(kind, SUBTYPES[kind].control, i) for i, (kind, _) in enumerate(plan)], seed)
+    return tuple(
+        generate_scenario(kind, seed, i, bystander=bystander).with_split(split)
+        for i, (kind, bystander) in enumerate(plan)
+        if (i in test) == (split == "test")
+    )
 
 
 def mindpower_sim(
@@ -177,10 +189,10 @@ def mindpower_sim(
     if n < 0 or (controls is not None and controls < 0):
         raise InvalidArgumentError(f"n and controls must be >= 0, got {n} and {controls}")
     n_controls = n // CONTROL_SHARE if controls is None else controls
-    parts = split_scenarios(_generated(n, n_controls, seed), seed)
     if split == "all":
-        return sorted(parts["train"] + parts["test"], key=lambda s: s.index)
-    return parts[split]
+        parts = _generated(n, n_controls, seed, "train") + _generated(n, n_controls, seed, "test")
+        return sorted(parts, key=lambda s: s.index)
+    return list(_generated(n, n_controls, seed, split))
 
 
 def dumps_record(scenario: Scenario) -> str:
