@@ -92,6 +92,8 @@ def test_the_mindclaw_package_imports_a_name_where_it_is_used(tmp_path: Path) ->
 
 
 _LAZY_PACKAGES = (
+    "mindloop",
+    "mindloop.models",
     "mindloop.worlds.household",
     "mindloop.worlds.household.scenarios",
     "mindloop.systems.mindpower",

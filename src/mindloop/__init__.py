@@ -7,8 +7,7 @@ pettingzoo, httpx, rich progress bars), so ``import mindloop`` stays cheap: ever
 it before doing anything.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mindloop.errors import (
     BeliefError,
@@ -22,11 +21,12 @@ from mindloop.errors import (
     RegistryError,
     UnknownNameError,
 )
+from mindloop.lazy import lazy_attributes
 from mindloop.registry import Registry
 
-_LAZY: dict[str, tuple[str, ...]] = {
-    "mindloop._version": ("__version__",),
-    "mindloop.beliefs": (
+_LAZY: dict[str, tuple[str, ...]] = {  # submodule -> the names it re-exports here
+    "_version": ("__version__",),
+    "beliefs": (
         "WORLD",
         "Belief",
         "BeliefStore",
@@ -44,8 +44,8 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "Utterance",
         "trust_policy",
     ),
-    "mindloop.systems.tom.evaluate": ("EvalReport", "evaluate_file"),
-    "mindloop.worlds.stories": (
+    "systems.tom.evaluate": ("EvalReport", "evaluate_file"),
+    "worlds.stories": (
         "Example",
         "Question",
         "answer_question",
@@ -55,7 +55,7 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "to_numbered_text",
         "track_story",
     ),
-    "mindloop.bench": (
+    "bench": (
         "BENCHMARKS",
         "AgentContext",
         "AgentSpec",
@@ -75,8 +75,8 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "run_benchmark",
         "summarize_run",
     ),
-    "mindloop.environments": ("ENVS", "make_env"),
-    "mindloop.models": (
+    "environments": ("ENVS", "make_env"),
+    "models": (
         "ChatModel",
         "Completion",
         "FakeChatServer",
@@ -86,8 +86,8 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "load_model",
         "message",
     ),
-    "mindloop.worlds.household": ("HouseholdEnv", "WorldSetup", "parse_action", "parse_actions"),
-    "mindloop.worlds.household.scenarios": (
+    "worlds.household": ("HouseholdEnv", "WorldSetup", "parse_action", "parse_actions"),
+    "worlds.household.scenarios": (
         "Scenario",
         "describe_dataset",
         "export_dataset",
@@ -96,23 +96,22 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "load_scenarios",
         "mindpower_sim",
     ),
-    "mindloop.systems.cobel.worlds": ("CwahEnv", "TdwEnv"),
-    "mindloop.systems.cobel.worlds.testsets": ("cwah_test_set", "tdw_test_set"),
-    "mindloop.systems.cobel.episode": ("EpisodeResult", "run_episode"),
-    "mindloop.systems.omnitom.records": ("BeliefRecord", "StoryRecord", "read_records", "write_records"),
-    "mindloop.systems.omnitom.tombench": ("load_tombench",),
-    "mindloop.systems.omnitom.metrics": ("score_records_sync",),
-    "mindloop.systems.omnitom": ("annotate_story_file",),
-    "mindloop.systems.tos.world": ("SpatialEnv", "generate_scene", "load_scene"),
-    "mindloop.systems.tos.explorers": ("ScoutExplorer", "StrategistExplorer", "SymbolicExplorer", "run_exploration"),
-    "mindloop.systems.tos.metrics": ("map_scores", "parse_cognitive_map"),
-    "mindloop.systems.mindpower.metrics": ("action_correctness", "success_rate"),
-    "mindloop.systems.mindpower.rewards": ("MindPowerReward", "format_reward", "mind_reward"),
-    "mindloop.systems.mindpower": ("build_messages", "parse_hierarchy"),
-    "mindloop.systems.mindclaw": ("ClawEngine", "build_claw_engine", "load_skills", "mine_skills"),
-    "mindloop.systems.mindclaw.metrics": ("gold_episode", "summarize_intervention"),
+    "systems.cobel.worlds": ("CwahEnv", "TdwEnv"),
+    "systems.cobel.worlds.testsets": ("cwah_test_set", "tdw_test_set"),
+    "systems.cobel.episode": ("EpisodeResult", "run_episode"),
+    "systems.omnitom.records": ("BeliefRecord", "StoryRecord", "read_records", "write_records"),
+    "systems.omnitom.tombench": ("load_tombench",),
+    "systems.omnitom.metrics": ("score_records_sync",),
+    "systems.omnitom": ("annotate_story_file",),
+    "systems.tos.world": ("SpatialEnv", "generate_scene", "load_scene"),
+    "systems.tos.explorers": ("ScoutExplorer", "StrategistExplorer", "SymbolicExplorer", "run_exploration"),
+    "systems.tos.metrics": ("map_scores", "parse_cognitive_map"),
+    "systems.mindpower.metrics": ("action_correctness", "success_rate"),
+    "systems.mindpower.rewards": ("MindPowerReward", "format_reward", "mind_reward"),
+    "systems.mindpower": ("build_messages", "parse_hierarchy"),
+    "systems.mindclaw": ("ClawEngine", "build_claw_engine", "load_skills", "mine_skills"),
+    "systems.mindclaw.metrics": ("gold_episode", "summarize_intervention"),
 }
-_LAZY_MODULE = {name: module for module, names in _LAZY.items() for name in names}
 
 if TYPE_CHECKING:
     from mindloop._version import __version__
@@ -203,14 +202,7 @@ if TYPE_CHECKING:
     )
 
 
-def __getattr__(name: str) -> Any:
-    """Import a lazily re-exported name on first use."""
-    module = _LAZY_MODULE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'mindloop' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _LAZY)
 
 
 __all__ = [

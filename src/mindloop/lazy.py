@@ -4,7 +4,8 @@ A package whose ``__init__`` re-exports its submodules' public names would impor
 one submodule is imported (``bench run`` reading a benchmark's declaration would import the whole runtime before
 its first line). Such a package keeps its imports under ``TYPE_CHECKING`` (for type checkers and readers) and sets
 ``__getattr__ = lazy_attributes(__name__, {"submodule": ("Name", ...), ...})``: the submodule behind a name is
-imported when the name is first read, and the value is kept on the package.
+imported when the name is first read, and the value is kept on the package. ``mindloop`` itself,
+``mindloop.models``, the household world and its scenarios, MindPower and MindClaw use it.
 """
 
 from __future__ import annotations

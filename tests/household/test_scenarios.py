@@ -22,7 +22,8 @@ from mindloop.worlds.household.scenarios import (
     generate_scenario,
     generate_scenarios,
 )
-from mindloop.worlds.household.scenarios.dressing import _respeak
+from mindloop.worlds.household.scenarios.common import GenerationError
+from mindloop.worlds.household.scenarios.dressing import _respeaker
 from mindloop.worlds.household.scenarios.model import event_to_dict
 
 SEEDS = range(12)
@@ -200,4 +201,10 @@ def test_respeaking_a_sentence_is_the_longest_first_whole_word_substitution(
     text = "".join(w + s for w, s in zip(words, [*seps, *[" "] * len(words)], strict=False))
     pattern = re.compile(r"\b(" + "|".join(map(re.escape, sorted(phrases, key=len, reverse=True))) + r")\b")
     expected = pattern.sub(lambda m: phrases[m.group(1)], text) if phrases else text
-    assert _respeak(text, phrases) == expected
+    assert _respeaker(phrases)(text) == expected
+
+
+@pytest.mark.parametrize("phrase", ["T.V.", "(the cup", ""])
+def test_respeaking_refuses_a_phrase_that_is_not_whole_words(phrase: str) -> None:
+    with pytest.raises(GenerationError, match="must start and end with a word character"):
+        _respeaker({phrase: "x"})

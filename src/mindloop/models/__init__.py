@@ -6,9 +6,9 @@ package does not pay for httpx or SQLite until a backend is used.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from mindloop.lazy import lazy_attributes
 from mindloop.models.base import (
     BACKENDS,
     CallRecord,
@@ -36,29 +36,18 @@ if TYPE_CHECKING:
     from mindloop.models.scripted import SCRIPTS, ScriptedChatModel
     from mindloop.models.tokens import TOKENIZER_NAME, count_tokens
 
-_LAZY = {
-    "CachedChatModel": "mindloop.models.cache",
-    "ResponseCache": "mindloop.models.cache",
-    "FakeChatServer": "mindloop.models.fake_server",
-    "LlamaCppChatModel": "mindloop.models.llamacpp",
-    "OpenAIChatModel": "mindloop.models.openai_compat",
-    "InFlightLimit": "mindloop.models.parallelism",
-    "ServerParallelism": "mindloop.models.parallelism",
-    "SCRIPTS": "mindloop.models.scripted",
-    "ScriptedChatModel": "mindloop.models.scripted",
-    "TOKENIZER_NAME": "mindloop.models.tokens",
-    "count_tokens": "mindloop.models.tokens",
-}
-
-
-def __getattr__(name: str) -> Any:
-    """Import a backend class the first time it is asked for."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(
+    __name__,
+    {
+        "cache": ("CachedChatModel", "ResponseCache"),
+        "fake_server": ("FakeChatServer",),
+        "llamacpp": ("LlamaCppChatModel",),
+        "openai_compat": ("OpenAIChatModel",),
+        "parallelism": ("InFlightLimit", "ServerParallelism"),
+        "scripted": ("SCRIPTS", "ScriptedChatModel"),
+        "tokens": ("TOKENIZER_NAME", "count_tokens"),
+    },
+)
 
 
 __all__ = [

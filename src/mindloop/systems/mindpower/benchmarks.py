@@ -31,7 +31,6 @@ import asyncio
 import concurrent.futures
 import functools
 import importlib.util
-import threading
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
@@ -276,9 +275,9 @@ class MindPowerBenchmark:
 
     def __init__(self) -> None:
         self._similarity: TextSimilarity | None = None
-        self._lock = threading.Lock()
-        # every encoder pass runs on this one thread: passes from the event loop's pool of threads gave each
-        # thread a malloc arena of its own, about 200 MB more at peak over 40 samples
+        # every encoder pass runs on this one thread, so passes never overlap (torch already uses every core) and
+        # the encoder state needs no lock; from the event loop's pool each thread kept a malloc arena of its own,
+        # about 200 MB more at peak over 40 samples
         self._encoder_thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="mindpower-encoder")
         self._judges: dict[tuple[str, ModelOptions], ChatModel] = {}
         self._baselines: dict[tuple[int, int, int], tuple[float, float]] = {}
@@ -316,12 +315,11 @@ class MindPowerBenchmark:
         """One sample's B and S per layer, in one encoder pass of its own: texts padded together with other
         samples' score differently in the last float digits (1e-7), so a pass shared across samples would make a
         sample's score depend on which samples were in flight, and a suite's run would not match the same
-        ``bench run`` sample for sample (docs/mindpower.md, "Batched scoring")."""
-        with self._lock:  # one encoder, one forward pass at a time (torch already uses every core)
-            if self._similarity is None:
-                self._similarity = TextSimilarity()
-            sims = layer_similarity([pred], [gold], self._similarity, layers)[0]
-            baseline = self._baseline(settings) if settings.get("rescale") == "baseline" else None
+        ``bench run`` sample for sample (docs/mindpower.md, "Batched scoring"). Runs on the encoder thread only."""
+        if self._similarity is None:
+            self._similarity = TextSimilarity()
+        sims = layer_similarity([pred], [gold], self._similarity, layers)[0]
+        baseline = self._baseline(settings) if settings.get("rescale") == "baseline" else None
         scores = {}
         for layer, sim in sims.items():
             scores[f"bertscore_{layer}"] = sim.bertscore_f1
@@ -334,7 +332,7 @@ class MindPowerBenchmark:
         return scores
 
     def _baseline(self, settings: Mapping[str, Any]) -> tuple[float, float]:
-        """The rescaling baseline of this dataset (computed once per seed, size and pair count; the lock is held)."""
+        """The rescaling baseline of this dataset (once per seed, size and pair count; on the encoder thread)."""
         key = (int(settings.get("seed", 0)), int(settings.get("dataset_n", 590)), int(settings["rescale_pairs"]))
         if key not in self._baselines:
             from mindloop.worlds.household.scenarios import mindpower_sim

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from mindloop.beliefs import Fact
 from mindloop.worlds.household.actions import Action, parse_action
@@ -120,38 +120,42 @@ def _place_words(kind: str) -> tuple[str, ...]:
 _WORD = re.compile(r"\w+")
 
 
-def _respeak(text: str, spoken: Mapping[str, str]) -> str:
-    """``text`` with each phrase of ``spoken`` said its dressed way, longest phrase first, whole words only.
+def _respeaker(spoken: Mapping[str, str]) -> Callable[[str], str]:
+    """A function saying each phrase of ``spoken`` its dressed way in a text, longest phrase first, whole words only.
 
     What ``re.sub`` with the alternation of the phrases (longest first) between ``\\b``s does, without compiling a
-    pattern per story (compiling one took most of a story's dressing): at each word not inside an earlier match,
-    the longest phrase that starts with that word and ends at a word boundary is replaced.
+    pattern per story (compiling one took most of a story's dressing): the phrases are indexed by their first word
+    once, then at each word of a text not inside an earlier match, the longest phrase that starts with that word
+    and ends at a word boundary is replaced. A phrase must start and end with a word character (a
+    :class:`GenerationError` otherwise).
 
-    >>> _respeak("Anna gave the cup to the cupboard.", {"Anna": "Mia", "the cup": "the blue cup"})
+    >>> _respeaker({"Anna": "Mia", "the cup": "the blue cup"})("Anna gave the cup to the cupboard.")
     'Mia gave the blue cup to the cupboard.'
     """
-    if any(not (_WORD.fullmatch(p[0]) and _WORD.fullmatch(p[-1])) for p in spoken):  # not whole words: a pattern
-        pattern = re.compile(r"\b(" + "|".join(map(re.escape, sorted(spoken, key=len, reverse=True))) + r")\b")
-        return pattern.sub(lambda m: spoken[m.group(1)], text)
     by_first: dict[str, list[str]] = {}
     for phrase in sorted(spoken, key=len, reverse=True):
         first = _WORD.match(phrase)
-        assert first is not None  # every phrase starts with a word character (checked above)
+        if first is None or not _WORD.fullmatch(phrase[-1]):  # every catalogue name and given name is whole words
+            raise GenerationError(f"cannot dress the phrase {phrase!r}: it must start and end with a word character")
         by_first.setdefault(first.group(), []).append(phrase)
-    out: list[str] = []
-    done = 0
-    for word in _WORD.finditer(text):
-        start = word.start()
-        if start < done:
-            continue
-        for phrase in by_first.get(word.group(), ()):
-            end = start + len(phrase)
-            if text.startswith(phrase, start) and _WORD.match(text, end) is None:
-                out += (text[done:start], spoken[phrase])
-                done = end
-                break
-    out.append(text[done:])
-    return "".join(out)
+
+    def respeak(text: str) -> str:
+        out: list[str] = []
+        done = 0
+        for word in _WORD.finditer(text):
+            start = word.start()
+            if start < done:
+                continue
+            for phrase in by_first.get(word.group(), ()):
+                end = start + len(phrase)
+                if text.startswith(phrase, start) and _WORD.match(text, end) is None:
+                    out += (text[done:start], spoken[phrase])
+                    done = end
+                    break
+        out.append(text[done:])
+        return "".join(out)
+
+    return respeak
 
 
 def dress(story: Story, rng: random.Random) -> Story:
@@ -211,6 +215,7 @@ def dress(story: Story, rng: random.Random) -> Story:
         avatars=tuple(avatars),
         place_ids=tuple(place_ids),
     )
+    respeak = _respeaker(spoken)
     steps = []
     for step in story.episode.script:
         if step.actor == ENVIRONMENT:
@@ -220,8 +225,8 @@ def dress(story: Story, rng: random.Random) -> Story:
         if isinstance(parsed, Failure):
             raise GenerationError(f"cannot dress the step {step.action!r}: {parsed}")
         text = parsed.text
-        if text is not None and spoken:
-            text = _respeak(text, spoken)
+        if text is not None:
+            text = respeak(text)
         action = Action(parsed.verb, tuple(rn(a) for a in parsed.args), text)
         steps.append(ScriptStep(rn(step.actor), str(action), tuple(fact(f) for f in step.facts)))
     episode = Episode(dressed)
