@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 
 from mindloop.bench.api import Benchmark, Sample, SampleRecord
 from mindloop.bench.declaration import BenchmarkSpec, Grouping, Metric
 from mindloop.bench.registry import get_benchmark
-from mindloop.bench.runner import metric_intervals
+from mindloop.bench.runner import as_scored, metric_intervals
 from mindloop.bench.scoring import declared_summary, definitions, run_metrics
+from mindloop.bench.uncertainty import ResamplePlan, bootstrap_draws, numeric_leaves
 from mindloop.errors import RegistryError
 
 
@@ -34,9 +36,20 @@ def _rec(
 
 
 def _covered(bench: Benchmark, records: list[SampleRecord], metrics: dict[str, Any]) -> None:
-    """Every float of the summary has a declaration: the intervals list nothing as undeclared."""
+    """Every float of the summary has a declaration: the intervals list nothing as undeclared. And the resampled
+    keys' draws that the run takes from ``summarize`` alone are the draws of the whole summary on each resample:
+    the declaration never gives a leaf under a resampled key that the bootstrap reads from the summary."""
     intervals = metric_intervals(bench, records, metrics)
     assert "undeclared" not in intervals, intervals["undeclared"]
+    scored = as_scored(records)
+    leaves = numeric_leaves(metrics)
+    plan = ResamplePlan(len(scored), 200, 0)
+    spec = bench.spec
+    whole, _ = bootstrap_draws(scored, lambda rs: run_metrics(bench, rs), leaves, plan, spec.metrics, spec.resampled)
+    alone, _ = bootstrap_draws(scored, bench.summarize, leaves, plan, spec.metrics, spec.resampled)
+    assert whole.keys() == alone.keys()
+    for path, d in whole.items():
+        np.testing.assert_array_equal(d.values, alone[path].values, err_msg=".".join(path))
 
 
 # -- the released ToM sets ------------------------------------------------------------------------------------------
@@ -209,6 +222,31 @@ def test_mindpower_percentages_round_to_four_decimals_and_layers_show_with_simil
     assert m["rouge"] == {"rouge1": 10.0, "rouge2": 20.0, "rougeL": 30.0}
     assert m["bertscore"] is None and "bpc" not in m  # similarity off, no judge
     assert m["by_task"]["false_belief"]["sr"] == 33.3333
+    _covered(bench, records, m)
+
+
+def test_mindpower_subset_blocks_with_similarity_are_drawn_from_its_summary_alone() -> None:
+    """The help, control and dialogue blocks and each task's layer scores are ``resampled`` keys that no declared
+    metric gives: the run's intervals draw them from ``summarize`` alone, and they match the whole summary's."""
+    bench = get_benchmark("mindpower")
+    settings = {"setting": "hierarchy", "similarity": "on"}
+    layers = ("perception", "belief", "desire", "intention", "decision", "action")
+    records = [
+        _rec(
+            i,
+            {"format_ok": 1.0, "sr": float(i % 2), "ac": 0.5, "rouge1": 0.1, "rouge2": 0.2, "rougeL": 0.3}
+            | {f"{m}_{x}": 0.1 * (i + k) for k, x in enumerate(layers) for m in ("bertscore", "st")},
+            group=("false_belief", "implicit_goal", "control")[i % 3],
+            settings=settings,
+            control=i % 3 == 2,
+            dialogue=i % 4 == 0,
+        )
+        for i in range(12)
+    ]
+    m = run_metrics(bench, records)
+    assert m["help"]["n"] == 8 and m["control"]["n"] == 4 and m["dialogue"]["n"] == 3
+    control_belief = 100 * sum(0.1 * (i + 1) for i in (2, 5, 8, 11)) / 4  # belief is layer k = 1
+    assert m["by_task"]["control"]["bertscore"]["belief"] == round(control_belief, 4)
     _covered(bench, records, m)
 
 

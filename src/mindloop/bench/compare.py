@@ -678,6 +678,7 @@ def _compare_benchmark(
                     exclude=exclude,
                     declared=bench.spec.metrics,
                     resampled=bench.spec.resampled,
+                    resample=bench.summarize,
                 ),
                 None if headline is None else (headline.metric,),
             ),

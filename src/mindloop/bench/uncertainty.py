@@ -517,6 +517,7 @@ def bootstrap_intervals(
     exclude: Sequence[str] = (),
     declared: Sequence[Metric] = (),
     resampled: Sequence[str] = (),
+    resample: Summarize | None = None,
 ) -> dict[str, Any]:
     """The ``intervals`` object of a run's summary: the method, level, resamples, seed and sample count, then
     ``metrics`` mirroring the summary's nesting with ``{"low", "high"[, "se"][, "resamples"]}`` at each float
@@ -524,8 +525,8 @@ def bootstrap_intervals(
     :func:`excluded`)
     get no interval (a summary that depends on repeated samples, which resampling creates). The leaves of the
     ``declared`` metrics are drawn from their per-sample scores, with a standard error; the leaves under a
-    ``resampled`` top-level key by summarising each resample. Every other float leaf gets none, and
-    ``undeclared`` lists it with the reason (:data:`UNDECLARED`)."""
+    ``resampled`` top-level key by applying ``resample`` (default ``summarize``) to each resample. Every other
+    float leaf gets none, and ``undeclared`` lists it with the reason (:data:`UNDECLARED`)."""
     full = summarize(records) if metrics is None else metrics
     leaves = {p: v for p, v in numeric_leaves(full).items() if not excluded(p, exclude)}
     plan = ResamplePlan(len(records), resamples, seed)
@@ -534,7 +535,7 @@ def bootstrap_intervals(
     too_small: list[str] = []
     undeclared = uncovered(leaves, declared_forms(declared, records), resampled) if records else []
     if records:
-        draws, error = bootstrap_draws(records, summarize, leaves, plan, declared, resampled)
+        draws, error = bootstrap_draws(records, resample or summarize, leaves, plan, declared, resampled)
         for path, d in draws.items():
             interval = _interval(d, len(records), level, resamples)
             if interval is None:
@@ -642,12 +643,14 @@ def paired_differences(
     exclude: Sequence[str] = (),
     declared: Sequence[Metric] = (),
     resampled: Sequence[str] = (),
+    resample: Summarize | None = None,
 ) -> dict[MetricPath, PairedDifference]:
     """Every float metric both summaries have, B minus A, over records aligned by sample (``records_a[i]`` and
     ``records_b[i]`` are the same sample): both are drawn with the same resamples, so each difference is paired.
     A metric no declaration covers (:func:`uncovered`), one left undefined by more than half the resamples, or
     one that is not a proportion over fewer than :data:`~mindloop.bench.inference.MIN_N` samples, is left out.
-    P-values are unadjusted (see :func:`adjust`)."""
+    ``resample`` (default ``summarize``) gives the ``resampled`` keys on each resample. P-values are unadjusted
+    (see :func:`adjust`)."""
     if len(records_a) != len(records_b):
         raise InvalidArgumentError(f"paired runs need aligned samples: {len(records_a)} vs {len(records_b)}")
     if not records_a:
@@ -656,8 +659,9 @@ def paired_differences(
     leaves_b = {p: v for p, v in numeric_leaves(summarize(records_b)).items() if not excluded(p, exclude)}
     shared = [p for p in leaves_a if p in leaves_b]
     plan = ResamplePlan(len(records_a), resamples, seed)
-    draws_a, _ = bootstrap_draws(records_a, summarize, {p: leaves_a[p] for p in shared}, plan, declared, resampled)
-    draws_b, _ = bootstrap_draws(records_b, summarize, {p: leaves_b[p] for p in shared}, plan, declared, resampled)
+    each = resample or summarize
+    draws_a, _ = bootstrap_draws(records_a, each, {p: leaves_a[p] for p in shared}, plan, declared, resampled)
+    draws_b, _ = bootstrap_draws(records_b, each, {p: leaves_b[p] for p in shared}, plan, declared, resampled)
     out: dict[MetricPath, PairedDifference] = {}
     for path in shared:
         if path not in draws_a or path not in draws_b:
