@@ -135,3 +135,30 @@ def test_never_and_first_are_the_trivial_floor() -> None:
     first = bench.summarize(_records(bench, chosen, "first"))
     assert first["ta"] == 0.0 and first["pia"] == 0.0 and first["early"] == 6
     assert first["control_episodes"]["false_alarms"] == 2 and first["control_episodes"]["pia"] == 0.0
+
+
+def test_the_timeline_shows_a_verdict_and_an_action_taken_regardless_of_it() -> None:
+    """The ``first`` policy acts at its first window whatever its reasoner concluded: the timeline names the
+    reasoner's conclusion as a verdict and says the action was taken regardless, where the trace shows no
+    warranted reasoning at that window; the symbolic runtime acts on a warranted verdict, shown as a plain act."""
+    bench = ClawBenchmark()
+    samples = bench.samples(None, 0, validate_options(bench, {}))
+    chosen = [s for s in samples if s.group.endswith("/help")][:4]
+    seen = {"regardless": 0, "act": 0}
+    for agent in ("first", "symbolic"):
+        for record in _records(bench, chosen, agent):
+            timeline = bench.timeline(record)
+            assert timeline is not None
+            for step, row in zip(record.output["trace"], timeline.steps, strict=True):
+                reasons = step["r"]
+                for r in reasons:
+                    said = "help warranted" if r["warranted"] else "no help warranted"
+                    assert f"→ verdict: {said}" in row.agent
+                acts = [line for line in row.agent.splitlines() if line.startswith("act")]
+                if not step["a"]["steps"]:
+                    assert not acts
+                    continue
+                against = bool(reasons) and not any(r["warranted"] for r in reasons)
+                assert len(acts) == 1 and acts[0].startswith("act regardless of the verdict: ") is against
+                seen["regardless" if against else "act"] += 1
+    assert seen["regardless"] and seen["act"]  # both kinds of window occurred

@@ -488,12 +488,18 @@ def claw_timeline(record: SampleRecord) -> EpisodeTimeline | None:
             for z in step.get("z", [])
             if not z.startswith(("noop", "reasoning_run", "action_run"))
         ]
-        for r in step.get("r", []):
-            said = "intervene" if r.get("warranted") else "stay silent"
+        reasons = step.get("r", [])
+        for r in reasons:
+            said = "help warranted" if r.get("warranted") else "no help warranted"
             about = names_in(str(r.get("text") or f"{r.get('actor')} / {r.get('object')} ({r.get('context')})"), names)
-            mind.append(f"reason: {about} → {said}")
+            mind.append(f"reason: {about} → verdict: {said}")
         if acted:
-            mind.append(f"act: {names_in(', '.join(map(str, action['steps'])), names)}")
+            # a reference policy (``first``) acts whatever its reasoner concluded: say so beside the verdict
+            regardless = reasons and not any(r.get("warranted") for r in reasons)
+            mind.append(
+                f"{'act regardless of the verdict' if regardless else 'act'}: "
+                f"{names_in(', '.join(map(str, action['steps'])), names)}"
+            )
             effect = step.get("e") or {}
             if effect:
                 mind.append("effect: every step executed" if effect.get("ok") else "effect: a step failed")
