@@ -564,7 +564,7 @@ def metric_intervals(bench: Benchmark, records: Sequence[SampleRecord], metrics:
         exclude=no_intervals_of(bench),
         declared=bench.spec.metrics,
         resampled=bench.spec.resampled,
-        resample=bench.summarize,  # what the declaration does not give: its leaves come from summarize alone
+        resample=bench.summarize,  # a resampled leaf is never a declared one, so the declared means are not redone
     )
 
 
