@@ -313,9 +313,10 @@ class MindPowerBenchmark:
         self, pred: Mapping[str, str], gold: Mapping[str, str], layers: Sequence[str], settings: Mapping[str, Any]
     ) -> dict[str, float]:
         """One sample's B and S per layer, in one encoder pass of its own: texts padded together with other
-        samples' score differently in the last float digits (1e-7), so a pass shared across samples would make a
-        sample's score depend on which samples were in flight, and a suite's run would not match the same
-        ``bench run`` sample for sample (docs/mindpower.md, "Batched scoring"). Runs on the encoder thread only."""
+        samples' score differently (1.2e-7 measured, more where bert-score's padded greedy matching floors a
+        negative cosine at 0), so a pass shared across samples would make a sample's score depend on which samples
+        were in flight, and a suite's run would not match the same ``bench run`` sample for sample
+        (docs/mindpower.md, "Batched scoring"). Runs on the encoder thread only."""
         if self._similarity is None:
             self._similarity = TextSimilarity()
         sims = layer_similarity([pred], [gold], self._similarity, layers)[0]
