@@ -98,3 +98,20 @@ def _mindloop_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     home = tmp_path_factory.mktemp("mindloop-home")
     monkeypatch.setenv("MINDLOOP_HOME", str(home))
     return home
+
+
+SUPPORT = Path(__file__).resolve().parent / "support"
+
+
+@pytest.fixture
+def faulty_benchmark(monkeypatch: pytest.MonkeyPatch) -> str:
+    """Register ``faulty`` (``tests/support/faulty_bench.py``) for this test: its name, known to the test's process
+    and, through the module path every job carries, to the ``process`` executor's workers."""
+    from mindloop.bench.registry import BENCHMARKS
+
+    monkeypatch.syspath_prepend(str(SUPPORT))
+    BENCHMARKS.names()  # read the entry points before the registry's tables are swapped for copies
+    monkeypatch.setattr(BENCHMARKS, "_entries", dict(BENCHMARKS._entries))
+    monkeypatch.setattr(BENCHMARKS, "_loaded", dict(BENCHMARKS._loaded))
+    BENCHMARKS.register("faulty", "faulty_bench:FaultyBenchmark", description="a test benchmark")
+    return "faulty"

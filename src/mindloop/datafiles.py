@@ -15,8 +15,10 @@ another encoding) is a :class:`~mindloop.errors.ParseError` naming the file and 
 
 from __future__ import annotations
 
+import csv
 import stat
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -29,6 +31,7 @@ from mindloop.errors import ParseError
 
 __all__ = [
     "DataFileError",
+    "csv_fields_unlimited",
     "decode_text",
     "field_path",
     "iter_text_lines",
@@ -248,3 +251,14 @@ def package_file(package: str, name: str) -> Traversable:
 def load_package_data(model: type[M], package: str, name: str) -> M:
     """Read and validate ``<package>/data/<name>`` shipped inside mindloop."""
     return load_data_file(model, package_file(package, name))
+
+
+@contextmanager
+def csv_fields_unlimited() -> Iterator[None]:
+    """Let :mod:`csv` read a field of any size inside (its limit, 128 KiB by default, is the whole process's: it
+    is put back after, so no other reader depends on this one having run)."""
+    old = csv.field_size_limit(2**31 - 1)
+    try:
+        yield
+    finally:
+        csv.field_size_limit(old)

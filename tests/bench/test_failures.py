@@ -84,36 +84,53 @@ def test_a_setup_error_stops_a_local_run_at_its_first_sample(
 
 @pytest.mark.parametrize("executor", ["local", "process"])
 def test_the_sample_that_met_a_setup_error_stays_pending_and_resume_runs_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, executor: str
+    tmp_path: Path, faulty_benchmark: str, executor: str
 ) -> None:
-    monkeypatch.setattr(ToMiBenchmark, "run", _raising(DependencyError(MISSING), ids={"q00002"}))
+    log, broken = tmp_path / "calls.log", tmp_path / "broken"
+    broken.touch()  # the set-up is broken while this file exists
+    opts = {"log": str(log), "fail_while": str(broken), "faults": "f00002:dependency"}
     with RunStore(tmp_path / "runs.sqlite") as store:
         with pytest.raises(DependencyError, match=re.escape(MISSING)):
             run_benchmark(
-                RunRequest("tomi", n=6, seed=2, executor=executor, concurrency=1), store=store, progress=False
+                RunRequest(faulty_benchmark, n=6, executor=executor, concurrency=1, options=opts),
+                store=store,
+                progress=False,
             )
         run = _only_run(store)
         pending = [s.id for _, s in store.pending(run.run_id)]
-        assert "q00002" in pending and (run.n_failed, run.n_bugs) == (0, 0)
+        assert "f00002" in pending and (run.n_failed, run.n_bugs) == (0, 0)
         assert all(r.status == "done" for r in store.records(run.run_id))  # only real answers were kept
         assert run.n_completed + len(pending) == 6
 
-        calls: list[str] = []
-        monkeypatch.setattr(ToMiBenchmark, "run", _raising(RuntimeError("unused"), ids=set(), calls=calls))
-        resumed = run_benchmark(RunRequest("tomi"), store=store, resume=run.run_id, progress=False)
-        assert sorted(calls) == pending  # the set-up is fixed: resume runs exactly what was left, once each
-        whole = run_benchmark(RunRequest("tomi", n=6, seed=2), store=store, progress=False)
+        broken.unlink()  # the set-up is fixed: resume runs exactly what was left, once each
+        log.write_text("")
+        resumed = run_benchmark(RunRequest(faulty_benchmark), store=store, resume=run.run_id, progress=False)
+        calls = [line.split()[0] for line in log.read_text().splitlines() if line.endswith(" start")]
+        assert sorted(calls) == pending
     assert (resumed.n_completed, resumed.n_failed, resumed.n_bugs) == (6, 0, 0)
-    assert resumed.metrics == whole.metrics and whole.metrics["accuracy"] == 1.0
+    assert resumed.metrics["accuracy"] == 1.0
 
 
-def test_a_setup_error_in_every_process_worker_records_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ToMiBenchmark, "run", _raising(DependencyError(MISSING)))
+def test_a_setup_error_in_every_process_worker_records_nothing(tmp_path: Path, faulty_benchmark: str) -> None:
+    options = {"faults": "*:dependency"}
+    request = RunRequest(faulty_benchmark, n=8, executor="process", concurrency=2, options=options)
     with RunStore(tmp_path / "runs.sqlite") as store:
         with pytest.raises(DependencyError, match=r"stopped with 8 of 8 samples pending"):
-            run_benchmark(RunRequest("tomi", n=8, executor="process", concurrency=2), store=store, progress=False)
+            run_benchmark(request, store=store, progress=False)
         run = _only_run(store)
         assert store.records(run.run_id) == [] and (run.n_failed, run.n_bugs) == (0, 0)
+
+
+def test_a_setup_error_in_a_process_worker_exits_1_with_one_line(
+    faulty_benchmark: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["bench", "run", faulty_benchmark, "--n", "4", "--executor", "process", "--concurrency", "2"]
+    assert main([*argv, "--opt", "faults=f00001:dependency", "--json"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    line = captured.err.strip().splitlines()[-1]
+    assert line.startswith(f"mindloop: error: {MISSING} (sample 'f00001' of run {faulty_benchmark}-")
+    assert "samples pending; once fixed, finish it with: mindloop bench run faulty --resume" in line
 
 
 @pytest.fixture
@@ -157,13 +174,12 @@ def _runs(capsys: pytest.CaptureFixture[str]) -> list[dict[str, Any]]:
     return runs
 
 
-@pytest.mark.parametrize("executor", ["local", "process"])
 def test_mindpower_without_its_metrics_exits_1_instead_of_scoring_the_oracle_0(
-    capsys: pytest.CaptureFixture[str], executor: str
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     argv = ["bench", "run", "mindpower", "--agent", "symbolic", "--n", "3", "--opt", "similarity=off"]
     with _without_rouge():
-        assert main([*argv, "--executor", executor, "--json"]) == 1
+        assert main([*argv, "--json"]) == 1
     captured = capsys.readouterr()
     assert captured.out == ""
     # the run was recorded and started: it says so, then why not
@@ -201,19 +217,11 @@ def test_mindpower_similarity_on_without_the_extra_fails_before_a_run_is_recorde
 
 @pytest.mark.parametrize("executor", ["local", "process"])
 def test_a_bug_is_counted_apart_from_a_model_failure_and_exits_2(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], executor: str
+    faulty_benchmark: str, capsys: pytest.CaptureFixture[str], executor: str
 ) -> None:
-    bug, failure = "q00001", "q00003"
-
-    async def run(self: ToMiBenchmark, sample: Sample, ctx: AgentContext) -> Outcome:
-        if sample.id == bug:
-            raise KeyError("answer")  # a defect in the benchmark, not a model's failure
-        if sample.id == failure:
-            raise ModelError("connection refused", model="openai/m", attempts=3)
-        return await ORIGINAL(self, sample, ctx)
-
-    monkeypatch.setattr(ToMiBenchmark, "run", run)
-    assert main(["bench", "run", "tomi", "--n", "5", "--executor", executor, "--json"]) == 2
+    bug, failure = "f00001", "f00003"  # a defect in the benchmark (KeyError), and a model's failure
+    argv = ["bench", "run", faulty_benchmark, "--n", "5", "--opt", f"faults={bug}:bug,{failure}:model"]
+    assert main([*argv, "--executor", executor, "--json"]) == 2
     captured = capsys.readouterr()
     summary = json.loads(captured.out)
     assert (summary["n_completed"], summary["n_failed"], summary["n_bugs"]) == (5, 1, 1)
@@ -226,7 +234,7 @@ def test_a_bug_is_counted_apart_from_a_model_failure_and_exits_2(
         info = store.run(summary["run_id"])
     assert records[bug].status == "bug" and records[failure].status == "failed"
     assert records[bug].error is not None and records[bug].error.startswith("internal error: KeyError: 'answer'\n")
-    assert "in run" in records[bug].error  # the traceback names the function that raised
+    assert "in _answer" in records[bug].error  # the traceback names the function that raised
     assert records[failure].error == "ModelError: openai/m: connection refused (after 3 attempts)"
     assert (info.n_done, info.n_failed, info.n_bugs, info.n_completed) == (3, 1, 1, 5)
     assert info.to_dict()["n_bugs"] == 1

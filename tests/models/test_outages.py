@@ -5,7 +5,6 @@ and once it is open the client sends nothing more and waits for no retry."""
 from __future__ import annotations
 
 import asyncio
-import multiprocessing as mp
 import random
 import socket
 import struct
@@ -15,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from mindloop.bench.breaker import CircuitBreaker, SharedCircuitBreaker
+from mindloop.bench.breaker import CircuitBreaker
 from mindloop.errors import ModelError, ModelResponseError, ModelTimeoutError
 from mindloop.models import ModelOptions, message, outages
 from mindloop.models.fake_server import FakeChatServer
@@ -48,11 +47,8 @@ async def _ask(model: OpenAIChatModel, breaker: CircuitBreaker) -> Any:
             await model.aclose()
 
 
-@pytest.mark.parametrize("kind", [CircuitBreaker, SharedCircuitBreaker])
-def test_the_breaker_counts_failures_in_a_row_and_an_answer_resets_them(
-    kind: type[CircuitBreaker | SharedCircuitBreaker],
-) -> None:
-    breaker = kind(3)
+def test_the_breaker_counts_failures_in_a_row_and_an_answer_resets_them() -> None:
+    breaker = CircuitBreaker(3)
     breaker.request_failed("refused")
     breaker.request_failed("refused")
     breaker.request_answered()
@@ -64,25 +60,7 @@ def test_the_breaker_counts_failures_in_a_row_and_an_answer_resets_them(
     breaker.request_answered()  # open for good
     assert breaker.opened is not None
     with pytest.raises(ValueError, match="at least 1"):
-        kind(0)
-
-
-def _fail_twice(breaker: SharedCircuitBreaker) -> None:
-    breaker.request_failed("refused")
-    breaker.request_failed("refused")
-
-
-def test_the_shared_breaker_counts_the_failures_of_every_process() -> None:
-    breaker = SharedCircuitBreaker(4)
-    workers = [mp.Process(target=_fail_twice, args=(breaker,)) for _ in range(2)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join(timeout=60)
-    assert [w.exitcode for w in workers] == [0, 0]
-    assert breaker.failures == 4 and breaker.opened == (
-        "4 requests in a row could not get an answer from the model (refused)"
-    )
+        CircuitBreaker(0)
 
 
 @pytest.mark.parametrize("fault", ["drop", "502", "503"])

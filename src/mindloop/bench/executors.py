@@ -19,19 +19,23 @@ one actor. Once it opens no request leaves any worker, and the executor stops wi
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures as cf
+import contextlib
 import hashlib
+import multiprocessing as mp
+import multiprocessing.connection as mp_connection
+import os
 import signal
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from mindloop.bench.api import AgentContext, Benchmark, Outcome, Sample
-from mindloop.bench.breaker import CircuitBreaker, SharedCircuitBreaker
+from mindloop.bench.breaker import CircuitBreaker
 from mindloop.bench.ray_cluster import connect, current_node, import_ray
-from mindloop.bench.registry import get_benchmark
+from mindloop.bench.registry import BENCHMARKS, get_benchmark
 from mindloop.bench.store import SampleResult
 from mindloop.errors import SETUP_ERRORS, MindloopError, UnknownNameError
 from mindloop.models import outages
@@ -39,6 +43,9 @@ from mindloop.models.base import CallRecord, ChatModel, GenerationConfig, ModelO
 from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
 
 if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
+
     from mindloop.bench.request import RunRequest
 
 __all__ = [
@@ -131,6 +138,9 @@ class _Job:
     watch: Any = None
     """Where a Ray task reports its requests (a :class:`_RayWatch`; ``None``: a process worker's breaker comes with
     the pool, or there is none)."""
+    source: str | None = None
+    """Where a worker process that does not know ``benchmark`` imports it from (``"module:attr"``): a benchmark
+    registered by the caller rather than by an entry point."""
 
 
 @dataclass(frozen=True)
@@ -169,23 +179,13 @@ class AbortRunError(Exception):
 
 class _Worker:
     """Per-process state of a pool worker or Ray worker: one event loop, benchmarks and models built once, and the
-    circuit breaker a pool worker's requests are reported to (the pool's shared one; ``None``: no breaker)."""
+    circuit breaker a pool worker's requests are reported to (a :class:`_PipeWatch` to its parent; ``None``: no
+    breaker)."""
 
     loop: asyncio.AbstractEventLoop | None = None
     watch: outages.EndpointWatch | None = None
     benches: dict[str, Benchmark] = {}  # noqa: RUF012 - process-wide caches by design
     models: dict[tuple[str, ModelOptions], ChatModel] = {}  # noqa: RUF012
-
-
-def _ignore_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and shuts the pool down
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler (a fork inherits it): terminate quietly
-
-
-def _init_process_worker(breaker: SharedCircuitBreaker) -> None:
-    """A pool worker's set-up: signals as :func:`_ignore_sigint`; its requests go to the run's shared breaker."""
-    _ignore_sigint()
-    _Worker.watch = breaker
 
 
 class _RayBreaker:
@@ -236,6 +236,8 @@ def _run_job(job: _Job) -> SampleResult | _Abort:
     if _Worker.loop is None:
         _Worker.loop = asyncio.new_event_loop()
     try:
+        if job.source is not None and job.benchmark not in BENCHMARKS:
+            BENCHMARKS.register(job.benchmark, job.source, description="registered by the process that runs it")
         bench = _Worker.benches.get(job.benchmark)
         if bench is None:
             bench = _Worker.benches[job.benchmark] = get_benchmark(job.benchmark)
@@ -322,7 +324,12 @@ async def run_local(
 
 
 def _jobs(
-    pending: Sequence[tuple[int, Sample]], request: RunRequest, agent: str, model: str | None, watch: Any = None
+    pending: Sequence[tuple[int, Sample]],
+    request: RunRequest,
+    agent: str,
+    model: str | None,
+    watch: Any = None,
+    source: str | None = None,
 ) -> Iterator[_Job]:
     for index, sample in pending:
         yield _Job(
@@ -336,6 +343,7 @@ def _jobs(
             request.seed,
             request.format_retries,
             watch,
+            source,
         )
 
 
@@ -347,52 +355,223 @@ def run_process(
     sink: Sink,
     breaker: int | None = None,
 ) -> None:
-    """Run the samples on a process pool. With ``breaker`` (the circuit breaker's limit) the workers share one
-    :class:`~mindloop.bench.breaker.SharedCircuitBreaker`: once it opens no worker sends another request, the pool
-    is stopped and :class:`~mindloop.models.outages.BreakerOpen` is raised, the samples in flight left pending."""
-    workers = max(1, min(request.concurrency, len(pending)))
-    jobs = _jobs(pending, request, agent, model)
-    shared = SharedCircuitBreaker(breaker) if breaker is not None else None
-    setup: dict[str, Any] = {"initializer": _ignore_sigint}
-    if shared is not None:
-        setup = {"initializer": _init_process_worker, "initargs": (shared,)}
-    pool = cf.ProcessPoolExecutor(max_workers=workers, **setup)
+    """Run the samples on worker processes, each fed one job at a time over a pipe of its own.
+
+    With ``breaker`` (the circuit breaker's limit) the workers report every model request to one
+    :class:`~mindloop.bench.breaker.CircuitBreaker` here and ask it before each (:class:`_PipeWatch`): once it
+    opens no worker sends another request and :class:`~mindloop.models.outages.BreakerOpen` is raised. Whatever
+    stops the run (a set-up error, a signal, the breaker), the workers are killed at once and the samples they were
+    running stay pending: a worker shares no lock or queue with another, so killing one can block nothing.
+    """
+    jobs = list(_jobs(pending, request, agent, model, source=_source(request.benchmark)))
+    with _Pool(max(1, min(request.concurrency, len(jobs))), CircuitBreaker(breaker) if breaker else None) as pool:
+        for result in pool.imap(jobs):
+            _deliver(result, sink)
+
+
+_WORKER_RETRIES = 1
+"""How many more times a sample whose worker process died under it (killed, out of memory) is run, on a new
+worker, before it is recorded as a bug: samples are idempotent and a dead worker's calls never reached the store."""
+
+
+class _Pool:
+    """Worker processes for :func:`run_process`: started from a ``forkserver`` (no fork of this process and its
+    threads), each on a :class:`~multiprocessing.connection.Connection` of its own that carries one job out, the
+    breaker's questions and answers both ways, and the result back.
+
+    A worker ends when its parent does (it watches the parent's sentinel), so a ``kill -9`` of the run leaves no
+    worker behind; leaving the ``with`` block kills any worker still alive.
+    """
+
+    def __init__(self, size: int, breaker: CircuitBreaker | None) -> None:
+        self.size = size
+        self.breaker = breaker
+        self._context = _context()
+        self._workers: list[tuple[BaseProcess, Connection]] = []
+
+    def __enter__(self) -> _Pool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for process, _ in self._workers:
+            process.kill()  # SIGKILL: nothing a worker holds is shared with the others or with this process
+        for process, conn in self._workers:
+            process.join()
+            conn.close()
+            process.close()
+        self._workers.clear()
+
+    def _start(self) -> Connection:
+        here: Connection
+        here, there = self._context.Pipe()
+        process = self._context.Process(target=_serve, args=(there, self.breaker is not None), daemon=True)
+        process.start()
+        there.close()
+        self._workers.append((process, here))
+        return here
+
+    def _stop(self, conn: Connection) -> int | None:
+        """Kill the worker on ``conn`` (if it is still alive); its exit code."""
+        process = self._process(conn)
+        self._workers.remove((process, conn))
+        process.kill()
+        process.join()
+        code = process.exitcode
+        conn.close()
+        process.close()
+        return code
+
+    def imap(self, jobs: Sequence[_Job]) -> Iterator[SampleResult | _Abort]:
+        """Run ``jobs``, at most :attr:`size` at a time, yielding each result as it comes (in any order)."""
+        todo = list(reversed(jobs))
+        tries: dict[int, int] = {}
+        busy: dict[Connection, _Job] = {}
+        idle = [self._start() for _ in range(min(self.size, len(jobs)))]
+        while todo or busy:
+            while todo and idle:
+                conn = idle.pop()
+                busy[conn] = job = todo.pop()
+                with contextlib.suppress(OSError):  # a worker that died idle: its sentinel says so below
+                    conn.send(job)
+            sentinels = {self._process(c).sentinel: c for c in busy}
+            for ready in mp_connection.wait([*busy, *sentinels]):
+                conn = sentinels[ready] if isinstance(ready, int) else cast("Connection", ready)
+                if conn not in busy:  # already handled: its pipe and its sentinel were both ready
+                    continue
+                message = _receive(conn)
+                if message is None:  # the worker died running the job: run it again on a new one, or record it
+                    job = busy.pop(conn)
+                    code = self._stop(conn)
+                    idle.append(self._start())
+                    tries[job.index] = tries.get(job.index, 0) + 1
+                    if tries[job.index] <= _WORKER_RETRIES:
+                        todo.append(job)
+                    else:
+                        yield _died(job, code, tries[job.index])
+                elif message[0] == "result":
+                    busy.pop(conn)
+                    idle.append(conn)
+                    yield message[1]
+                elif message[0] == "stopped":  # the sample met the open breaker: it stays pending
+                    busy.pop(conn)
+                    idle.append(conn)
+                else:  # the breaker: a request ended, or a worker asks before sending one
+                    self._judge(message)
+                    conn.send(self._opened())
+            if self.breaker is not None and self.breaker.opened is not None:
+                yield from self._drain(busy)
+                raise outages.BreakerOpen(self.breaker.opened)
+
+    def _drain(self, busy: dict[Connection, _Job]) -> Iterator[SampleResult | _Abort]:
+        """The results the busy workers have already sent (the breaker has opened: none is waited for)."""
+        for conn in busy:
+            while conn.poll(0) and (message := _receive(conn)) is not None:
+                if message[0] == "result":
+                    yield message[1]
+                elif message[0] != "stopped":
+                    conn.send(self._opened())
+
+    def _process(self, conn: Connection) -> BaseProcess:
+        return next(p for p, c in self._workers if c is conn)
+
+    def _judge(self, message: tuple[Any, ...]) -> None:
+        assert self.breaker is not None  # only a worker given a breaker asks
+        if message[0] == "failed":
+            self.breaker.request_failed(message[1])
+        elif message[0] == "answered":
+            self.breaker.request_answered()
+
+    def _opened(self) -> str | None:
+        return self.breaker.opened if self.breaker is not None else None
+
+
+def _context() -> Any:
+    """Where workers start: a fork server that has imported this module (a fork of this process could copy a lock
+    held by one of its threads; a fresh interpreter per worker is slow), or a fresh interpreter where there is
+    none."""
+    if "forkserver" not in mp.get_all_start_methods():
+        return mp.get_context("spawn")
+    context = mp.get_context("forkserver")
+    context.set_forkserver_preload([__name__])  # read when the fork server starts: once per process
+    return context
+
+
+def _receive(conn: Connection) -> tuple[Any, ...] | None:
+    """The worker's next message, ``None`` when it died (its pipe closed)."""
     try:
-        in_flight = {pool.submit(_run_job, job) for job in _take(jobs, 2 * workers)}
-        while in_flight:
-            timeout = 0.02 if shared is not None else None  # the breaker is looked at between results
-            done, in_flight = cf.wait(in_flight, timeout=timeout, return_when=cf.FIRST_COMPLETED)
-            if shared is not None and shared.opened is not None:  # keep what finished, stop the rest
-                _keep([f.result() for f in done if not isinstance(f.exception(), outages.BreakerOpen)], sink)
-                raise outages.BreakerOpen(shared.opened)
-            aborts = _keep([f.result() for f in done], sink)
-            if aborts:  # stop: jobs not started are cancelled, samples still running are kept when they finish
-                for future in in_flight:
-                    future.cancel()
-                _keep([f.result() for f in cf.as_completed(in_flight) if not f.cancelled()], sink)
-                raise aborts[0].stop()
-            in_flight |= {pool.submit(_run_job, job) for job in _take(jobs, len(done))}
-    except BaseException:  # interrupted or stopped (signal, circuit breaker): samples still running stay pending
-        _terminate(pool)
-        raise
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        message: tuple[Any, ...] = conn.recv()
+    except (EOFError, OSError):
+        return None
+    return message
 
 
-def _terminate(pool: cf.ProcessPoolExecutor) -> None:
-    """Stop a pool's workers now (a worker may be deep in a long sample or a model call's retries): the pool has
-    no public way to, so its process table is read; the pool then shuts down as a broken one."""
-    processes = getattr(pool, "_processes", None) or {}
-    for process in list(processes.values()):
-        process.terminate()
+def _died(job: _Job, code: int | None, tries: int) -> SampleResult:
+    """The bug sample for a job whose worker died under it ``tries`` times (``code``: the last one's exit code)."""
+    how = f"killed by {signal.Signals(-code).name}" if code is not None and code < 0 else f"exit code {code}"
+    error = f"internal error: the worker process running this sample died {tries} times (last {how})"
+    return SampleResult(index=job.index, status="bug", output={}, scores={}, error=error, calls=[], seconds=0.0)
 
 
-def _keep(results: Sequence[SampleResult | _Abort], sink: Sink) -> list[_Abort]:
-    """Store every finished sample of ``results``; returns the set-up errors among them."""
-    for result in results:
-        if isinstance(result, SampleResult):
-            sink(result)
-    return [r for r in results if isinstance(r, _Abort)]
+class _PipeWatch:
+    """A pool worker's :class:`~mindloop.models.outages.EndpointWatch`: each report and question goes to the parent
+    over the worker's pipe and is waited for, so the parent's breaker judges requests in the order they ended."""
+
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+        self._lock = threading.Lock()  # a backend reporting from a thread of its own waits its turn on the pipe
+
+    def _ask(self, *message: Any) -> str | None:
+        with self._lock:
+            self._conn.send(message)
+            reason: str | None = self._conn.recv()
+        return reason
+
+    def request_failed(self, cause: str) -> None:
+        self._ask("failed", cause)
+
+    def request_answered(self) -> None:
+        self._ask("answered")
+
+    @property
+    def opened(self) -> str | None:
+        return self._ask("opened")
+
+
+def _serve(conn: Connection, watched: bool) -> None:
+    """A pool worker: run the jobs that come over ``conn`` until it closes; end when the parent ends."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and stops the workers
+    parent = mp.parent_process()
+    if parent is not None:  # the parent gone (even by kill -9), nothing is left to run for: end at once
+        threading.Thread(target=_end_with, args=(parent.sentinel,), daemon=True).start()
+    _Worker.watch = _PipeWatch(conn) if watched else None
+    while True:
+        try:
+            job: _Job = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            conn.send(("result", _run_job(job)))
+        except outages.BreakerOpen:  # the sample stays pending
+            conn.send(("stopped",))
+
+
+def _end_with(sentinel: int) -> None:
+    mp_connection.wait([sentinel])
+    os._exit(1)
+
+
+def _source(benchmark: str) -> str | None:
+    """Where a worker process imports ``benchmark`` from if it does not know the name (one registered by the caller,
+    a test or a notebook, rather than by an entry point): the registered ``"module:attr"``, or the registered
+    class's own when it can be imported."""
+    entry = next((e for e in BENCHMARKS.entries() if e.name == benchmark), None)
+    if entry is None:
+        return None
+    target = entry.target
+    if isinstance(target, str):
+        return target
+    module, name = getattr(target, "__module__", None), getattr(target, "__qualname__", "")
+    return f"{module}:{name}" if module and module != "__main__" and "<" not in name else None
 
 
 def _run_job_on_ray(job: _Job) -> SampleResult | _Abort:

@@ -29,7 +29,6 @@ from __future__ import annotations
 import ast
 import csv
 import re
-import sys
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -42,6 +41,7 @@ from mindloop.beliefs import Event, EventKind, Fact, Tracker, Utterance
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
 from mindloop.bench.declaration import BenchmarkSpec, Grouping, Headline
+from mindloop.datafiles import csv_fields_unlimited
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.base import message
 from mindloop.models.replies import ask
@@ -107,16 +107,16 @@ def read_exploretom(path: str | Path) -> list[ExploreToMItem]:
         raise InvalidArgumentError(f"--data {str(path)!r}: no such file (ExploreToM-data-sample.csv)") from None
     except UnicodeDecodeError as exc:
         raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(p)) from None
-    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # infilled stories run to thousands of characters
-    reader = csv.DictReader(text.splitlines(keepends=True))
-    header = reader.fieldnames or []
+    with csv_fields_unlimited():  # infilled stories run to thousands of characters
+        reader = csv.DictReader(text.splitlines(keepends=True))
+        header = reader.fieldnames or []
+        rows = [(reader.line_num, row) for row in reader]
     missing = [f for f in EXPLORETOM_FIELDS if f not in header]
     if missing or not {"infilled_story", "story_structure"} & set(header):
         what = ", ".join(missing) or "infilled_story or story_structure"
         raise ParseError(f"the header lacks {what} (ExploreToM's CSV columns)", source=str(p), line=1)
     out = []
-    for row in reader:
-        line = reader.line_num
+    for line, row in rows:
         try:
             params = ast.literal_eval(row["qprop=params"])
             order = int(float(row["qprop=nth_order"]))
