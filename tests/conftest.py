@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 
 import pytest
+from cli_run import Cli, make_cli
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -100,16 +101,20 @@ def _mindloop_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     return home
 
 
-SUPPORT = Path(__file__).resolve().parent / "support"
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Cli:
+    """``cli(*args, home=None, stdin="")``: ``mindloop *args`` in this process, as a subprocess would see it
+    (``tests/support/cli_run.py``); returns a ``CliRun`` (exit code, stdout, stderr's non-empty lines)."""
+    return make_cli(capsys, monkeypatch)
 
 
 @pytest.fixture
 def faulty_benchmark(monkeypatch: pytest.MonkeyPatch) -> str:
-    """Register ``faulty`` (``tests/support/faulty_bench.py``) for this test: its name, known to the test's process
-    and, through the module path every job carries, to the ``process`` executor's workers."""
+    """Register ``faulty`` (``tests/support/faulty_bench.py``, on ``sys.path`` through pytest's ``pythonpath``) for
+    this test: its name, known to the test's process and, through the module path every job carries, to the
+    ``process`` executor's workers."""
     from mindloop.bench.registry import BENCHMARKS
 
-    monkeypatch.syspath_prepend(str(SUPPORT))
     BENCHMARKS.names()  # read the entry points before the registry's tables are swapped for copies
     monkeypatch.setattr(BENCHMARKS, "_entries", dict(BENCHMARKS._entries))
     monkeypatch.setattr(BENCHMARKS, "_loaded", dict(BENCHMARKS._loaded))
