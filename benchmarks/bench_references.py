@@ -21,16 +21,14 @@ from mindloop.bench.headline import reference_marks
 from mindloop.bench.options import validate_options
 from mindloop.bench.registry import BENCHMARKS, get_benchmark
 
-EXCERPTS = Path(__file__).resolve().parents[1] / "tests" / "tom" / "data"
-RELEASED = {
-    "opentom": EXCERPTS / "opentom",
-    "bigtom": EXCERPTS / "bigtom_excerpt.csv",
-    "exploretom": EXCERPTS / "exploretom_excerpt.csv",
-    "mmtom-qa": EXCERPTS / "mmtom_excerpt.json",
-    "simpletom": EXCERPTS / "simpletom",
-    "fantom": EXCERPTS / "fantom_excerpt.json",
-}
-"""The released sets mindloop does not ship, and the excerpts the tests read in their place."""
+EXCERPTS = Path(__file__).resolve().parents[1] / "tests"
+
+
+def excerpt(name: str) -> Path | None:
+    """The test excerpt a released set's declaration names (``spec.small.data``), found under ``tests/*/data/``."""
+    data = get_benchmark(name).spec.small.data
+    found = sorted(EXCERPTS.glob(f"*/data/{data}")) if data else []
+    return found[0] if found else None
 
 
 def _cell(value: float | None) -> str:
@@ -42,8 +40,8 @@ def row(name: str, n: int | None, seed: int, data: str | None) -> tuple[list[str
     bench = get_benchmark(name)
     options: dict[str, Any] = {}
     split = "default"
-    if name in RELEASED:
-        options["data"] = data or str(RELEASED[name])
+    if bench.spec.small.data is not None:  # a released set: mindloop ships no split of it
+        options["data"] = data or str(excerpt(name))
         split = "given file" if data else "excerpt"
     samples = bench.samples(n, seed, validate_options(bench, options))
     head = bench.spec.headline

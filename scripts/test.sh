@@ -1,21 +1,68 @@
 #!/usr/bin/env bash
-# The test command, on two installs:
-# 1. .venv with the dev, scale, metrics and train extras (idempotent): ruff, mypy, import-linter's layer contracts,
-#    vulture's dead-code check, then the whole suite, where a missing one of those extras is an error, not a skip;
-# 2. .venv-core with the core + dev install only (no torch): the whole suite again, tests that need an extra
-#    skipping with the reason. Arguments go to both pytest runs.
+# The test command (CI runs it through .ci/run), on two installs:
+# 1. .venv with the dev, scale, metrics and train extras (idempotent): ruff, mypy, import-linter's layer contracts
+#    and vulture's dead-code check run beside the whole suite, in parallel (pytest-xdist), where a missing one of
+#    those extras is an error, not a skip;
+# 2. .venv-core with the core + dev install only (no torch): the tests marked `install` (what depends on what is
+#    installed: every module imports, every benchmark runs small, the demo), not the whole suite again.
+#
+# Usage: scripts/test.sh [PYTEST-ARGS]           the whole command
+#        scripts/test.sh --quick [PYTEST-ARGS]   the quick loop: ruff and every test but the `boundary` ones
+#                                                (subprocesses, signals, Ray heads, Chromium, pip installs) on .venv
+#                                                as it is (set up only when missing)
+# MINDLOOP_TEST_WORKERS sets pytest-xdist's worker count (default: one per CPU). Each phase's time is printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh dev scale metrics train
-.venv/bin/ruff check src tests benchmarks
-.venv/bin/mypy
-.venv/bin/lint-imports
-.venv/bin/vulture src vulture_whitelist.py --min-confidence 80
-MINDLOOP_REQUIRE_EXTRAS=metrics,scale,train .venv/bin/python -m pytest "$@"
+quick=0
+if [ "${1:-}" = "--quick" ]; then
+  quick=1
+  shift
+fi
+workers=${MINDLOOP_TEST_WORKERS:-auto}
+pytest_args=(-n "$workers" --dist loadgroup -p no:cacheprovider)
+start=$SECONDS
+phase() { echo "test.sh: $1 took $((SECONDS - $2)) s" >&2; }
 
+if [ "$quick" = 1 ]; then
+  [ -x .venv/bin/pytest ] && [ -x .venv/bin/ruff ] || scripts/setup.sh dev scale metrics train
+  .venv/bin/ruff check src tests benchmarks
+  .venv/bin/python -m pytest "${pytest_args[@]}" -m "not boundary" "$@"
+  phase "the quick loop" "$start"
+  exit 0
+fi
+
+scripts/setup.sh dev scale metrics train
 MINDLOOP_VENV=.venv-core scripts/setup.sh dev
 if ! .venv-core/bin/python -c 'import importlib.util as u, sys; sys.exit(u.find_spec("torch") is not None)'; then
   echo "the core + dev install (.venv-core) has torch: a core or dev dependency pulls it in" >&2
   exit 1
 fi
-exec .venv-core/bin/python -m pytest "$@"
+phase "set-up" "$start"
+
+t=$SECONDS
+static_log=$(mktemp)
+(
+  set -e
+  .venv/bin/ruff check src tests benchmarks
+  .venv/bin/mypy
+  .venv/bin/lint-imports
+  .venv/bin/vulture src vulture_whitelist.py --min-confidence 80
+) >"$static_log" 2>&1 &
+static=$!
+tests=0
+MINDLOOP_REQUIRE_EXTRAS=metrics,scale,train .venv/bin/python -m pytest "${pytest_args[@]}" --durations=15 "$@" || tests=$?
+static_rc=0
+wait "$static" || static_rc=$?
+cat "$static_log"
+rm -f "$static_log"
+phase "static checks and the full-install suite" "$t"
+if [ "$static_rc" != 0 ]; then
+  echo "test.sh: a static check failed (above)" >&2
+  exit "$static_rc"
+fi
+[ "$tests" = 0 ] || exit "$tests"
+
+t=$SECONDS
+.venv-core/bin/python -m pytest "${pytest_args[@]}" -m install "$@"
+phase "the core-install pass" "$t"
+phase "the test command (set-up included)" "$start"

@@ -64,7 +64,12 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Skip each test marked with an extra that is not installed, naming the extra and how to install it."""
+    """Skip each test marked with an extra that is not installed, naming the extra and how to install it; keep every
+    Ray test (``scale``) on one pytest-xdist worker, since ``ray.init()`` without an address joins the head that
+    ``ray start`` last started on this machine (run with ``--dist loadgroup``)."""
+    for item in items:
+        if item.get_closest_marker("scale") is not None:
+            item.add_marker(pytest.mark.xdist_group("ray"))
     skips = {
         extra: pytest.mark.skip(reason=f"needs the `{extra}` extra: pip install 'mindloop[{extra}]'")
         for extra in EXTRAS
@@ -95,9 +100,13 @@ def tombench_dir() -> Path:
 
 @pytest.fixture(autouse=True)
 def _mindloop_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Every test gets its own MINDLOOP_HOME, so run stores and caches never leak between tests or into ~."""
+    """Every test gets its own MINDLOOP_HOME, so run stores and caches never leak between tests or into ~, and no
+    COLUMNS."""
     home = tmp_path_factory.mktemp("mindloop-home")
     monkeypatch.setenv("MINDLOOP_HOME", str(home))
+    # pytest-xdist's workers run with COLUMNS=80: every test starts as a command with no terminal does, whatever
+    # runs it (a test that wants a width sets COLUMNS itself)
+    monkeypatch.delenv("COLUMNS", raising=False)
     return home
 
 

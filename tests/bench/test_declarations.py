@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 
 import pytest
 from pydantic import Field
+from small_runs import small_options
 
 import mindloop
 from mindloop.bench import BENCHMARKS, get_benchmark
@@ -70,24 +71,10 @@ def test_no_core_module_names_a_benchmark() -> None:
     assert not found, found
 
 
-TOM_DATA = Path(__file__).resolve().parents[1] / "tom" / "data"
-OPTIONS = {
-    "mindpower": {"similarity": "off"},  # the default similarity loads two encoders: the checker's sample stays cheap
-    # the released ToM sets ship no data: the checker reads the excerpts the ToM tests read
-    "bigtom": {"data": str(TOM_DATA / "bigtom_excerpt.csv")},
-    "exploretom": {"data": str(TOM_DATA / "exploretom_excerpt.csv")},
-    "fantom": {"data": str(TOM_DATA / "fantom_excerpt.json")},
-    "mmtom-qa": {"data": str(TOM_DATA / "mmtom_excerpt.json")},
-    "opentom": {"data": str(TOM_DATA / "opentom")},
-    "simpletom": {"data": str(TOM_DATA / "simpletom")},
-}
-"""Options the checker makes each benchmark's samples with (none: its defaults)."""
-
-
 @pytest.mark.parametrize("name", BENCHMARKS.names())
 def test_every_registered_benchmark_passes_the_checker(name: str) -> None:
     bench = get_benchmark(name)
-    mindloop.check_benchmark(bench, n=2, seed=3, options=OPTIONS.get(name))
+    mindloop.check_benchmark(bench, n=2, seed=3, options=small_options(name))
     assert isinstance(bench.spec, BenchmarkSpec) and bench.spec.headline is not None
 
 

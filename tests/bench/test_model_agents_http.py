@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from small_runs import small_options
 
 from mindloop.bench import BENCHMARKS, RunRequest, RunStore, get_benchmark, run_benchmark
 from mindloop.bench.agents import model_agents
@@ -18,16 +19,6 @@ from mindloop.models.fake_server import FakeChatServer
 
 REFUSAL = "I cannot help with that."
 MODEL_BENCHMARKS = [name for name in BENCHMARKS.names() if model_agents(get_benchmark(name))]
-TOM_DATA = Path(__file__).resolve().parents[1] / "tom" / "data"
-RELEASES = {
-    "bigtom": "bigtom_excerpt.csv",
-    "exploretom": "exploretom_excerpt.csv",
-    "fantom": "fantom_excerpt.json",
-    "mmtom-qa": "mmtom_excerpt.json",
-    "opentom": "opentom",
-    "simpletom": "simpletom",
-}
-"""The released sets mindloop does not ship: their benchmarks read the ToM tests' excerpts (``--data``)."""
 
 
 @pytest.mark.parametrize("name", MODEL_BENCHMARKS)
@@ -38,8 +29,9 @@ def test_model_agent_over_http_with_a_useless_reply(name: str, tmp_path: Path) -
         agent = f"{agent},{agent}"  # team benchmarks take one agent per teammate (two by default)
     with FakeChatServer(lambda messages, body: REFUSAL) as server, RunStore(tmp_path / "runs.sqlite") as store:
         options = ModelOptions(base_url=server.base_url, cache="off", max_retries=0)
-        data = {"data": str(TOM_DATA / RELEASES[name])} if name in RELEASES else {}
-        request = RunRequest(name, agent=agent, model="openai/fake", n=1, options=data, model_options=options)
+        request = RunRequest(
+            name, agent=agent, model="openai/fake", n=1, options=small_options(name), model_options=options
+        )
         summary = run_benchmark(request, store=store, progress=False)
         [record] = store.records(summary.run_id)
         requests = server.requests

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from small_runs import small_argv
 
 from mindloop.bench import get_benchmark
 from mindloop.bench.declaration import ReferencePolicy
@@ -23,40 +24,6 @@ from mindloop.bench.store import RunStore
 from mindloop.cli import main
 from mindloop.paths import runs_path
 
-TOM_DATA = Path(__file__).resolve().parents[1] / "tom" / "data"
-
-
-def _reply_file(tmp_path: Path, text: str) -> str:
-    path = tmp_path / "reply.txt"
-    path.write_text(text, encoding="utf-8")
-    return f"scripted/{path}"
-
-
-def _argv(name: str, tmp_path: Path) -> list[str]:
-    """A small run of ``name`` with an agent that needs no model, or a scripted model where only a model agent
-    exists."""
-    runs: dict[str, list[str]] = {
-        "tomi": ["--n", "8"],
-        "hitom": ["--n", "8"],
-        "smoke": ["--model", "scripted/echo", "--n", "3"],
-        "claw": ["--n", "2"],
-        "mindpower": ["--n", "2", "--opt", "similarity=off"],
-        "omnitom-stage1": ["--n", "2"],
-        "omnitom-stage2": ["--n", "2"],
-        "cwah": ["--n", "1", "--opt", "max_steps=20"],
-        "tdw-mat": ["--n", "1", "--opt", "max_steps=20"],
-        "tos-active": ["--n", "1"],
-        "tos-passive": ["--n", "1"],
-        "opentom": ["--agent", "symbolic", "--data", str(TOM_DATA / "opentom"), "--n", "8"],
-        "bigtom": ["--agent", "symbolic", "--data", str(TOM_DATA / "bigtom_excerpt.csv"), "--n", "6"],
-        "exploretom": ["--agent", "symbolic", "--data", str(TOM_DATA / "exploretom_excerpt.csv")],
-        "mmtom-qa": ["--model", _reply_file(tmp_path, "a"), "--data", str(TOM_DATA / "mmtom_excerpt.json")],
-        "simpletom": ["--model", _reply_file(tmp_path, "A"), "--data", str(TOM_DATA / "simpletom"), "--n", "6"],
-        "fantom": ["--model", _reply_file(tmp_path, "Answer: yes"), "--data", str(TOM_DATA / "fantom_excerpt.json")],
-    }
-    assert name in runs, f"{name}: add a small run of it here so its reference policies are checked"
-    return ["bench", "run", name, *runs[name]]
-
 
 @pytest.mark.parametrize("name", BENCHMARKS.names())
 def test_every_benchmark_shows_its_reference_policies(
@@ -68,7 +35,7 @@ def test_every_benchmark_shows_its_reference_policies(
     assert {p.kind for p in declared.values()} & {"chance", "constant", "trivial"}, "a floor beside the oracle"
 
     capsys.readouterr()
-    main([*_argv(name, tmp_path), "--json"])  # exit 1 is a run with failed samples (a scripted reply): still shown
+    main([*small_argv(name, tmp_path), "--json"])  # exit 1 is a run with failed samples (a scripted reply): still shown
     out: dict[str, Any] = json.loads(capsys.readouterr().out)
     values = out["references"]
     assert set(values) == set(declared)

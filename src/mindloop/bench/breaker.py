@@ -20,6 +20,7 @@ from __future__ import annotations
 
 __all__ = ["CircuitBreaker"]
 
+
 def _reason(failures: int, cause: str) -> str:
     last = " ".join(cause.split())
     return f"{failures} requests in a row could not get an answer from the model ({last})"

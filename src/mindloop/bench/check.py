@@ -1,7 +1,8 @@
 """Checking a benchmark against the harness's contract, the way Gymnasium's ``check_env`` checks an environment.
 
 :func:`check_declaration` checks what a benchmark declares against the benchmark itself (its team option names
-an integer option, its paper tables read it, its aliases are not its name); the registry runs it when it first
+an integer option, its paper tables read it, its aliases are not its name, its small run names its options and
+agents); the registry runs it when it first
 loads a benchmark, so a bad declaration is refused before any run. :func:`check_benchmark` (exported as
 ``mindloop.check_benchmark``) checks the whole contract: the protocol, the declaration, option validation (the
 defaults validate, an unknown option and out-of-range or off-choice values are refused), determinism of the
@@ -48,6 +49,12 @@ def check_declaration(bench: Benchmark) -> None:
     for table in spec.paper_tables:
         if bench.name not in table.benchmarks():
             raise _fail(bench, f"paper table {table.key!r} reads none of its own numbers")
+    small = spec.small
+    unknown = sorted({k for k, _ in small.options} - set(bench.options_model.model_fields))
+    if unknown:
+        raise _fail(bench, f"its small run sets {unknown[0]!r}, which is not one of its options")
+    if small.agent is not None and small.agent not in bench.agents:
+        raise _fail(bench, f"its small run's agent {small.agent!r} is not one of its agents")
 
 
 def _check_protocol(bench: Any) -> None:

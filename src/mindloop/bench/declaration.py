@@ -43,6 +43,7 @@ __all__ = [
     "ReferenceKind",
     "ReferencePolicy",
     "Row",
+    "SmallRun",
     "Suite",
     "chance_policy",
     "headline_value",
@@ -486,6 +487,30 @@ class Generation:
 
 
 @dataclass(frozen=True)
+class SmallRun:
+    """A small run of the benchmark, for tests and checkers that run every registered benchmark: ``n`` samples
+    (``None``: all) with these ``options`` and ``agent`` (``None``: the default). A benchmark whose only agents need
+    a model names a scripted ``model`` (``scripted/echo``) or a ``reply`` every call gets. A benchmark that reads a
+    released file names the test excerpt it runs on as ``data``: a file or folder name the test suite resolves
+    (under ``tests/*/data/``), never a path, since the package does not ship its tests."""
+
+    n: int | None = 2
+    options: tuple[tuple[str, str], ...] = ()
+    agent: str | None = None
+    model: str | None = None
+    reply: str | None = None
+    data: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.n is not None and self.n < 1:
+            raise _refuse("small run", f"n must be at least 1, got {self.n}")
+        if self.model is not None and self.reply is not None:
+            raise _refuse("small run", "give a scripted model or a reply, not both")
+        if self.data is not None and ("/" in self.data or not self.data.strip()):
+            raise _refuse("small run", f"data names a test excerpt, not a path: got {self.data!r}")
+
+
+@dataclass(frozen=True)
 class BenchmarkSpec:
     """Everything the core knows about a benchmark beyond its samples, agents and options.
 
@@ -501,7 +526,7 @@ class BenchmarkSpec:
     samples. A summary number that is neither a declared metric's nor under a ``resampled`` key gets no
     interval, and the intervals say so (:func:`mindloop.bench.uncertainty.bootstrap_intervals`). ``glossary``:
     what the summary's other keys mean, one line each (the run report shows it beside the declared metrics'
-    descriptions)."""
+    descriptions). ``small``: a small run of it (:class:`SmallRun`)."""
 
     headline: Headline | None = None
     metrics: tuple[Metric, ...] = ()
@@ -515,6 +540,7 @@ class BenchmarkSpec:
     no_intervals: tuple[str, ...] = ()
     resampled: tuple[str, ...] = ()
     glossary: Mapping[str, str] = field(default_factory=dict)
+    small: SmallRun = field(default_factory=SmallRun)
 
     def __post_init__(self) -> None:
         for what, names in (

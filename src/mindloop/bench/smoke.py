@@ -12,7 +12,7 @@ from typing import Any
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.declaration import BenchmarkSpec, Headline, Metric, ReferencePolicy, Suite, oracle_policy
+from mindloop.bench.declaration import BenchmarkSpec, Headline, Metric, ReferencePolicy, SmallRun, Suite, oracle_policy
 from mindloop.models.base import message
 from mindloop.models.replies import ask
 
@@ -60,6 +60,7 @@ class SmokeBenchmark:
         suite=Suite(
             excluded="an endpoint and harness check, not a paper's benchmark (name it with --only to include it)"
         ),
+        small=SmallRun(n=3, model="scripted/echo"),
     )
 
     def __init__(self) -> None:

@@ -29,6 +29,7 @@ from mindloop.bench.declaration import (
     PresetEntry,
     ReferencePolicy,
     Row,
+    SmallRun,
     Suite,
 )
 from mindloop.bench.references import agent_policy
@@ -343,6 +344,7 @@ class CwahBenchmark(_TransportBenchmark):
             ),
         ),
         glossary=COBEL_GLOSSARY,
+        small=SmallRun(n=1, options=(("max_steps", "20"),)),
     )
     paper_limit = f"{MAX_STEPS} steps"
 
@@ -402,6 +404,7 @@ class TdwMatBenchmark(_TransportBenchmark):
             ),
         ),
         glossary=COBEL_GLOSSARY,
+        small=SmallRun(n=1, options=(("max_steps", "20"),)),
     )
     paper_limit = f"{FRAME_BUDGET:,} frames (no step limit of its own)"
 

@@ -48,6 +48,7 @@ from mindloop.bench.declaration import (
     PaperTable,
     PresetEntry,
     Row,
+    SmallRun,
     Suite,
 )
 from mindloop.errors import DependencyError, InvalidArgumentError
@@ -271,6 +272,7 @@ class MindPowerBenchmark:
             ),
         ),
         glossary=MINDPOWER_GLOSSARY,
+        small=SmallRun(options=(("similarity", "off"),)),
     )
 
     def __init__(self) -> None:

@@ -35,6 +35,7 @@ from mindloop.bench.declaration import (
     PaperTable,
     PresetEntry,
     Row,
+    SmallRun,
     Suite,
     chance_policy,
     oracle_policy,
@@ -369,6 +370,7 @@ class ToMiBenchmark(_ToMBenchmark):
                 tuple(Row(t.replace("_", " "), ("by_type", t)) for t in TOMI_TYPES),
             ),
         ),
+        small=SmallRun(n=8),
     )
 
 
@@ -404,4 +406,5 @@ class HiToMBenchmark(_ToMBenchmark):
             ),
         ),
         no_intervals=("agreed_pairs",),  # story-question pairs held twice: a resample's duplicates would count
+        small=SmallRun(n=8),
     )

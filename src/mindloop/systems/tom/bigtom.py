@@ -44,7 +44,7 @@ from mindloop.beliefs import Event, EventKind, Fact, Tracker
 from mindloop.beliefs.facts import Source
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.declaration import BenchmarkSpec, Grouping, Headline
+from mindloop.bench.declaration import BenchmarkSpec, Grouping, Headline, SmallRun
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.base import message
 from mindloop.systems.tom.mcq import (
@@ -334,6 +334,7 @@ class BigToMBenchmark:
         metrics=release_metrics(*_GROUPINGS),
         resampled=RELEASE_RESAMPLED,
         suite=RELEASE_SUITE,
+        small=SmallRun(n=6, agent="symbolic", data="bigtom_excerpt.csv"),
     )
 
     def __init__(self) -> None:

@@ -40,7 +40,7 @@ from pydantic import Field
 from mindloop.beliefs import Event, EventKind, Fact, Tracker, Utterance
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.declaration import BenchmarkSpec, Grouping, Headline
+from mindloop.bench.declaration import BenchmarkSpec, Grouping, Headline, SmallRun
 from mindloop.datafiles import csv_fields_unlimited
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.base import message
@@ -208,6 +208,7 @@ class ExploreToMBenchmark:
         metrics=release_metrics(*_GROUPINGS),
         resampled=RELEASE_RESAMPLED,
         suite=RELEASE_SUITE,
+        small=SmallRun(n=None, agent="symbolic", data="exploretom_excerpt.csv"),
     )
 
     def __init__(self) -> None:

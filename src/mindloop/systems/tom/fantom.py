@@ -50,7 +50,7 @@ from pydantic import Field
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.declaration import BenchmarkSpec, Headline, Metric, ReferencePolicy
+from mindloop.bench.declaration import BenchmarkSpec, Headline, Metric, ReferencePolicy, SmallRun
 from mindloop.bench.references import policy_headline, policy_records
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.metrics.stats import mean
@@ -597,6 +597,7 @@ class FanToMBenchmark:
         # bootstrap would be the honest one)
         no_intervals=tuple(f"{p}_{k}" for p in _PREFIXES for k in _ALL_KEYS),
         suite=RELEASE_SUITE,
+        small=SmallRun(n=None, reply="Answer: yes", data="fantom_excerpt.json"),
     )
 
     def __init__(self) -> None:

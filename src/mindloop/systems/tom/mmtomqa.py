@@ -27,7 +27,7 @@ from pydantic import Field
 
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.declaration import BenchmarkSpec, Grouping, Headline
+from mindloop.bench.declaration import BenchmarkSpec, Grouping, Headline, SmallRun
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.base import message
 from mindloop.systems.tom.mcq import (
@@ -208,6 +208,7 @@ class MMToMQABenchmark:
         metrics=release_metrics(*_GROUPINGS),
         resampled=RELEASE_RESAMPLED,
         suite=RELEASE_SUITE,
+        small=SmallRun(n=None, reply="a", data="mmtom_excerpt.json"),
     )
 
     def __init__(self) -> None:

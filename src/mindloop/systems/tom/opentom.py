@@ -42,7 +42,7 @@ from pydantic import Field
 from mindloop.beliefs import Event, EventKind, Fact, Tracker
 from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.declaration import BenchmarkSpec, Grouping, Headline
+from mindloop.bench.declaration import BenchmarkSpec, Grouping, Headline, SmallRun
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.base import message
 from mindloop.systems.tom.mcq import (
@@ -669,6 +669,7 @@ class OpenToMBenchmark:
         metrics=release_metrics(*_GROUPINGS),
         resampled=(*RELEASE_RESAMPLED, "by_type", "by_genre"),  # each row's macro-F1 (pooled counts)
         suite=RELEASE_SUITE,
+        small=SmallRun(n=8, agent="symbolic", data="opentom"),
     )
 
     def __init__(self) -> None:

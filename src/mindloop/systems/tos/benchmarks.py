@@ -40,6 +40,7 @@ from mindloop.bench.declaration import (
     PresetEntry,
     ReferencePolicy,
     Row,
+    SmallRun,
     Suite,
 )
 from mindloop.bench.references import outcome_policy
@@ -898,6 +899,7 @@ class TosActiveBenchmark(_TosBenchmark):
         ),
         paper_tables=(TABLE_1, MAP_TABLE),
         glossary=TOS_GLOSSARY,
+        small=SmallRun(n=1),
     )
 
 
@@ -917,6 +919,7 @@ class TosPassiveBenchmark(_TosBenchmark):
             presets={"quick": PresetEntry(2, "2 scenes: 27 questions each, from a scripted proxy's exploration log")},
         ),
         glossary=TOS_GLOSSARY,
+        small=SmallRun(n=1),
     )
 
 
