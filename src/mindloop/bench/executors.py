@@ -1,7 +1,7 @@
 """How a run's samples are executed: one per-sample function and three executors around it.
 
 Three executors share one per-sample function (:func:`execute_sample`): ``local`` (asyncio in this process:
-the right choice for model calls), ``process`` (a process pool: CPU-bound simulation) and ``ray`` (Ray tasks
+the right choice for model calls), ``process`` (worker processes: CPU-bound simulation) and ``ray`` (Ray tasks
 on a local instance or a cluster). Whatever the executor, every finished sample is handed to a :data:`Sink` in
 this process (the runner's, which alone writes the store and drives the progress bar).
 
@@ -11,8 +11,8 @@ it), leaving the sample pending; any other :class:`~mindloop.errors.MindloopErro
 other exception a ``bug`` sample. :mod:`~mindloop.bench.runner` builds the run around these.
 
 Every model request of a run is reported to its circuit breaker (:mod:`~mindloop.bench.breaker`) wherever it is
-made: the ``local`` executor's to the runner's own, a process pool's workers to one shared in memory, Ray tasks to
-one actor. Once it opens no request leaves any worker, and the executor stops with
+made: the ``local`` executor's to the runner's own, the ``process`` executor's workers to one in the run's process
+over their pipes, Ray tasks to one actor. Once it opens no request leaves any worker, and the executor stops with
 :class:`~mindloop.models.outages.BreakerOpen`, the samples in flight left pending.
 """
 

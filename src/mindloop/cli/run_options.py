@@ -27,7 +27,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class Executor(StrEnum):
-    """Where samples run: asyncio in this process, a process pool, or Ray."""
+    """Where samples run: asyncio in this process, worker processes, or Ray."""
 
     local = "local"
     process = "process"
@@ -66,7 +66,7 @@ class RunOptions:
         int, typer.Option("--concurrency", min=1, metavar="N", help="Samples in flight at once.")
     ] = 8
     executor: Annotated[
-        Executor, typer.Option("--executor", help="local (asyncio), process (a process pool) or ray.")
+        Executor, typer.Option("--executor", help="local (asyncio), process (worker processes) or ray.")
     ] = Executor.local
     ray_address: Annotated[
         str | None,
