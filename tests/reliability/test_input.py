@@ -1,7 +1,8 @@
 """Ordinary bad input through the real command line: one line on stderr naming the file, exit 1, never a crash.
 
-Every case runs ``python -m mindloop.cli`` in a subprocess with its own ``MINDLOOP_HOME`` (issue 14, "Ordinary
-input that still crashes" and "Empty work is not a result"):
+Every case runs the command line in the test's process through the ``cli`` fixture (``tests/support/cli_run.py``:
+``mindloop.cli.main`` with a subprocess's environment and its own ``MINDLOOP_HOME``), since no case is about the
+process boundary (issue 14, "Ordinary input that still crashes" and "Empty work is not a result"):
 
 * a binary or non-UTF-8 file given to every command that reads one is refused with the file and the line of the
   first bad byte;
@@ -14,13 +15,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import subprocess
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from cli_run import Cli, CliRun
 
 from mindloop.systems.mindclaw.skills import default_skills_path
 from mindloop.systems.mindclaw.sources.household import HouseholdSource
@@ -44,32 +42,7 @@ LATIN1 = "café au lait\n".encode("latin-1")
 BOM = b"\xef\xbb\xbf"
 
 
-@dataclass(frozen=True)
-class Run:
-    """What a command did: exit code, stdout and the non-empty stderr lines."""
-
-    code: int
-    out: str
-    err: list[str]
-
-
-def mindloop(home: Path, *args: str | Path) -> Run:
-    """Run the command line in a subprocess, with ``home`` as MINDLOOP_HOME and no terminal on stdin."""
-    env = dict(os.environ, MINDLOOP_HOME=str(home), COLUMNS="200")
-    env.pop("MINDLOOP_DEBUG", None)
-    proc = subprocess.run(
-        [sys.executable, "-m", "mindloop.cli", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        timeout=600,
-        check=False,
-    )
-    return Run(proc.returncode, proc.stdout, [line for line in proc.stderr.splitlines() if line.strip()])
-
-
-def assert_refused(run: Run, path: Path, *reasons: str) -> None:
+def assert_refused(run: CliRun, path: Path, *reasons: str) -> None:
     """Exit 1 with exactly one error line, ``mindloop: error: <path>...``, holding every reason (after, at most,
     ``bench run``'s first line, which says what it was preparing)."""
     assert run.code == 1, run
@@ -142,12 +115,14 @@ def _args(template: tuple[str, ...], bad: Path, files: dict[str, Path]) -> list[
 
 
 @pytest.mark.parametrize("case", sorted(READERS))
-def test_a_binary_file_is_refused_naming_the_file_and_line(case: str, files: dict[str, Path], tmp_path: Path) -> None:
+def test_a_binary_file_is_refused_naming_the_file_and_line(
+    cli: Cli, case: str, files: dict[str, Path], tmp_path: Path
+) -> None:
     name, template = READERS[case]
     bad = tmp_path / name
     bad.parent.mkdir(parents=True, exist_ok=True)
     bad.write_bytes(BINARY)
-    run = mindloop(tmp_path / "home", *_args(template, bad, files))
+    run = cli(*_args(template, bad, files), home=tmp_path / "home")
     assert_refused(run, bad, ":1: not UTF-8 text (byte 0xfa at column 1)", "binary file")
 
 
@@ -162,26 +137,26 @@ LATIN1_CASES = {
 
 
 @pytest.mark.parametrize("case", sorted(LATIN1_CASES))
-def test_latin1_text_is_refused_naming_the_line(case: str, files: dict[str, Path], tmp_path: Path) -> None:
+def test_latin1_text_is_refused_naming_the_line(cli: Cli, case: str, files: dict[str, Path], tmp_path: Path) -> None:
     name, template = READERS[case]
     bad = tmp_path / name
     first = files[LATIN1_CASES[case]].read_bytes().splitlines(keepends=True)[0]
     bad.write_bytes(first + LATIN1)  # a good first line, then Latin-1: streaming and whole-file readers agree
-    run = mindloop(tmp_path / "home", *_args(template, bad, files))
+    run = cli(*_args(template, bad, files), home=tmp_path / "home")
     assert_refused(run, bad, ":2: not UTF-8 text (byte 0xe9 at column 4)", "save it as UTF-8")
 
 
-def test_nul_bytes_alone_are_a_binary_file(files: dict[str, Path], tmp_path: Path) -> None:
+def test_nul_bytes_alone_are_a_binary_file(cli: Cli, files: dict[str, Path], tmp_path: Path) -> None:
     bad = tmp_path / "skills.yaml"
     bad.write_bytes(b"version: 1\n\x00\x00\x00\n")
-    run = mindloop(tmp_path / "home", "claw", "skills", "validate", bad)
+    run = cli("claw", "skills", "validate", bad, home=tmp_path / "home")
     assert_refused(run, bad, ":2: a binary file, not text (it holds a NUL byte)")
 
 
-def test_utf16_text_is_named(files: dict[str, Path], tmp_path: Path) -> None:
+def test_utf16_text_is_named(cli: Cli, files: dict[str, Path], tmp_path: Path) -> None:
     bad = tmp_path / "stories.txt"
     bad.write_bytes(files["tomi"].read_text(encoding="utf-8").encode("utf-16"))
-    run = mindloop(tmp_path / "home", "tom", "eval", bad)
+    run = cli("tom", "eval", bad, home=tmp_path / "home")
     assert_refused(run, bad, "UTF-16 text", "save it as UTF-8")
 
 
@@ -221,7 +196,7 @@ def _comparable(stdout: str) -> object:
 
 
 @pytest.mark.parametrize("case", sorted(BOM_CASES))
-def test_a_byte_order_mark_is_accepted(case: str, files: dict[str, Path], tmp_path: Path) -> None:
+def test_a_byte_order_mark_is_accepted(cli: Cli, case: str, files: dict[str, Path], tmp_path: Path) -> None:
     key, template = BOM_CASES[case]
     plain = tmp_path / "plain" / "in" / files[key].name  # same folder name: a scene is named after its folder
     marked = tmp_path / "marked" / "in" / files[key].name
@@ -229,8 +204,8 @@ def test_a_byte_order_mark_is_accepted(case: str, files: dict[str, Path], tmp_pa
     marked.parent.mkdir(parents=True)
     plain.write_bytes(files[key].read_bytes())
     marked.write_bytes(BOM + files[key].read_bytes())
-    without = mindloop(tmp_path / "home", *(p.format(F=plain) for p in template))
-    with_bom = mindloop(tmp_path / "home", *(p.format(F=marked) for p in template))
+    without = cli(*(p.format(F=plain) for p in template), home=tmp_path / "home")
+    with_bom = cli(*(p.format(F=marked) for p in template), home=tmp_path / "home")
     assert without.code == 0, without
     assert with_bom.code == 0, with_bom
     assert _comparable(with_bom.out.replace(str(marked), str(plain))) == _comparable(without.out)
@@ -251,7 +226,7 @@ META_CASES: dict[str, tuple[str, object, str]] = {
 
 @pytest.mark.parametrize("case", sorted(META_CASES))
 @pytest.mark.parametrize("command", ["tos render", "bench run tos-active --data"])
-def test_a_malformed_meta_data_json_is_refused(case: str, command: str, tmp_path: Path) -> None:
+def test_a_malformed_meta_data_json_is_refused(cli: Cli, case: str, command: str, tmp_path: Path) -> None:
     key, value, reason = META_CASES[case]
     data = json.loads(RUN00.read_text(encoding="utf-8"))
     data[key] = value
@@ -259,17 +234,17 @@ def test_a_malformed_meta_data_json_is_refused(case: str, command: str, tmp_path
     bad.parent.mkdir()
     bad.write_text(json.dumps(data), encoding="utf-8")
     args = ["tos", "render", bad] if command == "tos render" else ["bench", "run", "tos-active", "--data", bad]
-    assert_refused(mindloop(tmp_path / "home", *args), bad, reason)
+    assert_refused(cli(*args, home=tmp_path / "home"), bad, reason)
 
 
-def test_meta_data_json_with_a_non_finite_position_is_refused(tmp_path: Path) -> None:
+def test_meta_data_json_with_a_non_finite_position_is_refused(cli: Cli, tmp_path: Path) -> None:
     text = RUN00.read_text(encoding="utf-8")
     data = json.loads(text)
     agent = next(c for c in data["cameras"] if c.get("id") == "agent")
     agent["position"]["x"] = float("nan")
     bad = tmp_path / "meta_data.json"
     bad.write_text(json.dumps(data), encoding="utf-8")  # json writes NaN, and Python's json reads it back
-    assert_refused(mindloop(tmp_path / "home", "tos", "render", bad), bad, "agent position.x must be a number")
+    assert_refused(cli("tos", "render", bad, home=tmp_path / "home"), bad, "agent position.x must be a number")
 
 
 # -- empty work is not a result ----------------------------------------------------------------------------------
@@ -290,13 +265,13 @@ BENCHMARKS = (
 
 
 @pytest.mark.parametrize("name", BENCHMARKS)
-def test_n_zero_is_refused_and_records_no_run(name: str, tmp_path: Path) -> None:
+def test_n_zero_is_refused_and_records_no_run(cli: Cli, name: str, tmp_path: Path) -> None:
     home = tmp_path / "home"
     model = ["--model", "scripted/echo"] if name == "smoke" else []
-    run = mindloop(home, "bench", "run", name, "--n", "0", "--json", *model)
+    run = cli("bench", "run", name, "--n", "0", "--json", *model, home=home)
     assert run.code == 1 and run.out == "", run
     assert run.err == [f"mindloop: error: nothing to run: benchmark {name!r} has no samples (--n 0 asks for none)"]
-    runs = mindloop(home, "runs", "--json")
+    runs = cli("runs", "--json", home=home)
     assert runs.code == 0, runs
     assert name not in runs.out  # nothing was recorded
 
@@ -315,18 +290,18 @@ EMPTY_DATA: dict[str, tuple[str, bytes, str]] = {
 
 
 @pytest.mark.parametrize("name", sorted(EMPTY_DATA))
-def test_an_empty_data_file_is_refused(name: str, tmp_path: Path) -> None:
+def test_an_empty_data_file_is_refused(cli: Cli, name: str, tmp_path: Path) -> None:
     file_name, content, reason = EMPTY_DATA[name]
     empty = tmp_path / file_name
     empty.write_bytes(content)
-    assert_refused(mindloop(tmp_path / "home", "bench", "run", name, "--data", empty, "--json"), empty, reason)
+    assert_refused(cli("bench", "run", name, "--data", empty, "--json", home=tmp_path / "home"), empty, reason)
 
 
-def test_tom_eval_on_an_empty_file_is_refused(tmp_path: Path) -> None:
+def test_tom_eval_on_an_empty_file_is_refused(cli: Cli, tmp_path: Path) -> None:
     empty = tmp_path / "stories.txt"
     empty.write_bytes(b"")
     for extra in ([], ["--json"]):
-        run = mindloop(tmp_path / "home", "tom", "eval", empty, *extra)
+        run = cli("tom", "eval", empty, *extra, home=tmp_path / "home")
         assert run.out == ""
         assert_refused(run, empty, "no examples found")
 
@@ -341,7 +316,7 @@ def test_tom_eval_on_an_empty_file_is_refused(tmp_path: Path) -> None:
     ids=["empty file", "empty array", "stories without beliefs"],
 )
 def test_omnitom_score_with_no_gold_items_is_refused(
-    content: bytes | None, reason: str, files: dict[str, Path], tmp_path: Path
+    cli: Cli, content: bytes | None, reason: str, files: dict[str, Path], tmp_path: Path
 ) -> None:
     gold = tmp_path / "gold.json"
     if content is None:
@@ -349,15 +324,15 @@ def test_omnitom_score_with_no_gold_items_is_refused(
         gold.write_text(json.dumps([dict(r, beliefs=[]) for r in records]), encoding="utf-8")
     else:
         gold.write_bytes(content)
-    run = mindloop(tmp_path / "home", "omnitom", "score", "--pred", files["gold"], "--gold", gold, "--json")
+    run = cli("omnitom", "score", "--pred", files["gold"], "--gold", gold, "--json", home=tmp_path / "home")
     assert run.out == ""
     assert_refused(run, gold, reason)
 
 
-def test_claw_replay_of_an_empty_recording_is_refused(tmp_path: Path) -> None:
+def test_claw_replay_of_an_empty_recording_is_refused(cli: Cli, tmp_path: Path) -> None:
     empty = tmp_path / "windows.jsonl"
     empty.write_bytes(b"\n")
-    assert_refused(mindloop(tmp_path / "home", "claw", "replay", empty, "--json"), empty, "no windows to replay")
+    assert_refused(cli("claw", "replay", empty, "--json", home=tmp_path / "home"), empty, "no windows to replay")
 
 
 # -- a large story file is streamed ------------------------------------------------------------------------------
