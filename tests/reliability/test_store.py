@@ -1,6 +1,8 @@
 """The run store under damage, read-only homes and old layouts, through the real command line (issue 14).
 
-Every command runs as ``python -m mindloop.cli`` in a subprocess on real SQLite files:
+Every command runs the command line in the test's process (the ``cli`` fixture) on real SQLite files; the
+read-only home alone runs its commands in a subprocess (one for all of them), inside the mount namespace that makes
+the home read-only:
 
 * garbage written over pages in the middle of the file: ``bench run`` refuses the store with one line and leaves
   the file byte for byte as it was; ``runs`` lists what can still be read (exit 1, the damage as the last line);
@@ -30,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from cli_run import Cli, CliRun
 
 from mindloop._version import __version__
 from mindloop.bench import store as store_module
@@ -71,36 +74,47 @@ CREATE TABLE IF NOT EXISTS samples (
 no ``user_version``."""
 
 
-@dataclass(frozen=True)
-class Result:
-    """What a command did: its exit code, stdout, and stderr's non-blank lines."""
+_SEVERAL = """
+import contextlib, io, json, sys
+from mindloop.cli import main
+done = []
+for args in json.loads(sys.argv[1]):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(args)
+    done.append([code, out.getvalue(), err.getvalue()])
+print(json.dumps(done))
+"""
+"""Runs each command line of ``argv[1]`` (a JSON list of argument lists) in turn, printing what each did."""
 
-    rc: int
-    out: str
-    lines: list[str]
 
-
-def _cli(home: Path, *args: str, prefix: tuple[str, ...] = (), cwd: Path | None = None) -> Result:
+def _cli_process(home: Path, *commands: list[str], prefix: tuple[str, ...]) -> list[CliRun]:
+    """The commands in one subprocess started through ``prefix`` (a read-only mount namespace), one after the other
+    (one interpreter start, not one a command)."""
     env = {**os.environ, "MINDLOOP_HOME": str(home), "COLUMNS": "200"}
     env.pop("MINDLOOP_DEBUG", None)
     proc = subprocess.run(
-        [*prefix, sys.executable, "-m", "mindloop.cli", *args],
+        [*prefix, sys.executable, "-c", _SEVERAL, json.dumps(commands)],
         capture_output=True,
         text=True,
         env=env,
-        cwd=cwd,
-        timeout=300,
+        stdin=subprocess.DEVNULL,
+        timeout=600,
     )
-    return Result(proc.returncode, proc.stdout, [line for line in proc.stderr.splitlines() if line.strip()])
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return [
+        CliRun(code, out, [line for line in err.splitlines() if line.strip()])
+        for code, out, err in json.loads(proc.stdout)
+    ]
 
 
-def _one_line(result: Result, start: str) -> str:
+def _one_line(result: CliRun, start: str) -> str:
     """The single stderr line of a refused command (exit 1, nothing on stdout), checked to begin with ``start``."""
-    assert result.rc == 1, result
+    assert result.code == 1, result
     assert result.out == "", result
-    assert len(result.lines) == 1, result.lines
-    assert result.lines[0].startswith(start), result.lines[0]
-    return result.lines[0]
+    assert len(result.err) == 1, result.err
+    assert result.err[0].startswith(start), result.err[0]
+    return result.err[0]
 
 
 def _sha(path: Path) -> str:
@@ -187,25 +201,25 @@ def damaged(recorded: Recorded, tmp_path: Path) -> Path:
     return path
 
 
-def test_a_damaged_store_is_refused_for_writing_and_left_untouched(damaged: Path) -> None:
+def test_a_damaged_store_is_refused_for_writing_and_left_untouched(cli: Cli, damaged: Path) -> None:
     before = _snapshot(damaged.parent)
-    line = _one_line(_cli(damaged.parent, "bench", "run", "tomi", "--n", "3"), "mindloop: error: run store ")
+    line = _one_line(cli("bench", "run", "tomi", "--n", "3", home=damaged.parent), "mindloop: error: run store ")
     assert line.startswith(f"mindloop: error: run store {damaged} is damaged (")
     assert "move it aside" in line and "mindloop never deletes or rewrites it" in line
     assert _snapshot(damaged.parent) == before  # no run written into it, no -wal left beside it
 
 
-def test_runs_lists_what_a_damaged_store_still_holds(recorded: Recorded, damaged: Path) -> None:
+def test_runs_lists_what_a_damaged_store_still_holds(cli: Cli, recorded: Recorded, damaged: Path) -> None:
     readable = {run: _readable(damaged, run) for run in (recorded.first, recorded.second)}
     assert sorted(readable.values()) == [False, True]  # the damage hits one run's samples, not the other's
-    pristine = _cli(recorded.path.parent, "runs", "--json")
-    assert pristine.rc == 0
+    pristine = cli("runs", "--json", home=recorded.path.parent)
+    assert pristine.code == 0
     expected = {r["run_id"]: r for r in json.loads(pristine.out)["runs"]}
 
-    result = _cli(damaged.parent, "runs", "--json")
-    assert result.rc == 1
+    result = cli("runs", "--json", home=damaged.parent)
+    assert result.code == 1
     payload = json.loads(result.out)
-    assert result.lines == [f"mindloop: error: {payload['damaged']}"]
+    assert result.err == [f"mindloop: error: {payload['damaged']}"]
     assert payload["damaged"].startswith(f"run store {damaged} is damaged (")
     assert [r["run_id"] for r in payload["runs"]] == [recorded.first, recorded.second]
     for row in payload["runs"]:
@@ -215,8 +229,8 @@ def test_runs_lists_what_a_damaged_store_still_holds(recorded: Recorded, damaged
             want |= {"status": "unknown", "pending": None, "headline": want["headline"] | {"value": None}}
         assert row == want
 
-    human = _cli(damaged.parent, "runs")
-    assert human.rc == 1 and human.lines == [f"mindloop: error: {payload['damaged']}"]  # the damage, on stderr
+    human = cli("runs", home=damaged.parent)
+    assert human.code == 1 and human.err == [f"mindloop: error: {payload['damaged']}"]  # the damage, on stderr
     table = human.out  # what can still be read, on stdout
     assert recorded.first in table and recorded.second in table
     unreadable = next(run for run, ok in readable.items() if not ok)
@@ -224,7 +238,7 @@ def test_runs_lists_what_a_damaged_store_still_holds(recorded: Recorded, damaged
     assert "?/" in row
 
 
-def test_a_damaged_runs_table_lists_nothing_and_says_so(recorded: Recorded, tmp_path: Path) -> None:
+def test_a_damaged_runs_table_lists_nothing_and_says_so(cli: Cli, recorded: Recorded, tmp_path: Path) -> None:
     path = _home_with(recorded.path, tmp_path / "home")
     db = _raw(path)
     page_size = db.execute("PRAGMA page_size").fetchone()[0]
@@ -233,24 +247,24 @@ def test_a_damaged_runs_table_lists_nothing_and_says_so(recorded: Recorded, tmp_
     with path.open("r+b") as f:
         f.seek((page - 1) * page_size)
         f.write(random.Random(2).randbytes(page_size))
-    human = _cli(path.parent, "runs")
-    assert human.rc == 1 and human.out == ""
-    assert human.lines[0] == f"no run can be read from {path}"
-    assert human.lines[1].startswith(f"mindloop: error: run store {path} is damaged (") and len(human.lines) == 2
-    listed = _cli(path.parent, "runs", "--json")
-    assert listed.rc == 1 and json.loads(listed.out)["runs"] == []
+    human = cli("runs", home=path.parent)
+    assert human.code == 1 and human.out == ""
+    assert human.err[0] == f"no run can be read from {path}"
+    assert human.err[1].startswith(f"mindloop: error: run store {path} is damaged (") and len(human.err) == 2
+    listed = cli("runs", "--json", home=path.parent)
+    assert listed.code == 1 and json.loads(listed.out)["runs"] == []
 
 
 def test_export_and_report_give_the_intact_run_and_refuse_the_damaged_one(
-    recorded: Recorded, damaged: Path, tmp_path: Path
+    cli: Cli, recorded: Recorded, damaged: Path, tmp_path: Path
 ) -> None:
     (tmp_path / "reports").mkdir()
     for run in (recorded.first, recorded.second):
-        exported = _cli(damaged.parent, "runs", "export", run)
-        report = _cli(damaged.parent, "report", run, "-o", str(tmp_path / "reports"))
+        exported = cli("runs", "export", run, home=damaged.parent)
+        report = cli("report", run, "-o", str(tmp_path / "reports"), home=damaged.parent)
         if _readable(damaged, run):
-            assert exported.rc == 0 and exported.out == _cli(recorded.path.parent, "runs", "export", run).out
-            assert report.rc == 0 and (tmp_path / "reports" / f"{run}.html").is_file()
+            assert exported.code == 0 and exported.out == cli("runs", "export", run, home=recorded.path.parent).out
+            assert report.code == 0 and (tmp_path / "reports" / f"{run}.html").is_file()
         else:
             for result in (exported, report):
                 line = _one_line(result, f"mindloop: error: run store {damaged} is damaged (")
@@ -258,18 +272,18 @@ def test_export_and_report_give_the_intact_run_and_refuse_the_damaged_one(
             assert not (tmp_path / "reports" / f"{run}.html").exists()
 
 
-def test_unreadable_json_in_a_sample_is_damage_not_a_crash(recorded: Recorded, tmp_path: Path) -> None:
+def test_unreadable_json_in_a_sample_is_damage_not_a_crash(cli: Cli, recorded: Recorded, tmp_path: Path) -> None:
     path = _home_with(recorded.path, tmp_path / "home")
     db = sqlite3.connect(path)
     db.execute("UPDATE samples SET output = '{\"answer\": ' WHERE run_id = ? AND idx = 3", (recorded.second,))
     db.commit()
     db.close()
-    line = _one_line(_cli(path.parent, "runs", "export", recorded.second), f"mindloop: error: run store {path} is ")
+    line = _one_line(cli("runs", "export", recorded.second, home=path.parent), f"mindloop: error: run store {path} is ")
     assert "is not valid JSON" in line and "output" in line
 
 
 @pytest.mark.parametrize("garbage", ["header", "tables"])
-def test_a_file_that_is_not_a_run_store_is_one_line(garbage: str, tmp_path: Path) -> None:
+def test_a_file_that_is_not_a_run_store_is_one_line(cli: Cli, garbage: str, tmp_path: Path) -> None:
     path = tmp_path / "home" / "runs.sqlite"
     path.parent.mkdir()
     if garbage == "header":
@@ -281,7 +295,9 @@ def test_a_file_that_is_not_a_run_store_is_one_line(garbage: str, tmp_path: Path
         db.close()
     before = _sha(path)
     for args in (("runs",), ("bench", "run", "tomi", "--n", "2")):
-        line = _one_line(_cli(path.parent, *args), f"mindloop: error: run store {path} is not a usable mindloop run")
+        line = _one_line(
+            cli(*args, home=path.parent), f"mindloop: error: run store {path} is not a usable mindloop run"
+        )
         assert "move it aside" in line
     assert _sha(path) == before
 
@@ -308,53 +324,60 @@ def _read_only_prefix(folder: Path) -> tuple[str, ...]:
     pytest.skip("no read-only folder can be made here (unshare -rm is not permitted and we run as root)")
 
 
+@pytest.mark.boundary
 def test_a_read_only_home_still_lists_exports_and_reports(recorded: Recorded, tmp_path: Path) -> None:
     path = _home_with(recorded.path, tmp_path / "home")
     home = path.parent
+    out = tmp_path / "reports"
+    out.mkdir()
     prefix = _read_only_prefix(home)
     try:
         before = _snapshot(home)
-        listed = _cli(home, "runs", "--json", prefix=prefix)
-        assert listed.rc == 0, listed
+        commands = [
+            ["runs", "--json"],
+            ["runs", "export", recorded.second],
+            ["report", recorded.second, "-o", str(out)],
+            ["bench", "run", "tomi", "--n", "2"],
+            ["demo"],
+        ]
+        if prefix:  # a report into a read-only folder
+            commands.append(["report", recorded.second, "-o", str(home / "r.html")])
+        listed, exported, report, run, demo, *into_home = _cli_process(home, *commands, prefix=prefix)
+        assert listed.code == 0, listed
         assert [r["run_id"] for r in json.loads(listed.out)["runs"]] == [recorded.first, recorded.second]
 
-        exported = _cli(home, "runs", "export", recorded.second, prefix=prefix)
-        assert exported.rc == 0, exported
+        assert exported.code == 0, exported
         assert [json.loads(line)["index"] for line in exported.out.splitlines()] == list(range(60))
 
-        out = tmp_path / "reports"
-        out.mkdir()
-        report = _cli(home, "report", recorded.second, "-o", str(out), prefix=prefix)
-        assert report.rc == 0, report
+        assert report.code == 0, report
         assert (out / f"{recorded.second}.html").is_file()
 
-        line = _one_line(_cli(home, "bench", "run", "tomi", "--n", "2", prefix=prefix), "mindloop: error: run store")
+        line = _one_line(run, "mindloop: error: run store")
         assert line.startswith(f"mindloop: error: run store {path} cannot be written (")
         assert "point MINDLOOP_HOME at a writable folder" in line
 
-        demo = _cli(home, "demo", prefix=prefix)
-        assert demo.rc == 1
+        assert demo.code == 1
         assert "One intervention, at window 15" in " ".join(demo.out.split())  # shown; only its record needs the home
-        assert demo.lines[-1].startswith(f"mindloop: error: cannot record the demo run in {home / 'demo'} (")
-        assert demo.lines[-1].endswith("point MINDLOOP_HOME at a writable folder")
+        assert demo.err[-1].startswith(f"mindloop: error: cannot record the demo run in {home / 'demo'} (")
+        assert demo.err[-1].endswith("point MINDLOOP_HOME at a writable folder")
 
-        if prefix:  # a report into a read-only folder: one line
-            report = _cli(home, "report", recorded.second, "-o", str(home / "r.html"), prefix=prefix)
+        for report in into_home:  # one line
             _one_line(report, f"mindloop: error: cannot write the report to {home / 'r.html'} (Read-only file system)")
+        assert len(into_home) == bool(prefix)
         assert _snapshot(home) == before
     finally:
         home.chmod(0o755)
 
 
-def test_a_home_that_does_not_exist_is_not_created_by_reading(tmp_path: Path) -> None:
+def test_a_home_that_does_not_exist_is_not_created_by_reading(cli: Cli, tmp_path: Path) -> None:
     home = tmp_path / "nothing-yet"
-    listed = _cli(home, "runs")
-    assert listed.rc == 0 and listed.lines == [f"no runs yet in {home / 'runs.sqlite'}"]
-    _one_line(_cli(home, "report", "tomi-x"), "mindloop: error: no run 'tomi-x' in ")
+    listed = cli("runs", home=home)
+    assert listed.code == 0 and listed.err == [f"no runs yet in {home / 'runs.sqlite'}"]
+    _one_line(cli("report", "tomi-x", home=home), "mindloop: error: no run 'tomi-x' in ")
     assert not home.exists()
 
 
-def test_a_home_that_is_a_file_is_one_line(tmp_path: Path) -> None:
+def test_a_home_that_is_a_file_is_one_line(cli: Cli, tmp_path: Path) -> None:
     home = tmp_path / "home.txt"
     home.write_text("not a folder\n", encoding="utf-8")
     message = (
@@ -362,27 +385,27 @@ def test_a_home_that_is_a_file_is_one_line(tmp_path: Path) -> None:
         "(it is created if missing)"
     )
     for args in (("runs",), ("runs", "export", "x"), ("report", "x"), ("bench", "run", "tomi", "--n", "2")):
-        assert _one_line(_cli(home, *args), "mindloop: error: ") == message
-    demo = _cli(home, "demo")
-    assert demo.rc == 1 and demo.lines[-1] == message
+        assert _one_line(cli(*args, home=home), "mindloop: error: ") == message
+    demo = cli("demo", home=home)
+    assert demo.code == 1 and demo.err[-1] == message
     assert home.read_text(encoding="utf-8") == "not a folder\n"
 
 
 # -- report -o ----------------------------------------------------------------------------------------------
 
 
-def test_report_into_a_folder_and_to_an_unwritable_path(recorded: Recorded, tmp_path: Path) -> None:
+def test_report_into_a_folder_and_to_an_unwritable_path(cli: Cli, recorded: Recorded, tmp_path: Path) -> None:
     home = _home_with(recorded.path, tmp_path / "home").parent
     folder = tmp_path / "out"
     folder.mkdir()
-    result = _cli(home, "report", recorded.second, "-o", str(folder))
-    assert result.rc == 0 and result.lines == [f"wrote {folder / (recorded.second + '.html')}"]
+    result = cli("report", recorded.second, "-o", str(folder), home=home)
+    assert result.code == 0 and result.err == [f"wrote {folder / (recorded.second + '.html')}"]
     assert [p.name for p in folder.iterdir()] == [f"{recorded.second}.html"]
 
     blocker = tmp_path / "a-file"
     blocker.write_text("x", encoding="utf-8")
     target = blocker / "r.html"
-    line = _one_line(_cli(home, "report", recorded.second, "-o", str(target)), "mindloop: error: ")
+    line = _one_line(cli("report", recorded.second, "-o", str(target), home=home), "mindloop: error: ")
     assert line == (
         f"mindloop: error: cannot write the report to {target} ({blocker} is a file, not a folder): "
         "choose a writable file or folder with -o"
@@ -424,19 +447,19 @@ def _user_version(path: Path) -> int:
         db.close()
 
 
-def test_a_new_store_records_its_layout_version(tmp_path: Path) -> None:
-    assert _cli(tmp_path / "home", "bench", "run", "tomi", "--n", "2").rc == 0
+def test_a_new_store_records_its_layout_version(cli: Cli, tmp_path: Path) -> None:
+    assert cli("bench", "run", "tomi", "--n", "2", home=tmp_path / "home").code == 0
     assert _user_version(tmp_path / "home" / "runs.sqlite") == store_module.SCHEMA_VERSION == 6
 
 
-def test_an_old_store_is_read_as_it_is_and_upgraded_only_for_writing(tmp_path: Path) -> None:
+def test_an_old_store_is_read_as_it_is_and_upgraded_only_for_writing(cli: Cli, tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
     path = home / "runs.sqlite"
     _old_store(path)
     before = _sha(path)
-    listed = _cli(home, "runs", "--json")
-    assert listed.rc == 0, listed
+    listed = cli("runs", "--json", home=home)
+    assert listed.code == 0, listed
     (old,) = json.loads(listed.out)["runs"]
     assert (old["run_id"], old["n"], old["n_completed"], old["n_failed"], old["n_bugs"]) == (
         "tomi-20250101-000000-abcd",
@@ -447,10 +470,10 @@ def test_an_old_store_is_read_as_it_is_and_upgraded_only_for_writing(tmp_path: P
     )
     assert _sha(path) == before and _user_version(path) == 0  # reading never migrates
 
-    assert _cli(home, "bench", "run", "tomi", "--n", "2").rc == 0
+    assert cli("bench", "run", "tomi", "--n", "2", home=home).code == 0
     # layout 1's tables, then 1 -> 2 (history), 2 -> 3 (suites), 3 -> 4 (locks), 4 -> 5 (summaries), 5 -> 6 (node)
     assert _user_version(path) == 6
-    after = json.loads(_cli(home, "runs", "--json").out)["runs"]
+    after = json.loads(cli("runs", "--json", home=home).out)["runs"]
     assert after[0] == old and len(after) == 2
 
     # the old run stored no summary: the upgrade computed one, labelled so, once
@@ -469,7 +492,7 @@ stored): ``bench run tomi --n 8 --seed 3`` (symbolic), ``bench run smoke --n 4 -
 ``bench run tomi --n 6 --model scripted/echo`` (every reply names several choices: 6 failed samples)."""
 
 
-def test_a_real_old_store_gets_each_runs_summary_computed_once_at_its_upgrade(tmp_path: Path) -> None:
+def test_a_real_old_store_gets_each_runs_summary_computed_once_at_its_upgrade(cli: Cli, tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
     path = home / "runs.sqlite"
@@ -485,13 +508,13 @@ def test_a_real_old_store_gets_each_runs_summary_computed_once_at_its_upgrade(tm
     assert len(expected) == 3 and sorted(failed.values()) == [0, 0, 6]
 
     before = _sha(path)
-    listed = _cli(home, "runs", "--json")
-    assert listed.rc == 0 and len(json.loads(listed.out)["runs"]) == 3
+    listed = cli("runs", "--json", home=home)
+    assert listed.code == 0 and len(json.loads(listed.out)["runs"]) == 3
     assert _sha(path) == before and _user_version(path) == 3  # reading never migrates
 
-    upgraded = _cli(home, "bench", "run", "tomi", "--n", "1")
-    assert upgraded.rc == 0, upgraded
-    assert "computing the summaries of 3 runs stored without one (once)" in upgraded.lines
+    upgraded = cli("bench", "run", "tomi", "--n", "1", home=home)
+    assert upgraded.code == 0, upgraded
+    assert "computing the summaries of 3 runs stored without one (once)" in upgraded.err
     assert _user_version(path) == store_module.SCHEMA_VERSION
     with RunStore(path) as store:
         for run_id, correct in expected.items():
@@ -503,11 +526,11 @@ def test_a_real_old_store_gets_each_runs_summary_computed_once_at_its_upgrade(tm
                 assert stored["metrics"]["unparsed"] == 6 and stored["metrics"]["accuracy_strict"] == 0.0
         saved = dict(_raw(path).execute("SELECT run_id, saved FROM run_summaries").fetchall())
 
-    again = _cli(home, "bench", "run", "tomi", "--n", "1")  # once: the next writable open computes nothing
-    assert again.rc == 0 and not any("computing the summaries" in line for line in again.lines)
+    again = cli("bench", "run", "tomi", "--n", "1", home=home)  # once: the next writable open computes nothing
+    assert again.code == 0 and not any("computing the summaries" in line for line in again.err)
     now = dict(_raw(path).execute("SELECT run_id, saved FROM run_summaries").fetchall())
     assert {k: now[k] for k in expected} == {k: saved[k] for k in expected}
-    shown = {r["run_id"]: r for r in json.loads(_cli(home, "runs", "--json").out)["runs"]}
+    shown = {r["run_id"]: r for r in json.loads(cli("runs", "--json", home=home).out)["runs"]}
     assert all(shown[run_id]["n_completed"] == len(c) for run_id, c in expected.items())
 
 
@@ -543,7 +566,7 @@ def test_migrations_run_in_order_in_one_transaction(tmp_path: Path, monkeypatch:
     assert _user_version(path) == 3
 
 
-def test_a_store_from_a_newer_mindloop_is_refused(tmp_path: Path) -> None:
+def test_a_store_from_a_newer_mindloop_is_refused(cli: Cli, tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
     path = home / "runs.sqlite"
@@ -554,7 +577,7 @@ def test_a_store_from_a_newer_mindloop_is_refused(tmp_path: Path) -> None:
     db.close()
     before = _sha(path)
     for args in (("runs",), ("bench", "run", "tomi", "--n", "2")):
-        line = _one_line(_cli(home, *args), f"mindloop: error: run store {path} has layout 7, written by a newer")
+        line = _one_line(cli(*args, home=home), f"mindloop: error: run store {path} has layout 7, written by a newer")
         assert "upgrade mindloop" in line
     assert _sha(path) == before
     with pytest.raises(StoreError, match="has layout 7"):
