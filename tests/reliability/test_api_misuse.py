@@ -10,14 +10,17 @@ exception.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
-import subprocess
-import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_run import Cli, CliRun
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -30,21 +33,30 @@ from .stderr import after_preparing
 FUZZ = settings(max_examples=int(os.environ.get("MINDLOOP_FUZZ_EXAMPLES", "150")), deadline=None)
 
 
-def cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, MINDLOOP_HOME=str(home), COLUMNS="200")
-    code = "import sys\nfrom mindloop.cli import main\nsys.exit(main(sys.argv[1:]))\n"
-    return subprocess.run(
-        [sys.executable, "-c", code, *args], env=env, capture_output=True, text=True, timeout=120, check=False
-    )
-
-
-def one_line(done: subprocess.CompletedProcess[str], *parts: str) -> None:
+def one_line(done: CliRun, *parts: str) -> None:
     """Exit 1 with one error line holding every part (after, at most, ``bench run``'s "preparing" line)."""
-    assert done.returncode == 1, done.stderr
-    (line,) = after_preparing(done.stderr.splitlines())
-    assert line.startswith("mindloop: error: "), done.stderr
+    assert done.code == 1, done.err
+    (line,) = after_preparing(done.err)
+    assert line.startswith("mindloop: error: "), done.err
     for part in parts:
         assert part in line
+
+
+@contextmanager
+def unblocked_after(fifo: Path, seconds: float) -> Iterator[None]:
+    """Opens ``fifo`` for writing (and closes it) if a reader is still waiting on it after ``seconds``: a command
+    that opened it would otherwise block this process for good; unblocked, it reads an empty file and fails."""
+
+    def unblock() -> None:
+        with contextlib.suppress(OSError):  # ENXIO: nobody is waiting to read it, the case that passes
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+
+    timer = threading.Timer(seconds, unblock)
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
 
 
 @pytest.mark.parametrize(
@@ -55,19 +67,21 @@ def one_line(done: subprocess.CompletedProcess[str], *parts: str) -> None:
         ("--timeout", "inf", "timeout_s must be a finite number, got inf"),
     ],
 )
-def test_a_non_finite_number_is_refused_in_one_line(tmp_path: Path, flag: str, value: str, said: str) -> None:
+def test_a_non_finite_number_is_refused_in_one_line(cli: Cli, flag: str, value: str, said: str) -> None:
     args = ("bench", "run", "tomi", "--agent", "model", "--model", "openai/m", "--base-url", "http://127.0.0.1:9/v1")
-    one_line(cli(tmp_path, *args, "--n", "1", flag, value), said)
+    one_line(cli(*args, "--n", "1", flag, value), said)
 
 
-def test_special_files_are_refused_by_type(tmp_path: Path) -> None:
+def test_special_files_are_refused_by_type(cli: Cli, tmp_path: Path) -> None:
     fifo = tmp_path / "stories.txt"
     os.mkfifo(fifo)  # nobody ever writes to it: opening it to read would block for good
-    one_line(cli(tmp_path, "tom", "eval", "/dev/zero"), "/dev/zero", "it is a character device, not a regular file")
-    one_line(cli(tmp_path, "tom", "eval", str(fifo)), "it is a FIFO (named pipe), not a regular file")
+    one_line(cli("tom", "eval", "/dev/zero"), "/dev/zero", "it is a character device, not a regular file")
+    with unblocked_after(fifo, 60):
+        one_line(cli("tom", "eval", str(fifo)), "it is a FIFO (named pipe), not a regular file")
     for data, kind in ((fifo, "a FIFO (named pipe)"), (Path("/dev/null"), "a character device")):
-        one_line(cli(tmp_path, "bench", "run", "tomi", "--data", str(data), "--n", "1"), f"it is {kind}")
-    one_line(cli(tmp_path, "bench", "run", "tomi", "--data", str(tmp_path / "none.txt"), "--n", "1"), "no such file")
+        with unblocked_after(fifo, 60):
+            one_line(cli("bench", "run", "tomi", "--data", str(data), "--n", "1"), f"it is {kind}")
+    one_line(cli("bench", "run", "tomi", "--data", str(tmp_path / "none.txt"), "--n", "1"), "no such file")
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,8 @@
 """Issue 24, the model side: what a server sends can neither mix up runs, crash a run nor take its memory.
 
-Every case runs the real command line in a subprocess against fake OpenAI-compatible servers on 127.0.0.1
-(:class:`~mindloop.models.fake_server.FakeChatServer`), with a private ``MINDLOOP_HOME``:
+Every case runs the real command line against fake OpenAI-compatible servers on 127.0.0.1
+(:class:`~mindloop.models.fake_server.FakeChatServer`), with a private ``MINDLOOP_HOME``: in the test's process (the
+``cli`` fixture), except the endless reply, whose memory limit is set for a subprocess alone:
 
 1. the response cache keys replies by the resolved endpoint, so two servers under one model name never share them;
 2. a reply holding a lone surrogate is stored (replaced, and the call says so), never a ``bug``;
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_run import Cli, CliRun
 
 from mindloop.errors import MindloopError, ModelError, ModelResponseError
 from mindloop.models.base import Completion, GenerationConfig, ModelOptions, message
@@ -38,11 +40,26 @@ RUN = ("bench", "run", "tomi", *MODEL)
 """The ToMi model agent against ``openai/default``: the name a server with no alias answers to."""
 
 
-def cli(
-    home: Path, *args: str, env: dict[str, str] | None = None, preexec: Callable[[], None] | None = None
-) -> subprocess.CompletedProcess[str]:
+@pytest.fixture
+def mindloop(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> Callable[..., CliRun]:
+    """``mindloop(home, *args, env=None)``: the command line in this process with ``home`` as MINDLOOP_HOME, no
+    OpenAI variables from the caller's shell, and ``env`` set for that command alone."""
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+
+    def mindloop(home: Path, *args: str, env: dict[str, str] | None = None) -> CliRun:
+        with monkeypatch.context() as scoped:
+            for name, value in (env or {}).items():
+                scoped.setenv(name, value)
+            return cli(*args, home=home)
+
+    return mindloop
+
+
+def cli_process(home: Path, *args: str, preexec: Callable[[], None]) -> subprocess.CompletedProcess[str]:
+    """The command line in a subprocess that runs ``preexec`` first (a resource limit for it alone)."""
     full = {k: v for k, v in os.environ.items() if k not in ("OPENAI_BASE_URL", "OPENAI_API_KEY")}
-    full.update(MINDLOOP_HOME=str(home), COLUMNS="200", **(env or {}))
+    full.update(MINDLOOP_HOME=str(home), COLUMNS="200")
     code = "import sys\nfrom mindloop.cli import main\nsys.exit(main(sys.argv[1:]))\n"
     return subprocess.run(
         [sys.executable, "-c", code, *args],
@@ -76,23 +93,25 @@ def body(content: Any, *, usage: Any = None, finish: Any = "stop") -> bytes:
 # -- 1. the cache cannot mix servers -------------------------------------------------------------------------------
 
 
-def test_two_servers_under_one_model_name_never_share_cached_replies(tmp_path: Path) -> None:
+def test_two_servers_under_one_model_name_never_share_cached_replies(
+    mindloop: Callable[..., CliRun], tmp_path: Path
+) -> None:
     with (
         FakeChatServer(reply=lambda m, b: "A: the kitchen") as a,
         FakeChatServer(reply=lambda m, b: "B: the garden") as b,
     ):
         runs = {}
         for name, url in (("a", a.base_url), ("b", b.base_url), ("a-again", a.base_url + "/")):
-            done = cli(tmp_path, *RUN, "--n", "3", "--cache", "on", "--base-url", url, "--json")
-            assert done.returncode == 0, done.stderr
-            runs[name] = json.loads(done.stdout)
+            done = mindloop(tmp_path, *RUN, "--n", "3", "--cache", "on", "--base-url", url, "--json")
+            assert done.code == 0, done.stderr
+            runs[name] = json.loads(done.out)
         # the same run through OPENAI_BASE_URL instead of --base-url is the same endpoint: served from the cache
-        done = cli(
+        done = mindloop(
             tmp_path, *RUN, "--n", "3", "--cache", "on", "--json",
             env={"OPENAI_BASE_URL": b.base_url},
         )  # fmt: skip
-        assert done.returncode == 0, done.stderr
-        runs["b-env"] = json.loads(done.stdout)
+        assert done.code == 0, done.stderr
+        runs["b-env"] = json.loads(done.out)
         assert (a.requests, b.requests) == (3, 3)  # B was asked itself; the later runs were all cache hits
     hits = {name: run["tokens"]["cache_hits"] for name, run in runs.items()}
     assert hits == {"a": 0, "b": 0, "a-again": 3, "b-env": 3}
@@ -118,11 +137,13 @@ def test_an_entry_written_without_an_endpoint_is_not_served(tmp_path: Path) -> N
 
 
 @pytest.mark.parametrize("cache", ["off", "on"])
-def test_a_lone_surrogate_in_a_reply_is_stored_replaced_and_noted(tmp_path: Path, cache: str) -> None:
+def test_a_lone_surrogate_in_a_reply_is_stored_replaced_and_noted(
+    mindloop: Callable[..., CliRun], tmp_path: Path, cache: str
+) -> None:
     raw = b'{"choices": [{"message": {"role": "assistant", "content": "B \\ud800 x"}, "finish_reason": "stop"}]}'
     with FakeChatServer(raw_reply=lambda m, b: raw) as server:
-        done = cli(tmp_path, *RUN, "--n", "6", "--cache", cache, "--base-url", server.base_url)
-    assert done.returncode == 0, done.stderr
+        done = mindloop(tmp_path, *RUN, "--n", "6", "--cache", cache, "--base-url", server.base_url)
+    assert done.code == 0, done.stderr
     stored = samples(tmp_path)
     assert len(stored) == 6 and {s["status"] for s in stored} <= {"done", "failed"}
     calls = [c for s in stored for c in s["calls"]]
@@ -171,6 +192,7 @@ def test_no_reply_header_or_usage_field_turns_into_a_bug(tmp_path: Path) -> None
 # -- 3. a reply that never ends --------------------------------------------------------------------------------
 
 
+@pytest.mark.boundary  # a memory limit for the command alone
 def test_an_endless_reply_is_cut_off_at_the_cap_within_a_memory_limit(tmp_path: Path) -> None:
     limit = 2 * 2**30  # 2 GiB of address space: the run fails there if it reads the body without bound
 
@@ -178,7 +200,7 @@ def test_an_endless_reply_is_cut_off_at_the_cap_within_a_memory_limit(tmp_path: 
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
     with FakeChatServer(faults=["endless"]) as server:
-        done = cli(
+        done = cli_process(
             tmp_path, *RUN, "--n", "2", "--cache", "off", "--base-url", server.base_url,
             "--timeout", "600", "--retries", "3", "--model-opt", "max_reply_bytes=1048576",
             preexec=cap_memory,
@@ -217,16 +239,16 @@ def test_the_default_cap_holds_in_process() -> None:
     ids=["string", "dict", "nan", "negative", "1e30", "10**30"],
 )
 def test_malformed_usage_is_a_model_response_error_naming_the_field(
-    tmp_path: Path, usage: dict[str, Any], field: str
+    mindloop: Callable[..., CliRun], tmp_path: Path, usage: dict[str, Any], field: str
 ) -> None:
     with FakeChatServer(raw_reply=lambda m, b: body("B", usage=usage)) as server:
-        done = cli(
+        done = mindloop(
             tmp_path, *RUN, "--n", "6", "--cache", "off", "--retries", "3",
             "--breaker", "2", "--base-url", server.base_url, "--json",
         )  # fmt: skip
         assert server.requests == 6  # one request a sample: not retried
-    assert done.returncode == 0, done.stderr
-    summary = json.loads(done.stdout)
+    assert done.code == 0, done.stderr
+    summary = json.loads(done.out)
     assert summary["stopped"] is None  # six in a row, breaker at 2: not counted as an outage
     assert (summary["n_failed"], summary["n_model_failures"], summary["n_bugs"]) == (6, 6, 0)
     assert summary["tokens"]["prompt_tokens"] == 0 and summary["tokens"]["completion_tokens"] == 0
@@ -234,31 +256,35 @@ def test_malformed_usage_is_a_model_response_error_naming_the_field(
         assert sample["error"].startswith("ModelResponseError: ") and field in sample["error"]
 
 
-def test_usage_nested_200k_deep_is_a_model_response_error(tmp_path: Path) -> None:
+def test_usage_nested_200k_deep_is_a_model_response_error(mindloop: Callable[..., CliRun], tmp_path: Path) -> None:
     deep = b'{"choices": [{"message": {"content": "B"}}], "usage": ' + b"[" * 200_000 + b"]" * 200_000 + b"}"
     with FakeChatServer(raw_reply=lambda m, b: deep) as server:
-        done = cli(tmp_path, *RUN, "--n", "2", "--cache", "off", "--base-url", server.base_url)
-    assert done.returncode == 0, done.stderr
+        done = mindloop(tmp_path, *RUN, "--n", "2", "--cache", "off", "--base-url", server.base_url)
+    assert done.code == 0, done.stderr
     assert [s["status"] for s in samples(tmp_path)] == ["failed", "failed"]
     assert all("nested too deep" in s["error"] for s in samples(tmp_path))
 
 
-def test_finish_reason_is_stored_per_call_and_cut_replies_are_counted(tmp_path: Path) -> None:
+def test_finish_reason_is_stored_per_call_and_cut_replies_are_counted(
+    mindloop: Callable[..., CliRun], tmp_path: Path
+) -> None:
     usage = {"prompt_tokens": 30, "completion_tokens": 5}
     with FakeChatServer(raw_reply=lambda m, b: body("The ball is in the", usage=usage, finish="length")) as server:
         base = ("bench", "run", "tomi", *MODEL, "--n", "3", "--cache", "off", "--base-url", server.base_url)
-        as_json = cli(tmp_path, *base, "--json")
-        human = cli(tmp_path / "human", *base)
-    assert as_json.returncode == 0, as_json.stderr
-    assert json.loads(as_json.stdout)["replies"]["cut_at_limit"] == 3
+        as_json = mindloop(tmp_path, *base, "--json")
+        human = mindloop(tmp_path / "human", *base)
+    assert as_json.code == 0, as_json.stderr
+    assert json.loads(as_json.out)["replies"]["cut_at_limit"] == 3
     assert [c["finish_reason"] for s in samples(tmp_path) for c in s["calls"]] == ["length"] * 3
-    assert "3 cut at the token limit" in human.stdout  # the run summary, on stdout
+    assert "3 cut at the token limit" in human.out  # the run summary, on stdout
 
 
 # -- 9. server text on the terminal ----------------------------------------------------------------------------
 
 
-def test_server_error_text_is_printed_without_control_sequences(tmp_path: Path) -> None:
+def test_server_error_text_is_printed_without_control_sequences(
+    mindloop: Callable[..., CliRun], tmp_path: Path
+) -> None:
     hostile = "bad \x1b[31mRED\x1b[0m \x1b]0;owned\x07 \x1b[2J thing"
 
     class Refusing(FakeChatServer):
@@ -266,7 +292,7 @@ def test_server_error_text_is_printed_without_control_sequences(tmp_path: Path) 
             return None  # every GET is a 404: the pre-flight falls back to one chat call, which gets the 400
 
     with Refusing(faults=["400"], fault_message=hostile) as server:
-        done = cli(tmp_path, *RUN, "--n", "1", "--base-url", server.base_url)
-    assert done.returncode == 1
+        done = mindloop(tmp_path, *RUN, "--n", "1", "--base-url", server.base_url)
+    assert done.code == 1
     assert "\x1b" not in done.stderr and "\x07" not in done.stderr
-    assert done.stderr.count("\n") == 1 and "bad RED   thing" in done.stderr
+    assert len(done.err) == 1 and "bad RED   thing" in done.stderr
