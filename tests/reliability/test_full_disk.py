@@ -1,7 +1,10 @@
-"""Full disks and unwritable text (issue 24, cases 2 and 5, the store and file side), against real processes.
+"""Full disks and unwritable text (issue 24, cases 2 and 5, the store and file side).
 
-A full disk is simulated without privileges: ``RLIMIT_FSIZE`` set in the child process (Python ignores SIGXFSZ,
-so a write past the limit fails with ``EFBIG``, as SQLite and every writer see a full disk), and ``/dev/full``.
+A full disk is simulated without privileges: ``RLIMIT_FSIZE`` (Python ignores SIGXFSZ, so a write past the limit
+fails with ``EFBIG``, as SQLite and every writer see a full disk), and ``/dev/full``. A run whose store fills up
+is a subprocess with the limit set from its start; the writers' ``-o`` runs in the test's process (the ``cli``
+fixture) with the limit lowered around the command alone (:mod:`tests.reliability.limits`). The run killed
+mid-run with a lone surrogate in its replies is a subprocess; its ``--resume`` runs in the test's process.
 A store write that fails stops the run with one line and the ``--resume`` line, and nothing stored is lost; every
 file a command writes is written whole or not at all (no truncated report, an existing file kept); ``-o`` follows
 one rule everywhere; a reply holding a lone surrogate is stored (U+FFFD in its place) and ``--resume`` works.
@@ -9,6 +12,7 @@ one rule everywhere; a reply holding a lone surrogate is stored (U+FFFD in its p
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
@@ -19,47 +23,49 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from cli_run import Cli, CliRun
 
 from mindloop.bench.api import Sample
 from mindloop.bench.store import RunStore, SampleResult, StoreError
+from mindloop.cli import main
 from mindloop.models.fake_server import FakeChatServer
+
+from .limits import file_size_limit
 
 _PLAIN = "import sys\nfrom mindloop.cli import main\nsys.exit(main(sys.argv[1:]))\n"
 
 
-def _limit(size: int | None) -> Callable[[], None] | None:
-    if size is None:
-        return None
-
+def _limit(size: int) -> Callable[[], None]:
     def apply() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
 
     return apply
 
 
-def _cli(home: Path, *args: str, fsize: int | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def _cli_process(home: Path, *args: str, fsize: int) -> CliRun:
+    """The command line in a subprocess whose files may not grow past ``fsize`` bytes from its start."""
     env = dict(os.environ, MINDLOOP_HOME=str(home), COLUMNS="200")
-    return subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-c", _PLAIN, *args],
         env=env,
         capture_output=True,
         text=True,
         timeout=600,
         preexec_fn=_limit(fsize),  # the limit is set in the child alone
-        cwd=cwd,
     )
+    return CliRun(done.returncode, done.stdout, [line for line in done.stderr.splitlines() if line.strip()])
 
 
-def _error_line(result: subprocess.CompletedProcess[str]) -> str:
+def _error_line(result: CliRun) -> str:
     """The one ``mindloop: error:`` line of a command that failed, with no traceback and exit 1."""
-    assert result.returncode == 1, result.stderr[-3000:]
+    assert result.code == 1, result.stderr[-3000:]
     assert "Traceback" not in result.stderr and "internal error" not in result.stderr
-    lines = [ln for ln in result.stderr.splitlines() if ln.startswith("mindloop: error:")]
+    lines = [ln for ln in result.err if ln.startswith("mindloop: error:")]
     assert len(lines) == 1, result.stderr[-3000:]
     return lines[0]
 
@@ -77,13 +83,16 @@ def _leftovers(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
 
 
-def test_a_store_write_on_a_full_disk_stops_the_run_with_one_line_and_resume_finishes_it(tmp_path: Path) -> None:
+@pytest.mark.boundary  # RLIMIT_FSIZE on a whole run, from its process's start
+def test_a_store_write_on_a_full_disk_stops_the_run_with_one_line_and_resume_finishes_it(
+    cli: Cli, tmp_path: Path
+) -> None:
     home = tmp_path / "home"
     n = 30
     with FakeChatServer() as server:
         model = ["--agent", "model", "--model", "openai/x", "--base-url", server.base_url, "--cache", "off"]
         # 250 kB: the run and its 30 pending samples are recorded, then the write-ahead log fills within the run
-        full = _cli(home, "bench", "run", "hitom", "--n", str(n), "--concurrency", "2", *model, fsize=250_000)
+        full = _cli_process(home, "bench", "run", "hitom", "--n", str(n), "--concurrency", "2", *model, fsize=250_000)
         ((run_id,),) = _rows(home, "SELECT run_id FROM runs")
         line = _error_line(full)
         assert line.startswith(f"mindloop: error: run store {home / 'runs.sqlite'} cannot be used (")
@@ -92,27 +101,33 @@ def test_a_store_write_on_a_full_disk_stops_the_run_with_one_line_and_resume_fin
         kept = _finished_rows(home)
         assert len(kept) < n  # it stopped at the full disk, with what it had stored kept
 
-        resumed = _cli(home, "bench", "run", "hitom", "--resume", str(run_id), *model[4:], "--json")
-    assert resumed.returncode == 0, resumed.stderr[-3000:]
-    summary = json.loads(resumed.stdout)
+        resumed = cli("bench", "run", "hitom", "--resume", str(run_id), *model[4:], "--json", home=home)
+    assert resumed.code == 0, resumed.stderr[-3000:]
+    summary = json.loads(resumed.out)
     assert (summary["n"], summary["n_completed"], summary["n_bugs"]) == (n, n, 0)
     assert kept <= _finished_rows(home)  # every sample stored before the full disk is there, unchanged
     assert _rows(home, "SELECT COUNT(*) FROM samples WHERE status = 'pending'") == [(0,)]
     assert _rows(home, "PRAGMA quick_check") == [("ok",)]
 
 
+def _main_json(home: Path, *args: str) -> dict[str, object]:
+    """``mindloop *args --json`` in this process with ``home`` as MINDLOOP_HOME: its JSON output (for a
+    module-scoped fixture, which cannot use the ``cli`` fixture)."""
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as env, redirect_stdout(out), redirect_stderr(err):
+        env.setenv("MINDLOOP_HOME", str(home))
+        code = main([*args, "--json"])
+    assert code == 0, err.getvalue()[-3000:]
+    return dict(json.loads(out.getvalue()))
+
+
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str, str]:
     """A home with two runs of the same 200 samples and a one-benchmark suite: (home, run, other run, suite)."""
     home = tmp_path_factory.mktemp("full") / "home"
-    runs = []
-    for _ in range(2):
-        result = _cli(home, "bench", "run", "tomi", "--n", "200", "--json")
-        assert result.returncode == 0, result.stderr[-3000:]
-        runs.append(json.loads(result.stdout)["run_id"])
-    suite = _cli(home, "suite", "run", "--only", "tomi", "--max-n", "40", "--json")
-    assert suite.returncode == 0, suite.stderr[-3000:]
-    return home, runs[0], runs[1], json.loads(suite.stdout)["suite_id"]
+    runs = [str(_main_json(home, "bench", "run", "tomi", "--n", "200")["run_id"]) for _ in range(2)]
+    suite = _main_json(home, "suite", "run", "--only", "tomi", "--max-n", "40")
+    return home, runs[0], runs[1], str(suite["suite_id"])
 
 
 _WRITERS: dict[str, Callable[[str, str, str], list[str]]] = {
@@ -125,12 +140,12 @@ _WRITERS: dict[str, Callable[[str, str, str], list[str]]] = {
 
 @pytest.mark.parametrize("writer", list(_WRITERS))
 def test_a_writer_on_a_full_disk_leaves_no_truncated_file_and_keeps_the_old_one(
-    recorded: tuple[Path, str, str, str], tmp_path: Path, writer: str
+    cli: Cli, recorded: tuple[Path, str, str, str], tmp_path: Path, writer: str
 ) -> None:
     home, run, other, suite = recorded
     args = _WRITERS[writer](run, other, suite)
-    whole = _cli(home, *args, "-o", str(tmp_path / "whole.out"))
-    assert whole.returncode == 0, whole.stderr[-3000:]
+    whole = cli(*args, "-o", str(tmp_path / "whole.out"), home=home)
+    assert whole.code == 0, whole.stderr[-3000:]
     limit = 10_000  # below what each of these writes
     assert (tmp_path / "whole.out").stat().st_size > limit
     # a reader kept open keeps the store's 32 kB index file made, so the limited command can open the store
@@ -138,27 +153,31 @@ def test_a_writer_on_a_full_disk_leaves_no_truncated_file_and_keeps_the_old_one(
     try:
         reader.execute("SELECT COUNT(*) FROM runs").fetchall()
         target = tmp_path / "new.out"
-        line = _error_line(_cli(home, *args, "-o", str(target), fsize=limit))
+        with file_size_limit(limit):
+            refused = cli(*args, "-o", str(target), home=home)
+        line = _error_line(refused)
         assert str(target) in line and "File too large" in line
         assert not target.exists() and _leftovers(tmp_path) == []  # no truncated file, no temporary file left
 
         old = tmp_path / "old.out"
         old.write_text("the previous version\n", encoding="utf-8")
-        _error_line(_cli(home, *args, "-o", str(old), fsize=limit))
+        with file_size_limit(limit):
+            refused = cli(*args, "-o", str(old), home=home)
+        _error_line(refused)
         assert old.read_text(encoding="utf-8") == "the previous version\n" and _leftovers(tmp_path) == []
     finally:
         reader.close()
 
 
 @pytest.mark.parametrize("writer", ["report", "runs export", "compare"])
-def test_dev_full_is_one_line(recorded: tuple[Path, str, str, str], writer: str) -> None:
+def test_dev_full_is_one_line(cli: Cli, recorded: tuple[Path, str, str, str], writer: str) -> None:
     home, run, other, suite = recorded
-    line = _error_line(_cli(home, *_WRITERS[writer](run, other, suite), "-o", "/dev/full"))
+    line = _error_line(cli(*_WRITERS[writer](run, other, suite), "-o", "/dev/full", home=home))
     assert "/dev/full" in line and "No space left on device" in line
 
 
 def test_one_rule_for_o_a_new_name_is_a_file_and_an_existing_folder_gets_the_default_name(
-    recorded: tuple[Path, str, str, str], tmp_path: Path
+    cli: Cli, recorded: tuple[Path, str, str, str], tmp_path: Path
 ) -> None:
     home, run, other, suite = recorded
     defaults = {
@@ -170,19 +189,20 @@ def test_one_rule_for_o_a_new_name_is_a_file_and_an_existing_folder_gets_the_def
     for writer, default in defaults.items():
         args = _WRITERS[writer](run, other, suite)
         new = tmp_path / writer.replace(" ", "-") / "NEWNAME"  # no extension, in a folder not yet made
-        assert _cli(home, *args, "-o", str(new)).returncode == 0
+        assert cli(*args, "-o", str(new), home=home).code == 0
         assert new.is_file() and new.stat().st_size > 0, writer
         folder = tmp_path / f"{writer.replace(' ', '-')}-folder"
         folder.mkdir()
-        assert _cli(home, *args, "-o", str(folder)).returncode == 0
+        assert cli(*args, "-o", str(folder), home=home).code == 0
         assert [p.name for p in folder.iterdir()] == [default], writer
     csv_folder = tmp_path / "csv"
     csv_folder.mkdir()
-    assert _cli(home, "runs", "export", run, "--format", "csv", "-o", str(csv_folder)).returncode == 0
+    assert cli("runs", "export", run, "--format", "csv", "-o", str(csv_folder), home=home).code == 0
     assert [p.name for p in csv_folder.iterdir()] == [f"{run}.csv"]
 
 
-def test_a_reply_with_a_lone_surrogate_is_stored_and_the_run_resumes(tmp_path: Path) -> None:
+@pytest.mark.boundary  # a run's process killed with SIGKILL mid-run
+def test_a_reply_with_a_lone_surrogate_is_stored_and_the_run_resumes(cli: Cli, tmp_path: Path) -> None:
     home = tmp_path / "home"
     n = 8
     with _surrogate_server() as base_url:
@@ -202,14 +222,14 @@ def test_a_reply_with_a_lone_surrogate_is_stored_and_the_run_resumes(tmp_path: P
         _, err = proc.communicate()
         assert b"UnicodeEncodeError" not in err and b"internal error" not in err, err[-3000:]
         ((run_id,),) = _rows(home, "SELECT run_id FROM runs")
-        resumed = _cli(home, "bench", "run", "hitom", "--resume", str(run_id), *model, "--json")
-    assert resumed.returncode == 0, resumed.stderr[-3000:]
-    summary = json.loads(resumed.stdout)
+        resumed = cli("bench", "run", "hitom", "--resume", str(run_id), *model, "--json", home=home)
+    assert resumed.code == 0, resumed.stderr[-3000:]
+    summary = json.loads(resumed.out)
     assert (summary["n_completed"], summary["n_bugs"]) == (n, 0)
     outputs = [json.loads(str(text)) for (text,) in _rows(home, "SELECT output FROM samples")]
     assert all(out["reply"] == "x \ufffd" for out in outputs), outputs[:2]
-    exported = _cli(home, "runs", "export", str(run_id))
-    assert exported.returncode == 0 and "x \ufffd" in exported.stdout
+    exported = cli("runs", "export", str(run_id), home=home)
+    assert exported.code == 0 and "x \ufffd" in exported.out
 
 
 _SURROGATE_REPLY = (
