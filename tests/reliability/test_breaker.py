@@ -1,4 +1,4 @@
-"""The circuit breaker judges the endpoint by its requests, through real processes: a server killed mid-run stops
+"""The circuit breaker judges the endpoint by its requests, through the real command line: a server killed mid-run stops
 the run (exit 1, the ``stopped:`` line and its ``--resume`` hint) with no request sent after the breaker opened, at
 concurrency 1 and 8 and on the process executor; a server that answers slowly or with an occasional 503 does not.
 
@@ -6,6 +6,9 @@ Requests are counted, never timed: once the server is killed, a listener takes i
 and resets it (a server that is not there). Each request that reaches it fails; the breaker opens at the
 ``--breaker``-th failure in a row, so at most ``breaker + concurrency - 1`` connections can arrive (the failures that
 opened it and the requests already in flight then), where a run that kept retrying would send dozens.
+
+The server is a process of its own, killed with SIGKILL; the command line runs in the test's process (the ``cli``
+fixture), except on Ray, whose run starts a head of its own as a user's command does.
 """
 
 from __future__ import annotations
@@ -19,32 +22,32 @@ import struct
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
+from cli_run import Cli
 
 from mindloop.bench.store import RunStore
 from mindloop.models.fake_server import FakeChatServer
+
+from .watch import acting_when
 
 _CODE = "import sys\nfrom mindloop.cli import main\nsys.exit(main(sys.argv[1:]))\n"
 MODEL = ("--agent", "model", "--model", "openai/fake", "--cache", "off", "--format-retries", "0")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _serve(port: int) -> subprocess.Popen[str]:
+def _serve(port: int = 0) -> tuple[subprocess.Popen[str], int]:
+    """A fake server in a process of its own (one a test can kill), on ``port`` (0: one the system picks, so no
+    other test can hold it); returns the process and its port, once it listens."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "mindloop.models.fake_server", "--port", str(port), "--latency", "0.02"],
         stdout=subprocess.PIPE,
         text=True,
     )
-    assert proc.stdout is not None and proc.stdout.readline().startswith("http://127.0.0.1:")  # listening
-    return proc
+    assert proc.stdout is not None
+    url = proc.stdout.readline()
+    assert url.startswith("http://127.0.0.1:"), url  # listening
+    return proc, int(url.removeprefix("http://127.0.0.1:").split("/")[0])
 
 
 def _finished(path: Path) -> int:
@@ -89,34 +92,48 @@ class _ResetListener:
         return self.accepted
 
 
-def _kill_mid_run(tmp_path: Path, concurrency: int, executor: str, breaker: int) -> None:
-    port, n = _free_port(), 400 * concurrency
+def _kill_mid_run(tmp_path: Path, concurrency: int, executor: str, breaker: int, cli: Cli | None) -> None:
+    """Run with ``cli`` (in this process), or in a subprocess without it (Ray: a head of its own, as a user's
+    command starts it); kill the server once ``2 * concurrency`` samples are finished and count what arrives."""
+    n = 400 * concurrency
     home = tmp_path / "home"
-    server = _serve(port)
-    env = dict(os.environ, MINDLOOP_HOME=str(home), COLUMNS="200")
+    server, port = _serve()
     args = ["bench", "run", "tomi", *MODEL, "--base-url", f"http://127.0.0.1:{port}/v1", "--n", str(n)]
     args += ["--concurrency", str(concurrency), "--executor", executor, "--breaker", str(breaker), "--retries", "8"]
-    run = subprocess.Popen(
-        [sys.executable, "-c", _CODE, *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-    listener = None
-    try:
-        deadline = time.monotonic() + 240  # only against hanging
-        while _finished(home / "runs.sqlite") < 2 * concurrency and time.monotonic() < deadline:
-            assert run.poll() is None, run.communicate()[1][-2000:]
-            time.sleep(0.02)
+    listener: _ResetListener | None = None
+    run: subprocess.Popen[str] | None = None
+
+    def started() -> bool:
+        return _finished(home / "runs.sqlite") >= 2 * concurrency
+
+    def kill_and_listen() -> None:
+        nonlocal listener
         server.send_signal(signal.SIGKILL)
         server.wait()
         listener = _ResetListener(port)
-        _, err = run.communicate(timeout=240)
+
+    try:
+        if cli is not None:
+            with acting_when(started, kill_and_listen) as killed:
+                done = cli(*args, home=home)
+            code, err = done.code, done.stderr
+        else:
+            env = dict(os.environ, MINDLOOP_HOME=str(home), COLUMNS="200")
+            run = subprocess.Popen(
+                [sys.executable, "-c", _CODE, *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            )
+            with acting_when(started, kill_and_listen) as killed:
+                _, err = run.communicate(timeout=480)
+            code = run.returncode
     finally:
         server.kill()
         server.wait()
-        if run.poll() is None:
+        if run is not None and run.poll() is None:
             run.kill()
             run.communicate()
         accepted = listener.close() if listener is not None else -1
-    assert run.returncode == 1, err[-2000:]
+    assert killed.is_set(), err[-2000:]  # the server died under the run, not after it
+    assert code == 1, err[-2000:]
     with RunStore(home / "runs.sqlite", readonly=True) as store:
         (info,) = store.runs()
         pending = len(store.pending(info.run_id))
@@ -130,6 +147,7 @@ def _kill_mid_run(tmp_path: Path, concurrency: int, executor: str, breaker: int)
 
 
 @pytest.mark.slow
+@pytest.mark.boundary  # a model server's process killed mid-run
 @pytest.mark.parametrize(
     ("concurrency", "executor"),
     [
@@ -140,39 +158,32 @@ def _kill_mid_run(tmp_path: Path, concurrency: int, executor: str, breaker: int)
     ],
 )
 def test_a_server_killed_mid_run_stops_it_with_no_request_after_the_breaker_opens(
-    tmp_path: Path, concurrency: int, executor: str
+    cli: Cli, tmp_path: Path, concurrency: int, executor: str
 ) -> None:
     if executor == "ray":
         pytest.importorskip("ray")
-    _kill_mid_run(tmp_path, concurrency, executor, breaker=5)
-
-
-def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, MINDLOOP_HOME=str(home), COLUMNS="200")
-    return subprocess.run(
-        [sys.executable, "-c", _CODE, *args], env=env, capture_output=True, text=True, timeout=300, check=False
-    )
+    _kill_mid_run(tmp_path, concurrency, executor, breaker=5, cli=None if executor == "ray" else cli)
 
 
 @pytest.mark.parametrize("concurrency", [1, 8])
-def test_an_occasional_503_does_not_open_the_breaker(tmp_path: Path, concurrency: int) -> None:
+def test_an_occasional_503_does_not_open_the_breaker(cli: Cli, concurrency: int) -> None:
     n = 40
     # one request in four is a 503 without Retry-After (a request that finds no server); the other three answer
     with FakeChatServer(faults=["503", "ok", "ok", "ok"] * n) as server:
         args = ("--base-url", server.base_url, "--n", str(n), "--concurrency", str(concurrency), "--json")
-        done = _cli(tmp_path, "bench", "run", "tomi", *MODEL, *args, "--breaker", "2" if concurrency == 1 else "5")
-        assert done.returncode == 0, done.stderr[-2000:]
-        summary = json.loads(done.stdout)
+        done = cli("bench", "run", "tomi", *MODEL, *args, "--breaker", "2" if concurrency == 1 else "5")
+        assert done.code == 0, done.stderr[-2000:]
+        summary = json.loads(done.out)
         assert summary["stopped"] is None and summary["n_completed"] == n and summary["n_model_failures"] == 0
         assert server.requests_by_status[503] >= n // 4 - 1  # the 503s were sent, and each retried to an answer
 
 
-def test_a_slow_server_that_times_out_does_not_open_the_breaker(tmp_path: Path) -> None:
+def test_a_slow_server_that_times_out_does_not_open_the_breaker(cli: Cli) -> None:
     # three requests in a row time out (no answer within --timeout), more than --breaker 1: timeouts do not count
     with FakeChatServer(faults=["hang", "hang", "hang"], hang_s=10) as server:
         args = ("--base-url", server.base_url, "--n", "3", "--concurrency", "1", "--json", "--timeout", "1")
-        done = _cli(tmp_path, "bench", "run", "tomi", *MODEL, *args, "--breaker", "1", "--retries", "4")
-        assert done.returncode == 0, done.stderr[-2000:]
-        summary = json.loads(done.stdout)
+        done = cli("bench", "run", "tomi", *MODEL, *args, "--breaker", "1", "--retries", "4")
+        assert done.code == 0, done.stderr[-2000:]
+        summary = json.loads(done.out)
         assert summary["stopped"] is None and summary["n_completed"] == 3 and summary["n_model_failures"] == 0
         assert server.requests == 3 + 3  # the three that timed out, then one answer per sample
