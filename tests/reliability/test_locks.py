@@ -5,6 +5,8 @@ its process no longer exists on this host, its PID now names another process, or
 stale interval (the only way to tell from another host, such as a new container). ``--force-resume`` takes over a
 holder that still looks live, and fencing refuses every later write of the old holder (a suspended process woken
 with SIGCONT), so no sample is stored twice. Each test waits on conditions read from the store, never on sleeps.
+The runs whose lock is left behind are real processes (killed, suspended); the commands that list runs or take a
+lock over run in the test's process (the ``cli`` fixture), whose PID then holds the lock.
 """
 
 from __future__ import annotations
@@ -22,11 +24,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from cli_run import Cli, CliRun
 
 from mindloop.bench.api import Sample
 from mindloop.bench.store import LockLostError, RunStore, SampleResult
 from mindloop.errors import InvalidArgumentError
 from mindloop.models.fake_server import FakeChatServer
+
+from .watch import acting_when
 
 _PLAIN = "import sys\nfrom mindloop.cli import main\nsys.exit(main(sys.argv[1:]))\n"
 _N = 16
@@ -48,10 +53,19 @@ def _start(home: Path, args: list[str], **env: str) -> subprocess.Popen[str]:
     )
 
 
-def _cli(home: Path, args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", _PLAIN, *args], env=_env(home, **env), capture_output=True, text=True, timeout=300
-    )
+@pytest.fixture
+def mindloop(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> Callable[..., CliRun]:
+    """``mindloop(home, args, **env)``: the command line in this process, with ``env`` set for that command alone
+    (and no stale interval from the caller's shell)."""
+    monkeypatch.delenv("MINDLOOP_LOCK_STALE_S", raising=False)
+
+    def mindloop(home: Path, args: list[str], **env: str) -> CliRun:
+        with monkeypatch.context() as scoped:
+            for name, value in env.items():
+                scoped.setenv(name, value)
+            return cli(*args, home=home)
+
+    return mindloop
 
 
 def _query(home: Path, sql: str, args: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
@@ -106,10 +120,10 @@ def _rewrite_file(path: Path, sql: str, args: tuple[object, ...]) -> None:
     db.close()
 
 
-def _status(home: Path, **env: str) -> str:
-    listed = _cli(home, ["runs", "--json"], **env)
-    assert listed.returncode == 0, listed.stderr
-    (run,) = json.loads(listed.stdout)["runs"]
+def _status(mindloop: Callable[..., CliRun], home: Path, **env: str) -> str:
+    listed = mindloop(home, ["runs", "--json"], **env)
+    assert listed.code == 0, listed.stderr
+    (run,) = json.loads(listed.out)["runs"]
     return str(run["status"])
 
 
@@ -120,7 +134,10 @@ def _all_finished_once(home: Path) -> None:
     assert "pending" not in counts and sum(counts.values()) == _N, counts
 
 
-def test_a_killed_run_on_another_host_is_taken_over_once_its_heartbeat_is_stale(tmp_path: Path) -> None:
+@pytest.mark.boundary  # a run's process killed with SIGKILL
+def test_a_killed_run_on_another_host_is_taken_over_once_its_heartbeat_is_stale(
+    mindloop: Callable[..., CliRun], tmp_path: Path
+) -> None:
     home = tmp_path / "home"
     stale = {"MINDLOOP_LOCK_STALE_S": "2"}  # beats every 0.5 s; stale after 2 s without one
     with FakeChatServer(latency_s=0.2) as server:
@@ -135,21 +152,24 @@ def test_a_killed_run_on_another_host_is_taken_over_once_its_heartbeat_is_stale(
         # the holder's container is gone: its lock names a host that is not this one
         _rewrite(home, "UPDATE runs SET lock_owner = ?", (f"gone-container:{holder.pid}",))
         _wait(lambda: time.time() - float(_lock(home)[3]) > 2.5)  # type: ignore[arg-type]
-        assert _status(home, **stale) == "stale"
+        assert _status(mindloop, home, **stale) == "stale"
         kept = _query(home, "SELECT idx, finished, output FROM samples WHERE status != 'pending'")
 
-        resumed = _cli(home, ["bench", "run", "hitom", "--resume", str(run_id), *_run_args(server)], **stale)
-    assert resumed.returncode == 0, resumed.stderr[-3000:]
+        resumed = mindloop(home, ["bench", "run", "hitom", "--resume", str(run_id), *_run_args(server)], **stale)
+    assert resumed.code == 0, resumed.stderr[-3000:]
     assert f"mindloop: taking over run {run_id} from process gone-container:{holder.pid} (its last heartbeat was" in (
         resumed.stderr
     )
     _all_finished_once(home)
     assert set(kept) <= set(_query(home, "SELECT idx, finished, output FROM samples"))  # earlier samples untouched
     assert _query(home, "SELECT lock_owner, lock_generation FROM runs") == [(None, 2)]
-    assert _status(home, **stale) == "finished"
+    assert _status(mindloop, home, **stale) == "finished"
 
 
-def test_a_lock_whose_pid_is_dead_or_reused_on_this_host_is_taken_over(tmp_path: Path) -> None:
+@pytest.mark.boundary  # a run's process killed with SIGKILL
+def test_a_lock_whose_pid_is_dead_or_reused_on_this_host_is_taken_over(
+    mindloop: Callable[..., CliRun], tmp_path: Path
+) -> None:
     home = tmp_path / "home"
     with FakeChatServer(latency_s=0.2) as server:
         holder = _new_run(home, server)
@@ -157,22 +177,25 @@ def test_a_lock_whose_pid_is_dead_or_reused_on_this_host_is_taken_over(tmp_path:
         holder.kill()
         holder.wait()
         run_id = str(_lock(home)[0])
-        assert _status(home) == "stale"  # its process no longer exists (the heartbeat is still fresh)
-        other = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+        assert _status(mindloop, home) == "stale"  # its process no longer exists (the heartbeat is still fresh)
+        other = subprocess.Popen(["cat"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)  # lives until stdin ends
         try:  # the PID is given to another process: same host, live PID, but not the holder
             _rewrite(home, "UPDATE runs SET lock_owner = ?", (f"{socket.gethostname()}:{other.pid}",))
-            assert _status(home) == "stale"
-            resumed = _cli(home, ["bench", "run", "hitom", "--resume", run_id, *_run_args(server)])
+            assert _status(mindloop, home) == "stale"
+            resumed = mindloop(home, ["bench", "run", "hitom", "--resume", run_id, *_run_args(server)])
         finally:
             other.communicate(b"")
-    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert resumed.code == 0, resumed.stderr[-3000:]
     assert f"taking over run {run_id} from process {socket.gethostname()}:{other.pid} (process id {other.pid} now " in (
         resumed.stderr
     )
     _all_finished_once(home)
 
 
-def test_a_suspended_holder_is_refused_then_forced_out_and_its_late_writes_are_fenced(tmp_path: Path) -> None:
+@pytest.mark.boundary  # a run's process suspended with SIGSTOP, woken with SIGCONT under a second holder
+def test_a_suspended_holder_is_refused_then_forced_out_and_its_late_writes_are_fenced(
+    mindloop: Callable[..., CliRun], tmp_path: Path
+) -> None:
     home = tmp_path / "home"
     with FakeChatServer(latency_s=0.3) as server:
         first = _new_run(home, server)
@@ -181,26 +204,27 @@ def test_a_suspended_holder_is_refused_then_forced_out_and_its_late_writes_are_f
         try:
             run_id, owner, _, _, generation = _lock(home)
             assert owner == f"{socket.gethostname()}:{first.pid}" and generation == 1
-            assert _status(home) == "running"  # alive, heartbeat fresh: not stale
+            assert _status(mindloop, home) == "running"  # alive, heartbeat fresh: not stale
             resume = ["bench", "run", "hitom", "--resume", str(run_id), *_run_args(server)]
-            refused = _cli(home, resume)
-            assert refused.returncode == 1
-            (line,) = refused.stderr.strip().splitlines()
+            refused = mindloop(home, resume)
+            assert refused.code == 1
+            (line,) = refused.err
             assert line.startswith(f"mindloop: error: run {run_id} is being executed by process {owner}, last heartb")
             assert "--force-resume" in line
             by_first = set(_query(home, "SELECT idx FROM samples WHERE generation = 1"))
 
-            second = _start(home, [*resume, "--force-resume"])
-            _wait(lambda: bool(_query(home, "SELECT 1 FROM samples WHERE generation = 2")), second)
+            # the second holder runs in this process; the first is woken once the second has written a sample
+            second_wrote = lambda: bool(_query(home, "SELECT 1 FROM samples WHERE generation = 2"))  # noqa: E731
+            with acting_when(second_wrote, lambda: first.send_signal(signal.SIGCONT)):
+                second = mindloop(home, [*resume, "--force-resume"])
         finally:
             first.send_signal(signal.SIGCONT)
         _, first_err = first.communicate(timeout=300)
-        _, second_err = second.communicate(timeout=300)
     assert first.returncode == 1, first_err[-3000:]
     lines = [ln for ln in first_err.splitlines() if ln.startswith("mindloop: error:")]
     assert len(lines) == 1 and f"run {run_id} was taken over by" in lines[0] and "Traceback" not in first_err
-    assert second.returncode == 0, second_err[-3000:]
-    assert f"taking over run {run_id} from process {owner} (--force-resume)" in second_err
+    assert second.code == 0, second.stderr[-3000:]
+    assert f"taking over run {run_id} from process {owner} (--force-resume)" in second.stderr
     _all_finished_once(home)
     # every sample was written once, by one generation: the woken holder stored nothing after the takeover
     assert set(_query(home, "SELECT idx FROM samples WHERE generation = 1")) == by_first
@@ -278,8 +302,9 @@ def test_a_suite_lock_heals_and_fences_the_same_way(tmp_path: Path) -> None:
     path = tmp_path / "runs.sqlite"
     with RunStore(path) as store:
         suite_id = store.create_suite(model=None, preset="quick", config={}, version="0")
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    _rewrite_file(path, "UPDATE suites SET lock_owner = ?", (f"{socket.gethostname()}:{dead.stdout.strip()}",))
+    dead = subprocess.Popen(["true"])  # a process that has ended: its PID names nothing now
+    dead.wait()
+    _rewrite_file(path, "UPDATE suites SET lock_owner = ?", (f"{socket.gethostname()}:{dead.pid}",))
     said: list[str] = []
     with RunStore(path) as old, RunStore(path) as new:
         # the first holder's process is gone: taken over; then forced out by a second holder
@@ -289,6 +314,6 @@ def test_a_suite_lock_heals_and_fences_the_same_way(tmp_path: Path) -> None:
             new.add_suite_seconds(suite_id, 2.0, finished=True)
         assert new.suite(suite_id).seconds == 2.0
     assert [m.split(" (")[0] for m in said] == [f"taking over suite {suite_id} from process {socket.gethostname()}:"
-                                                f"{dead.stdout.strip()}", f"taking over suite {suite_id} from process "
+                                                f"{dead.pid}", f"taking over suite {suite_id} from process "
                                                 f"{socket.gethostname()}:{os.getpid()}"]  # fmt: skip
     assert "no longer exists" in said[0] and "(--force-resume)" in said[1]
