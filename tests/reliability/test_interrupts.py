@@ -1,10 +1,18 @@
 """SIGINT and SIGTERM stop a run on every executor: finished samples kept, the rest pending, the --resume line.
 
-Each test starts ``mindloop bench run`` in a real subprocess, waits (by reading the SQLite store) until some
+Each signal test starts ``mindloop bench run`` in a real subprocess, waits (by reading the SQLite store) until some
 samples are finished, sends one real signal, and checks the exit status, the ``--resume`` line, that every sample
-finished before the signal is still there, and that ``--resume`` finishes the run to the summary of an
-uninterrupted run. Symbolic samples are slowed by a blocking sleep in the subprocess (``_SLOW``): a sample that
-never awaits is exactly what used to hide Ctrl-C from the local executor until the run's end.
+finished before the signal is still there, and that ``--resume`` (in the test's process, the ``cli`` fixture)
+finishes the run to the summary of an uninterrupted run (computed once a module). Symbolic samples block: ToMi's
+are slowed by a blocking sleep in the subprocess (``_SLOW``) on the local executor (a sample that never awaits is
+exactly what used to hide Ctrl-C from the local executor until the run's end); the process executor's workers
+start from a fork server and never see that patch, so there the run is the ``faulty`` test benchmark, whose
+samples sleep (blocking) and fail on request in any process (``tests/support/faulty_bench.py``).
+
+A model run is stopped once per executor (local by SIGTERM, process and Ray by SIGINT): both signals reach the
+runner's one handler, and each is sent on the local and process executors by the symbolic runs. Ray's run starts a
+head of its own (the costliest start here), so it is stopped once, with a model run: a symbolic Ray run stopped by
+SIGINT would check the same stop and resume again.
 """
 
 from __future__ import annotations
@@ -20,12 +28,15 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
+from cli_run import Cli
 
 from mindloop.bench.records import Sample
 from mindloop.bench.runner import RunRequest, run_benchmark
 from mindloop.bench.store import RunStore, SampleResult
 from mindloop.models.base import ModelOptions
 from mindloop.models.fake_server import FakeChatServer
+
+SUPPORT = Path(__file__).resolve().parents[1] / "support"
 
 _SLOW = """
 import sys, time
@@ -39,11 +50,24 @@ from mindloop.cli import main
 sys.exit(main(sys.argv[1:]))
 """
 _PLAIN = "import sys\nfrom mindloop.cli import main\nsys.exit(main(sys.argv[1:]))\n"
+_FAULTY = f"""
+import sys
+sys.path.insert(0, {str(SUPPORT)!r})
+from mindloop.bench.registry import BENCHMARKS
+BENCHMARKS.register("faulty", "faulty_bench:FaultyBenchmark", description="a test benchmark")
+from mindloop.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+"""The command line with the ``faulty`` test benchmark registered (its module found by the workers too)."""
+
+N_SYMBOLIC, N_MODEL = 400, 160
+FAULTS = ",".join(f"f{i:05d}:model" for i in range(3, N_SYMBOLIC, 37))
+"""Every 37th ``faulty`` sample fails (a model error): a resumed run must count them as a clean one does."""
+FAULTY_OPTIONS = {"faults": FAULTS}
 
 
-def _start(home: Path, args: list[str], *, slow: bool) -> subprocess.Popen[str]:
+def _start(home: Path, args: list[str], code: str) -> subprocess.Popen[str]:
     env = dict(os.environ, MINDLOOP_HOME=str(home), COLUMNS="200")
-    code = _SLOW if slow else _PLAIN
     return subprocess.Popen(
         [sys.executable, "-c", code, *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
@@ -65,9 +89,9 @@ def _finished(home: Path) -> int:
     return sum(v for k, v in counts.items() if k != "pending")
 
 
-def _interrupt(home: Path, args: list[str], sig: signal.Signals, *, slow: bool, after: int) -> tuple[int, str, int]:
+def _interrupt(home: Path, args: list[str], sig: signal.Signals, *, code: str, after: int) -> tuple[int, str, int]:
     """Run, signal once ``after`` samples are finished; returns exit code, stderr and the finished count seen."""
-    proc = _start(home, args, slow=slow)
+    proc = _start(home, args, code)
     deadline = time.monotonic() + 300  # only against hanging
     while _finished(home) < after and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -88,14 +112,17 @@ def _run_id(home: Path) -> str:
     return info.run_id
 
 
-def _resume(home: Path, run_id: str) -> dict[str, object]:
-    proc = _start(home, ["bench", "run", "tomi", "--resume", run_id, "--json"], slow=False)
-    out, err = proc.communicate(timeout=300)
-    assert proc.returncode == 0, err[-2000:]
-    return dict(json.loads(out))
-
-
-def _check(home: Path, rc: int, err: str, seen: int, n: int, expected: dict[str, object]) -> None:
+def _check(
+    cli: Cli,
+    home: Path,
+    benchmark: str,
+    rc: int,
+    err: str,
+    seen: int,
+    n: int,
+    expected: dict[str, object],
+    *resume_args: str,
+) -> None:
     run_id = _run_id(home)
     assert rc == 1, err[-2000:]
     assert f"--resume {run_id}" in err and "interrupted" in err
@@ -103,10 +130,39 @@ def _check(home: Path, rc: int, err: str, seen: int, n: int, expected: dict[str,
     counts = _statuses(home)
     assert sum(v for k, v in counts.items() if k != "pending") >= seen  # every finished sample kept
     assert counts.get("pending", 0) > 0
-    summary = _resume(home, run_id)
+    resumed = cli("bench", "run", benchmark, "--resume", run_id, "--json", *resume_args, home=home)
+    assert resumed.code == 0, resumed.stderr[-2000:]
+    summary = json.loads(resumed.out)
     assert summary["n_completed"] == n and summary["n"] == n
     assert summary["metrics"] == expected["metrics"]
-    assert (summary["n_failed"], summary["n_model_failures"]) == (expected["n_failed"], expected["n_model_failures"])
+    counted = ("n_failed", "n_model_failures", "n_bugs")
+    assert {k: summary[k] for k in counted} == {k: expected[k] for k in counted}
+
+
+@pytest.fixture(scope="module")
+def clean_tomi(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """The summary of an uninterrupted symbolic ToMi run of ``N_SYMBOLIC`` samples."""
+    with RunStore(tmp_path_factory.mktemp("clean") / "runs.sqlite") as store:
+        return run_benchmark(RunRequest("tomi", n=N_SYMBOLIC), store=store, progress=False).to_json()
+
+
+@pytest.fixture
+def clean_faulty(faulty_benchmark: str, tmp_path: Path) -> dict[str, object]:
+    """The summary of an uninterrupted ``faulty`` run of ``N_SYMBOLIC`` samples with :data:`FAULTY_OPTIONS` (its
+    samples not slowed: the summary is the same)."""
+    with RunStore(tmp_path / "clean.sqlite") as store:
+        request = RunRequest(faulty_benchmark, n=N_SYMBOLIC, options=FAULTY_OPTIONS)
+        return run_benchmark(request, store=store, progress=False).to_json()
+
+
+@pytest.fixture(scope="module")
+def clean_model(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """The summary of an uninterrupted ToMi model run of ``N_MODEL`` samples against the echo server."""
+    with FakeChatServer() as server:
+        opts = ModelOptions(base_url=server.base_url, cache="off")
+        request = RunRequest("tomi", n=N_MODEL, agent="model", model="openai/fake", model_options=opts)
+        with RunStore(tmp_path_factory.mktemp("clean") / "runs.sqlite") as store:
+            return run_benchmark(request, store=store, progress=False).to_json()
 
 
 _EXECUTORS = [
@@ -114,43 +170,49 @@ _EXECUTORS = [
     pytest.param("local", signal.SIGTERM, id="local-SIGTERM"),
     pytest.param("process", signal.SIGINT, id="process-SIGINT"),
     pytest.param("process", signal.SIGTERM, id="process-SIGTERM"),
-    pytest.param("ray", signal.SIGINT, id="ray-SIGINT", marks=[pytest.mark.scale, pytest.mark.slow]),
 ]
+"""Each signal on the executors of this process; Ray's run (a head of its own) is the model run's."""
 
 
+@pytest.mark.boundary
 @pytest.mark.parametrize(("executor", "sig"), _EXECUTORS)
 def test_a_symbolic_run_stops_on_a_signal_and_resumes_to_the_same_summary(
-    tmp_path: Path, executor: str, sig: signal.Signals
+    request: pytest.FixtureRequest, cli: Cli, tmp_path: Path, executor: str, sig: signal.Signals
 ) -> None:
-    if executor == "ray":
-        pytest.importorskip("ray")
-    n = 400
-    with RunStore(tmp_path / "clean.sqlite") as store:
-        expected = run_benchmark(RunRequest("tomi", n=n), store=store, progress=False).to_json()
     home = tmp_path / "home"
-    args = ["bench", "run", "tomi", "--n", str(n), "--executor", executor, "--concurrency", "2"]
-    rc, err, seen = _interrupt(home, args, sig, slow=executor != "ray", after=20)
-    _check(home, rc, err, seen, n, expected)
+    args = ["--n", str(N_SYMBOLIC), "--executor", executor, "--concurrency", "2"]
+    if executor == "process":  # workers from a fork server: the slow samples are the faulty benchmark's
+        benchmark, code, expected = "faulty", _FAULTY, request.getfixturevalue("clean_faulty")
+        args += ["--opt", "sleep_s=0.01", "--opt", f"faults={FAULTS}"]
+    else:
+        benchmark, code, expected = "tomi", _SLOW, request.getfixturevalue("clean_tomi")
+    rc, err, seen = _interrupt(home, ["bench", "run", benchmark, *args], sig, code=code, after=20)
+    # faulty's samples sleep (blocking) on resume too: spread over workers rather than one event loop
+    resume_args = ["--executor", "process", "--concurrency", "4"] if benchmark == "faulty" else []
+    _check(cli, home, benchmark, rc, err, seen, N_SYMBOLIC, expected, *resume_args)
 
 
-@pytest.mark.slow  # ~15 s each on a 2-core machine: three runs of 160 samples through a fake server
-@pytest.mark.parametrize(("executor", "sig"), _EXECUTORS)
+@pytest.mark.slow  # two runs of 160 samples through a fake server (the clean one is shared)
+@pytest.mark.boundary
+@pytest.mark.parametrize(
+    ("executor", "sig"),
+    [
+        pytest.param("local", signal.SIGTERM, id="local-SIGTERM"),
+        pytest.param("process", signal.SIGINT, id="process-SIGINT"),
+        pytest.param("ray", signal.SIGINT, id="ray-SIGINT", marks=[pytest.mark.scale]),
+    ],
+)
 def test_a_model_run_stops_on_a_signal_and_resumes_to_the_same_summary(
-    tmp_path: Path, executor: str, sig: signal.Signals
+    cli: Cli, clean_model: dict[str, object], tmp_path: Path, executor: str, sig: signal.Signals
 ) -> None:
     if executor == "ray":
         pytest.importorskip("ray")
-    n = 160
     with FakeChatServer(latency_s=0.03) as server:
         model = ["--agent", "model", "--model", "openai/fake", "--base-url", server.base_url, "--cache", "off"]
-        opts = ModelOptions(base_url=server.base_url, cache="off")
-        with RunStore(tmp_path / "clean.sqlite") as store:
-            request = RunRequest("tomi", n=n, agent="model", model="openai/fake", model_options=opts)
-            expected = run_benchmark(request, store=store, progress=False).to_json()
         home = tmp_path / "home"
-        args = ["bench", "run", "tomi", *model, "--n", str(n), "--executor", executor, "--concurrency", "2"]
-        rc, err, seen = _interrupt(home, args, sig, slow=False, after=10)
-        _check(home, rc, err, seen, n, expected)
+        args = ["bench", "run", "tomi", *model, "--n", str(N_MODEL), "--executor", executor, "--concurrency", "2"]
+        rc, err, seen = _interrupt(home, args, sig, code=_PLAIN, after=10)
+        _check(cli, home, "tomi", rc, err, seen, N_MODEL, clean_model)
 
 
 class _InterruptedAfterBegin:
