@@ -19,7 +19,9 @@ from pathlib import Path
 
 import pytest
 from cli_run import Cli, CliRun
+from small_runs import small_argv
 
+from mindloop.bench.registry import BENCHMARKS
 from mindloop.systems.mindclaw.skills import default_skills_path
 from mindloop.systems.mindclaw.sources.household import HouseholdSource
 from mindloop.systems.mindclaw.sources.replay import record_windows
@@ -249,26 +251,13 @@ def test_meta_data_json_with_a_non_finite_position_is_refused(cli: Cli, tmp_path
 
 # -- empty work is not a result ----------------------------------------------------------------------------------
 
-BENCHMARKS = (
-    "tomi",
-    "hitom",
-    "smoke",
-    "mindpower",
-    "claw",
-    "omnitom-stage1",
-    "omnitom-stage2",
-    "cwah",
-    "tdw-mat",
-    "tos-active",
-    "tos-passive",
-)
-
-
-@pytest.mark.parametrize("name", BENCHMARKS)
+@pytest.mark.parametrize("name", BENCHMARKS.names())
 def test_n_zero_is_refused_and_records_no_run(cli: Cli, name: str, tmp_path: Path) -> None:
     home = tmp_path / "home"
-    model = ["--model", "scripted/echo"] if name == "smoke" else []
-    run = cli("bench", "run", name, "--n", "0", "--json", *model, home=home)
+    argv = small_argv(name, tmp_path)  # its agent, model and data: only --n differs
+    if "--n" in argv:
+        del argv[argv.index("--n") : argv.index("--n") + 2]
+    run = cli(*argv, "--n", "0", "--json", home=home)
     assert run.code == 1 and run.out == "", run
     assert run.err == [f"mindloop: error: nothing to run: benchmark {name!r} has no samples (--n 0 asks for none)"]
     runs = cli("runs", "--json", home=home)
