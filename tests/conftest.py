@@ -64,13 +64,18 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Skip each test marked with an extra that is not installed, naming the extra and how to install it."""
+    """Skip each test marked with an extra that is not installed, naming the extra and how to install it; put the
+    Ray tests in one xdist group."""
     skips = {
         extra: pytest.mark.skip(reason=f"needs the `{extra}` extra: pip install 'mindloop[{extra}]'")
         for extra in EXTRAS
         if missing_modules(extra)
     }
     for item in items:
+        if item.get_closest_marker("scale") is not None:
+            # `ray.init()` without an address joins the head `ray start` last started on this machine: under
+            # pytest-xdist (--dist loadgroup) every Ray test runs in one worker, one after another
+            item.add_marker(pytest.mark.xdist_group("ray"))
         for extra, skip in skips.items():
             if item.get_closest_marker(extra) is not None:
                 item.add_marker(skip)

@@ -51,7 +51,7 @@ from mindloop.bench.store import RunStore
 from mindloop.bench.suite import runs_of_suite
 from mindloop.models.fake_server import FakeChatServer, echo_reply
 
-pytestmark = [pytest.mark.scale, pytest.mark.slow]
+pytestmark = [pytest.mark.scale, pytest.mark.slow, pytest.mark.boundary]  # real Ray nodes, started with `ray start`
 
 ONLY = "tomi,hitom,claw,omnitom-stage2,cwah,tdw-mat,tos-active,tos-passive"
 SPREAD_ONLY = "tomi,cwah,tos-passive"

@@ -13,6 +13,7 @@ import pytest
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "grpo_mind_reward.py"
 
 
+@pytest.mark.boundary  # the example as a user runs it
 @pytest.mark.slow
 @pytest.mark.train
 def test_two_grpo_steps_with_mind_reward(tmp_path: Path) -> None:
