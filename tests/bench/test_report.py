@@ -252,6 +252,7 @@ def test_unknown_run_id_is_the_stores_error(store: RunStore) -> None:
         render_report("nope", store)
 
 
+@pytest.mark.xdist_group("report-runs")  # the Hi-ToM and ToMi runs are made once, in one worker
 def test_report_shows_metadata_and_every_metric(runs: tuple[RunStore, str, str], pages: dict[str, str]) -> None:
     store, hitom, _ = runs
     page = pages[hitom]
@@ -272,6 +273,7 @@ def test_report_shows_metadata_and_every_metric(runs: tuple[RunStore, str, str],
     assert data["details"][0]["input"]["story"] == store.records(hitom)[0].sample.input["story"]
 
 
+@pytest.mark.xdist_group("report-runs")  # the Hi-ToM and ToMi runs are made once, in one worker
 def test_plots_are_embedded_images(runs: tuple[RunStore, str, str], pages: dict[str, str]) -> None:
     _, hitom, tomi = runs
     for run_id, least in ((hitom, 3), (tomi, 4)):  # breakdowns, seconds (+ status, model calls)
@@ -284,6 +286,7 @@ def test_plots_are_embedded_images(runs: tuple[RunStore, str, str], pages: dict[
         assert _assert_plots_match_tables(_numbers(page)) > 0
 
 
+@pytest.mark.xdist_group("report-truth")  # the claw and Hi-ToM runs are made once, in one worker
 def test_per_group_figures_draw_the_tables_numbers_failed_samples_included(truth: tuple[RunStore, str, str]) -> None:
     """Hi-ToM's accuracy per question order counts every finished sample, a model failure (no score at all) as
     wrong; the figure draws those numbers, not a mean over the samples that happen to have a score."""
@@ -314,6 +317,7 @@ def test_per_group_figures_draw_the_tables_numbers_failed_samples_included(truth
     assert sum(status["done"].values()) == info.n_done and sum(status["failed"].values()) == info.n_failed
 
 
+@pytest.mark.xdist_group("report-truth")  # the claw and Hi-ToM runs are made once, in one worker
 def test_claw_metrics_per_group_figure_is_its_table(truth: tuple[RunStore, str, str]) -> None:
     store, claw, _ = truth
     summary = summarize_run(claw, store).to_json()["metrics"]["by_group"]
@@ -348,6 +352,7 @@ def _entity_ids(scenario: dict[str, Any]) -> set[str]:
     return found
 
 
+@pytest.mark.xdist_group("report-truth")  # the claw and Hi-ToM runs are made once, in one worker
 def test_claw_timeline_names_every_window_and_judges_controls_by_their_own_rule(
     truth: tuple[RunStore, str, str],
 ) -> None:
@@ -383,6 +388,7 @@ def test_claw_timeline_names_every_window_and_judges_controls_by_their_own_rule(
     assert controls and helps
 
 
+@pytest.mark.xdist_group("report-truth")  # the claw and Hi-ToM runs are made once, in one worker
 def test_claw_report_defines_its_metrics_and_marks_declared_references_generically(
     truth: tuple[RunStore, str, str], tmp_path: Path
 ) -> None:
@@ -477,6 +483,7 @@ def test_score_means_count_a_failed_sample_without_a_score_as_0(store: RunStore,
         assert "<tr><th>correct</th><td>0.250</td></tr>" in page and "<tr><th>other</th><td>0.375</td></tr>" in page
 
 
+@pytest.mark.xdist_group("report-truth")  # the claw and Hi-ToM runs are made once, in one worker
 def test_structured_gold_is_shown_as_key_value_lines(truth: tuple[RunStore, str, str]) -> None:
     store, claw, hitom = truth
     rows = _blob(render_report(claw, store))["rows"]
@@ -492,6 +499,7 @@ def test_structured_gold_is_shown_as_key_value_lines(truth: tuple[RunStore, str,
     assert [r["gold"] for r in plain] == [r.sample.input["answer"] for r in store.records(hitom)]
 
 
+@pytest.mark.xdist_group("report-runs")  # the Hi-ToM and ToMi runs are made once, in one worker
 def test_report_is_self_contained(pages: dict[str, str]) -> None:
     for page in pages.values():
         assert not re.search(r"""(?:src|href|action)\s*=\s*["']?\s*(?:https?:)?//""", page, re.I)
@@ -584,6 +592,7 @@ def _rows(dom: str) -> list[str]:
     return re.findall(r'<tr class="row st-(\w+)', dom)
 
 
+@pytest.mark.xdist_group("report-runs")  # the Hi-ToM and ToMi runs are made once, in one worker
 @pytest.mark.boundary  # a real Chromium
 def test_browser_shows_table_plots_filters_and_transcripts(
     browser: Browser, runs: tuple[RunStore, str, str], tmp_path: Path
@@ -668,6 +677,7 @@ the table's own scroll box), is each inside the visible box and on top at its ce
 Also whether each table fits its box without scrolling, and each gold cell's key/value lines."""
 
 
+@pytest.mark.xdist_group("report-truth")  # the claw and Hi-ToM runs are made once, in one worker
 @pytest.mark.boundary  # a real Chromium
 @pytest.mark.parametrize("which", ["claw", "hitom"])
 def test_browser_every_table_column_is_reachable_at_1280px(
@@ -794,6 +804,7 @@ def _probe(browser: Browser, tmp_path: Path, page: str, script: str, anchor: str
     return probe
 
 
+@pytest.mark.xdist_group("report-truth")  # the claw and Hi-ToM runs are made once, in one worker
 @pytest.mark.boundary  # a real Chromium
 def test_browser_claw_timeline_fits_at_1280px_and_marks_each_window(
     browser: Browser, truth: tuple[RunStore, str, str], tmp_path: Path

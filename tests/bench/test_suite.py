@@ -142,6 +142,7 @@ def test_max_n_caps_each_benchmark_below_its_preset_n() -> None:
 # -- running ------------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.xdist_group("suite-quick")  # the quick suite is made once, in one worker
 def test_quick_suite_runs_equal_bench_runs_sample_for_sample(quick: tuple[RunStore, str], tmp_path: Path) -> None:
     store, suite_id = quick
     runs = runs_of_suite(store, suite_id)
@@ -291,6 +292,7 @@ def _table(data: dict[str, Any], key: str) -> dict[str, Any]:
     return next(t for t in data["tables"] if t["key"] == key)
 
 
+@pytest.mark.xdist_group("suite-quick")  # the quick suite is made once, in one worker
 def test_report_tables_follow_the_papers_and_show_no_value_as_a_dash(quick: tuple[RunStore, str]) -> None:
     store, suite_id = quick
     data = suite_report(store, suite_id)
@@ -344,6 +346,7 @@ def _split(dotted: str, metrics: dict[str, Any]) -> list[str]:
     return parts
 
 
+@pytest.mark.xdist_group("suite-quick")  # the quick suite is made once, in one worker
 def test_intervals_in_a_summary_show_under_their_value(
     quick: tuple[RunStore, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -398,6 +401,7 @@ def test_intervals_in_a_summary_show_under_their_value(
     assert flat == (0.5, 1.0)
 
 
+@pytest.mark.xdist_group("suite-quick")  # the quick suite is made once, in one worker
 def test_page_is_self_contained_links_each_run_report_and_escapes(quick: tuple[RunStore, str], tmp_path: Path) -> None:
     store, suite_id = quick
     page, written = write_suite_report(store, suite_id, tmp_path)
@@ -512,6 +516,7 @@ def test_a_layout_2_store_reads_as_it_is_and_gains_the_suite_tables_when_written
 # -- a real browser -----------------------------------------------------------------------------------------------
 
 
+@pytest.mark.xdist_group("suite-quick")  # the quick suite is made once, in one worker
 @pytest.mark.boundary  # a real Chromium
 def test_browser_shows_every_paper_table_and_the_ledger(
     browser: Browser, quick: tuple[RunStore, str], tmp_path: Path
@@ -530,6 +535,7 @@ def test_browser_shows_every_paper_table_and_the_ledger(
     assert len(png) > 50_000  # a blank or error page compresses to a few kB
 
 
+@pytest.mark.xdist_group("suite-quick")  # the quick suite is made once, in one worker
 def test_report_marks_each_runs_reference_policies_beside_its_headline(quick: tuple[RunStore, str]) -> None:
     """Whatever references a run stored (tomi and hitom declare chance and the oracle), the ledger shows them beside
     the headline with a small plot marking each, and the paper table's headline cell shows them in its own scale."""
@@ -584,6 +590,7 @@ TABLE_PROBE = """
 cell inside the visible box, and what do its column labels read."""
 
 
+@pytest.mark.xdist_group("suite-quick")  # the quick suite is made once, in one worker
 @pytest.mark.boundary  # a real Chromium
 def test_browser_every_paper_table_keeps_every_column_at_1280px(
     browser: Browser, quick: tuple[RunStore, str], tmp_path: Path
