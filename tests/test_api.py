@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 import mindloop
 
 
@@ -14,6 +16,7 @@ def test_every_public_name_resolves() -> None:
     assert len(mindloop.__all__) == len(set(mindloop.__all__))
 
 
+@pytest.mark.boundary  # a fresh interpreter's modules
 def test_import_does_not_load_the_heavy_subsystems() -> None:
     heavy = ("gymnasium", "pettingzoo", "httpx", "torch")
     code = f"import sys, mindloop; print(sorted(m for m in {heavy!r} if m in sys.modules))"

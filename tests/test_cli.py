@@ -103,6 +103,7 @@ def test_internal_errors_exit_2(monkeypatch: pytest.MonkeyPatch, capsys: pytest.
     assert "internal error: RuntimeError: kaboom" in capsys.readouterr().err
 
 
+@pytest.mark.boundary  # the installed entry point, as a process
 def test_console_script_runs_as_a_process() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "mindloop.cli", "--version"], capture_output=True, text=True, check=False

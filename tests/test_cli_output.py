@@ -6,11 +6,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_run import Cli
 from rich.console import Console
 
 from mindloop.cli import main
@@ -184,13 +183,13 @@ def test_runs_filters(capsys: pytest.CaptureFixture[str]) -> None:
     assert out == "" and err.startswith("mindloop: error: no suite 'suite-nope'")
 
 
-def test_runs_piped_at_100_columns_is_one_line_a_run(tmp_path: Path) -> None:
-    env = {**os.environ, "MINDLOOP_HOME": str(tmp_path), "COLUMNS": "100"}
-    cli = [sys.executable, "-m", "mindloop.cli"]
+def test_runs_piped_at_100_columns_is_one_line_a_run(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
     for bench in ("tomi", "hitom"):
-        subprocess.run([*cli, "bench", "run", bench, "--n", "10", "--json"], env=env, check=True, capture_output=True)
-    proc = subprocess.run([*cli, "runs"], env=env, capture_output=True, text=True, check=True)
-    lines = proc.stdout.splitlines()
+        assert cli("bench", "run", bench, "--n", "10", "--json").code == 0
+    monkeypatch.setenv("COLUMNS", "100")
+    proc = cli("runs")
+    assert proc.code == 0
+    lines = proc.out.splitlines()
     assert max(len(line) for line in lines) <= 100
     header, runs = lines[0].split(), lines[2:]
     assert header[:2] == ["run", "id"] and "headline" in header and "started" in header
@@ -199,8 +198,9 @@ def test_runs_piped_at_100_columns_is_one_line_a_run(tmp_path: Path) -> None:
         assert line.startswith(f"{bench}-") and line.rstrip().endswith("accuracy 1.0000")
         assert re.search(r"\b\d\d-\d\d \d\d:\d\d\b", line)  # the compact start time, whole
     assert proc.stderr.startswith("not shown at this width: ")  # and what was left out says so, on stderr
-    grep = subprocess.run([*cli, "runs"], env=env | {"COLUMNS": "160"}, capture_output=True, text=True, check=True)
-    assert [line.split()[1] for line in grep.stdout.splitlines()[2:]] == ["tomi", "hitom"]  # the benchmark column
+    monkeypatch.setenv("COLUMNS", "160")
+    wide = cli("runs")
+    assert [line.split()[1] for line in wide.out.splitlines()[2:]] == ["tomi", "hitom"]  # the benchmark column
 
 
 # -- errors and help -----------------------------------------------------------------------------------------------

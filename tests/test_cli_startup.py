@@ -24,10 +24,12 @@ def _loaded_after(code: str, home: Path, names: tuple[str, ...] = _SYSTEMS) -> l
     return json.loads(proc.stdout.strip().splitlines()[-1].replace("'", '"'))
 
 
+@pytest.mark.boundary  # a fresh interpreter's modules
 def test_importing_the_command_line_loads_no_system(tmp_path: Path) -> None:
     assert _loaded_after("import mindloop.cli", tmp_path) == []
 
 
+@pytest.mark.boundary  # a fresh interpreter's modules
 def test_a_bench_run_loads_no_system_it_does_not_run(tmp_path: Path) -> None:
     code = (
         "from mindloop.cli import main\n"
@@ -36,6 +38,7 @@ def test_a_bench_run_loads_no_system_it_does_not_run(tmp_path: Path) -> None:
     assert _loaded_after(code, tmp_path) == []
 
 
+@pytest.mark.boundary  # a fresh interpreter's modules
 def test_a_scripted_run_loads_no_http_client_and_no_scipy_stats(tmp_path: Path) -> None:
     # httpx (with the rich/pygments CLI it imports) serves only HTTP models; scipy.stats is several times the cost
     # of scipy.special, whose Beta quantile the exact intervals need (and not at all for all-right/all-wrong runs)
@@ -46,6 +49,7 @@ def test_a_scripted_run_loads_no_http_client_and_no_scipy_stats(tmp_path: Path) 
     assert _loaded_after(code, tmp_path, ("httpx", "scipy.stats", "scipy.special", "mindloop.beliefs")) == []
 
 
+@pytest.mark.boundary  # a fresh interpreter's modules
 def test_a_group_loads_when_its_command_runs(tmp_path: Path) -> None:
     code = "from mindloop.cli import main\nassert main(['mindclaw', '--help']) == 0"
     assert "mindloop.systems.mindclaw" in _loaded_after(code, tmp_path)
@@ -75,6 +79,7 @@ def test_a_mistyped_group_is_suggested_before_it_is_loaded(capsys: pytest.Captur
     assert len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.boundary  # a fresh interpreter's modules
 @pytest.mark.parametrize("name", ["mindpower", "claw"])
 def test_a_household_benchmark_loads_without_gymnasium_or_numpy(tmp_path: Path, name: str) -> None:
     # Gymnasium and NumPy are a quarter of a second of imports: the household world and its scenarios need neither
@@ -85,6 +90,7 @@ def test_a_household_benchmark_loads_without_gymnasium_or_numpy(tmp_path: Path, 
     assert _loaded_after(code, tmp_path, ("gymnasium", "numpy")) == ["gymnasium", "numpy"]
 
 
+@pytest.mark.boundary  # a fresh interpreter's modules
 def test_the_mindclaw_package_imports_a_name_where_it_is_used(tmp_path: Path) -> None:
     runtime = ("mindloop.systems.mindclaw.engine", "mindloop.systems.mindclaw.agents")
     code = "from mindloop.systems.mindclaw import ClawEngine, build_engine\nassert ClawEngine.__name__ == 'Engine'"
@@ -101,6 +107,7 @@ _LAZY_PACKAGES = (
 )
 
 
+@pytest.mark.boundary  # a fresh interpreter's modules
 @pytest.mark.parametrize("package", _LAZY_PACKAGES)
 def test_a_lazy_package_gives_every_public_name_and_refuses_others(package: str) -> None:
     # in a fresh interpreter, so the names really come through the package's __getattr__ (mindloop.lazy)
@@ -113,6 +120,7 @@ def test_a_lazy_package_gives_every_public_name_and_refuses_others(package: str)
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
 
 
+@pytest.mark.boundary  # a fresh interpreter's modules
 @pytest.mark.parametrize(
     ("name", "runtime"),
     [

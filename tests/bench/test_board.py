@@ -36,8 +36,7 @@ from mindloop.bench.store import RunStore, SampleResult
 from mindloop.bench.suite import SuiteRequest, run_suite
 from mindloop.cli import main
 
-from .browser import browse as _browse
-from .browser import chromium as _chromium
+from .browser import Browser
 
 N = 24
 CHOICES = ["box", "basket", "drawer", "chest"]
@@ -356,12 +355,12 @@ PROBE = """
 """Measures every table at the window's size, then clicks the controls as a person would and records the rows."""
 
 
-def _probe(chromium: str, page: Path, tmp_path: Path, fragment: str = "") -> dict[str, Any]:
+def _probe(browser: Browser, page: Path, tmp_path: Path, fragment: str = "") -> dict[str, Any]:
     head, _, tail = page.read_text(encoding="utf-8").rpartition("</body>")
     probed = tmp_path / "probed.html"
     probed.write_text(f"{head}<script>{PROBE}</script></body>{tail}", encoding="utf-8")
     url = probed.resolve().as_uri() + fragment
-    dom = _browse(chromium, tmp_path / "profile", url, "--window-size=1280,1000", "--dump-dom")
+    dom = browser.browse(url, "--window-size=1280,1000", "--dump-dom")
     found = re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S)
     assert found is not None, dom[-3000:]
     assert "data-pwned" not in dom
@@ -369,10 +368,12 @@ def _probe(chromium: str, page: Path, tmp_path: Path, fragment: str = "") -> dic
     return result
 
 
-def test_browser_leaderboards_fit_at_1280px_and_filters_and_sort_work(board: Store, tmp_path: Path) -> None:
-    chromium = _chromium()
+@pytest.mark.boundary  # a real Chromium
+def test_browser_leaderboards_fit_at_1280px_and_filters_and_sort_work(
+    browser: Browser, board: Store, tmp_path: Path
+) -> None:
     page, data = write_board(board.store, tmp_path)
-    probe = _probe(chromium, page, tmp_path)
+    probe = _probe(browser, page, tmp_path)
     assert probe["ready"] and probe["innerWidth"] == 1280
     assert probe["pageScrollWidth"] <= probe["innerWidth"]
     names = {t["name"] for t in probe["tables"]}
@@ -412,24 +413,24 @@ def test_browser_leaderboards_fit_at_1280px_and_filters_and_sort_work(board: Sto
     assert probe["compare"] == f"mindloop compare {first} {second} -o compare.html"
 
 
-def test_browser_view_from_the_fragment_and_screenshot(board: Store, tmp_path: Path) -> None:
-    chromium = _chromium()
+@pytest.mark.boundary  # a real Chromium
+def test_browser_view_from_the_fragment_and_screenshot(browser: Browser, board: Store, tmp_path: Path) -> None:
     page, _ = write_board(board.store, tmp_path)
     url = page.resolve().as_uri()
-    dom = _browse(chromium, tmp_path / "profile", url + f"#suite={board.suite}", "--dump-dom")
+    dom = browser.browse(url + f"#suite={board.suite}", "--dump-dom")
     assert 'data-ready="1"' in dom
     assert re.findall(r'<tr class="row[^"]*" data-run="([^"]+)"', dom) == [board.ids["suite-tomi"]]
-    dom = _browse(chromium, tmp_path / "profile", url + f"#run={board.ids['bare']}", "--dump-dom")
+    dom = browser.browse(url + f"#run={board.ids['bare']}", "--dump-dom")
     assert f"<code>mindloop report {board.ids['bare']}</code>" in dom  # no report beside it: the command
     shot = tmp_path / "board.png"
-    _browse(chromium, tmp_path / "profile", url, f"--screenshot={shot}", "--window-size=1280,1400")
+    browser.browse(url, f"--screenshot={shot}", "--window-size=1280,1400")
     png = shot.read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", png[16:24]) == (1280, 1400)
     assert len(png) > 50_000  # a blank or error page compresses to a few kB
 
 
-def test_browser_a_long_leaderboard_shows_its_first_rows_until_asked(tmp_path: Path) -> None:
-    chromium = _chromium()
+@pytest.mark.boundary  # a real Chromium
+def test_browser_a_long_leaderboard_shows_its_first_rows_until_asked(browser: Browser, tmp_path: Path) -> None:
     with RunStore(tmp_path / "runs.sqlite") as store:
         for k in range(30):
             run_id = store.create_run(
@@ -443,10 +444,10 @@ def test_browser_a_long_leaderboard_shows_its_first_rows_until_asked(tmp_path: P
         page, _ = write_board(store, tmp_path)
     url = page.resolve().as_uri()
     board_rows = r'<tr data-run="[^"]+"( class="[^"]*")?><td class="rank">(\d+)</td>'
-    dom = _browse(chromium, tmp_path / "profile", url, "--dump-dom")
+    dom = browser.browse(url, "--dump-dom")
     assert [int(m[1]) for m in re.findall(board_rows, dom)] == list(range(1, 26))  # the best 25, ranked
     assert ">show all 30</button>" in dom
-    dom = _browse(chromium, tmp_path / "profile", url + "#lall=tomi", "--dump-dom")
+    dom = browser.browse(url + "#lall=tomi", "--dump-dom")
     assert [int(m[1]) for m in re.findall(board_rows, dom)] == list(range(1, 31))
     assert ">show the first 25</button>" in dom
 
@@ -462,6 +463,7 @@ def _get(url: str) -> tuple[int, str]:
         return exc.code, exc.read().decode("utf-8")
 
 
+@pytest.mark.boundary  # a server process stopped by a signal
 def test_serve_answers_on_localhost_and_stops_on_a_signal(board: Store) -> None:
     env = dict(os.environ, MINDLOOP_HOME=str(board.store.path.parent))
     proc = subprocess.Popen(

@@ -29,8 +29,7 @@ from mindloop.bench.store import RunStore, SampleResult
 from mindloop.cli import main
 from mindloop.errors import InvalidArgumentError
 
-from .browser import browse as _browse
-from .browser import chromium as _chromium
+from .browser import Browser
 
 BOTH, ONLY_A, ONLY_B, NEITHER = 12, 2, 8, 8
 N = BOTH + ONLY_A + ONLY_B + NEITHER
@@ -303,21 +302,23 @@ def test_page_is_self_contained_escaped_and_holds_the_numbers(store: RunStore, p
     assert "p = 0.109" in page  # McNemar in the score table
 
 
-def test_browser_shows_and_filters_the_disagreements(store: RunStore, pair: tuple[str, str], tmp_path: Path) -> None:
-    chromium = _chromium()
+@pytest.mark.boundary  # a real Chromium
+def test_browser_shows_and_filters_the_disagreements(
+    browser: Browser, store: RunStore, pair: tuple[str, str], tmp_path: Path
+) -> None:
     a, b = pair
     path = write_compare(compare_runs(store, [a, b]), tmp_path / "compare.html")
     url = path.resolve().as_uri()
-    dom = _browse(chromium, tmp_path / "profile", url, "--dump-dom")
+    dom = browser.browse(url, "--dump-dom")
     assert 'data-ready="1"' in dom and "pwned" not in re.sub(r"<script.*?</script>", "", dom, flags=re.S)
     assert len(re.findall(r'<tr class="row"', dom)) == 18
     only_b = urllib.parse.quote("✗ ✓")
-    dom = _browse(chromium, tmp_path / "profile", f"{url}#bench=tomi&pattern={only_b}", "--dump-dom")
+    dom = browser.browse(f"{url}#bench=tomi&pattern={only_b}", "--dump-dom")
     assert len(re.findall(r'<tr class="row"', dom)) == ONLY_B
-    dom = _browse(chromium, tmp_path / "profile", f"{url}#bench=tomi&q=basket", "--dump-dom")
+    dom = browser.browse(f"{url}#bench=tomi&q=basket", "--dump-dom")
     assert len(re.findall(r'<tr class="row"', dom)) == ONLY_B + NEITHER  # every sample the baseline got wrong
     shot = tmp_path / "compare.png"
-    _browse(chromium, tmp_path / "profile", url, f"--screenshot={shot}", "--window-size=1400,2000")
+    browser.browse(url, f"--screenshot={shot}", "--window-size=1400,2000")
     assert shot.stat().st_size > 10_000
 
 
@@ -507,9 +508,9 @@ FIT_PROBE = """
 """Whether the page and each table fit at the window's width (a table within its own scroll box)."""
 
 
+@pytest.mark.boundary  # a real Chromium
 @pytest.mark.parametrize("runs", [2, 3])
-def test_browser_page_fits_at_1280px(store: RunStore, tmp_path: Path, runs: int) -> None:
-    chromium = _chromium()
+def test_browser_page_fits_at_1280px(browser: Browser, store: RunStore, tmp_path: Path, runs: int) -> None:
     ids = [
         _run(store, [p[0] for p in _pattern()], "basket", agent="symbolic"),
         _run(store, [p[1] for p in _pattern()], "drawer"),
@@ -519,7 +520,7 @@ def test_browser_page_fits_at_1280px(store: RunStore, tmp_path: Path, runs: int)
     head, _, tail = page.rpartition("</body>")
     probed = tmp_path / "probed.html"
     probed.write_text(f"{head}<script>{FIT_PROBE}</script></body>{tail}", encoding="utf-8")
-    dom = _browse(chromium, tmp_path / "profile", probed.resolve().as_uri(), "--window-size=1280,1000", "--dump-dom")
+    dom = browser.browse(probed.resolve().as_uri(), "--window-size=1280,1000", "--dump-dom")
     found = re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S)
     assert found is not None, dom[-2000:]
     probe = json.loads(html.unescape(found.group(1)))

@@ -144,6 +144,7 @@ def parent_only_benchmark(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     yield "tomi-here-only"
 
 
+@pytest.mark.boundary  # a local Ray: its workers are processes
 @pytest.mark.slow
 @pytest.mark.scale
 def test_a_setup_error_on_a_ray_worker_stops_the_run(tmp_path: Path, parent_only_benchmark: str) -> None:

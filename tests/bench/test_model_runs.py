@@ -122,6 +122,7 @@ def _done(db: Path) -> int:
         return 0
 
 
+@pytest.mark.boundary  # a signal to a real run
 @pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGINT])
 def test_a_killed_run_loses_nothing_and_resumes_to_the_same_summary(

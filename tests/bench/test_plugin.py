@@ -6,14 +6,18 @@ with the definitions that produced it)."""
 
 from __future__ import annotations
 
+import importlib
 import json
-import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from cli_run import Cli, CliRun
+
+pytestmark = pytest.mark.xdist_group("plugin")  # one worker installs the package, once a version
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
@@ -87,33 +91,62 @@ def changed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _install(tmp_path_factory.mktemp("plugin2"), PACKAGE.replace(*CHANGED), "0.0.2")
 
 
-def _mindloop(site: Path, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(site), "MINDLOOP_HOME": str(home)}
-    return subprocess.run(
-        [sys.executable, "-m", "mindloop.cli", *args], capture_output=True, text=True, env=env, check=False
-    )
+@pytest.fixture
+def mindloop(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., CliRun]]:
+    """``mindloop(site, *args)``: ``mindloop *args`` in this process as it runs with ``site`` on ``PYTHONPATH``.
+
+    The package is installed by pip in a process of its own (``site``, ``changed``); the commands run here, each
+    time as a fresh process would find things when ``site`` differs from the last one: the entry points read again
+    from ``sys.path``, no benchmark loaded or checked yet, no ``mybench`` imported."""
+    from mindloop.bench import registry
+
+    path = list(sys.path)
+    current: list[Path] = []
+
+    def forget_the_plugin() -> None:
+        for name in [m for m in sys.modules if m == "mybench" or m.startswith("mybench.")]:
+            del sys.modules[name]
+
+    def run(site: Path, *args: str) -> CliRun:
+        if current != [site]:
+            forget_the_plugin()
+            monkeypatch.setattr(sys, "path", [str(site), *path])
+            importlib.invalidate_caches()
+            monkeypatch.setattr(registry.BENCHMARKS, "_entries", {})
+            monkeypatch.setattr(registry.BENCHMARKS, "_loaded", {})
+            monkeypatch.setattr(registry.BENCHMARKS, "_scanned", False)
+            monkeypatch.setattr(registry, "_CHECKED", set())
+            current[:] = [site]
+        return cli(*args)
+
+    yield run
+    forget_the_plugin()
 
 
-def _json(proc: subprocess.CompletedProcess[str]) -> dict:  # type: ignore[type-arg]
-    assert proc.returncode == 0, proc.stderr
-    out: dict = json.loads(proc.stdout)  # type: ignore[type-arg]
+def _json(proc: CliRun) -> dict:  # type: ignore[type-arg]
+    assert proc.code == 0, proc.stderr
+    out: dict = json.loads(proc.out)  # type: ignore[type-arg]
     return out
 
 
-def test_an_installed_plugin_is_listed_with_its_options_and_agents(site: Path, tmp_path: Path) -> None:
-    listed = {b["name"]: b for b in _json(_mindloop(site, tmp_path, "bench", "list", "--json"))["benchmarks"]}
+@pytest.mark.boundary  # the package installed by pip
+def test_an_installed_plugin_is_listed_with_its_options_and_agents(site: Path, mindloop: Callable[..., CliRun]) -> None:
+    listed = {b["name"]: b for b in _json(mindloop(site, "bench", "list", "--json"))["benchmarks"]}
     assert "quiz" in listed and "hitom" in listed  # beside mindloop's own
     quiz = listed["quiz"]
     assert quiz["agents"] == ["oracle", "model"] and quiz["options"]["properties"]["size"]["default"] == 6
     assert quiz["headline"] == {"metric": "accuracy", "higher_is_better": True}
     assert [(m["name"], m["score"], m["kind"]) for m in quiz["metrics"]] == [("accuracy", "correct", "proportion")]
     assert quiz["references"] == ["chance", "oracle"]
-    proc = _mindloop(site, tmp_path, "bench", "run", "quiz", "--help-options")
-    assert proc.returncode == 0 and "size" in proc.stdout + proc.stderr
+    proc = mindloop(site, "bench", "run", "quiz", "--help-options")
+    assert proc.code == 0 and "size" in proc.out + proc.stderr
 
 
-def test_an_installed_plugin_runs_with_its_declared_metrics_and_validates_options(site: Path, tmp_path: Path) -> None:
-    out = _json(_mindloop(site, tmp_path, "bench", "run", "quiz", "--json"))
+@pytest.mark.boundary  # the package installed by pip
+def test_an_installed_plugin_runs_with_its_declared_metrics_and_validates_options(
+    site: Path, mindloop: Callable[..., CliRun]
+) -> None:
+    out = _json(mindloop(site, "bench", "run", "quiz", "--json"))
     assert (out["benchmark"], out["n"], out["n_failed"], out["metrics"]["accuracy"]) == ("quiz", 6, 0, 1.0)
     kinds = out["metrics"]["by_kind"]
     assert set(kinds) <= {"carry", "no carry"} and sum(row["n"] for row in kinds.values()) == 6
@@ -122,42 +155,43 @@ def test_an_installed_plugin_runs_with_its_declared_metrics_and_validates_option
     assert out["summary_source"]["computed_by"] == "run"
     # each sum offers 3 or 4 distinct choices: chance is the mean of 1/3s and 1/4s; the oracle answers every one
     assert 0.25 <= out["references"]["chance"] <= 1 / 3 and out["references"]["oracle"] == 1.0
-    proc = _mindloop(site, tmp_path, "bench", "run", "quiz", "--opt", "size=0")
-    assert proc.returncode == 1 and "size" in proc.stderr and proc.stderr.count("\n") == 1
+    proc = mindloop(site, "bench", "run", "quiz", "--opt", "size=0")
+    assert proc.code == 1 and "size" in proc.stderr and len(proc.err) == 1
 
 
+@pytest.mark.boundary  # the package installed by pip
 def test_it_joins_suites_and_compares_and_old_runs_keep_their_numbers(
-    site: Path, changed: Path, tmp_path: Path
+    site: Path, changed: Path, mindloop: Callable[..., CliRun], tmp_path: Path
 ) -> None:
-    oracle = _json(_mindloop(site, tmp_path, "bench", "run", "quiz", "--n", "4", "--json"))
+    oracle = _json(mindloop(site, "bench", "run", "quiz", "--n", "4", "--json"))
     # scripted/echo replies with the prompt itself, which starts with no choice letter: every answer is wrong
-    echo = _json(_mindloop(site, tmp_path, "bench", "run", "quiz", "--n", "4", "--model", "scripted/echo", "--json"))
+    echo = _json(mindloop(site, "bench", "run", "quiz", "--n", "4", "--model", "scripted/echo", "--json"))
     assert (oracle["metrics"]["accuracy"], echo["metrics"]["accuracy"]) == (1.0, 0.0)
-    suite = _json(_mindloop(site, tmp_path, "suite", "run", "--only", "quiz", "--json"))
+    suite = _json(mindloop(site, "suite", "run", "--only", "quiz", "--json"))
     assert suite["complete"] and [r["n"] for r in suite["runs"]] == [4]  # its declared quick preset
-    report = _json(_mindloop(site, tmp_path, "suite", "report", suite["suite_id"], "--json"))
+    report = _json(mindloop(site, "suite", "report", suite["suite_id"], "--json"))
     assert report["runs"][0]["headline"]["metric"] == "accuracy" and report["runs"][0]["headline"]["value"] == 1.0
-    compared = _json(_mindloop(site, tmp_path, "compare", oracle["run_id"], echo["run_id"], "--json"))
+    compared = _json(mindloop(site, "compare", oracle["run_id"], echo["run_id"], "--json"))
     test = compared["comparisons"][0]["differences"][0]["scores"]["correct"]
     # McNemar exact: 4 discordant pairs all one way, p = 2 * P(X <= 0), X ~ Binomial(4, 1/2) = 2/16
     assert (test["test"], test["baseline_only"], test["run_only"], test["p"]) == ("McNemar exact", 4, 0, 0.125)
 
     # the metric changes (accuracy in percent): new runs use it, the old ones report what they reported
-    later = _json(_mindloop(changed, tmp_path, "bench", "run", "quiz", "--n", "4", "--json"))
+    later = _json(mindloop(changed, "bench", "run", "quiz", "--n", "4", "--json"))
     assert later["metrics"]["accuracy"] == 100.0
-    runs = {r["run_id"]: r for r in _json(_mindloop(changed, tmp_path, "runs", "--json"))["runs"]}
+    runs = {r["run_id"]: r for r in _json(mindloop(changed, "runs", "--json"))["runs"]}
     assert runs[oracle["run_id"]]["headline"]["value"] == 1.0 and runs[echo["run_id"]]["headline"]["value"] == 0.0
     assert runs[later["run_id"]]["headline"]["value"] == 100.0
-    compared = _json(_mindloop(changed, tmp_path, "compare", oracle["run_id"], echo["run_id"], "--json"))
+    compared = _json(mindloop(changed, "compare", oracle["run_id"], echo["run_id"], "--json"))
     assert [r["metrics"]["accuracy"] for r in compared["comparisons"][0]["runs"]] == [1.0, 0.0]
     page = tmp_path / "old.html"
-    proc = _mindloop(changed, tmp_path, "report", oracle["run_id"], "--out", str(page))
-    assert proc.returncode == 0, proc.stderr
+    proc = mindloop(changed, "report", oracle["run_id"], "--out", str(page))
+    assert proc.code == 0, proc.stderr
     text = page.read_text(encoding="utf-8")
     assert "Metrics as the run reported them, by mindloop" in text
     assert 'data-col="accuracy" data-value="1.0"' in text and 'data-value="100.0"' not in text
 
 
-def test_without_the_plugin_the_name_is_unknown(tmp_path: Path) -> None:
-    proc = _mindloop(tmp_path, tmp_path, "bench", "run", "quiz")
-    assert proc.returncode == 1 and "unknown benchmark 'quiz'" in proc.stderr
+def test_without_the_plugin_the_name_is_unknown(cli: Cli) -> None:
+    proc = cli("bench", "run", "quiz")
+    assert proc.code == 1 and "unknown benchmark 'quiz'" in proc.stderr

@@ -46,12 +46,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_run import Cli
 
 from mindloop.bench.store import RunStore
 from mindloop.bench.suite import runs_of_suite
 from mindloop.models.fake_server import FakeChatServer, echo_reply
 
-pytestmark = [pytest.mark.scale, pytest.mark.slow]
+pytestmark = [pytest.mark.scale, pytest.mark.slow, pytest.mark.boundary]  # real Ray nodes, started with `ray start`
 
 ONLY = "tomi,hitom,claw,omnitom-stage2,cwah,tdw-mat,tos-active,tos-passive"
 SPREAD_ONLY = "tomi,cwah,tos-passive"
@@ -319,6 +320,16 @@ def _suite(home: Path, store_home: Path, *args: str) -> str:
     return str(out["suite_id"])
 
 
+def _local_suite(cli: Cli, store_home: Path, *args: str) -> str:
+    """The same ``mindloop suite run ... --json`` on the local executor, in this process (no Ray in it); returns the
+    suite id."""
+    run = cli("suite", "run", "--concurrency", "4", "--json", *args, home=store_home)
+    assert run.code == 0, run.stderr[-4000:]
+    out = json.loads(run.out)
+    assert out["complete"] and not out["interrupted"], out
+    return str(out["suite_id"])
+
+
 def _samples(store: RunStore, run_id: str) -> list[tuple[str, str, Any, Any, str | None]]:
     return [(r.sample.id, r.status, r.output, r.scores, r.error) for r in store.records(run_id, include_pending=True)]
 
@@ -405,11 +416,11 @@ class TestOneHead:
     """One head with two CPUs, as the single-machine block of docs/suite.md starts it."""
 
     def test_a_suite_on_a_real_ray_head_equals_the_local_suite_sample_for_sample(
-        self, head: Cluster, tmp_path: Path
+        self, head: Cluster, cli: Cli, tmp_path: Path
     ) -> None:
         store_home = tmp_path / "home"
         on_ray = _suite(head.home, store_home, "--only", ONLY, "--executor", "ray", "--ray-address", head.address)
-        local = _suite(head.home, store_home, "--only", ONLY)
+        local = _local_suite(cli, store_home, "--only", ONLY)
         workers = list(head.head_temp_dir.glob("session_*/logs/worker-*"))
         assert workers, "no Ray worker ran on the head: the suite did not reach the cluster"
         with RunStore(store_home / "runs.sqlite", readonly=True) as store:
@@ -444,25 +455,29 @@ class TestOneHead:
 class TestTwoNodes:
     """A head and a second node (``ray start --address``), one CPU each, so that samples run on both."""
 
-    def test_a_suite_runs_on_both_nodes_and_equals_the_local_suite(self, pair: Cluster, tmp_path: Path) -> None:
+    def test_a_suite_runs_on_both_nodes_and_equals_the_local_suite(
+        self, pair: Cluster, cli: Cli, tmp_path: Path
+    ) -> None:
         store_home = tmp_path / "home"
         cap = ("--only", SPREAD_ONLY, "--max-n", "6")
         on_ray = _suite(pair.home, store_home, *cap, "--executor", "ray", "--ray-address", pair.address)
-        local = _suite(pair.home, store_home, *cap)
+        local = _local_suite(cli, store_home, *cap)
         with RunStore(store_home / "runs.sqlite", readonly=True) as store:
             runs = _same_suites(store, on_ray, local, SPREAD_ONLY.split(","))
             counts = _node_counts(store, runs)
         print(f"samples per node: {dict(counts)}")
         assert set(counts) == set(pair.node_ids), counts  # every sample names a node, and both nodes ran some
         out = tmp_path / "report.html"
-        assert _mindloop(pair.home, store_home, "report", runs[0], "-o", str(out)).returncode == 0
+        assert cli("report", runs[0], "-o", out, home=store_home).code == 0
         html = out.read_text()
         assert "Ray node" in html
         with RunStore(store_home / "runs.sqlite", readonly=True) as store:
             shown = {r.node for r in store.records(runs[0])}
         assert shown and all(node is not None and node in html for node in shown)
 
-    def test_an_interrupted_suite_resumes_on_the_cluster_and_loses_nothing(self, pair: Cluster, tmp_path: Path) -> None:
+    def test_an_interrupted_suite_resumes_on_the_cluster_and_loses_nothing(
+        self, pair: Cluster, cli: Cli, tmp_path: Path
+    ) -> None:
         store_home = tmp_path / "home"
         n = 24  # at most: the quick preset's n when smaller
         gate = threading.Event()  # closed: requests after the first few wait, so samples are in flight at the cut
@@ -517,7 +532,7 @@ class TestTwoNodes:
             assert resumed.returncode == 0, resumed.stderr[-3000:]
             assert json.loads(resumed.stdout)["complete"]
             assert server.requests - asked >= pending  # the pending samples were asked (again, if cut in flight)
-            local = _suite(pair.home, store_home, "--only", "tomi", "--max-n", str(n), *model)
+            local = _local_suite(cli, store_home, "--only", "tomi", "--max-n", str(n), *model)
         with RunStore(store_home / "runs.sqlite", readonly=True) as store:
             (local_run,) = runs_of_suite(store, local)
             after = store.records(run_id)  # finished samples (echoed replies mostly fail to parse: failed, kept)

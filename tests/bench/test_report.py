@@ -31,8 +31,7 @@ from mindloop.bench.report.plots import fmt_number
 from mindloop.bench.store import SampleResult
 from mindloop.errors import InvalidArgumentError
 
-from .browser import browse as _browse
-from .browser import chromium as _chromium
+from .browser import Browser
 
 PNG_PIXEL = (
     "data:image/png;base64,"
@@ -253,6 +252,7 @@ def test_unknown_run_id_is_the_stores_error(store: RunStore) -> None:
         render_report("nope", store)
 
 
+@pytest.mark.xdist_group("report-runs")  # the Hi-ToM and ToMi runs are made once, in one worker
 def test_report_shows_metadata_and_every_metric(runs: tuple[RunStore, str, str], pages: dict[str, str]) -> None:
     store, hitom, _ = runs
     page = pages[hitom]
@@ -273,6 +273,7 @@ def test_report_shows_metadata_and_every_metric(runs: tuple[RunStore, str, str],
     assert data["details"][0]["input"]["story"] == store.records(hitom)[0].sample.input["story"]
 
 
+@pytest.mark.xdist_group("report-runs")  # the Hi-ToM and ToMi runs are made once, in one worker
 def test_plots_are_embedded_images(runs: tuple[RunStore, str, str], pages: dict[str, str]) -> None:
     _, hitom, tomi = runs
     for run_id, least in ((hitom, 3), (tomi, 4)):  # breakdowns, seconds (+ status, model calls)
@@ -285,6 +286,7 @@ def test_plots_are_embedded_images(runs: tuple[RunStore, str, str], pages: dict[
         assert _assert_plots_match_tables(_numbers(page)) > 0
 
 
+@pytest.mark.xdist_group("report-truth")  # the claw and Hi-ToM runs are made once, in one worker
 def test_per_group_figures_draw_the_tables_numbers_failed_samples_included(truth: tuple[RunStore, str, str]) -> None:
     """Hi-ToM's accuracy per question order counts every finished sample, a model failure (no score at all) as
     wrong; the figure draws those numbers, not a mean over the samples that happen to have a score."""
@@ -315,6 +317,7 @@ def test_per_group_figures_draw_the_tables_numbers_failed_samples_included(truth
     assert sum(status["done"].values()) == info.n_done and sum(status["failed"].values()) == info.n_failed
 
 
+@pytest.mark.xdist_group("report-truth")  # the claw and Hi-ToM runs are made once, in one worker
 def test_claw_metrics_per_group_figure_is_its_table(truth: tuple[RunStore, str, str]) -> None:
     store, claw, _ = truth
     summary = summarize_run(claw, store).to_json()["metrics"]["by_group"]
@@ -349,6 +352,7 @@ def _entity_ids(scenario: dict[str, Any]) -> set[str]:
     return found
 
 
+@pytest.mark.xdist_group("report-truth")  # the claw and Hi-ToM runs are made once, in one worker
 def test_claw_timeline_names_every_window_and_judges_controls_by_their_own_rule(
     truth: tuple[RunStore, str, str],
 ) -> None:
@@ -384,6 +388,7 @@ def test_claw_timeline_names_every_window_and_judges_controls_by_their_own_rule(
     assert controls and helps
 
 
+@pytest.mark.xdist_group("report-truth")  # the claw and Hi-ToM runs are made once, in one worker
 def test_claw_report_defines_its_metrics_and_marks_declared_references_generically(
     truth: tuple[RunStore, str, str], tmp_path: Path
 ) -> None:
@@ -478,6 +483,7 @@ def test_score_means_count_a_failed_sample_without_a_score_as_0(store: RunStore,
         assert "<tr><th>correct</th><td>0.250</td></tr>" in page and "<tr><th>other</th><td>0.375</td></tr>" in page
 
 
+@pytest.mark.xdist_group("report-truth")  # the claw and Hi-ToM runs are made once, in one worker
 def test_structured_gold_is_shown_as_key_value_lines(truth: tuple[RunStore, str, str]) -> None:
     store, claw, hitom = truth
     rows = _blob(render_report(claw, store))["rows"]
@@ -493,6 +499,7 @@ def test_structured_gold_is_shown_as_key_value_lines(truth: tuple[RunStore, str,
     assert [r["gold"] for r in plain] == [r.sample.input["answer"] for r in store.records(hitom)]
 
 
+@pytest.mark.xdist_group("report-runs")  # the Hi-ToM and ToMi runs are made once, in one worker
 def test_report_is_self_contained(pages: dict[str, str]) -> None:
     for page in pages.values():
         assert not re.search(r"""(?:src|href|action)\s*=\s*["']?\s*(?:https?:)?//""", page, re.I)
@@ -585,40 +592,42 @@ def _rows(dom: str) -> list[str]:
     return re.findall(r'<tr class="row st-(\w+)', dom)
 
 
-def test_browser_shows_table_plots_filters_and_transcripts(runs: tuple[RunStore, str, str], tmp_path: Path) -> None:
-    chromium = _chromium()
+@pytest.mark.xdist_group("report-runs")  # the Hi-ToM and ToMi runs are made once, in one worker
+@pytest.mark.boundary  # a real Chromium
+def test_browser_shows_table_plots_filters_and_transcripts(
+    browser: Browser, runs: tuple[RunStore, str, str], tmp_path: Path
+) -> None:
     store, _, tomi = runs
     info = store.run(tomi)
     assert 0 < info.n_failed < info.n
     path = write_report(tomi, store, tmp_path / "report.html")
     url = path.resolve().as_uri()
-    profile = tmp_path / "profile"
 
-    dom = _browse(chromium, profile, url, "--dump-dom")
+    dom = browser.browse(url, "--dump-dom")
     assert 'data-ready="1"' in dom  # the script ran to the end
     assert len(_rows(dom)) == info.n and set(_rows(dom)) == {"done", "failed"}
     assert len(re.findall(r'<img alt="[^"]+" src="data:image/svg\+xml;base64,', dom)) >= 4
     assert "by type" in dom and 'data-group="first_order"' in dom
     assert f"showing 1–{info.n} of {info.n} matching" in dom
 
-    dom = _browse(chromium, profile, url + "#status=failed", "--dump-dom")
+    dom = browser.browse(url + "#status=failed", "--dump-dom")
     assert _rows(dom) == ["failed"] * info.n_failed
     assert f"of {info.n_failed} matching (of {info.n})" in dom
     assert re.search(rf'<option value="failed"[^>]*>failed \({info.n_failed}\)</option>', dom)
 
-    dom = _browse(chromium, profile, url + "#filter=second_order", "--dump-dom")
+    dom = browser.browse(url + "#filter=second_order", "--dump-dom")
     assert 0 < len(_rows(dom)) < info.n
     assert all(g == "second_order" for g in re.findall(r'<td class="g">([^<]*)</td>', dom))
 
     first_failed = next(r for r in store.records(tomi) if r.status == "failed")
-    dom = _browse(chromium, profile, url + f"#sample={first_failed.sample.id}", "--dump-dom")
+    dom = browser.browse(url + f"#sample={first_failed.sample.id}", "--dump-dom")
     assert len(first_failed.calls) == 2  # the unreadable reply and its format retry, both in the transcript
     assert 'class="detail"' in dom and "Model transcript · 2 calls" in dom
     assert first_failed.sample.input["story"][0] in dom and "unparseable answer" in dom
     assert '<div class="role">user</div>' in dom and '<div class="role">reply</div>' in dom
 
     shot = tmp_path / "report.png"
-    _browse(chromium, profile, url, f"--screenshot={shot}", "--window-size=1400,2000")
+    browser.browse(url, f"--screenshot={shot}", "--window-size=1400,2000")
     png = shot.read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     assert struct.unpack(">II", png[16:24]) == (1400, 2000)
@@ -668,18 +677,19 @@ the table's own scroll box), is each inside the visible box and on top at its ce
 Also whether each table fits its box without scrolling, and each gold cell's key/value lines."""
 
 
+@pytest.mark.xdist_group("report-truth")  # the claw and Hi-ToM runs are made once, in one worker
+@pytest.mark.boundary  # a real Chromium
 @pytest.mark.parametrize("which", ["claw", "hitom"])
 def test_browser_every_table_column_is_reachable_at_1280px(
-    truth: tuple[RunStore, str, str], tmp_path: Path, which: str
+    browser: Browser, truth: tuple[RunStore, str, str], tmp_path: Path, which: str
 ) -> None:
-    chromium = _chromium()
     store, claw, hitom = truth
     run_id = claw if which == "claw" else hitom
     page = write_report(run_id, store, tmp_path / "report.html").read_text(encoding="utf-8")
     head, _, tail = page.rpartition("</body>")
     probed = tmp_path / "probed.html"
     probed.write_text(f"{head}<script>{PROBE}</script></body>{tail}", encoding="utf-8")
-    dom = _browse(chromium, tmp_path / "profile", probed.resolve().as_uri(), "--window-size=1280,1000", "--dump-dom")
+    dom = browser.browse(probed.resolve().as_uri(), "--window-size=1280,1000", "--dump-dom")
     found = re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S)
     assert found is not None, dom[-2000:]
     probe = json.loads(html.unescape(found.group(1)))
@@ -702,9 +712,7 @@ def test_browser_every_table_column_is_reachable_at_1280px(
     if which == "claw":
         assert all(g["keys"][:2] == ["scenario_id", "subtype"] and "{" not in g["text"] for g in gold)
         sample = store.records(claw)[0].sample
-        dom = _browse(
-            chromium,
-            tmp_path / "profile",
+        dom = browser.browse(
             (tmp_path / "report.html").resolve().as_uri() + f"#sample={sample.id}",
             "--dump-dom",
         )
@@ -714,19 +722,19 @@ def test_browser_every_table_column_is_reachable_at_1280px(
         assert all(not g["keys"] and g["text"] for g in gold)
 
 
-def test_browser_runs_no_injected_script_and_shows_images(store: RunStore, tmp_path: Path) -> None:
-    chromium = _chromium()
+@pytest.mark.boundary  # a real Chromium
+def test_browser_runs_no_injected_script_and_shows_images(browser: Browser, store: RunStore, tmp_path: Path) -> None:
     run_id = _evil_run(store)
     url = write_report(run_id, store, tmp_path / "evil.html").resolve().as_uri()
-    dom = _browse(chromium, tmp_path / "profile", url + "#sample=evil-1", "--dump-dom")
+    dom = browser.browse(url + "#sample=evil-1", "--dump-dom")
     assert 'data-ready="1"' in dom and "pwned" not in dom.split("<body", 1)[0] and "data-pwned" not in dom
     assert "&lt;script&gt;document.title='pwned'&lt;/script&gt;" in dom  # shown as text in the story
     assert f'<img alt="image in the prompt" src="{PNG_PIXEL}">' in dom
     assert _rows(dom) == ["done", "failed", "pending"]
 
 
-def test_browser_filters_bug_samples_apart_from_failures(store: RunStore, tmp_path: Path) -> None:
-    chromium = _chromium()
+@pytest.mark.boundary  # a real Chromium
+def test_browser_filters_bug_samples_apart_from_failures(browser: Browser, store: RunStore, tmp_path: Path) -> None:
     samples = [Sample(f"s{i}", {"question": f"Where is {i}?", "answer": "box"}, "g") for i in range(3)]
     run_id = store.create_run(benchmark="tomi", agent="symbolic", model=None, config={}, samples=samples, version="t")
     store.finish(
@@ -740,11 +748,11 @@ def test_browser_filters_bug_samples_apart_from_failures(store: RunStore, tmp_pa
         ],
     )
     url = write_report(run_id, store, tmp_path / "bugs.html").resolve().as_uri()
-    dom = _browse(chromium, tmp_path / "profile", url + "#status=bug", "--dump-dom")
+    dom = browser.browse(url + "#status=bug", "--dump-dom")
     assert 'data-ready="1"' in dom and _rows(dom) == ["bug"]
     assert '<span class="pill bug">bug</span>' in dom
     assert re.search(r'<option value="bug"[^>]*>bug \(1\)</option>', dom)
-    dom = _browse(chromium, tmp_path / "profile", url + "#sample=s1", "--dump-dom")
+    dom = browser.browse(url + "#sample=s1", "--dump-dom")
     assert 'class="errbox">internal error: KeyError: \'answer\'\n  File "b.py", line 3, in run</div>' in dom
 
 
@@ -785,26 +793,27 @@ TIMELINE_PROBE = """
 what does each step's right/wrong mark read."""
 
 
-def _probe(chromium: str, tmp_path: Path, page: str, script: str, anchor: str, *args: str) -> dict[str, Any]:
+def _probe(browser: Browser, tmp_path: Path, page: str, script: str, anchor: str, *args: str) -> dict[str, Any]:
     head, _, tail = page.rpartition("</body>")
     probed = tmp_path / "probed.html"
     probed.write_text(f"{head}<script>{script}</script></body>{tail}", encoding="utf-8")
-    dom = _browse(chromium, tmp_path / "profile", probed.resolve().as_uri() + anchor, *args, "--dump-dom")
+    dom = browser.browse(probed.resolve().as_uri() + anchor, *args, "--dump-dom")
     found = re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S)
     assert found is not None, dom[-2000:]
     probe: dict[str, Any] = json.loads(html.unescape(found.group(1)))
     return probe
 
 
+@pytest.mark.xdist_group("report-truth")  # the claw and Hi-ToM runs are made once, in one worker
+@pytest.mark.boundary  # a real Chromium
 def test_browser_claw_timeline_fits_at_1280px_and_marks_each_window(
-    truth: tuple[RunStore, str, str], tmp_path: Path
+    browser: Browser, truth: tuple[RunStore, str, str], tmp_path: Path
 ) -> None:
-    chromium = _chromium()
     store, claw, _ = truth
     record = next(r for r in store.records(claw) if r.sample.input["gold"]["help_needed"])
     path = write_report(claw, store, tmp_path / "claw.html")
     page = path.read_text(encoding="utf-8")
-    probe = _probe(chromium, tmp_path, page, TIMELINE_PROBE, f"#sample={record.sample.id}", "--window-size=1280,1000")
+    probe = _probe(browser, tmp_path, page, TIMELINE_PROBE, f"#sample={record.sample.id}", "--window-size=1280,1000")
     assert probe["ready"] and probe["found"] and probe["fits"]
     assert probe["pageScrollWidth"] <= probe["innerWidth"] == 1280
     acted = [step["t"] for step in record.output["trace"] if step["a"]["steps"]]
@@ -816,7 +825,7 @@ def test_browser_claw_timeline_fits_at_1280px_and_marks_each_window(
     assert probe["verdict"] == ("episode right" if acted == [t_star] else "episode wrong")
     assert probe["raw"] == ["output.trace (raw JSON; the timeline above reads it)"]  # o, z, by, r, a: folded away
     shot = tmp_path / "timeline.png"
-    _browse(chromium, tmp_path / "profile", path.resolve().as_uri() + f"#sample={record.sample.id}",
+    browser.browse(path.resolve().as_uri() + f"#sample={record.sample.id}",
             f"--screenshot={shot}", "--window-size=1280,1600")  # fmt: skip
     png = shot.read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", png[16:24]) == (1280, 1600)
@@ -839,10 +848,12 @@ FOLD_PROBE = """
 """
 
 
-def test_browser_long_prompt_shows_its_question_and_expands_whole(store: RunStore, tmp_path: Path) -> None:
+@pytest.mark.boundary  # a real Chromium
+def test_browser_long_prompt_shows_its_question_and_expands_whole(
+    browser: Browser, store: RunStore, tmp_path: Path
+) -> None:
     """A 100-line prompt: its first and last lines (the question and the choices) show at once, the middle behind
     a button that shows the whole message."""
-    chromium = _chromium()
     lines = [f"line {k} of the story." for k in range(1, 99)] + ["Question: where is the ball?", "Choices: box, basket"]
     prompt = "\n".join(lines)
     samples = [Sample("long-1", {"question": "where is the ball?", "answer": "box"}, "g")]
@@ -853,7 +864,7 @@ def test_browser_long_prompt_shows_its_question_and_expands_whole(store: RunStor
         run_id, [SampleResult(0, "done", {"answer": "box"}, {"correct": 1.0}, None, [_call(prompt, "box")], 0.1)]
     )
     page = write_report(run_id, store, tmp_path / "long.html").read_text(encoding="utf-8")
-    probe = _probe(chromium, tmp_path, page, FOLD_PROBE, "#sample=long-1", "--window-size=1280,1000")
+    probe = _probe(browser, tmp_path, page, FOLD_PROBE, "#sample=long-1", "--window-size=1280,1000")
     assert probe["long"] and probe["midHidden"] and probe["tailShown"]
     assert probe["tail"].endswith("Question: where is the ball?\nChoices: box, basket")
     assert probe["button"] == "show the 76 lines in between (whole message: 100 lines)"

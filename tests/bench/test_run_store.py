@@ -6,7 +6,6 @@ import os
 import socket
 import sqlite3
 import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -89,8 +88,9 @@ def test_a_live_owner_blocks_a_second_runner_and_a_dead_one_does_not(tmp_path: P
     db.commit()
     with RunStore(path) as store, pytest.raises(InvalidArgumentError, match="being executed"), store.locked(run_id):
         pass
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    db.execute("UPDATE runs SET lock_owner = ?", (f"{socket.gethostname()}:{dead.stdout.strip()}",))
+    dead = subprocess.Popen(["true"])  # a process that has ended (and been reaped): its id names no live process
+    assert dead.wait(timeout=60) == 0
+    db.execute("UPDATE runs SET lock_owner = ?", (f"{socket.gethostname()}:{dead.pid}",))
     db.commit()
     with RunStore(path) as store:
         with store.locked(run_id):

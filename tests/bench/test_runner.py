@@ -57,6 +57,7 @@ def test_process_executor_gives_the_local_results(tmp_path: Path) -> None:
         assert _outputs(store, proc.run_id) == _outputs(store, local.run_id)
 
 
+@pytest.mark.boundary  # a local Ray: its workers are processes
 @pytest.mark.slow
 @pytest.mark.scale
 def test_ray_executor_gives_the_local_results(tmp_path: Path) -> None:

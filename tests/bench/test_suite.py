@@ -42,8 +42,7 @@ from mindloop.models.base import ModelOptions
 from mindloop.models.fake_server import FakeChatServer
 from mindloop.systems.tom.benchmarks import HiToMBenchmark
 
-from .browser import browse as _browse
-from .browser import chromium as _chromium
+from .browser import Browser
 
 REPO = Path(__file__).resolve().parents[2]
 SMALL = ("tomi", "hitom", "cwah")
@@ -146,6 +145,7 @@ def test_max_n_caps_each_benchmark_below_its_preset_n() -> None:
 # -- running ------------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.xdist_group("suite-quick")  # the quick suite is made once, in one worker
 def test_quick_suite_runs_equal_bench_runs_sample_for_sample(quick: tuple[RunStore, str], tmp_path: Path) -> None:
     store, suite_id = quick
     runs = runs_of_suite(store, suite_id)
@@ -295,6 +295,7 @@ def _table(data: dict[str, Any], key: str) -> dict[str, Any]:
     return next(t for t in data["tables"] if t["key"] == key)
 
 
+@pytest.mark.xdist_group("suite-quick")  # the quick suite is made once, in one worker
 def test_report_tables_follow_the_papers_and_show_no_value_as_a_dash(quick: tuple[RunStore, str]) -> None:
     store, suite_id = quick
     data = suite_report(store, suite_id)
@@ -348,6 +349,7 @@ def _split(dotted: str, metrics: dict[str, Any]) -> list[str]:
     return parts
 
 
+@pytest.mark.xdist_group("suite-quick")  # the quick suite is made once, in one worker
 def test_intervals_in_a_summary_show_under_their_value(
     quick: tuple[RunStore, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -402,6 +404,7 @@ def test_intervals_in_a_summary_show_under_their_value(
     assert flat == (0.5, 1.0)
 
 
+@pytest.mark.xdist_group("suite-quick")  # the quick suite is made once, in one worker
 def test_page_is_self_contained_links_each_run_report_and_escapes(quick: tuple[RunStore, str], tmp_path: Path) -> None:
     store, suite_id = quick
     page, written = write_suite_report(store, suite_id, tmp_path)
@@ -516,23 +519,26 @@ def test_a_layout_2_store_reads_as_it_is_and_gains_the_suite_tables_when_written
 # -- a real browser -----------------------------------------------------------------------------------------------
 
 
-def test_browser_shows_every_paper_table_and_the_ledger(quick: tuple[RunStore, str], tmp_path: Path) -> None:
-    chromium = _chromium()
+@pytest.mark.xdist_group("suite-quick")  # the quick suite is made once, in one worker
+@pytest.mark.boundary  # a real Chromium
+def test_browser_shows_every_paper_table_and_the_ledger(
+    browser: Browser, quick: tuple[RunStore, str], tmp_path: Path
+) -> None:
     store, suite_id = quick
     page, _ = write_suite_report(store, suite_id, tmp_path)
-    profile = tmp_path / "profile"
-    dom = _browse(chromium, profile, page.resolve().as_uri(), "--dump-dom")
+    dom = browser.browse(page.resolve().as_uri(), "--dump-dom")
     for spec in paper_tables():
         assert f'data-table="{spec.key}"' in dom
     assert len(re.findall(r'data-metric="(by_task\.\w+\.)?bpc" data-bench="mindpower">–</td>', dom)) == 3
     assert len(re.findall(r'<tr data-bench="[^"]+">', dom)) == len(SUITE_ORDER)
     shot = tmp_path / "suite.png"
-    _browse(chromium, profile, page.resolve().as_uri(), f"--screenshot={shot}", "--window-size=1280,2400")
+    browser.browse(page.resolve().as_uri(), f"--screenshot={shot}", "--window-size=1280,2400")
     png = shot.read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", png[16:24]) == (1280, 2400)
     assert len(png) > 50_000  # a blank or error page compresses to a few kB
 
 
+@pytest.mark.xdist_group("suite-quick")  # the quick suite is made once, in one worker
 def test_report_marks_each_runs_reference_policies_beside_its_headline(quick: tuple[RunStore, str]) -> None:
     """Whatever references a run stored (tomi and hitom declare chance and the oracle), the ledger shows them beside
     the headline with a small plot marking each, and the paper table's headline cell shows them in its own scale."""
@@ -587,17 +593,20 @@ TABLE_PROBE = """
 cell inside the visible box, and what do its column labels read."""
 
 
-def test_browser_every_paper_table_keeps_every_column_at_1280px(quick: tuple[RunStore, str], tmp_path: Path) -> None:
+@pytest.mark.xdist_group("suite-quick")  # the quick suite is made once, in one worker
+@pytest.mark.boundary  # a real Chromium
+def test_browser_every_paper_table_keeps_every_column_at_1280px(
+    browser: Browser, quick: tuple[RunStore, str], tmp_path: Path
+) -> None:
     """The widest tables (MindPower Table 2, OmniToM Stage 2, ToS Table 1) are split into parts that each fit:
     across its parts, a table shows every column of the paper's, in order, none scrolled out of view."""
-    chromium = _chromium()
     store, suite_id = quick
     page, _ = write_suite_report(store, suite_id, tmp_path)
     text = page.read_text(encoding="utf-8")
     head, _, tail = text.rpartition("</body>")
     probed = tmp_path / "probed.html"
     probed.write_text(f"{head}<script>{TABLE_PROBE}</script></body>{tail}", encoding="utf-8")
-    dom = _browse(chromium, tmp_path / "profile", probed.resolve().as_uri(), "--window-size=1280,1000", "--dump-dom")
+    dom = browser.browse(probed.resolve().as_uri(), "--window-size=1280,1000", "--dump-dom")
     found = re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S)
     assert found is not None, dom[-2000:]
     probe = json.loads(html.unescape(found.group(1)))

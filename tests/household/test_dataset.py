@@ -77,6 +77,7 @@ def test_export_is_byte_identical_for_the_same_seed(tmp_path: Path) -> None:
     assert "timestamp" not in (tmp_path / "a" / "README.md").read_text() and c.stats.n == 48
 
 
+@pytest.mark.boundary  # string-hash seeds are per process
 def test_export_is_byte_identical_across_processes(tmp_path: Path) -> None:
     """Same seed, different interpreter runs (different string-hash seeds): the same bytes."""
     code = (

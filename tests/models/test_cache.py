@@ -146,6 +146,7 @@ def test_threads_share_the_cache(tmp_path: Path) -> None:
     assert errors == [] and len(cache) == 240
 
 
+@pytest.mark.boundary  # one cache file, written from several processes
 def test_processes_share_the_cache(tmp_path: Path) -> None:
     path = tmp_path / "c.sqlite"
     script = textwrap.dedent(
