@@ -108,8 +108,8 @@ MAX_TOKENS_PER_CALL = 10**9
 """A token count above this in ``usage`` is impossible for one call, and refused."""
 
 PREFLIGHT_S = 10.0
-"""Seconds the whole pre-flight check may take (never more than the request timeout): the last quarter is kept for
-``/openapi.json`` when ``/models`` has not answered by then."""
+"""Seconds the whole pre-flight check may take (never more than the request timeout); ``/openapi.json`` is asked
+beside ``/models`` once half of them have gone without an answer."""
 
 
 async def _answers_openapi(client: httpx.AsyncClient, base_url: str, end: float) -> bool:
@@ -574,32 +574,30 @@ class OpenAIChatModel:
         # One deadline for the whole check, so a wrong --base-url costs the seconds it says. A server that accepted
         # the connection but does not answer /models may be busy: llama-cpp-python's server answers /models only
         # between completions, yet serves its /openapi.json at once; a server that answers that is up, and the run
-        # goes on. The last quarter of the deadline is kept for that question.
+        # goes on. That question is asked beside /models once half the deadline has gone.
         deadline = min(self.options.timeout_s, PREFLIGHT_S)
         end = asyncio.get_running_loop().time() + deadline
         url = f"{self.base_url}/models"
+
+        async def ask(client: httpx.AsyncClient) -> tuple[str, httpx.Response]:
+            response = await _read_bounded(client, "GET", url, self.max_reply_bytes)
+            if response.status_code not in (404, 405, 501):
+                return url, response
+            ping = {"model": self.model_id, "messages": [{"role": "user", "content": "ping"}], "max_tokens": 1}
+            body = json.dumps(ping).encode()  # /models not served: one tiny chat call instead
+            return self.url, await _read_bounded(client, "POST", self.url, self.max_reply_bytes, body)
+
         async with httpx.AsyncClient(headers=headers, timeout=deadline, verify=_ssl_context()) as client:
+            asking = asyncio.ensure_future(ask(client))
             try:
-                async with asyncio.timeout_at(end - deadline / 4):
-                    response = await _read_bounded(client, "GET", url, self.max_reply_bytes)
-                    if response.status_code in (404, 405, 501):  # /models not served: one tiny chat call instead
-                        url = self.url
-                        ping = [{"role": "user", "content": "ping"}]
-                        body = {"model": self.model_id, "messages": ping, "max_tokens": 1}
-                        response = await _read_bounded(
-                            client, "POST", url, self.max_reply_bytes, json.dumps(body).encode()
-                        )
+                async with asyncio.timeout_at(end):
+                    slow = not (await asyncio.wait({asking}, timeout=deadline / 2))[0]
+                    if slow and await _answers_openapi(client, self.base_url, end):
+                        return  # connected, busy: the first call will wait its turn
+                    url, response = await asking
             except _AttemptError as exc:
                 raise ModelResponseError(f"pre-flight: {exc.cause}", model=self.name) from None
-            except (TimeoutError, httpx.ReadTimeout) as exc:
-                if await _answers_openapi(client, self.base_url, end):
-                    return  # connected, busy: the first call will wait its turn
-                raise ModelUnavailableError(
-                    f"pre-flight: no answer from {url} within {deadline:g} s; check --base-url and that the server "
-                    "is up",
-                    model=self.name,
-                ) from exc
-            except httpx.TimeoutException as exc:
+            except (TimeoutError, httpx.TimeoutException) as exc:
                 raise ModelUnavailableError(
                     f"pre-flight: no answer from {url} within {deadline:g} s; check --base-url and that the server "
                     "is up",
@@ -615,6 +613,9 @@ class OpenAIChatModel:
                     "server is up",
                     model=self.name,
                 ) from exc
+            finally:
+                asking.cancel()  # done already, or no longer wanted
+                await asyncio.gather(asking, return_exceptions=True)
         status = response.status_code
         if status in (401, 403):
             raise ModelError(
