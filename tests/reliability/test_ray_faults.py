@@ -169,6 +169,7 @@ def _stop_line(err: str, run_id: str) -> str:
     assert "Traceback" not in err and "internal error" not in err, err[-3000:]
     (line,) = [line for line in err.splitlines() if line.startswith("stopped: ")]
     assert line.endswith(f"once the cluster is back, finish with: mindloop bench run hitom --resume {run_id}"), line
+    print(line)  # the line itself, for the record (pytest -s)
     return line
 
 

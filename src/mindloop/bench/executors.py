@@ -25,6 +25,7 @@ import multiprocessing as mp
 import multiprocessing.connection as mp_connection
 import os
 import signal
+import textwrap
 import threading
 import time
 import traceback
@@ -622,7 +623,8 @@ def run_ray(
         if isinstance(exc, ray.exceptions.RayTaskError):  # raised by mindloop's own code in the task: a bug
             raise
         (line, *_) = str(exc).strip().splitlines() or [""]
-        raise ClusterError(f"the Ray cluster failed the run ({type(exc).__name__}: {line[:200]})") from None
+        said = textwrap.shorten(line, 200, placeholder=" ...")
+        raise ClusterError(f"the Ray cluster failed the run ({type(exc).__name__}: {said})") from None
     finally:
         # Samples still in flight stay pending. When the run stops with tasks in flight (interrupted, stopped, a
         # set-up error), this process leaves Ray at once (ray.shutdown): a local Ray ends with its workers, and a
