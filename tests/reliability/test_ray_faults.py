@@ -14,7 +14,8 @@ request, so that each Ray task is inside a sample when a process is killed with 
 - on a second head, the head's whole process group: the same stop, and ``--resume`` (locally) finishes the run.
 
 Worker and actor processes are told by their titles (``ray::_run_job_on_ray``, ``ray::_RayBreaker``) among the
-processes the head's raylet started.
+processes the head's raylet started. The nodes are started and stopped by :mod:`ray_nodes` (``tests/support``), as
+``tests/bench/test_ray_head.py`` starts its own.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.bench.test_ray_head import (  # the repository root is on sys.path: `python -m pytest`
+from ray_nodes import (  # tests/support
     BIN,
     RUN_TIMEOUT_S,
     Cluster,
