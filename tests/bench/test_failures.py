@@ -127,8 +127,8 @@ def test_a_setup_error_in_a_process_worker_exits_1_with_one_line(
     argv = ["bench", "run", faulty_benchmark, "--n", "4", "--executor", "process", "--concurrency", "2"]
     assert main([*argv, "--opt", "faults=f00001:dependency", "--json"]) == 1
     captured = capsys.readouterr()
-    assert captured.out == ""
     line = captured.err.strip().splitlines()[-1]
+    assert json.loads(captured.out) == {"error": line.removeprefix("mindloop: error: ")}  # --json: one object
     assert line.startswith(f"mindloop: error: {MISSING} (sample 'f00001' of run {faulty_benchmark}-")
     assert "samples pending; once fixed, finish it with: mindloop bench run faulty --resume" in line
 
