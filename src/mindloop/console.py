@@ -19,7 +19,7 @@ from typing import IO, TYPE_CHECKING, Literal
 
 from rich.console import Console
 
-from mindloop.errors import MindloopError
+from mindloop.errors import MindloopError, escaped
 from mindloop.paths import write_atomic
 
 if TYPE_CHECKING:  # rich's table modules load when a table is built, not when a command starts
@@ -106,7 +106,7 @@ def _build(
             max_width=limits.get(i),
         )
     for row in rows:
-        table.add_row(*(row[i] if isinstance(row[i], Text) else Text(str(row[i])) for i in keep))
+        table.add_row(*(row[i] if isinstance(row[i], Text) else Text(escaped(str(row[i]))) for i in keep))
     return table
 
 
@@ -128,7 +128,8 @@ def fit_table(
     title: str | None = None,
 ) -> tuple[Table, list[str]]:
     """A table of ``rows`` (one cell per column; ``Text`` keeps its style, a ``str`` is shown as it is, never read
-    as markup) that fits ``width`` columns, and the headers of the columns it left out.
+    as markup, its control characters escaped) that fits ``width`` columns, and the headers of the columns it left
+    out.
 
     No cell wraps: headers are abbreviated first, then ``shrink`` columns are cut (with an ellipsis), then
     columns are left out, lowest ``drop`` first. A table that still does not fit (every column it has left
@@ -152,7 +153,8 @@ def fit_table(
             c = columns[i]
             if not c.shrink or excess <= 0:
                 continue
-            natural = max([len(c.short if short and c.short else c.header)] + [Text(str(r[i])).cell_len for r in rows])
+            cells = [Text(escaped(str(r[i]))).cell_len for r in rows]
+            natural = max([len(c.short if short and c.short else c.header), *cells])
             take = min(max(0, natural - c.shrink), excess)
             if take:
                 limits[i] = natural - take

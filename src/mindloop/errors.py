@@ -23,6 +23,7 @@ __all__ = [
     "ParseError",
     "RegistryError",
     "UnknownNameError",
+    "escaped",
     "printable",
 ]
 
@@ -133,3 +134,16 @@ def printable(text: str) -> str:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+_ESCAPES = {code: repr(chr(code))[1:-1] for code in (*range(0x20), *range(0x7F, 0xA0))}
+
+
+def escaped(text: str) -> str:
+    """``text`` (a name or an id) fit for one line of a terminal: each control character written as Python writes it
+    in a string literal, so that it shows instead of acting; everything else as it is.
+
+    >>> escaped("openai/m\\x1b[31mx\\n")
+    'openai/m\\\\x1b[31mx\\\\n'
+    """
+    return text.translate(_ESCAPES)

@@ -127,8 +127,8 @@ def test_a_setup_error_in_a_process_worker_exits_1_with_one_line(
     argv = ["bench", "run", faulty_benchmark, "--n", "4", "--executor", "process", "--concurrency", "2"]
     assert main([*argv, "--opt", "faults=f00001:dependency", "--json"]) == 1
     captured = capsys.readouterr()
-    assert captured.out == ""
     line = captured.err.strip().splitlines()[-1]
+    assert json.loads(captured.out) == {"error": line.removeprefix("mindloop: error: ")}  # --json: one object
     assert line.startswith(f"mindloop: error: {MISSING} (sample 'f00001' of run {faulty_benchmark}-")
     assert "samples pending; once fixed, finish it with: mindloop bench run faulty --resume" in line
 
@@ -182,9 +182,9 @@ def test_mindpower_without_its_metrics_exits_1_instead_of_scoring_the_oracle_0(
     with _without_rouge():
         assert main([*argv, "--json"]) == 1
     captured = capsys.readouterr()
-    assert captured.out == ""
     # the run was recorded and started: it says so, then why not
     preparing, running, line = captured.err.strip().splitlines()
+    assert json.loads(captured.out) == {"error": line.removeprefix("mindloop: error: ")}  # --json: one object
     assert preparing == "mindpower: preparing up to 3 samples (seed 0)"
     assert running.startswith("mindpower-") and ": running 3 of 3 samples with symbolic" in running
     assert line.startswith("mindloop: error: SR and AC need the rouge-score package") and "pip install" in line

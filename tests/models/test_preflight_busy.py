@@ -17,17 +17,17 @@ from mindloop.models.openai_compat import OpenAIChatModel
 
 @pytest.fixture
 def busy_models(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``GET /v1/models`` waits 1 s (a completion holds the server's lock); other routes answer at once; the
-    pre-flight waits 0.2 s for each answer."""
+    """``GET /v1/models`` waits 3 s (a completion holds the server's lock); other routes answer at once; the
+    pre-flight takes 1 s in all (``/openapi.json`` asked after half of it)."""
     answer = fake_server._Handler.do_GET
 
     def slow_models(self: fake_server._Handler) -> None:
         if self.path.rstrip("/") == "/v1/models":
-            time.sleep(1.0)
+            time.sleep(3.0)
         answer(self)
 
     monkeypatch.setattr(fake_server._Handler, "do_GET", slow_models)
-    monkeypatch.setattr(openai_compat, "PREFLIGHT_S", 0.2)
+    monkeypatch.setattr(openai_compat, "PREFLIGHT_S", 1.0)
 
 
 @pytest.mark.usefixtures("busy_models")
@@ -43,5 +43,5 @@ def test_a_busy_server_that_serves_its_openapi_page_passes() -> None:
 def test_a_server_that_answers_nothing_in_time_is_refused_in_one_line() -> None:
     with FakeChatServer() as server:  # no /openapi.json: nothing says the server is merely busy
         model = OpenAIChatModel("m", ModelOptions(base_url=server.base_url, timeout_s=30))
-        with pytest.raises(ModelUnavailableError, match=r"pre-flight: no answer from .*/v1/models within 0.2 s"):
+        with pytest.raises(ModelUnavailableError, match=r"pre-flight: no answer from .*/v1/models within 1 s"):
             asyncio.run(model.check_endpoint())

@@ -258,8 +258,9 @@ def test_n_zero_is_refused_and_records_no_run(cli: Cli, name: str, tmp_path: Pat
     if "--n" in argv:
         del argv[argv.index("--n") : argv.index("--n") + 2]
     run = cli(*argv, "--n", "0", "--json", home=home)
-    assert run.code == 1 and run.out == "", run
-    assert run.err == [f"mindloop: error: nothing to run: benchmark {name!r} has no samples (--n 0 asks for none)"]
+    why = f"nothing to run: benchmark {name!r} has no samples (--n 0 asks for none)"
+    assert run.code == 1 and json.loads(run.out) == {"error": why}, run  # --json: the error as its one object
+    assert run.err == [f"mindloop: error: {why}"]
     runs = cli("runs", "--json", home=home)
     assert runs.code == 0, runs
     assert name not in runs.out  # nothing was recorded
@@ -291,7 +292,8 @@ def test_tom_eval_on_an_empty_file_is_refused(cli: Cli, tmp_path: Path) -> None:
     empty.write_bytes(b"")
     for extra in ([], ["--json"]):
         run = cli("tom", "eval", empty, *extra, home=tmp_path / "home")
-        assert run.out == ""
+        error = {"error": run.err[-1].removeprefix("mindloop: error: ")}
+        assert run.out == ("" if not extra else json.dumps(error) + "\n")  # --json: the error as its one object
         assert_refused(run, empty, "no examples found")
 
 
@@ -314,7 +316,7 @@ def test_omnitom_score_with_no_gold_items_is_refused(
     else:
         gold.write_bytes(content)
     run = cli("omnitom", "score", "--pred", files["gold"], "--gold", gold, "--json", home=tmp_path / "home")
-    assert run.out == ""
+    assert json.loads(run.out) == {"error": run.err[-1].removeprefix("mindloop: error: ")}  # --json: one object
     assert_refused(run, gold, reason)
 
 

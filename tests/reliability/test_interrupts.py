@@ -265,11 +265,11 @@ def test_a_signal_inside_a_store_write_is_held_until_it_commits(
     armed = False
     finish, fence = RunStore.finish, RunStore._fence
 
-    def counting_finish(self: RunStore, run_id: str, results: Iterable[SampleResult]) -> int:
+    def counting_finish(self: RunStore, run_id: str, results: Iterable[SampleResult], **kw: float) -> int:
         nonlocal armed
         results = list(results)
         armed = len(written) == 4
-        stored = finish(self, run_id, results)
+        stored = finish(self, run_id, results, **kw)
         written.append(stored)
         return stored
 

@@ -449,7 +449,7 @@ def _user_version(path: Path) -> int:
 
 def test_a_new_store_records_its_layout_version(cli: Cli, tmp_path: Path) -> None:
     assert cli("bench", "run", "tomi", "--n", "2", home=tmp_path / "home").code == 0
-    assert _user_version(tmp_path / "home" / "runs.sqlite") == store_module.SCHEMA_VERSION == 6
+    assert _user_version(tmp_path / "home" / "runs.sqlite") == store_module.SCHEMA_VERSION == 7
 
 
 def test_an_old_store_is_read_as_it_is_and_upgraded_only_for_writing(cli: Cli, tmp_path: Path) -> None:
@@ -471,8 +471,9 @@ def test_an_old_store_is_read_as_it_is_and_upgraded_only_for_writing(cli: Cli, t
     assert _sha(path) == before and _user_version(path) == 0  # reading never migrates
 
     assert cli("bench", "run", "tomi", "--n", "2", home=home).code == 0
-    # layout 1's tables, then 1 -> 2 (history), 2 -> 3 (suites), 3 -> 4 (locks), 4 -> 5 (summaries), 5 -> 6 (node)
-    assert _user_version(path) == 6
+    # layout 1's tables, then 1 -> 2 (history), 2 -> 3 (suites), 3 -> 4 (locks), 4 -> 5 (summaries), 5 -> 6 (node),
+    # 6 -> 7 (credentials redacted)
+    assert _user_version(path) == 7
     after = json.loads(cli("runs", "--json", home=home).out)["runs"]
     assert after[0] == old and len(after) == 2
 
@@ -572,13 +573,13 @@ def test_a_store_from_a_newer_mindloop_is_refused(cli: Cli, tmp_path: Path) -> N
     path = home / "runs.sqlite"
     _old_store(path)
     db = sqlite3.connect(path)
-    db.execute("PRAGMA user_version = 7")
+    db.execute("PRAGMA user_version = 8")
     db.commit()
     db.close()
     before = _sha(path)
     for args in (("runs",), ("bench", "run", "tomi", "--n", "2")):
-        line = _one_line(cli(*args, home=home), f"mindloop: error: run store {path} has layout 7, written by a newer")
+        line = _one_line(cli(*args, home=home), f"mindloop: error: run store {path} has layout 8, written by a newer")
         assert "upgrade mindloop" in line
     assert _sha(path) == before
-    with pytest.raises(StoreError, match="has layout 7"):
+    with pytest.raises(StoreError, match="has layout 8"):
         RunStore(path, readonly=True)

@@ -25,6 +25,7 @@ import multiprocessing as mp
 import multiprocessing.connection as mp_connection
 import os
 import signal
+import textwrap
 import threading
 import time
 import traceback
@@ -37,7 +38,7 @@ from mindloop.bench.breaker import CircuitBreaker
 from mindloop.bench.ray_cluster import connect, current_node, import_ray
 from mindloop.bench.registry import BENCHMARKS, get_benchmark
 from mindloop.bench.store import SampleResult
-from mindloop.errors import SETUP_ERRORS, MindloopError, UnknownNameError
+from mindloop.errors import SETUP_ERRORS, ClusterError, MindloopError, UnknownNameError
 from mindloop.models import outages
 from mindloop.models.base import CallRecord, ChatModel, GenerationConfig, ModelOptions, RecordingModel, load_model
 from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
@@ -58,6 +59,9 @@ __all__ = [
     "sample_seed",
     "setup_class",
 ]
+
+RAY_TASK_RETRIES = 3
+"""How many times Ray runs a sample again whose worker process died (Ray's own default)."""
 
 # -- one sample -------------------------------------------------------------------------------------------------
 
@@ -590,13 +594,18 @@ def run_ray(
 ) -> None:
     """Run the samples as Ray tasks. With ``breaker`` (the circuit breaker's limit) the tasks report their requests
     to one :class:`_RayBreaker` actor and ask it before each; once it opens the tasks send nothing more, they are
-    stopped and :class:`~mindloop.models.outages.BreakerOpen` is raised, the samples in flight left pending."""
+    stopped and :class:`~mindloop.models.outages.BreakerOpen` is raised, the samples in flight left pending.
+
+    A sample whose worker process dies (killed, out of memory) runs again in another (Ray's task retries: a sample is
+    idempotent, and only the finished run's calls come back, so none is counted twice). When the cluster fails the
+    run otherwise (a worker dying on every try, the breaker's actor or a node gone) a
+    :class:`~mindloop.errors.ClusterError` saying so is raised, the samples not finished left pending."""
     ray = import_ray()
     started_here = not ray.is_initialized()  # the runner connects first (ray_session); a direct caller may not
     if started_here:
         connect(request.ray_address)
     # SPREAD: samples go to every node of a cluster from the start (packed, a few short ones all ran on one node)
-    task = ray.remote(max_retries=0, scheduling_strategy="SPREAD")(_run_job_on_ray)
+    task = ray.remote(max_retries=RAY_TASK_RETRIES, scheduling_strategy="SPREAD")(_run_job_on_ray)
     actor: Any = ray.remote(num_cpus=0)(_RayBreaker).remote(breaker) if breaker is not None else None
     jobs = _jobs(pending, request, agent, model, _RayWatch(actor) if actor is not None else None)
     limit = max(1, request.concurrency)
@@ -610,6 +619,12 @@ def run_ray(
             for ref in done:
                 _deliver(ray.get(ref), sink)
             refs += [task.remote(job) for job in _take(jobs, len(done))]
+    except ray.exceptions.RayError as exc:
+        if isinstance(exc, ray.exceptions.RayTaskError):  # raised by mindloop's own code in the task: a bug
+            raise
+        (line, *_) = str(exc).strip().splitlines() or [""]
+        said = textwrap.shorten(line, 200, placeholder=" ...")
+        raise ClusterError(f"the Ray cluster failed the run ({type(exc).__name__}: {said})") from None
     finally:
         # Samples still in flight stay pending. When the run stops with tasks in flight (interrupted, stopped, a
         # set-up error), this process leaves Ray at once (ray.shutdown): a local Ray ends with its workers, and a

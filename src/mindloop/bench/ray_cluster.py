@@ -23,6 +23,7 @@ import logging
 import os
 import signal
 import socket
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -238,16 +239,19 @@ def _quiet() -> Iterator[None]:
 @contextmanager
 def ray_session(address: str | None) -> Iterator[None]:
     """One Ray connection for everything inside: joined (or started) on entry unless Ray is already initialised
-    in this process, and then shut down on exit."""
+    in this process, and then shut down on exit. Inside, standard output goes to standard error: Ray's driver prints
+    what the cluster reports (a worker that died, a node that is gone) on standard output, from a thread of its own,
+    where it would break a ``--json`` command's one object."""
     ray = import_ray()
     if ray.is_initialized():
         yield
         return
-    connect(address)
-    try:
-        yield
-    finally:
-        ray.shutdown()
+    with contextlib.redirect_stdout(sys.stderr):
+        connect(address)
+        try:
+            yield
+        finally:
+            ray.shutdown()
 
 
 def current_node() -> str | None:

@@ -60,7 +60,7 @@ from mindloop.bench.registry import canonical_name, get_benchmark
 from mindloop.bench.request import EXECUTORS, Executor, RunRequest
 from mindloop.bench.scoring import definitions, reference_values, run_metrics
 from mindloop.bench.store import LockLostError, RunInfo, RunStore, SampleResult, StoreError
-from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError, ModelError
+from mindloop.errors import SETUP_ERRORS, ClusterError, InvalidArgumentError, MindloopError, ModelError, escaped
 from mindloop.models import outages
 from mindloop.models.base import (
     BACKENDS,
@@ -75,6 +75,7 @@ from mindloop.paths import runs_path
 
 __all__ = [
     "EXECUTORS",
+    "MAX_N",
     "SETUP_ERRORS",
     "Executor",
     "RunRequest",
@@ -94,6 +95,11 @@ __all__ = [
 ]
 
 
+MAX_N = 100_000
+"""The most samples a new run may ask for (``--n``): a generated benchmark (ToMi, the household scenarios, ...) would
+otherwise keep generating whatever number it is given (ToMi takes about 1.4 ms a question on one core)."""
+
+
 @dataclass(frozen=True)
 class RunSummary:
     """The outcome of a run: counts, the benchmark's metrics, wall-clock seconds and the token ledger.
@@ -104,7 +110,7 @@ class RunSummary:
     answer failed, of which ``n_model_failures`` failed in the model call itself (:func:`is_model_failure`: the
     endpoint, a timeout, a malformed reply) and the rest in the answer (unparsed, invalid); ``n_bugs`` those stopped
     by a bug (an exception that is not a ``MindloopError``). ``stopped`` says why a run stopped before its end
-    (the circuit breaker), ``None`` otherwise.
+    (the circuit breaker, or a Ray cluster that failed it), ``None`` otherwise.
     """
 
     run_id: str
@@ -292,6 +298,8 @@ def run_benchmark(
                 raise InvalidArgumentError(
                     f"nothing to run: benchmark {bench.name!r} has no samples (--n 0 asks for none)"
                 )
+            if request.n is not None and request.n > MAX_N:  # before a generator starts on it
+                raise InvalidArgumentError(f"--n {request.n} is above the cap of {MAX_N:,} samples a run")
             if request.model is not None:  # a bad model string, URL or key fails in seconds, before a run is recorded
                 BACKENDS.get(split_model_name(request.model)[0])
                 preflight(request.model, request.model_options)
@@ -392,15 +400,16 @@ def _execute_pending(
     """
     pending = store.pending(run_id)
     info = store.run(run_id)
-    start = time.perf_counter()
+    accounted = time.perf_counter()  # the session's time up to here is in the store (none yet)
     counts = {"failed": info.n_failed, "bug": info.n_bugs}
     interrupted: str | None = None
     stopped: str | None = None
+    until = "the endpoint answers again"  # what a stopped run waits for
     aborted: tuple[int | None, MindloopError] | None = None
     store_failed: StoreError | None = None
     held: list[SampleResult] = []  # outage failures in a row, not yet stored
     if progress and pending:  # what is about to happen, before the first sample ends (a model or encoder may load)
-        who = agent + (f" on {request.model}" if request.model else "")
+        who = agent + (f" on {escaped(request.model)}" if request.model else "")
         print(
             f"{run_id}: running {len(pending)} of {info.n} samples with {who} ({request.executor}, "
             f"{request.concurrency} at a time)",
@@ -424,8 +433,12 @@ def _execute_pending(
         gate = _SignalGate()
 
         def store_results(results: list[SampleResult]) -> None:
+            nonlocal accounted
+            now = time.perf_counter()
             with gate.shield():  # a signal landing in the write waits for its commit: finished samples are kept
-                store.finish(run_id, results)
+                # the session's time goes in with its samples, so a session killed later keeps it
+                store.finish(run_id, results, seconds=now - accounted)
+            accounted = now
             for result in results:
                 if result.status in counts:
                     counts[result.status] += 1
@@ -457,6 +470,8 @@ def _execute_pending(
                 store_results(held)
         except outages.BreakerOpen as exc:  # requests in a row found no server: everything in flight was cancelled
             stopped = str(exc)
+        except ClusterError as exc:  # the Ray cluster lost a node or the breaker's actor, or a worker again and again
+            stopped, until = str(exc), "the cluster is back"
         except KeyboardInterrupt as exc:
             interrupted = str(exc) if isinstance(exc, _Interrupted) else "SIGINT"
         except _BreakerOpenError as exc:
@@ -473,7 +488,7 @@ def _execute_pending(
         _stop_for_store(store, run_id, info.n, store_failed, resume)
     try:
         remaining = len(store.pending(run_id))
-        store.add_seconds(run_id, time.perf_counter() - start, finished=remaining == 0)
+        store.add_seconds(run_id, time.perf_counter() - accounted, finished=remaining == 0)
     except StoreError as exc:  # the disk filled up at the very end
         _stop_for_store(store, run_id, info.n, exc, resume)
     if aborted is not None:
@@ -485,8 +500,7 @@ def _execute_pending(
         ) from error
     if stopped is not None:
         print(
-            f"stopped: {stopped}; {remaining} sample(s) left pending; once the endpoint answers again, finish with: "
-            f"{resume}",
+            f"stopped: {stopped}; {remaining} sample(s) left pending; once {until}, finish with: {resume}",
             file=sys.stderr,
         )
     if interrupted is not None:

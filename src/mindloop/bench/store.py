@@ -78,7 +78,7 @@ STATUSES = ("pending", *FINISHED_STATUSES)
 _STATUS = "CASE WHEN s.status = 'failed' AND s.error LIKE 'internal error:%' THEN 'bug' ELSE s.status END"
 """A sample's status as read back: a bug recorded by a store from before the ``bug`` status counts as one."""
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """The layout of the store this mindloop writes, kept in the file as ``PRAGMA user_version``. Stores written
 before the version was recorded read 0; they hold layout 1 and are brought to this layout the next time they are
 opened for writing (never by a read-only open). Layout 2 adds ``samples.history``: the earlier attempts of a
@@ -90,7 +90,8 @@ adds ``run_summaries``: each run's summary as it was computed, with the metric d
 version that computed it, so a report reads the numbers the run reported (a run from before layout 5 gets one the
 first time it is summarised through a store opened for writing, labelled as computed then). Layout 6
 adds ``samples.node``: the Ray node that executed a sample (``NULL`` for the local and process executors, and for
-every sample stored before)."""
+every sample stored before). Layout 7 changes no table: the step to it redacts credentials that older versions
+stored (:func:`_redact_credentials`)."""
 
 
 def _add_history(db: sqlite3.Connection) -> None:
@@ -139,12 +140,51 @@ def _add_node(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE samples ADD COLUMN node TEXT")
 
 
+_BEARER = re.compile(r"(?i)\b(bearer\s+)[\w.~+/=-]+")
+_URL = re.compile(r"https?://[^\s\"'<>\\]+")
+
+
+def _redact_credentials(db: sqlite3.Connection) -> None:
+    """Layout 6 -> 7: credentials that older versions stored are replaced by ``***`` in every run's and suite's
+    configuration and every sample's output, error, model calls and history: those in URLs (``user:password@``, a
+    key in the query: a base URL was once stored as given), any ``Bearer`` token, and the API key itself with its
+    encoded forms (a server that echoed it) when the variable the run named (``--api-key-env``) holds it now."""
+    if db.execute("SELECT 1 FROM runs LIMIT 1").fetchone() is None:
+        return  # a new store: nothing stored yet
+    from mindloop.models.base import redact_secret, redact_url
+
+    db.execute("PRAGMA secure_delete = ON")  # the old text is overwritten in the file, not left in its free space
+
+    def clean(text: str | None, key: str | None) -> str | None:
+        if text is None:
+            return None
+        return redact_secret(_BEARER.sub(r"\1***", _URL.sub(lambda m: redact_url(m.group()), text)), key)
+
+    db.create_function("mindloop_redact", 2, clean, deterministic=True)
+    for table, column in (("runs", "run_id"), ("suites", "suite_id")):
+        for row_id, config in db.execute(f"SELECT {column}, config FROM {table}").fetchall():
+            try:
+                env = json.loads(config)["model_options"]["api_key_env"]
+                key = os.environ.get(env, "").strip() or None
+            except (ValueError, TypeError, KeyError):
+                key = None
+            db.execute(f"UPDATE {table} SET config = ? WHERE {column} = ?", (clean(config, key), row_id))
+            if table == "runs":
+                for text in ("output", "error", "calls", "history"):
+                    db.execute(
+                        f"UPDATE samples SET {text} = mindloop_redact({text}, ?1) WHERE run_id = ?2"
+                        f" AND mindloop_redact({text}, ?1) IS NOT {text}",
+                        (key, row_id),
+                    )
+
+
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     1: _add_history,
     2: _add_suites,
     3: _add_lock_fencing,
     4: _add_summaries,
     5: _add_node,
+    6: _redact_credentials,
 }
 """``MIGRATIONS[v]`` upgrades a store from layout ``v`` to ``v + 1``. A change to the layout raises
 :data:`SCHEMA_VERSION` by one and adds its step here; opening an older store for writing runs the missing steps
@@ -761,7 +801,8 @@ class RunStore:
             )
 
     def add_seconds(self, run_id: str, seconds: float, *, finished: bool) -> None:
-        """Add one session's wall-clock time to the run, and stamp it finished when no sample is pending."""
+        """Add a session's wall-clock time (since its last write) to the run, and stamp it finished when no sample
+        is pending."""
         with self._guard(), self._transaction() as db:
             self._fence(db, "runs", "run_id", run_id)
             db.execute(
@@ -983,8 +1024,9 @@ class RunStore:
             for idx, sid, grp, inp in rows
         ]
 
-    def finish(self, run_id: str, results: Iterable[SampleResult]) -> int:
-        """Store finished samples in one commit; returns how many were stored (a finished one is never redone)."""
+    def finish(self, run_id: str, results: Iterable[SampleResult], *, seconds: float = 0.0) -> int:
+        """Store finished samples in one commit, adding ``seconds`` (the session's wall-clock time since its last
+        write) to the run's; returns how many were stored (a finished one is never redone)."""
         results = list(results)
         bad = next((r.status for r in results if r.status not in FINISHED_STATUSES), None)
         if bad is not None:
@@ -1000,7 +1042,10 @@ class RunStore:
                 " finished = ?, generation = ?, node = ? WHERE run_id = ? AND idx = ? AND status = 'pending'",
                 rows,
             )
-            return cur.rowcount
+            stored = cur.rowcount
+            if seconds:
+                db.execute("UPDATE runs SET seconds = seconds + ? WHERE run_id = ?", (seconds, run_id))
+            return stored
 
     def retry_failed(self, run_id: str) -> int:
         """Put every ``failed`` and ``bug`` sample of a run back to ``pending`` for ``--retry-failed``, in one commit,

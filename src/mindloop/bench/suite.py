@@ -34,7 +34,7 @@ from mindloop.bench.ray_cluster import ray_session
 from mindloop.bench.registry import BENCHMARKS, canonical_name, get_benchmark
 from mindloop.bench.runner import EXECUTORS, Executor, RunRequest, RunSummary, run_benchmark, summarize_run
 from mindloop.bench.store import RunStore, StoreError
-from mindloop.errors import InvalidArgumentError, MindloopError
+from mindloop.errors import InvalidArgumentError, MindloopError, escaped
 from mindloop.models.base import BACKENDS, ModelOptions, preflight, split_model_name
 from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
 from mindloop.paths import runs_path
@@ -357,7 +357,7 @@ def _run_plan(
     summaries: list[RunSummary] = []
     interrupted, stopped = False, None
     resume_line = f"mindloop suite run --resume {suite_id}"
-    what = f"model {request.model}" if request.model else "the default (symbolic) agents"
+    what = f"model {escaped(request.model)}" if request.model else "the default (symbolic) agents"
     count = f"{len(plan)} benchmark" + ("" if len(plan) == 1 else "s")
     _say(progress, f"suite {suite_id}: {count}, preset {request.preset}, {what}")
     try:
@@ -378,6 +378,9 @@ def _run_plan(
                         force_resume=force_resume and run_id is not None,
                     )
                 _say(progress, f"[{i}/{len(plan)}] {name}: {_one_line(summary)}")
+                now = time.perf_counter()  # the session's time so far, kept should the session be killed later
+                store.add_suite_seconds(suite_id, now - start, finished=False)
+                start = now
             summaries.append(summary)
             if summary.interrupted or summary.stopped:
                 interrupted, stopped = summary.interrupted, summary.stopped

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import difflib
 import gc
+import json
 import os
 import sys
 import traceback
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any, TextIO
 
 import typer
 from typer.core import TyperGroup
@@ -158,40 +159,62 @@ def _usage_error(exc: typer.TyperException) -> str:
     return f"{message} (see: {where} --help)" if where else message
 
 
+class _Watched:
+    """``sys.stdout`` while a ``--json`` command runs, noting whether the command wrote to it (its JSON object)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream, self.wrote = stream, False
+
+    def write(self, text: str) -> int:
+        self.wrote = self.wrote or bool(text)
+        return self.stream.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit code (0 ok, 1 usage/input error, 2 internal error)."""
+    """Run the command line; returns the exit code (0 ok, 1 usage/input error, 2 internal error). A ``--json``
+    command that fails before printing its object prints ``{"error": MESSAGE}`` on stdout (the stderr line's)."""
     args = sys.argv[1:] if argv is None else argv
+    stdout = sys.stdout
+    watched = _Watched(stdout) if "--json" in args else None
+
+    def fail(code: int, line: str) -> int:
+        print(f"mindloop: {line}", file=sys.stderr)
+        if watched is not None and not watched.wrote:
+            print(json.dumps({"error": line.removeprefix("error: ")}), file=stdout)
+        return code
+
     try:
+        if watched is not None:
+            sys.stdout = watched  # writes and reads pass through
         # Outside standalone mode click returns the code of a typer.Exit raised by a command instead of raising it.
         result = app(args=args, prog_name="mindloop", standalone_mode=False)
+        if result == 130:  # how typer returns a KeyboardInterrupt (Ctrl-C) met inside a command: without a word
+            return fail(1, "interrupted")
         if isinstance(result, int):
             return result
     except typer.Exit as exc:
         return exc.exit_code
     except typer.Abort:
-        print("mindloop: aborted", file=sys.stderr)
-        return 1
+        return fail(1, "aborted")
     except typer.TyperException as exc:  # usage errors: unknown option, missing argument, bad value
-        print(f"mindloop: error: {_usage_error(exc)}", file=sys.stderr)
-        return 1
+        return fail(1, f"error: {_usage_error(exc)}")
     except MindloopError as exc:
-        print(f"mindloop: error: {printable(str(exc))}", file=sys.stderr)  # server text can hold escape codes
-        return 1
+        return fail(1, f"error: {printable(str(exc))}")  # server text can hold escape codes
     except KeyboardInterrupt:
-        print("mindloop: interrupted", file=sys.stderr)
-        return 1
+        return fail(1, "interrupted")
     except BrokenPipeError:
         return 0
     except Exception as exc:
         if os.environ.get("MINDLOOP_DEBUG"):
             traceback.print_exc()
-        print(
-            f"mindloop: internal error: {type(exc).__name__}: {printable(str(exc))} (set MINDLOOP_DEBUG=1 for a "
-            "traceback)",
-            file=sys.stderr,
-        )
-        return 2
+        why = f"internal error: {type(exc).__name__}: {printable(str(exc))}"
+        return fail(2, f"{why} (set MINDLOOP_DEBUG=1 for a traceback)")
     finally:
+        if sys.stdout is watched:
+            sys.stdout = stdout
         if argv is None:  # the process's own command line, which exits when this returns: the interpreter's
             gc.freeze()  # last garbage collections then skip every object alive now (~0.1 s of a bench run's CPU)
     return 0

@@ -2,7 +2,8 @@
 
 Registered as the ``board`` entry of ``mindloop.commands``. The page (:mod:`mindloop.bench.report.board`) is written
 to ``board.html`` (``-o FILE``, or ``-o FOLDER`` for ``FOLDER/board.html``), whole or not at all; ``--json`` prints
-its numbers as one JSON object on stdout; ``--serve`` serves it on ``127.0.0.1`` until interrupted.
+its numbers as one JSON object on stdout; ``--serve`` serves it on ``127.0.0.1`` (a free port unless ``--port``, said
+on stderr) until interrupted.
 """
 
 from __future__ import annotations
@@ -51,8 +52,8 @@ def board(
         ),
     ] = False,
     port: Annotated[
-        int, typer.Option("--port", min=0, max=65535, help="The port --serve listens on (0: any free port).")
-    ] = 8765,
+        int, typer.Option("--port", min=0, max=65535, help="The port --serve listens on (default 0: a free port).")
+    ] = 0,
 ) -> None:
     """Write one self-contained HTML page over every run and suite in the store (board.html here by default)."""
     from mindloop.paths import output_file, runs_path

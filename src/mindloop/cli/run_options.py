@@ -90,7 +90,9 @@ class RunOptions:
     temperature: Annotated[
         float | None,
         typer.Option(
-            "--temperature", min=0.0, metavar="T", help="Sampling temperature (default: each paper's, else 0.0)."
+            "--temperature",
+            metavar="T",
+            help="Sampling temperature, a finite number of at least 0 (default: each paper's, else 0.0).",
         ),
     ] = None
     max_tokens: Annotated[

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from mindloop.cli.numbers import NumberKind, kind_of, number
 from mindloop.console import Column, fit_table, out_console
+from mindloop.errors import escaped
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -170,7 +171,7 @@ def _interval(bound: Mapping[str, Any] | None, kind: NumberKind) -> str:
 
 
 def _title(summary: RunSummary) -> str:
-    parts = [summary.benchmark, summary.agent] + ([summary.model] if summary.model else [])
+    parts = [summary.benchmark, summary.agent] + ([escaped(summary.model)] if summary.model else [])
     p = summary.protocol
     if p and summary.model:  # the reply protocol says nothing about an agent that asks no model
         parts.append(str(p["name"]))  # "single-shot", "1 format retry", "2 format retries"

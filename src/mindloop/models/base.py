@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, get_args
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, quote_plus, urlencode, urlsplit, urlunsplit
 
 from mindloop.errors import InvalidArgumentError, MindloopError, ModelTimeoutError, ModelUnavailableError
 from mindloop.models.chat import (
@@ -50,6 +50,7 @@ __all__ = [
     "message",
     "message_text",
     "preflight",
+    "redact_secret",
     "redact_url",
     "split_model_name",
     "storable_text",
@@ -246,6 +247,32 @@ def api_key(env_name: str) -> str | None:
             f"{len(key)}: {what}); check how the variable was set"
         )
     return key
+
+
+_SECRET_MIN = 8
+"""The shortest form of a key that :func:`redact_secret` looks for (a shorter one would cut words out of text)."""
+
+
+def redact_secret(text: str, secret: str | None) -> str:
+    """``text`` (a server's error or reply) with ``secret`` (the API key) and its URL- and base64-encoded forms
+    replaced by ``***``: some servers and proxies echo the key they were sent. A base64 form is found wherever the
+    key sits in the encoded bytes (``Basic`` credentials, a token that embeds it); forms shorter than 8 characters
+    are left alone.
+
+    >>> redact_secret("401: bad key sk-abcdef123 (Basic OnNrLWFiY2RlZjEyMw==)", "sk-abcdef123")
+    '401: bad key *** (Basic OnNr***Mw==)'
+    """
+    if not secret:
+        return text
+    raw = secret.encode()
+    forms = {secret, quote(secret, safe=""), quote_plus(secret)}
+    for shift in range(3):  # the whole 3-byte groups of the key at each alignment in a longer encoded text
+        part = raw[shift:]
+        part = part[: len(part) - len(part) % 3]
+        forms |= {base64.b64encode(part).decode(), base64.urlsafe_b64encode(part).decode()}
+    for form in sorted((f for f in forms if len(f) >= _SECRET_MIN), key=len, reverse=True):
+        text = text.replace(form, "***")
+    return text
 
 
 BackendFactory = Callable[[str, ModelOptions], ChatModel]

@@ -70,6 +70,7 @@ from mindloop.models.base import (
     ModelOptions,
     api_key,
     endpoint_id,
+    redact_secret,
     storable_text,
     validate_base_url,
 )
@@ -107,14 +108,15 @@ MAX_TOKENS_PER_CALL = 10**9
 """A token count above this in ``usage`` is impossible for one call, and refused."""
 
 PREFLIGHT_S = 10.0
-"""Seconds the pre-flight check waits for each answer (never more than the request timeout)."""
+"""Seconds the whole pre-flight check may take (never more than the request timeout); ``/openapi.json`` is asked
+beside ``/models`` once half of them have gone without an answer."""
 
 
-async def _answers_openapi(client: httpx.AsyncClient, base_url: str, deadline: float) -> bool:
-    """Whether the server behind ``base_url`` serves ``/openapi.json`` (at its root) within ``deadline`` seconds."""
+async def _answers_openapi(client: httpx.AsyncClient, base_url: str, end: float) -> bool:
+    """Whether the server behind ``base_url`` serves ``/openapi.json`` (at its root) by ``end`` (the loop's time)."""
     parts = urlsplit(base_url)
     try:
-        async with asyncio.timeout(deadline):
+        async with asyncio.timeout_at(end):
             response, _ = await fetch_bounded(client, "GET", f"{parts.scheme}://{parts.netloc}/openapi.json", 2**20)
     except (TimeoutError, httpx.HTTPError):
         return False
@@ -460,7 +462,8 @@ class OpenAIChatModel:
                     ticket = await limit.acquire()  # a slot is held for the request only, never while waiting
                     data = await self._attempt(limit, ticket, body)
         except _AttemptError as failed:
-            raise failed.kind(failed.cause, model=self.name, attempts=tries) from failed.__cause__
+            cause = redact_secret(failed.cause, self._key)  # a server's text may echo the key it was sent
+            raise failed.kind(cause, model=self.name, attempts=tries) from failed.__cause__
         return self._completion(data, messages, time.perf_counter() - start, tries)
 
     def _count_retry(self, retry_state: RetryCallState) -> None:
@@ -500,7 +503,7 @@ class OpenAIChatModel:
             answered = True
             no_server = outages.answer_finds_no_server(response.status_code, response.headers)
             if no_server:
-                outages.report_failure(f"HTTP {response.status_code} from {self.url}: {_server_message(response)}")
+                outages.report_failure(f"HTTP {response.status_code} from {self.url}: {self._said(response)}")
             else:
                 outages.report_answer()
             latency = asyncio.get_running_loop().time() - ticket.sent
@@ -515,6 +518,10 @@ class OpenAIChatModel:
             self._load[shard] -= 1
             limit.release(ticket, answered=answered, overloaded=overloaded, cost=cost)
         return data
+
+    def _said(self, response: httpx.Response) -> str:
+        """The error message in ``response``'s body, without the API key (some servers and proxies echo it)."""
+        return redact_secret(_server_message(response), self._key)
 
     def _timeout_cause(self, ticket: Ticket) -> str:
         """Why a request was given up: no answer within ``timeout_s`` of its turn (and how long it waited for it)."""
@@ -540,8 +547,8 @@ class OpenAIChatModel:
         finish = storable_text(printable(finish))[0][:40] if isinstance(finish, str) else None
         if not isinstance(text, str):
             cause = f"reply has no text content (content={text!r:.80}, finish_reason={finish!r})"
-            raise ModelResponseError(storable_text(cause)[0], model=self.name, attempts=tries)
-        text, replaced = storable_text(text)
+            raise ModelResponseError(redact_secret(storable_text(cause)[0], self._key), model=self.name, attempts=tries)
+        text, replaced = storable_text(redact_secret(text, self._key))
         prompt_tokens, completion_tokens = token_usage(data.get("usage"), messages, text)
         return Completion(
             text=text,
@@ -558,39 +565,39 @@ class OpenAIChatModel:
 
         Raises :class:`ModelUnavailableError` when nothing answers (or a 5xx) and :class:`ModelError` when the
         server refuses the key or the request, each in one line naming the URL and what to check, within
-        :data:`PREFLIGHT_S` seconds. A server that connects but is too busy to answer ``/models`` in time (a one-slot
-        server in the middle of a completion) passes when it serves its ``/openapi.json``.
+        :data:`PREFLIGHT_S` seconds in all. A server that connects but is too busy to answer ``/models`` in time (a
+        one-slot server in the middle of a completion) passes when it serves its ``/openapi.json``.
         """
         headers = {"Content-Type": "application/json"}
         if self._key:
             headers["Authorization"] = f"Bearer {self._key}"
-        # Connecting and answering get 10 s each, so a wrong --base-url costs seconds. A server that accepted the
-        # connection but does not answer /models may be busy: llama-cpp-python's server answers /models only between
-        # completions, yet serves its /openapi.json at once; a server that answers that is up, and the run goes on.
+        # One deadline for the whole check, so a wrong --base-url costs the seconds it says. A server that accepted
+        # the connection but does not answer /models may be busy: llama-cpp-python's server answers /models only
+        # between completions, yet serves its /openapi.json at once; a server that answers that is up, and the run
+        # goes on. That question is asked beside /models once half the deadline has gone.
         deadline = min(self.options.timeout_s, PREFLIGHT_S)
+        end = asyncio.get_running_loop().time() + deadline
         url = f"{self.base_url}/models"
+
+        async def ask(client: httpx.AsyncClient) -> tuple[str, httpx.Response]:
+            response = await _read_bounded(client, "GET", url, self.max_reply_bytes)
+            if response.status_code not in (404, 405, 501):
+                return url, response
+            ping = {"model": self.model_id, "messages": [{"role": "user", "content": "ping"}], "max_tokens": 1}
+            body = json.dumps(ping).encode()  # /models not served: one tiny chat call instead
+            return self.url, await _read_bounded(client, "POST", self.url, self.max_reply_bytes, body)
+
         async with httpx.AsyncClient(headers=headers, timeout=deadline, verify=_ssl_context()) as client:
+            asking = asyncio.ensure_future(ask(client))
             try:
-                async with asyncio.timeout(deadline):
-                    response = await _read_bounded(client, "GET", url, self.max_reply_bytes)
-                    if response.status_code in (404, 405, 501):  # /models not served: one tiny chat call instead
-                        url = self.url
-                        ping = [{"role": "user", "content": "ping"}]
-                        body = {"model": self.model_id, "messages": ping, "max_tokens": 1}
-                        response = await _read_bounded(
-                            client, "POST", url, self.max_reply_bytes, json.dumps(body).encode()
-                        )
+                async with asyncio.timeout_at(end):
+                    slow = not (await asyncio.wait({asking}, timeout=deadline / 2))[0]
+                    if slow and await _answers_openapi(client, self.base_url, end):
+                        return  # connected, busy: the first call will wait its turn
+                    url, response = await asking
             except _AttemptError as exc:
                 raise ModelResponseError(f"pre-flight: {exc.cause}", model=self.name) from None
-            except (TimeoutError, httpx.ReadTimeout) as exc:
-                if await _answers_openapi(client, self.base_url, deadline):
-                    return  # connected, busy: the first call will wait its turn
-                raise ModelUnavailableError(
-                    f"pre-flight: no answer from {url} within {deadline:g} s; check --base-url and that the server "
-                    "is up",
-                    model=self.name,
-                ) from exc
-            except httpx.TimeoutException as exc:
+            except (TimeoutError, httpx.TimeoutException) as exc:
                 raise ModelUnavailableError(
                     f"pre-flight: no answer from {url} within {deadline:g} s; check --base-url and that the server "
                     "is up",
@@ -606,19 +613,22 @@ class OpenAIChatModel:
                     "server is up",
                     model=self.name,
                 ) from exc
+            finally:
+                asking.cancel()  # done already, or no longer wanted
+                await asyncio.gather(asking, return_exceptions=True)
         status = response.status_code
         if status in (401, 403):
             raise ModelError(
-                f"pre-flight: {url} refused the API key (HTTP {status}: {_server_message(response)}); set the key in "
+                f"pre-flight: {url} refused the API key (HTTP {status}: {self._said(response)}); set the key in "
                 f"${self.options.api_key_env} or name another variable with --api-key-env",
                 model=self.name,
             )
         if status >= 500:
             raise ModelUnavailableError(
-                f"pre-flight: HTTP {status} from {url}: {_server_message(response)}", model=self.name
+                f"pre-flight: HTTP {status} from {url}: {self._said(response)}", model=self.name
             )
         if not 200 <= status < 300 and status not in _RETRY_STATUS:
-            raise ModelError(f"pre-flight: HTTP {status} from {url}: {_server_message(response)}", model=self.name)
+            raise ModelError(f"pre-flight: HTTP {status} from {url}: {self._said(response)}", model=self.name)
 
     async def aclose(self) -> None:
         """Close the HTTP clients (their connections) if they belong to the running loop."""

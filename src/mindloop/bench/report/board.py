@@ -304,14 +304,24 @@ def _page(store_path: Path, route: str, query: Mapping[str, list[str]]) -> tuple
     return HTTPStatus.NOT_FOUND, "text/plain; charset=utf-8", f"no page {route}\n"
 
 
+_LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+"""The names the served board answers to in a request's ``Host`` header (with its port): no other site's page can
+read it through a DNS name that resolves to this machine (DNS rebinding)."""
+
+
 def _handler(store_path: Path) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = f"mindloop-board/{__version__}"
 
         def do_GET(self) -> None:  # the name http.server calls
             url = urlsplit(self.path)
+            port = self.connection.getsockname()[1]
             try:
-                status, kind, body = _page(store_path, url.path, parse_qs(url.query))
+                if (self.headers.get("Host") or "").lower() in {f"{host}:{port}" for host in _LOCAL_HOSTS}:
+                    status, kind, body = _page(store_path, url.path, parse_qs(url.query))
+                else:  # a page elsewhere whose DNS name was rebound to 127.0.0.1 would send its own name here
+                    status, kind = HTTPStatus.FORBIDDEN, "text/plain; charset=utf-8"
+                    body = f"this board answers only as http://127.0.0.1:{port}/ (or localhost, [::1])\n"
             except MindloopError as exc:
                 status, kind, body = HTTPStatus.NOT_FOUND, "text/plain; charset=utf-8", f"{exc}\n"
             data = body.encode("utf-8", errors="replace")
@@ -344,10 +354,11 @@ def _stop_on_signals(server: ThreadingHTTPServer) -> Iterator[None]:
 
 
 def serve_board(
-    store_path: Path, *, host: str = "127.0.0.1", port: int = 8765, ready: Callable[[str], None] | None = None
+    store_path: Path, *, host: str = "127.0.0.1", port: int = 0, ready: Callable[[str], None] | None = None
 ) -> None:
     """Serve the board of the store at ``store_path`` on ``http://host:port/`` (port 0: a free one) until SIGTERM or
-    SIGINT; ``ready`` gets the URL once the socket listens. Each request reads the store afresh (read-only)."""
+    SIGINT; ``ready`` gets the URL once the socket listens. Each request reads the store afresh (read-only), and only
+    a request whose ``Host`` names this machine's loopback with the port is answered (others get 403)."""
     try:
         server = ThreadingHTTPServer((host, port), _handler(store_path))
     except OSError as exc:
