@@ -74,7 +74,6 @@ def _local_suite(cli: Cli, store_home: Path, *args: str) -> str:
     return str(out["suite_id"])
 
 
-
 def _same_suites(store: RunStore, on_ray: str, local: str, benchmarks: list[str]) -> list[str]:
     """Check the two suites equal sample for sample; returns the Ray suite's run ids."""
     assert store.suite(on_ray).config["executor"] == "ray"

@@ -251,6 +251,7 @@ def test_meta_data_json_with_a_non_finite_position_is_refused(cli: Cli, tmp_path
 
 # -- empty work is not a result ----------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", BENCHMARKS.names())
 def test_n_zero_is_refused_and_records_no_run(cli: Cli, name: str, tmp_path: Path) -> None:
     home = tmp_path / "home"
