@@ -9,8 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.core import TyperGroup
 
-from mindloop.cli import COMMAND_GROUPS, main
+import mindloop.cli as cli
+from mindloop.cli import BUILT_IN, COMMAND_GROUPS, main
 
 # Modules only the research systems and their worlds need; `mindloop bench run smoke` needs none of them.
 _SYSTEMS = ("gymnasium", "pettingzoo", "mindloop.worlds.household", "mindloop.systems.mindclaw", "mindloop.systems.tos")
@@ -46,6 +48,36 @@ def test_a_scripted_run_loads_no_http_client_and_no_scipy_stats(tmp_path: Path) 
     assert _loaded_after(code, tmp_path, ("httpx", "scipy.stats", "scipy.special", "mindloop.beliefs")) == []
 
 
+def test_help_loads_no_system_and_a_one_sample_run_no_numpy(tmp_path: Path) -> None:
+    assert _loaded_after("from mindloop.cli import main\nassert main(['--help']) == 0", tmp_path) == []
+    code = "from mindloop.cli import main\nassert main(['bench', 'run', 'smoke', '--model', 'scripted/echo']) == 0"
+    assert _loaded_after(code.replace("])", ", '--n', '1'])"), tmp_path, ("numpy",)) == []  # exact intervals only
+
+
+def test_a_built_in_name_reads_no_entry_points(tmp_path: Path) -> None:
+    code = (
+        "from mindloop.cli import COMMAND_GROUPS, main\n"
+        "from mindloop.bench.registry import BENCHMARKS\n"
+        "assert main(['bench', 'run', 'smoke', '--model', 'scripted/echo', '--n', '1']) == 0\n"
+        "assert main(['mindpower', '--help']) == 0\n"
+        "assert not BENCHMARKS._scanned and not COMMAND_GROUPS._scanned\n"
+    )
+    _loaded_after(code, tmp_path)  # its assertions run in the child, which must exit 0
+
+
+def test_help_lists_each_built_in_group_as_the_group_itself_would(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, (_, help_text) in BUILT_IN.items():  # the table's help is the group's own; None marks a second name
+        group = COMMAND_GROUPS.get(name)
+        assert help_text == (group.info.help if group.info.name == name else None)
+    assert main(["--help"]) == 0
+    from_table = capsys.readouterr().out
+    monkeypatch.setattr(cli._LazyGroups, "format_commands", TyperGroup.format_commands)  # every group loaded
+    assert main(["--help"]) == 0
+    assert capsys.readouterr().out == from_table
+
+
 def test_a_group_loads_when_its_command_runs(tmp_path: Path) -> None:
     code = "from mindloop.cli import main\nassert main(['mindclaw', '--help']) == 0"
     assert "mindloop.systems.mindclaw" in _loaded_after(code, tmp_path)
@@ -54,7 +86,7 @@ def test_a_group_loads_when_its_command_runs(tmp_path: Path) -> None:
 def test_help_lists_every_group_and_hides_the_aliases(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--help"]) == 0
     listed = {line.split()[0] for line in capsys.readouterr().out.split("Commands:")[1].splitlines() if line.strip()}
-    aliases = {"claw", "space"}  # second names of mindclaw and tos (pyproject.toml)
+    aliases = {"claw", "space"}  # second names of mindclaw and tos (mindloop.cli.BUILT_IN)
     assert aliases <= set(COMMAND_GROUPS.names())
     assert listed == {"report", "demo", "bench", "runs", "data"} | (set(COMMAND_GROUPS.names()) - aliases)
 

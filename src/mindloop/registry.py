@@ -2,17 +2,18 @@
 
 Entries are either objects or lazy ``"package.module:attr"`` strings, imported on first use so that optional
 dependencies are only needed by the entries that use them. A registry may also read a package entry-point group
-(``[project.entry-points."mindloop.benchmarks"]`` and so on): every installed distribution, mindloop's own systems
-and third-party packages alike, adds entries there without editing mindloop. Registering a name twice is an
-error, and looking up an unknown name suggests the closest registered names.
+(``[project.entry-points."mindloop.benchmarks"]`` and so on): any installed distribution adds entries there
+without editing mindloop. mindloop's own entries are ``built_in`` (a table of lazy targets), so looking one up reads
+no entry points: they are read (``importlib.metadata``, a tenth of a second of a command's start-up) only for a name
+that is not built in, and for a listing. Registering a name twice is an error, and looking up an unknown name
+suggests the closest registered names.
 """
 
 from __future__ import annotations
 
 import difflib
 import importlib
-import importlib.metadata
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Generic, TypeVar, cast
 
@@ -45,12 +46,16 @@ class Registry(Generic[T]):
     mindloop.errors.UnknownNameError: unknown metric 'lne'; did you mean 'len'? (known: len)
     """
 
-    def __init__(self, kind: str, *, entry_point_group: str | None = None) -> None:
+    def __init__(
+        self, kind: str, *, entry_point_group: str | None = None, built_in: Mapping[str, str] | None = None
+    ) -> None:
         self.kind = kind
         self.entry_point_group = entry_point_group
         self._entries: dict[str, RegistryEntry[T]] = {}
         self._loaded: dict[str, T] = {}
         self._scanned = entry_point_group is None
+        for name, target in (built_in or {}).items():
+            self.register(name, target, description="from mindloop")
 
     def _scan(self) -> None:
         """Register the entry points of ``entry_point_group`` (once, on first use; names already taken win)."""
@@ -58,6 +63,8 @@ class Registry(Generic[T]):
             return
         self._scanned = True
         assert self.entry_point_group is not None
+        import importlib.metadata  # here: a built-in name never needs it
+
         for ep in importlib.metadata.entry_points(group=self.entry_point_group):
             if ep.name not in self._entries:
                 self.register(ep.name, ep.value, description=f"from {ep.dist.name if ep.dist else 'an entry point'}")
@@ -76,10 +83,7 @@ class Registry(Generic[T]):
         """Return the target for ``name``, importing it on first use."""
         if name in self._loaded:
             return self._loaded[name]
-        self._scan()
-        entry = self._entries.get(name)
-        if entry is None:
-            raise UnknownNameError(self._unknown_message(name))
+        entry = self._lookup(name)
         target = entry.target
         if isinstance(target, str):
             module_name, _, attr = target.partition(":")
@@ -98,11 +102,16 @@ class Registry(Generic[T]):
 
     def describe(self, name: str) -> str:
         """The one-line description given at registration."""
-        self._scan()
+        return self._lookup(name).description
+
+    def _lookup(self, name: str) -> RegistryEntry[T]:
+        """The entry of ``name``, reading the entry points only when it is not registered already."""
+        if name not in self._entries:
+            self._scan()
         entry = self._entries.get(name)
         if entry is None:
             raise UnknownNameError(self._unknown_message(name))
-        return entry.description
+        return entry
 
     def names(self) -> list[str]:
         """Registered names, sorted."""
@@ -114,7 +123,8 @@ class Registry(Generic[T]):
         return [self._entries[n] for n in self.names()]
 
     def __contains__(self, name: object) -> bool:
-        self._scan()
+        if name not in self._entries:
+            self._scan()
         return name in self._entries
 
     def __iter__(self) -> Iterator[str]:

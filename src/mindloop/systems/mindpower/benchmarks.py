@@ -351,8 +351,8 @@ class MindPowerBenchmark:
 
     def _score_waiting(self) -> None:
         """Score every waiting sample (on the encoder thread; a later call finds the ones that came meanwhile)."""
-        with self._waiting_lock:
-            waiting, self._waiting = self._waiting, []
+        with self._waiting_lock:  # a sample that stopped waiting (a stopped run) needs no scores
+            waiting, self._waiting = [r for r in self._waiting if not r.done.cancelled()], []
         for cached in (True, False):
             group = [r for r in waiting if r.cached == cached]
             if not group:
