@@ -37,8 +37,8 @@ from pathlib import Path
 
 from mindloop.bench.api import AgentContext, SampleRecord
 from mindloop.bench.options import validate_options
-from mindloop.metrics.embeddings import MiniLMEncoder
-from mindloop.metrics.text import BERTSCORE_NAME, TextSimilarity, similarity_available
+from mindloop.metrics.embeddings import MiniLMEncoder, encoder_available
+from mindloop.metrics.text import BERTSCORE_NAME, TextSimilarity
 from mindloop.systems.mindpower.benchmarks import MindPowerBenchmark
 from mindloop.systems.mindpower.metrics import LAYERS, action_scores, layer_similarity
 from mindloop.systems.mindpower.rewards import MindPowerReward
@@ -231,7 +231,7 @@ def main() -> int:
 
         torch.set_num_threads(args.threads)
     print(f"cpus {os.cpu_count()}, load average {os.getloadavg()[0]:.2f}")
-    if similarity_available():
+    if encoder_available():
         bench_similarity(args.samples)
     else:
         print("[1] skipped: the metrics extra is not installed (pip install 'mindloop[metrics]')")

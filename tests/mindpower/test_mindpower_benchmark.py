@@ -156,7 +156,7 @@ def _count(path: Path) -> int:
 def test_similarity_option_follows_the_installed_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     import mindloop.systems.mindpower.benchmarks as module
 
-    monkeypatch.setattr(module, "similarity_available", lambda: False)
+    monkeypatch.setattr(module, "encoder_available", lambda: False)
     bench = MindPowerBenchmark()
     assert bench.samples(1, 0, validate_options(bench, {}))[0].input["settings"]["similarity"] == "off"
     with pytest.raises(DependencyError, match="mindloop\\[metrics\\]"):

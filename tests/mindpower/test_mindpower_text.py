@@ -91,12 +91,11 @@ def test_bert_score_in_its_batches_moves_a_score_that_a_pair_alone_does_not(
 
 def test_references_come_from_the_cache_as_they_were_computed(similarity: TextSimilarity, tmp_path: Path) -> None:
     cache = EmbeddingCache(tmp_path / "embeddings.sqlite")
-    cold = TextSimilarity(similarity.encoder, cache)
-    first = cold.score(CANDS, REFS)
+    first = similarity.score(CANDS, REFS, cache)
     with cache._connect() as conn:  # the references alone are kept: a model's replies change every run
         assert conn.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0] == len(set(REFS))
-    warm = TextSimilarity(similarity.encoder, EmbeddingCache(tmp_path / "embeddings.sqlite"))
-    assert _flat(warm.score(CANDS, REFS)) == _flat(first) == _flat(similarity.score(CANDS, REFS))
+    warm = similarity.score(CANDS, REFS, EmbeddingCache(tmp_path / "embeddings.sqlite"))
+    assert _flat(warm) == _flat(first) == _flat(similarity.score(CANDS, REFS))
 
 
 def test_properties(similarity: TextSimilarity) -> None:

@@ -41,7 +41,8 @@ def test_entries_come_back_as_stored_and_the_oldest_go_beyond_the_bound(tmp_path
     got = cache.get(list(entries), DIM)
     assert sorted(got) == sorted(list(entries)[-5:])  # the newest five fill the bound exactly
     assert all(np.array_equal(got[k], entries[k]) for k in got)
-    assert cache.size() == sum(nbytes[-5:]) <= cache.max_bytes
+    with sqlite3.connect(cache.path) as conn:
+        assert conn.execute("SELECT SUM(length(data)) FROM embeddings").fetchone()[0] == sum(nbytes[-5:])
     cache.put({"k19": np.zeros((2, DIM), dtype=np.float32)})  # a key stored already keeps its value
     assert np.array_equal(cache.get(["k19"], DIM)["k19"], entries["k19"])
 

@@ -100,8 +100,3 @@ class EmbeddingCache(SQLiteCache):
                 conn.execute("COMMIT")
         except (sqlite3.Error, OSError) as exc:
             self.off = self.failed(exc)
-
-    def size(self) -> int:
-        """The bytes of the stored embeddings."""
-        with self._connect() as conn:
-            return int(conn.execute("SELECT COALESCE(SUM(length(data)), 0) FROM embeddings").fetchone()[0])

