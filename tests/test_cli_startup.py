@@ -12,7 +12,8 @@ import pytest
 from typer.core import TyperGroup
 
 import mindloop.cli as cli
-from mindloop.cli import BUILT_IN, COMMAND_GROUPS, main
+from mindloop.cli import COMMAND_GROUPS, OWN_HELP, main
+from mindloop.systems import COMMAND_HELP
 
 # Modules only the research systems and their worlds need; `mindloop bench run smoke` needs none of them.
 _SYSTEMS = ("gymnasium", "pettingzoo", "mindloop.worlds.household", "mindloop.systems.mindclaw", "mindloop.systems.tos")
@@ -48,12 +49,14 @@ def test_a_scripted_run_loads_no_http_client_and_no_scipy_stats(tmp_path: Path) 
     assert _loaded_after(code, tmp_path, ("httpx", "scipy.stats", "scipy.special", "mindloop.beliefs")) == []
 
 
+@pytest.mark.boundary
 def test_help_loads_no_system_and_a_one_sample_run_no_numpy(tmp_path: Path) -> None:
     assert _loaded_after("from mindloop.cli import main\nassert main(['--help']) == 0", tmp_path) == []
     code = "from mindloop.cli import main\nassert main(['bench', 'run', 'smoke', '--model', 'scripted/echo']) == 0"
     assert _loaded_after(code.replace("])", ", '--n', '1'])"), tmp_path, ("numpy",)) == []  # exact intervals only
 
 
+@pytest.mark.boundary
 def test_a_built_in_name_reads_no_entry_points(tmp_path: Path) -> None:
     code = (
         "from mindloop.cli import COMMAND_GROUPS, main\n"
@@ -68,7 +71,9 @@ def test_a_built_in_name_reads_no_entry_points(tmp_path: Path) -> None:
 def test_help_lists_each_built_in_group_as_the_group_itself_would(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for name, (_, help_text) in BUILT_IN.items():  # the table's help is the group's own; None marks a second name
+    tables = OWN_HELP | COMMAND_HELP
+    assert sorted(tables) == COMMAND_GROUPS.names()  # every group of mindloop's own entry points
+    for name, help_text in tables.items():  # the table's help is the group's own; None marks a second name
         group = COMMAND_GROUPS.get(name)
         assert help_text == (group.info.help if group.info.name == name else None)
     assert main(["--help"]) == 0
@@ -86,7 +91,7 @@ def test_a_group_loads_when_its_command_runs(tmp_path: Path) -> None:
 def test_help_lists_every_group_and_hides_the_aliases(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--help"]) == 0
     listed = {line.split()[0] for line in capsys.readouterr().out.split("Commands:")[1].splitlines() if line.strip()}
-    aliases = {"claw", "space"}  # second names of mindclaw and tos (mindloop.cli.BUILT_IN)
+    aliases = {"claw", "space"}  # second names of mindclaw and tos (pyproject.toml)
     assert aliases <= set(COMMAND_GROUPS.names())
     assert listed == {"report", "demo", "bench", "runs", "data"} | (set(COMMAND_GROUPS.names()) - aliases)
 

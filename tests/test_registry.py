@@ -5,7 +5,6 @@ import json
 
 import pytest
 
-from mindloop.bench.registry import BUILT_IN
 from mindloop.errors import MindloopError, RegistryError, UnknownNameError
 from mindloop.registry import Registry
 
@@ -52,29 +51,31 @@ def test_bad_targets(target: str, needle: str) -> None:
         r.get("m")
 
 
-def test_built_in_names_read_no_entry_points_and_other_names_do(monkeypatch: pytest.MonkeyPatch) -> None:
-    scans: list[str] = []
+def test_entry_point_groups_are_read_lazily_and_explicit_names_win() -> None:
+    r: Registry[object] = Registry("benchmark", entry_point_group="mindloop.benchmarks")
+    r.register("tomi", len)  # registered before the first lookup: it shadows the installed entry point
+    assert r.get("tomi") is len
+    names = r.names()
+    # mindloop's own pyproject declares these; each system registers its own
+    for name in ("hitom", "mindpower", "claw", "omnitom-stage1", "cwah", "tdw-mat", "tos-active", "smoke"):
+        assert name in names
+    assert r.get("hitom").__name__ == "HiToMBenchmark"
+    assert "from mindloop" in r.describe("hitom")
+
+
+def test_a_name_of_mindloop_is_found_in_its_own_entry_points_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    everyone: list[str] = []
 
     def entry_points(group: str) -> list[importlib.metadata.EntryPoint]:
-        scans.append(group)
-        return [
-            importlib.metadata.EntryPoint("quiz", "json:dumps", group),  # another package's
-            importlib.metadata.EntryPoint("tomi", "json:loads", group),  # a built-in name: the built-in wins
-        ]
+        everyone.append(group)
+        return [importlib.metadata.EntryPoint("quiz", "json:dumps", group)]  # another package's
 
     monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)
-    r: Registry[object] = Registry("benchmark", entry_point_group="mindloop.benchmarks", built_in=BUILT_IN)
+    r: Registry[object] = Registry("benchmark", entry_point_group="mindloop.benchmarks", distribution="mindloop")
     assert "hitom" in r and r.get("hitom").__name__ == "HiToMBenchmark" and r.describe("smoke") == "from mindloop"
-    assert scans == []  # a built-in name is found without reading the entry points
-    assert r.get("quiz") is json.dumps and scans == ["mindloop.benchmarks"]
-    assert r.get("tomi").__name__ == "ToMiBenchmark" and r.names() == sorted({*BUILT_IN, "quiz"})
-    assert scans == ["mindloop.benchmarks"]  # read once
-
-
-def test_explicit_names_win_over_entry_points() -> None:
-    r: Registry[object] = Registry("command group", entry_point_group="mindloop.no-such-group")
-    r.register("tom", len)
-    assert r.get("tom") is len and r.names() == ["tom"]
+    assert everyone == []  # mindloop's own entry points alone were read
+    assert r.get("quiz") is json.dumps and everyone == ["mindloop.benchmarks"]
+    assert "quiz" in r.names() and "tomi" in r.names() and everyone == ["mindloop.benchmarks"]  # read once
 
 
 def test_a_group_nobody_declares_is_empty() -> None:

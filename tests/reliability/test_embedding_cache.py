@@ -122,6 +122,7 @@ def _writer(path: Path, mode: str, n: int) -> subprocess.Popen[str]:
     )
 
 
+@pytest.mark.boundary
 def test_a_write_past_the_file_size_limit_turns_the_cache_off_with_one_warning(tmp_path: Path) -> None:
     path = tmp_path / "embeddings.sqlite"
     out, err = _writer(path, "limit", 50).communicate(timeout=120)
@@ -132,6 +133,7 @@ def test_a_write_past_the_file_size_limit_turns_the_cache_off_with_one_warning(t
     assert EmbeddingCache(path).get(["small"], 4)  # what was written before is intact
 
 
+@pytest.mark.boundary
 def test_two_runs_share_one_cache_at_once(tmp_path: Path) -> None:
     path = tmp_path / "embeddings.sqlite"
     EmbeddingCache(path)  # made once, as a run's open does, before both write the same keys

@@ -1,8 +1,8 @@
-"""The benchmark registry: every benchmark ``mindloop bench run`` knows, mindloop's own and other packages'.
+"""The benchmark registry: every benchmark ``mindloop bench run`` knows, read from package entry points.
 
-mindloop's systems' benchmarks are :data:`BUILT_IN` (``name: "package.module:Class"``); any installed distribution
-adds its own under ``[project.entry-points."mindloop.benchmarks"]`` in its ``pyproject.toml``, read only for a name
-that is not built in (and for a listing), and tests may ``BENCHMARKS.register`` one directly. Entries are
+Each system declares its benchmarks in ``pyproject.toml`` under ``[project.entry-points."mindloop.benchmarks"]``
+(``name = "package.module:Class"``); any installed distribution can add its own the same way (read only for a name
+mindloop's own do not have, and for a listing), and tests may ``BENCHMARKS.register`` one directly. Entries are
 zero-argument factories, imported on first use; the first instance made of each has its declaration checked
 (:func:`mindloop.bench.check.check_declaration`), so a bad declaration is refused before any run. A benchmark may
 also answer to other names (its declaration's ``aliases``), so a system's slug can name a benchmark whose historical
@@ -18,31 +18,10 @@ from mindloop.bench.check import check_declaration
 from mindloop.errors import UnknownNameError
 from mindloop.registry import Registry
 
-__all__ = ["BENCHMARKS", "BUILT_IN", "canonical_name", "get_benchmark"]
-
-BUILT_IN = {
-    "tomi": "mindloop.systems.tom.benchmarks:ToMiBenchmark",
-    "hitom": "mindloop.systems.tom.benchmarks:HiToMBenchmark",
-    "opentom": "mindloop.systems.tom.opentom:OpenToMBenchmark",
-    "bigtom": "mindloop.systems.tom.bigtom:BigToMBenchmark",
-    "mmtom-qa": "mindloop.systems.tom.mmtomqa:MMToMQABenchmark",
-    "fantom": "mindloop.systems.tom.fantom:FanToMBenchmark",
-    "exploretom": "mindloop.systems.tom.exploretom:ExploreToMBenchmark",
-    "simpletom": "mindloop.systems.tom.simpletom:SimpleToMBenchmark",
-    "smoke": "mindloop.bench.smoke:SmokeBenchmark",
-    "mindpower": "mindloop.systems.mindpower.benchmarks:MindPowerBenchmark",
-    "claw": "mindloop.systems.mindclaw.benchmarks:ClawBenchmark",
-    "omnitom-stage1": "mindloop.systems.omnitom.benchmarks:OmniToMStage1Benchmark",
-    "omnitom-stage2": "mindloop.systems.omnitom.benchmarks:OmniToMStage2Benchmark",
-    "cwah": "mindloop.systems.cobel.benchmarks:CwahBenchmark",
-    "tdw-mat": "mindloop.systems.cobel.benchmarks:TdwMatBenchmark",
-    "tos-active": "mindloop.systems.tos.benchmarks:TosActiveBenchmark",
-    "tos-passive": "mindloop.systems.tos.benchmarks:TosPassiveBenchmark",
-}
-"""mindloop's own benchmarks (lazy targets: a lookup imports only the one it names)."""
+__all__ = ["BENCHMARKS", "canonical_name", "get_benchmark"]
 
 BENCHMARKS: Registry[Callable[[], Benchmark]] = Registry(
-    "benchmark", entry_point_group="mindloop.benchmarks", built_in=BUILT_IN
+    "benchmark", entry_point_group="mindloop.benchmarks", distribution="mindloop"
 )
 
 

@@ -27,60 +27,23 @@ if TYPE_CHECKING:  # typer carries its own copy of click; these are the types Ty
     from typer._click.core import Command, Context
     from typer._click.formatting import HelpFormatter
 
-__all__ = ["BUILT_IN", "COMMAND_GROUPS", "app", "main"]
-
-BUILT_IN: dict[str, tuple[str, str | None]] = {
-    "tom": (
-        "mindloop.systems.tom.cli:tom_app",
-        "False-belief question answering on ToMi and Hi-ToM files, and label audits of released ToM datasets.",
-    ),
-    "mindpower": (
-        "mindloop.systems.mindpower.cli:mindpower_app",
-        "MindPower: the Table 2 report of mindpower benchmark runs.",
-    ),
-    "mindclaw": (
-        "mindloop.systems.mindclaw.cli:mindclaw_app",
-        "MindClaw's closed-loop runtime: play a household episode, replay or record windows, mine skills, "
-        "lay out the paper's tables.",
-    ),
-    "claw": ("mindloop.systems.mindclaw.cli:mindclaw_app", None),
-    "omnitom": (
-        "mindloop.systems.omnitom.cli:omnitom_app",
-        "OmniToM: score belief extraction and labelling against gold records; annotate stories with golds.",
-    ),
-    "cobel": (
-        "mindloop.systems.cobel.cli:cobel_app",
-        "CoBel-World: play a C-WAH or TDW-MAT episode with a symbolic team and show its messages and beliefs; "
-        "lay out the paper's Tables 2 and 3 from C-WAH runs.",
-    ),
-    "tos": (
-        "mindloop.systems.tos.cli:tos_app",
-        "Theory-of-Space scenes: render observations, generate scenes, run explorers.",
-    ),
-    "space": ("mindloop.systems.tos.cli:tos_app", None),
-    "compare": (
-        "mindloop.cli.compare:compare_app",
-        "Compare runs (or suites) paired on the samples they share: metrics with 95% intervals and reference "
-        "policies, paired differences, McNemar tests, which run is better where, and the samples where they disagree.",
-    ),
-    "suite": (
-        "mindloop.cli.suite:suite_app",
-        "Run every benchmark that has a model-driven agent with one model and one preset (one suite id), "
-        "list suites, and report a suite as each paper's headline table.",
-    ),
-    "board": (
-        "mindloop.cli.board:board_app",
-        "One HTML page over every run and suite in the store: a leaderboard per benchmark, filters, sorting, and "
-        "links to each run's report and to compare.",
-    ),
-}
-"""mindloop's own command groups: the group's typer app, and its help (what ``--help`` lists without importing the
-group and its system; a test keeps it equal to the app's own), or ``None`` for a hidden second name of a group."""
+__all__ = ["COMMAND_GROUPS", "OWN_HELP", "app", "main"]
 
 COMMAND_GROUPS: Registry[typer.Typer] = Registry(
-    "command group", entry_point_group="mindloop.commands", built_in={k: target for k, (target, _) in BUILT_IN.items()}
+    "command group", entry_point_group="mindloop.commands", distribution="mindloop"
 )
-"""Command groups by name: :data:`BUILT_IN`, and other packages' ``mindloop.commands`` entry points."""
+"""Command groups by name, read from the ``mindloop.commands`` entry points (each system registers its own)."""
+
+OWN_HELP = {
+    "compare": "Compare runs (or suites) paired on the samples they share: metrics with 95% intervals and reference "
+    "policies, paired differences, McNemar tests, which run is better where, and the samples where they disagree.",
+    "suite": "Run every benchmark that has a model-driven agent with one model and one preset (one suite id), "
+    "list suites, and report a suite as each paper's headline table.",
+    "board": "One HTML page over every run and suite in the store: a leaderboard per benchmark, filters, sorting, and "
+    "links to each run's report and to compare.",
+}
+"""The help of the command line's own lazy groups; with each system's (:data:`mindloop.systems.COMMAND_HELP`), what
+``--help`` lists without importing a group (a test keeps both equal to the groups' own help)."""
 
 
 def _load_group(name: str) -> Command | None:
@@ -140,7 +103,7 @@ class _LazyGroups(TyperGroup):
         return sorted(own + [name for name in COMMAND_GROUPS.names() if name not in own])
 
     listing = False
-    """While ``--help`` lists the commands: a built-in group not loaded yet is listed from :data:`BUILT_IN`."""
+    """While ``--help`` lists the commands: mindloop's own groups are listed from their help tables, not imported."""
 
     def format_commands(self, ctx: Context, formatter: HelpFormatter) -> None:
         self.listing = True
@@ -151,9 +114,12 @@ class _LazyGroups(TyperGroup):
 
     def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
         command = super().get_command(ctx, cmd_name)
-        if command is None and self.listing and cmd_name in BUILT_IN:
-            help_text = BUILT_IN[cmd_name][1]
-            return TyperGroup(name=cmd_name, help=help_text, hidden=help_text is None)
+        if command is None and self.listing:
+            from mindloop.systems import COMMAND_HELP
+
+            known = OWN_HELP | COMMAND_HELP
+            if cmd_name in known:
+                return TyperGroup(name=cmd_name, help=known[cmd_name], hidden=known[cmd_name] is None)
         if command is None and cmd_name in COMMAND_GROUPS:
             command = _load_group(cmd_name)
             if command is not None:
