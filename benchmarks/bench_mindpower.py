@@ -35,17 +35,17 @@ import sys
 import time
 from pathlib import Path
 
-from mindloop.bench.api import AgentContext, SampleRecord
-from mindloop.bench.options import validate_options
-from mindloop.metrics.embeddings import MiniLMEncoder, encoder_available
-from mindloop.metrics.text import BERTSCORE_NAME, TextSimilarity
-from mindloop.systems.mindpower.benchmarks import MindPowerBenchmark
-from mindloop.systems.mindpower.metrics import LAYERS, action_scores, layer_similarity
-from mindloop.systems.mindpower.rewards import MindPowerReward
-from mindloop.worlds.household.scenarios import generate_scenarios
+# the rest is imported where used: with --runs this process stays small (a child's peak RSS counts its parent's
+# pages until it execs)
+from mindloop.metrics.embeddings import encoder_available
 
 
 def bench_similarity(n: int) -> None:
+    from mindloop.metrics.embeddings import MiniLMEncoder
+    from mindloop.metrics.text import BERTSCORE_NAME, TextSimilarity
+    from mindloop.systems.mindpower.metrics import LAYERS, layer_similarity
+    from mindloop.worlds.household.scenarios import generate_scenarios
+
     golds = [s.gold.layers() for s in generate_scenarios(n, 0)]
     preds = [s.gold.layers() for s in generate_scenarios(n, 1)]
     distinct = len({t for row in golds + preds for t in row.values()})
@@ -68,6 +68,10 @@ def bench_similarity(n: int) -> None:
 
 
 def bench_actions(n: int) -> None:
+    from mindloop.systems.mindpower.metrics import action_scores
+    from mindloop.systems.mindpower.rewards import MindPowerReward
+    from mindloop.worlds.household.scenarios import generate_scenarios
+
     golds = generate_scenarios(n, 0)
     preds = generate_scenarios(n, 1)
     start = time.perf_counter()
@@ -86,6 +90,10 @@ def bench_actions(n: int) -> None:
 
 
 def bench_reference() -> None:
+    from mindloop.bench.api import AgentContext, SampleRecord
+    from mindloop.bench.options import validate_options
+    from mindloop.systems.mindpower.benchmarks import MindPowerBenchmark
+
     bench = MindPowerBenchmark()
     start = time.perf_counter()
     samples = bench.samples(None, 0, validate_options(bench, {"similarity": "off"}))
@@ -135,21 +143,21 @@ def _child(argv: list[str], src: str | None, home: str) -> tuple[float, float, i
     return time.perf_counter() - start, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
 
 
-def floor(texts: list[str], n: int) -> float:
-    """The encoder's own batched speed, seconds a sentence: ``SentenceTransformer.encode`` (length-sorted batches of
-    64, what the library does) on ``n`` of ``texts`` drawn with a fixed seed, after a warm-up."""
-    import random
-
-    from sentence_transformers import SentenceTransformer
-
-    from mindloop.metrics.embeddings import encoder_path
-
-    model = SentenceTransformer(str(encoder_path()), device="cpu")
-    picked = random.Random(0).sample(texts, min(n, len(texts)))
-    model.encode(picked[:64], batch_size=64)
-    start = time.perf_counter()
-    model.encode(picked, batch_size=64)
-    return (time.perf_counter() - start) / len(picked)
+_FLOOR = """
+import json, random, sys, time
+from sentence_transformers import SentenceTransformer
+from mindloop.metrics.embeddings import encoder_path
+texts, n = json.load(open(sys.argv[1], encoding="utf-8")), int(sys.argv[2])
+model = SentenceTransformer(str(encoder_path()), device="cpu")
+picked = random.Random(0).sample(texts, min(n, len(texts)))
+model.encode(picked[:64], batch_size=64)
+start = time.perf_counter()
+model.encode(picked, batch_size=64)
+print((time.perf_counter() - start) / len(picked))
+"""
+"""The floor: the encoder's own batched speed, seconds a sentence, ``SentenceTransformer.encode`` (length-sorted
+batches of 64, what the library does) on ``n`` of the texts drawn with a fixed seed, after a warm-up; in a child
+process, so that this one stays small (a child's peak RSS counts its parent's pages until it execs)."""
 
 
 def bench_runs(label: str, src: str | None, repeat: int, floor_texts: int) -> None:
@@ -164,7 +172,11 @@ def bench_runs(label: str, src: str | None, repeat: int, floor_texts: int) -> No
             return
         run_texts = json.loads(texts.read_text(encoding="utf-8"))
         distinct = list(dict.fromkeys(run_texts["preds"] + run_texts["golds"]))
-        per_text = floor(distinct, floor_texts)
+        (Path(tmp) / "distinct.json").write_text(json.dumps(distinct), encoding="utf-8")
+        import subprocess
+
+        floor_argv = [sys.executable, "-c", _FLOOR, str(Path(tmp) / "distinct.json"), str(floor_texts)]
+        per_text = float(subprocess.run(floor_argv, capture_output=True, text=True, check=True).stdout.split()[-1])
         used = min(floor_texts, len(distinct))
         print(f"    floor: {1000 * per_text:.2f} ms a sentence (SentenceTransformer.encode, batches of 64, {used} of "
               f"the run's {len(distinct)} distinct texts)", flush=True)  # fmt: skip
@@ -215,10 +227,7 @@ def main() -> int:
     parser.add_argument("--floor-texts", type=int, default=2000, help="texts the floor is timed on with --runs")
     args = parser.parse_args()
     if args.runs:
-        if args.threads:  # the floor here and the runs' torch in each child (OMP_NUM_THREADS)
-            import torch
-
-            torch.set_num_threads(args.threads)
+        if args.threads:  # torch's threads in each child, the floor's included
             os.environ["OMP_NUM_THREADS"] = str(args.threads)
         threads = args.threads or "torch's default"
         print(f"cpus {os.cpu_count()}, load average {os.getloadavg()[0]:.2f}, torch threads: {threads}")
