@@ -15,7 +15,6 @@ import importlib.util
 import os
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -120,61 +119,41 @@ def minilm() -> MiniLMEncoder:
 
 
 _WEIGHTS: dict[tuple[str, str], Any] = {}
-"""Models loaded this session, by constructor (``st``, ``bertscore``) and the arguments it was given."""
+"""What the MiniLM encoder's loader loaded this session, by loader and the arguments it was given."""
 _WEIGHTS_LOCK = threading.Lock()
-
-
-@contextmanager
-def _memoized(module_name: str, attr: str, kind: str) -> Iterator[None]:
-    """While inside: ``module_name.attr(...)`` (a model's constructor) gives the instance built before with the same
-    arguments this session, else builds and keeps it. Nothing is patched when the module cannot be imported (the
-    caller's own import then fails as it would)."""
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError:
-        yield
-        return
-    real = getattr(module, attr)
-
-    def build(*args: Any, **kwargs: Any) -> Any:
-        key = (kind, repr((args, sorted(kwargs.items()))))
-        if key not in _WEIGHTS:
-            _WEIGHTS[key] = real(*args, **kwargs)
-        return _WEIGHTS[key]
-
-    setattr(module, attr, build)
-    try:
-        yield
-    finally:
-        setattr(module, attr, real)
 
 
 @pytest.fixture(scope="session", autouse=True)
 def _each_encoder_loaded_once() -> Iterator[None]:
-    """Every MiniLM Sentence-Transformer and BERTScore scorer a test or a benchmark builds in this process comes from
-    one load a session for the same arguments (a load costs seconds; each MindPower or OmniToM Stage 1 benchmark
-    makes its own encoder). Only the constructor is shared: mindloop's loaders run whole each time, so a missing
-    package or missing weights still fail as they do for a user. The models are used for inference only."""
+    """Every MiniLM encoder a test or a benchmark builds in this process gets its tokenizer and weights from one load a
+    session (a load costs seconds; each MindPower or OmniToM Stage 1 benchmark makes its own encoder). Only
+    transformers' ``from_pretrained`` is shared, and only inside :meth:`MiniLMEncoder._load`: mindloop's loader runs
+    whole each time, so a missing package or missing weights still fail as they do for a user. The model is used
+    for inference only."""
     from mindloop.metrics.embeddings import MiniLMEncoder
-    from mindloop.metrics.text import TextSimilarity
 
-    load_encoder, load_scorer = MiniLMEncoder._load_locked, TextSimilarity.bert_scorer
+    load = MiniLMEncoder._load
 
-    def encoder(self: MiniLMEncoder) -> Any:
-        if self._model is not None:
-            return self._model
-        with _WEIGHTS_LOCK, _memoized("sentence_transformers", "SentenceTransformer", "st"):
-            return load_encoder(self)
+    def shared_load(self: MiniLMEncoder) -> Any:
+        try:
+            transformers = importlib.import_module("transformers")
+        except ImportError:
+            return load(self)  # the loader's own error
+        with _WEIGHTS_LOCK, pytest.MonkeyPatch.context() as mp:
+            for owner in (transformers.AutoTokenizer, transformers.AutoModel):
+                real = owner.from_pretrained
 
-    def scorer(self: TextSimilarity) -> Any:
-        if self._scorer is not None:
-            return self._scorer
-        with _WEIGHTS_LOCK, _memoized("bert_score", "BERTScorer", "bertscore"):
-            return load_scorer(self)
+                def build(*args: Any, _real: Any = real, _kind: str = owner.__name__, **kwargs: Any) -> Any:
+                    key = (_kind, repr((args, sorted(kwargs.items()))))
+                    if key not in _WEIGHTS:
+                        _WEIGHTS[key] = _real(*args, **kwargs)
+                    return _WEIGHTS[key]
+
+                mp.setattr(owner, "from_pretrained", build)
+            return load(self)
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(MiniLMEncoder, "_load_locked", encoder)
-        mp.setattr(TextSimilarity, "bert_scorer", scorer)
+        mp.setattr(MiniLMEncoder, "_load", shared_load)
         yield
 
 

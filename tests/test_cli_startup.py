@@ -9,8 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.core import TyperGroup
 
-from mindloop.cli import COMMAND_GROUPS, main
+import mindloop.cli as cli
+from mindloop.cli import COMMAND_GROUPS, OWN_HELP, main
+from mindloop.systems import COMMAND_HELP
 
 # Modules only the research systems and their worlds need; `mindloop bench run smoke` needs none of them.
 _SYSTEMS = ("gymnasium", "pettingzoo", "mindloop.worlds.household", "mindloop.systems.mindclaw", "mindloop.systems.tos")
@@ -49,6 +52,40 @@ def test_a_scripted_run_loads_no_http_client_and_no_scipy_stats(tmp_path: Path) 
     assert _loaded_after(code, tmp_path, ("httpx", "scipy.stats", "scipy.special", "mindloop.beliefs")) == []
 
 
+@pytest.mark.boundary
+def test_help_loads_no_system_and_a_one_sample_run_no_numpy(tmp_path: Path) -> None:
+    assert _loaded_after("from mindloop.cli import main\nassert main(['--help']) == 0", tmp_path) == []
+    code = "from mindloop.cli import main\nassert main(['bench', 'run', 'smoke', '--model', 'scripted/echo']) == 0"
+    assert _loaded_after(code.replace("])", ", '--n', '1'])"), tmp_path, ("numpy",)) == []  # exact intervals only
+
+
+@pytest.mark.boundary
+def test_a_built_in_name_reads_no_entry_points(tmp_path: Path) -> None:
+    code = (
+        "from mindloop.cli import COMMAND_GROUPS, main\n"
+        "from mindloop.bench.registry import BENCHMARKS\n"
+        "assert main(['bench', 'run', 'smoke', '--model', 'scripted/echo', '--n', '1']) == 0\n"
+        "assert main(['mindpower', '--help']) == 0\n"
+        "assert not BENCHMARKS._scanned and not COMMAND_GROUPS._scanned\n"
+    )
+    _loaded_after(code, tmp_path)  # its assertions run in the child, which must exit 0
+
+
+def test_help_lists_each_built_in_group_as_the_group_itself_would(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tables = OWN_HELP | COMMAND_HELP
+    assert sorted(tables) == COMMAND_GROUPS.names()  # every group of mindloop's own entry points
+    for name, help_text in tables.items():  # the table's help is the group's own; None marks a second name
+        group = COMMAND_GROUPS.get(name)
+        assert help_text == (group.info.help if group.info.name == name else None)
+    assert main(["--help"]) == 0
+    from_table = capsys.readouterr().out
+    monkeypatch.setattr(cli._LazyGroups, "format_commands", TyperGroup.format_commands)  # every group loaded
+    assert main(["--help"]) == 0
+    assert capsys.readouterr().out == from_table
+
+
 @pytest.mark.boundary  # a fresh interpreter's modules
 def test_a_group_loads_when_its_command_runs(tmp_path: Path) -> None:
     code = "from mindloop.cli import main\nassert main(['mindclaw', '--help']) == 0"
@@ -85,7 +122,10 @@ def test_a_household_benchmark_loads_without_gymnasium_or_numpy(tmp_path: Path, 
     # Gymnasium and NumPy are a quarter of a second of imports: the household world and its scenarios need neither
     # (only its Gymnasium environment does), so `bench run mindpower` prints its first line without them
     code = f"from mindloop.bench.registry import get_benchmark\nget_benchmark({name!r})"
-    assert _loaded_after(code, tmp_path, ("gymnasium", "numpy")) == []
+    heavy = ("gymnasium", "numpy", "torch", "transformers", "nltk")  # the encoder and ROUGE load where they score
+    made = f"\nfrom mindloop.bench.options import validate_options\nb = get_benchmark({name!r})"
+    made += "\nb.samples(3, 0, validate_options(b, {}))"
+    assert _loaded_after(code + made, tmp_path, heavy) == []
     code += "\nfrom mindloop.worlds.household import ENV_ID\nimport gymnasium\ngymnasium.make(ENV_ID).reset(seed=0)"
     assert _loaded_after(code, tmp_path, ("gymnasium", "numpy")) == ["gymnasium", "numpy"]
 

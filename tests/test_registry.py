@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import importlib.metadata
+import json
+
 import pytest
 
 from mindloop.errors import MindloopError, RegistryError, UnknownNameError
@@ -58,6 +61,21 @@ def test_entry_point_groups_are_read_lazily_and_explicit_names_win() -> None:
         assert name in names
     assert r.get("hitom").__name__ == "HiToMBenchmark"
     assert "from mindloop" in r.describe("hitom")
+
+
+def test_a_name_of_mindloop_is_found_in_its_own_entry_points_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    everyone: list[str] = []
+
+    def entry_points(group: str) -> list[importlib.metadata.EntryPoint]:
+        everyone.append(group)
+        return [importlib.metadata.EntryPoint("quiz", "json:dumps", group)]  # another package's
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)
+    r: Registry[object] = Registry("benchmark", entry_point_group="mindloop.benchmarks", distribution="mindloop")
+    assert "hitom" in r and r.get("hitom").__name__ == "HiToMBenchmark" and r.describe("smoke") == "from mindloop"
+    assert everyone == []  # mindloop's own entry points alone were read
+    assert r.get("quiz") is json.dumps and everyone == ["mindloop.benchmarks"]
+    assert "quiz" in r.names() and "tomi" in r.names() and everyone == ["mindloop.benchmarks"]  # read once
 
 
 def test_a_group_nobody_declares_is_empty() -> None:

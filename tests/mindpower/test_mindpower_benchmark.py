@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
+import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -16,6 +18,7 @@ from mindloop.bench.options import validate_options
 from mindloop.bench.runner import RunRequest, run_benchmark
 from mindloop.bench.store import RunStore
 from mindloop.errors import DependencyError, InvalidArgumentError, ModelError
+from mindloop.models.base import ModelOptions
 from mindloop.systems.mindpower import (
     ModelHierarchyAgent,
     SymbolicHierarchyAgent,
@@ -24,7 +27,7 @@ from mindloop.systems.mindpower import (
 )
 from mindloop.systems.mindpower.benchmarks import MindPowerBenchmark
 from mindloop.systems.mindpower.metrics import BPC_PROMPT
-from mindloop.worlds.household.scenarios import FALSE_BELIEF, IMPLICIT_GOAL, Scenario
+from mindloop.worlds.household.scenarios import FALSE_BELIEF, IMPLICIT_GOAL, Scenario, mindpower_sim
 
 from .conftest import by_subtype
 
@@ -121,24 +124,39 @@ def test_symbolic_run_with_similarity_reports_every_layer() -> None:
 
 
 @pytest.mark.metrics
-def test_each_samples_scores_do_not_depend_on_the_samples_in_flight(tmp_path: Path) -> None:
-    """Twelve samples scored one at a time and eight at once (the runner's default concurrency): every B and S the
-    same to the last digit (encoder passes that padded several samples together differed at 1e-7), and every one a
-    real score (a sample whose layers waited behind others' could come back with none, stored as zeros)."""
+def test_each_samples_scores_do_not_depend_on_the_samples_in_flight_or_the_cache(tmp_path: Path) -> None:
+    """Twelve samples scored one at a time on an empty embedding cache, eight at once (the runner's default
+    concurrency) on the cache that run filled, and eight at once with ``--cache off``: every B and S the same to the
+    last digit, and every one a real score (a sample whose layers waited behind others' could come back with none,
+    stored as zeros). The cache holds the gold texts alone, and ``--cache off`` neither reads nor writes it."""
     scores = []
+    cache = Path(os.environ["MINDLOOP_HOME"]) / "embeddings.sqlite"
     with RunStore(tmp_path / "runs.sqlite") as store:
-        for concurrency in (1, 8):
-            run = run_benchmark(RunRequest("mindpower", n=12, concurrency=concurrency), store=store, progress=False)
+        for concurrency, switch in ((1, "auto"), (8, "auto"), (8, "off")):
+            request = RunRequest("mindpower", n=12, concurrency=concurrency, model_options=ModelOptions(cache=switch))
+            if switch == "off":
+                cache.rename(tmp_path / "kept.sqlite")
+            run = run_benchmark(request, store=store, progress=False)
             scores.append({r.sample.id: r.scores for r in store.records(run.run_id)})
-    assert scores[0] == scores[1]
+            if switch == "auto":
+                helped = [s for s in mindpower_sim("test") if not s.control][:12]  # the run's samples: no controls
+                golds = {t.strip() for s in helped for t in s.gold.layers().values() if t.strip()}
+                assert _count(cache) == len(golds)
+    assert not cache.exists()
+    assert scores[0] == scores[1] == scores[2]
     similarity = [v for s in scores[1].values() for k, v in s.items() if k.startswith(("bertscore_", "st_"))]
     assert len(similarity) == 12 * 12 and min(similarity) > 0.9  # the symbolic agent answers with the gold
+
+
+def _count(path: Path) -> int:
+    with sqlite3.connect(path) as conn:
+        return int(conn.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0])
 
 
 def test_similarity_option_follows_the_installed_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     import mindloop.systems.mindpower.benchmarks as module
 
-    monkeypatch.setattr(module, "similarity_available", lambda: False)
+    monkeypatch.setattr(module, "encoder_available", lambda: False)
     bench = MindPowerBenchmark()
     assert bench.samples(1, 0, validate_options(bench, {}))[0].input["settings"]["similarity"] == "off"
     with pytest.raises(DependencyError, match="mindloop\\[metrics\\]"):

@@ -1,83 +1,101 @@
-"""BERTScore and Sentence-Transformer similarity, checked against each library's own pipeline."""
+"""BERTScore and Sentence-Transformer similarity, checked against each library scoring every pair on its own."""
 
 from __future__ import annotations
 
 import sys
-from collections import defaultdict
-from typing import Any
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from mindloop.errors import DependencyError, InvalidArgumentError
+from mindloop.metrics.embedding_cache import EmbeddingCache
 from mindloop.metrics.embeddings import MiniLMEncoder, encoder_path
-from mindloop.metrics.text import TextSimilarity
+from mindloop.metrics.text import PairSimilarity, TextSimilarity
 from mindloop.systems.mindpower.metrics import layer_similarity
 
+LONG = " ".join(["the apple is in the fridge"] * 60)  # > 256 word pieces: pooled from the first 256
 CANDS = [
     "I want to help Alice find the apple.",
     "I believe the apple is in the fridge.",
     "walk(fridge), open(fridge), pick(apple)",
-    "The fire hydrant blocks his path.",
+    "The fire hydrant blocks his path.",  # a token of it has a negative best cosine against its reference
+    "Bob thinks the keys are still on the sofa.",
+    "wait()",
+    LONG,
 ]
 REFS = [
     "I want to assist Alice in retrieving her apple.",
     "I believe the apple is in the fridge.",
     "walk(fridge), open(fridge), pick(apple), walk(alice)",
-    "Alice is thirsty and wants water.",
+    "I want to take the organic carrot out of the old fridge and hand it to Aisha.",
+    "Bob believes his keys are on the sofa.",
+    "wait()",
+    "the apple is in the fridge",
 ]
 
 pytestmark = pytest.mark.metrics
 
 
-def test_matches_bert_score_and_sentence_transformers(similarity: TextSimilarity) -> None:
-    import bert_score.utils as bs
+def _flat(rows: list[PairSimilarity]) -> list[float]:
+    return [v for r in rows for v in (r.bertscore_precision, r.bertscore_recall, r.bertscore_f1, r.st_cosine)]
 
-    model = similarity.encoder.sentence_transformer()
-    tok = model.tokenizer
-    idf = defaultdict(lambda: 1.0)
-    idf[tok.sep_token_id] = 0
-    idf[tok.cls_token_id] = 0
-    expected = bs.bert_cos_score_idf(model[0].auto_model, REFS, CANDS, tok, idf, batch_size=8, device="cpu")
+
+@pytest.fixture(scope="module")
+def alone() -> list[tuple[float, float, float, float]]:
+    """Each pair scored on its own by the libraries: ``bert_score.score`` (the offline weights, all 6 layers, no
+    idf, no rescaling, its default batch) and the cosine of ``SentenceTransformer.encode``'s normalised vectors."""
+    import bert_score
+    from sentence_transformers import SentenceTransformer
+
+    st = SentenceTransformer(str(encoder_path()), device="cpu")
+    out = []
+    for c, r in zip(CANDS, REFS, strict=True):
+        p, rec, f = bert_score.score([c], [r], model_type=str(encoder_path()), num_layers=6, device="cpu")
+        u, v = st.encode([c, r], normalize_embeddings=True)
+        out.append((float(p[0]), float(rec[0]), float(f[0]), float(np.dot(u, v))))
+    return out
+
+
+def test_every_pair_scores_as_the_libraries_score_it_alone(
+    similarity: TextSimilarity, alone: list[tuple[float, float, float, float]]
+) -> None:
     got = similarity.score(CANDS, REFS)
-    for g, e in zip(got, expected.tolist(), strict=True):
-        assert (g.bertscore_precision, g.bertscore_recall, g.bertscore_f1) == pytest.approx(tuple(e), abs=1e-5)
-    emb = similarity.encoder.encode(CANDS + REFS)
-    for i, g in enumerate(got):
-        assert g.st_cosine == pytest.approx(float(np.dot(emb[i], emb[len(CANDS) + i])), abs=1e-5)
+    for g, (p, r, f, cos) in zip(got, alone, strict=True):
+        assert g.bertscore_precision == pytest.approx(min(1.0, p), abs=1e-6)
+        assert g.bertscore_recall == pytest.approx(min(1.0, r), abs=1e-6)
+        assert g.bertscore_f1 == pytest.approx(min(1.0, f), abs=1e-6)
+        assert g.st_cosine == pytest.approx(min(1.0, cos), abs=1e-6)
+    assert got[5].bertscore_f1 == pytest.approx(1.0) and got[0].bertscore_f1 < 0.99
 
 
-def test_bertscore_equals_bert_score_score_called_directly(similarity: TextSimilarity) -> None:
-    # The library's one-call API on the same offline weights: 6 layers (all of MiniLM's), no idf, no rescaling,
-    # its default (slow) tokenizer and batch size; mindloop's scores must be the same numbers.
+def test_no_score_depends_on_the_texts_that_shared_its_pass(similarity: TextSimilarity) -> None:
+    together = similarity.score(CANDS, REFS)
+    one_by_one = [similarity.score([c], [r])[0] for c, r in zip(CANDS, REFS, strict=True)]
+    assert _flat(together) == _flat(one_by_one)  # bit for bit, not approximately
+    reordered = similarity.score(CANDS[::-1], REFS[::-1])[::-1]
+    assert _flat(reordered) == _flat(together)
+
+
+def test_bert_score_in_its_batches_moves_a_score_that_a_pair_alone_does_not(
+    similarity: TextSimilarity, alone: list[tuple[float, float, float, float]]
+) -> None:
+    # Why pairs are matched alone: bert-score pads a batch's pairs and multiplies by the mask, so the hydrant
+    # sentence's negative best cosine becomes the padding's 0 once a longer pair shares its batch.
     import bert_score
 
-    cands = [*CANDS, "Bob thinks the keys are still on the sofa.", "wait()"]
-    refs = [*REFS, "Bob believes his keys are on the sofa.", "wait()"]
-    p, r, f = bert_score.score(cands, refs, model_type=str(encoder_path()), num_layers=6, device="cpu")
-    got = similarity.score(cands, refs)
-    assert [g.bertscore_precision for g in got] == pytest.approx([min(1.0, x) for x in p.tolist()], abs=1e-6)
-    assert [g.bertscore_recall for g in got] == pytest.approx([min(1.0, x) for x in r.tolist()], abs=1e-6)
-    assert [g.bertscore_f1 for g in got] == pytest.approx([min(1.0, x) for x in f.tolist()], abs=1e-6)
-    assert got[-1].bertscore_f1 == pytest.approx(1.0) and got[0].bertscore_f1 < 0.99
+    _, _, f = bert_score.score(CANDS[3:5], REFS[3:5], model_type=str(encoder_path()), num_layers=6, device="cpu")
+    assert abs(float(f[0]) - alone[3][2]) > 1e-5
+    assert similarity.score(CANDS[3:5], REFS[3:5])[0].bertscore_f1 == pytest.approx(alone[3][2], abs=1e-6)
 
 
-def test_st_cosine_is_the_same_with_or_without_the_shared_forward_pass(similarity: TextSimilarity) -> None:
-    # The ST score normally reuses BERTScorer's forward pass; a sentence over the Sentence-Transformer's 256-token
-    # limit, or a scorer that does not expose its model, falls back to SentenceTransformer.encode itself.
-    long = " ".join(["the apple is in the fridge"] * 60)  # > 256 word pieces
-    cands, refs = [*CANDS, long], [*REFS, "the apple is in the fridge"]
-    emb = similarity.encoder.encode(cands + refs)
-    expected = [float(np.dot(emb[i], emb[len(cands) + i])) for i in range(len(cands))]
-    assert [g.st_cosine for g in similarity.score(cands, refs)] == pytest.approx(expected, abs=1e-5)
-
-    class OnlyScore:  # the public API alone: no model to hook
-        def __init__(self, inner: Any) -> None:
-            self.score = inner.score
-
-    hidden = TextSimilarity(similarity.encoder)
-    hidden._scorer = OnlyScore(similarity.bert_scorer())
-    assert [g.st_cosine for g in hidden.score(cands, refs)] == pytest.approx(expected, abs=1e-5)
+def test_references_come_from_the_cache_as_they_were_computed(similarity: TextSimilarity, tmp_path: Path) -> None:
+    cache = EmbeddingCache(tmp_path / "embeddings.sqlite")
+    first = similarity.score(CANDS, REFS, cache)
+    with cache._connect() as conn:  # the references alone are kept: a model's replies change every run
+        assert conn.execute("SELECT COUNT(*) FROM embeddings").fetchone()[0] == len(set(REFS))
+    warm = similarity.score(CANDS, REFS, EmbeddingCache(tmp_path / "embeddings.sqlite"))
+    assert _flat(warm) == _flat(first) == _flat(similarity.score(CANDS, REFS))
 
 
 def test_properties(similarity: TextSimilarity) -> None:
@@ -85,16 +103,9 @@ def test_properties(similarity: TextSimilarity) -> None:
     assert same.bertscore_f1 == pytest.approx(1.0) and same.st_cosine == pytest.approx(1.0)
     assert 1.0 > para.st_cosine > other.st_cosine and 1.0 > para.bertscore_f1 > other.bertscore_f1
     assert (empty.bertscore_f1, empty.st_cosine) == (0.0, 0.0)
-    # batching and chunking do not change results
-    small = TextSimilarity(similarity.encoder, batch_size=1, chunk_pairs=2)
-
-    def flat(rows: list) -> list[float]:
-        return [v for r in rows for v in (r.bertscore_precision, r.bertscore_recall, r.bertscore_f1, r.st_cosine)]
-
-    assert flat(small.score(CANDS, REFS)) == pytest.approx(flat(similarity.score(CANDS, REFS)), abs=1e-5)
 
 
-def test_layer_similarity_batches_every_layer(similarity: TextSimilarity) -> None:
+def test_layer_similarity_scores_every_layer(similarity: TextSimilarity) -> None:
     gold = {"belief": REFS[1], "action": REFS[2]}
     rows = layer_similarity([{"belief": CANDS[1]}, {"action": REFS[2]}], [gold, gold], similarity, ["belief", "action"])
     assert rows[0]["belief"].bertscore_f1 == pytest.approx(1.0) and rows[0]["action"].st_cosine == 0.0
@@ -105,9 +116,9 @@ def test_layer_similarity_batches_every_layer(similarity: TextSimilarity) -> Non
         similarity.score(["a"], [])
 
 
-def test_missing_bert_score_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "bert_score", None)  # what an install without the extra sees
+def test_a_missing_library_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "transformers", None)  # what an install without the extra sees
     sim = TextSimilarity(MiniLMEncoder(device="cpu"))
     assert sim.score(["", "x"], ["y", " "])[0].bertscore_f1 == 0.0  # nothing to score: nothing is loaded
-    with pytest.raises(DependencyError, match=r"bert_score is missing\): pip install 'mindloop\[metrics\]'"):
+    with pytest.raises(DependencyError, match=r"transformers is missing\): pip install 'mindloop\[metrics\]'"):
         sim.score(["a cat"], ["a dog"])

@@ -25,10 +25,12 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from mindloop.errors import InvalidArgumentError
+
+if TYPE_CHECKING:  # imported by the tests that need it: an exact interval needs none
+    import numpy as np
 
 __all__ = [
     "ADJUSTMENT",
@@ -79,9 +81,9 @@ def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     return low, high
 
 
-def is_binary(values: np.ndarray) -> bool:
+def is_binary(values: Sequence[float] | np.ndarray) -> bool:
     """Whether every value is 0 or 1 (a correct/incorrect score), and there is at least one."""
-    return bool(len(values)) and bool(np.all((values == 0) | (values == 1)))
+    return len(values) > 0 and all(v == 0 or v == 1 for v in values)
 
 
 def sign_flip_p(diffs: Sequence[float] | np.ndarray, *, seed: int = 0) -> float:
@@ -92,6 +94,8 @@ def sign_flip_p(diffs: Sequence[float] | np.ndarray, *, seed: int = 0) -> float:
     >>> sign_flip_p([0.5, -0.5, 0.0])
     1.0
     """
+    import numpy as np
+
     d = np.asarray(diffs, dtype=float)
     d = d[np.isfinite(d) & (d != 0)]
     if not len(d):

@@ -1,11 +1,12 @@
 """The benchmark registry: every benchmark ``mindloop bench run`` knows, read from package entry points.
 
 Each system declares its benchmarks in ``pyproject.toml`` under ``[project.entry-points."mindloop.benchmarks"]``
-(``name = "package.module:Class"``); any installed distribution can add its own the same way, and tests may
-``BENCHMARKS.register`` one directly. Entries are zero-argument factories, imported on first use; the first
-instance made of each has its declaration checked (:func:`mindloop.bench.check.check_declaration`), so a bad
-declaration is refused before any run. A benchmark may also answer to other names (its declaration's
-``aliases``), so a system's slug can name a benchmark whose historical name differs (``mindclaw`` for ``claw``).
+(``name = "package.module:Class"``); any installed distribution can add its own the same way (read only for a name
+mindloop's own do not have, and for a listing), and tests may ``BENCHMARKS.register`` one directly. Entries are
+zero-argument factories, imported on first use; the first instance made of each has its declaration checked
+(:func:`mindloop.bench.check.check_declaration`), so a bad declaration is refused before any run. A benchmark may
+also answer to other names (its declaration's ``aliases``), so a system's slug can name a benchmark whose historical
+name differs (``mindclaw`` for ``claw``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from mindloop.registry import Registry
 
 __all__ = ["BENCHMARKS", "canonical_name", "get_benchmark"]
 
-BENCHMARKS: Registry[Callable[[], Benchmark]] = Registry("benchmark", entry_point_group="mindloop.benchmarks")
+BENCHMARKS: Registry[Callable[[], Benchmark]] = Registry(
+    "benchmark", entry_point_group="mindloop.benchmarks", distribution="mindloop"
+)
 
 
 def canonical_name(name: str) -> str:

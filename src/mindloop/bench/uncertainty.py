@@ -30,14 +30,15 @@ import math
 import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from mindloop.bench.declaration import Metric
 from mindloop.bench.inference import MIN_N, PROPORTION_METHOD, clopper_pearson, holm, is_binary, sign_flip_p
 from mindloop.bench.records import SampleRecord
 from mindloop.errors import InvalidArgumentError
+
+if TYPE_CHECKING:  # imported where a bootstrap is drawn: a run of fewer than MIN_N samples draws none
+    import numpy as np
 
 __all__ = [
     "LEVEL",
@@ -202,9 +203,12 @@ def paired_p_value(diffs: np.ndarray) -> float:
     """The two-sided bootstrap p-value of paired differences: twice the smaller share of resampled differences
     on either side of zero (zero counted on both sides), with the ``+1`` that keeps it above zero.
 
+    >>> import numpy as np
     >>> paired_p_value(np.array([1.0, 2.0, 3.0])), paired_p_value(np.zeros(9))
     (0.5, 1.0)
     """
+    import numpy as np
+
     d = diffs[np.isfinite(diffs)]
     if not len(d):
         return 1.0
@@ -234,6 +238,8 @@ class ResamplePlan:
 
     def rows(self, start: int, stop: int) -> np.ndarray:
         """The indices of resamples ``start`` to ``stop - 1``: an ``(stop - start, n)`` integer array."""
+        import numpy as np
+
         stop = min(stop, self.resamples)
         parts = []
         for chunk in range(start // _CHUNK, (stop - 1) // _CHUNK + 1):
@@ -245,6 +251,8 @@ class ResamplePlan:
 
     def counts(self, start: int, stop: int) -> np.ndarray:
         """How many times each sample is drawn in resamples ``start`` to ``stop - 1`` (a float array)."""
+        import numpy as np
+
         idx = self.rows(start, stop)
         k = idx.shape[0]
         flat = (idx + (np.arange(k) * self.n)[:, None]).ravel()
@@ -283,30 +291,47 @@ def _finite(value: Any) -> float | None:
     return float(value) if ok else None
 
 
-def declared_forms(metrics: Sequence[Metric], records: Sequence[SampleRecord]) -> dict[MetricPath, _Form]:
-    """The form of every leaf the declared ``metrics`` give over ``records``: each metric's mean over the samples
-    it counts and over each row of its groupings (the paths :func:`mindloop.bench.scoring.declared_summary`
-    writes)."""
-    out: dict[MetricPath, _Form] = {}
+def declared_values(
+    metrics: Sequence[Metric], records: Sequence[SampleRecord]
+) -> dict[MetricPath, tuple[Metric, list[float], list[float]]]:
+    """Each leaf the declared ``metrics`` give over ``records``, with its metric, each sample's score (0 where it
+    has none) and whether it counts (1 or 0): each metric's mean over the samples it counts and over each row of
+    its groupings (the paths :func:`mindloop.bench.scoring.declared_summary` writes)."""
+    out: dict[MetricPath, tuple[Metric, list[float], list[float]]] = {}
     for metric in metrics:
         if not metric.present(records):
             continue
         values = metric.per_sample(records)
-        x0 = np.array([0.0 if v is None else v for v in values], dtype=np.float64)
-        den = np.array([v is not None for v in values], dtype=np.float64)
-        out[metric.path] = _Form(x0, den, metric.scale, metric.score, metric.kind)
+        x0 = [0.0 if v is None else float(v) for v in values]
+        den = [0.0 if v is None else 1.0 for v in values]
+        out[metric.path] = (metric, x0, den)
         for grouping in metric.groupings:
             labels = [grouping.label(r.sample) for r in records]
             for label in dict.fromkeys(x for x in labels if x is not None):
-                mask = np.array([x == label for x in labels], dtype=np.float64)
-                if (den * mask).any():
-                    form = _Form(x0 * mask, den * mask, metric.scale, metric.score, metric.kind)
-                    out[(grouping.key, label, metric.name)] = form
+                mask = [1.0 if x == label else 0.0 for x in labels]
+                if any(d * m for d, m in zip(den, mask, strict=True)):
+                    rows = (
+                        [x * m for x, m in zip(x0, mask, strict=True)],
+                        [d * m for d, m in zip(den, mask, strict=True)],
+                    )
+                    out[(grouping.key, label, metric.name)] = (metric, *rows)
     return out
+
+
+def declared_forms(metrics: Sequence[Metric], records: Sequence[SampleRecord]) -> dict[MetricPath, _Form]:
+    """The form of every leaf of :func:`declared_values`, for drawing it on resamples."""
+    import numpy as np
+
+    return {
+        path: _Form(np.array(x0, dtype=np.float64), np.array(den, dtype=np.float64), m.scale, m.score, m.kind)
+        for path, (m, x0, den) in declared_values(metrics, records).items()
+    }
 
 
 def _form_values(forms: Sequence[_Form], counts: np.ndarray) -> np.ndarray:
     """Each form's value on each resample (rows of ``counts``): ``(resamples, forms)``, NaN where undefined."""
+    import numpy as np
+
     num = counts @ np.stack([f.num for f in forms], axis=1)
     den = counts @ np.stack([f.den for f in forms], axis=1)
     scale = np.array([f.scale for f in forms])
@@ -323,6 +348,8 @@ the resample counts serves them all."""
 
 def _block_values(forms: Sequence[_Form], plan: ResamplePlan, start: int, stop: int) -> np.ndarray:
     """Each form's value on resamples ``start`` to ``stop - 1`` (as :func:`_form_values`, computed the cheaper way)."""
+    import numpy as np
+
     if len(forms) > _GATHER_FORMS:
         return _form_values(forms, plan.counts(start, stop))
     idx = plan.rows(start, stop)
@@ -388,6 +415,8 @@ class Interval:
 
 def interval_of(values: np.ndarray, *, level: float = LEVEL, planned: int | None = None) -> tuple[float, float] | None:
     """The percentile interval of bootstrap values (``None`` when fewer than half the resamples define it)."""
+    import numpy as np
+
     finite = values[np.isfinite(values)]
     total = len(values) if planned is None else planned
     if not len(finite) or 2 * len(finite) < total:
@@ -453,6 +482,8 @@ def bootstrap_draws(
     some leaves have none (``summarize`` failed on a resample), else ``None``. A leaf a ``declared`` metric gives
     is drawn from its per-sample scores; one under a ``resampled`` top-level key from ``summarize`` applied to
     each resample; any other leaf is not drawn (:func:`uncovered`)."""
+    import numpy as np
+
     if plan.n != len(records):
         raise InvalidArgumentError(f"a resample plan for {plan.n} records cannot resample {len(records)}")
     if not records or not leaves:
@@ -488,14 +519,24 @@ def _too_small(d: Draws, n: int) -> bool:
     return n < MIN_N
 
 
+def _exact(values: Sequence[float], scale: float, score: str | None, level: float) -> Interval:
+    """The exact Clopper-Pearson interval of a mean of a 0/1 score, with its standard error and the score it
+    averages."""
+    low, high = clopper_pearson(int(sum(values)), len(values), level)
+    se = standard_error(values)
+    return Interval(
+        scale * low, scale * high, None if se is None else scale * se, None, score, PROPORTION_METHOD, len(values)
+    )
+
+
 def _interval(d: Draws, n: int, level: float, resamples: int) -> Interval | None:
     """A metric's interval: exact Clopper-Pearson for a mean of a 0/1 score, else the percentile bootstrap, and
     none for a metric that is not a proportion over fewer than :data:`MIN_N` samples."""
+    import numpy as np
+
     values = d.averaged()
     if values is not None and d.form is not None and is_binary(values):
-        low, high = clopper_pearson(int(values.sum()), len(values), level)
-        scale = d.form.scale
-        return Interval(scale * low, scale * high, d.se, None, d.mean_of, PROPORTION_METHOD, len(values))
+        return _exact(values.tolist(), d.form.scale, d.mean_of, level)
     if _too_small(d, n):
         return None
     bounds = interval_of(d.values, level=level)
@@ -529,12 +570,24 @@ def bootstrap_intervals(
     float leaf gets none, and ``undeclared`` lists it with the reason (:data:`UNDECLARED`)."""
     full = summarize(records) if metrics is None else metrics
     leaves = {p: v for p, v in numeric_leaves(full).items() if not excluded(p, exclude)}
-    plan = ResamplePlan(len(records), resamples, seed)
     out: dict[str, Any] = {"method": METHOD, "level": level, "resamples": resamples, "seed": seed, "n": len(records)}
     tree: dict[str, Any] = {}
     too_small: list[str] = []
-    undeclared = uncovered(leaves, declared_forms(declared, records), resampled) if records else []
-    if records:
+    undeclared: list[MetricPath] = []
+    if 0 < len(records) < MIN_N:  # no bootstrap below MIN_N samples (and no NumPy): the exact intervals alone
+        values = declared_values(declared, records)
+        undeclared = uncovered(leaves, values, resampled)
+        drawn = [p for p in leaves if p in values] + [p for p in leaves if p not in values and p[0] in resampled]
+        for path in drawn:  # in the order the bootstrap's draws come in
+            metric, x0, den = values.get(path, (None, [], []))
+            averaged = [x for x, d in zip(x0, den, strict=True) if d > 0]
+            if metric is not None and metric.score is not None and is_binary(averaged):
+                set_path(tree, path, _exact(averaged, metric.scale, metric.score, level).to_json())
+            else:
+                too_small.append(".".join(path))
+    elif records:
+        undeclared = uncovered(leaves, declared_forms(declared, records), resampled)
+        plan = ResamplePlan(len(records), resamples, seed)
         draws, error = bootstrap_draws(records, resample or summarize, leaves, plan, declared, resampled)
         for path, d in draws.items():
             interval = _interval(d, len(records), level, resamples)
@@ -599,6 +652,8 @@ class PairedDifference:
 def _paired_p(da: Draws, db: Draws, diffs: np.ndarray, n: int) -> tuple[float, str] | None:
     """The p-value of one metric's paired difference and the test's name; ``None`` when the metric is not a
     proportion and fewer than :data:`MIN_N` samples are shared (see :mod:`mindloop.bench.inference`)."""
+    import numpy as np
+
     va, vb = da.averaged(), db.averaged()
     same_samples = (
         va is not None
@@ -651,6 +706,8 @@ def paired_differences(
     one that is not a proportion over fewer than :data:`~mindloop.bench.inference.MIN_N` samples, is left out.
     ``resample`` (default ``summarize``) gives the ``resampled`` keys on each resample. P-values are unadjusted
     (see :func:`adjust`)."""
+    import numpy as np
+
     if len(records_a) != len(records_b):
         raise InvalidArgumentError(f"paired runs need aligned samples: {len(records_a)} vs {len(records_b)}")
     if not records_a:

@@ -26,11 +26,25 @@ from mindloop.registry import Registry
 
 if TYPE_CHECKING:  # typer carries its own copy of click; these are the types TyperGroup's methods take
     from typer._click.core import Command, Context
+    from typer._click.formatting import HelpFormatter
 
-__all__ = ["COMMAND_GROUPS", "app", "main"]
+__all__ = ["COMMAND_GROUPS", "OWN_HELP", "app", "main"]
 
-COMMAND_GROUPS: Registry[typer.Typer] = Registry("command group", entry_point_group="mindloop.commands")
+COMMAND_GROUPS: Registry[typer.Typer] = Registry(
+    "command group", entry_point_group="mindloop.commands", distribution="mindloop"
+)
 """Command groups by name, read from the ``mindloop.commands`` entry points (each system registers its own)."""
+
+OWN_HELP = {
+    "compare": "Compare runs (or suites) paired on the samples they share: metrics with 95% intervals and reference "
+    "policies, paired differences, McNemar tests, which run is better where, and the samples where they disagree.",
+    "suite": "Run every benchmark that has a model-driven agent with one model and one preset (one suite id), "
+    "list suites, and report a suite as each paper's headline table.",
+    "board": "One HTML page over every run and suite in the store: a leaderboard per benchmark, filters, sorting, and "
+    "links to each run's report and to compare.",
+}
+"""The help of the command line's own lazy groups; with each system's (:data:`mindloop.systems.COMMAND_HELP`), what
+``--help`` lists without importing a group (a test keeps both equal to the groups' own help)."""
 
 
 def _load_group(name: str) -> Command | None:
@@ -89,8 +103,24 @@ class _LazyGroups(TyperGroup):
         own = super().list_commands(ctx)
         return sorted(own + [name for name in COMMAND_GROUPS.names() if name not in own])
 
+    listing = False
+    """While ``--help`` lists the commands: mindloop's own groups are listed from their help tables, not imported."""
+
+    def format_commands(self, ctx: Context, formatter: HelpFormatter) -> None:
+        self.listing = True
+        try:
+            super().format_commands(ctx, formatter)
+        finally:
+            self.listing = False
+
     def get_command(self, ctx: Context, cmd_name: str) -> Command | None:
         command = super().get_command(ctx, cmd_name)
+        if command is None and self.listing:
+            from mindloop.systems import COMMAND_HELP
+
+            known = OWN_HELP | COMMAND_HELP
+            if cmd_name in known:
+                return TyperGroup(name=cmd_name, help=known[cmd_name], hidden=known[cmd_name] is None)
         if command is None and cmd_name in COMMAND_GROUPS:
             command = _load_group(cmd_name)
             if command is not None:

