@@ -426,7 +426,7 @@ def _user_version(path: Path) -> int:
 
 def test_a_new_store_records_its_layout_version(tmp_path: Path) -> None:
     assert _cli(tmp_path / "home", "bench", "run", "tomi", "--n", "2").rc == 0
-    assert _user_version(tmp_path / "home" / "runs.sqlite") == store_module.SCHEMA_VERSION == 6
+    assert _user_version(tmp_path / "home" / "runs.sqlite") == store_module.SCHEMA_VERSION == 7
 
 
 def test_an_old_store_is_read_as_it_is_and_upgraded_only_for_writing(tmp_path: Path) -> None:
@@ -448,8 +448,9 @@ def test_an_old_store_is_read_as_it_is_and_upgraded_only_for_writing(tmp_path: P
     assert _sha(path) == before and _user_version(path) == 0  # reading never migrates
 
     assert _cli(home, "bench", "run", "tomi", "--n", "2").rc == 0
-    # layout 1's tables, then 1 -> 2 (history), 2 -> 3 (suites), 3 -> 4 (locks), 4 -> 5 (summaries), 5 -> 6 (node)
-    assert _user_version(path) == 6
+    # layout 1's tables, then 1 -> 2 (history), 2 -> 3 (suites), 3 -> 4 (locks), 4 -> 5 (summaries), 5 -> 6 (node),
+    # 6 -> 7 (targets)
+    assert _user_version(path) == 7
     after = json.loads(_cli(home, "runs", "--json").out)["runs"]
     assert after[0] == old and len(after) == 2
 
