@@ -143,21 +143,15 @@ class DataOptions(Options):
     data: str | None = Field(None, description="the released file, or the folder holding it (--data PATH)")
 
 
-Load = Callable[[str, Any], Sequence[Any]]
-"""Reads the items of ``--data PATH`` for the run's options (a released set's own reader)."""
-
-Prepare = Callable[[Any, Any], dict[str, Any]]
-"""One item (and the run's options) to the sample's input, checking what the release promises."""
-
-
 @dataclass(frozen=True)
 class ChoiceSet:
     """A released multiple-choice set as data: its name, what ``--data`` names (``data``, for messages; ``files``:
     the names tried inside a folder, in order), the :class:`Fields` and :class:`Prompt`, its :class:`Release`
     reading, the groupings its paper reports, its headline, further metrics and suite place, the agents besides
     the model (a tracker, the default when given), whether each item's options are shuffled (seeded per item) and
-    its small run for tests and checkers (``small``). ``load`` and ``prepare`` are the Python a release's layout needs (default: JSON, JSON Lines or CSV
-    rows, each with its ``line``, as they are)."""
+    its small run for tests and checkers (``small``). ``load`` (the items of ``--data PATH`` for the run's options)
+    and ``prepare`` (an item, and the options, to the sample's input, checking what the release promises) are the
+    Python a release's layout needs (default: JSON, JSON Lines or CSV rows, each with its ``line``, as they are)."""
 
     name: str
     description: str
@@ -165,8 +159,8 @@ class ChoiceSet:
     prompt: Prompt
     fields: Fields = Fields()
     files: tuple[str, ...] = ()
-    load: Load | None = None
-    prepare: Prepare | None = None
+    load: Callable[[str, Any], Sequence[Any]] | None = None
+    prepare: Callable[[Any, Any], dict[str, Any]] | None = None
     options: type[Options] = DataOptions
     groupings: tuple[Grouping, ...] = ()
     release: Release | None = None
@@ -296,28 +290,17 @@ def choice_metrics(groupings: Sequence[Grouping] = (), release: Release | None =
     ``accuracy_strict`` and, where the release reads replies its own way, ``accuracy_release_reading``; with a
     tracker, ``coverage``."""
     deviation = "" if release is None else f" ({release.name}); a deviation: {release.deviation}"
-    return (
-        Metric(
-            "accuracy",
-            "correct",
-            within=("covered",),
-            groupings=tuple(groupings),
-            description="share of the questions that count answered with the gold choice",
-        ),
-        Metric(
-            "accuracy_strict",
+    optional = {
+        "accuracy_strict": (
             "correct_strict",
-            optional=True,
-            description="the same with the strict reading (the reply's first line names a choice)",
+            "the same with the strict reading (the reply's first line names a choice)",
         ),
-        Metric(
-            "accuracy_release_reading",
-            "correct_release",
-            optional=True,
-            description=f"the same with the release's own answer reading{deviation}",
-        ),
-        Metric("coverage", "covered", optional=True, description="share of questions the tracker answered"),
-    )
+        "accuracy_release_reading": ("correct_release", f"the same with the release's own answer reading{deviation}"),
+        "coverage": ("covered", "share of questions the tracker answered"),
+    }
+    what = "share of the questions that count answered with the gold choice"
+    accuracy = Metric("accuracy", "correct", within=("covered",), groupings=tuple(groupings), description=what)
+    return accuracy, *(Metric(k, score, optional=True, description=d) for k, (score, d) in optional.items())
 
 
 def _chance(samples: Sequence[Sample]) -> float | None:
@@ -390,8 +373,8 @@ def choice_summary(records: Sequence[SampleRecord], groupings: Sequence[Grouping
 
 
 class ChoiceBenchmark:
-    """The benchmark a :class:`ChoiceSet` declares: ``class MySet(ChoiceBenchmark): choice_set = MY_SET`` (or
-    ``ChoiceBenchmark(MY_SET)``). Its agents are the set's own, then ``model``."""
+    """The benchmark a :class:`ChoiceSet` declares: ``class MySet(ChoiceBenchmark): choice_set = MY_SET``. Its
+    agents are the set's own, then ``model``."""
 
     choice_set: ClassVar[ChoiceSet]
     name: str
@@ -404,18 +387,14 @@ class ChoiceBenchmark:
         if "choice_set" in cls.__dict__:
             cls.name, cls.description, cls.options_model, cls.spec = _declared(cls.choice_set)
 
-    def __init__(self, choice_set: ChoiceSet | None = None) -> None:
-        if choice_set is not None:
-            self.choice_set = choice_set  # type: ignore[misc]
-            self.name, self.description, self.options_model, self.spec = _declared(choice_set)
+    def __init__(self) -> None:
         self.agents = {
             **self.choice_set.agents,
             "model": AgentSpec("a chat model answers the release's prompt", self._model, needs_model=True),
         }
 
-    def _labels(self, sample: Sample) -> list[str]:
-        named = self.choice_set.fields.labels
-        labels = sample.input.get(named) if named else None
+    def _labels(self, inp: Mapping[str, Any]) -> list[str]:
+        labels = inp.get(self.choice_set.fields.labels or "")
         return [str(x) for x in labels] if isinstance(labels, list) else list(self.choice_set.prompt.labels)
 
     def samples(self, n: int | None, seed: int, options: Any) -> list[Sample]:
@@ -442,26 +421,29 @@ class ChoiceBenchmark:
         if self.choice_set.shuffle:
             random.Random(f"{seed}:{sid}").shuffle(choices)
             inp[f.choices] = choices
-        sample = Sample(sid, inp, group, None, tuple(choices))
-        return Sample(sid, inp, group, self._target(sample, inp.get(f.target)), tuple(choices))
+        return Sample(sid, inp, group, self._target(inp, choices), tuple(choices))
 
-    def _target(self, sample: Sample, gold: Any) -> Any:
-        f, choices = self.choice_set.fields, list(sample.choices)
+    def _target(self, inp: dict[str, Any], choices: list[str]) -> Any:
+        """The gold as one of ``choices`` (a label or an index named; a text matched ignoring case), else as is."""
+        f, gold = self.choice_set.fields, inp.get(self.choice_set.fields.target)
         if gold is None or not choices:
             return gold
         if f.target_is == "index":
             return choices[int(gold)]
+        keys = (
+            [x.lower() for x in self._labels(inp)] if f.target_is == "label" else [c.strip().lower() for c in choices]
+        )
+        if str(gold).strip().lower() in keys[: len(choices)]:
+            return choices[keys.index(str(gold).strip().lower())]
         if f.target_is == "label":
-            labels = [x.lower() for x in self._labels(sample)[: len(choices)]]
-            if str(gold).lower() not in labels:
-                raise ParseError(f"the gold label {gold!r} names no choice", source=self.choice_set.data)
-            return choices[labels.index(str(gold).lower())]
-        same = [c for c in choices if c.strip().lower() == str(gold).strip().lower()]
-        return same[0] if same else gold
+            raise ParseError(
+                f"the gold label {gold!r} names no choice", source=self.choice_set.data, line=inp.get("line")
+            )
+        return gold
 
     async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
         s = self.choice_set
-        labels = self._labels(sample)[: len(sample.choices)]
+        labels = self._labels(sample.input)[: len(sample.choices)]
         messages = s.prompt.messages(sample, labels)
         if not sample.choices:  # an open answer: one reply, read by the scorer
             assert ctx.model is not None

@@ -25,7 +25,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.choice import ask_choice, score_choice
+from mindloop.bench.choice import ask_choice, choice_metrics, score_choice
 from mindloop.bench.declaration import (
     BenchmarkSpec,
     Column,
@@ -255,28 +255,17 @@ class _ToMBenchmark:
 def _metrics(types: Sequence[str]) -> tuple[Metric, ...]:
     """Accuracy over finished samples (failed ones count as wrong), per question type, and per each label the
     samples carry (absent when no sample carries it): ToMi's story and question types (``.trace``), Hi-ToM's
-    order, deception, length and prompting type."""
-    return (
-        Metric(
-            "accuracy",
-            "correct",
-            groupings=(
-                Grouping("by_type", "group", tuple(types)),
-                Grouping("by_story_type", "story_type", TOMI_STORY_TYPES),
-                Grouping("by_question_type", "question_type", TOMI_QUESTION_TYPES),
-                Grouping("by_order", "question_order", tuple(str(k) for k in range(5))),
-                Grouping("by_deception", "deception", ("false", "true")),
-                Grouping("by_length", "length", tuple(str(k) for k in range(1, 5))),
-                Grouping("by_prompting_type", "prompting_type", tuple(PROMPTING_TYPES)),
-            ),
-            description="share of questions answered with the gold choice",
-        ),
-        Metric(
-            "accuracy_strict",
-            "correct_strict",
-            optional=True,
-            description="the same with the strict extraction (the reply's first line is a letter or a choice name)",
-        ),
+    order, deception, length and prompting type; with a model, the strict reading's accuracy."""
+    return choice_metrics(
+        (
+            Grouping("by_type", "group", tuple(types)),
+            Grouping("by_story_type", "story_type", TOMI_STORY_TYPES),
+            Grouping("by_question_type", "question_type", TOMI_QUESTION_TYPES),
+            Grouping("by_order", "question_order", tuple(str(k) for k in range(5))),
+            Grouping("by_deception", "deception", ("false", "true")),
+            Grouping("by_length", "length", tuple(str(k) for k in range(1, 5))),
+            Grouping("by_prompting_type", "prompting_type", tuple(PROMPTING_TYPES)),
+        )
     )
 
 
