@@ -5,7 +5,7 @@ fallback."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mindloop.bench.reader import read_choice, strict_choice
@@ -84,6 +84,11 @@ WORDS = st.text(alphabet="defghijkmnopqrstuvwxyz", min_size=3, max_size=8)
 OPTIONS = st.lists(st.lists(WORDS, min_size=1, max_size=4).map(" ".join), min_size=2, max_size=6, unique=True)
 
 
+QUICK = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+"""No clock in a test: a loaded machine draws slowly, which says nothing about the reader."""
+
+
+@QUICK
 @given(options=OPTIONS, data=st.data())
 def test_any_form_of_any_option_is_read_as_that_option(options: list[str], data: st.DataObject) -> None:
     """Options of one to four words (no two alike, none a label), shown as a, b, c, ...: every form in
@@ -98,6 +103,7 @@ def test_any_form_of_any_option_is_read_as_that_option(options: list[str], data:
     assert read_choice(reply, options, labels).choice == options[k]
 
 
+@QUICK
 @given(options=OPTIONS)
 def test_an_option_inside_a_longer_one_is_not_a_mention(options: list[str]) -> None:
     longer = f"{options[0]} {options[1]}"
