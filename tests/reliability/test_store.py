@@ -550,13 +550,14 @@ def test_a_store_from_a_newer_mindloop_is_refused(tmp_path: Path) -> None:
     path = home / "runs.sqlite"
     _old_store(path)
     db = sqlite3.connect(path)
-    db.execute("PRAGMA user_version = 7")
+    newer = store_module.SCHEMA_VERSION + 1
+    db.execute(f"PRAGMA user_version = {newer}")
     db.commit()
     db.close()
     before = _sha(path)
     for args in (("runs",), ("bench", "run", "tomi", "--n", "2")):
-        line = _one_line(_cli(home, *args), f"mindloop: error: run store {path} has layout 7, written by a newer")
+        line = _one_line(_cli(home, *args), f"mindloop: error: run store {path} has layout {newer}, written by a newer")
         assert "upgrade mindloop" in line
     assert _sha(path) == before
-    with pytest.raises(StoreError, match="has layout 7"):
+    with pytest.raises(StoreError, match=f"has layout {newer}"):
         RunStore(path, readonly=True)
