@@ -12,6 +12,7 @@ import statistics
 import time
 from typing import Any
 
+from mindloop.bench.agents import run_sample
 from mindloop.bench.api import AgentContext, SampleRecord
 from mindloop.bench.options import validate_options
 from mindloop.systems.mindclaw import HouseholdSource, build_engine, default_skills
@@ -72,7 +73,7 @@ def _run(agent: str, options: dict[str, str]) -> tuple[dict[str, Any], float]:
 
     async def go() -> None:
         for i, s in enumerate(samples):
-            out = await bench.run(s, AgentContext(agent=agent))
+            out = await run_sample(bench, s, AgentContext(agent=agent))
             records.append(
                 SampleRecord(i, s, "failed" if out.error else "done", out.output, out.scores, out.error, [], 0.0)
             )

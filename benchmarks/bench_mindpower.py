@@ -90,6 +90,7 @@ def bench_actions(n: int) -> None:
 
 
 def bench_reference() -> None:
+    from mindloop.bench.agents import run_sample
     from mindloop.bench.api import AgentContext, SampleRecord
     from mindloop.bench.options import validate_options
     from mindloop.systems.mindpower.benchmarks import MindPowerBenchmark
@@ -99,7 +100,7 @@ def bench_reference() -> None:
     samples = bench.samples(None, 0, validate_options(bench, {"similarity": "off"}))
     records = []
     for i, s in enumerate(samples):
-        o = asyncio.run(bench.run(s, AgentContext("symbolic")))
+        o = asyncio.run(run_sample(bench, s, AgentContext("symbolic")))
         records.append(SampleRecord(i, s, "failed" if o.error else "done", o.output, o.scores, o.error, [], 0.0))
     m = bench.summarize(records)
     took = time.perf_counter() - start

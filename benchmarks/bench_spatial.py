@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from mindloop.bench.agents import run_sample
 from mindloop.bench.api import AgentContext, SampleRecord
 from mindloop.systems.tos.benchmarks import TosActiveBenchmark, TosPassiveBenchmark, format_table
 from mindloop.systems.tos.explorers import (
@@ -197,7 +198,7 @@ def _summary(bench: Any, agent: str, n: int, seed: int) -> dict[str, Any]:
     records = []
     for i, sample in enumerate(bench.samples(n, seed, bench.options_model())):
         start = time.perf_counter()
-        out = asyncio.run(bench.run(sample, AgentContext(agent=agent, seed=seed)))
+        out = asyncio.run(run_sample(bench, sample, AgentContext(agent=agent, seed=seed)))
         records.append(
             SampleRecord(i, sample, "done", out.output, out.scores, out.error, [], time.perf_counter() - start)
         )

@@ -57,6 +57,8 @@ def _samples(n: int = N) -> list[Sample]:
                 "choices": CHOICES,
             },
             types[i % 4],
+            target="box",
+            choices=tuple(CHOICES),
         )
         for i in range(n)
     ]

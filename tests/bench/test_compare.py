@@ -46,6 +46,8 @@ def _samples(n: int = N, *, question: str = "Where is the apple?", choices: int 
             {"story": ["Anne put the apple in the box."], "question": question if i else HOSTILE, "answer": "box"}
             | ({"choices": offered[: 2 + i % choices]} if choices else {}),
             types[i % 3],
+            target="box",
+            choices=tuple(offered[: 2 + i % choices]) if choices else (),
         )
         for i in range(n)
     ]
@@ -191,11 +193,11 @@ def test_runs_whose_shared_samples_differ_are_refused_naming_the_sample(store: R
         r"run the same samples; options\.data differs \(unset vs b\.txt\)",
     ):
         compare_runs(store, [a, other_data])
-    disjoint = [Sample(f"z{i:03d}", s.input, s.group) for i, s in enumerate(_samples())]
+    disjoint = [replace(s, id=f"z{i:03d}") for i, s in enumerate(_samples())]
     other_ids = _run(store, [True] * N, "x", samples=disjoint, config={"n": None, "seed": 1, "options": {}})
     with pytest.raises(IncompatibleRunsError, match=rf"they share no sample id \({N} and {N} samples\).*seed differs"):
         compare_runs(store, [a, other_ids])
-    regrouped = [Sample(s.id, s.input, "other") if s.id == "q007" else s for s in _samples()]
+    regrouped = [replace(s, group="other") if s.id == "q007" else s for s in _samples()]
     other_group = _run(store, [True] * N, "x", samples=regrouped)
     with pytest.raises(IncompatibleRunsError, match=r"sample q007 has a different group in each \(1 of their 30"):
         compare_runs(store, [a, other_group])

@@ -32,7 +32,8 @@ def _rec(
     output: dict[str, Any] | None = None,
     **inp: Any,
 ) -> SampleRecord:
-    return SampleRecord(i, Sample(f"s{i}", inp, group), status, output or {}, scores, None, [], 0.0)  # type: ignore[arg-type]
+    sample = Sample(f"s{i}", inp, group, choices=tuple(inp.get("choices", ())))
+    return SampleRecord(i, sample, status, output or {}, scores, None, [], 0.0)  # type: ignore[arg-type]
 
 
 def _covered(bench: Benchmark, records: list[SampleRecord], metrics: dict[str, Any]) -> None:

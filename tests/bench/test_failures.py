@@ -29,7 +29,7 @@ from mindloop.paths import runs_path
 from mindloop.systems.tom.benchmarks import ToMiBenchmark
 
 Run = Callable[[ToMiBenchmark, Sample, AgentContext], Awaitable[Outcome]]
-ORIGINAL: Run = ToMiBenchmark.run
+ORIGINAL: Run = ToMiBenchmark._symbolic
 
 MISSING = "scoring needs the frobnicate package: pip install 'mindloop[frob]'"
 
@@ -68,7 +68,7 @@ def test_a_setup_error_stops_a_local_run_at_its_first_sample(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: MindloopError
 ) -> None:
     calls: list[str] = []
-    monkeypatch.setattr(ToMiBenchmark, "run", _raising(error, calls=calls))
+    monkeypatch.setattr(ToMiBenchmark, "_symbolic", _raising(error, calls=calls))
     with RunStore(tmp_path / "runs.sqlite") as store:
         with pytest.raises(type(error)) as caught:
             run_benchmark(RunRequest("tomi", n=6, concurrency=1), store=store, progress=False)
@@ -244,12 +244,12 @@ def test_a_bug_is_counted_apart_from_a_model_failure_and_exits_2(
 def test_model_failures_alone_exit_0_and_the_human_summary_counts_bugs(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(ToMiBenchmark, "run", _raising(ModelError("HTTP 500"), ids={"q00000", "q00002"}))
+    monkeypatch.setattr(ToMiBenchmark, "_symbolic", _raising(ModelError("HTTP 500"), ids={"q00000", "q00002"}))
     assert main(["bench", "run", "tomi", "--n", "4"]) == 0
     out = capsys.readouterr().out  # the summary, with its counts, is on stdout
     assert "4/4 samples, 2 failed (2 model/transport, 0 unanswered or unparsed)" in out and "bug" not in out
 
-    monkeypatch.setattr(ToMiBenchmark, "run", _raising(ZeroDivisionError("division by zero"), ids={"q00000"}))
+    monkeypatch.setattr(ToMiBenchmark, "_symbolic", _raising(ZeroDivisionError("division by zero"), ids={"q00000"}))
     assert main(["bench", "run", "tomi", "--n", "4"]) == 2
     captured = capsys.readouterr()
     assert "4/4 samples, 0 failed (scored as wrong), 1 hit a bug," in captured.out

@@ -14,7 +14,7 @@ import pytest
 from pydantic import Field, ValidationError
 
 from mindloop.bench import BENCHMARKS, get_benchmark
-from mindloop.bench.agents import dispatch, model_agents, team_size
+from mindloop.bench.agents import dispatch, model_agents, run_sample, team_size
 from mindloop.bench.api import AgentContext, Options, Sample
 from mindloop.bench.options import check, describe_options, format_options_help, parse_opt_pairs, validate_options
 from mindloop.bench.runner import RunRequest, run_benchmark
@@ -342,5 +342,5 @@ def test_dispatch_goes_through_the_declared_agents() -> None:
         asyncio.run(dispatch(bench, sample, AgentContext("oracle")))
     tomi = get_benchmark("tomi")
     [question] = tomi.samples(1, 0, tomi.options_model())
-    outcome = asyncio.run(tomi.run(question, AgentContext("symbolic")))
+    outcome = asyncio.run(run_sample(tomi, question, AgentContext("symbolic")))
     assert outcome.output["answer"] == question.input["answer"] and outcome.scores["correct"] == 1.0

@@ -75,11 +75,11 @@ def test_chance_is_the_mean_of_one_over_each_questions_choices() -> None:
     """Three questions with 2, 3 and 4 distinct choices (a duplicate counts once): (1/2 + 1/3 + 1/4) / 3; a
     question whose gold is not among its choices, or with none, is left out."""
     samples = [
-        Sample("a", {"answer": "x", "choices": ["x", "y"]}),
-        Sample("b", {"answer": "x", "choices": ["x", "y", "z", "z"]}),
-        Sample("c", {"answer": "w", "choices": ["x", "y", "z", "w"]}),
-        Sample("d", {"answer": "q", "choices": ["x", "y"]}),
-        Sample("e", {"answer": "q"}),
+        Sample("a", {}, target="x", choices=("x", "y")),
+        Sample("b", {}, target="x", choices=("x", "y", "z", "z")),
+        Sample("c", {}, target="w", choices=("x", "y", "z", "w")),
+        Sample("d", {}, target="q", choices=("x", "y")),
+        Sample("e", {}, target="q"),
     ]
     from mindloop.bench.declaration import chance_policy
 
@@ -91,16 +91,16 @@ def test_best_constant_is_fitted_per_type_on_the_train_split() -> None:
     """Train: type t's gold is most often the first choice, type u's most often the text 'no'. On the evaluated
     items, that answers 2 of the 4 right (the second t item's gold is its second choice; the second u's is 'yes')."""
     train = [
-        Sample("1", {"answer": "box", "choices": ["box", "bag"]}, "t"),
-        Sample("2", {"answer": "jar", "choices": ["jar", "box"]}, "t"),
-        Sample("3", {"answer": "no", "choices": ["yes", "no"]}, "u"),
-        Sample("4", {"answer": "no", "choices": ["no", "yes"]}, "u"),
+        Sample("1", {}, "t", target="box", choices=("box", "bag")),
+        Sample("2", {}, "t", target="jar", choices=("jar", "box")),
+        Sample("3", {}, "u", target="no", choices=("yes", "no")),
+        Sample("4", {}, "u", target="no", choices=("no", "yes")),
     ]
     evaluated = [
-        Sample("a", {"answer": "cup", "choices": ["cup", "pan"]}, "t"),
-        Sample("b", {"answer": "pan", "choices": ["cup", "pan"]}, "t"),
-        Sample("c", {"answer": "no", "choices": ["yes", "no"]}, "u"),
-        Sample("d", {"answer": "yes", "choices": ["yes", "no"]}, "u"),
+        Sample("a", {}, "t", target="cup", choices=("cup", "pan")),
+        Sample("b", {}, "t", target="pan", choices=("cup", "pan")),
+        Sample("c", {}, "u", target="no", choices=("yes", "no")),
+        Sample("d", {}, "u", target="yes", choices=("yes", "no")),
     ]
     fitted = best_constant_policy(lambda: train)
     assert fitted.value(evaluated) == 0.5 and not fitted.optimistic and fitted.kind == "constant"

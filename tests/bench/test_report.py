@@ -133,9 +133,11 @@ def _call(content: Any, text: str | None, **extra: Any) -> dict[str, Any]:
 def _evil_run(store: RunStore, benchmark: str = "tomi") -> str:
     """A run whose dataset and model text try to break out of the page, with an image in a prompt."""
     samples = [
-        Sample("evil-1", {"story": EVIL_STORY, "question": "<b>Where</b> is it?", "answer": "box"}, "<i>grp</i>"),
-        Sample("evil-2", {"story": EVIL_STORY, "question": "Where is it?", "answer": "basket"}, "plain"),
-        Sample("pending-1", {"story": ["x"], "question": "?", "answer": "a"}, "plain"),
+        Sample(
+            "evil-1", {"story": EVIL_STORY, "question": "<b>Where</b> is it?", "answer": "box"}, "<i>grp</i>", "box"
+        ),
+        Sample("evil-2", {"story": EVIL_STORY, "question": "Where is it?", "answer": "basket"}, "plain", "basket"),
+        Sample("pending-1", {"story": ["x"], "question": "?", "answer": "a"}, "plain", "a"),
     ]
     run_id = store.create_run(
         benchmark=benchmark, agent="model", model="scripted/test", config={}, samples=samples, version="0.1.0"
@@ -555,7 +557,12 @@ def test_ten_thousand_samples_render_compact(store: RunStore) -> None:
     n = 10_000
     story = [f"Person {k} moved the apple to the box number {k % 7}." for k in range(12)]
     samples = [
-        Sample(f"q{i:05d}", {"story": story[i % 5 :], "question": f"Where is apple {i}?", "answer": "box"}, f"t{i % 4}")
+        Sample(
+            f"q{i:05d}",
+            {"story": story[i % 5 :], "question": f"Where is apple {i}?", "answer": "box"},
+            f"t{i % 4}",
+            "box",
+        )
         for i in range(n)
     ]
     run_id = store.create_run(
@@ -757,7 +764,7 @@ def test_browser_filters_bug_samples_apart_from_failures(browser: Browser, store
 
 
 def test_a_samples_ray_node_is_in_its_drill_down(store: RunStore) -> None:
-    samples = [Sample(f"s{i}", {"question": "?", "answer": "a"}, "g") for i in range(3)]
+    samples = [Sample(f"s{i}", {"question": "?", "answer": "a"}, "g", "a") for i in range(3)]
     run_id = store.create_run(benchmark="tomi", agent="symbolic", model=None, config={}, samples=samples, version="t")
     node = "f3" * 28  # a Ray node id: 56 hex digits
     store.finish(
@@ -856,7 +863,7 @@ def test_browser_long_prompt_shows_its_question_and_expands_whole(
     a button that shows the whole message."""
     lines = [f"line {k} of the story." for k in range(1, 99)] + ["Question: where is the ball?", "Choices: box, basket"]
     prompt = "\n".join(lines)
-    samples = [Sample("long-1", {"question": "where is the ball?", "answer": "box"}, "g")]
+    samples = [Sample("long-1", {"question": "where is the ball?", "answer": "box"}, "g", "box")]
     run_id = store.create_run(
         benchmark="tomi", agent="model", model="scripted/t", config={}, samples=samples, version="t"
     )

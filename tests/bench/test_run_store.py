@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import sqlite3
@@ -121,11 +122,7 @@ def test_the_node_a_sample_ran_on_is_kept_and_an_older_layout_reads_without_it(
         assert [r.node for r in store.records(run_id, include_pending=True)] == ["n" * 56, None, None]
 
     old = tmp_path / "layout5.sqlite"  # a store written before layout 6 (the node column)
-    monkeypatch.setattr(store_module, "SCHEMA_VERSION", 5)
-    monkeypatch.setattr(store_module, "MIGRATIONS", {k: v for k, v in store_module.MIGRATIONS.items() if k < 5})
-    with RunStore(old) as store:
-        run_id = _new(store, 2)
-    monkeypatch.undo()
+    run_id = _old_run(old, 5, monkeypatch, [Sample("s0", {"x": 0}), Sample("s1", {"x": 1})])
     with sqlite3.connect(old) as db:  # a sample finished as that layout finished it
         db.execute("UPDATE samples SET status = 'done', output = '{}', scores = '{}', calls = '[]' WHERE idx = 0")
     with RunStore(old, readonly=True) as store:  # read as it is: no node column, every node unknown
@@ -134,4 +131,41 @@ def test_the_node_a_sample_ran_on_is_kept_and_an_older_layout_reads_without_it(
         store.finish(run_id, [replace(_result(1), node="k")])
         assert [r.node for r in store.records(run_id)] == [None, "k"]
     with sqlite3.connect(old) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == store_module.SCHEMA_VERSION == 7
+        assert db.execute("PRAGMA user_version").fetchone()[0] == store_module.SCHEMA_VERSION == 8
+
+
+def _old_run(path: Path, layout: int, monkeypatch: pytest.MonkeyPatch, samples: list[Sample]) -> str:
+    """A store of an older ``layout`` holding one run of ``samples``, written as that layout wrote them."""
+    import mindloop.bench.store as store_module
+
+    with monkeypatch.context() as patch:
+        patch.setattr(store_module, "SCHEMA_VERSION", layout)
+        patch.setattr(store_module, "MIGRATIONS", {k: v for k, v in store_module.MIGRATIONS.items() if k < layout})
+        RunStore(path).close()
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "INSERT INTO runs (run_id, benchmark, agent, model, config, n, started, version)"
+            " VALUES ('toy-old', 'toy', 'a', NULL, '{}', ?, '2025-01-01T00:00:00+00:00', 't')",
+            (len(samples),),
+        )
+        db.executemany(
+            "INSERT INTO samples (run_id, idx, sample_id, grp, input) VALUES ('toy-old', ?, ?, ?, ?)",
+            [(i, s.id, s.group, json.dumps(s.input)) for i, s in enumerate(samples)],
+        )
+    return "toy-old"
+
+
+def test_a_sample_keeps_its_target_and_choices_and_an_older_one_reads_them_from_its_input(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with RunStore(tmp_path / "r.sqlite") as store:
+        samples = [Sample("q", {"question": "?"}, "t", target="box", choices=("box", "bag")), Sample("e", {})]
+        run_id = store.create_run(benchmark="toy", agent="a", model=None, config={}, samples=samples, version="t")
+        assert [s for _, s in store.pending(run_id)] == samples  # a sample without a target keeps none
+    old = tmp_path / "layout7.sqlite"  # before layout 8: the gold lives in the input, read as reports read it
+    inputs = [{"answer": "bag", "choices": ["box", "bag"]}, {"gold": {"help": True}}, {"question": "?"}]
+    run_id = _old_run(old, 7, monkeypatch, [Sample(f"s{i}", inp) for i, inp in enumerate(inputs)])
+    for readonly in (True, False):  # as it is, and migrated
+        with RunStore(old, readonly=readonly) as store:
+            read = [r.sample for r in store.records(run_id, include_pending=True)]
+            assert [(s.target, s.choices) for s in read] == [("bag", ("box", "bag")), ({"help": True}, ()), (None, ())]

@@ -75,7 +75,7 @@ def test_ctrl_c_keeps_finished_samples_and_resume_runs_only_the_rest(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls: list[str] = []
-    original = ToMiBenchmark.run
+    original = ToMiBenchmark._symbolic
 
     async def interrupting(self: ToMiBenchmark, sample: Sample, ctx: AgentContext) -> Outcome:
         calls.append(sample.id)
@@ -85,12 +85,12 @@ def test_ctrl_c_keeps_finished_samples_and_resume_runs_only_the_rest(
 
     with RunStore(tmp_path / "runs.sqlite") as store:
         whole = run_benchmark(RunRequest("tomi", n=80, seed=9), store=store, progress=False)
-        monkeypatch.setattr(ToMiBenchmark, "run", interrupting)
+        monkeypatch.setattr(ToMiBenchmark, "_symbolic", interrupting)
         cut = run_benchmark(RunRequest("tomi", n=80, seed=9, concurrency=1), store=store, progress=False)
         assert cut.interrupted and cut.n_completed == 24
         done_before = {r.sample.id for r in store.records(cut.run_id)}
         calls.clear()
-        monkeypatch.setattr(ToMiBenchmark, "run", _counting(original, calls))
+        monkeypatch.setattr(ToMiBenchmark, "_symbolic", _counting(original, calls))
         resumed = run_benchmark(RunRequest("tomi"), store=store, resume=cut.run_id, progress=False)
         assert not resumed.interrupted
         assert set(calls).isdisjoint(done_before) and len(calls) == 80 - 24

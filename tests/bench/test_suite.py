@@ -165,7 +165,7 @@ def test_quick_suite_runs_equal_bench_runs_sample_for_sample(quick: tuple[RunSto
 
 def test_an_interrupted_suite_resumes_where_it_stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[str] = []
-    original = HiToMBenchmark.run
+    original = HiToMBenchmark._symbolic
 
     async def interrupting(self: HiToMBenchmark, sample: Any, ctx: Any) -> Any:
         calls.append(sample.id)
@@ -176,7 +176,7 @@ def test_an_interrupted_suite_resumes_where_it_stopped(tmp_path: Path, monkeypat
     request = SuiteRequest(only=SMALL, concurrency=1)
     with RunStore(tmp_path / "runs.sqlite") as store:
         whole = run_suite(request, store=store, progress=False)
-        monkeypatch.setattr(HiToMBenchmark, "run", interrupting)
+        monkeypatch.setattr(HiToMBenchmark, "_symbolic", interrupting)
         cut = run_suite(request, store=store, progress=False)
         assert cut.interrupted and not cut.complete
         assert [s.benchmark for s in cut.summaries] == ["tomi", "hitom"]
@@ -192,7 +192,7 @@ def test_an_interrupted_suite_resumes_where_it_stopped(tmp_path: Path, monkeypat
             calls.append(sample.id)
             return await original(self, sample, ctx)
 
-        monkeypatch.setattr(HiToMBenchmark, "run", counting)
+        monkeypatch.setattr(HiToMBenchmark, "_symbolic", counting)
         resumed = run_suite(SuiteRequest(), store=store, resume=cut.suite_id, progress=False)
         assert resumed.complete and len(calls) == 20 - 6  # only hitom's pending samples ran again
         assert runs_of_suite(store, cut.suite_id)[:2] == [s.run_id for s in cut.summaries]

@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from mindloop.bench.agents import run_sample
 from mindloop.bench.api import AgentContext, Outcome, Sample, SampleRecord
 from mindloop.bench.options import validate_options
 from mindloop.errors import InvalidArgumentError
@@ -46,7 +47,7 @@ def test_samples_are_the_fixed_test_sets() -> None:
 def test_run_and_summarize_cwah_with_a_failed_record() -> None:
     bench = CwahBenchmark()
     samples = bench.samples(2, 0, TransportOptions())
-    outcomes = [asyncio.run(bench.run(s, AgentContext("cobel,cobel"))) for s in samples]
+    outcomes = [asyncio.run(run_sample(bench, s, AgentContext("cobel,cobel"))) for s in samples]
     assert all(o.error is None and o.scores["steps"] < 250 for o in outcomes)
     records = [_record(i, s, o) for i, (s, o) in enumerate(zip(samples, outcomes, strict=True))]
     good = bench.summarize(records)
@@ -64,7 +65,7 @@ def test_run_and_summarize_cwah_with_a_failed_record() -> None:
 def test_run_tdw_reports_transport_rate() -> None:
     bench = TdwMatBenchmark()
     sample = bench.samples(1, 0, TransportOptions())[0]
-    outcome = asyncio.run(bench.run(sample, AgentContext("heuristic")))
+    outcome = asyncio.run(run_sample(bench, sample, AgentContext("heuristic")))
     assert 0.0 <= outcome.scores["transport_rate"] <= 1.0 and outcome.scores["comm_tokens"] == 0.0
     summary = bench.summarize([_record(0, sample, outcome)])
     assert summary["transport_rate"] == outcome.scores["transport_rate"]
@@ -129,7 +130,7 @@ def test_model_driven_run_that_fails_is_an_error_outcome_and_a_failure() -> None
     replies["fig12"] = lambda p: "reasons: hmm\nanswer: maybe"
     bench = CwahBenchmark()
     sample = bench.samples(1, 0, TransportOptions())[0]
-    outcome = asyncio.run(bench.run(sample, AgentContext("cobel-llm,cobel", model=FakeModel(replies))))
+    outcome = asyncio.run(run_sample(bench, sample, AgentContext("cobel-llm,cobel", model=FakeModel(replies))))
     assert outcome.error is not None and "Yes or No" in outcome.error
     assert outcome.scores["finished"] == 0.0 and outcome.scores["steps"] == 250.0
     summary = bench.summarize([_record(0, sample, outcome, status="failed")])
@@ -142,8 +143,8 @@ def test_max_steps_cuts_an_episode_and_names_the_deviation() -> None:
     assert "max_steps" not in default.input  # the paper's limit: inputs as before
     short = bench.samples(1, 0, validate_options(bench, {"max_steps": "4"}))[0]
     assert short.id == default.id and short.input["max_steps"] == 4
-    outcome = asyncio.run(bench.run(short, AgentContext("heuristic")))
-    full = asyncio.run(bench.run(default, AgentContext("heuristic")))
+    outcome = asyncio.run(run_sample(bench, short, AgentContext("heuristic")))
+    full = asyncio.run(run_sample(bench, default, AgentContext("heuristic")))
     assert outcome.output["cut_at"] == 4 and outcome.scores["steps"] == 4.0 and not outcome.output["finished"]
     assert full.output["cut_at"] is None and full.scores["steps"] > 4 and "deviation" not in full.output
     assert outcome.output["frames"] < full.output["frames"]  # the frames it played, not the 3,000-frame budget

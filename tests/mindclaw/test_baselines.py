@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from mindloop.bench.agents import run_sample
 from mindloop.bench.api import AgentContext, Outcome, SampleRecord
 from mindloop.bench.store import RunStore, SampleResult
 from mindloop.errors import InvalidArgumentError, ParseError
@@ -33,7 +34,7 @@ def _run_agent(sample: Any, reply: Any, agent: str) -> tuple[Outcome, FakeChatSe
 
         async def go() -> Outcome:
             try:
-                return await ClawBenchmark().run(sample, AgentContext(agent, model=model))
+                return await run_sample(ClawBenchmark(), sample, AgentContext(agent, model=model))
             finally:
                 await model.aclose()
 

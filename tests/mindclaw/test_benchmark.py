@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from mindloop.bench.agents import run_sample
 from mindloop.bench.api import AgentContext, Sample, SampleRecord
 from mindloop.bench.options import validate_options
 from mindloop.errors import InvalidArgumentError
@@ -18,7 +19,7 @@ def _records(bench: ClawBenchmark, samples: list[Sample], agent: str) -> list[Sa
     async def go() -> list[SampleRecord]:
         out = []
         for i, s in enumerate(samples):
-            o = await bench.run(s, AgentContext(agent))
+            o = await run_sample(bench, s, AgentContext(agent))
             out.append(SampleRecord(i, s, "failed" if o.error else "done", o.output, o.scores, o.error, [], 0.0))
         return out
 
@@ -107,7 +108,7 @@ def test_options_are_checked() -> None:
     assert [s.id for s in picked] == [second, first]
     s = bench.samples(1, 0, validate_options(bench, {"skills": "no-such-file.yaml"}))[0]
     with pytest.raises(InvalidArgumentError, match="skills must be"):
-        asyncio.run(bench.run(s, AgentContext("symbolic")))
+        asyncio.run(run_sample(bench, s, AgentContext("symbolic")))
 
 
 def test_a_recorded_run_through_the_harness(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from mindloop.bench.agents import run_sample
 from mindloop.bench.api import AgentContext, Outcome
 from mindloop.bench.options import validate_options
 from mindloop.errors import ParseError
@@ -73,7 +74,7 @@ def _run(sample: Any, reply: Any, **opts: Any) -> tuple[Outcome, FakeChatServer]
 
         async def go() -> Outcome:
             try:
-                return await ClawBenchmark().run(sample, AgentContext("model", model=model))
+                return await run_sample(ClawBenchmark(), sample, AgentContext("model", model=model))
             finally:
                 await model.aclose()
 
@@ -212,4 +213,4 @@ def test_the_model_agent_needs_a_model(lily: Scenario) -> None:
     with pytest.raises(InvalidArgumentError, match="needs a model"):
         build_engine("model")
     with pytest.raises(InvalidArgumentError, match="needs a model"):
-        asyncio.run(ClawBenchmark().run(_sample(lily), AgentContext("model")))
+        asyncio.run(run_sample(ClawBenchmark(), _sample(lily), AgentContext("model")))

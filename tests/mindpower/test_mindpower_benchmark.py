@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from mindloop.bench.agents import run_sample
 from mindloop.bench.api import AgentContext, Sample, SampleRecord
 from mindloop.bench.options import validate_options
 from mindloop.bench.runner import RunRequest, run_benchmark
@@ -35,7 +36,7 @@ from .conftest import by_subtype
 def _run(bench: MindPowerBenchmark, samples: Sequence[Sample], ctx: AgentContext) -> list[SampleRecord]:
     out = []
     for i, s in enumerate(samples):
-        o = asyncio.run(bench.run(s, ctx))
+        o = asyncio.run(run_sample(bench, s, ctx))
         out.append(SampleRecord(i, s, "failed" if o.error else "done", o.output, o.scores, o.error, [], 0.0))
     return out
 
@@ -230,7 +231,7 @@ def test_end_to_end_through_an_openai_compatible_server() -> None:
         async def go() -> list[SampleRecord]:
             out = []
             for i, s in enumerate(samples):
-                o = await bench.run(s, AgentContext("model", model=model))
+                o = await run_sample(bench, s, AgentContext("model", model=model))
                 out.append(SampleRecord(i, s, "failed" if o.error else "done", o.output, o.scores, o.error, [], 0.0))
             await model.aclose()
             return out

@@ -7,6 +7,7 @@ import json
 
 from typer.testing import CliRunner
 
+from mindloop.bench.agents import run_sample
 from mindloop.bench.api import AgentContext
 from mindloop.bench.options import validate_options
 from mindloop.bench.store import RunStore, SampleResult
@@ -22,7 +23,7 @@ def _store_run(agent: str, model: str | None, replies: list[str] | None, fake_ch
     results = []
     for i, s in enumerate(samples):
         chat = None if replies is None else fake_chat(lambda p, m, r=replies[i]: r)
-        o = asyncio.run(bench.run(s, AgentContext(agent, model=chat)))
+        o = asyncio.run(run_sample(bench, s, AgentContext(agent, model=chat)))
         results.append(SampleResult(i, "failed" if o.error else "done", o.output, o.scores, o.error, [], 0.0))
     with RunStore(runs_path()) as store:
         run_id = store.create_run(

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from mindloop.bench.agents import run_sample
 from mindloop.bench.api import AgentContext, Benchmark, Outcome, Sample, SampleRecord
 from mindloop.bench.options import validate_options
 from mindloop.bench.scoring import run_metrics
@@ -38,7 +39,7 @@ class ReplyModel:
 
 def run_all(bench: Benchmark, samples: Sequence[Sample], ctx: AgentContext) -> list[SampleRecord]:
     async def go() -> list[Outcome]:
-        return [await bench.run(s, ctx) for s in samples]
+        return [await run_sample(bench, s, ctx) for s in samples]
 
     return [
         SampleRecord(i, s, "failed" if o.error else "done", o.output, o.scores, o.error, [], 0.0)

@@ -41,11 +41,11 @@ SUPPORT = Path(__file__).resolve().parents[1] / "support"
 _SLOW = """
 import sys, time
 from mindloop.systems.tom.benchmarks import ToMiBenchmark
-_run = ToMiBenchmark.run
+_run = ToMiBenchmark._symbolic
 async def run(self, sample, ctx):
     time.sleep(0.01)  # blocks the event loop, as a CPU-bound symbolic sample does
     return await _run(self, sample, ctx)
-ToMiBenchmark.run = run
+ToMiBenchmark._symbolic = run
 from mindloop.cli import main
 sys.exit(main(sys.argv[1:]))
 """

@@ -94,7 +94,7 @@ def test_credentials_older_versions_stored_are_redacted_when_the_store_is_upgrad
     url = "http://me:pw-PLANTED-51e2@127.0.0.1:9/v1?api_key=sk-INQUERY-0c1d"
     config = {"n": 1, "model_options": {"base_url": url, "api_key_env": "MY_KEY", "cache": "auto"}}
     echoed = f"HTTP 401 from {url}/chat/completions: Incorrect API key provided: Bearer sk-BEARER-99f0; {KEY}"
-    with RunStore(path) as store:  # a run as a version before layout 7 stored it
+    with RunStore(path) as store:  # a run as a version before layout 7 stored it (no credentials step yet)
         run_id = store.create_run(
             benchmark="smoke", agent="model", model="openai/x", config=config, samples=[Sample("s0", {})], version="0"
         )

@@ -449,7 +449,7 @@ def _user_version(path: Path) -> int:
 
 def test_a_new_store_records_its_layout_version(cli: Cli, tmp_path: Path) -> None:
     assert cli("bench", "run", "tomi", "--n", "2", home=tmp_path / "home").code == 0
-    assert _user_version(tmp_path / "home" / "runs.sqlite") == store_module.SCHEMA_VERSION == 7
+    assert _user_version(tmp_path / "home" / "runs.sqlite") == store_module.SCHEMA_VERSION == 8
 
 
 def test_an_old_store_is_read_as_it_is_and_upgraded_only_for_writing(cli: Cli, tmp_path: Path) -> None:
@@ -472,8 +472,8 @@ def test_an_old_store_is_read_as_it_is_and_upgraded_only_for_writing(cli: Cli, t
 
     assert cli("bench", "run", "tomi", "--n", "2", home=home).code == 0
     # layout 1's tables, then 1 -> 2 (history), 2 -> 3 (suites), 3 -> 4 (locks), 4 -> 5 (summaries), 5 -> 6 (node),
-    # 6 -> 7 (credentials redacted)
-    assert _user_version(path) == 7
+    # 6 -> 7 (credentials redacted), 7 -> 8 (targets)
+    assert _user_version(path) == 8
     after = json.loads(cli("runs", "--json", home=home).out)["runs"]
     assert after[0] == old and len(after) == 2
 
@@ -573,13 +573,15 @@ def test_a_store_from_a_newer_mindloop_is_refused(cli: Cli, tmp_path: Path) -> N
     path = home / "runs.sqlite"
     _old_store(path)
     db = sqlite3.connect(path)
-    db.execute("PRAGMA user_version = 8")
+    newer = store_module.SCHEMA_VERSION + 1
+    db.execute(f"PRAGMA user_version = {newer}")
     db.commit()
     db.close()
     before = _sha(path)
     for args in (("runs",), ("bench", "run", "tomi", "--n", "2")):
-        line = _one_line(cli(*args, home=home), f"mindloop: error: run store {path} has layout 8, written by a newer")
+        said = f"mindloop: error: run store {path} has layout {newer}, written by a newer"
+        line = _one_line(cli(*args, home=home), said)
         assert "upgrade mindloop" in line
     assert _sha(path) == before
-    with pytest.raises(StoreError, match="has layout 8"):
+    with pytest.raises(StoreError, match=f"has layout {newer}"):
         RunStore(path, readonly=True)

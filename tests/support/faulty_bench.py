@@ -66,9 +66,6 @@ class FaultyBenchmark:
     def samples(self, n: int | None, seed: int, options: FaultyOptions) -> list[Sample]:
         return [Sample(f"f{i:05d}", {"i": i, "options": options.model_dump()}) for i in range(10 if n is None else n)]
 
-    async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        return await self._answer(sample, ctx)
-
     async def _answer(self, sample: Sample, ctx: AgentContext) -> Outcome:
         options = FaultyOptions(**sample.input["options"])
         _log(options, sample, "start")

@@ -1,12 +1,22 @@
-"""The answer parser reads the forms models really produce, and refuses to guess between choices."""
+"""The choice reader reads the forms models really produce on ToMi and Hi-ToM's lettered containers, and refuses
+to guess between choices."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
-from mindloop.systems.tom.agents import HITOM_ASSUMPTIONS, build_prompt, parse_answer
+from mindloop.bench.reader import Reading, read_choice
+from mindloop.models.replies import letters
+from mindloop.systems.tom.agents import HITOM_ASSUMPTIONS, build_prompt
 
 CHOICES = ["green_drawer", "blue_pantry", "red_box"]
+
+
+def parse_answer(reply: str, choices: Sequence[str]) -> Reading:
+    """The reading of a reply to a ToMi or Hi-ToM prompt, whose choices are lettered A, B, ..."""
+    return read_choice(reply, choices, letters(len(choices)))
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from mindloop.bench.agents import run_sample
 from mindloop.bench.api import AgentContext, Benchmark, Outcome, Sample, SampleRecord
 from mindloop.bench.options import validate_options
 from mindloop.bench.scoring import run_metrics
@@ -21,7 +22,7 @@ REQUIRED = {"steps", "coverage", "map_dir", "map_facing", "map_pos", "map_overal
 
 
 def _run(bench: Benchmark, sample: Sample, ctx: AgentContext) -> Outcome:
-    return asyncio.run(bench.run(sample, ctx))
+    return asyncio.run(run_sample(bench, sample, ctx))
 
 
 def _samples(bench: Benchmark, n: int | None, seed: int, options: dict[str, str]) -> list[Sample]:

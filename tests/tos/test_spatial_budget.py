@@ -12,6 +12,7 @@ import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 
+from mindloop.bench.agents import run_sample
 from mindloop.bench.api import AgentContext, Benchmark, Outcome, Sample, SampleRecord
 from mindloop.bench.options import validate_options
 from mindloop.bench.scoring import run_metrics
@@ -31,7 +32,7 @@ def _sample(bench: Benchmark, **options: str) -> Sample:
 
 
 def _run(bench: Benchmark, sample: Sample, agent: str, model: object = None) -> Outcome:
-    return asyncio.run(bench.run(sample, AgentContext(agent=agent, model=model)))  # type: ignore[arg-type]
+    return asyncio.run(run_sample(bench, sample, AgentContext(agent=agent, model=model)))  # type: ignore[arg-type]
 
 
 def _to_completion_steps() -> int:

@@ -2,6 +2,7 @@
 
 from mindloop.bench.api import AgentContext, AgentSpec, Benchmark, Options, Outcome, Sample, SampleRecord
 from mindloop.bench.check import check_benchmark
+from mindloop.bench.choice import ChoiceBenchmark, ChoiceSet, Fields, Prompt, Release
 from mindloop.bench.declaration import (
     BenchmarkSpec,
     Column,
@@ -15,6 +16,7 @@ from mindloop.bench.declaration import (
     Row,
     Suite,
 )
+from mindloop.bench.reader import read_choice
 from mindloop.bench.registry import BENCHMARKS, get_benchmark
 from mindloop.bench.runner import EXECUTORS, RunRequest, RunSummary, run_benchmark, summarize_run
 from mindloop.bench.store import RunInfo, RunStore
@@ -26,7 +28,10 @@ __all__ = [
     "AgentSpec",
     "Benchmark",
     "BenchmarkSpec",
+    "ChoiceBenchmark",
+    "ChoiceSet",
     "Column",
+    "Fields",
     "Generation",
     "Grouping",
     "Headline",
@@ -35,7 +40,9 @@ __all__ = [
     "Outcome",
     "PaperTable",
     "PresetEntry",
+    "Prompt",
     "ReferencePolicy",
+    "Release",
     "Row",
     "RunInfo",
     "RunRequest",
@@ -46,6 +53,7 @@ __all__ = [
     "Suite",
     "check_benchmark",
     "get_benchmark",
+    "read_choice",
     "run_benchmark",
     "summarize_run",
 ]

@@ -3,7 +3,8 @@
 A benchmark maps each agent name to an :class:`~mindloop.bench.api.AgentSpec`. :func:`team_members` checks a
 requested agent or team against those specs (unknown names with a suggestion, a team where one agent plays, a
 team of the wrong size) and is what the runner calls before a run is recorded; :func:`dispatch` is what a
-benchmark's ``run`` calls to hand a sample to the right agent.
+harness calls to hand a sample to the right agent, and :func:`run_sample` answers a sample with it and scores the
+answer with the declaration's scorer, once.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample
 from mindloop.bench.declaration import BenchmarkSpec
 from mindloop.errors import InvalidArgumentError
 
-__all__ = ["AgentTable", "agent_spec", "dispatch", "model_agents", "team_members", "team_size"]
+__all__ = ["AgentTable", "agent_spec", "dispatch", "model_agents", "run_sample", "team_members", "team_size"]
 
 
 class AgentTable(Protocol):
@@ -100,3 +101,14 @@ async def dispatch(bench: AgentTable, sample: Sample, ctx: AgentContext) -> Outc
     if needy is not None and ctx.model is None:
         raise InvalidArgumentError(f"agent {needy!r} of benchmark {bench.name!r} needs a model (--model)")
     return await specs[0].run(sample, ctx)
+
+
+async def run_sample(bench: AgentTable, sample: Sample, ctx: AgentContext) -> Outcome:
+    """Answer ``sample`` with the agent in ``ctx.agent`` (:func:`dispatch`, or the benchmark's own ``run`` where it
+    defines one) and score the answer with its declaration's scorer, when it declares one."""
+    custom = getattr(bench, "run", None)
+    outcome = await (custom(sample, ctx) if custom is not None else dispatch(bench, sample, ctx))
+    scorer = bench.spec.scorer
+    if scorer is None or not outcome.output:
+        return outcome
+    return Outcome(outcome.output, scorer(sample, outcome), outcome.error)

@@ -87,7 +87,8 @@ class AgentContext:
 
 
 AgentRunner = Callable[[Sample, AgentContext], Awaitable[Outcome]]
-"""The coroutine that answers and scores one sample with one agent (or, for a team agent, the whole team)."""
+"""The coroutine that answers one sample with one agent (or, for a team agent, the whole team): raise only for
+bugs, return an ``Outcome`` with ``error`` for failures; its scores are final unless the declaration has a scorer."""
 
 
 @dataclass(frozen=True)
@@ -112,8 +113,8 @@ class Benchmark(Protocol):
     ``options_model`` is its :class:`Options` subclass (``Options`` itself when it takes none). ``agents`` maps
     each agent name it accepts to its :class:`AgentSpec`, in order: the first is the default (with ``--model``
     alone, the first that needs a model). ``samples`` receives an instance of ``options_model``, validated by the
-    runner, and must be deterministic in ``(n, seed, options)``; ``run`` dispatches through ``agents``
-    (:func:`mindloop.bench.agents.dispatch`).
+    runner, and must be deterministic in ``(n, seed, options)``. The harness hands each sample to the agent the run
+    names (:func:`mindloop.bench.agents.run_sample`) and scores its answer with the declaration's ``scorer``.
     """
 
     name: str
@@ -135,10 +136,6 @@ class Benchmark(Protocol):
     def samples(self, n: int | None, seed: int, options: Any) -> Sequence[Sample]:
         """The samples of a run: the first ``n`` (all when ``None``) for this seed and these validated options
         (an instance of ``options_model``; each benchmark annotates its own subclass)."""
-        ...
-
-    async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        """Answer and score one sample; raise only for bugs, return an ``Outcome`` with ``error`` for failures."""
         ...
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:

@@ -18,6 +18,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from mindloop.bench.agents import run_sample
 from mindloop.bench.api import AgentContext, AgentSpec, Benchmark, Options, Outcome, Sample, SampleRecord
 from mindloop.bench.declaration import BenchmarkSpec
 from mindloop.bench.options import invalid_values, validate_options
@@ -60,7 +61,7 @@ def check_declaration(bench: Benchmark) -> None:
 def _check_protocol(bench: Any) -> None:
     if not isinstance(bench, Benchmark):
         missing = [a for a in ("name", "description", "spec", "options_model", "agents") if not hasattr(bench, a)]
-        missing += [m for m in ("samples", "run", "summarize") if not callable(getattr(bench, m, None))]
+        missing += [m for m in ("samples", "summarize") if not callable(getattr(bench, m, None))]
         raise _fail(bench, f"not a Benchmark: it lacks {', '.join(missing) or 'part of the protocol'}")
     if not isinstance(bench.name, str) or not bench.name or bench.name != bench.name.strip():
         raise _fail(bench, f"its name must be a non-empty name, got {bench.name!r}")
@@ -96,9 +97,9 @@ def _check_samples(bench: Benchmark, n: int, seed: int, options: Options) -> lis
     if not all(isinstance(s, Sample) for s in first) or len(set(ids)) != len(ids):
         raise _fail(bench, "samples must be Sample objects with ids unique within a run")
     try:
-        json.dumps([s.input for s in first], allow_nan=False)
+        json.dumps([[s.input, s.target, list(s.choices)] for s in first], allow_nan=False)
     except (TypeError, ValueError) as exc:
-        raise _fail(bench, f"a sample's input is not JSON-ready ({exc})") from None
+        raise _fail(bench, f"a sample's input, target or choices are not JSON-ready ({exc})") from None
     return first
 
 
@@ -106,9 +107,9 @@ def _check_run(bench: Benchmark, sample: Sample, seed: int) -> None:
     agent = next((name for name, a in bench.agents.items() if not a.needs_model), None)
     if agent is None:
         return  # every agent needs a model: nothing to run offline
-    outcome = asyncio.run(bench.run(sample, AgentContext(agent, seed=seed)))
+    outcome = asyncio.run(run_sample(bench, sample, AgentContext(agent, seed=seed)))
     if not isinstance(outcome, Outcome):
-        raise _fail(bench, f"run() must return an Outcome, got {type(outcome).__name__}")
+        raise _fail(bench, f"an agent must return an Outcome, got {type(outcome).__name__}")
     bad = [k for k, v in outcome.scores.items() if not isinstance(v, int | float) or isinstance(v, bool)]
     if bad or not all(math.isfinite(v) for v in outcome.scores.values() if not bad):
         raise _fail(bench, f"scores must be finite numbers by name, got {outcome.scores!r}")

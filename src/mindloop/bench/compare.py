@@ -37,6 +37,7 @@ import numpy as np
 from mindloop.bench.api import Benchmark, SampleRecord
 from mindloop.bench.headline import Headline, headline_of, no_intervals_of, reference_marks, reference_text
 from mindloop.bench.inference import ADJUSTMENT, MIN_N, holm, sign_flip_p
+from mindloop.bench.records import answer_of, question_of
 from mindloop.bench.registry import get_benchmark
 from mindloop.bench.runner import (
     RunSummary,
@@ -65,9 +66,6 @@ from mindloop.bench.uncertainty import (
 from mindloop.errors import InvalidArgumentError
 
 __all__ = [
-    "ANSWER_KEYS",
-    "GOLD_KEYS",
-    "PROMPT_KEYS",
     "SIGNIFICANT",
     "BenchmarkComparison",
     "Comparison",
@@ -80,15 +78,6 @@ __all__ = [
     "expand_ids",
     "runs_of_suite",
 ]
-
-GOLD_KEYS = ("answer", "gold", "target", "label")
-"""Input fields shown as the gold answer (the first present), as in the run report."""
-
-ANSWER_KEYS = ("answer", "prediction", "reply")
-"""Output fields compared and shown as a run's answer (the first present), as in the run report."""
-
-PROMPT_KEYS = ("question", "prompt", "query", "instruction", "task", "word", "text")
-"""Input fields shown as what was asked (the first that is text), as in the run report."""
 
 SIGNIFICANT = 0.05
 """A difference whose p-value (the headline's own, another row's adjusted one) is below this is significant."""
@@ -433,13 +422,6 @@ def _significant(d: PairedDifference) -> bool:
 # -- building one ---------------------------------------------------------------------------------------------------
 
 
-def _first(mapping: Mapping[str, Any] | None, keys: Sequence[str]) -> Any:
-    for key in keys:
-        if mapping is not None and key in mapping:
-            return mapping[key]
-    return None
-
-
 def _flat_config(info: RunInfo) -> dict[str, Any]:
     """The settings of a run that shape its results, as dotted keys (``options.data``, ``generation.temperature``)."""
     cfg = info.config
@@ -560,7 +542,7 @@ def _disagreements(aligned: Sequence[Sequence[SampleRecord]], key: str | None) -
     out = []
     for column in zip(*aligned, strict=True):
         first = column[0]
-        answers = [_first(r.output, ANSWER_KEYS) for r in column]
+        answers = [answer_of(r.output) for r in column]
         if key is not None:
             scores: list[Any] = [_score_value(r, key) for r in column]
         else:
@@ -573,16 +555,14 @@ def _disagreements(aligned: Sequence[Sequence[SampleRecord]], key: str | None) -
         )
         if not differ:
             continue
-        question = next(
-            (first.sample.input[k] for k in PROMPT_KEYS if isinstance(first.sample.input.get(k), str)), None
-        )
+        question = question_of(first.sample.input)
         out.append(
             Disagreement(
                 index=first.index,
                 sample_id=first.sample.id,
                 group=first.sample.group,
                 question=question,
-                gold=_first(first.sample.input, GOLD_KEYS),
+                gold=first.sample.target,
                 statuses=statuses,
                 answers=answers,
                 scores=[_score_value(r, key) for r in column] if key is not None else [None] * len(column),

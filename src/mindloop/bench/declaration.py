@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from mindloop.bench.records import Sample, SampleRecord
+from mindloop.bench.records import Outcome, Sample, SampleRecord
 from mindloop.errors import RegistryError
 
 __all__ = [
@@ -43,6 +43,7 @@ __all__ = [
     "ReferenceKind",
     "ReferencePolicy",
     "Row",
+    "Scorer",
     "SmallRun",
     "Suite",
     "chance_policy",
@@ -486,6 +487,12 @@ class Generation:
 # -- the declaration ------------------------------------------------------------------------------------------------
 
 
+Scorer = Callable[[Sample, Outcome], dict[str, float]]
+"""Scores one answered sample: from the sample (its ``target``, ``choices``) and what the agent returned (its
+output and its own scores: ``covered``, ``parsed``), the sample's scores by name, the agent's included. The runner
+calls it once per sample the agent answered (an agent that raised has nothing to score)."""
+
+
 @dataclass(frozen=True)
 class SmallRun:
     """A small run of the benchmark, for tests and checkers that run every registered benchmark: ``n`` samples
@@ -526,7 +533,9 @@ class BenchmarkSpec:
     samples. A summary number that is neither a declared metric's nor under a ``resampled`` key gets no
     interval, and the intervals say so (:func:`mindloop.bench.uncertainty.bootstrap_intervals`). ``glossary``:
     what the summary's other keys mean, one line each (the run report shows it beside the declared metrics'
-    descriptions). ``small``: a small run of it (:class:`SmallRun`)."""
+    descriptions). ``small``: a small run of it (:class:`SmallRun`). ``scorer``: how an answered sample is scored
+    (:data:`Scorer`), so agents answer and the declaration scores; ``None``: the agents' outcomes carry their
+    scores (an episode scored by its simulator)."""
 
     headline: Headline | None = None
     metrics: tuple[Metric, ...] = ()
@@ -541,6 +550,7 @@ class BenchmarkSpec:
     resampled: tuple[str, ...] = ()
     glossary: Mapping[str, str] = field(default_factory=dict)
     small: SmallRun = field(default_factory=SmallRun)
+    scorer: Scorer | None = None
 
     def __post_init__(self) -> None:
         for what, names in (

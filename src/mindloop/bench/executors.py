@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
 
+from mindloop.bench.agents import run_sample
 from mindloop.bench.api import AgentContext, Benchmark, Outcome, Sample
 from mindloop.bench.breaker import CircuitBreaker
 from mindloop.bench.ray_cluster import connect, current_node, import_ray
@@ -103,7 +104,7 @@ async def execute_sample(
     start = time.perf_counter()
     status = "failed"
     try:
-        outcome = await bench.run(sample, ctx)
+        outcome = await run_sample(bench, sample, ctx)
     except SETUP_ERRORS:
         raise
     except MindloopError as exc:

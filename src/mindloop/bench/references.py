@@ -12,7 +12,7 @@ direction (:class:`~mindloop.bench.declaration.ReferencePolicy`). Besides :func:
   talks), run on every sample.
 
 >>> from mindloop.bench.records import Sample
->>> samples = [Sample(f"q{i}", {"answer": a, "choices": ["x", "y"]}, "t") for i, a in enumerate("xxy")]
+>>> samples = [Sample(f"q{i}", {}, "t", target=a, choices=("x", "y")) for i, a in enumerate("xxy")]
 >>> round(best_constant_policy().value(samples), 4)
 0.6667
 >>> best_constant_policy().optimistic
@@ -28,6 +28,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Awaitable, Callable, Hashable, Sequence
 
+from mindloop.bench.agents import run_sample
 from mindloop.bench.api import AgentContext, Benchmark, Outcome
 from mindloop.bench.declaration import ReferenceKind, ReferencePolicy, chance_policy, headline_value, oracle_policy
 from mindloop.bench.executors import sample_seed
@@ -47,16 +48,13 @@ __all__ = [
 ]
 
 
-def choice_chance(answer_key: str = "answer", choices_key: str = "choices") -> Callable[[Sample], int]:
+def choice_chance() -> Callable[[Sample], int]:
     """For :func:`chance_policy`: the number of distinct choices a sample offers, 0 (left out) when it offers none
-    or its gold answer is not among them (no guess among them could be right)."""
+    or its target is not among them (no guess among them could be right)."""
 
     def count(sample: Sample) -> int:
-        choices = sample.input.get(choices_key)
-        if not isinstance(choices, list | tuple) or not choices:
-            return 0
-        distinct = list(dict.fromkeys(str(c) for c in choices))
-        return len(distinct) if str(sample.input.get(answer_key)) in distinct else 0
+        distinct = list(dict.fromkeys(str(c) for c in sample.choices))
+        return len(distinct) if distinct and str(sample.target) in distinct else 0
 
     return count
 
@@ -64,27 +62,21 @@ def choice_chance(answer_key: str = "answer", choices_key: str = "choices") -> C
 # -- best constant answer -----------------------------------------------------------------------------------------
 
 
-def _candidates(sample: Sample, answer_key: str, choices_key: str) -> list[Hashable]:
-    """What a constant answer could be that this sample's gold matches: its text, and its choice's position."""
-    gold = sample.input.get(answer_key)
+def _candidates(sample: Sample) -> list[Hashable]:
+    """What a constant answer could be that this sample's target matches: its text, and its choice's position."""
+    gold = sample.target
     if gold is None:
         return []
     out: list[Hashable] = [("text", str(gold).strip().lower())]
-    choices = sample.input.get(choices_key)
-    if isinstance(choices, list | tuple) and str(gold) in [str(c) for c in choices]:
-        out.append(("position", [str(c) for c in choices].index(str(gold))))
+    choices = [str(c) for c in sample.choices]
+    if str(gold) in choices:
+        out.append(("position", choices.index(str(gold))))
     return out
-
-
-def _hits(sample: Sample, answer: Hashable, answer_key: str, choices_key: str) -> bool:
-    return answer in _candidates(sample, answer_key, choices_key)
 
 
 def best_constant_policy(
     train: Callable[[], Sequence[Sample]] | None = None,
     *,
-    answer_key: str = "answer",
-    choices_key: str = "choices",
     group: Callable[[Sample], str] = lambda s: s.group,
     scale: float = 1.0,
     name: str = "best constant",
@@ -100,18 +92,18 @@ def best_constant_policy(
         per_type: dict[str, Counter[Hashable]] = defaultdict(Counter)
         overall: Counter[Hashable] = Counter()
         for s in items:
-            for c in _candidates(s, answer_key, choices_key):
+            for c in _candidates(s):
                 per_type[group(s)][c] += 1
                 overall[c] += 1
         best = {t: _most_common(counts) for t, counts in per_type.items()}
         return best, _most_common(overall) if overall else None
 
     def value(samples: Sequence[Sample]) -> float | None:
-        scored = [s for s in samples if s.input.get(answer_key) is not None]
+        scored = [s for s in samples if s.target is not None]
         if not scored:
             return None
         best, fallback = fit(train() if train is not None else scored)
-        hits = [_hits(s, best.get(group(s), fallback), answer_key, choices_key) for s in scored]
+        hits = [best.get(group(s), fallback) in _candidates(s) for s in scored]
         return scale * sum(hits) / len(hits)
 
     where = f"fitted on {split}" if train is not None else "fitted on the evaluated items themselves (optimistic)"
@@ -208,7 +200,7 @@ def agent_policy(
 
     async def answer(b: Benchmark, sample: Sample) -> Outcome:
         try:
-            return await b.run(sample, AgentContext(agent, seed=sample_seed(0, sample.id)))
+            return await run_sample(b, sample, AgentContext(agent, seed=sample_seed(0, sample.id)))
         except MindloopError as exc:
             return Outcome(output={}, error=f"{type(exc).__name__}: {exc}")
 

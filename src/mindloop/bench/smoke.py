@@ -10,7 +10,6 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
 from mindloop.bench.declaration import BenchmarkSpec, Headline, Metric, ReferencePolicy, SmallRun, Suite, oracle_policy
 from mindloop.models.base import message
@@ -71,10 +70,6 @@ class SmokeBenchmark:
         rng = random.Random(seed)
         words = [f"{rng.choice(_WORDS)}-{rng.randrange(10_000):04d}" for _ in range(DEFAULT_N if n is None else n)]
         return [Sample(f"s{i:05d}", {"word": w}, group=w.split("-")[0]) for i, w in enumerate(words)]
-
-    async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        """Ask the agent's model to repeat the sample's word."""
-        return await dispatch(self, sample, ctx)
 
     async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
         assert ctx.model is not None  # dispatch refuses a model agent without a model

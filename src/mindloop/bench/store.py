@@ -66,6 +66,7 @@ __all__ = [
     "StoreDamagedError",
     "StoreError",
     "SuiteInfo",
+    "legacy_target",
     "lock_stale_after",
 ]
 
@@ -78,7 +79,7 @@ STATUSES = ("pending", *FINISHED_STATUSES)
 _STATUS = "CASE WHEN s.status = 'failed' AND s.error LIKE 'internal error:%' THEN 'bug' ELSE s.status END"
 """A sample's status as read back: a bug recorded by a store from before the ``bug`` status counts as one."""
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 """The layout of the store this mindloop writes, kept in the file as ``PRAGMA user_version``. Stores written
 before the version was recorded read 0; they hold layout 1 and are brought to this layout the next time they are
 opened for writing (never by a read-only open). Layout 2 adds ``samples.history``: the earlier attempts of a
@@ -91,7 +92,9 @@ version that computed it, so a report reads the numbers the run reported (a run 
 first time it is summarised through a store opened for writing, labelled as computed then). Layout 6
 adds ``samples.node``: the Ray node that executed a sample (``NULL`` for the local and process executors, and for
 every sample stored before). Layout 7 changes no table: the step to it redacts credentials that older versions
-stored (:func:`_redact_credentials`)."""
+stored (:func:`_redact_credentials`). Layout 8 adds ``samples.target`` and
+``samples.choices`` (JSON): what a sample is scored against (``NULL`` for a sample stored before: :func:`legacy_target`
+reads it from the input as reports did)."""
 
 
 def _add_history(db: sqlite3.Connection) -> None:
@@ -178,6 +181,24 @@ def _redact_credentials(db: sqlite3.Connection) -> None:
                     )
 
 
+def _add_targets(db: sqlite3.Connection) -> None:
+    """Layout 7 -> 8: ``samples.target`` and ``samples.choices`` (JSON; ``NULL``: stored before layout 8)."""
+    db.execute("ALTER TABLE samples ADD COLUMN target TEXT")
+    db.execute("ALTER TABLE samples ADD COLUMN choices TEXT")
+
+
+LEGACY_GOLD_KEYS = ("answer", "gold", "target", "label")
+"""Where a sample stored before layout 8 (no target column) held its gold: the input keys the run report read."""
+
+
+def legacy_target(inp: dict[str, Any]) -> tuple[Any, tuple[str, ...]]:
+    """The target and choices of a sample stored before layout 8, read from its input as the reports of that time
+    did: the first of :data:`LEGACY_GOLD_KEYS` present, and a list under ``choices``."""
+    target = next((inp[k] for k in LEGACY_GOLD_KEYS if k in inp), None)
+    choices = inp.get("choices")
+    return target, tuple(str(c) for c in choices) if isinstance(choices, list) else ()
+
+
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     1: _add_history,
     2: _add_suites,
@@ -185,6 +206,7 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     4: _add_summaries,
     5: _add_node,
     6: _redact_credentials,
+    7: _add_targets,
 }
 """``MIGRATIONS[v]`` upgrades a store from layout ``v`` to ``v + 1``. A change to the layout raises
 :data:`SCHEMA_VERSION` by one and adds its step here; opening an older store for writing runs the missing steps
@@ -601,8 +623,12 @@ class RunStore:
                 (run_id, benchmark, agent, model, _dumps(config), len(samples), _now(), version),
             )
             db.executemany(
-                "INSERT INTO samples (run_id, idx, sample_id, grp, input) VALUES (?, ?, ?, ?, ?)",
-                ((run_id, i, s.id, s.group, _dumps(s.input)) for i, s in enumerate(samples)),
+                "INSERT INTO samples (run_id, idx, sample_id, grp, input, target, choices)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    (run_id, i, s.id, s.group, _dumps(s.input), _dumps(s.target), _dumps(list(s.choices)))
+                    for i, s in enumerate(samples)
+                ),
             )
             if self._joining is not None:  # in the run's own transaction: a run is never left out of its suite
                 db.execute(
@@ -1016,13 +1042,29 @@ class RunStore:
         """The samples of a run not yet finished, in order."""
         with self._guard():
             rows = self._db.execute(
-                "SELECT idx, sample_id, grp, input FROM samples WHERE run_id = ? AND status = 'pending' ORDER BY idx",
+                f"SELECT idx, sample_id, grp, input, {self._target_columns()} FROM samples"
+                " WHERE run_id = ? AND status = 'pending' ORDER BY idx",
                 (run_id,),
             ).fetchall()
         return [
-            (idx, Sample(sid, self._loads(inp, f"the input of sample {sid!r} of run {run_id}"), grp))
-            for idx, sid, grp, inp in rows
+            (idx, self._sample(run_id, sid, grp, inp, target, choices)) for idx, sid, grp, inp, target, choices in rows
         ]
+
+    def _target_columns(self) -> str:
+        """``target, choices`` as the select reads them (``NULL, NULL`` on a read-only open before layout 8)."""
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(samples)")}
+        return "target, choices" if "target" in columns else "NULL, NULL"
+
+    def _sample(self, run_id: str, sid: str, grp: str, inp: str, target: str | None, choices: str | None) -> Sample:
+        """A stored sample read back; one stored before layout 8 gets the target :func:`legacy_target` reads."""
+        where = f"sample {sid!r} of run {run_id}"
+        data = self._loads(inp, f"the input of {where}")
+        if target is None:
+            gold, options = legacy_target(data)
+        else:
+            gold = self._loads(target, f"the target of {where}")
+            options = tuple(self._loads(choices or "[]", f"the choices of {where}"))
+        return Sample(sid, data, grp, gold, options)
 
     def finish(self, run_id: str, results: Iterable[SampleResult], *, seconds: float = 0.0) -> int:
         """Store finished samples in one commit, adding ``seconds`` (the session's wall-clock time since its last
@@ -1100,17 +1142,17 @@ class RunStore:
             node = "s.node" if "node" in columns else "NULL"  # a read-only open of a layout before 4 has none
             rows = self._db.execute(
                 f"SELECT s.idx, s.sample_id, s.grp, s.input, {_STATUS}, s.output, s.scores, s.error, s.calls,"
-                f" s.seconds, {node} FROM samples s WHERE s.run_id = ?{where} ORDER BY s.idx",
+                f" s.seconds, {node}, {self._target_columns()} FROM samples s WHERE s.run_id = ?{where} ORDER BY s.idx",
                 (run_id,),
             ).fetchall()
         return [self._record(run_id, row) for row in rows]
 
     def _record(self, run_id: str, row: tuple[Any, ...]) -> SampleRecord:
-        idx, sid, grp, inp, status, out, scores, error, calls, seconds, node = row
+        idx, sid, grp, inp, status, out, scores, error, calls, seconds, node, target, choices = row
         where = f"sample {sid!r} of run {run_id}"
         return SampleRecord(
             index=idx,
-            sample=Sample(sid, self._loads(inp, f"the input of {where}"), grp),
+            sample=self._sample(run_id, sid, grp, inp, target, choices),
             status=status,
             output=self._loads(out, f"the output of {where}") if out is not None else None,
             scores=self._loads(scores, f"the scores of {where}") if scores is not None else {},

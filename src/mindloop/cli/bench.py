@@ -458,6 +458,8 @@ def runs_export(
             "node": r.node,
             "scores": r.scores,
             "input": r.sample.input,
+            "target": r.sample.target,
+            "choices": list(r.sample.choices),
             "output": r.output,
             "calls": r.calls,
         }

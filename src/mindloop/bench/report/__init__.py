@@ -39,6 +39,7 @@ from markupsafe import Markup
 from mindloop._version import __version__
 from mindloop.bench.api import Benchmark, SampleRecord
 from mindloop.bench.headline import Headline, ReferenceMark, headline_of, reference_marks
+from mindloop.bench.records import answer_of, question_of
 from mindloop.bench.registry import get_benchmark
 from mindloop.bench.report.plots import (
     SCORE_TABLE,
@@ -67,15 +68,6 @@ __all__ = [
     "se_text",
     "write_report",
 ]
-
-GOLD_KEYS = ("answer", "gold", "target", "label")
-"""Input fields shown as the gold answer (the first present)."""
-
-ANSWER_KEYS = ("answer", "prediction", "reply")
-"""Output fields shown as the agent's answer (the first present)."""
-
-PROMPT_KEYS = ("question", "prompt", "query", "instruction", "task", "word", "text")
-"""Input fields shown in the sample table as what was asked (the first that is a string)."""
 
 MAX_SCORE_COLUMNS = 4
 CELL_CHARS = 160
@@ -678,20 +670,6 @@ def _cell(text: str | None) -> str | None:
     return text[: CELL_CHARS - 1] + "…"
 
 
-def _first(mapping: Mapping[str, Any] | None, keys: Sequence[str]) -> tuple[bool, Any]:
-    for key in keys:
-        if mapping is not None and key in mapping:
-            return True, mapping[key]
-    return False, None
-
-
-def _prompt(inp: Mapping[str, Any]) -> str | None:
-    for key in PROMPT_KEYS:
-        if isinstance(inp.get(key), str):
-            return str(inp[key])
-    return None
-
-
 def _brief(value: Any, limit: int = FIELD_CHARS) -> str:
     """A value as one readable line of at most ``limit`` characters: text as it is, numbers and ``true``/
     ``false``/``null`` as JSON writes them, a list of plain values comma-separated, a list of records as their
@@ -735,8 +713,7 @@ def _shown(value: Any) -> str | dict[str, Any] | None:
 
 
 def _row(r: SampleRecord, score_names: Sequence[str]) -> dict[str, Any]:
-    has_gold, gold = _first(r.sample.input, GOLD_KEYS)
-    has_answer, answer = _first(r.output, ANSWER_KEYS)
+    gold, answer = r.sample.target, answer_of(r.output)
     row: dict[str, Any] = {
         "i": r.index,
         "id": r.sample.id,
@@ -744,14 +721,14 @@ def _row(r: SampleRecord, score_names: Sequence[str]) -> dict[str, Any]:
         "s": r.status,
         "t": round(r.seconds, 6) if r.status != "pending" else None,
         "sc": [_clean(r.scores.get(k)) for k in score_names],
-        "q": _cell(_prompt(r.sample.input)),
-        "gold": _shown(gold) if has_gold else None,
-        "ans": _shown(answer) if has_answer else None,
+        "q": _cell(question_of(r.sample.input)),
+        "gold": _shown(gold),
+        "ans": _shown(answer),
         "err": _cell(r.error),
         "nc": len(r.calls),
         "tok": sum(int(c.get("prompt_tokens") or 0) + int(c.get("completion_tokens") or 0) for c in r.calls),
     }
-    if has_gold and has_answer and answer is not None:
+    if gold is not None and answer is not None:
         row["ok"] = answer == gold
     return row
 

@@ -17,7 +17,6 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
 from mindloop.bench.declaration import (
     BenchmarkSpec,
@@ -193,10 +192,6 @@ class _TransportBenchmark:
             f"paper's limit of {self.paper_limit}; an episode stopped there counts as unfinished, so steps, "
             "finished and transport rate are not comparable with the paper's"
         )
-
-    async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        """Play the episode with the team in ``ctx.agent``; a model failure is a recorded, failed outcome."""
-        return await dispatch(self, sample, ctx)
 
     async def _play(self, sample: Sample, ctx: AgentContext) -> Outcome:
         episode = episode_from_dict(sample.input)

@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
-from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
 from mindloop.bench.declaration import (
     BenchmarkSpec,
@@ -154,6 +153,7 @@ def claw_samples(n: int | None, seed: int, options: ClawOptions) -> list[Sample]
                     "n_non_noop": gold.n_non_noop,
                 },
                 group=_group(s),
+                target=gold.to_dict(),
             )
         )
     return out
@@ -301,10 +301,6 @@ class ClawBenchmark:
     def samples(self, n: int | None, seed: int, options: ClawOptions) -> list[Sample]:
         """See :func:`claw_samples`."""
         return claw_samples(n, seed, options)
-
-    async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        """Run the episode closed loop, then score the trigger decision by decision."""
-        return await dispatch(self, sample, ctx)
 
     async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
         return await self._episode(sample, ctx, "symbolic")

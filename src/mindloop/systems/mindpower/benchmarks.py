@@ -39,7 +39,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
-from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
 from mindloop.bench.declaration import (
     BenchmarkSpec,
@@ -399,15 +398,11 @@ class MindPowerBenchmark:
             self._baselines[key] = similarity_baseline(self._text_similarity, texts, key[2], seed=key[0])
         return self._baselines[key]
 
-    async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        """Answer one scenario with the agent and score it (failures score 0, never a success)."""
-        _require_metrics(sample.input["settings"]["similarity"] == "on")
-        return await dispatch(self, sample, ctx)
-
     async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
         from mindloop.systems.mindpower.agents import SymbolicHierarchyAgent
         from mindloop.worlds.household.scenarios import Scenario
 
+        _require_metrics(sample.input["settings"]["similarity"] == "on")
         scenario = Scenario.from_dict(sample.input["scenario"])
         answer = await SymbolicHierarchyAgent(sample.input["settings"]["setting"]).answer(scenario)
         return await self._score(sample, scenario, answer, ctx)
@@ -417,6 +412,7 @@ class MindPowerBenchmark:
         from mindloop.worlds.household.scenarios import Scenario
 
         assert ctx.model is not None  # dispatch refuses a model agent without a model
+        _require_metrics(sample.input["settings"]["similarity"] == "on")
         scenario = Scenario.from_dict(sample.input["scenario"])
         settings = sample.input["settings"]
         agent = ModelHierarchyAgent(

@@ -27,11 +27,11 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Literal
 
 from pydantic import Field
 
-from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
 from mindloop.bench.declaration import (
     BenchmarkSpec,
@@ -288,7 +288,7 @@ def _sentences(story: str) -> list[str]:
 def _exact_aligned(sample: Sample) -> Sample:
     """The sample scored by the exact aligner (a reference policy loads no encoder and calls no judge)."""
     settings = {**sample.input.get("settings", {}), "aligner": "exact", "judge": None}
-    return Sample(sample.id, {**sample.input, "settings": settings}, sample.group)
+    return replace(sample, input={**sample.input, "settings": settings})
 
 
 def _stage1_policy(
@@ -345,10 +345,6 @@ class _OmniToMBase:
     def samples(self, n: int | None, seed: int, options: OmniToMOptions) -> list[Sample]:
         """Gold-record samples (deterministic in ``n``, ``seed`` and ``options``)."""
         return omnitom_samples(n, seed, options.data, _settings(options), split=options.split, stage=self.stage)
-
-    async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        """Answer one story with the agent in ``ctx.agent`` and score it (failures score 0)."""
-        return await dispatch(self, sample, ctx)
 
     async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
         raise NotImplementedError

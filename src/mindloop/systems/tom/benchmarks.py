@@ -24,8 +24,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
+from mindloop.bench.choice import ask_choice, choice_metrics, score_choice
 from mindloop.bench.declaration import (
     BenchmarkSpec,
     Column,
@@ -42,9 +42,9 @@ from mindloop.bench.declaration import (
 )
 from mindloop.bench.references import best_constant_policy, choice_chance
 from mindloop.datafiles import special_file_kind
-from mindloop.errors import InvalidArgumentError, ParseError
-from mindloop.models.replies import ask
-from mindloop.systems.tom.agents import ParsedAnswer, build_prompt, parse_answer
+from mindloop.errors import InvalidArgumentError
+from mindloop.models.replies import letters
+from mindloop.systems.tom.agents import build_prompt
 from mindloop.systems.tom.balance import HITOM_DIMENSIONS, TOMI_DIMENSIONS, balanced_samples
 from mindloop.worlds.stories.generate import generate_tomi
 from mindloop.worlds.stories.releases import PROMPTING_TYPES, TOMI_QUESTION_TYPES, TOMI_STORY_TYPES, read_dataset
@@ -97,6 +97,7 @@ def _sample(
 ) -> Sample:
     """One question; ``choices`` are the dataset's own (Hi-ToM's JSON), else the containers the story names."""
     numbered = [(i, s) for i, s in enumerate(story, 1)]
+    options = list(choices) if choices else list(story_containers(numbered))
     return Sample(
         id=f"q{index:05d}",
         input={
@@ -105,10 +106,12 @@ def _sample(
             "question": question,
             "answer": answer,
             "type": qtype,
-            "choices": list(choices) if choices else list(story_containers(numbered)),
+            "choices": options,
             **extra,
         },
         group=qtype,
+        target=answer,
+        choices=tuple(options),
     )
 
 
@@ -153,11 +156,8 @@ def tom_samples(fmt: StoryFormat, n: int | None, seed: int, data: str | None) ->
 
 
 def _chance(sample: Sample) -> float:
-    """Exact accuracy of a uniform guess among the sample's choices (0 when the gold is not among them)."""
-    choices = list(dict.fromkeys(str(c) for c in sample.input.get("choices", [])))
-    if not choices or str(sample.input.get("answer")) not in choices:
-        return 0.0
-    return 1.0 / len(choices)
+    """Exact accuracy of a uniform guess among the sample's choices (0 when the target is not among them)."""
+    return 1.0 / count if (count := choice_chance()(sample)) else 0.0
 
 
 def _agreed_pairs(records: Sequence[SampleRecord]) -> dict[str, Any] | None:
@@ -172,7 +172,7 @@ def _agreed_pairs(records: Sequence[SampleRecord]) -> dict[str, Any] | None:
     twins = [g for g in groups.values() if len(g) > 1]
     if not twins:
         return None
-    agreed = [g for g in twins if len({r.sample.input["answer"] for r in g}) == 1]
+    agreed = [g for g in twins if len({r.sample.target for r in g}) == 1]
     scores = [sum(r.scores.get("correct", 0.0) for r in g) / len(g) for g in agreed]
     return {
         "accuracy": sum(scores) / len(scores) if scores else None,
@@ -209,55 +209,24 @@ class _ToMBenchmark:
             return balanced_samples(everything, n, HITOM_DIMENSIONS if self.fmt == "hitom" else TOMI_DIMENSIONS)
         return tom_samples(self.fmt, n, seed, options.data)
 
-    async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        """Answer one question with the agent in ``ctx.agent`` and score it."""
-        return await dispatch(self, sample, ctx)
-
     async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        assert ctx.model is not None  # dispatch refuses a model agent without a model
         inp = sample.input
-        gold = inp["answer"]
-        choices = inp["choices"]
         prompt = build_prompt(
-            inp["story"], inp["question"], choices, hitom=self.fmt == "hitom", prompting_type=inp.get("prompting_type")
+            inp["story"],
+            inp["question"],
+            sample.choices,
+            hitom=self.fmt == "hitom",
+            prompting_type=inp.get("prompting_type"),
         )
-
-        def read(text: str) -> ParsedAnswer:
-            parsed = parse_answer(text, choices)
-            if parsed.choice is None:
-                raise ParseError(f"unparseable answer: {parsed.how}; reply with the letter of one choice")
-            return parsed
-
-        error: str | None = None
-        try:
-            parsed, _, replies = await ask(ctx.model, prompt, read, ctx.config, retries=ctx.format_retries)
-        except ParseError as exc:  # every reply, the format retries' included, comes back with the error
-            replies = exc.replies
-            parsed = parse_answer(replies[-1], choices)
-            error = exc.reason
-        # strict: the first reply alone, read strictly (no cue search, no retry); the headline: the final reply
-        strict_answer = parse_answer(replies[0], choices).strict
-        output = {
-            "answer": parsed.choice,
-            "strict_answer": strict_answer,
-            "parsed_by": parsed.how,
-            "reply": replies[-1],
-            "attempts": len(replies),
-        }
-        strict = float(strict_answer == gold)
-        if parsed.choice is None:
-            return Outcome(output, {"correct": 0.0, "correct_strict": strict, "parsed": 0.0}, error=error)
-        return Outcome(output, {"correct": float(parsed.choice == gold), "correct_strict": strict, "parsed": 1.0})
+        return await ask_choice(ctx, prompt, sample, letters(len(sample.choices)), None)
 
     async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
         inp = sample.input
-        gold = inp["answer"]
-        question = parse_question(inp["question"], gold, self.fmt)
+        question = parse_question(inp["question"], inp["answer"], self.fmt)
         if question is None:
             raise InvalidArgumentError(f"not a {self.fmt} question: {inp['question']!r}")
         tracker = track_story(list(enumerate(inp["story"], 1)), self.fmt)
-        answer = answer_question(tracker, question)
-        return Outcome({"answer": answer}, {"correct": float(answer == gold), "parsed": 1.0})
+        return Outcome({"answer": answer_question(tracker, question)}, {"parsed": 1.0})
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
         """What the declared accuracies (:func:`_metrics`) cannot say: chance, unparsed replies and model
@@ -286,28 +255,17 @@ class _ToMBenchmark:
 def _metrics(types: Sequence[str]) -> tuple[Metric, ...]:
     """Accuracy over finished samples (failed ones count as wrong), per question type, and per each label the
     samples carry (absent when no sample carries it): ToMi's story and question types (``.trace``), Hi-ToM's
-    order, deception, length and prompting type."""
-    return (
-        Metric(
-            "accuracy",
-            "correct",
-            groupings=(
-                Grouping("by_type", "group", tuple(types)),
-                Grouping("by_story_type", "story_type", TOMI_STORY_TYPES),
-                Grouping("by_question_type", "question_type", TOMI_QUESTION_TYPES),
-                Grouping("by_order", "question_order", tuple(str(k) for k in range(5))),
-                Grouping("by_deception", "deception", ("false", "true")),
-                Grouping("by_length", "length", tuple(str(k) for k in range(1, 5))),
-                Grouping("by_prompting_type", "prompting_type", tuple(PROMPTING_TYPES)),
-            ),
-            description="share of questions answered with the gold choice",
-        ),
-        Metric(
-            "accuracy_strict",
-            "correct_strict",
-            optional=True,
-            description="the same with the strict extraction (the reply's first line is a letter or a choice name)",
-        ),
+    order, deception, length and prompting type; with a model, the strict reading's accuracy."""
+    return choice_metrics(
+        (
+            Grouping("by_type", "group", tuple(types)),
+            Grouping("by_story_type", "story_type", TOMI_STORY_TYPES),
+            Grouping("by_question_type", "question_type", TOMI_QUESTION_TYPES),
+            Grouping("by_order", "question_order", tuple(str(k) for k in range(5))),
+            Grouping("by_deception", "deception", ("false", "true")),
+            Grouping("by_length", "length", tuple(str(k) for k in range(1, 5))),
+            Grouping("by_prompting_type", "prompting_type", tuple(PROMPTING_TYPES)),
+        )
     )
 
 
@@ -350,6 +308,7 @@ class ToMiBenchmark(_ToMBenchmark):
     types = TOMI_TYPES
     spec = BenchmarkSpec(
         headline=Headline("accuracy"),
+        scorer=score_choice,
         metrics=_metrics(TOMI_TYPES),
         references=_TOMI_REFERENCES,
         suite=Suite(
@@ -383,6 +342,7 @@ class HiToMBenchmark(_ToMBenchmark):
     types = HITOM_TYPES
     spec = BenchmarkSpec(
         headline=Headline("accuracy"),
+        scorer=score_choice,
         metrics=_metrics(HITOM_TYPES),
         references=_HITOM_REFERENCES,
         suite=Suite(

@@ -19,8 +19,10 @@ otherwise (the world did not change in the controls). Accuracy is reported per c
 **Protocol** (``--agent model``): the release's chat prompt (``chat-0shot``): its instruction
 (``prompt_instructions/evaluate.txt``) as the system message and ``Story: …\\nQuestion: …\\nChoose one of the
 following:\\na)…\\nb)…`` as the user turn, the two answers in a seeded random order. The release grades a reply by
-whether ``a)`` or ``b)`` occurs in it (and asks a grader model otherwise); that reading is kept as
-``release_answer``; the headline reading is mindloop's flexible one, which also accepts the answer's text.
+whether the gold's key (``a)`` or ``b)``) occurs in it, then the other's (and asks a grader model otherwise), so a
+reply naming both keys counts as right; that reading is kept as ``release_answer`` and scored beside, a deviation.
+The headline is read by mindloop's choice reader (a key in any form, or the answer's text), for which a reply
+naming both is ambiguous. The set is a data-driven declaration (:data:`BIGTOM`).
 
 **Symbolic agent.** The story is read into events for the belief tracker from the row's own sentences: the
 protagonist witnesses the initial state; the causal event changes it, witnessed only when the awareness sentence
@@ -32,7 +34,6 @@ holds, the action one for the action question. A story whose sentences are not f
 from __future__ import annotations
 
 import csv
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,24 +43,13 @@ from pydantic import Field
 
 from mindloop.beliefs import Event, EventKind, Fact, Tracker
 from mindloop.beliefs.facts import Source
-from mindloop.bench.agents import dispatch
-from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.declaration import BenchmarkSpec, Grouping, Headline, SmallRun
+from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample
+from mindloop.bench.choice import ChoiceBenchmark, ChoiceSet, Fields, Prompt, Release, covered, not_covered
+from mindloop.bench.declaration import Grouping, SmallRun
 from mindloop.errors import InvalidArgumentError, ParseError
-from mindloop.models.base import message
-from mindloop.systems.tom.mcq import (
-    RELEASE_RESAMPLED,
-    RELEASE_SUITE,
-    ask_choice,
-    chance_by,
-    model_summary,
-    not_covered,
-    release_metrics,
-    release_references,
-    symbolic_outcome,
-)
 
 __all__ = [
+    "BIGTOM",
     "BIGTOM_CONDITIONS",
     "BIGTOM_FIELDS",
     "BIGTOM_INSTRUCTION",
@@ -292,17 +282,19 @@ def _which(ending: str, aware: str, unaware: str) -> bool | None:
     return True if hits[0] else False if hits[1] else None
 
 
-def release_reading(reply: str, options: Sequence[str]) -> str | None:
-    """The release's grading of a multiple-choice reply: the option whose ``a)``/``b)`` key occurs in it.
+def release_reading(reply: str, sample: Sample) -> str | None:
+    """The release's grading of a reply: right when the gold's key (``a)`` or ``b)``) occurs in it, checked first,
+    else wrong when the other key does; a reply naming both keys is right.
 
-    The release checks the true answer's key first; mindloop reads a reply that holds both keys as no answer.
-
-    >>> release_reading("Answer:b)Noor believes it is oat milk.", ["almond", "oat"])
-    'oat'
+    >>> s = Sample("x", {}, "", "Noor believes it is oat milk.", ("Noor believes it is almond milk.",
+    ...            "Noor believes it is oat milk."))
+    >>> release_reading("Answer:b)Noor believes it is oat milk.", s), release_reading("a) or b)", s) == s.target
+    ('Noor believes it is oat milk.', True)
     """
     low = reply.lower()
-    found = [opt for key, opt in zip(("a)", "b)"), options, strict=True) if key in low]
-    return found[0] if len(found) == 1 else None
+    keyed = dict(zip(("a)", "b)"), sample.choices, strict=True))
+    found = [opt for key, opt in keyed.items() if key in low]
+    return sample.target if sample.target in found else found[0] if found else None
 
 
 class BigToMOptions(Options):
@@ -314,88 +306,64 @@ class BigToMOptions(Options):
     )
 
 
-_GROUPINGS = (
-    Grouping("by_condition", "group", tuple(f"{v}/{c}" for v in BIGTOM_VARIABLES for c in BIGTOM_CONDITIONS)),
-    Grouping("by_initial_belief", "initial_belief", ("hidden", "shown")),
+def _items(path: str, options: BigToMOptions) -> list[BigToMItem]:
+    return bigtom_items(read_bigtom(path), options.initial_belief)
+
+
+def _input(item: BigToMItem, options: BigToMOptions) -> dict[str, Any]:
+    return {
+        "story": item.story,
+        "question": item.question,
+        "answer": item.answer,
+        "choices": [item.answer, item.wrong],
+        "variable": item.variable,
+        "condition": item.condition,
+        "initial_belief": item.initial_belief,
+        "line": item.row.line,
+        "row": item.row.fields,
+    }
+
+
+async def _symbolic(sample: Sample, ctx: AgentContext) -> Outcome:
+    inp = sample.input
+    answer = track_item(inp["row"], inp["story"], inp["variable"])
+    if answer is None:
+        return not_covered("the row's event and awareness sentences are not found in the story")
+    return covered(answer)
+
+
+BIGTOM = ChoiceSet(
+    name="bigtom",
+    description="BigToM belief/action items per condition (--data bigtom.csv)",
+    data="BigToM's data/bigtom/bigtom.csv",
+    options=BigToMOptions,
+    load=_items,
+    prepare=_input,
+    fields=Fields(id="r{line:03d}-{initial_belief}-{variable}-{condition}", group="{variable}/{condition}"),
+    shuffle=True,
+    prompt=Prompt(
+        system=BIGTOM_INSTRUCTION,
+        user="Story: {story}\nQuestion: {question}\nChoose one of the following:\n{options}",
+        option="{label}){text}",
+        labels="ab",
+    ),
+    release=Release(
+        "the option key (a) or b)) occurring in the reply, the gold's checked first",
+        release_reading,
+        "a reply that names both keys counts as right",
+    ),
+    groupings=(
+        Grouping("by_condition", "group", tuple(f"{v}/{c}" for v in BIGTOM_VARIABLES for c in BIGTOM_CONDITIONS)),
+        Grouping("by_initial_belief", "initial_belief", ("hidden", "shown")),
+    ),
+    agents={"symbolic": AgentSpec("the belief tracker reads the row's sentences as events", _symbolic)},
+    small=SmallRun(n=6, agent="symbolic", data="bigtom_excerpt.csv"),
 )
-"""The paper's table (variable/condition) and the initial belief."""
+"""BigToM as data: the paper's table (variable/condition) and the initial belief as groupings; the two options
+in a seeded random order per item."""
 
 
-class BigToMBenchmark:
+class BigToMBenchmark(ChoiceBenchmark):
     """BigToM's forward belief, forward action and backward belief items in true/false belief and control."""
 
-    name = "bigtom"
-    description = "BigToM belief/action items per condition (--data bigtom.csv)"
-    options_model = BigToMOptions
-    # the headline: accuracy over the answered questions; the paper's per-type figures beside it
-    spec = BenchmarkSpec(
-        headline=Headline("accuracy"),
-        references=release_references(),
-        metrics=release_metrics(*_GROUPINGS),
-        resampled=RELEASE_RESAMPLED,
-        suite=RELEASE_SUITE,
-        small=SmallRun(n=6, agent="symbolic", data="bigtom_excerpt.csv"),
-    )
-
-    def __init__(self) -> None:
-        self.agents = {
-            "symbolic": AgentSpec("the belief tracker reads the row's sentences as events", self._symbolic),
-            "model": AgentSpec("a chat model answers the release's two-choice prompt", self._model, needs_model=True),
-        }
-
-    def samples(self, n: int | None, seed: int, options: BigToMOptions) -> list[Sample]:
-        """The first ``n`` items of the release file, in its order."""
-        if options.data is None:
-            raise InvalidArgumentError(
-                "bigtom needs --data PATH: BigToM's data/bigtom/bigtom.csv (see docs/datasets.md)"
-            )
-        items = bigtom_items(read_bigtom(options.data), options.initial_belief)
-        out = []
-        for item in items[:n] if n is not None else items:
-            sid = f"r{item.row.line:03d}-{item.initial_belief}-{item.variable}-{item.condition}"
-            order = [item.answer, item.wrong]
-            random.Random(f"{seed}:{sid}").shuffle(order)
-            out.append(
-                Sample(
-                    sid,
-                    {
-                        "story": item.story,
-                        "question": item.question,
-                        "answer": item.answer,
-                        "choices": order,
-                        "variable": item.variable,
-                        "condition": item.condition,
-                        "initial_belief": item.initial_belief,
-                        "line": item.row.line,
-                        "row": item.row.fields,
-                    },
-                    group=f"{item.variable}/{item.condition}",
-                )
-            )
-        return out
-
-    async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        """Answer one item with the agent in ``ctx.agent`` and score it."""
-        return await dispatch(self, sample, ctx)
-
-    async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        inp = sample.input
-        a, b = inp["choices"]
-        user = f"Story: {inp['story']}\nQuestion: {inp['question']}\nChoose one of the following:\na){a}\nb){b}"
-        messages = [message("system", BIGTOM_INSTRUCTION), message("user", user)]
-        return await ask_choice(ctx, messages, inp["choices"], inp["answer"], lambda r: release_reading(r, (a, b)))
-
-    async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        inp = sample.input
-        answer = track_item(inp["row"], inp["story"], inp["variable"])
-        if answer is None:
-            return not_covered("the row's event and awareness sentences are not found in the story")
-        return symbolic_outcome(answer, inp["answer"])
-
-    def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
-        """What the declared accuracy (overall, per condition as the paper's table, per initial belief) cannot say:
-        chance per row, unread replies, the tracker's counts."""
-        out = model_summary(records)
-        for grouping in _GROUPINGS:
-            out[grouping.key] = chance_by(records, grouping)
-        return out
+    choice_set = BIGTOM

@@ -14,8 +14,9 @@ the action set: ``tomi``, ``tomi+room-changes``, …).
 question, asking for a short answer. The release grades a reply by whether the expected answer occurs in it,
 lower-cased (``_precomputations``: ``expected_answer in model_response.lower()``); that reading is kept as
 ``correct_release``. A question whose answers are a fixed pair (``yes``/``no``, ``knows about it``/``does not
-know about it``) is read as a choice between them (``no`` occurs in "I don't know"); the others by the release's
-rule. Accuracy per order, per relation (question type), per story type and per interestingness.
+know about it``) is read as a choice between them by the choice reader (the release's rule, beside it, reads "I
+don't know" as ``no``: a deviation); the others by the release's rule. Accuracy per order, per relation (question
+type), per story type and per interestingness. The set is a data-driven declaration (:data:`EXPLORETOM`).
 
 **Symbolic agent.** The tracker reads ``story_structure`` when every sentence is one of the ToMi-like forms
 (``X entered the R.``, ``X left the R.``, ``X moved the O to the C, which is also located in the R.``, ``X told out
@@ -38,26 +39,14 @@ from typing import Any, Literal
 from pydantic import Field
 
 from mindloop.beliefs import Event, EventKind, Fact, Tracker, Utterance
-from mindloop.bench.agents import dispatch
-from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.declaration import BenchmarkSpec, Grouping, Headline, SmallRun
+from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample
+from mindloop.bench.choice import ChoiceBenchmark, ChoiceSet, Fields, Prompt, Release, covered, not_covered
+from mindloop.bench.declaration import Grouping, SmallRun
 from mindloop.datafiles import csv_fields_unlimited
 from mindloop.errors import InvalidArgumentError, ParseError
-from mindloop.models.base import message
-from mindloop.models.replies import ask
-from mindloop.systems.tom.mcq import (
-    RELEASE_RESAMPLED,
-    RELEASE_SUITE,
-    ask_choice,
-    chance_by,
-    model_summary,
-    not_covered,
-    release_metrics,
-    release_references,
-    symbolic_outcome,
-)
 
 __all__ = [
+    "EXPLORETOM",
     "EXPLORETOM_FIELDS",
     "ExploreToMBenchmark",
     "ExploreToMItem",
@@ -186,116 +175,81 @@ class ExploreToMOptions(Options):
     story: StoryKind = Field("infilled", description="the infilled prose story or the plain story structure")
 
 
-_GROUPINGS = (
-    Grouping("by_order", "order", ("-1", "1", "2")),
-    Grouping("by_type", "relation"),
-    Grouping("by_story_type", "story_type"),
-    Grouping("by_interesting", "interesting", ("True", "False"), rename=(("true", "True"), ("false", "False"))),
-)
-"""Accuracy per order, per question type (relation), per story type and per interestingness (the row names
-the input's ``True``/``False`` as the release writes them)."""
+def _input(item: ExploreToMItem, options: ExploreToMOptions) -> dict[str, Any]:
+    story = item.infilled if options.story == "infilled" else item.structure
+    if not story:
+        raise ParseError(f"no {options.story} story on this row", source=options.data, line=item.line)
+    return {
+        "story": story,
+        "question": item.question,
+        "answer": item.answer,
+        "order": str(item.order),
+        "relation": item.relation,
+        "interesting": item.interesting,
+        "story_type": item.story_type,
+        "line": item.line,
+        "structure": item.structure,
+        **({"choices": list(pair)} if (pair := _pair(item.answer)) else {}),
+        "people": list(item.people),
+        "entity": item.entity,
+    }
 
 
-class ExploreToMBenchmark:
-    """ExploreToM's generated stories: memory, first- and second-order questions."""
-
-    name = "exploretom"
-    description = "ExploreToM data sample, accuracy per order, question type and story type (--data CSV)"
-    options_model = ExploreToMOptions
-    spec = BenchmarkSpec(
-        headline=Headline("accuracy"),
-        references=release_references(),
-        metrics=release_metrics(*_GROUPINGS),
-        resampled=RELEASE_RESAMPLED,
-        suite=RELEASE_SUITE,
-        small=SmallRun(n=None, agent="symbolic", data="exploretom_excerpt.csv"),
-    )
-
-    def __init__(self) -> None:
-        self.agents = {
-            "symbolic": AgentSpec("the belief tracker reads the story structure's ToMi-like sentences", self._symbolic),
-            "model": AgentSpec("a chat model answers with a short phrase", self._model, needs_model=True),
-        }
-
-    def samples(self, n: int | None, seed: int, options: ExploreToMOptions) -> list[Sample]:
-        """The first ``n`` rows, in the file's order."""
-        if options.data is None:
-            raise InvalidArgumentError(
-                "exploretom needs --data PATH: ExploreToM-data-sample.csv (see docs/datasets.md)"
-            )
-        items = read_exploretom(options.data)
-        out = []
-        for item in items[:n] if n is not None else items:
-            story = item.infilled if options.story == "infilled" else item.structure
-            if not story:
-                raise ParseError(f"no {options.story} story on this row", source=options.data, line=item.line)
-            out.append(
-                Sample(
-                    f"l{item.line:06d}",
-                    {
-                        "story": story,
-                        "question": item.question,
-                        "answer": item.answer,
-                        "order": str(item.order),
-                        "relation": item.relation,
-                        "interesting": item.interesting,
-                        "story_type": item.story_type,
-                        "line": item.line,
-                        "structure": item.structure,
-                        **({"choices": list(pair)} if (pair := _pair(item.answer)) else {}),
-                        "people": list(item.people),
-                        "entity": item.entity,
-                    },
-                    group=item.relation,
-                )
-            )
-        return out
-
-    async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        """Answer one question with the agent in ``ctx.agent`` and score it."""
-        return await dispatch(self, sample, ctx)
-
-    async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        assert ctx.model is not None
-        inp = sample.input
-        gold = inp["answer"]
-        pair = _pair(gold)
-        ask_for = f' Answer "{pair[0]}" or "{pair[1]}".' if pair else " Answer with a short phrase."
-        messages = [message("user", f"{inp['story']}\n\nQuestion: {inp['question']}{ask_for}")]
-        if pair is not None:
-            choices = list(pair)
-            gold_choice = choices[[c.lower() for c in choices].index(gold.lower())]
-            return await ask_choice(ctx, messages, choices, gold_choice, lambda r: _release(r, gold, choices))
-        reply = (await ask(ctx.model, messages, lambda t: t, ctx.config, retries=0)).value
-        correct = float(gold.lower() in reply.lower())
-        # an open answer has one reading, the release's: it counts as the strict one too
-        scores = {"correct": correct, "correct_strict": correct, "correct_release": correct}
-        return Outcome({"reply": reply, "answer": reply.strip()}, scores)
-
-    async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        inp = sample.input
-        answer, why = track_structure(inp["structure"], tuple(inp["people"]), inp["entity"], inp["relation"])
-        if answer is None:
-            return not_covered(why)
-        gold = _norm(inp["answer"])
-        return symbolic_outcome(inp["answer"] if answer == gold else answer, inp["answer"])
-
-    def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
-        """What the declared accuracy (overall, per order, per question type (relation), per story type and per
-        interestingness) cannot say: chance per row, unread replies, the tracker's counts."""
-        out = model_summary(records)
-        for grouping in _GROUPINGS:
-            out[grouping.key] = chance_by(records, grouping)
-        return out
+async def _symbolic(sample: Sample, ctx: AgentContext) -> Outcome:
+    inp = sample.input
+    answer, why = track_structure(inp["structure"], tuple(inp["people"]), inp["entity"], inp["relation"])
+    if answer is None:
+        return not_covered(why)
+    return covered(inp["answer"] if answer == _norm(inp["answer"]) else answer)
 
 
-def _release(reply: str, gold: str, choices: Sequence[str]) -> str | None:
+def release_reading(reply: str, sample: Sample) -> str | None:
     """The release's reading as a choice: the gold when it occurs in the reply, else the other one when it does."""
     low = reply.lower()
-    if gold.lower() in low:
-        return next(c for c in choices if c.lower() == gold.lower())
-    other = [c for c in choices if c.lower() != gold.lower() and c.lower() in low]
+    if str(sample.target).lower() in low:
+        return sample.target  # type: ignore[no-any-return]
+    other = [c for c in sample.choices if c != sample.target and c.lower() in low]
     return other[0] if other else None
+
+
+EXPLORETOM = ChoiceSet(
+    name="exploretom",
+    description="ExploreToM data sample, accuracy per order, question type and story type (--data CSV)",
+    data="ExploreToM-data-sample.csv",
+    options=ExploreToMOptions,
+    load=lambda path, options: read_exploretom(path),
+    prepare=_input,
+    fields=Fields(id="l{line:06d}", group="{relation}"),
+    prompt=Prompt(
+        user="{story}\n\nQuestion: {question} Answer {or_list}.",
+        open="{story}\n\nQuestion: {question} Answer with a short phrase.",
+        labels="",
+    ),
+    release=Release(
+        "the expected answer occurring in the reply, lower-cased",
+        release_reading,
+        "'no' occurs in 'I do not know', so the release counts that reply as 'no'",
+    ),
+    groupings=(
+        Grouping("by_order", "order", ("-1", "1", "2")),
+        Grouping("by_type", "relation"),
+        Grouping("by_story_type", "story_type"),
+        Grouping("by_interesting", "interesting", ("True", "False"), rename=(("true", "True"), ("false", "False"))),
+    ),
+    agents={
+        "symbolic": AgentSpec("the belief tracker reads the story structure's ToMi-like sentences", _symbolic),
+    },
+    small=SmallRun(n=None, agent="symbolic", data="exploretom_excerpt.csv"),
+)
+"""ExploreToM as data: accuracy per order, per question type (relation), per story type and per interestingness
+(the row names the input's ``True``/``False`` as the release writes them); a question whose answers are a fixed
+pair is a choice between them, the others open answers scored by the release's rule."""
+
+
+class ExploreToMBenchmark(ChoiceBenchmark):
+    """ExploreToM's generated stories: memory, first- and second-order questions."""
+
+    choice_set = EXPLORETOM
 
 
 # -- the tracker ------------------------------------------------------------------------------------------------

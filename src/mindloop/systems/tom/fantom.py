@@ -48,8 +48,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
+from mindloop.bench.choice import COVERED_RESAMPLED, RELEASE_SUITE, coverage, not_covered
 from mindloop.bench.declaration import BenchmarkSpec, Headline, Metric, ReferencePolicy, SmallRun
 from mindloop.bench.references import policy_headline, policy_records
 from mindloop.errors import InvalidArgumentError, ParseError
@@ -57,7 +57,6 @@ from mindloop.metrics.stats import mean
 from mindloop.models.base import message
 from mindloop.models.replies import ask
 from mindloop.systems.tom.fantom_presence import Knowledge, Presence, knowledge, read_presence, unaware_option
-from mindloop.systems.tom.mcq import RELEASE_RESAMPLED, RELEASE_SUITE, coverage, not_covered
 
 __all__ = [
     "FANTOM_KINDS",
@@ -589,7 +588,7 @@ class FanToMBenchmark:
         # F1 over pooled counts and the free-form belief accuracy per order: the bootstrap of the summary
         resampled=(
             *(f"{p}_{k}" for p in _PREFIXES for k in _RESAMPLED),
-            *RELEASE_RESAMPLED,  # the tracker's accuracy on what it covered, overall and per kind
+            *COVERED_RESAMPLED,  # the tracker's accuracy on what it covered, overall and per kind
             "coverage_by_kind",
         ),
         # ALL*: a set counts when every one of its questions is right; resampling questions drops some of a
@@ -633,13 +632,10 @@ class FanToMBenchmark:
                         "conversation": q.conversation,
                     },
                     group=q.kind,
+                    target=q.gold,
                 )
             )
         return out
-
-    async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        """Answer one question with the agent in ``ctx.agent`` and score it."""
-        return await dispatch(self, sample, ctx)
 
     async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
         tracked = track_question(sample.input)

@@ -7,8 +7,9 @@ inference, 2.1–2.4 goal inference), ``test``, ``episode``, ``start_time``, ``e
 
 **Protocol** (``--agent model``): the release's ``testing_gpt.py`` (zero-shot): the system message ``You are a
 helpful assistant.`` and the question followed by ``\\nAnswer: ``; the release reads the first character of the
-reply. That reading is kept as ``release_answer``; the headline reading is mindloop's flexible one (a letter, or
-the text of one statement). Accuracy per question type, as in the paper.
+reply. That reading is kept as ``release_answer`` (a deviation: it reads ``Answer: b`` as a); the headline is read
+by mindloop's choice reader (a letter in any form, or the text of one statement). Accuracy per question type, as
+in the paper. The set is a data-driven declaration (:data:`MMTOM_QA`).
 
 No symbolic agent: answering needs inverse planning over the person's route (which container they head for),
 not belief tracking of narrated events.
@@ -23,27 +24,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field
-
-from mindloop.bench.agents import dispatch
-from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.declaration import BenchmarkSpec, Grouping, Headline, SmallRun
+from mindloop.bench.api import Sample
+from mindloop.bench.choice import ChoiceBenchmark, ChoiceSet, DataOptions, Fields, Prompt, Release
+from mindloop.bench.declaration import Grouping, SmallRun
 from mindloop.errors import InvalidArgumentError, ParseError
-from mindloop.models.base import message
-from mindloop.systems.tom.mcq import (
-    RELEASE_RESAMPLED,
-    RELEASE_SUITE,
-    ask_choice,
-    chance_by,
-    model_summary,
-    release_metrics,
-    release_references,
-)
 
 __all__ = [
+    "MMTOM_QA",
     "MMTOM_TYPES",
     "MMToMItem",
-    "MMToMOptions",
     "MMToMQABenchmark",
     "audit_mmtom",
     "options_of",
@@ -130,12 +119,6 @@ def options_of(question: str) -> tuple[str, str] | None:
     return (m[1].strip(), m[2].strip()) if m else None
 
 
-def release_reading(reply: str, options: Sequence[str]) -> str | None:
-    """The release's reading: the reply's first character, lower-cased, as ``a`` or ``b``."""
-    first = reply.strip("\n").strip(" ").lower()[:1]
-    return dict(zip("ab", options, strict=True)).get(first)
-
-
 def audit_mmtom(items: Sequence[MMToMItem]) -> tuple[int, list[tuple[MMToMItem, str, str]]]:
     """Items whose gold or options contradict the release's own format rules, or another item's gold for the
     same text; returns how many were checked and the findings with their reasons."""
@@ -180,87 +163,53 @@ def audit_mmtom(items: Sequence[MMToMItem]) -> tuple[int, list[tuple[MMToMItem, 
     return len(items), found
 
 
-class MMToMOptions(Options):
-    """Options of ``mmtom-qa``."""
+def release_reading(reply: str, sample: Sample) -> str | None:
+    """The release's reading (``testing_gpt.py``): the reply's first character, lower-cased, as ``a`` or ``b``."""
+    first = reply.strip("\n").strip(" ").lower()[:1]
+    return dict(zip("ab", sample.choices, strict=True)).get(first)
 
-    data: str | None = Field(None, description="MMToM-QA's Benchmark/questions.json (--data PATH)")
+
+def _input(item: MMToMItem, options: DataOptions) -> dict[str, Any]:
+    """An item as the sample's input; one without two statements, or with a gold other than a/b, is refused."""
+    statements = options_of(item.question)
+    if statements is None or item.answer not in ("a", "b"):
+        raise ParseError("no '(a) … (b) …' statements, or a gold other than a/b", source=options.data, line=item.line)
+    return {
+        "question": item.question,
+        "answer": statements["ab".index(item.answer)],
+        "letter": item.answer,
+        "choices": list(statements),
+        "question_type": item.qtype,
+        "episode": item.fields.get("episode"),
+        "line": item.line,
+    }
 
 
-_GROUPINGS = (
-    Grouping("by_type", "group", tuple(MMTOM_TYPES)),
-    Grouping(
-        "by_kind", "group", ("belief", "goal"), tuple((t, "belief" if t[0] == "1" else "goal") for t in MMTOM_TYPES)
+MMTOM_QA = ChoiceSet(
+    name="mmtom-qa",
+    description="MMToM-QA text version, accuracy per question type (--data questions.json)",
+    data="MMToM-QA's Benchmark/questions.json",
+    load=lambda path, options: read_mmtom(path),
+    prepare=_input,
+    fields=Fields(id="l{line:04d}", group="{question_type}"),
+    prompt=Prompt(system="You are a helpful assistant.", user="{question}\nAnswer: ", labels="ab"),
+    release=Release(
+        "the reply's first character",
+        release_reading,
+        "it reads 'Answer: b' as its first letter, a, and '(b)' or 'The answer is (b).' as nothing",
     ),
+    groupings=(
+        Grouping("by_type", "group", tuple(MMTOM_TYPES)),
+        Grouping(
+            "by_kind", "group", ("belief", "goal"), tuple((t, "belief" if t[0] == "1" else "goal") for t in MMTOM_TYPES)
+        ),
+    ),
+    small=SmallRun(n=None, reply="a", data="mmtom_excerpt.json"),
 )
 """Accuracy per question type, and belief (1.x) vs goal (2.x) inference over the paper's types."""
 
 
-class MMToMQABenchmark:
+class MMToMQABenchmark(ChoiceBenchmark):
     """MMToM-QA text-only questions: belief and goal inference from a home and a person's actions."""
 
-    name = "mmtom-qa"
-    description = "MMToM-QA text version, accuracy per question type (--data questions.json)"
-    options_model = MMToMOptions
-    # the headline: accuracy over the answered questions; the paper's per-type figures beside it
-    spec = BenchmarkSpec(
-        headline=Headline("accuracy"),
-        references=release_references(),
-        metrics=release_metrics(*_GROUPINGS),
-        resampled=RELEASE_RESAMPLED,
-        suite=RELEASE_SUITE,
-        small=SmallRun(n=None, reply="a", data="mmtom_excerpt.json"),
-    )
-
-    def __init__(self) -> None:
-        self.agents = {
-            "model": AgentSpec("a chat model answers the release's a/b prompt", self._model, needs_model=True),
-        }
-
-    def samples(self, n: int | None, seed: int, options: MMToMOptions) -> list[Sample]:
-        """The first ``n`` items of the release file; items without two statements are refused."""
-        if options.data is None:
-            raise InvalidArgumentError(
-                "mmtom-qa needs --data PATH: MMToM-QA's Benchmark/questions.json (see docs/datasets.md)"
-            )
-        items = read_mmtom(options.data)
-        out = []
-        for item in items[:n] if n is not None else items:
-            options_ab = options_of(item.question)
-            if options_ab is None or item.answer not in ("a", "b"):
-                raise ParseError(
-                    "no '(a) … (b) …' statements, or a gold other than a/b", source=options.data, line=item.line
-                )
-            out.append(
-                Sample(
-                    f"l{item.line:04d}",
-                    {
-                        "question": item.question,
-                        "answer": options_ab["ab".index(item.answer)],
-                        "letter": item.answer,
-                        "choices": list(options_ab),
-                        "question_type": item.qtype,
-                        "episode": item.fields.get("episode"),
-                        "line": item.line,
-                    },
-                    group=item.qtype,
-                )
-            )
-        return out
-
-    async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        """Answer one item with the agent in ``ctx.agent`` and score it."""
-        return await dispatch(self, sample, ctx)
-
-    async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        inp = sample.input
-        messages = [message("system", "You are a helpful assistant."), message("user", inp["question"] + "\nAnswer: ")]
-        choices = inp["choices"]
-        return await ask_choice(ctx, messages, choices, inp["answer"], lambda r: release_reading(r, choices))
-
-    def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
-        """What the declared accuracy (overall, per question type, belief vs goal) cannot say: chance per row,
-        unread replies."""
-        out = model_summary(records)
-        for grouping in _GROUPINGS:
-            out[grouping.key] = chance_by(records, grouping)
-        return out
+    choice_set = MMTOM_QA

@@ -40,24 +40,23 @@ from typing import Any, Literal
 from pydantic import Field
 
 from mindloop.beliefs import Event, EventKind, Fact, Tracker
-from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
+from mindloop.bench.choice import (
+    COVERED_RESAMPLED,
+    RELEASE_SUITE,
+    Release,
+    ask_choice,
+    choice_metrics,
+    choice_references,
+    choice_summary,
+    counted_rows,
+    covered,
+    not_covered,
+    score_choice,
+)
 from mindloop.bench.declaration import BenchmarkSpec, Grouping, Headline, SmallRun
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.base import message
-from mindloop.systems.tom.mcq import (
-    RELEASE_RESAMPLED,
-    RELEASE_SUITE,
-    ask_choice,
-    chance_by,
-    counted_rows,
-    macro_f1,
-    model_summary,
-    not_covered,
-    release_metrics,
-    release_references,
-    symbolic_outcome,
-)
 
 __all__ = [
     "OPENTOM_FILES",
@@ -656,6 +655,15 @@ _GROUPINGS = (
 """Accuracy per question type and per the paper's genre (a type's genre: ``_GENRE``)."""
 
 
+_RELEASE = Release(
+    "the release evaluator's rules: yes/no alone, the place with more word overlap, the first label phrase found",
+    lambda reply, sample: release_reading(reply, OpenToMBenchmark.question(sample)),
+    "it reads its own phrases (``emptier`` for ``less full``), which settle a reply mindloop's reader leaves unread",
+    decides=True,
+)
+"""How the release's evaluator reads a reply: kept beside, and it settles a reply the choice reader cannot read."""
+
+
 class OpenToMBenchmark:
     """OpenToM's location, multihop and attitude questions on its narratives."""
 
@@ -665,11 +673,12 @@ class OpenToMBenchmark:
     # the headline: accuracy over the answered questions; the paper's per-type figures beside it
     spec = BenchmarkSpec(
         headline=Headline("accuracy"),
-        references=release_references(),
-        metrics=release_metrics(*_GROUPINGS),
-        resampled=(*RELEASE_RESAMPLED, "by_type", "by_genre"),  # each row's macro-F1 (pooled counts)
+        references=choice_references(),
+        metrics=choice_metrics(_GROUPINGS, _RELEASE),
+        resampled=(*COVERED_RESAMPLED, "by_type", "by_genre"),  # each row's macro-F1 (pooled counts)
         suite=RELEASE_SUITE,
         small=SmallRun(n=8, agent="symbolic", data="opentom"),
+        scorer=score_choice,
     )
 
     def __init__(self) -> None:
@@ -714,6 +723,8 @@ class OpenToMBenchmark:
                         "split": s.split,
                     },
                     group=q.qtype,
+                    target=_gold_choice(q),
+                    choices=tuple(_choices(q)),
                 )
             )
         return out
@@ -738,30 +749,21 @@ class OpenToMBenchmark:
         chain = None if inp["chain"] is None else tuple(inp["chain"])
         return OpenToMQuestion(story, inp["file"], inp["index"], inp["question"], inp["answer"], inp["type"], chain)
 
-    async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        """Answer one question with the agent in ``ctx.agent`` and score it."""
-        return await dispatch(self, sample, ctx)
-
     async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
         q = self.question(sample)
         text = f"{q.story.narrative}\n\nQuestion: {_prompt_question(q)}"
-        choices = sample.input["choices"]
-        gold = _gold_choice(q)
-        return await ask_choice(ctx, [message("user", text)], choices, gold, lambda r: release_reading(r, q))
+        return await ask_choice(ctx, [message("user", text)], sample, (), _RELEASE)
 
     async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        q = self.question(sample)
-        answer, why = track_answer(q)
-        if answer is None:
-            return not_covered(why)
-        return symbolic_outcome(answer, _gold_choice(q))
+        answer, why = track_answer(self.question(sample))
+        return not_covered(why) if answer is None else covered(answer)
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
         """What the declared accuracy (overall, per type and per paper genre) cannot say: each row's macro-F1 (the
         paper's metric) and chance, unread replies, the tracker's counts."""
-        out = model_summary(records)
+        out = choice_summary(records, _GROUPINGS)
         for grouping in _GROUPINGS:
-            chances = chance_by(records, grouping)
+            chances = out[grouping.key]
             out[grouping.key] = {
                 t: {**chances.get(t, {}), "macro_f1": _f1(rs, lambda r: True)}
                 for t, rs in counted_rows(records, grouping).items()
@@ -808,3 +810,24 @@ def _f1(records: Sequence[SampleRecord], keep: Any) -> float | None:
     if not pairs:
         return None
     return macro_f1(pairs, sorted(labels))
+
+
+def macro_f1(pairs: Sequence[tuple[str, str | None]], labels: Sequence[str]) -> float | None:
+    """Macro-averaged F1 over ``labels`` of ``(gold, predicted)`` pairs; an unread prediction (``None``) is wrong.
+
+    Each label's F1 is ``2·tp / (2·tp + fp + fn)``; a label that is neither gold nor predicted anywhere is left
+    out of the average (as scikit-learn does with ``labels`` limited to those present).
+
+    >>> round(macro_f1([("yes", "yes"), ("no", "yes"), ("no", "no")], ["yes", "no"]), 4)
+    0.6667
+    """
+    if not pairs:
+        return None
+    scores = []
+    for label in labels:
+        tp = sum(1 for g, p in pairs if g == label and p == label)
+        fp = sum(1 for g, p in pairs if g != label and p == label)
+        fn = sum(1 for g, p in pairs if g == label and p != label)
+        if tp + fp + fn:
+            scores.append(2 * tp / (2 * tp + fp + fn))
+    return sum(scores) / len(scores) if scores else None

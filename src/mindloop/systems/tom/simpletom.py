@@ -23,28 +23,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field
-
-from mindloop.bench.agents import dispatch
-from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.declaration import BenchmarkSpec, Grouping, Headline, SmallRun
+from mindloop.bench.choice import ChoiceBenchmark, ChoiceSet, DataOptions, Fields, Prompt
+from mindloop.bench.declaration import Grouping, SmallRun
 from mindloop.errors import InvalidArgumentError, ParseError
-from mindloop.models.base import message
-from mindloop.systems.tom.mcq import (
-    RELEASE_RESAMPLED,
-    RELEASE_SUITE,
-    ask_choice,
-    chance_by,
-    model_summary,
-    release_metrics,
-    release_references,
-)
 
 __all__ = [
+    "SIMPLETOM",
     "SIMPLETOM_SETS",
     "SimpleToMBenchmark",
     "SimpleToMItem",
-    "SimpleToMOptions",
     "audit_simpletom",
     "read_simpletom",
 ]
@@ -154,81 +141,38 @@ def audit_simpletom(items: Sequence[SimpleToMItem]) -> tuple[int, list[tuple[Sim
     return len(items), found
 
 
-class SimpleToMOptions(Options):
-    """Options of ``simpletom``."""
+def _input(item: SimpleToMItem, options: DataOptions) -> dict[str, Any]:
+    if item.answer_key not in item.labels:
+        raise ParseError(f"answer key {item.answer_key!r} names no choice", source=item.source, line=item.line)
+    return {
+        "story": item.story,
+        "question": item.question,
+        "choices": list(item.choices),
+        "labels": list(item.labels),
+        "answer": item.choices[item.labels.index(item.answer_key)],
+        "scenario": item.scenario,
+        "set": item.qset,
+    }
 
-    data: str | None = Field(None, description="SimpleToM's dataset folder, or one set's test.jsonl (--data PATH)")
+
+SIMPLETOM = ChoiceSet(
+    name="simpletom",
+    description="SimpleToM mental-state/behavior/judgment questions, accuracy per kind (--data SimpleToM/)",
+    data="SimpleToM's dataset folder",
+    load=lambda path, options: read_simpletom(path),
+    prepare=_input,
+    fields=Fields(id="{set}:{id}", group="{set}", labels="labels"),
+    prompt=Prompt(
+        user="Given the following story, answer the question by giving the correct answer choice, {letters}.\n\n"
+        "Story: {story}\n\nQuestion: {question}\n{options}",
+    ),
+    groupings=(Grouping("by_set", "group", tuple(SIMPLETOM_SETS)), Grouping("by_scenario", "scenario")),
+    small=SmallRun(n=6, reply="A", data="simpletom"),
+)
+"""SimpleToM as data: accuracy per question set (the paper's three kinds) and per scenario."""
 
 
-_GROUPINGS = (Grouping("by_set", "group", tuple(SIMPLETOM_SETS)), Grouping("by_scenario", "scenario"))
-"""Accuracy per question set (the paper's three kinds) and per scenario."""
-
-
-class SimpleToMBenchmark:
+class SimpleToMBenchmark(ChoiceBenchmark):
     """SimpleToM's mental-state, behavior and judgment questions."""
 
-    name = "simpletom"
-    description = "SimpleToM mental-state/behavior/judgment questions, accuracy per kind (--data SimpleToM/)"
-    options_model = SimpleToMOptions
-    spec = BenchmarkSpec(
-        headline=Headline("accuracy"),
-        references=release_references(),
-        metrics=release_metrics(*_GROUPINGS),
-        resampled=RELEASE_RESAMPLED,
-        suite=RELEASE_SUITE,
-        small=SmallRun(n=6, reply="A", data="simpletom"),
-    )
-
-    def __init__(self) -> None:
-        self.agents = {
-            "model": AgentSpec("a chat model answers the two-choice question", self._model, needs_model=True),
-        }
-
-    def samples(self, n: int | None, seed: int, options: SimpleToMOptions) -> list[Sample]:
-        """The first ``n`` questions, set by set."""
-        if options.data is None:
-            raise InvalidArgumentError("simpletom needs --data PATH: SimpleToM's dataset folder (see docs/datasets.md)")
-        items = read_simpletom(options.data)
-        out = []
-        for item in items[:n] if n is not None else items:
-            if item.answer_key not in item.labels:
-                raise ParseError(f"answer key {item.answer_key!r} names no choice", source=item.source, line=item.line)
-            gold = item.choices[item.labels.index(item.answer_key)]
-            out.append(
-                Sample(
-                    f"{item.qset}:{item.id}",
-                    {
-                        "story": item.story,
-                        "question": item.question,
-                        "choices": list(item.choices),
-                        "labels": list(item.labels),
-                        "answer": gold,
-                        "scenario": item.scenario,
-                        "set": item.qset,
-                    },
-                    group=item.qset,
-                )
-            )
-        return out
-
-    async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        """Answer one question with the agent in ``ctx.agent`` and score it."""
-        return await dispatch(self, sample, ctx)
-
-    async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        inp = sample.input
-        options = "\n".join(f"({label}) {text}" for label, text in zip(inp["labels"], inp["choices"], strict=True))
-        letters = ", ".join(f"({label})" for label in inp["labels"])
-        prompt = (
-            f"Given the following story, answer the question by giving the correct answer choice, {letters}.\n\n"
-            f"Story: {inp['story']}\n\nQuestion: {inp['question']}\n{options}"
-        )
-        return await ask_choice(ctx, [message("user", prompt)], inp["choices"], inp["answer"])
-
-    def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
-        """What the declared accuracy (overall, per question set, the paper's three kinds, and per scenario)
-        cannot say: chance per row, unread replies."""
-        out = model_summary(records)
-        for grouping in _GROUPINGS:
-            out[grouping.key] = chance_by(records, grouping)
-        return out
+    choice_set = SIMPLETOM

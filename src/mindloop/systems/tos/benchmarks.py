@@ -29,7 +29,6 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from mindloop.bench.agents import dispatch
 from mindloop.bench.api import AgentContext, AgentRunner, AgentSpec, Options, Outcome, Sample, SampleRecord
 from mindloop.bench.declaration import (
     BenchmarkSpec,
@@ -458,9 +457,6 @@ class _TosBenchmark:
         return out
 
     # ---- running --------------------------------------------------------------------------------------------
-    async def run(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        """Explore, build or probe the map, answer the questions, score."""
-        return await dispatch(self, sample, ctx)
 
     def _scripted(self, explorer: str) -> AgentRunner:
         """The runner of a scripted explorer agent."""
