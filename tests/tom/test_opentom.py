@@ -179,23 +179,43 @@ def test_tracker_leaves_a_move_line_that_contradicts_plot_info_uncovered() -> No
     )
 
 
-def test_a_narrative_that_says_who_did_not_know_leaves_the_movers_view_undecided() -> None:
-    """98132318: Max leaves the attic in Troy's sight, yet the narrative ends "Unbeknownst to him, Max had never
-    witnessed Troy's act", and the gold follows it (Troy thinks Max knows). Neither the tracker nor the audit
-    decides from the plot alone then."""
-    qs = _cal_and_dee()
-    q = qs["location_fg_so_new.json:10000002[0]"]  # Cal about Dee; gold 'top shelf' (the audit flags it below)
-    _, plain = audit_opentom([q])
-    assert [f.rule for f in plain] == ["plot: second order"]
-    text = q.story.narrative + " Little did Cal know, Dee had missed the entire scene."
-    cued = dataclasses.replace(q, story=dataclasses.replace(q.story, narrative=text))
-    assert track_answer(cued) == (
-        None,
-        "the narrative says someone did not know ('Little did Cal know'), which the plot does not model",
+def test_the_narrative_decides_the_movers_view_where_the_plot_does_not() -> None:
+    """65848857: "Unbeknownst to Gianna, Eliana silently observed her every move": Gianna takes her move as unseen.
+    The audit reads such a sentence; the tracker, which reads the plot, leaves the question uncovered."""
+    q = {q.source: q for q in read_opentom(OPENTOM)}["location_cg_so.json:10000001[0]"]  # Ada about Ben: 'No'
+    assert track_answer(q)[0] is None and audit_opentom([q]) == (0, [])  # Ben watched; did Ada see him watch?
+    sentence = "Unbeknownst to Ada, Ben had been watching from the doorway."
+    cued = dataclasses.replace(q, story=dataclasses.replace(q.story, narrative=f"{q.story.narrative} {sentence}"))
+    assert track_answer(cued) == (None, f"the narrative decides it, not the plot the tracker reads: {sentence!r}")
+    [finding] = audit_opentom([cued])[1]  # for Ada, Ben knows of no move: 'No' (moved) is contradicted
+    assert finding.rule == "narrative: second order" and sentence in finding.reason
+    # a sentence saying someone did not know, without saying what the mover thought: undecided
+    vague = dataclasses.replace(
+        q, story=dataclasses.replace(q.story, narrative=q.story.narrative + " Ben was unaware.")
     )
-    checked, found = audit_opentom([cued])
-    assert (checked, found) == (0, [])
+    assert track_answer(vague)[0] is None and audit_opentom([vague]) == (0, [])
+
+
+def test_a_narrative_that_contradicts_the_plot_decides_nothing() -> None:
+    """98132318: Max leaves the attic in Troy's sight, yet "Unbeknownst to him, Max had never witnessed Troy's act";
+    the release's golds follow that sentence there, and follow the plot in 77607727 ("Little did he know that Axel
+    hadn't witnessed his considerate act"): the story does not decide, so the gold is not called contradicted."""
+    q = _cal_and_dee()["location_fg_so_new.json:10000002[0]"]  # Cal about Dee; gold 'top shelf' (moved)
+    _, plain = audit_opentom([q])
+    assert [f.rule for f in plain] == ["plot: second order"]  # Dee left in Cal's sight, before the move
+    sentence = "Little did Cal know, Dee had missed the entire scene."
+    cued = dataclasses.replace(q, story=dataclasses.replace(q.story, narrative=f"{q.story.narrative} {sentence}"))
+    assert audit_opentom([cued]) == (0, [])
+    assert "disagree" in track_answer(cued)[1]
     assert track_answer(dataclasses.replace(cued, chain=("Dee", "Cal")))[0] == "basket"  # Dee's view: her own
+
+
+def test_a_non_witness_who_comes_back_leaves_the_observers_views_undecided() -> None:
+    """10769598: "Jonah returned to the living room only to find it empty, the bucket of socks gone"."""
+    q = _cal_and_dee()["location_fg_fo.json:10000002[1]"]  # where does Dee think the peas are?
+    back = "Dee returned to the garden only to find the basket empty."
+    returned = dataclasses.replace(q, story=dataclasses.replace(q.story, narrative=f"{q.story.narrative} {back}"))
+    assert track_answer(returned)[0] is None and audit_opentom([returned]) == (0, [])
 
 
 def test_audit_finds_the_labels_the_plot_contradicts() -> None:
@@ -204,12 +224,13 @@ def test_audit_finds_the_labels_the_plot_contradicts() -> None:
     assert set(by_source) == {
         "multihop_fo.json:10000001[0]",  # the mover's own basket 'equally full'
         "location_fg_so_new.json:10000002[0]",  # Cal saw Dee leave, yet Dee is said to think 'top shelf'
-        "location_fg_so_new.json:10000001[0]",  # coarse 'No' (moved) against fine 'basket' for Ada about Ben
-        "location_cg_so.json:10000001[0]",
     }
     assert "Ada (the mover) knows the entity was moved" in by_source["multihop_fo.json:10000001[0]"]
     assert "left the room before the move" in by_source["location_fg_so_new.json:10000002[0]"]
-    assert "other golds of the same belief" in by_source["location_cg_so.json:10000001[0]"]
+    # Ada about Ben: coarse 'No' (moved) against fine 'basket' (not moved), and the story does not say which is
+    # right (did Ada see Ben watch?): a tie is listed as no finding
+    golds = {q.source: q.answer for q in read_opentom(OPENTOM)}
+    assert (golds["location_cg_so.json:10000001[0]"], golds["location_fg_so_new.json:10000001[0]"]) == ("No", "basket")
     assert checked > len(found)
     # the original fine-location file has the second-order defect the corrected one fixed for Dee about Cal
     _, original = audit_opentom(read_opentom(OPENTOM, fine_labels="original"))

@@ -32,8 +32,8 @@ is in the C in the R.`` — the room may be missing —, ``X exited the R.``, ``
 the action.`` / ``… but Y did not witness the action.``; whether the observer saw the move is the story's
 ``observed`` field, which some plot lines contradict while the narrative and the labels follow the field) and
 answers the location questions (coarse and fine, the narrator's too) and the fullness questions of both orders
-from the chain the question names, when the story decides them (:func:`expected_moved`): the mover's view of the
-observer is left uncovered when the plot does not say it, and a move line that contradicts ``plot_info`` leaves
+from the chain the question names, when the plot decides them (:func:`story_view`): a view the plot does not
+decide, or the narrative decides otherwise, is left uncovered, and a move line that contradicts ``plot_info`` leaves
 its story uncovered, each with the reason. Accessibility (social commonsense) and attitude are not covered.
 """
 
@@ -81,7 +81,10 @@ __all__ = [
     "audit_opentom",
     "expected_moved",
     "read_opentom",
+    "release_prompt",
     "release_reading",
+    "release_sample",
+    "story_view",
     "track_answer",
 ]
 
@@ -472,8 +475,11 @@ def track_answer(question: OpenToMQuestion) -> tuple[str | None, str]:
     if question.beginning:
         return question.story.original_place, ""
     story = question.story
-    if question.chain and expected_moved(story, question.chain) is None:
-        return None, undecided(story)
+    view, source = story_view(story, question.chain)
+    if view is None:
+        return None, source
+    if source != "plot":
+        return None, f"the narrative decides it, not the plot the tracker reads: {source.removeprefix('narrative: ')}"
     try:
         where = _where_believed(question)
     except _UnreadError as exc:
@@ -566,51 +572,116 @@ def _plot_observed(story: OpenToMStory) -> bool | None:
     return None
 
 
-def expected_moved(story: OpenToMStory, chain: tuple[str, ...] | None, *, beginning: bool = False) -> bool | None:
-    """Whether ``chain`` must believe the entity was moved, by the plot's own statements; ``None``: undetermined.
+def story_view(
+    story: OpenToMStory, chain: tuple[str, ...] | None, *, beginning: bool = False
+) -> tuple[bool | None, str]:
+    """Whether ``chain`` must believe the entity was moved, and what says so: ``(view, "plot")``, ``(view,
+    "narrative: <its sentence>")``, or ``(None, why the story does not decide it)``.
 
-    The mover moved it; the observer knows of the move exactly when the plot (``observed``) says so; the
-    observer's view of the mover is the observer's own knowledge (a witness saw the mover do it; a non-witness
-    knows of no move); the mover's view of a non-witness who left the room before the move is that the entity
-    is still where both last saw it. The mover's view of a witness is left unjudged (the plot does not say
-    whether the mover saw the observer watching), and so is the mover's view of one who left when the narrative
-    says someone did not know what happened (:func:`narrative_cue`: "Unbeknownst to him, Max had never witnessed
-    Troy's act", 98132318): the release's golds follow such a sentence, which the plot does not model. The
-    narrator (``()``) knows the move; at the beginning of the story the entity is in its original place.
+    By the plot: the mover moved it; the observer knows of the move exactly when the plot (``observed``) says so;
+    the observer's view of the mover is the observer's own knowledge (a witness saw the mover do it; a non-witness
+    knows of no move); the mover's view of a non-witness who left the room before the move is that the entity is
+    still where both last saw it; the narrator (``()``) knows the move, and at the beginning of the story the entity
+    is in its original place. The narrative overrides the plot where it says more, as the release's golds do:
+    a sentence saying the mover did not know what the observer saw decides the mover's view of the observer
+    (:func:`_mover_cue`: "Unbeknownst to Gianna, Eliana silently observed her every move": not moved, 65848857)
+    unless it contradicts the plot ("Unbeknownst to him, Max had never witnessed Troy's act" after Max left in
+    Troy's sight, 98132318: the release's golds follow the narrative there and the plot in 77607727, so neither
+    decides); any other sentence saying someone
+    did not know (:data:`_CUE`) leaves that view undecided, and so does one where a non-witness comes back
+    (:func:`_returns`: "Jonah returned to the living room only to find it empty", 10769598) for every view of the
+    observer's. The mover's view of a witness is undecided unless the narrative says it.
     """
     if chain == ():
-        return not beginning
+        return not beginning, "plot"
     observed = story.observed if story.observed is not None else _plot_observed(story)
     if observed is None or not chain:
-        return None
+        return None, "the story does not say whether the observer saw the move"
     if chain == (story.mover,):
-        return True
-    if chain in ((story.observer,), (story.observer, story.mover)):
-        return observed
-    if chain == (story.mover, story.observer) and not observed and _exits_before_move(story, story.observer):
-        return None if narrative_cue(story) else False
-    return None
+        return True, "plot"
+    mover, observer = story.mover, story.observer
+    if not observed and (back := _returns(story)):
+        return None, f"the narrative has {observer} come back ({back!r}), which the plot does not model"
+    if chain in ((observer,), (observer, mover)):
+        return observed, "plot"
+    if chain != (mover, observer):
+        return None, "the question names someone the plot does not"
+    view, sentence = _mover_cue(story)
+    plot_view = False if not observed and _exits_before_move(story, observer) else None
+    if view is not None and plot_view is not None and view != plot_view:
+        return None, f"the plot (the observer leaves first) and the narrative ({sentence!r}) disagree"
+    if view is not None:
+        return view, f"narrative: {sentence!r}"
+    if cue := _CUE.search(story.narrative):
+        return None, f"the narrative says someone did not know ({cue[0]!r}) without saying what {mover} thought"
+    if plot_view is not None:
+        return plot_view, "plot"
+    if observed:
+        return None, f"the plot does not say whether {mover} saw {observer} watch the move"
+    return None, f"the plot does not say whether {mover} knew that {observer} missed the move"
+
+
+def expected_moved(story: OpenToMStory, chain: tuple[str, ...] | None, *, beginning: bool = False) -> bool | None:
+    """Whether ``chain`` must believe the entity was moved (:func:`story_view`); ``None``: the story does not say."""
+    return story_view(story, chain, beginning=beginning)[0]
 
 
 _CUE = re.compile(
     r"unbeknownst to \w+|little did \w+ know|never witnessed|missed the entire|\bunaware\b|\boblivious\b|had no idea",
     re.IGNORECASE,
 )
+"""Words by which a narrative says that someone did not know what happened."""
+_SENTENCES = re.compile(r"(?<=[.!?])\s+")
+_NOT_SEEN = re.compile(
+    r"\bnever\b|\bnot\b|n't\b|\bmissed\b|\bunnoticed\b|\bunseen\b|\bwithout (?:witness|see)|\bbefore (?:witness|see)",
+    re.IGNORECASE,
+)
+"""A negated sighting ("had never witnessed", "was not there to witness", "left before witnessing")."""
+_SEEN = re.compile(
+    r"never witness|missed|did not (?:see|witness|notice)|didn't (?:see|witness|notice)|had not (?:seen|witnessed)|"
+    r"hadn't (?:seen|witnessed)|\bunaware\b|\boblivious\b",
+    re.IGNORECASE,
+)
+_SEEN = re.compile(r"watch|observ|witness|\bsaw\b|\bseen\b|\bsee\b|notic", re.IGNORECASE)
 
 
-def narrative_cue(story: OpenToMStory) -> str | None:
-    """The first words of the narrative saying that someone did not know what happened, or ``None``."""
-    m = _CUE.search(story.narrative)
-    return m[0] if m else None
+def _mover_cue(story: OpenToMStory) -> tuple[bool | None, str]:
+    """What a narrative sentence says the mover thought the observer saw: a sentence "Unbeknownst to <the mover>"
+    or "Little did <the mover> know" (a pronoun standing for the mover when the observer is named after it) that
+    says the observer did not see the move (the mover took it as seen: moved) or saw it (the mover took it as
+    unseen: not moved); ``(None, "")`` when no sentence says so, two disagree, or the sentence is about the
+    observer's return or ignorance ("Little did she know that Cyrus had returned ..., unaware of Ella's actions").
+    """
+    pronoun = {"him", "her", "them", "he", "she", "they"}
+    views = {}
+    for sentence in _SENTENCES.split(story.narrative):
+        m = re.search(r"unbeknownst to (\w+)|little did (\w+) know", sentence, re.IGNORECASE)
+        if m is None:
+            continue
+        who, rest = (m[1] or m[2]), sentence[m.end() :]
+        if who != story.mover and not (who.lower() in pronoun and story.observer in rest):
+            continue
+        if story.observer not in rest:
+            continue
+        if re.search(r"unaware|oblivious|returned|came back", rest, re.IGNORECASE):
+            continue  # what the mover did not know is then the observer's return or ignorance, not a sighting
+        if _NOT_SEEN.search(rest):
+            views[True] = sentence
+        elif _SEEN.search(rest):
+            views[False] = sentence
+    return next(iter(views.items())) if len(views) == 1 else (None, "")
 
 
-def undecided(story: OpenToMStory) -> str:
-    """Why the mover's view of the observer is not decided by the story (:func:`expected_moved` gives ``None``)."""
-    if story.observed:
-        return f"the plot does not say whether {story.mover} saw {story.observer} watch the move"
-    if (cue := narrative_cue(story)) and _exits_before_move(story, story.observer):
-        return f"the narrative says someone did not know ({cue!r}), which the plot does not model"
-    return f"the plot does not say whether {story.mover} knew that {story.observer} missed the move"
+def _returns(story: OpenToMStory) -> str | None:
+    """A narrative sentence where the observer comes back (and is not said to stay unaware), or ``None``."""
+    for sentence in _SENTENCES.split(story.narrative):
+        if (
+            story.observer in sentence
+            and re.search(r"\b(?:returned|came back|re-?entered|walked back)\b", sentence, re.IGNORECASE)
+            and not re.search(r"unaware|oblivious|no idea", sentence, re.IGNORECASE)
+        ):
+            return sentence
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -687,10 +758,10 @@ def audit_opentom(questions: Iterable[OpenToMQuestion]) -> tuple[int, list[OpenT
         said = _label_moved(q)
         if said is None:
             continue
-        expected = expected_moved(story, q.chain, beginning=q.beginning)
-        if expected is None:  # the plot does not decide: the golds of one belief must at least agree
-            by_belief.setdefault((story.id, q.chain, q.beginning), []).append(q)
-        if expected is None:
+        expected, source = story_view(story, q.chain, beginning=q.beginning)
+        if expected is None:  # the story does not decide: the golds of one belief must at least agree
+            if "come back" not in source:  # unless the narrative gave the observer knowledge the plot lacks
+                by_belief.setdefault((story.id, q.chain, q.beginning), []).append(q)
             continue
         checked += 1
         if said != expected:
@@ -705,10 +776,14 @@ def audit_opentom(questions: Iterable[OpenToMQuestion]) -> tuple[int, list[OpenT
                 (story.mover, story.observer): "the observer left the room before the move, in the mover's sight",
                 (): "it starts in its original place" if q.beginning else "the plot moves it",
             }.get(q.chain or (), "")
+            if source != "plot":
+                why = f"the {source}"
             rule = "second order" if q.chain and len(q.chain) == 2 else "first order" if q.chain else "narrator"
             found.append(
                 OpenToMFinding(
-                    q, f"{_who(story, q.chain)} {knows} ({why}); gold {q.answer!r} says otherwise", f"plot: {rule}"
+                    q,
+                    f"{_who(story, q.chain)} {knows} ({why}); gold {q.answer!r} says otherwise",
+                    f"{source.split(':')[0]}: {rule}",
                 )
             )
     flagged = {id(f.question) for f in found}
@@ -717,10 +792,12 @@ def audit_opentom(questions: Iterable[OpenToMQuestion]) -> tuple[int, list[OpenT
         checked += len(group) if len(group) > 1 else 0
         if len(views) < 2:
             continue
-        # the golds of the less frequent view are the odd ones out; on a tie every gold is listed
+        # the golds of the less frequent view are the odd ones out; a tie says one side is wrong, not which
         (top, top_n), (_, second_n) = views.most_common(2)
+        if top_n == second_n:
+            continue
         for q in group:
-            if id(q) in flagged or (top_n > second_n and _label_moved(q) == top):
+            if id(q) in flagged or _label_moved(q) == top:
                 continue
             others = [o for o in group if _label_moved(o) != _label_moved(q)]
             found.append(
