@@ -351,8 +351,8 @@ def test_model_gets_the_release_prompt_and_unread_replies_stay_out_of_macro_f1(t
             "opentom", agent="model", model="openai/fake", model_options=opts, options={"data": str(OPENTOM)}
         )
         summary = run_benchmark(request, store=store, progress=False)
-    first = [msgs for msgs in seen if len(msgs) == 2]  # a format retry adds the reply and a reminder
-    assert len(first) == n
+    first = [msgs for msgs in seen if len(msgs) == 2]
+    assert len(first) == len(seen) == n  # asked once, as the release asks: no format retry
     assert all(
         msgs[0] == {"role": "system", "content": "You are an expert in modeling other's mental state."}
         for msgs in first

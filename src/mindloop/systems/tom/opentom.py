@@ -24,8 +24,9 @@ batches' macro-F1. Deviation: the evaluator unpacks ``plot_info`` in the wrong o
 location question whose gold is the original place; mindloop scores them all (docs/datasets.md).
 
 **Protocol** (``--agent model``): the release's zero-shot prompt (its system message; the narrative and the
-question with its prompt file's instruction, the attitude question rewritten as its builder does). The release's
-own reading of a reply is kept as ``release_answer`` beside mindloop's.
+question with its prompt file's instruction, the attitude question rewritten as its builder does), asked once (no
+format retry: the prompt shows no lettered choices to ask for). The release's own reading of a reply is kept as
+``release_answer`` beside mindloop's.
 
 **Symbolic agent.** The tracker reads the ``plot`` lines (``X entered the R.``, ``Both X and Y noticed that the O
 is in the C in the R.`` — the room may be missing —, ``X exited the R.``, ``X moved the O to the C and Y witnessed
@@ -44,7 +45,7 @@ import random
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from statistics import mean, pstdev
 from typing import Any, Literal
@@ -1126,6 +1127,9 @@ class OpenToMBenchmark:
     async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
         q = self.question(sample)
         messages = [message("system", _SYSTEM), message("user", release_prompt(q))]
+        # asked once, as the release asks: its prompt shows no lettered choices, so a format retry ("reply with the
+        # letter of one choice") draws a letter of nothing ("A"), which would be read as the first choice
+        ctx = replace(ctx, format_retries=0)
         return await ask_choice(
             ctx, messages, sample.input["choices"], _gold_choice(q), lambda r: release_reading(r, q)
         )
