@@ -24,6 +24,7 @@ from mindloop.systems.tom.opentom import (
     audit_opentom,
     read_opentom,
     release_prompt,
+    release_reading,
     release_sample,
     track_answer,
 )
@@ -395,3 +396,13 @@ def test_data_describe_counts_the_release_per_split_file_and_type(capsys: pytest
     assert mmtom["by_type"] == dict(Counter(str(i["question_type"]) for i in mm))
     assert main(["data", "describe", "bigtom"]) == 1
     assert "give PATH" in capsys.readouterr().err
+
+
+def test_release_reading_compares_places_without_their_article() -> None:
+    """The evaluator cuts 'a', 'an' or 'the' off a place before counting shared words, so a reply that names no
+    place is not read as "the dining table" for its "the" (a 0.5B reply on story 24716695)."""
+    q = _cal_and_dee()["location_fg_fo.json:10000002[0]"]
+    story = dataclasses.replace(q.story, original_place="basket", move_to_place="the dining table")
+    fine = dataclasses.replace(q, story=story)
+    assert release_reading("Corn is located by the end of the story.", fine) is None
+    assert release_reading("It is on the dining table.", fine) == "the dining table"

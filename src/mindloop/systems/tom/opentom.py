@@ -516,6 +516,9 @@ def _container(question: OpenToMQuestion) -> str | None:
 
 
 def _overlap(pred: str, place: str) -> float:
+    """The evaluator's word overlap of a reply with a place, the place first cut of the first of 'a', 'an', 'the' it
+    starts with (its ``remove_determinant``: so "the dining table" loses "the", and "attic" its "a")."""
+    place = next((place[len(d) :].strip() for d in ("a", "an", "the") if place.startswith(d)), place)
     pred_words = set(pred.lower().replace("_", " ").replace("'s", "").replace(".", "").split())
     words = place.lower().replace("_", " ").replace("'s", "").split()
     return sum(1 for w in set(words) if w in pred_words) / len(words) if words else 0.0
