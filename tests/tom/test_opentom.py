@@ -422,7 +422,7 @@ def test_every_real_opentom_reply_is_read_as_its_hand_label() -> None:
 
     rows = [json.loads(line) for line in (OPENTOM.parent / "real_replies.jsonl").open(encoding="utf-8")]
     corpus = [row for row in rows if row["benchmark"] == "opentom"]
-    assert len(corpus) >= 34 and {"readable", "unusable"} == {row["label"].split(":")[0] for row in corpus}
+    assert len(corpus) == 62 and {"readable", "unusable"} == {row["label"].split(":")[0] for row in corpus}
     base = _cal_and_dee()["location_fg_fo.json:10000002[0]"]
     for row in corpus:
         choices = row["choices"]
