@@ -20,7 +20,6 @@ from mindloop.systems.tom.exploretom import audit_exploretom, read_exploretom
 from mindloop.systems.tom.fantom import audit_fantom, binary_reading, fantom_questions, list_correct, read_fantom
 from mindloop.systems.tom.label_audit import audit_file
 from mindloop.systems.tom.mmtomqa import read_mmtom
-from mindloop.systems.tom.opentom import audit_opentom, read_opentom, track_answer
 from mindloop.systems.tom.simpletom import read_simpletom
 
 DATA = Path(__file__).parent / "data"
@@ -32,146 +31,6 @@ def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict[str, Any]
     assert main(argv) == 0
     out: dict[str, Any] = json.loads(capsys.readouterr().out)
     return out
-
-
-# -- OpenToM ----------------------------------------------------------------------------------------------------
-
-
-def test_opentom_reads_the_folder_split_by_split() -> None:
-    normal = read_opentom(OPENTOM)
-    # 4 coarse fo + 4 coarse so + 6 fine fo (2 the narrator's) + 4 fine so + 12 multihop fo + 2 multihop so
-    # + 2 attitude
-    assert len(normal) == 34
-    assert len(read_opentom(OPENTOM, split="long")) == 2
-    assert len(read_opentom(OPENTOM, split="all")) == 36
-    by_source = {q.source: q for q in normal}
-    # a list holding 'corrupted' and an 'a|b' accessibility gold are read as the release's evaluator reads them
-    assert by_source["multihop_fo.json:10000001[5]"].answer == "less accessible"
-    assert by_source["multihop_fo.json:10000002[5]"].answer == "equally accessible"
-    # the corrected fine-location file is read by default, the original one on request
-    assert by_source["location_fg_so_new.json:10000002[1]"].answer == "basket"
-    original = {q.source: q.answer for q in read_opentom(OPENTOM, fine_labels="original")}
-    assert original["location_fg_so.json:10000002[1]"] == "top shelf"
-    assert {q.qtype for q in normal} == {
-        "coarse-fo",
-        "coarse-so",
-        "fine-fo",
-        "fine-so",
-        "fullness-fo",
-        "accessibility-fo",
-        "fullness-so",
-        "attitude",
-    }
-
-
-def test_opentom_tracker_answers_from_the_plot() -> None:
-    qs = {q.source: q for q in read_opentom(OPENTOM)}
-    answer = {src: track_answer(q)[0] for src, q in qs.items()}
-    # Dee left before Cal moved the peas: Dee, and Cal about Dee, keep the basket; Cal knows the top shelf.
-    assert answer["location_fg_fo.json:10000002[0]"] == "top shelf"
-    assert answer["location_fg_fo.json:10000002[1]"] == "basket"
-    assert answer["location_fg_so_new.json:10000002[0]"] == "basket"
-    assert answer["location_cg_so.json:10000002[0]"] == "Yes"
-    assert answer["multihop_fo.json:10000002[0]"] == "less full"  # Cal: the basket lost the peas
-    assert answer["multihop_fo.json:10000002[1]"] == "equally full"  # Dee knows of no move
-    assert answer["multihop_so.json:10000002[0]"] == "equally full"
-    # the narrator's questions: where it ended and where it began
-    assert answer["location_fg_fo.json:10000001[0]"] == "a donation bin"
-    assert answer["location_fg_fo.json:10000001[1]"] == "basket"
-    # Ada moved the scarf out of the basket herself
-    assert answer["multihop_fo.json:10000001[0]"] == "less full"
-    assert track_answer(qs["attitude.json:10000001[0]"]) == (
-        None,
-        "attitude questions need more than where the entity is",
-    )
-    assert answer["multihop_fo.json:10000001[4]"] is None
-
-
-def test_opentom_audit_finds_the_labels_the_plot_contradicts() -> None:
-    checked, found = audit_opentom(read_opentom(OPENTOM))
-    by_source = {f.question.source: f.reason for f in found}
-    assert set(by_source) == {
-        "multihop_fo.json:10000001[0]",  # the mover's own basket 'equally full'
-        "location_fg_so_new.json:10000002[0]",  # Cal saw Dee leave, yet Dee is said to think 'top shelf'
-        "location_fg_so_new.json:10000001[0]",  # coarse 'No' (moved) against fine 'basket' for Ada about Ben
-        "location_cg_so.json:10000001[0]",
-    }
-    assert "Ada (the mover) knows the entity was moved" in by_source["multihop_fo.json:10000001[0]"]
-    assert "left the room before the move" in by_source["location_fg_so_new.json:10000002[0]"]
-    assert "other golds of the same belief" in by_source["location_cg_so.json:10000001[0]"]
-    assert checked > len(found)
-    # the original fine-location file has the second-order defect the corrected one fixed for Dee about Cal
-    _, original = audit_opentom(read_opentom(OPENTOM, fine_labels="original"))
-    assert "location_fg_so.json:10000002[1]" in {f.question.source for f in original}
-
-
-def test_opentom_bad_input_is_one_line(tmp_path: Path) -> None:
-    (tmp_path / "meta_data.json").write_text('{"1": {"plot": "x", "narrative": "y"}}', encoding="utf-8")
-    (tmp_path / "attitude.json").write_text("{}", encoding="utf-8")
-    with pytest.raises(ParseError, match="story 1: no 'plot_info' object"):
-        read_opentom(tmp_path)
-    (tmp_path / "meta_data.json").write_text((OPENTOM / "meta_data.json").read_text(encoding="utf-8"), encoding="utf-8")
-    (tmp_path / "attitude.json").write_text('{"99": []}', encoding="utf-8")
-    with pytest.raises(ParseError, match=r"story '99' is not in meta_data\.json"):
-        read_opentom(tmp_path)
-    (tmp_path / "attitude.json").write_text('{"10000001": [\n{"question": 3}]}', encoding="utf-8")
-    with pytest.raises(ParseError, match="question 0: expected an object with a 'question' text"):
-        read_opentom(tmp_path)
-    (tmp_path / "attitude.json").write_text('{"10000001": [', encoding="utf-8")
-    with pytest.raises(ParseError, match=r"attitude\.json:1: not valid JSON"):
-        read_opentom(tmp_path)
-
-
-def test_bench_run_opentom_symbolic_counts_uncovered_questions_apart(capsys: pytest.CaptureFixture[str]) -> None:
-    out = _json(capsys, ["bench", "run", "opentom", "--agent", "symbolic", "--data", str(OPENTOM), "--json"])
-    metrics = out["metrics"]
-    # 6 accessibility and attitude questions are not covered; 3 of the other 28 disagree with their gold
-    assert metrics["covered"] == 28 and metrics["not_covered"] == 6
-    assert metrics["coverage"] == 28 / 34
-    assert metrics["accuracy_covered"] == 25 / 28
-    assert metrics["by_type"]["fine-fo"] == {"accuracy": 1.0, "n": 6, "chance": 0.5, "macro_f1": 1.0}
-    assert "attitude" not in metrics["by_type"]
-    # fine second order: Ada about Ben ('basket') and Cal about Dee ('top shelf') disagree with the tracker
-    assert metrics["by_type"]["fine-so"]["accuracy"] == 0.5
-
-
-def test_opentom_model_gets_the_narrative_and_the_release_instruction(tmp_path: Path) -> None:
-    prompts: list[str] = []
-
-    def reply(messages: list[dict[str, Any]], body: dict[str, Any]) -> str:
-        text = messages[-1]["content"]
-        prompts.append(text)
-        if "fullness" in text:
-            return "It is less full now."
-        if "located" in text:
-            return "The peas are on the top shelf." if "peas" in text else "It is in the donation bin."
-        if "attitude" in text:
-            return "Negative."
-        if "accessib" in text:
-            return "less accessible"
-        return "No"
-
-    with RunStore(tmp_path / "r.sqlite") as store, FakeChatServer(reply) as server:
-        opts = ModelOptions(base_url=server.base_url, cache="off", backoff_s=0.01)
-        request = RunRequest(
-            "opentom",
-            agent="model",
-            model="openai/fake",
-            model_options=opts,
-            options={"data": str(OPENTOM)},
-            concurrency=1,
-            n=34,
-        )
-        summary = run_benchmark(request, store=store, progress=False)
-    assert len(prompts) == 34
-    assert any('Answer with "more full", "equally full", or "less full".' in p for p in prompts)
-    assert any(", assuming that you observed the action?" in p for p in prompts)
-    assert all("Ada and Ben walked onto the patio" in p or "Cal and Dee found" in p for p in prompts)
-    m = summary.metrics
-    # coarse first order: 'No' is the gold for Ada, Ben and Cal, not for Dee
-    assert m["by_type"]["coarse-fo"]["accuracy"] == 3 / 4
-    assert m["by_type"]["attitude"]["accuracy"] == 1 / 2
-    assert m["unparsed"] == 0 and "accuracy_release_reading" in m
 
 
 # -- BigToM ------------------------------------------------------------------------------------------------------
@@ -313,7 +172,7 @@ def test_mmtom_bad_line_is_named(tmp_path: Path) -> None:
 
 def test_tom_audit_covers_every_format(capsys: pytest.CaptureFixture[str]) -> None:
     opentom = _json(capsys, ["tom", "audit", str(OPENTOM), "--format", "opentom", "--json"])
-    assert opentom["contradicted"] == 4 and opentom["questions"] == 34
+    assert opentom["contradicted"] == 2 and opentom["questions"] == 36
     bigtom = _json(capsys, ["tom", "audit", str(DATA / "bigtom_excerpt.csv"), "--format", "bigtom", "--json"])
     assert bigtom["contradicted"] == 2
     assert {f["source"] for f in bigtom["findings"]} == {"bigtom_excerpt.csv:3"}

@@ -89,6 +89,8 @@ def definitions(bench: Benchmark) -> dict[str, Any]:
 
 
 def reference_values(bench: Benchmark, records: Sequence[SampleRecord]) -> dict[str, float | None]:
-    """Each declared reference policy's headline value on the samples of ``records``, by name."""
-    samples = [r.sample for r in records]
+    """Each declared reference policy's headline value on the samples of ``records`` that the run scored, by name:
+    a sample its agent declined (a ``covered`` score of 0, a tracker's "not covered") counts in no headline, so
+    the policies are scored on the same questions as the agent."""
+    samples = [r.sample for r in records if r.scores.get("covered", 1.0) != 0.0]
     return {policy.name: policy.value(samples) for policy in bench.spec.references}

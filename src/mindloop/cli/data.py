@@ -1,4 +1,5 @@
-"""``mindloop data``: describe and export generated datasets (``mindpower-sim``).
+"""``mindloop data``: describe and export generated datasets (``mindpower-sim``); describe ToMBench and the
+released ToM sets read from a path.
 
 ``describe NAME [--seed S] [--n N] [--json]`` prints the task mix like MindPower's B.1 statistics;
 ``export NAME --out DIR [--seed S] [--n N] [--json]`` writes JSONL splits and a Hugging Face dataset card; the
@@ -67,11 +68,18 @@ def _table(title: str, counts: dict[str, Any], by_split: dict[str, dict[str, Any
 @data_app.command("describe")
 def describe(
     name: Annotated[
-        str, typer.Argument(help="Dataset name: mindpower-sim (generated) or tombench (read from PATH).")
+        str,
+        typer.Argument(
+            help="Dataset name: mindpower-sim (generated), tombench, or a released ToM set read from PATH "
+            "(opentom, bigtom, mmtom-qa, fantom, exploretom, simpletom)."
+        ),
     ] = "mindpower-sim",
     path: Annotated[
         Path | None,
-        typer.Argument(help="tombench only: the folder of category .jsonl files (default: $MINDLOOP_TOMBENCH)."),
+        typer.Argument(
+            help="tombench: the folder of category .jsonl files (default: $MINDLOOP_TOMBENCH); a released set: "
+            "its file or folder as published."
+        ),
     ] = None,
     seed: _Seed = 0,
     n: _N = 590,
@@ -79,14 +87,35 @@ def describe(
 ) -> None:
     """mindpower-sim: the paper's composition beside ours, then counts by task type, subtype, humans, special needs,
     dialogue and controls.
-    tombench: stories and questions in each of OmniToM's seven categories."""
+    tombench: stories and questions in each of OmniToM's seven categories.
+    A released ToM set: its questions in all, per file and per type."""
     if name == "tombench":
         from mindloop.systems.omnitom.cli import describe_tombench
 
         describe_tombench(path, as_json)
         return
+    from mindloop.systems.tom.label_audit import RELEASED_SETS, describe_release
+
+    if name in RELEASED_SETS:
+        if path is None:
+            raise InvalidArgumentError(f"{name} is read from its release: give PATH (see docs/datasets.md)")
+        counts = describe_release(name, path)
+        if as_json:
+            print(json.dumps(counts))
+            return
+        console = out_console()
+        console.print(f"{name}: {counts['questions']} questions in {counts['path']}")
+        for key, value in counts.items():
+            if isinstance(value, dict):
+                table = Table(title=key)
+                table.add_column(key.removeprefix("by_"))
+                table.add_column("count", justify="right")
+                for label, count in value.items():
+                    table.add_row(str(label), str(count))
+                console.print(table)
+        return
     if path is not None:
-        raise InvalidArgumentError(f"dataset {name!r} is generated; PATH is only for tombench")
+        raise InvalidArgumentError(f"dataset {name!r} is generated; PATH is for tombench and the released sets")
     stats = _source(name).describe(seed=seed, n=n)
     data = stats.to_dict()
     if as_json:

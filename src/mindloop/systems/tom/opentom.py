@@ -1,40 +1,53 @@
 """The ``opentom`` benchmark: OpenToM (Xu et al., ACL 2024) read from its release folder, and its label audit.
 
 **The release.** ``data/opentom_data/`` of seacowx/OpenToM (CC BY-NC 4.0; not shipped with mindloop):
-``meta_data.json`` (and ``meta_data_long.json`` for the long narratives) maps each story id to its ``plot`` (the
-event skeleton, one sentence a line), ``plot_info`` (``mover``, ``eoi`` — the entity —, ``original_place``,
-``move_to_place``, ``observer``), ``observed`` and the ``narrative`` the model reads; each question file
-(``location_cg_fo``, ``location_cg_so``, ``location_fg_fo``, ``location_fg_so``, ``multihop_fo``, ``multihop_so``,
-``attitude``) maps story ids to lists of ``{"question", "answer", "type"}``. The fine-location files have
-corrected ``*_new.json`` copies in the release; they are read when present (option ``fine_labels``).
+``meta_data.json`` maps each of the 596 story ids to its ``plot`` (the event skeleton, one sentence a line),
+``plot_info`` (``mover``, ``eoi`` — the entity —, ``original_place``, ``move_to_place``, ``observer``), ``observed``
+and the ``narrative`` the model reads; ``meta_data_long.json`` holds 100 of those ids again with a
+``long_narrative``. Each question file (``location_cg_fo``, ``location_cg_so``, ``location_fg_fo``,
+``location_fg_so``, ``multihop_fo``, ``multihop_so``, ``attitude``) maps story ids to lists of ``{"question",
+"answer", "type"}``; the fine-location files have corrected ``*_new.json`` copies, read when present (option
+``fine_labels``). ``split``: ``normal`` (13,708 questions), ``long`` (the same 2,300 questions of the 100 long
+stories, on ``long_narrative``), ``all`` (both). The one-file layout its README names (``opentom.json``,
+``opentom_long.json``: the story's metadata with one ``question`` per item) is read too.
 
 **Question types** (the paper's): coarse location (is the entity in its initial location, Yes/No), fine location
 (which place), multihop fullness (less/more/equally full) and accessibility (more/less/equally accessible), each
-first and second order, and attitude (positive/negative/neutral). The paper's metric is the macro-averaged F1
-per type (labels are unbalanced); accuracy is reported beside it.
+first and second order, and attitude (positive/negative/neutral).
 
-**Protocol** (``--agent model``): the narrative and the question with the release's answer instruction per type
-(``Answer with "more full", "equally full", or "less full".`` and so on, the attitude question rewritten as the
-release's prompt builder does). The release's evaluator reads a reply by its own rules (``yes``/``no`` occurring
-alone; the place with more word overlap; the first label phrase found); that reading is kept as
-``release_answer`` beside mindloop's flexible one.
+**Scoring** (the release's ``src/evaluate.py``): macro-F1 per column of the paper's table (``by_genre``; its MHop
+columns pool the fullness and accessibility labels under the evaluator's numbers), a reply the reading cannot
+place left out of the F1 and reported as the ``unreadable`` share; the headline is the mean of the columns'
+macro-F1; accuracy (an unread reply wrong) beside. ``protocol=release`` draws the release runner's sample (5
+batches of 50 stories, 2 of each story's 4 fullness questions per multihop file, seed 42) and averages the
+batches' macro-F1. Deviation: the evaluator unpacks ``plot_info`` in the wrong order and so drops every fine
+location question whose gold is the original place; mindloop scores them all (docs/datasets.md).
+
+**Protocol** (``--agent model``): the release's zero-shot prompt (its system message; the narrative and the
+question with its prompt file's instruction, the attitude question rewritten as its builder does), asked once (no
+format retry: the prompt shows no lettered choices to ask for). The release's own reading of a reply is kept as
+``release_answer`` beside mindloop's.
 
 **Symbolic agent.** The tracker reads the ``plot`` lines (``X entered the R.``, ``Both X and Y noticed that the O
-is in the C in the R.``, ``X exited the R.``, ``X moved the O to the C and Y witnessed the action.`` / ``… but Y did
-not witness the action.``; whether the observer saw the move is the story's ``observed`` field, which some plot
-lines contradict while the narrative and the labels follow the field) and answers the location questions (coarse
-and fine, the narrator's too) and the fullness questions of both orders from the chain the question names.
-Accessibility (social commonsense) and attitude are not covered.
+is in the C in the R.`` — the room may be missing —, ``X exited the R.``, ``X moved the O to the C and Y witnessed
+the action.`` / ``… but Y did not witness the action.``; whether the observer saw the move is the story's
+``observed`` field, which some plot lines contradict while the narrative and the labels follow the field) and
+answers the location questions (coarse and fine, the narrator's too) and the fullness questions of both orders
+from the chain the question names, when the plot decides them (:func:`story_view`): a view the plot does not
+decide, or the narrative decides otherwise, is left uncovered, and a move line that contradicts ``plot_info`` leaves
+its story uncovered, each with the reason. Accessibility (social commonsense) and attitude are not covered.
 """
 
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
+from statistics import mean, pstdev
 from typing import Any, Literal
 
 from pydantic import Field
@@ -47,14 +60,14 @@ from mindloop.bench.choice import (
     Release,
     ask_choice,
     choice_metrics,
-    choice_references,
     choice_summary,
     counted_rows,
     covered,
     not_covered,
     score_choice,
 )
-from mindloop.bench.declaration import BenchmarkSpec, Grouping, Headline, SmallRun
+from mindloop.bench.declaration import BenchmarkSpec, Grouping, Headline, ReferencePolicy, SmallRun
+from mindloop.bench.references import best_constant_policy
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.base import message
 
@@ -69,7 +82,10 @@ __all__ = [
     "audit_opentom",
     "expected_moved",
     "read_opentom",
+    "release_prompt",
     "release_reading",
+    "release_sample",
+    "story_view",
     "track_answer",
 ]
 
@@ -117,21 +133,19 @@ _LABELS = {
     "accessibility": ("more accessible", "less accessible", "equally accessible"),
     "attitude": ("positive", "negative", "neutral"),
 }
-_INSTRUCTION = {
-    "coarse": 'Answer with "Yes" or "No".',
-    "fine": "Answer with the location.",
-    "fullness": 'Answer with "more full", "equally full", or "less full".',
-    "accessibility": 'Answer with "more accessible", "equally accessible", or "less accessible".',
-    "attitude": 'Answer with "positive", "neutral", or "negative". Answer without any explanation.',
-}
 
 FineLabels = Literal["new", "original"]
 Split = Literal["normal", "long", "all"]
+Protocol = Literal["full", "release"]
+
+CONSOLIDATED = {"normal": "opentom.json", "long": "opentom_long.json"}
+"""The release's one-file layout (its README): a JSON list, each item a story's metadata with one ``question``."""
 
 
 @dataclass(frozen=True, slots=True)
 class OpenToMStory:
-    """One story's metadata: its plot lines, the two characters, the entity, its two places, the narrative."""
+    """One story's metadata: its plot lines, the two characters, the entity, its two places, the narrative the
+    model reads (a long story's ``long_narrative``)."""
 
     id: str
     split: str
@@ -167,8 +181,14 @@ class OpenToMQuestion:
         return not self.chain and "in the beginning" in self.question
 
     @property
+    def key(self) -> str:
+        """The sample id: file, story, index, and ``:long`` for a long story's copy of the question."""
+        return f"{self.file}:{self.story.id}:{self.index}" + (":long" if self.story.split == "long" else "")
+
+    @property
     def source(self) -> str:
-        return f"{self.file}.json:{self.story.id}[{self.index}]"
+        long = " (long)" if self.story.split == "long" else ""
+        return f"{self.file}.json:{self.story.id}[{self.index}]{long}"
 
 
 def _norm(place: str) -> str:
@@ -178,42 +198,46 @@ def _norm(place: str) -> str:
 
 
 def _load(path: Path) -> Any:
+    """A JSON file in UTF-8, UTF-16 or UTF-32, with or without a byte-order mark (``json`` detects which)."""
     try:
-        return json.loads(path.read_text(encoding="utf-8-sig"))
+        return json.loads(path.read_bytes())
     except json.JSONDecodeError as exc:
         raise ParseError(f"not valid JSON ({exc.msg})", source=str(path), line=exc.lineno) from None
     except UnicodeDecodeError as exc:
-        raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(path)) from None
+        raise ParseError(f"not UTF-8, UTF-16 or UTF-32 text ({exc.reason})", source=str(path)) from None
+
+
+def _story(sid: str, split: str, meta: Any, where: str) -> OpenToMStory:
+    """A story from its metadata; a long story reads ``long_narrative`` (the field the release's runner reads)."""
+    if not isinstance(meta, dict) or not isinstance(meta.get("plot_info"), dict):
+        raise ParseError(f"{where}: no 'plot_info' object")
+    info = meta["plot_info"]
+    missing = [k for k in ("mover", "eoi", "original_place", "move_to_place", "observer") if k not in info]
+    text = "long_narrative" if split == "long" else "narrative"
+    if missing or not isinstance(meta.get("plot"), str) or not isinstance(meta.get(text), str):
+        raise ParseError(
+            f"{where}: " + (f"'plot_info' lacks {', '.join(missing)}" if missing else f"no 'plot' or '{text}' text")
+        )
+    observed = meta.get("observed")
+    return OpenToMStory(
+        sid,
+        split,
+        tuple(line.strip() for line in meta["plot"].splitlines() if line.strip()),
+        str(info["mover"]),
+        str(info["observer"]),
+        str(info["eoi"]),
+        str(info["original_place"]),
+        str(info["move_to_place"]),
+        observed if isinstance(observed, bool) else None,
+        meta[text],
+    )
 
 
 def _stories(path: Path, split: str) -> dict[str, OpenToMStory]:
     data = _load(path)
     if not isinstance(data, dict):
         raise ParseError("expected an object of story ids (OpenToM's meta_data.json)", source=str(path))
-    out = {}
-    for sid, meta in data.items():
-        where = f"{path.name}: story {sid}"
-        if not isinstance(meta, dict) or not isinstance(meta.get("plot_info"), dict):
-            raise ParseError(f"{where}: no 'plot_info' object")
-        info = meta["plot_info"]
-        missing = [k for k in ("mover", "eoi", "original_place", "move_to_place", "observer") if k not in info]
-        if missing or not isinstance(meta.get("plot"), str) or not isinstance(meta.get("narrative"), str):
-            what = f"'plot_info' lacks {', '.join(missing)}" if missing else "no 'plot' or 'narrative' text"
-            raise ParseError(f"{where}: {what}")
-        observed = meta.get("observed")
-        out[sid] = OpenToMStory(
-            sid,
-            split,
-            tuple(line.strip() for line in meta["plot"].splitlines() if line.strip()),
-            str(info["mover"]),
-            str(info["observer"]),
-            str(info["eoi"]),
-            str(info["original_place"]),
-            str(info["move_to_place"]),
-            observed if isinstance(observed, bool) else None,
-            meta["narrative"],
-        )
-    return out
+    return {sid: _story(sid, split, meta, f"{path.name}: story {sid}") for sid, meta in data.items()}
 
 
 def _gold(answer: Any, where: str) -> str:
@@ -254,24 +278,77 @@ def _chain(story: OpenToMStory, qtype: str, question: str) -> tuple[str, ...] | 
     return (first, other)
 
 
+def _question(story: OpenToMStory, file: str, index: int, item: Any, where: str) -> OpenToMQuestion:
+    if not isinstance(item, dict) or not isinstance(item.get("question"), str):
+        raise ParseError(f"{where}: expected an object with a 'question' text")
+    question = item["question"].strip()
+    raw_type = str(item.get("type", ""))
+    if file.startswith("opentom"):  # the one-file layout: the question file as the release's prompt builder tells
+        kind, _, order = raw_type.partition("-")
+        grain = "cg" if "initial" in question else "fg"
+        qfile = {"location": f"location_{grain}_{order}", "multihop": f"multihop_{order}"}.get(kind, kind)
+    else:
+        qfile = file
+    qtype = _qtype(qfile, raw_type, question)
+    gold = _gold(item.get("answer"), where)
+    if qtype.startswith("accessibility") and "|" in gold:
+        gold = "equally accessible"
+    return OpenToMQuestion(story, file, index, question, gold, qtype, _chain(story, qtype, question))
+
+
+def _read_consolidated(path: Path, split: str) -> list[OpenToMQuestion]:
+    """``opentom.json`` / ``opentom_long.json``: a list of the story's metadata with one ``question`` each (the
+    release's ``data/temp.py`` builds them so); a story has no id there, so it is numbered by first appearance."""
+    data = _load(path)
+    if not isinstance(data, list):
+        raise ParseError("expected a list of questions, each with its story (OpenToM's opentom.json)", source=str(path))
+    ids: dict[tuple[str, str], str] = {}
+    out = []
+    for row, record in enumerate(data):
+        where = f"{path.name}: question {row}"
+        if not isinstance(record, dict) or not isinstance(record.get("question"), dict):
+            raise ParseError(f"{where}: no 'question' object")
+        sid = ids.setdefault((str(record.get("plot")), str(record.get("narrative"))), str(len(ids)))
+        out.append(_question(_story(sid, split, record, where), path.stem, row, record["question"], where))
+    return out
+
+
 def read_opentom(
     path: str | Path, *, split: Split = "normal", fine_labels: FineLabels = "new"
 ) -> list[OpenToMQuestion]:
-    """Every question of an OpenToM release folder (``opentom_data``), or of one question file in it.
+    """Every question of an OpenToM release folder (``opentom_data``), of one question file in it, or of the
+    one-file layout (``opentom.json``, ``opentom_long.json``, or the ``data`` folder holding them).
 
-    Questions are joined with their story in ``meta_data.json`` / ``meta_data_long.json``; ``split`` keeps the
-    normal-length stories, the long ones, or both. A question whose story is in neither is a one-line error.
+    ``split``: ``normal`` asks every question about the 596 stories of ``meta_data.json`` with their
+    ``narrative``; ``long`` asks the same questions about the 100 stories of ``meta_data_long.json`` with their
+    ``long_narrative``; ``all`` both (a long story's questions twice, once per narrative). A question whose story
+    is in neither metadata file is a one-line error.
     """
     p = Path(path)
     if not p.exists():
         raise InvalidArgumentError(f"--data {str(path)!r}: no such file or folder (OpenToM's data/opentom_data)")
+    if p.is_dir() and not any((p / n).is_file() for n in ("meta_data.json", "meta_data_long.json")):
+        if (p / "opentom_data").is_dir():
+            p = p / "opentom_data"
+        elif any((p / n).is_file() for n in CONSOLIDATED.values()):
+            return _read_splits(p, split)
+    if p.is_file() and p.stem.removesuffix("_new") not in OPENTOM_FILES:
+        which = "long" if p.stem.endswith("_long") else "normal"
+        if split not in (which, "all"):
+            raise InvalidArgumentError(f"--data {str(path)!r} holds the {which} stories: use --opt split={which}")
+        return _read_consolidated(p, which)
     folder = p if p.is_dir() else p.parent
-    stories: dict[str, OpenToMStory] = {}
-    for name, which in (("meta_data.json", "normal"), ("meta_data_long.json", "long")):
-        if (folder / name).is_file():
-            stories.update(_stories(folder / name, which))
+    stories = {
+        which: _stories(folder / name, which)
+        for name, which in (("meta_data.json", "normal"), ("meta_data_long.json", "long"))
+        if (folder / name).is_file()
+    }
     if not stories:
         raise InvalidArgumentError(f"--data {str(path)!r}: no meta_data.json beside the questions (OpenToM's folder)")
+    wanted = [w for w in ("normal", "long") if split in (w, "all")]
+    if missing := [w for w in wanted if w not in stories]:
+        name = "meta_data.json" if missing[0] == "normal" else "meta_data_long.json"
+        raise InvalidArgumentError(f"--data {str(path)!r}: split {split} needs {name}, which is not there")
     if p.is_dir():
         files = []
         for name in OPENTOM_FILES:
@@ -282,35 +359,35 @@ def read_opentom(
         if not files:
             raise InvalidArgumentError(f"--data {str(path)!r}: none of OpenToM's question files is there")
     else:
-        name = p.stem.removesuffix("_new")
-        if name not in OPENTOM_FILES:
-            raise InvalidArgumentError(
-                f"--data {str(path)!r}: not one of OpenToM's question files ({', '.join(OPENTOM_FILES)})"
-            )
-        files = [(name, p)]
-    out = []
-    for name, file in files:
+        files = [(p.stem.removesuffix("_new"), p)]
+    loaded = []
+    for _, file in files:
         data = _load(file)
         if not isinstance(data, dict):
             raise ParseError("expected an object of story ids, each a list of questions", source=str(file))
         for sid, items in data.items():
-            story = stories.get(sid)
-            if story is None:
+            if not any(sid in s for s in stories.values()):
                 raise ParseError(f"story {sid!r} is not in meta_data.json or meta_data_long.json", source=str(file))
-            if split != "all" and story.split != split:
-                continue
             if not isinstance(items, list):
                 raise ParseError(f"story {sid}: expected a list of questions", source=str(file))
-            for i, item in enumerate(items):
-                where = f"{file.name}: story {sid} question {i}"
-                if not isinstance(item, dict) or not isinstance(item.get("question"), str):
-                    raise ParseError(f"{where}: expected an object with a 'question' text")
-                question = item["question"].strip()
-                qtype = _qtype(name, str(item.get("type", "")), question)
-                gold = _gold(item.get("answer"), where)
-                if qtype.startswith("accessibility") and "|" in gold:
-                    gold = "equally accessible"
-                out.append(OpenToMQuestion(story, file.stem, i, question, gold, qtype, _chain(story, qtype, question)))
+        loaded.append((file, data))
+    return [
+        _question(story, file.stem, i, item, f"{file.name}: story {sid} question {i}")
+        for which in wanted
+        for file, data in loaded
+        for sid, items in data.items()
+        if (story := stories[which].get(sid)) is not None
+        for i, item in enumerate(items)
+    ]
+
+
+def _read_splits(folder: Path, split: str) -> list[OpenToMQuestion]:
+    out = []
+    for which, name in CONSOLIDATED.items():
+        if split in (which, "all"):
+            if not (folder / name).is_file():
+                raise InvalidArgumentError(f"--data {str(folder)!r}: split {split} needs {name}, which is not there")
+            out += _read_consolidated(folder / name, which)
     return out
 
 
@@ -319,7 +396,8 @@ def read_opentom(
 _W = r"[A-Za-z][\w'-]*"
 _ENTER = re.compile(rf"^({_W}) (?:entered|is in) the (.+?)\.$")
 _EXIT = re.compile(rf"^({_W}) exited the (.+?)\.$")
-_NOTICED = re.compile(rf"^Both ({_W}) and ({_W}) noticed that the (.+?) (?:is|are) in the (.+?) in the (.+?)\.$")
+# 26 plots name no room ("... in the bucket in the ."): both are there, so the room does not matter
+_NOTICED = re.compile(rf"^Both ({_W}) and ({_W}) noticed that the (.+?) (?:is|are) in the (.+?) in the ?(.*?)\.$")
 _MOVED = re.compile(
     rf"^({_W}) moved the (.+?) to the (.+?) (?:and|but) ({_W}) "
     r"(witnessed the action|did not witness the (?:event|action))\.$"
@@ -327,7 +405,7 @@ _MOVED = re.compile(
 
 
 class _UnreadError(Exception):
-    """A plot line outside the forms the tracker reads."""
+    """A plot the tracker does not read, with the reason."""
 
 
 def _place(text: str) -> str:
@@ -336,7 +414,10 @@ def _place(text: str) -> str:
 
 
 def track_plot(story: OpenToMStory) -> Tracker:
-    """The tracker after the story's plot; raises ``_UnreadError`` on a line it does not read."""
+    """The tracker after the story's plot; raises ``_UnreadError`` on a line it does not read, and on a move line
+    that contradicts ``plot_info`` (names other characters, or a place other than ``move_to_place``: story
+    47709731 moves the underpants from the drawer "to the a drawer", its ``move_to_place`` being "another
+    drawer")."""
     tracker = Tracker(max_depth=2)
     room: dict[str, str] = {}
     entity = _norm(story.entity)
@@ -351,12 +432,21 @@ def track_plot(story: OpenToMStory) -> Tracker:
             fact = Fact(entity, "in", _place(m[4]))
             tracker.apply(Event(t, EventKind.OBSERVE, None, (fact,), frozenset({m[1], m[2]})))
         elif (m := _MOVED.match(line)) and _norm(m[2]) == entity:
+            if (m[1], m[4]) != (story.mover, story.observer):
+                raise _UnreadError(
+                    f"the plot's move line has {m[1]} move it and {m[4]} watch; plot_info names "
+                    f"{story.mover} and {story.observer}"
+                )
+            if _place(m[3]) != _norm(story.move_to_place):
+                raise _UnreadError(
+                    f"the plot's move line names {m[3]!r}, plot_info's move_to_place {story.move_to_place!r}"
+                )
             # the release's 'observed' decides when the plot line says otherwise (the narrative follows 'observed')
             witnessed = story.observed if story.observed is not None else m[5].startswith("witnessed")
             seen = {m[1]} | ({m[4]} if witnessed else set())
             tracker.apply(Event(t, EventKind.MOVE, m[1], (Fact(entity, "in", _place(m[3])),), frozenset(seen)))
         else:
-            raise _UnreadError(line)
+            raise _UnreadError(f"a plot line the tracker does not read: {line!r}")
     return tracker
 
 
@@ -365,12 +455,9 @@ def _here(room: dict[str, str], where: str) -> list[str]:
 
 
 def _where_believed(question: OpenToMQuestion) -> str | None:
-    """'original', 'new', or ``None`` (an unread plot, or a belief the plot never formed)."""
+    """'original', 'new', or ``None`` (a belief the plot never formed); raises ``_UnreadError``."""
     story = question.story
-    try:
-        tracker = track_plot(story)
-    except _UnreadError:
-        return None
+    tracker = track_plot(story)
     value = tracker.value(question.chain or (), _norm(story.entity), "in")
     if value == _norm(story.original_place):
         return "original"
@@ -388,10 +475,18 @@ def track_answer(question: OpenToMQuestion) -> tuple[str | None, str]:
         return None, "the question names no perspective"
     if question.beginning:
         return question.story.original_place, ""
-    where = _where_believed(question)
-    if where is None:
-        return None, "the plot has a line the tracker does not read, or never shows the belief"
     story = question.story
+    view, source = story_view(story, question.chain)
+    if view is None:
+        return None, source
+    if source != "plot":
+        return None, f"the narrative decides it, not the plot the tracker reads: {source.removeprefix('narrative: ')}"
+    try:
+        where = _where_believed(question)
+    except _UnreadError as exc:
+        return None, str(exc)
+    if where is None:
+        return None, "the plot never shows this belief"
     if kind == "coarse":
         return ("Yes" if where == "original" else "No"), ""
     if kind == "fine":
@@ -421,6 +516,9 @@ def _container(question: OpenToMQuestion) -> str | None:
 
 
 def _overlap(pred: str, place: str) -> float:
+    """The evaluator's word overlap of a reply with a place, the place first cut of the first of 'a', 'an', 'the' it
+    starts with (its ``remove_determinant``: so "the dining table" loses "the", and "attic" its "a")."""
+    place = next((place[len(d) :].strip() for d in ("a", "an", "the") if place.startswith(d)), place)
     pred_words = set(pred.lower().replace("_", " ").replace("'s", "").replace(".", "").split())
     words = place.lower().replace("_", " ").replace("'s", "").split()
     return sum(1 for w in set(words) if w in pred_words) / len(words) if words else 0.0
@@ -443,6 +541,8 @@ def release_reading(reply: str, question: OpenToMQuestion) -> str | None:
         return question.story.original_place if a > b else question.story.move_to_place if b > a else None
     if kind == "attitude":
         token = low.split("\n\n")[-1].split(":")[-1].split(".")[0].strip()
+        if token in ("a", "b", "c"):  # the options of its chain-of-thought prompt
+            return {"a": "positive", "b": "neutral", "c": "negative"}[token]
         found = [lab for lab in _LABELS["attitude"] if lab in token]
         return found[0] if len(found) == 1 else None
     text = low.replace(".", "")
@@ -476,27 +576,115 @@ def _plot_observed(story: OpenToMStory) -> bool | None:
     return None
 
 
-def expected_moved(story: OpenToMStory, chain: tuple[str, ...] | None, *, beginning: bool = False) -> bool | None:
-    """Whether ``chain`` must believe the entity was moved, by the plot's own statements; ``None``: undetermined.
+def story_view(
+    story: OpenToMStory, chain: tuple[str, ...] | None, *, beginning: bool = False
+) -> tuple[bool | None, str]:
+    """Whether ``chain`` must believe the entity was moved, and what says so: ``(view, "plot")``, ``(view,
+    "narrative: <its sentence>")``, or ``(None, why the story does not decide it)``.
 
-    The mover moved it; the observer knows of the move exactly when the plot (``observed``) says so; the
-    observer's view of the mover is the observer's own knowledge (a witness saw the mover do it; a non-witness
-    knows of no move); the mover's view of a non-witness who left the room before the move is that the entity
-    is still where both last saw it. The mover's view of a witness is left unjudged (the plot does not say
-    whether the mover saw the observer watching). The narrator (``()``) knows the move; at the beginning of the
-    story the entity is in its original place.
+    By the plot: the mover moved it; the observer knows of the move exactly when the plot (``observed``) says so;
+    the observer's view of the mover is the observer's own knowledge (a witness saw the mover do it; a non-witness
+    knows of no move); the mover's view of a non-witness who left the room before the move is that the entity is
+    still where both last saw it; the narrator (``()``) knows the move, and at the beginning of the story the entity
+    is in its original place. The narrative overrides the plot where it says more, as the release's golds do:
+    a sentence saying the mover did not know what the observer saw decides the mover's view of the observer
+    (:func:`_mover_cue`: "Unbeknownst to Gianna, Eliana silently observed her every move": not moved, 65848857)
+    unless it contradicts the plot ("Unbeknownst to him, Max had never witnessed Troy's act" after Max left in
+    Troy's sight, 98132318: the release's golds follow the narrative there and the plot in 77607727, so neither
+    decides); any other sentence saying someone
+    did not know (:data:`_CUE`) leaves that view undecided, and so does one where a non-witness comes back
+    (:func:`_returns`: "Jonah returned to the living room only to find it empty", 10769598) for every view of the
+    observer's. The mover's view of a witness is undecided unless the narrative says it.
     """
     if chain == ():
-        return not beginning
+        return not beginning, "plot"
     observed = story.observed if story.observed is not None else _plot_observed(story)
     if observed is None or not chain:
-        return None
+        return None, "the story does not say whether the observer saw the move"
     if chain == (story.mover,):
-        return True
-    if chain in ((story.observer,), (story.observer, story.mover)):
-        return observed
-    if chain == (story.mover, story.observer) and not observed and _exits_before_move(story, story.observer):
-        return False
+        return True, "plot"
+    mover, observer = story.mover, story.observer
+    if not observed and (back := _returns(story)):
+        return None, f"the narrative has {observer} come back ({back!r}), which the plot does not model"
+    if chain in ((observer,), (observer, mover)):
+        return observed, "plot"
+    if chain != (mover, observer):
+        return None, "the question names someone the plot does not"
+    view, sentence = _mover_cue(story)
+    plot_view = False if not observed and _exits_before_move(story, observer) else None
+    if view is not None and plot_view is not None and view != plot_view:
+        return None, f"the plot (the observer leaves first) and the narrative ({sentence!r}) disagree"
+    if view is not None:
+        return view, f"narrative: {sentence!r}"
+    if cue := _CUE.search(story.narrative):
+        return None, f"the narrative says someone did not know ({cue[0]!r}) without saying what {mover} thought"
+    if plot_view is not None:
+        return plot_view, "plot"
+    if observed:
+        return None, f"the plot does not say whether {mover} saw {observer} watch the move"
+    return None, f"the plot does not say whether {mover} knew that {observer} missed the move"
+
+
+def expected_moved(story: OpenToMStory, chain: tuple[str, ...] | None, *, beginning: bool = False) -> bool | None:
+    """Whether ``chain`` must believe the entity was moved (:func:`story_view`); ``None``: the story does not say."""
+    return story_view(story, chain, beginning=beginning)[0]
+
+
+_CUE = re.compile(
+    r"unbeknownst to \w+|little did \w+ know|never witnessed|missed the entire|\bunaware\b|\boblivious\b|had no idea",
+    re.IGNORECASE,
+)
+"""Words by which a narrative says that someone did not know what happened."""
+_SENTENCES = re.compile(r"(?<=[.!?])\s+")
+_NOT_SEEN = re.compile(
+    r"\bnever\b|\bnot\b|n't\b|\bmissed\b|\bunnoticed\b|\bunseen\b|\bwithout (?:witness|see)|\bbefore (?:witness|see)",
+    re.IGNORECASE,
+)
+"""A negated sighting ("had never witnessed", "was not there to witness", "left before witnessing")."""
+_SEEN = re.compile(
+    r"never witness|missed|did not (?:see|witness|notice)|didn't (?:see|witness|notice)|had not (?:seen|witnessed)|"
+    r"hadn't (?:seen|witnessed)|\bunaware\b|\boblivious\b",
+    re.IGNORECASE,
+)
+_SEEN = re.compile(r"watch|observ|witness|\bsaw\b|\bseen\b|\bsee\b|notic", re.IGNORECASE)
+
+
+def _mover_cue(story: OpenToMStory) -> tuple[bool | None, str]:
+    """What a narrative sentence says the mover thought the observer saw: a sentence "Unbeknownst to <the mover>"
+    or "Little did <the mover> know" (a pronoun standing for the mover when the observer is named after it) that
+    says the observer did not see the move (the mover took it as seen: moved) or saw it (the mover took it as
+    unseen: not moved); ``(None, "")`` when no sentence says so, two disagree, or the sentence is about the
+    observer's return or ignorance ("Little did she know that Cyrus had returned ..., unaware of Ella's actions").
+    """
+    pronoun = {"him", "her", "them", "he", "she", "they"}
+    views = {}
+    for sentence in _SENTENCES.split(story.narrative):
+        m = re.search(r"unbeknownst to (\w+)|little did (\w+) know", sentence, re.IGNORECASE)
+        if m is None:
+            continue
+        who, rest = (m[1] or m[2]), sentence[m.end() :]
+        if who != story.mover and not (who.lower() in pronoun and story.observer in rest):
+            continue
+        if story.observer not in rest:
+            continue
+        if re.search(r"unaware|oblivious|returned|came back", rest, re.IGNORECASE):
+            continue  # what the mover did not know is then the observer's return or ignorance, not a sighting
+        if _NOT_SEEN.search(rest):
+            views[True] = sentence
+        elif _SEEN.search(rest):
+            views[False] = sentence
+    return next(iter(views.items())) if len(views) == 1 else (None, "")
+
+
+def _returns(story: OpenToMStory) -> str | None:
+    """A narrative sentence where the observer comes back (and is not said to stay unaware), or ``None``."""
+    for sentence in _SENTENCES.split(story.narrative):
+        if (
+            story.observer in sentence
+            and re.search(r"\b(?:returned|came back|re-?entered|walked back)\b", sentence, re.IGNORECASE)
+            and not re.search(r"unaware|oblivious|no idea", sentence, re.IGNORECASE)
+        ):
+            return sentence
     return None
 
 
@@ -574,10 +762,10 @@ def audit_opentom(questions: Iterable[OpenToMQuestion]) -> tuple[int, list[OpenT
         said = _label_moved(q)
         if said is None:
             continue
-        expected = expected_moved(story, q.chain, beginning=q.beginning)
-        if expected is None:  # the plot does not decide: the golds of one belief must at least agree
-            by_belief.setdefault((story.id, q.chain, q.beginning), []).append(q)
-        if expected is None:
+        expected, source = story_view(story, q.chain, beginning=q.beginning)
+        if expected is None:  # the story does not decide: the golds of one belief must at least agree
+            if "come back" not in source:  # unless the narrative gave the observer knowledge the plot lacks
+                by_belief.setdefault((story.id, q.chain, q.beginning), []).append(q)
             continue
         checked += 1
         if said != expected:
@@ -592,10 +780,14 @@ def audit_opentom(questions: Iterable[OpenToMQuestion]) -> tuple[int, list[OpenT
                 (story.mover, story.observer): "the observer left the room before the move, in the mover's sight",
                 (): "it starts in its original place" if q.beginning else "the plot moves it",
             }.get(q.chain or (), "")
+            if source != "plot":
+                why = f"the {source}"
             rule = "second order" if q.chain and len(q.chain) == 2 else "first order" if q.chain else "narrator"
             found.append(
                 OpenToMFinding(
-                    q, f"{_who(story, q.chain)} {knows} ({why}); gold {q.answer!r} says otherwise", f"plot: {rule}"
+                    q,
+                    f"{_who(story, q.chain)} {knows} ({why}); gold {q.answer!r} says otherwise",
+                    f"{source.split(':')[0]}: {rule}",
                 )
             )
     flagged = {id(f.question) for f in found}
@@ -604,10 +796,12 @@ def audit_opentom(questions: Iterable[OpenToMQuestion]) -> tuple[int, list[OpenT
         checked += len(group) if len(group) > 1 else 0
         if len(views) < 2:
             continue
-        # the golds of the less frequent view are the odd ones out; on a tie every gold is listed
+        # the golds of the less frequent view are the odd ones out; a tie says one side is wrong, not which
         (top, top_n), (_, second_n) = views.most_common(2)
+        if top_n == second_n:
+            continue
         for q in group:
-            if id(q) in flagged or (top_n > second_n and _label_moved(q) == top):
+            if id(q) in flagged or _label_moved(q) == top:
                 continue
             others = [o for o in group if _label_moved(o) != _label_moved(q)]
             found.append(
@@ -628,10 +822,19 @@ def audit_opentom(questions: Iterable[OpenToMQuestion]) -> tuple[int, list[OpenT
 class OpenToMOptions(Options):
     """Options of ``opentom``."""
 
-    data: str | None = Field(None, description="OpenToM's data/opentom_data folder, or one question file in it")
-    split: Split = Field("normal", description="normal-length stories (meta_data.json), long ones, or all")
+    data: str | None = Field(
+        None, description="OpenToM's data/opentom_data folder, one question file in it, or opentom.json"
+    )
+    split: Split = Field(
+        "normal", description="the 596 stories with their narrative, the 100 long ones with long_narrative, or all"
+    )
     fine_labels: FineLabels = Field(
         "new", description="fine-location labels: the release's corrected *_new.json or the original files"
+    )
+    protocol: Protocol = Field(
+        "full",
+        description="full: every question; release: run_baseline.py's draw (seed 42): 5 batches of 50 stories, "
+        "2 of each story's 4 fullness questions per multihop file, macro-F1 averaged over the batches",
     )
 
 
@@ -641,11 +844,64 @@ def _choices(q: OpenToMQuestion) -> list[str]:
     return list(_LABELS[q.kind])
 
 
-def _prompt_question(q: OpenToMQuestion) -> str:
+_SYSTEM = "You are an expert in modeling other's mental state."
+_TAIL = {
+    "coarse": ' Answer the question with "Yes" or "No". Do not give any explanation.',
+    "fine": " Answer the question without any explanation.",
+    "fullness": ' Answer with "more full", "equally full", or "less full". Answer the question without any '
+    "explanation.",
+    "accessibility": ' Answer with "more accessible", "equally accessible", or "less accessible". Answer the '
+    "question without any explanation.",
+    "attitude": ' Answer with "positive", "neutral", or "negative". Answer without any explanation.',
+}
+"""What the release's prompt files and builder (``src/utils/build_prompt.py``) put after each kind's question."""
+
+
+def release_prompt(q: OpenToMQuestion) -> str:
+    """The user turn of the release's zero-shot prompt (``chatgpt_opentom_prompts/*.txt``), after the system
+    message ``_SYSTEM``; the attitude question rewritten as its builder does."""
     text = q.question
-    if q.kind == "attitude":  # the release's prompt builder
+    if q.kind == "attitude":
         text = text.split("?")[0].strip() + ", assuming that you observed the action?"
-    return f"{text} {_INSTRUCTION[q.kind]}"
+    return (
+        "Read and comprehend the following short story. Then, answer the question that follows.\n\n"
+        f"{q.story.narrative}\n\nQuestion: {text}{_TAIL[q.kind]}"
+    ).strip()
+
+
+def release_sample(
+    questions: Sequence[OpenToMQuestion], *, batches: int = 5, size: int = 50, seed: int = 42
+) -> list[tuple[str, OpenToMQuestion]]:
+    """The questions the release's ``run_baseline.py`` asks (defaults ``--num_batch 5 --batch_size 50 --seed
+    42``), each with its batch: per split, Python's ``random`` shuffles the story ids in metadata order and the
+    batches are taken in turn (a new shuffle of that order when a pass runs out: the 100 long stories give 2 a
+    pass); numpy's legacy generator then drops 2 of each story's 4 fullness questions, from its first- and then
+    its second-order multihop questions, story by story in batch order, as the runner draws them."""
+    import numpy as np  # only this option needs it: not on the start-up path
+
+    out = []
+    for split in ("normal", "long"):
+        by_story: dict[str, list[OpenToMQuestion]] = {}
+        for q in questions:
+            if q.story.split == split:
+                by_story.setdefault(q.story.id, []).append(q)
+        if not by_story:
+            continue
+        shuffle, draw = random.Random(seed), np.random.RandomState(seed)
+        chunks: list[list[str]] = []
+        while len(chunks) < batches:
+            keys = list(by_story)
+            shuffle.shuffle(keys)
+            chunks += [keys[i : i + size] for i in range(0, len(keys), size)][: batches - len(chunks)]
+        for b, chunk in enumerate(chunks, 1):
+            for sid in chunk:
+                dropped: set[int] = set()
+                for order in ("fo", "so"):
+                    fullness = [q for q in by_story[sid] if q.qtype == f"fullness-{order}"]
+                    if len(fullness) >= 2:
+                        dropped |= {id(fullness[i]) for i in draw.choice(len(fullness), 2, replace=False)}
+                out += [(f"{split}-{b}", q) for q in by_story[sid] if id(q) not in dropped]
+    return out
 
 
 _GROUPINGS = (
@@ -653,6 +909,131 @@ _GROUPINGS = (
     Grouping("by_genre", "group", OPENTOM_GENRES, rename=tuple(_GENRE.items())),
 )
 """Accuracy per question type and per the paper's genre (a type's genre: ``_GENRE``)."""
+
+_CODE = {
+    "less full": 1,
+    "more full": 2,
+    "equally full": 3,
+    "more accessible": 1,
+    "less accessible": 2,
+    "equally accessible": 3,
+}
+"""The release evaluator's labels for the multihop answers; its MHop columns pool the fullness and accessibility
+questions under these numbers, so "less full" and "more accessible" count as one label."""
+
+
+def _label(inp: Mapping[str, Any], value: Any) -> Any:
+    """The label macro-F1 counts for ``value`` as an answer to the question ``inp`` (a sample's input): a
+    fine-location answer as its place's role (the evaluator's 1 and 2), a multihop one as the evaluator's number,
+    else the text; ``None``: no label (an unread reply)."""
+    if not isinstance(value, str):
+        return None
+    kind = str(inp["type"]).split("-")[0]
+    if kind == "fine":
+        v, info = _norm(value), inp["plot_info"]
+        return (
+            "original" if v == _norm(info["original_place"]) else "new" if v == _norm(info["move_to_place"]) else None
+        )
+    if kind in ("fullness", "accessibility"):
+        return _CODE.get(value.lower())
+    return value.lower()
+
+
+def _macro_f1(entries: Iterable[tuple[Any, Any, float]]) -> float | None:
+    """Macro-F1 over weighted (gold, predicted) label pairs, averaged over every label gold or predicted (what
+    scikit-learn's ``f1_score(average="macro")``, which the release calls, averages over); a weight below 1 spreads
+    one question over several predictions (a uniform guess)."""
+    tp: Counter[Any] = Counter()
+    fp: Counter[Any] = Counter()
+    fn: Counter[Any] = Counter()
+    for gold, got, w in entries:
+        if gold == got:
+            tp[gold] += w  # type: ignore[assignment]
+        else:
+            fp[got] += w  # type: ignore[assignment]
+            fn[gold] += w  # type: ignore[assignment]
+    labels = set(tp) | set(fp) | set(fn)
+    return sum(2 * tp[x] / (2 * tp[x] + fp[x] + fn[x]) for x in labels) / len(labels) if labels else None
+
+
+def _batched_f1(entries: Sequence[tuple[Any, Any, Any, float]]) -> tuple[float | None, float | None]:
+    """Macro-F1 of ``(batch, gold, predicted, weight)`` entries: per batch, then their mean and (several batches)
+    their population standard deviation, as the release's ``evaluate.py`` prints them."""
+    per: dict[Any, list[tuple[Any, Any, float]]] = {}
+    for batch, gold, got, w in entries:
+        per.setdefault(batch, []).append((gold, got, w))
+    values = [v for v in map(_macro_f1, per.values()) if v is not None]
+    if not values:
+        return None, None
+    return mean(values), (pstdev(values) if len(values) > 1 else None)
+
+
+def _f1_row(records: Sequence[SampleRecord]) -> dict[str, Any]:
+    """A row's macro-F1 as the release scores it (an unread reply left out) and, for a model, the unread share."""
+    entries, unread = [], 0
+    for r in records:
+        inp = r.sample.input
+        gold, got = _label(inp, inp["answer"]), _label(inp, (r.output or {}).get("answer"))
+        unread += got is None
+        if gold is not None and got is not None:
+            entries.append((inp.get("batch"), gold, got, 1.0))
+    f1, sd = _batched_f1(entries)
+    row: dict[str, Any] = {"macro_f1": f1}
+    if sd is not None:
+        row["macro_f1_sd"] = sd
+    if records and not any("covered" in r.scores for r in records):
+        row["unreadable"] = unread / len(records)
+    return row
+
+
+def _policy(samples: Sequence[Sample], predict: Callable[[Sample], list[tuple[Any, float]]]) -> float | None:
+    """The headline (the mean of the genres' macro-F1) of a policy giving each sample weighted labels."""
+    rows: dict[str, list[tuple[Any, Any, Any, float]]] = {}
+    for s in samples:
+        inp = s.input
+        if (gold := _label(inp, inp["answer"])) is not None:
+            rows.setdefault(_GENRE[inp["type"]], []).extend((inp.get("batch"), gold, g, w) for g, w in predict(s))
+    values = [v for v in (_batched_f1(e)[0] for e in rows.values()) if v is not None]
+    return mean(values) if values else None
+
+
+def _constant(samples: Sequence[Sample]) -> float | None:
+    counts: dict[str, Counter[Any]] = {}
+    for s in samples:
+        counts.setdefault(s.group, Counter())[_label(s.input, s.input["answer"])] += 1
+    best = {t: c.most_common(1)[0][0] for t, c in counts.items()}
+    return _policy(samples, lambda s: [(best[s.group], 1.0)])
+
+
+_REFERENCES = (
+    ReferencePolicy(
+        "chance",
+        "a uniform guess among each question's choices: macro-F1 of the expected counts",
+        lambda samples: _policy(
+            samples, lambda s: [(_label(s.input, c), 1 / len(s.input["choices"])) for c in s.input["choices"]]
+        ),
+        kind="chance",
+        none_reason="no question with a gold label among its choices",
+    ),
+    ReferencePolicy(
+        "best constant",
+        "answers every question of a type with its most frequent gold label (a fine-location answer: always the "
+        "original or always the new place), fitted on the evaluated items (optimistic)",
+        _constant,
+        kind="constant",
+        optimistic=True,
+        none_reason="no question with a gold label",
+    ),
+    ReferencePolicy(
+        "oracle",
+        "answers every question with its gold",
+        lambda samples: _policy(samples, lambda s: [(_label(s.input, s.input["answer"]), 1.0)]),
+        kind="oracle",
+        none_reason="no question with a gold label",
+    ),
+)
+"""The reference policies on the headline's scale, each scored on the questions the run counts (a tracker's
+covered ones)."""
 
 
 _RELEASE = Release(
@@ -668,14 +1049,17 @@ class OpenToMBenchmark:
     """OpenToM's location, multihop and attitude questions on its narratives."""
 
     name = "opentom"
-    description = "OpenToM location/multihop/attitude questions, macro-F1 per type (--data opentom_data/)"
+    description = "OpenToM location/multihop/attitude questions, macro-F1 per paper column (--data opentom_data/)"
     options_model = OpenToMOptions
-    # the headline: accuracy over the answered questions; the paper's per-type figures beside it
+    # the headline: the paper's metric, macro-F1 per column of its table (unread replies left out, as the release
+    # does, and counted apart), averaged over the columns; accuracy (an unread reply wrong) beside it
     spec = BenchmarkSpec(
-        headline=Headline("accuracy"),
-        references=choice_references(),
+        headline=Headline("macro_f1"),
+        references=_REFERENCES,
         metrics=choice_metrics(_GROUPINGS, _RELEASE),
-        resampled=(*COVERED_RESAMPLED, "by_type", "by_genre"),  # each row's macro-F1 (pooled counts)
+        resampled=(*COVERED_RESAMPLED, "macro_f1", "unreadable", "by_type", "by_genre"),
+        # reference values: on the accuracy scale, and the headline's floors on the questions whose reply was read
+        no_intervals=("chance", "best_constant_accuracy", "references_read"),
         suite=RELEASE_SUITE,
         small=SmallRun(n=8, agent="symbolic", data="opentom"),
         scorer=score_choice,
@@ -688,18 +1072,20 @@ class OpenToMBenchmark:
         }
 
     def samples(self, n: int | None, seed: int, options: OpenToMOptions) -> list[Sample]:
-        """The first ``n`` questions, file by file in the paper's order."""
+        """The first ``n`` questions, file by file in the paper's order (long stories after the others), or of the
+        release's draw (``protocol=release``)."""
         if options.data is None:
             raise InvalidArgumentError(
                 "opentom needs --data PATH: OpenToM's data/opentom_data folder (see docs/datasets.md)"
             )
         questions = read_opentom(options.data, split=options.split, fine_labels=options.fine_labels)
+        drawn = release_sample(questions) if options.protocol == "release" else [(None, q) for q in questions]
         out = []
-        for q in questions[:n] if n is not None else questions:
+        for batch, q in drawn[:n] if n is not None else drawn:
             s = q.story
             out.append(
                 Sample(
-                    f"{q.file}:{s.id}:{q.index}",
+                    q.key + (f"@{batch}" if batch else ""),
                     {
                         "question": q.question,
                         "answer": q.answer,
@@ -721,6 +1107,7 @@ class OpenToMBenchmark:
                         },
                         "observed": s.observed,
                         "split": s.split,
+                        "batch": batch,
                     },
                     group=q.qtype,
                     target=_gold_choice(q),
@@ -751,8 +1138,10 @@ class OpenToMBenchmark:
 
     async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
         q = self.question(sample)
-        text = f"{q.story.narrative}\n\nQuestion: {_prompt_question(q)}"
-        return await ask_choice(ctx, [message("user", text)], sample, (), _RELEASE)
+        messages = [message("system", _SYSTEM), message("user", release_prompt(q))]
+        # asked once, as the release asks: its prompt shows no lettered choices, so a format retry ("reply with the
+        # letter of one choice") draws a letter of nothing ("A"), which would be read as the first choice
+        return await ask_choice(replace(ctx, format_retries=0), messages, sample, (), _RELEASE)
 
     async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
         answer, why = track_answer(self.question(sample))
@@ -760,14 +1149,25 @@ class OpenToMBenchmark:
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
         """What the declared accuracy (overall, per type and per paper genre) cannot say: each row's macro-F1 (the
-        paper's metric) and chance, unread replies, the tracker's counts."""
+        paper's metric: an unread reply left out; with ``protocol=release`` per batch and averaged) and its unread
+        share, the headline (the mean of the genres' macro-F1) and, when some reply was unread, its reference
+        policies on the read questions alone (``references_read``), chance and the best constant's accuracy on the
+        questions that count, unread replies, the tracker's counts."""
         out = choice_summary(records, _GROUPINGS)
         for grouping in _GROUPINGS:
             chances = out[grouping.key]
             out[grouping.key] = {
-                t: {**chances.get(t, {}), "macro_f1": _f1(rs, lambda r: True)}
-                for t, rs in counted_rows(records, grouping).items()
+                t: {**chances.get(t, {}), **_f1_row(rs)} for t, rs in counted_rows(records, grouping).items()
             }
+        genres = [row["macro_f1"] for row in out["by_genre"].values() if row["macro_f1"] is not None]
+        out["macro_f1"] = mean(genres) if genres else None
+        counted = [r for r in records if r.scores.get("covered", 1.0) == 1.0]
+        if counted and not any("covered" in r.scores for r in records):
+            read = [r.sample for r in counted if _label(r.sample.input, (r.output or {}).get("answer")) is not None]
+            out["unreadable"] = (len(counted) - len(read)) / len(counted)
+            if len(read) < len(counted):  # the headline's macro-F1 is over the read replies: its floors are too
+                out["references_read"] = {p.name: p.value(read) for p in _REFERENCES}
+        out["best_constant_accuracy"] = best_constant_policy().value([r.sample for r in counted])
         return out
 
 
@@ -783,51 +1183,3 @@ def _gold_choice(q: OpenToMQuestion) -> str:
             if label.lower() == q.answer.lower():
                 return label
     return q.answer
-
-
-def _f1_label(q: OpenToMQuestion, value: str | None) -> str | None:
-    """The label F1 counts: a fine-location answer as the place's role (the evaluator's 1 and 2), else itself."""
-    if value is None or q.kind != "fine":
-        return value
-    v = _norm(value)
-    return "original" if v == _norm(q.story.original_place) else "new" if v == _norm(q.story.move_to_place) else None
-
-
-def _f1(records: Sequence[SampleRecord], keep: Any) -> float | None:
-    """Macro-F1 over the kept records that count (a failed or unread reply is a wrong prediction)."""
-    pairs: list[tuple[str, str | None]] = []
-    labels: Counter[str] = Counter()
-    for r in records:
-        if not keep(r) or r.scores.get("covered", 1.0) != 1.0:
-            continue
-        q = OpenToMBenchmark.question(r.sample)
-        gold = _f1_label(q, _gold_choice(q))
-        predicted = _f1_label(q, (r.output or {}).get("answer"))
-        if gold is None:
-            continue
-        pairs.append((gold, predicted))
-        labels[gold] += 1
-    if not pairs:
-        return None
-    return macro_f1(pairs, sorted(labels))
-
-
-def macro_f1(pairs: Sequence[tuple[str, str | None]], labels: Sequence[str]) -> float | None:
-    """Macro-averaged F1 over ``labels`` of ``(gold, predicted)`` pairs; an unread prediction (``None``) is wrong.
-
-    Each label's F1 is ``2·tp / (2·tp + fp + fn)``; a label that is neither gold nor predicted anywhere is left
-    out of the average (as scikit-learn does with ``labels`` limited to those present).
-
-    >>> round(macro_f1([("yes", "yes"), ("no", "yes"), ("no", "no")], ["yes", "no"]), 4)
-    0.6667
-    """
-    if not pairs:
-        return None
-    scores = []
-    for label in labels:
-        tp = sum(1 for g, p in pairs if g == label and p == label)
-        fp = sum(1 for g, p in pairs if g != label and p == label)
-        fn = sum(1 for g, p in pairs if g == label and p != label)
-        if tp + fp + fn:
-            scores.append(2 * tp / (2 * tp + fp + fn))
-    return sum(scores) / len(scores) if scores else None
