@@ -417,8 +417,8 @@ def test_every_real_opentom_reply_is_read_as_its_hand_label() -> None:
     """Replies Qwen2.5-Coder 0.5B and 1.5B wrote on the full release (protocol=release, first 114 questions), each
     labelled by a person: "readable: X" when it names exactly one of the question's choices as its answer (a room
     that is neither place, or "located by the end of the story", is unusable). Today's reading (mindloop's, then the
-    release's as a fallback) must give exactly that; the choice reader of the released-sets issue inherits the test."""
-    from mindloop.systems.tom.agents import parse_answer
+    release's as a fallback) must give exactly that; the one choice reader (mindloop.bench.reader), as OpenToM's model agent reads (no labels shown)."""
+    from mindloop.bench.reader import read_choice
 
     rows = [json.loads(line) for line in (OPENTOM.parent / "real_replies.jsonl").open(encoding="utf-8")]
     corpus = [row for row in rows if row["benchmark"] == "opentom"]
@@ -428,5 +428,5 @@ def test_every_real_opentom_reply_is_read_as_its_hand_label() -> None:
         choices = row["choices"]
         places = dict(original_place=choices[0], move_to_place=choices[-1])
         q = dataclasses.replace(base, qtype=row["question_type"], story=dataclasses.replace(base.story, **places))
-        read = parse_answer(row["reply"], choices).choice or release_reading(row["reply"], q)
+        read = read_choice(row["reply"], choices).choice or release_reading(row["reply"], q)
         assert read == (None if row["label"] == "unusable" else row["label"].removeprefix("readable: ")), row["reply"]
