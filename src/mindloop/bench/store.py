@@ -837,6 +837,23 @@ class RunStore:
                 (seconds, finished, _now(), run_id),
             )
 
+    def discard_unstarted(self, run_id: str) -> bool:
+        """Remove a run none of whose samples has finished (a new run that a set-up error stopped at once), with
+        its samples and its place in a suite; returns whether it was removed (``False``: a sample has finished
+        since, so it stays for ``--resume``). Fenced by the run's lock like every write of its holder."""
+        with self._guard(), self._transaction() as db:
+            self._fence(db, "runs", "run_id", run_id)
+            started = db.execute(
+                "SELECT 1 FROM samples WHERE run_id = ? AND status != 'pending' LIMIT 1", (run_id,)
+            ).fetchone()
+            if started is not None:
+                return False
+            tables = _tables(db)
+            for table in ("suite_runs", "run_summaries", "samples", "runs"):
+                if table in tables:
+                    db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
+            return True
+
     def save_summary(self, run_id: str, summary: dict[str, Any]) -> None:
         """Keep ``summary`` as the run's stored summary (replacing an earlier one); nothing on a layout without
         the ``run_summaries`` table."""
