@@ -14,6 +14,7 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from enum import StrEnum
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar, get_type_hints
 
 import typer
@@ -21,7 +22,7 @@ import typer
 if TYPE_CHECKING:
     from mindloop.models.base import ModelOptions
 
-__all__ = ["Cache", "Executor", "RunOptions", "with_run_options"]
+__all__ = ["Cache", "Executor", "RunOptions", "with_run_options", "write_output"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -145,6 +146,16 @@ class RunOptions:
             help="When stderr is not a terminal, a progress line (done, rate, ETA) every this many seconds (0: none).",
         ),
     ] = 10.0
+    output_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--output-dir",
+            metavar="DIR",
+            help="Also write results.json (summary, intervals, references, protocol, configuration) and samples.jsonl "
+            "(one line per sample: input, target, output, scores, status, error, model calls) to DIR (created if "
+            "missing; those two files replaced).",
+        ),
+    ] = None
 
     def model_options(self) -> ModelOptions:
         """How to reach and wrap the model (``--model-opt`` read for its backend; a bad pair is a clear error)."""
@@ -160,6 +171,29 @@ class RunOptions:
             cache=self.cache.value,
             extra=parse_model_opts(self.model, self.model_opt or []),
         )
+
+    def results_folder(self) -> Path | None:
+        """The ``--output-dir`` folder, created and checked writable before anything runs (``None``: not asked)."""
+        if self.output_dir is None:
+            return None
+        from mindloop.bench.results import output_dir
+
+        return output_dir(self.output_dir)
+
+
+def write_output(folder: Path | None, run_ids: list[str], *, suite: dict[str, Any] | None = None) -> None:
+    """Write ``results.json`` and ``samples.jsonl`` of ``run_ids`` (a suite's, with ``suite``) to ``folder`` when
+    ``--output-dir`` asked for it, and say so on stderr."""
+    if folder is None or not run_ids:
+        return
+    from mindloop.bench.results import write_results
+    from mindloop.bench.store import RunStore
+    from mindloop.console import err_console
+    from mindloop.paths import runs_path
+
+    with RunStore(runs_path(create=False), readonly=True) as store:
+        results, samples = write_results(folder, store, run_ids, suite=suite)
+    err_console().print(f"wrote {results} and {samples}", markup=False, soft_wrap=True)
 
 
 def _shared_parameters() -> list[inspect.Parameter]:

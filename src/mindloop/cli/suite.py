@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from mindloop.cli.run_options import RunOptions, with_run_options
+from mindloop.cli.run_options import RunOptions, with_run_options, write_output
 from mindloop.console import Column, emit, err_console, fit_table, out_console
 from mindloop.errors import MindloopError
 
@@ -100,7 +100,10 @@ def suite_run(
         max_n=max_n,
         progress_every=run.progress_every,
     )
+    folder = run.results_folder()  # a folder that cannot be written fails before the suite is recorded
     result = run_suite(request, resume=resume, force_resume=force_resume)
+    suite = {k: v for k, v in result.to_json().items() if k != "runs"}  # results.json lists each run in full
+    write_output(folder, [summary.run_id for summary in result.summaries], suite=suite)
     if as_json:
         print(json.dumps(result.to_json()))
     else:
