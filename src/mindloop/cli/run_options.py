@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar, get_type_hints
 
 import typer
 
+from mindloop.errors import InvalidArgumentError
+
 if TYPE_CHECKING:
     from mindloop.models.base import ModelOptions
 
@@ -47,12 +49,13 @@ class Cache(StrEnum):
 class RunOptions:
     """The options both run commands take: which model and how to reach it, and how the samples run."""
 
-    model: Annotated[
-        str | None,
+    models: Annotated[
+        list[str] | None,
         typer.Option(
             "--model",
             metavar="BACKEND/NAME",
-            help="The model: openai/NAME, scripted/NAME or llamacpp/PATH.gguf (without it the symbolic agents run).",
+            help="The model: openai/NAME, scripted/NAME or llamacpp/PATH.gguf (without it the symbolic agents run); "
+            "suite run takes several (--model A --model B), run side by side under one suite id.",
         ),
     ] = None
     base_url: Annotated[
@@ -157,9 +160,18 @@ class RunOptions:
         ),
     ] = None
 
+    @property
+    def model(self) -> str | None:
+        """The one model (``None``: none); several are refused where one is expected (``bench run``)."""
+        if self.models and len(self.models) > 1:
+            raise InvalidArgumentError(
+                f"--model is given {len(self.models)} times; bench run takes one model (several models side by side: "
+                "mindloop suite run --model A --model B)"
+            )
+        return self.models[0] if self.models else None
+
     def model_options(self) -> ModelOptions:
         """How to reach and wrap the model (``--model-opt`` read for its backend; a bad pair is a clear error)."""
-        from mindloop.models.backend_options import parse_model_opts
         from mindloop.models.base import ModelOptions
 
         return ModelOptions(
@@ -169,8 +181,18 @@ class RunOptions:
             timeout_s=self.timeout,
             max_retries=self.retries,
             cache=self.cache.value,
-            extra=parse_model_opts(self.model, self.model_opt or []),
+            extra=self._model_extra(),
         )
+
+    def _model_extra(self) -> dict[str, Any]:
+        """``--model-opt`` read for the model's backend: with several models, valid for each of them."""
+        from mindloop.models.backend_options import parse_model_opts
+
+        pairs = self.model_opt or []
+        if not self.models:
+            return parse_model_opts(None, pairs)
+        extras = [parse_model_opts(model, pairs) for model in self.models]
+        return extras[0]
 
     def results_folder(self) -> Path | None:
         """The ``--output-dir`` folder, created and checked writable before anything runs (``None``: not asked)."""
