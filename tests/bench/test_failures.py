@@ -117,6 +117,24 @@ def test_a_setup_error_while_resuming_keeps_the_run_it_resumes(tmp_path: Path, m
         assert [(r.run_id, r.n_completed) for r in store.runs()] == [(run_id, 0)]
 
 
+def test_a_suite_run_a_setup_error_stops_at_once_is_removed_and_resume_starts_it_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mindloop.bench.suite import SuiteRequest, run_suite
+
+    monkeypatch.setattr(ToMiBenchmark, "_symbolic", _raising(DependencyError(MISSING)))
+    with RunStore(tmp_path / "runs.sqlite") as store:
+        with pytest.raises(DependencyError, match=re.escape(REMOVED)):
+            run_suite(SuiteRequest(only=("tomi",), max_n=3), store=store, progress=False)
+        [suite] = store.suites()
+        assert store.runs() == [] and store.suite_members(suite.suite_id) == []  # the suite stays, resumable
+        monkeypatch.setattr(ToMiBenchmark, "_symbolic", ORIGINAL)  # fixed: the suite starts its run again
+        result = run_suite(SuiteRequest(), store=store, resume=suite.suite_id, progress=False)
+        [run] = store.runs()
+        assert result.complete and store.suite_members(suite.suite_id) == [("tomi", None, run.run_id)]
+        assert (run.n, run.n_completed) == (3, 3)
+
+
 @pytest.mark.parametrize("executor", ["local", "process"])
 def test_the_sample_that_met_a_setup_error_stays_pending_and_resume_runs_it(
     tmp_path: Path, faulty_benchmark: str, executor: str
