@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from cli_run import Cli
 
+import mindloop
 from mindloop.bench.store import RunStore
 from mindloop.bench.suite import SuiteRequest, run_suite
 
@@ -65,6 +66,13 @@ def test_two_models_run_every_benchmark_under_one_suite_id(cli: Cli, tmp_path: P
     [entry] = board["suites"]
     assert (entry["models"], entry["runs"], entry["planned"]) == (["scripted/echo", silent_model], 2, 2)
     assert {r["id"]: r["suite"] for r in board["runs"]} == dict.fromkeys(run_ids, suite)
+
+    # the frames: both runs in the suite
+    pytest.importorskip("pandas")
+    frame = mindloop.runs_frame(home / "runs.sqlite")
+    assert list(frame["run_id"]) == run_ids and list(frame["suite_id"]) == [suite, suite]
+    assert list(frame["model"]) == ["scripted/echo", silent_model] and list(frame["score_accuracy"]) == [1.0, 0.0]
+    assert len(mindloop.samples_frame(suite, store=home / "runs.sqlite")) == 8
 
     # --output-dir: both runs' results and every sample
     results = json.loads((out / "results.json").read_text())

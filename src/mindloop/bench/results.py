@@ -148,7 +148,7 @@ def _scalars(metrics: dict[str, Any]) -> dict[str, float]:
 
 
 def _suite_of(store: RunStore) -> dict[str, str]:
-    return {run_id: suite.suite_id for suite in store.suites() for run_id in store.suite_runs(suite.suite_id).values()}
+    return {run_id: suite.suite_id for suite in store.suites() for _, _, run_id in store.suite_members(suite.suite_id)}
 
 
 def runs_frame(store: RunStore | str | Path | None = None) -> pd.DataFrame:
