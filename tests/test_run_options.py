@@ -36,6 +36,7 @@ _SHARED = {
     "--cache",
     "--model-opt",
     "--progress-every",
+    "--output-dir",
 }
 
 
@@ -77,7 +78,7 @@ def test_the_run_commands_stay_short() -> None:
 
 def test_run_options_build_the_model_options_once() -> None:
     run = RunOptions(
-        model="llamacpp/m.gguf",
+        models=["llamacpp/m.gguf"],
         base_url="http://127.0.0.1:9/v1",
         api_key_env="KEY",
         concurrency=3,
@@ -96,7 +97,7 @@ def test_run_options_build_the_model_options_once() -> None:
         extra={"n_ctx": 2048},
     )
     with pytest.raises(InvalidArgumentError):
-        RunOptions(model="openai/m", model_opt=["no_such_option=1"]).model_options()
+        RunOptions(models=["openai/m"], model_opt=["no_such_option=1"]).model_options()
 
 
 def test_the_shared_options_reach_the_run(

@@ -77,6 +77,7 @@ _LAZY: dict[str, tuple[str, ...]] = {  # submodule -> the names it re-exports he
         "run_benchmark",
         "summarize_run",
     ),
+    "bench.results": ("runs_frame", "samples_frame"),
     "environments": ("ENVS", "make_env"),
     "models": (
         "ChatModel",
@@ -157,6 +158,7 @@ if TYPE_CHECKING:
         run_benchmark,
         summarize_run,
     )
+    from mindloop.bench.results import runs_frame, samples_frame
     from mindloop.environments import ENVS, make_env
     from mindloop.models import (
         ChatModel,
@@ -315,6 +317,8 @@ __all__ = [
     "run_benchmark",
     "run_episode",
     "run_exploration",
+    "runs_frame",
+    "samples_frame",
     "score_records_sync",
     "success_rate",
     "summarize_intervention",

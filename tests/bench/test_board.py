@@ -150,6 +150,7 @@ def test_every_run_is_listed_with_its_stored_headline_interval_and_references(bo
         {
             "id": board.suite,
             "model": None,
+            "models": [None],
             "preset": "quick",
             "started": board.store.suite(board.suite).started,
             "finished": board.store.suite(board.suite).finished,

@@ -1,9 +1,11 @@
 """Failures that cannot look like results.
 
 A set-up error (a missing dependency, an invalid option or argument, an unknown name) raised by a sample stops
-the run on every executor, leaves that sample pending for ``--resume`` and reaches the command line as exit 1
-with one line; a bug (an exception that is not a ``MindloopError``) is its own status, counted apart from model
-failures in the store, the summary and the report, and makes ``mindloop bench run`` exit 2.
+the run on every executor and reaches the command line as exit 1 with one line: a new run it stops before any
+sample finished is removed (there is nothing to resume), otherwise the sample stays pending for ``--resume``. A
+model whose set-up is wrong (llama-cpp-python missing, no such GGUF file) is refused before a run is recorded. A
+bug (an exception that is not a ``MindloopError``) is its own status, counted apart from model failures in the
+store, the summary and the report, and makes ``mindloop bench run`` exit 2.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from typing import Any
 import pytest
 
 from mindloop.bench.api import AgentContext, Outcome, Sample
-from mindloop.bench.registry import BENCHMARKS
+from mindloop.bench.options import validate_options
+from mindloop.bench.registry import BENCHMARKS, get_benchmark
 from mindloop.bench.report import render_report
 from mindloop.bench.runner import RunRequest, RunSummary, run_benchmark
 from mindloop.bench.store import RunStore, SampleResult
@@ -32,6 +35,7 @@ Run = Callable[[ToMiBenchmark, Sample, AgentContext], Awaitable[Outcome]]
 ORIGINAL: Run = ToMiBenchmark._symbolic
 
 MISSING = "scoring needs the frobnicate package: pip install 'mindloop[frob]'"
+REMOVED = "stopped before any sample finished, so the run was removed; once fixed, run the same command again"
 
 
 def _raising(exc: Exception, ids: set[str] | None = None, calls: list[str] | None = None) -> Run:
@@ -64,7 +68,7 @@ def _only_run(store: RunStore) -> Any:
     ],
     ids=["dependency", "invalid-argument", "unknown-name"],
 )
-def test_a_setup_error_stops_a_local_run_at_its_first_sample(
+def test_a_setup_error_at_a_new_runs_first_sample_stops_it_and_removes_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: MindloopError
 ) -> None:
     calls: list[str] = []
@@ -72,14 +76,63 @@ def test_a_setup_error_stops_a_local_run_at_its_first_sample(
     with RunStore(tmp_path / "runs.sqlite") as store:
         with pytest.raises(type(error)) as caught:
             run_benchmark(RunRequest("tomi", n=6, concurrency=1), store=store, progress=False)
-        run = _only_run(store)
         assert calls == ["q00000"]  # the first sample raised, and no other started
-        assert (run.n, run.n_completed, run.n_failed, run.n_bugs, run.finished) == (6, 0, 0, 0, None)
-        assert store.records(run.run_id) == [] and len(store.pending(run.run_id)) == 6
+        assert store.runs() == []  # nothing had finished: nothing to resume, so nothing is kept
     message = str(caught.value)
     assert type(caught.value) is type(error)
-    assert message.startswith(f"{error} (sample 'q00000' of run {run.run_id}: stopped with 6 of 6 samples pending")
+    assert re.fullmatch(
+        re.escape(f"{error} (sample 'q00000' of run tomi-") + r"\d{8}-\d{6}-[0-9a-f]{4}" + re.escape(f": {REMOVED})"),
+        message,
+    )
+
+
+def test_a_setup_error_after_a_sample_finished_keeps_the_run_for_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    error = DependencyError(MISSING)
+    monkeypatch.setattr(ToMiBenchmark, "_symbolic", _raising(error, ids={"q00001"}))
+    with RunStore(tmp_path / "runs.sqlite") as store:
+        with pytest.raises(DependencyError) as caught:
+            run_benchmark(RunRequest("tomi", n=6, concurrency=1), store=store, progress=False)
+        run = _only_run(store)  # q00000 finished before q00001 raised: the run is kept
+        assert (run.n, run.n_completed, run.n_failed, run.n_bugs, run.finished) == (6, 1, 0, 0, None)
+        assert [r.sample.id for r in store.records(run.run_id)] == ["q00000"]
+        assert len(store.pending(run.run_id)) == 5
+    message = str(caught.value)
+    assert message.startswith(f"{error} (sample 'q00001' of run {run.run_id}: stopped with 5 of 6 samples pending")
     assert message.endswith(f"mindloop bench run tomi --resume {run.run_id})") and "\n" not in message
+
+
+def test_a_setup_error_while_resuming_keeps_the_run_it_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bench = get_benchmark("tomi")
+    samples = bench.samples(3, 0, validate_options(bench, {}))
+    monkeypatch.setattr(ToMiBenchmark, "_symbolic", _raising(DependencyError(MISSING)))
+    with RunStore(tmp_path / "runs.sqlite") as store:
+        # a run none of whose samples finished (stored by an older mindloop), resumed by name: it stays
+        run_id = store.create_run(
+            benchmark="tomi", agent="symbolic", model=None, config={"n": 3, "seed": 0}, samples=samples, version="0"
+        )
+        with pytest.raises(DependencyError, match=rf"stopped with 3 of 3 samples pending.*--resume {run_id}\)$"):
+            run_benchmark(RunRequest("tomi"), store=store, resume=run_id, progress=False)
+        assert [(r.run_id, r.n_completed) for r in store.runs()] == [(run_id, 0)]
+
+
+def test_a_suite_run_a_setup_error_stops_at_once_is_removed_and_resume_starts_it_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mindloop.bench.suite import SuiteRequest, run_suite
+
+    monkeypatch.setattr(ToMiBenchmark, "_symbolic", _raising(DependencyError(MISSING)))
+    with RunStore(tmp_path / "runs.sqlite") as store:
+        with pytest.raises(DependencyError, match=re.escape(REMOVED)):
+            run_suite(SuiteRequest(only=("tomi",), max_n=3), store=store, progress=False)
+        [suite] = store.suites()
+        assert store.runs() == [] and store.suite_members(suite.suite_id) == []  # the suite stays, resumable
+        monkeypatch.setattr(ToMiBenchmark, "_symbolic", ORIGINAL)  # fixed: the suite starts its run again
+        result = run_suite(SuiteRequest(), store=store, resume=suite.suite_id, progress=False)
+        [run] = store.runs()
+        assert result.complete and store.suite_members(suite.suite_id) == [("tomi", None, run.run_id)]
+        assert (run.n, run.n_completed) == (3, 3)
 
 
 @pytest.mark.parametrize("executor", ["local", "process"])
@@ -111,26 +164,32 @@ def test_the_sample_that_met_a_setup_error_stays_pending_and_resume_runs_it(
     assert resumed.metrics["accuracy"] == 1.0
 
 
-def test_a_setup_error_in_every_process_worker_records_nothing(tmp_path: Path, faulty_benchmark: str) -> None:
+def test_a_setup_error_in_every_process_worker_leaves_no_run(tmp_path: Path, faulty_benchmark: str) -> None:
     options = {"faults": "*:dependency"}
     request = RunRequest(faulty_benchmark, n=8, executor="process", concurrency=2, options=options)
     with RunStore(tmp_path / "runs.sqlite") as store:
-        with pytest.raises(DependencyError, match=r"stopped with 8 of 8 samples pending"):
+        with pytest.raises(DependencyError, match=r"stopped before any sample finished, so the run was removed"):
             run_benchmark(request, store=store, progress=False)
-        run = _only_run(store)
-        assert store.records(run.run_id) == [] and (run.n_failed, run.n_bugs) == (0, 0)
+        assert store.runs() == []
 
 
-def test_a_setup_error_in_a_process_worker_exits_1_with_one_line(
+def test_a_setup_error_in_a_process_worker_exits_1_with_one_line_and_leaves_no_run(
     faulty_benchmark: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     argv = ["bench", "run", faulty_benchmark, "--n", "4", "--executor", "process", "--concurrency", "2"]
-    assert main([*argv, "--opt", "faults=f00001:dependency", "--json"]) == 1
+    assert main([*argv, "--opt", "faults=*:dependency", "--json"]) == 1
     captured = capsys.readouterr()
     line = captured.err.strip().splitlines()[-1]
     assert json.loads(captured.out) == {"error": line.removeprefix("mindloop: error: ")}  # --json: one object
-    assert line.startswith(f"mindloop: error: {MISSING} (sample 'f00001' of run {faulty_benchmark}-")
-    assert "samples pending; once fixed, finish it with: mindloop bench run faulty --resume" in line
+    assert re.fullmatch(
+        re.escape(f"mindloop: error: {MISSING} (sample ")
+        + r"'f0000[0-3]'"
+        + re.escape(f" of run {faulty_benchmark}-")
+        + r"\S+: "
+        + re.escape(f"{REMOVED})"),
+        line,
+    )
+    assert _runs(capsys) == []
 
 
 @pytest.fixture
@@ -147,14 +206,13 @@ def parent_only_benchmark(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 @pytest.mark.boundary  # a local Ray: its workers are processes
 @pytest.mark.slow
 @pytest.mark.scale
-def test_a_setup_error_on_a_ray_worker_stops_the_run(tmp_path: Path, parent_only_benchmark: str) -> None:
+def test_a_setup_error_on_a_ray_worker_leaves_no_run(tmp_path: Path, parent_only_benchmark: str) -> None:
     with RunStore(tmp_path / "runs.sqlite") as store:
-        with pytest.raises(UnknownNameError, match=r"unknown benchmark 'tomi-here-only'.*stopped with 5 of 5"):
+        with pytest.raises(UnknownNameError, match=r"unknown benchmark 'tomi-here-only'.*so the run was removed"):
             run_benchmark(
                 RunRequest(parent_only_benchmark, n=5, executor="ray", concurrency=2), store=store, progress=False
             )
-        run = _only_run(store)
-        assert store.records(run.run_id) == [] and len(store.pending(run.run_id)) == 5
+        assert store.runs() == []  # no sample finished anywhere: nothing to resume
 
 
 # -- the command line: exit 1 and one line for a set-up error ----------------------------------------------------
@@ -182,21 +240,34 @@ def test_mindpower_without_its_metrics_exits_1_instead_of_scoring_the_oracle_0(
     with _without_rouge():
         assert main([*argv, "--json"]) == 1
     captured = capsys.readouterr()
-    # the run was recorded and started: it says so, then why not
+    # the run was recorded and started: it says so, then why not, and that nothing was kept
     preparing, running, line = captured.err.strip().splitlines()
     assert json.loads(captured.out) == {"error": line.removeprefix("mindloop: error: ")}  # --json: one object
     assert preparing == "mindpower: preparing up to 3 samples (seed 0)"
     assert running.startswith("mindpower-") and ": running 3 of 3 samples with symbolic" in running
     assert line.startswith("mindloop: error: SR and AC need the rouge-score package") and "pip install" in line
-    [run] = _runs(capsys)
-    assert (run["n"], run["n_completed"], run["n_failed"], run["n_bugs"]) == (3, 0, 0, 0)
-    assert f"--resume {run['run_id']}" in line
+    assert line.endswith(f"{REMOVED})")
+    assert _runs(capsys) == []
 
-    # rouge-score is back: the run finishes where it stopped, and the oracle scores 100
-    assert main(["bench", "run", "mindpower", "--resume", run["run_id"], "--json"]) == 0
+    # rouge-score is back: the same command runs, and the oracle scores 100
+    assert main([*argv, "--json"]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert (summary["n_completed"], summary["n_failed"], summary["n_bugs"]) == (3, 0, 0)
     assert (summary["metrics"]["sr"], summary["metrics"]["ac"]) == (100.0, 100.0)
+    assert [run["run_id"] for run in _runs(capsys)] == [summary["run_id"]]
+
+
+def test_a_llamacpp_model_without_its_package_or_file_is_refused_before_a_run_is_recorded(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)  # llama-cpp-python not installed, whatever this install has
+    for _ in range(2):  # a retry adds nothing either
+        assert main(["bench", "run", "hitom", "--model", "llamacpp/none.gguf"]) == 1
+        [line] = capsys.readouterr().err.strip().splitlines()  # one line: no run was prepared or started
+        head = "mindloop: error: the llamacpp backend needs llama-cpp-python: pip install 'mindloop[llm]'"
+        file = f"llamacpp model file 'none.gguf' does not exist (resolved to {Path.cwd() / 'none.gguf'})"
+        assert line.startswith(head) and line.endswith(f"; and {file}")
+    assert _runs(capsys) == []
 
 
 def test_mindpower_similarity_on_without_the_extra_fails_before_a_run_is_recorded(

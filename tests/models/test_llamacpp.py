@@ -14,6 +14,7 @@ import pytest
 
 from mindloop.errors import DependencyError, InvalidArgumentError, ModelError, ModelResponseError
 from mindloop.models import GenerationConfig, ModelOptions, load_model, message
+from mindloop.models.base import preflight
 from mindloop.models.llamacpp import LlamaCppChatModel
 from mindloop.models.tokens import count_tokens
 
@@ -79,6 +80,32 @@ def test_missing_file(fake_llama: type[FakeLlama], tmp_path: Path) -> None:
     with pytest.raises(InvalidArgumentError, match=r"llamacpp model file .*nope\.gguf.* does not exist"):
         LlamaCppChatModel(str(tmp_path / "nope.gguf"), ModelOptions())
     assert fake_llama.instances == []
+
+
+def test_preflight_names_the_extra_and_the_missing_file_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)  # not installed
+    with pytest.raises(DependencyError) as caught:
+        preflight(f"llamacpp/{tmp_path}/none.gguf", ModelOptions())
+    message = str(caught.value)
+    assert message.startswith("the llamacpp backend needs llama-cpp-python: pip install 'mindloop[llm]'")
+    where = tmp_path / "none.gguf"
+    assert message.endswith(f"; and llamacpp model file '{where}' does not exist (resolved to {where})")
+    assert "\n" not in message
+
+
+def test_preflight_with_the_package_checks_the_file_without_loading_it(
+    fake_llama: type[FakeLlama], gguf: Path, tmp_path: Path
+) -> None:
+    with pytest.raises(InvalidArgumentError, match=r"^llamacpp model file .* is a folder, not a file"):
+        preflight(f"llamacpp/{tmp_path}", ModelOptions())
+    with pytest.raises(InvalidArgumentError, match=r"^llamacpp model file .*nope\.gguf.* does not exist"):
+        preflight(f"llamacpp/{tmp_path}/nope.gguf", ModelOptions())
+    with pytest.raises(InvalidArgumentError, match=r"llamacpp option n_ctx='big'"):
+        preflight(f"llamacpp/{gguf}", ModelOptions(extra={"n_ctx": "big"}))
+    preflight(f"llamacpp/{gguf}", ModelOptions(extra={"n_ctx": 2048}))  # all is well
+    assert fake_llama.instances == []  # nothing was loaded
 
 
 def test_generate_through_the_adapter(fake_llama: type[FakeLlama], gguf: Path) -> None:

@@ -9,7 +9,9 @@ runs only the pending samples.
 What a sample raises decides what it becomes (:func:`execute_sample`): a set-up error (:data:`SETUP_ERRORS`: a
 missing optional dependency, an invalid option or argument, an unknown name) stops the whole run, on whichever
 executor, and is raised to the caller with the sample left ``pending`` for a later ``--resume``; it is never
-recorded as a failed sample that scores 0. Any other :class:`~mindloop.errors.MindloopError` (a model that failed
+recorded as a failed sample that scores 0. A new run it stops before any sample finished is removed instead: it
+holds nothing to resume (the model back-end's pre-flight, :func:`~mindloop.models.base.preflight`, catches most
+such set-ups before a run is recorded at all). Any other :class:`~mindloop.errors.MindloopError` (a model that failed
 after its retries, a malformed reply) is a ``failed`` sample; any other exception is a ``bug`` sample, counted
 apart in the summary (``n_bugs``) so a defect never passes for a model's failure.
 """
@@ -324,7 +326,7 @@ def run_benchmark(
         with store.locked(run_id, force=force_resume):
             if retry_failed:
                 store.retry_failed(run_id)
-            interrupted, stopped = _execute_pending(bench, store, run_id, request, agent, progress)
+            interrupted, stopped = _execute_pending(bench, store, run_id, request, agent, progress, new=resume is None)
         return summarize_run(run_id, store, bench=bench, interrupted=interrupted, stopped=stopped, computed_by="run")
     finally:
         cluster.close()
@@ -388,13 +390,15 @@ class _SignalGate:
 
 
 def _execute_pending(
-    bench: Benchmark, store: RunStore, run_id: str, request: RunRequest, agent: str, progress: bool
+    bench: Benchmark, store: RunStore, run_id: str, request: RunRequest, agent: str, progress: bool, *, new: bool
 ) -> tuple[bool, str | None]:
     """Run the pending samples of ``run_id``; returns whether the run was interrupted and why it stopped early
     (the circuit breaker), if it did.
 
     A set-up error stops the run and is raised again, as its public class, with a message that names the sample
-    and how to finish the run once the set-up is fixed (the sample that met it is still pending). Samples that
+    and how to finish the run once the set-up is fixed (the sample that met it is still pending); a ``new`` run
+    (not one being resumed) that it stopped before any sample finished holds nothing worth resuming and is removed
+    from the store (:meth:`~mindloop.bench.store.RunStore.discard_unstarted`), the message saying so. Samples that
     fail for an outage are held back until a sample gets through (then they are stored as failed) or the breaker
     opens (then they stay pending, so the outage loses nothing).
     """
@@ -494,6 +498,11 @@ def _execute_pending(
     if aborted is not None:
         index, error = aborted
         where = next((f"sample {s.id!r} of " for i, s in pending if i == index), "") if index is not None else ""
+        if new and remaining == info.n and _discarded(store, run_id):
+            raise setup_class(error)(
+                f"{error} ({where}run {run_id}: stopped before any sample finished, so the run was removed; "
+                "once fixed, run the same command again)"
+            ) from error
         raise setup_class(error)(
             f"{error} ({where}run {run_id}: stopped with {remaining} of {info.n} samples pending; "
             f"once fixed, finish it with: {resume})"
@@ -506,6 +515,14 @@ def _execute_pending(
     if interrupted is not None:
         print(f"interrupted ({interrupted}): {remaining} sample(s) not run; finish with: {resume}", file=sys.stderr)
     return interrupted is not None, stopped
+
+
+def _discarded(store: RunStore, run_id: str) -> bool:
+    """Remove ``run_id`` if none of its samples finished; whether it was (a failed write keeps it, resumable)."""
+    try:
+        return store.discard_unstarted(run_id)
+    except StoreError:
+        return False
 
 
 def _stop_for_store(store: RunStore, run_id: str, n: int, error: StoreError, resume: str) -> NoReturn:

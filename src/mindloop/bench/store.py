@@ -79,7 +79,7 @@ STATUSES = ("pending", *FINISHED_STATUSES)
 _STATUS = "CASE WHEN s.status = 'failed' AND s.error LIKE 'internal error:%' THEN 'bug' ELSE s.status END"
 """A sample's status as read back: a bug recorded by a store from before the ``bug`` status counts as one."""
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 """The layout of the store this mindloop writes, kept in the file as ``PRAGMA user_version``. Stores written
 before the version was recorded read 0; they hold layout 1 and are brought to this layout the next time they are
 opened for writing (never by a read-only open). Layout 2 adds ``samples.history``: the earlier attempts of a
@@ -94,7 +94,8 @@ adds ``samples.node``: the Ray node that executed a sample (``NULL`` for the loc
 every sample stored before). Layout 7 changes no table: the step to it redacts credentials that older versions
 stored (:func:`_redact_credentials`). Layout 8 adds ``samples.target`` and
 ``samples.choices`` (JSON): what a sample is scored against (``NULL`` for a sample stored before: :func:`legacy_target`
-reads it from the input as reports did)."""
+reads it from the input as reports did). Layout 9 keys ``suite_runs`` by ``(suite_id, benchmark, model)``, with
+the run's model in a new ``model`` column: a suite may run several models."""
 
 
 def _add_history(db: sqlite3.Connection) -> None:
@@ -187,6 +188,24 @@ def _add_targets(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE samples ADD COLUMN choices TEXT")
 
 
+def _key_suite_runs_by_model(db: sqlite3.Connection) -> None:
+    """Layout 8 -> 9: ``suite_runs`` gains ``model`` (the run's model, ``''`` for none) and is keyed by
+    ``(suite_id, benchmark, model)``, so one suite can hold a run of each benchmark for each of several models
+    (``suite run --model A --model B``). SQLite cannot change a key in place: the table is rebuilt."""
+    db.execute(
+        "CREATE TABLE suite_runs_by_model (suite_id TEXT NOT NULL REFERENCES suites(suite_id),"
+        " benchmark TEXT NOT NULL, model TEXT NOT NULL DEFAULT '', run_id TEXT NOT NULL UNIQUE REFERENCES runs(run_id),"
+        " PRIMARY KEY (suite_id, benchmark, model))"
+    )
+    db.execute(
+        "INSERT INTO suite_runs_by_model (suite_id, benchmark, model, run_id) SELECT sr.suite_id, sr.benchmark,"
+        " COALESCE(r.model, ''), sr.run_id FROM suite_runs sr LEFT JOIN runs r ON r.run_id = sr.run_id"
+        " ORDER BY sr.rowid"
+    )
+    db.execute("DROP TABLE suite_runs")
+    db.execute("ALTER TABLE suite_runs_by_model RENAME TO suite_runs")
+
+
 LEGACY_GOLD_KEYS = ("answer", "gold", "target", "label")
 """Where a sample stored before layout 8 (no target column) held its gold: the input keys the run report read."""
 
@@ -207,6 +226,7 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     5: _add_node,
     6: _redact_credentials,
     7: _add_targets,
+    8: _key_suite_runs_by_model,
 }
 """``MIGRATIONS[v]`` upgrades a store from layout ``v`` to ``v + 1``. A change to the layout raises
 :data:`SCHEMA_VERSION` by one and adds its step here; opening an older store for writing runs the missing steps
@@ -632,8 +652,8 @@ class RunStore:
             )
             if self._joining is not None:  # in the run's own transaction: a run is never left out of its suite
                 db.execute(
-                    "INSERT INTO suite_runs (suite_id, benchmark, run_id) VALUES (?, ?, ?)",
-                    (self._joining, benchmark, run_id),
+                    "INSERT INTO suite_runs (suite_id, benchmark, model, run_id) VALUES (?, ?, ?, ?)",
+                    (self._joining, benchmark, model or "", run_id),
                 )
         return run_id
 
@@ -837,6 +857,23 @@ class RunStore:
                 (seconds, finished, _now(), run_id),
             )
 
+    def discard_unstarted(self, run_id: str) -> bool:
+        """Remove a run none of whose samples has finished (a new run that a set-up error stopped at once), with
+        its samples and its place in a suite; returns whether it was removed (``False``: a sample has finished
+        since, so it stays for ``--resume``). Fenced by the run's lock like every write of its holder."""
+        with self._guard(), self._transaction() as db:
+            self._fence(db, "runs", "run_id", run_id)
+            started = db.execute(
+                "SELECT 1 FROM samples WHERE run_id = ? AND status != 'pending' LIMIT 1", (run_id,)
+            ).fetchone()
+            if started is not None:
+                return False
+            tables = _tables(db)
+            for table in ("suite_runs", "run_summaries", "samples", "runs"):
+                if table in tables:
+                    db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
+            return True
+
     def save_summary(self, run_id: str, summary: dict[str, Any]) -> None:
         """Keep ``summary`` as the run's stored summary (replacing an earlier one); nothing on a layout without
         the ``run_summaries`` table."""
@@ -997,20 +1034,37 @@ class RunStore:
             version=row[7],
         )
 
+    def suite_members(self, suite_id: str) -> list[tuple[str, str | None, str]]:
+        """The runs of a suite so far as ``(benchmark, model, run_id)``, in the order they were created: a suite of
+        several models has a run of a benchmark for each (the model is the run's own, read on every layout)."""
+        with self._guard():
+            if not self._has_suites():
+                return []
+            rows = self._db.execute(
+                "SELECT sr.benchmark, r.model, sr.run_id FROM suite_runs sr JOIN runs r ON r.run_id = sr.run_id"
+                " WHERE sr.suite_id = ? ORDER BY sr.rowid",
+                (suite_id,),
+            ).fetchall()
+        return [(str(b), None if m is None else str(m), str(run_id)) for b, m, run_id in rows]
+
     def suite_runs(self, suite_id: str) -> dict[str, str]:
-        """The runs of a suite so far: benchmark name -> run id, in the order they were created."""
+        """The runs of a suite so far: benchmark name -> run id, in the order they were created (a suite of several
+        models: the first model's run of each benchmark; :meth:`suite_members` has them all)."""
         with self._guard():
             if not self._has_suites():
                 return {}
             rows = self._db.execute(
                 "SELECT benchmark, run_id FROM suite_runs WHERE suite_id = ? ORDER BY rowid", (suite_id,)
             ).fetchall()
-        return dict(rows)
+        out: dict[str, str] = {}
+        for benchmark, run_id in rows:
+            out.setdefault(benchmark, run_id)
+        return out
 
     @contextmanager
     def joining(self, suite_id: str) -> Iterator[None]:
         """Inside, every run :meth:`create_run` records joins ``suite_id`` as its run of that benchmark, in the
-        run's own transaction (a suite already holding a run of that benchmark refuses a second one)."""
+        run's own transaction (a suite already holding a run of that benchmark with that model refuses a second one)."""
         previous, self._joining = self._joining, suite_id
         try:
             yield

@@ -48,6 +48,7 @@ __all__ = [
     "PresetEntry",
     "SuiteRequest",
     "SuiteResult",
+    "lineup",
     "preset_entry",
     "run_suite",
     "runs_of_suite",
@@ -143,6 +144,9 @@ class SuiteRequest:
 
     model: str | None = None
     preset: str = "quick"
+    models: tuple[str, ...] = ()
+    """Several models under one suite id (``suite run --model A --model B``): each runs every planned benchmark, in
+    this order; empty for a suite of one model (``model``) or none. When given, ``model`` is its first."""
     only: tuple[str, ...] = ()
     opts: tuple[str, ...] = ()
     seed: int = 0
@@ -160,6 +164,11 @@ class SuiteRequest:
     """Seconds between plain progress lines when stderr is not a terminal (0: none), as ``bench run``'s."""
 
 
+def lineup(request: SuiteRequest) -> list[str | None]:
+    """The models a suite runs, in order: ``models``, else ``[model]`` (``[None]``: the default agents)."""
+    return list(request.models) if request.models else [request.model]
+
+
 @dataclass(frozen=True)
 class SuiteResult:
     """What a suite session did: the summary of each of the suite's runs so far (in plan order), the benchmarks
@@ -174,12 +183,15 @@ class SuiteResult:
     seconds: float
     interrupted: bool = False
     stopped: str | None = None
+    models: tuple[str | None, ...] = ()
+    """Every model of the suite, in order (``(model,)`` for a suite of one)."""
 
     @property
     def complete(self) -> bool:
-        """Whether every planned benchmark has a run with no sample pending."""
-        done = {s.benchmark for s in self.summaries if s.n_completed == s.n}
-        return set(self.benchmarks) <= done
+        """Whether every planned benchmark has a run with no sample pending, for each model."""
+        done = {(s.benchmark, s.model) for s in self.summaries if s.n_completed == s.n}
+        models = self.models or (self.model,)
+        return {(b, m) for b in self.benchmarks for m in models} <= done
 
     @property
     def n_bugs(self) -> int:
@@ -191,6 +203,7 @@ class SuiteResult:
         return {
             "suite_id": self.suite_id,
             "model": self.model,
+            "models": list(self.models or (self.model,)),
             "preset": self.preset,
             "benchmarks": list(self.benchmarks),
             "complete": self.complete,
@@ -207,6 +220,7 @@ def _config(request: SuiteRequest, plan: Sequence[str]) -> dict[str, Any]:
     mo = request.model_options
     return {
         "benchmarks": list(plan),
+        **({"models": list(request.models)} if len(request.models) > 1 else {}),
         "only": list(request.only),
         "opts": list(request.opts),
         "seed": request.seed,
@@ -228,6 +242,7 @@ def _resumed(request: SuiteRequest, store: RunStore, suite_id: str) -> tuple[Sui
     request = replace(
         request,
         model=info.model,
+        models=tuple(cfg.get("models", ())),
         preset=info.preset,
         only=tuple(cfg.get("only", ())),
         opts=tuple(cfg.get("opts", ())),
@@ -289,6 +304,12 @@ def _check(request: SuiteRequest) -> None:
         raise InvalidArgumentError(f"the circuit breaker needs at least 1 failure, got {request.breaker}")
     if request.max_n is not None and request.max_n < 1:
         raise InvalidArgumentError(f"--max-n must be at least 1, got {request.max_n}")
+    if request.models:
+        twice = next((m for i, m in enumerate(request.models) if m in request.models[:i]), None)
+        if twice is not None:
+            raise InvalidArgumentError(f"--model {twice!r} is given twice; give each model once")
+        if request.model != request.models[0]:
+            raise InvalidArgumentError("SuiteRequest.model must be the first of models when models are given")
 
 
 def run_suite(
@@ -327,9 +348,10 @@ def run_suite(
                     )
                 for name in plan:  # every run's options are checked before anything is recorded or called
                     validate_options(get_benchmark(name), _run_request(request, name, opts).options)
-                if request.model is not None:
-                    BACKENDS.get(split_model_name(request.model)[0])
-                    preflight(request.model, request.model_options)
+                for model in lineup(request):  # every model's set-up, before anything is recorded
+                    if model is not None:
+                        BACKENDS.get(split_model_name(model)[0])
+                        preflight(model, request.model_options)
                 session.enter_context(_ray_session(request))  # a cluster it cannot join: no suite recorded
                 suite_id = store.create_suite(
                     model=request.model, preset=request.preset, config=_config(request, plan), version=__version__
@@ -357,18 +379,25 @@ def _run_plan(
     summaries: list[RunSummary] = []
     interrupted, stopped = False, None
     resume_line = f"mindloop suite run --resume {suite_id}"
-    what = f"model {escaped(request.model)}" if request.model else "the default (symbolic) agents"
+    models = lineup(request)
+    if len(models) > 1:
+        what = f"{len(models)} models ({', '.join(escaped(m or 'none') for m in models)})"
+    else:
+        what = f"model {escaped(request.model)}" if request.model else "the default (symbolic) agents"
     count = f"{len(plan)} benchmark" + ("" if len(plan) == 1 else "s")
     _say(progress, f"suite {suite_id}: {count}, preset {request.preset}, {what}")
+    steps = [(model, name) for model in models for name in plan]
     try:
-        for i, name in enumerate(plan, 1):
-            run_id = store.suite_runs(suite_id).get(name)
-            run_request = _run_request(request, name, opts)
+        for i, (model, name) in enumerate(steps, 1):
+            members = {(b, m): r for b, m, r in store.suite_members(suite_id)}
+            run_id = members.get((name, model))
+            run_request = _run_request(replace(request, model=model), name, opts)
+            label = f"[{i}/{len(steps)}] {name}" + (f" · {escaped(model or 'none')}" if len(models) > 1 else "")
             if run_id is not None and _finished(store, run_id):
                 summary = summarize_run(run_id, store)
-                _say(progress, f"[{i}/{len(plan)}] {name}: already finished ({run_id})")
+                _say(progress, f"{label}: already finished ({run_id})")
             else:
-                _say(progress, f"[{i}/{len(plan)}] {name}" + (f": resuming {run_id}" if run_id else ""))
+                _say(progress, label + (f": resuming {run_id}" if run_id else ""))
                 with store.joining(suite_id):
                     summary = run_benchmark(
                         run_request,
@@ -377,7 +406,7 @@ def _run_plan(
                         progress=progress,
                         force_resume=force_resume and run_id is not None,
                     )
-                _say(progress, f"[{i}/{len(plan)}] {name}: {_one_line(summary)}")
+                _say(progress, f"{label}: {_one_line(summary)}")
                 now = time.perf_counter()  # the session's time so far, kept should the session be killed later
                 store.add_suite_seconds(suite_id, now - start, finished=False)
                 start = now
@@ -393,7 +422,7 @@ def _run_plan(
         _say(True, f"suite {suite_id} interrupted; finish it with: {resume_line}")
         raise
     finally:
-        finished = len(summaries) == len(plan) and all(s.n_completed == s.n for s in summaries)
+        finished = len(summaries) == len(steps) and all(s.n_completed == s.n for s in summaries)
         try:
             store.add_suite_seconds(suite_id, time.perf_counter() - start, finished=finished)
         except StoreError:
@@ -402,10 +431,18 @@ def _run_plan(
             # already stopping for an error (a full disk, a lock taken over): that error is the one to show
     info = store.suite(suite_id)
     result = SuiteResult(
-        suite_id, request.model, request.preset, list(plan), summaries, info.seconds, interrupted, stopped
+        suite_id,
+        request.model,
+        request.preset,
+        list(plan),
+        summaries,
+        info.seconds,
+        interrupted,
+        stopped,
+        models=tuple(models),
     )
     if interrupted or stopped:
-        left = len(plan) - sum(1 for s in summaries if s.n_completed == s.n)
+        left = len(steps) - sum(1 for s in summaries if s.n_completed == s.n)
         _say(True, f"suite {suite_id}: {left} benchmark(s) not finished; finish with: {resume_line}")
     else:
         _say(progress, f"suite {suite_id} done: report with: mindloop suite report {suite_id}")
@@ -445,9 +482,11 @@ def runs_of_suite(store: RunStore, suite_id: str) -> list[str]:
     """The run ids of suite ``suite_id`` so far, in the suite's order (an unknown suite is an
     :class:`~mindloop.errors.InvalidArgumentError` naming it). Suite ids begin with :data:`SUITE_PREFIX`."""
     info = store.suite(suite_id)
-    runs = store.suite_runs(suite_id)
+    members = store.suite_members(suite_id)
     order = list(info.config.get("benchmarks", []))
-    return [runs[name] for name in order if name in runs] + [r for name, r in runs.items() if name not in order]
+    models = list(dict.fromkeys([*info.config.get("models", []), *(m for _, m, _ in members)]))
+    rank = {(b, m): (models.index(m), order.index(b) if b in order else len(order)) for b, m, _ in members}
+    return [run_id for b, m, run_id in sorted(members, key=lambda x: rank[(x[0], x[1])])]
 
 
 TOKEN_KEYS = ("calls", "cache_hits", "failed_calls", "prompt_tokens", "completion_tokens", "total_tokens")

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from mindloop.cli.run_options import RunOptions, with_run_options
+from mindloop.cli.run_options import RunOptions, with_run_options, write_output
 from mindloop.console import Column, emit, err_console, fit_table, out_console
 from mindloop.errors import MindloopError
 
@@ -149,7 +149,9 @@ def bench_run(
     from mindloop.bench.runner import run_benchmark
 
     request = _request(name, agent, n, run, opt or [], data)
+    folder = run.results_folder()  # a folder that cannot be written fails before the run is recorded
     summary = run_benchmark(request, resume=resume, retry_failed=retry_failed, force_resume=force_resume)
+    write_output(folder, [summary.run_id])
     if as_json:
         print(json.dumps(summary.to_json()))
     else:
@@ -438,33 +440,14 @@ def runs_export(
     ] = None,
 ) -> None:
     """Export every sample of a run: input, output, status, error, scores, model calls, seconds and Ray node."""
+    from mindloop.bench.results import sample_rows
     from mindloop.bench.store import RunStore
     from mindloop.paths import output_file, runs_path
 
     out = None if out is None else output_file(out, f"{run_id}.{fmt.value}")
 
     with RunStore(runs_path(create=False), readonly=True) as store:
-        store.run(run_id)
-        records = store.records(run_id, include_pending=True)
-    rows = [
-        {
-            "run_id": run_id,
-            "index": r.index,
-            "sample_id": r.sample.id,
-            "group": r.sample.group,
-            "status": r.status,
-            "error": r.error,
-            "seconds": r.seconds,
-            "node": r.node,
-            "scores": r.scores,
-            "input": r.sample.input,
-            "target": r.sample.target,
-            "choices": list(r.sample.choices),
-            "output": r.output,
-            "calls": r.calls,
-        }
-        for r in records
-    ]
+        rows = sample_rows(store, run_id)
     if fmt == _ExportFormat.jsonl:
         text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
     else:

@@ -14,14 +14,17 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from enum import StrEnum
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar, get_type_hints
 
 import typer
 
+from mindloop.errors import InvalidArgumentError
+
 if TYPE_CHECKING:
     from mindloop.models.base import ModelOptions
 
-__all__ = ["Cache", "Executor", "RunOptions", "with_run_options"]
+__all__ = ["Cache", "Executor", "RunOptions", "with_run_options", "write_output"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -46,12 +49,13 @@ class Cache(StrEnum):
 class RunOptions:
     """The options both run commands take: which model and how to reach it, and how the samples run."""
 
-    model: Annotated[
-        str | None,
+    models: Annotated[
+        list[str] | None,
         typer.Option(
             "--model",
             metavar="BACKEND/NAME",
-            help="The model: openai/NAME, scripted/NAME or llamacpp/PATH.gguf (without it the symbolic agents run).",
+            help="The model: openai/NAME, scripted/NAME or llamacpp/PATH.gguf (without it the symbolic agents run); "
+            "suite run takes several (--model A --model B), run side by side under one suite id.",
         ),
     ] = None
     base_url: Annotated[
@@ -145,10 +149,29 @@ class RunOptions:
             help="When stderr is not a terminal, a progress line (done, rate, ETA) every this many seconds (0: none).",
         ),
     ] = 10.0
+    output_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--output-dir",
+            metavar="DIR",
+            help="Also write results.json (summary, intervals, references, protocol, configuration) and samples.jsonl "
+            "(one line per sample: input, target, output, scores, status, error, model calls) to DIR (created if "
+            "missing; those two files replaced).",
+        ),
+    ] = None
+
+    @property
+    def model(self) -> str | None:
+        """The one model (``None``: none); several are refused where one is expected (``bench run``)."""
+        if self.models and len(self.models) > 1:
+            raise InvalidArgumentError(
+                f"--model is given {len(self.models)} times; bench run takes one model (several models side by side: "
+                "mindloop suite run --model A --model B)"
+            )
+        return self.models[0] if self.models else None
 
     def model_options(self) -> ModelOptions:
         """How to reach and wrap the model (``--model-opt`` read for its backend; a bad pair is a clear error)."""
-        from mindloop.models.backend_options import parse_model_opts
         from mindloop.models.base import ModelOptions
 
         return ModelOptions(
@@ -158,8 +181,41 @@ class RunOptions:
             timeout_s=self.timeout,
             max_retries=self.retries,
             cache=self.cache.value,
-            extra=parse_model_opts(self.model, self.model_opt or []),
+            extra=self._model_extra(),
         )
+
+    def _model_extra(self) -> dict[str, Any]:
+        """``--model-opt`` read for the model's backend: with several models, valid for each of them."""
+        from mindloop.models.backend_options import parse_model_opts
+
+        pairs = self.model_opt or []
+        if not self.models:
+            return parse_model_opts(None, pairs)
+        extras = [parse_model_opts(model, pairs) for model in self.models]
+        return extras[0]
+
+    def results_folder(self) -> Path | None:
+        """The ``--output-dir`` folder, created and checked writable before anything runs (``None``: not asked)."""
+        if self.output_dir is None:
+            return None
+        from mindloop.bench.results import output_dir
+
+        return output_dir(self.output_dir)
+
+
+def write_output(folder: Path | None, run_ids: list[str], *, suite: dict[str, Any] | None = None) -> None:
+    """Write ``results.json`` and ``samples.jsonl`` of ``run_ids`` (a suite's, with ``suite``) to ``folder`` when
+    ``--output-dir`` asked for it, and say so on stderr."""
+    if folder is None or not run_ids:
+        return
+    from mindloop.bench.results import write_results
+    from mindloop.bench.store import RunStore
+    from mindloop.console import err_console
+    from mindloop.paths import runs_path
+
+    with RunStore(runs_path(create=False), readonly=True) as store:
+        results, samples = write_results(folder, store, run_ids, suite=suite)
+    err_console().print(f"wrote {results} and {samples}", markup=False, soft_wrap=True)
 
 
 def _shared_parameters() -> list[inspect.Parameter]:

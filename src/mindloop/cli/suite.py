@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from mindloop.cli.run_options import RunOptions, with_run_options
+from mindloop.cli.run_options import RunOptions, with_run_options, write_output
 from mindloop.console import Column, emit, err_console, fit_table, out_console
 from mindloop.errors import MindloopError
 
@@ -83,8 +83,10 @@ def suite_run(
     """Run a suite (or --resume one): each benchmark's run with its paper's settings; progress goes to stderr."""
     from mindloop.bench.suite import SUITE_FORMAT_RETRIES, SuiteRequest, run_suite
 
+    models = tuple(run.models or ())
     request = SuiteRequest(
-        model=run.model,
+        model=models[0] if models else None,
+        models=models if len(models) > 1 else (),
         preset=preset.value,
         only=tuple(name.strip() for name in (only or "").split(",") if name.strip()),
         opts=tuple(opt or ()),
@@ -100,7 +102,10 @@ def suite_run(
         max_n=max_n,
         progress_every=run.progress_every,
     )
+    folder = run.results_folder()  # a folder that cannot be written fails before the suite is recorded
     result = run_suite(request, resume=resume, force_resume=force_resume)
+    suite = {k: v for k, v in result.to_json().items() if k != "runs"}  # results.json lists each run in full
+    write_output(folder, [summary.run_id for summary in result.summaries], suite=suite)
     if as_json:
         print(json.dumps(result.to_json()))
     else:
@@ -130,8 +135,10 @@ def _print_result(result: SuiteResult) -> None:
     from mindloop.bench.suite import token_sum
     from mindloop.cli.numbers import kind_of, number
 
+    several = len(result.models) > 1  # a model column, and the runs of each model in turn
     columns = [
         Column("benchmark"),
+        *([Column("model", shrink=12)] if several else []),
         Column("run", drop=3),
         Column("agent", drop=4, shrink=8),
         Column("samples", short="n", justify="right", drop=6),
@@ -153,6 +160,7 @@ def _print_result(result: SuiteResult) -> None:
         rows.append(
             [
                 s.benchmark,
+                *([s.model or "–"] if several else []),
                 s.run_id,
                 s.agent,
                 f"{s.n_completed}/{s.n}",
@@ -169,11 +177,12 @@ def _print_result(result: SuiteResult) -> None:
         columns,
         rows,
         console.width,
-        title=f"suite {result.suite_id} · {result.model or 'symbolic agents'} · {result.preset}",
+        title=f"suite {result.suite_id} · {', '.join(m or 'symbolic agents' for m in result.models)} · {result.preset}",
     )
     console.print(table)
+    planned = len(result.benchmarks) * max(1, len(result.models))
     console.print(
-        f"{len(result.summaries)}/{len(result.benchmarks)} benchmarks, {result.seconds:.1f} s wall clock, "
+        f"{len(result.summaries)}/{planned} {'runs' if several else 'benchmarks'}, {result.seconds:.1f} s wall clock, "
         f"{tokens['calls']} model calls ({tokens['cache_hits']} cached), {tokens['total_tokens']} tokens",
         markup=False,
         soft_wrap=True,
@@ -197,6 +206,7 @@ def suite_list(
             {
                 "suite_id": s.suite_id,
                 "model": s.model,
+                "models": s.config.get("models") or [s.model],
                 "preset": s.preset,
                 "started": s.started,
                 "finished": s.finished,
@@ -223,10 +233,10 @@ def suite_list(
     lines = [
         [
             row["suite_id"],
-            row["model"] or "(symbolic)",
+            ", ".join(m or "(symbolic)" for m in row["models"]),
             row["preset"],
             compact_time(row["started"]),
-            f"{len(row['runs'])}/{len(row['benchmarks'])}",
+            f"{len(row['runs'])}/{len(row['benchmarks']) * len(row['models'])}",
             "no" if not row["finished"] else compact_time(row["finished"]),
             f"{row['seconds']:.1f}",
         ]

@@ -9,7 +9,6 @@ cache. :class:`RecordingModel` keeps every call of one sample so the run store c
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import os
 import re
@@ -335,23 +334,21 @@ def _options(options: ModelOptions | None) -> ModelOptions:
 
 
 def preflight(model: str, options: ModelOptions | None = None) -> None:
-    """Check a model's endpoint before a run starts, so a wrong URL or key fails in seconds, in one line.
+    """Check a model's set-up before a run starts, so a wrong URL, key, file or install fails in seconds, in one
+    line, before a run is recorded.
 
-    Backends served over HTTP (``openai``) get one ``GET /models`` (or one tiny chat call); a ``scripted`` model is
-    built, so an unknown script or a malformed reply file fails here; other in-process backends have nothing to
-    check. Raises :class:`~mindloop.errors.ModelError` (``ModelUnavailableError`` when nothing answers), or the
-    scripted model's own error."""
+    The check is the backend's own: its factory's ``preflight(name, options)`` when it has one (a plug-in backend
+    may define it too). ``openai`` sends one ``GET /models`` (or one tiny chat call); ``scripted`` builds itself, so
+    an unknown script or a malformed reply file fails here; ``llamacpp`` checks that llama-cpp-python is installed
+    and that the GGUF file exists, without loading it. A factory without one has nothing to check. Raises the
+    backend's error: :class:`~mindloop.errors.ModelError` (``ModelUnavailableError`` when nothing answers),
+    :class:`~mindloop.errors.DependencyError` naming the extra to install, or
+    :class:`~mindloop.errors.InvalidArgumentError` naming the file."""
     options = _options(options)
     backend, rest = split_model_name(model)
-    if backend == "scripted":  # reading its script is cheap, and a run recorded for a typo would only be stopped
-        BACKENDS.get(backend)(rest, options)
-        return
-    if backend != "openai":
-        return
-    chat = BACKENDS.get(backend)(rest, options)
-    check = getattr(chat, "check_endpoint", None)
-    if check is not None:
-        asyncio.run(check())
+    check = getattr(BACKENDS.get(backend), "preflight", None)
+    if callable(check):
+        check(rest, options)
 
 
 @dataclass

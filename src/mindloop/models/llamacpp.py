@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import importlib.util
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -69,6 +71,25 @@ def _check_chat_format(llama_cpp: Any, name: str) -> None:
         raise InvalidArgumentError(f"unknown llamacpp chat_format {name!r}; {hint}(formats: {', '.join(known)})")
 
 
+def _model_file(path: str) -> tuple[Path, str | None]:
+    """The GGUF file ``path`` names, and why it cannot be loaded (``None``: it is a file)."""
+    model_file = Path(path).expanduser()
+    if model_file.is_file():
+        return model_file, None
+    what = "is a folder, not a file" if model_file.is_dir() else "does not exist"
+    return model_file, f"llamacpp model file {path!r} {what} (resolved to {model_file.resolve()})"
+
+
+def _installed() -> bool:
+    """Whether ``llama_cpp`` can be imported, found without importing it (that loads the native library)."""
+    if sys.modules.get("llama_cpp") is not None:
+        return True
+    try:
+        return importlib.util.find_spec("llama_cpp") is not None
+    except (ImportError, ValueError):
+        return False
+
+
 def _llama_cpp() -> Any:
     """The ``llama_cpp`` module, or a :class:`DependencyError` naming the extra that provides it."""
     try:
@@ -83,10 +104,9 @@ class LlamaCppChatModel:
     def __init__(self, path: str, options: ModelOptions | None = None) -> None:
         options = options or ModelOptions()
         llama_cpp = _llama_cpp()
-        model_file = Path(path).expanduser()
-        if not model_file.is_file():
-            where = model_file.resolve()
-            raise InvalidArgumentError(f"llamacpp model file {path!r} does not exist (resolved to {where})")
+        model_file, missing = _model_file(path)
+        if missing is not None:
+            raise InvalidArgumentError(missing)
         self.path = path
         self.options = options
         extra = _check_extra(options.extra)
@@ -115,6 +135,21 @@ class LlamaCppChatModel:
         }
         """What besides the model string changes a reply, as the response cache keys it: the resolved model file
         (and its size), and the options that change what it says."""
+
+    @classmethod
+    def preflight(cls, path: str, options: ModelOptions) -> None:
+        """Before a run (:func:`~mindloop.models.base.preflight`), without loading anything: llama-cpp-python is
+        installed, the GGUF file exists and the ``--model-opt`` settings are valid. Every problem found is named in
+        one line (a :class:`DependencyError` when the package is missing, else an :class:`InvalidArgumentError`),
+        so one fix-up covers them all."""
+        _check_extra(options.extra)
+        installed = _installed()
+        problems = [] if installed else [f"the llamacpp backend needs llama-cpp-python: {_INSTALL_HINT}"]
+        missing = _model_file(path)[1]
+        if missing is not None:
+            problems.append(missing)
+        if problems:
+            raise (InvalidArgumentError if installed else DependencyError)("; and ".join(problems))
 
     @property
     def name(self) -> str:

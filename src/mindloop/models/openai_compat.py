@@ -560,6 +560,12 @@ class OpenAIChatModel:
             replaced=replaced,
         )
 
+    @classmethod
+    def preflight(cls, name: str, options: ModelOptions) -> None:
+        """Before a run (:func:`~mindloop.models.base.preflight`): :meth:`check_endpoint`, so a wrong URL or key
+        fails in seconds, before a run is recorded."""
+        asyncio.run(cls(name, options).check_endpoint())
+
     async def check_endpoint(self) -> None:
         """Pre-flight: one ``GET {base_url}/models`` (or, where that is not served, one tiny chat call), no retries.
 

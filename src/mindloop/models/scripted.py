@@ -212,6 +212,12 @@ class ScriptedChatModel:
         self.options = options or ModelOptions()
         self._script = _resolve(name)
 
+    @classmethod
+    def preflight(cls, name: str, options: ModelOptions) -> None:
+        """Before a run (:func:`~mindloop.models.base.preflight`): build the model, so an unknown script or a
+        malformed reply file fails before a run is recorded (reading a script is cheap)."""
+        cls(name, options)
+
     @property
     def name(self) -> str:
         """The full model string, ``scripted/NAME``."""

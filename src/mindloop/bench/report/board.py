@@ -146,19 +146,21 @@ def board_data(store: RunStore, *, folder: Path | None = None) -> dict[str, Any]
     suite_of: dict[str, str] = {}
     suites = []
     for suite in store.suites() if damage is None else []:
-        members = store.suite_runs(suite.suite_id)
-        suite_of.update({run_id: suite.suite_id for run_id in members.values()})
+        members = store.suite_members(suite.suite_id)
+        suite_of.update({run_id: suite.suite_id for _, _, run_id in members})
         planned = suite.config.get("benchmarks")
         planned = planned if isinstance(planned, list) else []
+        models = suite.config.get("models") or [suite.model]  # several: each model's runs side by side
         suites.append(
             {
                 "id": suite.suite_id,
-                "model": suite.model,
+                "model": ", ".join(m or "default agents" for m in models) if len(models) > 1 else suite.model,
+                "models": models,
                 "preset": suite.preset,
                 "started": suite.started,
                 "finished": suite.finished,
                 "runs": len(members),
-                "planned": len(set(planned) | set(members)),
+                "planned": len(set(planned) | {b for b, _, _ in members}) * len(models),
                 "report": _beside(folder, suite.suite_id),
             }
         )

@@ -219,23 +219,28 @@ def suite_report(store: RunStore, suite_id: str) -> dict[str, Any]:
     seconds, tokens, protocol (format retries) and the ids of the samples it ran, each paper's table
     (:func:`paper_tables`) and the ledger of the whole suite."""
     info = store.suite(suite_id)
-    runs = store.suite_runs(suite_id)
-    plan = list(info.config.get("benchmarks", [])) + [b for b in runs if b not in info.config.get("benchmarks", [])]
-    summaries = {name: summarize_run(run_id, store) for name, run_id in runs.items()}
-    marks = {name: run_marks(store, s) for name, s in summaries.items()}
+    members = store.suite_members(suite_id)
+    planned = list(info.config.get("benchmarks", []))
+    plan = planned + list(dict.fromkeys(b for b, _, _ in members if b not in planned))
+    models = _models(info.model, info.config, members)
+    by_model: dict[str | None, dict[str, RunSummary]] = {model: {} for model in models}
+    for name, model, run_id in members:
+        by_model.setdefault(model, {})[name] = summarize_run(run_id, store)
+    marks = {(m, name): run_marks(store, s) for m, runs in by_model.items() for name, s in runs.items()}
+    summaries = [s for runs in by_model.values() for s in runs.values()]
     entries = []
-    for name in plan:
-        s = summaries.get(name)
+    for model, name in ((model, name) for model in models for name in plan):
+        s = by_model[model].get(name)
         head = headline_of(name, s.metrics if s else None)
         value = headline_value(head, s.metrics) if s else None
         interval = _interval(_intervals(s), (head.metric,)) if head else None
-        refs = marks.get(name, [])
+        refs = marks.get((model, name), [])
         entries.append(
             {
                 "benchmark": name,
                 "run_id": s.run_id if s else None,
                 "agent": s.agent if s else None,
-                "model": s.model if s else info.model,
+                "model": s.model if s else model,
                 "status": "not started" if s is None else "finished" if s.n_completed == s.n else "partial",
                 "n": s.n if s else None,
                 "n_completed": s.n_completed if s else 0,
@@ -260,11 +265,15 @@ def suite_report(store: RunStore, suite_id: str) -> dict[str, Any]:
                 "report": f"{s.run_id}.html" if s else None,
             }
         )
-    tables = [_table(spec, summaries, marks) for spec in paper_tables() if spec.benchmarks() & set(summaries)]
+    tables = [
+        _side_by_side(spec, by_model, marks)
+        for spec in paper_tables()
+        if any(spec.benchmarks() & set(runs) for runs in by_model.values())
+    ]
     done = [e for e in entries if e["run_id"]]
     ledger = {
         "runs": len(done),
-        "benchmarks": len(plan),
+        "benchmarks": len(plan) * len(models),
         "samples": sum(e["n"] or 0 for e in done),
         "completed": sum(e["n_completed"] for e in done),
         "failed": sum(e["n_failed"] for e in done),
@@ -276,6 +285,7 @@ def suite_report(store: RunStore, suite_id: str) -> dict[str, Any]:
     return {
         "suite_id": info.suite_id,
         "model": info.model,
+        "models": models,
         "preset": info.preset,
         "started": info.started,
         "finished": info.finished,
@@ -285,8 +295,43 @@ def suite_report(store: RunStore, suite_id: str) -> dict[str, Any]:
         "runs": entries,
         "tables": tables,
         "ledger": ledger,
-        "intervals": _interval_note(list(summaries.values())),
+        "intervals": _interval_note(summaries),
     }
+
+
+def _models(model: str | None, config: Mapping[str, Any], members: Sequence[tuple[str, str | None, str]]) -> list[Any]:
+    """A suite's models in order: the configured ones (a suite of several), else its one model, then any other
+    model one of its runs has."""
+    configured = config.get("models")
+    first: list[str | None] = list(configured) if isinstance(configured, list) and configured else [model]
+    return list(dict.fromkeys([*first, *(m for _, m, _ in members)]))
+
+
+def _side_by_side(
+    spec: PaperTable,
+    by_model: Mapping[str | None, Mapping[str, RunSummary]],
+    marks: Mapping[tuple[str | None, str], Sequence[ReferenceMark]],
+) -> dict[str, Any]:
+    """A paper table over every model of the suite: one model's table as :func:`_table` makes it, or, for several,
+    the paper's rows once per model (methods are rows in the papers), a row that does not name its method
+    (``{method}``) prefixed with the model's; runs, notes and protocols of every model."""
+    tables = []
+    for model, runs in by_model.items():
+        if not spec.benchmarks() & set(runs):
+            continue
+        table = _table(spec, runs, {name: marks.get((model, name), ()) for name in runs})
+        if len(by_model) > 1:
+            for row, declared in zip(table["rows"], spec.rows, strict=True):
+                if "{method}" not in declared.label:
+                    row["label"] = f"{model or 'symbolic agents'} · {row['label']}"
+            table["protocol"] = {f"{b} · {model}": p for b, p in table["protocol"].items()}
+        tables.append(table)
+    merged = dict(tables[0])
+    merged["rows"] = [row for t in tables for row in t["rows"]]
+    merged["notes"] = list(dict.fromkeys(note for t in tables for note in t["notes"]))
+    merged["runs"] = [run for t in tables for run in t["runs"]]
+    merged["protocol"] = {k: v for t in tables for k, v in t["protocol"].items()}
+    return merged
 
 
 def _mini_plot(
