@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The test command (CI runs it through .ci/run), on two installs:
-# 1. .venv with the dev, scale, metrics and train extras (idempotent): ruff, mypy, import-linter's layer contracts
+# 1. .venv with the dev, scale, metrics, train and frames extras (idempotent): ruff, mypy, import-linter's layer contracts
 #    and vulture's dead-code check run beside the whole suite, in parallel (pytest-xdist), where a missing one of
 #    those extras is an error, not a skip;
 # 2. .venv-core with the core + dev install only (no torch): the tests marked `install` (what depends on what is
@@ -24,14 +24,14 @@ start=$SECONDS
 phase() { echo "test.sh: $1 took $((SECONDS - $2)) s" >&2; }
 
 if [ "$quick" = 1 ]; then
-  [ -x .venv/bin/pytest ] && [ -x .venv/bin/ruff ] || scripts/setup.sh dev scale metrics train
+  [ -x .venv/bin/pytest ] && [ -x .venv/bin/ruff ] || scripts/setup.sh dev scale metrics train frames
   .venv/bin/ruff check src tests benchmarks
   .venv/bin/python -m pytest "${pytest_args[@]}" -m "not boundary" "$@"
   phase "the quick loop" "$start"
   exit 0
 fi
 
-scripts/setup.sh dev scale metrics train
+scripts/setup.sh dev scale metrics train frames
 MINDLOOP_VENV=.venv-core scripts/setup.sh dev
 if ! .venv-core/bin/python -c 'import importlib.util as u, sys; sys.exit(u.find_spec("torch") is not None)'; then
   echo "the core + dev install (.venv-core) has torch: a core or dev dependency pulls it in" >&2
@@ -50,7 +50,7 @@ static_log=$(mktemp)
 ) >"$static_log" 2>&1 &
 static=$!
 tests=0
-MINDLOOP_REQUIRE_EXTRAS=metrics,scale,train .venv/bin/python -m pytest "${pytest_args[@]}" --durations=15 "$@" || tests=$?
+MINDLOOP_REQUIRE_EXTRAS=metrics,scale,train,frames .venv/bin/python -m pytest "${pytest_args[@]}" --durations=15 "$@" || tests=$?
 static_rc=0
 wait "$static" || static_rc=$?
 cat "$static_log"

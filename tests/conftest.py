@@ -32,6 +32,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "llm": ("llama_cpp",),
     "scale": ("ray",),
     "train": ("trl", "datasets"),
+    "frames": ("pandas",),
 }
 """Each optional extra (a pytest marker of the same name) and the top-level modules that show it is installed."""
 

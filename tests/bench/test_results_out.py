@@ -20,7 +20,6 @@ from mindloop.bench.store import RunStore
 from mindloop.errors import DependencyError
 from mindloop.models.fake_server import FakeChatServer
 
-pd = pytest.importorskip("pandas")
 
 SAMPLE_KEYS = {
     "run_id", "benchmark", "model", "index", "sample_id", "group", "status", "error", "seconds", "node", "scores",
@@ -121,6 +120,7 @@ def test_suite_run_output_dir_holds_every_run_and_every_sample(cli: Cli, tmp_pat
 # -- frames ---------------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.frames
 def test_runs_frame_and_samples_frame_read_the_store(cli: Cli, tmp_path: Path) -> None:
     assert cli("bench", "run", "tomi", "--n", "4", home=tmp_path).code == 0
     assert cli("suite", "run", "--only", "hitom", "--max-n", "3", home=tmp_path).code == 0
@@ -152,6 +152,7 @@ def test_runs_frame_and_samples_frame_read_the_store(cli: Cli, tmp_path: Path) -
         assert len(mindloop.samples_frame(runs[0]["run_id"], store=store)) == 4
 
 
+@pytest.mark.frames
 def test_frames_of_an_empty_store_have_their_columns(tmp_path: Path) -> None:
     assert mindloop.runs_frame(tmp_path / "none.sqlite").empty
     frame = mindloop.samples_frame(store=tmp_path / "none.sqlite")

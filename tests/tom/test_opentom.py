@@ -417,7 +417,8 @@ def test_every_real_opentom_reply_is_read_as_its_hand_label() -> None:
     """Replies Qwen2.5-Coder 0.5B and 1.5B wrote on the full release (protocol=release, first 114 questions), each
     labelled by a person: "readable: X" when it names exactly one of the question's choices as its answer (a room
     that is neither place, or "located by the end of the story", is unusable). Today's reading (mindloop's, then the
-    release's as a fallback) must give exactly that; the one choice reader (mindloop.bench.reader), as OpenToM's model agent reads (no labels shown)."""
+    release's as a fallback) must give exactly that, with the one choice reader (mindloop.bench.reader) reading as
+    OpenToM's model agent does (no labels shown)."""
     from mindloop.bench.reader import read_choice
 
     rows = [json.loads(line) for line in (OPENTOM.parent / "real_replies.jsonl").open(encoding="utf-8")]
