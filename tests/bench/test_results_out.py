@@ -20,7 +20,6 @@ from mindloop.bench.store import RunStore
 from mindloop.errors import DependencyError
 from mindloop.models.fake_server import FakeChatServer
 
-
 SAMPLE_KEYS = {
     "run_id", "benchmark", "model", "index", "sample_id", "group", "status", "error", "seconds", "node", "scores",
     "input", "target", "choices", "output", "calls",
