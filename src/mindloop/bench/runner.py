@@ -53,6 +53,7 @@ from mindloop.bench.executors import (
     setup_class,
 )
 from mindloop.bench.headline import no_intervals_of
+from mindloop.bench.key import data_digest, run_key
 from mindloop.bench.options import validate_options
 from mindloop.bench.progress import ProgressLog, run_estimate
 from mindloop.bench.ray_cluster import ray_session
@@ -313,14 +314,21 @@ def run_benchmark(
                 data = request.options.get("data")
                 why = f"{data} holds none" if data else "these options give none"
                 raise InvalidArgumentError(f"nothing to run: benchmark {bench.name!r} has no samples ({why})")
+            config = _config(request)
             run_id = store.create_run(
                 benchmark=bench.name,
                 agent=agent,
                 model=request.model,
-                config=_config(request),
+                config=config,
                 samples=samples,
                 version=__version__,
+                key=run_key(
+                    bench, agent=agent, model=request.model, config=config, samples={}, data=_data_hash(request)
+                ),
+                tags=request.tags,
             )
+        if resume is not None and request.tags:
+            store.tag(run_id, request.tags)
         with store.locked(run_id, force=force_resume):
             if retry_failed:
                 store.retry_failed(run_id)
@@ -330,6 +338,18 @@ def run_benchmark(
         cluster.close()
         if own_store:
             store.close()
+
+
+def _data_hash(request: RunRequest) -> str | None:
+    """The content hash of the run's ``--data`` file or folder (:func:`~mindloop.bench.key.data_digest`), part of its
+    key; ``None`` when it reads none."""
+    data = request.options.get("data")
+    if data is None:
+        return None
+    try:
+        return data_digest(data)
+    except OSError as exc:
+        raise InvalidArgumentError(f"cannot read --data {data} to hash it ({exc.strerror or exc})") from None
 
 
 class _BreakerOpenError(Exception):
