@@ -188,17 +188,17 @@ def derive_key(
     config: Mapping[str, Any],
     samples: Mapping[str, Any],
 ) -> RunKey:
-    """The key of a run stored before keys were (layout 9's step, and a read-only open of an older store): as
-    :func:`run_key` would have made it, or ``unknown`` with the reason: a ``--data`` run (its file's content then
-    was not recorded), a benchmark not installed now, options it no longer accepts."""
+    """The key of a run recorded without one (stored before layout 9, or made through the Python API without a
+    key): as :func:`run_key` would have made it, or ``unknown`` with the reason: a ``--data`` run (its file's
+    content was not recorded), a benchmark not installed now, options it no longer accepts."""
     from mindloop.bench.registry import get_benchmark
     from mindloop.errors import MindloopError
 
     if (config.get("options") or {}).get("data") is not None:
-        why = "stored before keys: its --data file's content was not recorded"
+        why = "the content of its --data file was not recorded"
         return RunKey(benchmark, samples=samples, unknown=why)
     try:
         bench = get_benchmark(benchmark)
         return run_key(bench, agent=agent, model=model, config=config, samples=samples)
     except MindloopError as exc:
-        return RunKey(benchmark, samples=samples, unknown=f"stored before keys, and it cannot be derived now: {exc}")
+        return RunKey(benchmark, samples=samples, unknown=f"it cannot be derived: {exc}")

@@ -92,15 +92,18 @@ def _headline(store: RunStore, info: RunInfo) -> tuple[Headline | None, float | 
     return headline_of(bench, metrics), headline_value(headline_of(bench, metrics), metrics)
 
 
-def list_runs(store: RunStore, *, metrics: bool = True) -> tuple[list[RunLine], StoreDamagedError | None]:
-    """Every run that can be read, oldest first, with its state and (``metrics``) its headline value; and the
+def list_runs(
+    store: RunStore, *, metrics: bool = True, derive_keys: bool = True
+) -> tuple[list[RunLine], StoreDamagedError | None]:
+    """Every run that can be read, oldest first, with its state, (``metrics``) its headline value, its key (on a
+    store before layout 9 read read-only: derived now, or with ``derive_keys=False`` unknown) and tags; and the
     damage when the store is damaged (:meth:`RunStore.readable_runs`), else ``None``."""
     runs, damage = store.readable_runs()
     locks = store.lock_states()
     keys: dict[str, RunKey] = {}
     tags: dict[str, list[str]] = {}
     with contextlib.suppress(MindloopError, sqlite3.DatabaseError):  # a damaged store may still read them
-        keys, tags = store.run_keys(), store.run_tags()
+        keys, tags = store.run_keys(derive=derive_keys), store.run_tags()
     lines = []
     for info in runs:
         headline, value = _headline(store, info) if metrics else (None, None)

@@ -681,8 +681,8 @@ class RunStore:
         """Record a new run with all its samples pending; returns its id (``BENCHMARK-YYYYMMDD-HHMMSS-xxxx``).
 
         ``key`` is stored with its sample set replaced by the digest of the samples as stored
-        (:func:`~mindloop.bench.key.sample_digest`); without one, :meth:`run_keys` derives it when read. ``tags``
-        are the run's first tags (:meth:`tag`)."""
+        (:func:`~mindloop.bench.key.sample_digest`); without one (the Python API), the key
+        :func:`~mindloop.bench.key.derive_key` derives is stored. ``tags`` are the run's first tags (:meth:`tag`)."""
         ids = [s.id for s in samples]
         if len(set(ids)) != len(ids):
             dup = next(i for i in ids if ids.count(i) > 1)
@@ -691,13 +691,15 @@ class RunStore:
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         run_id = f"{benchmark}-{stamp}-{secrets.token_hex(2)}"
         rows = [(s.id, s.group, _dumps(s.input), _dumps(s.target), _dumps(list(s.choices))) for s in samples]
-        stored_key = None
-        if key is not None:
-            digest = sample_digest(
-                (sid, grp, json.loads(inp), json.loads(target), json.loads(choices))
-                for sid, grp, inp, target, choices in rows
-            )
-            stored_key = _dumps(replace(key, samples=digest).to_json())
+        digest = sample_digest(
+            (sid, grp, json.loads(inp), json.loads(target), json.loads(choices))
+            for sid, grp, inp, target, choices in rows
+        )
+        if key is None:
+            from mindloop.bench.key import derive_key
+
+            key = derive_key(benchmark, agent, model, config, digest)
+        stored_key = _dumps(replace(key, samples=digest).to_json())
         with self._guard(), self._transaction() as db:
             db.execute(
                 "INSERT INTO runs (run_id, benchmark, agent, model, config, n, started, version, key)"
@@ -727,9 +729,10 @@ class RunStore:
             raise InvalidArgumentError(f"no run {run_id!r} in {self.path}{hint}")
         return self._info(row)
 
-    def run_keys(self) -> dict[str, RunKey]:
-        """Every run's comparability key by run id (:mod:`mindloop.bench.key`): as stored, or (a run stored without
-        one, or a read-only open of a store before layout 9) derived now from its configuration and samples."""
+    def run_keys(self, *, derive: bool = True) -> dict[str, RunKey]:
+        """Every run's comparability key by run id (:mod:`mindloop.bench.key`): as stored, or (a read-only open of a
+        store before layout 9) derived now from its configuration and samples; ``derive=False`` (the board, which
+        never loads a benchmark) reads such a key as unknown instead."""
         with self._guard():
             columns = {row[1] for row in self._db.execute("PRAGMA table_info(runs)")}
             stored = "key" if "key" in columns else "NULL"
@@ -742,8 +745,11 @@ class RunStore:
                         data = json.loads(key)
                 if isinstance(data, dict):
                     out[str(run_id)] = RunKey.from_json(data)
-                else:
+                elif derive:
                     out[str(run_id)] = _derived_key(self._db, run_id, benchmark, agent, model, config)
+                else:
+                    why = "no key stored: the store is older than layout 9 (any bench run upgrades it)"
+                    out[str(run_id)] = RunKey(str(benchmark), unknown=why)
         return out
 
     def run_tags(self) -> dict[str, list[str]]:
