@@ -60,7 +60,7 @@ from mindloop.bench.ray_cluster import ray_session
 from mindloop.bench.registry import canonical_name, get_benchmark
 from mindloop.bench.request import EXECUTORS, Executor, RunRequest
 from mindloop.bench.scoring import definitions, reference_values, run_metrics
-from mindloop.bench.store import LockLostError, RunInfo, RunStore, SampleResult, StoreError
+from mindloop.bench.store import LockLostError, RunInfo, RunStore, SampleResult, StoreError, check_tags
 from mindloop.errors import SETUP_ERRORS, ClusterError, InvalidArgumentError, MindloopError, ModelError, escaped
 from mindloop.models import outages
 from mindloop.models.base import (
@@ -278,6 +278,7 @@ def run_benchmark(
         raise InvalidArgumentError(f"concurrency must be at least 1, got {request.concurrency}")
     if request.n is not None and request.n < 0:
         raise InvalidArgumentError(f"n must be non-negative, got {request.n}")
+    check_tags(request.tags)  # before anything is recorded
     own_store = store is None
     store = store or RunStore(runs_path())
     cluster = ExitStack()  # the Ray connection of an --executor ray run, joined before the run is recorded

@@ -67,6 +67,7 @@ __all__ = [
     "StoreDamagedError",
     "StoreError",
     "SuiteInfo",
+    "check_tags",
     "legacy_target",
     "lock_stale_after",
 ]
@@ -410,7 +411,7 @@ TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@+-]{0,63}")
 """A tag: a letter or digit, then up to 63 letters, digits or ``. _ : @ + -`` (no spaces or commas)."""
 
 
-def _checked_tags(tags: Sequence[str]) -> list[str]:
+def check_tags(tags: Sequence[str]) -> list[str]:
     """``tags`` once each, in order; one that is not a :data:`TAG` is refused in one line."""
     bad = next((t for t in tags if not isinstance(t, str) or TAG.fullmatch(t) is None), None)
     if bad is not None:
@@ -687,7 +688,7 @@ class RunStore:
         if len(set(ids)) != len(ids):
             dup = next(i for i in ids if ids.count(i) > 1)
             raise InvalidArgumentError(f"benchmark {benchmark!r} produced the sample id {dup!r} twice")
-        tags = _checked_tags(tags)
+        tags = check_tags(tags)
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         run_id = f"{benchmark}-{stamp}-{secrets.token_hex(2)}"
         rows = [(s.id, s.group, _dumps(s.input), _dumps(s.target), _dumps(list(s.choices))) for s in samples]
@@ -765,7 +766,7 @@ class RunStore:
 
     def tag(self, run_id: str, tags: Sequence[str]) -> list[str]:
         """Add ``tags`` to a run (a tag it has already is kept once); returns the run's tags after."""
-        tags = _checked_tags(tags)
+        tags = check_tags(tags)
         self.run(run_id)  # an unknown run is named, with the recent ones
         with self._guard(), self._transaction() as db:
             db.executemany("INSERT OR IGNORE INTO run_tags (run_id, tag) VALUES (?, ?)", ((run_id, t) for t in tags))

@@ -145,6 +145,15 @@ class RunOptions:
             help="When stderr is not a terminal, a progress line (done, rate, ETA) every this many seconds (0: none).",
         ),
     ] = 10.0
+    tag: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--tag",
+            metavar="TAG",
+            help="Tag the run (every run of a suite) with TAG (repeatable): mindloop runs --tag and board --tag "
+            "select by it; mindloop runs tag adds more later.",
+        ),
+    ] = None
 
     def model_options(self) -> ModelOptions:
         """How to reach and wrap the model (``--model-opt`` read for its backend; a bad pair is a clear error)."""

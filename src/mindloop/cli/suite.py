@@ -99,6 +99,7 @@ def suite_run(
         breaker=run.breaker,
         max_n=max_n,
         progress_every=run.progress_every,
+        tags=tuple(run.tag or ()),
     )
     result = run_suite(request, resume=resume, force_resume=force_resume)
     if as_json:

@@ -406,11 +406,11 @@ def render_board(data: Mapping[str, Any], *, serve: bool = False) -> str:
     )
 
 
-def write_board(store: RunStore, out: Path | None = None) -> tuple[Path, dict[str, Any]]:
+def write_board(store: RunStore, out: Path | None = None, *, tags: Sequence[str] = ()) -> tuple[Path, dict[str, Any]]:
     """Write the board to ``out`` (default ``board.html`` here; an existing folder gets ``board.html`` inside),
-    whole or not at all; returns the path and the data it shows."""
+    whole or not at all; returns the path and the data it shows (``tags``: only runs carrying every one)."""
     path = output_file(None if out is None else Path(out), "board.html")
-    data = board_data(store, folder=path.parent)
+    data = board_data(store, folder=path.parent, tags=tags)
     write_atomic(path, render_board(data))
     return path, data
 
@@ -431,7 +431,9 @@ def store_stamp(path: Path) -> str:
     return "/".join(parts)
 
 
-def _page(store_path: Path, route: str, query: Mapping[str, list[str]]) -> tuple[int, str, str]:
+def _page(
+    store_path: Path, route: str, query: Mapping[str, list[str]], tags: Sequence[str] = ()
+) -> tuple[int, str, str]:
     """The status, content type and body the server answers ``route`` with."""
     if route == "/stamp":
         return HTTPStatus.OK, "text/plain; charset=utf-8", store_stamp(store_path)
@@ -439,9 +441,9 @@ def _page(store_path: Path, route: str, query: Mapping[str, list[str]]) -> tuple
         return HTTPStatus.NOT_FOUND, "text/plain; charset=utf-8", f"no run store at {store_path} yet\n"
     with RunStore(store_path, readonly=True) as store:
         if route in ("/", "/index.html", "/board.html"):
-            return HTTPStatus.OK, "text/html; charset=utf-8", render_board(board_data(store), serve=True)
+            return HTTPStatus.OK, "text/html; charset=utf-8", render_board(board_data(store, tags=tags), serve=True)
         if route == "/board.json":
-            return HTTPStatus.OK, "application/json", json.dumps(board_data(store))
+            return HTTPStatus.OK, "application/json", json.dumps(board_data(store, tags=tags))
         if route == "/compare.html":
             from mindloop.bench.compare import compare_runs
             from mindloop.bench.report.compare import render_compare
@@ -466,7 +468,7 @@ _LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 read it through a DNS name that resolves to this machine (DNS rebinding)."""
 
 
-def _handler(store_path: Path) -> type[BaseHTTPRequestHandler]:
+def _handler(store_path: Path, tags: Sequence[str] = ()) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = f"mindloop-board/{__version__}"
 
@@ -475,7 +477,7 @@ def _handler(store_path: Path) -> type[BaseHTTPRequestHandler]:
             port = self.connection.getsockname()[1]
             try:
                 if (self.headers.get("Host") or "").lower() in {f"{host}:{port}" for host in _LOCAL_HOSTS}:
-                    status, kind, body = _page(store_path, url.path, parse_qs(url.query))
+                    status, kind, body = _page(store_path, url.path, parse_qs(url.query), tags)
                 else:  # a page elsewhere whose DNS name was rebound to 127.0.0.1 would send its own name here
                     status, kind = HTTPStatus.FORBIDDEN, "text/plain; charset=utf-8"
                     body = f"this board answers only as http://127.0.0.1:{port}/ (or localhost, [::1])\n"
@@ -511,13 +513,18 @@ def _stop_on_signals(server: ThreadingHTTPServer) -> Iterator[None]:
 
 
 def serve_board(
-    store_path: Path, *, host: str = "127.0.0.1", port: int = 0, ready: Callable[[str], None] | None = None
+    store_path: Path,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    ready: Callable[[str], None] | None = None,
+    tags: Sequence[str] = (),
 ) -> None:
     """Serve the board of the store at ``store_path`` on ``http://host:port/`` (port 0: a free one) until SIGTERM or
     SIGINT; ``ready`` gets the URL once the socket listens. Each request reads the store afresh (read-only), and only
     a request whose ``Host`` names this machine's loopback with the port is answered (others get 403)."""
     try:
-        server = ThreadingHTTPServer((host, port), _handler(store_path))
+        server = ThreadingHTTPServer((host, port), _handler(store_path, tags))
     except OSError as exc:
         raise MindloopError(f"cannot serve on {host}:{port} ({exc.strerror or exc}): choose another --port") from None
     server.daemon_threads = True
