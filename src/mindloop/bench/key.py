@@ -30,6 +30,7 @@ __all__ = [
     "RunKey",
     "data_digest",
     "derive_key",
+    "describe_difference",
     "key_differences",
     "run_key",
     "sample_digest",
@@ -110,6 +111,40 @@ class RunKey:
 def key_differences(a: RunKey, b: RunKey) -> list[str]:
     """The fields of :data:`KEY_FIELDS` in which ``a`` and ``b`` differ, in that order."""
     return [name for name in KEY_FIELDS if _canonical(a.comparable(name)) != _canonical(b.comparable(name))]
+
+
+def describe_difference(name: str, a: RunKey, b: RunKey) -> str:
+    """How ``a``'s field ``name`` differs from ``b``'s, in a few words (``a``'s value first)."""
+    if name == "samples":
+        na, nb = a.samples.get("n"), b.samples.get("n")
+        if na != nb:
+            return f"sample set ({na} vs {nb} samples)"
+        return f"sample set (both {na} samples, but not the same ones)"
+    if name == "declaration":
+        return f"declaration (version {a.declaration} vs {b.declaration})"
+    if name == "data":
+        return f"--data content ({_short(a.data)} vs {_short(b.data)})"
+    if name == "benchmark":
+        return f"benchmark ({a.benchmark} vs {b.benchmark})"
+    mine, theirs = a.comparable(name) or {}, b.comparable(name) or {}
+    if name == "protocol" and (not mine or not theirs):
+        return f"protocol ({_protocol_text(a.protocol)} vs {_protocol_text(b.protocol)})"
+    parts = [
+        f"{k} {_canonical(mine.get(k))} vs {_canonical(theirs.get(k))}"
+        for k in sorted({*mine, *theirs})
+        if _canonical(mine.get(k)) != _canonical(theirs.get(k))
+    ]
+    return f"{name} ({'; '.join(parts)})"
+
+
+def _short(digest: str | None) -> str:
+    return "none" if digest is None else digest[:15]
+
+
+def _protocol_text(protocol: Mapping[str, Any] | None) -> str:
+    if protocol is None:
+        return "no model"
+    return f"format_retries {protocol.get('format_retries')}"
 
 
 def _canonical(value: Any) -> str:

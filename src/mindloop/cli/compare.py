@@ -283,6 +283,7 @@ def _references(bc: BenchmarkComparison) -> str:
 
 def _print_benchmark(bc: BenchmarkComparison, console: Console) -> None:
     console.print(Text(f"{bc.benchmark} · {bc.paired_on}", style="bold"))
+    console.print(Text(bc.key_text(), style="yellow" if bc.key_differences else ""))
     tables, legend = _tables(bc, console.width)
     for line in legend:
         console.print(line, markup=False)

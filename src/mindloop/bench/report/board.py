@@ -46,7 +46,7 @@ from markupsafe import Markup
 
 from mindloop._version import __version__
 from mindloop.bench.headline import reference_marks
-from mindloop.bench.key import REASONS, RunKey, key_differences
+from mindloop.bench.key import REASONS, RunKey, describe_difference, key_differences
 from mindloop.bench.listing import list_runs
 from mindloop.bench.report.plots import fmt_number
 from mindloop.bench.store import RunStore
@@ -229,17 +229,6 @@ def _incomplete(run: Mapping[str, Any]) -> str:
     return f"{run['status']}: {done:,} of {run['n']:,} samples finished"
 
 
-def _difference(field: str, run: RunKey, board: RunKey) -> str:
-    """One line saying how ``run``'s ``field`` differs from the leaderboard's."""
-    if field == "samples":
-        a, b = run.samples, board.samples
-        if a.get("n") != b.get("n"):
-            return f"{a.get('n')} samples, the leaderboard's {b.get('n')}"
-        return f"the same number of samples ({a.get('n')}), but other ones"
-    mine, theirs = run.comparable(field), board.comparable(field)
-    return f"{field} {json.dumps(mine, sort_keys=True)}, the leaderboard's {json.dumps(theirs, sort_keys=True)}"
-
-
 def leaderboards(
     runs: Sequence[Mapping[str, Any]],
     keys: Mapping[str, RunKey | None],
@@ -361,7 +350,10 @@ def _apart(run: Mapping[str, Any], keys: Mapping[str, RunKey | None], board: Run
     assert board is not None  # a complete run with a known key always makes a board
     mine = _board_key(key, key.protocol if key.protocol is not None else board.protocol)
     field = next(iter(key_differences(mine, board)), "protocol")
-    return base | {"reason": REASONS[field], "detail": _difference(field, mine, board)}
+    return base | {
+        "reason": REASONS[field],
+        "detail": describe_difference(field, mine, board) + ", the leaderboard's second",
+    }
 
 
 def _beside(folder: Path | None, name: str) -> str | None:
