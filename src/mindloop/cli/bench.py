@@ -478,12 +478,15 @@ def runs_delete(
 
 
 def _confirmed(question: str) -> bool:
-    """The answer to a yes/no question on stderr (no answer, an empty stdin: no)."""
-    try:
-        return typer.confirm(question, default=False, err=True)
-    except typer.Abort:
-        err_console().print("", markup=False)  # the question's line ends
-        return False
+    """The answer to a yes/no question asked on stderr and read from stdin (nothing on stdout, which carries results;
+    no answer, an empty stdin: no)."""
+    import sys
+
+    print(f"{question} [y/N] ", end="", file=sys.stderr, flush=True)
+    answer = sys.stdin.readline()
+    if not answer.endswith("\n"):
+        print(file=sys.stderr)  # the question's line ends
+    return answer.strip().lower() in ("y", "yes")
 
 
 class _ExportFormat(StrEnum):
