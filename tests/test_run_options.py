@@ -36,6 +36,7 @@ _SHARED = {
     "--cache",
     "--model-opt",
     "--progress-every",
+    "--tag",
 }
 
 
