@@ -86,7 +86,13 @@ def test_runs_of_other_sample_sets_are_never_ranked_together_and_stopped_runs_ne
     assert (entry["run_id"], entry["runs"], entry["team"], entry["rank"]) == (again, [small, again], "symbolic", 1)
     apart = {a["run_id"]: a for a in four["apart"]}
     assert set(apart) == {big, stopped, partial}
-    assert apart[big]["reason"] == "other sample set" and "8 vs 4 samples" in apart[big]["detail"]
+    assert apart[big] == {
+        "run_id": big,
+        "team": "symbolic",
+        "model": None,
+        "reason": "other sample set",
+        "detail": "sample set (8 vs 4 samples): this run's, then the leaderboard's",
+    }
     assert apart[stopped]["reason"] == apart[partial]["reason"] == "incomplete"
     assert "before any of its 4 samples finished" in apart[stopped]["detail"]
     assert "2 of 4 samples finished" in apart[partial]["detail"]

@@ -352,7 +352,7 @@ def _apart(run: Mapping[str, Any], keys: Mapping[str, RunKey | None], board: Run
     field = next(iter(key_differences(mine, board)), "protocol")
     return base | {
         "reason": REASONS[field],
-        "detail": describe_difference(field, mine, board) + ", the leaderboard's second",
+        "detail": describe_difference(field, mine, board) + ": this run's, then the leaderboard's",
     }
 
 
