@@ -16,6 +16,7 @@ from mindloop.bench.declaration import (
     Row,
     Suite,
 )
+from mindloop.bench.key import RunKey
 from mindloop.bench.reader import read_choice
 from mindloop.bench.registry import BENCHMARKS, get_benchmark
 from mindloop.bench.runner import EXECUTORS, RunRequest, RunSummary, run_benchmark, summarize_run
@@ -45,6 +46,7 @@ __all__ = [
     "Release",
     "Row",
     "RunInfo",
+    "RunKey",
     "RunRequest",
     "RunStore",
     "RunSummary",
