@@ -125,6 +125,15 @@ def test_a_benchmark_with_no_complete_run_has_a_leaderboard_with_every_run_apart
     }
 
 
+def test_bench_run_json_carries_the_key_and_tags_it_stored(cli: Cli, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    done = cli("bench", "run", "hitom", "--n", "3", "--tag", "first", "--json", home=home)
+    assert done.code == 0, done
+    summary = json.loads(done.out)
+    assert summary["tags"] == ["first"]
+    assert summary["key"] == _keys(cli, home)[summary["run_id"]] and summary["key"]["samples"]["n"] == 3
+
+
 def test_one_team_spelled_two_ways_is_one_entry(cli: Cli, tmp_path: Path) -> None:
     home = tmp_path / "home"
     pair = _run(cli, home, "cwah", "--agents", "cobel,cobel", "--n", "1")

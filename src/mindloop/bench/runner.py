@@ -143,6 +143,11 @@ class RunSummary:
     summary_source: dict[str, Any] = field(default_factory=dict)
     """Where the metrics come from: ``computed_by`` (``run``: the run's own session; ``backfill``: computed
     later for a run stored without one) and the mindloop ``version`` that computed them."""
+    key: dict[str, Any] | None = None
+    """The run's comparability key as stored (:meth:`~mindloop.bench.key.RunKey.to_json`): what its numbers may be
+    ranked against."""
+    tags: list[str] = field(default_factory=list)
+    """The run's tags (``--tag``, ``mindloop runs tag``)."""
 
     def to_json(self) -> dict[str, Any]:
         """The ``mindloop bench run --json`` object (``n_bugs`` then ``n_model_failures`` after ``n_failed``,
@@ -689,6 +694,8 @@ def summarize_run(
         references=references,
         reference_policies=policies,
         summary_source=source,
+        key=next((k.to_json() for k in store.run_keys(run_id=run_id).values()), None),
+        tags=store.run_tags().get(run_id, []),
     )
 
 

@@ -730,14 +730,17 @@ class RunStore:
             raise InvalidArgumentError(f"no run {run_id!r} in {self.path}{hint}")
         return self._info(row)
 
-    def run_keys(self, *, derive: bool = True) -> dict[str, RunKey]:
+    def run_keys(self, *, derive: bool = True, run_id: str | None = None) -> dict[str, RunKey]:
         """Every run's comparability key by run id (:mod:`mindloop.bench.key`): as stored, or (a read-only open of a
         store before layout 9) derived now from its configuration and samples; ``derive=False`` (the board, which
-        never loads a benchmark) reads such a key as unknown instead."""
+        never loads a benchmark) reads such a key as unknown instead. ``run_id``: that run's only."""
         with self._guard():
             columns = {row[1] for row in self._db.execute("PRAGMA table_info(runs)")}
             stored = "key" if "key" in columns else "NULL"
-            rows = self._db.execute(f"SELECT run_id, benchmark, agent, model, config, {stored} FROM runs").fetchall()
+            where, args = ("", ()) if run_id is None else (" WHERE run_id = ?", (run_id,))
+            rows = self._db.execute(
+                f"SELECT run_id, benchmark, agent, model, config, {stored} FROM runs{where}", args
+            ).fetchall()
             out = {}
             for run_id, benchmark, agent, model, config, key in rows:
                 data = None
