@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from mindloop.bench.api import Sample, SampleRecord
-from mindloop.bench.key import RunKey, sample_digest
+from mindloop.bench.key import RunKey, derive_key, sample_digest
 from mindloop.errors import InvalidArgumentError, MindloopError
 
 __all__ = [
@@ -210,8 +210,6 @@ def _derived_key(
     db: sqlite3.Connection, run_id: str, benchmark: str, agent: str, model: str | None, config: str
 ) -> RunKey:
     """The key of a run stored without one (:func:`~mindloop.bench.key.derive_key`) over its stored samples."""
-    from mindloop.bench.key import derive_key
-
     try:
         cfg = json.loads(config)
     except (TypeError, ValueError):
@@ -697,8 +695,6 @@ class RunStore:
             for sid, grp, inp, target, choices in rows
         )
         if key is None:
-            from mindloop.bench.key import derive_key
-
             key = derive_key(benchmark, agent, model, config, digest)
         stored_key = _dumps(replace(key, samples=digest).to_json())
         with self._guard(), self._transaction() as db:
