@@ -37,6 +37,7 @@ _SHARED = {
     "--model-opt",
     "--progress-every",
     "--output-dir",
+    "--tag",
 }
 
 

@@ -322,7 +322,8 @@ PROBE = """
   function boards() {
     return Array.prototype.map.call(document.querySelectorAll("#boards table"), function (t) {
       var name = t.dataset.benchmark;
-      return { bench: name, rows: rows('#boards table[data-benchmark="' + name + '"] tr[data-run]'),
+      return { bench: name, key: t.dataset.key, rows: Array.prototype.map.call(t.querySelectorAll("tr[data-run]"),
+                 function (tr) { return tr.dataset.run; }),
                ranks: texts(t.querySelectorAll("td.rank")), counts: texts(t.querySelectorAll("td button.link")),
                head: texts(t.tHead.rows[0].cells) };
     });
@@ -345,7 +346,9 @@ PROBE = """
   out.hash = location.hash;
   // sorting a leaderboard by model
   document.querySelector('#boards table[data-benchmark="tomi"] th[data-key="model"]').click();
-  out.byModel = rows('#boards table[data-benchmark="tomi"] tbody tr');
+  out.byModel = Array.prototype.map.call(
+    document.querySelector('#boards table[data-benchmark="tomi"]').querySelectorAll("tbody tr"),
+    function (tr) { return tr.dataset.run; });
   // ticking two runs gives the compare command
   document.querySelectorAll("#run-table tbody input[type=checkbox]")[0].click();
   document.querySelectorAll("#run-table tbody input[type=checkbox]")[1].click();
@@ -384,19 +387,23 @@ def test_browser_leaderboards_fit_at_1280px_and_filters_and_sort_work(
     for table in probe["tables"] + probe["tables2"]:
         assert table["fits"], table  # every table shows every column without scrolling at 1280 px
     ids = board.ids
-    boards = {b["bench"]: b for b in probe["boards"]}
-    # one row per agent and model; model-a's two runs cover all 24 samples, so its later one (3 of 24) shows and
-    # its row counts 2 runs; ranked by accuracy, high to low; model-e, with no stored summary, last and unranked
-    tomi = boards["tomi"]
+    boards = {b["key"]: b for b in probe["boards"]}
+    # one leaderboard per key: the scripted runs (their 24 samples, one protocol) apart from the suite's run (the
+    # quick preset's samples, no model); one row per team and model; model-a's two runs share the key, so its later
+    # one (3 of 24) shows and its row counts 2 runs; ranked by accuracy, high to low; the stopped run is not ranked;
+    # model-e, with no stored summary, last and unranked
+    runs = _runs(data)
+    tomi = boards[runs[ids["model-a"]]["key"]]
+    assert boards[runs[ids["suite-tomi"]]["key"]]["rows"] == [ids["suite-tomi"]]
     values = {r["id"]: r["value"] for r in data["runs"]}
-    expected = [ids[m] for m in ("model-c", "later-a", "model-b", HOSTILE, "partial", "stale", "suite-tomi")]
+    expected = [ids[m] for m in ("model-c", "later-a", "model-b", HOSTILE, "stale")]
     expected.sort(key=lambda i: -values[i])
     assert tomi["rows"] == [*expected, ids["bare"]]
     assert tomi["ranks"] == [*(str(k) for k in range(1, len(expected) + 1)), "–"]
     assert tomi["counts"] == ["2" if i == ids["later-a"] else "1" for i in tomi["rows"]]
     # ToMi declares chance, a best constant (fitted on its train split: a trivial policy) and the oracle
-    assert tomi["head"][:7] == ["#", "model", "agent", "accuracy ↑", "chance", "best trivial", "oracle"]
-    assert boards["hitom"]["rows"] == [ids["hitom"]]
+    assert tomi["head"][:7] == ["#", "model", "team", "accuracy ↑", "chance", "best trivial", "oracle"]
+    assert boards[runs[ids["hitom"]]["key"]]["rows"] == [ids["hitom"]]
     # the run table: newest first; clicked, the headline sorts high to low, then low to high, no value last
     order = sorted(data["runs"], key=lambda r: r["started"], reverse=True)
     assert len(probe["all"]) == len(ids) and probe["showing"].startswith(f"showing 1–{len(ids)} of {len(ids)}")
@@ -408,7 +415,7 @@ def test_browser_leaderboards_fit_at_1280px_and_filters_and_sort_work(
     # filtered to finished ToMi runs: the stopped one and the Hi-ToM run are gone, from the table and the boards
     want = {r["id"] for r in data["runs"] if r["benchmark"] == "tomi" and r["status"] == "finished"}
     assert set(probe["filtered"]) == want and ids["partial"] not in want
-    assert probe["filteredBoards"] == ["tomi"]
+    assert probe["filteredBoards"] == ["tomi", "tomi"]  # the scripted runs' key and the suite's
     assert "benchmark=tomi" in probe["hash"] and "status=finished" in probe["hash"]
     models = {r["id"]: r["model"] or "(none)" for r in data["runs"]}
     assert [models[i] for i in probe["byModel"]] == sorted(models[i] for i in probe["byModel"])
@@ -444,13 +451,14 @@ def test_browser_a_long_leaderboard_shows_its_first_rows_until_asked(browser: Br
             store.save_summary(
                 run_id, {"metrics": {"accuracy": k / 30}, "definitions": {"headline": headline}, "counts": [2, 0, 0]}
             )
-        page, _ = write_board(store, tmp_path)
+        page, data = write_board(store, tmp_path)
+    (leaderboard,) = data["leaderboards"]
     url = page.resolve().as_uri()
     board_rows = r'<tr data-run="[^"]+"( class="[^"]*")?><td class="rank">(\d+)</td>'
     dom = browser.browse(url, "--dump-dom")
     assert [int(m[1]) for m in re.findall(board_rows, dom)] == list(range(1, 26))  # the best 25, ranked
     assert ">show all 30</button>" in dom
-    dom = browser.browse(url + "#lall=tomi", "--dump-dom")
+    dom = browser.browse(url + f"#lall={leaderboard['key']['id']}", "--dump-dom")
     assert [int(m[1]) for m in re.findall(board_rows, dom)] == list(range(1, 31))
     assert ">show the first 25</button>" in dom
 

@@ -344,6 +344,8 @@ def test_summary_json_keeps_every_old_key() -> None:
         "references",  # added with declarations: the reference policies (chance, oracle) on the same samples
         "reference_policies",  # added with issue 22: what each reference policy is (kind, optimistic, ...)
         "summary_source",  # added with stored summaries: computed by the run or later, and by which version
+        "key",  # added with issue 37: the run's comparability key
+        "tags",  # added with issue 37: the run's tags
     }
 
 

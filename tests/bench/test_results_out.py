@@ -56,7 +56,7 @@ def test_bench_run_output_dir_writes_the_results_and_one_line_a_sample(cli: Cli,
     assert results["protocol"]["format_retries"] == run["config"]["format_retries"]
     assert results["config"] == run["config"] and (results["config"]["n"], results["config"]["seed"]) == (4, 0)
     assert results["started"] == run["started"] and results["finished"] == run["finished"]
-    assert "key" not in results  # the store keeps no comparability key yet: nothing is made up
+    assert results["key"] == run["key"] and results["key"]["id"] is not None  # the comparability key, as stored
 
     assert [s["sample_id"] for s in samples] == ["q00000", "q00001", "q00002", "q00003"]
     for line in samples:

@@ -131,7 +131,7 @@ def test_the_node_a_sample_ran_on_is_kept_and_an_older_layout_reads_without_it(
         store.finish(run_id, [replace(_result(1), node="k")])
         assert [r.node for r in store.records(run_id)] == [None, "k"]
     with sqlite3.connect(old) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == store_module.SCHEMA_VERSION == 9
+        assert db.execute("PRAGMA user_version").fetchone()[0] == store_module.SCHEMA_VERSION == 10
 
 
 def _old_run(path: Path, layout: int, monkeypatch: pytest.MonkeyPatch, samples: list[Sample]) -> str:

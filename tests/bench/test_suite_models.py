@@ -130,6 +130,7 @@ def test_a_layout_8_store_keeps_its_suites_when_suite_runs_are_keyed_by_model(tm
         result = run_suite(SuiteRequest(only=("tomi", "hitom"), max_n=2), store=store, progress=False)
     db = sqlite3.connect(path)  # back to layout 8: suite_runs keyed by (suite_id, benchmark), no model column
     db.executescript(
+        "ALTER TABLE runs DROP COLUMN key; DROP TABLE run_tags;"  # nor layout 10's keys and tags
         "CREATE TABLE old (suite_id TEXT NOT NULL REFERENCES suites(suite_id), benchmark TEXT NOT NULL,"
         " run_id TEXT NOT NULL UNIQUE REFERENCES runs(run_id), PRIMARY KEY (suite_id, benchmark));"
         "INSERT INTO old SELECT suite_id, benchmark, run_id FROM suite_runs ORDER BY rowid;"
@@ -143,7 +144,7 @@ def test_a_layout_8_store_keeps_its_suites_when_suite_runs_are_keyed_by_model(tm
         assert store.suite_members(result.suite_id) == expected
         assert store.suite_runs(result.suite_id) == {"tomi": expected[0][2], "hitom": expected[1][2]}
     db = sqlite3.connect(path)
-    assert db.execute("PRAGMA user_version").fetchone()[0] == 9
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 10
     assert db.execute("SELECT benchmark, model FROM suite_runs ORDER BY rowid").fetchall() == [
         ("tomi", ""),
         ("hitom", ""),

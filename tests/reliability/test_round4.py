@@ -103,6 +103,8 @@ def test_credentials_older_versions_stored_are_redacted_when_the_store_is_upgrad
     with contextlib.closing(sqlite3.connect(path)) as db:  # back to layout 6's tables
         db.execute("ALTER TABLE samples DROP COLUMN target")
         db.execute("ALTER TABLE samples DROP COLUMN choices")
+        db.execute("ALTER TABLE runs DROP COLUMN key")
+        db.execute("DROP TABLE run_tags")
         db.execute("PRAGMA user_version = 6")
     monkeypatch.setenv("MY_KEY", KEY)  # the variable the run named still holds the key
     with RunStore(path) as store:  # opened for writing: upgraded

@@ -449,7 +449,7 @@ def _user_version(path: Path) -> int:
 
 def test_a_new_store_records_its_layout_version(cli: Cli, tmp_path: Path) -> None:
     assert cli("bench", "run", "tomi", "--n", "2", home=tmp_path / "home").code == 0
-    assert _user_version(tmp_path / "home" / "runs.sqlite") == store_module.SCHEMA_VERSION == 9
+    assert _user_version(tmp_path / "home" / "runs.sqlite") == store_module.SCHEMA_VERSION == 10
 
 
 def test_an_old_store_is_read_as_it_is_and_upgraded_only_for_writing(cli: Cli, tmp_path: Path) -> None:
@@ -472,8 +472,9 @@ def test_an_old_store_is_read_as_it_is_and_upgraded_only_for_writing(cli: Cli, t
 
     assert cli("bench", "run", "tomi", "--n", "2", home=home).code == 0
     # layout 1's tables, then 1 -> 2 (history), 2 -> 3 (suites), 3 -> 4 (locks), 4 -> 5 (summaries), 5 -> 6 (node),
-    # 6 -> 7 (credentials redacted), 7 -> 8 (targets), 8 -> 9 (suite runs keyed by model)
-    assert _user_version(path) == 9
+    # 6 -> 7 (credentials redacted), 7 -> 8 (targets), 8 -> 9 (suite runs keyed by model),
+    # 9 -> 10 (keys and tags)
+    assert _user_version(path) == 10
     after = json.loads(cli("runs", "--json", home=home).out)["runs"]
     assert after[0] == old and len(after) == 2
 

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
         Row,
         Suite,
     )
+    from mindloop.bench.key import RunKey
     from mindloop.bench.reader import read_choice
     from mindloop.bench.registry import BENCHMARKS, get_benchmark
     from mindloop.bench.runner import EXECUTORS, RunRequest, RunSummary, run_benchmark, summarize_run
@@ -57,6 +58,7 @@ _LAZY: dict[str, tuple[str, ...]] = {  # submodule -> the names it re-exports he
         "Row",
         "Suite",
     ),
+    "key": ("RunKey",),
     "reader": ("read_choice",),
     "registry": (
         "BENCHMARKS",
@@ -101,6 +103,7 @@ __all__ = [
     "Release",
     "Row",
     "RunInfo",
+    "RunKey",
     "RunRequest",
     "RunStore",
     "RunSummary",

@@ -17,7 +17,16 @@ from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample
 from mindloop.bench.declaration import BenchmarkSpec
 from mindloop.errors import InvalidArgumentError
 
-__all__ = ["AgentTable", "agent_spec", "dispatch", "model_agents", "run_sample", "team_members", "team_size"]
+__all__ = [
+    "AgentTable",
+    "agent_spec",
+    "canonical_team",
+    "dispatch",
+    "model_agents",
+    "run_sample",
+    "team_members",
+    "team_size",
+]
 
 
 class AgentTable(Protocol):
@@ -88,6 +97,17 @@ def team_members(bench: AgentTable, agent: str, options: Options | None = None) 
                 f"{len(members)}: name {size} agents, or one to fill the team, or change the team size"
             )
     return members
+
+
+def canonical_team(bench: AgentTable, agent: str, options: Options) -> str:
+    """``agent`` in canonical form: its members joined by commas, one team agent named alone filling the team as
+    :func:`team_members` accepts it (``cobel`` on a two-agent run is ``cobel,cobel``), so two spellings of one team
+    are one team in a run's key (:mod:`mindloop.bench.key`)."""
+    members = team_members(bench, agent, options)
+    size = team_size(bench, options)
+    if size is not None and len(members) == 1 and bench.agents[members[0]].team:
+        members = members * size
+    return ",".join(members)
 
 
 async def dispatch(bench: AgentTable, sample: Sample, ctx: AgentContext) -> Outcome:

@@ -37,6 +37,7 @@ import numpy as np
 from mindloop.bench.api import Benchmark, SampleRecord
 from mindloop.bench.headline import Headline, headline_of, no_intervals_of, reference_marks, reference_text
 from mindloop.bench.inference import ADJUSTMENT, MIN_N, holm, sign_flip_p
+from mindloop.bench.key import describe_difference, key_differences
 from mindloop.bench.records import answer_of, question_of
 from mindloop.bench.registry import get_benchmark
 from mindloop.bench.runner import (
@@ -286,8 +287,47 @@ class Disagreement:
 
 
 @dataclass(frozen=True)
+class KeyDifference:
+    """How a run's comparability key (:mod:`mindloop.bench.key`) differs from the baseline's: the fields, in the
+    order of :data:`~mindloop.bench.key.KEY_FIELDS` (``key`` when either key is unknown), and one line saying how."""
+
+    run_id: str
+    baseline: str
+    fields: list[str]
+    text: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"run_id": self.run_id, "baseline": self.baseline, "fields": self.fields, "text": self.text}
+
+
+def _key_differences(store: RunStore, infos: Sequence[RunInfo]) -> list[KeyDifference]:
+    """Each run whose key is not the baseline's (or is unknown), with how: what ``compare`` names first."""
+    keys = store.run_keys()
+    first = infos[0].run_id
+    base = keys.get(first)
+    out = []
+    for info in infos[1:]:
+        key = keys.get(info.run_id)
+        unknown = [
+            (i, k.unknown if k else "no key") for i, k in ((first, base), (info.run_id, key)) if not k or k.unknown
+        ]
+        if unknown:
+            text = "; ".join(f"the key of {i} is unknown ({why})" for i, why in unknown)
+            out.append(KeyDifference(info.run_id, first, ["key"], f"{info.run_id}: {text}"))
+            continue
+        assert key is not None and base is not None
+        fields = key_differences(key, base)
+        if fields:
+            said = "; ".join(describe_difference(f, key, base) for f in fields)
+            out.append(KeyDifference(info.run_id, first, fields, f"{info.run_id} differs from {first} in {said}"))
+    return out
+
+
+@dataclass(frozen=True)
 class BenchmarkComparison:
-    """The runs of one benchmark compared: the first is the baseline."""
+    """The runs of one benchmark compared: the first is the baseline. ``key_differences``: how each run's
+    comparability key differs from the baseline's (empty: every run has the baseline's key), named first in every
+    view."""
 
     benchmark: str
     headline: Headline | None
@@ -297,6 +337,13 @@ class BenchmarkComparison:
     key_score: str | None
     disagreements: list[Disagreement]
     shared: int
+    key_differences: list[KeyDifference] = field(default_factory=list)
+
+    def key_text(self) -> str:
+        """The comparability keys in one line: the same for every run, or how each differs."""
+        if not self.key_differences:
+            return "comparability key: every run has the baseline's (same samples, options, protocol, declaration)"
+        return "comparability key differs: " + "; ".join(d.text for d in self.key_differences)
 
     @property
     def paired_on(self) -> str:
@@ -362,6 +409,7 @@ class BenchmarkComparison:
         """This benchmark's entry in ``compare --json``."""
         return {
             "benchmark": self.benchmark,
+            "key_differences": [d.to_json() for d in self.key_differences],
             "headline": None if self.headline is None else self.headline.to_json(),
             "runs": [r.to_json(self.headline) for r in self.runs],
             "settings_that_differ": self.differs,
@@ -677,6 +725,7 @@ def _compare_benchmark(
         key_score=key,
         disagreements=_disagreements(aligned, key),
         shared=len(shared_ids),
+        key_differences=_key_differences(store, [s.info for s in runs]),
     )
 
 

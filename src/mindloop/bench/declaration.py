@@ -535,7 +535,10 @@ class BenchmarkSpec:
     what the summary's other keys mean, one line each (the run report shows it beside the declared metrics'
     descriptions). ``small``: a small run of it (:class:`SmallRun`). ``scorer``: how an answered sample is scored
     (:data:`Scorer`), so agents answer and the declaration scores; ``None``: the agents' outcomes carry their
-    scores (an episode scored by its simulator)."""
+    scores (an episode scored by its simulator). ``version``: the declaration's version, raised whenever a change
+    to it (a scorer, a metric, how targets are read) changes what a run's numbers mean; it is part of every run's
+    comparability key (:mod:`mindloop.bench.key`), so runs scored under different versions are never ranked
+    together. Declarations start at 1; runs stored before versions were recorded are keyed as version 1."""
 
     headline: Headline | None = None
     metrics: tuple[Metric, ...] = ()
@@ -551,8 +554,13 @@ class BenchmarkSpec:
     glossary: Mapping[str, str] = field(default_factory=dict)
     small: SmallRun = field(default_factory=SmallRun)
     scorer: Scorer | None = None
+    version: int = 1
 
     def __post_init__(self) -> None:
+        if isinstance(self.version, bool) or not isinstance(self.version, int) or self.version < 1:
+            raise _refuse(
+                "benchmark declaration", f"version must be a whole number of at least 1, got {self.version!r}"
+            )
         for what, names in (
             ("metric", [".".join(m.path) for m in self.metrics]),
             ("reference policy", [r.name for r in self.references]),

@@ -10,11 +10,13 @@ released: ``mindloop bench run NAME --resume RUN_ID`` finishes it). The headline
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
 from mindloop.bench.headline import Headline, headline_of, headline_value
+from mindloop.bench.key import RunKey
 from mindloop.bench.registry import get_benchmark
 from mindloop.bench.runner import benchmark_metrics, stored_summary
 from mindloop.bench.store import RunInfo, RunStore, StoreDamagedError
@@ -27,12 +29,15 @@ __all__ = ["RunLine", "list_runs"]
 class RunLine:
     """One run as ``mindloop runs`` shows it: its row, ``state`` (``finished``, ``running``, ``stale``, ``stopped``, or
     ``unknown`` for a run of a damaged store whose samples cannot be read), its headline and the headline's value
-    (``None``: no data, or it cannot be computed)."""
+    (``None``: no data, or it cannot be computed), its comparability key (:mod:`mindloop.bench.key`; ``None`` on a
+    damaged store) and its tags."""
 
     info: RunInfo
     state: str
     headline: Headline | None
     value: float | None
+    key: RunKey | None = None
+    tags: tuple[str, ...] = ()
 
     @property
     def pending(self) -> int | None:
@@ -40,11 +45,14 @@ class RunLine:
         return self.info.n - self.info.n_completed if self.info.samples_readable else None
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``mindloop runs --json`` entry: the run's row, then ``status``, ``pending`` and ``headline``."""
+        """The ``mindloop runs --json`` entry: the run's row, then ``status``, ``pending``, ``headline``, ``tags`` and
+        ``key``."""
         head = None
         if self.headline is not None:
             head = self.headline.to_json() | {"value": self.value}
-        return self.info.to_dict() | {"status": self.state, "pending": self.pending, "headline": head}
+        key = None if self.key is None else self.key.to_json()
+        extra = {"status": self.state, "pending": self.pending, "headline": head, "tags": list(self.tags), "key": key}
+        return self.info.to_dict() | extra
 
 
 def _state(info: RunInfo, locks: dict[str, str]) -> str:
@@ -84,13 +92,23 @@ def _headline(store: RunStore, info: RunInfo) -> tuple[Headline | None, float | 
     return headline_of(bench, metrics), headline_value(headline_of(bench, metrics), metrics)
 
 
-def list_runs(store: RunStore, *, metrics: bool = True) -> tuple[list[RunLine], StoreDamagedError | None]:
-    """Every run that can be read, oldest first, with its state and (``metrics``) its headline value; and the
+def list_runs(
+    store: RunStore, *, metrics: bool = True, derive_keys: bool = True
+) -> tuple[list[RunLine], StoreDamagedError | None]:
+    """Every run that can be read, oldest first, with its state, (``metrics``) its headline value, its key (on a
+    store before layout 9 read read-only: derived now, or with ``derive_keys=False`` unknown) and tags; and the
     damage when the store is damaged (:meth:`RunStore.readable_runs`), else ``None``."""
     runs, damage = store.readable_runs()
     locks = store.lock_states()
+    keys: dict[str, RunKey] = {}
+    tags: dict[str, list[str]] = {}
+    with contextlib.suppress(MindloopError, sqlite3.DatabaseError):  # a damaged store may still read them
+        keys, tags = store.run_keys(derive=derive_keys), store.run_tags()
     lines = []
     for info in runs:
         headline, value = _headline(store, info) if metrics else (None, None)
-        lines.append(RunLine(info, _state(info, locks), headline, value))
+        line = RunLine(
+            info, _state(info, locks), headline, value, keys.get(info.run_id), tuple(tags.get(info.run_id, ()))
+        )
+        lines.append(line)
     return lines, damage

@@ -47,6 +47,9 @@ class RunRequest:
     after all their retries (timeouts, 5xx)."""
     progress_every: float = 10.0
     """When stderr is not a terminal (a log), a plain progress line every this many seconds (0: none)."""
+    tags: tuple[str, ...] = ()
+    """Tags the run gets (``--tag``; added to a resumed run's): ``mindloop runs --tag`` and ``board --tag`` filter by
+    them."""
 
     def __post_init__(self) -> None:
         _check_request(self)

@@ -55,13 +55,14 @@ from mindloop.bench.executors import (
     setup_class,
 )
 from mindloop.bench.headline import no_intervals_of
+from mindloop.bench.key import data_digest, run_key
 from mindloop.bench.options import validate_options
 from mindloop.bench.progress import ProgressLog, run_estimate
 from mindloop.bench.ray_cluster import ray_session
 from mindloop.bench.registry import canonical_name, get_benchmark
 from mindloop.bench.request import EXECUTORS, Executor, RunRequest
 from mindloop.bench.scoring import definitions, reference_values, run_metrics
-from mindloop.bench.store import LockLostError, RunInfo, RunStore, SampleResult, StoreError
+from mindloop.bench.store import LockLostError, RunInfo, RunStore, SampleResult, StoreError, check_tags
 from mindloop.errors import SETUP_ERRORS, ClusterError, InvalidArgumentError, MindloopError, ModelError, escaped
 from mindloop.models import outages
 from mindloop.models.base import (
@@ -144,6 +145,11 @@ class RunSummary:
     summary_source: dict[str, Any] = field(default_factory=dict)
     """Where the metrics come from: ``computed_by`` (``run``: the run's own session; ``backfill``: computed
     later for a run stored without one) and the mindloop ``version`` that computed them."""
+    key: dict[str, Any] | None = None
+    """The run's comparability key as stored (:meth:`~mindloop.bench.key.RunKey.to_json`): what its numbers may be
+    ranked against."""
+    tags: list[str] = field(default_factory=list)
+    """The run's tags (``--tag``, ``mindloop runs tag``)."""
 
     def to_json(self) -> dict[str, Any]:
         """The ``mindloop bench run --json`` object (``n_bugs`` then ``n_model_failures`` after ``n_failed``,
@@ -279,6 +285,7 @@ def run_benchmark(
         raise InvalidArgumentError(f"concurrency must be at least 1, got {request.concurrency}")
     if request.n is not None and request.n < 0:
         raise InvalidArgumentError(f"n must be non-negative, got {request.n}")
+    check_tags(request.tags)  # before anything is recorded
     own_store = store is None
     store = store or RunStore(runs_path())
     cluster = ExitStack()  # the Ray connection of an --executor ray run, joined before the run is recorded
@@ -315,14 +322,21 @@ def run_benchmark(
                 data = request.options.get("data")
                 why = f"{data} holds none" if data else "these options give none"
                 raise InvalidArgumentError(f"nothing to run: benchmark {bench.name!r} has no samples ({why})")
+            config = _config(request)
             run_id = store.create_run(
                 benchmark=bench.name,
                 agent=agent,
                 model=request.model,
-                config=_config(request),
+                config=config,
                 samples=samples,
                 version=__version__,
+                key=run_key(
+                    bench, agent=agent, model=request.model, config=config, samples={}, data=_data_hash(request)
+                ),
+                tags=request.tags,
             )
+        if resume is not None and request.tags:
+            store.tag(run_id, request.tags)
         with store.locked(run_id, force=force_resume):
             if retry_failed:
                 store.retry_failed(run_id)
@@ -332,6 +346,18 @@ def run_benchmark(
         cluster.close()
         if own_store:
             store.close()
+
+
+def _data_hash(request: RunRequest) -> str | None:
+    """The content hash of the run's ``--data`` file or folder (:func:`~mindloop.bench.key.data_digest`), part of its
+    key; ``None`` when it reads none."""
+    data = request.options.get("data")
+    if data is None:
+        return None
+    try:
+        return data_digest(data)
+    except OSError as exc:
+        raise InvalidArgumentError(f"cannot read --data {data} to hash it ({exc.strerror or exc})") from None
 
 
 class _BreakerOpenError(Exception):
@@ -685,6 +711,8 @@ def summarize_run(
         references=references,
         reference_policies=policies,
         summary_source=source,
+        key=next((k.to_json() for k in store.run_keys(run_id=run_id).values()), None),
+        tags=store.run_tags().get(run_id, []),
     )
 
 

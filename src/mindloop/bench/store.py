@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from mindloop.bench.api import Sample, SampleRecord
+from mindloop.bench.key import RunKey, derive_key, sample_digest
 from mindloop.errors import InvalidArgumentError, MindloopError
 
 __all__ = [
@@ -66,6 +67,7 @@ __all__ = [
     "StoreDamagedError",
     "StoreError",
     "SuiteInfo",
+    "check_tags",
     "legacy_target",
     "lock_stale_after",
 ]
@@ -79,7 +81,7 @@ STATUSES = ("pending", *FINISHED_STATUSES)
 _STATUS = "CASE WHEN s.status = 'failed' AND s.error LIKE 'internal error:%' THEN 'bug' ELSE s.status END"
 """A sample's status as read back: a bug recorded by a store from before the ``bug`` status counts as one."""
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 """The layout of the store this mindloop writes, kept in the file as ``PRAGMA user_version``. Stores written
 before the version was recorded read 0; they hold layout 1 and are brought to this layout the next time they are
 opened for writing (never by a read-only open). Layout 2 adds ``samples.history``: the earlier attempts of a
@@ -95,7 +97,9 @@ every sample stored before). Layout 7 changes no table: the step to it redacts c
 stored (:func:`_redact_credentials`). Layout 8 adds ``samples.target`` and
 ``samples.choices`` (JSON): what a sample is scored against (``NULL`` for a sample stored before: :func:`legacy_target`
 reads it from the input as reports did). Layout 9 keys ``suite_runs`` by ``(suite_id, benchmark, model)``, with
-the run's model in a new ``model`` column: a suite may run several models."""
+the run's model in a new ``model`` column: a suite may run several models. Layout 10 adds ``runs.key`` (JSON: the run's comparability key,
+:mod:`mindloop.bench.key`), derived for every run stored before where it can be and marked unknown with the reason
+where not (:func:`_add_keys`), and the ``run_tags`` table (a run's tags: ``--tag``, ``mindloop runs tag``)."""
 
 
 def _add_history(db: sqlite3.Connection) -> None:
@@ -206,6 +210,53 @@ def _key_suite_runs_by_model(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE suite_runs_by_model RENAME TO suite_runs")
 
 
+def _add_keys(db: sqlite3.Connection) -> None:
+    """Layout 9 -> 10: ``runs.key`` (the comparability key as JSON) and ``run_tags`` (run id, tag). Every run stored
+    before gets the key :func:`~mindloop.bench.key.derive_key` derives from its stored configuration and samples (an
+    unknown one, with the reason, where it cannot: a ``--data`` run, a benchmark not installed now)."""
+    db.execute("ALTER TABLE runs ADD COLUMN key TEXT")
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS run_tags (run_id TEXT NOT NULL REFERENCES runs(run_id), tag TEXT NOT NULL,"
+        " PRIMARY KEY (run_id, tag))"
+    )
+    rows = db.execute("SELECT run_id, benchmark, agent, model, config FROM runs").fetchall()
+    for run_id, benchmark, agent, model, config in rows:
+        key = _derived_key(db, run_id, benchmark, agent, model, config)
+        db.execute("UPDATE runs SET key = ? WHERE run_id = ?", (_dumps(key.to_json()), run_id))
+
+
+def _derived_key(
+    db: sqlite3.Connection, run_id: str, benchmark: str, agent: str, model: str | None, config: str
+) -> RunKey:
+    """The key of a run stored without one (:func:`~mindloop.bench.key.derive_key`) over its stored samples."""
+    try:
+        cfg = json.loads(config)
+    except (TypeError, ValueError):
+        return RunKey(benchmark, unknown="its stored configuration cannot be read")
+    try:
+        samples = _stored_digest(db, run_id)
+    except (TypeError, ValueError):
+        return RunKey(benchmark, unknown="its stored samples cannot be read")
+    return derive_key(benchmark, agent, model, cfg if isinstance(cfg, dict) else {}, samples)
+
+
+def _stored_digest(db: sqlite3.Connection, run_id: str) -> dict[str, Any]:
+    """The sample set of a stored run (:func:`~mindloop.bench.key.sample_digest`), each sample as the store reads it
+    back (one stored before layout 8 with the target :func:`legacy_target` reads)."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(samples)")}
+    targets = "target, choices" if "target" in columns else "NULL, NULL"
+    rows = db.execute(f"SELECT sample_id, grp, input, {targets} FROM samples WHERE run_id = ?", (run_id,)).fetchall()
+
+    def read(sid: str, grp: str, inp: str, target: str | None, choices: str | None) -> tuple[Any, ...]:
+        data = json.loads(inp)
+        if target is None:
+            gold, options = legacy_target(data)
+            return sid, grp, data, gold, list(options)
+        return sid, grp, data, json.loads(target), json.loads(choices or "[]")
+
+    return sample_digest(read(*row) for row in rows)
+
+
 LEGACY_GOLD_KEYS = ("answer", "gold", "target", "label")
 """Where a sample stored before layout 8 (no target column) held its gold: the input keys the run report read."""
 
@@ -227,6 +278,7 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     6: _redact_credentials,
     7: _add_targets,
     8: _key_suite_runs_by_model,
+    9: _add_keys,
 }
 """``MIGRATIONS[v]`` upgrades a store from layout ``v`` to ``v + 1``. A change to the layout raises
 :data:`SCHEMA_VERSION` by one and adds its step here; opening an older store for writing runs the missing steps
@@ -371,6 +423,20 @@ class SampleResult:
     seconds: float
     outage: bool = False
     node: str | None = None
+
+
+TAG = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@+-]{0,63}")
+"""A tag: a letter or digit, then up to 63 letters, digits or ``. _ : @ + -`` (no spaces or commas)."""
+
+
+def check_tags(tags: Sequence[str]) -> list[str]:
+    """``tags`` once each, in order; one that is not a :data:`TAG` is refused in one line."""
+    bad = next((t for t in tags if not isinstance(t, str) or TAG.fullmatch(t) is None), None)
+    if bad is not None:
+        raise InvalidArgumentError(
+            f"tag {bad!r} is not a tag: use a letter or digit, then up to 63 letters, digits or . _ : @ + -"
+        )
+    return list(dict.fromkeys(tags))
 
 
 def _now() -> str:
@@ -628,28 +694,41 @@ class RunStore:
         config: dict[str, Any],
         samples: Sequence[Sample],
         version: str,
+        key: RunKey | None = None,
+        tags: Sequence[str] = (),
     ) -> str:
-        """Record a new run with all its samples pending; returns its id (``BENCHMARK-YYYYMMDD-HHMMSS-xxxx``)."""
+        """Record a new run with all its samples pending; returns its id (``BENCHMARK-YYYYMMDD-HHMMSS-xxxx``).
+
+        ``key`` is stored with its sample set replaced by the digest of the samples as stored
+        (:func:`~mindloop.bench.key.sample_digest`); without one (the Python API), the key
+        :func:`~mindloop.bench.key.derive_key` derives is stored. ``tags`` are the run's first tags (:meth:`tag`)."""
         ids = [s.id for s in samples]
         if len(set(ids)) != len(ids):
             dup = next(i for i in ids if ids.count(i) > 1)
             raise InvalidArgumentError(f"benchmark {benchmark!r} produced the sample id {dup!r} twice")
+        tags = check_tags(tags)
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         run_id = f"{benchmark}-{stamp}-{secrets.token_hex(2)}"
+        rows = [(s.id, s.group, _dumps(s.input), _dumps(s.target), _dumps(list(s.choices))) for s in samples]
+        digest = sample_digest(
+            (sid, grp, json.loads(inp), json.loads(target), json.loads(choices))
+            for sid, grp, inp, target, choices in rows
+        )
+        if key is None:
+            key = derive_key(benchmark, agent, model, config, digest)
+        stored_key = _dumps(replace(key, samples=digest).to_json())
         with self._guard(), self._transaction() as db:
             db.execute(
-                "INSERT INTO runs (run_id, benchmark, agent, model, config, n, started, version)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (run_id, benchmark, agent, model, _dumps(config), len(samples), _now(), version),
+                "INSERT INTO runs (run_id, benchmark, agent, model, config, n, started, version, key)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (run_id, benchmark, agent, model, _dumps(config), len(samples), _now(), version, stored_key),
             )
             db.executemany(
                 "INSERT INTO samples (run_id, idx, sample_id, grp, input, target, choices)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    (run_id, i, s.id, s.group, _dumps(s.input), _dumps(s.target), _dumps(list(s.choices)))
-                    for i, s in enumerate(samples)
-                ),
+                ((run_id, i, *row) for i, row in enumerate(rows)),
             )
+            db.executemany("INSERT INTO run_tags (run_id, tag) VALUES (?, ?)", ((run_id, t) for t in tags))
             if self._joining is not None:  # in the run's own transaction: a run is never left out of its suite
                 db.execute(
                     "INSERT INTO suite_runs (suite_id, benchmark, model, run_id) VALUES (?, ?, ?, ?)",
@@ -666,6 +745,104 @@ class RunStore:
             hint = f"; recent runs: {', '.join(recent)}" if recent else "; no runs recorded yet"
             raise InvalidArgumentError(f"no run {run_id!r} in {self.path}{hint}")
         return self._info(row)
+
+    def run_keys(self, *, derive: bool = True, run_id: str | None = None) -> dict[str, RunKey]:
+        """Every run's comparability key by run id (:mod:`mindloop.bench.key`): as stored, or (a read-only open of a
+        store before layout 9) derived now from its configuration and samples; ``derive=False`` (the board, which
+        never loads a benchmark) reads such a key as unknown instead. ``run_id``: that run's only."""
+        with self._guard():
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(runs)")}
+            stored = "key" if "key" in columns else "NULL"
+            where, args = ("", ()) if run_id is None else (" WHERE run_id = ?", (run_id,))
+            rows = self._db.execute(
+                f"SELECT run_id, benchmark, agent, model, config, {stored} FROM runs{where}", args
+            ).fetchall()
+            out = {}
+            for run_id, benchmark, agent, model, config, key in rows:
+                data = None
+                if key is not None:
+                    with suppress(TypeError, ValueError):
+                        data = json.loads(key)
+                if isinstance(data, dict):
+                    out[str(run_id)] = RunKey.from_json(data)
+                elif derive:
+                    out[str(run_id)] = _derived_key(self._db, run_id, benchmark, agent, model, config)
+                else:
+                    why = "no key stored: the store is older than layout 9 (any bench run upgrades it)"
+                    out[str(run_id)] = RunKey(str(benchmark), unknown=why)
+        return out
+
+    def run_tags(self) -> dict[str, list[str]]:
+        """Every tagged run's tags, sorted, by run id (empty on a store before layout 9)."""
+        with self._guard():
+            if "run_tags" not in _tables(self._db):
+                return {}
+            rows = self._db.execute("SELECT run_id, tag FROM run_tags ORDER BY run_id, tag").fetchall()
+        out: dict[str, list[str]] = {}
+        for run_id, tag in rows:
+            out.setdefault(str(run_id), []).append(str(tag))
+        return out
+
+    def tag(self, run_id: str, tags: Sequence[str]) -> list[str]:
+        """Add ``tags`` to a run (a tag it has already is kept once); returns the run's tags after."""
+        tags = check_tags(tags)
+        self.run(run_id)  # an unknown run is named, with the recent ones
+        with self._guard(), self._transaction() as db:
+            db.executemany("INSERT OR IGNORE INTO run_tags (run_id, tag) VALUES (?, ?)", ((run_id, t) for t in tags))
+        return self.run_tags().get(run_id, [])
+
+    def untag(self, run_id: str, tags: Sequence[str]) -> list[str]:
+        """Remove ``tags`` from a run; returns the run's tags after."""
+        self.run(run_id)
+        with self._guard(), self._transaction() as db:
+            db.executemany("DELETE FROM run_tags WHERE run_id = ? AND tag = ?", ((run_id, t) for t in tags))
+        return self.run_tags().get(run_id, [])
+
+    def deletion(self, run_ids: Sequence[str]) -> list[str]:
+        """What :meth:`delete_runs` would remove, one line a run (unknown ids and runs a live process holds are
+        refused here, before anything is asked or removed)."""
+        lines = []
+        live = self.live_runs()
+        tags = self.run_tags()
+        member = {
+            run_id: suite.suite_id for suite in self.suites() for run_id in self.suite_runs(suite.suite_id).values()
+        }
+        summaries = set(self.stored_summaries())
+        for run_id in dict.fromkeys(run_ids):
+            info = self.run(run_id)
+            if run_id in live:
+                raise InvalidArgumentError(
+                    f"run {run_id} is being executed by a live process: wait for it to end (or stop it) before "
+                    "deleting it"
+                )
+            parts = [f"{info.n:,} sample(s) ({info.n_completed:,} finished)"]
+            if run_id in summaries:
+                parts.append("its stored summary")
+            if tags.get(run_id):
+                parts.append(f"tag(s) {', '.join(tags[run_id])}")
+            if run_id in member:
+                parts.append(f"its place in suite {member[run_id]}")
+            lines.append(f"{run_id} ({info.benchmark}, {info.agent}, {info.model or 'no model'}): " + ", ".join(parts))
+        return lines
+
+    def delete_runs(self, run_ids: Sequence[str]) -> int:
+        """Remove runs with everything the store holds of them (samples, stored summary, tags, suite membership)
+        in one commit; a run a live process holds is refused (:meth:`deletion`), and a stale lock goes with its
+        run (a holder that wakes finds its run gone and stores nothing: its writes are fenced). The response cache
+        is another file and is left as it is. Returns how many runs were removed."""
+        ids = list(dict.fromkeys(run_ids))
+        self.deletion(ids)
+        with self._guard(), self._transaction() as db:
+            live = self.live_runs()
+            held = sorted(set(ids) & live)
+            if held:  # a process took one between the check and this transaction
+                raise InvalidArgumentError(f"run {held[0]} is being executed by a live process: nothing was deleted")
+            tables = _tables(db)
+            for table in ("samples", "run_summaries", "run_tags", "suite_runs"):
+                if table in tables:
+                    db.executemany(f"DELETE FROM {table} WHERE run_id = ?", ((i,) for i in ids))
+            removed = db.executemany("DELETE FROM runs WHERE run_id = ?", ((i,) for i in ids)).rowcount
+        return removed
 
     def runs(self) -> list[RunInfo]:
         """Every run, oldest first."""

@@ -33,7 +33,7 @@ from mindloop.bench.options import validate_options
 from mindloop.bench.ray_cluster import ray_session
 from mindloop.bench.registry import BENCHMARKS, canonical_name, get_benchmark
 from mindloop.bench.runner import EXECUTORS, Executor, RunRequest, RunSummary, run_benchmark, summarize_run
-from mindloop.bench.store import RunStore, StoreError
+from mindloop.bench.store import RunStore, StoreError, check_tags
 from mindloop.errors import InvalidArgumentError, MindloopError, escaped
 from mindloop.models.base import BACKENDS, ModelOptions, preflight, split_model_name
 from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
@@ -162,6 +162,9 @@ class SuiteRequest:
     """At most this many samples per benchmark, below the preset's ``n`` (a first look with a slow model)."""
     progress_every: float = 10.0
     """Seconds between plain progress lines when stderr is not a terminal (0: none), as ``bench run``'s."""
+    tags: tuple[str, ...] = ()
+    """Tags every run of the suite gets (``--tag``): kept with the suite, so a resumed suite's new runs get them
+    too, with any given at the resume."""
 
 
 def lineup(request: SuiteRequest) -> list[str | None]:
@@ -231,6 +234,7 @@ def _config(request: SuiteRequest, plan: Sequence[str]) -> dict[str, Any]:
         "executor": request.executor,
         "concurrency": request.concurrency,
         "model_options": {"base_url": mo.base_url, "api_key_env": mo.api_key_env, "cache": mo.cache},
+        "tags": list(request.tags),
     }
 
 
@@ -251,6 +255,7 @@ def _resumed(request: SuiteRequest, store: RunStore, suite_id: str) -> tuple[Sui
         max_tokens=cfg.get("max_tokens"),
         format_retries=cfg.get("format_retries", DEFAULT_FORMAT_RETRIES),
         max_n=cfg.get("max_n"),
+        tags=tuple(dict.fromkeys([*cfg.get("tags", ()), *request.tags])),
         model_options=replace(
             request.model_options,
             base_url=request.model_options.base_url or stored_mo.get("base_url"),
@@ -285,6 +290,7 @@ def _run_request(request: SuiteRequest, name: str, opts: Mapping[str, Mapping[st
         format_retries=request.format_retries,
         breaker=request.breaker,
         progress_every=request.progress_every,
+        tags=request.tags,
     )
 
 
@@ -310,6 +316,7 @@ def _check(request: SuiteRequest) -> None:
             raise InvalidArgumentError(f"--model {twice!r} is given twice; give each model once")
         if request.model != request.models[0]:
             raise InvalidArgumentError("SuiteRequest.model must be the first of models when models are given")
+    check_tags(request.tags)
 
 
 def run_suite(

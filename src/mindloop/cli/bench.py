@@ -31,7 +31,9 @@ bench_app = typer.Typer(
     help="Run registered benchmarks and record every sample in the run store.", no_args_is_help=True
 )
 runs_app = typer.Typer(
-    help="List recorded runs (oldest first), or export one.", invoke_without_command=True, no_args_is_help=False
+    help="List recorded runs (oldest first), export, tag or delete them.",
+    invoke_without_command=True,
+    no_args_is_help=False,
 )
 
 
@@ -188,6 +190,7 @@ def _request(
         format_retries=DEFAULT_FORMAT_RETRIES if run.format_retries is None else run.format_retries,
         breaker=run.breaker,
         progress_every=run.progress_every,
+        tags=tuple(run.tag or ()),
     )
 
 
@@ -269,10 +272,22 @@ def runs_list(
         str | None, typer.Option("--suite", metavar="SUITE_ID", help="Only the runs of this suite.")
     ] = None,
     status: Annotated[_Status | None, typer.Option("--status", help="Only runs in this state.")] = None,
+    tag: Annotated[
+        list[str] | None,
+        typer.Option("--tag", metavar="TAG", help="Only runs tagged TAG (repeatable: runs carrying every one)."),
+    ] = None,
     last: Annotated[
         int | None, typer.Option("--last", min=1, metavar="N", help="Only the N most recent of the runs selected.")
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help='Print one JSON object on stdout: {"runs": [...]}, each run with its row, status, pending, '
+            "headline, tags and key (its comparability key: benchmark, declaration, options, data, samples, "
+            "protocol, team, id; unknown says why it could not be derived).",
+        ),
+    ] = False,
 ) -> None:
     """List recorded runs, oldest first, one line each: id, agent, model, status (finished, running with live
     counts, stale, stopped), samples done, failures and the headline metric (the store is opened read-only; a
@@ -287,6 +302,8 @@ def runs_list(
     with RunStore(path, readonly=True) as store:
         only = None if suite is None else _suite_runs(store, suite)
         lines, damage = list_runs(store)  # a damaged store: what it still holds, then the damage (exit 1)
+    if tag:
+        lines = [line for line in lines if set(tag) <= set(line.tags)]
     lines = _select(lines, benchmark, model, only, None if status is None else status.value, last)
     if as_json:
         print(json.dumps({"runs": [line.to_dict() for line in lines]} | ({"damaged": str(damage)} if damage else {})))
@@ -296,7 +313,7 @@ def runs_list(
     if lines:
         _print_runs(lines)
     else:
-        filtered = any(x is not None for x in (benchmark, model, suite, status, last))
+        filtered = any(x is not None for x in (benchmark, model, suite, status, last, tag))
         empty = "no run matches these filters" if filtered else f"no runs yet in {path}"
         err_console().print(empty if damage is None else f"no run can be read from {path}", markup=False)
     if damage is not None:
@@ -416,6 +433,62 @@ def _print_runs(lines: list[RunLine]) -> None:
     console.print(table)
     if dropped:
         err_console().print(_left_out(dropped).removeprefix("; "), markup=False, soft_wrap=True)
+
+
+@runs_app.command("tag")
+def runs_tag(
+    run_id: Annotated[str, typer.Argument(metavar="RUN_ID", help="The run to tag.")],
+    tags: Annotated[list[str], typer.Argument(metavar="TAG...", help="Tags to add (or, with --remove, remove).")],
+    remove: Annotated[bool, typer.Option("--remove", help="Remove these tags instead of adding them.")] = False,
+) -> None:
+    """Tag a run (letters, digits and . _ : @ + -; no spaces or commas); mindloop runs --tag and board --tag
+    select by tag. Prints the run's tags after, one line."""
+    from mindloop.bench.runner import backfill_summaries
+    from mindloop.bench.store import RunStore
+    from mindloop.paths import runs_path
+
+    with RunStore(runs_path()) as store:
+        backfill_summaries(store)  # a store this open upgraded gets what a run would have given it
+        after = store.untag(run_id, tags) if remove else store.tag(run_id, tags)
+    print(f"{run_id}: {', '.join(after) if after else 'no tags'}")
+
+
+@runs_app.command("delete")
+def runs_delete(
+    run_ids: Annotated[list[str], typer.Argument(metavar="RUN_ID...", help="The runs to delete.")],
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Delete without asking.")] = False,
+) -> None:
+    """Delete runs from the store: each run's samples, stored summary, tags and place in its suite, in one commit.
+    Says what it removes and asks first (unless --yes); a run a live process is executing is refused. The response
+    cache is left as it is (a run repeated later still reads its replies from it)."""
+    from mindloop.bench.runner import backfill_summaries
+    from mindloop.bench.store import RunStore
+    from mindloop.paths import runs_path
+
+    with RunStore(runs_path()) as store:
+        backfill_summaries(store)
+        lines = store.deletion(run_ids)  # unknown or live runs are refused here, before asking
+        err = err_console()
+        err.print(f"{'deletes' if yes else 'would delete'} {len(lines)} run(s) from {store.path}:", markup=False)
+        for line in lines:
+            err.print(f"  {line}", markup=False, soft_wrap=True)
+        err.print("the response cache is left as it is", markup=False)
+        if not yes and not _confirmed("delete them?"):
+            raise MindloopError("nothing deleted: answer y to delete, or pass --yes")
+        removed = store.delete_runs(run_ids)
+    print(f"deleted {removed} run(s)")
+
+
+def _confirmed(question: str) -> bool:
+    """The answer to a yes/no question asked on stderr and read from stdin (nothing on stdout, which carries results;
+    no answer, an empty stdin: no)."""
+    import sys
+
+    print(f"{question} [y/N] ", end="", file=sys.stderr, flush=True)
+    answer = sys.stdin.readline()
+    if not answer.endswith("\n"):
+        print(file=sys.stderr)  # the question's line ends
+    return answer.strip().lower() in ("y", "yes")
 
 
 class _ExportFormat(StrEnum):

@@ -41,7 +41,20 @@ def board(
             "or not at all. With --json, the file the JSON goes to.",
         ),
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the board's numbers as one JSON object.")] = False,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Print the board's numbers as one JSON object: benchmarks, suites, runs, and leaderboards "
+            "[{benchmark, key, ranked [{run_id, team, agent, model, value, low, high, n, runs, rank}], "
+            "apart [{run_id, team, model, reason, detail}]}]: one per comparability key, ranking only finished "
+            "runs with that key.",
+        ),
+    ] = False,
+    tag: Annotated[
+        list[str] | None,
+        typer.Option("--tag", metavar="TAG", help="Only runs tagged TAG (repeatable: runs carrying every one)."),
+    ] = None,
     serve: Annotated[
         bool,
         typer.Option(
@@ -67,7 +80,7 @@ def board(
             print(f"serving the board of {runs_path(create=False)} on {url} (Ctrl-C to stop)", file=sys.stderr)
             sys.stderr.flush()
 
-        serve_board(runs_path(create=False), port=port, ready=ready)
+        serve_board(runs_path(create=False), port=port, ready=ready, tags=tag or ())
         return
 
     from mindloop.bench.report.board import board_data, write_board
@@ -79,13 +92,13 @@ def board(
     with RunStore(store_path, readonly=True) as store:
         if as_json:
             where = None if out is None else output_file(out, "board.json")
-            data = board_data(store)
+            data = board_data(store, tags=tag or ())
             emit(json.dumps(data) + "\n", where)
             _refuse_damage(data)
             return
         target = output_file(out, "board.html")
         try:
-            path, data = write_board(store, target)
+            path, data = write_board(store, target, tags=tag or ())
         except OSError as exc:
             raise MindloopError(
                 f"cannot write the board to {target} ({exc.strerror or exc}): choose a writable file or folder with -o"

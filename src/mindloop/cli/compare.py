@@ -50,11 +50,19 @@ def compare(
             "or not at all.",
         ),
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Print one JSON object on stdout; each benchmark's comparison leads with key_differences "
+            "[{run_id, baseline, fields, text}]: how each run's comparability key differs from the baseline's.",
+        ),
+    ] = False,
     resamples: Annotated[int, typer.Option("--resamples", min=100, help="Bootstrap resamples.")] = 1000,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap resamples.")] = 0,
 ) -> None:
-    """Compare runs (or suites, benchmark by benchmark) against the first one, on the samples they share."""
+    """Compare runs (or suites, benchmark by benchmark) against the first one, on the samples they share; any
+    difference in the runs' comparability keys (samples, options, data, protocol, declaration) is named first."""
     from mindloop.bench.compare import compare_runs
     from mindloop.bench.store import RunStore
     from mindloop.paths import runs_path
@@ -283,6 +291,7 @@ def _references(bc: BenchmarkComparison) -> str:
 
 def _print_benchmark(bc: BenchmarkComparison, console: Console) -> None:
     console.print(Text(f"{bc.benchmark} · {bc.paired_on}", style="bold"))
+    console.print(Text(bc.key_text(), style="yellow" if bc.key_differences else ""))
     tables, legend = _tables(bc, console.width)
     for line in legend:
         console.print(line, markup=False)

@@ -154,7 +154,7 @@ class RunOptions:
         typer.Option(
             "--output-dir",
             metavar="DIR",
-            help="Also write results.json (summary, intervals, references, protocol, configuration) and samples.jsonl "
+            help="Also write results.json (summary, intervals, references, protocol, comparability key, configuration) and samples.jsonl "
             "(one line per sample: input, target, output, scores, status, error, model calls) to DIR (created if "
             "missing; those two files replaced).",
         ),
@@ -169,6 +169,15 @@ class RunOptions:
                 "mindloop suite run --model A --model B)"
             )
         return self.models[0] if self.models else None
+    tag: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--tag",
+            metavar="TAG",
+            help="Tag the run (every run of a suite) with TAG (repeatable): mindloop runs --tag and board --tag "
+            "select by it; mindloop runs tag adds more later.",
+        ),
+    ] = None
 
     def model_options(self) -> ModelOptions:
         """How to reach and wrap the model (``--model-opt`` read for its backend; a bad pair is a clear error)."""

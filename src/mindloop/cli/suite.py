@@ -101,6 +101,7 @@ def suite_run(
         breaker=run.breaker,
         max_n=max_n,
         progress_every=run.progress_every,
+        tags=tuple(run.tag or ()),
     )
     folder = run.results_folder()  # a folder that cannot be written fails before the suite is recorded
     result = run_suite(request, resume=resume, force_resume=force_resume)

@@ -31,7 +31,7 @@ import math
 import signal
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
 from http import HTTPStatus
@@ -46,6 +46,7 @@ from markupsafe import Markup
 
 from mindloop._version import __version__
 from mindloop.bench.headline import reference_marks
+from mindloop.bench.key import REASONS, RunKey, describe_difference, key_differences
 from mindloop.bench.listing import list_runs
 from mindloop.bench.report.plots import fmt_number
 from mindloop.bench.store import RunStore
@@ -133,12 +134,15 @@ def _marks(key: str) -> tuple[Mapping[str, Any], ...]:
     )
 
 
-def board_data(store: RunStore, *, folder: Path | None = None) -> dict[str, Any]:
+def board_data(store: RunStore, *, folder: Path | None = None, tags: Sequence[str] = ()) -> dict[str, Any]:
     """The board's numbers, as ``mindloop board --json`` prints them and the page shows them: every benchmark with
-    a run (its headline metric and direction), every suite, and every run with its state, counts, suite, stored
-    headline (value, interval, reference marks) and ``report``: ``RUN_ID.html`` when that file is in ``folder``
-    (the board's folder), else ``None``."""
-    lines, damage = list_runs(store, metrics=False)
+    a run (its headline metric and direction), every suite, every run with its state, counts, suite, stored
+    headline (value, interval, reference marks), key id, team, tags and ``report`` (``RUN_ID.html`` when that file
+    is in ``folder``, the board's folder, else ``None``), and the ``leaderboards`` (:func:`leaderboards`). ``tags``:
+    only the runs that carry every one of them."""
+    lines, damage = list_runs(store, metrics=False, derive_keys=False)
+    if tags:
+        lines = [line for line in lines if set(tags) <= set(line.tags)]
     try:
         summaries = store.stored_headlines()
     except (MindloopError, sqlite3.DatabaseError):  # a damaged store: read them one by one below
@@ -188,6 +192,9 @@ def board_data(store: RunStore, *, folder: Path | None = None) -> dict[str, Any]
                 "failed": info.n_failed if info.samples_readable else None,
                 "bugs": info.n_bugs if info.samples_readable else None,
                 **_summary_fields(summary, counts),
+                "key": None if line.key is None or line.key.unknown else line.key.id,
+                "team": None if line.key is None else line.key.team,
+                "tags": list(line.tags),
                 "report": _beside(folder, info.run_id),
             }
         )
@@ -205,7 +212,149 @@ def board_data(store: RunStore, *, folder: Path | None = None) -> dict[str, Any]
         "page_size": PAGE_SIZE,
         "benchmarks": [benchmarks[name] for name in sorted(benchmarks)],
         "suites": suites,
+        "leaderboards": leaderboards(runs, {line.info.run_id: line.key for line in lines}, benchmarks),
         "runs": runs,
+    }
+
+
+def _board_key(key: RunKey, protocol: Mapping[str, Any] | None) -> RunKey:
+    """The key a leaderboard ranks under: ``key``'s comparable fields with ``protocol``, no team."""
+    return RunKey(key.benchmark, key.declaration, key.options, key.data, key.samples, protocol)
+
+
+def _incomplete(run: Mapping[str, Any]) -> str:
+    done = run["done"]
+    if done is None:
+        return "its samples cannot be counted (a damaged store)"
+    if run["status"] == "stopped" and not done:
+        return f"stopped before any of its {run['n']:,} samples finished (a set-up error or an interruption)"
+    return f"{run['status']}: {done:,} of {run['n']:,} samples finished"
+
+
+def leaderboards(
+    runs: Sequence[Mapping[str, Any]],
+    keys: Mapping[str, RunKey | None],
+    benchmarks: Mapping[str, Mapping[str, Any]],
+) -> list[dict[str, Any]]:
+    """The ``leaderboards`` of ``board --json``: for each benchmark, one leaderboard per comparability key that a
+    complete run has (:mod:`mindloop.bench.key`), ranking only the complete runs with that key, and the benchmark's
+    other runs listed apart with the reason.
+
+    A run is complete when every one of its samples finished (a stopped, running or stale run never is, nor one
+    stopped by a set-up error before any sample). Runs are grouped by the key's fields but the team and model: a
+    run with no model has no protocol (nothing was asked of a model) and is ranked on every leaderboard of its
+    sample set. One entry per team (canonical) and model: its latest complete run with a stored headline, the
+    others of the entry in ``runs``; ranked by the headline in its direction (``rank`` shared by equal values;
+    ``None`` without a headline). ``apart``: every other run of the benchmark with ``reason`` (``key unknown``,
+    ``incomplete``, or the first key field it differs in: ``other declaration``, ``other options``, ``other
+    data``, ``other sample set``, ``other protocol``) and ``detail``, one line. A benchmark with no complete run
+    gets one leaderboard with ``key`` ``None`` and every run apart."""
+    out: list[dict[str, Any]] = []
+    by_bench: dict[str, list[Mapping[str, Any]]] = {}
+    for run in runs:
+        by_bench.setdefault(run["benchmark"], []).append(run)
+    for name in sorted(by_bench):
+        rows = by_bench[name]
+        hib = bool(benchmarks.get(name, {}).get("hib", True))
+        complete = [r for r in rows if _known(keys.get(r["id"])) and r["status"] == "finished"]
+        boards: dict[str, RunKey] = {}  # board key id -> its key, in the order runs first made them
+        for run in complete:
+            key = keys[run["id"]]
+            assert key is not None
+            if key.protocol is not None:
+                board = _board_key(key, key.protocol)
+                boards.setdefault(board.id, board)
+        for run in complete:  # runs with no model: the boards of their sample set, or one of their own
+            key = keys[run["id"]]
+            assert key is not None
+            bare = _board_key(key, None)
+            if key.protocol is None and not any(_same_set(bare, b) for b in boards.values()):
+                boards.setdefault(bare.id, bare)
+        if not boards:
+            out.append({"benchmark": name, "key": None, "ranked": [], "apart": [_apart(r, keys, None) for r in rows]})
+            continue
+        for board in boards.values():
+            members = [r for r in complete if _fits(keys[r["id"]], board)]
+            inside = {r["id"] for r in members}
+            out.append(
+                {
+                    "benchmark": name,
+                    "key": _board_json(board),
+                    "ranked": _ranked(members, keys, hib),
+                    "apart": [_apart(r, keys, board) for r in rows if r["id"] not in inside],
+                }
+            )
+    return out
+
+
+def _known(key: RunKey | None) -> bool:
+    return key is not None and key.unknown is None
+
+
+def _same_set(a: RunKey, b: RunKey) -> bool:
+    """Whether ``a`` and ``b`` agree on every key field but the protocol."""
+    return key_differences(a, b) in ([], ["protocol"])
+
+
+def _fits(key: RunKey | None, board: RunKey) -> bool:
+    """Whether a complete run with ``key`` is ranked on the leaderboard of ``board``."""
+    if key is None:
+        return False
+    if key.protocol is None:
+        return _same_set(_board_key(key, None), board)
+    return not key_differences(_board_key(key, key.protocol), board)
+
+
+def _board_json(board: RunKey) -> dict[str, Any]:
+    out = board.to_json()
+    del out["team"]
+    return out
+
+
+def _ranked(members: Sequence[Mapping[str, Any]], keys: Mapping[str, RunKey | None], hib: bool) -> list[dict[str, Any]]:
+    entries: dict[tuple[str | None, str | None], list[Mapping[str, Any]]] = {}
+    for run in members:
+        key = keys[run["id"]]
+        entries.setdefault((None if key is None else key.team, run["model"]), []).append(run)
+    ranked = []
+    for (team, model), group in entries.items():
+        best = max(enumerate(group), key=lambda t: (t[1]["value"] is not None, t[1]["summary"] == "current", t[0]))[1]
+        ranked.append(
+            {
+                "run_id": best["id"],
+                "team": team,
+                "agent": best["agent"],
+                "model": model,
+                "value": best["value"],
+                "low": best["low"],
+                "high": best["high"],
+                "n": best["n"],
+                "runs": [r["id"] for r in group],
+            }
+        )
+    valued = sorted((e for e in ranked if e["value"] is not None), key=lambda e: e["value"], reverse=hib)
+    rank, last = 0, None
+    for i, entry in enumerate(valued):
+        if entry["value"] != last:
+            rank, last = i + 1, entry["value"]
+        entry["rank"] = rank
+    rest = [e | {"rank": None} for e in ranked if e["value"] is None]
+    return valued + rest
+
+
+def _apart(run: Mapping[str, Any], keys: Mapping[str, RunKey | None], board: RunKey | None) -> dict[str, Any]:
+    key = keys.get(run["id"])
+    base = {"run_id": run["id"], "team": None if key is None else key.team, "model": run["model"]}
+    if key is None or key.unknown is not None:
+        return base | {"reason": "key unknown", "detail": "no key" if key is None else key.unknown}
+    if run["status"] != "finished":
+        return base | {"reason": "incomplete", "detail": _incomplete(run)}
+    assert board is not None  # a complete run with a known key always makes a board
+    mine = _board_key(key, key.protocol if key.protocol is not None else board.protocol)
+    field = next(iter(key_differences(mine, board)), "protocol")
+    return base | {
+        "reason": REASONS[field],
+        "detail": describe_difference(field, mine, board) + ": this run's, then the leaderboard's",
     }
 
 
@@ -251,11 +400,11 @@ def render_board(data: Mapping[str, Any], *, serve: bool = False) -> str:
     )
 
 
-def write_board(store: RunStore, out: Path | None = None) -> tuple[Path, dict[str, Any]]:
+def write_board(store: RunStore, out: Path | None = None, *, tags: Sequence[str] = ()) -> tuple[Path, dict[str, Any]]:
     """Write the board to ``out`` (default ``board.html`` here; an existing folder gets ``board.html`` inside),
-    whole or not at all; returns the path and the data it shows."""
+    whole or not at all; returns the path and the data it shows (``tags``: only runs carrying every one)."""
     path = output_file(None if out is None else Path(out), "board.html")
-    data = board_data(store, folder=path.parent)
+    data = board_data(store, folder=path.parent, tags=tags)
     write_atomic(path, render_board(data))
     return path, data
 
@@ -276,7 +425,9 @@ def store_stamp(path: Path) -> str:
     return "/".join(parts)
 
 
-def _page(store_path: Path, route: str, query: Mapping[str, list[str]]) -> tuple[int, str, str]:
+def _page(
+    store_path: Path, route: str, query: Mapping[str, list[str]], tags: Sequence[str] = ()
+) -> tuple[int, str, str]:
     """The status, content type and body the server answers ``route`` with."""
     if route == "/stamp":
         return HTTPStatus.OK, "text/plain; charset=utf-8", store_stamp(store_path)
@@ -284,9 +435,9 @@ def _page(store_path: Path, route: str, query: Mapping[str, list[str]]) -> tuple
         return HTTPStatus.NOT_FOUND, "text/plain; charset=utf-8", f"no run store at {store_path} yet\n"
     with RunStore(store_path, readonly=True) as store:
         if route in ("/", "/index.html", "/board.html"):
-            return HTTPStatus.OK, "text/html; charset=utf-8", render_board(board_data(store), serve=True)
+            return HTTPStatus.OK, "text/html; charset=utf-8", render_board(board_data(store, tags=tags), serve=True)
         if route == "/board.json":
-            return HTTPStatus.OK, "application/json", json.dumps(board_data(store))
+            return HTTPStatus.OK, "application/json", json.dumps(board_data(store, tags=tags))
         if route == "/compare.html":
             from mindloop.bench.compare import compare_runs
             from mindloop.bench.report.compare import render_compare
@@ -311,7 +462,7 @@ _LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 read it through a DNS name that resolves to this machine (DNS rebinding)."""
 
 
-def _handler(store_path: Path) -> type[BaseHTTPRequestHandler]:
+def _handler(store_path: Path, tags: Sequence[str] = ()) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = f"mindloop-board/{__version__}"
 
@@ -320,7 +471,7 @@ def _handler(store_path: Path) -> type[BaseHTTPRequestHandler]:
             port = self.connection.getsockname()[1]
             try:
                 if (self.headers.get("Host") or "").lower() in {f"{host}:{port}" for host in _LOCAL_HOSTS}:
-                    status, kind, body = _page(store_path, url.path, parse_qs(url.query))
+                    status, kind, body = _page(store_path, url.path, parse_qs(url.query), tags)
                 else:  # a page elsewhere whose DNS name was rebound to 127.0.0.1 would send its own name here
                     status, kind = HTTPStatus.FORBIDDEN, "text/plain; charset=utf-8"
                     body = f"this board answers only as http://127.0.0.1:{port}/ (or localhost, [::1])\n"
@@ -356,13 +507,18 @@ def _stop_on_signals(server: ThreadingHTTPServer) -> Iterator[None]:
 
 
 def serve_board(
-    store_path: Path, *, host: str = "127.0.0.1", port: int = 0, ready: Callable[[str], None] | None = None
+    store_path: Path,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    ready: Callable[[str], None] | None = None,
+    tags: Sequence[str] = (),
 ) -> None:
     """Serve the board of the store at ``store_path`` on ``http://host:port/`` (port 0: a free one) until SIGTERM or
     SIGINT; ``ready`` gets the URL once the socket listens. Each request reads the store afresh (read-only), and only
     a request whose ``Host`` names this machine's loopback with the port is answered (others get 403)."""
     try:
-        server = ThreadingHTTPServer((host, port), _handler(store_path))
+        server = ThreadingHTTPServer((host, port), _handler(store_path, tags))
     except OSError as exc:
         raise MindloopError(f"cannot serve on {host}:{port} ({exc.strerror or exc}): choose another --port") from None
     server.daemon_threads = True

@@ -75,6 +75,8 @@ class _Section:
     columns: list[str]  # a run column's heading (its label)
     diff_columns: list[str]
     differs: list[tuple[str, list[str]]]
+    key_text: str  # the comparability keys: the same for every run, or how each differs (shown first)
+    key_differs: bool
     verdicts: list[tuple[str, str]]  # (tone, sentence)
     paired_on: str
     family: str  # which rows are Holm-adjusted together, in words
@@ -314,6 +316,8 @@ def _section(bc: BenchmarkComparison, k: int) -> _Section:
         columns=[s.label for s in bc.runs],
         diff_columns=[f"Δ {s.label}" for s in bc.runs[1:]],
         differs=[(k2, [_fmt(v) if not isinstance(v, str) else v for v in vals]) for k2, vals in bc.differs.items()],
+        key_text=bc.key_text(),
+        key_differs=bool(bc.key_differences),
         verdicts=_verdicts(bc),
         paired_on=bc.paired_on,
         family=_family(bc),
