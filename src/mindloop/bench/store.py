@@ -96,10 +96,11 @@ adds ``samples.node``: the Ray node that executed a sample (``NULL`` for the loc
 every sample stored before). Layout 7 changes no table: the step to it redacts credentials that older versions
 stored (:func:`_redact_credentials`). Layout 8 adds ``samples.target`` and
 ``samples.choices`` (JSON): what a sample is scored against (``NULL`` for a sample stored before: :func:`legacy_target`
-reads it from the input as reports did). Layout 9 keys ``suite_runs`` by ``(suite_id, benchmark, model)``, with
-the run's model in a new ``model`` column: a suite may run several models. Layout 10 adds ``runs.key`` (JSON: the run's comparability key,
-:mod:`mindloop.bench.key`), derived for every run stored before where it can be and marked unknown with the reason
-where not (:func:`_add_keys`), and the ``run_tags`` table (a run's tags: ``--tag``, ``mindloop runs tag``)."""
+reads it from the input as reports did). Layout 9 keys ``suite_runs`` by ``(suite_id, benchmark, model)``, with the
+run's model in a new ``model`` column: a suite may run several models. Layout 10 adds ``runs.key`` (JSON: the run's
+comparability key, :mod:`mindloop.bench.key`), derived for every run stored before where it can be and marked unknown
+with the reason where not (:func:`_add_keys`), and the ``run_tags`` table (a run's tags: ``--tag``, ``mindloop runs
+tag``)."""
 
 
 def _add_history(db: sqlite3.Connection) -> None:

@@ -154,9 +154,9 @@ class RunOptions:
         typer.Option(
             "--output-dir",
             metavar="DIR",
-            help="Also write results.json (summary, intervals, references, protocol, comparability key, configuration) and samples.jsonl "
-            "(one line per sample: input, target, output, scores, status, error, model calls) to DIR (created if "
-            "missing; those two files replaced).",
+            help="Also write results.json (summary, intervals, references, protocol, comparability key, "
+            "configuration) and samples.jsonl (one line per sample: input, target, output, scores, status, error, "
+            "model calls) to DIR (created if missing; those two files replaced).",
         ),
     ] = None
 
@@ -169,6 +169,7 @@ class RunOptions:
                 "mindloop suite run --model A --model B)"
             )
         return self.models[0] if self.models else None
+
     tag: Annotated[
         list[str] | None,
         typer.Option(
