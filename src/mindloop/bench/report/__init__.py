@@ -333,8 +333,8 @@ def _fmt(value: Any) -> str:
         return str(value).lower()
     if isinstance(value, int):
         return f"{value:,}"
-    if isinstance(value, float):
-        return fmt_number(value)  # the bars of the figures are labelled the same way
+    if isinstance(value, float):  # the bars of the figures are labelled the same way; no number is not scored
+        return fmt_number(value) if math.isfinite(value) else "–"
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False, default=str)

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import signal
 import sqlite3
 import threading
@@ -44,7 +43,7 @@ from mindloop._version import __version__
 from mindloop.bench.headline import reference_marks
 from mindloop.bench.listing import list_runs
 from mindloop.bench.report.plots import fmt_number
-from mindloop.bench.report.view import footer, render, script_json
+from mindloop.bench.report.view import footer, number, render, script_json
 from mindloop.bench.store import RunStore
 from mindloop.errors import MindloopError
 from mindloop.paths import output_file, write_atomic
@@ -53,12 +52,6 @@ __all__ = ["PAGE_SIZE", "board_data", "render_board", "serve_board", "store_stam
 
 PAGE_SIZE = 100
 """Rows of the run table drawn at a time (the rest stay in the JSON blob until paged to)."""
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(float(value)):
-        return None
-    return float(value)
 
 
 def _text(value: float | None) -> str:
@@ -72,7 +65,7 @@ def _headline(summary: Mapping[str, Any]) -> tuple[str, bool] | None:
     if isinstance(head, Mapping) and head.get("metric"):
         return str(head["metric"]), bool(head.get("higher_is_better", True))
     for key, value in (summary.get("metrics") or {}).items():
-        if _number(value) is not None:
+        if number(value) is not None:
             return str(key), True
     return None
 
@@ -84,7 +77,7 @@ def _interval(summary: Mapping[str, Any], metric: str) -> tuple[float, float] | 
     entry = tree.get(metric) if isinstance(tree, Mapping) else None
     if not isinstance(entry, Mapping):
         return None
-    low, high = _number(entry.get("low")), _number(entry.get("high"))
+    low, high = number(entry.get("low")), number(entry.get("high"))
     return None if low is None or high is None else (low, high)
 
 
@@ -99,14 +92,14 @@ def _summary_fields(summary: Mapping[str, Any] | None, counts: list[int]) -> dic
     if head is None:
         return out
     metric, hib = head
-    value = _number((summary.get("metrics") or {}).get(metric))
+    value = number((summary.get("metrics") or {}).get(metric))
     interval = _interval(summary, metric)
     policies = (summary.get("definitions") or {}).get("references") or []
     values = summary.get("references") or {}
     marks = _marks(
         json.dumps(
             [
-                {str(k): _number(v) for k, v in values.items()} if isinstance(values, Mapping) else {},
+                {str(k): number(v) for k, v in values.items()} if isinstance(values, Mapping) else {},
                 [p for p in policies if isinstance(p, Mapping)],
                 hib,
             ]

@@ -10,7 +10,6 @@ that the page's script filters (text, group, status, which runs scored) and page
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,7 +19,7 @@ from typing import Any
 from markupsafe import Markup
 
 from mindloop.bench.compare import SIGNIFICANT, BenchmarkComparison, Comparison, Difference, RunSide
-from mindloop.bench.report import ci_text, se_text
+from mindloop.bench.report import _dumps, _finite, _fmt, ci_text, se_text
 from mindloop.bench.report.plots import fmt_number
 from mindloop.bench.report.view import footer, render, script_json
 from mindloop.bench.uncertainty import MetricPath, get_path, numeric_leaves
@@ -80,18 +79,6 @@ class _Section:
     notes: list[str] = field(default_factory=list)
 
 
-def _fmt(value: Any) -> str:
-    if value is None:
-        return "–"
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
-        return fmt_number(value) if math.isfinite(value) else "–"
-    return str(value)
-
-
 def _signed(value: float) -> str:
     text = fmt_number(value) if value else "0"
     return text if text.startswith("-") or value == 0 else f"+{text}"
@@ -99,20 +86,6 @@ def _signed(value: float) -> str:
 
 def _p(p: float) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str, allow_nan=False)
-
-
-def _finite(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, Mapping):
-        return {str(k): _finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
-    return value
 
 
 def _text(value: Any) -> str | None:

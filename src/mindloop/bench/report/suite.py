@@ -22,7 +22,7 @@ from mindloop.bench.declaration import PaperTable
 from mindloop.bench.headline import ReferenceMark, headline_of, headline_value, reference_marks
 from mindloop.bench.registry import BENCHMARKS, get_benchmark
 from mindloop.bench.report import marks_text, write_report
-from mindloop.bench.report.view import footer, render, script_json
+from mindloop.bench.report.view import footer, number, render, script_json
 from mindloop.bench.runner import RunSummary, summarize_run
 from mindloop.bench.scoring import definitions
 from mindloop.bench.store import RunStore
@@ -63,12 +63,6 @@ def _dig(metrics: Any, path: Sequence[str]) -> Any:
     return node
 
 
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(float(value)):
-        return None
-    return float(value)
-
-
 def _text(value: float | None, scale: float, digits: int) -> str:
     """A cell's text: the value scaled, with ``digits`` decimals; no value is ``–``, never 0."""
     if value is None:
@@ -91,7 +85,7 @@ def _interval(intervals: Any, path: Sequence[str]) -> tuple[float, float] | None
         if isinstance(entry, Mapping):
             entry = [entry.get("low"), entry.get("high")]
         if isinstance(entry, list | tuple) and len(entry) == 2:
-            low, high = _number(entry[0]), _number(entry[1])
+            low, high = number(entry[0]), number(entry[1])
             if low is not None and high is not None:
                 return low, high
     return None
@@ -102,7 +96,7 @@ def _interval_note(summaries: Sequence[RunSummary]) -> str | None:
     for summary in summaries:
         intervals = _intervals(summary)
         if isinstance(intervals, Mapping) and intervals.get("method"):
-            level = _number(intervals.get("level"))
+            level = number(intervals.get("level"))
             share = f"{100 * level:g}%" if level is not None else "95%"
             return (
                 f"{share} confidence interval ({intervals['method']}, {intervals.get('resamples', '?')} resamples, "
@@ -158,7 +152,7 @@ def _table(
             bench = col.bench or row.bench or spec.bench
             summary = by_bench.get(bench)
             path = (*row.prefix, *col.path)
-            value = _number(_dig(summary.metrics, path)) if summary else None
+            value = number(_dig(summary.metrics, path)) if summary else None
             if summary and path == ("n",) and value is None:  # a summary without a run-wide n: samples finished
                 value = float(summary.n_completed)
             interval = _interval(intervals.get(bench), path)
@@ -367,7 +361,7 @@ def render_suite_report(data: Mapping[str, Any], *, links: bool = True) -> str:
             for t in data["tables"]
         ],
         links=links,
-        text=lambda value, digits=3: _text(_number(value), 1.0, digits),
+        text=lambda value, digits=3: _text(number(value), 1.0, digits),
         footer=footer(),
         data_json=script_json(data),
     )
