@@ -63,14 +63,15 @@ def err_console() -> Console:
 class Column:
     """A column :func:`fit_table` may lay out: its ``header`` (``short`` when space is short), whether it is
     right-aligned, ``drop`` (columns with the lowest number are left out first when the table is too wide;
-    ``None``: never left out) and ``shrink`` (free text that may be cut with an ellipsis down to this width; 0:
-    never cut)."""
+    ``None``: never left out), ``shrink`` (free text that may be cut with an ellipsis down to this width; 0:
+    never cut) and ``wrap`` (free text shown whole, wrapped at spaces to the width the table leaves it)."""
 
     header: str
     short: str | None = None
     justify: Literal["left", "right"] = "left"
     drop: int | None = None
     shrink: int = 0
+    wrap: bool = False
 
 
 def _build(
@@ -101,8 +102,8 @@ def _build(
         table.add_column(
             header,
             justify=c.justify,
-            no_wrap=True,  # a word or a timestamp is never broken over lines
-            overflow="ellipsis",
+            no_wrap=not c.wrap,  # a word or a timestamp is never broken over lines
+            overflow="fold" if c.wrap else "ellipsis",
             max_width=limits.get(i),
         )
     for row in rows:

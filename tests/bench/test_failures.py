@@ -432,9 +432,9 @@ def test_a_report_without_bugs_has_no_bug_section(tmp_path: Path) -> None:
 
 
 def test_the_jinja_report_escapes_hostile_text_everywhere(tmp_path: Path) -> None:
-    from mindloop.bench import report
+    from mindloop.bench.report import view
 
-    assert report._template().environment.autoescape is True
+    assert view._environment().autoescape is True
     with RunStore(tmp_path / "runs.sqlite") as store:
         run_id = _mixed_run(store, benchmark=f"gone-{HOSTILE}")  # unregistered: score names become metric rows
         store.finish(run_id, [SampleResult(4, "done", {}, {HOSTILE: 0.5}, None, [], 0.1)])

@@ -41,13 +41,17 @@ runs_app = typer.Typer(
 def bench_list(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
 ) -> None:
-    """Show each benchmark with its agents (* needs --model) and a one-line description.
+    """Show each benchmark with its agents (* needs --model), its whole description (wrapped) and whether it needs
+    --data (it reads a released file).
 
     With --json each benchmark also lists its agents' specs, its options' JSON schema (with defaults) and its
     declaration's headline, metrics and reference policies.
     """
+    from rich.text import Text
+
     from mindloop.bench.options import options_schema
     from mindloop.bench.registry import BENCHMARKS, get_benchmark
+    from mindloop.errors import escaped
 
     rows: list[dict[str, Any]] = []
     for entry in BENCHMARKS.entries():
@@ -63,6 +67,7 @@ def bench_list(
                 "agents": list(bench.agents),
                 "agent_specs": specs,
                 "description": bench.description,
+                "needs_data": bench.spec.small.data is not None,  # it runs on a released file only
                 "options": options_schema(bench.options_model),
                 "headline": None if bench.spec.headline is None else bench.spec.headline.to_json(),
                 "metrics": [m.to_json() for m in bench.spec.metrics],
@@ -74,20 +79,21 @@ def bench_list(
         return
     columns = [
         Column("benchmark"),
-        Column("agents (* needs --model)", short="agents", shrink=16, drop=2),
-        Column("description", shrink=24, drop=1),
+        Column("agents (* needs --model)", short="agents", wrap=True),
+        Column("description", wrap=True),
     ]
-    lines = []
+    lines: list[list[str | Text]] = []
     for row in rows:
         agents = ", ".join(f"{a['name']}{'*' if a['needs_model'] else ''}" for a in row["agent_specs"])
         name = str(row["name"]) + (f" ({', '.join(row['aliases'])})" if row["aliases"] else "")
-        lines.append([name, agents, str(row["description"])])
+        cell = Text(escaped(name)).append("\n  needs --data" if row["needs_data"] else "", style="bold")
+        lines.append([cell, agents, str(row["description"])])
     console = out_console()
     table, dropped = fit_table(columns, lines, console.width)
     console.print(table)
     err_console().print(
-        "* needs --model; each benchmark's options: mindloop bench run NAME --help-options; every field: --json"
-        + _left_out(dropped),
+        "* needs --model; needs --data: runs on a released file only (docs/datasets.md); each benchmark's options: "
+        "mindloop bench run NAME --help-options; every field: --json" + _left_out(dropped),
         markup=False,
         soft_wrap=True,
     )

@@ -1,31 +1,27 @@
 """``mindloop compare ... -o compare.html``: one self-contained HTML page comparing runs benchmark by benchmark.
 
-Like the run report it needs no server and no network: the run report's stylesheet, the page's script and the
-data are inline. Static parts (run tables, metric tables with intervals and paired differences, score tests) are
-rendered by Jinja2 from ``compare.html`` with autoescape on, from values this module formats; the samples where the
-runs disagree travel as one JSON blob (``<``, ``>`` and ``&`` as ``\\u`` escapes) that the page's script filters
-(text, group, status, which runs scored) and pages through, building rows with ``textContent`` only.
+Like the run report it needs no server and no network: the viewer's stylesheet (:mod:`mindloop.bench.report.view`),
+the page's script and the data are inline. Static parts (run tables, metric tables with intervals and paired
+differences, score tests) are rendered by Jinja2 from ``compare.html`` with autoescape on, from values this module
+formats; the samples where the runs disagree travel as one JSON blob (``<``, ``>`` and ``&`` as ``\\u`` escapes)
+that the page's script filters (text, group, status, which runs scored) and pages through, building rows with
+``textContent`` only.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import jinja2
 from markupsafe import Markup
 
-from mindloop._version import __version__
 from mindloop.bench.compare import SIGNIFICANT, BenchmarkComparison, Comparison, Difference, RunSide
-from mindloop.bench.report import ci_text, report_style, se_text
+from mindloop.bench.report import _dumps, _finite, _fmt, ci_text, se_text
 from mindloop.bench.report.plots import fmt_number
+from mindloop.bench.report.view import footer, render, script_json
 from mindloop.bench.uncertainty import MetricPath, get_path, numeric_leaves
 from mindloop.paths import output_file, write_atomic
 
@@ -33,12 +29,6 @@ __all__ = ["SIGNIFICANT", "render_compare", "write_compare"]
 
 CELL_CHARS = 200
 """Characters of an answer, gold or question shown in the disagreement table."""
-
-
-@lru_cache(maxsize=1)
-def _template() -> jinja2.Template:
-    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    return env.from_string((resources.files("mindloop.bench.report") / "compare.html").read_text(encoding="utf-8"))
 
 
 @dataclass(frozen=True)
@@ -91,18 +81,6 @@ class _Section:
     notes: list[str] = field(default_factory=list)
 
 
-def _fmt(value: Any) -> str:
-    if value is None:
-        return "–"
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
-        return fmt_number(value) if math.isfinite(value) else "–"
-    return str(value)
-
-
 def _signed(value: float) -> str:
     text = fmt_number(value) if value else "0"
     return text if text.startswith("-") or value == 0 else f"+{text}"
@@ -110,20 +88,6 @@ def _signed(value: float) -> str:
 
 def _p(p: float) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str, allow_nan=False)
-
-
-def _finite(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, Mapping):
-        return {str(k): _finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
-    return value
 
 
 def _text(value: Any) -> str | None:
@@ -270,8 +234,7 @@ def _blob(bc: BenchmarkComparison) -> Markup:
         "groups": sorted({d.group for d in bc.disagreements}),
         "rows": rows,
     }
-    text = _dumps(body).replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
-    return Markup(text)  # JSON with <, > and & as \u escapes: nothing in it is markup
+    return script_json(None, text=_dumps(body))
 
 
 def _section(bc: BenchmarkComparison, k: int) -> _Section:
@@ -347,15 +310,14 @@ def render_compare(comparison: Comparison) -> str:
         f"every other row by its {method['adjustment'].split(',')[0]}-adjusted p-value over the family of the "
         "comparison's breakdown rows. 0/1 per-sample scores: McNemar's exact test on the discordant pairs."
     )
-    return _template().render(
+    return render(
+        "compare",
         title=f"mindloop comparison · {' vs '.join(comparison.ids)}",
         ids=comparison.ids,
         sections=sections,
         unmatched=[(k, ", ".join(v)) for k, v in comparison.unmatched.items()],
         note=note,
-        style=Markup(report_style()),  # the package's own stylesheet
-        footer=f"Generated by mindloop {__version__} on {datetime.now(UTC).isoformat(timespec='seconds')}. "
-        "Self-contained: no server, no network.",
+        footer=footer(),
     )
 
 

@@ -160,6 +160,11 @@ def _fmt(value: float) -> str:
     return f"{value:.3g}" if abs(value) >= 1 else f"{value:.2f}"
 
 
+def _count(value: float) -> str:
+    """A sample count as a whole number (``1``, never ``1.000``)."""
+    return f"{int(value):,}" if float(value).is_integer() else fmt_number(float(value))
+
+
 def fmt_number(value: float) -> str:
     """A metric value as the report's tables print it (and the bars' labels, so a bar reads as its table cell):
     whole numbers from 10 with separators, values up to 1 to three places, others to four significant digits."""
@@ -249,7 +254,7 @@ def breakdown_plot(
     rows = [(k, float(row[metric]) if _number(row.get(metric)) else math.nan) for k, row in picked]
     if all(math.isnan(v) for _, v in rows):
         return None
-    notes = [f"  (n={fmt_number(float(row['n']))})" if _number(row.get("n")) else "" for _, row in picked]
+    notes = [f"  (n={_count(row['n'])})" if _number(row.get("n")) else "" for _, row in picked]
     with _style():
         fig = _figure(6.4, _height(len(rows)))
         ax = fig.add_subplot()
@@ -495,8 +500,8 @@ def score_plot(
             _bars(ax, rows, values, [""] * len(rows), PALETTE[i % len(PALETTE)], invert=i == 0)
             if metric == headline:
                 drawn = _reference_lines(ax, marks)
-                if drawn:
-                    ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.12), fontsize=7, ncols=1)
+                if drawn:  # under the figure, below every panel's tick labels (constrained layout makes room)
+                    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower left", fontsize=7, ncols=3)
             ax.set_title(metric, loc="left")
             if i:
                 ax.tick_params(axis="y", labelleft=False)
