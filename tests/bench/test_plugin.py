@@ -197,7 +197,7 @@ def test_without_the_plugin_the_name_is_unknown(cli: Cli) -> None:
     assert proc.code == 1 and "unknown benchmark 'quiz'" in proc.stderr
 
 
-OLD_CONTRACT = '''
+OLD_CONTRACT = """
 from mindloop.bench import AgentSpec, BenchmarkSpec, Headline, Metric, Options, Outcome, Sample
 from mindloop.bench.agents import dispatch
 
@@ -226,7 +226,7 @@ class OldQuizBenchmark:
 
     def summarize(self, records):
         return {}
-'''
+"""
 """A plug-in benchmark as the docs showed it before samples carried their target: its own ``run``, no scorer."""
 
 
