@@ -47,7 +47,9 @@ def tom_eval(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
     show_wrong: Annotated[int, typer.Option("--show-wrong", min=0, help="Wrong answers to list (human output).")] = 3,
 ) -> None:
-    """Answer every question in PATH with the symbolic belief tracker and report accuracy per question type."""
+    """Answer every question in PATH with the symbolic belief tracker and report accuracy per question type.
+
+    The numbers of `bench run tomi|hitom --data PATH --agent symbolic`, streamed and not stored."""
     from mindloop.systems.tom.evaluate import evaluate_file
     from mindloop.worlds.stories.tomi import StoryFormat
 
@@ -69,10 +71,10 @@ def tom_eval(
         console.print(_score_table(key.removeprefix("by_").replace("_", " "), scores))
     if report.pairs is not None:
         pairs = report.pairs
-        acc = "-" if pairs.accuracy is None else f"{pairs.accuracy:.3f}"
+        acc = "-" if pairs["accuracy"] is None else f"{pairs['accuracy']:.3f}"
         console.print(
-            f"story-question pairs held twice: {pairs.pairs}, their two gold answers differ on {pairs.disagreeing}; "
-            f"accuracy on the {pairs.n} that agree (each counted once): {acc}"
+            f"story-question pairs held twice: {pairs['pairs']}, their two gold answers differ on "
+            f"{pairs['disagreeing']}; accuracy on the {pairs['n']} that agree (each counted once): {acc}"
         )
     wrong = report.wrong
     if wrong and show_wrong:
