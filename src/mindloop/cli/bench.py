@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from mindloop.cli.run_options import RunOptions, with_run_options
-from mindloop.console import Column, emit, err_console, fit_table, out_console
+from mindloop.console import Column, JsonFlag, emit, err_console, fit_table, out_console
 from mindloop.errors import MindloopError
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ runs_app = typer.Typer(
 
 @bench_app.command("list")
 def bench_list(
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Show each benchmark with its agents (* needs --model) and a one-line description.
 
@@ -270,7 +270,7 @@ def runs_list(
     last: Annotated[
         int | None, typer.Option("--last", min=1, metavar="N", help="Only the N most recent of the runs selected.")
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """List recorded runs, oldest first, one line each: id, agent, model, status (finished, running with live
     counts, stale, stopped), samples done, failures and the headline metric (the store is opened read-only; a

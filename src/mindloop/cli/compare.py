@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from mindloop.console import err_console, out_console
+from mindloop.console import JsonFlag, err_console, out_console
 from mindloop.errors import MindloopError
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ def compare(
             "or not at all.",
         ),
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+    as_json: JsonFlag = False,
     resamples: Annotated[int, typer.Option("--resamples", min=100, help="Bootstrap resamples.")] = 1000,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the bootstrap resamples.")] = 0,
 ) -> None:
