@@ -14,7 +14,8 @@ to a :class:`~mindloop.beliefs.Tracker`.
 >>> r.ok, r.failure.kind.value, w.location("apple")
 (False, 'not_holding', 'kitchen_table')
 
-Every verb is one row of :data:`VERBS`: the kinds of its arguments, its preconditions (:class:`Need`: a check on
+Every verb is one row of :data:`VERB_RULES` (its arguments are those its
+:data:`~mindloop.worlds.household.actions.VERBS` entry declares): its preconditions (:class:`Need`: a check on
 the same private state of :class:`~mindloop.worlds.household.home.Home`, the failure it gives and its message),
 checked in order, and its effect, which runs once they all hold. :meth:`World.step` reads the row; no verb checks
 its preconditions itself, except where a check needs what only the effect computes (a reach height, a liquid).
@@ -24,9 +25,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import takewhile
 
 from mindloop.beliefs import Event, EventKind, Fact, Utterance
-from mindloop.worlds.household.actions import Action, ArgKind, parse_action, validate_action
+from mindloop.worlds.household.actions import VERBS, Action, ArgKind, parse_action, validate_action
 from mindloop.worlds.household.catalog import ITEM_KINDS
 from mindloop.worlds.household.home import HANDS, Home, Item, Place, WorldSnapshot
 from mindloop.worlds.household.results import Failure, FailureKind, StepResult, WorldEvent
@@ -47,7 +49,7 @@ from mindloop.worlds.household.vocab import (
     Trait,
 )
 
-__all__ = ["VERBS", "Item", "Need", "Place", "Verb", "World", "WorldSnapshot"]
+__all__ = ["VERB_RULES", "Item", "Need", "Place", "VerbRule", "World", "WorldSnapshot"]
 
 
 class World(Home):
@@ -58,7 +60,8 @@ class World(Home):
         """Have ``actor`` try ``action`` (an :class:`Action` or text such as ``"pick(apple)"``).
 
         Returns the outcome; on failure the world is unchanged and ``failure`` says why. The verb's row of
-        :data:`VERBS` says what its arguments must be, what must hold before it and what it does.
+        :data:`~mindloop.worlds.household.actions.VERBS` says what its arguments are, its row of :data:`VERB_RULES`
+        what must hold before it and what it does.
         """
         if isinstance(action, str):
             parsed = parse_action(action)
@@ -72,11 +75,11 @@ class World(Home):
         if actor not in self.chars:
             known = ", ".join(self.chars)
             return self._fail(FailureKind.UNKNOWN_ACTOR, f"no agent {actor!r} in this home (agents: {known})", action)
-        verb = VERBS[action.verb]
-        got = self._args(action, *verb.args)
+        got = self._args(action, *_ENTITY_ARGS[action.verb])
         if isinstance(got, Failure):
             return self._reject(got)
-        return self._check(verb.needs, actor, action, got) or verb.effect(self, actor, action, got)
+        rule = VERB_RULES[action.verb]
+        return self._check(rule.needs, actor, action, got) or rule.effect(self, actor, action, got)
 
     def _check(self, needs: Sequence[Need], a: str, act: Action, x: list[str]) -> StepResult | None:
         """The first of ``needs`` that does not hold, as its refusal; ``None`` when all hold."""
@@ -408,11 +411,11 @@ class Need:
 
 
 @dataclass(frozen=True)
-class Verb:
-    """A verb's row: the kinds of its arguments (resolved in order; more than given are not asked for), its
-    preconditions, checked in order, and its effect, run once they all hold."""
+class VerbRule:
+    """A verb's row: its preconditions, checked in order once its arguments (its
+    :class:`~mindloop.worlds.household.actions.VerbSpec`'s, up to the first that is words or a direction) are
+    resolved, and its effect, run once they all hold."""
 
-    args: tuple[ArgKind, ...]
     needs: tuple[Need, ...]
     effect: Callable[[World, str, Action, list[str]], StepResult]
 
@@ -521,7 +524,11 @@ _LOOK = (
     Need(FailureKind.WRONG_ARGUMENT, "{a} cannot {verb} itself", lambda w, a, x: x[0] != a),
     _here(0),
 )
-_ANY, _ITEM, _PLACE, _THING, _AGENT = ArgKind.ANY, ArgKind.ITEM, ArgKind.PLACE, ArgKind.THING, ArgKind.AGENT
+_ENTITY_ARGS = {
+    name: tuple(takewhile(lambda k: k not in (ArgKind.TEXT, ArgKind.DIRECTION), spec.args))
+    for name, spec in VERBS.items()
+}
+"""The arguments of each verb that name entities, resolved before its preconditions are checked."""
 
 
 def _event(phrase: str) -> Callable[[World, str, Action, list[str]], StepResult]:
@@ -529,10 +536,9 @@ def _event(phrase: str) -> Callable[[World, str, Action, list[str]], StepResult]
     return lambda w, a, act, x: w._said(a, act, phrase.format_map(_Words(w, a, act, x)))
 
 
-VERBS: Mapping[str, Verb] = {
-    "walk": Verb((_ANY,), _WALK, World._go),
-    "run": Verb(
-        (_ANY,),
+VERB_RULES: Mapping[str, VerbRule] = {
+    "walk": VerbRule(_WALK, World._go),
+    "run": VerbRule(
         (
             *_WALK,
             Need(
@@ -543,8 +549,7 @@ VERBS: Mapping[str, Verb] = {
         ),
         World._go,
     ),
-    "walkaround": Verb(
-        (ArgKind.ROOM,),
+    "walkaround": VerbRule(
         (
             Need(
                 FailureKind.NOT_HERE, "{a} is in the {here}, not the {x0}", lambda w, a, x: not x or x[0] == w._room[a]
@@ -553,9 +558,8 @@ VERBS: Mapping[str, Verb] = {
         ),
         World._walkaround,
     ),
-    "turn": Verb((), (), World._turn),
-    "sit": Verb(
-        (_PLACE,),
+    "turn": VerbRule((), World._turn),
+    "sit": VerbRule(
         (
             _can("sit down"),
             _prop(0, Prop.SITTABLE, FailureKind.NOT_SITTABLE, "{x0} is not something to sit on"),
@@ -564,13 +568,11 @@ VERBS: Mapping[str, Verb] = {
         ),
         World._sit,
     ),
-    "sleep": Verb(
-        (_PLACE,),
+    "sleep": VerbRule(
         (_can("lie down here"), _prop(0, Prop.BED, FailureKind.NOT_SITTABLE, "{x0} is not a bed"), _IN_ROOM),
         World._sit,
     ),
-    "standup": Verb(
-        (),
+    "standup": VerbRule(
         (
             _can("stand up"),
             Need(FailureKind.ALREADY, "{a} is already standing", lambda w, a, x: w._sitting[a] is not None),
@@ -579,8 +581,7 @@ VERBS: Mapping[str, Verb] = {
     ),
     **dict.fromkeys(
         ("open", "close"),
-        Verb(
-            (_THING,),
+        VerbRule(
             (
                 _prop(0, Prop.OPENABLE, FailureKind.NOT_OPENABLE, "{x0} does not open or close"),
                 _here(0),
@@ -591,8 +592,7 @@ VERBS: Mapping[str, Verb] = {
     ),
     **dict.fromkeys(
         ("switchon", "switchoff"),
-        Verb(
-            (_THING,),
+        VerbRule(
             (
                 _prop(0, Prop.SWITCHABLE, FailureKind.NOT_SWITCHABLE, "{x0} has no switch"),
                 _here(0),
@@ -601,8 +601,7 @@ VERBS: Mapping[str, Verb] = {
             World._switch_onoff,
         ),
     ),
-    "pick": Verb(
-        (_ITEM,),
+    "pick": VerbRule(
         (
             Need(
                 FailureKind.NOT_GRASPABLE,
@@ -617,10 +616,9 @@ VERBS: Mapping[str, Verb] = {
         ),
         World._pick,
     ),
-    "place": Verb((_ITEM, ArgKind.HOLDER), _PUT, World._put),
-    "putin": Verb((_ITEM, _PLACE), _PUT_IN, World._put),
-    "putback": Verb(
-        (_ITEM,),
+    "place": VerbRule(_PUT, World._put),
+    "putin": VerbRule(_PUT_IN, World._put),
+    "putback": VerbRule(
         (
             _holding(0),
             Need(
@@ -633,9 +631,8 @@ VERBS: Mapping[str, Verb] = {
         ),
         World._putback,
     ),
-    "drop": Verb((_ITEM,), (_holding(0),), World._drop),
-    "give": Verb(
-        (_ITEM, _AGENT),
+    "drop": VerbRule((_holding(0),), World._drop),
+    "give": VerbRule(
         (
             _holding(0),
             Need(FailureKind.WRONG_ARGUMENT, "{a} cannot give {x0} to itself", lambda w, a, x: x[1] != a),
@@ -648,8 +645,7 @@ VERBS: Mapping[str, Verb] = {
         ),
         World._give,
     ),
-    "move": Verb(
-        (_ITEM, ArgKind.HOLDER),
+    "move": VerbRule(
         (
             Need(
                 FailureKind.NOT_MOVABLE,
@@ -659,13 +655,11 @@ VERBS: Mapping[str, Verb] = {
         ),
         World._move,
     ),
-    "drink": Verb(
-        (_ITEM,),
+    "drink": VerbRule(
         (Need(FailureKind.UNABLE, "the robot does not drink", lambda w, a, x: a != ROBOT), _holding(0)),
         World._drink,
     ),
-    "pour": Verb(
-        (_ITEM, _ITEM),
+    "pour": VerbRule(
         (
             _prop(0, Prop.LIQUID, FailureKind.WRONG_ARGUMENT, "{x0} is not a liquid"),
             _prop(1, Prop.CONTAINER, FailureKind.NOT_A_RECEPTACLE, "{x1} cannot hold a liquid"),
@@ -684,19 +678,17 @@ VERBS: Mapping[str, Verb] = {
         ),
         World._pour,
     ),
-    "lookat": Verb((_ANY,), _LOOK, _event("looks at {the0}")),
-    "touch": Verb((_ANY,), _LOOK, _event("touches {the0}")),
-    "listen": Verb((_ANY,), _LOOK, _event("listens to {the0}")),
-    "read": Verb(
-        (_ITEM,),
+    "lookat": VerbRule(_LOOK, _event("looks at {the0}")),
+    "touch": VerbRule(_LOOK, _event("touches {the0}")),
+    "listen": VerbRule(_LOOK, _event("listens to {the0}")),
+    "read": VerbRule(
         (
             _prop(0, Prop.READABLE, FailureKind.WRONG_ARGUMENT, "{x0} is nothing to read"),
             _holding(0, "{a} must hold {x0} to read it"),
         ),
         _event("reads {the0}"),
     ),
-    "write": Verb(
-        (_ITEM,),
+    "write": VerbRule(
         (
             _prop(0, Prop.WRITABLE, FailureKind.WRONG_ARGUMENT, "{x0} is nothing to write in"),
             _here(0),
@@ -708,8 +700,7 @@ VERBS: Mapping[str, Verb] = {
         ),
         _event("writes in {the0}"),
     ),
-    "watch": Verb(
-        (_PLACE,),
+    "watch": VerbRule(
         (
             _prop(0, Prop.WATCHABLE, FailureKind.WRONG_ARGUMENT, "{x0} is nothing to watch"),
             _here(0),
@@ -718,8 +709,7 @@ VERBS: Mapping[str, Verb] = {
         ),
         _event("watches {the0}"),
     ),
-    "cut": Verb(
-        (_ITEM,),
+    "cut": VerbRule(
         (
             _prop(0, Prop.CUTTABLE, FailureKind.WRONG_ARGUMENT, "{x0} cannot be cut"),
             _here(0),
@@ -736,8 +726,7 @@ VERBS: Mapping[str, Verb] = {
         ),
         World._cut,
     ),
-    "cook": Verb(
-        (_ITEM,),
+    "cook": VerbRule(
         (
             _here(0),
             Need(
@@ -753,12 +742,13 @@ VERBS: Mapping[str, Verb] = {
         ),
         World._cook,
     ),
-    "hold": Verb((_ITEM,), (_holding(0),), World._nothing),
-    "wait": Verb((), (), World._nothing),
-    "say": Verb((_AGENT,), (), World._say),
-    "remind": Verb((_AGENT, _ITEM), (), World._remind),
+    "hold": VerbRule((_holding(0),), World._nothing),
+    "wait": VerbRule((), World._nothing),
+    "say": VerbRule((), World._say),
+    "remind": VerbRule((), World._remind),
 }
-"""Every verb's row (:class:`Verb`): what :meth:`World.step` resolves, checks and does."""
+"""Every verb's row (:class:`VerbRule`): what must hold before it and what it does; its arguments are its
+:data:`~mindloop.worlds.household.actions.VERBS` entry's."""
 
 
 def _from(where: str) -> str:
