@@ -536,6 +536,14 @@ def _event(phrase: str) -> Callable[[World, str, Action, list[str]], StepResult]
     return lambda w, a, act, x: w._said(a, act, phrase.format_map(_Words(w, a, act, x)))
 
 
+def _within_reach(prop: Prop, kind: FailureKind, lacking: str, too_far: str) -> VerbRule:
+    """Opening or switching something: it has ``prop`` (else it ``lacking``), stands here and within reach (else
+    it ``too_far``, an attempt others see); the effect is the verb's."""
+    effect = World._open_close if prop is Prop.OPENABLE else World._switch_onoff
+    reach = _reach(0, "{x0} " + too_far, "reaches for {the0} but cannot reach it")
+    return VerbRule((_prop(0, prop, kind, "{x0} " + lacking), _here(0), reach), effect)
+
+
 VERB_RULES: Mapping[str, VerbRule] = {
     "walk": VerbRule(_WALK, World._go),
     "run": VerbRule(
@@ -581,25 +589,13 @@ VERB_RULES: Mapping[str, VerbRule] = {
     ),
     **dict.fromkeys(
         ("open", "close"),
-        VerbRule(
-            (
-                _prop(0, Prop.OPENABLE, FailureKind.NOT_OPENABLE, "{x0} does not open or close"),
-                _here(0),
-                _reach(0, "{x0} is too high or too low for {a}", "reaches for {the0} but cannot reach it"),
-            ),
-            World._open_close,
+        _within_reach(
+            Prop.OPENABLE, FailureKind.NOT_OPENABLE, "does not open or close", "is too high or too low for {a}"
         ),
     ),
     **dict.fromkeys(
         ("switchon", "switchoff"),
-        VerbRule(
-            (
-                _prop(0, Prop.SWITCHABLE, FailureKind.NOT_SWITCHABLE, "{x0} has no switch"),
-                _here(0),
-                _reach(0, "{x0} is out of {a}'s reach", "reaches for {the0} but cannot reach it"),
-            ),
-            World._switch_onoff,
-        ),
+        _within_reach(Prop.SWITCHABLE, FailureKind.NOT_SWITCHABLE, "has no switch", "is out of {a}'s reach"),
     ),
     "pick": VerbRule(
         (
