@@ -12,7 +12,6 @@ scenarios, MindPower and MindClaw use it.
 
 from __future__ import annotations
 
-import ast
 import importlib
 import sys
 from collections.abc import Callable, Mapping
@@ -25,6 +24,8 @@ __all__ = ["lazy_exports"]
 def _exports(package: str) -> tuple[dict[str, tuple[str, str]], list[str]]:
     """The names ``package``'s ``__init__`` imports from mindloop's modules: the deferred ones (under ``if
     TYPE_CHECKING:``) with the module and attribute each comes from, and all of them in order."""
+    import ast  # on first use of a lazy name, not on every ``import mindloop``
+
     source = Path(str(sys.modules[package].__file__)).read_text(encoding="utf-8")
     deferred: dict[str, tuple[str, str]] = {}
     public: list[str] = []
