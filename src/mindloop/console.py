@@ -15,8 +15,9 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Literal
+from typing import IO, TYPE_CHECKING, Annotated, Literal
 
+import typer
 from rich.console import Console
 
 from mindloop.errors import MindloopError, escaped
@@ -26,7 +27,23 @@ if TYPE_CHECKING:  # rich's table modules load when a table is built, not when a
     from rich.table import Table
     from rich.text import Text
 
-__all__ = ["DEFAULT_WIDTH", "Column", "emit", "err_console", "fit_table", "out_console", "output_width"]
+__all__ = [
+    "DEFAULT_WIDTH",
+    "Column",
+    "JsonFlag",
+    "OutFile",
+    "emit",
+    "err_console",
+    "fit_table",
+    "out_console",
+    "output_width",
+]
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
+"""Every command's ``--json``, declared once: ``as_json: JsonFlag = False``."""
+
+OutFile = Annotated[Path | None, typer.Option("--out", "-o", help="Write here instead of stdout.", dir_okay=False)]
+"""A command's ``--out FILE`` that stands in for stdout, declared once: ``out: OutFile = None``."""
 
 DEFAULT_WIDTH = 160
 """Columns when neither ``COLUMNS`` nor a terminal says (a log file, CI): wide enough that tables do not wrap."""

@@ -195,3 +195,60 @@ def test_it_joins_suites_and_compares_and_old_runs_keep_their_numbers(
 def test_without_the_plugin_the_name_is_unknown(cli: Cli) -> None:
     proc = cli("bench", "run", "quiz")
     assert proc.code == 1 and "unknown benchmark 'quiz'" in proc.stderr
+
+
+OLD_CONTRACT = """
+from mindloop.bench import AgentSpec, BenchmarkSpec, Headline, Metric, Options, Outcome, Sample
+from mindloop.bench.agents import dispatch
+
+
+async def oracle(sample, ctx):  # an agent answers and scores one sample (the contract before the scorer)
+    return Outcome({"answer": sample.input["answer"]}, {"correct": 1.0})
+
+
+async def guess(sample, ctx):
+    picked = sample.input["choices"][0]
+    return Outcome({"answer": picked}, {"correct": float(picked == sample.input["answer"])})
+
+
+class OldQuizBenchmark:
+    name = "oldquiz"
+    description = "multiple-choice sums, written to the contract before the target/scorer split"
+    options_model = Options
+    agents = {"oracle": AgentSpec("knows the sum", oracle), "guess": AgentSpec("picks the first choice", guess)}
+    spec = BenchmarkSpec(headline=Headline("accuracy"), metrics=(Metric("accuracy", "correct"),))
+
+    def samples(self, n, seed, options):
+        return [Sample(f"q{i}", {"choices": [str(i), str(i + 1)], "answer": str(i + i % 2)}) for i in range(n or 4)]
+
+    async def run(self, sample, ctx):
+        return await dispatch(self, sample, ctx)
+
+    def summarize(self, records):
+        return {}
+"""
+"""A plug-in benchmark as the docs showed it before samples carried their target: its own ``run``, no scorer."""
+
+
+def test_a_plugin_written_to_the_old_contract_runs_and_says_once_it_is_deprecated(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import types
+
+    from mindloop.bench import registry
+
+    module = types.ModuleType("oldquiz")
+    exec(compile(OLD_CONTRACT, "oldquiz.py", "exec"), module.__dict__)
+    registry.BENCHMARKS.names()  # read the entry points before the registry's tables are swapped for copies
+    monkeypatch.setattr(registry.BENCHMARKS, "_entries", dict(registry.BENCHMARKS._entries))
+    monkeypatch.setattr(registry.BENCHMARKS, "_loaded", dict(registry.BENCHMARKS._loaded))
+    monkeypatch.setattr(registry, "_CHECKED", set(registry._CHECKED))
+    registry.BENCHMARKS.register("oldquiz", module.OldQuizBenchmark, description="registered by a test")
+    first = cli("bench", "run", "oldquiz", "--json")
+    # the oracle's own scores are kept: it answers every sum
+    assert _json(first)["metrics"]["accuracy"] == 1.0
+    assert sum("'oldquiz' defines its own run(sample, ctx)" in line and "deprecated" in line for line in first.err) == 1
+    # the guess answers the first choice, right on the even sums (answer i) and wrong on the odd ones (answer i + 1)
+    second = cli("bench", "run", "oldquiz", "--agent", "guess", "--json")
+    assert _json(second)["metrics"]["accuracy"] == 0.5
+    assert not any("deprecated" in line for line in second.err)  # once per process

@@ -314,3 +314,11 @@ def test_world_and_tracker_agree_on_every_fact(tracked: Callable[[World], Tracke
         assert tr.world(item, AT) == w.location(item)
     assert tr.world("toy_box", "open") == "open" and tr.world("cupboard", "open") == "open"
     assert tr.world("alice", "room") == "dining_room"
+
+
+def test_every_verb_has_one_row_of_preconditions_and_effect() -> None:
+    """The parser's verbs and the world's rows are the same set: no verb is parsed that the world cannot check."""
+    from mindloop.worlds.household.actions import VERBS
+    from mindloop.worlds.household.world import VERB_RULES
+
+    assert set(VERB_RULES) == set(VERBS)

@@ -2,117 +2,43 @@
 
 from typing import TYPE_CHECKING
 
-from mindloop.lazy import lazy_attributes
+from mindloop.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from mindloop.bench.api import AgentContext, AgentSpec, Benchmark, Options, Outcome, Sample, SampleRecord
-    from mindloop.bench.check import check_benchmark
-    from mindloop.bench.choice import ChoiceBenchmark, ChoiceSet, Fields, Prompt, Release
-    from mindloop.bench.declaration import (
-        BenchmarkSpec,
-        Column,
-        Generation,
-        Grouping,
-        Headline,
-        Metric,
-        PaperTable,
-        PresetEntry,
-        ReferencePolicy,
-        Row,
-        Suite,
-    )
-    from mindloop.bench.key import RunKey
-    from mindloop.bench.reader import read_choice
-    from mindloop.bench.registry import BENCHMARKS, get_benchmark
-    from mindloop.bench.runner import EXECUTORS, RunRequest, RunSummary, run_benchmark, summarize_run
-    from mindloop.bench.store import RunInfo, RunStore
+    from mindloop.bench.api import AgentContext as AgentContext
+    from mindloop.bench.api import AgentSpec as AgentSpec
+    from mindloop.bench.api import Benchmark as Benchmark
+    from mindloop.bench.api import Options as Options
+    from mindloop.bench.api import Outcome as Outcome
+    from mindloop.bench.api import Sample as Sample
+    from mindloop.bench.api import SampleRecord as SampleRecord
+    from mindloop.bench.check import check_benchmark as check_benchmark
+    from mindloop.bench.choice import ChoiceBenchmark as ChoiceBenchmark
+    from mindloop.bench.choice import ChoiceSet as ChoiceSet
+    from mindloop.bench.choice import Fields as Fields
+    from mindloop.bench.choice import Prompt as Prompt
+    from mindloop.bench.choice import Release as Release
+    from mindloop.bench.declaration import BenchmarkSpec as BenchmarkSpec
+    from mindloop.bench.declaration import Column as Column
+    from mindloop.bench.declaration import Generation as Generation
+    from mindloop.bench.declaration import Grouping as Grouping
+    from mindloop.bench.declaration import Headline as Headline
+    from mindloop.bench.declaration import Metric as Metric
+    from mindloop.bench.declaration import PaperTable as PaperTable
+    from mindloop.bench.declaration import PresetEntry as PresetEntry
+    from mindloop.bench.declaration import ReferencePolicy as ReferencePolicy
+    from mindloop.bench.declaration import Row as Row
+    from mindloop.bench.declaration import Suite as Suite
+    from mindloop.bench.key import RunKey as RunKey
+    from mindloop.bench.reader import read_choice as read_choice
+    from mindloop.bench.registry import BENCHMARKS as BENCHMARKS
+    from mindloop.bench.registry import get_benchmark as get_benchmark
+    from mindloop.bench.runner import EXECUTORS as EXECUTORS
+    from mindloop.bench.runner import RunRequest as RunRequest
+    from mindloop.bench.runner import RunSummary as RunSummary
+    from mindloop.bench.runner import run_benchmark as run_benchmark
+    from mindloop.bench.runner import summarize_run as summarize_run
+    from mindloop.bench.store import RunInfo as RunInfo
+    from mindloop.bench.store import RunStore as RunStore
 
-_LAZY: dict[str, tuple[str, ...]] = {  # submodule -> the names it re-exports here
-    "api": (
-        "AgentContext",
-        "AgentSpec",
-        "Benchmark",
-        "Options",
-        "Outcome",
-        "Sample",
-        "SampleRecord",
-    ),
-    "check": ("check_benchmark",),
-    "choice": (
-        "ChoiceBenchmark",
-        "ChoiceSet",
-        "Fields",
-        "Prompt",
-        "Release",
-    ),
-    "declaration": (
-        "BenchmarkSpec",
-        "Column",
-        "Generation",
-        "Grouping",
-        "Headline",
-        "Metric",
-        "PaperTable",
-        "PresetEntry",
-        "ReferencePolicy",
-        "Row",
-        "Suite",
-    ),
-    "key": ("RunKey",),
-    "reader": ("read_choice",),
-    "registry": (
-        "BENCHMARKS",
-        "get_benchmark",
-    ),
-    "runner": (
-        "EXECUTORS",
-        "RunRequest",
-        "RunSummary",
-        "run_benchmark",
-        "summarize_run",
-    ),
-    "store": (
-        "RunInfo",
-        "RunStore",
-    ),
-}
-
-__getattr__ = lazy_attributes(__name__, _LAZY)
-
-__all__ = [
-    "BENCHMARKS",
-    "EXECUTORS",
-    "AgentContext",
-    "AgentSpec",
-    "Benchmark",
-    "BenchmarkSpec",
-    "ChoiceBenchmark",
-    "ChoiceSet",
-    "Column",
-    "Fields",
-    "Generation",
-    "Grouping",
-    "Headline",
-    "Metric",
-    "Options",
-    "Outcome",
-    "PaperTable",
-    "PresetEntry",
-    "Prompt",
-    "ReferencePolicy",
-    "Release",
-    "Row",
-    "RunInfo",
-    "RunKey",
-    "RunRequest",
-    "RunStore",
-    "RunSummary",
-    "Sample",
-    "SampleRecord",
-    "Suite",
-    "check_benchmark",
-    "get_benchmark",
-    "read_choice",
-    "run_benchmark",
-    "summarize_run",
-]
+__getattr__ = lazy_exports(__name__)

@@ -6,11 +6,13 @@ mindloop's own do not have, and for a listing), and tests may ``BENCHMARKS.regis
 zero-argument factories, imported on first use; the first instance made of each has its declaration checked
 (:func:`mindloop.bench.check.check_declaration`), so a bad declaration is refused before any run. A benchmark may
 also answer to other names (its declaration's ``aliases``), so a system's slug can name a benchmark whose historical
-name differs (``mindclaw`` for ``claw``).
+name differs (``mindclaw`` for ``claw``). A benchmark written to the contract before the target/scorer split (its own
+``run(sample, ctx)`` returning scored outcomes) still runs, and says once per process that it is deprecated.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 
 from mindloop.bench.api import Benchmark
@@ -42,7 +44,17 @@ def get_benchmark(name: str) -> Benchmark:
     if registered not in _CHECKED:
         check_declaration(bench)
         _CHECKED.add(registered)
+        if callable(getattr(bench, "run", None)):
+            print(DEPRECATED_RUN.format(name=registered), file=sys.stderr, flush=True)
     return bench
+
+
+DEPRECATED_RUN = (
+    "benchmark {name!r} defines its own run(sample, ctx) that scores in the agent: deprecated, and it still runs; "
+    "give samples their target and choices, let agents answer, and declare a scorer (BenchmarkSpec(scorer=...)) "
+    "instead (docs/architecture.md, 'Adding a benchmark from your own package')"
+)
+"""The one-time message for a benchmark written to the contract before the target/scorer split."""
 
 
 _CHECKED: set[str] = set()

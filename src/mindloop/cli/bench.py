@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from mindloop.cli.run_options import RunOptions, with_run_options, write_output
-from mindloop.console import Column, emit, err_console, fit_table, out_console
+from mindloop.console import Column, JsonFlag, emit, err_console, fit_table, out_console
 from mindloop.errors import MindloopError
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ runs_app = typer.Typer(
 
 @bench_app.command("list")
 def bench_list(
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Show each benchmark with its agents (* needs --model), its whole description (wrapped) and whether it needs
     --data (it reads a released file).

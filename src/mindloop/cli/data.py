@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.table import Table
 
-from mindloop.console import err_console, out_console
+from mindloop.console import JsonFlag, err_console, out_console
 from mindloop.errors import InvalidArgumentError
 from mindloop.registry import Registry
 
@@ -47,7 +47,6 @@ _N = Annotated[
         "--n", min=1, help="Scenarios that need help (default: the paper's 590); n // 5 controls come beside them."
     ),
 ]
-_Json = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
 
 
 def _source(name: str) -> DatasetSource:
@@ -83,7 +82,7 @@ def describe(
     ] = None,
     seed: _Seed = 0,
     n: _N = 590,
-    as_json: _Json = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """mindpower-sim: the paper's composition beside ours, then counts by task type, subtype, humans, special needs,
     dialogue and controls.
@@ -149,7 +148,7 @@ def export(
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Folder to write (created if needed).")] = None,
     seed: _Seed = 0,
     n: _N = 590,
-    as_json: _Json = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Write data/train.jsonl, data/test.jsonl, stats.json and a datasets-loadable README.md card to --out."""
     source = _source(name)

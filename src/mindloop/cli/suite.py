@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from mindloop.cli.run_options import RunOptions, with_run_options, write_output
-from mindloop.console import Column, emit, err_console, fit_table, out_console
+from mindloop.console import Column, JsonFlag, emit, err_console, fit_table, out_console
 from mindloop.errors import MindloopError
 
 if TYPE_CHECKING:
@@ -78,7 +78,7 @@ def suite_run(
             help="Benchmark option (repeatable), e.g. mindpower.judge=M.",
         ),
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Run a suite (or --resume one): each benchmark's run with its paper's settings; progress goes to stderr."""
     from mindloop.bench.suite import SUITE_FORMAT_RETRIES, SuiteRequest, run_suite
@@ -195,7 +195,7 @@ def _print_result(result: SuiteResult) -> None:
 
 @suite_app.command("list")
 def suite_list(
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """List recorded suites, oldest first (the store is opened read-only)."""
     from mindloop.bench.store import RunStore

@@ -8,73 +8,34 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mindloop.lazy import lazy_attributes
-from mindloop.models.base import (
-    BACKENDS,
-    CallRecord,
-    ChatModel,
-    Completion,
-    GenerationConfig,
-    Message,
-    ModelOptions,
-    RecordingModel,
-    TokenLedger,
-    image_part,
-    load_model,
-    message,
-    message_text,
-    split_model_name,
-    text_part,
-)
+from mindloop.lazy import lazy_exports
+from mindloop.models.base import BACKENDS as BACKENDS
+from mindloop.models.base import CallRecord as CallRecord
+from mindloop.models.base import ChatModel as ChatModel
+from mindloop.models.base import Completion as Completion
+from mindloop.models.base import GenerationConfig as GenerationConfig
+from mindloop.models.base import Message as Message
+from mindloop.models.base import ModelOptions as ModelOptions
+from mindloop.models.base import RecordingModel as RecordingModel
+from mindloop.models.base import TokenLedger as TokenLedger
+from mindloop.models.base import image_part as image_part
+from mindloop.models.base import load_model as load_model
+from mindloop.models.base import message as message
+from mindloop.models.base import message_text as message_text
+from mindloop.models.base import split_model_name as split_model_name
+from mindloop.models.base import text_part as text_part
 
 if TYPE_CHECKING:
-    from mindloop.models.cache import CachedChatModel, ResponseCache
-    from mindloop.models.fake_server import FakeChatServer
-    from mindloop.models.llamacpp import LlamaCppChatModel
-    from mindloop.models.openai_compat import OpenAIChatModel
-    from mindloop.models.parallelism import InFlightLimit, ServerParallelism
-    from mindloop.models.scripted import SCRIPTS, ScriptedChatModel
-    from mindloop.models.tokens import TOKENIZER_NAME, count_tokens
+    from mindloop.models.cache import CachedChatModel as CachedChatModel
+    from mindloop.models.cache import ResponseCache as ResponseCache
+    from mindloop.models.fake_server import FakeChatServer as FakeChatServer
+    from mindloop.models.llamacpp import LlamaCppChatModel as LlamaCppChatModel
+    from mindloop.models.openai_compat import OpenAIChatModel as OpenAIChatModel
+    from mindloop.models.parallelism import InFlightLimit as InFlightLimit
+    from mindloop.models.parallelism import ServerParallelism as ServerParallelism
+    from mindloop.models.scripted import SCRIPTS as SCRIPTS
+    from mindloop.models.scripted import ScriptedChatModel as ScriptedChatModel
+    from mindloop.models.tokens import TOKENIZER_NAME as TOKENIZER_NAME
+    from mindloop.models.tokens import count_tokens as count_tokens
 
-__getattr__ = lazy_attributes(
-    __name__,
-    {
-        "cache": ("CachedChatModel", "ResponseCache"),
-        "fake_server": ("FakeChatServer",),
-        "llamacpp": ("LlamaCppChatModel",),
-        "openai_compat": ("OpenAIChatModel",),
-        "parallelism": ("InFlightLimit", "ServerParallelism"),
-        "scripted": ("SCRIPTS", "ScriptedChatModel"),
-        "tokens": ("TOKENIZER_NAME", "count_tokens"),
-    },
-)
-
-
-__all__ = [
-    "BACKENDS",
-    "SCRIPTS",
-    "TOKENIZER_NAME",
-    "CachedChatModel",
-    "CallRecord",
-    "ChatModel",
-    "Completion",
-    "FakeChatServer",
-    "GenerationConfig",
-    "InFlightLimit",
-    "LlamaCppChatModel",
-    "Message",
-    "ModelOptions",
-    "OpenAIChatModel",
-    "RecordingModel",
-    "ResponseCache",
-    "ScriptedChatModel",
-    "ServerParallelism",
-    "TokenLedger",
-    "count_tokens",
-    "image_part",
-    "load_model",
-    "message",
-    "message_text",
-    "split_model_name",
-    "text_part",
-]
+__getattr__ = lazy_exports(__name__)

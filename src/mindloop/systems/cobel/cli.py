@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-from mindloop.console import out_console
+from mindloop.console import JsonFlag, out_console
 
 __all__ = ["cobel_app"]
 
@@ -42,7 +42,7 @@ def play(
         int, typer.Option("--episode", min=0, help="Index into the fixed test set (C-WAH 0-9, TDW-MAT 0-23).")
     ] = 0,
     beliefs: Annotated[bool, typer.Option("--beliefs", help="Also print each agent's SBL beliefs at the end.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Play one episode of the fixed test set to the end and report steps, messages and communication tokens."""
     from mindloop.errors import InvalidArgumentError
@@ -113,7 +113,7 @@ def _caveats(columns: dict[str, list[dict[str, Any]]]) -> list[str]:
 @cobel_app.command("table")
 def table(
     run_ids: Annotated[list[str], typer.Argument(help="C-WAH run ids, one column each (its team names it).")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Lay out the paper's Table 2 (C-WAH steps and communication tokens per task) and Table 3 (CoBel-World, No
     SBR, No BBC) from `bench run cwah` runs; every model-driven column must come from the same model."""

@@ -21,7 +21,7 @@ from typing import Annotated, Any
 
 import typer
 
-from mindloop.console import err_console, out_console
+from mindloop.console import JsonFlag, err_console, out_console
 from mindloop.errors import InvalidArgumentError, ParseError
 
 __all__ = ["describe_step", "mindclaw_app"]
@@ -37,7 +37,6 @@ mindclaw_app = typer.Typer(
 skills_app = typer.Typer(help="Trigger skills: mine them from rollouts, validate an edited file.", no_args_is_help=True)
 mindclaw_app.add_typer(skills_app, name="skills")
 
-_Json = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
 _Seed = Annotated[int, typer.Option("--seed", help="Scenario / dataset seed.")]
 
 
@@ -75,7 +74,7 @@ def play(
     ] = None,
     trace: Annotated[Path | None, typer.Option("--trace", help="Write the trace (one tau_t per line) here.")] = None,
     agent: Annotated[str, typer.Option("--agent", help="symbolic or classifier")] = "symbolic",
-    as_json: _Json = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Drive the household's people by typing actions (type help); MindClaw watches and helps when needed."""
     from mindloop.datafiles import read_text_file
@@ -132,7 +131,7 @@ def replay(
     agent: Annotated[str, typer.Option("--agent", help="symbolic or classifier")] = "symbolic",
     skills: Annotated[str, typer.Option("--skills", help="auto, default, off or a skills YAML file")] = "auto",
     trace: Annotated[Path | None, typer.Option("--trace", help="Write the trace (one tau_t per line) here.")] = None,
-    as_json: _Json = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Run MindClaw over recorded windows (nothing is executed: a recording cannot act)."""
     from mindloop.systems.mindclaw.engine import save_trace
@@ -169,7 +168,7 @@ def record(
     seed: _Seed = 0,
     index: Annotated[int, typer.Option("--index", help="Scenario index for the seed.")] = 0,
     frames: Annotated[bool, typer.Option("--frames", help="Write a frames folder (one picture per window).")] = False,
-    as_json: _Json = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Record a household episode (the robot silent) as windows to replay later."""
     from mindloop.systems.mindclaw.sources.household import HouseholdSource
@@ -201,7 +200,7 @@ def skills_mine(
             help="Times a summariser reply with no usable SKILL line goes back to the model with the reason.",
         ),
     ] = 1,
-    as_json: _Json = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Mine skills from teacher-forced rollouts of the train split (rule miner, or --model summariser)."""
     from mindloop.models.base import ModelOptions, RecordingModel, load_model
@@ -257,7 +256,7 @@ def skills_validate(
     write: Annotated[bool, typer.Option("--write", help="Store the measured support and precision in the file.")] = (
         False
     ),
-    as_json: _Json = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Re-measure every skill's support and precision on the train split's decisions."""
     from rich.table import Table
@@ -284,7 +283,7 @@ def skills_validate(
 @mindclaw_app.command("table")
 def table(
     run_ids: Annotated[list[str], typer.Argument(help="claw runs (any agents and settings), in row order.")],
-    as_json: _Json = False,
+    as_json: JsonFlag = False,
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Write the tables here instead of stdout.", dir_okay=False)
     ] = None,

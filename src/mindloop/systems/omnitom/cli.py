@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from mindloop.console import err_console, out_console
+from mindloop.console import JsonFlag, err_console, out_console
 from mindloop.errors import InvalidArgumentError, ParseError
 
 if TYPE_CHECKING:
@@ -78,7 +78,7 @@ def score(
             "scored as unmatched, Stage 2 rows matched by exact (actor, belief, occurrence); mindloop: its own.",
         ),
     ] = _ProtocolChoice.release,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Score Stage 1 (MatchCount F1) and Stage 2 (labelling accuracy) of PRED against GOLD, story by story.
 
@@ -236,7 +236,7 @@ def describe_tombench(
             "shipped with mindloop."
         ),
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Stories (questions grouped by identical STORY) and question rows in each of OmniToM's seven categories."""
     from mindloop.systems.omnitom.tombench import bundled_tombench_path, category_counts, load_tombench
@@ -268,7 +268,7 @@ def import_run(
             "--gold", help="The release's benchmark_story_belief_labels.jsonl (default: the manifest's dataset_path)."
         ),
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Import a run of the release's own replication script (its extraction, labeling and judge CSVs) into the run
     store as omnitom-stage1 / omnitom-stage2 runs, scored as the release scores them."""

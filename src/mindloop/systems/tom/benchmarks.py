@@ -16,6 +16,7 @@ released copies agree.
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from importlib import resources
@@ -59,7 +60,15 @@ from mindloop.worlds.stories.tomi import (
     track_story,
 )
 
-__all__ = ["HiToMBenchmark", "ToMOptions", "ToMiBenchmark", "bundled_hitom_path", "tom_samples"]
+__all__ = [
+    "AgreedPairs",
+    "HiToMBenchmark",
+    "ToMOptions",
+    "ToMiBenchmark",
+    "bundled_hitom_path",
+    "example_sample",
+    "tom_samples",
+]
 
 DEFAULT_GENERATED = 1000
 """Questions in the generated ToMi set when ``--n`` is not given."""
@@ -115,25 +124,28 @@ def _sample(
     )
 
 
+def example_sample(index: int, fmt: StoryFormat, ex: Example, source: str | None = None) -> Sample:
+    """The sample of one released example, its labels (ToMi's trace, Hi-ToM's fields) in its input; ``source``
+    names its file in place of its path (the bundled split's path depends on where mindloop is installed, and a
+    sample's input must not, or runs of two installs differ)."""
+    extra: dict[str, Any] = {"source": f"{source or ex.source}:{ex.line}"}
+    choices: tuple[str, ...] = ()
+    if ex.trace is not None:
+        extra.update(story_type=ex.trace.story_type, question_type=ex.trace.question_type)
+    if ex.hitom is not None:
+        info = ex.hitom
+        extra.update(deception=info.deception, length=info.story_length, question_order=info.question_order)
+        extra["sample_id"] = info.sample_id
+        if info.prompting_type:
+            extra["prompting_type"] = info.prompting_type
+        choices = info.choices
+    story = [s for _, s in ex.sentences]
+    return _sample(index, fmt, story, ex.question.text, ex.question.answer, ex.question.qtype, extra, choices)
+
+
 def _from_examples(fmt: StoryFormat, examples: Sequence[Example], source: str | None = None) -> list[Sample]:
-    """Samples of released examples; ``source`` names their file in place of its path (the bundled split's path
-    depends on where mindloop is installed, and a sample's input must not, or runs of two installs differ)."""
-    out = []
-    for i, ex in enumerate(examples):
-        extra: dict[str, Any] = {"source": f"{source or ex.source}:{ex.line}"}
-        choices: tuple[str, ...] = ()
-        if ex.trace is not None:
-            extra.update(story_type=ex.trace.story_type, question_type=ex.trace.question_type)
-        if ex.hitom is not None:
-            info = ex.hitom
-            extra.update(deception=info.deception, length=info.story_length, question_order=info.question_order)
-            extra["sample_id"] = info.sample_id
-            if info.prompting_type:
-                extra["prompting_type"] = info.prompting_type
-            choices = info.choices
-        story = [s for _, s in ex.sentences]
-        out.append(_sample(i, fmt, story, ex.question.text, ex.question.answer, ex.question.qtype, extra, choices))
-    return out
+    """Samples of released examples (:func:`example_sample`)."""
+    return [example_sample(i, fmt, ex, source) for i, ex in enumerate(examples)]
 
 
 def tom_samples(fmt: StoryFormat, n: int | None, seed: int, data: str | None) -> list[Sample]:
@@ -160,27 +172,49 @@ def _chance(sample: Sample) -> float:
     return 1.0 / count if (count := choice_chance()(sample)) else 0.0
 
 
-def _agreed_pairs(records: Sequence[SampleRecord]) -> dict[str, Any] | None:
-    """Story-question pairs held more than once: accuracy on those whose gold answers agree, each pair once.
+class AgreedPairs:
+    """Story-question pairs held more than once (Hi-ToM releases each twice, CoTP and VP copies), counted as samples
+    stream by and keyed by a digest, so no story text is kept: accuracy on the pairs whose gold answers agree, each
+    pair once, as the mean of its copies' scores (the same for the tracker; a model may answer the two identical
+    prompts differently)."""
 
-    A pair's score is the mean of its copies' scores (the same for the tracker; a model may answer the two
-    identical prompts differently). ``None`` when no pair occurs twice.
-    """
-    groups: dict[tuple[tuple[str, ...], str], list[SampleRecord]] = defaultdict(list)
+    def __init__(self) -> None:
+        self.groups: dict[bytes, list[Any]] = {}  # digest -> [copies, gold (None once two differ), sum of scores]
+
+    def add(self, sample: Sample, correct: float) -> None:
+        """Count one answered sample."""
+        digest = hashlib.blake2b(digest_size=16)
+        for sentence in sample.input["story"]:
+            digest.update(sentence.encode("utf-8") + b"\x1f")
+        digest.update(b"\x1e" + sample.input["question"].encode("utf-8"))
+        group = self.groups.setdefault(digest.digest(), [0, sample.target, 0.0])
+        group[0] += 1
+        group[2] += correct
+        if group[1] != sample.target:
+            group[1] = None
+
+    def score(self) -> dict[str, Any] | None:
+        """The ``agreed_pairs`` object (accuracy, n, pairs, disagreeing, unpaired); ``None`` when no pair occurs
+        twice."""
+        twins = [g for g in self.groups.values() if g[0] > 1]
+        if not twins:
+            return None
+        scores = [total / copies for copies, gold, total in twins if gold is not None]
+        return {
+            "accuracy": sum(scores) / len(scores) if scores else None,
+            "n": len(scores),
+            "pairs": len(twins),
+            "disagreeing": len(twins) - len(scores),
+            "unpaired": len(self.groups) - len(twins),
+        }
+
+
+def _agreed_pairs(records: Sequence[SampleRecord]) -> dict[str, Any] | None:
+    """The ``agreed_pairs`` of a run's records (:class:`AgreedPairs`)."""
+    pairs = AgreedPairs()
     for r in records:
-        groups[(tuple(r.sample.input["story"]), r.sample.input["question"])].append(r)
-    twins = [g for g in groups.values() if len(g) > 1]
-    if not twins:
-        return None
-    agreed = [g for g in twins if len({r.sample.target for r in g}) == 1]
-    scores = [sum(r.scores.get("correct", 0.0) for r in g) / len(g) for g in agreed]
-    return {
-        "accuracy": sum(scores) / len(scores) if scores else None,
-        "n": len(agreed),
-        "pairs": len(twins),
-        "disagreeing": len(twins) - len(agreed),
-        "unpaired": sum(1 for g in groups.values() if len(g) == 1),
-    }
+        pairs.add(r.sample, r.scores.get("correct", 0.0))
+    return pairs.score()
 
 
 class _ToMBenchmark:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from mindloop.console import emit, err_console, out_console
+from mindloop.console import JsonFlag, OutFile, emit, err_console, out_console
 
 if TYPE_CHECKING:
     from mindloop.systems.tom.evaluate import TypeScore
@@ -44,10 +44,12 @@ def tom_eval(
     fmt: Annotated[
         _Format, typer.Option("--format", help="Question set; auto detects Hi-ToM from its phrasing.")
     ] = _Format.auto,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+    as_json: JsonFlag = False,
     show_wrong: Annotated[int, typer.Option("--show-wrong", min=0, help="Wrong answers to list (human output).")] = 3,
 ) -> None:
-    """Answer every question in PATH with the symbolic belief tracker and report accuracy per question type."""
+    """Answer every question in PATH with the symbolic belief tracker and report accuracy per question type.
+
+    The numbers of `bench run tomi|hitom --data PATH --agent symbolic`, streamed and not stored."""
     from mindloop.systems.tom.evaluate import evaluate_file
     from mindloop.worlds.stories.tomi import StoryFormat
 
@@ -69,10 +71,10 @@ def tom_eval(
         console.print(_score_table(key.removeprefix("by_").replace("_", " "), scores))
     if report.pairs is not None:
         pairs = report.pairs
-        acc = "-" if pairs.accuracy is None else f"{pairs.accuracy:.3f}"
+        acc = "-" if pairs["accuracy"] is None else f"{pairs['accuracy']:.3f}"
         console.print(
-            f"story-question pairs held twice: {pairs.pairs}, their two gold answers differ on {pairs.disagreeing}; "
-            f"accuracy on the {pairs.n} that agree (each counted once): {acc}"
+            f"story-question pairs held twice: {pairs['pairs']}, their two gold answers differ on "
+            f"{pairs['disagreeing']}; accuracy on the {pairs['n']} that agree (each counted once): {acc}"
         )
     wrong = report.wrong
     if wrong and show_wrong:
@@ -131,7 +133,7 @@ def tom_audit(
         ),
     ],
     fmt: Annotated[_AuditFormat, typer.Option("--format", help="The dataset the file belongs to.")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+    as_json: JsonFlag = False,
     show: Annotated[int, typer.Option("--show", min=0, help="Findings to list (human output).")] = 10,
     split: Annotated[_Split, typer.Option("--split", help="OpenToM: normal-length stories, long ones, or all.")] = (
         _Split.normal
@@ -166,9 +168,7 @@ def tom_generate(
         typer.Option("--hitom", help="Hi-ToM-style questions up to fourth order, under Hi-ToM's entrance policy."),
     ] = False,
     noise: Annotated[float, typer.Option("--noise", help="Probability of a distractor sentence per line.")] = 0.1,
-    out: Annotated[
-        Path | None, typer.Option("--out", "-o", help="Write here instead of stdout.", dir_okay=False)
-    ] = None,
+    out: OutFile = None,
 ) -> None:
     """Write seeded ToMi-style stories with gold answers (computed apart from the tracker) in the line format."""
     from mindloop.worlds.stories import generate_tomi, to_numbered_text

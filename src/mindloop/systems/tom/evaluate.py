@@ -1,42 +1,31 @@
-"""Answer every question of a ToMi/Hi-ToM file with the symbolic tracker and score the answers.
+"""Answer every question of a ToMi/Hi-ToM file with the symbolic tracker and score the answers: ``mindloop tom
+eval``, which is ``mindloop bench run tomi|hitom --data FILE --agent symbolic`` without a stored run.
 
 A file is evaluated as a stream (:func:`evaluate_file`): examples are read, tracked, answered and counted one at a
 time, the last few stories' trackers are kept for the questions that follow them, and only counts (and, when
 asked, the answers) stay in memory, so a 50 MB story file is scored in flat memory (``benchmarks/bench_tom_memory.py``).
+The breakdowns are the ``tomi``/``hitom`` declaration's groupings of ``accuracy`` and the pairs its
+:class:`~mindloop.systems.tom.benchmarks.AgreedPairs`, so both commands give the same numbers by one route.
 """
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from mindloop.beliefs import Tracker
+from mindloop.bench.declaration import Grouping
+from mindloop.bench.records import Sample
 from mindloop.systems.tom.audit import Auditor, AuditReport
-from mindloop.worlds.stories.releases import PROMPTING_TYPES, TOMI_QUESTION_TYPES, TOMI_STORY_TYPES, iter_dataset
-from mindloop.worlds.stories.tomi import (
-    HITOM_TYPES,
-    TOMI_TYPES,
-    Example,
-    StoryFormat,
-    answer_question,
-    track_story,
-)
+from mindloop.systems.tom.benchmarks import AgreedPairs, HiToMBenchmark, ToMiBenchmark, example_sample
+from mindloop.worlds.stories.releases import iter_dataset
+from mindloop.worlds.stories.tomi import Example, StoryFormat, answer_question, track_story
 
-__all__ = [
-    "Answered",
-    "EvalReport",
-    "PairScore",
-    "TypeScore",
-    "answer_examples",
-    "evaluate_examples",
-    "evaluate_file",
-    "pair_score",
-    "score_by",
-]
+__all__ = ["Answered", "EvalReport", "TypeScore", "answer_examples", "evaluate_examples", "evaluate_file"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,31 +49,6 @@ class TypeScore:
     n: int
 
 
-@dataclass(frozen=True, slots=True)
-class PairScore:
-    """Hi-ToM releases every story-question pair twice (CoTP and VP copies): accuracy on the pairs whose copies agree.
-
-    ``pairs`` groups of identical story and question, ``disagreeing`` of them with different gold answers; the
-    other ``n`` are scored once each. Items with no twin are left out (``unpaired``).
-    """
-
-    accuracy: float | None
-    n: int
-    pairs: int
-    disagreeing: int
-    unpaired: int
-
-    def to_json(self) -> dict[str, float | int | None]:
-        """The ``agreed_pairs`` object of ``tom eval --json``."""
-        return {
-            "accuracy": self.accuracy,
-            "n": self.n,
-            "pairs": self.pairs,
-            "disagreeing": self.disagreeing,
-            "unpaired": self.unpaired,
-        }
-
-
 @dataclass
 class EvalReport:
     """Accuracy overall and per question type, time taken, and every answer.
@@ -96,6 +60,7 @@ class EvalReport:
     (ToMi files) counts the questions whose released gold contradicts what the story shows, by a check that does
     not use the tracker (:mod:`mindloop.systems.tom.audit`).
 
+    ``pairs`` is Hi-ToM's ``agreed_pairs`` object (:class:`~mindloop.systems.tom.benchmarks.AgreedPairs`).
     ``answers`` holds every answer, unless the file was evaluated with ``keep_answers=False``: then it is empty,
     ``n_correct`` still counts the right ones and ``first_wrong`` holds the first wrong answers asked for.
     """
@@ -107,7 +72,7 @@ class EvalReport:
     seconds: float
     answers: list[Answered] = field(repr=False)
     breakdowns: dict[str, dict[str, TypeScore]] = field(default_factory=dict)
-    pairs: PairScore | None = None
+    pairs: dict[str, Any] | None = None
     audit: AuditReport | None = None
     n_correct: int | None = None
     first_wrong: list[Answered] | None = field(default=None, repr=False)
@@ -135,7 +100,7 @@ class EvalReport:
         for key, scores in self.breakdowns.items():
             out[key] = _scores_json(scores)
         if self.pairs is not None:
-            out["agreed_pairs"] = self.pairs.to_json()
+            out["agreed_pairs"] = self.pairs
         if self.audit is not None:
             out["gold_contradicts_story"] = self.audit.contradicted
             out["gold_checked"] = self.audit.checked
@@ -148,33 +113,23 @@ def _scores_json(scores: dict[str, TypeScore]) -> dict[str, dict[str, float | in
 
 
 class _Tally:
-    """Totals and hits per value of one key, counted as answers stream by."""
+    """Totals and hits per row of one declared grouping, counted as answers stream by."""
 
-    def __init__(self, key: Callable[[Answered], str | None], order: Sequence[str] = ()) -> None:
-        self.key = key
-        self.order = order
+    def __init__(self, grouping: Grouping) -> None:
+        self.grouping = grouping
         self.totals: Counter[str] = Counter()
         self.hits: Counter[str] = Counter()
 
-    def add(self, answered: Answered) -> None:
-        k = self.key(answered)
-        if k is not None:
-            self.totals[k] += 1
-            self.hits[k] += answered.correct
+    def add(self, sample: Sample, correct: bool) -> None:
+        label = self.grouping.label(sample)
+        if label is not None:
+            self.totals[label] += 1
+            self.hits[label] += correct
 
     def scores(self) -> dict[str, TypeScore]:
-        names = [t for t in self.order if t in self.totals] + sorted(t for t in self.totals if t not in self.order)
+        order = self.grouping.labels
+        names = [t for t in order if t in self.totals] + sorted(t for t in self.totals if t not in order)
         return {t: TypeScore(self.hits[t] / self.totals[t], self.totals[t]) for t in names}
-
-
-def score_by(
-    answers: Sequence[Answered], key: Callable[[Answered], str | None], order: Sequence[str] = ()
-) -> dict[str, TypeScore]:
-    """Accuracy per value of ``key`` (answers whose key is ``None`` are left out), known values in ``order`` first."""
-    tally = _Tally(key, order)
-    for a in answers:
-        tally.add(a)
-    return tally.scores()
 
 
 def answer_examples(examples: Iterable[Example], fmt: StoryFormat, *, cache: int = 64) -> Iterator[Answered]:
@@ -198,102 +153,6 @@ def evaluate_examples(examples: list[Example], fmt: StoryFormat) -> list[Answere
     return list(answer_examples(examples, fmt))
 
 
-@dataclass(slots=True)
-class _Group:
-    """One story-question pair's copies: how many, their gold answer (``None`` once two differ), first correct."""
-
-    size: int
-    answer: str | None
-    correct: bool
-
-
-class _Pairs:
-    """Story-question groups counted as answers stream by, keyed by a digest so no story text is kept."""
-
-    def __init__(self) -> None:
-        self.groups: dict[bytes, _Group] = {}
-
-    def add(self, a: Answered) -> None:
-        digest = hashlib.blake2b(digest_size=16)
-        for _, sentence in a.example.sentences:
-            digest.update(sentence.encode("utf-8") + b"\x1f")
-        digest.update(b"\x1e" + a.example.question.text.encode("utf-8"))
-        key = digest.digest()
-        group = self.groups.get(key)
-        if group is None:
-            self.groups[key] = _Group(1, a.example.question.answer, a.correct)
-            return
-        group.size += 1
-        if group.answer != a.example.question.answer:
-            group.answer = None
-
-    def score(self) -> PairScore | None:
-        twins = [g for g in self.groups.values() if g.size > 1]
-        if not twins:
-            return None
-        agreed = [g for g in twins if g.answer is not None]
-        hits = sum(1 for g in agreed if g.correct)
-        accuracy = hits / len(agreed) if agreed else None
-        unpaired = len(self.groups) - len(twins)
-        return PairScore(accuracy, len(agreed), len(twins), len(twins) - len(agreed), unpaired)
-
-
-def pair_score(answers: Sequence[Answered]) -> PairScore | None:
-    """Group identical story-question pairs; score once each group whose gold answers all agree.
-
-    ``None`` when no story-question pair occurs twice. Needs no tracker to define the split: only the gold labels.
-    """
-    pairs = _Pairs()
-    for a in answers:
-        pairs.add(a)
-    return pairs.score()
-
-
-def _hitom_field(name: str) -> Callable[[Answered], str | None]:
-    def key(a: Answered) -> str | None:
-        info = a.example.hitom
-        if info is None:
-            return None
-        value = getattr(info, name)
-        if isinstance(value, bool):
-            return str(value).lower()
-        return str(value) if value != "" else None
-
-    return key
-
-
-def _tallies(fmt: StoryFormat) -> tuple[_Tally, dict[str, _Tally], dict[str, _Tally]]:
-    """The question-type tally, the ToMi trace tallies and the Hi-ToM tallies, by their JSON keys."""
-    by_type = _Tally(lambda a: a.example.question.qtype, TOMI_TYPES if fmt == "tomi" else HITOM_TYPES)
-    traced = {
-        "by_story_type": _Tally(lambda a: a.example.trace.story_type if a.example.trace else None, TOMI_STORY_TYPES),
-        "by_question_type": _Tally(
-            lambda a: a.example.trace.question_type if a.example.trace else None, TOMI_QUESTION_TYPES
-        ),
-    }
-    hitom = {
-        "by_order": _Tally(_hitom_field("question_order"), [str(k) for k in range(5)]),
-        "by_deception": _Tally(_hitom_field("deception"), ["false", "true"]),
-        "by_length": _Tally(_hitom_field("story_length"), [str(k) for k in range(1, 5)]),
-        "by_prompting_type": _Tally(_hitom_field("prompting_type"), PROMPTING_TYPES),
-    }
-    return by_type, traced, hitom
-
-
-def _breakdowns(
-    traced: dict[str, _Tally], hitom: dict[str, _Tally], any_trace: bool, any_hitom: bool
-) -> dict[str, dict[str, TypeScore]]:
-    out: dict[str, dict[str, TypeScore]] = {}
-    if any_trace:
-        out.update({key: tally.scores() for key, tally in traced.items()})
-    if any_hitom:
-        for key, tally in hitom.items():
-            scores = tally.scores()
-            if scores or key != "by_prompting_type":
-                out[key] = scores
-    return out
-
-
 def evaluate_file(
     path: str | Path, fmt: StoryFormat | None = None, *, keep_answers: bool = True, keep_wrong: int = 0
 ) -> EvalReport:
@@ -304,23 +163,23 @@ def evaluate_file(
     """
     start = time.perf_counter()
     fmt, examples = iter_dataset(path, fmt)
-    by_type, traced, hitom = _tallies(fmt)
-    tallies = [by_type, *traced.values(), *hitom.values()]
-    pairs = _Pairs() if fmt == "hitom" else None
+    spec = (HiToMBenchmark if fmt == "hitom" else ToMiBenchmark).spec
+    accuracy = spec.metric("accuracy")
+    assert accuracy is not None  # the tomi and hitom declarations report accuracy by their groupings
+    tallies = [_Tally(g) for g in accuracy.groupings]
+    pairs = AgreedPairs() if fmt == "hitom" else None
     auditor = Auditor() if fmt == "tomi" else None
     answers: list[Answered] = []
     first_wrong: list[Answered] = []
     n = correct = 0
-    any_trace = any_hitom = False
     for answered in answer_examples(examples, fmt):
+        sample = example_sample(n, fmt, answered.example)
         n += 1
         correct += answered.correct
-        any_trace = any_trace or answered.example.trace is not None
-        any_hitom = any_hitom or answered.example.hitom is not None
         for tally in tallies:
-            tally.add(answered)
+            tally.add(sample, answered.correct)
         if pairs is not None:
-            pairs.add(answered)
+            pairs.add(sample, float(answered.correct))
         if auditor is not None:
             auditor.add(answered.example)
         if keep_answers:
@@ -328,14 +187,15 @@ def evaluate_file(
         elif not answered.correct and len(first_wrong) < keep_wrong:
             first_wrong.append(answered)
     seconds = time.perf_counter() - start
+    by_type, *others = ((t.grouping.key, t.scores()) for t in tallies)
     return EvalReport(
         fmt,
         correct / n,
         n,
-        by_type.scores(),
+        by_type[1],
         seconds,
         answers,
-        _breakdowns(traced, hitom, any_trace, any_hitom),
+        {key: scores for key, scores in others if scores},
         pairs.score() if pairs is not None else None,
         auditor.report() if auditor is not None else None,
         n_correct=correct,

@@ -20,7 +20,7 @@ from typing import Annotated, Any
 
 import typer
 
-from mindloop.console import emit, err_console, out_console
+from mindloop.console import JsonFlag, OutFile, emit, err_console, out_console
 from mindloop.errors import InvalidArgumentError, MindloopError
 
 __all__ = ["tos_app"]
@@ -71,7 +71,7 @@ def render(
         Path | None, typer.Option("--image", help="Also write the vision-world view (PNG).", dir_okay=False)
     ] = None,
     show_map: Annotated[bool, typer.Option("--map", help="Print a top-down map to stderr.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Print the text observation at the start pose (or another pose) of SCENE."""
     from mindloop.systems.tos.world import load_scene, observation_text, observe
@@ -120,9 +120,7 @@ def generate(
     seed: Annotated[int, typer.Option("--seed", help="Seed: the same seed gives the same scene.")] = 0,
     rooms: Annotated[int, typer.Option("--rooms", min=1, max=11, help="Number of rooms.")] = 3,
     objects: Annotated[int, typer.Option("--objects", min=1, max=10, help="Objects per room.")] = 4,
-    out: Annotated[
-        Path | None, typer.Option("--out", "-o", help="Write here instead of stdout.", dir_okay=False)
-    ] = None,
+    out: OutFile = None,
 ) -> None:
     """Write a seeded procedural scene (mindloop's JSON scene format)."""
     from mindloop.systems.tos.world import LayoutConfig, generate_scene, scene_to_dict
@@ -140,7 +138,7 @@ def explore(
     data: Annotated[Path | None, typer.Option("--data", help=_DATA_HELP)] = None,
     agent: Annotated[_Agent, typer.Option("--agent", help="Which scripted explorer.")] = _Agent.symbolic,
     max_steps: Annotated[int, typer.Option("--max-steps", min=1, help="Step budget.")] = 20,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+    as_json: JsonFlag = False,
 ) -> None:
     """Run a scripted explorer on SCENE and show every step, the coverage and the map's accuracy."""
     from mindloop.systems.tos.explorers import ScoutExplorer, StrategistExplorer, SymbolicExplorer, new_belief

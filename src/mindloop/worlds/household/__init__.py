@@ -7,7 +7,7 @@
   the ``mindpower-sim`` dataset.
 * :class:`HouseholdEnv` — the robot's Gymnasium environment (``mindloop/Household-v0``); importing it registers it.
 
-Each name here is imported from its submodule on first use (:func:`mindloop.lazy.lazy_attributes`): the world and
+Each name here is imported from its submodule on first use (:func:`mindloop.lazy.lazy_exports`): the world and
 its scenarios need neither Gymnasium nor NumPy (only the environment does), and a benchmark that imports one
 submodule does not import the rest, so ``bench run`` prints its first line sooner.
 
@@ -18,90 +18,47 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mindloop.lazy import lazy_attributes
+from mindloop.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from mindloop.worlds.household.actions import (
-        ALIASES,
-        VERBS,
-        Action,
-        ArgKind,
-        VerbSpec,
-        format_actions,
-        parse_action,
-        parse_actions,
-    )
-    from mindloop.worlds.household.catalog import ITEM_KINDS, PLACE_KINDS, ROOM_TYPES, ItemKind, PlaceKind
-    from mindloop.worlds.household.characters import CHARACTERS, ROBOT_CHARACTER, Character
-    from mindloop.worlds.household.gym_env import ENV_ID, HouseholdEnv, register_envs
-    from mindloop.worlds.household.layouts import LAYOUTS, Layout, RoomPlan
-    from mindloop.worlds.household.results import Failure, FailureKind, StepResult, WorldEvent
-    from mindloop.worlds.household.setup import WorldSetup
-    from mindloop.worlds.household.vocab import AT, CONTAINS, FEELS, OPEN, POWER, ROBOT, ROOM, SWITCH, Prop, Trait
-    from mindloop.worlds.household.world import World, WorldSnapshot
+    from mindloop.worlds.household.actions import ALIASES as ALIASES
+    from mindloop.worlds.household.actions import VERBS as VERBS
+    from mindloop.worlds.household.actions import Action as Action
+    from mindloop.worlds.household.actions import ArgKind as ArgKind
+    from mindloop.worlds.household.actions import VerbSpec as VerbSpec
+    from mindloop.worlds.household.actions import format_actions as format_actions
+    from mindloop.worlds.household.actions import parse_action as parse_action
+    from mindloop.worlds.household.actions import parse_actions as parse_actions
+    from mindloop.worlds.household.catalog import ITEM_KINDS as ITEM_KINDS
+    from mindloop.worlds.household.catalog import PLACE_KINDS as PLACE_KINDS
+    from mindloop.worlds.household.catalog import ROOM_TYPES as ROOM_TYPES
+    from mindloop.worlds.household.catalog import ItemKind as ItemKind
+    from mindloop.worlds.household.catalog import PlaceKind as PlaceKind
+    from mindloop.worlds.household.characters import CHARACTERS as CHARACTERS
+    from mindloop.worlds.household.characters import ROBOT_CHARACTER as ROBOT_CHARACTER
+    from mindloop.worlds.household.characters import Character as Character
+    from mindloop.worlds.household.gym_env import ENV_ID as ENV_ID
+    from mindloop.worlds.household.gym_env import HouseholdEnv as HouseholdEnv
+    from mindloop.worlds.household.gym_env import register_envs as register_envs
+    from mindloop.worlds.household.layouts import LAYOUTS as LAYOUTS
+    from mindloop.worlds.household.layouts import Layout as Layout
+    from mindloop.worlds.household.layouts import RoomPlan as RoomPlan
+    from mindloop.worlds.household.results import Failure as Failure
+    from mindloop.worlds.household.results import FailureKind as FailureKind
+    from mindloop.worlds.household.results import StepResult as StepResult
+    from mindloop.worlds.household.results import WorldEvent as WorldEvent
+    from mindloop.worlds.household.setup import WorldSetup as WorldSetup
+    from mindloop.worlds.household.vocab import AT as AT
+    from mindloop.worlds.household.vocab import CONTAINS as CONTAINS
+    from mindloop.worlds.household.vocab import FEELS as FEELS
+    from mindloop.worlds.household.vocab import OPEN as OPEN
+    from mindloop.worlds.household.vocab import POWER as POWER
+    from mindloop.worlds.household.vocab import ROBOT as ROBOT
+    from mindloop.worlds.household.vocab import ROOM as ROOM
+    from mindloop.worlds.household.vocab import SWITCH as SWITCH
+    from mindloop.worlds.household.vocab import Prop as Prop
+    from mindloop.worlds.household.vocab import Trait as Trait
+    from mindloop.worlds.household.world import World as World
+    from mindloop.worlds.household.world import WorldSnapshot as WorldSnapshot
 
-__getattr__ = lazy_attributes(
-    __name__,
-    {
-        "actions": (
-            "ALIASES",
-            "VERBS",
-            "Action",
-            "ArgKind",
-            "VerbSpec",
-            "format_actions",
-            "parse_action",
-            "parse_actions",
-        ),
-        "catalog": ("ITEM_KINDS", "PLACE_KINDS", "ROOM_TYPES", "ItemKind", "PlaceKind"),
-        "characters": ("CHARACTERS", "ROBOT_CHARACTER", "Character"),
-        "layouts": ("LAYOUTS", "Layout", "RoomPlan"),
-        "results": ("Failure", "FailureKind", "StepResult", "WorldEvent"),
-        "setup": ("WorldSetup",),
-        "vocab": ("AT", "CONTAINS", "FEELS", "OPEN", "POWER", "ROBOT", "ROOM", "SWITCH", "Prop", "Trait"),
-        "gym_env": ("ENV_ID", "HouseholdEnv", "register_envs"),
-        "world": ("World", "WorldSnapshot"),
-    },
-)
-
-__all__ = [
-    "ALIASES",
-    "AT",
-    "CHARACTERS",
-    "CONTAINS",
-    "ENV_ID",
-    "FEELS",
-    "ITEM_KINDS",
-    "LAYOUTS",
-    "OPEN",
-    "PLACE_KINDS",
-    "POWER",
-    "ROBOT",
-    "ROBOT_CHARACTER",
-    "ROOM",
-    "ROOM_TYPES",
-    "SWITCH",
-    "VERBS",
-    "Action",
-    "ArgKind",
-    "Character",
-    "Failure",
-    "FailureKind",
-    "HouseholdEnv",
-    "ItemKind",
-    "Layout",
-    "PlaceKind",
-    "Prop",
-    "RoomPlan",
-    "StepResult",
-    "Trait",
-    "VerbSpec",
-    "World",
-    "WorldEvent",
-    "WorldSetup",
-    "WorldSnapshot",
-    "format_actions",
-    "parse_action",
-    "parse_actions",
-    "register_envs",
-]
+__getattr__ = lazy_exports(__name__)

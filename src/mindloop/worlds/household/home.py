@@ -85,7 +85,6 @@ class Home:
                 raise InvalidArgumentError(f"camera room {room!r} is not a room of {lay.name!r}")
         self.t = 0
         self._wit: dict[str, frozenset[str]] = {}
-        self._handlers: dict[str, Any] = {}
 
     # ---- construction helpers -------------------------------------------------------------------------------
     def _init_agents(self, setup: WorldSetup) -> None:
@@ -609,7 +608,6 @@ class Home:
         w._feels = dict(self._feels)
         w._state = dict(self._state)
         w._wit = {}
-        w._handlers = {k: getattr(w, v.__name__) for k, v in self._handlers.items()}
         return w
 
     def snapshot(self) -> WorldSnapshot:

@@ -14,23 +14,24 @@ to a :class:`~mindloop.beliefs.Tracker`.
 >>> r.ok, r.failure.kind.value, w.location("apple")
 (False, 'not_holding', 'kitchen_table')
 
-Why this module is longer than 600 lines: it is the one table of verbs (about thirty handlers, none longer than
-~60 lines, dispatched by :meth:`World.step`), each checking its preconditions against the same private state of
-:class:`~mindloop.worlds.household.home.Home`. Splitting the handlers into mixins by topic would scatter that
-dispatch table and the shared checks without making any handler shorter.
+Every verb is one row of :data:`VERB_RULES` (its arguments are those its
+:data:`~mindloop.worlds.household.actions.VERBS` entry declares): its preconditions (:class:`Need`: a check on
+the same private state of :class:`~mindloop.worlds.household.home.Home`, the failure it gives and its message),
+checked in order, and its effect, which runs once they all hold. :meth:`World.step` reads the row; no verb checks
+its preconditions itself, except where a check needs what only the effect computes (a reach height, a liquid).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import takewhile
 
 from mindloop.beliefs import Event, EventKind, Fact, Utterance
-from mindloop.worlds.household.actions import Action, ArgKind, parse_action, validate_action
-from mindloop.worlds.household.catalog import ITEM_KINDS, ItemKind
+from mindloop.worlds.household.actions import VERBS, Action, ArgKind, parse_action, validate_action
+from mindloop.worlds.household.catalog import ITEM_KINDS
 from mindloop.worlds.household.home import HANDS, Home, Item, Place, WorldSnapshot
-from mindloop.worlds.household.layouts import Layout
 from mindloop.worlds.household.results import Failure, FailureKind, StepResult, WorldEvent
-from mindloop.worlds.household.setup import WorldSetup
 from mindloop.worlds.household.vocab import (
     AT,
     CONTAINS,
@@ -48,62 +49,19 @@ from mindloop.worlds.household.vocab import (
     Trait,
 )
 
-__all__ = ["Item", "Place", "World", "WorldSnapshot"]
-
-_Handler = Callable[[str, Action], StepResult]
+__all__ = ["VERB_RULES", "Item", "Need", "Place", "VerbRule", "World", "WorldSnapshot"]
 
 
 class World(Home):
     """A home and everyone in it; the only way to change it is :meth:`step` (or :meth:`environment`)."""
 
-    def __init__(
-        self,
-        setup: WorldSetup,
-        *,
-        layout: Layout | None = None,
-        item_kinds: Mapping[str, ItemKind] | None = None,
-    ) -> None:
-        super().__init__(setup, layout=layout, item_kinds=item_kinds)
-        self._handlers: dict[str, _Handler] = {
-            "walk": self._walk,
-            "run": self._run,
-            "walkaround": self._walkaround,
-            "turn": self._turn,
-            "sit": self._sit,
-            "standup": self._standup,
-            "open": self._open_close,
-            "close": self._open_close,
-            "pick": self._pick,
-            "place": self._place,
-            "putin": self._place,
-            "putback": self._putback,
-            "drop": self._drop,
-            "give": self._give,
-            "move": self._move,
-            "switchon": self._switch_onoff,
-            "switchoff": self._switch_onoff,
-            "drink": self._drink,
-            "pour": self._pour,
-            "lookat": self._look,
-            "touch": self._look,
-            "listen": self._look,
-            "say": self._say,
-            "remind": self._remind,
-            "read": self._read,
-            "write": self._write,
-            "watch": self._watch,
-            "sleep": self._sleep,
-            "cut": self._cut,
-            "cook": self._cook,
-            "hold": self._hold,
-            "wait": self._wait,
-        }
-
     # ---- stepping -------------------------------------------------------------------------------------------
     def step(self, actor: str, action: Action | str) -> StepResult:
         """Have ``actor`` try ``action`` (an :class:`Action` or text such as ``"pick(apple)"``).
 
-        Returns the outcome; on failure the world is unchanged and ``failure`` says why.
+        Returns the outcome; on failure the world is unchanged and ``failure`` says why. The verb's row of
+        :data:`~mindloop.worlds.household.actions.VERBS` says what its arguments are, its row of :data:`VERB_RULES`
+        what must hold before it and what it does.
         """
         if isinstance(action, str):
             parsed = parse_action(action)
@@ -117,7 +75,22 @@ class World(Home):
         if actor not in self.chars:
             known = ", ".join(self.chars)
             return self._fail(FailureKind.UNKNOWN_ACTOR, f"no agent {actor!r} in this home (agents: {known})", action)
-        return self._handlers[action.verb](actor, action)
+        got = self._args(action, *_ENTITY_ARGS[action.verb])
+        if isinstance(got, Failure):
+            return self._reject(got)
+        rule = VERB_RULES[action.verb]
+        return self._check(rule.needs, actor, action, got) or rule.effect(self, actor, action, got)
+
+    def _check(self, needs: Sequence[Need], a: str, act: Action, x: list[str]) -> StepResult | None:
+        """The first of ``needs`` that does not hold, as its refusal; ``None`` when all hold."""
+        for need in needs:
+            if not need.ok(self, a, x):
+                words = _Words(self, a, act, x)
+                message = need.message.format_map(words)
+                if need.seen is None:
+                    return self._fail(need.kind, message, act)
+                return self._attempt(a, act, need.kind, message, need.seen.format_map(words))
+        return None
 
     def environment(self, verb: str) -> StepResult:
         """Something nobody does: ``powercut`` or ``powerrestore``. Everyone at home notices it."""
@@ -142,28 +115,15 @@ class World(Home):
         ev = Event(t, EventKind.OTHER, None, (self._f(HOUSE, POWER, "on" if want else "off"),), everyone, text=text)
         return self._ok(verb, (self._wev(ev, verb, (), None, text[4:-1]),))
 
-    # ---- verbs: moving about --------------------------------------------------------------------------------
-    def _run(self, a: str, act: Action) -> StepResult:
-        return self._go(a, act, running=True)
+    # ---- effects: each runs once its row's preconditions hold -------------------------------------------------
+    def _said(self, a: str, act: Action, phrase: str, facts: tuple[Fact, ...] = ()) -> StepResult:
+        """One event everyone in the room sees: ``phrase`` and ``facts``."""
+        return self._ok(act, (self._event(EventKind.OTHER, a, facts, act, phrase),))
 
-    def _walk(self, a: str, act: Action) -> StepResult:
-        return self._go(a, act, running=False)
-
-    def _go(self, a: str, act: Action, *, running: bool) -> StepResult:
-        got = self._args(act, ArgKind.ANY)
-        if isinstance(got, Failure):
-            return self._reject(got)
-        target = got[0]
+    def _go(self, a: str, act: Action, x: list[str]) -> StepResult:
+        target, running = x[0], act.verb == "run"
         char = self.chars[a]
-        if target == a:
-            return self._fail(FailureKind.WRONG_ARGUMENT, f"{a} cannot walk to itself", act)
         kind = self._kind[target]
-        if kind is EntityKind.ITEM and self.holder_of(target) == a:
-            return self._fail(FailureKind.ALREADY, f"{a} is already holding {target}", act)
-        if self._sitting[a] is not None:
-            return self._fail(FailureKind.SITTING, f"{a} is sitting on {self._sitting[a]}; stand up first", act)
-        if running and char.trait is Trait.WHEELCHAIR:
-            return self._fail(FailureKind.UNABLE, f"{a} uses a wheelchair and cannot run", act)
         here = self._room[a]
         dest = self.room_of(target)
         assert dest is not None
@@ -208,166 +168,68 @@ class World(Home):
         )
         return self._ok(act, events)
 
-    def _walkaround(self, a: str, act: Action) -> StepResult:
-        here = self._room[a]
-        if act.args:
-            got = self._args(act, ArgKind.ROOM)
-            if isinstance(got, Failure):
-                return self._reject(got)
-            if got[0] != here:
-                return self._fail(FailureKind.NOT_HERE, f"{a} is in the {here}, not the {got[0]}", act)
-        if self._sitting[a] is not None:
-            return self._fail(FailureKind.SITTING, f"{a} is sitting; stand up first", act)
-        go = "rolls" if self.chars[a].trait is Trait.WHEELCHAIR else "walks"
+    def _walkaround(self, a: str, act: Action, x: list[str]) -> StepResult:
         self._near[a] = None
-        return self._ok(act, (self._event(EventKind.OTHER, a, (), act, f"{go} around the {self.room_names[here]}"),))
+        go = "rolls" if self.chars[a].trait is Trait.WHEELCHAIR else "walks"
+        return self._said(a, act, f"{go} around the {self.room_names[self._room[a]]}")
 
-    def _turn(self, a: str, act: Action) -> StepResult:
+    def _turn(self, a: str, act: Action, x: list[str]) -> StepResult:
         direction = act.args[0]
         if direction not in ("left", "right", "around", "back"):
             return self._fail(
                 FailureKind.WRONG_ARGUMENT, f"turn takes left, right, around or back, got {direction!r}", act
             )
         self._facing[a] = direction
-        phrase = "backs up" if direction == "back" else f"turns {direction}"
-        return self._ok(act, (self._event(EventKind.OTHER, a, (), act, phrase),))
+        return self._said(a, act, "backs up" if direction == "back" else f"turns {direction}")
 
-    def _sit(self, a: str, act: Action) -> StepResult:
-        got = self._args(act, ArgKind.PLACE)
-        if isinstance(got, Failure):
-            return self._reject(got)
-        seat = got[0]
-        if self.chars[a].trait in (Trait.WHEELCHAIR, Trait.ROBOT):
-            return self._fail(FailureKind.UNABLE, f"{a} cannot sit down ({self.chars[a].trait.value})", act)
-        if Prop.SITTABLE not in self.places[seat].props:
-            return self._fail(FailureKind.NOT_SITTABLE, f"{seat} is not something to sit on", act)
-        if self.places[seat].room != self._room[a]:
-            return self._fail(FailureKind.NOT_HERE, f"{seat} is in the {self.places[seat].room}, not here", act)
-        if self._sitting[a] is not None:
-            return self._fail(FailureKind.ALREADY, f"{a} is already sitting on {self._sitting[a]}", act)
-        self._sitting[a] = seat
-        self._near[a] = seat
-        ev = self._event(EventKind.OTHER, a, (self._f(a, POSTURE, "sitting"),), act, f"sits on {self.the(seat)}")
-        return self._ok(act, (ev,))
+    def _sit(self, a: str, act: Action, x: list[str]) -> StepResult:
+        self._sitting[a] = self._near[a] = x[0]
+        phrase = f"{'sits on' if act.verb == 'sit' else 'lies down on'} {self.the(x[0])}"
+        return self._said(a, act, phrase, (self._f(a, POSTURE, "sitting"),))
 
-    def _standup(self, a: str, act: Action) -> StepResult:
-        if self.chars[a].trait in (Trait.WHEELCHAIR, Trait.ROBOT):
-            return self._fail(FailureKind.UNABLE, f"{a} cannot stand up ({self.chars[a].trait.value})", act)
-        if self._sitting[a] is None:
-            return self._fail(FailureKind.ALREADY, f"{a} is already standing", act)
+    def _standup(self, a: str, act: Action, x: list[str]) -> StepResult:
         self._sitting[a] = None
-        ev = self._event(EventKind.OTHER, a, (self._f(a, POSTURE, "standing"),), act, "stands up")
-        return self._ok(act, (ev,))
+        return self._said(a, act, "stands up", (self._f(a, POSTURE, "standing"),))
 
-    def _sleep(self, a: str, act: Action) -> StepResult:
-        got = self._args(act, ArgKind.PLACE)
-        if isinstance(got, Failure):
-            return self._reject(got)
-        bed = got[0]
-        if self.chars[a].trait in (Trait.WHEELCHAIR, Trait.ROBOT):
-            return self._fail(FailureKind.UNABLE, f"{a} cannot lie down here ({self.chars[a].trait.value})", act)
-        if Prop.BED not in self.places[bed].props:
-            return self._fail(FailureKind.NOT_SITTABLE, f"{bed} is not a bed", act)
-        if self.places[bed].room != self._room[a]:
-            return self._fail(FailureKind.NOT_HERE, f"{bed} is in the {self.places[bed].room}, not here", act)
-        self._sitting[a] = bed
-        self._near[a] = bed
-        ev = self._event(EventKind.OTHER, a, (self._f(a, POSTURE, "sitting"),), act, f"lies down on {self.the(bed)}")
-        return self._ok(act, (ev,))
-
-    def _open_close(self, a: str, act: Action) -> StepResult:
-        got = self._args(act, ArgKind.THING)
-        if isinstance(got, Failure):
-            return self._reject(got)
-        x = got[0]
+    def _open_close(self, a: str, act: Action, x: list[str]) -> StepResult:
         opening = act.verb == "open"
-        if Prop.OPENABLE not in self._props(x):
-            return self._fail(FailureKind.NOT_OPENABLE, f"{x} does not open or close", act)
-        away = self._here(a, x, act)
-        if away is not None:
-            return away
-        if not self._reachable(a, x):
-            return self._attempt(
-                a,
+        if self._open[x[0]] == opening:
+            return self._fail(FailureKind.ALREADY, f"{x[0]} is already {'open' if opening else 'closed'}", act)
+        self._open[x[0]] = opening
+        if not opening:
+            return self._ok(
                 act,
-                FailureKind.OUT_OF_REACH,
-                f"{x} is too high or too low for {a}",
-                f"reaches for {self.the(x)} but cannot reach it",
+                (self._event(EventKind.CLOSE, a, (self._f(x[0], OPEN, "closed"),), act, f"closes {self.the(x[0])}"),),
             )
-        if self._open[x] == opening:
-            return self._fail(FailureKind.ALREADY, f"{x} is already {'open' if opening else 'closed'}", act)
-        self._open[x] = opening
-        if opening:
-            facts = [self._f(x, OPEN, "open")]
-            for iid in self._on.get(x, ()):
-                facts.append(self._f(iid, AT, x))
-                facts.extend(self._f(j, AT, iid) for j in self._on.get(iid, ()))
-            ev = self._event(EventKind.OPEN, a, tuple(facts), act, f"opens {self.the(x)}")
-        else:
-            ev = self._event(EventKind.CLOSE, a, (self._f(x, OPEN, "closed"),), act, f"closes {self.the(x)}")
-        return self._ok(act, (ev,))
+        facts = [self._f(x[0], OPEN, "open")]
+        for iid in self._on.get(x[0], ()):
+            facts.append(self._f(iid, AT, x[0]))
+            facts.extend(self._f(j, AT, iid) for j in self._on.get(iid, ()))
+        return self._ok(act, (self._event(EventKind.OPEN, a, tuple(facts), act, f"opens {self.the(x[0])}"),))
 
-    def _switch_onoff(self, a: str, act: Action) -> StepResult:
-        got = self._args(act, ArgKind.THING)
-        if isinstance(got, Failure):
-            return self._reject(got)
-        x = got[0]
-        on = act.verb == "switchon"
-        props = self._props(x)
-        if Prop.SWITCHABLE not in props:
-            return self._fail(FailureKind.NOT_SWITCHABLE, f"{x} has no switch", act)
-        away = self._here(a, x, act)
-        if away is not None:
-            return away
-        if not self._reachable(a, x):
-            return self._attempt(
-                a,
-                act,
-                FailureKind.OUT_OF_REACH,
-                f"{x} is out of {a}'s reach",
-                f"reaches for {self.the(x)} but cannot reach it",
-            )
+    def _switch_onoff(self, a: str, act: Action, x: list[str]) -> StepResult:
+        on, props = act.verb == "switchon", self._props(x[0])
         if on and Prop.NEEDS_POWER in props and not self.power:
             return self._attempt(
                 a,
                 act,
                 FailureKind.NO_POWER,
-                f"{x} needs power and the power is out",
-                f"flips the switch of {self.the(x)}, but nothing happens",
+                f"{x[0]} needs power and the power is out",
+                f"flips the switch of {self.the(x[0])}, but nothing happens",
             )
-        if self._switch[x] == on:
-            return self._fail(FailureKind.ALREADY, f"{x} is already {'on' if on else 'off'}", act)
-        self._switch[x] = on
+        if self._switch[x[0]] == on:
+            return self._fail(FailureKind.ALREADY, f"{x[0]} is already {'on' if on else 'off'}", act)
+        self._switch[x[0]] = on
         if Prop.WATER_SOURCE in props:
-            phrase = f"turns {'on' if on else 'off'} {self.the(x)}"
-        elif self._kind[x] is EntityKind.ITEM and Prop.LIGHT_SOURCE in props:
-            phrase = f"lights {self.the(x)}" if on else f"blows out {self.the(x)}"
+            phrase = f"turns {'on' if on else 'off'} {self.the(x[0])}"
+        elif self._kind[x[0]] is EntityKind.ITEM and Prop.LIGHT_SOURCE in props:
+            phrase = f"lights {self.the(x[0])}" if on else f"blows out {self.the(x[0])}"
         else:
-            phrase = f"switches {'on' if on else 'off'} {self.the(x)}"
-        ev = self._event(EventKind.OTHER, a, (self._f(x, SWITCH, "on" if on else "off"),), act, phrase)
-        return self._ok(act, (ev,))
+            phrase = f"switches {'on' if on else 'off'} {self.the(x[0])}"
+        return self._said(a, act, phrase, (self._f(x[0], SWITCH, "on" if on else "off"),))
 
-    # ---- verbs: handling items ------------------------------------------------------------------------------
-    def _pick(self, a: str, act: Action) -> StepResult:
-        got = self._args(act, ArgKind.ITEM)
-        if isinstance(got, Failure):
-            return self._reject(got)
-        item = got[0]
-        props = self.items[item].props
-        if Prop.GRASPABLE not in props:
-            how = "move it instead" if Prop.MOVABLE in props else "pour it into a cup instead"
-            return self._fail(FailureKind.NOT_GRASPABLE, f"{item} cannot be picked up; {how}", act)
-        holder = self.holder_of(item)
-        if holder == a:
-            return self._fail(FailureKind.ALREADY, f"{a} is already holding {item}", act)
-        if holder is not None:
-            return self._fail(FailureKind.HELD_BY_OTHER, f"{item} is held by {holder}", act)
-        away = self._here(a, item, act)
-        if away is not None:
-            return away
-        closed = self._inside_closed(item)
-        if closed is not None:
-            return self._fail(FailureKind.CONTAINER_CLOSED, f"{item} is inside {closed}, which is closed", act)
+    def _pick(self, a: str, act: Action, x: list[str]) -> StepResult:
+        item = x[0]
         if not self._reachable(a, item):
             base = self.base_place(item)
             assert base is not None
@@ -387,137 +249,43 @@ class World(Home):
         ev = self._event(EventKind.MOVE, a, facts, act, f"picks up {self.the(item)} {_from(self.where(src))}")
         return self._ok(act, (ev,))
 
-    def _place_into(self, a: str, act: Action, item: str, target: str, *, need_receptacle: bool) -> StepResult:
-        if item not in self._hands[a]:
-            return self._fail(FailureKind.NOT_HOLDING, f"{a} is not holding {item}", act)
-        if target == item:
-            return self._fail(FailureKind.WRONG_ARGUMENT, f"{item} cannot be put on itself", act)
-        tprops = self._props(target)
-        if need_receptacle and Prop.RECEPTACLE not in tprops:
-            return self._fail(FailureKind.NOT_A_RECEPTACLE, f"{target} is not something to put things in", act)
-        if not tprops & _HOLDS:
-            return self._fail(FailureKind.NOT_A_SURFACE, f"{target} is not something to put things on or in", act)
-        if self._kind[target] is EntityKind.ITEM and self.holder_of(target) is not None:
-            return self._fail(FailureKind.WRONG_ARGUMENT, f"{target} is being held; put it down first", act)
-        away = self._here(a, target, act)
-        if away is not None:
-            return away
-        if not self._open.get(target, True):
-            return self._fail(FailureKind.CONTAINER_CLOSED, f"{target} is closed; open it first", act)
-        if not self._reachable(a, target):
-            return self._attempt(
-                a,
-                act,
-                FailureKind.OUT_OF_REACH,
-                f"{target} is out of {a}'s reach",
-                f"tries to put {self.the(item)} {self.where(target)} but cannot reach it",
-            )
-        self._move_item(item, target)
-        kind = EventKind.PUT
-        ev = self._event(kind, a, (self._f(item, AT, target),), act, f"puts {self.the(item)} {self.where(target)}")
+    def _put(self, a: str, act: Action, x: list[str]) -> StepResult:
+        self._move_item(x[0], x[1])
+        ev = self._event(EventKind.PUT, a, (self._f(x[0], AT, x[1]),), act, f"puts {self.the(x[0])} {self.where(x[1])}")
         return self._ok(act, (ev,))
 
-    def _place(self, a: str, act: Action) -> StepResult:
-        want = ArgKind.PLACE if act.verb == "putin" else ArgKind.HOLDER
-        got = self._args(act, ArgKind.ITEM, want)
-        if isinstance(got, Failure):
-            return self._reject(got)
-        return self._place_into(a, act, got[0], got[1], need_receptacle=act.verb == "putin")
+    def _putback(self, a: str, act: Action, x: list[str]) -> StepResult:
+        back = [x[0], self._taken_from[x[0]]]
+        return self._check(_PUT, a, act, back) or self._put(a, act, back)
 
-    def _putback(self, a: str, act: Action) -> StepResult:
-        got = self._args(act, ArgKind.ITEM)
-        if isinstance(got, Failure):
-            return self._reject(got)
-        item = got[0]
-        if item not in self._hands[a]:
-            return self._fail(FailureKind.NOT_HOLDING, f"{a} is not holding {item}", act)
-        src = self._taken_from.get(item)
-        if src is None or self._kind.get(src) is EntityKind.AGENT:
-            return self._fail(FailureKind.WRONG_ARGUMENT, f"{item} was not picked up from a place", act)
-        return self._place_into(a, act, item, src, need_receptacle=False)
-
-    def _drop(self, a: str, act: Action) -> StepResult:
-        got = self._args(act, ArgKind.ITEM)
-        if isinstance(got, Failure):
-            return self._reject(got)
-        item = got[0]
-        if item not in self._hands[a]:
-            return self._fail(FailureKind.NOT_HOLDING, f"{a} is not holding {item}", act)
+    def _drop(self, a: str, act: Action, x: list[str]) -> StepResult:
         floor = f"{self._room[a]}_corner"
-        self._move_item(item, floor)
-        ev = self._event(EventKind.PUT, a, (self._f(item, AT, floor),), act, f"drops {self.the(item)} on the floor")
+        self._move_item(x[0], floor)
+        ev = self._event(EventKind.PUT, a, (self._f(x[0], AT, floor),), act, f"drops {self.the(x[0])} on the floor")
         return self._ok(act, (ev,))
 
-    def _give(self, a: str, act: Action) -> StepResult:
-        got = self._args(act, ArgKind.ITEM, ArgKind.AGENT)
-        if isinstance(got, Failure):
-            return self._reject(got)
-        item, to = got
-        if item not in self._hands[a]:
-            return self._fail(FailureKind.NOT_HOLDING, f"{a} is not holding {item}", act)
-        if to == a:
-            return self._fail(FailureKind.WRONG_ARGUMENT, f"{a} cannot give {item} to itself", act)
-        if self._room[to] != self._room[a]:
-            return self._fail(FailureKind.NOT_HERE, f"{to} is in the {self._room[to]}, not with {a}", act)
-        if len(self._hands[to]) >= HANDS:
-            return self._fail(FailureKind.HANDS_FULL, f"{to}'s hands are full", act)
+    def _give(self, a: str, act: Action, x: list[str]) -> StepResult:
+        item, to = x
         self._move_item(item, to)
         self._near[a] = to
         facts = (self._f(item, AT, to), *self._relief(to, item))
         ev = self._event(EventKind.MOVE, a, facts, act, f"gives {self.the(item)} to {self.the(to)}")
         return self._ok(act, (ev,))
 
-    def _move(self, a: str, act: Action) -> StepResult:
-        got = self._args(act, ArgKind.ITEM, ArgKind.HOLDER)
-        if isinstance(got, Failure):
-            return self._reject(got)
-        item, target = got
-        props = self.items[item].props
-        if not props & {Prop.GRASPABLE, Prop.MOVABLE}:
-            return self._fail(FailureKind.NOT_MOVABLE, f"{item} cannot be moved", act)
-        if item in self._hands[a]:
-            return self._place_into(a, act, item, target, need_receptacle=False)
-        holder = self.holder_of(item)
-        if holder is not None:
-            return self._fail(FailureKind.HELD_BY_OTHER, f"{item} is held by {holder}", act)
-        if Prop.OBSTACLE in props and self.chars[a].trait in (Trait.CHILD, Trait.WHEELCHAIR):
-            return self._fail(FailureKind.UNABLE, f"{item} is too heavy for {a} to move", act)
-        for eid in (item, target):
-            away = self._here(a, eid, act)
-            if away is not None:
-                return away
-        closed = self._inside_closed(item)
-        if closed is not None:
-            return self._fail(FailureKind.CONTAINER_CLOSED, f"{item} is inside {closed}, which is closed", act)
-        tprops = self._props(target)
-        if target == item or not tprops & _HOLDS:
-            return self._fail(FailureKind.NOT_A_SURFACE, f"{target} is not somewhere to move things to", act)
-        if not self._open.get(target, True):
-            return self._fail(FailureKind.CONTAINER_CLOSED, f"{target} is closed; open it first", act)
-        if Prop.GRASPABLE in props and not (self._reachable(a, item) and self._reachable(a, target)):
-            return self._attempt(
-                a,
-                act,
-                FailureKind.OUT_OF_REACH,
-                f"{item} or {target} is out of {a}'s reach",
-                f"tries to move {self.the(item)} but cannot reach it",
-            )
-        if self._loc[item] == target:
-            return self._fail(FailureKind.ALREADY, f"{item} is already {self.where(target)}", act)
+    def _move(self, a: str, act: Action, x: list[str]) -> StepResult:
+        if x[0] in self._hands[a]:
+            return self._check(_PUT, a, act, x) or self._put(a, act, x)
+        refused = self._check(_MOVE, a, act, x)
+        if refused is not None:
+            return refused
+        item, target = x
         self._move_item(item, target)
         dest = "to the corner" if target.endswith("_corner") else _to(self.where(target))
         ev = self._event(EventKind.MOVE, a, (self._f(item, AT, target),), act, f"moves {self.the(item)} {dest}")
         return self._ok(act, (ev,))
 
-    def _drink(self, a: str, act: Action) -> StepResult:
-        got = self._args(act, ArgKind.ITEM)
-        if isinstance(got, Failure):
-            return self._reject(got)
-        item = got[0]
-        if a == ROBOT:
-            return self._fail(FailureKind.UNABLE, "the robot does not drink", act)
-        if item not in self._hands[a]:
-            return self._fail(FailureKind.NOT_HOLDING, f"{a} is not holding {item}", act)
+    def _drink(self, a: str, act: Action, x: list[str]) -> StepResult:
+        item = x[0]
         props = self.items[item].props
         facts: list[Fact] = []
         if Prop.CONTAINER in props:
@@ -536,139 +304,26 @@ class World(Home):
             facts.append(self._f(a, FEELS, None))
         return self._ok(act, (self._event(EventKind.OTHER, a, tuple(facts), act, phrase),))
 
-    def _pour(self, a: str, act: Action) -> StepResult:
-        got = self._args(act, ArgKind.ITEM, ArgKind.ITEM)
-        if isinstance(got, Failure):
-            return self._reject(got)
-        liquid, cup = got
-        if Prop.LIQUID not in self.items[liquid].props:
-            return self._fail(FailureKind.WRONG_ARGUMENT, f"{liquid} is not a liquid", act)
-        if Prop.CONTAINER not in self.items[cup].props:
-            return self._fail(FailureKind.NOT_A_RECEPTACLE, f"{cup} cannot hold a liquid", act)
-        if cup not in self._hands[a]:
-            return self._fail(FailureKind.NOT_HOLDING, f"{a} must hold {cup} to pour into it", act)
-        if Prop.GRASPABLE in self.items[liquid].props:
-            if liquid not in self._hands[a]:
-                return self._fail(FailureKind.NOT_HOLDING, f"{a} must hold {liquid} to pour it", act)
-        elif self.room_of(liquid) != self._room[a]:
-            return self._fail(FailureKind.NO_LIQUID, f"there is no {liquid} in the {self._room[a]}", act)
-        if self._contains.get(cup) is not None:
-            return self._fail(FailureKind.ALREADY, f"{cup} is already full", act)
+    def _pour(self, a: str, act: Action, x: list[str]) -> StepResult:
+        liquid, cup = x
         kind = self.items[liquid].kind
         self._contains[cup] = kind
-        ev = self._event(
-            EventKind.OTHER,
-            a,
-            (self._f(cup, CONTAINS, kind),),
-            act,
-            f"pours {self.items[liquid].name} into {self.the(cup)}",
-        )
-        return self._ok(act, (ev,))
+        phrase = f"pours {self.items[liquid].name} into {self.the(cup)}"
+        return self._ok(act, (self._event(EventKind.OTHER, a, (self._f(cup, CONTAINS, kind),), act, phrase),))
 
-    def _look(self, a: str, act: Action) -> StepResult:
-        got = self._args(act, ArgKind.ANY)
-        if isinstance(got, Failure):
-            return self._reject(got)
-        x = got[0]
-        if x == a:
-            return self._fail(FailureKind.WRONG_ARGUMENT, f"{a} cannot {act.verb} itself", act)
-        away = self._here(a, x, act)
-        if away is not None:
-            return away
-        verb = {"lookat": "looks at", "touch": "touches", "listen": "listens to"}[act.verb]
-        return self._ok(act, (self._event(EventKind.OTHER, a, (), act, f"{verb} {self.the(x)}"),))
+    def _cut(self, a: str, act: Action, x: list[str]) -> StepResult:
+        knife = next(i for i in self._hands[a] if Prop.CUTTER in self.items[i].props)
+        self._state[x[0]] = "cut"
+        return self._said(a, act, f"cuts {self.the(x[0])} with {self.the(knife)}", (self._f(x[0], STATE, "cut"),))
 
-    def _read(self, a: str, act: Action) -> StepResult:
-        got = self._args(act, ArgKind.ITEM)
-        if isinstance(got, Failure):
-            return self._reject(got)
-        item = got[0]
-        if Prop.READABLE not in self.items[item].props:
-            return self._fail(FailureKind.WRONG_ARGUMENT, f"{item} is nothing to read", act)
-        if item not in self._hands[a]:
-            return self._fail(FailureKind.NOT_HOLDING, f"{a} must hold {item} to read it", act)
-        return self._ok(act, (self._event(EventKind.OTHER, a, (), act, f"reads {self.the(item)}"),))
+    def _cook(self, a: str, act: Action, x: list[str]) -> StepResult:
+        self._state[x[0]] = "cooked"
+        return self._said(a, act, f"cooks {self.the(x[0])}", (self._f(x[0], STATE, "cooked"),))
 
-    def _write(self, a: str, act: Action) -> StepResult:
-        got = self._args(act, ArgKind.ITEM)
-        if isinstance(got, Failure):
-            return self._reject(got)
-        item = got[0]
-        if Prop.WRITABLE not in self.items[item].props:
-            return self._fail(FailureKind.WRONG_ARGUMENT, f"{item} is nothing to write in", act)
-        away = self._here(a, item, act)
-        if away is not None:
-            return away
-        if not any(Prop.WRITER in self.items[i].props for i in self._hands[a]):
-            return self._fail(FailureKind.MISSING_TOOL, f"{a} needs to hold a pen to write", act)
-        return self._ok(act, (self._event(EventKind.OTHER, a, (), act, f"writes in {self.the(item)}"),))
-
-    def _watch(self, a: str, act: Action) -> StepResult:
-        got = self._args(act, ArgKind.PLACE)
-        if isinstance(got, Failure):
-            return self._reject(got)
-        x = got[0]
-        if Prop.WATCHABLE not in self.places[x].props:
-            return self._fail(FailureKind.WRONG_ARGUMENT, f"{x} is nothing to watch", act)
-        away = self._here(a, x, act)
-        if away is not None:
-            return away
-        if not self.power:
-            return self._fail(FailureKind.NO_POWER, f"{x} needs power and the power is out", act)
-        if not self._switch.get(x, False):
-            return self._fail(FailureKind.UNABLE, f"{x} is switched off", act)
-        return self._ok(act, (self._event(EventKind.OTHER, a, (), act, f"watches {self.the(x)}"),))
-
-    def _cut(self, a: str, act: Action) -> StepResult:
-        got = self._args(act, ArgKind.ITEM)
-        if isinstance(got, Failure):
-            return self._reject(got)
-        item = got[0]
-        if Prop.CUTTABLE not in self.items[item].props:
-            return self._fail(FailureKind.WRONG_ARGUMENT, f"{item} cannot be cut", act)
-        away = self._here(a, item, act)
-        if away is not None:
-            return away
-        if self.holder_of(item) is not None:
-            return self._fail(FailureKind.WRONG_ARGUMENT, f"put {item} down on something before cutting it", act)
-        knife = next((i for i in self._hands[a] if Prop.CUTTER in self.items[i].props), None)
-        if knife is None:
-            return self._fail(FailureKind.MISSING_TOOL, f"{a} needs to hold a knife to cut {item}", act)
-        self._state[item] = "cut"
-        ev = self._event(
-            EventKind.OTHER, a, (self._f(item, STATE, "cut"),), act, f"cuts {self.the(item)} with {self.the(knife)}"
-        )
-        return self._ok(act, (ev,))
-
-    def _cook(self, a: str, act: Action) -> StepResult:
-        got = self._args(act, ArgKind.ITEM)
-        if isinstance(got, Failure):
-            return self._reject(got)
-        item = got[0]
-        away = self._here(a, item, act)
-        if away is not None:
-            return away
-        base = self.base_place(item)
-        if base is None or Prop.COOKER not in self.places[base].props:
-            return self._fail(FailureKind.WRONG_ARGUMENT, f"{item} must be on the stove to cook it", act)
-        if not self._switch.get(base, False):
-            return self._fail(FailureKind.UNABLE, f"{base} is switched off", act)
-        self._state[item] = "cooked"
-        ev = self._event(EventKind.OTHER, a, (self._f(item, STATE, "cooked"),), act, f"cooks {self.the(item)}")
-        return self._ok(act, (ev,))
-
-    def _hold(self, a: str, act: Action) -> StepResult:
-        got = self._args(act, ArgKind.ITEM)
-        if isinstance(got, Failure):
-            return self._reject(got)
-        if got[0] not in self._hands[a]:
-            return self._fail(FailureKind.NOT_HOLDING, f"{a} is not holding {got[0]}", act)
+    def _nothing(self, a: str, act: Action, x: list[str]) -> StepResult:
         return self._ok(act, ())
 
-    def _wait(self, a: str, act: Action) -> StepResult:
-        return self._ok(act, ())
-
-    # ---- verbs: speech --------------------------------------------------------------------------------------
+    # ---- speech ---------------------------------------------------------------------------------------------
     def _speech(self, a: str, act: Action, listener: str, words: str, facts: tuple[Fact, ...]) -> StepResult:
         if listener == a:
             return self._fail(FailureKind.WRONG_ARGUMENT, f"{a} cannot talk to itself", act)
@@ -682,11 +337,8 @@ class World(Home):
         self._near[a] = listener
         return self._ok(act, (WorldEvent(utt, act.verb, act.args, room, f'says to {self.the(listener)}, "{words}"'),))
 
-    def _say(self, a: str, act: Action) -> StepResult:
-        got = self._args(act, ArgKind.AGENT)
-        if isinstance(got, Failure):
-            return self._reject(got)
-        listener = got[0]
+    def _say(self, a: str, act: Action, x: list[str]) -> StepResult:
+        listener = x[0]
         if len(act.args) == 1:
             return self._speech(a, act, listener, act.text or "", act.facts)
         if len(act.args) != 3:
@@ -698,11 +350,8 @@ class World(Home):
         words = act.text or f"The {self.name(item)} is {self.where(holder)}."
         return self._speech(a, act, listener, words, act.facts or (self._f(item, AT, holder),))
 
-    def _remind(self, a: str, act: Action) -> StepResult:
-        got = self._args(act, ArgKind.AGENT, ArgKind.ITEM)
-        if isinstance(got, Failure):
-            return self._reject(got)
-        listener, item = got
+    def _remind(self, a: str, act: Action, x: list[str]) -> StepResult:
+        listener, item = x
         has, it_is, it = ("have", "they are", "them") if self.plural(item) else ("has", "it is", "it")
         words = act.text or (
             f"{self.name(listener)}, the {self.name(item)} {has} been moved; {it_is} no longer where you left {it}."
@@ -710,7 +359,392 @@ class World(Home):
         return self._speech(a, act, listener, words, act.facts or (self._f(item, AT, None),))
 
 
+# ---- the verbs: what each takes, what must hold before it, what it does ------------------------------------------
+
+
+class _Words(dict[str, object]):
+    """What a refusal's message or an event's phrase names, computed when named: ``a`` (the actor), ``verb``,
+    ``here`` (the actor's room), ``trait``, ``seat`` (what it sits on), and per argument ``i``: ``x{i}`` (its id),
+    ``the{i}``, ``at{i}`` (where it is, as a phrase), ``where{i}`` (``in the ROOM``, or ``nowhere``), ``room{i}``,
+    ``holder{i}``, ``closed{i}`` (the closed receptacle it is shut in), ``base{i}`` (the place under it)."""
+
+    def __init__(self, w: World, a: str, act: Action, x: list[str]) -> None:
+        super().__init__()
+        self.w, self.a, self.act, self.x = w, a, act, x
+
+    def __missing__(self, key: str) -> object:
+        w, a = self.w, self.a
+        if key[-1].isdigit():
+            name, eid = key[:-1], self.x[int(key[-1])]
+            room = w.room_of(eid)
+            per_arg: dict[str, Callable[[], object]] = {
+                "x": lambda: eid,
+                "the": lambda: w.the(eid),
+                "at": lambda: w.where(eid),
+                "where": lambda: f"in the {room}" if room is not None else "nowhere",
+                "room": lambda: room,
+                "holder": lambda: w.holder_of(eid),
+                "closed": lambda: w._inside_closed(eid),
+                "base": lambda: w.base_place(eid),
+            }
+            return per_arg[name]()
+        actor: dict[str, Callable[[], object]] = {
+            "a": lambda: a,
+            "verb": lambda: self.act.verb,
+            "here": lambda: w._room[a],
+            "trait": lambda: w.chars[a].trait.value,
+            "seat": lambda: w._sitting[a],
+        }
+        return actor[key]()
+
+
+@dataclass(frozen=True)
+class Need:
+    """A precondition of a verb: ``ok(world, actor, args)``; when it is false the step is refused with ``kind``
+    and ``message`` (a template over :class:`_Words`), the world unchanged, or, with ``seen`` (the phrase
+    bystanders see), refused as an attempt others witness."""
+
+    kind: FailureKind
+    message: str
+    ok: Callable[[World, str, list[str]], bool]
+    seen: str | None = None
+
+
+@dataclass(frozen=True)
+class VerbRule:
+    """A verb's row: its preconditions, checked in order once its arguments (its
+    :class:`~mindloop.worlds.household.actions.VerbSpec`'s, up to the first that is words or a direction) are
+    resolved, and its effect, run once they all hold."""
+
+    needs: tuple[Need, ...]
+    effect: Callable[[World, str, Action, list[str]], StepResult]
+
+
+def _prop(i: int, prop: Prop, kind: FailureKind, message: str) -> Need:
+    return Need(kind, message, lambda w, a, x: prop in w._props(x[i]))
+
+
+def _here(i: int) -> Need:
+    return Need(
+        FailureKind.NOT_HERE,
+        f"{{x{i}}} is {{where{i}}}, but {{a}} is in the {{here}}",
+        lambda w, a, x: w.room_of(x[i]) == w._room[a],
+    )
+
+
+def _holding(i: int, message: str = "{a} is not holding {x0}") -> Need:
+    return Need(FailureKind.NOT_HOLDING, message, lambda w, a, x: x[i] in w._hands[a])
+
+
+def _reach(i: int, message: str, seen: str) -> Need:
+    return Need(FailureKind.OUT_OF_REACH, message, lambda w, a, x: w._reachable(a, x[i]), seen)
+
+
+def _can(what: str) -> Need:
+    return Need(FailureKind.UNABLE, f"{{a}} cannot {what} ({{trait}})", lambda w, a, x: w.chars[a].trait not in _SEATED)
+
+
+def _holds_things(w: World, eid: str) -> bool:
+    return bool(w._props(eid) & _HOLDS)
+
+
+_SEATED = (Trait.WHEELCHAIR, Trait.ROBOT)
 _HOLDS = frozenset({Prop.SURFACE, Prop.RECEPTACLE, Prop.FLOOR})
+_OPEN_1 = Need(FailureKind.CONTAINER_CLOSED, "{x1} is closed; open it first", lambda w, a, x: w._open.get(x[1], True))
+_NOT_SHUT_0 = Need(
+    FailureKind.CONTAINER_CLOSED,
+    "{x0} is inside {closed0}, which is closed",
+    lambda w, a, x: w._inside_closed(x[0]) is None,
+)
+_IN_ROOM = Need(FailureKind.NOT_HERE, "{x0} is in the {room0}, not here", lambda w, a, x: w.room_of(x[0]) == w._room[a])
+_STANDING = Need(FailureKind.SITTING, "{a} is sitting on {seat}; stand up first", lambda w, a, x: w._sitting[a] is None)
+_PUT_HEAD = (
+    _holding(0),
+    Need(FailureKind.WRONG_ARGUMENT, "{x0} cannot be put on itself", lambda w, a, x: x[1] != x[0]),
+)
+_PUT_TAIL = (
+    Need(
+        FailureKind.NOT_A_SURFACE,
+        "{x1} is not something to put things on or in",
+        lambda w, a, x: _holds_things(w, x[1]),
+    ),
+    Need(
+        FailureKind.WRONG_ARGUMENT,
+        "{x1} is being held; put it down first",
+        lambda w, a, x: w._kind[x[1]] is not EntityKind.ITEM or w.holder_of(x[1]) is None,
+    ),
+    _here(1),
+    _OPEN_1,
+    _reach(1, "{x1} is out of {a}'s reach", "tries to put {the0} {at1} but cannot reach it"),
+)
+_PUT = (*_PUT_HEAD, *_PUT_TAIL)
+"""Putting a held item (``x0``) on or in a place or item (``x1``)."""
+_PUT_IN = (
+    *_PUT_HEAD,
+    _prop(1, Prop.RECEPTACLE, FailureKind.NOT_A_RECEPTACLE, "{x1} is not something to put things in"),
+    *_PUT_TAIL,
+)
+_MOVE = (
+    Need(FailureKind.HELD_BY_OTHER, "{x0} is held by {holder0}", lambda w, a, x: w.holder_of(x[0]) is None),
+    Need(
+        FailureKind.UNABLE,
+        "{x0} is too heavy for {a} to move",
+        lambda w, a, x: (
+            Prop.OBSTACLE not in w.items[x[0]].props or w.chars[a].trait not in (Trait.CHILD, Trait.WHEELCHAIR)
+        ),
+    ),
+    _here(0),
+    _here(1),
+    _NOT_SHUT_0,
+    Need(
+        FailureKind.NOT_A_SURFACE,
+        "{x1} is not somewhere to move things to",
+        lambda w, a, x: x[1] != x[0] and _holds_things(w, x[1]),
+    ),
+    _OPEN_1,
+    Need(
+        FailureKind.OUT_OF_REACH,
+        "{x0} or {x1} is out of {a}'s reach",
+        lambda w, a, x: Prop.GRASPABLE not in w.items[x[0]].props or (w._reachable(a, x[0]) and w._reachable(a, x[1])),
+        "tries to move {the0} but cannot reach it",
+    ),
+    Need(FailureKind.ALREADY, "{x0} is already {at1}", lambda w, a, x: w._loc[x[0]] != x[1]),
+)
+"""Moving an item (``x0``) the actor does not hold to a place (``x1``)."""
+_WALK = (
+    Need(FailureKind.WRONG_ARGUMENT, "{a} cannot walk to itself", lambda w, a, x: x[0] != a),
+    Need(
+        FailureKind.ALREADY,
+        "{a} is already holding {x0}",
+        lambda w, a, x: w._kind[x[0]] is not EntityKind.ITEM or w.holder_of(x[0]) != a,
+    ),
+    _STANDING,
+)
+_LOOK = (
+    Need(FailureKind.WRONG_ARGUMENT, "{a} cannot {verb} itself", lambda w, a, x: x[0] != a),
+    _here(0),
+)
+_ENTITY_ARGS = {
+    name: tuple(takewhile(lambda k: k not in (ArgKind.TEXT, ArgKind.DIRECTION), spec.args))
+    for name, spec in VERBS.items()
+}
+"""The arguments of each verb that name entities, resolved before its preconditions are checked."""
+
+
+def _event(phrase: str) -> Callable[[World, str, Action, list[str]], StepResult]:
+    """An effect that changes nothing but is seen: ``phrase`` (a template over :class:`_Words`)."""
+    return lambda w, a, act, x: w._said(a, act, phrase.format_map(_Words(w, a, act, x)))
+
+
+def _within_reach(prop: Prop, kind: FailureKind, lacking: str, too_far: str) -> VerbRule:
+    """Opening or switching something: it has ``prop`` (else it ``lacking``), stands here and within reach (else
+    it ``too_far``, an attempt others see); the effect is the verb's."""
+    effect = World._open_close if prop is Prop.OPENABLE else World._switch_onoff
+    reach = _reach(0, "{x0} " + too_far, "reaches for {the0} but cannot reach it")
+    return VerbRule((_prop(0, prop, kind, "{x0} " + lacking), _here(0), reach), effect)
+
+
+VERB_RULES: Mapping[str, VerbRule] = {
+    "walk": VerbRule(_WALK, World._go),
+    "run": VerbRule(
+        (
+            *_WALK,
+            Need(
+                FailureKind.UNABLE,
+                "{a} uses a wheelchair and cannot run",
+                lambda w, a, x: w.chars[a].trait is not Trait.WHEELCHAIR,
+            ),
+        ),
+        World._go,
+    ),
+    "walkaround": VerbRule(
+        (
+            Need(
+                FailureKind.NOT_HERE, "{a} is in the {here}, not the {x0}", lambda w, a, x: not x or x[0] == w._room[a]
+            ),
+            Need(FailureKind.SITTING, "{a} is sitting; stand up first", lambda w, a, x: w._sitting[a] is None),
+        ),
+        World._walkaround,
+    ),
+    "turn": VerbRule((), World._turn),
+    "sit": VerbRule(
+        (
+            _can("sit down"),
+            _prop(0, Prop.SITTABLE, FailureKind.NOT_SITTABLE, "{x0} is not something to sit on"),
+            _IN_ROOM,
+            Need(FailureKind.ALREADY, "{a} is already sitting on {seat}", lambda w, a, x: w._sitting[a] is None),
+        ),
+        World._sit,
+    ),
+    "sleep": VerbRule(
+        (_can("lie down here"), _prop(0, Prop.BED, FailureKind.NOT_SITTABLE, "{x0} is not a bed"), _IN_ROOM),
+        World._sit,
+    ),
+    "standup": VerbRule(
+        (
+            _can("stand up"),
+            Need(FailureKind.ALREADY, "{a} is already standing", lambda w, a, x: w._sitting[a] is not None),
+        ),
+        World._standup,
+    ),
+    **dict.fromkeys(
+        ("open", "close"),
+        _within_reach(
+            Prop.OPENABLE, FailureKind.NOT_OPENABLE, "does not open or close", "is too high or too low for {a}"
+        ),
+    ),
+    **dict.fromkeys(
+        ("switchon", "switchoff"),
+        _within_reach(Prop.SWITCHABLE, FailureKind.NOT_SWITCHABLE, "has no switch", "is out of {a}'s reach"),
+    ),
+    "pick": VerbRule(
+        (
+            Need(
+                FailureKind.NOT_GRASPABLE,
+                "{x0} cannot be picked up; move it instead",
+                lambda w, a, x: bool(w.items[x[0]].props & {Prop.GRASPABLE}) or Prop.MOVABLE not in w.items[x[0]].props,
+            ),
+            _prop(0, Prop.GRASPABLE, FailureKind.NOT_GRASPABLE, "{x0} cannot be picked up; pour it into a cup instead"),
+            Need(FailureKind.ALREADY, "{a} is already holding {x0}", lambda w, a, x: w.holder_of(x[0]) != a),
+            Need(FailureKind.HELD_BY_OTHER, "{x0} is held by {holder0}", lambda w, a, x: w.holder_of(x[0]) is None),
+            _here(0),
+            _NOT_SHUT_0,
+        ),
+        World._pick,
+    ),
+    "place": VerbRule(_PUT, World._put),
+    "putin": VerbRule(_PUT_IN, World._put),
+    "putback": VerbRule(
+        (
+            _holding(0),
+            Need(
+                FailureKind.WRONG_ARGUMENT,
+                "{x0} was not picked up from a place",
+                lambda w, a, x: (
+                    (src := w._taken_from.get(x[0])) is not None and w._kind.get(src) is not EntityKind.AGENT
+                ),
+            ),
+        ),
+        World._putback,
+    ),
+    "drop": VerbRule((_holding(0),), World._drop),
+    "give": VerbRule(
+        (
+            _holding(0),
+            Need(FailureKind.WRONG_ARGUMENT, "{a} cannot give {x0} to itself", lambda w, a, x: x[1] != a),
+            Need(
+                FailureKind.NOT_HERE,
+                "{x1} is in the {room1}, not with {a}",
+                lambda w, a, x: w._room[x[1]] == w._room[a],
+            ),
+            Need(FailureKind.HANDS_FULL, "{x1}'s hands are full", lambda w, a, x: len(w._hands[x[1]]) < HANDS),
+        ),
+        World._give,
+    ),
+    "move": VerbRule(
+        (
+            Need(
+                FailureKind.NOT_MOVABLE,
+                "{x0} cannot be moved",
+                lambda w, a, x: bool(w.items[x[0]].props & {Prop.GRASPABLE, Prop.MOVABLE}),
+            ),
+        ),
+        World._move,
+    ),
+    "drink": VerbRule(
+        (Need(FailureKind.UNABLE, "the robot does not drink", lambda w, a, x: a != ROBOT), _holding(0)),
+        World._drink,
+    ),
+    "pour": VerbRule(
+        (
+            _prop(0, Prop.LIQUID, FailureKind.WRONG_ARGUMENT, "{x0} is not a liquid"),
+            _prop(1, Prop.CONTAINER, FailureKind.NOT_A_RECEPTACLE, "{x1} cannot hold a liquid"),
+            _holding(1, "{a} must hold {x1} to pour into it"),
+            Need(
+                FailureKind.NOT_HOLDING,
+                "{a} must hold {x0} to pour it",
+                lambda w, a, x: Prop.GRASPABLE not in w.items[x[0]].props or x[0] in w._hands[a],
+            ),
+            Need(
+                FailureKind.NO_LIQUID,
+                "there is no {x0} in the {here}",
+                lambda w, a, x: Prop.GRASPABLE in w.items[x[0]].props or w.room_of(x[0]) == w._room[a],
+            ),
+            Need(FailureKind.ALREADY, "{x1} is already full", lambda w, a, x: w._contains.get(x[1]) is None),
+        ),
+        World._pour,
+    ),
+    "lookat": VerbRule(_LOOK, _event("looks at {the0}")),
+    "touch": VerbRule(_LOOK, _event("touches {the0}")),
+    "listen": VerbRule(_LOOK, _event("listens to {the0}")),
+    "read": VerbRule(
+        (
+            _prop(0, Prop.READABLE, FailureKind.WRONG_ARGUMENT, "{x0} is nothing to read"),
+            _holding(0, "{a} must hold {x0} to read it"),
+        ),
+        _event("reads {the0}"),
+    ),
+    "write": VerbRule(
+        (
+            _prop(0, Prop.WRITABLE, FailureKind.WRONG_ARGUMENT, "{x0} is nothing to write in"),
+            _here(0),
+            Need(
+                FailureKind.MISSING_TOOL,
+                "{a} needs to hold a pen to write",
+                lambda w, a, x: any(Prop.WRITER in w.items[i].props for i in w._hands[a]),
+            ),
+        ),
+        _event("writes in {the0}"),
+    ),
+    "watch": VerbRule(
+        (
+            _prop(0, Prop.WATCHABLE, FailureKind.WRONG_ARGUMENT, "{x0} is nothing to watch"),
+            _here(0),
+            Need(FailureKind.NO_POWER, "{x0} needs power and the power is out", lambda w, a, x: w.power),
+            Need(FailureKind.UNABLE, "{x0} is switched off", lambda w, a, x: w._switch.get(x[0], False)),
+        ),
+        _event("watches {the0}"),
+    ),
+    "cut": VerbRule(
+        (
+            _prop(0, Prop.CUTTABLE, FailureKind.WRONG_ARGUMENT, "{x0} cannot be cut"),
+            _here(0),
+            Need(
+                FailureKind.WRONG_ARGUMENT,
+                "put {x0} down on something before cutting it",
+                lambda w, a, x: w.holder_of(x[0]) is None,
+            ),
+            Need(
+                FailureKind.MISSING_TOOL,
+                "{a} needs to hold a knife to cut {x0}",
+                lambda w, a, x: any(Prop.CUTTER in w.items[i].props for i in w._hands[a]),
+            ),
+        ),
+        World._cut,
+    ),
+    "cook": VerbRule(
+        (
+            _here(0),
+            Need(
+                FailureKind.WRONG_ARGUMENT,
+                "{x0} must be on the stove to cook it",
+                lambda w, a, x: (base := w.base_place(x[0])) is not None and Prop.COOKER in w.places[base].props,
+            ),
+            Need(
+                FailureKind.UNABLE,
+                "{base0} is switched off",
+                lambda w, a, x: w._switch.get(w.base_place(x[0]) or "", False),
+            ),
+        ),
+        World._cook,
+    ),
+    "hold": VerbRule((_holding(0),), World._nothing),
+    "wait": VerbRule((), World._nothing),
+    "say": VerbRule((), World._say),
+    "remind": VerbRule((), World._remind),
+}
+"""Every verb's row (:class:`VerbRule`): what must hold before it and what it does; its arguments are its
+:data:`~mindloop.worlds.household.actions.VERBS` entry's."""
 
 
 def _from(where: str) -> str:

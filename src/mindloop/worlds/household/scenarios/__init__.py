@@ -12,79 +12,38 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mindloop.lazy import lazy_attributes
+from mindloop.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from mindloop.worlds.household.scenarios.dataset import (
-        DATASET_NAME,
-        DEFAULT_N,
-        DEFAULT_SEED,
-        DatasetStats,
-        ExportResult,
-        describe_dataset,
-        export_dataset,
-        load_scenarios,
-        mindpower_sim,
-        split_scenarios,
-    )
-    from mindloop.worlds.household.scenarios.episode import Episode, ScriptError
-    from mindloop.worlds.household.scenarios.generate import GENERATORS, generate_scenario, generate_scenarios
-    from mindloop.worlds.household.scenarios.gold import COMBOS, NEEDS, Focus, derive_gold
-    from mindloop.worlds.household.scenarios.model import LAYERS, AtomicActions, Gold, GoldBelief, Scenario, ScriptStep
-    from mindloop.worlds.household.scenarios.taxonomy import FALSE_BELIEF, IMPLICIT_GOAL, SUBTYPES, TASK_TYPES, Subtype
+    from mindloop.worlds.household.scenarios.dataset import DATASET_NAME as DATASET_NAME
+    from mindloop.worlds.household.scenarios.dataset import DEFAULT_N as DEFAULT_N
+    from mindloop.worlds.household.scenarios.dataset import DEFAULT_SEED as DEFAULT_SEED
+    from mindloop.worlds.household.scenarios.dataset import DatasetStats as DatasetStats
+    from mindloop.worlds.household.scenarios.dataset import ExportResult as ExportResult
+    from mindloop.worlds.household.scenarios.dataset import describe_dataset as describe_dataset
+    from mindloop.worlds.household.scenarios.dataset import export_dataset as export_dataset
+    from mindloop.worlds.household.scenarios.dataset import load_scenarios as load_scenarios
+    from mindloop.worlds.household.scenarios.dataset import mindpower_sim as mindpower_sim
+    from mindloop.worlds.household.scenarios.dataset import split_scenarios as split_scenarios
+    from mindloop.worlds.household.scenarios.episode import Episode as Episode
+    from mindloop.worlds.household.scenarios.episode import ScriptError as ScriptError
+    from mindloop.worlds.household.scenarios.generate import GENERATORS as GENERATORS
+    from mindloop.worlds.household.scenarios.generate import generate_scenario as generate_scenario
+    from mindloop.worlds.household.scenarios.generate import generate_scenarios as generate_scenarios
+    from mindloop.worlds.household.scenarios.gold import COMBOS as COMBOS
+    from mindloop.worlds.household.scenarios.gold import NEEDS as NEEDS
+    from mindloop.worlds.household.scenarios.gold import Focus as Focus
+    from mindloop.worlds.household.scenarios.gold import derive_gold as derive_gold
+    from mindloop.worlds.household.scenarios.model import LAYERS as LAYERS
+    from mindloop.worlds.household.scenarios.model import AtomicActions as AtomicActions
+    from mindloop.worlds.household.scenarios.model import Gold as Gold
+    from mindloop.worlds.household.scenarios.model import GoldBelief as GoldBelief
+    from mindloop.worlds.household.scenarios.model import Scenario as Scenario
+    from mindloop.worlds.household.scenarios.model import ScriptStep as ScriptStep
+    from mindloop.worlds.household.scenarios.taxonomy import FALSE_BELIEF as FALSE_BELIEF
+    from mindloop.worlds.household.scenarios.taxonomy import IMPLICIT_GOAL as IMPLICIT_GOAL
+    from mindloop.worlds.household.scenarios.taxonomy import SUBTYPES as SUBTYPES
+    from mindloop.worlds.household.scenarios.taxonomy import TASK_TYPES as TASK_TYPES
+    from mindloop.worlds.household.scenarios.taxonomy import Subtype as Subtype
 
-__getattr__ = lazy_attributes(
-    __name__,
-    {
-        "dataset": (
-            "DATASET_NAME",
-            "DEFAULT_N",
-            "DEFAULT_SEED",
-            "DatasetStats",
-            "ExportResult",
-            "describe_dataset",
-            "export_dataset",
-            "load_scenarios",
-            "mindpower_sim",
-            "split_scenarios",
-        ),
-        "episode": ("Episode", "ScriptError"),
-        "generate": ("GENERATORS", "generate_scenario", "generate_scenarios"),
-        "gold": ("COMBOS", "NEEDS", "Focus", "derive_gold"),
-        "model": ("LAYERS", "AtomicActions", "Gold", "GoldBelief", "Scenario", "ScriptStep"),
-        "taxonomy": ("FALSE_BELIEF", "IMPLICIT_GOAL", "SUBTYPES", "TASK_TYPES", "Subtype"),
-    },
-)
-
-__all__ = [
-    "COMBOS",
-    "DATASET_NAME",
-    "DEFAULT_N",
-    "DEFAULT_SEED",
-    "FALSE_BELIEF",
-    "GENERATORS",
-    "IMPLICIT_GOAL",
-    "LAYERS",
-    "NEEDS",
-    "SUBTYPES",
-    "TASK_TYPES",
-    "AtomicActions",
-    "DatasetStats",
-    "Episode",
-    "ExportResult",
-    "Focus",
-    "Gold",
-    "GoldBelief",
-    "Scenario",
-    "ScriptError",
-    "ScriptStep",
-    "Subtype",
-    "derive_gold",
-    "describe_dataset",
-    "export_dataset",
-    "generate_scenario",
-    "generate_scenarios",
-    "load_scenarios",
-    "mindpower_sim",
-    "split_scenarios",
-]
+__getattr__ = lazy_exports(__name__)
