@@ -6,6 +6,7 @@ from mindloop.bench.choice import ChoiceBenchmark, ChoiceSet, Fields, Prompt, Re
 from mindloop.bench.declaration import (
     BenchmarkSpec,
     Column,
+    Decided,
     Generation,
     Grouping,
     Headline,
@@ -31,6 +32,7 @@ __all__ = [
     "ChoiceBenchmark",
     "ChoiceSet",
     "Column",
+    "Decided",
     "Fields",
     "Generation",
     "Grouping",

@@ -179,7 +179,18 @@ def _title(summary: RunSummary) -> str:
     p = summary.protocol
     if p and summary.model:  # the reply protocol says nothing about an agent that asks no model
         parts.append(str(p["name"]))  # "single-shot", "1 format retry", "2 format retries"
+    if summary.model and summary.replies:  # how many of the model's replies could not be read, first
+        unread = int(summary.replies.get("rejected", 0))
+        parts.append(f"{unread} unreadable repl{'y' if unread == 1 else 'ies'}")
     return " · ".join(parts)
+
+
+def decided_line(summary: RunSummary, bench: Benchmark | None) -> str | None:
+    """For a model run of a benchmark that declares who decided (:class:`~mindloop.bench.declaration.Decided`):
+    ``model decided 0 of 256 windows · acc 1.0000, ... over every decision, whoever decided · acc_model –``."""
+    if not summary.model or bench is None or bench.spec.decided is None:
+        return None
+    return bench.spec.decided.line(summary.metrics, lambda v: number(v, "mean"))
 
 
 def headline_line(summary: RunSummary, bench: Benchmark | None) -> str | None:
@@ -286,6 +297,9 @@ def print_summary(
     console.print(_title(summary), style="bold", markup=False)
     line = headline_line(summary, bench)
     _say(console, line or "no headline metric")
+    decided = decided_line(summary, bench)
+    if decided:
+        _say(console, decided)
     lay = layout(summary.metrics, headline, same_as, summary.n_completed)
     bounds = summary.intervals.get("metrics", {})
     subset = _headline_subset(lay, bounds, headline)
