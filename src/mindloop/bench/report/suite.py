@@ -25,7 +25,7 @@ import jinja2
 from markupsafe import Markup
 
 from mindloop._version import __version__
-from mindloop.bench.declaration import PaperTable
+from mindloop.bench.declaration import Column, PaperTable
 from mindloop.bench.headline import ReferenceMark, headline_of, headline_value, reference_marks
 from mindloop.bench.registry import BENCHMARKS, get_benchmark
 from mindloop.bench.report import marks_text, write_report
@@ -103,6 +103,17 @@ def _interval(intervals: Any, path: Sequence[str]) -> tuple[float, float] | None
     return None
 
 
+def _interval_text(
+    interval: tuple[float, float] | None, col: Column, summary: RunSummary | None, path: Sequence[str]
+) -> str | None:
+    """A cell's interval in the column's units; ``—`` for a metric (a float) its run gives no interval (the run's
+    ``intervals.none`` says why); ``None`` for a count or an empty cell."""
+    if interval is not None:
+        return f"[{_text(interval[0], col.scale, col.digits)}, {_text(interval[1], col.scale, col.digits)}]"
+    raw = _dig(summary.metrics, path) if summary else None
+    return "—" if isinstance(raw, float) and math.isfinite(raw) else None
+
+
 def _interval_note(summaries: Sequence[RunSummary]) -> str | None:
     """How the intervals shown were made (the first summary's ``intervals`` that says), for the page."""
     for summary in summaries:
@@ -177,9 +188,7 @@ def _table(
                     "text": _text(value, col.scale, col.digits),
                     "low": None if interval is None else interval[0] * col.scale,
                     "high": None if interval is None else interval[1] * col.scale,
-                    "interval": None
-                    if interval is None
-                    else f"[{_text(interval[0], col.scale, col.digits)}, {_text(interval[1], col.scale, col.digits)}]",
+                    "interval": _interval_text(interval, col, summary, path),
                     "benchmark": bench,
                     "run_id": summary.run_id if summary else None,
                     "metric": ".".join(path),
