@@ -416,7 +416,9 @@ class Suite:
 @dataclass(frozen=True)
 class Column:
     """One column of a paper's table: the metric at ``path`` (inside the row's prefix) of benchmark ``bench``
-    (default: the row's, else the table's), times ``scale``, printed with ``digits`` decimals, under ``group``."""
+    (default: the row's, else the table's), times ``scale``, printed with ``digits`` decimals, under ``group``.
+    ``filled_by``: what fills the column's cells when a run's samples do not reach them (a preset name, such as
+    ``paper``, or words: ``data=FILE (the OmniToM release)``); the suite report says so in each empty cell."""
 
     label: str
     path: tuple[str, ...]
@@ -424,16 +426,19 @@ class Column:
     scale: float = 1.0
     digits: int = 2
     bench: str | None = None
+    filled_by: str = ""
 
 
 @dataclass(frozen=True)
 class Row:
     """One row: its label (``{method}`` is the model, or the agent without one) and where its metrics are: the
-    ``prefix`` inside the summary (``("by_task", "wash_dishes")``; empty for the run-wide values) of ``bench``."""
+    ``prefix`` inside the summary (``("by_task", "wash_dishes")``; empty for the run-wide values) of ``bench``;
+    ``filled_by`` as :class:`Column`'s, for the row's cells."""
 
     label: str
     prefix: tuple[str, ...] = ()
     bench: str | None = None
+    filled_by: str = ""
 
 
 @dataclass(frozen=True)

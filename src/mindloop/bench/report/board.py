@@ -45,6 +45,7 @@ import jinja2
 from markupsafe import Markup
 
 from mindloop._version import __version__
+from mindloop.bench.declaration import Decided
 from mindloop.bench.headline import reference_marks
 from mindloop.bench.listing import list_runs
 from mindloop.bench.report.plots import fmt_number
@@ -91,8 +92,10 @@ def _interval(summary: Mapping[str, Any], metric: str) -> tuple[float, float] | 
     return None if low is None or high is None else (low, high)
 
 
-def _summary_fields(summary: Mapping[str, Any] | None, counts: list[int]) -> dict[str, Any]:
-    """A run's headline fields from its stored summary (all empty when it has none)."""
+def _summary_fields(summary: Mapping[str, Any] | None, counts: list[int], model: str | None = None) -> dict[str, Any]:
+    """A run's headline fields from its stored summary (all empty when it has none); for a ``model`` run of a
+    benchmark that declares who decided, ``decided`` (``model decided k of N windows``) and, when the model
+    decided nothing, ``unranked`` (the leaderboard gives it no rank)."""
     out: dict[str, Any] = {"summary": "none", "metric": None, "hib": True, "value": None, "text": "–"}
     out |= {"low": None, "high": None, "ci": "", "refs": []}
     if summary is None:
@@ -118,6 +121,14 @@ def _summary_fields(summary: Mapping[str, Any] | None, counts: list[int]) -> dic
     out |= {"metric": metric, "hib": hib, "value": value, "text": _text(value)}
     if interval is not None:
         out |= {"low": interval[0], "high": interval[1], "ci": f"[{_text(interval[0])}, {_text(interval[1])}]"}
+    elif value is not None:
+        out["ci"] = "—"  # no interval (too few samples, or the resamples collapse: the run's report says why)
+    decided = Decided.from_json((summary.get("definitions") or {}).get("decided"))
+    metrics = summary.get("metrics") or {}
+    if model and decided is not None and decided.text(metrics):
+        out["decided"] = decided.text(metrics)
+        if not decided.influenced(metrics):  # every number of the run is what runs without the model give
+            out["unranked"] = str(out["decided"])
     out["refs"] = [dict(m) for m in marks]
     return out
 
@@ -185,7 +196,7 @@ def board_data(store: RunStore, *, folder: Path | None = None) -> dict[str, Any]
                 "done": info.n_completed if info.samples_readable else None,
                 "failed": info.n_failed if info.samples_readable else None,
                 "bugs": info.n_bugs if info.samples_readable else None,
-                **_summary_fields(summary, counts),
+                **_summary_fields(summary, counts, info.model),
                 "report": _beside(folder, info.run_id),
             }
         )

@@ -25,7 +25,7 @@ import jinja2
 from markupsafe import Markup
 
 from mindloop._version import __version__
-from mindloop.bench.declaration import Column, PaperTable
+from mindloop.bench.declaration import PRESET_NAMES, Column, PaperTable
 from mindloop.bench.headline import ReferenceMark, headline_of, headline_value, reference_marks
 from mindloop.bench.registry import BENCHMARKS, get_benchmark
 from mindloop.bench.report import marks_text, write_report
@@ -160,12 +160,23 @@ def _marks_json(marks: Sequence[ReferenceMark]) -> list[dict[str, Any]]:
     return [m._asdict() for m in marks]
 
 
+def _filled_by(hint: str, preset: str | None) -> str | None:
+    """What an empty cell says fills it (``None``: nothing to say, or the suite already ran that preset)."""
+    if not hint or hint == preset:
+        return None
+    return f"--preset {hint} fills it" if hint in PRESET_NAMES else f"{hint} fills it"
+
+
 def _table(
-    spec: PaperTable, by_bench: Mapping[str, RunSummary], marks: Mapping[str, Sequence[ReferenceMark]] | None = None
+    spec: PaperTable,
+    by_bench: Mapping[str, RunSummary],
+    marks: Mapping[str, Sequence[ReferenceMark]] | None = None,
+    preset: str | None = None,
 ) -> dict[str, Any]:
     """One paper table's numbers: every cell's raw value, its text, its interval and the run it comes from; a
     cell showing a run's headline metric carries the run's reference marks too (``references``, in the column's
-    scale and digits), shown beside it."""
+    scale and digits), shown beside it; an empty cell of a run whose samples did not reach it says what fills it
+    (``filled_by``, from the row's or column's declaration, unless the suite ran that ``preset``)."""
     marks = marks or {}
     intervals = {bench: _intervals(summary) for bench, summary in by_bench.items()}
     rows = []
@@ -190,6 +201,9 @@ def _table(
                     "high": None if interval is None else interval[1] * col.scale,
                     "interval": _interval_text(interval, col, summary, path),
                     "benchmark": bench,
+                    "filled_by": _filled_by(row.filled_by or col.filled_by, preset)
+                    if summary and value is None
+                    else None,
                     "run_id": summary.run_id if summary else None,
                     "metric": ".".join(path),
                     "references": marks_text(refs, fmt, col.scale) if refs else None,
@@ -269,7 +283,9 @@ def suite_report(store: RunStore, suite_id: str) -> dict[str, Any]:
                 "report": f"{s.run_id}.html" if s else None,
             }
         )
-    tables = [_table(spec, summaries, marks) for spec in paper_tables() if spec.benchmarks() & set(summaries)]
+    tables = [
+        _table(spec, summaries, marks, info.preset) for spec in paper_tables() if spec.benchmarks() & set(summaries)
+    ]
     done = [e for e in entries if e["run_id"]]
     ledger = {
         "runs": len(done),

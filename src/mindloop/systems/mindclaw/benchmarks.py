@@ -93,6 +93,11 @@ class ClawOptions(Options):
     classifier_features: Literal["full", "raw"] = Field(
         "full", description="the classifier's features (raw: without the cue detectors' features)"
     )
+    select: Literal["first", "balanced"] = Field(
+        "first",
+        description="which n episodes: the first n, or balanced (in turn from each group, those that need help "
+        "first, so a few episodes reach every row of the paper's table)",
+    )
 
 
 def _settings(options: ClawOptions) -> dict[str, Any]:
@@ -120,6 +125,19 @@ def _generated(split: str, seed: int, n: int) -> tuple[Scenario, ...]:
     return tuple(mindpower_sim(split, seed=seed, n=n))
 
 
+def _balanced(scenarios: Sequence[Scenario], n: int) -> list[Scenario]:
+    """``n`` scenarios taken in turn from each group (:func:`_group`: those that need help first, then by name),
+    each group's in their order; the result keeps the split's order."""
+    by_group: dict[str, list[int]] = defaultdict(list)
+    for i, s in enumerate(scenarios):
+        by_group[_group(s)].append(i)
+    order = sorted(by_group, key=lambda g: (g.endswith("/control"), g))
+    picked: list[int] = []
+    for k in range(max((len(v) for v in by_group.values()), default=0)):
+        picked += [by_group[g][k] for g in order if k < len(by_group[g])]
+    return [scenarios[i] for i in sorted(picked[:n])]
+
+
 def claw_samples(n: int | None, seed: int, options: ClawOptions) -> list[Sample]:
     """The run's samples: scenarios with their MindClaw gold (deterministic in ``n``, ``seed``, ``options``)."""
     from mindloop.systems.mindclaw.agents import resolve_skills
@@ -142,7 +160,7 @@ def claw_samples(n: int | None, seed: int, options: ClawOptions) -> list[Sample]
             raise InvalidArgumentError(f"no scenario {missing[0]!r} in this split (ids look like {scenarios[0].id})")
         scenarios = [by_id[w] for w in wanted]
     if n is not None:
-        scenarios = scenarios[:n]
+        scenarios = _balanced(scenarios, n) if options.select == "balanced" else scenarios[:n]
     out = []
     for s in scenarios:
         gold = gold_episode(s, quiet=settings["quiet"])
@@ -242,7 +260,10 @@ class ClawBenchmark:
             order=40,
             presets={
                 "quick": PresetEntry(
-                    5, "4 episodes that need help and 1 control (PIA needs one); ~20 trigger decisions each"
+                    6,
+                    "6 episodes, balanced: 2 that need help and 1 control of each task (every row of the paper's "
+                    "table); ~20 trigger decisions each",
+                    options={"select": "balanced"},
                 )
             },
         ),
