@@ -38,8 +38,8 @@ from mindloop.bench.uncertainty import (
     numeric_leaves,
     paired_differences,
     paired_p_value,
-    standard_error,
     row_n,
+    standard_error,
     summary_resamples,
     too_few,
 )

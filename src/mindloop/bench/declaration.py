@@ -417,8 +417,9 @@ class Suite:
 class Column:
     """One column of a paper's table: the metric at ``path`` (inside the row's prefix) of benchmark ``bench``
     (default: the row's, else the table's), times ``scale``, printed with ``digits`` decimals, under ``group``.
-    ``filled_by``: what fills the column's cells when a run's samples do not reach them (a preset name, such as
-    ``paper``, or words: ``data=FILE (the OmniToM release)``); the suite report says so in each empty cell."""
+    ``filled_by``: what fills the column's cells when a run's samples do not reach them: a preset name (``paper``:
+    "--preset paper fills it"), or words said as they are (``data=FILE (the OmniToM release) fills it``, or why the
+    cell has no value by definition); the suite report says so in each empty cell."""
 
     label: str
     path: tuple[str, ...]

@@ -164,7 +164,7 @@ def _filled_by(hint: str, preset: str | None) -> str | None:
     """What an empty cell says fills it (``None``: nothing to say, or the suite already ran that preset)."""
     if not hint or hint == preset:
         return None
-    return f"--preset {hint} fills it" if hint in PRESET_NAMES else f"{hint} fills it"
+    return f"--preset {hint} fills it" if hint in PRESET_NAMES else hint
 
 
 def _table(

@@ -284,7 +284,11 @@ class ClawBenchmark:
                 (
                     Row("{method}"),
                     *(
-                        Row(g.replace("_", " "), ("by_group", g))
+                        Row(
+                            g.replace("_", " "),
+                            ("by_group", g),
+                            filled_by="no CS on a control: nothing to complete" if g.endswith("control") else "",
+                        )
                         for g in (
                             "false_belief/help",
                             "implicit_goal/help",

@@ -286,7 +286,7 @@ class MindPowerBenchmark:
                     ),
                     Column("SR", ("sr",), group="Action"),
                     Column("AC", ("ac",), group="Action"),
-                    Column("BPC", ("bpc",)),
+                    Column("BPC", ("bpc",), filled_by="a judge fills it (--opt judge=BACKEND/NAME)"),
                     Column("n", ("n",), digits=0),
                 ),
                 (
