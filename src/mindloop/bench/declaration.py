@@ -561,8 +561,9 @@ class Decided:
 
         def shown(key: str) -> str:
             value = metrics.get(key)
-            ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-            return f"{key} {fmt(float(value)) if ok else '–'}"
+            if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+                return f"{key} {fmt(float(value))}"
+            return f"{key} –"
 
         parts = [text]
         if self.beside:

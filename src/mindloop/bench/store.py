@@ -1181,7 +1181,7 @@ def _cut(summary: dict[str, Any]) -> dict[str, Any]:
     intervals = summary.get("intervals") or {}
     tree = intervals.get("metrics") if isinstance(intervals, dict) else None
     metrics = summary.get("metrics") or {}
-    out = {
+    out: dict[str, Any] = {
         "counts": summary.get("counts"),
         "computed_by": summary.get("computed_by"),
         "version": summary.get("version"),

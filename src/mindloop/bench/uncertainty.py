@@ -582,7 +582,7 @@ def _interval(d: Draws, n: int, level: float, resamples: int, scale: float) -> I
     import numpy as np
 
     values = d.averaged()
-    if values is not None and d.form is not None and _proportion(d.form.kind, values):
+    if values is not None and d.form is not None and _proportion(d.form.kind, values.tolist()):
         return _exact(values.tolist(), d.form.scale, d.mean_of, level)
     counted = n if values is None else len(values)
     if counted < MIN_N:
