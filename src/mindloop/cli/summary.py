@@ -294,7 +294,7 @@ def print_summary(
         bench = None
     head = headline_of(bench or summary.benchmark, summary.metrics)
     headline = None if head is None else head.metric
-    console.print(_title(summary), style="bold", markup=False)
+    console.print(_title(summary), style="bold", markup=False, soft_wrap=True)  # one line, whatever its width
     line = headline_line(summary, bench)
     _say(console, line or "no headline metric")
     decided = decided_line(summary, bench)
