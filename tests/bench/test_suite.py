@@ -309,8 +309,8 @@ def test_report_tables_follow_the_papers_and_show_no_value_as_a_dash(quick: tupl
     for row in claw["rows"]:  # every row has episodes; a control's CS alone is undefined (nothing to complete)
         for cell in row["cells"]:
             if cell["value"] is None:
-                assert row["label"].endswith("control") and cell["metric"] == "cs", (row["label"], cell)
-                assert cell["filled_by"] == "no CS on a control: nothing to complete"
+                assert row["label"].endswith("control") and cell["metric"].endswith(".cs"), (row["label"], cell)
+                assert cell["filled_by"] == "none on a control"
     # the quick suite fills every cell, or the cell says what fills it (or why it has no value)
     for table in data["tables"]:
         for row in table["rows"]:
@@ -542,7 +542,8 @@ def test_browser_shows_every_paper_table_and_the_ledger(
     dom = browser.browse(page.resolve().as_uri(), "--dump-dom")
     for spec in paper_tables():
         assert f'data-table="{spec.key}"' in dom
-    assert len(re.findall(r'data-metric="(by_task\.\w+\.)?bpc" data-bench="mindpower">–</td>', dom)) == 3
+    bpc = r'data-metric="(by_task\.\w+\.)?bpc" data-bench="mindpower">–<span class="ci">a judge fills it</span></td>'
+    assert len(re.findall(bpc, dom)) == 3  # no judge: no BPC, and the cell says what fills it
     assert len(re.findall(r'<tr data-bench="[^"]+">', dom)) == len(SUITE_ORDER)
     shot = tmp_path / "suite.png"
     browser.browse(page.resolve().as_uri(), f"--screenshot={shot}", "--window-size=1280,2400")

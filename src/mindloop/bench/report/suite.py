@@ -107,10 +107,12 @@ def _interval_text(
     interval: tuple[float, float] | None, col: Column, summary: RunSummary | None, path: Sequence[str]
 ) -> str | None:
     """A cell's interval in the column's units; ``—`` for a metric (a float) its run gives no interval (the run's
-    ``intervals.none`` says why); ``None`` for a count or an empty cell."""
+    ``intervals.none`` says why); ``None`` for a count, an empty cell or a run stored before intervals."""
     if interval is not None:
         return f"[{_text(interval[0], col.scale, col.digits)}, {_text(interval[1], col.scale, col.digits)}]"
-    raw = _dig(summary.metrics, path) if summary else None
+    if summary is None or not (_intervals(summary) or {}).get("method"):  # a run stored before intervals: nothing
+        return None
+    raw = _dig(summary.metrics, path)
     return "—" if isinstance(raw, float) and math.isfinite(raw) else None
 
 

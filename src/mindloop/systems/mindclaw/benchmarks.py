@@ -287,7 +287,7 @@ class ClawBenchmark:
                         Row(
                             g.replace("_", " "),
                             ("by_group", g),
-                            filled_by="no CS on a control: nothing to complete" if g.endswith("control") else "",
+                            filled_by="none on a control" if g.endswith("control") else "",
                         )
                         for g in (
                             "false_belief/help",
@@ -297,6 +297,7 @@ class ClawBenchmark:
                         )
                     ),
                 ),
+                "A control has no CS: nobody needs help, so there is nothing to complete.",
             ),
         ),
         glossary=CLAW_GLOSSARY,

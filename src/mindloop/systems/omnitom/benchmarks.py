@@ -368,7 +368,7 @@ TABLE_3 = PaperTable(
                 ("by_category", c, "f1"),
                 group=_STAGE1_F1,
                 scale=100,
-                filled_by="data=FILE (the OmniToM release) fills it",
+                filled_by="data=FILE fills it",
             )
             for c in CATEGORIES
         ),

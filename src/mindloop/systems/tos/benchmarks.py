@@ -835,7 +835,7 @@ MAP_TABLE = PaperTable(
         Row(
             "{method} (passive)",
             bench="tos-passive",
-            filled_by="none in the passive setting: the false-belief revision follows active exploration",
+            filled_by="tos-active only",
         ),
     ),
     "The false-belief phase runs in tos-active only.",
