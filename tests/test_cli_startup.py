@@ -43,8 +43,9 @@ def test_a_bench_run_loads_no_system_it_does_not_run(tmp_path: Path) -> None:
 
 @pytest.mark.boundary  # a fresh interpreter's modules
 def test_a_scripted_run_loads_no_http_client_and_no_scipy_stats(tmp_path: Path) -> None:
-    # httpx (with the rich/pygments CLI it imports) serves only HTTP models; scipy.stats is several times the cost
-    # of scipy.special, whose Beta quantile the exact intervals need (and not at all for all-right/all-wrong runs)
+    # httpx (with the rich/pygments CLI it imports) serves only HTTP models; scipy.stats (the exact intervals'
+    # Beta quantiles and the standard errors) costs about a second: a one-sample run needs neither (its interval is
+    # an all-right/all-wrong closed form)
     code = (
         "from mindloop.cli import main\n"
         "assert main(['bench', 'run', 'smoke', '--model', 'scripted/echo', '--n', '1', '--json']) == 0"

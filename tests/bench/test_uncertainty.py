@@ -38,8 +38,10 @@ from mindloop.bench.uncertainty import (
     numeric_leaves,
     paired_differences,
     paired_p_value,
+    row_n,
     standard_error,
     summary_resamples,
+    too_few,
 )
 from mindloop.cli import main
 from mindloop.errors import InvalidArgumentError
@@ -224,6 +226,81 @@ def test_a_proportion_at_tiny_n_keeps_an_honest_interval(n: int) -> None:
     assert iv["high"] == 1.0 and iv["low"] == pytest.approx(0.025 ** (1 / n), rel=1e-9)
 
 
+def test_the_exact_interval_is_the_beta_quantiles_to_1e_9() -> None:
+    """scipy.stats' exact binomial interval gives the numbers the Beta quantiles gave (scipy.special's
+    inverse regularized incomplete beta, as written before), to 1e-9, and the closed-form ends stay exact."""
+    from scipy.special import betaincinv
+
+    from mindloop.bench.inference import clopper_pearson
+
+    for n in (2, 3, 7, 10, 33, 240):
+        for k in range(1, n):
+            low, high = clopper_pearson(k, n)
+            assert low == pytest.approx(betaincinv(k, n - k + 1, 0.025), abs=1e-9)
+            assert high == pytest.approx(betaincinv(k + 1, n - k, 0.975), abs=1e-9)
+    assert clopper_pearson(0, 4) == pytest.approx((0.0, 1 - 0.025**0.25), abs=1e-15)
+    assert clopper_pearson(4, 4) == pytest.approx((0.025**0.25, 1.0), abs=1e-15)
+
+
+def _graded_metric(records: Sequence[SampleRecord]) -> dict[str, Any]:
+    values = [r.scores["correct"] for r in records]
+    return {"score": sum(values) / len(values), "n": len(values)}
+
+
+SCORE = (Metric("score", "correct", kind="mean"),)
+
+
+@pytest.mark.parametrize("n", [1, 3, 5, 10, 20])
+def test_one_rule_per_kind_at_every_n(n: int) -> None:
+    """A metric declared a mean keeps the mean's rule when a run happens to give it only 0s and 1s (ToS's avg
+    got the exact interval at n = 1 and a bootstrap at n = 10): below n = 10 none, from 10 the bootstrap. A
+    declared proportion gets the exact interval at every n. Every leaf says its method and n."""
+    correct = [float(i % 3 != 0) for i in range(n)]  # 0/1 values with both kinds present from n = 2
+    records = _records(correct)
+    mean = bootstrap_intervals(records, _graded_metric, declared=SCORE)
+    if n < 10:
+        assert mean["metrics"] == {} and mean["none"]["score"].startswith("n too small")
+    else:
+        leaf = mean["metrics"]["score"]
+        assert (leaf["method"], leaf["n"]) == ("percentile bootstrap", n) and leaf["low"] < leaf["high"]
+    proportion = bootstrap_intervals(records, _graded_metric, declared=(Metric("score", "correct"),))
+    leaf = proportion["metrics"]["score"]
+    k = int(sum(correct))
+    assert (leaf["method"], leaf["n"]) == ("exact Clopper-Pearson", n)
+    assert _upper_tail(k, n, leaf["low"]) == pytest.approx(0.025, abs=1e-6) if k else leaf["low"] == 0.0
+    assert "score" not in proportion["none"]
+
+
+def test_collapsed_resamples_give_no_interval() -> None:
+    """Twenty samples that all score 0.7 (a mean, not a proportion): every resample gives 0.7, so the interval
+    would be [0.7, 0.7], certainty no sample supports. None, with the reason; the same through ``summarize``."""
+    records = _records([0.7] * 20)
+    out = bootstrap_intervals(records, _graded_metric, declared=SCORE)
+    assert out["metrics"] == {} and "collapse" in out["none"]["score"]
+    through = bootstrap_intervals(records, _graded_metric, resampled=("score",))
+    assert through["metrics"] == {} and "collapse" in through["none"]["score"]
+
+
+def test_a_resampled_row_rests_on_its_own_n() -> None:
+    """A ``summarize`` row over 5 of 20 samples (MindPower's dialogue subset) is resampled from the whole run,
+    but rests on its 5: no bootstrap (it gave [100, 100] from 996 resamples); the whole-run leaf gets one, with
+    n 20 and its method."""
+
+    def summary(records: Sequence[SampleRecord]) -> dict[str, Any]:
+        sub = [r.scores["score"] for r in records if r.sample.group == "dialogue"]
+        every = [r.scores["score"] for r in records]
+        out: dict[str, Any] = {"mean": sum(every) / len(every), "n": len(every)}
+        out["dialogue"] = {"n": len(sub), "mean": sum(sub) / len(sub)} if sub else {"n": 0}
+        return out
+
+    groups = ["dialogue" if i % 4 == 0 else "" for i in range(20)]
+    records = _records([0.0] * 20, groups, score=[(i % 7) / 7 for i in range(20)])
+    out = bootstrap_intervals(records, summary, resampled=("mean", "dialogue"))
+    assert out["none"] == {"dialogue.mean": too_few(5)} and "dialogue" not in out["metrics"]
+    assert (out["metrics"]["mean"]["n"], out["metrics"]["mean"]["method"]) == (20, "percentile bootstrap")
+    assert row_n(summary(records), ("dialogue", "mean"), 20) == 5
+
+
 def test_a_mean_that_is_not_a_proportion_says_n_too_small() -> None:
     out = bootstrap_intervals(_records([0.0] * 5, score=[0.1, 0.5, 0.9, 0.3, 0.7]), _mean_score, resampled=("mean",))
     assert "mean" not in out["metrics"] and out["too_small"] == {"min_n": 10, "metrics": ["mean"]}
@@ -404,8 +481,10 @@ def test_intervals_in_json_terminal_and_report(capsys: pytest.CaptureFixture[str
     assert "chance" not in iv["metrics"] and all("chance" not in row for row in iv["metrics"]["by_type"].values())
     assert set(iv["metrics"]["by_type"]) == set(out["metrics"]["by_type"])
     assert main(["bench", "run", "hitom", "--n", "40"]) == 0
-    shown = capsys.readouterr().out  # the summary is on stdout
+    shown = " ".join(capsys.readouterr().out.split())  # the summary is on stdout (wrapped at the console's width)
     assert "95% CI" in shown and f"{METHOD}, 1000 resamples, seed 0" in shown
+    # chance is a reference value: no interval, and the line that says how intervals were made says why
+    assert iv["none"]["chance"].startswith("a reference value") and "— (no interval) where reference value" in shown
     with RunStore(runs_path(), readonly=True) as store:
         page = render_report(out["run_id"], store)
     order2 = iv["metrics"]["by_type"]["order_2"]["accuracy"]

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from mindloop.bench.choice import Release as Release
     from mindloop.bench.declaration import BenchmarkSpec as BenchmarkSpec
     from mindloop.bench.declaration import Column as Column
+    from mindloop.bench.declaration import Decided as Decided
     from mindloop.bench.declaration import Generation as Generation
     from mindloop.bench.declaration import Grouping as Grouping
     from mindloop.bench.declaration import Headline as Headline

@@ -64,7 +64,7 @@ from mindloop.bench.uncertainty import (
     paired_differences,
     set_path,
 )
-from mindloop.errors import InvalidArgumentError
+from mindloop.errors import InvalidArgumentError, MindloopError
 
 __all__ = [
     "SIGNIFICANT",
@@ -145,6 +145,17 @@ class RunSide:
         higher = True if headline is None else headline.higher_is_better
         return reference_text(self.references, self.policies, higher, fmt)
 
+    def decided(self, fmt: Callable[[float], str] = "{:.4f}".format) -> str | None:
+        """For a model run of a benchmark that declares who decided (MindClaw): ``model decided k of N windows``
+        beside the metrics that count every decision, over the compared samples (``None`` otherwise)."""
+        if not self.info.model:
+            return None
+        try:
+            decided = get_benchmark(self.info.benchmark).spec.decided
+        except MindloopError:  # a benchmark no longer installed: its stored numbers alone
+            return None
+        return None if decided is None else decided.line(self.metrics, fmt)
+
     def to_json(self, headline: Headline | None = None) -> dict[str, Any]:
         """The run's entry in ``compare --json``: ``metrics``, ``intervals`` and ``references`` are over the paired
         samples (the comparison's ``shared_samples`` of the run's ``n_finished``); ``run_metrics`` is the run's own
@@ -173,6 +184,9 @@ class RunSide:
         }
         if not self.whole:
             out["run_metrics"] = self.summary.metrics
+        decided = self.decided()
+        if decided:
+            out["decided"] = decided
         return out
 
 

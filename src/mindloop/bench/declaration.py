@@ -34,6 +34,7 @@ __all__ = [
     "REFERENCE_KINDS",
     "BenchmarkSpec",
     "Column",
+    "Decided",
     "Generation",
     "Grouping",
     "Headline",
@@ -415,7 +416,10 @@ class Suite:
 @dataclass(frozen=True)
 class Column:
     """One column of a paper's table: the metric at ``path`` (inside the row's prefix) of benchmark ``bench``
-    (default: the row's, else the table's), times ``scale``, printed with ``digits`` decimals, under ``group``."""
+    (default: the row's, else the table's), times ``scale``, printed with ``digits`` decimals, under ``group``.
+    ``filled_by``: what fills the column's cells when a run's samples do not reach them: a preset name (``paper``:
+    "--preset paper fills it"), or words said as they are (``data=FILE (the OmniToM release) fills it``, or why the
+    cell has no value by definition); the suite report says so in each empty cell."""
 
     label: str
     path: tuple[str, ...]
@@ -423,16 +427,19 @@ class Column:
     scale: float = 1.0
     digits: int = 2
     bench: str | None = None
+    filled_by: str = ""
 
 
 @dataclass(frozen=True)
 class Row:
     """One row: its label (``{method}`` is the model, or the agent without one) and where its metrics are: the
-    ``prefix`` inside the summary (``("by_task", "wash_dishes")``; empty for the run-wide values) of ``bench``."""
+    ``prefix`` inside the summary (``("by_task", "wash_dishes")``; empty for the run-wide values) of ``bench``;
+    ``filled_by`` as :class:`Column`'s, for the row's cells."""
 
     label: str
     prefix: tuple[str, ...] = ()
     bench: str | None = None
+    filled_by: str = ""
 
 
 @dataclass(frozen=True)
@@ -518,6 +525,80 @@ class SmallRun:
 
 
 @dataclass(frozen=True)
+class Decided:
+    """Who decided a model run's numbers, for a benchmark where something other than the model (MindClaw's strong
+    skills) makes some of the decisions a metric counts. ``model`` and ``total``: the summary's integer keys of the
+    ``unit``s the model decided (with a reply that could be read) and of every unit; ``beside``: the metrics that
+    count every unit, whoever decided (the paper's whole-trigger ACC), which every view shows with "model decided
+    k of N"; ``own``: the metric over the model's decisions alone. A model run whose model decided none is ranked
+    on no number (:meth:`influenced`)."""
+
+    model: str
+    total: str
+    unit: str = "decisions"
+    beside: tuple[str, ...] = ()
+    own: str | None = None
+
+    def counts(self, metrics: Mapping[str, Any]) -> tuple[int, int] | None:
+        """``(k, N)`` from a summary (``None``: it holds neither, or no unit was decided at all)."""
+        k, total = metrics.get(self.model), metrics.get(self.total)
+        if not isinstance(k, int) or not isinstance(total, int) or isinstance(k, bool) or total <= 0:
+            return None
+        return k, total
+
+    def text(self, metrics: Mapping[str, Any]) -> str | None:
+        """``model decided 0 of 256 windows`` (``None``: the summary does not say)."""
+        got = self.counts(metrics)
+        return None if got is None else f"model decided {got[0]} of {got[1]} {self.unit}"
+
+    def line(self, metrics: Mapping[str, Any], fmt: Callable[[float], str] = "{:.4f}".format) -> str | None:
+        """What every view shows beside the metrics that count every unit: ``model decided 0 of 256 windows · acc
+        1.0000, acc_no_noop 1.0000 over every decision, whoever decided · acc_model –`` (``None``: the summary
+        does not say)."""
+        text = self.text(metrics)
+        if text is None:
+            return None
+
+        def shown(key: str) -> str:
+            value = metrics.get(key)
+            if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+                return f"{key} {fmt(float(value))}"
+            return f"{key} –"
+
+        parts = [text]
+        if self.beside:
+            parts.append(f"{', '.join(shown(k) for k in self.beside)} over every decision, whoever decided")
+        if self.own:
+            parts.append(f"{shown(self.own)} over the model's own")
+        return " · ".join(parts)
+
+    def influenced(self, metrics: Mapping[str, Any]) -> bool:
+        """Whether the model decided anything the summary counts (``True`` when the summary does not say)."""
+        got = self.counts(metrics)
+        return got is None or got[0] > 0
+
+    def to_json(self) -> dict[str, Any]:
+        """As the run store keeps it beside the summary."""
+        return {"model": self.model, "total": self.total, "unit": self.unit, "beside": list(self.beside)} | (
+            {"own": self.own} if self.own else {}
+        )
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None) -> Decided | None:
+        """A stored declaration read back (``None`` for none)."""
+        if not isinstance(data, Mapping) or "model" not in data or "total" not in data:
+            return None
+        own = data.get("own")
+        return cls(
+            str(data["model"]),
+            str(data["total"]),
+            str(data.get("unit", "decisions")),
+            tuple(data.get("beside", ())),
+            None if own is None else str(own),
+        )
+
+
+@dataclass(frozen=True)
 class BenchmarkSpec:
     """Everything the core knows about a benchmark beyond its samples, agents and options.
 
@@ -533,7 +614,8 @@ class BenchmarkSpec:
     samples. A summary number that is neither a declared metric's nor under a ``resampled`` key gets no
     interval, and the intervals say so (:func:`mindloop.bench.uncertainty.bootstrap_intervals`). ``glossary``:
     what the summary's other keys mean, one line each (the run report shows it beside the declared metrics'
-    descriptions). ``small``: a small run of it (:class:`SmallRun`). ``scorer``: how an answered sample is scored
+    descriptions). ``decided``: who decided a model run's numbers (:class:`Decided`). ``small``: a small run of
+    it (:class:`SmallRun`). ``scorer``: how an answered sample is scored
     (:data:`Scorer`), so agents answer and the declaration scores; ``None``: the agents' outcomes carry their
     scores (an episode scored by its simulator). ``version``: the declaration's version, raised whenever a change
     to it (a scorer, a metric, how targets are read) changes what a run's numbers mean; it is part of every run's
@@ -555,6 +637,7 @@ class BenchmarkSpec:
     small: SmallRun = field(default_factory=SmallRun)
     scorer: Scorer | None = None
     version: int = 1
+    decided: Decided | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.version, bool) or not isinstance(self.version, int) or self.version < 1:

@@ -85,7 +85,7 @@ def definitions(bench: Benchmark) -> dict[str, Any]:
         "no_intervals": list(bench.spec.no_intervals),
         "resampled": list(bench.spec.resampled),
         "references": [policy.to_json() for policy in bench.spec.references],
-    }
+    } | ({"decided": bench.spec.decided.to_json()} if bench.spec.decided is not None else {})
 
 
 def reference_values(bench: Benchmark, records: Sequence[SampleRecord]) -> dict[str, float | None]:

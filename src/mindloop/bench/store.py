@@ -1121,6 +1121,10 @@ class RunStore:
             "policies": "'$.definitions.references'",
             "value": f"'$.metrics.' || {metric}",
             "interval": f"'$.intervals.metrics.' || {metric}",
+            # who decided a model run (MindClaw): the declaration and its two counts, for the board's ranking
+            "decided": "'$.definitions.decided'",
+            "decided_k": "'$.metrics.' || json_quote(summary ->> '$.definitions.decided.model')",
+            "decided_n": "'$.metrics.' || json_quote(summary ->> '$.definitions.decided.total')",
         }
         # `->` gives each part as JSON text with its numbers as stored (json_extract would give a number as an SQL
         # REAL, rendered back with 15 digits); the parts are joined into one JSON object a row
@@ -1151,6 +1155,10 @@ class RunStore:
                 "metrics": {head["metric"]: got["value"]},
                 "intervals": {"metrics": {head["metric"]: got["interval"]}},
             }
+            decided = got["decided"]
+            if isinstance(decided, dict) and "model" in decided and "total" in decided:
+                out[str(run_id)]["definitions"]["decided"] = decided
+                out[str(run_id)]["metrics"] |= {decided["model"]: got["decided_k"], decided["total"]: got["decided_n"]}
         for run_id in whole:
             summary = self.stored_summary(run_id)
             if summary is not None:
@@ -1404,15 +1412,21 @@ def _cut(summary: dict[str, Any]) -> dict[str, Any]:
     metric = head["metric"]
     intervals = summary.get("intervals") or {}
     tree = intervals.get("metrics") if isinstance(intervals, dict) else None
-    return {
+    metrics = summary.get("metrics") or {}
+    out: dict[str, Any] = {
         "counts": summary.get("counts"),
         "computed_by": summary.get("computed_by"),
         "version": summary.get("version"),
         "references": summary.get("references") or {},
         "definitions": {"headline": head, "references": definitions.get("references") or []},
-        "metrics": {metric: (summary.get("metrics") or {}).get(metric)},
+        "metrics": {metric: metrics.get(metric)},
         "intervals": {"metrics": {metric: tree.get(metric) if isinstance(tree, dict) else None}},
     }
+    decided = definitions.get("decided")
+    if isinstance(decided, dict) and "model" in decided and "total" in decided:
+        out["definitions"]["decided"] = decided
+        out["metrics"] |= {k: metrics.get(k) for k in (decided["model"], decided["total"])}
+    return out
 
 
 def _install(db: sqlite3.Connection, found: int) -> None:

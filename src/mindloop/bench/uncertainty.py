@@ -41,6 +41,8 @@ if TYPE_CHECKING:  # imported where a bootstrap is drawn: a run of fewer than MI
     import numpy as np
 
 __all__ = [
+    "BOOTSTRAP_METHOD",
+    "COLLAPSE",
     "LEVEL",
     "METHOD",
     "MIN_SUMMARY_RESAMPLES",
@@ -65,13 +67,23 @@ __all__ = [
     "numeric_leaves",
     "paired_differences",
     "paired_p_value",
+    "row_n",
     "set_path",
     "standard_error",
     "summary_resamples",
+    "too_few",
     "uncovered",
+    "without_interval",
 ]
 
-METHOD = "exact Clopper-Pearson for proportions, else percentile bootstrap over samples (none below n = 10)"
+METHOD = (
+    "exact Clopper-Pearson for proportions, else percentile bootstrap over samples (none below n = 10 or where "
+    "the resamples collapse)"
+)
+BOOTSTRAP_METHOD = "percentile bootstrap"
+COLLAPSE = 1e-6
+"""A bootstrap interval narrower than this share of its metric's scale (1, or 100 for a percentage) has collapsed:
+every resample gives the same value, which says nothing about the samples not drawn, so it gets no interval."""
 RESAMPLES = 1000
 SEED = 0
 LEVEL = 0.95
@@ -157,11 +169,11 @@ def standard_error(values: Sequence[float]) -> float | None:
     >>> standard_error([0.0, 1.0, 1.0, 0.0])  # sd = sqrt(1/3), / 2
     0.28867513459481287
     """
-    n = len(values)
-    if n < 2:
+    if len(values) < 2:
         return None
-    mean = math.fsum(values) / n
-    return math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1)) / math.sqrt(n)
+    from scipy.stats import sem  # type: ignore[import-untyped]  # a run's summary, never its first line
+
+    return float(sem(values))
 
 
 def binomial_tail(k: int, m: int) -> float:
@@ -396,9 +408,9 @@ class Interval:
     n: int | None = None
 
     def to_json(self) -> dict[str, float | int | str]:
-        """``{"low", "high"}`` with ``"se"``, ``"mean_of"`` (the per-sample score it averages) and ``"n"`` (how
-        many samples it averages) for a mean, ``"resamples"`` when fewer than planned, and ``"method"`` when it is
-        not the bootstrap (an exact interval of a proportion)."""
+        """``{"low", "high", "method", "n"}`` (``n``: how many samples it rests on), with ``"se"`` and
+        ``"mean_of"`` (the per-sample score it averages) for a mean of a per-sample score, and ``"resamples"`` when
+        fewer than planned."""
         out: dict[str, float | int | str] = {"low": self.low, "high": self.high}
         if self.method is not None:
             out["method"] = self.method
@@ -511,12 +523,11 @@ def bootstrap_draws(
     return out, error
 
 
-def _too_small(d: Draws, n: int) -> bool:
-    """A metric that is not a proportion, over fewer than :data:`MIN_N` samples: no interval or test."""
-    values = d.averaged()
-    if values is not None:
-        return not is_binary(values) and len(values) < MIN_N
-    return n < MIN_N
+def _proportion(metric_kind: str | None, values: Sequence[float]) -> bool:
+    """Whether a leaf is a proportion: a declared metric of kind ``proportion`` whose values are all 0 or 1 (a
+    metric declared a ``mean`` is one whatever values a run happens to give it, so its rule does not change
+    with n)."""
+    return metric_kind == "proportion" and is_binary(values)
 
 
 def _exact(values: Sequence[float], scale: float, score: str | None, level: float) -> Interval:
@@ -529,22 +540,62 @@ def _exact(values: Sequence[float], scale: float, score: str | None, level: floa
     )
 
 
-def _interval(d: Draws, n: int, level: float, resamples: int) -> Interval | None:
-    """A metric's interval: exact Clopper-Pearson for a mean of a 0/1 score, else the percentile bootstrap, and
-    none for a metric that is not a proportion over fewer than :data:`MIN_N` samples."""
+def row_n(summary: Mapping[str, Any], path: MetricPath, default: int) -> int:
+    """The samples a summary leaf rests on, as its summary states them: the ``n`` of the deepest row on its path
+    (``by_task.<t>.n``, ``dialogue.n``), else the summary's own ``n``, else ``default`` (the run's finished samples).
+
+    >>> row_n({"n": 20, "dialogue": {"n": 5, "f1": 0.5}, "f1": 0.4}, ("dialogue", "f1"), 20)
+    5
+    >>> row_n({"f1": 0.4}, ("f1",), 7)
+    7
+    """
+    found = default
+    node: Any = summary
+    for key in path[:-1] if path else ():
+        if not isinstance(node, Mapping):
+            break
+        n = node.get("n")
+        if isinstance(n, int) and not isinstance(n, bool):
+            found = n
+        node = node.get(key)
+    if isinstance(node, Mapping):
+        n = node.get("n")
+        if isinstance(n, int) and not isinstance(n, bool):
+            found = n
+    return found
+
+
+def too_few(n: int) -> str:
+    """Why a metric that is not a proportion gets no interval at ``n`` samples."""
+    return f"n too small: {n} samples, fewer than {MIN_N}, and no bootstrap below {MIN_N}"
+
+
+COLLAPSED = "the resamples collapse: every resample gives the same value, so no interval is claimed"
+UNDEFINED = "undefined on more than half the resamples"
+REFERENCE = "a reference value or a count over repeated samples (declared with no interval)"
+
+
+def _interval(d: Draws, n: int, level: float, resamples: int, scale: float) -> Interval | str:
+    """A leaf's interval by its kind: exact Clopper-Pearson for a declared proportion at any ``n``; else the
+    percentile bootstrap, from :data:`MIN_N` samples up (``n``: the samples the leaf rests on) and only where the
+    resamples do not collapse (width under :data:`COLLAPSE` of ``scale``). Without one, the reason."""
     import numpy as np
 
     values = d.averaged()
-    if values is not None and d.form is not None and is_binary(values):
+    if values is not None and d.form is not None and _proportion(d.form.kind, values.tolist()):
         return _exact(values.tolist(), d.form.scale, d.mean_of, level)
-    if _too_small(d, n):
-        return None
+    counted = n if values is None else len(values)
+    if counted < MIN_N:
+        return too_few(counted)
     bounds = interval_of(d.values, level=level)
     if bounds is None:
-        return None
+        return UNDEFINED
+    if bounds[1] - bounds[0] < COLLAPSE * scale:
+        return COLLAPSED
     used = int(np.isfinite(d.values).sum())
-    counted = None if values is None else len(values)
-    return Interval(bounds[0], bounds[1], d.se, used if used < resamples else None, d.mean_of, None, counted)
+    return Interval(
+        bounds[0], bounds[1], d.se, used if used < resamples else None, d.mean_of, BOOTSTRAP_METHOD, counted
+    )
 
 
 def bootstrap_intervals(
@@ -561,18 +612,25 @@ def bootstrap_intervals(
     resample: Summarize | None = None,
 ) -> dict[str, Any]:
     """The ``intervals`` object of a run's summary: the method, level, resamples, seed and sample count, then
-    ``metrics`` mirroring the summary's nesting with ``{"low", "high"[, "se"][, "resamples"]}`` at each float
-    leaf that has an interval. ``metrics`` is ``summarize(records)`` when not given; keys in ``exclude`` (see
-    :func:`excluded`)
-    get no interval (a summary that depends on repeated samples, which resampling creates). The leaves of the
-    ``declared`` metrics are drawn from their per-sample scores, with a standard error; the leaves under a
-    ``resampled`` top-level key by applying ``resample`` (default ``summarize``) to each resample. Every other
-    float leaf gets none, and ``undeclared`` lists it with the reason (:data:`UNDECLARED`)."""
+    ``metrics`` mirroring the summary's nesting with ``{"low", "high", "method", "n"[, "se", "mean_of"]
+    [, "resamples"]}`` at each float leaf that has an interval, and ``none``: every other float leaf by its
+    dotted path, with the reason it has none. One rule per kind, the same at every ``n``: a declared proportion
+    gets the exact Clopper-Pearson interval; any other number the percentile bootstrap when it rests on at
+    least :data:`MIN_N` samples (a declared mean: the samples it averages; a ``resampled`` leaf: its summary
+    row's ``n``, :func:`row_n`) and its resamples do not collapse (:data:`COLLAPSE`). ``metrics`` is
+    ``summarize(records)`` when not given; keys in ``exclude`` (see :func:`excluded`) get no interval (a summary
+    that depends on repeated samples, which resampling creates). The leaves of the ``declared`` metrics are
+    drawn from their per-sample scores, with a standard error; the leaves under a ``resampled`` top-level key by
+    applying ``resample`` (default ``summarize``) to each resample. Every other float leaf gets none, and
+    ``undeclared`` lists it with the reason (:data:`UNDECLARED`); ``too_small`` lists those below
+    :data:`MIN_N`."""
     full = summarize(records) if metrics is None else metrics
-    leaves = {p: v for p, v in numeric_leaves(full).items() if not excluded(p, exclude)}
+    every = numeric_leaves(full)
+    leaves = {p: v for p, v in every.items() if not excluded(p, exclude)}
     out: dict[str, Any] = {"method": METHOD, "level": level, "resamples": resamples, "seed": seed, "n": len(records)}
     tree: dict[str, Any] = {}
-    too_small: list[str] = []
+    none: dict[str, str] = {".".join(p): REFERENCE for p in every if p not in leaves}
+    scale = max((m.scale for m in declared), default=1.0)  # a resampled leaf's scale: its benchmark's
     undeclared: list[MetricPath] = []
     if 0 < len(records) < MIN_N:  # no bootstrap below MIN_N samples (and no NumPy): the exact intervals alone
         values = declared_values(declared, records)
@@ -581,25 +639,32 @@ def bootstrap_intervals(
         for path in drawn:  # in the order the bootstrap's draws come in
             metric, x0, den = values.get(path, (None, [], []))
             averaged = [x for x, d in zip(x0, den, strict=True) if d > 0]
-            if metric is not None and metric.score is not None and is_binary(averaged):
+            if metric is not None and _proportion(metric.kind, averaged):
                 set_path(tree, path, _exact(averaged, metric.scale, metric.score, level).to_json())
             else:
-                too_small.append(".".join(path))
+                counted = len(averaged) if metric is not None else row_n(full, path, len(records))
+                none[".".join(path)] = too_few(min(counted, len(records)))
     elif records:
         undeclared = uncovered(leaves, declared_forms(declared, records), resampled)
         plan = ResamplePlan(len(records), resamples, seed)
         draws, error = bootstrap_draws(records, resample or summarize, leaves, plan, declared, resampled)
         for path, d in draws.items():
-            interval = _interval(d, len(records), level, resamples)
-            if interval is None:
-                if _too_small(d, len(records)):
-                    too_small.append(".".join(path))
+            n = row_n(full, path, len(records))
+            interval = _interval(d, min(n, len(records)), level, resamples, d.form.scale if d.form else scale)
+            if isinstance(interval, str):
+                none[".".join(path)] = interval
                 continue
             set_path(tree, path, interval.to_json())
         if error is not None:
             out["error"] = (
                 f"the benchmark's summary failed on a resample ({error}): its resampled metrics have no interval"
             )
+        for path in leaves:
+            if path not in draws and path not in undeclared:
+                none[".".join(path)] = out.get("error", UNDEFINED)
+    for path in undeclared:
+        none[".".join(path)] = UNDECLARED
+    too_small = [p for p, why in none.items() if why.startswith("n too small")]
     if too_small:
         out["too_small"] = {"min_n": MIN_N, "metrics": too_small}
     if undeclared:
@@ -607,7 +672,42 @@ def bootstrap_intervals(
     if exclude:
         out["excluded"] = list(exclude)
     out["metrics"] = tree
+    out["none"] = {path: none[path] for path in (".".join(p) for p in every) if path in none}
     return out
+
+
+def without_interval(intervals: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
+    """The metrics a run's ``intervals`` give no interval, grouped by a short reason, in first-seen order
+    (``[("n too small (< 10)", ["sr", "dialogue.sr"]), ...]``): from ``none``, or for a run stored before it from
+    ``too_small`` and ``undeclared``. Every view shows these as ``—``.
+
+    >>> without_interval({"none": {"a": too_few(3), "b": COLLAPSED, "c": too_few(5)}})
+    [('n too small (< 10)', ['a', 'c']), ('resamples collapse', ['b'])]
+    """
+    groups: dict[str, list[str]] = {}
+    none = intervals.get("none")
+    if isinstance(none, Mapping):
+        for path, why in none.items():
+            groups.setdefault(_short(str(why)), []).append(str(path))
+        return list(groups.items())
+    small = intervals.get("too_small")
+    if isinstance(small, Mapping) and small.get("metrics"):
+        groups[f"n too small (< {small.get('min_n', MIN_N)})"] = [str(m) for m in small["metrics"]]
+    undeclared = intervals.get("undeclared")
+    if isinstance(undeclared, Mapping) and undeclared.get("metrics"):
+        groups["not declared"] = [str(m) for m in undeclared["metrics"]]
+    return list(groups.items())
+
+
+def _short(reason: str) -> str:
+    if reason.startswith("n too small"):
+        return f"n too small (< {MIN_N})"
+    return {
+        COLLAPSED: "resamples collapse",
+        UNDEFINED: "undefined on most resamples",
+        REFERENCE: "reference value or repeated-sample count",
+        UNDECLARED: "not declared",
+    }.get(reason, "summary failed on a resample" if reason.startswith("the benchmark's summary failed") else reason)
 
 
 # -- paired differences -------------------------------------------------------------------------------------------

@@ -121,9 +121,11 @@ STYLES = ("wide", "two lines", "narrow")
 
 
 def _value_cell(value: Any, bound: Any, style: str) -> str:
-    if not isinstance(bound, dict) or style == "narrow":
+    if style == "narrow":
         return _num(value)
     sep = " " if style == "wide" else "\n"
+    if not isinstance(bound, dict):  # a metric without an interval (its run's intervals.none says why): —
+        return f"{_num(value)}{sep}—" if isinstance(value, float) and math.isfinite(value) else _num(value)
     return f"{_num(value)}{sep}[{_num(bound['low'])}, {_num(bound['high'])}]"
 
 
@@ -272,7 +274,8 @@ def _print(comparison: Comparison, console: Console) -> None:
         f"intervals: 95%, {comparison.method()['intervals']}, paired for differences (Δ: run minus the first), "
         f"{comparison.resamples} resamples, seed {comparison.seed}. * p < 0.05: the headline is the one unadjusted "
         "test; the other rows of each comparison are one family (every metric but the headline), Holm-adjusted, and "
-        "starred by the adjusted p. Metrics that are not proportions get no interval or test below n = 10.",
+        "starred by the adjusted p. Metrics that are not proportions get no interval or test below n = 10; — marks a "
+        "metric with no interval (too few samples, or the resamples collapse).",
         markup=False,
     )
 
@@ -300,6 +303,10 @@ def _print_benchmark(bc: BenchmarkComparison, console: Console) -> None:
     refs = _references(bc)
     if refs:
         console.print(refs, markup=False)
+    for side in bc.runs:
+        decided = side.decided()
+        if decided:
+            console.print(f"{side.label}: {decided}", markup=False)
     whole = [s.label for s in bc.runs if not s.whole]
     if whole:
         console.print(

@@ -166,8 +166,12 @@ def _bound(bounds: Mapping[str, Any], dotted: str) -> dict[str, Any] | None:
     return None
 
 
+NO_INTERVAL = "—"
+"""What every view shows where a number has no interval (the reason is in the intervals' ``none``)."""
+
+
 def _interval(bound: Mapping[str, Any] | None, kind: NumberKind) -> str:
-    return "" if not bound else f"[{number(bound['low'], kind)}, {number(bound['high'], kind)}]"
+    return NO_INTERVAL if not bound else f"[{number(bound['low'], kind)}, {number(bound['high'], kind)}]"
 
 
 def _title(summary: RunSummary) -> str:
@@ -175,7 +179,18 @@ def _title(summary: RunSummary) -> str:
     p = summary.protocol
     if p and summary.model:  # the reply protocol says nothing about an agent that asks no model
         parts.append(str(p["name"]))  # "single-shot", "1 format retry", "2 format retries"
+    if summary.model and summary.replies:  # how many of the model's replies could not be read, first
+        unread = int(summary.replies.get("rejected", 0))
+        parts.append(f"{unread} unreadable repl{'y' if unread == 1 else 'ies'}")
     return " · ".join(parts)
+
+
+def decided_line(summary: RunSummary, bench: Benchmark | None) -> str | None:
+    """For a model run of a benchmark that declares who decided (:class:`~mindloop.bench.declaration.Decided`):
+    ``model decided 0 of 256 windows · acc 1.0000, ... over every decision, whoever decided · acc_model –``."""
+    if not summary.model or bench is None or bench.spec.decided is None:
+        return None
+    return bench.spec.decided.line(summary.metrics, lambda v: number(v, "mean"))
 
 
 def headline_line(summary: RunSummary, bench: Benchmark | None) -> str | None:
@@ -195,7 +210,7 @@ def headline_line(summary: RunSummary, bench: Benchmark | None) -> str | None:
         summary.references, summary.reference_policies, head.higher_is_better, fmt=lambda v: number(v, kind)
     )
     shown = number(value, kind) if scored else "– (not scored: see the reasons below)"
-    ci = f" {_interval(bound, kind)}" if bound else ""
+    ci = f" {_interval(bound, kind)}" if scored else ""
     better = "higher" if head.higher_is_better else "lower"
     tail = refs or "no reference policies declared for this benchmark yet"
     return f"{head.metric} {shown}{ci}, {better} is better · {tail}"
@@ -222,9 +237,9 @@ def _table_rows(
             cells.append(number(value, kind) if name in values else "")
             if name == headline:
                 dotted = headline if breakdown == "all" else ".".join(p for p in (breakdown, label, name) if p)
-                cells.append(_interval(_bound(bounds, dotted), kind))
+                cells.append(_interval(_bound(bounds, dotted), kind) if _is_number(value) else "")
         rows.append(cells)
-    if ci_at is not None and not any(r[ci_at] for r in rows):  # no interval anywhere: no column for it
+    if ci_at is not None and not any(r[ci_at] for r in rows):  # no number to bound anywhere: no column for it
         columns.pop(ci_at)
         rows = [r[:ci_at] + r[ci_at + 1 :] for r in rows]
     return columns, rows
@@ -279,9 +294,12 @@ def print_summary(
         bench = None
     head = headline_of(bench or summary.benchmark, summary.metrics)
     headline = None if head is None else head.metric
-    console.print(_title(summary), style="bold", markup=False)
+    console.print(_title(summary), style="bold", markup=False, soft_wrap=True)  # one line, whatever its width
     line = headline_line(summary, bench)
     _say(console, line or "no headline metric")
+    decided = decided_line(summary, bench)
+    if decided:
+        _say(console, decided)
     lay = layout(summary.metrics, headline, same_as, summary.n_completed)
     bounds = summary.intervals.get("metrics", {})
     subset = _headline_subset(lay, bounds, headline)
@@ -326,7 +344,7 @@ def _print_every_metric(summary: RunSummary, bench: Benchmark | None, console: C
         bound = _bound(bounds, key)
         shown = number(value, kind)
         se = number(bound["se"], kind) if bound and bound.get("se") is not None else ""
-        rows.append([key, shown, _interval(bound, kind), se])
+        rows.append([key, shown, _interval(bound, kind) if _is_number(value) else "", se])
     columns = [
         Column("metric"),
         Column("value", justify="right"),
@@ -347,18 +365,15 @@ def _failed_words(summary: RunSummary) -> str:
 
 def _print_counts(summary: RunSummary, console: Console) -> None:
     """How the intervals were made, the samples and failures, the model calls and where the report is."""
+    from mindloop.bench.uncertainty import without_interval
+
     iv = summary.intervals
-    if iv.get("metrics"):
-        small = iv.get("too_small")
+    if iv.get("method"):
+        gone = "; ".join(f"{why}: {', '.join(paths)}" for why, paths in without_interval(iv))
         _say(
             console,
             f"95% CI: {iv['method']}, {iv['resamples']} resamples, seed {iv['seed']}"
-            + (f"; n too small (< {small['min_n']}) for an interval: {', '.join(small['metrics'])}" if small else "")
-            + (
-                f"; no interval (not declared): {', '.join(iv['undeclared']['metrics'])}"
-                if iv.get("undeclared")
-                else ""
-            ),
+            + (f"; {NO_INTERVAL} (no interval) where {gone}" if gone else ""),
             sep=", ",
         )
     pending = summary.n - summary.n_completed

@@ -51,10 +51,12 @@ from mindloop.bench.runner import benchmark_metrics, metric_intervals, stored_su
 from mindloop.bench.scoring import definitions, reference_values
 from mindloop.bench.store import RunInfo, RunStore
 from mindloop.bench.timeline import EpisodeTimeline, episode_timeline
+from mindloop.bench.uncertainty import without_interval
 from mindloop.errors import RegistryError
 from mindloop.paths import output_file, write_atomic
 
 __all__ = [
+    "ci_or_dash",
     "ci_text",
     "error_kind",
     "interval_note",
@@ -122,6 +124,7 @@ def render_report(run_id: str, store: RunStore) -> str:
         run_panels=_run_panels(info, tokens),
         metric_panels=panels,
         interval_note=" ".join(t for t in (source, interval_note(intervals)) if t),
+        decided=_decided(bench, info, metrics, records),
         plots=report_plots(
             metrics,
             records,
@@ -292,10 +295,39 @@ def ci_text(bound: Any) -> str:
     return f"[{fmt_number(float(bound['low']))}, {fmt_number(float(bound['high']))}]"
 
 
+NO_INTERVAL = "—"
+"""Shown where a metric (a float) has no interval: the intervals' ``none`` says why."""
+
+
+def ci_or_dash(bound: Any, value: Any) -> str:
+    """:func:`ci_text`, or ``—`` for a metric (a float, not a count) without an interval."""
+    text = ci_text(bound)
+    return text or (NO_INTERVAL if isinstance(value, float) and math.isfinite(value) else "")
+
+
 def se_text(bound: Any) -> str:
     """A standard error as ``SE 0.0040`` (empty when there is none)."""
     se = bound.get("se") if isinstance(bound, Mapping) else None
     return f"SE {se:.2g}" if _is_number(se) and se < 0.01 else f"SE {fmt_number(float(se))}" if _is_number(se) else ""
+
+
+def _decided(
+    bench: Benchmark | None, info: RunInfo, metrics: Mapping[str, Any], records: Sequence[SampleRecord]
+) -> str:
+    """For a model run: how many of the model's replies could not be read, and, where the benchmark declares who
+    decided, ``model decided k of N windows`` beside the metrics that count every decision (empty otherwise)."""
+    if not info.model:
+        return ""
+    from mindloop.bench.runner import reply_totals
+
+    parts = []
+    replies = reply_totals([r for r in records if r.status != "pending"])
+    if replies:
+        parts.append(f"{replies.get('rejected', 0)} of the model's replies could not be read")
+    decided = None if bench is None or bench.spec.decided is None else bench.spec.decided.line(metrics, _fmt)
+    if decided:
+        parts.append(decided)
+    return " · ".join(parts)
 
 
 def interval_note(intervals: Mapping[str, Any]) -> str:
@@ -306,16 +338,11 @@ def interval_note(intervals: Mapping[str, Any]) -> str:
     note = (
         f"Brackets: {level}% confidence intervals, {intervals['method']} ({intervals.get('resamples', '?')} "
         f"resamples of the {intervals.get('n', '?'):,} finished samples, seed {intervals.get('seed', '?')}); SE: "
-        "standard error, for metrics that are means of per-sample scores. A metric with no brackets is a count, "
-        "has no data, or has a value on too few resamples."
+        "standard error, for metrics that are means of per-sample scores. A count has no interval."
     )
-    if intervals.get("excluded"):
-        note += f" No intervals for {', '.join(intervals['excluded'])} (it counts repeated samples)."
-    if intervals.get("undeclared"):
-        note += f" No intervals for {', '.join(intervals['undeclared']['metrics'])} (not declared metrics)."
-    if intervals.get("too_small"):
-        small = intervals["too_small"]
-        note += f" n too small (< {small['min_n']}) for an interval: {', '.join(small['metrics'])}."
+    gone = "; ".join(f"{why}: {', '.join(paths)}" for why, paths in without_interval(intervals))
+    if gone:
+        note += f" {NO_INTERVAL} (no interval) where {gone}."
     if intervals.get("error"):
         note += f" {intervals['error']}."
     return note
@@ -452,7 +479,7 @@ def _kv(
     out = []
     for k, v in rows:
         bound = (bounds or {}).get(k)
-        extra = " · ".join(t for t in (ci_text(bound), se_text(bound)) if t)
+        extra = " · ".join(t for t in (ci_text(bound) if raw else ci_or_dash(bound, v), se_text(bound)) if t)
         shown = json.dumps(v, ensure_ascii=False, default=str) if raw and not isinstance(v, str) else _fmt(v)
         out.append((k, shown, extra, (refs or {}).get(k, "")))
     return out
@@ -476,7 +503,7 @@ def _header(
         _Card(
             _fmt(v),
             f"{k} · headline" if head is not None and k == head.metric else k,
-            ci=ci_text(bounds.get(k)),
+            ci=ci_or_dash(bounds.get(k), v),
             refs=marks_text(marks) if head is not None and k == head.metric else "",
         )
         for k, v in numbers[:4]
@@ -593,6 +620,7 @@ def _breakdown(
             bound = ((bounds or {}).get(key) or {}).get(col)
             ci = ci_text(bound)
             low, high = (_dumps(bound["low"]), _dumps(bound["high"])) if ci and isinstance(bound, Mapping) else ("", "")
+            ci = ci or ci_or_dash(None, value)
             cells.append(_Cell(_fmt(value) if col in row else "—", bar, col, raw, ci, low, high))
         rows.append(_Row(str(key), cells, link=str(key) in groups or (key == "(none)" and "" in groups)))
     head = "group" if name == SCORE_TABLE else name.removeprefix("by_")

@@ -40,6 +40,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from mindloop._version import __version__
+from mindloop.bench.declaration import Decided
 from mindloop.bench.headline import reference_marks
 from mindloop.bench.key import REASONS, RunKey, describe_difference, key_differences
 from mindloop.bench.listing import list_runs
@@ -82,8 +83,10 @@ def _interval(summary: Mapping[str, Any], metric: str) -> tuple[float, float] | 
     return None if low is None or high is None else (low, high)
 
 
-def _summary_fields(summary: Mapping[str, Any] | None, counts: list[int]) -> dict[str, Any]:
-    """A run's headline fields from its stored summary (all empty when it has none)."""
+def _summary_fields(summary: Mapping[str, Any] | None, counts: list[int], model: str | None = None) -> dict[str, Any]:
+    """A run's headline fields from its stored summary (all empty when it has none); for a ``model`` run of a
+    benchmark that declares who decided, ``decided`` (``model decided k of N windows``) and, when the model
+    decided nothing, ``unranked`` (the leaderboard gives it no rank)."""
     out: dict[str, Any] = {"summary": "none", "metric": None, "hib": True, "value": None, "text": "–"}
     out |= {"low": None, "high": None, "ci": "", "refs": []}
     if summary is None:
@@ -109,6 +112,14 @@ def _summary_fields(summary: Mapping[str, Any] | None, counts: list[int]) -> dic
     out |= {"metric": metric, "hib": hib, "value": value, "text": _text(value)}
     if interval is not None:
         out |= {"low": interval[0], "high": interval[1], "ci": f"[{_text(interval[0])}, {_text(interval[1])}]"}
+    elif value is not None:
+        out["ci"] = "—"  # no interval (too few samples, or the resamples collapse: the run's report says why)
+    decided = Decided.from_json((summary.get("definitions") or {}).get("decided"))
+    metrics = summary.get("metrics") or {}
+    if model and decided is not None and decided.text(metrics):
+        out["decided"] = decided.text(metrics)
+        if not decided.influenced(metrics):  # every number of the run is what runs without the model give
+            out["unranked"] = str(out["decided"])
     out["refs"] = [dict(m) for m in marks]
     return out
 
@@ -181,7 +192,7 @@ def board_data(store: RunStore, *, folder: Path | None = None, tags: Sequence[st
                 "done": info.n_completed if info.samples_readable else None,
                 "failed": info.n_failed if info.samples_readable else None,
                 "bugs": info.n_bugs if info.samples_readable else None,
-                **_summary_fields(summary, counts),
+                **_summary_fields(summary, counts, info.model),
                 "key": None if line.key is None or line.key.unknown else line.key.id,
                 "team": None if line.key is None else line.key.team,
                 "tags": list(line.tags),
@@ -320,15 +331,19 @@ def _ranked(members: Sequence[Mapping[str, Any]], keys: Mapping[str, RunKey | No
                 "high": best["high"],
                 "n": best["n"],
                 "runs": [r["id"] for r in group],
+                **({"unranked": best["unranked"]} if best.get("unranked") else {}),
             }
         )
-    valued = sorted((e for e in ranked if e["value"] is not None), key=lambda e: e["value"], reverse=hib)
+    # a run is ranked only on a number its model influenced (``unranked`` says why not)
+    valued = sorted(
+        (e for e in ranked if e["value"] is not None and "unranked" not in e), key=lambda e: e["value"], reverse=hib
+    )
     rank, last = 0, None
     for i, entry in enumerate(valued):
         if entry["value"] != last:
             rank, last = i + 1, entry["value"]
         entry["rank"] = rank
-    rest = [e | {"rank": None} for e in ranked if e["value"] is None]
+    rest = [e | {"rank": None} for e in ranked if e["value"] is None or "unranked" in e]
     return valued + rest
 
 

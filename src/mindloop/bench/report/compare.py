@@ -19,7 +19,7 @@ from typing import Any
 from markupsafe import Markup
 
 from mindloop.bench.compare import SIGNIFICANT, BenchmarkComparison, Comparison, Difference, RunSide
-from mindloop.bench.report import _dumps, _finite, _fmt, ci_text, se_text
+from mindloop.bench.report import _dumps, _finite, _fmt, ci_or_dash, se_text
 from mindloop.bench.report.plots import fmt_number
 from mindloop.bench.report.view import footer, render, script_json
 from mindloop.bench.uncertainty import MetricPath, get_path, numeric_leaves
@@ -120,7 +120,7 @@ def _metric_tables(bc: BenchmarkComparison) -> list[_MetricTable]:
         for side in bc.runs:
             v = get_path(side.metrics, path)
             bound = get_path(side.intervals.get("metrics"), path)
-            extra = " · ".join(t for t in (ci_text(bound), se_text(bound)) if t)
+            extra = " · ".join(t for t in (ci_or_dash(bound, v), se_text(bound)) if t)
             refs = _refs(side, bc) if path == (head,) else ""
             values.append(_Value(_fmt(v), extra, _dumps(_finite(v)), note=refs))
         cells = []
@@ -256,7 +256,7 @@ def _section(bc: BenchmarkComparison, k: int) -> _Section:
                 + (f" ({info.n_failed:,} failed)" if info.n_failed else "")
                 + (f", {pending:,} pending" if pending else ""),
                 "headline": _fmt(value),
-                "ci": ci_text(bound),
+                "ci": ci_or_dash(bound, value),
                 "refs": _refs(side, bc),
             }
         )
@@ -268,6 +268,7 @@ def _section(bc: BenchmarkComparison, k: int) -> _Section:
             f"{', '.join(partial)} that is not every sample it finished (the runs table counts them; its own report "
             "has its whole-run numbers)."
         )
+    notes += [f"{side.label}: {d}" for side in bc.runs if (d := side.decided())]
     excluded = bc.runs[0].intervals.get("excluded")
     if excluded:
         notes.append(f"No intervals or differences for {', '.join(excluded)}: it counts repeated samples.")

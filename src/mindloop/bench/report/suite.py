@@ -18,7 +18,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from mindloop.bench.declaration import PaperTable
+from mindloop.bench.declaration import PRESET_NAMES, Column, PaperTable
 from mindloop.bench.headline import ReferenceMark, headline_of, headline_value, reference_marks
 from mindloop.bench.registry import BENCHMARKS, get_benchmark
 from mindloop.bench.report import marks_text, write_report
@@ -91,6 +91,19 @@ def _interval(intervals: Any, path: Sequence[str]) -> tuple[float, float] | None
     return None
 
 
+def _interval_text(
+    interval: tuple[float, float] | None, col: Column, summary: RunSummary | None, path: Sequence[str]
+) -> str | None:
+    """A cell's interval in the column's units; ``—`` for a metric (a float) its run gives no interval (the run's
+    ``intervals.none`` says why); ``None`` for a count, an empty cell or a run stored before intervals."""
+    if interval is not None:
+        return f"[{_text(interval[0], col.scale, col.digits)}, {_text(interval[1], col.scale, col.digits)}]"
+    if summary is None or not (_intervals(summary) or {}).get("method"):  # a run stored before intervals: nothing
+        return None
+    raw = _dig(summary.metrics, path)
+    return "—" if isinstance(raw, float) and math.isfinite(raw) else None
+
+
 def _interval_note(summaries: Sequence[RunSummary]) -> str | None:
     """How the intervals shown were made (the first summary's ``intervals`` that says), for the page."""
     for summary in summaries:
@@ -137,12 +150,23 @@ def _marks_json(marks: Sequence[ReferenceMark]) -> list[dict[str, Any]]:
     return [m._asdict() for m in marks]
 
 
+def _filled_by(hint: str, preset: str | None) -> str | None:
+    """What an empty cell says fills it (``None``: nothing to say, or the suite already ran that preset)."""
+    if not hint or hint == preset:
+        return None
+    return f"--preset {hint} fills it" if hint in PRESET_NAMES else hint
+
+
 def _table(
-    spec: PaperTable, by_bench: Mapping[str, RunSummary], marks: Mapping[str, Sequence[ReferenceMark]] | None = None
+    spec: PaperTable,
+    by_bench: Mapping[str, RunSummary],
+    marks: Mapping[str, Sequence[ReferenceMark]] | None = None,
+    preset: str | None = None,
 ) -> dict[str, Any]:
     """One paper table's numbers: every cell's raw value, its text, its interval and the run it comes from; a
     cell showing a run's headline metric carries the run's reference marks too (``references``, in the column's
-    scale and digits), shown beside it."""
+    scale and digits), shown beside it; an empty cell of a run whose samples did not reach it says what fills it
+    (``filled_by``, from the row's or column's declaration, unless the suite ran that ``preset``)."""
     marks = marks or {}
     intervals = {bench: _intervals(summary) for bench, summary in by_bench.items()}
     rows = []
@@ -165,10 +189,11 @@ def _table(
                     "text": _text(value, col.scale, col.digits),
                     "low": None if interval is None else interval[0] * col.scale,
                     "high": None if interval is None else interval[1] * col.scale,
-                    "interval": None
-                    if interval is None
-                    else f"[{_text(interval[0], col.scale, col.digits)}, {_text(interval[1], col.scale, col.digits)}]",
+                    "interval": _interval_text(interval, col, summary, path),
                     "benchmark": bench,
+                    "filled_by": _filled_by(row.filled_by or col.filled_by, preset)
+                    if summary and value is None
+                    else None,
                     "run_id": summary.run_id if summary else None,
                     "metric": ".".join(path),
                     "references": marks_text(refs, fmt, col.scale) if refs else None,
@@ -254,7 +279,7 @@ def suite_report(store: RunStore, suite_id: str) -> dict[str, Any]:
             }
         )
     tables = [
-        _side_by_side(spec, by_model, marks)
+        _side_by_side(spec, by_model, marks, info.preset)
         for spec in paper_tables()
         if any(spec.benchmarks() & set(runs) for runs in by_model.values())
     ]
@@ -299,15 +324,17 @@ def _side_by_side(
     spec: PaperTable,
     by_model: Mapping[str | None, Mapping[str, RunSummary]],
     marks: Mapping[tuple[str | None, str], Sequence[ReferenceMark]],
+    preset: str | None = None,
 ) -> dict[str, Any]:
-    """A paper table over every model of the suite: one model's table as :func:`_table` makes it, or, for several,
-    the paper's rows once per model (methods are rows in the papers), a row that does not name its method
-    (``{method}``) prefixed with the model's; runs, notes and protocols of every model."""
+    """A paper table over every model of the suite (``preset``: the suite's, for what fills an empty cell): one model's
+    table as :func:`_table` makes it, or, for several, the paper's rows once per model (methods are rows in the
+    papers), a row that does not name its method (``{method}``) prefixed with the model's; runs, notes and protocols
+    of every model."""
     tables = []
     for model, runs in by_model.items():
         if not spec.benchmarks() & set(runs):
             continue
-        table = _table(spec, runs, {name: marks.get((model, name), ()) for name in runs})
+        table = _table(spec, runs, {name: marks.get((model, name), ()) for name in runs}, preset)
         if len(by_model) > 1:
             for row, declared in zip(table["rows"], spec.rows, strict=True):
                 if "{method}" not in declared.label:

@@ -331,10 +331,11 @@ class CwahBenchmark(_TransportBenchmark):
                     Column("n", ("n",), digits=0),
                 ),
                 (
-                    *(Row(label, ("by_task", key)) for key, label in CWAH_TASK_LABELS.items()),
+                    *(Row(label, ("by_task", key), filled_by="paper") for key, label in CWAH_TASK_LABELS.items()),
                     Row("Symbolic Average ({method})"),
                 ),
-                "An unfinished episode counts 250 steps. Per-task rows appear once a run has episodes of two tasks.",
+                "An unfinished episode counts 250 steps. Per-task rows appear once a run has episodes of two tasks "
+                "(the quick preset's 2 episodes may share one: --preset paper plays every task).",
                 nav="C-WAH",
             ),
         ),
@@ -393,8 +394,12 @@ class TdwMatBenchmark(_TransportBenchmark):
                     Column("Average Step", ("avg_steps",), digits=1),
                     Column("n", ("n",), digits=0),
                 ),
-                (*(Row(t.capitalize(), ("by_task", t)) for t in TDW_TASK_LABELS), Row("Total Average ({method})")),
-                "Per-category rows appear once a run has episodes of two categories.",
+                (
+                    *(Row(t.capitalize(), ("by_task", t), filled_by="paper") for t in TDW_TASK_LABELS),
+                    Row("Total Average ({method})"),
+                ),
+                "Per-category rows appear once a run has episodes of two categories (the quick preset's 2 episodes may "
+                "share one: --preset paper plays every category).",
                 nav="TDW-MAT",
             ),
         ),

@@ -33,6 +33,7 @@ from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample
 from mindloop.bench.declaration import (
     BenchmarkSpec,
     Column,
+    Decided,
     Grouping,
     Headline,
     Metric,
@@ -60,10 +61,13 @@ CLAW_GLOSSARY = {
     "(silence is right).",
     "cs": "Completion success: of the episodes that needed help and got an intervention, the share whose action "
     "achieved the goal in the simulator (cs_n counts them).",
-    "acc": "Trigger accuracy (teacher-forced): trigger operations equal to the gold ones (verb and all three slots), "
-    "over every decision.",
+    "acc": "Trigger accuracy (teacher-forced), the paper's whole-trigger ACC: trigger operations equal to the gold "
+    "ones (verb and all three slots), over every decision, whoever made it (strong skills and the model).",
     "acc_no_noop": "Trigger accuracy over the decisions whose gold is not noop.",
     "acc_model": "Trigger accuracy over the decisions the model itself made (the strong skills' decisions aside).",
+    "model_windows": "Windows where the model made at least one trigger decision with a reply that could be read "
+    "(a model run: 'model decided k of N windows').",
+    "windows": "Windows with a teacher-forced trigger decision (ACC counts their decisions).",
     "control_episodes": "The controls alone (nobody needs help): TA and PIA are 1 when the robot stayed out; "
     "false_alarms counts interventions.",
     "all_episodes": "TA and PIA pooled over episodes that need help and controls (the old headline).",
@@ -88,6 +92,11 @@ class ClawOptions(Options):
     quiet: int = Field(2, ge=1, description="quiet windows after the script")
     classifier_features: Literal["full", "raw"] = Field(
         "full", description="the classifier's features (raw: without the cue detectors' features)"
+    )
+    select: Literal["first", "balanced"] = Field(
+        "first",
+        description="which n episodes: the first n, or balanced (in turn from each group, those that need help "
+        "first, so a few episodes reach every row of the paper's table)",
     )
 
 
@@ -116,6 +125,19 @@ def _generated(split: str, seed: int, n: int) -> tuple[Scenario, ...]:
     return tuple(mindpower_sim(split, seed=seed, n=n))
 
 
+def _balanced(scenarios: Sequence[Scenario], n: int) -> list[Scenario]:
+    """``n`` scenarios taken in turn from each group (:func:`_group`: those that need help first, then by name),
+    each group's in their order; the result keeps the split's order."""
+    by_group: dict[str, list[int]] = defaultdict(list)
+    for i, s in enumerate(scenarios):
+        by_group[_group(s)].append(i)
+    order = sorted(by_group, key=lambda g: (g.endswith("/control"), g))
+    picked: list[int] = []
+    for k in range(max((len(v) for v in by_group.values()), default=0)):
+        picked += [by_group[g][k] for g in order if k < len(by_group[g])]
+    return [scenarios[i] for i in sorted(picked[:n])]
+
+
 def claw_samples(n: int | None, seed: int, options: ClawOptions) -> list[Sample]:
     """The run's samples: scenarios with their MindClaw gold (deterministic in ``n``, ``seed``, ``options``)."""
     from mindloop.systems.mindclaw.agents import resolve_skills
@@ -138,7 +160,7 @@ def claw_samples(n: int | None, seed: int, options: ClawOptions) -> list[Sample]
             raise InvalidArgumentError(f"no scenario {missing[0]!r} in this split (ids look like {scenarios[0].id})")
         scenarios = [by_id[w] for w in wanted]
     if n is not None:
-        scenarios = scenarios[:n]
+        scenarios = _balanced(scenarios, n) if options.select == "balanced" else scenarios[:n]
     out = []
     for s in scenarios:
         gold = gold_episode(s, quiet=settings["quiet"])
@@ -238,7 +260,10 @@ class ClawBenchmark:
             order=40,
             presets={
                 "quick": PresetEntry(
-                    5, "4 episodes that need help and 1 control (PIA needs one); ~20 trigger decisions each"
+                    6,
+                    "6 episodes, balanced: 2 that need help and 1 control of each task (every row of the paper's "
+                    "table); ~20 trigger decisions each",
+                    options={"select": "balanced"},
                 )
             },
         ),
@@ -259,7 +284,11 @@ class ClawBenchmark:
                 (
                     Row("{method}"),
                     *(
-                        Row(g.replace("_", " "), ("by_group", g))
+                        Row(
+                            g.replace("_", " "),
+                            ("by_group", g),
+                            filled_by="none on a control" if g.endswith("control") else "",
+                        )
                         for g in (
                             "false_belief/help",
                             "implicit_goal/help",
@@ -268,9 +297,11 @@ class ClawBenchmark:
                         )
                     ),
                 ),
+                "A control has no CS: nobody needs help, so there is nothing to complete.",
             ),
         ),
         glossary=CLAW_GLOSSARY,
+        decided=Decided("model_windows", "windows", "windows", ("acc", "acc_no_noop"), "acc_model"),
     )
 
     def __init__(self) -> None:
@@ -376,6 +407,16 @@ class ClawBenchmark:
             )
         )
         scores.update(accuracy_scores(decisions))
+        # who decided each window's trigger decisions (ACC counts them all): a window the model decided holds at
+        # least one decision the model made with a reply that could be read
+        by_window: dict[int, list[int]] = {}
+        for d in decisions:
+            row = by_window.setdefault(d.t, [0, 0, 0])  # decisions, right, the model's readable ones
+            row[0] += 1
+            row[1] += int(d.predicted is not None and tuple(d.predicted) == tuple(d.gold_op))
+            row[2] += int(d.by == "policy:model" and "malformed" not in d.error)
+        scores["windows"] = float(len(by_window))
+        scores["model_windows"] = float(sum(1 for row in by_window.values() if row[2]))
         failures = [f"t{step.t}: {f}" for step in trace for f in step.failures]
         tf_failures = [f"t{d.t}.{d.k}: {d.error}" for d in decisions if d.error]
         scores["invalid_ops"] = float(sum("invalid slot" in f for f in failures + tf_failures))
@@ -405,6 +446,7 @@ class ClawBenchmark:
             "reasoning": reasoning,
             "trace": [step.to_dict() for step in trace],
             "wrong_decisions": wrong[:20],
+            "acc_windows": {str(t): row for t, row in sorted(by_window.items())},
             "failures": (failures + tf_failures)[:50],
         }
         return Outcome(output, scores)
@@ -444,11 +486,27 @@ def _op_text(op: str, names: dict[str, str]) -> str:
     return f"{verb}({', '.join(shown)})" if shown else verb
 
 
+def _window_note(acc: Sequence[int] | None, loop_as_gold: bool | None) -> str:
+    """A window's note: what ACC counted there (its teacher-forced trigger decisions, right of all, and how many
+    the model made), then whether the closed loop's own operations matched gold, which ACC does not score (a
+    record stored before ``acc_windows``: the closed loop's alone, said so)."""
+    parts = []
+    if acc:
+        total, right, model = (int(x) for x in acc[:3])
+        parts.append(f"ACC: {right} of {total} trigger decisions right" + (f", {model} by the model" if model else ""))
+    if loop_as_gold is not None:
+        loop = "closed loop's ops as gold" if loop_as_gold else "closed loop's ops differ from gold"
+        parts.append(loop + (" (not scored by ACC)" if acc else " (ACC is scored teacher-forced)"))
+    return "; ".join(parts)
+
+
 def claw_timeline(record: SampleRecord) -> EpisodeTimeline | None:
     """The episode window by window, with names for ids: what the robot perceived; the gold decision (intervene
     at t*, else stay silent, with the gold trigger writes); what the agent did (its trigger operations, its
     reasoning and verdict, the action it took and its effect); right or wrong on the intervention decision (acting
-    at a window is right exactly at t*; on a control, only silence is right). The episode is judged by PIA's rule:
+    at a window is right exactly at t*; on a control, only silence is right); a note with what ACC counted at the
+    window (its teacher-forced trigger decisions, as the summary's ACC counts them) and whether the closed loop's
+    own operations matched gold. The episode is judged by PIA's rule:
     one intervention, at t* — on a control, none. ``None`` without a trace (a failed episode)."""
     out = record.output or {}
     trace = out.get("trace")
@@ -460,6 +518,7 @@ def claw_timeline(record: SampleRecord) -> EpisodeTimeline | None:
     help_needed = bool(gold.get("help_needed"))
     t_star = gold.get("t_star")
     windows = {int(w["t"]): w for w in gold.get("windows", [])}
+    acc_windows = out.get("acc_windows") or {}
     steps = []
     acted_at = []
     for step in trace:
@@ -485,9 +544,12 @@ def claw_timeline(record: SampleRecord) -> EpisodeTimeline | None:
             if not z.startswith(("noop", "reasoning_run", "action_run"))
         ]
         reasons = step.get("r", [])
+        unread = any(str(f).startswith("malformed reasoning") for f in step.get("failures", []))
         for r in reasons:
             said = "help warranted" if r.get("warranted") else "no help warranted"
             about = names_in(str(r.get("text") or f"{r.get('actor')} / {r.get('object')} ({r.get('context')})"), names)
+            if unread and not r.get("warranted"):  # the model's reply could not be read: no verdict was its own
+                about, said = "the model's reply could not be read", "none read, so no help"
             mind.append(f"reason: {about} → verdict: {said}")
         if acted:
             # a reference policy (``first``) acts whatever its reasoner concluded: say so beside the verdict
@@ -501,8 +563,7 @@ def claw_timeline(record: SampleRecord) -> EpisodeTimeline | None:
                 mind.append("effect: every step executed" if effect.get("ok") else "effect: a step failed")
         if not mind or all(m.startswith("write") for m in mind):
             mind.append("stay silent")
-        ops_match = sorted(step.get("z", [])) == sorted(gold_ops) if gw else None
-        note = "" if ops_match is None else ("trigger ops as gold" if ops_match else "trigger ops differ from gold")
+        note = _window_note(acc_windows.get(str(t)), sorted(step.get("z", [])) == sorted(gold_ops) if gw else None)
         steps.append(
             TimelineStep(
                 str(t),
@@ -587,6 +648,9 @@ def summarize_claw(records: Sequence[SampleRecord]) -> dict[str, Any]:
         }
         for g in sorted(groups)
     }
+    if model_agent and any("windows" in r.scores for r in records):
+        summary["model_windows"] = int(sum(r.scores.get("model_windows", 0.0) for r in records))
+        summary["windows"] = int(sum(r.scores.get("windows", 0.0) for r in records))
     settings = records[0].sample.input.get("settings", {}) if records else {}
     summary["settings"] = dict(settings)
     agents = [str((r.output or {}).get("agent")) for r in records if (r.output or {}).get("agent")]

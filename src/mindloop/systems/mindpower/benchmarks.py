@@ -286,7 +286,7 @@ class MindPowerBenchmark:
                     ),
                     Column("SR", ("sr",), group="Action"),
                     Column("AC", ("ac",), group="Action"),
-                    Column("BPC", ("bpc",)),
+                    Column("BPC", ("bpc",), filled_by="a judge fills it"),
                     Column("n", ("n",), digits=0),
                 ),
                 (
@@ -294,8 +294,9 @@ class MindPowerBenchmark:
                     Row("False-Belief Correction", ("by_task", FALSE_BELIEF)),
                     Row("Implicit Goal Inference & Completion", ("by_task", IMPLICIT_GOAL)),
                 ),
-                "BPC is a judge model's score (–: the run had no --opt mindpower.judge=BACKEND/NAME); B and S need the "
-                "metrics extra, and use all-MiniLM-L6-v2 offline, so absolute values differ from the paper's encoders.",
+                "BPC is a judge model's score (–, a judge fills it: the run had no --opt "
+                "mindpower.judge=BACKEND/NAME); B and S need the metrics extra, and use all-MiniLM-L6-v2 offline, so "
+                "absolute values differ from the paper's encoders.",
             ),
         ),
         glossary=MINDPOWER_GLOSSARY,

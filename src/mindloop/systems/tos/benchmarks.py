@@ -830,7 +830,14 @@ MAP_TABLE = PaperTable(
         _pct("F1", "fb_f1", "False belief"),
         _pct("Inertia (pos.)", "fb_inertia_pos", "False belief"),
     ),
-    _BOTH_ROWS,
+    (
+        _BOTH_ROWS[0],
+        Row(
+            "{method} (passive)",
+            bench="tos-passive",
+            filled_by="tos-active only",
+        ),
+    ),
     "The false-belief phase runs in tos-active only.",
     nav="map",
 )
