@@ -19,6 +19,7 @@ from cli_run import Cli
 from mindloop.bench.options import validate_options
 from mindloop.bench.registry import get_benchmark
 from mindloop.bench.store import RunStore, SampleResult
+from mindloop.worlds.stories import generate_tomi, to_numbered_text
 
 DATA = Path(__file__).resolve().parents[1] / "tom" / "data" / "exploretom_excerpt.csv"
 
@@ -176,6 +177,22 @@ def test_a_data_files_content_hash_is_part_of_the_key(cli: Cli, tmp_path: Path) 
     assert keys[first]["samples"] == keys[second]["samples"] and "data" not in keys[first]["options"]
     board = next(b for b in _board(cli, home)["leaderboards"] if b["key"]["data"] == keys[second]["data"])
     assert [a["reason"] for a in board["apart"]] == ["other data"]
+
+
+def test_the_same_data_file_in_another_place_is_the_same_key(cli: Cli, tmp_path: Path) -> None:
+    """A ToMi sample names the file it was read from (its ``source``): the sample set's hash writes that path as
+    ``<data>``, so a file copied elsewhere gives the key it gave where it was."""
+    home = tmp_path / "home"
+    here, there = tmp_path / "a" / "stories.txt", tmp_path / "b" / "elsewhere.txt"
+    for path in (here, there):
+        path.parent.mkdir()
+        path.write_text(to_numbered_text(generate_tomi(4, seed=0)), encoding="utf-8")
+    first = _run(cli, home, "tomi", "--data", str(here))
+    second = _run(cli, home, "tomi", "--data", str(there))
+    keys = _keys(cli, home)
+    assert keys[first]["id"] == keys[second]["id"] is not None and keys[first]["samples"]["n"] == 4
+    (board,) = (b for b in _board(cli, home)["leaderboards"] if b["benchmark"] == "tomi")
+    assert [e["runs"] for e in board["ranked"]] == [[first, second]] and board["apart"] == []
 
 
 def _to_layout_9(path: Path) -> None:

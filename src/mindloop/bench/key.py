@@ -151,13 +151,27 @@ def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
-def sample_digest(samples: Iterable[tuple[str, str, Any, Any, Sequence[str]]]) -> dict[str, Any]:
+def sample_digest(
+    samples: Iterable[tuple[str, str, Any, Any, Sequence[str]]], data: str | None = None
+) -> dict[str, Any]:
     """``{"n", "sha256"}`` of a sample set: each sample's ``(id, group, input, target, choices)`` as JSON with sorted
-    keys, one line each, in order of id (the order samples were drawn in does not change the set)."""
-    lines = sorted(_canonical([sid, group, inp, target, list(choices)]) for sid, group, inp, target, choices in samples)
+    keys, one line each, in order of id (the order samples were drawn in does not change the set). ``data``: the
+    run's ``--data`` path, written ``<data>`` wherever an input names it (as given or resolved), so the same file
+    read from another place is the same sample set (its bytes are the key's ``data``)."""
+    paths = sorted({data, str(Path(data).resolve())}, key=len, reverse=True) if data else []
+    quoted = [json.dumps(p)[1:-1] for p in paths]  # as the path appears inside the canonical JSON
+
+    def line(sample: tuple[str, str, Any, Any, Sequence[str]]) -> str:
+        sid, group, inp, target, choices = sample
+        text = _canonical([sid, group, inp, target, list(choices)])
+        for path in quoted:
+            text = text.replace(path, "<data>")
+        return text
+
+    lines = sorted(line(s) for s in samples)
     digest = hashlib.sha256()
-    for line in lines:
-        digest.update(line.encode("utf-8", errors="replace") + b"\n")
+    for text in lines:
+        digest.update(text.encode("utf-8", errors="replace") + b"\n")
     return {"n": len(lines), "sha256": digest.hexdigest()}
 
 

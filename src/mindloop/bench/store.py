@@ -712,8 +712,11 @@ class RunStore:
         run_id = f"{benchmark}-{stamp}-{secrets.token_hex(2)}"
         rows = [(s.id, s.group, _dumps(s.input), _dumps(s.target), _dumps(list(s.choices))) for s in samples]
         digest = sample_digest(
-            (sid, grp, json.loads(inp), json.loads(target), json.loads(choices))
-            for sid, grp, inp, target, choices in rows
+            (
+                (sid, grp, json.loads(inp), json.loads(target), json.loads(choices))
+                for sid, grp, inp, target, choices in rows
+            ),
+            (config.get("options") or {}).get("data"),
         )
         if key is None:
             key = derive_key(benchmark, agent, model, config, digest)
