@@ -76,7 +76,11 @@ def test_labels_are_read_only_when_the_question_showed_them() -> None:
 def test_the_strict_reading_is_the_first_line_alone() -> None:
     assert strict_choice("b", STATEMENTS, "ab") == STATEMENTS[1]
     assert strict_choice("(B)\nbecause he saw it", STATEMENTS, "ab") == STATEMENTS[1]
-    assert strict_choice("Answer: b", STATEMENTS, "ab") is None
+    # "Answer: b" is the form MMToM-QA's prompt (ending "Answer: ") and BigToM's ('Answer:<option>)<answer>') ask for
+    assert strict_choice("Answer: b", STATEMENTS, "ab") == STATEMENTS[1]
+    assert strict_choice("Answer:b)" + STATEMENTS[1], STATEMENTS, "ab") == STATEMENTS[1]
+    assert strict_choice("Answer:b)" + STATEMENTS[0], STATEMENTS, "ab") is None  # the key and its text disagree
+    assert strict_choice("The answer is b.", STATEMENTS, "ab") is None  # prose: flexible reading only
     assert strict_choice(STATEMENTS[0], STATEMENTS, "ab") == STATEMENTS[0]
 
 

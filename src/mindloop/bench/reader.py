@@ -64,7 +64,7 @@ class _Options:
         self.inline = re.compile(
             rf"(?:(?:option|choice)\s*\(?({alt})\)?(?!\w)|\(({alt})\)|(?<!\w)({alt})\))", re.IGNORECASE
         )
-        self.strict = re.compile(rf"\(?({alt})[.)]?(?:\s+(.+?))?\.?", re.IGNORECASE)
+        self.strict = re.compile(rf"\(?({alt})(?:(?:[.)]|\s)\s*(.+?))?[.)]?\.?", re.IGNORECASE)
 
     def label(self, m: re.Match[str]) -> str:
         return self.by_label[next(g for g in m.groups() if g).lower()]
@@ -103,23 +103,30 @@ class _Options:
         return named[0] if len(named) == 1 else None
 
 
+_ANSWER_PREFIX = re.compile(r"^answer\s*:\s*", re.IGNORECASE)
+
+
 def strict_choice(reply: str, choices: Sequence[str], labels: Sequence[str] = ()) -> str | None:
-    """The strict reading: the first non-empty line is exactly a label (``B``, ``(b)``, ``B.``, ``b)``), a label
-    and its own option's text (``B. red_box``), or an option's text.
+    """The strict reading: the first non-empty line, after an ``Answer:`` it may begin with (the form the
+    MMToM-QA and BigToM prompts ask for), is exactly a label (``B``, ``(b)``, ``B.``, ``b)``), a label and its own
+    option's text (``B. red_box``, ``b)red_box``), or an option's text.
 
     >>> strict_choice("B. red_box\\nbecause ...", ["green_drawer", "red_box"], "AB")
+    'red_box'
+    >>> strict_choice("Answer:b)red_box", ["green_drawer", "red_box"], "ab")
     'red_box'
     >>> strict_choice("The answer is B.", ["green_drawer", "red_box"], "AB") is None
     True
     """
     options = _Options(choices, labels)
     line = next((x.strip() for x in strip_markdown(reply).splitlines() if x.strip()), "")
+    line = _ANSWER_PREFIX.sub("", line, count=1)  # "Answer: b", the form the MMToM-QA and BigToM prompts ask for
     names = {_normal(c): c for c in choices}
     m = options.strict.fullmatch(line)
     if m:
         picked = options.by_label[m.group(1).lower()]
         rest = m.group(2)
-        return picked if rest is None or names.get(_normal(rest)) == picked else None
+        return picked if rest is None or not _normal(rest) or names.get(_normal(rest)) == picked else None
     return names.get(_normal(line))
 
 
