@@ -416,8 +416,9 @@ def test_release_reading_compares_places_without_their_article() -> None:
 def test_every_real_opentom_reply_is_read_as_its_hand_label() -> None:
     """Replies Qwen2.5-Coder 0.5B and 1.5B wrote on the full release (protocol=release, first 114 questions), each
     labelled by a person: "readable: X" when it names exactly one of the question's choices as its answer (a room
-    that is neither place, or "located by the end of the story", is unusable). Today's reading (mindloop's, then the
-    release's as a fallback) must give exactly that; the one choice reader (mindloop.bench.reader), as OpenToM's model agent reads (no labels shown)."""
+    that is neither place, or "located by the end of the story", is unusable). The one choice reader
+    (mindloop.bench.reader), as OpenToM's model agent reads (no labels shown), then the release's reading as a
+    fallback, must give exactly that."""
     from mindloop.bench.reader import read_choice
 
     rows = [json.loads(line) for line in (OPENTOM.parent / "real_replies.jsonl").open(encoding="utf-8")]
