@@ -401,6 +401,17 @@ def test_data_describe_counts_the_release_per_split_file_and_type(capsys: pytest
     assert mmtom["by_type"] == dict(Counter(str(i["question_type"]) for i in mm))
     assert main(["data", "describe", "bigtom"]) == 1
     assert "give PATH" in capsys.readouterr().err
+    big = OPENTOM.parent / "bigtom_excerpt.csv"
+    lines = len([x for x in big.read_text(encoding="utf-8").splitlines() if x.strip()])
+    bigtom = _json(capsys, ["data", "describe", "bigtom", str(big), "--json"])
+    # the release's builder writes 25 condition files, one line in each per line of bigtom.csv
+    files = [
+        f"{shown}_{variable}_{condition}"
+        for shown in (0, 1)
+        for variable in ("forward_belief", "forward_action", "backward_belief")
+        for condition in ("true_belief", "false_belief", "true_control", "false_control")
+    ] + ["1_percept_to_belief_true_belief"]
+    assert bigtom["by_release_file"] == dict.fromkeys(files, lines) and bigtom["questions"] == 25 * lines
 
 
 def test_release_reading_compares_places_without_their_article() -> None:

@@ -321,7 +321,12 @@ def describe_release(fmt: str, path: str | Path) -> dict[str, Any]:
         items = bigtom_items(rows)
         by_file[p.name] = len(items)
         by_type.update(f"{i.variable}/{i.condition}" for i in items)
-        extra = {"lines": len(rows), "by_initial_belief": dict(Counter(i.initial_belief for i in items))}
+        extra = {
+            "lines": len(rows),
+            "by_initial_belief": dict(Counter(i.initial_belief for i in items)),
+            # the files the release's generate_conditions.py writes from it, one per condition
+            "by_release_file": dict(Counter(i.file for i in items)),
+        }
         total = len(items)
     elif fmt == "mmtom-qa":
         from mindloop.systems.tom.mmtomqa import read_mmtom
