@@ -27,6 +27,7 @@ import argparse
 import asyncio
 import os
 import random
+import re
 import statistics
 import sys
 from collections import Counter
@@ -118,8 +119,15 @@ def audit(name: str, path: Path, flags: int, seed: int, split: str = "normal") -
             print(f"    [{i}] {f.source} [{f.rule}] {f.question!r} gold {f.gold!r}: {f.reason}")
 
 
-def opentom(path: Path, flags: int, seed: int) -> None:
+def opentom(
+    path: Path, flags: int, seed: int, code: Path | None = None, runs: Sequence[str] = (), runs_only: bool = False
+) -> None:
     from mindloop.systems.tom.opentom import read_opentom, release_sample
+
+    for spec in runs:
+        _opentom_run(spec, path, code)
+    if runs_only:
+        return
 
     counts = describe_release("opentom", path)
     print(f"  {counts['questions']} questions; per split {counts['by_split']}; stories {counts['stories']}")
@@ -147,6 +155,49 @@ def opentom(path: Path, flags: int, seed: int) -> None:
     for split in ("normal", "long", "all"):
         tracker("opentom", path, {"split": split})
     audit("opentom", path, flags, seed)
+
+
+def _opentom_run(spec: str, path: Path, code: Path | None) -> None:
+    """A model run's columns as mindloop scores them, beside the release's evaluate.py on the same replies."""
+    from mindloop.bench.store import RunStore
+
+    store_path, run_id = spec.rsplit(":", 1)
+    with RunStore(Path(store_path)) as store:
+        records = store.records(run_id)
+    m = run_metrics(get_benchmark("opentom"), records)
+    print(f"  run {spec}: {len(records)} questions; macro-F1 (mean of columns) {_f(m.get('macro_f1'))}")
+    for genre, row in (m.get("by_genre") or {}).items():
+        print(
+            f"    mindloop {genre}: n {row['n']}, accuracy {_f(row.get('accuracy'))}, macro-F1 "
+            f"{_f(row.get('macro_f1'))}, unreadable {_f(row.get('unreadable'))}"
+        )
+    if code is None:
+        return
+    from release_code import opentom_release_eval
+
+    entries = [
+        {
+            "batch": r.sample.input["batch"].rsplit("-", 1)[-1],
+            "story_id": r.sample.input["story_id"],
+            "qid": f"{r.sample.input['file']}:{r.sample.input['index']}",
+            "file": r.sample.input["file"],
+            "question": r.sample.input["question"],
+            "answer": r.sample.input["answer"],
+            "prediction": str((r.output or {}).get("reply", "")),
+        }
+        for r in records
+    ]
+    got = opentom_release_eval(code / "OpenToM", path / "meta_data.json", entries)
+    for granularity, text in got["text"].items():
+        for kind, corrupt, acc, f1 in re.findall(
+            r"Question type: (\S+)\nCorrupted generation: ([\d.]+)%\nAvearge Accuracy: ([\d.]+), Variance: [\d.]+\n"
+            r"Average F1: ([\d.]+)",
+            text,
+        ):
+            print(
+                f"    release's evaluate.py -lg {granularity} {kind}: accuracy {acc}, F1 {f1}, corrupted "
+                f"{float(corrupt):.1f}%"
+            )
 
 
 def _undet(word: str) -> str:
@@ -347,12 +398,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--release-code", type=Path, default=None, help="checkouts of the releases' code")
     parser.add_argument("--run", action="append", default=[], help="STORE:RUN_ID of a model run to score both ways")
+    parser.add_argument("--runs-only", action="store_true", help="OpenToM: only the --run sections (no tracker)")
     args = parser.parse_args()
     if args.release_code is not None:
         sys.path.insert(0, str(Path(__file__).parent))
-    runs_of = {name: [r for r in args.run if _benchmark_of(r) == name] for name in ("bigtom", "mmtom-qa")}
+    runs_of = {name: [r for r in args.run if _benchmark_of(r) == name] for name in ("opentom", "bigtom", "mmtom-qa")}
     run = {
-        "opentom": opentom,
+        "opentom": lambda p, f, s: opentom(p, f, s, args.release_code, runs_of["opentom"], args.runs_only),
         "bigtom": lambda p, f, s: bigtom(p, f, s, args.release_code, runs_of["bigtom"]),
         "mmtom-qa": lambda p, f, s: mmtom(p, f, s, args.release_code, runs_of["mmtom-qa"]),
     }

@@ -52,7 +52,9 @@ def stubbed(modules: Mapping[str, types.ModuleType], cwd: Path, argv: Sequence[s
     """``modules`` installed in ``sys.modules``, the working directory and ``sys.argv`` set, stdout captured; all
     put back after."""
     saved = {k: sys.modules.get(k) for k in modules}
-    old_cwd, old_argv, out = Path.cwd(), sys.argv, io.StringIO()
+    old_cwd, old_argv, old_path, out = Path.cwd(), sys.argv, list(sys.path), io.StringIO()
+    for entry in [k for k in sys.path_importer_cache if not os.path.isabs(k)]:  # relative entries ('./evaluate/')
+        del sys.path_importer_cache[entry]  # were cached for an earlier working directory
     sys.modules.update(modules)
     os.chdir(cwd)
     sys.argv = list(argv)
@@ -62,6 +64,7 @@ def stubbed(modules: Mapping[str, types.ModuleType], cwd: Path, argv: Sequence[s
     finally:
         os.chdir(old_cwd)
         sys.argv = old_argv
+        sys.path[:] = old_path
         for k, v in saved.items():
             if v is None:
                 sys.modules.pop(k, None)
@@ -189,3 +192,72 @@ def bigtom_release_grades(
         with grades_file.open(newline="") as f:
             grades = [row[0] if row else "" for row in csv.reader(f, delimiter=";")]
     return {"questions": asked, "grades": grades}
+
+
+# -- OpenToM: src/evaluate.py and src/evaluate/opentom_evaluator.py -------------------------------------------
+
+_OPENTOM_TYPE = {
+    "location_cg_fo": "location-fo",
+    "location_cg_so": "location-so",
+    "location_fg_fo": "location-fo",
+    "location_fg_so": "location-so",
+    "multihop_fo": "multihop-fo",
+    "multihop_so": "multihop-so",
+    "attitude": "attitude",
+}
+
+
+def opentom_release_eval(code: Path, meta_data: Path, entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Run the release's ``evaluate.py`` on predictions: ``entries`` are ``{batch, story_id, qid, file, question,
+    answer, prediction}``. Its evaluator reads the location questions of one granularity per run, so it runs
+    twice: ``coarse`` (the coarse location files, multihop and attitude) and ``fine`` (the fine location files).
+    Returns each run's printed text and its evaluator's labels per type and batch (``(kind, gold, pred)``,
+    ``pred`` -1 for a reply it cannot read, ``gold`` ``None`` for a gold it cannot label). Fewer than its 5
+    batches: the last is repeated (its script divides by each batch's size), so the means are those of the
+    batches given."""
+    out: dict[str, Any] = {"text": {}, "labels": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        shutil.copytree(code / "src", root / "src")
+        (root / "data" / "opentom_data").mkdir(parents=True)
+        shutil.copy(meta_data, root / "data" / "opentom_data" / "meta_data.json")
+        stubs = {"torch": _stub("torch")}
+        import numpy
+
+        # evaluate.py imports numpy.lib.average (unused), which NumPy 2 removed: the one shim besides the stubs
+        numpy.lib.average = numpy.average  # type: ignore[attr-defined]
+        for granularity in ("coarse", "fine"):
+            fine = granularity == "fine"
+            result: dict[str, dict[str, dict[str, Any]]] = {}
+            for e in entries:
+                if e["file"].startswith("location_") and ("_fg_" in e["file"]) != fine:
+                    continue
+                if fine and not e["file"].startswith("location_"):
+                    continue
+                result.setdefault(f"batch-{e['batch']}", {}).setdefault(e["story_id"], {})[e["qid"]] = {
+                    "type": _OPENTOM_TYPE[e["file"].removesuffix("_new")],
+                    "question": e["question"],
+                    "answer": e["answer"],
+                    "prediction": e["prediction"],
+                }
+            # its evaluate.py divides by every one of its 5 batches' sizes: a run of fewer batches is given to it with
+            # the last batch repeated, which leaves the printed means the same and their SD over copies 0
+            for k in range(len(result) + 1, 6):
+                result[f"batch-{k}"] = result[f"batch-{len(result)}"] if k > 1 else {}
+            path = root / f"result_{granularity}.json"
+            path.write_text(json.dumps(result), encoding="utf-8")
+            sys.path.insert(0, str(root / "src"))
+            try:
+                with stubbed(stubs, root / "src", ["evaluate.py", "--result_path", str(path), "-lg", granularity]) as o:
+                    runpy.run_path(str(root / "src" / "evaluate.py"), run_name="__main__")
+                    evaluator = sys.modules["opentom_evaluator"].OpenToMEvaluator()
+                    labels = evaluator.evaluate(str(path), granularity, "all")
+            finally:
+                sys.path.remove(str(root / "src"))
+                for name in [
+                    m for m in sys.modules if m in ("opentom_evaluator", "utils", "utils.utils", "utils.opentom_utils")
+                ]:
+                    sys.modules.pop(name, None)
+            out["text"][granularity] = o.getvalue()
+            out["labels"].append(labels)
+    return out
