@@ -53,7 +53,7 @@ def stubbed(modules: Mapping[str, types.ModuleType], cwd: Path, argv: Sequence[s
     put back after."""
     saved = {k: sys.modules.get(k) for k in modules}
     old_cwd, old_argv, old_path, out = Path.cwd(), sys.argv, list(sys.path), io.StringIO()
-    for entry in [k for k in sys.path_importer_cache if not os.path.isabs(k)]:  # relative entries ('./evaluate/')
+    for entry in [k for k in sys.path_importer_cache if not Path(k).is_absolute()]:  # relative entries ('./evaluate/')
         del sys.path_importer_cache[entry]  # were cached for an earlier working directory
     sys.modules.update(modules)
     os.chdir(cwd)
