@@ -431,3 +431,19 @@ def test_readers_take_a_byte_order_mark_and_name_a_non_utf8_file(tmp_path: Path)
     latin1.write_bytes('{"question": "caf\xe9", "answer": "a", "question_type": 1.1}\n'.encode("latin-1"))
     with pytest.raises(ParseError, match=r"questions\.json: not UTF-8 text"):
         read_mmtom(latin1)
+
+
+def test_bigtom_lines_keep_the_order_the_whole_file_gives_them(capsys: pytest.CaptureFixture[str]) -> None:
+    data = str(DATA / "bigtom_excerpt.csv")
+    whole = {i.file: i.options for i in bigtom_items(read_bigtom(data)) if i.row.line == 3}
+    out = _json(capsys, ["bench", "run", "bigtom", "--agent", "symbolic", "--data", data, "--opt", "lines=3", "--json"])
+    assert out["n"] == 25  # one line: its 25 items, one per release file
+    assert main(["bench", "run", "bigtom", "--data", data, "--opt", "lines=x"]) != 0
+    assert "expected line numbers" in capsys.readouterr().err
+    from mindloop.bench import get_benchmark
+    from mindloop.bench.options import validate_options
+
+    bench = get_benchmark("bigtom")
+    samples = bench.samples(None, 0, validate_options(bench, {"data": data, "lines": "3"}))
+    # line 3 alone keeps the third draw of each file's random.seed(0) sequence, not the first
+    assert {s.input["file"]: tuple(s.choices) for s in samples} == whole

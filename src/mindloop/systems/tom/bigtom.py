@@ -383,10 +383,30 @@ class BigToMOptions(Options):
     initial_belief: InitialBelief = Field(
         "both", description="items with the initial belief sentence hidden, shown, or both (the release makes both)"
     )
+    lines: str | None = Field(
+        None,
+        description="only the items of these lines of bigtom.csv ('3', '3-4,10'), each keeping the option order the "
+        "release gives it in the whole file",
+    )
+
+
+def _line_numbers(spec: str) -> set[int]:
+    """``'3-4,10'`` as ``{3, 4, 10}``; anything else is a one-line error."""
+    out: set[int] = set()
+    for part in spec.split(","):
+        lo, _, hi = part.strip().partition("-")
+        if not lo.isdigit() or (hi and not hi.isdigit()):
+            raise InvalidArgumentError(f"--opt lines={spec!r}: expected line numbers and ranges such as '3-4,10'")
+        out.update(range(int(lo), int(hi or lo) + 1))
+    return out
 
 
 def _items(path: str, options: BigToMOptions) -> list[BigToMItem]:
-    return bigtom_items(read_bigtom(path), options.initial_belief)
+    items = bigtom_items(read_bigtom(path), options.initial_belief)
+    if options.lines is None:
+        return items
+    wanted = _line_numbers(options.lines)
+    return [i for i in items if i.row.line in wanted]
 
 
 def _input(item: BigToMItem, options: BigToMOptions) -> dict[str, Any]:
