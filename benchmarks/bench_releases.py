@@ -37,6 +37,7 @@ from typing import Any
 
 from mindloop.bench.agents import run_sample
 from mindloop.bench.api import AgentContext, Outcome
+from mindloop.bench.inference import clopper_pearson
 from mindloop.bench.options import validate_options
 from mindloop.bench.records import Sample, SampleRecord
 from mindloop.bench.references import best_constant_policy
@@ -278,6 +279,10 @@ def _bigtom_run(spec: str, path: Path, code: Path | None) -> None:
         for r in records
     ]
     print(f"    'not aware' floor on these questions: {sum(not_aware) / len(records):.3f}")
+    rows: dict[str, list[bool]] = {}
+    for r, hit in zip(records, not_aware, strict=True):
+        rows.setdefault(r.sample.group, []).append(hit)
+    print("    per condition: " + ", ".join(f"{g} {sum(h) / len(h):.2f}" for g, h in rows.items()))
     if code is None:
         return
     from release_code import bigtom_release_grades
@@ -375,9 +380,11 @@ def _print_model_run(spec: str, records: Sequence[SampleRecord], by: str) -> Non
         release = sum(r.scores.get("correct_release", 0.0) for r in rs)
         unread = sum(1 for r in rs if r.scores.get("parsed") == 0.0)
         best = best_constant_policy().value([r.sample for r in rs])
+        lo, hi = clopper_pearson(int(right), n)
         print(
-            f"    {label}: n {n}, accuracy {right / n:.3f} ({int(right)}), unread {unread}, release's reading "
-            f"{release / n:.3f}, chance 0.500, best constant {_f(best)} (optimistic)"
+            f"    {label}: n {n}, accuracy {right / n:.3f} ({int(right)}) [{lo:.3f}, {hi:.3f}], unread {unread}, "
+            f"release's reading {release / n:.3f} ({int(release)}), chance 0.500, best constant {_f(best)} "
+            "(optimistic)"
         )
 
 
