@@ -292,20 +292,19 @@ def _bigtom_run(spec: str, path: Path, code: Path | None) -> None:
         by_file.setdefault(r.sample.input["file"], []).append(r)
     agree = total = right = ungraded = 0
     for f, rs in by_file.items():
-        lines = sorted(int(r.sample.input["line"]) for r in rs)
-        if lines != list(range(1, len(rs) + 1)):
-            print(f"    {f}: not the file's first lines, not compared")
-            continue
-        rs = sorted(rs, key=lambda r: int(r.sample.input["line"]))
-        got = bigtom_release_grades(
-            code / "procedural-evals-tom", path, f, [str(r.output.get("reply", "")) for r in rs]
-        )
-        for r, g in zip(rs, got["grades"], strict=True):
+        # its evaluator shuffles each line's options in file order: it is given every line up to the last one
+        # asked, the lines not asked with an empty reply whose grade is not compared
+        by_line = {int(r.sample.input["line"]): r for r in rs}
+        last = max(by_line)
+        replies = [str((by_line[k].output or {}).get("reply", "")) if k in by_line else "" for k in range(1, last + 1)]
+        got = bigtom_release_grades(code / "procedural-evals-tom", path, f, replies)
+        for k, g in enumerate(got["grades"], 1):
+            if k not in by_line:
+                continue
             total += 1
             right += g == "True"
             ungraded += g == "UNGRADED"
-            mine = r.scores.get("correct_release", 0.0) == 1.0
-            agree += (g == "True") == mine
+            agree += (g == "True") == (by_line[k].scores.get("correct_release", 0.0) == 1.0)
     print(
         f"    the release's evaluate_conditions.py on the same replies: {right}/{total} True, {ungraded} would go to "
         f"its grader model (counted not True); mindloop's copy of its reading agrees on {agree}/{total}"
