@@ -22,7 +22,7 @@ def _rows(benchmark: str) -> list[dict[str, Any]]:
     return [row for row in rows if row["benchmark"] == benchmark]
 
 
-@pytest.mark.parametrize("release", ["bigtom"])
+@pytest.mark.parametrize("release", ["bigtom", "mmtom-qa"])
 def test_every_real_reply_is_read_as_its_hand_label(release: str) -> None:
     corpus = _rows(release)
     assert len(corpus) >= 10
