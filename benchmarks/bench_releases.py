@@ -373,7 +373,7 @@ def _print_model_run(spec: str, records: Sequence[SampleRecord], by: str) -> Non
         key = r.sample.group if by == "group" else str(r.sample.input.get(by))
         rows.setdefault(key, []).append(r)
     print(f"  run {spec}: {len(records)} questions")
-    for label, rs in rows.items():
+    for label, rs in sorted(rows.items(), key=lambda kv: (kv[0] != "all", kv[0])):
         n = len(rs)
         right = sum(r.scores.get("correct", 0.0) for r in rs)
         release = sum(r.scores.get("correct_release", 0.0) for r in rs)
