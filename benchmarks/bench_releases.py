@@ -160,11 +160,7 @@ def opentom(
 
 def _opentom_run(spec: str, path: Path, code: Path | None) -> None:
     """A model run's columns as mindloop scores them, beside the release's evaluate.py on the same replies."""
-    from mindloop.bench.store import RunStore
-
-    store_path, run_id = spec.rsplit(":", 1)
-    with RunStore(Path(store_path)) as store:
-        records = store.records(run_id)
+    records = _load(spec)
     m = run_metrics(get_benchmark("opentom"), records)
     print(f"  run {spec}: {len(records)} questions; macro-F1 (mean of columns) {_f(m.get('macro_f1'))}")
     for genre, row in (m.get("by_genre") or {}).items():
@@ -265,11 +261,7 @@ def _bigtom_against_release(path: Path, items: Sequence[Any], code: Path) -> Non
 
 def _bigtom_run(spec: str, path: Path, code: Path | None) -> None:
     """A model run's replies scored by mindloop per condition and by the release's own evaluator."""
-    from mindloop.bench.store import RunStore
-
-    store_path, run_id = spec.rsplit(":", 1)
-    with RunStore(Path(store_path)) as store:
-        records = store.records(run_id)
+    records = _load(spec)
     _print_model_run(spec, records, "group")
     not_aware = [
         r.sample.target
@@ -341,11 +333,7 @@ def mmtom(path: Path, flags: int, seed: int, code: Path | None = None, runs: Seq
 
 def _mmtom_run(spec: str, items: Sequence[Any], code: Path | None) -> None:
     """A model run's replies scored by mindloop (per type, beside floors) and by the release's own script."""
-    from mindloop.bench.store import RunStore
-
-    store_path, run_id = spec.rsplit(":", 1)
-    with RunStore(Path(store_path)) as store:
-        records = store.records(run_id)
+    records = _load(spec)
     by_text = {i.question: i for i in items}
     replies = [str((r.output or {}).get("reply", "")) for r in records]
     _print_model_run(spec, records, "group")
@@ -403,7 +391,9 @@ def main() -> None:
     parser.add_argument("--flags", type=int, default=0, help="audit flags to print per set, drawn at random")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--release-code", type=Path, default=None, help="checkouts of the releases' code")
-    parser.add_argument("--run", action="append", default=[], help="STORE:RUN_ID of a model run to score both ways")
+    parser.add_argument(
+        "--run", action="append", default=[], help="STORE:RUN_ID (or STORE:RUN1+RUN2, pooled) of a model run to score"
+    )
     parser.add_argument("--runs-only", action="store_true", help="OpenToM: only the --run sections (no tracker)")
     args = parser.parse_args()
     if args.release_code is not None:
@@ -426,9 +416,19 @@ def main() -> None:
 def _benchmark_of(spec: str) -> str:
     from mindloop.bench.store import RunStore
 
-    store_path, run_id = spec.rsplit(":", 1)
+    store_path, run_ids = spec.rsplit(":", 1)
     with RunStore(Path(store_path)) as store:
-        return store.run(run_id).benchmark
+        return store.run(run_ids.split("+")[0]).benchmark
+
+
+def _load(spec: str) -> list[SampleRecord]:
+    """The records of ``STORE:RUN_ID``, or of several runs of one store pooled (``STORE:RUN1+RUN2``: passes over
+    different questions of one set with one model)."""
+    from mindloop.bench.store import RunStore
+
+    store_path, run_ids = spec.rsplit(":", 1)
+    with RunStore(Path(store_path)) as store:
+        return [r for run_id in run_ids.split("+") for r in store.records(run_id)]
 
 
 if __name__ == "__main__":
