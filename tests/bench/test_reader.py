@@ -42,6 +42,9 @@ after an answer cue (with or without a space), in a sentence, and the option's o
         ("a", 0),
         ("A:", 0),
         ("Let me think it through.\nAnswer: b", 1),
+        # BigToM asks for 'Answer:<option>)<answer>'; the 1.5B model copied the brackets (bigtom.csv line 2)
+        ("Answer:<a>)", 0),
+        ("Answer:<b>)Mark thinks that the salmon is not inside the microwave.", 1),
     ],
 )
 def test_reads_each_form_a_person_reads(reply: str, expected: int) -> None:

@@ -2,7 +2,8 @@
 multiple-choice set.
 
 A reply names an option by its label, in any of the forms people write (``b``, ``B``, ``(b)``, ``b)``, ``b.``,
-``Answer: b``, ``Answer:b``, ``The answer is (b).``, ``option b``), or by the option's own text (``blue_pantry``,
+``Answer: b``, ``Answer:b``, ``The answer is (b).``, ``option b``, and ``Answer:<b>)``, a template's brackets
+copied), or by the option's own text (``blue_pantry``,
 ``the Blue Pantry``, ``Mark thinks that the salmon is not inside the microwave``). Labels are read only when the
 question showed them (``labels``), case-insensitively, and only in those forms: a leading ``a`` that begins a
 sentence is an article, not option (a). The answer is looked for after the last answer cue (``answer is``,
@@ -60,9 +61,11 @@ class _Options:
         self.choices = list(choices)
         self.by_label = {lab.lower(): c for lab, c in zip(labels, choices, strict=False)}
         alt = "|".join(re.escape(lab) for lab in sorted(self.by_label, key=len, reverse=True)) or r"(?!x)x"
-        self.leading = re.compile(rf"^\W*?(?:\(({alt})\)|({alt})(?:[.):,]|\s*$))", re.IGNORECASE)
+        # "<a>)": the label in the angle brackets of a template such as BigToM's 'Answer:<option>)<answer>'
+        self.leading = re.compile(rf"^\W*?(?:\(({alt})\)|<({alt})>\)?|({alt})(?:[.):,]|\s*$))", re.IGNORECASE)
         self.inline = re.compile(
-            rf"(?:(?:option|choice)\s*\(?({alt})\)?(?!\w)|\(({alt})\)|(?<!\w)({alt})\))", re.IGNORECASE
+            rf"(?:(?:option|choice)\s*\(?({alt})\)?(?!\w)|\(({alt})\)|<({alt})>\)?|(?<!\w)({alt})\))",
+            re.IGNORECASE,
         )
         self.strict = re.compile(rf"\(?({alt})(?:(?:[.)]|\s)\s*(.+?))?[.)]?\.?", re.IGNORECASE)
 
@@ -88,13 +91,16 @@ class _Options:
 
     def segment(self, segment: str) -> str | None:
         """The one option a short segment names: by a label at its start (its text, if named too, agreeing), a
-        label form inside it (``option b``, ``(b)``, ``b)``), or one option's text; two labels: none."""
+        label form inside it (``option b``, ``(b)``, ``b)``), or one option's text; two labels, or a label with
+        another option's text (``<b>)`` and a's text, a real 1.5B reply to BigToM): none."""
         by_forms = {self.label(m) for m in self.inline.finditer(segment)}
         named = self.named(segment)
         m = self.leading.match(segment.strip())
         if m:
             by_forms.add(self.label(m))
         if len(by_forms) > 1:
+            return None
+        if by_forms and named and next(iter(by_forms)) not in named:  # the key names one option, the text another
             return None
         if m and (not named or named[0] == self.label(m)):
             return self.label(m)
