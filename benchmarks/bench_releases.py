@@ -355,12 +355,27 @@ def _mmtom_run(spec: str, items: Sequence[Any], code: Path | None) -> None:
 
 
 def _print_model_run(spec: str, records: Sequence[SampleRecord], by: str) -> None:
-    """Accuracy (unread = wrong), unread count, the release's reading and the floors, whole and per row."""
+    """Accuracy (unread = wrong), unread count, the release's reading and the floors, whole and per row. Each
+    stored reply is read again by today's choice reader (a run stored before a reader change keeps its old
+    answers); how many readings changed is printed."""
+    from mindloop.bench.reader import read_choice
+
+    changed = 0
+    for r in records:
+        reply = (r.output or {}).get("reply")
+        if not isinstance(reply, str):
+            continue
+        answer = read_choice(reply, r.sample.choices, "ab").choice
+        changed += answer != (r.output or {}).get("answer")
+        r.scores["correct"] = float(answer == r.sample.target)
+        r.scores["parsed"] = float(answer is not None)
     rows: dict[str, list[SampleRecord]] = {"all": list(records)}
     for r in records:
         key = r.sample.group if by == "group" else str(r.sample.input.get(by))
         rows.setdefault(key, []).append(r)
-    print(f"  run {spec}: {len(records)} questions")
+    print(
+        f"  run {spec}: {len(records)} questions; {changed} replies read otherwise by today's reader than when stored"
+    )
     for label, rs in sorted(rows.items(), key=lambda kv: (kv[0] != "all", kv[0])):
         n = len(rs)
         right = sum(r.scores.get("correct", 0.0) for r in rs)
