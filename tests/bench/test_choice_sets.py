@@ -76,10 +76,18 @@ def test_a_new_set_runs_end_to_end_and_reports(
     # a model that always answers B scores the share of golds B; the release's first letter reads 'Answer' as A
     assert m["accuracy"] == GOLDS.count("B") / len(GOLDS)
     assert m["accuracy_release_reading"] == GOLDS.count("A") / len(GOLDS)
-    assert m["accuracy_strict"] == 0.0  # "Answer: B" is not a bare label on its first line
+    assert m["accuracy_strict"] == m["accuracy"]  # "Answer: B" is the strict form too
     for kind in KINDS:
         golds = GOLDS[KINDS.index(kind) :: 2]
-        assert m["by_kind"][kind] == {"accuracy": golds.count("B") / len(golds), "n": len(golds), "chance": 0.25}
+        row = m["by_kind"][kind]
+        assert {k: row[k] for k in ("accuracy", "n", "chance", "unparsed")} == {
+            "accuracy": golds.count("B") / len(golds),
+            "n": len(golds),
+            "chance": 0.25,
+            "unparsed": 0,
+        }
+        # the release's reading beside the headline in every row
+        assert row["accuracy_release_reading"] == golds.count("A") / len(golds)
     assert out["references"]["chance"] == 0.25 and out["references"]["oracle"] == 1.0
     report = tmp_path / "report.html"
     assert main(["report", out["run_id"], "--out", str(report)]) == 0

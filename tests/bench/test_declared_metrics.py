@@ -72,10 +72,12 @@ def test_a_released_set_counts_every_model_answer_and_reads_both_ways() -> None:
     assert m["accuracy"] == 0.5 and m["accuracy_strict"] == 0.25  # 2 of 4 right; 1 of 4 read strictly
     assert (m["unparsed"], m["model_failures"], m["chance"]) == (1, 1, 0.5)
     assert m["by_condition"] == {
-        g: {"accuracy": 1 / 3, "n": 3, "chance": 0.5},
-        "x/y": {"accuracy": 1.0, "n": 1, "chance": 0.5},
+        g: {"accuracy": 1 / 3, "n": 3, "chance": 0.5, "accuracy_strict": 1 / 3, "unparsed": 1},
+        "x/y": {"accuracy": 1.0, "n": 1, "chance": 0.5, "accuracy_strict": 0.0, "unparsed": 0},
     }
-    assert m["by_initial_belief"] == {"hidden": {"accuracy": 0.5, "n": 4, "chance": 0.5}}
+    assert m["by_initial_belief"] == {
+        "hidden": {"accuracy": 0.5, "n": 4, "chance": 0.5, "accuracy_strict": 0.25, "unparsed": 1}
+    }
     assert "coverage" not in m and "accuracy_release_reading" not in m
     _covered(bench, records, m)
 

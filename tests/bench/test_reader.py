@@ -42,6 +42,9 @@ after an answer cue (with or without a space), in a sentence, and the option's o
         ("a", 0),
         ("A:", 0),
         ("Let me think it through.\nAnswer: b", 1),
+        # BigToM asks for 'Answer:<option>)<answer>'; the 1.5B model copied the brackets (bigtom.csv line 2)
+        ("Answer:<a>)", 0),
+        ("Answer:<b>)Mark thinks that the salmon is not inside the microwave.", 1),
     ],
 )
 def test_reads_each_form_a_person_reads(reply: str, expected: int) -> None:
@@ -76,7 +79,11 @@ def test_labels_are_read_only_when_the_question_showed_them() -> None:
 def test_the_strict_reading_is_the_first_line_alone() -> None:
     assert strict_choice("b", STATEMENTS, "ab") == STATEMENTS[1]
     assert strict_choice("(B)\nbecause he saw it", STATEMENTS, "ab") == STATEMENTS[1]
-    assert strict_choice("Answer: b", STATEMENTS, "ab") is None
+    # "Answer: b" is the form MMToM-QA's prompt (ending "Answer: ") and BigToM's ('Answer:<option>)<answer>') ask for
+    assert strict_choice("Answer: b", STATEMENTS, "ab") == STATEMENTS[1]
+    assert strict_choice("Answer:b)" + STATEMENTS[1], STATEMENTS, "ab") == STATEMENTS[1]
+    assert strict_choice("Answer:b)" + STATEMENTS[0], STATEMENTS, "ab") is None  # the key and its text disagree
+    assert strict_choice("The answer is b.", STATEMENTS, "ab") is None  # prose: flexible reading only
     assert strict_choice(STATEMENTS[0], STATEMENTS, "ab") == STATEMENTS[0]
 
 

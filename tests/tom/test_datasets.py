@@ -4,6 +4,7 @@ tracker's coverage and answers on them, the model protocol, and ``tom audit``.""
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -57,13 +58,55 @@ def test_bigtom_builds_the_releases_conditions() -> None:
     bb = next(i for i in items if i.variable == "backward_belief" and i.condition == "true_belief")
     assert bb.story.endswith("Mina empties the piping bag and refills it with vanilla custard.")
     assert bb.answer == "Mina believes the piping bag contains lemon curd."
-    assert len(bigtom_items(rows[:1], "both")) == 24
+    both = bigtom_items(rows[:1], "both")
+    # 3 variables x 4 conditions x 2 initial beliefs, and the builder's percept item (initial belief shown only)
+    assert len(both) == 25
+    percept = both[-1]
+    assert (percept.variable, percept.condition, percept.file) == (
+        "percept_to_belief",
+        "true_belief",
+        "1_percept_to_belief_true_belief",
+    )
+    assert percept.story == (
+        "Mina is a baker at a small bakery in Lisbon. Mina wants to fill the cream puffs with vanilla custard. "
+        "Mina fills a piping bag with vanilla custard."
+    )
+    # the builder writes answers[0], the aware answer, as this item's gold
+    assert percept.answer == "Mina believes the piping bag contains lemon curd."
+
+
+def test_bigtom_options_are_in_the_releases_order() -> None:
+    # evaluate_conditions.py: random.seed(0), then random.shuffle([true, wrong]) for each line of one condition file
+    rows = read_bigtom(DATA / "bigtom_excerpt.csv")
+    items = bigtom_items(rows)
+    rng = random.Random(0)
+    expected = []
+    for item in [i for i in items if i.file == "0_forward_belief_false_belief"]:
+        pair = [item.answer, item.wrong]
+        rng.shuffle(pair)
+        expected.append(tuple(pair))
+    assert [i.options for i in items if i.file == "0_forward_belief_false_belief"] == expected
+    # each condition file starts its own draw: the first row's options are the same draw in every file
+    firsts = {i.file: i.options.index(i.answer) for i in items if i.row.line == 1}
+    assert len(set(firsts.values())) == 1
+
+
+def test_bigtom_reads_a_field_over_128_kib(tmp_path: Path) -> None:
+    line = (DATA / "bigtom_excerpt.csv").read_text(encoding="utf-8").splitlines()[0].split(";")
+    line[-1] = "x" * 200_000  # csv's default field limit is 131,072
+    big = tmp_path / "bigtom.csv"
+    big.write_text(";".join(line) + "\n", encoding="utf-8")
+    assert len(read_bigtom(big)[0]["flag"]) == 200_000
 
 
 def test_bigtom_tracker_follows_each_condition() -> None:
     rows = read_bigtom(DATA / "bigtom_excerpt.csv")
     for item in bigtom_items(rows[:2]):
-        assert track_item(item.row.fields, item.story, item.variable) == item.answer, (item.variable, item.condition)
+        got = track_item(item.row.fields, item.story, item.variable)
+        if item.variable == "percept_to_belief":  # the story tells the initial state; the release's gold is aware
+            assert got == item.row["belief_answer_not_aware"] != item.answer
+        else:
+            assert got == item.answer, (item.variable, item.condition)
 
 
 def test_bigtom_rejects_a_short_row(tmp_path: Path) -> None:
@@ -93,7 +136,15 @@ def test_bench_run_bigtom_reports_accuracy_per_condition(capsys: pytest.CaptureF
     )
     metrics = out["metrics"]
     assert metrics["accuracy"] == 1.0 and metrics["coverage"] == 1.0
-    assert metrics["by_condition"]["forward_belief/false_belief"] == {"accuracy": 1.0, "n": 2, "chance": 0.5}
+    row = metrics["by_condition"]["forward_belief/false_belief"]
+    assert {k: row[k] for k in ("accuracy", "n", "chance")} == {"accuracy": 1.0, "n": 2, "chance": 0.5}
+    # the 'not aware' answer is gold in false belief and both controls, not in true belief
+    assert [metrics["by_condition"][f"forward_belief/{c}"]["not_aware"] for c in ("true_belief", "false_belief")] == [
+        0.0,
+        1.0,
+    ]
+    assert metrics["by_condition"]["forward_belief/true_control"]["not_aware"] == 1.0
+    assert out["references"]["not aware"] == 0.75
     assert metrics["chance"] == 0.5
     assert list(metrics["by_condition"])[:4] == [
         "forward_belief/true_belief",
@@ -153,8 +204,15 @@ def test_mmtom_reads_json_lines_and_scores_per_type(tmp_path: Path) -> None:
         summary = run_benchmark(request, store=store, progress=False)
     m = summary.metrics
     assert m["accuracy"] == 3 / 5 and m["unparsed"] == 0
-    assert m["by_type"]["1.2"] == {"accuracy": 0.0, "n": 1, "chance": 0.5}
-    assert m["by_kind"] == {
+    keys = ("accuracy", "n", "chance", "accuracy_release_reading", "unparsed")
+    assert {k: m["by_type"]["1.2"][k] for k in keys} == {
+        "accuracy": 0.0,
+        "n": 1,
+        "chance": 0.5,
+        "accuracy_release_reading": 0.0,
+        "unparsed": 0,
+    }
+    assert {kind: {k: row[k] for k in keys[:3]} for kind, row in m["by_kind"].items()} == {
         "belief": {"accuracy": 2 / 3, "n": 3, "chance": 0.5},
         "goal": {"accuracy": 0.5, "n": 2, "chance": 0.5},
     }
@@ -174,8 +232,14 @@ def test_tom_audit_covers_every_format(capsys: pytest.CaptureFixture[str]) -> No
     opentom = _json(capsys, ["tom", "audit", str(OPENTOM), "--format", "opentom", "--json"])
     assert opentom["contradicted"] == 2 and opentom["questions"] == 36
     bigtom = _json(capsys, ["tom", "audit", str(DATA / "bigtom_excerpt.csv"), "--format", "bigtom", "--json"])
-    assert bigtom["contradicted"] == 2
-    assert {f["source"] for f in bigtom["findings"]} == {"bigtom_excerpt.csv:3"}
+    # row 3's two flags (same answers), and rows 1-2's percept items (gold the aware answer); row 3's percept
+    # item has one answer for both, so no flag
+    assert bigtom["contradicted"] == 4 and bigtom["questions"] == 75
+    assert {f["source"] for f in bigtom["findings"]} == {
+        "bigtom_excerpt.csv:3",
+        "bigtom_excerpt.csv:1 (1_percept_to_belief_true_belief)",
+        "bigtom_excerpt.csv:2 (1_percept_to_belief_true_belief)",
+    }
     mmtom = _json(capsys, ["tom", "audit", str(DATA / "mmtom_excerpt.json"), "--format", "mmtom-qa", "--json"])
     assert [f["source"] for f in mmtom["findings"]] == [
         "mmtom_excerpt.json:5",
@@ -192,7 +256,7 @@ def test_tom_audit_human_output_lists_reasons(capsys: pytest.CaptureFixture[str]
     capsys.readouterr()
     assert main(["tom", "audit", str(DATA / "bigtom_excerpt.csv"), "--format", "bigtom"]) == 0
     out = capsys.readouterr().out
-    assert "2 whose gold contradicts the story" in out and "bigtom_excerpt.csv:3" in out
+    assert "4 whose gold contradicts the story" in out and "bigtom_excerpt.csv:3" in out
 
 
 def test_tom_audit_on_a_missing_path_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -305,8 +369,15 @@ def test_exploretom_model_reads_pairs_as_choices_and_the_rest_by_the_release_rul
         )
         m = run_benchmark(request, store=store, progress=False).metrics
     assert m["accuracy"] == 3 / 4  # Theo's expected 'leather pouch' is never said
-    assert m["by_order"] == {"-1": {"accuracy": 1.0, "n": 1}, "1": {"accuracy": 2 / 3, "n": 3}}
-    assert m["by_type"]["knowledge"] == {"accuracy": 1.0, "n": 1, "chance": 0.5}
+    assert {o: {k: row[k] for k in ("accuracy", "n")} for o, row in m["by_order"].items()} == {
+        "-1": {"accuracy": 1.0, "n": 1},
+        "1": {"accuracy": 2 / 3, "n": 3},
+    }
+    assert {k: m["by_type"]["knowledge"][k] for k in ("accuracy", "n", "chance")} == {
+        "accuracy": 1.0,
+        "n": 1,
+        "chance": 0.5,
+    }
     assert "chance" not in m  # open answers have no chance level
 
 
@@ -334,7 +405,7 @@ def test_simpletom_reads_the_three_sets_and_audits_the_quoted_fact(
         )
         m = run_benchmark(request, store=store, progress=False).metrics
     # answer A everywhere: wrong on the first awareness question (gold B), right on the other three
-    assert m["by_set"] == {
+    assert {t: {k: row[k] for k in ("accuracy", "n", "chance")} for t, row in m["by_set"].items()} == {
         "mental-state-qa": {"accuracy": 0.5, "n": 2, "chance": 0.5},
         "behavior-qa": {"accuracy": 1.0, "n": 1, "chance": 0.5},
         "judgment-qa": {"accuracy": 1.0, "n": 1, "chance": 0.5},
@@ -349,7 +420,7 @@ def test_exploretom_symbolic_reads_the_story_structure(capsys: pytest.CaptureFix
     m = out["metrics"]
     # the yes/no knowledge question is not covered; Theo's 'leather pouch' is not where the story put the key
     assert m["covered"] == 3 and m["not_covered"] == 1 and m["accuracy_covered"] == 2 / 3
-    assert m["by_order"]["-1"] == {"accuracy": 1.0, "n": 1}
+    assert {k: m["by_order"]["-1"][k] for k in ("accuracy", "n")} == {"accuracy": 1.0, "n": 1}
 
 
 def test_readers_take_a_byte_order_mark_and_name_a_non_utf8_file(tmp_path: Path) -> None:
@@ -360,3 +431,19 @@ def test_readers_take_a_byte_order_mark_and_name_a_non_utf8_file(tmp_path: Path)
     latin1.write_bytes('{"question": "caf\xe9", "answer": "a", "question_type": 1.1}\n'.encode("latin-1"))
     with pytest.raises(ParseError, match=r"questions\.json: not UTF-8 text"):
         read_mmtom(latin1)
+
+
+def test_bigtom_lines_keep_the_order_the_whole_file_gives_them(capsys: pytest.CaptureFixture[str]) -> None:
+    data = str(DATA / "bigtom_excerpt.csv")
+    whole = {i.file: i.options for i in bigtom_items(read_bigtom(data)) if i.row.line == 3}
+    out = _json(capsys, ["bench", "run", "bigtom", "--agent", "symbolic", "--data", data, "--opt", "lines=3", "--json"])
+    assert out["n"] == 25  # one line: its 25 items, one per release file
+    assert main(["bench", "run", "bigtom", "--data", data, "--opt", "lines=x"]) != 0
+    assert "expected line numbers" in capsys.readouterr().err
+    from mindloop.bench import get_benchmark
+    from mindloop.bench.options import validate_options
+
+    bench = get_benchmark("bigtom")
+    samples = bench.samples(None, 0, validate_options(bench, {"data": data, "lines": "3"}))
+    # line 3 alone keeps the third draw of each file's random.seed(0) sequence, not the first
+    assert {s.input["file"]: tuple(s.choices) for s in samples} == whole

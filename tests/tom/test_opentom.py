@@ -401,6 +401,17 @@ def test_data_describe_counts_the_release_per_split_file_and_type(capsys: pytest
     assert mmtom["by_type"] == dict(Counter(str(i["question_type"]) for i in mm))
     assert main(["data", "describe", "bigtom"]) == 1
     assert "give PATH" in capsys.readouterr().err
+    big = OPENTOM.parent / "bigtom_excerpt.csv"
+    lines = len([x for x in big.read_text(encoding="utf-8").splitlines() if x.strip()])
+    bigtom = _json(capsys, ["data", "describe", "bigtom", str(big), "--json"])
+    # the release's builder writes 25 condition files, one line in each per line of bigtom.csv
+    files = [
+        f"{shown}_{variable}_{condition}"
+        for shown in (0, 1)
+        for variable in ("forward_belief", "forward_action", "backward_belief")
+        for condition in ("true_belief", "false_belief", "true_control", "false_control")
+    ] + ["1_percept_to_belief_true_belief"]
+    assert bigtom["by_release_file"] == dict.fromkeys(files, lines) and bigtom["questions"] == 25 * lines
 
 
 def test_release_reading_compares_places_without_their_article() -> None:
@@ -416,9 +427,9 @@ def test_release_reading_compares_places_without_their_article() -> None:
 def test_every_real_opentom_reply_is_read_as_its_hand_label() -> None:
     """Replies Qwen2.5-Coder 0.5B and 1.5B wrote on the full release (protocol=release, first 114 questions), each
     labelled by a person: "readable: X" when it names exactly one of the question's choices as its answer (a room
-    that is neither place, or "located by the end of the story", is unusable). Today's reading (mindloop's, then the
-    release's as a fallback) must give exactly that, with the one choice reader (mindloop.bench.reader) reading as
-    OpenToM's model agent does (no labels shown)."""
+    that is neither place, or "located by the end of the story", is unusable). The one choice reader
+    (mindloop.bench.reader), as OpenToM's model agent reads (no labels shown), then the release's reading as a
+    fallback, must give exactly that."""
     from mindloop.bench.reader import read_choice
 
     rows = [json.loads(line) for line in (OPENTOM.parent / "real_replies.jsonl").open(encoding="utf-8")]

@@ -149,7 +149,9 @@ class ChoiceSet:
     the names tried inside a folder, in order), the :class:`Fields` and :class:`Prompt`, its :class:`Release`
     reading, the groupings its paper reports, its headline, further metrics and suite place, the agents besides
     the model (a tracker, the default when given), whether each item's options are shuffled (seeded per item) and
-    its small run for tests and checkers (``small``). ``load`` (the items of ``--data PATH`` for the run's options)
+    its small run for tests and checkers (``small``); ``references``: floors of its own beside chance, the best
+    constant and the oracle (a role the gold plays, such as BigToM's "not aware" answer), each reported per row of
+    every grouping when it has a ``summary_key``. ``load`` (the items of ``--data PATH`` for the run's options)
     and ``prepare`` (an item, and the options, to the sample's input, checking what the release promises) are the
     Python a release's layout needs (default: JSON, JSON Lines or CSV rows, each with its ``line``, as they are)."""
 
@@ -168,6 +170,7 @@ class ChoiceSet:
     metrics: tuple[Metric, ...] = ()
     suite: Suite = RELEASE_SUITE
     agents: Mapping[str, AgentSpec] = field(default_factory=dict)
+    references: tuple[ReferencePolicy, ...] = ()
     shuffle: bool = False
     glossary: Mapping[str, str] = field(default_factory=dict)
     small: SmallRun = field(default_factory=SmallRun)
@@ -284,11 +287,13 @@ def score_choice(sample: Sample, outcome: Outcome) -> dict[str, float]:
 # -- metrics, references and the summary --------------------------------------------------------------------------
 
 
-def choice_metrics(groupings: Sequence[Grouping] = (), release: Release | None = None) -> tuple[Metric, ...]:
+def choice_metrics(
+    groupings: Sequence[Grouping] = (), release: Release | None = None, per_row: bool = False
+) -> tuple[Metric, ...]:
     """What every multiple-choice set reports: ``accuracy`` (the questions that count: every model answer, an
     unread one as wrong; a tracker's only where it covered the question), per row of ``groupings``; with a model,
-    ``accuracy_strict`` and, where the release reads replies its own way, ``accuracy_release_reading``; with a
-    tracker, ``coverage``."""
+    ``accuracy_strict`` and, where the release reads replies its own way, ``accuracy_release_reading`` (``per_row``:
+    both per row of ``groupings`` too, beside the headline); with a tracker, ``coverage``."""
     deviation = "" if release is None else f" ({release.name}); a deviation: {release.deviation}"
     optional = {
         "accuracy_strict": (
@@ -300,7 +305,11 @@ def choice_metrics(groupings: Sequence[Grouping] = (), release: Release | None =
     }
     what = "share of the questions that count answered with the gold choice"
     accuracy = Metric("accuracy", "correct", within=("covered",), groupings=tuple(groupings), description=what)
-    return accuracy, *(Metric(k, score, optional=True, description=d) for k, (score, d) in optional.items())
+    beside = tuple(groupings) if per_row else ()
+    return accuracy, *(
+        Metric(k, score, optional=True, description=d, groupings=beside if k != "coverage" else ())
+        for k, (score, d) in optional.items()
+    )
 
 
 def _chance(samples: Sequence[Sample]) -> float | None:
@@ -312,9 +321,10 @@ def _chance(samples: Sequence[Sample]) -> float | None:
     return sum(v for v in values if v is not None) / len(values)
 
 
-def choice_references() -> tuple[ReferencePolicy, ...]:
+def choice_references(extra: Sequence[ReferencePolicy] = ()) -> tuple[ReferencePolicy, ...]:
     """Chance (exact; ``None`` when some question has an open answer, as the summary's ``chance``), the best constant
-    answer per question type (fitted on the evaluated items: optimistic) and the oracle, on ``accuracy``."""
+    answer per question type (fitted on the evaluated items: optimistic; per row as ``best_constant``), the
+    oracle, and a set's ``extra`` floors, on ``accuracy``."""
     chance_ref = ReferencePolicy(
         "chance",
         "a uniform guess among each question's choices (exact expectation)",
@@ -323,7 +333,8 @@ def choice_references() -> tuple[ReferencePolicy, ...]:
         none_reason="some question has an open answer, which a guess among choices cannot give",
         summary_key="chance",
     )
-    return chance_ref, best_constant_policy(), oracle_policy()
+    best = dataclasses.replace(best_constant_policy(), summary_key="best_constant")
+    return chance_ref, best, oracle_policy(), *extra
 
 
 def _counts(r: SampleRecord) -> bool:
@@ -350,10 +361,15 @@ def coverage(records: Sequence[SampleRecord]) -> dict[str, Any] | None:
     }
 
 
-def choice_summary(records: Sequence[SampleRecord], groupings: Sequence[Grouping] = ()) -> dict[str, Any]:
+def choice_summary(
+    records: Sequence[SampleRecord],
+    groupings: Sequence[Grouping] = (),
+    references: Sequence[ReferencePolicy] = (),
+) -> dict[str, Any]:
     """What the declared metrics cannot say: the ``chance`` of the questions that count, overall and per row of
-    each grouping; the unread replies and model failures (model runs); the tracker's counts and its accuracy on
-    what it covered."""
+    each grouping (with each of ``references`` that has a ``summary_key``, on the same questions); the unread
+    replies and model failures (model runs, per row too); the tracker's counts and its accuracy on what it
+    covered."""
     counted = [r for r in records if _counts(r)]
     out: dict[str, Any] = {}
     if (c := _chance([r.sample for r in counted])) is not None:
@@ -363,9 +379,23 @@ def choice_summary(records: Sequence[SampleRecord], groupings: Sequence[Grouping
         out["model_failures"] = sum(1 for r in records if r.status == "failed" and "parsed" not in r.scores)
     if (cov := coverage(records)) is not None:
         out.update({k: v for k, v in cov.items() if k != "coverage"})
+    floors = [p for p in references if p.summary_key and p.summary_key != "chance"]
+    model_run = "unparsed" in out
     for grouping in groupings:
-        rows = counted_rows(records, grouping).items()
-        out[grouping.key] = {t: {"chance": c} for t, rs in rows if (c := _chance([r.sample for r in rs])) is not None}
+        table: dict[str, dict[str, Any]] = {}
+        for t, rs in counted_rows(records, grouping).items():
+            row: dict[str, Any] = {}
+            samples = [r.sample for r in rs]
+            if (c := _chance(samples)) is not None:
+                row["chance"] = c
+            for policy in floors:
+                if (v := policy.value(samples)) is not None:
+                    row[str(policy.summary_key)] = v
+            if model_run:
+                row["unparsed"] = sum(1 for r in rs if r.status == "failed" and r.scores.get("parsed") == 0.0)
+            if row:
+                table[t] = row
+        out[grouping.key] = table
     return out
 
 
@@ -453,7 +483,7 @@ class ChoiceBenchmark:
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
         """What the declared metrics cannot say (:func:`choice_summary`)."""
-        return choice_summary(records, self.choice_set.groupings)
+        return choice_summary(records, self.choice_set.groupings, self.spec.references)
 
 
 def _fields_of(item: Any) -> dict[str, Any]:
@@ -466,8 +496,8 @@ def _fields_of(item: Any) -> dict[str, Any]:
 def _declared(s: ChoiceSet) -> tuple[str, str, type[Options], BenchmarkSpec]:
     spec = BenchmarkSpec(
         headline=s.headline,
-        metrics=(*choice_metrics(s.groupings, s.release), *s.metrics),
-        references=choice_references(),
+        metrics=(*choice_metrics(s.groupings, s.release, per_row=True), *s.metrics),
+        references=choice_references(s.references),
         resampled=COVERED_RESAMPLED,
         suite=s.suite,
         glossary=s.glossary,

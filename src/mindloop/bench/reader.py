@@ -2,7 +2,8 @@
 multiple-choice set.
 
 A reply names an option by its label, in any of the forms people write (``b``, ``B``, ``(b)``, ``b)``, ``b.``,
-``Answer: b``, ``Answer:b``, ``The answer is (b).``, ``option b``), or by the option's own text (``blue_pantry``,
+``Answer: b``, ``Answer:b``, ``The answer is (b).``, ``option b``, and ``Answer:<b>)``, a template's brackets
+copied), or by the option's own text (``blue_pantry``,
 ``the Blue Pantry``, ``Mark thinks that the salmon is not inside the microwave``). Labels are read only when the
 question showed them (``labels``), case-insensitively, and only in those forms: a leading ``a`` that begins a
 sentence is an article, not option (a). The answer is looked for after the last answer cue (``answer is``,
@@ -60,11 +61,13 @@ class _Options:
         self.choices = list(choices)
         self.by_label = {lab.lower(): c for lab, c in zip(labels, choices, strict=False)}
         alt = "|".join(re.escape(lab) for lab in sorted(self.by_label, key=len, reverse=True)) or r"(?!x)x"
-        self.leading = re.compile(rf"^\W*?(?:\(({alt})\)|({alt})(?:[.):,]|\s*$))", re.IGNORECASE)
+        # "<a>)": the label in the angle brackets of a template such as BigToM's 'Answer:<option>)<answer>'
+        self.leading = re.compile(rf"^\W*?(?:\(({alt})\)|<({alt})>\)?|({alt})(?:[.):,]|\s*$))", re.IGNORECASE)
         self.inline = re.compile(
-            rf"(?:(?:option|choice)\s*\(?({alt})\)?(?!\w)|\(({alt})\)|(?<!\w)({alt})\))", re.IGNORECASE
+            rf"(?:(?:option|choice)\s*\(?({alt})\)?(?!\w)|\(({alt})\)|<({alt})>\)?|(?<!\w)({alt})\))",
+            re.IGNORECASE,
         )
-        self.strict = re.compile(rf"\(?({alt})[.)]?(?:\s+(.+?))?\.?", re.IGNORECASE)
+        self.strict = re.compile(rf"\(?({alt})(?:(?:[.)]|\s)\s*(.+?))?[.)]?\.?", re.IGNORECASE)
 
     def label(self, m: re.Match[str]) -> str:
         return self.by_label[next(g for g in m.groups() if g).lower()]
@@ -88,13 +91,16 @@ class _Options:
 
     def segment(self, segment: str) -> str | None:
         """The one option a short segment names: by a label at its start (its text, if named too, agreeing), a
-        label form inside it (``option b``, ``(b)``, ``b)``), or one option's text; two labels: none."""
+        label form inside it (``option b``, ``(b)``, ``b)``), or one option's text; two labels, or a label with
+        another option's text (``<b>)`` and a's text, a real 1.5B reply to BigToM): none."""
         by_forms = {self.label(m) for m in self.inline.finditer(segment)}
         named = self.named(segment)
         m = self.leading.match(segment.strip())
         if m:
             by_forms.add(self.label(m))
         if len(by_forms) > 1:
+            return None
+        if by_forms and named and next(iter(by_forms)) not in named:  # the key names one option, the text another
             return None
         if m and (not named or named[0] == self.label(m)):
             return self.label(m)
@@ -103,23 +109,30 @@ class _Options:
         return named[0] if len(named) == 1 else None
 
 
+_ANSWER_PREFIX = re.compile(r"^answer\s*:\s*", re.IGNORECASE)
+
+
 def strict_choice(reply: str, choices: Sequence[str], labels: Sequence[str] = ()) -> str | None:
-    """The strict reading: the first non-empty line is exactly a label (``B``, ``(b)``, ``B.``, ``b)``), a label
-    and its own option's text (``B. red_box``), or an option's text.
+    """The strict reading: the first non-empty line, after an ``Answer:`` it may begin with (the form the
+    MMToM-QA and BigToM prompts ask for), is exactly a label (``B``, ``(b)``, ``B.``, ``b)``), a label and its own
+    option's text (``B. red_box``, ``b)red_box``), or an option's text.
 
     >>> strict_choice("B. red_box\\nbecause ...", ["green_drawer", "red_box"], "AB")
+    'red_box'
+    >>> strict_choice("Answer:b)red_box", ["green_drawer", "red_box"], "ab")
     'red_box'
     >>> strict_choice("The answer is B.", ["green_drawer", "red_box"], "AB") is None
     True
     """
     options = _Options(choices, labels)
     line = next((x.strip() for x in strip_markdown(reply).splitlines() if x.strip()), "")
+    line = _ANSWER_PREFIX.sub("", line, count=1)  # "Answer: b", the form the MMToM-QA and BigToM prompts ask for
     names = {_normal(c): c for c in choices}
     m = options.strict.fullmatch(line)
     if m:
         picked = options.by_label[m.group(1).lower()]
         rest = m.group(2)
-        return picked if rest is None or names.get(_normal(rest)) == picked else None
+        return picked if rest is None or not _normal(rest) or names.get(_normal(rest)) == picked else None
     return names.get(_normal(line))
 
 

@@ -14,11 +14,17 @@ sentence 5 (the causal event) and the awareness sentence (*true belief*: aware, 
 in the *control* conditions the random event and its awareness sentence instead of the causal event. Forward
 belief and forward action ask the belief and action questions; backward belief ends the story with the action
 (aware or not) and asks the belief question. Gold is the aware answer under true belief, the not-aware answer
-otherwise (the world did not change in the controls). Accuracy is reported per condition, as in the paper.
+otherwise (the world did not change in the controls). The builder's fourth variable, percept to belief, gives one
+more item a row (initial belief shown, true belief only: sentences 1-3, the belief question, gold the *aware*
+answer as the builder writes it, although those sentences tell only the initial state: the audit flags it): 25
+items a row, 5,000 in all. Accuracy is reported per condition (``by_condition``) and per release file
+(``by_release_file``, as its evaluator scores each file), each row beside chance, the best constant and the
+"not aware" answer (gold in 3 of the 4 conditions: 0.75 pooled, the floor the pooled number must beat).
 
 **Protocol** (``--agent model``): the release's chat prompt (``chat-0shot``): its instruction
 (``prompt_instructions/evaluate.txt``) as the system message and ``Story: …\\nQuestion: …\\nChoose one of the
-following:\\na)…\\nb)…`` as the user turn, the two answers in a seeded random order. The release grades a reply by
+following:\\na)…\\nb)…`` as the user turn, the two answers in the release's own order (``random.seed(0)`` per
+condition file, one shuffle a line). The release grades a reply by
 whether the gold's key (``a)`` or ``b)``) occurs in it, then the other's (and asks a grader model otherwise), so a
 reply naming both keys counts as right; that reading is kept as ``release_answer`` and scored beside, a deviation.
 The headline is read by mindloop's choice reader (a key in any form, or the answer's text), for which a reply
@@ -34,8 +40,9 @@ holds, the action one for the action question. A story whose sentences are not f
 from __future__ import annotations
 
 import csv
+import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -45,7 +52,8 @@ from mindloop.beliefs import Event, EventKind, Fact, Tracker
 from mindloop.beliefs.facts import Source
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample
 from mindloop.bench.choice import ChoiceBenchmark, ChoiceSet, Fields, Prompt, Release, covered, not_covered
-from mindloop.bench.declaration import Grouping, SmallRun
+from mindloop.bench.declaration import Grouping, ReferencePolicy, SmallRun
+from mindloop.datafiles import csv_fields_unlimited
 from mindloop.errors import InvalidArgumentError, ParseError
 
 __all__ = [
@@ -54,6 +62,9 @@ __all__ = [
     "BIGTOM_FIELDS",
     "BIGTOM_INSTRUCTION",
     "BIGTOM_VARIABLES",
+    "NOT_AWARE",
+    "PERCEPT",
+    "RELEASE_FILES",
     "BigToMBenchmark",
     "BigToMItem",
     "BigToMOptions",
@@ -91,6 +102,10 @@ names them; the last two are the release's unread ``auto``/``user`` and flag).""
 
 BIGTOM_VARIABLES = ("forward_belief", "forward_action", "backward_belief")
 BIGTOM_CONDITIONS = ("true_belief", "false_belief", "true_control", "false_control")
+PERCEPT = "percept_to_belief"
+"""The release's fourth variable: built only with the initial belief shown and only in true belief
+(``1_percept_to_belief_true_belief``), one item a row: sentences 1-3 and the belief question, gold the *aware*
+answer as the builder writes it (``answers[0]``), although those sentences tell of the initial state only."""
 
 BIGTOM_INSTRUCTION = (
     "Answer the questions based on the context. Keep your answer concise, few words are enough, maximum one "
@@ -124,7 +139,9 @@ def read_bigtom(path: str | Path) -> list[BigToMRow]:
     except UnicodeDecodeError as exc:
         raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(p)) from None
     rows = []
-    for i, fields in enumerate(csv.reader(text.splitlines(), delimiter=";"), 1):
+    with csv_fields_unlimited():  # a field of any size (csv's own limit is 128 KiB)
+        lines = list(csv.reader(text.splitlines(), delimiter=";"))
+    for i, fields in enumerate(lines, 1):
         if not fields:
             continue
         if len(fields) == len(BIGTOM_FIELDS) - 1:  # the release leaves the alternate desire out of many lines
@@ -152,6 +169,12 @@ class BigToMItem:
     question: str
     answer: str
     wrong: str
+    options: tuple[str, str] = ("", "")
+
+    @property
+    def file(self) -> str:
+        """The release's condition file this item is a line of (``0_forward_belief_false_belief``)."""
+        return f"{int(self.initial_belief == 'shown')}_{self.variable}_{self.condition}"
 
 
 def _parts(row: BigToMRow) -> list[str]:
@@ -175,7 +198,11 @@ def _stories(row: BigToMRow, shown: bool) -> tuple[str, str]:
 
 
 def bigtom_items(rows: Sequence[BigToMRow], initial_belief: InitialBelief = "both") -> list[BigToMItem]:
-    """Every (row, initial belief, variable, condition) item, in the release's order within a row."""
+    """Every (row, initial belief, variable, condition) item, in the release's order within a row, with the
+    percept-to-belief item after the shown initial belief's three variables. Each item's two options are in the
+    order the release's ``evaluate_conditions.py`` shows them: ``random.seed(0)`` per condition file, then one
+    ``random.shuffle([gold, wrong])`` per line of that file, in file order (so the first ``n`` rows get the
+    release's own order)."""
     shows = {"hidden": [False], "shown": [True], "both": [False, True]}[initial_belief]
     out = []
     for row in rows:
@@ -211,7 +238,28 @@ def bigtom_items(rows: Sequence[BigToMRow], initial_belief: InitialBelief = "bot
                     text = f"{ending[0]} {ending[1]}"
                     init = "shown" if shown else "hidden"
                     out.append(BigToMItem(row, variable, condition, init, text, q, gold, wrong))
-    return out
+            if shown:
+                p = _parts(row)
+                percept = f"{p[0]}.{p[1]}.{p[2]}."
+                out.append(
+                    BigToMItem(
+                        row,
+                        PERCEPT,
+                        "true_belief",
+                        "shown",
+                        percept,
+                        row["belief_question"],
+                        row["belief_answer_aware"],
+                        row["belief_answer_not_aware"],
+                    )
+                )
+    draws: dict[str, random.Random] = {}
+    ordered = []
+    for item in out:
+        options = [item.answer, item.wrong]
+        draws.setdefault(item.file, random.Random(0)).shuffle(options)
+        ordered.append(replace(item, options=(options[0], options[1])))
+    return ordered
 
 
 def track_item(fields: dict[str, str], story: str, variable: str) -> str | None:
@@ -236,6 +284,8 @@ def track_item(fields: dict[str, str], story: str, variable: str) -> str | None:
     tracker.apply(Event(1, EventKind.OBSERVE, agent, (state,), frozenset({agent})))
     changed = cause and f"{cause}." in story
     control = random_event and random_event in story
+    if variable == PERCEPT and not changed and not control:  # only the initial state, which the protagonist saw
+        return fields["belief_answer_not_aware"] if tracker.value((agent,), "situation", "state") else None
     if changed == control:  # neither event, or both: not a story the builder makes
         return None
     ending = story.rstrip()
@@ -297,6 +347,35 @@ def release_reading(reply: str, sample: Sample) -> str | None:
     return sample.target if sample.target in found else found[0] if found else None
 
 
+def _not_aware(samples: Sequence[Sample]) -> float | None:
+    """The share of ``samples`` whose gold is the row's not-aware answer (belief, or action for forward action)."""
+    scored = [s for s in samples if s.target is not None and isinstance(s.input.get("row"), dict)]
+    if not scored:
+        return None
+    key = {True: "action_answer_not_aware", False: "belief_answer_not_aware"}
+    hits = [s.target == s.input["row"][key[s.input["variable"] == "forward_action"]] for s in scored]
+    return float(sum(hits)) / len(hits)
+
+
+NOT_AWARE = ReferencePolicy(
+    "not aware",
+    "always the answer for a protagonist unaware of the event (the row's not-aware answer), whichever position it "
+    "is shown in: gold in false belief and in both controls, so 0, 1, 1, 1 per condition and 0.75 pooled over "
+    "them (the percept items' gold is the aware answer: 0)",
+    _not_aware,
+    kind="constant",
+    summary_key="not_aware",
+)
+"""The floor the pooled number must beat: a reader of the question's roles, not of the story, gets 0.75."""
+
+_P = f"{PERCEPT}/true_belief"
+RELEASE_FILES = (
+    *(f"{b}_{v}_{c}" for b in (0, 1) for v in BIGTOM_VARIABLES for c in BIGTOM_CONDITIONS),
+    f"1_{PERCEPT}_true_belief",
+)
+"""The release's condition files (``data/conditions/<name>/stories.csv``), each scored apart by its evaluator."""
+
+
 class BigToMOptions(Options):
     """Options of ``bigtom``."""
 
@@ -304,10 +383,30 @@ class BigToMOptions(Options):
     initial_belief: InitialBelief = Field(
         "both", description="items with the initial belief sentence hidden, shown, or both (the release makes both)"
     )
+    lines: str | None = Field(
+        None,
+        description="only the items of these lines of bigtom.csv ('3', '3-4,10'), each keeping the option order the "
+        "release gives it in the whole file",
+    )
+
+
+def _line_numbers(spec: str) -> set[int]:
+    """``'3-4,10'`` as ``{3, 4, 10}``; anything else is a one-line error."""
+    out: set[int] = set()
+    for part in spec.split(","):
+        lo, _, hi = part.strip().partition("-")
+        if not lo.isdigit() or (hi and not hi.isdigit()):
+            raise InvalidArgumentError(f"--opt lines={spec!r}: expected line numbers and ranges such as '3-4,10'")
+        out.update(range(int(lo), int(hi or lo) + 1))
+    return out
 
 
 def _items(path: str, options: BigToMOptions) -> list[BigToMItem]:
-    return bigtom_items(read_bigtom(path), options.initial_belief)
+    items = bigtom_items(read_bigtom(path), options.initial_belief)
+    if options.lines is None:
+        return items
+    wanted = _line_numbers(options.lines)
+    return [i for i in items if i.row.line in wanted]
 
 
 def _input(item: BigToMItem, options: BigToMOptions) -> dict[str, Any]:
@@ -315,7 +414,8 @@ def _input(item: BigToMItem, options: BigToMOptions) -> dict[str, Any]:
         "story": item.story,
         "question": item.question,
         "answer": item.answer,
-        "choices": [item.answer, item.wrong],
+        "choices": list(item.options),
+        "file": item.file,
         "variable": item.variable,
         "condition": item.condition,
         "initial_belief": item.initial_belief,
@@ -340,7 +440,6 @@ BIGTOM = ChoiceSet(
     load=_items,
     prepare=_input,
     fields=Fields(id="r{line:03d}-{initial_belief}-{variable}-{condition}", group="{variable}/{condition}"),
-    shuffle=True,
     prompt=Prompt(
         system=BIGTOM_INSTRUCTION,
         user="Story: {story}\nQuestion: {question}\nChoose one of the following:\n{options}",
@@ -353,14 +452,16 @@ BIGTOM = ChoiceSet(
         "a reply that names both keys counts as right",
     ),
     groupings=(
-        Grouping("by_condition", "group", tuple(f"{v}/{c}" for v in BIGTOM_VARIABLES for c in BIGTOM_CONDITIONS)),
+        Grouping("by_condition", "group", (*(f"{v}/{c}" for v in BIGTOM_VARIABLES for c in BIGTOM_CONDITIONS), _P)),
         Grouping("by_initial_belief", "initial_belief", ("hidden", "shown")),
+        Grouping("by_release_file", "file", RELEASE_FILES),
     ),
+    references=(NOT_AWARE,),
     agents={"symbolic": AgentSpec("the belief tracker reads the row's sentences as events", _symbolic)},
     small=SmallRun(n=6, agent="symbolic", data="bigtom_excerpt.csv"),
 )
-"""BigToM as data: the paper's table (variable/condition) and the initial belief as groupings; the two options
-in a seeded random order per item."""
+"""BigToM as data: the paper's table (variable/condition), the initial belief and the release's files as groupings;
+the two options in the release's order; the "not aware" answer as a floor beside chance and the best constant."""
 
 
 class BigToMBenchmark(ChoiceBenchmark):

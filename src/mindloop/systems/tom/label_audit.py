@@ -165,7 +165,8 @@ def _audit_bigtom(path: Path) -> LabelAudit:
     from mindloop.systems.tom.bigtom import BIGTOM_CONDITIONS, BIGTOM_VARIABLES, read_bigtom
 
     rows = read_bigtom(path)
-    per_row = len(BIGTOM_VARIABLES) * len(BIGTOM_CONDITIONS) * 2  # items the release builds from one row
+    # items the release builds from one row: 3 variables x 4 conditions x 2 initial beliefs, and 1 percept item
+    per_row = len(BIGTOM_VARIABLES) * len(BIGTOM_CONDITIONS) * 2 + 1
     findings = []
     for row in rows:
         reasons = []
@@ -197,6 +198,18 @@ def _audit_bigtom(path: Path) -> LabelAudit:
             findings.append(
                 LabelFinding(
                     f"{path.name}:{row.line}", row["belief_question"], row["belief_answer_aware"], reason, rule
+                )
+            )
+        if not _same(row["belief_answer_aware"], row["belief_answer_not_aware"]):
+            findings.append(
+                LabelFinding(
+                    f"{path.name}:{row.line} (1_percept_to_belief_true_belief)",
+                    row["belief_question"],
+                    row["belief_answer_aware"],
+                    "the release's builder writes the aware answer as the percept item's gold, but that item's story "
+                    "is sentences 1-3 alone, which tell of the initial state only: the protagonist saw it, so the "
+                    f"belief they tell is the not-aware answer ({row['belief_answer_not_aware']!r})",
+                    "percept gold",
                 )
             )
     return LabelAudit("bigtom", len(rows) * per_row, len(rows) * per_row, findings)
@@ -308,7 +321,12 @@ def describe_release(fmt: str, path: str | Path) -> dict[str, Any]:
         items = bigtom_items(rows)
         by_file[p.name] = len(items)
         by_type.update(f"{i.variable}/{i.condition}" for i in items)
-        extra = {"lines": len(rows), "by_initial_belief": dict(Counter(i.initial_belief for i in items))}
+        extra = {
+            "lines": len(rows),
+            "by_initial_belief": dict(Counter(i.initial_belief for i in items)),
+            # the files the release's generate_conditions.py writes from it, one per condition
+            "by_release_file": dict(Counter(i.file for i in items)),
+        }
         total = len(items)
     elif fmt == "mmtom-qa":
         from mindloop.systems.tom.mmtomqa import read_mmtom
