@@ -26,7 +26,7 @@ phase() { echo "test.sh: $1 took $((SECONDS - $2)) s" >&2; }
 if [ "$quick" = 1 ]; then
   [ -x .venv/bin/pytest ] && [ -x .venv/bin/ruff ] || scripts/setup.sh dev scale metrics train frames
   .venv/bin/ruff check src tests benchmarks
-  .venv/bin/python -m pytest "${pytest_args[@]}" -m "not boundary" "$@"
+  .venv/bin/python -m pytest "${pytest_args[@]}" -m "not boundary" --durations=10 "$@"
   phase "the quick loop" "$start"
   exit 0
 fi
