@@ -159,6 +159,15 @@ class RunOptions:
             "model calls) to DIR (created if missing; those two files replaced).",
         ),
     ] = None
+    tag: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--tag",
+            metavar="TAG",
+            help="Tag the run (every run of a suite) with TAG (repeatable): mindloop runs --tag and board --tag "
+            "select by it; mindloop runs tag adds more later.",
+        ),
+    ] = None
 
     @property
     def model(self) -> str | None:
@@ -169,16 +178,6 @@ class RunOptions:
                 "mindloop suite run --model A --model B)"
             )
         return self.models[0] if self.models else None
-
-    tag: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--tag",
-            metavar="TAG",
-            help="Tag the run (every run of a suite) with TAG (repeatable): mindloop runs --tag and board --tag "
-            "select by it; mindloop runs tag adds more later.",
-        ),
-    ] = None
 
     def model_options(self) -> ModelOptions:
         """How to reach and wrap the model (``--model-opt`` read for its backend; a bad pair is a clear error)."""
