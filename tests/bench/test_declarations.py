@@ -167,6 +167,7 @@ def test_a_team_option_must_name_an_option() -> None:
         (lambda: BenchmarkSpec(metrics=(Metric("a", "x"), Metric("a", "y"))), "metric 'a' is declared twice"),
         (lambda: BenchmarkSpec(aliases=("x", "x")), "alias 'x' is declared twice"),
         (lambda: BenchmarkSpec(calls_per_sample=0), "calls_per_sample must be positive"),
+        (lambda: BenchmarkSpec(checked_against="a blog post"), "checked_against is .released file."),
         (lambda: Metric("a", "x", groupings=(Grouping("by"), Grouping("by"))), "two groupings share a key"),
     ],
 )

@@ -151,7 +151,7 @@ class ChoiceSet:
     the model (a tracker, the default when given), whether each item's options are shuffled (seeded per item) and
     its small run for tests and checkers (``small``); ``references``: floors of its own beside chance, the best
     constant and the oracle (a role the gold plays, such as BigToM's "not aware" answer), each reported per row of
-    every grouping when it has a ``summary_key``. ``load`` (the items of ``--data PATH`` for the run's options)
+    every grouping when it has a ``summary_key``; ``checked_against``: as :class:`BenchmarkSpec` has it. ``load`` (the items of ``--data PATH`` for the run's options)
     and ``prepare`` (an item, and the options, to the sample's input, checking what the release promises) are the
     Python a release's layout needs (default: JSON, JSON Lines or CSV rows, each with its ``line``, as they are)."""
 
@@ -174,6 +174,7 @@ class ChoiceSet:
     shuffle: bool = False
     glossary: Mapping[str, str] = field(default_factory=dict)
     small: SmallRun = field(default_factory=SmallRun)
+    checked_against: Literal["released file", "authors' code"] | None = None
 
 
 # -- reading the release ----------------------------------------------------------------------------------------
@@ -503,5 +504,6 @@ def _declared(s: ChoiceSet) -> tuple[str, str, type[Options], BenchmarkSpec]:
         glossary=s.glossary,
         scorer=score_choice,
         small=s.small,
+        checked_against=s.checked_against,
     )
     return s.name, s.description, s.options, spec

@@ -615,7 +615,9 @@ class BenchmarkSpec:
     interval, and the intervals say so (:func:`mindloop.bench.uncertainty.bootstrap_intervals`). ``glossary``:
     what the summary's other keys mean, one line each (the run report shows it beside the declared metrics'
     descriptions). ``decided``: who decided a model run's numbers (:class:`Decided`). ``small``: a small run of
-    it (:class:`SmallRun`). ``scorer``: how an answered sample is scored
+    it (:class:`SmallRun`). ``checked_against``: for a benchmark that reads a released file, what its loader was
+    checked against: the ``released file`` itself, or only the ``authors' code`` that reads it (the file was out
+    of reach); ``bench list`` says which. ``scorer``: how an answered sample is scored
     (:data:`Scorer`), so agents answer and the declaration scores; ``None``: the agents' outcomes carry their
     scores (an episode scored by its simulator). ``version``: the declaration's version, raised whenever a change
     to it (a scorer, a metric, how targets are read) changes what a run's numbers mean; it is part of every run's
@@ -638,6 +640,7 @@ class BenchmarkSpec:
     scorer: Scorer | None = None
     version: int = 1
     decided: Decided | None = None
+    checked_against: Literal["released file", "authors' code"] | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.version, bool) or not isinstance(self.version, int) or self.version < 1:
@@ -661,6 +664,11 @@ class BenchmarkSpec:
             raise _refuse("benchmark declaration", f"{both[0]!r} is both resampled and in no_intervals")
         if "" in self.resampled:
             raise _refuse("benchmark declaration", "a resampled key must be named")
+        if self.checked_against not in (None, "released file", "authors' code"):
+            raise _refuse(
+                "benchmark declaration",
+                f"checked_against is 'released file' or \"authors' code\", got {self.checked_against!r}",
+            )
         if self.calls_per_sample is not None and not self.calls_per_sample > 0:
             raise _refuse("benchmark declaration", f"calls_per_sample must be positive, got {self.calls_per_sample}")
 

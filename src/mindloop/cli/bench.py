@@ -41,8 +41,9 @@ runs_app = typer.Typer(
 def bench_list(
     as_json: JsonFlag = False,
 ) -> None:
-    """Show each benchmark with its agents (* needs --model), its whole description (wrapped) and whether it needs
-    --data (it reads a released file).
+    """Show each benchmark with its agents (* needs --model), its whole description (wrapped), whether it needs
+    --data (it reads a released file) and what its loader was checked against: the released file itself, or only
+    the authors' code that reads it (the file was out of reach; docs/datasets.md says which and where).
 
     With --json each benchmark also lists its agents' specs, its options' JSON schema (with defaults) and its
     declaration's headline, metrics and reference policies.
@@ -68,6 +69,7 @@ def bench_list(
                 "agent_specs": specs,
                 "description": bench.description,
                 "needs_data": bench.spec.small.data is not None,  # it runs on a released file only
+                "checked_against": bench.spec.checked_against,
                 "options": options_schema(bench.options_model),
                 "headline": None if bench.spec.headline is None else bench.spec.headline.to_json(),
                 "metrics": [m.to_json() for m in bench.spec.metrics],
@@ -87,12 +89,15 @@ def bench_list(
         agents = ", ".join(f"{a['name']}{'*' if a['needs_model'] else ''}" for a in row["agent_specs"])
         name = str(row["name"]) + (f" ({', '.join(row['aliases'])})" if row["aliases"] else "")
         cell = Text(escaped(name)).append("\n  needs --data" if row["needs_data"] else "", style="bold")
+        if row["checked_against"]:
+            cell.append(f"\n  checked: {row['checked_against']}")
         lines.append([cell, agents, str(row["description"])])
     console = out_console()
     table, dropped = fit_table(columns, lines, console.width)
     console.print(table)
     err_console().print(
-        "* needs --model; needs --data: runs on a released file only (docs/datasets.md); each benchmark's options: "
+        "* needs --model; needs --data: runs on a released file only; checked: what its loader was checked against, "
+        "the released file or only the authors' code (docs/datasets.md); each benchmark's options: "
         "mindloop bench run NAME --help-options; every field: --json" + _left_out(dropped),
         markup=False,
         soft_wrap=True,

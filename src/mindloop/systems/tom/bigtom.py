@@ -459,6 +459,7 @@ BIGTOM = ChoiceSet(
     references=(NOT_AWARE,),
     agents={"symbolic": AgentSpec("the belief tracker reads the row's sentences as events", _symbolic)},
     small=SmallRun(n=6, agent="symbolic", data="bigtom_excerpt.csv"),
+    checked_against="released file",
 )
 """BigToM as data: the paper's table (variable/condition), the initial belief and the release's files as groupings;
 the two options in the release's order; the "not aware" answer as a floor beside chance and the best constant."""

@@ -240,6 +240,7 @@ EXPLORETOM = ChoiceSet(
         "symbolic": AgentSpec("the belief tracker reads the story structure's ToMi-like sentences", _symbolic),
     },
     small=SmallRun(n=None, agent="symbolic", data="exploretom_excerpt.csv"),
+    checked_against="authors' code",
 )
 """ExploreToM as data: accuracy per order, per question type (relation), per story type and per interestingness
 (the row names the input's ``True``/``False`` as the release writes them); a question whose answers are a fixed

@@ -558,6 +558,7 @@ class FanToMBenchmark:
     options_model = FanToMOptions
     spec = BenchmarkSpec(
         headline=Headline("inaccessible_all_star"),
+        checked_against="authors' code",
         references=(
             ReferencePolicy(
                 "chance",

@@ -205,6 +205,7 @@ MMTOM_QA = ChoiceSet(
         ),
     ),
     small=SmallRun(n=None, reply="a", data="mmtom_excerpt.json"),
+    checked_against="released file",
 )
 """Accuracy per question type, and belief (1.x) vs goal (2.x) inference over the paper's types."""
 

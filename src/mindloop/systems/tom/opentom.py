@@ -1062,6 +1062,7 @@ class OpenToMBenchmark:
         no_intervals=("chance", "best_constant_accuracy", "references_read"),
         suite=RELEASE_SUITE,
         small=SmallRun(n=8, agent="symbolic", data="opentom"),
+        checked_against="released file",
         scorer=score_choice,
     )
 

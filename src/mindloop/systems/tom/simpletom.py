@@ -168,6 +168,7 @@ SIMPLETOM = ChoiceSet(
     ),
     groupings=(Grouping("by_set", "group", tuple(SIMPLETOM_SETS)), Grouping("by_scenario", "scenario")),
     small=SmallRun(n=6, reply="A", data="simpletom"),
+    checked_against="authors' code",
 )
 """SimpleToM as data: accuracy per question set (the paper's three kinds) and per scenario."""
 
