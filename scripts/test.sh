@@ -31,8 +31,11 @@ if [ "$quick" = 1 ]; then
   exit 0
 fi
 
+# the two installs side by side: pip spends much of its time waiting on the disk and the index, not the CPU
+MINDLOOP_VENV=.venv-core scripts/setup.sh dev &
+core_setup=$!
 scripts/setup.sh dev scale metrics train frames
-MINDLOOP_VENV=.venv-core scripts/setup.sh dev
+wait "$core_setup"
 if ! .venv-core/bin/python -c 'import importlib.util as u, sys; sys.exit(u.find_spec("torch") is not None)'; then
   echo "the core + dev install (.venv-core) has torch: a core or dev dependency pulls it in" >&2
   exit 1
