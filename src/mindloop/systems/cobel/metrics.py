@@ -157,14 +157,10 @@ TABLE_1 = PaperTable(
     "tdw-mat",
     (Column("Transport Rate % (higher is better)", ("transport_rate",), scale=100, digits=2), _TOKENS),
     (
-        *(
-            row
-            for capacity in ("low", "high")
-            for row in (
-                *(Row(label, ("by_task", task)) for task, label in TDW_TASK_LABELS.items() if capacity in task),
-                Row(f"{capacity.capitalize()}-capacity Average", ("by_capacity", capacity)),
-            )
-        ),
+        *(_tdw := tuple(Row(label, ("by_task", task)) for task, label in TDW_TASK_LABELS.items()))[:2],
+        Row("Low-capacity Average", ("by_capacity", "low")),
+        *_tdw[2:],
+        Row("High-capacity Average", ("by_capacity", "high")),
         Row("Total Average"),
     ),
 )
@@ -194,15 +190,9 @@ def _cell(records: Sequence[Mapping[str, Any]]) -> dict[str, float | None]:
 
 def _team(records: Sequence[Mapping[str, Any]], tasks: Sequence[str]) -> dict[str, Any]:
     """A team's metrics as the tables read them: overall, ``by_task`` and ``by_capacity``."""
-
-    def of(group: Sequence[str]) -> dict[str, float | None]:
-        return _cell([r for r in records if r.get("task") in group])
-
-    return {
-        **_cell(records),
-        "by_task": {t: of([t]) for t in tasks},
-        "by_capacity": {c: of([t for t in tasks if c in t]) for c in ("low", "high")},
-    }
+    by_task = {t: _cell([r for r in records if r.get("task") == t]) for t in tasks}
+    by_capacity = {c: _cell([r for r in records if r.get("task") in tasks and c in r["task"]]) for c in ("low", "high")}
+    return {**_cell(records), "by_task": by_task, "by_capacity": by_capacity}
 
 
 def _by_team(
