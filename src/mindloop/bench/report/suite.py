@@ -27,6 +27,7 @@ from mindloop.bench.runner import RunSummary, summarize_run
 from mindloop.bench.scoring import definitions
 from mindloop.bench.store import RunStore
 from mindloop.bench.suite import token_sum
+from mindloop.bench.tables import cell_text, dig
 from mindloop.errors import MindloopError
 from mindloop.paths import output_file, write_atomic
 
@@ -53,23 +54,6 @@ _NOTE_KEYS = ("scorer", "encoder", "acc_over", "budget_note", "deviation", "extr
 """Text a benchmark's summary carries about how its numbers were made, shown under its table."""
 
 
-def _dig(metrics: Any, path: Sequence[str]) -> Any:
-    """The value at ``path`` inside nested mappings, or ``None``."""
-    node = metrics
-    for key in path:
-        if not isinstance(node, Mapping) or key not in node:
-            return None
-        node = node[key]
-    return node
-
-
-def _text(value: float | None, scale: float, digits: int) -> str:
-    """A cell's text: the value scaled, with ``digits`` decimals; no value is ``–``, never 0."""
-    if value is None:
-        return "–"
-    return f"{value * scale:,.{digits}f}"
-
-
 def _interval(intervals: Any, path: Sequence[str]) -> tuple[float, float] | None:
     """The 95% interval of the metric at ``path`` in a summary's ``intervals``: nested like the metrics under
     ``intervals["metrics"]`` (:func:`mindloop.bench.uncertainty.bootstrap_intervals`), or at the top level, or
@@ -81,7 +65,7 @@ def _interval(intervals: Any, path: Sequence[str]) -> tuple[float, float] | None
             continue
         entry = tree.get(".".join(path))
         if entry is None:
-            entry = _dig(tree, path)
+            entry = dig(tree, path)
         if isinstance(entry, Mapping):
             entry = [entry.get("low"), entry.get("high")]
         if isinstance(entry, list | tuple) and len(entry) == 2:
@@ -97,10 +81,10 @@ def _interval_text(
     """A cell's interval in the column's units; ``—`` for a metric (a float) its run gives no interval (the run's
     ``intervals.none`` says why); ``None`` for a count, an empty cell or a run stored before intervals."""
     if interval is not None:
-        return f"[{_text(interval[0], col.scale, col.digits)}, {_text(interval[1], col.scale, col.digits)}]"
+        return f"[{cell_text(interval[0], col.scale, col.digits)}, {cell_text(interval[1], col.scale, col.digits)}]"
     if summary is None or not (_intervals(summary) or {}).get("method"):  # a run stored before intervals: nothing
         return None
-    raw = _dig(summary.metrics, path)
+    raw = dig(summary.metrics, path)
     return "—" if isinstance(raw, float) and math.isfinite(raw) else None
 
 
@@ -176,17 +160,17 @@ def _table(
             bench = col.bench or row.bench or spec.bench
             summary = by_bench.get(bench)
             path = (*row.prefix, *col.path)
-            value = number(_dig(summary.metrics, path)) if summary else None
+            value = number(dig(summary.metrics, path)) if summary else None
             if summary and path == ("n",) and value is None:  # a summary without a run-wide n: samples finished
                 value = float(summary.n_completed)
             interval = _interval(intervals.get(bench), path)
             head = headline_of(bench, summary.metrics) if summary else None
             refs = marks.get(bench, ()) if head is not None and path == (head.metric,) else ()
-            fmt = partial(_text, scale=1.0, digits=col.digits)  # marks_text scales the values itself
+            fmt = partial(cell_text, scale=1.0, digits=col.digits)  # marks_text scales the values itself
             cells.append(
                 {
                     "value": value,
-                    "text": _text(value, col.scale, col.digits),
+                    "text": cell_text(value, col.scale, col.digits),
                     "low": None if interval is None else interval[0] * col.scale,
                     "high": None if interval is None else interval[1] * col.scale,
                     "interval": _interval_text(interval, col, summary, path),
@@ -433,7 +417,7 @@ def render_suite_report(data: Mapping[str, Any], *, links: bool = True) -> str:
             for t in data["tables"]
         ],
         links=links,
-        text=lambda value, digits=3: _text(number(value), 1.0, digits),
+        text=lambda value, digits=3: cell_text(number(value), 1.0, digits),
         footer=footer(),
         data_json=script_json(data),
     )

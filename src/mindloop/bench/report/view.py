@@ -14,7 +14,6 @@ the named pages use. A page inlines the shared rules and its own blocks, so no p
 from __future__ import annotations
 
 import json
-import math
 import re
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -25,6 +24,7 @@ import jinja2
 from markupsafe import Markup
 
 from mindloop._version import __version__
+from mindloop.bench.tables import number
 
 __all__ = ["footer", "number", "render", "script_json", "stylesheet"]
 
@@ -68,13 +68,6 @@ def script_json(data: Any, *, text: str | None = None) -> Markup:
     if text is None:
         text = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     return Markup(text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e"))
-
-
-def number(value: Any) -> float | None:
-    """``value`` as a float when it is a finite number (not a bool), else ``None``: what a page shows as –."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(float(value)):
-        return None
-    return float(value)
 
 
 def footer(where: str = "", *, live: bool = False, when: str | None = None) -> str:

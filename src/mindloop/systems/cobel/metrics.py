@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from mindloop.bench import Column, PaperTable, Row
+from mindloop.bench.tables import aligned, grid
 from mindloop.metrics.stats import mean
 from mindloop.models.tokens import TOKENIZER_NAME, count_tokens
 
@@ -129,87 +131,6 @@ def summarize_episodes(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _fmt(v: float | None, digits: int = 0) -> str:
-    if v is None:
-        return "—"
-    return f"{v:.{digits}f}"
-
-
-def table_cwah(results: Mapping[str, Sequence[Mapping[str, Any]]], tokenizer: str = TOKENIZER_NAME) -> str:
-    """Table 2's layout (symbolic observation) for teams ``{label: records}``: average steps, then tokens
-    (``tokenizer`` names what counted them in the header)."""
-    teams = list(results)
-    width = max(12, *(len(t) + 2 for t in teams))
-    head = f"{'Task':<14}" + "".join(f"{t:>{width}}" for t in teams)
-    lines = ["Average Step (lower is better)", head]
-    tasks = [t for t in CWAH_TASK_LABELS if any(r.get("task") == t for rs in results.values() for r in rs)]
-
-    def row(label: str, pick: Any, talk: bool) -> str:
-        cells = []
-        for team in teams:
-            rs = [r for r in results[team] if pick(r)]
-            if talk and all(float(r.get("n_messages", 0)) == 0 for r in rs):
-                cells.append("—")
-            elif talk:
-                cells.append(_fmt(mean(float(r.get("comm_tokens", 0)) for r in rs)))
-            else:
-                cells.append(_fmt(mean(_steps(r) for r in rs)))
-        return f"{label:<14}" + "".join(f"{c:>{width}}" for c in cells)
-
-    for talk in (False, True):
-        if talk:
-            lines += ["", f"Communication Cost in tokens (lower is better; {tokenizer})", head]
-        for task in tasks:
-            lines.append(row(CWAH_TASK_LABELS[task], lambda r, t=task: r.get("task") == t, talk))
-        lines.append(row("Average", lambda r: True, talk))
-    return "\n".join(lines)
-
-
-def table_tdw(results: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
-    """Table 1's layout for teams ``{label: records}``: transport rate (%) per task and capacity, then tokens."""
-    teams = list(results)
-    width = max(12, *(len(t) + 2 for t in teams))
-    head = f"{'Task':<22}" + "".join(f"{t:>{width}}" for t in teams)
-
-    def cell(rs: list[Mapping[str, Any]], talk: bool) -> str:
-        if not rs:
-            return "—"
-        if talk:
-            if all(float(r.get("n_messages", 0)) == 0 for r in rs):
-                return "—"
-            return _fmt(mean(float(r.get("comm_tokens", 0)) for r in rs))
-        rate = mean(_rate(r) for r in rs)
-        return _fmt(None if rate is None else 100.0 * rate, 2)
-
-    def rows(talk: bool) -> list[str]:
-        out = []
-        groups = [
-            (["food-low-capacity", "stuff-low-capacity"], "Low-capacity Average"),
-            (["food-high-capacity", "stuff-high-capacity"], "High-capacity Average"),
-        ]
-        for tasks, avg_label in groups:
-            for task in tasks:
-                cells = [cell([r for r in results[t] if r.get("task") == task], talk) for t in teams]
-                out.append(f"{TDW_TASK_LABELS[task]:<22}" + "".join(f"{c:>{width}}" for c in cells))
-            cells = [cell([r for r in results[t] if r.get("task") in tasks], talk) for t in teams]
-            out.append(f"{avg_label:<22}" + "".join(f"{c:>{width}}" for c in cells))
-        cells = [cell(list(results[t]), talk) for t in teams]
-        out.append(f"{'Total Average':<22}" + "".join(f"{c:>{width}}" for c in cells))
-        return out
-
-    return "\n".join(
-        [
-            "Transport Rate % (higher is better)",
-            head,
-            *rows(False),
-            "",
-            f"Communication Cost in tokens (lower is better; {TOKENIZER_NAME})",
-            head,
-            *rows(True),
-        ]
-    )
-
-
 ABLATION_ROWS = {
     "cobel-llm": "CoBel-World",
     "cobel-llm-no-sbr": "CoBel-World (No SBR)",
@@ -217,15 +138,94 @@ ABLATION_ROWS = {
 }
 """Table 3's rows: the agent kind of each and its label in the paper."""
 
+_TOKENS = Column("Communication Cost in tokens (lower is better; {tokenizer})", ("comm_tokens",), digits=0)
+
+TABLE_2 = PaperTable(
+    "cwah-teams",
+    "CoBel-World",
+    "Table 2 (C-WAH, symbolic observation), a column per team",
+    "cwah",
+    (Column("Average Step (lower is better)", ("avg_steps",), digits=0), _TOKENS),
+    (*(Row(label, ("by_task", task)) for task, label in CWAH_TASK_LABELS.items()), Row("Average")),
+)
+"""Table 2 as :func:`table_cwah` prints it: a block per column, a row per task, a column per team."""
+
+TABLE_1 = PaperTable(
+    "tdw-mat-teams",
+    "CoBel-World",
+    "Table 1 (TDW-MAT), a column per team",
+    "tdw-mat",
+    (Column("Transport Rate % (higher is better)", ("transport_rate",), scale=100, digits=2), _TOKENS),
+    (
+        *(_tdw := tuple(Row(label, ("by_task", task)) for task, label in TDW_TASK_LABELS.items()))[:2],
+        Row("Low-capacity Average", ("by_capacity", "low")),
+        *_tdw[2:],
+        Row("High-capacity Average", ("by_capacity", "high")),
+        Row("Total Average"),
+    ),
+)
+"""Table 1 as :func:`table_tdw` prints it: each category, each capacity's average and the total."""
+
+TABLE_3 = PaperTable(
+    "cwah-ablation",
+    "CoBel-World",
+    "Table 3 (C-WAH ablations)",
+    "cwah",
+    (Column("Avg steps (lower is better)", ("avg_steps",), digits=0),),
+    (Row("{method}"),),
+)
+"""Table 3 as :func:`table_ablation` prints it: a row per ablation (:data:`ABLATION_ROWS`)."""
+
+
+def _cell(records: Sequence[Mapping[str, Any]]) -> dict[str, float | None]:
+    """What the tables show of ``records``: average steps, transport rate and tokens (none when no message was
+    sent: the team did not talk)."""
+    talked = any(float(r.get("n_messages", 0)) != 0 for r in records)
+    return {
+        "avg_steps": mean(_steps(r) for r in records),
+        "transport_rate": mean(_rate(r) for r in records),
+        "comm_tokens": mean(float(r.get("comm_tokens", 0)) for r in records) if talked else None,
+    }
+
+
+def _team(records: Sequence[Mapping[str, Any]], tasks: Sequence[str]) -> dict[str, Any]:
+    """A team's metrics as the tables read them: overall, ``by_task`` and ``by_capacity``."""
+    by_task = {t: _cell([r for r in records if r.get("task") == t]) for t in tasks}
+    by_capacity = {c: _cell([r for r in records if r.get("task") in tasks and c in r["task"]]) for c in ("low", "high")}
+    return {**_cell(records), "by_task": by_task, "by_capacity": by_capacity}
+
+
+def _by_team(
+    table: PaperTable, results: Mapping[str, Sequence[Mapping[str, Any]]], tasks: Sequence[str], first: int, **fmt: str
+) -> str:
+    """``table`` with a column per team of ``results``: a block per declared column, titled by its label."""
+    teams = {team: _team(rs, tasks) for team, rs in results.items()}
+    rows = [row for row in table.rows if row.prefix[:1] != ("by_task",) or row.prefix[1] in tasks]
+    width = max(12, *(len(t) + 2 for t in teams))
+    return "\n\n".join(
+        f"{c.label.format(**fmt)}\n"
+        + aligned(grid(table, teams, columns=(c,), rows=rows, first="Task", missing="—", transpose=True), first, width)
+        for c in table.columns
+    )
+
+
+def table_cwah(results: Mapping[str, Sequence[Mapping[str, Any]]], tokenizer: str = TOKENIZER_NAME) -> str:
+    """:data:`TABLE_2` for teams ``{label: records}``: average steps, then tokens (``tokenizer`` names what
+    counted them in the header); a row per task some team played."""
+    tasks = [t for t in CWAH_TASK_LABELS if any(r.get("task") == t for rs in results.values() for r in rs)]
+    return _by_team(TABLE_2, results, tasks, 14, tokenizer=tokenizer)
+
+
+def table_tdw(results: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
+    """:data:`TABLE_1` for teams ``{label: records}``: transport rate (%) per task and capacity, then tokens."""
+    return _by_team(TABLE_1, results, list(TDW_TASK_LABELS), 22, tokenizer=TOKENIZER_NAME)
+
 
 def table_ablation(results: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
-    """Table 3's layout: average C-WAH steps of CoBel-World and its No-SBR and No-BBC ablations (the teams of
+    """:data:`TABLE_3`: average C-WAH steps of CoBel-World and its No-SBR and No-BBC ablations (the teams of
     ``results`` named by those kinds; rows with no runs are left out)."""
-    lines = ["Method                   Avg steps (lower is better)"]
-    for kind, label in ABLATION_ROWS.items():
-        if kind in results:
-            lines.append(f"{label:<25}{_fmt(mean(_steps(r) for r in results[kind])):>8}")
-    return "\n".join(lines)
+    methods = {label: _cell(results[kind]) for kind, label in ABLATION_ROWS.items() if kind in results}
+    return aligned(grid(TABLE_3, methods, missing="—"), 25, 8)
 
 
 def token_counters(results: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, int]:

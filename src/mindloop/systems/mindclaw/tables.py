@@ -20,6 +20,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from mindloop.bench import Column
+from mindloop.bench.tables import grid, markdown
+
 __all__ = ["paper_rows", "render_tables", "trigger_label"]
 
 
@@ -70,41 +73,36 @@ def paper_rows(runs: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     return {"table2": t2, "table3": t3, "table4": t4}
 
 
-def _pct(value: Any) -> str:
-    return "–" if value is None else f"{100 * float(value):.2f}"
-
-
-def _table(title: str, header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
-    lines = [title, "", "| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
+_TABLE_III = (
+    Column("w/ Belief Table", ("with",), scale=100),
+    Column("w/o Belief Table", ("without",), scale=100),
+)
+"""Table III's columns: trigger ACC w/o noop of a row's runs with and without the belief table."""
 
 
 def render_tables(rows: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
-    """The tables of :func:`paper_rows` as Markdown (tables with no rows are left out)."""
-    parts = []
-    if rows["table2"]:
-        parts.append(
-            _table(
-                "TABLE II: direct models and MindClaw. Values are percentages.",
-                ("Model", "TA", "PIA", "CS"),
-                [(k, _pct(v["ta"]), _pct(v["pia"]), _pct(v["cs"])) for k, v in rows["table2"].items()],
+    """The tables of :func:`paper_rows` as Markdown (tables with no rows are left out): Tables II and IV as the
+    benchmark declares them (:class:`~mindloop.systems.mindclaw.benchmarks.ClawBenchmark`'s paper table, a column
+    group each), Table III with the columns :data:`_TABLE_III`."""
+    from mindloop.systems.mindclaw.benchmarks import ClawBenchmark
+
+    (spec,) = ClawBenchmark.spec.paper_tables
+    tables = (
+        ("table2", "TABLE II: direct models and MindClaw. Values are percentages.", "Table II"),
+        ("table3", "TABLE III: belief-table ablation (trigger ACC w/o noop, %).", _TABLE_III),
+        ("table4", "TABLE IV: trigger ablation. Values are percentages.", "Table IV"),
+    )
+    return "\n\n".join(
+        f"{title}\n\n"
+        + markdown(
+            grid(
+                spec,
+                rows[key],
+                columns=[c for c in spec.columns if c.group == cols] if isinstance(cols, str) else cols,
+                rows=spec.rows[:1],
+                first="Model",
             )
         )
-    if rows["table3"]:
-        parts.append(
-            _table(
-                "TABLE III: belief-table ablation (trigger ACC w/o noop, %).",
-                ("Model", "w/ Belief Table", "w/o Belief Table"),
-                [(k, _pct(v["with"]), _pct(v["without"])) for k, v in rows["table3"].items()],
-            )
-        )
-    if rows["table4"]:
-        parts.append(
-            _table(
-                "TABLE IV: trigger ablation. Values are percentages.",
-                ("Model", "ACC", "ACC w/o noop"),
-                [(k, _pct(v["acc"]), _pct(v["acc_no_noop"])) for k, v in rows["table4"].items()],
-            )
-        )
-    return "\n\n".join(parts)
+        for key, title, cols in tables
+        if rows[key]
+    )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from mindloop.bench.tables import grid, markdown
 from mindloop.errors import InvalidArgumentError
 from mindloop.metrics.text import PairSimilarity, TextSimilarity
 from mindloop.systems.mindpower.hierarchy import LAYERS
@@ -45,14 +46,11 @@ def layer_similarity(
     return [dict(zip(layers, flat[i * k : (i + 1) * k], strict=True)) for i in range(len(predictions))]
 
 
-def _fmt(value: Any, digits: int = 2) -> str:
-    return f"{value:.{digits}f}" if isinstance(value, int | float) and not isinstance(value, bool) else "-"
-
-
 def table2(rows: Mapping[str, Mapping[str, Any]]) -> str:
-    """A Markdown table laid out as the paper's Table 2: one row per method, columns Perception B/S … Decision
-    B/S, Action SR/AC and BPC, from ``mindpower`` benchmark metrics (``{"bertscore": {layer: x}, "st": {...},
-    "sr": x, "ac": x, "bpc": x}``). Missing values print as ``-``.
+    """The paper's Table 2 (as declared: :data:`~mindloop.systems.mindpower.benchmarks.MindPowerBenchmark`'s paper
+    table, its count left out) as Markdown: one row per method, columns Perception B/S … Decision B/S, Action SR/AC
+    and BPC, from ``mindpower`` benchmark metrics (``{"bertscore": {layer: x}, "st": {...}, "sr": x, "ac": x,
+    "bpc": x}``; ``bpc`` may be ``{"mean": x}``). Missing values print as ``-``.
 
     >>> print(table2({"symbolic": {"bertscore": {"belief": 100.0}, "st": {}, "sr": 100.0, "ac": 100.0}}))
     ... # doctest: +NORMALIZE_WHITESPACE
@@ -61,19 +59,9 @@ def table2(rows: Mapping[str, Mapping[str, Any]]) -> str:
     |---|---|---|---|---|---|---|---|---|---|---|---|---|---|
     | symbolic | - | - | 100.00 | - | - | - | - | - | - | - | 100.00 | 100.00 | - |
     """
-    head = ["Method"]
-    for layer in TABLE2_LAYERS:
-        head += [f"{layer.capitalize()} B", f"{layer.capitalize()} S"]
-    head += ["Action SR", "Action AC", "BPC"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for method, m in rows.items():
-        b = m.get("bertscore") or {}
-        s = m.get("st") or {}
-        cells = [method]
-        for layer in TABLE2_LAYERS:
-            cells += [_fmt(b.get(layer)), _fmt(s.get(layer))]
-        bpc = m.get("bpc")
-        bpc_value = bpc.get("mean") if isinstance(bpc, Mapping) else bpc
-        cells += [_fmt(m.get("sr")), _fmt(m.get("ac")), _fmt(bpc_value)]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    from mindloop.systems.mindpower.benchmarks import MindPowerBenchmark
+
+    (spec,) = MindPowerBenchmark.spec.paper_tables
+    flat = {k: {**m, "bpc": m["bpc"].get("mean")} if isinstance(m.get("bpc"), Mapping) else m for k, m in rows.items()}
+    columns = [c for c in spec.columns if c.path != ("n",)]
+    return markdown(grid(spec, flat, columns=columns, rows=spec.rows[:1], missing="-", grouped=True))

@@ -23,6 +23,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from mindloop.bench import Column, PaperTable, Row
+from mindloop.bench.tables import Grid, grid, markdown
 from mindloop.errors import InvalidArgumentError
 from mindloop.metrics.stats import PRF, macro_prf, mean, prf_from_counts
 from mindloop.systems.omnitom.alignment import (
@@ -41,7 +43,6 @@ from mindloop.systems.omnitom.records import (
     CATEGORIES,
     CATEGORY_ABBREVIATIONS,
     DIMENSION_NAMES,
-    DIMENSION_SHORT_NAMES,
     DIMENSIONS,
     BeliefLabels,
     BeliefRecord,
@@ -397,44 +398,47 @@ def score_records_sync(
 
 
 # ---- tables -------------------------------------------------------------------------------------------------------
-Table = tuple[list[str], list[list[str]]]
+Table = Grid
 
-
-def _pct(x: float | None) -> str:
-    return "N/A" if x is None else f"{100 * x:.2f}"
+TABLE_10 = PaperTable(
+    "omnitom-table10",
+    "OmniToM",
+    "Table 10: Stage 2 accuracy per dimension and category (%)",
+    "omnitom-stage2",
+    tuple(Column(CATEGORY_ABBREVIATIONS[c], (c,), scale=100) for c in CATEGORIES),
+    tuple(Row(DIMENSION_NAMES[d], (d,)) for d in DIMENSIONS),
+)
+"""Table 10's layout: a heading row per dimension, then a row per model (its metrics ``{dimension: {category:
+accuracy}}``)."""
 
 
 def table3(results: Mapping[str, OmniToMScore]) -> Table:
-    """Table 3's layout: per model, Stage 1 F1 per category and overall, Stage 2 accuracy per dimension and
-    overall (percentages; ``N/A`` where a model has no story of a category)."""
-    header = ["Model", *(CATEGORY_ABBREVIATIONS[c] for c in CATEGORIES), "Overall"]
-    header += [*(DIMENSION_SHORT_NAMES[d] for d in DIMENSIONS), "Overall"]
-    rows = []
-    for model, score in results.items():
-        s1 = score.stage1
-        row = [model, *(_pct(s1.by_category[c].f1) if c in s1.by_category else "N/A" for c in CATEGORIES)]
-        row.append(_pct(s1.overall.f1) if s1.overall.n else "N/A")
-        row += [_pct(score.stage2.by_dimension[d]) for d in DIMENSIONS]
-        row.append(_pct(score.stage2.overall))
-        rows.append(row)
-    return header, rows
+    """Table 3's layout (:data:`~mindloop.systems.omnitom.benchmarks.TABLE_3`, as declared): per model, Stage 1 F1
+    per category and overall, Stage 2 accuracy per dimension and overall (percentages; ``N/A`` where a model has no
+    story of a category)."""
+    from mindloop.systems.omnitom.benchmarks import TABLE_3
+
+    metrics = {
+        model: {
+            "by_category": {c: {"f1": prf.f1} for c, prf in score.stage1.by_category.items()},
+            "f1": score.stage1.overall.f1 if score.stage1.overall.n else None,
+            "by_dimension": score.stage2.by_dimension,
+            "overall": score.stage2.overall,
+        }
+        for model, score in results.items()
+    }
+    return grid(TABLE_3, metrics, first="Model", missing="N/A")
 
 
 def table10(results: Mapping[str, OmniToMScore]) -> Table:
-    """Table 10's layout: for each dimension a heading row, then one row per model with accuracy per category."""
-    header = ["Model", *(CATEGORY_ABBREVIATIONS[c] for c in CATEGORIES)]
-    rows: list[list[str]] = []
-    for d in DIMENSIONS:
-        rows.append([DIMENSION_NAMES[d], *([""] * len(CATEGORIES))])
-        for model, score in results.items():
-            cats = score.stage2.by_category
-            rows.append([model, *(_pct(cats[c][d]) if c in cats else "N/A" for c in CATEGORIES)])
-    return header, rows
+    """Table 10's layout (:data:`TABLE_10`): for each dimension a heading row, then one row per model with accuracy
+    per category."""
+    metrics = {
+        model: {d: {c: acc[d] for c, acc in score.stage2.by_category.items()} for d in DIMENSIONS}
+        for model, score in results.items()
+    }
+    return grid(TABLE_10, metrics, first="Model", missing="N/A")
 
 
-def format_table(table: Table) -> str:
-    """A table as GitHub markdown."""
-    header, rows = table
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
+format_table = markdown
+"""A table as GitHub markdown."""

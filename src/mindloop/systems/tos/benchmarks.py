@@ -43,6 +43,7 @@ from mindloop.bench.declaration import (
     Suite,
 )
 from mindloop.bench.references import outcome_policy
+from mindloop.bench.tables import grid
 from mindloop.bench.timeline import EpisodeTimeline, TimelineStep
 from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError
 from mindloop.metrics.stats import mean
@@ -927,17 +928,9 @@ class TosPassiveBenchmark(_TosBenchmark):
 
 
 def format_table(rows: Mapping[str, Mapping[str, Any]]) -> str:
-    """A text table laid out as the paper's Table 1: ``Avg.step | Route tasks | Survey tasks | Avg.`` (scores
-    in %), one row per method (``rows`` maps a method name to its summary metrics). No data prints as ``–``."""
-
-    def cell(value: float | None, scale: float = 100.0) -> str:
-        return "–" if value is None else f"{scale * value:.1f}"
-
-    cols = ["Methods", "Avg.step", *ROUTE_TASKS, *SURVEY_TASKS, "Avg."]
-    lines = [" | ".join(cols)]
-    for name, m in rows.items():
-        vals = [name, cell(m.get("steps"), 1.0)]
-        vals += [cell(m.get(t)) for t in (*ROUTE_TASKS, *SURVEY_TASKS)]
-        vals.append(cell(m.get("avg")))
-        lines.append(" | ".join(vals))
-    return "\n".join(lines)
+    """:data:`TABLE_1`'s columns as text, its count left out: ``Avg.step | Route tasks | Survey tasks | Avg.``
+    (scores in %), one row per method (``rows`` maps a method name to its summary metrics). No data prints as
+    ``–``."""
+    columns = [c for c in TABLE_1.columns if c.path != ("n",)]
+    header, body = grid(TABLE_1, rows, columns=columns, rows=(Row("{method}"),), first="Methods")
+    return "\n".join(" | ".join(line) for line in (header, *body))

@@ -1,0 +1,94 @@
+"""Paper tables as text: the one renderer of every table a benchmark declares (:class:`PaperTable`).
+
+The suite report lays the declared tables out in HTML (:mod:`mindloop.bench.report.suite`); the research systems'
+``table`` commands print theirs as text from the same declarations through :func:`grid`, whose cells are the suite
+report's: the metric at the row's prefix and the column's path, times the column's scale, with its digits.
+:func:`markdown` and :func:`aligned` lay a grid out.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from mindloop.bench.declaration import Column, PaperTable, Row
+
+__all__ = ["Grid", "aligned", "cell_text", "dig", "grid", "markdown", "number"]
+
+Grid = tuple[list[str], list[list[str]]]
+"""A table's header and its rows of cells, as text."""
+
+
+def number(value: Any) -> float | None:
+    """``value`` as a float when it is a finite number (not a bool), else ``None``: what a page shows as –."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(float(value)):
+        return None
+    return float(value)
+
+
+def dig(metrics: Any, path: Sequence[str]) -> Any:
+    """The value at ``path`` inside nested mappings, or ``None``."""
+    node = metrics
+    for key in path:
+        if not isinstance(node, Mapping) or key not in node:
+            return None
+        node = node[key]
+    return node
+
+
+def cell_text(value: float | None, scale: float, digits: int, missing: str = "–", thousands: str = ",") -> str:
+    """A cell's text: the value scaled, with ``digits`` decimals (and ``thousands`` between groups of three
+    digits: ``,`` or none); no value is ``missing``, never 0."""
+    return missing if value is None else f"{value * scale:{thousands}.{digits}f}"
+
+
+def grid(
+    table: PaperTable,
+    methods: Mapping[str, Mapping[str, Any]],
+    *,
+    columns: Sequence[Column] | None = None,
+    rows: Sequence[Row] | None = None,
+    first: str = "Method",
+    missing: str = "–",
+    grouped: bool = False,
+    transpose: bool = False,
+) -> Grid:
+    """A declared table over ``methods`` (``{name: metrics}``, one run's summary metrics each): its ``columns``
+    and ``rows`` (default: all it declares), under a header that names the first column ``first`` (each column by
+    its label, ``grouped``: after its group). Each declared row gives a row per method, labelled by the row's label
+    with ``{method}`` the method's name; a row whose label does not name the method heads its methods' rows (each
+    named by the method). ``transpose``: the methods are the columns of one declared column, a row per declared
+    row. A cell without a value reads ``missing``."""
+    columns = table.columns if columns is None else columns
+    rows = table.rows if rows is None else rows
+
+    def cell(metrics: Mapping[str, Any], row: Row, col: Column) -> str:
+        return cell_text(number(dig(metrics, (*row.prefix, *col.path))), col.scale, col.digits, missing, "")
+
+    if transpose:
+        (col,) = columns
+        return [first, *methods], [[row.label, *(cell(m, row, col) for m in methods.values())] for row in rows]
+    body: list[list[str]] = []
+    for row in rows:
+        named = "{method}" in row.label
+        if not named:
+            body.append([row.label, *[""] * len(columns)])
+        for name, metrics in methods.items():
+            body.append([row.label.format(method=name) if named else name, *(cell(metrics, row, c) for c in columns)])
+    header = [first, *(f"{c.group} {c.label}" if grouped and c.group else c.label for c in columns)]
+    return header, body
+
+
+def markdown(table: Grid) -> str:
+    """A grid as a Markdown table."""
+    header, body = table
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in body])
+
+
+def aligned(table: Grid, first: int, width: int) -> str:
+    """A grid as aligned text: the first column left-aligned in ``first`` characters, the others right-aligned in
+    ``width``."""
+    header, body = table
+    return "\n".join(f"{row[0]:<{first}}" + "".join(f"{c:>{width}}" for c in row[1:]) for row in (header, *body))
