@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TextIO
 import typer
 from typer.core import TyperGroup
 
-from mindloop.cli.bench import bench_app, report, runs_app
-from mindloop.cli.data import data_app
+from mindloop.cli.bench import report
 from mindloop.errors import MindloopError, printable
 from mindloop.registry import Registry
 
@@ -33,9 +32,16 @@ __all__ = ["COMMAND_GROUPS", "OWN_HELP", "app", "main"]
 COMMAND_GROUPS: Registry[typer.Typer] = Registry(
     "command group", entry_point_group="mindloop.commands", distribution="mindloop"
 )
-"""Command groups by name, read from the ``mindloop.commands`` entry points (each system registers its own)."""
+"""Command groups by name: the command line's own, registered here, and those of the ``mindloop.commands`` entry
+points (each system registers its own, and so can a plug-in). Every group mounts one way, through this registry,
+when it is run or listed."""
+for _name, _target in (("bench", "bench:bench_app"), ("runs", "bench:runs_app"), ("data", "data:data_app")):
+    COMMAND_GROUPS.register(_name, f"mindloop.cli.{_target}", description="mindloop's own")
 
 OWN_HELP = {
+    "bench": "Run registered benchmarks and record every sample in the run store.",
+    "runs": "List recorded runs (oldest first), export, tag or delete them.",
+    "data": "Generated datasets with exact gold annotations: describe their task mix, export them.",
     "compare": "Compare runs (or suites) paired on the samples they share: metrics with 95% intervals and reference "
     "policies, paired differences, McNemar tests, which run is better where, and the samples where they disagree.",
     "suite": "Run every benchmark that has a model-driven agent with one model and one preset (one suite id), "
@@ -148,9 +154,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
-app.add_typer(bench_app, name="bench")
-app.add_typer(runs_app, name="runs")
-app.add_typer(data_app, name="data")
 app.command("report")(report)
 
 

@@ -35,6 +35,7 @@ DATASETS.register(
 )
 
 data_app = typer.Typer(
+    name="data",
     help="Generated datasets with exact gold annotations: describe their task mix, export them.",
     no_args_is_help=True,
 )
