@@ -72,7 +72,142 @@ def message_tokens(text: str, completion: Completion) -> int | None:
     return max(1, round(completion.completion_tokens * share))
 
 
-class LlmCobelAgent:
+_LETTERS = "ABCDEFGHIJKL"
+
+
+def listing(texts: list[str]) -> str:
+    """Options as the planning prompts list them: ``A. explore <kitchen>(2000)``, one a line."""
+    return "\n".join(f"{_LETTERS[k]}. {t}" for k, t in enumerate(texts))
+
+
+class ModelAgent:
+    """What every model-driven agent shares (``cobel-llm`` and the baselines ``coela-llm``, ``capo-llm``): the
+    team and model, the belief world, the loop that perceives, chooses with the model and executes the chosen
+    step, the model calls, and the messages queued and sent."""
+
+    def __init__(
+        self,
+        name: str,
+        team: tuple[str, ...],
+        domain: Domain,
+        model: ChatModel,
+        config: GenerationConfig | None = None,
+        *,
+        format_retries: int = DEFAULT_FORMAT_RETRIES,
+    ) -> None:
+        self.name = name
+        self.team = team
+        self.partners = tuple(p for p in team if p != name)
+        self.domain = domain
+        self.model = model
+        self.config = config or PAPER_CONFIG
+        self.format_retries = format_retries
+        self.mind = Mind(name, team)
+        self.intent: Intent | None = None
+        self.previous: list[str] = []
+        self.dialogue: list[str] = []
+        self.outbox: list[tuple[str, str]] = []
+        self.sent: list[SentMessage] = []
+        self.trace: list[str] = []
+        self.token_counts: dict[str, int] = {}
+        """Each sent message's token count under the model's own tokenizer (server usage), by text."""
+        self._last: Completion | None = None
+        self.calls = 0
+        self._setup = False
+        self._now = 0
+
+    def _perceive(self, obs: Any) -> list[Any]:
+        """Set up on the first observation, take the time and perceive; the partners' new messages."""
+        dom = self.domain
+        if not self._setup:
+            dom.setup(obs)
+            self._setup = True
+        self._now = dom.t(obs)
+        dom.perceive(self.mind, obs)
+        return [m for m in getattr(obs, "messages", ()) if m.sender != self.name]
+
+    async def _execute(self, obs: Any) -> Action:
+        """Send what is queued, else take the next step of the chosen action (choosing one when there is none)."""
+        dom = self.domain
+        for _ in range(4):
+            if self.outbox:
+                return self._send()
+            if self.intent is None:
+                self.intent = await self._choose(obs)
+                if self.intent is None:
+                    continue
+            try:
+                action = dom.next_action(self.intent, obs, self.mind.view())
+            except IntentFailed as exc:
+                self.previous.append(f"{self.intent.text} (failed: {exc})")
+                self.intent = None
+                self._failed()
+                continue
+            if action is None:
+                self.previous.append(self.intent.text)
+                self._finished(self.intent)
+                self.intent = None
+                continue
+            return action
+        return self._send() if self.outbox else dom.idle_action()
+
+    async def _choose(self, obs: Any) -> Intent | None:
+        raise NotImplementedError
+
+    def _failed(self) -> None:
+        """The chosen action failed."""
+
+    def _finished(self, intent: Intent) -> None:
+        """An action of mine finished."""
+
+    def _common(self) -> dict[str, str]:
+        raise NotImplementedError
+
+    def _told_intent(self) -> Intent | None:
+        """The intent a sent message tells as mine."""
+        return self.intent
+
+    async def _call(self, template: str, what: str, read: Callable[[str], T], **values: str) -> tuple[T, Completion]:
+        """Fill ``template``, ask the model, and read the reply with ``read`` (a format retry on a refusal)."""
+        text = tpl.fill(template, {**self._common(), **values})
+        self.calls += 1
+        asked = await ask(self.model, [message("user", text)], read, self.config, retries=self.format_retries)
+        self._last = asked.completion
+        self.trace.append(f"t={self._now} {what}: {asked.completion.text[:200]!r}")
+        return asked.value, asked.completion
+
+    def _options(self, obs: Any, steps: list[Intent]) -> list[Intent]:
+        """The first eight plan options, and those of ``steps`` still valid that are not among them."""
+        dom = self.domain
+        view = self.mind.view()
+        options = dom.options(view, self.name, dom.room(obs), dom.holding(obs))[:8]
+        for step in steps:
+            if not any(o.same(step) for o in options) and dom.still_valid(step, view, self.name, dom.holding(obs)):
+                options.append(step)
+        return options
+
+    def _queue(self, text: str, reason: str, completion: Completion | None, body: str | None = None) -> None:
+        """Queue ``text`` to send; its token count is the model's (from ``completion``) for ``body`` (the part the
+        model wrote; all of it by default)."""
+        text = _fit(text)
+        counted = message_tokens(body if body is not None else text, completion) if completion is not None else None
+        if counted is not None:
+            self.token_counts[text] = counted
+        self.outbox.append((text, reason))
+
+    def _send(self) -> Action:
+        text, reason = self.outbox.pop(0)
+        reading = read(text, self.name, inside=self.domain.inside)
+        facts = list(reading.facts)
+        intent = self._told_intent()
+        if intent is not None:
+            facts.append(_intent_fact(self.name, intent))
+        self.mind.tell(facts, self._now, text)
+        self.sent.append(SentMessage(self._now, self.name, text, reason))
+        return Action("send_message", text=text)
+
+
+class LlmCobelAgent(ModelAgent):
     """CoBel-World with a chat model making the decisions (``cobel-llm``)."""
 
     def __init__(
@@ -87,46 +222,22 @@ class LlmCobelAgent:
         sbr: bool = True,
         bbc: bool = True,
     ) -> None:
-        self.name = name
+        super().__init__(name, team, domain, model, config, format_retries=format_retries)
         self.sbr = sbr
         self.bbc = bbc
-        self.team = team
-        self.partners = tuple(p for p in team if p != name)
-        self.domain = domain
-        self.model = model
-        self.config = config or PAPER_CONFIG
-        self.format_retries = format_retries
-        self.mind = Mind(name, team)
         self.rules = CWAH_RULES if domain.world == "cwah" else TDW_RULES
-        self.intent: Intent | None = None
         self.plan: list[Intent] = []
         self.plan_text = ""
-        self.previous: list[str] = []
-        self.dialogue: list[str] = []
-        self.outbox: list[str] = []
-        self.sent: list[SentMessage] = []
-        self.trace: list[str] = []
         self.issues: list[SblIssue] = []
         self.notes: dict[str, str] = {}
         """No-SBR: the natural-language beliefs the model wrote after messages (``""``: mine; a partner's name: what
         I believe that partner knows)."""
-        self.token_counts: dict[str, int] = {}
-        """Each sent message's token count under the model's own tokenizer (server usage), by text."""
-        self._last: Completion | None = None
-        self.calls = 0
-        self._setup = False
-        self._now = 0
 
     # ---- the loop -------------------------------------------------------------------------------------------
     async def act(self, obs: Any) -> Action:
         """Perceive, update beliefs from messages with the model, then decide and act."""
         dom = self.domain
-        if not self._setup:
-            dom.setup(obs)
-            self._setup = True
-        self._now = dom.t(obs)
-        dom.perceive(self.mind, obs)
-        new = [m for m in getattr(obs, "messages", ()) if m.sender != self.name]
+        new = self._perceive(obs)
         if new:
             self.dialogue += [f"{m.sender}: {m.text}" for m in new]
             for m in new:
@@ -137,42 +248,28 @@ class LlmCobelAgent:
             self.plan = []  # replan with what we learnt
         if not dom.ready(obs):
             return dom.idle_action()
-        for _ in range(4):
+        return await self._execute(obs)
+
+    async def _choose(self, obs: Any) -> Intent | None:
+        if not self.plan:
+            await self._decide(obs)
             if self.outbox:
-                return self._send()
-            if self.intent is None:
-                if not self.plan:
-                    await self._decide(obs)
-                    if self.outbox:
-                        return self._send()
-                self.intent = await self._choose_action(obs)
-                if self.intent is None:
-                    continue
-            try:
-                action = dom.next_action(self.intent, obs, self.mind.view())
-            except IntentFailed as exc:
-                self.previous.append(f"{self.intent.text} (failed: {exc})")
-                self.intent = None
-                self.plan = []
-                continue
-            if action is None:
-                self.previous.append(self.intent.text)
-                if self.plan and self.plan[0].same(self.intent):
-                    self.plan.pop(0)
-                self.intent = None
-                continue
-            return action
-        return dom.idle_action()
+                return None  # the message goes first
+        return await self._choose_action(obs)
+
+    def _failed(self) -> None:
+        self.plan = []
+
+    def _finished(self, intent: Intent) -> None:
+        if self.plan and self.plan[0].same(intent):
+            self.plan.pop(0)
+
+    def _told_intent(self) -> Intent | None:
+        return self.plan[0] if self.plan else None
 
     # ---- model calls ----------------------------------------------------------------------------------------
     async def _ask(self, template: str, what: str, read: Callable[[str], T], **values: str) -> T:
-        """Fill ``template``, ask the model, and read the reply with ``read`` (a format retry on a refusal)."""
-        text = tpl.fill(template, {**self._common(), **values})
-        self.calls += 1
-        asked = await ask(self.model, [message("user", text)], read, self.config, retries=self.format_retries)
-        self._last = asked.completion
-        self.trace.append(f"t={self._now} {what}: {asked.completion.text[:200]!r}")
-        return asked.value
+        return (await self._call(template, what, read, **values))[0]
 
     def _beliefs(self, partner: str | None = None) -> str:
         """My zero-order beliefs (or first-order ones about ``partner``) as the prompts show them: SBL lines, or
@@ -323,7 +420,7 @@ class LlmCobelAgent:
                 MISALIGNED_INFORMATION=verdict.misaligned or "None",
                 MY_PLAN=self.plan_text,
             )
-            self._queue(text)
+            self._say(text)
             break  # one message per decision
 
     async def _decide_without_bbc(self) -> None:
@@ -347,32 +444,22 @@ class LlmCobelAgent:
             MISALIGNED_INFORMATION=zero,
             MY_PLAN=self.plan_text,
         )
-        self._queue(said)
+        self._say(said)
 
-    def _queue(self, text: str) -> None:
+    def _say(self, text: str) -> None:
         """Queue a message the last reply wrote, with its token count under the model's tokenizer if reported."""
-        text = _fit(text)
-        counted = message_tokens(text, self._last) if self._last is not None else None
-        if counted is not None:
-            self.token_counts[text] = counted
-        self.outbox.append(text)
+        why = "model: heavy miscoordination" if self.bbc else "no-bbc: beliefs and plan at every new plan"
+        self._queue(text, why, self._last)
 
     def _set_plan(self, steps: list[Intent], text: str) -> None:
         self.plan = steps[:3]
         self.plan_text = text.strip()
 
     async def _choose_action(self, obs: Any) -> Intent | None:
-        dom = self.domain
-        view = self.mind.view()
-        options = dom.options(view, self.name, dom.room(obs), dom.holding(obs))[:8]
-        for step in self.plan:
-            if not any(o.same(step) for o in options) and dom.still_valid(step, view, self.name, dom.holding(obs)):
-                options.append(step)
+        options = self._options(obs, self.plan)
         if not options:
             self.plan = []
             return None
-        letters = "ABCDEFGHIJKL"
-        listing = "\n".join(f"{letters[k]}. {o.text}" for k, o in enumerate(options))
         texts = [o.text for o in options]
         choice = await self._ask(
             tpl.PLANNING,
@@ -381,7 +468,7 @@ class LlmCobelAgent:
             MY_PLANS=self.plan_text or "None",
             PREVIOUS_ACTIONS=", ".join(self.previous[-5:]) or "None",
             ZERO_ORDER_BELIEF=self._beliefs(),
-            ACTION_LIST=listing,
+            ACTION_LIST=listing(texts),
         )
         if choice.done:
             opp = (self.mind.value(self.partners[0], INTENT) if self.partners else None) or "None"
@@ -398,17 +485,6 @@ class LlmCobelAgent:
             return None
         assert choice.index is not None
         return options[choice.index]
-
-    def _send(self) -> Action:
-        text = self.outbox.pop(0)
-        reading = read(text, self.name, inside=self.domain.inside)
-        facts = list(reading.facts)
-        if self.plan:
-            facts.append(_intent_fact(self.name, self.plan[0]))
-        self.mind.tell(facts, self._now, text)
-        why = "model: heavy miscoordination" if self.bbc else "no-bbc: beliefs and plan at every new plan"
-        self.sent.append(SentMessage(self._now, self.name, text, why))
-        return Action("send_message", text=text)
 
 
 def _intent_fact(agent: str, intent: Intent) -> Fact:
