@@ -55,6 +55,17 @@ __all__ = [
 _HEAD = """I am $AGENT_NAME$. My teammate $OPPO_NAME$ and I want to finish our shared goal as soon as possible: \
 $GOAL$. $ABILITIES$ All objects and rooms are written as <name>(id), e.g. <table>(712)."""
 
+_HISTORY = """What I know: $PROGRESS$
+Dialogue history:
+$DIALOGUE_HISTORY$
+Previous actions: $PREVIOUS_ACTIONS$"""
+_LETTER = """Answer with the letter of one available action in this format:
+reasons: [at most three short reasons]
+answer: [letter]"""
+_META_FORMAT = """Answer in this format, one line per agent:
+Meta-plan:
+$FORMAT$"""
+
 COELA_COMMUNICATION = (
     _HEAD
     + """
@@ -63,10 +74,9 @@ Given our shared goal, what I know, the dialogue history and my previous actions
 write a short message to $OPPO_NAME$ that helps us cooperate: what I know that may help and what I plan to do. \
 Do not repeat what has already been said.
 
-What I know: $PROGRESS$
-Dialogue history:
-$DIALOGUE_HISTORY$
-Previous actions: $PREVIOUS_ACTIONS$
+"""
+    + _HISTORY
+    + """
 
 Answer in this format:
 Message: [the message]"""
@@ -81,16 +91,14 @@ Given our shared goal, what I know, the dialogue history and my previous actions
 available action to reach the goal as soon as possible. Going to another room takes several steps; a message costs \
 one step.
 
-What I know: $PROGRESS$
-Dialogue history:
-$DIALOGUE_HISTORY$
-Previous actions: $PREVIOUS_ACTIONS$
+"""
+    + _HISTORY
+    + """
 Available actions:
 $AVAILABLE_ACTIONS$
 
-Answer with the letter of one available action in this format:
-reasons: [at most three short reasons]
-answer: [letter]"""
+"""
+    + _LETTER
 )
 """CoELA's planning module: one action chosen from the list (sending the drafted message is one of them)."""
 
@@ -105,9 +113,8 @@ What I know: $PROGRESS$
 Where my teammates are and what they said:
 $DIALOGUE_HISTORY$
 
-Answer in this format, one line per agent:
-Meta-plan:
-$FORMAT$"""
+"""
+    + _META_FORMAT
 )
 """CaPo's meta-plan generation: the designer drafts a plan that assigns subtasks to every agent."""
 
@@ -141,9 +148,8 @@ $FEEDBACK$
 What I know: $PROGRESS$
 Refine the meta-plan with their feedback so that we do not do the same work twice and finish with the fewest steps.
 
-Answer in this format, one line per agent:
-Meta-plan:
-$FORMAT$"""
+"""
+    + _META_FORMAT
 )
 """CaPo's meta-plan optimisation: the designer's final plan after the partners' feedback."""
 
@@ -163,9 +169,8 @@ Previous actions: $PREVIOUS_ACTIONS$
 Available actions:
 $AVAILABLE_ACTIONS$
 
-Answer with the letter of one available action in this format:
-reasons: [at most three short reasons]
-answer: [letter]"""
+"""
+    + _LETTER
 )
 """CaPo's progress-adaptive planning: the next action under the agreed meta-plan."""
 

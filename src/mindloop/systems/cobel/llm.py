@@ -371,13 +371,11 @@ class LlmCobelAgent(ModelAgent):
                 self.issues.append(SblIssue(0, str(s), f"not a belief of {' > '.join(chain)}"))
 
     async def _decide(self, obs: Any) -> None:
-        """Predict partners' plans, choose my plan, and talk if the miscoordination matters."""
+        """Predict partners' plans, choose my plan, and talk if the miscoordination matters (without BBC: no
+        prediction, my plan from my own beliefs, then my beliefs and plan told every time)."""
         bed = self._bed
         opp_plans: list[str] = []
-        if not self.bbc:
-            await self._decide_without_bbc()
-            return
-        for p in self.partners:
+        for p in self.partners if self.bbc else ():
             plans = await self._ask(
                 tpl.FIRST_ORDER_PREDICTION,
                 "first-order prediction",
@@ -399,7 +397,9 @@ class LlmCobelAgent(ModelAgent):
             ZERO_ORDER_BELIEFS=zero,
         )
         self._set_plan(steps, text)
-        for p in self.partners:
+        if not self.bbc and self.partners:  # No-BBC: my beliefs and plan told (Fig. 13) every time
+            await self._tell(" and ".join(self.partners), zero)
+        for p in self.partners if self.bbc else ():
             verdict = await self._ask(
                 tpl.ADAPTIVE_COLLABORATION,
                 "adaptive collaboration",
@@ -410,44 +410,20 @@ class LlmCobelAgent(ModelAgent):
                 MY_PLAN=self.plan_text,
                 OPPO_PLANS="\n".join(x for x in opp_plans if x.startswith(p)) or "None",
             )
-            if not verdict.talk:
-                continue
-            text = await self._ask(
-                tpl.COMMUNICATION,
-                "communication",
-                rp.read_message,
-                OPPO_NAME=p,
-                MISALIGNED_INFORMATION=verdict.misaligned or "None",
-                MY_PLAN=self.plan_text,
-            )
-            self._say(text)
-            break  # one message per decision
+            if verdict.talk:
+                await self._tell(p, verdict.misaligned or "None")
+                break  # one message per decision
 
-    async def _decide_without_bbc(self) -> None:
-        """No-BBC: my plan from my own beliefs (Fig. 11), then my beliefs and plan told (Fig. 13) every time."""
-        bed = self._bed
-        zero = self._beliefs()
-        steps, text = await self._ask(
-            tpl.ZERO_ORDER_PREDICTION,
-            "zero-order prediction",
-            lambda r: rp.read_plan(r, "Fig. 11", bed=bed),
-            ZERO_ORDER_BELIEFS=zero,
-        )
-        self._set_plan(steps, text)
-        if not self.partners:
-            return
-        said = await self._ask(
+    async def _tell(self, opp: str, misaligned: str) -> None:
+        """Write a message (Fig. 13) and queue it, with its token count under the model's tokenizer if reported."""
+        text = await self._ask(
             tpl.COMMUNICATION,
             "communication",
             rp.read_message,
-            OPPO_NAME=" and ".join(self.partners),
-            MISALIGNED_INFORMATION=zero,
+            OPPO_NAME=opp,
+            MISALIGNED_INFORMATION=misaligned,
             MY_PLAN=self.plan_text,
         )
-        self._say(said)
-
-    def _say(self, text: str) -> None:
-        """Queue a message the last reply wrote, with its token count under the model's tokenizer if reported."""
         why = "model: heavy miscoordination" if self.bbc else "no-bbc: beliefs and plan at every new plan"
         self._queue(text, why, self._last)
 

@@ -282,8 +282,7 @@ plan3:"""
 )
 """Fig. 10."""
 
-ZERO_ORDER_PREDICTION = (
-    """$TASK$
+_MY_REASONING = """$TASK$
 
 Your task is to simulate my ($AGENT_NAME$'s) decision-making process, grounded in my zero-order belief—i.e., my \
 direct knowledge of the environment, including observed room exploration states and located objects.
@@ -293,7 +292,12 @@ hold about the locations of untransported target objects. For example, if I beli
 I may reasonably believe that untransported target objects are likely present in that room. Provide this reasoning \
 process and its conclusion after "reasoning:". You may list at most three concise belief-based justifications.
 
-Second, based on this belief-based reasoning, generate the best plan I am most likely to execute to maximize \
+Second, based on this belief-based reasoning"""
+"""The start Fig. 11 and Fig. 15 share: reasoning from my zero-order belief."""
+
+ZERO_ORDER_PREDICTION = (
+    _MY_REASONING
+    + """, generate the best plan I am most likely to execute to maximize \
 transport efficiency. The plan must satisfy the following:
 
 $ATOMIC$
@@ -419,17 +423,8 @@ Answer strictly in this format: reasons: answer:"""
 """Fig. 14."""
 
 REPLANNING = (
-    """$TASK$
-
-Your task is to simulate my ($AGENT_NAME$'s) decision-making process, grounded in my zero-order belief—i.e., my \
-direct knowledge of the environment, including observed room exploration states and located objects.
-
-First, perform belief-based reasoning: starting from my explicit zero-order belief, infer the possible beliefs I may \
-hold about the locations of untransported target objects. For example, if I believe a room has been explored "none", \
-I may reasonably believe that untransported target objects are likely present in that room. Provide this reasoning \
-process and its conclusion after "reasoning:". You may list at most three concise belief-based justifications.
-
-Second, based on this belief-based reasoning and $OPPO_NAME$'s plan, generate the best plan I should execute to \
+    _MY_REASONING
+    + """ and $OPPO_NAME$'s plan, generate the best plan I should execute to \
 transport target objects as efficiently as possible while actively avoiding conflicts with $OPPO_NAME$'s actions. The \
 plan should complement $OPPO_NAME$'s activities to maximize overall team efficiency (e.g., by exploring different \
 rooms or handling distinct objects). The generated plan must satisfy the following:
