@@ -207,16 +207,8 @@ async def arun_episode(
     ``cut_at`` says where it stopped. ``format_retries`` is how many times a model-driven agent sends a reply its
     parser refused back to the model (:func:`mindloop.models.replies.ask`).
     """
-    result, _ = await _play(
-        episode,
-        team,
-        model=model,
-        config=config,
-        sample_every=sample_every,
-        max_steps=max_steps,
-        format_retries=format_retries,
-    )
-    return result
+    options: dict[str, Any] = {"sample_every": sample_every, "max_steps": max_steps, "format_retries": format_retries}
+    return (await _play(episode, team, model=model, config=config, **options))[0]
 
 
 async def _play(

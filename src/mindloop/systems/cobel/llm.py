@@ -43,7 +43,7 @@ from mindloop.systems.cobel.cwah_domain import IntentFailed
 from mindloop.systems.cobel.messages import read, render
 from mindloop.systems.cobel.mind import INTENT, Intent, Mind
 from mindloop.systems.cobel.replies import parse_plan
-from mindloop.systems.cobel.team import Domain, SentMessage, _fit
+from mindloop.systems.cobel.team import Domain, SentMessage, _fit, start_step
 from mindloop.systems.cobel.worlds.common import Action
 
 T = TypeVar("T")
@@ -118,12 +118,7 @@ class ModelAgent:
 
     def _perceive(self, obs: Any) -> list[Any]:
         """Set up on the first observation, take the time and perceive; the partners' new messages."""
-        dom = self.domain
-        if not self._setup:
-            dom.setup(obs)
-            self._setup = True
-        self._now = dom.t(obs)
-        dom.perceive(self.mind, obs)
+        start_step(self, obs)
         return [m for m in getattr(obs, "messages", ()) if m.sender != self.name]
 
     async def _execute(self, obs: Any) -> Action:
@@ -208,24 +203,14 @@ class ModelAgent:
 
 
 class LlmCobelAgent(ModelAgent):
-    """CoBel-World with a chat model making the decisions (``cobel-llm``)."""
+    """CoBel-World with a chat model making the decisions (``cobel-llm``); ``sbr=False`` and ``bbc=False`` are
+    the ablations (see the module docstring). The other arguments are :class:`ModelAgent`'s."""
 
-    def __init__(
-        self,
-        name: str,
-        team: tuple[str, ...],
-        domain: Domain,
-        model: ChatModel,
-        config: GenerationConfig | None = None,
-        *,
-        format_retries: int = DEFAULT_FORMAT_RETRIES,
-        sbr: bool = True,
-        bbc: bool = True,
-    ) -> None:
-        super().__init__(name, team, domain, model, config, format_retries=format_retries)
+    def __init__(self, *args: Any, sbr: bool = True, bbc: bool = True, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.rules = CWAH_RULES if self.domain.world == "cwah" else TDW_RULES
         self.sbr = sbr
         self.bbc = bbc
-        self.rules = CWAH_RULES if domain.world == "cwah" else TDW_RULES
         self.plan: list[Intent] = []
         self.plan_text = ""
         self.issues: list[SblIssue] = []

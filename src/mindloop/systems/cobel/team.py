@@ -72,6 +72,17 @@ class SentMessage:
     reason: str
 
 
+def start_step(agent: Any, obs: Any) -> None:
+    """What every agent does first with an observation: set its domain up on the first one, take the time
+    (``agent._now``) and perceive into its mind."""
+    dom = agent.domain
+    if not agent._setup:
+        dom.setup(obs)
+        agent._setup = True
+    agent._now = dom.t(obs)
+    dom.perceive(agent.mind, obs)
+
+
 _ASSIGN = re.compile(r"\b([A-Z][a-z]+):\s*([a-z]+)\s+(<[^<>()]+>\(\s*[A-Za-z0-9_.\-]+\s*\))")
 
 
@@ -105,11 +116,7 @@ class CollabAgent:
     def act(self, obs: Any) -> Action:
         """Update beliefs from the observation, then plan, talk or act."""
         dom = self.domain
-        if not self._setup:
-            dom.setup(obs)
-            self._setup = True
-        self._now = dom.t(obs)
-        dom.perceive(self.mind, obs)
+        start_step(self, obs)
         self._hear(obs)
         if not dom.ready(obs):
             return dom.idle_action()
