@@ -25,18 +25,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
-from mindloop.beliefs import Fact
 from mindloop.errors import ParseError
 from mindloop.systems.cobel import prompts as tpl
 from mindloop.systems.cobel import replies as rp
 from mindloop.systems.cobel.llm import ModelAgent, listing
-from mindloop.systems.cobel.messages import read, render
-from mindloop.systems.cobel.mind import INTENT, Intent
+from mindloop.systems.cobel.messages import render
+from mindloop.systems.cobel.mind import Intent
+from mindloop.systems.cobel.team import hear
 from mindloop.systems.cobel.worlds.common import Action
-
-T = TypeVar("T")
 
 __all__ = [
     "CAPO_FEEDBACK",
@@ -238,12 +236,7 @@ class _LlmBaseline(ModelAgent):
         new = self._perceive(obs)
         for m in new:
             self.dialogue.append(f"{m.sender}: {m.text}")
-            reading = read(m.text, m.sender, inside=dom.inside)
-            facts = list(reading.facts)
-            if reading.plan is not None:
-                facts.append(Fact(m.sender, INTENT, f"{reading.plan[0]} {reading.plan[1]}"))
-            if facts:
-                self.mind.hear(m.sender, facts, self._now, m.text)
+            hear(self, m)
         for m in new:
             await self._heard(m.sender, m.text)
         if not dom.ready(obs):

@@ -240,6 +240,9 @@ the bed, use these actions sparingly. $ABILITIES$
 Notice: All entities (rooms, objects, containers) must be strictly represented as <name>(id), e.g., \
 <livingroom>(1000), <wicker_basket>(5388017)."""
 
+_PLAN_RULES = "$ATOMIC$\n\n" + _PREDICTION_TAIL + "\n\nFollowing are provided information for you:\n\nGoal: $GOAL$\n\n"
+"""What a plan must satisfy (Fig. 10, 11 and 15), then the goal their information starts with."""
+
 FIRST_ORDER_PREDICTION = (
     """$TASK$
 
@@ -256,17 +259,9 @@ belief-based justifications.
 Second, based on this belief-based reasoning, generate the top three candidate plans that $OPPO_NAME$ is most likely \
 to execute to maximize transport efficiency. Each plan must satisfy the following:
 
-$ATOMIC$
-
 """
-    + _PREDICTION_TAIL
-    + """
-
-Following are provided information for you:
-
-Goal: $GOAL$
-
-First-order Beliefs: $FIRST_ORDER_BELIEF$
+    + _PLAN_RULES
+    + """First-order Beliefs: $FIRST_ORDER_BELIEF$
 
 Answer strictly in this format:
 
@@ -300,17 +295,9 @@ ZERO_ORDER_PREDICTION = (
     + """, generate the best plan I am most likely to execute to maximize \
 transport efficiency. The plan must satisfy the following:
 
-$ATOMIC$
-
 """
-    + _PREDICTION_TAIL
-    + """
-
-Following are provided information for you:
-
-Goal: $GOAL$
-
-Zero-order Beliefs: $ZERO_ORDER_BELIEFS$
+    + _PLAN_RULES
+    + """Zero-order Beliefs: $ZERO_ORDER_BELIEFS$
 
 Answer strictly in this format:
 
@@ -429,17 +416,9 @@ transport target objects as efficiently as possible while actively avoiding conf
 plan should complement $OPPO_NAME$'s activities to maximize overall team efficiency (e.g., by exploring different \
 rooms or handling distinct objects). The generated plan must satisfy the following:
 
-$ATOMIC$
-
 """
-    + _PREDICTION_TAIL
-    + """
-
-Following are provided information for you:
-
-Goal: $GOAL$
-
-$OPPO_NAME$'s plan: $OPPO_PLAN$
+    + _PLAN_RULES
+    + """$OPPO_NAME$'s plan: $OPPO_PLAN$
 
 Zero-order Beliefs: $ZERO_ORDER_BELIEFS$
 

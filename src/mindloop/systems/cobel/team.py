@@ -25,7 +25,7 @@ from typing import Any, Protocol
 from mindloop.beliefs import Fact
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.cobel.cwah_domain import IntentFailed
-from mindloop.systems.cobel.messages import read, render
+from mindloop.systems.cobel.messages import Reading, read, render
 from mindloop.systems.cobel.mind import CLAIM, INTENT, Intent, Mind, WorldView
 from mindloop.systems.cobel.worlds.common import MAX_MESSAGE_CHARS, Action
 
@@ -81,6 +81,18 @@ def start_step(agent: Any, obs: Any) -> None:
         agent._setup = True
     agent._now = dom.t(obs)
     dom.perceive(agent.mind, obs)
+
+
+def hear(agent: Any, msg: Any) -> Reading:
+    """Read a partner's message into ``agent``'s mind as testimony: the facts it states and the plan it announces
+    (as the sender's intent). Returns the reading."""
+    reading = read(msg.text, msg.sender, inside=agent.domain.inside)
+    facts = list(reading.facts)
+    if reading.plan is not None:
+        facts.append(Fact(msg.sender, INTENT, f"{reading.plan[0]} {reading.plan[1]}"))
+    if facts:
+        agent.mind.hear(msg.sender, facts, agent._now, msg.text)
+    return reading
 
 
 _ASSIGN = re.compile(r"\b([A-Z][a-z]+):\s*([a-z]+)\s+(<[^<>()]+>\(\s*[A-Za-z0-9_.\-]+\s*\))")
@@ -155,12 +167,7 @@ class CollabAgent:
         for msg in getattr(obs, "messages", ()):
             if msg.sender == self.name:
                 continue
-            reading = read(msg.text, msg.sender, inside=self.domain.inside)
-            facts = list(reading.facts)
-            if reading.plan is not None:
-                facts.append(Fact(msg.sender, INTENT, f"{reading.plan[0]} {reading.plan[1]}"))
-            if facts:
-                self.mind.hear(msg.sender, facts, self._now, msg.text)
+            reading = hear(self, msg)
             if self.style == "capo":
                 self._capo_hear(msg.sender, msg.text)
             elif (
