@@ -29,7 +29,7 @@ miscoordination matters (Fig. 12): with nothing to tell it when talking helps, i
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from mindloop.beliefs import Fact, Source
@@ -300,51 +300,39 @@ class LlmCobelAgent(ModelAgent):
         return getattr(self.domain, "bed", None) or None
 
     async def _update_from_dialogue(self) -> None:
+        """After new messages: my zero-order update (Fig. 9), then the first-order one about each partner (Fig. 8),
+        whose stated plan I hear as its intent."""
         history = "\n".join(self.dialogue[-20:])
-        bed = self._bed
-        if not self.sbr:
-            await self._update_in_words(history)
-            return
-        zero = await self._ask(
-            tpl.ZERO_ORDER_UPDATE,
-            "zero-order update",
-            lambda r: rp.read_belief_update(r, "zero", bed=bed),
-            MESSAGES=history,
-        )
-        self._write(zero, (self.name,))
-        for p in self.partners:
-            first = await self._ask(
-                tpl.FIRST_ORDER_UPDATE,
-                "first-order update",
-                functools.partial(rp.read_belief_update, order="first", partner=p, bed=bed),
-                MESSAGES=history,
-                OPPO_NAME=p,
-            )
-            self._write(first, (self.name, p))
-            if first.plan:
-                self.mind.hear(p, [_intent_fact(p, first.plan[0])], self._now)
-
-    async def _update_in_words(self, history: str) -> None:
-        """No-SBR: the zero- and first-order updates ask for sentences, kept as notes (no SBL, no store writes)."""
-        bed = self._bed
-        mine = await self._ask(
-            tpl.NL_ZERO_ORDER_UPDATE,
-            "zero-order update (words)",
-            lambda r: rp.read_words(r, None, bed=bed),
-            MESSAGES=history,
-        )
-        self.notes[""] = mine[0]
-        for p in self.partners:
-            words, plan = await self._ask(
-                tpl.NL_FIRST_ORDER_UPDATE,
-                "first-order update (words)",
-                functools.partial(rp.read_words, partner=p, bed=bed),
-                MESSAGES=history,
-                OPPO_NAME=p,
-            )
-            self.notes[p] = words
-            if plan:
+        for p in (None, *self.partners):
+            plan = await self._update(history, p)
+            if p is not None and plan:
                 self.mind.hear(p, [_intent_fact(p, plan[0])], self._now)
+
+    async def _update(self, history: str, partner: str | None) -> Sequence[Intent]:
+        """One belief update (zero-order for ``partner=None``), and the plan it read: SBL statements written to the
+        store; without SBR, sentences kept as notes (no SBL, no store writes)."""
+        bed = self._bed
+        order = "zero" if partner is None else "first"
+        oppo = {} if partner is None else {"OPPO_NAME": partner}
+        if not self.sbr:
+            words, plan = await self._ask(
+                tpl.NL_ZERO_ORDER_UPDATE if partner is None else tpl.NL_FIRST_ORDER_UPDATE,
+                f"{order}-order update (words)",
+                functools.partial(rp.read_words, partner=partner, bed=bed),
+                MESSAGES=history,
+                **oppo,
+            )
+            self.notes[partner or ""] = words
+            return plan
+        update = await self._ask(
+            tpl.ZERO_ORDER_UPDATE if partner is None else tpl.FIRST_ORDER_UPDATE,
+            f"{order}-order update",
+            functools.partial(rp.read_belief_update, order=order, partner=partner, bed=bed),
+            MESSAGES=history,
+            **oppo,
+        )
+        self._write(update, (self.name,) if partner is None else (self.name, partner))
+        return update.plan
 
     def _write(self, update: rp.BeliefUpdate, chain: tuple[str, ...]) -> None:
         """Write the SBL statements of a reply as testimony beliefs of ``chain``; other lines become issues."""
