@@ -314,25 +314,22 @@ class LlmCobelAgent(ModelAgent):
         bed = self._bed
         order = "zero" if partner is None else "first"
         oppo = {} if partner is None else {"OPPO_NAME": partner}
-        if not self.sbr:
-            words, plan = await self._ask(
-                tpl.NL_ZERO_ORDER_UPDATE if partner is None else tpl.NL_FIRST_ORDER_UPDATE,
-                f"{order}-order update (words)",
-                functools.partial(rp.read_words, partner=partner, bed=bed),
-                MESSAGES=history,
-                **oppo,
-            )
-            self.notes[partner or ""] = words
-            return plan
-        update = await self._ask(
-            tpl.ZERO_ORDER_UPDATE if partner is None else tpl.FIRST_ORDER_UPDATE,
-            f"{order}-order update",
-            functools.partial(rp.read_belief_update, order=order, partner=partner, bed=bed),
-            MESSAGES=history,
-            **oppo,
+        read: Callable[[str], rp.BeliefUpdate | tuple[str, list[Intent]]]
+        if self.sbr:
+            template = tpl.ZERO_ORDER_UPDATE if partner is None else tpl.FIRST_ORDER_UPDATE
+            read = functools.partial(rp.read_belief_update, order=order, partner=partner, bed=bed)
+        else:
+            template = tpl.NL_ZERO_ORDER_UPDATE if partner is None else tpl.NL_FIRST_ORDER_UPDATE
+            read = functools.partial(rp.read_words, partner=partner, bed=bed)
+        what = f"{order}-order update" + ("" if self.sbr else " (words)")
+        got: rp.BeliefUpdate | tuple[str, list[Intent]] = await self._ask(
+            template, what, read, MESSAGES=history, **oppo
         )
-        self._write(update, (self.name,) if partner is None else (self.name, partner))
-        return update.plan
+        if isinstance(got, rp.BeliefUpdate):
+            self._write(got, (self.name,) if partner is None else (self.name, partner))
+            return got.plan
+        self.notes[partner or ""] = got[0]
+        return got[1]
 
     def _write(self, update: rp.BeliefUpdate, chain: tuple[str, ...]) -> None:
         """Write the SBL statements of a reply as testimony beliefs of ``chain``; other lines become issues."""
