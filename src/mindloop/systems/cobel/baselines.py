@@ -255,16 +255,14 @@ class _LlmBaseline(ModelAgent):
     def _common(self) -> dict[str, str]:
         dom = self.domain
         if dom.world == "cwah":
-            goal = ", ".join(str(p) for p in getattr(dom, "goal", ()))
+            goal = self._goal()
             abilities = tpl.CWAH_ABILITIES
             subtasks = (
                 "Each subtask is an action and the entity it acts on: explore <room>(id), grab <object>(id), or "
                 "deliver <target>(id) (put the held goal objects on or in the target)."
             )
         else:
-            counts = getattr(dom, "goal", {})
-            goal = "transport " + ", ".join(f"{n} {k}" for k, n in counts.items())
-            goal += f" to {getattr(dom, 'bed', 'the bed')}"
+            goal = f"transport {self._goal()}"
             abilities = tpl.TDW_ABILITIES
             subtasks = (
                 "Each subtask is an action and the entity it acts on: explore <room>(id), grab <object>(id), or "

@@ -158,6 +158,14 @@ class ModelAgent:
     def _common(self) -> dict[str, str]:
         raise NotImplementedError
 
+    def _goal(self) -> str:
+        """The goal in words: C-WAH's predicates, or TDW-MAT's target counts and where they go."""
+        dom = self.domain
+        if dom.world == "cwah":
+            return ", ".join(str(p) for p in getattr(dom, "goal", ()))
+        counts = getattr(dom, "goal", {})
+        return ", ".join(f"{n} {k}" for k, n in counts.items()) + f" to {getattr(dom, 'bed', 'the bed')}"
+
     def _told_intent(self) -> Intent | None:
         """The intent a sent message tells as mine."""
         return self.intent
@@ -273,13 +281,11 @@ class LlmCobelAgent(ModelAgent):
         dom = self.domain
         opp = " and ".join(self.partners)
         if dom.world == "cwah":
-            goal = ", ".join(str(p) for p in getattr(dom, "goal", ()))
+            goal = self._goal()
             task = f"I am $AGENT_NAME$. My teammate $OPPO_NAME$ and I want to complete {goal} within 250 steps."
             abilities, atomic = tpl.CWAH_ABILITIES, tpl.CWAH_ATOMIC
         else:
-            goal_counts = getattr(dom, "goal", {})
-            bed = getattr(dom, "bed", "the bed")
-            goal = "Transport " + ", ".join(f"{n} {k}" for k, n in goal_counts.items()) + f" to {bed}."
+            goal = f"Transport {self._goal()}."
             task, abilities, atomic = tpl.TDW_TASK, tpl.TDW_ABILITIES, tpl.TDW_ATOMIC
         return {
             "TASK": task,

@@ -36,6 +36,7 @@ __all__ = [
     "Message",
     "ObservationSpace",
     "ParallelEnvBase",
+    "StepResult",
     "TransportEnv",
     "action_space_for",
     "agent_names",
