@@ -83,16 +83,9 @@ _DISH_SPOTS = (
     "bathroomcounter",
 )
 _SPOTS: Mapping[str, tuple[str, ...]] = {
-    "cupcake": _FOOD_SPOTS,
-    "pudding": _FOOD_SPOTS,
-    "apple": _FOOD_SPOTS,
-    "juice": _FOOD_SPOTS,
-    "wine": _FOOD_SPOTS,
-    "pancake": _FOOD_SPOTS,
-    "poundcake": _FOOD_SPOTS,
+    **dict.fromkeys(("cupcake", "pudding", "apple", "juice", "wine", "pancake", "poundcake"), _FOOD_SPOTS),
     "coffeepot": ("kitchencounter", "stove", "kitchencabinet", "cabinet", "tvstand", "dinnertable"),
-    "plate": _DISH_SPOTS,
-    "fork": _DISH_SPOTS,
+    **dict.fromkeys(("plate", "fork"), _DISH_SPOTS),
 }
 _DISTRACTORS: Mapping[str, tuple[str, ...]] = {
     "book": ("bookshelf", "desk", "nightstand", "sofa", "coffeetable"),

@@ -7,10 +7,11 @@ to the gold derivation, which reads the belief store.
 
 from __future__ import annotations
 
-from mindloop.worlds.household.actions import Action
 from mindloop.worlds.household.catalog import ITEM_KINDS, PLACE_KINDS
 from mindloop.worlds.household.characters import CHARACTERS
 from mindloop.worlds.household.scenarios.common import ADULTS, CHILDREN, Draw, GenerationError, Story, pick
+from mindloop.worlds.household.scenarios.common import act as _a
+from mindloop.worlds.household.scenarios.common import go as _go
 from mindloop.worlds.household.scenarios.episode import Episode
 from mindloop.worlds.household.scenarios.gold import Focus
 from mindloop.worlds.household.setup import WorldSetup
@@ -29,10 +30,6 @@ __all__ = [
 ]
 
 PEOPLE = ADULTS + CHILDREN
-
-
-def _a(verb: str, *args: str) -> Action:
-    return Action(verb, args)
 
 
 def _reach(*who: str) -> float:
@@ -76,11 +73,6 @@ def _hide(d: Draw, kind: str, reach: float, avoid: set[str], ok_room: set[str], 
     nearby = [p for p in cands if home.room_of[p] in home_rooms and home.is_receptacle(p)]
     r = d.rng.random()
     return pick(d.rng, usual if usual and r < 0.6 else nearby if nearby and r < 0.9 else cands)
-
-
-def _go(ep: Episode, who: str, room: str) -> None:
-    if ep.world.agent_room(who) != room:
-        ep.act(who, _a("walk", room))
 
 
 def _put(ep: Episode, d: Draw, who: str, item: str, place: str) -> None:
