@@ -33,7 +33,7 @@ from mindloop.systems.cobel import replies as rp
 from mindloop.systems.cobel.llm import ModelAgent, listing
 from mindloop.systems.cobel.messages import render
 from mindloop.systems.cobel.mind import Intent
-from mindloop.systems.cobel.team import hear
+from mindloop.systems.cobel.team import hear, newly_found
 from mindloop.systems.cobel.worlds.common import Action
 
 __all__ = [
@@ -344,10 +344,7 @@ class LlmCapoAgent(_LlmBaseline):
         return "\n".join(f"{a}: [subtask]; [subtask]" for a in self.team)
 
     async def _progress(self, obs: Any) -> None:
-        view = self.mind.view()
-        goal_objects = {f.subject for f in self.domain.relevant_facts(view, self.name) if f.relation != "EXPLORED"}
-        new = goal_objects - self._known
-        self._known |= goal_objects
+        new = newly_found(self, self.mind.view(), self._known)
         if self._now <= 1 and self.name == min(self.team) and self.discussions == 0:
             self._event = self._event or "We are starting the task."
         elif new and self._now > 1:

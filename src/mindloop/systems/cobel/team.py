@@ -95,6 +95,15 @@ def hear(agent: Any, msg: Any) -> Reading:
     return reading
 
 
+def newly_found(agent: Any, view: WorldView, known: set[str]) -> set[str]:
+    """The goal objects ``agent`` now knows of that are not in ``known`` (which takes them in): CaPo's progress
+    event."""
+    found = {f.subject for f in agent.domain.relevant_facts(view, agent.name) if f.relation != "EXPLORED"}
+    new = found - known
+    known |= found
+    return new
+
+
 _ASSIGN = re.compile(r"\b([A-Z][a-z]+):\s*([a-z]+)\s+(<[^<>()]+>\(\s*[A-Za-z0-9_.\-]+\s*\))")
 
 
@@ -345,9 +354,7 @@ class CollabAgent:
 
     # ---- CaPo-style discussion ------------------------------------------------------------------------------
     def _capo_events(self, view: WorldView, obs: Any) -> None:
-        goal_objects = {f.subject for f in self.domain.relevant_facts(view, self.name) if f.relation != "EXPLORED"}
-        new = goal_objects - self._known_goal_objects
-        self._known_goal_objects |= goal_objects
+        new = newly_found(self, view, self._known_goal_objects)
         if self._now <= 1 and self.name == min(self.team):
             self._maybe_discuss("start")
         elif new and self._now > 1:
