@@ -72,7 +72,7 @@ def test_exploring_by_turning_goes_none_part_all() -> None:
     states = []
     for _ in range(3):
         _ready_step(env, "Alice", Action("turn_right"))
-        states.append(env._observe(env._agent["Alice"]).explored)
+        states.append(env._observe("Alice").explored)
     assert states == ["part", "part", "all"]
 
 

@@ -24,23 +24,17 @@ count is the model's own (:func:`~mindloop.systems.cobel.llm.message_tokens`) wh
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from mindloop.beliefs import Fact
 from mindloop.errors import ParseError
-from mindloop.models.base import ChatModel, GenerationConfig, message
-from mindloop.models.replies import DEFAULT_FORMAT_RETRIES, ask
 from mindloop.systems.cobel import prompts as tpl
 from mindloop.systems.cobel import replies as rp
-from mindloop.systems.cobel.cwah_domain import IntentFailed
-from mindloop.systems.cobel.llm import PAPER_CONFIG, message_tokens
-from mindloop.systems.cobel.messages import read, render
-from mindloop.systems.cobel.mind import INTENT, Intent, Mind
-from mindloop.systems.cobel.team import Domain, SentMessage, _fit
+from mindloop.systems.cobel.llm import ModelAgent, listing
+from mindloop.systems.cobel.messages import render
+from mindloop.systems.cobel.mind import Intent
+from mindloop.systems.cobel.team import hear, newly_found
 from mindloop.systems.cobel.worlds.common import Action
-
-T = TypeVar("T")
 
 __all__ = [
     "CAPO_FEEDBACK",
@@ -59,6 +53,17 @@ __all__ = [
 _HEAD = """I am $AGENT_NAME$. My teammate $OPPO_NAME$ and I want to finish our shared goal as soon as possible: \
 $GOAL$. $ABILITIES$ All objects and rooms are written as <name>(id), e.g. <table>(712)."""
 
+_HISTORY = """What I know: $PROGRESS$
+Dialogue history:
+$DIALOGUE_HISTORY$
+Previous actions: $PREVIOUS_ACTIONS$"""
+_LETTER = """Answer with the letter of one available action in this format:
+reasons: [at most three short reasons]
+answer: [letter]"""
+_META_FORMAT = """Answer in this format, one line per agent:
+Meta-plan:
+$FORMAT$"""
+
 COELA_COMMUNICATION = (
     _HEAD
     + """
@@ -67,10 +72,9 @@ Given our shared goal, what I know, the dialogue history and my previous actions
 write a short message to $OPPO_NAME$ that helps us cooperate: what I know that may help and what I plan to do. \
 Do not repeat what has already been said.
 
-What I know: $PROGRESS$
-Dialogue history:
-$DIALOGUE_HISTORY$
-Previous actions: $PREVIOUS_ACTIONS$
+"""
+    + _HISTORY
+    + """
 
 Answer in this format:
 Message: [the message]"""
@@ -85,16 +89,14 @@ Given our shared goal, what I know, the dialogue history and my previous actions
 available action to reach the goal as soon as possible. Going to another room takes several steps; a message costs \
 one step.
 
-What I know: $PROGRESS$
-Dialogue history:
-$DIALOGUE_HISTORY$
-Previous actions: $PREVIOUS_ACTIONS$
+"""
+    + _HISTORY
+    + """
 Available actions:
 $AVAILABLE_ACTIONS$
 
-Answer with the letter of one available action in this format:
-reasons: [at most three short reasons]
-answer: [letter]"""
+"""
+    + _LETTER
 )
 """CoELA's planning module: one action chosen from the list (sending the drafted message is one of them)."""
 
@@ -109,9 +111,8 @@ What I know: $PROGRESS$
 Where my teammates are and what they said:
 $DIALOGUE_HISTORY$
 
-Answer in this format, one line per agent:
-Meta-plan:
-$FORMAT$"""
+"""
+    + _META_FORMAT
 )
 """CaPo's meta-plan generation: the designer drafts a plan that assigns subtasks to every agent."""
 
@@ -145,9 +146,8 @@ $FEEDBACK$
 What I know: $PROGRESS$
 Refine the meta-plan with their feedback so that we do not do the same work twice and finish with the fewest steps.
 
-Answer in this format, one line per agent:
-Meta-plan:
-$FORMAT$"""
+"""
+    + _META_FORMAT
 )
 """CaPo's meta-plan optimisation: the designer's final plan after the partners' feedback."""
 
@@ -167,13 +167,10 @@ Previous actions: $PREVIOUS_ACTIONS$
 Available actions:
 $AVAILABLE_ACTIONS$
 
-Answer with the letter of one available action in this format:
-reasons: [at most three short reasons]
-answer: [letter]"""
+"""
+    + _LETTER
 )
 """CaPo's progress-adaptive planning: the next action under the agreed meta-plan."""
-
-_LETTERS = "ABCDEFGHIJKL"
 
 
 # ---- readers --------------------------------------------------------------------------------------------------
@@ -228,85 +225,24 @@ def read_feedback(reply: str) -> tuple[bool, str]:
 
 
 # ---- the agents -----------------------------------------------------------------------------------------------
-class _LlmBaseline:
+class _LlmBaseline(ModelAgent):
     """The loop both baselines share: perceive, hear, decide with the model, execute the chosen step."""
 
     kind = ""
 
-    def __init__(
-        self,
-        name: str,
-        team: tuple[str, ...],
-        domain: Domain,
-        model: ChatModel,
-        config: GenerationConfig | None = None,
-        *,
-        format_retries: int = DEFAULT_FORMAT_RETRIES,
-    ) -> None:
-        self.name = name
-        self.team = team
-        self.partners = tuple(p for p in team if p != name)
-        self.domain = domain
-        self.model = model
-        self.config = config or PAPER_CONFIG
-        self.format_retries = format_retries
-        self.mind = Mind(name, team)
-        self.intent: Intent | None = None
-        self.previous: list[str] = []
-        self.dialogue: list[str] = []
-        self.outbox: list[tuple[str, str]] = []
-        self.sent: list[SentMessage] = []
-        self.trace: list[str] = []
-        self.token_counts: dict[str, int] = {}
-        """Each sent message's token count under the model's own tokenizer (server usage), by text."""
-        self.calls = 0
-        self._setup = False
-        self._now = 0
-        self._obs: Any = None
-
     async def act(self, obs: Any) -> Action:
         """Perceive and hear, then talk or take the next step of the chosen action."""
         dom = self.domain
-        if not self._setup:
-            dom.setup(obs)
-            self._setup = True
-        self._now = dom.t(obs)
-        self._obs = obs
-        dom.perceive(self.mind, obs)
-        new = [m for m in getattr(obs, "messages", ()) if m.sender != self.name]
+        new = self._perceive(obs)
         for m in new:
             self.dialogue.append(f"{m.sender}: {m.text}")
-            reading = read(m.text, m.sender, inside=dom.inside)
-            facts = list(reading.facts)
-            if reading.plan is not None:
-                facts.append(Fact(m.sender, INTENT, f"{reading.plan[0]} {reading.plan[1]}"))
-            if facts:
-                self.mind.hear(m.sender, facts, self._now, m.text)
+            hear(self, m)
         for m in new:
             await self._heard(m.sender, m.text)
         if not dom.ready(obs):
             return dom.idle_action()
         await self._progress(obs)
-        for _ in range(4):
-            if self.outbox:
-                return self._send()
-            if self.intent is None:
-                self.intent = await self._choose(obs)
-                if self.intent is None:
-                    continue
-            try:
-                action = dom.next_action(self.intent, obs, self.mind.view())
-            except IntentFailed as exc:
-                self.previous.append(f"{self.intent.text} (failed: {exc})")
-                self.intent = None
-                continue
-            if action is None:
-                self.previous.append(self.intent.text)
-                self._finished(self.intent)
-                self.intent = None
-                continue
-            return action
-        return self._send() if self.outbox else dom.idle_action()
+        return await self._execute(obs)
 
     # ---- hooks ------------------------------------------------------------------------------------------------
     async def _heard(self, sender: str, text: str) -> None:
@@ -315,33 +251,18 @@ class _LlmBaseline:
     async def _progress(self, obs: Any) -> None:
         """Notice progress events (CaPo)."""
 
-    def _finished(self, intent: Intent) -> None:
-        """An action of mine finished."""
-
-    async def _choose(self, obs: Any) -> Intent | None:
-        raise NotImplementedError
-
     # ---- helpers ----------------------------------------------------------------------------------------------
-    async def _ask(self, template: str, what: str, reader: Callable[[str], T], **values: str) -> tuple[T, Any]:
-        text = tpl.fill(template, {**self._common(), **values})
-        self.calls += 1
-        asked = await ask(self.model, [message("user", text)], reader, self.config, retries=self.format_retries)
-        self.trace.append(f"t={self._now} {what}: {asked.completion.text[:200]!r}")
-        return asked.value, asked.completion
-
     def _common(self) -> dict[str, str]:
         dom = self.domain
         if dom.world == "cwah":
-            goal = ", ".join(str(p) for p in getattr(dom, "goal", ()))
+            goal = self._goal()
             abilities = tpl.CWAH_ABILITIES
             subtasks = (
                 "Each subtask is an action and the entity it acts on: explore <room>(id), grab <object>(id), or "
                 "deliver <target>(id) (put the held goal objects on or in the target)."
             )
         else:
-            counts = getattr(dom, "goal", {})
-            goal = "transport " + ", ".join(f"{n} {k}" for k, n in counts.items())
-            goal += f" to {getattr(dom, 'bed', 'the bed')}"
+            goal = f"transport {self._goal()}"
             abilities = tpl.TDW_ABILITIES
             subtasks = (
                 "Each subtask is an action and the entity it acts on: explore <room>(id), grab <object>(id), or "
@@ -366,32 +287,6 @@ class _LlmBaseline:
         said = render(self.domain.relevant_facts(view, self.name), self.name)
         return " ".join(x for x in (f"I'm in {where}." if where else "", said) if x) or "Nothing yet."
 
-    def _options(self, obs: Any) -> list[Intent]:
-        dom = self.domain
-        return dom.options(self.mind.view(), self.name, dom.room(obs), dom.holding(obs))[:8]
-
-    def _queue(self, text: str, completion: Any, reason: str, body: str | None = None) -> None:
-        """Queue ``text`` to send; its token count is the model's for ``body`` (the part the model wrote)."""
-        text = _fit(text)
-        counted = message_tokens(body if body is not None else text, completion)
-        if counted is not None:
-            self.token_counts[text] = counted
-        self.outbox.append((text, reason))
-
-    def _send(self) -> Action:
-        text, reason = self.outbox.pop(0)
-        reading = read(text, self.name, inside=self.domain.inside)
-        facts = list(reading.facts)
-        if self.intent is not None:
-            facts.append(Fact(self.name, INTENT, self.intent.text))
-        self.mind.tell(facts, self._now, text)
-        self.sent.append(SentMessage(self._now, self.name, text, reason))
-        return Action("send_message", text=text)
-
-
-def _listing(texts: Sequence[str]) -> str:
-    return "\n".join(f"{_LETTERS[k]}. {t}" for k, t in enumerate(texts))
-
 
 class LlmCoelaAgent(_LlmBaseline):
     """CoELA driven by a chat model (``coela-llm``): a message drafted at every planning step, then a plan that
@@ -404,22 +299,22 @@ class LlmCoelaAgent(_LlmBaseline):
         self._just_sent = False
 
     async def _choose(self, obs: Any) -> Intent | None:
-        options = self._options(obs)
+        options = self._options(obs, [])
         draft: tuple[str, Any] | None = None
         if self.partners and not self._just_sent:
-            draft = await self._ask(COELA_COMMUNICATION, "communication", rp.read_message)
+            draft = await self._call(COELA_COMMUNICATION, "communication", rp.read_message)
         texts = ([f"send a message: {draft[0]}"] if draft else []) + [o.text for o in options]
         if not texts:
             return None
-        choice, _ = await self._ask(
+        choice, _ = await self._call(
             COELA_PLANNING,
             "planning",
             lambda r: read_choice(r, texts, "coela-llm"),
-            AVAILABLE_ACTIONS=_listing(texts),
+            AVAILABLE_ACTIONS=listing(texts),
         )
         if draft is not None and choice == 0:
             text, completion = draft
-            self._queue(text, completion, "coela: the plan chose to send the drafted message")
+            self._queue(text, "coela: the plan chose to send the drafted message", completion)
             self._just_sent = True
             return None
         self._just_sent = False
@@ -449,10 +344,7 @@ class LlmCapoAgent(_LlmBaseline):
         return "\n".join(f"{a}: [subtask]; [subtask]" for a in self.team)
 
     async def _progress(self, obs: Any) -> None:
-        view = self.mind.view()
-        goal_objects = {f.subject for f in self.domain.relevant_facts(view, self.name) if f.relation != "EXPLORED"}
-        new = goal_objects - self._known
-        self._known |= goal_objects
+        new = newly_found(self, self.mind.view(), self._known)
         if self._now <= 1 and self.name == min(self.team) and self.discussions == 0:
             self._event = self._event or "We are starting the task."
         elif new and self._now > 1:
@@ -474,7 +366,7 @@ class LlmCapoAgent(_LlmBaseline):
                 steps.pop(0)
 
     async def _draft(self, event: str) -> None:
-        (plan, text), completion = await self._ask(
+        (plan, text), completion = await self._call(
             CAPO_META_PLAN,
             "meta-plan",
             lambda r: read_meta_plan(r, self.team, bed=self._bed),
@@ -485,7 +377,7 @@ class LlmCapoAgent(_LlmBaseline):
         self._last_discussion = self._now
         self.discussions += 1
         self._waiting = {}
-        self._queue(f"Meta-plan: {text}", completion, f"capo: meta-plan ({event})", body=text)
+        self._queue(f"Meta-plan: {text}", f"capo: meta-plan ({event})", completion, body=text)
 
     def _adopt(self, plan: Mapping[str, list[Intent]], text: str) -> None:
         self.meta = {a: list(s) for a, s in plan.items()}
@@ -507,11 +399,11 @@ class LlmCapoAgent(_LlmBaseline):
             self._waiting = None
             if final:
                 return
-            (agree, feedback), completion = await self._ask(
+            (agree, feedback), completion = await self._call(
                 CAPO_FEEDBACK, "meta-plan feedback", read_feedback, OPPO_NAME=sender, META_PLAN=norm
             )
             said = f"Feedback: {feedback or 'OK.'} {'I agree.' if agree else 'I disagree.'}"
-            self._queue(said, completion, "capo: meta-plan feedback", body=feedback or said)
+            self._queue(said, "capo: meta-plan feedback", completion, body=feedback or said)
         elif low.startswith("feedback:") and self._waiting is not None:
             self._waiting[sender] = ("i agree." in low, body.split(":", 1)[1].strip())
             if set(self._waiting) < set(self.partners):
@@ -520,7 +412,7 @@ class LlmCapoAgent(_LlmBaseline):
             if all(ok for ok, _ in answers.values()):
                 return
             fb = "\n".join(f"{p}: {t}" for p, (_, t) in answers.items())
-            (plan, norm), completion = await self._ask(
+            (plan, norm), completion = await self._call(
                 CAPO_REFINE,
                 "meta-plan refinement",
                 lambda r: read_meta_plan(r, self.team, bed=self._bed),
@@ -529,26 +421,21 @@ class LlmCapoAgent(_LlmBaseline):
                 FORMAT=self._format(),
             )
             self._adopt(plan, norm)
-            self._queue(f"Final meta-plan: {norm}", completion, "capo: final meta-plan", body=norm)
+            self._queue(f"Final meta-plan: {norm}", "capo: final meta-plan", completion, body=norm)
 
     async def _choose(self, obs: Any) -> Intent | None:
-        options = self._options(obs)
-        dom = self.domain
-        view = self.mind.view()
-        for step in self.meta.get(self.name, [])[:2]:
-            if not any(o.same(step) for o in options) and dom.still_valid(step, view, self.name, dom.holding(obs)):
-                options.append(step)
+        options = self._options(obs, self.meta.get(self.name, [])[:2])
         if not options:
             return None
         texts = [o.text for o in options]
         mine = self.meta.get(self.name, [])
-        choice, _ = await self._ask(
+        choice, _ = await self._call(
             CAPO_PLANNING,
             "progress-adaptive planning",
             lambda r: read_choice(r, texts, "capo-llm"),
             META_PLAN=self.meta_text or "None yet",
             MY_SUBTASKS="; ".join(s.text for s in mine) or "None",
-            AVAILABLE_ACTIONS=_listing(texts),
+            AVAILABLE_ACTIONS=listing(texts),
         )
         return options[choice]
 

@@ -294,53 +294,65 @@ _BOUNDED = {"max_steps": "30"}
 """A model team's quick run plays at most 30 steps an episode."""
 
 
+def _spec(
+    world: str,
+    headline: Headline,
+    metrics: tuple[Metric, ...],
+    bench: Callable[[], _TransportBenchmark],
+    order: int,
+    quick: str,
+    table: PaperTable,
+) -> BenchmarkSpec:
+    """What both worlds declare alike around their ``headline``, ``metrics``, suite ``order``, ``quick`` preset's
+    note and paper ``table``: the resampled keys, the alias, the team option, the no-communication reference,
+    the paper's sampling settings, the glossary and the small run."""
+    return BenchmarkSpec(
+        headline=headline,
+        metrics=metrics,
+        resampled=_RESAMPLED,
+        aliases=(f"cobel-{world}",),
+        team_option="n_agents",
+        references=(_no_communication(bench),),
+        generation=_GENERATION,
+        suite=Suite(order=order, presets={"quick": PresetEntry(2, quick, with_model=_BOUNDED)}),
+        paper_tables=(table,),
+        glossary=COBEL_GLOSSARY,
+        small=SmallRun(n=1, options=(("max_steps", "20"),)),
+    )
+
+
 class CwahBenchmark(_TransportBenchmark):
     """C-WAH-style household tasks (Table 6): average steps to finish, communication tokens, messages."""
 
     name = "cwah"
     description = "C-WAH-style household collaboration (10 episodes): avg steps, comm tokens, messages"
-    spec = BenchmarkSpec(
-        headline=Headline("avg_steps", higher_is_better=False),  # average steps to finish (fewer is better)
-        metrics=_episode_metrics(float(CWAH_MAX_STEPS)),
-        resampled=_RESAMPLED,
-        aliases=("cobel-cwah",),
-        team_option="n_agents",
-        references=(_no_communication(lambda: CwahBenchmark()),),
-        generation=_GENERATION,
-        suite=Suite(
-            order=70,
-            presets={
-                "quick": PresetEntry(
-                    2,
-                    "2 episodes; a model team plays at most 30 steps each (a full episode is up to 250 steps, a model "
-                    "call or more per agent per step)",
-                    with_model=_BOUNDED,
-                )
-            },
-        ),
-        paper_tables=(
-            PaperTable(
-                "cwah",
-                "CoBel-World",
-                "Table 2 (C-WAH, symbolic observation): average steps (↓) and communication tokens (↓) per episode",
-                "cwah",
-                (
-                    Column("Average Step (↓)", ("avg_steps",), digits=1),
-                    Column("Communication Cost (↓)", ("comm_tokens",), digits=0),
-                    Column("Finished (%)", ("finished",), scale=100, digits=0),
-                    Column("n", ("n",), digits=0),
-                ),
-                (
-                    *(Row(label, ("by_task", key), filled_by="paper") for key, label in CWAH_TASK_LABELS.items()),
-                    Row("Symbolic Average ({method})"),
-                ),
-                "An unfinished episode counts 250 steps. Per-task rows appear once a run has episodes of two tasks "
-                "(the quick preset's 2 episodes may share one: --preset paper plays every task).",
-                nav="C-WAH",
+    spec = _spec(
+        "cwah",
+        Headline("avg_steps", higher_is_better=False),  # average steps to finish (fewer is better)
+        _episode_metrics(float(CWAH_MAX_STEPS)),
+        lambda: CwahBenchmark(),
+        70,
+        "2 episodes; a model team plays at most 30 steps each (a full episode is up to 250 steps, a model call or "
+        "more per agent per step)",
+        PaperTable(
+            "cwah",
+            "CoBel-World",
+            "Table 2 (C-WAH, symbolic observation): average steps (↓) and communication tokens (↓) per episode",
+            "cwah",
+            (
+                Column("Average Step (↓)", ("avg_steps",), digits=1),
+                Column("Communication Cost (↓)", ("comm_tokens",), digits=0),
+                Column("Finished (%)", ("finished",), scale=100, digits=0),
+                Column("n", ("n",), digits=0),
             ),
+            (
+                *(Row(label, ("by_task", key), filled_by="paper") for key, label in CWAH_TASK_LABELS.items()),
+                Row("Symbolic Average ({method})"),
+            ),
+            "An unfinished episode counts 250 steps. Per-task rows appear once a run has episodes of two tasks "
+            "(the quick preset's 2 episodes may share one: --preset paper plays every task).",
+            nav="C-WAH",
         ),
-        glossary=COBEL_GLOSSARY,
-        small=SmallRun(n=1, options=(("max_steps", "20"),)),
     )
     paper_limit = f"{MAX_STEPS} steps"
 
@@ -359,52 +371,37 @@ class TdwMatBenchmark(_TransportBenchmark):
 
     name = "tdw-mat"
     description = "TDW-MAT-style multi-agent transport (24 episodes): transport rate, comm tokens, messages"
-    spec = BenchmarkSpec(
-        headline=Headline("transport_rate"),  # share of target objects transported
-        metrics=_episode_metrics(
+    spec = _spec(
+        "tdw-mat",
+        Headline("transport_rate"),  # share of target objects transported
+        _episode_metrics(
             "zero",
             Metric(
                 "transport_rate", "transport_rate", "mean", failed="zero", description="share of targets transported"
             ),
         ),
-        resampled=_RESAMPLED,
-        aliases=("cobel-tdw-mat",),
-        team_option="n_agents",
-        references=(_no_communication(lambda: TdwMatBenchmark()),),
-        generation=_GENERATION,
-        suite=Suite(
-            order=80,
-            presets={
-                "quick": PresetEntry(
-                    2,
-                    "2 episodes; a model team plays at most 30 steps each (a full episode runs to 3,000 frames)",
-                    with_model=_BOUNDED,
-                )
-            },
-        ),
-        paper_tables=(
-            PaperTable(
-                "tdw-mat",
-                "CoBel-World",
-                "Table 1 (TDW-MAT): transport rate (↑, %) and communication tokens (↓) per episode",
-                "tdw-mat",
-                (
-                    Column("Transport Rate (↑)", ("transport_rate",), scale=100, digits=2),
-                    Column("Communication Cost (↓)", ("comm_tokens",), digits=0),
-                    Column("Average Step", ("avg_steps",), digits=1),
-                    Column("n", ("n",), digits=0),
-                ),
-                (
-                    *(Row(t.capitalize(), ("by_task", t), filled_by="paper") for t in TDW_TASK_LABELS),
-                    Row("Total Average ({method})"),
-                ),
-                "Per-category rows appear once a run has episodes of two categories (the quick preset's 2 episodes may "
-                "share one: --preset paper plays every category).",
-                nav="TDW-MAT",
+        lambda: TdwMatBenchmark(),
+        80,
+        "2 episodes; a model team plays at most 30 steps each (a full episode runs to 3,000 frames)",
+        PaperTable(
+            "tdw-mat",
+            "CoBel-World",
+            "Table 1 (TDW-MAT): transport rate (↑, %) and communication tokens (↓) per episode",
+            "tdw-mat",
+            (
+                Column("Transport Rate (↑)", ("transport_rate",), scale=100, digits=2),
+                Column("Communication Cost (↓)", ("comm_tokens",), digits=0),
+                Column("Average Step", ("avg_steps",), digits=1),
+                Column("n", ("n",), digits=0),
             ),
+            (
+                *(Row(t.capitalize(), ("by_task", t), filled_by="paper") for t in TDW_TASK_LABELS),
+                Row("Total Average ({method})"),
+            ),
+            "Per-category rows appear once a run has episodes of two categories (the quick preset's 2 episodes may "
+            "share one: --preset paper plays every category).",
+            nav="TDW-MAT",
         ),
-        glossary=COBEL_GLOSSARY,
-        small=SmallRun(n=1, options=(("max_steps", "20"),)),
     )
     paper_limit = f"{FRAME_BUDGET:,} frames (no step limit of its own)"
 

@@ -18,7 +18,7 @@ from mindloop.systems.cobel.worlds.common import Action, Layout
 from mindloop.systems.cobel.worlds.cwah import HOP_STEPS, CwahObservation, GoalPredicate
 from mindloop.systems.cobel.worlds.cwah_spec import FURNITURE as _FURNITURE
 
-__all__ = ["CwahDomain", "IntentFailed"]
+__all__ = ["CwahDomain", "IntentFailed", "toward_room_of"]
 
 _FURNITURE_KIND = {name: kind for items in _FURNITURE.values() for name, kind in items}
 _TARGET_ROOM = {"coffeetable": "livingroom", "dinnertable": "kitchen", "fridge": "kitchen", "dishwasher": "kitchen"}
@@ -38,6 +38,21 @@ def _id(ref: str) -> int:
     if parts is None:
         raise IntentFailed(f"{ref!r} is not an entity")
     return int(parts[1])
+
+
+def toward_room_of(view: WorldView, ref: str, here: str, verb: str) -> Action | None:
+    """The ``verb`` action (walk, move) toward the room ``ref`` is believed in; ``None`` when that is ``here``.
+
+    Raises :class:`IntentFailed` when the view does not know where ``ref`` is."""
+    where = view.get(ref, "IN")
+    if where is None:
+        raise IntentFailed(f"do not know where {ref} is")
+    return Action(verb, _id(where)) if where != here else None
+
+
+def _near(obs: CwahObservation, eid: int, then: Action) -> Action:
+    """``then`` once next to entity ``eid``, else a walk to it."""
+    return then if obs.near == eid else Action("walk", eid)
 
 
 @dataclass
@@ -267,21 +282,16 @@ class CwahDomain:
             if not todo:
                 return None
             cont = visible[todo[0]].entity.id
-            return Action("open", cont) if obs.near == cont else Action("walk", cont)
+            return _near(obs, cont, Action("open", cont))
         if intent.verb == "check":
-            where = view.get(intent.target, "IN")
-            if where is None:
-                raise IntentFailed(f"do not know where {intent.target} is")
-            if where != here:
-                return Action("walk", _id(where))
+            if (go := toward_room_of(view, intent.target, here, "walk")) is not None:
+                return go
             s = visible.get(intent.target)
             if s is None:
                 raise IntentFailed(f"{intent.target} not here")
             if s.state == "opened":
                 return None
-            if obs.near != s.entity.id:
-                return Action("walk", s.entity.id)
-            return Action("open", s.entity.id)
+            return _near(obs, s.entity.id, Action("open", s.entity.id))
         if intent.verb == "grab":
             if any(e.ref == intent.target for e in obs.holding):
                 return None
@@ -290,19 +300,14 @@ class CwahDomain:
             holder = view.get(intent.target, "ON") or view.get(intent.target, "INSIDE")
             if holder is None:
                 raise IntentFailed(f"do not know where {intent.target} is")
-            where = view.get(holder, "IN")
-            if where is None:
-                raise IntentFailed(f"do not know where {holder} is")
-            if where != here:
-                return Action("walk", _id(where))
+            if (go := toward_room_of(view, holder, here, "walk")) is not None:
+                return go
             hs = visible.get(holder)
             if hs is None:
                 raise IntentFailed(f"{holder} not here")
             if intent.target not in visible:
                 if hs.entity.kind == "container" and hs.state == "closed":
-                    if obs.near != hs.entity.id:
-                        return Action("walk", hs.entity.id)
-                    return Action("open", hs.entity.id)
+                    return _near(obs, hs.entity.id, Action("open", hs.entity.id))
                 raise IntentFailed(f"{intent.target} is gone")
             oid = visible[intent.target].entity.id
             if obs.near not in (oid, hs.entity.id):
@@ -312,11 +317,8 @@ class CwahDomain:
             matching = [e for e in obs.holding if self._target_of.get(e.name) == _name(intent.target)]
             if not matching:
                 return None
-            where = view.get(intent.target, "IN")
-            if where is None:
-                raise IntentFailed(f"do not know where {intent.target} is")
-            if where != here:
-                return Action("walk", _id(where))
+            if (go := toward_room_of(view, intent.target, here, "walk")) is not None:
+                return go
             ts = visible.get(intent.target)
             if ts is None:
                 raise IntentFailed(f"{intent.target} not here")

@@ -207,16 +207,8 @@ async def arun_episode(
     ``cut_at`` says where it stopped. ``format_retries`` is how many times a model-driven agent sends a reply its
     parser refused back to the model (:func:`mindloop.models.replies.ask`).
     """
-    result, _ = await _play(
-        episode,
-        team,
-        model=model,
-        config=config,
-        sample_every=sample_every,
-        max_steps=max_steps,
-        format_retries=format_retries,
-    )
-    return result
+    options: dict[str, Any] = {"sample_every": sample_every, "max_steps": max_steps, "format_retries": format_retries}
+    return (await _play(episode, team, model=model, config=config, **options))[0]
 
 
 async def _play(
@@ -232,13 +224,10 @@ async def _play(
     if max_steps is not None and max_steps < 1:
         raise InvalidArgumentError(f"max_steps must be at least 1, got {max_steps}")
     kinds = parse_team(team, episode.n_agents)
-    if isinstance(episode, CwahEpisode):
-        world, env_c = "cwah", CwahEnv(episode)
-        env: Any = env_c
-        every = sample_every or 5
-    else:
-        world, env = "tdw-mat", TdwEnv(episode)
-        every = sample_every or 100
+    cwah = isinstance(episode, CwahEpisode)
+    world = "cwah" if cwah else "tdw-mat"
+    env: Any = CwahEnv(episode) if cwah else TdwEnv(episode)
+    every = sample_every or (5 if cwah else 100)
     names = tuple(env.possible_agents)
     agents = {
         n: make_agent(k, n, names, world, model, config, format_retries=format_retries)
@@ -272,7 +261,7 @@ async def _play(
             break
         obs, _, terms, _, _ = env.step(actions)
         steps += 1
-        clock = env.t if world == "cwah" else env.frame
+        clock = env.t if cwah else env.frame
         for ev in env.last_events:
             if isinstance(ev, Utterance):
                 counted = getattr(agents.get(ev.speaker), "token_counts", {}).get(ev.text)
@@ -286,18 +275,13 @@ async def _play(
                 accuracy.append((clock, round(acc, 4)))
             next_sample = clock + every
         finished = any(terms.values())
-    if world == "cwah":
-        n_steps = env.t if finished else MAX_STEPS
-        rate = None
-        frames = None
-        task = episode.task
+    if cwah:
+        n_steps, rate, frames = (env.t if finished else MAX_STEPS), None, None
     else:
-        n_steps = steps
-        rate = env.transport_rate()
+        n_steps, rate = steps, env.transport_rate()
         frames = env.frame if finished or cut_at is not None else FRAME_BUDGET
-        task = episode.task
     result = EpisodeResult(
-        world, task, kinds, n_steps, finished, rate, frames, tuple(messages), tuple(accuracy), error, cut_at
+        world, episode.task, kinds, n_steps, finished, rate, frames, tuple(messages), tuple(accuracy), error, cut_at
     )
     return result, agents
 

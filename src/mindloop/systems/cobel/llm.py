@@ -29,7 +29,7 @@ miscoordination matters (Fig. 12): with nothing to tell it when talking helps, i
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from mindloop.beliefs import Fact, Source
@@ -43,7 +43,7 @@ from mindloop.systems.cobel.cwah_domain import IntentFailed
 from mindloop.systems.cobel.messages import read, render
 from mindloop.systems.cobel.mind import INTENT, Intent, Mind
 from mindloop.systems.cobel.replies import parse_plan
-from mindloop.systems.cobel.team import Domain, SentMessage, _fit
+from mindloop.systems.cobel.team import Domain, SentMessage, _fit, start_step
 from mindloop.systems.cobel.worlds.common import Action
 
 T = TypeVar("T")
@@ -72,8 +72,18 @@ def message_tokens(text: str, completion: Completion) -> int | None:
     return max(1, round(completion.completion_tokens * share))
 
 
-class LlmCobelAgent:
-    """CoBel-World with a chat model making the decisions (``cobel-llm``)."""
+_LETTERS = "ABCDEFGHIJKL"
+
+
+def listing(texts: list[str]) -> str:
+    """Options as the planning prompts list them: ``A. explore <kitchen>(2000)``, one a line."""
+    return "\n".join(f"{_LETTERS[k]}. {t}" for k, t in enumerate(texts))
+
+
+class ModelAgent:
+    """What every model-driven agent shares (``cobel-llm`` and the baselines ``coela-llm``, ``capo-llm``): the
+    team and model, the belief world, the loop that perceives, chooses with the model and executes the chosen
+    step, the model calls, and the messages queued and sent."""
 
     def __init__(
         self,
@@ -84,12 +94,8 @@ class LlmCobelAgent:
         config: GenerationConfig | None = None,
         *,
         format_retries: int = DEFAULT_FORMAT_RETRIES,
-        sbr: bool = True,
-        bbc: bool = True,
     ) -> None:
         self.name = name
-        self.sbr = sbr
-        self.bbc = bbc
         self.team = team
         self.partners = tuple(p for p in team if p != name)
         self.domain = domain
@@ -97,19 +103,12 @@ class LlmCobelAgent:
         self.config = config or PAPER_CONFIG
         self.format_retries = format_retries
         self.mind = Mind(name, team)
-        self.rules = CWAH_RULES if domain.world == "cwah" else TDW_RULES
         self.intent: Intent | None = None
-        self.plan: list[Intent] = []
-        self.plan_text = ""
         self.previous: list[str] = []
         self.dialogue: list[str] = []
-        self.outbox: list[str] = []
+        self.outbox: list[tuple[str, str]] = []
         self.sent: list[SentMessage] = []
         self.trace: list[str] = []
-        self.issues: list[SblIssue] = []
-        self.notes: dict[str, str] = {}
-        """No-SBR: the natural-language beliefs the model wrote after messages (``""``: mine; a partner's name: what
-        I believe that partner knows)."""
         self.token_counts: dict[str, int] = {}
         """Each sent message's token count under the model's own tokenizer (server usage), by text."""
         self._last: Completion | None = None
@@ -117,16 +116,121 @@ class LlmCobelAgent:
         self._setup = False
         self._now = 0
 
+    def _perceive(self, obs: Any) -> list[Any]:
+        """Set up on the first observation, take the time and perceive; the partners' new messages."""
+        start_step(self, obs)
+        return [m for m in getattr(obs, "messages", ()) if m.sender != self.name]
+
+    async def _execute(self, obs: Any) -> Action:
+        """Send what is queued, else take the next step of the chosen action (choosing one when there is none)."""
+        dom = self.domain
+        for _ in range(4):
+            if self.outbox:
+                return self._send()
+            if self.intent is None:
+                self.intent = await self._choose(obs)
+                if self.intent is None:
+                    continue
+            try:
+                action = dom.next_action(self.intent, obs, self.mind.view())
+            except IntentFailed as exc:
+                self.previous.append(f"{self.intent.text} (failed: {exc})")
+                self.intent = None
+                self._failed()
+                continue
+            if action is None:
+                self.previous.append(self.intent.text)
+                self._finished(self.intent)
+                self.intent = None
+                continue
+            return action
+        return self._send() if self.outbox else dom.idle_action()
+
+    async def _choose(self, obs: Any) -> Intent | None:
+        raise NotImplementedError
+
+    def _failed(self) -> None:
+        """The chosen action failed."""
+
+    def _finished(self, intent: Intent) -> None:
+        """An action of mine finished."""
+
+    def _common(self) -> dict[str, str]:
+        raise NotImplementedError
+
+    def _goal(self) -> str:
+        """The goal in words: C-WAH's predicates, or TDW-MAT's target counts and where they go."""
+        dom = self.domain
+        if dom.world == "cwah":
+            return ", ".join(str(p) for p in getattr(dom, "goal", ()))
+        counts = getattr(dom, "goal", {})
+        return ", ".join(f"{n} {k}" for k, n in counts.items()) + f" to {getattr(dom, 'bed', 'the bed')}"
+
+    def _told_intent(self) -> Intent | None:
+        """The intent a sent message tells as mine."""
+        return self.intent
+
+    async def _call(self, template: str, what: str, read: Callable[[str], T], **values: str) -> tuple[T, Completion]:
+        """Fill ``template``, ask the model, and read the reply with ``read`` (a format retry on a refusal)."""
+        text = tpl.fill(template, {**self._common(), **values})
+        self.calls += 1
+        asked = await ask(self.model, [message("user", text)], read, self.config, retries=self.format_retries)
+        self._last = asked.completion
+        self.trace.append(f"t={self._now} {what}: {asked.completion.text[:200]!r}")
+        return asked.value, asked.completion
+
+    def _options(self, obs: Any, steps: list[Intent]) -> list[Intent]:
+        """The first eight plan options, and those of ``steps`` still valid that are not among them."""
+        dom = self.domain
+        view = self.mind.view()
+        options = dom.options(view, self.name, dom.room(obs), dom.holding(obs))[:8]
+        for step in steps:
+            if not any(o.same(step) for o in options) and dom.still_valid(step, view, self.name, dom.holding(obs)):
+                options.append(step)
+        return options
+
+    def _queue(self, text: str, reason: str, completion: Completion | None, body: str | None = None) -> None:
+        """Queue ``text`` to send; its token count is the model's (from ``completion``) for ``body`` (the part the
+        model wrote; all of it by default)."""
+        text = _fit(text)
+        counted = message_tokens(body if body is not None else text, completion) if completion is not None else None
+        if counted is not None:
+            self.token_counts[text] = counted
+        self.outbox.append((text, reason))
+
+    def _send(self) -> Action:
+        text, reason = self.outbox.pop(0)
+        reading = read(text, self.name, inside=self.domain.inside)
+        facts = list(reading.facts)
+        intent = self._told_intent()
+        if intent is not None:
+            facts.append(_intent_fact(self.name, intent))
+        self.mind.tell(facts, self._now, text)
+        self.sent.append(SentMessage(self._now, self.name, text, reason))
+        return Action("send_message", text=text)
+
+
+class LlmCobelAgent(ModelAgent):
+    """CoBel-World with a chat model making the decisions (``cobel-llm``); ``sbr=False`` and ``bbc=False`` are
+    the ablations (see the module docstring). The other arguments are :class:`ModelAgent`'s."""
+
+    def __init__(self, *args: Any, sbr: bool = True, bbc: bool = True, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.rules = CWAH_RULES if self.domain.world == "cwah" else TDW_RULES
+        self.sbr = sbr
+        self.bbc = bbc
+        self.plan: list[Intent] = []
+        self.plan_text = ""
+        self.issues: list[SblIssue] = []
+        self.notes: dict[str, str] = {}
+        """No-SBR: the natural-language beliefs the model wrote after messages (``""``: mine; a partner's name: what
+        I believe that partner knows)."""
+
     # ---- the loop -------------------------------------------------------------------------------------------
     async def act(self, obs: Any) -> Action:
         """Perceive, update beliefs from messages with the model, then decide and act."""
         dom = self.domain
-        if not self._setup:
-            dom.setup(obs)
-            self._setup = True
-        self._now = dom.t(obs)
-        dom.perceive(self.mind, obs)
-        new = [m for m in getattr(obs, "messages", ()) if m.sender != self.name]
+        new = self._perceive(obs)
         if new:
             self.dialogue += [f"{m.sender}: {m.text}" for m in new]
             for m in new:
@@ -137,42 +241,28 @@ class LlmCobelAgent:
             self.plan = []  # replan with what we learnt
         if not dom.ready(obs):
             return dom.idle_action()
-        for _ in range(4):
+        return await self._execute(obs)
+
+    async def _choose(self, obs: Any) -> Intent | None:
+        if not self.plan:
+            await self._decide(obs)
             if self.outbox:
-                return self._send()
-            if self.intent is None:
-                if not self.plan:
-                    await self._decide(obs)
-                    if self.outbox:
-                        return self._send()
-                self.intent = await self._choose_action(obs)
-                if self.intent is None:
-                    continue
-            try:
-                action = dom.next_action(self.intent, obs, self.mind.view())
-            except IntentFailed as exc:
-                self.previous.append(f"{self.intent.text} (failed: {exc})")
-                self.intent = None
-                self.plan = []
-                continue
-            if action is None:
-                self.previous.append(self.intent.text)
-                if self.plan and self.plan[0].same(self.intent):
-                    self.plan.pop(0)
-                self.intent = None
-                continue
-            return action
-        return dom.idle_action()
+                return None  # the message goes first
+        return await self._choose_action(obs)
+
+    def _failed(self) -> None:
+        self.plan = []
+
+    def _finished(self, intent: Intent) -> None:
+        if self.plan and self.plan[0].same(intent):
+            self.plan.pop(0)
+
+    def _told_intent(self) -> Intent | None:
+        return self.plan[0] if self.plan else None
 
     # ---- model calls ----------------------------------------------------------------------------------------
     async def _ask(self, template: str, what: str, read: Callable[[str], T], **values: str) -> T:
-        """Fill ``template``, ask the model, and read the reply with ``read`` (a format retry on a refusal)."""
-        text = tpl.fill(template, {**self._common(), **values})
-        self.calls += 1
-        asked = await ask(self.model, [message("user", text)], read, self.config, retries=self.format_retries)
-        self._last = asked.completion
-        self.trace.append(f"t={self._now} {what}: {asked.completion.text[:200]!r}")
-        return asked.value
+        return (await self._call(template, what, read, **values))[0]
 
     def _beliefs(self, partner: str | None = None) -> str:
         """My zero-order beliefs (or first-order ones about ``partner``) as the prompts show them: SBL lines, or
@@ -191,13 +281,11 @@ class LlmCobelAgent:
         dom = self.domain
         opp = " and ".join(self.partners)
         if dom.world == "cwah":
-            goal = ", ".join(str(p) for p in getattr(dom, "goal", ()))
+            goal = self._goal()
             task = f"I am $AGENT_NAME$. My teammate $OPPO_NAME$ and I want to complete {goal} within 250 steps."
             abilities, atomic = tpl.CWAH_ABILITIES, tpl.CWAH_ATOMIC
         else:
-            goal_counts = getattr(dom, "goal", {})
-            bed = getattr(dom, "bed", "the bed")
-            goal = "Transport " + ", ".join(f"{n} {k}" for k, n in goal_counts.items()) + f" to {bed}."
+            goal = f"Transport {self._goal()}."
             task, abilities, atomic = tpl.TDW_TASK, tpl.TDW_ABILITIES, tpl.TDW_ATOMIC
         return {
             "TASK": task,
@@ -218,51 +306,36 @@ class LlmCobelAgent:
         return getattr(self.domain, "bed", None) or None
 
     async def _update_from_dialogue(self) -> None:
+        """After new messages: my zero-order update (Fig. 9), then the first-order one about each partner (Fig. 8),
+        whose stated plan I hear as its intent."""
         history = "\n".join(self.dialogue[-20:])
-        bed = self._bed
-        if not self.sbr:
-            await self._update_in_words(history)
-            return
-        zero = await self._ask(
-            tpl.ZERO_ORDER_UPDATE,
-            "zero-order update",
-            lambda r: rp.read_belief_update(r, "zero", bed=bed),
-            MESSAGES=history,
-        )
-        self._write(zero, (self.name,))
-        for p in self.partners:
-            first = await self._ask(
-                tpl.FIRST_ORDER_UPDATE,
-                "first-order update",
-                functools.partial(rp.read_belief_update, order="first", partner=p, bed=bed),
-                MESSAGES=history,
-                OPPO_NAME=p,
-            )
-            self._write(first, (self.name, p))
-            if first.plan:
-                self.mind.hear(p, [_intent_fact(p, first.plan[0])], self._now)
-
-    async def _update_in_words(self, history: str) -> None:
-        """No-SBR: the zero- and first-order updates ask for sentences, kept as notes (no SBL, no store writes)."""
-        bed = self._bed
-        mine = await self._ask(
-            tpl.NL_ZERO_ORDER_UPDATE,
-            "zero-order update (words)",
-            lambda r: rp.read_words(r, None, bed=bed),
-            MESSAGES=history,
-        )
-        self.notes[""] = mine[0]
-        for p in self.partners:
-            words, plan = await self._ask(
-                tpl.NL_FIRST_ORDER_UPDATE,
-                "first-order update (words)",
-                functools.partial(rp.read_words, partner=p, bed=bed),
-                MESSAGES=history,
-                OPPO_NAME=p,
-            )
-            self.notes[p] = words
-            if plan:
+        for p in (None, *self.partners):
+            plan = await self._update(history, p)
+            if p is not None and plan:
                 self.mind.hear(p, [_intent_fact(p, plan[0])], self._now)
+
+    async def _update(self, history: str, partner: str | None) -> Sequence[Intent]:
+        """One belief update (zero-order for ``partner=None``), and the plan it read: SBL statements written to the
+        store; without SBR, sentences kept as notes (no SBL, no store writes)."""
+        bed = self._bed
+        order = "zero" if partner is None else "first"
+        oppo = {} if partner is None else {"OPPO_NAME": partner}
+        read: Callable[[str], rp.BeliefUpdate | tuple[str, list[Intent]]]
+        if self.sbr:
+            template = tpl.ZERO_ORDER_UPDATE if partner is None else tpl.FIRST_ORDER_UPDATE
+            read = functools.partial(rp.read_belief_update, order=order, partner=partner, bed=bed)
+        else:
+            template = tpl.NL_ZERO_ORDER_UPDATE if partner is None else tpl.NL_FIRST_ORDER_UPDATE
+            read = functools.partial(rp.read_words, partner=partner, bed=bed)
+        what = f"{order}-order update" + ("" if self.sbr else " (words)")
+        got: rp.BeliefUpdate | tuple[str, list[Intent]] = await self._ask(
+            template, what, read, MESSAGES=history, **oppo
+        )
+        if isinstance(got, rp.BeliefUpdate):
+            self._write(got, (self.name,) if partner is None else (self.name, partner))
+            return got.plan
+        self.notes[partner or ""] = got[0]
+        return got[1]
 
     def _write(self, update: rp.BeliefUpdate, chain: tuple[str, ...]) -> None:
         """Write the SBL statements of a reply as testimony beliefs of ``chain``; other lines become issues."""
@@ -274,13 +347,11 @@ class LlmCobelAgent:
                 self.issues.append(SblIssue(0, str(s), f"not a belief of {' > '.join(chain)}"))
 
     async def _decide(self, obs: Any) -> None:
-        """Predict partners' plans, choose my plan, and talk if the miscoordination matters."""
+        """Predict partners' plans, choose my plan, and talk if the miscoordination matters (without BBC: no
+        prediction, my plan from my own beliefs, then my beliefs and plan told every time)."""
         bed = self._bed
         opp_plans: list[str] = []
-        if not self.bbc:
-            await self._decide_without_bbc()
-            return
-        for p in self.partners:
+        for p in self.partners if self.bbc else ():
             plans = await self._ask(
                 tpl.FIRST_ORDER_PREDICTION,
                 "first-order prediction",
@@ -302,7 +373,9 @@ class LlmCobelAgent:
             ZERO_ORDER_BELIEFS=zero,
         )
         self._set_plan(steps, text)
-        for p in self.partners:
+        if not self.bbc and self.partners:  # No-BBC: my beliefs and plan told (Fig. 13) every time
+            await self._tell(" and ".join(self.partners), zero)
+        for p in self.partners if self.bbc else ():
             verdict = await self._ask(
                 tpl.ADAPTIVE_COLLABORATION,
                 "adaptive collaboration",
@@ -313,66 +386,32 @@ class LlmCobelAgent:
                 MY_PLAN=self.plan_text,
                 OPPO_PLANS="\n".join(x for x in opp_plans if x.startswith(p)) or "None",
             )
-            if not verdict.talk:
-                continue
-            text = await self._ask(
-                tpl.COMMUNICATION,
-                "communication",
-                rp.read_message,
-                OPPO_NAME=p,
-                MISALIGNED_INFORMATION=verdict.misaligned or "None",
-                MY_PLAN=self.plan_text,
-            )
-            self._queue(text)
-            break  # one message per decision
+            if verdict.talk:
+                await self._tell(p, verdict.misaligned or "None")
+                break  # one message per decision
 
-    async def _decide_without_bbc(self) -> None:
-        """No-BBC: my plan from my own beliefs (Fig. 11), then my beliefs and plan told (Fig. 13) every time."""
-        bed = self._bed
-        zero = self._beliefs()
-        steps, text = await self._ask(
-            tpl.ZERO_ORDER_PREDICTION,
-            "zero-order prediction",
-            lambda r: rp.read_plan(r, "Fig. 11", bed=bed),
-            ZERO_ORDER_BELIEFS=zero,
-        )
-        self._set_plan(steps, text)
-        if not self.partners:
-            return
-        said = await self._ask(
+    async def _tell(self, opp: str, misaligned: str) -> None:
+        """Write a message (Fig. 13) and queue it, with its token count under the model's tokenizer if reported."""
+        text = await self._ask(
             tpl.COMMUNICATION,
             "communication",
             rp.read_message,
-            OPPO_NAME=" and ".join(self.partners),
-            MISALIGNED_INFORMATION=zero,
+            OPPO_NAME=opp,
+            MISALIGNED_INFORMATION=misaligned,
             MY_PLAN=self.plan_text,
         )
-        self._queue(said)
-
-    def _queue(self, text: str) -> None:
-        """Queue a message the last reply wrote, with its token count under the model's tokenizer if reported."""
-        text = _fit(text)
-        counted = message_tokens(text, self._last) if self._last is not None else None
-        if counted is not None:
-            self.token_counts[text] = counted
-        self.outbox.append(text)
+        why = "model: heavy miscoordination" if self.bbc else "no-bbc: beliefs and plan at every new plan"
+        self._queue(text, why, self._last)
 
     def _set_plan(self, steps: list[Intent], text: str) -> None:
         self.plan = steps[:3]
         self.plan_text = text.strip()
 
     async def _choose_action(self, obs: Any) -> Intent | None:
-        dom = self.domain
-        view = self.mind.view()
-        options = dom.options(view, self.name, dom.room(obs), dom.holding(obs))[:8]
-        for step in self.plan:
-            if not any(o.same(step) for o in options) and dom.still_valid(step, view, self.name, dom.holding(obs)):
-                options.append(step)
+        options = self._options(obs, self.plan)
         if not options:
             self.plan = []
             return None
-        letters = "ABCDEFGHIJKL"
-        listing = "\n".join(f"{letters[k]}. {o.text}" for k, o in enumerate(options))
         texts = [o.text for o in options]
         choice = await self._ask(
             tpl.PLANNING,
@@ -381,7 +420,7 @@ class LlmCobelAgent:
             MY_PLANS=self.plan_text or "None",
             PREVIOUS_ACTIONS=", ".join(self.previous[-5:]) or "None",
             ZERO_ORDER_BELIEF=self._beliefs(),
-            ACTION_LIST=listing,
+            ACTION_LIST=listing(texts),
         )
         if choice.done:
             opp = (self.mind.value(self.partners[0], INTENT) if self.partners else None) or "None"
@@ -398,17 +437,6 @@ class LlmCobelAgent:
             return None
         assert choice.index is not None
         return options[choice.index]
-
-    def _send(self) -> Action:
-        text = self.outbox.pop(0)
-        reading = read(text, self.name, inside=self.domain.inside)
-        facts = list(reading.facts)
-        if self.plan:
-            facts.append(_intent_fact(self.name, self.plan[0]))
-        self.mind.tell(facts, self._now, text)
-        why = "model: heavy miscoordination" if self.bbc else "no-bbc: beliefs and plan at every new plan"
-        self.sent.append(SentMessage(self._now, self.name, text, why))
-        return Action("send_message", text=text)
 
 
 def _intent_fact(agent: str, intent: Intent) -> Fact:

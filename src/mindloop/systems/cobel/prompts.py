@@ -240,6 +240,9 @@ the bed, use these actions sparingly. $ABILITIES$
 Notice: All entities (rooms, objects, containers) must be strictly represented as <name>(id), e.g., \
 <livingroom>(1000), <wicker_basket>(5388017)."""
 
+_PLAN_RULES = "$ATOMIC$\n\n" + _PREDICTION_TAIL + "\n\nFollowing are provided information for you:\n\nGoal: $GOAL$\n\n"
+"""What a plan must satisfy (Fig. 10, 11 and 15), then the goal their information starts with."""
+
 FIRST_ORDER_PREDICTION = (
     """$TASK$
 
@@ -256,17 +259,9 @@ belief-based justifications.
 Second, based on this belief-based reasoning, generate the top three candidate plans that $OPPO_NAME$ is most likely \
 to execute to maximize transport efficiency. Each plan must satisfy the following:
 
-$ATOMIC$
-
 """
-    + _PREDICTION_TAIL
-    + """
-
-Following are provided information for you:
-
-Goal: $GOAL$
-
-First-order Beliefs: $FIRST_ORDER_BELIEF$
+    + _PLAN_RULES
+    + """First-order Beliefs: $FIRST_ORDER_BELIEF$
 
 Answer strictly in this format:
 
@@ -282,8 +277,7 @@ plan3:"""
 )
 """Fig. 10."""
 
-ZERO_ORDER_PREDICTION = (
-    """$TASK$
+_MY_REASONING = """$TASK$
 
 Your task is to simulate my ($AGENT_NAME$'s) decision-making process, grounded in my zero-order belief—i.e., my \
 direct knowledge of the environment, including observed room exploration states and located objects.
@@ -293,20 +287,17 @@ hold about the locations of untransported target objects. For example, if I beli
 I may reasonably believe that untransported target objects are likely present in that room. Provide this reasoning \
 process and its conclusion after "reasoning:". You may list at most three concise belief-based justifications.
 
-Second, based on this belief-based reasoning, generate the best plan I am most likely to execute to maximize \
+Second, based on this belief-based reasoning"""
+"""The start Fig. 11 and Fig. 15 share: reasoning from my zero-order belief."""
+
+ZERO_ORDER_PREDICTION = (
+    _MY_REASONING
+    + """, generate the best plan I am most likely to execute to maximize \
 transport efficiency. The plan must satisfy the following:
 
-$ATOMIC$
-
 """
-    + _PREDICTION_TAIL
-    + """
-
-Following are provided information for you:
-
-Goal: $GOAL$
-
-Zero-order Beliefs: $ZERO_ORDER_BELIEFS$
+    + _PLAN_RULES
+    + """Zero-order Beliefs: $ZERO_ORDER_BELIEFS$
 
 Answer strictly in this format:
 
@@ -419,32 +410,15 @@ Answer strictly in this format: reasons: answer:"""
 """Fig. 14."""
 
 REPLANNING = (
-    """$TASK$
-
-Your task is to simulate my ($AGENT_NAME$'s) decision-making process, grounded in my zero-order belief—i.e., my \
-direct knowledge of the environment, including observed room exploration states and located objects.
-
-First, perform belief-based reasoning: starting from my explicit zero-order belief, infer the possible beliefs I may \
-hold about the locations of untransported target objects. For example, if I believe a room has been explored "none", \
-I may reasonably believe that untransported target objects are likely present in that room. Provide this reasoning \
-process and its conclusion after "reasoning:". You may list at most three concise belief-based justifications.
-
-Second, based on this belief-based reasoning and $OPPO_NAME$'s plan, generate the best plan I should execute to \
+    _MY_REASONING
+    + """ and $OPPO_NAME$'s plan, generate the best plan I should execute to \
 transport target objects as efficiently as possible while actively avoiding conflicts with $OPPO_NAME$'s actions. The \
 plan should complement $OPPO_NAME$'s activities to maximize overall team efficiency (e.g., by exploring different \
 rooms or handling distinct objects). The generated plan must satisfy the following:
 
-$ATOMIC$
-
 """
-    + _PREDICTION_TAIL
-    + """
-
-Following are provided information for you:
-
-Goal: $GOAL$
-
-$OPPO_NAME$'s plan: $OPPO_PLAN$
+    + _PLAN_RULES
+    + """$OPPO_NAME$'s plan: $OPPO_PLAN$
 
 Zero-order Beliefs: $ZERO_ORDER_BELIEFS$
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from mindloop.beliefs import Fact
-from mindloop.systems.cobel.cwah_domain import IntentFailed, _id, _name
+from mindloop.systems.cobel.cwah_domain import IntentFailed, _id, _name, toward_room_of
 from mindloop.systems.cobel.mind import CLAIM, Intent, Mind, WorldView
 from mindloop.systems.cobel.worlds.common import Action, Layout
 from mindloop.systems.cobel.worlds.tdw import (
@@ -233,11 +233,8 @@ class TdwDomain:
                 return None
             if len(obs.holding) >= 2:
                 raise IntentFailed("hands full")
-            where = view.get(intent.target, "IN")
-            if where is None:
-                raise IntentFailed(f"do not know where {intent.target} is")
-            if where != here:
-                return Action("move", _id(where))
+            if (go := toward_room_of(view, intent.target, here, "move")) is not None:
+                return go
             visible = {s.entity.ref: s for s in obs.seen if not s.on_bed}
             if intent.target not in visible:
                 if obs.explored != "all":

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 from mindloop.beliefs import Fact
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.cobel.cwah_domain import IntentFailed
-from mindloop.systems.cobel.messages import read, render
+from mindloop.systems.cobel.messages import Reading, read, render
 from mindloop.systems.cobel.mind import CLAIM, INTENT, Intent, Mind, WorldView
 from mindloop.systems.cobel.worlds.common import MAX_MESSAGE_CHARS, Action
 
@@ -72,6 +72,38 @@ class SentMessage:
     reason: str
 
 
+def start_step(agent: Any, obs: Any) -> None:
+    """What every agent does first with an observation: set its domain up on the first one, take the time
+    (``agent._now``) and perceive into its mind."""
+    dom = agent.domain
+    if not agent._setup:
+        dom.setup(obs)
+        agent._setup = True
+    agent._now = dom.t(obs)
+    dom.perceive(agent.mind, obs)
+
+
+def hear(agent: Any, msg: Any) -> Reading:
+    """Read a partner's message into ``agent``'s mind as testimony: the facts it states and the plan it announces
+    (as the sender's intent). Returns the reading."""
+    reading = read(msg.text, msg.sender, inside=agent.domain.inside)
+    facts = list(reading.facts)
+    if reading.plan is not None:
+        facts.append(Fact(msg.sender, INTENT, f"{reading.plan[0]} {reading.plan[1]}"))
+    if facts:
+        agent.mind.hear(msg.sender, facts, agent._now, msg.text)
+    return reading
+
+
+def newly_found(agent: Any, view: WorldView, known: set[str]) -> set[str]:
+    """The goal objects ``agent`` now knows of that are not in ``known`` (which takes them in): CaPo's progress
+    event."""
+    found = {f.subject for f in agent.domain.relevant_facts(view, agent.name) if f.relation != "EXPLORED"}
+    new = found - known
+    known |= found
+    return new
+
+
 _ASSIGN = re.compile(r"\b([A-Z][a-z]+):\s*([a-z]+)\s+(<[^<>()]+>\(\s*[A-Za-z0-9_.\-]+\s*\))")
 
 
@@ -105,11 +137,7 @@ class CollabAgent:
     def act(self, obs: Any) -> Action:
         """Update beliefs from the observation, then plan, talk or act."""
         dom = self.domain
-        if not self._setup:
-            dom.setup(obs)
-            self._setup = True
-        self._now = dom.t(obs)
-        dom.perceive(self.mind, obs)
+        start_step(self, obs)
         self._hear(obs)
         if not dom.ready(obs):
             return dom.idle_action()
@@ -148,12 +176,7 @@ class CollabAgent:
         for msg in getattr(obs, "messages", ()):
             if msg.sender == self.name:
                 continue
-            reading = read(msg.text, msg.sender, inside=self.domain.inside)
-            facts = list(reading.facts)
-            if reading.plan is not None:
-                facts.append(Fact(msg.sender, INTENT, f"{reading.plan[0]} {reading.plan[1]}"))
-            if facts:
-                self.mind.hear(msg.sender, facts, self._now, msg.text)
+            reading = hear(self, msg)
             if self.style == "capo":
                 self._capo_hear(msg.sender, msg.text)
             elif (
@@ -331,9 +354,7 @@ class CollabAgent:
 
     # ---- CaPo-style discussion ------------------------------------------------------------------------------
     def _capo_events(self, view: WorldView, obs: Any) -> None:
-        goal_objects = {f.subject for f in self.domain.relevant_facts(view, self.name) if f.relation != "EXPLORED"}
-        new = goal_objects - self._known_goal_objects
-        self._known_goal_objects |= goal_objects
+        new = newly_found(self, view, self._known_goal_objects)
         if self._now <= 1 and self.name == min(self.team):
             self._maybe_discuss("start")
         elif new and self._now > 1:

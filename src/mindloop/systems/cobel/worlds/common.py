@@ -15,7 +15,7 @@ True})``); stepping a finished episode raises :class:`gymnasium.error.ResetNeede
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -23,7 +23,7 @@ import gymnasium
 from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 
-from mindloop.beliefs import Event, Utterance
+from mindloop.beliefs import Event, EventKind, Fact, Source, Utterance
 from mindloop.errors import InvalidArgumentError
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "Message",
     "ObservationSpace",
     "ParallelEnvBase",
+    "StepResult",
     "TransportEnv",
     "action_space_for",
     "agent_names",
@@ -250,39 +251,155 @@ def witnessed(events: Sequence[Event | Utterance]) -> tuple[Event | Utterance, .
     return tuple(e for e in events if isinstance(e, Utterance) or e.witnesses)
 
 
-class TransportEnv(ParallelEnvBase[str, _O, Any]):
-    """What both transport worlds share: the team, the action kinds and spaces, privileged mode, last events.
+StepResult = tuple[dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]]
+"""What ``step`` returns: observations, rewards, terminations, truncations and infos, each by agent."""
 
-    Subclasses pass their PettingZoo name, action kinds and observation type, build the episode in ``reset``
-    (calling :meth:`_start`), call :meth:`_check_running` first in ``step``, and give :meth:`_ground_truth`.
-    ``last_events`` holds every event of the last reset or step, witnessed or not (privileged, like the env's
-    other attributes); ``privileged`` is the default for ``reset``'s ``privileged`` option.
+
+class TransportEnv(ParallelEnvBase[str, _O, Any]):
+    """What both transport worlds share: the team, the action kinds and spaces, privileged mode, last events,
+    choosing the episode, the opening events, messages, witnesses and the step's returns.
+
+    Subclasses set their PettingZoo name, action kinds and observation type (``ENV_NAME``, ``KINDS``,
+    ``OBSERVATION``), build the episode in ``reset`` (:meth:`_episode`, then :meth:`_opening`), call
+    :meth:`_check_running` first in ``step`` and :meth:`_stepped` last, and give ``_agent``/``_agents_list``
+    (agents with ``name``, ``room`` and ``holding``), ``entities``, ``world_facts``, ``_look``, ``_observe`` and
+    :meth:`_ground_truth`. ``last_events`` holds every event of the last reset or step, witnessed or not
+    (privileged, like the env's other attributes); ``privileged`` is the default for ``reset``'s ``privileged``
+    option.
     """
+
+    ENV_NAME = ""
+    KINDS: tuple[str, ...] = ()
+    OBSERVATION: type = object
+    entities: dict[int, Entity]
+    _agent: dict[str, Any]
+    _agents_list: list[Any]
+    _inbox: dict[str, list[Message]]
 
     def __init__(
         self,
-        env_name: str,
-        kinds: Sequence[str],
-        observation_type: type,
-        n_agents: int,
-        render_mode: str | None,
+        episode: Any = None,
+        n_agents: int = 2,
+        render_mode: str | None = None,
+        *,
         privileged: bool = False,
     ) -> None:
-        self.metadata = {"name": env_name, "render_modes": ["ansi"], "is_parallelizable": True}
-        self.possible_agents = list(agent_names(n_agents))
+        kinds = self.KINDS
+        self.metadata = {"name": self.ENV_NAME, "render_modes": ["ansi"], "is_parallelizable": True}
+        self.episode = episode
+        self.possible_agents = list(agent_names(episode.n_agents if episode is not None else n_agents))
         self.agents: list[str] = []
         self.render_mode = render_mode
         self._kinds = tuple(kinds)
         self._kind_set = frozenset(kinds)
         self._action_space = action_space_for(kinds)
-        self._obs_space = ObservationSpace(observation_type)
+        self._obs_space = ObservationSpace(self.OBSERVATION)
         self.privileged = privileged
         self._privileged_now = privileged
         self.last_events: tuple[Event | Utterance, ...] = ()
 
-    def _start(self, options: Mapping[str, Any]) -> None:
-        """Per-episode settings from ``reset``'s options: privileged mode."""
+    def _episode(
+        self,
+        seed: int | None,
+        options: Mapping[str, Any],
+        cls: type,
+        draw: Callable[[int], Any],
+        *,
+        check: bool = False,
+    ) -> Any:
+        """The episode ``reset`` plays (option ``episode``, an episode or its dict, else the env's own, else
+        ``draw(seed)``), checked against the team; it also reads the per-episode settings (privileged mode)."""
+        ep = options.get("episode", self.episode)
+        if isinstance(ep, Mapping):
+            ep = cls.from_dict(ep)  # type: ignore[attr-defined]
+        if ep is None:
+            ep = draw(0 if seed is None else seed)
+        elif not isinstance(ep, cls):
+            raise InvalidArgumentError(f"option 'episode' must be a {cls.__name__} or a dict, got {type(ep).__name__}")
+        if check:
+            ep.check()
+        if ep.n_agents != len(self.possible_agents):
+            raise InvalidArgumentError(
+                f"episode is for {ep.n_agents} agents but this env has {len(self.possible_agents)}"
+            )
+        self.current = ep
         self._privileged_now = bool(options.get("privileged", self.privileged))
+        return ep
+
+    def _opening(self, extra: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+        """Start the team on the built scene: the opening events (the world narrated, each agent's first look),
+        and each agent's first observation and info."""
+        self.agents = list(self.possible_agents)
+        self._inbox = {a: [] for a in self.agents}
+        events: list[Event | Utterance] = [
+            Event(0, EventKind.OTHER, None, tuple(self.world_facts()), frozenset(), Source.NARRATION)
+        ]
+        events += [self._look(self._agent[a], 0) for a in self.agents]
+        self.last_events = tuple(events)
+        obs = {a: self._observe(a) for a in self.agents}
+        return obs, self._infos(self.agents, dict.fromkeys(self.agents, (True, "")), extra)
+
+    def _stepped(
+        self,
+        reward: float,
+        done: bool,
+        truncated: bool,
+        results: Mapping[str, tuple[bool, str]],
+        extra: Mapping[str, Any],
+    ) -> StepResult:
+        """What ``step`` returns for the live agents; the episode ends when it is done or truncated."""
+        agents = self.agents
+        obs = {a: self._observe(a) for a in agents}
+        rewards = dict.fromkeys(agents, reward)
+        terms = dict.fromkeys(agents, done)
+        truncs = dict.fromkeys(agents, truncated)
+        infos = self._infos(agents, results, extra)
+        if done or truncated:
+            self.agents = []
+        return obs, rewards, terms, truncs, infos
+
+    def _say(self, sender: str, text: str, t: int, events: list[Event | Utterance]) -> None:
+        """Deliver a message to every other agent's inbox and record it as an utterance they all hear."""
+        others = frozenset(a for a in self.possible_agents if a != sender)
+        msg = Message(t, sender, text)
+        for other in others:
+            self._inbox[other].append(msg)
+        events.append(Utterance(t, sender, others, (), True, text))
+
+    def _messages(self, name: str) -> tuple[Message, ...]:
+        """The messages delivered to ``name`` since its last observation (its inbox, emptied)."""
+        inbox = self._inbox[name]
+        msgs: tuple[Message, ...] = ()
+        if inbox:
+            msgs = tuple(inbox)
+            inbox.clear()
+        return msgs
+
+    def _witnesses(self, room: int) -> frozenset[str]:
+        return frozenset(a.name for a in self._agents_list if a.room == room)
+
+    def _partners_holding(self, ag: Any) -> list[Fact]:
+        """What the partners in ``ag``'s room hold, as ``HELD_BY`` facts."""
+        return [
+            Fact(self.entities[i].ref, "HELD_BY", o.name)
+            for o in self._agents_list
+            if o is not ag and o.room == ag.room
+            for i in o.holding
+        ]
+
+    def _agents_at(self) -> list[Fact]:
+        """Where every agent is, as ``AT`` facts."""
+        return [Fact(a.name, "AT", self.entities[a.room].ref) for a in self._agents_list]
+
+    def world_facts(self) -> list[Fact]:
+        """Ground truth as belief-core facts (privileged: for trackers and metrics, never for agents)."""
+        raise NotImplementedError
+
+    def _look(self, ag: Any, t: int) -> Event:
+        raise NotImplementedError
+
+    def _observe(self, name: str) -> Any:
+        raise NotImplementedError
 
     def _check_running(self) -> None:
         """Raise ``ResetNeeded`` unless an episode is running (reset and not yet terminated or truncated)."""

@@ -26,9 +26,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mindloop.beliefs import Event, EventKind, Fact, Source, Utterance
-from mindloop.errors import InvalidArgumentError
-from mindloop.systems.cobel.worlds.common import Action, Entity, Layout, Message, TransportEnv, coerce_action
+from mindloop.beliefs import Event, EventKind, Fact, Utterance
+from mindloop.systems.cobel.worlds.common import Action, Entity, Layout, StepResult, TransportEnv, coerce_action
 from mindloop.systems.cobel.worlds.cwah_spec import (
     CWAH_ACTIONS,
     CWAH_TASKS,
@@ -84,16 +83,9 @@ _DISH_SPOTS = (
     "bathroomcounter",
 )
 _SPOTS: Mapping[str, tuple[str, ...]] = {
-    "cupcake": _FOOD_SPOTS,
-    "pudding": _FOOD_SPOTS,
-    "apple": _FOOD_SPOTS,
-    "juice": _FOOD_SPOTS,
-    "wine": _FOOD_SPOTS,
-    "pancake": _FOOD_SPOTS,
-    "poundcake": _FOOD_SPOTS,
+    **dict.fromkeys(("cupcake", "pudding", "apple", "juice", "wine", "pancake", "poundcake"), _FOOD_SPOTS),
     "coffeepot": ("kitchencounter", "stove", "kitchencabinet", "cabinet", "tvstand", "dinnertable"),
-    "plate": _DISH_SPOTS,
-    "fork": _DISH_SPOTS,
+    **dict.fromkeys(("plate", "fork"), _DISH_SPOTS),
 }
 _DISTRACTORS: Mapping[str, tuple[str, ...]] = {
     "book": ("bookshelf", "desk", "nightstand", "sofa", "coffeetable"),
@@ -168,53 +160,26 @@ class CwahEnv(TransportEnv[CwahObservation]):
     seed give the same run, byte for byte.
     """
 
-    def __init__(
-        self,
-        episode: CwahEpisode | None = None,
-        n_agents: int = 2,
-        render_mode: str | None = None,
-        *,
-        privileged: bool = False,
-    ):
-        n = episode.n_agents if episode is not None else n_agents
-        super().__init__("cwah_v0", CWAH_ACTIONS, CwahObservation, n, render_mode, privileged)
-        self.episode = episode
-        self.layout = Layout(tuple(r for r, _ in _ROOMS), _DOORS)
-        self.t = 0
+    ENV_NAME = "cwah_v0"
+    KINDS = CWAH_ACTIONS
+    OBSERVATION = CwahObservation
+    episode: CwahEpisode | None
+    layout = Layout(tuple(r for r, _ in _ROOMS), _DOORS)
+    t = 0
 
     # ---- episode setup --------------------------------------------------------------------------------------
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, CwahObservation], dict[str, dict[str, Any]]]:
         """Build the episode's scene and return each agent's first observation and info."""
-        options = options or {}
-        ep = options.get("episode", self.episode)
-        if isinstance(ep, Mapping):
-            ep = CwahEpisode.from_dict(ep)
-        if ep is None:
-            s = 0 if seed is None else seed
-            task = sorted(CWAH_TASKS)[random.Random(f"cwah-task:{s}").randrange(len(CWAH_TASKS))]
-            ep = make_cwah_episode(task, s, len(self.possible_agents))
-        elif not isinstance(ep, CwahEpisode):
-            raise InvalidArgumentError(f"option 'episode' must be a CwahEpisode or a dict, got {type(ep).__name__}")
-        if ep.n_agents != len(self.possible_agents):
-            raise InvalidArgumentError(
-                f"episode is for {ep.n_agents} agents but this env has {len(self.possible_agents)}"
-            )
-        self.current = ep
-        self._start(options)
+        ep = self._episode(seed, options or {}, CwahEpisode, self._draw)
         self._build(ep, ep.seed)
-        self.agents = list(self.possible_agents)
         self.t = 0
-        self._inbox: dict[str, list[Message]] = {a: [] for a in self.agents}
-        events: list[Event | Utterance] = [
-            Event(0, EventKind.OTHER, None, tuple(self.world_facts()), frozenset(), Source.NARRATION)
-        ]
-        for a in self.agents:
-            events.append(self._look_event(self._agent[a], 0))
-        self.last_events = tuple(events)
-        obs = {a: self._observe(a) for a in self.agents}
-        return obs, self._infos(self.agents, dict.fromkeys(self.agents, (True, "")), {})
+        return self._opening({})
+
+    def _draw(self, s: int) -> CwahEpisode:
+        task = sorted(CWAH_TASKS)[random.Random(f"cwah-task:{s}").randrange(len(CWAH_TASKS))]
+        return make_cwah_episode(task, s, len(self.possible_agents))
 
     def _build(self, ep: CwahEpisode, seed: int) -> None:
         rng = random.Random(f"cwah-scene:{ep.task}:{seed}")
@@ -266,15 +231,7 @@ class CwahEnv(TransportEnv[CwahObservation]):
         self.satisfied = self._count_satisfied()
 
     # ---- stepping -------------------------------------------------------------------------------------------
-    def step(
-        self, actions: Mapping[str, Any]
-    ) -> tuple[
-        dict[str, CwahObservation],
-        dict[str, float],
-        dict[str, bool],
-        dict[str, bool],
-        dict[str, dict[str, Any]],
-    ]:
+    def step(self, actions: Mapping[str, Any]) -> StepResult:
         """Apply every live agent's action (in agent order), then observe; missing actions are a no-op.
 
         Raises :class:`gymnasium.error.ResetNeeded` once the episode has ended (or before ``reset``).
@@ -297,17 +254,7 @@ class CwahEnv(TransportEnv[CwahObservation]):
             self.satisfied = self._count_satisfied()
         self.last_events = tuple(events)
         done = self.satisfied == self._goal_total
-        truncated = not done and t >= MAX_STEPS
-        reward = float(self.satisfied - before)
-        agents = self.agents
-        obs = {a: self._observe(a) for a in agents}
-        rewards = dict.fromkeys(agents, reward)
-        terms = dict.fromkeys(agents, done)
-        truncs = dict.fromkeys(agents, truncated)
-        infos = self._infos(agents, results, {})
-        if done or truncated:
-            self.agents = []
-        return obs, rewards, terms, truncs, infos
+        return self._stepped(float(self.satisfied - before), done, not done and t >= MAX_STEPS, results, {})
 
     def _apply(self, ag: _Agent, act: Action, t: int, events: list[Event | Utterance]) -> tuple[bool, str]:
         kind = act.kind
@@ -326,11 +273,7 @@ class CwahEnv(TransportEnv[CwahObservation]):
             text = act.text.strip()
             if not text:
                 return False, "a message needs text"
-            others = frozenset(a for a in self.possible_agents if a != ag.name)
-            msg = Message(t, ag.name, act.text)
-            for other in others:
-                self._inbox[other].append(msg)
-            events.append(Utterance(t, ag.name, others, (), True, act.text))
+            self._say(ag.name, act.text, t, events)
             return True, ""
         target = act.target
         ent = self.entities.get(target) if target is not None else None
@@ -343,9 +286,6 @@ class CwahEnv(TransportEnv[CwahObservation]):
         if kind == "put":
             return self._put(ag, act.obj, ent, t, events)
         raise AssertionError(kind)  # pragma: no cover - kinds are checked by coerce_action
-
-    def _witnesses(self, room: int) -> frozenset[str]:
-        return frozenset(a.name for a in self._agents_list if a.room == room)
 
     def _walk(self, ag: _Agent, target: int | None, t: int, events: list[Event | Utterance]) -> tuple[bool, str]:
         ent = self.entities.get(target) if target is not None else None
@@ -374,7 +314,7 @@ class CwahEnv(TransportEnv[CwahObservation]):
                     self.room_of[o] = nxt
                 at = (Fact(ag.name, "AT", self.entities[nxt].ref),)
                 events.append(Event(t, EventKind.ENTER, ag.name, at, self._witnesses(nxt)))
-                events.append(self._look_event(ag, t))
+                events.append(self._look(ag, t))
             return True, ""
         if ag.transit is not None:
             ag.transit = None
@@ -500,11 +440,6 @@ class CwahEnv(TransportEnv[CwahObservation]):
         for o in self._agents_list:
             if o is not ag and o.room == room:
                 partners += (PartnerView(o.name, tuple([ents[i] for i in o.holding]), o.near),)
-        inbox = self._inbox[name]
-        msgs: tuple[Message, ...] = ()
-        if inbox:
-            msgs = tuple(inbox)
-            inbox.clear()
         return CwahObservation(
             self.t,
             name,
@@ -513,14 +448,14 @@ class CwahEnv(TransportEnv[CwahObservation]):
             tuple([ents[i] for i in ag.holding]),
             self._room_view(room),
             partners,
-            msgs,
+            self._messages(name),
             self._goal,
             self._rooms,
             _DOORS,
             ag.transit,
         )
 
-    def _look_event(self, ag: _Agent, t: int) -> Event:
+    def _look(self, ag: _Agent, t: int) -> Event:
         facts = [Fact(ag.name, "AT", self.entities[ag.room].ref)]
         for s in self._room_view(ag.room):
             if s.entity.kind == "object":
@@ -529,9 +464,7 @@ class CwahEnv(TransportEnv[CwahObservation]):
                 facts.append(Fact(s.entity.ref, "IN", self.entities[s.holder].ref))
                 if s.state:
                     facts.append(Fact(s.entity.ref, "STATE", s.state))
-        for o in self._agents_list:
-            if o is not ag and o.room == ag.room:
-                facts.extend(Fact(self.entities[i].ref, "HELD_BY", o.name) for i in o.holding)
+        facts += self._partners_holding(ag)
         return Event(t, EventKind.OBSERVE, ag.name, tuple(facts), frozenset({ag.name}))
 
     def _ground_truth(self) -> dict[str, Any]:
@@ -552,9 +485,7 @@ class CwahEnv(TransportEnv[CwahObservation]):
                 facts.append(Fact(ents[oid].ref, "HELD_BY", holder_of[oid]))
             else:
                 facts.append(Fact(ents[oid].ref, rel, ents[holder].ref))
-        for a in self._agents_list:
-            facts.append(Fact(a.name, "AT", ents[a.room].ref))
-        return facts
+        return facts + self._agents_at()
 
     def render(self) -> str | None:
         """An ``ansi`` text picture: each room with its agents and what lies where."""

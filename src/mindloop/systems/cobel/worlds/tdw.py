@@ -27,9 +27,8 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from mindloop.beliefs import Event, EventKind, Fact, Source, Utterance
-from mindloop.errors import InvalidArgumentError
-from mindloop.systems.cobel.worlds.common import Action, Entity, Layout, Message, TransportEnv, coerce_action
+from mindloop.beliefs import Event, EventKind, Fact, Utterance
+from mindloop.systems.cobel.worlds.common import Action, Entity, Layout, StepResult, TransportEnv, coerce_action
 from mindloop.systems.cobel.worlds.tdw_spec import (
     CONTAINER_CAPACITY,
     CONTAINERS_PER_CAPACITY,
@@ -94,53 +93,24 @@ class _TAgent:
 class TdwEnv(TransportEnv[TdwObservation]):
     """The TDW-MAT-style world; ``reset(options={"episode": TdwEpisode | dict})`` picks the episode."""
 
-    def __init__(
-        self,
-        episode: TdwEpisode | None = None,
-        n_agents: int = 2,
-        render_mode: str | None = None,
-        *,
-        privileged: bool = False,
-    ):
-        n = episode.n_agents if episode is not None else n_agents
-        super().__init__("tdw_mat_v0", TDW_ACTIONS, TdwObservation, n, render_mode, privileged)
-        self.episode = episode
-        self.frame = 0
+    ENV_NAME = "tdw_mat_v0"
+    KINDS = TDW_ACTIONS
+    OBSERVATION = TdwObservation
+    episode: TdwEpisode | None
+    frame = 0
 
     # ---- setup ----------------------------------------------------------------------------------------------
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, TdwObservation], dict[str, dict[str, Any]]]:
         """Build the episode's house and return each agent's first observation and info."""
-        options = options or {}
-        ep = options.get("episode", self.episode)
-        if isinstance(ep, Mapping):
-            ep = TdwEpisode.from_dict(ep)
-        if ep is None:
-            s = 0 if seed is None else seed
-            rng = random.Random(f"tdw-task:{s}")
-            ep = TdwEpisode(rng.choice(("food", "stuff")), rng.choice(("low", "high")), len(self.possible_agents), s)
-        elif not isinstance(ep, TdwEpisode):
-            raise InvalidArgumentError(f"option 'episode' must be a TdwEpisode or a dict, got {type(ep).__name__}")
-        ep.check()
-        if ep.n_agents != len(self.possible_agents):
-            raise InvalidArgumentError(
-                f"episode is for {ep.n_agents} agents but this env has {len(self.possible_agents)}"
-            )
-        self.current = ep
-        self._start(options)
-        self._build(ep)
-        self.agents = list(self.possible_agents)
+        self._build(self._episode(seed, options or {}, TdwEpisode, self._draw, check=True))
         self.frame = 0
-        self._inbox: dict[str, list[Message]] = {a: [] for a in self.agents}
-        events: list[Event | Utterance] = [
-            Event(0, EventKind.OTHER, None, tuple(self.world_facts()), frozenset(), Source.NARRATION)
-        ]
-        for ag in self._agents_list:
-            events.append(self._look(ag, 0))
-        self.last_events = tuple(events)
-        obs = {a: self._observe(self._agent[a]) for a in self.agents}
-        return obs, self._infos(self.agents, dict.fromkeys(self.agents, (True, "")), {"frame": self.frame})
+        return self._opening({"frame": self.frame})
+
+    def _draw(self, s: int) -> TdwEpisode:
+        rng = random.Random(f"tdw-task:{s}")
+        return TdwEpisode(rng.choice(("food", "stuff")), rng.choice(("low", "high")), len(self.possible_agents), s)
 
     def _build(self, ep: TdwEpisode) -> None:
         rng = random.Random(f"tdw-scene:{ep.category}:{ep.capacity}:{ep.seed}")
@@ -214,15 +184,7 @@ class TdwEnv(TransportEnv[TdwObservation]):
             self._agents_list.append(ag)
 
     # ---- stepping -------------------------------------------------------------------------------------------
-    def step(
-        self, actions: Mapping[str, Any]
-    ) -> tuple[
-        dict[str, TdwObservation],
-        dict[str, float],
-        dict[str, bool],
-        dict[str, bool],
-        dict[str, dict[str, Any]],
-    ]:
+    def step(self, actions: Mapping[str, Any]) -> StepResult:
         """Start the ready agents' actions, advance to the next finish, and apply the actions that finish then.
 
         Raises :class:`gymnasium.error.ResetNeeded` once the episode has ended (or before ``reset``).
@@ -258,16 +220,7 @@ class TdwEnv(TransportEnv[TdwObservation]):
         self.last_events = tuple(events)
         done = len(self.on_bed) == N_TARGETS
         truncated = not done and self.frame >= FRAME_BUDGET
-        reward = float(len(self.on_bed) - before)
-        agents = self.agents
-        obs = {a: self._observe(self._agent[a]) for a in agents}
-        rewards = dict.fromkeys(agents, reward)
-        terms = dict.fromkeys(agents, done)
-        truncs = dict.fromkeys(agents, truncated)
-        infos = self._infos(agents, results, {"frame": self.frame})
-        if done or truncated:
-            self.agents = []
-        return obs, rewards, terms, truncs, infos
+        return self._stepped(float(len(self.on_bed) - before), done, truncated, results, {"frame": self.frame})
 
     def _visible_to(self, ag: _TAgent, i: int) -> bool:
         if i in self.held_by or i in self.inside or i in self.on_bed:
@@ -334,9 +287,6 @@ class TdwEnv(TransportEnv[TdwObservation]):
             return math.dist(ag.pos, (ROOM_SIZE / 2, ROOM_SIZE / 2)) + ROOM_SIZE
         return math.dist(ag.pos, pos)
 
-    def _witnesses(self, room: int) -> frozenset[str]:
-        return frozenset(a.name for a in self._agents_list if a.room == room)
-
     def _finish(self, ag: _TAgent, act: Action, events: list[Event | Utterance]) -> str:
         """Apply an action that finishes now (its precheck passed again); returns ``""`` (it cannot fail here)."""
         kind, t = act.kind, self.frame
@@ -349,11 +299,7 @@ class TdwEnv(TransportEnv[TdwObservation]):
                 ag.seen[ag.room].add(ag.facing)
                 events.append(self._look(ag, t))
         elif kind == "send_message":
-            others = frozenset(a for a in self.possible_agents if a != ag.name)
-            msg = Message(t, ag.name, act.text)
-            for other in others:
-                self._inbox[other].append(msg)
-            events.append(Utterance(t, ag.name, others, (), True, act.text))
+            self._say(ag.name, act.text, t, events)
         elif kind == "grasp":
             assert act.target is not None
             self._finish_grasp(ag, self.entities[act.target], t, events)
@@ -463,17 +409,13 @@ class TdwEnv(TransportEnv[TdwObservation]):
             out.extend(TdwSeen(ents[o], room, self.pos[self.bed.id], (), True) for o in sorted(self.on_bed))
         return tuple(out)
 
-    def _observe(self, ag: _TAgent) -> TdwObservation:
+    def _observe(self, name: str) -> TdwObservation:
+        ag = self._agent[name]
         partners = tuple(
             TdwPartnerView(o.name, self._held(o.holding))
             for o in self._agents_list
             if o is not ag and o.room == ag.room
         )
-        inbox = self._inbox[ag.name]
-        msgs: tuple[Message, ...] = ()
-        if inbox:
-            msgs = tuple(inbox)
-            inbox.clear()
         return TdwObservation(
             self.frame,
             ag.busy_until <= self.frame,
@@ -486,7 +428,7 @@ class TdwEnv(TransportEnv[TdwObservation]):
             exploration_state(len(ag.seen[ag.room])),
             tuple(sorted(ag.seen[ag.room])),
             partners,
-            msgs,
+            self._messages(name),
             self._goal,
             self.bed,
             self.room_of[self.bed.id],
@@ -505,9 +447,7 @@ class TdwEnv(TransportEnv[TdwObservation]):
             else:
                 facts.append(Fact(ref, "IN", room_ref))
                 facts.extend(Fact(c.ref, "CONTAINED_BY", ref) for c in s.contents)
-        for o in self._agents_list:
-            if o is not ag and o.room == ag.room:
-                facts.extend(Fact(self.entities[i].ref, "HELD_BY", o.name) for i in o.holding)
+        facts += self._partners_holding(ag)
         return Event(t, EventKind.OBSERVE, ag.name, tuple(facts), frozenset({ag.name}))
 
     def _ground_truth(self) -> dict[str, Any]:
@@ -531,9 +471,7 @@ class TdwEnv(TransportEnv[TdwObservation]):
                 facts.append(Fact(ref, "CONTAINED_BY", ents[self.inside[i]].ref))
             elif i in self.room_of:
                 facts.append(Fact(ref, "IN", ents[self.room_of[i]].ref))
-        for a in self._agents_list:
-            facts.append(Fact(a.name, "AT", ents[a.room].ref))
-        return facts
+        return facts + self._agents_at()
 
     def render(self) -> str | None:
         """An ``ansi`` text picture of rooms, agents and where the targets are."""

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from mindloop.errors import MindloopError
+from mindloop.worlds.household.actions import Action
 from mindloop.worlds.household.catalog import ITEM_KINDS, PLACE_KINDS, PlaceKind
 from mindloop.worlds.household.characters import CHARACTERS, Character
 from mindloop.worlds.household.layouts import LAYOUTS, Layout
@@ -23,6 +24,8 @@ __all__ = [
     "GenerationError",
     "LayoutIndex",
     "Story",
+    "act",
+    "go",
     "pick",
 ]
 
@@ -44,6 +47,17 @@ class Story:
     episode: Episode
     focus: Focus
     meta: tuple[tuple[str, str], ...] = ()
+
+
+def act(verb: str, *args: str) -> Action:
+    """A scripted action: ``verb`` on ``args``."""
+    return Action(verb, args)
+
+
+def go(ep: Episode, who: str, room: str) -> None:
+    """``who`` walks into ``room``, unless already there."""
+    if ep.world.agent_room(who) != room:
+        ep.act(who, act("walk", room))
 
 
 def pick(rng: random.Random, options: Iterable[T]) -> T:

@@ -265,19 +265,16 @@ def describe_dataset(
         seed=seed,
         n=len(items),
         splits={sp: by_split[sp]["n"] for sp in SPLITS},
-        task_type=total["task_type"],
-        subtype=total["subtype"],
-        category=total["category"],
-        humans=total["humans"],
-        special_needs=total["special_needs"],
-        dialogue=total["dialogue"],
-        controls=total["controls"],
-        help_needed=total["help_needed"],
+        **{k: total[k] for k in _COUNTED},
         layouts=len({s.layout for s in items}),
         characters=len(_characters(items)),
         by_split=by_split,
         paper=paper_comparison(items),
     )
+
+
+_COUNTED = ("task_type", "subtype", "category", "humans", "special_needs", "dialogue", "controls", "help_needed")
+"""The counts :class:`DatasetStats` keeps as :func:`_counts` gives them."""
 
 
 def paper_comparison(scenarios: Sequence[Scenario]) -> list[dict[str, Any]]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from mindloop.beliefs import Tracker
 from mindloop.errors import InvalidArgumentError
 from mindloop.worlds.household.characters import Character
-from mindloop.worlds.household.goals import Goal
+from mindloop.worlds.household.goals import Goal, GoalKind
 from mindloop.worlds.household.results import WorldEvent
 from mindloop.worlds.household.scenarios.model import GoldBelief
 from mindloop.worlds.household.vocab import AT, ROBOT, Prop
@@ -30,6 +30,7 @@ __all__ = [
     "capitalised",
     "from_phrase",
     "gold_belief",
+    "help_draft",
     "is_searching",
     "last_enter",
     "no_help",
@@ -202,12 +203,43 @@ def gold_belief(tracker: Tracker, chain: tuple[str, ...], subject: str, relation
     )
 
 
-def no_help(h: Character, about: str) -> tuple[str, str, list[str], list[str]]:
-    desire = f"I want to help {h.name}, but {h.subj} does not need my help {about} right now."
-    intention = f"I will not interfere, and keep an eye on {h.name} in case {h.subj} needs me later."
-    return (
-        desire,
-        intention,
+def no_help(
+    h: Character, about: str, belief: str, belief_atoms: list[str], beliefs: list[GoldBelief], target: str
+) -> Draft:
+    """The draft of a scenario where ``h`` needs no help (``about``: with what), the robot only watching."""
+    return Draft(
+        belief,
+        f"I want to help {h.name}, but {h.subj} does not need my help {about} right now.",
+        f"I will not interfere, and keep an eye on {h.name} in case {h.subj} needs me later.",
+        NO_HELP_DECISION,
+        belief_atoms,
         [atom("attribute_desire", ROBOT, atom("no_assist", h.id))],
         [atom("form_intention", ROBOT, "wait")],
+        [atom("make_decision", ROBOT, "wait")],
+        beliefs,
+        Goal(GoalKind.NONE, h.id, target),
+    )
+
+
+def help_draft(
+    texts: tuple[str, str, str, str],
+    belief_atoms: list[str],
+    h: Character,
+    assist: str,
+    act: str,
+    beliefs: list[GoldBelief],
+    goal: Goal,
+    *,
+    resolve: str = "",
+) -> Draft:
+    """The draft of a scenario where the robot helps ``h``: ``texts`` are the belief, desire, intention and
+    decision; the robot wants to ``assist`` and intends and decides ``act`` (after the ``resolve`` atom, if any)."""
+    return Draft(
+        *texts,
+        belief_atoms,
+        [atom("attribute_desire", ROBOT, atom("assist", h.id, assist))],
+        [atom("form_intention", ROBOT, act)],
+        [*([resolve] if resolve else []), atom("make_decision", ROBOT, act)],
+        beliefs,
+        goal,
     )

@@ -7,10 +7,11 @@ to the gold derivation, which reads the belief store.
 
 from __future__ import annotations
 
-from mindloop.worlds.household.actions import Action
 from mindloop.worlds.household.catalog import ITEM_KINDS, PLACE_KINDS
 from mindloop.worlds.household.characters import CHARACTERS
 from mindloop.worlds.household.scenarios.common import ADULTS, CHILDREN, Draw, GenerationError, Story, pick
+from mindloop.worlds.household.scenarios.common import act as _a
+from mindloop.worlds.household.scenarios.common import go as _go
 from mindloop.worlds.household.scenarios.episode import Episode
 from mindloop.worlds.household.scenarios.gold import Focus
 from mindloop.worlds.household.setup import WorldSetup
@@ -29,10 +30,6 @@ __all__ = [
 ]
 
 PEOPLE = ADULTS + CHILDREN
-
-
-def _a(verb: str, *args: str) -> Action:
-    return Action(verb, args)
 
 
 def _reach(*who: str) -> float:
@@ -76,11 +73,6 @@ def _hide(d: Draw, kind: str, reach: float, avoid: set[str], ok_room: set[str], 
     nearby = [p for p in cands if home.room_of[p] in home_rooms and home.is_receptacle(p)]
     r = d.rng.random()
     return pick(d.rng, usual if usual and r < 0.6 else nearby if nearby and r < 0.9 else cands)
-
-
-def _go(ep: Episode, who: str, room: str) -> None:
-    if ep.world.agent_room(who) != room:
-        ep.act(who, _a("walk", room))
 
 
 def _put(ep: Episode, d: Draw, who: str, item: str, place: str) -> None:
@@ -153,8 +145,9 @@ def _two(d: Draw) -> tuple[str, str, str, str]:
     return a, b, kind, l1
 
 
-def fb_two_humans(d: Draw) -> Story:
-    """A puts the object at L1 and leaves; B moves it out of A's sight; A comes back and searches."""
+def _moved_away(d: Draw) -> tuple[str, str, str, str, str, str, str, str, Episode]:
+    """The start both two-human stories share: A puts the object at L1 and waits in another room, B moves it to
+    L2 out of A's sight. Returns A, B, the object, L1 and its room, L2 and its room, A's room and the episode."""
     a, b, o, l1 = _two(d)
     r1 = d.home.room_of[l1]
     l2 = _hide(d, o, _reach(b), {l1}, set(d.home.rooms), open_rooms={r1})
@@ -165,6 +158,12 @@ def fb_two_humans(d: Draw) -> Story:
     _go(ep, a, wait_a)
     _take(ep, d, b, o, l1)
     _put(ep, d, b, o, l2)
+    return a, b, o, l1, r1, l2, r2, wait_a, ep
+
+
+def fb_two_humans(d: Draw) -> Story:
+    """A puts the object at L1 and leaves; B moves it out of A's sight; A comes back and searches."""
+    a, b, o, l1, r1, l2, r2, wait_a, ep = _moved_away(d)
     if r2 == r1 or d.chance(0.5):
         _go(ep, b, d.room_other_than(r1, wait_a))
     _search(ep, d, a, l1, {l2})
@@ -295,17 +294,8 @@ def fb_control_seen_on_return(d: Draw) -> Story:
 
 def fb_control_not_needed(d: Draw) -> Story:
     """B moves the object out of sight, but A comes back and does something else: the false belief is harmless."""
-    a, b, o, l1 = _two(d)
+    a, b, o, _, r1, _, r2, wait_a, ep = _moved_away(d)
     home = d.home
-    r1 = home.room_of[l1]
-    l2 = _hide(d, o, _reach(b), {l1}, set(home.rooms), open_rooms={r1})
-    r2 = home.room_of[l2]
-    wait_a = d.room_other_than(r1, r2)
-    ep = Episode(_setup(d, [(a, wait_a), (b, d.room_other_than(r1))], [(o, o, a)]))
-    _put(ep, d, a, o, l1)
-    _go(ep, a, wait_a)
-    _take(ep, d, b, o, l1)
-    _put(ep, d, b, o, l2)
     _go(ep, b, d.room_other_than(r1, r2, wait_a) if len(home.rooms) > 3 else r2)
     seats = home.places(rooms=[r for r in home.rooms if r != r2], props=[Prop.SITTABLE])
     seat = pick(d.rng, seats)

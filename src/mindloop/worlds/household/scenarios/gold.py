@@ -30,13 +30,13 @@ from mindloop.worlds.household.planner import check_plan, plan_for
 from mindloop.worlds.household.results import WorldEvent
 from mindloop.worlds.household.scenarios.drafting import (
     FAMILIES,
-    NO_HELP_DECISION,
     Draft,
     Focus,
     R,
     atom,
     capitalised,
     gold_belief,
+    help_draft,
     is_searching,
     last_enter,
     no_help,
@@ -174,45 +174,33 @@ def _find_no_help(world: World, c: _Search) -> Draft:
             f"{'they are' if world.plural(o) else 'it is'} actually {place_of(world, bel_r)}. "
             f"{capitalised(h.subj)} is not looking for {pronoun(world, o)} now."
         )
-    desire, intention, d_atoms, i_atoms = no_help(h, f"with the {oname}")
+    draft = no_help(h, f"with the {oname}", belief, c.belief_atoms, c.beliefs, o)
     if conflict:
-        intention = (
+        draft.intention = (
             f"I will remember that the {oname} {verb_be(world, o)} {place_of(world, bel_r)}, and tell {h.name} "
             f"if {h.subj} starts looking for {pronoun(world, o)}."
         )
-    return Draft(
-        belief,
-        desire,
-        intention,
-        NO_HELP_DECISION,
-        c.belief_atoms,
-        d_atoms,
-        i_atoms,
-        [atom("make_decision", ROBOT, "wait")],
-        c.beliefs,
-        Goal(GoalKind.NONE, h.id, o),
-    )
+    return draft
 
 
-def _correction(c: _Search) -> tuple[str, str, list[str], str]:
-    """What every correction of a searcher's false belief starts from: the lead sentence, the desire, its atoms and
-    the belief-conflict atom."""
+def _correction(c: _Search) -> tuple[str, str, str]:
+    """What every correction of a searcher's false belief starts from: the lead sentence, the desire and the
+    belief-conflict atom."""
     h = c.h
     lead = f"I think {h.name} is looking for the {c.oname}."
     desire = (
         f"I want to help {h.name} find the {c.oname}, and resolve the mismatch between {h.poss} belief and the real "
         "state of the world."
     )
-    d_atoms = [atom("attribute_desire", ROBOT, atom("assist", h.id, atom("find", c.o)))]
     conflict_atom = atom("resolve_misbelief", ROBOT, atom("belief_conflict", h.id, c.o, c.bel_h or "unknown"))
-    return lead, desire, d_atoms, conflict_atom
+    return lead, desire, conflict_atom
 
 
 def _find_fetch(world: World, seen: Sequence[WorldEvent], c: _Search) -> Draft:
     """The robot knows where the object really is: it fetches it for the searcher."""
     h, o, oname, bel_h, bel_r = c.h, c.o, c.oname, c.bel_h, c.bel_r
     assert bel_r is not None
-    lead, desire, d_atoms, conflict_atom = _correction(c)
+    lead, desire, conflict_atom = _correction(c)
     tidied = _last_mover(seen, o) == ROBOT
     where_r = place_of(world, bel_r) + (f", where I put {pronoun(world, o)} while tidying up" if tidied else "")
     belief = (
@@ -226,24 +214,15 @@ def _find_fetch(world: World, seen: Sequence[WorldEvent], c: _Search) -> Draft:
     how = f"opening the {world.name(src)} and giving" if closed else "bringing"
     decision = f"I need to correct {h.poss} false belief by {how} the {oname} to {h.name}."
     fetch = atom("fetch", o, f"from={src}", f"to={h.id}")
-    return Draft(
-        belief,
-        desire,
-        intention,
-        decision,
-        c.belief_atoms,
-        d_atoms,
-        [atom("form_intention", ROBOT, fetch)],
-        [conflict_atom, atom("make_decision", ROBOT, fetch)],
-        c.beliefs,
-        Goal(GoalKind.DELIVER, h.id, o),
-    )
+    texts = (belief, desire, intention, decision)
+    goal = Goal(GoalKind.DELIVER, h.id, o)
+    return help_draft(texts, c.belief_atoms, h, atom("find", o), fetch, c.beliefs, goal, resolve=conflict_atom)
 
 
 def _find_remind(world: World, seen: Sequence[WorldEvent], c: _Search) -> Draft:
     """The robot does not know where the object is now: it tells the searcher that it was moved."""
     h, o, oname, bel_h, bel_r = c.h, c.o, c.oname, c.bel_h, c.bel_r
-    lead, desire, d_atoms, conflict_atom = _correction(c)
+    lead, desire, conflict_atom = _correction(c)
     mover = bel_r if bel_r is not None and world.kind_of(bel_r) is EntityKind.AGENT else None
     exit_room = _last_exit_room(seen, mover) if mover else None
     if mover is not None:
@@ -270,18 +249,9 @@ def _find_remind(world: World, seen: Sequence[WorldEvent], c: _Search) -> Draft:
     )
     decision = f"I need to correct {h.poss} false belief by reminding {h.obj} that {who}."
     remind = atom("remind", h.id, o)
-    return Draft(
-        belief,
-        desire,
-        intention,
-        decision,
-        c.belief_atoms,
-        d_atoms,
-        [atom("form_intention", ROBOT, remind)],
-        [conflict_atom, atom("make_decision", ROBOT, remind)],
-        c.beliefs,
-        Goal(GoalKind.INFORM, h.id, o),
-    )
+    texts = (belief, desire, intention, decision)
+    goal = Goal(GoalKind.INFORM, h.id, o)
+    return help_draft(texts, c.belief_atoms, h, atom("find", o), remind, c.beliefs, goal, resolve=conflict_atom)
 
 
 def _last_mover(seen: Sequence[WorldEvent], item: str) -> str | None:

@@ -13,13 +13,13 @@ from mindloop.errors import InvalidArgumentError
 from mindloop.worlds.household.goals import Goal, GoalKind
 from mindloop.worlds.household.results import FailureKind, WorldEvent
 from mindloop.worlds.household.scenarios.drafting import (
-    NO_HELP_DECISION,
     Draft,
     Focus,
     R,
     atom,
     from_phrase,
     gold_belief,
+    help_draft,
     is_searching,
     no_help,
     out_of,
@@ -50,18 +50,8 @@ def _reach(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Focus)
             f"{'herself' if h.gender == 'f' else 'himself'}; {'they were' if world.plural(o) else 'it was'} within "
             f"{h.poss} reach."
         ).replace("  ", " ")
-        desire, intention, d_atoms, i_atoms = no_help(h, f"with the {oname}")
-        return Draft(
-            belief,
-            desire,
-            intention,
-            NO_HELP_DECISION,
-            [atom("attribute_belief", ROBOT, atom("has", h.id, o))],
-            d_atoms,
-            i_atoms,
-            [atom("make_decision", ROBOT, "wait")],
-            beliefs,
-            Goal(GoalKind.NONE, h.id, o),
+        return no_help(
+            h, f"with the {oname}", belief, [atom("attribute_belief", ROBOT, atom("has", h.id, o))], beliefs, o
         )
     place = world.base_place(o) or str(bel_r)
     height = world.places[place].height if place in world.places else 1.0
@@ -82,20 +72,16 @@ def _reach(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Focus)
     decision = (
         f"I need to achieve {h.poss} hidden goal by getting the {oname} and giving {pronoun(world, o)} to {h.name}."
     )
-    fetch = atom("fetch", o, f"from={place}", f"to={h.id}")
-    return Draft(
-        belief,
-        desire,
-        intention,
-        decision,
+    return help_draft(
+        (belief, desire, intention, decision),
         [
             atom("attribute_belief", ROBOT, atom("wants", h.id, o)),
             atom("attribute_belief", ROBOT, atom("cannot_reach", h.id, o)),
             atom("hold_true_belief", ROBOT, atom("object_on", o, place)),
         ],
-        [atom("attribute_desire", ROBOT, atom("assist", h.id, atom("get", o)))],
-        [atom("form_intention", ROBOT, fetch)],
-        [atom("make_decision", ROBOT, fetch)],
+        h,
+        atom("get", o),
+        atom("fetch", o, f"from={place}", f"to={h.id}"),
         beliefs,
         Goal(GoalKind.DELIVER, h.id, o),
     )
@@ -108,20 +94,7 @@ def _blocked(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Focu
     where = tracker.value(R, ob, AT) or ""
     beliefs = [gold_belief(tracker, R, ob, AT)]
     if not attempts or not where.endswith("_doorway"):
-        desire, intention, d_atoms, i_atoms = no_help(h, "getting around")
-        belief = f"I believe nothing blocks {h.name}'s way."
-        return Draft(
-            belief,
-            desire,
-            intention,
-            NO_HELP_DECISION,
-            [],
-            d_atoms,
-            i_atoms,
-            [atom("make_decision", ROBOT, "wait")],
-            beliefs,
-            Goal(GoalKind.NONE, h.id, ob),
-        )
+        return no_help(h, "getting around", f"I believe nothing blocks {h.name}'s way.", [], beliefs, ob)
     target = attempts[-1].args[0] if attempts[-1].args else ""
     dest = world.room_of(target) if target else None
     room = world.places[where].room
@@ -134,20 +107,16 @@ def _blocked(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Focu
     desire = f"I should help {h.name} achieve {h.poss} goal of getting through the doorway."
     intention = f"I want to move the {obname} to the corner, out of {h.poss} way."
     decision = f"I need to achieve {h.poss} hidden goal by moving the {obname} out of the way."
-    move = atom("move", ob, f"to={room}_corner")
-    return Draft(
-        belief,
-        desire,
-        intention,
-        decision,
+    return help_draft(
+        (belief, desire, intention, decision),
         [
             atom("attribute_belief", ROBOT, atom("wants", h.id, atom("go", dest or room))),
             atom("hold_true_belief", ROBOT, atom("object_on", ob, where)),
             atom("attribute_belief", ROBOT, atom("blocked", h.id, ob)),
         ],
-        [atom("attribute_desire", ROBOT, atom("assist", h.id, atom("move", ob)))],
-        [atom("form_intention", ROBOT, move)],
-        [atom("make_decision", ROBOT, move)],
+        h,
+        atom("move", ob),
+        atom("move", ob, f"to={room}_corner"),
         beliefs,
         Goal(GoalKind.CLEAR, h.id, ob),
     )
@@ -168,19 +137,8 @@ def _faucet(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Focus
         )
         if running:
             belief = f"I believe {h.name} is still using the {fname}."
-        desire, intention, d_atoms, i_atoms = no_help(h, f"with the {fname}")
-        return Draft(
-            belief,
-            desire,
-            intention,
-            NO_HELP_DECISION,
-            [atom("hold_true_belief", ROBOT, atom("switched_off" if not running else "switched_on", f))],
-            d_atoms,
-            i_atoms,
-            [atom("make_decision", ROBOT, "wait")],
-            beliefs,
-            Goal(GoalKind.NONE, h.id, f),
-        )
+        state = atom("hold_true_belief", ROBOT, atom("switched_off" if not running else "switched_on", f))
+        return no_help(h, f"with the {fname}", belief, [state], beliefs, f)
     belief = (
         f"I believe {h.name} turned on the {fname} and left the {world.room_names[f_room]} without turning it off; "
         f"the {fname} is still running and wasting water."
@@ -188,19 +146,16 @@ def _faucet(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Focus
     desire = f"I want to help {h.name} by making sure the water is not wasted."
     intention = f"I want to go to the {fname} and turn it off."
     decision = f"I need to turn off the {fname} that {h.name} left running."
-    return Draft(
-        belief,
-        desire,
-        intention,
-        decision,
+    return help_draft(
+        (belief, desire, intention, decision),
         [
             atom("hold_true_belief", ROBOT, atom("switched_on", f)),
             atom("attribute_belief", ROBOT, atom("left", h.id, f_room)),
             atom("attribute_belief", ROBOT, atom("human_believes", h.id, atom("switched_off", f))),
         ],
-        [atom("attribute_desire", ROBOT, atom("assist", h.id, atom("switchoff", f)))],
-        [atom("form_intention", ROBOT, atom("switchoff", f))],
-        [atom("make_decision", ROBOT, atom("switchoff", f))],
+        h,
+        atom("switchoff", f),
+        atom("switchoff", f),
         beliefs,
         Goal(GoalKind.SWITCH_OFF, h.id, f),
     )
@@ -216,20 +171,9 @@ def _power(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Focus)
     beliefs = [gold_belief(tracker, R, HOUSE, POWER), gold_belief(tracker, R, c, AT)]
     lights = [i for i, it in world.items.items() if Prop.LIGHT_SOURCE in it.props]
     if not searching or world.holder_of(c) == h.id or where is None:
-        belief = f"I believe {h.name} has what {h.subj} needs."
-        desire, intention, d_atoms, i_atoms = no_help(h, "")
-        return Draft(
-            belief,
-            desire,
-            intention.replace("  ", " "),
-            NO_HELP_DECISION,
-            [],
-            d_atoms,
-            i_atoms,
-            [atom("make_decision", ROBOT, "wait")],
-            beliefs,
-            Goal(GoalKind.NONE, h.id, c),
-        )
+        draft = no_help(h, "", f"I believe {h.name} has what {h.subj} needs.", [], beliefs, c)
+        draft.intention = draft.intention.replace("  ", " ")
+        return draft
     place = world.base_place(c) or where
     belief = (
         f"I believe the power has gone out, and I think {h.name} is looking for something to light the room. There "
@@ -240,20 +184,16 @@ def _power(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Focus)
     desire = f"I want to help {h.name} find a light in the dark."
     intention = f"I want to take the {cname} {out_of(world, place)} and hand it to {h.name}."
     decision = f"I need to achieve {h.poss} hidden goal by bringing {h.obj} the {cname}."
-    fetch = atom("fetch", c, f"from={place}", f"to={h.id}")
-    return Draft(
-        belief,
-        desire,
-        intention,
-        decision,
+    return help_draft(
+        (belief, desire, intention, decision),
         [
             atom("hold_true_belief", ROBOT, atom("power_off", HOUSE)),
             atom("attribute_belief", ROBOT, atom("searching", h.id, "light")),
             atom("know", ROBOT, atom("object_on", c, place)),
         ],
-        [atom("attribute_desire", ROBOT, atom("assist", h.id, atom("find", c)))],
-        [atom("form_intention", ROBOT, fetch)],
-        [atom("make_decision", ROBOT, fetch)],
+        h,
+        atom("find", c),
+        atom("fetch", c, f"from={place}", f"to={h.id}"),
         beliefs,
         Goal(GoalKind.DELIVER, h.id, c),
     )
@@ -284,19 +224,8 @@ def _combo(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Focus)
     present = " and the ".join(world.name(i) for i in combo.present if i != combo.tool)
     if done or has_tool or not searching:
         belief = f"I believe {h.name} has everything {h.subj} needs to {combo.task}."
-        desire, intention, d_atoms, i_atoms = no_help(h, f"to {combo.task}")
-        return Draft(
-            belief,
-            desire,
-            intention,
-            NO_HELP_DECISION,
-            [atom("attribute_belief", ROBOT, atom("wants", h.id, combo.name))],
-            d_atoms,
-            i_atoms,
-            [atom("make_decision", ROBOT, "wait")],
-            beliefs,
-            Goal(GoalKind.NONE, h.id, tool),
-        )
+        wants = [atom("attribute_belief", ROBOT, atom("wants", h.id, combo.name))]
+        return no_help(h, f"to {combo.task}", belief, wants, beliefs, tool)
     place = world.base_place(tool) or str(where)
     belief = (
         f"I think {h.name} wants to {combo.task}: {h.subj} has set out the {present}, and I believe {h.subj} is "
@@ -305,20 +234,16 @@ def _combo(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Focus)
     desire = f"I want to help {h.name} {combo.task} by finding the {tname} for {h.obj}."
     intention = f"I want to take the {tname} {out_of(world, place)} and hand it to {h.name}."
     decision = f"I need to achieve {h.poss} hidden goal by giving {h.obj} the {tname}."
-    fetch = atom("fetch", tool, f"from={place}", f"to={h.id}")
-    return Draft(
-        belief,
-        desire,
-        intention,
-        decision,
+    return help_draft(
+        (belief, desire, intention, decision),
         [
             atom("attribute_belief", ROBOT, atom("wants", h.id, combo.name)),
             atom("attribute_belief", ROBOT, atom("searching", h.id, tool)),
             atom("hold_true_belief", ROBOT, atom("object_on", tool, place)),
         ],
-        [atom("attribute_desire", ROBOT, atom("assist", h.id, atom("find", tool)))],
-        [atom("form_intention", ROBOT, fetch)],
-        [atom("make_decision", ROBOT, fetch)],
+        h,
+        atom("find", tool),
+        atom("fetch", tool, f"from={place}", f"to={h.id}"),
         beliefs,
         Goal(GoalKind.DELIVER, h.id, tool),
     )
@@ -347,19 +272,11 @@ def _dialogue(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Foc
             f"I believe {h.name} said {h.subj} {need.state.replace('is ', 'was ')}, but {h.subj} has taken care of "
             f"it {self_}."
         )
-        desire, intention, d_atoms, i_atoms = no_help(h, "")
-        return Draft(
-            belief,
-            desire.replace("  ", " "),
-            intention,
-            NO_HELP_DECISION,
-            [atom("attribute_belief", ROBOT, atom("satisfied", h.id, need.feeling))],
-            d_atoms,
-            i_atoms,
-            [atom("make_decision", ROBOT, "wait")],
-            beliefs,
-            Goal(GoalKind.NONE, h.id, item),
+        draft = no_help(
+            h, "", belief, [atom("attribute_belief", ROBOT, atom("satisfied", h.id, need.feeling))], beliefs, item
         )
+        draft.desire = draft.desire.replace("  ", " ")
+        return draft
     offer = need.offer.format(poss=h.poss)
     relief = need.relief.format(poss=h.poss)
     belief = f"I believe {h.name} {need.state}, from what {h.subj} said, and I believe {offer} would help {h.obj}."
@@ -373,19 +290,16 @@ def _dialogue(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Foc
         intention = f"I want to take the {iname} {out_of(world, place)} and bring {pronoun(world, item)} to {h.name}."
         decision = f"I need to bring the {iname} to {h.name}."
         fetch = atom("fetch", item, f"from={place}", f"to={h.id}")
-    return Draft(
-        belief,
-        desire,
-        intention,
-        decision,
+    return help_draft(
+        (belief, desire, intention, decision),
         [
             atom("attribute_belief", ROBOT, atom("feels", h.id, need.feeling)),
             atom("attribute_belief", ROBOT, atom("wants", h.id, need.liquid or item)),
             atom("know", ROBOT, atom("object_on", item, place)),
         ],
-        [atom("attribute_desire", ROBOT, atom("assist", h.id, atom("get", need.liquid or item)))],
-        [atom("form_intention", ROBOT, fetch)],
-        [atom("make_decision", ROBOT, fetch)],
+        h,
+        atom("get", need.liquid or item),
+        fetch,
         beliefs,
         Goal(GoalKind.DELIVER, h.id, item, need.liquid),
     )

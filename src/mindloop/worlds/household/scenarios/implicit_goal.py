@@ -8,7 +8,6 @@ the plan come from the gold derivation.
 from __future__ import annotations
 
 from mindloop.beliefs import Fact
-from mindloop.worlds.household.actions import Action
 from mindloop.worlds.household.catalog import ITEM_KINDS, PLACE_KINDS
 from mindloop.worlds.household.scenarios.common import (
     ADULTS,
@@ -19,6 +18,8 @@ from mindloop.worlds.household.scenarios.common import (
     Story,
     pick,
 )
+from mindloop.worlds.household.scenarios.common import act as _a
+from mindloop.worlds.household.scenarios.common import go as _go
 from mindloop.worlds.household.scenarios.episode import Episode
 from mindloop.worlds.household.scenarios.gold import Focus
 from mindloop.worlds.household.scenarios.needs import DIALOGUES, NEEDS
@@ -50,15 +51,6 @@ _NEED_PLACES: dict[str, tuple[str, ...]] = {
     "medicine": ("bathroom_cabinet", "kitchen_cabinet"),
     "glasses": ("nightstand", "desk", "bookshelf", "dresser"),
 }
-
-
-def _a(verb: str, *args: str) -> Action:
-    return Action(verb, args)
-
-
-def _go(ep: Episode, who: str, room: str) -> None:
-    if ep.world.agent_room(who) != room:
-        ep.act(who, _a("walk", room))
 
 
 def _take(ep: Episode, d: Draw, who: str, item: str) -> None:
