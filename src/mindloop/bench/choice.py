@@ -145,15 +145,16 @@ class DataOptions(Options):
 
 @dataclass(frozen=True)
 class ChoiceSet:
-    """A released multiple-choice set as data: its name, what ``--data`` names (``data``, for messages; ``files``:
-    the names tried inside a folder, in order), the :class:`Fields` and :class:`Prompt`, its :class:`Release`
-    reading, the groupings its paper reports, its headline, further metrics and suite place, the agents besides
-    the model (a tracker, the default when given), whether each item's options are shuffled (seeded per item) and
-    its small run for tests and checkers (``small``); ``references``: floors of its own beside chance, the best
-    constant and the oracle (a role the gold plays, such as BigToM's "not aware" answer), each reported per row of
-    every grouping when it has a ``summary_key``; ``checked_against``: as :class:`BenchmarkSpec` has it. ``load`` (the items of ``--data PATH`` for the run's options)
-    and ``prepare`` (an item, and the options, to the sample's input, checking what the release promises) are the
-    Python a release's layout needs (default: JSON, JSON Lines or CSV rows, each with its ``line``, as they are)."""
+    """A released multiple-choice set as data: its name, what ``--data`` names (``data``, for messages; ``files``: the
+    names tried inside a folder, in order), the :class:`Fields` and :class:`Prompt`, its :class:`Release` reading, the
+    groupings its paper reports, its headline, further metrics and suite place, the agents besides the model (a tracker,
+    the default when given), whether each item's options are shuffled (seeded per item) and its small run for tests and
+    checkers (``small``); ``references``: floors of its own beside chance, the best constant and the oracle (a role the
+    gold plays, such as BigToM's "not aware" answer), each reported per row of every grouping when it has a
+    ``summary_key``; ``checked_against``: as :class:`BenchmarkSpec` has it. ``load`` (the items of ``--data PATH`` for
+    the run's options) and ``prepare`` (an item, and the options, to the sample's input, checking what the release
+    promises) are the Python a release's layout needs (default: JSON, JSON Lines or CSV rows, each with its ``line``, as
+    they are)."""
 
     name: str
     description: str

@@ -28,8 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["bench_app", "report", "runs_app"]
 
 bench_app = typer.Typer(
-    name="bench",
-    help="Run registered benchmarks and record every sample in the run store.", no_args_is_help=True
+    name="bench", help="Run registered benchmarks and record every sample in the run store.", no_args_is_help=True
 )
 runs_app = typer.Typer(
     name="runs",
