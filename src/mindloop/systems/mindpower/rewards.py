@@ -45,7 +45,13 @@ from mindloop.errors import InvalidArgumentError, MindloopError, ParseError
 from mindloop.models.base import ChatModel, GenerationConfig, Message, ModelOptions, message
 from mindloop.systems.mindpower.actions import RougeScores, rouge_tokens
 from mindloop.systems.mindpower.calls import normalize_call, parse_call, split_calls
-from mindloop.systems.mindpower.hierarchy import LAYERS, SETTING_LAYERS, check_setting, layers_in_order, tagged_layers
+from mindloop.systems.mindpower.hierarchy import (
+    LAYERS,
+    SETTING_LAYERS,
+    check_setting,
+    first_layers,
+    layers_in_order,
+)
 from mindloop.systems.mindpower.prompts import TEXTS
 from mindloop.systems.mindpower.prose_atoms import extract_atoms_prose as _extract_prose
 
@@ -133,16 +139,11 @@ def extract_atoms_symbolic(text: str, setting: str = "hierarchy") -> list[str]:
     >>> extract_atoms_symbolic("<Belief> attribute_belief(robot, searching(alice, apple))\\n<Action> walk (fridge)")
     ['attribute_belief(robot, searching(alice, apple))', 'plan_action(robot, walk(fridge))']
     """
-    wanted = SETTING_LAYERS[check_setting(setting)]
-    _, found = tagged_layers(text)
-    if not found:
+    by_layer = first_layers(text, setting)
+    if by_layer is None:
         return _calls(text)
-    by_layer: dict[str, str] = {}
-    for name, content in found:
-        if name in wanted and name not in by_layer:
-            by_layer[name] = content
     atoms: list[str] = []
-    for layer in wanted:
+    for layer in SETTING_LAYERS[setting]:
         content = by_layer.get(layer, "")
         atoms += _plan(_calls(content)) if layer == "action" else _calls(content)
     return atoms
