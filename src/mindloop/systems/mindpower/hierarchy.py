@@ -45,6 +45,7 @@ __all__ = [
     "HierarchyParseError",
     "Setting",
     "check_setting",
+    "first_layers",
     "layers_in_order",
     "parse_hierarchy",
     "tagged_layers",
@@ -191,6 +192,19 @@ def tagged_layers(text: str) -> tuple[str, list[tuple[str, str]]]:
         end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
         found.append((_ALIASES[m.group("name").lower()], text[m.end() : end]))
     return preamble.strip(), found
+
+
+def first_layers(text: str, setting: str) -> dict[str, str] | None:
+    """The raw content of the first tag of each of ``setting``'s layers in ``text``; ``None`` without any tag."""
+    wanted = SETTING_LAYERS[check_setting(setting)]
+    found = tagged_layers(text)[1]
+    if not found:
+        return None
+    by_layer: dict[str, str] = {}
+    for name, content in found:
+        if name in wanted:
+            by_layer.setdefault(name, content)
+    return by_layer
 
 
 def parse_hierarchy(text: str, setting: str = "hierarchy") -> Hierarchy:

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from mindloop.errors import SETUP_ERRORS, MindloopError, ParseError
 from mindloop.models.base import ChatModel, GenerationConfig, Message, message
 from mindloop.models.replies import DEFAULT_FORMAT_RETRIES, ask
+from mindloop.systems.mindpower.prompts import TEXTS
 
 __all__ = [
     "BPC_PROMPT",
@@ -41,121 +42,9 @@ T = TypeVar("T")
 RC_QUESTIONS = ("Perception Level", "BDI Reasoning", "Robot-Centric Evaluation", "Effectiveness of Actions")
 """The four yes/no questions of the Robot-Centric score, as its JSON keys."""
 
-ROBOT_CENTRIC_PROMPT = """You are evaluating a model that describes and reasons about human actions in a scene. \
-Assess whether the model adopts a robot-centric perspective, meaning it considers individual actions, temporal \
-order, and potential contradictions in human behavior, rather than relying on coarse descriptions of the \
-environment or stereotypical assumptions. Given a short video clip or image sequence, answer the following:
-**Perception Level:** Does the model focus on general scene details (e.g., clothing, objects, room type) rather \
-than the actual actions or temporal order of people?
-**BDI Reasoning:** When predicting Beliefs, Desires, and Intentions (BDI), does the model rely heavily on the \
-environment (e.g., kitchen → cleaning, bedroom → tidying) rather than reasoning about the individual's specific \
-actions or contradictions?
-**Robot-Centric Evaluation:** Does the model consider the individual's perspective and reasoning steps that reveal \
-contradictions, or does it produce coarse or vague predictions that ignore action-level details?
-**Effectiveness of Actions:** Are the agent's actions genuinely helpful to the human, meaning they provide \
-effective guidance or supportive actions rather than simply asking questions?
-For each question, answer either "1" or "0." The total score is the sum of all answers.
-Output Format:
-Please strictly follow the JSON format below:
-{
- "score": {
- "Perception Level": 0,
- "BDI Reasoning": 0,
- "Robot-Centric Evaluation": 0,
- "Effectiveness of Actions": 0
- },
- "total_score": 0
-}"""
+ROBOT_CENTRIC_PROMPT = TEXTS.robot_centric
 
-BPC_PROMPT = """**Goal:** Assess whether the robot's Belief–Desire–Intention (BDI) reasoning is **logically \
-consistent**, **causally coherent**, **helper-oriented**, and **aligned with the standard (gold) answer**.
-
-## Step 1. Comprehend the Scenario
-
-Carefully read the **<Description>** and understand:
-- The sequence of events, locations, and actions.
-- What each human and the robot can see, know, or believe.
-- The current goals, needs, or difficulties of the human(s).
-
-The robot's role is to "assist humans" — making tasks easier, anticipating needs, resolving confusion, or \
-preventing harm.
-
-> **Important Rule:**
-> - Actions that "only ask" humans if they "need help" (e.g., **"Do you need help?"**, **"Can I help you?"**) are \
-considered **incorrect**.
-> - However, **stating observations** (e.g., **"The cup has already been taken."**, **"The key is on the kitchen \
-table."**) is **acceptable** — as long as it provides useful situational awareness.
-> - Still, if such observation alone does not resolve the problem, note that more proactive assistance may be \
-expected.
-
-## Step 2. Compare Each Layer (Model vs. Standard)
-
-### **<Robot Belief>**
-- Check if the model's belief correctly represents what the robot should perceive and infer from the scene.
-- Compare with the standard belief:
-  - Does it capture the same observable facts and inferred human mental states?
-  - Does it show a "helper perspective" — recognizing human needs, misunderstandings, or risks?
-- Penalize if the belief omits key cues or misinterprets human intentions.
-
-### **<Robot Desire>**
-- The desire should "directly aim to resolve the human's problem or need" inferred from the belief.
-- Compare with the standard desire:
-  - Is the motivation equivalent (e.g., both aim to help the human achieve comfort, safety, or efficiency)?
-  - Does it naturally follow from the model's belief and align with the gold desire's goal?
-- Penalize if the desire is self-oriented, vague, or not aligned with the helper role.
-
-### **<Robot Intention>**
-- The intention should describe a "concrete, feasible plan" to achieve the desire.
-- Compare with the standard intention:
-  - Does it preserve causal logic and feasibility (i.e., can the plan realistically achieve the desire)?
-  - Is it consistent with the gold intention's strategy and with the robot's physical/cognitive abilities?
-- Penalize unclear, infeasible, or causally broken reasoning.
-
-### **<Decision>**
-- The decision (final action) must naturally follow from the intention.
-- Compare with the standard decision:
-  - Is it consistent with both the model's and gold intention?
-  - Does it remain helper-oriented and lead to effective assistance?
-- Penalize if the action contradicts earlier reasoning, is ineffective, or diverges from the gold helper outcome.
-- **Explicitly penalize** if the decision "only asks the human if they need help".
-- Such actions are **not counted as valid assistance**.
-
-## Step 3. Coherence & Alignment Check
-
-- Examine both **internal BDI coherence** (within the model's reasoning) and **external correspondence** (with \
-the standard answer).
-- Identify:
-  - Contradictions, logical gaps, or missing causal links.
-  - Deviations from the helper role or human-centered reasoning.
-  - Unclear, unnecessary, or implausible reasoning steps.
-- Explicitly flag and penalize **ask-for-help-only** actions.
-- Accept factual observations (e.g., object status reports), but assess whether they "adequately" contribute to \
-helping humans.
-
-## Scoring Guidelines (10-point Scale)
-
-| Score | Meaning |
-|---|---|
-| 10 | Perfect alignment: All layers logically match the standard; fully helper-oriented and causally coherent. |
-| 8–9 | Strong alignment: Minor deviations; causal flow and helper intent preserved. |
-| 6–7 | Partial alignment: Some missing logic or weak causal links; helper intent present but incomplete. |
-| 3–5 | Poor alignment: Multiple mismatches or incoherent causal reasoning. |
-| 1–2 | Incoherent or misaligned: Robot's reasoning diverges entirely from the gold BDI structure. |
-
-## Output Format
-
-Return results in **strict JSON format**.
-
-No extra text, comments, or explanations outside this JSON.
-
-```json
-{
-  "total_score": integer,
-  "reasoning": "Briefly explain how the model's reasoning compares with the standard answer layer-by-layer. \
-Identify which BDI layers align or diverge, focusing on causal logic, helper orientation, and consistency. Mention \
-specific strengths and weaknesses in alignment."
-}
-```"""
+BPC_PROMPT = TEXTS.bpc
 
 
 @dataclass(frozen=True)

@@ -15,126 +15,32 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel
+
+from mindloop.datafiles import load_package_data
 from mindloop.models.base import Message, image_part, message
 from mindloop.systems.mindpower.hierarchy import check_setting
 
 __all__ = ["PROMPTS", "HierarchyInput", "build_messages"]
 
-_INTRO = "You are a household service robot observing a video that records human actions and conversations."
 
-HIERARCHY_PROMPT = f"""{_INTRO}
+class PromptTexts(BaseModel, extra="forbid"):
+    """``data/prompts.yaml``: the instruction of each setting and the judges' and atom extractor's prompts."""
 
-Your task is to perform Theory of Mind reasoning (ToM-Reasoning) from the robot's perspective, based on both the \
-visual events and any spoken dialogue in the video.
+    intro: str
+    action_spec: str
+    settings: dict[str, str]
+    robot_centric: str
+    bpc: str
+    atomic: str
 
-Your output must strictly follow the format and order below — do not add, remove, or reorder any parts.
 
-If dialogue is also input, use both actions and speech to infer human beliefs, goals, and intentions.
-
-# Output Format
-
-- <Description>:
-Provide a concise description of the sequence of human actions and/or speech observed in the video.
-
-- ToM-Reasoning:
-Contain exactly three lines (each line begins with the specified prefix):
-- <Robot Belief>: Describe what the robot infers about the human's belief (include both the inferred belief and \
-the actual world state).
-- <Robot Desire>: Must always express the desire "to help the current human," but elaborate briefly on the helpful \
-intent in context.
-- <Robot Intention>: Describe the plan of action the robot intends to take to achieve its desire.
-
-- <Decision>:
-A single sentence specifying the exact action the robot will execute next.
-
-- <Action>:
-A high-level symbolic action sequence describing the robot's step-by-step plan to fulfill its decision, using \
-structured function calls such as:
-next_to (object), open (object), pick (object), pour (object1, object2), give (object, person), etc.
-
-# Example 1
-
-Input video:
-David walks into the kitchen and places a mug on the table. Then he leaves.
-Mia enters, picks up the mug, walks to the dishwasher, and puts it inside.
-Later, David returns to the kitchen and looks around.
-
-Output:
-<Description> David walks into the kitchen, places a mug on the table, and leaves. Mia enters, takes the mug, \
-places it in the dishwasher, and leaves. David reenters the kitchen and looks around.
-<Robot Belief> I believe David is currently searching for the mug. I believe David thinks the mug is still on the \
-table. I believe the mug is actually inside the dishwasher.
-<Robot Desire> I want to help David achieve his goal of finding the mug, and resolve the mismatch between his \
-belief and the real state of the world.
-<Robot Intention> Retrieve the mug from the dishwasher and hand it to David.
-<Decision> Correct his false belief and open the dishwasher and give the mug to David.
-<Action> walk (dishwasher), open (dishwasher), pick (mug), close (dishwasher), walk (David), give (mug, David).
-
-# Example 2
-
-Input (Video and Dialogue):
-Alex: "This room is so stuffy."
-Jamie: "I just brushed my teeth and my mouth is still very dry."
-Alex: "It would be nice if I could drink some water."
-
-Output:
-<Description> Alex comments that the room feels stuffy. Jamie mentions that he just brushed his teeth and that \
-his mouth is very dry. Alex then says it would be nice to drink some water.
-<Robot Belief> I believe Alex is feeling uncomfortable because the room is stuffy and he wants to drink water. I \
-believe Jamie is experiencing dryness after brushing his teeth. I believe Alex thinks water would help his \
-situation.
-<Robot Desire> I want to help Alex get some water to relieve his discomfort.
-<Robot Intention> Go to the kitchen, pour a glass of water, and bring it to Alex.
-<Decision> Fetch a glass of water and give it to Alex.
-<Action> walk (glass), pick (glass), pour (water, glass), walk (Alex), give (glass, Alex)."""
-
-_ACTION_SPEC = """- <Decision>:
-A single sentence specifying the exact action the robot will execute next.
-- <Action>:
-A high-level symbolic action sequence describing the robot's step-by-step plan to fulfill its decision, using \
-structured function calls such as:
-walk (object), open (object), pick (object), pour (object1, object2), give (object, person), etc."""
-
-DECISION_PROMPT = f"""{_INTRO}
-Your task is to reason from the robot's perspective based on the visual events in the video and, if present, any \
-spoken dialogue, and then provide the appropriate <Decision> and <Action> that the robot should execute.
-Your output must strictly follow the format and order below — do not add, remove, or reorder any parts.
-If the input contains dialogue, you should use both actions and speech to perform the reasoning.
-# Output Format
-{_ACTION_SPEC}
-
-# Example 1
-Input video:
-David walks into the kitchen and places a mug on the table. Then he leaves.
-Mia enters, picks up the mug, walks to the dishwasher, and puts it inside.
-Later, David returns to the kitchen and looks around.
-
-Output:
-<Decision> Open the dishwasher and give the mug to David.
-<Action> walk (dishwasher), open (dishwasher), pick (mug), close (dishwasher), walk (David), give (mug, David).
-
-# Example 2
-Input (Video and Dialogue):
-Alex: "This room is so stuffy."
-Jamie: "I just brushed my teeth and my mouth is still very dry."
-Alex: "It would be nice if I could drink some water."
-
-Output:
-<Decision> Fetch a glass of water and give it to Alex.
-<Action> walk (glass), pick (glass), pour (water, glass), walk (Alex), give (glass, Alex)."""
-
-THINK_PROMPT = f"""{_INTRO}
-Your task is to reason from the robot's perspective based on the visual events in the video and, if present, any \
-spoken dialogue, and then provide the appropriate <Think>, <Decision>, and <Action> that the robot should execute.
-Your output must strictly follow the format and order below — do not add, remove, or reorder any parts.
-If the input contains dialogue, you should use both actions and speech to perform the reasoning.
-# Output Format
-- <Think>:
-A step-by-step reasoning process.
-{_ACTION_SPEC}"""
-
-PROMPTS: dict[str, str] = {"hierarchy": HIERARCHY_PROMPT, "decision": DECISION_PROMPT, "think": THINK_PROMPT}
+TEXTS = load_package_data(PromptTexts, __package__ or "", "prompts.yaml")
+PROMPTS: dict[str, str] = {
+    k: v.format(intro=TEXTS.intro, action_spec=TEXTS.action_spec) for k, v in TEXTS.settings.items()
+}
 """The instruction of each setting (Fig. 15, Fig. 17, Fig. 18)."""
+HIERARCHY_PROMPT, DECISION_PROMPT, THINK_PROMPT = PROMPTS["hierarchy"], PROMPTS["decision"], PROMPTS["think"]
 
 
 @dataclass(frozen=True)

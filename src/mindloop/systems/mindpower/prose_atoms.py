@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 from mindloop.beliefs.vocab import ROBOT
 from mindloop.systems.mindpower.calls import normalize_call, parse_call, split_calls
-from mindloop.systems.mindpower.hierarchy import SETTING_LAYERS, check_setting, tagged_layers
+from mindloop.systems.mindpower.hierarchy import SETTING_LAYERS, first_layers
 
 __all__ = ["extract_atoms_prose"]
 
@@ -639,14 +639,11 @@ def extract_atoms_prose(text: str, setting: str = "hierarchy", lexicon: Mapping[
      'attribute_belief(robot, human_believes(alice, object_on(apple, table)))',
      'plan_action(robot, walk(fridge), open(fridge), pick(apple))']
     """
-    wanted = SETTING_LAYERS[check_setting(setting)]
-    _, found = tagged_layers(text)
-    if not found:
+    first = first_layers(text, setting)
+    if first is None:
         return _calls(text)
-    by_layer: dict[str, str] = {}
-    for name, content in found:
-        if name in wanted and name not in by_layer:
-            by_layer[name] = content.strip()
+    wanted = SETTING_LAYERS[setting]
+    by_layer = {name: content.strip() for name, content in first.items()}
     r = _Reader(humans=_names(text), lexicon={k.lower(): v for k, v in (lexicon or {}).items()})
     steps = [parse_call(normalize_call(p)) for p in split_calls(by_layer.get("action", ""))]
     r.plan = [(c.name, c.args) for c in steps if c is not None and c.args is not None]

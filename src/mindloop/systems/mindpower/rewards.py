@@ -45,7 +45,14 @@ from mindloop.errors import InvalidArgumentError, MindloopError, ParseError
 from mindloop.models.base import ChatModel, GenerationConfig, Message, ModelOptions, message
 from mindloop.systems.mindpower.actions import RougeScores, rouge_tokens
 from mindloop.systems.mindpower.calls import normalize_call, parse_call, split_calls
-from mindloop.systems.mindpower.hierarchy import LAYERS, SETTING_LAYERS, check_setting, layers_in_order, tagged_layers
+from mindloop.systems.mindpower.hierarchy import (
+    LAYERS,
+    SETTING_LAYERS,
+    check_setting,
+    first_layers,
+    layers_in_order,
+)
+from mindloop.systems.mindpower.prompts import TEXTS
 from mindloop.systems.mindpower.prose_atoms import extract_atoms_prose as _extract_prose
 
 __all__ = [
@@ -86,105 +93,7 @@ EXTRACTORS: tuple[str, ...] = ("prose", "symbolic")
 RELEASED_REWARD_WEIGHTS: tuple[float, float] = (0.1, 0.9)
 """``GRPOConfig(reward_weights=...)`` of the authors' released script: format 0.1, mind 0.9."""
 
-ATOMIC_PROMPT = """You are an atomic reasoning extraction system. Your task is to extract Scene Atomic Actions and \
-ToM Atomic Actions from text. Your output must follow exact symbolic grammar, allowing perfect token-level \
-matching. Do not use synonyms, extra words, or alternative phrasing.
-
-===1. Atomic Schema (Fixed Vocabulary)===
-
-(A) Scene Atomic Actions
-
-Allowed verbs (physical actions):
-
-{ walk, run, turn, sit, standup, open, close, pick, place, putin, putback, hold, puton, switchon, switchoff, \
-lookat, pick, stand, move, sleep, read, write, watch, listen, cut, cook }
-
-Format:
-
-action (character, object)
-
-action (character, object, from = location)
-
-action (character, object, to = location)
-
-action (character, object, from = location, to = location)
-
-action (character, location)
-
-This part can only be extracted from <Description>, and it only contains human actions, not robot actions.
-
-(B) ToM Atomic Predicates
-
-Allowed predicates:
-
-{ attribute_belief, hold_true_belief, lack_belief, attribute_desire, form_intention, know, unknown, plan_action }
-
-Format:
-
-predicate (agent, content)
-
-predicate (agent, content (subject, object, location))
-
-This part can only be extracted from ToM Reasoning.
-
-===2. Normalization Rules (Exact Match Policy)===
-
-- Character IDs: lowercase char0, char1, char2, ...
-
-- Robot Agent: always use robot
-
-- Objects: lowercase, replace spaces with commas, remove articles
-
-- Locations: lowercase, replace spaces with commas, remove articles
-
-- No articles or pronouns inside actions or content
-
-- Canonical Verb Mapping:
-
-grab → pick
-
-put down → place
-
-walk into → walk
-
-turn off → switchoff
-
-- Action Separation: one verb per line
-
-- Syntax: always use parentheses for parameters, commas to separate, no spaces before/after parentheses
-
-- Parameter Style: always use from= and to= if known; omit if unknown
-
-===3. ToM Content Schema (Strict)===
-
-- Belief / Knowledge Predicates
-
-Attribute_belief (agent, content): human_believes (object on location)
-
-hold true belief (agent, content): object_on (location)
-
-lack_belief (agent, content): object_on (location)
-
-know (agent, content): object_on (location)
-
-- Desire Predicates
-
-attribute_desire (agent, content): assist (human, find(object))
-
-- Intention Predicates
-
-form_intention (agent, content): fetch (object, from = location1, to = location2)
-
-- Decision Predicates
-
-Resolve_misbelief (agent, content): belief_conflict (human, object, location)
-
-make_decision (agent, content): fetch (object, from = location1, to = location2)
-
-- Action / Plan Predicates
-
-plan_action (agent, subaction1, subaction2, ...): each subaction must come from the Scene Atomic Action set \
-(without character)"""
+ATOMIC_PROMPT = TEXTS.atomic
 
 T = TypeVar("T")
 
@@ -230,16 +139,11 @@ def extract_atoms_symbolic(text: str, setting: str = "hierarchy") -> list[str]:
     >>> extract_atoms_symbolic("<Belief> attribute_belief(robot, searching(alice, apple))\\n<Action> walk (fridge)")
     ['attribute_belief(robot, searching(alice, apple))', 'plan_action(robot, walk(fridge))']
     """
-    wanted = SETTING_LAYERS[check_setting(setting)]
-    _, found = tagged_layers(text)
-    if not found:
+    by_layer = first_layers(text, setting)
+    if by_layer is None:
         return _calls(text)
-    by_layer: dict[str, str] = {}
-    for name, content in found:
-        if name in wanted and name not in by_layer:
-            by_layer[name] = content
     atoms: list[str] = []
-    for layer in wanted:
+    for layer in SETTING_LAYERS[setting]:
         content = by_layer.get(layer, "")
         atoms += _plan(_calls(content)) if layer == "action" else _calls(content)
     return atoms

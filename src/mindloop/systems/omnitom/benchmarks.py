@@ -387,6 +387,12 @@ TABLE_3 = PaperTable(
 """The paper's Table 3, both stages side by side (declared by Stage 1, read by both)."""
 
 
+def _by_order(records: Sequence[SampleRecord], score: str) -> dict[str, dict[str, Any]]:
+    """Mean ``score`` per order bucket (``<score>_order_<bucket>``) over the records that have it, and their count."""
+    means = {b: [r.scores[k] for r in records if (k := f"{score}_order_{b}") in r.scores] for b in BUCKETS}
+    return {b: {score: mean(v), "n": len(v)} for b, v in means.items() if v}
+
+
 class OmniToMStage1Benchmark(_OmniToMBase):
     """Stage 1: extract ``(actor, belief, order)`` rows; scored by MatchCount P/R/F1 per story (macro)."""
 
@@ -524,16 +530,7 @@ class OmniToMStage1Benchmark(_OmniToMBase):
         output["match_counts"] = {"predicted": list(alignment.pred_counts), "gold": list(alignment.gold_counts)}
         if alignment.warnings:
             output["alignment_warnings"] = list(alignment.warnings)
-        scores = {
-            "precision": score.prf.precision,
-            "recall": score.prf.recall,
-            "f1": score.prf.f1,
-            "n_predicted": float(score.n_pred),
-            "n_gold": float(score.n_gold),
-        }
-        for bucket, prf in score.by_bucket.items():
-            scores[f"f1_order_{bucket}"] = prf.f1
-        return Outcome(output, scores)
+        return Outcome(output, score.scores())
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
         """What the declared macro P/R/F1 (overall and per category, :data:`_STAGE1_METRICS`) cannot say: the
@@ -548,11 +545,7 @@ class OmniToMStage1Benchmark(_OmniToMBase):
             "n": len(records),
             "failed": sum(1 for r in records if r.status == "failed"),
             "unscored": len(unscored),
-            "by_order": {
-                b: {"f1": mean(v), "n": len(v)}
-                for b in BUCKETS
-                if (v := [r.scores[f"f1_order_{b}"] for r in scored if f"f1_order_{b}" in r.scores])
-            },
+            "by_order": _by_order(scored, "f1"),
             "aligner": f"judge:{settings['judge']}" if settings.get("judge") else settings.get("aligner", ""),
             "scorer": _scorer(settings),
             "protocol": _protocol(settings),
@@ -662,9 +655,7 @@ class OmniToMStage2Benchmark(_OmniToMBase):
         """Score each dimension of ``labels`` against the gold (a missing label is wrong)."""
         output["labels"] = [x.model_dump(mode="json") if x is not None else None for x in labels]
         score = stage2_story_score(labels, gold.beliefs, story_id=gold.story_id)
-        scores = {**score.accuracy, "overall": score.overall, "missing": float(score.n_missing)}
-        for bucket, acc in score.by_bucket.items():
-            scores[f"overall_order_{bucket}"] = sum(acc.values()) / len(DIMENSIONS)
+        scores = score.scores()
         return Outcome(output, scores)
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
@@ -675,11 +666,7 @@ class OmniToMStage2Benchmark(_OmniToMBase):
             "protocol": _protocol(settings),
             "n": len(records),
             "failed": sum(1 for r in records if r.status == "failed"),
-            "by_order": {
-                b: {"overall": mean(v), "n": len(v)}
-                for b in BUCKETS
-                if (v := [r.scores[f"overall_order_{b}"] for r in records if f"overall_order_{b}" in r.scores])
-            },
+            "by_order": _by_order(records, "overall"),
         }
         if _protocol(settings) == "release":
             out["deviations"] = _deviations(records)

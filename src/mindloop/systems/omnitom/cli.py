@@ -44,10 +44,7 @@ omnitom_app = typer.Typer(
 )
 
 
-class _AlignerChoice(StrEnum):
-    auto = "auto"
-    embedded = "embedded"
-    exact = "exact"
+_AlignerChoice = StrEnum("_AlignerChoice", ["auto", "embedded", "exact"])
 
 
 class _ProtocolChoice(StrEnum):

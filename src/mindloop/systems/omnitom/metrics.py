@@ -109,6 +109,12 @@ class Stage1StoryScore:
     matched_gold: int
     by_bucket: dict[str, PRF] = field(default_factory=dict)
 
+    def scores(self) -> dict[str, float]:
+        """A sample's scores: P/R/F1, the counts and the F1 of each order bucket (``f1_order_<bucket>``)."""
+        prf = {"precision": self.prf.precision, "recall": self.prf.recall, "f1": self.prf.f1}
+        counts = {"n_predicted": float(self.n_pred), "n_gold": float(self.n_gold)}
+        return {**prf, **counts, **{f"f1_order_{b}": x.f1 for b, x in self.by_bucket.items()}}
+
 
 def stage1_story_score(
     predicted: Sequence[BeliefRecord],
@@ -205,6 +211,11 @@ class Stage2StoryScore:
     accuracy: dict[str, float]
     overall: float
     by_bucket: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    def scores(self) -> dict[str, float]:
+        """A sample's scores: each dimension's accuracy, ``overall``, ``missing`` and each order bucket's mean."""
+        buckets = {f"overall_order_{b}": sum(acc.values()) / len(DIMENSIONS) for b, acc in self.by_bucket.items()}
+        return {**self.accuracy, "overall": self.overall, "missing": float(self.n_missing), **buckets}
 
 
 def _accuracy(pairs: Sequence[tuple[BeliefLabels | None, BeliefRecord]]) -> dict[str, float]:

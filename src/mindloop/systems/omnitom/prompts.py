@@ -13,6 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
+from pydantic import BaseModel
+
+from mindloop.datafiles import load_package_data
 from mindloop.errors import InvalidArgumentError
 from mindloop.models.base import Message, message
 from mindloop.systems.omnitom.records import DIMENSIONS, BeliefRecord, StoryRecord, canonical_category
@@ -40,171 +43,38 @@ __all__ = [
 
 Level = Literal[3, 4]
 
-STAGE1_L3 = (
-    "You are a Theory of Mind expert whose task is to extract multi-order actor beliefs from the narrative and "
-    "output a table with columns Actor, Belief, and Order by performing the following steps. A belief is a minimal "
-    "proposition expressing what an actor takes to be true. "
-    "1. Identify narrated events and states that the story presents as facts, and record them as world-level "
-    "beliefs attributed to the special actor 'world' (order 0). "
-    "2. Identify all actors, including characters or groups, who appear in the narrative and are capable of "
-    "holding beliefs. "
-    "3. For each actor, extract beliefs about the narrated events or states of the world, and record them as "
-    "first-order beliefs (order 1). "
-    "4. For each actor, extract beliefs about other actors' beliefs, applying this notion recursively for nested "
-    "beliefs, and record them as higher-order beliefs (order 2 or higher)."
-)
+
+class _Texts(BaseModel):
+    """``data/prompts.yaml``: the paper's prompt texts."""
+
+    paper: dict[str, str]
+    extraction_emphasis: dict[str, str]
+
+
+_TEXTS = load_package_data(_Texts, __package__ or "", "prompts.yaml")
+
+STAGE1_L3 = _TEXTS.paper["stage1_l3"]
 """C.2, Level 3 zero-shot base prompt."""
 
-STAGE1_L4_CONTENT = (
-    "A good output should satisfy the following: "
-    "- Include only beliefs grounded in the narrative; do not invent actors, events, or beliefs. "
-    "- Express each belief as a single, atomic, declarative proposition; split compound statements into separate "
-    "rows. "
-    "- Use third-person language only and resolve pronouns to exact actor names as they appear in the narrative."
-)
+STAGE1_L4_CONTENT = _TEXTS.paper["stage1_l4_content"]
 """C.2, shared Level 4 content block."""
 
-STAGE1_L4_FORMAT = (
-    "A correctly formatted output should satisfy the following: "
-    "- Present the result as a pipe-separated table using the '|' character. "
-    "- The first row must be exactly: Actor | Belief | Order "
-    "- Order rows with world-level beliefs first when present, then beliefs grouped by actor; within each actor "
-    "group, order beliefs chronologically by the story's event sequence."
-)
+STAGE1_L4_FORMAT = _TEXTS.paper["stage1_l4_format"]
 """C.2, Level 4 formatting block."""
 
-EXTRACTION_EMPHASIS: dict[str, str] = {
-    "Ambiguous Story Task": "Preserve alternative plausible interpretations supported by limited or ambiguous "
-    "cues, including higher-order beliefs about others' interpretations when present.",
-    "False Belief Task": "Capture the divergence between reality and an uninformed actor's outdated belief, "
-    "including informed updates and higher-order beliefs about who knows the hidden change.",
-    "Faux-pas Recognition Test": "Represent beliefs about whether an utterance or action is socially "
-    "inappropriate, who recognizes the faux pas, and any inferred social consequences.",
-    "Hinting Task Test": "Capture the speaker's indirectly communicated practical goal and the listener's "
-    "inferred belief about the intended request or need.",
-    "Persuasion Story Task": "Capture the persuader's intended outcome, beliefs about how the target can be "
-    "influenced, and any implied target-side belief change.",
-    "Scalar Implicature Test": "Preserve scalar reasoning over quantifiers or degree terms and any belief "
-    "updates induced by counting, clarification, or disambiguation.",
-    "Strange Story Task": "Preserve both literal and intended meaning when pragmatic interpretation is required, "
-    "together with beliefs explaining why the behavior appears socially or logically odd.",
-}
+EXTRACTION_EMPHASIS: dict[str, str] = _TEXTS.extraction_emphasis
 """Table 8: the category-conditioned Stage 1 extraction emphasis."""
 
-STAGE2_L3 = (
-    "You are a Theory of Mind expert whose task is to label a table of actor beliefs, given a narrative, by "
-    "assigning a label from each of the following closed sets—Order (0/1/2/3), Truth-Status (True/False/Unknown), "
-    "Knowledge-Access (Private/Shared/Public), Representation (Explicit/Implicit), Content Type (Location, "
-    "Contents/Physical State, Identity/Relation, Epistemic, Desire/Intention, Emotion, Trait/Value, Action/Event), "
-    "Mental-Source (Narration, Perception, Memory, Testimony, Inference, Imagination, Unknown), and Context "
-    "(Deceptive, Temporal, Counterfactual, Neutral)—and outputting only a table with columns Actor and Belief, "
-    "followed by one column for each labeling set. In this context, a belief is a minimal proposition expressing "
-    "what an actor takes to be true about the world or about another actor's mental state. Label each belief in "
-    "the provided table by assigning values for the following dimensions, using the narrative as evidence: "
-    "1. Determine the Order of the belief, which captures the depth of belief reasoning: "
-    "- Order 0: Narrator- or world-level facts that anchor the story's ground truth and are not held by any actor. "
-    "- Order 1: First-order beliefs (A believes p). "
-    "- Order 2: Second-order beliefs (A believes B believes p). "
-    "- Order 3: Higher-order recursive beliefs (A believes B believes C believes p). "
-    "2. Determine the Truth-Status of the belief relative to the narrative: "
-    "- True if the belief is verified or entailed by the narration. "
-    "- False if the belief is contradicted by the narration. "
-    "- Unknown if the narrative does not provide sufficient evidence. "
-    "3. Determine the Knowledge-Access of the belief by assessing who could realistically know it in the story "
-    "world: "
-    "- Private if the belief is held internally without evidence others know it. "
-    "- Shared if it is mutually known within a subgroup through explicit acknowledgment or obvious mutual "
-    "awareness. "
-    "- Public if it is common ground across all actors (announced, jointly witnessed, or mutually known to be "
-    "mutually known). "
-    "4. Determine the Representation of the belief: "
-    "- Explicit if the belief is directly stated, spoken, or narrated as a mental state. "
-    "- Implicit if the belief must be inferred from actions, perception, or context. "
-    "5. Determine the Content Type by identifying what the proposition is about: "
-    "- Use Action/Event for happenings; Desire/Intention for plans or goals. "
-    "- Use Location when the proposition concerns where an entity is or was, even if it involves a container "
-    "- Use Contents / Physical State only when the belief concerns what a container holds or an object's "
-    "condition. "
-    "- Use Epistemic for beliefs about beliefs, knowledge, attention, or awareness. "
-    "6. Determine the Mental-Source of the belief, indicating how it was acquired: "
-    "- Narration (Order 0 only), Perception, Memory, Testimony, Inference, Imagination, or Unknown. "
-    "7. Determine the Context of the belief: "
-    "- Deceptive if shaped by lying, omission, or misdirection. "
-    "- Temporal if the belief is outdated or reflects recall of a prior true state. "
-    "- Temporal + False indicates an outdated false belief. "
-    "- Temporal + True indicates accurate recall of a past fact. "
-    "- Counterfactual if the belief occurs in a hypothetical or pretense frame. "
-    "- Neutral if none apply."
-)
+STAGE2_L3 = _TEXTS.paper["stage2_l3"]
 """C.3, Level 3 zero-shot base prompt."""
 
-STAGE2_L4 = (
-    "A good output should satisfy the following: "
-    "- Assign labels only using evidence grounded in the narrative; do not introduce new interpretations, "
-    "entities, beliefs, or label values. "
-    "- Assign exactly one valid label from each closed set to every belief line. "
-    "- Use only the predefined label sets for Order, Truth-Status, Knowledge-Access, Representation, Content Type, "
-    "Mental-Source, and Context. "
-    "- If evidence is insufficient or ambiguous, select Unknown rather than speculate. "
-    "- Do not include explanations, notes, justifications, or commentary beyond the required labels. "
-    "A correctly formatted output should satisfy the following: "
-    "- Present the result as a pipe-separated table using the '|' character. "
-    "- Each subsequent row must correspond to one belief from the input belief table. "
-    "- Preserve the original order of beliefs from the input table. "
-    "- Do not include free-text explanations, narrative descriptions, or additional columns."
-)
+STAGE2_L4 = _TEXTS.paper["stage2_l4"]
 """C.3, Level 4 addition block."""
 
-JUDGE_L3 = (
-    "You are a Theory of Mind evaluation expert whose task is to semantically match rows between two belief "
-    "tables (Prediction, Ground Truth) extracted from the same short Story Narrative and output only the two "
-    "tables, explicitly labeled \u201cPrediction Table\u201d and \u201cGround Truth Table,\u201d with an added "
-    "MatchCount column indicating how many distinct semantically equivalent rows exist in the other table for the "
-    "same Actor. In this context, a Belief is a minimal statement of what an actor takes to be true about the "
-    "world (facts/events) or about other actors' mental states, expressed in natural language. Perform the task "
-    "by following these steps: "
-    "1) If a Story Narrative is provided, use it only to resolve ambiguity (pronouns, aliases, implicit entities) "
-    "and paraphrase meaning; if no narrative is provided, ignore narrative context entirely. In all cases, do not "
-    "add rows and do not introduce new beliefs that are not present in either table. "
-    "2) Treat Actors as distinct mental agents and normalize only cosmetic variants of the same Actor name "
-    "(case/spacing/punctuation and clear shortenings); never merge different Ground Truth Actors. "
-    "3) Handle the special actor 'world' first: treat 'world' as the key for narrated facts and events, and align "
-    "world-level beliefs conservatively, typically one-to-one, allowing only minor normalization differences. "
-    "4) Restrict candidate matches to the same Actor group after normalization; if the Actor does not match, the "
-    "row cannot match regardless of belief similarity. "
-    "5) Default to one-to-one with bookkeeping: if (and only if) there exists a clear semantically equivalent "
-    "belief for the same Actor, assign the row its single best match among currently-unmatched target rows; "
-    "otherwise assign no match (MatchCount = 0). If multiple rows compete for the same target row, keep only the "
-    "closest semantic match and force the others to choose different unmatched targets or become 0. "
-    "6) Allow one-to-many only for compound rows: if a row clearly contains multiple independent beliefs, you may "
-    "align it to 2–3 different rows in the other table within the same Actor group, but only if each aligned "
-    "target row captures a distinct part of the compound meaning. "
-    "7) Ensure symmetry: after completing matches for Prediction rows, also compute MatchCount for every Ground "
-    "Truth row using the same alignment decisions."
-)
+JUDGE_L3 = _TEXTS.paper["judge_l3"]
 """C.4, Level 3 base prompt of the semantic judge."""
 
-JUDGE_L4 = (
-    "A good output should satisfy the following: "
-    "- Only compare beliefs inside the same Actor group; Ground Truth Actors are unique and must not be "
-    "merged—if Actor differs, it is NOT a match even if belief text is identical. "
-    "- The special actor 'world' represents narrated facts and events (not a character in the story); "
-    "world-level beliefs should generally align one-to-one across tables with only minor normalization "
-    "differences. "
-    "- Match only beliefs that are semantically equivalent; do not invent or force alignments and do not "
-    "introduce beliefs that are not present in either table. "
-    "- Use conservative alignment: when multiple rows are 'close', prefer the best single match and leave other "
-    "rows unmatched rather than double-counting. "
-    "- Prefer one-to-one matches; allow one-to-many (MatchCount 2–3) only for genuinely compound beliefs. "
-    "- Do not match across different Actors, even if text looks similar. "
-    "- Output exactly two tables labeled Prediction and Ground Truth (in that order), with CSV header "
-    "Actor,Belief,MatchCount and no extra text. "
-    "A correctly formatted output should satisfy the following: "
-    "- Output exactly two tables labeled Prediction and Ground Truth (in that order). "
-    "- Each table must be comma-separated with header: Actor,Belief,MatchCount "
-    "- Preserve original row order and add exactly one MatchCount column. "
-    "- Do not include explanations or any text outside the tables."
-)
+JUDGE_L4 = _TEXTS.paper["judge_l4"]
 """C.4, Level 4 addition block of the semantic judge."""
 
 LABEL_COLUMNS: tuple[str, ...] = (
@@ -221,10 +91,7 @@ LABEL_COLUMNS: tuple[str, ...] = (
 
 _LABELLED_HEADER = ("Actor", "Belief", *LABEL_COLUMNS)
 
-STAGE2_ANSWER = (
-    "Answer with the belief table completed: every row of it, its Actor and Belief as given, followed by its seven "
-    "labels, one value from each closed set in each cell (never the whole set), under this header:"
-)
+STAGE2_ANSWER = _TEXTS.paper["stage2_answer"]
 """mindloop's closing line of the Stage 2 user message (``protocol=mindloop``; not the paper's): without it, small
 models answered with the input table again, unlabelled; without its "one value" clause, they filled each cell with
 the whole closed set (``0/1/2/3``, ``True/False/Unknown``)."""

@@ -76,137 +76,33 @@ Protocol = Literal["release", "mindloop"]
 
 PROTOCOLS: tuple[str, ...] = ("release", "mindloop")
 
-STAGE1_SYSTEM = (
-    "You are a Theory of Mind expert whose task is to extract multi-order actor beliefs from the narrative and "
-    "output a table with columns Actor, Belief, and Order by performing the following steps. A belief is a minimal "
-    "proposition expressing what an actor takes to be true.\n"
-    "1. Identify narrated events and states that the story presents as facts, and record them as world-level "
-    "beliefs attributed to the special actor 'world' (order 0).\n"
-    "2. Identify all actors, including characters or groups, who appear in the narrative and are capable of holding "
-    "beliefs.\n"
-    "3. For each actor, extract beliefs about the narrated events or states of the world, and record them as "
-    "first-order beliefs (order 1).\n"
-    "4. For each actor, extract beliefs about other actors' beliefs, applying this notion recursively for nested "
-    "beliefs, and record them as higher-order beliefs (order 2 or higher)."
-)
+
+class _Texts(BaseModel):
+    """``data/prompts.yaml``: the release's prompt texts."""
+
+    release: dict[str, str]
+
+
+_TEXTS = load_package_data(_Texts, __package__ or "", "prompts.yaml")
+
+STAGE1_SYSTEM = _TEXTS.release["stage1_system"]
 """The release's Stage 1 system prompt (C.2's Level 3 prompt, one step per line)."""
 
-STAGE1_INSTRUCTION = (
-    "Given the story narrative below, extract multi-order actor beliefs and output only the pipe-separated table."
-)
-STAGE1_CLOSING = "Now output only the pipe-separated table with header: Actor | Belief | Order."
+STAGE1_INSTRUCTION = _TEXTS.release["stage1_instruction"]
+STAGE1_CLOSING = _TEXTS.release["stage1_closing"]
 
-STAGE2_SYSTEM = (
-    "You are a Theory of Mind expert whose task is to label a table of actor beliefs, given a narrative, by "
-    "assigning a label from each of the following closed sets-Order (0/1/2/3), Truth-Status (True/False/Unknown), "
-    "Knowledge-Access (Private/Shared/Public), Representation (Explicit/Implicit), Content Type (Location, "
-    "Contents/Physical State, Identity/Relation, Epistemic, Desire/Intention, Emotion, Trait/Value, Action/Event), "
-    "Mental-Source (Narration, Perception, Memory, Testimony, Inference, Imagination, Unknown), and Context "
-    "(Deceptive, Temporal, Counterfactual, Neutral)-and outputting only a table with columns Actor and Belief, "
-    "followed by one column for each labeling set.\n\n"
-    "In this context, a belief is a minimal proposition expressing what an actor takes to be true about the world "
-    "or about another actor's mental state. Label each belief in the provided table by assigning values for the "
-    "following dimensions, using the narrative as evidence:\n\n"
-    "1. Determine the Order of the belief, which captures the depth of belief reasoning:\n"
-    "   - Order 0: Narrator- or world-level facts that anchor the story's ground truth and are not held by any "
-    "actor.\n"
-    "   - Order 1: First-order beliefs (A believes p).\n"
-    "   - Order 2: Second-order beliefs (A believes B believes p).\n"
-    "   - Order 3: Higher-order recursive beliefs (A believes B believes C believes p).\n\n"
-    "2. Determine the Truth-Status of the belief relative to the narrative:\n"
-    "   - True if the belief is verified or entailed by the narration.\n"
-    "   - False if the belief is contradicted by the narration.\n"
-    "   - Unknown if the narrative does not provide sufficient evidence.\n\n"
-    "3. Determine the Knowledge-Access of the belief by assessing who could realistically know it in the story "
-    "world:\n"
-    "   - Private if the belief is held internally without evidence others know it.\n"
-    "   - Shared if it is mutually known within a subgroup through explicit acknowledgment or obvious mutual "
-    "awareness.\n"
-    "   - Public if it is common ground across all actors (announced, jointly witnessed, or mutually known to be "
-    "mutually known).\n\n"
-    "4. Determine the Representation of the belief:\n"
-    "   - Explicit if the belief is directly stated, spoken, or narrated as a mental state.\n"
-    "   - Implicit if the belief must be inferred from actions, perception, or context.\n\n"
-    "5. Determine the Content Type by identifying what the proposition is about:\n"
-    "   - Use Action/Event for happenings; Desire/Intention for plans or goals.\n"
-    "   - Use Location when the proposition concerns where an entity is or was, even if it involves a container.\n"
-    "   - Use Contents / Physical State only when the belief concerns what a container holds or an object's "
-    "condition.\n"
-    "   - Use Epistemic for beliefs about beliefs, knowledge, attention, or awareness.\n\n"
-    "6. Determine the Mental-Source of the belief, indicating how it was acquired:\n"
-    "   - Narration (Order 0 only), Perception, Memory, Testimony, Inference, Imagination, or Unknown.\n\n"
-    "7. Determine the Context of the belief:\n"
-    "   - Deceptive if shaped by lying, omission, or misdirection.\n"
-    "   - Temporal if the belief is outdated or reflects recall of a prior true state.\n"
-    "     - Temporal + False indicates an outdated false belief.\n"
-    "     - Temporal + True indicates accurate recall of a past fact.\n"
-    "   - Counterfactual if the belief occurs in a hypothetical or pretense frame.\n"
-    "   - Neutral if none apply."
-)
+STAGE2_SYSTEM = _TEXTS.release["stage2_system"]
 """The release's Stage 2 system prompt (C.3's Level 3 prompt as the release writes it)."""
 
-STAGE2_INSTRUCTION = (
-    "Given the story narrative and the belief table below, label each belief and output only the completed "
-    "pipe-separated labels table."
-)
-STAGE2_CLOSING = "Now output only the completed pipe-separated labels table."
+STAGE2_INSTRUCTION = _TEXTS.release["stage2_instruction"]
+STAGE2_CLOSING = _TEXTS.release["stage2_closing"]
 
-JUDGE_SYSTEM = (
-    "You are a Theory of Mind evaluation expert whose task is to semantically match rows between two belief tables "
-    "(Prediction, Ground Truth) extracted from the same short Story Narrative and output only the two tables, "
-    "explicitly labeled \u201cPrediction Table\u201d and \u201cGround Truth Table,\u201d with an added MatchCount "
-    "column indicating how many distinct semantically equivalent rows exist in the other table for the same Actor. "
-    "In this context, a Belief is a minimal statement of what an actor takes to be true about the world "
-    "(facts/events) or about other actors\u2019 mental states, expressed in natural language. Perform the task by "
-    "following these steps:\n"
-    "1) If a Story Narrative is provided, use it only to resolve ambiguity (pronouns, aliases, implicit entities) "
-    "and paraphrase meaning; if no narrative is provided, ignore narrative context entirely. In all cases, do not "
-    "add rows and do not introduce new beliefs that are not present in either table.\n"
-    "2) Treat Actors as distinct mental agents and normalize only cosmetic variants of the same Actor name "
-    "(case/spacing/punctuation and clear shortenings); never merge different Ground Truth Actors.\n"
-    "3) Handle the special actor 'world' first: treat 'world' as the key for narrated facts and events, and align "
-    "world-level beliefs conservatively, typically one-to-one, allowing only minor normalization differences.\n"
-    "4) Restrict candidate matches to the same Actor group after normalization; if the Actor does not match, the "
-    "row cannot match regardless of belief similarity.\n"
-    "5) Default to one-to-one with bookkeeping: if (and only if) there exists a clear semantically equivalent "
-    "belief for the same Actor, assign the row its single best match among currently-unmatched target rows; "
-    "otherwise assign no match (MatchCount = 0). If multiple rows compete for the same target row, keep only the "
-    "closest semantic match and force the others to choose different unmatched targets or become 0.\n"
-    "6) Allow one-to-many only for compound rows: if a row clearly contains multiple independent beliefs, you may "
-    "align it to 2\u20133 different rows in the other table within the same Actor group, but only if each aligned "
-    "target row captures a distinct part of the compound meaning.\n"
-    "7) Ensure symmetry: after completing matches for Prediction rows, also compute MatchCount for every Ground "
-    "Truth row using the same alignment decisions.\n\n"
-    "A good output should satisfy the following:\n"
-    "- Only compare beliefs inside the same Actor group; Ground Truth Actors are unique and must not be "
-    "merged\u2014if Actor differs, it is NOT a match even if belief text is identical.\n"
-    "- The special actor 'world' represents narrated facts and events (not a character in the story); world-level "
-    "beliefs should generally align one-to-one across tables with only minor normalization differences.\n"
-    "- Match only beliefs that are semantically equivalent; do not invent or force alignments and do not introduce "
-    "beliefs that are not present in either table.\n"
-    "- Use conservative alignment: when multiple rows are 'close', prefer the best single match and leave other "
-    "rows unmatched rather than double-counting.\n"
-    "- Prefer one-to-one matches; allow one-to-many (MatchCount 2\u20133) only for genuinely compound beliefs.\n"
-    "- Do not match across different Actors, even if text looks similar.\n"
-    "- Output exactly two tables labeled Prediction and Ground Truth (in that order), with CSV header "
-    "Actor,Belief,MatchCount and no extra text.\n\n"
-    "A correctly formatted output should satisfy the following:\n"
-    "- Output exactly two tables labeled Prediction and Ground Truth (in that order).\n"
-    "- Each table must be comma-separated with header: Actor,Belief,MatchCount\n"
-    "- Preserve original row order and add exactly one MatchCount column.\n"
-    "- Do not include explanations or any text outside the tables."
-)
+JUDGE_SYSTEM = _TEXTS.release["judge_system"]
 """The release's judge prompt: C.4's Level 3 prompt and Level 4 block (few-shot examples are appended by
 :func:`judge_system`)."""
 
-JUDGE_INSTRUCTION = (
-    "Given the story narrative and the belief tables below (Prediction Table and Ground Truth Table), semantically "
-    "match beliefs within the same Actor and output only the two CSV tables with MatchCount."
-)
-JUDGE_CLOSING = (
-    "Now output only the 2 tables, explicitly labeled \u201cPrediction Table\u201d and \u201cGround Truth Table,"
-    "\u201d with an added MatchCount column, formatted as CSV (not markdown), and do not include any other text."
-)
+JUDGE_INSTRUCTION = _TEXTS.release["judge_instruction"]
+JUDGE_CLOSING = _TEXTS.release["judge_closing"]
 
 
 # ---- normalisation ---------------------------------------------------------------------------------------------

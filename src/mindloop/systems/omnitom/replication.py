@@ -145,14 +145,7 @@ def _stage1(folder: Path, record: StoryRecord, index: int) -> SampleResult:
         tuple(_count(r["MatchCount"]) for r in pred_rows), tuple(_count(r["MatchCount"]) for r in gold_rows)
     )
     score = stage1_story_score(predicted, gold, alignment, story_id=record.story_id, category=record.story_category)
-    scores = {
-        "precision": score.prf.precision,
-        "recall": score.prf.recall,
-        "f1": score.prf.f1,
-        "n_predicted": float(score.n_pred),
-        "n_gold": float(score.n_gold),
-        **{f"f1_order_{bucket}": prf.f1 for bucket, prf in score.by_bucket.items()},
-    }
+    scores = score.scores()
     output = {
         "beliefs": [b.model_dump(mode="json") for b in predicted],
         "match_counts": {"predicted": list(alignment.pred_counts), "gold": list(alignment.gold_counts)},
@@ -192,9 +185,7 @@ def _stage2(folder: Path, record: StoryRecord, index: int) -> SampleResult:
     ]
     labels = stage2_labels_by_key(predicted, record.beliefs)
     score = stage2_story_score(labels, record.beliefs, story_id=record.story_id, category=record.story_category)
-    scores = {**score.accuracy, "overall": score.overall, "missing": float(score.n_missing)}
-    for bucket, acc in score.by_bucket.items():
-        scores[f"overall_order_{bucket}"] = sum(acc.values()) / len(DIMENSIONS)
+    scores = score.scores()
     output = {"labels": [x.model_dump(mode="json") if x is not None else None for x in labels]}
     if not rows:
         return SampleResult(index, "failed", output, scores, "no rows in the labelling (scored 0)", [], 0.0)

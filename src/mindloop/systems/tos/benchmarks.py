@@ -886,24 +886,31 @@ def _references(bench: Callable[[], _TosBenchmark]) -> tuple[ReferencePolicy, ..
     )
 
 
+def _spec(bench: Callable[[], _TosBenchmark], order: int, quick: PresetEntry, **extra: Any) -> BenchmarkSpec:
+    """What both benchmarks declare: the task-score mean as headline, the reference policies, every score's mean."""
+    return BenchmarkSpec(
+        headline=Headline("avg"),  # the mean of the task scores
+        references=_references(bench),
+        metrics=_METRICS,
+        resampled=("by_rooms",),
+        suite=Suite(order=order, presets={"quick": quick}),
+        glossary=TOS_GLOSSARY,
+        small=SmallRun(n=1),
+        **extra,
+    )
+
+
 class TosActiveBenchmark(_TosBenchmark):
     """Active exploration within 20 steps, the false-belief phase, then the nine downstream tasks."""
 
     name = "tos-active"
     description = "Theory of Space: explore a multi-room grid (20 steps), revise after covert changes, answer 9 tasks"
     active = True
-    spec = BenchmarkSpec(
-        headline=Headline("avg"),  # the mean of the task scores
-        references=_references(lambda: TosActiveBenchmark()),
-        metrics=_METRICS,
-        resampled=("by_rooms",),
-        suite=Suite(
-            order=90,
-            presets={"quick": PresetEntry(1, "1 scene: up to 20 exploration calls, the map probes, then 27 questions")},
-        ),
+    spec = _spec(
+        lambda: TosActiveBenchmark(),
+        90,
+        PresetEntry(1, "1 scene: up to 20 exploration calls, the map probes, then 27 questions"),
         paper_tables=(TABLE_1, MAP_TABLE),
-        glossary=TOS_GLOSSARY,
-        small=SmallRun(n=1),
     )
 
 
@@ -913,17 +920,10 @@ class TosPassiveBenchmark(_TosBenchmark):
     name = "tos-passive"
     description = "Theory of Space: answer 9 spatial tasks from a scripted proxy's exploration log"
     active = False
-    spec = BenchmarkSpec(
-        headline=Headline("avg"),
-        references=_references(lambda: TosPassiveBenchmark()),
-        metrics=_METRICS,
-        resampled=("by_rooms",),
-        suite=Suite(
-            order=100,
-            presets={"quick": PresetEntry(2, "2 scenes: 27 questions each, from a scripted proxy's exploration log")},
-        ),
-        glossary=TOS_GLOSSARY,
-        small=SmallRun(n=1),
+    spec = _spec(
+        lambda: TosPassiveBenchmark(),
+        100,
+        PresetEntry(2, "2 scenes: 27 questions each, from a scripted proxy's exploration log"),
     )
 
 

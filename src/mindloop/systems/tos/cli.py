@@ -32,11 +32,7 @@ tos_app = typer.Typer(
 )
 
 
-class _Facing(StrEnum):
-    north = "north"
-    east = "east"
-    south = "south"
-    west = "west"
+_Facing = StrEnum("_Facing", ["north", "east", "south", "west"])
 
 
 _SCENE_HELP = "Scene file, meta_data.json or run folder."
@@ -55,10 +51,7 @@ def _scene_path(scene_path: Path | None, data: Path | None) -> Path:
     return path
 
 
-class _Agent(StrEnum):
-    scout = "scout"
-    strategist = "strategist"
-    symbolic = "symbolic"
+_Agent = StrEnum("_Agent", ["scout", "strategist", "symbolic"])
 
 
 @tos_app.command("render")

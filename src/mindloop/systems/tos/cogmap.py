@@ -97,40 +97,16 @@ def extract_json(text: str) -> Any | None:
 
 
 _GLOBAL_FACING = {
-    "north": NORTH,
-    "n": NORTH,
-    "+y": NORTH,
-    "forward": NORTH,
-    "front": NORTH,
-    "ahead": NORTH,
-    "up": NORTH,
-    "south": SOUTH,
-    "s": SOUTH,
-    "-y": SOUTH,
-    "back": SOUTH,
-    "backward": SOUTH,
-    "behind": SOUTH,
-    "down": SOUTH,
-    "east": EAST,
-    "e": EAST,
-    "+x": EAST,
-    "right": EAST,
-    "west": WEST,
-    "w": WEST,
-    "-x": WEST,
-    "left": WEST,
+    **dict.fromkeys(("north", "n", "+y", "forward", "front", "ahead", "up"), NORTH),
+    **dict.fromkeys(("south", "s", "-y", "back", "backward", "behind", "down"), SOUTH),
+    **dict.fromkeys(("east", "e", "+x", "right"), EAST),
+    **dict.fromkeys(("west", "w", "-x", "left"), WEST),
 }
 _LOCAL_AXES = {
-    "+y": 0,
-    "forward": 0,
-    "front": 0,
-    "+x": 90,
-    "right": 90,
-    "-y": 180,
-    "backward": 180,
-    "back": 180,
-    "-x": -90,
-    "left": -90,
+    **dict.fromkeys(("+y", "forward", "front"), 0),
+    **dict.fromkeys(("+x", "right"), 90),
+    **dict.fromkeys(("-y", "backward", "back"), 180),
+    **dict.fromkeys(("-x", "left"), -90),
 }
 
 

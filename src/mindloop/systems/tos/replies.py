@@ -219,15 +219,8 @@ def read_map(reply: str, *, names: Iterable[str] | None = None, local_heading: V
         slots = _candidates(reply, "JSON map")
     except ParseError:
         slots = []
-    maps = []
-    for slot in slots:
-        data = _loads(slot)
-        if isinstance(data, Mapping):
-            maps.append(data)
-    if not maps:
-        data = _loads(reply)
-        if isinstance(data, Mapping):
-            maps.append(data)
+    maps = [d for d in map(_loads, slots) if isinstance(d, Mapping)]
+    maps = maps or [d for d in [_loads(reply)] if isinstance(d, Mapping)]
     if not maps:
         if "{" in reply and reply.count("{") > reply.count("}"):
             raise ParseError("the JSON map is cut off (unbalanced braces): give the whole map", text=reply[:200])

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from mindloop.errors import InvalidArgumentError
@@ -274,6 +274,13 @@ def _score_rotation(pred: str, answer: Sequence[str]) -> float:
     return float(norm == [" ".join(a.lower().split()) for a in answer])
 
 
+_SCORERS: dict[str, Callable[[str, Any], float]] = {
+    **dict.fromkeys(("direction", "persp.take", "act2view", "loc2view"), lambda p, a: _score_relation(p, str(a))),
+    **{"ment.rot": _score_rotation, "alloc.map": _score_alloc, "perc.dec": _score_perc_dec},
+    **{"view2act": _score_view2act, "view2loc": _score_view2loc},
+}
+
+
 def score_answer(task: str, prediction: str | None, answer: Any) -> float:
     """Score a reply (the text after ``FINAL ANSWER:`` or an agent's answer) to a downstream question, in [0, 1].
 
@@ -282,17 +289,6 @@ def score_answer(task: str, prediction: str | None, answer: Any) -> float:
     """
     if prediction is None:
         return 0.0
-    pred = str(prediction).strip()
-    if task in ("direction", "persp.take", "act2view", "loc2view"):
-        return _score_relation(pred, str(answer))
-    if task == "ment.rot":
-        return _score_rotation(pred, answer)
-    if task == "alloc.map":
-        return _score_alloc(pred, answer)
-    if task == "perc.dec":
-        return _score_perc_dec(pred, answer)
-    if task == "view2act":
-        return _score_view2act(pred, answer)
-    if task == "view2loc":
-        return _score_view2loc(pred, answer)
-    raise InvalidArgumentError(f"unknown task {task!r}")
+    if task not in _SCORERS:
+        raise InvalidArgumentError(f"unknown task {task!r}")
+    return _SCORERS[task](str(prediction).strip(), answer)

@@ -28,6 +28,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pydantic import BaseModel
+
+from mindloop.datafiles import load_package_data
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.tos.world.env import describe_layout
 from mindloop.systems.tos.world.geometry import Vec
@@ -50,225 +53,26 @@ __all__ = [
     "question_prompt",
 ]
 
-SYSTEM_PROMPT = "You answer should strictly follow this format:\nTHINK: Your thoughts\nFINAL ANSWER: Your final answer"
 
-STEP_FOOTER = (
-    "Strictly follow this format:\nTHINK:\n[Your thoughts on next step actions]\nFINAL ANSWER:\nActions: [ ... ]"
-)
-ANSWER_FOOTER = "Strictly follow this format:\nTHINK:\n[Your thoughts]\nFINAL ANSWER:\n[Your answer]"
+class _Texts(BaseModel, extra="forbid"):
+    """``data/prompts.yaml``."""
 
-_RULES = """\
-You are a spatial reasoner in a 2D, {modality} N×M grid. Every object including you is a point at integer (x, y) \
-coordinates.
-
-Goal: **Minimize total COST** while building a complete and accurate map of the environment.
-
-Multi-room rules (may exist multiple rooms):
-- Your vision is confined to your current room.
-- Doors block vision between rooms.
-- Exception: When located in a doorway, door is open and invisible, you can see into both connected rooms.
-- Rooms connect via doors on vertical (front/back) or horizontal (left/right) walls.
+    rules: str
+    actions: str
+    observe_text: str
+    observe_vision: str
+    styles: dict[str, dict[str, str]]
+    echo_markers: tuple[str, ...]
 
 
-Relationship instructions:
-Relationship: bearing in degrees; distance is Euclidean. Use binned labels.
-Bearing is a degree in [-180, 180]; 0° is front. +: clockwise, -: counterclockwise.
-Orientation:
-\t-forward/backward/right/left (ego) or north/east/south/west (allo).
-\t-When agent faces north: forward = north, right = east, etc.
-\t-Gate's orientation: report wall position (e.g., 'on left wall').
-Binned relationship reporting:
-EgoFront (egocentric, object-to-agent); Cardinal (object-to-object).
-Egocentric angle bins (0° is front): [-45°,-22.5°)→front-left, [-22.5°,0°)→front-slight-left, 0°→front, \
-(0°,22.5°]→front-slight-right, (22.5°,45°]→front-right, otherwise→beyond-fov.
-Cardinal angle bins (45° each): [-22.5°,22.5°)→north, [22.5°,67.5°)→north east, [67.5°,112.5°)→east, \
-[112.5°,157.5°)→south east, [157.5°,202.5°)→south, [202.5°,247.5°)→south west, [247.5°,292.5°)→west, \
-[292.5°,337.5°)→north west.
-Distance bins: =0→same distance, (0,2]→near, (2,4]→mid distance, (4,8]→slightly far, (8,16]→far, (16,32]→very far, \
->32→extremely far.
-Proximity: relations between close objects (≤2.0m). Use cardinal directions and standard distance bins.
-"""
-
-_ACTIONS = """\
-Action Instructions:
-You can jump to objects within and across rooms, turn, and observe.
-When you are at a door, you can see objects from both connected rooms (within FOV).
-
-Available Actions:
-Movement (<M>):
-- JumpTo(OBJ): Jump to the same position as the object or door. Your orientation does NOT change. The object you \
-jump to MUST be in your field of view and previously observed. Use object or door names only. NO numbers or \
-directions or others. Invalid: JumpTo(left), JumpTo(1).
-- Rotate(DEG): Rotate relative to your current orientation. Positive = clockwise, negative = counterclockwise. \
-Valid: -270, -180, -90, 0, 90, 180, 270. You must rotate by these specified degrees; otherwise your action will be \
-invalid.
-Final (<F>):
-- Observe(): {observe}
-- Query(obj): Return object's coordinates with agent's initial position as origin, north as y+ axis. You can only \
-query objects that you have previously observed. High cost, only use when necessary to eliminate ambiguities.
-- Term(): Terminate the exploration phase. Term() must be alone with no movement actions. You MUST ONLY use it in \
-the last turn and no other turns. Otherwise your action sequence will be invalid.
-
-Action Grammar (HARD CONSTRAINT):
-Actions: [ <M>* <F> ]
-<M> = "JumpTo(OBJ)" | "Rotate(DEG)"
-<F> = "Observe()" | "Query(OBJ)" | "Term()"
-Constraints:
-- Zero, one or more <M>. No JumpTo at first step.
-- Exactly one <F>, and it must be the final action.
-- No more than one Observe().
-- Term() may appear only alone.
-- Any violation is invalid.
-
-Examples:
-Valid: Actions: [JumpTo(red door), Rotate(90), JumpTo(table), Observe()]
-Valid: Actions: [Observe()] | Query(table)
-Invalid (no final action): Actions: [JumpTo(table)]
-Invalid (more than one final action): Actions: [Observe(), Rotate(90), Observe()]
-Invalid (termination with other actions): Actions: [JumpTo(table), Term()]
-
-
-Rules:
-- Observe action only reports from your current position and facing direction. If you jump multiple times, the \
-final Observe() action gives the view only from your last position.
-- Actions execute in order. Field of view: 90°.
-
-Observe and Query action have costs:
-- Observe(): 1
-- Query(obj): 2
-
-
-Rules:
-- Achieve complete coverage with the fewest steps;
-- Prefer actions that reveal more unknowns; avoid redundancy
-- FOV is 90°, you can NOT see objects outside your FOV.
-- Track your current and initial pose
-"""
-
-_OBSERVE_TEXT = (
-    "Report objects (including doors) and their spatial relationships from your current position in your FOV. Also "
-    "reports relations between mutually close objects in your FOV, using your current facing direction as north (a "
-    "relative reference frame, not true north).Use exactly one Observe() per step and make it the last action. "
-    "Never call Term() after Observe()."
-)
-_OBSERVE_VISION = (
-    "Return an RGB image of your current field of view from your current position and facing. Use exactly one "
-    "Observe() per step and make it the last action. Never call Term() after Observe()."
-)
-
-COGMAP_GLOBAL_PROMPT = (
-    """\
-## Cognitive Map (JSON)
-
-Represent the scene as a JSON map.
-
-- position: [x, y] integers (or integer-like)
-- Grid: concise global map on an N×M grid.
-- Frame: origin [0,0] is your initial position; +Y is your initial facing direction (north).
-- Content: include all observed objects and gates; include the agent
-- Facing: use "north|south|east|west".
-- Include only observed/known information—do not invent.
-
-Example:
-```json
-{
-    "agent": {"position": [2, 3], "facing": "east"},
-    "chair": {"position": [2, 4], "facing": "north"}
-}
-```
-Give the cognitive map JSON after FINAL ANSWER.
-"""
-    + ANSWER_FOOTER
-)
-
-COGMAP_LOCAL_PROMPT = (
-    """\
-## Cognitive Map — Local (JSON)
-
-- Frame: must include "origin":"agent". The origin is your current position and orientation (+y ahead, +x right).
-- Structure: include an "objects" dict; each object's position and facing are relative to you now.
-- Content: include all objects and doors in your current field of view; DO NOT include yourself in "objects".
-- Facing: use "+x|-x|+y|-y" (local axes).
-
-Example:
-```json
-{
-    "origin": "agent",
-    "objects": {
-      "chair": {"position": [0, 1], "facing": "-x"}
-    }
-}
-```
-Give the local map JSON after FINAL ANSWER.
-"""
-    + ANSWER_FOOTER
-)
-
-
-_FOG_TAIL = 'Answer with JSON after FINAL ANSWER, e.g. {"unexplored": ["A", "C"]}.'
-
-# ---- the explicit style: slots described in words, examples set apart ------------------------------------------
-SYSTEM_PROMPT_EXPLICIT = (
-    "Every reply has two labelled parts. After the label THINK: write your own reasoning. After the label "
-    "FINAL ANSWER: write only the answer that was asked for."
-)
-STEP_FOOTER_EXPLICIT = (
-    "Reply format: write THINK: and then, in your own words, what you know so far and what to explore next. "
-    "Then write FINAL ANSWER: and then this step's actions, as the word Actions: followed by the list of actions "
-    "in square brackets, using only the actions and names given above."
-)
-ANSWER_FOOTER_EXPLICIT = (
-    "Reply format: give your reasoning in your own words after the label THINK: and then only your answer to the "
-    "question after the label FINAL ANSWER:"
-)
-JSON_FOOTER_EXPLICIT = (
-    "Reply format: give your reasoning in your own words after the label THINK: and then only the JSON object after "
-    "the label FINAL ANSWER:"
-)
-COGMAP_GLOBAL_PROMPT_EXPLICIT = (
-    """\
-## Cognitive Map (JSON)
-
-Give your map of the scene as one JSON object.
-
-- Keys: "agent" for yourself, and the name of every object and door you have observed.
-- Value of each key: an object with the key "position" (a list of two integers, x then y) and the key "facing"
-  (one of "north", "south", "east", "west"; leave it out for items without a front).
-- Frame: origin [0, 0] is your initial position; +y is your initial facing direction (north), +x is east.
-- Include only what you have observed; do not invent items.
-
-Give your map after FINAL ANSWER.
-"""
-    + JSON_FOOTER_EXPLICIT
-)
-COGMAP_LOCAL_PROMPT_EXPLICIT = (
-    """\
-## Cognitive Map — Local (JSON)
-
-Give the objects and doors in your current field of view as one JSON object, in your own frame now: the origin
-is your current position, +y is straight ahead and +x is to your right.
-
-- The JSON object has the key "origin" with the value "agent", and the key "objects": an object whose keys are
-  the names of the items you see now (not yourself).
-- Value of each item: an object with the key "position" (a list of two integers, x then y, relative to you now)
-  and the key "facing" (one of "+x", "-x", "+y", "-y"; leave it out for items without a front).
-
-Give your local map after FINAL ANSWER.
-"""
-    + JSON_FOOTER_EXPLICIT
-)
-_FOG_TAIL_EXPLICIT = (
-    'After FINAL ANSWER: write a JSON object with the key "unexplored" whose value is the list of the letters of '
-    "the points you have not observed (an empty list when you have observed them all)."
-)
-
+_TEXTS = load_package_data(_Texts, __package__ or "", "prompts.yaml")
 PROMPT_STYLES = ("explicit", "reference")
 """The styles of format lines (``--opt prompt=``); ``explicit`` is the default."""
 
 
 @dataclass(frozen=True)
 class PromptSet:
-    """The format-dependent texts of one style."""
+    """The format-dependent texts of one style (a cognitive-map prompt ends with the style's ``probe_footer``)."""
 
     style: str
     system: str
@@ -279,29 +83,17 @@ class PromptSet:
     fog_tail: str
     probe_footer: str
 
+    @classmethod
+    def from_data(cls, style: str, texts: dict[str, str]) -> PromptSet:
+        cogmaps = {k: texts[k] + texts["probe_footer"] for k in ("cogmap_global", "cogmap_local")}
+        return cls(style, **{**texts, **cogmaps})
 
-_SETS = {
-    "reference": PromptSet(
-        "reference",
-        SYSTEM_PROMPT,
-        STEP_FOOTER,
-        ANSWER_FOOTER,
-        COGMAP_GLOBAL_PROMPT,
-        COGMAP_LOCAL_PROMPT,
-        _FOG_TAIL,
-        ANSWER_FOOTER,
-    ),
-    "explicit": PromptSet(
-        "explicit",
-        SYSTEM_PROMPT_EXPLICIT,
-        STEP_FOOTER_EXPLICIT,
-        ANSWER_FOOTER_EXPLICIT,
-        COGMAP_GLOBAL_PROMPT_EXPLICIT,
-        COGMAP_LOCAL_PROMPT_EXPLICIT,
-        _FOG_TAIL_EXPLICIT,
-        JSON_FOOTER_EXPLICIT,
-    ),
-}
+
+_SETS = {style: PromptSet.from_data(style, _TEXTS.styles[style]) for style in PROMPT_STYLES}
+_REF = _SETS["reference"]
+SYSTEM_PROMPT, STEP_FOOTER, ANSWER_FOOTER = _REF.system, _REF.step_footer, _REF.answer_footer
+COGMAP_GLOBAL_PROMPT, COGMAP_LOCAL_PROMPT = _REF.cogmap_global, _REF.cogmap_local
+"""The reference style's format lines and map probes, as the release writes them."""
 
 
 def prompt_set(style: str = "explicit") -> PromptSet:
@@ -316,8 +108,8 @@ def prompt_set(style: str = "explicit") -> PromptSet:
 
 def exploration_prompt(scene: Scene, max_steps: int, *, vision: bool = False, style: str = "explicit") -> str:
     """The opening message of active exploration (rules, actions, layout, step budget)."""
-    rules = _RULES.format(modality="vision" if vision else "text-only")
-    actions = _ACTIONS.format(observe=_OBSERVE_VISION if vision else _OBSERVE_TEXT)
+    rules = _TEXTS.rules.format(modality="vision" if vision else "text-only")
+    actions = _TEXTS.actions.format(observe=_TEXTS.observe_vision if vision else _TEXTS.observe_text)
     return (
         f"# Spatial Exploration Task\n\n{rules}\n{actions}\n\nRoom Layout and initial state:\n"
         f"{describe_layout(scene)}\n\n\nYou have a maximum of {max_steps} exploration steps.\n\n\n\n"
@@ -330,7 +122,7 @@ def passive_prompt(
 ) -> str:
     """The opening message of passive comprehension: rules, layout and a proxy's exploration log (lines, or
     ``(number, line)`` pairs; ``omitted`` earlier entries left out are announced)."""
-    rules = _RULES.format(modality="vision" if vision else "text-only")
+    rules = _TEXTS.rules.format(modality="vision" if vision else "text-only")
     numbered = [h if isinstance(h, tuple) else (i, h) for i, h in enumerate(history, 1)]
     log = "\n".join(f"{i}. {line}" for i, line in numbered)
     if omitted:
@@ -359,36 +151,7 @@ def fog_probe_prompt(candidates: Sequence[Vec], *, style: str = "explicit") -> s
 
 
 # ---- echoes -----------------------------------------------------------------------------------------------------
-ECHO_MARKERS: tuple[str, ...] = (
-    "[Your thoughts on next step actions]",
-    "[Your thoughts]",
-    "[Your answer]",
-    "THINK: Your thoughts",
-    "Your final answer",
-    "Actions: [ ... ]",
-    "Actions: [JumpTo(red door), Rotate(90), JumpTo(table), Observe()]",
-    "Actions: [Observe()] | Query(table)",
-    "Actions: [Observe(), Rotate(90), Observe()]",
-    "Actions: [JumpTo(table), Term()]",
-    '"agent": {"position": [2, 3], "facing": "east"}',
-    '"chair": {"position": [2, 4], "facing": "north"}',
-    '"chair": {"position": [0, 1], "facing": "-x"}',
-    '{"agent": {"position": [0, 0], "facing": "north"}, "lamp": {"position": [2, 0]}}',
-    '{"origin": "agent", "objects": {"lamp": {"position": [0, 1]}}}',
-    '{"unexplored": ["A", "C"]}',
-    "For illustration only",
-    "lamp two cells east of the start",
-    "and then your reasoning in your own words",
-    "and then only the JSON object",
-    "with your own values",
-    "copy neither",
-    "the words in angle brackets",
-    "in your own words after the label",
-    "only your answer to the question after the label",
-    "what you know so far and what to explore next",
-    "using only the actions and names given above",
-    "Reply format:",
-)
+ECHO_MARKERS: tuple[str, ...] = _TEXTS.echo_markers
 """Format lines, placeholders and examples of both styles that a reply should never contain verbatim."""
 
 _TEMPLATE_LINE = re.compile(r"^(?:Answer format: .+|Example: .+)$", re.MULTILINE)

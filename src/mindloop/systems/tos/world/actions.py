@@ -40,42 +40,37 @@ class ActionParseError(ParseError):
     """An action string that does not follow the grammar; the message says what is wrong."""
 
 
+class _Call:
+    """An action written as a call: its name, then its fields' values (``JumpTo(table)``, ``Observe()``)."""
+
+    def __str__(self) -> str:
+        return f"{type(self).__name__}({', '.join(map(str, vars(self).values()))})"
+
+
 @dataclass(frozen=True)
-class JumpTo:
+class JumpTo(_Call):
     """Move to the cell of a visible, already observed object or door (orientation unchanged)."""
 
     target: str
 
-    def __str__(self) -> str:
-        return f"JumpTo({self.target})"
-
 
 @dataclass(frozen=True)
-class Rotate:
+class Rotate(_Call):
     """Turn in place by ``degrees`` (positive clockwise)."""
 
     degrees: int
 
-    def __str__(self) -> str:
-        return f"Rotate({self.degrees})"
-
 
 @dataclass(frozen=True)
-class Observe:
+class Observe(_Call):
     """Report what is in the field of view (cost 1)."""
 
-    def __str__(self) -> str:
-        return "Observe()"
-
 
 @dataclass(frozen=True)
-class Query:
+class Query(_Call):
     """Exact coordinates and facing of an observed object relative to the start pose (cost 2)."""
 
     target: str
-
-    def __str__(self) -> str:
-        return f"Query({self.target})"
 
 
 @dataclass(frozen=True)

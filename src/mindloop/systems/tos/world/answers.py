@@ -19,6 +19,7 @@ from mindloop.systems.tos.world.geometry import (
     bearing,
     distance_bin,
     ego_bin,
+    parse_direction,
     rotate,
 )
 from mindloop.systems.tos.world.world import SpatialWorld, WorldItem
@@ -79,6 +80,14 @@ def _resolve_jump(
     return group[0][0]
 
 
+def _origin(world: SpatialWorld, spec: dict[str, Any]) -> Vec | None:
+    """Where a question's ``origin`` stands: the start, or the named door (``None`` when the world lacks it)."""
+    if spec["origin"] == "your starting position":
+        return (0, 0)
+    door = world.get(spec["origin"].removeprefix("the "))
+    return None if door is None else door.pos
+
+
 def answer_spec(task: str, spec: dict[str, Any], world: SpatialWorld) -> Any:
     """The answer a world implies for a question spec (gold when ``world`` is the true one).
 
@@ -110,15 +119,10 @@ def answer_spec(task: str, spec: dict[str, Any], world: SpatialWorld) -> Any:
             keyed.append((ang, math.dist(it.pos, (0, 0)), name))
         return [k[2] for k in sorted(keyed)]
     if task == "loc2view":
-        origin = (0, 0)
-        if spec["origin"] != "your starting position":
-            door = world.get(spec["origin"].removeprefix("the "))
-            if door is None:
-                return "unknown"
-            origin = door.pos
+        origin = _origin(world, spec)
+        if origin is None:
+            return "unknown"
         pos = (origin[0] + spec["loc"][0], origin[1] + spec["loc"][1])
-        from mindloop.systems.tos.world.geometry import parse_direction
-
         return _rel_label(world.ego_relation(spec["target"], pos, parse_direction(spec["facing"])))
     if task == "act2view":
         pos, ori, rooms = (0, 0), NORTH, world.start_rooms
@@ -174,15 +178,10 @@ def _answer_view2act(world: SpatialWorld, spec: dict[str, Any]) -> str:
 
 
 def _answer_view2loc(world: SpatialWorld, spec: dict[str, Any]) -> list[int] | str:
-    from mindloop.systems.tos.world.geometry import parse_direction
-
     ori = parse_direction(spec["facing"])
-    origin = (0, 0)
-    if spec["origin"] != "your starting position":
-        door = world.get(spec["origin"].removeprefix("the "))
-        if door is None:
-            return "unknown"
-        origin = door.pos
+    origin = _origin(world, spec)
+    if origin is None:
+        return "unknown"
     names = {s["name"].lower() for s in spec["observation"]}
     best: tuple[float, Vec] | None = None
     cands: list[tuple[Vec, frozenset[str]]] = [

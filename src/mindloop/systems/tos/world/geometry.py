@@ -30,8 +30,10 @@ __all__ = [
     "CARDINALS",
     "CARDINAL_LABELS",
     "DIRECTION_NAMES",
+    "DISTANCE_BINS",
     "DISTANCE_LABELS",
     "EAST",
+    "EGO_BINS",
     "EGO_LABELS",
     "NORTH",
     "SOUTH",
@@ -71,7 +73,7 @@ VALID_ROTATIONS: tuple[int, ...] = (0, 90, 180, 270, -90, -180, -270)
 """The degrees ``Rotate(DEG)`` accepts, as the reference lists them."""
 
 # Egocentric bins: open intervals with 1e-3 slack, first and last are outside the field of view.
-_EGO_BINS: tuple[tuple[float, float], ...] = (
+EGO_BINS: tuple[tuple[float, float], ...] = (
     (-180.0, -45.0 - 1e-3),
     (-45.0 - 1e-3, -22.5 - 1e-3),
     (-22.5 - 1e-3, -1e-3),
@@ -99,7 +101,7 @@ CARDINAL_LABELS: tuple[str, ...] = (
     "west",
     "north west",
 )
-_DISTANCE_BINS: tuple[tuple[float, float], ...] = (
+DISTANCE_BINS: tuple[tuple[float, float], ...] = (
     (-1e-6, 1e-6),
     (1e-6, 2.0 + 1e-6),
     (2.0 + 1e-6, 4.0 + 1e-6),
@@ -178,7 +180,7 @@ def bearing(target: Sequence[float], origin: Sequence[float], facing: Sequence[f
 
 def ego_bin(degree: float) -> tuple[int, str]:
     """The egocentric bin (id, label) of a bearing; ids 0 and 6 are outside the field of view."""
-    for i, (lo, hi) in enumerate(_EGO_BINS):
+    for i, (lo, hi) in enumerate(EGO_BINS):
         if lo < degree < hi:
             return i, EGO_LABELS[i]
     return len(EGO_LABELS) - 1, EGO_LABELS[-1]
@@ -193,7 +195,7 @@ def cardinal_bin(degree: float) -> tuple[int, str]:
 
 def distance_bin(d: float) -> tuple[int, str]:
     """The distance bin (id, label); beyond 32 is ``extremely far`` (the reference stops at 64)."""
-    for i, (lo, hi) in enumerate(_DISTANCE_BINS):
+    for i, (lo, hi) in enumerate(DISTANCE_BINS):
         if lo < d < hi:
             return i, DISTANCE_LABELS[i]
     raise InvalidArgumentError(f"invalid distance {d!r}")

@@ -22,29 +22,10 @@ from functools import lru_cache
 import numpy as np
 
 from mindloop.errors import InvalidArgumentError
-from mindloop.systems.tos.world.geometry import Vec
+from mindloop.systems.tos.world.geometry import DISTANCE_BINS, EGO_BINS, Vec
 from mindloop.systems.tos.world.relations import INITIAL, Relation, RelationTriple
 
 __all__ = ["SpatialSolver", "information_gain", "relation_kernel"]
-
-_EGO_EDGES = (
-    (-180.0, -45.0 - 1e-3),
-    (-45.0 - 1e-3, -22.5 - 1e-3),
-    (-22.5 - 1e-3, -1e-3),
-    (-1e-3, 1e-3),
-    (1e-3, 22.5 + 1e-3),
-    (22.5 + 1e-3, 45.0 + 1e-3),
-    (45.0 + 1e-3, 180.0 + 1e-3),
-)
-_DIST_EDGES = (
-    (-1e-6, 1e-6),
-    (1e-6, 2.0 + 1e-6),
-    (2.0 + 1e-6, 4.0 + 1e-6),
-    (4.0 + 1e-6, 8.0 + 1e-6),
-    (8.0 + 1e-6, 16.0 + 1e-6),
-    (16.0 + 1e-6, 32.0 + 1e-6),
-    (32.0 + 1e-6, math.inf),
-)
 
 
 @lru_cache(maxsize=4096)
@@ -62,7 +43,7 @@ def relation_kernel(relation: Relation, orientation: Vec, reach: int) -> np.ndar
     r = np.arange(-reach, reach + 1, dtype=float)
     dx, dy = np.meshgrid(r, r, indexing="ij")
     d = np.hypot(dx, dy)
-    lo, hi = _DIST_EDGES[relation.distance]
+    lo, hi = DISTANCE_BINS[relation.distance]
     ok = (d > lo) & (d < hi)
     ax, ay = float(orientation[0]), float(orientation[1])
     norm = math.hypot(ax, ay) or 1.0
@@ -72,9 +53,9 @@ def relation_kernel(relation: Relation, orientation: Vec, reach: int) -> np.ndar
     deg = -np.degrees(np.arctan2(cross, dot))
     deg = np.where((np.abs(dx) > 1e-6) | (np.abs(dy) > 1e-6), deg, 0.0)
     if relation.kind == "ego":
-        lo_d, hi_d = _EGO_EDGES[relation.direction]
-        if relation.direction == len(_EGO_EDGES) - 1:
-            inside = ~np.any([(deg > a) & (deg < b) for a, b in _EGO_EDGES[:-1]], axis=0)
+        lo_d, hi_d = EGO_BINS[relation.direction]
+        if relation.direction == len(EGO_BINS) - 1:
+            inside = ~np.any([(deg > a) & (deg < b) for a, b in EGO_BINS[:-1]], axis=0)
         else:
             inside = (deg > lo_d) & (deg < hi_d)
         ok &= inside

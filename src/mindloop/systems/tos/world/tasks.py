@@ -207,6 +207,11 @@ def _scene_facts(world: SpatialWorld) -> dict[str, Any]:
     }
 
 
+def _asked(task: str, text: str, spec: dict[str, Any], world: SpatialWorld) -> TaskQuestion:
+    """A question whose gold answer is what ``world`` implies for ``spec``."""
+    return TaskQuestion(task, text, answer_spec(task, spec, world), spec)
+
+
 # ---- individual generators ---------------------------------------------------------------------------------
 def _gen_direction(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
     objs = list(world.objects)
@@ -214,12 +219,7 @@ def _gen_direction(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
         raise _SkipDrawError
     obj, anchor = rng.sample(objs, 2)
     spec = {"target": obj.name, "anchor": anchor.name}
-    return TaskQuestion(
-        "direction",
-        DIRECTION_TEMPLATE.format(obj=obj.name, anchor=anchor.name),
-        answer_spec("direction", spec, world),
-        spec,
-    )
+    return _asked("direction", DIRECTION_TEMPLATE.format(obj=obj.name, anchor=anchor.name), spec, world)
 
 
 def _gen_pov(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
@@ -231,12 +231,7 @@ def _gen_pov(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
         if vis:
             target = rng.choice(vis)
             spec = {"anchor": anchor.name, "target": target.name}
-            return TaskQuestion(
-                "persp.take",
-                POV_TEMPLATE.format(anchor=anchor.name, obj=target.name),
-                answer_spec("persp.take", spec, world),
-                spec,
-            )
+            return _asked("persp.take", POV_TEMPLATE.format(anchor=anchor.name, obj=target.name), spec, world)
     raise _SkipDrawError
 
 
@@ -272,12 +267,7 @@ def _gen_alloc(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
     rng.shuffle(pool)
     chosen = pool[: rng.randint(3, min(5, len(pool)))]
     spec = {"objects": [o.name for o in chosen]}
-    return TaskQuestion(
-        "alloc.map",
-        ALLOC_TEMPLATE.format(objects=", ".join(spec["objects"])),
-        answer_spec("alloc.map", spec, world),
-        spec,
-    )
+    return _asked("alloc.map", ALLOC_TEMPLATE.format(objects=", ".join(spec["objects"])), spec, world)
 
 
 def _gen_rot(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
@@ -356,7 +346,7 @@ def _gen_loc2view(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
     text = LOC2VIEW_TEMPLATE.format(
         origin=origin_name, x=loc[0], y=loc[1], facing=direction_name(ori), target=target.name
     )
-    return TaskQuestion("loc2view", text, answer_spec("loc2view", spec, world), spec)
+    return _asked("loc2view", text, spec, world)
 
 
 def _gen_view2loc(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
@@ -470,12 +460,7 @@ def _gen_act2view(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
     vis = world.visible(pos, ori, rooms)
     target = rng.choice(vis)
     spec = {"steps": steps_spec, "target": target.name}
-    return TaskQuestion(
-        "act2view",
-        ACT2VIEW_TEMPLATE.format(actions="\n".join(lines), target=target.name),
-        answer_spec("act2view", spec, world),
-        spec,
-    )
+    return _asked("act2view", ACT2VIEW_TEMPLATE.format(actions="\n".join(lines), target=target.name), spec, world)
 
 
 def _gen_view2act(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
