@@ -34,7 +34,7 @@ from mindloop.systems.mindclaw.operations import ACTION_RUN, NOOP, REASONING_RUN
 from mindloop.systems.mindclaw.reasoning import _read_believed, _read_context, _read_flag, goal_for
 from mindloop.systems.mindclaw.records import ActionPlan, ReasoningRecord
 from mindloop.systems.mindclaw.render import candidate_lines, observation_lines
-from mindloop.systems.mindclaw.replies import find_names, read_tags, single
+from mindloop.systems.mindclaw.replies import ModelPart, find_names, read_tags, single
 from mindloop.systems.mindclaw.skills import SkillSet
 from mindloop.systems.mindclaw.trigger import Decision
 
@@ -133,15 +133,13 @@ def render_window(ctx: TriggerContext) -> str:
     return "\n".join([*observation_lines(ctx), *candidate_lines(ctx, None)])
 
 
-class DirectModel:
+class DirectModel(ModelPart):
     """The direct baseline as the engine's policy, reasoner and action generator (module docstring)."""
 
     name = "direct"
 
     def __init__(self, model: ChatModel, config: GenerationConfig | None = None, *, retries: int = 1) -> None:
-        self.model = model
-        self.config = config or GenerationConfig()
-        self.retries = retries
+        super().__init__(model, config, retries=retries)
         self._answer: tuple[int, DirectAnswer] | None = None
 
     def prompt(self, ctx: TriggerContext) -> list[dict[str, Any]]:
