@@ -42,7 +42,7 @@ import random
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -606,30 +606,8 @@ class FanToMBenchmark:
         if options.data is None:
             raise InvalidArgumentError("fantom needs --data PATH: FANToM's fantom_v1.json (see docs/datasets.md)")
         qs = fantom_questions(read_fantom(options.data), options.context, seed)
-        out = []
-        for i, q in enumerate(qs[:n] if n is not None else qs):
-            out.append(
-                Sample(
-                    f"{q.set_id}:{i:06d}",
-                    {
-                        "set_id": q.set_id,
-                        "kind": q.kind,
-                        "prompt": q.prompt,
-                        "gold": q.gold,
-                        "wrong": q.wrong,
-                        "scenario": q.scenario,
-                        "tom_type": q.tom_type,
-                        "question": q.question,
-                        "window": q.window,
-                        "joining": q.joining,
-                        "information": q.information,
-                        "conversation": q.conversation,
-                    },
-                    group=q.kind,
-                    target=q.gold,
-                )
-            )
-        return out
+        # a sample's input: every field of its question, in order
+        return [Sample(f"{q.set_id}:{i:06d}", asdict(q), group=q.kind, target=q.gold) for i, q in enumerate(qs[:n])]
 
     async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
         tracked = track_question(sample.input)
