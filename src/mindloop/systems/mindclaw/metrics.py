@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from mindloop.errors import InvalidArgumentError, MindloopError
@@ -153,20 +153,7 @@ class GoldEpisode:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (what a benchmark sample carries)."""
-        return {
-            "scenario_id": self.scenario_id,
-            "subtype": self.subtype,
-            "family": self.family,
-            "help_needed": self.help_needed,
-            "t_star": self.t_star,
-            "actor": self.actor,
-            "object": self.object,
-            "context": self.context,
-            "detail": self.detail,
-            "goal": dict(self.goal),
-            "plan": list(self.plan),
-            "windows": [w.to_dict() for w in self.windows],
-        }
+        return {**asdict(self), "plan": list(self.plan), "windows": [w.to_dict() for w in self.windows]}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> GoldEpisode:
