@@ -62,6 +62,7 @@ __all__ = [
     "covered",
     "not_covered",
     "read_items",
+    "release_text",
     "score_choice",
 ]
 
@@ -181,18 +182,24 @@ class ChoiceSet:
 # -- reading the release ----------------------------------------------------------------------------------------
 
 
-def read_items(path: str, files: Sequence[str] = (), what: str = "the released file") -> list[dict[str, Any]]:
-    """The rows of a JSON list, JSON Lines or CSV file (by its suffix; ``path`` or the first of ``files`` inside
-    it), each a dict with its 1-based ``line``."""
+def release_text(path: str | Path, files: Sequence[str] = (), what: str = "the released file") -> tuple[Path, str]:
+    """The file ``path`` (or the first of ``files`` inside it) and its text, read as UTF-8 (a byte-order mark
+    dropped); a missing file is a one-line error naming ``what``."""
     p = Path(path)
     if p.is_dir():
         p = next((p / f for f in files if (p / f).is_file()), p / (files[0] if files else ""))
     try:
-        text = p.read_text(encoding="utf-8-sig")
+        return p, p.read_text(encoding="utf-8-sig")
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-        raise InvalidArgumentError(f"--data {path!r}: no such file ({what})") from None
+        raise InvalidArgumentError(f"--data {str(path)!r}: no such file ({what})") from None
     except UnicodeDecodeError as exc:
         raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(p)) from None
+
+
+def read_items(path: str, files: Sequence[str] = (), what: str = "the released file") -> list[dict[str, Any]]:
+    """The rows of a JSON list, JSON Lines or CSV file (by its suffix; ``path`` or the first of ``files`` inside
+    it), each a dict with its 1-based ``line``."""
+    p, text = release_text(path, files, what)
     if p.suffix.lower() == ".csv":
         with csv_fields_unlimited():
             reader = csv.DictReader(text.splitlines(keepends=True))

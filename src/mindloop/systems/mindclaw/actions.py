@@ -11,12 +11,12 @@ import re
 from typing import Any, Protocol
 
 from mindloop.errors import ParseError
-from mindloop.models.base import ChatModel, GenerationConfig, message
+from mindloop.models.base import message
 from mindloop.models.replies import ask
 from mindloop.systems.mindclaw.context import TriggerContext
 from mindloop.systems.mindclaw.records import ActionPlan, ReasoningRecord
 from mindloop.systems.mindclaw.render import render_context
-from mindloop.systems.mindclaw.replies import read_tags, single, words
+from mindloop.systems.mindclaw.replies import ModelPart, read_tags, single, words
 from mindloop.systems.mindclaw.window import SceneView, base_place, room_of
 from mindloop.worlds.household.actions import Action, parse_actions
 
@@ -194,15 +194,10 @@ def parse_action_reply(reply: str) -> tuple[str, ...]:
     return steps
 
 
-class ModelActionGenerator:
+class ModelActionGenerator(ModelPart):
     """Action Generation by a model, its reply read through :func:`~mindloop.models.replies.ask` (a refused reply
     goes back with the reason, at most ``retries`` times); a reply still refused is a plan with ``error`` and no
     steps (a recorded failure)."""
-
-    def __init__(self, model: ChatModel, config: GenerationConfig | None = None, *, retries: int = 1) -> None:
-        self.model = model
-        self.config = config or GenerationConfig()
-        self.retries = retries
 
     def prompt(self, ctx: TriggerContext, record: ReasoningRecord) -> list[dict[str, Any]]:
         """The chat messages for one action-generation call."""

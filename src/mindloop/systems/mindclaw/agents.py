@@ -29,14 +29,19 @@ from pathlib import Path
 from mindloop.errors import InvalidArgumentError
 from mindloop.models.base import ChatModel, GenerationConfig
 from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
-from mindloop.systems.mindclaw.actions import EagerActionGenerator, ModelActionGenerator, SymbolicActionGenerator
+from mindloop.systems.mindclaw.actions import (
+    ActionGenerator,
+    EagerActionGenerator,
+    ModelActionGenerator,
+    SymbolicActionGenerator,
+)
 from mindloop.systems.mindclaw.context import FEATURE_NAMES, RAW_FEATURE_NAMES
 from mindloop.systems.mindclaw.direct import DirectModel
 from mindloop.systems.mindclaw.engine import Engine
 from mindloop.systems.mindclaw.evaluation import DecisionRecord
 from mindloop.systems.mindclaw.mining import collect_decisions, mine_skills
 from mindloop.systems.mindclaw.observation import ModelObserver, Observer, SymbolicObserver
-from mindloop.systems.mindclaw.reasoning import ModelReasoner, SymbolicReasoner
+from mindloop.systems.mindclaw.reasoning import ModelReasoner, Reasoner, SymbolicReasoner
 from mindloop.systems.mindclaw.skills import SkillSet, default_skills_path, load_skills
 from mindloop.systems.mindclaw.trigger import (
     ClassifierPolicy,
@@ -160,43 +165,24 @@ def build_engine(
         observer = ModelObserver(model, cfg, retries=format_retries)
     else:
         observer = SymbolicObserver()
-    if agent == "model":
-        assert model is not None
-        return Engine(
-            observer,
-            Trigger(skills, ModelPolicy(model, cfg, retries=format_retries)),
-            ModelReasoner(model, cfg, retries=format_retries),
-            ModelActionGenerator(model, cfg, retries=format_retries),
-            belief_table=belief_table,
-            max_ops=max_ops,
-        )
     if agent == "direct":
         assert model is not None
         direct = DirectModel(model, cfg, retries=format_retries)
         return Engine(observer, Trigger(None, direct), direct, direct, belief_table=False, max_ops=max_ops)
-    if agent == "never":
-        return Engine(
-            observer,
-            Trigger(None, NoopPolicy()),
-            SymbolicReasoner(),
-            SymbolicActionGenerator(),
-            belief_table=belief_table,
-            max_ops=max_ops,
-        )
-    if agent == "first":
-        return Engine(
-            observer,
-            Trigger(None, FirstWindowPolicy()),
-            SymbolicReasoner(),
-            EagerActionGenerator(),
-            belief_table=belief_table,
-            max_ops=max_ops,
-        )
-    if agent == "classifier":
+    reasoner: Reasoner = SymbolicReasoner()
+    actor: ActionGenerator = EagerActionGenerator() if agent == "first" else SymbolicActionGenerator()
+    if agent == "model":
+        assert model is not None
+        trigger = Trigger(skills, ModelPolicy(model, cfg, retries=format_retries))
+        reasoner = ModelReasoner(model, cfg, retries=format_retries)
+        actor = ModelActionGenerator(model, cfg, retries=format_retries)
+    elif agent == "never":
+        trigger = Trigger(None, NoopPolicy())
+    elif agent == "first":
+        trigger = Trigger(None, FirstWindowPolicy())
+    elif agent == "classifier":
         policy = classifier if classifier is not None else trained_classifier(belief_table=belief_table)
         trigger = Trigger(skills, policy)
     else:
         trigger = Trigger(skills, NoopPolicy())
-    return Engine(
-        observer, trigger, SymbolicReasoner(), SymbolicActionGenerator(), belief_table=belief_table, max_ops=max_ops
-    )
+    return Engine(observer, trigger, reasoner, actor, belief_table=belief_table, max_ops=max_ops)

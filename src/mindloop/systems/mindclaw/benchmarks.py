@@ -49,7 +49,6 @@ from mindloop.errors import InvalidArgumentError
 from mindloop.models.base import RecordingModel
 
 if TYPE_CHECKING:  # the runtime is imported where a sample is made or run: the declaration alone stays light
-    from mindloop.systems.mindclaw.trigger import ClassifierPolicy
     from mindloop.worlds.household.scenarios import Scenario
 
 __all__ = ["CLAW_GLOSSARY", "ClawBenchmark", "ClawOptions", "claw_samples", "claw_timeline", "summarize_claw"]
@@ -100,16 +99,11 @@ class ClawOptions(Options):
     )
 
 
+_SETTINGS = ("classifier_features", "split", "dataset_n", "quiet", "skills", "belief_table", "observation")
+
+
 def _settings(options: ClawOptions) -> dict[str, Any]:
-    return {
-        "classifier_features": options.classifier_features,
-        "split": options.split,
-        "dataset_n": options.dataset_n,
-        "quiet": options.quiet,
-        "skills": options.skills,
-        "belief_table": options.belief_table,
-        "observation": options.observation,
-    }
+    return {key: getattr(options, key) for key in _SETTINGS}
 
 
 def _group(s: Scenario) -> str:
@@ -227,6 +221,20 @@ _RESAMPLED = (
 rows: the bootstrap of the summary."""
 
 
+_AGENTS = {
+    "symbolic": "strong skills trigger operations, else noop; symbolic reasoning",
+    "classifier": "a decision tree trained on teacher-forced decisions triggers (the embedded 'SFT')",
+    "model": "strong skills, else a chat model prompted with the skills, triggers, reasons and acts",
+    "never": "reference: never intervenes (noop at every decision, no skills)",
+    "first": "reference: reasons about the first person and object it sees and acts at that first window, "
+    "warranted or not",
+    "direct": "Table II's direct-model baseline: the model alone answers each window whether to intervene and how "
+    "(no trigger, skills or belief table)",
+}
+"""The agents, in order (the first is the default), and what each is."""
+_NEEDS_MODEL = ("model", "direct")
+
+
 class ClawBenchmark:
     """MindClaw precision intervention on ``mindpower-sim``: TA, PIA, CS (closed loop) and trigger ACC."""
 
@@ -306,63 +314,16 @@ class ClawBenchmark:
 
     def __init__(self) -> None:
         self.agents = {
-            "symbolic": AgentSpec("strong skills trigger operations, else noop; symbolic reasoning", self._symbolic),
-            "classifier": AgentSpec(
-                "a decision tree trained on teacher-forced decisions triggers (the embedded 'SFT')", self._classifier
-            ),
-            "model": AgentSpec(
-                "strong skills, else a chat model prompted with the skills, triggers, reasons and acts",
-                self._model,
-                needs_model=True,
-            ),
-            "never": AgentSpec("reference: never intervenes (noop at every decision, no skills)", self._never),
-            "first": AgentSpec(
-                "reference: reasons about the first person and object it sees and acts at that first window, "
-                "warranted or not",
-                self._first,
-            ),
-            "direct": AgentSpec(
-                "Table II's direct-model baseline: the model alone answers each window whether to intervene and "
-                "how (no trigger, skills or belief table)",
-                self._direct,
-                needs_model=True,
-            ),
+            name: AgentSpec(description, functools.partial(self._episode, agent=name), needs_model=name in _NEEDS_MODEL)
+            for name, description in _AGENTS.items()
         }
 
     def samples(self, n: int | None, seed: int, options: ClawOptions) -> list[Sample]:
         """See :func:`claw_samples`."""
         return claw_samples(n, seed, options)
 
-    async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        return await self._episode(sample, ctx, "symbolic")
-
-    async def _classifier(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        from mindloop.systems.mindclaw.agents import trained_classifier
-
-        settings = sample.input["settings"]
-        policy = trained_classifier(
-            belief_table=settings["belief_table"] == "on",
-            quiet=settings["quiet"],
-            features=settings.get("classifier_features", "full"),
-        )
-        return await self._episode(sample, ctx, "classifier", policy)
-
-    async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        return await self._episode(sample, ctx, "model")
-
-    async def _never(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        return await self._episode(sample, ctx, "never")
-
-    async def _first(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        return await self._episode(sample, ctx, "first")
-
-    async def _direct(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        return await self._episode(sample, ctx, "direct")
-
-    async def _episode(
-        self, sample: Sample, ctx: AgentContext, agent: str, classifier: ClassifierPolicy | None = None
-    ) -> Outcome:
-        from mindloop.systems.mindclaw.agents import build_engine, resolve_skills
+    async def _episode(self, sample: Sample, ctx: AgentContext, agent: str) -> Outcome:
+        from mindloop.systems.mindclaw.agents import build_engine, resolve_skills, trained_classifier
         from mindloop.systems.mindclaw.evaluation import accuracy_scores, closed_loop, episode_outcome, teacher_forced
         from mindloop.systems.mindclaw.metrics import GoldEpisode
         from mindloop.worlds.household.scenarios import Scenario
@@ -371,6 +332,11 @@ class ClawBenchmark:
         gold = GoldEpisode.from_dict(sample.input["gold"])
         settings = sample.input["settings"]
         table = settings["belief_table"] == "on"
+        classifier = None
+        if agent == "classifier":
+            classifier = trained_classifier(
+                belief_table=table, quiet=settings["quiet"], features=settings.get("classifier_features", "full")
+            )
         skills = resolve_skills(settings["skills"], agent)
         if settings["observation"] == "model" and ctx.model is None:
             raise InvalidArgumentError("observation=model needs a model (--model)")
@@ -631,12 +597,7 @@ def summarize_claw(records: Sequence[SampleRecord]) -> dict[str, Any]:
     summary["all_episodes"] = {"ta": summary["ta"], "pia": summary["pia"], "n": summary["n"]}
     summary["ta"], summary["pia"] = on_help["ta"], on_help["pia"]
     summary["headline_over"] = "episodes that need help (controls reported apart under control_episodes)"
-    summary["control_episodes"] = {
-        "ta": on_controls["ta"],
-        "pia": on_controls["pia"],
-        "n": on_controls["n"],
-        "false_alarms": on_controls["false_alarms"],
-    }
+    summary["control_episodes"] = {k: on_controls[k] for k in ("ta", "pia", "n", "false_alarms")}
     groups: dict[str, list[SampleRecord]] = defaultdict(list)
     for r in records:
         groups[r.sample.group].append(r)

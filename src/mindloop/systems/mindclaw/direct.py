@@ -33,7 +33,8 @@ from mindloop.systems.mindclaw.cues import CONTEXTS
 from mindloop.systems.mindclaw.operations import ACTION_RUN, NOOP, REASONING_RUN, Operation
 from mindloop.systems.mindclaw.reasoning import _read_believed, _read_context, _read_flag, goal_for
 from mindloop.systems.mindclaw.records import ActionPlan, ReasoningRecord
-from mindloop.systems.mindclaw.replies import find_names, read_tags, single
+from mindloop.systems.mindclaw.render import candidate_lines, observation_lines
+from mindloop.systems.mindclaw.replies import ModelPart, find_names, read_tags, single
 from mindloop.systems.mindclaw.skills import SkillSet
 from mindloop.systems.mindclaw.trigger import Decision
 
@@ -129,36 +130,16 @@ def parse_direct_reply(
 def render_window(ctx: TriggerContext) -> str:
     """This window alone as tagged text: ``<Observation>``, ``<Activity>`` and ``<Candidates>`` (no belief table,
     no history, no skills)."""
-    o = ctx.observation
-    lines = [f"<Observation> window {ctx.t}"]
-    lines += [f"  {e.text}" for e in o.events if e.text] or ["  (nothing happened)"]
-    for m in o.moves:
-        lines.append(f"  seen: {m.object} -> {m.location} (seen by: {', '.join(m.witnesses) or 'nobody'})")
-    scene = o.scene
-    lines.append("<Activity> what each person did since they last came into their room:")
-    for actor, acts in sorted(o.activity.acts.items()):
-        since = o.activity.since_entry(actor)
-        room = scene.agent_room(actor) if scene is not None else None
-        recent = [f"{a.verb}({', '.join(a.args)}){' failed' if a.failure else ''}" for a in acts if a.t > since][-8:]
-        lines.append(f"  {actor} ({f'in the {room}' if room else 'out of view'}): {', '.join(recent) or 'nothing yet'}")
-    if scene is not None and not scene.power():
-        lines.append("  the power is out")
-    c = ctx.candidates
-    lines.append(f"<Candidates> actors: {', '.join(sorted(c.actors)) or 'none'}")
-    lines.append(f"  objects: {', '.join(sorted(c.objects)) or 'none'}")
-    lines.append(f"  locations: {', '.join(sorted(c.locations)) or 'none'}")
-    return "\n".join(lines)
+    return "\n".join([*observation_lines(ctx), *candidate_lines(ctx, None)])
 
 
-class DirectModel:
+class DirectModel(ModelPart):
     """The direct baseline as the engine's policy, reasoner and action generator (module docstring)."""
 
     name = "direct"
 
     def __init__(self, model: ChatModel, config: GenerationConfig | None = None, *, retries: int = 1) -> None:
-        self.model = model
-        self.config = config or GenerationConfig()
-        self.retries = retries
+        super().__init__(model, config, retries=retries)
         self._answer: tuple[int, DirectAnswer] | None = None
 
     def prompt(self, ctx: TriggerContext) -> list[dict[str, Any]]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
 from mindloop.beliefs import WORLD, BeliefStore, Fact, Source
@@ -153,15 +153,8 @@ class HistoryEntry:
         return default
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {
-            "t": self.t,
-            "kind": self.kind,
-            "op": self.op,
-            "actor": self.actor,
-            "object": self.object,
-            "data": dict(self.data),
-        }
+        """JSON-ready form: every field, in order, the details as a dict."""
+        return {**asdict(self), "data": dict(self.data)}
 
 
 class OperationHistory:

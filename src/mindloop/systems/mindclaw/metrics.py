@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from mindloop.errors import InvalidArgumentError, MindloopError
@@ -153,20 +153,7 @@ class GoldEpisode:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (what a benchmark sample carries)."""
-        return {
-            "scenario_id": self.scenario_id,
-            "subtype": self.subtype,
-            "family": self.family,
-            "help_needed": self.help_needed,
-            "t_star": self.t_star,
-            "actor": self.actor,
-            "object": self.object,
-            "context": self.context,
-            "detail": self.detail,
-            "goal": dict(self.goal),
-            "plan": list(self.plan),
-            "windows": [w.to_dict() for w in self.windows],
-        }
+        return {**asdict(self), "plan": list(self.plan), "windows": [w.to_dict() for w in self.windows]}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> GoldEpisode:
@@ -415,6 +402,12 @@ def _frac(num: float, den: float) -> float | None:
     return round(num / den, 6) if den else None
 
 
+_OUTCOME_COUNTS = ("false_alarm", "missed", "early", "late", "invalid_ops", "malformed")
+_MODEL_COUNTS = ("model_decisions", "model_malformed", "model_retries", "skill_decisions", "loop_model_decisions",
+                 "loop_model_malformed", "loop_model_retries")  # fmt: skip
+"""Per-episode counts :func:`summarize_intervention` sums (and reports as whole numbers)."""
+
+
 def summarize_intervention(rows: Sequence[Mapping[str, Any]], *, model_agent: bool = False) -> dict[str, Any]:
     """Aggregate per-episode rows ``{"scores": {...}, "failed": bool, "group": str, "help_needed": bool,
     "n_decisions": int, "n_non_noop": int}`` into ``ta``, ``pia``, ``cs``, ``acc``, ``acc_no_noop`` (fractions)
@@ -442,18 +435,7 @@ def summarize_intervention(rows: Sequence[Mapping[str, Any]], *, model_agent: bo
         if not failed:
             acc_c += float(s.get("acc_correct", 0.0))
             nn_c += float(s.get("nn_correct", 0.0))
-        for key in ("false_alarm", "missed", "early", "late", "invalid_ops", "malformed"):
-            counts[key] += float(s.get(key, 0.0))
-        for key in (
-            "model_decisions",
-            "model_malformed",
-            "model_retries",
-            "skill_decisions",
-            "loop_model_decisions",
-            "loop_model_malformed",
-            "loop_model_retries",
-            "model_nn_total",
-        ):
+        for key in (*_OUTCOME_COUNTS, *_MODEL_COUNTS, "model_nn_total"):
             counts[key] += float(s.get(key, 0.0))
         if not failed:
             for key in ("model_correct", "model_nn_correct", "skill_correct"):
@@ -478,21 +460,10 @@ def summarize_intervention(rows: Sequence[Mapping[str, Any]], *, model_agent: bo
         "acc_skill": _frac(counts["skill_correct"], counts["skill_decisions"]),
         "decisions": int(acc_t),
         "decisions_no_noop": int(nn_t),
-        "model_decisions": int(counts["model_decisions"]),
-        "model_malformed": int(counts["model_malformed"]),
-        "model_retries": int(counts["model_retries"]),
-        "skill_decisions": int(counts["skill_decisions"]),
-        "loop_model_decisions": int(counts["loop_model_decisions"]),
-        "loop_model_malformed": int(counts["loop_model_malformed"]),
-        "loop_model_retries": int(counts["loop_model_retries"]),
+        **{key: int(counts[key]) for key in _MODEL_COUNTS},
         "n": len(rows),
         "help_needed": int(counts["help_needed"]),
         "controls": len(rows) - int(counts["help_needed"]),
         "false_alarms": int(counts["false_alarm"]),
-        "missed": int(counts["missed"]),
-        "early": int(counts["early"]),
-        "late": int(counts["late"]),
-        "invalid_ops": int(counts["invalid_ops"]),
-        "malformed": int(counts["malformed"]),
-        "failed": int(counts["failed"]),
+        **{key: int(counts[key]) for key in (*_OUTCOME_COUNTS[1:], "failed")},
     }

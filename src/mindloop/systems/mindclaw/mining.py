@@ -95,15 +95,6 @@ def _predicates(features: Sequence[Feature]) -> list[_Pred]:
     return preds
 
 
-def _holds(pred: _Pred, value: Any) -> bool:
-    _, op, v = pred
-    if op == "eq":
-        return bool(value == v)
-    if op == "not":
-        return bool(value != v)
-    return bool(value > v)
-
-
 _CAT_PHRASES: dict[str, dict[str, str]] = {
     "next_write": {
         "none": "no belief write is pending",
@@ -199,12 +190,9 @@ def mine_skills(
 def _predicate_masks(preds: Sequence[_Pred], decisions: Sequence[DecisionRecord]) -> list[int]:
     """For each predicate, the decisions it holds for as a bit mask (bit ``i`` for decision ``i``)."""
     masks: list[int] = []
-    for p in preds:
-        m = 0
-        for i, d in enumerate(decisions):
-            if _holds(p, d.features.get(p[0])):
-                m |= 1 << i
-        masks.append(m)
+    for name, op, v in preds:
+        holds = Condition(name, op, v).compile()  # eq, not or >, as a skill's condition tests it
+        masks.append(sum(1 << i for i, d in enumerate(decisions) if holds(d.features.get(name))))
     return masks
 
 

@@ -12,7 +12,7 @@ asks a model to read the narration (and frames) and parses its answer strictly.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -310,6 +310,18 @@ def _names_in(value: str, pool: frozenset[str], what: str, line: str) -> list[st
     return got
 
 
+def _matched(lines: Sequence[str], pattern: re.Pattern[str], refusal: str) -> Iterator[tuple[str, re.Match[str]]]:
+    """Each line of a section but its ``none`` lines, with its match of ``pattern``; a line that does not match is
+    refused with ``refusal``."""
+    for line in lines:
+        if line.lower().strip(" .") in _EMPTY_LINES:
+            continue
+        m = pattern.match(line)
+        if m is None:
+            raise ParseError(refusal, text=line)
+        yield line, m
+
+
 def parse_observation_reply(
     reply: str, *, actors: frozenset[str], objects: frozenset[str], locations: frozenset[str], t: int
 ) -> tuple[WindowEvent, ...]:
@@ -330,12 +342,9 @@ def parse_observation_reply(
         raise ParseError("a line copies the prompt's format instead of describing the window", text=copied[0])
     names = actors | objects | locations
     out: list[WindowEvent] = []
-    for line in sections["events"]:
-        if line.lower().strip(" .") in _EMPTY_LINES:
-            continue
-        m = _EVENT_LINE.match(line)
-        if m is None:
-            raise ParseError("an <Events> line is not a person's name, a colon and verb(arguments)", text=line)
+    for line, m in _matched(
+        sections["events"], _EVENT_LINE, "an <Events> line is not a person's name, a colon and verb(arguments)"
+    ):
         actor = m.group(1).lower()
         if actor not in actors:
             raise ParseError(f"unknown person {actor!r} in <Events>", text=line)
@@ -351,12 +360,9 @@ def parse_observation_reply(
         verb = m.group(2).lower()
         kind = "say" if verb == "say" else "other"
         out.append(WindowEvent(t, kind, actor, verb, tuple(args), failure="failed" if m.group(4) else "", text=line))
-    for line in sections["moves"]:
-        if line.lower().strip(" .") in _EMPTY_LINES:
-            continue
-        m = _MOVE_LINE.match(line)
-        if m is None:
-            raise ParseError("a <Moves> line is not an object, ->, a location and | seen by: the people", text=line)
+    for line, m in _matched(
+        sections["moves"], _MOVE_LINE, "a <Moves> line is not an object, ->, a location and | seen by: the people"
+    ):
         (obj,) = _names_in(m.group(1), objects, "object", line) or [""]
         (loc,) = _names_in(m.group(2), locations, "location", line) or [""]
         seen_text = m.group(3).strip().strip(".")

@@ -13,13 +13,13 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from mindloop.errors import ParseError
-from mindloop.models.base import ChatModel, GenerationConfig, message
+from mindloop.models.base import message
 from mindloop.models.replies import ask
 from mindloop.systems.mindclaw.context import TriggerContext
 from mindloop.systems.mindclaw.cues import CONTEXTS, Cue
 from mindloop.systems.mindclaw.records import ReasoningRecord
 from mindloop.systems.mindclaw.render import render_context
-from mindloop.systems.mindclaw.replies import clean, find_names, read_tags, single, words
+from mindloop.systems.mindclaw.replies import ModelPart, clean, find_names, read_tags, single, words
 from mindloop.systems.mindclaw.window import SceneView
 from mindloop.worlds.household.scenarios.gold import NEEDS
 
@@ -248,14 +248,9 @@ def parse_reasoning_reply(reply: str, *, locations: frozenset[str]) -> dict[str,
     return {"context": context, "believed": believed, "blocks": blocks, "intervene": intervene, "reason": reason}
 
 
-class ModelReasoner:
+class ModelReasoner(ModelPart):
     """Mental Reasoning by a model, prompted with the rendered context and the focus; its reply is read through
     :func:`~mindloop.models.replies.ask` (a refused reply goes back with the reason, at most ``retries`` times)."""
-
-    def __init__(self, model: ChatModel, config: GenerationConfig | None = None, *, retries: int = 1) -> None:
-        self.model = model
-        self.config = config or GenerationConfig()
-        self.retries = retries
 
     def prompt(self, ctx: TriggerContext, actor: str, obj: str) -> list[dict[str, Any]]:
         """The chat messages for one reasoning call."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from mindloop.errors import InvalidArgumentError
@@ -40,22 +40,8 @@ class ReasoningRecord:
     error: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {
-            "actor": self.actor,
-            "object": self.object,
-            "context": self.context,
-            "detail": self.detail,
-            "mismatch": self.mismatch,
-            "blocks": self.blocks,
-            "warranted": self.warranted,
-            "goal": self.goal,
-            "liquid": self.liquid,
-            "believed": self.believed,
-            "seen": self.seen,
-            "text": self.text,
-            "error": self.error,
-        }
+        """JSON-ready form: every field, in order (each a string, flag or ``None``)."""
+        return asdict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ReasoningRecord:

@@ -6,18 +6,18 @@ from collections.abc import Sequence
 
 from mindloop.systems.mindclaw.context import TriggerContext
 
-__all__ = ["render_context"]
+__all__ = ["candidate_lines", "observation_lines", "render_context"]
 
 
-def _names(values: frozenset[str], limit: int = 120) -> str:
+def _names(values: frozenset[str], limit: int | None = 120) -> str:
     items = sorted(values)
-    more = f", ... ({len(items) - limit} more)" if len(items) > limit else ""
+    more = f", ... ({len(items) - limit} more)" if limit is not None and len(items) > limit else ""
     return ", ".join(items[:limit]) + more or "none"
 
 
-def render_context(ctx: TriggerContext, *, skills: Sequence[str] | None, history: int = 8) -> str:
-    """The context as tagged text: ``<Observation>``, ``<Activity>``, ``<BeliefTable>``, ``<History>``,
-    ``<ThisWindow>``, ``<Candidates>`` and, when given, ``<Skills>`` (one line each)."""
+def observation_lines(ctx: TriggerContext) -> list[str]:
+    """``<Observation>`` (this window's events and seen moves) and ``<Activity>`` (what each person did since they
+    last came into their room; whether the power is out)."""
     o = ctx.observation
     lines = [f"<Observation> window {ctx.t}"]
     lines += [f"  {e.text}" for e in o.events if e.text] or ["  (nothing happened)"]
@@ -34,6 +34,23 @@ def render_context(ctx: TriggerContext, *, skills: Sequence[str] | None, history
         lines.append(f"  {actor} ({where}): {', '.join(recent) or 'nothing yet'}")
     if scene is not None and not scene.power():
         lines.append("  the power is out")
+    return lines
+
+
+def candidate_lines(ctx: TriggerContext, limit: int | None = 120) -> list[str]:
+    """``<Candidates>``: the actors, objects and locations a slot may name (each list cut at ``limit``)."""
+    c = ctx.candidates
+    return [
+        f"<Candidates> actors: {_names(c.actors, limit)}",
+        f"  objects: {_names(c.objects, limit)}",
+        f"  locations: {_names(c.locations, limit)}",
+    ]
+
+
+def render_context(ctx: TriggerContext, *, skills: Sequence[str] | None, history: int = 8) -> str:
+    """The context as tagged text: ``<Observation>``, ``<Activity>``, ``<BeliefTable>``, ``<History>``,
+    ``<ThisWindow>``, ``<Candidates>`` and, when given, ``<Skills>`` (one line each)."""
+    lines = observation_lines(ctx)
     table = ctx.memory.table
     if table is not None:
         visual = "; ".join(f"{k} -> {v}" for k, v in table.visual_facts().items()) or "empty"
@@ -47,10 +64,7 @@ def render_context(ctx: TriggerContext, *, skills: Sequence[str] | None, history
     if ctx.reasoning is not None:
         r = ctx.reasoning
         lines.append(f"  reasoning: context={r.context}, blocks={r.blocks}, intervene={r.warranted}")
-    c = ctx.candidates
-    lines.append(f"<Candidates> actors: {_names(c.actors)}")
-    lines.append(f"  objects: {_names(c.objects)}")
-    lines.append(f"  locations: {_names(c.locations)}")
+    lines += candidate_lines(ctx)
     if skills:
         lines.append("<Skills>")
         lines += [f"  {s}" for s in skills]

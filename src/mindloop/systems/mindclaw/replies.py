@@ -28,9 +28,10 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
 from mindloop.errors import ParseError
+from mindloop.models.base import ChatModel, GenerationConfig
 from mindloop.models.replies import strip_markup as clean
 
-__all__ = ["clean", "find_names", "read_tags", "single", "words"]
+__all__ = ["ModelPart", "clean", "find_names", "read_tags", "single", "words"]
 
 T = TypeVar("T")
 
@@ -126,3 +127,13 @@ def single(tag: str, values: Sequence[str], read: Callable[[str], T], *, show: C
         assert first_error is not None
         raise first_error
     return got[0]
+
+
+class ModelPart:
+    """A runtime component a chat model plays: the model, its generation settings, and how many times a reply its
+    parser refused goes back with the reason (``retries``, :func:`~mindloop.models.replies.ask`)."""
+
+    def __init__(self, model: ChatModel, config: GenerationConfig | None = None, *, retries: int = 1) -> None:
+        self.model = model
+        self.config = config or GenerationConfig()
+        self.retries = retries

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from mindloop.errors import DependencyError, InvalidArgumentError, ParseError
-from mindloop.models.base import ChatModel, GenerationConfig, message
+from mindloop.models.base import message
 from mindloop.models.replies import ask
 from mindloop.systems.mindclaw.context import FEATURE_NAMES, TriggerContext, feature_vector, ground
 from mindloop.systems.mindclaw.operations import (
@@ -31,6 +31,7 @@ from mindloop.systems.mindclaw.operations import (
     read_operation,
 )
 from mindloop.systems.mindclaw.render import render_context
+from mindloop.systems.mindclaw.replies import ModelPart
 from mindloop.systems.mindclaw.skills import SkillSet
 
 __all__ = [
@@ -200,18 +201,13 @@ instead of capitalised placeholders were tried and did worse (``belief_create_ac
 slots); a placeholder left in a reply is refused and sent back naming it."""
 
 
-class ModelPolicy:
+class ModelPolicy(ModelPart):
     """The trigger model, prompted with the context and the preferred and negative skills (skill-augmented
     prompting). Its reply is read by :func:`~mindloop.systems.mindclaw.operations.read_operation` through
     :func:`~mindloop.models.replies.ask` (a refused reply goes back with the reason, at most ``retries`` times);
     a reply still refused is a decision with ``error`` set (a recorded failure)."""
 
     name = "model"
-
-    def __init__(self, model: ChatModel, config: GenerationConfig | None = None, *, retries: int = 1) -> None:
-        self.model = model
-        self.config = config or GenerationConfig()
-        self.retries = retries
 
     def prompt(self, ctx: TriggerContext, skills: SkillSet | None) -> list[dict[str, Any]]:
         """The chat messages for one decision."""

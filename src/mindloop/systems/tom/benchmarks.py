@@ -328,9 +328,28 @@ _HITOM_REFERENCES = (_CHANCE, best_constant_policy(), oracle_policy())
 optimistic), and the oracle."""
 
 
-def _by_type_table(key: str, paper: str, title: str, rows: tuple[Row, ...]) -> PaperTable:
+def _spec(
+    types: tuple[str, ...],
+    references: Any,
+    order: int,
+    quick: str,
+    table: tuple[str, str, str, tuple[Row, ...]],
+    **more: Any,
+) -> BenchmarkSpec:
+    """A ToMi-format set's declaration: accuracy per question type, a balanced ``quick`` preset of 20 questions,
+    the paper's table (``key``, paper, title, rows) with its pooled row."""
+    key, paper, title, rows = table
     columns = (Column("Accuracy (%)", ("accuracy",), scale=100, digits=1), Column("n", ("n",), digits=0))
-    return PaperTable(key, paper, title, key, columns, (*rows, Row("all ({method})")))
+    return BenchmarkSpec(
+        headline=Headline("accuracy"),
+        scorer=score_choice,
+        metrics=_metrics(types),
+        references=references,
+        suite=Suite(order=order, presets={"quick": PresetEntry(20, quick, {"select": "balanced"})}),
+        paper_tables=(PaperTable(key, paper, title, key, columns, (*rows, Row("all ({method})"))),),
+        small=SmallRun(n=8),
+        **more,
+    )
 
 
 class ToMiBenchmark(_ToMBenchmark):
@@ -340,30 +359,17 @@ class ToMiBenchmark(_ToMBenchmark):
     description = "ToMi false-belief questions (generated seeded set, or --data FILE)"
     fmt: StoryFormat = "tomi"
     types = TOMI_TYPES
-    spec = BenchmarkSpec(
-        headline=Headline("accuracy"),
-        scorer=score_choice,
-        metrics=_metrics(TOMI_TYPES),
-        references=_TOMI_REFERENCES,
-        suite=Suite(
-            order=10,
-            presets={
-                "quick": PresetEntry(
-                    20,
-                    "5 questions of each of the 4 types (balanced over question type); one call each",
-                    {"select": "balanced"},
-                )
-            },
+    spec = _spec(
+        TOMI_TYPES,
+        _TOMI_REFERENCES,
+        10,
+        "5 questions of each of the 4 types (balanced over question type); one call each",
+        (
+            "tomi",
+            "ToMi",
+            "Accuracy by question type (%)",
+            tuple(Row(t.replace("_", " "), ("by_type", t)) for t in TOMI_TYPES),
         ),
-        paper_tables=(
-            _by_type_table(
-                "tomi",
-                "ToMi",
-                "Accuracy by question type (%)",
-                tuple(Row(t.replace("_", " "), ("by_type", t)) for t in TOMI_TYPES),
-            ),
-        ),
-        small=SmallRun(n=8),
     )
 
 
@@ -374,31 +380,13 @@ class HiToMBenchmark(_ToMBenchmark):
     description = "Hi-ToM higher-order questions (bundled dev split, or --data FILE such as Hi-ToM_data.json)"
     fmt: StoryFormat = "hitom"
     types = HITOM_TYPES
-    spec = BenchmarkSpec(
-        headline=Headline("accuracy"),
-        scorer=score_choice,
-        metrics=_metrics(HITOM_TYPES),
-        references=_HITOM_REFERENCES,
-        suite=Suite(
-            order=20,
-            presets={
-                "quick": PresetEntry(
-                    20,
-                    "20 questions balanced over each dimension Hi-ToM reports, one at a time: 4 of each order 0-4, "
-                    "10 with deception and 10 without, lengths as even as the split allows, 10 per prompting type; "
-                    "one call each",
-                    {"select": "balanced"},
-                )
-            },
-        ),
-        paper_tables=(
-            _by_type_table(
-                "hitom",
-                "Hi-ToM",
-                "Accuracy by order (%)",
-                tuple(Row(f"order {k}", ("by_order", str(k))) for k in range(5)),
-            ),
-        ),
+    spec = _spec(
+        HITOM_TYPES,
+        _HITOM_REFERENCES,
+        20,
+        "20 questions balanced over each dimension Hi-ToM reports, one at a time: 4 of each order 0-4, "
+        "10 with deception and 10 without, lengths as even as the split allows, 10 per prompting type; "
+        "one call each",
+        ("hitom", "Hi-ToM", "Accuracy by order (%)", tuple(Row(f"order {k}", ("by_order", str(k))) for k in range(5))),
         no_intervals=("agreed_pairs",),  # story-question pairs held twice: a resample's duplicates would count
-        small=SmallRun(n=8),
     )

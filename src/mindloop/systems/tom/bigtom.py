@@ -51,7 +51,16 @@ from pydantic import Field
 from mindloop.beliefs import Event, EventKind, Fact, Tracker
 from mindloop.beliefs.facts import Source
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample
-from mindloop.bench.choice import ChoiceBenchmark, ChoiceSet, Fields, Prompt, Release, covered, not_covered
+from mindloop.bench.choice import (
+    ChoiceBenchmark,
+    ChoiceSet,
+    Fields,
+    Prompt,
+    Release,
+    covered,
+    not_covered,
+    release_text,
+)
 from mindloop.bench.declaration import Grouping, ReferencePolicy, SmallRun
 from mindloop.datafiles import csv_fields_unlimited
 from mindloop.errors import InvalidArgumentError, ParseError
@@ -129,15 +138,7 @@ class BigToMRow:
 
 def read_bigtom(path: str | Path) -> list[BigToMRow]:
     """Every line of a ``bigtom.csv``; a line with another number of fields is a one-line error naming it."""
-    p = Path(path)
-    if p.is_dir():
-        p = p / "bigtom.csv"
-    try:
-        text = p.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InvalidArgumentError(f"--data {str(path)!r}: no such file (BigToM's data/bigtom/bigtom.csv)") from None
-    except UnicodeDecodeError as exc:
-        raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(p)) from None
+    p, text = release_text(path, ("bigtom.csv",), "BigToM's data/bigtom/bigtom.csv")
     rows = []
     with csv_fields_unlimited():  # a field of any size (csv's own limit is 128 KiB)
         lines = list(csv.reader(text.splitlines(), delimiter=";"))

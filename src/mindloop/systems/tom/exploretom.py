@@ -40,10 +40,19 @@ from pydantic import Field
 
 from mindloop.beliefs import Event, EventKind, Fact, Tracker, Utterance
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample
-from mindloop.bench.choice import ChoiceBenchmark, ChoiceSet, Fields, Prompt, Release, covered, not_covered
+from mindloop.bench.choice import (
+    ChoiceBenchmark,
+    ChoiceSet,
+    Fields,
+    Prompt,
+    Release,
+    covered,
+    not_covered,
+    release_text,
+)
 from mindloop.bench.declaration import Grouping, SmallRun
 from mindloop.datafiles import csv_fields_unlimited
-from mindloop.errors import InvalidArgumentError, ParseError
+from mindloop.errors import ParseError
 
 __all__ = [
     "EXPLORETOM",
@@ -87,15 +96,7 @@ def _bool(value: str | None) -> bool | None:
 
 def read_exploretom(path: str | Path) -> list[ExploreToMItem]:
     """Every row of ``ExploreToM-data-sample.csv`` (or the CSV in the given folder)."""
-    p = Path(path)
-    if p.is_dir():
-        p = p / "ExploreToM-data-sample.csv"
-    try:
-        text = p.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InvalidArgumentError(f"--data {str(path)!r}: no such file (ExploreToM-data-sample.csv)") from None
-    except UnicodeDecodeError as exc:
-        raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(p)) from None
+    p, text = release_text(path, ("ExploreToM-data-sample.csv",), "ExploreToM-data-sample.csv")
     with csv_fields_unlimited():  # infilled stories run to thousands of characters
         reader = csv.DictReader(text.splitlines(keepends=True))
         header = reader.fieldnames or []

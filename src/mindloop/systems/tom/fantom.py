@@ -42,14 +42,14 @@ import random
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field
 
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.choice import COVERED_RESAMPLED, RELEASE_SUITE, coverage, not_covered
+from mindloop.bench.choice import COVERED_RESAMPLED, RELEASE_SUITE, coverage, not_covered, release_text
 from mindloop.bench.declaration import BenchmarkSpec, Headline, Metric, ReferencePolicy, SmallRun
 from mindloop.bench.references import policy_headline, policy_records
 from mindloop.errors import InvalidArgumentError, ParseError
@@ -106,17 +106,11 @@ class FanToMQuestion:
 
 def read_fantom(path: str | Path) -> list[dict[str, Any]]:
     """The question sets of ``fantom_v1.json`` (or of the folder holding it), checked for the fields used."""
-    p = Path(path)
-    if p.is_dir():
-        p = p / "fantom_v1.json"
+    p, text = release_text(path, ("fantom_v1.json",), "FANToM's fantom_v1.json")
     try:
-        data = json.loads(p.read_text(encoding="utf-8-sig"))
-    except FileNotFoundError:
-        raise InvalidArgumentError(f"--data {str(path)!r}: no such file (FANToM's fantom_v1.json)") from None
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ParseError(f"not valid JSON ({exc.msg})", source=str(p), line=exc.lineno) from None
-    except UnicodeDecodeError as exc:
-        raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(p)) from None
     if not isinstance(data, list):
         raise ParseError("expected a list of question sets (FANToM's fantom_v1.json)", source=str(p))
     need = (
@@ -613,30 +607,8 @@ class FanToMBenchmark:
         if options.data is None:
             raise InvalidArgumentError("fantom needs --data PATH: FANToM's fantom_v1.json (see docs/datasets.md)")
         qs = fantom_questions(read_fantom(options.data), options.context, seed)
-        out = []
-        for i, q in enumerate(qs[:n] if n is not None else qs):
-            out.append(
-                Sample(
-                    f"{q.set_id}:{i:06d}",
-                    {
-                        "set_id": q.set_id,
-                        "kind": q.kind,
-                        "prompt": q.prompt,
-                        "gold": q.gold,
-                        "wrong": q.wrong,
-                        "scenario": q.scenario,
-                        "tom_type": q.tom_type,
-                        "question": q.question,
-                        "window": q.window,
-                        "joining": q.joining,
-                        "information": q.information,
-                        "conversation": q.conversation,
-                    },
-                    group=q.kind,
-                    target=q.gold,
-                )
-            )
-        return out
+        # a sample's input: every field of its question, in order
+        return [Sample(f"{q.set_id}:{i:06d}", asdict(q), group=q.kind, target=q.gold) for i, q in enumerate(qs[:n])]
 
     async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
         tracked = track_question(sample.input)

@@ -275,16 +275,10 @@ def audit_file(path: str | Path, fmt: str, *, split: str = "normal") -> LabelAud
         return _audit_tomi(examples) if fmt == "tomi" else _audit_hitom(examples)
     if fmt == "opentom":
         return _audit_opentom(p, split)
-    if fmt == "bigtom":
-        return _audit_bigtom(p)
-    if fmt == "mmtom-qa":
-        return _audit_mmtom(p)
-    if fmt == "fantom":
-        return _audit_fantom(p)
-    if fmt == "exploretom":
-        return _audit_exploretom(p)
-    if fmt == "simpletom":
-        return _audit_simpletom(p)
+    audits = {"bigtom": _audit_bigtom, "mmtom-qa": _audit_mmtom, "fantom": _audit_fantom,
+              "exploretom": _audit_exploretom, "simpletom": _audit_simpletom}  # fmt: skip
+    if fmt in audits:
+        return audits[fmt](p)
     raise InvalidArgumentError(f"unknown format {fmt!r} (formats: {', '.join(AUDIT_FORMATS)})")
 
 

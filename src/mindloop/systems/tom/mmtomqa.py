@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from mindloop.bench.api import Sample
-from mindloop.bench.choice import ChoiceBenchmark, ChoiceSet, DataOptions, Fields, Prompt, Release
+from mindloop.bench.choice import ChoiceBenchmark, ChoiceSet, DataOptions, Fields, Prompt, Release, release_text
 from mindloop.bench.declaration import Grouping, SmallRun
-from mindloop.errors import InvalidArgumentError, ParseError
+from mindloop.errors import ParseError
 
 __all__ = [
     "MMTOM_QA",
@@ -67,17 +67,7 @@ class MMToMItem:
 
 def read_mmtom(path: str | Path) -> list[MMToMItem]:
     """Every item of MMToM-QA's ``questions.json`` (JSON Lines; a JSON list of the same objects is read too)."""
-    p = Path(path)
-    if p.is_dir():
-        p = p / "questions.json"
-    try:
-        text = p.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InvalidArgumentError(
-            f"--data {str(path)!r}: no such file (MMToM-QA's Benchmark/questions.json)"
-        ) from None
-    except UnicodeDecodeError as exc:
-        raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(p)) from None
+    p, text = release_text(path, ("questions.json",), "MMToM-QA's Benchmark/questions.json")
     rows: list[tuple[int, Any]] = []
     if text.lstrip().startswith("["):
         try:

@@ -641,11 +641,6 @@ _NOT_SEEN = re.compile(
     re.IGNORECASE,
 )
 """A negated sighting ("had never witnessed", "was not there to witness", "left before witnessing")."""
-_SEEN = re.compile(
-    r"never witness|missed|did not (?:see|witness|notice)|didn't (?:see|witness|notice)|had not (?:seen|witnessed)|"
-    r"hadn't (?:seen|witnessed)|\bunaware\b|\boblivious\b",
-    re.IGNORECASE,
-)
 _SEEN = re.compile(r"watch|observ|witness|\bsaw\b|\bseen\b|\bsee\b|notic", re.IGNORECASE)
 
 

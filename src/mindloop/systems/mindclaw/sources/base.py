@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Protocol, runtime_checkable
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
+from mindloop.datafiles import read_text_file
+from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems.mindclaw.records import ActionPlan, ExecutionResult
 from mindloop.systems.mindclaw.window import Window
+from mindloop.worlds.household.actions import Action, parse_action
 
-__all__ = ["WindowSource", "not_executed"]
+__all__ = ["WindowSource", "compile_plan", "not_executed", "read_recording"]
+
+_T = TypeVar("_T")
 
 
 @runtime_checkable
@@ -34,3 +41,28 @@ class WindowSource(Protocol):
 def not_executed(plan: ActionPlan, why: str, commands: tuple[str, ...] = ()) -> ExecutionResult:
     """The answer of a source that cannot act: nothing ran (``commands`` says what would have been sent)."""
     return ExecutionResult(False, (), f"{why}: {plan}" if not plan.is_none else why, commands)
+
+
+def read_recording(path: str | Path, what: str, build: Callable[[Any], _T]) -> _T:
+    """``build`` of a recorded episode's JSON; a file that cannot be read, or lacks what ``build`` looks up, is a
+    :class:`~mindloop.errors.ParseError` naming it (``what``: ``TDW``, ``VirtualHome``)."""
+    p = Path(path)
+    try:
+        data = json.loads(read_text_file(p, what=f"the {what} recording"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ParseError(f"cannot read the {what} recording: {exc}", source=str(p)) from None
+    try:
+        return build(data)
+    except (KeyError, TypeError) as exc:
+        raise ParseError(f"not a {what} recording: missing {exc}", source=str(p)) from None
+
+
+def compile_plan(plan: ActionPlan, line: Callable[[str, Action], str]) -> tuple[str, ...]:
+    """Each step of ``plan`` as ``line(text, action)`` says; a step that is not an action cannot be compiled."""
+    out = []
+    for text in plan.steps:
+        action = parse_action(text)
+        if not isinstance(action, Action):
+            raise InvalidArgumentError(f"cannot compile {text!r}: {action}")
+        out.append(line(text, action))
+    return tuple(out)

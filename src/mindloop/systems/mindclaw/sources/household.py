@@ -205,28 +205,30 @@ class HouseholdSource:
             names=home.names,
         )
 
+    def _start(self) -> Window:
+        """A fresh episode (nothing pending or executed yet) and its first window."""
+        ep = Episode(self.setup)
+        self.episode, self._home = ep, _HomeMap(ep.world)
+        self._pending, self.executed, self._t = [], [], 0
+        return self._window(0, list(ep.events))
+
+    def _next(self, k: int, new: Sequence[WorldEvent] = ()) -> Window:
+        """Window ``k``: the events pending since the last window (the robot's actions'), then ``new``."""
+        self._t = k
+        events, self._pending = [*self._pending, *new], []
+        return self._window(k, events)
+
     def windows(self) -> Iterator[Window]:
         """Play the episode; the robot's executed actions show in the next window."""
-        ep = Episode(self.setup)
-        self.episode = ep
-        self._home = _HomeMap(ep.world)
-        self._pending = []
-        self.executed = []
-        k = 0
-        self._t = k
-        yield self._window(0, list(ep.events))
-        for step in self.script:
-            k += 1
-            self._t = k
+        yield self._start()
+        ep = self.episode
+        assert ep is not None
+        for k, step in enumerate(self.script, 1):
             n = len(ep.events)
             ep.replay([step])
-            events, self._pending = [*self._pending, *ep.events[n:]], []
-            yield self._window(k, events)
-        for _ in range(self.quiet):
-            k += 1
-            self._t = k
-            events, self._pending = self._pending, []
-            yield self._window(k, events)
+            yield self._next(k, ep.events[n:])
+        for k in range(len(self.script) + 1, len(self.script) + 1 + self.quiet):
+            yield self._next(k)
 
     def execute(self, plan: ActionPlan) -> ExecutionResult:
         """Run the plan's steps for the robot, stopping at the first refused step."""

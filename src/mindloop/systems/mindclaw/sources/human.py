@@ -26,7 +26,6 @@ from mindloop.systems.mindclaw.sources.household import HouseholdSource
 from mindloop.systems.mindclaw.window import Window
 from mindloop.worlds.household.actions import Action, parse_action
 from mindloop.worlds.household.results import Failure
-from mindloop.worlds.household.scenarios.episode import Episode
 from mindloop.worlds.household.scenarios.model import Scenario
 from mindloop.worlds.household.setup import WorldSetup
 from mindloop.worlds.household.vocab import FEELS, ROBOT
@@ -95,15 +94,10 @@ class TerminalSource(HouseholdSource):
 
     def windows(self) -> Iterator[Window]:
         """The initial window, then one window per typed line that does something."""
-        ep = Episode(self.setup)
-        self.episode = ep
-        from mindloop.systems.mindclaw.sources.household import _HomeMap
-
-        self._home = _HomeMap(ep.world)
-        self._pending = []
-        self.executed = []
+        yield self._start()
+        ep = self.episode
+        assert ep is not None
         k = 0
-        yield self._window(0, list(ep.events))
         while k < self.max_windows:
             line = self._next_line()
             if line is None or line.strip().lower() in ("quit", "exit"):
@@ -116,9 +110,7 @@ class TerminalSource(HouseholdSource):
             if text.startswith("!"):
                 words = text[1:].strip()
                 k += 1
-                self._t = k
-                events, self._pending = self._pending, []
-                window = self._window(k, events)
+                window = self._next(k)
                 yield replace(
                     window,
                     dialogue=(*window.dialogue, ("user", words)),
@@ -128,9 +120,7 @@ class TerminalSource(HouseholdSource):
                 continue
             if text.lower() in ("", "wait"):
                 k += 1
-                self._t = k
-                events, self._pending = self._pending, []
-                yield replace(self._window(k, events), control={**control, "kind": "wait"})
+                yield replace(self._next(k), control={**control, "kind": "wait"})
                 continue
             m = _LINE.match(text)
             if m is None:
@@ -157,6 +147,4 @@ class TerminalSource(HouseholdSource):
                 if not result.events:
                     continue
             k += 1
-            self._t = k
-            events, self._pending = [*self._pending, *result.events], []
-            yield replace(self._window(k, events), control={**control, "kind": "action", "actor": actor})
+            yield replace(self._next(k, result.events), control={**control, "kind": "action", "actor": actor})

@@ -22,19 +22,17 @@ container whose containment lists it, or with the replicant holding it; otherwis
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from mindloop.beliefs.vocab import ROBOT
-from mindloop.datafiles import read_text_file
-from mindloop.errors import InvalidArgumentError, ParseError
+from mindloop.errors import InvalidArgumentError
 from mindloop.systems.mindclaw.records import ActionPlan, ExecutionResult
-from mindloop.systems.mindclaw.sources.base import not_executed
+from mindloop.systems.mindclaw.sources.base import compile_plan, not_executed, read_recording
 from mindloop.systems.mindclaw.sources.snapshots import SnapshotState, snapshot_windows
 from mindloop.systems.mindclaw.window import Window
-from mindloop.worlds.household.actions import Action, parse_action
+from mindloop.worlds.household.actions import Action
 
 __all__ = ["ThreeDWorldAdapter", "read_frame"]
 
@@ -117,14 +115,7 @@ class ThreeDWorldAdapter:
     @classmethod
     def from_file(cls, path: str | Path) -> ThreeDWorldAdapter:
         """Read ``{"robot": ..., "frames": [...]}`` (module docstring)."""
-        p = Path(path)
-        try:
-            data = json.loads(read_text_file(p, what="the TDW recording"))
-            return cls(data["frames"], robot=data.get("robot", ROBOT))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ParseError(f"cannot read the TDW recording: {exc}", source=str(p)) from None
-        except (KeyError, TypeError) as exc:
-            raise ParseError(f"not a TDW recording: missing {exc}", source=str(p)) from None
+        return read_recording(path, "TDW", lambda data: cls(data["frames"], robot=data.get("robot", ROBOT)))
 
     def windows(self) -> Iterator[Window]:
         """One window per recorded frame."""
@@ -132,22 +123,18 @@ class ThreeDWorldAdapter:
 
     def compile(self, plan: ActionPlan) -> tuple[str, ...]:
         """The robot's steps as Replicant calls (steps without a Replicant counterpart become comments)."""
-        out = []
-        for text in plan.steps:
-            action = parse_action(text)
-            if not isinstance(action, Action):
-                raise InvalidArgumentError(f"cannot compile {text!r}: {action}")
-            template = _CALLS.get(action.verb)
-            if template is None:
-                out.append(f"# {text}: no Replicant call")
-                continue
-            ids = []
-            for a in action.args:
-                if a not in self.ids:
-                    raise InvalidArgumentError(f"cannot compile {text!r}: {a!r} has no TDW id")
-                ids.append(self.ids[a])
-            out.append(template.format(id=ids[0], id2=ids[-1]))
-        return tuple(out)
+        return compile_plan(plan, self._call)
+
+    def _call(self, text: str, action: Action) -> str:
+        template = _CALLS.get(action.verb)
+        if template is None:
+            return f"# {text}: no Replicant call"
+        ids = []
+        for a in action.args:
+            if a not in self.ids:
+                raise InvalidArgumentError(f"cannot compile {text!r}: {a!r} has no TDW id")
+            ids.append(self.ids[a])
+        return template.format(id=ids[0], id2=ids[-1])
 
     def execute(self, plan: ActionPlan) -> ExecutionResult:
         """Compile, do not run (the stub never talks to TDW)."""

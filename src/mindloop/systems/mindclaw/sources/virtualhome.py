@@ -20,20 +20,18 @@ edges ``from_id`` -> ``to_id`` with ``relation_type`` ``INSIDE``/``ON``/``HOLDS_
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from mindloop.beliefs.vocab import ROBOT
-from mindloop.datafiles import read_text_file
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems.mindclaw.records import ActionPlan, ExecutionResult
-from mindloop.systems.mindclaw.sources.base import not_executed
+from mindloop.systems.mindclaw.sources.base import compile_plan, not_executed, read_recording
 from mindloop.systems.mindclaw.sources.snapshots import LoggedAction, SnapshotState, snapshot_windows
 from mindloop.systems.mindclaw.window import Window
-from mindloop.worlds.household.actions import Action, parse_action
+from mindloop.worlds.household.actions import Action
 
 __all__ = ["CLASS_NAMES", "VH_VERBS", "VirtualHomeAdapter", "read_graph"]
 
@@ -205,15 +203,9 @@ class VirtualHomeAdapter:
     @classmethod
     def from_file(cls, path: str | Path) -> VirtualHomeAdapter:
         """Read ``{"characters": {...}, "steps": [...]}`` (module docstring)."""
-        p = Path(path)
-        try:
-            data = json.loads(read_text_file(p, what="the VirtualHome recording"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ParseError(f"cannot read the VirtualHome recording: {exc}", source=str(p)) from None
-        try:
-            return cls(data["steps"], data["characters"], robot=data.get("robot", ROBOT))
-        except (KeyError, TypeError) as exc:
-            raise ParseError(f"not a VirtualHome recording: missing {exc}", source=str(p)) from None
+        return read_recording(
+            path, "VirtualHome", lambda data: cls(data["steps"], data["characters"], robot=data.get("robot", ROBOT))
+        )
 
     def windows(self) -> Iterator[Window]:
         """One window per recorded step."""
@@ -222,26 +214,21 @@ class VirtualHomeAdapter:
     def compile(self, plan: ActionPlan) -> tuple[str, ...]:
         """The robot's steps as VirtualHome script lines for character ``robot`` (``give`` and ``remind`` have no
         VirtualHome action: they become a walk to the person and a comment line)."""
+        return compile_plan(plan, self._line)
+
+    def _line(self, text: str, action: Action) -> str:
         char = list(self.characters.values()).index(self.robot) if self.robot in self.characters.values() else 0
-        out = []
-        for text in plan.steps:
-            action = parse_action(text)
-            if not isinstance(action, Action):
-                raise InvalidArgumentError(f"cannot compile {text!r}: {action}")
-            if action.verb in ("give", "remind"):
-                out.append(f"# {text}: no VirtualHome action; deliver by walking to the person")
-                continue
-            vh = VH_VERBS.get(action.verb)
-            if vh is None:
-                out.append(f"# {text}: no VirtualHome action")
-                continue
-            args = []
-            for a in action.args:
-                if a not in self.ids:
-                    raise InvalidArgumentError(f"cannot compile {text!r}: {a!r} is not a node of the graph")
-                args.append(f"<{self.classes.get(a, a)}> ({self.ids[a]})")
-            out.append(f"<char{char}> [{vh}] {' '.join(args)}".rstrip())
-        return tuple(out)
+        if action.verb in ("give", "remind"):
+            return f"# {text}: no VirtualHome action; deliver by walking to the person"
+        vh = VH_VERBS.get(action.verb)
+        if vh is None:
+            return f"# {text}: no VirtualHome action"
+        args = []
+        for a in action.args:
+            if a not in self.ids:
+                raise InvalidArgumentError(f"cannot compile {text!r}: {a!r} is not a node of the graph")
+            args.append(f"<{self.classes.get(a, a)}> ({self.ids[a]})")
+        return f"<char{char}> [{vh}] {' '.join(args)}".rstrip()
 
     def execute(self, plan: ActionPlan) -> ExecutionResult:
         """Compile, do not run (the stub never talks to Unity)."""
