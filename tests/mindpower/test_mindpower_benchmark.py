@@ -125,26 +125,41 @@ def test_symbolic_run_with_similarity_reports_every_layer() -> None:
 
 
 @pytest.mark.metrics
-def test_each_samples_scores_do_not_depend_on_the_samples_in_flight_or_the_cache(tmp_path: Path) -> None:
+def test_each_samples_scores_do_not_depend_on_the_samples_in_flight_or_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Twelve samples scored one at a time on an empty embedding cache, eight at once (the runner's default
-    concurrency) on the cache that run filled, and eight at once with ``--cache off``: every B and S the same to the
-    last digit, and every one a real score (a sample whose layers waited behind others' could come back with none,
-    stored as zeros). The cache holds the gold texts alone, and ``--cache off`` neither reads nor writes it."""
+    concurrency) on the cache that run filled, eight at once in passes of at most three samples, and eight at once
+    with ``--cache off``: every B and S the same to the last digit, and every one a real score (a sample whose
+    layers waited behind others' could come back with none, stored as zeros). The cache holds the gold texts alone,
+    and ``--cache off`` neither reads nor writes it. No pass scores more samples than the bound."""
+    import mindloop.systems.mindpower.benchmarks as module
+
+    passes: list[int] = []
+    score_pass = module.MindPowerBenchmark._score_pass
+    monkeypatch.setattr(
+        module.MindPowerBenchmark,
+        "_score_pass",
+        lambda self, waiting: (passes.append(len(waiting)), score_pass(self, waiting)),
+    )
     scores = []
     cache = Path(os.environ["MINDLOOP_HOME"]) / "embeddings.sqlite"
     with RunStore(tmp_path / "runs.sqlite") as store:
-        for concurrency, switch in ((1, "auto"), (8, "auto"), (8, "off")):
+        for concurrency, switch, bound in ((1, "auto", 64), (8, "auto", 64), (8, "auto", 3), (8, "off", 64)):
+            monkeypatch.setattr(module, "_PASS_SAMPLES", bound)
+            passes.clear()
             request = RunRequest("mindpower", n=12, concurrency=concurrency, model_options=ModelOptions(cache=switch))
             if switch == "off":
                 cache.rename(tmp_path / "kept.sqlite")
             run = run_benchmark(request, store=store, progress=False)
             scores.append({r.sample.id: r.scores for r in store.records(run.run_id)})
+            assert sum(passes) == 12 and max(passes) <= bound
             if switch == "auto":
                 helped = [s for s in mindpower_sim("test") if not s.control][:12]  # the run's samples: no controls
                 golds = {t.strip() for s in helped for t in s.gold.layers().values() if t.strip()}
                 assert _count(cache) == len(golds)
     assert not cache.exists()
-    assert scores[0] == scores[1] == scores[2]
+    assert scores[0] == scores[1] == scores[2] == scores[3]
     similarity = [v for s in scores[1].values() for k, v in s.items() if k.startswith(("bertscore_", "st_"))]
     assert len(similarity) == 12 * 12 and min(similarity) > 0.9  # the symbolic agent answers with the gold
 
