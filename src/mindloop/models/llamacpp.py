@@ -25,8 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from mindloop.errors import DependencyError, InvalidArgumentError, ModelError, ModelResponseError
-from mindloop.models.base import Completion, GenerationConfig, Message, ModelOptions, storable_text
-from mindloop.models.tokens import token_usage
+from mindloop.models.base import Completion, GenerationConfig, Message, ModelOptions
 
 __all__ = ["SERVER_SAMPLING", "LlamaCppChatModel"]
 
@@ -183,17 +182,10 @@ class LlamaCppChatModel:
             raise ModelResponseError(f"unexpected completion shape from llama.cpp ({exc})", model=self.name) from exc
         if not isinstance(text, str):
             raise ModelResponseError(f"reply has no text content (content={text!r})", model=self.name)
-        text, replaced = storable_text(text)
-        prompt_tokens, completion_tokens = token_usage(data.get("usage"), messages, text)
         finish = choice.get("finish_reason")
-        return Completion(
-            text=text,
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            latency_s=latency,
-            model=self.name,
-            finish_reason=finish if isinstance(finish, str) else None,
-            replaced=replaced,
+        finish = finish if isinstance(finish, str) else None
+        return Completion.from_reply(
+            text, messages, usage=data.get("usage"), latency_s=latency, model=self.name, finish=finish
         )
 
     def _release(self) -> None:

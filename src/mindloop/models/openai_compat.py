@@ -83,7 +83,6 @@ from mindloop.models.parallelism import (
     is_local_host,
     reply_cost,
 )
-from mindloop.models.tokens import token_usage
 
 __all__ = ["DEFAULT_BASE_URL", "DEFAULT_MAX_REPLY_BYTES", "OpenAIChatModel", "parse_retry_after"]
 
@@ -548,16 +547,9 @@ class OpenAIChatModel:
         if not isinstance(text, str):
             cause = f"reply has no text content (content={text!r:.80}, finish_reason={finish!r})"
             raise ModelResponseError(redact_secret(storable_text(cause)[0], self._key), model=self.name, attempts=tries)
-        text, replaced = storable_text(redact_secret(text, self._key))
-        prompt_tokens, completion_tokens = token_usage(data.get("usage"), messages, text)
-        return Completion(
-            text=text,
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            latency_s=latency,
-            model=self.name,
-            finish_reason=finish,
-            replaced=replaced,
+        text = redact_secret(text, self._key)
+        return Completion.from_reply(
+            text, messages, usage=data.get("usage"), latency_s=latency, model=self.name, finish=finish
         )
 
     @classmethod

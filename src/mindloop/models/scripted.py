@@ -38,7 +38,6 @@ from typing import Any
 
 from mindloop.errors import InvalidArgumentError, ModelResponseError, ParseError, UnknownNameError
 from mindloop.models.base import Completion, GenerationConfig, Message, ModelOptions, message_text
-from mindloop.models.tokens import token_usage
 from mindloop.registry import Registry
 
 __all__ = ["SCRIPTS", "ReplyRules", "ScriptFn", "ScriptedChatModel", "last_user_text", "load_reply_file"]
@@ -244,15 +243,8 @@ class ScriptedChatModel:
         if not isinstance(result, str):
             got = type(result).__name__
             raise ModelResponseError(f"script returned {got}, expected str or Completion", model=self.name)
-        prompt_tokens, completion_tokens = token_usage(None, messages, result)
-        return Completion(
-            text=result,
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-            latency_s=time.perf_counter() - start,
-            model=self.name,
-            finish_reason="stop",
-        )
+        latency = time.perf_counter() - start
+        return Completion.from_reply(result, messages, usage=None, latency_s=latency, model=self.name, finish="stop")
 
     async def aclose(self) -> None:
         """Nothing to release."""

@@ -20,7 +20,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from mindloop.datafiles import DataFileError, load_data_file, package_file
-from mindloop.worlds.household.vocab import Prop
+from mindloop.worlds.household.vocab import HasProps, Prop
 
 __all__ = [
     "HIGH_PLACE",
@@ -41,7 +41,7 @@ HIGH_PLACE = 1.5
 
 
 @dataclass(frozen=True, slots=True)
-class PlaceKind:
+class PlaceKind(HasProps):
     """A kind of furniture or fixture: where it stands, how high things sit on/in it, what it affords."""
 
     kind: str
@@ -49,11 +49,6 @@ class PlaceKind:
     room_type: str
     height: float
     props: frozenset[Prop]
-
-    @property
-    def prep(self) -> str:
-        """``in`` for receptacles (fridge, drawer), ``on`` for surfaces."""
-        return "in" if Prop.RECEPTACLE in self.props else "on"
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,13 +10,13 @@ from mindloop.beliefs import Fact
 from mindloop.errors import InvalidArgumentError
 from mindloop.worlds.household.catalog import PLACE_KINDS, ROOM_TYPES
 from mindloop.worlds.household.layouts import Layout
-from mindloop.worlds.household.vocab import EntityKind, Prop
+from mindloop.worlds.household.vocab import EntityKind, HasProps, Prop
 
 __all__ = ["HomeFrame", "Item", "Place", "WorldSnapshot", "dressed_name", "home_frame"]
 
 
 @dataclass(frozen=True, slots=True)
-class Place:
+class Place(HasProps):
     """A piece of furniture, a fixture, a room's floor corner or its doorway, standing in one room."""
 
     id: str
@@ -24,11 +24,6 @@ class Place:
     room: str
     height: float
     props: frozenset[Prop]
-
-    @property
-    def prep(self) -> str:
-        """``in`` for receptacles, ``on`` otherwise."""
-        return "in" if Prop.RECEPTACLE in self.props else "on"
 
 
 @dataclass(frozen=True, slots=True)

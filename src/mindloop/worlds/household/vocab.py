@@ -28,6 +28,7 @@ __all__ = [
     "STATE",
     "SWITCH",
     "EntityKind",
+    "HasProps",
     "Prop",
     "Trait",
 ]
@@ -74,6 +75,18 @@ class Prop(StrEnum):
     FLOOR = "floor"
     DOORWAY = "doorway"
     OBSTACLE = "obstacle"
+
+
+class HasProps:
+    """A place or a kind of place, with its ``props``: ``prep`` says how a thing sits at it."""
+
+    __slots__ = ()
+    props: frozenset[Prop]
+
+    @property
+    def prep(self) -> str:
+        """``in`` for receptacles (fridge, drawer), ``on`` for surfaces and everything else."""
+        return "in" if Prop.RECEPTACLE in self.props else "on"
 
 
 class Trait(StrEnum):
