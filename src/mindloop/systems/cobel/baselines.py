@@ -240,7 +240,7 @@ class _LlmBaseline(ModelAgent):
         for m in new:
             await self._heard(m.sender, m.text)
         if not dom.ready(obs):
-            return dom.idle_action()
+            return dom.idle
         await self._progress(obs)
         return await self._execute(obs)
 

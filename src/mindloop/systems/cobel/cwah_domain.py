@@ -55,6 +55,9 @@ def _near(obs: CwahObservation, eid: int, then: Action) -> Action:
     return then if obs.near == eid else Action("walk", eid)
 
 
+_TURN = Action("turn_left")
+
+
 @dataclass
 class CwahDomain:
     """Everything world-specific a C-WAH agent needs, for one episode."""
@@ -65,6 +68,8 @@ class CwahDomain:
     world: str = "cwah"
     inside: str = "INSIDE"
     message_cost: float = 1.0
+    idle: Action = _TURN  # what an agent with nothing to do sends: a turn changes nothing here
+    claim_ttl: int = 40  # how many steps an announced plan keeps its claim
 
     def setup(self, obs: CwahObservation) -> None:
         """Learn the static facts every agent knows: goal, rooms and doors."""
@@ -74,14 +79,6 @@ class CwahDomain:
         self._target_of = {p.obj: p.target for p in obs.goal}
         self._rel_of = {p.obj: ("INSIDE" if p.relation == "IN" else "ON") for p in obs.goal}
         self._count = {p.obj: p.count for p in obs.goal}
-
-    def idle_action(self) -> Action:
-        """What an agent with nothing to do sends: a turn (it changes nothing in a symbolic world)."""
-        return Action("turn_left")
-
-    def claim_ttl(self) -> int:
-        """How many steps an announced plan keeps its claim."""
-        return 40
 
     # ---- perception -----------------------------------------------------------------------------------------
     def t(self, obs: CwahObservation) -> int:

@@ -144,7 +144,7 @@ class ModelAgent:
                 self.intent = None
                 continue
             return action
-        return self._send() if self.outbox else dom.idle_action()
+        return self._send() if self.outbox else dom.idle
 
     async def _choose(self, obs: Any) -> Intent | None:
         raise NotImplementedError
@@ -240,7 +240,7 @@ class LlmCobelAgent(ModelAgent):
             await self._update_from_dialogue()
             self.plan = []  # replan with what we learnt
         if not dom.ready(obs):
-            return dom.idle_action()
+            return dom.idle
         return await self._execute(obs)
 
     async def _choose(self, obs: Any) -> Intent | None:

@@ -33,6 +33,9 @@ _REACH = 3.0 * FRAMES_PER_METER + FRAME_COSTS["grasp"]
 _VERB_ORDER = {"transport": 0, "grab": 1, "explore": 2}
 
 
+_WAIT = Action("wait")
+
+
 @dataclass
 class TdwDomain:
     """Everything world-specific a TDW-MAT agent needs, for one episode."""
@@ -40,6 +43,8 @@ class TdwDomain:
     world: str = "tdw-mat"
     inside: str = "CONTAINED_BY"
     message_cost: float = float(FRAME_COSTS["send_message"])
+    idle: Action = _WAIT  # waiting costs a few frames
+    claim_ttl: int = 400  # frames an announced plan keeps its claim
     goal: dict[str, int] = field(default_factory=dict)
     rooms: dict[str, str] = field(default_factory=dict)
     bed: str = ""
@@ -54,14 +59,6 @@ class TdwDomain:
         self.layout = Layout(tuple(r.id for r in obs.rooms), obs.doors)
         self.bed = obs.bed.ref
         self.bed_room = next(r.ref for r in obs.rooms if r.id == obs.bed_room)
-
-    def idle_action(self) -> Action:
-        """Waiting costs a few frames."""
-        return Action("wait")
-
-    def claim_ttl(self) -> int:
-        """An announced plan keeps its claim for 400 frames."""
-        return 400
 
     def t(self, obs: TdwObservation) -> int:
         """The observation's time (frames)."""

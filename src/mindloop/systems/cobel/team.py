@@ -45,6 +45,8 @@ class Domain(Protocol):
     world: str
     inside: str
     message_cost: float
+    idle: Action  # what an agent with nothing to do sends
+    claim_ttl: int  # how long (the world's time unit) an announced plan keeps its claim
 
     def setup(self, obs: Any) -> None: ...
     def t(self, obs: Any) -> int: ...
@@ -58,8 +60,6 @@ class Domain(Protocol):
     def next_action(self, intent: Intent, obs: Any, view: WorldView) -> Action | None: ...
     def still_valid(self, intent: Intent, view: WorldView, me: str, holding: list[str]) -> bool: ...
     def relevant_facts(self, view: WorldView, me: str) -> list[Fact]: ...
-    def idle_action(self) -> Action: ...
-    def claim_ttl(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -140,7 +140,7 @@ class CollabAgent:
         start_step(self, obs)
         self._hear(obs)
         if not dom.ready(obs):
-            return dom.idle_action()
+            return dom.idle
         holding = dom.holding(obs)
         view = self.mind.view()
         if self.style == "capo":
@@ -154,12 +154,12 @@ class CollabAgent:
             if self.outbox:
                 return self._send()
             if self.intent is None:
-                return dom.idle_action()
+                return dom.idle
             try:
                 action = dom.next_action(self.intent, obs, view)
             except IntentFailed as exc:
                 self.trace.append(f"t={self._now} failed {self.intent.text}: {exc}")
-                self._failed[self.intent.target] = self._now + self.domain.claim_ttl() // 4
+                self._failed[self.intent.target] = self._now + self.domain.claim_ttl // 4
                 self.intent = None
                 continue
             if action is None:
@@ -169,7 +169,7 @@ class CollabAgent:
                 holding = dom.holding(obs)
                 continue
             return action
-        return dom.idle_action()
+        return dom.idle
 
     # ---- hearing and talking --------------------------------------------------------------------------------
     def _hear(self, obs: Any) -> None:
@@ -204,7 +204,7 @@ class CollabAgent:
     def _announced(self, view: WorldView) -> dict[str, Intent]:
         """Fresh plans partners announced (testimony) that are still worth doing as far as I believe, as intents."""
         out: dict[str, Intent] = {}
-        ttl = self.domain.claim_ttl()
+        ttl = self.domain.claim_ttl
         for p in self.partners:
             b = self.mind.tracker.store.believes((self.name,), p, INTENT)
             if b is None or b.value is None or self._now - b.since > ttl:
