@@ -36,7 +36,7 @@ def _sample_outputs(bench: str, home: Path, hash_seed: str) -> list[tuple[Any, A
 
 
 @pytest.mark.boundary  # string-hash seeds are per process
-@pytest.mark.parametrize("bench", ["tos-active"])
+@pytest.mark.parametrize("bench", ["tos-active", "tos-passive"])
 def test_symbolic_tos_run_is_stable_across_hash_seeds(bench: str, tmp_path: Path) -> None:
     one = _sample_outputs(bench, tmp_path / "one", "1")
     two = _sample_outputs(bench, tmp_path / "two", "2")
