@@ -375,7 +375,7 @@ def _local_scores(
     for n, e in local.items():
         x, y = e.pos
         glob[n] = MapEntry((apos[0] + x * right[0] + y * fwd[0], apos[1] + x * right[1] + y * fwd[1]), e.facing)
-    common = set(glob) & set(pred)
+    common = sorted(set(glob) & set(pred))  # sorted: a set's order follows the hash seed, and sums follow the order
     sub_pred = {n: pred[n] for n in common}
     sub_glob = {n: glob[n] for n in common}
     return perception, map_scores(sub_glob, sub_pred, pos_norm_l=pos_norm_l).overall if common else None

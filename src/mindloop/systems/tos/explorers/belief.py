@@ -157,9 +157,8 @@ class SpatialBelief:
     def world(self) -> SpatialWorld:
         """The believed world: every seen item at its believed cell."""
         items = []
-        for name in sorted(
-            self.seen, key=lambda n: (self.objects + self.doors).index(n) if n in self.objects + self.doors else 10**6
-        ):
+        order = self.objects + self.doors
+        for name in sorted(self.seen, key=lambda n: (order.index(n) if n in order else len(order), n)):
             pos = self.estimate(name)
             if pos is None:
                 continue

@@ -63,7 +63,7 @@ class SymbolicExplorer(ScoutExplorer):
             pos, ori = queue.popleft()
             rooms = scene.rooms_at(pos)
             steps: list[tuple[Pose, str]] = [((pos, rotate(ori, d)), f"Rotate({d})") for d in (90, -90, 180)]
-            for name in env.observed:
+            for name in sorted(env.observed):  # a set of names: sorted, so paths and ties never follow the hash seed
                 it = scene.item(name)
                 it_rooms = frozenset(it.rooms) if isinstance(it, Door) else frozenset({it.room})
                 if it.pos != pos and rooms & it_rooms and in_fov(pos, ori, it.pos):

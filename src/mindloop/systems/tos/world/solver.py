@@ -16,6 +16,7 @@ N objects and doors, with ``M = g²`` and ``C_i`` the domain size of object *i*.
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
@@ -193,8 +194,13 @@ class SpatialSolver:
         return out
 
     def _propagate(self, work: set[tuple[str, str]]) -> bool:
-        while work:
-            x, y = work.pop()
+        # First in, first out from a sorted start, never a set's pop(): the order of names in a set follows the
+        # hash seed, and when evidence contradicts itself the domains left behind depend on the order.
+        queue = deque(sorted(work))
+        pending = set(queue)
+        while queue:
+            x, y = queue.popleft()
+            pending.discard((x, y))
             dx_, dy_ = self.domains[x], self.domains[y]
             if dx_ is None or dy_ is None:
                 continue
@@ -206,9 +212,10 @@ class SpatialSolver:
             if not new.any():
                 self.consistent = False
                 return False
-            for z in self._adjacent[x]:
-                if z != y:
-                    work.add((z, x))
+            for z in sorted(self._adjacent[x]):
+                if z != y and (z, x) not in pending:
+                    pending.add((z, x))
+                    queue.append((z, x))
         return True
 
 
