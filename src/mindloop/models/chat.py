@@ -136,19 +136,6 @@ class Completion:
     finish_reason: str | None = None
     replaced: int = 0
 
-    @classmethod
-    def from_reply(
-        cls, text: str, messages: Sequence[Message], *, usage: object, latency_s: float, model: str, finish: str | None
-    ) -> Completion:
-        """A backend's reply as a completion, built one way by every backend: the text made storable
-        (:func:`storable_text`), the server's token ``usage`` where it sent one, else counted
-        (:func:`mindloop.models.tokens.token_usage`)."""
-        from mindloop.models.tokens import token_usage  # not at the top: tokens imports models.base, which imports this
-
-        text, replaced = storable_text(text)
-        prompt_tokens, completion_tokens = token_usage(usage, messages, text)
-        return cls(text, prompt_tokens, completion_tokens, latency_s, model, False, finish, replaced)
-
 
 @runtime_checkable
 class ChatModel(Protocol):

@@ -26,6 +26,7 @@ from typing import Any
 
 from mindloop.errors import DependencyError, InvalidArgumentError, ModelError, ModelResponseError
 from mindloop.models.base import Completion, GenerationConfig, Message, ModelOptions
+from mindloop.models.tokens import reply_completion
 
 __all__ = ["SERVER_SAMPLING", "LlamaCppChatModel"]
 
@@ -184,7 +185,7 @@ class LlamaCppChatModel:
             raise ModelResponseError(f"reply has no text content (content={text!r})", model=self.name)
         finish = choice.get("finish_reason")
         finish = finish if isinstance(finish, str) else None
-        return Completion.from_reply(
+        return reply_completion(
             text, messages, usage=data.get("usage"), latency_s=latency, model=self.name, finish=finish
         )
 

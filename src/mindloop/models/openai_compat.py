@@ -83,6 +83,7 @@ from mindloop.models.parallelism import (
     is_local_host,
     reply_cost,
 )
+from mindloop.models.tokens import reply_completion
 
 __all__ = ["DEFAULT_BASE_URL", "DEFAULT_MAX_REPLY_BYTES", "OpenAIChatModel", "parse_retry_after"]
 
@@ -548,7 +549,7 @@ class OpenAIChatModel:
             cause = f"reply has no text content (content={text!r:.80}, finish_reason={finish!r})"
             raise ModelResponseError(redact_secret(storable_text(cause)[0], self._key), model=self.name, attempts=tries)
         text = redact_secret(text, self._key)
-        return Completion.from_reply(
+        return reply_completion(
             text, messages, usage=data.get("usage"), latency_s=latency, model=self.name, finish=finish
         )
 

@@ -38,6 +38,7 @@ from typing import Any
 
 from mindloop.errors import InvalidArgumentError, ModelResponseError, ParseError, UnknownNameError
 from mindloop.models.base import Completion, GenerationConfig, Message, ModelOptions, message_text
+from mindloop.models.tokens import reply_completion
 from mindloop.registry import Registry
 
 __all__ = ["SCRIPTS", "ReplyRules", "ScriptFn", "ScriptedChatModel", "last_user_text", "load_reply_file"]
@@ -244,7 +245,7 @@ class ScriptedChatModel:
             got = type(result).__name__
             raise ModelResponseError(f"script returned {got}, expected str or Completion", model=self.name)
         latency = time.perf_counter() - start
-        return Completion.from_reply(result, messages, usage=None, latency_s=latency, model=self.name, finish="stop")
+        return reply_completion(result, messages, usage=None, latency_s=latency, model=self.name, finish="stop")
 
     async def aclose(self) -> None:
         """Nothing to release."""

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from mindloop.models.base import Message, message_text
+from mindloop.models.chat import Completion, storable_text
 
 __all__ = [
     "REGEX_TOKENIZER_NAME",
@@ -29,6 +30,7 @@ __all__ = [
     "WORDPIECE_TOKENIZER_NAME",
     "count_tokens",
     "regex_count",
+    "reply_completion",
     "token_usage",
 ]
 
@@ -90,3 +92,14 @@ def token_usage(usage: object, messages: Sequence[Message], reply: str) -> tuple
     if isinstance(usage, Mapping) and isinstance(usage.get("prompt_tokens"), int):
         return int(usage["prompt_tokens"]), int(usage.get("completion_tokens") or 0)
     return sum(count_tokens(message_text(m)) for m in messages), count_tokens(reply)
+
+
+def reply_completion(
+    text: str, messages: Sequence[Message], *, usage: object, latency_s: float, model: str, finish: str | None
+) -> Completion:
+    """A backend's reply as a :class:`Completion`, built one way by every backend: the text made storable
+    (:func:`~mindloop.models.chat.storable_text`), the server's token ``usage`` where it sent one, else counted
+    (:func:`token_usage`)."""
+    text, replaced = storable_text(text)
+    prompt_tokens, completion_tokens = token_usage(usage, messages, text)
+    return Completion(text, prompt_tokens, completion_tokens, latency_s, model, False, finish, replaced)

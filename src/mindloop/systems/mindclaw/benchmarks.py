@@ -570,7 +570,6 @@ def summarize_claw(records: Sequence[SampleRecord]) -> dict[str, Any]:
     ``false_alarms``), ``all_episodes`` (TA and PIA pooled over help and controls, the old headline) and
     ``by_group`` (false belief / implicit goal x help / control). Failed samples count as failures."""
     from mindloop.systems.mindclaw.metrics import summarize_intervention
-    from mindloop.systems.mindclaw.tables import trigger_label
 
     def rows(rs: Sequence[SampleRecord]) -> list[dict[str, Any]]:
         out = []
@@ -624,3 +623,18 @@ def summarize_claw(records: Sequence[SampleRecord]) -> dict[str, Any]:
             else trigger_label(agents[0], str(settings.get("skills", "auto")), None)
         )
     return summary
+
+
+def trigger_label(agent: str, skills: str, model: str | None) -> str:
+    """The Table III / IV row of a run's trigger: ``M`` or ``M-Skill`` for the model, ``SFT`` or ``SFT-Skill`` for
+    the classifier, ``Skill`` for the rules alone; ``skills`` is the run's option (``auto`` is the agent's
+    default: skills for ``model`` and ``symbolic``, none otherwise)."""
+    with_skills = skills != "off" and (skills != "auto" or agent in ("model", "symbolic"))
+    if agent == "model":
+        name = model or "model"
+        return f"{name}-Skill" if with_skills else name
+    if agent == "classifier":
+        return "SFT-Skill" if with_skills else "SFT"
+    if agent == "symbolic":
+        return "Skill"
+    return agent

@@ -22,23 +22,9 @@ from typing import Any
 
 from mindloop.bench import Column
 from mindloop.bench.tables import grid, markdown
+from mindloop.systems.mindclaw.benchmarks import ClawBenchmark, trigger_label
 
 __all__ = ["paper_rows", "render_tables", "trigger_label"]
-
-
-def trigger_label(agent: str, skills: str, model: str | None) -> str:
-    """The Table III / IV row of a run's trigger: ``M`` or ``M-Skill`` for the model, ``SFT`` or ``SFT-Skill`` for
-    the classifier, ``Skill`` for the rules alone; ``skills`` is the run's option (``auto`` is the agent's
-    default: skills for ``model`` and ``symbolic``, none otherwise)."""
-    with_skills = skills != "off" and (skills != "auto" or agent in ("model", "symbolic"))
-    if agent == "model":
-        name = model or "model"
-        return f"{name}-Skill" if with_skills else name
-    if agent == "classifier":
-        return "SFT-Skill" if with_skills else "SFT"
-    if agent == "symbolic":
-        return "Skill"
-    return agent
 
 
 def paper_rows(runs: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
@@ -84,8 +70,6 @@ def render_tables(rows: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
     """The tables of :func:`paper_rows` as Markdown (tables with no rows are left out): Tables II and IV as the
     benchmark declares them (:class:`~mindloop.systems.mindclaw.benchmarks.ClawBenchmark`'s paper table, a column
     group each), Table III with the columns :data:`_TABLE_III`."""
-    from mindloop.systems.mindclaw.benchmarks import ClawBenchmark
-
     (spec,) = ClawBenchmark.spec.paper_tables
     tables = (
         ("table2", "TABLE II: direct models and MindClaw. Values are percentages.", "Table II"),

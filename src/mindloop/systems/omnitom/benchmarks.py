@@ -35,15 +35,12 @@ from pydantic import Field
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
 from mindloop.bench.declaration import (
     BenchmarkSpec,
-    Column,
     Grouping,
     Headline,
     Metric,
-    PaperTable,
     PresetEntry,
     ReferenceKind,
     ReferencePolicy,
-    Row,
     Suite,
 )
 from mindloop.bench.references import outcome_policy, policy_headline, policy_records
@@ -57,6 +54,7 @@ from mindloop.systems.omnitom.annotator import annotate_text
 from mindloop.systems.omnitom.examples import appendix_e_record
 from mindloop.systems.omnitom.metrics import (
     BUCKETS,
+    TABLE_3,
     Aligner,
     AlignmentTask,
     EmbeddingAligner,
@@ -68,8 +66,6 @@ from mindloop.systems.omnitom.metrics import (
 from mindloop.systems.omnitom.prompts import Level, stage1_messages, stage2_messages
 from mindloop.systems.omnitom.records import (
     CATEGORIES,
-    CATEGORY_ABBREVIATIONS,
-    DIMENSION_SHORT_NAMES,
     DIMENSIONS,
     LABEL_SETS,
     WORLD_ACTOR,
@@ -351,40 +347,6 @@ class _OmniToMBase:
 
     async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
         raise NotImplementedError
-
-
-_STAGE1_F1 = "Stage 1: Belief Extraction F1"
-_STAGE2_ACC = "Stage 2: Belief-Labeling Accuracy"
-
-TABLE_3 = PaperTable(
-    "omnitom",
-    "OmniToM",
-    "Table 3: Stage 1 belief-extraction F1 by category and Stage 2 belief-labelling accuracy (%)",
-    "omnitom-stage1",
-    (
-        *(
-            Column(
-                CATEGORY_ABBREVIATIONS[c],
-                ("by_category", c, "f1"),
-                group=_STAGE1_F1,
-                scale=100,
-                filled_by="data=FILE fills it",
-            )
-            for c in CATEGORIES
-        ),
-        Column("Overall", ("f1",), group=_STAGE1_F1, scale=100),
-        *(
-            Column(DIMENSION_SHORT_NAMES[d], ("by_dimension", d), group=_STAGE2_ACC, scale=100, bench="omnitom-stage2")
-            for d in DIMENSIONS
-        ),
-        Column("Overall", ("overall",), group=_STAGE2_ACC, scale=100, bench="omnitom-stage2"),
-    ),
-    (Row("{method}"),),
-    "Stage 1 Overall is F1 over every story, not the paper's macro average over categories; without a judge "
-    "model the beliefs are aligned by mindloop's offline stand-in (the run's scorer says which). The generated "
-    "stories are all false-belief stories: the other categories need the release (data=FILE).",
-)
-"""The paper's Table 3, both stages side by side (declared by Stage 1, read by both)."""
 
 
 def _by_order(records: Sequence[SampleRecord], score: str) -> dict[str, dict[str, Any]]:
