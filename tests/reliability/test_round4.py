@@ -281,6 +281,9 @@ import os, signal, sys
 from importlib.metadata import entry_points
 
 MODULE = sys.argv[1]
+# Ctrl-C as at a terminal: a process started in the background by a non-interactive shell (a CI runner's, or
+# `cmd &` in a script) inherits SIGINT ignored, and Python then keeps it ignored
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 class CtrlC:  # Ctrl-C the moment MODULE starts loading
     def find_spec(self, name, path=None, target=None):
