@@ -250,19 +250,19 @@ class World(Home):
         return self._ok(act, (ev,))
 
     def _put(self, a: str, act: Action, x: list[str]) -> StepResult:
-        self._move_item(x[0], x[1])
-        ev = self._event(EventKind.PUT, a, (self._f(x[0], AT, x[1]),), act, f"puts {self.the(x[0])} {self.where(x[1])}")
-        return self._ok(act, (ev,))
+        return self._set_down_at(a, act, x[0], x[1], f"puts {self.the(x[0])} {self.where(x[1])}")
+
+    def _set_down_at(self, a: str, act: Action, item: str, to: str, phrase: str) -> StepResult:
+        """``item`` leaves ``a``'s hands for ``to``, seen as ``phrase``."""
+        self._move_item(item, to)
+        return self._ok(act, (self._event(EventKind.PUT, a, (self._f(item, AT, to),), act, phrase),))
 
     def _putback(self, a: str, act: Action, x: list[str]) -> StepResult:
         back = [x[0], self._taken_from[x[0]]]
         return self._check(_PUT, a, act, back) or self._put(a, act, back)
 
     def _drop(self, a: str, act: Action, x: list[str]) -> StepResult:
-        floor = f"{self._room[a]}_corner"
-        self._move_item(x[0], floor)
-        ev = self._event(EventKind.PUT, a, (self._f(x[0], AT, floor),), act, f"drops {self.the(x[0])} on the floor")
-        return self._ok(act, (ev,))
+        return self._set_down_at(a, act, x[0], f"{self._room[a]}_corner", f"drops {self.the(x[0])} on the floor")
 
     def _give(self, a: str, act: Action, x: list[str]) -> StepResult:
         item, to = x
@@ -313,12 +313,15 @@ class World(Home):
 
     def _cut(self, a: str, act: Action, x: list[str]) -> StepResult:
         knife = next(i for i in self._hands[a] if Prop.CUTTER in self.items[i].props)
-        self._state[x[0]] = "cut"
-        return self._said(a, act, f"cuts {self.the(x[0])} with {self.the(knife)}", (self._f(x[0], STATE, "cut"),))
+        return self._become(a, act, x[0], "cut", f"cuts {self.the(x[0])} with {self.the(knife)}")
 
     def _cook(self, a: str, act: Action, x: list[str]) -> StepResult:
-        self._state[x[0]] = "cooked"
-        return self._said(a, act, f"cooks {self.the(x[0])}", (self._f(x[0], STATE, "cooked"),))
+        return self._become(a, act, x[0], "cooked", f"cooks {self.the(x[0])}")
+
+    def _become(self, a: str, act: Action, item: str, state: str, phrase: str) -> StepResult:
+        """``item`` is now ``state``, seen as ``phrase``."""
+        self._state[item] = state
+        return self._said(a, act, phrase, (self._f(item, STATE, state),))
 
     def _nothing(self, a: str, act: Action, x: list[str]) -> StepResult:
         return self._ok(act, ())
