@@ -113,7 +113,7 @@ class World(Home):
         everyone = frozenset(self.chars)
         text = "The power comes back on." if want else "The power goes out and the lights go off."
         ev = Event(t, EventKind.OTHER, None, (self._f(HOUSE, POWER, "on" if want else "off"),), everyone, text=text)
-        return self._ok(verb, (self._wev(ev, verb, (), None, text[4:-1]),))
+        return self._ok(verb, (WorldEvent(ev, verb, (), None, text[4:-1]),))
 
     # ---- effects: each runs once its row's preconditions hold -------------------------------------------------
     def _said(self, a: str, act: Action, phrase: str, facts: tuple[Fact, ...] = ()) -> StepResult:
@@ -149,7 +149,7 @@ class World(Home):
                     f"tries to {doing}, but {self.the(obstacle)} blocks the way",
                 )
         t = self.t + 1
-        name = self._subject(a).capitalize() if a == ROBOT else char.name
+        name = self._named(a)
         leave = f"leaves the {self.room_names[here]}"
         exit_ev = Event(t, EventKind.EXIT, a, (self._f(a, ROOM, None),), self.witnesses(here), text=f"{name} {leave}.")
         returning = dest in self._left[a]
