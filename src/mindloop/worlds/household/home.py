@@ -442,8 +442,7 @@ class Home:
         return StepResult(True, action, None, events, self.t)
 
     def _fail(self, kind: FailureKind, message: str, action: Action) -> StepResult:
-        text = str(action)
-        return StepResult(False, text, Failure(kind, message, text), (), self.t)
+        return self._reject(Failure(kind, message, str(action)))
 
     def _attempt(self, actor: str, action: Action, kind: FailureKind, message: str, phrase: str) -> StepResult:
         """A failure bystanders see: the world is unchanged, but the attempt is an event with witnesses."""

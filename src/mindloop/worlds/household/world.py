@@ -105,9 +105,7 @@ class World(Home):
         want = verb == "powerrestore"
         if self.power == want:
             state = "on" if want else "off"
-            return StepResult(
-                False, verb, Failure(FailureKind.ALREADY, f"the power is already {state}", verb), (), self.t
-            )
+            return self._reject(Failure(FailureKind.ALREADY, f"the power is already {state}", verb))
         self.power = want
         t = self.t + 1
         everyone = frozenset(self.chars)
@@ -443,6 +441,10 @@ def _reach(i: int, message: str, seen: str) -> Need:
     return Need(FailureKind.OUT_OF_REACH, message, lambda w, a, x: w._reachable(a, x[i]), seen)
 
 
+def _tool(prop: Prop, message: str) -> Need:
+    return Need(FailureKind.MISSING_TOOL, message, lambda w, a, x: any(prop in w.items[i].props for i in w._hands[a]))
+
+
 def _can(what: str) -> Need:
     return Need(FailureKind.UNABLE, f"{{a}} cannot {what} ({{trait}})", lambda w, a, x: w.chars[a].trait not in _SEATED)
 
@@ -460,6 +462,7 @@ _NOT_SHUT_0 = Need(
     lambda w, a, x: w._inside_closed(x[0]) is None,
 )
 _IN_ROOM = Need(FailureKind.NOT_HERE, "{x0} is in the {room0}, not here", lambda w, a, x: w.room_of(x[0]) == w._room[a])
+_FREE_0 = Need(FailureKind.HELD_BY_OTHER, "{x0} is held by {holder0}", lambda w, a, x: w.holder_of(x[0]) is None)
 _STANDING = Need(FailureKind.SITTING, "{a} is sitting on {seat}; stand up first", lambda w, a, x: w._sitting[a] is None)
 _PUT_HEAD = (
     _holding(0),
@@ -488,7 +491,7 @@ _PUT_IN = (
     *_PUT_TAIL,
 )
 _MOVE = (
-    Need(FailureKind.HELD_BY_OTHER, "{x0} is held by {holder0}", lambda w, a, x: w.holder_of(x[0]) is None),
+    _FREE_0,
     Need(
         FailureKind.UNABLE,
         "{x0} is too heavy for {a} to move",
@@ -609,7 +612,7 @@ VERB_RULES: Mapping[str, VerbRule] = {
             ),
             _prop(0, Prop.GRASPABLE, FailureKind.NOT_GRASPABLE, "{x0} cannot be picked up; pour it into a cup instead"),
             Need(FailureKind.ALREADY, "{a} is already holding {x0}", lambda w, a, x: w.holder_of(x[0]) != a),
-            Need(FailureKind.HELD_BY_OTHER, "{x0} is held by {holder0}", lambda w, a, x: w.holder_of(x[0]) is None),
+            _FREE_0,
             _here(0),
             _NOT_SHUT_0,
         ),
@@ -691,11 +694,7 @@ VERB_RULES: Mapping[str, VerbRule] = {
         (
             _prop(0, Prop.WRITABLE, FailureKind.WRONG_ARGUMENT, "{x0} is nothing to write in"),
             _here(0),
-            Need(
-                FailureKind.MISSING_TOOL,
-                "{a} needs to hold a pen to write",
-                lambda w, a, x: any(Prop.WRITER in w.items[i].props for i in w._hands[a]),
-            ),
+            _tool(Prop.WRITER, "{a} needs to hold a pen to write"),
         ),
         _event("writes in {the0}"),
     ),
@@ -717,11 +716,7 @@ VERB_RULES: Mapping[str, VerbRule] = {
                 "put {x0} down on something before cutting it",
                 lambda w, a, x: w.holder_of(x[0]) is None,
             ),
-            Need(
-                FailureKind.MISSING_TOOL,
-                "{a} needs to hold a knife to cut {x0}",
-                lambda w, a, x: any(Prop.CUTTER in w.items[i].props for i in w._hands[a]),
-            ),
+            _tool(Prop.CUTTER, "{a} needs to hold a knife to cut {x0}"),
         ),
         World._cut,
     ),
