@@ -114,9 +114,11 @@ class World(Home):
         return self._ok(verb, (WorldEvent(ev, verb, (), None, text[4:-1]),))
 
     # ---- effects: each runs once its row's preconditions hold -------------------------------------------------
-    def _said(self, a: str, act: Action, phrase: str, facts: tuple[Fact, ...] = ()) -> StepResult:
-        """One event everyone in the room sees: ``phrase`` and ``facts``."""
-        return self._ok(act, (self._event(EventKind.OTHER, a, facts, act, phrase),))
+    def _said(
+        self, a: str, act: Action, phrase: str, facts: tuple[Fact, ...] = (), kind: EventKind = EventKind.OTHER
+    ) -> StepResult:
+        """One event of ``kind`` everyone in the room sees: ``phrase`` and ``facts``."""
+        return self._ok(act, (self._event(kind, a, facts, act, phrase),))
 
     def _go(self, a: str, act: Action, x: list[str]) -> StepResult:
         target, running = x[0], act.verb == "run"
@@ -132,8 +134,7 @@ class World(Home):
             phrase = (
                 f"{go} across the {self.room_names[here]}" if kind is EntityKind.ROOM else f"{go} to {self.the(target)}"
             )
-            ev = self._event(EventKind.OTHER, a, (), act, phrase)
-            return self._ok(act, (ev,))
+            return self._said(a, act, phrase)
         if wheel:
             obstacle = self.blocking(here) or self.blocking(dest)
             if obstacle is not None:
@@ -194,16 +195,12 @@ class World(Home):
         if self._open[x[0]] == opening:
             return self._fail(FailureKind.ALREADY, f"{x[0]} is already {'open' if opening else 'closed'}", act)
         self._open[x[0]] = opening
-        if not opening:
-            return self._ok(
-                act,
-                (self._event(EventKind.CLOSE, a, (self._f(x[0], OPEN, "closed"),), act, f"closes {self.the(x[0])}"),),
-            )
-        facts = [self._f(x[0], OPEN, "open")]
-        for iid in self._on.get(x[0], ()):
+        facts = [self._f(x[0], OPEN, "open" if opening else "closed")]
+        for iid in self._on.get(x[0], ()) if opening else ():  # opening shows what it holds
             facts.append(self._f(iid, AT, x[0]))
             facts.extend(self._f(j, AT, iid) for j in self._on.get(iid, ()))
-        return self._ok(act, (self._event(EventKind.OPEN, a, tuple(facts), act, f"opens {self.the(x[0])}"),))
+        kind, verb = (EventKind.OPEN, "opens") if opening else (EventKind.CLOSE, "closes")
+        return self._said(a, act, f"{verb} {self.the(x[0])}", tuple(facts), kind)
 
     def _switch_onoff(self, a: str, act: Action, x: list[str]) -> StepResult:
         on, props = act.verb == "switchon", self._props(x[0])
@@ -244,8 +241,7 @@ class World(Home):
         self._move_item(item, a)
         self._taken_from[item] = src
         facts = (self._f(item, AT, a), *self._relief(a, item))
-        ev = self._event(EventKind.MOVE, a, facts, act, f"picks up {self.the(item)} {_from(self.where(src))}")
-        return self._ok(act, (ev,))
+        return self._said(a, act, f"picks up {self.the(item)} {_from(self.where(src))}", facts, EventKind.MOVE)
 
     def _put(self, a: str, act: Action, x: list[str]) -> StepResult:
         return self._set_down_at(a, act, x[0], x[1], f"puts {self.the(x[0])} {self.where(x[1])}")
@@ -253,7 +249,7 @@ class World(Home):
     def _set_down_at(self, a: str, act: Action, item: str, to: str, phrase: str) -> StepResult:
         """``item`` leaves ``a``'s hands for ``to``, seen as ``phrase``."""
         self._move_item(item, to)
-        return self._ok(act, (self._event(EventKind.PUT, a, (self._f(item, AT, to),), act, phrase),))
+        return self._said(a, act, phrase, (self._f(item, AT, to),), EventKind.PUT)
 
     def _putback(self, a: str, act: Action, x: list[str]) -> StepResult:
         back = [x[0], self._taken_from[x[0]]]
@@ -267,8 +263,7 @@ class World(Home):
         self._move_item(item, to)
         self._near[a] = to
         facts = (self._f(item, AT, to), *self._relief(to, item))
-        ev = self._event(EventKind.MOVE, a, facts, act, f"gives {self.the(item)} to {self.the(to)}")
-        return self._ok(act, (ev,))
+        return self._said(a, act, f"gives {self.the(item)} to {self.the(to)}", facts, EventKind.MOVE)
 
     def _move(self, a: str, act: Action, x: list[str]) -> StepResult:
         if x[0] in self._hands[a]:
@@ -279,8 +274,7 @@ class World(Home):
         item, target = x
         self._move_item(item, target)
         dest = "to the corner" if target.endswith("_corner") else _to(self.where(target))
-        ev = self._event(EventKind.MOVE, a, (self._f(item, AT, target),), act, f"moves {self.the(item)} {dest}")
-        return self._ok(act, (ev,))
+        return self._said(a, act, f"moves {self.the(item)} {dest}", (self._f(item, AT, target),), EventKind.MOVE)
 
     def _drink(self, a: str, act: Action, x: list[str]) -> StepResult:
         item = x[0]
@@ -300,14 +294,14 @@ class World(Home):
         if self._feels.get(a) == "thirsty":
             self._feels[a] = None
             facts.append(self._f(a, FEELS, None))
-        return self._ok(act, (self._event(EventKind.OTHER, a, tuple(facts), act, phrase),))
+        return self._said(a, act, phrase, tuple(facts))
 
     def _pour(self, a: str, act: Action, x: list[str]) -> StepResult:
         liquid, cup = x
         kind = self.items[liquid].kind
         self._contains[cup] = kind
         phrase = f"pours {self.items[liquid].name} into {self.the(cup)}"
-        return self._ok(act, (self._event(EventKind.OTHER, a, (self._f(cup, CONTAINS, kind),), act, phrase),))
+        return self._said(a, act, phrase, (self._f(cup, CONTAINS, kind),))
 
     def _cut(self, a: str, act: Action, x: list[str]) -> StepResult:
         knife = next(i for i in self._hands[a] if Prop.CUTTER in self.items[i].props)
