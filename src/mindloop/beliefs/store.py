@@ -119,13 +119,14 @@ class BeliefStore:
         if confidence is not None and not 0.0 <= confidence <= 1.0:
             raise BeliefError(f"confidence must lie in [0, 1], got {confidence}")
         self._advance(t, 1)
-        self._append((fact.subject, fact.relation), _Write(t, fact.value, source, scope, confidence, distribution))
+        entry = _Write(t, fact.value, source, scope, confidence, distribution)
+        self._log.setdefault((fact.subject, fact.relation), []).append(entry)
 
     def write_many(self, facts: Sequence[Fact], *, scope: Scope, t: int, source: Source = Source.UNKNOWN) -> None:
         """Record several categorical facts for one scope at one time (the tracker's fast path)."""
         self._advance(t, len(facts))
         log = self._log
-        for fact in facts:  # _append inlined: this loop is the hot path of every story
+        for fact in facts:  # no setdefault (a new list per call): this loop is the hot path of every story
             key = (fact.subject, fact.relation)
             entry = _Write(t, fact.value, source, scope, None, None)
             writes = log.get(key)
@@ -139,13 +140,6 @@ class BeliefStore:
             raise BeliefError(f"write at t={t} arrives after t={self._now}: writes must be in time order")
         self._now = t
         self._n_writes += n
-
-    def _append(self, key: Key, entry: _Write) -> None:
-        writes = self._log.get(key)
-        if writes is None:
-            self._log[key] = [entry]
-        else:
-            writes.append(entry)
 
     def set_world(self, fact: Fact, *, t: int, source: Source = Source.NARRATION) -> None:
         """Make ``fact`` true in the world from ``t`` on."""

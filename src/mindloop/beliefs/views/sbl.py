@@ -588,65 +588,46 @@ _DEFAULT_STATES: Mapping[str, Sequence[str]] = {
     "open_state": ("opened", "closed"),
 }
 
-FIG7_RULES_TEXT = """\
-zero-order belief rules:
-?agent BELIEVE ?object IN ?room
-?agent BELIEVE ?bed IN ?room
-?agent BELIEVE ?container IN ?room
-?agent BELIEVE ?agent HOLD ?object
-?agent BELIEVE ?agent HOLD ?container
-?agent BELIEVE ?container CONTAIN ?object
-?agent BELIEVE ?room EXPLORED ?exploration_state
-?agent BELIEVE ?agent AT ?room
 
-first-order belief rules:
-?agentA BELIEVE ?agentB BELIEVE ?object IN ?room
-?agentA BELIEVE ?agentB BELIEVE ?bed IN ?room
-?agentA BELIEVE ?agentB BELIEVE ?container IN ?room
-?agentA BELIEVE ?agentB BELIEVE ?agent HOLD ?object
-?agentA BELIEVE ?agentB BELIEVE ?agent HOLD ?container
-?agentA BELIEVE ?agentB BELIEVE ?container CONTAIN ?object
-?agentA BELIEVE ?agentB BELIEVE ?room EXPLORED ?exploration_state
-?agentA BELIEVE ?agentB BELIEVE ?agent AT ?room
-"""
+def _fig7_style(*facts: str) -> str:
+    """Rules in Fig. 7's layout: each fact believed by ``?agent`` (zero-order), then by ``?agentB`` as ``?agentA``
+    believes (first-order), in the same order."""
+    zero = "".join(f"?agent BELIEVE {f}\n" for f in facts)
+    first = "".join(f"?agentA BELIEVE ?agentB BELIEVE {f}\n" for f in facts)
+    return f"zero-order belief rules:\n{zero}\nfirst-order belief rules:\n{first}"
+
+
+_FIG7_FACTS = (
+    "?object IN ?room",
+    "?bed IN ?room",
+    "?container IN ?room",
+    "?agent HOLD ?object",
+    "?agent HOLD ?container",
+    "?container CONTAIN ?object",
+    "?room EXPLORED ?exploration_state",
+    "?agent AT ?room",
+)
+
+FIG7_RULES_TEXT = _fig7_style(*_FIG7_FACTS)
 """The belief rules of CoBel-World's Fig. 7 (TDW-MAT), verbatim."""
 
 FIG7_RULES, _ = parse_rules(FIG7_RULES_TEXT)
 
-TDW_RULES, _ = parse_rules(
-    FIG7_RULES_TEXT.replace(
-        "\n\nfirst-order belief rules:",
-        "\n?agent BELIEVE ?object ON ?bed\n\nfirst-order belief rules:",
-    )
-    + "?agentA BELIEVE ?agentB BELIEVE ?object ON ?bed\n"
-)
+TDW_RULES, _ = parse_rules(_fig7_style(*_FIG7_FACTS, "?object ON ?bed"))
 """Fig. 7 plus ``?object ON ?bed`` (an object already transported), which our TDW-MAT-style world reports."""
 
-CWAH_RULES_TEXT = """\
-zero-order belief rules:
-?agent BELIEVE ?object IN ?room
-?agent BELIEVE ?object INSIDE ?container
-?agent BELIEVE ?object ON ?surface
-?agent BELIEVE ?container IN ?room
-?agent BELIEVE ?surface IN ?room
-?agent BELIEVE ?container STATE ?open_state
-?agent BELIEVE ?container EXPLORED ?exploration_state
-?agent BELIEVE ?room EXPLORED ?exploration_state
-?agent BELIEVE ?agent HOLD ?object
-?agent BELIEVE ?agent AT ?room
-
-first-order belief rules:
-?agentA BELIEVE ?agentB BELIEVE ?object IN ?room
-?agentA BELIEVE ?agentB BELIEVE ?object INSIDE ?container
-?agentA BELIEVE ?agentB BELIEVE ?object ON ?surface
-?agentA BELIEVE ?agentB BELIEVE ?container IN ?room
-?agentA BELIEVE ?agentB BELIEVE ?surface IN ?room
-?agentA BELIEVE ?agentB BELIEVE ?container STATE ?open_state
-?agentA BELIEVE ?agentB BELIEVE ?container EXPLORED ?exploration_state
-?agentA BELIEVE ?agentB BELIEVE ?room EXPLORED ?exploration_state
-?agentA BELIEVE ?agentB BELIEVE ?agent HOLD ?object
-?agentA BELIEVE ?agentB BELIEVE ?agent AT ?room
-"""
+CWAH_RULES_TEXT = _fig7_style(
+    "?object IN ?room",
+    "?object INSIDE ?container",
+    "?object ON ?surface",
+    "?container IN ?room",
+    "?surface IN ?room",
+    "?container STATE ?open_state",
+    "?container EXPLORED ?exploration_state",
+    "?room EXPLORED ?exploration_state",
+    "?agent HOLD ?object",
+    "?agent AT ?room",
+)
 """Belief rules for the C-WAH-style world, written in Fig. 7's style (ours: the paper lists only TDW-MAT's)."""
 
 CWAH_RULES, _ = parse_rules(CWAH_RULES_TEXT)

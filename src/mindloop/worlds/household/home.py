@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import Any, Self
 
-from mindloop.beliefs import Event, EventKind, Fact, Source, Utterance
+from mindloop.beliefs import Event, EventKind, Fact, Source
 from mindloop.errors import InvalidArgumentError, UnknownNameError
 from mindloop.worlds.household.actions import Action, ArgKind, normalize_name
 from mindloop.worlds.household.catalog import ITEM_KINDS, PLURAL_KINDS, ItemKind
@@ -156,14 +156,14 @@ class Home:
                 self._open[eid] = False
             if Prop.SWITCHABLE in props:
                 self._switch[eid] = False
-        for eid in setup.opened:
-            if eid not in self._open:
-                raise InvalidArgumentError(f"{eid!r} cannot start open: it does not open")
-            self._open[eid] = True
-        for eid in setup.switched_on:
-            if eid not in self._switch:
-                raise InvalidArgumentError(f"{eid!r} cannot start switched on: it has no switch")
-            self._switch[eid] = True
+        for ids, state, why in (
+            (setup.opened, self._open, "open: it does not open"),
+            (setup.switched_on, self._switch, "switched on: it has no switch"),
+        ):
+            for eid in ids:
+                if eid not in state:
+                    raise InvalidArgumentError(f"{eid!r} cannot start {why}")
+                state[eid] = True
         self._contains: dict[str, str | None] = {i.id: None for i in self.items.values() if Prop.CONTAINER in i.props}
         for cup, liquid in setup.filled:
             if cup not in self._contains:
@@ -232,9 +232,7 @@ class Home:
         """The room an entity is in (a room is in itself); ``None`` for an unknown id."""
         kind = self._kind.get(eid)
         if kind is EntityKind.ITEM:
-            holder = self._loc[eid]
-            while self._kind[holder] is EntityKind.ITEM:
-                holder = self._loc[holder]
+            holder = self._bottom(eid)
             return self.places[holder].room if holder in self.places else self._room[holder]
         if kind is EntityKind.PLACE:
             return self.places[eid].room
@@ -254,17 +252,20 @@ class Home:
 
     def base_place(self, item: str) -> str | None:
         """The place an item ultimately rests on (through boards and plates); ``None`` while someone holds it."""
-        holder = self._loc[item]
-        while self._kind[holder] is EntityKind.ITEM:
-            holder = self._loc[holder]
+        holder = self._bottom(item)
         return holder if holder in self.places else None
 
     def holder_of(self, item: str) -> str | None:
         """The agent holding an item (directly or on a board it carries), or ``None``."""
+        holder = self._bottom(item)
+        return holder if holder in self.chars else None
+
+    def _bottom(self, item: str) -> str:
+        """The place or agent under an item, through the items (boards, plates) between."""
         holder = self._loc[item]
         while self._kind[holder] is EntityKind.ITEM:
             holder = self._loc[holder]
-        return holder if holder in self.chars else None
+        return holder
 
     def on(self, holder: str) -> tuple[str, ...]:
         """Items directly on or in a place, on an item, or held by an agent."""
@@ -418,8 +419,10 @@ class Home:
         truth = self.truth_facts()
         memory = tuple(f for f in truth if f.relation != FEELS)
         out = [
-            self._wev(Event(0, EventKind.OTHER, None, truth, frozenset(), Source.NARRATION, ""), "setup", (), None, ""),
-            self._wev(
+            WorldEvent(
+                Event(0, EventKind.OTHER, None, truth, frozenset(), Source.NARRATION, ""), "setup", (), None, ""
+            ),
+            WorldEvent(
                 Event(0, EventKind.OBSERVE, None, memory, frozenset({ROBOT}), Source.MEMORY, ""), "recall", (), None, ""
             ),
         ]
@@ -429,44 +432,23 @@ class Home:
         for who, feeling in self._feels.items():
             if feeling is not None:
                 ev = Event(0, EventKind.OBSERVE, who, (Fact(who, FEELS, feeling),), frozenset({who}))
-                out.append(self._wev(ev, "feel", (), self._room[who], ""))
+                out.append(WorldEvent(ev, "feel", (), self._room[who], ""))
         return tuple(out)
 
     # ---- internals: results and events ----------------------------------------------------------------------
-    @staticmethod
-    def _wev(
-        core: Event | Utterance,
-        verb: str,
-        args: tuple[str, ...],
-        room: str | None,
-        phrase: str,
-        failure: FailureKind | None = None,
-    ) -> WorldEvent:
-        return WorldEvent(core, verb, args, room, phrase, failure)
-
     def _ok(self, action: Action | str, events: tuple[WorldEvent, ...]) -> StepResult:
         if events:
             self.t = events[-1].core.t
         return StepResult(True, action, None, events, self.t)
 
     def _fail(self, kind: FailureKind, message: str, action: Action) -> StepResult:
-        text = str(action)
-        return StepResult(False, text, Failure(kind, message, text), (), self.t)
+        return self._reject(Failure(kind, message, str(action)))
 
     def _attempt(self, actor: str, action: Action, kind: FailureKind, message: str, phrase: str) -> StepResult:
         """A failure bystanders see: the world is unchanged, but the attempt is an event with witnesses."""
-        t = self.t + 1
-        room = self._room[actor]
-        name = self.chars[actor].name if actor != ROBOT else "The robot"
-        ev = Event(t, EventKind.OTHER, actor, (), self.witnesses(room), text=f"{name} {phrase}.")
-        self.t = t
-        return StepResult(
-            False,
-            str(action),
-            Failure(kind, message, str(action)),
-            (self._wev(ev, action.verb, action.args, room, phrase, kind),),
-            t,
-        )
+        ev = self._event(EventKind.OTHER, actor, (), action, phrase, failure=kind)
+        self.t = ev.core.t
+        return StepResult(False, str(action), Failure(kind, message, str(action)), (ev,), self.t)
 
     def _event(
         self,
@@ -476,12 +458,14 @@ class Home:
         action: Action,
         phrase: str,
         room: str | None = None,
+        failure: FailureKind | None = None,
     ) -> WorldEvent:
+        """What ``actor`` does in ``room`` (default: its own) at the next step, seen by its witnesses; ``failure``
+        for a witnessed attempt that failed."""
         room = room if room is not None else self._room[actor]
-        name = self.chars[actor].name if actor != ROBOT else "The robot"
-        text = f"{name} {phrase}." if phrase else ""
+        text = f"{self._named(actor)} {phrase}." if phrase else ""
         ev = Event(self.t + 1, kind, actor, facts, self.witnesses(room), Source.PERCEPTION, text)
-        return WorldEvent(ev, action.verb, action.args, room, phrase)
+        return WorldEvent(ev, action.verb, action.args, room, phrase, failure)
 
     def _observe(self, t: int, room: str) -> WorldEvent:
         facts = self.visible_facts(room)
@@ -528,8 +512,9 @@ class Home:
     def _reject(self, failure: Failure) -> StepResult:
         return StepResult(False, failure.action, failure, (), self.t)
 
-    def _subject(self, actor: str) -> str:
-        return self.chars[actor].name if actor != ROBOT else "the robot"
+    def _named(self, actor: str) -> str:
+        """How an actor opens a sentence: its name, or ``The robot``."""
+        return self.chars[actor].name if actor != ROBOT else "The robot"
 
     def _reachable(self, actor: str, eid: str) -> bool:
         h = self.reach_height(eid)

@@ -105,20 +105,20 @@ class World(Home):
         want = verb == "powerrestore"
         if self.power == want:
             state = "on" if want else "off"
-            return StepResult(
-                False, verb, Failure(FailureKind.ALREADY, f"the power is already {state}", verb), (), self.t
-            )
+            return self._reject(Failure(FailureKind.ALREADY, f"the power is already {state}", verb))
         self.power = want
         t = self.t + 1
         everyone = frozenset(self.chars)
         text = "The power comes back on." if want else "The power goes out and the lights go off."
         ev = Event(t, EventKind.OTHER, None, (self._f(HOUSE, POWER, "on" if want else "off"),), everyone, text=text)
-        return self._ok(verb, (self._wev(ev, verb, (), None, text[4:-1]),))
+        return self._ok(verb, (WorldEvent(ev, verb, (), None, text[4:-1]),))
 
     # ---- effects: each runs once its row's preconditions hold -------------------------------------------------
-    def _said(self, a: str, act: Action, phrase: str, facts: tuple[Fact, ...] = ()) -> StepResult:
-        """One event everyone in the room sees: ``phrase`` and ``facts``."""
-        return self._ok(act, (self._event(EventKind.OTHER, a, facts, act, phrase),))
+    def _said(
+        self, a: str, act: Action, phrase: str, facts: tuple[Fact, ...] = (), kind: EventKind = EventKind.OTHER
+    ) -> StepResult:
+        """One event of ``kind`` everyone in the room sees: ``phrase`` and ``facts``."""
+        return self._ok(act, (self._event(kind, a, facts, act, phrase),))
 
     def _go(self, a: str, act: Action, x: list[str]) -> StepResult:
         target, running = x[0], act.verb == "run"
@@ -134,8 +134,7 @@ class World(Home):
             phrase = (
                 f"{go} across the {self.room_names[here]}" if kind is EntityKind.ROOM else f"{go} to {self.the(target)}"
             )
-            ev = self._event(EventKind.OTHER, a, (), act, phrase)
-            return self._ok(act, (ev,))
+            return self._said(a, act, phrase)
         if wheel:
             obstacle = self.blocking(here) or self.blocking(dest)
             if obstacle is not None:
@@ -149,7 +148,7 @@ class World(Home):
                     f"tries to {doing}, but {self.the(obstacle)} blocks the way",
                 )
         t = self.t + 1
-        name = self._subject(a).capitalize() if a == ROBOT else char.name
+        name = self._named(a)
         leave = f"leaves the {self.room_names[here]}"
         exit_ev = Event(t, EventKind.EXIT, a, (self._f(a, ROOM, None),), self.witnesses(here), text=f"{name} {leave}.")
         returning = dest in self._left[a]
@@ -196,16 +195,12 @@ class World(Home):
         if self._open[x[0]] == opening:
             return self._fail(FailureKind.ALREADY, f"{x[0]} is already {'open' if opening else 'closed'}", act)
         self._open[x[0]] = opening
-        if not opening:
-            return self._ok(
-                act,
-                (self._event(EventKind.CLOSE, a, (self._f(x[0], OPEN, "closed"),), act, f"closes {self.the(x[0])}"),),
-            )
-        facts = [self._f(x[0], OPEN, "open")]
-        for iid in self._on.get(x[0], ()):
+        facts = [self._f(x[0], OPEN, "open" if opening else "closed")]
+        for iid in self._on.get(x[0], ()) if opening else ():  # opening shows what it holds
             facts.append(self._f(iid, AT, x[0]))
             facts.extend(self._f(j, AT, iid) for j in self._on.get(iid, ()))
-        return self._ok(act, (self._event(EventKind.OPEN, a, tuple(facts), act, f"opens {self.the(x[0])}"),))
+        kind, verb = (EventKind.OPEN, "opens") if opening else (EventKind.CLOSE, "closes")
+        return self._said(a, act, f"{verb} {self.the(x[0])}", tuple(facts), kind)
 
     def _switch_onoff(self, a: str, act: Action, x: list[str]) -> StepResult:
         on, props = act.verb == "switchon", self._props(x[0])
@@ -246,31 +241,29 @@ class World(Home):
         self._move_item(item, a)
         self._taken_from[item] = src
         facts = (self._f(item, AT, a), *self._relief(a, item))
-        ev = self._event(EventKind.MOVE, a, facts, act, f"picks up {self.the(item)} {_from(self.where(src))}")
-        return self._ok(act, (ev,))
+        return self._said(a, act, f"picks up {self.the(item)} {_from(self.where(src))}", facts, EventKind.MOVE)
 
     def _put(self, a: str, act: Action, x: list[str]) -> StepResult:
-        self._move_item(x[0], x[1])
-        ev = self._event(EventKind.PUT, a, (self._f(x[0], AT, x[1]),), act, f"puts {self.the(x[0])} {self.where(x[1])}")
-        return self._ok(act, (ev,))
+        return self._set_down_at(a, act, x[0], x[1], f"puts {self.the(x[0])} {self.where(x[1])}")
+
+    def _set_down_at(self, a: str, act: Action, item: str, to: str, phrase: str) -> StepResult:
+        """``item`` leaves ``a``'s hands for ``to``, seen as ``phrase``."""
+        self._move_item(item, to)
+        return self._said(a, act, phrase, (self._f(item, AT, to),), EventKind.PUT)
 
     def _putback(self, a: str, act: Action, x: list[str]) -> StepResult:
         back = [x[0], self._taken_from[x[0]]]
         return self._check(_PUT, a, act, back) or self._put(a, act, back)
 
     def _drop(self, a: str, act: Action, x: list[str]) -> StepResult:
-        floor = f"{self._room[a]}_corner"
-        self._move_item(x[0], floor)
-        ev = self._event(EventKind.PUT, a, (self._f(x[0], AT, floor),), act, f"drops {self.the(x[0])} on the floor")
-        return self._ok(act, (ev,))
+        return self._set_down_at(a, act, x[0], f"{self._room[a]}_corner", f"drops {self.the(x[0])} on the floor")
 
     def _give(self, a: str, act: Action, x: list[str]) -> StepResult:
         item, to = x
         self._move_item(item, to)
         self._near[a] = to
         facts = (self._f(item, AT, to), *self._relief(to, item))
-        ev = self._event(EventKind.MOVE, a, facts, act, f"gives {self.the(item)} to {self.the(to)}")
-        return self._ok(act, (ev,))
+        return self._said(a, act, f"gives {self.the(item)} to {self.the(to)}", facts, EventKind.MOVE)
 
     def _move(self, a: str, act: Action, x: list[str]) -> StepResult:
         if x[0] in self._hands[a]:
@@ -281,8 +274,7 @@ class World(Home):
         item, target = x
         self._move_item(item, target)
         dest = "to the corner" if target.endswith("_corner") else _to(self.where(target))
-        ev = self._event(EventKind.MOVE, a, (self._f(item, AT, target),), act, f"moves {self.the(item)} {dest}")
-        return self._ok(act, (ev,))
+        return self._said(a, act, f"moves {self.the(item)} {dest}", (self._f(item, AT, target),), EventKind.MOVE)
 
     def _drink(self, a: str, act: Action, x: list[str]) -> StepResult:
         item = x[0]
@@ -302,23 +294,26 @@ class World(Home):
         if self._feels.get(a) == "thirsty":
             self._feels[a] = None
             facts.append(self._f(a, FEELS, None))
-        return self._ok(act, (self._event(EventKind.OTHER, a, tuple(facts), act, phrase),))
+        return self._said(a, act, phrase, tuple(facts))
 
     def _pour(self, a: str, act: Action, x: list[str]) -> StepResult:
         liquid, cup = x
         kind = self.items[liquid].kind
         self._contains[cup] = kind
         phrase = f"pours {self.items[liquid].name} into {self.the(cup)}"
-        return self._ok(act, (self._event(EventKind.OTHER, a, (self._f(cup, CONTAINS, kind),), act, phrase),))
+        return self._said(a, act, phrase, (self._f(cup, CONTAINS, kind),))
 
     def _cut(self, a: str, act: Action, x: list[str]) -> StepResult:
         knife = next(i for i in self._hands[a] if Prop.CUTTER in self.items[i].props)
-        self._state[x[0]] = "cut"
-        return self._said(a, act, f"cuts {self.the(x[0])} with {self.the(knife)}", (self._f(x[0], STATE, "cut"),))
+        return self._become(a, act, x[0], "cut", f"cuts {self.the(x[0])} with {self.the(knife)}")
 
     def _cook(self, a: str, act: Action, x: list[str]) -> StepResult:
-        self._state[x[0]] = "cooked"
-        return self._said(a, act, f"cooks {self.the(x[0])}", (self._f(x[0], STATE, "cooked"),))
+        return self._become(a, act, x[0], "cooked", f"cooks {self.the(x[0])}")
+
+    def _become(self, a: str, act: Action, item: str, state: str, phrase: str) -> StepResult:
+        """``item`` is now ``state``, seen as ``phrase``."""
+        self._state[item] = state
+        return self._said(a, act, phrase, (self._f(item, STATE, state),))
 
     def _nothing(self, a: str, act: Action, x: list[str]) -> StepResult:
         return self._ok(act, ())
@@ -440,6 +435,10 @@ def _reach(i: int, message: str, seen: str) -> Need:
     return Need(FailureKind.OUT_OF_REACH, message, lambda w, a, x: w._reachable(a, x[i]), seen)
 
 
+def _tool(prop: Prop, message: str) -> Need:
+    return Need(FailureKind.MISSING_TOOL, message, lambda w, a, x: any(prop in w.items[i].props for i in w._hands[a]))
+
+
 def _can(what: str) -> Need:
     return Need(FailureKind.UNABLE, f"{{a}} cannot {what} ({{trait}})", lambda w, a, x: w.chars[a].trait not in _SEATED)
 
@@ -457,6 +456,7 @@ _NOT_SHUT_0 = Need(
     lambda w, a, x: w._inside_closed(x[0]) is None,
 )
 _IN_ROOM = Need(FailureKind.NOT_HERE, "{x0} is in the {room0}, not here", lambda w, a, x: w.room_of(x[0]) == w._room[a])
+_FREE_0 = Need(FailureKind.HELD_BY_OTHER, "{x0} is held by {holder0}", lambda w, a, x: w.holder_of(x[0]) is None)
 _STANDING = Need(FailureKind.SITTING, "{a} is sitting on {seat}; stand up first", lambda w, a, x: w._sitting[a] is None)
 _PUT_HEAD = (
     _holding(0),
@@ -485,7 +485,7 @@ _PUT_IN = (
     *_PUT_TAIL,
 )
 _MOVE = (
-    Need(FailureKind.HELD_BY_OTHER, "{x0} is held by {holder0}", lambda w, a, x: w.holder_of(x[0]) is None),
+    _FREE_0,
     Need(
         FailureKind.UNABLE,
         "{x0} is too heavy for {a} to move",
@@ -606,7 +606,7 @@ VERB_RULES: Mapping[str, VerbRule] = {
             ),
             _prop(0, Prop.GRASPABLE, FailureKind.NOT_GRASPABLE, "{x0} cannot be picked up; pour it into a cup instead"),
             Need(FailureKind.ALREADY, "{a} is already holding {x0}", lambda w, a, x: w.holder_of(x[0]) != a),
-            Need(FailureKind.HELD_BY_OTHER, "{x0} is held by {holder0}", lambda w, a, x: w.holder_of(x[0]) is None),
+            _FREE_0,
             _here(0),
             _NOT_SHUT_0,
         ),
@@ -688,11 +688,7 @@ VERB_RULES: Mapping[str, VerbRule] = {
         (
             _prop(0, Prop.WRITABLE, FailureKind.WRONG_ARGUMENT, "{x0} is nothing to write in"),
             _here(0),
-            Need(
-                FailureKind.MISSING_TOOL,
-                "{a} needs to hold a pen to write",
-                lambda w, a, x: any(Prop.WRITER in w.items[i].props for i in w._hands[a]),
-            ),
+            _tool(Prop.WRITER, "{a} needs to hold a pen to write"),
         ),
         _event("writes in {the0}"),
     ),
@@ -714,11 +710,7 @@ VERB_RULES: Mapping[str, VerbRule] = {
                 "put {x0} down on something before cutting it",
                 lambda w, a, x: w.holder_of(x[0]) is None,
             ),
-            Need(
-                FailureKind.MISSING_TOOL,
-                "{a} needs to hold a knife to cut {x0}",
-                lambda w, a, x: any(Prop.CUTTER in w.items[i].props for i in w._hands[a]),
-            ),
+            _tool(Prop.CUTTER, "{a} needs to hold a knife to cut {x0}"),
         ),
         World._cut,
     ),

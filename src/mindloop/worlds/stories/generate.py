@@ -317,18 +317,19 @@ def _apply(world: _World, action: Sequence[str]) -> None:
     if not action:
         raise InvalidArgumentError("empty action")
     kind, args = action[0], tuple(action[1:])
-    if kind == "enter" and len(args) == 2:
-        world.enter(args[0], args[1])
-    elif kind == "exit" and len(args) in (1, 2):
-        world.exit(args[0], *args[1:])
-    elif kind == "place" and len(args) == 2:
-        world.place(args[0], args[1])
-    elif kind == "move" and len(args) == 3:
-        world.move(args[0], args[1], args[2])
-    elif kind == "noise" and len(args) == 1:
-        world.noise(args[0])
-    else:
+    if len(args) not in _ACTION_ARITY.get(kind, ()):
         raise InvalidArgumentError(f"bad action {tuple(action)!r}")
+    getattr(world, kind)(*args)
+
+
+_ACTION_ARITY: Mapping[str, tuple[int, ...]] = {
+    "enter": (2,),
+    "exit": (1, 2),
+    "place": (2,),
+    "move": (3,),
+    "noise": (1,),
+}
+"""The scripted actions: each is the :class:`_World` method of that name, with this many arguments."""
 
 
 def _scripted_example(
