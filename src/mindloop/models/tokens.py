@@ -102,4 +102,4 @@ def reply_completion(
     (:func:`token_usage`)."""
     text, replaced = storable_text(text)
     prompt_tokens, completion_tokens = token_usage(usage, messages, text)
-    return Completion(text, prompt_tokens, completion_tokens, latency_s, model, False, finish, replaced)
+    return Completion(text, prompt_tokens, completion_tokens, latency_s, model, finish_reason=finish, replaced=replaced)

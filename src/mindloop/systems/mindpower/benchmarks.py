@@ -233,10 +233,11 @@ MINDPOWER_GLOSSARY = {
 
 
 _PASS_SAMPLES = 64
-"""The most samples the encoder thread scores in one pass (~770 texts). A pass holds its texts' token embeddings (~1.4
-MB a sample), so without a bound a run whose agent answers at once (a scripted reply, cached replies) held as many
-samples' as had queued, and its peak memory went with the timing (881 to 939 MB over two runs of the 708
-scenarios). Fewer samples a pass batch the encoder less well (32: ~1.5x the CPU of one 150-sample pass)."""
+"""The most samples the encoder thread scores in one pass (~770 texts). A pass holds its texts' token embeddings, so
+without a bound a run whose agent answers at once (a scripted reply, cached replies) held every queued sample's at
+one time, however many. Fewer samples a pass batch the encoder less well (passes of 32 took ~1.5x the CPU of one
+150-sample pass). The bound does not remove the run-to-run spread of the 708-scenario peak (887 and 931 MB in two
+runs with it; docs/mindpower.md)."""
 
 
 @dataclass

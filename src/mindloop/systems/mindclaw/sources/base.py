@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
@@ -13,7 +13,7 @@ from mindloop.systems.mindclaw.records import ActionPlan, ExecutionResult
 from mindloop.systems.mindclaw.window import Window
 from mindloop.worlds.household.actions import Action, parse_action
 
-__all__ = ["WindowSource", "compile_plan", "not_executed", "read_recording"]
+__all__ = ["WindowSource", "compile_plan", "not_executed", "read_recording", "step_ids"]
 
 _T = TypeVar("_T")
 
@@ -66,3 +66,12 @@ def compile_plan(plan: ActionPlan, line: Callable[[str, Action], str]) -> tuple[
             raise InvalidArgumentError(f"cannot compile {text!r}: {action}")
         out.append(line(text, action))
     return tuple(out)
+
+
+def step_ids(text: str, action: Action, ids: Mapping[str, Any], missing: str) -> list[Any]:
+    """The simulator ids of ``action``'s arguments; an argument without one cannot be compiled (``missing`` says
+    what it lacks, e.g. "has no TDW id")."""
+    for a in action.args:
+        if a not in ids:
+            raise InvalidArgumentError(f"cannot compile {text!r}: {a!r} {missing}")
+    return [ids[a] for a in action.args]

@@ -29,7 +29,7 @@ from typing import Any
 from mindloop.beliefs.vocab import ROBOT
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.mindclaw.records import ActionPlan, ExecutionResult
-from mindloop.systems.mindclaw.sources.base import compile_plan, not_executed, read_recording
+from mindloop.systems.mindclaw.sources.base import compile_plan, not_executed, read_recording, step_ids
 from mindloop.systems.mindclaw.sources.snapshots import SnapshotState, snapshot_windows
 from mindloop.systems.mindclaw.window import Window
 from mindloop.worlds.household.actions import Action
@@ -129,11 +129,7 @@ class ThreeDWorldAdapter:
         template = _CALLS.get(action.verb)
         if template is None:
             return f"# {text}: no Replicant call"
-        ids = []
-        for a in action.args:
-            if a not in self.ids:
-                raise InvalidArgumentError(f"cannot compile {text!r}: {a!r} has no TDW id")
-            ids.append(self.ids[a])
+        ids = step_ids(text, action, self.ids, "has no TDW id")
         return template.format(id=ids[0], id2=ids[-1])
 
     def execute(self, plan: ActionPlan) -> ExecutionResult:

@@ -28,7 +28,7 @@ from typing import Any
 from mindloop.beliefs.vocab import ROBOT
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems.mindclaw.records import ActionPlan, ExecutionResult
-from mindloop.systems.mindclaw.sources.base import compile_plan, not_executed, read_recording
+from mindloop.systems.mindclaw.sources.base import compile_plan, not_executed, read_recording, step_ids
 from mindloop.systems.mindclaw.sources.snapshots import LoggedAction, SnapshotState, snapshot_windows
 from mindloop.systems.mindclaw.window import Window
 from mindloop.worlds.household.actions import Action
@@ -223,11 +223,8 @@ class VirtualHomeAdapter:
         vh = VH_VERBS.get(action.verb)
         if vh is None:
             return f"# {text}: no VirtualHome action"
-        args = []
-        for a in action.args:
-            if a not in self.ids:
-                raise InvalidArgumentError(f"cannot compile {text!r}: {a!r} is not a node of the graph")
-            args.append(f"<{self.classes.get(a, a)}> ({self.ids[a]})")
+        ids = step_ids(text, action, self.ids, "is not a node of the graph")
+        args = [f"<{self.classes.get(a, a)}> ({i})" for a, i in zip(action.args, ids, strict=True)]
         return f"<char{char}> [{vh}] {' '.join(args)}".rstrip()
 
     def execute(self, plan: ActionPlan) -> ExecutionResult:
