@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from mindloop.bench.store import RunStore
+
 
 def _cli(args: list[str], home: Path, hash_seed: str) -> str:
     env = {**os.environ, "PYTHONHASHSEED": hash_seed, "MINDLOOP_HOME": str(home)}
@@ -29,10 +31,10 @@ def _cli(args: list[str], home: Path, hash_seed: str) -> str:
 def _sample_outputs(bench: str, home: Path, hash_seed: str) -> list[tuple[Any, Any]]:
     """Each sample's output and scores of the symbolic small run of ``bench`` under ``hash_seed``."""
     summary = _cli(["bench", "run", bench, "--agent", "symbolic", "--n", "3", "--seed", "0", "--json"], home, hash_seed)
-    run_id = json.loads(summary)["run_id"]
-    rows = [json.loads(line) for line in _cli(["runs", "export", run_id], home, hash_seed).splitlines() if line]
-    assert len(rows) == 3
-    return [(row["output"], row["scores"]) for row in rows]
+    with RunStore(home / "runs.sqlite", readonly=True) as store:  # reading the store needs no hash seed of its own
+        records = store.records(json.loads(summary)["run_id"])
+    assert len(records) == 3
+    return [(r.output, r.scores) for r in records]
 
 
 @pytest.mark.boundary  # string-hash seeds are per process
