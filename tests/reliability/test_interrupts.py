@@ -17,6 +17,7 @@ SIGINT would check the same stop and resume again.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -31,7 +32,7 @@ import pytest
 from cli_run import Cli
 
 from mindloop.bench.records import Sample
-from mindloop.bench.runner import RunRequest, run_benchmark
+from mindloop.bench.runner import RunRequest, _Interrupted, _SignalGate, run_benchmark
 from mindloop.bench.store import RunStore, SampleResult
 from mindloop.models.base import ModelOptions
 from mindloop.models.fake_server import FakeChatServer
@@ -291,3 +292,39 @@ def test_a_signal_inside_a_store_write_is_held_until_it_commits(
         monkeypatch.undo()
         resumed = run_benchmark(RunRequest("tomi"), store=store, resume=info.run_id, progress=False).to_json()
     assert resumed["n_completed"] == n and resumed["metrics"] == expected["metrics"]
+
+
+def test_a_signal_while_the_local_loop_runs_cancels_it_at_its_next_await_and_not_where_it_lands() -> None:
+    """CI met a run that hung on Ctrl-C (and one that recorded a bug sample instead of stopping): the interrupt was
+    raised wherever the main thread was, once inside httpx's and anyio's code, which left a lock held that a
+    cancelled request's clean-up then waited on for ever. The first signal now cancels the loop's main task; the
+    code it lands in runs on to its next ``await``, which is cancelled (a long sleep here: the test would wait it
+    out if it were not)."""
+    gate = _SignalGate()
+    reached: list[str] = []
+
+    async def main() -> None:
+        os.kill(os.getpid(), signal.SIGINT)  # the handler runs at the next bytecode, in this coroutine
+        reached.append("the code the signal landed in")
+        await asyncio.sleep(3600)
+        reached.append("past the await")
+
+    with gate.installed(), pytest.raises(_Interrupted, match="SIGINT"):
+        gate.run_loop(main())
+    assert reached == ["the code the signal landed in"]
+
+
+def test_a_second_signal_while_the_local_loop_runs_is_raised_where_it_lands() -> None:
+    """Ctrl-C twice stops a sample that never awaits (a long computation) at once."""
+    gate = _SignalGate()
+    reached: list[str] = []
+
+    async def main() -> None:
+        os.kill(os.getpid(), signal.SIGTERM)
+        reached.append("after the first")
+        os.kill(os.getpid(), signal.SIGINT)
+        reached.append("after the second")
+
+    with gate.installed(), pytest.raises(_Interrupted, match="SIGINT"):
+        gate.run_loop(main())
+    assert reached == ["after the first"]

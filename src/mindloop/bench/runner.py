@@ -23,7 +23,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Coroutine, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, NoReturn
@@ -376,16 +376,27 @@ class _SignalGate:
     to its end before noticing Ctrl-C. Elsewhere than the main thread nothing is installed. Inside :meth:`shield` a
     signal is held until the block ends: a store write the signal lands in commits whole (its samples are kept),
     and the interrupt is raised the moment it is done.
+
+    While :meth:`run_loop` runs the local executor's event loop, the first signal is never raised where it lands:
+    an exception thrown into the middle of httpx's or anyio's code can leave a lock held that a cancelled request's
+    clean-up then waits on for ever (the run hung on Ctrl-C). It cancels the loop's main task instead (requests in
+    flight are cancelled as asyncio cancels them) and is raised at the next store write (a run whose samples never
+    wait stops at the end of the sample it is in). A second signal is raised at once.
     """
 
     def __init__(self) -> None:
         self._shielded = 0
         self._held: str | None = None
+        self._task: asyncio.Task[None] | None = None
 
     def _handler(self, signum: int, frame: object) -> None:
         name = signal.Signals(signum).name
         if self._shielded:
             self._held = self._held or name
+            return
+        if self._task is not None and self._held is None:
+            self._held = name
+            self._task.get_loop().call_soon_threadsafe(self._task.cancel)
             return
         raise _Interrupted(name)
 
@@ -411,6 +422,26 @@ class _SignalGate:
         finally:
             self._shielded -= 1
         if not self._shielded and self._held is not None:
+            name, self._held = self._held, None
+            raise _Interrupted(name)
+
+    def run_loop(self, main: Coroutine[Any, Any, None]) -> None:
+        """``asyncio.run(main)``, a signal cancelling ``main`` (see the class docstring); a run so cancelled raises
+        :class:`_Interrupted`."""
+
+        async def cancellable() -> None:
+            self._task = asyncio.current_task()
+            try:
+                await main
+            finally:
+                self._task = None
+
+        try:
+            asyncio.run(cancellable())
+        except asyncio.CancelledError:
+            if self._held is None:
+                raise
+        if self._held is not None:  # also when the signal came as the run ended, before the cancel ran
             name, self._held = self._held, None
             raise _Interrupted(name)
 
@@ -491,7 +522,7 @@ def _execute_pending(
                 limit = request.breaker if request.model is not None else None  # workers judge with their own
                 if pending and request.executor == "local":
                     model = load_model(request.model, request.model_options) if request.model else None
-                    asyncio.run(run_local(bench, pending, request, agent, model, sink))
+                    gate.run_loop(run_local(bench, pending, request, agent, model, sink))
                 elif pending and request.executor == "process":
                     run_process(pending, request, agent, request.model, sink, limit)
                 elif pending:
