@@ -4,7 +4,8 @@
 #    and vulture's dead-code check run beside the whole suite, in parallel (pytest-xdist), where a missing one of
 #    those extras is an error, not a skip;
 # 2. .venv-core with the core + dev install only (no torch): the tests marked `install` (what depends on what is
-#    installed: every module imports, every benchmark runs small, the demo), not the whole suite again.
+#    installed: every module imports, every benchmark runs small, the demo), not the whole suite again; it runs while
+#    1 is being set up.
 #
 # Usage: scripts/test.sh [PYTEST-ARGS]           the whole command
 #        scripts/test.sh --quick [PYTEST-ARGS]   the quick loop: ruff and every test but the `boundary` ones
@@ -31,16 +32,29 @@ if [ "$quick" = 1 ]; then
   exit 0
 fi
 
-# the two installs side by side: pip spends much of its time waiting on the disk and the index, not the CPU
-MINDLOOP_VENV=.venv-core scripts/setup.sh dev &
-core_setup=$!
+# The core + dev install and its pass run beside the full install's set-up (pip waits on the disk and the index much
+# of its time, and the core pass needs nothing from .venv); its output is printed at the end.
+core_log=$(mktemp)
+(
+  MINDLOOP_VENV=.venv-core scripts/setup.sh dev
+  if ! .venv-core/bin/python -c 'import importlib.util as u, sys; sys.exit(u.find_spec("torch") is not None)'; then
+    echo "the core + dev install (.venv-core) has torch: a core or dev dependency pulls it in" >&2
+    exit 1
+  fi
+  t=$SECONDS
+  core=0
+  .venv-core/bin/python -m pytest "${pytest_args[@]}" -m install "$@" || core=$?
+  if [ "$core" = 5 ] && [ $# -gt 0 ]; then
+    echo "test.sh: no test marked install among the given tests: nothing for the core-install pass" >&2
+    core=0
+  fi
+  phase "the core-install pass (beside the full install's set-up)" "$t"
+  exit "$core"
+) >"$core_log" 2>&1 &
+core_pass=$!
+trap 'kill "$core_pass" 2>/dev/null || true' EXIT
 scripts/setup.sh dev scale metrics train frames
-wait "$core_setup"
-if ! .venv-core/bin/python -c 'import importlib.util as u, sys; sys.exit(u.find_spec("torch") is not None)'; then
-  echo "the core + dev install (.venv-core) has torch: a core or dev dependency pulls it in" >&2
-  exit 1
-fi
-phase "set-up" "$start"
+phase "set-up of the full install" "$start"
 
 t=$SECONDS
 static_log=$(mktemp)
@@ -59,19 +73,14 @@ wait "$static" || static_rc=$?
 cat "$static_log"
 rm -f "$static_log"
 phase "static checks and the full-install suite" "$t"
+core=0
+wait "$core_pass" || core=$?
+cat "$core_log"
+rm -f "$core_log"
 if [ "$static_rc" != 0 ]; then
   echo "test.sh: a static check failed (above)" >&2
   exit "$static_rc"
 fi
 [ "$tests" = 0 ] || exit "$tests"
-
-t=$SECONDS
-core=0
-.venv-core/bin/python -m pytest "${pytest_args[@]}" -m install "$@" || core=$?
-if [ "$core" = 5 ] && [ $# -gt 0 ]; then
-  echo "test.sh: no test marked install among the given tests: nothing for the core-install pass" >&2
-  core=0
-fi
 [ "$core" = 0 ] || exit "$core"
-phase "the core-install pass" "$t"
 phase "the test command (set-up included)" "$start"
