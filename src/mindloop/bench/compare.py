@@ -184,8 +184,7 @@ class RunSide:
         }
         if not self.whole:
             out["run_metrics"] = self.summary.metrics
-        decided = self.decided()
-        if decided:
+        if decided := self.decided():
             out["decided"] = decided
         return out
 
@@ -377,10 +376,10 @@ class BenchmarkComparison:
         Holm-adjusted p-value is (``better``/``worse`` for a row of the headline's metric, else ``higher``/
         ``lower``). ``num`` formats a signed difference, ``pval`` a p-value."""
         base = self.runs[0].label
-        out = []
-        for side, diff in zip(self.runs[1:], self.differences, strict=True):
-            out.append(self._verdict(base, side.label, diff, num, pval))
-        return out
+        return [
+            self._verdict(base, side.label, diff, num, pval)
+            for side, diff in zip(self.runs[1:], self.differences, strict=True)
+        ]
 
     def _verdict(
         self, base: str, run: str, diff: Difference, num: Callable[[float], str], pval: Callable[[float], str]
@@ -566,8 +565,7 @@ def _score_tests(
         ma, mb = float(xa.mean()), float(xb.mean())
         binary = set(np.unique(np.concatenate([xa, xb]))) <= {0.0, 1.0}
         if kinds.get(name, "proportion" if binary else "mean") == "proportion" and binary:
-            b = int(np.sum((xa == 1) & (xb == 0)))
-            c = int(np.sum((xa == 0) & (xb == 1)))
+            b, c = int(np.sum((xa == 1) & (xb == 0))), int(np.sum((xa == 0) & (xb == 1)))
             out.append(ScoreTest(name, "McNemar exact", len(pairs), ma, mb, mcnemar_exact(b, c), b=b, c=c))
             continue
         if len(pairs) < MIN_N:
@@ -576,18 +574,8 @@ def _score_tests(
         d = xb - xa
         diffs = np.concatenate([(plan.counts(s, e) @ d) / len(pairs) for s, e in plan.blocks()])
         bounds = interval_of(diffs, level=level) or (float("nan"), float("nan"))
-        out.append(
-            ScoreTest(
-                name,
-                "sign-flip permutation",
-                len(pairs),
-                ma,
-                mb,
-                sign_flip_p(d, seed=plan_seed),
-                low=bounds[0],
-                high=bounds[1],
-            )
-        )
+        p = sign_flip_p(d, seed=plan_seed)
+        out.append(ScoreTest(name, "sign-flip permutation", len(pairs), ma, mb, p, low=bounds[0], high=bounds[1]))
     adjusted = holm([t.p for t in out])
     return [replace(t, p_adjusted=p) for t, p in zip(out, adjusted, strict=True)]
 
@@ -654,28 +642,16 @@ def _paired_side(store: RunStore, bench: Benchmark, side: RunSide, paired: list[
     policies when they are all its finished samples, else its metrics, intervals and reference values recomputed
     on them with today's definitions."""
     policies = [policy.to_json() for policy in bench.spec.references]
-    if len(paired) == len(side.records):
-        stored = stored_summary(store, side.info) or {}
-        kept = (stored.get("definitions") or {}).get("references")
-        summary = side.summary
-        return replace(
-            side,
-            label=label,
-            metrics=summary.metrics,
-            intervals=summary.intervals,
-            references=summary.references,
-            policies=list(kept) if isinstance(kept, list) else policies,
-            whole=True,
-        )
-    metrics = benchmark_metrics(bench, paired)
+    whole = len(paired) == len(side.records)
+    if whole:
+        kept = ((stored_summary(store, side.info) or {}).get("definitions") or {}).get("references")
+        policies = list(kept) if isinstance(kept, list) else policies
+        metrics, intervals, references = side.summary.metrics, side.summary.intervals, side.summary.references
+    else:
+        metrics = benchmark_metrics(bench, paired)
+        intervals, references = metric_intervals(bench, paired, metrics), reference_values(bench, paired)
     return replace(
-        side,
-        label=label,
-        metrics=metrics,
-        intervals=metric_intervals(bench, paired, metrics),
-        references=reference_values(bench, paired),
-        policies=policies,
-        whole=False,
+        side, label=label, metrics=metrics, intervals=intervals, references=references, policies=policies, whole=whole
     )
 
 

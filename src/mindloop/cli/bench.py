@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from mindloop.cli.run_options import RunOptions, with_run_options, write_output
-from mindloop.console import Column, JsonFlag, emit, err_console, fit_table, out_console
+from mindloop.console import Column, JsonFlag, emit, err_console, fit_table, out_console, writing
 from mindloop.errors import MindloopError
 
 if TYPE_CHECKING:
@@ -545,38 +545,17 @@ def runs_export(
 def _csv(rows: list[dict[str, Any]]) -> str:
     """Flat CSV: one column per score, JSON text for input, output and calls."""
     score_keys = sorted({k for row in rows for k in row["scores"]})
-    header = [
-        "run_id",
-        "index",
-        "sample_id",
-        "group",
-        "status",
-        "error",
-        "seconds",
-        "node",
-        *score_keys,
-        "input",
-        "output",
-        "calls",
-    ]
+    flat = ["run_id", "index", "sample_id", "group", "status", "error", "seconds", "node"]
+    texts = ["input", "output", "calls"]
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(header)
-    for row in rows:
+    writer.writerow([*flat, *score_keys, *texts])
+    for row in rows:  # csv writes None (no error, no node) as an empty field
         writer.writerow(
             [
-                row["run_id"],
-                row["index"],
-                row["sample_id"],
-                row["group"],
-                row["status"],
-                row["error"] or "",
-                row["seconds"],
-                row["node"] or "",
+                *(row[k] for k in flat),
                 *(row["scores"].get(k, "") for k in score_keys),
-                json.dumps(row["input"], ensure_ascii=False),
-                json.dumps(row["output"], ensure_ascii=False),
-                json.dumps(row["calls"], ensure_ascii=False),
+                *(json.dumps(row[k], ensure_ascii=False) for k in texts),
             ]
         )
     return buf.getvalue()
@@ -602,13 +581,8 @@ def report(
     target = output_file(out, f"{run_id}.html")
     with RunStore(runs_path(create=False), readonly=True) as store:
         store.run(run_id)  # an unknown run is named before anything is written
-        try:
+        with writing("the report", target, why=lambda exc: _why_unwritable(exc, target)):
             path = write_report(run_id, store, target)
-        except OSError as exc:
-            raise MindloopError(
-                f"cannot write the report to {target} ({_why_unwritable(exc, target)}): choose a writable file or "
-                "folder with -o"
-            ) from None
     err_console().print(f"wrote {path}")
 
 

@@ -18,8 +18,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from mindloop.console import err_console, out_console
-from mindloop.errors import MindloopError
+from mindloop.console import err_console, out_console, writing
 
 if TYPE_CHECKING:
     from mindloop.bench.compare import BenchmarkComparison, Comparison, Difference
@@ -72,12 +71,8 @@ def compare(
     if out is not None:
         from mindloop.bench.report.compare import write_compare
 
-        try:
+        with writing("the comparison", out, "a writable file"):
             path = write_compare(comparison, out)
-        except OSError as exc:
-            raise MindloopError(
-                f"cannot write the comparison to {out} ({exc.strerror or exc}): choose a writable file with -o"
-            ) from None
         err_console().print(f"wrote {path}")
     if as_json:
         print(json.dumps(_finite(comparison.to_json())))

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from mindloop.cli.run_options import RunOptions, with_run_options, write_output
-from mindloop.console import Column, JsonFlag, emit, err_console, fit_table, out_console
+from mindloop.console import Column, JsonFlag, emit, err_console, fit_table, out_console, writing
 from mindloop.errors import MindloopError
 
 if TYPE_CHECKING:
@@ -283,12 +283,7 @@ def suite_report_command(
             emit(json.dumps(suite_report(store, suite_id)) + "\n", where)
             return
         target = output_file(out, f"{suite_id}.html")
-        try:
+        with writing("the suite report", target):
             path, written = write_suite_report(store, suite_id, target, run_reports=run_reports)
-        except OSError as exc:
-            raise MindloopError(
-                f"cannot write the suite report to {target} ({exc.strerror or exc}): choose a writable file or "
-                "folder with -o"
-            ) from None
     beside = f" and {len(written)} run report(s) beside it" if written else ""
     err_console().print(f"wrote {path}{beside}")
