@@ -39,7 +39,7 @@ from mindloop.bench.headline import Headline, headline_of, no_intervals_of, refe
 from mindloop.bench.inference import ADJUSTMENT, MIN_N, holm, sign_flip_p
 from mindloop.bench.key import describe_difference, key_differences
 from mindloop.bench.records import answer_of, question_of
-from mindloop.bench.registry import get_benchmark
+from mindloop.bench.registry import get_benchmark, installed_benchmark
 from mindloop.bench.runner import (
     RunSummary,
     as_scored,
@@ -64,7 +64,7 @@ from mindloop.bench.uncertainty import (
     paired_differences,
     set_path,
 )
-from mindloop.errors import InvalidArgumentError, MindloopError
+from mindloop.errors import InvalidArgumentError
 
 __all__ = [
     "SIGNIFICANT",
@@ -150,10 +150,8 @@ class RunSide:
         beside the metrics that count every decision, over the compared samples (``None`` otherwise)."""
         if not self.info.model:
             return None
-        try:
-            decided = get_benchmark(self.info.benchmark).spec.decided
-        except MindloopError:  # a benchmark no longer installed: its stored numbers alone
-            return None
+        bench = installed_benchmark(self.info.benchmark)  # none: its stored numbers alone
+        decided = None if bench is None else bench.spec.decided
         return None if decided is None else decided.line(self.metrics, fmt)
 
     def to_json(self, headline: Headline | None = None) -> dict[str, Any]:

@@ -18,8 +18,7 @@ from typing import Any, NamedTuple
 
 from mindloop.bench.api import Benchmark
 from mindloop.bench.declaration import Headline, headline_value
-from mindloop.bench.registry import get_benchmark
-from mindloop.errors import MindloopError
+from mindloop.bench.registry import installed_benchmark
 
 __all__ = [
     "Headline",
@@ -35,12 +34,8 @@ __all__ = [
 def headline_of(bench: Benchmark | str, metrics: Mapping[str, Any] | None = None) -> Headline | None:
     """The headline of a benchmark (or of the benchmark registered under a name): its declared one, else the first
     top-level number of ``metrics``; ``None`` when neither gives one."""
-    if isinstance(bench, str):
-        try:
-            bench = get_benchmark(bench)
-        except MindloopError:  # no longer registered: its stored runs still list a number
-            return _first_number(metrics)
-    return bench.spec.headline or _first_number(metrics)
+    found = installed_benchmark(bench) if isinstance(bench, str) else bench  # None: no longer registered
+    return (None if found is None else found.spec.headline) or _first_number(metrics)  # stored runs list a number
 
 
 def _first_number(metrics: Mapping[str, Any] | None) -> Headline | None:

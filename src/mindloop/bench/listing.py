@@ -17,7 +17,7 @@ from typing import Any
 
 from mindloop.bench.headline import Headline, headline_of, headline_value
 from mindloop.bench.key import RunKey
-from mindloop.bench.registry import get_benchmark
+from mindloop.bench.registry import installed_benchmark
 from mindloop.bench.runner import benchmark_metrics, stored_summary
 from mindloop.bench.store import RunInfo, RunStore, StoreDamagedError
 from mindloop.errors import MindloopError
@@ -78,9 +78,8 @@ def _headline(store: RunStore, info: RunInfo) -> tuple[Headline | None, float | 
             else headline_of(info.benchmark, stored["metrics"])
         )
         return headline, headline_value(headline, stored["metrics"])
-    try:
-        bench = get_benchmark(info.benchmark)
-    except MindloopError:  # a benchmark no longer registered: its runs are still listed
+    bench = installed_benchmark(info.benchmark)
+    if bench is None:  # a benchmark no longer registered: its runs are still listed
         return None, None
     headline = headline_of(bench)
     if not info.samples_readable or not info.n_completed:

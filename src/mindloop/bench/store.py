@@ -910,7 +910,8 @@ class RunStore:
         return [info for _, _, info in sorted(infos, key=lambda t: (t[0], t[1]))], damage
 
     def _info(self, row: tuple[Any, ...]) -> RunInfo:
-        return RunInfo(*row[:4], self._loads(row[4], f"the configuration of run {row[0]}"), *row[5:13])
+        columns = [*row[:4], self._loads(row[4], f"the configuration of run {row[0]}"), *row[5:13]]
+        return RunInfo(*columns)
 
     @contextmanager
     def locked(
@@ -1183,7 +1184,8 @@ class RunStore:
         return self._suite_info(row)
 
     def _suite_info(self, row: tuple[Any, ...]) -> SuiteInfo:
-        return SuiteInfo(*row[:3], self._loads(row[3], f"the configuration of suite {row[0]}"), *row[4:8])
+        columns = [*row[:3], self._loads(row[3], f"the configuration of suite {row[0]}"), *row[4:8]]
+        return SuiteInfo(*columns)
 
     def suite_members(self, suite_id: str) -> list[tuple[str, str | None, str]]:
         """The runs of a suite so far as ``(benchmark, model, run_id)``, in the order they were created: a suite of

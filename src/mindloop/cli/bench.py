@@ -366,12 +366,10 @@ def _select(
 
 def _canonical(benchmark: str) -> str:
     """The registered name of ``benchmark`` (an alias, or itself when it is not registered: old runs still list)."""
-    from mindloop.bench.registry import get_benchmark
+    from mindloop.bench.registry import installed_benchmark
 
-    try:
-        return get_benchmark(benchmark).name
-    except MindloopError:
-        return benchmark
+    bench = installed_benchmark(benchmark)
+    return benchmark if bench is None else bench.name
 
 
 def compact_time(stamp: str, now: datetime | None = None) -> str:
@@ -396,7 +394,7 @@ def _print_runs(lines: list[RunLine]) -> None:
     """One line a run on stdout; columns left out at a narrow width are named on stderr."""
     from rich.text import Text
 
-    from mindloop.bench.registry import get_benchmark
+    from mindloop.bench.registry import installed_benchmark
     from mindloop.cli.numbers import kind_of, number
 
     columns = [
@@ -419,10 +417,7 @@ def _print_runs(lines: list[RunLine]) -> None:
         failed = (str(r.n_failed) + (f"+{r.n_bugs}bug" if r.n_bugs else "")) if known else "?"
         head = ""
         if line.headline is not None:
-            try:
-                bench = get_benchmark(r.benchmark)
-            except MindloopError:
-                bench = None
+            bench = installed_benchmark(r.benchmark)
             value = number(line.value, kind_of(bench, line.headline.metric, line.value))
             head = f"{line.headline.metric} {value}"
         style = "" if line.state == "finished" else "yellow"

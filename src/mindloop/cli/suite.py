@@ -15,7 +15,6 @@ import typer
 
 from mindloop.cli.run_options import RunOptions, with_run_options, write_output
 from mindloop.console import Column, JsonFlag, emit, err_console, fit_table, out_console, writing
-from mindloop.errors import MindloopError
 
 if TYPE_CHECKING:
     from mindloop.bench.suite import SuiteResult
@@ -132,7 +131,7 @@ def _exit_for(result: SuiteResult) -> None:
 def _print_result(result: SuiteResult) -> None:
     """One row per run (samples, failures, the headline metric, seconds, calls, tokens) and the totals, on stdout."""
     from mindloop.bench.headline import headline_of, headline_value
-    from mindloop.bench.registry import get_benchmark
+    from mindloop.bench.registry import installed_benchmark
     from mindloop.bench.suite import token_sum
     from mindloop.cli.numbers import kind_of, number
 
@@ -153,10 +152,7 @@ def _print_result(result: SuiteResult) -> None:
     for s in result.summaries:
         head = headline_of(s.benchmark, s.metrics)
         value = headline_value(head, s.metrics)
-        try:
-            bench = get_benchmark(s.benchmark)
-        except MindloopError:
-            bench = None
+        bench = installed_benchmark(s.benchmark)
         shown = "–" if head is None else f"{head.metric} {number(value, kind_of(bench, head.metric, value))}"
         rows.append(
             [

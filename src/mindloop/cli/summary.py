@@ -284,14 +284,10 @@ def print_summary(
     """The run's summary on stdout (``console``): headline, the breakdown table, the other numbers, the counts.
     Lines of words wrap between words at the console's width; table cells never wrap."""
     from mindloop.bench.headline import headline_of
-    from mindloop.bench.registry import get_benchmark
-    from mindloop.errors import MindloopError
+    from mindloop.bench.registry import installed_benchmark
 
     console = console or out_console()
-    try:
-        bench: Benchmark | None = get_benchmark(summary.benchmark)
-    except MindloopError:
-        bench = None
+    bench = installed_benchmark(summary.benchmark)
     head = headline_of(bench or summary.benchmark, summary.metrics)
     headline = None if head is None else head.metric
     console.print(_title(summary), style="bold", markup=False, soft_wrap=True)  # one line, whatever its width

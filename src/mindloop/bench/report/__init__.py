@@ -168,11 +168,8 @@ def _summary(
     if stored is not None:
         how = "as the run reported them" if stored.get("computed_by") == "run" else "computed after the run"
         return stored["metrics"], tokens, stored["intervals"], f"Metrics {how}, by mindloop {stored.get('version')}."
-    try:
-        bench = get_benchmark(info.benchmark)
-    except RegistryError:
-        pass
-    else:
+    bench = _registered(info.benchmark)
+    if bench is not None:
         metrics = benchmark_metrics(bench, finished)
         return metrics, tokens, metric_intervals(bench, finished, metrics), ""
     generic: dict[str, Any] = mean_scores(finished)

@@ -20,7 +20,7 @@ from typing import Any
 
 from mindloop.bench.declaration import PRESET_NAMES, Column, PaperTable
 from mindloop.bench.headline import ReferenceMark, headline_of, headline_value, reference_marks
-from mindloop.bench.registry import BENCHMARKS, get_benchmark
+from mindloop.bench.registry import BENCHMARKS, get_benchmark, installed_benchmark
 from mindloop.bench.report import marks_text, write_report
 from mindloop.bench.report.view import footer, number, render, script_json
 from mindloop.bench.runner import RunSummary, summarize_run
@@ -28,7 +28,6 @@ from mindloop.bench.scoring import definitions
 from mindloop.bench.store import RunStore
 from mindloop.bench.suite import token_sum
 from mindloop.bench.tables import cell_text, dig
-from mindloop.errors import MindloopError
 from mindloop.paths import output_file, write_atomic
 
 __all__ = [
@@ -122,10 +121,8 @@ def run_marks(store: RunStore, summary: RunSummary) -> list[ReferenceMark]:
     stored = store.stored_summary(summary.run_id) or {}
     policies = (stored.get("definitions") or {}).get("references")
     if policies is None:
-        try:
-            policies = definitions(get_benchmark(summary.benchmark))["references"]
-        except MindloopError:
-            policies = []
+        bench = installed_benchmark(summary.benchmark)
+        policies = [] if bench is None else definitions(bench)["references"]
     head = headline_of(summary.benchmark, summary.metrics)
     return reference_marks(summary.references, policies, head.higher_is_better if head else True)
 
