@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from mindloop.cli.run_options import RunOptions, with_run_options, write_output
+from mindloop.cli.run_options import RunOptions, exit_for, with_run_options, write_output
 from mindloop.console import Column, JsonFlag, emit, err_console, fit_table, out_console, writing
 from mindloop.errors import MindloopError
 
@@ -170,7 +170,8 @@ def bench_run(
         print(json.dumps(summary.to_json()))
     else:
         _print_summary(summary, verbose)
-    _exit_for(summary)
+    ended = bool(summary.interrupted or summary.stopped)
+    exit_for(summary.n_bugs, f"run {summary.run_id}", f": mindloop report {summary.run_id}", ended)
 
 
 def _request(
@@ -230,22 +231,6 @@ def _same_breakdowns(summary: RunSummary) -> dict[str, str]:
             return duplicate_groupings(bench, store.records(summary.run_id), list(summary.metrics))
     except (MindloopError, sqlite3.DatabaseError):  # the summary is still printed, breakdowns as they are
         return {}
-
-
-def _exit_for(summary: RunSummary) -> None:
-    """Exit 2 when a sample hit a bug, 1 when the run was interrupted or stopped by the circuit breaker; return
-    (exit 0) otherwise."""
-    if summary.n_bugs:  # a defect, not a model failure: the metrics cannot be trusted (exit 2, internal error)
-        err_console().print(
-            f"mindloop: internal error: {summary.n_bugs} sample(s) of run {summary.run_id} raised an exception that "
-            f"is not a MindloopError (a bug); their tracebacks are in: mindloop report {summary.run_id}",
-            style="red",
-            markup=False,
-            soft_wrap=True,
-        )
-        raise typer.Exit(2)
-    if summary.interrupted or summary.stopped:  # stopped early: the why and the --resume line are on stderr
-        raise typer.Exit(1)
 
 
 def _print_options(name: str, as_json: bool) -> None:

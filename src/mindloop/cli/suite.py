@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from mindloop.cli.run_options import RunOptions, with_run_options, write_output
+from mindloop.cli.run_options import RunOptions, exit_for, with_run_options, write_output
 from mindloop.console import Column, JsonFlag, emit, err_console, fit_table, out_console, writing
 
 if TYPE_CHECKING:
@@ -110,22 +110,9 @@ def suite_run(
         print(json.dumps(result.to_json()))
     else:
         _print_result(result)
-    _exit_for(result)
-
-
-def _exit_for(result: SuiteResult) -> None:
-    """Exit 2 when a sample hit a bug (said on stderr), 1 when the suite was interrupted or stopped."""
-    if result.n_bugs:
-        err_console().print(
-            f"mindloop: internal error: {result.n_bugs} sample(s) of suite {result.suite_id} raised an exception that "
-            "is not a MindloopError (a bug); their tracebacks are in each run's report",
-            style="red",
-            markup=False,
-            soft_wrap=True,
-        )
-        raise typer.Exit(2)
-    if result.interrupted or result.stopped:
-        raise typer.Exit(1)
+    exit_for(
+        result.n_bugs, f"suite {result.suite_id}", " each run's report", bool(result.interrupted or result.stopped)
+    )
 
 
 def _print_result(result: SuiteResult) -> None:
@@ -170,12 +157,8 @@ def _print_result(result: SuiteResult) -> None:
         )
     tokens = token_sum([s.tokens for s in result.summaries])
     console = out_console()
-    table, dropped = fit_table(
-        columns,
-        rows,
-        console.width,
-        title=f"suite {result.suite_id} · {', '.join(m or 'symbolic agents' for m in result.models)} · {result.preset}",
-    )
+    title = f"suite {result.suite_id} · {', '.join(m or 'symbolic agents' for m in result.models)} · {result.preset}"
+    table, dropped = fit_table(columns, rows, console.width, title=title)
     console.print(table)
     planned = len(result.benchmarks) * max(1, len(result.models))
     console.print(
