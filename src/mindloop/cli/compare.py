@@ -180,12 +180,10 @@ def _cells(bc: BenchmarkComparison, style: str, pair: int | None) -> list[tuple[
     runs, diffs = _columns(bc, pair)
     out = []
     for path in _rows(bc):
-        cells = []
-        for k in runs:
-            side = bc.runs[k]
-            cells.append(
-                _value_cell(get_path(side.metrics, path), get_path(side.intervals.get("metrics"), path), style)
-            )
+        sides = [bc.runs[k] for k in runs]
+        cells = [
+            _value_cell(get_path(s.metrics, path), get_path(s.intervals.get("metrics"), path), style) for s in sides
+        ]
         cells += [_diff_cell(bc.differences[k].metrics.get(path), style) for k in diffs]
         out.append((path, cells))
     return out
@@ -295,12 +293,10 @@ def _print_benchmark(bc: BenchmarkComparison, console: Console) -> None:
         console.print(line, markup=False)
     for table in tables:
         console.print(table)
-    refs = _references(bc)
-    if refs:
+    if refs := _references(bc):
         console.print(refs, markup=False)
     for side in bc.runs:
-        decided = side.decided()
-        if decided:
+        if decided := side.decided():
             console.print(f"{side.label}: {decided}", markup=False)
     whole = [s.label for s in bc.runs if not s.whole]
     if whole:
