@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from functools import partial
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -361,13 +362,7 @@ def _mini_plot(
 
 def _groups(columns: Sequence[Mapping[str, Any]]) -> list[tuple[str, int]]:
     """The header's column groups: consecutive columns with the same group, as ``(group, span)``."""
-    spans: list[tuple[str, int]] = []
-    for col in columns:
-        if spans and spans[-1][0] == col["group"]:
-            spans[-1] = (col["group"], spans[-1][1] + 1)
-        else:
-            spans.append((col["group"], 1))
-    return spans
+    return [(group, len(list(same))) for group, same in groupby(columns, key=lambda col: col["group"])]
 
 
 MAX_COLUMNS = 8
@@ -384,12 +379,7 @@ def _parts(columns: Sequence[Mapping[str, Any]], limit: int = MAX_COLUMNS) -> li
     >>> [p["columns"] for p in _parts(cols, 5)]
     [[0, 1, 2], [3, 4, 5, 6], [7, 8, 9]]
     """
-    runs: list[list[int]] = []
-    for j, col in enumerate(columns):
-        if runs and columns[runs[-1][0]]["group"] == col["group"]:
-            runs[-1].append(j)
-        else:
-            runs.append([j])
+    runs = [[j for j, _ in same] for _, same in groupby(enumerate(columns), key=lambda jc: jc[1]["group"])]
     chunks: list[list[int]] = []
     for run in runs:  # a group wider than the limit is cut into pieces of the limit
         chunks.extend(run[k : k + limit] for k in range(0, len(run), limit))
