@@ -670,10 +670,8 @@ class RunStore:
     def _damaged(self, detail: object, *, not_a_store: bool = False) -> StoreDamagedError:
         """The one-line error for a damaged file (or, ``not_a_store``, a file that is no run store at all)."""
         text = " ".join(str(detail).split())  # one line, whatever SQLite's message holds
-        if not_a_store or (isinstance(detail, sqlite3.DatabaseError) and _named(detail, "SQLITE_NOTADB")):
-            what = "is not a usable mindloop run store"
-        else:
-            what = "is damaged"
+        not_a_store = not_a_store or (isinstance(detail, sqlite3.DatabaseError) and _named(detail, "SQLITE_NOTADB"))
+        what = "is not a usable mindloop run store" if not_a_store else "is damaged"
         return StoreDamagedError(f"run store {self.path} {what} ({text}): {_DAMAGED_HINT.format(name=self.path.name)}")
 
     def _loads(self, text: Any, what: str) -> Any:
@@ -710,13 +708,8 @@ class RunStore:
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         run_id = f"{benchmark}-{stamp}-{secrets.token_hex(2)}"
         rows = [(s.id, s.group, _dumps(s.input), _dumps(s.target), _dumps(list(s.choices))) for s in samples]
-        digest = sample_digest(
-            (
-                (sid, grp, json.loads(inp), json.loads(target), json.loads(choices))
-                for sid, grp, inp, target, choices in rows
-            ),
-            (config.get("options") or {}).get("data"),
-        )
+        stored = ((sid, grp, *map(json.loads, texts)) for sid, grp, *texts in rows)  # each sample as read back
+        digest = sample_digest(stored, (config.get("options") or {}).get("data"))
         if key is None:
             key = derive_key(benchmark, agent, model, config, digest)
         stored_key = _dumps(replace(key, samples=digest).to_json())
