@@ -251,15 +251,8 @@ class Metric:
 
     def to_json(self) -> dict[str, Any]:
         """The definition as the run store keeps it beside the summary it produced."""
-        out: dict[str, Any] = {
-            "name": self.name,
-            "score": self.score,
-            "kind": self.kind,
-            "scale": self.scale,
-            "missing": self.missing,
-            "groupings": [g.to_json() for g in self.groupings],
-            "description": self.description,
-        }
+        out = {key: getattr(self, key) for key in ("name", "score", "kind", "scale", "missing")}
+        out |= {"groupings": [g.to_json() for g in self.groupings], "description": self.description}
         extra = {
             "within": list(self.within) or None,
             "failed": None if self.failed == "score" else self.failed,
@@ -272,19 +265,12 @@ class Metric:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Metric:
         """A stored definition read back."""
+        given = {k: data[k] for k in ("kind", "missing", "description", "failed", "digits", "table") if k in data}
+        groupings = tuple(Grouping.from_json(g) for g in data["groupings"])
+        within, optional = tuple(data.get("within", ())), bool(data.get("optional", False))
+        scale = float(data.get("scale", 1.0))
         return cls(
-            data["name"],
-            data["score"],
-            data.get("kind", "proportion"),
-            float(data.get("scale", 1.0)),
-            data.get("missing", "zero"),
-            tuple(Grouping.from_json(g) for g in data["groupings"]),
-            data.get("description", ""),
-            tuple(data.get("within", ())),
-            data.get("failed", "score"),
-            bool(data.get("optional", False)),
-            data.get("digits"),
-            data.get("table"),
+            data["name"], data["score"], **given, scale=scale, groupings=groupings, within=within, optional=optional
         )
 
 
@@ -326,13 +312,7 @@ class ReferencePolicy:
 
     def to_json(self) -> dict[str, Any]:
         """The policy as the run store keeps it beside the values (its function is not kept)."""
-        return {
-            "name": self.name,
-            "kind": self.kind,
-            "description": self.description,
-            "optimistic": self.optimistic,
-            "none_reason": self.none_reason,
-        }
+        return {key: getattr(self, key) for key in ("name", "kind", "description", "optimistic", "none_reason")}
 
 
 def _mean(values: Sequence[float]) -> float | None:

@@ -38,6 +38,8 @@ from mindloop.bench.records import answer_of, question_of
 from mindloop.bench.registry import get_benchmark
 from mindloop.bench.report.plots import (
     SCORE_TABLE,
+    _is_table,
+    _title,
     fmt_number,
     headline_plot,
     main_metric,
@@ -556,10 +558,6 @@ def _run_panels(info: RunInfo, tokens: Mapping[str, Any]) -> list[_Panel]:
     ]
 
 
-def _is_table(value: Any) -> bool:
-    return isinstance(value, Mapping) and bool(value) and all(isinstance(v, Mapping) for v in value.values())
-
-
 def _metric_panels(
     metrics: Mapping[str, Any],
     groups: set[str],
@@ -631,10 +629,6 @@ def _breakdown(
         wide=len(columns) >= WIDE_COLUMNS,
         note=note,
     )
-
-
-def _title(name: str) -> str:
-    return name.replace("_", " ")
 
 
 _VOLATILE = re.compile(r"'[^']*'|\"[^\"]*\"|\([^)]*\)|\[[^\]]*\]|\d+(?:\.\d+)?")
