@@ -568,14 +568,9 @@ class Decided:
         """A stored declaration read back (``None`` for none)."""
         if not isinstance(data, Mapping) or "model" not in data or "total" not in data:
             return None
-        own = data.get("own")
-        return cls(
-            str(data["model"]),
-            str(data["total"]),
-            str(data.get("unit", "decisions")),
-            tuple(data.get("beside", ())),
-            None if own is None else str(own),
-        )
+        own = None if data.get("own") is None else str(data["own"])
+        unit, beside = str(data.get("unit", "decisions")), tuple(data.get("beside", ()))
+        return cls(str(data["model"]), str(data["total"]), unit, beside, own)
 
 
 @dataclass(frozen=True)
@@ -623,11 +618,10 @@ class BenchmarkSpec:
     checked_against: Literal["released file", "authors' code"] | None = None
 
     def __post_init__(self) -> None:
+        what = "benchmark declaration"
         if isinstance(self.version, bool) or not isinstance(self.version, int) or self.version < 1:
-            raise _refuse(
-                "benchmark declaration", f"version must be a whole number of at least 1, got {self.version!r}"
-            )
-        for what, names in (
+            raise _refuse(what, f"version must be a whole number of at least 1, got {self.version!r}")
+        for kind, names in (
             ("metric", [".".join(m.path) for m in self.metrics]),
             ("reference policy", [r.name for r in self.references]),
             ("paper table", [t.key for t in self.paper_tables]),
@@ -636,21 +630,20 @@ class BenchmarkSpec:
         ):
             dup = next((n for i, n in enumerate(names) if n in names[:i]), None)
             if dup is not None:
-                raise _refuse("benchmark declaration", f"{what} {dup!r} is declared twice")
+                raise _refuse(what, f"{kind} {dup!r} is declared twice")
         if any(not a or a != a.strip() for a in self.aliases):
-            raise _refuse("benchmark declaration", f"an alias must be a non-empty name, got {self.aliases!r}")
+            raise _refuse(what, f"an alias must be a non-empty name, got {self.aliases!r}")
         both = sorted(set(self.resampled) & set(self.no_intervals))
         if both:
-            raise _refuse("benchmark declaration", f"{both[0]!r} is both resampled and in no_intervals")
+            raise _refuse(what, f"{both[0]!r} is both resampled and in no_intervals")
         if "" in self.resampled:
-            raise _refuse("benchmark declaration", "a resampled key must be named")
+            raise _refuse(what, "a resampled key must be named")
         if self.checked_against not in (None, "released file", "authors' code"):
             raise _refuse(
-                "benchmark declaration",
-                f"checked_against is 'released file' or \"authors' code\", got {self.checked_against!r}",
+                what, f"checked_against is 'released file' or \"authors' code\", got {self.checked_against!r}"
             )
         if self.calls_per_sample is not None and not self.calls_per_sample > 0:
-            raise _refuse("benchmark declaration", f"calls_per_sample must be positive, got {self.calls_per_sample}")
+            raise _refuse(what, f"calls_per_sample must be positive, got {self.calls_per_sample}")
 
     def metric(self, name: str) -> Metric | None:
         """The declared metric at the top level named ``name``, or at ``table.name`` (``None``: not declared)."""
