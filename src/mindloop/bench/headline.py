@@ -25,6 +25,7 @@ __all__ = [
     "ReferenceMark",
     "headline_of",
     "headline_value",
+    "mark_text",
     "no_intervals_of",
     "reference_marks",
     "reference_text",
@@ -119,10 +120,12 @@ def reference_text(
     >>> reference_text({"chance": 0.5, "never": 0.0}, [{"name": "never", "kind": "trivial"}], fmt="{:.2f}".format)
     'chance 0.50, best trivial 0.00 [never]'
     """
-    parts = []
-    for mark in reference_marks(values, policies, higher_is_better):
-        shown = "–" if mark.value is None else fmt(mark.value)
-        tags = [mark.name] if mark.label == "best trivial" else []
-        tags += ["optimistic"] if mark.optimistic else []
-        parts.append(f"{mark.label} {shown}" + (f" [{', '.join(tags)}]" if tags else ""))
-    return ", ".join(parts)
+    return ", ".join(mark_text(mark, fmt) for mark in reference_marks(values, policies, higher_is_better))
+
+
+def mark_text(mark: ReferenceMark, fmt: Callable[[float], str]) -> str:
+    """One reference mark in words: ``best trivial 0.40 [never, optimistic]`` (``–`` for no value; the best
+    trivial policy named, an optimistic value said so)."""
+    shown = "–" if mark.value is None else fmt(mark.value)
+    tags = ([mark.name] if mark.label == "best trivial" else []) + (["optimistic"] if mark.optimistic else [])
+    return f"{mark.label} {shown}" + (f" [{', '.join(tags)}]" if tags else "")

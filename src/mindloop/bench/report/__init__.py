@@ -33,7 +33,7 @@ from typing import Any, TypeGuard
 
 from mindloop._version import __version__
 from mindloop.bench.api import Benchmark, SampleRecord
-from mindloop.bench.headline import Headline, ReferenceMark, headline_of, reference_marks
+from mindloop.bench.headline import Headline, ReferenceMark, headline_of, mark_text, reference_marks
 from mindloop.bench.records import answer_of, question_of
 from mindloop.bench.registry import get_benchmark
 from mindloop.bench.report.plots import (
@@ -227,13 +227,7 @@ def marks_text(marks: Sequence[ReferenceMark], fmt: Any = None, scale: float = 1
     """``chance 0.250 · best trivial 0.400 [never] · oracle 1.000``: the marks in words (each value times
     ``scale``, by ``fmt``, default :func:`~mindloop.bench.report.plots.fmt_number`; ``–`` for none)."""
     show = fmt or fmt_number
-    parts = []
-    for mark in marks:
-        value = "–" if mark.value is None else show(float(mark.value) * scale)
-        tags = [mark.name] if mark.label == "best trivial" else []
-        tags += ["optimistic"] if mark.optimistic else []
-        parts.append(f"{mark.label} {value}" + (f" [{', '.join(tags)}]" if tags else ""))
-    return " · ".join(parts)
+    return " · ".join(mark_text(mark, lambda value: show(float(value) * scale)) for mark in marks)
 
 
 def _registered(name: str) -> Benchmark | None:
