@@ -677,32 +677,16 @@ def _compare_benchmark(
     labels = _labels([s.info for s in runs])
     runs = [_paired_side(store, bench, side, aligned[k], labels[k]) for k, side in enumerate(runs)]
     headline = headline_of(bench, runs[0].metrics)
-    exclude = no_intervals_of(bench)
-    differences = [
-        Difference(
-            run_id=side.info.run_id,
-            baseline=first.run_id,
-            shared=len(shared_ids),
-            metrics=adjust(
-                paired_differences(
-                    aligned[0],
-                    aligned[k],
-                    lambda rs: run_metrics(bench, rs),
-                    resamples=resamples,
-                    seed=seed,
-                    level=level,
-                    exclude=exclude,
-                    declared=bench.spec.metrics,
-                    resampled=bench.spec.resampled,
-                    resample=bench.summarize,
-                ),
-                None if headline is None else (headline.metric,),
-            ),
-            scores=_score_tests(aligned[0], aligned[k], seed, resamples, level, _declared_kinds(bench)),
+    drawn: dict[str, Any] = {"resamples": resamples, "seed": seed, "level": level, "exclude": no_intervals_of(bench)}
+    drawn |= {"declared": bench.spec.metrics, "resampled": bench.spec.resampled, "resample": bench.summarize}
+    unadjusted = None if headline is None else (headline.metric,)
+    differences = []
+    for k, side in enumerate(runs[1:], 1):
+        paired = paired_differences(aligned[0], aligned[k], lambda rs: run_metrics(bench, rs), **drawn)
+        scores = _score_tests(aligned[0], aligned[k], seed, resamples, level, _declared_kinds(bench))
+        differences.append(
+            Difference(side.info.run_id, first.run_id, len(shared_ids), adjust(paired, unadjusted), scores)
         )
-        for k, side in enumerate(runs)
-        if k > 0
-    ]
     key = _key_score(bench, headline)
     return BenchmarkComparison(
         benchmark=first.benchmark,
