@@ -406,18 +406,9 @@ class Interval:
         """``{"low", "high", "method", "n"}`` (``n``: how many samples it rests on), with ``"se"`` and
         ``"mean_of"`` (the per-sample score it averages) for a mean of a per-sample score, and ``"resamples"`` when
         fewer than planned."""
-        out: dict[str, float | int | str] = {"low": self.low, "high": self.high}
-        if self.method is not None:
-            out["method"] = self.method
-        if self.se is not None:
-            out["se"] = self.se
-            if self.mean_of is not None:
-                out["mean_of"] = self.mean_of
-        if self.n is not None:
-            out["n"] = self.n
-        if self.resamples is not None:
-            out["resamples"] = self.resamples
-        return out
+        mean_of = self.mean_of if self.se is not None else None
+        given = {"method": self.method, "se": self.se, "mean_of": mean_of, "n": self.n, "resamples": self.resamples}
+        return {"low": self.low, "high": self.high} | {k: v for k, v in given.items() if v is not None}
 
 
 def interval_of(values: np.ndarray, *, level: float = LEVEL, planned: int | None = None) -> tuple[float, float] | None:
