@@ -375,20 +375,10 @@ class RunInfo:
 
     def to_dict(self) -> dict[str, Any]:
         """The ``mindloop runs --json`` entry."""
-        return {
-            "run_id": self.run_id,
-            "benchmark": self.benchmark,
-            "agent": self.agent,
-            "model": self.model,
-            "started": self.started,
-            "finished": self.finished,
-            "n": self.n,
-            "n_completed": self.n_completed if self.samples_readable else None,
-            "n_failed": self.n_failed if self.samples_readable else None,
-            "n_bugs": self.n_bugs if self.samples_readable else None,
-            "seconds": round(self.seconds, 3),
-            "config": self.config,
-        }
+        known = self.samples_readable
+        out = {key: getattr(self, key) for key in ("run_id", "benchmark", "agent", "model", "started", "finished", "n")}
+        counts = {key: getattr(self, key) if known else None for key in ("n_completed", "n_failed", "n_bugs")}
+        return out | counts | {"seconds": round(self.seconds, 3), "config": self.config}
 
 
 @dataclass(frozen=True)
