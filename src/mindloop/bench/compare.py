@@ -285,16 +285,8 @@ class Disagreement:
 
     def to_json(self) -> dict[str, Any]:
         """The sample's entry in ``compare --json``."""
-        return {
-            "id": self.sample_id,
-            "group": self.group,
-            "question": self.question,
-            "gold": self.gold,
-            "status": self.statuses,
-            "answers": self.answers,
-            "scores": self.scores,
-            "errors": self.errors,
-        }
+        sample = {"id": self.sample_id, "group": self.group, "question": self.question, "gold": self.gold}
+        return sample | {"status": self.statuses, "answers": self.answers, "scores": self.scores, "errors": self.errors}
 
 
 @dataclass(frozen=True)
