@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Annotated, Literal
@@ -37,6 +38,7 @@ __all__ = [
     "fit_table",
     "out_console",
     "output_width",
+    "writing",
 ]
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
@@ -196,3 +198,16 @@ def emit(text: str, out: Path | None) -> None:
         write_atomic(out, text)
     except OSError as exc:
         raise MindloopError(f"cannot write {out}: {exc.strerror or exc}") from None
+
+
+@contextmanager
+def writing(
+    what: str, target: Path, choose: str = "a writable file or folder", why: Callable[[OSError], object] | None = None
+) -> Iterator[None]:
+    """Inside, an ``OSError`` is the one-line error ``cannot write WHAT to TARGET (why): choose ... with -o``
+    (``why``: the system's reason unless given)."""
+    try:
+        yield
+    except OSError as exc:
+        reason = why(exc) if why is not None else exc.strerror or exc
+        raise MindloopError(f"cannot write {what} to {target} ({reason}): choose {choose} with -o") from None

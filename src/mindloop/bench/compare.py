@@ -39,7 +39,7 @@ from mindloop.bench.headline import Headline, headline_of, no_intervals_of, refe
 from mindloop.bench.inference import ADJUSTMENT, MIN_N, holm, sign_flip_p
 from mindloop.bench.key import describe_difference, key_differences
 from mindloop.bench.records import answer_of, question_of
-from mindloop.bench.registry import get_benchmark
+from mindloop.bench.registry import get_benchmark, installed_benchmark
 from mindloop.bench.runner import (
     RunSummary,
     as_scored,
@@ -64,7 +64,7 @@ from mindloop.bench.uncertainty import (
     paired_differences,
     set_path,
 )
-from mindloop.errors import InvalidArgumentError, MindloopError
+from mindloop.errors import InvalidArgumentError
 
 __all__ = [
     "SIGNIFICANT",
@@ -150,10 +150,8 @@ class RunSide:
         beside the metrics that count every decision, over the compared samples (``None`` otherwise)."""
         if not self.info.model:
             return None
-        try:
-            decided = get_benchmark(self.info.benchmark).spec.decided
-        except MindloopError:  # a benchmark no longer installed: its stored numbers alone
-            return None
+        bench = installed_benchmark(self.info.benchmark)  # none: its stored numbers alone
+        decided = None if bench is None else bench.spec.decided
         return None if decided is None else decided.line(self.metrics, fmt)
 
     def to_json(self, headline: Headline | None = None) -> dict[str, Any]:
@@ -184,8 +182,7 @@ class RunSide:
         }
         if not self.whole:
             out["run_metrics"] = self.summary.metrics
-        decided = self.decided()
-        if decided:
+        if decided := self.decided():
             out["decided"] = decided
         return out
 
@@ -288,16 +285,8 @@ class Disagreement:
 
     def to_json(self) -> dict[str, Any]:
         """The sample's entry in ``compare --json``."""
-        return {
-            "id": self.sample_id,
-            "group": self.group,
-            "question": self.question,
-            "gold": self.gold,
-            "status": self.statuses,
-            "answers": self.answers,
-            "scores": self.scores,
-            "errors": self.errors,
-        }
+        sample = {"id": self.sample_id, "group": self.group, "question": self.question, "gold": self.gold}
+        return sample | {"status": self.statuses, "answers": self.answers, "scores": self.scores, "errors": self.errors}
 
 
 @dataclass(frozen=True)
@@ -377,10 +366,10 @@ class BenchmarkComparison:
         Holm-adjusted p-value is (``better``/``worse`` for a row of the headline's metric, else ``higher``/
         ``lower``). ``num`` formats a signed difference, ``pval`` a p-value."""
         base = self.runs[0].label
-        out = []
-        for side, diff in zip(self.runs[1:], self.differences, strict=True):
-            out.append(self._verdict(base, side.label, diff, num, pval))
-        return out
+        return [
+            self._verdict(base, side.label, diff, num, pval)
+            for side, diff in zip(self.runs[1:], self.differences, strict=True)
+        ]
 
     def _verdict(
         self, base: str, run: str, diff: Difference, num: Callable[[float], str], pval: Callable[[float], str]
@@ -566,8 +555,7 @@ def _score_tests(
         ma, mb = float(xa.mean()), float(xb.mean())
         binary = set(np.unique(np.concatenate([xa, xb]))) <= {0.0, 1.0}
         if kinds.get(name, "proportion" if binary else "mean") == "proportion" and binary:
-            b = int(np.sum((xa == 1) & (xb == 0)))
-            c = int(np.sum((xa == 0) & (xb == 1)))
+            b, c = int(np.sum((xa == 1) & (xb == 0))), int(np.sum((xa == 0) & (xb == 1)))
             out.append(ScoreTest(name, "McNemar exact", len(pairs), ma, mb, mcnemar_exact(b, c), b=b, c=c))
             continue
         if len(pairs) < MIN_N:
@@ -576,18 +564,8 @@ def _score_tests(
         d = xb - xa
         diffs = np.concatenate([(plan.counts(s, e) @ d) / len(pairs) for s, e in plan.blocks()])
         bounds = interval_of(diffs, level=level) or (float("nan"), float("nan"))
-        out.append(
-            ScoreTest(
-                name,
-                "sign-flip permutation",
-                len(pairs),
-                ma,
-                mb,
-                sign_flip_p(d, seed=plan_seed),
-                low=bounds[0],
-                high=bounds[1],
-            )
-        )
+        p = sign_flip_p(d, seed=plan_seed)
+        out.append(ScoreTest(name, "sign-flip permutation", len(pairs), ma, mb, p, low=bounds[0], high=bounds[1]))
     adjusted = holm([t.p for t in out])
     return [replace(t, p_adjusted=p) for t, p in zip(out, adjusted, strict=True)]
 
@@ -654,28 +632,16 @@ def _paired_side(store: RunStore, bench: Benchmark, side: RunSide, paired: list[
     policies when they are all its finished samples, else its metrics, intervals and reference values recomputed
     on them with today's definitions."""
     policies = [policy.to_json() for policy in bench.spec.references]
-    if len(paired) == len(side.records):
-        stored = stored_summary(store, side.info) or {}
-        kept = (stored.get("definitions") or {}).get("references")
-        summary = side.summary
-        return replace(
-            side,
-            label=label,
-            metrics=summary.metrics,
-            intervals=summary.intervals,
-            references=summary.references,
-            policies=list(kept) if isinstance(kept, list) else policies,
-            whole=True,
-        )
-    metrics = benchmark_metrics(bench, paired)
+    whole = len(paired) == len(side.records)
+    if whole:
+        kept = ((stored_summary(store, side.info) or {}).get("definitions") or {}).get("references")
+        policies = list(kept) if isinstance(kept, list) else policies
+        metrics, intervals, references = side.summary.metrics, side.summary.intervals, side.summary.references
+    else:
+        metrics = benchmark_metrics(bench, paired)
+        intervals, references = metric_intervals(bench, paired, metrics), reference_values(bench, paired)
     return replace(
-        side,
-        label=label,
-        metrics=metrics,
-        intervals=metric_intervals(bench, paired, metrics),
-        references=reference_values(bench, paired),
-        policies=policies,
-        whole=False,
+        side, label=label, metrics=metrics, intervals=intervals, references=references, policies=policies, whole=whole
     )
 
 
@@ -703,32 +669,16 @@ def _compare_benchmark(
     labels = _labels([s.info for s in runs])
     runs = [_paired_side(store, bench, side, aligned[k], labels[k]) for k, side in enumerate(runs)]
     headline = headline_of(bench, runs[0].metrics)
-    exclude = no_intervals_of(bench)
-    differences = [
-        Difference(
-            run_id=side.info.run_id,
-            baseline=first.run_id,
-            shared=len(shared_ids),
-            metrics=adjust(
-                paired_differences(
-                    aligned[0],
-                    aligned[k],
-                    lambda rs: run_metrics(bench, rs),
-                    resamples=resamples,
-                    seed=seed,
-                    level=level,
-                    exclude=exclude,
-                    declared=bench.spec.metrics,
-                    resampled=bench.spec.resampled,
-                    resample=bench.summarize,
-                ),
-                None if headline is None else (headline.metric,),
-            ),
-            scores=_score_tests(aligned[0], aligned[k], seed, resamples, level, _declared_kinds(bench)),
+    drawn: dict[str, Any] = {"resamples": resamples, "seed": seed, "level": level, "exclude": no_intervals_of(bench)}
+    drawn |= {"declared": bench.spec.metrics, "resampled": bench.spec.resampled, "resample": bench.summarize}
+    unadjusted = None if headline is None else (headline.metric,)
+    differences = []
+    for k, side in enumerate(runs[1:], 1):
+        paired = paired_differences(aligned[0], aligned[k], lambda rs: run_metrics(bench, rs), **drawn)
+        scores = _score_tests(aligned[0], aligned[k], seed, resamples, level, _declared_kinds(bench))
+        differences.append(
+            Difference(side.info.run_id, first.run_id, len(shared_ids), adjust(paired, unadjusted), scores)
         )
-        for k, side in enumerate(runs)
-        if k > 0
-    ]
     key = _key_score(bench, headline)
     return BenchmarkComparison(
         benchmark=first.benchmark,

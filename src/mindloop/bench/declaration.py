@@ -251,15 +251,8 @@ class Metric:
 
     def to_json(self) -> dict[str, Any]:
         """The definition as the run store keeps it beside the summary it produced."""
-        out: dict[str, Any] = {
-            "name": self.name,
-            "score": self.score,
-            "kind": self.kind,
-            "scale": self.scale,
-            "missing": self.missing,
-            "groupings": [g.to_json() for g in self.groupings],
-            "description": self.description,
-        }
+        out = {key: getattr(self, key) for key in ("name", "score", "kind", "scale", "missing")}
+        out |= {"groupings": [g.to_json() for g in self.groupings], "description": self.description}
         extra = {
             "within": list(self.within) or None,
             "failed": None if self.failed == "score" else self.failed,
@@ -272,19 +265,12 @@ class Metric:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Metric:
         """A stored definition read back."""
+        given = {k: data[k] for k in ("kind", "missing", "description", "failed", "digits", "table") if k in data}
+        groupings = tuple(Grouping.from_json(g) for g in data["groupings"])
+        within, optional = tuple(data.get("within", ())), bool(data.get("optional", False))
+        scale = float(data.get("scale", 1.0))
         return cls(
-            data["name"],
-            data["score"],
-            data.get("kind", "proportion"),
-            float(data.get("scale", 1.0)),
-            data.get("missing", "zero"),
-            tuple(Grouping.from_json(g) for g in data["groupings"]),
-            data.get("description", ""),
-            tuple(data.get("within", ())),
-            data.get("failed", "score"),
-            bool(data.get("optional", False)),
-            data.get("digits"),
-            data.get("table"),
+            data["name"], data["score"], **given, scale=scale, groupings=groupings, within=within, optional=optional
         )
 
 
@@ -326,13 +312,7 @@ class ReferencePolicy:
 
     def to_json(self) -> dict[str, Any]:
         """The policy as the run store keeps it beside the values (its function is not kept)."""
-        return {
-            "name": self.name,
-            "kind": self.kind,
-            "description": self.description,
-            "optimistic": self.optimistic,
-            "none_reason": self.none_reason,
-        }
+        return {key: getattr(self, key) for key in ("name", "kind", "description", "optimistic", "none_reason")}
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -588,14 +568,9 @@ class Decided:
         """A stored declaration read back (``None`` for none)."""
         if not isinstance(data, Mapping) or "model" not in data or "total" not in data:
             return None
-        own = data.get("own")
-        return cls(
-            str(data["model"]),
-            str(data["total"]),
-            str(data.get("unit", "decisions")),
-            tuple(data.get("beside", ())),
-            None if own is None else str(own),
-        )
+        own = None if data.get("own") is None else str(data["own"])
+        unit, beside = str(data.get("unit", "decisions")), tuple(data.get("beside", ()))
+        return cls(str(data["model"]), str(data["total"]), unit, beside, own)
 
 
 @dataclass(frozen=True)
@@ -643,11 +618,10 @@ class BenchmarkSpec:
     checked_against: Literal["released file", "authors' code"] | None = None
 
     def __post_init__(self) -> None:
+        what = "benchmark declaration"
         if isinstance(self.version, bool) or not isinstance(self.version, int) or self.version < 1:
-            raise _refuse(
-                "benchmark declaration", f"version must be a whole number of at least 1, got {self.version!r}"
-            )
-        for what, names in (
+            raise _refuse(what, f"version must be a whole number of at least 1, got {self.version!r}")
+        for kind, names in (
             ("metric", [".".join(m.path) for m in self.metrics]),
             ("reference policy", [r.name for r in self.references]),
             ("paper table", [t.key for t in self.paper_tables]),
@@ -656,21 +630,20 @@ class BenchmarkSpec:
         ):
             dup = next((n for i, n in enumerate(names) if n in names[:i]), None)
             if dup is not None:
-                raise _refuse("benchmark declaration", f"{what} {dup!r} is declared twice")
+                raise _refuse(what, f"{kind} {dup!r} is declared twice")
         if any(not a or a != a.strip() for a in self.aliases):
-            raise _refuse("benchmark declaration", f"an alias must be a non-empty name, got {self.aliases!r}")
+            raise _refuse(what, f"an alias must be a non-empty name, got {self.aliases!r}")
         both = sorted(set(self.resampled) & set(self.no_intervals))
         if both:
-            raise _refuse("benchmark declaration", f"{both[0]!r} is both resampled and in no_intervals")
+            raise _refuse(what, f"{both[0]!r} is both resampled and in no_intervals")
         if "" in self.resampled:
-            raise _refuse("benchmark declaration", "a resampled key must be named")
+            raise _refuse(what, "a resampled key must be named")
         if self.checked_against not in (None, "released file", "authors' code"):
             raise _refuse(
-                "benchmark declaration",
-                f"checked_against is 'released file' or \"authors' code\", got {self.checked_against!r}",
+                what, f"checked_against is 'released file' or \"authors' code\", got {self.checked_against!r}"
             )
         if self.calls_per_sample is not None and not self.calls_per_sample > 0:
-            raise _refuse("benchmark declaration", f"calls_per_sample must be positive, got {self.calls_per_sample}")
+            raise _refuse(what, f"calls_per_sample must be positive, got {self.calls_per_sample}")
 
     def metric(self, name: str) -> Metric | None:
         """The declared metric at the top level named ``name``, or at ``table.name`` (``None``: not declared)."""

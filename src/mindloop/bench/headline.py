@@ -18,14 +18,14 @@ from typing import Any, NamedTuple
 
 from mindloop.bench.api import Benchmark
 from mindloop.bench.declaration import Headline, headline_value
-from mindloop.bench.registry import get_benchmark
-from mindloop.errors import MindloopError
+from mindloop.bench.registry import installed_benchmark
 
 __all__ = [
     "Headline",
     "ReferenceMark",
     "headline_of",
     "headline_value",
+    "mark_text",
     "no_intervals_of",
     "reference_marks",
     "reference_text",
@@ -35,12 +35,8 @@ __all__ = [
 def headline_of(bench: Benchmark | str, metrics: Mapping[str, Any] | None = None) -> Headline | None:
     """The headline of a benchmark (or of the benchmark registered under a name): its declared one, else the first
     top-level number of ``metrics``; ``None`` when neither gives one."""
-    if isinstance(bench, str):
-        try:
-            bench = get_benchmark(bench)
-        except MindloopError:  # no longer registered: its stored runs still list a number
-            return _first_number(metrics)
-    return bench.spec.headline or _first_number(metrics)
+    found = installed_benchmark(bench) if isinstance(bench, str) else bench  # None: no longer registered
+    return (None if found is None else found.spec.headline) or _first_number(metrics)  # stored runs list a number
 
 
 def _first_number(metrics: Mapping[str, Any] | None) -> Headline | None:
@@ -124,10 +120,12 @@ def reference_text(
     >>> reference_text({"chance": 0.5, "never": 0.0}, [{"name": "never", "kind": "trivial"}], fmt="{:.2f}".format)
     'chance 0.50, best trivial 0.00 [never]'
     """
-    parts = []
-    for mark in reference_marks(values, policies, higher_is_better):
-        shown = "–" if mark.value is None else fmt(mark.value)
-        tags = [mark.name] if mark.label == "best trivial" else []
-        tags += ["optimistic"] if mark.optimistic else []
-        parts.append(f"{mark.label} {shown}" + (f" [{', '.join(tags)}]" if tags else ""))
-    return ", ".join(parts)
+    return ", ".join(mark_text(mark, fmt) for mark in reference_marks(values, policies, higher_is_better))
+
+
+def mark_text(mark: ReferenceMark, fmt: Callable[[float], str]) -> str:
+    """One reference mark in words: ``best trivial 0.40 [never, optimistic]`` (``–`` for no value; the best
+    trivial policy named, an optimistic value said so)."""
+    shown = "–" if mark.value is None else fmt(mark.value)
+    tags = ([mark.name] if mark.label == "best trivial" else []) + (["optimistic"] if mark.optimistic else [])
+    return f"{mark.label} {shown}" + (f" [{', '.join(tags)}]" if tags else "")

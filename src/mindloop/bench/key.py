@@ -219,15 +219,8 @@ def run_key(
     dumped = options.model_dump(mode="json")
     protocol = _protocol(model, config, dumped)
     kept = {k: v for k, v in sorted(dumped.items()) if k != "data" and not k.startswith("judge")}
-    return RunKey(
-        benchmark=benchmark.name,
-        declaration=benchmark.spec.version,
-        options=kept,
-        data=data,
-        samples=samples,
-        protocol=protocol,
-        team=canonical_team(benchmark, agent, options),
-    )
+    team = canonical_team(benchmark, agent, options)
+    return RunKey(benchmark.name, benchmark.spec.version, kept, data, samples, protocol, team)
 
 
 def derive_key(

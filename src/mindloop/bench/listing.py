@@ -17,7 +17,7 @@ from typing import Any
 
 from mindloop.bench.headline import Headline, headline_of, headline_value
 from mindloop.bench.key import RunKey
-from mindloop.bench.registry import get_benchmark
+from mindloop.bench.registry import installed_benchmark
 from mindloop.bench.runner import benchmark_metrics, stored_summary
 from mindloop.bench.store import RunInfo, RunStore, StoreDamagedError
 from mindloop.errors import MindloopError
@@ -71,16 +71,11 @@ def _headline(store: RunStore, info: RunInfo) -> tuple[Headline | None, float | 
     except (MindloopError, sqlite3.DatabaseError):
         stored = None
     if stored is not None:
-        head = stored.get("definitions", {}).get("headline")
-        headline = (
-            Headline(head["metric"], head["higher_is_better"])
-            if head
-            else headline_of(info.benchmark, stored["metrics"])
-        )
-        return headline, headline_value(headline, stored["metrics"])
-    try:
-        bench = get_benchmark(info.benchmark)
-    except MindloopError:  # a benchmark no longer registered: its runs are still listed
+        head, metrics = stored.get("definitions", {}).get("headline"), stored["metrics"]
+        headline = Headline(head["metric"], head["higher_is_better"]) if head else headline_of(info.benchmark, metrics)
+        return headline, headline_value(headline, metrics)
+    bench = installed_benchmark(info.benchmark)
+    if bench is None:  # a benchmark no longer registered: its runs are still listed
         return None, None
     headline = headline_of(bench)
     if not info.samples_readable or not info.n_completed:
@@ -107,8 +102,6 @@ def list_runs(
     lines = []
     for info in runs:
         headline, value = _headline(store, info) if metrics else (None, None)
-        line = RunLine(
-            info, _state(info, locks), headline, value, keys.get(info.run_id), tuple(tags.get(info.run_id, ()))
-        )
-        lines.append(line)
+        tagged = tuple(tags.get(info.run_id, ()))
+        lines.append(RunLine(info, _state(info, locks), headline, value, keys.get(info.run_id), tagged))
     return lines, damage

@@ -192,21 +192,21 @@ def _kind(field: FieldInfo) -> str:
     inner, _ = _unwrap(field.annotation)
     if _choices(field):
         return "choice"
-    if inner is bool:
-        return "boolean"
-    if inner is int:
-        return "integer"
-    if inner is float:
-        return "number"
     if get_origin(inner) in (tuple, list):
         return "list"
-    return "text"
+    return {bool: "boolean", int: "integer", float: "number"}.get(inner, "text")
+
+
+def _declared(field: FieldInfo) -> str | None:
+    """What a field says it expects (``json_schema_extra={"expected": ...}``), when it says."""
+    extra = field.json_schema_extra
+    return str(extra["expected"]) if isinstance(extra, dict) and isinstance(extra.get("expected"), str) else None
 
 
 def _expected(field: FieldInfo) -> str:
-    extra = field.json_schema_extra
-    if isinstance(extra, dict) and isinstance(extra.get("expected"), str):
-        return str(extra["expected"])
+    declared = _declared(field)
+    if declared is not None:
+        return declared
     choices = _choices(field)
     if choices:
         text = "one of: " + ", ".join(str(c) for c in choices)
@@ -239,14 +239,10 @@ def describe_options(model: type[Options]) -> list[OptionInfo]:
     """Every field of ``model`` as an :class:`OptionInfo`, in declaration order."""
     out = []
     for name, field in model.model_fields.items():
-        choices = _choices(field)
-        extra = field.json_schema_extra
-        if choices:
-            allowed = " | ".join(str(c) for c in choices)
-        elif isinstance(extra, dict) and isinstance(extra.get("expected"), str):
-            allowed = str(extra["expected"])
-        else:
-            allowed = _range(field)
+        choices, declared = _choices(field), _declared(field)
+        allowed = (
+            " | ".join(str(c) for c in choices) if choices else declared if declared is not None else _range(field)
+        )
         out.append(OptionInfo(name, _kind(field), field.get_default(), allowed, field.description or ""))
     return out
 

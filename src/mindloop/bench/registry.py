@@ -17,10 +17,10 @@ from collections.abc import Callable
 
 from mindloop.bench.api import Benchmark
 from mindloop.bench.check import check_declaration
-from mindloop.errors import UnknownNameError
+from mindloop.errors import MindloopError, UnknownNameError
 from mindloop.registry import Registry
 
-__all__ = ["BENCHMARKS", "canonical_name", "get_benchmark"]
+__all__ = ["BENCHMARKS", "canonical_name", "get_benchmark", "installed_benchmark"]
 
 BENCHMARKS: Registry[Callable[[], Benchmark]] = Registry(
     "benchmark", entry_point_group="mindloop.benchmarks", distribution="mindloop"
@@ -47,6 +47,15 @@ def get_benchmark(name: str) -> Benchmark:
         if callable(getattr(bench, "run", None)):
             print(DEPRECATED_RUN.format(name=registered), file=sys.stderr, flush=True)
     return bench
+
+
+def installed_benchmark(name: str) -> Benchmark | None:
+    """:func:`get_benchmark`, or ``None`` when ``name`` cannot be had now (no longer installed, a declaration
+    refused): what a view of stored runs falls back from, still showing their stored numbers."""
+    try:
+        return get_benchmark(name)
+    except MindloopError:
+        return None
 
 
 DEPRECATED_RUN = (

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -99,12 +100,7 @@ def run_results(store: RunStore, run_id: str) -> dict[str, Any]:
     options, generation settings), its start and end, and the mindloop version that recorded it."""
     info = store.run(run_id)
     summary = summarize_run(run_id, store).to_json()
-    return summary | {
-        "config": info.config,
-        "started": info.started,
-        "finished": info.finished,
-        "version": info.version,
-    }
+    return summary | {key: getattr(info, key) for key in ("config", "started", "finished", "version")}
 
 
 def write_results(
@@ -132,10 +128,11 @@ def _pandas() -> Any:
     return pandas
 
 
-def _open(store: RunStore | str | Path | None) -> tuple[RunStore, bool]:
+def _open(store: RunStore | str | Path | None) -> AbstractContextManager[RunStore]:
+    """``store`` itself when it is open (left open), else the store it names opened read-only (closed after)."""
     if isinstance(store, RunStore):
-        return store, False
-    return RunStore(runs_path(create=False) if store is None else Path(store), readonly=True), True
+        return nullcontext(store)
+    return RunStore(runs_path(create=False) if store is None else Path(store), readonly=True)
 
 
 def _scalars(metrics: dict[str, Any]) -> dict[str, float]:
@@ -159,8 +156,7 @@ def runs_frame(store: RunStore | str | Path | None = None) -> pd.DataFrame:
     ``score_headline_value``, ``score_headline_low``/``high``: its 95% interval where it has one), every top-level
     metric as ``score_<metric>``, ``total_tokens``, ``seconds`` and the recording ``version``."""
     pd = _pandas()
-    opened, own = _open(store)
-    try:
+    with _open(store) as opened:
         lines, _ = list_runs(opened, metrics=False)
         suites = _suite_of(opened)
         rows = []
@@ -201,9 +197,6 @@ def runs_frame(store: RunStore | str | Path | None = None) -> pd.DataFrame:
                     "version": info.version,
                 }
             )
-    finally:
-        if own:
-            opened.close()
     return pd.DataFrame(rows, columns=None if rows else _RUN_COLUMNS)
 
 
@@ -239,33 +232,16 @@ def samples_frame(runs: str | Iterable[str] | None = None, store: RunStore | str
     ``seconds``, and one ``score_<name>`` column per per-sample score. The calls themselves are in
     :data:`SAMPLES_FILE` and ``mindloop runs export``."""
     pd = _pandas()
-    opened, own = _open(store)
-    try:
+    with _open(store) as opened:
         rows = []
         for run_id in _run_ids(opened, runs):
             for row in sample_rows(opened, run_id):
                 calls = row["calls"] or []
                 tokens = sum(int(c.get("prompt_tokens") or 0) + int(c.get("completion_tokens") or 0) for c in calls)
+                fields = {column: row["sample_id" if column == "id" else column] for column in _SAMPLE_COLUMNS[:11]}
                 rows.append(
-                    {
-                        "run_id": row["run_id"],
-                        "benchmark": row["benchmark"],
-                        "model": row["model"],
-                        "id": row["sample_id"],
-                        "group": row["group"],
-                        "status": row["status"],
-                        "error": row["error"],
-                        "input": row["input"],
-                        "target": row["target"],
-                        "choices": row["choices"],
-                        "output": row["output"],
-                        "total_tokens": tokens,
-                        "model_calls": len(calls),
-                        "seconds": row["seconds"],
-                    }
+                    fields
+                    | {"total_tokens": tokens, "model_calls": len(calls), "seconds": row["seconds"]}
                     | {f"score_{k}": v for k, v in (row["scores"] or {}).items()}
                 )
-    finally:
-        if own:
-            opened.close()
     return pd.DataFrame(rows, columns=None if rows else _SAMPLE_COLUMNS)

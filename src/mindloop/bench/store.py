@@ -129,10 +129,8 @@ def _add_lock_fencing(db: sqlite3.Connection) -> None:
     gains ``generation``, the lock generation of the holder that finished it (``NULL``: written without a lock)."""
     db.execute("ALTER TABLE samples ADD COLUMN generation INTEGER")
     for table in ("runs", "suites"):
-        db.execute(f"ALTER TABLE {table} ADD COLUMN lock_token TEXT")
-        db.execute(f"ALTER TABLE {table} ADD COLUMN lock_process TEXT")
-        db.execute(f"ALTER TABLE {table} ADD COLUMN lock_heartbeat REAL")
-        db.execute(f"ALTER TABLE {table} ADD COLUMN lock_generation INTEGER NOT NULL DEFAULT 0")
+        for column in ("token TEXT", "process TEXT", "heartbeat REAL", "generation INTEGER NOT NULL DEFAULT 0"):
+            db.execute(f"ALTER TABLE {table} ADD COLUMN lock_{column}")
 
 
 def _add_summaries(db: sqlite3.Connection) -> None:
@@ -330,6 +328,7 @@ _RUN_ROWS = (
     + " FROM runs r LEFT JOIN samples s ON s.run_id = r.run_id"
 )
 """A run's row with its done, failed and bug counts (one query for one run or for all of them)."""
+_SUITE_ROWS = "SELECT suite_id, model, preset, config, started, finished, seconds, version FROM suites"
 
 
 class StoreError(MindloopError):
@@ -376,20 +375,10 @@ class RunInfo:
 
     def to_dict(self) -> dict[str, Any]:
         """The ``mindloop runs --json`` entry."""
-        return {
-            "run_id": self.run_id,
-            "benchmark": self.benchmark,
-            "agent": self.agent,
-            "model": self.model,
-            "started": self.started,
-            "finished": self.finished,
-            "n": self.n,
-            "n_completed": self.n_completed if self.samples_readable else None,
-            "n_failed": self.n_failed if self.samples_readable else None,
-            "n_bugs": self.n_bugs if self.samples_readable else None,
-            "seconds": round(self.seconds, 3),
-            "config": self.config,
-        }
+        known = self.samples_readable
+        out = {key: getattr(self, key) for key in ("run_id", "benchmark", "agent", "model", "started", "finished", "n")}
+        counts = {key: getattr(self, key) if known else None for key in ("n_completed", "n_failed", "n_bugs")}
+        return out | counts | {"seconds": round(self.seconds, 3), "config": self.config}
 
 
 @dataclass(frozen=True)
@@ -671,10 +660,8 @@ class RunStore:
     def _damaged(self, detail: object, *, not_a_store: bool = False) -> StoreDamagedError:
         """The one-line error for a damaged file (or, ``not_a_store``, a file that is no run store at all)."""
         text = " ".join(str(detail).split())  # one line, whatever SQLite's message holds
-        if not_a_store or (isinstance(detail, sqlite3.DatabaseError) and _named(detail, "SQLITE_NOTADB")):
-            what = "is not a usable mindloop run store"
-        else:
-            what = "is damaged"
+        not_a_store = not_a_store or (isinstance(detail, sqlite3.DatabaseError) and _named(detail, "SQLITE_NOTADB"))
+        what = "is not a usable mindloop run store" if not_a_store else "is damaged"
         return StoreDamagedError(f"run store {self.path} {what} ({text}): {_DAMAGED_HINT.format(name=self.path.name)}")
 
     def _loads(self, text: Any, what: str) -> Any:
@@ -711,13 +698,8 @@ class RunStore:
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         run_id = f"{benchmark}-{stamp}-{secrets.token_hex(2)}"
         rows = [(s.id, s.group, _dumps(s.input), _dumps(s.target), _dumps(list(s.choices))) for s in samples]
-        digest = sample_digest(
-            (
-                (sid, grp, json.loads(inp), json.loads(target), json.loads(choices))
-                for sid, grp, inp, target, choices in rows
-            ),
-            (config.get("options") or {}).get("data"),
-        )
+        stored = ((sid, grp, *map(json.loads, texts)) for sid, grp, *texts in rows)  # each sample as read back
+        digest = sample_digest(stored, (config.get("options") or {}).get("data"))
         if key is None:
             key = derive_key(benchmark, agent, model, config, digest)
         stored_key = _dumps(replace(key, samples=digest).to_json())
@@ -911,21 +893,8 @@ class RunStore:
         return [info for _, _, info in sorted(infos, key=lambda t: (t[0], t[1]))], damage
 
     def _info(self, row: tuple[Any, ...]) -> RunInfo:
-        return RunInfo(
-            run_id=row[0],
-            benchmark=row[1],
-            agent=row[2],
-            model=row[3],
-            config=self._loads(row[4], f"the configuration of run {row[0]}"),
-            n=row[5],
-            started=row[6],
-            finished=row[7],
-            seconds=row[8],
-            version=row[9],
-            n_done=row[10],
-            n_failed=row[11],
-            n_bugs=row[12],
-        )
+        columns = [*row[:4], self._loads(row[4], f"the configuration of run {row[0]}"), *row[5:13]]
+        return RunInfo(*columns)
 
     @contextmanager
     def locked(
@@ -1115,11 +1084,7 @@ class RunStore:
         :meth:`stored_summaries` (its results cut the same way) on an SQLite without JSON functions or a summary
         that is not valid JSON."""
         metric = "json_quote(summary ->> '$.definitions.headline.metric')"
-        parts = {
-            "counts": "'$.counts'",
-            "computed_by": "'$.computed_by'",
-            "version": "'$.version'",
-            "references": "'$.references'",
+        parts = {key: f"'$.{key}'" for key in ("counts", "computed_by", "version", "references")} | {
             "headline": "'$.definitions.headline'",
             "policies": "'$.definitions.references'",
             "value": f"'$.metrics.' || {metric}",
@@ -1149,10 +1114,7 @@ class RunStore:
             if not isinstance(head, dict) or not isinstance(head.get("metric"), str):
                 whole.append(str(run_id))
                 continue
-            out[str(run_id)] = {
-                "counts": got["counts"],
-                "computed_by": got["computed_by"],
-                "version": got["version"],
+            out[str(run_id)] = {key: got[key] for key in ("counts", "computed_by", "version")} | {
                 "references": got["references"] or {},
                 "definitions": {"headline": head, "references": got["policies"] or []},
                 "metrics": {head["metric"]: got["value"]},
@@ -1189,10 +1151,7 @@ class RunStore:
         with self._guard():
             if not self._has_suites():
                 return []
-            rows = self._db.execute(
-                "SELECT suite_id, model, preset, config, started, finished, seconds, version FROM suites"
-                " ORDER BY started, rowid"
-            ).fetchall()
+            rows = self._db.execute(f"{_SUITE_ROWS} ORDER BY started, rowid").fetchall()
         return [self._suite_info(row) for row in rows]
 
     def suite(self, suite_id: str) -> SuiteInfo:
@@ -1200,11 +1159,7 @@ class RunStore:
         with self._guard():
             row = None
             if self._has_suites():
-                row = self._db.execute(
-                    "SELECT suite_id, model, preset, config, started, finished, seconds, version FROM suites"
-                    " WHERE suite_id = ?",
-                    (suite_id,),
-                ).fetchone()
+                row = self._db.execute(f"{_SUITE_ROWS} WHERE suite_id = ?", (suite_id,)).fetchone()
         if row is None:
             recent = [s.suite_id for s in self.suites()[-3:]]
             hint = f"; recent suites: {', '.join(recent)}" if recent else "; no suites recorded yet"
@@ -1212,16 +1167,8 @@ class RunStore:
         return self._suite_info(row)
 
     def _suite_info(self, row: tuple[Any, ...]) -> SuiteInfo:
-        return SuiteInfo(
-            suite_id=row[0],
-            model=row[1],
-            preset=row[2],
-            config=self._loads(row[3], f"the configuration of suite {row[0]}"),
-            started=row[4],
-            finished=row[5],
-            seconds=row[6],
-            version=row[7],
-        )
+        columns = [*row[:3], self._loads(row[3], f"the configuration of suite {row[0]}"), *row[4:8]]
+        return SuiteInfo(*columns)
 
     def suite_members(self, suite_id: str) -> list[tuple[str, str | None, str]]:
         """The runs of a suite so far as ``(benchmark, model, run_id)``, in the order they were created: a suite of
@@ -1345,16 +1292,9 @@ class RunStore:
             ).fetchall()
             for idx, status, out, scores, error, calls, seconds, finished, history, node in rows:
                 where = f"sample {idx} of run {run_id}"
-                attempt = {
-                    "status": status,
-                    "output": self._loads(out, f"the output of {where}") if out is not None else None,
-                    "scores": self._loads(scores, f"the scores of {where}") if scores is not None else {},
-                    "error": error,
-                    "calls": self._loads(calls, f"the model calls of {where}") if calls is not None else [],
-                    "seconds": seconds,
-                    "finished": finished,
-                    **({"node": node} if node is not None else {}),
-                }
+                output, scores, calls = self._outcome(where, out, scores, calls)
+                attempt = {"status": status, "output": output, "scores": scores, "error": error, "calls": calls}
+                attempt |= {"seconds": seconds, "finished": finished, **({"node": node} if node is not None else {})}
                 earlier = self._loads(history, f"the history of {where}") if history is not None else []
                 db.execute(
                     "UPDATE samples SET status = 'pending', output = NULL, scores = NULL, error = NULL, calls = NULL,"
@@ -1392,17 +1332,17 @@ class RunStore:
 
     def _record(self, run_id: str, row: tuple[Any, ...]) -> SampleRecord:
         idx, sid, grp, inp, status, out, scores, error, calls, seconds, node, target, choices = row
-        where = f"sample {sid!r} of run {run_id}"
-        return SampleRecord(
-            index=idx,
-            sample=self._sample(run_id, sid, grp, inp, target, choices),
-            status=status,
-            output=self._loads(out, f"the output of {where}") if out is not None else None,
-            scores=self._loads(scores, f"the scores of {where}") if scores is not None else {},
-            error=error,
-            calls=self._loads(calls, f"the model calls of {where}") if calls is not None else [],
-            seconds=seconds or 0.0,
-            node=node,
+        output, scores, calls = self._outcome(f"sample {sid!r} of run {run_id}", out, scores, calls)
+        sample = self._sample(run_id, sid, grp, inp, target, choices)
+        return SampleRecord(idx, sample, status, output, scores, error, calls, seconds or 0.0, node=node)
+
+    def _outcome(self, where: str, out: Any, scores: Any, calls: Any) -> tuple[Any, Any, Any]:
+        """A finished sample's stored output, scores and model calls read back (``None``, ``{}``, ``[]`` when
+        absent)."""
+        return (
+            self._loads(out, f"the output of {where}") if out is not None else None,
+            self._loads(scores, f"the scores of {where}") if scores is not None else {},
+            self._loads(calls, f"the model calls of {where}") if calls is not None else [],
         )
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -90,23 +90,7 @@ def suite_plan(*, model: bool, only: Sequence[str] = ()) -> list[str]:
     """The benchmarks a suite runs, in their declared suite order: every registered one with a model-driven agent
     (less those whose declaration excludes them), or the ones ``only`` names (aliases accepted), in the order
     given. Without a model, each must also have an agent that needs none (its default agent plays)."""
-    if only:
-        names: list[str] = []
-        for name in only:
-            canonical = canonical_name(name.strip())  # an unknown name suggests the closest ones
-            if canonical not in names:
-                names.append(canonical)
-        for name in names:
-            bench = get_benchmark(name)
-            if not _has_model_agent(bench):
-                raise InvalidArgumentError(
-                    f"--only {name!r}: benchmark {name!r} has no model-driven agent, so it is not part of a suite"
-                )
-            if not model and not _has_symbolic_agent(bench):
-                raise InvalidArgumentError(
-                    f"--only {name!r}: every agent of benchmark {name!r} needs a model; pass --model BACKEND/NAME"
-                )
-    else:
+    if not only:
         names = [
             name
             for name in BENCHMARKS.names()
@@ -114,9 +98,19 @@ def suite_plan(*, model: bool, only: Sequence[str] = ()) -> list[str]:
             and _has_model_agent(bench)
             and (model or _has_symbolic_agent(bench))
         ]
-    if only:
-        return names
-    return sorted(names, key=lambda n: (get_benchmark(n).spec.suite.order, n))
+        return sorted(names, key=lambda n: (get_benchmark(n).spec.suite.order, n))
+    names = list(dict.fromkeys(canonical_name(name.strip()) for name in only))  # an unknown name: the closest ones
+    for name in names:
+        bench = get_benchmark(name)
+        if not _has_model_agent(bench):
+            raise InvalidArgumentError(
+                f"--only {name!r}: benchmark {name!r} has no model-driven agent, so it is not part of a suite"
+            )
+        if not model and not _has_symbolic_agent(bench):
+            raise InvalidArgumentError(
+                f"--only {name!r}: every agent of benchmark {name!r} needs a model; pass --model BACKEND/NAME"
+            )
+    return names
 
 
 def _split_opts(pairs: Sequence[str]) -> dict[str, dict[str, str]]:
@@ -218,6 +212,14 @@ class SuiteResult:
         }
 
 
+_STORED = ("seed", "temperature", "max_tokens", "format_retries", "max_n", "executor", "concurrency")
+"""The settings a suite's stored configuration keeps as they are (after its benchmarks, models, only and opts)."""
+
+_PASSED = ("model", "seed", "concurrency", "executor", "ray_address", "model_options", "format_retries", "breaker")
+"""The settings every run of a suite takes from the suite's request as they are (with ``progress_every`` and
+``tags``)."""
+
+
 def _config(request: SuiteRequest, plan: Sequence[str]) -> dict[str, Any]:
     """What the store keeps about a suite: everything that shapes its results, nothing secret."""
     mo = request.model_options
@@ -226,13 +228,7 @@ def _config(request: SuiteRequest, plan: Sequence[str]) -> dict[str, Any]:
         **({"models": list(request.models)} if len(request.models) > 1 else {}),
         "only": list(request.only),
         "opts": list(request.opts),
-        "seed": request.seed,
-        "temperature": request.temperature,
-        "max_tokens": request.max_tokens,
-        "format_retries": request.format_retries,
-        "max_n": request.max_n,
-        "executor": request.executor,
-        "concurrency": request.concurrency,
+        **{key: getattr(request, key) for key in _STORED},
         "model_options": {"base_url": mo.base_url, "api_key_env": mo.api_key_env, "cache": mo.cache},
         "tags": list(request.tags),
     }
@@ -275,23 +271,8 @@ def _run_request(request: SuiteRequest, name: str, opts: Mapping[str, Mapping[st
     n = entry.n
     if request.max_n is not None:
         n = request.max_n if n is None else min(n, request.max_n)
-    return RunRequest(
-        benchmark=name,
-        model=request.model,
-        n=n,
-        seed=request.seed,
-        options=options,
-        concurrency=request.concurrency,
-        executor=request.executor,
-        ray_address=request.ray_address,
-        model_options=request.model_options,
-        generation=generation,
-        generation_source=source,
-        format_retries=request.format_retries,
-        breaker=request.breaker,
-        progress_every=request.progress_every,
-        tags=request.tags,
-    )
+    passed = {key: getattr(request, key) for key in (*_PASSED, "progress_every", "tags")}
+    return RunRequest(name, n=n, options=options, generation=generation, generation_source=source, **passed)
 
 
 def _say(progress: bool, text: str) -> None:
@@ -406,12 +387,9 @@ def _run_plan(
             else:
                 _say(progress, label + (f": resuming {run_id}" if run_id else ""))
                 with store.joining(suite_id):
+                    force = force_resume and run_id is not None
                     summary = run_benchmark(
-                        run_request,
-                        store=store,
-                        resume=run_id,
-                        progress=progress,
-                        force_resume=force_resume and run_id is not None,
+                        run_request, store=store, resume=run_id, progress=progress, force_resume=force
                     )
                 _say(progress, f"{label}: {_one_line(summary)}")
                 now = time.perf_counter()  # the session's time so far, kept should the session be killed later
@@ -436,14 +414,14 @@ def _run_plan(
             if completed:
                 raise
             # already stopping for an error (a full disk, a lock taken over): that error is the one to show
-    info = store.suite(suite_id)
+    seconds = store.suite(suite_id).seconds
     result = SuiteResult(
         suite_id,
         request.model,
         request.preset,
         list(plan),
         summaries,
-        info.seconds,
+        seconds,
         interrupted,
         stopped,
         models=tuple(models),
@@ -478,10 +456,7 @@ def _one_line(summary: RunSummary) -> str:
 def _ray_session(request: SuiteRequest) -> Iterator[None]:
     """One Ray connection for the whole suite (each run would otherwise start or join Ray anew): the runs find
     Ray initialised, use it, and leave it to this, which shuts it down at the end if it started it."""
-    if request.executor != "ray":
-        yield
-        return
-    with ray_session(request.ray_address):
+    with ray_session(request.ray_address) if request.executor == "ray" else nullcontext():
         yield
 
 

@@ -298,11 +298,6 @@ class _Form:
         return None if se is None else self.scale * se
 
 
-def _finite(value: Any) -> float | None:
-    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-    return float(value) if ok else None
-
-
 def declared_values(
     metrics: Sequence[Metric], records: Sequence[SampleRecord]
 ) -> dict[MetricPath, tuple[Metric, list[float], list[float]]]:
@@ -411,18 +406,9 @@ class Interval:
         """``{"low", "high", "method", "n"}`` (``n``: how many samples it rests on), with ``"se"`` and
         ``"mean_of"`` (the per-sample score it averages) for a mean of a per-sample score, and ``"resamples"`` when
         fewer than planned."""
-        out: dict[str, float | int | str] = {"low": self.low, "high": self.high}
-        if self.method is not None:
-            out["method"] = self.method
-        if self.se is not None:
-            out["se"] = self.se
-            if self.mean_of is not None:
-                out["mean_of"] = self.mean_of
-        if self.n is not None:
-            out["n"] = self.n
-        if self.resamples is not None:
-            out["resamples"] = self.resamples
-        return out
+        mean_of = self.mean_of if self.se is not None else None
+        given = {"method": self.method, "se": self.se, "mean_of": mean_of, "n": self.n, "resamples": self.resamples}
+        return {"low": self.low, "high": self.high} | {k: v for k, v in given.items() if v is not None}
 
 
 def interval_of(values: np.ndarray, *, level: float = LEVEL, planned: int | None = None) -> tuple[float, float] | None:
@@ -504,11 +490,9 @@ def bootstrap_draws(
     chosen = {path: forms[path] for path in leaves if path in forms}
     out: dict[MetricPath, Draws] = {}
     if chosen:
-        paths = list(chosen)
-        picked = [chosen[p] for p in paths]
+        picked = list(chosen.values())
         values = np.concatenate([_block_values(picked, plan, a, b) for a, b in plan.blocks()])
-        for j, path in enumerate(paths):
-            form = picked[j]
+        for j, (path, form) in enumerate(chosen.items()):
             out[path] = Draws(values[:, j], form.standard_error(), form.score, form)
     rest = [p for p in leaves if p not in chosen and p[0] in resampled]
     error = None
@@ -551,17 +535,13 @@ def row_n(summary: Mapping[str, Any], path: MetricPath, default: int) -> int:
     """
     found = default
     node: Any = summary
-    for key in path[:-1] if path else ():
+    for key in (*path[:-1], None):  # each row on the way, then the leaf's own row
         if not isinstance(node, Mapping):
             break
         n = node.get("n")
         if isinstance(n, int) and not isinstance(n, bool):
             found = n
-        node = node.get(key)
-    if isinstance(node, Mapping):
-        n = node.get("n")
-        if isinstance(n, int) and not isinstance(n, bool):
-            found = n
+        node = node.get(key) if key is not None else None
     return found
 
 

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from mindloop.cli.run_options import RunOptions, with_run_options, write_output
-from mindloop.console import Column, JsonFlag, emit, err_console, fit_table, out_console
+from mindloop.cli.run_options import RunOptions, exit_for, with_run_options, write_output
+from mindloop.console import Column, JsonFlag, emit, err_console, fit_table, out_console, writing
 from mindloop.errors import MindloopError
 
 if TYPE_CHECKING:
@@ -170,7 +170,8 @@ def bench_run(
         print(json.dumps(summary.to_json()))
     else:
         _print_summary(summary, verbose)
-    _exit_for(summary)
+    ended = bool(summary.interrupted or summary.stopped)
+    exit_for(summary.n_bugs, f"run {summary.run_id}", f": mindloop report {summary.run_id}", ended)
 
 
 def _request(
@@ -230,22 +231,6 @@ def _same_breakdowns(summary: RunSummary) -> dict[str, str]:
             return duplicate_groupings(bench, store.records(summary.run_id), list(summary.metrics))
     except (MindloopError, sqlite3.DatabaseError):  # the summary is still printed, breakdowns as they are
         return {}
-
-
-def _exit_for(summary: RunSummary) -> None:
-    """Exit 2 when a sample hit a bug, 1 when the run was interrupted or stopped by the circuit breaker; return
-    (exit 0) otherwise."""
-    if summary.n_bugs:  # a defect, not a model failure: the metrics cannot be trusted (exit 2, internal error)
-        err_console().print(
-            f"mindloop: internal error: {summary.n_bugs} sample(s) of run {summary.run_id} raised an exception that "
-            f"is not a MindloopError (a bug); their tracebacks are in: mindloop report {summary.run_id}",
-            style="red",
-            markup=False,
-            soft_wrap=True,
-        )
-        raise typer.Exit(2)
-    if summary.interrupted or summary.stopped:  # stopped early: the why and the --resume line are on stderr
-        raise typer.Exit(1)
 
 
 def _print_options(name: str, as_json: bool) -> None:
@@ -366,12 +351,10 @@ def _select(
 
 def _canonical(benchmark: str) -> str:
     """The registered name of ``benchmark`` (an alias, or itself when it is not registered: old runs still list)."""
-    from mindloop.bench.registry import get_benchmark
+    from mindloop.bench.registry import installed_benchmark
 
-    try:
-        return get_benchmark(benchmark).name
-    except MindloopError:
-        return benchmark
+    bench = installed_benchmark(benchmark)
+    return benchmark if bench is None else bench.name
 
 
 def compact_time(stamp: str, now: datetime | None = None) -> str:
@@ -396,7 +379,7 @@ def _print_runs(lines: list[RunLine]) -> None:
     """One line a run on stdout; columns left out at a narrow width are named on stderr."""
     from rich.text import Text
 
-    from mindloop.bench.registry import get_benchmark
+    from mindloop.bench.registry import installed_benchmark
     from mindloop.cli.numbers import kind_of, number
 
     columns = [
@@ -419,10 +402,7 @@ def _print_runs(lines: list[RunLine]) -> None:
         failed = (str(r.n_failed) + (f"+{r.n_bugs}bug" if r.n_bugs else "")) if known else "?"
         head = ""
         if line.headline is not None:
-            try:
-                bench = get_benchmark(r.benchmark)
-            except MindloopError:
-                bench = None
+            bench = installed_benchmark(r.benchmark)
             value = number(line.value, kind_of(bench, line.headline.metric, line.value))
             head = f"{line.headline.metric} {value}"
         style = "" if line.state == "finished" else "yellow"
@@ -545,38 +525,17 @@ def runs_export(
 def _csv(rows: list[dict[str, Any]]) -> str:
     """Flat CSV: one column per score, JSON text for input, output and calls."""
     score_keys = sorted({k for row in rows for k in row["scores"]})
-    header = [
-        "run_id",
-        "index",
-        "sample_id",
-        "group",
-        "status",
-        "error",
-        "seconds",
-        "node",
-        *score_keys,
-        "input",
-        "output",
-        "calls",
-    ]
+    flat = ["run_id", "index", "sample_id", "group", "status", "error", "seconds", "node"]
+    texts = ["input", "output", "calls"]
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(header)
-    for row in rows:
+    writer.writerow([*flat, *score_keys, *texts])
+    for row in rows:  # csv writes None (no error, no node) as an empty field
         writer.writerow(
             [
-                row["run_id"],
-                row["index"],
-                row["sample_id"],
-                row["group"],
-                row["status"],
-                row["error"] or "",
-                row["seconds"],
-                row["node"] or "",
+                *(row[k] for k in flat),
                 *(row["scores"].get(k, "") for k in score_keys),
-                json.dumps(row["input"], ensure_ascii=False),
-                json.dumps(row["output"], ensure_ascii=False),
-                json.dumps(row["calls"], ensure_ascii=False),
+                *(json.dumps(row[k], ensure_ascii=False) for k in texts),
             ]
         )
     return buf.getvalue()
@@ -602,13 +561,8 @@ def report(
     target = output_file(out, f"{run_id}.html")
     with RunStore(runs_path(create=False), readonly=True) as store:
         store.run(run_id)  # an unknown run is named before anything is written
-        try:
+        with writing("the report", target, why=lambda exc: _why_unwritable(exc, target)):
             path = write_report(run_id, store, target)
-        except OSError as exc:
-            raise MindloopError(
-                f"cannot write the report to {target} ({_why_unwritable(exc, target)}): choose a writable file or "
-                "folder with -o"
-            ) from None
     err_console().print(f"wrote {path}")
 
 

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-from mindloop.console import emit, err_console
+from mindloop.console import emit, err_console, writing
 from mindloop.errors import MindloopError
 
 __all__ = ["board_app"]
@@ -97,12 +97,8 @@ def board(
             _refuse_damage(data)
             return
         target = output_file(out, "board.html")
-        try:
+        with writing("the board", target):
             path, data = write_board(store, target, tags=tag or ())
-        except OSError as exc:
-            raise MindloopError(
-                f"cannot write the board to {target} ({exc.strerror or exc}): choose a writable file or folder with -o"
-            ) from None
     linked = sum(run["report"] is not None for run in data["runs"])
     err_console().print(
         f"wrote {path}: {len(data['runs'])} run(s) of {len(data['benchmarks'])} benchmark(s), "

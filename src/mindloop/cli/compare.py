@@ -18,8 +18,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from mindloop.console import err_console, out_console
-from mindloop.errors import MindloopError
+from mindloop.console import err_console, out_console, writing
 
 if TYPE_CHECKING:
     from mindloop.bench.compare import BenchmarkComparison, Comparison, Difference
@@ -72,12 +71,8 @@ def compare(
     if out is not None:
         from mindloop.bench.report.compare import write_compare
 
-        try:
+        with writing("the comparison", out, "a writable file"):
             path = write_compare(comparison, out)
-        except OSError as exc:
-            raise MindloopError(
-                f"cannot write the comparison to {out} ({exc.strerror or exc}): choose a writable file with -o"
-            ) from None
         err_console().print(f"wrote {path}")
     if as_json:
         print(json.dumps(_finite(comparison.to_json())))
@@ -185,12 +180,10 @@ def _cells(bc: BenchmarkComparison, style: str, pair: int | None) -> list[tuple[
     runs, diffs = _columns(bc, pair)
     out = []
     for path in _rows(bc):
-        cells = []
-        for k in runs:
-            side = bc.runs[k]
-            cells.append(
-                _value_cell(get_path(side.metrics, path), get_path(side.intervals.get("metrics"), path), style)
-            )
+        sides = [bc.runs[k] for k in runs]
+        cells = [
+            _value_cell(get_path(s.metrics, path), get_path(s.intervals.get("metrics"), path), style) for s in sides
+        ]
         cells += [_diff_cell(bc.differences[k].metrics.get(path), style) for k in diffs]
         out.append((path, cells))
     return out
@@ -300,12 +293,10 @@ def _print_benchmark(bc: BenchmarkComparison, console: Console) -> None:
         console.print(line, markup=False)
     for table in tables:
         console.print(table)
-    refs = _references(bc)
-    if refs:
+    if refs := _references(bc):
         console.print(refs, markup=False)
     for side in bc.runs:
-        decided = side.decided()
-        if decided:
+        if decided := side.decided():
             console.print(f"{side.label}: {decided}", markup=False)
     whole = [s.label for s in bc.runs if not s.whole]
     if whole:

@@ -11,6 +11,7 @@ subclasses.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -54,15 +55,19 @@ def _source(name: str) -> DatasetSource:
     return DATASETS.get(name)  # an unknown name raises UnknownNameError with suggestions
 
 
-def _table(title: str, counts: dict[str, Any], by_split: dict[str, dict[str, Any]], key: str) -> Table:
+def _grid(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> Table:
+    """A table of labelled rows: the first column left-aligned, the numbers right-aligned."""
     table = Table(title=title)
-    table.add_column(key)
-    table.add_column("all", justify="right")
-    for split in by_split:
-        table.add_column(split, justify="right")
-    for name, n in counts.items():
-        table.add_row(name, str(n), *(str(by_split[s][key].get(name, 0)) for s in by_split))
+    for i, column in enumerate(columns):
+        table.add_column(column, justify="right" if i else "left")
+    for row in rows:
+        table.add_row(*map(str, row))
     return table
+
+
+def _table(title: str, counts: dict[str, Any], by_split: dict[str, dict[str, Any]], key: str) -> Table:
+    rows = ([name, n, *(by_split[s][key].get(name, 0) for s in by_split)] for name, n in counts.items())
+    return _grid(title, [key, "all", *by_split], rows)
 
 
 @data_app.command("describe")
@@ -107,12 +112,7 @@ def describe(
         console.print(f"{name}: {counts['questions']} questions in {counts['path']}")
         for key, value in counts.items():
             if isinstance(value, dict):
-                table = Table(title=key)
-                table.add_column(key.removeprefix("by_"))
-                table.add_column("count", justify="right")
-                for label, count in value.items():
-                    table.add_row(str(label), str(count))
-                console.print(table)
+                console.print(_grid(key, [key.removeprefix("by_"), "count"], value.items()))
         return
     if path is not None:
         raise InvalidArgumentError(f"dataset {name!r} is generated; PATH is for tombench and the released sets")
@@ -127,12 +127,9 @@ def describe(
         f"{stats.layouts} layouts, {stats.characters} characters"
     )
     if stats.paper:
-        paper = Table(title="paper (MindPower, supplementary B.1) vs ours (scenarios that need help)")
-        for col, justify in (("", "left"), ("paper", "right"), ("ours", "right")):
-            paper.add_column(col, justify=justify)  # type: ignore[arg-type]
-        for r in stats.paper:
-            paper.add_row(r["row"], "not stated" if r["paper"] is None else str(r["paper"]), str(r["ours"]))
-        console.print(paper)
+        title = "paper (MindPower, supplementary B.1) vs ours (scenarios that need help)"
+        rows = ([r["row"], "not stated" if r["paper"] is None else r["paper"], r["ours"]] for r in stats.paper)
+        console.print(_grid(title, ["", "paper", "ours"], rows))
     by_split = stats.by_split
     console.print(_table("task type", stats.task_type, by_split, "task_type"))
     console.print(_table("subtype", stats.subtype, by_split, "subtype"))

@@ -19,12 +19,13 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar, get_type_hints
 
 import typer
 
+from mindloop.console import err_console
 from mindloop.errors import InvalidArgumentError
 
 if TYPE_CHECKING:
     from mindloop.models.base import ModelOptions
 
-__all__ = ["Cache", "Executor", "RunOptions", "with_run_options", "write_output"]
+__all__ = ["Cache", "Executor", "RunOptions", "exit_for", "with_run_options", "write_output"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -219,12 +220,28 @@ def write_output(folder: Path | None, run_ids: list[str], *, suite: dict[str, An
         return
     from mindloop.bench.results import write_results
     from mindloop.bench.store import RunStore
-    from mindloop.console import err_console
     from mindloop.paths import runs_path
 
     with RunStore(runs_path(create=False), readonly=True) as store:
         results, samples = write_results(folder, store, run_ids, suite=suite)
     err_console().print(f"wrote {results} and {samples}", markup=False, soft_wrap=True)
+
+
+def exit_for(bugs: int, what: str, tracebacks: str, ended: bool) -> None:
+    """Exit 2 when a sample of ``what`` (a run, a suite) hit a bug (said on stderr, with where its ``tracebacks``
+    are), 1 when it ``ended`` early: interrupted or stopped by the circuit breaker (the why and the --resume line
+    are on stderr already); return (exit 0) otherwise."""
+    if bugs:  # a defect, not a model failure: the metrics cannot be trusted (exit 2, internal error)
+        err_console().print(
+            f"mindloop: internal error: {bugs} sample(s) of {what} raised an exception that is not a MindloopError "
+            f"(a bug); their tracebacks are in{tracebacks}",
+            style="red",
+            markup=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(2)
+    if ended:
+        raise typer.Exit(1)
 
 
 def _shared_parameters() -> list[inspect.Parameter]:

@@ -13,9 +13,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from mindloop.cli.run_options import RunOptions, with_run_options, write_output
-from mindloop.console import Column, JsonFlag, emit, err_console, fit_table, out_console
-from mindloop.errors import MindloopError
+from mindloop.cli.run_options import RunOptions, exit_for, with_run_options, write_output
+from mindloop.console import Column, JsonFlag, emit, err_console, fit_table, out_console, writing
 
 if TYPE_CHECKING:
     from mindloop.bench.suite import SuiteResult
@@ -111,28 +110,15 @@ def suite_run(
         print(json.dumps(result.to_json()))
     else:
         _print_result(result)
-    _exit_for(result)
-
-
-def _exit_for(result: SuiteResult) -> None:
-    """Exit 2 when a sample hit a bug (said on stderr), 1 when the suite was interrupted or stopped."""
-    if result.n_bugs:
-        err_console().print(
-            f"mindloop: internal error: {result.n_bugs} sample(s) of suite {result.suite_id} raised an exception that "
-            "is not a MindloopError (a bug); their tracebacks are in each run's report",
-            style="red",
-            markup=False,
-            soft_wrap=True,
-        )
-        raise typer.Exit(2)
-    if result.interrupted or result.stopped:
-        raise typer.Exit(1)
+    exit_for(
+        result.n_bugs, f"suite {result.suite_id}", " each run's report", bool(result.interrupted or result.stopped)
+    )
 
 
 def _print_result(result: SuiteResult) -> None:
     """One row per run (samples, failures, the headline metric, seconds, calls, tokens) and the totals, on stdout."""
     from mindloop.bench.headline import headline_of, headline_value
-    from mindloop.bench.registry import get_benchmark
+    from mindloop.bench.registry import installed_benchmark
     from mindloop.bench.suite import token_sum
     from mindloop.cli.numbers import kind_of, number
 
@@ -153,10 +139,7 @@ def _print_result(result: SuiteResult) -> None:
     for s in result.summaries:
         head = headline_of(s.benchmark, s.metrics)
         value = headline_value(head, s.metrics)
-        try:
-            bench = get_benchmark(s.benchmark)
-        except MindloopError:
-            bench = None
+        bench = installed_benchmark(s.benchmark)
         shown = "–" if head is None else f"{head.metric} {number(value, kind_of(bench, head.metric, value))}"
         rows.append(
             [
@@ -174,12 +157,8 @@ def _print_result(result: SuiteResult) -> None:
         )
     tokens = token_sum([s.tokens for s in result.summaries])
     console = out_console()
-    table, dropped = fit_table(
-        columns,
-        rows,
-        console.width,
-        title=f"suite {result.suite_id} · {', '.join(m or 'symbolic agents' for m in result.models)} · {result.preset}",
-    )
+    title = f"suite {result.suite_id} · {', '.join(m or 'symbolic agents' for m in result.models)} · {result.preset}"
+    table, dropped = fit_table(columns, rows, console.width, title=title)
     console.print(table)
     planned = len(result.benchmarks) * max(1, len(result.models))
     console.print(
@@ -283,12 +262,7 @@ def suite_report_command(
             emit(json.dumps(suite_report(store, suite_id)) + "\n", where)
             return
         target = output_file(out, f"{suite_id}.html")
-        try:
+        with writing("the suite report", target):
             path, written = write_suite_report(store, suite_id, target, run_reports=run_reports)
-        except OSError as exc:
-            raise MindloopError(
-                f"cannot write the suite report to {target} ({exc.strerror or exc}): choose a writable file or "
-                "folder with -o"
-            ) from None
     beside = f" and {len(written)} run report(s) beside it" if written else ""
     err_console().print(f"wrote {path}{beside}")

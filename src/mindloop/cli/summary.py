@@ -136,18 +136,11 @@ def duplicate_groupings(
                 continue
             if shown is not None and grouping.key not in shown:
                 continue
-            first: dict[str, int] = {}
-            blocks: list[int | None] = []
-            for r in records:
-                label = grouping.label(r.sample)
-                blocks.append(None if label is None else first.setdefault(label, len(first)))
-            shape = tuple(blocks)
-            if len(first) < 2:
-                continue
-            if shape in seen:
-                same[grouping.key] = seen[shape]
-            else:
-                seen[shape] = grouping.key
+            first: dict[str, int] = {}  # each label's row, numbered in the order the records meet them
+            labels = (grouping.label(r.sample) for r in records)
+            shape = tuple(None if label is None else first.setdefault(label, len(first)) for label in labels)
+            if len(first) >= 2 and (kept := seen.setdefault(shape, grouping.key)) != grouping.key:
+                same[grouping.key] = kept
     return same
 
 
@@ -284,21 +277,16 @@ def print_summary(
     """The run's summary on stdout (``console``): headline, the breakdown table, the other numbers, the counts.
     Lines of words wrap between words at the console's width; table cells never wrap."""
     from mindloop.bench.headline import headline_of
-    from mindloop.bench.registry import get_benchmark
-    from mindloop.errors import MindloopError
+    from mindloop.bench.registry import installed_benchmark
 
     console = console or out_console()
-    try:
-        bench: Benchmark | None = get_benchmark(summary.benchmark)
-    except MindloopError:
-        bench = None
+    bench = installed_benchmark(summary.benchmark)
     head = headline_of(bench or summary.benchmark, summary.metrics)
     headline = None if head is None else head.metric
     console.print(_title(summary), style="bold", markup=False, soft_wrap=True)  # one line, whatever its width
     line = headline_line(summary, bench)
     _say(console, line or "no headline metric")
-    decided = decided_line(summary, bench)
-    if decided:
+    if decided := decided_line(summary, bench):
         _say(console, decided)
     lay = layout(summary.metrics, headline, same_as, summary.n_completed)
     bounds = summary.intervals.get("metrics", {})
@@ -321,8 +309,7 @@ def print_summary(
     if lay.other:
         shown = " · ".join(f"{k} {number(v, kind_of(bench, k, v))}" for k, v in lay.other)
         _say(console, f"also: {shown}")
-    short = [(k, v) for k, v in lay.settings if " " not in v]
-    if short:
+    if short := [(k, v) for k, v in lay.settings if " " not in v]:
         _say(console, "settings: " + " · ".join(f"{k} {v}" for k, v in short))
     for key, text in lay.settings:
         if " " in text:

@@ -419,13 +419,8 @@ class RecordingModel:
         text, replaced = storable_text(reply.text) if isinstance(reply.text, str) else (str(reply.text), 0)
         if replaced:  # a backend that did not clean its text at its boundary: cleaned here, before anything stores it
             reply = replace(reply, text=text, replaced=reply.replaced + replaced)
-        record.text = reply.text
-        record.replaced = reply.replaced
-        record.finish_reason = reply.finish_reason
-        record.prompt_tokens = reply.prompt_tokens
-        record.completion_tokens = reply.completion_tokens
-        record.latency_s = reply.latency_s
-        record.cached = reply.cached
+        for name in ("text", "replaced", "finish_reason", "prompt_tokens", "completion_tokens", "latency_s", "cached"):
+            setattr(record, name, getattr(reply, name))
         return reply, record
 
     async def aclose(self) -> None:

@@ -132,14 +132,14 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if self._refused(fake):
             return
-        fake._count_request()
+        fake._add("requests")
         fake._enter()
         try:
             with fake._slot() as turn:
                 if not turn:  # stopping while queued
                     self.close_connection = True
                 elif fake.slots is not None and _client_gone(self.connection):
-                    fake._count_abandoned()  # nobody to answer: dropped unserved, as llama-cpp-python does
+                    fake._add("abandoned")  # nobody to answer: dropped unserved, as llama-cpp-python does
                     self.close_connection = True
                 else:
                     self._chat(fake, raw)
@@ -219,7 +219,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"%x\r\n%s\r\n" % (len(head), head))
             while not fake._stopping.is_set():
                 self.wfile.write(frame)
-                fake._count_endless(len(chunk))
+                fake._add("endless_bytes", len(chunk))
         except OSError:  # the client went away: what a client that cuts a reply off does
             return
 
@@ -399,9 +399,10 @@ class FakeChatServer:
             return tuple(self._faults)
 
     # -- bookkeeping used by the handler ----------------------------------------------------------------------
-    def _count_request(self) -> None:
+    def _add(self, counter: str, n: int = 1) -> None:
+        """Add ``n`` to the counter attribute named ``counter`` (``requests``, ``abandoned``, ``endless_bytes``)."""
         with self._lock:
-            self.requests += 1
+            setattr(self, counter, getattr(self, counter) + n)
 
     def _next_fault(self, body: dict[str, Any], headers: dict[str, str]) -> str:
         with self._lock:
@@ -454,14 +455,6 @@ class FakeChatServer:
     def _count_get(self, path: str) -> None:
         with self._lock:
             self.gets.append(path)
-
-    def _count_endless(self, n: int) -> None:
-        with self._lock:
-            self.endless_bytes += n
-
-    def _count_abandoned(self) -> None:
-        with self._lock:
-            self.abandoned += 1
 
     def _get_route(self, path: str) -> Any:
         """The JSON a GET of ``path`` answers, or ``None`` (404)."""

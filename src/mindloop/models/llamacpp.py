@@ -113,13 +113,10 @@ class LlamaCppChatModel:
         if "chat_format" in extra:
             _check_chat_format(llama_cpp, extra["chat_format"])
         kwargs: dict[str, Any] = {k: extra[k] for k in _PASSED_THROUGH if extra.get(k) is not None}
+        n_ctx, seed = int(extra.get("n_ctx", 4096)), int(extra.get("seed", 0))
         try:
             self._llm: Any = llama_cpp.Llama(
-                model_path=str(model_file),
-                n_ctx=int(extra.get("n_ctx", 4096)),
-                seed=int(extra.get("seed", 0)),
-                verbose=False,
-                **kwargs,
+                model_path=str(model_file), n_ctx=n_ctx, seed=seed, verbose=False, **kwargs
             )
         except (ValueError, RuntimeError, OSError) as exc:
             raise ModelError(f"cannot load GGUF model {str(model_file)!r}: {exc}", model=self.name) from exc
@@ -128,8 +125,8 @@ class LlamaCppChatModel:
             "backend": "llamacpp",
             "model_file": str(model_file.resolve()),
             "model_size": model_file.stat().st_size,
-            "n_ctx": int(extra.get("n_ctx", 4096)),
-            "seed": int(extra.get("seed", 0)),
+            "n_ctx": n_ctx,
+            "seed": seed,
             "chat_format": extra.get("chat_format"),
             "sampling": SERVER_SAMPLING,
         }

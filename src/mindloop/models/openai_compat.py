@@ -231,32 +231,23 @@ def _server_message(response: httpx.Response) -> str:
 
 def _check_usage(usage: Any, url: str) -> None:
     """Refuse a ``usage`` that is not an object of whole, possible token counts, naming the field."""
+
+    def malformed(why: str) -> _AttemptError:
+        return _AttemptError(f"malformed usage from {url}: {why}", retry=False, kind=ModelResponseError)
+
     if usage is None:
         return
     if not isinstance(usage, Mapping):
-        raise _AttemptError(
-            f"malformed usage from {url}: usage is {type(usage).__name__}, not an object",
-            retry=False,
-            kind=ModelResponseError,
-        )
+        raise malformed(f"usage is {type(usage).__name__}, not an object")
     for name in ("prompt_tokens", "completion_tokens", "total_tokens"):
         value = usage.get(name)
         if value is None:
             continue
-        whole = isinstance(value, int) and not isinstance(value, bool)
-        if not whole:
+        if not isinstance(value, int) or isinstance(value, bool):
             shown = f"{value!r:.40}" if isinstance(value, str | int | float) else type(value).__name__
-            raise _AttemptError(
-                f"malformed usage from {url}: usage.{name} is {shown}, not a whole number",
-                retry=False,
-                kind=ModelResponseError,
-            )
+            raise malformed(f"usage.{name} is {shown}, not a whole number")
         if not 0 <= value <= MAX_TOKENS_PER_CALL:
-            raise _AttemptError(
-                f"malformed usage from {url}: usage.{name} is {value}, not a possible token count",
-                retry=False,
-                kind=ModelResponseError,
-            )
+            raise malformed(f"usage.{name} is {value}, not a possible token count")
 
 
 def _completion_data(response: httpx.Response, url: str) -> dict[str, Any]:
@@ -337,16 +328,7 @@ class OpenAIChatModel:
     def __init__(self, name: str, options: ModelOptions, *, sleep: Sleep | None = None) -> None:
         if not name:
             raise InvalidArgumentError("openai model name is empty; use openai/NAME, e.g. openai/gpt-4o-mini")
-        if options.concurrency < 1:
-            raise InvalidArgumentError(f"concurrency must be at least 1, got {options.concurrency}")
-        if options.timeout_s <= 0:
-            raise InvalidArgumentError(f"timeout_s must be positive, got {options.timeout_s}")
-        if options.max_retries < 0:
-            raise InvalidArgumentError(f"max_retries must be 0 or more, got {options.max_retries}")
-        if options.backoff_s < 0 or options.max_backoff_s < 0:
-            raise InvalidArgumentError(
-                f"backoff_s and max_backoff_s must be 0 or more, got {options.backoff_s} and {options.max_backoff_s}"
-            )
+        # concurrency, timeout_s, max_retries and the backoffs were checked when the ModelOptions was built
         self.model_id = name
         self.options = options
         base = options.base_url or os.environ.get("OPENAI_BASE_URL", "").strip() or DEFAULT_BASE_URL
@@ -387,6 +369,10 @@ class OpenAIChatModel:
     def __repr__(self) -> str:
         return f"OpenAIChatModel({self.model_id!r}, base_url={self.base_url!r})"
 
+    def _headers(self) -> dict[str, str]:
+        """Every request's headers: JSON, and the API key when there is one."""
+        return {"Content-Type": "application/json"} | ({"Authorization": f"Bearer {self._key}"} if self._key else {})
+
     def _bind(self) -> InFlightLimit:
         """The clients and in-flight limit of the running loop, built anew when the loop changed.
 
@@ -398,9 +384,7 @@ class OpenAIChatModel:
         loop = asyncio.get_running_loop()
         if self._loop is not loop or not self._clients or self._limit is None:
             # Clients from a finished loop cannot be closed from this one; dropping them releases their sockets.
-            headers = {"Content-Type": "application/json"}
-            if self._key:
-                headers["Authorization"] = f"Bearer {self._key}"
+            headers = self._headers()
             k = self.options.concurrency
             shards = -(-k // _CONNECTIONS_PER_CLIENT)
             self._clients = [
@@ -567,9 +551,7 @@ class OpenAIChatModel:
         :data:`PREFLIGHT_S` seconds in all. A server that connects but is too busy to answer ``/models`` in time (a
         one-slot server in the middle of a completion) passes when it serves its ``/openapi.json``.
         """
-        headers = {"Content-Type": "application/json"}
-        if self._key:
-            headers["Authorization"] = f"Bearer {self._key}"
+        headers = self._headers()
         # One deadline for the whole check, so a wrong --base-url costs the seconds it says. A server that accepted
         # the connection but does not answer /models may be busy: llama-cpp-python's server answers /models only
         # between completions, yet serves its /openapi.json at once; a server that answers that is up, and the run
@@ -622,12 +604,9 @@ class OpenAIChatModel:
                 f"${self.options.api_key_env} or name another variable with --api-key-env",
                 model=self.name,
             )
-        if status >= 500:
-            raise ModelUnavailableError(
-                f"pre-flight: HTTP {status} from {url}: {self._said(response)}", model=self.name
-            )
         if not 200 <= status < 300 and status not in _RETRY_STATUS:
-            raise ModelError(f"pre-flight: HTTP {status} from {url}: {self._said(response)}", model=self.name)
+            kind = ModelUnavailableError if status >= 500 else ModelError
+            raise kind(f"pre-flight: HTTP {status} from {url}: {self._said(response)}", model=self.name)
 
     async def aclose(self) -> None:
         """Close the HTTP clients (their connections) if they belong to the running loop."""

@@ -26,9 +26,9 @@ processes (pickling it pickles just the name and options).
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import json
+import pkgutil
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -170,14 +170,12 @@ def load_reply_file(path: Path) -> ScriptFn:
 def _import_callable(target: str) -> Callable[..., Any]:
     module_name, _, attr = target.partition(":")
     try:
-        obj: Any = importlib.import_module(module_name)
+        obj: Any = pkgutil.resolve_name(target)
     except ImportError as exc:
         message = f"scripted reply function {target!r}: cannot import {module_name!r} ({exc})"
         raise InvalidArgumentError(message) from exc
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise InvalidArgumentError(f"scripted reply function {target!r}: {module_name!r} has no {attr!r}")
-        obj = getattr(obj, part)
+    except AttributeError:
+        raise InvalidArgumentError(f"scripted reply function {target!r}: {module_name!r} has no {attr!r}") from None
     if not callable(obj):
         raise InvalidArgumentError(f"scripted reply function {target!r} is not callable")
     return obj  # type: ignore[no-any-return]

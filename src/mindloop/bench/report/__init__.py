@@ -33,11 +33,13 @@ from typing import Any, TypeGuard
 
 from mindloop._version import __version__
 from mindloop.bench.api import Benchmark, SampleRecord
-from mindloop.bench.headline import Headline, ReferenceMark, headline_of, reference_marks
+from mindloop.bench.headline import Headline, ReferenceMark, headline_of, mark_text, reference_marks
 from mindloop.bench.records import answer_of, question_of
 from mindloop.bench.registry import get_benchmark
 from mindloop.bench.report.plots import (
     SCORE_TABLE,
+    _is_table,
+    _title,
     fmt_number,
     headline_plot,
     main_metric,
@@ -168,11 +170,8 @@ def _summary(
     if stored is not None:
         how = "as the run reported them" if stored.get("computed_by") == "run" else "computed after the run"
         return stored["metrics"], tokens, stored["intervals"], f"Metrics {how}, by mindloop {stored.get('version')}."
-    try:
-        bench = get_benchmark(info.benchmark)
-    except RegistryError:
-        pass
-    else:
+    bench = _registered(info.benchmark)
+    if bench is not None:
         metrics = benchmark_metrics(bench, finished)
         return metrics, tokens, metric_intervals(bench, finished, metrics), ""
     generic: dict[str, Any] = mean_scores(finished)
@@ -228,13 +227,7 @@ def marks_text(marks: Sequence[ReferenceMark], fmt: Any = None, scale: float = 1
     """``chance 0.250 · best trivial 0.400 [never] · oracle 1.000``: the marks in words (each value times
     ``scale``, by ``fmt``, default :func:`~mindloop.bench.report.plots.fmt_number`; ``–`` for none)."""
     show = fmt or fmt_number
-    parts = []
-    for mark in marks:
-        value = "–" if mark.value is None else show(float(mark.value) * scale)
-        tags = [mark.name] if mark.label == "best trivial" else []
-        tags += ["optimistic"] if mark.optimistic else []
-        parts.append(f"{mark.label} {value}" + (f" [{', '.join(tags)}]" if tags else ""))
-    return " · ".join(parts)
+    return " · ".join(mark_text(mark, lambda value: show(float(value) * scale)) for mark in marks)
 
 
 def _registered(name: str) -> Benchmark | None:
@@ -559,10 +552,6 @@ def _run_panels(info: RunInfo, tokens: Mapping[str, Any]) -> list[_Panel]:
     ]
 
 
-def _is_table(value: Any) -> bool:
-    return isinstance(value, Mapping) and bool(value) and all(isinstance(v, Mapping) for v in value.values())
-
-
 def _metric_panels(
     metrics: Mapping[str, Any],
     groups: set[str],
@@ -634,10 +623,6 @@ def _breakdown(
         wide=len(columns) >= WIDE_COLUMNS,
         note=note,
     )
-
-
-def _title(name: str) -> str:
-    return name.replace("_", " ")
 
 
 _VOLATILE = re.compile(r"'[^']*'|\"[^\"]*\"|\([^)]*\)|\[[^\]]*\]|\d+(?:\.\d+)?")

@@ -100,15 +100,8 @@ def _summary_fields(summary: Mapping[str, Any] | None, counts: list[int], model:
     interval = _interval(summary, metric)
     policies = (summary.get("definitions") or {}).get("references") or []
     values = summary.get("references") or {}
-    marks = _marks(
-        json.dumps(
-            [
-                {str(k): number(v) for k, v in values.items()} if isinstance(values, Mapping) else {},
-                [p for p in policies if isinstance(p, Mapping)],
-                hib,
-            ]
-        )
-    )
+    values = {str(k): number(v) for k, v in values.items()} if isinstance(values, Mapping) else {}
+    marks = _marks(json.dumps([values, [p for p in policies if isinstance(p, Mapping)], hib]))
     out |= {"metric": metric, "hib": hib, "value": value, "text": _text(value)}
     if interval is not None:
         out |= {"low": interval[0], "high": interval[1], "ci": f"[{_text(interval[0])}, {_text(interval[1])}]"}
@@ -326,10 +319,7 @@ def _ranked(members: Sequence[Mapping[str, Any]], keys: Mapping[str, RunKey | No
                 "team": team,
                 "agent": best["agent"],
                 "model": model,
-                "value": best["value"],
-                "low": best["low"],
-                "high": best["high"],
-                "n": best["n"],
+                **{field: best[field] for field in ("value", "low", "high", "n")},
                 "runs": [r["id"] for r in group],
                 **({"unranked": best["unranked"]} if best.get("unranked") else {}),
             }

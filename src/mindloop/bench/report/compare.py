@@ -110,8 +110,7 @@ def _metric_tables(bc: BenchmarkComparison) -> list[_MetricTable]:
     """Rows of every float metric any run has, top-level ones first, then one table per breakdown."""
     paths: dict[MetricPath, None] = {}
     for side in bc.runs:
-        for path in numeric_leaves(side.metrics):
-            paths.setdefault(path, None)
+        paths.update(dict.fromkeys(numeric_leaves(side.metrics)))
     head = bc.headline.metric if bc.headline else None
     diffs = [d.to_json()["metrics"] for d in bc.differences]
     tables: dict[str, list[_MetricRow]] = {}
@@ -174,13 +173,13 @@ def _cards(bc: BenchmarkComparison) -> list[dict[str, str]]:
         d = diff.metrics.get((metric,))
         value = f"{_fmt(base)} → {_fmt(side.metrics.get(metric))}"
         label = f"{bc.benchmark} · {metric} · {side.label}"
-        refs = _refs(side, bc)
-        if d is None:
-            out.append({"label": label, "value": value, "line": "no paired difference", "tone": "", "refs": refs})
-            continue
-        tone = _tone(d.to_json(), bc.headline.higher_is_better)
-        line = f"Δ {_signed(d.diff)} [{_signed(d.low)}, {_signed(d.high)}] · {_p(d.p)}"
-        out.append({"label": label, "value": value, "line": line, "tone": tone, "refs": refs})
+        tone = "" if d is None else _tone(d.to_json(), bc.headline.higher_is_better)
+        line = (
+            "no paired difference"
+            if d is None
+            else f"Δ {_signed(d.diff)} [{_signed(d.low)}, {_signed(d.high)}] · {_p(d.p)}"
+        )
+        out.append({"label": label, "value": value, "line": line, "tone": tone, "refs": _refs(side, bc)})
     return out
 
 
@@ -214,20 +213,19 @@ def _tests(diffs: Sequence[Difference]) -> list[dict[str, str]]:
 
 def _blob(bc: BenchmarkComparison) -> Markup:
     """The disagreements as JSON safe inside ``<script type="application/json">``."""
-    rows = []
-    for d in bc.disagreements:
-        rows.append(
-            {
-                "id": d.sample_id,
-                "g": d.group,
-                "q": _text(d.question),
-                "gold": _text(d.gold),
-                "st": d.statuses,
-                "ans": [_text(a) for a in d.answers],
-                "sc": [_finite(s) for s in d.scores],
-                "err": [_text(e) for e in d.errors],
-            }
-        )
+    rows = [
+        {
+            "id": d.sample_id,
+            "g": d.group,
+            "q": _text(d.question),
+            "gold": _text(d.gold),
+            "st": d.statuses,
+            "ans": [_text(a) for a in d.answers],
+            "sc": [_finite(s) for s in d.scores],
+            "err": [_text(e) for e in d.errors],
+        }
+        for d in bc.disagreements
+    ]
     body = {
         "runs": [s.info.run_id for s in bc.runs],
         "key": bc.key_score,

@@ -261,9 +261,8 @@ def breakdown_plot(
         _bars(ax, [k for k, _ in rows], [v for _, v in rows], notes, BLUE)
         ref = overall.get(metric)
         if _number(ref):
-            ax.axvline(
-                float(ref), color=INK, linestyle="--", linewidth=1, zorder=3, label=f"all: {fmt_number(float(ref))}"
-            )
+            label = f"all: {fmt_number(float(ref))}"
+            ax.axvline(float(ref), color=INK, linestyle="--", linewidth=1, zorder=3, label=label)
         drawn = _reference_lines(ax, marks) if metric == headline else {}
         if _number(ref) or drawn:
             ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), fontsize=8, ncols=min(4, 1 + len(drawn)))
@@ -273,12 +272,8 @@ def breakdown_plot(
     caption = f"From the benchmark's summary table “{name}”; n is the samples in each row."
     if drawn:
         caption += " Coloured lines: the run's reference policies on the whole run (no model needed)."
-    return Plot(
-        title,
-        caption,
-        _encode(fig),
-        data=_data(name, {metric: {k: row.get(metric) for k, row in picked}}, drawn),
-    )
+    data = _data(name, {metric: {k: row.get(metric) for k, row in picked}}, drawn)
+    return Plot(title, caption, _encode(fig), data=data)
 
 
 MARK_COLORS = {"chance": GREY, "best trivial": ORANGE, "oracle": GREEN}
@@ -294,15 +289,8 @@ def _reference_lines(ax: Axes, marks: Sequence[ReferenceMark]) -> dict[str, floa
             continue
         value = float(mark.value)
         color = MARK_COLORS.get(mark.label, PURPLE)
-        name = f" [{mark.name}]" if mark.label == "best trivial" else ""
-        ax.axvline(
-            value,
-            color=color,
-            linewidth=1.6,
-            linestyle="-.",
-            zorder=3.5,
-            label=f"{mark.label}{name}: {fmt_number(value)}",
-        )
+        label = mark.label + (f" [{mark.name}]" if mark.label == "best trivial" else "") + f": {fmt_number(value)}"
+        ax.axvline(value, color=color, linewidth=1.6, linestyle="-.", zorder=3.5, label=label)
         low, high = ax.get_xlim()
         if value > high:
             ax.set_xlim(low, value * 1.05)
@@ -329,16 +317,8 @@ def headline_plot(
         shown = value if value is not None and math.isfinite(value) else math.nan
         _bars(ax, [metric], [shown], [""], BLUE)
         if interval is not None and value is not None:
-            ax.errorbar(
-                [value],
-                [0],
-                xerr=[[max(0.0, value - interval[0])], [max(0.0, interval[1] - value)]],
-                fmt="none",
-                ecolor=INK,
-                elinewidth=1,
-                capsize=4,
-                zorder=5,
-            )
+            xerr = [[max(0.0, value - interval[0])], [max(0.0, interval[1] - value)]]
+            ax.errorbar([value], [0], xerr=xerr, fmt="none", ecolor=INK, elinewidth=1, capsize=4, zorder=5)
         top = max([v for v in (value, *(interval or ())) if v is not None and math.isfinite(v)] + [v for _, v in refs])
         low, high = ax.get_xlim()
         if top > high:
@@ -589,19 +569,20 @@ def seconds_plot(records: Sequence[SampleRecord]) -> Plot | None:
     secs = [r.seconds for r in records if r.status != "pending"]
     if not secs:
         return None
-    ms = max(secs) < 1.0
-    unit = "ms" if ms else "s"
+    shown, unit = _in_unit(secs)
     with _style():
         fig = _figure(6.4, 2.9)
         ax = fig.add_subplot()
-        stats = _hist(ax, [s * 1000 if ms else s for s in secs], BLUE, unit)
+        stats = _hist(ax, shown, BLUE, unit)
         ax.set_xlabel(f"{unit} per sample   ({stats})")
-    return Plot(
-        "Time per sample",
-        f"Wall-clock time of each of the {len(secs)} finished samples; solid line the median, dotted the 95th "
-        "percentile.",
-        _encode(fig),
-    )
+    what = f"Wall-clock time of each of the {len(secs)} finished samples; solid line the median, dotted the 95th"
+    return Plot("Time per sample", f"{what} percentile.", _encode(fig))
+
+
+def _in_unit(seconds: Sequence[float]) -> tuple[list[float], str]:
+    """``seconds`` in milliseconds when every one is under 1 s, else as they are, and the unit."""
+    ms = max(seconds) < 1.0
+    return [s * 1000 if ms else s for s in seconds], "ms" if ms else "s"
 
 
 def model_call_plot(records: Sequence[SampleRecord]) -> Plot | None:
@@ -609,10 +590,7 @@ def model_call_plot(records: Sequence[SampleRecord]) -> Plot | None:
     calls = [c for r in records for c in r.calls]
     if not calls:
         return None
-    latency = [float(c.get("latency_s") or 0.0) for c in calls]
-    ms = max(latency) < 1.0
-    latency = [x * 1000 for x in latency] if ms else latency
-    unit = "ms" if ms else "s"
+    latency, unit = _in_unit([float(c.get("latency_s") or 0.0) for c in calls])
     prompt = [float(c.get("prompt_tokens") or 0) for c in calls]
     completion = [float(c.get("completion_tokens") or 0) for c in calls]
     cached = sum(bool(c.get("cached")) for c in calls)
@@ -627,12 +605,8 @@ def model_call_plot(records: Sequence[SampleRecord]) -> Plot | None:
             stats = _hist(ax, values, color, what)
             ax.set_title(title, loc="left")
             ax.set_xlabel(f"{label}\n{stats}")
-    return Plot(
-        "Model calls",
-        f"{len(calls)} calls ({cached} answered from the cache); latency as the client measured it.",
-        _encode(fig),
-        wide=True,
-    )
+    caption = f"{len(calls)} calls ({cached} answered from the cache); latency as the client measured it."
+    return Plot("Model calls", caption, _encode(fig), wide=True)
 
 
 def report_plots(

@@ -15,12 +15,13 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from functools import partial
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
 from mindloop.bench.declaration import PRESET_NAMES, Column, PaperTable
 from mindloop.bench.headline import ReferenceMark, headline_of, headline_value, reference_marks
-from mindloop.bench.registry import BENCHMARKS, get_benchmark
+from mindloop.bench.registry import BENCHMARKS, get_benchmark, installed_benchmark
 from mindloop.bench.report import marks_text, write_report
 from mindloop.bench.report.view import footer, number, render, script_json
 from mindloop.bench.runner import RunSummary, summarize_run
@@ -28,7 +29,6 @@ from mindloop.bench.scoring import definitions
 from mindloop.bench.store import RunStore
 from mindloop.bench.suite import token_sum
 from mindloop.bench.tables import cell_text, dig
-from mindloop.errors import MindloopError
 from mindloop.paths import output_file, write_atomic
 
 __all__ = [
@@ -122,10 +122,8 @@ def run_marks(store: RunStore, summary: RunSummary) -> list[ReferenceMark]:
     stored = store.stored_summary(summary.run_id) or {}
     policies = (stored.get("definitions") or {}).get("references")
     if policies is None:
-        try:
-            policies = definitions(get_benchmark(summary.benchmark))["references"]
-        except MindloopError:
-            policies = []
+        bench = installed_benchmark(summary.benchmark)
+        policies = [] if bench is None else definitions(bench)["references"]
     head = headline_of(summary.benchmark, summary.metrics)
     return reference_marks(summary.references, policies, head.higher_is_better if head else True)
 
@@ -364,13 +362,7 @@ def _mini_plot(
 
 def _groups(columns: Sequence[Mapping[str, Any]]) -> list[tuple[str, int]]:
     """The header's column groups: consecutive columns with the same group, as ``(group, span)``."""
-    spans: list[tuple[str, int]] = []
-    for col in columns:
-        if spans and spans[-1][0] == col["group"]:
-            spans[-1] = (col["group"], spans[-1][1] + 1)
-        else:
-            spans.append((col["group"], 1))
-    return spans
+    return [(group, len(list(same))) for group, same in groupby(columns, key=lambda col: col["group"])]
 
 
 MAX_COLUMNS = 8
@@ -387,12 +379,7 @@ def _parts(columns: Sequence[Mapping[str, Any]], limit: int = MAX_COLUMNS) -> li
     >>> [p["columns"] for p in _parts(cols, 5)]
     [[0, 1, 2], [3, 4, 5, 6], [7, 8, 9]]
     """
-    runs: list[list[int]] = []
-    for j, col in enumerate(columns):
-        if runs and columns[runs[-1][0]]["group"] == col["group"]:
-            runs[-1].append(j)
-        else:
-            runs.append([j])
+    runs = [[j for j, _ in same] for _, same in groupby(enumerate(columns), key=lambda jc: jc[1]["group"])]
     chunks: list[list[int]] = []
     for run in runs:  # a group wider than the limit is cut into pieces of the limit
         chunks.extend(run[k : k + limit] for k in range(0, len(run), limit))
