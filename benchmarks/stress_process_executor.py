@@ -6,7 +6,10 @@ Each trial starts ``mindloop bench run faulty --executor process`` in a subproce
 - ``abort``: a random sample raises a set-up error (DependencyError) while others are running;
 - ``interrupt``: SIGINT or SIGTERM (at random), a random delay after the first sample started;
 - ``breaker``: samples from a random index on find no server, so the circuit breaker opens;
-- ``kill``: SIGKILL of the parent, likewise (no store check: nothing can run its clean-up).
+- ``kill``: SIGKILL of the parent, likewise (no store check: nothing can run its clean-up);
+- ``local``: SIGINT or SIGTERM to a model run of ToMi on the *local* executor, its requests held 50 ms each at a
+  fake OpenAI-compatible server (a signal raised inside httpx's code once left a lock that the run's clean-up waited
+  on for ever).
 
 A trial *hangs* when the run has not exited 60 s after its stop. Each exit is timed from the stop (the signal, or
 the logged moment the failing sample raised or the breaker's last needed failure was reported). After each exit
@@ -32,6 +35,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from mindloop.models.fake_server import FakeChatServer, echo_reply
+
 SUPPORT = Path(__file__).resolve().parents[1] / "tests" / "support"
 PARENT = f"""
 import sys
@@ -41,7 +46,8 @@ BENCHMARKS.register("faulty", "faulty_bench:FaultyBenchmark")
 from mindloop.cli import main
 sys.exit(main(sys.argv[1:]))
 """
-KINDS = ("abort", "interrupt", "breaker", "kill")
+KINDS = ("abort", "interrupt", "breaker", "kill", "local")
+_SERVER: list[FakeChatServer] = []  # the one fake server of the ``local`` trials, started by main
 HANG_S = 60.0
 ORPHAN_S = 10.0
 
@@ -98,6 +104,10 @@ def trial(kind: str, seed: int) -> Trial:
         argv = ["bench", "run", "faulty", "--executor", "process", "--n", str(n), "--concurrency", str(concurrency)]
         for opt in opts:
             argv += ["--opt", opt]
+        if kind == "local":
+            (server,) = _SERVER
+            argv = ["bench", "run", "tomi", "--n", str(n), "--seed", str(seed), "--concurrency", str(concurrency)]
+            extra = ["--agent", "model", "--model", "openai/fake", "--base-url", server.base_url, "--cache", "off"]
         env = dict(os.environ, MINDLOOP_HOME=str(home))
         proc = subprocess.Popen(
             [sys.executable, "-c", PARENT, *argv, *extra],
@@ -108,11 +118,12 @@ def trial(kind: str, seed: int) -> Trial:
             start_new_session=True,  # a hung trial is killed with its whole group
         )
         stop_at: float | None = None
-        if kind in ("interrupt", "kill"):  # at a random moment once the run is under way
+        if kind in ("interrupt", "kill", "local"):  # at a random moment once the run is under way
             deadline = time.monotonic() + HANG_S
-            while not log.exists() and proc.poll() is None and time.monotonic() < deadline:
+            started = (lambda: (home / "runs.sqlite").exists()) if kind == "local" else log.exists
+            while not started() and proc.poll() is None and time.monotonic() < deadline:
                 time.sleep(0.01)
-            time.sleep(rng.uniform(0.0, 2.0))
+            time.sleep(rng.uniform(0.0, 0.8 if kind == "local" else 2.0))
             stop_at = time.time()
             proc.send_signal(signal.SIGKILL if kind == "kill" else rng.choice([signal.SIGINT, signal.SIGTERM]))
         try:
@@ -169,7 +180,8 @@ def main() -> int:
         (kind, args.seed * 1_000_003 + i * len(KINDS) + KINDS.index(kind)) for i in range(args.trials) for kind in kinds
     ]
     started = time.monotonic()
-    with ThreadPoolExecutor(args.parallel) as pool:
+    with FakeChatServer(echo_reply, latency_s=0.05) as server, ThreadPoolExecutor(args.parallel) as pool:
+        _SERVER.append(server)
         results = list(pool.map(lambda job: trial(*job), jobs))
     head = ("stop", "trials", "hangs", "slowest exit", "median exit", "unaccounted", "orphans")
     print(f"{head[0]:<10} {head[1]:>6} {head[2]:>6} {head[3]:>13} {head[4]:>12} {head[5]:>12} {head[6]:>8}")
