@@ -96,26 +96,18 @@ def _accepted(dimension: str) -> tuple[str, ...]:
     return LABEL_SETS[dimension] + RELEASE_EXTRA_LABELS.get(dimension, ())
 
 
-DIMENSION_NAMES: dict[str, str] = {
-    "order": "Order",
-    "truth_status": "Truth Status",
-    "knowledge_access": "Knowledge Access",
-    "representation": "Representation",
-    "content_type": "Content Type",
-    "mental_source": "Mental Source",
-    "context": "Context",
-}
+DIMENSION_NAMES: dict[str, str] = dict(
+    zip(
+        DIMENSIONS,
+        ("Order", "Truth Status", "Knowledge Access", "Representation", "Content Type", "Mental Source", "Context"),
+        strict=True,
+    )
+)
 """Display name of each dimension."""
 
-DIMENSION_SHORT_NAMES: dict[str, str] = {
-    "order": "Order",
-    "truth_status": "Status",
-    "knowledge_access": "Access",
-    "representation": "Repr",
-    "content_type": "CType",
-    "mental_source": "Source",
-    "context": "Context",
-}
+DIMENSION_SHORT_NAMES: dict[str, str] = dict(
+    zip(DIMENSIONS, ("Order", "Status", "Access", "Repr", "CType", "Source", "Context"), strict=True)
+)
 """Column names of Table 3."""
 
 COMPACT_LABELS: dict[str, str] = {
@@ -138,15 +130,9 @@ CATEGORIES: tuple[str, ...] = (
 )
 """The seven ToMBench categories OmniToM retains, in the paper's column order."""
 
-CATEGORY_ABBREVIATIONS: dict[str, str] = {
-    "Ambiguous Story Task": "AST",
-    "False Belief Task": "FBT",
-    "Faux-pas Recognition Test": "FPT",
-    "Hinting Task Test": "HT",
-    "Persuasion Story Task": "PST",
-    "Scalar Implicature Test": "SIT",
-    "Strange Story Task": "SST",
-}
+CATEGORY_ABBREVIATIONS: dict[str, str] = dict(
+    zip(CATEGORIES, ("AST", "FBT", "FPT", "HT", "PST", "SIT", "SST"), strict=True)
+)
 """Table 3 / Table 10 column abbreviations."""
 
 

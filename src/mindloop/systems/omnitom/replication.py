@@ -25,11 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from mindloop._version import __version__
-from mindloop.bench.api import Sample
 from mindloop.bench.store import RunStore, SampleResult
 from mindloop.datafiles import read_text_file
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems.omnitom.alignment import Alignment
+from mindloop.systems.omnitom.benchmarks import STAGE1_ZERO, STAGE2_ZERO, record_sample
 from mindloop.systems.omnitom.metrics import stage1_story_score, stage2_story_score
 from mindloop.systems.omnitom.records import (
     DIMENSIONS,
@@ -43,16 +43,8 @@ from mindloop.systems.omnitom.release import release_label, stage2_labels_by_key
 
 __all__ = ["ImportedRun", "import_replication", "read_replication_csv"]
 
-_LABEL_COLUMNS: dict[str, str] = {
-    "order": "order",
-    "truth_status": "truth-status",
-    "knowledge_access": "knowledge-access",
-    "representation": "representation",
-    "content_type": "content_type",
-    "mental_source": "mental-source",
-    "context": "context",
-}
-"""Each dimension's column in the release's labeling CSV."""
+_LABEL_COLUMNS: dict[str, str] = {d: d if d == "content_type" else d.replace("_", "-") for d in DIMENSIONS}
+"""Each dimension's column in the release's labeling CSV (hyphenated, but ``content_type``)."""
 
 
 @dataclass(frozen=True)
@@ -111,22 +103,15 @@ def _stem(story_id: int) -> str:
     return f"story_{story_id:03d}"
 
 
-def _sample(record: StoryRecord, settings: Mapping[str, Any]) -> Sample:
-    return Sample(
-        id=f"story{record.story_id:05d}",
-        input={"record": record.to_json(), "settings": dict(settings)},
-        group=record.story_category,
-    )
-
-
 def _stage1(folder: Path, record: StoryRecord, index: int) -> SampleResult:
     stem = _stem(record.story_id)
     pred_path = folder / "judge" / "csv" / f"{stem}_predictions.csv"
     gold_path = folder / "judge" / "csv" / f"{stem}_groundtruth.csv"
-    zero = {"precision": 0.0, "recall": 0.0, "f1": 0.0}
     missing = [p.name for p in (pred_path, gold_path) if not p.is_file()]
     if missing:
-        return SampleResult(index, "failed", {"beliefs": []}, zero, f"missing {', '.join(missing)}", [], 0.0)
+        return SampleResult(
+            index, "failed", {"beliefs": []}, dict(STAGE1_ZERO), f"missing {', '.join(missing)}", [], 0.0
+        )
     pred_rows, gold_rows = read_replication_csv(pred_path), read_replication_csv(gold_path)
     for rows, path in ((pred_rows, pred_path), (gold_rows, gold_path)):
         _need(rows, ("Actor", "Belief", "MatchCount"), path)
@@ -164,9 +149,8 @@ def _count(value: str) -> int:
 
 def _stage2(folder: Path, record: StoryRecord, index: int) -> SampleResult:
     path = folder / "labeling" / "csv" / f"{_stem(record.story_id)}_label.csv"
-    zero = {**dict.fromkeys(DIMENSIONS, 0.0), "overall": 0.0}
     if not path.is_file():
-        return SampleResult(index, "failed", {"labels": []}, zero, f"missing {path.name}", [], 0.0)
+        return SampleResult(index, "failed", {"labels": []}, dict(STAGE2_ZERO), f"missing {path.name}", [], 0.0)
     rows = read_replication_csv(path)
     _need(rows, ("actor", "belief", *_LABEL_COLUMNS.values()), path)
     predicted = [
@@ -239,7 +223,7 @@ def import_replication(folder: str | Path, store: RunStore, *, gold: str | Path 
         settings: dict[str, Any] = {"protocol": "release", "imported": True, "source": str(root)}
         if benchmark == "omnitom-stage1":
             settings.update(aligner="judge", judge=str(judge), scorer=f"judge:{judge} (the release's own run)")
-        samples = [_sample(r, settings) for r in chosen]
+        samples = [record_sample(r, settings) for r in chosen]
         config = {"imported_from": str(root), "gold": str(gold_file), "protocol": "release", "manifest": manifest}
         run_id = store.create_run(
             benchmark=benchmark,
