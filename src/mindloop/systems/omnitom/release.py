@@ -66,6 +66,7 @@ __all__ = [
     "parse_labels",
     "release_key",
     "release_label",
+    "release_labels",
     "stage1_messages",
     "stage2_labels_by_key",
     "stage2_messages",
@@ -172,11 +173,13 @@ def release_label(dimension: str, value: object) -> str:
     return lookup.get(key) or lookup.get(key.replace(" ", "")) or text
 
 
-def _labels(values: Mapping[str, str]) -> BeliefLabels:
-    """Release-canonical labels as :class:`BeliefLabels`; a value outside the accepted sets is ``None`` (wrong
-    either way: the release compares it as written, and no gold label is written so)."""
-    kept = {d: v for d, v in values.items() if v in LABEL_SETS[d] or v in RELEASE_EXTRA_LABELS.get(d, ())}
-    return BeliefLabels.partial(**kept)
+def release_labels(cells: Mapping[str, str]) -> BeliefLabels:
+    """Cells (by dimension) canonicalised by :func:`release_label`; a value outside the accepted sets is ``None``
+    (wrong either way: the release compares it as written, and no gold label is written so)."""
+    values = {d: release_label(d, cell) for d, cell in cells.items()}
+    return BeliefLabels.partial(
+        **{d: v for d, v in values.items() if v in LABEL_SETS[d] or v in RELEASE_EXTRA_LABELS.get(d, ())}
+    )
 
 
 # ---- messages ------------------------------------------------------------------------------------------------------
@@ -340,8 +343,8 @@ def parse_labels(text: str) -> list[tuple[str, str, BeliefLabels]]:
             continue
         if len(cells) < 9:
             continue
-        values = {d: release_label(d, cell) for d, cell in zip(DIMENSIONS, cells[2:9], strict=True)}
-        out.append((_space(cells[0]), _space(cells[1]).rstrip("."), _labels(values)))
+        labels = release_labels(dict(zip(DIMENSIONS, cells[2:9], strict=True)))
+        out.append((_space(cells[0]), _space(cells[1]).rstrip("."), labels))
     return out
 
 

@@ -36,10 +36,9 @@ from mindloop.systems.omnitom.records import (
     BeliefLabels,
     BeliefRecord,
     StoryRecord,
-    normalize_label,
     read_records,
 )
-from mindloop.systems.omnitom.release import release_label, stage2_labels_by_key
+from mindloop.systems.omnitom.release import release_labels, stage2_labels_by_key
 
 __all__ = ["ImportedRun", "import_replication", "read_replication_csv"]
 
@@ -154,18 +153,7 @@ def _stage2(folder: Path, record: StoryRecord, index: int) -> SampleResult:
     rows = read_replication_csv(path)
     _need(rows, ("actor", "belief", *_LABEL_COLUMNS.values()), path)
     predicted = [
-        (
-            r["actor"],
-            r["belief"],
-            BeliefLabels.partial(
-                **{
-                    d: label
-                    for d, column in _LABEL_COLUMNS.items()
-                    if (label := release_label(d, r[column])) and _legal(d, label)
-                }
-            ),
-        )
-        for r in rows
+        (r["actor"], r["belief"], release_labels({d: r[column] for d, column in _LABEL_COLUMNS.items()})) for r in rows
     ]
     labels = stage2_labels_by_key(predicted, record.beliefs)
     score = stage2_story_score(labels, record.beliefs, story_id=record.story_id, category=record.story_category)
@@ -174,10 +162,6 @@ def _stage2(folder: Path, record: StoryRecord, index: int) -> SampleResult:
     if not rows:
         return SampleResult(index, "failed", output, scores, "no rows in the labelling (scored 0)", [], 0.0)
     return SampleResult(index, "done", output, scores, None, [], 0.0)
-
-
-def _legal(dimension: str, label: str) -> bool:
-    return normalize_label(dimension, label) == label
 
 
 def import_replication(folder: str | Path, store: RunStore, *, gold: str | Path | None = None) -> list[ImportedRun]:

@@ -25,7 +25,7 @@ One audit per format, each independent of the belief tracker:
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -288,80 +288,63 @@ def audit_file(path: str | Path, fmt: str, *, split: str = "normal") -> LabelAud
 def describe_release(fmt: str, path: str | Path) -> dict[str, Any]:
     """Counts of a released file (``mindloop data describe FORMAT PATH``): questions in all, per file and per type
     (OpenToM: per split too, and its stories); read by the same loaders as ``bench run``."""
-    from collections import Counter
 
     p = Path(path)
     if not p.exists():
         raise InvalidArgumentError(f"{str(path)!r}: no such file or folder")
-    by_file: Counter[str] = Counter()
-    by_type: Counter[str] = Counter()
+    items: Sequence[Any]
+    by_file: Counter[str] | None = None  # one file: its name and every question
     extra: dict[str, Any] = {}
     if fmt == "opentom":
         from mindloop.systems.tom.opentom import read_opentom
 
-        questions = read_opentom(p, split="all")
-        for q in questions:
-            by_file[f"{q.file} ({q.story.split})"] += 1
-            by_type[q.qtype] += 1
+        items = read_opentom(p, split="all")
+        by_file = Counter(f"{q.file} ({q.story.split})" for q in items)
+        by_type = Counter(q.qtype for q in items)
         extra = {
-            "by_split": dict(Counter(q.story.split for q in questions)),
-            "stories": dict(Counter(s for s, _ in {(q.story.split, q.story.id) for q in questions})),
+            "by_split": dict(Counter(q.story.split for q in items)),
+            "stories": dict(Counter(s for s, _ in {(q.story.split, q.story.id) for q in items})),
         }
-        total = len(questions)
     elif fmt == "bigtom":
         from mindloop.systems.tom.bigtom import bigtom_items, read_bigtom
 
         rows = read_bigtom(p)
         items = bigtom_items(rows)
-        by_file[p.name] = len(items)
-        by_type.update(f"{i.variable}/{i.condition}" for i in items)
+        by_type = Counter(f"{i.variable}/{i.condition}" for i in items)
         extra = {
             "lines": len(rows),
             "by_initial_belief": dict(Counter(i.initial_belief for i in items)),
             # the files the release's generate_conditions.py writes from it, one per condition
             "by_release_file": dict(Counter(i.file for i in items)),
         }
-        total = len(items)
     elif fmt == "mmtom-qa":
         from mindloop.systems.tom.mmtomqa import read_mmtom
 
-        mm = read_mmtom(p)
-        by_file[p.name] = len(mm)
-        by_type.update(i.qtype for i in mm)
-        total = len(mm)
+        items = read_mmtom(p)
+        by_type = Counter(i.qtype for i in items)
     elif fmt == "fantom":
         from mindloop.systems.tom.fantom import fantom_questions, read_fantom
 
         sets = read_fantom(p)
-        fq = fantom_questions(sets)
-        by_file[p.name] = len(fq)
-        by_type.update(q.kind for q in fq)
+        items = fantom_questions(sets)
+        by_type = Counter(q.kind for q in items)
         extra = {"sets": len(sets)}
-        total = len(fq)
     elif fmt == "exploretom":
         from mindloop.systems.tom.exploretom import read_exploretom
 
-        ex = read_exploretom(p)
-        by_file[p.name] = len(ex)
-        by_type.update(f"order {i.order}" for i in ex)
-        extra = {"by_story_type": dict(Counter(i.story_type for i in ex))}
-        total = len(ex)
+        items = read_exploretom(p)
+        by_type = Counter(f"order {i.order}" for i in items)
+        extra = {"by_story_type": dict(Counter(i.story_type for i in items))}
     elif fmt == "simpletom":
         from mindloop.systems.tom.simpletom import read_simpletom
 
-        st = read_simpletom(p)
-        by_file.update(f"{i.qset}/{i.source}" for i in st)
-        by_type.update(i.qset for i in st)
-        total = len(st)
+        items = read_simpletom(p)
+        by_file = Counter(f"{i.qset}/{i.source}" for i in items)
+        by_type = Counter(i.qset for i in items)
     else:
         raise InvalidArgumentError(f"unknown released set {fmt!r} (sets: {', '.join(RELEASED_SETS)})")
-    return {
-        "format": fmt,
-        "path": str(p),
-        "questions": total,
-        "by_file": dict(by_file),
-        "by_type": dict(by_type),
-    } | extra
+    files = dict(by_file) if by_file is not None else {p.name: len(items)}
+    return {"format": fmt, "path": str(p), "questions": len(items), "by_file": files, "by_type": dict(by_type)} | extra
 
 
 RELEASED_SETS = ("opentom", "bigtom", "mmtom-qa", "fantom", "exploretom", "simpletom")

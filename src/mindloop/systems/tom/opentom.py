@@ -80,7 +80,6 @@ __all__ = [
     "OpenToMQuestion",
     "OpenToMStory",
     "audit_opentom",
-    "expected_moved",
     "read_opentom",
     "release_prompt",
     "release_reading",
@@ -408,11 +407,6 @@ class _UnreadError(Exception):
     """A plot the tracker does not read, with the reason."""
 
 
-def _place(text: str) -> str:
-    """The place a plot line names: the template writes 'the ' before the release's place ('the the trash can')."""
-    return _norm(text)
-
-
 def track_plot(story: OpenToMStory) -> Tracker:
     """The tracker after the story's plot; raises ``_UnreadError`` on a line it does not read, and on a move line
     that contradicts ``plot_info`` (names other characters, or a place other than ``move_to_place``: story
@@ -420,7 +414,7 @@ def track_plot(story: OpenToMStory) -> Tracker:
     drawer")."""
     tracker = Tracker(max_depth=2)
     room: dict[str, str] = {}
-    entity = _norm(story.entity)
+    entity = _norm(story.entity)  # places too: the template writes 'the ' before the release's ('the the trash can')
     for t, line in enumerate(story.plot, 1):
         if m := _ENTER.match(line):
             room[m[1]] = m[2]
@@ -429,7 +423,7 @@ def track_plot(story: OpenToMStory) -> Tracker:
             tracker.apply(Event(t, EventKind.EXIT, m[1], (Fact(m[1], "at", None),), frozenset(_here(room, m[2]))))
             room.pop(m[1], None)
         elif (m := _NOTICED.match(line)) and _norm(m[3]) == entity:
-            fact = Fact(entity, "in", _place(m[4]))
+            fact = Fact(entity, "in", _norm(m[4]))
             tracker.apply(Event(t, EventKind.OBSERVE, None, (fact,), frozenset({m[1], m[2]})))
         elif (m := _MOVED.match(line)) and _norm(m[2]) == entity:
             if (m[1], m[4]) != (story.mover, story.observer):
@@ -437,14 +431,14 @@ def track_plot(story: OpenToMStory) -> Tracker:
                     f"the plot's move line has {m[1]} move it and {m[4]} watch; plot_info names "
                     f"{story.mover} and {story.observer}"
                 )
-            if _place(m[3]) != _norm(story.move_to_place):
+            if _norm(m[3]) != _norm(story.move_to_place):
                 raise _UnreadError(
                     f"the plot's move line names {m[3]!r}, plot_info's move_to_place {story.move_to_place!r}"
                 )
             # the release's 'observed' decides when the plot line says otherwise (the narrative follows 'observed')
             witnessed = story.observed if story.observed is not None else m[5].startswith("witnessed")
             seen = {m[1]} | ({m[4]} if witnessed else set())
-            tracker.apply(Event(t, EventKind.MOVE, m[1], (Fact(entity, "in", _place(m[3])),), frozenset(seen)))
+            tracker.apply(Event(t, EventKind.MOVE, m[1], (Fact(entity, "in", _norm(m[3])),), frozenset(seen)))
         else:
             raise _UnreadError(f"a plot line the tracker does not read: {line!r}")
     return tracker
@@ -623,11 +617,6 @@ def story_view(
     if observed:
         return None, f"the plot does not say whether {mover} saw {observer} watch the move"
     return None, f"the plot does not say whether {mover} knew that {observer} missed the move"
-
-
-def expected_moved(story: OpenToMStory, chain: tuple[str, ...] | None, *, beginning: bool = False) -> bool | None:
-    """Whether ``chain`` must believe the entity was moved (:func:`story_view`); ``None``: the story does not say."""
-    return story_view(story, chain, beginning=beginning)[0]
 
 
 _CUE = re.compile(
@@ -1116,18 +1105,10 @@ class OpenToMBenchmark:
     def question(sample: Sample) -> OpenToMQuestion:
         """The question a sample holds, rebuilt from its input."""
         inp = sample.input
-        info = inp["plot_info"]
+        i = inp["plot_info"]
+        info = (i["mover"], i["observer"], i["eoi"], i["original_place"], i["move_to_place"])
         story = OpenToMStory(
-            inp["story_id"],
-            inp["split"],
-            tuple(inp["plot"]),
-            info["mover"],
-            info["observer"],
-            info["eoi"],
-            info["original_place"],
-            info["move_to_place"],
-            inp["observed"],
-            inp["narrative"],
+            inp["story_id"], inp["split"], tuple(inp["plot"]), *info, inp["observed"], inp["narrative"]
         )
         chain = None if inp["chain"] is None else tuple(inp["chain"])
         return OpenToMQuestion(story, inp["file"], inp["index"], inp["question"], inp["answer"], inp["type"], chain)
