@@ -721,27 +721,18 @@ def audit_opentom(questions: Iterable[OpenToMQuestion]) -> tuple[int, list[OpenT
         story = q.story
         if q.kind == "fine" and _label_moved(q) is None:
             checked += 1
+            places = f"({story.original_place!r}, {story.move_to_place!r})"
             found.append(
-                OpenToMFinding(
-                    q,
-                    f"gold {q.answer!r} is neither of the entity's places "
-                    f"({story.original_place!r}, {story.move_to_place!r})",
-                    "not a place",
-                )
+                OpenToMFinding(q, f"gold {q.answer!r} is neither of the entity's places {places}", "not a place")
             )
             continue
-        if q.kind == "fullness" and _container(q) is not None and _label_moved(q) is None:
+        if q.kind == "fullness" and (role := _container(q)) is not None and _label_moved(q) is None:
             checked += 1
-            role = _container(q)
-            found.append(
-                OpenToMFinding(
-                    q,
-                    f"gold {q.answer!r} cannot be right for the entity's "
-                    f"{'original' if role == 'original' else 'new'} place: a move can only "
-                    f"make it {'less' if role == 'original' else 'more'} full",
-                    "impossible fullness",
-                )
+            less = "less" if role == "original" else "more"
+            why = (
+                f"gold {q.answer!r} cannot be right for the entity's {role} place: a move can only make it {less} full"
             )
+            found.append(OpenToMFinding(q, why, "impossible fullness"))
             continue
         said = _label_moved(q)
         if said is None:
@@ -767,13 +758,8 @@ def audit_opentom(questions: Iterable[OpenToMQuestion]) -> tuple[int, list[OpenT
             if source != "plot":
                 why = f"the {source}"
             rule = "second order" if q.chain and len(q.chain) == 2 else "first order" if q.chain else "narrator"
-            found.append(
-                OpenToMFinding(
-                    q,
-                    f"{_who(story, q.chain)} {knows} ({why}); gold {q.answer!r} says otherwise",
-                    f"{source.split(':')[0]}: {rule}",
-                )
-            )
+            why = f"{_who(story, q.chain)} {knows} ({why}); gold {q.answer!r} says otherwise"
+            found.append(OpenToMFinding(q, why, f"{source.split(':')[0]}: {rule}"))
     flagged = {id(f.question) for f in found}
     for group in by_belief.values():
         views = Counter(_label_moved(q) for q in group)
@@ -788,14 +774,11 @@ def audit_opentom(questions: Iterable[OpenToMQuestion]) -> tuple[int, list[OpenT
             if id(q) in flagged or _label_moved(q) == top:
                 continue
             others = [o for o in group if _label_moved(o) != _label_moved(q)]
-            found.append(
-                OpenToMFinding(
-                    q,
-                    f"gold {q.answer!r} disagrees with {len(others)} of the {len(group) - 1} other golds of the same "
-                    f"belief ({_who(q.story, q.chain)}), e.g. {others[0].answer!r} in {others[0].file}.json",
-                    "same belief, other gold",
-                )
+            why = (
+                f"gold {q.answer!r} disagrees with {len(others)} of the {len(group) - 1} other golds of the same "
+                f"belief ({_who(q.story, q.chain)}), e.g. {others[0].answer!r} in {others[0].file}.json"
             )
+            found.append(OpenToMFinding(q, why, "same belief, other gold"))
             flagged.add(id(q))
     return checked, found
 
