@@ -45,10 +45,11 @@ Level = Literal[3, 4]
 
 
 class _Texts(BaseModel):
-    """``data/prompts.yaml``: the paper's prompt texts."""
+    """``data/prompts.yaml``: the paper's prompt texts, and the release's (:mod:`~mindloop.systems.omnitom.release`)."""
 
     paper: dict[str, str]
     extraction_emphasis: dict[str, str]
+    release: dict[str, str]
 
 
 _TEXTS = load_package_data(_Texts, __package__ or "", "prompts.yaml")

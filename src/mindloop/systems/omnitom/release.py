@@ -41,13 +41,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from mindloop.datafiles import load_package_data
 from mindloop.errors import InvalidArgumentError
 from mindloop.models.base import Message, message
+from mindloop.systems.omnitom.prompts import _TEXTS
 from mindloop.systems.omnitom.records import DIMENSIONS, LABEL_SETS, RELEASE_EXTRA_LABELS, BeliefLabels, BeliefRecord
 
 __all__ = [
     "JUDGE_CLOSING",
     "JUDGE_INSTRUCTION",
     "JUDGE_SYSTEM",
-    "PROTOCOLS",
     "STAGE1_CLOSING",
     "STAGE1_INSTRUCTION",
     "STAGE1_SYSTEM",
@@ -75,16 +75,6 @@ __all__ = [
 Protocol = Literal["release", "mindloop"]
 """``release``: the official release's protocol (this module; the default). ``mindloop``: mindloop's own."""
 
-PROTOCOLS: tuple[str, ...] = ("release", "mindloop")
-
-
-class _Texts(BaseModel):
-    """``data/prompts.yaml``: the release's prompt texts."""
-
-    release: dict[str, str]
-
-
-_TEXTS = load_package_data(_Texts, __package__ or "", "prompts.yaml")
 
 STAGE1_SYSTEM = _TEXTS.release["stage1_system"]
 """The release's Stage 1 system prompt (C.2's Level 3 prompt, one step per line)."""
