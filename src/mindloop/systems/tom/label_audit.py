@@ -118,15 +118,8 @@ def _audit_hitom(examples: Sequence[Example]) -> LabelAudit:
         checked += 1
         mentions = [s for _, s in ex.sentences if re.search(rf"\b{re.escape(obj)}\b", s)]
         if not any(re.search(rf"\b{re.escape(gold)}\b", s) for s in mentions):
-            findings.append(
-                LabelFinding(
-                    _where(ex),
-                    ex.question.text,
-                    gold,
-                    f"the story never puts the {obj} in the {gold} nor claims it is there",
-                    "not a container",
-                )
-            )
+            why = f"the story never puts the {obj} in the {gold} nor claims it is there"
+            findings.append(LabelFinding(_where(ex), ex.question.text, gold, why, "not a container"))
     copies: dict[tuple[tuple[str, ...], str], list[Example]] = defaultdict(list)
     for ex in examples:
         copies[(tuple(s for _, s in ex.sentences), ex.question.text)].append(ex)
@@ -137,16 +130,11 @@ def _audit_hitom(examples: Sequence[Example]) -> LabelAudit:
                 if (_where(ex), ex.question.text) in flagged:
                     continue
                 other = next(o for o in group if o.question.answer != ex.question.answer)
-                findings.append(
-                    LabelFinding(
-                        _where(ex),
-                        ex.question.text,
-                        ex.question.answer,
-                        f"the release's other copy of this story and question ({_where(other)}) answers "
-                        f"{other.question.answer!r}",
-                        "copies disagree",
-                    )
+                why = (
+                    f"the release's other copy of this story and question ({_where(other)}) answers "
+                    f"{other.question.answer!r}"
                 )
+                findings.append(LabelFinding(_where(ex), ex.question.text, ex.question.answer, why, "copies disagree"))
     return LabelAudit("hitom", len(examples), checked, findings)
 
 
@@ -169,17 +157,14 @@ def _audit_bigtom(path: Path) -> LabelAudit:
     per_row = len(BIGTOM_VARIABLES) * len(BIGTOM_CONDITIONS) * 2 + 1
     findings = []
     for row in rows:
-        reasons = []
+        where, question, gold = f"{path.name}:{row.line}", row["belief_question"], row["belief_answer_aware"]
         parts = row["story"].split(".")
         if len(parts) != 6 or parts[5].strip():
-            cut = len(parts) - 1
-            reasons.append(
-                (
-                    f"the story cuts into {cut} parts at '.', not 5, so the release's condition builder (sentences 1-3 "
-                    "and 5) drops or splits sentences",
-                    "story cut",
-                )
+            why = (
+                f"the story cuts into {len(parts) - 1} parts at '.', not 5, so the release's condition builder "
+                "(sentences 1-3 and 5) drops or splits sentences"
             )
+            findings.append(LabelFinding(where, question, gold, why, "story cut"))
         for what, a, b in (
             ("belief answers", "belief_answer_aware", "belief_answer_not_aware"),
             ("action answers", "action_answer_aware", "action_answer_not_aware"),
@@ -187,30 +172,18 @@ def _audit_bigtom(path: Path) -> LabelAudit:
             ("actions", "action_aware", "action_not_aware"),
         ):
             if _same(row[a], row[b]):
-                reasons.append(
-                    (
-                        f"the aware and not-aware {what} are the same ({row[a]!r}), so true and false "
-                        "belief have one gold",
-                        f"same {what}",
-                    )
+                why = (
+                    f"the aware and not-aware {what} are the same ({row[a]!r}), so true and false belief have one gold"
                 )
-        for reason, rule in reasons:
-            findings.append(
-                LabelFinding(
-                    f"{path.name}:{row.line}", row["belief_question"], row["belief_answer_aware"], reason, rule
-                )
-            )
+                findings.append(LabelFinding(where, question, gold, why, f"same {what}"))
         if not _same(row["belief_answer_aware"], row["belief_answer_not_aware"]):
+            why = (
+                "the release's builder writes the aware answer as the percept item's gold, but that item's story "
+                "is sentences 1-3 alone, which tell of the initial state only: the protagonist saw it, so the "
+                f"belief they tell is the not-aware answer ({row['belief_answer_not_aware']!r})"
+            )
             findings.append(
-                LabelFinding(
-                    f"{path.name}:{row.line} (1_percept_to_belief_true_belief)",
-                    row["belief_question"],
-                    row["belief_answer_aware"],
-                    "the release's builder writes the aware answer as the percept item's gold, but that item's story "
-                    "is sentences 1-3 alone, which tell of the initial state only: the protagonist saw it, so the "
-                    f"belief they tell is the not-aware answer ({row['belief_answer_not_aware']!r})",
-                    "percept gold",
-                )
+                LabelFinding(f"{where} (1_percept_to_belief_true_belief)", question, gold, why, "percept gold")
             )
     return LabelAudit("bigtom", len(rows) * per_row, len(rows) * per_row, findings)
 
