@@ -260,14 +260,14 @@ class BeliefLabels(BaseModel):
             return None
         assert info.field_name is not None
         label = normalize_label(info.field_name, value)
-        if label is None and not _partial(info):
+        if label is None and not _flag(info, "partial"):
             legal = ", ".join(_accepted(info.field_name))
             raise ValueError(f"{value!r} is not a legal {DIMENSION_NAMES[info.field_name]} label (expected {legal})")
         return label
 
     @model_validator(mode="after")
     def _complete(self, info: ValidationInfo) -> BeliefLabels:
-        if _gold(info):
+        if _flag(info, "gold"):
             missing = [d for d in DIMENSIONS if getattr(self, d) is None]
             if missing and not self.order_only:
                 raise ValueError(
@@ -307,12 +307,9 @@ class BeliefLabels(BaseModel):
         return tuple(getattr(self, d) for d in DIMENSIONS)
 
 
-def _partial(info: ValidationInfo) -> bool:
-    return bool(isinstance(info.context, Mapping) and info.context.get("partial"))
-
-
-def _gold(info: ValidationInfo) -> bool:
-    return bool(isinstance(info.context, Mapping) and info.context.get("gold"))
+def _flag(info: ValidationInfo, name: str) -> bool:
+    """Whether the validation context sets ``name`` (``partial``: a prediction; ``gold``: a gold record)."""
+    return bool(isinstance(info.context, Mapping) and info.context.get(name))
 
 
 class BeliefRecord(BaseModel):
@@ -336,7 +333,7 @@ class BeliefRecord(BaseModel):
     @classmethod
     def _labels_present(cls, value: object, info: ValidationInfo) -> object:
         if value is None:
-            if _gold(info):
+            if _flag(info, "gold"):
                 raise ValueError("gold records need a labels object")
             return {}
         return value

@@ -218,18 +218,13 @@ def _story(sid: str, split: str, meta: Any, where: str) -> OpenToMStory:
             f"{where}: " + (f"'plot_info' lacks {', '.join(missing)}" if missing else f"no 'plot' or '{text}' text")
         )
     observed = meta.get("observed")
-    return OpenToMStory(
-        sid,
-        split,
-        tuple(line.strip() for line in meta["plot"].splitlines() if line.strip()),
-        str(info["mover"]),
-        str(info["observer"]),
-        str(info["eoi"]),
-        str(info["original_place"]),
-        str(info["move_to_place"]),
-        observed if isinstance(observed, bool) else None,
-        meta[text],
-    )
+    plot = tuple(line.strip() for line in meta["plot"].splitlines() if line.strip())
+    return OpenToMStory(sid, split, plot, *_cast(info), observed if isinstance(observed, bool) else None, meta[text])
+
+
+def _cast(info: Mapping[str, Any]) -> tuple[str, str, str, str, str]:
+    """A ``plot_info`` object's mover, observer, entity and two places, in :class:`OpenToMStory`'s order."""
+    return tuple(str(info[k]) for k in ("mover", "observer", "eoi", "original_place", "move_to_place"))  # type: ignore[return-value]
 
 
 def _stories(path: Path, split: str) -> dict[str, OpenToMStory]:
@@ -1088,8 +1083,7 @@ class OpenToMBenchmark:
     def question(sample: Sample) -> OpenToMQuestion:
         """The question a sample holds, rebuilt from its input."""
         inp = sample.input
-        i = inp["plot_info"]
-        info = (i["mover"], i["observer"], i["eoi"], i["original_place"], i["move_to_place"])
+        info = _cast(inp["plot_info"])
         story = OpenToMStory(
             inp["story_id"], inp["split"], tuple(inp["plot"]), *info, inp["observed"], inp["narrative"]
         )
