@@ -588,10 +588,7 @@ class OmniToMStage2Benchmark(_OmniToMBase):
         gold = self._gold(sample)
         try:
             predicted = _symbolic(gold).beliefs
-            if _protocol(sample.input.get("settings", {})) == "release":
-                labels = release.stage2_labels_by_key(predicted, gold.beliefs)
-            else:
-                labels = stage2_labels_for_gold(predicted, gold.beliefs)
+            labels = stage2_labels_for_gold(predicted, gold.beliefs, _protocol(sample.input.get("settings", {})))
         except SETUP_ERRORS:
             raise
         except MindloopError as exc:

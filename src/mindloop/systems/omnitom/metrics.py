@@ -181,10 +181,13 @@ def summarize_stage1(scores: Sequence[Stage1StoryScore], *, n_unscored: int = 0,
 
 # ---- Stage 2 scores ---------------------------------------------------------------------------------------------
 def stage2_labels_for_gold(
-    predicted: Sequence[BeliefRecord], gold: Sequence[BeliefRecord]
+    predicted: Sequence[BeliefRecord], gold: Sequence[BeliefRecord], protocol: Protocol = "mindloop"
 ) -> list[BeliefLabels | None]:
     """The predicted labels of each gold belief: the next unused predicted row with the same actor (see
-    :func:`map_actors`) and the same belief text (see :func:`belief_key`); ``None`` when there is none."""
+    :func:`map_actors`) and the same belief text (see :func:`belief_key`); ``None`` when there is none.
+    ``protocol="release"``: the release's exact key instead (:func:`~.release.stage2_labels_by_key`)."""
+    if protocol == "release":
+        return stage2_labels_by_key(predicted, gold)
     mapping = map_actors(list(dict.fromkeys(b.actor for b in predicted)), list(dict.fromkeys(b.actor for b in gold)))
     free: dict[tuple[str, str], list[BeliefLabels]] = {}
     for b in predicted:
@@ -377,11 +380,7 @@ async def score_records(
             )
         if not g.stage2_ready:
             continue
-        labels = (
-            stage2_labels_by_key(task.predicted, g.beliefs)
-            if protocol == "release"
-            else stage2_labels_for_gold(task.predicted, g.beliefs)
-        )
+        labels = stage2_labels_for_gold(task.predicted, g.beliefs, protocol)
         s2.append(stage2_story_score(labels, g.beliefs, story_id=g.story_id, category=g.story_category))
     gold_ids = {g.story_id for g in gold}
     return OmniToMScore(
@@ -406,7 +405,7 @@ def score_records_sync(
 
 
 # ---- tables -------------------------------------------------------------------------------------------------------
-Table = Grid
+
 
 _STAGE1_F1 = "Stage 1: Belief Extraction F1"
 _STAGE2_ACC = "Stage 2: Belief-Labeling Accuracy"
@@ -454,7 +453,7 @@ TABLE_10 = PaperTable(
 accuracy}}``)."""
 
 
-def table3(results: Mapping[str, OmniToMScore]) -> Table:
+def table3(results: Mapping[str, OmniToMScore]) -> Grid:
     """Table 3's layout (:data:`TABLE_3`, as declared): per model, Stage 1 F1
     per category and overall, Stage 2 accuracy per dimension and overall (percentages; ``N/A`` where a model has no
     story of a category)."""
@@ -470,7 +469,7 @@ def table3(results: Mapping[str, OmniToMScore]) -> Table:
     return grid(TABLE_3, metrics, first="Model", missing="N/A")
 
 
-def table10(results: Mapping[str, OmniToMScore]) -> Table:
+def table10(results: Mapping[str, OmniToMScore]) -> Grid:
     """Table 10's layout (:data:`TABLE_10`): for each dimension a heading row, then one row per model with accuracy
     per category."""
     metrics = {

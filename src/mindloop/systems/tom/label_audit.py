@@ -52,13 +52,7 @@ class LabelFinding:
 
     def to_json(self) -> dict[str, str]:
         """The finding as ``tom audit --json`` prints it."""
-        return {
-            "source": self.source,
-            "question": self.question,
-            "gold": self.gold,
-            "rule": self.rule,
-            "reason": self.reason,
-        }
+        return {k: getattr(self, k) for k in ("source", "question", "gold", "rule", "reason")}
 
 
 @dataclass(frozen=True)
@@ -72,9 +66,7 @@ class LabelAudit:
 
     def to_json(self) -> dict[str, object]:
         """The ``tom audit --json`` object."""
-        rules: dict[str, int] = defaultdict(int)
-        for f in self.findings:
-            rules[f.rule] += 1
+        rules = Counter(f.rule for f in self.findings)
         return {
             "format": self.format,
             "questions": self.questions,
