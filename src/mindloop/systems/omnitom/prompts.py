@@ -98,11 +98,6 @@ models answered with the input table again, unlabelled; without its "one value" 
 the whole closed set (``0/1/2/3``, ``True/False/Unknown``)."""
 
 
-def _check_level(level: int) -> None:
-    if level not in (3, 4):
-        raise InvalidArgumentError(f"TELeR level must be 3 (zero-shot) or 4 (with examples), got {level}")
-
-
 def _cell(text: str) -> str:
     return " ".join(text.replace("|", "/").split())
 
@@ -136,7 +131,8 @@ def category_insertion(category: str) -> str:
 def _system(level: int, base: str, blocks: Sequence[str], title: str, examples: Sequence[str]) -> str:
     """A system directive: ``base`` alone at Level 3; at Level 4 followed by ``blocks`` and the numbered
     ``examples``."""
-    _check_level(level)
+    if level not in (3, 4):
+        raise InvalidArgumentError(f"TELeR level must be 3 (zero-shot) or 4 (with examples), got {level}")
     if level == 3:
         return base
     numbered = ["\n\n".join(f"{title} {i}:\n{block}" for i, block in enumerate(examples, 1))] if examples else []
