@@ -443,14 +443,12 @@ class OmniToMStage1Benchmark(_OmniToMBase):
                 return JudgeAligner(judge, protocol=protocol)
             return JudgeAligner(ctx.recorded(judge, "judge"), protocol=protocol, retries=ctx.format_retries)
         key = (settings.get("aligner"), settings.get("threshold"))
-        aligner = self._aligners.get(key)
-        if aligner is None:
-            if settings.get("aligner") == "embedded":
-                aligner = EmbeddingAligner(threshold=float(settings.get("threshold", 0.8)))
-            else:
-                aligner = ExactAligner()
-            self._aligners[key] = aligner
-        return aligner
+        if key not in self._aligners:
+            embedded = settings.get("aligner") == "embedded"
+            self._aligners[key] = (
+                EmbeddingAligner(threshold=float(settings.get("threshold", 0.8))) if embedded else ExactAligner()
+            )
+        return self._aligners[key]
 
     async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
         """Extract with the symbolic annotator, then align and score."""

@@ -194,10 +194,7 @@ def stage2_messages(story: str, beliefs: Sequence[BeliefRecord], *, system: str 
 
 def _prediction_csv(rows: Sequence[tuple[str, str]]) -> str:
     buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["Actor", "Belief"])
-    for actor, belief in rows:
-        writer.writerow([_space(actor), _space(belief)])
+    csv.writer(buf, lineterminator="\n").writerows([["Actor", "Belief"], *([_space(a), _space(b)] for a, b in rows)])
     return buf.getvalue().strip()
 
 
@@ -421,9 +418,6 @@ def judge_counts(inputs: Sequence[tuple[str, str]], parsed: Sequence[Mapping[str
         key = (release_key(actor), release_key(belief))
         candidates = sorted((-c, i) for a, b, c, i in pool if (a, b) == key and i not in used)
         if candidates:
-            count, index = -candidates[0][0], candidates[0][1]
-            used.add(index)
-            counts.append(count)
-        else:
-            counts.append(0)
+            used.add(candidates[0][1])
+        counts.append(-candidates[0][0] if candidates else 0)
     return counts
