@@ -377,22 +377,20 @@ class EmbeddingAligner:
             g_of[b].append(a)
         while True:
             best: tuple[float, int, int] | None = None
-            # an unmatched gold row joins a matched predicted row (a compound prediction) ...
-            for b in [b for b, ps in g_of.items() if not ps]:
-                for a in [a for a, gs in p_of.items() if 0 < len(gs) < MAX_MATCH_COUNT]:
-                    score = float(sim[a, b])
-                    if score >= self.compound_threshold and (best is None or score > best[0]):
-                        gain = _cover(ep[a], eg[[*p_of[a], b]]) - _cover(ep[a], eg[p_of[a]])
-                        if gain >= self.compound_gain:
-                            best = (score, a, b)
-            # ... and an unmatched predicted row joins a matched gold row (a compound gold belief)
-            for a in [a for a, gs in p_of.items() if not gs]:
-                for b in [b for b, ps in g_of.items() if 0 < len(ps) < MAX_MATCH_COUNT]:
-                    score = float(sim[a, b])
-                    if score >= self.compound_threshold and (best is None or score > best[0]):
-                        gain = _cover(eg[b], ep[[*g_of[b], a]]) - _cover(eg[b], ep[g_of[b]])
-                        if gain >= self.compound_gain:
-                            best = (score, a, b)
+            # an unmatched gold row joins a matched predicted row (a compound prediction), then an unmatched
+            # predicted row joins a matched gold row (a compound gold belief)
+            for free_of, held_of, e_free, e_held, gold_free in (
+                (g_of, p_of, eg, ep, True),
+                (p_of, g_of, ep, eg, False),
+            ):
+                for f in [f for f, xs in free_of.items() if not xs]:
+                    for h in [h for h, xs in held_of.items() if 0 < len(xs) < MAX_MATCH_COUNT]:
+                        a, b = (h, f) if gold_free else (f, h)
+                        score = float(sim[a, b])
+                        if score >= self.compound_threshold and (best is None or score > best[0]):
+                            gain = _cover(e_held[h], e_free[[*held_of[h], f]]) - _cover(e_held[h], e_free[held_of[h]])
+                            if gain >= self.compound_gain:
+                                best = (score, a, b)
             if best is None:
                 break
             _, a, b = best

@@ -417,11 +417,10 @@ def annotate_story_file(path: str | Path, *, max_order: int = MAX_ORDER) -> Anno
     lines = [ln for ln in text.splitlines() if ln.strip()]
     head = lines[:20]
     if head and sum(1 for ln in head if re.match(r"^\d+ ", ln.strip())) * 2 >= len(head):
-        fmt = "tomi"
         from mindloop.worlds.stories.tomi import narrate, read_story_file, story_policy
 
         story_format, examples = read_story_file(p)
-        fmt = story_format
+        fmt: str = story_format
         seen: set[tuple[str, ...]] = set()
         for ex in examples:
             sentences = tuple(s for _, s in ex.sentences)

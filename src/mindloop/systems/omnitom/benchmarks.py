@@ -28,7 +28,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import Field
 
@@ -47,7 +47,7 @@ from mindloop.bench.references import outcome_policy, policy_headline, policy_re
 from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError, ParseError
 from mindloop.metrics.embeddings import encoder_available
 from mindloop.metrics.stats import mean
-from mindloop.models.base import ChatModel, ModelOptions
+from mindloop.models.base import ChatModel, Message, ModelOptions
 from mindloop.models.replies import ask
 from mindloop.systems.omnitom import release
 from mindloop.systems.omnitom.annotator import annotate_text
@@ -84,7 +84,10 @@ __all__ = [
     "OmniToMStage1Options",
     "OmniToMStage2Benchmark",
     "omnitom_samples",
+    "record_sample",
 ]
+
+_R = TypeVar("_R", Stage1Reading, Stage2Reading)
 
 DEFAULT_N = 100
 """Generated stories when neither ``--n`` nor ``data`` is given."""
@@ -171,18 +174,19 @@ def omnitom_samples(
     else:
         stories = generate_false_belief_stories(DEFAULT_N if n is None else n, seed=seed)
         records = [annotate_text(s, story_id=i) for i, s in enumerate(stories)]
-    return [
-        Sample(
-            id=f"story{r.story_id:05d}",
-            input={"record": r.to_json(), "settings": dict(settings)},
-            group=r.story_category,
-        )
-        for r in records
-    ]
+    return [record_sample(r, settings) for r in records]
 
 
-_STAGE1_ZERO = {"precision": 0.0, "recall": 0.0, "f1": 0.0}
-_STAGE2_ZERO = {**dict.fromkeys(DIMENSIONS, 0.0), "overall": 0.0}
+def record_sample(record: StoryRecord, settings: Mapping[str, Any]) -> Sample:
+    """The sample of one gold record, its scoring ``settings`` inside (worker processes score the same way)."""
+    return Sample(
+        f"story{record.story_id:05d}", {"record": record.to_json(), "settings": dict(settings)}, record.story_category
+    )
+
+
+STAGE1_ZERO = {"precision": 0.0, "recall": 0.0, "f1": 0.0}
+"""The scores of a failed Stage 1 story (and of a Stage 2 one, below)."""
+STAGE2_ZERO = {**dict.fromkeys(DIMENSIONS, 0.0), "overall": 0.0}
 
 
 _BY_CATEGORY = (Grouping("by_category", "group", CATEGORIES),)
@@ -265,6 +269,29 @@ def _deviations(records: Sequence[SampleRecord], *, unscored: int = 0) -> list[s
 
 def _record(sample: Sample) -> StoryRecord:
     return StoryRecord.model_validate(sample.input["record"])
+
+
+def _level(sample: Sample) -> Level:
+    return 4 if sample.input.get("settings", {}).get("level") == 4 else 3
+
+
+async def _ask(
+    ctx: AgentContext, messages: list[Message], parse: Callable[[str], _R], key: str, failure: str
+) -> tuple[_R, dict[str, Any]] | Outcome:
+    """A stage's reply read by ``parse`` through :func:`~mindloop.models.replies.ask` with the run's format
+    retries, and the output naming its malformed rows and reading notes; still unreadable: the failed outcome
+    (``key`` empty, every score 0)."""
+    assert ctx.model is not None  # dispatch refuses a model agent without a model
+    try:
+        reading, _, replies = await ask(ctx.model, messages, parse, ctx.config, retries=ctx.format_retries)
+    except ParseError as exc:
+        output: dict[str, Any] = {key: [], "malformed": [], "reply": exc.replies[-1] if exc.replies else None}
+        zero = STAGE1_ZERO if key == "beliefs" else STAGE2_ZERO
+        return Outcome(output, dict(zero), error=f"{failure}: {exc.reason}")
+    output = {"malformed": [m.to_json() for m in reading.malformed], "reply": replies[-1]}
+    if reading.notes:
+        output["reading_notes"] = list(reading.notes)
+    return reading, output
 
 
 def _examples(record: StoryRecord, level: int) -> list[StoryRecord]:
@@ -416,14 +443,12 @@ class OmniToMStage1Benchmark(_OmniToMBase):
                 return JudgeAligner(judge, protocol=protocol)
             return JudgeAligner(ctx.recorded(judge, "judge"), protocol=protocol, retries=ctx.format_retries)
         key = (settings.get("aligner"), settings.get("threshold"))
-        aligner = self._aligners.get(key)
-        if aligner is None:
-            if settings.get("aligner") == "embedded":
-                aligner = EmbeddingAligner(threshold=float(settings.get("threshold", 0.8)))
-            else:
-                aligner = ExactAligner()
-            self._aligners[key] = aligner
-        return aligner
+        if key not in self._aligners:
+            embedded = settings.get("aligner") == "embedded"
+            self._aligners[key] = (
+                EmbeddingAligner(threshold=float(settings.get("threshold", 0.8))) if embedded else ExactAligner()
+            )
+        return self._aligners[key]
 
     async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
         """Extract with the symbolic annotator, then align and score."""
@@ -433,7 +458,7 @@ class OmniToMStage1Benchmark(_OmniToMBase):
         except SETUP_ERRORS:
             raise
         except MindloopError as exc:
-            return Outcome({"beliefs": []}, dict(_STAGE1_ZERO), error=f"symbolic annotator: {exc}")
+            return Outcome({"beliefs": []}, dict(STAGE1_ZERO), error=f"symbolic annotator: {exc}")
         output: dict[str, Any] = {"beliefs": [b.model_dump(mode="json") for b in predicted]}
         return await self._score(sample, gold, predicted, output, ctx)
 
@@ -441,11 +466,8 @@ class OmniToMStage1Benchmark(_OmniToMBase):
         """Extract with the model's TELeR prompt, the reply read through :func:`~mindloop.models.replies.ask` (a
         reply without readable table rows goes back with the reason; still none after the format retries: a
         failed sample), then align and score."""
-        assert ctx.model is not None  # dispatch refuses a model agent without a model
         gold = _record(sample)
-        settings = sample.input.get("settings", {})
-        level: Level = 4 if settings.get("level") == 4 else 3
-        protocol = _protocol(settings)
+        level, protocol = _level(sample), _protocol(sample.input.get("settings", {}))
         messages = stage1_messages(
             gold.story, level=level, category=gold.story_category, examples=_examples(gold, level)
         )
@@ -453,22 +475,11 @@ class OmniToMStage1Benchmark(_OmniToMBase):
             messages = release.stage1_messages(
                 gold.story, system=str(messages[0]["content"]) if level == 4 else release.STAGE1_SYSTEM
             )
-
-        def parse(text: str) -> Stage1Reading:
-            return read_stage1(text, protocol)
-
-        try:
-            reading, _, replies = await ask(ctx.model, messages, parse, ctx.config, retries=ctx.format_retries)
-        except ParseError as exc:
-            output: dict[str, Any] = {"beliefs": [], "malformed": [], "reply": exc.replies[-1] if exc.replies else None}
-            return Outcome(output, dict(_STAGE1_ZERO), error=f"unreadable reply: {exc.reason}")
-        output = {
-            "beliefs": [b.model_dump(mode="json") for b in reading.beliefs],
-            "malformed": [m.to_json() for m in reading.malformed],
-            "reply": replies[-1],
-        }
-        if reading.notes:
-            output["reading_notes"] = list(reading.notes)
+        asked = await _ask(ctx, messages, lambda text: read_stage1(text, protocol), "beliefs", "unreadable reply")
+        if isinstance(asked, Outcome):
+            return asked
+        reading, output = asked
+        output = {"beliefs": [b.model_dump(mode="json") for b in reading.beliefs], **output}
         return await self._score(sample, gold, list(reading.beliefs), output, ctx)
 
     async def _score(
@@ -575,41 +586,28 @@ class OmniToMStage2Benchmark(_OmniToMBase):
         gold = self._gold(sample)
         try:
             predicted = _symbolic(gold).beliefs
-            if _protocol(sample.input.get("settings", {})) == "release":
-                labels = release.stage2_labels_by_key(predicted, gold.beliefs)
-            else:
-                labels = stage2_labels_for_gold(predicted, gold.beliefs)
+            labels = stage2_labels_for_gold(predicted, gold.beliefs, _protocol(sample.input.get("settings", {})))
         except SETUP_ERRORS:
             raise
         except MindloopError as exc:
-            return Outcome({"labels": []}, dict(_STAGE2_ZERO), error=f"symbolic annotator: {exc}")
+            return Outcome({"labels": []}, dict(STAGE2_ZERO), error=f"symbolic annotator: {exc}")
         return self._score(gold, labels, {})
 
     async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
         """Label the gold beliefs with the model's TELeR prompt, the reply read through
         :func:`~mindloop.models.replies.ask`: a reply that labels no gold belief with a readable label goes back
         with the reason, and still none after the format retries is a failed sample. Then score."""
-        assert ctx.model is not None  # dispatch refuses a model agent without a model
         gold = self._gold(sample)
-        settings = sample.input.get("settings", {})
-        level: Level = 4 if settings.get("level") == 4 else 3
-        protocol = _protocol(settings)
+        level, protocol = _level(sample), _protocol(sample.input.get("settings", {}))
         messages = stage2_messages(gold.story, gold.beliefs, level=level, examples=_examples(gold, level))
         if protocol == "release":
             system = str(messages[0]["content"]) if level == 4 else release.STAGE2_SYSTEM
             messages = release.stage2_messages(gold.story, gold.beliefs, system=system)
-
-        def parse(text: str) -> Stage2Reading:
-            return read_stage2(text, gold.beliefs, protocol)
-
-        try:
-            reading, _, replies = await ask(ctx.model, messages, parse, ctx.config, retries=ctx.format_retries)
-        except ParseError as exc:
-            output: dict[str, Any] = {"labels": [], "malformed": [], "reply": exc.replies[-1] if exc.replies else None}
-            return Outcome(output, dict(_STAGE2_ZERO), error=f"no readable labels: {exc.reason}")
-        output = {"malformed": [m.to_json() for m in reading.malformed], "reply": replies[-1]}
-        if reading.notes:
-            output["reading_notes"] = list(reading.notes)
+        read = lambda text: read_stage2(text, gold.beliefs, protocol)  # noqa: E731
+        asked = await _ask(ctx, messages, read, "labels", "no readable labels")
+        if isinstance(asked, Outcome):
+            return asked
+        reading, output = asked
         return self._score(gold, list(reading.labels), output)
 
     @staticmethod

@@ -44,17 +44,13 @@ class WorkedExample(NamedTuple):
 
     def record(self) -> StoryRecord:
         """The example as a gold record (``story_id`` = the table number, labels canonicalised)."""
-        beliefs = []
-        for actor, belief, labels in self.rows:
-            values = labels.split()
-            beliefs.append(
-                BeliefRecord(
-                    actor=actor,
-                    belief=belief,
-                    labels=BeliefLabels.model_validate(dict(zip(DIMENSIONS, values, strict=True))),
-                )
-            )
-        return StoryRecord(story_id=self.table, story_category=self.category, story=self.story, beliefs=tuple(beliefs))
+        beliefs = tuple(BeliefRecord(actor=a, belief=b, labels=_labels(labels)) for a, b, labels in self.rows)
+        return StoryRecord(story_id=self.table, story_category=self.category, story=self.story, beliefs=beliefs)
+
+
+def _labels(labels: str) -> BeliefLabels:
+    """A row's seven labels, written as the paper prints them (one word each, in :data:`DIMENSIONS` order)."""
+    return BeliefLabels.model_validate(dict(zip(DIMENSIONS, labels.split(), strict=True)))
 
 
 class AlignmentExample(NamedTuple):
@@ -92,7 +88,7 @@ class _ExampleSpec(BaseModel):
             if len(values) != len(DIMENSIONS):
                 raise ValueError(f"row {i} ({actor}: {belief!r}) has {len(values)} labels, expected {len(DIMENSIONS)}")
             try:
-                BeliefLabels.model_validate(dict(zip(DIMENSIONS, values, strict=True)))
+                _labels(labels)
             except ValidationError as exc:
                 problem = exc.errors()[0]
                 raise ValueError(f"row {i} ({actor}: {belief!r}): {problem['loc'][0]}: {problem['msg']}") from None

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import csv
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -142,20 +143,16 @@ def check_judge_tables(tables: JudgeTables, task: AlignmentTask) -> Alignment:
             warnings.append(f"{name} table reworded {rewritten} row(s); counts taken by position")
     gold_actors = list(dict.fromkeys(b.actor for b in task.gold))
     mapping = map_actors(list(dict.fromkeys(b.actor for b in task.predicted)), gold_actors)
-    gold_size = {a: sum(1 for b in task.gold if b.actor == a) for a in gold_actors}
-    pred_size: dict[str, int] = {}
-    for b in task.predicted:
-        target = mapping.get(b.actor)
-        if target is not None:
-            pred_size[target] = pred_size.get(target, 0) + 1
-    pred_counts = []
-    for (_, _, count), b in zip(tables.predicted, task.predicted, strict=True):
-        target = mapping.get(b.actor)
-        limit = gold_size.get(target, 0) if target is not None else 0
-        pred_counts.append(_bounded(count, limit, f"predicted row {b.actor!r}: {b.belief!r}", warnings))
-    gold_counts = []
-    for (_, _, count), b in zip(tables.gold, task.gold, strict=True):
-        gold_counts.append(_bounded(count, pred_size.get(b.actor, 0), f"gold row {b.actor!r}: {b.belief!r}", warnings))
+    gold_size = Counter(b.actor for b in task.gold)
+    pred_size = Counter(target for b in task.predicted if (target := mapping.get(b.actor)) is not None)
+    pred_counts = [
+        _bounded(count, gold_size[mapping.get(b.actor) or ""], f"predicted row {b.actor!r}: {b.belief!r}", warnings)
+        for (_, _, count), b in zip(tables.predicted, task.predicted, strict=True)
+    ]
+    gold_counts = [
+        _bounded(count, pred_size[b.actor], f"gold row {b.actor!r}: {b.belief!r}", warnings)
+        for (_, _, count), b in zip(tables.gold, task.gold, strict=True)
+    ]
     for actor in gold_actors:
         sp = sum(c for c, b in zip(pred_counts, task.predicted, strict=True) if mapping.get(b.actor) == actor)
         sg = sum(c for c, b in zip(gold_counts, task.gold, strict=True) if b.actor == actor)

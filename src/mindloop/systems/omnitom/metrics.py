@@ -91,8 +91,8 @@ BUCKETS: tuple[str, ...] = ("0", "1", "2+")
 # A story's scores and their macro averages are :class:`mindloop.metrics.stats.PRF` (``n`` = stories averaged).
 
 
-def _pred_order(b: BeliefRecord) -> int:
-    """A predicted row's order: its label, else 0 for ``world`` and 1 for anyone else."""
+def _order(b: BeliefRecord) -> int:
+    """A row's order: its label, else 0 for ``world`` and 1 for anyone else."""
     order = b.order
     return order if order is not None else (0 if is_world(b.actor) else 1)
 
@@ -138,19 +138,18 @@ def stage1_story_score(
     mr = sum(1 for c in alignment.gold_counts if c > 0)
     by_bucket: dict[str, PRF] = {}
     for bucket in BUCKETS:
-        pb = [
-            c for b, c in zip(predicted, alignment.pred_counts, strict=True) if order_bucket(_pred_order(b)) == bucket
-        ]
-        gb = [c for b, c in zip(gold, alignment.gold_counts, strict=True) if order_bucket(_gold_order(b)) == bucket]
+        pb = [c for b, c in zip(predicted, alignment.pred_counts, strict=True) if order_bucket(_order(b)) == bucket]
+        gb = [c for b, c in zip(gold, alignment.gold_counts, strict=True) if order_bucket(_order(b)) == bucket]
         if pb or gb:
             by_bucket[bucket] = prf_from_counts(sum(c > 0 for c in pb), len(pb), sum(c > 0 for c in gb), len(gb))
     prf = prf_from_counts(mp, len(predicted), mr, len(gold))
     return Stage1StoryScore(story_id, category, prf, len(predicted), len(gold), mp, mr, by_bucket)
 
 
-def _gold_order(b: BeliefRecord) -> int:
-    order = b.order
-    return order if order is not None else (0 if is_world(b.actor) else 1)
+def _categories(scores: Sequence[Stage1StoryScore] | Sequence[Stage2StoryScore]) -> list[str]:
+    """The scored stories' categories: the paper's order, then any others."""
+    present = {s.category for s in scores}
+    return [c for c in CATEGORIES if c in present] + sorted(present - set(CATEGORIES))
 
 
 def _macro(items: Sequence[PRF]) -> PRF:
@@ -171,11 +170,9 @@ class Stage1Summary:
 
 def summarize_stage1(scores: Sequence[Stage1StoryScore], *, n_unscored: int = 0, aligner: str = "") -> Stage1Summary:
     """Macro averages over stories (categories in the paper's order, then any others)."""
-    cats = [c for c in CATEGORIES if any(s.category == c for s in scores)]
-    cats += sorted({s.category for s in scores} - set(cats))
     return Stage1Summary(
         overall=_macro([s.prf for s in scores]),
-        by_category={c: _macro([s.prf for s in scores if s.category == c]) for c in cats},
+        by_category={c: _macro([s.prf for s in scores if s.category == c]) for c in _categories(scores)},
         by_bucket={b: _macro([s.by_bucket[b] for s in scores if b in s.by_bucket]) for b in BUCKETS},
         n_unscored=n_unscored,
         aligner=aligner,
@@ -184,10 +181,13 @@ def summarize_stage1(scores: Sequence[Stage1StoryScore], *, n_unscored: int = 0,
 
 # ---- Stage 2 scores ---------------------------------------------------------------------------------------------
 def stage2_labels_for_gold(
-    predicted: Sequence[BeliefRecord], gold: Sequence[BeliefRecord]
+    predicted: Sequence[BeliefRecord], gold: Sequence[BeliefRecord], protocol: Protocol = "mindloop"
 ) -> list[BeliefLabels | None]:
     """The predicted labels of each gold belief: the next unused predicted row with the same actor (see
-    :func:`map_actors`) and the same belief text (see :func:`belief_key`); ``None`` when there is none."""
+    :func:`map_actors`) and the same belief text (see :func:`belief_key`); ``None`` when there is none.
+    ``protocol="release"``: the release's exact key instead (:func:`~.release.stage2_labels_by_key`)."""
+    if protocol == "release":
+        return stage2_labels_by_key(predicted, gold)
     mapping = map_actors(list(dict.fromkeys(b.actor for b in predicted)), list(dict.fromkeys(b.actor for b in gold)))
     free: dict[tuple[str, str], list[BeliefLabels]] = {}
     for b in predicted:
@@ -257,7 +257,7 @@ def stage2_story_score(
     accuracy = _accuracy(pairs)
     by_bucket = {}
     for bucket in BUCKETS:
-        sub = [(p, g) for p, g in pairs if order_bucket(_gold_order(g)) == bucket]
+        sub = [(p, g) for p, g in pairs if order_bucket(_order(g)) == bucket]
         if sub:
             by_bucket[bucket] = _accuracy(sub)
     return Stage2StoryScore(
@@ -289,17 +289,16 @@ def _mean_dims(rows: Sequence[Mapping[str, float]]) -> dict[str, float | None]:
 def summarize_stage2(scores: Sequence[Stage2StoryScore]) -> Stage2Summary:
     """Macro averages over stories; each category and bucket entry also carries ``overall``. Without stories
     every average is ``None`` (no data), not 0."""
-    cats = [c for c in CATEGORIES if any(s.category == c for s in scores)]
-    cats += sorted({s.category for s in scores} - set(cats))
 
     def with_overall(d: dict[str, float | None]) -> dict[str, float | None]:
         return {**d, "overall": mean(v for v in d.values() if v is not None)}
 
-    by_dim = _mean_dims([s.accuracy for s in scores])
     return Stage2Summary(
         overall=mean(s.overall for s in scores),
-        by_dimension=by_dim,
-        by_category={c: with_overall(_mean_dims([s.accuracy for s in scores if s.category == c])) for c in cats},
+        by_dimension=_mean_dims([s.accuracy for s in scores]),
+        by_category={
+            c: with_overall(_mean_dims([s.accuracy for s in scores if s.category == c])) for c in _categories(scores)
+        },
         by_bucket={
             b: with_overall(_mean_dims([s.by_bucket[b] for s in scores if b in s.by_bucket]))
             for b in BUCKETS
@@ -381,11 +380,7 @@ async def score_records(
             )
         if not g.stage2_ready:
             continue
-        labels = (
-            stage2_labels_by_key(task.predicted, g.beliefs)
-            if protocol == "release"
-            else stage2_labels_for_gold(task.predicted, g.beliefs)
-        )
+        labels = stage2_labels_for_gold(task.predicted, g.beliefs, protocol)
         s2.append(stage2_story_score(labels, g.beliefs, story_id=g.story_id, category=g.story_category))
     gold_ids = {g.story_id for g in gold}
     return OmniToMScore(
@@ -410,7 +405,7 @@ def score_records_sync(
 
 
 # ---- tables -------------------------------------------------------------------------------------------------------
-Table = Grid
+
 
 _STAGE1_F1 = "Stage 1: Belief Extraction F1"
 _STAGE2_ACC = "Stage 2: Belief-Labeling Accuracy"
@@ -458,7 +453,7 @@ TABLE_10 = PaperTable(
 accuracy}}``)."""
 
 
-def table3(results: Mapping[str, OmniToMScore]) -> Table:
+def table3(results: Mapping[str, OmniToMScore]) -> Grid:
     """Table 3's layout (:data:`TABLE_3`, as declared): per model, Stage 1 F1
     per category and overall, Stage 2 accuracy per dimension and overall (percentages; ``N/A`` where a model has no
     story of a category)."""
@@ -474,7 +469,7 @@ def table3(results: Mapping[str, OmniToMScore]) -> Table:
     return grid(TABLE_3, metrics, first="Model", missing="N/A")
 
 
-def table10(results: Mapping[str, OmniToMScore]) -> Table:
+def table10(results: Mapping[str, OmniToMScore]) -> Grid:
     """Table 10's layout (:data:`TABLE_10`): for each dimension a heading row, then one row per model with accuracy
     per category."""
     metrics = {

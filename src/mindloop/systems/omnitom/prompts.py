@@ -45,10 +45,11 @@ Level = Literal[3, 4]
 
 
 class _Texts(BaseModel):
-    """``data/prompts.yaml``: the paper's prompt texts."""
+    """``data/prompts.yaml``: the paper's prompt texts, and the release's (:mod:`~mindloop.systems.omnitom.release`)."""
 
     paper: dict[str, str]
     extraction_emphasis: dict[str, str]
+    release: dict[str, str]
 
 
 _TEXTS = load_package_data(_Texts, __package__ or "", "prompts.yaml")
@@ -97,11 +98,6 @@ models answered with the input table again, unlabelled; without its "one value" 
 the whole closed set (``0/1/2/3``, ``True/False/Unknown``)."""
 
 
-def _check_level(level: int) -> None:
-    if level not in (3, 4):
-        raise InvalidArgumentError(f"TELeR level must be 3 (zero-shot) or 4 (with examples), got {level}")
-
-
 def _cell(text: str) -> str:
     return " ".join(text.replace("|", "/").split())
 
@@ -132,8 +128,15 @@ def category_insertion(category: str) -> str:
     return f"This story belongs to the {name} category. Extraction emphasis: {EXTRACTION_EMPHASIS[name]}"
 
 
-def _examples(title: str, blocks: Sequence[str]) -> str:
-    return "\n\n".join(f"{title} {i}:\n{block}" for i, block in enumerate(blocks, 1))
+def _system(level: int, base: str, blocks: Sequence[str], title: str, examples: Sequence[str]) -> str:
+    """A system directive: ``base`` alone at Level 3; at Level 4 followed by ``blocks`` and the numbered
+    ``examples``."""
+    if level not in (3, 4):
+        raise InvalidArgumentError(f"TELeR level must be 3 (zero-shot) or 4 (with examples), got {level}")
+    if level == 3:
+        return base
+    numbered = ["\n\n".join(f"{title} {i}:\n{block}" for i, block in enumerate(examples, 1))] if examples else []
+    return "\n\n".join([base, *blocks, *numbered])
 
 
 def stage1_messages(
@@ -141,17 +144,9 @@ def stage1_messages(
 ) -> list[Message]:
     """Stage 1 extraction messages: the system directive (Level 3, or Level 4 with the category insertion and
     ``examples``), then the story as the user message."""
-    _check_level(level)
-    system = STAGE1_L3
-    if level == 4:
-        parts = [STAGE1_L3, STAGE1_L4_CONTENT]
-        if category is not None:
-            parts.append(category_insertion(category))
-        parts.append(STAGE1_L4_FORMAT)
-        if examples:
-            blocks = [f"Story: {ex.story}\nOutput:\n{stage1_table(ex.beliefs)}" for ex in examples]
-            parts.append(_examples("Example", blocks))
-        system = "\n\n".join(parts)
+    blocks = [f"Story: {ex.story}\nOutput:\n{stage1_table(ex.beliefs)}" for ex in examples]
+    insertion = [category_insertion(category)] if category is not None and level == 4 else []
+    system = _system(level, STAGE1_L3, [STAGE1_L4_CONTENT, *insertion, STAGE1_L4_FORMAT], "Example", blocks)
     return [message("system", system), message("user", f"Story: {story}")]
 
 
@@ -160,17 +155,11 @@ def stage2_messages(
 ) -> list[Message]:
     """Stage 2 labelling messages: the directive (Level 4 adds the criteria block and labelled ``examples``),
     then the story, the ``Actor | Belief`` table to label and :data:`STAGE2_ANSWER` with the labelled header."""
-    _check_level(level)
-    system = STAGE2_L3
-    if level == 4:
-        parts = [STAGE2_L3, STAGE2_L4]
-        if examples:
-            blocks = [
-                f"Story: {ex.story}\nBelief table:\n{belief_table(ex.beliefs)}\nOutput:\n{labelled_table(ex.beliefs)}"
-                for ex in examples
-            ]
-            parts.append(_examples("Example", blocks))
-        system = "\n\n".join(parts)
+    blocks = [
+        f"Story: {ex.story}\nBelief table:\n{belief_table(ex.beliefs)}\nOutput:\n{labelled_table(ex.beliefs)}"
+        for ex in examples
+    ]
+    system = _system(level, STAGE2_L3, [STAGE2_L4], "Example", blocks)
     user = (
         f"Story: {story}\n\nBelief table:\n{belief_table(beliefs)}\n\n{STAGE2_ANSWER}\n{' | '.join(_LABELLED_HEADER)}"
     )
@@ -206,24 +195,18 @@ def judge_messages(
     """Semantic-judge messages: the C.4 directive (Level 4 adds the criteria block and alignment ``examples``,
     each ``(story, predicted rows with MatchCount, gold rows with MatchCount)``), then the story and the two
     tables as CSV."""
-    _check_level(level)
-    system = JUDGE_L3
-    if level == 4:
-        parts = [JUDGE_L3, JUDGE_L4]
-        if examples:
-            blocks = []
-            for ex_story, ex_pred, ex_gold in examples:
-                inputs = (
-                    f"Story Narrative: {ex_story}\nPrediction:\n{_csv([(a, b) for a, b, _ in ex_pred])}\n"
-                    f"Ground Truth:\n{_csv([(a, b) for a, b, _ in ex_gold])}"
-                )
-                outputs = (
-                    f"Prediction Table\n{_csv([(a, b) for a, b, _ in ex_pred], [c for *_, c in ex_pred])}\n\n"
-                    f"Ground Truth Table\n{_csv([(a, b) for a, b, _ in ex_gold], [c for *_, c in ex_gold])}"
-                )
-                blocks.append(f"{inputs}\nOutput:\n{outputs}")
-            parts.append(_examples("Alignment example", blocks))
-        system = "\n\n".join(parts)
+    blocks = []
+    for ex_story, ex_pred, ex_gold in examples:
+        inputs = (
+            f"Story Narrative: {ex_story}\nPrediction:\n{_csv([(a, b) for a, b, _ in ex_pred])}\n"
+            f"Ground Truth:\n{_csv([(a, b) for a, b, _ in ex_gold])}"
+        )
+        outputs = (
+            f"Prediction Table\n{_csv([(a, b) for a, b, _ in ex_pred], [c for *_, c in ex_pred])}\n\n"
+            f"Ground Truth Table\n{_csv([(a, b) for a, b, _ in ex_gold], [c for *_, c in ex_gold])}"
+        )
+        blocks.append(f"{inputs}\nOutput:\n{outputs}")
+    system = _system(level, JUDGE_L3, [JUDGE_L4], "Alignment example", blocks)
     narrative = f"Story Narrative: {story}\n\n" if story else ""
     user = f"{narrative}Prediction:\n{_csv(predicted)}\n\nGround Truth:\n{_csv(gold)}"
     return [message("system", system), message("user", user)]

@@ -96,26 +96,18 @@ def _accepted(dimension: str) -> tuple[str, ...]:
     return LABEL_SETS[dimension] + RELEASE_EXTRA_LABELS.get(dimension, ())
 
 
-DIMENSION_NAMES: dict[str, str] = {
-    "order": "Order",
-    "truth_status": "Truth Status",
-    "knowledge_access": "Knowledge Access",
-    "representation": "Representation",
-    "content_type": "Content Type",
-    "mental_source": "Mental Source",
-    "context": "Context",
-}
+DIMENSION_NAMES: dict[str, str] = dict(
+    zip(
+        DIMENSIONS,
+        ("Order", "Truth Status", "Knowledge Access", "Representation", "Content Type", "Mental Source", "Context"),
+        strict=True,
+    )
+)
 """Display name of each dimension."""
 
-DIMENSION_SHORT_NAMES: dict[str, str] = {
-    "order": "Order",
-    "truth_status": "Status",
-    "knowledge_access": "Access",
-    "representation": "Repr",
-    "content_type": "CType",
-    "mental_source": "Source",
-    "context": "Context",
-}
+DIMENSION_SHORT_NAMES: dict[str, str] = dict(
+    zip(DIMENSIONS, ("Order", "Status", "Access", "Repr", "CType", "Source", "Context"), strict=True)
+)
 """Column names of Table 3."""
 
 COMPACT_LABELS: dict[str, str] = {
@@ -138,15 +130,9 @@ CATEGORIES: tuple[str, ...] = (
 )
 """The seven ToMBench categories OmniToM retains, in the paper's column order."""
 
-CATEGORY_ABBREVIATIONS: dict[str, str] = {
-    "Ambiguous Story Task": "AST",
-    "False Belief Task": "FBT",
-    "Faux-pas Recognition Test": "FPT",
-    "Hinting Task Test": "HT",
-    "Persuasion Story Task": "PST",
-    "Scalar Implicature Test": "SIT",
-    "Strange Story Task": "SST",
-}
+CATEGORY_ABBREVIATIONS: dict[str, str] = dict(
+    zip(CATEGORIES, ("AST", "FBT", "FPT", "HT", "PST", "SIT", "SST"), strict=True)
+)
 """Table 3 / Table 10 column abbreviations."""
 
 
@@ -274,14 +260,14 @@ class BeliefLabels(BaseModel):
             return None
         assert info.field_name is not None
         label = normalize_label(info.field_name, value)
-        if label is None and not _partial(info):
+        if label is None and not _flag(info, "partial"):
             legal = ", ".join(_accepted(info.field_name))
             raise ValueError(f"{value!r} is not a legal {DIMENSION_NAMES[info.field_name]} label (expected {legal})")
         return label
 
     @model_validator(mode="after")
     def _complete(self, info: ValidationInfo) -> BeliefLabels:
-        if _gold(info):
+        if _flag(info, "gold"):
             missing = [d for d in DIMENSIONS if getattr(self, d) is None]
             if missing and not self.order_only:
                 raise ValueError(
@@ -321,12 +307,9 @@ class BeliefLabels(BaseModel):
         return tuple(getattr(self, d) for d in DIMENSIONS)
 
 
-def _partial(info: ValidationInfo) -> bool:
-    return bool(isinstance(info.context, Mapping) and info.context.get("partial"))
-
-
-def _gold(info: ValidationInfo) -> bool:
-    return bool(isinstance(info.context, Mapping) and info.context.get("gold"))
+def _flag(info: ValidationInfo, name: str) -> bool:
+    """Whether the validation context sets ``name`` (``partial``: a prediction; ``gold``: a gold record)."""
+    return bool(isinstance(info.context, Mapping) and info.context.get(name))
 
 
 class BeliefRecord(BaseModel):
@@ -350,7 +333,7 @@ class BeliefRecord(BaseModel):
     @classmethod
     def _labels_present(cls, value: object, info: ValidationInfo) -> object:
         if value is None:
-            if _gold(info):
+            if _flag(info, "gold"):
                 raise ValueError("gold records need a labels object")
             return {}
         return value

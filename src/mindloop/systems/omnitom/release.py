@@ -41,13 +41,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from mindloop.datafiles import load_package_data
 from mindloop.errors import InvalidArgumentError
 from mindloop.models.base import Message, message
+from mindloop.systems.omnitom.prompts import _TEXTS
 from mindloop.systems.omnitom.records import DIMENSIONS, LABEL_SETS, RELEASE_EXTRA_LABELS, BeliefLabels, BeliefRecord
 
 __all__ = [
     "JUDGE_CLOSING",
     "JUDGE_INSTRUCTION",
     "JUDGE_SYSTEM",
-    "PROTOCOLS",
     "STAGE1_CLOSING",
     "STAGE1_INSTRUCTION",
     "STAGE1_SYSTEM",
@@ -66,6 +66,7 @@ __all__ = [
     "parse_labels",
     "release_key",
     "release_label",
+    "release_labels",
     "stage1_messages",
     "stage2_labels_by_key",
     "stage2_messages",
@@ -74,16 +75,6 @@ __all__ = [
 Protocol = Literal["release", "mindloop"]
 """``release``: the official release's protocol (this module; the default). ``mindloop``: mindloop's own."""
 
-PROTOCOLS: tuple[str, ...] = ("release", "mindloop")
-
-
-class _Texts(BaseModel):
-    """``data/prompts.yaml``: the release's prompt texts."""
-
-    release: dict[str, str]
-
-
-_TEXTS = load_package_data(_Texts, __package__ or "", "prompts.yaml")
 
 STAGE1_SYSTEM = _TEXTS.release["stage1_system"]
 """The release's Stage 1 system prompt (C.2's Level 3 prompt, one step per line)."""
@@ -172,11 +163,13 @@ def release_label(dimension: str, value: object) -> str:
     return lookup.get(key) or lookup.get(key.replace(" ", "")) or text
 
 
-def _labels(values: Mapping[str, str]) -> BeliefLabels:
-    """Release-canonical labels as :class:`BeliefLabels`; a value outside the accepted sets is ``None`` (wrong
-    either way: the release compares it as written, and no gold label is written so)."""
-    kept = {d: v for d, v in values.items() if v in LABEL_SETS[d] or v in RELEASE_EXTRA_LABELS.get(d, ())}
-    return BeliefLabels.partial(**kept)
+def release_labels(cells: Mapping[str, str]) -> BeliefLabels:
+    """Cells (by dimension) canonicalised by :func:`release_label`; a value outside the accepted sets is ``None``
+    (wrong either way: the release compares it as written, and no gold label is written so)."""
+    values = {d: release_label(d, cell) for d, cell in cells.items()}
+    return BeliefLabels.partial(
+        **{d: v for d, v in values.items() if v in LABEL_SETS[d] or v in RELEASE_EXTRA_LABELS.get(d, ())}
+    )
 
 
 # ---- messages ------------------------------------------------------------------------------------------------------
@@ -201,10 +194,7 @@ def stage2_messages(story: str, beliefs: Sequence[BeliefRecord], *, system: str 
 
 def _prediction_csv(rows: Sequence[tuple[str, str]]) -> str:
     buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["Actor", "Belief"])
-    for actor, belief in rows:
-        writer.writerow([_space(actor), _space(belief)])
+    csv.writer(buf, lineterminator="\n").writerows([["Actor", "Belief"], *([_space(a), _space(b)] for a, b in rows)])
     return buf.getvalue().strip()
 
 
@@ -340,8 +330,8 @@ def parse_labels(text: str) -> list[tuple[str, str, BeliefLabels]]:
             continue
         if len(cells) < 9:
             continue
-        values = {d: release_label(d, cell) for d, cell in zip(DIMENSIONS, cells[2:9], strict=True)}
-        out.append((_space(cells[0]), _space(cells[1]).rstrip("."), _labels(values)))
+        labels = release_labels(dict(zip(DIMENSIONS, cells[2:9], strict=True)))
+        out.append((_space(cells[0]), _space(cells[1]).rstrip("."), labels))
     return out
 
 
@@ -428,9 +418,6 @@ def judge_counts(inputs: Sequence[tuple[str, str]], parsed: Sequence[Mapping[str
         key = (release_key(actor), release_key(belief))
         candidates = sorted((-c, i) for a, b, c, i in pool if (a, b) == key and i not in used)
         if candidates:
-            count, index = -candidates[0][0], candidates[0][1]
-            used.add(index)
-            counts.append(count)
-        else:
-            counts.append(0)
+            used.add(candidates[0][1])
+        counts.append(-candidates[0][0] if candidates else 0)
     return counts

@@ -25,34 +25,25 @@ from pathlib import Path
 from typing import Any
 
 from mindloop._version import __version__
-from mindloop.bench.api import Sample
 from mindloop.bench.store import RunStore, SampleResult
 from mindloop.datafiles import read_text_file
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems.omnitom.alignment import Alignment
+from mindloop.systems.omnitom.benchmarks import STAGE1_ZERO, STAGE2_ZERO, record_sample
 from mindloop.systems.omnitom.metrics import stage1_story_score, stage2_story_score
 from mindloop.systems.omnitom.records import (
     DIMENSIONS,
     BeliefLabels,
     BeliefRecord,
     StoryRecord,
-    normalize_label,
     read_records,
 )
-from mindloop.systems.omnitom.release import release_label, stage2_labels_by_key
+from mindloop.systems.omnitom.release import release_labels, stage2_labels_by_key
 
 __all__ = ["ImportedRun", "import_replication", "read_replication_csv"]
 
-_LABEL_COLUMNS: dict[str, str] = {
-    "order": "order",
-    "truth_status": "truth-status",
-    "knowledge_access": "knowledge-access",
-    "representation": "representation",
-    "content_type": "content_type",
-    "mental_source": "mental-source",
-    "context": "context",
-}
-"""Each dimension's column in the release's labeling CSV."""
+_LABEL_COLUMNS: dict[str, str] = {d: d if d == "content_type" else d.replace("_", "-") for d in DIMENSIONS}
+"""Each dimension's column in the release's labeling CSV (hyphenated, but ``content_type``)."""
 
 
 @dataclass(frozen=True)
@@ -111,22 +102,15 @@ def _stem(story_id: int) -> str:
     return f"story_{story_id:03d}"
 
 
-def _sample(record: StoryRecord, settings: Mapping[str, Any]) -> Sample:
-    return Sample(
-        id=f"story{record.story_id:05d}",
-        input={"record": record.to_json(), "settings": dict(settings)},
-        group=record.story_category,
-    )
-
-
 def _stage1(folder: Path, record: StoryRecord, index: int) -> SampleResult:
     stem = _stem(record.story_id)
     pred_path = folder / "judge" / "csv" / f"{stem}_predictions.csv"
     gold_path = folder / "judge" / "csv" / f"{stem}_groundtruth.csv"
-    zero = {"precision": 0.0, "recall": 0.0, "f1": 0.0}
     missing = [p.name for p in (pred_path, gold_path) if not p.is_file()]
     if missing:
-        return SampleResult(index, "failed", {"beliefs": []}, zero, f"missing {', '.join(missing)}", [], 0.0)
+        return SampleResult(
+            index, "failed", {"beliefs": []}, dict(STAGE1_ZERO), f"missing {', '.join(missing)}", [], 0.0
+        )
     pred_rows, gold_rows = read_replication_csv(pred_path), read_replication_csv(gold_path)
     for rows, path in ((pred_rows, pred_path), (gold_rows, gold_path)):
         _need(rows, ("Actor", "Belief", "MatchCount"), path)
@@ -164,24 +148,12 @@ def _count(value: str) -> int:
 
 def _stage2(folder: Path, record: StoryRecord, index: int) -> SampleResult:
     path = folder / "labeling" / "csv" / f"{_stem(record.story_id)}_label.csv"
-    zero = {**dict.fromkeys(DIMENSIONS, 0.0), "overall": 0.0}
     if not path.is_file():
-        return SampleResult(index, "failed", {"labels": []}, zero, f"missing {path.name}", [], 0.0)
+        return SampleResult(index, "failed", {"labels": []}, dict(STAGE2_ZERO), f"missing {path.name}", [], 0.0)
     rows = read_replication_csv(path)
     _need(rows, ("actor", "belief", *_LABEL_COLUMNS.values()), path)
     predicted = [
-        (
-            r["actor"],
-            r["belief"],
-            BeliefLabels.partial(
-                **{
-                    d: label
-                    for d, column in _LABEL_COLUMNS.items()
-                    if (label := release_label(d, r[column])) and _legal(d, label)
-                }
-            ),
-        )
-        for r in rows
+        (r["actor"], r["belief"], release_labels({d: r[column] for d, column in _LABEL_COLUMNS.items()})) for r in rows
     ]
     labels = stage2_labels_by_key(predicted, record.beliefs)
     score = stage2_story_score(labels, record.beliefs, story_id=record.story_id, category=record.story_category)
@@ -190,10 +162,6 @@ def _stage2(folder: Path, record: StoryRecord, index: int) -> SampleResult:
     if not rows:
         return SampleResult(index, "failed", output, scores, "no rows in the labelling (scored 0)", [], 0.0)
     return SampleResult(index, "done", output, scores, None, [], 0.0)
-
-
-def _legal(dimension: str, label: str) -> bool:
-    return normalize_label(dimension, label) == label
 
 
 def import_replication(folder: str | Path, store: RunStore, *, gold: str | Path | None = None) -> list[ImportedRun]:
@@ -239,7 +207,7 @@ def import_replication(folder: str | Path, store: RunStore, *, gold: str | Path 
         settings: dict[str, Any] = {"protocol": "release", "imported": True, "source": str(root)}
         if benchmark == "omnitom-stage1":
             settings.update(aligner="judge", judge=str(judge), scorer=f"judge:{judge} (the release's own run)")
-        samples = [_sample(r, settings) for r in chosen]
+        samples = [record_sample(r, settings) for r in chosen]
         config = {"imported_from": str(root), "gold": str(gold_file), "protocol": "release", "manifest": manifest}
         run_id = store.create_run(
             benchmark=benchmark,

@@ -30,7 +30,6 @@ from mindloop.systems.omnitom.records import (
     DIMENSION_NAMES,
     DIMENSIONS,
     LABEL_SETS,
-    RELEASE_EXTRA_LABELS,
     BeliefLabels,
     BeliefRecord,
     normalize_label,
@@ -401,13 +400,6 @@ def read_stage1(text: str, protocol: str = "mindloop") -> Stage1Reading:
     return Stage1Reading(tuple(beliefs), tuple(bad), notes)
 
 
-def _release_labels(cells: dict[str, str]) -> BeliefLabels:
-    """Cells canonicalised by the release's aliases; a value outside the accepted sets is missing (wrong)."""
-    values = {d: release.release_label(d, cell) for d, cell in cells.items()}
-    kept = {d: v for d, v in values.items() if v in LABEL_SETS[d] or v in RELEASE_EXTRA_LABELS.get(d, ())}
-    return BeliefLabels.partial(**kept)
-
-
 def _lists_a_set(cell: str) -> bool:
     """Whether a cell lists several labels of one closed set (``0/1/2/3``, ``True/False/Unknown``) instead of one."""
     if any(normalize_label(d, cell) is not None for d in DIMENSIONS):
@@ -450,7 +442,7 @@ def read_stage2(text: str, gold: Sequence[BeliefRecord], protocol: str = "mindlo
     rows, bad, widest = _stage2_rows(text)
     notes: tuple[str, ...] = ()
     if protocol == "release":
-        read = [(actor, belief.rstrip("."), _release_labels(cells)) for _, actor, belief, cells in rows]
+        read = [(actor, belief.rstrip("."), release.release_labels(cells)) for _, actor, belief, cells in rows]
         labels = release.stage2_labels_by_key(read, gold)
         literal = release.stage2_labels_by_key(release.parse_labels(text), gold)
         if literal != labels:
@@ -474,7 +466,7 @@ def read_stage2(text: str, gold: Sequence[BeliefRecord], protocol: str = "mindlo
             )
         elif not rows:
             why = "no row has Actor, Belief and seven labels (Order ... Context)"
-        elif all(not _readable(lab) for lab in (_release_labels(c) for *_, c in rows)):
+        elif all(not _readable(lab) for lab in (release.release_labels(c) for *_, c in rows)):
             why = "no label is one of the closed sets the prompt lists"
         else:
             why = "no row repeats an Actor and a Belief of the input table exactly: label the given rows"

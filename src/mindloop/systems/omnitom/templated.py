@@ -229,13 +229,7 @@ def _classify(clause: str) -> tuple[str, dict[str, str]]:
 
 
 def _see_list(items: str) -> list[str]:
-    parts = re.split(r", and |, | and ", items)
-    out = []
-    for p in parts:
-        p = re.sub(r"^(?:a|an|the|some) ", "", p.strip())
-        if p:
-            out.append(_singular(p))
-    return out
+    return [_singular(p) for part in _names(items) if (p := re.sub(r"^(?:a|an|the|some) ", "", part.strip()))]
 
 
 def _classify_all(clauses: Sequence[str], source: str) -> list[tuple[str, dict[str, str]]]:

@@ -19,8 +19,8 @@ check does not model is left unchecked rather than guessed.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -196,19 +196,11 @@ class Auditor:
     def __init__(self, cache: int = 64) -> None:
         self.checked = 0
         self.found: list[Finding] = []
-        self._stories: OrderedDict[tuple[str, ...], _Story | None] = OrderedDict()
-        self._cache = cache
+        self._story = functools.lru_cache(maxsize=cache)(_story)
 
     def add(self, ex: Example) -> None:
         """Judge one question (left unchecked when the story does not determine its answer)."""
-        texts = tuple([s for _, s in ex.sentences])
-        if texts in self._stories:
-            self._stories.move_to_end(texts)
-            story = self._stories[texts]
-        else:
-            story = self._stories[texts] = _story(texts)
-            if len(self._stories) > self._cache:
-                self._stories.popitem(last=False)
+        story = self._story(tuple([s for _, s in ex.sentences]))
         answer = None if story is None else _answer(story, ex.question.text)
         if answer is None:
             return

@@ -58,18 +58,16 @@ def balanced_ids(items: Sequence[tuple[str, Mapping[str, str]]], n: int, dimensi
         labels = items[i][1]
         return sum(1 if counts[d][labels[d]] < targets[d][labels[d]] else -1 for d in dims if d in labels)
 
-    for _ in range(n):
-        best = max(sorted(free), key=lambda i: (gain(i), -i))
-        chosen.append(best)
-        free.discard(best)
-        for d in dims:
-            if d in items[best][1]:
-                counts[d][items[best][1][d]] += 1
-
     def move(i: int, sign: int) -> None:
         for d in dims:
             if d in items[i][1]:
                 counts[d][items[i][1][d]] += sign
+
+    for _ in range(n):
+        best = max(sorted(free), key=lambda i: (gain(i), -i))
+        chosen.append(best)
+        free.discard(best)
+        move(best, 1)
 
     improved = True
     while improved:

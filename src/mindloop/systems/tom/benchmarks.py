@@ -143,11 +143,6 @@ def example_sample(index: int, fmt: StoryFormat, ex: Example, source: str | None
     return _sample(index, fmt, story, ex.question.text, ex.question.answer, ex.question.qtype, extra, choices)
 
 
-def _from_examples(fmt: StoryFormat, examples: Sequence[Example], source: str | None = None) -> list[Sample]:
-    """Samples of released examples (:func:`example_sample`)."""
-    return [example_sample(i, fmt, ex, source) for i, ex in enumerate(examples)]
-
-
 def tom_samples(fmt: StoryFormat, n: int | None, seed: int, data: str | None) -> list[Sample]:
     """Samples from a released file (first ``n``), the bundled Hi-ToM split, or a generated ToMi set."""
     source = None
@@ -162,7 +157,7 @@ def tom_samples(fmt: StoryFormat, n: int | None, seed: int, data: str | None) ->
         if not Path(data).is_file():
             raise InvalidArgumentError(f"--data {data!r}: no such file")
         _, examples = read_dataset(data, fmt)
-        return _from_examples(fmt, examples[:n] if n is not None else examples, source)
+        return [example_sample(i, fmt, ex, source) for i, ex in enumerate(examples[:n] if n is not None else examples)]
     generated = generate_tomi(DEFAULT_GENERATED if n is None else n, seed=seed)
     return [_sample(i, fmt, g.sentences, g.question, g.answer, g.qtype, {}) for i, g in enumerate(generated)]
 
@@ -224,7 +219,6 @@ class _ToMBenchmark:
     description: str
     spec: BenchmarkSpec
     fmt: StoryFormat
-    types: tuple[str, ...]
     options_model = ToMOptions
 
     def __init__(self) -> None:
@@ -358,7 +352,6 @@ class ToMiBenchmark(_ToMBenchmark):
     name = "tomi"
     description = "ToMi false-belief questions (generated seeded set, or --data FILE)"
     fmt: StoryFormat = "tomi"
-    types = TOMI_TYPES
     spec = _spec(
         TOMI_TYPES,
         _TOMI_REFERENCES,
@@ -379,7 +372,6 @@ class HiToMBenchmark(_ToMBenchmark):
     name = "hitom"
     description = "Hi-ToM higher-order questions (bundled dev split, or --data FILE such as Hi-ToM_data.json)"
     fmt: StoryFormat = "hitom"
-    types = HITOM_TYPES
     spec = _spec(
         HITOM_TYPES,
         _HITOM_REFERENCES,

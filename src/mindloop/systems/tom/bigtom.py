@@ -210,18 +210,8 @@ def bigtom_items(rows: Sequence[BigToMRow], initial_belief: InitialBelief = "bot
         for shown in shows:
             story, control = _stories(row, shown)
             for variable in BIGTOM_VARIABLES:
-                if variable == "forward_action":
-                    q, aware, unaware = (
-                        row["action_question"],
-                        row["action_answer_aware"],
-                        row["action_answer_not_aware"],
-                    )
-                else:
-                    q, aware, unaware = (
-                        row["belief_question"],
-                        row["belief_answer_aware"],
-                        row["belief_answer_not_aware"],
-                    )
+                asked = "action" if variable == "forward_action" else "belief"
+                q, aware, unaware = (row[f"{asked}_{k}"] for k in ("question", "answer_aware", "answer_not_aware"))
                 for condition in BIGTOM_CONDITIONS:
                     if variable == "backward_belief":
                         ending = {
@@ -241,18 +231,9 @@ def bigtom_items(rows: Sequence[BigToMRow], initial_belief: InitialBelief = "bot
                     out.append(BigToMItem(row, variable, condition, init, text, q, gold, wrong))
             if shown:
                 p = _parts(row)
-                percept = f"{p[0]}.{p[1]}.{p[2]}."
+                q, aware, unaware = (row[f"belief_{k}"] for k in ("question", "answer_aware", "answer_not_aware"))
                 out.append(
-                    BigToMItem(
-                        row,
-                        PERCEPT,
-                        "true_belief",
-                        "shown",
-                        percept,
-                        row["belief_question"],
-                        row["belief_answer_aware"],
-                        row["belief_answer_not_aware"],
-                    )
+                    BigToMItem(row, PERCEPT, "true_belief", "shown", f"{p[0]}.{p[1]}.{p[2]}.", q, aware, unaware)
                 )
     draws: dict[str, random.Random] = {}
     ordered = []

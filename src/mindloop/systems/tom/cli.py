@@ -26,10 +26,7 @@ tom_app = typer.Typer(
 )
 
 
-class _Format(StrEnum):
-    auto = "auto"
-    tomi = "tomi"
-    hitom = "hitom"
+_Format = StrEnum("_Format", ["auto", "tomi", "hitom"])
 
 
 @tom_app.command("eval")
@@ -117,10 +114,7 @@ class _AuditFormat(StrEnum):
     simpletom = "simpletom"
 
 
-class _Split(StrEnum):
-    normal = "normal"
-    long = "long"
-    all = "all"
+_Split = StrEnum("_Split", ["normal", "long", "all"])
 
 
 @tom_app.command("audit")

@@ -155,9 +155,8 @@ def audit_exploretom(items: Sequence[ExploreToMItem]) -> tuple[int, list[tuple[E
             continue
         checked += 1
         if item.answer.lower() not in story.lower():
-            found.append(
-                (item, f"the expected answer {item.answer!r} appears nowhere in the story", "answer not in story")
-            )
+            why = f"the expected answer {item.answer!r} appears nowhere in the story"
+            found.append((item, why, "answer not in story"))
     for group in seen.values():
         if len({i.answer.lower() for i in group}) > 1:
             checked += len(group)

@@ -53,7 +53,7 @@ from mindloop.bench.choice import COVERED_RESAMPLED, RELEASE_SUITE, coverage, no
 from mindloop.bench.declaration import BenchmarkSpec, Headline, Metric, ReferencePolicy, SmallRun
 from mindloop.bench.references import policy_headline, policy_records
 from mindloop.errors import InvalidArgumentError, ParseError
-from mindloop.metrics.stats import mean
+from mindloop.metrics.stats import f1_score, mean
 from mindloop.models.base import message
 from mindloop.models.replies import ask
 from mindloop.systems.tom.fantom_presence import Knowledge, Presence, knowledge, read_presence, unaware_option
@@ -172,35 +172,13 @@ def _set_questions(s: dict[str, Any], context: Context, rng: random.Random, out:
     fact_q, fact_a = s["factQA"]["question"], s["factQA"]["correct_answer"]
     out.append(FanToMQuestion(sid, "fact", f"{ctx}\n\nQuestion: {fact_q}\nAnswer:", fact_a, None, None, None, fact_q))
     for qa in s["beliefQAs"]:
-        scen = str(qa["question_type"]).rsplit(":", 1)[-1]
-        q = qa["question"]
-        out.append(
-            FanToMQuestion(
-                sid,
-                "belief",
-                f"{ctx}\n\nQuestion: {q}\nAnswer:",
-                qa["correct_answer"],
-                qa["wrong_answer"],
-                scen,
-                qa.get("tom_type"),
-                q,
-            )
-        )
+        scen, tom_type, q = str(qa["question_type"]).rsplit(":", 1)[-1], qa.get("tom_type"), qa["question"]
+        prompt = f"{ctx}\n\nQuestion: {q}\nAnswer:"
+        out.append(FanToMQuestion(sid, "belief", prompt, qa["correct_answer"], qa["wrong_answer"], scen, tom_type, q))
         options, gold = _choices(qa, rng)
         text = "".join(f"({chr(97 + i)}) {o}\n" for i, o in enumerate(options)).strip()
-        mc = f"{q}\n{text}\n\nChoose an answer from above:"
-        out.append(
-            FanToMQuestion(
-                sid,
-                "belief:multiple-choice",
-                f"{ctx}\n\nQuestion: {mc}",
-                gold,
-                options,
-                scen,
-                qa.get("tom_type"),
-                q,
-            )
-        )
+        prompt = f"{ctx}\n\nQuestion: {q}\n{text}\n\nChoose an answer from above:"
+        out.append(FanToMQuestion(sid, "belief:multiple-choice", prompt, gold, options, scen, tom_type, q))
     for name, head, key in (
         ("answerability", f"Target: {fact_q}", "answerability"),
         ("info_accessibility", f"Information: {fact_q} {fact_a}", "infoAccessibility"),
@@ -209,18 +187,9 @@ def _set_questions(s: dict[str, Any], context: Context, rng: random.Random, out:
         scen = lst.get("missed_info_accessibility")
         if context == "full" and lst.get("wrong_answer"):
             scen = "inaccessible"
-        out.append(
-            FanToMQuestion(
-                sid,
-                f"{name}:list",
-                f"{ctx}\n\n{head}\nQuestion: {lst['question']}\nAnswer:",
-                list(lst["correct_answer"]),
-                list(lst.get("wrong_answer", [])),
-                scen,
-                None,
-                lst["question"],
-            )
-        )
+        prompt = f"{ctx}\n\n{head}\nQuestion: {lst['question']}\nAnswer:"
+        gold_list, wrong_list = list(lst["correct_answer"]), list(lst.get("wrong_answer", []))
+        out.append(FanToMQuestion(sid, f"{name}:list", prompt, gold_list, wrong_list, scen, None, lst["question"]))
         binaries = s[f"{key}QAs_binary"]
         full_scen = None
         if context == "full" and binaries:
@@ -231,17 +200,9 @@ def _set_questions(s: dict[str, Any], context: Context, rng: random.Random, out:
             if context == "short" and b["correct_answer"] == "no:long":
                 continue
             prompt = f"{ctx}\n\n{head}\nQuestion: {b['question']} Answer yes or no.\nAnswer:"
+            scen = full_scen or b.get("missed_info_accessibility")
             out.append(
-                FanToMQuestion(
-                    sid,
-                    f"{name}:binary",
-                    prompt,
-                    b["correct_answer"],
-                    None,
-                    full_scen or b.get("missed_info_accessibility"),
-                    None,
-                    b["question"],
-                )
+                FanToMQuestion(sid, f"{name}:binary", prompt, b["correct_answer"], None, scen, None, b["question"])
             )
 
 
@@ -256,10 +217,7 @@ def word_f1(gold: str, reply: str) -> float:
     """
     g, r = gold.split(), reply.split()
     same = sum((Counter(g) & Counter(r)).values())
-    if same == 0:
-        return 0.0
-    precision, recall = same / len(r), same / len(g)
-    return 2 * precision * recall / (precision + recall)
+    return f1_score(same / len(r), same / len(g)) if same else 0.0
 
 
 def binary_reading(reply: str) -> int:
@@ -723,13 +681,7 @@ def _scenario(records: Sequence[SampleRecord], scenario: str, prefix: str) -> di
     kinds: dict[str, list[SampleRecord]] = defaultdict(list)
     for r in tom:
         kinds[r.sample.input["kind"]].append(r)
-    all_kinds = {
-        "belief:multiple-choice",
-        "answerability:list",
-        "answerability:binary",
-        "info_accessibility:list",
-        "info_accessibility:binary",
-    }
+    all_kinds = set(FANTOM_KINDS) - {"fact", "belief"}  # ALL: the multiple-choice belief, list and binary ones
     out: dict[str, Any] = {
         f"{prefix}_all_star": _all(tom),
         f"{prefix}_all": _all([r for r in tom if r.sample.input["kind"] in all_kinds]),

@@ -25,7 +25,7 @@ One audit per format, each independent of the belief tracker:
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,13 +52,7 @@ class LabelFinding:
 
     def to_json(self) -> dict[str, str]:
         """The finding as ``tom audit --json`` prints it."""
-        return {
-            "source": self.source,
-            "question": self.question,
-            "gold": self.gold,
-            "rule": self.rule,
-            "reason": self.reason,
-        }
+        return {k: getattr(self, k) for k in ("source", "question", "gold", "rule", "reason")}
 
 
 @dataclass(frozen=True)
@@ -72,9 +66,7 @@ class LabelAudit:
 
     def to_json(self) -> dict[str, object]:
         """The ``tom audit --json`` object."""
-        rules: dict[str, int] = defaultdict(int)
-        for f in self.findings:
-            rules[f.rule] += 1
+        rules = Counter(f.rule for f in self.findings)
         return {
             "format": self.format,
             "questions": self.questions,
@@ -118,15 +110,8 @@ def _audit_hitom(examples: Sequence[Example]) -> LabelAudit:
         checked += 1
         mentions = [s for _, s in ex.sentences if re.search(rf"\b{re.escape(obj)}\b", s)]
         if not any(re.search(rf"\b{re.escape(gold)}\b", s) for s in mentions):
-            findings.append(
-                LabelFinding(
-                    _where(ex),
-                    ex.question.text,
-                    gold,
-                    f"the story never puts the {obj} in the {gold} nor claims it is there",
-                    "not a container",
-                )
-            )
+            why = f"the story never puts the {obj} in the {gold} nor claims it is there"
+            findings.append(LabelFinding(_where(ex), ex.question.text, gold, why, "not a container"))
     copies: dict[tuple[tuple[str, ...], str], list[Example]] = defaultdict(list)
     for ex in examples:
         copies[(tuple(s for _, s in ex.sentences), ex.question.text)].append(ex)
@@ -137,16 +122,11 @@ def _audit_hitom(examples: Sequence[Example]) -> LabelAudit:
                 if (_where(ex), ex.question.text) in flagged:
                     continue
                 other = next(o for o in group if o.question.answer != ex.question.answer)
-                findings.append(
-                    LabelFinding(
-                        _where(ex),
-                        ex.question.text,
-                        ex.question.answer,
-                        f"the release's other copy of this story and question ({_where(other)}) answers "
-                        f"{other.question.answer!r}",
-                        "copies disagree",
-                    )
+                why = (
+                    f"the release's other copy of this story and question ({_where(other)}) answers "
+                    f"{other.question.answer!r}"
                 )
+                findings.append(LabelFinding(_where(ex), ex.question.text, ex.question.answer, why, "copies disagree"))
     return LabelAudit("hitom", len(examples), checked, findings)
 
 
@@ -169,17 +149,14 @@ def _audit_bigtom(path: Path) -> LabelAudit:
     per_row = len(BIGTOM_VARIABLES) * len(BIGTOM_CONDITIONS) * 2 + 1
     findings = []
     for row in rows:
-        reasons = []
+        where, question, gold = f"{path.name}:{row.line}", row["belief_question"], row["belief_answer_aware"]
         parts = row["story"].split(".")
         if len(parts) != 6 or parts[5].strip():
-            cut = len(parts) - 1
-            reasons.append(
-                (
-                    f"the story cuts into {cut} parts at '.', not 5, so the release's condition builder (sentences 1-3 "
-                    "and 5) drops or splits sentences",
-                    "story cut",
-                )
+            why = (
+                f"the story cuts into {len(parts) - 1} parts at '.', not 5, so the release's condition builder "
+                "(sentences 1-3 and 5) drops or splits sentences"
             )
+            findings.append(LabelFinding(where, question, gold, why, "story cut"))
         for what, a, b in (
             ("belief answers", "belief_answer_aware", "belief_answer_not_aware"),
             ("action answers", "action_answer_aware", "action_answer_not_aware"),
@@ -187,30 +164,18 @@ def _audit_bigtom(path: Path) -> LabelAudit:
             ("actions", "action_aware", "action_not_aware"),
         ):
             if _same(row[a], row[b]):
-                reasons.append(
-                    (
-                        f"the aware and not-aware {what} are the same ({row[a]!r}), so true and false "
-                        "belief have one gold",
-                        f"same {what}",
-                    )
+                why = (
+                    f"the aware and not-aware {what} are the same ({row[a]!r}), so true and false belief have one gold"
                 )
-        for reason, rule in reasons:
-            findings.append(
-                LabelFinding(
-                    f"{path.name}:{row.line}", row["belief_question"], row["belief_answer_aware"], reason, rule
-                )
-            )
+                findings.append(LabelFinding(where, question, gold, why, f"same {what}"))
         if not _same(row["belief_answer_aware"], row["belief_answer_not_aware"]):
+            why = (
+                "the release's builder writes the aware answer as the percept item's gold, but that item's story "
+                "is sentences 1-3 alone, which tell of the initial state only: the protagonist saw it, so the "
+                f"belief they tell is the not-aware answer ({row['belief_answer_not_aware']!r})"
+            )
             findings.append(
-                LabelFinding(
-                    f"{path.name}:{row.line} (1_percept_to_belief_true_belief)",
-                    row["belief_question"],
-                    row["belief_answer_aware"],
-                    "the release's builder writes the aware answer as the percept item's gold, but that item's story "
-                    "is sentences 1-3 alone, which tell of the initial state only: the protagonist saw it, so the "
-                    f"belief they tell is the not-aware answer ({row['belief_answer_not_aware']!r})",
-                    "percept gold",
-                )
+                LabelFinding(f"{where} (1_percept_to_belief_true_belief)", question, gold, why, "percept gold")
             )
     return LabelAudit("bigtom", len(rows) * per_row, len(rows) * per_row, findings)
 
@@ -288,80 +253,63 @@ def audit_file(path: str | Path, fmt: str, *, split: str = "normal") -> LabelAud
 def describe_release(fmt: str, path: str | Path) -> dict[str, Any]:
     """Counts of a released file (``mindloop data describe FORMAT PATH``): questions in all, per file and per type
     (OpenToM: per split too, and its stories); read by the same loaders as ``bench run``."""
-    from collections import Counter
 
     p = Path(path)
     if not p.exists():
         raise InvalidArgumentError(f"{str(path)!r}: no such file or folder")
-    by_file: Counter[str] = Counter()
-    by_type: Counter[str] = Counter()
+    items: Sequence[Any]
+    by_file: Counter[str] | None = None  # one file: its name and every question
     extra: dict[str, Any] = {}
     if fmt == "opentom":
         from mindloop.systems.tom.opentom import read_opentom
 
-        questions = read_opentom(p, split="all")
-        for q in questions:
-            by_file[f"{q.file} ({q.story.split})"] += 1
-            by_type[q.qtype] += 1
+        items = read_opentom(p, split="all")
+        by_file = Counter(f"{q.file} ({q.story.split})" for q in items)
+        by_type = Counter(q.qtype for q in items)
         extra = {
-            "by_split": dict(Counter(q.story.split for q in questions)),
-            "stories": dict(Counter(s for s, _ in {(q.story.split, q.story.id) for q in questions})),
+            "by_split": dict(Counter(q.story.split for q in items)),
+            "stories": dict(Counter(s for s, _ in {(q.story.split, q.story.id) for q in items})),
         }
-        total = len(questions)
     elif fmt == "bigtom":
         from mindloop.systems.tom.bigtom import bigtom_items, read_bigtom
 
         rows = read_bigtom(p)
         items = bigtom_items(rows)
-        by_file[p.name] = len(items)
-        by_type.update(f"{i.variable}/{i.condition}" for i in items)
+        by_type = Counter(f"{i.variable}/{i.condition}" for i in items)
         extra = {
             "lines": len(rows),
             "by_initial_belief": dict(Counter(i.initial_belief for i in items)),
             # the files the release's generate_conditions.py writes from it, one per condition
             "by_release_file": dict(Counter(i.file for i in items)),
         }
-        total = len(items)
     elif fmt == "mmtom-qa":
         from mindloop.systems.tom.mmtomqa import read_mmtom
 
-        mm = read_mmtom(p)
-        by_file[p.name] = len(mm)
-        by_type.update(i.qtype for i in mm)
-        total = len(mm)
+        items = read_mmtom(p)
+        by_type = Counter(i.qtype for i in items)
     elif fmt == "fantom":
         from mindloop.systems.tom.fantom import fantom_questions, read_fantom
 
         sets = read_fantom(p)
-        fq = fantom_questions(sets)
-        by_file[p.name] = len(fq)
-        by_type.update(q.kind for q in fq)
+        items = fantom_questions(sets)
+        by_type = Counter(q.kind for q in items)
         extra = {"sets": len(sets)}
-        total = len(fq)
     elif fmt == "exploretom":
         from mindloop.systems.tom.exploretom import read_exploretom
 
-        ex = read_exploretom(p)
-        by_file[p.name] = len(ex)
-        by_type.update(f"order {i.order}" for i in ex)
-        extra = {"by_story_type": dict(Counter(i.story_type for i in ex))}
-        total = len(ex)
+        items = read_exploretom(p)
+        by_type = Counter(f"order {i.order}" for i in items)
+        extra = {"by_story_type": dict(Counter(i.story_type for i in items))}
     elif fmt == "simpletom":
         from mindloop.systems.tom.simpletom import read_simpletom
 
-        st = read_simpletom(p)
-        by_file.update(f"{i.qset}/{i.source}" for i in st)
-        by_type.update(i.qset for i in st)
-        total = len(st)
+        items = read_simpletom(p)
+        by_file = Counter(f"{i.qset}/{i.source}" for i in items)
+        by_type = Counter(i.qset for i in items)
     else:
         raise InvalidArgumentError(f"unknown released set {fmt!r} (sets: {', '.join(RELEASED_SETS)})")
-    return {
-        "format": fmt,
-        "path": str(p),
-        "questions": total,
-        "by_file": dict(by_file),
-        "by_type": dict(by_type),
-    } | extra
+    files = dict(by_file) if by_file is not None else {p.name: len(items)}
+    return {"format": fmt, "path": str(p), "questions": len(items), "by_file": files, "by_type": dict(by_type)} | extra
 
 
 RELEASED_SETS = ("opentom", "bigtom", "mmtom-qa", "fantom", "exploretom", "simpletom")

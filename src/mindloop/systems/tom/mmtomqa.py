@@ -109,47 +109,38 @@ def options_of(question: str) -> tuple[str, str] | None:
     return (m[1].strip(), m[2].strip()) if m else None
 
 
+def _format_problem(item: MMToMItem) -> tuple[str, str] | None:
+    """How an item breaks the release's own format rules, as ``(reason, rule)``; ``None`` when it does not."""
+    allowed = item.fields.get("answer_list", ["a", "b"])
+    if item.answer not in ("a", "b") or (isinstance(allowed, list) and item.answer not in allowed):
+        return f"gold {item.answer!r} is not one of the item's answers {allowed!r}", "gold not an answer"
+    options = options_of(item.question)
+    if options is None:
+        return "the question has no '(a) … (b) …' statements to choose from", "no statements"
+    if item.qtype.startswith("1.") and options[0].replace(" not ", " ") != options[1].replace(" not ", " "):
+        return "a belief question's two statements are not one belief and its negation", "statements not a negation"
+    if options[0] == options[1]:
+        return "the two statements are the same", "same statements"
+    return None
+
+
 def audit_mmtom(items: Sequence[MMToMItem]) -> tuple[int, list[tuple[MMToMItem, str, str]]]:
     """Items whose gold or options contradict the release's own format rules, or another item's gold for the
     same text; returns how many were checked and the findings with their reasons."""
     found: list[tuple[MMToMItem, str, str]] = []
     golds: dict[str, list[MMToMItem]] = {}
     for item in items:
-        allowed = item.fields.get("answer_list", ["a", "b"])
-        if item.answer not in ("a", "b") or (isinstance(allowed, list) and item.answer not in allowed):
-            found.append(
-                (item, f"gold {item.answer!r} is not one of the item's answers {allowed!r}", "gold not an answer")
-            )
-            continue
-        options = options_of(item.question)
-        if options is None:
-            found.append((item, "the question has no '(a) … (b) …' statements to choose from", "no statements"))
-            continue
-        if item.qtype.startswith("1.") and options[0].replace(" not ", " ") != options[1].replace(" not ", " "):
-            found.append(
-                (
-                    item,
-                    "a belief question's two statements are not one belief and its negation",
-                    "statements not a negation",
-                )
-            )
-            continue
-        if options[0] == options[1]:
-            found.append((item, "the two statements are the same", "same statements"))
-            continue
-        golds.setdefault(item.question, []).append(item)
+        if (problem := _format_problem(item)) is not None:
+            found.append((item, *problem))
+        else:
+            golds.setdefault(item.question, []).append(item)
     for same in golds.values():
         answers = {i.answer for i in same}
         if len(answers) > 1:
             for item in same:
                 lines = ", ".join(str(o.line) for o in same if o is not item)
-                found.append(
-                    (
-                        item,
-                        f"the same question text (lines {lines}) has gold answers {sorted(answers)}",
-                        "copies disagree",
-                    )
-                )
+                why = f"the same question text (lines {lines}) has gold answers {sorted(answers)}"
+                found.append((item, why, "copies disagree"))
     return len(items), found
 
 

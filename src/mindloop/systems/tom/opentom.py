@@ -80,7 +80,6 @@ __all__ = [
     "OpenToMQuestion",
     "OpenToMStory",
     "audit_opentom",
-    "expected_moved",
     "read_opentom",
     "release_prompt",
     "release_reading",
@@ -219,18 +218,13 @@ def _story(sid: str, split: str, meta: Any, where: str) -> OpenToMStory:
             f"{where}: " + (f"'plot_info' lacks {', '.join(missing)}" if missing else f"no 'plot' or '{text}' text")
         )
     observed = meta.get("observed")
-    return OpenToMStory(
-        sid,
-        split,
-        tuple(line.strip() for line in meta["plot"].splitlines() if line.strip()),
-        str(info["mover"]),
-        str(info["observer"]),
-        str(info["eoi"]),
-        str(info["original_place"]),
-        str(info["move_to_place"]),
-        observed if isinstance(observed, bool) else None,
-        meta[text],
-    )
+    plot = tuple(line.strip() for line in meta["plot"].splitlines() if line.strip())
+    return OpenToMStory(sid, split, plot, *_cast(info), observed if isinstance(observed, bool) else None, meta[text])
+
+
+def _cast(info: Mapping[str, Any]) -> tuple[str, str, str, str, str]:
+    """A ``plot_info`` object's mover, observer, entity and two places, in :class:`OpenToMStory`'s order."""
+    return tuple(str(info[k]) for k in ("mover", "observer", "eoi", "original_place", "move_to_place"))  # type: ignore[return-value]
 
 
 def _stories(path: Path, split: str) -> dict[str, OpenToMStory]:
@@ -408,11 +402,6 @@ class _UnreadError(Exception):
     """A plot the tracker does not read, with the reason."""
 
 
-def _place(text: str) -> str:
-    """The place a plot line names: the template writes 'the ' before the release's place ('the the trash can')."""
-    return _norm(text)
-
-
 def track_plot(story: OpenToMStory) -> Tracker:
     """The tracker after the story's plot; raises ``_UnreadError`` on a line it does not read, and on a move line
     that contradicts ``plot_info`` (names other characters, or a place other than ``move_to_place``: story
@@ -420,7 +409,7 @@ def track_plot(story: OpenToMStory) -> Tracker:
     drawer")."""
     tracker = Tracker(max_depth=2)
     room: dict[str, str] = {}
-    entity = _norm(story.entity)
+    entity = _norm(story.entity)  # places too: the template writes 'the ' before the release's ('the the trash can')
     for t, line in enumerate(story.plot, 1):
         if m := _ENTER.match(line):
             room[m[1]] = m[2]
@@ -429,7 +418,7 @@ def track_plot(story: OpenToMStory) -> Tracker:
             tracker.apply(Event(t, EventKind.EXIT, m[1], (Fact(m[1], "at", None),), frozenset(_here(room, m[2]))))
             room.pop(m[1], None)
         elif (m := _NOTICED.match(line)) and _norm(m[3]) == entity:
-            fact = Fact(entity, "in", _place(m[4]))
+            fact = Fact(entity, "in", _norm(m[4]))
             tracker.apply(Event(t, EventKind.OBSERVE, None, (fact,), frozenset({m[1], m[2]})))
         elif (m := _MOVED.match(line)) and _norm(m[2]) == entity:
             if (m[1], m[4]) != (story.mover, story.observer):
@@ -437,14 +426,14 @@ def track_plot(story: OpenToMStory) -> Tracker:
                     f"the plot's move line has {m[1]} move it and {m[4]} watch; plot_info names "
                     f"{story.mover} and {story.observer}"
                 )
-            if _place(m[3]) != _norm(story.move_to_place):
+            if _norm(m[3]) != _norm(story.move_to_place):
                 raise _UnreadError(
                     f"the plot's move line names {m[3]!r}, plot_info's move_to_place {story.move_to_place!r}"
                 )
             # the release's 'observed' decides when the plot line says otherwise (the narrative follows 'observed')
             witnessed = story.observed if story.observed is not None else m[5].startswith("witnessed")
             seen = {m[1]} | ({m[4]} if witnessed else set())
-            tracker.apply(Event(t, EventKind.MOVE, m[1], (Fact(entity, "in", _place(m[3])),), frozenset(seen)))
+            tracker.apply(Event(t, EventKind.MOVE, m[1], (Fact(entity, "in", _norm(m[3])),), frozenset(seen)))
         else:
             raise _UnreadError(f"a plot line the tracker does not read: {line!r}")
     return tracker
@@ -625,11 +614,6 @@ def story_view(
     return None, f"the plot does not say whether {mover} knew that {observer} missed the move"
 
 
-def expected_moved(story: OpenToMStory, chain: tuple[str, ...] | None, *, beginning: bool = False) -> bool | None:
-    """Whether ``chain`` must believe the entity was moved (:func:`story_view`); ``None``: the story does not say."""
-    return story_view(story, chain, beginning=beginning)[0]
-
-
 _CUE = re.compile(
     r"unbeknownst to \w+|little did \w+ know|never witnessed|missed the entire|\bunaware\b|\boblivious\b|had no idea",
     re.IGNORECASE,
@@ -732,27 +716,18 @@ def audit_opentom(questions: Iterable[OpenToMQuestion]) -> tuple[int, list[OpenT
         story = q.story
         if q.kind == "fine" and _label_moved(q) is None:
             checked += 1
+            places = f"({story.original_place!r}, {story.move_to_place!r})"
             found.append(
-                OpenToMFinding(
-                    q,
-                    f"gold {q.answer!r} is neither of the entity's places "
-                    f"({story.original_place!r}, {story.move_to_place!r})",
-                    "not a place",
-                )
+                OpenToMFinding(q, f"gold {q.answer!r} is neither of the entity's places {places}", "not a place")
             )
             continue
-        if q.kind == "fullness" and _container(q) is not None and _label_moved(q) is None:
+        if q.kind == "fullness" and (role := _container(q)) is not None and _label_moved(q) is None:
             checked += 1
-            role = _container(q)
-            found.append(
-                OpenToMFinding(
-                    q,
-                    f"gold {q.answer!r} cannot be right for the entity's "
-                    f"{'original' if role == 'original' else 'new'} place: a move can only "
-                    f"make it {'less' if role == 'original' else 'more'} full",
-                    "impossible fullness",
-                )
+            less = "less" if role == "original" else "more"
+            why = (
+                f"gold {q.answer!r} cannot be right for the entity's {role} place: a move can only make it {less} full"
             )
+            found.append(OpenToMFinding(q, why, "impossible fullness"))
             continue
         said = _label_moved(q)
         if said is None:
@@ -778,13 +753,8 @@ def audit_opentom(questions: Iterable[OpenToMQuestion]) -> tuple[int, list[OpenT
             if source != "plot":
                 why = f"the {source}"
             rule = "second order" if q.chain and len(q.chain) == 2 else "first order" if q.chain else "narrator"
-            found.append(
-                OpenToMFinding(
-                    q,
-                    f"{_who(story, q.chain)} {knows} ({why}); gold {q.answer!r} says otherwise",
-                    f"{source.split(':')[0]}: {rule}",
-                )
-            )
+            why = f"{_who(story, q.chain)} {knows} ({why}); gold {q.answer!r} says otherwise"
+            found.append(OpenToMFinding(q, why, f"{source.split(':')[0]}: {rule}"))
     flagged = {id(f.question) for f in found}
     for group in by_belief.values():
         views = Counter(_label_moved(q) for q in group)
@@ -799,14 +769,11 @@ def audit_opentom(questions: Iterable[OpenToMQuestion]) -> tuple[int, list[OpenT
             if id(q) in flagged or _label_moved(q) == top:
                 continue
             others = [o for o in group if _label_moved(o) != _label_moved(q)]
-            found.append(
-                OpenToMFinding(
-                    q,
-                    f"gold {q.answer!r} disagrees with {len(others)} of the {len(group) - 1} other golds of the same "
-                    f"belief ({_who(q.story, q.chain)}), e.g. {others[0].answer!r} in {others[0].file}.json",
-                    "same belief, other gold",
-                )
+            why = (
+                f"gold {q.answer!r} disagrees with {len(others)} of the {len(group) - 1} other golds of the same "
+                f"belief ({_who(q.story, q.chain)}), e.g. {others[0].answer!r} in {others[0].file}.json"
             )
+            found.append(OpenToMFinding(q, why, "same belief, other gold"))
             flagged.add(id(q))
     return checked, found
 
@@ -1116,18 +1083,9 @@ class OpenToMBenchmark:
     def question(sample: Sample) -> OpenToMQuestion:
         """The question a sample holds, rebuilt from its input."""
         inp = sample.input
-        info = inp["plot_info"]
+        info = _cast(inp["plot_info"])
         story = OpenToMStory(
-            inp["story_id"],
-            inp["split"],
-            tuple(inp["plot"]),
-            info["mover"],
-            info["observer"],
-            info["eoi"],
-            info["original_place"],
-            info["move_to_place"],
-            inp["observed"],
-            inp["narrative"],
+            inp["story_id"], inp["split"], tuple(inp["plot"]), *info, inp["observed"], inp["narrative"]
         )
         chain = None if inp["chain"] is None else tuple(inp["chain"])
         return OpenToMQuestion(story, inp["file"], inp["index"], inp["question"], inp["answer"], inp["type"], chain)

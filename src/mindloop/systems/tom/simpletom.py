@@ -83,20 +83,9 @@ def _read_file(path: Path, qset: str) -> list[SimpleToMItem]:
         labels = tuple(str(t) for t in choices.get("label", [chr(65 + k) for k in range(len(texts))]))
         if len(labels) != len(texts):
             raise ParseError("'choices' has as many labels as texts", source=str(path), line=i)
-        out.append(
-            SimpleToMItem(
-                qset,
-                path.name,
-                i,
-                str(obj["id"]),
-                str(obj["story"]),
-                str(obj["question"]),
-                str(obj.get("scenario_name", "")),
-                texts,
-                labels,
-                str(obj["answerKey"]),
-            )
-        )
+        sid, story, question = str(obj["id"]), str(obj["story"]), str(obj["question"])
+        scenario, key = str(obj.get("scenario_name", "")), str(obj["answerKey"])
+        out.append(SimpleToMItem(qset, path.name, i, sid, story, question, scenario, texts, labels, key))
     return out
 
 
@@ -125,16 +114,13 @@ def audit_simpletom(items: Sequence[SimpleToMItem]) -> tuple[int, list[tuple[Sim
     the story does not state."""
     found: list[tuple[SimpleToMItem, str, str]] = []
     for item in items:
-        if item.answer_key not in item.labels:
-            found.append(
-                (item, f"answer key {item.answer_key!r} is none of the labels {list(item.labels)}", "key not a label")
-            )
-            continue
-        if len({c.strip().lower() for c in item.choices}) < len(item.choices):
-            found.append((item, "two choices have the same text", "choices repeat"))
-            continue
         m = _AWARE.search(item.question) if item.qset == "mental-state-qa" else None
-        if m is not None and m[1].strip().lower() not in item.story.lower():
+        if item.answer_key not in item.labels:
+            why = f"answer key {item.answer_key!r} is none of the labels {list(item.labels)}"
+            found.append((item, why, "key not a label"))
+        elif len({c.strip().lower() for c in item.choices}) < len(item.choices):
+            found.append((item, "two choices have the same text", "choices repeat"))
+        elif m is not None and m[1].strip().lower() not in item.story.lower():
             found.append(
                 (item, f"the question asks about {m[1]!r}, which the story does not state", "fact not in story")
             )
