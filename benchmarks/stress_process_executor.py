@@ -88,6 +88,14 @@ def _counts(store: Path) -> tuple[int, int]:
     return rows.get(0, 0), rows.get(1, 0)
 
 
+def _created(store: Path, n: int) -> bool:
+    """Whether the run in ``store`` holds its ``n`` samples (it has begun; a signal before is not what is tested)."""
+    try:
+        return store.exists() and sum(_counts(store)) == n
+    except sqlite3.Error:
+        return False
+
+
 def trial(kind: str, seed: int) -> Trial:
     rng = random.Random(seed)
     result = Trial(kind)
@@ -120,7 +128,7 @@ def trial(kind: str, seed: int) -> Trial:
         stop_at: float | None = None
         if kind in ("interrupt", "kill", "local"):  # at a random moment once the run is under way
             deadline = time.monotonic() + HANG_S
-            started = (lambda: (home / "runs.sqlite").exists()) if kind == "local" else log.exists
+            started = (lambda: _created(home / "runs.sqlite", n)) if kind == "local" else log.exists
             while not started() and proc.poll() is None and time.monotonic() < deadline:
                 time.sleep(0.01)
             time.sleep(rng.uniform(0.0, 0.8 if kind == "local" else 2.0))
