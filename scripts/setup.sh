@@ -16,12 +16,14 @@ fi
 # >= 70.1 can, which the test that builds a plug-in package offline (no build isolation) relies on.
 "$VENV/bin/python" -m pip install --quiet --upgrade pip "setuptools>=70.1"
 extras=$(IFS=,; echo "$*")
+# pip byte-compiles what it installs one file at a time, most of its time here: it installs without, and compileall
+# compiles the environment's packages on every core after (skipping what is compiled already, so a re-run is quick).
+install() { "$VENV/bin/python" -m pip install --quiet --no-compile "$@"; }
 # torch must come first and pinned (a CPU build is on disk here; an unpinned torch pulls GBs of CUDA wheels).
 case ",$extras," in
-  *,metrics,*|*,all,*) "$VENV/bin/python" -m pip install --quiet "torch==2.13.0" ;;
+  *,metrics,*|*,all,*) install "torch==2.13.0" ;;
 esac
-if [ -n "$extras" ]; then
-  "$VENV/bin/python" -m pip install --quiet -e ".[${extras}]"
-else
-  "$VENV/bin/python" -m pip install --quiet -e .
-fi
+install -e ".${extras:+[$extras]}"
+site=$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
+# -qq: a package's files for other Pythons (templates, Python 2 examples) fail to compile, as pip ignores them too
+"$VENV/bin/python" -m compileall -qq -j 0 "$site" || true
