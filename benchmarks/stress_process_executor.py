@@ -47,7 +47,6 @@ from mindloop.cli import main
 sys.exit(main(sys.argv[1:]))
 """
 KINDS = ("abort", "interrupt", "breaker", "kill", "local")
-_SERVER: list[FakeChatServer] = []  # the one fake server of the ``local`` trials, started by main
 HANG_S = 60.0
 ORPHAN_S = 10.0
 
@@ -96,7 +95,8 @@ def _created(store: Path, n: int) -> bool:
         return False
 
 
-def trial(kind: str, seed: int) -> Trial:
+def trial(kind: str, seed: int, base_url: str) -> Trial:
+    """One stop of ``kind``; ``base_url`` is the fake server the ``local`` trials' model runs ask."""
     rng = random.Random(seed)
     result = Trial(kind)
     with tempfile.TemporaryDirectory(prefix="stress-") as tmp:
@@ -113,9 +113,8 @@ def trial(kind: str, seed: int) -> Trial:
         for opt in opts:
             argv += ["--opt", opt]
         if kind == "local":
-            (server,) = _SERVER
             argv = ["bench", "run", "tomi", "--n", str(n), "--seed", str(seed), "--concurrency", str(concurrency)]
-            extra = ["--agent", "model", "--model", "openai/fake", "--base-url", server.base_url, "--cache", "off"]
+            extra = ["--agent", "model", "--model", "openai/fake", "--base-url", base_url, "--cache", "off"]
         env = dict(os.environ, MINDLOOP_HOME=str(home))
         proc = subprocess.Popen(
             [sys.executable, "-c", PARENT, *argv, *extra],
@@ -189,8 +188,7 @@ def main() -> int:
     ]
     started = time.monotonic()
     with FakeChatServer(echo_reply, latency_s=0.05) as server, ThreadPoolExecutor(args.parallel) as pool:
-        _SERVER.append(server)
-        results = list(pool.map(lambda job: trial(*job), jobs))
+        results = list(pool.map(lambda job: trial(*job, server.base_url), jobs))
     head = ("stop", "trials", "hangs", "slowest exit", "median exit", "unaccounted", "orphans")
     print(f"{head[0]:<10} {head[1]:>6} {head[2]:>6} {head[3]:>13} {head[4]:>12} {head[5]:>12} {head[6]:>8}")
     for kind in kinds:
