@@ -273,7 +273,7 @@ def test_claw_summary_counts_the_episodes_its_headline_is_over(capsys: pytest.Ca
     metrics = json.loads(out)["metrics"]
     need_help, groups = metrics["help_needed"], metrics["by_group"]
     assert need_help + metrics["controls"] == 60 and 0 < need_help < 60
-    out, _ = _run(capsys, ["bench", "run", "claw", "--n", "60"])
+    out, _ = _run(capsys, ["bench", "run", "claw", "--resume", json.loads(out)["run_id"]])  # the same run as text
     lines = out.splitlines()
     (whole,) = [line.split() for line in lines if line.startswith("all ")]
     assert whole[1] == str(need_help) and whole[2:5] == ["1.0000", f"[{0.025 ** (1 / need_help):.4f},", "1.0000]"]

@@ -96,12 +96,17 @@ def resolve_skills(spec: str, agent: str) -> SkillSet | None:
     return _load(str(Path(spec).resolve()))
 
 
-@functools.lru_cache(maxsize=8)
 def training_decisions(
     seed: int = 0, dataset_n: int = 590, belief_table: bool = True, quiet: int = 2
 ) -> tuple[DecisionRecord, ...]:
     """Teacher-forced decisions of the ``mindpower-sim`` train split, with features and the naive base policy's
-    predictions: the classifier's training data and the rule miner's rollouts."""
+    predictions: the classifier's training data and the rule miner's rollouts (made once per process for each
+    set of arguments, however they are passed)."""
+    return _training_decisions(seed, dataset_n, belief_table, quiet)
+
+
+@functools.lru_cache(maxsize=8)  # keyed on all four arguments in order: lru_cache tells f() and f(0) apart
+def _training_decisions(seed: int, dataset_n: int, belief_table: bool, quiet: int) -> tuple[DecisionRecord, ...]:
     scenarios = mindpower_sim("train", seed=seed, n=dataset_n)
     return tuple(collect_decisions(scenarios, base=NaivePolicy(), belief_table=belief_table, quiet=quiet))
 
