@@ -19,6 +19,10 @@ if [ "${1:-}" = "--quick" ]; then
   quick=1
   shift
 fi
+# Bytecode is cached in the checkout (git ignores __pycache__): pytest's rewritten test modules and mindloop's own. With
+# PYTHONDONTWRITEBYTECODE set (as some images do), every pytest worker rewrote all 324 test modules again (a collection
+# took 40 s instead of 9 on a loaded 2-core machine) and every CLI subprocess compiled what it imported.
+unset PYTHONDONTWRITEBYTECODE
 workers=${MINDLOOP_TEST_WORKERS:-auto}
 pytest_args=(-n "$workers" --dist loadgroup -p no:cacheprovider)
 start=$SECONDS
