@@ -104,20 +104,13 @@ class SymbolicActionGenerator:
         return ActionPlan(steps, actor, obj, record.goal, record.text)
 
 
-class EagerActionGenerator:
+class EagerActionGenerator(SymbolicActionGenerator):
     """The action generator of the ``first`` reference agent: the symbolic plan when the reasoning found help
     warranted, else the robot goes to the person anyway (``walk(person)``): an intervention either way."""
 
-    def __init__(self) -> None:
-        self._plans = SymbolicActionGenerator()
-
-    async def act(self, ctx: TriggerContext, record: ReasoningRecord | None, actor: str, obj: str) -> ActionPlan:
-        """See :meth:`act_now`."""
-        return self.act_now(ctx, record, actor, obj)
-
     def act_now(self, ctx: TriggerContext, record: ReasoningRecord | None, actor: str, obj: str) -> ActionPlan:
         """The symbolic plan, or ``walk(actor)`` where it would be ``none``."""
-        plan = self._plans.act_now(ctx, record, actor, obj)
+        plan = super().act_now(ctx, record, actor, obj)
         if plan.is_none:
             return ActionPlan((f"walk({actor})",), actor, obj, plan.goal, "act at once, whatever the reasoning found")
         return plan

@@ -376,9 +376,3 @@ def feature_vector(features: Mapping[str, Any], names: Sequence[str] = FEATURE_N
         else:
             out.append(float(value))
     return out
-
-
-def describe_features(features: Mapping[str, Any], names: Sequence[str] | None = None) -> str:
-    """``name=value`` pairs on one line (for prompts and logs)."""
-    keys = names if names is not None else FEATURE_NAMES
-    return ", ".join(f"{k}={features[k]}" for k in keys)

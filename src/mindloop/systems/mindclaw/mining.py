@@ -18,8 +18,12 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
+from mindloop.datafiles import load_data_file
 from mindloop.errors import MindloopError, ParseError
 from mindloop.models.base import ChatModel, GenerationConfig, message
 from mindloop.models.replies import DEFAULT_FORMAT_RETRIES, ask
@@ -95,47 +99,22 @@ def _predicates(features: Sequence[Feature]) -> list[_Pred]:
     return preds
 
 
-_CAT_PHRASES: dict[str, dict[str, str]] = {
-    "next_write": {
-        "none": "no belief write is pending",
-        "!none": "a belief write is pending",
-        "*": "the next pending belief write is a {v}",
-    },
-    "last_op": {
-        "none": "nothing was chosen yet in this window",
-        "!none": "something was already chosen in this window",
-        "belief": "the previous operation wrote the belief table",
-        "*": "{v} was the previous operation",
-    },
-    "cue": {
-        "none": "no cue awaits the robot",
-        "!none": "some cue awaits the robot (not acted on yet)",
-        "*": "a {v} cue awaits the robot",
-    },
-    "failure": {
-        "none": "nobody's attempt failed in this window",
-        "!none": "someone's attempt failed in this window",
-        "*": "someone's attempt failed ({v})",
-    },
-}
+class _Phrases(BaseModel, extra="forbid", frozen=True):
+    """``skill_phrases.yaml``: how a mined skill's text words its conditions."""
+
+    categorical: dict[str, dict[str, str]]
+    flags: dict[str, tuple[str, str]]
 
 
-_BOOL_PHRASES: dict[str, tuple[str, str]] = {
-    "reasoned": ("reasoning already ran in this window", "reasoning has not run in this window"),
-    "warranted": ("this window's reasoning found help warranted", "no reasoning in this window found help warranted"),
-    "acted": ("action generation already ran in this window", "action generation has not run in this window"),
-    "quiet": ("nobody did anything in this window", "someone did something in this window"),
-    "speech": ("someone spoke in this window", "nobody spoke in this window"),
-    "cue_new": ("some cue awaits the robot (not acted on yet)", "no cue awaits the robot"),
-}
+_PHRASES = load_data_file(_Phrases, Path(__file__).with_name("skill_phrases.yaml"))
 
 
 def _phrase(pred: _Pred) -> str:
     name, op, v = pred
     doc = {f.name: f.doc for f in FEATURES}[name]
-    if name in _BOOL_PHRASES and op == "eq" and isinstance(v, bool):
-        return _BOOL_PHRASES[name][0 if v else 1]
-    table = _CAT_PHRASES.get(name)
+    if name in _PHRASES.flags and op == "eq" and isinstance(v, bool):
+        return _PHRASES.flags[name][0 if v else 1]
+    table = _PHRASES.categorical.get(name)
     if table is not None:
         key = f"!{v}" if op == "not" else str(v)
         return table.get(key, table["*"]).format(v=str(v).replace("_", " "))

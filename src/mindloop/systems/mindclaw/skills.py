@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -181,8 +181,7 @@ class Thresholds:
 
     def to_yaml(self) -> dict[str, Any]:
         """The YAML mapping."""
-        return {"strong": self.strong, "preferred": self.preferred, "negative": self.negative,
-                "min_support": self.min_support}  # fmt: skip
+        return asdict(self)
 
 
 class SkillSet:

@@ -23,7 +23,7 @@ model runs add probe diagnostics. Options are the fields of :class:`TosOptions`.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -285,6 +285,17 @@ def answer_text(task: str, value: Any) -> str:
     return str(value)
 
 
+def _answers_from(world: Any, questions: Iterable[TaskQuestion]) -> list[dict[str, Any]]:
+    """Each question answered from ``world`` as the symbolic engine answers it, scored against its gold."""
+    answers = []
+    for q in questions:
+        text = answer_text(q.task, answer_spec(q.task, q.spec, world))
+        answers.append(
+            {"task": q.task, "question": q.question, "answer": text, "score": score_answer(q.task, text, q.answer)}
+        )
+    return answers
+
+
 def _names(value: Any) -> Any:
     """``"a, b"`` -> ``("a", "b")``: comma-separated text as given on the command line."""
     return tuple(x.strip() for x in value.split(",") if x.strip()) if isinstance(value, str) else value
@@ -527,13 +538,7 @@ class _TosBenchmark:
         scores["over_budget"], output["budget"] = self._budget(inp, ex, scripted=True)
         cmap = belief.cognitive_map()
         scores |= self._map_scores(scene, parse_cognitive_map(cmap), ex.turns)
-        world = belief.world()
-        answers = []
-        for q in questions:
-            text = answer_text(q.task, answer_spec(q.task, q.spec, world))
-            answers.append(
-                {"task": q.task, "question": q.question, "answer": text, "score": score_answer(q.task, text, q.answer)}
-            )
+        answers = _answers_from(belief.world(), questions)
         scores |= self._task_scores(answers)
         if env.phase == "false_belief":
             detector = ChangeDetector(belief, expected=len(env.changes))
@@ -852,11 +857,7 @@ def _answer_from(world_of: Callable[[_TosBenchmark, Scene, Mapping[str, Any]], A
     def answer(bench: _TosBenchmark, sample: Sample) -> Outcome:
         inp = sample.input
         scene = scene_from_dict(inp["scene"])
-        world = world_of(bench, scene, inp)
-        answers = []
-        for q in (TaskQuestion.from_dict(d) for d in inp["questions"]):
-            text = answer_text(q.task, answer_spec(q.task, q.spec, world))
-            answers.append({"task": q.task, "answer": text, "score": score_answer(q.task, text, q.answer)})
+        answers = _answers_from(world_of(bench, scene, inp), map(TaskQuestion.from_dict, inp["questions"]))
         return Outcome({"answers": answers}, bench._task_scores(answers))
 
     return answer

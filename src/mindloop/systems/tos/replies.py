@@ -34,6 +34,7 @@ from typing import Any
 from mindloop.errors import ParseError
 from mindloop.models.replies import THINK_LINE, answer_slot, answer_slots, slot_text
 from mindloop.systems.tos.cogmap import CogMap, extract_json, parse_cognitive_map
+from mindloop.systems.tos.task_scoring import LABEL_SPELLINGS
 from mindloop.systems.tos.world.geometry import Vec
 
 __all__ = [
@@ -277,40 +278,6 @@ def read_fog(reply: str, n_candidates: int) -> list[str]:
 
 
 # ==== downstream answers =======================================================================================
-_DIRECTIONS: dict[str, tuple[str, ...]] = {
-    "front-slight-left": ("front slight left", "front slightly left", "slightly front left", "slight front left"),
-    "front-slight-right": ("front slight right", "front slightly right", "slightly front right", "slight front right"),
-    "front-left": ("front left", "left front"),
-    "front-right": ("front right", "right front"),
-    "front": ("front", "straight ahead", "ahead"),
-    "beyond-fov": ("beyond fov", "beyond the fov", "beyond field of view", "outside the fov"),
-    "north east": ("north east", "northeast", "ne"),
-    "north west": ("north west", "northwest", "nw"),
-    "south east": ("south east", "southeast", "se"),
-    "south west": ("south west", "southwest", "sw"),
-    "north": ("north",),
-    "south": ("south",),
-    "east": ("east",),
-    "west": ("west",),
-    # outside the field of view, so never a gold label, but what a model may answer (``RIGHT, near``): read as
-    # written, so the scorer judges the model's answer (the distance may still be right) instead of a fragment
-    "back-left": ("back left", "behind left", "rear left"),
-    "back-right": ("back right", "behind right", "rear right"),
-    "back": ("back", "behind"),
-    "left": ("left",),
-    "right": ("right",),
-}
-_DISTANCES: dict[str, tuple[str, ...]] = {
-    "same distance": ("same distance", "same"),
-    "mid distance": ("mid distance", "middle distance", "medium distance", "mid", "medium"),
-    "slightly far": ("slightly far",),
-    "extremely far": ("extremely far",),
-    "very far": ("very far",),
-    "near": ("near", "close"),
-    "far": ("far",),
-}
-
-
 def _label_pattern(variants: Mapping[str, Sequence[str]]) -> tuple[re.Pattern[str], dict[str, str]]:
     lookup: dict[str, str] = {}
     for canon, vs in variants.items():
@@ -321,9 +288,9 @@ def _label_pattern(variants: Mapping[str, Sequence[str]]) -> tuple[re.Pattern[st
     return re.compile(rf"(?<![A-Za-z0-9-])(?:{body})(?![A-Za-z0-9-])", re.IGNORECASE), lookup
 
 
-_DIR_RE, _DIR_LOOKUP = _label_pattern(_DIRECTIONS)
-_DIST_RE, _DIST_LOOKUP = _label_pattern(_DISTANCES)
-_BOTH_RE, _ = _label_pattern({**_DIRECTIONS, **_DISTANCES})
+_DIR_RE, _DIR_LOOKUP = _label_pattern(LABEL_SPELLINGS.directions)
+_DIST_RE, _DIST_LOOKUP = _label_pattern(LABEL_SPELLINGS.distances)
+_BOTH_RE, _ = _label_pattern({**LABEL_SPELLINGS.directions, **LABEL_SPELLINGS.distances})
 _SHORT = {"ne", "nw", "se", "sw"}
 
 

@@ -12,6 +12,9 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from pydantic import BaseModel
+
+from mindloop.datafiles import load_package_data
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.tos.cogmap import MapEntry, map_scores
 from mindloop.systems.tos.world.geometry import (
@@ -31,37 +34,16 @@ __all__ = ["labels_match", "score_answer"]
 
 
 # ==== downstream task scoring ==================================================================================
-_LABEL_ALIASES: dict[str, tuple[str, ...]] = {
-    "front-left": ("front-left", "left-front", "front left", "left front", "frontleft", "leftfront", "fl"),
-    "front-right": ("front-right", "right-front", "front right", "right front", "frontright", "rightfront", "fr"),
-    "front-slight-left": (
-        "front-slight-left",
-        "front slightly left",
-        "slightly front left",
-        "frontslightleft",
-        "slight front left",
-    ),
-    "front-slight-right": (
-        "front-slight-right",
-        "front slightly right",
-        "slightly front right",
-        "frontslightright",
-        "slight front right",
-    ),
-    "mid distance": ("mid distance", "mid-distance", "mid", "medium", "medium distance"),
-    "same distance": ("same distance", "same", "same-distance"),
-    "slightly far": ("slightly far", "slightly-far"),
-    "very far": ("very far", "very-far"),
-    "extremely far": ("extremely far", "extremely-far", "extreme", "extreme far"),
-    "north": ("north", "n"),
-    "south": ("south", "s"),
-    "east": ("east", "e"),
-    "west": ("west", "w"),
-    "north-east": ("north-east", "north east", "northeast", "ne"),
-    "north-west": ("north-west", "north west", "northwest", "nw"),
-    "south-east": ("south-east", "south east", "southeast", "se"),
-    "south-west": ("south-west", "south west", "southwest", "sw"),
-}
+class _Labels(BaseModel, extra="forbid", frozen=True):
+    """``world/data/labels.yaml``: each label as the environment spells it, and the spellings read as it."""
+
+    scoring: dict[str, tuple[str, ...]]
+    directions: dict[str, tuple[str, ...]]
+    distances: dict[str, tuple[str, ...]]
+
+
+LABEL_SPELLINGS = load_package_data(_Labels, "mindloop.systems.tos.world", "labels.yaml")
+"""The scorer's label aliases (``scoring``) and the reply reader's direction and distance labels."""
 
 
 def _joined(text: str) -> str:
@@ -70,7 +52,7 @@ def _joined(text: str) -> str:
 
 _LOOKUP: dict[str, str] = {}
 _PARTS: dict[str, set[str]] = {}
-for _canon, _variants in _LABEL_ALIASES.items():
+for _canon, _variants in LABEL_SPELLINGS.scoring.items():
     _key = _joined(_canon)
     _LOOKUP[_key] = _key
     _PARTS[_key] = {_joined(t) for t in re.split(r"[-\s]+", _canon) if t} | {_key}

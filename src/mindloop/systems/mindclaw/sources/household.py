@@ -248,14 +248,3 @@ class HouseholdSource:
         met = goal_satisfied(self.watch, ep.world, ep.tracker) if self.watch is not None else None
         self.executed.append((self._t, out, met))
         return out
-
-    def goal_met(self, goal: Goal) -> bool:
-        """Ground truth, for evaluation only: whether the world (and beliefs) now satisfy ``goal``."""
-        ep = self.episode
-        if ep is None:
-            return False
-        return goal_satisfied(goal, ep.world, ep.tracker)
-
-    def state_now(self) -> Any:
-        """The full ground-truth state (privileged; for evaluation and the demo's commentary)."""
-        return self.episode.world.state_dict() if self.episode is not None else None

@@ -25,7 +25,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from mindloop.beliefs.vocab import ROBOT
+from mindloop.datafiles import load_data_file
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems.mindclaw.records import ActionPlan, ExecutionResult
 from mindloop.systems.mindclaw.sources.base import compile_plan, not_executed, read_recording, step_ids
@@ -35,44 +38,18 @@ from mindloop.worlds.household.actions import Action
 
 __all__ = ["CLASS_NAMES", "VH_VERBS", "VirtualHomeAdapter", "read_graph"]
 
-CLASS_NAMES: dict[str, str] = {
-    "kitchencabinet": "kitchen_cabinet",
-    "kitchencounter": "kitchen_counter",
-    "kitchentable": "kitchen_table",
-    "coffeetable": "coffee_table",
-    "livingroom": "living_room",
-    "bathroomcabinet": "bathroom_cabinet",
-    "bathroomcounter": "bathroom_counter",
-    "tvstand": "tv_stand",
-    "wallshelf": "wall_shelf",
-    "cellphone": "phone",
-    "waterglass": "glass",
-    "coffeepot": "coffee_pot",
-    "dishwashingliquid": "dish_soap",
-    "bookshelf": "bookshelf",
-}
-"""VirtualHome class names that mindloop spells differently (the rest keep their class name)."""
 
-VH_VERBS: dict[str, str] = {
-    "walk": "Walk",
-    "run": "Run",
-    "open": "Open",
-    "close": "Close",
-    "pick": "Grab",
-    "place": "Put",
-    "putin": "PutIn",
-    "putback": "PutBack",
-    "drop": "Drop",
-    "switchon": "SwitchOn",
-    "switchoff": "SwitchOff",
-    "lookat": "LookAt",
-    "touch": "Touch",
-    "sit": "Sit",
-    "standup": "StandUp",
-    "drink": "Drink",
-    "pour": "Pour",
-    "move": "Push",
-}
+class _Names(BaseModel, extra="forbid", frozen=True):
+    """``virtualhome.yaml``."""
+
+    class_names: dict[str, str]
+    verbs: dict[str, str]
+
+
+_NAMES = load_data_file(_Names, Path(__file__).parents[1] / "virtualhome.yaml")
+CLASS_NAMES = _NAMES.class_names
+"""VirtualHome class names that mindloop spells differently (the rest keep their class name)."""
+VH_VERBS = _NAMES.verbs
 """mindloop verbs and the VirtualHome script actions they compile to."""
 
 _PROPS = {"CONTAINERS": "receptacle", "CAN_OPEN": "openable", "HAS_SWITCH": "switchable", "SURFACES": "surface",

@@ -58,10 +58,6 @@ class SpatialBelief:
         self._rooms_made = 1
 
     # ---- following the agent ---------------------------------------------------------------------------------
-    def reset_pose(self) -> None:
-        """Back at the start, facing north (the false-belief phase begins so)."""
-        self.heading, self.anchor, self.rooms = NORTH, INITIAL, self.room_of[INITIAL]
-
     def update(self, results: Iterable[ActionResult]) -> None:
         """Follow the results of one step's actions (failed ones change nothing)."""
         for r in results:

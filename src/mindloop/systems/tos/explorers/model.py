@@ -141,34 +141,34 @@ async def _probe(
     names = [it.name for it in env.scene.items] + ["agent"]
     texts = prompt_set(caller.style)
     out = ProbeResult()
-    if "global" in probes:
-        out.global_map, out.replies["global"], why = await caller.ask(
-            history, [message("user", texts.cogmap_global)], lambda t: read_map(t, names=names), "the global map probe"
-        )
+
+    async def ask(key: str, prompt: str, read: Callable[[str], T], what: str) -> T | None:
+        """One probe: its reply kept under ``key``, and why it was refused if it was."""
+        value, out.replies[key], why = await caller.ask(history, [message("user", prompt)], read, what)
         if why is not None:
-            out.refused["global"] = why
+            out.refused[key] = why
+        return value
+
+    if "global" in probes:
+        out.global_map = await ask(
+            "global", texts.cogmap_global, lambda t: read_map(t, names=names), "the global map probe"
+        )
     if "local" in probes:
         _, heading = env.pose  # the agent knows its own heading; used only to read local facings
-        out.local_map, out.replies["local"], why = await caller.ask(
-            history,
-            [message("user", texts.cogmap_local)],
+        out.local_map = await ask(
+            "local",
+            texts.cogmap_local,
             lambda t: read_map(t, names=names, local_heading=heading),
             "the local map probe",
         )
-        if why is not None:
-            out.refused["local"] = why
     if "fog" in probes:
         views = [(t.pos, t.ori) for t in env.turns if t.observations]
         cands, correct = fog_probe_candidates(env.scene, views, env.pose[0], seed)
         if correct:
             prompt = fog_probe_prompt(cands, style=caller.style)
-            labels, out.replies["fog"], why = await caller.ask(
-                history, [message("user", prompt)], lambda t: read_fog(t, len(cands)), "the uncertainty probe"
-            )
+            labels = await ask("fog", prompt, lambda t: read_fog(t, len(cands)), "the uncertainty probe")
             chosen = [(int(cands[ord(x) - 65][0]), int(cands[ord(x) - 65][1])) for x in labels or []]
             out.fog = score_fog_probe(chosen, correct)
-            if why is not None:
-                out.refused["fog"] = why
     return out
 
 

@@ -27,7 +27,7 @@ class ScoutExplorer:
         self._pose = PosePlanner(env)
         self._visited: set[int] = set()
         self._total = {it.name for it in env.scene.items}
-        self._first_turn = self._scanned = len(env.turns)
+        self._scanned = len(env.turns)
         self._seen: set[str] = set()
         yield from self._dfs(env.scene.start_room, True, [])
         yield from self.after_sweep()

@@ -48,7 +48,6 @@ class StrategistExplorer(ScoutExplorer):
         }
         self._edges[scene.start_room] |= {frozenset({INITIAL, n}) for n in self._nodes[scene.start_room]}
         self._known: dict[int, set[frozenset[str]]] = {r: set() for r in scene.room_ids}
-        self._entry = INITIAL
         return super().actions(env)
 
     # ---- per-room planning -----------------------------------------------------------------------------------

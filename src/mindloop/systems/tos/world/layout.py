@@ -14,6 +14,9 @@ import math
 import random
 from dataclasses import dataclass
 
+from pydantic import BaseModel
+
+from mindloop.datafiles import load_package_data
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.tos.world.geometry import CARDINALS, Vec
 from mindloop.systems.tos.world.metadata import DEFAULT_DOOR_NAMES
@@ -21,47 +24,18 @@ from mindloop.systems.tos.world.scene import DOOR_HORIZONTAL, DOOR_VERTICAL, Sce
 
 __all__ = ["OBJECT_CATALOGUE", "LayoutConfig", "generate_scene"]
 
+
+class _Catalogue(BaseModel, extra="forbid", frozen=True):
+    """``data/objects.yaml``."""
+
+    oriented: tuple[str, ...]
+    unoriented: tuple[str, ...]
+
+
+_OBJECTS = load_package_data(_Catalogue, __package__ or "", "objects.yaml")
 OBJECT_CATALOGUE: tuple[tuple[str, bool], ...] = (
-    ("chair", True),
-    ("sofa", True),
-    ("bed", True),
-    ("television", True),
-    ("laptop", True),
-    ("bike", True),
-    ("truck", True),
-    ("piano", True),
-    ("desk", True),
-    ("bookshelf", True),
-    ("fridge", True),
-    ("oven", True),
-    ("microwave", True),
-    ("monitor", True),
-    ("bench", True),
-    ("armchair", True),
-    ("backpack", True),
-    ("shoes", True),
-    ("guitar", True),
-    ("fan", True),
-    ("printer", True),
-    ("toaster", True),
-    ("cabinet", True),
-    ("dresser", True),
-    ("rubberduck", True),
-    ("scooter", True),
-    ("stroller", True),
-    ("camera", True),
-    ("lamp", False),
-    ("vase", False),
-    ("plant", False),
-    ("ball", False),
-    ("bucket", False),
-    ("basket", False),
-    ("globe", False),
-    ("candle", False),
-    ("barrel", False),
-    ("stool", False),
-    ("pumpkin", False),
-    ("bowl", False),
+    *((name, True) for name in _OBJECTS.oriented),
+    *((name, False) for name in _OBJECTS.unoriented),
 )
 """Object names and whether each has a front (a facing)."""
 

@@ -36,20 +36,23 @@ from mindloop.systems.tos.world.scene import (
     scene_from_dict,
 )
 
-__all__ = ["DEFAULT_DOOR_NAMES", "is_metadata", "load_scene", "scene_from_metadata"]
+__all__ = ["DEFAULT_DOOR_NAMES", "DOOR_COLOURS", "is_metadata", "load_scene", "scene_from_metadata"]
 
-DEFAULT_DOOR_NAMES = (
-    "red door",
-    "blue door",
-    "green door",
-    "yellow door",
-    "purple door",
-    "orange door",
-    "black door",
-    "white door",
-    "brown door",
-    "gray door",
-)
+DOOR_COLOURS: dict[str, tuple[int, int, int]] = {
+    "red": (200, 40, 40),
+    "blue": (40, 80, 200),
+    "green": (40, 160, 60),
+    "yellow": (230, 200, 40),
+    "purple": (130, 60, 170),
+    "orange": (240, 140, 30),
+    "black": (30, 30, 30),
+    "white": (235, 235, 235),
+    "brown": (120, 80, 40),
+    "gray": (128, 128, 128),
+}
+"""The door colours, in the order the reference names doors, and how the vision world paints each (RGB)."""
+
+DEFAULT_DOOR_NAMES = tuple(f"{colour} door" for colour in DOOR_COLOURS)
 """Names given to mask doors that no JSON door matches, in scan order (as the reference does)."""
 
 _ROTATION_TO_FACING: dict[int, Vec] = {0: NORTH, 90: EAST, 180: SOUTH, 270: WEST}

@@ -69,11 +69,6 @@ class SeenItem:
     facing: str | None = None
     wall: str | None = None
 
-    @property
-    def is_door(self) -> bool:
-        """Whether this item is a door."""
-        return self.wall is not None
-
     def line(self) -> str:
         """The item's observation line without the bullet."""
         tail = f", facing {self.facing}" if self.facing else (f", {self.wall}" if self.wall else "")

@@ -228,10 +228,6 @@ class Scene:
         """``pos`` relative to the start cell (the agent's frame of reference: start at (0, 0), north +y)."""
         return (int(pos[0]) - self.start[0], int(pos[1]) - self.start[1])
 
-    def mask_array(self) -> np.ndarray:
-        """The mask as an integer array indexed ``[x, y]``."""
-        return np.array(self.mask, dtype=np.int16)
-
     def with_objects(self, objects: Iterable[SceneObject]) -> Scene:
         """A copy with new objects (rooms re-derived from the mask), e.g. after covert changes."""
         fixed = []

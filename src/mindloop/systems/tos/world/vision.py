@@ -18,23 +18,11 @@ import numpy as np
 
 from mindloop.errors import DependencyError
 from mindloop.systems.tos.world.geometry import Vec, direction_name, relative_facing, to_local
+from mindloop.systems.tos.world.metadata import DOOR_COLOURS
 from mindloop.systems.tos.world.observe import visible_names
 from mindloop.systems.tos.world.scene import DOOR_HORIZONTAL, DOOR_VERTICAL, Door, Scene
 
 __all__ = ["ascii_map", "png_bytes", "render_view"]
-
-_DOOR_COLOURS = {
-    "red": (200, 40, 40),
-    "blue": (40, 80, 200),
-    "green": (40, 160, 60),
-    "yellow": (230, 200, 40),
-    "purple": (130, 60, 170),
-    "orange": (240, 140, 30),
-    "black": (30, 30, 30),
-    "white": (235, 235, 235),
-    "brown": (120, 80, 40),
-    "gray": (128, 128, 128),
-}
 
 
 def _colour(name: str) -> tuple[int, int, int]:
@@ -72,7 +60,7 @@ def render_view(
         scale = focal / forward
         base = horizon + 0.9 * scale
         if isinstance(it, Door):
-            colour = _DOOR_COLOURS.get(it.name.split()[0].lower(), _colour(it.name))
+            colour = DOOR_COLOURS.get(it.name.split()[0].lower(), _colour(it.name))
             w, h = 0.55 * scale, 2.2 * scale
             draw.rectangle(
                 [cx - w / 2, base - h, cx + w / 2, base],
