@@ -9,78 +9,35 @@ from __future__ import annotations
 
 from typing import Any
 
-from mindloop.datafiles import package_file
-from mindloop.worlds.household.scenarios.model import LAYERS
+from pydantic import RootModel, model_validator
+
+from mindloop.datafiles import load_package_data, package_file
 from mindloop.worlds.household.scenarios.stats import DATASET_NAME, SPLITS, DatasetStats
 
 __all__ = ["SCHEMA", "dataset_card", "features_yaml"]
 
-_S, _I, _B = "string", "int64", "bool"
-_FACT: dict[str, Any] = {"subject": _S, "relation": _S, "value": _S}
+_DTYPES = ("string", "int64", "bool")
 
-SCHEMA: dict[str, Any] = {
-    "id": _S,
-    "seed": _I,
-    "index": _I,
-    "split": _S,
-    "task_type": _S,
-    "subtype": _S,
-    "category": _S,
-    "control": _B,
-    "help_needed": _B,
-    "special_needs": _S,
-    "humans": [_S],
-    "n_humans": _I,
-    "has_dialogue": _B,
-    "layout": _S,
-    "setup": {
-        "layout": _S,
-        "humans": [{"id": _S, "room": _S}],
-        "items": [{"id": _S, "kind": _S, "location": _S}],
-        "robot_room": _S,
-        "camera": [_S],
-        "camera_all_rooms": _B,
-        "opened": [_S],
-        "switched_on": [_S],
-        "filled": [{"id": _S, "liquid": _S}],
-        "feelings": [{"id": _S, "feeling": _S}],
-        "sitting": [{"id": _S, "place": _S}],
-        "power": _B,
-        "clutter": _B,
-        "avatars": [{"id": _S, "character": _S}],
-        "place_ids": [{"kind": _S, "id": _S}],
-    },
-    "script": [{"actor": _S, "action": _S, "facts": [_FACT]}],
-    "observation": _S,
-    "dialogue": [{"speaker": _S, "text": _S}],
-    "events": [
-        {
-            "t": _I,
-            "kind": _S,
-            "actor": _S,
-            "verb": _S,
-            "args": [_S],
-            "room": _S,
-            "facts": [_FACT],
-            "witnesses": [_S],
-            "source": _S,
-            "text": _S,
-            "phrase": _S,
-            "failure": _S,
-            "robot_saw": _B,
-        }
-    ],
-    "goal": {"kind": _S, "human": _S, "target": _S, "liquid": _S},
-    "gold": {
-        **{layer: _S for layer in LAYERS},
-        "actions": [_S],
-        "atomic": {layer: [_S] for layer in LAYERS},
-        "beliefs": [{"chain": [_S], "subject": _S, "relation": _S, "value": _S, "actual": _S}],
-        "help_needed": _B,
-    },
-    "gold_text": _S,
-    "meta": [{"key": _S, "value": _S}],
-}
+
+class _SchemaFile(RootModel[dict[str, Any]]):
+    """``data/schema.yaml``: each field's dtype (``string``, ``int64``, ``bool``), ``[x]`` lists, ``{...}`` structs."""
+
+    @model_validator(mode="after")
+    def _leaves(self) -> _SchemaFile:
+        def check(spec: Any, where: str) -> None:
+            if isinstance(spec, dict):
+                for name, inner in spec.items():
+                    check(inner, f"{where}.{name}" if where else str(name))
+            elif isinstance(spec, list) and len(spec) == 1:
+                check(spec[0], f"{where}[]")
+            elif spec not in _DTYPES:
+                raise ValueError(f"{where}: {spec!r} is not {', '.join(_DTYPES)}, a [list] of one or a struct")
+
+        check(self.root, "")
+        return self
+
+
+SCHEMA: dict[str, Any] = load_package_data(_SchemaFile, "mindloop.worlds.household", "schema.yaml").root
 """The record schema (``Scenario.to_dict``): ``"string"``/``"int64"``/``"bool"``, ``[x]`` lists, ``{...}`` structs."""
 
 
