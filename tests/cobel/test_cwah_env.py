@@ -11,7 +11,7 @@ from pettingzoo.test import parallel_api_test
 from mindloop.beliefs import Tracker, TrustEveryone
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.cobel.worlds import CWAH_TASKS, Action, CwahEnv, CwahEpisode, make_cwah_episode
-from mindloop.systems.cobel.worlds.cwah import HOP_STEPS, MAX_STEPS
+from mindloop.systems.cobel.worlds.cwah import DISTRACTORS, FURNITURE, HOP_STEPS, MAX_STEPS, SPOTS
 from mindloop.systems.cobel.worlds.testsets import cwah_test_set
 
 
@@ -36,6 +36,25 @@ def test_table6_tasks_and_goal_counts() -> None:
             ep = make_cwah_episode(task, seed)
             assert 3 <= sum(p.count for p in ep.goal) <= 5
             assert len({(p.obj, p.target) for p in ep.goal}) == len(ep.goal)
+
+
+def test_the_shipped_tables_are_the_ones_the_code_held() -> None:
+    # hand-copied from the tables as they were written in Python before they moved to data/cwah.yaml
+    assert CWAH_TASKS["wash_dishes"] == (("IN", "plate", "dishwasher"), ("IN", "fork", "dishwasher"))
+    assert CWAH_TASKS["prepare_afternoon_tea"][0] == ("ON", "cupcake", "coffeetable")
+    assert [o for _, o, _ in CWAH_TASKS["put_groceries"]] == [
+        "cupcake", "pancake", "poundcake", "pudding", "apple", "juice", "wine"
+    ]  # fmt: skip
+    assert list(FURNITURE) == ["kitchen", "livingroom", "bedroom", "bathroom"]
+    assert FURNITURE["bathroom"] == (
+        ("bathroomcabinet", "container"),
+        ("bathroomcabinet", "container"),
+        ("bathroomcounter", "surface"),
+        ("towelrack", "surface"),
+    )
+    assert sum(len(f) for f in FURNITURE.values()) == 23
+    assert SPOTS["plate"] == SPOTS["fork"] and SPOTS["coffeepot"][:2] == ("kitchencounter", "stove")
+    assert len(SPOTS["apple"]) == 10 and DISTRACTORS["toothbrush"] == ("bathroomcounter", "bathroomcabinet")
 
 
 def test_test_set_has_ten_episodes_two_per_task() -> None:

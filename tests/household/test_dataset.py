@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from mindloop.datafiles import DataFileError, parse_data
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.worlds.household.scenarios import (
     SUBTYPES,
@@ -22,7 +23,7 @@ from mindloop.worlds.household.scenarios import (
     mindpower_sim,
     split_scenarios,
 )
-from mindloop.worlds.household.scenarios.card import SCHEMA
+from mindloop.worlds.household.scenarios.card import SCHEMA, _SchemaFile
 
 N = 120
 
@@ -95,6 +96,19 @@ def test_records_follow_the_declared_schema(tmp_path: Path) -> None:
     export_dataset(tmp_path, seed=1, n=30)
     for line in (tmp_path / "data" / "test.jsonl").read_text().splitlines():
         check(json.loads(line), SCHEMA, "record")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("id: string\nseed: int32\n", r"seed: 'int32' is not string, int64, bool"),
+        ("gold: {actions: [string, bool]}\n", r"gold\.actions: \['string', 'bool'\] is not"),
+        ("events: [{kind: strin}]\n", r"events\[\]\.kind: 'strin' is not"),
+    ],
+)
+def test_a_malformed_schema_file_names_the_field(text: str, expected: str) -> None:
+    with pytest.raises(DataFileError, match=expected):
+        parse_data(_SchemaFile, text, source="schema.yaml")
 
 
 def check(value: Any, spec: Any, where: str) -> None:

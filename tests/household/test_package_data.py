@@ -19,6 +19,7 @@ from mindloop.worlds.household.scenarios.needs import (
     combo_for,
     load_needs,
 )
+from mindloop.worlds.household.scenarios.taxonomy import SUBTYPES, Subtype, load_subtypes
 
 SHIPPED = Path(str(package_file("mindloop.worlds.household", "layouts.yaml")))
 
@@ -148,4 +149,56 @@ def test_a_malformed_needs_file_names_the_file_the_entry_and_the_field(
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
     with pytest.raises(DataFileError, match=expected) as info:
         load_needs(path)
+    assert str(info.value).startswith(str(path))
+
+
+SUBTYPES_FILE = Path(str(package_file("mindloop.worlds.household", "subtypes.yaml")))
+
+
+def test_the_shipped_subtypes_are_the_ones_the_code_held() -> None:
+    # hand-copied from the taxonomy as it was written in Python before it moved to data/subtypes.yaml
+    assert len(SUBTYPES) == 20 and list(SUBTYPES)[:3] == [
+        "fb_two_humans",
+        "fb_three_humans_first",
+        "fb_three_humans_second",
+    ]
+    assert SUBTYPES["ig_control_child_reachable"] == Subtype(
+        "ig_control_child_reachable",
+        "implicit_goal_inference",
+        "special_population",
+        True,
+        0.015,
+        "child",
+        "A child takes something within reach. Control.",
+    )
+    assert SUBTYPES["fb_two_humans"].description == (
+        "A puts an object somewhere and leaves; B moves it out of sight; A comes back and searches. "
+        "Help: fetch it for A."
+    )
+    assert [s.weight for s in SUBTYPES.values()][:4] == [0.22, 0.08, 0.07, 0.06]
+    assert sum(s.control for s in SUBTYPES.values()) == 8
+    assert load_subtypes(SUBTYPES_FILE) == SUBTYPES
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        (
+            "    category: dialogue\n",
+            "    category: gossip\n",
+            r"subtypes\.ig_dialogue_need\.category: unknown category",
+        ),
+        ("    weight: 0.22\n", "    weight: lots\n", r"subtypes\.fb_two_humans\.weight: Input should be"),
+        ("    special_needs: child\n", "    special_needs: giant\n", r"subtypes\.ig_child_reach\.special_needs"),
+    ],
+)
+def test_a_malformed_subtypes_file_names_the_file_the_subtype_and_the_field(
+    tmp_path: Path, old: str, new: str, expected: str
+) -> None:
+    text = SUBTYPES_FILE.read_text(encoding="utf-8")
+    assert old in text
+    path = tmp_path / "subtypes.yaml"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    with pytest.raises(DataFileError, match=expected) as info:
+        load_subtypes(path)
     assert str(info.value).startswith(str(path))

@@ -3,7 +3,7 @@
 
 Both perceive through the same :class:`~mindloop.systems.cobel.team.Domain` and execute through the same executor
 as CoBel-World; what differs is how the model is asked to talk and plan, following each paper's published scheme
-(the prompts here are this project's own wording of those schemes):
+(the prompts, package data in ``data/baselines.yaml``, are this project's own wording of those schemes):
 
 * **CoELA** (Zhang et al., 2023): at every planning step the *communication module* drafts a message from the
   goal, what I know (my progress) and the dialogue so far, and the *planning module* then chooses among the
@@ -27,6 +27,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pydantic import BaseModel
+
+from mindloop.datafiles import load_package_data
 from mindloop.errors import ParseError
 from mindloop.systems.cobel import prompts as tpl
 from mindloop.systems.cobel import replies as rp
@@ -50,126 +53,41 @@ __all__ = [
     "read_meta_plan",
 ]
 
-_HEAD = """I am $AGENT_NAME$. My teammate $OPPO_NAME$ and I want to finish our shared goal as soon as possible: \
-$GOAL$. $ABILITIES$ All objects and rooms are written as <name>(id), e.g. <table>(712)."""
 
-_HISTORY = """What I know: $PROGRESS$
-Dialogue history:
-$DIALOGUE_HISTORY$
-Previous actions: $PREVIOUS_ACTIONS$"""
-_LETTER = """Answer with the letter of one available action in this format:
-reasons: [at most three short reasons]
-answer: [letter]"""
-_META_FORMAT = """Answer in this format, one line per agent:
-Meta-plan:
-$FORMAT$"""
+class _BaselinesFile(BaseModel, extra="forbid"):
+    """``data/baselines.yaml``: the shared parts and the six prompts."""
 
-COELA_COMMUNICATION = (
-    _HEAD
-    + """
+    head: str
+    history: str
+    letter: str
+    meta_format: str
+    coela_communication: str
+    coela_planning: str
+    capo_meta_plan: str
+    capo_feedback: str
+    capo_refine: str
+    capo_planning: str
 
-Given our shared goal, what I know, the dialogue history and my previous actions, please think step by step and \
-write a short message to $OPPO_NAME$ that helps us cooperate: what I know that may help and what I plan to do. \
-Do not repeat what has already been said.
 
-"""
-    + _HISTORY
-    + """
+_T = load_package_data(_BaselinesFile, "mindloop.systems.cobel", "baselines.yaml")
+_SHARED = {"HEAD": _T.head, "HISTORY": _T.history, "LETTER": _T.letter, "META_FORMAT": _T.meta_format}
 
-Answer in this format:
-Message: [the message]"""
-)
+COELA_COMMUNICATION = tpl.written_out(_T.coela_communication, **_SHARED)
 """CoELA's communication module: a message drafted at every planning step (sent only if the plan chooses it)."""
 
-COELA_PLANNING = (
-    _HEAD
-    + """
-
-Given our shared goal, what I know, the dialogue history and my previous actions, please help me choose the best \
-available action to reach the goal as soon as possible. Going to another room takes several steps; a message costs \
-one step.
-
-"""
-    + _HISTORY
-    + """
-Available actions:
-$AVAILABLE_ACTIONS$
-
-"""
-    + _LETTER
-)
+COELA_PLANNING = tpl.written_out(_T.coela_planning, **_SHARED)
 """CoELA's planning module: one action chosen from the list (sending the drafted message is one of them)."""
 
-CAPO_META_PLAN = (
-    _HEAD
-    + """
-
-You are the meta-plan designer of our team ($TEAM$). $EVENT$ Write a meta-plan: split the remaining subtasks of our \
-goal between every agent so that we do not do the same work twice and finish with the fewest steps. $SUBTASKS$
-
-What I know: $PROGRESS$
-Where my teammates are and what they said:
-$DIALOGUE_HISTORY$
-
-"""
-    + _META_FORMAT
-)
+CAPO_META_PLAN = tpl.written_out(_T.capo_meta_plan, **_SHARED)
 """CaPo's meta-plan generation: the designer drafts a plan that assigns subtasks to every agent."""
 
-CAPO_FEEDBACK = (
-    _HEAD
-    + """
-
-$OPPO_NAME$ proposed this meta-plan for our team:
-$META_PLAN$
-
-Evaluate the meta-plan from my point of view. What I know: $PROGRESS$
-If it would make us repeat work or misses something I know (an object's place, an explored room), say what should \
-change; otherwise agree.
-
-Answer in this format:
-feedback: [one or two short sentences for $OPPO_NAME$]
-agree: [Yes or No]"""
-)
+CAPO_FEEDBACK = tpl.written_out(_T.capo_feedback, **_SHARED)
 """CaPo's meta-plan evaluation: a partner's feedback on the draft, with whether it agrees."""
 
-CAPO_REFINE = (
-    _HEAD
-    + """
-
-I proposed this meta-plan for our team ($TEAM$):
-$META_PLAN$
-
-My teammates answered:
-$FEEDBACK$
-
-What I know: $PROGRESS$
-Refine the meta-plan with their feedback so that we do not do the same work twice and finish with the fewest steps.
-
-"""
-    + _META_FORMAT
-)
+CAPO_REFINE = tpl.written_out(_T.capo_refine, **_SHARED)
 """CaPo's meta-plan optimisation: the designer's final plan after the partners' feedback."""
 
-CAPO_PLANNING = (
-    _HEAD
-    + """
-
-Our team agreed on this meta-plan:
-$META_PLAN$
-My subtasks in it: $MY_SUBTASKS$
-
-Following the meta-plan and adapting it to my progress, choose my best next action from the list. If my subtasks \
-are done or no longer possible, choose the action that helps the goal most without taking my teammates' subtasks.
-
-What I know: $PROGRESS$
-Previous actions: $PREVIOUS_ACTIONS$
-Available actions:
-$AVAILABLE_ACTIONS$
-
-"""
-    + _LETTER
-)
+CAPO_PLANNING = tpl.written_out(_T.capo_planning, **_SHARED)
 """CaPo's progress-adaptive planning: the next action under the agreed meta-plan."""
 
 

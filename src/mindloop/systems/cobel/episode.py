@@ -197,6 +197,7 @@ async def arun_episode(
     sample_every: int | None = None,
     max_steps: int | None = None,
     format_retries: int = DEFAULT_FORMAT_RETRIES,
+    agents_out: dict[str, Any] | None = None,
 ) -> EpisodeResult:
     """Play ``episode`` with ``team`` to the end (goal met or budget spent) and record the result.
 
@@ -205,22 +206,9 @@ async def arun_episode(
     ``max_steps`` stops the episode after that many environment steps (a short run with a slow model; ``None``:
     the paper's limit, 250 C-WAH steps or 3,000 TDW-MAT frames); a stopped episode is unfinished, and
     ``cut_at`` says where it stopped. ``format_retries`` is how many times a model-driven agent sends a reply its
-    parser refused back to the model (:func:`mindloop.models.replies.ask`).
+    parser refused back to the model (:func:`mindloop.models.replies.ask`). ``agents_out``, when given, receives
+    the agents by name (their minds hold the beliefs at the end).
     """
-    options: dict[str, Any] = {"sample_every": sample_every, "max_steps": max_steps, "format_retries": format_retries}
-    return (await _play(episode, team, model=model, config=config, **options))[0]
-
-
-async def _play(
-    episode: CwahEpisode | TdwEpisode,
-    team: str | Sequence[str],
-    *,
-    model: ChatModel | None = None,
-    config: GenerationConfig | None = None,
-    sample_every: int | None = None,
-    max_steps: int | None = None,
-    format_retries: int = DEFAULT_FORMAT_RETRIES,
-) -> tuple[EpisodeResult, dict[str, Any]]:
     if max_steps is not None and max_steps < 1:
         raise InvalidArgumentError(f"max_steps must be at least 1, got {max_steps}")
     kinds = parse_team(team, episode.n_agents)
@@ -233,6 +221,8 @@ async def _play(
         n: make_agent(k, n, names, world, model, config, format_retries=format_retries)
         for n, k in zip(names, kinds, strict=True)
     }
+    if agents_out is not None:
+        agents_out.update(agents)
     obs, _ = env.reset()
     messages: list[MessageRecord] = []
     accuracy: list[tuple[int, float]] = []
@@ -280,10 +270,9 @@ async def _play(
     else:
         n_steps, rate = steps, env.transport_rate()
         frames = env.frame if finished or cut_at is not None else FRAME_BUDGET
-    result = EpisodeResult(
+    return EpisodeResult(
         world, episode.task, kinds, n_steps, finished, rate, frames, tuple(messages), tuple(accuracy), error, cut_at
     )
-    return result, agents
 
 
 def run_episode(
@@ -299,4 +288,5 @@ def run_episode_with_agents(
     """:func:`run_episode`, also returning the agents by name (their minds hold the beliefs at the end)."""
     import asyncio
 
-    return asyncio.run(_play(episode, team, sample_every=sample_every))
+    agents: dict[str, Any] = {}
+    return asyncio.run(arun_episode(episode, team, sample_every=sample_every, agents_out=agents)), agents

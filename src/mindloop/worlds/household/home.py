@@ -549,14 +549,7 @@ class Home:
         self._wit.pop(old, None)
         self._wit.pop(dest, None)
 
-    # ---- verbs: containers and switches ---------------------------------------------------------------------
-    def _here(self, a: str, eid: str, act: Action) -> StepResult | None:
-        room = self.room_of(eid)
-        if room != self._room[a]:
-            where = f"in the {room}" if room is not None else "nowhere"
-            return self._fail(FailureKind.NOT_HERE, f"{eid} is {where}, but {a} is in the {self._room[a]}", act)
-        return None
-
+    # ---- internals: properties ------------------------------------------------------------------------------
     def _props(self, eid: str) -> frozenset[Prop]:
         place = self.places.get(eid)
         return place.props if place is not None else self.items[eid].props

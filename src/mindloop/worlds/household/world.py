@@ -191,10 +191,7 @@ class World(Home):
         return self._said(a, act, "stands up", (self._f(a, POSTURE, "standing"),))
 
     def _open_close(self, a: str, act: Action, x: list[str]) -> StepResult:
-        opening = act.verb == "open"
-        if self._open[x[0]] == opening:
-            return self._fail(FailureKind.ALREADY, f"{x[0]} is already {'open' if opening else 'closed'}", act)
-        self._open[x[0]] = opening
+        opening = self._open[x[0]] = act.verb == "open"
         facts = [self._f(x[0], OPEN, "open" if opening else "closed")]
         for iid in self._on.get(x[0], ()) if opening else ():  # opening shows what it holds
             facts.append(self._f(iid, AT, x[0]))
@@ -203,18 +200,8 @@ class World(Home):
         return self._said(a, act, f"{verb} {self.the(x[0])}", tuple(facts), kind)
 
     def _switch_onoff(self, a: str, act: Action, x: list[str]) -> StepResult:
-        on, props = act.verb == "switchon", self._props(x[0])
-        if on and Prop.NEEDS_POWER in props and not self.power:
-            return self._attempt(
-                a,
-                act,
-                FailureKind.NO_POWER,
-                f"{x[0]} needs power and the power is out",
-                f"flips the switch of {self.the(x[0])}, but nothing happens",
-            )
-        if self._switch[x[0]] == on:
-            return self._fail(FailureKind.ALREADY, f"{x[0]} is already {'on' if on else 'off'}", act)
-        self._switch[x[0]] = on
+        on = self._switch[x[0]] = act.verb == "switchon"
+        props = self._props(x[0])
         if Prop.WATER_SOURCE in props:
             phrase = f"turns {'on' if on else 'off'} {self.the(x[0])}"
         elif self._kind[x[0]] is EntityKind.ITEM and Prop.LIGHT_SOURCE in props:
@@ -225,18 +212,6 @@ class World(Home):
 
     def _pick(self, a: str, act: Action, x: list[str]) -> StepResult:
         item = x[0]
-        if not self._reachable(a, item):
-            base = self.base_place(item)
-            assert base is not None
-            return self._attempt(
-                a,
-                act,
-                FailureKind.OUT_OF_REACH,
-                f"{item} is on {base} at {self.places[base].height} m, out of {a}'s reach",
-                f"reaches for {self.the(item)} {self.where(base)} but cannot reach it",
-            )
-        if len(self._hands[a]) >= HANDS:
-            return self._fail(FailureKind.HANDS_FULL, f"{a}'s hands are full ({', '.join(self._hands[a])})", act)
         src = self._loc[item]
         self._move_item(item, a)
         self._taken_from[item] = src
@@ -278,19 +253,14 @@ class World(Home):
 
     def _drink(self, a: str, act: Action, x: list[str]) -> StepResult:
         item = x[0]
-        props = self.items[item].props
         facts: list[Fact] = []
-        if Prop.CONTAINER in props:
-            liquid = self._contains.get(item)
-            if liquid is None:
-                return self._fail(FailureKind.EMPTY, f"{item} is empty", act)
+        liquid = self._contains.get(item)
+        if liquid is not None:  # a filled cup (the row refuses an empty one)
             self._contains[item] = None
             facts.append(self._f(item, CONTAINS, None))
             phrase = f"drinks the {ITEM_KINDS[liquid].name if liquid in ITEM_KINDS else liquid} from {self.the(item)}"
-        elif Prop.LIQUID in props:
-            phrase = f"drinks some {self.items[item].name}"
         else:
-            return self._fail(FailureKind.WRONG_ARGUMENT, f"{item} is nothing to drink from", act)
+            phrase = f"drinks some {self.items[item].name}"
         if self._feels.get(a) == "thirsty":
             self._feels[a] = None
             facts.append(self._f(a, FEELS, None))
@@ -361,7 +331,8 @@ class _Words(dict[str, object]):
     """What a refusal's message or an event's phrase names, computed when named: ``a`` (the actor), ``verb``,
     ``here`` (the actor's room), ``trait``, ``seat`` (what it sits on), and per argument ``i``: ``x{i}`` (its id),
     ``the{i}``, ``at{i}`` (where it is, as a phrase), ``where{i}`` (``in the ROOM``, or ``nowhere``), ``room{i}``,
-    ``holder{i}``, ``closed{i}`` (the closed receptacle it is shut in), ``base{i}`` (the place under it)."""
+    ``holder{i}``, ``closed{i}`` (the closed receptacle it is shut in), ``base{i}`` (the place under it),
+    ``onbase{i}`` (that place as a phrase) and ``height{i}`` (its height), and ``hands`` (what the actor holds)."""
 
     def __init__(self, w: World, a: str, act: Action, x: list[str]) -> None:
         super().__init__()
@@ -381,6 +352,8 @@ class _Words(dict[str, object]):
                 "holder": lambda: w.holder_of(eid),
                 "closed": lambda: w._inside_closed(eid),
                 "base": lambda: w.base_place(eid),
+                "onbase": lambda: w.where(w.base_place(eid) or ""),
+                "height": lambda: w.places[w.base_place(eid) or ""].height,
             }
             return per_arg[name]()
         actor: dict[str, Callable[[], object]] = {
@@ -389,6 +362,7 @@ class _Words(dict[str, object]):
             "here": lambda: w._room[a],
             "trait": lambda: w.chars[a].trait.value,
             "seat": lambda: w._sitting[a],
+            "hands": lambda: ", ".join(w._hands[a]),
         }
         return actor[key]()
 
@@ -448,6 +422,7 @@ def _holds_things(w: World, eid: str) -> bool:
 
 
 _SEATED = (Trait.WHEELCHAIR, Trait.ROBOT)
+_NO_POWER = "{x0} needs power and the power is out"
 _HOLDS = frozenset({Prop.SURFACE, Prop.RECEPTACLE, Prop.FLOOR})
 _OPEN_1 = Need(FailureKind.CONTAINER_CLOSED, "{x1} is closed; open it first", lambda w, a, x: w._open.get(x[1], True))
 _NOT_SHUT_0 = Need(
@@ -536,12 +511,21 @@ def _event(phrase: str) -> Callable[[World, str, Action, list[str]], StepResult]
     return lambda w, a, act, x: w._said(a, act, phrase.format_map(_Words(w, a, act, x)))
 
 
-def _within_reach(prop: Prop, kind: FailureKind, lacking: str, too_far: str) -> VerbRule:
+def _within_reach(prop: Prop, kind: FailureKind, lacking: str, too_far: str, *more: Need) -> VerbRule:
     """Opening or switching something: it has ``prop`` (else it ``lacking``), stands here and within reach (else
-    it ``too_far``, an attempt others see); the effect is the verb's."""
+    it ``too_far``, an attempt others see), then ``more``; the effect is the verb's."""
     effect = World._open_close if prop is Prop.OPENABLE else World._switch_onoff
     reach = _reach(0, "{x0} " + too_far, "reaches for {the0} but cannot reach it")
-    return VerbRule((_prop(0, prop, kind, "{x0} " + lacking), _here(0), reach), effect)
+    return VerbRule((_prop(0, prop, kind, "{x0} " + lacking), _here(0), reach, *more), effect)
+
+
+def _not_yet(state: str, flags: str, value: bool) -> Need:
+    """``x0`` (its flag in the world's ``flags``) is not already ``value``, which reads as ``state``."""
+    return Need(FailureKind.ALREADY, f"{{x0}} is already {state}", lambda w, a, x: getattr(w, flags)[x[0]] != value)
+
+
+_OPENING = (Prop.OPENABLE, FailureKind.NOT_OPENABLE, "does not open or close", "is too high or too low for {a}")
+_SWITCHING = (Prop.SWITCHABLE, FailureKind.NOT_SWITCHABLE, "has no switch", "is out of {a}'s reach")
 
 
 VERB_RULES: Mapping[str, VerbRule] = {
@@ -587,16 +571,19 @@ VERB_RULES: Mapping[str, VerbRule] = {
         ),
         World._standup,
     ),
-    **dict.fromkeys(
-        ("open", "close"),
-        _within_reach(
-            Prop.OPENABLE, FailureKind.NOT_OPENABLE, "does not open or close", "is too high or too low for {a}"
+    "open": _within_reach(*_OPENING, _not_yet("open", "_open", True)),
+    "close": _within_reach(*_OPENING, _not_yet("closed", "_open", False)),
+    "switchon": _within_reach(
+        *_SWITCHING,
+        Need(
+            FailureKind.NO_POWER,
+            _NO_POWER,
+            lambda w, a, x: w.power or Prop.NEEDS_POWER not in w._props(x[0]),
+            "flips the switch of {the0}, but nothing happens",
         ),
+        _not_yet("on", "_switch", True),
     ),
-    **dict.fromkeys(
-        ("switchon", "switchoff"),
-        _within_reach(Prop.SWITCHABLE, FailureKind.NOT_SWITCHABLE, "has no switch", "is out of {a}'s reach"),
-    ),
+    "switchoff": _within_reach(*_SWITCHING, _not_yet("off", "_switch", False)),
     "pick": VerbRule(
         (
             Need(
@@ -609,6 +596,12 @@ VERB_RULES: Mapping[str, VerbRule] = {
             _FREE_0,
             _here(0),
             _NOT_SHUT_0,
+            _reach(
+                0,
+                "{x0} is on {base0} at {height0} m, out of {a}'s reach",
+                "reaches for {the0} {onbase0} but cannot reach it",
+            ),
+            Need(FailureKind.HANDS_FULL, "{a}'s hands are full ({hands})", lambda w, a, x: len(w._hands[a]) < HANDS),
         ),
         World._pick,
     ),
@@ -652,7 +645,20 @@ VERB_RULES: Mapping[str, VerbRule] = {
         World._move,
     ),
     "drink": VerbRule(
-        (Need(FailureKind.UNABLE, "the robot does not drink", lambda w, a, x: a != ROBOT), _holding(0)),
+        (
+            Need(FailureKind.UNABLE, "the robot does not drink", lambda w, a, x: a != ROBOT),
+            _holding(0),
+            Need(
+                FailureKind.WRONG_ARGUMENT,
+                "{x0} is nothing to drink from",
+                lambda w, a, x: bool(w.items[x[0]].props & {Prop.CONTAINER, Prop.LIQUID}),
+            ),
+            Need(
+                FailureKind.EMPTY,
+                "{x0} is empty",
+                lambda w, a, x: Prop.CONTAINER not in w.items[x[0]].props or w._contains.get(x[0]) is not None,
+            ),
+        ),
         World._drink,
     ),
     "pour": VerbRule(
@@ -696,7 +702,7 @@ VERB_RULES: Mapping[str, VerbRule] = {
         (
             _prop(0, Prop.WATCHABLE, FailureKind.WRONG_ARGUMENT, "{x0} is nothing to watch"),
             _here(0),
-            Need(FailureKind.NO_POWER, "{x0} needs power and the power is out", lambda w, a, x: w.power),
+            Need(FailureKind.NO_POWER, _NO_POWER, lambda w, a, x: w.power),
             Need(FailureKind.UNABLE, "{x0} is switched off", lambda w, a, x: w._switch.get(x[0], False)),
         ),
         _event("watches {the0}"),

@@ -31,10 +31,12 @@ from mindloop.systems.cobel.worlds.common import Action, Entity, Layout, StepRes
 from mindloop.systems.cobel.worlds.cwah_spec import (
     CWAH_ACTIONS,
     CWAH_TASKS,
+    DISTRACTORS,
     FURNITURE,
     HANDS,
     HOP_STEPS,
     MAX_STEPS,
+    SPOTS,
     CwahEpisode,
     CwahObservation,
     GoalPredicate,
@@ -60,43 +62,6 @@ __all__ = [
 # Rooms (id, name) and doors: a ring kitchen - livingroom - bedroom - bathroom - kitchen.
 _ROOMS = ((1000, "livingroom"), (2000, "kitchen"), (3000, "bedroom"), (4000, "bathroom"))
 _DOORS = ((1000, 2000), (1000, 3000), (3000, 4000), (4000, 2000))
-_FOOD_SPOTS = (
-    "fridge",
-    "kitchencabinet",
-    "kitchencounter",
-    "dinnertable",
-    "stove",
-    "coffeetable",
-    "cabinet",
-    "bookshelf",
-    "nightstand",
-    "desk",
-)
-_DISH_SPOTS = (
-    "kitchencabinet",
-    "dishwasher",
-    "kitchencounter",
-    "dinnertable",
-    "coffeetable",
-    "cabinet",
-    "desk",
-    "bathroomcounter",
-)
-_SPOTS: Mapping[str, tuple[str, ...]] = {
-    **dict.fromkeys(("cupcake", "pudding", "apple", "juice", "wine", "pancake", "poundcake"), _FOOD_SPOTS),
-    "coffeepot": ("kitchencounter", "stove", "kitchencabinet", "cabinet", "tvstand", "dinnertable"),
-    **dict.fromkeys(("plate", "fork"), _DISH_SPOTS),
-}
-_DISTRACTORS: Mapping[str, tuple[str, ...]] = {
-    "book": ("bookshelf", "desk", "nightstand", "sofa", "coffeetable"),
-    "remotecontrol": ("sofa", "coffeetable", "tvstand"),
-    "towel": ("towelrack", "bathroomcabinet", "wardrobe"),
-    "toothbrush": ("bathroomcounter", "bathroomcabinet"),
-    "cellphone": ("desk", "nightstand", "sofa", "bed"),
-    "candle": ("coffeetable", "bookshelf", "bathroomcounter", "nightstand"),
-    "mug": ("kitchencounter", "kitchencabinet", "desk", "dishwasher"),
-    "pillow": ("bed", "sofa", "wardrobe"),
-}
 
 
 @dataclass(frozen=True)
@@ -195,13 +160,13 @@ class CwahEnv(TransportEnv[CwahObservation]):
         goal_targets = {(p.obj, p.target) for p in ep.goal}
         objects: list[tuple[str, tuple[str, ...]]] = []
         for p in ep.goal:
-            spots = tuple(s for s in _SPOTS[p.obj] if (p.obj, s) not in goal_targets)
+            spots = tuple(s for s in SPOTS[p.obj] if (p.obj, s) not in goal_targets)
             objects.extend((p.obj, spots) for _ in range(p.count))
         for name in sorted({p.obj for p in ep.goal}):  # a few spares of each needed class
-            spots = tuple(s for s in _SPOTS[name] if (name, s) not in goal_targets)
+            spots = tuple(s for s in SPOTS[name] if (name, s) not in goal_targets)
             objects.extend((name, spots) for _ in range(rng.randint(0, 1)))
-        for name in rng.sample(sorted(_DISTRACTORS), 5):
-            objects.append((name, _DISTRACTORS[name]))
+        for name in rng.sample(sorted(DISTRACTORS), 5):
+            objects.append((name, DISTRACTORS[name]))
         for name, spots in objects:
             holder = rng.choice([fid for spot in spots for fid in furniture_ids[spot]])
             self.entities[next_id] = Entity.make(next_id, name, "object")

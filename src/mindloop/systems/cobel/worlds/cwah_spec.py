@@ -11,18 +11,23 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
+from pydantic import BaseModel, ConfigDict, Field
+
+from mindloop.datafiles import DataFileError, load_data_file, package_file
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.cobel.worlds.common import Entity, Message, agent_names
 
 __all__ = [
     "CWAH_ACTIONS",
     "CWAH_TASKS",
+    "DISTRACTORS",
     "FURNITURE",
     "HANDS",
     "HOP_STEPS",
     "MAX_STEPS",
+    "SPOTS",
     "CwahEpisode",
     "CwahObservation",
     "GoalPredicate",
@@ -43,54 +48,60 @@ CWAH_ACTIONS = ("walk", "turn_left", "turn_right", "grasp", "open", "close", "pu
 HANDS = 2
 """Objects an agent can hold at once."""
 
+
+class _Task(BaseModel):
+    """One task of ``data/cwah.yaml``: the object classes to put ``relation`` (ON or IN) the ``target``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    relation: Literal["ON", "IN"]
+    target: str
+    objects: tuple[str, ...] = Field(min_length=1)
+
+
+class _CwahFile(BaseModel):
+    """The whole of ``data/cwah.yaml``: the tasks, each room type's furniture, and where objects may start."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    tasks: dict[str, _Task] = Field(min_length=1)
+    furniture: dict[str, tuple[tuple[str, Literal["surface", "container"]], ...]] = Field(min_length=1)
+    goal_objects: dict[str, tuple[str, ...]]
+    distractors: dict[str, tuple[str, ...]]
+
+
+def _load() -> _CwahFile:
+    """Read ``data/cwah.yaml`` and check that every target and starting place is furniture and every goal object
+    has somewhere to start."""
+    source = package_file(__name__.rsplit(".", 1)[0], "cwah.yaml")
+    data = load_data_file(_CwahFile, source)
+    classes = {name for items in data.furniture.values() for name, _ in items}
+    for name, task in data.tasks.items():
+        if task.target not in classes or not set(task.objects) <= set(data.goal_objects):
+            problem = "the target must be a furniture class and every object a goal object"
+            raise DataFileError(f"tasks.{name}: {problem}", source=str(source))
+    for table in ("goal_objects", "distractors"):
+        for obj, spots in getattr(data, table).items():
+            if not spots or not set(spots) <= classes:
+                raise DataFileError(f"{table}.{obj}: every place must be a furniture class", source=str(source))
+    return data
+
+
+_DATA = _load()
+
 CWAH_TASKS: Mapping[str, tuple[tuple[str, str, str], ...]] = {
-    "prepare_afternoon_tea": tuple(("ON", o, "coffeetable") for o in ("cupcake", "pudding", "apple", "juice", "wine")),
-    "wash_dishes": (("IN", "plate", "dishwasher"), ("IN", "fork", "dishwasher")),
-    "prepare_a_meal": tuple(
-        ("ON", o, "dinnertable")
-        for o in ("coffeepot", "cupcake", "pancake", "poundcake", "pudding", "apple", "juice", "wine")
-    ),
-    "put_groceries": tuple(
-        ("IN", o, "fridge") for o in ("cupcake", "pancake", "poundcake", "pudding", "apple", "juice", "wine")
-    ),
-    "set_up_a_dinner_table": (("ON", "plate", "dinnertable"), ("ON", "fork", "dinnertable")),
+    name: tuple((task.relation, o, task.target) for o in task.objects) for name, task in _DATA.tasks.items()
 }
 """Table 6: each task's predicates ``(ON|IN, object class, target class)``."""
 
-FURNITURE: Mapping[str, tuple[tuple[str, str], ...]] = {
-    "kitchen": (
-        ("fridge", "container"),
-        ("dishwasher", "container"),
-        ("kitchencabinet", "container"),
-        ("kitchencabinet", "container"),
-        ("kitchencabinet", "container"),
-        ("stove", "container"),
-        ("dinnertable", "surface"),
-        ("kitchencounter", "surface"),
-    ),
-    "livingroom": (
-        ("coffeetable", "surface"),
-        ("sofa", "surface"),
-        ("cabinet", "container"),
-        ("cabinet", "container"),
-        ("bookshelf", "surface"),
-        ("tvstand", "surface"),
-    ),
-    "bedroom": (
-        ("nightstand", "container"),
-        ("nightstand", "container"),
-        ("desk", "surface"),
-        ("bed", "surface"),
-        ("wardrobe", "container"),
-    ),
-    "bathroom": (
-        ("bathroomcabinet", "container"),
-        ("bathroomcabinet", "container"),
-        ("bathroomcounter", "surface"),
-        ("towelrack", "surface"),
-    ),
-}
+FURNITURE: Mapping[str, tuple[tuple[str, str], ...]] = _DATA.furniture
 """The furniture of each room type, in id order: ``(class name, "surface" | "container")``."""
+
+SPOTS: Mapping[str, tuple[str, ...]] = _DATA.goal_objects
+"""Where each goal object class may start (furniture classes)."""
+
+DISTRACTORS: Mapping[str, tuple[str, ...]] = _DATA.distractors
+"""The other objects a scene may scatter, and where each may lie."""
 
 
 @dataclass(frozen=True, slots=True)

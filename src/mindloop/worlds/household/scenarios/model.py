@@ -6,7 +6,6 @@ scenario (no keys that depend on content), so a JSONL file of them loads as one 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -350,8 +349,3 @@ class Scenario:
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise InvalidArgumentError(f"not a scenario record: {type(exc).__name__}: {exc}") from None
-
-
-def scenarios_to_dicts(scenarios: Sequence[Scenario]) -> list[dict[str, Any]]:
-    """Records of several scenarios."""
-    return [s.to_dict() for s in scenarios]

@@ -9,7 +9,13 @@ one/two/three humans; 17 special-needs, 96 object-property/functional, 87 dialog
 from __future__ import annotations
 
 from dataclasses import dataclass
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Literal
 
+from pydantic import BaseModel, ConfigDict, Field
+
+from mindloop.datafiles import DataFileError, load_data_file, package_file
 from mindloop.errors import UnknownNameError
 
 __all__ = [
@@ -19,6 +25,7 @@ __all__ = [
     "SUBTYPES",
     "TASK_TYPES",
     "Subtype",
+    "load_subtypes",
     "subtype",
 ]
 
@@ -49,154 +56,44 @@ class Subtype:
     description: str
 
 
-def _fb(name: str, weight: float, description: str, *, control: bool = False) -> Subtype:
-    return Subtype(name, FALSE_BELIEF, "false_belief", control, weight, "none", description)
+class _SubtypeSpec(BaseModel):
+    """One subtype as ``data/subtypes.yaml`` writes it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    task: Literal["false_belief_correction", "implicit_goal_inference"]
+    category: str
+    weight: float = Field(gt=0, le=1)
+    control: bool = False
+    special_needs: Literal["none", "child", "wheelchair"] = "none"
+    description: str = Field(min_length=1)
 
 
-def _ig(
-    name: str, category: str, weight: float, description: str, *, control: bool = False, special: str = "none"
-) -> Subtype:
-    return Subtype(name, IMPLICIT_GOAL, category, control, weight, special, description)
+class _TaxonomyFile(BaseModel):
+    """The whole of ``data/subtypes.yaml``: every subtype, by name, in order."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    subtypes: dict[str, _SubtypeSpec] = Field(min_length=1)
 
 
-SUBTYPES: dict[str, Subtype] = {
-    s.name: s
-    for s in (
-        _fb(
-            "fb_two_humans",
-            0.22,
-            "A puts an object somewhere and leaves; B moves it out of sight; A comes back "
-            "and searches. Help: fetch it for A.",
-        ),
-        _fb(
-            "fb_three_humans_first",
-            0.08,
-            "A places, B moves, C moves again; A (who believes the first place) "
-            "comes back and searches. Help: fetch it for A.",
-        ),
-        _fb(
-            "fb_three_humans_second",
-            0.07,
-            "A places, B moves, C moves again; B (who believes the second place) "
-            "comes back and searches. Help: fetch it for B.",
-        ),
-        _fb(
-            "fb_robot_tidied",
-            0.06,
-            "One human puts an object down and leaves; the robot tidies it away; the "
-            "human comes back and searches. Help: fetch it.",
-        ),
-        _fb(
-            "fb_camera_blind",
-            0.06,
-            "B carries the object out of the camera's view; A comes back and searches "
-            "where she left it. The robot cannot know where it went: help is a reminder, not a fetch.",
-        ),
-        _fb(
-            "fb_control_witnessed",
-            0.035,
-            "A watches B move the object, then takes it. Control: no false belief.",
-            control=True,
-        ),
-        _fb(
-            "fb_control_seen_on_return",
-            0.035,
-            "B moves the object somewhere A sees when she comes back; she takes it. Control: no false belief.",
-            control=True,
-        ),
-        _fb(
-            "fb_control_not_needed",
-            0.035,
-            "B moves the object away, but A comes back and does something else. "
-            "Control: a false belief that does not get in her way.",
-            control=True,
-        ),
-        _fb(
-            "fb_control_put_back",
-            0.025,
-            "B uses the object and puts it back before A returns. Control: no false belief.",
-            control=True,
-        ),
-        _ig(
-            "ig_child_reach",
-            "special_population",
-            0.02,
-            "A 1.2 m child reaches in vain for something on a high shelf. Help: get it down for the child.",
-            special="child",
-        ),
-        _ig(
-            "ig_wheelchair_reach",
-            "special_population",
-            0.015,
-            "A wheelchair user cannot reach something too high or on the floor. Help: hand it over.",
-            special="wheelchair",
-        ),
-        _ig(
-            "ig_wheelchair_blocked",
-            "special_population",
-            0.015,
-            "An obstacle in the doorway stops a wheelchair "
-            "user, who turns and tries again. Help: move the obstacle out of the way.",
-            special="wheelchair",
-        ),
-        _ig(
-            "ig_faucet_running",
-            "object_property",
-            0.05,
-            "Someone leaves the room with the faucet still running. Help: turn it off.",
-        ),
-        _ig(
-            "ig_power_cut_candle",
-            "object_property",
-            0.045,
-            "The power goes out while someone reads; they get up "
-            "and search. Help: bring a candle (there is no flashlight).",
-        ),
-        _ig(
-            "ig_functional_combo",
-            "functional_combination",
-            0.06,
-            "Someone sets out part of a task (cutting "
-            "board and carrot) and searches for the missing tool. Help: bring it (the knife).",
-        ),
-        _ig(
-            "ig_dialogue_need",
-            "dialogue",
-            0.12,
-            "Two people talk; one lets slip a need (thirst, cold, hunger, a "
-            "headache, reading glasses). Help: bring what meets it.",
-        ),
-        _ig(
-            "ig_control_child_reachable",
-            "special_population",
-            0.015,
-            "A child takes something within reach. Control.",
-            control=True,
-            special="child",
-        ),
-        _ig(
-            "ig_control_faucet_off",
-            "object_property",
-            0.015,
-            "Someone turns the faucet off before leaving. Control.",
-            control=True,
-        ),
-        _ig(
-            "ig_control_combo_complete",
-            "functional_combination",
-            0.015,
-            "Someone has every tool and does the task. Control.",
-            control=True,
-        ),
-        _ig(
-            "ig_control_dialogue_self_served",
-            "dialogue",
-            0.02,
-            "Someone mentions a need and meets it themselves. Control.",
-            control=True,
-        ),
-    )
-}
+def load_subtypes(path: str | Path | Traversable | None = None) -> dict[str, Subtype]:
+    """Read and check a taxonomy file (the one shipped with mindloop when ``path`` is ``None``)."""
+    source = package_file("mindloop.worlds.household", "subtypes.yaml") if path is None else path
+    data = load_data_file(_TaxonomyFile, source)
+    for name, s in data.subtypes.items():
+        if s.category not in CATEGORIES:
+            known = ", ".join(CATEGORIES)
+            raise DataFileError(
+                f"subtypes.{name}.category: unknown category {s.category!r} ({known})", source=str(source)
+            )
+    return {
+        name: Subtype(name, s.task, s.category, s.control, s.weight, s.special_needs, s.description)
+        for name, s in data.subtypes.items()
+    }
+
+
+SUBTYPES: dict[str, Subtype] = load_subtypes()
 """Every subtype, by name, in a fixed order."""
 
 
