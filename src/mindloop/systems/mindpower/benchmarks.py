@@ -54,7 +54,7 @@ from mindloop.bench.declaration import (
 )
 from mindloop.errors import DependencyError, InvalidArgumentError
 from mindloop.metrics.embedding_cache import EmbeddingCache
-from mindloop.metrics.embeddings import encoder_available
+from mindloop.metrics.embeddings import encoder_available, trim_heap
 from mindloop.metrics.stats import mean
 from mindloop.metrics.text import BERTSCORE_NAME, PairSimilarity, TextSimilarity
 from mindloop.models.base import ChatModel, ModelOptions
@@ -368,6 +368,7 @@ class MindPowerBenchmark:
             if not waiting:
                 return
             self._score_pass(waiting)
+            trim_heap()  # the pass's batches were freed; give their pages back before the next pass
 
     def _score_pass(self, waiting: list[_Layers]) -> None:
         for cached in (True, False):
