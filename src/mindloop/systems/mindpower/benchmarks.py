@@ -236,8 +236,8 @@ _PASS_SAMPLES = 64
 """The most samples the encoder thread scores in one pass (~770 texts). A pass holds its texts' token embeddings, so
 without a bound a run whose agent answers at once (a scripted reply, cached replies) held every queued sample's at
 one time, however many. Fewer samples a pass batch the encoder less well (passes of 32 took ~1.5x the CPU of one
-150-sample pass). The bound does not remove the run-to-run spread of the 708-scenario peak (887 and 931 MB in two
-runs with it; docs/mindpower.md)."""
+150-sample pass). The run-to-run spread of the 708-scenario peak that remained (887 and 931 MB) was the allocator
+keeping freed pages; :func:`~mindloop.metrics.embeddings.trim_heap` after each pass removed it (docs/mindpower.md)."""
 
 
 @dataclass
