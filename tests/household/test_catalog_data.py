@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from data_files import edited_copy, refusal
 
-from mindloop.datafiles import DataFileError, package_file
+from mindloop.datafiles import package_file
 from mindloop.errors import MindloopError
 from mindloop.worlds.household.catalog import (
     ITEM_KINDS,
@@ -67,14 +68,6 @@ def test_loading_the_shipped_catalogue_again_gives_equal_tables() -> None:
     assert load_catalog(CATALOG_FILE).item_kinds == ITEM_KINDS
 
 
-def _broken(tmp_path: Path, source: Path, old: str, new: str) -> Path:
-    text = source.read_text(encoding="utf-8")
-    assert old in text
-    path = tmp_path / source.name
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
-    return path
-
-
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
     [
@@ -106,11 +99,7 @@ def _broken(tmp_path: Path, source: Path, old: str, new: str) -> Path:
 def test_a_malformed_catalogue_names_the_file_the_entry_and_the_field(
     tmp_path: Path, old: str, new: str, expected: str
 ) -> None:
-    path = _broken(tmp_path, CATALOG_FILE, old, new)
-    with pytest.raises(DataFileError, match=expected) as info:
-        load_catalog(path)
-    assert str(info.value).startswith(str(path))
-    assert isinstance(info.value, MindloopError)
+    assert isinstance(refusal(load_catalog, edited_copy(CATALOG_FILE, old, new, tmp_path), expected), MindloopError)
 
 
 def test_the_shipped_cast_is_the_one_the_code_held() -> None:
@@ -148,15 +137,10 @@ def test_the_shipped_cast_is_the_one_the_code_held() -> None:
 def test_a_malformed_cast_names_the_file_the_entry_and_the_field(
     tmp_path: Path, old: str, new: str, expected: str
 ) -> None:
-    path = _broken(tmp_path, CHARACTERS_FILE, old, new)
-    with pytest.raises(DataFileError, match=expected) as info:
-        load_characters(path)
-    assert str(info.value).startswith(str(path))
+    refusal(load_characters, edited_copy(CHARACTERS_FILE, old, new, tmp_path), expected)
 
 
 def test_the_robot_cannot_be_listed_as_a_human(tmp_path: Path) -> None:
-    path = _broken(
-        tmp_path, CHARACTERS_FILE, "  alice: {", "  robot: {gender: m, height: 1.5, description: x}\n  alice: {"
-    )
-    with pytest.raises(DataFileError, match=r"characters\.robot: the robot is not a listed character"):
-        load_characters(path)
+    robot = "  robot: {gender: m, height: 1.5, description: x}\n  alice: {"
+    path = edited_copy(CHARACTERS_FILE, "  alice: {", robot, tmp_path)
+    refusal(load_characters, path, r"characters\.robot: the robot is not a listed character")

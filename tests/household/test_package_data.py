@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from data_files import edited_copy, refusal
 
 from mindloop.datafiles import DataFileError, package_file
 from mindloop.errors import MindloopError
@@ -63,14 +64,6 @@ def test_loading_the_shipped_file_again_gives_equal_layouts() -> None:
     assert load_layouts(SHIPPED) == LAYOUTS
 
 
-def _broken(tmp_path: Path, old: str, new: str) -> Path:
-    text = SHIPPED.read_text(encoding="utf-8")
-    assert old in text
-    path = tmp_path / "layouts.yaml"
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
-    return path
-
-
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
     [
@@ -87,11 +80,7 @@ def _broken(tmp_path: Path, old: str, new: str) -> Path:
 def test_a_malformed_layouts_file_names_the_file_the_layout_and_the_field(
     tmp_path: Path, old: str, new: str, expected: str
 ) -> None:
-    path = _broken(tmp_path, old, new)
-    with pytest.raises(DataFileError, match=expected) as info:
-        load_layouts(path)
-    assert str(info.value).startswith(str(path))
-    assert isinstance(info.value, MindloopError)
+    assert isinstance(refusal(load_layouts, edited_copy(SHIPPED, old, new, tmp_path), expected), MindloopError)
 
 
 def test_a_missing_layouts_file_is_a_clear_error(tmp_path: Path) -> None:
@@ -143,13 +132,7 @@ def test_loading_the_shipped_needs_again_gives_equal_tables() -> None:
 def test_a_malformed_needs_file_names_the_file_the_entry_and_the_field(
     tmp_path: Path, old: str, new: str, expected: str
 ) -> None:
-    text = NEEDS_FILE.read_text(encoding="utf-8")
-    assert old in text
-    path = tmp_path / "needs.yaml"
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
-    with pytest.raises(DataFileError, match=expected) as info:
-        load_needs(path)
-    assert str(info.value).startswith(str(path))
+    refusal(load_needs, edited_copy(NEEDS_FILE, old, new, tmp_path), expected)
 
 
 SUBTYPES_FILE = Path(str(package_file("mindloop.worlds.household", "subtypes.yaml")))
@@ -195,10 +178,4 @@ def test_the_shipped_subtypes_are_the_ones_the_code_held() -> None:
 def test_a_malformed_subtypes_file_names_the_file_the_subtype_and_the_field(
     tmp_path: Path, old: str, new: str, expected: str
 ) -> None:
-    text = SUBTYPES_FILE.read_text(encoding="utf-8")
-    assert old in text
-    path = tmp_path / "subtypes.yaml"
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
-    with pytest.raises(DataFileError, match=expected) as info:
-        load_subtypes(path)
-    assert str(info.value).startswith(str(path))
+    refusal(load_subtypes, edited_copy(SUBTYPES_FILE, old, new, tmp_path), expected)

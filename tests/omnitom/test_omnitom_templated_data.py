@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from data_files import edited_copy, refusal
 
-from mindloop.datafiles import DataFileError, package_file
+from mindloop.datafiles import package_file
 from mindloop.systems.omnitom.templated import generate_false_belief_stories, load_story_tables
 
 SHIPPED = Path(str(package_file("mindloop.systems.omnitom", "templated.yaml")))
@@ -43,10 +44,4 @@ def test_the_generator_writes_the_stories_it_wrote_when_its_tables_were_code() -
     ],
 )
 def test_malformed_story_tables_name_the_file_and_the_field(tmp_path: Path, old: str, new: str, expected: str) -> None:
-    text = SHIPPED.read_text(encoding="utf-8")
-    assert old in text
-    path = tmp_path / "templated.yaml"
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
-    with pytest.raises(DataFileError, match=expected) as info:
-        load_story_tables(path)
-    assert str(info.value).startswith(str(path))
+    refusal(load_story_tables, edited_copy(SHIPPED, old, new, tmp_path), expected)

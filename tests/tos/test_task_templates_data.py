@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from data_files import edited_copy, refusal
 
 from mindloop.datafiles import DataFileError, package_file
 from mindloop.systems.tos.world import tasks
@@ -52,13 +53,7 @@ def test_the_shipped_templates_are_the_ones_the_code_held() -> None:
 def test_a_malformed_templates_file_names_the_file_and_the_task(
     tmp_path: Path, old: str, new: str, expected: str
 ) -> None:
-    text = SHIPPED.read_text(encoding="utf-8")
-    assert old in text
-    path = tmp_path / "task_templates.yaml"
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
-    with pytest.raises(DataFileError, match=expected) as info:
-        load_templates(path)
-    assert str(info.value).startswith(str(path))
+    refusal(load_templates, edited_copy(SHIPPED, old, new, tmp_path), expected)
 
 
 def test_a_task_without_a_template_is_refused(tmp_path: Path) -> None:
