@@ -25,7 +25,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from mindloop.datafiles import iter_text_lines, read_text_file
 from mindloop.errors import ParseError
@@ -175,10 +175,8 @@ def parse_choices(choices: str | Sequence[str], source: str = "<choices>") -> tu
     return tuple(out)
 
 
-class _HiToMItem(BaseModel):
+class _HiToMItem(BaseModel, extra="ignore"):
     """One item of ``Hi-ToM_data.json``'s ``data`` list (fields the release has and mindloop reads)."""
-
-    model_config = ConfigDict(extra="ignore")
 
     prompting_type: str
     deception: bool
