@@ -6,7 +6,7 @@ scenario (no keys that depend on content), so a JSONL file of them loads as one 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from mindloop.beliefs import Event, EventKind, Fact, Source, Utterance
@@ -129,13 +129,7 @@ class GoldBelief:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        return {
-            "chain": list(self.chain),
-            "subject": self.subject,
-            "relation": self.relation,
-            "value": self.value,
-            "actual": self.actual,
-        }
+        return {**asdict(self), "chain": list(self.chain)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GoldBelief:
