@@ -223,12 +223,7 @@ class Gold:
     def from_dict(cls, data: dict[str, Any]) -> Gold:
         """Inverse of :meth:`to_dict`."""
         return cls(
-            perception=str(data["perception"]),
-            belief=str(data["belief"]),
-            desire=str(data["desire"]),
-            intention=str(data["intention"]),
-            decision=str(data["decision"]),
-            action=str(data["action"]),
+            **{name: str(data[name]) for name in LAYERS},
             actions=tuple(str(a) for a in data["actions"]),
             atomic=AtomicActions.from_dict(data["atomic"]),
             beliefs=tuple(GoldBelief.from_dict(b) for b in data["beliefs"]),
