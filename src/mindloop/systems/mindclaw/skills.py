@@ -367,7 +367,9 @@ def _thresholds(th: Any, source: str) -> Thresholds:
     unknown = [str(k) for k in th if k not in ("strong", "preferred", "negative", "min_support")]
     if unknown:
         raise ParseError(f"bad thresholds: unknown key {unknown[0]!r}", source=source)
-    given = {str(k): _number(v, f"thresholds.{k}", source, whole=k == "min_support") for k, v in th.items()}
+    given: dict[str, Any] = {
+        str(k): _number(v, f"thresholds.{k}", source, whole=k == "min_support") for k, v in th.items()
+    }
     thresholds = replace(Thresholds(), **given)
     return replace(thresholds, min_support=int(thresholds.min_support))
 
