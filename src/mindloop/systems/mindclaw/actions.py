@@ -16,7 +16,7 @@ from mindloop.models.replies import ask
 from mindloop.systems.mindclaw.context import TriggerContext
 from mindloop.systems.mindclaw.records import ActionPlan, ReasoningRecord
 from mindloop.systems.mindclaw.render import render_context
-from mindloop.systems.mindclaw.replies import ModelPart, read_tags, single, words
+from mindloop.systems.mindclaw.replies import PROMPTS, ModelPart, read_tags, single, words
 from mindloop.systems.mindclaw.window import SceneView, base_place, room_of
 from mindloop.worlds.household.actions import Action, parse_actions
 
@@ -116,19 +116,9 @@ class EagerActionGenerator(SymbolicActionGenerator):
         return plan
 
 
-ACT_SYSTEM = (
-    "You are the Action Generation module of an embodied assistant robot. Convert the reasoning record into the "
-    "robot's minimal helpful action sequence, or none when no intervention is justified."
-)
+ACT_SYSTEM = PROMPTS["act_system"]
 
-ACT_TEMPLATE = """{context}
-
-Reasoning record: person {actor}, object {obj}, context {rcontext}, intervene {intervene}. {text}
-
-Robot verbs: walk(x), open(x), close(x), pick(item), place(item, place), putin(item, place), give(item, person),
-move(item, place), switchoff(x), switchon(x), pour(liquid, container), remind(person, item).
-Answer with one line that starts with <Action> and goes on with either the robot's steps (verbs from the list, \
-their arguments replaced by names from <Candidates>, separated by commas) or the word none."""
+ACT_TEMPLATE = PROMPTS["act_template"]
 """Action Generation's user prompt. The paper gives no prompt text; the answer line is described in words, with
 no template to copy: the old prompt's lines ``<Action> verb(arg, ...), ...`` / ``<Action> none`` are the kind the real
 0.5B model copied verbatim from the other prompts (it never reached action generation with the old prompts)."""

@@ -19,6 +19,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from mindloop.bench.timeline import names_in
+
 if TYPE_CHECKING:
     from mindloop.systems.mindclaw.engine import Engine, StepTrace
     from mindloop.systems.mindclaw.records import ReasoningRecord
@@ -28,13 +30,6 @@ __all__ = ["DEMO_SCENARIO", "run_demo"]
 
 DEMO_SCENARIO = ("fb_two_humans", 0, 0)
 """``generate_scenario(*DEMO_SCENARIO)``: the false-belief episode the demo plays (docs/household.md's example)."""
-
-
-def _names(world: Any, text: str) -> str:
-    for eid in sorted({*world.places, *world.items, *world.humans}, key=len, reverse=True):
-        if eid in text:
-            text = text.replace(eid, world.name(eid))
-    return text
 
 
 def _row(t: str, world: str | Text, mind: str | Text, width: int) -> Table:
@@ -167,7 +162,9 @@ class _Timeline:
                 else f"{who}'s belief about the {world.name(r.object)} is stale, but it blocks nothing"
             )
         else:
-            mind.append(_names(world, r.text))
+            mind.append(
+                names_in(r.text, {eid: world.name(eid) for eid in (*world.places, *world.items, *world.humans)})
+            )
         mind.append(" → intervene\n" if r.warranted else " → stay silent\n", style="bold")
 
     def _action(self, mind: Text, world: Any, step: StepTrace) -> None:

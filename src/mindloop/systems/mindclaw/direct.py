@@ -34,37 +34,15 @@ from mindloop.systems.mindclaw.operations import ACTION_RUN, NOOP, REASONING_RUN
 from mindloop.systems.mindclaw.reasoning import _read_believed, _read_context, _read_flag, goal_for
 from mindloop.systems.mindclaw.records import ActionPlan, ReasoningRecord
 from mindloop.systems.mindclaw.render import candidate_lines, observation_lines
-from mindloop.systems.mindclaw.replies import ModelPart, find_names, read_tags, single
+from mindloop.systems.mindclaw.replies import PROMPTS, ModelPart, find_names, read_tags, single
 from mindloop.systems.mindclaw.skills import SkillSet
 from mindloop.systems.mindclaw.trigger import Decision
 
 __all__ = ["DIRECT_SYSTEM", "DIRECT_TEMPLATE", "DirectAnswer", "DirectModel", "parse_direct_reply", "render_window"]
 
-DIRECT_SYSTEM = (
-    "You are an embodied assistant robot watching a household. Each window you decide on your own whether a "
-    "person needs your help now and, if so, how to help. Help only when it is useful; most windows need nothing."
-)
+DIRECT_SYSTEM = PROMPTS["direct_system"]
 
-DIRECT_TEMPLATE = """{window}
-
-Allowed values:
-  Intervene: yes or no (should the robot help now?)
-  Person: a name from the actors of <Candidates> (when Intervene is yes)
-  Object: a name from the objects of <Candidates> (when Intervene is yes)
-  Context: {contexts} or none
-  Believed: the location from <Candidates> where the person believes the object is, or none
-  Action: the robot's steps (verbs walk(x), open(x), close(x), pick(item), place(item, place), \
-putin(item, place), give(item, person), move(item, place), switchoff(x), switchon(x), pour(liquid, container), \
-remind(person, item), their arguments replaced by names from <Candidates>, separated by commas) or none
-
-Answer with these lines, each tag followed on the same line by the value you choose (when Intervene is no, the \
-other lines may be left out), for example `<Intervene> no`:
-<Intervene> yes or no
-<Person> name
-<Object> name
-<Context> one of the contexts
-<Believed> location or none
-<Action> steps or none"""
+DIRECT_TEMPLATE = PROMPTS["direct_template"]
 """The direct baseline's user prompt. The paper's Table II runs video-language models on MindPower's videos with
 MindPower's prompt; here the window's observation stands in for the video and the answer carries exactly what TA,
 PIA and CS read (who, what, which mental state, when, and the action). Each tag shows what follows it on its line:

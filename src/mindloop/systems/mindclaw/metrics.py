@@ -91,15 +91,8 @@ def scenario_family(subtype: str) -> str:
     """The reasoning family of a household subtype (``fb_*`` -> ``find``, ``ig_child_reach`` -> ``reach``...)."""
     if subtype.startswith("fb_"):
         return "find"
-    for key, family in (
-        ("reach", "reach"),
-        ("blocked", "blocked"),
-        ("faucet", "faucet"),
-        ("power", "power"),
-        ("combo", "combo"),
-        ("dialogue", "dialogue"),
-    ):
-        if key in subtype:
+    for family in ("reach", "blocked", "faucet", "power", "combo", "dialogue"):
+        if family in subtype:
             return family
     raise InvalidArgumentError(f"no MindClaw family for scenario subtype {subtype!r}")
 

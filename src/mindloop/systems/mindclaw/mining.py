@@ -32,7 +32,7 @@ from mindloop.systems.mindclaw.engine import run_sync
 from mindloop.systems.mindclaw.evaluation import DecisionRecord, teacher_forced
 from mindloop.systems.mindclaw.metrics import gold_episode
 from mindloop.systems.mindclaw.operations import OPERATION_VERBS
-from mindloop.systems.mindclaw.replies import clean
+from mindloop.systems.mindclaw.replies import PROMPTS, clean
 from mindloop.systems.mindclaw.skills import Condition, Skill, SkillSet, Thresholds, validate_skills
 from mindloop.systems.mindclaw.trigger import NaivePolicy, Policy
 from mindloop.worlds.household.scenarios.model import Scenario
@@ -276,24 +276,9 @@ def _mine_operation(
 
 
 # ---- the model summariser ---------------------------------------------------------------------------------------
-SUMMARY_SYSTEM = (
-    "You study an embodied assistant's trigger decisions and write reusable decision rules (skills). Each decision "
-    "shows the context's fields, the correct operation, and what a weaker policy predicted."
-)
+SUMMARY_SYSTEM = PROMPTS["summary_system"]
 
-SUMMARY_TEMPLATE = """Operation: {op}
-
-Fields you may use: {fields}
-
-Correct and incorrect decisions:
-{cases}
-
-Write up to {limit} skills for {op}, one per line. Each skill is one of three kinds: strong means "choose {op} \
-whenever this holds"; preferred means "evidence for {op}"; negative means "never {op} when this holds". A skill line \
-has three parts separated by |:
-  1. the word SKILL, a space, and the kind you chose for this skill;
-  2. when: then the conditions, separated by commas, each a field from the list above, =, != or >, and a value;
-  3. text: then one sentence of your own that states the rule."""
+SUMMARY_TEMPLATE = PROMPTS["summary_template"]
 """The summariser's user prompt. The paper describes the summarising step (Fig. 4) but gives no prompt text; the
 line's parts are described in words, with no template to copy (a small model copied ``SKILL
 strong|preferred|negative | when: ...`` verbatim)."""

@@ -21,7 +21,7 @@ from mindloop.beliefs.vocab import AT, POWER, ROBOT
 from mindloop.errors import ParseError
 from mindloop.models.base import ChatModel, GenerationConfig, image_part, message
 from mindloop.models.replies import ask
-from mindloop.systems.mindclaw.replies import clean, find_names, words
+from mindloop.systems.mindclaw.replies import PROMPTS, clean, find_names, words
 from mindloop.systems.mindclaw.window import SceneView, Window, WindowEvent
 
 __all__ = [
@@ -219,26 +219,9 @@ class SymbolicObserver:
 
 # ---- the model-driven observer --------------------------------------------------------------------------------
 
-OBSERVE_SYSTEM = (
-    "You are the Observation module of an embodied assistant robot. You describe what happened in the latest "
-    "window of the video or simulator stream; you never decide whether the robot should help."
-)
+OBSERVE_SYSTEM = PROMPTS["observe_system"]
 
-OBSERVE_TEMPLATE = """Window {t}. What the robot perceived:
-{text}
-
-Known people: {actors}
-Known objects: {objects}
-Known locations: {locations}
-
-List what happened, using only the names above, in exactly this format:
-<Events>
-PERSON: verb(arg, ...)            (one line per action; add " failed" after an attempt that did not work)
-</Events>
-<Moves>
-OBJECT -> LOCATION | seen by: PERSON, PERSON   (one line per object seen somewhere; "seen by: nobody" if unseen)
-</Moves>
-Write an empty section if there is nothing to list."""
+OBSERVE_TEMPLATE = PROMPTS["observe_template"]
 """The Observation module's user prompt. The paper gives no prompt text. Its format lines are templates
 (``PERSON: verb(arg, ...)``); the real 0.5B model did not copy them (0 of 12 replies), so they stay, and a copy would
 be refused (:func:`parse_observation_reply`)."""

@@ -45,19 +45,6 @@ REASONING_RUN = "reasoning_run"
 ACTION_RUN = "action_run"
 NOOP = "noop"
 
-OPERATION_VERBS: tuple[str, ...] = (
-    CREATE_VISUAL,
-    UPDATE_VISUAL,
-    CREATE_ACTOR,
-    UPDATE_ACTOR,
-    REASONING_RUN,
-    ACTION_RUN,
-    NOOP,
-)
-"""The seven operations of eq. (8), in the paper's order."""
-
-BELIEF_VERBS = frozenset({CREATE_VISUAL, UPDATE_VISUAL, CREATE_ACTOR, UPDATE_ACTOR})
-
 SIGNATURES: dict[str, tuple[str, str, str]] = {
     CREATE_VISUAL: (NONE, "object", "location"),
     UPDATE_VISUAL: (NONE, "object", "location"),
@@ -67,7 +54,13 @@ SIGNATURES: dict[str, tuple[str, str, str]] = {
     ACTION_RUN: ("actor", "object", NONE),
     NOOP: (NONE, NONE, NONE),
 }
-"""Which candidate set fills each slot (actor, object, location) of each verb; ``none`` = the slot is empty."""
+"""Which candidate set fills each slot (actor, object, location) of each verb, in the paper's order;
+``none`` = the slot is empty."""
+
+OPERATION_VERBS: tuple[str, ...] = tuple(SIGNATURES)
+"""The seven operations of eq. (8), in the paper's order."""
+
+BELIEF_VERBS = frozenset({CREATE_VISUAL, UPDATE_VISUAL, CREATE_ACTOR, UPDATE_ACTOR})
 
 
 class SlotError(InvalidArgumentError):

@@ -19,7 +19,7 @@ from mindloop.systems.mindclaw.context import TriggerContext
 from mindloop.systems.mindclaw.cues import CONTEXTS, Cue
 from mindloop.systems.mindclaw.records import ReasoningRecord
 from mindloop.systems.mindclaw.render import render_context
-from mindloop.systems.mindclaw.replies import ModelPart, clean, find_names, read_tags, single, words
+from mindloop.systems.mindclaw.replies import PROMPTS, ModelPart, clean, find_names, read_tags, single, words
 from mindloop.systems.mindclaw.window import SceneView
 from mindloop.worlds.household.scenarios.gold import NEEDS
 
@@ -128,30 +128,9 @@ class SymbolicReasoner:
         )
 
 
-REASON_SYSTEM = (
-    "You are the Mental Reasoning module of an embodied assistant robot. Given what the robot observed and its "
-    "belief table, judge whether the focus person is acting under a false belief, a hidden goal or another "
-    "mental-state mismatch, whether it blocks their goal, and whether the robot should intervene. Help only when "
-    "help is useful; a mismatch that blocks nothing needs no intervention."
-)
+REASON_SYSTEM = PROMPTS["reason_system"]
 
-REASON_TEMPLATE = """{context}
-
-Focus: person {actor}, object {obj}.
-
-Allowed values:
-  Context: {contexts} or none
-  Believed: the location from <Candidates> where {actor} believes the {obj} is, or none
-  Blocks: yes or no (does the mismatch block {actor}'s goal?)
-  Intervene: yes or no (should the robot help now?)
-  Reason: one sentence of your own
-
-Answer with these five lines, each tag followed by the value you choose:
-<Context>
-<Believed>
-<Blocks>
-<Intervene>
-<Reason>"""
+REASON_TEMPLATE = PROMPTS["reason_template"]
 """Mental Reasoning's user prompt. The paper gives no prompt text; the allowed values are listed apart from the
 tags to fill (a small model copied ``<Context> one of: false_belief, ...`` verbatim when the list sat in the slot)."""
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import MISSING, asdict, dataclass, fields
 from typing import Any
 
 from mindloop.errors import InvalidArgumentError
@@ -45,25 +45,25 @@ class ReasoningRecord:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ReasoningRecord:
-        """Inverse of :meth:`to_dict`."""
+        """Inverse of :meth:`to_dict`: each field read as its type says (a flag, a string, or a string or
+        ``None``); a missing field takes its default, except ``actor`` and ``object``, which have none."""
         try:
             return cls(
-                actor=str(data["actor"]),
-                object=str(data["object"]),
-                context=str(data.get("context", "none")),
-                detail=str(data.get("detail", "")),
-                mismatch=bool(data.get("mismatch", False)),
-                blocks=bool(data.get("blocks", False)),
-                warranted=bool(data.get("warranted", False)),
-                goal=str(data.get("goal", "none")),
-                liquid=str(data.get("liquid", "")),
-                believed=None if data.get("believed") is None else str(data["believed"]),
-                seen=None if data.get("seen") is None else str(data["seen"]),
-                text=str(data.get("text", "")),
-                error=str(data.get("error", "")),
+                **{
+                    f.name: _READ[str(f.type)](data[f.name] if f.default is MISSING else data.get(f.name, f.default))
+                    for f in fields(cls)
+                }
             )
         except (KeyError, TypeError) as exc:
             raise InvalidArgumentError(f"not a reasoning record: {exc}") from None
+
+
+_READ: dict[str, Callable[[Any], Any]] = {
+    "str": str,
+    "bool": bool,
+    "str | None": lambda v: None if v is None else str(v),
+}
+"""How :meth:`ReasoningRecord.from_dict` reads a field of each type."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,15 +91,9 @@ class ActionPlan:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        out: dict[str, Any] = {
-            "steps": list(self.steps),
-            "actor": self.actor,
-            "object": self.object,
-            "goal": self.goal,
-            "text": self.text,
-        }
-        if self.error:
-            out["error"] = self.error
+        out = {**asdict(self), "steps": list(self.steps)}
+        if not self.error:
+            del out["error"]
         return out
 
 

@@ -25,15 +25,27 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import TypeVar
 
+from pydantic import RootModel
+
+from mindloop.datafiles import load_data_file
 from mindloop.errors import ParseError
 from mindloop.models.base import ChatModel, GenerationConfig
 from mindloop.models.replies import strip_markup as clean
 
-__all__ = ["ModelPart", "clean", "find_names", "read_tags", "single", "words"]
+__all__ = ["PROMPTS", "ModelPart", "clean", "find_names", "read_tags", "single", "words"]
 
 T = TypeVar("T")
+
+
+class _Prompts(RootModel[dict[str, str]]):
+    """``prompts.yaml``: every model-driven part's system and user prompt, by name."""
+
+
+PROMPTS: dict[str, str] = load_data_file(_Prompts, Path(__file__).with_name("prompts.yaml")).root
+"""The prompts of MindClaw's model-driven parts (``prompts.yaml``); each module names its own."""
 
 
 def words(text: str) -> list[str]:

@@ -34,14 +34,17 @@ not), support the number of them.
 from __future__ import annotations
 
 import math
+import operator
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
+import yaml  # type: ignore[import-untyped]
+
 from mindloop.datafiles import read_text_file
-from mindloop.errors import DependencyError, ParseError
+from mindloop.errors import ParseError
 from mindloop.systems.mindclaw.context import FEATURES
 from mindloop.systems.mindclaw.operations import OPERATION_VERBS
 
@@ -61,7 +64,16 @@ __all__ = [
 KINDS = ("strong", "preferred", "negative")
 _FEATURE = {f.name: f for f in FEATURES}
 FIELDS = frozenset(_FEATURE) | {"text"}
-_OPS = {"eq", "not", "in", ">", ">=", "<", "<=", "regex"}
+_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
+    "eq": operator.eq,
+    "not": operator.ne,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "<": operator.lt,
+    "<=": operator.le,
+}
+"""The tests that compare a field's value with the condition's."""
+_OPS = {*_COMPARE, "in", "regex"}
 
 
 class FeatureSource(Protocol):
@@ -105,24 +117,14 @@ class Condition:
     def compile(self) -> Callable[[Any], bool]:
         """A predicate on the field's value."""
         v = self.value
-        op = self.op
-        if op == "eq":
-            return lambda x: x == v
-        if op == "not":
-            return lambda x: x != v
-        if op == "in":
+        if self.op == "in":
             allowed = frozenset(v)
             return lambda x: x in allowed
-        if op == "regex":
+        if self.op == "regex":
             pattern: re.Pattern[str] = v
             return lambda x: pattern.search(str(x)) is not None
-        if op == ">":
-            return lambda x: x > v
-        if op == ">=":
-            return lambda x: x >= v
-        if op == "<":
-            return lambda x: x < v
-        return lambda x: x <= v
+        compare = _COMPARE[self.op]
+        return lambda x: compare(x, v)
 
 
 def _lower(value: Any) -> str:
@@ -229,7 +231,6 @@ class SkillSet:
 
     def to_yaml(self) -> str:
         """The YAML text of the set (see the module docstring)."""
-        yaml = _yaml()
         data: dict[str, Any] = {"version": 1, "about": self.about}
         if self.meta:
             data["mined"] = dict(self.meta)
@@ -243,15 +244,6 @@ class SkillSet:
     def save(self, path: str | Path) -> None:
         """Write :meth:`to_yaml` to ``path``."""
         Path(path).write_text(self.to_yaml(), encoding="utf-8")
-
-
-def _yaml() -> Any:
-    try:
-        import importlib
-
-        return importlib.import_module("yaml")
-    except ImportError:
-        raise DependencyError("reading and writing skill files needs PyYAML: pip install pyyaml") from None
 
 
 def _condition(skill_id: str, name: str, spec: Any, source: str) -> Condition:
@@ -375,21 +367,17 @@ def _thresholds(th: Any, source: str) -> Thresholds:
     unknown = [str(k) for k in th if k not in ("strong", "preferred", "negative", "min_support")]
     if unknown:
         raise ParseError(f"bad thresholds: unknown key {unknown[0]!r}", source=source)
-    given = {str(k): _number(v, f"thresholds.{k}", source, whole=k == "min_support") for k, v in th.items()}
-    base = Thresholds()
-    return Thresholds(
-        strong=given.get("strong", base.strong),
-        preferred=given.get("preferred", base.preferred),
-        negative=given.get("negative", base.negative),
-        min_support=int(given.get("min_support", base.min_support)),
-    )
+    given: dict[str, Any] = {
+        str(k): _number(v, f"thresholds.{k}", source, whole=k == "min_support") for k, v in th.items()
+    }
+    thresholds = replace(Thresholds(), **given)
+    return replace(thresholds, min_support=int(thresholds.min_support))
 
 
 def load_skills(path: str | Path) -> SkillSet:
     """Read a skills YAML file (see the module docstring)."""
     p = Path(path)
     text = read_text_file(p, what="skills file")
-    yaml = _yaml()
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:

@@ -31,7 +31,7 @@ from mindloop.systems.mindclaw.operations import (
     read_operation,
 )
 from mindloop.systems.mindclaw.render import render_context
-from mindloop.systems.mindclaw.replies import ModelPart
+from mindloop.systems.mindclaw.replies import PROMPTS, ModelPart
 from mindloop.systems.mindclaw.skills import SkillSet
 
 __all__ = [
@@ -174,26 +174,9 @@ def train_classifier(
     return ClassifierPolicy(model, [str(c) for c in model.classes_], names)
 
 
-TRIGGER_SYSTEM = (
-    "You are the Trigger of MindClaw, an embodied assistant robot. Each step you choose the next internal "
-    "cognitive operation, never a physical action. Principles: observation precedes the trigger decision; "
-    "belief-table operations come before reasoning; mental reasoning comes before action; a mismatch alone is "
-    "not enough to act; noop ends the window and is often right."
-)
+TRIGGER_SYSTEM = PROMPTS["trigger_system"]
 
-TRIGGER_TEMPLATE = """Operations (fill slots only with candidate names; write none for an empty slot):
-  belief_create_visual_fact(none, OBJECT, LOCATION)   the robot saw an object somewhere new to its table
-  belief_update_visual_fact(none, OBJECT, LOCATION)   the robot saw a tracked object somewhere else
-  belief_create_actor_belief(ACTOR, OBJECT, LOCATION) a person saw an object the table has no belief of theirs about
-  belief_update_actor_belief(ACTOR, OBJECT, LOCATION) a person saw an object somewhere other than they believed
-  reasoning_run(ACTOR, OBJECT, none)                  judge whether ACTOR needs help about OBJECT
-  action_run(ACTOR, OBJECT, none)                     generate the helpful action (only after reasoning said so)
-  noop(none, none, none)                              nothing more to do in this window
-
-{context}
-
-Answer with exactly one operation on one line: one verb from the list above, with each of ACTOR, OBJECT and \
-LOCATION replaced by a name from <Candidates> (keep none where the list has none)."""
+TRIGGER_TEMPLATE = PROMPTS["trigger_template"]
 """The trigger's user prompt. MindClaw's paper gives the operation space (eq. (8)) but no prompt text. The list of
 operations is the allowed values; the answer line names no example operation (the real 0.5B model copied the old
 prompt's ``for example: belief_update_actor_belief(alice, apple, fridge)`` in every reply). Slots described in words

@@ -10,7 +10,7 @@ simulator, a recorded episode, a folder of frames and a person at a terminal all
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from mindloop.beliefs import Fact
@@ -54,18 +54,8 @@ class WindowEvent:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (same keys for every event)."""
-        return {
-            "t": self.t,
-            "kind": self.kind,
-            "actor": self.actor,
-            "verb": self.verb,
-            "args": list(self.args),
-            "room": self.room,
-            "text": self.text,
-            "failure": self.failure,
-            "facts": [[f.subject, f.relation, f.value] for f in self.facts],
-            "witnesses": list(self.witnesses),
-        }
+        facts = [[f.subject, f.relation, f.value] for f in self.facts]
+        return {**asdict(self), "args": list(self.args), "facts": facts, "witnesses": list(self.witnesses)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> WindowEvent:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from mindloop.datafiles import DataFileError, load_data_file, package_file
 from mindloop.worlds.household.vocab import HasProps, Prop
@@ -76,10 +76,8 @@ class Catalog:
     plural_kinds: frozenset[str]
 
 
-class _PlaceSpec(BaseModel):
+class _PlaceSpec(BaseModel, extra="forbid", frozen=True):
     """One place kind as ``data/catalog.yaml`` writes it."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(min_length=1)
     room: str
@@ -87,10 +85,8 @@ class _PlaceSpec(BaseModel):
     props: tuple[Prop, ...] = Field(min_length=1)
 
 
-class _ItemSpec(BaseModel):
+class _ItemSpec(BaseModel, extra="forbid", frozen=True):
     """One item kind as ``data/catalog.yaml`` writes it."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(min_length=1)
     props: tuple[Prop, ...] = Field(min_length=1)
@@ -98,10 +94,8 @@ class _ItemSpec(BaseModel):
     plural: bool = False
 
 
-class _CatalogFile(BaseModel):
+class _CatalogFile(BaseModel, extra="forbid", frozen=True):
     """The whole of ``data/catalog.yaml``: room types, place kinds and item kinds, by id, in order."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     rooms: dict[str, str] = Field(min_length=1)
     places: dict[str, _PlaceSpec] = Field(min_length=1)

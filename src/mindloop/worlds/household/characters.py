@@ -17,7 +17,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from mindloop.datafiles import DataFileError, load_data_file, package_file
 from mindloop.worlds.household.vocab import ROBOT, Trait
@@ -72,10 +72,8 @@ class Character:
 HumanTrait = Literal[Trait.ADULT, Trait.CHILD, Trait.WHEELCHAIR]
 
 
-class _CharacterSpec(BaseModel):
+class _CharacterSpec(BaseModel, extra="forbid", frozen=True):
     """One human as ``data/characters.yaml`` writes it."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     trait: HumanTrait = Trait.ADULT
     gender: Literal["f", "m"]
@@ -83,10 +81,8 @@ class _CharacterSpec(BaseModel):
     description: str = Field(min_length=1)
 
 
-class _CharactersFile(BaseModel):
+class _CharactersFile(BaseModel, extra="forbid", frozen=True):
     """The whole of ``data/characters.yaml``: each trait's reach and the humans, by id, in order."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     reach: dict[HumanTrait, tuple[float, float]] = Field(min_length=1)
     characters: dict[str, _CharacterSpec] = Field(min_length=1)

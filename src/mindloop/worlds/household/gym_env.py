@@ -155,17 +155,12 @@ class HouseholdEnv(gym.Env[dict[str, Any], str]):
         if failure is not None:
             lines.append(f"Your action {result.action} failed: {failure.message}")
         goal = scenario.goal
-        reward = 0.0
-        terminated = False
-        success = False
+        terminated = success = False
         if result.ok and result.action.startswith("wait("):
-            terminated = True
-            success = goal.kind is GoalKind.NONE
+            terminated, success = True, goal.kind is GoalKind.NONE
         elif result.ok and goal.kind is not GoalKind.NONE and goal_satisfied(goal, episode.world, episode.tracker):
-            terminated = True
-            success = True
-        if success:
-            reward = 1.0
+            terminated = success = True
+        reward = 1.0 if success else 0.0
         truncated = not terminated and self._steps >= self.max_steps
         self._done = terminated or truncated
         obs = self._observation("\n".join(lines), seen, failure.kind.value if failure is not None else "")

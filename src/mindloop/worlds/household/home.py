@@ -570,21 +570,8 @@ class Home:
         """An independent copy (for planning: try a plan without touching this world)."""
         w = object.__new__(type(self))
         w.__dict__.update(self.__dict__)
-        w._room = dict(self._room)
-        w._near = dict(self._near)
-        w._sitting = dict(self._sitting)
-        w._hands = {k: list(v) for k, v in self._hands.items()}
-        w._facing = dict(self._facing)
-        w._left = {k: set(v) for k, v in self._left.items()}
-        w._occ = {k: set(v) for k, v in self._occ.items()}
-        w._loc = dict(self._loc)
-        w._on = {k: list(v) for k, v in self._on.items()}
-        w._taken_from = dict(self._taken_from)
-        w._open = dict(self._open)
-        w._switch = dict(self._switch)
-        w._contains = dict(self._contains)
-        w._feels = dict(self._feels)
-        w._state = dict(self._state)
+        for name in _STATE:  # the mutable state, one level deep: its dicts, and the lists and sets they hold
+            setattr(w, name, {k: v.copy() if isinstance(v, list | set) else v for k, v in getattr(self, name).items()})
         w._wit = {}
         return w
 
@@ -647,6 +634,9 @@ class Home:
         return [e for e, k in self._kind.items() if wanted is None or k in wanted]
 
 
+_STATE = ("_room", "_near", "_sitting", "_hands", "_facing", "_left", "_occ", "_loc", "_on", "_taken_from", "_open",
+          "_switch", "_contains", "_feels", "_state")  # fmt: skip
+"""The attributes of a :class:`Home` that its actions change (what :meth:`Home.clone` copies)."""
 _RELIEF: dict[str, frozenset[str]] = {
     "cold": frozenset({"blanket"}),
     "headache": frozenset({"medicine"}),

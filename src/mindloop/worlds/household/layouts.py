@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from mindloop.datafiles import DataFileError, load_data_file, package_file
 from mindloop.errors import InvalidArgumentError, UnknownNameError
@@ -95,10 +95,8 @@ def _problems(
         yield "dock", f"dock {dock!r} is not one of its rooms"
 
 
-class _LayoutSpec(BaseModel):
+class _LayoutSpec(BaseModel, extra="forbid", frozen=True):
     """One layout as ``data/layouts.yaml`` writes it."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     title: str = Field(min_length=1)
     dock: str
@@ -106,10 +104,8 @@ class _LayoutSpec(BaseModel):
     clutter: dict[str, str] = {}
 
 
-class _LayoutsFile(BaseModel):
+class _LayoutsFile(BaseModel, extra="forbid", frozen=True):
     """The whole of ``data/layouts.yaml``: layouts by name, in order."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     layouts: dict[str, _LayoutSpec] = Field(min_length=1)
 

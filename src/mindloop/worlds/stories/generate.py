@@ -49,6 +49,9 @@ import random
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from pydantic import BaseModel
+
+from mindloop.datafiles import load_package_data
 from mindloop.errors import InvalidArgumentError
 
 __all__ = [
@@ -76,37 +79,22 @@ _ORDER_OF_QTYPE: dict[str, int] = {
     "order_4": 4,
 }
 
-_NAMES: tuple[str, ...] = (
-    "Jack", "Chloe", "Oliver", "Emma", "Lucas", "Mia", "Noah", "Ella",
-    "Liam", "Avery", "Owen", "Hannah", "Benjamin", "Charlotte", "Logan",
-    "Aria", "Jacob", "Amelia", "William", "Evelyn", "Mason", "Sophia",
-    "Nathan", "Isla",
-)  # fmt: skip
-_OBJECTS: tuple[str, ...] = (
-    "apple", "tangerine", "onion", "celery", "pumpkin", "banana", "lemon",
-    "lime", "potato", "carrot", "cucumber", "corn", "peach", "pear", "plum",
-    "grapes", "strawberry", "watermelon", "lettuce", "eggplant", "radish",
-    "asparagus", "cabbage", "turnip",
-)  # fmt: skip
-_ROOMS: tuple[str, ...] = (
-    "kitchen", "hallway", "dining_room", "garden", "lounge", "bathroom",
-    "bedroom", "office", "basement", "attic", "cellar", "closet", "garage",
-    "laundry", "playroom", "porch", "staircase", "study", "sunroom",
-    "back_yard", "front_yard", "patio", "master_bedroom", "workshop",
-)  # fmt: skip
-_CONTAINERS: tuple[str, ...] = (
-    "box", "crate", "basket", "bathtub", "bucket", "cupboard", "envelope",
-    "suitcase", "treasure_chest", "container", "red_drawer", "green_drawer",
-    "blue_drawer", "red_bottle", "green_bottle", "blue_bottle",
-    "red_pantry", "green_pantry", "blue_pantry", "red_box", "green_box",
-    "blue_box", "red_cupboard", "green_cupboard", "blue_cupboard",
-    "red_suitcase", "green_suitcase", "blue_suitcase", "red_envelope",
-    "green_envelope", "blue_envelope", "red_basket", "green_basket",
-    "blue_basket", "red_crate", "green_crate", "blue_crate",
-)  # fmt: skip
-_EXIT_VERBS: tuple[str, ...] = ("exited", "left", "went out of")
-_FEELINGS: tuple[str, ...] = ("likes", "dislikes", "loves", "hates")
-_ANIMALS: tuple[str, ...] = ("monkey", "cat", "dog", "mouse")
+
+class _Vocabulary(BaseModel, extra="forbid", frozen=True):
+    """``data/vocabulary.yaml``: the words stories are made of, in the order the seeded draws read them."""
+
+    names: tuple[str, ...]
+    objects: tuple[str, ...]
+    rooms: tuple[str, ...]
+    containers: tuple[str, ...]
+    exit_verbs: tuple[str, ...]
+    feelings: tuple[str, ...]
+    animals: tuple[str, ...]
+
+
+_WORDS = load_package_data(_Vocabulary, __package__ or "", "vocabulary.yaml")
+_NAMES, _OBJECTS, _ROOMS, _CONTAINERS = _WORDS.names, _WORDS.objects, _WORDS.rooms, _WORDS.containers
+_EXIT_VERBS, _FEELINGS, _ANIMALS = _WORDS.exit_verbs, _WORDS.feelings, _WORDS.animals
 
 _MAX_ATTEMPTS = 10_000
 _MAX_NOISE = 0.5

@@ -23,9 +23,9 @@ import json
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from mindloop.datafiles import iter_text_lines, read_text_file
 from mindloop.errors import ParseError
@@ -70,6 +70,8 @@ TOMI_QUESTION_TYPES: tuple[str, ...] = (
     "second_order_1_no_tom",
 )
 """ToMi's question types (the next-to-last field of a trace line), in the order papers report them."""
+
+T = TypeVar("T")
 
 _QUESTION_TYPE = re.compile(r"^(?:reality|memory|(?P<order>first_order|second_order)_[01]_(?:no_)?tom)$")
 _EVENT = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -119,18 +121,28 @@ def _family(question_type: str) -> str:
     return m["order"] if m and m["order"] else question_type
 
 
-def _attach_traces(examples: Iterator[Example], trace_path: Path) -> Iterator[Example]:
-    """Each example with its trace line, lazily; a count that differs is found when one side runs out."""
-    traces = iter_tomi_trace(trace_path)
+_END = object()
+
+
+def _beside(examples: Iterator[Example], entries: Iterator[T], path: Path, unit: str) -> Iterator[tuple[Example, T]]:
+    """Each example with its entry of the file beside the story file (its ``unit``s, one per question), lazily; a
+    count that differs is found when one side runs out."""
     n = 0
     for ex in examples:
-        trace = next(traces, None)
-        if trace is None:
+        entry = next(entries, _END)
+        if entry is _END:
             questions = n + 1 + sum(1 for _ in examples)
-            raise ParseError(
-                f"has {n} trace lines but the story file beside it has {questions} questions", source=str(trace_path)
-            )
+            raise ParseError(f"has {n} {unit} but the story file beside it has {questions} questions", source=str(path))
         n += 1
+        yield ex, cast(T, entry)
+    extra = sum(1 for _ in entries)
+    if extra:
+        raise ParseError(f"has {n + extra} {unit} but the story file beside it has {n} questions", source=str(path))
+
+
+def _attach_traces(examples: Iterator[Example], trace_path: Path) -> Iterator[Example]:
+    """Each example with its trace line, lazily."""
+    for n, (ex, trace) in enumerate(_beside(examples, iter_tomi_trace(trace_path), trace_path, "trace lines"), 1):
         if _family(trace.question_type) != ex.question.qtype:
             raise ParseError(
                 f"trace line {n} says {trace.question_type!r} but the question is {ex.question.qtype!r}",
@@ -139,11 +151,6 @@ def _attach_traces(examples: Iterator[Example], trace_path: Path) -> Iterator[Ex
                 text=ex.question.text,
             )
         yield dataclasses.replace(ex, trace=trace)
-    extra = sum(1 for _ in traces)
-    if extra:
-        raise ParseError(
-            f"has {n + extra} trace lines but the story file beside it has {n} questions", source=str(trace_path)
-        )
 
 
 _CHOICE = re.compile(r"^([A-Z])\.\s*([\w-]+)$")
@@ -168,10 +175,8 @@ def parse_choices(choices: str | Sequence[str], source: str = "<choices>") -> tu
     return tuple(out)
 
 
-class _HiToMItem(BaseModel):
+class _HiToMItem(BaseModel, extra="ignore"):
     """One item of ``Hi-ToM_data.json``'s ``data`` list (fields the release has and mindloop reads)."""
-
-    model_config = ConfigDict(extra="ignore")
 
     prompting_type: str
     deception: bool
@@ -242,15 +247,7 @@ def _attach_meta(examples: Iterator[Example], meta_path: Path) -> Iterator[Examp
     meta = _load_json(meta_path)
     if not isinstance(meta, list):
         raise ParseError("has no entries: expected a JSON list with one entry per question", source=str(meta_path))
-    i = 0
-    for ex in examples:
-        if i == len(meta):
-            questions = i + 1 + sum(1 for _ in examples)
-            raise ParseError(
-                f"has {len(meta)} entries but the story file beside it has {questions} questions", source=str(meta_path)
-            )
-        m = meta[i]
-        i += 1
+    for i, (ex, m) in enumerate(_beside(examples, iter(meta), meta_path, "entries"), 1):
         try:
             order, deception, length, sid = int(m["order"]), bool(m["deception"]), int(m["length"]), int(m["sample_id"])
         except (KeyError, TypeError, ValueError):
@@ -266,10 +263,6 @@ def _attach_meta(examples: Iterator[Example], meta_path: Path) -> Iterator[Examp
             raise ParseError(f"entry {i}: unknown prompting_type", source=str(meta_path), text=str(prompting))
         info = HiToMInfo(sid, order, deception, length, prompting or "", ())
         yield dataclasses.replace(ex, hitom=info)
-    if i != len(meta):
-        raise ParseError(
-            f"has {len(meta)} entries but the story file beside it has {i} questions", source=str(meta_path)
-        )
 
 
 def read_dataset(path: str | Path, fmt: StoryFormat | None = None) -> tuple[StoryFormat, list[Example]]:

@@ -8,28 +8,17 @@
 
 from __future__ import annotations
 
-from mindloop.systems.mindclaw.sources.base import WindowSource, not_executed
-from mindloop.systems.mindclaw.sources.household import HouseholdSource, TrackerScene
-from mindloop.systems.mindclaw.sources.human import TerminalSource
-from mindloop.systems.mindclaw.sources.replay import (
-    FramesFolderSource,
-    JsonlReplaySource,
-    record_frames_folder,
-    record_windows,
-)
-from mindloop.systems.mindclaw.sources.tdw import ThreeDWorldAdapter
-from mindloop.systems.mindclaw.sources.virtualhome import VirtualHomeAdapter
+from mindloop.lazy import lazy_exports
+from mindloop.systems.mindclaw.sources.base import WindowSource as WindowSource
+from mindloop.systems.mindclaw.sources.base import not_executed as not_executed
+from mindloop.systems.mindclaw.sources.household import HouseholdSource as HouseholdSource
+from mindloop.systems.mindclaw.sources.household import TrackerScene as TrackerScene
+from mindloop.systems.mindclaw.sources.human import TerminalSource as TerminalSource
+from mindloop.systems.mindclaw.sources.replay import FramesFolderSource as FramesFolderSource
+from mindloop.systems.mindclaw.sources.replay import JsonlReplaySource as JsonlReplaySource
+from mindloop.systems.mindclaw.sources.replay import record_frames_folder as record_frames_folder
+from mindloop.systems.mindclaw.sources.replay import record_windows as record_windows
+from mindloop.systems.mindclaw.sources.tdw import ThreeDWorldAdapter as ThreeDWorldAdapter
+from mindloop.systems.mindclaw.sources.virtualhome import VirtualHomeAdapter as VirtualHomeAdapter
 
-__all__ = [
-    "FramesFolderSource",
-    "HouseholdSource",
-    "JsonlReplaySource",
-    "TerminalSource",
-    "ThreeDWorldAdapter",
-    "TrackerScene",
-    "VirtualHomeAdapter",
-    "WindowSource",
-    "not_executed",
-    "record_frames_folder",
-    "record_windows",
-]
+__getattr__ = lazy_exports(__name__)

@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mindloop.datafiles import iter_text_lines
+from pydantic import BaseModel
+
+from mindloop.datafiles import iter_text_lines, load_package_data
 from mindloop.errors import InvalidArgumentError, MindloopError, ParseError
 from mindloop.worlds.household.scenarios.card import dataset_card
 from mindloop.worlds.household.scenarios.generate import generate_scenario
@@ -54,20 +56,15 @@ DEFAULT_N = 590
 DEFAULT_SEED = 0
 
 
-PAPER_MIX: dict[str, int] = {
-    "fb_two_humans": 201,
-    "fb_camera_blind": 55,
-    "fb_robot_tidied": 30,
-    "fb_three_humans_first": 52,
-    "fb_three_humans_second": 52,
-    "ig_child_reach": 7,
-    "ig_wheelchair_reach": 5,
-    "ig_wheelchair_blocked": 5,
-    "ig_faucet_running": 31,
-    "ig_power_cut_candle": 28,
-    "ig_functional_combo": 37,
-    "ig_dialogue_need": 87,
-}
+class _PaperFile(BaseModel, extra="forbid", frozen=True):
+    """``data/paper.yaml``: MindPower's composition per subtype and its own counts."""
+
+    mix: dict[str, int]
+    composition: dict[str, int | None]
+
+
+_PAPER = load_package_data(_PaperFile, "mindloop.worlds.household", "paper.yaml")
+PAPER_MIX: dict[str, int] = _PAPER.mix
 """Scenarios that need help, per subtype, in 590: MindPower's composition (supplementary B.1) wherever the paper
 states it — 390 False-Belief Correction and 200 Implicit Goal examples; 17 with special needs, 96 object-property
 or functional-combination, 87 dialogue-driven; 104 with three humans (the three-human stories), and 113 with one
@@ -83,21 +80,7 @@ CONTROL_SHARE = 5
 help: the paper has none (its 590 all need help); MindClaw's precision intervention needs them, and benchmarks
 report them apart."""
 
-PAPER_COMPOSITION: dict[str, int | None] = {
-    "scenarios": 590,
-    "false_belief_correction": 390,
-    "implicit_goal_inference": 200,
-    "humans_1": 113,
-    "humans_2": 373,
-    "humans_3": 104,
-    "special_needs": 17,
-    "object_property_or_functional": 96,
-    "dialogue": 87,
-    "controls": 0,
-    "layouts": 8,
-    "characters": 16,
-    "test_share": None,
-}
+PAPER_COMPOSITION: dict[str, int | None] = _PAPER.composition
 """MindPower's own figures (supplementary B.1 and B.3; ``None``: the paper does not state it — it gives an 8:2
 split, not the counts)."""
 

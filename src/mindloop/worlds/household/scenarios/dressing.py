@@ -20,7 +20,10 @@ import random
 import re
 from collections.abc import Callable, Mapping
 
+from pydantic import BaseModel
+
 from mindloop.beliefs import Fact
+from mindloop.datafiles import load_package_data
 from mindloop.worlds.household.actions import Action, parse_action
 from mindloop.worlds.household.catalog import ITEM_KINDS, PLACE_KINDS
 from mindloop.worlds.household.characters import CHARACTERS
@@ -48,40 +51,27 @@ __all__ = [
 RESERVED_NAMES = frozenset({"david", "mia", "alex", "jamie"})
 """The people of MindPower's prompt examples (Fig. 15), never a dressed story's."""
 
-NAMES: dict[str, tuple[str, ...]] = {
-    "f": (
-        "abigail", "ada", "aisha", "amara", "amelia", "ana", "anika", "beatrice", "bella", "camila", "carla", "chloe",
-        "clara", "daisy", "dana", "elena", "eliza", "elsa", "esther", "eva", "fatima", "freya", "gemma", "hana",
-        "hazel", "helen", "ines", "iris", "isabel", "ivy", "jade", "julia", "june", "kate", "keiko", "laura", "leah",
-        "lena", "lucia", "luna", "maya", "mei", "naomi", "nina", "olivia", "paula", "priya", "rachel", "rosa", "ruth",
-        "sofia", "tara", "vera", "yara", "zoe",
-    ),
-    "m": (
-        "aaron", "adam", "ahmed", "ben", "bruno", "carlos", "daniel", "diego", "eli", "ethan", "felix", "finn",
-        "frank", "george", "hugo", "ian", "isaac", "ivan", "jack", "james", "jonah", "jose", "kai", "kenji", "leo",
-        "liam", "louis", "lucas", "luis", "marco", "martin", "max", "miguel", "milo", "nathan", "nico", "noah",
-        "omar", "oscar", "owen", "pablo", "paul", "peter", "raj", "ravi", "ryan", "simon", "theo", "victor",
-        "walter", "yusuf", "zane",
-    ),
-}  # fmt: skip
+
+class _Words(BaseModel, extra="forbid", frozen=True):
+    """``data/dressing.yaml``: given names by pronouns, and the words for things, food, furniture and fixtures."""
+
+    names: dict[str, tuple[str, ...]]
+    things: tuple[str, ...]
+    food: tuple[str, ...]
+    furniture: tuple[str, ...]
+    fixtures: tuple[str, ...]
+
+
+_WORDS = load_package_data(_Words, "mindloop.worlds.household", "dressing.yaml")
+NAMES: dict[str, tuple[str, ...]] = _WORDS.names
 """Given names by the pronouns of the character who plays them."""
-
-THING_WORDS = (
-    "red", "blue", "green", "black", "white", "yellow", "grey", "brown", "pink", "purple", "silver", "orange",
-    "navy", "beige", "striped", "spotted",
-)  # fmt: skip
+THING_WORDS = _WORDS.things
 """Words that tell one thing from another of its kind (a red mug, a striped scarf)."""
-
-FOOD_WORDS = ("fresh", "small", "large", "organic", "local", "new", "half-eaten", "store-bought")
+FOOD_WORDS = _WORDS.food
 """Words for food and drink."""
-
-FURNITURE_WORDS = (
-    "oak", "white", "grey", "black", "walnut", "pine", "blue", "green", "cream", "birch", "teak", "red", "old",
-    "new", "rustic", "painted",
-)  # fmt: skip
+FURNITURE_WORDS = _WORDS.furniture
 """Words for furniture."""
-
-FIXTURE_WORDS = ("steel", "white", "black", "silver", "chrome", "brass", "copper", "matte", "retro", "compact", "new")
+FIXTURE_WORDS = _WORDS.fixtures
 """Words for appliances and fixtures (what switches on, or gives water)."""
 
 DRESSING_WORDS = tuple(

@@ -33,28 +33,10 @@ __all__ = [
 ]
 
 GENERATORS: dict[str, Callable[[Draw], Story]] = {
-    "fb_two_humans": fb.fb_two_humans,
-    "fb_three_humans_first": fb.fb_three_humans_first,
-    "fb_three_humans_second": fb.fb_three_humans_second,
-    "fb_robot_tidied": fb.fb_robot_tidied,
-    "fb_camera_blind": fb.fb_camera_blind,
-    "fb_control_witnessed": fb.fb_control_witnessed,
-    "fb_control_seen_on_return": fb.fb_control_seen_on_return,
-    "fb_control_not_needed": fb.fb_control_not_needed,
-    "fb_control_put_back": fb.fb_control_put_back,
-    "ig_child_reach": ig.ig_child_reach,
-    "ig_wheelchair_reach": ig.ig_wheelchair_reach,
-    "ig_wheelchair_blocked": ig.ig_wheelchair_blocked,
-    "ig_faucet_running": ig.ig_faucet_running,
-    "ig_power_cut_candle": ig.ig_power_cut_candle,
-    "ig_functional_combo": ig.ig_functional_combo,
-    "ig_dialogue_need": ig.ig_dialogue_need,
-    "ig_control_child_reachable": ig.ig_control_child_reachable,
-    "ig_control_faucet_off": ig.ig_control_faucet_off,
-    "ig_control_combo_complete": ig.ig_control_combo_complete,
-    "ig_control_dialogue_self_served": ig.ig_control_dialogue_self_served,
+    name: getattr(fb if name.startswith("fb_") else ig, name) for name in SUBTYPES
 }
-"""One generator per subtype of :data:`~mindloop.worlds.household.scenarios.taxonomy.SUBTYPES`."""
+"""One generator per subtype of :data:`~mindloop.worlds.household.scenarios.taxonomy.SUBTYPES`, in its order: the
+function of that name in the false-belief (``fb_*``) or implicit-goal (``ig_*``) stories."""
 
 MAX_ATTEMPTS = 20
 """Draws tried before giving up on one scenario (a draw fails when, e.g., a home has no room left to wait in)."""

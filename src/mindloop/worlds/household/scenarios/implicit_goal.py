@@ -246,14 +246,7 @@ def ig_power_cut_candle(d: Draw) -> Story:
     ]
     if surfaces:
         ep.act(who.id, _a("place", "book", pick(d.rng, surfaces)))
-    ep.act(who.id, _a("walkaround"))
-    boxes = [
-        p for p in home.places(rooms=[room], props=[Prop.RECEPTACLE, Prop.OPENABLE], max_h=who.reach_max) if p != drawer
-    ]
-    if boxes:
-        box = pick(d.rng, boxes)
-        ep.act(who.id, _a("open", box))
-        ep.act(who.id, _a("close", box))
+    _look_about(ep, d, who.id, who.reach_max, {drawer})
     if d.chance(0.5):
         elsewhere = d.room_other_than(room, home.room_of[drawer])
         _go(ep, who.id, elsewhere)
@@ -359,8 +352,8 @@ def _set_out(ep: Episode, d: Draw, w: str, name: str, table: str, *, complete: b
     return {"kitchen_drawer"}
 
 
-def _search_for_missing(ep: Episode, d: Draw, w: str, reach: float, avoid: set[str]) -> None:
-    """``w`` looks about the room for the missing piece (never opening where it is kept)."""
+def _look_about(ep: Episode, d: Draw, w: str, reach: float, avoid: set[str]) -> None:
+    """``w`` walks around the room and opens and closes one box within reach there (never one of ``avoid``)."""
     room = ep.world.agent_room(w)
     ep.act(w, _a("walkaround"))
     boxes = [
@@ -370,6 +363,11 @@ def _search_for_missing(ep: Episode, d: Draw, w: str, reach: float, avoid: set[s
         box = pick(d.rng, boxes)
         ep.act(w, _a("open", box))
         ep.act(w, _a("close", box))
+
+
+def _search_for_missing(ep: Episode, d: Draw, w: str, reach: float, avoid: set[str]) -> None:
+    """``w`` looks about the room for the missing piece (never opening where it is kept)."""
+    _look_about(ep, d, w, reach, avoid)
     if d.chance(0.5):
         ep.act(w, _a("turn", pick(d.rng, ("left", "right", "around"))))
 

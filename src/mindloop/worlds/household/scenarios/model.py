@@ -6,7 +6,7 @@ scenario (no keys that depend on content), so a JSONL file of them loads as one 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from mindloop.beliefs import Event, EventKind, Fact, Source, Utterance
@@ -129,13 +129,7 @@ class GoldBelief:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        return {
-            "chain": list(self.chain),
-            "subject": self.subject,
-            "relation": self.relation,
-            "value": self.value,
-            "actual": self.actual,
-        }
+        return {**asdict(self), "chain": list(self.chain)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GoldBelief:
@@ -229,12 +223,7 @@ class Gold:
     def from_dict(cls, data: dict[str, Any]) -> Gold:
         """Inverse of :meth:`to_dict`."""
         return cls(
-            perception=str(data["perception"]),
-            belief=str(data["belief"]),
-            desire=str(data["desire"]),
-            intention=str(data["intention"]),
-            decision=str(data["decision"]),
-            action=str(data["action"]),
+            **{name: str(data[name]) for name in LAYERS},
             actions=tuple(str(a) for a in data["actions"]),
             atomic=AtomicActions.from_dict(data["atomic"]),
             beliefs=tuple(GoldBelief.from_dict(b) for b in data["beliefs"]),

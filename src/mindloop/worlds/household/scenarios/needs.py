@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, Field, field_validator
 
 from mindloop.datafiles import load_data_file, package_file
 from mindloop.worlds.household.catalog import ITEM_KINDS
@@ -55,9 +55,7 @@ def _known_kinds(kinds: Sequence[str]) -> None:
         raise ValueError(f"unknown item kind {unknown[0]!r}")
 
 
-class _ComboSpec(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class _ComboSpec(BaseModel, extra="forbid", frozen=True):
     present: tuple[str, ...] = Field(min_length=1)
     tool: str
     task: str = Field(min_length=1)
@@ -69,9 +67,7 @@ class _ComboSpec(BaseModel):
         return value
 
 
-class _NeedSpec(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class _NeedSpec(BaseModel, extra="forbid", frozen=True):
     state: str = Field(min_length=1)
     kinds: tuple[str, ...] = Field(min_length=1)
     liquid: str = ""
@@ -101,9 +97,7 @@ class _NeedSpec(BaseModel):
         return value
 
 
-class _NeedsFile(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+class _NeedsFile(BaseModel, extra="forbid", frozen=True):
     combos: dict[str, _ComboSpec] = Field(min_length=1)
     needs: dict[str, _NeedSpec] = Field(min_length=1)
 

@@ -13,7 +13,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from mindloop.datafiles import DataFileError, load_data_file, package_file
 from mindloop.errors import UnknownNameError
@@ -56,10 +56,8 @@ class Subtype:
     description: str
 
 
-class _SubtypeSpec(BaseModel):
+class _SubtypeSpec(BaseModel, extra="forbid", frozen=True):
     """One subtype as ``data/subtypes.yaml`` writes it."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     task: Literal["false_belief_correction", "implicit_goal_inference"]
     category: str
@@ -69,10 +67,8 @@ class _SubtypeSpec(BaseModel):
     description: str = Field(min_length=1)
 
 
-class _TaxonomyFile(BaseModel):
+class _TaxonomyFile(BaseModel, extra="forbid", frozen=True):
     """The whole of ``data/subtypes.yaml``: every subtype, by name, in order."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     subtypes: dict[str, _SubtypeSpec] = Field(min_length=1)
 
