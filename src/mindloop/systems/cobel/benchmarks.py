@@ -36,25 +36,21 @@ from mindloop.bench.timeline import EpisodeTimeline, TimelineStep, joined
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.cobel.episode import AGENT_KINDS, MODEL_KINDS, arun_episode, episode_from_dict, parse_team
 from mindloop.systems.cobel.llm import PAPER_CONFIG
-from mindloop.systems.cobel.metrics import CWAH_MAX_STEPS, CWAH_TASK_LABELS, TDW_TASK_LABELS, summarize_episodes
+from mindloop.systems.cobel.metrics import (
+    _TABLES,
+    CWAH_MAX_STEPS,
+    CWAH_TASK_LABELS,
+    TDW_TASK_LABELS,
+    summarize_episodes,
+)
 from mindloop.systems.cobel.worlds.cwah import MAX_STEPS
 from mindloop.systems.cobel.worlds.tdw import FRAME_BUDGET
 from mindloop.systems.cobel.worlds.testsets import cwah_test_set, tdw_test_set
 
 __all__ = ["COBEL_GLOSSARY", "CwahBenchmark", "TdwMatBenchmark", "TransportOptions", "transport_timeline"]
 
-COBEL_GLOSSARY = {
-    "avg_steps": "Average environment steps an episode took (an unfinished C-WAH episode counts the step limit); "
-    "fewer is better.",
-    "transport_rate": "TDW-MAT: the share of target objects the team transported to the goal within the frame budget.",
-    "finished": "Share of episodes whose team met the goal.",
-    "comm_tokens": "Average tokens of all messages an episode's agents sent (tokenizer names what counted them).",
-    "messages": "Average messages sent per episode.",
-    "belief_accuracy": "How often an agent's belief about the world (objects, other agents) matched the truth, "
-    "averaged over every sampled step.",
-    "failed": "Episodes stopped by a failure (a model that gave no usable reply).",
-}
-"""What the CoBel-World summary's keys mean."""
+COBEL_GLOSSARY = _TABLES.glossary
+"""What the CoBel-World summary's keys mean (package data, ``data/tables.yaml``)."""
 
 
 def transport_timeline(record: SampleRecord) -> EpisodeTimeline | None:
@@ -119,19 +115,6 @@ def transport_timeline(record: SampleRecord) -> EpisodeTimeline | None:
     )
 
 
-_KIND_DESCRIPTIONS = {
-    "cobel": "symbolic CoBel-World: predicts partners' intents from its beliefs, talks only on miscoordination",
-    "coela": "symbolic stand-in for CoELA: after every planning step sends templated knowledge and plan",
-    "capo": "symbolic stand-in for CaPo: a templated three-round plan discussion on progress events",
-    "heuristic": "plans from its own beliefs and never talks (MHP/RHP-like)",
-    "cobel-llm": "CoBel-World with a chat model writing beliefs, plans and messages",
-    "cobel-llm-no-sbr": "cobel-llm without the Symbolic Belief Representation: beliefs in free sentences (Table 3)",
-    "cobel-llm-no-bbc": "cobel-llm without Bayesian Belief Collaboration: no inference of partners' intents (Table 3)",
-    "coela-llm": "CoELA with a chat model: a message drafted at every planning step, the plan may send it",
-    "capo-llm": "CaPo with a chat model: meta-plan discussion on progress events, progress-adaptive planning",
-}
-
-
 class TransportOptions(Options):
     """Options of ``cwah`` and ``tdw-mat`` (``n_agents`` is their declared team option)."""
 
@@ -155,7 +138,7 @@ class _TransportBenchmark:
 
     def __init__(self) -> None:
         self.agents = {
-            kind: AgentSpec(_KIND_DESCRIPTIONS.get(kind, kind), self._play, needs_model=kind in MODEL_KINDS, team=True)
+            kind: AgentSpec(_TABLES.agent_kinds.get(kind, kind), self._play, needs_model=kind in MODEL_KINDS, team=True)
             for kind in AGENT_KINDS
         }
 

@@ -20,8 +20,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pydantic import BaseModel
+
 from mindloop.bench import Column, PaperTable, Row
 from mindloop.bench.tables import aligned, grid
+from mindloop.datafiles import load_package_data
 from mindloop.metrics.stats import mean
 from mindloop.models.tokens import TOKENIZER_NAME, count_tokens
 
@@ -42,21 +45,23 @@ __all__ = [
 
 CWAH_MAX_STEPS = 250
 
-CWAH_TASK_LABELS = {
-    "prepare_afternoon_tea": "Prepare tea",
-    "wash_dishes": "Wash dishes",
-    "prepare_a_meal": "Prepare meal",
-    "put_groceries": "Put groceries",
-    "set_up_a_dinner_table": "Set up table",
-}
+
+class _TablesFile(BaseModel, extra="forbid"):
+    """``data/tables.yaml``: the summary's glossary, the agent kinds' descriptions and the tables' row labels."""
+
+    glossary: dict[str, str]
+    agent_kinds: dict[str, str]
+    cwah_task_labels: dict[str, str]
+    tdw_task_labels: dict[str, str]
+    ablation_rows: dict[str, str]
+
+
+_TABLES = load_package_data(_TablesFile, "mindloop.systems.cobel", "tables.yaml")
+
+CWAH_TASK_LABELS = _TABLES.cwah_task_labels
 """Table 2's row labels for the C-WAH tasks."""
 
-TDW_TASK_LABELS = {
-    "food-low-capacity": "Food-low-capacity",
-    "stuff-low-capacity": "Stuff-low-capacity",
-    "food-high-capacity": "Food-high-capacity",
-    "stuff-high-capacity": "Stuff-high-capacity",
-}
+TDW_TASK_LABELS = _TABLES.tdw_task_labels
 """Table 1's row labels for the TDW-MAT tasks, in the table's order."""
 
 
@@ -131,11 +136,7 @@ def summarize_episodes(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return out
 
 
-ABLATION_ROWS = {
-    "cobel-llm": "CoBel-World",
-    "cobel-llm-no-sbr": "CoBel-World (No SBR)",
-    "cobel-llm-no-bbc": "CoBel-World (No BBC)",
-}
+ABLATION_ROWS = _TABLES.ablation_rows
 """Table 3's rows: the agent kind of each and its label in the paper."""
 
 _TOKENS = Column("Communication Cost in tokens (lower is better; {tokenizer})", ("comm_tokens",), digits=0)

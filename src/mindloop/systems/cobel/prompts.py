@@ -34,6 +34,7 @@ __all__ = [
     "RULES_DISCUSS",
     "RULES_INIT",
     "RULES_REFINE",
+    "TASK_DESCRIPTIONS",
     "ZERO_ORDER_PREDICTION",
     "ZERO_ORDER_UPDATE",
     "echoes",
@@ -51,6 +52,7 @@ class _PromptsFile(BaseModel, extra="forbid"):
     tdw_atomic: str
     cwah_abilities: str
     cwah_atomic: str
+    task_descriptions: dict[str, str]
     rules_init: str
     rules_refine: str
     rules_discuss: str
@@ -91,6 +93,9 @@ CWAH_ABILITIES = _T.cwah_abilities
 """C-WAH's abilities."""
 CWAH_ATOMIC = _T.cwah_atomic
 """C-WAH's atomic actions, named apart from their argument (see :data:`TDW_ATOMIC`)."""
+
+TASK_DESCRIPTIONS = _T.task_descriptions
+"""Task descriptions (``$TASK_DESCRIPTION$``) of rule construction, for the two worlds."""
 
 RULES_INIT = _T.rules_init
 """Fig. 5, Alice's init prompt."""
