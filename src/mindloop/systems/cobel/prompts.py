@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from mindloop.datafiles import load_package_data
 from mindloop.errors import InvalidArgumentError
+from mindloop.systems.cobel.replies import section as labelled_section
 
 __all__ = [
     "ADAPTIVE_COLLABORATION",
@@ -192,21 +193,12 @@ def fill(template: str, values: Mapping[str, str]) -> str:
 
 
 def section(text: str, label: str, labels: tuple[str, ...]) -> str | None:
-    """The text after ``label:`` up to the next of ``labels`` (case-insensitive); ``None`` if ``label`` is absent.
+    """The text after ``label:`` up to the next of ``labels`` (case-insensitive); ``None`` if ``label`` is absent:
+    :func:`mindloop.systems.cobel.replies.section` with these labels taken literally.
 
     >>> section("reasons: far\\nanswer: Yes\\nmisaligned information: <a>(1) ON <bed>(2)", "answer",
     ...         ("reasons", "answer", "misaligned information"))
     'Yes'
     """
-    pattern = re.compile(rf"(?im)^\s*[*#\s]*{re.escape(label)}\s*\**\s*:\s*")
-    m = pattern.search(text)
-    if m is None:
-        return None
-    rest = text[m.end() :]
-    others = [o for o in labels if o.lower() != label.lower()]
-    end = len(rest)
-    for o in others:
-        mo = re.compile(rf"(?im)^\s*[*#\s]*{re.escape(o)}\s*\**\s*:").search(rest)
-        if mo is not None:
-            end = min(end, mo.start())
-    return rest[:end].strip()
+    literal = {f"label{k}": re.escape(x) for k, x in enumerate(dict.fromkeys((label, *labels)))}
+    return labelled_section(text, "label0", (), literal)
