@@ -41,6 +41,7 @@ from mindloop.systems.cobel.metrics import (
     CWAH_MAX_STEPS,
     CWAH_TASK_LABELS,
     TDW_TASK_LABELS,
+    episode_records,
     summarize_episodes,
 )
 from mindloop.systems.cobel.worlds.cwah import MAX_STEPS
@@ -213,17 +214,7 @@ class _TransportBenchmark:
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
         """Average steps, tokens and messages per episode (and transport rate), per task too; failures count."""
-        episodes = []
-        for r in records:
-            out = dict(r.output or {})
-            out.setdefault("world", r.sample.input.get("world"))
-            out.setdefault("task", r.sample.group)
-            if r.status == "failed" or r.error:
-                out["error"] = r.error or "failed"
-                out.setdefault("comm_tokens", r.scores.get("comm_tokens", 0.0))
-                out.setdefault("n_messages", r.scores.get("messages", 0.0))
-            episodes.append(out)
-        summary = summarize_episodes(episodes)
+        summary = summarize_episodes(episode_records(records, counts=True))
         cuts = {int(r.sample.input["max_steps"]) for r in records if r.sample.input.get("max_steps") is not None}
         if cuts:
             summary["max_steps"] = max(cuts)

@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from mindloop.bench import Column, PaperTable, Row
+from mindloop.bench.api import SampleRecord
 from mindloop.bench.tables import aligned, grid
 from mindloop.datafiles import load_package_data
 from mindloop.metrics.stats import mean
@@ -36,6 +37,7 @@ __all__ = [
     "TOKENIZER_NAME",
     "accuracy_curve",
     "count_tokens",
+    "episode_records",
     "summarize_episodes",
     "table_ablation",
     "table_cwah",
@@ -63,6 +65,23 @@ CWAH_TASK_LABELS = _TABLES.cwah_task_labels
 
 TDW_TASK_LABELS = _TABLES.tdw_task_labels
 """Table 1's row labels for the TDW-MAT tasks, in the table's order."""
+
+
+def episode_records(records: Sequence[SampleRecord], *, counts: bool = False) -> list[dict[str, Any]]:
+    """The episode records of a run's samples, a failed one marked as an error (it counts as the step limit); with
+    ``counts``, a failed one's tokens and messages taken from its scores when its output has none."""
+    out = []
+    for r in records:
+        ep = dict(r.output or {})
+        ep.setdefault("world", r.sample.input.get("world"))
+        ep.setdefault("task", r.sample.group)
+        if r.status == "failed" or r.error:
+            ep["error"] = r.error or "failed"
+            if counts:
+                ep.setdefault("comm_tokens", r.scores.get("comm_tokens", 0.0))
+                ep.setdefault("n_messages", r.scores.get("messages", 0.0))
+        out.append(ep)
+    return out
 
 
 def _failed(r: Mapping[str, Any]) -> bool:
