@@ -25,7 +25,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from pydantic import RootModel
+
 from mindloop.beliefs.views.sbl import SblIssue, SblStatement, parse_lenient
+from mindloop.datafiles import load_package_data
 from mindloop.errors import ParseError
 from mindloop.models.replies import strip_markup
 from mindloop.systems.cobel.mind import Intent
@@ -53,26 +56,12 @@ __all__ = [
     "section",
 ]
 
-LABELS: Mapping[str, str] = {
-    "extracted": r"extracted[\s_-]*information",
-    "zero": r"zero(?:th)?[\s_-]*order[\s_-]*belief(?:s|[\s_-]+generation)?",
-    "first": r"first[\s_-]*order[\s_-]*belief(?:s|[\s_-]+representation)?",
-    "reasoning": r"reasoning",
-    "plans": r"plans",
-    "plan1": r"plan[\s_-]*#?\s*1",
-    "plan2": r"plan[\s_-]*#?\s*2",
-    "plan3": r"plan[\s_-]*#?\s*3",
-    "plan": r"(?:(?:my|the|best|final|next)[\s_-]+)?plan",
-    "reasons": r"reasons?",
-    "answer": r"(?:final[\s_-]+)?answer",
-    "misaligned": r"misaligned[\s_-]*information",
-    "message": r"message",
-    "entity_reasoning": r"entity[\s_-]+and[\s_-]+predicate[\s_-]+reasoning",
-    "zero_rules": r"zero(?:th)?[\s_-]*order[\s_-]*belief[\s_-]*rules",
-    "first_rules": r"first[\s_-]*order[\s_-]*belief[\s_-]*rules",
-    "suggestions": r"suggestions?",
-    "satisfied": r"satisfied",
-}
+
+class _LabelsFile(RootModel[dict[str, str]]):
+    """``data/labels.yaml``: each section label's key and its pattern."""
+
+
+LABELS: Mapping[str, str] = load_package_data(_LabelsFile, "mindloop.systems.cobel", "labels.yaml").root
 """Each section label the prompts ask for, as a pattern (case-insensitive)."""
 
 _MD = "[*_`~]*"
