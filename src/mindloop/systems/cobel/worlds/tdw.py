@@ -396,15 +396,10 @@ class TdwEnv(TransportEnv[TdwObservation]):
     def _seen(self, ag: _TAgent) -> tuple[TdwSeen, ...]:
         ents = self.entities
         room = ag.room
-        quarters = ag.seen[room]
         out = []
-        for i, r in self.room_of.items():
-            if r != room or i in self.held_by or i in self.inside or i in self.on_bed:
-                continue
-            if quarter(self.pos[i]) not in quarters:
-                continue
-            contents = tuple(ents[c] for c in self.contents.get(i, ()))
-            out.append(TdwSeen(ents[i], room, self.pos[i], contents))
+        for i in self.room_of:
+            if self._visible_to(ag, i):
+                out.append(TdwSeen(ents[i], room, self.pos[i], tuple(ents[c] for c in self.contents.get(i, ()))))
         if self.bed.id in {s.entity.id for s in out}:
             out.extend(TdwSeen(ents[o], room, self.pos[self.bed.id], (), True) for o in sorted(self.on_bed))
         return tuple(out)
@@ -481,6 +476,3 @@ class TdwEnv(TransportEnv[TdwObservation]):
             who = [a.name for a in self._agents_list if a.room == room.id]
             lines.append(f"{room.ref}: agents {', '.join(who) or '-'}; {', '.join(here) or '-'}")
         return "\n".join(lines)
-
-    def close(self) -> None:
-        """Nothing to release."""
