@@ -79,21 +79,15 @@ def transport_timeline(record: SampleRecord) -> EpisodeTimeline | None:
         )
         for t, parts in sorted(by_step.items())
     ]
-    world = out.get("world") or record.sample.input.get("world")
+    tdw = (out.get("world") or record.sample.input.get("world")) == "tdw-mat"
     finished = bool(out.get("finished")) and not out.get("error") and record.status == "done"
     rate = out.get("transport_rate")
-    if world == "tdw-mat":
-        verdict = finished or (isinstance(rate, int | float) and rate >= 1.0)
-        rule = (
-            "No gold per step (the paper scores whole episodes); the episode is right when the team transported every "
-            "target object within the frame budget (transport rate 1)."
-        )
-    else:
-        verdict = finished
-        rule = (
-            "No gold per step (the paper scores whole episodes); the episode is right when the team met the goal "
-            "within the step limit (fewer steps is better)."
-        )
+    verdict = finished or (tdw and isinstance(rate, int | float) and rate >= 1.0)
+    rule = "No gold per step (the paper scores whole episodes); the episode is right when the team " + (
+        "transported every target object within the frame budget (transport rate 1)."
+        if tdw
+        else "met the goal within the step limit (fewer steps is better)."
+    )
     facts = [
         ("team", ", ".join(map(str, out.get("team") or ())) or "—"),
         ("task", str(out.get("task") or record.sample.group)),
