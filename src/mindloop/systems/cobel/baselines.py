@@ -54,12 +54,13 @@ __all__ = [
 
 
 class _BaselinesFile(BaseModel, extra="forbid"):
-    """``data/baselines.yaml``: the shared parts and the six prompts."""
+    """``data/baselines.yaml``: the shared parts, each world's subtasks and the six prompts."""
 
     head: str
     history: str
     letter: str
     meta_format: str
+    subtasks: dict[str, str]
     coela_communication: str
     coela_planning: str
     capo_meta_plan: str
@@ -148,28 +149,14 @@ class _LlmBaseline(ModelAgent):
     kind = ""
 
     def _common(self) -> dict[str, str]:
-        dom = self.domain
-        if dom.world == "cwah":
-            goal = self._goal()
-            abilities = tpl.CWAH_ABILITIES
-            subtasks = (
-                "Each subtask is an action and the entity it acts on: explore <room>(id), grab <object>(id), or "
-                "deliver <target>(id) (put the held goal objects on or in the target)."
-            )
-        else:
-            goal = f"transport {self._goal()}"
-            abilities = tpl.TDW_ABILITIES
-            subtasks = (
-                "Each subtask is an action and the entity it acts on: explore <room>(id), grab <object>(id), or "
-                "transport (carry what I hold to the bed)."
-            )
+        cwah = self.domain.world == "cwah"
         return {
             "AGENT_NAME": self.name,
             "OPPO_NAME": " and ".join(self.partners),
             "TEAM": ", ".join(self.team),
-            "GOAL": goal,
-            "ABILITIES": abilities,
-            "SUBTASKS": subtasks,
+            "GOAL": self._goal() if cwah else f"transport {self._goal()}",
+            "ABILITIES": tpl.CWAH_ABILITIES if cwah else tpl.TDW_ABILITIES,
+            "SUBTASKS": _T.subtasks[self.domain.world],
             "PROGRESS": self._progress_text(),
             "DIALOGUE_HISTORY": "\n".join(self.dialogue[-12:]) or "None",
             "PREVIOUS_ACTIONS": ", ".join(self.previous[-5:]) or "None",
