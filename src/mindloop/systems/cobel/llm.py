@@ -288,22 +288,14 @@ class LlmCobelAgent(ModelAgent):
         return " ".join(x for x in (said, note) if x) or "(none)"
 
     def _common(self) -> dict[str, str]:
-        dom = self.domain
-        opp = " and ".join(self.partners)
-        if dom.world == "cwah":
-            goal = self._goal()
-            task = f"I am $AGENT_NAME$. My teammate $OPPO_NAME$ and I want to complete {goal} within 250 steps."
-            abilities, atomic = tpl.CWAH_ABILITIES, tpl.CWAH_ATOMIC
-        else:
-            goal = f"Transport {self._goal()}."
-            task, abilities, atomic = tpl.TDW_TASK, tpl.TDW_ABILITIES, tpl.TDW_ATOMIC
+        cwah = self.domain.world == "cwah"
         return {
-            "TASK": task,
-            "ABILITIES": abilities,
-            "ATOMIC": atomic,
+            "TASK": tpl.CWAH_TASK if cwah else tpl.TDW_TASK,
+            "ABILITIES": tpl.CWAH_ABILITIES if cwah else tpl.TDW_ABILITIES,
+            "ATOMIC": tpl.CWAH_ATOMIC if cwah else tpl.TDW_ATOMIC,
             "AGENT_NAME": self.name,
-            "OPPO_NAME": opp,
-            "GOAL": goal,
+            "OPPO_NAME": " and ".join(self.partners),
+            "GOAL": self._goal() if cwah else f"Transport {self._goal()}.",
             "RULES": self.rules.text(),
             "RULE": self.rules.text(),
         }

@@ -49,6 +49,7 @@ class _PromptsFile(BaseModel, extra="forbid"):
     """``data/prompts.yaml``: every prompt text and shared part, and the echo markers."""
 
     tdw_task: str
+    cwah_task: str
     tdw_abilities: str
     tdw_atomic: str
     cwah_abilities: str
@@ -84,6 +85,8 @@ _SHARED = {"PLAN_RULES": _T.plan_rules, "MY_REASONING": _T.my_reasoning}
 
 TDW_TASK = _T.tdw_task
 """TDW-MAT's task sentence (the paper's)."""
+CWAH_TASK = _T.cwah_task
+"""C-WAH's task sentence (ours, in the style of TDW-MAT's; ``$GOAL$`` is the episode's predicates)."""
 TDW_ABILITIES = _T.tdw_abilities
 """TDW-MAT's abilities (the paper's)."""
 TDW_ATOMIC = _T.tdw_atomic
