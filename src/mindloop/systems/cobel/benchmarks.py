@@ -140,8 +140,8 @@ class _TransportBenchmark:
     paper_limit = ""
     """The paper's episode limit, in words (for the deviation note of a run with ``max_steps``)."""
 
-    def _episodes(self, n_agents: int, seed: int) -> list[Any]:
-        raise NotImplementedError
+    test_set: Callable[[int, int], list[Any]]
+    """The world's test set for a team size and a base seed."""
 
     def _check_max_steps(self, max_steps: int) -> None:
         """Refuse a ``max_steps`` that could never shorten an episode (C-WAH stops at 250 steps anyway)."""
@@ -150,7 +150,7 @@ class _TransportBenchmark:
         """The test set's episodes (the first ``n``), shifted by ``seed``; ``max_steps`` travels in each input."""
         if options.max_steps is not None:
             self._check_max_steps(options.max_steps)
-        eps = self._episodes(options.n_agents, seed)
+        eps = self.test_set(options.n_agents, seed)
         if n is not None:
             eps = eps[:n]
         out = []
@@ -330,8 +330,7 @@ class CwahBenchmark(_TransportBenchmark):
                 f"max_steps={max_steps} is above C-WAH's limit of {MAX_STEPS} steps: give {MAX_STEPS} or fewer"
             )
 
-    def _episodes(self, n_agents: int, seed: int) -> list[Any]:
-        return list(cwah_test_set(n_agents, seed))
+    test_set = staticmethod(cwah_test_set)
 
 
 class TdwMatBenchmark(_TransportBenchmark):
@@ -372,6 +371,4 @@ class TdwMatBenchmark(_TransportBenchmark):
         ),
     )
     paper_limit = f"{FRAME_BUDGET:,} frames (no step limit of its own)"
-
-    def _episodes(self, n_agents: int, seed: int) -> list[Any]:
-        return list(tdw_test_set(n_agents, seed))
+    test_set = staticmethod(tdw_test_set)

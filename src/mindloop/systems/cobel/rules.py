@@ -67,11 +67,10 @@ def review_rules(
 
 def default_rules(world: str) -> RuleSet:
     """The symbolic default rules of ``world`` (``tdw-mat``: Fig. 7; ``cwah``: ours in its style)."""
-    if world == "tdw-mat":
-        return FIG7_RULES
-    if world == "cwah":
-        return CWAH_RULES
-    raise InvalidArgumentError(f"unknown transport world {world!r} (known: cwah, tdw-mat)")
+    rules = {"tdw-mat": FIG7_RULES, "cwah": CWAH_RULES}.get(world)
+    if rules is None:
+        raise InvalidArgumentError(f"unknown transport world {world!r} (known: cwah, tdw-mat)")
+    return rules
 
 
 def _rules_of(reply: str) -> tuple[str, RuleSet, tuple[SblIssue, ...]]:
