@@ -339,15 +339,8 @@ class TdwEnv(TransportEnv[TdwObservation]):
         """Pick ``ent`` up into a free hand."""
         ag.holding.append(ent.id)
         self.held_by[ent.id] = ag.name
-        events.append(
-            Event(
-                t,
-                EventKind.MOVE,
-                ag.name,
-                (Fact(ent.ref, "HELD_BY", ag.name), Fact(ent.ref, "IN", None)),
-                self._witnesses(ag.room),
-            )
-        )
+        facts = (Fact(ent.ref, "HELD_BY", ag.name), Fact(ent.ref, "IN", None))
+        events.append(Event(t, EventKind.MOVE, ag.name, facts, self._witnesses(ag.room)))
 
     def _finish_put_in(self, ag: _TAgent, t: int, events: list[Event | Utterance]) -> None:
         """Put the object in one hand into the container in the other."""
