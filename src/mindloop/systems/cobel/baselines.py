@@ -36,8 +36,7 @@ from mindloop.systems.cobel import replies as rp
 from mindloop.systems.cobel.llm import ModelAgent, listing
 from mindloop.systems.cobel.messages import render
 from mindloop.systems.cobel.mind import Intent
-from mindloop.systems.cobel.team import hear, newly_found
-from mindloop.systems.cobel.worlds.common import Action
+from mindloop.systems.cobel.team import newly_found
 
 __all__ = [
     "CAPO_FEEDBACK",
@@ -55,12 +54,13 @@ __all__ = [
 
 
 class _BaselinesFile(BaseModel, extra="forbid"):
-    """``data/baselines.yaml``: the shared parts and the six prompts."""
+    """``data/baselines.yaml``: the shared parts, each world's subtasks and the six prompts."""
 
     head: str
     history: str
     letter: str
     meta_format: str
+    subtasks: dict[str, str]
     coela_communication: str
     coela_planning: str
     capo_meta_plan: str
@@ -144,55 +144,19 @@ def read_feedback(reply: str) -> tuple[bool, str]:
 
 # ---- the agents -----------------------------------------------------------------------------------------------
 class _LlmBaseline(ModelAgent):
-    """The loop both baselines share: perceive, hear, decide with the model, execute the chosen step."""
+    """What both baselines share: the prompts' values, with what I know in sentences."""
 
     kind = ""
 
-    async def act(self, obs: Any) -> Action:
-        """Perceive and hear, then talk or take the next step of the chosen action."""
-        dom = self.domain
-        new = self._perceive(obs)
-        for m in new:
-            self.dialogue.append(f"{m.sender}: {m.text}")
-            hear(self, m)
-        for m in new:
-            await self._heard(m.sender, m.text)
-        if not dom.ready(obs):
-            return dom.idle
-        await self._progress(obs)
-        return await self._execute(obs)
-
-    # ---- hooks ------------------------------------------------------------------------------------------------
-    async def _heard(self, sender: str, text: str) -> None:
-        """React to a partner's message (CaPo's discussion)."""
-
-    async def _progress(self, obs: Any) -> None:
-        """Notice progress events (CaPo)."""
-
-    # ---- helpers ----------------------------------------------------------------------------------------------
     def _common(self) -> dict[str, str]:
-        dom = self.domain
-        if dom.world == "cwah":
-            goal = self._goal()
-            abilities = tpl.CWAH_ABILITIES
-            subtasks = (
-                "Each subtask is an action and the entity it acts on: explore <room>(id), grab <object>(id), or "
-                "deliver <target>(id) (put the held goal objects on or in the target)."
-            )
-        else:
-            goal = f"transport {self._goal()}"
-            abilities = tpl.TDW_ABILITIES
-            subtasks = (
-                "Each subtask is an action and the entity it acts on: explore <room>(id), grab <object>(id), or "
-                "transport (carry what I hold to the bed)."
-            )
+        cwah = self.domain.world == "cwah"
         return {
             "AGENT_NAME": self.name,
             "OPPO_NAME": " and ".join(self.partners),
             "TEAM": ", ".join(self.team),
-            "GOAL": goal,
-            "ABILITIES": abilities,
-            "SUBTASKS": subtasks,
+            "GOAL": self._goal() if cwah else f"transport {self._goal()}",
+            "ABILITIES": tpl.CWAH_ABILITIES if cwah else tpl.TDW_ABILITIES,
+            "SUBTASKS": _T.subtasks[self.domain.world],
             "PROGRESS": self._progress_text(),
             "DIALOGUE_HISTORY": "\n".join(self.dialogue[-12:]) or "None",
             "PREVIOUS_ACTIONS": ", ".join(self.previous[-5:]) or "None",
@@ -302,7 +266,13 @@ class LlmCapoAgent(_LlmBaseline):
         self.meta_text = text
         self.intent = None
 
-    async def _heard(self, sender: str, text: str) -> None:
+    async def _heard(self, new: list[Any]) -> None:
+        for m in new:
+            await self._discuss(m.sender, m.text)
+
+    async def _discuss(self, sender: str, text: str) -> None:
+        """Take part in a meta-plan discussion: a partner's draft gets my feedback, the feedback on mine a refined
+        final plan when someone disagreed."""
         body = text.strip()
         low = body.lower()
         if low.startswith(("meta-plan:", "final meta-plan:")):

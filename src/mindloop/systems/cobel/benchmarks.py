@@ -36,25 +36,22 @@ from mindloop.bench.timeline import EpisodeTimeline, TimelineStep, joined
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.cobel.episode import AGENT_KINDS, MODEL_KINDS, arun_episode, episode_from_dict, parse_team
 from mindloop.systems.cobel.llm import PAPER_CONFIG
-from mindloop.systems.cobel.metrics import CWAH_MAX_STEPS, CWAH_TASK_LABELS, TDW_TASK_LABELS, summarize_episodes
+from mindloop.systems.cobel.metrics import (
+    _TABLES,
+    CWAH_MAX_STEPS,
+    CWAH_TASK_LABELS,
+    TDW_TASK_LABELS,
+    episode_records,
+    summarize_episodes,
+)
 from mindloop.systems.cobel.worlds.cwah import MAX_STEPS
 from mindloop.systems.cobel.worlds.tdw import FRAME_BUDGET
 from mindloop.systems.cobel.worlds.testsets import cwah_test_set, tdw_test_set
 
 __all__ = ["COBEL_GLOSSARY", "CwahBenchmark", "TdwMatBenchmark", "TransportOptions", "transport_timeline"]
 
-COBEL_GLOSSARY = {
-    "avg_steps": "Average environment steps an episode took (an unfinished C-WAH episode counts the step limit); "
-    "fewer is better.",
-    "transport_rate": "TDW-MAT: the share of target objects the team transported to the goal within the frame budget.",
-    "finished": "Share of episodes whose team met the goal.",
-    "comm_tokens": "Average tokens of all messages an episode's agents sent (tokenizer names what counted them).",
-    "messages": "Average messages sent per episode.",
-    "belief_accuracy": "How often an agent's belief about the world (objects, other agents) matched the truth, "
-    "averaged over every sampled step.",
-    "failed": "Episodes stopped by a failure (a model that gave no usable reply).",
-}
-"""What the CoBel-World summary's keys mean."""
+COBEL_GLOSSARY = _TABLES.glossary
+"""What the CoBel-World summary's keys mean (package data, ``data/tables.yaml``)."""
 
 
 def transport_timeline(record: SampleRecord) -> EpisodeTimeline | None:
@@ -82,21 +79,15 @@ def transport_timeline(record: SampleRecord) -> EpisodeTimeline | None:
         )
         for t, parts in sorted(by_step.items())
     ]
-    world = out.get("world") or record.sample.input.get("world")
+    tdw = (out.get("world") or record.sample.input.get("world")) == "tdw-mat"
     finished = bool(out.get("finished")) and not out.get("error") and record.status == "done"
     rate = out.get("transport_rate")
-    if world == "tdw-mat":
-        verdict = finished or (isinstance(rate, int | float) and rate >= 1.0)
-        rule = (
-            "No gold per step (the paper scores whole episodes); the episode is right when the team transported every "
-            "target object within the frame budget (transport rate 1)."
-        )
-    else:
-        verdict = finished
-        rule = (
-            "No gold per step (the paper scores whole episodes); the episode is right when the team met the goal "
-            "within the step limit (fewer steps is better)."
-        )
+    verdict = finished or (tdw and isinstance(rate, int | float) and rate >= 1.0)
+    rule = "No gold per step (the paper scores whole episodes); the episode is right when the team " + (
+        "transported every target object within the frame budget (transport rate 1)."
+        if tdw
+        else "met the goal within the step limit (fewer steps is better)."
+    )
     facts = [
         ("team", ", ".join(map(str, out.get("team") or ())) or "—"),
         ("task", str(out.get("task") or record.sample.group)),
@@ -117,19 +108,6 @@ def transport_timeline(record: SampleRecord) -> EpisodeTimeline | None:
         facts=tuple(facts),
         reads=("messages", "belief_accuracy"),
     )
-
-
-_KIND_DESCRIPTIONS = {
-    "cobel": "symbolic CoBel-World: predicts partners' intents from its beliefs, talks only on miscoordination",
-    "coela": "symbolic stand-in for CoELA: after every planning step sends templated knowledge and plan",
-    "capo": "symbolic stand-in for CaPo: a templated three-round plan discussion on progress events",
-    "heuristic": "plans from its own beliefs and never talks (MHP/RHP-like)",
-    "cobel-llm": "CoBel-World with a chat model writing beliefs, plans and messages",
-    "cobel-llm-no-sbr": "cobel-llm without the Symbolic Belief Representation: beliefs in free sentences (Table 3)",
-    "cobel-llm-no-bbc": "cobel-llm without Bayesian Belief Collaboration: no inference of partners' intents (Table 3)",
-    "coela-llm": "CoELA with a chat model: a message drafted at every planning step, the plan may send it",
-    "capo-llm": "CaPo with a chat model: meta-plan discussion on progress events, progress-adaptive planning",
-}
 
 
 class TransportOptions(Options):
@@ -155,15 +133,15 @@ class _TransportBenchmark:
 
     def __init__(self) -> None:
         self.agents = {
-            kind: AgentSpec(_KIND_DESCRIPTIONS.get(kind, kind), self._play, needs_model=kind in MODEL_KINDS, team=True)
+            kind: AgentSpec(_TABLES.agent_kinds.get(kind, kind), self._play, needs_model=kind in MODEL_KINDS, team=True)
             for kind in AGENT_KINDS
         }
 
     paper_limit = ""
     """The paper's episode limit, in words (for the deviation note of a run with ``max_steps``)."""
 
-    def _episodes(self, n_agents: int, seed: int) -> list[Any]:
-        raise NotImplementedError
+    test_set: Callable[[int, int], list[Any]]
+    """The world's test set for a team size and a base seed."""
 
     def _check_max_steps(self, max_steps: int) -> None:
         """Refuse a ``max_steps`` that could never shorten an episode (C-WAH stops at 250 steps anyway)."""
@@ -172,7 +150,7 @@ class _TransportBenchmark:
         """The test set's episodes (the first ``n``), shifted by ``seed``; ``max_steps`` travels in each input."""
         if options.max_steps is not None:
             self._check_max_steps(options.max_steps)
-        eps = self._episodes(options.n_agents, seed)
+        eps = self.test_set(options.n_agents, seed)
         if n is not None:
             eps = eps[:n]
         out = []
@@ -230,17 +208,7 @@ class _TransportBenchmark:
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
         """Average steps, tokens and messages per episode (and transport rate), per task too; failures count."""
-        episodes = []
-        for r in records:
-            out = dict(r.output or {})
-            out.setdefault("world", r.sample.input.get("world"))
-            out.setdefault("task", r.sample.group)
-            if r.status == "failed" or r.error:
-                out["error"] = r.error or "failed"
-                out.setdefault("comm_tokens", r.scores.get("comm_tokens", 0.0))
-                out.setdefault("n_messages", r.scores.get("messages", 0.0))
-            episodes.append(out)
-        summary = summarize_episodes(episodes)
+        summary = summarize_episodes(episode_records(records, counts=True))
         cuts = {int(r.sample.input["max_steps"]) for r in records if r.sample.input.get("max_steps") is not None}
         if cuts:
             summary["max_steps"] = max(cuts)
@@ -362,8 +330,7 @@ class CwahBenchmark(_TransportBenchmark):
                 f"max_steps={max_steps} is above C-WAH's limit of {MAX_STEPS} steps: give {MAX_STEPS} or fewer"
             )
 
-    def _episodes(self, n_agents: int, seed: int) -> list[Any]:
-        return list(cwah_test_set(n_agents, seed))
+    test_set = staticmethod(cwah_test_set)
 
 
 class TdwMatBenchmark(_TransportBenchmark):
@@ -404,6 +371,4 @@ class TdwMatBenchmark(_TransportBenchmark):
         ),
     )
     paper_limit = f"{FRAME_BUDGET:,} frames (no step limit of its own)"
-
-    def _episodes(self, n_agents: int, seed: int) -> list[Any]:
-        return list(tdw_test_set(n_agents, seed))
+    test_set = staticmethod(tdw_test_set)

@@ -76,19 +76,6 @@ def play(
             console.print(f"  {line}", markup=False, highlight=False)
 
 
-def _episodes(records: list[Any]) -> list[dict[str, Any]]:
-    """Episode records of a run's samples, a failed one marked as an error (it counts as the step limit)."""
-    out = []
-    for r in records:
-        ep = dict(r.output or {})
-        ep.setdefault("world", r.sample.input.get("world"))
-        ep.setdefault("task", r.sample.group)
-        if r.status == "failed" or r.error:
-            ep["error"] = r.error or "failed"
-        out.append(ep)
-    return out
-
-
 def _caveats(columns: dict[str, list[dict[str, Any]]]) -> list[str]:
     """Lines under Table 2 naming what makes a column differ from the paper's: episodes cut short by
     ``--opt max_steps`` (their deviation, as the run states it) and failed episodes (counted as the step limit)."""
@@ -120,7 +107,7 @@ def table(
     from mindloop.bench.store import RunStore
     from mindloop.errors import InvalidArgumentError
     from mindloop.paths import runs_path
-    from mindloop.systems.cobel.metrics import TOKENIZER_NAME, table_ablation, table_cwah, token_counters
+    from mindloop.systems.cobel import metrics
 
     columns: dict[str, list[dict[str, Any]]] = {}
     models: dict[str, str] = {}
@@ -133,20 +120,20 @@ def table(
             label = kinds[0] if len(kinds) == 1 else "+".join(kinds)
             if label in columns:
                 raise InvalidArgumentError(f"two runs of team {label!r} ({models.get(label) or run_id}): give one each")
-            columns[label] = _episodes(store.records(run_id))
+            columns[label] = metrics.episode_records(store.records(run_id))
             if info.model:
                 models[label] = info.model
     if len(set(models.values())) > 1:
         got = ", ".join(f"{k}: {v}" for k, v in models.items())
         raise InvalidArgumentError(f"the model-driven columns come from different models ({got}): rerun with one")
-    counters = token_counters(columns)
+    counters = metrics.token_counters(columns)
     if as_json:
         print(json.dumps({"model": next(iter(models.values()), None), "tokenizers": counters, "columns": columns}))
         return
     model = next(iter(models.values()), "no model")
     print(f"Table 2 (C-WAH, symbolic observation), every model-driven column from {model}")
     by = "the model's tokenizer (server usage)" if set(counters) == {"model"} else "see the count below"
-    print(table_cwah(columns, by if counters else TOKENIZER_NAME))
+    print(metrics.table_cwah(columns, by if counters else metrics.TOKENIZER_NAME))
     counted = ", ".join(
         f"{n} messages by {'the model (server usage)' if k == 'model' else k}" for k, n in counters.items()
     )
@@ -155,4 +142,4 @@ def table(
         print(line)
     if any(k.startswith("cobel-llm") for k in columns):
         print(f"\nTable 3 (C-WAH ablations) from {model}")
-        print(table_ablation(columns))
+        print(metrics.table_ablation(columns))

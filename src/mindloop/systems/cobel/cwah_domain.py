@@ -67,7 +67,6 @@ class CwahDomain:
     layout: Layout | None = None
     world: str = "cwah"
     inside: str = "INSIDE"
-    message_cost: float = 1.0
     idle: Action = _TURN  # what an agent with nothing to do sends: a turn changes nothing here
     claim_ttl: int = 40  # how many steps an announced plan keeps its claim
 
@@ -262,10 +261,6 @@ class CwahDomain:
             for subj, rels in view.facts.items()
             if rels.get("IN") == room and rels.get("STATE") == "closed" and rels.get("EXPLORED") != "all"
         ]
-
-    def claims_of(self, intent: Intent, view: WorldView) -> list[str]:
-        """Targets an intent takes up, for others to avoid (an explored room also covers its containers)."""
-        return [intent.target]
 
     # ---- execution ------------------------------------------------------------------------------------------
     def next_action(self, intent: Intent, obs: CwahObservation, view: WorldView) -> Action | None:

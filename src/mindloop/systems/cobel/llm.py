@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from mindloop.beliefs import Fact, Source
-from mindloop.beliefs.views.sbl import CWAH_RULES, TDW_RULES, SblIssue
+from mindloop.beliefs.views.sbl import SblIssue
 from mindloop.models.base import ChatModel, Completion, GenerationConfig, message
 from mindloop.models.replies import DEFAULT_FORMAT_RETRIES, ask
 from mindloop.models.tokens import count_tokens
@@ -41,9 +41,9 @@ from mindloop.systems.cobel import prompts as tpl
 from mindloop.systems.cobel import replies as rp
 from mindloop.systems.cobel.cwah_domain import IntentFailed
 from mindloop.systems.cobel.messages import read, render
-from mindloop.systems.cobel.mind import INTENT, Intent, Mind
+from mindloop.systems.cobel.mind import INTENT, RULES_BY_WORLD, Intent, Mind
 from mindloop.systems.cobel.replies import parse_plan
-from mindloop.systems.cobel.team import Domain, SentMessage, _fit, start_step
+from mindloop.systems.cobel.team import Domain, SentMessage, _fit, hear, start_step
 from mindloop.systems.cobel.worlds.common import Action
 
 T = TypeVar("T")
@@ -116,10 +116,29 @@ class ModelAgent:
         self._setup = False
         self._now = 0
 
-    def _perceive(self, obs: Any) -> list[Any]:
-        """Set up on the first observation, take the time and perceive; the partners' new messages."""
+    hears_plans = True
+    """Whether a partner's message is heard with the plan it announces, as its intent (the baselines do)."""
+
+    async def act(self, obs: Any) -> Action:
+        """Perceive and hear the partners' new messages and react to them, then (when ready) take the next step."""
+        dom = self.domain
         start_step(self, obs)
-        return [m for m in getattr(obs, "messages", ()) if m.sender != self.name]
+        new = [m for m in getattr(obs, "messages", ()) if m.sender != self.name]
+        for m in new:
+            self.dialogue.append(f"{m.sender}: {m.text}")
+            hear(self, m, plan=self.hears_plans)
+        if new:
+            await self._heard(new)
+        if not dom.ready(obs):
+            return dom.idle
+        await self._progress(obs)
+        return await self._execute(obs)
+
+    async def _heard(self, new: list[Any]) -> None:
+        """React to the partners' new messages."""
+
+    async def _progress(self, obs: Any) -> None:
+        """Notice progress events (CaPo)."""
 
     async def _execute(self, obs: Any) -> Action:
         """Send what is queued, else take the next step of the chosen action (choosing one when there is none)."""
@@ -214,9 +233,11 @@ class LlmCobelAgent(ModelAgent):
     """CoBel-World with a chat model making the decisions (``cobel-llm``); ``sbr=False`` and ``bbc=False`` are
     the ablations (see the module docstring). The other arguments are :class:`ModelAgent`'s."""
 
+    hears_plans = False
+
     def __init__(self, *args: Any, sbr: bool = True, bbc: bool = True, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.rules = CWAH_RULES if self.domain.world == "cwah" else TDW_RULES
+        self.rules = RULES_BY_WORLD[self.domain.world]
         self.sbr = sbr
         self.bbc = bbc
         self.plan: list[Intent] = []
@@ -227,21 +248,10 @@ class LlmCobelAgent(ModelAgent):
         I believe that partner knows)."""
 
     # ---- the loop -------------------------------------------------------------------------------------------
-    async def act(self, obs: Any) -> Action:
-        """Perceive, update beliefs from messages with the model, then decide and act."""
-        dom = self.domain
-        new = self._perceive(obs)
-        if new:
-            self.dialogue += [f"{m.sender}: {m.text}" for m in new]
-            for m in new:
-                reading = read(m.text, m.sender, inside=dom.inside)
-                if reading.facts:
-                    self.mind.hear(m.sender, reading.facts, self._now, m.text)
-            await self._update_from_dialogue()
-            self.plan = []  # replan with what we learnt
-        if not dom.ready(obs):
-            return dom.idle
-        return await self._execute(obs)
+    async def _heard(self, new: list[Any]) -> None:
+        """Update beliefs from the dialogue with the model, then replan with what we learnt."""
+        await self._update_from_dialogue()
+        self.plan = []
 
     async def _choose(self, obs: Any) -> Intent | None:
         if not self.plan:
@@ -269,8 +279,8 @@ class LlmCobelAgent(ModelAgent):
         sentences without the Symbolic Belief Representation."""
         if self.sbr:
             return "\n".join(self.mind.sbl(partner)) or "(none)"
-        chain = (self.name,) if partner is None else (self.name, partner)
-        facts = [b.fact for b in self.mind.store.beliefs(chain) if b.fact.relation not in (INTENT, "LIKELY_INTENT")]
+        beliefs = self.mind.store.beliefs(self.mind.chain(partner))
+        facts = [b.fact for b in beliefs if b.fact.relation not in (INTENT, "LIKELY_INTENT")]
         said = render(facts, self.name if partner is None else partner)
         if partner is not None and said:
             said = f"{partner} knows (in {partner}'s words): {said}"
@@ -278,22 +288,14 @@ class LlmCobelAgent(ModelAgent):
         return " ".join(x for x in (said, note) if x) or "(none)"
 
     def _common(self) -> dict[str, str]:
-        dom = self.domain
-        opp = " and ".join(self.partners)
-        if dom.world == "cwah":
-            goal = self._goal()
-            task = f"I am $AGENT_NAME$. My teammate $OPPO_NAME$ and I want to complete {goal} within 250 steps."
-            abilities, atomic = tpl.CWAH_ABILITIES, tpl.CWAH_ATOMIC
-        else:
-            goal = f"Transport {self._goal()}."
-            task, abilities, atomic = tpl.TDW_TASK, tpl.TDW_ABILITIES, tpl.TDW_ATOMIC
+        cwah = self.domain.world == "cwah"
         return {
-            "TASK": task,
-            "ABILITIES": abilities,
-            "ATOMIC": atomic,
+            "TASK": tpl.CWAH_TASK if cwah else tpl.TDW_TASK,
+            "ABILITIES": tpl.CWAH_ABILITIES if cwah else tpl.TDW_ABILITIES,
+            "ATOMIC": tpl.CWAH_ATOMIC if cwah else tpl.TDW_ATOMIC,
             "AGENT_NAME": self.name,
-            "OPPO_NAME": opp,
-            "GOAL": goal,
+            "OPPO_NAME": " and ".join(self.partners),
+            "GOAL": self._goal() if cwah else f"Transport {self._goal()}.",
             "RULES": self.rules.text(),
             "RULE": self.rules.text(),
         }
@@ -332,7 +334,7 @@ class LlmCobelAgent(ModelAgent):
             template, what, read, MESSAGES=history, **oppo
         )
         if isinstance(got, rp.BeliefUpdate):
-            self._write(got, (self.name,) if partner is None else (self.name, partner))
+            self._write(got, self.mind.chain(partner))
             return got.plan
         self.notes[partner or ""] = got[0]
         return got[1]

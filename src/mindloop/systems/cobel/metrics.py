@@ -20,8 +20,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pydantic import BaseModel
+
 from mindloop.bench import Column, PaperTable, Row
+from mindloop.bench.api import SampleRecord
 from mindloop.bench.tables import aligned, grid
+from mindloop.datafiles import load_package_data
 from mindloop.metrics.stats import mean
 from mindloop.models.tokens import TOKENIZER_NAME, count_tokens
 
@@ -33,6 +37,7 @@ __all__ = [
     "TOKENIZER_NAME",
     "accuracy_curve",
     "count_tokens",
+    "episode_records",
     "summarize_episodes",
     "table_ablation",
     "table_cwah",
@@ -42,22 +47,41 @@ __all__ = [
 
 CWAH_MAX_STEPS = 250
 
-CWAH_TASK_LABELS = {
-    "prepare_afternoon_tea": "Prepare tea",
-    "wash_dishes": "Wash dishes",
-    "prepare_a_meal": "Prepare meal",
-    "put_groceries": "Put groceries",
-    "set_up_a_dinner_table": "Set up table",
-}
+
+class _TablesFile(BaseModel, extra="forbid"):
+    """``data/tables.yaml``: the summary's glossary, the agent kinds' descriptions and the tables' row labels."""
+
+    glossary: dict[str, str]
+    agent_kinds: dict[str, str]
+    cwah_task_labels: dict[str, str]
+    tdw_task_labels: dict[str, str]
+    ablation_rows: dict[str, str]
+
+
+_TABLES = load_package_data(_TablesFile, "mindloop.systems.cobel", "tables.yaml")
+
+CWAH_TASK_LABELS = _TABLES.cwah_task_labels
 """Table 2's row labels for the C-WAH tasks."""
 
-TDW_TASK_LABELS = {
-    "food-low-capacity": "Food-low-capacity",
-    "stuff-low-capacity": "Stuff-low-capacity",
-    "food-high-capacity": "Food-high-capacity",
-    "stuff-high-capacity": "Stuff-high-capacity",
-}
+TDW_TASK_LABELS = _TABLES.tdw_task_labels
 """Table 1's row labels for the TDW-MAT tasks, in the table's order."""
+
+
+def episode_records(records: Sequence[SampleRecord], *, counts: bool = False) -> list[dict[str, Any]]:
+    """The episode records of a run's samples, a failed one marked as an error (it counts as the step limit); with
+    ``counts``, a failed one's tokens and messages taken from its scores when its output has none."""
+    out = []
+    for r in records:
+        ep = dict(r.output or {})
+        ep.setdefault("world", r.sample.input.get("world"))
+        ep.setdefault("task", r.sample.group)
+        if r.status == "failed" or r.error:
+            ep["error"] = r.error or "failed"
+            if counts:
+                ep.setdefault("comm_tokens", r.scores.get("comm_tokens", 0.0))
+                ep.setdefault("n_messages", r.scores.get("messages", 0.0))
+        out.append(ep)
+    return out
 
 
 def _failed(r: Mapping[str, Any]) -> bool:
@@ -131,11 +155,7 @@ def summarize_episodes(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return out
 
 
-ABLATION_ROWS = {
-    "cobel-llm": "CoBel-World",
-    "cobel-llm-no-sbr": "CoBel-World (No SBR)",
-    "cobel-llm-no-bbc": "CoBel-World (No BBC)",
-}
+ABLATION_ROWS = _TABLES.ablation_rows
 """Table 3's rows: the agent kind of each and its label in the paper."""
 
 _TOKENS = Column("Communication Cost in tokens (lower is better; {tokenizer})", ("comm_tokens",), digits=0)

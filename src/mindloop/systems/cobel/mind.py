@@ -118,15 +118,6 @@ class Mind:
             self.tracker.apply(Event(self.t, EventKind.OBSERVE, self.name, tuple(changed), witnesses))
         return len(changed)
 
-    def infer(self, facts: Iterable[Fact], t: int, *, chain: Chain | None = None) -> None:
-        """Write conclusions the agent drew itself (Inference), for itself or for one chain."""
-        self.t = max(self.t, t)
-        target = chain or (self.name,)
-        store = self.tracker.store
-        for f in facts:
-            if store.value(target, f.subject, f.relation) != f.value:
-                store.assert_belief(target, f, t=self.t, source=Source.INFERENCE)
-
     def hear(self, speaker: str, facts: Iterable[Fact], t: int, text: str = "") -> None:
         """Adopt what ``speaker`` said (testimony), and believe the speaker believes it."""
         self.t = max(self.t, t)
@@ -155,24 +146,22 @@ class Mind:
         )
 
     # ---- read -----------------------------------------------------------------------------------------------
+    def chain(self, partner: str | None = None) -> Chain:
+        """The zero-order chain (``partner=None``) or the first-order one about ``partner``."""
+        return (self.name,) if partner is None else (self.name, partner)
+
     def view(self, partner: str | None = None) -> WorldView:
         """Zero-order view (``partner=None``) or the first-order view of what ``partner`` believes."""
-        chain: Chain = (self.name,) if partner is None else (self.name, partner)
-        return WorldView(self.tracker.store.beliefs(chain))
+        return WorldView(self.tracker.store.beliefs(self.chain(partner)))
 
     def value(self, subject: str, relation: str, partner: str | None = None) -> str | None:
         """One slot of the zero-order (or first-order about ``partner``) belief."""
-        chain: Chain = (self.name,) if partner is None else (self.name, partner)
-        return self.tracker.store.value(chain, subject, relation)
+        return self.tracker.store.value(self.chain(partner), subject, relation)
 
     def sbl(self, partner: str | None = None) -> list[str]:
         """The zero-order (or first-order about ``partner``) beliefs as SBL lines, plans left out."""
-        chain: Chain = (self.name,) if partner is None else (self.name, partner)
-        return [
-            format_belief(b, DEFAULT_VOCABULARY)
-            for b in self.tracker.store.beliefs(chain)
-            if b.fact.relation not in _PLAN_RELATIONS
-        ]
+        beliefs = self.tracker.store.beliefs(self.chain(partner))
+        return [format_belief(b, DEFAULT_VOCABULARY) for b in beliefs if b.fact.relation not in _PLAN_RELATIONS]
 
     def predicted(self, partner: str) -> tuple[tuple[str, float], ...]:
         """The stored top-three intent distribution for ``partner`` (empty if none)."""

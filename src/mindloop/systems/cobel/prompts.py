@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from mindloop.datafiles import load_package_data
 from mindloop.errors import InvalidArgumentError
+from mindloop.systems.cobel.replies import section as labelled_section
 
 __all__ = [
     "ADAPTIVE_COLLABORATION",
@@ -34,6 +35,7 @@ __all__ = [
     "RULES_DISCUSS",
     "RULES_INIT",
     "RULES_REFINE",
+    "TASK_DESCRIPTIONS",
     "ZERO_ORDER_PREDICTION",
     "ZERO_ORDER_UPDATE",
     "echoes",
@@ -47,10 +49,12 @@ class _PromptsFile(BaseModel, extra="forbid"):
     """``data/prompts.yaml``: every prompt text and shared part, and the echo markers."""
 
     tdw_task: str
+    cwah_task: str
     tdw_abilities: str
     tdw_atomic: str
     cwah_abilities: str
     cwah_atomic: str
+    task_descriptions: dict[str, str]
     rules_init: str
     rules_refine: str
     rules_discuss: str
@@ -81,6 +85,8 @@ _SHARED = {"PLAN_RULES": _T.plan_rules, "MY_REASONING": _T.my_reasoning}
 
 TDW_TASK = _T.tdw_task
 """TDW-MAT's task sentence (the paper's)."""
+CWAH_TASK = _T.cwah_task
+"""C-WAH's task sentence (ours, in the style of TDW-MAT's; ``$GOAL$`` is the episode's predicates)."""
 TDW_ABILITIES = _T.tdw_abilities
 """TDW-MAT's abilities (the paper's)."""
 TDW_ATOMIC = _T.tdw_atomic
@@ -91,6 +97,9 @@ CWAH_ABILITIES = _T.cwah_abilities
 """C-WAH's abilities."""
 CWAH_ATOMIC = _T.cwah_atomic
 """C-WAH's atomic actions, named apart from their argument (see :data:`TDW_ATOMIC`)."""
+
+TASK_DESCRIPTIONS = _T.task_descriptions
+"""Task descriptions (``$TASK_DESCRIPTION$``) of rule construction, for the two worlds."""
 
 RULES_INIT = _T.rules_init
 """Fig. 5, Alice's init prompt."""
@@ -187,21 +196,12 @@ def fill(template: str, values: Mapping[str, str]) -> str:
 
 
 def section(text: str, label: str, labels: tuple[str, ...]) -> str | None:
-    """The text after ``label:`` up to the next of ``labels`` (case-insensitive); ``None`` if ``label`` is absent.
+    """The text after ``label:`` up to the next of ``labels`` (case-insensitive); ``None`` if ``label`` is absent:
+    :func:`mindloop.systems.cobel.replies.section` with these labels taken literally.
 
     >>> section("reasons: far\\nanswer: Yes\\nmisaligned information: <a>(1) ON <bed>(2)", "answer",
     ...         ("reasons", "answer", "misaligned information"))
     'Yes'
     """
-    pattern = re.compile(rf"(?im)^\s*[*#\s]*{re.escape(label)}\s*\**\s*:\s*")
-    m = pattern.search(text)
-    if m is None:
-        return None
-    rest = text[m.end() :]
-    others = [o for o in labels if o.lower() != label.lower()]
-    end = len(rest)
-    for o in others:
-        mo = re.compile(rf"(?im)^\s*[*#\s]*{re.escape(o)}\s*\**\s*:").search(rest)
-        if mo is not None:
-            end = min(end, mo.start())
-    return rest[:end].strip()
+    literal = {f"label{k}": re.escape(x) for k, x in enumerate(dict.fromkeys((label, *labels)))}
+    return labelled_section(text, "label0", (), literal)

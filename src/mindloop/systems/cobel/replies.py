@@ -25,7 +25,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from pydantic import RootModel
+
 from mindloop.beliefs.views.sbl import SblIssue, SblStatement, parse_lenient
+from mindloop.datafiles import load_package_data
 from mindloop.errors import ParseError
 from mindloop.models.replies import strip_markup
 from mindloop.systems.cobel.mind import Intent
@@ -53,26 +56,12 @@ __all__ = [
     "section",
 ]
 
-LABELS: Mapping[str, str] = {
-    "extracted": r"extracted[\s_-]*information",
-    "zero": r"zero(?:th)?[\s_-]*order[\s_-]*belief(?:s|[\s_-]+generation)?",
-    "first": r"first[\s_-]*order[\s_-]*belief(?:s|[\s_-]+representation)?",
-    "reasoning": r"reasoning",
-    "plans": r"plans",
-    "plan1": r"plan[\s_-]*#?\s*1",
-    "plan2": r"plan[\s_-]*#?\s*2",
-    "plan3": r"plan[\s_-]*#?\s*3",
-    "plan": r"(?:(?:my|the|best|final|next)[\s_-]+)?plan",
-    "reasons": r"reasons?",
-    "answer": r"(?:final[\s_-]+)?answer",
-    "misaligned": r"misaligned[\s_-]*information",
-    "message": r"message",
-    "entity_reasoning": r"entity[\s_-]+and[\s_-]+predicate[\s_-]+reasoning",
-    "zero_rules": r"zero(?:th)?[\s_-]*order[\s_-]*belief[\s_-]*rules",
-    "first_rules": r"first[\s_-]*order[\s_-]*belief[\s_-]*rules",
-    "suggestions": r"suggestions?",
-    "satisfied": r"satisfied",
-}
+
+class _LabelsFile(RootModel[dict[str, str]]):
+    """``data/labels.yaml``: each section label's key and its pattern."""
+
+
+LABELS: Mapping[str, str] = load_package_data(_LabelsFile, "mindloop.systems.cobel", "labels.yaml").root
 """Each section label the prompts ask for, as a pattern (case-insensitive)."""
 
 _MD = "[*_`~]*"
@@ -552,20 +541,11 @@ def read_belief_update(reply: str, order: str, partner: str | None = None, *, be
     with lines of which none is SBL is refused (the prompt asks for the belief rules' format only).
     """
     label = "Zero order beliefs" if order == "zero" else "First order beliefs"
-    extra = {"partner_plan": rf"{re.escape(partner)}['’`]?s[\s_-]+plan"} if partner else {}
-    keys = ("extracted", "zero", "first", "plan")
-    found = find_sections(reply, keys, extra)
-    texts = [s.text for s in found if s.key == order]
-    if not texts:
+    text, plan = _beliefs_and_plan(reply, order, ("extracted", "zero", "first", "plan"), {}, partner, bed)
+    if text is None:
         raise ParseError(f"cobel-llm: the reply has no '{label}:' section", text=reply[:300])
-    text = next((t for t in texts if t), "")
-    plan: tuple[Intent, ...] = ()
-    for s in found:
-        if s.key in ("partner_plan", "plan") and s.text and not _none(s.text):
-            plan = tuple(parse_plan(s.text, bed=bed))
-            break
     if _none(text):
-        return BeliefUpdate((), (), plan)
+        return BeliefUpdate((), (), tuple(plan))
     result = parse_lenient(_belief_lines(text), extend=True)
     if not result.statements:
         raise ParseError(
@@ -573,7 +553,21 @@ def read_belief_update(reply: str, order: str, partner: str | None = None, *, be
             "(e.g. 'Alice BELIEVE <name>(id) IN <room>(id)')",
             text=reply[:300],
         )
-    return BeliefUpdate(result.statements, result.issues, plan)
+    return BeliefUpdate(result.statements, result.issues, tuple(plan))
+
+
+def _beliefs_and_plan(
+    reply: str, key: str, keys: Sequence[str], extra: dict[str, str], partner: str | None, bed: str | None
+) -> tuple[str | None, list[Intent]]:
+    """The first non-empty section ``key`` of a belief update (``None`` when there is none) and the plan under
+    ``plan:`` or ``{partner}'s plan:`` (empty when it says none)."""
+    if partner:
+        extra = {**extra, "partner_plan": rf"{re.escape(partner)}['’`]?s[\s_-]+plan"}
+    found = find_sections(reply, keys, extra)
+    texts = [s.text for s in found if s.key == key]
+    plan = next((s.text for s in found if s.key in ("partner_plan", "plan") and s.text and not _none(s.text)), None)
+    text = next((t for t in texts if t), "") if texts else None
+    return text, parse_plan(plan, bed=bed) if plan else []
 
 
 def read_words(reply: str, partner: str | None = None, *, bed: str | None = None) -> tuple[str, list[Intent]]:
@@ -581,19 +575,10 @@ def read_words(reply: str, partner: str | None = None, *, bed: str | None = None
 
     ``None`` under the label means nothing new; a reply without a ``Beliefs:`` section is refused.
     """
-    extra = {"beliefs": r"beliefs?"}
-    if partner:
-        extra["partner_plan"] = rf"{re.escape(partner)}['’`]?s[\s_-]+plan"
-    found = find_sections(reply, ("plan",), extra)
-    texts = [s.text for s in found if s.key == "beliefs"]
-    if not texts:
+    said, plan = _beliefs_and_plan(reply, "beliefs", ("plan",), {"beliefs": r"beliefs?"}, partner, bed)
+    if said is None:
         raise ParseError("cobel-llm (no SBR): the reply has no 'Beliefs:' section", text=reply[:300])
-    text = re.sub(r"\s*\n\s*", " ", next((t for t in texts if t), "")).strip()
-    plan: list[Intent] = []
-    for s in found:
-        if s.key in ("partner_plan", "plan") and s.text and not _none(s.text):
-            plan = parse_plan(s.text, bed=bed)
-            break
+    text = re.sub(r"\s*\n\s*", " ", said).strip()
     return ("" if _none(text) else text[:600]), plan
 
 

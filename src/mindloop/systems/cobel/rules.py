@@ -21,19 +21,8 @@ from mindloop.systems.cobel.replies import read_review, read_rules
 
 __all__ = ["TASK_DESCRIPTIONS", "Review", "RuleConstruction", "construct_rules", "review_rules"]
 
-TASK_DESCRIPTIONS = {
-    "tdw-mat": (
-        "Two agents, Alice and Bob, transport target objects to the bed within 3000 frames. The house has rooms "
-        "(living room, office, kitchen, bedroom) that an agent can explore none, part or all. Agents can hold two "
-        "things at a time, objects or containers; a container holds three objects and is used up at the bed."
-    ),
-    "cwah": (
-        "Two agents, Alice and Bob, put objects on or in target furniture (ON(x, y), IN(x, y)) within 250 steps. "
-        "The house has rooms with surfaces and containers that open and close; objects may be inside closed "
-        "containers. Agents can hold two objects at a time and walk between rooms."
-    ),
-}
-"""Task descriptions (``$TASK_DESCRIPTION$``) for the two worlds."""
+TASK_DESCRIPTIONS = tpl.TASK_DESCRIPTIONS
+"""Task descriptions (``$TASK_DESCRIPTION$``) for the two worlds (package data, ``data/prompts.yaml``)."""
 
 
 @dataclass(frozen=True)
@@ -78,11 +67,10 @@ def review_rules(
 
 def default_rules(world: str) -> RuleSet:
     """The symbolic default rules of ``world`` (``tdw-mat``: Fig. 7; ``cwah``: ours in its style)."""
-    if world == "tdw-mat":
-        return FIG7_RULES
-    if world == "cwah":
-        return CWAH_RULES
-    raise InvalidArgumentError(f"unknown transport world {world!r} (known: cwah, tdw-mat)")
+    rules = {"tdw-mat": FIG7_RULES, "cwah": CWAH_RULES}.get(world)
+    if rules is None:
+        raise InvalidArgumentError(f"unknown transport world {world!r} (known: cwah, tdw-mat)")
+    return rules
 
 
 def _rules_of(reply: str) -> tuple[str, RuleSet, tuple[SblIssue, ...]]:

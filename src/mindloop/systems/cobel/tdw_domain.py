@@ -42,7 +42,6 @@ class TdwDomain:
 
     world: str = "tdw-mat"
     inside: str = "CONTAINED_BY"
-    message_cost: float = float(FRAME_COSTS["send_message"])
     idle: Action = _WAIT  # waiting costs a few frames
     claim_ttl: int = 400  # frames an announced plan keeps its claim
     goal: dict[str, int] = field(default_factory=dict)

@@ -44,7 +44,6 @@ class Domain(Protocol):
 
     world: str
     inside: str
-    message_cost: float
     idle: Action  # what an agent with nothing to do sends
     claim_ttl: int  # how long (the world's time unit) an announced plan keeps its claim
 
@@ -83,12 +82,12 @@ def start_step(agent: Any, obs: Any) -> None:
     dom.perceive(agent.mind, obs)
 
 
-def hear(agent: Any, msg: Any) -> Reading:
-    """Read a partner's message into ``agent``'s mind as testimony: the facts it states and the plan it announces
-    (as the sender's intent). Returns the reading."""
+def hear(agent: Any, msg: Any, *, plan: bool = True) -> Reading:
+    """Read a partner's message into ``agent``'s mind as testimony: the facts it states and (with ``plan``) the plan
+    it announces, as the sender's intent. Returns the reading."""
     reading = read(msg.text, msg.sender, inside=agent.domain.inside)
     facts = list(reading.facts)
-    if reading.plan is not None:
+    if plan and reading.plan is not None:
         facts.append(Fact(msg.sender, INTENT, f"{reading.plan[0]} {reading.plan[1]}"))
     if facts:
         agent.mind.hear(msg.sender, facts, agent._now, msg.text)

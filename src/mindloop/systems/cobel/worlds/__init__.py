@@ -1,53 +1,29 @@
-"""Multi-agent transport worlds of CoBel-World: C-WAH-style households and TDW-MAT-style transport (PettingZoo)."""
+"""Multi-agent transport worlds of CoBel-World: C-WAH-style households and TDW-MAT-style transport (PettingZoo).
 
-from mindloop.systems.cobel.worlds.common import (
-    AGENT_NAMES,
-    MAX_MESSAGE_CHARS,
-    Action,
-    Entity,
-    Layout,
-    Message,
-    ObservationSpace,
-    agent_names,
-)
-from mindloop.systems.cobel.worlds.cwah import (
-    CWAH_ACTIONS,
-    CWAH_TASKS,
-    CwahEnv,
-    CwahEpisode,
-    CwahObservation,
-    GoalPredicate,
-    make_cwah_episode,
-)
-from mindloop.systems.cobel.worlds.tdw import (
-    FRAME_BUDGET,
-    TDW_ACTIONS,
-    TDW_CATEGORIES,
-    TdwEnv,
-    TdwEpisode,
-    TdwObservation,
-)
+Each name is listed once, as an explicit re-export; ``__all__`` is derived from them (:mod:`mindloop.lazy`).
+"""
 
-__all__ = [
-    "AGENT_NAMES",
-    "CWAH_ACTIONS",
-    "CWAH_TASKS",
-    "FRAME_BUDGET",
-    "MAX_MESSAGE_CHARS",
-    "TDW_ACTIONS",
-    "TDW_CATEGORIES",
-    "Action",
-    "CwahEnv",
-    "CwahEpisode",
-    "CwahObservation",
-    "Entity",
-    "GoalPredicate",
-    "Layout",
-    "Message",
-    "ObservationSpace",
-    "TdwEnv",
-    "TdwEpisode",
-    "TdwObservation",
-    "agent_names",
-    "make_cwah_episode",
-]
+from mindloop.lazy import lazy_exports
+from mindloop.systems.cobel.worlds.common import AGENT_NAMES as AGENT_NAMES
+from mindloop.systems.cobel.worlds.common import MAX_MESSAGE_CHARS as MAX_MESSAGE_CHARS
+from mindloop.systems.cobel.worlds.common import Action as Action
+from mindloop.systems.cobel.worlds.common import Entity as Entity
+from mindloop.systems.cobel.worlds.common import Layout as Layout
+from mindloop.systems.cobel.worlds.common import Message as Message
+from mindloop.systems.cobel.worlds.common import ObservationSpace as ObservationSpace
+from mindloop.systems.cobel.worlds.common import agent_names as agent_names
+from mindloop.systems.cobel.worlds.cwah import CWAH_ACTIONS as CWAH_ACTIONS
+from mindloop.systems.cobel.worlds.cwah import CWAH_TASKS as CWAH_TASKS
+from mindloop.systems.cobel.worlds.cwah import CwahEnv as CwahEnv
+from mindloop.systems.cobel.worlds.cwah import CwahEpisode as CwahEpisode
+from mindloop.systems.cobel.worlds.cwah import CwahObservation as CwahObservation
+from mindloop.systems.cobel.worlds.cwah import GoalPredicate as GoalPredicate
+from mindloop.systems.cobel.worlds.cwah import make_cwah_episode as make_cwah_episode
+from mindloop.systems.cobel.worlds.tdw import FRAME_BUDGET as FRAME_BUDGET
+from mindloop.systems.cobel.worlds.tdw import TDW_ACTIONS as TDW_ACTIONS
+from mindloop.systems.cobel.worlds.tdw import TDW_CATEGORIES as TDW_CATEGORIES
+from mindloop.systems.cobel.worlds.tdw import TdwEnv as TdwEnv
+from mindloop.systems.cobel.worlds.tdw import TdwEpisode as TdwEpisode
+from mindloop.systems.cobel.worlds.tdw import TdwObservation as TdwObservation
+
+__getattr__ = lazy_exports(__name__)

@@ -368,11 +368,8 @@ class TransportEnv(ParallelEnvBase[str, _O, Any]):
 
     def _messages(self, name: str) -> tuple[Message, ...]:
         """The messages delivered to ``name`` since its last observation (its inbox, emptied)."""
-        inbox = self._inbox[name]
-        msgs: tuple[Message, ...] = ()
-        if inbox:
-            msgs = tuple(inbox)
-            inbox.clear()
+        msgs = tuple(self._inbox[name])
+        self._inbox[name].clear()
         return msgs
 
     def _witnesses(self, room: int) -> frozenset[str]:
@@ -434,3 +431,6 @@ class TransportEnv(ParallelEnvBase[str, _O, Any]):
     def action_space(self, agent: str) -> Any:
         """The same ``Dict(kind, target, object, message)`` space object for every agent."""
         return self._action_space
+
+    def close(self) -> None:
+        """Nothing to release."""

@@ -470,6 +470,3 @@ class CwahEnv(TransportEnv[CwahObservation]):
                 stuff = ", ".join(self.entities[o].ref for o in self.contents[fid])
                 lines.append(f"  {f.ref}{state}: {stuff}")
         return "\n".join(lines)
-
-    def close(self) -> None:
-        """Nothing to release."""

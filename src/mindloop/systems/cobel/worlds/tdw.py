@@ -339,15 +339,8 @@ class TdwEnv(TransportEnv[TdwObservation]):
         """Pick ``ent`` up into a free hand."""
         ag.holding.append(ent.id)
         self.held_by[ent.id] = ag.name
-        events.append(
-            Event(
-                t,
-                EventKind.MOVE,
-                ag.name,
-                (Fact(ent.ref, "HELD_BY", ag.name), Fact(ent.ref, "IN", None)),
-                self._witnesses(ag.room),
-            )
-        )
+        facts = (Fact(ent.ref, "HELD_BY", ag.name), Fact(ent.ref, "IN", None))
+        events.append(Event(t, EventKind.MOVE, ag.name, facts, self._witnesses(ag.room)))
 
     def _finish_put_in(self, ag: _TAgent, t: int, events: list[Event | Utterance]) -> None:
         """Put the object in one hand into the container in the other."""
@@ -396,15 +389,10 @@ class TdwEnv(TransportEnv[TdwObservation]):
     def _seen(self, ag: _TAgent) -> tuple[TdwSeen, ...]:
         ents = self.entities
         room = ag.room
-        quarters = ag.seen[room]
         out = []
-        for i, r in self.room_of.items():
-            if r != room or i in self.held_by or i in self.inside or i in self.on_bed:
-                continue
-            if quarter(self.pos[i]) not in quarters:
-                continue
-            contents = tuple(ents[c] for c in self.contents.get(i, ()))
-            out.append(TdwSeen(ents[i], room, self.pos[i], contents))
+        for i in self.room_of:
+            if self._visible_to(ag, i):
+                out.append(TdwSeen(ents[i], room, self.pos[i], tuple(ents[c] for c in self.contents.get(i, ()))))
         if self.bed.id in {s.entity.id for s in out}:
             out.extend(TdwSeen(ents[o], room, self.pos[self.bed.id], (), True) for o in sorted(self.on_bed))
         return tuple(out)
@@ -481,6 +469,3 @@ class TdwEnv(TransportEnv[TdwObservation]):
             who = [a.name for a in self._agents_list if a.room == room.id]
             lines.append(f"{room.ref}: agents {', '.join(who) or '-'}; {', '.join(here) or '-'}")
         return "\n".join(lines)
-
-    def close(self) -> None:
-        """Nothing to release."""
