@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -185,8 +184,3 @@ class ModelHierarchyAgent:
         except MindloopError as exc:
             return HierarchyAnswer(exc.replies[-1] if exc.replies else None, None, f"model call failed: {exc}")
         return HierarchyAnswer(reply.text, hierarchy)
-
-
-def answer_texts(answers: Sequence[HierarchyAnswer]) -> list[str]:
-    """The raw texts of several answers (empty for those without a reply)."""
-    return [a.text or "" for a in answers]

@@ -37,7 +37,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, RootModel
 
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
 from mindloop.bench.declaration import (
@@ -52,6 +52,7 @@ from mindloop.bench.declaration import (
     SmallRun,
     Suite,
 )
+from mindloop.datafiles import load_package_data
 from mindloop.errors import DependencyError, InvalidArgumentError
 from mindloop.metrics.embedding_cache import EmbeddingCache
 from mindloop.metrics.embeddings import encoder_available, trim_heap
@@ -220,15 +221,9 @@ _RESAMPLED = ("by_task", "help", "control", "dialogue")
 subset): the bootstrap of the summary."""
 
 
-MINDPOWER_GLOSSARY = {
-    "bertscore": "B: BERTScore F1 of each reasoning layer's text against the gold (encoder and rescaling named under "
-    "encoder).",
-    "st": "S: Sentence-Transformer cosine of each layer's text against the gold.",
-    "bpc": "BDI and Perspective Consistency (0-10), scored by a judge model (only with --opt judge=...).",
-    "rouge": "ROUGE-1, ROUGE-2 and ROUGE-L F-measures of the action sequences (the parts of SR).",
-    "controls": "Whether control scenarios (gold wait()) are excluded from the headline, included, or the only ones.",
-    "dialogue": "The same metrics over the scenarios with dialogue.",
-}
+MINDPOWER_GLOSSARY: dict[str, str] = load_package_data(
+    RootModel[dict[str, str]], __package__ or "", "glossary.yaml"
+).root
 """What the MindPower summary's keys mean (docs/mindpower.md has the full definitions)."""
 
 

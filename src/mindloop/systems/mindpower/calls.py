@@ -159,3 +159,16 @@ def normalize_calls(actions: str | Sequence[str]) -> list[str]:
     if isinstance(actions, str):
         return [normalize_call(p) for p in split_calls(actions)]
     return [n for n in (normalize_call(a) for a in actions) if n]
+
+
+def call_atoms(text: str) -> list[str]:
+    """The ``name(args)`` calls of ``text``, normalised; pieces that are not calls are skipped."""
+    return [normalize_call(p) for p in split_calls(text) if "(" in p and parse_call(p) is not None]
+
+
+def plan_atoms(calls: list[str]) -> list[str]:
+    """An ``<Action>`` layer's calls as one ``plan_action(robot, step, ...)`` atom, as in the gold (a layer that
+    already states that one atom is kept as it is; no calls, no atom)."""
+    if len(calls) == 1 and calls[0].startswith("plan_action("):
+        return calls
+    return [f"plan_action(robot, {', '.join(calls)})"] if calls else []

@@ -66,17 +66,8 @@ SETTING_LAYERS: dict[str, tuple[str, ...]] = {
 TAGS: dict[str, str] = {layer: f"<{layer.capitalize()}>" for layer in (*LAYERS, "think")}
 """The canonical tag of each layer (``<Perception>``); :func:`parse_hierarchy` also accepts the Fig. 15 names."""
 
-_ALIASES = {
-    "perception": "perception",
-    "description": "perception",
-    "belief": "belief",
-    "desire": "desire",
-    "intention": "intention",
-    "decision": "decision",
-    "action": "action",
-    "actions": "action",
-    "think": "think",
-}
+_ALIASES = {**{x: x for x in (*LAYERS, "think")}, "description": "perception", "actions": "action"}
+"""Each tag name a reply may use (lower case), and the layer it names: the Fig. 15 names are aliases."""
 _TAG = re.compile(
     r"(?P<bold>\*\*)?<\s*(?P<close>/)?\s*(?:robot[\s_-]*)?"
     r"(?P<name>perception|description|belief|desire|intention|decision|actions?|think)\s*>(?:\*\*)?\s*:?",

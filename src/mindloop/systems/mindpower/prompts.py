@@ -40,7 +40,6 @@ PROMPTS: dict[str, str] = {
     k: v.format(intro=TEXTS.intro, action_spec=TEXTS.action_spec) for k, v in TEXTS.settings.items()
 }
 """The instruction of each setting (Fig. 15, Fig. 17, Fig. 18)."""
-HIERARCHY_PROMPT, DECISION_PROMPT, THINK_PROMPT = PROMPTS["hierarchy"], PROMPTS["decision"], PROMPTS["think"]
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from mindloop.beliefs.vocab import ROBOT
-from mindloop.systems.mindpower.calls import normalize_call, parse_call, split_calls
+from mindloop.systems.mindpower.calls import call_atoms, normalize_call, parse_call, plan_atoms, split_calls
 from mindloop.systems.mindpower.hierarchy import SETTING_LAYERS, first_layers
 
 __all__ = ["extract_atoms_prose"]
@@ -130,10 +130,6 @@ class _Reader:
             if v == verb:
                 return args
         return None
-
-
-def _calls(text: str) -> list[str]:
-    return [normalize_call(p) for p in split_calls(text) if "(" in p and parse_call(p) is not None]
 
 
 def _sentences(text: str) -> list[str]:
@@ -641,7 +637,7 @@ def extract_atoms_prose(text: str, setting: str = "hierarchy", lexicon: Mapping[
     """
     first = first_layers(text, setting)
     if first is None:
-        return _calls(text)
+        return call_atoms(text)
     wanted = SETTING_LAYERS[setting]
     by_layer = {name: content.strip() for name, content in first.items()}
     r = _Reader(humans=_names(text), lexicon={k.lower(): v for k, v in (lexicon or {}).items()})
@@ -652,12 +648,11 @@ def extract_atoms_prose(text: str, setting: str = "hierarchy", lexicon: Mapping[
     layer_atoms: dict[str, list[str]] = {}
     for layer in wanted:
         content = by_layer.get(layer, "")
-        calls = _calls(content)
+        calls = call_atoms(content)
         if not content:  # a layer the answer leaves out gives no atoms (never ones inferred from the others)
             got = []
         elif layer == "action":
-            single = len(calls) == 1 and calls[0].startswith("plan_action(")
-            got = calls if single else ([f"plan_action(robot, {', '.join(calls)})"] if calls else [])
+            got = plan_atoms(calls)
         elif (calls and layer != "perception") or (
             calls and not re.search(r"[a-z]{3,}\s+[a-z]{3,}\s+[a-z]{3,}", content)
         ):

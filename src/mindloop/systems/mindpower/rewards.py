@@ -44,7 +44,7 @@ from mindloop.beliefs.vocab import ROBOT
 from mindloop.errors import InvalidArgumentError, MindloopError, ParseError
 from mindloop.models.base import ChatModel, GenerationConfig, Message, ModelOptions, message
 from mindloop.systems.mindpower.actions import RougeScores, rouge_tokens
-from mindloop.systems.mindpower.calls import normalize_call, parse_call, split_calls
+from mindloop.systems.mindpower.calls import call_atoms, normalize_call, parse_call, plan_atoms
 from mindloop.systems.mindpower.hierarchy import (
     LAYERS,
     SETTING_LAYERS,
@@ -118,18 +118,6 @@ def tag_atoms(atoms: Sequence[str]) -> list[str]:
     return out
 
 
-def _calls(text: str) -> list[str]:
-    return [normalize_call(p) for p in split_calls(text) if "(" in p and parse_call(p) is not None]
-
-
-def _plan(calls: list[str]) -> list[str]:
-    if not calls:
-        return []
-    if len(calls) == 1 and calls[0].startswith("plan_action("):
-        return calls
-    return [f"plan_action(robot, {', '.join(calls)})"]
-
-
 def extract_atoms_symbolic(text: str, setting: str = "hierarchy") -> list[str]:
     """Atoms read deterministically from an answer's layers, in layer order: every ``name(args)`` call a layer
     states (prose around calls is ignored), with the ``<Action>`` steps folded into one
@@ -141,11 +129,11 @@ def extract_atoms_symbolic(text: str, setting: str = "hierarchy") -> list[str]:
     """
     by_layer = first_layers(text, setting)
     if by_layer is None:
-        return _calls(text)
+        return call_atoms(text)
     atoms: list[str] = []
     for layer in SETTING_LAYERS[setting]:
         content = by_layer.get(layer, "")
-        atoms += _plan(_calls(content)) if layer == "action" else _calls(content)
+        atoms += plan_atoms(call_atoms(content)) if layer == "action" else call_atoms(content)
     return atoms
 
 
@@ -193,7 +181,7 @@ def atoms_from_gold(gold: Any, extractor: str = "symbolic") -> list[str]:
 def parse_atom_lines(reply: str) -> list[str]:
     """Atoms from an extractor's reply: every ``name(args)`` call, one or more per line, in order; headings and
     prose are skipped. A reply with no call at all is a :class:`~mindloop.errors.ParseError`."""
-    atoms = [a for line in reply.splitlines() for a in _calls(line)]
+    atoms = [a for line in reply.splitlines() for a in call_atoms(line)]
     if not atoms:
         raise ParseError("the atomic-action extractor's reply contains no name(args) atom", text=reply[:200])
     return atoms

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, RootModel, field_validator, model_validator
 
 from mindloop.bench.api import AgentContext, AgentRunner, AgentSpec, Options, Outcome, Sample, SampleRecord
 from mindloop.bench.declaration import (
@@ -45,18 +45,17 @@ from mindloop.bench.declaration import (
 from mindloop.bench.references import outcome_policy
 from mindloop.bench.tables import grid
 from mindloop.bench.timeline import EpisodeTimeline, TimelineStep
+from mindloop.datafiles import load_package_data
 from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError
 from mindloop.metrics.stats import mean
 from mindloop.models.base import message_text
+from mindloop.systems.tos.explorers import SCRIPTED_EXPLORERS
 from mindloop.systems.tos.explorers.base import Exploration, new_belief, run_exploration
 from mindloop.systems.tos.explorers.belief import SpatialBelief
 from mindloop.systems.tos.explorers.context import HistoryPolicy
 from mindloop.systems.tos.explorers.model import PROBES
 from mindloop.systems.tos.explorers.prompts import echoed_markers
 from mindloop.systems.tos.explorers.revision import ChangeDetector
-from mindloop.systems.tos.explorers.scout import ScoutExplorer
-from mindloop.systems.tos.explorers.strategist import StrategistExplorer
-from mindloop.systems.tos.explorers.symbolic import SymbolicExplorer
 from mindloop.systems.tos.metrics import (
     CogMap,
     belief_diagnostics,
@@ -88,24 +87,7 @@ __all__ = [
     "tos_timeline",
 ]
 
-TOS_GLOSSARY = {
-    "avg": "The headline: the mean of the task accuracies (each task's share of questions answered right).",
-    "direction": "Route task: where one object is relative to another on a top-down map (direction and distance).",
-    "persp.take": "Route task: standing on an object facing its front, where another object is.",
-    "perc.dec": "Route task: from a described view, which object you are on.",
-    "act2view": "Route task: after described jumps and turns, where another object is.",
-    "view2act": "Route task: which moves lead to a described view.",
-    "alloc.map": "Survey task: the coordinates of 3-5 objects (allocentric map).",
-    "ment.rot": "Survey task: the order objects pass straight ahead in a full turn at the start.",
-    "loc2view": "Survey task: at a given pose, where another object is.",
-    "view2loc": "Survey task: from a described view at a known facing, your coordinates.",
-    "steps": "Exploration steps taken before answering.",
-    "coverage": "Share of the scene's objects observed during exploration.",
-    "map_overall": "Cognitive map accuracy (probed map vs the true one: direction, facing and position combined).",
-    "map_dir": "Cognitive map: share of object-pair directions right.",
-    "map_facing": "Cognitive map: share of object facings right.",
-    "map_pos": "Cognitive map: position accuracy (1 minus the normalised position error).",
-}
+TOS_GLOSSARY: dict[str, str] = load_package_data(RootModel[dict[str, str]], __package__ or "", "glossary.yaml").root
 """What the Theory of Space summary's keys mean."""
 
 
@@ -394,13 +376,6 @@ def _scene_files(path: Path) -> list[Path]:
     return found
 
 
-_EXPLORERS: dict[str, Callable[[SpatialBelief, int], Any]] = {
-    "symbolic": lambda belief, seed: SymbolicExplorer(belief),
-    "scout": lambda belief, seed: ScoutExplorer(),
-    "strategist": lambda belief, seed: StrategistExplorer(seed=seed),
-}
-"""The scripted explorers by name (``belief`` is the map it writes, ``seed`` the scene's seed)."""
-
 _EXPLORER_DESCRIPTIONS = {
     "symbolic": "the symbolic explorer (exact cognitive map) answering from its map",
     "scout": "the paper's Scout proxy; its map is built from what it saw",
@@ -419,7 +394,7 @@ class _TosBenchmark:
 
     def __init__(self) -> None:
         self.agents: dict[str, AgentSpec] = {
-            name: AgentSpec(_EXPLORER_DESCRIPTIONS[name], self._scripted(name)) for name in _EXPLORERS
+            name: AgentSpec(_EXPLORER_DESCRIPTIONS[name], self._scripted(name)) for name in SCRIPTED_EXPLORERS
         }
         self.agents["model"] = AgentSpec(
             "a chat model exploring (active) or reading a proxy's log (passive), probed for its map, answering",
@@ -494,9 +469,9 @@ class _TosBenchmark:
 
     @staticmethod
     def _explorer(name: str, belief: SpatialBelief, seed: int) -> Any:
-        make = _EXPLORERS.get(name)
+        make = SCRIPTED_EXPLORERS.get(name)
         if make is None:
-            raise InvalidArgumentError(f"unknown explorer {name!r}; use {', '.join(_EXPLORERS)}")
+            raise InvalidArgumentError(f"unknown explorer {name!r}; use {', '.join(SCRIPTED_EXPLORERS)}")
         return make(belief, seed)
 
     @staticmethod

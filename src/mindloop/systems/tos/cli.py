@@ -134,7 +134,7 @@ def explore(
     as_json: JsonFlag = False,
 ) -> None:
     """Run a scripted explorer on SCENE and show every step, the coverage and the map's accuracy."""
-    from mindloop.systems.tos.explorers import ScoutExplorer, StrategistExplorer, SymbolicExplorer, new_belief
+    from mindloop.systems.tos.explorers import SCRIPTED_EXPLORERS, new_belief
     from mindloop.systems.tos.explorers.base import run_exploration
     from mindloop.systems.tos.metrics import gt_global_map, map_scores, parse_cognitive_map, pos_norm
     from mindloop.systems.tos.world import SpatialEnv, SpatialEnvConfig, load_scene
@@ -143,12 +143,7 @@ def explore(
     env = SpatialEnv(scene, config=SpatialEnvConfig(max_steps=max_steps))
     env.reset(seed=0)
     belief = new_belief(env)
-    explorer: Any = {
-        "scout": ScoutExplorer(),
-        "strategist": StrategistExplorer(),
-        "symbolic": SymbolicExplorer(belief),
-    }[agent.value]
-    ex = run_exploration(env, explorer, belief)
+    ex = run_exploration(env, SCRIPTED_EXPLORERS[agent.value](belief, 0), belief)
     cmap = belief.cognitive_map()
     last = ex.turns[-1] if ex.turns else None
     pose = (last.pos, last.ori) if last else (scene.start, (0, 1))

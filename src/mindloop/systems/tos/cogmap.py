@@ -22,10 +22,10 @@ from mindloop.systems.tos.world.geometry import (
     Vec,
     bearing,
     cardinal_bin,
-    in_fov,
     rotate,
     to_local,
 )
+from mindloop.systems.tos.world.observe import visible_names
 from mindloop.systems.tos.world.scene import Door, Scene
 
 __all__ = [
@@ -270,12 +270,8 @@ def gt_global_map(scene: Scene, pose: tuple[Vec, Vec] | None, names: Iterable[st
 def gt_local_map(scene: Scene, pose: tuple[Vec, Vec]) -> CogMap:
     """The true local map: visible items in the agent's frame (``+y`` ahead, ``+x`` right), compass facings."""
     pos, ori = pose
-    rooms = scene.rooms_at(pos)
     out: CogMap = {}
-    for it in scene.items:
-        it_rooms = frozenset(it.rooms) if isinstance(it, Door) else frozenset({it.room})
-        if it.pos == pos or not (rooms & it_rooms) or not in_fov(pos, ori, it.pos):
-            continue
+    for it in map(scene.item, visible_names(scene, pos, ori, scene.rooms_at(pos))):
         facing = _door_facing(it) if isinstance(it, Door) else it.facing
         out[it.name] = MapEntry(to_local(it.pos, pos, ori), facing)
     return out

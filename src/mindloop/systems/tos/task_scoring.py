@@ -78,15 +78,9 @@ def labels_match(pred: str, gold: str) -> bool:
 
 def _sequence(raw: str) -> list[str] | None:
     text = str(raw)
-    content = text
-    if "(" in text and ")" in text:
-        m = re.search(r"\((.*?)\)", text)
-        if m:
-            content = m.group(1)
-    elif "[" in text and "]" in text:
-        m = re.search(r"\[(.*?)\]", text)
-        if m:
-            content = m.group(1)
+    brackets = r"\((.*?)\)" if "(" in text and ")" in text else r"\[(.*?)\]" if "[" in text and "]" in text else None
+    m = re.search(brackets, text) if brackets else None  # the first bracketed part, else the whole text
+    content = m.group(1) if m else text
     items = [t.strip().strip("'\"") for t in content.split(",")]
     items = [t for t in items if t]
     return items or None

@@ -16,7 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 from mindloop.systems.tos.explorers.belief import SpatialBelief
 from mindloop.systems.tos.world.env import SpatialEnv, Turn
 from mindloop.systems.tos.world.geometry import CARDINALS, Vec, in_fov, rotate, rotation_between
-from mindloop.systems.tos.world.scene import Door, Scene
+from mindloop.systems.tos.world.scene import Scene
 
 __all__ = ["Exploration", "Explorer", "PosePlanner", "format_actions", "new_belief", "run_exploration"]
 
@@ -116,16 +116,12 @@ class PosePlanner:
 
     def jump(self, name: str) -> list[str]:
         """Jump to an item (the caller made sure it is visible)."""
-        it = self.scene.item(name)
-        self.pos = it.pos
-        self.rooms = frozenset(it.rooms) if isinstance(it, Door) else frozenset({it.room})
+        self.pos, self.rooms = self.scene.item(name).pos, self.scene.item_rooms(name)
         return [f"JumpTo({name})"]
 
     def visible(self, name: str) -> bool:
         """Whether ``name`` is in view from the planned pose."""
-        it = self.scene.item(name)
-        rooms = frozenset(it.rooms) if isinstance(it, Door) else frozenset({it.room})
-        return bool(self.rooms & rooms) and in_fov(self.pos, self.ori, it.pos)
+        return bool(self.rooms & self.scene.item_rooms(name)) and in_fov(self.pos, self.ori, self.scene.item(name).pos)
 
     def move_to_visible(self, name: str) -> list[str]:
         """Turn (up to a full circle, starting with the heading closest to it) until ``name`` is in view, then

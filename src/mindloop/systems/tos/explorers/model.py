@@ -55,26 +55,9 @@ PROBES = ("global", "local", "fog")
 T = TypeVar("T")
 
 
-def final_answer(reply: str) -> str | None:
-    """The text of the last ``FINAL ANSWER`` slot, cleaned of markdown (``None`` when there is none); see
-    :func:`mindloop.systems.tos.replies.answer_slot`."""
-    return answer_slot(reply)
-
-
-async def _ask(
-    model: ChatModel,
-    messages: Sequence[Message],
-    read: Callable[[str], T],
-    config: GenerationConfig,
-    retries: int,
-) -> tuple[T | None, str, str | None]:
-    """``(value, reply, None)`` for an accepted reply, ``(None, last reply, reason)`` when every attempt was
-    refused."""
-    try:
-        value, completion, _ = await ask(model, messages, read, config, retries=retries)
-    except ParseError as exc:
-        return None, exc.replies[-1], (exc.reason or str(exc)).splitlines()[0]
-    return value, completion.text, None
+final_answer = answer_slot
+"""The text of the last ``FINAL ANSWER`` slot, cleaned of markdown (``None`` when there is none): another name of
+:func:`mindloop.systems.tos.replies.answer_slot`."""
 
 
 @dataclass
@@ -117,10 +100,16 @@ class _Caller:
     async def ask(
         self, history: Sequence[Message], extra: Sequence[Message], read: Callable[[str], T], what: str
     ) -> tuple[T | None, str, str | None]:
-        """Send ``history`` (cut by the policy) plus ``extra``, checked against the context, read by ``read``."""
+        """Send ``history`` (cut by the policy) plus ``extra``, checked against the context, read by ``read``:
+        ``(value, reply, None)`` for an accepted reply, ``(None, last reply, reason)`` when every attempt was
+        refused."""
         messages = [*self.policy.cut(history), *extra]
         self.policy.check(messages, what, self.config.max_tokens)
-        return await _ask(self.model, messages, read, self.config, self.retries)
+        try:
+            value, completion, _ = await ask(self.model, messages, read, self.config, retries=self.retries)
+        except ParseError as exc:
+            return None, exc.replies[-1], (exc.reason or str(exc)).splitlines()[0]
+        return value, completion.text, None
 
 
 def _user(text: str, image: Any | None = None) -> Message:

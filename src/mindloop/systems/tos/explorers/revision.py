@@ -17,7 +17,7 @@ from mindloop.systems.tos.explorers.base import format_actions
 from mindloop.systems.tos.explorers.belief import SpatialBelief
 from mindloop.systems.tos.explorers.scout import ScoutExplorer
 from mindloop.systems.tos.world.env import SpatialEnv
-from mindloop.systems.tos.world.geometry import Vec, bearing, distance_bin, ego_bin, in_fov, rotate
+from mindloop.systems.tos.world.geometry import bearing, distance_bin, ego_bin, in_fov, rotate
 from mindloop.systems.tos.world.relations import INITIAL
 
 __all__ = ["ChangeDetector"]
@@ -41,10 +41,8 @@ class ChangeDetector(ScoutExplorer):
         """Sweep with detection, queries for moved objects, then the report."""
         self._prior_pos = {n: self.prior.estimate(n) for n in self.prior.seen}
         self._prior_pos[INITIAL] = (0, 0)
-        self._heading: Vec = (0, 1)
         self._anchor = INITIAL
         self._follow = SpatialBelief(self.prior.objects, self.prior.doors, self.prior.solver.grid_size)
-        self._start = len(env.turns)
         self._checked = len(env.turns)
         self._env = env
         sweep = super().actions(env)

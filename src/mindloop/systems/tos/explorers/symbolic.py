@@ -17,9 +17,9 @@ from mindloop.systems.tos.explorers.base import format_actions
 from mindloop.systems.tos.explorers.belief import SpatialBelief
 from mindloop.systems.tos.explorers.scout import ScoutExplorer
 from mindloop.systems.tos.world.env import SpatialEnv
-from mindloop.systems.tos.world.geometry import Vec, in_fov, rotate
+from mindloop.systems.tos.world.geometry import Vec, rotate
+from mindloop.systems.tos.world.observe import visible_names
 from mindloop.systems.tos.world.relations import INITIAL, observation_triples, query_triple
-from mindloop.systems.tos.world.scene import Door
 
 __all__ = ["SymbolicExplorer"]
 
@@ -63,11 +63,9 @@ class SymbolicExplorer(ScoutExplorer):
             pos, ori = queue.popleft()
             rooms = scene.rooms_at(pos)
             steps: list[tuple[Pose, str]] = [((pos, rotate(ori, d)), f"Rotate({d})") for d in (90, -90, 180)]
-            for name in sorted(env.observed):  # a set of names: sorted, so paths and ties never follow the hash seed
-                it = scene.item(name)
-                it_rooms = frozenset(it.rooms) if isinstance(it, Door) else frozenset({it.room})
-                if it.pos != pos and rooms & it_rooms and in_fov(pos, ori, it.pos):
-                    steps.append(((it.pos, ori), f"JumpTo({name})"))
+            # the observed items in view, sorted: so paths and ties never follow the hash seed
+            for name in sorted(env.observed.intersection(visible_names(scene, pos, ori, rooms))):
+                steps.append(((scene.item(name).pos, ori), f"JumpTo({name})"))
             for nxt, act in steps:
                 if nxt not in paths:
                     paths[nxt] = [*paths[(pos, ori)], act]

@@ -375,12 +375,14 @@ class SpatialEnv(gym.Env[str, str]):
             "pos": list(self._pos),
             "facing": direction_name(self._ori),
             "rooms": sorted(self._rooms),
-            "changes": [
-                c.to_dict() | {"old_rel": list(scene.relative(c.old_pos)), "new_rel": list(scene.relative(c.new_pos))}
-                for c in self.changes
-            ],
+            "changes": self._change_records(),
             "events": events,
         }
+
+    def _change_records(self) -> list[dict[str, Any]]:
+        """The covert changes, each with its old and new position relative to the start."""
+        rel = self.scene.relative
+        return [c.to_dict() | {"old_rel": list(rel(c.old_pos)), "new_rel": list(rel(c.new_pos))} for c in self.changes]
 
     @staticmethod
     def _edges(scene: Scene) -> set[frozenset[str]]:
@@ -433,7 +435,7 @@ class SpatialEnv(gym.Env[str, str]):
             if name not in self._observed:
                 return ActionResult(str(act), "move", False, f"Cannot jump to '{name}': object not observed yet.")
             it = scene.item(name)
-            it_rooms = frozenset(it.rooms) if isinstance(it, Door) else frozenset({it.room})
+            it_rooms = scene.item_rooms(name)
             if not (self._rooms & it_rooms) or not in_fov(self._pos, self._ori, it.pos):
                 return ActionResult(str(act), "move", False, f"Cannot jump to '{name}': object not visible.")
             self._pos, self._rooms = it.pos, it_rooms
@@ -542,11 +544,7 @@ class SpatialEnv(gym.Env[str, str]):
         self.false_belief_result = {
             **scores,
             "reported": [{"name": r.name, "position": r.position, "orientation": r.orientation} for r in reported],
-            "truth": [
-                c.to_dict()
-                | {"old_rel": list(self.scene.relative(c.old_pos)), "new_rel": list(self.scene.relative(c.new_pos))}
-                for c in self.changes
-            ],
+            "truth": self._change_records(),
             "steps": sum(1 for t in self.turns if t.phase == "false_belief") + 1,
             "action_cost": cost,
             "action_cost_after_seen": None if self._fb_all_seen_cost is None else cost - self._fb_all_seen_cost,

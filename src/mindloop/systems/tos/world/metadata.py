@@ -24,7 +24,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mindloop.datafiles import read_text_file
+from pydantic import RootModel
+
+from mindloop.datafiles import load_package_data, read_text_file
 from mindloop.errors import ParseError
 from mindloop.systems.tos.world.geometry import EAST, NORTH, SOUTH, WEST, Vec
 from mindloop.systems.tos.world.scene import (
@@ -38,18 +40,9 @@ from mindloop.systems.tos.world.scene import (
 
 __all__ = ["DEFAULT_DOOR_NAMES", "DOOR_COLOURS", "is_metadata", "load_scene", "scene_from_metadata"]
 
-DOOR_COLOURS: dict[str, tuple[int, int, int]] = {
-    "red": (200, 40, 40),
-    "blue": (40, 80, 200),
-    "green": (40, 160, 60),
-    "yellow": (230, 200, 40),
-    "purple": (130, 60, 170),
-    "orange": (240, 140, 30),
-    "black": (30, 30, 30),
-    "white": (235, 235, 235),
-    "brown": (120, 80, 40),
-    "gray": (128, 128, 128),
-}
+DOOR_COLOURS: dict[str, tuple[int, int, int]] = load_package_data(
+    RootModel[dict[str, tuple[int, int, int]]], __package__ or "", "doors.yaml"
+).root
 """The door colours, in the order the reference names doors, and how the vision world paints each (RGB)."""
 
 DEFAULT_DOOR_NAMES = tuple(f"{colour} door" for colour in DOOR_COLOURS)

@@ -16,8 +16,10 @@ The structured form (:class:`Observation`) carries the same content, nothing mor
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mindloop.errors import ParseError
@@ -45,6 +47,7 @@ __all__ = [
     "observation_text",
     "observe",
     "parse_observation_text",
+    "proximity_pairs",
     "visible_names",
 ]
 
@@ -138,15 +141,18 @@ def observe(scene: Scene, pos: Vec, ori: Vec, rooms: frozenset[int]) -> Observat
             seen.append((it.pos, SeenItem(name, dlabel, slabel, facing=relative_facing(it.facing, ori))))
         else:
             seen.append((it.pos, SeenItem(name, dlabel, slabel)))
+    return Observation(tuple(s for _, s in seen), proximity_pairs([(p, s.name) for p, s in seen], ori))
+
+
+def proximity_pairs(seen: Sequence[tuple[Sequence[float], str]], ori: Vec) -> tuple[ProximityPair, ...]:
+    """Every pair of visible items (``(cell, name)``, in the order listed) at most :data:`PROXIMITY_THRESHOLD`
+    apart: the first's cardinal direction and distance to the second, the observer's facing called north."""
     pairs = []
-    for i in range(len(seen)):
-        for j in range(i + 1, len(seen)):
-            (pa, a), (pb, b) = seen[i], seen[j]
-            d = math.dist(pa, pb)
-            if d <= PROXIMITY_THRESHOLD + 1e-6:
-                _, card = cardinal_bin(bearing(pa, pb, ori))
-                pairs.append(ProximityPair(a.name, b.name, card, distance_bin(d)[1]))
-    return Observation(tuple(s for _, s in seen), tuple(pairs))
+    for (pa, a), (pb, b) in itertools.combinations(seen, 2):
+        d = math.dist(pa, pb)
+        if d <= PROXIMITY_THRESHOLD + 1e-6:
+            pairs.append(ProximityPair(a, b, cardinal_bin(bearing(pa, pb, ori))[1], distance_bin(d)[1]))
+    return tuple(pairs)
 
 
 def observation_text(obs: Observation) -> str:

@@ -23,7 +23,7 @@ from mindloop.systems.tos.world.geometry import (
     relative_facing,
     wall_side,
 )
-from mindloop.systems.tos.world.observe import Observation, ProximityPair, SeenItem
+from mindloop.systems.tos.world.observe import Observation, SeenItem, proximity_pairs
 from mindloop.systems.tos.world.scene import Door, Scene
 
 __all__ = ["SpatialWorld", "WorldItem", "world_from_scene"]
@@ -113,14 +113,7 @@ class SpatialWorld:
         rooms = self.rooms_at(pos) if rooms is None else rooms
         vis = self.visible(pos, ori, rooms)
         seen = [self.seen_item(it, pos, ori, rooms) for it in vis]
-        pairs = []
-        for i in range(len(vis)):
-            for j in range(i + 1, len(vis)):
-                d = math.dist(vis[i].pos, vis[j].pos)
-                if d <= 2.0 + 1e-6:
-                    _, card = cardinal_bin(bearing(vis[i].pos, vis[j].pos, ori))
-                    pairs.append(ProximityPair(vis[i].name, vis[j].name, card, distance_bin(d)[1]))
-        return Observation(tuple(seen), tuple(pairs))
+        return Observation(tuple(seen), proximity_pairs([(it.pos, it.name) for it in vis], ori))
 
     def ego_relation(self, target: str, pos: Vec, ori: Vec) -> tuple[str, str] | None:
         """``(ego direction, distance)`` labels of ``target`` from a pose (``None`` if unknown)."""
