@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from mindloop.datafiles import load_package_data
 from mindloop.errors import InvalidArgumentError
 from mindloop.models.base import Message, message
-from mindloop.systems.omnitom.records import DIMENSIONS, BeliefRecord, StoryRecord, canonical_category
+from mindloop.systems.omnitom.records import _SCHEMA, DIMENSIONS, BeliefRecord, StoryRecord, canonical_category
 
 __all__ = [
     "EXTRACTION_EMPHASIS",
@@ -78,15 +78,7 @@ JUDGE_L3 = _TEXTS.paper["judge_l3"]
 JUDGE_L4 = _TEXTS.paper["judge_l4"]
 """C.4, Level 4 addition block of the semantic judge."""
 
-LABEL_COLUMNS: tuple[str, ...] = (
-    "Order",
-    "Truth-Status",
-    "Knowledge-Access",
-    "Representation",
-    "Content Type",
-    "Mental-Source",
-    "Context",
-)
+LABEL_COLUMNS: tuple[str, ...] = tuple(dim.column for dim in _SCHEMA.dimensions.values())
 """Stage 2 table columns after Actor and Belief, in :data:`DIMENSIONS` order, named as the C.3 prompt names them."""
 
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator, model_validator
 
-from mindloop.datafiles import read_text_file
+from mindloop.datafiles import load_package_data, read_text_file
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.replies import compact_key
 
@@ -56,38 +56,41 @@ __all__ = [
 WORLD_ACTOR = "world"
 """The special actor of narrated facts (Order 0)."""
 
-DIMENSIONS: tuple[str, ...] = (
-    "order",
-    "truth_status",
-    "knowledge_access",
-    "representation",
-    "content_type",
-    "mental_source",
-    "context",
-)
+
+class _Dimension(BaseModel):
+    """One dimension of ``data/schema.yaml``: its display name, Table 3 column, Stage 2 table column, labels."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    short: str
+    column: str
+    labels: tuple[str, ...]
+    release_extra: tuple[str, ...] = ()
+
+
+class _Schema(BaseModel):
+    """``data/schema.yaml``: the seven dimensions, App. E's compact labels, the categories, the release's aliases."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    dimensions: dict[str, _Dimension]
+    compact_labels: dict[str, str]
+    categories: dict[str, str]
+    release_content_types: dict[str, str]
+
+
+_SCHEMA = load_package_data(_Schema, __package__ or "", "schema.yaml")
+
+DIMENSIONS: tuple[str, ...] = tuple(_SCHEMA.dimensions)
 """The seven schema dimensions, in the paper's order (Table 7 field names)."""
 
-LABEL_SETS: dict[str, tuple[str, ...]] = {
-    "order": ("0", "1", "2", "3"),
-    "truth_status": ("True", "False", "Unknown"),
-    "knowledge_access": ("Private", "Shared", "Public"),
-    "representation": ("Explicit", "Implicit"),
-    "content_type": (
-        "Location",
-        "Contents/Physical State",
-        "Identity/Relation",
-        "Epistemic",
-        "Desire/Intention",
-        "Emotion",
-        "Trait/Value",
-        "Action/Event",
-    ),
-    "mental_source": ("Narration", "Perception", "Memory", "Testimony", "Inference", "Imagination", "Unknown"),
-    "context": ("Deceptive", "Temporal", "Counterfactual", "Neutral"),
-}
+LABEL_SETS: dict[str, tuple[str, ...]] = {d: dim.labels for d, dim in _SCHEMA.dimensions.items()}
 """The closed label set of each dimension (App. A.2), canonical spelling."""
 
-RELEASE_EXTRA_LABELS: dict[str, tuple[str, ...]] = {"knowledge_access": ("Unknown",)}
+RELEASE_EXTRA_LABELS: dict[str, tuple[str, ...]] = {
+    d: dim.release_extra for d, dim in _SCHEMA.dimensions.items() if dim.release_extra
+}
 """Labels outside the paper's sets that the official release's scorer accepts (its Knowledge Access aliases map
 ``unknown`` to ``Unknown``), so its gold and predictions may hold them."""
 
@@ -96,43 +99,19 @@ def _accepted(dimension: str) -> tuple[str, ...]:
     return LABEL_SETS[dimension] + RELEASE_EXTRA_LABELS.get(dimension, ())
 
 
-DIMENSION_NAMES: dict[str, str] = dict(
-    zip(
-        DIMENSIONS,
-        ("Order", "Truth Status", "Knowledge Access", "Representation", "Content Type", "Mental Source", "Context"),
-        strict=True,
-    )
-)
+DIMENSION_NAMES: dict[str, str] = {d: dim.name for d, dim in _SCHEMA.dimensions.items()}
 """Display name of each dimension."""
 
-DIMENSION_SHORT_NAMES: dict[str, str] = dict(
-    zip(DIMENSIONS, ("Order", "Status", "Access", "Repr", "CType", "Source", "Context"), strict=True)
-)
+DIMENSION_SHORT_NAMES: dict[str, str] = {d: dim.short for d, dim in _SCHEMA.dimensions.items()}
 """Column names of Table 3."""
 
-COMPACT_LABELS: dict[str, str] = {
-    "Identity": "Identity/Relation",
-    "Physical": "Contents/Physical State",
-    "Desire": "Desire/Intention",
-    "Trait": "Trait/Value",
-    "Action": "Action/Event",
-}
+COMPACT_LABELS: dict[str, str] = _SCHEMA.compact_labels
 """App. E's compact display labels and the Content Type label each abbreviates."""
 
-CATEGORIES: tuple[str, ...] = (
-    "Ambiguous Story Task",
-    "False Belief Task",
-    "Faux-pas Recognition Test",
-    "Hinting Task Test",
-    "Persuasion Story Task",
-    "Scalar Implicature Test",
-    "Strange Story Task",
-)
+CATEGORIES: tuple[str, ...] = tuple(_SCHEMA.categories)
 """The seven ToMBench categories OmniToM retains, in the paper's column order."""
 
-CATEGORY_ABBREVIATIONS: dict[str, str] = dict(
-    zip(CATEGORIES, ("AST", "FBT", "FPT", "HT", "PST", "SIT", "SST"), strict=True)
-)
+CATEGORY_ABBREVIATIONS: dict[str, str] = _SCHEMA.categories
 """Table 3 / Table 10 column abbreviations."""
 
 

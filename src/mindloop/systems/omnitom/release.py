@@ -42,7 +42,14 @@ from mindloop.datafiles import load_package_data
 from mindloop.errors import InvalidArgumentError
 from mindloop.models.base import Message, message
 from mindloop.systems.omnitom.prompts import _TEXTS
-from mindloop.systems.omnitom.records import DIMENSIONS, LABEL_SETS, RELEASE_EXTRA_LABELS, BeliefLabels, BeliefRecord
+from mindloop.systems.omnitom.records import (
+    _SCHEMA,
+    DIMENSIONS,
+    LABEL_SETS,
+    RELEASE_EXTRA_LABELS,
+    BeliefLabels,
+    BeliefRecord,
+)
 
 __all__ = [
     "JUDGE_CLOSING",
@@ -112,36 +119,8 @@ def release_key(text: object) -> str:
 
 _ORDER_DIGITS = re.compile(r"(\d+)")
 _ALIASES: dict[str, dict[str, str]] = {
-    "truth_status": {"true": "True", "false": "False", "unknown": "Unknown"},
-    "knowledge_access": {"private": "Private", "shared": "Shared", "public": "Public", "unknown": "Unknown"},
-    "representation": {"explicit": "Explicit", "implicit": "Implicit"},
-    "content_type": {
-        "location": "Location",
-        "contents/physicalstate": "Contents/Physical State",
-        "contentsphysicalstate": "Contents/Physical State",
-        "contents / physical state": "Contents/Physical State",
-        "physicalstatecontents": "Contents/Physical State",
-        "physical state": "Contents/Physical State",
-        "identity/relation": "Identity/Relation",
-        "identityrelation": "Identity/Relation",
-        "relation": "Identity/Relation",
-        "identity": "Identity/Relation",
-        "epistemic": "Epistemic",
-        "desire/intention": "Desire/Intention",
-        "desireintention": "Desire/Intention",
-        "emotion": "Emotion",
-        "trait/value": "Trait/Value",
-        "traitvalue": "Trait/Value",
-        "action/event": "Action/Event",
-        "actionevent": "Action/Event",
-        "action": "Action/Event",
-        "event": "Action/Event",
-    },
-    "mental_source": {
-        s.lower(): s for s in ("Narration", "Perception", "Memory", "Testimony", "Inference", "Imagination", "Unknown")
-    },
-    "context": {s.lower(): s for s in ("Deceptive", "Temporal", "Counterfactual", "Neutral")},
-}
+    d: {label.lower(): label for label in (*LABEL_SETS[d], *RELEASE_EXTRA_LABELS.get(d, ()))} for d in DIMENSIONS[1:]
+} | {"content_type": _SCHEMA.release_content_types}
 """The release's label aliases per dimension (keys as its canonicaliser reduces a cell)."""
 
 

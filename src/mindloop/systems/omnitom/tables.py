@@ -28,6 +28,7 @@ from mindloop.systems.omnitom import release
 from mindloop.systems.omnitom.metrics import actor_key, belief_key
 from mindloop.systems.omnitom.records import (
     DIMENSION_NAMES,
+    DIMENSION_SHORT_NAMES,
     DIMENSIONS,
     LABEL_SETS,
     BeliefLabels,
@@ -186,21 +187,10 @@ class Stage2Parse:
         return sum(1 for x in self.labels if x is None)
 
 
-_COLUMN_KEYS: dict[str, str] = {}
-for _dim in DIMENSIONS:
-    for _name in (_dim, DIMENSION_NAMES[_dim]):
-        _COLUMN_KEYS[compact_key(_name)] = _dim
-_COLUMN_KEYS.update(
-    {
-        "status": "truth_status",
-        "access": "knowledge_access",
-        "repr": "representation",
-        "type": "content_type",
-        "ctype": "content_type",
-        "source": "mental_source",
-        "ord": "order",
-    }
-)
+_COLUMN_KEYS: dict[str, str] = {
+    compact_key(name): d for d in DIMENSIONS for name in (d, DIMENSION_NAMES[d], DIMENSION_SHORT_NAMES[d])
+} | {"type": "content_type", "ord": "order"}
+"""Stage 2 header cells naming a dimension: its field, display or Table 3 name, ``type`` and ``ord``."""
 
 
 @dataclass(frozen=True)

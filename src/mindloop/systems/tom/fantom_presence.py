@@ -32,7 +32,10 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from pydantic import BaseModel, ConfigDict
+
 from mindloop.beliefs import Event, EventKind, Fact, Tracker
+from mindloop.datafiles import load_package_data
 
 __all__ = [
     "Knowledge",
@@ -46,70 +49,23 @@ __all__ = [
 ]
 
 _TURN = re.compile(r"^\s*([A-Z][\w.'’ -]{0,40}?)\s*:\s*(.*)$")
-_FAREWELL = (
-    "have to leave",
-    "need to leave",
-    "have to go",
-    "need to go",
-    "got to go",
-    "gotta go",
-    "step away",
-    "step out",
-    "stepping out",
-    "excuse myself",
-    "excuse me for a",
-    "be right back",
-    "be back",
-    "brb",
-    "head out",
-    "heading out",
-    "jump out",
-    "take this call",
-    "take a call",
-    "catch you later",
-    "see you later",
-    "talk soon",
-)
-_RETURN = (
-    "i'm back",
-    "i am back",
-    "good to be back",
-    "glad to be back",
-    "i’m back",
-    "back now",
-    "i've returned",
-    "i have returned",
-    "did i miss",
-    "have i missed",
-    "caught the end",
-    "if i join",
-    "can i join",
-    "join you",
-    "what are you talking",
-    "what are you all talking",
-    "what were you talking",
-    "sorry for the interruption",
-)
-_UNAWARE = (
-    "not know",
-    "n't know",
-    "n’t know",
-    "unaware",
-    "not aware",
-    "no idea",
-    "no information",
-    "not involved",
-    "not present",
-    "was not there",
-    "wasn't there",
-    "not have any",
-)
-_STOP_WORDS = """
-a an the of in on at to for with about and or but that this these those it its he she they his her their
-them him i you we my your our me us from by as just so not no yes there here all any some what when where
-who whom whose why how which does did do is are was were be been being has have had will would can could
-should may might must shall also very really than then into out up down over said says say tell told"""
-_STOP = frozenset(_STOP_WORDS.split())
+
+
+class _Phrases(BaseModel):
+    """``data/fantom_phrases.yaml``: farewell, return and unawareness phrases, and the stop words."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    farewell: tuple[str, ...]
+    returns: tuple[str, ...]
+    unaware: tuple[str, ...]
+    stop_words: str
+
+
+_PHRASES = load_package_data(_Phrases, "mindloop.systems.tom", "fantom_phrases.yaml")
+_FAREWELL, _RETURN, _UNAWARE = _PHRASES.farewell, _PHRASES.returns, _PHRASES.unaware
+_STOP = frozenset(_PHRASES.stop_words.split())
+
 MIN_WORDS = 2
 MIN_SHARE = 0.3
 MARGIN = 0.2

@@ -50,7 +50,7 @@ from pathlib import Path
 from statistics import mean, pstdev
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from mindloop.beliefs import Event, EventKind, Fact, Tracker
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
@@ -68,6 +68,7 @@ from mindloop.bench.choice import (
 )
 from mindloop.bench.declaration import BenchmarkSpec, Grouping, Headline, ReferencePolicy, SmallRun
 from mindloop.bench.references import best_constant_policy
+from mindloop.datafiles import load_package_data
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.base import message
 
@@ -88,50 +89,43 @@ __all__ = [
     "track_answer",
 ]
 
-OPENTOM_FILES = (
-    "location_cg_fo",
-    "location_cg_so",
-    "location_fg_fo",
-    "location_fg_so",
-    "multihop_fo",
-    "multihop_so",
-    "attitude",
-)
+
+class _Kind(BaseModel):
+    """A kind of question: its label set, the release's prompt tail, its evaluator's numbers and reply phrases."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    labels: tuple[str, ...] = ()
+    tail: str
+    codes: tuple[int, ...] = ()
+    phrases: tuple[tuple[str, ...], ...] = ()
+
+
+class _ReleaseData(BaseModel):
+    """``data/opentom.yaml``: the release's question files, the paper's columns, the question types and kinds."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    files: tuple[str, ...]
+    genres: tuple[str, ...]
+    types: dict[str, str]
+    kinds: dict[str, _Kind]
+
+
+_DATA = load_package_data(_ReleaseData, "mindloop.systems.tom", "opentom.yaml")
+
+OPENTOM_FILES = _DATA.files
 """The release's question files (``.json``), in the paper's order."""
 
-OPENTOM_TYPES = (
-    "coarse-fo",
-    "coarse-so",
-    "fine-fo",
-    "fine-so",
-    "fullness-fo",
-    "fullness-so",
-    "accessibility-fo",
-    "accessibility-so",
-    "attitude",
-)
+OPENTOM_TYPES = tuple(_DATA.types)
 """mindloop's question types: the paper's genres with multihop split into fullness and accessibility."""
 
-OPENTOM_GENRES = ("Loc_c(F)", "Loc_c(S)", "Loc_f(F)", "Loc_f(S)", "MHop(F)", "MHop(S)", "Att")
+OPENTOM_GENRES = _DATA.genres
 """The columns of the paper's results table."""
 
-_GENRE = {
-    "coarse-fo": "Loc_c(F)",
-    "coarse-so": "Loc_c(S)",
-    "fine-fo": "Loc_f(F)",
-    "fine-so": "Loc_f(S)",
-    "fullness-fo": "MHop(F)",
-    "accessibility-fo": "MHop(F)",
-    "fullness-so": "MHop(S)",
-    "accessibility-so": "MHop(S)",
-    "attitude": "Att",
-}
-_LABELS = {
-    "coarse": ("Yes", "No"),
-    "fullness": ("less full", "more full", "equally full"),
-    "accessibility": ("more accessible", "less accessible", "equally accessible"),
-    "attitude": ("positive", "negative", "neutral"),
-}
+_GENRE = dict(sorted(_DATA.types.items(), key=lambda item: OPENTOM_GENRES.index(item[1])))
+"""Each type's column of the paper's table, the types in the order of those columns."""
+_LABELS = {kind: k.labels for kind, k in _DATA.kinds.items() if k.labels}
 
 FineLabels = Literal["new", "original"]
 Split = Literal["normal", "long", "all"]
@@ -535,11 +529,7 @@ def release_reading(reply: str, question: OpenToMQuestion) -> str | None:
         found = [lab for lab in _LABELS["attitude"] if lab in token]
         return found[0] if len(found) == 1 else None
     text = low.replace(".", "")
-    phrases = {
-        "fullness": (("less full", "emptier", "more empty"), ("more full", "fuller"), ("equally full",)),
-        "accessibility": (("more accessible",), ("less accessible",), ("equally accessible",)),
-    }[kind]
-    for label, forms in zip(_LABELS[kind], phrases, strict=True):
+    for label, forms in zip(_LABELS[kind], _DATA.kinds[kind].phrases, strict=True):
         if any(f in text for f in forms):
             return label
     return None
@@ -807,15 +797,7 @@ def _choices(q: OpenToMQuestion) -> list[str]:
 
 
 _SYSTEM = "You are an expert in modeling other's mental state."
-_TAIL = {
-    "coarse": ' Answer the question with "Yes" or "No". Do not give any explanation.',
-    "fine": " Answer the question without any explanation.",
-    "fullness": ' Answer with "more full", "equally full", or "less full". Answer the question without any '
-    "explanation.",
-    "accessibility": ' Answer with "more accessible", "equally accessible", or "less accessible". Answer the '
-    "question without any explanation.",
-    "attitude": ' Answer with "positive", "neutral", or "negative". Answer without any explanation.',
-}
+_TAIL = {kind: k.tail for kind, k in _DATA.kinds.items()}
 """What the release's prompt files and builder (``src/utils/build_prompt.py``) put after each kind's question."""
 
 
@@ -872,14 +854,7 @@ _GROUPINGS = (
 )
 """Accuracy per question type and per the paper's genre (a type's genre: ``_GENRE``)."""
 
-_CODE = {
-    "less full": 1,
-    "more full": 2,
-    "equally full": 3,
-    "more accessible": 1,
-    "less accessible": 2,
-    "equally accessible": 3,
-}
+_CODE = {label: code for k in _DATA.kinds.values() if k.codes for label, code in zip(k.labels, k.codes, strict=True)}
 """The release evaluator's labels for the multihop answers; its MHop columns pool the fullness and accessibility
 questions under these numbers, so "less full" and "more accessible" count as one label."""
 
