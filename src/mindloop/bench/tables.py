@@ -14,7 +14,7 @@ from typing import Any
 
 from mindloop.bench.declaration import Column, PaperTable, Row
 
-__all__ = ["Grid", "aligned", "cell_text", "dig", "grid", "interval_at", "markdown", "number"]
+__all__ = ["Grid", "aligned", "cell_text", "dig", "grid", "interval_at", "json_safe", "markdown", "number"]
 
 Grid = tuple[list[str], list[list[str]]]
 """A table's header and its rows of cells, as text."""
@@ -25,6 +25,18 @@ def number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(float(value)):
         return None
     return float(value)
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` with every non-finite float (which ``JSON.parse`` rejects) as ``None``, inside mappings and lists
+    too (a list or tuple becomes a list, a key its text)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    return value
 
 
 def dig(metrics: Any, path: Sequence[str]) -> Any:
