@@ -36,6 +36,7 @@ from mindloop.bench.suite import (
     runs_of_suite,
     suite_plan,
 )
+from mindloop.bench.tables import interval_at
 from mindloop.cli import main
 from mindloop.errors import InvalidArgumentError, MindloopError, UnknownNameError
 from mindloop.models.base import ModelOptions
@@ -415,7 +416,7 @@ def test_intervals_in_a_summary_show_under_their_value(
     assert '<span class="ci" title="95% confidence interval">[80.0, 100.0]</span>' in page
     assert "Under each value: its 95% confidence interval (percentile bootstrap" in page
     # a flat form, by dotted metric name, reads the same
-    flat = suite_report_module._interval({"by_type.memory.accuracy": [0.5, 1.0]}, ("by_type", "memory", "accuracy"))
+    flat = interval_at({"by_type.memory.accuracy": [0.5, 1.0]}, ("by_type", "memory", "accuracy"))
     assert flat == (0.5, 1.0)
 
 

@@ -95,16 +95,10 @@ class IncompatibleRunsError(InvalidArgumentError):
 def runs_of_suite(store: RunStore, suite_id: str) -> list[str]:
     """The run ids of suite ``suite_id`` (:func:`mindloop.bench.suite.runs_of_suite`); an id that is neither a
     run nor a suite is one :class:`InvalidArgumentError` saying so."""
-    import importlib
+    from mindloop.bench import suite
 
-    try:
-        suite = importlib.import_module("mindloop.bench.suite")
-    except ImportError:  # a mindloop without suites
-        suite = None
-    if suite is None or not suite_id.startswith(getattr(suite, "SUITE_PREFIX", "suite-")):
-        recent = [r.run_id for r in store.runs()[-3:]]
-        hint = f"; recent runs: {', '.join(recent)}" if recent else "; no runs recorded yet"
-        raise InvalidArgumentError(f"unknown run or suite id {suite_id!r} in {store.path}{hint}")
+    if not suite_id.startswith(suite.SUITE_PREFIX):
+        raise InvalidArgumentError(f"unknown run or suite id {suite_id!r} in {store.path}{store.recent('runs')}")
     return [str(r) for r in suite.runs_of_suite(store, suite_id)]
 
 

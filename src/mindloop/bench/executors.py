@@ -193,40 +193,57 @@ class _Worker:
     models: dict[tuple[str, ModelOptions], ChatModel] = {}  # noqa: RUF012
 
 
+def _judge(breaker: CircuitBreaker | None, message: tuple[Any, ...]) -> str | None:
+    """Apply a worker's report (``("failed", cause)``, ``("answered",)``) or question (``("opened",)``) to the run's
+    breaker, and answer why it opened (``None``: it has not, or there is none)."""
+    if breaker is None:
+        return None
+    if message[0] == "failed":
+        breaker.request_failed(message[1])
+    elif message[0] == "answered":
+        breaker.request_answered()
+    return breaker.opened
+
+
 class _RayBreaker:
     """A Ray actor holding the run's :class:`~mindloop.bench.breaker.CircuitBreaker`: Ray tasks report each request
-    to it and ask it before each one; the driver polls ``opened``."""
+    to it and ask it before each one (:func:`_judge`); the driver polls it with ``("opened",)``."""
 
     def __init__(self, limit: int) -> None:
         self._breaker = CircuitBreaker(limit)
 
+    def ask(self, *message: Any) -> str | None:
+        return _judge(self._breaker, message)
+
+
+class _RemoteWatch:
+    """A worker's :class:`~mindloop.models.outages.EndpointWatch` whose breaker lives elsewhere: each report and
+    question goes to it (:meth:`_ask`) and is waited for, so the breaker judges the requests in the order they
+    ended (a report sent without waiting could reach it after another worker's later ones, and an old answer reset
+    a run of failures)."""
+
+    def _ask(self, *message: Any) -> str | None:
+        raise NotImplementedError
+
     def request_failed(self, cause: str) -> None:
-        self._breaker.request_failed(cause)
+        self._ask("failed", cause)
 
     def request_answered(self) -> None:
-        self._breaker.request_answered()
+        self._ask("answered")
 
+    @property
     def opened(self) -> str | None:
-        return self._breaker.opened
+        return self._ask("opened")
 
 
-class _RayWatch:
-    """A Ray task's :class:`~mindloop.models.outages.EndpointWatch`: each report and question goes to the
-    :class:`_RayBreaker` and is waited for, so the actor judges the requests in the order they ended (a report sent
-    without waiting could reach it after another task's later ones, and an old answer reset a run of failures)."""
+class _RayWatch(_RemoteWatch):
+    """A Ray task's watch: the breaker is the :class:`_RayBreaker` actor."""
 
     def __init__(self, actor: Any) -> None:
         self._actor = actor
 
-    def request_failed(self, cause: str) -> None:
-        _ray_get(self._actor.request_failed.remote(cause))
-
-    def request_answered(self) -> None:
-        _ray_get(self._actor.request_answered.remote())
-
-    @property
-    def opened(self) -> str | None:
-        reason: str | None = _ray_get(self._actor.opened.remote())
+    def _ask(self, *message: Any) -> str | None:
+        reason: str | None = _ray_get(self._actor.ask.remote(*message))
         return reason
 
 
@@ -461,8 +478,7 @@ class _Pool:
                     busy.pop(conn)
                     idle.append(conn)
                 else:  # the breaker: a request ended, or a worker asks before sending one
-                    self._judge(message)
-                    conn.send(self._opened())
+                    conn.send(_judge(self.breaker, message))
             if self.breaker is not None and self.breaker.opened is not None:
                 yield from self._drain(busy)
                 raise outages.BreakerOpen(self.breaker.opened)
@@ -474,20 +490,10 @@ class _Pool:
                 if message[0] == "result":
                     yield message[1]
                 elif message[0] != "stopped":
-                    conn.send(self._opened())
+                    conn.send(_judge(self.breaker, message))
 
     def _process(self, conn: Connection) -> BaseProcess:
         return next(p for p, c in self._workers if c is conn)
-
-    def _judge(self, message: tuple[Any, ...]) -> None:
-        assert self.breaker is not None  # only a worker given a breaker asks
-        if message[0] == "failed":
-            self.breaker.request_failed(message[1])
-        elif message[0] == "answered":
-            self.breaker.request_answered()
-
-    def _opened(self) -> str | None:
-        return self.breaker.opened if self.breaker is not None else None
 
 
 def _context() -> Any:
@@ -517,9 +523,8 @@ def _died(job: _Job, code: int | None, tries: int) -> SampleResult:
     return SampleResult(index=job.index, status="bug", output={}, scores={}, error=error, calls=[], seconds=0.0)
 
 
-class _PipeWatch:
-    """A pool worker's :class:`~mindloop.models.outages.EndpointWatch`: each report and question goes to the parent
-    over the worker's pipe and is waited for, so the parent's breaker judges requests in the order they ended."""
+class _PipeWatch(_RemoteWatch):
+    """A pool worker's watch: the breaker is the parent's, asked over the worker's pipe."""
 
     def __init__(self, conn: Connection) -> None:
         self._conn = conn
@@ -530,16 +535,6 @@ class _PipeWatch:
             self._conn.send(message)
             reason: str | None = self._conn.recv()
         return reason
-
-    def request_failed(self, cause: str) -> None:
-        self._ask("failed", cause)
-
-    def request_answered(self) -> None:
-        self._ask("answered")
-
-    @property
-    def opened(self) -> str | None:
-        return self._ask("opened")
 
 
 def _serve(conn: Connection, watched: bool) -> None:
@@ -614,7 +609,7 @@ def run_ray(
     try:
         while refs:
             done, refs = ray.wait(refs, num_returns=1, timeout=0.2)  # a timeout, so signals are handled meanwhile
-            reason = ray.get(actor.opened.remote()) if actor is not None else None
+            reason = ray.get(actor.ask.remote("opened")) if actor is not None else None
             if reason is not None:  # the samples just finished are left pending too: a resume runs them again
                 raise outages.BreakerOpen(reason)
             for ref in done:

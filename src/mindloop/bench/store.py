@@ -242,8 +242,7 @@ def _derived_key(
 def _stored_digest(db: sqlite3.Connection, run_id: str) -> dict[str, Any]:
     """The sample set of a stored run (:func:`~mindloop.bench.key.sample_digest`), each sample as the store reads it
     back (one stored before layout 8 with the target :func:`legacy_target` reads)."""
-    columns = {row[1] for row in db.execute("PRAGMA table_info(samples)")}
-    targets = "target, choices" if "target" in columns else "NULL, NULL"
+    targets = _or_null(db, "samples", "target", "target, choices")
     rows = db.execute(f"SELECT sample_id, grp, input, {targets} FROM samples WHERE run_id = ?", (run_id,)).fetchall()
 
     def read(sid: str, grp: str, inp: str, target: str | None, choices: str | None) -> tuple[Any, ...]:
@@ -727,18 +726,21 @@ class RunStore:
         with self._guard():
             row = self._db.execute(f"{_RUN_ROWS} WHERE r.run_id = ? GROUP BY r.run_id", (run_id,)).fetchone()
         if row is None:
-            recent = [r.run_id for r in self.runs()[-3:]]
-            hint = f"; recent runs: {', '.join(recent)}" if recent else "; no runs recorded yet"
-            raise InvalidArgumentError(f"no run {run_id!r} in {self.path}{hint}")
+            raise InvalidArgumentError(f"no run {run_id!r} in {self.path}{self.recent('runs')}")
         return self._info(row)
+
+    def recent(self, kind: str) -> str:
+        """What an unknown id's error adds: ``; recent runs: A, B, C`` (the last three ``runs`` or ``suites``), or
+        ``; no runs recorded yet``."""
+        ids = [r.run_id for r in self.runs()[-3:]] if kind == "runs" else [s.suite_id for s in self.suites()[-3:]]
+        return f"; recent {kind}: {', '.join(ids)}" if ids else f"; no {kind} recorded yet"
 
     def run_keys(self, *, derive: bool = True, run_id: str | None = None) -> dict[str, RunKey]:
         """Every run's comparability key by run id (:mod:`mindloop.bench.key`): as stored, or (a read-only open of a
         store before layout 9) derived now from its configuration and samples; ``derive=False`` (the board, which
         never loads a benchmark) reads such a key as unknown instead. ``run_id``: that run's only."""
         with self._guard():
-            columns = {row[1] for row in self._db.execute("PRAGMA table_info(runs)")}
-            stored = "key" if "key" in columns else "NULL"
+            stored = _or_null(self._db, "runs", "key", "key")
             where, args = ("", ()) if run_id is None else (" WHERE run_id = ?", (run_id,))
             rows = self._db.execute(
                 f"SELECT run_id, benchmark, agent, model, config, {stored} FROM runs{where}", args
@@ -845,8 +847,7 @@ class RunStore:
         heartbeat) or ``stale`` (its holder is gone: :meth:`locked` would take it over). Empty when the runs table
         cannot be read (a damaged store)."""
         try:
-            columns = {row[1] for row in self._db.execute("PRAGMA table_info(runs)")}
-            extra = "lock_process, lock_heartbeat" if "lock_heartbeat" in columns else "NULL, NULL"
+            extra = _or_null(self._db, "runs", "lock_heartbeat", "lock_process, lock_heartbeat")
             rows = self._db.execute(
                 f"SELECT run_id, lock_owner, {extra} FROM runs WHERE lock_owner IS NOT NULL"
             ).fetchall()
@@ -1161,9 +1162,7 @@ class RunStore:
             if self._has_suites():
                 row = self._db.execute(f"{_SUITE_ROWS} WHERE suite_id = ?", (suite_id,)).fetchone()
         if row is None:
-            recent = [s.suite_id for s in self.suites()[-3:]]
-            hint = f"; recent suites: {', '.join(recent)}" if recent else "; no suites recorded yet"
-            raise InvalidArgumentError(f"no suite {suite_id!r} in {self.path}{hint}")
+            raise InvalidArgumentError(f"no suite {suite_id!r} in {self.path}{self.recent('suites')}")
         return self._suite_info(row)
 
     def _suite_info(self, row: tuple[Any, ...]) -> SuiteInfo:
@@ -1242,8 +1241,7 @@ class RunStore:
 
     def _target_columns(self) -> str:
         """``target, choices`` as the select reads them (``NULL, NULL`` on a read-only open before layout 8)."""
-        columns = {row[1] for row in self._db.execute("PRAGMA table_info(samples)")}
-        return "target, choices" if "target" in columns else "NULL, NULL"
+        return _or_null(self._db, "samples", "target", "target, choices")
 
     def _sample(self, run_id: str, sid: str, grp: str, inp: str, target: str | None, choices: str | None) -> Sample:
         """A stored sample read back; one stored before layout 8 gets the target :func:`legacy_target` reads."""
@@ -1309,8 +1307,7 @@ class RunStore:
     def history(self, run_id: str) -> dict[int, list[dict[str, Any]]]:
         """The earlier attempts of each re-run sample of a run, by sample index (empty on a layout-1 store)."""
         with self._guard():
-            columns = {row[1] for row in self._db.execute("PRAGMA table_info(samples)")}
-            if "history" not in columns:  # a read-only open of an older layout: nothing was re-run there
+            if "history" not in _columns(self._db, "samples"):  # a read-only open of an older layout: none re-run
                 return {}
             rows = self._db.execute(
                 "SELECT idx, history FROM samples WHERE run_id = ? AND history IS NOT NULL ORDER BY idx", (run_id,)
@@ -1321,8 +1318,7 @@ class RunStore:
         """The samples of a run read back in order (finished ones only unless ``include_pending``)."""
         where = "" if include_pending else " AND s.status != 'pending'"
         with self._guard():
-            columns = {row[1] for row in self._db.execute("PRAGMA table_info(samples)")}
-            node = "s.node" if "node" in columns else "NULL"  # a read-only open of a layout before 4 has none
+            node = _or_null(self._db, "samples", "node", "s.node")  # a read-only open of a layout before 4 has none
             rows = self._db.execute(
                 f"SELECT s.idx, s.sample_id, s.grp, s.input, {_STATUS}, s.output, s.scores, s.error, s.calls,"
                 f" s.seconds, {node}, {self._target_columns()} FROM samples s WHERE s.run_id = ?{where} ORDER BY s.idx",
@@ -1407,6 +1403,16 @@ def _named(exc: sqlite3.DatabaseError, *names: str) -> bool:
 
 def _tables(db: sqlite3.Connection) -> set[str]:
     return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def _columns(db: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+
+
+def _or_null(db: sqlite3.Connection, table: str, column: str, select: str) -> str:
+    """``select`` where ``table`` has ``column``, else as many ``NULL``: what a read-only open of an older layout
+    selects instead."""
+    return select if column in _columns(db, table) else ", ".join(["NULL"] * len(select.split(",")))
 
 
 def _scan(db: sqlite3.Connection, sql: str) -> list[tuple[Any, ...]]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from mindloop.bench.declaration import Column, PaperTable, Row
 
-__all__ = ["Grid", "aligned", "cell_text", "dig", "grid", "markdown", "number"]
+__all__ = ["Grid", "aligned", "cell_text", "dig", "grid", "interval_at", "json_safe", "markdown", "number"]
 
 Grid = tuple[list[str], list[list[str]]]
 """A table's header and its rows of cells, as text."""
@@ -27,6 +27,18 @@ def number(value: Any) -> float | None:
     return float(value)
 
 
+def json_safe(value: Any) -> Any:
+    """``value`` with every non-finite float (which ``JSON.parse`` rejects) as ``None``, inside mappings and lists
+    too (a list or tuple becomes a list, a key its text)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Mapping):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    return value
+
+
 def dig(metrics: Any, path: Sequence[str]) -> Any:
     """The value at ``path`` inside nested mappings, or ``None``."""
     node = metrics
@@ -35,6 +47,27 @@ def dig(metrics: Any, path: Sequence[str]) -> Any:
             return None
         node = node[key]
     return node
+
+
+def interval_at(intervals: Any, path: Sequence[str]) -> tuple[float, float] | None:
+    """The 95% interval of the metric at ``path`` in a summary's ``intervals``: nested like the metrics under
+    ``intervals["metrics"]`` (:func:`mindloop.bench.uncertainty.bootstrap_intervals`), or at the top level, or
+    flat by dotted name; each entry ``{"low", "high", ...}`` or ``[low, high]``. ``None`` when there is none."""
+    if not isinstance(intervals, Mapping):
+        return None
+    for tree in (intervals.get("metrics"), intervals):
+        if not isinstance(tree, Mapping):
+            continue
+        entry = tree.get(".".join(path))
+        if entry is None:
+            entry = dig(tree, path)
+        if isinstance(entry, Mapping):
+            entry = [entry.get("low"), entry.get("high")]
+        if isinstance(entry, list | tuple) and len(entry) == 2:
+            low, high = number(entry[0]), number(entry[1])
+            if low is not None and high is not None:
+                return low, high
+    return None
 
 
 def cell_text(value: float | None, scale: float, digits: int, missing: str = "–", thousands: str = ",") -> str:

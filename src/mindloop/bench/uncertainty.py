@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from mindloop.bench.declaration import Metric
 from mindloop.bench.inference import MIN_N, PROPORTION_METHOD, clopper_pearson, holm, is_binary, sign_flip_p
 from mindloop.bench.records import SampleRecord
+from mindloop.bench.tables import dig as get_path  # the value at a path of a nested summary, None if missing
 from mindloop.errors import InvalidArgumentError
 
 if TYPE_CHECKING:  # imported where a bootstrap is drawn: a run of fewer than MIN_N samples draws none
@@ -142,16 +143,6 @@ def numeric_leaves(metrics: Mapping[str, Any], prefix: MetricPath = ()) -> dict[
         elif _is_float(value):
             out[path] = float(value)
     return out
-
-
-def get_path(tree: Mapping[str, Any] | None, path: MetricPath) -> Any:
-    """The value at ``path`` in a nested mapping, ``None`` when any step is missing."""
-    node: Any = tree
-    for key in path:
-        if not isinstance(node, Mapping) or key not in node:
-            return None
-        node = node[key]
-    return node
 
 
 def set_path(tree: dict[str, Any], path: MetricPath, value: Any) -> None:

@@ -75,20 +75,11 @@ def compare(
             path = write_compare(comparison, out)
         err_console().print(f"wrote {path}")
     if as_json:
-        print(json.dumps(_finite(comparison.to_json())))
+        from mindloop.bench.tables import json_safe
+
+        print(json.dumps(json_safe(comparison.to_json())))
     else:
         _print(comparison, out_console())
-
-
-def _finite(value: Any) -> Any:
-    """JSON-safe: a non-finite float (no interval could be formed) becomes ``null``."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_finite(v) for v in value]
-    return value
 
 
 def _num(value: Any) -> str:

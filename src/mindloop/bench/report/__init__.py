@@ -52,6 +52,7 @@ from mindloop.bench.report.view import footer, render, script_json
 from mindloop.bench.runner import benchmark_metrics, metric_intervals, stored_summary, token_totals
 from mindloop.bench.scoring import definitions, reference_values
 from mindloop.bench.store import RunInfo, RunStore
+from mindloop.bench.tables import json_safe
 from mindloop.bench.timeline import EpisodeTimeline, episode_timeline
 from mindloop.bench.uncertainty import without_interval
 from mindloop.errors import RegistryError
@@ -605,7 +606,7 @@ def _breakdown(
             bar = None
             if col == main and _is_number(value) and 0 <= value <= 1:
                 bar = 100 * float(value)
-            raw = _dumps(_clean(value)) if col in row else ""
+            raw = _dumps(value) if col in row else ""
             bound = ((bounds or {}).get(key) or {}).get(col)
             ci = ci_text(bound)
             low, high = (_dumps(bound["low"]), _dumps(bound["high"])) if ci and isinstance(bound, Mapping) else ("", "")
@@ -664,7 +665,7 @@ def _brief(value: Any, limit: int = FIELD_CHARS) -> str:
     if isinstance(value, str):
         text = value
     elif value is None or isinstance(value, bool | int | float):
-        text = _dumps(_clean(value))
+        text = _dumps(value)
     elif isinstance(value, Mapping):
         parts: list[str] = []
         for k, v in value.items():
@@ -707,7 +708,7 @@ def _row(r: SampleRecord, score_names: Sequence[str]) -> dict[str, Any]:
         "g": r.sample.group,
         "s": r.status,
         "t": round(r.seconds, 6) if r.status != "pending" else None,
-        "sc": [_clean(r.scores.get(k)) for k in score_names],
+        "sc": [json_safe(r.scores.get(k)) for k in score_names],
         "q": _cell(question_of(r.sample.input)),
         "gold": _shown(gold),
         "ans": _shown(answer),
@@ -718,13 +719,6 @@ def _row(r: SampleRecord, score_names: Sequence[str]) -> dict[str, Any]:
     if gold is not None and answer is not None:
         row["ok"] = answer == gold
     return row
-
-
-def _clean(value: Any) -> Any:
-    """JSON-safe: non-finite floats become ``None`` (``JSON.parse`` rejects NaN)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
 
 
 _LITERAL = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
@@ -803,14 +797,4 @@ def _dumps(value: Any) -> str:
     try:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     except ValueError:
-        return json.dumps(_finite(value), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-
-
-def _finite(value: Any) -> Any:
-    if isinstance(value, float):
-        return _clean(value)
-    if isinstance(value, Mapping):
-        return {str(k): _finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
-    return value
+        return json.dumps(json_safe(value), ensure_ascii=False, separators=(",", ":"), allow_nan=False)

@@ -47,6 +47,7 @@ from mindloop.bench.listing import list_runs
 from mindloop.bench.report.plots import fmt_number
 from mindloop.bench.report.view import footer, number, render, script_json
 from mindloop.bench.store import RunStore
+from mindloop.bench.tables import interval_at
 from mindloop.errors import MindloopError
 from mindloop.paths import output_file, write_atomic
 
@@ -72,17 +73,6 @@ def _headline(summary: Mapping[str, Any]) -> tuple[str, bool] | None:
     return None
 
 
-def _interval(summary: Mapping[str, Any], metric: str) -> tuple[float, float] | None:
-    """The headline's stored 95% interval (``intervals["metrics"][metric]``: ``{"low", "high", ...}``)."""
-    tree = summary.get("intervals")
-    tree = tree.get("metrics") if isinstance(tree, Mapping) else None
-    entry = tree.get(metric) if isinstance(tree, Mapping) else None
-    if not isinstance(entry, Mapping):
-        return None
-    low, high = number(entry.get("low")), number(entry.get("high"))
-    return None if low is None or high is None else (low, high)
-
-
 def _summary_fields(summary: Mapping[str, Any] | None, counts: list[int], model: str | None = None) -> dict[str, Any]:
     """A run's headline fields from its stored summary (all empty when it has none); for a ``model`` run of a
     benchmark that declares who decided, ``decided`` (``model decided k of N windows``) and, when the model
@@ -97,7 +87,7 @@ def _summary_fields(summary: Mapping[str, Any] | None, counts: list[int], model:
         return out
     metric, hib = head
     value = number((summary.get("metrics") or {}).get(metric))
-    interval = _interval(summary, metric)
+    interval = interval_at(summary.get("intervals"), (metric,))
     policies = (summary.get("definitions") or {}).get("references") or []
     values = summary.get("references") or {}
     values = {str(k): number(v) for k, v in values.items()} if isinstance(values, Mapping) else {}

@@ -19,9 +19,10 @@ from typing import Any
 from markupsafe import Markup
 
 from mindloop.bench.compare import SIGNIFICANT, BenchmarkComparison, Comparison, Difference, RunSide
-from mindloop.bench.report import _dumps, _finite, _fmt, ci_or_dash, se_text
+from mindloop.bench.report import _dumps, _fmt, ci_or_dash, se_text
 from mindloop.bench.report.plots import fmt_number
 from mindloop.bench.report.view import footer, render, script_json
+from mindloop.bench.tables import json_safe
 from mindloop.bench.uncertainty import MetricPath, get_path, numeric_leaves
 from mindloop.paths import output_file, write_atomic
 
@@ -94,7 +95,7 @@ def _text(value: Any) -> str | None:
     """A gold or answer value as one line of text for the table."""
     if value is None:
         return None
-    text = value if isinstance(value, str) else _dumps(_finite(value))
+    text = value if isinstance(value, str) else _dumps(value)
     return text if len(text) <= CELL_CHARS else text[: CELL_CHARS - 1] + "…"
 
 
@@ -121,7 +122,7 @@ def _metric_tables(bc: BenchmarkComparison) -> list[_MetricTable]:
             bound = get_path(side.intervals.get("metrics"), path)
             extra = " · ".join(t for t in (ci_or_dash(bound, v), se_text(bound)) if t)
             refs = _refs(side, bc) if path == (head,) else ""
-            values.append(_Value(_fmt(v), extra, _dumps(_finite(v)), note=refs))
+            values.append(_Value(_fmt(v), extra, _dumps(v), note=refs))
         cells = []
         for tree in diffs:
             d = get_path(tree, path)
@@ -131,7 +132,7 @@ def _metric_tables(bc: BenchmarkComparison) -> list[_MetricTable]:
             higher = bc.headline.higher_is_better if bc.headline and path == (head,) else None
             ci = f"[{_signed(d['low'])}, {_signed(d['high'])}]"
             p_text = _p(d["p"]) + (f" · Holm {_p(d['p_adjusted'])}" if "p_adjusted" in d else "")
-            cells.append(_Value(_signed(d["diff"]), ci, _dumps(_finite(d["diff"])), _tone(d, higher), p_text))
+            cells.append(_Value(_signed(d["diff"]), ci, _dumps(d["diff"]), _tone(d, higher), p_text))
         title = "Summary" if len(path) == 1 else path[0].replace("_", " ")
         name = path[0] if len(path) == 1 else " · ".join(path[1:])
         tables.setdefault(title, []).append(_MetricRow(name, ".".join(path), values, cells, path == (head,)))
@@ -221,7 +222,7 @@ def _blob(bc: BenchmarkComparison) -> Markup:
             "gold": _text(d.gold),
             "st": d.statuses,
             "ans": [_text(a) for a in d.answers],
-            "sc": [_finite(s) for s in d.scores],
+            "sc": [json_safe(s) for s in d.scores],
             "err": [_text(e) for e in d.errors],
         }
         for d in bc.disagreements

@@ -28,7 +28,7 @@ from mindloop.bench.runner import RunSummary, summarize_run
 from mindloop.bench.scoring import definitions
 from mindloop.bench.store import RunStore
 from mindloop.bench.suite import token_sum
-from mindloop.bench.tables import cell_text, dig
+from mindloop.bench.tables import cell_text, dig, interval_at
 from mindloop.paths import output_file, write_atomic
 
 __all__ = [
@@ -52,27 +52,6 @@ def paper_tables() -> list[PaperTable]:
 
 _NOTE_KEYS = ("scorer", "encoder", "acc_over", "budget_note", "deviation", "extraction", "judge")
 """Text a benchmark's summary carries about how its numbers were made, shown under its table."""
-
-
-def _interval(intervals: Any, path: Sequence[str]) -> tuple[float, float] | None:
-    """The 95% interval of the metric at ``path`` in a summary's ``intervals``: nested like the metrics under
-    ``intervals["metrics"]`` (:func:`mindloop.bench.uncertainty.bootstrap_intervals`), or at the top level, or
-    flat by dotted name; each entry ``{"low", "high", ...}`` or ``[low, high]``. ``None`` when there is none."""
-    if not isinstance(intervals, Mapping):
-        return None
-    for tree in (intervals.get("metrics"), intervals):
-        if not isinstance(tree, Mapping):
-            continue
-        entry = tree.get(".".join(path))
-        if entry is None:
-            entry = dig(tree, path)
-        if isinstance(entry, Mapping):
-            entry = [entry.get("low"), entry.get("high")]
-        if isinstance(entry, list | tuple) and len(entry) == 2:
-            low, high = number(entry[0]), number(entry[1])
-            if low is not None and high is not None:
-                return low, high
-    return None
 
 
 def _interval_text(
@@ -161,7 +140,7 @@ def _table(
             value = number(dig(summary.metrics, path)) if summary else None
             if summary and path == ("n",) and value is None:  # a summary without a run-wide n: samples finished
                 value = float(summary.n_completed)
-            interval = _interval(intervals.get(bench), path)
+            interval = interval_at(intervals.get(bench), path)
             head = headline_of(bench, summary.metrics) if summary else None
             refs = marks.get(bench, ()) if head is not None and path == (head.metric,) else ()
             fmt = partial(cell_text, scale=1.0, digits=col.digits)  # marks_text scales the values itself
@@ -228,7 +207,7 @@ def suite_report(store: RunStore, suite_id: str) -> dict[str, Any]:
         s = by_model[model].get(name)
         head = headline_of(name, s.metrics if s else None)
         value = headline_value(head, s.metrics) if s else None
-        interval = _interval(_intervals(s), (head.metric,)) if head else None
+        interval = interval_at(_intervals(s), (head.metric,)) if head else None
         refs = marks.get((model, name), [])
         entries.append(
             {
