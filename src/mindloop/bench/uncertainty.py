@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from mindloop.bench.declaration import Metric
 from mindloop.bench.inference import MIN_N, PROPORTION_METHOD, clopper_pearson, holm, is_binary, sign_flip_p
 from mindloop.bench.records import SampleRecord
-from mindloop.bench.tables import dig as get_path  # the value at a path of a nested summary, None if missing
+from mindloop.bench.tables import dig
 from mindloop.errors import InvalidArgumentError
 
 if TYPE_CHECKING:  # imported where a bootstrap is drawn: a run of fewer than MIN_N samples draws none
@@ -62,7 +62,6 @@ __all__ = [
     "bootstrap_intervals",
     "declared_forms",
     "excluded",
-    "get_path",
     "interval_of",
     "mcnemar_exact",
     "numeric_leaves",
@@ -493,7 +492,7 @@ def bootstrap_draws(
         error = summaries.error
         if error is None:
             for path in rest:
-                vals = [float(v) if _is_float(v := get_path(s, path)) else math.nan for s in done]
+                vals = [float(v) if _is_float(v := dig(s, path)) else math.nan for s in done]
                 out[path] = Draws(np.array(vals))
     return out, error
 

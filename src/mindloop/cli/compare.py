@@ -166,14 +166,14 @@ def _columns(bc: BenchmarkComparison, pair: int | None) -> tuple[list[int], list
 
 
 def _cells(bc: BenchmarkComparison, style: str, pair: int | None) -> list[tuple[MetricPath, list[str]]]:
-    from mindloop.bench.uncertainty import get_path
+    from mindloop.bench.tables import dig
 
     runs, diffs = _columns(bc, pair)
     out = []
     for path in _rows(bc):
         sides = [bc.runs[k] for k in runs]
         cells = [
-            _value_cell(get_path(s.metrics, path), get_path(s.intervals.get("metrics"), path), style) for s in sides
+            _value_cell(dig(s.metrics, path), dig(s.intervals.get("metrics"), path), style) for s in sides
         ]
         cells += [_diff_cell(bc.differences[k].metrics.get(path), style) for k in diffs]
         out.append((path, cells))

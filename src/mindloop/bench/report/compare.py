@@ -22,8 +22,8 @@ from mindloop.bench.compare import SIGNIFICANT, BenchmarkComparison, Comparison,
 from mindloop.bench.report import _dumps, _fmt, ci_or_dash, se_text
 from mindloop.bench.report.plots import fmt_number
 from mindloop.bench.report.view import footer, render, script_json
-from mindloop.bench.tables import json_safe
-from mindloop.bench.uncertainty import MetricPath, get_path, numeric_leaves
+from mindloop.bench.tables import dig, json_safe
+from mindloop.bench.uncertainty import MetricPath, numeric_leaves
 from mindloop.paths import output_file, write_atomic
 
 __all__ = ["SIGNIFICANT", "render_compare", "write_compare"]
@@ -118,14 +118,14 @@ def _metric_tables(bc: BenchmarkComparison) -> list[_MetricTable]:
     for path in sorted(paths, key=lambda p: (len(p) > 1, p[0] != head)):
         values = []
         for side in bc.runs:
-            v = get_path(side.metrics, path)
-            bound = get_path(side.intervals.get("metrics"), path)
+            v = dig(side.metrics, path)
+            bound = dig(side.intervals.get("metrics"), path)
             extra = " · ".join(t for t in (ci_or_dash(bound, v), se_text(bound)) if t)
             refs = _refs(side, bc) if path == (head,) else ""
             values.append(_Value(_fmt(v), extra, _dumps(v), note=refs))
         cells = []
         for tree in diffs:
-            d = get_path(tree, path)
+            d = dig(tree, path)
             if not isinstance(d, Mapping):
                 cells.append(_Value("–"))
                 continue
@@ -242,7 +242,7 @@ def _section(bc: BenchmarkComparison, k: int) -> _Section:
     for side in bc.runs:
         info = side.info
         value = side.metrics.get(head) if head else None
-        bound = get_path(side.intervals.get("metrics"), (head,)) if head else None
+        bound = dig(side.intervals.get("metrics"), (head,)) if head else None
         pending = info.n - info.n_completed
         runs.append(
             {
