@@ -109,6 +109,13 @@ def truth(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RunStore, 
         store.close()
 
 
+@pytest.fixture(scope="module")
+def truth_pages(truth: tuple[RunStore, str, str]) -> dict[str, str]:
+    """The rendered report of each truth run, rendered once."""
+    store, claw, hitom = truth
+    return {run_id: render_report(run_id, store) for run_id in (claw, hitom)}
+
+
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[RunStore]:
     with RunStore(tmp_path / "runs.sqlite") as s:
@@ -289,7 +296,9 @@ def test_plots_are_embedded_images(runs: tuple[RunStore, str, str], pages: dict[
 
 
 @pytest.mark.xdist_group("report-truth")  # the claw and Hi-ToM runs are made once, in one worker
-def test_per_group_figures_draw_the_tables_numbers_failed_samples_included(truth: tuple[RunStore, str, str]) -> None:
+def test_per_group_figures_draw_the_tables_numbers_failed_samples_included(
+    truth: tuple[RunStore, str, str], truth_pages: dict[str, str]
+) -> None:
     """Hi-ToM's accuracy per question order counts every finished sample, a model failure (no score at all) as
     wrong; the figure draws those numbers, not a mean over the samples that happen to have a score."""
     store, _, hitom = truth
@@ -306,7 +315,7 @@ def test_per_group_figures_draw_the_tables_numbers_failed_samples_included(truth
         g: [r.scores["correct"] for r in records if r.sample.group == g and "correct" in r.scores] for g in groups
     }
     assert any(sum(v) / len(v) != expected[g] for g, v in scored.items())  # what the old figure drew differs
-    nums = _numbers(render_report(hitom, store))
+    nums = _numbers(truth_pages[hitom])
     table = nums.tables["by_type"]
     assert {g: table[g]["accuracy"] for g in groups} == pytest.approx(expected)
     assert {g: table[g]["n"] for g in groups} == {g: sum(r.sample.group == g for r in records) for g in groups}
@@ -320,10 +329,12 @@ def test_per_group_figures_draw_the_tables_numbers_failed_samples_included(truth
 
 
 @pytest.mark.xdist_group("report-truth")  # the claw and Hi-ToM runs are made once, in one worker
-def test_claw_metrics_per_group_figure_is_its_table(truth: tuple[RunStore, str, str]) -> None:
+def test_claw_metrics_per_group_figure_is_its_table(
+    truth: tuple[RunStore, str, str], truth_pages: dict[str, str]
+) -> None:
     store, claw, _ = truth
     summary = summarize_run(claw, store).to_json()["metrics"]["by_group"]
-    nums = _numbers(render_report(claw, store))
+    nums = _numbers(truth_pages[claw])
     assert nums.tables["by_group"] == summary  # every column of every row, – as None
     figure = _plot(nums, "Metrics per group")
     assert figure["table"] == "by_group"
@@ -357,10 +368,11 @@ def _entity_ids(scenario: dict[str, Any]) -> set[str]:
 @pytest.mark.xdist_group("report-truth")  # the claw and Hi-ToM runs are made once, in one worker
 def test_claw_timeline_names_every_window_and_judges_controls_by_their_own_rule(
     truth: tuple[RunStore, str, str],
+    truth_pages: dict[str, str],
 ) -> None:
     store, claw, _ = truth
     records = {r.sample.id: r for r in store.records(claw)}
-    data = _blob(render_report(claw, store))
+    data = _blob(truth_pages[claw])
     bench = get_benchmark("claw")
     proportions = {m.score for m in bench.spec.metrics if m.kind == "proportion"} | {"pia"}
     assert set(data["judged"]) == proportions & set(data["scores"])  # right/wrong scores only: the headline's and
@@ -392,12 +404,12 @@ def test_claw_timeline_names_every_window_and_judges_controls_by_their_own_rule(
 
 @pytest.mark.xdist_group("report-truth")  # the claw and Hi-ToM runs are made once, in one worker
 def test_claw_report_defines_its_metrics_and_marks_declared_references_generically(
-    truth: tuple[RunStore, str, str], tmp_path: Path
+    truth: tuple[RunStore, str, str], truth_pages: dict[str, str], tmp_path: Path
 ) -> None:
     """Metric definitions come from the declaration; reference values stored with a run (whatever their names and
     kinds: nothing here is specific to a benchmark) are drawn beside the headline and on every plot of it."""
     store, claw, _ = truth
-    page = render_report(claw, store)
+    page = truth_pages[claw]
     spec = get_benchmark("claw").spec
     for key in ("ta", "pia", "cs"):  # a declared metric's own description, else the declaration's glossary
         declared = next((m for m in spec.metrics if m.name == key and not m.table and m.description), None)
@@ -489,9 +501,11 @@ def test_score_means_count_a_failed_sample_without_a_score_as_0(store: RunStore,
 
 
 @pytest.mark.xdist_group("report-truth")  # the claw and Hi-ToM runs are made once, in one worker
-def test_structured_gold_is_shown_as_key_value_lines(truth: tuple[RunStore, str, str]) -> None:
+def test_structured_gold_is_shown_as_key_value_lines(
+    truth: tuple[RunStore, str, str], truth_pages: dict[str, str]
+) -> None:
     store, claw, hitom = truth
-    rows = _blob(render_report(claw, store))["rows"]
+    rows = _blob(truth_pages[claw])["rows"]
     records = store.records(claw)
     for row, record in zip(rows, records, strict=True):
         gold = record.sample.input["gold"]
@@ -500,7 +514,7 @@ def test_structured_gold_is_shown_as_key_value_lines(truth: tuple[RunStore, str,
         assert row["gold"]["more"] == len(gold) - len(row["gold"]["kv"]) > 0
         assert all(isinstance(v, str) and not v.startswith("{") for _, v in row["gold"]["kv"])
         assert ["help_needed", "true" if gold["help_needed"] else "false"] in row["gold"]["kv"]
-    plain = _blob(render_report(hitom, store))["rows"]
+    plain = _blob(truth_pages[hitom])["rows"]
     assert [r["gold"] for r in plain] == [r.sample.input["answer"] for r in store.records(hitom)]
 
 

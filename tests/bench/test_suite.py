@@ -77,6 +77,14 @@ def quick(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RunStore, 
         yield store, result.suite_id
 
 
+@pytest.fixture(scope="module")
+def quick_page(quick: tuple[RunStore, str], tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path]]:
+    """The quick suite's page with each run's report beside it (``write_suite_report``), written once for the
+    module: the page test and the browser tests read the same files."""
+    store, suite_id = quick
+    return write_suite_report(store, suite_id, tmp_path_factory.mktemp("suite-page"))
+
+
 # -- the plan and the presets -------------------------------------------------------------------------------------
 
 
@@ -421,15 +429,18 @@ def test_intervals_in_a_summary_show_under_their_value(
 
 
 @pytest.mark.xdist_group("suite-quick")  # the quick suite is made once, in one worker
-def test_page_is_self_contained_links_each_run_report_and_escapes(quick: tuple[RunStore, str], tmp_path: Path) -> None:
+def test_page_is_self_contained_links_each_run_report_and_escapes(
+    quick: tuple[RunStore, str], quick_page: tuple[Path, list[Path]]
+) -> None:
     store, suite_id = quick
-    page, written = write_suite_report(store, suite_id, tmp_path)
-    assert page == tmp_path / f"{suite_id}.html"
+    page, written = quick_page
+    folder = page.parent
+    assert page == folder / f"{suite_id}.html"
     text = page.read_text(encoding="utf-8")
     runs = runs_of_suite(store, suite_id)
     assert sorted(p.name for p in written) == sorted(f"{r}.html" for r in runs)
     for run_id in runs:
-        assert f'href="{run_id}.html"' in text and (tmp_path / f"{run_id}.html").exists()
+        assert f'href="{run_id}.html"' in text and (folder / f"{run_id}.html").exists()
     assert not re.search(r'(src|href)="(https?:)?//', text)  # nothing fetched from anywhere
     blob = re.search(r'<script type="application/json" id="suite-data">(.*?)</script>', text, re.S)
     assert blob is not None and json.loads(blob.group(1)) == suite_report(store, suite_id)
@@ -538,10 +549,9 @@ def test_a_layout_2_store_reads_as_it_is_and_gains_the_suite_tables_when_written
 @pytest.mark.xdist_group("suite-quick")  # the quick suite is made once, in one worker
 @pytest.mark.boundary  # a real Chromium
 def test_browser_shows_every_paper_table_and_the_ledger(
-    browser: Browser, quick: tuple[RunStore, str], tmp_path: Path
+    browser: Browser, quick_page: tuple[Path, list[Path]], tmp_path: Path
 ) -> None:
-    store, suite_id = quick
-    page, _ = write_suite_report(store, suite_id, tmp_path)
+    page, _ = quick_page
     dom = browser.browse(page.resolve().as_uri(), "--dump-dom")
     for spec in paper_tables():
         assert f'data-table="{spec.key}"' in dom
@@ -613,15 +623,14 @@ cell inside the visible box, and what do its column labels read."""
 @pytest.mark.xdist_group("suite-quick")  # the quick suite is made once, in one worker
 @pytest.mark.boundary  # a real Chromium
 def test_browser_every_paper_table_keeps_every_column_at_1280px(
-    browser: Browser, quick: tuple[RunStore, str], tmp_path: Path
+    browser: Browser, quick_page: tuple[Path, list[Path]]
 ) -> None:
     """The widest tables (MindPower Table 2, OmniToM Stage 2, ToS Table 1) are split into parts that each fit:
     across its parts, a table shows every column of the paper's, in order, none scrolled out of view."""
-    store, suite_id = quick
-    page, _ = write_suite_report(store, suite_id, tmp_path)
+    page, _ = quick_page
     text = page.read_text(encoding="utf-8")
     head, _, tail = text.rpartition("</body>")
-    probed = tmp_path / "probed.html"
+    probed = page.parent / "probed.html"  # beside the page, so its links resolve as the page's do
     probed.write_text(f"{head}<script>{TABLE_PROBE}</script></body>{tail}", encoding="utf-8")
     dom = browser.browse(probed.resolve().as_uri(), "--window-size=1280,1000", "--dump-dom")
     found = re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -42,16 +43,24 @@ def _flat(rows: list[PairSimilarity]) -> list[float]:
 
 
 @pytest.fixture(scope="module")
-def alone() -> list[tuple[float, float, float, float]]:
-    """Each pair scored on its own by the libraries: ``bert_score.score`` (the offline weights, all 6 layers, no
-    idf, no rescaling, its default batch) and the cosine of ``SentenceTransformer.encode``'s normalised vectors."""
+def bert_scorer() -> Any:
+    """The library's own scorer (``bert_score.BERTScorer``, what ``bert_score.score`` builds on every call), loaded
+    once for the module: the offline weights, all 6 layers, no idf, no rescaling, its default batch."""
     import bert_score
+
+    return bert_score.BERTScorer(model_type=str(encoder_path()), num_layers=6, device="cpu")
+
+
+@pytest.fixture(scope="module")
+def alone(bert_scorer: Any) -> list[tuple[float, float, float, float]]:
+    """Each pair scored on its own by the libraries: the library's BERTScore and the cosine of
+    ``SentenceTransformer.encode``'s normalised vectors."""
     from sentence_transformers import SentenceTransformer
 
     st = SentenceTransformer(str(encoder_path()), device="cpu")
     out = []
     for c, r in zip(CANDS, REFS, strict=True):
-        p, rec, f = bert_score.score([c], [r], model_type=str(encoder_path()), num_layers=6, device="cpu")
+        p, rec, f = bert_scorer.score([c], [r])
         u, v = st.encode([c, r], normalize_embeddings=True)
         out.append((float(p[0]), float(rec[0]), float(f[0]), float(np.dot(u, v))))
     return out
@@ -78,13 +87,11 @@ def test_no_score_depends_on_the_texts_that_shared_its_pass(similarity: TextSimi
 
 
 def test_bert_score_in_its_batches_moves_a_score_that_a_pair_alone_does_not(
-    similarity: TextSimilarity, alone: list[tuple[float, float, float, float]]
+    similarity: TextSimilarity, alone: list[tuple[float, float, float, float]], bert_scorer: Any
 ) -> None:
     # Why pairs are matched alone: bert-score pads a batch's pairs and multiplies by the mask, so the hydrant
     # sentence's negative best cosine becomes the padding's 0 once a longer pair shares its batch.
-    import bert_score
-
-    _, _, f = bert_score.score(CANDS[3:5], REFS[3:5], model_type=str(encoder_path()), num_layers=6, device="cpu")
+    _, _, f = bert_scorer.score(CANDS[3:5], REFS[3:5])
     assert abs(float(f[0]) - alone[3][2]) > 1e-5
     assert similarity.score(CANDS[3:5], REFS[3:5])[0].bertscore_f1 == pytest.approx(alone[3][2], abs=1e-6)
 
