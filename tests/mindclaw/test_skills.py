@@ -12,6 +12,7 @@ import yaml
 from mindloop.errors import ParseError
 from mindloop.systems.mindclaw import HouseholdSource, SkillSet, Trigger, load_skills, parse_skills, validate_skills
 from mindloop.systems.mindclaw.context import TriggerContext, WindowState
+from mindloop.systems.mindclaw.engine import run_sync
 from mindloop.systems.mindclaw.memory import Memory
 from mindloop.systems.mindclaw.observation import SymbolicObserver
 from mindloop.systems.mindclaw.operations import Operation
@@ -96,7 +97,7 @@ def test_yaml_round_trip_and_files(tmp_path: Path) -> None:
 def _context(scenario: Scenario, t: int) -> TriggerContext:
     windows = list(HouseholdSource(scenario).windows())
     obs = SymbolicObserver()
-    o = [obs.observe_now(w) for w in windows][t]
+    o = [run_sync(obs.observe(w)) for w in windows][t]
     return TriggerContext(WindowState(windows[t], o, Memory.fresh()))
 
 
