@@ -105,10 +105,10 @@ def test_negative_skills_veto_strong_ones(lily: Scenario) -> None:
     ctx = _context(lily, 3)  # Lily puts the apple in the fridge: a visual fact to create
     strong = {"id": "s", "when": {"next_write": "visual_create"}}
     skills = parse_skills({"operations": {"belief_create_visual_fact": {"strong": [strong]}}})
-    assert Trigger(skills).decide_now(ctx).op == Operation("belief_create_visual_fact", "none", "apple", "fridge")
+    assert run_sync(Trigger(skills).decide(ctx)).op == Operation("belief_create_visual_fact", "none", "apple", "fridge")
     veto = {"id": "n", "when": {"text": {"regex": "apple"}}}
     vetoed = parse_skills({"operations": {"belief_create_visual_fact": {"strong": [strong], "negative": [veto]}}})
-    decision = Trigger(vetoed).decide_now(ctx)
+    decision = run_sync(Trigger(vetoed).decide(ctx))
     assert decision.op == Operation("noop") and decision.by == "policy:noop"
 
 
