@@ -161,7 +161,7 @@ class _OneReply:
 
 def test_model_policy_checks_slots_against_candidates(lily: Scenario) -> None:
     windows = list(HouseholdSource(lily).windows())
-    o = SymbolicObserver().observe_now(windows[3])
+    o = asyncio.run(SymbolicObserver().observe(windows[3]))
     ctx = TriggerContext(WindowState(windows[3], o, Memory.fresh()))
     good = asyncio.run(ModelPolicy(_OneReply("belief_create_visual_fact(none, apple, fridge)")).decide(ctx, None))
     assert good.op == Operation("belief_create_visual_fact", "none", "apple", "fridge")

@@ -32,7 +32,7 @@ from mindloop.worlds.household.scenarios import Scenario, generate_scenario
 
 def test_observation_describes_and_never_decides(lily: Scenario) -> None:
     obs = SymbolicObserver()
-    seen = [obs.observe_now(w) for w in HouseholdSource(lily).windows()]
+    seen = [run_sync(obs.observe(w)) for w in HouseholdSource(lily).windows()]
     eight = seen[8]
     assert [(m.object, m.location, m.witnesses) for m in eight.moves] == [("apple", "sarah", ("sarah",))]
     assert eight.handled == ((0, "apple"),) and not eight.quiet

@@ -88,10 +88,6 @@ class SymbolicActionGenerator:
     """Plans from the record and the robot's scene (see :func:`plan_help`)."""
 
     async def act(self, ctx: TriggerContext, record: ReasoningRecord | None, actor: str, obj: str) -> ActionPlan:
-        """See :meth:`act_now`."""
-        return self.act_now(ctx, record, actor, obj)
-
-    def act_now(self, ctx: TriggerContext, record: ReasoningRecord | None, actor: str, obj: str) -> ActionPlan:
         """``none`` unless this window's reasoning about exactly this focus found help warranted."""
         refused = _refuse(record, actor, obj)
         if refused is not None:
@@ -108,9 +104,9 @@ class EagerActionGenerator(SymbolicActionGenerator):
     """The action generator of the ``first`` reference agent: the symbolic plan when the reasoning found help
     warranted, else the robot goes to the person anyway (``walk(person)``): an intervention either way."""
 
-    def act_now(self, ctx: TriggerContext, record: ReasoningRecord | None, actor: str, obj: str) -> ActionPlan:
+    async def act(self, ctx: TriggerContext, record: ReasoningRecord | None, actor: str, obj: str) -> ActionPlan:
         """The symbolic plan, or ``walk(actor)`` where it would be ``none``."""
-        plan = super().act_now(ctx, record, actor, obj)
+        plan = await super().act(ctx, record, actor, obj)
         if plan.is_none:
             return ActionPlan((f"walk({actor})",), actor, obj, plan.goal, "act at once, whatever the reasoning found")
         return plan

@@ -27,11 +27,8 @@ from mindloop.systems.mindclaw.memory import HistoryEntry, Memory
 from mindloop.systems.mindclaw.observation import Observation, Observer
 from mindloop.systems.mindclaw.operations import (
     ACTION_RUN,
-    BELIEF_VERBS,
-    CREATE_VISUAL,
     NOOP,
     REASONING_RUN,
-    UPDATE_VISUAL,
     Operation,
     SlotError,
     check_operation,
@@ -128,15 +125,6 @@ class Engine:
         self.observer.reset()
         self.trace = []
 
-    def _apply(self, op: Operation, t: int) -> None:
-        table = self.memory.table
-        if table is None:
-            return
-        if op.verb in (CREATE_VISUAL, UPDATE_VISUAL):
-            table.write_visual(op.object, op.location, t=t)
-        else:
-            table.write_actor(op.actor, op.object, op.location, t=t)
-
     async def step(self, window: Window) -> StepTrace:
         """Process one window: observe, run the trigger loop, return ``tau_t`` (without ``e_t``)."""
         o = await self.observer.observe(window)
@@ -161,25 +149,14 @@ class Engine:
                 trace.failures.append(f"z{len(trace.ops) + 1}: invalid slot: {exc}")
                 break
             trace.ops.append(op)
-            history.add(HistoryEntry(t, "op", str(op), op.actor, op.object))
+            self.memory.apply(op, t)
             verb = op.verb
-            if verb in BELIEF_VERBS:
-                self._apply(op, t)
-            elif verb == REASONING_RUN:
+            if verb == REASONING_RUN:
                 record = await self.reasoner.reason(ctx, op.actor, op.object)
                 trace.reasoning.append(record)
                 if record.error:
                     trace.failures.append(record.error)
-                history.add(
-                    HistoryEntry(
-                        t,
-                        "reasoning",
-                        str(op),
-                        op.actor,
-                        op.object,
-                        (("context", record.context), ("warranted", str(record.warranted))),
-                    )
-                )
+                self.memory.reasoned(op, t, record)
             elif verb == ACTION_RUN:
                 plan = await self.actor.act(ctx, record, op.actor, op.object)
                 if plan.error:

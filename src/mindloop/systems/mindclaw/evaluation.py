@@ -22,10 +22,7 @@ from mindloop.systems.mindclaw.metrics import GoldEpisode, Op, decider_scores, d
 from mindloop.systems.mindclaw.observation import Observer, SymbolicObserver
 from mindloop.systems.mindclaw.operations import (
     ACTION_RUN,
-    BELIEF_VERBS,
-    CREATE_VISUAL,
     REASONING_RUN,
-    UPDATE_VISUAL,
     Operation,
     SlotError,
     check_operation,
@@ -84,23 +81,12 @@ def _gold_record(gold: GoldEpisode) -> ReasoningRecord:
 
 
 def _apply_gold(memory: Memory, op: Operation, t: int, gold: GoldEpisode) -> ReasoningRecord | None:
-    memory.history.add(HistoryEntry(t, "op", str(op), op.actor, op.object))
-    table = memory.table
-    if op.verb in BELIEF_VERBS:
-        if table is not None:
-            if op.verb in (CREATE_VISUAL, UPDATE_VISUAL):
-                table.write_visual(op.object, op.location, t=t)
-            else:
-                table.write_actor(op.actor, op.object, op.location, t=t)
-    elif op.verb == REASONING_RUN:
+    memory.apply(op, t)
+    if op.verb == REASONING_RUN:
         record = _gold_record(gold)
-        memory.history.add(
-            HistoryEntry(
-                t, "reasoning", str(op), op.actor, op.object, (("context", record.context), ("warranted", "True"))
-            )
-        )
+        memory.reasoned(op, t, record)
         return record
-    elif op.verb == ACTION_RUN:
+    if op.verb == ACTION_RUN:
         plan = ", ".join(gold.plan) or "help"
         memory.history.add(HistoryEntry(t, "action", str(op), op.actor, op.object, (("plan", plan),)))
     return None

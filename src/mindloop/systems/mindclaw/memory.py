@@ -23,6 +23,8 @@ from typing import Any, Final
 from mindloop.beliefs import WORLD, BeliefStore, Fact, Source
 from mindloop.beliefs.vocab import AT, ROBOT
 from mindloop.errors import InvalidArgumentError
+from mindloop.systems.mindclaw.operations import BELIEF_VERBS, CREATE_VISUAL, UPDATE_VISUAL, Operation
+from mindloop.systems.mindclaw.records import ReasoningRecord
 
 __all__ = ["TABLE_RELATION", "BeliefTable", "HistoryEntry", "Memory", "OperationHistory", "StaleBelief"]
 
@@ -206,3 +208,18 @@ class Memory:
     def fresh(cls, *, belief_table: bool = True, history: int = 64) -> Memory:
         """An empty memory (with or without a belief table)."""
         return cls(BeliefTable() if belief_table else None, OperationHistory(history))
+
+    def apply(self, op: Operation, t: int) -> None:
+        """Log trigger operation ``op`` of window ``t`` in the history; a belief write also goes to the belief table
+        (when there is one)."""
+        self.history.add(HistoryEntry(t, "op", str(op), op.actor, op.object))
+        if op.verb in BELIEF_VERBS and self.table is not None:
+            if op.verb in (CREATE_VISUAL, UPDATE_VISUAL):
+                self.table.write_visual(op.object, op.location, t=t)
+            else:
+                self.table.write_actor(op.actor, op.object, op.location, t=t)
+
+    def reasoned(self, op: Operation, t: int, record: ReasoningRecord) -> None:
+        """Log the reasoning ``op`` ran at window ``t`` and its verdict in the history."""
+        details = (("context", record.context), ("warranted", str(record.warranted)))
+        self.history.add(HistoryEntry(t, "reasoning", str(op), op.actor, op.object, details))

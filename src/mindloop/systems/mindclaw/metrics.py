@@ -301,15 +301,9 @@ def decision_scores(gold: Sequence[Op], predicted: Sequence[Op | None]) -> dict[
     """Trigger accuracy counts over aligned decisions (``None`` = no valid prediction: wrong)."""
     if len(gold) != len(predicted):
         raise InvalidArgumentError(f"{len(gold)} gold decisions but {len(predicted)} predictions")
-    correct = sum(1 for g, p in zip(gold, predicted, strict=True) if p is not None and tuple(p) == tuple(g))
-    nn = [(g, p) for g, p in zip(gold, predicted, strict=True) if g[0] != "noop"]
-    nn_correct = sum(1 for g, p in nn if p is not None and tuple(p) == tuple(g))
-    return {
-        "acc_correct": float(correct),
-        "acc_total": float(len(gold)),
-        "nn_correct": float(nn_correct),
-        "nn_total": float(len(nn)),
-    }
+    counts = decider_scores(gold, predicted, [""] * len(gold), [""] * len(gold))  # one decider: every decision
+    keys = {"acc_correct": "correct", "acc_total": "decisions", "nn_correct": "nn_correct", "nn_total": "nn_total"}
+    return {key: counts[f"policy_{split}"] for key, split in keys.items()}
 
 
 def decider_scores(

@@ -21,7 +21,7 @@ from mindloop.beliefs.vocab import AT, POWER, ROBOT
 from mindloop.errors import ParseError
 from mindloop.models.base import ChatModel, GenerationConfig, image_part, message
 from mindloop.models.replies import ask
-from mindloop.systems.mindclaw.replies import PROMPTS, clean, find_names, words
+from mindloop.systems.mindclaw.replies import PROMPTS, ModelPart, clean, find_names, words
 from mindloop.systems.mindclaw.window import SceneView, Window, WindowEvent
 
 __all__ = [
@@ -104,14 +104,6 @@ class ActivityLog:
             if act.verb in SEARCH_VERBS and not (act.args and act.args[0] in ignore):
                 looked = True
         return looked
-
-    def copy(self) -> ActivityLog:
-        """An independent copy."""
-        out = ActivityLog()
-        out.acts = {k: list(v) for k, v in self.acts.items()}
-        out.last_enter = dict(self.last_enter)
-        out.power_cut_at = self.power_cut_at
-        return out
 
 
 @dataclass
@@ -197,10 +189,6 @@ class SymbolicObserver:
 
     async def observe(self, window: Window) -> Observation:
         """Describe ``window``: events, moves, handled items, who is where, quiet or not, activity so far."""
-        return self.observe_now(window)
-
-    def observe_now(self, window: Window) -> Observation:
-        """The same as :meth:`observe`, without the event loop (for benchmarks and teacher forcing)."""
         events = window.events
         _log(self.activity, window, events)
         moves, handled = _moves_and_handled(events)
@@ -358,17 +346,15 @@ def parse_observation_reply(
     return tuple(out)
 
 
-class ModelObserver:
+class ModelObserver(ModelPart):
     """``o_t`` read by a model from the window's narration (and frames): its ``<Events>`` and ``<Moves>`` replace
     the structured events. A malformed reply gives an empty observation with ``error`` set (a recorded failure)."""
 
     def __init__(
         self, model: ChatModel, config: GenerationConfig | None = None, *, frames: bool = True, retries: int = 1
     ) -> None:
-        self.model = model
-        self.config = config or GenerationConfig()
+        super().__init__(model, config, retries=retries)
         self.frames = frames
-        self.retries = retries
         self.activity = ActivityLog()
 
     def reset(self) -> None:

@@ -88,10 +88,6 @@ class SymbolicReasoner:
     """Reasoning from cues and the belief table (exact on simulated data)."""
 
     async def reason(self, ctx: TriggerContext, actor: str, obj: str) -> ReasoningRecord:
-        """See :meth:`reason_now`."""
-        return self.reason_now(ctx, actor, obj)
-
-    def reason_now(self, ctx: TriggerContext, actor: str, obj: str) -> ReasoningRecord:
         """A cue for exactly this focus, not yet helped, makes intervention warranted; a stale belief without one
         is a mismatch that does not block anyone (no intervention)."""
         table = ctx.memory.table

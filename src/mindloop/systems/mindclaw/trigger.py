@@ -23,7 +23,6 @@ from mindloop.models.replies import ask
 from mindloop.systems.mindclaw.context import FEATURE_NAMES, TriggerContext, feature_vector, ground
 from mindloop.systems.mindclaw.operations import (
     ACTION_RUN,
-    BELIEF_VERBS,
     NOOP,
     OPERATION_VERBS,
     REASONING_RUN,
@@ -109,10 +108,6 @@ class NaivePolicy:
     name = "naive"
 
     async def decide(self, ctx: TriggerContext, skills: SkillSet | None) -> Decision:
-        """See :meth:`decide_now`."""
-        return self.decide_now(ctx)
-
-    def decide_now(self, ctx: TriggerContext) -> Decision:
         """Surface cues first, then writes, then ``noop``."""
         f = ctx.feature
         if f("last_op") == REASONING_RUN:
@@ -139,10 +134,6 @@ class ClassifierPolicy:
         self.names = tuple(names)
 
     async def decide(self, ctx: TriggerContext, skills: SkillSet | None) -> Decision:
-        """See :meth:`decide_now`."""
-        return self.decide_now(ctx, skills)
-
-    def decide_now(self, ctx: TriggerContext, skills: SkillSet | None) -> Decision:
         """The most probable groundable, non-vetoed verb."""
         feats = {n: ctx.feature(n) for n in self.names}
         probs = self.estimator.predict_proba([feature_vector(feats, self.names)])[0]
@@ -240,22 +231,3 @@ class Trigger:
         if hit is not None:
             return hit
         return await self.policy.decide(ctx, self.skills)
-
-    def decide_now(self, ctx: TriggerContext) -> Decision:
-        """:meth:`decide` without the event loop, for synchronous policies (noop, naive, classifier)."""
-        hit = self.strong(ctx)
-        if hit is not None:
-            return hit
-        policy = self.policy
-        if isinstance(policy, NoopPolicy):
-            return Decision(Operation(NOOP), "policy:noop")
-        if isinstance(policy, ClassifierPolicy):
-            return policy.decide_now(ctx, self.skills)
-        if isinstance(policy, NaivePolicy):
-            return policy.decide_now(ctx)
-        raise InvalidArgumentError(f"policy {policy.name!r} needs the event loop: use decide()")
-
-
-def is_belief(op: Operation) -> bool:
-    """Whether an operation writes the belief table."""
-    return op.verb in BELIEF_VERBS

@@ -21,6 +21,7 @@ __all__ = [
     "EMPTY_CANDIDATES",
     "Candidates",
     "DictScene",
+    "MapScene",
     "SceneView",
     "Window",
     "WindowEvent",
@@ -194,7 +195,44 @@ def base_place(scene: SceneView, item: str) -> str | None:
     return None
 
 
-class DictScene:
+class MapScene:
+    """The parts of a :class:`SceneView` a home's map fixes (ids, kinds, properties, the room of each place), read
+    from the ``_items``, ``_humans``, ``_places``, ``_kind``, ``_props`` and ``_place_room`` its subclass sets."""
+
+    _items: tuple[str, ...]
+    _humans: tuple[str, ...]
+    _places: tuple[str, ...]
+    _kind: dict[str, str]
+    _props: dict[str, frozenset[str]]
+    _place_room: dict[str, str]
+
+    def items(self) -> Sequence[str]:
+        """Items in record order."""
+        return self._items
+
+    def humans(self) -> Sequence[str]:
+        """Humans in record order (the robot left out)."""
+        return self._humans
+
+    def places(self) -> Sequence[str]:
+        """Places in record order (rooms left out)."""
+        return self._places
+
+    def kind(self, item: str) -> str:
+        """Recorded kind (the id itself when none is given)."""
+        return self._kind.get(item, item)
+
+    def props(self, entity: str) -> frozenset[str]:
+        """Recorded properties (empty for unknown entities)."""
+        return self._props.get(entity, frozenset())
+
+    def place_room(self, place: str) -> str | None:
+        """Recorded room of a place (a room is in itself)."""
+        room = self._place_room.get(place)
+        return room or None
+
+
+class DictScene(MapScene):
     """A :class:`SceneView` read from plain data (a recorded window, a VirtualHome/ThreeDWorld snapshot).
 
     Format::
@@ -215,9 +253,7 @@ class DictScene:
             self._places = tuple(self._place_room)
             for r in self._rooms:
                 self._place_room.setdefault(r, r)
-            self._props: dict[str, frozenset[str]] = {
-                str(p): frozenset(str(x) for x in v.get("props", [])) for p, v in places.items()
-            }
+            self._props = {str(p): frozenset(str(x) for x in v.get("props", [])) for p, v in places.items()}
             self._props.update({str(i): frozenset(str(x) for x in v.get("props", [])) for i, v in items.items()})
             self._open = {str(p) for p, v in places.items() if v.get("open")}
             self._on = {str(x) for x in data.get("switched_on", [])}
@@ -233,34 +269,9 @@ class DictScene:
         except (AttributeError, TypeError, ValueError) as exc:
             raise InvalidArgumentError(f"not a scene record: {type(exc).__name__}: {exc}") from None
 
-    def items(self) -> Sequence[str]:
-        """Items in record order."""
-        return self._items
-
-    def humans(self) -> Sequence[str]:
-        """Humans in record order (the robot left out)."""
-        return self._humans
-
-    def places(self) -> Sequence[str]:
-        """Places in record order (rooms left out)."""
-        return self._places
-
     def location(self, item: str) -> str | None:
         """Recorded location of an item."""
         return self._at.get(item)
-
-    def kind(self, item: str) -> str:
-        """Recorded kind (the id itself when none is given)."""
-        return self._kind.get(item, item)
-
-    def props(self, entity: str) -> frozenset[str]:
-        """Recorded properties (empty for unknown entities)."""
-        return self._props.get(entity, frozenset())
-
-    def place_room(self, place: str) -> str | None:
-        """Recorded room of a place."""
-        room = self._place_room.get(place)
-        return room or None
 
     def agent_room(self, agent: str) -> str | None:
         """Recorded room of an agent."""

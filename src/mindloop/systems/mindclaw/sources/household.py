@@ -19,7 +19,7 @@ from typing import Any
 from mindloop.beliefs import BeliefStore
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.mindclaw.records import ActionPlan, ExecutionResult, StepOutcome
-from mindloop.systems.mindclaw.window import Candidates, Window, WindowEvent, scene_record
+from mindloop.systems.mindclaw.window import Candidates, MapScene, Window, WindowEvent, scene_record
 from mindloop.worlds.household.goals import Goal, goal_satisfied
 from mindloop.worlds.household.results import WorldEvent
 from mindloop.worlds.household.scenarios.episode import Episode
@@ -65,45 +65,22 @@ class _HomeMap:
         self.names = names
 
 
-class TrackerScene:
+class TrackerScene(MapScene):
     """The robot's knowledge as a :class:`~mindloop.systems.mindclaw.window.SceneView`: its chain ``("robot",)`` in a
     belief store, read as of time ``at`` (so a window's scene never changes afterwards), plus the home map."""
 
     def __init__(self, home: _HomeMap, store: BeliefStore, at: int) -> None:
-        self._home = home
+        self._items, self._humans, self._places = home.items, home.humans, home.places
+        self._kind, self._props, self._place_room = home.kind, home.props, home.place_room
         self._store = store
         self._at = at
 
     def _v(self, subject: str, relation: str) -> str | None:
         return self._store.value(_R, subject, relation, at=self._at)
 
-    def items(self) -> Sequence[str]:
-        """Every item of the home."""
-        return self._home.items
-
-    def humans(self) -> Sequence[str]:
-        """Every human of the home."""
-        return self._home.humans
-
-    def places(self) -> Sequence[str]:
-        """Every place of the home."""
-        return self._home.places
-
     def location(self, item: str) -> str | None:
         """Where the robot believes the item is."""
         return self._v(item, AT)
-
-    def kind(self, item: str) -> str:
-        """The item's kind."""
-        return self._home.kind.get(item, item)
-
-    def props(self, entity: str) -> frozenset[str]:
-        """Static properties."""
-        return self._home.props.get(entity, frozenset())
-
-    def place_room(self, place: str) -> str | None:
-        """Room of a place (a room is in itself)."""
-        return self._home.place_room.get(place)
 
     def agent_room(self, agent: str) -> str | None:
         """The room the robot believes the agent is in."""
