@@ -47,9 +47,7 @@ omnitom_app = typer.Typer(
 _AlignerChoice = StrEnum("_AlignerChoice", ["auto", "embedded", "exact"])
 
 
-class _ProtocolChoice(StrEnum):
-    release = "release"
-    mindloop = "mindloop"
+_ProtocolChoice = StrEnum("_ProtocolChoice", ["release", "mindloop"])
 
 
 @omnitom_app.command("score")
