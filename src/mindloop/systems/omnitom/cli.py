@@ -47,7 +47,9 @@ omnitom_app = typer.Typer(
 _AlignerChoice = StrEnum("_AlignerChoice", ["auto", "embedded", "exact"])
 
 
-_ProtocolChoice = StrEnum("_ProtocolChoice", ["release", "mindloop"])
+class _ProtocolChoice(StrEnum):
+    release = "release"
+    mindloop = "mindloop"
 
 
 @omnitom_app.command("score")

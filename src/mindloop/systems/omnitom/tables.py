@@ -153,6 +153,7 @@ def _stage1_rows(text: str, *, release_rules: bool) -> tuple[list[BeliefRecord],
     bad: list[MalformedRow] = []
     rows = pipe_rows(text)
     positions: tuple[int, int, int | None] | None = None
+    order: str | None
     for lineno, cells in rows:
         if _is_header(cells):
             positions = _stage1_positions(cells)

@@ -103,8 +103,15 @@ def _score_table(title: str, scores: Mapping[str, TypeScore], n: int | None = No
     return table
 
 
-_AUDITED = ("tomi", "hitom", "opentom", "bigtom", "mmtom-qa", "fantom", "exploretom", "simpletom")
-_AuditFormat = StrEnum("_AuditFormat", [(f.replace("-", "_"), f) for f in _AUDITED])  # label_audit.AUDIT_FORMATS
+class _AuditFormat(StrEnum):
+    tomi = "tomi"
+    hitom = "hitom"
+    opentom = "opentom"
+    bigtom = "bigtom"
+    mmtom_qa = "mmtom-qa"
+    fantom = "fantom"
+    exploretom = "exploretom"
+    simpletom = "simpletom"
 
 
 _Split = StrEnum("_Split", ["normal", "long", "all"])
