@@ -13,14 +13,14 @@ class _Releases(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    hitom_assumptions: str
-    hitom_instruction: str
-    hitom_vp_instruction: str
     bigtom_fields: tuple[str, ...]
     bigtom_instruction: str
     mmtom_types: dict[str, str]
     fantom_kinds: tuple[str, ...]
     fantom_set_fields: tuple[str, ...]
+    hitom_assumptions: str
+    hitom_instruction: str
+    hitom_vp_instruction: str
 
 
 RELEASES = load_package_data(_Releases, "mindloop.systems.tom", "releases.yaml")
