@@ -193,31 +193,18 @@ class ExactAligner:
         return [self.align_one(t) for t in tasks]
 
 
-# Tokens whose difference never makes two beliefs contradict (function words), and morphological variants.
 _Word = Annotated[str, StringConstraints(pattern=r"^[a-z]+$")]
 
 
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-_FUNCTION_WORDS = _words(
-    "a an the is are was were be been being am has have had do does did of to in into at on that this these those "
-    "still now then already currently"
-)
-_ATTITUDE = _words(
-    "think thinks thought believe believes believed assume assumes assumed suppose supposes supposed know knows knew "
-    "expect expects expected suspect suspects suspected realize realizes realized realise realises realised "
-    "understand understands understood"
-)
-
-
 class _IrregularVerbs(BaseModel):
-    """``data/irregular_verbs.yaml``: base, simple past and past participle of each English irregular verb."""
+    """``data/irregular_verbs.yaml``: base, simple past and past participle of each English irregular verb, and the
+    function words and attitude verbs (space-separated)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     verbs: tuple[tuple[_Word, _Word, _Word], ...] = Field(min_length=1)
+    function_words: str
+    attitude_verbs: str
 
     @field_validator("verbs")
     @classmethod
@@ -234,7 +221,10 @@ class _IrregularVerbs(BaseModel):
         return {form: base for base, *forms in self.verbs for form in forms if form not in bases}
 
 
-_IRREGULAR = load_package_data(_IrregularVerbs, __name__.rsplit(".", 1)[0], "irregular_verbs.yaml").past_forms()
+_WORDS = load_package_data(_IrregularVerbs, __name__.rsplit(".", 1)[0], "irregular_verbs.yaml")
+_IRREGULAR = _WORDS.past_forms()
+_FUNCTION_WORDS = frozenset(_WORDS.function_words.split())
+_ATTITUDE = frozenset(_WORDS.attitude_verbs.split())
 _DOUBLED = re.compile(r"([b-df-hj-np-tv-z])\1$")
 
 

@@ -298,9 +298,16 @@ def _examples(record: StoryRecord, level: int) -> list[StoryRecord]:
     return [appendix_e_record(record.story_category)] if level == 4 else []
 
 
-def _symbolic(record: StoryRecord) -> StoryRecord:
-    """The annotator's record of the story; raises MindloopError when the story is not one it can parse."""
-    return annotate_text(record.story, story_id=record.story_id)
+def _symbolic(record: StoryRecord, key: str) -> tuple[BeliefRecord, ...] | Outcome:
+    """The annotator's beliefs of the story; a story it cannot parse is the failed outcome (``key`` empty, every
+    score 0)."""
+    try:
+        return annotate_text(record.story, story_id=record.story_id).beliefs
+    except SETUP_ERRORS:
+        raise
+    except MindloopError as exc:
+        zero = STAGE1_ZERO if key == "beliefs" else STAGE2_ZERO
+        return Outcome({key: []}, dict(zero), error=f"symbolic annotator: {exc}")
 
 
 def _sentences(story: str) -> list[str]:
@@ -453,12 +460,9 @@ class OmniToMStage1Benchmark(_OmniToMBase):
     async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
         """Extract with the symbolic annotator, then align and score."""
         gold = _record(sample)
-        try:
-            predicted = _symbolic(gold).beliefs
-        except SETUP_ERRORS:
-            raise
-        except MindloopError as exc:
-            return Outcome({"beliefs": []}, dict(STAGE1_ZERO), error=f"symbolic annotator: {exc}")
+        predicted = _symbolic(gold, "beliefs")
+        if isinstance(predicted, Outcome):
+            return predicted
         output: dict[str, Any] = {"beliefs": [b.model_dump(mode="json") for b in predicted]}
         return await self._score(sample, gold, predicted, output, ctx)
 
@@ -584,13 +588,10 @@ class OmniToMStage2Benchmark(_OmniToMBase):
     async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
         """Label the gold beliefs with the symbolic annotator's labels, then score each dimension."""
         gold = self._gold(sample)
-        try:
-            predicted = _symbolic(gold).beliefs
-            labels = stage2_labels_for_gold(predicted, gold.beliefs, _protocol(sample.input.get("settings", {})))
-        except SETUP_ERRORS:
-            raise
-        except MindloopError as exc:
-            return Outcome({"labels": []}, dict(STAGE2_ZERO), error=f"symbolic annotator: {exc}")
+        predicted = _symbolic(gold, "labels")
+        if isinstance(predicted, Outcome):
+            return predicted
+        labels = stage2_labels_for_gold(predicted, gold.beliefs, _protocol(sample.input.get("settings", {})))
         return self._score(gold, labels, {})
 
     async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:

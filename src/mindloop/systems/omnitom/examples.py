@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, ValidationError, field_validator
 
@@ -33,37 +32,14 @@ __all__ = [
 ]
 
 
-class WorkedExample(NamedTuple):
-    """One App. E table: its number, category, caption, story and rows ``(actor, belief, "7 labels")``."""
-
-    table: int
-    category: str
-    title: str
-    story: str
-    rows: tuple[tuple[str, str, str], ...]
-
-    def record(self) -> StoryRecord:
-        """The example as a gold record (``story_id`` = the table number, labels canonicalised)."""
-        beliefs = tuple(BeliefRecord(actor=a, belief=b, labels=_labels(labels)) for a, b, labels in self.rows)
-        return StoryRecord(story_id=self.table, story_category=self.category, story=self.story, beliefs=beliefs)
-
-
 def _labels(labels: str) -> BeliefLabels:
     """A row's seven labels, written as the paper prints them (one word each, in :data:`DIMENSIONS` order)."""
     return BeliefLabels.model_validate(dict(zip(DIMENSIONS, labels.split(), strict=True)))
 
 
-class AlignmentExample(NamedTuple):
-    """Table 2: a story, predicted and gold tables as ``(actor, belief, MatchCount)`` rows."""
-
-    story: str
-    predicted: tuple[tuple[str, str, int], ...]
-    gold: tuple[tuple[str, str, int], ...]
-
-
-# ---- the data file --------------------------------------------------------------------------------------------
-class _ExampleSpec(BaseModel):
-    """One App. E table as ``data/examples.yaml`` writes it."""
+class WorkedExample(BaseModel):
+    """One App. E table, as ``data/examples.yaml`` writes it: its number, category, caption, story and rows
+    ``(actor, belief, "7 labels")``."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -72,6 +48,11 @@ class _ExampleSpec(BaseModel):
     title: str = Field(min_length=1)
     story: str = Field(min_length=1)
     rows: tuple[tuple[str, str, str], ...] = Field(min_length=1)
+
+    def record(self) -> StoryRecord:
+        """The example as a gold record (``story_id`` = the table number, labels canonicalised)."""
+        beliefs = tuple(BeliefRecord(actor=a, belief=b, labels=_labels(labels)) for a, b, labels in self.rows)
+        return StoryRecord(story_id=self.table, story_category=self.category, story=self.story, beliefs=beliefs)
 
     @field_validator("category")
     @classmethod
@@ -95,8 +76,9 @@ class _ExampleSpec(BaseModel):
         return rows
 
 
-class _AlignmentSpec(BaseModel):
-    """Table 2 as ``data/examples.yaml`` writes it."""
+class AlignmentExample(BaseModel):
+    """Table 2, as ``data/examples.yaml`` writes it: a story, predicted and gold tables as ``(actor, belief,
+    MatchCount)`` rows."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -110,8 +92,8 @@ class _ExamplesFile(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    appendix_e: tuple[_ExampleSpec, ...] = Field(min_length=1)
-    table2: _AlignmentSpec
+    appendix_e: tuple[WorkedExample, ...] = Field(min_length=1)
+    table2: AlignmentExample
 
 
 def load_examples(path: str | Path | Traversable | None = None) -> tuple[tuple[WorkedExample, ...], AlignmentExample]:
@@ -124,9 +106,7 @@ def load_examples(path: str | Path | Traversable | None = None) -> tuple[tuple[W
     repeated = sorted({t for t in tables if tables.count(t) > 1})
     if repeated:
         raise DataFileError(f"appendix_e: table {repeated[0]} appears twice", source=str(source))
-    examples = tuple(WorkedExample(e.table, e.category, e.title, e.story, e.rows) for e in data.appendix_e)
-    t2 = data.table2
-    return examples, AlignmentExample(t2.story, t2.predicted, t2.gold)
+    return data.appendix_e, data.table2
 
 
 _LOADED = load_examples()

@@ -67,6 +67,7 @@ class _Dimension(BaseModel):
     column: str
     labels: tuple[str, ...]
     release_extra: tuple[str, ...] = ()
+    prefixes: tuple[str, ...] = ()
 
 
 class _Schema(BaseModel):
@@ -137,17 +138,10 @@ def _aliases() -> dict[str, dict[str, str]]:
 _ALIASES = _aliases()
 
 _PREFIXES: dict[str, frozenset[str]] = {
-    dim: frozenset(
-        {compact_key(dim), compact_key(DIMENSION_NAMES[dim]), compact_key(DIMENSION_SHORT_NAMES[dim])}
-        | ({"ord"} if dim == "order" else set())
-        | ({"truth", "status"} if dim == "truth_status" else set())
-        | ({"access", "knowledge"} if dim == "knowledge_access" else set())
-        | ({"repr", "rep"} if dim == "representation" else set())
-        | ({"type", "contenttype", "ctype"} if dim == "content_type" else set())
-        | ({"source", "mentalsource"} if dim == "mental_source" else set())
-    )
-    for dim in DIMENSIONS
+    d: frozenset({compact_key(d), compact_key(dim.name), compact_key(dim.short), *dim.prefixes})
+    for d, dim in _SCHEMA.dimensions.items()
 }
+"""The words a ``Dimension: value`` cell may start with, per dimension (compact keys)."""
 
 _WRAP = " \t\r\n*`'\"“”‘’[](){}.,;"
 _PREFIXED = re.compile(r"^(?P<prefix>[A-Za-z][A-Za-z _/-]*?)\s*[:=]\s*(?P<value>.+)$")

@@ -139,10 +139,21 @@ def parse_stage1(text: str) -> Stage1Parse:
     ([('world', 'Bob leaves', '0'), ('Bob', 'the ball is in the box', None)], ["illegal order 'first' \
 (row kept without an order)", 'expected Actor | Belief | Order, got 1 cell(s)'])
     """
+    beliefs, bad, found = _stage1_rows(text, release_rules=False)
+    return Stage1Parse(tuple(beliefs), tuple(bad), found)
+
+
+def _stage1_rows(text: str, *, release_rules: bool) -> tuple[list[BeliefRecord], list[MalformedRow], bool]:
+    """The beliefs of a Stage 1 reply's table rows, the rows dropped or kept incomplete, and whether any table row
+    was found. mindloop's rules: a missing or illegal order keeps the row without one, a belief written with a
+    ``|`` stays whole. ``release_rules``: the release's on the same rows: rows of fewer than three cells (or
+    without the header's order column) dropped, a trailing ``.`` cut from the belief, the order by the release's
+    alias."""
     beliefs: list[BeliefRecord] = []
     bad: list[MalformedRow] = []
     rows = pipe_rows(text)
     positions: tuple[int, int, int | None] | None = None
+    order: str | None
     for lineno, cells in rows:
         if _is_header(cells):
             positions = _stage1_positions(cells)
@@ -150,26 +161,31 @@ def parse_stage1(text: str) -> Stage1Parse:
         raw = " | ".join(cells)
         if positions is not None:  # columns named by the header: Actor and Belief where it says, extra ones ignored
             a, b, o = positions
-            if len(cells) <= max(a, b):
+            if len(cells) <= max(a, b) or (release_rules and (o is None or len(cells) <= o)):
                 bad.append(MalformedRow(lineno, raw, f"expected the header's columns, got {len(cells)} cell(s)"))
                 continue
             cells = [cells[a], cells[b], cells[o] if o is not None and o < len(cells) else ""]
-        while len(cells) > 3 and not cells[-1]:
+        while len(cells) > 3 and not cells[-1] and not release_rules:
             cells = cells[:-1]
-        if len(cells) < 2:
+        if len(cells) < (3 if release_rules else 2):
             bad.append(MalformedRow(lineno, raw, f"expected Actor | Belief | Order, got {len(cells)} cell(s)"))
             continue
-        actor, order_cell = cells[0], cells[-1] if len(cells) >= 3 else ""
-        belief = " | ".join(cells[1:-1]) if len(cells) >= 3 else cells[1]
+        if release_rules:
+            actor, belief, order_cell = cells[0], cells[1].rstrip("."), cells[2]
+        else:
+            actor, order_cell = cells[0], cells[-1] if len(cells) >= 3 else ""
+            belief = " | ".join(cells[1:-1]) if len(cells) >= 3 else cells[1]
         if not actor or not belief:
             bad.append(MalformedRow(lineno, raw, "empty actor or belief"))
             continue
-        order = normalize_label("order", order_cell)
-        if order is None:
+        if release_rules:
+            order = release.release_label("order", order_cell)
+            order = order if order in LABEL_SETS["order"] else None
+        elif (order := normalize_label("order", order_cell)) is None:
             why = f"illegal order {order_cell!r}" if order_cell else "no order"
             bad.append(MalformedRow(lineno, raw, f"{why} (row kept without an order)"))
         beliefs.append(BeliefRecord(actor=actor, belief=belief, labels=BeliefLabels.partial(order=order)))
-    return Stage1Parse(tuple(beliefs), tuple(bad), bool(rows))
+    return beliefs, bad, bool(rows)
 
 
 @dataclass(frozen=True)
@@ -327,41 +343,6 @@ def _differences(text: str) -> list[str]:
     return out
 
 
-def _release_stage1(text: str) -> tuple[list[BeliefRecord], list[MalformedRow]]:
-    """The release's Stage 1 rules on the rows mindloop's reader finds: headers dropped, rows of fewer than three
-    cells dropped, a trailing ``.`` cut from the belief, the order by the release's alias."""
-    beliefs: list[BeliefRecord] = []
-    bad: list[MalformedRow] = []
-    positions: tuple[int, int, int | None] | None = None
-    for lineno, cells in pipe_rows(text):
-        if _is_header(cells):
-            positions = _stage1_positions(cells)
-            continue
-        raw = " | ".join(cells)
-        if positions is not None:
-            a, b, o = positions
-            if o is None or len(cells) <= max(a, b, o):
-                bad.append(MalformedRow(lineno, raw, f"expected the header's columns, got {len(cells)} cell(s)"))
-                continue
-            cells = [cells[a], cells[b], cells[o]]
-        if len(cells) < 3:
-            bad.append(MalformedRow(lineno, raw, f"expected Actor | Belief | Order, got {len(cells)} cell(s)"))
-            continue
-        actor, belief = cells[0], cells[1].rstrip(".")
-        if not actor or not belief:
-            bad.append(MalformedRow(lineno, raw, "empty actor or belief"))
-            continue
-        order = release.release_label("order", cells[2])
-        beliefs.append(
-            BeliefRecord(
-                actor=actor,
-                belief=belief,
-                labels=BeliefLabels.partial(order=order if order in LABEL_SETS["order"] else None),
-            )
-        )
-    return beliefs, bad
-
-
 def _rows_of(beliefs: Sequence[BeliefRecord]) -> list[tuple[str, str, str | None]]:
     return [(b.actor, b.belief, b.labels.order) for b in beliefs]
 
@@ -376,7 +357,7 @@ def read_stage1(text: str, protocol: str = "mindloop") -> Stage1Reading:
     if not pipe_rows(text):
         raise ParseError(_NO_TABLE, text=text[:200])
     if protocol == "release":
-        beliefs, bad = _release_stage1(text)
+        beliefs, bad, _ = _stage1_rows(text, release_rules=True)
         literal, _ = release.parse_extraction(text)
         notes = tuple(_differences(text)) if _rows_of(literal) != _rows_of(beliefs) else ()
     else:

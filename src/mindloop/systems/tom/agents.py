@@ -14,28 +14,17 @@ from collections.abc import Sequence
 
 from mindloop.models.base import Message, message
 from mindloop.models.replies import letters
+from mindloop.systems.tom.data import RELEASES
 
 __all__ = ["HITOM_ASSUMPTIONS", "build_prompt"]
 
-HITOM_ASSUMPTIONS = (
-    "Note: You should assume the following. (1) An agent witnesses everything and every movement before exiting "
-    "a location. (2) An agent A can infer another agent B's mental state only if A and B have been in the same "
-    "location, or have private or public interactions. (3) Note that every agent tends to lie. What a character "
-    "tells others doesn't affect his actual belief. An agent tends to trust an agent that exited the room later "
-    "than himself. The exit order is known to all agents. (4) Agents in private communications know that others "
-    "won't hear them, but they know that anyone can hear any public claims."
-)
+HITOM_ASSUMPTIONS = RELEASES.hitom_assumptions
 """The assumptions Hi-ToM's authors state to every model (the dataset's own instructions)."""
 
-_INSTRUCTION = (
-    "Read the following story and answer the multiple-choice question. Think step-by-step. "
-    "Provide the answer first, and then explain it."
-)
+_INSTRUCTION = RELEASES.hitom_instruction
 """Hi-ToM's chain-of-thought instruction (prompting type ``CoTP``), also mindloop's default."""
 
-_VP_INSTRUCTION = (
-    "Read the following story and answer the multiple-choice question. Please provide answer without explanations."
-)
+_VP_INSTRUCTION = RELEASES.hitom_vp_instruction
 """Hi-ToM's vanilla instruction (prompting type ``VP``)."""
 
 

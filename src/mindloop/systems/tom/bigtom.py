@@ -64,6 +64,7 @@ from mindloop.bench.choice import (
 from mindloop.bench.declaration import Grouping, ReferencePolicy, SmallRun
 from mindloop.datafiles import csv_fields_unlimited
 from mindloop.errors import InvalidArgumentError, ParseError
+from mindloop.systems.tom.data import RELEASES
 
 __all__ = [
     "BIGTOM",
@@ -84,28 +85,7 @@ __all__ = [
     "track_item",
 ]
 
-BIGTOM_FIELDS = (
-    "story",
-    "aware_of_event",
-    "not_aware_of_event",
-    "action_aware",
-    "action_not_aware",
-    "belief_question",
-    "desire_question",
-    "action_question",
-    "belief_answer_aware",
-    "desire_answer_aware",
-    "action_answer_aware",
-    "belief_answer_not_aware",
-    "desire_answer_not_aware",
-    "action_answer_not_aware",
-    "alternate_desire",
-    "random_event",
-    "aware_of_random_event",
-    "not_aware_of_random_event",
-    "generation",
-    "flag",
-)
+BIGTOM_FIELDS = RELEASES.bigtom_fields
 """The twenty ``;``-separated fields of a ``bigtom.csv`` line (the first eighteen as ``generate_conditions.py``
 names them; the last two are the release's unread ``auto``/``user`` and flag)."""
 
@@ -116,10 +96,7 @@ PERCEPT = "percept_to_belief"
 (``1_percept_to_belief_true_belief``), one item a row: sentences 1-3 and the belief question, gold the *aware*
 answer as the builder writes it (``answers[0]``), although those sentences tell of the initial state only."""
 
-BIGTOM_INSTRUCTION = (
-    "Answer the questions based on the context. Keep your answer concise, few words are enough, maximum one "
-    "sentence. Answer as 'Answer:<option>)<answer>'."
-)
+BIGTOM_INSTRUCTION = RELEASES.bigtom_instruction
 """The release's evaluation instruction (``code/prompt_instructions/evaluate.txt``)."""
 
 InitialBelief = Literal["hidden", "shown", "both"]

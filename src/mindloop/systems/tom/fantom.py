@@ -42,7 +42,8 @@ import random
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -56,7 +57,9 @@ from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.metrics.stats import f1_score, mean
 from mindloop.models.base import message
 from mindloop.models.replies import ask
+from mindloop.systems.tom.data import RELEASES
 from mindloop.systems.tom.fantom_presence import Knowledge, Presence, knowledge, read_presence, unaware_option
+from mindloop.systems.tom.opentom import label_f1
 
 __all__ = [
     "FANTOM_KINDS",
@@ -72,15 +75,7 @@ __all__ = [
     "word_f1",
 ]
 
-FANTOM_KINDS = (
-    "fact",
-    "belief",
-    "belief:multiple-choice",
-    "answerability:list",
-    "answerability:binary",
-    "info_accessibility:list",
-    "info_accessibility:binary",
-)
+FANTOM_KINDS = RELEASES.fantom_kinds
 """mindloop's short names of the release's question types (``tom:`` dropped)."""
 
 Context = Literal["short", "full"]
@@ -113,21 +108,10 @@ def read_fantom(path: str | Path) -> list[dict[str, Any]]:
         raise ParseError(f"not valid JSON ({exc.msg})", source=str(p), line=exc.lineno) from None
     if not isinstance(data, list):
         raise ParseError("expected a list of question sets (FANToM's fantom_v1.json)", source=str(p))
-    need = (
-        "set_id",
-        "short_context",
-        "full_context",
-        "factQA",
-        "beliefQAs",
-        "answerabilityQA_list",
-        "answerabilityQAs_binary",
-        "infoAccessibilityQA_list",
-        "infoAccessibilityQAs_binary",
-    )
     for i, s in enumerate(data):
         if not isinstance(s, dict):
             raise ParseError(f"set {i}: expected an object", source=str(p))
-        missing = [k for k in need if k not in s]
+        missing = [k for k in RELEASES.fantom_set_fields if k not in s]
         if missing:
             raise ParseError(f"set {i} ({s.get('set_id', '?')}): no {', '.join(missing)}", source=str(p))
     return data
@@ -146,22 +130,7 @@ def fantom_questions(sets: Sequence[dict[str, Any]], context: Context = "short",
     rng = random.Random(seed)
     out: list[FanToMQuestion] = []
     for s in sets:
-        first = len(out)
         _set_questions(s, context, rng, out)
-        joining = s.get("joining_speaker")
-        window = str(s["short_context"]).strip()
-        information = f"{s['factQA']['question']} {s['factQA']['correct_answer']}"
-        conversation = str(s["full_context"]).strip() if context == "full" else None
-        out[first:] = [
-            replace(
-                q,
-                window=window,
-                joining=str(joining) if joining else None,
-                information=information,
-                conversation=conversation,
-            )
-            for q in out[first:]
-        ]
     return out
 
 
@@ -170,15 +139,23 @@ def _set_questions(s: dict[str, Any], context: Context, rng: random.Random, out:
     sid = str(s["set_id"])
     ctx = str(s[f"{context}_context"]).strip()
     fact_q, fact_a = s["factQA"]["question"], s["factQA"]["correct_answer"]
-    out.append(FanToMQuestion(sid, "fact", f"{ctx}\n\nQuestion: {fact_q}\nAnswer:", fact_a, None, None, None, fact_q))
+    joining = s.get("joining_speaker")
+    question = partial(  # what the tracker reads, on every question of the set
+        FanToMQuestion,
+        window=str(s["short_context"]).strip(),
+        joining=str(joining) if joining else None,
+        information=f"{fact_q} {fact_a}",
+        conversation=str(s["full_context"]).strip() if context == "full" else None,
+    )
+    out.append(question(sid, "fact", f"{ctx}\n\nQuestion: {fact_q}\nAnswer:", fact_a, None, None, None, fact_q))
     for qa in s["beliefQAs"]:
         scen, tom_type, q = str(qa["question_type"]).rsplit(":", 1)[-1], qa.get("tom_type"), qa["question"]
         prompt = f"{ctx}\n\nQuestion: {q}\nAnswer:"
-        out.append(FanToMQuestion(sid, "belief", prompt, qa["correct_answer"], qa["wrong_answer"], scen, tom_type, q))
+        out.append(question(sid, "belief", prompt, qa["correct_answer"], qa["wrong_answer"], scen, tom_type, q))
         options, gold = _choices(qa, rng)
         text = "".join(f"({chr(97 + i)}) {o}\n" for i, o in enumerate(options)).strip()
         prompt = f"{ctx}\n\nQuestion: {q}\n{text}\n\nChoose an answer from above:"
-        out.append(FanToMQuestion(sid, "belief:multiple-choice", prompt, gold, options, scen, tom_type, q))
+        out.append(question(sid, "belief:multiple-choice", prompt, gold, options, scen, tom_type, q))
     for name, head, key in (
         ("answerability", f"Target: {fact_q}", "answerability"),
         ("info_accessibility", f"Information: {fact_q} {fact_a}", "infoAccessibility"),
@@ -189,7 +166,7 @@ def _set_questions(s: dict[str, Any], context: Context, rng: random.Random, out:
             scen = "inaccessible"
         prompt = f"{ctx}\n\n{head}\nQuestion: {lst['question']}\nAnswer:"
         gold_list, wrong_list = list(lst["correct_answer"]), list(lst.get("wrong_answer", []))
-        out.append(FanToMQuestion(sid, f"{name}:list", prompt, gold_list, wrong_list, scen, None, lst["question"]))
+        out.append(question(sid, f"{name}:list", prompt, gold_list, wrong_list, scen, None, lst["question"]))
         binaries = s[f"{key}QAs_binary"]
         full_scen = None
         if context == "full" and binaries:
@@ -201,9 +178,7 @@ def _set_questions(s: dict[str, Any], context: Context, rng: random.Random, out:
                 continue
             prompt = f"{ctx}\n\n{head}\nQuestion: {b['question']} Answer yes or no.\nAnswer:"
             scen = full_scen or b.get("missed_info_accessibility")
-            out.append(
-                FanToMQuestion(sid, f"{name}:binary", prompt, b["correct_answer"], None, scen, None, b["question"])
-            )
+            out.append(question(sid, f"{name}:binary", prompt, b["correct_answer"], None, scen, None, b["question"]))
 
 
 # -- the release's readings ---------------------------------------------------------------------------------------
@@ -660,18 +635,11 @@ def _all(records: Sequence[SampleRecord]) -> float | None:
 def _weighted_f1(records: Sequence[SampleRecord]) -> float | None:
     """F1 of the binary answers weighted by the golds' support (the release's ``average="weighted"``)."""
     pairs = [
-        ({"yes": 1}.get(str(r.sample.input["gold"]), 0), (r.output or {}).get("binary", -1)) for r in _counted(records)
+        ({"yes": 1}.get(str(r.sample.input["gold"]), 0), (r.output or {}).get("binary", -1), 1.0)
+        for r in _counted(records)
     ]
-    if not pairs:
-        return None
-    total, score = len(pairs), 0.0
-    for label in {g for g, _ in pairs}:
-        tp = sum(1 for g, p in pairs if g == label and p == label)
-        fp = sum(1 for g, p in pairs if g != label and p == label)
-        fn = sum(1 for g, p in pairs if g == label and p != label)
-        support = sum(1 for g, _ in pairs if g == label)
-        score += support / total * (2 * tp / (2 * tp + fp + fn) if tp + fp + fn else 0.0)
-    return score
+    f1s = label_f1(pairs)
+    return sum(support / len(pairs) * f1 for f1, support in f1s.values() if support) if pairs else None
 
 
 def _scenario(records: Sequence[SampleRecord], scenario: str, prefix: str) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -184,18 +184,25 @@ def _same(a: str, b: str) -> bool:
     return re.sub(r"\W+", " ", a.lower()).strip() == re.sub(r"\W+", " ", b.lower()).strip()
 
 
+def _audited(
+    fmt: str,
+    items: Sequence[Any],
+    audit: Callable[[Any], tuple[int, list[Any]]],
+    where: Callable[[Any], tuple[str, str, str]],
+) -> LabelAudit:
+    """The audit of a release read into ``items`` by its module's ``audit`` (``(checked, [(item, why, rule)])``),
+    each finding placed by ``where`` (source, question, gold of its item)."""
+    checked, found = audit(items)
+    return LabelAudit(fmt, len(items), checked, [LabelFinding(*where(i), why, rule) for i, why, rule in found])
+
+
 def _audit_mmtom(path: Path) -> LabelAudit:
     from mindloop.systems.tom.mmtomqa import audit_mmtom, read_mmtom
 
-    items = read_mmtom(path)
-    checked, found = audit_mmtom(items)
-    findings = [
-        LabelFinding(
-            f"{path.name}:{item.line}", item.question.rsplit("Question:", 1)[-1].strip(), item.answer, why, rule
-        )
-        for item, why, rule in found
-    ]
-    return LabelAudit("mmtom-qa", len(items), checked, findings)
+    def where(item: Any) -> tuple[str, str, str]:
+        return f"{path.name}:{item.line}", item.question.rsplit("Question:", 1)[-1].strip(), item.answer
+
+    return _audited("mmtom-qa", read_mmtom(path), audit_mmtom, where)
 
 
 def _audit_fantom(path: Path) -> LabelAudit:
@@ -211,28 +218,28 @@ def _audit_exploretom(path: Path) -> LabelAudit:
     from mindloop.systems.tom.exploretom import audit_exploretom, read_exploretom
 
     items = read_exploretom(path)
-    checked, found = audit_exploretom(items)
-    findings = [LabelFinding(f"{path.name}:{i.line}", i.question, i.answer, why, rule) for i, why, rule in found]
-    return LabelAudit("exploretom", len(items), checked, findings)
+    return _audited("exploretom", items, audit_exploretom, lambda i: (f"{path.name}:{i.line}", i.question, i.answer))
 
 
 def _audit_simpletom(path: Path) -> LabelAudit:
     from mindloop.systems.tom.simpletom import audit_simpletom, read_simpletom
 
-    items = read_simpletom(path)
-    checked, found = audit_simpletom(items)
-    findings = [
-        LabelFinding(f"{i.qset}/{i.source}:{i.line} ({i.id})", i.question, i.answer_key, why, rule)
-        for i, why, rule in found
-    ]
-    return LabelAudit("simpletom", len(items), checked, findings)
+    def where(i: Any) -> tuple[str, str, str]:
+        return f"{i.qset}/{i.source}:{i.line} ({i.id})", i.question, i.answer_key
+
+    return _audited("simpletom", read_simpletom(path), audit_simpletom, where)
+
+
+def _existing(path: str | Path) -> Path:
+    p = Path(path)
+    if not p.exists():
+        raise InvalidArgumentError(f"{str(path)!r}: no such file or folder")
+    return p
 
 
 def audit_file(path: str | Path, fmt: str, *, split: str = "normal") -> LabelAudit:
     """Audit a released file (or OpenToM's folder) in format ``fmt`` (one of :data:`AUDIT_FORMATS`)."""
-    p = Path(path)
-    if not p.exists():
-        raise InvalidArgumentError(f"{str(path)!r}: no such file or folder")
+    p = _existing(path)
     if fmt in ("tomi", "hitom"):
         if p.is_dir():
             raise InvalidArgumentError(f"{str(path)!r} is a folder; {fmt} is read from one file")
@@ -254,9 +261,7 @@ def describe_release(fmt: str, path: str | Path) -> dict[str, Any]:
     """Counts of a released file (``mindloop data describe FORMAT PATH``): questions in all, per file and per type
     (OpenToM: per split too, and its stories); read by the same loaders as ``bench run``."""
 
-    p = Path(path)
-    if not p.exists():
-        raise InvalidArgumentError(f"{str(path)!r}: no such file or folder")
+    p = _existing(path)
     items: Sequence[Any]
     by_file: Counter[str] | None = None  # one file: its name and every question
     extra: dict[str, Any] = {}

@@ -28,6 +28,7 @@ from mindloop.bench.api import Sample
 from mindloop.bench.choice import ChoiceBenchmark, ChoiceSet, DataOptions, Fields, Prompt, Release, release_text
 from mindloop.bench.declaration import Grouping, SmallRun
 from mindloop.errors import ParseError
+from mindloop.systems.tom.data import RELEASES
 
 __all__ = [
     "MMTOM_QA",
@@ -40,15 +41,7 @@ __all__ = [
     "release_reading",
 ]
 
-MMTOM_TYPES = {
-    "1.1": "true belief, short-term",
-    "1.2": "false belief, short-term",
-    "1.3": "belief tracking, long-term",
-    "2.1": "goal inference, true belief",
-    "2.2": "goal inference, false belief",
-    "2.3": "goal inference, updated belief",
-    "2.4": "goal inference, future actions",
-}
+MMTOM_TYPES = RELEASES.mmtom_types
 """The paper's question types (``question_type``)."""
 
 _OPTIONS = re.compile(r"\(a\)\s*(.+?)\s*\(b\)\s*(.+?)\s*Please respond with either a or b\.?\s*$", re.DOTALL)

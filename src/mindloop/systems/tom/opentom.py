@@ -81,6 +81,7 @@ __all__ = [
     "OpenToMQuestion",
     "OpenToMStory",
     "audit_opentom",
+    "label_f1",
     "read_opentom",
     "release_prompt",
     "release_reading",
@@ -876,10 +877,11 @@ def _label(inp: Mapping[str, Any], value: Any) -> Any:
     return value.lower()
 
 
-def _macro_f1(entries: Iterable[tuple[Any, Any, float]]) -> float | None:
-    """Macro-F1 over weighted (gold, predicted) label pairs, averaged over every label gold or predicted (what
-    scikit-learn's ``f1_score(average="macro")``, which the release calls, averages over); a weight below 1 spreads
-    one question over several predictions (a uniform guess)."""
+def label_f1(entries: Iterable[tuple[Any, Any, float]]) -> dict[Any, tuple[float, float]]:
+    """Each label's F1 and support (its gold weight) over weighted (gold, predicted) label pairs, for every label
+    gold or predicted; a weight below 1 spreads one question over several predictions (a uniform guess). Their
+    mean is scikit-learn's ``f1_score(average="macro")`` (what the OpenToM release calls), their mean weighted by
+    support its ``average="weighted"`` (what FANToM's calls)."""
     tp: Counter[Any] = Counter()
     fp: Counter[Any] = Counter()
     fn: Counter[Any] = Counter()
@@ -889,8 +891,14 @@ def _macro_f1(entries: Iterable[tuple[Any, Any, float]]) -> float | None:
         else:
             fp[got] += w  # type: ignore[assignment]
             fn[gold] += w  # type: ignore[assignment]
-    labels = set(tp) | set(fp) | set(fn)
-    return sum(2 * tp[x] / (2 * tp[x] + fp[x] + fn[x]) for x in labels) / len(labels) if labels else None
+    return {x: (2 * tp[x] / (2 * tp[x] + fp[x] + fn[x]), tp[x] + fn[x]) for x in set(tp) | set(fp) | set(fn)}
+
+
+def _macro_f1(entries: Iterable[tuple[Any, Any, float]]) -> float | None:
+    """Macro-F1 over weighted (gold, predicted) label pairs (:func:`label_f1`), averaged over every label gold or
+    predicted."""
+    f1s = [f1 for f1, _ in label_f1(entries).values()]
+    return sum(f1s) / len(f1s) if f1s else None
 
 
 def _batched_f1(entries: Sequence[tuple[Any, Any, Any, float]]) -> tuple[float | None, float | None]:
