@@ -15,8 +15,7 @@ witnesses, so a :class:`~mindloop.beliefs.Tracker` can follow the episode; groun
 ``info[agent]["ground_truth"]`` only with ``CwahEnv(privileged=True)`` or ``reset(options={"privileged": True})``.
 
 This module is the simulator (the house, where things are put, the actions' effects); the rules' numbers, the
-tasks, the episode spec and the observation records are in :mod:`~mindloop.systems.cobel.worlds.cwah_spec`,
-re-exported here.
+tasks, the episode spec and the observation records are in :mod:`~mindloop.systems.cobel.worlds.cwah_spec`.
 """
 
 from __future__ import annotations
@@ -39,25 +38,12 @@ from mindloop.systems.cobel.worlds.cwah_spec import (
     SPOTS,
     CwahEpisode,
     CwahObservation,
-    GoalPredicate,
     PartnerView,
     Seen,
     make_cwah_episode,
 )
 
-__all__ = [
-    "CWAH_ACTIONS",
-    "CWAH_TASKS",
-    "HOP_STEPS",
-    "MAX_STEPS",
-    "CwahEnv",
-    "CwahEpisode",
-    "CwahObservation",
-    "GoalPredicate",
-    "PartnerView",
-    "Seen",
-    "make_cwah_episode",
-]
+__all__ = ["CwahEnv"]
 
 # Rooms (id, name) and doors: a ring kitchen - livingroom - bedroom - bathroom - kitchen.
 _ROOMS = ((1000, "livingroom"), (2000, "kitchen"), (3000, "bedroom"), (4000, "bathroom"))

@@ -17,7 +17,7 @@ Ground truth (``state``: world facts, ``transported``, ``events``: every event, 
 ``info[agent]["ground_truth"]`` only with ``TdwEnv(privileged=True)`` or ``reset(options={"privileged": True})``.
 
 This module is the simulator; the rules' numbers, the episode spec and the observation records are in
-:mod:`~mindloop.systems.cobel.worlds.tdw_spec`, re-exported here.
+:mod:`~mindloop.systems.cobel.worlds.tdw_spec`.
 """
 
 from __future__ import annotations
@@ -49,23 +49,7 @@ from mindloop.systems.cobel.worlds.tdw_spec import (
     quarter,
 )
 
-__all__ = [
-    "CONTAINER_CAPACITY",
-    "FRAMES_PER_METER",
-    "FRAME_BUDGET",
-    "FRAME_COSTS",
-    "ROOM_SIZE",
-    "TDW_ACTIONS",
-    "TDW_CATEGORIES",
-    "HeldView",
-    "TdwEnv",
-    "TdwEpisode",
-    "TdwObservation",
-    "TdwPartnerView",
-    "TdwSeen",
-    "exploration_state",
-    "quarter",
-]
+__all__ = ["TdwEnv"]
 
 _ROOM_WEIGHTS: Mapping[str, Mapping[str, int]] = {
     "food": {"kitchen": 4, "livingroom": 2, "office": 1, "bedroom": 1},
