@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from mindloop.beliefs import Event, EventKind, Fact, Utterance
@@ -88,17 +88,15 @@ def _make_house() -> _House:
     return _House(entities, room_of, furniture_ids, furniture, containers, rooms, room_furniture, seen, next_id)
 
 
+@dataclass(slots=True)
 class _Agent:
-    __slots__ = ("facing", "holding", "name", "near", "progress", "room", "transit")
-
-    def __init__(self, name: str, room: int) -> None:
-        self.name = name
-        self.room = room
-        self.near: int | None = None
-        self.holding: list[int] = []
-        self.transit: int | None = None  # next room on the way
-        self.progress = 0
-        self.facing = 0
+    name: str
+    room: int
+    near: int | None = None
+    holding: list[int] = field(default_factory=list)
+    transit: int | None = None  # next room on the way
+    progress: int = 0
+    facing: int = 0
 
 
 _HOUSE = _make_house()

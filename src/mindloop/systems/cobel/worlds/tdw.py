@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from mindloop.beliefs import Event, EventKind, Fact, Utterance
@@ -59,19 +60,17 @@ _EXTRA_ROOMS = ("livingroom", "office", "kitchen")
 _GRID_COLS = 3
 
 
+@dataclass(slots=True)
 class _TAgent:
-    __slots__ = ("busy_until", "facing", "holding", "name", "near", "pending", "pos", "room", "seen")
-
-    def __init__(self, name: str, room: int, rooms: tuple[int, ...]) -> None:
-        self.name = name
-        self.room = room
-        self.pos = (ROOM_SIZE / 2, ROOM_SIZE / 2)
-        self.near: int | None = None
-        self.holding: list[int] = []
-        self.facing = 0
-        self.seen: dict[int, set[int]] = {r: set() for r in rooms}
-        self.busy_until = 0
-        self.pending: Action | None = None
+    name: str
+    room: int
+    seen: dict[int, set[int]]  # quarters seen, per room
+    pos: tuple[float, float] = (ROOM_SIZE / 2, ROOM_SIZE / 2)
+    near: int | None = None
+    holding: list[int] = field(default_factory=list)
+    facing: int = 0
+    busy_until: int = 0
+    pending: Action | None = None
 
 
 class TdwEnv(TransportEnv[TdwObservation]):
@@ -161,7 +160,7 @@ class TdwEnv(TransportEnv[TdwObservation]):
         self._agent: dict[str, _TAgent] = {}
         self._agents_list: list[_TAgent] = []
         for name in self.possible_agents:
-            ag = _TAgent(name, rng.choice(room_ids), self._room_ids)
+            ag = _TAgent(name, rng.choice(room_ids), {r: set() for r in self._room_ids})
             ag.facing = rng.randrange(4)
             ag.seen[ag.room].add(ag.facing)
             self._agent[name] = ag
