@@ -19,8 +19,9 @@ import sys
 import time
 from typing import Any
 
+from mindloop.models.tokens import TOKENIZER_NAME
 from mindloop.systems.cobel.episode import make_agent, run_episode
-from mindloop.systems.cobel.metrics import TOKENIZER_NAME, accuracy_curve, summarize_episodes, table_cwah, table_tdw
+from mindloop.systems.cobel.metrics import accuracy_curve, summarize_episodes, table_cwah, table_tdw
 from mindloop.systems.cobel.worlds import Action, CwahEnv
 from mindloop.systems.cobel.worlds.testsets import cwah_test_set, tdw_test_set
 

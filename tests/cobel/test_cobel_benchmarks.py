@@ -10,8 +10,9 @@ from mindloop.bench.agents import run_sample
 from mindloop.bench.api import AgentContext, Outcome, Sample, SampleRecord
 from mindloop.bench.options import validate_options
 from mindloop.errors import InvalidArgumentError
+from mindloop.models.tokens import TOKENIZER_NAME
 from mindloop.systems.cobel.benchmarks import CwahBenchmark, TdwMatBenchmark, TransportOptions
-from mindloop.systems.cobel.metrics import TOKENIZER_NAME, accuracy_curve, summarize_episodes, table_cwah, table_tdw
+from mindloop.systems.cobel.metrics import accuracy_curve, summarize_episodes, table_cwah, table_tdw
 
 
 def _record(i: int, sample: Sample, outcome: Outcome, status: str = "done") -> SampleRecord:

@@ -15,9 +15,9 @@ from fakes import FakeModel, sensible_replies
 from mindloop.beliefs.views.sbl import FIG7_RULES, parse_rules
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.cobel.episode import arun_episode
-from mindloop.systems.cobel.llm import parse_plan
 from mindloop.systems.cobel.mind import Intent
 from mindloop.systems.cobel.prompts import ADAPTIVE_COLLABORATION, fill
+from mindloop.systems.cobel.replies import parse_plan
 from mindloop.systems.cobel.rules import construct_rules, review_rules
 from mindloop.systems.cobel.worlds.testsets import cwah_test_set
 

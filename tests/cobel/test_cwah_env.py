@@ -11,7 +11,7 @@ from pettingzoo.test import parallel_api_test
 from mindloop.beliefs import Tracker, TrustEveryone
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.cobel.worlds import CWAH_TASKS, Action, CwahEnv, CwahEpisode, make_cwah_episode
-from mindloop.systems.cobel.worlds.cwah import DISTRACTORS, FURNITURE, HOP_STEPS, MAX_STEPS, SPOTS
+from mindloop.systems.cobel.worlds.cwah_spec import DISTRACTORS, FURNITURE, HOP_STEPS, MAX_STEPS, SPOTS
 from mindloop.systems.cobel.worlds.testsets import cwah_test_set
 
 

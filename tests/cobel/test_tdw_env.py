@@ -10,7 +10,13 @@ from gymnasium.error import ResetNeeded
 from pettingzoo.test import parallel_api_test
 
 from mindloop.systems.cobel.worlds import Action, TdwEnv, TdwEpisode
-from mindloop.systems.cobel.worlds.tdw import FRAME_BUDGET, FRAME_COSTS, FRAMES_PER_METER, ROOM_SIZE, TDW_CATEGORIES
+from mindloop.systems.cobel.worlds.tdw_spec import (
+    FRAME_BUDGET,
+    FRAME_COSTS,
+    FRAMES_PER_METER,
+    ROOM_SIZE,
+    TDW_CATEGORIES,
+)
 from mindloop.systems.cobel.worlds.testsets import tdw_test_set
 
 

@@ -44,8 +44,8 @@ from mindloop.systems.cobel.metrics import (
     episode_records,
     summarize_episodes,
 )
-from mindloop.systems.cobel.worlds.cwah import MAX_STEPS
-from mindloop.systems.cobel.worlds.tdw import FRAME_BUDGET
+from mindloop.systems.cobel.worlds.cwah_spec import MAX_STEPS
+from mindloop.systems.cobel.worlds.tdw_spec import FRAME_BUDGET
 from mindloop.systems.cobel.worlds.testsets import cwah_test_set, tdw_test_set
 
 __all__ = ["COBEL_GLOSSARY", "CwahBenchmark", "TdwMatBenchmark", "TransportOptions", "transport_timeline"]

@@ -106,6 +106,7 @@ def table(
     SBR, No BBC) from `bench run cwah` runs; every model-driven column must come from the same model."""
     from mindloop.bench.store import RunStore
     from mindloop.errors import InvalidArgumentError
+    from mindloop.models.tokens import TOKENIZER_NAME
     from mindloop.paths import runs_path
     from mindloop.systems.cobel import metrics
 
@@ -133,7 +134,7 @@ def table(
     model = next(iter(models.values()), "no model")
     print(f"Table 2 (C-WAH, symbolic observation), every model-driven column from {model}")
     by = "the model's tokenizer (server usage)" if set(counters) == {"model"} else "see the count below"
-    print(metrics.table_cwah(columns, by if counters else metrics.TOKENIZER_NAME))
+    print(metrics.table_cwah(columns, by if counters else TOKENIZER_NAME))
     counted = ", ".join(
         f"{n} messages by {'the model (server usage)' if k == 'model' else k}" for k, n in counters.items()
     )

@@ -3,7 +3,7 @@
 Plans are the high-level steps CoELA-style agents use in C-WAH: ``explore <room>`` (go there and look),
 ``check <container>`` (go to it and open it), ``grab <object>`` and ``deliver <target>`` (put held goal objects
 on or in the goal's target). Costs are expected steps, from the door graph the agents know
-(:data:`~mindloop.systems.cobel.worlds.cwah.HOP_STEPS` per door).
+(:data:`~mindloop.systems.cobel.worlds.cwah_spec.HOP_STEPS` per door).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from mindloop.beliefs import Fact
 from mindloop.beliefs.views.sbl import entity_parts
 from mindloop.systems.cobel.mind import CLAIM, Intent, Mind, WorldView
 from mindloop.systems.cobel.worlds.common import Action, Layout
-from mindloop.systems.cobel.worlds.cwah import HOP_STEPS, CwahObservation, GoalPredicate
 from mindloop.systems.cobel.worlds.cwah_spec import FURNITURE as _FURNITURE
+from mindloop.systems.cobel.worlds.cwah_spec import HOP_STEPS, CwahObservation, GoalPredicate
 
 __all__ = ["CwahDomain", "IntentFailed", "toward_room_of"]
 

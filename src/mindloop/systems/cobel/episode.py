@@ -24,8 +24,10 @@ from mindloop.models.tokens import TOKENIZER_NAME, count_tokens
 from mindloop.systems.cobel.cwah_domain import CwahDomain
 from mindloop.systems.cobel.mind import Mind
 from mindloop.systems.cobel.team import STYLES, CollabAgent
-from mindloop.systems.cobel.worlds.cwah import MAX_STEPS, CwahEnv, CwahEpisode
-from mindloop.systems.cobel.worlds.tdw import FRAME_BUDGET, TdwEnv, TdwEpisode
+from mindloop.systems.cobel.worlds.cwah import CwahEnv
+from mindloop.systems.cobel.worlds.cwah_spec import MAX_STEPS, CwahEpisode
+from mindloop.systems.cobel.worlds.tdw import TdwEnv
+from mindloop.systems.cobel.worlds.tdw_spec import FRAME_BUDGET, TdwEpisode
 
 __all__ = [
     "AGENT_KINDS",

@@ -42,13 +42,12 @@ from mindloop.systems.cobel import replies as rp
 from mindloop.systems.cobel.cwah_domain import IntentFailed
 from mindloop.systems.cobel.messages import read, render
 from mindloop.systems.cobel.mind import INTENT, RULES_BY_WORLD, Intent, Mind
-from mindloop.systems.cobel.replies import parse_plan
 from mindloop.systems.cobel.team import Domain, SentMessage, _fit, hear, start_step
 from mindloop.systems.cobel.worlds.common import Action
 
 T = TypeVar("T")
 
-__all__ = ["PAPER_CONFIG", "LlmCobelAgent", "message_tokens", "parse_plan"]
+__all__ = ["PAPER_CONFIG", "LlmCobelAgent", "message_tokens"]
 
 PAPER_CONFIG = GenerationConfig(temperature=0.7, top_p=1.0, max_tokens=512)
 """Sampling settings of section 4.1 (temperature 0.7, top-p 1, at most 512 tokens)."""

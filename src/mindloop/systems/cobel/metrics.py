@@ -27,16 +27,14 @@ from mindloop.bench.api import SampleRecord
 from mindloop.bench.tables import aligned, grid
 from mindloop.datafiles import load_package_data
 from mindloop.metrics.stats import mean
-from mindloop.models.tokens import TOKENIZER_NAME, count_tokens
+from mindloop.models.tokens import TOKENIZER_NAME
 
 __all__ = [
     "ABLATION_ROWS",
     "CWAH_MAX_STEPS",
     "CWAH_TASK_LABELS",
     "TDW_TASK_LABELS",
-    "TOKENIZER_NAME",
     "accuracy_curve",
-    "count_tokens",
     "episode_records",
     "summarize_episodes",
     "table_ablation",

@@ -3,7 +3,7 @@
 Plans are the atomic actions of the paper's prompts (Fig. 10/11/14): ``explore <room>`` (go there and turn
 until every quarter is seen), ``grab <object|container>`` (go to it and grasp it; a grasped object goes straight
 into a held container with room), and ``transport <bed>`` (carry everything to the bed and drop it there).
-Costs are expected frames from the door graph and :data:`~mindloop.systems.cobel.worlds.tdw.FRAME_COSTS`.
+Costs are expected frames from the door graph and :data:`~mindloop.systems.cobel.worlds.tdw_spec.FRAME_COSTS`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from mindloop.beliefs import Fact
 from mindloop.systems.cobel.cwah_domain import IntentFailed, _id, _name, toward_room_of
 from mindloop.systems.cobel.mind import CLAIM, Intent, Mind, WorldView
 from mindloop.systems.cobel.worlds.common import Action, Layout
-from mindloop.systems.cobel.worlds.tdw import (
+from mindloop.systems.cobel.worlds.tdw_spec import (
     CONTAINER_CAPACITY,
     FRAME_COSTS,
     FRAMES_PER_METER,

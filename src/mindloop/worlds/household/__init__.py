@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from mindloop.worlds.household.characters import CHARACTERS as CHARACTERS
     from mindloop.worlds.household.characters import ROBOT_CHARACTER as ROBOT_CHARACTER
     from mindloop.worlds.household.characters import Character as Character
+    from mindloop.worlds.household.entities import WorldSnapshot as WorldSnapshot
     from mindloop.worlds.household.gym_env import ENV_ID as ENV_ID
     from mindloop.worlds.household.gym_env import HouseholdEnv as HouseholdEnv
     from mindloop.worlds.household.gym_env import register_envs as register_envs
@@ -59,6 +60,5 @@ if TYPE_CHECKING:
     from mindloop.worlds.household.vocab import Prop as Prop
     from mindloop.worlds.household.vocab import Trait as Trait
     from mindloop.worlds.household.world import World as World
-    from mindloop.worlds.household.world import WorldSnapshot as WorldSnapshot
 
 __getattr__ = lazy_exports(__name__)

@@ -4,7 +4,7 @@
 (where is the apple, who witnesses events in the kitchen, what can be seen there) and makes the events and
 failures the actions in :mod:`mindloop.worlds.household.world` return. Nothing in this module changes the
 state except through those actions. What a home is made of (places, items, snapshots, the per-layout frame) is in
-:mod:`~mindloop.worlds.household.entities`, re-exported here.
+:mod:`~mindloop.worlds.household.entities`.
 
 Why this module is longer than 600 lines: it is one class, the state of a home and the queries and event-making
 helpers on it, which the verbs in ``world.py`` all share. Its parts (construction, queries, events, name resolution,
@@ -45,7 +45,7 @@ from mindloop.worlds.household.vocab import (
     Prop,
 )
 
-__all__ = ["HANDS", "Home", "Item", "Place", "WorldSnapshot"]
+__all__ = ["HANDS", "Home"]
 
 HANDS = 2
 """Hands per agent: at most this many things held at once."""

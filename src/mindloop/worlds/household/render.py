@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from mindloop.errors import DependencyError, InvalidArgumentError
+from mindloop.worlds.household.entities import WorldSnapshot
 from mindloop.worlds.household.vocab import ROBOT, Prop
-from mindloop.worlds.household.world import World, WorldSnapshot
+from mindloop.worlds.household.world import World
 
 if TYPE_CHECKING:
     from mindloop.worlds.household.scenarios.model import Scenario

@@ -30,7 +30,7 @@ from itertools import takewhile
 from mindloop.beliefs import Event, EventKind, Fact, Utterance
 from mindloop.worlds.household.actions import VERBS, Action, ArgKind, parse_action, validate_action
 from mindloop.worlds.household.catalog import ITEM_KINDS
-from mindloop.worlds.household.home import HANDS, Home, Item, Place, WorldSnapshot
+from mindloop.worlds.household.home import HANDS, Home
 from mindloop.worlds.household.results import Failure, FailureKind, StepResult, WorldEvent
 from mindloop.worlds.household.vocab import (
     AT,
@@ -49,7 +49,7 @@ from mindloop.worlds.household.vocab import (
     Trait,
 )
 
-__all__ = ["VERB_RULES", "Item", "Need", "Place", "VerbRule", "World", "WorldSnapshot"]
+__all__ = ["VERB_RULES", "Need", "VerbRule", "World"]
 
 
 class World(Home):

@@ -15,15 +15,14 @@ witnesses, so a :class:`~mindloop.beliefs.Tracker` can follow the episode; groun
 ``info[agent]["ground_truth"]`` only with ``CwahEnv(privileged=True)`` or ``reset(options={"privileged": True})``.
 
 This module is the simulator (the house, where things are put, the actions' effects); the rules' numbers, the
-tasks, the episode spec and the observation records are in :mod:`~mindloop.systems.cobel.worlds.cwah_spec`,
-re-exported here.
+tasks, the episode spec and the observation records are in :mod:`~mindloop.systems.cobel.worlds.cwah_spec`.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from mindloop.beliefs import Event, EventKind, Fact, Utterance
@@ -39,25 +38,12 @@ from mindloop.systems.cobel.worlds.cwah_spec import (
     SPOTS,
     CwahEpisode,
     CwahObservation,
-    GoalPredicate,
     PartnerView,
     Seen,
     make_cwah_episode,
 )
 
-__all__ = [
-    "CWAH_ACTIONS",
-    "CWAH_TASKS",
-    "HOP_STEPS",
-    "MAX_STEPS",
-    "CwahEnv",
-    "CwahEpisode",
-    "CwahObservation",
-    "GoalPredicate",
-    "PartnerView",
-    "Seen",
-    "make_cwah_episode",
-]
+__all__ = ["CwahEnv"]
 
 # Rooms (id, name) and doors: a ring kitchen - livingroom - bedroom - bathroom - kitchen.
 _ROOMS = ((1000, "livingroom"), (2000, "kitchen"), (3000, "bedroom"), (4000, "bathroom"))
@@ -102,17 +88,15 @@ def _make_house() -> _House:
     return _House(entities, room_of, furniture_ids, furniture, containers, rooms, room_furniture, seen, next_id)
 
 
+@dataclass(slots=True)
 class _Agent:
-    __slots__ = ("facing", "holding", "name", "near", "progress", "room", "transit")
-
-    def __init__(self, name: str, room: int) -> None:
-        self.name = name
-        self.room = room
-        self.near: int | None = None
-        self.holding: list[int] = []
-        self.transit: int | None = None  # next room on the way
-        self.progress = 0
-        self.facing = 0
+    name: str
+    room: int
+    near: int | None = None
+    holding: list[int] = field(default_factory=list)
+    transit: int | None = None  # next room on the way
+    progress: int = 0
+    facing: int = 0
 
 
 _HOUSE = _make_house()

@@ -17,7 +17,7 @@ Ground truth (``state``: world facts, ``transported``, ``events``: every event, 
 ``info[agent]["ground_truth"]`` only with ``TdwEnv(privileged=True)`` or ``reset(options={"privileged": True})``.
 
 This module is the simulator; the rules' numbers, the episode spec and the observation records are in
-:mod:`~mindloop.systems.cobel.worlds.tdw_spec`, re-exported here.
+:mod:`~mindloop.systems.cobel.worlds.tdw_spec`.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from mindloop.beliefs import Event, EventKind, Fact, Utterance
@@ -49,23 +50,7 @@ from mindloop.systems.cobel.worlds.tdw_spec import (
     quarter,
 )
 
-__all__ = [
-    "CONTAINER_CAPACITY",
-    "FRAMES_PER_METER",
-    "FRAME_BUDGET",
-    "FRAME_COSTS",
-    "ROOM_SIZE",
-    "TDW_ACTIONS",
-    "TDW_CATEGORIES",
-    "HeldView",
-    "TdwEnv",
-    "TdwEpisode",
-    "TdwObservation",
-    "TdwPartnerView",
-    "TdwSeen",
-    "exploration_state",
-    "quarter",
-]
+__all__ = ["TdwEnv"]
 
 _ROOM_WEIGHTS: Mapping[str, Mapping[str, int]] = {
     "food": {"kitchen": 4, "livingroom": 2, "office": 1, "bedroom": 1},
@@ -75,19 +60,17 @@ _EXTRA_ROOMS = ("livingroom", "office", "kitchen")
 _GRID_COLS = 3
 
 
+@dataclass(slots=True)
 class _TAgent:
-    __slots__ = ("busy_until", "facing", "holding", "name", "near", "pending", "pos", "room", "seen")
-
-    def __init__(self, name: str, room: int, rooms: tuple[int, ...]) -> None:
-        self.name = name
-        self.room = room
-        self.pos = (ROOM_SIZE / 2, ROOM_SIZE / 2)
-        self.near: int | None = None
-        self.holding: list[int] = []
-        self.facing = 0
-        self.seen: dict[int, set[int]] = {r: set() for r in rooms}
-        self.busy_until = 0
-        self.pending: Action | None = None
+    name: str
+    room: int
+    seen: dict[int, set[int]]  # quarters seen, per room
+    pos: tuple[float, float] = (ROOM_SIZE / 2, ROOM_SIZE / 2)
+    near: int | None = None
+    holding: list[int] = field(default_factory=list)
+    facing: int = 0
+    busy_until: int = 0
+    pending: Action | None = None
 
 
 class TdwEnv(TransportEnv[TdwObservation]):
@@ -177,7 +160,7 @@ class TdwEnv(TransportEnv[TdwObservation]):
         self._agent: dict[str, _TAgent] = {}
         self._agents_list: list[_TAgent] = []
         for name in self.possible_agents:
-            ag = _TAgent(name, rng.choice(room_ids), self._room_ids)
+            ag = _TAgent(name, rng.choice(room_ids), {r: set() for r in self._room_ids})
             ag.facing = rng.randrange(4)
             ag.seen[ag.room].add(ag.facing)
             self._agent[name] = ag

@@ -7,8 +7,8 @@ team plays exactly the same houses.
 
 from __future__ import annotations
 
-from mindloop.systems.cobel.worlds.cwah import CWAH_TASKS, CwahEpisode, make_cwah_episode
-from mindloop.systems.cobel.worlds.tdw import TdwEpisode
+from mindloop.systems.cobel.worlds.cwah_spec import CWAH_TASKS, CwahEpisode, make_cwah_episode
+from mindloop.systems.cobel.worlds.tdw_spec import TdwEpisode
 
 __all__ = ["CWAH_TEST_SEEDS", "TDW_TEST_SEEDS", "cwah_test_set", "tdw_test_set"]
 

@@ -15,10 +15,8 @@ from typing import TYPE_CHECKING
 from mindloop.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from mindloop.worlds.household.scenarios.dataset import DATASET_NAME as DATASET_NAME
     from mindloop.worlds.household.scenarios.dataset import DEFAULT_N as DEFAULT_N
     from mindloop.worlds.household.scenarios.dataset import DEFAULT_SEED as DEFAULT_SEED
-    from mindloop.worlds.household.scenarios.dataset import DatasetStats as DatasetStats
     from mindloop.worlds.household.scenarios.dataset import ExportResult as ExportResult
     from mindloop.worlds.household.scenarios.dataset import describe_dataset as describe_dataset
     from mindloop.worlds.household.scenarios.dataset import export_dataset as export_dataset
@@ -30,7 +28,6 @@ if TYPE_CHECKING:
     from mindloop.worlds.household.scenarios.generate import GENERATORS as GENERATORS
     from mindloop.worlds.household.scenarios.generate import generate_scenario as generate_scenario
     from mindloop.worlds.household.scenarios.generate import generate_scenarios as generate_scenarios
-    from mindloop.worlds.household.scenarios.gold import COMBOS as COMBOS
     from mindloop.worlds.household.scenarios.gold import NEEDS as NEEDS
     from mindloop.worlds.household.scenarios.gold import Focus as Focus
     from mindloop.worlds.household.scenarios.gold import derive_gold as derive_gold
@@ -40,6 +37,9 @@ if TYPE_CHECKING:
     from mindloop.worlds.household.scenarios.model import GoldBelief as GoldBelief
     from mindloop.worlds.household.scenarios.model import Scenario as Scenario
     from mindloop.worlds.household.scenarios.model import ScriptStep as ScriptStep
+    from mindloop.worlds.household.scenarios.needs import COMBOS as COMBOS
+    from mindloop.worlds.household.scenarios.stats import DATASET_NAME as DATASET_NAME
+    from mindloop.worlds.household.scenarios.stats import DatasetStats as DatasetStats
     from mindloop.worlds.household.scenarios.taxonomy import FALSE_BELIEF as FALSE_BELIEF
     from mindloop.worlds.household.scenarios.taxonomy import IMPLICIT_GOAL as IMPLICIT_GOAL
     from mindloop.worlds.household.scenarios.taxonomy import SUBTYPES as SUBTYPES

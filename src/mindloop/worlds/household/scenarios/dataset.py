@@ -30,16 +30,13 @@ from mindloop.worlds.household.scenarios.taxonomy import CATEGORIES, SUBTYPES, T
 
 __all__ = [
     "CONTROL_SHARE",
-    "DATASET_NAME",
     "DEFAULT_N",
     "DEFAULT_SEED",
     "MINDPOWER_SIM",
     "PAPER_BYSTANDERS",
     "PAPER_COMPOSITION",
     "PAPER_MIX",
-    "SPLITS",
     "DatasetSource",
-    "DatasetStats",
     "ExportResult",
     "composition_plan",
     "describe_dataset",

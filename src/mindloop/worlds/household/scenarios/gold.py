@@ -13,7 +13,8 @@ story is about: which human and which object, as a MindPower script names them),
 The false-belief family (``find``) is drafted here; the Implicit Goal families in
 :mod:`~mindloop.worlds.household.scenarios.gold_implicit`, with the shared parts in
 :mod:`~mindloop.worlds.household.scenarios.drafting` and the needs and combinations they read in
-:mod:`~mindloop.worlds.household.scenarios.needs` (all re-exported here).
+:mod:`~mindloop.worlds.household.scenarios.needs` (:class:`Focus`, :data:`NEEDS` and :func:`combo_for` re-exported
+here).
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from mindloop.worlds.household.narration import perceived, summarize
 from mindloop.worlds.household.planner import check_plan, plan_for
 from mindloop.worlds.household.results import WorldEvent
 from mindloop.worlds.household.scenarios.drafting import (
-    FAMILIES,
     Draft,
     Focus,
     R,
@@ -49,22 +49,11 @@ from mindloop.worlds.household.scenarios.drafting import (
 from mindloop.worlds.household.scenarios.episode import Episode
 from mindloop.worlds.household.scenarios.gold_implicit import BUILDERS
 from mindloop.worlds.household.scenarios.model import AtomicActions, Gold, GoldBelief
-from mindloop.worlds.household.scenarios.needs import COMBOS, NEEDS, Combo, Need, combo_for, need_item
+from mindloop.worlds.household.scenarios.needs import NEEDS, combo_for
 from mindloop.worlds.household.vocab import AT, ROBOT, EntityKind, Prop
 from mindloop.worlds.household.world import World
 
-__all__ = [
-    "COMBOS",
-    "FAMILIES",
-    "NEEDS",
-    "Combo",
-    "Focus",
-    "Need",
-    "combo_for",
-    "derive_gold",
-    "need_item",
-    "perception_atoms",
-]
+__all__ = ["NEEDS", "Focus", "combo_for", "derive_gold"]
 
 
 def derive_gold(episode: Episode, focus: Focus) -> tuple[Gold, Goal]:

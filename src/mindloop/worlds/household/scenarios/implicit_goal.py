@@ -27,7 +27,6 @@ from mindloop.worlds.household.setup import WorldSetup
 from mindloop.worlds.household.vocab import FEELS, Prop
 
 __all__ = [
-    "DIALOGUES",
     "ig_child_reach",
     "ig_control_child_reachable",
     "ig_control_combo_complete",
