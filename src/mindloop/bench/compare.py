@@ -61,6 +61,7 @@ from mindloop.bench.uncertainty import (
     adjust,
     interval_of,
     mcnemar_exact,
+    numeric_leaves,
     paired_differences,
     set_path,
 )
@@ -341,6 +342,13 @@ class BenchmarkComparison:
         if not self.key_differences:
             return "comparability key: every run has the baseline's (same samples, options, protocol, declaration)"
         return "comparability key differs: " + "; ".join(d.text for d in self.key_differences)
+
+    def metric_paths(self, *, by_name: bool = False) -> list[MetricPath]:
+        """Every numeric metric any run shows, as every view lists them: the top-level ones (the headline first),
+        then the breakdowns' rows; in the order the runs give them, or ``by_name`` after the headline."""
+        paths = dict.fromkeys(path for side in self.runs for path in numeric_leaves(side.metrics))
+        head = self.headline.metric if self.headline else None
+        return sorted(paths, key=lambda p: (len(p) > 1, p[0] != head, p[0] if by_name else ""))
 
     @property
     def paired_on(self) -> str:

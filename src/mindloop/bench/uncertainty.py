@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from mindloop.bench.declaration import Metric
@@ -414,28 +414,18 @@ def interval_of(values: np.ndarray, *, level: float = LEVEL, planned: int | None
     return float(low), float(high)
 
 
-@dataclass
-class _Summaries:
-    """``summarize`` of resamples ``0, 1, ...``, computed as far as needed and kept."""
-
-    records: Sequence[SampleRecord]
-    summarize: Summarize
-    plan: ResamplePlan
-    done: list[Mapping[str, Any]] = field(default_factory=list)
-    error: str | None = None
-
-    def upto(self, k: int) -> list[Mapping[str, Any]]:
-        k = min(k, self.plan.resamples)
-        if len(self.done) < k and self.error is None:
-            rows = self.plan.rows(len(self.done), k)
-            for row in rows:
-                picked = operator.itemgetter(*row.tolist())(self.records) if self.plan.n > 1 else (self.records[0],)
-                try:
-                    self.done.append(self.summarize(list(picked)))
-                except Exception as exc:  # a summary that cannot take repeated samples: no interval, said why
-                    self.error = f"{type(exc).__name__}: {exc}"
-                    break
-        return self.done[:k]
+def _summaries(
+    records: Sequence[SampleRecord], summarize: Summarize, plan: ResamplePlan, k: int
+) -> tuple[list[Mapping[str, Any]], str | None]:
+    """``summarize`` of resamples ``0`` to ``k - 1``, and why they stop short (``None``: they do not)."""
+    done: list[Mapping[str, Any]] = []
+    for row in plan.rows(0, min(k, plan.resamples)):
+        picked = operator.itemgetter(*row.tolist())(records) if plan.n > 1 else (records[0],)
+        try:
+            done.append(summarize(list(picked)))
+        except Exception as exc:  # a summary that cannot take repeated samples: no interval, said why
+            return done, f"{type(exc).__name__}: {exc}"
+    return done, None
 
 
 def summary_resamples(n: int, resamples: int = RESAMPLES) -> int:
@@ -487,9 +477,7 @@ def bootstrap_draws(
     rest = [p for p in leaves if p not in chosen and p[0] in resampled]
     error = None
     if rest:
-        summaries = _Summaries(records, summarize, plan)
-        done = summaries.upto(summary_resamples(plan.n, plan.resamples))
-        error = summaries.error
+        done, error = _summaries(records, summarize, plan, summary_resamples(plan.n, plan.resamples))
         if error is None:
             for path in rest:
                 vals = [float(v) if _is_float(v := dig(s, path)) else math.nan for s in done]

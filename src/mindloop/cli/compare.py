@@ -133,17 +133,6 @@ def _diff_cell(d: PairedDifference | None, style: str) -> str:
     return f"{_signed(d.diff)} {p}" + (f"\n{holm}" if holm else "")
 
 
-def _rows(bc: BenchmarkComparison) -> list[MetricPath]:
-    """Every numeric metric any run shows: the headline first, then the other top-level ones, then breakdowns."""
-    from mindloop.bench.uncertainty import numeric_leaves
-
-    paths: dict[MetricPath, None] = {}
-    for side in bc.runs:
-        paths.update(dict.fromkeys(numeric_leaves(side.metrics)))
-    head = bc.headline.metric if bc.headline else None
-    return sorted(paths, key=lambda p: (len(p) > 1, p[0] != head, p[0]))
-
-
 LAYOUTS: tuple[tuple[bool, bool, str], ...] = (
     (False, False, "wide"),
     (False, False, "two lines"),
@@ -170,7 +159,7 @@ def _cells(bc: BenchmarkComparison, style: str, pair: int | None) -> list[tuple[
 
     runs, diffs = _columns(bc, pair)
     out = []
-    for path in _rows(bc):
+    for path in bc.metric_paths(by_name=True):
         sides = [bc.runs[k] for k in runs]
         cells = [
             _value_cell(dig(s.metrics, path), dig(s.intervals.get("metrics"), path), style) for s in sides

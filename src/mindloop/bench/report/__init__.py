@@ -35,7 +35,7 @@ from mindloop._version import __version__
 from mindloop.bench.api import Benchmark, SampleRecord
 from mindloop.bench.headline import Headline, ReferenceMark, headline_of, mark_text, reference_marks
 from mindloop.bench.records import answer_of, question_of
-from mindloop.bench.registry import get_benchmark
+from mindloop.bench.registry import installed_benchmark
 from mindloop.bench.report.plots import (
     SCORE_TABLE,
     _is_table,
@@ -55,7 +55,6 @@ from mindloop.bench.store import RunInfo, RunStore
 from mindloop.bench.tables import json_safe
 from mindloop.bench.timeline import EpisodeTimeline, episode_timeline
 from mindloop.bench.uncertainty import without_interval
-from mindloop.errors import RegistryError
 from mindloop.paths import output_file, write_atomic
 
 __all__ = [
@@ -114,7 +113,7 @@ def render_report(run_id: str, store: RunStore) -> str:
             "sample without it is left out."
         )
         panels.append(_breakdown(chosen[0], chosen[1], overall, groups, title="mean score per group", note=note))
-    bench = _registered(info.benchmark)
+    bench = installed_benchmark(info.benchmark)
     timelines = [episode_timeline(bench, r) for r in records] if bench is not None else []
     first, judged = _score_order(bench, head)
     glossary = _glossary(bench, store, info, metrics)
@@ -171,7 +170,7 @@ def _summary(
     if stored is not None:
         how = "as the run reported them" if stored.get("computed_by") == "run" else "computed after the run"
         return stored["metrics"], tokens, stored["intervals"], f"Metrics {how}, by mindloop {stored.get('version')}."
-    bench = _registered(info.benchmark)
+    bench = installed_benchmark(info.benchmark)
     if bench is not None:
         metrics = benchmark_metrics(bench, finished)
         return metrics, tokens, metric_intervals(bench, finished, metrics), ""
@@ -190,7 +189,7 @@ def _references(
     values = stored.get("references")
     policies = (stored.get("definitions") or {}).get("references") or []
     if not values:
-        bench = _registered(info.benchmark)
+        bench = installed_benchmark(info.benchmark)
         if bench is None or not bench.spec.references:
             return {}, []
         values = reference_values(bench, finished)
@@ -229,13 +228,6 @@ def marks_text(marks: Sequence[ReferenceMark], fmt: Any = None, scale: float = 1
     ``scale``, by ``fmt``, default :func:`~mindloop.bench.report.plots.fmt_number`; ``–`` for none)."""
     show = fmt or fmt_number
     return " · ".join(mark_text(mark, lambda value: show(float(value) * scale)) for mark in marks)
-
-
-def _registered(name: str) -> Benchmark | None:
-    try:
-        return get_benchmark(name)
-    except RegistryError:
-        return None
 
 
 def _score_order(bench: Benchmark | None, head: Headline | None) -> tuple[list[str], list[str]]:
@@ -652,10 +644,10 @@ def _error_table(records: Sequence[SampleRecord], status: str) -> _ErrorTable | 
 # -- the per-sample blob ------------------------------------------------------------------------------------------
 
 
-def _cell(text: str | None) -> str | None:
-    if text is None or len(text) <= CELL_CHARS:
+def _cell(text: str | None, limit: int = CELL_CHARS) -> str | None:
+    if text is None or len(text) <= limit:
         return text
-    return text[: CELL_CHARS - 1] + "…"
+    return text[: limit - 1] + "…"
 
 
 def _brief(value: Any, limit: int = FIELD_CHARS) -> str:

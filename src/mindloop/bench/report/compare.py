@@ -19,11 +19,10 @@ from typing import Any
 from markupsafe import Markup
 
 from mindloop.bench.compare import SIGNIFICANT, BenchmarkComparison, Comparison, Difference, RunSide
-from mindloop.bench.report import _dumps, _fmt, ci_or_dash, se_text
+from mindloop.bench.report import _cell, _dumps, _fmt, ci_or_dash, se_text
 from mindloop.bench.report.plots import fmt_number
 from mindloop.bench.report.view import footer, render, script_json
 from mindloop.bench.tables import dig, json_safe
-from mindloop.bench.uncertainty import MetricPath, numeric_leaves
 from mindloop.paths import output_file, write_atomic
 
 __all__ = ["SIGNIFICANT", "render_compare", "write_compare"]
@@ -93,10 +92,7 @@ def _p(p: float) -> str:
 
 def _text(value: Any) -> str | None:
     """A gold or answer value as one line of text for the table."""
-    if value is None:
-        return None
-    text = value if isinstance(value, str) else _dumps(value)
-    return text if len(text) <= CELL_CHARS else text[: CELL_CHARS - 1] + "…"
+    return None if value is None else _cell(value if isinstance(value, str) else _dumps(value), CELL_CHARS)
 
 
 def _tone(d: Mapping[str, Any], higher_is_better: bool | None) -> str:
@@ -109,13 +105,10 @@ def _tone(d: Mapping[str, Any], higher_is_better: bool | None) -> str:
 
 def _metric_tables(bc: BenchmarkComparison) -> list[_MetricTable]:
     """Rows of every float metric any run has, top-level ones first, then one table per breakdown."""
-    paths: dict[MetricPath, None] = {}
-    for side in bc.runs:
-        paths.update(dict.fromkeys(numeric_leaves(side.metrics)))
     head = bc.headline.metric if bc.headline else None
     diffs = [d.to_json()["metrics"] for d in bc.differences]
     tables: dict[str, list[_MetricRow]] = {}
-    for path in sorted(paths, key=lambda p: (len(p) > 1, p[0] != head)):
+    for path in bc.metric_paths():
         values = []
         for side in bc.runs:
             v = dig(side.metrics, path)
