@@ -59,9 +59,8 @@ from mindloop.metrics.embeddings import encoder_available, trim_heap
 from mindloop.metrics.stats import mean
 from mindloop.metrics.text import BERTSCORE_NAME, PairSimilarity, TextSimilarity
 from mindloop.models.base import ChatModel, ModelOptions
-from mindloop.systems.mindpower.actions import action_scores
 from mindloop.systems.mindpower.hierarchy import LAYERS, SETTING_LAYERS, Hierarchy
-from mindloop.systems.mindpower.judges import judge_bpc, judge_robot_centric
+from mindloop.systems.mindpower.metrics import action_scores, judge_bpc, judge_robot_centric
 from mindloop.systems.mindpower.reference import reference_policies
 from mindloop.worlds.household.scenarios.taxonomy import FALSE_BELIEF, IMPLICIT_GOAL
 
