@@ -42,13 +42,10 @@ from pydantic import Field, RootModel
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
 from mindloop.bench.declaration import (
     BenchmarkSpec,
-    Column,
     Grouping,
     Headline,
     Metric,
-    PaperTable,
     PresetEntry,
-    Row,
     SmallRun,
     Suite,
 )
@@ -60,6 +57,7 @@ from mindloop.metrics.stats import mean
 from mindloop.metrics.text import BERTSCORE_NAME, PairSimilarity, TextSimilarity
 from mindloop.models.base import ChatModel, ModelOptions
 from mindloop.systems.mindpower.hierarchy import LAYERS, SETTING_LAYERS, Hierarchy
+from mindloop.systems.mindpower.layers import TABLE_2
 from mindloop.systems.mindpower.metrics import action_scores, judge_bpc, judge_robot_centric
 from mindloop.systems.mindpower.reference import reference_policies
 from mindloop.worlds.household.scenarios.taxonomy import FALSE_BELIEF, IMPLICIT_GOAL
@@ -270,31 +268,7 @@ class MindPowerBenchmark:
             order=30, presets={"quick": PresetEntry(10, "5 scenarios of each task; one long six-layer reply each")}
         ),
         paper_tables=(
-            PaperTable(
-                "mindpower",
-                "MindPower",
-                "Table 2: BERTScore (B) and Sentence-Transformer (S) per layer, Action SR and AC (0–100), BPC (0–10)",
-                "mindpower",
-                (
-                    *(
-                        Column(kind, (metric, layer), group=layer.capitalize())
-                        for layer in LAYERS[:-1]
-                        for kind, metric in (("B", "bertscore"), ("S", "st"))
-                    ),
-                    Column("SR", ("sr",), group="Action"),
-                    Column("AC", ("ac",), group="Action"),
-                    Column("BPC", ("bpc",), filled_by="a judge fills it"),
-                    Column("n", ("n",), digits=0),
-                ),
-                (
-                    Row("{method}"),
-                    Row("False-Belief Correction", ("by_task", FALSE_BELIEF)),
-                    Row("Implicit Goal Inference & Completion", ("by_task", IMPLICIT_GOAL)),
-                ),
-                "BPC is a judge model's score (–, a judge fills it: the run had no --opt "
-                "mindpower.judge=BACKEND/NAME); B and S need the metrics extra, and use all-MiniLM-L6-v2 offline, so "
-                "absolute values differ from the paper's encoders.",
-            ),
+            TABLE_2,
         ),
         glossary=MINDPOWER_GLOSSARY,
         small=SmallRun(options=(("similarity", "off"),)),
