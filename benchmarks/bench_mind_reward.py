@@ -37,8 +37,8 @@ from pathlib import Path
 from typing import Any
 
 from mindloop.systems.mindpower import build_messages, scenario_input
-from mindloop.systems.mindpower.actions import action_scores
 from mindloop.systems.mindpower.hierarchy import HierarchyParseError, parse_hierarchy
+from mindloop.systems.mindpower.metrics import action_scores
 from mindloop.systems.mindpower.rewards import REWARD_PRESETS, reward_preset
 from mindloop.worlds.household.scenarios import Scenario, mindpower_sim
 

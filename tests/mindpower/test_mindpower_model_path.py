@@ -18,7 +18,7 @@ from mindloop.bench.store import RunStore
 from mindloop.models.base import ModelOptions
 from mindloop.models.fake_server import FakeChatServer
 from mindloop.systems.mindpower.benchmarks import MindPowerBenchmark
-from mindloop.systems.mindpower.judges import BPC_PROMPT, ROBOT_CENTRIC_PROMPT
+from mindloop.systems.mindpower.metrics import BPC_PROMPT, ROBOT_CENTRIC_PROMPT
 
 RC_OK = (
     '{"score": {"Perception Level": 1, "BDI Reasoning": 1, "Robot-Centric Evaluation": 1, '

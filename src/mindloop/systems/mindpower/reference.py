@@ -11,7 +11,7 @@ A constant policy's scores come from :func:`score_constant`; :func:`reference_po
 oracle, the symbolic engine) for the ``mindpower`` benchmark, valued on a run's own samples on the headline's scale
 (SR, 0-100; no encoder is needed). The search scores thousands of candidates against
 hundreds of gold plans, so it uses :func:`fast_action_scores`, the same ROUGE-1/2/L F-measures and AC as
-:func:`~mindloop.systems.mindpower.actions.action_scores` computed directly on token lists (the tests check the two
+:func:`~mindloop.systems.mindpower.metrics.action_scores` computed directly on token lists (the tests check the two
 agree); :func:`score_constant` itself uses the library's.
 
 >>> [name for name, _ in prompt_examples()]
@@ -30,8 +30,8 @@ from dataclasses import dataclass
 
 from mindloop.bench.declaration import ReferencePolicy
 from mindloop.bench.records import Sample
-from mindloop.systems.mindpower.actions import action_scores
 from mindloop.systems.mindpower.calls import normalize_calls
+from mindloop.systems.mindpower.metrics import action_scores
 from mindloop.systems.mindpower.prompts import PROMPTS
 
 __all__ = [
@@ -109,7 +109,7 @@ def _lcs(a: Sequence[str], b: Sequence[str]) -> int:
 def fast_action_scores(pred: Sequence[str], gold: Sequence[str]) -> tuple[float, float]:
     """``(SR, AC)`` of normalised token lists: ROUGE-n F = 2·overlap / (|pred n-grams| + |gold n-grams|),
     ROUGE-L F = 2·LCS / (|pred| + |gold|), ROUGE-2 of two sequences without bigrams 1 iff they are equal (as
-    :func:`~mindloop.systems.mindpower.actions.rouge_tokens`), SR = 0.2·R1 + 0.3·R2 + 0.5·RL, AC = clipped
+    :func:`~mindloop.systems.mindpower.metrics.rouge_tokens`), SR = 0.2·R1 + 0.3·R2 + 0.5·RL, AC = clipped
     matches / |gold|."""
     r1 = _f(sum((Counter(pred) & Counter(gold)).values()), len(pred), len(gold))
     if len(pred) < 2 and len(gold) < 2:

@@ -43,7 +43,6 @@ from typing import Any, TypeVar
 from mindloop.beliefs.vocab import ROBOT
 from mindloop.errors import InvalidArgumentError, MindloopError, ParseError
 from mindloop.models.base import ChatModel, GenerationConfig, Message, ModelOptions, message
-from mindloop.systems.mindpower.actions import RougeScores, rouge_tokens
 from mindloop.systems.mindpower.calls import call_atoms, normalize_call, parse_call, plan_atoms
 from mindloop.systems.mindpower.hierarchy import (
     LAYERS,
@@ -52,6 +51,7 @@ from mindloop.systems.mindpower.hierarchy import (
     first_layers,
     layers_in_order,
 )
+from mindloop.systems.mindpower.metrics import RougeScores, rouge_tokens
 from mindloop.systems.mindpower.prompts import TEXTS
 from mindloop.systems.mindpower.prose_atoms import extract_atoms_prose as _extract_prose
 

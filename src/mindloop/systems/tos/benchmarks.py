@@ -60,10 +60,10 @@ from mindloop.systems.tos.metrics import (
     CogMap,
     belief_diagnostics,
     false_belief_scores,
+    final_map_scores,
     gt_global_map,
     gt_local_map,
     information_gain_curve,
-    map_scores,
     parse_cognitive_map,
     pos_norm,
     score_answer,
@@ -433,10 +433,7 @@ class _TosBenchmark:
                         "max_steps": options.max_steps,
                         "budget": options.budget,
                         "proxy": options.proxy or ("strategist" if mode == "text" else "scout"),
-                        "probes": options.probes,
-                        "prompt": options.prompt,
-                        "history_turns": options.history_turns,
-                        "context_tokens": options.context_tokens,
+                        **{k: getattr(options, k) for k in ("probes", "prompt", "history_turns", "context_tokens")},
                     },
                     group=f"{rooms}-room",
                 )
@@ -493,24 +490,11 @@ class _TosBenchmark:
         env.reset(seed=int(inp["scene_seed"]))
         return env
 
-    def _budget(self, inp: Mapping[str, Any], ex: Exploration, *, scripted: bool) -> tuple[float, dict[str, Any]]:
-        """``over_budget`` (1 when the exploration took more than ``max_steps`` steps) and what the run allowed."""
-        limit = self.step_limit(inp, scripted=scripted)
-        max_steps = int(inp["max_steps"])
-        record = {
-            "mode": str(inp.get("budget", "reference")),
-            "max_steps": max_steps,
-            "step_limit": None if limit == TO_COMPLETION else limit,
-            "steps": ex.steps,
-        }
-        return float(ex.steps > max_steps), record
-
     def _run_scripted(self, scene: Scene, questions: list[TaskQuestion], inp: Mapping[str, Any], agent: str) -> Outcome:
         env = self._env(scene, inp, scripted=True)
         belief = new_belief(env)
         ex = run_exploration(env, self._explorer(agent, belief, int(inp["scene_seed"])), belief)
-        scores, output = self._exploration_scores(env, ex)
-        scores["over_budget"], output["budget"] = self._budget(inp, ex, scripted=True)
+        scores, output = self._exploration_scores(env, ex, inp, scripted=True)
         cmap = belief.cognitive_map()
         scores |= self._map_scores(scene, parse_cognitive_map(cmap), ex.turns)
         answers = _answers_from(belief.world(), questions)
@@ -541,15 +525,11 @@ class _TosBenchmark:
                 env, ctx.model, ctx.config, probes=probes, seed=ctx.seed, retries=retries, style=style, policy=policy
             )
             ex = Exploration(turns=ep.turns)
-            scores, output = self._exploration_scores(env, ex)
-            scores["over_budget"], output["budget"] = self._budget(inp, ex, scripted=False)
+            scores, output = self._exploration_scores(env, ex, inp, scripted=False)
             last_map = next((p.global_map for p in reversed(ep.probes) if p.global_map is not None), None)
             scores |= self._map_scores(scene, last_map, ep.turns)
             scores |= self._diagnostics(scene, ep.turns, ep.probes)
             history = self._cut(ep) if ep.fb_turns else ep.messages
-            answers = await ask_questions(
-                ctx.model, ctx.config, history, questions, names=names, retries=retries, style=style, policy=policy
-            )
             if ep.fb_turns and env.false_belief_result is not None:
                 revised = next((p.global_map for p in reversed(ep.fb_probes) if p.global_map is not None), None)
                 scores |= self._fb_scores(env, last_map, revised)
@@ -569,17 +549,16 @@ class _TosBenchmark:
                 raise InvalidArgumentError(f"--opt proxy={proxy!r}: expected scout, strategist or symbolic")
             belief = new_belief(env)
             ex = run_exploration(env, self._explorer(proxy, belief, int(inp["scene_seed"])), belief)
-            scores, output = self._exploration_scores(env, ex)
-            scores["over_budget"], output["budget"] = self._budget(inp, ex, scripted=True)
+            scores, output = self._exploration_scores(env, ex, inp, scripted=True)
             history, probe = await run_model_passive(
                 env, ex.turns, ctx.model, ctx.config, retries=retries, style=style, policy=policy
             )
             scores |= self._map_scores(scene, probe.global_map, ex.turns)
-            answers = await ask_questions(
-                ctx.model, ctx.config, history, questions, names=names, retries=retries, style=style, policy=policy
-            )
             output["proxy"] = proxy
             output["probes_refused"] = [probe.refused] if probe.refused else []
+        answers = await ask_questions(
+            ctx.model, ctx.config, history, questions, names=names, retries=retries, style=style, policy=policy
+        )
         scores |= self._task_scores(answers)
         scores["unparsed_answers"] = float(sum(1 for a in answers if not a["parsed"]))
         echo = echo_rate(ctx.ledger)
@@ -602,8 +581,11 @@ class _TosBenchmark:
         return list(ep.messages[: 2 + 2 * n_explore - 1])
 
     # ---- scores ---------------------------------------------------------------------------------------------
-    @staticmethod
-    def _exploration_scores(env: SpatialEnv, ex: Exploration) -> tuple[dict[str, float], dict[str, Any]]:
+    def _exploration_scores(
+        self, env: SpatialEnv, ex: Exploration, inp: Mapping[str, Any], *, scripted: bool
+    ) -> tuple[dict[str, float], dict[str, Any]]:
+        """Coverage, cost and information gain of the exploration, and ``over_budget`` (1 when it took more than
+        ``max_steps`` steps) with what the run allowed (``output["budget"]``)."""
         scene = env.initial_scene
         names = [it.name for it in scene.items]
         curve = information_gain_curve([t.triples for t in ex.turns], names, scene.grid_size)
@@ -619,14 +601,20 @@ class _TosBenchmark:
             "edge_coverage": len(known) / len(edges) if edges else 1.0,
             "action_cost": float(sum(t.cost for t in ex.turns)),
             "info_gain": curve[-1] if curve else 0.0,
+            "over_budget": float(ex.steps > int(inp["max_steps"])),
         }
-        return scores, {"actions": [t.action for t in ex.turns], "info_gain_curve": curve}
+        limit = self.step_limit(inp, scripted=scripted)
+        budget = {
+            "mode": str(inp.get("budget", "reference")),
+            "max_steps": int(inp["max_steps"]),
+            "step_limit": None if limit == TO_COMPLETION else limit,
+            "steps": ex.steps,
+        }
+        return scores, {"actions": [t.action for t in ex.turns], "info_gain_curve": curve, "budget": budget}
 
     @staticmethod
     def _map_scores(scene: Scene, pred: CogMap | None, turns: Sequence[Turn]) -> dict[str, float]:
-        pose = (turns[-1].pos, turns[-1].ori) if turns else (scene.start, (0, 1))
-        gt = gt_global_map(scene, pose)
-        s = map_scores(pred or {}, gt, pos_norm_l=pos_norm(scene))
+        s = final_map_scores(scene, pred, turns)
         return {"map_dir": s.dir, "map_facing": s.facing, "map_pos": s.pos, "map_overall": s.overall}
 
     @staticmethod

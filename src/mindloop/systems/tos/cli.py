@@ -136,7 +136,7 @@ def explore(
     """Run a scripted explorer on SCENE and show every step, the coverage and the map's accuracy."""
     from mindloop.systems.tos.explorers import SCRIPTED_EXPLORERS, new_belief
     from mindloop.systems.tos.explorers.base import run_exploration
-    from mindloop.systems.tos.metrics import gt_global_map, map_scores, parse_cognitive_map, pos_norm
+    from mindloop.systems.tos.metrics import final_map_scores, parse_cognitive_map
     from mindloop.systems.tos.world import SpatialEnv, SpatialEnvConfig, load_scene
 
     scene = load_scene(_scene_path(scene_path, data))
@@ -145,9 +145,7 @@ def explore(
     belief = new_belief(env)
     ex = run_exploration(env, SCRIPTED_EXPLORERS[agent.value](belief, 0), belief)
     cmap = belief.cognitive_map()
-    last = ex.turns[-1] if ex.turns else None
-    pose = (last.pos, last.ori) if last else (scene.start, (0, 1))
-    scores = map_scores(parse_cognitive_map(cmap) or {}, gt_global_map(scene, pose), pos_norm_l=pos_norm(scene))
+    scores = final_map_scores(scene, parse_cognitive_map(cmap), ex.turns)
     if as_json:
         print(
             json.dumps(

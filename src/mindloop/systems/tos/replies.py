@@ -33,8 +33,7 @@ from typing import Any
 
 from mindloop.errors import ParseError
 from mindloop.models.replies import THINK_LINE, answer_slot, answer_slots, slot_text
-from mindloop.systems.tos.cogmap import CogMap, extract_json, parse_cognitive_map
-from mindloop.systems.tos.task_scoring import LABEL_SPELLINGS
+from mindloop.systems.tos.metrics import LABEL_SPELLINGS, CogMap, extract_json, parse_cognitive_map
 from mindloop.systems.tos.world.geometry import Vec
 
 __all__ = [

@@ -153,7 +153,7 @@ class SpatialEnv(gym.Env[str, str]):
     def node_coverage(self) -> float:
         """Share of objects and doors seen at least once."""
         nodes = len(self.scene.items)
-        return len(self._observed_nodes) / nodes if nodes else 1.0
+        return len(self._observed) / nodes if nodes else 1.0
 
     @property
     def edge_coverage(self) -> float:
@@ -190,13 +190,11 @@ class SpatialEnv(gym.Env[str, str]):
         self._ori: Vec = NORTH
         self._rooms = scene.rooms_at(scene.start)
         self._observed: set[str] = set()
-        self._observed_nodes: set[str] = set()
         self._known_edges: set[frozenset[str]] = set()
         self._target_edges = self._edges(scene)
         self._phase: Phase = "exploration"
         self._steps_left = self.config.max_steps
         self._cost = 0
-        self._counts = {"move": 0, "rotate": 0, "observe": 0, "query": 0, "term": 0}
         self._step = 0
         self._cache: dict[tuple[Vec, Vec], tuple[Observation, str]] = {}
         self._evidence: dict[tuple[Vec, Vec], tuple[tuple[RelationTriple, ...], tuple[Fact, ...]]] = {}
@@ -420,7 +418,6 @@ class SpatialEnv(gym.Env[str, str]):
                     str(act), "rotate", False, f"Cannot rotate by {act.degrees}°: only {list(VALID_ROTATIONS)} allowed."
                 )
             self._ori = rotate(self._ori, act.degrees)
-            self._counts["rotate"] += 1
             if act.degrees == 0:
                 msg = "You rotated 0°."
             else:
@@ -439,7 +436,6 @@ class SpatialEnv(gym.Env[str, str]):
             if not (self._rooms & it_rooms) or not in_fov(self._pos, self._ori, it.pos):
                 return ActionResult(str(act), "move", False, f"Cannot jump to '{name}': object not visible.")
             self._pos, self._rooms = it.pos, it_rooms
-            self._counts["move"] += 1
             events.append(
                 Event(
                     self._step,
@@ -461,7 +457,6 @@ class SpatialEnv(gym.Env[str, str]):
                     tuple(Fact(i.name, "seen", i.line().split(": ", 1)[1]) for i in obs.items),
                 )
                 self._evidence[key] = extra
-            self._counts["observe"] += 1
             self._cost += 1
             self._record_observation(obs)
             triples.extend(extra[0])
@@ -478,13 +473,11 @@ class SpatialEnv(gym.Env[str, str]):
             it = scene.item(name)
             off = scene.relative(it.pos)
             facing = direction_name(it.facing) if not isinstance(it, Door) and it.facing else None
-            self._counts["query"] += 1
             self._cost += 2
             triples.append(query_triple(name, off))
             answer = f"({off[0]}, {off[1]})" + (f", facing {facing}" if facing else "")
             return ActionResult(str(act), "query", True, f"You query {name}: {answer}", query=(off, facing))
         if isinstance(act, Term):
-            self._counts["term"] += 1
             if act.changes is None:
                 return ActionResult(str(act), "term", True, "Exploration terminated.")
             return ActionResult(
@@ -496,7 +489,6 @@ class SpatialEnv(gym.Env[str, str]):
         anchor = self._anchor()
         for name in obs.names:
             self._observed.add(name)
-            self._observed_nodes.add(name)
             pair = frozenset({anchor, name})
             if name != anchor and pair in self._target_edges:
                 self._known_edges.add(pair)
