@@ -21,7 +21,7 @@ from mindloop.systems.cobel.baselines import read_choice, read_feedback, read_me
 from mindloop.systems.cobel.episode import MODEL_TOKENIZER, arun_episode
 from mindloop.systems.cobel.llm import message_tokens
 from mindloop.systems.cobel.replies import read_words
-from mindloop.systems.cobel.worlds.testsets import cwah_test_set
+from mindloop.systems.cobel.worlds.testsets import cwah_test_set, tdw_test_set
 
 sys.path.insert(0, str(Path(__file__).parent))
 from fakes import FakeModel, sensible_replies
@@ -169,6 +169,21 @@ def test_capo_llm_discusses_a_meta_plan_then_follows_the_refined_one() -> None:
     assert "My subtasks in it: explore <bedroom>(3000)" in plan_prompt
     # no usage reported by this model: the stand-in counted
     assert {m.tokenizer for m in result.messages} == {TOKENIZER_NAME}
+
+
+def test_capo_llm_in_tdw_mat_transports_to_the_bed_the_goal_names() -> None:
+    """"Transport them to the bed" in a meta-plan is the bed of this episode's goal. The agent once read the bed at
+    construction, before the episode set its domain up, and sent "transport " with no target."""
+    replies = capo_replies(agree=True)
+    replies["capo-draft"] = lambda p: "Meta-plan:\nAlice: transport them to the bed\nBob: transport them to the bed"
+    model = FakeModel(replies)
+    result = asyncio.run(arun_episode(tdw_test_set()[0], "capo-llm", model=model))
+    assert result.error is None
+    draft = next(t for k, t in model.seen if k == "capo-draft")
+    goal = re.search(r"transport [^.]* to (<bed>\(\d+\))", draft)
+    assert goal is not None, draft
+    bed = goal.group(1)
+    assert result.messages[0].text == f"Meta-plan: Alice: transport {bed}\nBob: transport {bed}"
 
 
 def test_capo_llm_agreement_ends_the_discussion_in_two_messages() -> None:

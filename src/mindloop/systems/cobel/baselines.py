@@ -220,7 +220,6 @@ class LlmCapoAgent(_LlmBaseline):
         self._last_discussion = -(10**9)
         self._event: str | None = None
         self._waiting: dict[str, tuple[bool, str]] | None = None
-        self._bed = getattr(self.domain, "bed", None) if self.domain.world == "tdw-mat" else None
 
     def _format(self) -> str:
         return "\n".join(f"{a}: [subtask]; [subtask]" for a in self.team)

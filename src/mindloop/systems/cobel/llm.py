@@ -84,6 +84,13 @@ class ModelAgent:
     team and model, the belief world, the loop that perceives, chooses with the model and executes the chosen
     step, the model calls, and the messages queued and sent."""
 
+    @property
+    def _bed(self) -> str | None:
+        """TDW-MAT's bed (where ``transport`` goes); ``None`` in C-WAH."""
+        if self.domain.world != "tdw-mat":
+            return None
+        return getattr(self.domain, "bed", None) or None
+
     def __init__(
         self,
         name: str,
@@ -298,13 +305,6 @@ class LlmCobelAgent(ModelAgent):
             "RULES": self.rules.text(),
             "RULE": self.rules.text(),
         }
-
-    @property
-    def _bed(self) -> str | None:
-        """TDW-MAT's bed (where ``transport`` goes); ``None`` in C-WAH."""
-        if self.domain.world != "tdw-mat":
-            return None
-        return getattr(self.domain, "bed", None) or None
 
     async def _update_from_dialogue(self) -> None:
         """After new messages: my zero-order update (Fig. 9), then the first-order one about each partner (Fig. 8),
