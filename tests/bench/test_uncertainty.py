@@ -15,6 +15,7 @@ import random
 import re
 from collections import defaultdict
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -32,7 +33,6 @@ from mindloop.bench.uncertainty import (
     SUMMARY_BUDGET,
     UNDECLARED,
     ResamplePlan,
-    binomial_tail,
     bootstrap_intervals,
     mcnemar_exact,
     numeric_leaves,
@@ -116,20 +116,24 @@ def test_mcnemar_exact_hand_worked() -> None:
         mcnemar_exact(-1, 3)
 
 
-def test_binomial_tail_hand_worked() -> None:
-    assert binomial_tail(2, 10) == 56 / 1024
-    assert binomial_tail(0, 3) == 1 / 8 and binomial_tail(1, 3) == 4 / 8 and binomial_tail(3, 3) == 1.0
-    assert binomial_tail(-1, 5) == 0.0
-    # a large table: P(X <= 4900) for Bin(10000, 1/2) is close to the normal tail with continuity correction,
-    # z = (4900.5 - 5000) / 50 = -1.99, Phi(-1.99) = 0.02330
-    assert binomial_tail(4900, 10_000) == pytest.approx(0.02330, abs=1e-4)
+def _exact_tail(k: int, m: int) -> Fraction:
+    """``P(X <= k)`` for ``X ~ Binomial(m, 1/2)`` as an exact fraction (integer binomial coefficients)."""
+    return Fraction(sum(math.comb(m, i) for i in range(k + 1)), 2**m)
 
 
 @given(st.integers(min_value=0, max_value=400), st.data())
-def test_binomial_tail_is_symmetric(m: int, data: st.DataObject) -> None:
-    k = data.draw(st.integers(min_value=0, max_value=m))
-    # P(X <= k) + P(X >= k + 1) = 1 and, by symmetry, P(X >= k + 1) = P(X <= m - k - 1)
-    assert binomial_tail(k, m) + binomial_tail(m - k - 1, m) == pytest.approx(1.0, abs=1e-12)
+def test_mcnemar_is_the_exact_binomial_tail_to_1e_9(m: int, data: st.DataObject) -> None:
+    """scipy's binomtest against the tail summed in integers: the same p-value to 1e-9 (issue 38, point 4)."""
+    b = data.draw(st.integers(min_value=0, max_value=m))
+    exact = min(Fraction(1), 2 * _exact_tail(min(b, m - b), m)) if m else Fraction(1)
+    assert mcnemar_exact(b, m - b) == pytest.approx(float(exact), rel=1e-9, abs=1e-300)
+
+
+def test_mcnemar_on_a_large_table_is_the_normal_tail() -> None:
+    # P(X <= 4900) for Bin(10000, 1/2) is close to the normal tail with continuity correction,
+    # z = (4900.5 - 5000) / 50 = -1.99, Phi(-1.99) = 0.02330
+    assert mcnemar_exact(4900, 5100) == pytest.approx(2 * 0.02330, abs=2e-4)
+    assert mcnemar_exact(4900, 5100) == pytest.approx(float(2 * _exact_tail(4900, 10_000)), rel=1e-9)
 
 
 @pytest.mark.metrics
