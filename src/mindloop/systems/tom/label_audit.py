@@ -273,7 +273,7 @@ def describe_release(fmt: str, path: str | Path) -> dict[str, Any]:
         by_type = Counter(q.qtype for q in items)
         extra = {
             "by_split": dict(Counter(q.story.split for q in items)),
-            "stories": dict(Counter(s for s, _ in {(q.story.split, q.story.id) for q in items})),
+            "stories": dict(Counter(s for s, _ in dict.fromkeys((q.story.split, q.story.id) for q in items))),
         }
     elif fmt == "bigtom":
         from mindloop.systems.tom.bigtom import bigtom_items, read_bigtom
