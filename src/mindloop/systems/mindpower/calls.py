@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 __all__ = ["Call", "normalize_call", "normalize_calls", "parse_call", "split_calls", "split_top_level"]
 
@@ -83,6 +84,7 @@ class Call:
         return f"{self.name}({', '.join(self.args)})"
 
 
+@lru_cache(maxsize=8192)  # Mind-Reward parses the same nested atoms again and again (a frozen Call is shared safely)
 def parse_call(text: str) -> Call | None:
     """``verb(arg, ...)`` (or a bare ``verb``) as a :class:`Call`; ``None`` when the text is not a call.
 
@@ -144,6 +146,7 @@ def _normalize_parsed(call: Call) -> str:
     return f"{_normalize_word(call.name)}({', '.join(_normalize_arg(a) for a in call.args)})"
 
 
+@lru_cache(maxsize=8192)
 def normalize_call(text: str) -> str:
     """One call in canonical form: lower case, no spaces around parentheses, commas or ``=``, spaces inside
     a name or an argument turned into ``_``, quoted speech kept (lower-cased, spaces collapsed), nested calls

@@ -28,7 +28,7 @@ household catalogue's); ``the floor of the kitchen`` is ``kitchen_corner``.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from mindloop.beliefs.vocab import ROBOT
@@ -60,6 +60,18 @@ def ident(phrase: str) -> str:
     while words and (words[0] in _ARTICLES or words[0].endswith("'s")):
         words = words[1:]
     return "_".join(w.replace("'", "") for w in words if w)
+
+
+def _longest_tail(text: str, sep: str, names: Container[str]) -> str | None:
+    """The longest part of ``text`` after one of its ``sep`` that is one of ``names`` (``None`` when none is): a
+    look-up per separator, not a scan of every name (a reader resolves thousands of phrases against a lexicon of
+    hundreds)."""
+    at = text.find(sep)
+    while at >= 0:
+        if text[at + 1 :] in names:
+            return text[at + 1 :]
+        at = text.find(sep, at + 1)
+    return None
 
 
 @dataclass
@@ -95,14 +107,14 @@ class _Reader:
             return f"{ident(m.group(1))}_corner"
         if p in self.lexicon:
             return self.lexicon[p]
-        for k in sorted(self.lexicon, key=len, reverse=True):  # a longer phrase ending in a known name
-            if p.endswith(" " + k):
-                return self.lexicon[k]
+        name = _longest_tail(p, " ", self.lexicon)  # a longer phrase ending in a known name
+        if name is not None:
+            return self.lexicon[name]
         oid = ident(p)
         if oid and oid not in self.known:
-            ends = [k for k in self.known if oid.endswith("_" + k)]
-            if ends:
-                oid = max(ends, key=len)
+            known = _longest_tail(oid, "_", self.known)
+            if known is not None:
+                oid = known
         return oid
 
     def obj(self, phrase: str) -> str:
