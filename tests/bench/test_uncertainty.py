@@ -117,8 +117,14 @@ def test_mcnemar_exact_hand_worked() -> None:
 
 
 def _exact_tail(k: int, m: int) -> Fraction:
-    """``P(X <= k)`` for ``X ~ Binomial(m, 1/2)`` as an exact fraction (integer binomial coefficients)."""
-    return Fraction(sum(math.comb(m, i) for i in range(k + 1)), 2**m)
+    """``P(X <= k)`` for ``X ~ Binomial(m, 1/2)`` as an exact fraction: the binomial coefficients summed in integers,
+    each from the one before (``C(m, i + 1) = C(m, i) (m - i) / (i + 1)``, exact; ``math.comb`` afresh for each of
+    4,901 terms at m = 10,000 took 6 s)."""
+    total, coefficient = 0, 1
+    for i in range(k + 1):
+        total += coefficient
+        coefficient = coefficient * (m - i) // (i + 1)
+    return Fraction(total, 2**m)
 
 
 @given(st.integers(min_value=0, max_value=400), st.data())
