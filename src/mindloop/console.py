@@ -38,6 +38,7 @@ __all__ = [
     "fit_table",
     "out_console",
     "output_width",
+    "table_width",
     "writing",
 ]
 
@@ -130,7 +131,7 @@ def _build(
     return table
 
 
-def _natural(table: Table) -> int:
+def table_width(table: Table) -> int:
     """The width ``table`` takes when nothing limits it."""
     from io import StringIO
 
@@ -162,7 +163,7 @@ def fit_table(
     dropped: list[str] = []
     while True:
         table = _build(columns, rows, keep, short, {}, title)
-        excess = _natural(table) - width
+        excess = table_width(table) - width
         if excess <= 0:
             return table, dropped
         if not short and any(columns[i].short for i in keep):

@@ -1,28 +1,31 @@
 """``mindloop compare RUN_OR_SUITE_ID ...``: runs side by side with intervals, paired tests and disagreements.
 
 Registered as the ``compare`` entry of ``mindloop.commands``. The tables go to stdout, as wide as the terminal (or
-``COLUMNS``; 80 columns off a terminal without it): cells lose their intervals, then take two lines, before a
-word is broken. ``--json`` prints one object on stdout instead; ``-o FILE`` writes the self-contained HTML page
-(:mod:`mindloop.bench.report.compare`), and says so on stderr.
+``COLUMNS``, :func:`mindloop.console.output_width`): a value and its interval take two lines, then each run gets a
+table of its own against the baseline, before a cell wraps at its spaces. ``--json`` prints one object on stdout
+instead; ``-o FILE`` writes the self-contained HTML page (:mod:`mindloop.bench.report.compare`), and says so on
+stderr.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
-from mindloop.console import err_console, out_console, writing
+from mindloop.console import Column, err_console, fit_table, out_console, table_width, writing
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from mindloop.bench.compare import BenchmarkComparison, Comparison, Difference
-    from mindloop.bench.uncertainty import MetricPath, PairedDifference
+    from mindloop.bench.uncertainty import PairedDifference
 
 __all__ = ["compare_app"]
 
@@ -102,71 +105,31 @@ def _p(p: float) -> str:
     return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
-STYLES = ("wide", "two lines", "narrow")
-"""How much each cell holds, widest first: value and interval on one line; on two lines; the value and p alone."""
-
-
-def _value_cell(value: Any, bound: Any, style: str) -> str:
-    if style == "narrow":
-        return _num(value)
-    sep = " " if style == "wide" else "\n"
+def _value_cell(value: Any, bound: Any, lines: int) -> str:
+    sep = " " if lines == 1 else "\n"
     if not isinstance(bound, dict):  # a metric without an interval (its run's intervals.none says why): —
         return f"{_num(value)}{sep}—" if isinstance(value, float) and math.isfinite(value) else _num(value)
     return f"{_num(value)}{sep}[{_num(bound['low'])}, {_num(bound['high'])}]"
 
 
-def _diff_cell(d: PairedDifference | None, style: str) -> str:
-    """``+0.2000 [+0.0333, +0.3667] p 0.109, Holm 1.000``: ``*`` after the p-value that decides (the headline's
-    own, another row's Holm-adjusted one) when it is below 0.05."""
+def _diff_cell(d: PairedDifference | None, lines: int) -> str:
+    """``+0.2000 [+0.0333, +0.3667] p 0.109, Holm 1.000`` on ``lines`` lines: ``*`` after the p-value that decides
+    (the headline's own, another row's Holm-adjusted one) when it is below 0.05."""
     from mindloop.bench.compare import SIGNIFICANT
 
     if d is None:
         return "–"
     star = "*" if d.p_star < SIGNIFICANT and d.diff != 0 else ""
     p = f"p {_p(d.p)}" + (star if d.p_adjusted is None else "")
-    holm = "" if d.p_adjusted is None else f"Holm {_p(d.p_adjusted)}{star}"
-    ci = f"[{_signed(d.low)}, {_signed(d.high)}]"
-    if style == "wide":
-        return f"{_signed(d.diff)} {ci} {p}" + (f", {holm}" if holm else "")
-    if style == "two lines":
-        return f"{_signed(d.diff)} {ci}\n{p}" + (f", {holm}" if holm else "")
-    return f"{_signed(d.diff)} {p}" + (f"\n{holm}" if holm else "")
+    holm = "" if d.p_adjusted is None else f", Holm {_p(d.p_adjusted)}{star}"
+    ci, tests = ("\n" if lines == 3 else " "), (" " if lines == 1 else "\n")  # what comes before each
+    return f"{_signed(d.diff)}{ci}[{_signed(d.low)}, {_signed(d.high)}]{tests}{p}{holm}"
 
 
-LAYOUTS: tuple[tuple[bool, bool, str], ...] = (
-    (False, False, "wide"),
-    (False, False, "two lines"),
-    (False, False, "narrow"),
-    (False, True, "two lines"),
-    (False, True, "narrow"),
-    (True, False, "two lines"),
-    (True, False, "narrow"),
-    (True, True, "narrow"),
-)
-"""The ways to lay the metrics out, tried in order until one fits: (one table per run against the baseline instead
-of one for all, short column headings with a legend above, cell style from :data:`STYLES`)."""
-
-
-def _columns(bc: BenchmarkComparison, pair: int | None) -> tuple[list[int], list[int]]:
-    """The runs and the differences a table shows: all, or the baseline, run ``pair + 1`` and its difference."""
-    if pair is None:
-        return list(range(len(bc.runs))), list(range(len(bc.differences)))
-    return [0, pair + 1], [pair]
-
-
-def _cells(bc: BenchmarkComparison, style: str, pair: int | None) -> list[tuple[MetricPath, list[str]]]:
-    from mindloop.bench.tables import dig
-
-    runs, diffs = _columns(bc, pair)
-    out = []
-    for path in bc.metric_paths(by_name=True):
-        sides = [bc.runs[k] for k in runs]
-        cells = [
-            _value_cell(dig(s.metrics, path), dig(s.intervals.get("metrics"), path), style) for s in sides
-        ]
-        cells += [_diff_cell(bc.differences[k].metrics.get(path), style) for k in diffs]
-        out.append((path, cells))
-    return out
+LAYOUTS = ((False, 1), (False, 2), (False, 3), (True, 2), (True, 3))
+"""The ways to lay the metrics out, tried in order until one fits (the last one otherwise): (one table per run
+against the baseline instead of one for all, the lines a difference takes: a value's interval has a line of its
+own from 2)."""
 
 
 def _run_tag(label: str) -> str:
@@ -174,66 +137,55 @@ def _run_tag(label: str) -> str:
     return label[label.rfind("(run ") + 1 : -1]
 
 
-def _headers(bc: BenchmarkComparison, short: bool, pair: int | None) -> list[str]:
-    """Each run's label (agent and model, then the run on a line of its own; only the run when ``short``), then
-    Δ per compared run."""
-    runs, diffs = _columns(bc, pair)
-    labels = [bc.runs[k].label for k in runs]
-    heads = [_run_tag(lab) if short else lab.replace(" (run ", "\n(run ") for lab in labels]
-    return ["metric", *heads, *(f"Δ {_run_tag(bc.runs[k + 1].label)}" for k in diffs)]
+def _header(label: str, cells: list[str]) -> str:
+    """``label`` wrapped at its spaces to the width of its column's cells: a heading widens no column."""
+    width = max((len(line) for cell in cells for line in cell.split("\n")), default=1)
+    return textwrap.fill(label, width, break_on_hyphens=False)
 
 
-def _name(path: MetricPath) -> str:
-    """A row's name: a breakdown row is named within its section (``reality.accuracy`` under ``by_type``)."""
-    return path[0] if len(path) == 1 else "  " + ".".join(path[1:])
+def _table(bc: BenchmarkComparison, lines: int, pair: int | None, width: int) -> Table:
+    """The metrics of every run and difference (or of the baseline, run ``pair + 1`` and its difference), fitted
+    to ``width`` by :func:`~mindloop.console.fit_table`: a cell wraps at its spaces, a metric's name never. A
+    breakdown row is named within its section (``reality.accuracy`` under ``by_type``); the headline is bold."""
+    from mindloop.bench.tables import dig
 
-
-def _widths(headers: list[str], rows: list[tuple[MetricPath, list[str]]]) -> list[int]:
-    """Each column's width with no cell wrapped and each header wrapped at its spaces only."""
-    widths = [max(len(w) for w in h.split()) if h.split() else 1 for h in headers]
-    for path, cells in rows:
-        names = [_name(path), *([path[0]] if len(path) > 1 else [])]
-        for k, text in enumerate([max(names, key=len), *cells]):
-            widths[k] = max(widths[k], *(len(line) for line in text.split("\n")))
-    return widths
-
-
-def _tables(bc: BenchmarkComparison, width: int) -> tuple[list[Table], list[str]]:
-    """The metrics tables in the first of :data:`LAYOUTS` that fits ``width`` columns (the last one otherwise),
-    and the legend of short headings (empty with full ones). Every run and difference keeps its column; a word is
-    not broken while a layout fits."""
-    built: list[tuple[list[str], list[tuple[MetricPath, list[str]]], list[int]]] = []
-    short = False
-    for pairs, short, style in LAYOUTS:
-        if pairs and len(bc.runs) < 3:
-            continue
-        built = []
-        for pair in range(len(bc.differences)) if pairs else [None]:
-            headers, rows = _headers(bc, short, pair), _cells(bc, style, pair)
-            built.append((headers, rows, _widths(headers, rows)))
-        if all(sum(w) + 3 * len(w) + 1 <= width for _, _, w in built):
-            break
-    legend = [f"{_run_tag(s.label)}: {s.label[: s.label.rfind(' (run ')]}" for s in bc.runs] if short else []
-    return [_table(bc, *b) for b in built], legend
-
-
-def _table(
-    bc: BenchmarkComparison, headers: list[str], rows: list[tuple[MetricPath, list[str]]], widths: list[int]
-) -> Table:
-    table = Table(show_header=True, header_style="bold", pad_edge=True)
-    for k, (header, w) in enumerate(zip(headers, widths, strict=True)):
-        table.add_column(header, justify="left" if k == 0 else "right", max_width=w)
+    runs = range(len(bc.runs)) if pair is None else (0, pair + 1)
+    diffs = range(len(bc.differences)) if pair is None else (pair,)
+    paths = bc.metric_paths(by_name=True)
+    sides = [bc.runs[k] for k in runs]
+    body = [
+        [_value_cell(dig(s.metrics, path), dig(s.intervals.get("metrics"), path), lines) for s in sides]
+        + [_diff_cell(bc.differences[k].metrics.get(path), lines) for k in diffs]
+        for path in paths
+    ]
+    heads = [bc.runs[k].label for k in runs] + [f"Δ {_run_tag(bc.runs[k + 1].label)}" for k in diffs]
+    columns = [Column("metric")] + [
+        Column(_header(label, [row[i] for row in body]), justify="right", wrap=True) for i, label in enumerate(heads)
+    ]
     head = bc.headline.metric if bc.headline else None
+    rows: list[list[str | Text]] = []
     section = None
-    for path, cells in rows:
+    for path, cells in zip(paths, body, strict=True):
         group = path[0] if len(path) > 1 else None
         if group != section and group is not None:
-            table.add_section()
-            table.add_row(Text(group, style="bold"), *[""] * len(cells))
+            rows.append([Text(group, style="bold"), *[""] * len(cells)])
         section = group
-        name = Text(_name(path), style="bold" if path == (head,) else "")
-        table.add_row(name, *cells)
-    return table
+        name = path[0] if len(path) == 1 else "  " + ".".join(path[1:])
+        rows.append([Text(name, style="bold" if path == (head,) else ""), *map(Text, cells)])
+    return fit_table(columns, rows, width)[0]
+
+
+def _tables(bc: BenchmarkComparison, width: int) -> list[Table]:
+    """The metrics tables in the first of :data:`LAYOUTS` whose tables fit ``width`` columns (the last one
+    otherwise); every run and difference keeps its column."""
+    tables: list[Table] = []
+    for pairs, lines in LAYOUTS:
+        if pairs and len(bc.runs) < 3:
+            continue
+        tables = [_table(bc, lines, pair, width) for pair in (range(len(bc.differences)) if pairs else [None])]
+        if all(table_width(t) <= width for t in tables):
+            break
+    return tables
 
 
 def _print(comparison: Comparison, console: Console) -> None:
@@ -268,10 +220,7 @@ def _references(bc: BenchmarkComparison) -> str:
 def _print_benchmark(bc: BenchmarkComparison, console: Console) -> None:
     console.print(Text(f"{bc.benchmark} · {bc.paired_on}", style="bold"))
     console.print(Text(bc.key_text(), style="yellow" if bc.key_differences else ""))
-    tables, legend = _tables(bc, console.width)
-    for line in legend:
-        console.print(line, markup=False)
-    for table in tables:
+    for table in _tables(bc, console.width):
         console.print(table)
     if refs := _references(bc):
         console.print(refs, markup=False)
