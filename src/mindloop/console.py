@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Annotated, Literal
+from typing import IO, TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 from rich.console import Console
@@ -36,17 +36,30 @@ __all__ = [
     "emit",
     "err_console",
     "fit_table",
+    "json_opt",
     "out_console",
+    "out_opt",
     "output_width",
     "table_width",
     "writing",
 ]
 
-JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
-"""Every command's ``--json``, declared once: ``as_json: JsonFlag = False``."""
 
-OutFile = Annotated[Path | None, typer.Option("--out", "-o", help="Write here instead of stdout.", dir_okay=False)]
-"""A command's ``--out FILE`` that stands in for stdout, declared once: ``out: OutFile = None``."""
+def json_opt(help: str = "Print one JSON object on stdout.") -> Any:
+    """Every command's ``--json``, declared once; ``help`` says what a command's object holds where it says more."""
+    return typer.Option("--json", help=help)
+
+
+def out_opt(help: str = "Write here instead of stdout.", **kwargs: Any) -> Any:
+    """Every command's ``--out``/``-o``, declared once; ``help`` (and typer's ``kwargs``) say what it writes."""
+    return typer.Option("--out", "-o", help=help, **kwargs)
+
+
+JsonFlag = Annotated[bool, json_opt()]
+"""The plain ``--json``: ``as_json: JsonFlag = False`` (one that says more: ``Annotated[bool, json_opt(HELP)]``)."""
+
+OutFile = Annotated[Path | None, out_opt(dir_okay=False)]
+"""A command's ``--out FILE`` that stands in for stdout: ``out: OutFile = None``."""
 
 DEFAULT_WIDTH = 160
 """Columns when neither ``COLUMNS`` nor a terminal says (a log file, CI): wide enough that tables do not wrap."""

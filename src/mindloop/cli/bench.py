@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from mindloop.cli.run_options import RunOptions, exit_for, with_run_options, write_output
-from mindloop.console import Column, JsonFlag, emit, err_console, fit_table, out_console, writing
+from mindloop.console import Column, JsonFlag, emit, err_console, fit_table, json_opt, out_console, out_opt, writing
 from mindloop.errors import MindloopError
 
 if TYPE_CHECKING:
@@ -146,7 +146,7 @@ def bench_run(
     opt: Annotated[
         list[str] | None, typer.Option("--opt", metavar="KEY=VALUE", help="Benchmark option (repeatable).")
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON summary object on stdout.")] = False,
+    as_json: Annotated[bool, json_opt("Print one JSON summary object on stdout.")] = False,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="After the summary, list every metric with its interval.")
     ] = False,
@@ -278,11 +278,10 @@ def runs_list(
     ] = None,
     as_json: Annotated[
         bool,
-        typer.Option(
-            "--json",
-            help='Print one JSON object on stdout: {"runs": [...]}, each run with its row, status, pending, '
-            "headline, tags and key (its comparability key: benchmark, declaration, options, data, samples, "
-            "protocol, team, id; unknown says why it could not be derived).",
+        json_opt(
+            'Print one JSON object on stdout: {"runs": [...]}, each run with its row, status, pending, headline, '
+            "tags and key (its comparability key: benchmark, declaration, options, data, samples, protocol, team, "
+            "id; unknown says why it could not be derived)."
         ),
     ] = False,
 ) -> None:
@@ -496,11 +495,9 @@ def runs_export(
     ] = _ExportFormat.jsonl,
     out: Annotated[
         Path | None,
-        typer.Option(
-            "--out",
-            "-o",
-            help="Write this file instead of stdout, or RUN_ID.jsonl (.csv) in an existing folder; written whole or "
-            "not at all.",
+        out_opt(
+            "Write this file instead of stdout, or RUN_ID.jsonl (.csv) in an existing folder; written whole or not "
+            "at all."
         ),
     ] = None,
 ) -> None:
@@ -545,11 +542,9 @@ def report(
     run_id: Annotated[str, typer.Argument(help="The run to report on (see `mindloop runs`).")],
     out: Annotated[
         Path | None,
-        typer.Option(
-            "--out",
-            "-o",
-            help="HTML file to write, or an existing folder to write RUN_ID.html in (default: here); written whole "
-            "or not at all.",
+        out_opt(
+            "HTML file to write, or an existing folder to write RUN_ID.html in (default: here); written whole or "
+            "not at all."
         ),
     ] = None,
 ) -> None:

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-from mindloop.console import emit, err_console, writing
+from mindloop.console import emit, err_console, json_opt, out_opt, writing
 from mindloop.errors import MindloopError
 
 __all__ = ["board_app"]
@@ -34,21 +34,18 @@ board_app = typer.Typer(
 def board(
     out: Annotated[
         Path | None,
-        typer.Option(
-            "--out",
-            "-o",
-            help="HTML file to write, or an existing folder to write board.html in (default: here); written whole "
-            "or not at all. With --json, the file the JSON goes to.",
+        out_opt(
+            "HTML file to write, or an existing folder to write board.html in (default: here); written whole or "
+            "not at all. With --json, the file the JSON goes to."
         ),
     ] = None,
     as_json: Annotated[
         bool,
-        typer.Option(
-            "--json",
-            help="Print the board's numbers as one JSON object: benchmarks, suites, runs, and leaderboards "
+        json_opt(
+            "Print the board's numbers as one JSON object: benchmarks, suites, runs, and leaderboards "
             "[{benchmark, key, ranked [{run_id, team, agent, model, value, low, high, n, runs, rank}], "
             "apart [{run_id, team, model, reason, detail}]}]: one per comparability key, ranking only finished "
-            "runs with that key.",
+            "runs with that key."
         ),
     ] = False,
     tag: Annotated[

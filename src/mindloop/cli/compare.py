@@ -19,7 +19,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from mindloop.console import Column, err_console, fit_table, out_console, table_width, writing
+from mindloop.console import Column, err_console, fit_table, json_opt, out_console, out_opt, table_width, writing
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -45,19 +45,16 @@ def compare(
     ids: Annotated[list[str], typer.Argument(help="Two or more run ids or suite ids; the first is the baseline.")],
     out: Annotated[
         Path | None,
-        typer.Option(
-            "--out",
-            "-o",
-            help="Write the comparison as one self-contained HTML file (compare.html in an existing folder), whole "
-            "or not at all.",
+        out_opt(
+            "Write the comparison as one self-contained HTML file (compare.html in an existing folder), whole or "
+            "not at all."
         ),
     ] = None,
     as_json: Annotated[
         bool,
-        typer.Option(
-            "--json",
-            help="Print one JSON object on stdout; each benchmark's comparison leads with key_differences "
-            "[{run_id, baseline, fields, text}]: how each run's comparability key differs from the baseline's.",
+        json_opt(
+            "Print one JSON object on stdout; each benchmark's comparison leads with key_differences "
+            "[{run_id, baseline, fields, text}]: how each run's comparability key differs from the baseline's."
         ),
     ] = False,
     resamples: Annotated[int, typer.Option("--resamples", min=100, help="Bootstrap resamples.")] = 1000,

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.table import Table
 
-from mindloop.console import JsonFlag, err_console, out_console
+from mindloop.console import JsonFlag, err_console, out_console, out_opt
 from mindloop.errors import InvalidArgumentError
 from mindloop.registry import Registry
 
@@ -143,7 +143,7 @@ def describe(
 @data_app.command("export")
 def export(
     name: _Name = "mindpower-sim",
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Folder to write (created if needed).")] = None,
+    out: Annotated[Path | None, out_opt("Folder to write (created if needed).")] = None,
     seed: _Seed = 0,
     n: _N = 590,
     as_json: JsonFlag = False,

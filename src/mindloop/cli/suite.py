@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from mindloop.cli.run_options import RunOptions, exit_for, with_run_options, write_output
-from mindloop.console import Column, JsonFlag, emit, err_console, fit_table, out_console, writing
+from mindloop.console import Column, JsonFlag, emit, err_console, fit_table, json_opt, out_console, out_opt, writing
 
 if TYPE_CHECKING:
     from mindloop.bench.suite import SuiteResult
@@ -235,15 +235,13 @@ def suite_report_command(
     suite_id: Annotated[str, typer.Argument(help="The suite to report on (see `mindloop suite list`).")],
     out: Annotated[
         Path | None,
-        typer.Option(
-            "--out",
-            "-o",
-            help="File to write (the run reports go beside it), or an existing folder to write SUITE_ID.html (or "
-            ".json) and the run reports in (default: here); each file is written whole or not at all.",
+        out_opt(
+            "File to write (the run reports go beside it), or an existing folder to write SUITE_ID.html (or .json) "
+            "and the run reports in (default: here); each file is written whole or not at all."
         ),
     ] = None,
     as_json: Annotated[
-        bool, typer.Option("--json", help="Print the report's numbers as one JSON object (to -o FILE if given).")
+        bool, json_opt("Print the report's numbers as one JSON object (to -o FILE if given).")
     ] = False,
     run_reports: Annotated[
         bool,
