@@ -530,11 +530,6 @@ def _score_value(r: SampleRecord, name: str) -> float | None:
     return 0.0 if r.status == "failed" else None
 
 
-def _declared_kinds(bench: Benchmark) -> dict[str, str]:
-    """The kind each declared metric gives its per-sample score (``proportion``: 0/1; ``mean``: any number)."""
-    return {m.score: m.kind for m in bench.spec.metrics}
-
-
 def _score_tests(
     base: Sequence[SampleRecord],
     run: Sequence[SampleRecord],
@@ -614,19 +609,12 @@ def _disagreements(aligned: Sequence[Sequence[SampleRecord]], key: str | None) -
     return out
 
 
-def _label(info: RunInfo) -> str:
-    """``model openai/qwen (run 3f2a)``: the agent, its model and the end of the run id."""
-    who = info.agent + (f" {info.model}" if info.model else "")
-    return f"{who} (run {info.run_id.rsplit('-', 1)[-1]})"
-
-
 def _labels(infos: Sequence[RunInfo]) -> list[str]:
-    """Each run's column label; the whole run id where two would read the same (a run against itself)."""
-    short = [_label(i) for i in infos]
-    return [
-        s if short.count(s) == 1 else s.replace(f"(run {i.run_id.rsplit('-', 1)[-1]})", f"(run {i.run_id})")
-        for s, i in zip(short, infos, strict=True)
-    ]
+    """Each run's column label, ``model openai/qwen (run 3f2a)``: the agent, its model and the end of the run id
+    (the whole run id where two would read the same: a run against itself)."""
+    who = [i.agent + (f" {i.model}" if i.model else "") for i in infos]
+    short = [f"{w} (run {i.run_id.rsplit('-', 1)[-1]})" for w, i in zip(who, infos, strict=True)]
+    return [s if short.count(s) == 1 else f"{w} (run {i.run_id})" for s, w, i in zip(short, who, infos, strict=True)]
 
 
 def _paired_side(store: RunStore, bench: Benchmark, side: RunSide, paired: list[SampleRecord], label: str) -> RunSide:
@@ -674,10 +662,11 @@ def _compare_benchmark(
     drawn: dict[str, Any] = {"resamples": resamples, "seed": seed, "level": level, "exclude": no_intervals_of(bench)}
     drawn |= {"declared": bench.spec.metrics, "resampled": bench.spec.resampled, "resample": bench.summarize}
     unadjusted = None if headline is None else (headline.metric,)
+    kinds = {m.score: m.kind for m in bench.spec.metrics}  # proportion: a 0/1 score; mean: any number
     differences = []
     for k, side in enumerate(runs[1:], 1):
         paired = paired_differences(aligned[0], aligned[k], lambda rs: run_metrics(bench, rs), **drawn)
-        scores = _score_tests(aligned[0], aligned[k], seed, resamples, level, _declared_kinds(bench))
+        scores = _score_tests(aligned[0], aligned[k], seed, resamples, level, kinds)
         differences.append(
             Difference(side.info.run_id, first.run_id, len(shared_ids), adjust(paired, unadjusted), scores)
         )
