@@ -140,10 +140,10 @@ def _header(label: str, cells: list[str]) -> str:
     return textwrap.fill(label, width, break_on_hyphens=False)
 
 
-def _table(bc: BenchmarkComparison, lines: int, pair: int | None, width: int) -> Table:
-    """The metrics of every run and difference (or of the baseline, run ``pair + 1`` and its difference), fitted
-    to ``width`` by :func:`~mindloop.console.fit_table`: a cell wraps at its spaces, a metric's name never. A
-    breakdown row is named within its section (``reality.accuracy`` under ``by_type``); the headline is bold."""
+def _table(bc: BenchmarkComparison, lines: int, pair: int | None) -> tuple[list[Column], list[list[str | Text]]]:
+    """The columns and rows of the metrics of every run and difference (or of the baseline, run ``pair + 1`` and
+    its difference); a cell wraps at its spaces. A breakdown row is named within its section (``reality.accuracy``
+    under ``by_type``); the headline is bold."""
     from mindloop.bench.tables import dig
 
     runs = range(len(bc.runs)) if pair is None else (0, pair + 1)
@@ -169,20 +169,22 @@ def _table(bc: BenchmarkComparison, lines: int, pair: int | None, width: int) ->
         section = group
         name = path[0] if len(path) == 1 else "  " + ".".join(path[1:])
         rows.append([Text(name, style="bold" if path == (head,) else ""), *map(Text, cells)])
-    return fit_table(columns, rows, width)[0]
+    return columns, rows
 
 
 def _tables(bc: BenchmarkComparison, width: int) -> list[Table]:
-    """The metrics tables in the first of :data:`LAYOUTS` whose tables fit ``width`` columns (the last one
-    otherwise); every run and difference keeps its column."""
-    tables: list[Table] = []
+    """The metrics tables (:func:`~mindloop.console.fit_table`) in the first of :data:`LAYOUTS` whose tables fit
+    ``width`` columns; when none does, the last one with its metric names cut (…) before a cell wraps. Every run
+    and difference keeps its column."""
+    built: list[tuple[list[Column], list[list[str | Text]]]] = []
     for pairs, lines in LAYOUTS:
         if pairs and len(bc.runs) < 3:
             continue
-        tables = [_table(bc, lines, pair, width) for pair in (range(len(bc.differences)) if pairs else [None])]
+        built = [_table(bc, lines, pair) for pair in (range(len(bc.differences)) if pairs else [None])]
+        tables = [fit_table(columns, rows, width)[0] for columns, rows in built]
         if all(table_width(t) <= width for t in tables):
-            break
-    return tables
+            return tables
+    return [fit_table([Column("metric", shrink=8), *columns[1:]], rows, width)[0] for columns, rows in built]
 
 
 def _print(comparison: Comparison, console: Console) -> None:
