@@ -172,10 +172,18 @@ def _table(bc: BenchmarkComparison, lines: int, pair: int | None) -> tuple[list[
     return columns, rows
 
 
+def _least(rows: list[list[str | Text]]) -> int:
+    """The fewest columns a table of ``rows`` takes with its metric names whole and no word of another cell
+    broken (a heading wraps; two spaces between columns, as :func:`~mindloop.console.fit_table` lays them out)."""
+    names, *cells = zip(*rows, strict=True)
+    words = [max(len(w) for cell in column for w in str(cell).split()) for column in cells]
+    return max(len(str(name)) for name in names) + sum(words) + 2 * len(words)
+
+
 def _tables(bc: BenchmarkComparison, width: int) -> list[Table]:
     """The metrics tables (:func:`~mindloop.console.fit_table`) in the first of :data:`LAYOUTS` whose tables fit
-    ``width`` columns; when none does, the last one with its metric names cut (…) before a cell wraps. Every run
-    and difference keeps its column."""
+    ``width`` columns; when none does, the last one, where a table's metric names are cut (…) only as far as
+    keeps every number whole. Every run and difference keeps its column."""
     built: list[tuple[list[Column], list[list[str | Text]]]] = []
     for pairs, lines in LAYOUTS:
         if pairs and len(bc.runs) < 3:
@@ -184,7 +192,12 @@ def _tables(bc: BenchmarkComparison, width: int) -> list[Table]:
         tables = [fit_table(columns, rows, width)[0] for columns, rows in built]
         if all(table_width(t) <= width for t in tables):
             return tables
-    return [fit_table([Column("metric", shrink=8), *columns[1:]], rows, width)[0] for columns, rows in built]
+    out = []
+    for columns, rows in built:
+        names = max(len(str(row[0])) for row in rows)
+        shrink = max(8, names - (_least(rows) - width)) if _least(rows) > width else 0
+        out.append(fit_table([Column("metric", shrink=shrink), *columns[1:]], rows, width)[0])
+    return out
 
 
 def _print(comparison: Comparison, console: Console) -> None:
