@@ -192,18 +192,11 @@ def _request(
         agent=agent,
         model=run.model,
         n=n,
-        seed=run.seed,
         options=parse_opt_pairs(name, opt, None if data is None else str(data)),
-        concurrency=run.concurrency,
-        executor=run.executor.value,
-        ray_address=run.ray_address,
-        model_options=run.model_options(),
         generation=generation,
         generation_source=generation_source,
         format_retries=DEFAULT_FORMAT_RETRIES if run.format_retries is None else run.format_retries,
-        breaker=run.breaker,
-        progress_every=run.progress_every,
-        tags=tuple(run.tag or ()),
+        **run.request_args(),
     )
 
 

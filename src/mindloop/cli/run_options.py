@@ -194,6 +194,20 @@ class RunOptions:
             extra=self._model_extra(),
         )
 
+    def request_args(self) -> dict[str, Any]:
+        """What a benchmark run and a suite are asked for alike (:class:`~mindloop.bench.runner.RunRequest`,
+        :class:`~mindloop.bench.suite.SuiteRequest`): seed, how samples run and reach the model, breaker, tags."""
+        return {
+            "seed": self.seed,
+            "concurrency": self.concurrency,
+            "executor": self.executor.value,
+            "ray_address": self.ray_address,
+            "model_options": self.model_options(),
+            "breaker": self.breaker,
+            "progress_every": self.progress_every,
+            "tags": tuple(self.tag or ()),
+        }
+
     def _model_extra(self) -> dict[str, Any]:
         """``--model-opt`` read for the model's backend: with several models, valid for each of them."""
         from mindloop.models.backend_options import parse_model_opts

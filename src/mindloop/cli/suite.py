@@ -89,18 +89,11 @@ def suite_run(
         preset=preset.value,
         only=tuple(name.strip() for name in (only or "").split(",") if name.strip()),
         opts=tuple(opt or ()),
-        seed=run.seed,
-        concurrency=run.concurrency,
-        executor=run.executor.value,
-        ray_address=run.ray_address,
-        model_options=run.model_options(),
         temperature=run.temperature,
         max_tokens=run.max_tokens,
         format_retries=SUITE_FORMAT_RETRIES if run.format_retries is None else run.format_retries,
-        breaker=run.breaker,
         max_n=max_n,
-        progress_every=run.progress_every,
-        tags=tuple(run.tag or ()),
+        **run.request_args(),
     )
     folder = run.results_folder()  # a folder that cannot be written fails before the suite is recorded
     result = run_suite(request, resume=resume, force_resume=force_resume)
