@@ -21,7 +21,7 @@ from typing import Annotated, Any
 
 import typer
 
-from mindloop.console import JsonFlag, err_console, out_console
+from mindloop.console import JsonFlag, err_console, out_console, out_opt
 from mindloop.errors import InvalidArgumentError, ParseError
 
 __all__ = ["describe_step", "mindclaw_app"]
@@ -164,7 +164,7 @@ def replay(
 @mindclaw_app.command("record")
 def record(
     subtype: Annotated[str, typer.Argument(help="Scenario subtype (e.g. fb_two_humans).")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Window file (.jsonl), or a folder with --frames.")],
+    out: Annotated[Path, out_opt("Window file (.jsonl), or a folder with --frames.")],
     seed: _Seed = 0,
     index: Annotated[int, typer.Option("--index", help="Scenario index for the seed.")] = 0,
     frames: Annotated[bool, typer.Option("--frames", help="Write a frames folder (one picture per window).")] = False,
@@ -185,7 +185,7 @@ def record(
 
 @skills_app.command("mine")
 def skills_mine(
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Skills YAML to write (default: stdout).")] = None,
+    out: Annotated[Path | None, out_opt("Skills YAML to write (default: stdout).")] = None,
     seed: _Seed = 0,
     dataset_n: Annotated[int, typer.Option("--dataset-n", min=5, help="mindpower-sim size before the split.")] = 590,
     model: Annotated[
@@ -285,7 +285,7 @@ def table(
     run_ids: Annotated[list[str], typer.Argument(help="claw runs (any agents and settings), in row order.")],
     as_json: JsonFlag = False,
     out: Annotated[
-        Path | None, typer.Option("--out", "-o", help="Write the tables here instead of stdout.", dir_okay=False)
+        Path | None, out_opt("Write the tables here instead of stdout.", dir_okay=False)
     ] = None,
 ) -> None:
     """Tables II (TA, PIA, CS), III (belief-table ablation) and IV (trigger ACC without / with skills) of runs."""

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from mindloop.console import emit, err_console
+from mindloop.console import emit, err_console, json_opt, out_opt
 from mindloop.errors import InvalidArgumentError
 
 __all__ = ["mindpower_app", "mindpower_rows"]
@@ -65,9 +65,9 @@ def mindpower_rows(run_ids: list[str]) -> dict[str, dict[str, Any]]:
 @mindpower_app.command("table")
 def table(
     run_ids: Annotated[list[str], typer.Argument(help="mindpower runs, one row each, in this order.")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object with the rows and the table.")] = False,
+    as_json: Annotated[bool, json_opt("Print one JSON object with the rows and the table.")] = False,
     out: Annotated[
-        Path | None, typer.Option("--out", "-o", help="Write the table here instead of stdout.", dir_okay=False)
+        Path | None, out_opt("Write the table here instead of stdout.", dir_okay=False)
     ] = None,
 ) -> None:
     """Table 2 (B = BERTScore F1, S = Sentence-Transformer cosine, SR, AC on 0-100; BPC on 0-10) of runs."""
