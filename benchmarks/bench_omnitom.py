@@ -62,7 +62,7 @@ def bench_table14() -> None:
 
 def bench_stage2() -> None:
     gold = appendix_e_records()
-    self_score = score_records_sync(gold, gold, ExactAligner()).stage2.overall
+    self_score = score_records_sync(gold, gold, ExactAligner()).stage2["overall"]
     story = gold[3]  # Table 16: 11 beliefs
     b0 = story.beliefs[0]
     other = next(x for x in LABEL_SETS["knowledge_access"] if x != b0.labels.knowledge_access)
@@ -74,8 +74,8 @@ def bench_stage2() -> None:
     expected = 1 / (7 * len(story.beliefs) * len(gold))
     print(
         f"[2] Stage 2 self-score over App. E: {100 * self_score:.2f}% (target 100%); one changed label "
-        f"(story 16, Knowledge Access) moves overall by {1 - score.overall:.10f}, exact weight 1/(7*11*7) = "
-        f"{expected:.10f}; Knowledge Access by {1 - score.by_dimension['knowledge_access']:.10f} = 1/(11*7) = "
+        f"(story 16, Knowledge Access) moves overall by {1 - score['overall']:.10f}, exact weight 1/(7*11*7) = "
+        f"{expected:.10f}; Knowledge Access by {1 - score['by_dimension']['knowledge_access']:.10f} = 1/(11*7) = "
         f"{1 / 77:.10f}"
     )
 

@@ -35,9 +35,7 @@ from pydantic import Field
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
 from mindloop.bench.declaration import (
     BenchmarkSpec,
-    Grouping,
     Headline,
-    Metric,
     PresetEntry,
     ReferenceKind,
     ReferencePolicy,
@@ -53,19 +51,20 @@ from mindloop.systems.omnitom import release
 from mindloop.systems.omnitom.annotator import annotate_text
 from mindloop.systems.omnitom.examples import appendix_e_record
 from mindloop.systems.omnitom.metrics import (
-    BUCKETS,
+    STAGE1_METRICS,
+    STAGE2_METRICS,
     TABLE_3,
     Aligner,
     AlignmentTask,
     EmbeddingAligner,
     ExactAligner,
+    by_order,
     stage1_story_score,
     stage2_labels_for_gold,
     stage2_story_score,
 )
 from mindloop.systems.omnitom.prompts import Level, stage1_messages, stage2_messages
 from mindloop.systems.omnitom.records import (
-    CATEGORIES,
     DIMENSIONS,
     LABEL_SETS,
     WORLD_ACTOR,
@@ -187,37 +186,6 @@ def record_sample(record: StoryRecord, settings: Mapping[str, Any]) -> Sample:
 STAGE1_ZERO = {"precision": 0.0, "recall": 0.0, "f1": 0.0}
 """The scores of a failed Stage 1 story (and of a Stage 2 one, below)."""
 STAGE2_ZERO = {**dict.fromkeys(DIMENSIONS, 0.0), "overall": 0.0}
-
-
-_BY_CATEGORY = (Grouping("by_category", "group", CATEGORIES),)
-_STAGE1_METRICS = tuple(
-    Metric(
-        key,
-        key,
-        "mean",
-        missing="skip",
-        failed="zero",
-        groupings=_BY_CATEGORY if key == "f1" else (),
-        description=f"MatchCount {key} of a story's belief rows, macro over the scored stories (a failed one: 0)",
-    )
-    for key in ("precision", "recall", "f1")
-)
-"""Stage 1's macro P/R/F1 over the scored stories: a failed story scores 0; one the aligner could not score (done,
-with no F1) is left out, as ``unscored``."""
-_STAGE2_METRICS = (
-    Metric(
-        "overall",
-        "overall",
-        "mean",
-        groupings=_BY_CATEGORY,
-        description="a story's accuracy over the seven dimensions, macro over stories (a failed one: 0)",
-    ),
-    *(
-        Metric(d, d, "mean", table="by_dimension", groupings=_BY_CATEGORY, description=f"a story's {d} accuracy")
-        for d in DIMENSIONS
-    ),
-)
-"""Stage 2's accuracy overall and per dimension, macro over stories, and per category."""
 
 
 def _protocol(settings: Mapping[str, Any]) -> release.Protocol:
@@ -383,12 +351,6 @@ class _OmniToMBase:
         raise NotImplementedError
 
 
-def _by_order(records: Sequence[SampleRecord], score: str) -> dict[str, dict[str, Any]]:
-    """Mean ``score`` per order bucket (``<score>_order_<bucket>``) over the records that have it, and their count."""
-    means = {b: [r.scores[k] for r in records if (k := f"{score}_order_{b}") in r.scores] for b in BUCKETS}
-    return {b: {score: mean(v), "n": len(v)} for b, v in means.items() if v}
-
-
 class OmniToMStage1Benchmark(_OmniToMBase):
     """Stage 1: extract ``(actor, belief, order)`` rows; scored by MatchCount P/R/F1 per story (macro)."""
 
@@ -413,7 +375,7 @@ class OmniToMStage1Benchmark(_OmniToMBase):
                 kind="oracle",
             ),
         ),
-        metrics=_STAGE1_METRICS,
+        metrics=STAGE1_METRICS,
         resampled=("by_order", "f1_release_rule"),  # F1 per order bucket over the stories that have it; the rule's
         suite=Suite(order=50, presets={"quick": PresetEntry(5, "5 stories; one long belief-table reply each")}),
         paper_tables=(TABLE_3,),
@@ -510,7 +472,7 @@ class OmniToMStage1Benchmark(_OmniToMBase):
         return Outcome(output, score.scores())
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
-        """What the declared macro P/R/F1 (overall and per category, :data:`_STAGE1_METRICS`) cannot say: the
+        """What the declared macro P/R/F1 (overall and per category, :data:`STAGE1_METRICS`) cannot say: the
         counts (stories the judge could not score are left out of the F1, counted in ``unscored`` with the reasons
         in ``unscored_reasons``) and the F1 per order bucket; ``None`` without scored stories. With a judge under
         the release's protocol, ``f1_release_rule`` is the F1 the release's rule gives (unscored stories' rows
@@ -522,7 +484,7 @@ class OmniToMStage1Benchmark(_OmniToMBase):
             "n": len(records),
             "failed": sum(1 for r in records if r.status == "failed"),
             "unscored": len(unscored),
-            "by_order": _by_order(scored, "f1"),
+            "by_order": by_order(scored, "f1"),
             "aligner": f"judge:{settings['judge']}" if settings.get("judge") else settings.get("aligner", ""),
             "scorer": _scorer(settings),
             "protocol": _protocol(settings),
@@ -572,7 +534,7 @@ class OmniToMStage2Benchmark(_OmniToMBase):
                 kind="oracle",
             ),
         ),
-        metrics=_STAGE2_METRICS,
+        metrics=STAGE2_METRICS,
         resampled=("by_order",),  # accuracy per order bucket over the stories that have it
         suite=Suite(order=60, presets={"quick": PresetEntry(5, "5 stories; one labelling reply each")}),
     )
@@ -620,14 +582,14 @@ class OmniToMStage2Benchmark(_OmniToMBase):
         return Outcome(output, scores)
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
-        """What the declared macro accuracy (overall, per dimension, per category: :data:`_STAGE2_METRICS`) cannot
+        """What the declared macro accuracy (overall, per dimension, per category: :data:`STAGE2_METRICS`) cannot
         say: the protocol, the counts and the accuracy per order bucket; ``None`` without stories."""
         settings = records[0].sample.input.get("settings", {}) if records else {}
         out: dict[str, Any] = {
             "protocol": _protocol(settings),
             "n": len(records),
             "failed": sum(1 for r in records if r.status == "failed"),
-            "by_order": _by_order(records, "overall"),
+            "by_order": by_order(records, "overall"),
         }
         if _protocol(settings) == "release":
             out["deviations"] = _deviations(records)

@@ -119,8 +119,8 @@ def score(
 
 def _warn(result: OmniToMScore) -> None:
     console = err_console()
-    if result.stage1.n_unscored:
-        console.print(f"warning: {result.stage1.n_unscored} stor(ies) left out of Stage 1 (unscored, N/A):")
+    if result.stage1_unscored:
+        console.print(f"warning: {len(result.stage1_unscored)} stor(ies) left out of Stage 1 (unscored, N/A):")
         for story_id, why in result.stage1_unscored:
             console.print(f"  story {story_id}: {why}", markup=False, highlight=False)
         if result.protocol == "release":
@@ -142,12 +142,11 @@ def _show_score(result: OmniToMScore, model_name: str) -> None:
         return "N/A" if value is None else format(value, fmt)
 
     console = out_console()
-    s1 = result.stage1
-    p1 = s1.overall.to_json()
-    scorer = s1.aligner if s1.aligner.startswith("judge:") else f"{s1.aligner}, offline stand-in for the judge"
+    s1, s2 = result.stage1, result.stage2
+    scorer = s1["aligner"] if s1["aligner"].startswith("judge:") else f"{s1['aligner']}, offline stand-in for the judge"
     console.print(
-        f"{result.n_stories} stories · {result.protocol} protocol · Stage 1 ({scorer}): P {num(p1['precision'])} "
-        f"R {num(p1['recall'])} F1 {num(p1['f1'])} · Stage 2 overall {num(result.stage2.overall)}"
+        f"{result.n_stories} stories · {result.protocol} protocol · Stage 1 ({scorer}): P {num(s1['precision'])} "
+        f"R {num(s1['recall'])} F1 {num(s1['f1'])} · Stage 2 overall {num(s2['overall'])}"
     )
     layouts = (
         ("Table 3 layout (%)", table3({model_name: result})),
@@ -160,16 +159,15 @@ def _show_score(result: OmniToMScore, model_name: str) -> None:
         console.print(table)
     buckets = Table("order", "Stage 1 F1", "stories", "Stage 2 overall", title="By order bucket (%)")
     for b in ("0", "1", "2+"):
-        prf = s1.by_bucket.get(b)
-        acc = result.stage2.by_bucket.get(b)
+        f1, acc = s1["by_order"].get(b), s2["by_order"].get(b)
         buckets.add_row(
             b,
-            f"{100 * prf.f1:.2f}" if prf and prf.n else "N/A",
-            str(prf.n if prf else 0),
-            num(100 * overall if acc and (overall := acc["overall"]) is not None else None, ".2f"),
+            f"{100 * f1['f1']:.2f}" if f1 else "N/A",
+            str(f1["n"] if f1 else 0),
+            num(100 * acc["overall"] if acc else None, ".2f"),
         )
     console.print(buckets)
-    dims = ", ".join(f"{DIMENSION_NAMES[d]} {num(v)}" for d, v in result.stage2.by_dimension.items())
+    dims = ", ".join(f"{DIMENSION_NAMES[d]} {num(v)}" for d, v in s2["by_dimension"].items())
     console.print(f"Stage 2 by dimension: {dims}")
 
 

@@ -24,9 +24,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mindloop.bench import Column, PaperTable, Row
+from mindloop.bench.declaration import Grouping, Metric
+from mindloop.bench.records import Sample, SampleRecord
+from mindloop.bench.scoring import declared_summary, merge_summaries
 from mindloop.bench.tables import Grid, grid, markdown
 from mindloop.errors import InvalidArgumentError
-from mindloop.metrics.stats import PRF, macro_prf, mean, prf_from_counts
+from mindloop.metrics.stats import PRF, mean, prf_from_counts
 from mindloop.systems.omnitom.alignment import (
     DEFAULT_COMPOUND_GAIN,
     DEFAULT_THRESHOLD,
@@ -58,6 +61,8 @@ __all__ = [
     "DEFAULT_COMPOUND_GAIN",
     "DEFAULT_THRESHOLD",
     "PRF",
+    "STAGE1_METRICS",
+    "STAGE2_METRICS",
     "Aligner",
     "Alignment",
     "AlignmentTask",
@@ -65,11 +70,10 @@ __all__ = [
     "ExactAligner",
     "OmniToMScore",
     "Stage1StoryScore",
-    "Stage1Summary",
     "Stage2StoryScore",
-    "Stage2Summary",
     "actor_key",
     "belief_key",
+    "by_order",
     "format_table",
     "map_actors",
     "score_records",
@@ -146,37 +150,63 @@ def stage1_story_score(
     return Stage1StoryScore(story_id, category, prf, len(predicted), len(gold), mp, mr, by_bucket)
 
 
-def _categories(scores: Sequence[Stage1StoryScore] | Sequence[Stage2StoryScore]) -> list[str]:
-    """The scored stories' categories: the paper's order, then any others."""
-    present = {s.category for s in scores}
-    return [c for c in CATEGORIES if c in present] + sorted(present - set(CATEGORIES))
-
-
-def _macro(items: Sequence[PRF]) -> PRF:
-    macro = macro_prf(items)
-    return macro if macro is not None else PRF(0.0, 0.0, 0.0, 0)  # no stories: n = 0, null in JSON, N/A in tables
-
-
-@dataclass(frozen=True)
-class Stage1Summary:
-    """Macro-averaged Stage 1 scores, overall, per category and per order bucket; unscored stories counted."""
-
-    overall: PRF
-    by_category: dict[str, PRF]
-    by_bucket: dict[str, PRF]
-    n_unscored: int = 0
-    aligner: str = ""
-
-
-def summarize_stage1(scores: Sequence[Stage1StoryScore], *, n_unscored: int = 0, aligner: str = "") -> Stage1Summary:
-    """Macro averages over stories (categories in the paper's order, then any others)."""
-    return Stage1Summary(
-        overall=_macro([s.prf for s in scores]),
-        by_category={c: _macro([s.prf for s in scores if s.category == c]) for c in _categories(scores)},
-        by_bucket={b: _macro([s.by_bucket[b] for s in scores if b in s.by_bucket]) for b in BUCKETS},
-        n_unscored=n_unscored,
-        aligner=aligner,
+_BY_CATEGORY = (Grouping("by_category", "group", CATEGORIES),)
+STAGE1_METRICS = tuple(
+    Metric(
+        key,
+        key,
+        "mean",
+        missing="skip",
+        failed="zero",
+        groupings=_BY_CATEGORY if key == "f1" else (),
+        description=f"MatchCount {key} of a story's belief rows, macro over the scored stories (a failed one: 0)",
     )
+    for key in ("precision", "recall", "f1")
+)
+"""Stage 1's macro P/R/F1 over the scored stories: a failed story scores 0; one the aligner could not score (done,
+with no F1) is left out, as ``unscored``."""
+STAGE2_METRICS = (
+    Metric(
+        "overall",
+        "overall",
+        "mean",
+        groupings=_BY_CATEGORY,
+        description="a story's accuracy over the seven dimensions, macro over stories (a failed one: 0)",
+    ),
+    *(
+        Metric(d, d, "mean", table="by_dimension", groupings=_BY_CATEGORY, description=f"a story's {d} accuracy")
+        for d in DIMENSIONS
+    ),
+)
+"""Stage 2's accuracy overall and per dimension, macro over stories, and per category."""
+
+
+def by_order(records: Sequence[SampleRecord], score: str) -> dict[str, dict[str, Any]]:
+    """Mean ``score`` per order bucket (``<score>_order_<bucket>``) over the records that have it, and their count."""
+    means = {b: [r.scores[k] for r in records if (k := f"{score}_order_{b}") in r.scores] for b in BUCKETS}
+    return {b: {score: mean(v), "n": len(v)} for b, v in means.items() if v}
+
+
+def _records(scores: Sequence[Stage1StoryScore | Stage2StoryScore]) -> list[SampleRecord]:
+    """The story scores as the finished samples of a run (grouped by category), for the declared metrics."""
+    return [
+        SampleRecord(i, Sample(str(s.story_id), {}, s.category), "done", {}, s.scores(), None, [], 0.0)
+        for i, s in enumerate(scores)
+    ]
+
+
+def summarize_stage1(
+    scores: Sequence[Stage1StoryScore], *, n_unscored: int = 0, aligner: str = ""
+) -> dict[str, Any]:
+    """Stage 1 as ``omnitom-stage1`` reports it: its declared macro P/R/F1 (:data:`STAGE1_METRICS`; ``None``
+    without stories; F1 per category in ``by_category``), the F1 per order bucket (``by_order``), the stories
+    left unscored and the aligner."""
+    records = _records(scores)
+    return declared_summary(STAGE1_METRICS, records) | {
+        "by_order": by_order(records, "f1"),
+        "unscored": n_unscored,
+        "aligner": aligner,
+    }
 
 
 # ---- Stage 2 scores ---------------------------------------------------------------------------------------------
@@ -271,50 +301,29 @@ def stage2_story_score(
     )
 
 
-@dataclass(frozen=True)
-class Stage2Summary:
-    """Macro-averaged Stage 2 accuracy: overall, per dimension, per category (× dimension) and per bucket."""
-
-    overall: float | None
-    by_dimension: dict[str, float | None]
-    by_category: dict[str, dict[str, float | None]]
-    by_bucket: dict[str, dict[str, float | None]]
-    n_stories: int
-
-
-def _mean_dims(rows: Sequence[Mapping[str, float]]) -> dict[str, float | None]:
-    return {d: mean(r[d] for r in rows) for d in DIMENSIONS}
-
-
-def summarize_stage2(scores: Sequence[Stage2StoryScore]) -> Stage2Summary:
-    """Macro averages over stories; each category and bucket entry also carries ``overall``. Without stories
-    every average is ``None`` (no data), not 0."""
-
-    def with_overall(d: dict[str, float | None]) -> dict[str, float | None]:
-        return {**d, "overall": mean(v for v in d.values() if v is not None)}
-
-    return Stage2Summary(
-        overall=mean(s.overall for s in scores),
-        by_dimension=_mean_dims([s.accuracy for s in scores]),
-        by_category={
-            c: with_overall(_mean_dims([s.accuracy for s in scores if s.category == c])) for c in _categories(scores)
-        },
-        by_bucket={
-            b: with_overall(_mean_dims([s.by_bucket[b] for s in scores if b in s.by_bucket]))
-            for b in BUCKETS
-            if any(b in s.by_bucket for s in scores)
-        },
-        n_stories=len(scores),
-    )
+def summarize_stage2(scores: Sequence[Stage2StoryScore]) -> dict[str, Any]:
+    """Stage 2 as ``omnitom-stage2`` reports it: its declared macro accuracy, overall, per dimension
+    (``by_dimension``) and per category (:data:`STAGE2_METRICS`; ``None`` without stories, not 0), and per order
+    bucket (``by_order``: ``overall`` is the mean over the seven dimensions of each one's macro accuracy over the
+    stories that have the bucket, and ``n`` those stories)."""
+    out = declared_summary(STAGE2_METRICS, _records(scores))
+    out["by_order"] = {}
+    for b in BUCKETS:
+        rows = [s.by_bucket[b] for s in scores if b in s.by_bucket]
+        if rows:
+            overall = mean(sum(r[d] for r in rows) / len(rows) for d in DIMENSIONS)
+            out["by_order"][b] = {"overall": overall, "n": len(rows)}
+    return out
 
 
 # ---- whole files -------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class OmniToMScore:
-    """Both stages over a set of stories, with per-story scores kept for drill-down."""
+    """Both stages over a set of stories (each stage's summary as its benchmark reports it:
+    :func:`summarize_stage1`, :func:`summarize_stage2`), with per-story scores kept for drill-down."""
 
-    stage1: Stage1Summary
-    stage2: Stage2Summary
+    stage1: dict[str, Any]
+    stage2: dict[str, Any]
     n_stories: int
     stage1_stories: tuple[Stage1StoryScore, ...] = ()
     stage2_stories: tuple[Stage2StoryScore, ...] = ()
@@ -333,18 +342,19 @@ class OmniToMScore:
         ``stage1_unscored`` when a story was left out of Stage 1 (each with the reason). Under the release's
         protocol with unscored stories, ``stage1_release_rule`` is Stage 1 as the release scores them (their rows
         unmatched: 0)."""
+        prf = ("precision", "recall", "f1")
         out: dict[str, Any] = {
-            "stage1": self.stage1.overall.to_json(),
-            "stage2": {"overall": self.stage2.overall, "by_dimension": dict(self.stage2.by_dimension)},
+            "stage1": {k: self.stage1[k] for k in prf},
+            "stage2": {"overall": self.stage2["overall"], "by_dimension": dict(self.stage2["by_dimension"])},
             "n_stories": self.n_stories,
             "protocol": self.protocol,
-            "aligner": self.stage1.aligner,
+            "aligner": self.stage1["aligner"],
         }
         if self.stage1_unscored:
             out["stage1_unscored"] = [{"story_id": i, "reason": why} for i, why in self.stage1_unscored]
-        if self.protocol == "release" and self.stage1_unscored:
-            zeros = [PRF(0.0, 0.0, 0.0)] * len(self.stage1_unscored)
-            out["stage1_release_rule"] = _macro([s.prf for s in self.stage1_stories] + zeros).to_json()
+        if self.protocol == "release" and self.stage1_unscored:  # the unscored stories' rows unmatched: 0
+            n = len(self.stage1_stories) + len(self.stage1_unscored)
+            out["stage1_release_rule"] = {k: sum(getattr(s.prf, k) for s in self.stage1_stories) / n for k in prf}
         return out
 
 
@@ -356,7 +366,7 @@ async def score_records(
     A gold story without a prediction scores 0 in both stages; predictions of unknown stories are listed in
     ``unmatched_predictions``; gold stories without beliefs are skipped (``skipped_gold``); Stage 1 golds (only
     the order labelled) are left out of Stage 2 (``stage1_only``); stories whose alignment failed are left out of
-    Stage 1, counted in ``stage1.n_unscored`` and listed in ``stage1_unscored`` with the reasons (a judge reply
+    Stage 1, counted in ``stage1["unscored"]`` and listed in ``stage1_unscored`` with the reasons (a judge reply
     still unreadable after its retries, or a failed judge call; the release would score such a story's rows as
     unmatched, which ``to_json`` reports apart). ``protocol`` picks how Stage 2 matches predicted rows to gold
     beliefs.
@@ -457,15 +467,7 @@ def table3(results: Mapping[str, OmniToMScore]) -> Grid:
     """Table 3's layout (:data:`TABLE_3`, as declared): per model, Stage 1 F1
     per category and overall, Stage 2 accuracy per dimension and overall (percentages; ``N/A`` where a model has no
     story of a category)."""
-    metrics = {
-        model: {
-            "by_category": {c: {"f1": prf.f1} for c, prf in score.stage1.by_category.items()},
-            "f1": score.stage1.overall.f1 if score.stage1.overall.n else None,
-            "by_dimension": score.stage2.by_dimension,
-            "overall": score.stage2.overall,
-        }
-        for model, score in results.items()
-    }
+    metrics = {model: merge_summaries(score.stage1, score.stage2) for model, score in results.items()}
     return grid(TABLE_3, metrics, first="Model", missing="N/A")
 
 
@@ -473,7 +475,7 @@ def table10(results: Mapping[str, OmniToMScore]) -> Grid:
     """Table 10's layout (:data:`TABLE_10`): for each dimension a heading row, then one row per model with accuracy
     per category."""
     metrics = {
-        model: {d: {c: acc[d] for c, acc in score.stage2.by_category.items()} for d in DIMENSIONS}
+        model: {d: {c: row[d] for c, row in score.stage2["by_category"].items()} for d in DIMENSIONS}
         for model, score in results.items()
     }
     return grid(TABLE_10, metrics, first="Model", missing="N/A")
