@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from mindloop.console import JsonFlag, err_console, out_console
+from mindloop.console import JsonFlag, err_console, json_opt, out_console, out_opt
 from mindloop.errors import InvalidArgumentError, ParseError
 
 if TYPE_CHECKING:
@@ -180,13 +180,9 @@ def annotate(
             "or a ToMBench category .jsonl."
         ),
     ],
-    out: Annotated[
-        Path | None, typer.Option("--out", "-o", help="Write records here (.jsonl or .json) instead of stdout.")
-    ] = None,
+    out: Annotated[Path | None, out_opt("Write records here (.jsonl or .json) instead of stdout.")] = None,
     max_order: Annotated[int, typer.Option("--max-order", min=1, max=3, help="Deepest belief order to emit.")] = 3,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print one JSON summary object on stdout (needs --out).")
-    ] = False,
+    as_json: Annotated[bool, json_opt("Print one JSON summary object on stdout (needs --out).")] = False,
 ) -> None:
     """Write gold OmniToM records (beliefs with all seven labels) read from the belief store for every story the
     project can parse; stories that do not parse are skipped and listed."""
