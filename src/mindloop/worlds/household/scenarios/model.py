@@ -62,25 +62,32 @@ def _codec(annotation: str) -> Codec:
     return _CODECS[annotation]
 
 
+@cache
+def _plan(cls: type) -> list[tuple[str, Codec, Any]]:
+    """Each field of a record class: its name, its codec, and what a record without it reads as: its default, or
+    ``None`` for an optional field without one (``MISSING``: the field is required)."""
+    optional = {f.name for f in fields(cls) if f.default is MISSING and str(f.type).endswith("| None")}
+    return [(f.name, _codec(str(f.type)), None if f.name in optional else f.default) for f in fields(cls)]
+
+
 def _write(record: Any) -> dict[str, Any]:
     """A dataclass record as JSON data: every field, in order, written as its annotation says."""
-    return {f.name: _codec(str(f.type))[0](getattr(record, f.name)) for f in fields(record)}
+    return {name: write(getattr(record, name)) for name, (write, _), _ in _plan(record.__class__)}
 
 
 def _read(cls: Any, data: Mapping[str, Any]) -> Any:
-    """The ``cls`` record :func:`_write` wrote as ``data``. A missing field takes its default (``None`` for an
-    optional one without); a required one missing is a ``KeyError``, a value that does not convert a ``TypeError``
-    or ``ValueError``."""
+    """The ``cls`` record :func:`_write` wrote as ``data``: a missing field takes its default (:func:`_plan`); a
+    required one missing is a ``KeyError``, a value that does not convert a ``TypeError`` or ``ValueError``."""
     values = {}
-    for f in fields(cls):
+    for name, (_, read), default in _plan(cls):
         try:
-            raw = data[f.name]
+            raw = data[name]
         except KeyError:
-            if f.default is MISSING and not str(f.type).endswith("| None"):
+            if default is MISSING:
                 raise
-            values[f.name] = None if f.default is MISSING else f.default
+            values[name] = default
         else:
-            values[f.name] = _codec(str(f.type))[1](raw)
+            values[name] = read(raw)
     return cls(**values)
 
 
@@ -100,13 +107,15 @@ class _Record:
 
 
 def fact_to_dict(fact: Fact) -> dict[str, Any]:
-    """``{"subject", "relation", "value"}`` (value ``None`` for an emptied slot)."""
-    return _write(fact)
+    """``{"subject", "relation", "value"}`` (value ``None`` for an emptied slot). Written out rather than through
+    :func:`_write`, as is :func:`fact_from_dict`: a dataset holds some 60,000 facts for 700 scenarios."""
+    return {"subject": fact.subject, "relation": fact.relation, "value": fact.value}
 
 
 def fact_from_dict(data: dict[str, Any]) -> Fact:
     """Inverse of :func:`fact_to_dict`."""
-    return cast(Fact, _read(Fact, data))
+    value = data.get("value")
+    return Fact(str(data["subject"]), str(data["relation"]), None if value is None else str(value))
 
 
 def event_to_dict(event: WorldEvent) -> dict[str, Any]:
