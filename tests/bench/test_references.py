@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import re
@@ -190,6 +191,21 @@ def test_a_policy_records_failed_outcomes_as_failed() -> None:
 
     records = policy_records([Sample("a", {})], lambda s: Outcome({}, {"correct": 0.0}, error="no answer"))
     assert records[0].status == "failed" and records[0].error == "no answer"
+
+
+def test_an_async_policy_runs_from_sync_code_and_inside_a_running_loop() -> None:
+    from mindloop.bench.api import Outcome
+
+    async def answer(sample: Sample) -> Outcome:
+        await asyncio.sleep(0)
+        return Outcome({"id": sample.id}, {"correct": 1.0})
+
+    async def inside_a_loop() -> list[Any]:  # as a benchmark's own async code would call it
+        return policy_records(samples, answer)
+
+    samples = [Sample("a", {}), Sample("b", {})]
+    for records in (policy_records(samples, answer), asyncio.run(inside_a_loop())):
+        assert [(r.status, r.output) for r in records] == [("done", {"id": "a"}), ("done", {"id": "b"})]
 
 
 def test_a_policy_value_of_none_must_say_why() -> None:

@@ -22,6 +22,7 @@ from mindloop.worlds.household.scenarios import (
     generate_scenario,
     generate_scenarios,
 )
+from mindloop.worlds.household.scenarios.card import SCHEMA
 from mindloop.worlds.household.scenarios.common import GenerationError
 from mindloop.worlds.household.scenarios.dressing import _respeaker
 from mindloop.worlds.household.scenarios.model import event_to_dict
@@ -68,6 +69,26 @@ def test_round_trip_through_json() -> None:
         back = Scenario.from_dict(data)
         assert back.to_dict() == s.to_dict()
         assert back.gold == s.gold and back.goal == s.goal and back.setup == s.setup
+
+
+def test_records_read_field_by_field_with_defaults_and_clear_errors() -> None:
+    data = json.loads(json.dumps(generate_scenario("fb_two_humans", 0, 0).to_dict()))
+    assert list(data) == list(SCHEMA)  # the schema's keys, in its order
+    del data["gold"]["atomic"]["belief"], data["script"][0]["facts"], data["meta"]
+    data["gold"]["beliefs"] = [{"chain": ["robot"], "subject": "apple", "relation": "on"}]  # value, actual left out
+    back = Scenario.from_dict(data)
+    assert back.gold.atomic.belief == () and back.script[0].facts == () and back.meta == ()
+    assert (back.gold.beliefs[0].value, back.gold.beliefs[0].actual) == (None, None)
+    for path, value, said in [
+        (("gold", "beliefs"), ["a belief"], "TypeError"),  # not an object
+        (("gold", "beliefs"), [{"subject": "s", "relation": "r"}], "KeyError: 'chain'"),
+        (("seed",), "x", "ValueError"),
+        (("dialogue",), [{"speaker": "alice"}], "KeyError: 'text'"),
+    ]:
+        bad = json.loads(json.dumps(data))
+        (bad[path[0]] if len(path) > 1 else bad)[path[-1]] = value
+        with pytest.raises(InvalidArgumentError, match=f"not a scenario record: {said}"):
+            Scenario.from_dict(bad)
 
 
 def test_same_seed_same_scenarios_and_prefix_stable() -> None:

@@ -21,8 +21,6 @@ True
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import functools
 import math
 from collections import Counter, defaultdict
@@ -35,6 +33,7 @@ from mindloop.bench.executors import sample_seed
 from mindloop.bench.records import Sample, SampleRecord
 from mindloop.bench.scoring import run_metrics
 from mindloop.errors import MindloopError
+from mindloop.models.base import run_sync
 
 __all__ = [
     "agent_policy",
@@ -131,26 +130,12 @@ Answer = Callable[[Sample], "Outcome | Awaitable[Outcome]"]
 """Answers and scores one sample (a coroutine for a policy that runs the benchmark's own async code)."""
 
 
-def _run(coroutine: Awaitable[Outcome]) -> Outcome:
-    """Run a coroutine to completion from synchronous code, on a worker thread when a loop already runs here."""
-
-    async def wrap() -> Outcome:
-        return await coroutine
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(wrap())
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, wrap()).result()
-
-
 def policy_records(samples: Sequence[Sample], answer: Answer) -> list[SampleRecord]:
     """The records a policy leaves on ``samples``, as a run would store them (an outcome with an error is failed)."""
     out = []
     for i, sample in enumerate(samples):
         result = answer(sample)
-        outcome = _run(result) if not isinstance(result, Outcome) else result
+        outcome = run_sync(result) if not isinstance(result, Outcome) else result
         status = "failed" if outcome.error else "done"
         out.append(SampleRecord(i, sample, status, outcome.output, outcome.scores, outcome.error, [], 0.0))
     return out

@@ -9,14 +9,16 @@ cache. :class:`RecordingModel` keeps every call of one sample so the run store c
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import concurrent.futures
 import os
 import re
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any, TypeVar, get_args
 from urllib.parse import parse_qsl, quote, quote_plus, urlencode, urlsplit, urlunsplit
 
 from mindloop.errors import InvalidArgumentError, MindloopError, ModelTimeoutError, ModelUnavailableError
@@ -51,11 +53,30 @@ __all__ = [
     "preflight",
     "redact_secret",
     "redact_url",
+    "run_sync",
     "split_model_name",
     "storable_text",
     "text_part",
     "validate_base_url",
 ]
+
+
+T = TypeVar("T")
+
+
+def run_sync(awaitable: Awaitable[T]) -> T:
+    """Run ``awaitable`` to completion from synchronous code, on a worker thread when this thread already runs an
+    event loop (``asyncio.run`` cannot nest: a TRL reward called from async code, a policy scored inside a run)."""
+
+    async def main() -> T:
+        return await awaitable
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(main())
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, main()).result()
 
 
 def text_part(text: str) -> dict[str, Any]:

@@ -33,16 +33,15 @@ be scored (no gold, or the model extractor failed), which TRL skips.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import re
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, TypeVar
+from typing import Any
 
 from mindloop.beliefs.vocab import ROBOT
 from mindloop.errors import InvalidArgumentError, MindloopError, ParseError
-from mindloop.models.base import ChatModel, GenerationConfig, Message, ModelOptions, message
+from mindloop.models.base import ChatModel, GenerationConfig, Message, ModelOptions, message, run_sync
 from mindloop.systems.mindpower.calls import call_atoms, normalize_call, parse_call, plan_atoms
 from mindloop.systems.mindpower.hierarchy import (
     LAYERS,
@@ -94,8 +93,6 @@ RELEASED_REWARD_WEIGHTS: tuple[float, float] = (0.1, 0.9)
 """``GRPOConfig(reward_weights=...)`` of the authors' released script: format 0.1, mind 0.9."""
 
 ATOMIC_PROMPT = TEXTS.atomic
-
-T = TypeVar("T")
 
 
 def perspective_of(atom: str) -> str:
@@ -246,16 +243,6 @@ def completion_text(completion: Any) -> str:
     raise InvalidArgumentError(f"a completion must be a string or a list of messages, not {type(completion).__name__}")
 
 
-def _run(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine to completion from synchronous code, also when this thread already runs an event loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result()
-
-
 class MindReward:
     """R_Mind per completion, as a TRL reward function.
 
@@ -318,7 +305,7 @@ class MindReward:
             return [extract_atoms_prose(t, self.setting) for t in texts]
         if self.extractor == "symbolic":
             return [extract_atoms_symbolic(t, self.setting) for t in texts]
-        return _run(self._extract_all(texts))
+        return run_sync(self._extract_all(texts))
 
     def scores(self, completions: Sequence[Any], golds: Sequence[Any]) -> list[MindRewardScore | None]:
         """The R_Mind parts of each completion against its gold (``None`` when unscorable)."""

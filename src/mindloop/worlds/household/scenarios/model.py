@@ -1,18 +1,22 @@
 """Scenario records: setup, script, perceived window, structured events, hidden goal and gold annotation.
 
 Everything is a frozen dataclass with ``to_dict``/``from_dict``; ``to_dict`` gives the same keys for every
-scenario (no keys that depend on content), so a JSONL file of them loads as one Arrow/``datasets`` table.
+scenario (no keys that depend on content), so a JSONL file of them loads as one Arrow/``datasets`` table. The
+records are written and read field by field, each field as its annotation says (:data:`_CODECS`).
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from collections.abc import Callable, Mapping
+from dataclasses import MISSING, dataclass, field, fields, replace
+from functools import cache
+from typing import Any, Self, cast
 
 from mindloop.beliefs import Event, EventKind, Fact, Source, Utterance
 from mindloop.errors import InvalidArgumentError
 from mindloop.worlds.household.goals import Goal
 from mindloop.worlds.household.results import FailureKind, WorldEvent
+from mindloop.worlds.household.scenarios.card import SCHEMA
 from mindloop.worlds.household.setup import WorldSetup
 from mindloop.worlds.household.vocab import ROBOT
 
@@ -34,9 +38,77 @@ LAYERS: tuple[str, ...] = ("perception", "belief", "desire", "intention", "decis
 
 TAGS: dict[str, str] = {layer: f"<{layer.capitalize()}>" for layer in LAYERS}
 
+Said = tuple[str, str]
+"""One line of a scenario's dialogue: ``(speaker, text)``, written as ``{"speaker", "text"}``."""
+
+Note = tuple[str, str]
+"""One entry of a scenario's ``meta``: ``(key, value)``, written as ``{"key", "value"}``."""
+
+Codec = tuple[Callable[[Any], Any], Callable[[Any], Any]]
+"""How a field's value is written as JSON data and read back."""
+
+
+def _pair(first: str, second: str) -> Codec:
+    """A pair of strings written as ``{first: ..., second: ...}``."""
+    return (lambda p: {first: p[0], second: p[1]}), (lambda d: (str(d[first]), str(d[second])))
+
+
+@cache
+def _codec(annotation: str) -> Codec:
+    """The codec of a field annotated ``annotation`` (:data:`_CODECS`; a ``tuple[X, ...]`` is a list of ``X``)."""
+    if annotation.startswith("tuple[") and annotation.endswith(", ...]"):
+        write, read = _codec(annotation[len("tuple[") : -len(", ...]")])
+        return (lambda v: [write(x) for x in v]), (lambda v: tuple(read(x) for x in v))
+    return _CODECS[annotation]
+
+
+@cache
+def _plan(cls: type) -> list[tuple[str, Codec, Any]]:
+    """Each field of a record class: its name, its codec, and what a record without it reads as: its default, or
+    ``None`` for an optional field without one (``MISSING``: the field is required)."""
+    optional = {f.name for f in fields(cls) if f.default is MISSING and str(f.type).endswith("| None")}
+    return [(f.name, _codec(str(f.type)), None if f.name in optional else f.default) for f in fields(cls)]
+
+
+def _write(record: Any) -> dict[str, Any]:
+    """A dataclass record as JSON data: every field, in order, written as its annotation says."""
+    return {name: write(getattr(record, name)) for name, (write, _), _ in _plan(record.__class__)}
+
+
+def _read(cls: Any, data: Mapping[str, Any]) -> Any:
+    """The ``cls`` record :func:`_write` wrote as ``data``: a missing field takes its default (:func:`_plan`); a
+    required one missing is a ``KeyError``, a value that does not convert a ``TypeError`` or ``ValueError``."""
+    values = {}
+    for name, (_, read), default in _plan(cls):
+        try:
+            raw = data[name]
+        except KeyError:
+            if default is MISSING:
+                raise
+            values[name] = default
+        else:
+            values[name] = read(raw)
+    return cls(**values)
+
+
+class _Record:
+    """``to_dict``/``from_dict`` of a dataclass record, field by field (:func:`_write`, :func:`_read`)."""
+
+    __slots__ = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form: every field, in order."""
+        return _write(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Self:
+        """Inverse of :meth:`to_dict`."""
+        return cast(Self, _read(cls, data))
+
 
 def fact_to_dict(fact: Fact) -> dict[str, Any]:
-    """``{"subject", "relation", "value"}`` (value ``None`` for an emptied slot)."""
+    """``{"subject", "relation", "value"}`` (value ``None`` for an emptied slot). Written out rather than through
+    :func:`_write`, as is :func:`fact_from_dict`: a dataset holds some 60,000 facts for 700 scenarios."""
     return {"subject": fact.subject, "relation": fact.relation, "value": fact.value}
 
 
@@ -92,7 +164,7 @@ def event_from_dict(data: dict[str, Any]) -> WorldEvent:
 
 
 @dataclass(frozen=True, slots=True)
-class ScriptStep:
+class ScriptStep(_Record):
     """One scripted step: ``actor`` does ``action`` (text form); speech may carry stated ``facts``.
 
     ``actor == "environment"`` marks world events nobody performs (``powercut()``).
@@ -102,18 +174,9 @@ class ScriptStep:
     action: str
     facts: tuple[Fact, ...] = ()
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {"actor": self.actor, "action": self.action, "facts": [fact_to_dict(f) for f in self.facts]}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ScriptStep:
-        """Inverse of :meth:`to_dict`."""
-        return cls(str(data["actor"]), str(data["action"]), tuple(fact_from_dict(f) for f in data.get("facts", [])))
-
 
 @dataclass(frozen=True, slots=True)
-class GoldBelief:
+class GoldBelief(_Record):
     """One belief the gold relies on: ``chain`` believes ``subject relation value``; ``actual`` is the truth."""
 
     chain: tuple[str, ...]
@@ -127,25 +190,9 @@ class GoldBelief:
         """Whether the belief disagrees with the world."""
         return self.value != self.actual
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {**asdict(self), "chain": list(self.chain)}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> GoldBelief:
-        """Inverse of :meth:`to_dict`."""
-        v, a = data.get("value"), data.get("actual")
-        return cls(
-            tuple(str(c) for c in data["chain"]),
-            str(data["subject"]),
-            str(data["relation"]),
-            None if v is None else str(v),
-            None if a is None else str(a),
-        )
-
 
 @dataclass(frozen=True, slots=True)
-class AtomicActions:
+class AtomicActions(_Record):
     """The gold in the atomic-action form of MindPower C.1 / Table 3, one tuple per layer.
 
     Perception: ``verb(character, object, from=..., to=...)``; Belief: ``attribute_belief(robot, ...)``,
@@ -154,12 +201,12 @@ class AtomicActions:
     Action: ``plan_action(robot, walk(fridge), ...)``.
     """
 
-    perception: tuple[str, ...]
-    belief: tuple[str, ...]
-    desire: tuple[str, ...]
-    intention: tuple[str, ...]
-    decision: tuple[str, ...]
-    action: tuple[str, ...]
+    perception: tuple[str, ...] = ()
+    belief: tuple[str, ...] = ()
+    desire: tuple[str, ...] = ()
+    intention: tuple[str, ...] = ()
+    decision: tuple[str, ...] = ()
+    action: tuple[str, ...] = ()
 
     def layer(self, name: str) -> tuple[str, ...]:
         """Atoms of one layer by name."""
@@ -172,18 +219,9 @@ class AtomicActions:
         """Every atom, layer by layer (the sequence Mind-Reward's ROUGE scores compare)."""
         return [a for name in LAYERS for a in self.layer(name)]
 
-    def to_dict(self) -> dict[str, list[str]]:
-        """JSON-ready form: ``{layer: [atom, ...]}`` with all six layers."""
-        return {name: list(self.layer(name)) for name in LAYERS}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> AtomicActions:
-        """Inverse of :meth:`to_dict`."""
-        return cls(*(tuple(str(a) for a in data.get(name, [])) for name in LAYERS))
-
 
 @dataclass(frozen=True, slots=True)
-class Gold:
+class Gold(_Record):
     """The gold MindPower Reasoning Hierarchy of a scenario, computed from the world and the belief store.
 
     ``action`` is the paper's ``<Action>`` line; ``actions`` the same plan one ``verb(arg, ...)`` per step
@@ -209,30 +247,9 @@ class Gold:
         """The six layers as the tagged lines a model is asked to produce (``<Perception> ...``)."""
         return "\n".join(f"{TAGS[name]} {text}" for name, text in self.layers().items())
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {
-            **self.layers(),
-            "actions": list(self.actions),
-            "atomic": self.atomic.to_dict(),
-            "beliefs": [b.to_dict() for b in self.beliefs],
-            "help_needed": self.help_needed,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Gold:
-        """Inverse of :meth:`to_dict`."""
-        return cls(
-            **{name: str(data[name]) for name in LAYERS},
-            actions=tuple(str(a) for a in data["actions"]),
-            atomic=AtomicActions.from_dict(data["atomic"]),
-            beliefs=tuple(GoldBelief.from_dict(b) for b in data["beliefs"]),
-            help_needed=bool(data["help_needed"]),
-        )
-
 
 @dataclass(frozen=True)
-class Scenario:
+class Scenario(_Record):
     """One MindPower-style sample: how to rebuild it (``setup`` + ``script``), what the robot perceived
     (``observation``, ``dialogue``), every event with witnesses (``events``: privileged, with everything the
     robot did not see), the hidden ``goal`` and the ``gold`` annotation."""
@@ -249,12 +266,12 @@ class Scenario:
     setup: WorldSetup
     script: tuple[ScriptStep, ...]
     observation: str
-    dialogue: tuple[tuple[str, str], ...]
+    dialogue: tuple[Said, ...]
     events: tuple[WorldEvent, ...]
     goal: Goal
     gold: Gold
     split: str = ""
-    meta: tuple[tuple[str, str], ...] = field(default=())
+    meta: tuple[Note, ...] = field(default=())
 
     @property
     def help_needed(self) -> bool:
@@ -285,56 +302,35 @@ class Scenario:
         return replace(self, split=split)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready record (one line of the dataset's JSONL files)."""
-        return {
-            "id": self.id,
-            "seed": self.seed,
-            "index": self.index,
-            "split": self.split,
-            "task_type": self.task_type,
-            "subtype": self.subtype,
-            "category": self.category,
-            "control": self.control,
-            "help_needed": self.help_needed,
-            "special_needs": self.special_needs,
-            "humans": list(self.humans),
-            "n_humans": self.n_humans,
-            "has_dialogue": self.has_dialogue,
-            "layout": self.layout,
-            "setup": self.setup.to_dict(),
-            "script": [s.to_dict() for s in self.script],
-            "observation": self.observation,
-            "dialogue": [{"speaker": s, "text": t} for s, t in self.dialogue],
-            "events": [event_to_dict(e) for e in self.events],
-            "goal": self.goal.to_dict(),
-            "gold": self.gold.to_dict(),
-            "gold_text": self.gold.to_text(),
-            "meta": [{"key": k, "value": v} for k, v in self.meta],
-        }
+        """A JSON-ready record (one line of the dataset's JSONL files): the fields and what follows from them, in
+        the order of the dataset's schema (``data/schema.yaml``)."""
+        derived = {"help_needed": self.help_needed, "n_humans": self.n_humans, "has_dialogue": self.has_dialogue}
+        data = {**_write(self), **derived, "layout": self.layout, "gold_text": self.gold.to_text()}
+        return {key: data[key] for key in SCHEMA}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Scenario:
+    def from_dict(cls, data: Mapping[str, Any]) -> Self:
         """Inverse of :meth:`to_dict`; raises :class:`~mindloop.errors.InvalidArgumentError` on a bad record."""
         try:
-            return cls(
-                id=str(data["id"]),
-                seed=int(data["seed"]),
-                index=int(data["index"]),
-                task_type=str(data["task_type"]),
-                subtype=str(data["subtype"]),
-                category=str(data["category"]),
-                control=bool(data["control"]),
-                special_needs=str(data["special_needs"]),
-                humans=tuple(str(h) for h in data["humans"]),
-                setup=WorldSetup.from_dict(data["setup"]),
-                script=tuple(ScriptStep.from_dict(s) for s in data["script"]),
-                observation=str(data["observation"]),
-                dialogue=tuple((str(d["speaker"]), str(d["text"])) for d in data["dialogue"]),
-                events=tuple(event_from_dict(e) for e in data["events"]),
-                goal=Goal.from_dict(data["goal"]),
-                gold=Gold.from_dict(data["gold"]),
-                split=str(data.get("split", "")),
-                meta=tuple((str(m["key"]), str(m["value"])) for m in data.get("meta", [])),
-            )
+            return super().from_dict(data)
         except (KeyError, TypeError, ValueError) as exc:
             raise InvalidArgumentError(f"not a scenario record: {type(exc).__name__}: {exc}") from None
+
+
+_CODECS: dict[str, Codec] = {
+    "str": (str, str),
+    "int": (int, int),
+    "bool": (bool, bool),
+    "str | None": (lambda v: v, lambda v: None if v is None else str(v)),
+    "Said": _pair("speaker", "text"),
+    "Note": _pair("key", "value"),
+    "Fact": (fact_to_dict, fact_from_dict),
+    "WorldEvent": (event_to_dict, event_from_dict),
+    "WorldSetup": (WorldSetup.to_dict, WorldSetup.from_dict),
+    "Goal": (Goal.to_dict, Goal.from_dict),
+    "ScriptStep": (ScriptStep.to_dict, ScriptStep.from_dict),
+    "GoldBelief": (GoldBelief.to_dict, GoldBelief.from_dict),
+    "AtomicActions": (AtomicActions.to_dict, AtomicActions.from_dict),
+    "Gold": (Gold.to_dict, Gold.from_dict),
+}
+"""The codec of each field annotation the records use (``tuple[X, ...]``: see :func:`_codec`)."""
