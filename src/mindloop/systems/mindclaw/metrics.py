@@ -44,11 +44,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar, Self
 
 from mindloop.errors import InvalidArgumentError, MindloopError
 from mindloop.metrics.stats import mean
+from mindloop.records_codec import Codec, Record
 from mindloop.worlds.household.goals import GoalKind
 from mindloop.worlds.household.results import WorldEvent
 from mindloop.worlds.household.scenarios.episode import Episode
@@ -97,29 +98,29 @@ def scenario_family(subtype: str) -> str:
     raise InvalidArgumentError(f"no MindClaw family for scenario subtype {subtype!r}")
 
 
+def _read_op(data: Any) -> Op:
+    verb, actor, obj, location = data
+    return str(verb), str(actor), str(obj), str(location)
+
+
 @dataclass(frozen=True, slots=True)
-class GoldWindow:
+class GoldWindow(Record):
     """Gold of one window: its trigger operations, whether help is due there, whether nobody acted."""
+
+    CODECS: ClassVar[Mapping[str, Codec]] = {"Op": (list, _read_op)}
 
     t: int
     ops: tuple[Op, ...]
     due: bool
     quiet: bool
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {"t": self.t, "ops": [list(o) for o in self.ops], "due": self.due, "quiet": self.quiet}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> GoldWindow:
-        """Inverse of :meth:`to_dict`."""
-        ops = tuple((str(a), str(b), str(c), str(d)) for a, b, c, d in data["ops"])
-        return cls(int(data["t"]), ops, bool(data["due"]), bool(data["quiet"]))
-
 
 @dataclass(frozen=True)
-class GoldEpisode:
-    """Gold of one scenario as a MindClaw episode (see the module docstring)."""
+class GoldEpisode(Record):
+    """Gold of one scenario as a MindClaw episode (see the module docstring); ``to_dict`` is what a benchmark
+    sample carries."""
+
+    READ_MISSING: ClassVar[Mapping[str, Any]] = {"detail": "", "plan": ()}
 
     scenario_id: str
     subtype: str
@@ -144,28 +145,11 @@ class GoldEpisode:
         """Gold trigger operations other than ``noop``."""
         return sum(1 for w in self.windows for o in w.ops if o[0] != "noop")
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (what a benchmark sample carries)."""
-        return {**asdict(self), "plan": list(self.plan), "windows": [w.to_dict() for w in self.windows]}
-
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> GoldEpisode:
+    def from_dict(cls, data: Mapping[str, Any]) -> Self:
         """Inverse of :meth:`to_dict`."""
         try:
-            return cls(
-                scenario_id=str(data["scenario_id"]),
-                subtype=str(data["subtype"]),
-                family=str(data["family"]),
-                help_needed=bool(data["help_needed"]),
-                t_star=None if data.get("t_star") is None else int(data["t_star"]),
-                actor=str(data["actor"]),
-                object=str(data["object"]),
-                context=str(data["context"]),
-                detail=str(data.get("detail", "")),
-                goal={str(k): str(v) for k, v in dict(data["goal"]).items()},
-                plan=tuple(str(p) for p in data.get("plan", [])),
-                windows=tuple(GoldWindow.from_dict(w) for w in data["windows"]),
-            )
+            return super().from_dict(data)
         except (KeyError, TypeError, ValueError) as exc:
             raise InvalidArgumentError(f"not a gold episode record: {type(exc).__name__}: {exc}") from None
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import MISSING, asdict, dataclass, fields
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any, Self, cast
 
 from mindloop.errors import InvalidArgumentError
+from mindloop.records_codec import Record, read_record
 
 __all__ = ["GOAL_KINDS", "ActionPlan", "ExecutionResult", "ReasoningRecord", "StepOutcome"]
 
@@ -15,7 +16,7 @@ GOAL_KINDS = ("deliver", "inform", "switch_off", "clear", "none")
 
 
 @dataclass(frozen=True, slots=True)
-class ReasoningRecord:
+class ReasoningRecord(Record):
     """``r_t``: Mental Reasoning's judgement about a focus actor and object.
 
     ``context`` names the mental-state situation (a :data:`~mindloop.systems.mindclaw.cues.CONTEXTS` value, or
@@ -39,31 +40,14 @@ class ReasoningRecord:
     text: str = ""
     error: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form: every field, in order (each a string, flag or ``None``)."""
-        return asdict(self)
-
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ReasoningRecord:
-        """Inverse of :meth:`to_dict`: each field read as its type says (a flag, a string, or a string or
-        ``None``); a missing field takes its default, except ``actor`` and ``object``, which have none."""
+    def from_dict(cls, data: Mapping[str, Any]) -> Self:
+        """Inverse of :meth:`to_dict` (every field, in order): a missing field takes its default, except ``actor``
+        and ``object``, which have none."""
         try:
-            return cls(
-                **{
-                    f.name: _READ[str(f.type)](data[f.name] if f.default is MISSING else data.get(f.name, f.default))
-                    for f in fields(cls)
-                }
-            )
+            return cast(Self, read_record(cls, data))
         except (KeyError, TypeError) as exc:
             raise InvalidArgumentError(f"not a reasoning record: {exc}") from None
-
-
-_READ: dict[str, Callable[[Any], Any]] = {
-    "str": str,
-    "bool": bool,
-    "str | None": lambda v: None if v is None else str(v),
-}
-"""How :meth:`ReasoningRecord.from_dict` reads a field of each type."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
 from mindloop.beliefs import Tracker
+from mindloop.records_codec import Record
 from mindloop.worlds.household.vocab import AT
 from mindloop.worlds.household.world import World
 
@@ -29,22 +29,14 @@ class GoalKind(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class Goal:
-    """The help a scenario calls for: ``kind`` of help for ``human`` about ``target``."""
+class Goal(Record):
+    """The help a scenario calls for: ``kind`` of help for ``human`` about ``target`` (``to_dict``/``from_dict``:
+    the same keys for every goal)."""
 
     kind: GoalKind
     human: str
     target: str
     liquid: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (same keys for every goal)."""
-        return {"kind": self.kind.value, "human": self.human, "target": self.target, "liquid": self.liquid}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Goal:
-        """Inverse of :meth:`to_dict`."""
-        return cls(GoalKind(data["kind"]), str(data["human"]), str(data["target"]), str(data.get("liquid", "")))
 
 
 def goal_satisfied(goal: Goal, world: World, tracker: Tracker | None = None) -> bool:

@@ -2,18 +2,18 @@
 
 Everything is a frozen dataclass with ``to_dict``/``from_dict``; ``to_dict`` gives the same keys for every
 scenario (no keys that depend on content), so a JSONL file of them loads as one Arrow/``datasets`` table. The
-records are written and read field by field, each field as its annotation says (:data:`_CODECS`).
+records are written and read field by field, each field as its annotation says (:mod:`mindloop.records_codec`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import MISSING, dataclass, field, fields, replace
-from functools import cache
-from typing import Any, Self, cast
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar, Self
 
 from mindloop.beliefs import Event, EventKind, Fact, Source, Utterance
 from mindloop.errors import InvalidArgumentError
+from mindloop.records_codec import Codec, Record, keyed, write_record
 from mindloop.worlds.household.goals import Goal
 from mindloop.worlds.household.results import FailureKind, WorldEvent
 from mindloop.worlds.household.scenarios.card import SCHEMA
@@ -44,71 +44,11 @@ Said = tuple[str, str]
 Note = tuple[str, str]
 """One entry of a scenario's ``meta``: ``(key, value)``, written as ``{"key", "value"}``."""
 
-Codec = tuple[Callable[[Any], Any], Callable[[Any], Any]]
-"""How a field's value is written as JSON data and read back."""
-
-
-def _pair(first: str, second: str) -> Codec:
-    """A pair of strings written as ``{first: ..., second: ...}``."""
-    return (lambda p: {first: p[0], second: p[1]}), (lambda d: (str(d[first]), str(d[second])))
-
-
-@cache
-def _codec(annotation: str) -> Codec:
-    """The codec of a field annotated ``annotation`` (:data:`_CODECS`; a ``tuple[X, ...]`` is a list of ``X``)."""
-    if annotation.startswith("tuple[") and annotation.endswith(", ...]"):
-        write, read = _codec(annotation[len("tuple[") : -len(", ...]")])
-        return (lambda v: [write(x) for x in v]), (lambda v: tuple(read(x) for x in v))
-    return _CODECS[annotation]
-
-
-@cache
-def _plan(cls: type) -> list[tuple[str, Codec, Any]]:
-    """Each field of a record class: its name, its codec, and what a record without it reads as: its default, or
-    ``None`` for an optional field without one (``MISSING``: the field is required)."""
-    optional = {f.name for f in fields(cls) if f.default is MISSING and str(f.type).endswith("| None")}
-    return [(f.name, _codec(str(f.type)), None if f.name in optional else f.default) for f in fields(cls)]
-
-
-def _write(record: Any) -> dict[str, Any]:
-    """A dataclass record as JSON data: every field, in order, written as its annotation says."""
-    return {name: write(getattr(record, name)) for name, (write, _), _ in _plan(record.__class__)}
-
-
-def _read(cls: Any, data: Mapping[str, Any]) -> Any:
-    """The ``cls`` record :func:`_write` wrote as ``data``: a missing field takes its default (:func:`_plan`); a
-    required one missing is a ``KeyError``, a value that does not convert a ``TypeError`` or ``ValueError``."""
-    values = {}
-    for name, (_, read), default in _plan(cls):
-        try:
-            raw = data[name]
-        except KeyError:
-            if default is MISSING:
-                raise
-            values[name] = default
-        else:
-            values[name] = read(raw)
-    return cls(**values)
-
-
-class _Record:
-    """``to_dict``/``from_dict`` of a dataclass record, field by field (:func:`_write`, :func:`_read`)."""
-
-    __slots__ = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form: every field, in order."""
-        return _write(self)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Self:
-        """Inverse of :meth:`to_dict`."""
-        return cast(Self, _read(cls, data))
-
 
 def fact_to_dict(fact: Fact) -> dict[str, Any]:
     """``{"subject", "relation", "value"}`` (value ``None`` for an emptied slot). Written out rather than through
-    :func:`_write`, as is :func:`fact_from_dict`: a dataset holds some 60,000 facts for 700 scenarios."""
+    :mod:`~mindloop.records_codec`, as is :func:`fact_from_dict`: a dataset holds some 60,000 facts for 700
+    scenarios."""
     return {"subject": fact.subject, "relation": fact.relation, "value": fact.value}
 
 
@@ -161,6 +101,18 @@ def event_from_dict(data: dict[str, Any]) -> WorldEvent:
         str(data.get("phrase", "")),
         failure,
     )
+
+
+class _Record(Record):
+    """A record of this module: facts and events written out (:func:`fact_to_dict`, :func:`event_to_dict`)."""
+
+    __slots__ = ()
+    CODECS: ClassVar[Mapping[str, Codec]] = {
+        "Said": keyed("speaker", "text"),
+        "Note": keyed("key", "value"),
+        "Fact": (fact_to_dict, fact_from_dict),
+        "WorldEvent": (event_to_dict, event_from_dict),
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,7 +257,7 @@ class Scenario(_Record):
         """A JSON-ready record (one line of the dataset's JSONL files): the fields and what follows from them, in
         the order of the dataset's schema (``data/schema.yaml``)."""
         derived = {"help_needed": self.help_needed, "n_humans": self.n_humans, "has_dialogue": self.has_dialogue}
-        data = {**_write(self), **derived, "layout": self.layout, "gold_text": self.gold.to_text()}
+        data = {**write_record(self), **derived, "layout": self.layout, "gold_text": self.gold.to_text()}
         return {key: data[key] for key in SCHEMA}
 
     @classmethod
@@ -315,22 +267,3 @@ class Scenario(_Record):
             return super().from_dict(data)
         except (KeyError, TypeError, ValueError) as exc:
             raise InvalidArgumentError(f"not a scenario record: {type(exc).__name__}: {exc}") from None
-
-
-_CODECS: dict[str, Codec] = {
-    "str": (str, str),
-    "int": (int, int),
-    "bool": (bool, bool),
-    "str | None": (lambda v: v, lambda v: None if v is None else str(v)),
-    "Said": _pair("speaker", "text"),
-    "Note": _pair("key", "value"),
-    "Fact": (fact_to_dict, fact_from_dict),
-    "WorldEvent": (event_to_dict, event_from_dict),
-    "WorldSetup": (WorldSetup.to_dict, WorldSetup.from_dict),
-    "Goal": (Goal.to_dict, Goal.from_dict),
-    "ScriptStep": (ScriptStep.to_dict, ScriptStep.from_dict),
-    "GoldBelief": (GoldBelief.to_dict, GoldBelief.from_dict),
-    "AtomicActions": (AtomicActions.to_dict, AtomicActions.from_dict),
-    "Gold": (Gold.to_dict, Gold.from_dict),
-}
-"""The codec of each field annotation the records use (``tuple[X, ...]``: see :func:`_codec`)."""
