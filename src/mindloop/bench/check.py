@@ -12,7 +12,6 @@ run and summarised. The tests run it over every registered benchmark; a plug-in'
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 from collections.abc import Mapping
@@ -23,6 +22,7 @@ from mindloop.bench.api import AgentContext, AgentSpec, Benchmark, Options, Outc
 from mindloop.bench.declaration import BenchmarkSpec
 from mindloop.bench.options import invalid_values, validate_options
 from mindloop.errors import InvalidArgumentError, RegistryError
+from mindloop.models.base import run_sync
 
 __all__ = ["check_benchmark", "check_declaration"]
 
@@ -107,7 +107,7 @@ def _check_run(bench: Benchmark, sample: Sample, seed: int) -> None:
     agent = next((name for name, a in bench.agents.items() if not a.needs_model), None)
     if agent is None:
         return  # every agent needs a model: nothing to run offline
-    outcome = asyncio.run(run_sample(bench, sample, AgentContext(agent, seed=seed)))
+    outcome = run_sync(run_sample(bench, sample, AgentContext(agent, seed=seed)))
     if not isinstance(outcome, Outcome):
         raise _fail(bench, f"an agent must return an Outcome, got {type(outcome).__name__}")
     bad = [k for k, v in outcome.scores.items() if not isinstance(v, int | float) or isinstance(v, bool)]

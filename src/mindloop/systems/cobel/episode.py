@@ -18,7 +18,7 @@ from typing import Any
 
 from mindloop.beliefs import Utterance
 from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError
-from mindloop.models.base import ChatModel, GenerationConfig
+from mindloop.models.base import ChatModel, GenerationConfig, run_sync
 from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
 from mindloop.models.tokens import TOKENIZER_NAME, count_tokens
 from mindloop.systems.cobel.cwah_domain import CwahDomain
@@ -288,7 +288,5 @@ def run_episode_with_agents(
     episode: CwahEpisode | TdwEpisode, team: str | Sequence[str], *, sample_every: int | None = None
 ) -> tuple[EpisodeResult, dict[str, Any]]:
     """:func:`run_episode`, also returning the agents by name (their minds hold the beliefs at the end)."""
-    import asyncio
-
     agents: dict[str, Any] = {}
-    return asyncio.run(arun_episode(episode, team, sample_every=sample_every, agents_out=agents)), agents
+    return run_sync(arun_episode(episode, team, sample_every=sample_every, agents_out=agents)), agents

@@ -18,7 +18,6 @@ the default) or mindloop's actor mapping (:func:`stage2_labels_for_gold`).
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +29,7 @@ from mindloop.bench.scoring import declared_summary, merge_summaries
 from mindloop.bench.tables import Grid, grid, markdown
 from mindloop.errors import InvalidArgumentError
 from mindloop.metrics.stats import PRF, mean, prf_from_counts
+from mindloop.models.base import run_sync
 from mindloop.systems.omnitom.alignment import (
     DEFAULT_COMPOUND_GAIN,
     DEFAULT_THRESHOLD,
@@ -411,7 +411,7 @@ def score_records_sync(
     predicted: Sequence[StoryRecord], gold: Sequence[StoryRecord], aligner: Aligner, *, protocol: Protocol = "release"
 ) -> OmniToMScore:
     """:func:`score_records` for code that is not already in an event loop."""
-    return asyncio.run(score_records(predicted, gold, aligner, protocol=protocol))
+    return run_sync(score_records(predicted, gold, aligner, protocol=protocol))
 
 
 # ---- tables -------------------------------------------------------------------------------------------------------
