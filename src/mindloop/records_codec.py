@@ -3,7 +3,8 @@
 A record class derives from :class:`Record` and gets ``to_dict``/``from_dict``. A field annotated ``str``, ``int``,
 ``bool``, ``str | None``, ``int | None`` or ``dict[str, str]`` is written as itself; ``tuple[X, ...]`` as a list of
 ``X``; an enum as its value; a record class (named in the record's module) as its ``to_dict``. A record class
-gives the codecs of its other annotations in ``CODECS``. Each class's plan is computed once (cached).
+gives the codecs of its other annotations in ``CODECS``, and a field may give its own codec in its metadata
+(``{"codec": (write, read)}``, or :func:`rows`). Each class's plan is computed once (cached).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from enum import Enum
 from functools import cache
 from typing import Any, ClassVar, Self, cast
 
-__all__ = ["Codec", "Record", "keyed", "read_record", "write_record"]
+__all__ = ["Codec", "Record", "keyed", "read_record", "rows", "write_record"]
 
 Codec = tuple[Callable[[Any], Any], Callable[[Any], Any]]
 """How a field's value is written as JSON data and read back."""
@@ -24,6 +25,17 @@ Codec = tuple[Callable[[Any], Any], Callable[[Any], Any]]
 def keyed(*keys: str) -> Codec:
     """A tuple of strings written as ``{keys[0]: ..., keys[1]: ...}``."""
     return (lambda t: dict(zip(keys, t, strict=True))), (lambda d: tuple(str(d[key]) for key in keys))
+
+
+def _listed(codec: Codec) -> Codec:
+    """A tuple of values written as a list, each as ``codec`` says."""
+    write, read = codec
+    return (lambda v: [write(x) for x in v]), (lambda v: tuple(read(x) for x in v))
+
+
+def rows(*keys: str) -> dict[str, Codec]:
+    """Field metadata: a tuple of string tuples written as a list of ``{keys[0]: ..., keys[1]: ...}``."""
+    return {"codec": _listed(keyed(*keys))}
 
 
 _BASIC: dict[str, Codec] = {
@@ -39,8 +51,7 @@ _BASIC: dict[str, Codec] = {
 def _codec(annotation: str, cls: type[Record]) -> Codec:
     """The codec of a field of ``cls`` annotated ``annotation`` (see the module docstring)."""
     if annotation.startswith("tuple[") and annotation.endswith(", ...]"):
-        write, read = _codec(annotation[len("tuple[") : -len(", ...]")], cls)
-        return (lambda v: [write(x) for x in v]), (lambda v: tuple(read(x) for x in v))
+        return _listed(_codec(annotation[len("tuple[") : -len(", ...]")], cls))
     if annotation in cls.CODECS or annotation in _BASIC:
         return cls.CODECS.get(annotation) or _BASIC[annotation]
     named = vars(sys.modules[cls.__module__])[annotation]
@@ -51,14 +62,15 @@ def _codec(annotation: str, cls: type[Record]) -> Codec:
 
 @cache
 def _plan(cls: type[Record]) -> list[tuple[str, Codec, Any]]:
-    """Each field of a record class: its name, its codec, and what a record without it reads as: its default,
-    its ``READ_MISSING`` entry, or ``None`` for an optional field without one (``MISSING``: the field is required)."""
+    """Each field of a record class: its name, its codec (its metadata's, else its annotation's), and what a record
+    without it reads as: its default, its ``READ_MISSING`` entry, or ``None`` for an optional field without one
+    (``MISSING``: the field is required)."""
     plan = []
     for f in fields(cast(Any, cls)):
         default = cls.READ_MISSING.get(f.name, f.default)
         if default is MISSING and str(f.type).endswith("| None"):
             default = None
-        plan.append((f.name, _codec(str(f.type), cls), default))
+        plan.append((f.name, f.metadata.get("codec") or _codec(str(f.type), cls), default))
     return plan
 
 
