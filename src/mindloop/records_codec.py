@@ -74,7 +74,7 @@ def _plan(cls: type[Record]) -> list[tuple[str, Codec, Any]]:
     return plan
 
 
-def write_record(record: Record) -> dict[str, Any]:
+def write_record(record: Any) -> dict[str, Any]:
     """A dataclass record as JSON data: every field, in order, written as its annotation says."""
     return {name: write(getattr(record, name)) for name, (write, _), _ in _plan(record.__class__)}
 

@@ -60,7 +60,7 @@ class WorldSetup(Record):
     def from_dict(cls, data: Mapping[str, Any]) -> WorldSetup:
         """Inverse of :meth:`to_dict`; raises :class:`~mindloop.errors.InvalidArgumentError` on a bad record."""
         try:
-            setup = read_record(cls, data)
+            setup: WorldSetup = read_record(cls, data)
             camera = None if data.get("camera_all_rooms", True) else tuple(str(c) for c in data["camera"])
             return replace(setup, camera=camera)
         except (KeyError, TypeError) as exc:
