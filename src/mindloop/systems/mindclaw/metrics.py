@@ -45,11 +45,11 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Self, cast
 
 from mindloop.errors import InvalidArgumentError, MindloopError
 from mindloop.metrics.stats import mean
-from mindloop.records_codec import Codec, Record
+from mindloop.records_codec import Codec, Record, read_record
 from mindloop.worlds.household.goals import GoalKind
 from mindloop.worlds.household.results import WorldEvent
 from mindloop.worlds.household.scenarios.episode import Episode
@@ -113,6 +113,12 @@ class GoldWindow(Record):
     ops: tuple[Op, ...]
     due: bool
     quiet: bool
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Self:
+        """Inverse of :meth:`to_dict`; ``ops`` is read first, as it always was (a bad record names it first)."""
+        ops = tuple(_read_op(op) for op in data["ops"])
+        return cast(Self, read_record(cls, {**data, "ops": ops}))
 
 
 @dataclass(frozen=True)
