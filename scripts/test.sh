@@ -29,6 +29,10 @@ start=$SECONDS
 phase() { echo "test.sh: $1 took $((SECONDS - $2)) s" >&2; }
 
 if [ "$quick" = 1 ]; then
+  # One OpenMP thread per test process: the quick loop keeps both CPUs busy with its own xdist workers, and torch's
+  # threads (one per CPU again, spinning while they wait) cost 12 % of the MindPower and OmniToM tests' CPU time on a
+  # 2-core machine. The full pass keeps torch's default: its boundary tests leave a CPU idle for much of the run.
+  export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
   [ -x .venv/bin/pytest ] && [ -x .venv/bin/ruff ] || scripts/setup.sh dev scale metrics train frames
   .venv/bin/ruff check src tests benchmarks
   .venv/bin/python -m pytest "${pytest_args[@]}" -m "not boundary" --durations=10 "$@"

@@ -24,11 +24,6 @@ from cli_run import Cli, make_cli
 if TYPE_CHECKING:
     from mindloop.metrics.embeddings import MiniLMEncoder
 
-# One OpenMP thread per test process, set before anything imports torch: pytest-xdist already runs a process per CPU,
-# and torch's own threads per process (one per CPU again) oversubscribed the machine; its spinning workers cost 12 % of
-# the CPU time of the MindPower and OmniToM tests on a 2-core machine. Subprocesses the tests start inherit it.
-os.environ.setdefault("OMP_NUM_THREADS", "1")
-
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
 
