@@ -25,14 +25,14 @@ from mindloop.systems.mindclaw import (
 )
 from mindloop.systems.mindclaw.context import TriggerContext, WindowState
 from mindloop.systems.mindclaw.cues import find_cues
-from mindloop.systems.mindclaw.engine import run_sync
+from mindloop.systems.mindclaw.engine import run_without_io
 from mindloop.systems.mindclaw.memory import Memory
 from mindloop.worlds.household.scenarios import Scenario, generate_scenario
 
 
 def test_observation_describes_and_never_decides(lily: Scenario) -> None:
     obs = SymbolicObserver()
-    seen = [run_sync(obs.observe(w)) for w in HouseholdSource(lily).windows()]
+    seen = [run_without_io(obs.observe(w)) for w in HouseholdSource(lily).windows()]
     eight = seen[8]
     assert [(m.object, m.location, m.witnesses) for m in eight.moves] == [("apple", "sarah", ("sarah",))]
     assert eight.handled == ((0, "apple"),) and not eight.quiet
@@ -217,5 +217,5 @@ def test_run_sync_refuses_components_that_wait() -> None:
         return 1
 
     with pytest.raises(InvalidArgumentError, match="async API"):
-        run_sync(waits())
+        run_without_io(waits())
     assert ActionPlan().is_none

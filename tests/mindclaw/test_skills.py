@@ -12,7 +12,7 @@ import yaml
 from mindloop.errors import ParseError
 from mindloop.systems.mindclaw import HouseholdSource, SkillSet, Trigger, load_skills, parse_skills, validate_skills
 from mindloop.systems.mindclaw.context import TriggerContext, WindowState
-from mindloop.systems.mindclaw.engine import run_sync
+from mindloop.systems.mindclaw.engine import run_without_io
 from mindloop.systems.mindclaw.memory import Memory
 from mindloop.systems.mindclaw.observation import SymbolicObserver
 from mindloop.systems.mindclaw.operations import Operation
@@ -97,7 +97,7 @@ def test_yaml_round_trip_and_files(tmp_path: Path) -> None:
 def _context(scenario: Scenario, t: int) -> TriggerContext:
     windows = list(HouseholdSource(scenario).windows())
     obs = SymbolicObserver()
-    o = [run_sync(obs.observe(w)) for w in windows][t]
+    o = [run_without_io(obs.observe(w)) for w in windows][t]
     return TriggerContext(WindowState(windows[t], o, Memory.fresh()))
 
 
@@ -105,10 +105,12 @@ def test_negative_skills_veto_strong_ones(lily: Scenario) -> None:
     ctx = _context(lily, 3)  # Lily puts the apple in the fridge: a visual fact to create
     strong = {"id": "s", "when": {"next_write": "visual_create"}}
     skills = parse_skills({"operations": {"belief_create_visual_fact": {"strong": [strong]}}})
-    assert run_sync(Trigger(skills).decide(ctx)).op == Operation("belief_create_visual_fact", "none", "apple", "fridge")
+    assert run_without_io(Trigger(skills).decide(ctx)).op == Operation(
+        "belief_create_visual_fact", "none", "apple", "fridge"
+    )
     veto = {"id": "n", "when": {"text": {"regex": "apple"}}}
     vetoed = parse_skills({"operations": {"belief_create_visual_fact": {"strong": [strong], "negative": [veto]}}})
-    decision = run_sync(Trigger(vetoed).decide(ctx))
+    decision = run_without_io(Trigger(vetoed).decide(ctx))
     assert decision.op == Operation("noop") and decision.by == "policy:noop"
 
 

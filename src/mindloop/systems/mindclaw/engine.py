@@ -39,13 +39,15 @@ from mindloop.systems.mindclaw.sources.base import WindowSource
 from mindloop.systems.mindclaw.trigger import Trigger
 from mindloop.systems.mindclaw.window import Window
 
-__all__ = ["Engine", "StepTrace", "load_trace", "run_sync", "save_trace"]
+__all__ = ["Engine", "StepTrace", "load_trace", "run_without_io", "save_trace"]
 
 T = TypeVar("T")
 
 
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine that never waits (symbolic components) to completion without an event loop."""
+def run_without_io(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine that never waits (symbolic components) to completion without an event loop: no loop is made
+    per call, which teacher forcing's thousands of steps would pay for. A coroutine that does wait (a model call)
+    needs :func:`mindloop.models.base.run_sync`, which runs a loop."""
     try:
         coro.send(None)
     except StopIteration as done:
@@ -197,11 +199,11 @@ class Engine:
 
     def step_now(self, window: Window) -> StepTrace:
         """:meth:`step` without an event loop (components that never wait)."""
-        return run_sync(self.step(window))
+        return run_without_io(self.step(window))
 
     def run_now(self, source: WindowSource, *, on_step: Callable[[StepTrace], None] | None = None) -> list[StepTrace]:
         """:meth:`run` without an event loop (components that never wait)."""
-        return run_sync(self.run(source, on_step=on_step))
+        return run_without_io(self.run(source, on_step=on_step))
 
 
 def save_trace(trace: list[StepTrace], path: str | Path) -> None:

@@ -28,7 +28,7 @@ from mindloop.errors import MindloopError, ParseError
 from mindloop.models.base import ChatModel, GenerationConfig, message
 from mindloop.models.replies import DEFAULT_FORMAT_RETRIES, ask
 from mindloop.systems.mindclaw.context import FEATURES, Feature
-from mindloop.systems.mindclaw.engine import run_sync
+from mindloop.systems.mindclaw.engine import run_without_io
 from mindloop.systems.mindclaw.evaluation import DecisionRecord, teacher_forced
 from mindloop.systems.mindclaw.metrics import gold_episode
 from mindloop.systems.mindclaw.operations import OPERATION_VERBS
@@ -81,7 +81,9 @@ def collect_decisions(
         async def decide(ctx: Any, policy: Policy = policy) -> Any:
             return await policy.decide(ctx, None)
 
-        out += run_sync(teacher_forced(s, gold, decide=decide, belief_table=belief_table, quiet=quiet, features=True))
+        out += run_without_io(
+            teacher_forced(s, gold, decide=decide, belief_table=belief_table, quiet=quiet, features=True)
+        )
     return out
 
 
