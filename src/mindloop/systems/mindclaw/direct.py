@@ -31,7 +31,7 @@ from mindloop.systems.mindclaw.actions import _read_action
 from mindloop.systems.mindclaw.context import TriggerContext
 from mindloop.systems.mindclaw.cues import CONTEXTS
 from mindloop.systems.mindclaw.operations import ACTION_RUN, NOOP, REASONING_RUN, Operation
-from mindloop.systems.mindclaw.reasoning import _read_believed, _read_context, _read_flag, goal_for
+from mindloop.systems.mindclaw.reasoning import _read_believed, _read_context, _read_flag, judged_record
 from mindloop.systems.mindclaw.records import ActionPlan, ReasoningRecord
 from mindloop.systems.mindclaw.render import candidate_lines, observation_lines
 from mindloop.systems.mindclaw.replies import PROMPTS, ModelPart, find_names, read_tags, single
@@ -164,24 +164,8 @@ class DirectModel(ModelPart):
             return ReasoningRecord(actor, obj, error="direct: no answer for this window")
         scene = ctx.observation.scene
         seen = scene.location(obj) if scene is not None else None
-        goal, liquid = goal_for(answer.context, actor, obj, seen, scene)
-        detail = answer.believed or "" if answer.context == "false_belief" else ""
-        if answer.context == "stated_need" and scene is not None:
-            detail = scene.feels(actor) or ""
-        return ReasoningRecord(
-            actor,
-            obj,
-            answer.context,
-            detail,
-            mismatch=answer.context != "none",
-            blocks=True,
-            warranted=True,
-            goal=goal,
-            liquid=liquid,
-            believed=answer.believed,
-            seen=seen,
-            text="direct",
-        )
+        said = {"context": answer.context, "believed": answer.believed, "blocks": True, "intervene": True}
+        return judged_record(ctx, actor, obj, seen, {**said, "reason": "direct"})
 
     async def act(self, ctx: TriggerContext, record: ReasoningRecord | None, actor: str, obj: str) -> ActionPlan:
         """The reply's steps."""

@@ -9,7 +9,8 @@ goal, and whether intervention is warranted. The result is a :class:`ReasoningRe
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any, Protocol
 
 from mindloop.errors import ParseError
@@ -23,7 +24,7 @@ from mindloop.systems.mindclaw.replies import PROMPTS, ModelPart, clean, find_na
 from mindloop.systems.mindclaw.window import SceneView
 from mindloop.worlds.household.scenarios.gold import NEEDS
 
-__all__ = ["ModelReasoner", "Reasoner", "SymbolicReasoner", "goal_for", "parse_reasoning_reply"]
+__all__ = ["ModelReasoner", "Reasoner", "SymbolicReasoner", "goal_for", "judged_record", "parse_reasoning_reply"]
 
 
 _GOALS = {
@@ -247,22 +248,21 @@ class ModelReasoner(ModelPart):
         table = ctx.memory.table
         scene = ctx.observation.scene
         seen = table.visual(obj) if table is not None else (scene.location(obj) if scene is not None else None)
-        warranted = bool(got["intervene"])
-        goal, liquid = goal_for(got["context"], actor, obj, seen, scene) if warranted else ("none", "")
-        detail = got["believed"] or "" if got["context"] == "false_belief" else ""
-        if got["context"] == "stated_need" and scene is not None:
-            detail = scene.feels(actor) or ""
-        return ReasoningRecord(
-            actor,
-            obj,
-            got["context"],
-            detail,
-            mismatch=got["context"] != "none",
-            blocks=got["blocks"],
-            warranted=warranted and goal != "none",
-            goal=goal,
-            liquid=liquid,
-            believed=got["believed"],
-            seen=seen,
-            text=got["reason"],
-        )
+        record = judged_record(ctx, actor, obj, seen, got)
+        return replace(record, warranted=record.goal != "none")  # warranted only when there is help to give
+
+
+def judged_record(
+    ctx: TriggerContext, actor: str, obj: str, seen: str | None, got: Mapping[str, Any]
+) -> ReasoningRecord:
+    """The reasoning record of a model's judgement ``got`` (``context``, ``believed``, ``blocks``, ``intervene``,
+    ``reason``: the reasoner's reply or the direct baseline's): the help :func:`goal_for` finds when it says to
+    intervene, and as detail the believed location of a false belief or the feeling of a stated need."""
+    scene = ctx.observation.scene
+    context, believed, warranted = got["context"], got["believed"], bool(got["intervene"])
+    goal, liquid = goal_for(context, actor, obj, seen, scene) if warranted else ("none", "")
+    detail = believed or "" if context == "false_belief" else ""
+    if context == "stated_need" and scene is not None:
+        detail = scene.feels(actor) or ""
+    return ReasoningRecord(actor, obj, context, detail, context != "none", got["blocks"], warranted, goal, liquid,
+                           believed, seen, got["reason"])  # fmt: skip
