@@ -10,12 +10,13 @@ simulator, a recorded episode, a folder of frames and a person at a terminal all
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol, Self, cast, runtime_checkable
 
 from mindloop.beliefs import Fact
 from mindloop.beliefs.vocab import ROBOT
 from mindloop.errors import InvalidArgumentError
+from mindloop.records_codec import Codec, Record, read_record, rows
 
 __all__ = [
     "EMPTY_CANDIDATES",
@@ -32,76 +33,61 @@ __all__ = [
 ]
 
 
+def _read_fact(data: Any) -> Fact:
+    subject, relation, value = data
+    return Fact(str(subject), str(relation), None if value is None else str(value))
+
+
+_BLANK = {"codec": (str, lambda v: str(v or ""))}
+"""A text field that reads ``null`` as empty."""
+
+
 @dataclass(frozen=True, slots=True)
-class WindowEvent:
+class WindowEvent(Record):
     """One perceived event: who did what (``verb(args)``), where, whether it failed, the facts it showed and the
     humans who were present to see it (``witnesses``, the robot left out; for speech: the listeners).
 
     ``kind`` is the belief-core event kind (``enter``, ``exit``, ``move``, ``put``, ``open``, ``close``,
     ``observe``, ``other``) or ``say``; ``actor`` is ``""`` for events nobody performs (a power cut) and for
-    silent observations.
+    silent observations. ``to_dict`` writes every key, a fact as ``[subject, relation, value]``.
     """
+
+    CODECS: ClassVar[Mapping[str, Codec]] = {"Fact": (lambda f: [f.subject, f.relation, f.value], _read_fact)}
+    READ_MISSING: ClassVar[Mapping[str, Any]] = {"kind": "other", "actor": "", "verb": ""}
 
     t: int
     kind: str
-    actor: str
+    actor: str = field(metadata=_BLANK)
     verb: str
     args: tuple[str, ...] = ()
-    room: str = ""
+    room: str = field(default="", metadata=_BLANK)
     text: str = ""
-    failure: str = ""
+    failure: str = field(default="", metadata=_BLANK)
     facts: tuple[Fact, ...] = ()
     witnesses: tuple[str, ...] = ()
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (same keys for every event)."""
-        facts = [[f.subject, f.relation, f.value] for f in self.facts]
-        return {**asdict(self), "args": list(self.args), "facts": facts, "witnesses": list(self.witnesses)}
-
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> WindowEvent:
+    def from_dict(cls, data: Mapping[str, Any]) -> Self:
         """Inverse of :meth:`to_dict`; missing optional keys take their defaults."""
         try:
-            facts = tuple(Fact(str(s), str(r), None if v is None else str(v)) for s, r, v in data.get("facts", []))
-            return cls(
-                t=int(data["t"]),
-                kind=str(data.get("kind", "other")),
-                actor=str(data.get("actor") or ""),
-                verb=str(data.get("verb", "")),
-                args=tuple(str(a) for a in data.get("args", [])),
-                room=str(data.get("room") or ""),
-                text=str(data.get("text", "")),
-                failure=str(data.get("failure") or ""),
-                facts=facts,
-                witnesses=tuple(str(w) for w in data.get("witnesses", [])),
-            )
+            return cast(Self, read_record(cls, data))
         except (KeyError, TypeError, ValueError) as exc:
             raise InvalidArgumentError(f"not a window event: {type(exc).__name__}: {exc}") from None
 
 
 @dataclass(frozen=True, slots=True)
-class Candidates:
-    """The valid slot fillers of a window (``C_t`` of eq. (4)): actors, objects and locations.
+class Candidates(Record):
+    """The valid slot fillers of a window (``C_t`` of eq. (4)): actors, objects and locations (``to_dict``: sorted
+    lists, for JSON).
 
     Trigger operations may only name these; anything else is an invalid slot and a recorded failure.
     """
 
+    CODECS: ClassVar[Mapping[str, Codec]] = {"frozenset[str]": (sorted, lambda v: frozenset(map(str, v)))}
+
     actors: frozenset[str] = frozenset()
     objects: frozenset[str] = frozenset()
     locations: frozenset[str] = frozenset()
-
-    def to_dict(self) -> dict[str, list[str]]:
-        """Sorted lists, for JSON."""
-        return {"actors": sorted(self.actors), "objects": sorted(self.objects), "locations": sorted(self.locations)}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Candidates:
-        """Inverse of :meth:`to_dict`."""
-        return cls(
-            frozenset(str(a) for a in data.get("actors", [])),
-            frozenset(str(o) for o in data.get("objects", [])),
-            frozenset(str(x) for x in data.get("locations", [])),
-        )
 
 
 EMPTY_CANDIDATES = Candidates()
@@ -325,19 +311,30 @@ def scene_from_dict(data: Mapping[str, Any] | None) -> SceneView | None:
     return DictScene(data) if data is not None else None
 
 
+_TEXTS: Codec = (dict, lambda v: {str(k): str(x) for k, x in dict(v or {}).items()})
+
+
 @dataclass(frozen=True)
-class Window:
+class Window(Record):
     """One input window ``w_t``: perceived events, narration, dialogue, frames, scene state, user-control
     metadata, task context, candidate slots and canonical names (MindClaw §IV-C).
 
     ``control`` is user-control metadata (who drove whom, the typed line); ``names`` maps source-specific names
-    to the canonical ids used in ``events`` and ``candidates``; ``source`` names the input source.
+    to the canonical ids used in ``events`` and ``candidates``; ``source`` names the input source. ``to_dict`` is
+    one line of a replay file.
     """
+
+    CODECS: ClassVar[Mapping[str, Codec]] = {
+        "SceneView | None": (lambda s: None if s is None else s.to_dict(), scene_from_dict),
+        "Candidates": (Candidates.to_dict, lambda v: Candidates.from_dict(v or {})),
+        "Mapping[str, str]": _TEXTS,
+    }
+    READ_MISSING: ClassVar[Mapping[str, Any]] = {"control": {}, "names": {}}
 
     t: int
     events: tuple[WindowEvent, ...] = ()
     text: str = ""
-    dialogue: tuple[tuple[str, str], ...] = ()
+    dialogue: tuple[tuple[str, str], ...] = field(default=(), metadata=rows("speaker", "text"))
     frames: tuple[str, ...] = ()
     state: SceneView | None = None
     candidates: Candidates = EMPTY_CANDIDATES
@@ -351,24 +348,8 @@ class Window:
         """Whether any human did anything in this window (speech included; observations and the robot not)."""
         return any(e.actor and e.actor != ROBOT and e.kind != "observe" for e in self.events)
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form: one line of a replay file."""
-        return {
-            "t": self.t,
-            "source": self.source,
-            "task": self.task,
-            "text": self.text,
-            "events": [e.to_dict() for e in self.events],
-            "dialogue": [{"speaker": s, "text": x} for s, x in self.dialogue],
-            "frames": list(self.frames),
-            "state": self.state.to_dict() if self.state is not None else None,
-            "candidates": self.candidates.to_dict(),
-            "control": dict(self.control),
-            "names": dict(self.names),
-        }
-
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Window:
+    def from_dict(cls, data: Mapping[str, Any]) -> Self:
         """Inverse of :meth:`to_dict`; raises :class:`~mindloop.errors.InvalidArgumentError` on a bad record."""
         if not isinstance(data, Mapping):
             raise InvalidArgumentError(f"a window record must be a JSON object, got {type(data).__name__}")
@@ -377,21 +358,8 @@ class Window:
         except (KeyError, TypeError, ValueError):
             raise InvalidArgumentError("a window record needs an integer 't'") from None
         try:
-            dialogue = tuple((str(d["speaker"]), str(d["text"])) for d in data.get("dialogue", []))
-            control = {str(k): str(v) for k, v in dict(data.get("control") or {}).items()}
-            names = {str(k): str(v) for k, v in dict(data.get("names") or {}).items()}
+            return cast(Self, read_record(cls, data))
+        except InvalidArgumentError:  # a bad event or scene names itself
+            raise
         except (KeyError, TypeError, ValueError) as exc:
             raise InvalidArgumentError(f"window {t}: bad dialogue, control or names: {exc}") from None
-        return cls(
-            t=t,
-            events=tuple(WindowEvent.from_dict(e) for e in data.get("events", [])),
-            text=str(data.get("text", "")),
-            dialogue=dialogue,
-            frames=tuple(str(f) for f in data.get("frames", [])),
-            state=scene_from_dict(data.get("state")),
-            candidates=Candidates.from_dict(data.get("candidates") or {}),
-            control=control,
-            task=str(data.get("task", "")),
-            source=str(data.get("source", "")),
-            names=names,
-        )
