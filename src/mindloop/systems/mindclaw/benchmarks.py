@@ -235,197 +235,6 @@ _AGENTS = {
 _NEEDS_MODEL = ("model", "direct")
 
 
-class ClawBenchmark:
-    """MindClaw precision intervention on ``mindpower-sim``: TA, PIA, CS (closed loop) and trigger ACC."""
-
-    name = "claw"
-    description = "MindClaw closed-loop precision intervention on mindpower-sim: TA, PIA, CS, trigger ACC"
-    options_model = ClawOptions
-    spec = BenchmarkSpec(
-        headline=Headline("pia"),  # PIA: intervening only when needed, at the right step
-        references=(
-            agent_policy(
-                "never intervene",
-                "the never agent: noop at every decision (PIA over the episodes that need help: 0 by construction)",
-                lambda: ClawBenchmark(),
-                "never",
-                none_reason="no episode that needs help among the samples",
-            ),
-            agent_policy(
-                "first window",
-                "the first agent: intervenes at the first window on the first person and object it sees, warranted "
-                "or not",
-                lambda: ClawBenchmark(),
-                "first",
-                none_reason="no episode that needs help among the samples",
-            ),
-            oracle_policy(),
-        ),
-        metrics=_METRICS,
-        resampled=_RESAMPLED,
-        aliases=("mindclaw",),
-        suite=Suite(
-            order=40,
-            presets={
-                "quick": PresetEntry(
-                    6,
-                    "6 episodes, balanced: 2 that need help and 1 control of each task (every row of the paper's "
-                    "table); ~20 trigger decisions each",
-                    options={"select": "balanced"},
-                )
-            },
-        ),
-        paper_tables=(
-            PaperTable(
-                "claw",
-                "MindClaw",
-                "Table II (TA, PIA, CS) and Table IV (ACC, ACC w/o noop), %",
-                "claw",
-                (
-                    Column("TA", ("ta",), scale=100, group="Table II"),
-                    Column("PIA", ("pia",), scale=100, group="Table II"),
-                    Column("CS", ("cs",), scale=100, group="Table II"),
-                    Column("ACC", ("acc",), scale=100, group="Table IV"),
-                    Column("ACC w/o noop", ("acc_no_noop",), scale=100, group="Table IV"),
-                    Column("n", ("n",), digits=0),
-                ),
-                (
-                    Row("{method}"),
-                    *(
-                        Row(
-                            g.replace("_", " "),
-                            ("by_group", g),
-                            filled_by="none on a control" if g.endswith("control") else "",
-                        )
-                        for g in (
-                            "false_belief/help",
-                            "implicit_goal/help",
-                            "false_belief/control",
-                            "implicit_goal/control",
-                        )
-                    ),
-                ),
-                "A control has no CS: nobody needs help, so there is nothing to complete.",
-            ),
-        ),
-        glossary=CLAW_GLOSSARY,
-        decided=Decided("model_windows", "windows", "windows", ("acc", "acc_no_noop"), "acc_model"),
-    )
-
-    def __init__(self) -> None:
-        self.agents = {
-            name: AgentSpec(description, functools.partial(self._episode, agent=name), needs_model=name in _NEEDS_MODEL)
-            for name, description in _AGENTS.items()
-        }
-
-    def samples(self, n: int | None, seed: int, options: ClawOptions) -> list[Sample]:
-        """See :func:`claw_samples`."""
-        return claw_samples(n, seed, options)
-
-    async def _episode(self, sample: Sample, ctx: AgentContext, agent: str) -> Outcome:
-        from mindloop.systems.mindclaw.agents import build_engine, resolve_skills, trained_classifier
-        from mindloop.systems.mindclaw.evaluation import accuracy_scores, closed_loop, episode_outcome, teacher_forced
-        from mindloop.systems.mindclaw.metrics import GoldEpisode
-        from mindloop.worlds.household.scenarios import Scenario
-
-        scenario = Scenario.from_dict(sample.input["scenario"])
-        gold = GoldEpisode.from_dict(sample.input["gold"])
-        settings = sample.input["settings"]
-        table = settings["belief_table"] == "on"
-        classifier = None
-        if agent == "classifier":
-            classifier = trained_classifier(
-                belief_table=table, quiet=settings["quiet"], features=settings.get("classifier_features", "full")
-            )
-        skills = resolve_skills(settings["skills"], agent)
-        if settings["observation"] == "model" and ctx.model is None:
-            raise InvalidArgumentError("observation=model needs a model (--model)")
-        # every model call is recorded (the runner's recorder, or one of our own outside a run), so the closed
-        # loop's questions, format retries and refused replies are counted from the records
-        recorder: RecordingModel | None = None
-        if ctx.model is not None:
-            recorder = ctx.model if isinstance(ctx.model, RecordingModel) else RecordingModel(ctx.model)
-        first_call = len(recorder.calls) if recorder is not None else 0
-        engine = build_engine(
-            agent,
-            model=recorder,
-            config=ctx.config,
-            skills=skills,
-            classifier=classifier,
-            belief_table=table,
-            observation=settings["observation"],
-            format_retries=ctx.format_retries,
-        )
-        trace, source = await closed_loop(engine, scenario, gold, quiet=settings["quiet"])
-        loop_calls = recorder.calls[first_call:] if recorder is not None else []
-        scores, interventions, reasoning = episode_outcome(trace, source, gold)
-        # the direct baseline has no trigger to score decision by decision (Table II reports TA, PIA, CS only)
-        decisions = (
-            []
-            if agent == "direct"
-            else await teacher_forced(
-                scenario,
-                gold,
-                decide=engine.trigger.decide,
-                observer=engine.observer,
-                belief_table=table,
-                quiet=settings["quiet"],
-            )
-        )
-        scores.update(accuracy_scores(decisions))
-        # who decided each window's trigger decisions (ACC counts them all): a window the model decided holds at
-        # least one decision the model made with a reply that could be read
-        by_window: dict[int, list[int]] = {}
-        for d in decisions:
-            row = by_window.setdefault(d.t, [0, 0, 0])  # decisions, right, the model's readable ones
-            row[0] += 1
-            row[1] += int(d.predicted is not None and tuple(d.predicted) == tuple(d.gold_op))
-            row[2] += int(d.by == "policy:model" and "malformed" not in d.error)
-        scores["windows"] = float(len(by_window))
-        scores["model_windows"] = float(sum(1 for row in by_window.values() if row[2]))
-        failures = [f"t{step.t}: {f}" for step in trace for f in step.failures]
-        tf_failures = [f"t{d.t}.{d.k}: {d.error}" for d in decisions if d.error]
-        scores["invalid_ops"] = float(sum("invalid slot" in f for f in failures + tf_failures))
-        scores["malformed"] = float(sum("malformed" in f for f in failures + tf_failures))
-        if recorder is not None:
-            # the closed loop's questions to the model (trigger, reasoning, action, observation; a question and
-            # its format retries are one decision), the retries, and the decisions whose replies stayed unreadable
-            scores["loop_model_decisions"] = float(sum(1 for c in loop_calls if c.attempt == 0))
-            scores["loop_model_retries"] = float(sum(1 for c in loop_calls if c.attempt > 0))
-            scores["loop_model_malformed"] = float(sum("malformed" in f for f in failures))
-        wrong = [
-            {
-                "t": d.t,
-                "k": d.k,
-                "gold": list(d.gold_op),
-                "predicted": list(d.predicted) if d.predicted else None,
-                "error": d.error,
-            }
-            for d in decisions
-            if d.predicted != d.gold_op
-        ]
-        output = {
-            "agent": agent,
-            "t_star": gold.t_star,
-            "gold_task": {"actor": gold.actor, "object": gold.object, "context": gold.context, "detail": gold.detail},
-            "interventions": interventions,
-            "reasoning": reasoning,
-            "trace": [step.to_dict() for step in trace],
-            "wrong_decisions": wrong[:20],
-            "acc_windows": {str(t): row for t, row in sorted(by_window.items())},
-            "failures": (failures + tf_failures)[:50],
-        }
-        return Outcome(output, scores)
-
-    def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
-        """See :func:`summarize_claw`."""
-        return summarize_claw(records)
-
-    def timeline(self, record: SampleRecord) -> EpisodeTimeline | None:
-        """See :func:`claw_timeline`."""
-        return claw_timeline(record)
-
-
 def _entity_names(scenario: dict[str, Any]) -> dict[str, str]:
     """Every entity id of the scenario's home (places, items, people, rooms) to its display name."""
     from mindloop.worlds.household.scenarios.episode import Episode
@@ -638,3 +447,187 @@ def trigger_label(agent: str, skills: str, model: str | None) -> str:
     if agent == "symbolic":
         return "Skill"
     return agent
+
+
+class ClawBenchmark:
+    """MindClaw precision intervention on ``mindpower-sim``: TA, PIA, CS (closed loop) and trigger ACC."""
+
+    name = "claw"
+    description = "MindClaw closed-loop precision intervention on mindpower-sim: TA, PIA, CS, trigger ACC"
+    options_model = ClawOptions
+    spec = BenchmarkSpec(
+        headline=Headline("pia"),  # PIA: intervening only when needed, at the right step
+        references=(
+            agent_policy(
+                "never intervene",
+                "the never agent: noop at every decision (PIA over the episodes that need help: 0 by construction)",
+                lambda: ClawBenchmark(),
+                "never",
+                none_reason="no episode that needs help among the samples",
+            ),
+            agent_policy(
+                "first window",
+                "the first agent: intervenes at the first window on the first person and object it sees, warranted "
+                "or not",
+                lambda: ClawBenchmark(),
+                "first",
+                none_reason="no episode that needs help among the samples",
+            ),
+            oracle_policy(),
+        ),
+        metrics=_METRICS,
+        resampled=_RESAMPLED,
+        aliases=("mindclaw",),
+        suite=Suite(
+            order=40,
+            presets={
+                "quick": PresetEntry(
+                    6,
+                    "6 episodes, balanced: 2 that need help and 1 control of each task (every row of the paper's "
+                    "table); ~20 trigger decisions each",
+                    options={"select": "balanced"},
+                )
+            },
+        ),
+        paper_tables=(
+            PaperTable(
+                "claw",
+                "MindClaw",
+                "Table II (TA, PIA, CS) and Table IV (ACC, ACC w/o noop), %",
+                "claw",
+                (
+                    Column("TA", ("ta",), scale=100, group="Table II"),
+                    Column("PIA", ("pia",), scale=100, group="Table II"),
+                    Column("CS", ("cs",), scale=100, group="Table II"),
+                    Column("ACC", ("acc",), scale=100, group="Table IV"),
+                    Column("ACC w/o noop", ("acc_no_noop",), scale=100, group="Table IV"),
+                    Column("n", ("n",), digits=0),
+                ),
+                (
+                    Row("{method}"),
+                    *(
+                        Row(
+                            g.replace("_", " "),
+                            ("by_group", g),
+                            filled_by="none on a control" if g.endswith("control") else "",
+                        )
+                        for g in (
+                            "false_belief/help",
+                            "implicit_goal/help",
+                            "false_belief/control",
+                            "implicit_goal/control",
+                        )
+                    ),
+                ),
+                "A control has no CS: nobody needs help, so there is nothing to complete.",
+            ),
+        ),
+        glossary=CLAW_GLOSSARY,
+        decided=Decided("model_windows", "windows", "windows", ("acc", "acc_no_noop"), "acc_model"),
+    )
+
+    def __init__(self) -> None:
+        self.agents = {
+            name: AgentSpec(description, functools.partial(self._episode, agent=name), needs_model=name in _NEEDS_MODEL)
+            for name, description in _AGENTS.items()
+        }
+
+    samples = staticmethod(claw_samples)
+
+    async def _episode(self, sample: Sample, ctx: AgentContext, agent: str) -> Outcome:
+        from mindloop.systems.mindclaw.agents import build_engine, resolve_skills, trained_classifier
+        from mindloop.systems.mindclaw.evaluation import accuracy_scores, closed_loop, episode_outcome, teacher_forced
+        from mindloop.systems.mindclaw.metrics import GoldEpisode
+        from mindloop.worlds.household.scenarios import Scenario
+
+        scenario = Scenario.from_dict(sample.input["scenario"])
+        gold = GoldEpisode.from_dict(sample.input["gold"])
+        settings = sample.input["settings"]
+        table = settings["belief_table"] == "on"
+        classifier = None
+        if agent == "classifier":
+            classifier = trained_classifier(
+                belief_table=table, quiet=settings["quiet"], features=settings.get("classifier_features", "full")
+            )
+        skills = resolve_skills(settings["skills"], agent)
+        if settings["observation"] == "model" and ctx.model is None:
+            raise InvalidArgumentError("observation=model needs a model (--model)")
+        # every model call is recorded (the runner's recorder, or one of our own outside a run), so the closed
+        # loop's questions, format retries and refused replies are counted from the records
+        recorder: RecordingModel | None = None
+        if ctx.model is not None:
+            recorder = ctx.model if isinstance(ctx.model, RecordingModel) else RecordingModel(ctx.model)
+        first_call = len(recorder.calls) if recorder is not None else 0
+        engine = build_engine(
+            agent,
+            model=recorder,
+            config=ctx.config,
+            skills=skills,
+            classifier=classifier,
+            belief_table=table,
+            observation=settings["observation"],
+            format_retries=ctx.format_retries,
+        )
+        trace, source = await closed_loop(engine, scenario, gold, quiet=settings["quiet"])
+        loop_calls = recorder.calls[first_call:] if recorder is not None else []
+        scores, interventions, reasoning = episode_outcome(trace, source, gold)
+        # the direct baseline has no trigger to score decision by decision (Table II reports TA, PIA, CS only)
+        decisions = (
+            []
+            if agent == "direct"
+            else await teacher_forced(
+                scenario,
+                gold,
+                decide=engine.trigger.decide,
+                observer=engine.observer,
+                belief_table=table,
+                quiet=settings["quiet"],
+            )
+        )
+        scores.update(accuracy_scores(decisions))
+        # who decided each window's trigger decisions (ACC counts them all): a window the model decided holds at
+        # least one decision the model made with a reply that could be read
+        by_window: dict[int, list[int]] = {}
+        for d in decisions:
+            row = by_window.setdefault(d.t, [0, 0, 0])  # decisions, right, the model's readable ones
+            row[0] += 1
+            row[1] += int(d.predicted is not None and tuple(d.predicted) == tuple(d.gold_op))
+            row[2] += int(d.by == "policy:model" and "malformed" not in d.error)
+        scores["windows"] = float(len(by_window))
+        scores["model_windows"] = float(sum(1 for row in by_window.values() if row[2]))
+        failures = [f"t{step.t}: {f}" for step in trace for f in step.failures]
+        tf_failures = [f"t{d.t}.{d.k}: {d.error}" for d in decisions if d.error]
+        scores["invalid_ops"] = float(sum("invalid slot" in f for f in failures + tf_failures))
+        scores["malformed"] = float(sum("malformed" in f for f in failures + tf_failures))
+        if recorder is not None:
+            # the closed loop's questions to the model (trigger, reasoning, action, observation; a question and
+            # its format retries are one decision), the retries, and the decisions whose replies stayed unreadable
+            scores["loop_model_decisions"] = float(sum(1 for c in loop_calls if c.attempt == 0))
+            scores["loop_model_retries"] = float(sum(1 for c in loop_calls if c.attempt > 0))
+            scores["loop_model_malformed"] = float(sum("malformed" in f for f in failures))
+        wrong = [
+            {
+                "t": d.t,
+                "k": d.k,
+                "gold": list(d.gold_op),
+                "predicted": list(d.predicted) if d.predicted else None,
+                "error": d.error,
+            }
+            for d in decisions
+            if d.predicted != d.gold_op
+        ]
+        output = {
+            "agent": agent,
+            "t_star": gold.t_star,
+            "gold_task": {"actor": gold.actor, "object": gold.object, "context": gold.context, "detail": gold.detail},
+            "interventions": interventions,
+            "reasoning": reasoning,
+            "trace": [step.to_dict() for step in trace],
+            "wrong_decisions": wrong[:20],
+            "acc_windows": {str(t): row for t, row in sorted(by_window.items())},
+            "failures": (failures + tf_failures)[:50],
+        }
+        return Outcome(output, scores)
+
+    summarize = staticmethod(summarize_claw)
+    timeline = staticmethod(claw_timeline)

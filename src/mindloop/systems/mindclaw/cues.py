@@ -57,11 +57,7 @@ class Cue:
 
 def light_source(scene: SceneView) -> str | None:
     """The first item the robot knows that gives light without power (a candle)."""
-    for item in scene.items():
-        props = scene.props(item)
-        if "light_source" in props and "needs_power" not in props:
-            return item
-    return None
+    return next((i for i in scene.items() if "light_source" in (p := scene.props(i)) and "needs_power" not in p), None)
 
 
 def need_item(scene: SceneView, feeling: str) -> str | None:
@@ -70,11 +66,7 @@ def need_item(scene: SceneView, feeling: str) -> str | None:
     if need is None:
         return None
     items = scene.items()
-    for kind in need.kinds:
-        for item in items:
-            if scene.kind(item) == kind:
-                return item
-    return None
+    return next((item for kind in need.kinds for item in items if scene.kind(item) == kind), None)
 
 
 def _false_belief(o: Observation, table: BeliefTable, scene: SceneView) -> list[Cue]:
@@ -213,12 +205,8 @@ def find_cues(o: Observation, table: BeliefTable | None, history: OperationHisto
     if scene is not None:
         if table is not None:
             cues += _false_belief(o, table, scene)
-        cues += _unreachable(o, scene)
-        cues += _blocked(o, scene)
-        cues += _left_running(o, scene)
-        cues += _power_cut(o, scene)
-        cues += _missing_tool(o, scene)
-        cues += _stated_need(o, scene)
+        for detect in (_unreachable, _blocked, _left_running, _power_cut, _missing_tool, _stated_need):
+            cues += detect(o, scene)
     if history is None:
         return cues
     return [Cue(c.context, c.actor, c.object, c.detail, history.helped(c.actor, c.object)) for c in cues]

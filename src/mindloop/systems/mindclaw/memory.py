@@ -100,12 +100,7 @@ class BeliefTable:
 
     def visual_facts(self) -> dict[str, str]:
         """``{object: location}``."""
-        out = {}
-        for obj in self._objects:
-            value = self.visual(obj)
-            if value is not None:
-                out[obj] = value
-        return out
+        return {obj: value for obj in self._objects if (value := self.visual(obj)) is not None}
 
     def actor_beliefs(self) -> dict[str, dict[str, str]]:
         """``{actor: {object: location}}``."""
@@ -149,10 +144,7 @@ class HistoryEntry:
 
     def get(self, key: str, default: str = "") -> str:
         """A detail by name."""
-        for k, v in self.data:
-            if k == key:
-                return v
-        return default
+        return next((v for k, v in self.data if k == key), default)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: every field, in order, the details as a dict."""
