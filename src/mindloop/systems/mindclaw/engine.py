@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from mindloop.datafiles import iter_text_lines
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems.mindclaw.actions import ActionGenerator
 from mindloop.systems.mindclaw.context import TriggerContext, WindowState
@@ -35,7 +34,7 @@ from mindloop.systems.mindclaw.operations import (
 )
 from mindloop.systems.mindclaw.reasoning import Reasoner
 from mindloop.systems.mindclaw.records import ActionPlan, ExecutionResult, ReasoningRecord
-from mindloop.systems.mindclaw.sources.base import WindowSource
+from mindloop.systems.mindclaw.sources.base import WindowSource, json_lines
 from mindloop.systems.mindclaw.trigger import Trigger
 from mindloop.systems.mindclaw.window import Window
 
@@ -217,13 +216,7 @@ def load_trace(path: str | Path) -> list[dict[str, Any]]:
     """Read a trace file back as plain records; a line that is not a JSON object is a
     :class:`~mindloop.errors.ParseError` naming the file and line."""
     out = []
-    for n, line in iter_text_lines(path, what="the trace file"):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ParseError(f"not JSON: {exc.msg}", source=str(path), line=n) from None
+    for n, record in json_lines(path, "the trace file"):
         if not isinstance(record, dict):
             raise ParseError(
                 f"a trace record must be a JSON object, got {type(record).__name__}", source=str(path), line=n

@@ -25,10 +25,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from mindloop.datafiles import iter_text_lines, read_text_file
+from mindloop.datafiles import read_text_file
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems.mindclaw.records import ActionPlan, ExecutionResult
-from mindloop.systems.mindclaw.sources.base import not_executed
+from mindloop.systems.mindclaw.sources.base import json_lines, not_executed
 from mindloop.systems.mindclaw.window import Window
 
 __all__ = ["FramesFolderSource", "JsonlReplaySource", "record_frames_folder", "record_windows"]
@@ -60,13 +60,7 @@ class JsonlReplaySource:
 
     def windows(self) -> Iterator[Window]:
         """The recorded windows, in file order."""
-        for n, line in iter_text_lines(self.path, what="the window file"):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ParseError(f"not JSON: {exc.msg}", source=str(self.path), line=n) from None
+        for n, data in json_lines(self.path, "the window file"):
             try:
                 yield Window.from_dict(data)
             except InvalidArgumentError as exc:
