@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
 
 import gymnasium
 from gymnasium import spaces
@@ -25,6 +25,7 @@ from gymnasium.error import ResetNeeded
 
 from mindloop.beliefs import Event, EventKind, Fact, Source, Utterance
 from mindloop.errors import InvalidArgumentError
+from mindloop.records_codec import Record, read_record, write_record
 
 __all__ = [
     "AGENT_NAMES",
@@ -38,6 +39,7 @@ __all__ = [
     "ParallelEnvBase",
     "StepResult",
     "TransportEnv",
+    "TransportEpisode",
     "action_space_for",
     "agent_names",
     "coerce_action",
@@ -80,6 +82,38 @@ def agent_names(n: int) -> tuple[str, ...]:
     if not 2 <= n <= len(AGENT_NAMES):
         raise InvalidArgumentError(f"a transport team has 2 to {len(AGENT_NAMES)} agents, got {n}")
     return AGENT_NAMES[:n]
+
+
+class TransportEpisode(Record):
+    """What both worlds' episode specs share: their plain-data form, ``{"world": WORLD, field: value, ...}`` (a
+    benchmark sample's input), read back field by field and checked; a team of 2 when ``n_agents`` is missing."""
+
+    __slots__ = ()
+    WORLD: ClassVar[str] = ""
+    """The world's name in the plain-data form (``cwah``, ``tdw-mat``)."""
+    TITLE: ClassVar[str] = ""
+    """The world's name in error messages (``C-WAH``, ``TDW-MAT``)."""
+    READ_MISSING: ClassVar[Mapping[str, Any]] = {"n_agents": 2}
+    n_agents: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for a benchmark sample."""
+        return {"world": self.WORLD, **write_record(self)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Self:
+        """Read back :meth:`to_dict`'s form, checked (:meth:`check`); a malformed one is an
+        :class:`~mindloop.errors.InvalidArgumentError`."""
+        try:
+            ep: Self = read_record(cls, data)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InvalidArgumentError(f"malformed {cls.TITLE} episode {dict(data)!r}: {exc}") from None
+        ep.check()
+        return ep
+
+    def check(self) -> None:
+        """Raise ``InvalidArgumentError`` unless the episode is one of the world's."""
+        raise NotImplementedError
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,7 +336,7 @@ class TransportEnv(ParallelEnvBase[str, _O, Any]):
         self,
         seed: int | None,
         options: Mapping[str, Any],
-        cls: type,
+        cls: type[TransportEpisode],
         draw: Callable[[int], Any],
         *,
         check: bool = False,
@@ -311,7 +345,7 @@ class TransportEnv(ParallelEnvBase[str, _O, Any]):
         ``draw(seed)``), checked against the team; it also reads the per-episode settings (privileged mode)."""
         ep = options.get("episode", self.episode)
         if isinstance(ep, Mapping):
-            ep = cls.from_dict(ep)  # type: ignore[attr-defined]
+            ep = cls.from_dict(ep)
         if ep is None:
             ep = draw(0 if seed is None else seed)
         elif not isinstance(ep, cls):
