@@ -74,7 +74,7 @@ def episode_from_dict(data: Mapping[str, Any]) -> CwahEpisode | TdwEpisode:
     """A C-WAH or TDW-MAT episode from its ``to_dict`` form (``world`` says which)."""
     world = data.get("world")
     for cls in (CwahEpisode, TdwEpisode):
-        if cls.WORLD == world:
+        if world == cls.WORLD:
             return cls.from_dict(data)
     raise InvalidArgumentError(f"unknown transport world {world!r} (known: cwah, tdw-mat)")
 
