@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 from mindloop.beliefs import Fact, Source
 from mindloop.beliefs.views.sbl import SblIssue
 from mindloop.models.base import ChatModel, Completion, GenerationConfig, message
-from mindloop.models.replies import DEFAULT_FORMAT_RETRIES, ask
+from mindloop.models.replies import DEFAULT_FORMAT_RETRIES, ask, letters
 from mindloop.models.tokens import count_tokens
 from mindloop.systems.cobel import prompts as tpl
 from mindloop.systems.cobel import replies as rp
@@ -71,12 +71,9 @@ def message_tokens(text: str, completion: Completion) -> int | None:
     return max(1, round(completion.completion_tokens * share))
 
 
-_LETTERS = "ABCDEFGHIJKL"
-
-
 def listing(texts: list[str]) -> str:
     """Options as the planning prompts list them: ``A. explore <kitchen>(2000)``, one a line."""
-    return "\n".join(f"{_LETTERS[k]}. {t}" for k, t in enumerate(texts))
+    return "\n".join(f"{letter}. {t}" for letter, t in zip(letters(len(texts)), texts, strict=True))
 
 
 class ModelAgent:
@@ -367,13 +364,7 @@ class LlmCobelAgent(ModelAgent):
                     opp_plans.append(f"{p} plan{k}: {' then '.join(s.text for s in steps)}")
             self.mind.predict(p, ranked, self._now)
         zero = self._beliefs()
-        steps, text = await self._ask(
-            tpl.ZERO_ORDER_PREDICTION,
-            "zero-order prediction",
-            lambda r: rp.read_plan(r, "Fig. 11", bed=bed),
-            ZERO_ORDER_BELIEFS=zero,
-        )
-        self._set_plan(steps, text)
+        await self._new_plan(tpl.ZERO_ORDER_PREDICTION, "Fig. 11", "zero-order prediction", ZERO_ORDER_BELIEFS=zero)
         if not self.bbc and self.partners:  # No-BBC: my beliefs and plan told (Fig. 13) every time
             await self._tell(" and ".join(self.partners), zero)
         for p in self.partners if self.bbc else ():
@@ -404,7 +395,10 @@ class LlmCobelAgent(ModelAgent):
         why = "model: heavy miscoordination" if self.bbc else "no-bbc: beliefs and plan at every new plan"
         self._queue(text, why, self._last)
 
-    def _set_plan(self, steps: list[Intent], text: str) -> None:
+    async def _new_plan(self, template: str, fig: str, what: str, **values: str) -> None:
+        """Ask for my plan (``fig``: Fig. 11 or Fig. 15) and keep its first three steps and its text."""
+        bed = self._bed
+        steps, text = await self._ask(template, what, lambda r: rp.read_plan(r, fig, bed=bed), **values)
         self.plan = steps[:3]
         self.plan_text = text.strip()
 
@@ -425,16 +419,14 @@ class LlmCobelAgent(ModelAgent):
         )
         if choice.done:
             opp = (self.mind.value(self.partners[0], INTENT) if self.partners else None) or "None"
-            bed = self._bed
-            steps, text = await self._ask(
+            await self._new_plan(
                 tpl.REPLANNING,
+                "Fig. 15",
                 "replanning",
-                lambda r: rp.read_plan(r, "Fig. 15", bed=bed),
                 OPPO_NAME=self.partners[0] if self.partners else "",
                 OPPO_PLAN=opp,
                 ZERO_ORDER_BELIEFS=self._beliefs(),
             )
-            self._set_plan(steps, text)
             return None
         assert choice.index is not None
         return options[choice.index]
