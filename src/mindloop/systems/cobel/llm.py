@@ -39,10 +39,9 @@ from mindloop.models.replies import DEFAULT_FORMAT_RETRIES, ask, letters
 from mindloop.models.tokens import count_tokens
 from mindloop.systems.cobel import prompts as tpl
 from mindloop.systems.cobel import replies as rp
-from mindloop.systems.cobel.cwah_domain import IntentFailed
 from mindloop.systems.cobel.messages import read, render
 from mindloop.systems.cobel.mind import INTENT, RULES_BY_WORLD, Intent, Mind
-from mindloop.systems.cobel.team import Domain, SentMessage, _fit, hear, start_step
+from mindloop.systems.cobel.team import Domain, IntentFailed, SentMessage, _fit, hear, start_step
 from mindloop.systems.cobel.worlds.common import Action
 
 T = TypeVar("T")

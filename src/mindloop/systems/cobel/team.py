@@ -23,13 +23,13 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from mindloop.beliefs import Fact
+from mindloop.beliefs.views.sbl import entity_parts
 from mindloop.errors import InvalidArgumentError
-from mindloop.systems.cobel.cwah_domain import IntentFailed
 from mindloop.systems.cobel.messages import Reading, read, render
 from mindloop.systems.cobel.mind import CLAIM, INTENT, Intent, Mind, WorldView
-from mindloop.systems.cobel.worlds.common import MAX_MESSAGE_CHARS, Action
+from mindloop.systems.cobel.worlds.common import MAX_MESSAGE_CHARS, Action, Layout
 
-__all__ = ["STYLES", "CollabAgent", "Domain", "SentMessage"]
+__all__ = ["STYLES", "CollabAgent", "Domain", "IntentFailed", "SentMessage"]
 
 STYLES = ("cobel", "coela", "capo", "heuristic")
 """The symbolic team styles."""
@@ -39,18 +39,55 @@ EXCLUSIVE = frozenset({"grab", "explore", "check"})
 delivering to the same place is not a conflict."""
 
 
+class IntentFailed(Exception):  # noqa: N818 - control flow inside an agent, not an error for callers
+    """The current plan step cannot be carried out any more (the object is gone, the target unknown…)."""
+
+
+def _name(ref: str) -> str:
+    """The class name of an SBL entity (``<apple>(12)`` -> ``apple``); ``ref`` itself when it is not one."""
+    parts = entity_parts(ref)
+    return parts[0] if parts else ref
+
+
+def _id(ref: str) -> int:
+    """The id of an SBL entity; :class:`IntentFailed` when ``ref`` is not one."""
+    parts = entity_parts(ref)
+    if parts is None:
+        raise IntentFailed(f"{ref!r} is not an entity")
+    return int(parts[1])
+
+
 class Domain(Protocol):
-    """What a world tells its agents: perception, plan options with costs, execution and relevance."""
+    """What a world tells its agents: perception, plan options with costs, execution and relevance. A world's
+    domain may derive from it for what both worlds' domains share: the map every agent knows from the start (rooms
+    and doors, learnt in :meth:`setup`), the agent's room, and distances in doors times :attr:`hop`."""
 
     world: str
     inside: str
     idle: Action  # what an agent with nothing to do sends
     claim_ttl: int  # how long (the world's time unit) an announced plan keeps its claim
+    hop: float  # what walking through one door costs (the world's unit)
+    rooms: dict[str, str]  # room ref -> room name
+    layout: Layout | None
 
-    def setup(self, obs: Any) -> None: ...
+    def setup(self, obs: Any) -> None:
+        """Learn the static facts every agent knows: the rooms and doors."""
+        self.rooms = {r.ref: r.name for r in obs.rooms}
+        self.layout = Layout(tuple(r.id for r in obs.rooms), obs.doors)
+
     def t(self, obs: Any) -> int: ...
     def ready(self, obs: Any) -> bool: ...
-    def room(self, obs: Any) -> str: ...
+    def room(self, obs: Any) -> str:
+        """The agent's room, as an SBL entity."""
+        return str(obs.room.ref)
+
+    def _dist(self, a: str | None, b: str | None) -> float:
+        """Expected cost from room ``a`` to room ``b``: doors times :attr:`hop` (two doors' worth when either is
+        unknown)."""
+        if a is None or b is None or self.layout is None:
+            return 2.0 * self.hop
+        return self.layout.hops(_id(a), _id(b)) * self.hop
+
     def holding(self, obs: Any) -> list[str]: ...
     def perceive(self, mind: Mind, obs: Any) -> None: ...
     def options(
