@@ -40,8 +40,8 @@ from mindloop.models.tokens import count_tokens
 from mindloop.systems.cobel import prompts as tpl
 from mindloop.systems.cobel import replies as rp
 from mindloop.systems.cobel.messages import read, render
-from mindloop.systems.cobel.mind import INTENT, RULES_BY_WORLD, Intent, Mind
-from mindloop.systems.cobel.team import Domain, IntentFailed, SentMessage, _fit, hear, start_step
+from mindloop.systems.cobel.mind import INTENT, RULES_BY_WORLD, Intent
+from mindloop.systems.cobel.team import Domain, IntentFailed, SentMessage, TeamAgent, _fit
 from mindloop.systems.cobel.worlds.common import Action
 
 T = TypeVar("T")
@@ -75,7 +75,7 @@ def listing(texts: list[str]) -> str:
     return "\n".join(f"{letter}. {t}" for letter, t in zip(letters(len(texts)), texts, strict=True))
 
 
-class ModelAgent:
+class ModelAgent(TeamAgent):
     """What every model-driven agent shares (``cobel-llm`` and the baselines ``coela-llm``, ``capo-llm``): the
     team and model, the belief world, the loop that perceives, chooses with the model and executes the chosen
     step, the model calls, and the messages queued and sent."""
@@ -97,26 +97,17 @@ class ModelAgent:
         *,
         format_retries: int = DEFAULT_FORMAT_RETRIES,
     ) -> None:
-        self.name = name
-        self.team = team
-        self.partners = tuple(p for p in team if p != name)
-        self.domain = domain
+        super().__init__(name, team, domain)
         self.model = model
         self.config = config or PAPER_CONFIG
         self.format_retries = format_retries
-        self.mind = Mind(name, team)
-        self.intent: Intent | None = None
         self.previous: list[str] = []
         self.dialogue: list[str] = []
         self.outbox: list[tuple[str, str]] = []
-        self.sent: list[SentMessage] = []
-        self.trace: list[str] = []
         self.token_counts: dict[str, int] = {}
         """Each sent message's token count under the model's own tokenizer (server usage), by text."""
         self._last: Completion | None = None
         self.calls = 0
-        self._setup = False
-        self._now = 0
 
     hears_plans = True
     """Whether a partner's message is heard with the plan it announces, as its intent (the baselines do)."""
@@ -124,11 +115,11 @@ class ModelAgent:
     async def act(self, obs: Any) -> Action:
         """Perceive and hear the partners' new messages and react to them, then (when ready) take the next step."""
         dom = self.domain
-        start_step(self, obs)
+        self.start_step(obs)
         new = [m for m in getattr(obs, "messages", ()) if m.sender != self.name]
         for m in new:
             self.dialogue.append(f"{m.sender}: {m.text}")
-            hear(self, m, plan=self.hears_plans)
+            self.hear(m, plan=self.hears_plans)
         if new:
             await self._heard(new)
         if not dom.ready(obs):
