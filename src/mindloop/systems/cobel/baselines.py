@@ -36,7 +36,6 @@ from mindloop.systems.cobel import replies as rp
 from mindloop.systems.cobel.llm import ModelAgent, listing
 from mindloop.systems.cobel.messages import render
 from mindloop.systems.cobel.mind import Intent
-from mindloop.systems.cobel.team import newly_found
 
 __all__ = [
     "CAPO_FEEDBACK",
@@ -225,7 +224,7 @@ class LlmCapoAgent(_LlmBaseline):
         return "\n".join(f"{a}: [subtask]; [subtask]" for a in self.team)
 
     async def _progress(self, obs: Any) -> None:
-        new = newly_found(self, self.mind.view(), self._known)
+        new = self.newly_found(self.mind.view(), self._known)
         if self._now <= 1 and self.name == min(self.team) and self.discussions == 0:
             self._event = self._event or "We are starting the task."
         elif new and self._now > 1:

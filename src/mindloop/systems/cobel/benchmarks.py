@@ -41,6 +41,8 @@ from mindloop.systems.cobel.metrics import (
     CWAH_MAX_STEPS,
     CWAH_TASK_LABELS,
     TDW_TASK_LABELS,
+    _rate,
+    _steps,
     episode_records,
     summarize_episodes,
 )
@@ -195,11 +197,9 @@ class _TransportBenchmark:
         }
         if acc:
             scores["belief_accuracy"] = sum(acc) / len(acc)
-        if result.world == "cwah":
-            scores["steps"] = float(result.steps if result.finished and result.error is None else MAX_STEPS)
-        else:
-            scores["steps"] = float(result.steps)
-            scores["transport_rate"] = 0.0 if result.error else float(result.transport_rate or 0.0)
+        scores["steps"] = _steps(record)  # the tables' rule: a failed or unfinished C-WAH episode counts 250 steps
+        if result.world == "tdw-mat":
+            scores["transport_rate"] = _rate(record)  # a failed episode transported nothing
         return Outcome(record, scores, error=result.error)
 
     def timeline(self, record: SampleRecord) -> EpisodeTimeline | None:

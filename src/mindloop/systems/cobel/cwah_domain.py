@@ -12,8 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from mindloop.beliefs import Fact
-from mindloop.beliefs.views.sbl import entity_parts
 from mindloop.systems.cobel.mind import CLAIM, Intent, Mind, WorldView
+from mindloop.systems.cobel.team import Domain, IntentFailed, _id, _name
 from mindloop.systems.cobel.worlds.common import Action, Layout
 from mindloop.systems.cobel.worlds.cwah_spec import FURNITURE as _FURNITURE
 from mindloop.systems.cobel.worlds.cwah_spec import HOP_STEPS, CwahObservation, GoalPredicate
@@ -22,22 +22,6 @@ __all__ = ["CwahDomain", "IntentFailed", "toward_room_of"]
 
 _FURNITURE_KIND = {name: kind for items in _FURNITURE.values() for name, kind in items}
 _TARGET_ROOM = {"coffeetable": "livingroom", "dinnertable": "kitchen", "fridge": "kitchen", "dishwasher": "kitchen"}
-
-
-class IntentFailed(Exception):  # noqa: N818 - control flow inside an agent, not an error for callers
-    """The current plan step cannot be carried out any more (the object is gone, the target unknown…)."""
-
-
-def _name(ref: str) -> str:
-    parts = entity_parts(ref)
-    return parts[0] if parts else ref
-
-
-def _id(ref: str) -> int:
-    parts = entity_parts(ref)
-    if parts is None:
-        raise IntentFailed(f"{ref!r} is not an entity")
-    return int(parts[1])
 
 
 def toward_room_of(view: WorldView, ref: str, here: str, verb: str) -> Action | None:
@@ -59,7 +43,7 @@ _TURN = Action("turn_left")
 
 
 @dataclass
-class CwahDomain:
+class CwahDomain(Domain):
     """Everything world-specific a C-WAH agent needs, for one episode."""
 
     goal: tuple[GoalPredicate, ...] = ()
@@ -69,12 +53,12 @@ class CwahDomain:
     inside: str = "INSIDE"
     idle: Action = _TURN  # what an agent with nothing to do sends: a turn changes nothing here
     claim_ttl: int = 40  # how many steps an announced plan keeps its claim
+    hop = float(HOP_STEPS)  # steps per door
 
     def setup(self, obs: CwahObservation) -> None:
         """Learn the static facts every agent knows: goal, rooms and doors."""
+        super().setup(obs)
         self.goal = obs.goal
-        self.rooms = {r.ref: r.name for r in obs.rooms}
-        self.layout = Layout(tuple(r.id for r in obs.rooms), obs.doors)
         self._target_of = {p.obj: p.target for p in obs.goal}
         self._rel_of = {p.obj: ("INSIDE" if p.relation == "IN" else "ON") for p in obs.goal}
         self._count = {p.obj: p.count for p in obs.goal}
@@ -87,10 +71,6 @@ class CwahDomain:
     def ready(self, obs: CwahObservation) -> bool:
         """C-WAH agents act every step."""
         return True
-
-    def room(self, obs: CwahObservation) -> str:
-        """The agent's room, as an SBL entity."""
-        return obs.room.ref
 
     def holding(self, obs: CwahObservation) -> list[str]:
         """What the agent holds, as SBL entities."""
@@ -144,11 +124,6 @@ class CwahDomain:
         mind.perceive(facts, copresent, obs.t)
 
     # ---- knowledge helpers ----------------------------------------------------------------------------------
-    def _dist(self, a: str | None, b: str | None) -> float:
-        if a is None or b is None or self.layout is None:
-            return 2.0 * HOP_STEPS
-        return float(self.layout.hops(_id(a), _id(b)) * HOP_STEPS)
-
     def _room_of(self, view: WorldView, ref: str) -> str | None:
         """Room of a piece of furniture or of an object (through its holder)."""
         if ref in self.rooms:

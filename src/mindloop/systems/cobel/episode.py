@@ -73,10 +73,9 @@ def parse_team(spec: str | Sequence[str], n_agents: int = 2) -> tuple[str, ...]:
 def episode_from_dict(data: Mapping[str, Any]) -> CwahEpisode | TdwEpisode:
     """A C-WAH or TDW-MAT episode from its ``to_dict`` form (``world`` says which)."""
     world = data.get("world")
-    if world == "cwah":
-        return CwahEpisode.from_dict(data)
-    if world == "tdw-mat":
-        return TdwEpisode.from_dict(data)
+    for cls in (CwahEpisode, TdwEpisode):
+        if world == cls.WORLD:
+            return cls.from_dict(data)
     raise InvalidArgumentError(f"unknown transport world {world!r} (known: cwah, tdw-mat)")
 
 

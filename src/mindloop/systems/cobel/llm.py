@@ -35,14 +35,13 @@ from typing import Any, TypeVar
 from mindloop.beliefs import Fact, Source
 from mindloop.beliefs.views.sbl import SblIssue
 from mindloop.models.base import ChatModel, Completion, GenerationConfig, message
-from mindloop.models.replies import DEFAULT_FORMAT_RETRIES, ask
+from mindloop.models.replies import DEFAULT_FORMAT_RETRIES, ask, letters
 from mindloop.models.tokens import count_tokens
 from mindloop.systems.cobel import prompts as tpl
 from mindloop.systems.cobel import replies as rp
-from mindloop.systems.cobel.cwah_domain import IntentFailed
 from mindloop.systems.cobel.messages import read, render
-from mindloop.systems.cobel.mind import INTENT, RULES_BY_WORLD, Intent, Mind
-from mindloop.systems.cobel.team import Domain, SentMessage, _fit, hear, start_step
+from mindloop.systems.cobel.mind import INTENT, RULES_BY_WORLD, Intent
+from mindloop.systems.cobel.team import Domain, IntentFailed, SentMessage, TeamAgent, _fit
 from mindloop.systems.cobel.worlds.common import Action
 
 T = TypeVar("T")
@@ -71,15 +70,12 @@ def message_tokens(text: str, completion: Completion) -> int | None:
     return max(1, round(completion.completion_tokens * share))
 
 
-_LETTERS = "ABCDEFGHIJKL"
-
-
 def listing(texts: list[str]) -> str:
     """Options as the planning prompts list them: ``A. explore <kitchen>(2000)``, one a line."""
-    return "\n".join(f"{_LETTERS[k]}. {t}" for k, t in enumerate(texts))
+    return "\n".join(f"{letter}. {t}" for letter, t in zip(letters(len(texts)), texts, strict=True))
 
 
-class ModelAgent:
+class ModelAgent(TeamAgent):
     """What every model-driven agent shares (``cobel-llm`` and the baselines ``coela-llm``, ``capo-llm``): the
     team and model, the belief world, the loop that perceives, chooses with the model and executes the chosen
     step, the model calls, and the messages queued and sent."""
@@ -101,26 +97,17 @@ class ModelAgent:
         *,
         format_retries: int = DEFAULT_FORMAT_RETRIES,
     ) -> None:
-        self.name = name
-        self.team = team
-        self.partners = tuple(p for p in team if p != name)
-        self.domain = domain
+        super().__init__(name, team, domain)
         self.model = model
         self.config = config or PAPER_CONFIG
         self.format_retries = format_retries
-        self.mind = Mind(name, team)
-        self.intent: Intent | None = None
         self.previous: list[str] = []
         self.dialogue: list[str] = []
         self.outbox: list[tuple[str, str]] = []
-        self.sent: list[SentMessage] = []
-        self.trace: list[str] = []
         self.token_counts: dict[str, int] = {}
         """Each sent message's token count under the model's own tokenizer (server usage), by text."""
         self._last: Completion | None = None
         self.calls = 0
-        self._setup = False
-        self._now = 0
 
     hears_plans = True
     """Whether a partner's message is heard with the plan it announces, as its intent (the baselines do)."""
@@ -128,11 +115,11 @@ class ModelAgent:
     async def act(self, obs: Any) -> Action:
         """Perceive and hear the partners' new messages and react to them, then (when ready) take the next step."""
         dom = self.domain
-        start_step(self, obs)
+        self.start_step(obs)
         new = [m for m in getattr(obs, "messages", ()) if m.sender != self.name]
         for m in new:
             self.dialogue.append(f"{m.sender}: {m.text}")
-            hear(self, m, plan=self.hears_plans)
+            self.hear(m, plan=self.hears_plans)
         if new:
             await self._heard(new)
         if not dom.ready(obs):
@@ -367,13 +354,7 @@ class LlmCobelAgent(ModelAgent):
                     opp_plans.append(f"{p} plan{k}: {' then '.join(s.text for s in steps)}")
             self.mind.predict(p, ranked, self._now)
         zero = self._beliefs()
-        steps, text = await self._ask(
-            tpl.ZERO_ORDER_PREDICTION,
-            "zero-order prediction",
-            lambda r: rp.read_plan(r, "Fig. 11", bed=bed),
-            ZERO_ORDER_BELIEFS=zero,
-        )
-        self._set_plan(steps, text)
+        await self._new_plan(tpl.ZERO_ORDER_PREDICTION, "Fig. 11", "zero-order prediction", ZERO_ORDER_BELIEFS=zero)
         if not self.bbc and self.partners:  # No-BBC: my beliefs and plan told (Fig. 13) every time
             await self._tell(" and ".join(self.partners), zero)
         for p in self.partners if self.bbc else ():
@@ -404,7 +385,10 @@ class LlmCobelAgent(ModelAgent):
         why = "model: heavy miscoordination" if self.bbc else "no-bbc: beliefs and plan at every new plan"
         self._queue(text, why, self._last)
 
-    def _set_plan(self, steps: list[Intent], text: str) -> None:
+    async def _new_plan(self, template: str, fig: str, what: str, **values: str) -> None:
+        """Ask for my plan (``fig``: Fig. 11 or Fig. 15) and keep its first three steps and its text."""
+        bed = self._bed
+        steps, text = await self._ask(template, what, lambda r: rp.read_plan(r, fig, bed=bed), **values)
         self.plan = steps[:3]
         self.plan_text = text.strip()
 
@@ -425,16 +409,14 @@ class LlmCobelAgent(ModelAgent):
         )
         if choice.done:
             opp = (self.mind.value(self.partners[0], INTENT) if self.partners else None) or "None"
-            bed = self._bed
-            steps, text = await self._ask(
+            await self._new_plan(
                 tpl.REPLANNING,
+                "Fig. 15",
                 "replanning",
-                lambda r: rp.read_plan(r, "Fig. 15", bed=bed),
                 OPPO_NAME=self.partners[0] if self.partners else "",
                 OPPO_PLAN=opp,
                 ZERO_ORDER_BELIEFS=self._beliefs(),
             )
-            self._set_plan(steps, text)
             return None
         assert choice.index is not None
         return options[choice.index]

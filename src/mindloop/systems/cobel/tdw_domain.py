@@ -12,8 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from mindloop.beliefs import Fact
-from mindloop.systems.cobel.cwah_domain import IntentFailed, _id, _name, toward_room_of
+from mindloop.systems.cobel.cwah_domain import toward_room_of
 from mindloop.systems.cobel.mind import CLAIM, Intent, Mind, WorldView
+from mindloop.systems.cobel.team import Domain, IntentFailed, _id, _name
 from mindloop.systems.cobel.worlds.common import Action, Layout
 from mindloop.systems.cobel.worlds.tdw_spec import (
     CONTAINER_CAPACITY,
@@ -28,7 +29,6 @@ from mindloop.systems.cobel.worlds.tdw_spec import (
 __all__ = ["TdwDomain"]
 
 _CONTAINER_NAMES = frozenset(n for _, containers in TDW_CATEGORIES.values() for n in containers)
-_HOP = ROOM_SIZE * FRAMES_PER_METER
 _REACH = 3.0 * FRAMES_PER_METER + FRAME_COSTS["grasp"]
 _VERB_ORDER = {"transport": 0, "grab": 1, "explore": 2}
 
@@ -37,13 +37,14 @@ _WAIT = Action("wait")
 
 
 @dataclass
-class TdwDomain:
+class TdwDomain(Domain):
     """Everything world-specific a TDW-MAT agent needs, for one episode."""
 
     world: str = "tdw-mat"
     inside: str = "CONTAINED_BY"
     idle: Action = _WAIT  # waiting costs a few frames
     claim_ttl: int = 400  # frames an announced plan keeps its claim
+    hop = ROOM_SIZE * FRAMES_PER_METER  # frames per door (to the next room's centre)
     goal: dict[str, int] = field(default_factory=dict)
     rooms: dict[str, str] = field(default_factory=dict)
     bed: str = ""
@@ -53,9 +54,8 @@ class TdwDomain:
 
     def setup(self, obs: TdwObservation) -> None:
         """Learn what every agent knows from the start: goal, rooms, doors and where the bed is."""
+        super().setup(obs)
         self.goal = dict(obs.goal)
-        self.rooms = {r.ref: r.name for r in obs.rooms}
-        self.layout = Layout(tuple(r.id for r in obs.rooms), obs.doors)
         self.bed = obs.bed.ref
         self.bed_room = next(r.ref for r in obs.rooms if r.id == obs.bed_room)
 
@@ -66,10 +66,6 @@ class TdwDomain:
     def ready(self, obs: TdwObservation) -> bool:
         """Whether the agent's last action has finished."""
         return obs.ready
-
-    def room(self, obs: TdwObservation) -> str:
-        """The agent's room."""
-        return obs.room.ref
 
     def holding(self, obs: TdwObservation) -> list[str]:
         """What the agent holds (containers and objects)."""
@@ -114,11 +110,6 @@ class TdwDomain:
         mind.perceive(facts, copresent, obs.frame)
 
     # ---- knowledge helpers ----------------------------------------------------------------------------------
-    def _dist(self, a: str | None, b: str | None) -> float:
-        if a is None or b is None or self.layout is None:
-            return 2.0 * _HOP
-        return self.layout.hops(_id(a), _id(b)) * _HOP
-
     def _is_container(self, ref: str) -> bool:
         return _name(ref) in _CONTAINER_NAMES
 

@@ -19,17 +19,17 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from mindloop.beliefs import Fact
+from mindloop.beliefs.views.sbl import entity_parts
 from mindloop.errors import InvalidArgumentError
-from mindloop.systems.cobel.cwah_domain import IntentFailed
 from mindloop.systems.cobel.messages import Reading, read, render
 from mindloop.systems.cobel.mind import CLAIM, INTENT, Intent, Mind, WorldView
-from mindloop.systems.cobel.worlds.common import MAX_MESSAGE_CHARS, Action
+from mindloop.systems.cobel.worlds.common import MAX_MESSAGE_CHARS, Action, Layout
 
-__all__ = ["STYLES", "CollabAgent", "Domain", "SentMessage"]
+__all__ = ["STYLES", "CollabAgent", "Domain", "IntentFailed", "SentMessage", "TeamAgent"]
 
 STYLES = ("cobel", "coela", "capo", "heuristic")
 """The symbolic team styles."""
@@ -39,18 +39,55 @@ EXCLUSIVE = frozenset({"grab", "explore", "check"})
 delivering to the same place is not a conflict."""
 
 
+class IntentFailed(Exception):  # noqa: N818 - control flow inside an agent, not an error for callers
+    """The current plan step cannot be carried out any more (the object is gone, the target unknown…)."""
+
+
+def _name(ref: str) -> str:
+    """The class name of an SBL entity (``<apple>(12)`` -> ``apple``); ``ref`` itself when it is not one."""
+    parts = entity_parts(ref)
+    return parts[0] if parts else ref
+
+
+def _id(ref: str) -> int:
+    """The id of an SBL entity; :class:`IntentFailed` when ``ref`` is not one."""
+    parts = entity_parts(ref)
+    if parts is None:
+        raise IntentFailed(f"{ref!r} is not an entity")
+    return int(parts[1])
+
+
 class Domain(Protocol):
-    """What a world tells its agents: perception, plan options with costs, execution and relevance."""
+    """What a world tells its agents: perception, plan options with costs, execution and relevance. A world's
+    domain may derive from it for what both worlds' domains share: the map every agent knows from the start (rooms
+    and doors, learnt in :meth:`setup`), the agent's room, and distances in doors times :attr:`hop`."""
 
     world: str
     inside: str
     idle: Action  # what an agent with nothing to do sends
     claim_ttl: int  # how long (the world's time unit) an announced plan keeps its claim
+    hop: float  # what walking through one door costs (the world's unit)
+    rooms: dict[str, str]  # room ref -> room name
+    layout: Layout | None
 
-    def setup(self, obs: Any) -> None: ...
+    def setup(self, obs: Any) -> None:
+        """Learn the static facts every agent knows: the rooms and doors."""
+        self.rooms = {r.ref: r.name for r in obs.rooms}
+        self.layout = Layout(tuple(r.id for r in obs.rooms), obs.doors)
+
     def t(self, obs: Any) -> int: ...
     def ready(self, obs: Any) -> bool: ...
-    def room(self, obs: Any) -> str: ...
+    def room(self, obs: Any) -> str:
+        """The agent's room, as an SBL entity."""
+        return str(obs.room.ref)
+
+    def _dist(self, a: str | None, b: str | None) -> float:
+        """Expected cost from room ``a`` to room ``b``: doors times :attr:`hop` (two doors' worth when either is
+        unknown)."""
+        if a is None or b is None or self.layout is None:
+            return 2.0 * self.hop
+        return self.layout.hops(_id(a), _id(b)) * self.hop
+
     def holding(self, obs: Any) -> list[str]: ...
     def perceive(self, mind: Mind, obs: Any) -> None: ...
     def options(
@@ -71,72 +108,75 @@ class SentMessage:
     reason: str
 
 
-def start_step(agent: Any, obs: Any) -> None:
-    """What every agent does first with an observation: set its domain up on the first one, take the time
-    (``agent._now``) and perceive into its mind."""
-    dom = agent.domain
-    if not agent._setup:
-        dom.setup(obs)
-        agent._setup = True
-    agent._now = dom.t(obs)
-    dom.perceive(agent.mind, obs)
+class TeamAgent:
+    """What every agent of a team keeps, symbolic or model-driven: its name, the team and its partners, the world's
+    domain, its belief world (:class:`~mindloop.systems.cobel.mind.Mind`), the plan step it is on, the messages it
+    sent and its trace; and how it takes in an observation and a partner's message."""
 
+    def __init__(self, name: str, team: tuple[str, ...], domain: Domain) -> None:
+        self.name = name
+        self.team = team
+        self.partners = tuple(p for p in team if p != name)
+        self.domain = domain
+        self.mind = Mind(name, team)
+        self.intent: Intent | None = None
+        self.sent: list[SentMessage] = []
+        self.trace: list[str] = []
+        self._setup = False
+        self._now = 0
 
-def hear(agent: Any, msg: Any, *, plan: bool = True) -> Reading:
-    """Read a partner's message into ``agent``'s mind as testimony: the facts it states and (with ``plan``) the plan
-    it announces, as the sender's intent. Returns the reading."""
-    reading = read(msg.text, msg.sender, inside=agent.domain.inside)
-    facts = list(reading.facts)
-    if plan and reading.plan is not None:
-        facts.append(Fact(msg.sender, INTENT, f"{reading.plan[0]} {reading.plan[1]}"))
-    if facts:
-        agent.mind.hear(msg.sender, facts, agent._now, msg.text)
-    return reading
+    def start_step(self, obs: Any) -> None:
+        """What every agent does first with an observation: set its domain up on the first one, take the time
+        (``_now``) and perceive into its mind."""
+        dom = self.domain
+        if not self._setup:
+            dom.setup(obs)
+            self._setup = True
+        self._now = dom.t(obs)
+        dom.perceive(self.mind, obs)
 
+    def hear(self, msg: Any, *, plan: bool = True) -> Reading:
+        """Read a partner's message into my mind as testimony: the facts it states and (with ``plan``) the plan it
+        announces, as the sender's intent. Returns the reading."""
+        reading = read(msg.text, msg.sender, inside=self.domain.inside)
+        facts = list(reading.facts)
+        if plan and reading.plan is not None:
+            facts.append(Fact(msg.sender, INTENT, f"{reading.plan[0]} {reading.plan[1]}"))
+        if facts:
+            self.mind.hear(msg.sender, facts, self._now, msg.text)
+        return reading
 
-def newly_found(agent: Any, view: WorldView, known: set[str]) -> set[str]:
-    """The goal objects ``agent`` now knows of that are not in ``known`` (which takes them in): CaPo's progress
-    event."""
-    found = {f.subject for f in agent.domain.relevant_facts(view, agent.name) if f.relation != "EXPLORED"}
-    new = found - known
-    known |= found
-    return new
+    def newly_found(self, view: WorldView, known: set[str]) -> set[str]:
+        """The goal objects I now know of that are not in ``known`` (which takes them in): CaPo's progress event."""
+        found = {f.subject for f in self.domain.relevant_facts(view, self.name) if f.relation != "EXPLORED"}
+        new = found - known
+        known |= found
+        return new
 
 
 _ASSIGN = re.compile(r"\b([A-Z][a-z]+):\s*([a-z]+)\s+(<[^<>()]+>\(\s*[A-Za-z0-9_.\-]+\s*\))")
 
 
-@dataclass
-class CollabAgent:
-    """One symbolic agent of a team; ``act(obs)`` returns its action for the step."""
+class CollabAgent(TeamAgent):
+    """One symbolic agent of a team (``style``: one of :data:`STYLES`); ``act(obs)`` returns its action for the
+    step."""
 
-    name: str
-    team: tuple[str, ...]
-    domain: Domain
-    style: str = "cobel"
-    mind: Mind = field(init=False)
-    intent: Intent | None = field(default=None, init=False)
-    outbox: list[tuple[str, list[Fact], str]] = field(default_factory=list, init=False)
-    sent: list[SentMessage] = field(default_factory=list, init=False)
-    trace: list[str] = field(default_factory=list, init=False)
-
-    def __post_init__(self) -> None:
-        if self.style not in STYLES:
-            raise InvalidArgumentError(f"unknown agent style {self.style!r} (known: {', '.join(STYLES)})")
-        self.mind = Mind(self.name, self.team)
-        self.partners = tuple(p for p in self.team if p != self.name)
-        self._setup = False
+    def __init__(self, name: str, team: tuple[str, ...], domain: Domain, style: str = "cobel") -> None:
+        if style not in STYLES:
+            raise InvalidArgumentError(f"unknown agent style {style!r} (known: {', '.join(STYLES)})")
+        super().__init__(name, team, domain)
+        self.style = style
+        self.outbox: list[tuple[str, list[Fact], str]] = []
         self._assigned: dict[str, Intent] = {}
         self._known_goal_objects: set[str] = set()
         self._last_discussion = -(10**9)
-        self._now = 0
         self._failed: dict[str, int] = {}
 
     # ---- the loop -------------------------------------------------------------------------------------------
     def act(self, obs: Any) -> Action:
         """Update beliefs from the observation, then plan, talk or act."""
         dom = self.domain
-        start_step(self, obs)
+        self.start_step(obs)
         self._hear(obs)
         if not dom.ready(obs):
             return dom.idle
@@ -175,7 +215,7 @@ class CollabAgent:
         for msg in getattr(obs, "messages", ()):
             if msg.sender == self.name:
                 continue
-            reading = hear(self, msg)
+            reading = self.hear(msg)
             if self.style == "capo":
                 self._capo_hear(msg.sender, msg.text)
             elif (
@@ -353,7 +393,7 @@ class CollabAgent:
 
     # ---- CaPo-style discussion ------------------------------------------------------------------------------
     def _capo_events(self, view: WorldView, obs: Any) -> None:
-        new = newly_found(self, view, self._known_goal_objects)
+        new = self.newly_found(view, self._known_goal_objects)
         if self._now <= 1 and self.name == min(self.team):
             self._maybe_discuss("start")
         elif new and self._now > 1:

@@ -15,9 +15,9 @@ True})``); stepping a finished episode raises :class:`gymnasium.error.ResetNeede
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self, TypeVar
 
 import gymnasium
 from gymnasium import spaces
@@ -25,6 +25,7 @@ from gymnasium.error import ResetNeeded
 
 from mindloop.beliefs import Event, EventKind, Fact, Source, Utterance
 from mindloop.errors import InvalidArgumentError
+from mindloop.records_codec import Record, read_record, write_record
 
 __all__ = [
     "AGENT_NAMES",
@@ -38,6 +39,7 @@ __all__ = [
     "ParallelEnvBase",
     "StepResult",
     "TransportEnv",
+    "TransportEpisode",
     "action_space_for",
     "agent_names",
     "coerce_action",
@@ -80,6 +82,38 @@ def agent_names(n: int) -> tuple[str, ...]:
     if not 2 <= n <= len(AGENT_NAMES):
         raise InvalidArgumentError(f"a transport team has 2 to {len(AGENT_NAMES)} agents, got {n}")
     return AGENT_NAMES[:n]
+
+
+class TransportEpisode(Record):
+    """What both worlds' episode specs share: their plain-data form, ``{"world": WORLD, field: value, ...}`` (a
+    benchmark sample's input), read back field by field and checked; a team of 2 when ``n_agents`` is missing."""
+
+    __slots__ = ()
+    WORLD: ClassVar[str] = ""
+    """The world's name in the plain-data form (``cwah``, ``tdw-mat``)."""
+    TITLE: ClassVar[str] = ""
+    """The world's name in error messages (``C-WAH``, ``TDW-MAT``)."""
+    READ_MISSING: ClassVar[Mapping[str, Any]] = {"n_agents": 2}
+    n_agents: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for a benchmark sample."""
+        return {"world": self.WORLD, **write_record(self)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Self:
+        """Read back :meth:`to_dict`'s form, checked (:meth:`check`); a malformed one is an
+        :class:`~mindloop.errors.InvalidArgumentError`."""
+        try:
+            ep: Self = read_record(cls, data)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InvalidArgumentError(f"malformed {cls.TITLE} episode {dict(data)!r}: {exc}") from None
+        ep.check()
+        return ep
+
+    def check(self) -> None:
+        """Raise ``InvalidArgumentError`` unless the episode is one of the world's."""
+        raise NotImplementedError
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,8 +293,9 @@ class TransportEnv(ParallelEnvBase[str, _O, Any]):
     """What both transport worlds share: the team, the action kinds and spaces, privileged mode, last events,
     choosing the episode, the opening events, messages, witnesses and the step's returns.
 
-    Subclasses set their PettingZoo name, action kinds and observation type (``ENV_NAME``, ``KINDS``,
-    ``OBSERVATION``), build the episode in ``reset`` (:meth:`_episode`, then :meth:`_opening`), call
+    Subclasses set their PettingZoo name, action kinds, observation and episode types (``ENV_NAME``, ``KINDS``,
+    ``OBSERVATION``, ``EPISODE``; ``CHECK_EPISODE``: check an episode given as itself too), draw an episode from a
+    seed (``_draw``) and build its scene (``_build``, the clock at 0), call
     :meth:`_check_running` first in ``step`` and :meth:`_stepped` last, and give ``_agent``/``_agents_list``
     (agents with ``name``, ``room`` and ``holding``), ``entities``, ``world_facts``, ``_look``, ``_observe`` and
     :meth:`_ground_truth`. ``last_events`` holds every event of the last reset or step, witnessed or not
@@ -271,6 +306,8 @@ class TransportEnv(ParallelEnvBase[str, _O, Any]):
     ENV_NAME = ""
     KINDS: tuple[str, ...] = ()
     OBSERVATION: type = object
+    EPISODE: type[TransportEpisode] = TransportEpisode
+    CHECK_EPISODE = False
     entities: dict[int, Entity]
     _agent: dict[str, Any]
     _agents_list: list[Any]
@@ -298,25 +335,25 @@ class TransportEnv(ParallelEnvBase[str, _O, Any]):
         self._privileged_now = privileged
         self.last_events: tuple[Event | Utterance, ...] = ()
 
-    def _episode(
-        self,
-        seed: int | None,
-        options: Mapping[str, Any],
-        cls: type,
-        draw: Callable[[int], Any],
-        *,
-        check: bool = False,
-    ) -> Any:
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, _O], dict[str, dict[str, Any]]]:
+        """Build the episode's scene and return each agent's first observation and info."""
+        self._build(self._episode(seed, options or {}))
+        return self._opening()
+
+    def _episode(self, seed: int | None, options: Mapping[str, Any]) -> Any:
         """The episode ``reset`` plays (option ``episode``, an episode or its dict, else the env's own, else
-        ``draw(seed)``), checked against the team; it also reads the per-episode settings (privileged mode)."""
+        ``_draw(seed)``), checked against the team; it also reads the per-episode settings (privileged mode)."""
+        cls = self.EPISODE
         ep = options.get("episode", self.episode)
         if isinstance(ep, Mapping):
-            ep = cls.from_dict(ep)  # type: ignore[attr-defined]
+            ep = cls.from_dict(ep)
         if ep is None:
-            ep = draw(0 if seed is None else seed)
+            ep = self._draw(0 if seed is None else seed)
         elif not isinstance(ep, cls):
             raise InvalidArgumentError(f"option 'episode' must be a {cls.__name__} or a dict, got {type(ep).__name__}")
-        if check:
+        if self.CHECK_EPISODE:
             ep.check()
         if ep.n_agents != len(self.possible_agents):
             raise InvalidArgumentError(
@@ -326,7 +363,19 @@ class TransportEnv(ParallelEnvBase[str, _O, Any]):
         self._privileged_now = bool(options.get("privileged", self.privileged))
         return ep
 
-    def _opening(self, extra: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    def _draw(self, seed: int) -> Any:
+        """The episode ``reset(seed=seed)`` plays when none is given."""
+        raise NotImplementedError
+
+    def _build(self, ep: Any) -> None:
+        """Build ``ep``'s scene and set the clock to 0."""
+        raise NotImplementedError
+
+    def _extra(self) -> dict[str, Any]:
+        """What every info carries besides ``ok``, ``events``, ``error`` and ground truth (the world's clock)."""
+        return {}
+
+    def _opening(self) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         """Start the team on the built scene: the opening events (the world narrated, each agent's first look),
         and each agent's first observation and info."""
         self.agents = list(self.possible_agents)
@@ -337,7 +386,7 @@ class TransportEnv(ParallelEnvBase[str, _O, Any]):
         events += [self._look(self._agent[a], 0) for a in self.agents]
         self.last_events = tuple(events)
         obs = {a: self._observe(a) for a in self.agents}
-        return obs, self._infos(self.agents, dict.fromkeys(self.agents, (True, "")), extra)
+        return obs, self._infos(self.agents, dict.fromkeys(self.agents, (True, "")))
 
     def _stepped(
         self,
@@ -345,7 +394,6 @@ class TransportEnv(ParallelEnvBase[str, _O, Any]):
         done: bool,
         truncated: bool,
         results: Mapping[str, tuple[bool, str]],
-        extra: Mapping[str, Any],
     ) -> StepResult:
         """What ``step`` returns for the live agents; the episode ends when it is done or truncated."""
         agents = self.agents
@@ -353,7 +401,7 @@ class TransportEnv(ParallelEnvBase[str, _O, Any]):
         rewards = dict.fromkeys(agents, reward)
         terms = dict.fromkeys(agents, done)
         truncs = dict.fromkeys(agents, truncated)
-        infos = self._infos(agents, results, extra)
+        infos = self._infos(agents, results)
         if done or truncated:
             self.agents = []
         return obs, rewards, terms, truncs, infos
@@ -407,11 +455,10 @@ class TransportEnv(ParallelEnvBase[str, _O, Any]):
         """The world's ground truth for ``info[agent]["ground_truth"]`` (privileged mode only)."""
         raise NotImplementedError
 
-    def _infos(
-        self, agents: Sequence[str], results: Mapping[str, tuple[bool, str]], extra: Mapping[str, Any]
-    ) -> dict[str, dict[str, Any]]:
-        """Each agent's info: ``ok``, ``events`` (the witnessed ones), ``extra``, ``error`` and ground truth."""
+    def _infos(self, agents: Sequence[str], results: Mapping[str, tuple[bool, str]]) -> dict[str, dict[str, Any]]:
+        """Each agent's info: ``ok``, ``events`` (the witnessed ones), :meth:`_extra`, ``error`` and ground truth."""
         events = witnessed(self.last_events)
+        extra = self._extra()
         truth = self._ground_truth() if self._privileged_now else None
         infos: dict[str, dict[str, Any]] = {}
         for a in agents:

@@ -112,26 +112,19 @@ class CwahEnv(TransportEnv[CwahObservation]):
     ENV_NAME = "cwah_v0"
     KINDS = CWAH_ACTIONS
     OBSERVATION = CwahObservation
+    EPISODE = CwahEpisode
     episode: CwahEpisode | None
     layout = Layout(tuple(r for r, _ in _ROOMS), _DOORS)
     t = 0
 
     # ---- episode setup --------------------------------------------------------------------------------------
-    def reset(
-        self, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, CwahObservation], dict[str, dict[str, Any]]]:
-        """Build the episode's scene and return each agent's first observation and info."""
-        ep = self._episode(seed, options or {}, CwahEpisode, self._draw)
-        self._build(ep, ep.seed)
-        self.t = 0
-        return self._opening({})
-
     def _draw(self, s: int) -> CwahEpisode:
         task = sorted(CWAH_TASKS)[random.Random(f"cwah-task:{s}").randrange(len(CWAH_TASKS))]
         return make_cwah_episode(task, s, len(self.possible_agents))
 
-    def _build(self, ep: CwahEpisode, seed: int) -> None:
-        rng = random.Random(f"cwah-scene:{ep.task}:{seed}")
+    def _build(self, ep: CwahEpisode) -> None:
+        self.t = 0
+        rng = random.Random(f"cwah-scene:{ep.task}:{ep.seed}")
         house = _HOUSE  # rooms and furniture are the same in every episode: built once, shared read-only
         self.entities: dict[int, Entity] = dict(house.entities)
         self.room_of: dict[int, int] = dict(house.room_of)
@@ -203,7 +196,7 @@ class CwahEnv(TransportEnv[CwahObservation]):
             self.satisfied = self._count_satisfied()
         self.last_events = tuple(events)
         done = self.satisfied == self._goal_total
-        return self._stepped(float(self.satisfied - before), done, not done and t >= MAX_STEPS, results, {})
+        return self._stepped(float(self.satisfied - before), done, not done and t >= MAX_STEPS, results)
 
     def _apply(self, ag: _Agent, act: Action, t: int, events: list[Event | Utterance]) -> tuple[bool, str]:
         kind = act.kind

@@ -11,13 +11,14 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from mindloop.datafiles import DataFileError, load_data_file, package_file
 from mindloop.errors import InvalidArgumentError
-from mindloop.systems.cobel.worlds.common import Entity, Message, agent_names
+from mindloop.records_codec import Codec
+from mindloop.systems.cobel.worlds.common import Entity, Message, TransportEpisode, agent_names
 
 __all__ = [
     "CWAH_ACTIONS",
@@ -117,36 +118,27 @@ class GoalPredicate:
         return f"{self.relation}({self.obj},{self.target}): {self.count}"
 
 
+def _predicate(item: Any) -> GoalPredicate:
+    """A goal predicate from its plain-data form, ``[relation, object, target, count]``."""
+    r, o, t, c = item
+    return GoalPredicate(str(r), str(o), str(t), int(c))
+
+
 @dataclass(frozen=True, slots=True)
-class CwahEpisode:
-    """A fully specified episode: task, goal, agent count and the scene seed (JSON-friendly via ``to_dict``)."""
+class CwahEpisode(TransportEpisode):
+    """A fully specified episode: task, goal, agent count and the scene seed (JSON-friendly via ``to_dict``, the
+    goal as ``[relation, object, target, count]`` lists)."""
+
+    WORLD = "cwah"
+    TITLE = "C-WAH"
+    CODECS: ClassVar[Mapping[str, Codec]] = {
+        "GoalPredicate": (lambda p: [p.relation, p.obj, p.target, p.count], _predicate)
+    }
 
     task: str
     goal: tuple[GoalPredicate, ...]
     n_agents: int
     seed: int
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain data for a benchmark sample."""
-        return {
-            "world": "cwah",
-            "task": self.task,
-            "goal": [[p.relation, p.obj, p.target, p.count] for p in self.goal],
-            "n_agents": self.n_agents,
-            "seed": self.seed,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> CwahEpisode:
-        """Read back :meth:`to_dict`'s form, checking task and predicates."""
-        try:
-            task = str(data["task"])
-            goal = tuple(GoalPredicate(str(r), str(o), str(t), int(c)) for r, o, t, c in data["goal"])
-            ep = cls(task, goal, int(data.get("n_agents", 2)), int(data["seed"]))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise InvalidArgumentError(f"malformed C-WAH episode {dict(data)!r}: {exc}") from None
-        ep.check()
-        return ep
 
     def check(self) -> None:
         """Raise ``InvalidArgumentError`` unless every predicate belongs to the task of Table 6."""

@@ -79,23 +79,22 @@ class TdwEnv(TransportEnv[TdwObservation]):
     ENV_NAME = "tdw_mat_v0"
     KINDS = TDW_ACTIONS
     OBSERVATION = TdwObservation
+    EPISODE = TdwEpisode
+    CHECK_EPISODE = True
     episode: TdwEpisode | None
     frame = 0
 
     # ---- setup ----------------------------------------------------------------------------------------------
-    def reset(
-        self, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, TdwObservation], dict[str, dict[str, Any]]]:
-        """Build the episode's house and return each agent's first observation and info."""
-        self._build(self._episode(seed, options or {}, TdwEpisode, self._draw, check=True))
-        self.frame = 0
-        return self._opening({"frame": self.frame})
+    def _extra(self) -> dict[str, Any]:
+        """Every info carries the frame."""
+        return {"frame": self.frame}
 
     def _draw(self, s: int) -> TdwEpisode:
         rng = random.Random(f"tdw-task:{s}")
         return TdwEpisode(rng.choice(("food", "stuff")), rng.choice(("low", "high")), len(self.possible_agents), s)
 
     def _build(self, ep: TdwEpisode) -> None:
+        self.frame = 0
         rng = random.Random(f"tdw-scene:{ep.category}:{ep.capacity}:{ep.seed}")
         types = ["livingroom", "office", "kitchen", "bedroom", *(rng.choice(_EXTRA_ROOMS) for _ in range(2))]
         rng.shuffle(types)
@@ -203,7 +202,7 @@ class TdwEnv(TransportEnv[TdwObservation]):
         self.last_events = tuple(events)
         done = len(self.on_bed) == N_TARGETS
         truncated = not done and self.frame >= FRAME_BUDGET
-        return self._stepped(float(len(self.on_bed) - before), done, truncated, results, {"frame": self.frame})
+        return self._stepped(float(len(self.on_bed) - before), done, truncated, results)
 
     def _visible_to(self, ag: _TAgent, i: int) -> bool:
         if i in self.held_by or i in self.inside or i in self.on_bed:

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from mindloop.errors import InvalidArgumentError
-from mindloop.systems.cobel.worlds.common import Entity, Message, agent_names
+from mindloop.systems.cobel.worlds.common import Entity, Message, TransportEpisode, agent_names
 
 __all__ = [
     "CONTAINERS_PER_CAPACITY",
@@ -85,8 +84,11 @@ def exploration_state(seen_quarters: int) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class TdwEpisode:
+class TdwEpisode(TransportEpisode):
     """Task category (food/stuff), capacity (low/high), team size and scene seed."""
+
+    WORLD = "tdw-mat"
+    TITLE = "TDW-MAT"
 
     category: str
     capacity: str
@@ -97,26 +99,6 @@ class TdwEpisode:
     def task(self) -> str:
         """``food-low-capacity`` etc., the row names of Table 1."""
         return f"{self.category}-{self.capacity}-capacity"
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain data for a benchmark sample."""
-        return {
-            "world": "tdw-mat",
-            "category": self.category,
-            "capacity": self.capacity,
-            "n_agents": self.n_agents,
-            "seed": self.seed,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> TdwEpisode:
-        """Read back :meth:`to_dict`'s form."""
-        try:
-            ep = cls(str(data["category"]), str(data["capacity"]), int(data.get("n_agents", 2)), int(data["seed"]))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise InvalidArgumentError(f"malformed TDW-MAT episode {dict(data)!r}: {exc}") from None
-        ep.check()
-        return ep
 
     def check(self) -> None:
         """Raise ``InvalidArgumentError`` for an unknown category or capacity."""
