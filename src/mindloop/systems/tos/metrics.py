@@ -32,14 +32,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
-from mindloop.datafiles import load_package_data
 from mindloop.errors import DependencyError, InvalidArgumentError
 from mindloop.metrics.stats import mean, prf
 from mindloop.systems.tos.world.geometry import (
     CARDINALS,
     EAST,
+    LABEL_SPELLINGS,
     NORTH,
     SOUTH,
     WEST,
@@ -622,18 +620,6 @@ def false_belief_scores(
 
 
 # ==== downstream task scoring ==================================================================================
-class _Labels(BaseModel, extra="forbid", frozen=True):
-    """``world/data/labels.yaml``: each label as the environment spells it, and the spellings read as it."""
-
-    scoring: dict[str, tuple[str, ...]]
-    directions: dict[str, tuple[str, ...]]
-    distances: dict[str, tuple[str, ...]]
-
-
-LABEL_SPELLINGS = load_package_data(_Labels, "mindloop.systems.tos.world", "labels.yaml")
-"""The scorer's label aliases (``scoring``) and the reply reader's direction and distance labels."""
-
-
 def _joined(text: str) -> str:
     return re.sub(r"[\s-]+", "", str(text).lower())
 

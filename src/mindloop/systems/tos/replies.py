@@ -33,8 +33,8 @@ from typing import Any
 
 from mindloop.errors import ParseError
 from mindloop.models.replies import THINK_LINE, answer_slot, answer_slots, slot_text
-from mindloop.systems.tos.metrics import LABEL_SPELLINGS, CogMap, extract_json, parse_cognitive_map
-from mindloop.systems.tos.world.geometry import Vec
+from mindloop.systems.tos.metrics import CogMap, extract_json, parse_cognitive_map
+from mindloop.systems.tos.world.geometry import LABEL_SPELLINGS, Vec
 
 __all__ = [
     "RELATION_TASKS",

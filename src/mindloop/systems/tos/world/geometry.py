@@ -24,6 +24,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from pydantic import BaseModel
+
+from mindloop.datafiles import load_package_data
 from mindloop.errors import InvalidArgumentError
 
 __all__ = [
@@ -82,25 +85,6 @@ EGO_BINS: tuple[tuple[float, float], ...] = (
     (22.5 + 1e-3, 45.0 + 1e-3),
     (45.0 + 1e-3, 180.0 + 1e-3),
 )
-EGO_LABELS: tuple[str, ...] = (
-    "beyond-fov",
-    "front-left",
-    "front-slight-left",
-    "front",
-    "front-slight-right",
-    "front-right",
-    "beyond-fov",
-)
-CARDINAL_LABELS: tuple[str, ...] = (
-    "north",
-    "north east",
-    "east",
-    "south east",
-    "south",
-    "south west",
-    "west",
-    "north west",
-)
 DISTANCE_BINS: tuple[tuple[float, float], ...] = (
     (-1e-6, 1e-6),
     (1e-6, 2.0 + 1e-6),
@@ -110,15 +94,29 @@ DISTANCE_BINS: tuple[tuple[float, float], ...] = (
     (16.0 + 1e-6, 32.0 + 1e-6),
     (32.0 + 1e-6, math.inf),
 )
-DISTANCE_LABELS: tuple[str, ...] = (
-    "same distance",
-    "near",
-    "mid distance",
-    "slightly far",
-    "far",
-    "very far",
-    "extremely far",
-)
+
+
+class _Labels(BaseModel, extra="forbid", frozen=True):
+    """``data/labels.yaml``: the labels of the bins as the environment writes them, each label as the environment
+    spells it with the spellings read as it (the scorer's ``scoring``, the reply reader's ``directions`` and
+    ``distances``)."""
+
+    ego: tuple[str, ...]
+    cardinal: tuple[str, ...]
+    distance: tuple[str, ...]
+    scoring: dict[str, tuple[str, ...]]
+    directions: dict[str, tuple[str, ...]]
+    distances: dict[str, tuple[str, ...]]
+
+
+LABEL_SPELLINGS = load_package_data(_Labels, __package__ or "", "labels.yaml")
+"""The bins' labels, the scorer's label aliases (``scoring``) and the reply reader's direction and distance labels."""
+EGO_LABELS: tuple[str, ...] = LABEL_SPELLINGS.ego
+"""The labels of :data:`EGO_BINS`, in order."""
+CARDINAL_LABELS: tuple[str, ...] = LABEL_SPELLINGS.cardinal
+"""The labels of the eight 45° allocentric sectors, clockwise from north."""
+DISTANCE_LABELS: tuple[str, ...] = LABEL_SPELLINGS.distance
+"""The labels of :data:`DISTANCE_BINS`, in order."""
 
 
 def parse_direction(name: str) -> Vec:
