@@ -54,7 +54,7 @@ from mindloop.systems.tos.world.geometry import (
 )
 from mindloop.systems.tos.world.observe import visible_names
 from mindloop.systems.tos.world.relations import INITIAL, RelationTriple
-from mindloop.systems.tos.world.scene import Door, Scene
+from mindloop.systems.tos.world.scene import Door, Scene, SceneObject
 from mindloop.systems.tos.world.solver import SpatialSolver, information_gain
 
 __all__ = [
@@ -287,8 +287,9 @@ def pos_norm(scene: Scene) -> float:
     return val if val > 0 else 1.0
 
 
-def _door_facing(d: Door) -> Vec:
-    return d.ori
+def _facing(it: Door | SceneObject) -> Vec | None:
+    """An item's facing in a true map: an object's own, a door's base orientation."""
+    return it.ori if isinstance(it, Door) else it.facing
 
 
 def gt_global_map(scene: Scene, pose: tuple[Vec, Vec] | None, names: Iterable[str] | None = None) -> CogMap:
@@ -299,8 +300,7 @@ def gt_global_map(scene: Scene, pose: tuple[Vec, Vec] | None, names: Iterable[st
         if keep is not None and it.name not in keep:
             continue
         rel = scene.relative(it.pos)
-        facing = _door_facing(it) if isinstance(it, Door) else it.facing
-        out[it.name] = MapEntry((float(rel[0]), float(rel[1])), facing)
+        out[it.name] = MapEntry((float(rel[0]), float(rel[1])), _facing(it))
     if pose is not None:
         rel = scene.relative(pose[0])
         out["agent"] = MapEntry((float(rel[0]), float(rel[1])), pose[1])
@@ -312,8 +312,7 @@ def gt_local_map(scene: Scene, pose: tuple[Vec, Vec]) -> CogMap:
     pos, ori = pose
     out: CogMap = {}
     for it in map(scene.item, visible_names(scene, pos, ori, scene.rooms_at(pos))):
-        facing = _door_facing(it) if isinstance(it, Door) else it.facing
-        out[it.name] = MapEntry(to_local(it.pos, pos, ori), facing)
+        out[it.name] = MapEntry(to_local(it.pos, pos, ori), _facing(it))
     return out
 
 
