@@ -282,9 +282,13 @@ def _scene_and_questions(inp: Mapping[str, Any]) -> tuple[Scene, list[TaskQuesti
     return scene_from_dict(inp["scene"]), [TaskQuestion.from_dict(q) for q in inp["questions"]]
 
 
-def _names(value: Any) -> Any:
-    """``"a, b"`` -> ``("a", "b")``: comma-separated text as given on the command line."""
-    return tuple(x.strip() for x in value.split(",") if x.strip()) if isinstance(value, str) else value
+def _known(value: Any, known: Sequence[str], what: str) -> Any:
+    """``"a, b"`` -> ``("a", "b")``: comma-separated text as given on the command line, each name one of
+    ``known``."""
+    names = tuple(x.strip() for x in value.split(",") if x.strip()) if isinstance(value, str) else value
+    if isinstance(names, tuple) and any(n not in known for n in names):
+        raise ValueError(f"comma-separated {what} names from: {', '.join(known)}")
+    return names
 
 
 class TosOptions(Options):
@@ -341,17 +345,13 @@ class TosOptions(Options):
     @field_validator("probes")
     @classmethod
     def _known_probes(cls, value: str) -> str:
-        if any(p not in PROBES for p in _names(value)):
-            raise ValueError(f"comma-separated probe names from: {', '.join(PROBES)}")
+        _known(value, PROBES, "probe")
         return value
 
     @field_validator("tasks", mode="before")
     @classmethod
     def _split_tasks(cls, value: Any) -> Any:
-        names = _names(value)
-        if isinstance(names, tuple) and any(t not in TASKS for t in names):
-            raise ValueError(f"comma-separated task names from: {', '.join(TASKS)}")
-        return names
+        return _known(value, TASKS, "task")
 
     @model_validator(mode="after")
     def _one_scene_source(self) -> TosOptions:
@@ -607,8 +607,7 @@ class _TosBenchmark:
 
     @staticmethod
     def _map_scores(scene: Scene, pred: CogMap | None, turns: Sequence[Turn]) -> dict[str, float]:
-        s = final_map_scores(scene, pred, turns)
-        return {"map_dir": s.dir, "map_facing": s.facing, "map_pos": s.pos, "map_overall": s.overall}
+        return {f"map_{k}": v for k, v in final_map_scores(scene, pred, turns).to_dict().items()}
 
     @staticmethod
     def _task_scores(answers: Sequence[Mapping[str, Any]]) -> dict[str, float]:
