@@ -44,6 +44,7 @@ from mindloop.systems.tos.world.geometry import (
     Vec,
     bearing,
     cardinal_bin,
+    closest_heading,
     distance_bin,
     ego_bin,
     in_fov,
@@ -700,7 +701,7 @@ def _norm_ori(v: Sequence[float]) -> Vec:
     key = (int(v[0]), int(v[1]))
     if key in CARDINALS:
         return key
-    return max(CARDINALS, key=lambda c: c[0] * v[0] + c[1] * v[1])
+    return closest_heading(v)
 
 
 def _visible_from(

@@ -18,7 +18,7 @@ from collections.abc import Generator, Iterator
 from mindloop.systems.tos.explorers.base import format_actions
 from mindloop.systems.tos.explorers.scout import ScoutExplorer
 from mindloop.systems.tos.world.env import SpatialEnv
-from mindloop.systems.tos.world.geometry import CARDINALS, Vec
+from mindloop.systems.tos.world.geometry import CARDINALS, Vec, closest_heading
 from mindloop.systems.tos.world.relations import INITIAL, query_triple
 from mindloop.systems.tos.world.solver import SpatialSolver
 
@@ -145,7 +145,7 @@ class StrategistExplorer(ScoutExplorer):
             for pb in sample(other):
                 for pa in anchor_cells:
                     v = (pb[0] - pa[0], pb[1] - pa[1])
-                    key = max(CARDINALS, key=lambda c: c[0] * v[0] + c[1] * v[1])
+                    key = closest_heading(v)
                     if key in totals:
                         totals[key] += 1
         best = max(dirs, key=lambda d: totals[d])

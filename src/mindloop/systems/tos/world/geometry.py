@@ -45,6 +45,7 @@ __all__ = [
     "Vec",
     "bearing",
     "cardinal_bin",
+    "closest_heading",
     "direction_name",
     "distance_bin",
     "ego_bin",
@@ -137,6 +138,11 @@ def direction_name(v: Sequence[int]) -> str:
     if key not in DIRECTION_NAMES:
         raise InvalidArgumentError(f"{tuple(v)!r} is not a cardinal heading")
     return DIRECTION_NAMES[key]
+
+
+def closest_heading(v: Sequence[float]) -> Vec:
+    """The heading closest to the direction ``v`` (ties: north, east, south, west first)."""
+    return max(CARDINALS, key=lambda c: c[0] * v[0] + c[1] * v[1])
 
 
 def rotate(ori: Vec, degrees: int) -> Vec:

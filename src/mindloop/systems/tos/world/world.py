@@ -81,9 +81,9 @@ class SpatialWorld:
 
     def rooms_at(self, pos: Vec) -> frozenset[str]:
         """Rooms of the item on ``pos``, or of the room whose free cells contain it, or the start's rooms."""
-        for it in self.items:
-            if it.pos == pos:
-                return it.rooms
+        it = self.get_at(*pos)
+        if it is not None:
+            return it.rooms
         for room, cells in self.room_cells.items():
             if pos in cells:
                 return frozenset({room})
