@@ -10,8 +10,13 @@ from hypothesis import strategies as st
 
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.tos.world.geometry import (
+    CARDINAL_LABELS,
     CARDINALS,
+    DISTANCE_BINS,
+    DISTANCE_LABELS,
     EAST,
+    EGO_BINS,
+    EGO_LABELS,
     NORTH,
     SOUTH,
     WEST,
@@ -161,3 +166,8 @@ def test_local_frame_round_trip_and_bearing(
         # the bearing is the angle of the local point measured from +y (ahead) towards +x (right)
         diff = bearing(point, origin, ori) - math.degrees(math.atan2(local[0], local[1]))
         assert (diff + 180.0) % 360.0 - 180.0 == pytest.approx(0.0, abs=1e-9)  # ±180 straight behind
+
+
+def test_every_bin_has_its_label_from_the_data_file() -> None:
+    assert len(EGO_LABELS) == len(EGO_BINS) and len(DISTANCE_LABELS) == len(DISTANCE_BINS) and len(CARDINAL_LABELS) == 8
+    assert EGO_LABELS[3] == "front" and CARDINAL_LABELS[1] == "north east" and DISTANCE_LABELS[-1] == "extremely far"

@@ -51,7 +51,6 @@ from mindloop.metrics.stats import mean
 from mindloop.models.base import message_text
 from mindloop.systems.tos.explorers import SCRIPTED_EXPLORERS
 from mindloop.systems.tos.explorers.base import Exploration, new_belief, run_exploration
-from mindloop.systems.tos.explorers.belief import SpatialBelief
 from mindloop.systems.tos.explorers.context import HistoryPolicy
 from mindloop.systems.tos.explorers.model import PROBES
 from mindloop.systems.tos.explorers.prompts import echoed_markers
@@ -278,9 +277,18 @@ def _answers_from(world: Any, questions: Iterable[TaskQuestion]) -> list[dict[st
     return answers
 
 
-def _names(value: Any) -> Any:
-    """``"a, b"`` -> ``("a", "b")``: comma-separated text as given on the command line."""
-    return tuple(x.strip() for x in value.split(",") if x.strip()) if isinstance(value, str) else value
+def _scene_and_questions(inp: Mapping[str, Any]) -> tuple[Scene, list[TaskQuestion]]:
+    """A sample's scene and questions, read back from its input."""
+    return scene_from_dict(inp["scene"]), [TaskQuestion.from_dict(q) for q in inp["questions"]]
+
+
+def _known(value: Any, known: Sequence[str], what: str) -> Any:
+    """``"a, b"`` -> ``("a", "b")``: comma-separated text as given on the command line, each name one of
+    ``known``."""
+    names = tuple(x.strip() for x in value.split(",") if x.strip()) if isinstance(value, str) else value
+    if isinstance(names, tuple) and any(n not in known for n in names):
+        raise ValueError(f"comma-separated {what} names from: {', '.join(known)}")
+    return names
 
 
 class TosOptions(Options):
@@ -337,17 +345,13 @@ class TosOptions(Options):
     @field_validator("probes")
     @classmethod
     def _known_probes(cls, value: str) -> str:
-        if any(p not in PROBES for p in _names(value)):
-            raise ValueError(f"comma-separated probe names from: {', '.join(PROBES)}")
+        _known(value, PROBES, "probe")
         return value
 
     @field_validator("tasks", mode="before")
     @classmethod
     def _split_tasks(cls, value: Any) -> Any:
-        names = _names(value)
-        if isinstance(names, tuple) and any(t not in TASKS for t in names):
-            raise ValueError(f"comma-separated task names from: {', '.join(TASKS)}")
-        return names
+        return _known(value, TASKS, "task")
 
     @model_validator(mode="after")
     def _one_scene_source(self) -> TosOptions:
@@ -446,30 +450,19 @@ class _TosBenchmark:
         """The runner of a scripted explorer agent."""
 
         async def run(sample: Sample, ctx: AgentContext) -> Outcome:
-            inp = sample.input
-            questions = [TaskQuestion.from_dict(q) for q in inp["questions"]]
-            return self._run_scripted(scene_from_dict(inp["scene"]), questions, inp, explorer)
+            return self._run_scripted(*_scene_and_questions(sample.input), sample.input, explorer)
 
         return run
 
     async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        inp = sample.input
-        scene = scene_from_dict(inp["scene"])
-        questions = [TaskQuestion.from_dict(q) for q in inp["questions"]]
+        scene, questions = _scene_and_questions(sample.input)
         try:
-            return await self._run_model(scene, questions, inp, ctx)
+            return await self._run_model(scene, questions, sample.input, ctx)
         except SETUP_ERRORS:
             raise
         except MindloopError as exc:
             zero = dict.fromkeys(("coverage", "map_dir", "map_facing", "map_pos", "map_overall", *TASKS, "avg"), 0.0)
             return Outcome({"agent": "model", "scene": scene.name}, zero, error=str(exc))
-
-    @staticmethod
-    def _explorer(name: str, belief: SpatialBelief, seed: int) -> Any:
-        make = SCRIPTED_EXPLORERS.get(name)
-        if make is None:
-            raise InvalidArgumentError(f"unknown explorer {name!r}; use {', '.join(SCRIPTED_EXPLORERS)}")
-        return make(belief, seed)
 
     @staticmethod
     def step_limit(inp: Mapping[str, Any], *, scripted: bool) -> int:
@@ -493,7 +486,7 @@ class _TosBenchmark:
     def _run_scripted(self, scene: Scene, questions: list[TaskQuestion], inp: Mapping[str, Any], agent: str) -> Outcome:
         env = self._env(scene, inp, scripted=True)
         belief = new_belief(env)
-        ex = run_exploration(env, self._explorer(agent, belief, int(inp["scene_seed"])), belief)
+        ex = run_exploration(env, SCRIPTED_EXPLORERS[agent](belief, int(inp["scene_seed"])), belief)
         scores, output = self._exploration_scores(env, ex, inp, scripted=True)
         cmap = belief.cognitive_map()
         scores |= self._map_scores(scene, parse_cognitive_map(cmap), ex.turns)
@@ -545,10 +538,10 @@ class _TosBenchmark:
         else:
             env = self._env(scene, inp, scripted=True)
             proxy = str(inp["proxy"])
-            if proxy not in ("scout", "strategist", "symbolic"):
+            if proxy not in SCRIPTED_EXPLORERS:
                 raise InvalidArgumentError(f"--opt proxy={proxy!r}: expected scout, strategist or symbolic")
             belief = new_belief(env)
-            ex = run_exploration(env, self._explorer(proxy, belief, int(inp["scene_seed"])), belief)
+            ex = run_exploration(env, SCRIPTED_EXPLORERS[proxy](belief, int(inp["scene_seed"])), belief)
             scores, output = self._exploration_scores(env, ex, inp, scripted=True)
             history, probe = await run_model_passive(
                 env, ex.turns, ctx.model, ctx.config, retries=retries, style=style, policy=policy
@@ -614,8 +607,7 @@ class _TosBenchmark:
 
     @staticmethod
     def _map_scores(scene: Scene, pred: CogMap | None, turns: Sequence[Turn]) -> dict[str, float]:
-        s = final_map_scores(scene, pred, turns)
-        return {"map_dir": s.dir, "map_facing": s.facing, "map_pos": s.pos, "map_overall": s.overall}
+        return {f"map_{k}": v for k, v in final_map_scores(scene, pred, turns).to_dict().items()}
 
     @staticmethod
     def _task_scores(answers: Sequence[Mapping[str, Any]]) -> dict[str, float]:
@@ -818,9 +810,8 @@ def _answer_from(world_of: Callable[[_TosBenchmark, Scene, Mapping[str, Any]], A
     agents' answers are (the task scores and their mean ``avg``; no exploration is scored)."""
 
     def answer(bench: _TosBenchmark, sample: Sample) -> Outcome:
-        inp = sample.input
-        scene = scene_from_dict(inp["scene"])
-        answers = _answers_from(world_of(bench, scene, inp), map(TaskQuestion.from_dict, inp["questions"]))
+        scene, questions = _scene_and_questions(sample.input)
+        answers = _answers_from(world_of(bench, scene, sample.input), questions)
         return Outcome({"answers": answers}, bench._task_scores(answers))
 
     return answer

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import asdict
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -95,11 +96,8 @@ def render(
             "position": list(scene.relative(pos)),
             "facing": facing.value,
             "observation": text,
-            "items": [
-                {"name": i.name, "direction": i.direction, "distance": i.distance, "facing": i.facing, "wall": i.wall}
-                for i in obs.items
-            ],
-            "pairs": [{"a": p.a, "b": p.b, "direction": p.direction, "distance": p.distance} for p in obs.pairs],
+            "items": [asdict(i) for i in obs.items],
+            "pairs": [asdict(p) for p in obs.pairs],
         }
         if image is not None:
             out["image"] = str(image)

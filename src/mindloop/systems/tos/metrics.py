@@ -32,20 +32,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
-from mindloop.datafiles import load_package_data
 from mindloop.errors import DependencyError, InvalidArgumentError
 from mindloop.metrics.stats import mean, prf
 from mindloop.systems.tos.world.geometry import (
     CARDINALS,
     EAST,
+    LABEL_SPELLINGS,
     NORTH,
     SOUTH,
     WEST,
     Vec,
     bearing,
     cardinal_bin,
+    closest_heading,
     distance_bin,
     ego_bin,
     in_fov,
@@ -56,7 +55,7 @@ from mindloop.systems.tos.world.geometry import (
 )
 from mindloop.systems.tos.world.observe import visible_names
 from mindloop.systems.tos.world.relations import INITIAL, RelationTriple
-from mindloop.systems.tos.world.scene import Door, Scene
+from mindloop.systems.tos.world.scene import Door, Scene, SceneObject
 from mindloop.systems.tos.world.solver import SpatialSolver, information_gain
 
 __all__ = [
@@ -289,8 +288,9 @@ def pos_norm(scene: Scene) -> float:
     return val if val > 0 else 1.0
 
 
-def _door_facing(d: Door) -> Vec:
-    return d.ori
+def _facing(it: Door | SceneObject) -> Vec | None:
+    """An item's facing in a true map: an object's own, a door's base orientation."""
+    return it.ori if isinstance(it, Door) else it.facing
 
 
 def gt_global_map(scene: Scene, pose: tuple[Vec, Vec] | None, names: Iterable[str] | None = None) -> CogMap:
@@ -301,8 +301,7 @@ def gt_global_map(scene: Scene, pose: tuple[Vec, Vec] | None, names: Iterable[st
         if keep is not None and it.name not in keep:
             continue
         rel = scene.relative(it.pos)
-        facing = _door_facing(it) if isinstance(it, Door) else it.facing
-        out[it.name] = MapEntry((float(rel[0]), float(rel[1])), facing)
+        out[it.name] = MapEntry((float(rel[0]), float(rel[1])), _facing(it))
     if pose is not None:
         rel = scene.relative(pose[0])
         out["agent"] = MapEntry((float(rel[0]), float(rel[1])), pose[1])
@@ -314,8 +313,7 @@ def gt_local_map(scene: Scene, pose: tuple[Vec, Vec]) -> CogMap:
     pos, ori = pose
     out: CogMap = {}
     for it in map(scene.item, visible_names(scene, pos, ori, scene.rooms_at(pos))):
-        facing = _door_facing(it) if isinstance(it, Door) else it.facing
-        out[it.name] = MapEntry(to_local(it.pos, pos, ori), facing)
+        out[it.name] = MapEntry(to_local(it.pos, pos, ori), _facing(it))
     return out
 
 
@@ -622,18 +620,6 @@ def false_belief_scores(
 
 
 # ==== downstream task scoring ==================================================================================
-class _Labels(BaseModel, extra="forbid", frozen=True):
-    """``world/data/labels.yaml``: each label as the environment spells it, and the spellings read as it."""
-
-    scoring: dict[str, tuple[str, ...]]
-    directions: dict[str, tuple[str, ...]]
-    distances: dict[str, tuple[str, ...]]
-
-
-LABEL_SPELLINGS = load_package_data(_Labels, "mindloop.systems.tos.world", "labels.yaml")
-"""The scorer's label aliases (``scoring``) and the reply reader's direction and distance labels."""
-
-
 def _joined(text: str) -> str:
     return re.sub(r"[\s-]+", "", str(text).lower())
 
@@ -715,7 +701,7 @@ def _norm_ori(v: Sequence[float]) -> Vec:
     key = (int(v[0]), int(v[1]))
     if key in CARDINALS:
         return key
-    return max(CARDINALS, key=lambda c: c[0] * v[0] + c[1] * v[1])
+    return closest_heading(v)
 
 
 def _visible_from(

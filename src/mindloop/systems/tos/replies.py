@@ -33,8 +33,8 @@ from typing import Any
 
 from mindloop.errors import ParseError
 from mindloop.models.replies import THINK_LINE, answer_slot, answer_slots, slot_text
-from mindloop.systems.tos.metrics import LABEL_SPELLINGS, CogMap, extract_json, parse_cognitive_map
-from mindloop.systems.tos.world.geometry import Vec
+from mindloop.systems.tos.metrics import CogMap, extract_json, parse_cognitive_map
+from mindloop.systems.tos.world.geometry import LABEL_SPELLINGS, Vec
 
 __all__ = [
     "RELATION_TASKS",
@@ -282,9 +282,14 @@ def _label_pattern(variants: Mapping[str, Sequence[str]]) -> tuple[re.Pattern[st
     for canon, vs in variants.items():
         for v in (canon, *vs):
             lookup[re.sub(r"[\s_-]+", " ", v.lower())] = canon
-    alts = sorted(lookup, key=len, reverse=True)
-    body = "|".join(r"[\s_-]*".join(re.escape(w) for w in a.split()) for a in alts)
-    return re.compile(rf"(?<![A-Za-z0-9-])(?:{body})(?![A-Za-z0-9-])", re.IGNORECASE), lookup
+    return _whole(lookup, r"[\s_-]*", "[A-Za-z0-9-]"), lookup
+
+
+def _whole(phrases: Iterable[str], gap: str, edge: str) -> re.Pattern[str]:
+    """Any of ``phrases`` as a whole, longest first, in any case: its words joined by ``gap``, no ``edge``
+    character on either side."""
+    body = "|".join(gap.join(re.escape(w) for w in a.split()) for a in sorted(phrases, key=len, reverse=True))
+    return re.compile(rf"(?<!{edge})(?:{body})(?!{edge})", re.IGNORECASE)
 
 
 _DIR_RE, _DIR_LOOKUP = _label_pattern(LABEL_SPELLINGS.directions)
@@ -354,11 +359,8 @@ def _read_relation(slot: str) -> str:
 
 
 def _names_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
-    alts = sorted({n.lower() for n in names if n}, key=len, reverse=True)
-    if not alts:
-        return None
-    body = "|".join(r"[\s_]+".join(re.escape(w) for w in a.split()) for a in alts)
-    return re.compile(rf"(?<![A-Za-z0-9])(?:{body})(?![A-Za-z0-9])", re.IGNORECASE)
+    alts = {n.lower() for n in names if n}
+    return _whole(alts, r"[\s_]+", "[A-Za-z0-9]") if alts else None
 
 
 def _names_in(text: str, names: Sequence[str]) -> list[str]:

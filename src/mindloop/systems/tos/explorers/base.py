@@ -15,7 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from mindloop.systems.tos.explorers.belief import SpatialBelief
 from mindloop.systems.tos.world.env import SpatialEnv, Turn
-from mindloop.systems.tos.world.geometry import CARDINALS, Vec, in_fov, rotate, rotation_between
+from mindloop.systems.tos.world.geometry import Vec, closest_heading, in_fov, rotate, rotation_between
 from mindloop.systems.tos.world.scene import Scene
 
 __all__ = ["Exploration", "Explorer", "PosePlanner", "format_actions", "new_belief", "run_exploration"]
@@ -111,8 +111,7 @@ class PosePlanner:
         v = (target[0] - self.pos[0], target[1] - self.pos[1])
         if v == (0, 0):
             return []
-        best = max(CARDINALS, key=lambda c: c[0] * v[0] + c[1] * v[1])
-        return self.rotate_to(best)
+        return self.rotate_to(closest_heading(v))
 
     def jump(self, name: str) -> list[str]:
         """Jump to an item (the caller made sure it is visible)."""
@@ -130,7 +129,7 @@ class PosePlanner:
         if it.pos == self.pos:
             return []
         v = (it.pos[0] - self.pos[0], it.pos[1] - self.pos[1])
-        base = max(CARDINALS, key=lambda c: c[0] * v[0] + c[1] * v[1])
+        base = closest_heading(v)
         acts: list[str] = []
         for d in (0, 90, 180, 270):
             acts += self.rotate_to(rotate(base, d))

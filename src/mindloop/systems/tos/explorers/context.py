@@ -103,12 +103,9 @@ class HistoryPolicy:
         ['s', 'go\\n\\n[The first 2 exploration turns are not shown.]', '2', '2']
         """
         body = list(history[head:])
-        n_turns = len(body) // 2
-        if self.turns is None or n_turns <= self.turns:
+        dropped = self._drop(len(body) // 2)
+        if not dropped:
             return list(history)
-        dropped = n_turns - self.turns
-        self.record.cut_calls += 1
-        self.record.most_dropped = max(self.record.most_dropped, dropped)
         opening = [*history[:head]]
         last = opening[-1]
         note = (
@@ -127,13 +124,17 @@ class HistoryPolicy:
     def cut_log(self, lines: Sequence[str]) -> tuple[list[tuple[int, str]], int]:
         """The last ``turns`` entries of an exploration log with their 1-based numbers, and how many were left
         out (passive comprehension)."""
-        numbered = list(enumerate(lines, 1))
-        if self.turns is None or len(lines) <= self.turns:
-            return numbered, 0
-        dropped = len(lines) - self.turns
+        dropped = self._drop(len(lines))
+        return list(enumerate(lines, 1))[dropped:], dropped
+
+    def _drop(self, n_turns: int) -> int:
+        """How many of ``n_turns`` turns (or log entries) a call leaves out, counted in :attr:`record`."""
+        if self.turns is None or n_turns <= self.turns:
+            return 0
+        dropped = n_turns - self.turns
         self.record.cut_calls += 1
         self.record.most_dropped = max(self.record.most_dropped, dropped)
-        return numbered[dropped:], dropped
+        return dropped
 
     def check(self, messages: Sequence[Message], what: str, completion_tokens: int | None = None) -> None:
         """Raise :class:`PromptTooLongError` when ``messages`` may not fit ``context_tokens`` with the

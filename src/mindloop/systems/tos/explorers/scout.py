@@ -45,9 +45,13 @@ class ScoutExplorer:
             if self.all_known():
                 break
             yield self.observe(prefix + self._pose.rotate_by(d))
+            self.viewed(room)
             prefix = []
             observed = True
         return observed
+
+    def viewed(self, room: int) -> None:
+        """Called after each view of a room's entry sweep, the pose planner in step (nothing for SCOUT)."""
 
     # shared machinery -----------------------------------------------------------------------------------------
     def seen(self) -> set[str]:

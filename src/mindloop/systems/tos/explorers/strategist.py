@@ -18,7 +18,7 @@ from collections.abc import Generator, Iterator
 from mindloop.systems.tos.explorers.base import format_actions
 from mindloop.systems.tos.explorers.scout import ScoutExplorer
 from mindloop.systems.tos.world.env import SpatialEnv
-from mindloop.systems.tos.world.geometry import CARDINALS, Vec
+from mindloop.systems.tos.world.geometry import CARDINALS, Vec, closest_heading
 from mindloop.systems.tos.world.relations import INITIAL, query_triple
 from mindloop.systems.tos.world.solver import SpatialSolver
 
@@ -62,17 +62,10 @@ class StrategistExplorer(ScoutExplorer):
     def explore_room(self, room: int, initial: bool, prefix: list[str]) -> Generator[str, None, bool]:
         """Entry sweep (recording pairs from the entry point), then the candidate planner."""
         env = self._env
-        entry = INITIAL if initial else self._entry_gate(room)
+        self._entry = entry = INITIAL if initial else self._entry_gate(room)
         start_turn = len(env.turns)
-        observed = False
-        for d in (0, 90, 90, 90) if initial else (0, 90, 180):
-            if self.all_known():
-                break
-            yield self.observe(prefix + self._pose.rotate_by(d))
-            self._pose.sync()
-            self._record(room, entry)
-            prefix = []
-            observed = True
+        observed = yield from super().explore_room(room, initial, prefix)
+        prefix = [] if observed else prefix
         solver = SpatialSolver(sorted(self._nodes[room] | {entry}), env.scene.grid_size)
         solver.set_position(entry, (0, 0))
         for t in env.turns[start_turn:]:
@@ -101,7 +94,6 @@ class StrategistExplorer(ScoutExplorer):
                     self._pose.sync()  # not reachable in one view from here: give this anchor up
                     break
                 yield self.observe(motions + self._pose.rotate_to(ori))
-                self._pose.sync()
                 observed = True
                 self._record(room, anchor)
                 solver.add(env.turns[-1].triples)
@@ -111,6 +103,10 @@ class StrategistExplorer(ScoutExplorer):
                 seen |= set(last[-1].names) - {anchor} if last else set()
             moved.add(anchor)
         return observed
+
+    def viewed(self, room: int) -> None:
+        """Note the pairs each view of the entry sweep covered from the entry point."""
+        self._record(room, self._entry)
 
     def _entry_gate(self, room: int) -> str:
         for d in self._env.scene.doors_of(room):
@@ -149,7 +145,7 @@ class StrategistExplorer(ScoutExplorer):
             for pb in sample(other):
                 for pa in anchor_cells:
                     v = (pb[0] - pa[0], pb[1] - pa[1])
-                    key = max(CARDINALS, key=lambda c: c[0] * v[0] + c[1] * v[1])
+                    key = closest_heading(v)
                     if key in totals:
                         totals[key] += 1
         best = max(dirs, key=lambda d: totals[d])

@@ -183,7 +183,6 @@ def _answer_view2loc(world: SpatialWorld, spec: dict[str, Any]) -> list[int] | s
     if origin is None:
         return "unknown"
     names = {s["name"].lower() for s in spec["observation"]}
-    best: tuple[float, Vec] | None = None
     cands: list[tuple[Vec, frozenset[str]]] = [
         (c, frozenset({r})) for r, cells in world.room_cells.items() for c in cells
     ]
@@ -208,11 +207,6 @@ def _answer_view2loc(world: SpatialWorld, spec: dict[str, Any]) -> list[int] | s
             found.append(pos)
     if not found:
         return "unknown"
-    cx = sum(p[0] for p in found) / len(found)
-    cy = sum(p[1] for p in found) / len(found)
-    for p in found:
-        d = math.dist(p, (cx, cy))
-        if best is None or d < best[0]:
-            best = (d, p)
-    assert best is not None
-    return [best[1][0] - origin[0], best[1][1] - origin[1]]
+    centre = (sum(p[0] for p in found) / len(found), sum(p[1] for p in found) / len(found))
+    best = min(found, key=lambda p: math.dist(p, centre))
+    return [best[0] - origin[0], best[1] - origin[1]]

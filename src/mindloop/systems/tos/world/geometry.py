@@ -24,6 +24,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from pydantic import BaseModel
+
+from mindloop.datafiles import load_package_data
 from mindloop.errors import InvalidArgumentError
 
 __all__ = [
@@ -42,6 +45,7 @@ __all__ = [
     "Vec",
     "bearing",
     "cardinal_bin",
+    "closest_heading",
     "direction_name",
     "distance_bin",
     "ego_bin",
@@ -82,25 +86,6 @@ EGO_BINS: tuple[tuple[float, float], ...] = (
     (22.5 + 1e-3, 45.0 + 1e-3),
     (45.0 + 1e-3, 180.0 + 1e-3),
 )
-EGO_LABELS: tuple[str, ...] = (
-    "beyond-fov",
-    "front-left",
-    "front-slight-left",
-    "front",
-    "front-slight-right",
-    "front-right",
-    "beyond-fov",
-)
-CARDINAL_LABELS: tuple[str, ...] = (
-    "north",
-    "north east",
-    "east",
-    "south east",
-    "south",
-    "south west",
-    "west",
-    "north west",
-)
 DISTANCE_BINS: tuple[tuple[float, float], ...] = (
     (-1e-6, 1e-6),
     (1e-6, 2.0 + 1e-6),
@@ -110,15 +95,29 @@ DISTANCE_BINS: tuple[tuple[float, float], ...] = (
     (16.0 + 1e-6, 32.0 + 1e-6),
     (32.0 + 1e-6, math.inf),
 )
-DISTANCE_LABELS: tuple[str, ...] = (
-    "same distance",
-    "near",
-    "mid distance",
-    "slightly far",
-    "far",
-    "very far",
-    "extremely far",
-)
+
+
+class _Labels(BaseModel, extra="forbid", frozen=True):
+    """``data/labels.yaml``: the labels of the bins as the environment writes them, each label as the environment
+    spells it with the spellings read as it (the scorer's ``scoring``, the reply reader's ``directions`` and
+    ``distances``)."""
+
+    ego: tuple[str, ...]
+    cardinal: tuple[str, ...]
+    distance: tuple[str, ...]
+    scoring: dict[str, tuple[str, ...]]
+    directions: dict[str, tuple[str, ...]]
+    distances: dict[str, tuple[str, ...]]
+
+
+LABEL_SPELLINGS = load_package_data(_Labels, __package__ or "", "labels.yaml")
+"""The bins' labels, the scorer's label aliases (``scoring``) and the reply reader's direction and distance labels."""
+EGO_LABELS: tuple[str, ...] = LABEL_SPELLINGS.ego
+"""The labels of :data:`EGO_BINS`, in order."""
+CARDINAL_LABELS: tuple[str, ...] = LABEL_SPELLINGS.cardinal
+"""The labels of the eight 45° allocentric sectors, clockwise from north."""
+DISTANCE_LABELS: tuple[str, ...] = LABEL_SPELLINGS.distance
+"""The labels of :data:`DISTANCE_BINS`, in order."""
 
 
 def parse_direction(name: str) -> Vec:
@@ -139,6 +138,11 @@ def direction_name(v: Sequence[int]) -> str:
     if key not in DIRECTION_NAMES:
         raise InvalidArgumentError(f"{tuple(v)!r} is not a cardinal heading")
     return DIRECTION_NAMES[key]
+
+
+def closest_heading(v: Sequence[float]) -> Vec:
+    """The heading closest to the direction ``v`` (ties: north, east, south, west first)."""
+    return max(CARDINALS, key=lambda c: c[0] * v[0] + c[1] * v[1])
 
 
 def rotate(ori: Vec, degrees: int) -> Vec:

@@ -48,6 +48,7 @@ __all__ = [
     "observe",
     "parse_observation_text",
     "proximity_pairs",
+    "seen_item",
     "visible_names",
 ]
 
@@ -126,21 +127,29 @@ def visible_names(scene: Scene, pos: Vec, ori: Vec, rooms: frozenset[int]) -> li
     return out
 
 
+def seen_item(
+    name: str, at: Vec, pos: Vec, ori: Vec, *, facing: Vec | None = None, door: bool = False, normal: Vec | None = None
+) -> SeenItem:
+    """How the item ``name`` on ``at`` appears to an observer at ``pos`` facing ``ori``: its direction and distance
+    bins, and an object's facing or a door's wall (from ``normal``, the door's normal into the observer's room;
+    none when that is unknown)."""
+    direction, distance = ego_bin(bearing(at, pos, ori))[1], distance_bin(math.dist(at, pos))[1]
+    if door:
+        return SeenItem(name, direction, distance, wall=wall_side(normal, ori) if normal else None)
+    return SeenItem(name, direction, distance, facing=relative_facing(facing, ori) if facing is not None else None)
+
+
 def observe(scene: Scene, pos: Vec, ori: Vec, rooms: frozenset[int]) -> Observation:
     """The observation of an observer at ``pos`` facing ``ori`` who stands in ``rooms``."""
     seen = []
     for name in visible_names(scene, pos, ori, rooms):
         it = scene.item(name)
-        _, dlabel = ego_bin(bearing(it.pos, pos, ori))
-        _, slabel = distance_bin(math.dist(it.pos, pos))
         if isinstance(it, Door):
             shared = sorted(rooms & set(it.rooms))
             normal = it.normal_for(shared[0]) if len(shared) == 1 else it.ori
-            seen.append((it.pos, SeenItem(name, dlabel, slabel, wall=wall_side(normal, ori))))
-        elif it.facing is not None:
-            seen.append((it.pos, SeenItem(name, dlabel, slabel, facing=relative_facing(it.facing, ori))))
+            seen.append((it.pos, seen_item(name, it.pos, pos, ori, door=True, normal=normal)))
         else:
-            seen.append((it.pos, SeenItem(name, dlabel, slabel)))
+            seen.append((it.pos, seen_item(name, it.pos, pos, ori, facing=it.facing)))
     return Observation(tuple(s for _, s in seen), proximity_pairs([(p, s.name) for p, s in seen], ori))
 
 

@@ -240,24 +240,27 @@ class Scene:
 
 
 # ---- construction and validation -----------------------------------------------------------------------------
-def _door_from_mask(mask: Sequence[Sequence[int]], pos: Vec, name: str, source: str) -> Door:
+def _sides(mask: Sequence[Sequence[int]], pos: Vec, vertical: bool) -> tuple[int, int]:
+    """The mask values on either side of a door cell: west and east of a door in a north-south wall (``vertical``),
+    else south and north (``-1`` outside the mask)."""
     x, y = pos
-    v = mask[x][y]
-    w, h = len(mask), len(mask[0])
+    cells = ((x - 1, y), (x + 1, y)) if vertical else ((x, y - 1), (x, y + 1))
+    a, b = (mask[px][py] if 0 <= px < len(mask) and 0 <= py < len(mask[0]) else -1 for px, py in cells)
+    return a, b
 
-    def at(px: int, py: int) -> int:
-        return mask[px][py] if 0 <= px < w and 0 <= py < h else -1
 
-    if v == DOOR_VERTICAL:
-        a, b = at(x - 1, y), at(x + 1, y)
-        normals: tuple[Vec, Vec] = (WEST, EAST)
-    else:
-        a, b = at(x, y - 1), at(x, y + 1)
-        normals = (SOUTH, NORTH)
-    if not (1 <= a < 100 and 1 <= b < 100) or a == b:
-        kind = "west and east" if v == DOOR_VERTICAL else "south and north"
+def _joins(sides: tuple[int, int]) -> bool:
+    """Whether a door with these sides joins two different rooms."""
+    return 1 <= sides[0] < 100 and 1 <= sides[1] < 100 and sides[0] != sides[1]
+
+
+def _door_from_mask(mask: Sequence[Sequence[int]], pos: Vec, name: str, source: str) -> Door:
+    vertical = mask[pos[0]][pos[1]] == DOOR_VERTICAL
+    rooms = _sides(mask, pos, vertical)
+    if not _joins(rooms):
+        kind = "west and east" if vertical else "south and north"
         raise ParseError(f"door {name!r} at {pos} must have two different rooms to its {kind}", source=source)
-    return Door(name, pos, (a, b), normals, v == DOOR_VERTICAL)
+    return Door(name, pos, rooms, (WEST, EAST) if vertical else (SOUTH, NORTH), vertical)
 
 
 def _check_reachable(scene: Scene, source: str) -> None:
@@ -390,13 +393,9 @@ def _mask_from_rooms(rooms: Any, doors: list[tuple[str, Vec]], source: str) -> l
     for dname, (x, y) in doors:
         if not (0 <= x < w and 0 <= y < h) or mask[x][y] != 0:
             raise ParseError(f"door {dname!r} at ({x}, {y}) must be on a wall cell between two rooms", source=source)
-        left = mask[x - 1][y] if x > 0 else 0
-        right = mask[x + 1][y] if x + 1 < w else 0
-        down = mask[x][y - 1] if y > 0 else 0
-        up = mask[x][y + 1] if y + 1 < h else 0
-        if 1 <= left < 100 and 1 <= right < 100 and left != right:
+        if _joins(_sides(mask, (x, y), True)):
             mask[x][y] = DOOR_VERTICAL
-        elif 1 <= down < 100 and 1 <= up < 100 and down != up:
+        elif _joins(_sides(mask, (x, y), False)):
             mask[x][y] = DOOR_HORIZONTAL
         else:
             raise ParseError(f"door {dname!r} at ({x}, {y}) must join two rooms across a wall", source=source)

@@ -47,6 +47,7 @@ from mindloop.systems.tos.world.geometry import (
     NORTH,
     Vec,
     bearing,
+    closest_heading,
     direction_name,
     distance_bin,
     ego_bin,
@@ -366,10 +367,6 @@ def _gen_view2loc(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
 
 
 # ---- navigation ----------------------------------------------------------------------------------------
-def _closest_heading(vec: tuple[float, float]) -> Vec:
-    return max(CARDINALS, key=lambda c: c[0] * vec[0] + c[1] * vec[1])
-
-
 def _nav_plan(
     world: SpatialWorld, rng: random.Random, jumps: int
 ) -> tuple[list[tuple[str, Any]], Vec, Vec, frozenset[str]]:
@@ -389,7 +386,7 @@ def _nav_plan(
             target = rng.choice(gates)
         else:
             target = rng.choice(plain or cand)
-        desired = _closest_heading((target.pos[0] - pos[0], target.pos[1] - pos[1]))
+        desired = closest_heading((target.pos[0] - pos[0], target.pos[1] - pos[1]))
         delta = rotation_between(ori, desired)
         if delta:
             plan.append(("rotate", delta))

@@ -20,10 +20,8 @@ from mindloop.systems.tos.world.geometry import (
     distance_bin,
     ego_bin,
     in_fov,
-    relative_facing,
-    wall_side,
 )
-from mindloop.systems.tos.world.observe import Observation, SeenItem, proximity_pairs
+from mindloop.systems.tos.world.observe import Observation, SeenItem, proximity_pairs, seen_item
 from mindloop.systems.tos.world.scene import Door, Scene
 
 __all__ = ["SpatialWorld", "WorldItem", "world_from_scene"]
@@ -83,9 +81,9 @@ class SpatialWorld:
 
     def rooms_at(self, pos: Vec) -> frozenset[str]:
         """Rooms of the item on ``pos``, or of the room whose free cells contain it, or the start's rooms."""
-        for it in self.items:
-            if it.pos == pos:
-                return it.rooms
+        it = self.get_at(*pos)
+        if it is not None:
+            return it.rooms
         for room, cells in self.room_cells.items():
             if pos in cells:
                 return frozenset({room})
@@ -98,15 +96,9 @@ class SpatialWorld:
 
     def seen_item(self, it: WorldItem, pos: Vec, ori: Vec, rooms: frozenset[str]) -> SeenItem:
         """How ``it`` appears from a pose (bins, facing or wall)."""
-        _, direction = ego_bin(bearing(it.pos, pos, ori))
-        _, dist = distance_bin(math.dist(it.pos, pos))
-        if it.door:
-            shared = sorted(rooms & it.rooms)
-            normal = it.normal_for(shared[0]) if len(shared) == 1 else None
-            return SeenItem(it.name, direction, dist, wall=wall_side(normal, ori) if normal else None)
-        if it.facing is not None:
-            return SeenItem(it.name, direction, dist, facing=relative_facing(it.facing, ori))
-        return SeenItem(it.name, direction, dist)
+        shared = sorted(rooms & it.rooms)
+        normal = it.normal_for(shared[0]) if it.door and len(shared) == 1 else None
+        return seen_item(it.name, it.pos, pos, ori, facing=it.facing, door=it.door, normal=normal)
 
     def observe(self, pos: Vec, ori: Vec, rooms: frozenset[str] | None = None) -> Observation:
         """The observation from a pose, exactly as the environment would report it."""
