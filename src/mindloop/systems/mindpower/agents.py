@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 from dataclasses import dataclass
 from typing import Literal
@@ -127,11 +128,10 @@ def scenario_input(
     scenario: Scenario, input_mode: str = "text", n_frames: int = 32, size: tuple[int, int] = (640, 480)
 ) -> HierarchyInput:
     """What an agent is shown: the narration (``text``) or rendered frames plus the dialogue (``frames``)."""
-    if input_mode == "text":
-        return HierarchyInput(scenario.observation, scenario.dialogue)
-    if input_mode == "frames":
-        return HierarchyInput(scenario.observation, scenario.dialogue, render_frames_png(scenario, n_frames, size))
-    raise InvalidArgumentError(f"unknown input mode {input_mode!r} (modes: text, frames)")
+    if input_mode not in ("text", "frames"):
+        raise InvalidArgumentError(f"unknown input mode {input_mode!r} (modes: text, frames)")
+    frames = render_frames_png(scenario, n_frames, size) if input_mode == "frames" else ()
+    return HierarchyInput(scenario.observation, scenario.dialogue, frames)
 
 
 class ModelHierarchyAgent:
@@ -170,9 +170,7 @@ class ModelHierarchyAgent:
         """Ask the model and parse its reply (a refused reply goes back with the parser's reason, at most
         ``format_retries`` times); a failed call or a last reply that does not parse is a recorded failure."""
 
-        def parse(text: str) -> Hierarchy:
-            return parse_hierarchy(text, self.setting)
-
+        parse = functools.partial(parse_hierarchy, setting=self.setting)
         try:
             hierarchy, reply, _ = await ask(
                 self.model, self.messages(scenario), parse, self.config, retries=self.format_retries

@@ -267,9 +267,7 @@ class MindPowerBenchmark:
         suite=Suite(
             order=30, presets={"quick": PresetEntry(10, "5 scenarios of each task; one long six-layer reply each")}
         ),
-        paper_tables=(
-            TABLE_2,
-        ),
+        paper_tables=(TABLE_2,),
         glossary=MINDPOWER_GLOSSARY,
         small=SmallRun(options=(("similarity", "off"),)),
     )
@@ -481,9 +479,10 @@ def _require_metrics(similarity: bool) -> None:
         raise DependencyError("similarity=on needs the metrics extra on this machine: pip install 'mindloop[metrics]'")
 
 
-def _pct(values: Sequence[float]) -> float | None:
-    """Mean on 0-100, rounded to 4 decimals (float noise below that is not a difference); ``None`` without values."""
-    avg = mean(values)
+def _pct(records: Sequence[SampleRecord], key: str) -> float | None:
+    """The mean of score ``key`` (0 where a record lacks it) on 0-100, rounded to 4 decimals (float noise below
+    that is not a difference); ``None`` without records."""
+    avg = mean([r.scores.get(key, 0.0) for r in records])
     return None if avg is None else round(100 * avg, 4)
 
 
@@ -493,16 +492,14 @@ def _block(records: Sequence[SampleRecord], settings: Mapping[str, Any]) -> dict
     out: dict[str, Any] = {
         "n": len(records),
         "failed": sum(1 for r in records if r.status == "failed"),
-        "sr": _pct([r.scores.get("sr", 0.0) for r in records]),
-        "ac": _pct([r.scores.get("ac", 0.0) for r in records]),
-        "bertscore": {x: _pct([r.scores.get(f"bertscore_{x}", 0.0) for r in records]) for x in layers}
-        if similarity
-        else None,
-        "st": {x: _pct([r.scores.get(f"st_{x}", 0.0) for r in records]) for x in layers} if similarity else None,
+        "sr": _pct(records, "sr"),
+        "ac": _pct(records, "ac"),
+        "bertscore": {x: _pct(records, f"bertscore_{x}") for x in layers} if similarity else None,
+        "st": {x: _pct(records, f"st_{x}") for x in layers} if similarity else None,
     }
     if similarity and settings.get("rescale") == "baseline":
         for m in ("bertscore", "st"):
-            out[f"{m}_rescaled"] = {x: _pct([r.scores.get(f"{m}_rescaled_{x}", 0.0) for r in records]) for x in layers}
+            out[f"{m}_rescaled"] = {x: _pct(records, f"{m}_rescaled_{x}") for x in layers}
     if settings.get("judge"):
         for key in ("bpc", "robot_centric"):
             judged = [r.scores[key] for r in records if key in r.scores]
@@ -520,8 +517,8 @@ def summarize_mindpower(records: Sequence[SampleRecord]) -> dict[str, Any]:
     no samples (a run of ``--n 0``, a dialogue subset with no dialogue) is ``None``, never 0."""
     settings: Mapping[str, Any] = records[0].sample.input.get("settings", {}) if records else {}
     out = _block(records, settings)
-    out["format_ok"] = _pct([r.scores.get("format_ok", 0.0) for r in records])
-    out["rouge"] = {k: _pct([r.scores.get(k, 0.0) for r in records]) for k in ("rouge1", "rouge2", "rougeL")}
+    out["format_ok"] = _pct(records, "format_ok")
+    out["rouge"] = {k: _pct(records, k) for k in ("rouge1", "rouge2", "rougeL")}
     by_task: dict[str, list[SampleRecord]] = defaultdict(list)
     for r in records:
         by_task[str(r.sample.group or r.sample.input.get("task"))].append(r)

@@ -47,18 +47,9 @@ def mindpower_rows(run_ids: list[str]) -> dict[str, dict[str, Any]]:
                 label += f" [{m['setting']}]"
             if label in rows:
                 label += f" ({run_id})"
-            rows[label] = {
-                "run_id": run_id,
-                "n": m["n"],
-                "failed": m["failed"],
-                "bertscore": m["bertscore"],
-                "st": m["st"],
-                "sr": m["sr"],
-                "ac": m["ac"],
-                "bpc": m.get("bpc"),
-                "encoder": m.get("encoder"),
-                **({"rescaling": m["rescaling"]} if "rescaling" in m else {}),
-            }
+            columns = ("n", "failed", "bertscore", "st", "sr", "ac", "bpc", "encoder")
+            rows[label] = {"run_id": run_id, **{k: m.get(k) for k in columns}}
+            rows[label].update({"rescaling": m["rescaling"]} if "rescaling" in m else {})
     return rows
 
 
@@ -66,9 +57,7 @@ def mindpower_rows(run_ids: list[str]) -> dict[str, dict[str, Any]]:
 def table(
     run_ids: Annotated[list[str], typer.Argument(help="mindpower runs, one row each, in this order.")],
     as_json: Annotated[bool, json_opt("Print one JSON object with the rows and the table.")] = False,
-    out: Annotated[
-        Path | None, out_opt("Write the table here instead of stdout.", dir_okay=False)
-    ] = None,
+    out: Annotated[Path | None, out_opt("Write the table here instead of stdout.", dir_okay=False)] = None,
 ) -> None:
     """Table 2 (B = BERTScore F1, S = Sentence-Transformer cosine, SR, AC on 0-100; BPC on 0-10) of runs."""
     from mindloop.systems.mindpower.metrics import table2

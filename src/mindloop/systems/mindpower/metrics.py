@@ -45,7 +45,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any, TypeVar
 
@@ -114,12 +114,14 @@ class _TokenTokenizer:
         return text.split(_SEP) if text else []
 
 
-@lru_cache(maxsize=1)
-def _scorer() -> Any:
-    """rouge-score's scorer over action tokens (a core dependency, imported on first use: it pulls in nltk)."""
+@lru_cache(maxsize=2)
+def _scorer(words: bool = False) -> Any:
+    """rouge-score's ROUGE-1/2/L scorer over action tokens, or with ``words`` over Porter-stemmed words (its default
+    tokenizer, as the authors' released reward scores); a core dependency, imported on first use: it pulls in nltk."""
     from rouge_score import rouge_scorer  # type: ignore[import-untyped]
 
-    return rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], tokenizer=_TokenTokenizer())
+    options: dict[str, Any] = {"use_stemmer": True} if words else {"tokenizer": _TokenTokenizer()}
+    return rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], **options)
 
 
 def rouge_tokens(pred: Sequence[str], gold: Sequence[str]) -> RougeScores:
@@ -206,13 +208,7 @@ class JudgeScore:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        return {
-            "score": self.score,
-            "maximum": self.maximum,
-            "details": self.details,
-            "error": self.error,
-            "reply": self.reply,
-        }
+        return asdict(self)
 
 
 _FENCE = re.compile(r"```[A-Za-z]*[ \t]*\n?(?P<body>.*?)```", re.DOTALL)

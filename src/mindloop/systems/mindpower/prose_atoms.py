@@ -28,8 +28,9 @@ household catalogue's); ``the floor of the kitchen`` is ``kitchen_corner``.
 from __future__ import annotations
 
 import re
-from collections.abc import Container, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from mindloop.beliefs.vocab import ROBOT
 from mindloop.systems.mindpower.calls import call_atoms, normalize_call, parse_call, plan_atoms, split_calls
@@ -56,10 +57,15 @@ def ident(phrase: str) -> str:
     >>> ident("the Kitchen Counter"), ident("kids' room"), ident("Alice's mug")
     ('kitchen_counter', 'kids_room', 'mug')
     """
+    return "_".join(w.replace("'", "") for w in _words(phrase) if w)
+
+
+def _words(phrase: str) -> list[str]:
+    """A phrase's words, lower case, leading articles and possessives dropped."""
     words = phrase.strip().lower().replace("’", "'").split()
     while words and (words[0] in _ARTICLES or words[0].endswith("'s")):
         words = words[1:]
-    return "_".join(w.replace("'", "") for w in words if w)
+    return words
 
 
 def _longest_tail(text: str, sep: str, names: Container[str]) -> str | None:
@@ -97,11 +103,7 @@ class _Reader:
         return hid
 
     def _id(self, phrase: str) -> str:
-        p = _TRAILING.sub("", phrase.strip().lower().replace("’", "'"))
-        words = p.split()
-        while words and (words[0] in _ARTICLES or words[0].endswith("'s")):
-            words = words[1:]
-        p = " ".join(words)
+        p = " ".join(_words(_TRAILING.sub("", phrase.strip().lower().replace("’", "'"))))
         m = re.fullmatch(r"(?:floor|corner)\s+of\s+(?:the\s+)?(.+)", p)
         if m:
             return f"{ident(m.group(1))}_corner"
@@ -182,42 +184,45 @@ def _v(*stems: str) -> str:
 _WALK = _v(
     "walk", "go", "went", "come", "came", "roll", "return", "head", "wheel", "step", "move", "enter", "run", "ran"
 )
-_SCENE: list[tuple[re.Pattern[str], str]] = [
+_SCENE: list[tuple[re.Pattern[str], str]] = [  # a clause's form, and its atom: a template (see _Slots) or a case
     (re.compile(rf"^{_v('say', 'said', 'ask', 'tell', 'told', 'reply', 'replie', 'mention', 'complain')}\s+(?:to\s+)?"
                 r"([a-z]+)\b"), "say"),
-    (re.compile(rf"^{_v('reach')}\s+(?:for\s+|out\s+for\s+)?{_NP}(?:\s+(?:on|in|from|at)\s+.*)?\s+but\b"), "pickfail"),
+    (re.compile(rf"^{_v('reach')}\s+(?:for\s+|out\s+for\s+)?{_NP}(?:\s+(?:on|in|from|at)\s+.*)?\s+but\b"),
+     "pick({who}, {o0}, failed)"),
     (re.compile(rf"^{_v('flip', 'press', 'try', 'tried')}\s+(?:to\s+turn\s+on\s+)?(?:the\s+switch\s+of\s+)?{_NP}"
-                r"\s+but\s+nothing"), "switchfail"),
-    (re.compile(rf"^{_v('try', 'tried')}\s+to\s+(?:leave|go|get|pass|move)\b(.*?)\s+but\b"), "walkfail"),
-    (re.compile(rf"^{_v('move', 'push', 'drag', 'carry', 'carrie')}\s+{_NP}\s+(?:to|into|onto)\s+{_NP}$"), "move"),
+                r"\s+but\s+nothing"), "switchon({who}, {o0}, failed)"),
+    (re.compile(rf"^{_v('try', 'tried')}\s+to\s+(?:leave|go|get|pass|move)\b(.*?)\s+but\b"), "walk({who}, failed)"),
+    (re.compile(rf"^{_v('move', 'push', 'drag', 'carry', 'carrie')}\s+{_NP}\s+(?:to|into|onto)\s+{_NP}$"),
+     "move({who}, {o0}, to={p1})"),
     (re.compile(rf"^{_v('give', 'gave', 'hand', 'pass')}\s+{_NP}\s+to\s+{_NP}$"), "give"),
-    (re.compile(rf"^(?:leave|leaves|left|leaving|{_v('exit')}|{_WALK}\s+out\s+of)\s+{_NP}$"), "leave"),
+    (re.compile(rf"^(?:leave|leaves|left|leaving|{_v('exit')}|{_WALK}\s+out\s+of)\s+{_NP}$"), "walk({who}, from={p0})"),
     (re.compile(rf"^{_v('put', 'place', 'set', 'drop', 'lay', 'laid', 'putt')}\s+(back\s+|down\s+)?{_NP}\s+(back\s+)?"
                 rf"(on\s+top\s+of|onto|on|into|in|inside|at|under|next\s+to|by)\s+{_NP}$"), "put"),
     (re.compile(rf"^{_v('pick')}\s+up\s+{_NP}(?:\s+(?:from|off|out\s+of)\s+{_NP})?$"), "pick"),
     (re.compile(rf"^{_v('pick')}\s+{_NP}\s+up(?:\s+(?:from|off|out\s+of)\s+{_NP})?$"), "pick"),
     (re.compile(rf"^(?:{_v('take', 'grab', 'get', 'fetch', 'retrieve')}|took|got)\s+{_NP}(?:\s+(?:from|off|out\s+of)\s+"
                 rf"{_NP})?$"), "pick"),
-    (re.compile(rf"^{_v('open')}\s+{_NP}$"), "open"),
-    (re.compile(rf"^{_v('close', 'shut')}\s+{_NP}$"), "close"),
-    (re.compile(rf"^(?:{_v('turn', 'switch')})\s+on\s+{_NP}$|^{_v('light', 'lit')}\s+{_NP}$"), "switchon"),
-    (re.compile(rf"^(?:{_v('turn', 'switch')})\s+{_NP}\s+on$"), "switchon"),
-    (re.compile(rf"^(?:{_v('turn', 'switch')})\s+off\s+{_NP}$|^{_v('blow', 'blew')}\s+out\s+{_NP}$"), "switchoff"),
-    (re.compile(rf"^(?:{_v('turn', 'switch')})\s+{_NP}\s+off$"), "switchoff"),
-    (re.compile(rf"^{_v('turn')}\s+(left|right|around|back)\b"), "turn"),
-    (re.compile(rf"^{_v('back')}\s+(?:up|away)\b"), "backup"),
-    (re.compile(rf"^{_v('look', 'stare', 'glance', 'gaze')}\s+(?:at|toward|towards)\s+{_NP}$"), "lookat"),
-    (re.compile(rf"^(?:{_v('sit')}|sat)\s+(?:down\s+)?(?:on|in|at)\s+{_NP}$"), "sit"),
-    (re.compile(rf"^{_v('stand', 'stood', 'get', 'got')}\s+up\b"), "standup"),
+    (re.compile(rf"^{_v('open')}\s+{_NP}$"), "open({who}, {px})"),
+    (re.compile(rf"^{_v('close', 'shut')}\s+{_NP}$"), "close({who}, {px})"),
+    (re.compile(rf"^(?:{_v('turn', 'switch')})\s+on\s+{_NP}$|^{_v('light', 'lit')}\s+{_NP}$"), "switchon({who}, {px})"),
+    (re.compile(rf"^(?:{_v('turn', 'switch')})\s+{_NP}\s+on$"), "switchon({who}, {px})"),
+    (re.compile(rf"^(?:{_v('turn', 'switch')})\s+off\s+{_NP}$|^{_v('blow', 'blew')}\s+out\s+{_NP}$"),
+     "switchoff({who}, {px})"),
+    (re.compile(rf"^(?:{_v('turn', 'switch')})\s+{_NP}\s+off$"), "switchoff({who}, {px})"),
+    (re.compile(rf"^{_v('turn')}\s+(left|right|around|back)\b"), "turn({who}, {g0})"),
+    (re.compile(rf"^{_v('back')}\s+(?:up|away)\b"), "turn({who}, back)"),
+    (re.compile(rf"^{_v('look', 'stare', 'glance', 'gaze')}\s+(?:at|toward|towards)\s+{_NP}$"), "lookat({who}, {px})"),
+    (re.compile(rf"^(?:{_v('sit')}|sat)\s+(?:down\s+)?(?:on|in|at)\s+{_NP}$"), "sit({who}, {px})"),
+    (re.compile(rf"^{_v('stand', 'stood', 'get', 'got')}\s+up\b"), "standup({who})"),
     (re.compile(rf"^(?:{_v('lie', 'lay', 'lain', 'ly')}\s+down\s+(?:on|in)"
         rf"|{_v('sleep', 'slept')}\s+(?:on|in))\s+{_NP}$"),
-     "sleep"),
-    (re.compile(rf"^{_v('pour')}\s+{_NP}\s+(?:into|in)\s+{_NP}$"), "pour"),
-    (re.compile(rf"^(?:{_v('drink')}|drank|drunk)\s+{_NP}\s+from\s+{_NP}$"), "drinkfrom"),
-    (re.compile(rf"^(?:{_v('drink')}|drank)\s+{_NP}$"), "drink"),
+     "sleep({who}, {px})"),
+    (re.compile(rf"^{_v('pour')}\s+{_NP}\s+(?:into|in)\s+{_NP}$"), "pour({who}, {o0}, {o1})"),
+    (re.compile(rf"^(?:{_v('drink')}|drank|drunk)\s+{_NP}\s+from\s+{_NP}$"), "drink({who}, {o1})"),
+    (re.compile(rf"^(?:{_v('drink')}|drank)\s+{_NP}$"), "drink({who}, {o0})"),
     (re.compile(rf"^{_v('read', 'watch', 'cook', 'cut', 'write', 'wrote', 'eat', 'ate', 'wash', 'clean', 'cutt')}"
                 rf"\s+{_NP}(?:\s+with\s+.*)?$"), "verb"),
-    (re.compile(rf"^{_v('listen')}\s+to\s+{_NP}$"), "listen"),
+    (re.compile(rf"^{_v('listen')}\s+to\s+{_NP}$"), "listen({who}, {o0})"),
     (re.compile(rf"^(?:{_WALK})(?:\s+back)?\s+(?:into|in\s+to|inside|to|towards|toward|over\s+to|around|round|"
                 rf"about|through|across|in)?\s*{_NP}$"), "walk"),
 ]  # fmt: skip
@@ -227,6 +232,21 @@ _VERB_NAMES = {
 }  # fmt: skip
 
 
+class _Slots(dict[str, str]):
+    """A scene template's values, each read when the template names it: ``{who}``, ``{o0}`` (group 0 as an
+    object), ``{p1}`` (group 1 as a place), ``{g0}`` (as written), ``{px}`` (the first group matched, as a place);
+    so objects are read in the template's order (the last one named is what ``it`` refers to)."""
+
+    def __init__(self, r: _Reader, who: str, groups: Sequence[Any]) -> None:
+        super().__init__(who=who)
+        self.r, self.groups = r, groups
+
+    def __missing__(self, key: str) -> str:
+        x = next(v for v in self.groups if v) if key == "px" else self.groups[int(key[1:])]
+        read: Callable[[str], str] = {"o": self.r.obj, "p": self.r.place}.get(key[0], str)
+        return read(x)
+
+
 def _scene_atom(r: _Reader, who: str, clause: str) -> str | None:
     c = clause.strip().lower().rstrip(",")
     for pattern, kind in _SCENE:
@@ -234,22 +254,14 @@ def _scene_atom(r: _Reader, who: str, clause: str) -> str | None:
         if m is None:
             continue
         g = [x for x in m.groups()]
+        if "(" in kind:
+            return kind.format_map(_Slots(r, who, g))
         if kind == "say":
             to = r.human(g[0])
             return f"say({who}, {to})" if to else f"say({who})"
-        if kind == "pickfail":
-            return f"pick({who}, {r.obj(g[0])}, failed)"
-        if kind == "switchfail":
-            return f"switchon({who}, {r.obj(g[0])}, failed)"
-        if kind == "walkfail":
-            return f"walk({who}, failed)"
-        if kind == "move":
-            return f"move({who}, {r.obj(g[0])}, to={r.place(g[1])})"
         if kind == "give":
             to = r.human(g[1]) or r.place(g[1])
             return f"give({who}, {r.obj(g[0])}, to={to})"
-        if kind == "leave":
-            return f"walk({who}, from={r.place(g[0])})"
         if kind == "put":
             back = bool(g[0] and g[0].startswith("back")) or bool(g[2])
             prep = g[3]
@@ -258,26 +270,9 @@ def _scene_atom(r: _Reader, who: str, clause: str) -> str | None:
         if kind == "pick":
             src = f", from={r.place(g[1])}" if len(g) > 1 and g[1] else ""
             return f"pick({who}, {r.obj(g[0])}{src})"
-        if kind in ("open", "close", "switchon", "switchoff", "lookat", "sit", "sleep"):
-            x = next(v for v in g if v)
-            return f"{kind}({who}, {r.place(x)})"
-        if kind == "turn":
-            return f"turn({who}, {g[0]})"
-        if kind == "backup":
-            return f"turn({who}, back)"
-        if kind == "standup":
-            return f"standup({who})"
-        if kind == "pour":
-            return f"pour({who}, {r.obj(g[0])}, {r.obj(g[1])})"
-        if kind == "drinkfrom":
-            return f"drink({who}, {r.obj(g[1])})"
-        if kind == "drink":
-            return f"drink({who}, {r.obj(g[0])})"
         if kind == "verb":
             verb = _VERB_NAMES.get(c[:4], _VERB_NAMES.get(c[:3], c.split()[0]))
             return f"{verb}({who}, {r.obj(g[0])})"
-        if kind == "listen":
-            return f"listen({who}, {r.obj(g[0])})"
         if kind == "walk":
             target = g[0]
             if target in ("back", "around", "about", "in", "away", ""):

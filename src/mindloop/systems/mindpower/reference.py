@@ -111,13 +111,13 @@ def fast_action_scores(pred: Sequence[str], gold: Sequence[str]) -> tuple[float,
     ROUGE-L F = 2·LCS / (|pred| + |gold|), ROUGE-2 of two sequences without bigrams 1 iff they are equal (as
     :func:`~mindloop.systems.mindpower.metrics.rouge_tokens`), SR = 0.2·R1 + 0.3·R2 + 0.5·RL, AC = clipped
     matches / |gold|."""
-    r1 = _f(sum((Counter(pred) & Counter(gold)).values()), len(pred), len(gold))
+    matched = sum((Counter(pred) & Counter(gold)).values())
+    r1 = _f(matched, len(pred), len(gold))
     if len(pred) < 2 and len(gold) < 2:
         r2 = 1.0 if list(pred) == list(gold) else 0.0
     else:
         r2 = _f(sum((_ngrams(pred, 2) & _ngrams(gold, 2)).values()), len(pred) - 1, len(gold) - 1)
     rl = _f(_lcs(pred, gold), len(pred), len(gold))
-    matched = sum((Counter(pred) & Counter(gold)).values())
     return 0.2 * r1 + 0.3 * r2 + 0.5 * rl, matched / len(gold)
 
 

@@ -50,7 +50,7 @@ from mindloop.systems.mindpower.hierarchy import (
     first_layers,
     layers_in_order,
 )
-from mindloop.systems.mindpower.metrics import RougeScores, rouge_tokens
+from mindloop.systems.mindpower.metrics import RougeScores, _scorer, rouge_tokens
 from mindloop.systems.mindpower.prompts import TEXTS
 from mindloop.systems.mindpower.prose_atoms import extract_atoms_prose as _extract_prose
 
@@ -243,7 +243,24 @@ def completion_text(completion: Any) -> str:
     raise InvalidArgumentError(f"a completion must be a string or a list of messages, not {type(completion).__name__}")
 
 
-class MindReward:
+class _TRLReward:
+    """A reward function as TRL calls it: keyword arguments ``prompts``, ``completions`` and the dataset's columns;
+    one float (or ``None``) per completion, from :meth:`rewards`."""
+
+    __name__ = "reward"
+
+    def __call__(
+        self, prompts: Sequence[Any] | None = None, completions: Sequence[Any] | None = None, **kwargs: Any
+    ) -> list[float | None]:
+        """TRL's reward signature."""
+        return self.rewards(list(completions or []), kwargs)
+
+    def rewards(self, completions: list[Any], columns: Mapping[str, Any]) -> list[float | None]:
+        """One reward (or ``None``) per completion, given the dataset's ``columns``."""
+        raise NotImplementedError
+
+
+class MindReward(_TRLReward):
     """R_Mind per completion, as a TRL reward function.
 
     ``gold_column`` names the dataset column holding the gold atoms (see :func:`atoms_from_gold`). ``extractor``
@@ -337,15 +354,12 @@ class MindReward:
         golds = kwargs[self.gold_column]
         return list(golds) if golds is not None else [None] * n
 
-    def __call__(
-        self, prompts: Sequence[Any] | None = None, completions: Sequence[Any] | None = None, **kwargs: Any
-    ) -> list[float | None]:
-        """TRL's reward signature: one R_Mind (or ``None``) per completion."""
-        completions = list(completions or [])
-        return [None if s is None else s.mind for s in self.scores(completions, self._golds(len(completions), kwargs))]
+    def rewards(self, completions: list[Any], columns: Mapping[str, Any]) -> list[float | None]:
+        """One R_Mind (or ``None``) per completion."""
+        return [None if s is None else s.mind for s in self.scores(completions, self._golds(len(completions), columns))]
 
 
-class FormatReward:
+class FormatReward(_TRLReward):
     """R_Format per completion, as a TRL reward function (1.0 when the layers appear in order, else 0.0)."""
 
     __name__ = "format_reward"
@@ -353,14 +367,12 @@ class FormatReward:
     def __init__(self, setting: str = "hierarchy") -> None:
         self.setting = check_setting(setting)
 
-    def __call__(
-        self, prompts: Sequence[Any] | None = None, completions: Sequence[Any] | None = None, **kwargs: Any
-    ) -> list[float | None]:
-        """TRL's reward signature."""
-        return [format_reward(completion_text(c), self.setting) for c in completions or []]
+    def rewards(self, completions: list[Any], columns: Mapping[str, Any]) -> list[float | None]:
+        """R_Format of each completion."""
+        return [format_reward(completion_text(c), self.setting) for c in completions]
 
 
-class MindPowerReward:
+class MindPowerReward(_TRLReward):
     """The paper's overall reward R = R_Mind + R_Format (Eq. 2) as one TRL reward function, in [0, 2].
 
     A completion whose R_Mind cannot be scored gets ``None`` (not R_Format alone), so a failed extraction never
@@ -373,12 +385,9 @@ class MindPowerReward:
         self.mind = MindReward(gold_column, **mind_options)
         self.format = FormatReward(self.mind.setting)
 
-    def __call__(
-        self, prompts: Sequence[Any] | None = None, completions: Sequence[Any] | None = None, **kwargs: Any
-    ) -> list[float | None]:
-        """TRL's reward signature."""
-        mind = self.mind(prompts=prompts, completions=completions, **kwargs)
-        fmt = self.format(prompts=prompts, completions=completions, **kwargs)
+    def rewards(self, completions: list[Any], columns: Mapping[str, Any]) -> list[float | None]:
+        """R_Mind + R_Format of each completion (``None`` where R_Mind is)."""
+        mind, fmt = self.mind.rewards(completions, columns), self.format.rewards(completions, columns)
         return [None if m is None or f is None else m + f for m, f in zip(mind, fmt, strict=True)]
 
 
@@ -401,13 +410,6 @@ def released_format_reward(text: str) -> float:
     return 1.0 if _RELEASED_FORMAT.fullmatch(text.strip()) else 0.0
 
 
-@lru_cache(maxsize=1)
-def _word_scorer() -> Any:
-    from rouge_score import rouge_scorer  # type: ignore[import-untyped]
-
-    return rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], use_stemmer=True)
-
-
 def released_mind_reward(completion: str, answer: str, weights: tuple[float, float, float] = MIND_WEIGHTS) -> float:
     """The released script's "mind" reward: word-level ROUGE-1/2/L F-measures of the whole completion against the
     gold answer text (rouge-score's default tokenizer, Porter stemming), weighted α = 0.2/0.3/0.5 — no atoms.
@@ -415,13 +417,11 @@ def released_mind_reward(completion: str, answer: str, weights: tuple[float, flo
     >>> released_mind_reward("walk to the fridge", "walk to the fridge")
     1.0
     """
-    s = _word_scorer().score(answer, completion)
-    return float(
-        weights[0] * s["rouge1"].fmeasure + weights[1] * s["rouge2"].fmeasure + weights[2] * s["rougeL"].fmeasure
-    )
+    s = _scorer(words=True).score(answer, completion)
+    return RougeScores(s["rouge1"].fmeasure, s["rouge2"].fmeasure, s["rougeL"].fmeasure).weighted(weights)
 
 
-class ReleasedMindReward:
+class ReleasedMindReward(_TRLReward):
     """:func:`released_mind_reward` as a TRL reward function; the gold answer text is in ``answer_column``."""
 
     __name__ = "released_mind_reward"
@@ -430,29 +430,25 @@ class ReleasedMindReward:
         self.answer_column = answer_column
         self.weights = weights
 
-    def __call__(
-        self, prompts: Sequence[Any] | None = None, completions: Sequence[Any] | None = None, **kwargs: Any
-    ) -> list[float | None]:
-        """TRL's reward signature."""
-        if self.answer_column not in kwargs:
+    def rewards(self, completions: list[Any], columns: Mapping[str, Any]) -> list[float | None]:
+        """The released mind reward of each completion against its gold answer text."""
+        if self.answer_column not in columns:
             raise InvalidArgumentError(f"the dataset has no {self.answer_column!r} column for the gold answer text")
-        answers = kwargs[self.answer_column]
+        answers = columns[self.answer_column]
         return [
             None if a is None else released_mind_reward(completion_text(c), str(a), self.weights)
-            for c, a in zip(completions or [], answers, strict=True)
+            for c, a in zip(completions, answers, strict=True)
         ]
 
 
-class ReleasedFormatReward:
+class ReleasedFormatReward(_TRLReward):
     """:func:`released_format_reward` as a TRL reward function."""
 
     __name__ = "released_format_reward"
 
-    def __call__(
-        self, prompts: Sequence[Any] | None = None, completions: Sequence[Any] | None = None, **kwargs: Any
-    ) -> list[float | None]:
-        """TRL's reward signature."""
-        return [released_format_reward(completion_text(c)) for c in completions or []]
+    def rewards(self, completions: list[Any], columns: Mapping[str, Any]) -> list[float | None]:
+        """The released format reward of each completion."""
+        return [released_format_reward(completion_text(c)) for c in completions]
 
 
 # ---- presets -----------------------------------------------------------------------------------------------------

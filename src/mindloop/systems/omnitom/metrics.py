@@ -195,9 +195,7 @@ def _records(scores: Sequence[Stage1StoryScore | Stage2StoryScore]) -> list[Samp
     ]
 
 
-def summarize_stage1(
-    scores: Sequence[Stage1StoryScore], *, n_unscored: int = 0, aligner: str = ""
-) -> dict[str, Any]:
+def summarize_stage1(scores: Sequence[Stage1StoryScore], *, n_unscored: int = 0, aligner: str = "") -> dict[str, Any]:
     """Stage 1 as ``omnitom-stage1`` reports it: its declared macro P/R/F1 (:data:`STAGE1_METRICS`; ``None``
     without stories; F1 per category in ``by_category``), the F1 per order bucket (``by_order``), the stories
     left unscored and the aligner."""

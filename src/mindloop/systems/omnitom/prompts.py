@@ -10,6 +10,8 @@ those two are written here in the same style and documented in docs/omnitom.md.
 
 from __future__ import annotations
 
+import csv
+import io
 from collections.abc import Sequence
 from typing import Literal
 
@@ -158,22 +160,12 @@ def stage2_messages(
     return [message("system", system), message("user", user)]
 
 
-def _csv_field(text: str) -> str:
-    text = " ".join(text.split())
-    if any(c in text for c in ',"\n'):
-        return '"' + text.replace('"', '""') + '"'
-    return text
-
-
-def _csv(rows: Sequence[tuple[str, str]], counts: Sequence[int] | None = None) -> str:
-    head = "Actor,Belief" if counts is None else "Actor,Belief,MatchCount"
-    lines = [head]
-    for k, (actor, belief) in enumerate(rows):
-        cells = [_csv_field(actor), _csv_field(belief)]
-        if counts is not None:
-            cells.append(str(counts[k]))
-        lines.append(",".join(cells))
-    return "\n".join(lines)
+def _csv(rows: Sequence[Sequence[object]], head: str = "Actor,Belief") -> str:
+    """``head`` and ``rows`` as CSV, each cell's whitespace collapsed and the cell quoted only where it must be."""
+    buf = io.StringIO()
+    cells = ([" ".join(str(cell).split()) for cell in row] for row in rows)
+    csv.writer(buf, lineterminator="\n").writerows([head.split(","), *cells])
+    return buf.getvalue().strip()
 
 
 def judge_messages(
@@ -193,10 +185,8 @@ def judge_messages(
             f"Story Narrative: {ex_story}\nPrediction:\n{_csv([(a, b) for a, b, _ in ex_pred])}\n"
             f"Ground Truth:\n{_csv([(a, b) for a, b, _ in ex_gold])}"
         )
-        outputs = (
-            f"Prediction Table\n{_csv([(a, b) for a, b, _ in ex_pred], [c for *_, c in ex_pred])}\n\n"
-            f"Ground Truth Table\n{_csv([(a, b) for a, b, _ in ex_gold], [c for *_, c in ex_gold])}"
-        )
+        head = "Actor,Belief,MatchCount"
+        outputs = f"Prediction Table\n{_csv(ex_pred, head)}\n\nGround Truth Table\n{_csv(ex_gold, head)}"
         blocks.append(f"{inputs}\nOutput:\n{outputs}")
     system = _system(level, JUDGE_L3, [JUDGE_L4], "Alignment example", blocks)
     narrative = f"Story Narrative: {story}\n\n" if story else ""

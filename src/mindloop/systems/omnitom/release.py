@@ -41,7 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from mindloop.datafiles import load_package_data
 from mindloop.errors import InvalidArgumentError
 from mindloop.models.base import Message, message
-from mindloop.systems.omnitom.prompts import _TEXTS
+from mindloop.systems.omnitom.prompts import _TEXTS, _csv
 from mindloop.systems.omnitom.records import (
     _SCHEMA,
     DIMENSIONS,
@@ -171,12 +171,6 @@ def stage2_messages(story: str, beliefs: Sequence[BeliefRecord], *, system: str 
     return [message("system", system), message("user", user)]
 
 
-def _prediction_csv(rows: Sequence[tuple[str, str]]) -> str:
-    buf = io.StringIO()
-    csv.writer(buf, lineterminator="\n").writerows([["Actor", "Belief"], *([_space(a), _space(b)] for a, b in rows)])
-    return buf.getvalue().strip()
-
-
 def _gold_csv(rows: Sequence[tuple[str, str]]) -> str:
     def q(text: str) -> str:
         return '"' + text.strip().replace('"', '""') + '"'
@@ -254,7 +248,7 @@ def judge_messages(
     """The release's judge messages: the system prompt with its examples, then the story and both tables."""
     narrative = f"Story Narrative:\n{story.strip()}\n\n" if story else ""
     user = (
-        f"{JUDGE_INSTRUCTION}\n\n{narrative}Prediction Table:\n{_prediction_csv(predicted)}\n\n"
+        f"{JUDGE_INSTRUCTION}\n\n{narrative}Prediction Table:\n{_csv(predicted)}\n\n"
         f"Ground Truth Table:\n{_gold_csv(gold)}\n\n{JUDGE_CLOSING}"
     )
     return [message("system", judge_system(fewshots)), message("user", user)]
