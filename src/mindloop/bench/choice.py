@@ -60,6 +60,7 @@ __all__ = [
     "counted_rows",
     "coverage",
     "covered",
+    "json_objects",
     "not_covered",
     "read_items",
     "release_text",
@@ -204,18 +205,31 @@ def read_items(path: str, files: Sequence[str] = (), what: str = "the released f
         with csv_fields_unlimited():
             reader = csv.DictReader(text.splitlines(keepends=True))
             return [{**row, "line": reader.line_num} for row in reader]
-    try:
-        rows = (
-            list(enumerate(json.loads(text), 1))
-            if text.lstrip().startswith("[")
-            else [(i, json.loads(x)) for i, x in enumerate(text.splitlines(), 1) if x.strip()]
-        )
-    except json.JSONDecodeError as exc:
-        raise ParseError(f"not valid JSON ({exc.msg})", source=str(p)) from None
+    return [{**row, "line": i} for i, row in json_objects(p, text)]
+
+
+def json_objects(path: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
+    """The objects of a JSON list or of JSON Lines (``text``, read from ``path``), each with its 1-based item or
+    line number; text that is not JSON, or an item that is not an object, is a one-line error naming where."""
+    listed = text.lstrip().startswith("[")
+    if listed:
+        try:
+            rows = list(enumerate(json.loads(text), 1))
+        except json.JSONDecodeError as exc:
+            raise ParseError(f"not valid JSON ({exc.msg})", source=str(path), line=exc.lineno) from None
+    else:
+        rows = []
+        for i, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                rows.append((i, json.loads(line)))
+            except json.JSONDecodeError as exc:
+                raise ParseError(f"not a JSON object ({exc.msg})", source=str(path), line=i) from None
     for i, row in rows:
         if not isinstance(row, dict):
-            raise ParseError("expected a JSON object per item", source=str(p), line=i)
-    return [{**row, "line": i} for i, row in rows]
+            raise ParseError(f"expected a JSON object per {'item' if listed else 'line'}", source=str(path), line=i)
+    return rows
 
 
 # -- the model agent, the scorer, the tracker's outcomes ----------------------------------------------------------
