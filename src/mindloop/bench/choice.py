@@ -57,6 +57,7 @@ __all__ = [
     "choice_metrics",
     "choice_references",
     "choice_summary",
+    "counted",
     "counted_rows",
     "coverage",
     "covered",
@@ -360,14 +361,14 @@ def choice_references(extra: Sequence[ReferencePolicy] = ()) -> tuple[ReferenceP
     return chance_ref, best, oracle_policy(), *extra
 
 
-def _counts(r: SampleRecord) -> bool:
-    """A record that counts: every model answer (failed ones as wrong), a tracker's only when covered."""
-    return r.scores.get("covered", 1.0) == 1.0
+def counted(records: Sequence[SampleRecord]) -> list[SampleRecord]:
+    """The records that count: every model answer (failed ones as wrong), a tracker's only when covered."""
+    return [r for r in records if r.scores.get("covered", 1.0) == 1.0]
 
 
 def counted_rows(records: Sequence[SampleRecord], grouping: Grouping) -> dict[str, list[SampleRecord]]:
     """The records that count (:func:`choice_metrics`) in each row of ``grouping``, in its order."""
-    return {label: rs for label, rs in group_rows(grouping, [r for r in records if _counts(r)]).items() if rs}
+    return {label: rs for label, rs in group_rows(grouping, counted(records)).items() if rs}
 
 
 def coverage(records: Sequence[SampleRecord]) -> dict[str, Any] | None:
@@ -393,9 +394,8 @@ def choice_summary(
     each grouping (with each of ``references`` that has a ``summary_key``, on the same questions); the unread
     replies and model failures (model runs, per row too); the tracker's counts and its accuracy on what it
     covered."""
-    counted = [r for r in records if _counts(r)]
     out: dict[str, Any] = {}
-    if (c := _chance([r.sample for r in counted])) is not None:
+    if (c := _chance([r.sample for r in counted(records)])) is not None:
         out["chance"] = c
     if any("correct_strict" in r.scores or "correct_release" in r.scores for r in records):
         out["unparsed"] = sum(1 for r in records if r.status == "failed" and r.scores.get("parsed") == 0.0)

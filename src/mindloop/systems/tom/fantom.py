@@ -50,7 +50,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.choice import COVERED_RESAMPLED, RELEASE_SUITE, coverage, not_covered, release_text
+from mindloop.bench.choice import COVERED_RESAMPLED, RELEASE_SUITE, counted, coverage, not_covered, release_text
 from mindloop.bench.declaration import BenchmarkSpec, Headline, Metric, ReferencePolicy, SmallRun
 from mindloop.bench.references import policy_headline, policy_records
 from mindloop.errors import InvalidArgumentError, ParseError
@@ -570,18 +570,13 @@ class FanToMBenchmark:
         return out
 
 
-def _counted(records: Sequence[SampleRecord]) -> list[SampleRecord]:
-    """The records that count: every model answer, a tracker's only when it answered (covered)."""
-    return [r for r in records if r.scores.get("covered", 1.0) == 1.0]
-
-
 def _coverage_by_kind(records: Sequence[SampleRecord]) -> dict[str, dict[str, Any]]:
     """Per question kind: how many the tracker was asked, how many it answered, its accuracy on those."""
     out: dict[str, dict[str, Any]] = {}
     for kind in FANTOM_KINDS:
         mine = [r for r in records if r.sample.input["kind"] == kind]
         if mine:
-            answered = [r.scores.get("correct", 0.0) for r in _counted(mine)]
+            answered = [r.scores.get("correct", 0.0) for r in counted(mine)]
             out[kind] = {"n": len(mine), "covered": len(answered), "accuracy": mean(answered) if answered else None}
     return out
 
@@ -636,7 +631,7 @@ def _weighted_f1(records: Sequence[SampleRecord]) -> float | None:
     """F1 of the binary answers weighted by the golds' support (the release's ``average="weighted"``)."""
     pairs = [
         ({"yes": 1}.get(str(r.sample.input["gold"]), 0), (r.output or {}).get("binary", -1), 1.0)
-        for r in _counted(records)
+        for r in counted(records)
     ]
     f1s = label_f1(pairs)
     return sum(support / len(pairs) * f1 for f1, support in f1s.values() if support) if pairs else None
@@ -659,7 +654,7 @@ def _scenario(records: Sequence[SampleRecord], scenario: str, prefix: str) -> di
         f"{prefix}_info_accessibility_binary_f1": _weighted_f1(kinds["info_accessibility:binary"]),
     }
     by_order: dict[str, list[float]] = defaultdict(list)
-    for r in _counted(kinds["belief"]):
+    for r in counted(kinds["belief"]):
         if (t := r.sample.input.get("tom_type")) is not None:
             by_order[str(t).split(":")[0]].append(r.scores.get("correct", 0.0))
     if by_order:

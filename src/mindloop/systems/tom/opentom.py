@@ -61,6 +61,7 @@ from mindloop.bench.choice import (
     ask_choice,
     choice_metrics,
     choice_summary,
+    counted,
     counted_rows,
     covered,
     not_covered,
@@ -1099,13 +1100,13 @@ class OpenToMBenchmark:
             }
         genres = [row["macro_f1"] for row in out["by_genre"].values() if row["macro_f1"] is not None]
         out["macro_f1"] = mean(genres) if genres else None
-        counted = [r for r in records if r.scores.get("covered", 1.0) == 1.0]
-        if counted and not any("covered" in r.scores for r in records):
-            read = [r.sample for r in counted if _label(r.sample.input, (r.output or {}).get("answer")) is not None]
-            out["unreadable"] = (len(counted) - len(read)) / len(counted)
-            if len(read) < len(counted):  # the headline's macro-F1 is over the read replies: its floors are too
+        kept = counted(records)
+        if kept and not any("covered" in r.scores for r in records):
+            read = [r.sample for r in kept if _label(r.sample.input, (r.output or {}).get("answer")) is not None]
+            out["unreadable"] = (len(kept) - len(read)) / len(kept)
+            if len(read) < len(kept):  # the headline's macro-F1 is over the read replies: its floors are too
                 out["references_read"] = {p.name: p.value(read) for p in _REFERENCES}
-        out["best_constant_accuracy"] = best_constant_policy().value([r.sample for r in counted])
+        out["best_constant_accuracy"] = best_constant_policy().value([r.sample for r in kept])
         return out
 
 
