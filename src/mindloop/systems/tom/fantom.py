@@ -41,7 +41,7 @@ import json
 import random
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
@@ -52,7 +52,7 @@ from pydantic import Field
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
 from mindloop.bench.choice import COVERED_RESAMPLED, RELEASE_SUITE, counted, coverage, not_covered, release_text
 from mindloop.bench.declaration import BenchmarkSpec, Headline, Metric, ReferencePolicy, SmallRun
-from mindloop.bench.references import policy_headline, policy_records
+from mindloop.bench.references import outcome_policy, policy_headline, policy_records
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.metrics.stats import f1_score, mean
 from mindloop.models.base import message
@@ -79,6 +79,9 @@ FANTOM_KINDS = RELEASES.fantom_kinds
 """mindloop's short names of the release's question types (``tom:`` dropped)."""
 
 Context = Literal["short", "full"]
+
+_BINARY = {"yes": 1, "no": 0, "no:long": 0}
+"""A binary gold as the release's number for it (an answer read as neither is -1, an unknown gold -2)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,7 +251,7 @@ def _score(kind: str, gold: Any, wrong: Any, reply: str) -> tuple[float, dict[st
     if kind.endswith(":list"):
         return float(list_correct(text, gold, wrong)), {}
     answer = binary_reading(text)
-    expected = {"yes": 1, "no": 0, "no:long": 0}.get(str(gold), -2)
+    expected = _BINARY.get(str(gold), -2)
     return float(answer == expected), {"binary": answer}
 
 
@@ -307,7 +310,7 @@ def _track_binary(
     knows = know.knows(who)
     if knows is None:
         return know.reason
-    expected = {"yes": 1, "no": 0, "no:long": 0}.get(str(inp["gold"]), -2)
+    expected = _BINARY.get(str(inp["gold"]), -2)
     return ("yes" if knows else "no"), float(int(knows) == expected), {**read, "binary": int(knows)}
 
 
@@ -504,10 +507,11 @@ class FanToMBenchmark:
                 optimistic=True,
                 none_reason="no inaccessible-scenario questions among the samples",
             ),
-            ReferencePolicy(
+            outcome_policy(
                 "oracle",
                 "answers every question right",
-                lambda samples: _oracle_value(samples),
+                lambda: FanToMBenchmark(),
+                lambda b, s: Outcome({"binary": _BINARY.get(str(s.input["gold"]), -2)}, {"correct": 1.0}),
                 kind="oracle",
                 none_reason="no inaccessible-scenario questions among the samples",
             ),
@@ -586,30 +590,17 @@ def _reply_text(gold: Any) -> str:
     return ", ".join(str(g) for g in gold) if isinstance(gold, list) else str(gold)
 
 
-def _policy_value(samples: Sequence[Sample], reply: Callable[[Sample], str]) -> float | None:
-    def answer(sample: Sample) -> Outcome:
-        inp = sample.input
-        correct, extra = _score(inp["kind"], inp["gold"], inp["wrong"], reply(sample))
-        return Outcome(extra, {"correct": correct})
-
-    return policy_headline(FanToMBenchmark(), policy_records(samples, answer))
-
-
 def _constant_value(samples: Sequence[Sample]) -> float | None:
     """The headline of replying to each kind with its most frequent gold answer among ``samples``."""
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     for s in samples:
         counts[s.input["kind"]][_reply_text(s.input["gold"])] += 1
     best = {kind: c.most_common(1)[0][0] for kind, c in counts.items()}
-    return _policy_value(samples, lambda s: best[s.input["kind"]])
-
-
-def _oracle_value(samples: Sequence[Sample]) -> float | None:
-    """The headline of answering every question right (every score 1)."""
 
     def answer(sample: Sample) -> Outcome:
-        expected = {"yes": 1, "no": 0, "no:long": 0}.get(str(sample.input["gold"]), -2)
-        return Outcome({"binary": expected}, {"correct": 1.0})
+        inp = sample.input
+        correct, extra = _score(inp["kind"], inp["gold"], inp["wrong"], best[inp["kind"]])
+        return Outcome(extra, {"correct": correct})
 
     return policy_headline(FanToMBenchmark(), policy_records(samples, answer))
 
