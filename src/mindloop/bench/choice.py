@@ -211,9 +211,9 @@ def read_items(path: str, files: Sequence[str] = (), what: str = "the released f
 
 def json_objects(path: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
     """The objects of a JSON list or of JSON Lines (``text``, read from ``path``), each with its 1-based item or
-    line number; text that is not JSON, or an item that is not an object, is a one-line error naming where."""
-    listed = text.lstrip().startswith("[")
-    if listed:
+    line number (a list's items are numbered as lines, as the releases' JSON Lines are); text that is not JSON, or
+    an item that is not an object, is a one-line error naming where."""
+    if text.lstrip().startswith("["):
         try:
             rows = list(enumerate(json.loads(text), 1))
         except json.JSONDecodeError as exc:
@@ -229,7 +229,7 @@ def json_objects(path: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
                 raise ParseError(f"not a JSON object ({exc.msg})", source=str(path), line=i) from None
     for i, row in rows:
         if not isinstance(row, dict):
-            raise ParseError(f"expected a JSON object per {'item' if listed else 'line'}", source=str(path), line=i)
+            raise ParseError("expected a JSON object per line", source=str(path), line=i)
     return rows
 
 
