@@ -57,9 +57,11 @@ __all__ = [
     "choice_metrics",
     "choice_references",
     "choice_summary",
+    "counted",
     "counted_rows",
     "coverage",
     "covered",
+    "json_objects",
     "not_covered",
     "read_items",
     "release_text",
@@ -204,18 +206,31 @@ def read_items(path: str, files: Sequence[str] = (), what: str = "the released f
         with csv_fields_unlimited():
             reader = csv.DictReader(text.splitlines(keepends=True))
             return [{**row, "line": reader.line_num} for row in reader]
-    try:
-        rows = (
-            list(enumerate(json.loads(text), 1))
-            if text.lstrip().startswith("[")
-            else [(i, json.loads(x)) for i, x in enumerate(text.splitlines(), 1) if x.strip()]
-        )
-    except json.JSONDecodeError as exc:
-        raise ParseError(f"not valid JSON ({exc.msg})", source=str(p)) from None
+    return [{**row, "line": i} for i, row in json_objects(p, text)]
+
+
+def json_objects(path: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
+    """The objects of a JSON list or of JSON Lines (``text``, read from ``path``), each with its 1-based item or
+    line number (a list's items are numbered as lines, as the releases' JSON Lines are); text that is not JSON, or
+    an item that is not an object, is a one-line error naming where."""
+    if text.lstrip().startswith("["):
+        try:
+            rows = list(enumerate(json.loads(text), 1))
+        except json.JSONDecodeError as exc:
+            raise ParseError(f"not valid JSON ({exc.msg})", source=str(path), line=exc.lineno) from None
+    else:
+        rows = []
+        for i, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                rows.append((i, json.loads(line)))
+            except json.JSONDecodeError as exc:
+                raise ParseError(f"not a JSON object ({exc.msg})", source=str(path), line=i) from None
     for i, row in rows:
         if not isinstance(row, dict):
-            raise ParseError("expected a JSON object per item", source=str(p), line=i)
-    return [{**row, "line": i} for i, row in rows]
+            raise ParseError("expected a JSON object per line", source=str(path), line=i)
+    return rows
 
 
 # -- the model agent, the scorer, the tracker's outcomes ----------------------------------------------------------
@@ -346,14 +361,14 @@ def choice_references(extra: Sequence[ReferencePolicy] = ()) -> tuple[ReferenceP
     return chance_ref, best, oracle_policy(), *extra
 
 
-def _counts(r: SampleRecord) -> bool:
-    """A record that counts: every model answer (failed ones as wrong), a tracker's only when covered."""
-    return r.scores.get("covered", 1.0) == 1.0
+def counted(records: Sequence[SampleRecord]) -> list[SampleRecord]:
+    """The records that count: every model answer (failed ones as wrong), a tracker's only when covered."""
+    return [r for r in records if r.scores.get("covered", 1.0) == 1.0]
 
 
 def counted_rows(records: Sequence[SampleRecord], grouping: Grouping) -> dict[str, list[SampleRecord]]:
     """The records that count (:func:`choice_metrics`) in each row of ``grouping``, in its order."""
-    return {label: rs for label, rs in group_rows(grouping, [r for r in records if _counts(r)]).items() if rs}
+    return {label: rs for label, rs in group_rows(grouping, counted(records)).items() if rs}
 
 
 def coverage(records: Sequence[SampleRecord]) -> dict[str, Any] | None:
@@ -379,9 +394,8 @@ def choice_summary(
     each grouping (with each of ``references`` that has a ``summary_key``, on the same questions); the unread
     replies and model failures (model runs, per row too); the tracker's counts and its accuracy on what it
     covered."""
-    counted = [r for r in records if _counts(r)]
     out: dict[str, Any] = {}
-    if (c := _chance([r.sample for r in counted])) is not None:
+    if (c := _chance([r.sample for r in counted(records)])) is not None:
         out["chance"] = c
     if any("correct_strict" in r.scores or "correct_release" in r.scores for r in records):
         out["unparsed"] = sum(1 for r in records if r.status == "failed" and r.scores.get("parsed") == 0.0)

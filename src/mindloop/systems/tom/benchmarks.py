@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
@@ -179,10 +179,12 @@ class AgreedPairs:
     """Story-question pairs held more than once (Hi-ToM releases each twice, CoTP and VP copies), counted as samples
     stream by and keyed by a digest, so no story text is kept: accuracy on the pairs whose gold answers agree, each
     pair once, as the mean of its copies' scores (the same for the tracker; a model may answer the two identical
-    prompts differently)."""
+    prompts differently). ``records``: a run's records, counted at once."""
 
-    def __init__(self) -> None:
+    def __init__(self, records: Iterable[SampleRecord] = ()) -> None:
         self.groups: dict[bytes, list[Any]] = {}  # digest -> [copies, gold (None once two differ), sum of scores]
+        for r in records:
+            self.add(r.sample, r.scores.get("correct", 0.0))
 
     def add(self, sample: Sample, correct: float) -> None:
         """Count one answered sample."""
@@ -210,14 +212,6 @@ class AgreedPairs:
             "disagreeing": len(twins) - len(scores),
             "unpaired": len(self.groups) - len(twins),
         }
-
-
-def _agreed_pairs(records: Sequence[SampleRecord]) -> dict[str, Any] | None:
-    """The ``agreed_pairs`` of a run's records (:class:`AgreedPairs`)."""
-    pairs = AgreedPairs()
-    for r in records:
-        pairs.add(r.sample, r.scores.get("correct", 0.0))
-    return pairs.score()
 
 
 class _ToMBenchmark:
@@ -283,7 +277,7 @@ class _ToMBenchmark:
                 "accuracy: flexible extraction (answer cues, markdown, a name anywhere); "
                 "accuracy_strict: the reply's first line is a letter or a choice name"
             )
-        if self.fmt == "hitom" and (pairs := _agreed_pairs(records)) is not None:
+        if self.fmt == "hitom" and (pairs := AgreedPairs(records).score()) is not None:
             out["agreed_pairs"] = pairs
         return out
 

@@ -103,15 +103,9 @@ def _score_table(title: str, scores: Mapping[str, TypeScore], n: int | None = No
     return table
 
 
-class _AuditFormat(StrEnum):
-    tomi = "tomi"
-    hitom = "hitom"
-    opentom = "opentom"
-    bigtom = "bigtom"
-    mmtom_qa = "mmtom-qa"
-    fantom = "fantom"
-    exploretom = "exploretom"
-    simpletom = "simpletom"
+_AuditFormat = StrEnum(
+    "_AuditFormat", ["tomi", "hitom", "opentom", "bigtom", "mmtom-qa", "fantom", "exploretom", "simpletom"]
+)
 
 
 _Split = StrEnum("_Split", ["normal", "long", "all"])

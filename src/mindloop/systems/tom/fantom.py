@@ -41,7 +41,7 @@ import json
 import random
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
@@ -50,9 +50,9 @@ from typing import Any, Literal
 from pydantic import Field
 
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
-from mindloop.bench.choice import COVERED_RESAMPLED, RELEASE_SUITE, coverage, not_covered, release_text
+from mindloop.bench.choice import COVERED_RESAMPLED, RELEASE_SUITE, counted, coverage, not_covered, release_text
 from mindloop.bench.declaration import BenchmarkSpec, Headline, Metric, ReferencePolicy, SmallRun
-from mindloop.bench.references import policy_headline, policy_records
+from mindloop.bench.references import outcome_policy, policy_headline, policy_records
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.metrics.stats import f1_score, mean
 from mindloop.models.base import message
@@ -79,6 +79,9 @@ FANTOM_KINDS = RELEASES.fantom_kinds
 """mindloop's short names of the release's question types (``tom:`` dropped)."""
 
 Context = Literal["short", "full"]
+
+_BINARY = {"yes": 1, "no": 0, "no:long": 0}
+"""A binary gold as the release's number for it (an answer read as neither is -1, an unknown gold -2)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,7 +251,7 @@ def _score(kind: str, gold: Any, wrong: Any, reply: str) -> tuple[float, dict[st
     if kind.endswith(":list"):
         return float(list_correct(text, gold, wrong)), {}
     answer = binary_reading(text)
-    expected = {"yes": 1, "no": 0, "no:long": 0}.get(str(gold), -2)
+    expected = _BINARY.get(str(gold), -2)
     return float(answer == expected), {"binary": answer}
 
 
@@ -307,7 +310,7 @@ def _track_binary(
     knows = know.knows(who)
     if knows is None:
         return know.reason
-    expected = {"yes": 1, "no": 0, "no:long": 0}.get(str(inp["gold"]), -2)
+    expected = _BINARY.get(str(inp["gold"]), -2)
     return ("yes" if knows else "no"), float(int(knows) == expected), {**read, "binary": int(knows)}
 
 
@@ -504,10 +507,11 @@ class FanToMBenchmark:
                 optimistic=True,
                 none_reason="no inaccessible-scenario questions among the samples",
             ),
-            ReferencePolicy(
+            outcome_policy(
                 "oracle",
                 "answers every question right",
-                lambda samples: _oracle_value(samples),
+                lambda: FanToMBenchmark(),
+                lambda b, s: Outcome({"binary": _BINARY.get(str(s.input["gold"]), -2)}, {"correct": 1.0}),
                 kind="oracle",
                 none_reason="no inaccessible-scenario questions among the samples",
             ),
@@ -570,18 +574,13 @@ class FanToMBenchmark:
         return out
 
 
-def _counted(records: Sequence[SampleRecord]) -> list[SampleRecord]:
-    """The records that count: every model answer, a tracker's only when it answered (covered)."""
-    return [r for r in records if r.scores.get("covered", 1.0) == 1.0]
-
-
 def _coverage_by_kind(records: Sequence[SampleRecord]) -> dict[str, dict[str, Any]]:
     """Per question kind: how many the tracker was asked, how many it answered, its accuracy on those."""
     out: dict[str, dict[str, Any]] = {}
     for kind in FANTOM_KINDS:
         mine = [r for r in records if r.sample.input["kind"] == kind]
         if mine:
-            answered = [r.scores.get("correct", 0.0) for r in _counted(mine)]
+            answered = [r.scores.get("correct", 0.0) for r in counted(mine)]
             out[kind] = {"n": len(mine), "covered": len(answered), "accuracy": mean(answered) if answered else None}
     return out
 
@@ -591,30 +590,17 @@ def _reply_text(gold: Any) -> str:
     return ", ".join(str(g) for g in gold) if isinstance(gold, list) else str(gold)
 
 
-def _policy_value(samples: Sequence[Sample], reply: Callable[[Sample], str]) -> float | None:
-    def answer(sample: Sample) -> Outcome:
-        inp = sample.input
-        correct, extra = _score(inp["kind"], inp["gold"], inp["wrong"], reply(sample))
-        return Outcome(extra, {"correct": correct})
-
-    return policy_headline(FanToMBenchmark(), policy_records(samples, answer))
-
-
 def _constant_value(samples: Sequence[Sample]) -> float | None:
     """The headline of replying to each kind with its most frequent gold answer among ``samples``."""
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     for s in samples:
         counts[s.input["kind"]][_reply_text(s.input["gold"])] += 1
     best = {kind: c.most_common(1)[0][0] for kind, c in counts.items()}
-    return _policy_value(samples, lambda s: best[s.input["kind"]])
-
-
-def _oracle_value(samples: Sequence[Sample]) -> float | None:
-    """The headline of answering every question right (every score 1)."""
 
     def answer(sample: Sample) -> Outcome:
-        expected = {"yes": 1, "no": 0, "no:long": 0}.get(str(sample.input["gold"]), -2)
-        return Outcome({"binary": expected}, {"correct": 1.0})
+        inp = sample.input
+        correct, extra = _score(inp["kind"], inp["gold"], inp["wrong"], best[inp["kind"]])
+        return Outcome(extra, {"correct": correct})
 
     return policy_headline(FanToMBenchmark(), policy_records(samples, answer))
 
@@ -636,7 +622,7 @@ def _weighted_f1(records: Sequence[SampleRecord]) -> float | None:
     """F1 of the binary answers weighted by the golds' support (the release's ``average="weighted"``)."""
     pairs = [
         ({"yes": 1}.get(str(r.sample.input["gold"]), 0), (r.output or {}).get("binary", -1), 1.0)
-        for r in _counted(records)
+        for r in counted(records)
     ]
     f1s = label_f1(pairs)
     return sum(support / len(pairs) * f1 for f1, support in f1s.values() if support) if pairs else None
@@ -659,7 +645,7 @@ def _scenario(records: Sequence[SampleRecord], scenario: str, prefix: str) -> di
         f"{prefix}_info_accessibility_binary_f1": _weighted_f1(kinds["info_accessibility:binary"]),
     }
     by_order: dict[str, list[float]] = defaultdict(list)
-    for r in _counted(kinds["belief"]):
+    for r in counted(kinds["belief"]):
         if (t := r.sample.input.get("tom_type")) is not None:
             by_order[str(t).split(":")[0]].append(r.scores.get("correct", 0.0))
     if by_order:

@@ -134,11 +134,7 @@ def _audit_opentom(path: Path, split: str) -> LabelAudit:
     from mindloop.systems.tom.opentom import audit_opentom, read_opentom
 
     questions = read_opentom(path, split=split)  # type: ignore[arg-type]  # checked by the CLI's choices
-    checked, found = audit_opentom(questions)
-    findings = [
-        LabelFinding(f.question.source, f.question.question, f.question.answer, f.reason, f.rule) for f in found
-    ]
-    return LabelAudit("opentom", len(questions), checked, findings)
+    return _audited("opentom", questions, audit_opentom, lambda q: (q.source, q.question, q.answer))
 
 
 def _audit_bigtom(path: Path) -> LabelAudit:

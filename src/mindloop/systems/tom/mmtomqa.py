@@ -17,7 +17,6 @@ not belief tracking of narrated events.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,7 +24,16 @@ from pathlib import Path
 from typing import Any
 
 from mindloop.bench.api import Sample
-from mindloop.bench.choice import ChoiceBenchmark, ChoiceSet, DataOptions, Fields, Prompt, Release, release_text
+from mindloop.bench.choice import (
+    ChoiceBenchmark,
+    ChoiceSet,
+    DataOptions,
+    Fields,
+    Prompt,
+    Release,
+    json_objects,
+    release_text,
+)
 from mindloop.bench.declaration import Grouping, SmallRun
 from mindloop.errors import ParseError
 from mindloop.systems.tom.data import RELEASES
@@ -61,24 +69,8 @@ class MMToMItem:
 def read_mmtom(path: str | Path) -> list[MMToMItem]:
     """Every item of MMToM-QA's ``questions.json`` (JSON Lines; a JSON list of the same objects is read too)."""
     p, text = release_text(path, ("questions.json",), "MMToM-QA's Benchmark/questions.json")
-    rows: list[tuple[int, Any]] = []
-    if text.lstrip().startswith("["):
-        try:
-            rows = list(enumerate(json.loads(text), 1))
-        except json.JSONDecodeError as exc:
-            raise ParseError(f"not valid JSON ({exc.msg})", source=str(p), line=exc.lineno) from None
-    else:
-        for i, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                rows.append((i, json.loads(line)))
-            except json.JSONDecodeError as exc:
-                raise ParseError(f"not a JSON object ({exc.msg})", source=str(p), line=i) from None
     out = []
-    for i, obj in rows:
-        if not isinstance(obj, dict):
-            raise ParseError("expected a JSON object per line", source=str(p), line=i)
+    for i, obj in json_objects(p, text):
         missing = [k for k in ("question", "answer", "question_type") if k not in obj]
         if missing:
             raise ParseError(f"no {', '.join(repr(k) for k in missing)} field", source=str(p), line=i)

@@ -48,7 +48,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from statistics import mean, pstdev
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -61,6 +61,7 @@ from mindloop.bench.choice import (
     ask_choice,
     choice_metrics,
     choice_summary,
+    counted,
     counted_rows,
     covered,
     not_covered,
@@ -438,16 +439,13 @@ def _here(room: dict[str, str], where: str) -> list[str]:
     return [a for a, r in room.items() if r == where]
 
 
-def _where_believed(question: OpenToMQuestion) -> str | None:
-    """'original', 'new', or ``None`` (a belief the plot never formed); raises ``_UnreadError``."""
+def _believed_moved(question: OpenToMQuestion) -> bool | None:
+    """Whether the question's chain believes the entity is in its new place (``True``) or its original one
+    (``False``, which wins when the two places read alike), or ``None`` (a belief the plot never formed); raises
+    ``_UnreadError``."""
     story = question.story
-    tracker = track_plot(story)
-    value = tracker.value(question.chain or (), _norm(story.entity), "in")
-    if value == _norm(story.original_place):
-        return "original"
-    if value == _norm(story.move_to_place):
-        return "new"
-    return None
+    moved: dict[str | None, bool] = {_norm(story.move_to_place): True, _norm(story.original_place): False}
+    return moved.get(track_plot(story).value(question.chain or (), _norm(story.entity), "in"))
 
 
 def track_answer(question: OpenToMQuestion) -> tuple[str | None, str]:
@@ -459,28 +457,34 @@ def track_answer(question: OpenToMQuestion) -> tuple[str | None, str]:
         return None, "the question names no perspective"
     if question.beginning:
         return question.story.original_place, ""
-    story = question.story
-    view, source = story_view(story, question.chain)
+    view, source = story_view(question.story, question.chain)
     if view is None:
         return None, source
     if source != "plot":
         return None, f"the narrative decides it, not the plot the tracker reads: {source.removeprefix('narrative: ')}"
     try:
-        where = _where_believed(question)
+        moved = _believed_moved(question)
     except _UnreadError as exc:
         return None, str(exc)
-    if where is None:
+    if moved is None:
         return None, "the plot never shows this belief"
-    if kind == "coarse":
-        return ("Yes" if where == "original" else "No"), ""
-    if kind == "fine":
-        return (story.original_place if where == "original" else story.move_to_place), ""
-    container = _container(question)
+    answer = _answer(question, moved)
+    return (answer, "") if answer is not None else (None, "the fullness question names neither of the entity's places")
+
+
+def _answer(question: OpenToMQuestion, moved: bool) -> str | None:
+    """The label saying that the question's chain believes the entity was moved (``moved``) or was not: the
+    tracker's answer, and what the audit reads a gold as; ``None`` for a kind that does not turn on the move and
+    for a fullness question that names neither of the entity's places."""
+    story = question.story
+    if question.kind == "coarse":
+        return "No" if moved else "Yes"
+    if question.kind == "fine":
+        return story.move_to_place if moved else story.original_place
+    container = _container(question) if question.kind == "fullness" else None
     if container is None:
-        return None, "the fullness question names neither of the entity's places"
-    if where == "original":
-        return "equally full", ""
-    return ("less full" if container == "original" else "more full"), ""
+        return None
+    return ("less full" if container == "original" else "more full") if moved else "equally full"
 
 
 def _container(question: OpenToMQuestion) -> str | None:
@@ -658,8 +662,7 @@ def _returns(story: OpenToMStory) -> str | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class OpenToMFinding:
+class OpenToMFinding(NamedTuple):
     """A question whose gold contradicts the story (or another gold of the same belief), with the reason."""
 
     question: OpenToMQuestion
@@ -668,22 +671,13 @@ class OpenToMFinding:
 
 
 def _label_moved(q: OpenToMQuestion) -> bool | None:
-    """What the gold says about the chain's belief: moved (``True``), not moved (``False``), or nothing."""
-    story, gold = q.story, q.answer
-    if q.kind == "coarse":
-        return {"no": True, "yes": False}.get(gold.lower())
-    if q.kind == "fine":
-        g = _norm(gold)
-        return True if g == _norm(story.move_to_place) else False if g == _norm(story.original_place) else None
-    if q.kind == "fullness":
-        role = _container(q)
-        if role is None:
-            return None
-        return {
-            "equally full": False,
-            "less full": True if role == "original" else None,
-            "more full": True if role == "new" else None,
-        }.get(gold.lower())
+    """What the gold says about the chain's belief: moved (``True``), not moved (``False``), or nothing (the gold
+    is neither :func:`_answer`, compared as the evaluator compares places, other labels ignoring case)."""
+    same = _norm if q.kind == "fine" else str.lower
+    for moved in (True, False):
+        answer = _answer(q, moved)
+        if answer is not None and same(answer) == same(q.answer):
+            return moved
     return None
 
 
@@ -1099,13 +1093,13 @@ class OpenToMBenchmark:
             }
         genres = [row["macro_f1"] for row in out["by_genre"].values() if row["macro_f1"] is not None]
         out["macro_f1"] = mean(genres) if genres else None
-        counted = [r for r in records if r.scores.get("covered", 1.0) == 1.0]
-        if counted and not any("covered" in r.scores for r in records):
-            read = [r.sample for r in counted if _label(r.sample.input, (r.output or {}).get("answer")) is not None]
-            out["unreadable"] = (len(counted) - len(read)) / len(counted)
-            if len(read) < len(counted):  # the headline's macro-F1 is over the read replies: its floors are too
+        kept = counted(records)
+        if kept and not any("covered" in r.scores for r in records):
+            read = [r.sample for r in kept if _label(r.sample.input, (r.output or {}).get("answer")) is not None]
+            out["unreadable"] = (len(kept) - len(read)) / len(kept)
+            if len(read) < len(kept):  # the headline's macro-F1 is over the read replies: its floors are too
                 out["references_read"] = {p.name: p.value(read) for p in _REFERENCES}
-        out["best_constant_accuracy"] = best_constant_policy().value([r.sample for r in counted])
+        out["best_constant_accuracy"] = best_constant_policy().value([r.sample for r in kept])
         return out
 
 

@@ -16,14 +16,13 @@ No symbolic agent: the stories are everyday prose (what the person could not see
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mindloop.bench.choice import ChoiceBenchmark, ChoiceSet, DataOptions, Fields, Prompt
+from mindloop.bench.choice import ChoiceBenchmark, ChoiceSet, DataOptions, Fields, Prompt, json_objects, release_text
 from mindloop.bench.declaration import Grouping, SmallRun
 from mindloop.errors import InvalidArgumentError, ParseError
 
@@ -59,20 +58,8 @@ class SimpleToMItem:
 
 
 def _read_file(path: Path, qset: str) -> list[SimpleToMItem]:
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(path)) from None
     out = []
-    for i, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ParseError(f"not a JSON object ({exc.msg})", source=str(path), line=i) from None
-        if not isinstance(obj, dict):
-            raise ParseError("expected a JSON object per line", source=str(path), line=i)
+    for i, obj in json_objects(*release_text(path)):
         missing = [k for k in ("id", "story", "question", "choices", "answerKey") if k not in obj]
         if missing:
             raise ParseError(f"no {', '.join(repr(k) for k in missing)} field", source=str(path), line=i)
