@@ -72,12 +72,8 @@ QTYPES: tuple[str, ...] = (
 )
 """Every question type this module can produce, lowest order first."""
 
-_ORDER_OF_QTYPE: dict[str, int] = {
-    "first_order": 1,
-    "second_order": 2,
-    "order_3": 3,
-    "order_4": 4,
-}
+_ORDER_OF_QTYPE: dict[str, int] = {qtype: order for order, qtype in enumerate(QTYPES[2:], 1)}
+"""The belief order each belief question type asks about (``first_order``: 1, ..., ``order_4``: 4)."""
 
 
 class _Vocabulary(BaseModel, extra="forbid", frozen=True):
