@@ -27,6 +27,7 @@ __all__ = [
     "Story",
     "act",
     "go",
+    "look_about",
     "pick",
     "take",
 ]
@@ -81,6 +82,25 @@ def take(
         if walk_up >= 1.0 or d.chance(walk_up):
             ep.act(who, act("walk", item))
         ep.act(who, act("pick", item))
+
+
+def look_about(
+    ep: Episode, d: Draw, who: str, avoid: Iterable[str], *, open_p: float = 1.0, turn_p: float = 0.0
+) -> None:
+    """``who`` walks around the room they are in and opens and closes one box there within reach, never one of
+    ``avoid`` (always, or with probability ``open_p`` when it is below 1), then turns, with probability ``turn_p``."""
+    ep.act(who, act("walkaround"))
+    reach = ep.world.chars[who].reach_max
+    room = ep.world.agent_room(who)
+    boxes = [
+        p for p in d.home.places(rooms=[room], props=[Prop.RECEPTACLE, Prop.OPENABLE], max_h=reach) if p not in avoid
+    ]
+    if boxes and (open_p >= 1.0 or d.chance(open_p)):
+        box = pick(d.rng, boxes)
+        ep.act(who, act("open", box))
+        ep.act(who, act("close", box))
+    if turn_p > 0 and d.chance(turn_p):
+        ep.act(who, act("turn", pick(d.rng, ("left", "right", "around"))))
 
 
 def pick(rng: random.Random, options: Iterable[T]) -> T:

@@ -11,7 +11,16 @@ from typing import Any
 
 from mindloop.worlds.household.catalog import ITEM_KINDS, PLACE_KINDS
 from mindloop.worlds.household.characters import CHARACTERS
-from mindloop.worlds.household.scenarios.common import ADULTS, CHILDREN, Draw, GenerationError, Story, pick, take
+from mindloop.worlds.household.scenarios.common import (
+    ADULTS,
+    CHILDREN,
+    Draw,
+    GenerationError,
+    Story,
+    look_about,
+    pick,
+    take,
+)
 from mindloop.worlds.household.scenarios.common import act as _a
 from mindloop.worlds.household.scenarios.common import go as _go
 from mindloop.worlds.household.scenarios.episode import Episode
@@ -91,27 +100,13 @@ def _put(ep: Episode, d: Draw, who: str, item: str, place: str) -> None:
 
 def _search(ep: Episode, d: Draw, who: str, believed: str, forbidden: set[str]) -> None:
     """Stage 3: come back to where the object should be and look for it (never opening ``forbidden``)."""
-    home = d.home
-    room = home.room_of[believed]
-    _go(ep, who, room)
-    reach = CHARACTERS[who].reach_max
-    if home.is_receptacle(believed) and believed not in forbidden:
+    _go(ep, who, d.home.room_of[believed])
+    if d.home.is_receptacle(believed) and believed not in forbidden:
         ep.act(who, _a("open", believed))
         ep.act(who, _a("close", believed))
     else:
         ep.act(who, _a(pick(d.rng, ("walk", "lookat")), believed))
-    ep.act(who, _a("walkaround"))
-    others = [
-        p
-        for p in home.places(rooms=[room], props=[Prop.RECEPTACLE, Prop.OPENABLE], max_h=reach)
-        if p not in forbidden and p != believed
-    ]
-    if others and d.chance(0.6):
-        p = pick(d.rng, others)
-        ep.act(who, _a("open", p))
-        ep.act(who, _a("close", p))
-    if d.chance(0.4):
-        ep.act(who, _a("turn", pick(d.rng, ("left", "right", "around"))))
+    look_about(ep, d, who, forbidden | {believed}, open_p=0.6, turn_p=0.4)
 
 
 def _take(ep: Episode, d: Draw, who: str, item: str, place: str, *, close: bool = True) -> None:

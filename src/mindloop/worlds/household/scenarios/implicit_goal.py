@@ -18,6 +18,7 @@ from mindloop.worlds.household.scenarios.common import (
     Draw,
     GenerationError,
     Story,
+    look_about,
     pick,
     take,
 )
@@ -215,7 +216,7 @@ def ig_power_cut_candle(d: Draw) -> Story:
     ]
     if surfaces:
         ep.act(who.id, _a("place", "book", pick(d.rng, surfaces)))
-    _look_about(ep, d, who.id, who.reach_max, {drawer})
+    look_about(ep, d, who.id, {drawer})
     if d.chance(0.5):
         elsewhere = d.room_other_than(room, home.room_of[drawer])
         _go(ep, who.id, elsewhere)
@@ -243,7 +244,7 @@ def _combo(d: Draw, *, complete: bool) -> Story:
     ep = _with_bystander(d, humans, items, {"kitchen", "study", home.room_of.get(kept, "kitchen")})
     search_avoid = _set_out(ep, d, who.id, name, table, complete=complete) | {kept}
     if not complete:
-        _search_for_missing(ep, d, who.id, who.reach_max, search_avoid)
+        look_about(ep, d, who.id, search_avoid, turn_p=0.5)
     return Story(ep, Focus("combo", who.id, _COMBO_TOOL[name]), (("combination", name),))
 
 
@@ -317,26 +318,6 @@ def _set_out(ep: Episode, d: Draw, w: str, name: str, table: str, *, complete: b
     ep.act(w, _a("open", "desk_drawer"))
     ep.act(w, _a("close", "desk_drawer"))
     return {"kitchen_drawer"}
-
-
-def _look_about(ep: Episode, d: Draw, w: str, reach: float, avoid: set[str]) -> None:
-    """``w`` walks around the room and opens and closes one box within reach there (never one of ``avoid``)."""
-    room = ep.world.agent_room(w)
-    ep.act(w, _a("walkaround"))
-    boxes = [
-        p for p in d.home.places(rooms=[room], props=[Prop.RECEPTACLE, Prop.OPENABLE], max_h=reach) if p not in avoid
-    ]
-    if boxes:
-        box = pick(d.rng, boxes)
-        ep.act(w, _a("open", box))
-        ep.act(w, _a("close", box))
-
-
-def _search_for_missing(ep: Episode, d: Draw, w: str, reach: float, avoid: set[str]) -> None:
-    """``w`` looks about the room for the missing piece (never opening where it is kept)."""
-    _look_about(ep, d, w, reach, avoid)
-    if d.chance(0.5):
-        ep.act(w, _a("turn", pick(d.rng, ("left", "right", "around"))))
 
 
 def ig_functional_combo(d: Draw) -> Story:
