@@ -392,11 +392,8 @@ def _random_story(rng: random.Random, noise: float, max_order: int, reveal_on_en
     rooms = rng.sample(_ROOMS, rng.randint(1, 2))
     counts = [rng.randint(2, 4) for _ in rooms]
     pool = rng.sample(_CONTAINERS, sum(counts))
-    layout: dict[str, tuple[str, ...]] = {}
-    start = 0
-    for room, count in zip(rooms, counts, strict=True):
-        layout[room] = tuple(pool[start : start + count])
-        start += count
+    ends = itertools.accumulate(counts)
+    layout = {room: tuple(pool[end - count : end]) for room, count, end in zip(rooms, counts, ends, strict=True)}
     objects = rng.sample(_OBJECTS, rng.randint(1, 2))
     length = rng.randint(4, 20)
     world = _World(layout, max_order, reveal_on_entry)
