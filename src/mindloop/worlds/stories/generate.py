@@ -39,7 +39,7 @@ Random stories also keep every container's room readable from the text alone:
 an object is stated only in the room named by the latest ``entered`` sentence,
 while every agent in a room is there (so it is always witnessed), and a
 container first named in a move is in the mover's room.  Scripted stories
-(``_scripted_example``, for tests) may break this convention.
+(the tests play hand-written actions through ``_apply``) may break this convention.
 """
 
 from __future__ import annotations
@@ -314,23 +314,6 @@ _ACTION_ARITY: Mapping[str, tuple[int, ...]] = {
     "noise": (1,),
 }
 """The scripted actions: each is the :class:`_World` method of that name, with this many arguments."""
-
-
-def _scripted_example(
-    layout: Mapping[str, Sequence[str]],
-    script: Sequence[Sequence[str]],
-    qtype: str,
-    obj: str,
-    chain: Sequence[str] = (),
-    *,
-    hitom: bool = False,
-    reveal_on_entry: bool = True,
-) -> GeneratedExample:
-    """Build the example for a hand-written script of actions (used by tests)."""
-    world = _World(layout, max_order=4, reveal_on_entry=reveal_on_entry)
-    for action in script:
-        _apply(world, action)
-    return _ask(world, qtype, obj, chain, hitom=hitom)
 
 
 def _noise_sentence(rng: random.Random, agents: Sequence[str]) -> str:
