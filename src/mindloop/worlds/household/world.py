@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from itertools import takewhile
 
 from mindloop.beliefs import Event, EventKind, Fact, Utterance
-from mindloop.worlds.household.actions import VERBS, Action, ArgKind, parse_action, validate_action
+from mindloop.worlds.household.actions import DIRECTIONS, VERBS, Action, ArgKind, parse_action, validate_action
 from mindloop.worlds.household.catalog import ITEM_KINDS
 from mindloop.worlds.household.home import HANDS, Home
 from mindloop.worlds.household.results import Failure, FailureKind, StepResult, WorldEvent
@@ -174,7 +174,7 @@ class World(Home):
 
     def _turn(self, a: str, act: Action, x: list[str]) -> StepResult:
         direction = act.args[0]
-        if direction not in ("left", "right", "around", "back"):
+        if direction not in DIRECTIONS:
             return self._fail(
                 FailureKind.WRONG_ARGUMENT, f"turn takes left, right, around or back, got {direction!r}", act
             )
