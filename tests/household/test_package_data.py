@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 from data_files import edited_copy, refusal
 
-from mindloop.datafiles import DataFileError, package_file
+from mindloop.datafiles import DataFileError, load_data_file, package_file
 from mindloop.errors import MindloopError
 from mindloop.worlds.household import scenarios
+from mindloop.worlds.household.actions import ALIASES, VERBS, ArgKind, VerbSpec, _VerbsFile
 from mindloop.worlds.household.layouts import LAYOUTS, Layout, RoomPlan, load_layouts
 from mindloop.worlds.household.scenarios.needs import (
     COMBOS,
@@ -179,3 +180,34 @@ def test_a_malformed_subtypes_file_names_the_file_the_subtype_and_the_field(
     tmp_path: Path, old: str, new: str, expected: str
 ) -> None:
     refusal(load_subtypes, edited_copy(SUBTYPES_FILE, old, new, tmp_path), expected)
+
+
+VERBS_FILE = Path(str(package_file("mindloop.worlds.household", "verbs.yaml")))
+
+
+def test_the_shipped_verbs_are_the_ones_the_code_held() -> None:
+    # as written in Python before the table moved to data/verbs.yaml
+    assert len(VERBS) == 32 and list(VERBS)[:4] == ["walk", "run", "walkaround", "turn"] and list(VERBS)[-1] == "wait"
+    assert VERBS["say"] == VerbSpec(
+        "say",
+        (ArgKind.AGENT, ArgKind.TEXT, ArgKind.HOLDER),
+        1,
+        "speak to someone in the room: words, or 'item, place'",
+    )
+    assert VERBS["walkaround"].min_args == 0 and VERBS["standup"].args == () and VERBS["pour"].max_args == 2
+    assert len(ALIASES) == 21 and ALIASES["grab"] == ("pick", ()) and ALIASES["turnright"] == ("turn", ("right",))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("walk: {args: [any]", "walk: {args: [anything]", r"verbs\.walk\.args\[0\]: Input should be .any."),
+        ("noop: wait", "noop: snooze", r"aliases\.noop: unknown verb 'snooze'"),
+        ("walkaround: {args: [room], optional: 1", "walkaround: {args: [room], optional: 2", r"verbs\.walkaround"),
+        (', doc: "stand up"', "", r"verbs\.standup\.doc"),
+    ],
+)
+def test_a_malformed_verbs_file_names_the_file_the_verb_and_the_field(
+    tmp_path: Path, old: str, new: str, expected: str
+) -> None:
+    refusal(lambda path: load_data_file(_VerbsFile, path), edited_copy(VERBS_FILE, old, new, tmp_path), expected)

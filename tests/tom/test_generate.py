@@ -258,6 +258,23 @@ def test_any_seed_gives_well_formed_examples(seed: int, max_order: int, hitom: b
 # -- hand-worked scripted stories ------------------------------------------------------------------------------
 
 
+def _scripted_example(
+    layout: Mapping[str, Sequence[str]],
+    script: Sequence[Sequence[str]],
+    qtype: str,
+    obj: str,
+    chain: Sequence[str] = (),
+    *,
+    hitom: bool = False,
+    reveal_on_entry: bool = True,
+) -> GeneratedExample:
+    """The example for a hand-written script of actions, played through the generator's own world."""
+    world = gen._World(layout, max_order=4, reveal_on_entry=reveal_on_entry)
+    for action in script:
+        gen._apply(world, action)
+    return gen._ask(world, qtype, obj, chain, hitom=hitom)
+
+
 def _ask(
     layout: Mapping[str, Sequence[str]],
     script: Sequence[tuple[str, ...]],
@@ -266,7 +283,7 @@ def _ask(
     *chain: str,
     hitom: bool = False,
 ) -> str:
-    return gen._scripted_example(layout, script, qtype, obj, chain, hitom=hitom).answer
+    return _scripted_example(layout, script, qtype, obj, chain, hitom=hitom).answer
 
 
 _ROOM: dict[str, tuple[str, ...]] = {"room": ("basket", "box")}
@@ -280,7 +297,7 @@ _SALLY_ANNE: list[tuple[str, ...]] = [
 
 
 def test_sally_anne_first_order_false_belief() -> None:
-    example = gen._scripted_example(_ROOM, _SALLY_ANNE, "first_order", "marble", ("Sally",))
+    example = _scripted_example(_ROOM, _SALLY_ANNE, "first_order", "marble", ("Sally",))
     assert example == GeneratedExample(
         sentences=(
             "Sally entered the room.",
@@ -352,7 +369,7 @@ def test_other_rooms_and_noise_are_not_seen() -> None:
     assert _ask(layout, script, "first_order", "apple", "Jack") == "box"
     assert _ask(layout, script, "first_order", "apple", "Chloe") == "crate"
     assert _ask(layout, script, "second_order", "apple", "Chloe", "Jack") == "box"
-    example = gen._scripted_example(layout, script, "second_order", "apple", ("Chloe", "Jack"), hitom=True)
+    example = _scripted_example(layout, script, "second_order", "apple", ("Chloe", "Jack"), hitom=True)
     assert example.question == "Where does Chloe think Jack thinks the apple is?"
 
 
@@ -360,7 +377,7 @@ def test_unwitnessed_statement_is_learned_on_entering() -> None:
     layout = {"hallway": ("crate", "blue_pantry")}
     script: list[tuple[str, ...]] = [("place", "pumpkin", "blue_pantry"), ("enter", "Owen", "hallway")]
     with pytest.raises(ValueError):
-        gen._scripted_example(layout, script[:1], "first_order", "pumpkin", ("Owen",))
+        _scripted_example(layout, script[:1], "first_order", "pumpkin", ("Owen",))
     assert _ask(layout, script, "first_order", "pumpkin", "Owen") == "blue_pantry"
     assert _ask(layout, script, "memory", "pumpkin") == "blue_pantry"
 
@@ -370,13 +387,13 @@ def test_under_hitom_policy_reentering_reveals_nothing() -> None:
     back = [*_SALLY_ANNE, ("exit", "Anne"), ("enter", "Sally", "room")]
 
     def sally(reveal: bool) -> str:
-        return gen._scripted_example(_ROOM, back, "first_order", "marble", ("Sally",), reveal_on_entry=reveal).answer
+        return _scripted_example(_ROOM, back, "first_order", "marble", ("Sally",), reveal_on_entry=reveal).answer
 
     assert (sally(True), sally(False)) == ("box", "basket")
     layout = {"hallway": ("crate", "blue_pantry")}
     unseen: list[tuple[str, ...]] = [("place", "pumpkin", "blue_pantry"), ("enter", "Owen", "hallway")]
     with pytest.raises(ValueError):  # Owen never learns where it is: the question is undefined
-        gen._scripted_example(layout, unseen, "first_order", "pumpkin", ("Owen",), reveal_on_entry=False)
+        _scripted_example(layout, unseen, "first_order", "pumpkin", ("Owen",), reveal_on_entry=False)
 
 
 def test_undefined_or_impossible_scripts_raise() -> None:
@@ -392,9 +409,9 @@ def test_undefined_or_impossible_scripts_raise() -> None:
     ]
     for script in bad_scripts:
         with pytest.raises(ValueError):
-            gen._scripted_example(layout, script, "reality", "apple")
+            _scripted_example(layout, script, "reality", "apple")
     two = [*base, ("exit", "Jack"), ("enter", "Chloe", "kitchen")]
     with pytest.raises(ValueError):  # Jack and Chloe never witnessed anything together
-        gen._scripted_example(layout, two, "second_order", "apple", ("Jack", "Chloe"))
+        _scripted_example(layout, two, "second_order", "apple", ("Jack", "Chloe"))
     with pytest.raises(ValueError):  # the same agent twice in a row
-        gen._scripted_example(layout, base, "second_order", "apple", ("Jack", "Jack"))
+        _scripted_example(layout, base, "second_order", "apple", ("Jack", "Jack"))

@@ -20,7 +20,10 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
+from pydantic import BaseModel, Field, model_validator
+
 from mindloop.beliefs import Fact
+from mindloop.datafiles import load_package_data
 from mindloop.worlds.household.results import Failure, FailureKind
 
 __all__ = [
@@ -88,58 +91,40 @@ class Action:
         return f"{self.verb}({', '.join(parts)})"
 
 
-_A = ArgKind
+class _VerbRow(BaseModel, extra="forbid", frozen=True):
+    """One verb as ``data/verbs.yaml`` writes it."""
+
+    args: tuple[ArgKind, ...]
+    optional: int = Field(default=0, ge=0)
+    doc: str = Field(min_length=1)
+
+
+class _VerbsFile(BaseModel, extra="forbid", frozen=True):
+    """The whole of ``data/verbs.yaml``: the canonical verbs in order, and the other names (``verb [arg ...]``)."""
+
+    verbs: dict[str, _VerbRow] = Field(min_length=1)
+    aliases: dict[str, str]
+
+    @model_validator(mode="after")
+    def _known(self) -> _VerbsFile:
+        for name, row in self.verbs.items():
+            if row.optional > len(row.args):
+                raise ValueError(f"verbs.{name}: optional is {row.optional}, but it has {len(row.args)} arguments")
+        for alias, words in self.aliases.items():
+            verb = (words.split() or [""])[0]
+            if verb not in self.verbs:
+                raise ValueError(f"aliases.{alias}: unknown verb {verb!r}")
+        return self
+
+
+_VERBS_FILE = load_package_data(_VerbsFile, "mindloop.worlds.household", "verbs.yaml")
 VERBS: dict[str, VerbSpec] = {
-    v.name: v
-    for v in (
-        VerbSpec("walk", (_A.ANY,), 0, "go to a room, or to a place, item or person (entering its room)"),
-        VerbSpec("run", (_A.ANY,), 0, "like walk, faster (not in a wheelchair)"),
-        VerbSpec("walkaround", (_A.ROOM,), 1, "walk around the current room, looking"),
-        VerbSpec("turn", (_A.DIRECTION,), 0, "turn left, right or around"),
-        VerbSpec("sit", (_A.PLACE,), 0, "sit on a sittable place in the room"),
-        VerbSpec("standup", (), 0, "stand up"),
-        VerbSpec("open", (_A.THING,), 0, "open something openable in the room, within reach"),
-        VerbSpec("close", (_A.THING,), 0, "close something openable in the room, within reach"),
-        VerbSpec("pick", (_A.ITEM,), 0, "pick up a graspable item in the room, within reach, not in a closed box"),
-        VerbSpec("place", (_A.ITEM, _A.HOLDER), 0, "put a held item on a surface or in an open receptacle"),
-        VerbSpec("putin", (_A.ITEM, _A.PLACE), 0, "put a held item into an open receptacle"),
-        VerbSpec("putback", (_A.ITEM,), 0, "put a held item back where it was picked up from"),
-        VerbSpec("drop", (_A.ITEM,), 0, "drop a held item on the floor"),
-        VerbSpec("give", (_A.ITEM, _A.AGENT), 0, "hand a held item to someone in the room"),
-        VerbSpec("move", (_A.ITEM, _A.HOLDER), 0, "move an item (also big, ungraspable ones) to a place in the room"),
-        VerbSpec("switchon", (_A.THING,), 0, "switch on (a faucet runs; a candle is lit); powered things need power"),
-        VerbSpec("switchoff", (_A.THING,), 0, "switch off"),
-        VerbSpec("drink", (_A.ITEM,), 0, "drink from a held cup, glass or bottle"),
-        VerbSpec("pour", (_A.ITEM, _A.ITEM), 0, "pour a liquid (water from a faucet in the room) into a held cup"),
-        VerbSpec("lookat", (_A.ANY,), 0, "look at something in the room"),
-        VerbSpec("touch", (_A.ANY,), 0, "touch something in the room"),
-        VerbSpec("say", (_A.AGENT, _A.TEXT, _A.HOLDER), 1, "speak to someone in the room: words, or 'item, place'"),
-        VerbSpec("remind", (_A.AGENT, _A.ITEM), 0, "tell someone an item is no longer where they left it"),
-        VerbSpec("read", (_A.ITEM,), 0, "read a held book"),
-        VerbSpec("write", (_A.ITEM,), 0, "write in a notebook, holding a pen"),
-        VerbSpec("watch", (_A.PLACE,), 0, "watch a switched-on TV in the room"),
-        VerbSpec("listen", (_A.ANY,), 0, "listen to something or someone in the room"),
-        VerbSpec("sleep", (_A.PLACE,), 0, "lie down and sleep on a bed in the room"),
-        VerbSpec("cut", (_A.ITEM,), 0, "cut an item lying in the room, holding a knife"),
-        VerbSpec("cook", (_A.ITEM,), 0, "cook an item lying on a switched-on stove"),
-        VerbSpec("hold", (_A.ITEM,), 0, "keep holding an item already in hand"),
-        VerbSpec("wait", (), 0, "do nothing this step (the robot: decide not to intervene)"),
-    )
+    name: VerbSpec(name, row.args, row.optional, row.doc) for name, row in _VERBS_FILE.verbs.items()
 }
-"""Canonical verbs by name."""
+"""Canonical verbs by name (from ``data/verbs.yaml``)."""
 
 ALIASES: dict[str, tuple[str, tuple[str, ...]]] = {
-    **dict.fromkeys(("grab", "pickup", "take", "reachfor"), ("pick", ())),
-    **dict.fromkeys(("put", "puton", "putdown"), ("place", ())),
-    **dict.fromkeys(("speak", "tell"), ("say", ())),
-    "stand": ("standup", ()),
-    **dict.fromkeys(("walkto", "walktowards", "goto", "moveto", "nextto"), ("walk", ())),
-    "turnleft": ("turn", ("left",)),
-    "turnright": ("turn", ("right",)),
-    "turnon": ("switchon", ()),
-    "turnoff": ("switchoff", ()),
-    "look": ("lookat", ()),
-    "noop": ("wait", ()),
+    alias: (words.split()[0], tuple(words.split()[1:])) for alias, words in _VERBS_FILE.aliases.items()
 }
 """Other names (B.1 high-level actions, common synonyms) -> canonical verb and implied leading arguments."""
 

@@ -45,18 +45,15 @@ CHARSET = string.ascii_letters + string.digits + string.punctuation + " \n"
 """Characters text observations and actions are made of (all narration is plain ASCII)."""
 
 _NAME = 48
-_EVENT = spaces.Dict(
-    {
-        "t": spaces.Discrete(1_000_000),
-        "kind": spaces.Text(16, min_length=0, charset=CHARSET),
-        "actor": spaces.Text(_NAME, min_length=0, charset=CHARSET),
-        "verb": spaces.Text(16, min_length=0, charset=CHARSET),
-        "args": spaces.Text(128, min_length=0, charset=CHARSET),
-        "room": spaces.Text(_NAME, min_length=0, charset=CHARSET),
-        "failure": spaces.Text(_NAME, min_length=0, charset=CHARSET),
-        "text": spaces.Text(512, min_length=0, charset=CHARSET),
-    }
-)
+_EVENT_TEXT = {"kind": 16, "actor": _NAME, "verb": 16, "args": 128, "room": _NAME, "failure": _NAME, "text": 512}
+"""The text fields of an event in an observation, with their longest lengths (a longer one keeps its end)."""
+
+
+def _text(limit: int) -> spaces.Text:
+    return spaces.Text(limit, min_length=0, charset=CHARSET)
+
+
+_EVENT = spaces.Dict({"t": spaces.Discrete(1_000_000), **{key: _text(n) for key, n in _EVENT_TEXT.items()}})
 
 
 class HouseholdEnv(gym.Env[dict[str, Any], str]):
@@ -96,11 +93,11 @@ class HouseholdEnv(gym.Env[dict[str, Any], str]):
         self.action_space = spaces.Text(200, min_length=1, charset=CHARSET)
         self.observation_space = spaces.Dict(
             {
-                "text": spaces.Text(max_text, min_length=0, charset=CHARSET),
+                "text": _text(max_text),
                 "events": spaces.Sequence(_EVENT, stack=False),
-                "robot_room": spaces.Text(_NAME, min_length=0, charset=CHARSET),
-                "holding": spaces.Text(128, min_length=0, charset=CHARSET),
-                "last_failure": spaces.Text(_NAME, min_length=0, charset=CHARSET),
+                "robot_room": _text(_NAME),
+                "holding": _text(128),
+                "last_failure": _text(_NAME),
                 "step": spaces.Discrete(max_steps + 1),
             }
         )
@@ -221,15 +218,11 @@ class HouseholdEnv(gym.Env[dict[str, Any], str]):
 
     @staticmethod
     def _event_obs(e: WorldEvent) -> dict[str, Any]:
+        failure = e.failure.value if e.failure is not None else ""
+        text = (e.kind, e.actor or "", e.verb, ",".join(e.args), e.room or "", failure, e.text)
         return {
             "t": int(e.t),
-            "kind": e.kind,
-            "actor": _fit(e.actor or "", _NAME),
-            "verb": _fit(e.verb, 16),
-            "args": _fit(",".join(e.args), 128),
-            "room": _fit(e.room or "", _NAME),
-            "failure": e.failure.value if e.failure is not None else "",
-            "text": _fit(e.text, 512),
+            **{key: _fit(value, _EVENT_TEXT[key]) for key, value in zip(_EVENT_TEXT, text, strict=True)},
         }
 
     def _add_truth(self, info: dict[str, Any], events: Sequence[WorldEvent]) -> None:

@@ -25,7 +25,8 @@ from mindloop.worlds.household.actions import Action, ArgKind, normalize_name
 from mindloop.worlds.household.catalog import ITEM_KINDS, PLURAL_KINDS, ItemKind
 from mindloop.worlds.household.characters import CHARACTERS, ROBOT_CHARACTER, Character
 from mindloop.worlds.household.entities import Item, Place, WorldSnapshot, dressed_name, home_frame
-from mindloop.worlds.household.layouts import LAYOUTS, Layout
+from mindloop.worlds.household.layouts import Layout
+from mindloop.worlds.household.layouts import layout as layout_named
 from mindloop.worlds.household.results import Failure, FailureKind, StepResult, WorldEvent
 from mindloop.worlds.household.setup import WorldSetup
 from mindloop.worlds.household.vocab import (
@@ -61,9 +62,7 @@ class Home:
         layout: Layout | None = None,
         item_kinds: Mapping[str, ItemKind] | None = None,
     ) -> None:
-        lay = layout if layout is not None else LAYOUTS.get(setup.layout)
-        if lay is None:
-            raise UnknownNameError(f"unknown layout {setup.layout!r} (known: {', '.join(sorted(LAYOUTS))})")
+        lay = layout if layout is not None else layout_named(setup.layout)
         self.layout = lay
         self.setup = setup
         kinds: Mapping[str, ItemKind] = {**ITEM_KINDS, **item_kinds} if item_kinds else ITEM_KINDS
@@ -487,10 +486,11 @@ class Home:
                 hint = f"; did you mean {', '.join(close)}?" if close else ""
                 return Failure(FailureKind.UNKNOWN_ENTITY, f"nothing called {raw!r} in this home{hint}", str(action))
             raw = norm
-        if kind not in _ACCEPT[want]:
+        accepted, described = _ACCEPT[want]
+        if kind not in accepted:
             return Failure(
                 FailureKind.WRONG_ARGUMENT,
-                f"{action.verb} needs {_WANT[want]} here, but {raw!r} is a {kind.value}",
+                f"{action.verb} needs {described} here, but {raw!r} is a {kind.value}",
                 str(action),
             )
         return raw
@@ -500,7 +500,7 @@ class Home:
         kinds = self._kind
         for raw, want in zip(action.args, wants, strict=False):
             kind = kinds.get(raw)
-            if kind is not None and kind in _ACCEPT[want]:
+            if kind is not None and kind in _ACCEPT[want][0]:
                 out.append(raw)
                 continue
             got = self._resolve(raw, want, action)
@@ -645,25 +645,15 @@ _RELIEF: dict[str, frozenset[str]] = {
 """Feelings that end when the agent gets hold of one of these item kinds (thirst ends by drinking; hunger by
 getting anything edible)."""
 _E = EntityKind
-_ACCEPT: dict[ArgKind, frozenset[EntityKind]] = {
-    ArgKind.ANY: frozenset(_E),
-    ArgKind.ROOM: frozenset({_E.ROOM}),
-    ArgKind.PLACE: frozenset({_E.PLACE}),
-    ArgKind.ITEM: frozenset({_E.ITEM}),
-    ArgKind.AGENT: frozenset({_E.AGENT}),
-    ArgKind.THING: frozenset({_E.PLACE, _E.ITEM}),
-    ArgKind.HOLDER: frozenset({_E.PLACE, _E.ITEM}),
-    ArgKind.TEXT: frozenset({_E.ITEM}),
-    ArgKind.DIRECTION: frozenset(),
+_ACCEPT: dict[ArgKind, tuple[frozenset[EntityKind], str]] = {
+    ArgKind.ANY: (frozenset(_E), "a room, place, item or person"),
+    ArgKind.ROOM: (frozenset({_E.ROOM}), "a room"),
+    ArgKind.PLACE: (frozenset({_E.PLACE}), "a piece of furniture or a fixture"),
+    ArgKind.ITEM: (frozenset({_E.ITEM}), "an item"),
+    ArgKind.AGENT: (frozenset({_E.AGENT}), "a person"),
+    ArgKind.THING: (frozenset({_E.PLACE, _E.ITEM}), "a piece of furniture or an item"),
+    ArgKind.HOLDER: (frozenset({_E.PLACE, _E.ITEM}), "somewhere to put things"),
+    ArgKind.TEXT: (frozenset({_E.ITEM}), "an item or quoted words"),
+    ArgKind.DIRECTION: (frozenset(), "a direction"),
 }
-_WANT = {
-    ArgKind.ANY: "a room, place, item or person",
-    ArgKind.ROOM: "a room",
-    ArgKind.PLACE: "a piece of furniture or a fixture",
-    ArgKind.ITEM: "an item",
-    ArgKind.AGENT: "a person",
-    ArgKind.THING: "a piece of furniture or an item",
-    ArgKind.HOLDER: "somewhere to put things",
-    ArgKind.TEXT: "an item or quoted words",
-    ArgKind.DIRECTION: "a direction",
-}
+"""What an argument slot of each kind accepts, and how a refusal names it."""

@@ -23,18 +23,12 @@ class PlanError(MindloopError):
 
 def _take(world: World, item: str) -> list[Action]:
     """Walk to an item, open what shuts it in, pick it up, close again."""
-    base = world.base_place(item)
-    closed = base is not None and Prop.OPENABLE in world.places[base].props and not world.is_open(base)
-    if base is not None and Prop.RECEPTACLE in world.places[base].props:
-        steps = [Action("walk", (base,))]
-    else:
-        steps = [Action("walk", (item,))]
-    if closed:
-        assert base is not None
-        steps += [Action("open", (base,)), Action("pick", (item,)), Action("close", (base,))]
-    else:
-        steps.append(Action("pick", (item,)))
-    return steps
+    base = world.base_place(item) or ""
+    props = world.places[base].props if base else frozenset()
+    walk = Action("walk", (base if Prop.RECEPTACLE in props else item,))
+    if Prop.OPENABLE in props and not world.is_open(base):
+        return [walk, Action("open", (base,)), Action("pick", (item,)), Action("close", (base,))]
+    return [walk, Action("pick", (item,))]
 
 
 def plan_fetch(world: World, item: str, human: str, *, liquid: str = "", source: str = "") -> list[Action]:

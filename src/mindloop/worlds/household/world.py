@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from itertools import takewhile
 
 from mindloop.beliefs import Event, EventKind, Fact, Utterance
-from mindloop.worlds.household.actions import VERBS, Action, ArgKind, parse_action, validate_action
+from mindloop.worlds.household.actions import DIRECTIONS, VERBS, Action, ArgKind, parse_action, validate_action
 from mindloop.worlds.household.catalog import ITEM_KINDS
 from mindloop.worlds.household.home import HANDS, Home
 from mindloop.worlds.household.results import Failure, FailureKind, StepResult, WorldEvent
@@ -174,7 +174,7 @@ class World(Home):
 
     def _turn(self, a: str, act: Action, x: list[str]) -> StepResult:
         direction = act.args[0]
-        if direction not in ("left", "right", "around", "back"):
+        if direction not in DIRECTIONS:
             return self._fail(
                 FailureKind.WRONG_ARGUMENT, f"turn takes left, right, around or back, got {direction!r}", act
             )
@@ -389,8 +389,11 @@ class VerbRule:
     effect: Callable[[World, str, Action, list[str]], StepResult]
 
 
-def _prop(i: int, prop: Prop, kind: FailureKind, message: str) -> Need:
-    return Need(kind, message, lambda w, a, x: prop in w._props(x[i]))
+def _prop(i: int, prop: Prop | frozenset[Prop], kind: FailureKind, message: str) -> Need:
+    """``x{i}`` has ``prop`` (or one of a set of them)."""
+    if isinstance(prop, Prop):
+        return Need(kind, message, lambda w, a, x: prop in w._props(x[i]))
+    return Need(kind, message, lambda w, a, x: not prop.isdisjoint(w._props(x[i])))
 
 
 def _here(i: int) -> Need:
@@ -438,11 +441,7 @@ _PUT_HEAD = (
     Need(FailureKind.WRONG_ARGUMENT, "{x0} cannot be put on itself", lambda w, a, x: x[1] != x[0]),
 )
 _PUT_TAIL = (
-    Need(
-        FailureKind.NOT_A_SURFACE,
-        "{x1} is not something to put things on or in",
-        lambda w, a, x: _holds_things(w, x[1]),
-    ),
+    _prop(1, _HOLDS, FailureKind.NOT_A_SURFACE, "{x1} is not something to put things on or in"),
     Need(
         FailureKind.WRONG_ARGUMENT,
         "{x1} is being held; put it down first",
@@ -635,23 +634,15 @@ VERB_RULES: Mapping[str, VerbRule] = {
         World._give,
     ),
     "move": VerbRule(
-        (
-            Need(
-                FailureKind.NOT_MOVABLE,
-                "{x0} cannot be moved",
-                lambda w, a, x: bool(w.items[x[0]].props & {Prop.GRASPABLE, Prop.MOVABLE}),
-            ),
-        ),
+        (_prop(0, frozenset({Prop.GRASPABLE, Prop.MOVABLE}), FailureKind.NOT_MOVABLE, "{x0} cannot be moved"),),
         World._move,
     ),
     "drink": VerbRule(
         (
             Need(FailureKind.UNABLE, "the robot does not drink", lambda w, a, x: a != ROBOT),
             _holding(0),
-            Need(
-                FailureKind.WRONG_ARGUMENT,
-                "{x0} is nothing to drink from",
-                lambda w, a, x: bool(w.items[x[0]].props & {Prop.CONTAINER, Prop.LIQUID}),
+            _prop(
+                0, frozenset({Prop.CONTAINER, Prop.LIQUID}), FailureKind.WRONG_ARGUMENT, "{x0} is nothing to drink from"
             ),
             Need(
                 FailureKind.EMPTY,

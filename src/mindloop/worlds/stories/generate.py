@@ -39,7 +39,7 @@ Random stories also keep every container's room readable from the text alone:
 an object is stated only in the room named by the latest ``entered`` sentence,
 while every agent in a room is there (so it is always witnessed), and a
 container first named in a move is in the mover's room.  Scripted stories
-(``_scripted_example``, for tests) may break this convention.
+(the tests play hand-written actions through ``_apply``) may break this convention.
 """
 
 from __future__ import annotations
@@ -72,12 +72,8 @@ QTYPES: tuple[str, ...] = (
 )
 """Every question type this module can produce, lowest order first."""
 
-_ORDER_OF_QTYPE: dict[str, int] = {
-    "first_order": 1,
-    "second_order": 2,
-    "order_3": 3,
-    "order_4": 4,
-}
+_ORDER_OF_QTYPE: dict[str, int] = {qtype: order for order, qtype in enumerate(QTYPES[2:], 1)}
+"""The belief order each belief question type asks about (``first_order``: 1, ..., ``order_4``: 4)."""
 
 
 class _Vocabulary(BaseModel, extra="forbid", frozen=True):
@@ -320,23 +316,6 @@ _ACTION_ARITY: Mapping[str, tuple[int, ...]] = {
 """The scripted actions: each is the :class:`_World` method of that name, with this many arguments."""
 
 
-def _scripted_example(
-    layout: Mapping[str, Sequence[str]],
-    script: Sequence[Sequence[str]],
-    qtype: str,
-    obj: str,
-    chain: Sequence[str] = (),
-    *,
-    hitom: bool = False,
-    reveal_on_entry: bool = True,
-) -> GeneratedExample:
-    """Build the example for a hand-written script of actions (used by tests)."""
-    world = _World(layout, max_order=4, reveal_on_entry=reveal_on_entry)
-    for action in script:
-        _apply(world, action)
-    return _ask(world, qtype, obj, chain, hitom=hitom)
-
-
 def _noise_sentence(rng: random.Random, agents: Sequence[str]) -> str:
     """A random sentence that changes nothing, sometimes without a full stop."""
     agent = rng.choice(agents)
@@ -396,11 +375,8 @@ def _random_story(rng: random.Random, noise: float, max_order: int, reveal_on_en
     rooms = rng.sample(_ROOMS, rng.randint(1, 2))
     counts = [rng.randint(2, 4) for _ in rooms]
     pool = rng.sample(_CONTAINERS, sum(counts))
-    layout: dict[str, tuple[str, ...]] = {}
-    start = 0
-    for room, count in zip(rooms, counts, strict=True):
-        layout[room] = tuple(pool[start : start + count])
-        start += count
+    ends = itertools.accumulate(counts)
+    layout = {room: tuple(pool[end - count : end]) for room, count, end in zip(rooms, counts, ends, strict=True)}
     objects = rng.sample(_OBJECTS, rng.randint(1, 2))
     length = rng.randint(4, 20)
     world = _World(layout, max_order, reveal_on_entry)

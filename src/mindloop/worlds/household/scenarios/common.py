@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from mindloop.errors import MindloopError
 from mindloop.worlds.household.actions import Action
@@ -14,6 +14,7 @@ from mindloop.worlds.household.characters import CHARACTERS, Character
 from mindloop.worlds.household.layouts import LAYOUTS, Layout
 from mindloop.worlds.household.scenarios.episode import Episode
 from mindloop.worlds.household.scenarios.gold import Focus
+from mindloop.worlds.household.setup import WorldSetup
 from mindloop.worlds.household.vocab import Prop, Trait
 
 __all__ = [
@@ -26,7 +27,9 @@ __all__ = [
     "Story",
     "act",
     "go",
+    "look_about",
     "pick",
+    "take",
 ]
 
 T = TypeVar("T")
@@ -58,6 +61,46 @@ def go(ep: Episode, who: str, room: str) -> None:
     """``who`` walks into ``room``, unless already there."""
     if ep.world.agent_room(who) != room:
         ep.act(who, act("walk", room))
+
+
+def take(
+    ep: Episode, d: Draw, who: str, item: str, place: str | None = None, *, close: bool = True, walk_up: float = 1.0
+) -> None:
+    """``who`` walks into the room of ``place`` (default: where ``item`` lies) and picks ``item`` up: out of a
+    receptacle, opening it if it is closed (and closing it after, unless not ``close``), or off anything else,
+    walking up to it first (always, or with probability ``walk_up`` when it is below 1)."""
+    where = place if place is not None else ep.world.base_place(item)
+    assert where is not None
+    go(ep, who, d.home.room_of[where])
+    if d.home.is_receptacle(where):
+        if not ep.world.is_open(where):
+            ep.act(who, act("open", where))
+        ep.act(who, act("pick", item))
+        if close:
+            ep.act(who, act("close", where))
+    else:
+        if walk_up >= 1.0 or d.chance(walk_up):
+            ep.act(who, act("walk", item))
+        ep.act(who, act("pick", item))
+
+
+def look_about(
+    ep: Episode, d: Draw, who: str, avoid: Iterable[str], *, open_p: float = 1.0, turn_p: float = 0.0
+) -> None:
+    """``who`` walks around the room they are in and opens and closes one box there within reach, never one of
+    ``avoid`` (always, or with probability ``open_p`` when it is below 1), then turns, with probability ``turn_p``."""
+    ep.act(who, act("walkaround"))
+    reach = ep.world.chars[who].reach_max
+    room = ep.world.agent_room(who)
+    boxes = [
+        p for p in d.home.places(rooms=[room], props=[Prop.RECEPTACLE, Prop.OPENABLE], max_h=reach) if p not in avoid
+    ]
+    if boxes and (open_p >= 1.0 or d.chance(open_p)):
+        box = pick(d.rng, boxes)
+        ep.act(who, act("open", box))
+        ep.act(who, act("close", box))
+    if turn_p > 0 and d.chance(turn_p):
+        ep.act(who, act("turn", pick(d.rng, ("left", "right", "around"))))
 
 
 def pick(rng: random.Random, options: Iterable[T]) -> T:
@@ -146,6 +189,13 @@ class Draw:
         chosen = self.rng.sample(free, n)
         self.used += chosen
         return chosen
+
+    def episode(
+        self, humans: Iterable[tuple[str, str]], items: Iterable[tuple[str, str, str]] = (), **setup: Any
+    ) -> Episode:
+        """An episode in this draw's home with ``humans`` (``(id, room)``) and ``items`` (``(id, kind, where)``);
+        ``setup`` gives the other fields of its :class:`WorldSetup`."""
+        return Episode(WorldSetup(self.home.layout.name, tuple(humans), tuple(items), **setup))
 
     def person(self, pool: Sequence[str]) -> Character:
         """One new character from ``pool``."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 from pydantic import BaseModel
 
@@ -189,18 +190,15 @@ def dress(story: Story, rng: random.Random) -> Story:
     def fact(f: Fact) -> Fact:
         return Fact(rn(f.subject), f.relation, None if f.value is None else rn(f.value))
 
-    dressed = WorldSetup(
-        setup.layout,
-        tuple((rn(h), room) for h, room in setup.humans),
-        tuple(items),
-        robot_room=setup.robot_room,
-        camera=setup.camera,
+    dressed = replace(
+        setup,
+        humans=tuple((rn(h), room) for h, room in setup.humans),
+        items=tuple(items),
         opened=tuple(rn(x) for x in setup.opened),
         switched_on=tuple(rn(x) for x in setup.switched_on),
         filled=tuple((rn(i), liq) for i, liq in setup.filled),
         feelings=tuple((rn(h), f) for h, f in setup.feelings),
         sitting=tuple((rn(h), rn(p)) for h, p in setup.sitting),
-        power=setup.power,
         clutter=False,
         avatars=tuple(avatars),
         place_ids=tuple(place_ids),

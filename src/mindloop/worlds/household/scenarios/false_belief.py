@@ -7,14 +7,24 @@ to the gold derivation, which reads the belief store.
 
 from __future__ import annotations
 
+from typing import Any
+
 from mindloop.worlds.household.catalog import ITEM_KINDS, PLACE_KINDS
 from mindloop.worlds.household.characters import CHARACTERS
-from mindloop.worlds.household.scenarios.common import ADULTS, CHILDREN, Draw, GenerationError, Story, pick
+from mindloop.worlds.household.scenarios.common import (
+    ADULTS,
+    CHILDREN,
+    Draw,
+    GenerationError,
+    Story,
+    look_about,
+    pick,
+    take,
+)
 from mindloop.worlds.household.scenarios.common import act as _a
 from mindloop.worlds.household.scenarios.common import go as _go
 from mindloop.worlds.household.scenarios.episode import Episode
 from mindloop.worlds.household.scenarios.gold import Focus
-from mindloop.worlds.household.setup import WorldSetup
 from mindloop.worlds.household.vocab import ROBOT, Prop
 
 __all__ = [
@@ -88,55 +98,33 @@ def _put(ep: Episode, d: Draw, who: str, item: str, place: str) -> None:
         ep.act(who, _a("place", item, place))
 
 
-def _take(ep: Episode, d: Draw, who: str, item: str, place: str, *, close: bool = True) -> None:
-    """Walk into the place's room and take the item (opening the receptacle it is in)."""
-    _go(ep, who, d.home.room_of[place])
-    if d.home.is_receptacle(place):
-        if not ep.world.is_open(place):
-            ep.act(who, _a("open", place))
-        ep.act(who, _a("pick", item))
-        if close:
-            ep.act(who, _a("close", place))
-    else:
-        if d.chance(0.3):
-            ep.act(who, _a("walk", item))
-        ep.act(who, _a("pick", item))
-
-
 def _search(ep: Episode, d: Draw, who: str, believed: str, forbidden: set[str]) -> None:
     """Stage 3: come back to where the object should be and look for it (never opening ``forbidden``)."""
-    home = d.home
-    room = home.room_of[believed]
-    _go(ep, who, room)
-    reach = CHARACTERS[who].reach_max
-    if home.is_receptacle(believed) and believed not in forbidden:
+    _go(ep, who, d.home.room_of[believed])
+    if d.home.is_receptacle(believed) and believed not in forbidden:
         ep.act(who, _a("open", believed))
         ep.act(who, _a("close", believed))
     else:
         ep.act(who, _a(pick(d.rng, ("walk", "lookat")), believed))
-    ep.act(who, _a("walkaround"))
-    others = [
-        p
-        for p in home.places(rooms=[room], props=[Prop.RECEPTACLE, Prop.OPENABLE], max_h=reach)
-        if p not in forbidden and p != believed
-    ]
-    if others and d.chance(0.6):
-        p = pick(d.rng, others)
-        ep.act(who, _a("open", p))
-        ep.act(who, _a("close", p))
-    if d.chance(0.4):
-        ep.act(who, _a("turn", pick(d.rng, ("left", "right", "around"))))
+    look_about(ep, d, who, forbidden | {believed}, open_p=0.6, turn_p=0.4)
 
 
-def _setup(
-    d: Draw,
-    humans: list[tuple[str, str]],
-    items: list[tuple[str, str, str]],
-    *,
-    camera: tuple[str, ...] | None = None,
-    robot_room: str | None = None,
-) -> WorldSetup:
-    return WorldSetup(d.home.layout.name, tuple(humans), tuple(items), robot_room=robot_room, camera=camera)
+def _take(ep: Episode, d: Draw, who: str, item: str, place: str, *, close: bool = True) -> None:
+    """``who`` takes ``item`` from ``place``, walking up to it first by chance (:func:`take`)."""
+    take(ep, d, who, item, place, close=close, walk_up=0.3)
+
+
+def _left_and_taken(
+    d: Draw, a: str, b: str, o: str, l1: str, wait_a: str, *, close: bool = True, **setup: Any
+) -> Episode:
+    """The start of the two-person stories: A, holding the object, puts it at L1 and goes to wait in ``wait_a``;
+    B, who starts in another room than L1's, comes and takes it (closing its receptacle after, unless not
+    ``close``). ``setup`` gives the home's other :class:`WorldSetup` fields."""
+    ep = d.episode([(a, wait_a), (b, d.room_other_than(d.home.room_of[l1]))], [(o, o, a)], **setup)
+    _put(ep, d, a, o, l1)
+    _go(ep, a, wait_a)
+    _take(ep, d, b, o, l1, close=close)
+    return ep
 
 
 def _two(d: Draw) -> tuple[str, str, str, str]:
@@ -153,10 +141,7 @@ def _moved_away(d: Draw) -> tuple[str, str, str, str, str, str, str, str, Episod
     l2 = _hide(d, o, _reach(b), {l1}, set(d.home.rooms), open_rooms={r1})
     r2 = d.home.room_of[l2]
     wait_a = d.room_other_than(r1, r2)
-    ep = Episode(_setup(d, [(a, wait_a), (b, d.room_other_than(r1))], [(o, o, a)]))
-    _put(ep, d, a, o, l1)
-    _go(ep, a, wait_a)
-    _take(ep, d, b, o, l1)
+    ep = _left_and_taken(d, a, b, o, l1, wait_a)
     _put(ep, d, b, o, l2)
     return a, b, o, l1, r1, l2, r2, wait_a, ep
 
@@ -183,7 +168,7 @@ def _three(d: Draw, returner: int) -> Story:
     moves = {r1, r2, r3}
     wait_a = d.room_other_than(*moves)
     wait_b = d.room_other_than(r2, r3) if returner == 1 else d.room_other_than(r2, wait_a)
-    ep = Episode(_setup(d, [(a, wait_a), (b, d.room_other_than(r1)), (c, d.room_other_than(r2))], [(o, o, a)]))
+    ep = d.episode([(a, wait_a), (b, d.room_other_than(r1)), (c, d.room_other_than(r2))], [(o, o, a)])
     _put(ep, d, a, o, l1)
     _go(ep, a, wait_a)
     _take(ep, d, b, o, l1)
@@ -216,7 +201,7 @@ def fb_robot_tidied(d: Draw) -> Story:
     l2 = _hide(d, o, 2.0, {l1}, set(d.home.rooms), open_rooms={r1})
     r2 = d.home.room_of[l2]
     wait_a = d.room_other_than(r1, r2)
-    ep = Episode(_setup(d, [(a, wait_a)], [(o, o, a)]))
+    ep = d.episode([(a, wait_a)], [(o, o, a)])
     _put(ep, d, a, o, l1)
     _go(ep, a, wait_a)
     ep.act(ROBOT, _a("walk", o))
@@ -240,10 +225,7 @@ def fb_camera_blind(d: Draw) -> Story:
     wait_a = d.room_other_than(r1)
     r2 = d.room_other_than(r1, wait_a)
     l2 = _hide(d, o, _reach(b), {l1}, {r2}, open_rooms=set())
-    ep = Episode(_setup(d, [(a, wait_a), (b, d.room_other_than(r1))], [(o, o, a)], camera=(r1,), robot_room=r1))
-    _put(ep, d, a, o, l1)
-    _go(ep, a, wait_a)
-    _take(ep, d, b, o, l1)
+    ep = _left_and_taken(d, a, b, o, l1, wait_a, camera=(r1,), robot_room=r1)
     _put(ep, d, b, o, l2)
     _search(ep, d, a, l1, set())
     return Story(ep, Focus("find", a, o), (("camera", r1),))
@@ -254,7 +236,7 @@ def fb_control_witnessed(d: Draw) -> Story:
     a, b, o, l1 = _two(d)
     r1 = d.home.room_of[l1]
     l2 = _hide(d, o, _reach(a, b), {l1}, {r1}, open_rooms=set())
-    ep = Episode(_setup(d, [(a, d.room_other_than(r1)), (b, d.room_other_than(r1))], [(o, o, a)]))
+    ep = d.episode([(a, d.room_other_than(r1)), (b, d.room_other_than(r1))], [(o, o, a)])
     _put(ep, d, a, o, l1)
     seats = d.home.places(rooms=[r1], props=[Prop.SITTABLE])
     seated = bool(seats) and d.chance(0.5)
@@ -280,10 +262,7 @@ def fb_control_seen_on_return(d: Draw) -> Story:
         raise GenerationError("no second open spot in the room")
     l2 = pick(d.rng, spots)
     wait_a = d.room_other_than(r1)
-    ep = Episode(_setup(d, [(a, wait_a), (b, d.room_other_than(r1))], [(o, o, a)]))
-    _put(ep, d, a, o, l1)
-    _go(ep, a, wait_a)
-    _take(ep, d, b, o, l1)
+    ep = _left_and_taken(d, a, b, o, l1, wait_a)
     ep.act(b, _a("place", o, l2))
     _go(ep, b, d.room_other_than(r1, wait_a))
     _go(ep, a, r1)
@@ -319,10 +298,7 @@ def fb_control_put_back(d: Draw) -> Story:
     a, b, o, l1 = _two(d)
     r1 = d.home.room_of[l1]
     wait_a = d.room_other_than(r1)
-    ep = Episode(_setup(d, [(a, wait_a), (b, d.room_other_than(r1))], [(o, o, a)]))
-    _put(ep, d, a, o, l1)
-    _go(ep, a, wait_a)
-    _take(ep, d, b, o, l1, close=False)
+    ep = _left_and_taken(d, a, b, o, l1, wait_a, close=False)
     ep.act(b, _a("lookat", o))
     ep.act(b, _a("putback", o))
     if d.home.is_receptacle(l1):

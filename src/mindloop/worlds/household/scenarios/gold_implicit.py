@@ -171,9 +171,7 @@ def _power(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Focus)
     beliefs = [gold_belief(tracker, R, HOUSE, POWER), gold_belief(tracker, R, c, AT)]
     lights = [i for i, it in world.items.items() if Prop.LIGHT_SOURCE in it.props]
     if not searching or world.holder_of(c) == h.id or where is None:
-        draft = no_help(h, "", f"I believe {h.name} has what {h.subj} needs.", [], beliefs, c)
-        draft.intention = draft.intention.replace("  ", " ")
-        return draft
+        return no_help(h, "", f"I believe {h.name} has what {h.subj} needs.", [], beliefs, c)
     place = world.base_place(c) or where
     belief = (
         f"I believe the power has gone out, and I think {h.name} is looking for something to light the room. There "

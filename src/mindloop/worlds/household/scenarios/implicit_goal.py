@@ -7,6 +7,8 @@ the plan come from the gold derivation.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from mindloop.beliefs import Fact
 from mindloop.worlds.household.catalog import ITEM_KINDS, PLACE_KINDS
 from mindloop.worlds.household.scenarios.common import (
@@ -16,14 +18,15 @@ from mindloop.worlds.household.scenarios.common import (
     Draw,
     GenerationError,
     Story,
+    look_about,
     pick,
+    take,
 )
 from mindloop.worlds.household.scenarios.common import act as _a
 from mindloop.worlds.household.scenarios.common import go as _go
 from mindloop.worlds.household.scenarios.episode import Episode
 from mindloop.worlds.household.scenarios.gold import Focus
 from mindloop.worlds.household.scenarios.needs import DIALOGUES, NEEDS
-from mindloop.worlds.household.setup import WorldSetup
 from mindloop.worlds.household.vocab import FEELS, Prop
 
 __all__ = [
@@ -52,38 +55,23 @@ _NEED_PLACES: dict[str, tuple[str, ...]] = {
 }
 
 
-def _take(ep: Episode, d: Draw, who: str, item: str) -> None:
-    place = ep.world.base_place(item)
-    assert place is not None
-    _go(ep, who, d.home.room_of[place])
-    if d.home.is_receptacle(place):
-        ep.act(who, _a("open", place))
-        ep.act(who, _a("pick", item))
-        ep.act(who, _a("close", place))
-    else:
-        ep.act(who, _a("walk", item))
-        ep.act(who, _a("pick", item))
-
-
-def _bystander(d: Draw, humans: list[tuple[str, str]], avoid: set[str], p: float = 0.3) -> str | None:
-    """Sometimes someone else is at home, in a room away from the story (always or never when the draw says)."""
-    if d.bystander is False or (d.bystander is None and not d.chance(p)):
-        return None
-    rooms = [r for r in d.home.rooms if r not in avoid and d.home.places(rooms=[r], props=[Prop.SITTABLE])]
-    if not rooms:
-        return None
-    who = d.cast(1, ADULTS)[0]
-    humans.append((who, pick(d.rng, rooms)))
-    return who
-
-
-def _bystander_acts(ep: Episode, d: Draw, who: str | None) -> None:
-    if who is None:
-        return
-    room = ep.world.agent_room(who)
-    seat = pick(d.rng, d.home.places(rooms=[room], props=[Prop.SITTABLE]))
-    ep.act(who, _a("walk", seat))
-    ep.act(who, _a("sit", seat))
+def _with_bystander(
+    d: Draw, humans: list[tuple[str, str]], items: Sequence[tuple[str, str, str]], avoid: set[str]
+) -> Episode:
+    """The story's episode, sometimes with someone else at home, in a room away from ``avoid`` (always or never when
+    the draw says), who walks to a seat there and sits down."""
+    who: str | None = None
+    if d.bystander is True or (d.bystander is None and d.chance(0.3)):
+        rooms = [r for r in d.home.rooms if r not in avoid and d.home.places(rooms=[r], props=[Prop.SITTABLE])]
+        if rooms:
+            who = d.cast(1, ADULTS)[0]
+            humans.append((who, pick(d.rng, rooms)))
+    ep = d.episode(humans, items)
+    if who is not None:
+        seat = pick(d.rng, d.home.places(rooms=[ep.world.agent_room(who)], props=[Prop.SITTABLE]))
+        ep.act(who, _a("walk", seat))
+        ep.act(who, _a("sit", seat))
+    return ep
 
 
 # ---- special populations -------------------------------------------------------------------------------------
@@ -93,10 +81,7 @@ def _reach_story(d: Draw, who: str, kinds: tuple[str, ...], places: list[str], *
     o = pick(d.rng, free)
     place = pick(d.rng, places)
     room = place.rsplit("_corner", 1)[0] if place.endswith("_corner") else home.room_of[place]
-    humans = [(who, room if d.chance(0.5) else d.room_other_than(room))]
-    other = _bystander(d, humans, {room})
-    ep = Episode(WorldSetup(home.layout.name, tuple(humans), ((o, o, place),)))
-    _bystander_acts(ep, d, other)
+    ep = _with_bystander(d, [(who, room if d.chance(0.5) else d.room_other_than(room))], [(o, o, place)], {room})
     _go(ep, who, room)
     ep.act(who, _a("walk", o))
     if fail:
@@ -139,10 +124,7 @@ def ig_wheelchair_blocked(d: Draw) -> Story:
     room = pick(d.rng, d.home.rooms)
     dest = d.room_other_than(room)
     ob = pick(d.rng, OBSTACLES)
-    humans = [(user.id, room)]
-    other = _bystander(d, humans, {room})
-    ep = Episode(WorldSetup(d.home.layout.name, tuple(humans), ((ob, ob, f"{room}_doorway"),)))
-    _bystander_acts(ep, d, other)
+    ep = _with_bystander(d, [(user.id, room)], [(ob, ob, f"{room}_doorway")], {room})
     ep.act(user.id, _a("walk", dest), expect_fail=True)
     for direction in pick(d.rng, (("left", "back", "right"), ("right", "back", "left"), ("back", "left"))):
         ep.act(user.id, _a("turn", direction))
@@ -163,9 +145,7 @@ def _faucet(d: Draw, *, turn_off: bool) -> Story:
     tool = "cup" if kitchen else "toothbrush"
     if tool not in home.taken:
         items.append((tool, tool, "kitchen_counter" if kitchen else "bathroom_counter"))
-    other = _bystander(d, humans, {room})
-    ep = Episode(WorldSetup(home.layout.name, tuple(humans), tuple(items)))
-    _bystander_acts(ep, d, other)
+    ep = _with_bystander(d, humans, items, {room})
     _go(ep, who.id, room)
     ep.act(who.id, _a("walk", faucet))
     ep.act(who.id, _a("switchon", faucet))
@@ -219,18 +199,9 @@ def ig_power_cut_candle(d: Draw) -> Story:
     book_free = "book" not in home.taken
     if book_free:
         items.append(("book", "book", who.id))
-    humans = [(who.id, room)]
-    ep = Episode(
-        WorldSetup(
-            home.layout.name,
-            tuple(humans),
-            tuple(items),
-            switched_on=(lamp,),
-            sitting=((who.id, seat),) if book_free else (),
-        )
-    )
+    ep = d.episode([(who.id, room)], items, switched_on=(lamp,), sitting=((who.id, seat),) if book_free else ())
     if not book_free:
-        _take(ep, d, who.id, "book")
+        take(ep, d, who.id, "book")
         _go(ep, who.id, room)
         ep.act(who.id, _a("sit", seat))
     ep.act(who.id, _a("read", "book"))
@@ -245,7 +216,7 @@ def ig_power_cut_candle(d: Draw) -> Story:
     ]
     if surfaces:
         ep.act(who.id, _a("place", "book", pick(d.rng, surfaces)))
-    _look_about(ep, d, who.id, who.reach_max, {drawer})
+    look_about(ep, d, who.id, {drawer})
     if d.chance(0.5):
         elsewhere = d.room_other_than(room, home.room_of[drawer])
         _go(ep, who.id, elsewhere)
@@ -270,12 +241,10 @@ def _combo(d: Draw, *, complete: bool) -> Story:
     humans = [(who.id, d.room_other_than("kitchen"))]
     items = _combo_items(d, name)
     kept = next(p for i, _, p in items if i == _COMBO_TOOL[name])
-    other = _bystander(d, humans, {"kitchen", "study", home.room_of.get(kept, "kitchen")})
-    ep = Episode(WorldSetup(home.layout.name, tuple(humans), tuple(items)))
-    _bystander_acts(ep, d, other)
+    ep = _with_bystander(d, humans, items, {"kitchen", "study", home.room_of.get(kept, "kitchen")})
     search_avoid = _set_out(ep, d, who.id, name, table, complete=complete) | {kept}
     if not complete:
-        _search_for_missing(ep, d, who.id, who.reach_max, search_avoid)
+        look_about(ep, d, who.id, search_avoid, turn_p=0.5)
     return Story(ep, Focus("combo", who.id, _COMBO_TOOL[name]), (("combination", name),))
 
 
@@ -318,30 +287,30 @@ def _set_out(ep: Episode, d: Draw, w: str, name: str, table: str, *, complete: b
     for the missing piece should not open (where it is kept)."""
     if name in ("cut_carrot", "slice_bread"):
         food = "carrot" if name == "cut_carrot" else "bread"
-        _take(ep, d, w, "cutting_board")
+        take(ep, d, w, "cutting_board")
         ep.act(w, _a("place", "cutting_board", table))
-        _take(ep, d, w, food)
+        take(ep, d, w, food)
         ep.act(w, _a("place", food, "cutting_board"))
         if complete:
-            _take(ep, d, w, "knife")
+            take(ep, d, w, "knife")
             ep.act(w, _a("cut", food))
         return {"kitchen_drawer"}
     if name == "cereal":
-        _take(ep, d, w, "bowl")
+        take(ep, d, w, "bowl")
         ep.act(w, _a("place", "bowl", table))
-        _take(ep, d, w, "cereal")
+        take(ep, d, w, "cereal")
         ep.act(w, _a("place", "cereal", table))
         return {"fridge"}
     if name == "fry_egg":
-        _take(ep, d, w, "frying_pan")
+        take(ep, d, w, "frying_pan")
         ep.act(w, _a("place", "frying_pan", "stove"))
         ep.act(w, _a("switchon", "stove"))
         if complete:
-            _take(ep, d, w, "egg")
+            take(ep, d, w, "egg")
             ep.act(w, _a("place", "egg", "frying_pan"))
             ep.act(w, _a("cook", "egg"))
         return {"fridge"}
-    _take(ep, d, w, "notebook")
+    take(ep, d, w, "notebook")
     seats = d.home.places(rooms=["study"], props=[Prop.SITTABLE])
     if seats:
         ep.act(w, _a("sit", seats[0]))
@@ -349,26 +318,6 @@ def _set_out(ep: Episode, d: Draw, w: str, name: str, table: str, *, complete: b
     ep.act(w, _a("open", "desk_drawer"))
     ep.act(w, _a("close", "desk_drawer"))
     return {"kitchen_drawer"}
-
-
-def _look_about(ep: Episode, d: Draw, w: str, reach: float, avoid: set[str]) -> None:
-    """``w`` walks around the room and opens and closes one box within reach there (never one of ``avoid``)."""
-    room = ep.world.agent_room(w)
-    ep.act(w, _a("walkaround"))
-    boxes = [
-        p for p in d.home.places(rooms=[room], props=[Prop.RECEPTACLE, Prop.OPENABLE], max_h=reach) if p not in avoid
-    ]
-    if boxes:
-        box = pick(d.rng, boxes)
-        ep.act(w, _a("open", box))
-        ep.act(w, _a("close", box))
-
-
-def _search_for_missing(ep: Episode, d: Draw, w: str, reach: float, avoid: set[str]) -> None:
-    """``w`` looks about the room for the missing piece (never opening where it is kept)."""
-    _look_about(ep, d, w, reach, avoid)
-    if d.chance(0.5):
-        ep.act(w, _a("turn", pick(d.rng, ("left", "right", "around"))))
 
 
 def ig_functional_combo(d: Draw) -> Story:
@@ -406,8 +355,7 @@ def _dialogue(d: Draw, *, self_served: bool) -> Story:
         items.append((item, item, pick(d.rng, places)))
     seats = home.places(rooms=[room], props=[Prop.SITTABLE])
     sitting = ((a, seats[0]),) if seats and d.chance(0.5) else ()
-    humans = [(a, room), (b, room)]
-    ep = Episode(WorldSetup(home.layout.name, tuple(humans), tuple(items), feelings=((a, feeling),), sitting=sitting))
+    ep = d.episode([(a, room), (b, room)], items, feelings=((a, feeling),), sitting=sitting)
     hint, answer, slip = pick(d.rng, DIALOGUES[feeling])
     ep.say(a, b, hint)
     ep.say(b, a, answer)
@@ -423,7 +371,7 @@ def _dialogue(d: Draw, *, self_served: bool) -> Story:
         )
         if sitting:
             ep.act(a, _a("standup"))
-        _take(ep, d, a, item)
+        take(ep, d, a, item)
         if need.liquid:
             _go(ep, a, ep.world.room_of("water") or "kitchen")
             ep.act(a, _a("pour", "water", item))

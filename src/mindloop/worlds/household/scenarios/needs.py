@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.resources.abc import Traversable
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import AfterValidator, BaseModel, Field
 
 from mindloop.datafiles import load_data_file, package_file
 from mindloop.worlds.household.catalog import ITEM_KINDS
@@ -49,52 +50,41 @@ Dialogue = tuple[str, str, str]
 """A three-line exchange: A hints, B answers, A lets the need slip (the line that states it)."""
 
 
-def _known_kinds(kinds: Sequence[str]) -> None:
+def _known_kinds(kinds: tuple[str, ...]) -> tuple[str, ...]:
     unknown = [k for k in kinds if k not in ITEM_KINDS]
     if unknown:
         raise ValueError(f"unknown item kind {unknown[0]!r}")
+    return kinds
+
+
+def _template(value: str) -> str:
+    fields = {name for _, name, _, _ in string.Formatter().parse(value) if name is not None}
+    if fields - {"poss"}:
+        raise ValueError(f"unknown placeholder {{{sorted(fields - {'poss'})[0]}}}: only {{poss}} is filled in")
+    return value
+
+
+_Kinds = Annotated[tuple[str, ...], Field(min_length=1), AfterValidator(_known_kinds)]
+_Kind = Annotated[str, AfterValidator(lambda kind: _known_kinds((kind,))[0])]
+_Liquid = Annotated[str, AfterValidator(lambda kind: _known_kinds((kind,))[0] if kind else kind)]
+_Template = Annotated[str, Field(min_length=1), AfterValidator(_template)]
+"""Item kinds of the catalog (for a liquid: one, or none when empty) and a sentence template that fills in only
+``{poss}``."""
 
 
 class _ComboSpec(BaseModel, extra="forbid", frozen=True):
-    present: tuple[str, ...] = Field(min_length=1)
-    tool: str
+    present: _Kinds
+    tool: _Kind
     task: str = Field(min_length=1)
-
-    @field_validator("present", "tool")
-    @classmethod
-    def _kinds(cls, value: tuple[str, ...] | str) -> tuple[str, ...] | str:
-        _known_kinds((value,) if isinstance(value, str) else value)
-        return value
 
 
 class _NeedSpec(BaseModel, extra="forbid", frozen=True):
     state: str = Field(min_length=1)
-    kinds: tuple[str, ...] = Field(min_length=1)
-    liquid: str = ""
-    offer: str = Field(min_length=1)
-    relief: str = Field(min_length=1)
+    kinds: _Kinds
+    liquid: _Liquid = ""
+    offer: _Template
+    relief: _Template
     dialogues: tuple[Dialogue, ...] = Field(min_length=1)
-
-    @field_validator("kinds")
-    @classmethod
-    def _kinds(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        _known_kinds(value)
-        return value
-
-    @field_validator("liquid")
-    @classmethod
-    def _liquid(cls, value: str) -> str:
-        if value:
-            _known_kinds((value,))
-        return value
-
-    @field_validator("offer", "relief")
-    @classmethod
-    def _template(cls, value: str) -> str:
-        fields = {name for _, name, _, _ in string.Formatter().parse(value) if name is not None}
-        if fields - {"poss"}:
-            raise ValueError(f"unknown placeholder {{{sorted(fields - {'poss'})[0]}}}: only {{poss}} is filled in")
-        return value
 
 
 class _NeedsFile(BaseModel, extra="forbid", frozen=True):
