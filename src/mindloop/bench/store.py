@@ -1000,12 +1000,20 @@ class RunStore:
     def add_seconds(self, run_id: str, seconds: float, *, finished: bool) -> None:
         """Add a session's wall-clock time (since its last write) to the run, and stamp it finished when no sample
         is pending."""
+        self._add_seconds("runs", "run_id", run_id, seconds, finished, otherwise="finished")
+
+    def _add_seconds(
+        self, table: str, key_column: str, key: str, seconds: float, finished: bool, otherwise: str
+    ) -> None:
+        """Add ``seconds`` to row ``key`` of ``table`` in a fenced write (:meth:`_fence`), stamping it finished now
+        when ``finished``, else setting ``finished`` to the SQL ``otherwise`` (a run keeps its stamp, a suite has
+        none while a run of it is unfinished)."""
         with self._guard(), self._transaction() as db:
-            self._fence(db, "runs", "run_id", run_id)
+            self._fence(db, table, key_column, key)
             db.execute(
-                "UPDATE runs SET seconds = seconds + ?, finished = CASE WHEN ? THEN ? ELSE finished END"
-                " WHERE run_id = ?",
-                (seconds, finished, _now(), run_id),
+                f"UPDATE {table} SET seconds = seconds + ?, finished = CASE WHEN ? THEN ? ELSE {otherwise} END"
+                f" WHERE {key_column} = ?",
+                (seconds, finished, _now(), key),
             )
 
     def discard_unstarted(self, run_id: str) -> bool:
@@ -1185,14 +1193,8 @@ class RunStore:
     def suite_runs(self, suite_id: str) -> dict[str, str]:
         """The runs of a suite so far: benchmark name -> run id, in the order they were created (a suite of several
         models: the first model's run of each benchmark; :meth:`suite_members` has them all)."""
-        with self._guard():
-            if not self._has_suites():
-                return {}
-            rows = self._db.execute(
-                "SELECT benchmark, run_id FROM suite_runs WHERE suite_id = ? ORDER BY rowid", (suite_id,)
-            ).fetchall()
         out: dict[str, str] = {}
-        for benchmark, run_id in rows:
+        for benchmark, _, run_id in self.suite_members(suite_id):
             out.setdefault(benchmark, run_id)
         return out
 
@@ -1217,13 +1219,7 @@ class RunStore:
 
     def add_suite_seconds(self, suite_id: str, seconds: float, *, finished: bool) -> None:
         """Add one session's wall-clock time to the suite, and stamp it finished when every run of it is."""
-        with self._guard(), self._transaction() as db:
-            self._fence(db, "suites", "suite_id", suite_id)
-            db.execute(
-                "UPDATE suites SET seconds = seconds + ?, finished = CASE WHEN ? THEN ? ELSE NULL END"
-                " WHERE suite_id = ?",
-                (seconds, finished, _now(), suite_id),
-            )
+        self._add_seconds("suites", "suite_id", suite_id, seconds, finished, otherwise="NULL")
 
     # -- samples ------------------------------------------------------------------------------------------
 
