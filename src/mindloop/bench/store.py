@@ -564,7 +564,7 @@ class RunStore:
     def _connect(self, uri: str) -> sqlite3.Connection:
         """A connection to ``uri``; a file that cannot be opened (no permission to read it) is one line."""
         try:
-            return _connect_uri(uri)
+            return sqlite3.connect(uri, uri=True, timeout=30.0, isolation_level=None, check_same_thread=False)
         except sqlite3.DatabaseError as exc:
             raise StoreError(
                 f"run store {self.path} cannot be opened ({exc}): check the permissions of {self.path} and "
@@ -723,11 +723,16 @@ class RunStore:
 
     def run(self, run_id: str) -> RunInfo:
         """The run called ``run_id``; an unknown id is an error that lists the most recent runs."""
+        return self._info(self._one("run", f"{_RUN_ROWS} WHERE r.run_id = ? GROUP BY r.run_id", run_id))
+
+    def _one(self, kind: str, sql: str, key: str) -> tuple[Any, ...]:
+        """The row ``sql`` selects for ``key`` (a ``run`` or ``suite`` id); an unknown id is an error that lists the
+        most recent of its kind (a store of a layout before 3 has no suites)."""
         with self._guard():
-            row = self._db.execute(f"{_RUN_ROWS} WHERE r.run_id = ? GROUP BY r.run_id", (run_id,)).fetchone()
+            row = self._db.execute(sql, (key,)).fetchone() if kind == "run" or self._has_suites() else None
         if row is None:
-            raise InvalidArgumentError(f"no run {run_id!r} in {self.path}{self.recent('runs')}")
-        return self._info(row)
+            raise InvalidArgumentError(f"no {kind} {key!r} in {self.path}{self.recent(kind + 's')}")
+        return tuple(row)
 
     def recent(self, kind: str) -> str:
         """What an unknown id's error adds: ``; recent runs: A, B, C`` (the last three ``runs`` or ``suites``), or
@@ -1165,13 +1170,7 @@ class RunStore:
 
     def suite(self, suite_id: str) -> SuiteInfo:
         """The suite called ``suite_id``; an unknown id is an error that lists the most recent suites."""
-        with self._guard():
-            row = None
-            if self._has_suites():
-                row = self._db.execute(f"{_SUITE_ROWS} WHERE suite_id = ?", (suite_id,)).fetchone()
-        if row is None:
-            raise InvalidArgumentError(f"no suite {suite_id!r} in {self.path}{self.recent('suites')}")
-        return self._suite_info(row)
+        return self._suite_info(self._one("suite", f"{_SUITE_ROWS} WHERE suite_id = ?", suite_id))
 
     def _suite_info(self, row: tuple[Any, ...]) -> SuiteInfo:
         columns = [*row[:3], self._loads(row[3], f"the configuration of suite {row[0]}"), *row[4:8]]
@@ -1385,10 +1384,6 @@ def _empty_store() -> sqlite3.Connection:
     _install(db, 0)
     db.execute("COMMIT")
     return db
-
-
-def _connect_uri(uri: str) -> sqlite3.Connection:
-    return sqlite3.connect(uri, uri=True, timeout=30.0, isolation_level=None, check_same_thread=False)
 
 
 def _named(exc: sqlite3.DatabaseError, *names: str) -> bool:
