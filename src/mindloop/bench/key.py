@@ -86,9 +86,10 @@ class RunKey:
     def from_json(cls, data: Mapping[str, Any]) -> RunKey:
         """A key read back from the store (an unreadable one reads as unknown)."""
         try:
-            given = {name: data.get(name) for name in ("declaration", "data", "protocol", "team", "unknown")}
-            mappings = {name: dict(data.get(name) or {}) for name in ("options", "samples")}
-            return cls(benchmark=str(data["benchmark"]), **given, **mappings)
+            got: dict[str, Any] = {name: data.get(name) for name in ("declaration", "data", "protocol", "team")}
+            got["unknown"] = data.get("unknown")
+            got |= {name: dict(data.get(name) or {}) for name in ("options", "samples")}
+            return cls(benchmark=str(data["benchmark"]), **got)
         except (KeyError, TypeError, ValueError):
             return cls(benchmark=str(data.get("benchmark", "?")), unknown="the stored key cannot be read")
 
