@@ -156,16 +156,9 @@ class RunSide:
         info = self.info
         higher = True if headline is None else headline.higher_is_better
         marks = reference_marks(self.references, self.policies, higher)
-        out = {
-            "run_id": info.run_id,
-            "label": self.label,
-            "source": self.source,
-            "agent": info.agent,
-            "model": info.model,
-            "n": info.n,
-            "n_completed": info.n_completed,
-            "n_failed": info.n_failed,
-            "n_bugs": info.n_bugs,
+        out: dict[str, Any] = {"run_id": info.run_id, "label": self.label, "source": self.source}
+        out |= {key: getattr(info, key) for key in ("agent", "model", "n", "n_completed", "n_failed", "n_bugs")}
+        out |= {
             "n_finished": len(self.records),
             "finished": info.finished,
             "metrics": self.metrics,

@@ -67,15 +67,7 @@ class RunKey:
     def to_json(self) -> dict[str, Any]:
         """The key as stored and as ``runs --json``, ``board --json`` and ``compare --json`` print it, with ``id``:
         a short hash of the fields of :data:`KEY_FIELDS` (equal ids: comparable runs)."""
-        out = {
-            "benchmark": self.benchmark,
-            "declaration": self.declaration,
-            "options": dict(self.options),
-            "data": self.data,
-            "samples": dict(self.samples),
-            "protocol": None if self.protocol is None else dict(self.protocol),
-            "team": self.team,
-        }
+        out = {name: self.comparable(name) for name in (*KEY_FIELDS, "team")}
         out["id"] = None if self.unknown else self.id
         return out | ({"unknown": self.unknown} if self.unknown else {})
 
@@ -94,16 +86,10 @@ class RunKey:
     def from_json(cls, data: Mapping[str, Any]) -> RunKey:
         """A key read back from the store (an unreadable one reads as unknown)."""
         try:
-            return cls(
-                benchmark=str(data["benchmark"]),
-                declaration=data.get("declaration"),
-                options=dict(data.get("options") or {}),
-                data=data.get("data"),
-                samples=dict(data.get("samples") or {}),
-                protocol=data.get("protocol"),
-                team=data.get("team"),
-                unknown=data.get("unknown"),
-            )
+            got: dict[str, Any] = {name: data.get(name) for name in ("declaration", "data", "protocol", "team")}
+            got["unknown"] = data.get("unknown")
+            got |= {name: dict(data.get(name) or {}) for name in ("options", "samples")}
+            return cls(benchmark=str(data["benchmark"]), **got)
         except (KeyError, TypeError, ValueError):
             return cls(benchmark=str(data.get("benchmark", "?")), unknown="the stored key cannot be read")
 

@@ -277,14 +277,8 @@ def run_benchmark(
         raise InvalidArgumentError("--retry-failed re-runs the failed samples of a run: give it with --resume RUN_ID")
     if force_resume and resume is None:
         raise InvalidArgumentError("--force-resume takes over a run's lock: give it with --resume RUN_ID")
-    if request.breaker < 1:
-        raise InvalidArgumentError(f"the circuit breaker needs at least 1 failure, got {request.breaker}")
-    if request.executor not in EXECUTORS:
+    if request.executor not in EXECUTORS:  # its breaker, concurrency and n were checked as it was made (RunRequest)
         raise InvalidArgumentError(f"unknown executor {request.executor!r} (executors: {', '.join(EXECUTORS)})")
-    if request.concurrency < 1:
-        raise InvalidArgumentError(f"concurrency must be at least 1, got {request.concurrency}")
-    if request.n is not None and request.n < 0:
-        raise InvalidArgumentError(f"n must be non-negative, got {request.n}")
     check_tags(request.tags)  # before anything is recorded
     own_store = store is None
     store = store or RunStore(runs_path())

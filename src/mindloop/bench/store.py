@@ -564,7 +564,7 @@ class RunStore:
     def _connect(self, uri: str) -> sqlite3.Connection:
         """A connection to ``uri``; a file that cannot be opened (no permission to read it) is one line."""
         try:
-            return _connect_uri(uri)
+            return sqlite3.connect(uri, uri=True, timeout=30.0, isolation_level=None, check_same_thread=False)
         except sqlite3.DatabaseError as exc:
             raise StoreError(
                 f"run store {self.path} cannot be opened ({exc}): check the permissions of {self.path} and "
@@ -723,11 +723,16 @@ class RunStore:
 
     def run(self, run_id: str) -> RunInfo:
         """The run called ``run_id``; an unknown id is an error that lists the most recent runs."""
+        return self._info(self._one("run", f"{_RUN_ROWS} WHERE r.run_id = ? GROUP BY r.run_id", run_id))
+
+    def _one(self, kind: str, sql: str, key: str) -> tuple[Any, ...]:
+        """The row ``sql`` selects for ``key`` (a ``run`` or ``suite`` id); an unknown id is an error that lists the
+        most recent of its kind (a store of a layout before 3 has no suites)."""
         with self._guard():
-            row = self._db.execute(f"{_RUN_ROWS} WHERE r.run_id = ? GROUP BY r.run_id", (run_id,)).fetchone()
+            row = self._db.execute(sql, (key,)).fetchone() if kind == "run" or self._has_suites() else None
         if row is None:
-            raise InvalidArgumentError(f"no run {run_id!r} in {self.path}{self.recent('runs')}")
-        return self._info(row)
+            raise InvalidArgumentError(f"no {kind} {key!r} in {self.path}{self.recent(kind + 's')}")
+        return tuple(row)
 
     def recent(self, kind: str) -> str:
         """What an unknown id's error adds: ``; recent runs: A, B, C`` (the last three ``runs`` or ``suites``), or
@@ -1000,12 +1005,20 @@ class RunStore:
     def add_seconds(self, run_id: str, seconds: float, *, finished: bool) -> None:
         """Add a session's wall-clock time (since its last write) to the run, and stamp it finished when no sample
         is pending."""
+        self._add_seconds("runs", "run_id", run_id, seconds, finished, otherwise="finished")
+
+    def _add_seconds(
+        self, table: str, key_column: str, key: str, seconds: float, finished: bool, otherwise: str
+    ) -> None:
+        """Add ``seconds`` to row ``key`` of ``table`` in a fenced write (:meth:`_fence`), stamping it finished now
+        when ``finished``, else setting ``finished`` to the SQL ``otherwise`` (a run keeps its stamp, a suite has
+        none while a run of it is unfinished)."""
         with self._guard(), self._transaction() as db:
-            self._fence(db, "runs", "run_id", run_id)
+            self._fence(db, table, key_column, key)
             db.execute(
-                "UPDATE runs SET seconds = seconds + ?, finished = CASE WHEN ? THEN ? ELSE finished END"
-                " WHERE run_id = ?",
-                (seconds, finished, _now(), run_id),
+                f"UPDATE {table} SET seconds = seconds + ?, finished = CASE WHEN ? THEN ? ELSE {otherwise} END"
+                f" WHERE {key_column} = ?",
+                (seconds, finished, _now(), key),
             )
 
     def discard_unstarted(self, run_id: str) -> bool:
@@ -1157,13 +1170,7 @@ class RunStore:
 
     def suite(self, suite_id: str) -> SuiteInfo:
         """The suite called ``suite_id``; an unknown id is an error that lists the most recent suites."""
-        with self._guard():
-            row = None
-            if self._has_suites():
-                row = self._db.execute(f"{_SUITE_ROWS} WHERE suite_id = ?", (suite_id,)).fetchone()
-        if row is None:
-            raise InvalidArgumentError(f"no suite {suite_id!r} in {self.path}{self.recent('suites')}")
-        return self._suite_info(row)
+        return self._suite_info(self._one("suite", f"{_SUITE_ROWS} WHERE suite_id = ?", suite_id))
 
     def _suite_info(self, row: tuple[Any, ...]) -> SuiteInfo:
         columns = [*row[:3], self._loads(row[3], f"the configuration of suite {row[0]}"), *row[4:8]]
@@ -1185,14 +1192,8 @@ class RunStore:
     def suite_runs(self, suite_id: str) -> dict[str, str]:
         """The runs of a suite so far: benchmark name -> run id, in the order they were created (a suite of several
         models: the first model's run of each benchmark; :meth:`suite_members` has them all)."""
-        with self._guard():
-            if not self._has_suites():
-                return {}
-            rows = self._db.execute(
-                "SELECT benchmark, run_id FROM suite_runs WHERE suite_id = ? ORDER BY rowid", (suite_id,)
-            ).fetchall()
         out: dict[str, str] = {}
-        for benchmark, run_id in rows:
+        for benchmark, _, run_id in self.suite_members(suite_id):
             out.setdefault(benchmark, run_id)
         return out
 
@@ -1217,13 +1218,7 @@ class RunStore:
 
     def add_suite_seconds(self, suite_id: str, seconds: float, *, finished: bool) -> None:
         """Add one session's wall-clock time to the suite, and stamp it finished when every run of it is."""
-        with self._guard(), self._transaction() as db:
-            self._fence(db, "suites", "suite_id", suite_id)
-            db.execute(
-                "UPDATE suites SET seconds = seconds + ?, finished = CASE WHEN ? THEN ? ELSE NULL END"
-                " WHERE suite_id = ?",
-                (seconds, finished, _now(), suite_id),
-            )
+        self._add_seconds("suites", "suite_id", suite_id, seconds, finished, otherwise="NULL")
 
     # -- samples ------------------------------------------------------------------------------------------
 
@@ -1389,10 +1384,6 @@ def _empty_store() -> sqlite3.Connection:
     _install(db, 0)
     db.execute("COMMIT")
     return db
-
-
-def _connect_uri(uri: str) -> sqlite3.Connection:
-    return sqlite3.connect(uri, uri=True, timeout=30.0, isolation_level=None, check_same_thread=False)
 
 
 def _named(exc: sqlite3.DatabaseError, *names: str) -> bool:

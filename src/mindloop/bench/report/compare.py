@@ -18,7 +18,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from mindloop.bench.compare import SIGNIFICANT, BenchmarkComparison, Comparison, Difference, RunSide
+from mindloop.bench.compare import SIGNIFICANT, BenchmarkComparison, Comparison, Difference
 from mindloop.bench.report import _cell, _dumps, _fmt, ci_or_dash, se_text
 from mindloop.bench.report.plots import fmt_number
 from mindloop.bench.report.view import footer, render, script_json
@@ -114,7 +114,7 @@ def _metric_tables(bc: BenchmarkComparison) -> list[_MetricTable]:
             v = dig(side.metrics, path)
             bound = dig(side.intervals.get("metrics"), path)
             extra = " · ".join(t for t in (ci_or_dash(bound, v), se_text(bound)) if t)
-            refs = _refs(side, bc) if path == (head,) else ""
+            refs = side.reference_text(bc.headline, fmt_number) if path == (head,) else ""
             values.append(_Value(_fmt(v), extra, _dumps(v), note=refs))
         cells = []
         for tree in diffs:
@@ -130,16 +130,6 @@ def _metric_tables(bc: BenchmarkComparison) -> list[_MetricTable]:
         name = path[0] if len(path) == 1 else " · ".join(path[1:])
         tables.setdefault(title, []).append(_MetricRow(name, ".".join(path), values, cells, path == (head,)))
     return [_MetricTable(title, rows) for title, rows in tables.items()]
-
-
-def _refs(side: RunSide, bc: BenchmarkComparison) -> str:
-    """A run's reference policies beside its headline (:func:`~mindloop.bench.headline.reference_text`)."""
-    return side.reference_text(bc.headline, fmt_number)
-
-
-def _verdicts(bc: BenchmarkComparison) -> list[tuple[str, str]]:
-    """Which run is better where, one sentence per run against the baseline (:meth:`BenchmarkComparison.verdicts`)."""
-    return [(v.tone, v.text) for v in bc.verdicts(_signed, _p)]
 
 
 def _family(bc: BenchmarkComparison) -> str:
@@ -173,7 +163,8 @@ def _cards(bc: BenchmarkComparison) -> list[dict[str, str]]:
             if d is None
             else f"Δ {_signed(d.diff)} [{_signed(d.low)}, {_signed(d.high)}] · {_p(d.p)}"
         )
-        out.append({"label": label, "value": value, "line": line, "tone": tone, "refs": _refs(side, bc)})
+        refs = side.reference_text(bc.headline, fmt_number)
+        out.append({"label": label, "value": value, "line": line, "tone": tone, "refs": refs})
     return out
 
 
@@ -249,7 +240,7 @@ def _section(bc: BenchmarkComparison, k: int) -> _Section:
                 + (f", {pending:,} pending" if pending else ""),
                 "headline": _fmt(value),
                 "ci": ci_or_dash(bound, value),
-                "refs": _refs(side, bc),
+                "refs": side.reference_text(bc.headline, fmt_number),
             }
         )
     notes = []
@@ -274,7 +265,7 @@ def _section(bc: BenchmarkComparison, k: int) -> _Section:
         differs=[(k2, [_fmt(v) if not isinstance(v, str) else v for v in vals]) for k2, vals in bc.differs.items()],
         key_text=bc.key_text(),
         key_differs=bool(bc.key_differences),
-        verdicts=_verdicts(bc),
+        verdicts=[(v.tone, v.text) for v in bc.verdicts(_signed, _p)],  # which run is better where
         paired_on=bc.paired_on,
         family=_family(bc),
         cards=_cards(bc),

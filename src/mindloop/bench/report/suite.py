@@ -107,10 +107,6 @@ def run_marks(store: RunStore, summary: RunSummary) -> list[ReferenceMark]:
     return reference_marks(summary.references, policies, head.higher_is_better if head else True)
 
 
-def _marks_json(marks: Sequence[ReferenceMark]) -> list[dict[str, Any]]:
-    return [m._asdict() for m in marks]
-
-
 def _filled_by(hint: str, preset: str | None) -> str | None:
     """What an empty cell says fills it (``None``: nothing to say, or the suite already ran that preset)."""
     if not hint or hint == preset:
@@ -227,7 +223,7 @@ def suite_report(store: RunStore, suite_id: str) -> dict[str, Any]:
                     "value": value,
                     "low": interval[0] if interval else None,
                     "high": interval[1] if interval else None,
-                    "references": _marks_json(refs),
+                    "references": [m._asdict() for m in refs],
                     "references_text": marks_text(refs),
                     "plot": _mini_plot(value, interval, refs),
                 },
