@@ -20,6 +20,7 @@ import typer
 from typer.core import TyperGroup
 
 from mindloop.cli.bench import report
+from mindloop.cli.shared import OWN_HELP
 from mindloop.errors import MindloopError, printable
 from mindloop.registry import Registry
 
@@ -37,20 +38,6 @@ points (each system registers its own, and so can a plug-in). Every group mounts
 when it is run or listed."""
 for _name, _target in (("bench", "bench:bench_app"), ("runs", "bench:runs_app"), ("data", "data:data_app")):
     COMMAND_GROUPS.register(_name, f"mindloop.cli.{_target}", description="mindloop's own")
-
-OWN_HELP = {
-    "bench": "Run registered benchmarks and record every sample in the run store.",
-    "runs": "List recorded runs (oldest first), export, tag or delete them.",
-    "data": "Generated datasets with exact gold annotations: describe their task mix, export them.",
-    "compare": "Compare runs (or suites) paired on the samples they share: metrics with 95% intervals and reference "
-    "policies, paired differences, McNemar tests, which run is better where, and the samples where they disagree.",
-    "suite": "Run every benchmark that has a model-driven agent with one model and one preset (one suite id), "
-    "list suites, and report a suite as each paper's headline table.",
-    "board": "One HTML page over every run and suite in the store: a leaderboard per benchmark, filters, sorting, and "
-    "links to each run's report and to compare.",
-}
-"""The help of the command line's own lazy groups; with each system's (:data:`mindloop.systems.COMMAND_HELP`), what
-``--help`` lists without importing a group (a test keeps both equal to the groups' own help)."""
 
 
 def _load_group(name: str) -> Command | None:

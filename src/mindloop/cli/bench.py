@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from mindloop.cli.run_options import RunOptions, exit_for, with_run_options, write_output
+from mindloop.cli.shared import open_store, own_group
 from mindloop.console import Column, JsonFlag, emit, err_console, fit_table, json_opt, out_console, out_opt, writing
 from mindloop.errors import MindloopError
 
@@ -23,19 +24,11 @@ if TYPE_CHECKING:
 
     from mindloop.bench.listing import RunLine
     from mindloop.bench.runner import RunRequest, RunSummary
-    from mindloop.bench.store import RunStore
 
 __all__ = ["bench_app", "report", "runs_app"]
 
-bench_app = typer.Typer(
-    name="bench", help="Run registered benchmarks and record every sample in the run store.", no_args_is_help=True
-)
-runs_app = typer.Typer(
-    name="runs",
-    help="List recorded runs (oldest first), export, tag or delete them.",
-    invoke_without_command=True,
-    no_args_is_help=False,
-)
+bench_app = own_group("bench", no_args_is_help=True)
+runs_app = own_group("runs", invoke_without_command=True, no_args_is_help=False)
 
 
 @bench_app.command("list")
@@ -168,8 +161,10 @@ def bench_run(
     write_output(folder, [summary.run_id])
     if as_json:
         print(json.dumps(summary.to_json()))
-    else:
-        _print_summary(summary, verbose)
+    else:  # the summary (mindloop.cli.summary), each breakdown once
+        from mindloop.cli.summary import print_summary
+
+        print_summary(summary, verbose=verbose, same_as=_same_breakdowns(summary))
     ended = bool(summary.interrupted or summary.stopped)
     exit_for(summary.n_bugs, f"run {summary.run_id}", f": mindloop report {summary.run_id}", ended)
 
@@ -200,27 +195,18 @@ def _request(
     )
 
 
-def _print_summary(summary: RunSummary, verbose: bool) -> None:
-    """The run's summary on stdout (:mod:`mindloop.cli.summary`), each breakdown once."""
-    from mindloop.cli.summary import print_summary
-
-    print_summary(summary, verbose=verbose, same_as=_same_breakdowns(summary))
-
-
 def _same_breakdowns(summary: RunSummary) -> dict[str, str]:
     """The run's declared breakdowns that split its samples as an earlier one does (nothing when unreadable)."""
     import sqlite3
 
     from mindloop.bench.registry import get_benchmark
-    from mindloop.bench.store import RunStore
     from mindloop.cli.summary import duplicate_groupings
-    from mindloop.paths import runs_path
 
     try:
         bench = get_benchmark(summary.benchmark)
         if not any(m.groupings for m in bench.spec.metrics):
             return {}
-        with RunStore(runs_path(create=False), readonly=True) as store:
+        with open_store() as store:
             return duplicate_groupings(bench, store.records(summary.run_id), list(summary.metrics))
     except (MindloopError, sqlite3.DatabaseError):  # the summary is still printed, breakdowns as they are
         return {}
@@ -284,12 +270,10 @@ def runs_list(
     if ctx.invoked_subcommand is not None:
         return
     from mindloop.bench.listing import list_runs
-    from mindloop.bench.store import RunStore
-    from mindloop.paths import runs_path
+    from mindloop.bench.suite import runs_of_suite
 
-    path = runs_path(create=False)
-    with RunStore(path, readonly=True) as store:
-        only = None if suite is None else _suite_runs(store, suite)
+    with open_store() as store:
+        only = None if suite is None else set(runs_of_suite(store, suite))  # an unknown suite is named
         lines, damage = list_runs(store)  # a damaged store: what it still holds, then the damage (exit 1)
     if tag:
         lines = [line for line in lines if set(tag) <= set(line.tags)]
@@ -303,16 +287,10 @@ def runs_list(
         _print_runs(lines)
     else:
         filtered = any(x is not None for x in (benchmark, model, suite, status, last, tag))
-        empty = "no run matches these filters" if filtered else f"no runs yet in {path}"
-        err_console().print(empty if damage is None else f"no run can be read from {path}", markup=False)
+        empty = "no run matches these filters" if filtered else f"no runs yet in {store.path}"
+        err_console().print(empty if damage is None else f"no run can be read from {store.path}", markup=False)
     if damage is not None:
         raise damage
-
-
-def _suite_runs(store: RunStore, suite_id: str) -> set[str]:
-    from mindloop.bench.suite import runs_of_suite
-
-    return set(runs_of_suite(store, suite_id))  # an unknown suite is named, with what the store holds
 
 
 def _select(
@@ -428,10 +406,8 @@ def runs_tag(
     """Tag a run (letters, digits and . _ : @ + -; no spaces or commas); mindloop runs --tag and board --tag
     select by tag. Prints the run's tags after, one line."""
     from mindloop.bench.runner import backfill_summaries
-    from mindloop.bench.store import RunStore
-    from mindloop.paths import runs_path
 
-    with RunStore(runs_path()) as store:
+    with open_store(readonly=False) as store:
         backfill_summaries(store)  # a store this open upgraded gets what a run would have given it
         after = store.untag(run_id, tags) if remove else store.tag(run_id, tags)
     print(f"{run_id}: {', '.join(after) if after else 'no tags'}")
@@ -446,10 +422,8 @@ def runs_delete(
     Says what it removes and asks first (unless --yes); a run a live process is executing is refused. The response
     cache is left as it is (a run repeated later still reads its replies from it)."""
     from mindloop.bench.runner import backfill_summaries
-    from mindloop.bench.store import RunStore
-    from mindloop.paths import runs_path
 
-    with RunStore(runs_path()) as store:
+    with open_store(readonly=False) as store:
         backfill_summaries(store)
         lines = store.deletion(run_ids)  # unknown or live runs are refused here, before asking
         err = err_console()
@@ -496,12 +470,11 @@ def runs_export(
 ) -> None:
     """Export every sample of a run: input, output, status, error, scores, model calls, seconds and Ray node."""
     from mindloop.bench.results import sample_rows
-    from mindloop.bench.store import RunStore
-    from mindloop.paths import output_file, runs_path
+    from mindloop.paths import output_file
 
     out = None if out is None else output_file(out, f"{run_id}.{fmt.value}")
 
-    with RunStore(runs_path(create=False), readonly=True) as store:
+    with open_store() as store:
         rows = sample_rows(store, run_id)
     if fmt == _ExportFormat.jsonl:
         text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
@@ -543,11 +516,10 @@ def report(
 ) -> None:
     """Write one self-contained HTML report of a run: metrics, plots, and every sample with its transcript."""
     from mindloop.bench.report import write_report
-    from mindloop.bench.store import RunStore
-    from mindloop.paths import output_file, runs_path
+    from mindloop.paths import output_file
 
     target = output_file(out, f"{run_id}.html")
-    with RunStore(runs_path(create=False), readonly=True) as store:
+    with open_store() as store:
         store.run(run_id)  # an unknown run is named before anything is written
         with writing("the report", target, why=lambda exc: _why_unwritable(exc, target)):
             path = write_report(run_id, store, target)

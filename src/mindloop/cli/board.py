@@ -15,19 +15,13 @@ from typing import Annotated, Any
 
 import typer
 
+from mindloop.cli.shared import open_store, own_group
 from mindloop.console import emit, err_console, json_opt, out_opt, writing
 from mindloop.errors import MindloopError
 
 __all__ = ["board_app"]
 
-board_app = typer.Typer(
-    name="board",
-    help="One HTML page over every run and suite in the store: a leaderboard per benchmark, filters, sorting, and "
-    "links to each run's report and to compare.",
-    invoke_without_command=True,
-    no_args_is_help=False,
-    subcommand_metavar="",  # it has no subcommands: the usage line shows none
-)
+board_app = own_group("board", single=True, no_args_is_help=False)  # it has no subcommands: the usage shows none
 
 
 @board_app.callback()
@@ -81,12 +75,11 @@ def board(
         return
 
     from mindloop.bench.report.board import board_data, write_board
-    from mindloop.bench.store import RunStore
 
     store_path = runs_path(create=False)
     if not store_path.exists():
         raise MindloopError(f"no run store at {store_path} yet: run a benchmark first (mindloop bench run NAME)")
-    with RunStore(store_path, readonly=True) as store:
+    with open_store() as store:
         if as_json:
             where = None if out is None else output_file(out, "board.json")
             data = board_data(store, tags=tag or ())

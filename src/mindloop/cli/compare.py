@@ -19,6 +19,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
+from mindloop.cli.shared import open_store, own_group
 from mindloop.console import Column, err_console, fit_table, json_opt, out_console, out_opt, table_width, writing
 
 if TYPE_CHECKING:
@@ -29,14 +30,9 @@ if TYPE_CHECKING:
 
 __all__ = ["compare_app"]
 
-compare_app = typer.Typer(
-    name="compare",
-    help="Compare runs (or suites) paired on the samples they share: metrics with 95% intervals and reference "
-    "policies, paired differences, McNemar tests, which run is better where, and the samples where they disagree.",
-    invoke_without_command=True,
-    no_args_is_help=True,
-    context_settings={"allow_interspersed_args": True},
-    subcommand_metavar="",  # options after the ids (a group stops at its first argument)
+# options after the ids (a group stops at its first argument)
+compare_app = own_group(
+    "compare", single=True, no_args_is_help=True, context_settings={"allow_interspersed_args": True}
 )
 
 
@@ -63,10 +59,8 @@ def compare(
     """Compare runs (or suites, benchmark by benchmark) against the first one, on the samples they share; any
     difference in the runs' comparability keys (samples, options, data, protocol, declaration) is named first."""
     from mindloop.bench.compare import compare_runs
-    from mindloop.bench.store import RunStore
-    from mindloop.paths import runs_path
 
-    with RunStore(runs_path(create=False), readonly=True) as store:
+    with open_store() as store:
         comparison = compare_runs(store, ids, resamples=resamples, seed=seed)
     if out is not None:
         from mindloop.bench.report.compare import write_compare
@@ -82,20 +76,18 @@ def compare(
         _print(comparison, out_console())
 
 
-def _num(value: Any) -> str:
-    if value is None:
+def _num(value: Any, sign: str = "") -> str:
+    """A value to four places (whole, with separators, from 1000; ``sign="+"``: signed, an integer too); ``–`` for
+    none or a value that is not finite."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "–"
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return "–"
-        return f"{value:.4f}" if abs(value) < 1000 else f"{value:,.0f}"
+    if isinstance(value, float) or sign:
+        return f"{value:{sign}.4f}" if abs(value) < 1000 else f"{value:{sign},.0f}"
     return str(value)
 
 
 def _signed(value: float) -> str:
-    if not math.isfinite(value):
-        return "–"
-    return f"{value:+.4f}" if abs(value) < 1000 else f"{value:+,.0f}"
+    return _num(value, "+")
 
 
 def _p(p: float) -> str:

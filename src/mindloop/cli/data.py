@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.table import Table
 
+from mindloop.cli.shared import own_group
 from mindloop.console import JsonFlag, err_console, out_console, out_opt
 from mindloop.errors import InvalidArgumentError
 from mindloop.registry import Registry
@@ -35,11 +36,7 @@ DATASETS.register(
     description="MindPower-style household scenarios with exact gold annotations",
 )
 
-data_app = typer.Typer(
-    name="data",
-    help="Generated datasets with exact gold annotations: describe their task mix, export them.",
-    no_args_is_help=True,
-)
+data_app = own_group("data", no_args_is_help=True)
 
 _Name = Annotated[str, typer.Argument(help="Dataset name (mindpower-sim).")]
 _Seed = Annotated[int, typer.Option("--seed", help="Generation seed: the same seed gives the same data.")]

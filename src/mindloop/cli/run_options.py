@@ -233,10 +233,9 @@ def write_output(folder: Path | None, run_ids: list[str], *, suite: dict[str, An
     if folder is None or not run_ids:
         return
     from mindloop.bench.results import write_results
-    from mindloop.bench.store import RunStore
-    from mindloop.paths import runs_path
+    from mindloop.cli.shared import open_store
 
-    with RunStore(runs_path(create=False), readonly=True) as store:
+    with open_store() as store:
         results, samples = write_results(folder, store, run_ids, suite=suite)
     err_console().print(f"wrote {results} and {samples}", markup=False, soft_wrap=True)
 

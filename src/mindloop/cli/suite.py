@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from mindloop.cli.run_options import RunOptions, exit_for, with_run_options, write_output
+from mindloop.cli.shared import open_store, own_group
 from mindloop.console import Column, JsonFlag, emit, err_console, fit_table, json_opt, out_console, out_opt, writing
 
 if TYPE_CHECKING:
@@ -21,12 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = ["suite_app"]
 
-suite_app = typer.Typer(
-    name="suite",
-    help="Run every benchmark that has a model-driven agent with one model and one preset (one suite id), "
-    "list suites, and report a suite as each paper's headline table.",
-    no_args_is_help=True,
-)
+suite_app = own_group("suite", no_args_is_help=True)
 
 
 class _Preset(StrEnum):
@@ -170,11 +166,9 @@ def suite_list(
     as_json: JsonFlag = False,
 ) -> None:
     """List recorded suites, oldest first (the store is opened read-only)."""
-    from mindloop.bench.store import RunStore
     from mindloop.bench.suite import runs_of_suite
-    from mindloop.paths import runs_path
 
-    with RunStore(runs_path(create=False), readonly=True) as store:
+    with open_store() as store:
         rows = [
             {
                 "suite_id": s.suite_id,
@@ -233,9 +227,7 @@ def suite_report_command(
             "and the run reports in (default: here); each file is written whole or not at all."
         ),
     ] = None,
-    as_json: Annotated[
-        bool, json_opt("Print the report's numbers as one JSON object (to -o FILE if given).")
-    ] = False,
+    as_json: Annotated[bool, json_opt("Print the report's numbers as one JSON object (to -o FILE if given).")] = False,
     run_reports: Annotated[
         bool,
         typer.Option("--run-reports/--no-run-reports", help="Also write each run's report beside the page."),
@@ -243,10 +235,9 @@ def suite_report_command(
 ) -> None:
     """Write one self-contained HTML page: each paper's headline table, links to each run's report, the ledger."""
     from mindloop.bench.report.suite import suite_report, write_suite_report
-    from mindloop.bench.store import RunStore
-    from mindloop.paths import output_file, runs_path
+    from mindloop.paths import output_file
 
-    with RunStore(runs_path(create=False), readonly=True) as store:
+    with open_store() as store:
         store.suite(suite_id)  # an unknown suite is named before anything is written
         if as_json:
             where = None if out is None else output_file(out, f"{suite_id}.json")
