@@ -366,7 +366,8 @@ def parse_judge_tables(text: str) -> tuple[list[dict[str, str]], list[dict[str, 
     return _csv_table(_section(text, "pred")), _csv_table(_section(text, "gt"))
 
 
-def _count(value: object) -> int:
+def match_count(value: object) -> int:
+    """A judge table's MatchCount cell as the release reads it (``int(float(...))``; unreadable is 0)."""
     try:
         return int(float(str(value).strip()))
     except (TypeError, ValueError, OverflowError):
@@ -380,7 +381,7 @@ def judge_counts(inputs: Sequence[tuple[str, str]], parsed: Sequence[Mapping[str
         (
             release_key(row.get("Actor", row.get("actor", ""))),
             release_key(row.get("Belief", row.get("belief", ""))),
-            _count(row.get("MatchCount", row.get("matchcount", 0))),
+            match_count(row.get("MatchCount", row.get("matchcount", 0))),
             i,
         )
         for i, row in enumerate(parsed)

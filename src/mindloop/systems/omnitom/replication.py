@@ -38,7 +38,7 @@ from mindloop.systems.omnitom.records import (
     StoryRecord,
     read_records,
 )
-from mindloop.systems.omnitom.release import _count, release_labels, stage2_labels_by_key
+from mindloop.systems.omnitom.release import match_count, release_labels, stage2_labels_by_key
 
 __all__ = ["ImportedRun", "import_replication", "read_replication_csv"]
 
@@ -126,8 +126,8 @@ def _stage1(folder: Path, record: StoryRecord, index: int) -> SampleResult:
     if len(gold) != len(gold_rows):  # the judge's gold table is the record's beliefs in order; else read it as is
         gold = [BeliefRecord(actor=r["Actor"] or "?", belief=r["Belief"] or "?") for r in gold_rows]
     alignment = Alignment(
-        tuple(max(0, _count(r["MatchCount"])) for r in pred_rows),
-        tuple(max(0, _count(r["MatchCount"])) for r in gold_rows),
+        tuple(max(0, match_count(r["MatchCount"])) for r in pred_rows),
+        tuple(max(0, match_count(r["MatchCount"])) for r in gold_rows),
     )
     score = stage1_story_score(predicted, gold, alignment, story_id=record.story_id, category=record.story_category)
     scores = score.scores()
