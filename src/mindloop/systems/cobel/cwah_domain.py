@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 
 from mindloop.beliefs import Fact
 from mindloop.systems.cobel.mind import CLAIM, Intent, Mind, WorldView
-from mindloop.systems.cobel.team import Domain, IntentFailed, _id, _name
+from mindloop.systems.cobel.team import Domain, IntentFailed, entity_id, entity_name
 from mindloop.systems.cobel.worlds.common import Action, Layout
 from mindloop.systems.cobel.worlds.cwah_spec import FURNITURE as _FURNITURE
 from mindloop.systems.cobel.worlds.cwah_spec import HOP_STEPS, CwahObservation, GoalPredicate
 
-__all__ = ["CwahDomain", "IntentFailed", "toward_room_of"]
+__all__ = ["CwahDomain", "toward_room_of"]
 
 _FURNITURE_KIND = {name: kind for items in _FURNITURE.values() for name, kind in items}
 _TARGET_ROOM = {"coffeetable": "livingroom", "dinnertable": "kitchen", "fridge": "kitchen", "dishwasher": "kitchen"}
@@ -31,7 +31,7 @@ def toward_room_of(view: WorldView, ref: str, here: str, verb: str) -> Action | 
     where = view.get(ref, "IN")
     if where is None:
         raise IntentFailed(f"do not know where {ref} is")
-    return Action(verb, _id(where)) if where != here else None
+    return Action(verb, entity_id(where)) if where != here else None
 
 
 def _near(obs: CwahObservation, eid: int, then: Action) -> Action:
@@ -136,7 +136,7 @@ class CwahDomain(Domain):
     def target_ref(self, view: WorldView, target_name: str) -> str | None:
         """The believed goal target (``<coffeetable>(100)``) once seen, else ``None``."""
         for subj, rels in view.facts.items():
-            if "IN" in rels and _name(subj) == target_name and subj not in self.rooms:
+            if "IN" in rels and entity_name(subj) == target_name and subj not in self.rooms:
                 return subj
         return None
 
@@ -144,23 +144,23 @@ class CwahDomain(Domain):
         """Goal objects still needed per class: count − believed placed − held by anyone − claimed."""
         need = dict(self._count)
         for subj, rels in view.facts.items():
-            cls = _name(subj)
+            cls = entity_name(subj)
             if cls not in need:
                 continue
             target = self._target_of[cls]
             holder = rels.get(self._rel_of[cls])
-            if (holder is not None and _name(holder) == target) or "HELD_BY" in rels:
+            if (holder is not None and entity_name(holder) == target) or "HELD_BY" in rels:
                 need[cls] -= 1
         for ref in claimed:
-            if _name(ref) in need:
-                need[_name(ref)] -= 1
+            if entity_name(ref) in need:
+                need[entity_name(ref)] -= 1
         return need
 
     def relevant_facts(self, view: WorldView, me: str) -> list[Fact]:
         """Goal-relevant knowledge: where goal objects are, which rooms/containers are explored, holdings."""
         out: list[Fact] = []
         for subj, rels in view.facts.items():
-            cls = _name(subj)
+            cls = entity_name(subj)
             if cls in self._count:
                 for rel in ("ON", "INSIDE", "HELD_BY"):
                     if rel in rels:
@@ -186,19 +186,19 @@ class CwahDomain(Domain):
         ``avoid`` maps targets (objects, rooms, containers) to a penalty: what partners are expected to do.
         """
         avoid = avoid or {}
-        claimed = [t for t, pen in avoid.items() if pen >= CLAIM and _name(t) in self._count]
+        claimed = [t for t, pen in avoid.items() if pen >= CLAIM and entity_name(t) in self._count]
         need = self.remaining(view, claimed)
-        held_goal = [h for h in holding if _name(h) in self._count]
+        held_goal = [h for h in holding if entity_name(h) in self._count]
         out: list[Intent] = []
         # deliver what is held
-        for target_name in sorted({self._target_of[_name(h)] for h in held_goal}):
+        for target_name in sorted({self._target_of[entity_name(h)] for h in held_goal}):
             tref = self.target_ref(view, target_name)
             if tref is None:
                 guess = next((r for r, n in self.rooms.items() if n == _TARGET_ROOM.get(target_name)), None)
                 if guess is not None:
                     out.append(Intent("explore", guess, self._dist(room, guess) + 3.0))
                 continue
-            n = sum(1 for h in held_goal if self._target_of[_name(h)] == target_name)
+            n = sum(1 for h in held_goal if self._target_of[entity_name(h)] == target_name)
             cost = self._dist(room, self._room_of(view, tref)) + 1.0 + n
             if len(holding) < 2:
                 cost += 4.0  # a free hand: fetching one more first is often better
@@ -206,11 +206,11 @@ class CwahDomain(Domain):
         # grab known goal objects
         if len(holding) < 2:
             for subj, rels in view.facts.items():
-                cls = _name(subj)
+                cls = entity_name(subj)
                 if cls not in need or need[cls] <= 0 or "HELD_BY" in rels:
                     continue
                 holder = rels.get("ON") or rels.get("INSIDE")
-                if holder is None or (_name(holder) == self._target_of[cls] and rels.get(self._rel_of[cls])):
+                if holder is None or (entity_name(holder) == self._target_of[cls] and rels.get(self._rel_of[cls])):
                     continue
                 where = view.get(holder, "IN")
                 if where is None:
@@ -244,7 +244,7 @@ class CwahDomain(Domain):
         visible = {s.entity.ref: s for s in obs.seen}
         if intent.verb == "explore":
             if here != intent.target:
-                return Action("walk", _id(intent.target))
+                return Action("walk", entity_id(intent.target))
             todo = sorted(self._unchecked(view, here), key=lambda r: (visible[r].entity.id != obs.near, r))
             if not todo:
                 return None
@@ -281,7 +281,7 @@ class CwahDomain(Domain):
                 return Action("walk", oid)
             return Action("grasp", oid)
         if intent.verb == "deliver":
-            matching = [e for e in obs.holding if self._target_of.get(e.name) == _name(intent.target)]
+            matching = [e for e in obs.holding if self._target_of.get(e.name) == entity_name(intent.target)]
             if not matching:
                 return None
             if (go := toward_room_of(view, intent.target, here, "walk")) is not None:
@@ -304,16 +304,18 @@ class CwahDomain(Domain):
             rels = view.facts.get(intent.target, {})
             if "HELD_BY" in rels or not (rels.get("ON") or rels.get("INSIDE")):
                 return False
-            cls = _name(intent.target)
+            cls = entity_name(intent.target)
             return self.remaining(view).get(cls, 0) > 0
         if intent.verb == "explore":
             return view.get(intent.target, "EXPLORED") != "all" or any(
-                self.target_ref(view, self._target_of[_name(h)]) is None for h in holding if _name(h) in self._count
+                self.target_ref(view, self._target_of[entity_name(h)]) is None
+                for h in holding
+                if entity_name(h) in self._count
             )
         if intent.verb == "check":
             return view.get(intent.target, "EXPLORED") != "all" and any(v > 0 for v in self.remaining(view).values())
         if intent.verb == "deliver":
-            return any(self._target_of.get(_name(h)) == _name(intent.target) for h in holding)
+            return any(self._target_of.get(entity_name(h)) == entity_name(intent.target) for h in holding)
         return True
 
 

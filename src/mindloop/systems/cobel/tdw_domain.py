@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from mindloop.beliefs import Fact
 from mindloop.systems.cobel.cwah_domain import toward_room_of
 from mindloop.systems.cobel.mind import CLAIM, Intent, Mind, WorldView
-from mindloop.systems.cobel.team import Domain, IntentFailed, _id, _name
+from mindloop.systems.cobel.team import Domain, IntentFailed, entity_id, entity_name
 from mindloop.systems.cobel.worlds.common import Action, Layout
 from mindloop.systems.cobel.worlds.tdw_spec import (
     CONTAINER_CAPACITY,
@@ -111,14 +111,14 @@ class TdwDomain(Domain):
 
     # ---- knowledge helpers ----------------------------------------------------------------------------------
     def _is_container(self, ref: str) -> bool:
-        return _name(ref) in _CONTAINER_NAMES
+        return entity_name(ref) in _CONTAINER_NAMES
 
     def remaining(self, view: WorldView, claimed: list[str] | None = None) -> int:
         """Targets still to find: all goal objects − believed on the bed − held or carried − claimed."""
         total = sum(self.goal.values())
         done = 0
         for subj, rels in view.facts.items():
-            if _name(subj) not in self.goal:
+            if entity_name(subj) not in self.goal:
                 continue
             if (
                 rels.get("ON") == self.bed
@@ -132,7 +132,7 @@ class TdwDomain(Domain):
         """Where targets and containers are, what is on the bed, which rooms are explored, who holds what."""
         out: list[Fact] = []
         for subj, rels in view.facts.items():
-            name = _name(subj)
+            name = entity_name(subj)
             if name in self.goal or name in _CONTAINER_NAMES:
                 for rel in ("IN", "ON", "HELD_BY", "CONTAINED_BY"):
                     if rel in rels:
@@ -161,7 +161,7 @@ class TdwDomain(Domain):
     ) -> list[Intent]:
         """Plan steps for ``who``, cheapest (in frames) first."""
         avoid = avoid or {}
-        claimed = [t for t, pen in avoid.items() if pen >= CLAIM and _name(t) in self.goal]
+        claimed = [t for t, pen in avoid.items() if pen >= CLAIM and entity_name(t) in self.goal]
         need = self.remaining(view, claimed)
         capacity, has_container = self._capacity(view, holding)
         carried = sum(1 for h in holding if not self._is_container(h)) + sum(
@@ -178,7 +178,7 @@ class TdwDomain(Domain):
                 where = rels.get("IN")
                 if where is None or "HELD_BY" in rels or where == self.bed:
                     continue
-                name = _name(subj)
+                name = entity_name(subj)
                 if name in self.goal:
                     cost = self._dist(room, where) + _REACH + avoid.get(subj, 0.0)
                     out.append(Intent("grab", subj, cost))
@@ -202,7 +202,7 @@ class TdwDomain(Domain):
         here = obs.room.ref
         if intent.verb == "explore":
             if here != intent.target:
-                return Action("move", _id(intent.target))
+                return Action("move", entity_id(intent.target))
             return None if obs.explored == "all" else Action("turn_right")
         if intent.verb == "transport":
             if not obs.holding:

@@ -29,7 +29,7 @@ from mindloop.systems.cobel.messages import Reading, read, render
 from mindloop.systems.cobel.mind import CLAIM, INTENT, Intent, Mind, WorldView
 from mindloop.systems.cobel.worlds.common import MAX_MESSAGE_CHARS, Action, Layout
 
-__all__ = ["STYLES", "CollabAgent", "Domain", "IntentFailed", "SentMessage", "TeamAgent"]
+__all__ = ["STYLES", "CollabAgent", "Domain", "IntentFailed", "SentMessage", "TeamAgent", "entity_id", "entity_name"]
 
 STYLES = ("cobel", "coela", "capo", "heuristic")
 """The symbolic team styles."""
@@ -43,13 +43,13 @@ class IntentFailed(Exception):  # noqa: N818 - control flow inside an agent, not
     """The current plan step cannot be carried out any more (the object is gone, the target unknown…)."""
 
 
-def _name(ref: str) -> str:
+def entity_name(ref: str) -> str:
     """The class name of an SBL entity (``<apple>(12)`` -> ``apple``); ``ref`` itself when it is not one."""
     parts = entity_parts(ref)
     return parts[0] if parts else ref
 
 
-def _id(ref: str) -> int:
+def entity_id(ref: str) -> int:
     """The id of an SBL entity; :class:`IntentFailed` when ``ref`` is not one."""
     parts = entity_parts(ref)
     if parts is None:
@@ -86,7 +86,7 @@ class Domain(Protocol):
         unknown)."""
         if a is None or b is None or self.layout is None:
             return 2.0 * self.hop
-        return self.layout.hops(_id(a), _id(b)) * self.hop
+        return self.layout.hops(entity_id(a), entity_id(b)) * self.hop
 
     def holding(self, obs: Any) -> list[str]: ...
     def perceive(self, mind: Mind, obs: Any) -> None: ...
