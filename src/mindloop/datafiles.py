@@ -10,12 +10,14 @@ only the last one.
 :func:`read_text_file`, :func:`iter_text_lines` and :func:`decode_text` read a user's text file (a story file, a
 JSONL dataset, a skills YAML): UTF-8 with or without a byte-order mark; a file that is not UTF-8 text (binary, or
 another encoding) is a :class:`~mindloop.errors.ParseError` naming the file and the line, never a raw
-``UnicodeDecodeError``.
+``UnicodeDecodeError``. :func:`iter_json_lines` reads a JSON-lines file on top of them: one object per non-blank
+line, a line that is not JSON or not an object a one-line error naming the file and the line.
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import stat
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -34,6 +36,7 @@ __all__ = [
     "csv_fields_unlimited",
     "decode_text",
     "field_path",
+    "iter_json_lines",
     "iter_text_lines",
     "load_data_file",
     "load_package_data",
@@ -241,6 +244,34 @@ def iter_text_lines(
     with fh:
         for lineno, raw in enumerate(fh, 1):
             yield lineno, decode_text(raw, source=str(p), first_line=lineno, error=error).rstrip("\r\n")
+
+
+def iter_json_lines(
+    path: str | Path, what: str = "file", *, text: str | None = None
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for each non-blank line of the JSON-lines file at ``path``: read lazily as
+    :func:`iter_text_lines` reads it, or split from ``text`` where the caller has read the file already (``path``
+    then only names it). A line that is not JSON, or not a JSON object, is a :class:`~mindloop.errors.ParseError`
+    naming the file, the line and what is wrong, quoting the line's start.
+
+    >>> list(iter_json_lines("f.jsonl", text='{"a": 1}\\n\\n{"b": 2}'))
+    [(1, {'a': 1}), (3, {'b': 2})]
+    >>> list(iter_json_lines("f.jsonl", text="[1, 2]"))
+    Traceback (most recent call last):
+    ...
+    mindloop.errors.ParseError: f.jsonl:1: expected a JSON object per line (got '[1, 2]')
+    """
+    lines = iter_text_lines(path, what=what) if text is None else enumerate(text.splitlines(), 1)
+    for n, line in lines:
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ParseError(f"not valid JSON: {exc.msg}", source=str(path), line=n, text=line[:80]) from None
+        if not isinstance(value, dict):
+            raise ParseError("expected a JSON object per line", source=str(path), line=n, text=line[:80])
+        yield n, value
 
 
 def package_file(package: str, name: str) -> Traversable:
