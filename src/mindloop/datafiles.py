@@ -204,11 +204,13 @@ def _refuse_special(path: str | Path | Traversable, what: str, error: type[Parse
         raise error(f"cannot read {what}: it is {kind}, not a regular file", source=str(path))
 
 
-def _read_bytes(path: str | Path | Traversable, what: str, error: type[ParseError]) -> bytes:
-    resource = Path(path) if isinstance(path, str) else path
-    _refuse_special(resource, what, error)
+@contextmanager
+def _reading(path: str | Path | Traversable, what: str, error: type[ParseError]) -> Iterator[None]:
+    """Refuse a special file at ``path``, then turn an :class:`OSError` inside (no such file, a folder, no
+    permission) into ``error`` saying ``cannot read <what>: <reason>`` and naming ``path``."""
+    _refuse_special(path, what, error)
     try:
-        return resource.read_bytes()
+        yield
     except FileNotFoundError:
         raise error(f"cannot read {what}: no such file", source=str(path)) from None
     except IsADirectoryError:
@@ -222,7 +224,10 @@ def read_text_file(path: str | Path | Traversable, *, what: str = "file", error:
 
     A missing or unreadable file raises ``error`` with ``cannot read <what>: <reason>`` naming the file.
     """
-    return decode_text(_read_bytes(path, what, error), source=str(path), error=error)
+    resource = Path(path) if isinstance(path, str) else path
+    with _reading(path, what, error):
+        data = resource.read_bytes()
+    return decode_text(data, source=str(path), error=error)
 
 
 def iter_text_lines(
@@ -232,16 +237,7 @@ def iter_text_lines(
     the file), line ends dropped; errors as :func:`read_text_file`, a bad byte naming its line.
     """
     p = Path(path)
-    _refuse_special(p, what, error)
-    try:
-        fh = p.open("rb")
-    except FileNotFoundError:
-        raise error(f"cannot read {what}: no such file", source=str(p)) from None
-    except IsADirectoryError:
-        raise error(f"cannot read {what}: it is a folder, not a file", source=str(p)) from None
-    except OSError as exc:
-        raise error(f"cannot read {what}: {exc.strerror or exc}", source=str(p)) from None
-    with fh:
+    with _reading(p, what, error), p.open("rb") as fh:
         for lineno, raw in enumerate(fh, 1):
             yield lineno, decode_text(raw, source=str(p), first_line=lineno, error=error).rstrip("\r\n")
 
