@@ -10,12 +10,14 @@ only the last one.
 :func:`read_text_file`, :func:`iter_text_lines` and :func:`decode_text` read a user's text file (a story file, a
 JSONL dataset, a skills YAML): UTF-8 with or without a byte-order mark; a file that is not UTF-8 text (binary, or
 another encoding) is a :class:`~mindloop.errors.ParseError` naming the file and the line, never a raw
-``UnicodeDecodeError``.
+``UnicodeDecodeError``. :func:`iter_json_lines` reads a JSON-lines file on top of them: one object per non-blank
+line, a line that is not JSON or not an object a one-line error naming the file and the line.
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import stat
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -34,6 +36,7 @@ __all__ = [
     "csv_fields_unlimited",
     "decode_text",
     "field_path",
+    "iter_json_lines",
     "iter_text_lines",
     "load_data_file",
     "load_package_data",
@@ -201,11 +204,13 @@ def _refuse_special(path: str | Path | Traversable, what: str, error: type[Parse
         raise error(f"cannot read {what}: it is {kind}, not a regular file", source=str(path))
 
 
-def _read_bytes(path: str | Path | Traversable, what: str, error: type[ParseError]) -> bytes:
-    resource = Path(path) if isinstance(path, str) else path
-    _refuse_special(resource, what, error)
+@contextmanager
+def _reading(path: str | Path | Traversable, what: str, error: type[ParseError]) -> Iterator[None]:
+    """Refuse a special file at ``path``, then turn an :class:`OSError` inside (no such file, a folder, no
+    permission) into ``error`` saying ``cannot read <what>: <reason>`` and naming ``path``."""
+    _refuse_special(path, what, error)
     try:
-        return resource.read_bytes()
+        yield
     except FileNotFoundError:
         raise error(f"cannot read {what}: no such file", source=str(path)) from None
     except IsADirectoryError:
@@ -219,7 +224,10 @@ def read_text_file(path: str | Path | Traversable, *, what: str = "file", error:
 
     A missing or unreadable file raises ``error`` with ``cannot read <what>: <reason>`` naming the file.
     """
-    return decode_text(_read_bytes(path, what, error), source=str(path), error=error)
+    resource = Path(path) if isinstance(path, str) else path
+    with _reading(path, what, error):
+        data = resource.read_bytes()
+    return decode_text(data, source=str(path), error=error)
 
 
 def iter_text_lines(
@@ -229,18 +237,37 @@ def iter_text_lines(
     the file), line ends dropped; errors as :func:`read_text_file`, a bad byte naming its line.
     """
     p = Path(path)
-    _refuse_special(p, what, error)
-    try:
-        fh = p.open("rb")
-    except FileNotFoundError:
-        raise error(f"cannot read {what}: no such file", source=str(p)) from None
-    except IsADirectoryError:
-        raise error(f"cannot read {what}: it is a folder, not a file", source=str(p)) from None
-    except OSError as exc:
-        raise error(f"cannot read {what}: {exc.strerror or exc}", source=str(p)) from None
-    with fh:
+    with _reading(p, what, error), p.open("rb") as fh:
         for lineno, raw in enumerate(fh, 1):
             yield lineno, decode_text(raw, source=str(p), first_line=lineno, error=error).rstrip("\r\n")
+
+
+def iter_json_lines(
+    path: str | Path, what: str = "file", *, text: str | None = None
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for each non-blank line of the JSON-lines file at ``path``: read lazily as
+    :func:`iter_text_lines` reads it, or split from ``text`` where the caller has read the file already (``path``
+    then only names it). A line that is not JSON, or not a JSON object, is a :class:`~mindloop.errors.ParseError`
+    naming the file, the line and what is wrong, quoting the line's start.
+
+    >>> list(iter_json_lines("f.jsonl", text='{"a": 1}\\n\\n{"b": 2}'))
+    [(1, {'a': 1}), (3, {'b': 2})]
+    >>> list(iter_json_lines("f.jsonl", text="[1, 2]"))
+    Traceback (most recent call last):
+    ...
+    mindloop.errors.ParseError: f.jsonl:1: expected a JSON object per line (got '[1, 2]')
+    """
+    lines = iter_text_lines(path, what=what) if text is None else enumerate(text.splitlines(), 1)
+    for n, line in lines:
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ParseError(f"not valid JSON: {exc.msg}", source=str(path), line=n, text=line[:80]) from None
+        if not isinstance(value, dict):
+            raise ParseError("expected a JSON object per line", source=str(path), line=n, text=line[:80])
+        yield n, value
 
 
 def package_file(package: str, name: str) -> Traversable:

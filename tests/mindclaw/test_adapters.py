@@ -49,7 +49,10 @@ def test_replay_errors_name_file_and_line(tmp_path: Path) -> None:
     with pytest.raises(ParseError, match=r"bad.jsonl:3: .*integer 't'"):
         list(JsonlReplaySource(path).windows())
     path.write_text("{not json\n")
-    with pytest.raises(ParseError, match=r"bad.jsonl:1: not JSON"):
+    with pytest.raises(ParseError, match=r"bad.jsonl:1: not valid JSON"):
+        list(JsonlReplaySource(path).windows())
+    path.write_text('{"t": 0}\n[1, 2]\n')
+    with pytest.raises(ParseError, match=r"bad.jsonl:2: expected a JSON object per line \(got '\[1, 2\]'\)"):
         list(JsonlReplaySource(path).windows())
     with pytest.raises(InvalidArgumentError):
         JsonlReplaySource(tmp_path / "none.jsonl")

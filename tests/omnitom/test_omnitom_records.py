@@ -182,7 +182,7 @@ def test_single_json_object_and_bad_json(tmp_path: Path) -> None:
     assert [r.story_id for r in read_records(one)] == [14]
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps(appendix_e_records()[1].to_json()) + "\n{not json\n", encoding="utf-8")
-    with pytest.raises(ParseError, match=r"bad.jsonl:2: invalid JSON line"):
+    with pytest.raises(ParseError, match=r"bad.jsonl:2: not valid JSON"):
         read_records(bad)
     with pytest.raises(ParseError, match="no such file"):
         read_records(tmp_path / "missing.jsonl")

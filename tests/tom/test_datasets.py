@@ -221,7 +221,7 @@ def test_mmtom_reads_json_lines_and_scores_per_type(tmp_path: Path) -> None:
 def test_mmtom_bad_line_is_named(tmp_path: Path) -> None:
     bad = tmp_path / "questions.json"
     bad.write_text('{"question": "q", "answer": "a", "question_type": 1.1}\n{"question": "q"\n', encoding="utf-8")
-    with pytest.raises(ParseError, match=r"questions.json:2: not a JSON object"):
+    with pytest.raises(ParseError, match=r"questions.json:2: not valid JSON"):
         read_mmtom(bad)
 
 

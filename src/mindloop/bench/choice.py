@@ -39,7 +39,7 @@ from mindloop.bench.declaration import (
 from mindloop.bench.reader import Reading, read_choice
 from mindloop.bench.references import best_constant_policy
 from mindloop.bench.scoring import group_rows
-from mindloop.datafiles import csv_fields_unlimited
+from mindloop.datafiles import csv_fields_unlimited, iter_json_lines
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.base import Message, message
 from mindloop.models.replies import ask
@@ -213,20 +213,12 @@ def json_objects(path: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
     """The objects of a JSON list or of JSON Lines (``text``, read from ``path``), each with its 1-based item or
     line number (a list's items are numbered as lines, as the releases' JSON Lines are); text that is not JSON, or
     an item that is not an object, is a one-line error naming where."""
-    if text.lstrip().startswith("["):
-        try:
-            rows = list(enumerate(json.loads(text), 1))
-        except json.JSONDecodeError as exc:
-            raise ParseError(f"not valid JSON ({exc.msg})", source=str(path), line=exc.lineno) from None
-    else:
-        rows = []
-        for i, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                rows.append((i, json.loads(line)))
-            except json.JSONDecodeError as exc:
-                raise ParseError(f"not a JSON object ({exc.msg})", source=str(path), line=i) from None
+    if not text.lstrip().startswith("["):
+        return list(iter_json_lines(path, text=text))
+    try:
+        rows = list(enumerate(json.loads(text), 1))
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"not valid JSON ({exc.msg})", source=str(path), line=exc.lineno) from None
     for i, row in rows:
         if not isinstance(row, dict):
             raise ParseError("expected a JSON object per line", source=str(path), line=i)

@@ -153,15 +153,9 @@ def load_reply_file(path: Path) -> ScriptFn:
         except json.JSONDecodeError as exc:
             raise ParseError(f"invalid JSON: {exc.msg}", source=source, line=exc.lineno) from exc
         return _json_rules(data, source)
-    rules = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ParseError(f"invalid JSON: {exc.msg}", source=source, line=number, text=line[:80]) from exc
-        rules.append(_rule(item, source, number))
+    from mindloop.datafiles import iter_json_lines  # here: a scripted run without a reply file loads no YAML
+
+    rules = [_rule(item, source, number) for number, item in iter_json_lines(path, text=text)]
     if not rules:
         raise ParseError("the reply file has no rules", source=source)
     return ReplyRules(tuple(rules))

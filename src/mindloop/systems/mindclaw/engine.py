@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from mindloop.errors import InvalidArgumentError, ParseError
+from mindloop.errors import InvalidArgumentError
 from mindloop.systems.mindclaw.actions import ActionGenerator
 from mindloop.systems.mindclaw.context import TriggerContext, WindowState
 from mindloop.systems.mindclaw.memory import HistoryEntry, Memory
@@ -215,11 +215,4 @@ def save_trace(trace: list[StepTrace], path: str | Path) -> None:
 def load_trace(path: str | Path) -> list[dict[str, Any]]:
     """Read a trace file back as plain records; a line that is not a JSON object is a
     :class:`~mindloop.errors.ParseError` naming the file and line."""
-    out = []
-    for n, record in json_lines(path, "the trace file"):
-        if not isinstance(record, dict):
-            raise ParseError(
-                f"a trace record must be a JSON object, got {type(record).__name__}", source=str(path), line=n
-            )
-        out.append(record)
-    return out
+    return [record for _, record in json_lines(path, "the trace file")]

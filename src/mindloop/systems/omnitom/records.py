@@ -25,7 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator, model_validator
 
-from mindloop.datafiles import load_package_data, read_text_file
+from mindloop.datafiles import iter_json_lines, load_package_data, read_text_file
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.replies import compact_key
 
@@ -407,7 +407,7 @@ def parse_records(
     return out
 
 
-def _json_objects(text: str, source: str, jsonl: bool | None) -> list[tuple[int | None, object]]:
+def _json_objects(text: str, source: str, jsonl: bool | None) -> Sequence[tuple[int | None, object]]:
     stripped = text.strip()
     if not stripped:
         raise ParseError("empty file (expected JSON or JSONL OmniToM records)", source=source)
@@ -425,15 +425,7 @@ def _json_objects(text: str, source: str, jsonl: bool | None) -> list[tuple[int 
             if isinstance(whole, dict):
                 return [(1, whole)]
             raise ParseError("expected a JSON object or an array of objects", source=source)
-    objects: list[tuple[int | None, object]] = []
-    for lineno, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            objects.append((lineno, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            raise ParseError(f"invalid JSON line: {exc.msg}", source=source, line=lineno, text=line[:80]) from None
-    return objects
+    return list(iter_json_lines(source, text=text))
 
 
 def read_records(path: str | Path, *, partial: bool = False) -> list[StoryRecord]:

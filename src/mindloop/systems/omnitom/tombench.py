@@ -12,7 +12,6 @@ source); :func:`load_tombench` reads that copy when no path is given.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -20,7 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from mindloop.datafiles import read_text_file
+from mindloop.datafiles import iter_json_lines, read_text_file
 from mindloop.errors import ParseError
 from mindloop.systems.omnitom.records import CATEGORIES, CATEGORY_ABBREVIATIONS, StoryRecord
 
@@ -99,18 +98,9 @@ def read_tombench_file(path: str | Path, *, category: str | None = None, first_i
     line for a line that is not JSON or lacks ``STORY``/``QUESTION``.
     """
     p = Path(path)
-    lines = read_text_file(p).splitlines()
     category = category or p.stem
     grouped: dict[str, tuple[int, list[TomBenchQuestion]]] = {}
-    for lineno, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ParseError(f"invalid JSON: {exc.msg}", source=str(p), line=lineno, text=line[:80]) from None
-        if not isinstance(row, dict):
-            raise ParseError("expected a JSON object per line", source=str(p), line=lineno)
+    for lineno, row in iter_json_lines(p, text=read_text_file(p)):
         story = _text(row.get("STORY"))
         question = _text(row.get("QUESTION"))
         if not story:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from mindloop.datafiles import iter_text_lines, read_text_file
+from mindloop.datafiles import iter_json_lines, read_text_file
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems.mindclaw.records import ActionPlan, ExecutionResult
 from mindloop.systems.mindclaw.window import Window
@@ -77,14 +77,6 @@ def step_ids(text: str, action: Action, ids: Mapping[str, Any], missing: str) ->
     return [ids[a] for a in action.args]
 
 
-def json_lines(path: str | Path, what: str) -> Iterator[tuple[int, Any]]:
-    """Each non-blank line of a JSON-lines file (``what`` names it) with its line number; a line that is not JSON is
-    a :class:`~mindloop.errors.ParseError` naming the file and line."""
-    for n, line in iter_text_lines(path, what=what):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ParseError(f"not JSON: {exc.msg}", source=str(path), line=n) from None
-        yield n, data
+json_lines = iter_json_lines
+"""Each non-blank line of a JSON-lines file (``what`` names it) with its line number: the shared
+:func:`mindloop.datafiles.iter_json_lines`, under the name this module has always exported."""

@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from mindloop.datafiles import iter_text_lines, load_package_data
+from mindloop.datafiles import iter_json_lines, load_package_data
 from mindloop.errors import InvalidArgumentError, MindloopError, ParseError
 from mindloop.worlds.household.scenarios.card import dataset_card
 from mindloop.worlds.household.scenarios.generate import generate_scenario
@@ -192,12 +192,10 @@ def load_scenarios(path: str | Path) -> list[Scenario]:
         raise ParseError("no data/*.jsonl files in this folder", source=str(p))
     out: list[Scenario] = []
     for f in files:
-        for i, line in iter_text_lines(f):
-            if not line.strip():
-                continue
+        for i, record in iter_json_lines(f):
             try:
-                out.append(Scenario.from_dict(json.loads(line)))
-            except (json.JSONDecodeError, MindloopError) as exc:
+                out.append(Scenario.from_dict(record))
+            except MindloopError as exc:
                 raise ParseError(f"bad scenario record: {exc}", source=str(f), line=i) from None
     if not out:
         what = "its data/*.jsonl files hold" if p.is_dir() else "the file holds"
