@@ -168,7 +168,9 @@ def decode_text(data: bytes, *, source: str, first_line: int = 1, error: type[Pa
         ) from None
     nul = text.find("\0")
     if nul >= 0:
-        raise error("a binary file, not text (it holds a NUL byte)", source=source, line=text.count("\n", 0, nul) + 1)
+        raise error(
+            "a binary file, not text (it holds a NUL byte)", source=source, line=text.count("\n", 0, nul) + first_line
+        )
     return text
 
 

@@ -148,6 +148,16 @@ def test_latin1_text_is_refused_naming_the_line(cli: Cli, case: str, files: dict
     assert_refused(run, bad, ":2: not UTF-8 text (byte 0xe9 at column 4)", "save it as UTF-8")
 
 
+@pytest.mark.parametrize("case", sorted(LATIN1_CASES))
+def test_a_nul_byte_is_refused_naming_its_line(cli: Cli, case: str, files: dict[str, Path], tmp_path: Path) -> None:
+    name, template = READERS[case]
+    bad = tmp_path / name
+    first = files[LATIN1_CASES[case]].read_bytes().splitlines(keepends=True)[0]
+    bad.write_bytes(first + b"\x00\n")  # streaming readers once named line 1 for a NUL on any line
+    run = cli(*_args(template, bad, files), home=tmp_path / "home")
+    assert_refused(run, bad, ":2: a binary file, not text (it holds a NUL byte)")
+
+
 def test_nul_bytes_alone_are_a_binary_file(cli: Cli, files: dict[str, Path], tmp_path: Path) -> None:
     bad = tmp_path / "skills.yaml"
     bad.write_bytes(b"version: 1\n\x00\x00\x00\n")
