@@ -36,7 +36,7 @@ from __future__ import annotations
 import operator
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any, Literal, Protocol
 
@@ -74,6 +74,11 @@ _COMPARE: dict[str, Callable[[Any, Any], bool]] = {
 }
 """The tests that compare a field's value with the condition's."""
 _OPS = {*_COMPARE, "in", "regex"}
+
+_Number = Annotated[float, Strict(), AllowInfNan(False)]
+"""A finite number (an integer reads as a float; true and false are not numbers)."""
+_Whole = Annotated[WholeNumber, Field(ge=0)]
+"""A whole number >= 0 (``3.0`` reads as ``3``)."""
 
 
 class FeatureSource(Protocol):
@@ -172,18 +177,19 @@ class Skill:
         return out
 
 
-@dataclass(frozen=True)
-class Thresholds:
+class Thresholds(BaseModel):
     """How validated skills are sorted into sets: precision for strong, preferred and negative; least support."""
 
-    strong: float = 0.999
-    preferred: float = 0.6
-    negative: float = 0.999
-    min_support: int = 5
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    strong: _Number = 0.999
+    preferred: _Number = 0.6
+    negative: _Number = 0.999
+    min_support: _Whole = 5
 
     def to_yaml(self) -> dict[str, Any]:
         """The YAML mapping."""
-        return asdict(self)
+        return self.model_dump()
 
 
 class SkillSet:
@@ -300,21 +306,6 @@ def _or_empty(empty: Any) -> BeforeValidator:
     return BeforeValidator(lambda v: v or empty)
 
 
-_Number = Annotated[float, Strict(), AllowInfNan(False)]
-"""A finite number (an integer reads as a float; true and false are not numbers)."""
-_Whole = Annotated[WholeNumber, Field(ge=0)]
-"""A whole number >= 0 (``3.0`` reads as ``3``)."""
-
-
-class _Thresholds(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    strong: _Number = Thresholds.strong
-    preferred: _Number = Thresholds.preferred
-    negative: _Number = Thresholds.negative
-    min_support: _Whole = Thresholds.min_support
-
-
 class _Skill(BaseModel):
     id: Any = None
     text: Any = ""
@@ -329,7 +320,7 @@ class _SkillsFile(BaseModel):
     version: Literal[1] = 1
     about: Any = ""
     operations: dict[Any, dict[Any, list[_Skill] | None]]
-    thresholds: Annotated[_Thresholds, _or_empty({})] = _Thresholds()
+    thresholds: Annotated[Thresholds, _or_empty({})] = Thresholds()
     mined: Annotated[dict[Any, Any], _or_empty({})] = {}
 
 
@@ -352,8 +343,7 @@ def parse_skills(data: Any, *, source: str = "<skills>") -> SkillSet:
                 seen.add(sid)
                 conds = tuple(_condition(sid, str(k), v, source) for k, v in item.when.items())
                 skills.append(Skill(sid, op, kind, conds, str(item.text), item.support, item.precision))
-    thresholds = Thresholds(**spec.thresholds.model_dump())
-    return SkillSet(skills, about=str(spec.about), meta=spec.mined, thresholds=thresholds)
+    return SkillSet(skills, about=str(spec.about), meta=spec.mined, thresholds=spec.thresholds)
 
 
 def load_skills(path: str | Path) -> SkillSet:
