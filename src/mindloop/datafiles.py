@@ -124,18 +124,19 @@ def parse_data(model: type[M], text: str, *, source: str) -> M:
     return validate_data(model, data, source=source)
 
 
-def validate_data(model: type[M], data: Any, *, source: str, error: type[ParseError] = DataFileError) -> M:
+def validate_data(
+    model: type[M], data: Any, *, source: str, error: type[ParseError] = DataFileError, at: str = ""
+) -> M:
     """Validate already loaded ``data`` (a user's JSON or YAML) against ``model``: a mismatch is one ``error``
-    naming ``source``, the field path (``rooms[1].x``), what is wrong and the value found."""
+    naming ``source``, the field path (``rooms[1].x``; ``at`` is the path of ``data`` in its file, when it is a
+    part of one), what is wrong and the value found."""
     try:
         return model.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = field_path(first["loc"], data) or "(top level)"
+        where = ".".join(p for p in (at, field_path(first["loc"], data)) if p) or "(top level)"
         more = f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else ""
-        msg = (
-            "Input should be a valid dictionary" if first["type"] == "model_type" else first["msg"]
-        )  # not a class name
+        msg = _PLAIN.get(first["type"], first["msg"])
         raise error(f"{where}: {msg}{more}", source=source, text=_short(first.get("input"))) from None
 
 
