@@ -17,7 +17,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Annotated, Any, Literal
 
-import numpy as np
 from pydantic import BaseModel, BeforeValidator, Field, Strict, StrictInt, model_validator
 
 from mindloop.datafiles import WholeNumber, validate_data
@@ -280,21 +279,6 @@ def _check_reachable(scene: Scene, source: str) -> None:
         raise ParseError(f"room(s) {missing} cannot be reached from the start room through doors", source=source)
 
 
-def _grid(mask: Any, source: str) -> tuple[tuple[int, ...], ...]:
-    """``mask`` as a tuple of integer rows; a value that is not an integer is a :class:`ParseError` naming its cell."""
-    if not isinstance(mask, Sequence | np.ndarray) or not all(isinstance(r, Sequence | np.ndarray) for r in mask):
-        raise ParseError("the mask must be a list of lists of integers", source=source)
-    rows = []
-    for x, row in enumerate(mask):
-        out = []
-        for y, v in enumerate(row):
-            if isinstance(v, bool) or not isinstance(v, int | float | np.integer) or not float(v).is_integer():
-                raise ParseError(f"mask[{x}][{y}] must be an integer", source=source, text=repr(v))
-            out.append(int(v))
-        rows.append(tuple(out))
-    return tuple(rows)
-
-
 def build_scene(
     name: str,
     mask: Sequence[Sequence[int]],
@@ -304,9 +288,10 @@ def build_scene(
     *,
     source: str = "scene",
 ) -> Scene:
-    """Validate and assemble a scene from a mask, ``(name, pos, facing, label)`` objects and ``(name, pos)``
-    doors (the door cells must carry 100/101 in the mask). Errors are :class:`ParseError` naming ``source``."""
-    grid = _grid(mask, source)
+    """Validate and assemble a scene from a mask of integers (the readers of scene files check their cells),
+    ``(name, pos, facing, label)`` objects and ``(name, pos)`` doors (the door cells must carry 100/101 in the
+    mask). Errors are :class:`ParseError` naming ``source``."""
+    grid = tuple(tuple(int(v) for v in row) for row in mask)
     if not grid or not grid[0] or any(len(row) != len(grid[0]) for row in grid):
         raise ParseError("the mask must be a non-empty rectangular list of lists", source=source)
     w, h = len(grid), len(grid[0])
@@ -392,7 +377,7 @@ class _SceneFile(BaseModel):
     version: Literal[1] = 1
     name: Any = "scene"
     doors: list[_Door] = []
-    mask: Annotated[list[list[Any]] | None, _GIVEN] = None  # its cells are checked by build_scene, naming each
+    mask: Annotated[list[list[WholeNumber]] | None, _GIVEN] = None
     rooms: Annotated[list[_Room] | None, _GIVEN, Field(min_length=1)] = None
     objects: list[_Object] = Field(min_length=1)
     agent: _Agent
