@@ -5,7 +5,8 @@ and is described by a pydantic model. :func:`load_package_data` reads a file wit
 works from a wheel as well as from a checkout) and :func:`load_data_file` reads any path; both reject a malformed
 file with a :class:`DataFileError` naming the file, the entry and the field (``layouts.townhouse.rooms``), never
 with a raw ``KeyError`` later on. YAML mappings with a repeated key are refused, since YAML would silently keep
-only the last one.
+only the last one. :func:`validate_data` is the one place that turns a pydantic ``ValidationError`` into that
+one-line error; user files already loaded (a scene, a skills YAML) go through it too, with their own error class.
 
 :func:`read_text_file`, :func:`iter_text_lines` and :func:`decode_text` read a user's text file (a story file, a
 JSONL dataset, a skills YAML): UTF-8 with or without a byte-order mark; a file that is not UTF-8 text (binary, or
@@ -24,15 +25,16 @@ from contextlib import contextmanager
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import yaml  # type: ignore[import-untyped]
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, BeforeValidator, Strict, ValidationError
 
 from mindloop.errors import ParseError
 
 __all__ = [
     "DataFileError",
+    "WholeNumber",
     "csv_fields_unlimited",
     "decode_text",
     "field_path",
@@ -44,12 +46,22 @@ __all__ = [
     "parse_data",
     "read_text_file",
     "special_file_kind",
+    "validate_data",
 ]
 
 M = TypeVar("M", bound=BaseModel)
 
+WholeNumber = Annotated[
+    int, Strict(), BeforeValidator(lambda v: int(v) if isinstance(v, float) and v.is_integer() else v)
+]
+"""An integer as a user's JSON or YAML file writes it, ``3`` or ``3.0``; never ``true``, ``"3"``, ``2.5`` or NaN."""
+
 _NAME_KEYS = ("name", "id", "table", "category")
 """Keys that name a list entry in an error path (``examples[table=14]`` reads better than ``examples[1]``)."""
+
+
+_PLAIN = {"model_type": "Input should be a valid dictionary", "tuple_type": "Input should be a valid list"}
+"""pydantic messages that would name a model class or a Python type, as a JSON or YAML file's reader says them."""
 
 
 class DataFileError(ParseError):
@@ -112,13 +124,23 @@ def parse_data(model: type[M], text: str, *, source: str) -> M:
         raise DataFileError(f"not valid YAML: {exc.problem}{context}", source=source, line=line) from None
     except yaml.YAMLError as exc:  # pragma: no cover - every parser error is a marked one
         raise DataFileError(f"not valid YAML: {exc}", source=source) from None
+    return validate_data(model, data, source=source)
+
+
+def validate_data(
+    model: type[M], data: Any, *, source: str, error: type[ParseError] = DataFileError, at: str = ""
+) -> M:
+    """Validate already loaded ``data`` (a user's JSON or YAML) against ``model``: a mismatch is one ``error``
+    naming ``source``, the field path (``rooms[1].x``; ``at`` is the path of ``data`` in its file, when it is a
+    part of one), what is wrong and the value found."""
     try:
         return model.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = field_path(first["loc"], data) or "(top level)"
+        where = ".".join(p for p in (at, field_path(first["loc"], data)) if p) or "(top level)"
         more = f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else ""
-        raise DataFileError(f"{where}: {first['msg']}{more}", source=source, text=_short(first.get("input"))) from None
+        msg = _PLAIN.get(first["type"], first["msg"])
+        raise error(f"{where}: {msg}{more}", source=source, text=_short(first.get("input"))) from None
 
 
 def _short(value: Any) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,13 +67,14 @@ def test_conditions_compile_to_field_and_regex_matchers() -> None:
         ({"operations": {"noop": {"strong": [{"id": "a", "when": {"text": {"regex": "("}}}]}}}, "bad regex"),
         ({"operations": {"noop": {"strong": [{"id": "a", "when": {"n_ops": {"~": 1}}}]}}}, "unknown test"),
         ({"operations": {"noop": {"strong": [{"id": "a"}, {"id": "a"}]}}}, "used twice"),
-        ({"version": 2, "operations": {}}, "version"),
-        (["not", "a", "mapping"], "mapping"),
+        ({"version": 2, "operations": {}}, "version: Input should be 1"),
+        (["not", "a", "mapping"], "(top level): Input should be a valid dictionary"),
     ],
 )
 def test_malformed_skills_name_the_problem(data: Any, message: str) -> None:
-    with pytest.raises(ParseError, match=message):
+    with pytest.raises(ParseError, match=re.escape(message)) as err:
         parse_skills(data, source="skills.yaml")
+    assert str(err.value).startswith("skills.yaml: ") and "\n" not in str(err.value)
 
 
 def test_yaml_round_trip_and_files(tmp_path: Path) -> None:

@@ -229,13 +229,13 @@ def test_a_byte_order_mark_is_accepted(cli: Cli, case: str, files: dict[str, Pat
 # -- Theory of Space meta_data.json ------------------------------------------------------------------------------
 
 META_CASES: dict[str, tuple[str, object, str]] = {
-    "objects null": ("objects", None, "'objects' must be a list of objects"),
-    "cameras null": ("cameras", None, "'cameras' must be a list of cameras"),
-    "mask a string": ("mask", "0 1 1", "'mask' must be a list of lists"),
-    "mask rows of strings": ("mask", ["011", "011"], "'mask' must be a list of lists"),
+    "objects null": ("objects", None, "objects: Input should be a valid list"),
+    "cameras null": ("cameras", None, "cameras: Input should be a valid list"),
+    "mask a string": ("mask", "0 1 1", "mask: Input should be a valid list"),
+    "mask rows of strings": ("mask", ["011", "011"], "mask[0]: Input should be a valid list"),
     "mask ragged": ("mask", [[1, 1, 1], [1, 1]], "rectangular"),
-    "objects a mapping": ("objects", {"name": "lamp"}, "'objects' must be a list of objects"),
-    "offset null": ("offset", None, "'offset' must be a pair"),
+    "objects a mapping": ("objects", {"name": "lamp"}, "objects: Input should be a valid list"),
+    "offset null": ("offset", None, "offset: Input should be a valid list"),
 }
 
 
@@ -259,7 +259,11 @@ def test_meta_data_json_with_a_non_finite_position_is_refused(cli: Cli, tmp_path
     agent["position"]["x"] = float("nan")
     bad = tmp_path / "meta_data.json"
     bad.write_text(json.dumps(data), encoding="utf-8")  # json writes NaN, and Python's json reads it back
-    assert_refused(cli("tos", "render", bad, home=tmp_path / "home"), bad, "agent position.x must be a number")
+    assert_refused(
+        cli("tos", "render", bad, home=tmp_path / "home"),
+        bad,
+        "cameras[id=agent].position.x: Value error, must be a number",
+    )
 
 
 # -- empty work is not a result ----------------------------------------------------------------------------------

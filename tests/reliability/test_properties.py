@@ -457,16 +457,20 @@ FIRST = ("operations", "belief_create_visual_fact", "strong", 0)
 def test_the_values_the_search_found_are_refused_by_name() -> None:
     """What hypothesis found (a TypeError or ValueError before): each is now a ParseError naming the field."""
     for path, value, needle in [
-        (("mined",), [None], "'mined' must be a mapping"),
-        (("mined",), "0", "'mined' must be a mapping"),
-        ((*FIRST, "support"), [1], "support must be a whole number"),
-        ((*FIRST, "support"), 2.5, "support must be a whole number"),
-        ((*FIRST, "precision"), [0.5], "precision must be a number"),
-        ((*FIRST, "precision"), True, "precision must be a number"),
-        (("thresholds",), [1], "'thresholds' must map"),
-        (("thresholds", "strong"), "high", "thresholds.strong must be a number"),
-        (("thresholds", "min_support"), -1, "thresholds.min_support must be a whole number"),
-        (("operations", "belief_create_visual_fact", "strong"), "x", "strong must be a list of skills"),
+        (("mined",), [None], "mined: Input should be a valid dictionary"),
+        (("mined",), "0", "mined: Input should be a valid dictionary"),
+        ((*FIRST, "support"), [1], "[id=belief_create_visual_fact-s1].support: Input should be a valid integer"),
+        ((*FIRST, "support"), 2.5, "[id=belief_create_visual_fact-s1].support: Input should be a valid integer"),
+        ((*FIRST, "precision"), [0.5], "[id=belief_create_visual_fact-s1].precision: Input should be a valid number"),
+        ((*FIRST, "precision"), True, "[id=belief_create_visual_fact-s1].precision: Input should be a valid number"),
+        (("thresholds",), [1], "thresholds: Input should be a valid dictionary"),
+        (("thresholds", "strong"), "high", "thresholds.strong: Input should be a valid number"),
+        (("thresholds", "min_support"), -1, "thresholds.min_support: Input should be greater than or equal to 0"),
+        (
+            ("operations", "belief_create_visual_fact", "strong"),
+            "x",
+            "operations.belief_create_visual_fact.strong: Input should be a valid list",
+        ),
         ((*FIRST, "when"), {"text": {">": 3}}, "'text' takes regex, or eq/not/in with text"),
         ((*FIRST, "when"), {"text": {"in": [["a"]]}}, "'text' takes regex"),
     ]:

@@ -184,19 +184,31 @@ _DELETE = object()
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (_set(["objects"], None), "'objects' must be a list of objects"),
-        (_set(["cameras"], None), "'cameras' must be a list of cameras"),
-        (_set(["mask"], "[[0, 1]]"), "'mask' must be a list of lists"),
+        (_set(["objects"], None), "objects: Input should be a valid list"),
+        (_set(["cameras"], None), "cameras: Input should be a valid list"),
+        (_set(["mask"], "[[0, 1]]"), "mask: Input should be a valid list"),
         (_set(["mask", 3], [0, 1]), "rectangular"),
-        (_set(["mask", 3, 3], "3"), "mask[3][3] must be a number"),
-        (_set(["mask", 3, 3], 7000), "mask[3][3] is 7000; expected -1 (outside), 0 (wall), 1-99 (a room)"),
-        (_set(["offset"], _DELETE), "missing 'offset'"),
-        (_set(["offset"], [1]), "'offset' must be a pair"),
-        (_set(["objects", 0, "pos"], None), "object 'television' pos.x must be a number"),
-        (_set(["objects", 0, "pos", "x"], float("nan")), "object 'television' pos.x must be a number"),
-        (_set(["objects", 0, "pos", "x"], 2.5), "integer grid"),
-        (_set(["objects", 0, "attributes"], [1]), "object 'television' attributes must be a JSON object"),
-        (_set(["objects", 0, "attributes", "has_orientation"], "yes"), "has_orientation must be true or false"),
+        (_set(["mask", 3, 3], "3"), "mask[3][3]: Value error, must be a number"),
+        (_set(["mask", 3, 3], 7000), "mask[3][3]: Value error, expected -1 (outside), 0 (wall), 1-99 (a room)"),
+        (_set(["offset"], _DELETE), "offset: Field required"),
+        (_set(["offset"], [1]), "offset[1]: Field required"),
+        (_set(["objects", 0, "pos"], None), "objects[name=television].pos.x: Field required"),
+        (
+            _set(["objects", 0, "pos", "x"], float("nan")),
+            "objects[name=television].pos.x: Value error, must be a number",
+        ),
+        (
+            _set(["objects", 0, "pos", "x"], 2.5),
+            "objects[name=television].pos.x: Value error, must lie on the integer grid",
+        ),
+        (
+            _set(["objects", 0, "attributes"], [1]),
+            "objects[name=television].attributes: Input should be a valid dictionary",
+        ),
+        (
+            _set(["objects", 0, "attributes", "has_orientation"], "yes"),
+            "objects[name=television].attributes.has_orientation: Input should be a valid boolean",
+        ),
         (_set(["objects", 0, "rot", "y"], 45), "rotation 45; expected 0, 90, 180 or 270"),
         (_set(["objects", 0], "television"), "object #0 has no name"),
         (_set(["objects", 1, "name"], "television"), "'television' is used twice"),
@@ -224,7 +236,7 @@ def test_cli_refuses_a_malformed_layout_with_exit_1(
     path.write_text(json.dumps(meta))
     assert main(["tos", "render", "--data", str(path)]) == 1
     err = capsys.readouterr().err
-    assert err.startswith(f"mindloop: error: {path}: '{field}' must be a list") and err.count("\n") == 1
+    assert err.startswith(f"mindloop: error: {path}: {field}: Input should be a valid list") and err.count("\n") == 1
 
 
 def test_cli_renders_every_layout(capsys: pytest.CaptureFixture[str]) -> None:

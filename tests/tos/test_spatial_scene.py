@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -84,29 +85,30 @@ _DELETE = object()
 @pytest.mark.parametrize(
     ("path", "value", "message"),
     [
-        (["format"], "something-else", "not a mindloop scene"),
-        (["version"], 2, "unsupported scene version"),
+        (["format"], "something-else", "format: Input should be 'mindloop-spatial-scene'"),
+        (["version"], 2, "version: Input should be 1"),
         (["objects", 0, "pos"], [4, 1], "not inside a room"),
         (["objects", 0, "pos"], [3, 1], "share the cell"),
-        (["objects", 0, "pos"], [2.5, 1], "integers"),
-        (["objects", 0, "facing"], "up", "north, east, south, west or null"),
+        (["objects", 0, "pos"], [2.5, 1], "objects[name=chair].pos[0]: Input should be a valid integer"),
+        (["objects", 0, "facing"], "up", "objects[name=chair].facing: Value error, unknown direction 'up'"),
         (["objects", 1, "name"], "chair", "used twice"),
-        (["objects"], [], "non-empty list"),
+        (["objects"], [], "objects: List should have at least 1 item"),
         (["agent", "pos"], [2, 3], "occupied by 'chair'"),
         (["agent", "facing"], "east", "start facing north"),
-        (["agent"], _DELETE, "'agent'"),
+        (["agent"], _DELETE, "agent: Field required"),
         (["doors", 0, "pos"], [4, 4], "must join two rooms"),
         (["doors", 0, "rooms"], [1, 3], "joins rooms [1, 2]"),
         (["doors"], [], "cannot be reached"),
         (["rooms", 1, "x"], [3, 7], "overlap"),
-        (["rooms", 1, "id"], 100, "1 to 99"),
+        (["rooms", 1, "id"], 100, "rooms[id=100].id: Input should be less than or equal to 99"),
     ],
 )
 def test_invalid_scenes_say_what_is_wrong(
     two_rooms_dict: dict[str, Any], path: list[Any], value: Any, message: str
 ) -> None:
-    with pytest.raises(ParseError, match=message.replace("[", r"\[").replace("]", r"\]")):
-        scene_from_dict(_broken(two_rooms_dict, path, value))
+    with pytest.raises(ParseError, match=re.escape(message)) as err:
+        scene_from_dict(_broken(two_rooms_dict, path, value), source="scene.json")
+    assert str(err.value).startswith("scene.json: ") and "\n" not in str(err.value)
 
 
 def test_load_scene_from_files(tmp_path: Path, two_rooms_dict: dict[str, Any], two_rooms: Scene) -> None:

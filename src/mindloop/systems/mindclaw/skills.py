@@ -33,17 +33,17 @@ not), support the number of them.
 
 from __future__ import annotations
 
-import math
 import operator
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Annotated, Any, Literal, Protocol
 
 import yaml  # type: ignore[import-untyped]
+from pydantic import AllowInfNan, BaseModel, BeforeValidator, ConfigDict, Field, Strict
 
-from mindloop.datafiles import read_text_file
+from mindloop.datafiles import WholeNumber, read_text_file, validate_data
 from mindloop.errors import ParseError
 from mindloop.systems.mindclaw.context import FEATURES
 from mindloop.systems.mindclaw.operations import OPERATION_VERBS
@@ -74,6 +74,11 @@ _COMPARE: dict[str, Callable[[Any, Any], bool]] = {
 }
 """The tests that compare a field's value with the condition's."""
 _OPS = {*_COMPARE, "in", "regex"}
+
+_Number = Annotated[float, Strict(), AllowInfNan(False)]
+"""A finite number (an integer reads as a float; true and false are not numbers)."""
+_Whole = Annotated[WholeNumber, Field(ge=0)]
+"""A whole number >= 0 (``3.0`` reads as ``3``)."""
 
 
 class FeatureSource(Protocol):
@@ -172,18 +177,19 @@ class Skill:
         return out
 
 
-@dataclass(frozen=True)
-class Thresholds:
+class Thresholds(BaseModel):
     """How validated skills are sorted into sets: precision for strong, preferred and negative; least support."""
 
-    strong: float = 0.999
-    preferred: float = 0.6
-    negative: float = 0.999
-    min_support: int = 5
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    strong: _Number = 0.999
+    preferred: _Number = 0.6
+    negative: _Number = 0.999
+    min_support: _Whole = 5
 
     def to_yaml(self) -> dict[str, Any]:
         """The YAML mapping."""
-        return asdict(self)
+        return self.model_dump()
 
 
 class SkillSet:
@@ -295,83 +301,49 @@ def _check_value(skill_id: str, name: str, kind: str, allowed: tuple[str, ...], 
         raise ParseError(f"skill {skill_id}: {name} {op} {v!r} — {name} takes {want}", source=source)
 
 
+def _or_empty(empty: Any) -> BeforeValidator:
+    """Read a left-out, null or otherwise falsy value (``0``, ``""``, ``[]``) as ``empty``, as the file format does."""
+    return BeforeValidator(lambda v: v or empty)
+
+
+class _Skill(BaseModel):
+    id: Any = None
+    text: Any = ""
+    when: Annotated[dict[Any, Any], _or_empty({})] = {}
+    support: Annotated[_Whole, _or_empty(0)] = 0
+    precision: _Number | None = None
+
+
+class _SkillsFile(BaseModel):
+    """A skills file (see the module docstring), in the order its parts are checked."""
+
+    version: Literal[1] = 1
+    about: Any = ""
+    operations: dict[Any, dict[Any, list[_Skill] | None]]
+    thresholds: Annotated[Thresholds, _or_empty({})] = Thresholds()
+    mined: Annotated[dict[Any, Any], _or_empty({})] = {}
+
+
 def parse_skills(data: Any, *, source: str = "<skills>") -> SkillSet:
     """A :class:`SkillSet` from the loaded YAML structure; anything malformed is a
     :class:`~mindloop.errors.ParseError` naming the file, the skill and the field."""
-    if not isinstance(data, Mapping):
-        raise ParseError("a skills file is a mapping with 'operations'", source=source)
-    if data.get("version", 1) != 1:
-        raise ParseError(f"unsupported skills file version {data.get('version')!r} (expected 1)", source=source)
-    ops = data.get("operations")
-    if not isinstance(ops, Mapping):
-        raise ParseError("a skills file needs an 'operations' mapping", source=source)
-    thresholds = _thresholds(data.get("thresholds") or {}, source)
-    meta = data.get("mined") or {}
-    if not isinstance(meta, Mapping):
-        raise ParseError("'mined' must be a mapping", source=source, text=repr(meta)[:80])
+    spec = validate_data(_SkillsFile, data, source=source, error=ParseError)
     skills: list[Skill] = []
     seen: set[str] = set()
-    for op, groups in ops.items():
+    for op, groups in spec.operations.items():
         if op not in OPERATION_VERBS:
             raise ParseError(f"unknown operation {op!r} (operations: {', '.join(OPERATION_VERBS)})", source=source)
-        if not isinstance(groups, Mapping):
-            raise ParseError(f"operation {op}: expected strong/preferred/negative lists", source=source)
         for kind, items in groups.items():
             if kind not in KINDS:
                 raise ParseError(f"operation {op}: unknown set {kind!r} (sets: {', '.join(KINDS)})", source=source)
-            if not isinstance(items, list | None):
-                raise ParseError(f"operation {op}: {kind} must be a list of skills", source=source)
             for i, item in enumerate(items or []):
-                if not isinstance(item, Mapping):
-                    raise ParseError(f"operation {op}, {kind} #{i + 1}: a skill is a mapping", source=source)
-                sid = str(item.get("id") or f"{op}-{kind}-{i + 1}")
+                sid = str(item.id or f"{op}-{kind}-{i + 1}")
                 if sid in seen:
                     raise ParseError(f"skill id {sid!r} is used twice", source=source)
                 seen.add(sid)
-                when = item.get("when") or {}
-                if not isinstance(when, Mapping):
-                    raise ParseError(f"skill {sid}: 'when' must map fields to tests", source=source)
-                conds = tuple(_condition(sid, str(k), v, source) for k, v in when.items())
-                support = _number(item.get("support") or 0, f"skill {sid}: support", source, whole=True)
-                precision = item.get("precision")
-                if precision is not None:
-                    precision = _number(precision, f"skill {sid}: precision", source)
-                skills.append(
-                    Skill(
-                        id=sid,
-                        op=str(op),
-                        kind=str(kind),
-                        when=conds,
-                        text=str(item.get("text", "")),
-                        support=int(support),
-                        precision=None if precision is None else float(precision),
-                    )
-                )
-    return SkillSet(skills, about=str(data.get("about", "")), meta=meta, thresholds=thresholds)
-
-
-def _number(value: Any, what: str, source: str, *, whole: bool = False) -> float:
-    """``value`` if it is a finite number (a whole one >= 0 when ``whole``); else a :class:`ParseError`."""
-    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-    if ok and whole:
-        ok = float(value).is_integer() and value >= 0
-    if not ok:
-        want = "a whole number >= 0" if whole else "a number"
-        raise ParseError(f"{what} must be {want}", source=source, text=repr(value)[:80])
-    return float(value)
-
-
-def _thresholds(th: Any, source: str) -> Thresholds:
-    if not isinstance(th, Mapping):
-        raise ParseError("'thresholds' must map strong, preferred, negative and min_support to numbers", source=source)
-    unknown = [str(k) for k in th if k not in ("strong", "preferred", "negative", "min_support")]
-    if unknown:
-        raise ParseError(f"bad thresholds: unknown key {unknown[0]!r}", source=source)
-    given: dict[str, Any] = {
-        str(k): _number(v, f"thresholds.{k}", source, whole=k == "min_support") for k, v in th.items()
-    }
-    thresholds = replace(Thresholds(), **given)
-    return replace(thresholds, min_support=int(thresholds.min_support))
+                conds = tuple(_condition(sid, str(k), v, source) for k, v in item.when.items())
+                skills.append(Skill(sid, op, kind, conds, str(item.text), item.support, item.precision))
+    return SkillSet(skills, about=str(spec.about), meta=spec.mined, thresholds=spec.thresholds)
 
 
 def load_skills(path: str | Path) -> SkillSet:

@@ -22,11 +22,11 @@ import json
 import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import RootModel
+from pydantic import AfterValidator, BaseModel, BeforeValidator, RootModel, StrictBool
 
-from mindloop.datafiles import load_package_data, read_text_file
+from mindloop.datafiles import field_path, load_package_data, read_text_file, validate_data
 from mindloop.errors import ParseError
 from mindloop.systems.tos.world.geometry import EAST, NORTH, SOUTH, WEST, Vec
 from mindloop.systems.tos.world.scene import (
@@ -51,109 +51,104 @@ DEFAULT_DOOR_NAMES = tuple(f"{colour} door" for colour in DOOR_COLOURS)
 _ROTATION_TO_FACING: dict[int, Vec] = {0: NORTH, 90: EAST, 180: SOUTH, 270: WEST}
 
 
-_METADATA_KEYS = ("objects", "cameras", "mask", "offset")
-_MASK_CODES = "-1 (outside), 0 (wall), 1-99 (a room), 100 or 101 (a door)"
-
-
 def is_metadata(data: Any) -> bool:
     """Whether ``data`` looks like a reference ``meta_data.json``: it has ``objects`` and ``cameras`` (a file that
     lacks ``mask`` or ``offset`` is still read as one, so that :func:`scene_from_metadata` can say what is missing)."""
     return isinstance(data, Mapping) and "objects" in data and "cameras" in data
 
 
-def _coord(value: Any, what: str, source: str) -> int:
+def _on_grid(value: Any) -> int:
+    """A number on the integer grid (the release writes floats such as ``-1.0``), as the integer it is."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise ParseError(f"{what} must be a number", source=source, text=repr(value))
+        raise ValueError("must be a number")
     if abs(float(value) - round(float(value))) > 1e-6:
-        raise ParseError(f"{what} must lie on the integer grid", source=source, text=repr(value))
+        raise ValueError("must lie on the integer grid")
     return round(float(value))
 
 
-def _mapping(value: Any, what: str, source: str) -> Mapping[str, Any]:
-    """``value`` if it is a JSON object, ``{}`` if it is absent or null; anything else is a :class:`ParseError`."""
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise ParseError(f"{what} must be a JSON object", source=source, text=repr(value)[:80])
+def _mask_code(value: int) -> int:
+    if not -1 <= value <= DOOR_HORIZONTAL:
+        raise ValueError("expected -1 (outside), 0 (wall), 1-99 (a room), 100 or 101 (a door)")
     return value
 
 
-def _list(data: Mapping[str, Any], key: str, what: str, source: str) -> list[Any]:
-    value = data[key]
-    if not isinstance(value, list):
-        raise ParseError(f"{key!r} must be a list of {what}", source=source, text=repr(value)[:80])
-    return value
+_Coord = Annotated[int, BeforeValidator(_on_grid)]
+_OBJECT = BeforeValidator(lambda v: {} if v is None else v)
+"""A JSON object that may be null (read as empty)."""
 
 
-def _mask(value: Any, source: str) -> list[list[int]]:
-    """The mask as a rectangular list of integer rows; anything else is a :class:`ParseError`."""
-    if not isinstance(value, list) or not value or not all(isinstance(r, list) for r in value):
-        raise ParseError("'mask' must be a list of lists", source=source)
-    if not value[0] or any(len(r) != len(value[0]) for r in value):
-        raise ParseError("'mask' must be a non-empty rectangular list of lists", source=source)
-    rows: list[list[int]] = []
-    for x, row in enumerate(value):
-        rows.append([_coord(v, f"mask[{x}][{y}]", source) for y, v in enumerate(row)])
-    return rows
+class _XZ(BaseModel):
+    x: _Coord
+    z: _Coord
+
+
+class _Rot(BaseModel):
+    y: _Coord
+
+
+class _Attributes(BaseModel):
+    has_orientation: StrictBool = False
+
+
+class _Thing(BaseModel):
+    """An object that is not a door (its ``rot`` is read only when it has a front)."""
+
+    pos: Annotated[_XZ, _OBJECT]
+    attributes: Annotated[_Attributes, _OBJECT] = _Attributes()
+
+
+class _Door(BaseModel):
+    attributes: Annotated[dict[str, Any], _OBJECT] = {}
+
+
+class _Metadata(BaseModel):
+    """The parts of ``meta_data.json`` a scene is read from, in the order they are checked."""
+
+    offset: tuple[_Coord, _Coord]
+    objects: list[Any]
+    cameras: list[Any]
+    mask: list[list[Annotated[_Coord, AfterValidator(_mask_code)]]]
 
 
 def scene_from_metadata(data: Mapping[str, Any], *, source: str = "meta_data.json", name: str | None = None) -> Scene:
     """Build a :class:`Scene` from a parsed ``meta_data.json`` dict.
 
     Anything that does not fit the layout (a null or non-list ``objects``/``cameras``, a mask that is not a
-    rectangle of integers, a position that is not a number on the grid) is a :class:`ParseError` naming ``source``.
+    rectangle of integers, a position that is not a number on the grid) is a :class:`ParseError` naming ``source``
+    and the field.
     """
-    missing = [k for k in _METADATA_KEYS if not isinstance(data, Mapping) or k not in data]
-    if missing:
-        raise ParseError(
-            f"not a meta_data.json layout: missing {', '.join(repr(k) for k in missing)} (a reference "
-            "meta_data.json has 'objects', 'cameras', 'mask' and 'offset')",
-            source=source,
-        )
-    offset = data["offset"]
-    if not isinstance(offset, list) or len(offset) != 2:
-        raise ParseError("'offset' must be a pair [dx, dz]", source=source, text=repr(offset))
-    ox, oy = _coord(offset[0], "offset x", source), _coord(offset[1], "offset z", source)
+    meta = validate_data(_Metadata, data, source=source, error=ParseError)
+    ox, oy = meta.offset
     objects: list[tuple[str, Vec, Vec | None, str]] = []
-    json_doors: list[Mapping[str, Any]] = []
-    for i, obj in enumerate(_list(data, "objects", "objects", source)):
+    json_doors: list[tuple[Mapping[str, Any], str]] = []
+    for i, obj in enumerate(meta.objects):
         if not isinstance(obj, Mapping) or not isinstance(obj.get("name"), str):
             raise ParseError(f"object #{i} has no name", source=source)
+        at = field_path(("objects", i), data)
         if "door" in obj["name"]:
-            json_doors.append(obj)
+            json_doors.append((obj, at))
             continue
         oname = obj["name"].replace("_", " ")
-        pos = _mapping(obj.get("pos"), f"object {oname!r} pos", source)
-        attrs = _mapping(obj.get("attributes"), f"object {oname!r} attributes", source)
-        x = _coord(pos.get("x"), f"object {oname!r} pos.x", source) + ox
-        y = _coord(pos.get("z"), f"object {oname!r} pos.z", source) + oy
+        thing = validate_data(_Thing, obj, source=source, error=ParseError, at=at)
         facing: Vec | None = None
-        oriented = attrs.get("has_orientation", False)
-        if not isinstance(oriented, bool):
-            raise ParseError(
-                f"object {oname!r} attributes.has_orientation must be true or false", source=source, text=repr(oriented)
-            )
-        if oriented:
-            rot = _mapping(obj.get("rot"), f"object {oname!r} rot", source).get("y")
-            key = _coord(rot, f"object {oname!r} rot.y", source) % 360
-            if key not in _ROTATION_TO_FACING:
-                raise ParseError(f"object {oname!r} has rotation {rot!r}; expected 0, 90, 180 or 270", source=source)
-            facing = _ROTATION_TO_FACING[key]
-        objects.append((oname, (x, y), facing, str(obj.get("label", i + 1))))
-    cameras = _list(data, "cameras", "cameras", source)
-    agent = next((c for c in cameras if isinstance(c, Mapping) and c.get("id") == "agent"), None)
+        if thing.attributes.has_orientation:
+            rot = obj.get("rot")
+            key = validate_data(_Rot, {} if rot is None else rot, source=source, error=ParseError, at=f"{at}.rot").y
+            if key % 360 not in _ROTATION_TO_FACING:
+                raise ParseError(f"object {oname!r} has rotation {key}; expected 0, 90, 180 or 270", source=source)
+            facing = _ROTATION_TO_FACING[key % 360]
+        objects.append((oname, (thing.pos.x + ox, thing.pos.z + oy), facing, str(obj.get("label", i + 1))))
+    cameras = enumerate(meta.cameras)
+    i, agent = next(((i, c) for i, c in cameras if isinstance(c, Mapping) and c.get("id") == "agent"), (0, None))
     if agent is None:
         raise ParseError('no camera with "id": "agent" (the agent\'s start)', source=source)
-    apos = _mapping(agent.get("position"), "agent position", source)
-    start = (
-        _coord(apos.get("x"), "agent position.x", source) + ox,
-        _coord(apos.get("z"), "agent position.z", source) + oy,
-    )
-    mask = _mask(data["mask"], source)
-    for x, row in enumerate(mask):
-        for y, v in enumerate(row):
-            if not (-1 <= v < 100 or v in (DOOR_VERTICAL, DOOR_HORIZONTAL)):
-                raise ParseError(f"mask[{x}][{y}] is {v}; expected {_MASK_CODES}", source=source)
+    position = agent.get("position")
+    at = f"{field_path(('cameras', i), data)}.position"
+    apos = validate_data(_XZ, {} if position is None else position, source=source, error=ParseError, at=at)
+    start = (apos.x + ox, apos.z + oy)
+    mask = meta.mask
+    if not mask or not mask[0] or any(len(r) != len(mask[0]) for r in mask):
+        raise ParseError("'mask' must be a non-empty rectangular list of lists", source=source)
     cells = [(x, y) for x, row in enumerate(mask) for y, v in enumerate(row) if v == DOOR_VERTICAL]
     cells += [(x, y) for x, row in enumerate(mask) for y, v in enumerate(row) if v == DOOR_HORIZONTAL]
     doors: list[tuple[str, Vec]] = []
@@ -163,8 +158,9 @@ def scene_from_metadata(data: Mapping[str, Any], *, source: str = "meta_data.jso
             pair = {mask[x - 1][y], mask[x + 1][y]} if 0 < x < len(mask) - 1 else set()
         else:
             pair = {mask[x][y - 1], mask[x][y + 1]} if 0 < y < len(mask[x]) - 1 else set()
-        for jd in json_doors:
-            rooms = _mapping(jd.get("attributes"), f"door {jd['name']!r} attributes", source).get("connected_rooms")
+        for jd, where in json_doors:
+            door = validate_data(_Door, jd, source=source, error=ParseError, at=where)
+            rooms = door.attributes.get("connected_rooms")
             if (
                 isinstance(rooms, list)
                 and all(isinstance(r, int) and not isinstance(r, bool) for r in rooms)

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Annotated, Any, Literal
 
-import numpy as np
+from pydantic import BaseModel, BeforeValidator, Field, Strict, StrictInt, model_validator
 
+from mindloop.datafiles import WholeNumber, validate_data
 from mindloop.errors import InvalidArgumentError, ParseError, UnknownNameError
 from mindloop.systems.tos.world.geometry import EAST, NORTH, SOUTH, WEST, Vec, direction_name, parse_direction
 
@@ -278,21 +279,6 @@ def _check_reachable(scene: Scene, source: str) -> None:
         raise ParseError(f"room(s) {missing} cannot be reached from the start room through doors", source=source)
 
 
-def _grid(mask: Any, source: str) -> tuple[tuple[int, ...], ...]:
-    """``mask`` as a tuple of integer rows; a value that is not an integer is a :class:`ParseError` naming its cell."""
-    if not isinstance(mask, Sequence | np.ndarray) or not all(isinstance(r, Sequence | np.ndarray) for r in mask):
-        raise ParseError("the mask must be a list of lists of integers", source=source)
-    rows = []
-    for x, row in enumerate(mask):
-        out = []
-        for y, v in enumerate(row):
-            if isinstance(v, bool) or not isinstance(v, int | float | np.integer) or not float(v).is_integer():
-                raise ParseError(f"mask[{x}][{y}] must be an integer", source=source, text=repr(v))
-            out.append(int(v))
-        rows.append(tuple(out))
-    return tuple(rows)
-
-
 def build_scene(
     name: str,
     mask: Sequence[Sequence[int]],
@@ -302,9 +288,10 @@ def build_scene(
     *,
     source: str = "scene",
 ) -> Scene:
-    """Validate and assemble a scene from a mask, ``(name, pos, facing, label)`` objects and ``(name, pos)``
-    doors (the door cells must carry 100/101 in the mask). Errors are :class:`ParseError` naming ``source``."""
-    grid = _grid(mask, source)
+    """Validate and assemble a scene from a mask of integers (the readers of scene files check their cells),
+    ``(name, pos, facing, label)`` objects and ``(name, pos)`` doors (the door cells must carry 100/101 in the
+    mask). Errors are :class:`ParseError` naming ``source``."""
+    grid = tuple(tuple(int(v) for v in row) for row in mask)
     if not grid or not grid[0] or any(len(row) != len(grid[0]) for row in grid):
         raise ParseError("the mask must be a non-empty rectangular list of lists", source=source)
     w, h = len(grid), len(grid[0])
@@ -342,43 +329,77 @@ def build_scene(
     return scene
 
 
-def _int_pair(value: Any, what: str, source: str) -> Vec:
-    if not isinstance(value, list | tuple) or len(value) != 2:
-        raise ParseError(f"{what} must be a pair [x, y]", source=source, text=repr(value))
-    out = []
-    for v in value:
-        if isinstance(v, bool) or not isinstance(v, int | float) or float(v) != int(v):
-            raise ParseError(f"{what} must hold integers", source=source, text=repr(value))
-        out.append(int(v))
-    return (out[0], out[1])
+_Pair = tuple[WholeNumber, WholeNumber]
+"""``[x, y]``: two integers (whole floats such as ``2.0`` read as integers)."""
+_Facing = Annotated[Vec | None, BeforeValidator(lambda v: None if v is None else parse_direction(str(v)))]
+"""``north``, ``east``, ``south``, ``west`` (or ``n``/``e``/``s``/``w``, any case), or null: no front."""
 
 
-def _facing(value: Any, what: str, source: str) -> Vec | None:
+def _not_null(value: Any) -> Any:
     if value is None:
-        return None
-    try:
-        return parse_direction(str(value))
-    except InvalidArgumentError:
-        raise ParseError(f"{what} must be north, east, south, west or null", source=source, text=repr(value)) from None
+        raise ValueError("must not be null (leave the key out instead)")
+    return value
 
 
-def _mask_from_rooms(rooms: Any, doors: list[tuple[str, Vec]], source: str) -> list[list[int]]:
-    if not isinstance(rooms, list) or not rooms:
+_GIVEN = BeforeValidator(_not_null)
+"""An optional key's value may be left out, not given as null (defaults are not validated, so this checks only a
+given value)."""
+
+
+class _Room(BaseModel):
+    id: Annotated[int, Strict(), Field(ge=1, le=99)]
+    x: _Pair
+    y: _Pair
+
+
+class _Door(BaseModel):
+    name: str
+    pos: _Pair
+    rooms: Annotated[list[StrictInt] | None, _GIVEN] = None  # optional, checked against the mask
+
+
+class _Object(BaseModel):
+    name: str
+    pos: _Pair
+    facing: _Facing = None
+    label: Any = None
+
+
+class _Agent(BaseModel):
+    pos: _Pair
+    facing: _Facing = NORTH
+
+
+class _SceneFile(BaseModel):
+    """mindloop's scene format (docs/tos.md), in the order its parts are checked."""
+
+    format: Literal["mindloop-spatial-scene"]
+    version: Literal[1] = 1
+    name: Any = "scene"
+    doors: list[_Door] = []
+    mask: Annotated[list[list[WholeNumber]] | None, _GIVEN] = None
+    rooms: Annotated[list[_Room] | None, _GIVEN, Field(min_length=1)] = None
+    objects: list[_Object] = Field(min_length=1)
+    agent: _Agent
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mask_or_rooms(cls, data: Any) -> Any:
+        """A scene gives a full mask or rooms as rectangles; with a mask, ``rooms`` is not read."""
+        return {k: v for k, v in data.items() if k != "rooms"} if isinstance(data, Mapping) and "mask" in data else data
+
+
+def _mask_from_rooms(rooms: list[_Room] | None, doors: list[tuple[str, Vec]], source: str) -> list[list[int]]:
+    if rooms is None:
         raise ParseError("'rooms' must be a non-empty list of {id, x: [x0, x1], y: [y0, y1]}", source=source)
     rects = []
     for r in rooms:
-        if not isinstance(r, dict) or "id" not in r:
-            raise ParseError("each room needs 'id', 'x' and 'y'", source=source, text=repr(r))
-        rid = r["id"]
-        if isinstance(rid, bool) or not isinstance(rid, int) or not 1 <= rid < 100:
-            raise ParseError("room ids must be integers from 1 to 99", source=source, text=repr(rid))
-        x0, x1 = _int_pair(r.get("x"), f"room {rid} 'x'", source)
-        y0, y1 = _int_pair(r.get("y"), f"room {rid} 'y'", source)
+        (x0, x1), (y0, y1) = r.x, r.y
         if x0 < 1 or y0 < 1 or x1 < x0 or y1 < y0:
             raise ParseError(
-                f"room {rid} must span x0<=x1, y0<=y1 with coordinates >= 1 (0 is the outer wall)", source=source
+                f"room {r.id} must span x0<=x1, y0<=y1 with coordinates >= 1 (0 is the outer wall)", source=source
             )
-        rects.append((rid, x0, x1, y0, y1))
+        rects.append((r.id, x0, x1, y0, y1))
     if len({r[0] for r in rects}) != len(rects):
         raise ParseError("two rooms share an id", source=source)
     w = max(r[2] for r in rects) + 2
@@ -404,64 +425,19 @@ def _mask_from_rooms(rooms: Any, doors: list[tuple[str, Vec]], source: str) -> l
 
 def scene_from_dict(data: Mapping[str, Any], *, source: str = "scene") -> Scene:
     """Read mindloop's own scene format (``{"format": "mindloop-spatial-scene", ...}``, see docs/tos.md)."""
-    if not isinstance(data, Mapping):
-        raise ParseError("a scene must be a JSON object", source=source)
-    if data.get("format") != SCENE_FORMAT:
-        raise ParseError(f'not a mindloop scene (expected "format": "{SCENE_FORMAT}")', source=source)
-    version = data.get("version", 1)
-    if version != 1:
-        raise ParseError(f"unsupported scene version {version!r} (this mindloop reads version 1)", source=source)
-    raw_doors = data.get("doors", [])
-    if not isinstance(raw_doors, list):
-        raise ParseError("'doors' must be a list", source=source)
-    doors: list[tuple[str, Vec]] = []
-    declared: dict[str, list[int]] = {}
-    for d in raw_doors:
-        if not isinstance(d, dict) or not isinstance(d.get("name"), str):
-            raise ParseError("each door needs a 'name' and a 'pos'", source=source, text=repr(d))
-        doors.append((d["name"], _int_pair(d.get("pos"), f"door {d['name']!r} 'pos'", source)))
-        if "rooms" in d:
-            rooms = d["rooms"]
-            if not isinstance(rooms, list) or any(isinstance(r, bool) or not isinstance(r, int) for r in rooms):
-                raise ParseError(f"door {d['name']!r} 'rooms' must list room ids", source=source, text=repr(rooms))
-            declared[d["name"]] = sorted(rooms)
-    if "mask" in data:
-        mask = data["mask"]
-        if not isinstance(mask, list) or not all(isinstance(row, list) for row in mask):
-            raise ParseError("'mask' must be a list of lists of integers", source=source)
-    else:
-        mask = _mask_from_rooms(data.get("rooms"), doors, source)
-    raw_objects = data.get("objects")
-    if not isinstance(raw_objects, list) or not raw_objects:
-        raise ParseError("'objects' must be a non-empty list", source=source)
-    objects = []
-    for i, o in enumerate(raw_objects, 1):
-        if not isinstance(o, dict) or not isinstance(o.get("name"), str):
-            raise ParseError("each object needs a 'name' and a 'pos'", source=source, text=repr(o))
-        objects.append(
-            (
-                o["name"],
-                _int_pair(o.get("pos"), f"object {o['name']!r} 'pos'", source),
-                _facing(o.get("facing"), f"object {o['name']!r} 'facing'", source),
-                str(o.get("label", i)),
-            )
-        )
-    agent = data.get("agent")
-    if not isinstance(agent, dict):
-        raise ParseError("'agent' must be an object with 'pos'", source=source)
-    facing = agent.get("facing", "north")
-    if _facing(facing, "agent 'facing'", source) != NORTH:
-        raise ParseError(
-            "the agent must start facing north (the frame of every answer)", source=source, text=repr(facing)
-        )
-    scene = build_scene(
-        str(data.get("name", "scene")),
-        mask,
-        objects,
-        doors,
-        _int_pair(agent.get("pos"), "agent 'pos'", source),
-        source=source,
-    )
+    spec = validate_data(_SceneFile, data, source=source, error=ParseError)
+    doors = [(d.name, d.pos) for d in spec.doors]
+    mask = spec.mask if spec.mask is not None else _mask_from_rooms(spec.rooms, doors, source)
+    objects = [
+        (o.name, o.pos, o.facing, str(o.label) if "label" in o.model_fields_set else str(i))
+        for i, o in enumerate(spec.objects, 1)
+    ]
+    facing = spec.agent.facing
+    if facing != NORTH:
+        text = direction_name(facing) if facing else "null"
+        raise ParseError("the agent must start facing north (the frame of every answer)", source=source, text=text)
+    scene = build_scene(str(spec.name), mask, objects, doors, spec.agent.pos, source=source)
+    declared = {d.name: sorted(d.rooms) for d in spec.doors if d.rooms is not None}
     for d in scene.doors:
         if d.name in declared and declared[d.name] != sorted(d.rooms):
             raise ParseError(f"door {d.name!r} joins rooms {sorted(d.rooms)}, not {declared[d.name]}", source=source)
