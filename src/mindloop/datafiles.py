@@ -138,7 +138,8 @@ def validate_data(
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(p for p in (at, field_path(first["loc"], data)) if p) or "(top level)"
-        more = f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else ""
+        others = exc.error_count() - 1
+        more = f" (and {others} more problem{'s' if others > 1 else ''})" if others else ""
         msg = _PLAIN.get(first["type"], first["msg"])
         raise error(f"{where}: {msg}{more}", source=source, text=_short(first.get("input"))) from None
 
