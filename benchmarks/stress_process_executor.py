@@ -14,7 +14,8 @@ Each trial starts ``mindloop bench run faulty --executor process`` in a subproce
 A trial *hangs* when the run has not exited 60 s after its stop. Each exit is timed from the stop (the signal, or
 the logged moment the failing sample raised or the breaker's last needed failure was reported). After each exit
 the store must hold every sample as finished or pending (finished + pending = n), and every worker the log saw must
-be gone within 10 s (an *orphan* otherwise).
+be gone within 10 s (an *orphan* otherwise). One exception, as documented: a set-up error before any sample finished
+removes the run (``removed``; running the same command again starts afresh), so its store holds no run at all.
 
     .venv/bin/python benchmarks/stress_process_executor.py                # 200 of each stop
     .venv/bin/python benchmarks/stress_process_executor.py --trials 20 --kinds abort,kill
@@ -57,6 +58,7 @@ class Trial:
     hung: bool = False
     exit_s: float | None = None
     accounted: bool | None = None  # finished + pending == n (None: not checked)
+    removed: bool = False  # an abort before any sample finished: the run is gone from the store, as documented
     orphans: int = 0
     note: str = ""
 
@@ -85,6 +87,12 @@ def _counts(store: Path) -> tuple[int, int]:
     with sqlite3.connect(f"{store.as_uri()}?mode=ro", uri=True, timeout=30) as db:
         rows = dict(db.execute("SELECT status = 'pending', COUNT(*) FROM samples GROUP BY status = 'pending'"))
     return rows.get(0, 0), rows.get(1, 0)
+
+
+def _runs(store: Path) -> int:
+    """How many runs ``store`` holds."""
+    with sqlite3.connect(f"{store.as_uri()}?mode=ro", uri=True, timeout=30) as db:
+        return int(db.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
 
 
 def _created(store: Path, n: int) -> bool:
@@ -153,7 +161,8 @@ def trial(kind: str, seed: int, base_url: str) -> Trial:
             store = home / "runs.sqlite"
             if store.exists():
                 finished, pending = _counts(store)
-                result.accounted = finished + pending == n
+                result.removed = kind == "abort" and _runs(store) == 0 and "so the run was removed" in err
+                result.accounted = finished + pending == n or result.removed
                 if not result.accounted:
                     result.note = f"n={n}: {finished} finished + {pending} pending; {err.strip()[-300:]}"
             else:
@@ -189,8 +198,10 @@ def main() -> int:
     started = time.monotonic()
     with FakeChatServer(echo_reply, latency_s=0.05) as server, ThreadPoolExecutor(args.parallel) as pool:
         results = list(pool.map(lambda job: trial(*job, server.base_url), jobs))
-    head = ("stop", "trials", "hangs", "slowest exit", "median exit", "unaccounted", "orphans")
-    print(f"{head[0]:<10} {head[1]:>6} {head[2]:>6} {head[3]:>13} {head[4]:>12} {head[5]:>12} {head[6]:>8}")
+    head = ("stop", "trials", "hangs", "slowest exit", "median exit", "unaccounted", "removed", "orphans")
+    print(
+        f"{head[0]:<10} {head[1]:>6} {head[2]:>6} {head[3]:>13} {head[4]:>12} {head[5]:>12} {head[6]:>8} {head[7]:>8}"
+    )
     for kind in kinds:
         mine = [r for r in results if r.kind == kind]
         exits = sorted(r.exit_s for r in mine if r.exit_s is not None)
@@ -200,7 +211,11 @@ def main() -> int:
         unaccounted = f"{sum(not r.accounted for r in checked)}/{len(checked)}" if checked else "-"
         hangs = sum(r.hung for r in mine)
         orphans = sum(r.orphans for r in mine)
-        print(f"{kind:<10} {len(mine):>6} {hangs:>6} {slowest:>13} {median:>12} {unaccounted:>12} {orphans:>8}")
+        removed = sum(r.removed for r in mine)
+        print(
+            f"{kind:<10} {len(mine):>6} {hangs:>6} {slowest:>13} {median:>12} {unaccounted:>12} {removed:>8} "
+            f"{orphans:>8}"
+        )
     for r in results:
         if r.note:
             print(f"  {r.kind}: {r.note}")
