@@ -103,7 +103,7 @@ def benchmark_runs(
     """Each of ``run_ids`` with its finished samples, in order, from the run store under ``MINDLOOP_HOME`` (opened
     read-only): what a system's ``table`` command lays out. A run of a benchmark not in ``benchmarks`` is refused
     with ``refusal``, a format string of ``run_id`` and ``benchmark``."""
-    with RunStore(runs_path(create=False), readonly=True) as store:
+    with _open(None) as store:
         for run_id in run_ids:
             info = store.run(run_id)
             if info.benchmark not in benchmarks:
