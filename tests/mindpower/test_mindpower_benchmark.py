@@ -222,7 +222,7 @@ def test_judge_option_scores_bpc_and_robot_centric(monkeypatch: pytest.MonkeyPat
         )
 
     judge = fake_chat(judge_reply, name="fake/judge")
-    monkeypatch.setattr(bench, "_judge", lambda settings, ctx: judge)
+    monkeypatch.setattr(bench._judges, "get", lambda settings, ctx: judge)
     m = bench.summarize(_run(bench, samples, AgentContext("symbolic", format_retries=0)))
     assert m["bpc"] == pytest.approx(7.5) and m["bpc_unscored"] == 1  # the unparseable verdict is not a score
     assert m["robot_centric"] == pytest.approx(3.0) and m["robot_centric_unscored"] == 0

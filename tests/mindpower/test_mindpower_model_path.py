@@ -81,7 +81,7 @@ def test_agent_and_judges_read_through_ask_with_judge_calls_in_the_ledger(
 
 
 def _judge_options(bench: MindPowerBenchmark, settings: dict[str, Any], ctx: AgentContext) -> ModelOptions:
-    judge: Any = bench._judge(settings, ctx)
+    judge: Any = bench._judges.get(settings, ctx)
     assert judge is not None
     return getattr(judge, "inner", judge).options  # type: ignore[no-any-return]
 

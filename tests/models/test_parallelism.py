@@ -120,7 +120,8 @@ def test_published_slots_cap_the_concurrency_and_the_option_overrides_asking() -
 
 @pytest.mark.parametrize("value", [0, -1, "two", 1.5, True])
 def test_server_slots_option_is_validated(value: object) -> None:
-    with pytest.raises(InvalidArgumentError, match=r"server_slots must be a whole number of at least 1 or 'auto'"):
+    expected = r"openai option server_slots=.*: expected a whole number of at least 1, or auto"
+    with pytest.raises(InvalidArgumentError, match=expected):
         OpenAIChatModel("m", ModelOptions(extra={"server_slots": value}))
 
 

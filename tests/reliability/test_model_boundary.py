@@ -219,7 +219,9 @@ def test_the_default_cap_holds_in_process() -> None:
         model = OpenAIChatModel("m", ModelOptions(base_url=server.base_url, max_retries=2))
         with pytest.raises(ModelResponseError, match=r"over 8388608 bytes.*\(after 1 attempt\)"):
             asyncio.run(model.generate([message("user", "hi")]))
-    with pytest.raises(MindloopError, match="max_reply_bytes must be a whole number of at least 1024"):
+    with pytest.raises(
+        MindloopError, match=r"openai option max_reply_bytes=10: expected a whole number of at least 1024"
+    ):
         OpenAIChatModel("m", ModelOptions(extra={"max_reply_bytes": 10}))
 
 

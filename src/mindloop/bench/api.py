@@ -28,6 +28,7 @@ __all__ = [
     "AgentSpec",
     "Benchmark",
     "BenchmarkSpec",
+    "Judges",
     "Options",
     "Outcome",
     "Sample",
@@ -84,6 +85,31 @@ class AgentContext:
         if self.ledger is None:
             return model
         return RecordingModel(model, calls=self.ledger, role=role)
+
+
+class Judges:
+    """The judge models a benchmark has loaded, one per model and options, kept for its life: the options
+    ``judge`` (the model), ``judge_base_url``, ``judge_api_key_env`` and ``judge_timeout`` of a sample's settings
+    name one."""
+
+    def __init__(self) -> None:
+        self._models: dict[tuple[str, ModelOptions], ChatModel] = {}
+
+    def get(self, settings: Mapping[str, Any], ctx: AgentContext | None, api_key_env: str | None = None) -> ChatModel:
+        """The judge model, with the run's timeout, retries and cache (``judge_timeout`` instead of the timeout;
+        :meth:`AgentContext.judge_options`), the defaults without a context; ``api_key_env`` instead of the
+        settings' ``judge_api_key_env``."""
+        options = (ctx or AgentContext(agent="judge")).judge_options(
+            settings.get("judge_base_url"),
+            api_key_env or str(settings["judge_api_key_env"]),
+            settings.get("judge_timeout"),
+        )
+        key = (str(settings["judge"]), options)
+        if key not in self._models:
+            from mindloop.models.base import load_model  # looked up at each load: a replaced one (a test's) is called
+
+            self._models[key] = load_model(*key)
+        return self._models[key]
 
 
 AgentRunner = Callable[[Sample, AgentContext], Awaitable[Outcome]]

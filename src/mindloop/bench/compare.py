@@ -45,6 +45,7 @@ from mindloop.bench.runner import (
     as_scored,
     benchmark_metrics,
     metric_intervals,
+    stored_policies,
     stored_summary,
     summarize_run,
 )
@@ -614,11 +615,9 @@ def _paired_side(store: RunStore, bench: Benchmark, side: RunSide, paired: list[
     """``side`` with what the comparison shows of it over the ``paired`` records: its stored summary and reference
     policies when they are all its finished samples, else its metrics, intervals and reference values recomputed
     on them with today's definitions."""
-    policies = [policy.to_json() for policy in bench.spec.references]
     whole = len(paired) == len(side.records)
+    policies = stored_policies(stored_summary(store, side.info) if whole else None, bench)
     if whole:
-        kept = ((stored_summary(store, side.info) or {}).get("definitions") or {}).get("references")
-        policies = list(kept) if isinstance(kept, list) else policies
         metrics, intervals, references = side.summary.metrics, side.summary.intervals, side.summary.references
     else:
         metrics = benchmark_metrics(bench, paired)

@@ -15,7 +15,7 @@ Everything is read through the store's API (:meth:`~mindloop.bench.store.RunStor
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from mindloop.bench.headline import headline_of, headline_value
 from mindloop.bench.listing import list_runs
 from mindloop.bench.runner import RunSummary, summarize_run
-from mindloop.bench.store import RunStore
+from mindloop.bench.store import RunInfo, RunStore
 from mindloop.bench.suite import SUITE_PREFIX, runs_of_suite
 from mindloop.errors import DependencyError, InvalidArgumentError, MindloopError
 from mindloop.paths import runs_path, write_atomic
@@ -31,9 +31,12 @@ from mindloop.paths import runs_path, write_atomic
 if TYPE_CHECKING:
     import pandas as pd
 
+    from mindloop.bench.api import SampleRecord
+
 __all__ = [
     "RESULTS_FILE",
     "SAMPLES_FILE",
+    "benchmark_runs",
     "output_dir",
     "run_results",
     "runs_frame",
@@ -92,6 +95,20 @@ def sample_rows(store: RunStore, run_id: str) -> list[dict[str, Any]]:
         }
         for r in store.records(run_id, include_pending=True)
     ]
+
+
+def benchmark_runs(
+    run_ids: Iterable[str], benchmarks: Container[str], refusal: str
+) -> Iterator[tuple[RunInfo, list[SampleRecord]]]:
+    """Each of ``run_ids`` with its finished samples, in order, from the run store under ``MINDLOOP_HOME`` (opened
+    read-only): what a system's ``table`` command lays out. A run of a benchmark not in ``benchmarks`` is refused
+    with ``refusal``, a format string of ``run_id`` and ``benchmark``."""
+    with _open(None) as store:
+        for run_id in run_ids:
+            info = store.run(run_id)
+            if info.benchmark not in benchmarks:
+                raise InvalidArgumentError(refusal.format(run_id=run_id, benchmark=info.benchmark))
+            yield info, store.records(run_id)
 
 
 def run_results(store: RunStore, run_id: str) -> dict[str, Any]:

@@ -92,6 +92,7 @@ __all__ = [
     "run_benchmark",
     "run_protocol",
     "sample_seed",
+    "stored_policies",
     "stored_summary",
     "summarize_run",
     "token_totals",
@@ -663,6 +664,16 @@ def stored_summary(store: RunStore, info: RunInfo) -> dict[str, Any] | None:
     return stored
 
 
+def stored_policies(stored: Mapping[str, Any] | None, bench: Benchmark | None = None) -> list[Any]:
+    """What each reference policy is (name, kind, description, optimistic) as a stored summary keeps it
+    (``definitions["references"]``): the one reader of them. For a summary kept before they were (or none), what
+    ``bench`` declares today (as :func:`~mindloop.bench.scoring.definitions` keeps it); none without one."""
+    kept = ((stored or {}).get("definitions") or {}).get("references")
+    if isinstance(kept, list) or bench is None:
+        return list(kept or [])
+    return [policy.to_json() for policy in bench.spec.references]
+
+
 def _model_error_prefixes() -> tuple[str, ...]:
     """``"ModelError: "`` and the same for every subclass: how a model failure's stored error begins."""
     classes: list[type[ModelError]] = []
@@ -703,13 +714,13 @@ def summarize_run(
     if stored is not None:
         metrics, intervals, source = stored["metrics"], stored["intervals"], _source(stored)
         references = stored.get("references", {})
-        policies = list((stored.get("definitions") or {}).get("references") or [])
+        policies = stored_policies(stored)
     else:
         bench = bench or get_benchmark(info.benchmark)
         metrics = benchmark_metrics(bench, records)
         intervals = metric_intervals(bench, records, metrics)
         references = reference_values(bench, records)
-        policies = [policy.to_json() for policy in bench.spec.references]
+        policies = stored_policies(None, bench)
         source = {"computed_by": computed_by, "version": __version__}
         if not store.readonly:
             summary = {"metrics": metrics, "intervals": intervals, "definitions": definitions(bench)}

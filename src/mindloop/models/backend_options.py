@@ -17,7 +17,7 @@ from typing import Any
 
 from mindloop.errors import InvalidArgumentError
 
-__all__ = ["MODEL_OPTS", "ModelOpt", "parse_model_opts"]
+__all__ = ["MODEL_OPTS", "ModelOpt", "checked_opt", "parse_model_opts"]
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,17 @@ MODEL_OPTS: Mapping[str, Mapping[str, ModelOpt]] = {
     },
 }
 """The ``--model-opt`` keys of each backend (backends absent here take none)."""
+
+
+def checked_opt(backend: str, key: str, value: Any) -> Any:
+    """``backend``'s option ``key`` as :attr:`ModelOptions.extra <mindloop.models.base.ModelOptions.extra>` holds
+    it, checked against :data:`MODEL_OPTS` (the command line checks it too; the Python API may not have): its value,
+    or an :class:`InvalidArgumentError` naming the backend, the option and what was expected."""
+    opt = MODEL_OPTS[backend][key]
+    parsed = opt.parse(str(value)) if not isinstance(value, bool) else None
+    if parsed is None or (isinstance(value, int | float) and parsed != value):
+        raise InvalidArgumentError(f"{backend} option {key}={value!r}: expected {opt.expected}")
+    return parsed
 
 
 def parse_model_opts(model: str | None, pairs: Sequence[str]) -> dict[str, Any]:

@@ -41,19 +41,10 @@ sent in-process too so both give the same reply to the same request (temperature
 
 def _check_extra(extra: Any) -> dict[str, Any]:
     """The backend's ``extra`` options, checked (the command line checks them too; the Python API may not have)."""
-    from mindloop.models.backend_options import MODEL_OPTS
+    from mindloop.models.backend_options import MODEL_OPTS, checked_opt
 
-    known = MODEL_OPTS["llamacpp"]
-    out: dict[str, Any] = {}
-    for key, value in extra.items():
-        opt = known.get(key)
-        if opt is None:
-            continue  # other backends' settings (retry_seed) travel in the same dict
-        parsed = opt.parse(str(value)) if not isinstance(value, bool) else None
-        if parsed is None or (isinstance(value, int | float) and parsed != value):
-            raise InvalidArgumentError(f"llamacpp option {key}={value!r}: expected {opt.expected}")
-        out[key] = parsed
-    return out
+    # other backends' settings (retry_seed) travel in the same dict
+    return {key: checked_opt("llamacpp", key, value) for key, value in extra.items() if key in MODEL_OPTS["llamacpp"]}
 
 
 def _check_chat_format(llama_cpp: Any, name: str) -> None:

@@ -63,6 +63,7 @@ from mindloop.errors import (
     printable,
 )
 from mindloop.models import outages
+from mindloop.models.backend_options import checked_opt
 from mindloop.models.base import (
     Completion,
     GenerationConfig,
@@ -153,11 +154,8 @@ def parse_retry_after(value: str | None, now: datetime | None = None) -> float |
 
 def _given_slots(value: Any) -> ServerParallelism | None:
     """``options.extra["server_slots"]``: the server's slots as the user gave them (``None``/``"auto"``: ask it)."""
-    if value is None or value == "auto":
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | str) or not str(value).isdigit() or int(value) < 1:
-        raise InvalidArgumentError(f"server_slots must be a whole number of at least 1 or 'auto', got {value!r}")
-    return ServerParallelism(int(value), "server_slots option")
+    slots = None if value is None else checked_opt("openai", "server_slots", value)
+    return None if slots in (None, "auto") else ServerParallelism(slots, "server_slots option")
 
 
 NO_SERVER_BACKOFF_S = 2.0
@@ -295,11 +293,7 @@ async def _read_bounded(
 
 def _max_reply_bytes(value: Any) -> int:
     """``options.extra["max_reply_bytes"]``: the reply body cap (default :data:`DEFAULT_MAX_REPLY_BYTES`)."""
-    if value is None:
-        return DEFAULT_MAX_REPLY_BYTES
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1024:
-        raise InvalidArgumentError(f"max_reply_bytes must be a whole number of at least 1024, got {value!r:.40}")
-    return value
+    return DEFAULT_MAX_REPLY_BYTES if value is None else int(checked_opt("openai", "max_reply_bytes", value))
 
 
 def _generated_tokens(data: Mapping[str, Any]) -> int:

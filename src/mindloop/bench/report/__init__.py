@@ -49,8 +49,8 @@ from mindloop.bench.report.plots import (
     score_table,
 )
 from mindloop.bench.report.view import footer, render, script_json
-from mindloop.bench.runner import benchmark_metrics, metric_intervals, stored_summary, token_totals
-from mindloop.bench.scoring import definitions, reference_values
+from mindloop.bench.runner import benchmark_metrics, metric_intervals, stored_policies, stored_summary, token_totals
+from mindloop.bench.scoring import reference_values
 from mindloop.bench.store import RunInfo, RunStore
 from mindloop.bench.tables import json_safe
 from mindloop.bench.timeline import EpisodeTimeline, episode_timeline
@@ -186,15 +186,12 @@ def _references(
 ) -> tuple[dict[str, float | None], list[Mapping[str, Any]]]:
     """Every reference policy's value (by name) and stored definition (name, kind, description, optimistic)."""
     stored = store.stored_summary(info.run_id) or {}
-    values = stored.get("references")
-    policies = (stored.get("definitions") or {}).get("references") or []
-    if not values:
-        bench = installed_benchmark(info.benchmark)
-        if bench is None or not bench.spec.references:
-            return {}, []
-        values = reference_values(bench, finished)
-        policies = definitions(bench)["references"]
-    return dict(values), list(policies)
+    if stored.get("references"):
+        return dict(stored["references"]), stored_policies(stored)
+    bench = installed_benchmark(info.benchmark)
+    if bench is None or not bench.spec.references:
+        return {}, []
+    return reference_values(bench, finished), stored_policies(None, bench)
 
 
 def _reference_panel(

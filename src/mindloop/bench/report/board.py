@@ -46,6 +46,7 @@ from mindloop.bench.key import REASONS, RunKey, describe_difference, key_differe
 from mindloop.bench.listing import list_runs
 from mindloop.bench.report.plots import fmt_number
 from mindloop.bench.report.view import footer, number, render, script_json
+from mindloop.bench.runner import stored_policies
 from mindloop.bench.store import RunStore
 from mindloop.bench.tables import interval_at
 from mindloop.errors import MindloopError
@@ -88,7 +89,7 @@ def _summary_fields(summary: Mapping[str, Any] | None, counts: list[int], model:
     metric, hib = head
     value = number((summary.get("metrics") or {}).get(metric))
     interval = interval_at(summary.get("intervals"), (metric,))
-    policies = (summary.get("definitions") or {}).get("references") or []
+    policies = stored_policies(summary)
     values = summary.get("references") or {}
     values = {str(k): number(v) for k, v in values.items()} if isinstance(values, Mapping) else {}
     marks = _marks(json.dumps([values, [p for p in policies if isinstance(p, Mapping)], hib]))

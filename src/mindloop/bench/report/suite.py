@@ -24,8 +24,7 @@ from mindloop.bench.headline import ReferenceMark, headline_of, headline_value, 
 from mindloop.bench.registry import BENCHMARKS, get_benchmark, installed_benchmark
 from mindloop.bench.report import marks_text, write_report
 from mindloop.bench.report.view import footer, number, render, script_json
-from mindloop.bench.runner import RunSummary, summarize_run
-from mindloop.bench.scoring import definitions
+from mindloop.bench.runner import RunSummary, stored_policies, summarize_run
 from mindloop.bench.store import RunStore
 from mindloop.bench.suite import token_sum
 from mindloop.bench.tables import cell_text, dig, interval_at
@@ -98,11 +97,7 @@ def run_marks(store: RunStore, summary: RunSummary) -> list[ReferenceMark]:
     benchmark's declaration); none when the run has no reference values."""
     if not summary.references:
         return []
-    stored = store.stored_summary(summary.run_id) or {}
-    policies = (stored.get("definitions") or {}).get("references")
-    if policies is None:
-        bench = installed_benchmark(summary.benchmark)
-        policies = [] if bench is None else definitions(bench)["references"]
+    policies = stored_policies(store.stored_summary(summary.run_id), installed_benchmark(summary.benchmark))
     head = headline_of(summary.benchmark, summary.metrics)
     return reference_marks(summary.references, policies, head.higher_is_better if head else True)
 

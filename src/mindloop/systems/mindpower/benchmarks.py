@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, RootModel
 
-from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
+from mindloop.bench.api import AgentContext, AgentSpec, Judges, Options, Outcome, Sample, SampleRecord
 from mindloop.bench.declaration import (
     BenchmarkSpec,
     Grouping,
@@ -55,7 +55,7 @@ from mindloop.metrics.embedding_cache import EmbeddingCache
 from mindloop.metrics.embeddings import encoder_available, trim_heap
 from mindloop.metrics.stats import mean
 from mindloop.metrics.text import BERTSCORE_NAME, PairSimilarity, TextSimilarity
-from mindloop.models.base import ChatModel, ModelOptions
+from mindloop.models.base import ChatModel
 from mindloop.systems.mindpower.hierarchy import LAYERS, SETTING_LAYERS, Hierarchy
 from mindloop.systems.mindpower.layers import TABLE_2
 from mindloop.systems.mindpower.metrics import action_scores, judge_bpc, judge_robot_centric
@@ -278,7 +278,7 @@ class MindPowerBenchmark:
         self._encoder_thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="mindpower-encoder")
         self._waiting: list[_Layers] = []
         self._waiting_lock = threading.Lock()
-        self._judges: dict[tuple[str, ModelOptions], ChatModel] = {}
+        self._judges = Judges()
         self._baselines: dict[tuple[int, int, int], tuple[float, float]] = {}
         self.agents = {
             "symbolic": AgentSpec(
@@ -293,20 +293,6 @@ class MindPowerBenchmark:
     def samples(self, n: int | None, seed: int, options: MindPowerOptions) -> list[Sample]:
         """The scenarios of the run (deterministic in ``n``, ``seed`` and ``options``)."""
         return mindpower_samples(n, seed, options)
-
-    def _judge(self, settings: Mapping[str, Any], ctx: AgentContext) -> ChatModel | None:
-        """The judge model, with the run's timeout, retries and cache (``judge_timeout`` instead of the timeout)."""
-        if not settings.get("judge"):
-            return None
-        options = ctx.judge_options(
-            settings.get("judge_base_url"), str(settings["judge_api_key_env"]), settings.get("judge_timeout")
-        )
-        key = (str(settings["judge"]), options)
-        if key not in self._judges:
-            from mindloop.models.base import load_model
-
-            self._judges[key] = load_model(key[0], options)
-        return self._judges[key]
 
     async def _score_layers(self, request: _Layers) -> dict[str, float]:
         """One sample's B and S per layer. The sample waits for the encoder thread, which scores every sample waiting
@@ -426,8 +412,8 @@ class MindPowerBenchmark:
                 cached = ctx.model_options is None or ctx.model_options.cache != "off"  # the response cache's switch
                 request = _Layers(hierarchy.layers, scenario.gold.layers(), layers, settings, cached, loop)
                 scores.update(await self._score_layers(request))
-        judge = self._judge(settings, ctx)
-        if judge is not None:  # its calls go in the sample's ledger as the judge's
+        if settings.get("judge"):  # its calls go in the sample's ledger as the judge's
+            judge = self._judges.get(settings, ctx)
             judged = ctx.recorded(judge, "judge")
             await self._judge_answer(judged, scenario, settings, answer, output, scores, ctx.format_retries)
         return Outcome(output, scores, error=answer.error)

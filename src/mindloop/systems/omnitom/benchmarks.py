@@ -32,7 +32,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import Field
 
-from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
+from mindloop.bench.api import AgentContext, AgentSpec, Judges, Options, Outcome, Sample, SampleRecord
 from mindloop.bench.declaration import (
     BenchmarkSpec,
     Headline,
@@ -45,7 +45,7 @@ from mindloop.bench.references import outcome_policy, policy_headline, policy_re
 from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError, ParseError
 from mindloop.metrics.embeddings import encoder_available
 from mindloop.metrics.stats import mean
-from mindloop.models.base import ChatModel, Message, ModelOptions
+from mindloop.models.base import Message
 from mindloop.models.replies import ask
 from mindloop.systems.omnitom import release
 from mindloop.systems.omnitom.annotator import annotate_text
@@ -384,21 +384,7 @@ class OmniToMStage1Benchmark(_OmniToMBase):
     def __init__(self) -> None:
         super().__init__()
         self._aligners: dict[tuple[Any, ...], Aligner] = {}
-        self._judges: dict[tuple[str, ModelOptions], ChatModel] = {}
-
-    def _judge(self, settings: Mapping[str, Any], ctx: AgentContext | None) -> ChatModel:
-        """The judge model, with the run's timeout, retries and cache (``judge_timeout`` instead of the timeout)."""
-        options = (ctx or AgentContext(agent="judge")).judge_options(
-            settings.get("judge_base_url"),
-            str(settings.get("judge_api_key_env") or "OPENAI_API_KEY"),
-            settings.get("judge_timeout"),
-        )
-        key = (str(settings["judge"]), options)
-        if key not in self._judges:
-            from mindloop.models.base import load_model
-
-            self._judges[key] = load_model(key[0], options)
-        return self._judges[key]
+        self._judges = Judges()
 
     def _aligner(self, settings: Mapping[str, Any], ctx: AgentContext | None = None) -> Aligner:
         """The configured aligner; a judge's calls go in the sample's ledger with role ``judge`` and its replies
@@ -407,7 +393,7 @@ class OmniToMStage1Benchmark(_OmniToMBase):
         if settings.get("judge"):
             from mindloop.systems.omnitom.judge import JudgeAligner
 
-            judge = self._judge(settings, ctx)
+            judge = self._judges.get(settings, ctx, str(settings.get("judge_api_key_env") or "OPENAI_API_KEY"))
             if ctx is None:
                 return JudgeAligner(judge, protocol=protocol)
             return JudgeAligner(ctx.recorded(judge, "judge"), protocol=protocol, retries=ctx.format_retries)
