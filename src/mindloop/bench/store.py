@@ -70,7 +70,6 @@ __all__ = [
     "check_tags",
     "legacy_target",
     "lock_stale_after",
-    "stored_runs",
 ]
 
 FINISHED_STATUSES = ("done", "failed", "bug")
@@ -1336,23 +1335,6 @@ class RunStore:
             self._loads(scores, f"the scores of {where}") if scores is not None else {},
             self._loads(calls, f"the model calls of {where}") if calls is not None else [],
         )
-
-
-def stored_runs(
-    run_ids: Sequence[str], benchmarks: Sequence[str], wrong: str
-) -> Iterator[tuple[str, RunInfo, list[SampleRecord]]]:
-    """Each of ``run_ids`` with its row and finished records, from the run store under ``MINDLOOP_HOME`` opened
-    read-only (its folder not created), for a system's report of its own runs; a run of a benchmark not in
-    ``benchmarks`` is an :class:`InvalidArgumentError` with ``wrong`` (formatted with ``run_id`` and
-    ``benchmark``)."""
-    from mindloop.paths import runs_path
-
-    with RunStore(runs_path(create=False), readonly=True) as store:
-        for run_id in run_ids:
-            info = store.run(run_id)
-            if info.benchmark not in benchmarks:
-                raise InvalidArgumentError(wrong.format(run_id=run_id, benchmark=info.benchmark))
-            yield run_id, info, store.records(run_id)
 
 
 def _cut(summary: dict[str, Any]) -> dict[str, Any]:

@@ -100,22 +100,26 @@ def table(
 ) -> None:
     """Lay out the paper's Table 2 (C-WAH steps and communication tokens per task) and Table 3 (CoBel-World, No
     SBR, No BBC) from `bench run cwah` runs; every model-driven column must come from the same model."""
-    from mindloop.bench.store import stored_runs
+    from mindloop.bench.store import RunStore
     from mindloop.errors import InvalidArgumentError
     from mindloop.models.tokens import TOKENIZER_NAME
+    from mindloop.paths import runs_path
     from mindloop.systems.cobel import metrics
 
     columns: dict[str, list[dict[str, Any]]] = {}
     models: dict[str, str] = {}
-    wrong = "run {run_id} is a {benchmark} run: give C-WAH (cwah) runs"
-    for run_id, info, records in stored_runs(run_ids, ("cwah", "cobel-cwah"), wrong):
-        kinds = sorted({k.strip() for k in info.agent.split(",") if k.strip()})
-        label = kinds[0] if len(kinds) == 1 else "+".join(kinds)
-        if label in columns:
-            raise InvalidArgumentError(f"two runs of team {label!r} ({models.get(label) or run_id}): give one each")
-        columns[label] = metrics.episode_records(records)
-        if info.model:
-            models[label] = info.model
+    with RunStore(runs_path(create=False), readonly=True) as store:
+        for run_id in run_ids:
+            info = store.run(run_id)
+            if info.benchmark not in ("cwah", "cobel-cwah"):
+                raise InvalidArgumentError(f"run {run_id} is a {info.benchmark} run: give C-WAH (cwah) runs")
+            kinds = sorted({k.strip() for k in info.agent.split(",") if k.strip()})
+            label = kinds[0] if len(kinds) == 1 else "+".join(kinds)
+            if label in columns:
+                raise InvalidArgumentError(f"two runs of team {label!r} ({models.get(label) or run_id}): give one each")
+            columns[label] = metrics.episode_records(store.records(run_id))
+            if info.model:
+                models[label] = info.model
     if len(set(models.values())) > 1:
         got = ", ".join(f"{k}: {v}" for k, v in models.items())
         raise InvalidArgumentError(f"the model-driven columns come from different models ({got}): rerun with one")

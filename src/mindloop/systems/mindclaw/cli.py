@@ -278,17 +278,24 @@ def skills_validate(
 def table(
     run_ids: Annotated[list[str], typer.Argument(help="claw runs (any agents and settings), in row order.")],
     as_json: JsonFlag = False,
-    out: Annotated[Path | None, out_opt("Write the tables here instead of stdout.", dir_okay=False)] = None,
+    out: Annotated[
+        Path | None, out_opt("Write the tables here instead of stdout.", dir_okay=False)
+    ] = None,
 ) -> None:
     """Tables II (TA, PIA, CS), III (belief-table ablation) and IV (trigger ACC without / with skills) of runs."""
-    from mindloop.bench.store import stored_runs
+    from mindloop.bench.store import RunStore
     from mindloop.console import emit
+    from mindloop.paths import runs_path
     from mindloop.systems.mindclaw.benchmarks import summarize_claw
     from mindloop.systems.mindclaw.tables import paper_rows, render_tables
 
     runs: dict[str, dict[str, Any]] = {}
-    for run_id, info, records in stored_runs(run_ids, ("claw",), "run {run_id} is a {benchmark!r} run, not a claw run"):
-        runs[run_id] = {"agent": info.agent, "model": info.model, "summary": summarize_claw(records)}
+    with RunStore(runs_path(create=False), readonly=True) as store:
+        for run_id in run_ids:
+            info = store.run(run_id)
+            if info.benchmark != "claw":
+                raise InvalidArgumentError(f"run {run_id} is a {info.benchmark!r} run, not a claw run")
+            runs[run_id] = {"agent": info.agent, "model": info.model, "summary": summarize_claw(store.records(run_id))}
     rows = paper_rows(runs)
     text = render_tables(rows)
     if as_json:

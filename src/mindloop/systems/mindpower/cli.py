@@ -15,6 +15,7 @@ from typing import Annotated, Any
 import typer
 
 from mindloop.console import emit, err_console, json_opt, out_opt
+from mindloop.errors import InvalidArgumentError
 from mindloop.systems import system_group
 
 __all__ = ["mindpower_app", "mindpower_rows"]
@@ -29,22 +30,25 @@ def _group() -> None:
 
 def mindpower_rows(run_ids: list[str]) -> dict[str, dict[str, Any]]:
     """``{label: metrics}`` of ``mindpower`` runs, recomputed from the run store (failed samples count as 0)."""
-    from mindloop.bench.store import stored_runs
+    from mindloop.bench.store import RunStore
+    from mindloop.paths import runs_path
     from mindloop.systems.mindpower.benchmarks import summarize_mindpower
 
     rows: dict[str, dict[str, Any]] = {}
-    for run_id, info, records in stored_runs(
-        run_ids, ("mindpower",), "run {run_id} is a {benchmark!r} run, not a mindpower run"
-    ):
-        m = summarize_mindpower(records)
-        label = info.model or info.agent
-        if m.get("setting", "hierarchy") != "hierarchy":
-            label += f" [{m['setting']}]"
-        if label in rows:
-            label += f" ({run_id})"
-        columns = ("n", "failed", "bertscore", "st", "sr", "ac", "bpc", "encoder")
-        rows[label] = {"run_id": run_id, **{k: m.get(k) for k in columns}}
-        rows[label].update({"rescaling": m["rescaling"]} if "rescaling" in m else {})
+    with RunStore(runs_path(create=False), readonly=True) as store:
+        for run_id in run_ids:
+            info = store.run(run_id)
+            if info.benchmark != "mindpower":
+                raise InvalidArgumentError(f"run {run_id} is a {info.benchmark!r} run, not a mindpower run")
+            m = summarize_mindpower(store.records(run_id))
+            label = info.model or info.agent
+            if m.get("setting", "hierarchy") != "hierarchy":
+                label += f" [{m['setting']}]"
+            if label in rows:
+                label += f" ({run_id})"
+            columns = ("n", "failed", "bertscore", "st", "sr", "ac", "bpc", "encoder")
+            rows[label] = {"run_id": run_id, **{k: m.get(k) for k in columns}}
+            rows[label].update({"rescaling": m["rescaling"]} if "rescaling" in m else {})
     return rows
 
 
