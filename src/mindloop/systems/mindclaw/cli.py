@@ -278,9 +278,7 @@ def skills_validate(
 def table(
     run_ids: Annotated[list[str], typer.Argument(help="claw runs (any agents and settings), in row order.")],
     as_json: JsonFlag = False,
-    out: Annotated[
-        Path | None, out_opt("Write the tables here instead of stdout.", dir_okay=False)
-    ] = None,
+    out: Annotated[Path | None, out_opt("Write the tables here instead of stdout.", dir_okay=False)] = None,
 ) -> None:
     """Tables II (TA, PIA, CS), III (belief-table ablation) and IV (trigger ACC without / with skills) of runs."""
     from mindloop.bench.store import RunStore
