@@ -16,15 +16,11 @@ from typing import Annotated, Any
 import typer
 
 from mindloop.console import JsonFlag, out_console
+from mindloop.systems import system_group
 
 __all__ = ["cobel_app"]
 
-cobel_app = typer.Typer(
-    name="cobel",
-    help="CoBel-World: play a C-WAH or TDW-MAT episode with a symbolic team and show its messages and beliefs; "
-    "lay out the paper's Tables 2 and 3 from C-WAH runs.",
-    no_args_is_help=True,
-)
+cobel_app = system_group("cobel")
 
 
 class _World(StrEnum):

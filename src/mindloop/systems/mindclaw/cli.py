@@ -23,17 +23,11 @@ import typer
 
 from mindloop.console import JsonFlag, err_console, out_console, out_opt
 from mindloop.errors import InvalidArgumentError, ParseError
+from mindloop.systems import system_group
 
 __all__ = ["describe_step", "mindclaw_app"]
 
-mindclaw_app = typer.Typer(
-    name="mindclaw",
-    help=(
-        "MindClaw's closed-loop runtime: play a household episode, replay or record windows, mine skills, "
-        "lay out the paper's tables."
-    ),
-    no_args_is_help=True,
-)
+mindclaw_app = system_group("mindclaw")
 skills_app = typer.Typer(help="Trigger skills: mine them from rollouts, validate an edited file.", no_args_is_help=True)
 mindclaw_app.add_typer(skills_app, name="skills")
 

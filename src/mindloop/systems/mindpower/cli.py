@@ -15,12 +15,11 @@ from typing import Annotated, Any
 import typer
 
 from mindloop.console import emit, err_console, json_opt, out_opt
+from mindloop.systems import system_group
 
 __all__ = ["mindpower_app", "mindpower_rows"]
 
-mindpower_app = typer.Typer(
-    name="mindpower", help="MindPower: the Table 2 report of mindpower benchmark runs.", no_args_is_help=True
-)
+mindpower_app = system_group("mindpower")
 
 
 @mindpower_app.callback()

@@ -31,17 +31,14 @@ from rich.table import Table
 
 from mindloop.console import JsonFlag, err_console, json_opt, out_console, out_opt
 from mindloop.errors import InvalidArgumentError, ParseError
+from mindloop.systems import system_group
 
 if TYPE_CHECKING:
     from mindloop.systems.omnitom.metrics import OmniToMScore
 
 __all__ = ["describe_tombench", "omnitom_app"]
 
-omnitom_app = typer.Typer(
-    name="omnitom",
-    help="OmniToM: score belief extraction and labelling against gold records; annotate stories with golds.",
-    no_args_is_help=True,
-)
+omnitom_app = system_group("omnitom")
 
 
 _AlignerChoice = StrEnum("_AlignerChoice", ["auto", "embedded", "exact"])

@@ -407,15 +407,15 @@ def parse_records(
     return out
 
 
-def _json_objects(text: str, source: str, jsonl: bool | None) -> Sequence[tuple[int | None, object]]:
+def _json_objects(text: str, source: str, jsonl: bool) -> Sequence[tuple[int | None, object]]:
     stripped = text.strip()
     if not stripped:
         raise ParseError("empty file (expected JSON or JSONL OmniToM records)", source=source)
-    if jsonl is not True:
+    if not jsonl:
         try:
             whole = json.loads(stripped)
         except json.JSONDecodeError as exc:
-            if jsonl is False or stripped.startswith("["):
+            if stripped.startswith("["):
                 raise ParseError(f"invalid JSON: {exc.msg}", source=source, line=exc.lineno) from None
         else:
             if isinstance(whole, list):
@@ -436,7 +436,7 @@ def read_records(path: str | Path, *, partial: bool = False) -> list[StoryRecord
     """
     p = Path(path)
     text = read_text_file(p)
-    jsonl = True if p.suffix.lower() == ".jsonl" else None
+    jsonl = p.suffix.lower() == ".jsonl"
     return parse_records(_json_objects(text, str(p), jsonl), partial=partial, source=str(p))
 
 

@@ -13,17 +13,14 @@ import typer
 from rich.table import Table
 
 from mindloop.console import JsonFlag, OutFile, emit, err_console, out_console
+from mindloop.systems import system_group
 
 if TYPE_CHECKING:
     from mindloop.systems.tom.evaluate import TypeScore
 
 __all__ = ["tom_app"]
 
-tom_app = typer.Typer(
-    name="tom",
-    help="False-belief question answering on ToMi and Hi-ToM files, and label audits of released ToM datasets.",
-    no_args_is_help=True,
-)
+tom_app = system_group("tom")
 
 
 _Format = StrEnum("_Format", ["auto", "tomi", "hitom"])

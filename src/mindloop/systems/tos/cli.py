@@ -23,14 +23,11 @@ import typer
 
 from mindloop.console import JsonFlag, OutFile, emit, err_console, out_console
 from mindloop.errors import InvalidArgumentError, MindloopError
+from mindloop.systems import system_group
 
 __all__ = ["tos_app"]
 
-tos_app = typer.Typer(
-    name="tos",
-    help="Theory-of-Space scenes: render observations, generate scenes, run explorers.",
-    no_args_is_help=True,
-)
+tos_app = system_group("tos")
 
 
 _Facing = StrEnum("_Facing", ["north", "east", "south", "west"])
