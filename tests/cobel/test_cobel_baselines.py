@@ -172,7 +172,7 @@ def test_capo_llm_discusses_a_meta_plan_then_follows_the_refined_one() -> None:
 
 
 def test_capo_llm_in_tdw_mat_transports_to_the_bed_the_goal_names() -> None:
-    """"Transport them to the bed" in a meta-plan is the bed of this episode's goal. The agent once read the bed at
+    """ "Transport them to the bed" in a meta-plan is the bed of this episode's goal. The agent once read the bed at
     construction, before the episode set its domain up, and sent "transport " with no target."""
     replies = capo_replies(agree=True)
     replies["capo-draft"] = lambda p: "Meta-plan:\nAlice: transport them to the bed\nBob: transport them to the bed"
