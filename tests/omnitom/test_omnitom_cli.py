@@ -154,3 +154,20 @@ def test_score_with_a_model_judge_over_http(tmp_path: Path, monkeypatch: pytest.
     assert out["stage1"]["precision"] == 1.0 and out["stage1"]["recall"] == pytest.approx(5 / 6)
     assert out["stage1"]["f1"] == pytest.approx(10 / 11)
     assert len(seen) == 1 and seen[0].startswith("You are a Theory of Mind evaluation expert")
+
+
+def test_a_stage1_gold_file_is_scored_in_text_with_stage2_not_applicable(tmp_path: Path) -> None:
+    # Stage 1 golds label only the order (docs/omnitom.md): no story reaches Stage 2, so its tables are N/A throughout
+    records = [r.to_json() for r in appendix_e_records()]
+    for record in records:
+        for belief in record["beliefs"]:
+            belief["labels"] = {"order": belief["labels"]["order"]}
+    gold = tmp_path / "orders_only.json"
+    gold.write_text(json.dumps(records), encoding="utf-8")
+    result = runner.invoke(omnitom_app, ["score", "--pred", str(gold), "--gold", str(gold), "--aligner", "exact"])
+    assert result.exit_code == 0, result.output
+    assert "Stage 1 (exact, offline stand-in for the judge): P 1.0000 R 1.0000 F1 1.0000 · Stage 2 overall N/A" in (
+        result.stdout
+    )
+    table10 = result.stdout.split("Table 10 layout (%)")[1].split("By order bucket")[0]
+    assert table10.count("N/A") == 7 * 7 and not any(ch.isdigit() for ch in table10), table10

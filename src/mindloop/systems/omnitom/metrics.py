@@ -471,9 +471,9 @@ def table3(results: Mapping[str, OmniToMScore]) -> Grid:
 
 def table10(results: Mapping[str, OmniToMScore]) -> Grid:
     """Table 10's layout (:data:`TABLE_10`): for each dimension a heading row, then one row per model with accuracy
-    per category."""
+    per category (``N/A`` throughout for a model with no Stage 2 story: a Stage 1 gold file has none)."""
     metrics = {
-        model: {d: {c: row[d] for c, row in score.stage2["by_category"].items()} for d in DIMENSIONS}
+        model: {d: {c: row[d] for c, row in score.stage2.get("by_category", {}).items()} for d in DIMENSIONS}
         for model, score in results.items()
     }
     return grid(TABLE_10, metrics, first="Model", missing="N/A")
