@@ -42,10 +42,11 @@ def _smoke(server: FakeChatServer, tmp_path: Path, n: int, timeout_s: float, **e
 
 @pytest.mark.parametrize("advertise", [False, True], ids=["slots-unpublished", "slots-published"])
 def test_one_slot_server_with_eight_in_flight_abandons_nothing(tmp_path: Path, advertise: bool) -> None:
-    # 16 samples, 0.15 s each, one at a time: the eighth request sent at once waits 1.05 s in the server's queue,
-    # longer than the 0.75 s timeout. With no retries allowed, a request given up while queued is a failed sample.
-    with FakeChatServer(slots=1, latency_s=0.15, advertise_slots=advertise) as server:
-        summary = _smoke(server, tmp_path, n=16, timeout_s=0.75)
+    # 16 samples, 0.3 s each, one at a time: the eighth request sent at once waits 2.1 s in the server's queue,
+    # longer than the 1.5 s timeout. With no retries allowed, a request given up while queued is a failed sample.
+    # (At 0.15 s and 0.75 s, a loaded machine (load 10) once stalled the replies for longer than the timeout.)
+    with FakeChatServer(slots=1, latency_s=0.3, advertise_slots=advertise) as server:
+        summary = _smoke(server, tmp_path, n=16, timeout_s=1.5)
         received, abandoned, served_at_once = server.requests, server.abandoned, server.max_serving
         most_inside = server.max_in_flight
     assert (summary.n_completed, summary.n_failed, summary.metrics["accuracy"]) == (16, 0, 1.0)
