@@ -12,7 +12,8 @@ one-line error; user files already loaded (a scene, a skills YAML) go through it
 JSONL dataset, a skills YAML): UTF-8 with or without a byte-order mark; a file that is not UTF-8 text (binary, or
 another encoding) is a :class:`~mindloop.errors.ParseError` naming the file and the line, never a raw
 ``UnicodeDecodeError``. :func:`iter_json_lines` reads a JSON-lines file on top of them: one object per non-blank
-line, a line that is not JSON or not an object a one-line error naming the file and the line.
+line, a line that is not JSON or not an object a one-line error naming the file and the line; :func:`read_json_file`
+reads a whole JSON file, text that is not JSON a one-line error naming the file, the line and the column.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ __all__ = [
     "load_package_data",
     "package_file",
     "parse_data",
+    "read_json_file",
     "read_text_file",
     "special_file_kind",
     "validate_data",
@@ -253,6 +255,26 @@ def read_text_file(path: str | Path | Traversable, *, what: str = "file", error:
     with _reading(path, what, error):
         data = resource.read_bytes()
     return decode_text(data, source=str(path), error=error)
+
+
+def read_json_file(
+    path: str | Path | Traversable, *, what: str = "file", error: type[ParseError] = ParseError, text: str | None = None
+) -> Any:
+    """The JSON value in the user's file at ``path``, read as :func:`read_text_file` reads it, or parsed from
+    ``text`` where the caller has read the file already (``path`` then only names it). Text that is not JSON is
+    ``error`` naming the file, the line and the column and what is wrong.
+
+    >>> read_json_file("f.json", text='{"a": 1,\\n "b": }')
+    Traceback (most recent call last):
+    ...
+    mindloop.errors.ParseError: f.json:2: not valid JSON at column 7: Expecting value
+    """
+    if text is None:
+        text = read_text_file(path, what=what, error=error)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(f"not valid JSON at column {exc.colno}: {exc.msg}", source=str(path), line=exc.lineno) from None
 
 
 def iter_text_lines(

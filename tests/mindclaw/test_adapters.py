@@ -142,6 +142,19 @@ def test_virtualhome_snapshots_become_windows() -> None:
     assert exe.commands[4] == "<char2> [Walk] <character> (100)" and exe.commands[5].startswith("# give(apple, alice)")
 
 
+def test_malformed_json_files_name_file_line_and_column(tmp_path: Path) -> None:
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    (folder / "sidecar.json").write_text('{"frames_per_window": 2,\n "x": }\n')
+    with pytest.raises(ParseError, match=r"sidecar\.json:2: not valid JSON at column 7: Expecting value$"):
+        FramesFolderSource(folder)
+    recording = tmp_path / "episode.json"
+    recording.write_text('{"frames": []} extra')
+    for adapter in (ThreeDWorldAdapter, VirtualHomeAdapter):
+        with pytest.raises(ParseError, match=r"episode\.json:1: not valid JSON at column 16: Extra data$"):
+            adapter.from_file(recording)
+
+
 def test_virtualhome_errors() -> None:
     data = json.loads((FIXTURES / "virtualhome_episode.json").read_text())
     with pytest.raises(InvalidArgumentError, match="character node 102 has no name"):

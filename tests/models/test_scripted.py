@@ -116,7 +116,7 @@ def test_text_file_is_one_fixed_reply(tmp_path: Path) -> None:
     ("name", "content", "pattern"),
     [
         ("bad.jsonl", '{"match": "a", "reply": "x"}\n{"match": "b", "reply": \n', r"bad\.jsonl:2: not valid JSON"),
-        ("bad.json", '{\n  "rules": [\n  ]\n  "default": 1}', r"bad\.json:4: invalid JSON"),
+        ("bad.json", '{\n  "rules": [\n  ]\n  "default": 1}', r"bad\.json:4: not valid JSON at column 3"),
         ("noreply.jsonl", '{"match": "a"}\n', r"noreply\.jsonl:1: a rule must be an object"),
         ("regex.jsonl", '{"reply": "x"}\n{"match": "(", "reply": "y"}\n', r"regex\.jsonl:2: bad regex"),
         ("keys.json", '{"rules": [], "fallback": "x"}', r"unknown keys \['fallback'\]"),

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import json
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -39,7 +38,7 @@ from mindloop.bench.declaration import (
 from mindloop.bench.reader import Reading, read_choice
 from mindloop.bench.references import best_constant_policy
 from mindloop.bench.scoring import group_rows
-from mindloop.datafiles import csv_fields_unlimited, iter_json_lines
+from mindloop.datafiles import csv_fields_unlimited, iter_json_lines, read_json_file
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.base import Message, message
 from mindloop.models.replies import ask
@@ -215,10 +214,7 @@ def json_objects(path: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
     an item that is not an object, is a one-line error naming where."""
     if not text.lstrip().startswith("["):
         return list(iter_json_lines(path, text=text))
-    try:
-        rows = list(enumerate(json.loads(text), 1))
-    except json.JSONDecodeError as exc:
-        raise ParseError(f"not valid JSON ({exc.msg})", source=str(path), line=exc.lineno) from None
+    rows = list(enumerate(read_json_file(path, text=text), 1))
     for i, row in rows:
         if not isinstance(row, dict):
             raise ParseError("expected a JSON object per line", source=str(path), line=i)

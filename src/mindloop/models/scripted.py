@@ -27,7 +27,6 @@ processes (pickling it pickles just the name and options).
 from __future__ import annotations
 
 import inspect
-import json
 import pkgutil
 import re
 import time
@@ -147,14 +146,10 @@ def load_reply_file(path: Path) -> ScriptFn:
         raise ParseError(f"cannot read reply file: {exc}", source=source) from exc
     if path.suffix == ".txt":
         return ReplyRules(default=text.removesuffix("\n"))
-    if path.suffix == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ParseError(f"invalid JSON: {exc.msg}", source=source, line=exc.lineno) from exc
-        return _json_rules(data, source)
-    from mindloop.datafiles import iter_json_lines  # here: a scripted run without a reply file loads no YAML
+    from mindloop.datafiles import iter_json_lines, read_json_file  # here: a run without a reply file loads no YAML
 
+    if path.suffix == ".json":
+        return _json_rules(read_json_file(path, text=text), source)
     rules = [_rule(item, source, number) for number, item in iter_json_lines(path, text=text)]
     if not rules:
         raise ParseError("the reply file has no rules", source=source)

@@ -18,7 +18,6 @@ release scores an empty extraction 0 too).
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +25,7 @@ from typing import Any
 
 from mindloop._version import __version__
 from mindloop.bench.store import RunStore, SampleResult
-from mindloop.datafiles import read_text_file
+from mindloop.datafiles import read_json_file, read_text_file
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems.omnitom.alignment import Alignment
 from mindloop.systems.omnitom.benchmarks import STAGE1_ZERO, STAGE2_ZERO, record_sample
@@ -76,10 +75,7 @@ def _manifest(folder: Path) -> dict[str, Any]:
     path = folder / "manifest.json"
     if not path.is_file():
         return {}
-    try:
-        data = json.loads(read_text_file(path))
-    except json.JSONDecodeError as exc:
-        raise ParseError(f"invalid JSON: {exc.msg}", source=str(path), line=exc.lineno) from None
+    data = read_json_file(path)
     if not isinstance(data, dict):
         raise ParseError("expected a JSON object", source=str(path))
     return data

@@ -37,7 +37,6 @@ place, are *not covered* (counted apart, never wrong).
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from collections import Counter, defaultdict
@@ -53,6 +52,7 @@ from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample
 from mindloop.bench.choice import COVERED_RESAMPLED, RELEASE_SUITE, counted, coverage, not_covered, release_text
 from mindloop.bench.declaration import BenchmarkSpec, Headline, Metric, ReferencePolicy, SmallRun
 from mindloop.bench.references import outcome_policy, policy_headline, policy_records
+from mindloop.datafiles import read_json_file
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.metrics.stats import f1_score, mean
 from mindloop.models.base import message
@@ -105,10 +105,7 @@ class FanToMQuestion:
 def read_fantom(path: str | Path) -> list[dict[str, Any]]:
     """The question sets of ``fantom_v1.json`` (or of the folder holding it), checked for the fields used."""
     p, text = release_text(path, ("fantom_v1.json",), "FANToM's fantom_v1.json")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ParseError(f"not valid JSON ({exc.msg})", source=str(p), line=exc.lineno) from None
+    data = read_json_file(p, text=text)
     if not isinstance(data, list):
         raise ParseError("expected a list of question sets (FANToM's fantom_v1.json)", source=str(p))
     for i, s in enumerate(data):

@@ -19,15 +19,14 @@ A numbered-line Hi-ToM file may carry the same fields in ``NAME.meta.json`` besi
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TypeVar, cast
 
 from pydantic import BaseModel, Field, ValidationError
 
-from mindloop.datafiles import iter_text_lines, read_text_file
+from mindloop.datafiles import iter_text_lines, read_json_file
 from mindloop.errors import ParseError
 from mindloop.worlds.stories.tomi import (
     Example,
@@ -189,14 +188,6 @@ class _HiToMItem(BaseModel, extra="ignore"):
     answer: str
 
 
-def _load_json(p: Path) -> Any:
-    text = read_text_file(p)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ParseError(f"not valid JSON: {exc.msg}", source=str(p), line=exc.lineno) from None
-
-
 def read_hitom_json(path: str | Path) -> list[Example]:
     """Read Hi-ToM's released JSON: one :class:`Example` per item, its fields in ``Example.hitom``.
 
@@ -205,7 +196,7 @@ def read_hitom_json(path: str | Path) -> list[Example]:
     item (by position and ``sample_id``) and the field.
     """
     p = Path(path)
-    raw = _load_json(p)
+    raw = read_json_file(p)
     items = raw.get("data") if isinstance(raw, dict) else raw
     if not isinstance(items, list) or not items:
         raise ParseError("expected Hi-ToM's release: an object whose 'data' is a non-empty list", source=str(p))
@@ -244,7 +235,7 @@ def read_hitom_json(path: str | Path) -> list[Example]:
 
 def _attach_meta(examples: Iterator[Example], meta_path: Path) -> Iterator[Example]:
     """Give each example of a numbered-line Hi-ToM file the fields its ``.meta.json`` lists, in file order."""
-    meta = _load_json(meta_path)
+    meta = read_json_file(meta_path)
     if not isinstance(meta, list):
         raise ParseError("has no entries: expected a JSON list with one entry per question", source=str(meta_path))
     for i, (ex, m) in enumerate(_beside(examples, iter(meta), meta_path, "entries"), 1):

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from mindloop.datafiles import iter_json_lines, read_text_file
+from mindloop.datafiles import iter_json_lines, read_json_file
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems.mindclaw.records import ActionPlan, ExecutionResult
 from mindloop.systems.mindclaw.window import Window
@@ -47,10 +46,7 @@ def read_recording(path: str | Path, what: str, build: Callable[[Any], _T]) -> _
     """``build`` of a recorded episode's JSON; a file that cannot be read, or lacks what ``build`` looks up, is a
     :class:`~mindloop.errors.ParseError` naming it (``what``: ``TDW``, ``VirtualHome``)."""
     p = Path(path)
-    try:
-        data = json.loads(read_text_file(p, what=f"the {what} recording"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ParseError(f"cannot read the {what} recording: {exc}", source=str(p)) from None
+    data = read_json_file(p, what=f"the {what} recording")
     try:
         return build(data)
     except (KeyError, TypeError) as exc:

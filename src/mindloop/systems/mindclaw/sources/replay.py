@@ -25,7 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from mindloop.datafiles import read_text_file
+from mindloop.datafiles import read_json_file
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems.mindclaw.records import ActionPlan, ExecutionResult
 from mindloop.systems.mindclaw.sources.base import json_lines, not_executed
@@ -83,10 +83,7 @@ class FramesFolderSource:
         sidecar = self.folder / SIDECAR
         self.meta: dict[str, Any] = {}
         if sidecar.is_file():
-            try:
-                loaded = json.loads(read_text_file(sidecar, what="the sidecar"))
-            except json.JSONDecodeError as exc:
-                raise ParseError(f"not JSON: {exc.msg}", source=str(sidecar), line=exc.lineno) from None
+            loaded = read_json_file(sidecar, what="the sidecar")
             if not isinstance(loaded, dict):
                 raise ParseError("the sidecar must be a JSON object", source=str(sidecar))
             self.meta = loaded

@@ -18,7 +18,6 @@ facing north whatever its camera's rotation; unlike it, its room is read from th
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from pathlib import Path
@@ -26,7 +25,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, RootModel, StrictBool
 
-from mindloop.datafiles import field_path, load_package_data, read_text_file, validate_data
+from mindloop.datafiles import field_path, load_package_data, read_json_file, read_text_file, validate_data
 from mindloop.errors import ParseError
 from mindloop.systems.tos.world.geometry import EAST, NORTH, SOUTH, WEST, Vec
 from mindloop.systems.tos.world.scene import (
@@ -191,12 +190,7 @@ def load_scene(path_or_data: str | Path | Mapping[str, Any]) -> Scene:
         text = read_text_file(path, what="the scene file")
         if not text.strip():
             raise ParseError("empty file (expected a scene: mindloop's JSON format or a meta_data.json)", source=source)
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ParseError(
-                f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", source=source
-            ) from None
+        data = read_json_file(path, text=text)
     if isinstance(data, Mapping) and data.get("format") == SCENE_FORMAT:
         return scene_from_dict(data, source=source)
     if is_metadata(data):
