@@ -130,20 +130,28 @@ def parse_data(model: type[M], text: str, *, source: str) -> M:
 
 
 def validate_data(
-    model: type[M], data: Any, *, source: str, error: type[ParseError] = DataFileError, at: str = ""
+    model: type[M],
+    data: Any,
+    *,
+    source: str,
+    error: type[ParseError] = DataFileError,
+    at: str = "",
+    line: int | None = None,
+    context: dict[str, Any] | None = None,
 ) -> M:
     """Validate already loaded ``data`` (a user's JSON or YAML) against ``model``: a mismatch is one ``error``
-    naming ``source``, the field path (``rooms[1].x``; ``at`` is the path of ``data`` in its file, when it is a
-    part of one), what is wrong and the value found."""
+    naming ``source`` (and ``line``, for data read from one line of it), the field path (``rooms[1].x``; ``at`` is
+    the path of ``data`` in its file, when it is a part of one), what is wrong and the value found. ``context``
+    goes to the model's validators."""
     try:
-        return model.model_validate(data)
+        return model.model_validate(data, context=context)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(p for p in (at, field_path(first["loc"], data)) if p) or "(top level)"
         others = exc.error_count() - 1
         more = f" (and {others} more problem{'s' if others > 1 else ''})" if others else ""
         msg = _PLAIN.get(first["type"], first["msg"])
-        raise error(f"{where}: {msg}{more}", source=source, text=_short(first.get("input"))) from None
+        raise error(f"{where}: {msg}{more}", source=source, line=line, text=_short(first.get("input"))) from None
 
 
 def _short(value: Any) -> str | None:

@@ -69,8 +69,8 @@ def test_score_input_errors_name_the_problem(gold_file: Path, tmp_path: Path) ->
     bad_file.write_text("\n".join(json.dumps(x) for x in bad) + "\n", encoding="utf-8")
     result = runner.invoke(omnitom_app, ["score", "--pred", str(gold_file), "--gold", str(bad_file), "--json"])
     assert isinstance(result.exception, ParseError)
-    assert "bad.jsonl:3: story 15, belief 3" in str(result.exception)
-    assert "field labels.knowledge_access" in str(result.exception)
+    assert "bad.jsonl:3: [story_id=15].beliefs[3].labels.knowledge_access: " in str(result.exception)
+    assert "'Everyone' is not a legal Knowledge Access label" in str(result.exception)
     missing = runner.invoke(omnitom_app, ["score", "--pred", str(tmp_path / "nope.json"), "--gold", str(gold_file)])
     assert isinstance(missing.exception, ParseError) and "no such file" in str(missing.exception)
 

@@ -133,14 +133,14 @@ def test_validation_error_names_story_belief_and_field() -> None:
     with pytest.raises(ParseError) as info:
         parse_records([(3, _gold_dict())], source="gold.jsonl")
     message = str(info.value)
-    assert message.startswith("gold.jsonl:3: story 12, belief 1 ('Alice is in the room'), field labels.truth_status")
+    assert message.startswith("gold.jsonl:3: [story_id=12].beliefs[1].labels.truth_status: ")
     assert "'Maybe' is not a legal Truth Status label" in message
 
 
 def test_gold_needs_all_seven_labels_but_predictions_do_not() -> None:
     data = _gold_dict()
     data["beliefs"][1]["labels"] = {"order": 1, "context": "Neutral"}  # type: ignore[index]
-    with pytest.raises(ParseError, match=r"belief 1 .*field labels: missing label\(s\) truth_status"):
+    with pytest.raises(ParseError, match=r"beliefs\[1\]\.labels: Value error, missing label\(s\) truth_status"):
         parse_records([(1, data)])
     data["beliefs"][1]["labels"] = {"order": 1}  # type: ignore[index]
     (record,) = parse_records([(1, data)], partial=True)
@@ -159,9 +159,11 @@ def test_duplicate_story_ids_and_missing_fields_are_errors() -> None:
     good["beliefs"] = []
     with pytest.raises(ParseError, match="story_id 12 appears twice"):
         parse_records([(1, good), (2, good)])
-    with pytest.raises(ParseError, match="field story_category"):
+    with pytest.raises(ParseError, match=r"^<records>:1: \[story_id=1\]\.story_category: Field required$"):
         parse_records([(1, {"story_id": 1, "story": "x"})])
-    with pytest.raises(ParseError, match="field actor"):
+    with pytest.raises(
+        ParseError, match=r"\[story_id=12\]\.beliefs\[0\]\.actor: Value error, must be a non-empty string"
+    ):
         parse_records([(1, {**good, "beliefs": [{"actor": " ", "belief": "x", "labels": None}]})], partial=True)
 
 

@@ -166,7 +166,10 @@ def _item(**changes: object) -> dict[str, object]:
     [
         ("{", "not valid JSON"),
         (json.dumps({"rows": []}), "'data' is a non-empty list"),
-        (json.dumps({"data": [_item(question_order=7)]}), r"item 1: question_order: .*less than or equal to 4"),
+        (
+            json.dumps({"data": [_item(question_order=7)]}),
+            r"data\[0\]\.question_order: .*less than or equal to 4 \(got '7'\)",
+        ),
         (json.dumps({"data": [_item(question_order=3)]}), "question_order is 3 but the question asks order 2"),
         (json.dumps({"data": [_item(answer="jar")]}), r"sample_id 2\): the answer is not one of the 15 choices"),
         (json.dumps({"data": [_item(choices="A. red_box, C. jar")]}), "expected choice 'B. container'"),

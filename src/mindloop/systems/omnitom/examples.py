@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from importlib.resources.abc import Traversable
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, NonNegativeInt, field_validator
 
 from mindloop.datafiles import DataFileError, load_data_file, package_file
 from mindloop.errors import InvalidArgumentError
@@ -37,6 +38,15 @@ def _labels(labels: str) -> BeliefLabels:
     return BeliefLabels.model_validate(dict(zip(DIMENSIONS, labels.split(), strict=True)))
 
 
+def _seven_labels(labels: str) -> str:
+    """``labels`` as a row writes them, checked: seven legal labels (a wrong one is an error at its dimension)."""
+    count = len(labels.split())
+    if count != len(DIMENSIONS):
+        raise ValueError(f"has {count} labels, expected {len(DIMENSIONS)}")
+    _labels(labels)  # pydantic reports its ValidationError at its place: rows[i][2].truth_status
+    return labels
+
+
 class WorkedExample(BaseModel):
     """One App. E table, as ``data/examples.yaml`` writes it: its number, category, caption, story and rows
     ``(actor, belief, "7 labels")``."""
@@ -47,7 +57,7 @@ class WorkedExample(BaseModel):
     category: str
     title: str = Field(min_length=1)
     story: str = Field(min_length=1)
-    rows: tuple[tuple[str, str, str], ...] = Field(min_length=1)
+    rows: tuple[tuple[str, str, Annotated[str, AfterValidator(_seven_labels)]], ...] = Field(min_length=1)
 
     def record(self) -> StoryRecord:
         """The example as a gold record (``story_id`` = the table number, labels canonicalised)."""
@@ -60,20 +70,6 @@ class WorkedExample(BaseModel):
         if canonical_category(value) != value:
             raise ValueError(f"write the category's full name, {canonical_category(value)!r}")
         return value
-
-    @field_validator("rows")
-    @classmethod
-    def _labelled(cls, rows: tuple[tuple[str, str, str], ...]) -> tuple[tuple[str, str, str], ...]:
-        for i, (actor, belief, labels) in enumerate(rows):
-            values = labels.split()
-            if len(values) != len(DIMENSIONS):
-                raise ValueError(f"row {i} ({actor}: {belief!r}) has {len(values)} labels, expected {len(DIMENSIONS)}")
-            try:
-                _labels(labels)
-            except ValidationError as exc:
-                problem = exc.errors()[0]
-                raise ValueError(f"row {i} ({actor}: {belief!r}): {problem['loc'][0]}: {problem['msg']}") from None
-        return rows
 
 
 class AlignmentExample(BaseModel):

@@ -23,9 +23,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator, model_validator
 
-from mindloop.datafiles import iter_json_lines, load_package_data, read_text_file
+from mindloop.datafiles import iter_json_lines, load_package_data, read_text_file, validate_data
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.replies import compact_key
 
@@ -362,44 +362,20 @@ class StoryRecord(BaseModel):
         return data
 
 
-def _describe_error(obj: object, error: Mapping[str, Any]) -> str:
-    loc = tuple(error.get("loc", ()))
-    parts: list[str] = []
-    data = obj if isinstance(obj, Mapping) else {}
-    if "story_id" in data:
-        parts.append(f"story {data['story_id']!r}")
-    if len(loc) >= 2 and loc[0] == "beliefs" and isinstance(loc[1], int):
-        beliefs = data.get("beliefs")
-        text = ""
-        if isinstance(beliefs, list) and loc[1] < len(beliefs) and isinstance(beliefs[loc[1]], Mapping):
-            raw = beliefs[loc[1]].get("belief")
-            text = f" ({raw!r})" if isinstance(raw, str) else ""
-        parts.append(f"belief {loc[1]}{text}")
-        field = ".".join(str(x) for x in loc[2:]) or "(the belief object)"
-    else:
-        field = ".".join(str(x) for x in loc) or "(the record)"
-    parts.append(f"field {field}")
-    msg = str(error.get("msg", "invalid")).removeprefix("Value error, ")
-    return f"{', '.join(parts)}: {msg}"
-
-
 def parse_records(
     objects: Iterable[tuple[int | None, object]], *, partial: bool = False, source: str = "<records>"
 ) -> list[StoryRecord]:
     """Validate ``(line, object)`` pairs into records; ``partial`` accepts missing or illegal labels.
 
-    Raises :class:`ParseError` for the first invalid object, naming source, line, story, belief and field, and
-    for repeated ``story_id``.
+    Raises :class:`ParseError` for the first invalid object, naming source, line, story and field
+    (``[story_id=12].beliefs[1].labels.order``), and for repeated ``story_id``.
     """
     out: list[StoryRecord] = []
     seen: dict[int, int | None] = {}
+    context = {"partial": partial, "gold": not partial}
     for line, obj in objects:
-        try:
-            record = StoryRecord.model_validate(obj, context={"partial": partial, "gold": not partial})
-        except ValidationError as exc:
-            errors = exc.errors()
-            more = f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
-            raise ParseError(_describe_error(obj, errors[0]) + more, source=source, line=line) from None
+        at = f"[story_id={obj['story_id']}]" if isinstance(obj, Mapping) and "story_id" in obj else ""
+        record = validate_data(StoryRecord, obj, source=source, error=ParseError, at=at, line=line, context=context)
         if record.story_id in seen:
             raise ParseError(f"story_id {record.story_id} appears twice", source=source, line=line)
         seen[record.story_id] = line

@@ -24,9 +24,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TypeVar, cast
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field
 
-from mindloop.datafiles import iter_text_lines, read_json_file
+from mindloop.datafiles import iter_text_lines, read_json_file, validate_data
 from mindloop.errors import ParseError
 from mindloop.worlds.stories.tomi import (
     Example,
@@ -202,12 +202,8 @@ def read_hitom_json(path: str | Path) -> list[Example]:
         raise ParseError("expected Hi-ToM's release: an object whose 'data' is a non-empty list", source=str(p))
     out: list[Example] = []
     for index, obj in enumerate(items, 1):
-        try:
-            item = _HiToMItem.model_validate(obj)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            field = ".".join(str(x) for x in first["loc"]) or "item"
-            raise ParseError(f"item {index}: {field}: {first['msg']}", source=str(p)) from None
+        at = f"data[{index - 1}]" if isinstance(raw, dict) else f"[{index - 1}]"
+        item = validate_data(_HiToMItem, obj, source=str(p), error=ParseError, at=at)
         where = f"{p} (sample_id {item.sample_id})"
         if item.prompting_type not in PROMPTING_TYPES:
             raise ParseError(
