@@ -150,7 +150,7 @@ def validate_data(
         where = ".".join(p for p in (at, field_path(first["loc"], data)) if p) or "(top level)"
         others = exc.error_count() - 1
         more = f" (and {others} more problem{'s' if others > 1 else ''})" if others else ""
-        msg = _PLAIN.get(first["type"], first["msg"])
+        msg = _PLAIN.get(first["type"], first["msg"]).removeprefix("Value error, ").removeprefix("Assertion failed, ")
         raise error(f"{where}: {msg}{more}", source=source, line=line, text=_short(first.get("input"))) from None
 
 

@@ -140,7 +140,7 @@ def test_validation_error_names_story_belief_and_field() -> None:
 def test_gold_needs_all_seven_labels_but_predictions_do_not() -> None:
     data = _gold_dict()
     data["beliefs"][1]["labels"] = {"order": 1, "context": "Neutral"}  # type: ignore[index]
-    with pytest.raises(ParseError, match=r"beliefs\[1\]\.labels: Value error, missing label\(s\) truth_status"):
+    with pytest.raises(ParseError, match=r"beliefs\[1\]\.labels: missing label\(s\) truth_status"):
         parse_records([(1, data)])
     data["beliefs"][1]["labels"] = {"order": 1}  # type: ignore[index]
     (record,) = parse_records([(1, data)], partial=True)
@@ -162,7 +162,7 @@ def test_duplicate_story_ids_and_missing_fields_are_errors() -> None:
     with pytest.raises(ParseError, match=r"^<records>:1: \[story_id=1\]\.story_category: Field required$"):
         parse_records([(1, {"story_id": 1, "story": "x"})])
     with pytest.raises(
-        ParseError, match=r"\[story_id=12\]\.beliefs\[0\]\.actor: Value error, must be a non-empty string"
+        ParseError, match=r"\[story_id=12\]\.beliefs\[0\]\.actor: must be a non-empty string"
     ):
         parse_records([(1, {**good, "beliefs": [{"actor": " ", "belief": "x", "labels": None}]})], partial=True)
 

@@ -262,7 +262,7 @@ def test_meta_data_json_with_a_non_finite_position_is_refused(cli: Cli, tmp_path
     assert_refused(
         cli("tos", "render", bad, home=tmp_path / "home"),
         bad,
-        "cameras[id=agent].position.x: Value error, must be a number",
+        "cameras[id=agent].position.x: must be a number",
     )
 
 

@@ -188,18 +188,18 @@ _DELETE = object()
         (_set(["cameras"], None), "cameras: Input should be a valid list"),
         (_set(["mask"], "[[0, 1]]"), "mask: Input should be a valid list"),
         (_set(["mask", 3], [0, 1]), "rectangular"),
-        (_set(["mask", 3, 3], "3"), "mask[3][3]: Value error, must be a number"),
-        (_set(["mask", 3, 3], 7000), "mask[3][3]: Value error, expected -1 (outside), 0 (wall), 1-99 (a room)"),
+        (_set(["mask", 3, 3], "3"), "mask[3][3]: must be a number"),
+        (_set(["mask", 3, 3], 7000), "mask[3][3]: expected -1 (outside), 0 (wall), 1-99 (a room)"),
         (_set(["offset"], _DELETE), "offset: Field required"),
         (_set(["offset"], [1]), "offset[1]: Field required"),
         (_set(["objects", 0, "pos"], None), "objects[name=television].pos.x: Field required"),
         (
             _set(["objects", 0, "pos", "x"], float("nan")),
-            "objects[name=television].pos.x: Value error, must be a number",
+            "objects[name=television].pos.x: must be a number",
         ),
         (
             _set(["objects", 0, "pos", "x"], 2.5),
-            "objects[name=television].pos.x: Value error, must lie on the integer grid",
+            "objects[name=television].pos.x: must lie on the integer grid",
         ),
         (
             _set(["objects", 0, "attributes"], [1]),

@@ -90,7 +90,7 @@ _DELETE = object()
         (["objects", 0, "pos"], [4, 1], "not inside a room"),
         (["objects", 0, "pos"], [3, 1], "share the cell"),
         (["objects", 0, "pos"], [2.5, 1], "objects[name=chair].pos[0]: Input should be a valid integer"),
-        (["objects", 0, "facing"], "up", "objects[name=chair].facing: Value error, unknown direction 'up'"),
+        (["objects", 0, "facing"], "up", "objects[name=chair].facing: unknown direction 'up'"),
         (["objects", 1, "name"], "chair", "used twice"),
         (["objects"], [], "objects: List should have at least 1 item"),
         (["agent", "pos"], [2, 3], "occupied by 'chair'"),

@@ -45,7 +45,7 @@ def test_the_shipped_templates_are_the_ones_the_code_held() -> None:
     [
         ("relative to {anchor}.", "relative to {anchr}.", r"direction: uses \{anchr\}, \{obj\}; expected exactly"),
         ("You observe that {observation}.", "You observe that.", r"perc\.dec: uses none; expected exactly"),
-        ("  ment.rot: |", "  ment.rotation: |", r"templates: Value error, unknown task 'ment\.rotation'"),
+        ("  ment.rot: |", "  ment.rotation: |", r"templates: unknown task 'ment\.rotation'"),
         ("Example: (2, -1)\n", "Example: (2, -1\n    {)\n", r"view2loc: not a format string"),
         ("templates:\n", "templates:\n  version: two\n", r"unknown task 'version'"),
     ],
