@@ -101,9 +101,6 @@ def render_report(run_id: str, store: RunStore) -> str:
     values, policies = _references(store, info, [r for r in records if r.status != "pending"])
     marks = reference_marks(values, policies, head.higher_is_better if head else True)
     panels = _metric_panels(metrics, groups, bounds, head, marks)
-    ref_panel = _reference_panel(values, policies, head)
-    if ref_panel is not None:
-        panels.insert(1 if panels and panels[0].title == "Summary" else 0, ref_panel)
     chosen = per_group_tables(metrics, records)
     if chosen is not None and chosen[2]:  # the report's own table, shown because the per-group figure draws it
         overall = [k for k, v in metrics.items() if _is_number(v)]
@@ -116,9 +113,9 @@ def render_report(run_id: str, store: RunStore) -> str:
     bench = installed_benchmark(info.benchmark)
     timelines = [episode_timeline(bench, r) for r in records] if bench is not None else []
     first, judged = _score_order(bench, head)
-    glossary = _glossary(bench, store, info, metrics)
-    if glossary is not None:
-        panels.insert(1 if panels and panels[0].title == "Summary" else 0, glossary)
+    at = 1 if panels and panels[0].title == "Summary" else 0  # the glossary, then the reference policies
+    extra = (_glossary(bench, store, info, metrics), _reference_panel(values, policies, head))
+    panels[at:at] = [p for p in extra if p is not None]
     return render(
         "report",
         title=f"{info.run_id} · mindloop report",
