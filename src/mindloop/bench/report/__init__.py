@@ -25,7 +25,7 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -39,6 +39,7 @@ from mindloop.bench.registry import installed_benchmark
 from mindloop.bench.report.plots import (
     SCORE_TABLE,
     _is_table,
+    _short,
     _title,
     fmt_number,
     headline_plot,
@@ -639,9 +640,7 @@ def _error_table(records: Sequence[SampleRecord], status: str) -> _ErrorTable | 
 
 
 def _cell(text: str | None, limit: int = CELL_CHARS) -> str | None:
-    if text is None or len(text) <= limit:
-        return text
-    return text[: limit - 1] + "…"
+    return None if text is None else _short(text, limit)
 
 
 def _brief(value: Any, limit: int = FIELD_CHARS) -> str:
@@ -653,25 +652,26 @@ def _brief(value: Any, limit: int = FIELD_CHARS) -> str:
     elif value is None or isinstance(value, bool | int | float):
         text = _dumps(value)
     elif isinstance(value, Mapping):
-        parts: list[str] = []
-        for k, v in value.items():
-            parts.append(f"{k}: {_brief(v, limit)}")
-            if sum(len(p) + 2 for p in parts) > limit:
-                break
-        text = "; ".join(parts)
+        text = _joined((f"{k}: {_brief(v, limit)}" for k, v in value.items()), "; ", limit)
     elif isinstance(value, list | tuple):
         if all(x is None or isinstance(x, str | int | float | bool) for x in value):
-            shown: list[str] = []
-            for x in value:
-                shown.append(_brief(x, limit))
-                if sum(len(p) + 2 for p in shown) > limit:
-                    break
-            text = ", ".join(shown)
+            text = _joined((_brief(x, limit) for x in value), ", ", limit)
         else:
             text = f"{len(value)} item" + ("" if len(value) == 1 else "s")
     else:
         text = str(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return _short(text, limit)
+
+
+def _joined(parts: Iterator[str], sep: str, limit: int) -> str:
+    """``parts`` joined by ``sep`` (two characters), taken one by one up to the first that brings the text past
+    ``limit`` (the rest would be cut anyway, so it is never made)."""
+    shown: list[str] = []
+    for part in parts:
+        shown.append(part)
+        if sum(len(p) + 2 for p in shown) > limit:
+            break
+    return sep.join(shown)
 
 
 def _shown(value: Any) -> str | dict[str, Any] | None:

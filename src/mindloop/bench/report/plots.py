@@ -155,6 +155,7 @@ def _encode(fig: Figure) -> str:
 
 
 def _short(label: str, limit: int = 22) -> str:
+    """``label`` cut to at most ``limit`` characters, ending in ``…`` where it was cut (tick labels, table cells)."""
     return label if len(label) <= limit else label[: limit - 1] + "…"
 
 
