@@ -39,6 +39,7 @@ from mindloop.bench.registry import installed_benchmark
 from mindloop.bench.report.plots import (
     SCORE_TABLE,
     _is_table,
+    _keys,
     _short,
     _title,
     fmt_number,
@@ -580,9 +581,7 @@ def _breakdown(
 ) -> _Panel:
     """A breakdown table: a row per key, a column per metric (``n`` last), each cell with its raw value and, from
     ``bounds`` (``{row: {metric: interval}}``), its interval."""
-    columns: list[str] = []
-    for row in table.values():
-        columns.extend(k for k in row if k not in columns)
+    columns = _keys(table.values())
     columns.sort(key=lambda c: c == "n")  # n last
     main = main_metric(table, overall)
     rows = []
@@ -745,9 +744,7 @@ def _blob(
     in the order samples report them; only the ``judged`` ones (per-sample right/wrong scores) are coloured as
     right (1) or wrong (0). ``timelines`` (one per record, or none) are the episodes' timelines: drawn in the
     drill-down, and their verdict is the sample's right/wrong mark."""
-    score_names: list[str] = []
-    for r in records:
-        score_names.extend(k for k, v in r.scores.items() if k not in score_names and _is_number(v))
+    score_names = _keys((r.scores for r in records), _is_number)
     score_names.sort(key=lambda k: first.index(k) if k in first else len(first))
     score_names = score_names[:MAX_SCORE_COLUMNS]
     lines = list(timelines) or [None] * len(records)

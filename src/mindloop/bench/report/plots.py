@@ -20,7 +20,7 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeGuard, cast
@@ -230,11 +230,7 @@ def _height(n_bars: int) -> float:
 def main_metric(table: Mapping[str, Mapping[str, Any]], preferred: Sequence[str] = ()) -> str | None:
     """The metric a breakdown chart shows: one named at the top level too (``accuracy``), else the first numeric
     column other than ``n``."""
-    columns: list[str] = []
-    for row in table.values():
-        for key, value in row.items():
-            if key not in columns and _number(value) and key != "n":
-                columns.append(key)
+    columns = [key for key in _keys(table.values(), _number) if key != "n"]
     for name in preferred:
         if name in columns:
             return name
@@ -392,10 +388,16 @@ def mean_scores(records: Sequence[SampleRecord], names: Sequence[str] | None = N
 
 
 def _score_names(records: Sequence[SampleRecord]) -> list[str]:
-    names: list[str] = []
-    for r in records:
-        names.extend(k for k, v in r.scores.items() if k not in names and _number(v))
-    return names
+    return _keys((r.scores for r in records), _number)
+
+
+def _keys(rows: Iterable[Mapping[str, Any]], keep: Callable[[Any], bool] = lambda value: True) -> list[str]:
+    """The keys of ``rows`` (table rows, samples' scores) in the order they first appear, of the values ``keep``
+    accepts (every value by default)."""
+    keys: list[str] = []
+    for row in rows:
+        keys.extend(k for k, v in row.items() if k not in keys and keep(v))
+    return keys
 
 
 def score_table(records: Sequence[SampleRecord], limit: int | None = MAX_SCORES) -> dict[str, dict[str, Any]]:
@@ -444,9 +446,7 @@ def per_group_tables(
 def table_metrics(table: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """The columns of a per-group table that the per-group figure draws: every column with a number in some
     row, in the table's order, except the sample counts (``n`` and ``*_n``); the first :data:`MAX_PANELS`."""
-    columns: list[str] = []
-    for row in table.values():
-        columns.extend(k for k in row if k not in columns)
+    columns = _keys(table.values())
     numeric = {k for row in table.values() for k, v in row.items() if _number(v)}
     return [c for c in columns if c in numeric and c != "n" and not c.endswith("_n")][:MAX_PANELS]
 
