@@ -25,7 +25,7 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -39,6 +39,8 @@ from mindloop.bench.registry import installed_benchmark
 from mindloop.bench.report.plots import (
     SCORE_TABLE,
     _is_table,
+    _keys,
+    _short,
     _title,
     fmt_number,
     headline_plot,
@@ -101,9 +103,6 @@ def render_report(run_id: str, store: RunStore) -> str:
     values, policies = _references(store, info, [r for r in records if r.status != "pending"])
     marks = reference_marks(values, policies, head.higher_is_better if head else True)
     panels = _metric_panels(metrics, groups, bounds, head, marks)
-    ref_panel = _reference_panel(values, policies, head)
-    if ref_panel is not None:
-        panels.insert(1 if panels and panels[0].title == "Summary" else 0, ref_panel)
     chosen = per_group_tables(metrics, records)
     if chosen is not None and chosen[2]:  # the report's own table, shown because the per-group figure draws it
         overall = [k for k, v in metrics.items() if _is_number(v)]
@@ -116,9 +115,9 @@ def render_report(run_id: str, store: RunStore) -> str:
     bench = installed_benchmark(info.benchmark)
     timelines = [episode_timeline(bench, r) for r in records] if bench is not None else []
     first, judged = _score_order(bench, head)
-    glossary = _glossary(bench, store, info, metrics)
-    if glossary is not None:
-        panels.insert(1 if panels and panels[0].title == "Summary" else 0, glossary)
+    at = 1 if panels and panels[0].title == "Summary" else 0  # the glossary, then the reference policies
+    extra = (_glossary(bench, store, info, metrics), _reference_panel(values, policies, head))
+    panels[at:at] = [p for p in extra if p is not None]
     return render(
         "report",
         title=f"{info.run_id} · mindloop report",
@@ -582,9 +581,7 @@ def _breakdown(
 ) -> _Panel:
     """A breakdown table: a row per key, a column per metric (``n`` last), each cell with its raw value and, from
     ``bounds`` (``{row: {metric: interval}}``), its interval."""
-    columns: list[str] = []
-    for row in table.values():
-        columns.extend(k for k in row if k not in columns)
+    columns = _keys(table.values())
     columns.sort(key=lambda c: c == "n")  # n last
     main = main_metric(table, overall)
     rows = []
@@ -642,9 +639,7 @@ def _error_table(records: Sequence[SampleRecord], status: str) -> _ErrorTable | 
 
 
 def _cell(text: str | None, limit: int = CELL_CHARS) -> str | None:
-    if text is None or len(text) <= limit:
-        return text
-    return text[: limit - 1] + "…"
+    return None if text is None else _short(text, limit)
 
 
 def _brief(value: Any, limit: int = FIELD_CHARS) -> str:
@@ -656,25 +651,26 @@ def _brief(value: Any, limit: int = FIELD_CHARS) -> str:
     elif value is None or isinstance(value, bool | int | float):
         text = _dumps(value)
     elif isinstance(value, Mapping):
-        parts: list[str] = []
-        for k, v in value.items():
-            parts.append(f"{k}: {_brief(v, limit)}")
-            if sum(len(p) + 2 for p in parts) > limit:
-                break
-        text = "; ".join(parts)
+        text = _joined((f"{k}: {_brief(v, limit)}" for k, v in value.items()), "; ", limit)
     elif isinstance(value, list | tuple):
         if all(x is None or isinstance(x, str | int | float | bool) for x in value):
-            shown: list[str] = []
-            for x in value:
-                shown.append(_brief(x, limit))
-                if sum(len(p) + 2 for p in shown) > limit:
-                    break
-            text = ", ".join(shown)
+            text = _joined((_brief(x, limit) for x in value), ", ", limit)
         else:
             text = f"{len(value)} item" + ("" if len(value) == 1 else "s")
     else:
         text = str(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return _short(text, limit)
+
+
+def _joined(parts: Iterator[str], sep: str, limit: int) -> str:
+    """``parts`` joined by ``sep`` (two characters), taken one by one up to the first that brings the text past
+    ``limit`` (the rest would be cut anyway, so it is never made)."""
+    shown: list[str] = []
+    for part in parts:
+        shown.append(part)
+        if sum(len(p) + 2 for p in shown) > limit:
+            break
+    return sep.join(shown)
 
 
 def _shown(value: Any) -> str | dict[str, Any] | None:
@@ -748,9 +744,7 @@ def _blob(
     in the order samples report them; only the ``judged`` ones (per-sample right/wrong scores) are coloured as
     right (1) or wrong (0). ``timelines`` (one per record, or none) are the episodes' timelines: drawn in the
     drill-down, and their verdict is the sample's right/wrong mark."""
-    score_names: list[str] = []
-    for r in records:
-        score_names.extend(k for k, v in r.scores.items() if k not in score_names and _is_number(v))
+    score_names = _keys((r.scores for r in records), _is_number)
     score_names.sort(key=lambda k: first.index(k) if k in first else len(first))
     score_names = score_names[:MAX_SCORE_COLUMNS]
     lines = list(timelines) or [None] * len(records)

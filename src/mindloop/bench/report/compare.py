@@ -86,8 +86,10 @@ def _signed(value: float) -> str:
     return text if text.startswith("-") or value == 0 else f"+{text}"
 
 
-def _p(p: float) -> str:
-    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+def _p(p: float, adjusted: float | None = None) -> str:
+    """A p-value as shown, followed by its Holm-adjusted value when it has one."""
+    text = "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+    return text if adjusted is None else f"{text} · Holm {_p(adjusted)}"
 
 
 def _text(value: Any) -> str | None:
@@ -95,12 +97,14 @@ def _text(value: Any) -> str | None:
     return None if value is None else _cell(value if isinstance(value, str) else _dumps(value), CELL_CHARS)
 
 
-def _tone(d: Mapping[str, Any], higher_is_better: bool | None) -> str:
-    if d.get("p_adjusted", d["p"]) >= SIGNIFICANT or d["diff"] == 0:
+def _tone(p: float, adjusted: float | None, diff: float, higher_is_better: bool | None = None) -> str:
+    """How a difference is marked: not at all unless it is not 0 and its p-value (the adjusted one where it has
+    one) is below :data:`SIGNIFICANT`; then ``good`` or ``bad`` by the metric's direction, ``sig`` without one."""
+    if (p if adjusted is None else adjusted) >= SIGNIFICANT or diff == 0:
         return ""
     if higher_is_better is None:
         return "sig"
-    return "good" if (d["diff"] > 0) == higher_is_better else "bad"
+    return "good" if (diff > 0) == higher_is_better else "bad"
 
 
 def _metric_tables(bc: BenchmarkComparison) -> list[_MetricTable]:
@@ -124,8 +128,8 @@ def _metric_tables(bc: BenchmarkComparison) -> list[_MetricTable]:
                 continue
             higher = bc.headline.higher_is_better if bc.headline and path == (head,) else None
             ci = f"[{_signed(d['low'])}, {_signed(d['high'])}]"
-            p_text = _p(d["p"]) + (f" · Holm {_p(d['p_adjusted'])}" if "p_adjusted" in d else "")
-            cells.append(_Value(_signed(d["diff"]), ci, _dumps(d["diff"]), _tone(d, higher), p_text))
+            tone = _tone(d["p"], d.get("p_adjusted"), d["diff"], higher)
+            cells.append(_Value(_signed(d["diff"]), ci, _dumps(d["diff"]), tone, _p(d["p"], d.get("p_adjusted"))))
         title = "Summary" if len(path) == 1 else path[0].replace("_", " ")
         name = path[0] if len(path) == 1 else " · ".join(path[1:])
         tables.setdefault(title, []).append(_MetricRow(name, ".".join(path), values, cells, path == (head,)))
@@ -157,7 +161,7 @@ def _cards(bc: BenchmarkComparison) -> list[dict[str, str]]:
         d = diff.metrics.get((metric,))
         value = f"{_fmt(base)} → {_fmt(side.metrics.get(metric))}"
         label = f"{bc.benchmark} · {metric} · {side.label}"
-        tone = "" if d is None else _tone(d.to_json(), bc.headline.higher_is_better)
+        tone = "" if d is None else _tone(d.p, d.p_adjusted, d.diff, bc.headline.higher_is_better)
         line = (
             "no paired difference"
             if d is None
@@ -187,10 +191,8 @@ def _tests(diffs: Sequence[Difference]) -> list[dict[str, str]]:
                     "diff": _signed(t.mean_run - t.mean_baseline),
                     "ci": ci,
                     "counts": counts,
-                    "p": _p(t.p) + ("" if t.p_adjusted is None else f" · Holm {_p(t.p_adjusted)}"),
-                    "tone": "sig"
-                    if (t.p if t.p_adjusted is None else t.p_adjusted) < SIGNIFICANT and t.mean_run != t.mean_baseline
-                    else "",
+                    "p": _p(t.p, t.p_adjusted),
+                    "tone": _tone(t.p, t.p_adjusted, t.mean_run - t.mean_baseline),
                 }
             )
     return rows

@@ -20,8 +20,8 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeGuard, cast
 
@@ -137,8 +137,13 @@ def _style() -> AbstractContextManager[None]:
     return matplotlib.rc_context(cast(Any, _RC))
 
 
-def _figure(width: float, height: float) -> Figure:
-    return Figure(figsize=(width, height), layout="constrained")
+@contextmanager
+def _canvas(width: float, height: float, ncols: int = 0, **subplots: Any) -> Iterator[tuple[Figure, Any]]:
+    """A bare figure built under the report's plot style, with one axes (``ncols`` 0) or a row of ``ncols``
+    panels (``subplots`` passed to :meth:`Figure.subplots`), as ``(figure, axes)``."""
+    with _style():
+        fig = Figure(figsize=(width, height), layout="constrained")
+        yield fig, fig.subplots(1, ncols, **subplots) if ncols else fig.add_subplot()
 
 
 def _encode(fig: Figure) -> str:
@@ -150,6 +155,7 @@ def _encode(fig: Figure) -> str:
 
 
 def _short(label: str, limit: int = 22) -> str:
+    """``label`` cut to at most ``limit`` characters, ending in ``…`` where it was cut (tick labels, table cells)."""
     return label if len(label) <= limit else label[: limit - 1] + "…"
 
 
@@ -224,11 +230,7 @@ def _height(n_bars: int) -> float:
 def main_metric(table: Mapping[str, Mapping[str, Any]], preferred: Sequence[str] = ()) -> str | None:
     """The metric a breakdown chart shows: one named at the top level too (``accuracy``), else the first numeric
     column other than ``n``."""
-    columns: list[str] = []
-    for row in table.values():
-        for key, value in row.items():
-            if key not in columns and _number(value) and key != "n":
-                columns.append(key)
+    columns = [key for key in _keys(table.values(), _number) if key != "n"]
     for name in preferred:
         if name in columns:
             return name
@@ -255,9 +257,7 @@ def breakdown_plot(
     if all(math.isnan(v) for _, v in rows):
         return None
     notes = [f"  (n={_count(row['n'])})" if _number(row.get("n")) else "" for _, row in picked]
-    with _style():
-        fig = _figure(6.4, _height(len(rows)))
-        ax = fig.add_subplot()
+    with _canvas(6.4, _height(len(rows))) as (fig, ax):
         _bars(ax, [k for k, _ in rows], [v for _, v in rows], notes, BLUE)
         ref = overall.get(metric)
         if _number(ref):
@@ -311,9 +311,7 @@ def headline_plot(
     refs = [(m, float(m.value)) for m in marks if m.value is not None and math.isfinite(m.value)]
     if value is None and not refs:
         return None
-    with _style():
-        fig = _figure(6.4, 1.2 + 0.05 * len(refs))
-        ax = fig.add_subplot()
+    with _canvas(6.4, 1.2 + 0.05 * len(refs)) as (fig, ax):
         shown = value if value is not None and math.isfinite(value) else math.nan
         _bars(ax, [metric], [shown], [""], BLUE)
         if interval is not None and value is not None:
@@ -390,10 +388,16 @@ def mean_scores(records: Sequence[SampleRecord], names: Sequence[str] | None = N
 
 
 def _score_names(records: Sequence[SampleRecord]) -> list[str]:
-    names: list[str] = []
-    for r in records:
-        names.extend(k for k, v in r.scores.items() if k not in names and _number(v))
-    return names
+    return _keys((r.scores for r in records), _number)
+
+
+def _keys(rows: Iterable[Mapping[str, Any]], keep: Callable[[Any], bool] = lambda value: True) -> list[str]:
+    """The keys of ``rows`` (table rows, samples' scores) in the order they first appear, of the values ``keep``
+    accepts (every value by default)."""
+    keys: list[str] = []
+    for row in rows:
+        keys.extend(k for k, v in row.items() if k not in keys and keep(v))
+    return keys
 
 
 def score_table(records: Sequence[SampleRecord], limit: int | None = MAX_SCORES) -> dict[str, dict[str, Any]]:
@@ -442,9 +446,7 @@ def per_group_tables(
 def table_metrics(table: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """The columns of a per-group table that the per-group figure draws: every column with a number in some
     row, in the table's order, except the sample counts (``n`` and ``*_n``); the first :data:`MAX_PANELS`."""
-    columns: list[str] = []
-    for row in table.values():
-        columns.extend(k for k in row if k not in columns)
+    columns = _keys(table.values())
     numeric = {k for row in table.values() for k, v in row.items() if _number(v)}
     return [c for c in columns if c in numeric and c != "n" and not c.endswith("_n")][:MAX_PANELS]
 
@@ -470,12 +472,10 @@ def score_plot(
     picked = [(str(k), row) for k, row in table.items()][:MAX_GROUPS]  # keys as the page shows them
     rows = [k for k, _ in picked]
     series = {m: {k: row.get(m) for k, row in picked} for m in names}
-    with _style():
-        width = 6.4 if len(names) <= 2 else min(12.8, 2.4 * len(names) + 1.0)
-        fig = _figure(width, _height(len(rows)) + 0.2)
-        axes = fig.subplots(1, len(names), sharey=True, squeeze=False)[0]
+    width = 6.4 if len(names) <= 2 else min(12.8, 2.4 * len(names) + 1.0)
+    with _canvas(width, _height(len(rows)) + 0.2, len(names), sharey=True, squeeze=False) as (fig, axes):
         drawn: dict[str, float] = {}
-        for i, (ax, metric) in enumerate(zip(axes, names, strict=True)):
+        for i, (ax, metric) in enumerate(zip(axes[0], names, strict=True)):
             values = [float(v) if _number(v) else math.nan for v in series[metric].values()]
             _bars(ax, rows, values, [""] * len(rows), PALETTE[i % len(PALETTE)], invert=i == 0)
             if metric == headline:
@@ -515,9 +515,7 @@ def status_plot(records: Sequence[SampleRecord], order: Sequence[str] = ()) -> P
     counts = Counter((r.sample.group, r.status) for r in records)
     y = np.arange(len(groups))
     left = np.zeros(len(groups))
-    with _style():
-        fig = _figure(6.4, _height(len(groups)))
-        ax = fig.add_subplot()
+    with _canvas(6.4, _height(len(groups))) as (fig, ax):
         for status, color in (("done", GREEN), ("failed", RED), ("bug", PURPLE), ("pending", GREY)):
             widths = np.array([counts[(g, status)] for g in groups], dtype=float)
             if widths.any():
@@ -570,9 +568,7 @@ def seconds_plot(records: Sequence[SampleRecord]) -> Plot | None:
     if not secs:
         return None
     shown, unit = _in_unit(secs)
-    with _style():
-        fig = _figure(6.4, 2.9)
-        ax = fig.add_subplot()
+    with _canvas(6.4, 2.9) as (fig, ax):
         stats = _hist(ax, shown, BLUE, unit)
         ax.set_xlabel(f"{unit} per sample   ({stats})")
     what = f"Wall-clock time of each of the {len(secs)} finished samples; solid line the median, dotted the 95th"
@@ -594,9 +590,7 @@ def model_call_plot(records: Sequence[SampleRecord]) -> Plot | None:
     prompt = [float(c.get("prompt_tokens") or 0) for c in calls]
     completion = [float(c.get("completion_tokens") or 0) for c in calls]
     cached = sum(bool(c.get("cached")) for c in calls)
-    with _style():
-        fig = _figure(12.8, 2.9)
-        axes = fig.subplots(1, 3)
+    with _canvas(12.8, 2.9, 3) as (fig, axes):
         for ax, values, color, title, label, what in (
             (axes[0], latency, BLUE, "latency per call", unit, unit),
             (axes[1], prompt, ORANGE, "prompt tokens per call", "tokens", "tok"),

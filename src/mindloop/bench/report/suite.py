@@ -208,10 +208,7 @@ def suite_report(store: RunStore, suite_id: str) -> dict[str, Any]:
                 "model": s.model if s else model,
                 "status": "not started" if s is None else "finished" if s.n_completed == s.n else "partial",
                 "n": s.n if s else None,
-                "n_completed": s.n_completed if s else 0,
-                "n_failed": s.n_failed if s else 0,
-                "n_bugs": s.n_bugs if s else 0,
-                "n_model_failures": s.n_model_failures if s else 0,
+                **{k: getattr(s, k) if s else 0 for k in ("n_completed", "n_failed", "n_bugs", "n_model_failures")},
                 "headline": {
                     "metric": head.metric if head else None,
                     "higher_is_better": head.higher_is_better if head else None,
