@@ -12,6 +12,7 @@ to the model ``ctx.format_retries`` times (``--format-retries``).
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
@@ -65,13 +66,11 @@ def transport_timeline(record: SampleRecord) -> EpisodeTimeline | None:
     out = record.output or {}
     if "steps" not in out:
         return None
-    by_step: dict[int, dict[str, list[str]]] = {}
+    by_step: defaultdict[int, dict[str, list[str]]] = defaultdict(lambda: {"said": [], "belief": []})
     for m in out.get("messages") or []:
-        by_step.setdefault(int(m["t"]), {"said": [], "belief": []})["said"].append(
-            f"{m['sender']} says ({m.get('tokens', '?')} tokens): {m['text']}"
-        )
+        by_step[int(m["t"])]["said"].append(f"{m['sender']} says ({m.get('tokens', '?')} tokens): {m['text']}")
     for t, acc in out.get("belief_accuracy") or []:
-        by_step.setdefault(int(t), {"said": [], "belief": []})["belief"].append(f"{100 * float(acc):.0f}%")
+        by_step[int(t)]["belief"].append(f"{100 * float(acc):.0f}%")
     steps = [
         TimelineStep(
             str(t),

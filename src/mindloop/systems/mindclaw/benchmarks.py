@@ -380,42 +380,39 @@ def summarize_claw(records: Sequence[SampleRecord]) -> dict[str, Any]:
     ``by_group`` (false belief / implicit goal x help / control). Failed samples count as failures."""
     from mindloop.systems.mindclaw.metrics import summarize_intervention
 
-    def rows(rs: Sequence[SampleRecord]) -> list[dict[str, Any]]:
-        out = []
+    model_agent = any((r.output or {}).get("agent") in ("model", "direct") for r in records)
+
+    def summarize(rs: Sequence[SampleRecord], help_needed: bool | None = None) -> dict[str, Any]:
+        """:func:`summarize_intervention` of ``rs`` (only those whose episode needs help, or only the controls)."""
+        rows = []
         for r in rs:
             gold = r.sample.input.get("gold", {})
-            out.append(
-                {
-                    "scores": r.scores,
-                    "failed": r.status == "failed",
-                    "help_needed": bool(gold.get("help_needed")),
-                    "n_decisions": r.sample.input.get("n_decisions", 0),
-                    "n_non_noop": r.sample.input.get("n_non_noop", 0),
-                }
-            )
-        return out
+            if help_needed is None or bool(gold.get("help_needed")) == help_needed:
+                rows.append(
+                    {
+                        "scores": r.scores,
+                        "failed": r.status == "failed",
+                        "help_needed": bool(gold.get("help_needed")),
+                        "n_decisions": r.sample.input.get("n_decisions", 0),
+                        "n_non_noop": r.sample.input.get("n_non_noop", 0),
+                    }
+                )
+        return summarize_intervention(rows, model_agent=model_agent)
 
-    model_agent = any((r.output or {}).get("agent") in ("model", "direct") for r in records)
-    every = rows(records)
-    summary = summarize_intervention(every, model_agent=model_agent)
-    help_rows = [row for row in every if row["help_needed"]]
-    control_rows = [row for row in every if not row["help_needed"]]
-    on_help = summarize_intervention(help_rows, model_agent=model_agent)
-    on_controls = summarize_intervention(control_rows, model_agent=model_agent)
+    summary = summarize(records)
+    on_help = summarize(records, help_needed=True)
+    on_controls = summarize(records, help_needed=False)
     summary["all_episodes"] = {"ta": summary["ta"], "pia": summary["pia"], "n": summary["n"]}
     summary["ta"], summary["pia"] = on_help["ta"], on_help["pia"]
     summary["headline_over"] = "episodes that need help (controls reported apart under control_episodes)"
     summary["control_episodes"] = {k: on_controls[k] for k in ("ta", "pia", "n", "false_alarms")}
-    groups: dict[str, list[SampleRecord]] = defaultdict(list)
-    for r in records:
-        groups[r.sample.group].append(r)
     summary["by_group"] = {
         g: {
             k: v
-            for k, v in summarize_intervention(rows(groups[g]), model_agent=model_agent).items()
+            for k, v in summarize([r for r in records if r.sample.group == g]).items()
             if k in ("ta", "pia", "cs", "cs_n", "acc", "acc_no_noop", "acc_model", "acc_model_no_noop", "n")
         }
-        for g in sorted(groups)
+        for g in sorted({r.sample.group for r in records})
     }
     if model_agent and any("windows" in r.scores for r in records):
         summary["model_windows"] = int(sum(r.scores.get("model_windows", 0.0) for r in records))

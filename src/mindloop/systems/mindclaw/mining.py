@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -244,36 +244,32 @@ def _mine_operation(
 ) -> list[Skill]:
     """The strong, preferred and negative skills of one operation (eq. (9))."""
 
-    def make(kind: str, terms: tuple[int, ...], support: int, precision: float, k: int) -> Skill:
-        ps = [preds[t] for t in terms]
-        when = tuple(Condition(p[0], p[1], p[2]) for p in ps)
-        return Skill(f"{op}-{kind[0]}{k}", op, kind, when, _describe(op, kind, ps), support, precision)
+    def scored(hits_of: Callable[[int, int], int]) -> list[_Scored]:
+        """The candidates with ``hits_of(mask, size)`` decisions of at least the minimum support, and the share."""
+        hits = [(terms, mask, hits_of(mask, size), size) for terms, mask, size in counts]
+        return [(terms, mask, hit, hit / size) for terms, mask, hit, size in hits if hit >= th.min_support]
 
-    skills: list[Skill] = []
-    scored = []
-    for terms, mask, size in counts:
-        hit = (mask & positive).bit_count()
-        if hit >= th.min_support:
-            scored.append((terms, mask, hit, hit / size))
-    strong = [x for x in scored if x[3] >= th.strong]
-    k = 0
+    def made(kind: str, picked: Sequence[_Scored], first: int = 1) -> list[Skill]:
+        """The skills ``{op}-{kind[0]}{k}`` of the ``picked`` candidates, ``k`` counted from ``first``."""
+        out = []
+        for k, (terms, _mask, support, precision) in enumerate(picked, first):
+            ps = [preds[t] for t in terms]
+            when = tuple(Condition(p[0], p[1], p[2]) for p in ps)
+            out.append(Skill(f"{op}-{kind[0]}{k}", op, kind, when, _describe(op, kind, ps), support, precision))
+        return out
+
+    right = scored(lambda mask, size: (mask & positive).bit_count())
+    strong = _greedy(positive, [x for x in right if x[3] >= th.strong], 1_000, th.min_support)
     covered = 0
-    for terms, mask, support, prec in _greedy(positive, strong, 1_000, th.min_support):
-        k += 1
-        skills.append(make("strong", terms, support, prec, k))
+    for _terms, mask, _support, _prec in strong:
         covered |= mask
-    preferred = [x for x in scored if th.preferred <= x[3] < th.strong]
-    for terms, _mask, support, prec in _greedy(positive & ~covered, preferred, max_preferred, th.min_support):
-        k += 1
-        skills.append(make("preferred", terms, support, prec, k))
+    preferred = [x for x in right if th.preferred <= x[3] < th.strong]
+    skills = made("strong", strong)
+    skills += made("preferred", _greedy(positive & ~covered, preferred, max_preferred, th.min_support), len(strong) + 1)
     if wrong.bit_count() >= th.min_support:
-        negs = []
-        for terms, mask, size in counts:
-            right_not = size - (mask & positive).bit_count()
-            if right_not >= th.min_support and right_not / size >= th.negative and mask & wrong:
-                negs.append((terms, mask, right_not, right_not / size))
-        for j, (terms, _mask, support, prec) in enumerate(_greedy(wrong, negs, 1_000, th.min_support), 1):
-            skills.append(make("negative", terms, support, prec, j))
+        right_not = scored(lambda mask, size: size - (mask & positive).bit_count())
+        negs = [x for x in right_not if x[3] >= th.negative and x[1] & wrong]
+        skills += made("negative", _greedy(wrong, negs, 1_000, th.min_support))
     return skills
 
 
