@@ -51,11 +51,13 @@ from mindloop.metrics.stats import mean
 from mindloop.models.base import message_text
 from mindloop.systems.tos.explorers import SCRIPTED_EXPLORERS
 from mindloop.systems.tos.explorers.base import Exploration, new_belief, run_exploration
+from mindloop.systems.tos.explorers.belief import SpatialBelief
 from mindloop.systems.tos.explorers.context import HistoryPolicy
 from mindloop.systems.tos.explorers.model import PROBES
 from mindloop.systems.tos.explorers.prompts import echoed_markers
 from mindloop.systems.tos.explorers.revision import ChangeDetector
 from mindloop.systems.tos.metrics import (
+    BELIEF_DIAGNOSTICS,
     CogMap,
     belief_diagnostics,
     false_belief_scores,
@@ -206,12 +208,16 @@ _SCORES = {
             "prior_known",
         )
     ),
-    *("update", "facing_update", "stability", "facing_stability", "self_tracking", "perception", "local_global"),
+    *BELIEF_DIAGNOSTICS,
     *("uncertainty", "probe_failures", "unparsed_answers", "unreadable_actions"),
 }
 """Every per-sample score the benchmark records (exploration, maps, tasks, false belief, probe diagnostics)."""
-_METRICS = tuple(
-    Metric(
+
+
+def _score_metric(k: str) -> Metric:
+    """Score ``k``'s mean over samples: a count over the finished samples that have it, any other score over the
+    samples that have it with a failed one as 0 (the summary averages an undeclared score the same way)."""
+    return Metric(
         k,
         k,
         "mean",
@@ -221,8 +227,15 @@ _METRICS = tuple(
         description="mean over the samples that have it"
         + (" (a failed sample has none)" if k in _COUNTS else " (a failed sample: 0)"),
     )
-    for k in sorted(_SCORES)
-)
+
+
+def _score_mean(records: Sequence[SampleRecord], k: str) -> float | None:
+    """What :func:`_score_metric` gives over ``records``."""
+    metric = _score_metric(k)
+    return metric.value(metric.values(records))
+
+
+_METRICS = tuple(_score_metric(k) for k in sorted(_SCORES))
 """Each score's mean over samples, in name order: a count over the finished samples that have it, any other score
 over the samples that have it with a failed one as 0."""
 
@@ -483,11 +496,18 @@ class _TosBenchmark:
         env.reset(seed=int(inp["scene_seed"]))
         return env
 
-    def _run_scripted(self, scene: Scene, questions: list[TaskQuestion], inp: Mapping[str, Any], agent: str) -> Outcome:
+    def _explore_scripted(
+        self, scene: Scene, inp: Mapping[str, Any], agent: str
+    ) -> tuple[SpatialEnv, SpatialBelief, Exploration, dict[str, float], dict[str, Any]]:
+        """A scripted explorer's run (the agent itself, or the passive model's proxy) and its exploration scores:
+        the environment, the explorer's belief, the exploration, its scores and output."""
         env = self._env(scene, inp, scripted=True)
         belief = new_belief(env)
         ex = run_exploration(env, SCRIPTED_EXPLORERS[agent](belief, int(inp["scene_seed"])), belief)
-        scores, output = self._exploration_scores(env, ex, inp, scripted=True)
+        return env, belief, ex, *self._exploration_scores(env, ex, inp, scripted=True)
+
+    def _run_scripted(self, scene: Scene, questions: list[TaskQuestion], inp: Mapping[str, Any], agent: str) -> Outcome:
+        env, belief, ex, scores, output = self._explore_scripted(scene, inp, agent)
         cmap = belief.cognitive_map()
         scores |= self._map_scores(scene, parse_cognitive_map(cmap), ex.turns)
         answers = _answers_from(belief.world(), questions)
@@ -536,13 +556,10 @@ class _TosBenchmark:
                 if p.refused
             ]
         else:
-            env = self._env(scene, inp, scripted=True)
             proxy = str(inp["proxy"])
             if proxy not in SCRIPTED_EXPLORERS:
                 raise InvalidArgumentError(f"--opt proxy={proxy!r}: expected scout, strategist or symbolic")
-            belief = new_belief(env)
-            ex = run_exploration(env, SCRIPTED_EXPLORERS[proxy](belief, int(inp["scene_seed"])), belief)
-            scores, output = self._exploration_scores(env, ex, inp, scripted=True)
+            env, _, ex, scores, output = self._explore_scripted(scene, inp, proxy)
             history, probe = await run_model_passive(
                 env, ex.turns, ctx.model, ctx.config, retries=retries, style=style, policy=policy
             )
@@ -668,17 +685,7 @@ class _TosBenchmark:
         for r in records:
             keys |= set(r.scores)
         keys -= _SCORES  # declared (_METRICS); a score added since is still averaged here
-        metrics: dict[str, Any] = {}
-        for k in sorted(keys):
-            if k in _COUNTS:
-                vals = [r.scores[k] for r in records if k in r.scores and r.status != "failed"]
-            else:
-                vals = [
-                    r.scores[k] if (k in r.scores and r.status != "failed") else 0.0
-                    for r in records
-                    if k in r.scores or r.status == "failed"
-                ]
-            metrics[k] = mean(vals)
+        metrics: dict[str, Any] = {k: _score_mean(records, k) for k in sorted(keys)}
         metrics["n"] = len(records)
         metrics["failed"] = sum(1 for r in records if r.status == "failed")
         metrics |= _budget_summary(records)
@@ -690,7 +697,7 @@ class _TosBenchmark:
             g: {
                 "n": len(rs),
                 "avg": mean([0.0 if r.status == "failed" else r.scores.get("avg", 0.0) for r in rs]),
-                "steps": mean([r.scores["steps"] for r in rs if "steps" in r.scores and r.status != "failed"]),
+                "steps": _score_mean(rs, "steps"),
             }
             for g, rs in sorted(groups.items())
         }

@@ -51,6 +51,7 @@ from mindloop.systems.tos.world.geometry import (
     relative_facing,
     rotate,
     to_local,
+    to_world,
     wall_side,
 )
 from mindloop.systems.tos.world.observe import visible_names
@@ -59,6 +60,7 @@ from mindloop.systems.tos.world.scene import Door, Scene, SceneObject
 from mindloop.systems.tos.world.solver import SpatialSolver, information_gain
 
 __all__ = [
+    "BELIEF_DIAGNOSTICS",
     "CogMap",
     "MapEntry",
     "MapScores",
@@ -297,14 +299,12 @@ def gt_global_map(scene: Scene, pose: tuple[Vec, Vec] | None, names: Iterable[st
     """The true global map (start at the origin, north +y): the given items (all by default) and the agent."""
     keep = None if names is None else set(names)
     out: CogMap = {}
-    for it in scene.items:
-        if keep is not None and it.name not in keep:
-            continue
-        rel = scene.relative(it.pos)
-        out[it.name] = MapEntry((float(rel[0]), float(rel[1])), _facing(it))
+    entries = [(it.name, it.pos, _facing(it)) for it in scene.items if keep is None or it.name in keep]
     if pose is not None:
-        rel = scene.relative(pose[0])
-        out["agent"] = MapEntry((float(rel[0]), float(rel[1])), pose[1])
+        entries.append(("agent", *pose))
+    for name, pos, facing in entries:
+        rel = scene.relative(pos)
+        out[name] = MapEntry((float(rel[0]), float(rel[1])), facing)
     return out
 
 
@@ -330,6 +330,18 @@ def facing_of(name: Any) -> Vec | None:
 
 
 # ==== per-turn belief diagnostics ==============================================================================
+BELIEF_DIAGNOSTICS = (
+    "update",
+    "facing_update",
+    "stability",
+    "facing_stability",
+    "self_tracking",
+    "perception",
+    "local_global",
+)
+"""The per-turn diagnostics :func:`belief_diagnostics` averages, in the order it writes them."""
+
+
 def belief_diagnostics(
     maps: Sequence[CogMap | None],
     gt_maps: Sequence[CogMap],
@@ -352,18 +364,7 @@ def belief_diagnostics(
       the items both contain.
     Averages skip turns where a score is undefined.
     """
-    out: dict[str, list[float | None]] = {
-        k: []
-        for k in (
-            "update",
-            "facing_update",
-            "stability",
-            "facing_stability",
-            "self_tracking",
-            "perception",
-            "local_global",
-        )
-    }
+    out: dict[str, list[float | None]] = {k: [] for k in BELIEF_DIAGNOSTICS}
     prev_ok: set[str] = set()
     prev_face: set[str] = set()
     for t, (pred, gt) in enumerate(zip(maps, gt_maps, strict=True)):
@@ -411,13 +412,8 @@ def _local_scores(
     perception = map_scores(local, gt_local, pos_norm_l=pos_norm_l).overall if local is not None and gt_local else None
     if local is None or pred is None:
         return perception, None
-    _, ori = pose
-    fwd, right = ori, (ori[1], -ori[0])
     apos = gt["agent"].pos if "agent" in gt else (0.0, 0.0)
-    glob = {}
-    for n, e in local.items():
-        x, y = e.pos
-        glob[n] = MapEntry((apos[0] + x * right[0] + y * fwd[0], apos[1] + x * right[1] + y * fwd[1]), e.facing)
+    glob = {n: MapEntry(to_world(e.pos, apos, pose[1]), e.facing) for n, e in local.items()}
     common = sorted(set(glob) & set(pred))  # sorted: a set's order follows the hash seed, and sums follow the order
     sub_pred = {n: pred[n] for n in common}
     sub_glob = {n: glob[n] for n in common}

@@ -343,18 +343,15 @@ def _read_relation(slot: str) -> str:
         if dirs and dists and len(set(dirs)) == 1 and len(set(dists)) == 1:
             return f"{dirs[0]}, {dists[0]}"
     dirs, dists = _labels_in(slot)
-    if len(set(dirs)) > 1:
-        a, b = list(dict.fromkeys(dirs))[:2]
-        raise ParseError(f"two different directions in the answer: {a} and {b}")
-    if len(set(dists)) > 1:
-        a, b = list(dict.fromkeys(dists))[:2]
-        raise ParseError(f"two different distances in the answer: {a} and {b}")
+    for labels, what in ((dirs, "direction"), (dists, "distance")):
+        if len(set(labels)) > 1:
+            a, b = list(dict.fromkeys(labels))[:2]
+            raise ParseError(f"two different {what}s in the answer: {a} and {b}")
     # one part alone (``north-west``): the model's incomplete answer, one hyphenated token so the scorer reads it
     # as one part (and gives it 0, as the reference's scorer does), not as two words
-    if dirs:
-        return dirs[0].replace(" ", "-")
-    if dists:
-        return dists[0].replace(" ", "-")
+    for labels in (dirs, dists):
+        if labels:
+            return labels[0].replace(" ", "-")
     raise ParseError("no direction or distance label in the answer (e.g. front-left, near)")
 
 

@@ -11,7 +11,7 @@ environment's replies. It stops with ``Term()`` when every seen item is pinned t
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from mindloop.systems.tos.explorers.base import format_actions
 from mindloop.systems.tos.explorers.belief import SpatialBelief
@@ -19,7 +19,7 @@ from mindloop.systems.tos.explorers.scout import ScoutExplorer
 from mindloop.systems.tos.world.env import SpatialEnv
 from mindloop.systems.tos.world.geometry import Vec, rotate
 from mindloop.systems.tos.world.observe import visible_names
-from mindloop.systems.tos.world.relations import INITIAL, observation_triples, query_triple
+from mindloop.systems.tos.world.relations import INITIAL, RelationTriple, observation_triples, query_triple
 
 __all__ = ["SymbolicExplorer"]
 
@@ -79,17 +79,18 @@ class SymbolicExplorer(ScoutExplorer):
         base_total = sum(belief.solver.count(n) for n in unresolved)
         best: tuple[tuple[int, int, int], str] | None = None
 
-        def consider(score: tuple[int, int, int], action: str) -> None:
+        def consider(triples: Iterable[RelationTriple], cost: int, action: str) -> None:
+            """Score ``action`` by what its ``triples`` would resolve (ties: the lower ``cost``, a query costing 1)."""
             nonlocal best
+            trial = belief.solver.copy()
+            trial.add(triples)
+            left = [n for n in unresolved if trial.resolved(n) is None]
+            score = (len(unresolved) - len(left), base_total - sum(trial.count(n) for n in left), -cost)
             if best is None or score > best[0]:
                 best = (score, action)
 
         for name in sorted(unresolved):
-            trial = belief.solver.copy()
-            trial.add([query_triple(name, scene.relative(scene.item(name).pos))])
-            left = [n for n in unresolved if trial.resolved(n) is None]
-            score = (len(unresolved) - len(left), base_total - sum(trial.count(n) for n in left), -1)
-            consider(score, f"Query({name})")
+            consider([query_triple(name, scene.relative(scene.item(name).pos))], 1, f"Query({name})")
         for (pos, ori), motions in self._reachable().items():
             it = scene.item_at(pos)
             anchor = INITIAL if pos == scene.start else (it.name if it is not None else None)
@@ -98,11 +99,7 @@ class SymbolicExplorer(ScoutExplorer):
             obs, _ = env.observation_at(pos, ori)
             if not (unresolved & (set(obs.names) | {anchor})):
                 continue
-            trial = belief.solver.copy()
-            trial.add(observation_triples(obs, anchor, ori))
-            left = [n for n in unresolved if trial.resolved(n) is None]
-            score = (len(unresolved) - len(left), base_total - sum(trial.count(n) for n in left), -len(motions))
-            consider(score, format_actions([*motions, "Observe()"]))
+            consider(observation_triples(obs, anchor, ori), len(motions), format_actions([*motions, "Observe()"]))
         if best is None or best[0][:2] == (0, 0):
             return None
         action = best[1]

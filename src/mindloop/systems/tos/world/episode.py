@@ -10,9 +10,10 @@ Its settings (:class:`SpatialEnvConfig`), the record of each executed action and
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from mindloop.errors import InvalidArgumentError
+from mindloop.metrics.stats import prf
 from mindloop.systems.tos.world.actions import ChangeReport
 from mindloop.systems.tos.world.changes import Change
 from mindloop.systems.tos.world.geometry import Vec
@@ -133,23 +134,15 @@ def score_change_report(reported: tuple[ChangeReport, ...], truth: list[Change])
     """Detection F1 of reported changes against the truth, as the reference scores it.
 
     ``f1`` treats each ``(object, change type)`` as a label; ``f1_position`` and ``f1_facing`` compare the sets of
-    objects reported moved / turned. With no true changes every score is 0.
+    objects reported moved / turned (set F1, :func:`mindloop.metrics.stats.prf`). With no true changes every score
+    is 0.
     """
-
-    def f1(gold: set[Any], rep: set[Any]) -> float:
-        if not gold:
-            return 0.0
-        hit = len(gold & rep)
-        p = hit / len(rep) if rep else 0.0
-        r = hit / len(gold)
-        return 2 * p * r / (p + r) if p + r else 0.0
-
     gold = {(c.name, "position") for c in truth if c.position}
     gold |= {(c.name, "orientation") for c in truth if c.orientation}
     rep = {(c.name, "position") for c in reported if c.position}
     rep |= {(c.name, "orientation") for c in reported if c.orientation}
     return {
-        "f1": f1(gold, rep),
-        "f1_position": f1({c.name for c in truth if c.position}, {c.name for c in reported if c.position}),
-        "f1_facing": f1({c.name for c in truth if c.orientation}, {c.name for c in reported if c.orientation}),
+        "f1": prf(rep, gold).f1,
+        "f1_position": prf({c.name for c in reported if c.position}, {c.name for c in truth if c.position}).f1,
+        "f1_facing": prf({c.name for c in reported if c.orientation}, {c.name for c in truth if c.orientation}).f1,
     }
