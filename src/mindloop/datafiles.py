@@ -43,8 +43,10 @@ __all__ = [
     "iter_text_lines",
     "load_data_file",
     "load_package_data",
+    "more_problems",
     "package_file",
     "parse_data",
+    "problem_text",
     "read_json_file",
     "read_text_file",
     "special_file_kind",
@@ -148,10 +150,21 @@ def validate_data(
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(p for p in (at, field_path(first["loc"], data)) if p) or "(top level)"
-        others = exc.error_count() - 1
-        more = f" (and {others} more problem{'s' if others > 1 else ''})" if others else ""
-        msg = _PLAIN.get(first["type"], first["msg"]).removeprefix("Value error, ").removeprefix("Assertion failed, ")
-        raise error(f"{where}: {msg}{more}", source=source, line=line, text=_short(first.get("input"))) from None
+        msg = f"{where}: {problem_text(first)}{more_problems(exc)}"
+        raise error(msg, source=source, line=line, text=_short(first.get("input"))) from None
+
+
+def problem_text(problem: Mapping[str, Any]) -> str:
+    """One pydantic error's message as mindloop words it to a user: a custom validator's text as written (without
+    pydantic's ``Value error, `` or ``Assertion failed, ``), and no model class or Python type named."""
+    text = _PLAIN.get(problem["type"], str(problem.get("msg", "")))
+    return text.removeprefix("Value error, ").removeprefix("Assertion failed, ")
+
+
+def more_problems(exc: ValidationError) -> str:
+    """`` (and N more problem(s))`` after the first error's message, or nothing when it is the only one."""
+    others = exc.error_count() - 1
+    return f" (and {others} more problem{'s' if others > 1 else ''})" if others else ""
 
 
 def _short(value: Any) -> str | None:

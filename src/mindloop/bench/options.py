@@ -103,12 +103,13 @@ def _unknown(benchmark: str, key: str, known: Sequence[str]) -> str:
 
 
 def _first_error(benchmark: str, model: type[Options], raw: Mapping[str, Any], exc: ValidationError) -> str:
-    errors = exc.errors(include_url=False)
-    err = errors[0]
-    more = f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})" if len(errors) > 1 else ""
+    from mindloop.datafiles import more_problems, problem_text  # on the error path only: it imports yaml
+
+    err = exc.errors(include_url=False)[0]
+    more = more_problems(exc)
     loc = err["loc"]
     key = str(loc[0]) if loc else None
-    custom = str(err.get("msg", "")).removeprefix("Value error, ").removeprefix("Assertion failed, ")
+    custom = problem_text(err)
     if key is None or key not in model.model_fields:  # a check across options (a model validator)
         return f"benchmark {benchmark!r}: {custom}{more}"
     field = model.model_fields[key]
