@@ -17,8 +17,6 @@ from mindloop.systems.tos.world.geometry import (
     NORTH,
     Vec,
     bearing,
-    distance_bin,
-    ego_bin,
     parse_direction,
     rotate,
 )
@@ -66,11 +64,7 @@ def shortest_plan(world: SpatialWorld, goal_pos: Vec, goal_ori: Vec) -> list[tup
 def _resolve_jump(
     world: SpatialWorld, pos: Vec, ori: Vec, rooms: frozenset[str], desc: dict[str, Any]
 ) -> WorldItem | None:
-    group = []
-    for it in world.visible(pos, ori, rooms):
-        b = bearing(it.pos, pos, ori)
-        if ego_bin(b)[1] == desc["direction"] and distance_bin(math.dist(it.pos, pos))[1] == desc["distance"]:
-            group.append((it, b, math.dist(it.pos, pos)))
+    group = world.same_bin(pos, ori, rooms, desc["direction"], desc["distance"])
     if not group:
         return None
     if desc["group"] > 1 and len(group) > 1:
@@ -153,8 +147,7 @@ def _matches(world: SpatialWorld, pos: Vec, ori: Vec, rooms: frozenset[str], see
         got = world.seen_item(it, pos, ori, rooms)
         if got.direction != s["direction"] or got.distance != s["distance"]:
             return False
-        want = s.get("orientation")
-        have = f"facing {got.facing}" if got.facing else got.wall
+        want, have = s.get("orientation"), got.orientation
         if want and have and want != have:
             return False
     return True

@@ -423,7 +423,7 @@ class SpatialEnv(gym.Env[str, str]):
             else:
                 msg = f"You rotated {'clockwise' if act.degrees > 0 else 'counterclockwise'} {abs(act.degrees)}°."
             fact = Fact("agent", "heading", direction_name(self._ori))
-            events.append(Event(self._step, EventKind.OTHER, "agent", (fact,), frozenset({"agent"}), text=msg))
+            events.append(self._agent_event(EventKind.OTHER, (fact,), msg))
             return ActionResult(str(act), "rotate", True, msg)
         if isinstance(act, JumpTo):
             name = act.target
@@ -436,16 +436,7 @@ class SpatialEnv(gym.Env[str, str]):
             if not (self._rooms & it_rooms) or not in_fov(self._pos, self._ori, it.pos):
                 return ActionResult(str(act), "move", False, f"Cannot jump to '{name}': object not visible.")
             self._pos, self._rooms = it.pos, it_rooms
-            events.append(
-                Event(
-                    self._step,
-                    EventKind.MOVE,
-                    "agent",
-                    (Fact("agent", AT, name),),
-                    frozenset({"agent"}),
-                    text=f"You jumped to {name}.",
-                )
-            )
+            events.append(self._agent_event(EventKind.MOVE, (Fact("agent", AT, name),), f"You jumped to {name}."))
             return ActionResult(str(act), "move", True, f"You jumped to {name}.")
         if isinstance(act, Observe):
             obs, text = self.observation_at(self._pos, self._ori)
@@ -460,7 +451,7 @@ class SpatialEnv(gym.Env[str, str]):
             self._cost += 1
             self._record_observation(obs)
             triples.extend(extra[0])
-            events.append(Event(self._step, EventKind.OBSERVE, "agent", extra[1], frozenset({"agent"}), text=text))
+            events.append(self._agent_event(EventKind.OBSERVE, extra[1], text))
             if self.config.mode == "vision":
                 text = "You observe: <image>."
             return ActionResult(str(act), "observe", True, text, observation=obs)
@@ -484,6 +475,10 @@ class SpatialEnv(gym.Env[str, str]):
                 str(act), "term", True, f"Exploration terminated. Reported changes: {act.raw}", changes=act.changes
             )
         raise InvalidArgumentError(f"unknown action {act!r}")  # pragma: no cover
+
+    def _agent_event(self, kind: EventKind, facts: tuple[Fact, ...], text: str) -> Event:
+        """An event of this step that the agent itself perceived."""
+        return Event(self._step, kind, "agent", facts, frozenset({"agent"}), text=text)
 
     def _record_observation(self, obs: Observation) -> None:
         anchor = self._anchor()

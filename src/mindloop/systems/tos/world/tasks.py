@@ -49,8 +49,6 @@ from mindloop.systems.tos.world.geometry import (
     bearing,
     closest_heading,
     direction_name,
-    distance_bin,
-    ego_bin,
     in_fov,
     rotate,
     rotation_between,
@@ -177,10 +175,8 @@ class _SkipDrawError(Exception):
 
 def _seen_dict(s: SeenItem) -> dict[str, str]:
     d = {"name": s.name, "direction": s.direction, "distance": s.distance}
-    if s.facing:
-        d["orientation"] = f"facing {s.facing}"
-    if s.wall:
-        d["orientation"] = s.wall
+    if s.orientation:
+        d["orientation"] = s.orientation
     return d
 
 
@@ -410,19 +406,14 @@ def _ordinal(n: int) -> str:
 
 
 def _describe_jump(world: SpatialWorld, pos: Vec, ori: Vec, rooms: frozenset[str], name: str) -> dict[str, Any]:
-    target = world.get(name)
-    assert target is not None
-    dlabel = ego_bin(bearing(target.pos, pos, ori))[1]
-    slabel = distance_bin(math.dist(target.pos, pos))[1]
-    group = []
-    for it in world.visible(pos, ori, rooms):
-        b = bearing(it.pos, pos, ori)
-        if ego_bin(b)[1] == dlabel and distance_bin(math.dist(it.pos, pos))[1] == slabel:
-            group.append((it.name, b, math.dist(it.pos, pos)))
+    relation = world.ego_relation(name, pos, ori)
+    assert relation is not None
+    dlabel, slabel = relation
+    group = world.same_bin(pos, ori, rooms, dlabel, slabel)
     out: dict[str, Any] = {"direction": dlabel, "distance": slabel, "group": len(group)}
     if len(group) > 1:
-        out["from_left"] = 1 + [g[0] for g in sorted(group, key=lambda g: g[1])].index(name)
-        out["nearest"] = 1 + [g[0] for g in sorted(group, key=lambda g: g[2])].index(name)
+        out["from_left"] = 1 + [g[0].name for g in sorted(group, key=lambda g: g[1])].index(name)
+        out["nearest"] = 1 + [g[0].name for g in sorted(group, key=lambda g: g[2])].index(name)
     return out
 
 
