@@ -185,25 +185,15 @@ class SpatialEnv(gym.Env[str, str]):
             scene = generate_scene(self._episode_seed, self.config.layout)
         elif not isinstance(scene, Scene):
             raise InvalidArgumentError("options['scene'] must be a Scene")
-        self._scene = self._initial = scene
-        self._pos: Vec = scene.start
-        self._ori: Vec = NORTH
-        self._rooms = scene.rooms_at(scene.start)
+        self._initial = scene
         self._observed: set[str] = set()
         self._known_edges: set[frozenset[str]] = set()
         self._target_edges = self._edges(scene)
-        self._phase: Phase = "exploration"
-        self._steps_left = self.config.max_steps
         self._cost = 0
         self._step = 0
-        self._cache: dict[tuple[Vec, Vec], tuple[Observation, str]] = {}
-        self._evidence: dict[tuple[Vec, Vec], tuple[tuple[RelationTriple, ...], tuple[Fact, ...]]] = {}
-        self._image_cache: dict[tuple[Vec, Vec], np.ndarray] = {}
+        self._enter(scene, "exploration", self.config.max_steps)
         self.turns = []
         self.changes = []
-        self._fb_cost_start = 0
-        self._fb_seen: set[str] = set()
-        self._fb_all_seen_cost: int | None = None
         self.false_belief_result: dict[str, Any] | None = None
         text = describe_layout(scene, max_steps=self.config.max_steps)
         info = {
@@ -216,6 +206,22 @@ class SpatialEnv(gym.Env[str, str]):
         }
         self._add_truth(info, [])
         return text, info
+
+    def _enter(self, scene: Scene, phase: Phase, steps: int) -> None:
+        """Begin a phase of ``steps`` steps in ``scene`` (the one reset, or the covertly changed one): the agent at
+        the start facing north, no view cached (the scene may have changed), the false-belief counters from now."""
+        self._scene = scene
+        self._pos: Vec = scene.start
+        self._ori: Vec = NORTH
+        self._rooms = scene.rooms_at(scene.start)
+        self._phase: Phase = phase
+        self._steps_left = steps
+        self._cache: dict[tuple[Vec, Vec], tuple[Observation, str]] = {}
+        self._evidence: dict[tuple[Vec, Vec], tuple[tuple[RelationTriple, ...], tuple[Fact, ...]]] = {}
+        self._image_cache: dict[tuple[Vec, Vec], np.ndarray] = {}
+        self._fb_cost_start = self._cost
+        self._fb_seen: set[str] = set()
+        self._fb_all_seen_cost: int | None = None
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Execute one action string; returns ``(text, reward, terminated, truncated, info)``.
@@ -302,21 +308,17 @@ class SpatialEnv(gym.Env[str, str]):
         Returns the text to append, the reward that replaces the step's (the false-belief F1) or ``None``, and
         whether the episode terminated or was truncated.
         """
-        ended = "\nExploration ended. No further exploration actions are allowed."
-        if final is not None and final.kind == "term":
-            if phase == "exploration" and self.config.false_belief:
-                return "\n" + self._start_false_belief(hidden), None, False, False
-            reward = self._finish_false_belief(final.changes or ()) if phase == "false_belief" else None
-            self._phase = "done"
-            return "", reward, True, False
-        if self._steps_left <= 0:
-            if phase == "exploration" and self.config.false_belief:
-                return ended + "\n" + self._start_false_belief(hidden), None, False, False
-            if phase == "false_belief":
-                self._finish_false_belief(())
-            self._phase = "done"
-            return ended, None, False, True
-        return f"\nYou have a maximum of {self._steps_left} exploration steps left.", None, False, False
+        term = final is not None and final.kind == "term"
+        if not term and self._steps_left > 0:
+            return f"\nYou have a maximum of {self._steps_left} exploration steps left.", None, False, False
+        # the phase ends: by Term() (the episode terminates), or with the budget spent (it is truncated)
+        text = "" if term else "\nExploration ended. No further exploration actions are allowed."
+        if phase == "exploration" and self.config.false_belief:
+            return text + "\n" + self._start_false_belief(hidden), None, False, False
+        reported = (final.changes if term and final is not None else None) or ()
+        reward = self._finish_false_belief(reported) if phase == "false_belief" else None
+        self._phase = "done"
+        return text, reward if term else None, term, not term
 
     def _step_info(self, turn: Turn, results: list[ActionResult], events: list[Event]) -> dict[str, Any]:
         """The ``info`` of a step: what the agent may know (ground truth is added by :meth:`_add_truth`)."""
@@ -495,17 +497,8 @@ class SpatialEnv(gym.Env[str, str]):
 
     def _start_false_belief(self, hidden: list[Event]) -> str:
         scene, changes = covert_changes(self.scene, self._episode_seed)
-        self._scene = scene
         self.changes = changes
-        self._cache = {}
-        self._evidence = {}
-        self._image_cache = {}
-        self._pos, self._ori, self._rooms = scene.start, NORTH, scene.rooms_at(scene.start)
-        self._phase = "false_belief"
-        self._steps_left = self.config.false_belief_steps
-        self._fb_cost_start = self._cost
-        self._fb_seen = set()
-        self._fb_all_seen_cost = None
+        self._enter(scene, "false_belief", self.config.false_belief_steps)
         if self._privileged_now:
             for c in changes:
                 fact = (
