@@ -70,21 +70,17 @@ class StrategistExplorer(ScoutExplorer):
         solver.set_position(entry, (0, 0))
         for t in env.turns[start_turn:]:
             solver.add(t.triples)
-        if self._singletons(solver, room) or self._edges_done(room):
+        if self._done(solver, room):
             return observed
         budget, moved = self.max_observes, set[str]()
-        while budget > 0 and not (self._singletons(solver, room) or self._edges_done(room)):
+        while budget > 0 and not self._done(solver, room):
             candidates = sorted(a for a in self._nodes[room] - moved if self._open(room, a))
             if not candidates:
                 break
             anchor = max(candidates, key=lambda n: solver.count(n))
             used: set[Vec] = set()
             seen: set[str] = set()
-            while (
-                budget > 0
-                and self._open(room, anchor)
-                and not (self._singletons(solver, room) or self._edges_done(room))
-            ):
+            while budget > 0 and self._open(room, anchor) and not self._done(solver, room):
                 ori = self._best_direction(solver, room, anchor, seen | moved, used)
                 if ori is None:
                     break
@@ -119,11 +115,11 @@ class StrategistExplorer(ScoutExplorer):
         nodes = self._nodes[room]
         return any(anchor in e and (e - {anchor}) <= nodes for e in self._edges[room] - self._known[room])
 
-    def _edges_done(self, room: int) -> bool:
+    def _done(self, solver: SpatialSolver, room: int) -> bool:
+        """Whether the room needs no more views: every position in it is one cell, or every pair was observed."""
+        if all(solver.domains.get(n) is not None and solver.count(n) == 1 for n in self._nodes[room]):
+            return True
         return not (self._edges[room] - self._known[room])
-
-    def _singletons(self, solver: SpatialSolver, room: int) -> bool:
-        return all(solver.domains.get(n) is not None and solver.count(n) == 1 for n in self._nodes[room])
 
     def _best_direction(
         self, solver: SpatialSolver, room: int, anchor: str, exclude: set[str], used: set[Vec]
