@@ -585,12 +585,12 @@ def false_belief_scores(
         for c in moved
         if prior and c["name"] in prior and c["name"] in revised
     ]
-    belief_ori = [
-        float(c["name"] in revised and revised[c["name"]].facing == facing_of(c["new_facing"])) for c in turned
-    ]
-    inertia_ori = [
-        float(c["name"] in revised and revised[c["name"]].facing == facing_of(c["old_facing"])) for c in turned
-    ]
+
+    def faces(c: Mapping[str, Any], key: str) -> float:
+        return float(c["name"] in revised and revised[c["name"]].facing == facing_of(c[key]))
+
+    belief_ori = [faces(c, "new_facing") for c in turned]
+    inertia_ori = [faces(c, "old_facing") for c in turned]
 
     return {
         "f1": float(result.get("f1", 0.0)),

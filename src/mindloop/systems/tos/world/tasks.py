@@ -54,7 +54,7 @@ from mindloop.systems.tos.world.geometry import (
     rotation_between,
 )
 from mindloop.systems.tos.world.observe import SeenItem
-from mindloop.systems.tos.world.world import SpatialWorld
+from mindloop.systems.tos.world.world import SpatialWorld, WorldItem
 
 __all__ = [
     "REFERENCE_TASKS",
@@ -219,12 +219,16 @@ def _gen_direction(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
     return _asked("direction", DIRECTION_TEMPLATE.format(obj=obj.name, anchor=anchor.name), spec, world)
 
 
-def _gen_pov(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
-    oriented = [o for o in world.objects if o.facing is not None]
+def _oriented(world: SpatialWorld, rng: random.Random) -> list[tuple[WorldItem, Vec]]:
+    """The objects with a front, each with its facing, in a seeded random order (the poses to ask from)."""
+    oriented = [(o, o.facing) for o in world.objects if o.facing is not None]
     rng.shuffle(oriented)
-    for anchor in oriented:
-        assert anchor.facing is not None
-        vis = [it for it in world.visible(anchor.pos, anchor.facing, anchor.rooms) if not it.door]
+    return oriented
+
+
+def _gen_pov(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
+    for anchor, facing in _oriented(world, rng):
+        vis = [it for it in world.visible(anchor.pos, facing, anchor.rooms) if not it.door]
         if vis:
             target = rng.choice(vis)
             spec = {"anchor": anchor.name, "target": target.name}
@@ -233,11 +237,8 @@ def _gen_pov(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
 
 
 def _gen_perc_dec(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
-    oriented = [o for o in world.objects if o.facing is not None]
-    rng.shuffle(oriented)
-    for anchor in oriented:
-        assert anchor.facing is not None
-        obs = world.observe(anchor.pos, anchor.facing, anchor.rooms)
+    for anchor, facing in _oriented(world, rng):
+        obs = world.observe(anchor.pos, facing, anchor.rooms)
         if not obs.items:
             continue
         seen = [_seen_dict(s) for s in obs.items]
@@ -246,7 +247,7 @@ def _gen_perc_dec(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
         answer = {
             "answer": anchor.name,
             "final_pos": list(anchor.pos),
-            "final_ori": list(anchor.facing),
+            "final_ori": list(facing),
             "final_observation": seen,
             "room_id": sorted(anchor.rooms),
             **_scene_facts(world),
