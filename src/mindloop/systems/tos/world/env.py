@@ -385,15 +385,21 @@ class SpatialEnv(gym.Env[str, str]):
         return [c.to_dict() | {"old_rel": list(rel(c.old_pos)), "new_rel": list(rel(c.new_pos))} for c in self.changes]
 
     @staticmethod
-    def _edges(scene: Scene) -> set[frozenset[str]]:
-        edges: set[frozenset[str]] = set()
+    def _room_edges(scene: Scene) -> dict[int, set[frozenset[str]]]:
+        """Each room's pairs of items (objects and doors) that exploration should observe from one end, the start
+        room's also pairing the start (``initial_pos``) with each of its items."""
+        edges = {}
         for rid in scene.room_ids:
             names = [o.name for o in scene.objects_in(rid)] + [d.name for d in scene.doors_of(rid)]
-            edges |= {frozenset({a, b}) for i, a in enumerate(names) for b in names[i + 1 :]}
-        start = scene.start_room
-        edges |= {frozenset({INITIAL, o.name}) for o in scene.objects_in(start)}
-        edges |= {frozenset({INITIAL, d.name}) for d in scene.doors_of(start)}
+            edges[rid] = {frozenset({a, b}) for i, a in enumerate(names) for b in names[i + 1 :]}
+            if rid == scene.start_room:
+                edges[rid] |= {frozenset({INITIAL, n}) for n in names}
         return edges
+
+    @staticmethod
+    def _edges(scene: Scene) -> set[frozenset[str]]:
+        """Every room's pairs (:meth:`_room_edges`): what edge coverage counts."""
+        return set().union(*SpatialEnv._room_edges(scene).values())
 
     def _anchor(self) -> str:
         scene = self.scene
