@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from typing import Any, TypeVar
 
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.tos.world.geometry import (
@@ -32,33 +32,36 @@ def _rel_label(pair: tuple[str, str] | None) -> str:
 
 
 _NavState = tuple[Vec, Vec, frozenset[str]]
+S = TypeVar("S", bound=Hashable)
+A = TypeVar("A")
+
+
+def breadth_first(start: S, moves: Callable[[S], Iterable[tuple[S, A]]]) -> dict[S, list[A]]:
+    """Every state reachable from ``start`` through ``moves`` (a state's ``(next state, action)`` pairs, in the
+    order to try them), each with the first shortest list of actions found to reach it, in breadth-first order."""
+    paths: dict[S, list[A]] = {start: []}
+    queue = deque([start])
+    while queue:
+        state = queue.popleft()
+        for nxt, act in moves(state):
+            if nxt not in paths:
+                paths[nxt] = [*paths[state], act]
+                queue.append(nxt)
+    return paths
 
 
 def shortest_plan(world: SpatialWorld, goal_pos: Vec, goal_ori: Vec) -> list[tuple[str, Any]] | None:
     """A shortest sequence of ``Rotate``/``JumpTo`` moves from the start pose to a pose (breadth-first)."""
-    start: _NavState = ((0, 0), NORTH, world.start_rooms)
-    prev: dict[_NavState, tuple[_NavState, tuple[str, Any]] | None] = {start: None}
-    queue = deque([start])
-    while queue:
-        state = queue.popleft()
+
+    def moves(state: _NavState) -> list[tuple[_NavState, tuple[str, Any]]]:
         pos, ori, rooms = state
-        if pos == goal_pos and ori == goal_ori:
-            out: list[tuple[str, Any]] = []
-            link = prev[state]
-            while link is not None:
-                before, act = link
-                out.append(act)
-                link = prev[before]
-            return out[::-1]
-        nexts: list[tuple[_NavState, tuple[str, Any]]] = [
+        turns: list[tuple[_NavState, tuple[str, Any]]] = [
             ((pos, rotate(ori, d), rooms), ("rotate", d)) for d in (90, -90, 180)
         ]
-        nexts += [((it.pos, ori, it.rooms), ("jumpto", it.name)) for it in world.visible(pos, ori, rooms)]
-        for nxt, act in nexts:
-            if nxt not in prev:
-                prev[nxt] = (state, act)
-                queue.append(nxt)
-    return None
+        return turns + [((it.pos, ori, it.rooms), ("jumpto", it.name)) for it in world.visible(pos, ori, rooms)]
+
+    paths = breadth_first(((0, 0), NORTH, world.start_rooms), moves)
+    return next((plan for (pos, ori, _), plan in paths.items() if pos == goal_pos and ori == goal_ori), None)
 
 
 def _resolve_jump(
