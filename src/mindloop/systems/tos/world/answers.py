@@ -77,6 +77,13 @@ def _resolve_jump(
     return group[0][0]
 
 
+def turn_order(pos: Vec, turn: str) -> tuple[float, float]:
+    """Where ``pos`` comes in a full ``turn`` (``clockwise`` or ``counterclockwise``) at the start from north: the
+    angle turned before facing it, then its distance (the order ``ment.rot`` asks for)."""
+    b = bearing(pos, (0, 0), NORTH)
+    return (b % 360.0 if turn == "clockwise" else (-b) % 360.0), math.dist(pos, (0, 0))
+
+
 def _origin(world: SpatialWorld, spec: dict[str, Any]) -> Vec | None:
     """Where a question's ``origin`` stands: the start, or the named door (``None`` when the world lacks it)."""
     if spec["origin"] == "your starting position":
@@ -111,9 +118,7 @@ def answer_spec(task: str, spec: dict[str, Any], world: SpatialWorld) -> Any:
             it = world.get(name)
             if it is None:
                 continue
-            b = bearing(it.pos, (0, 0), NORTH)
-            ang = b % 360.0 if spec["turn"] == "clockwise" else (-b) % 360.0
-            keyed.append((ang, math.dist(it.pos, (0, 0)), name))
+            keyed.append((*turn_order(it.pos, spec["turn"]), name))
         return [k[2] for k in sorted(keyed)]
     if task == "loc2view":
         origin = _origin(world, spec)

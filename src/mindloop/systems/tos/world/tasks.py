@@ -28,7 +28,6 @@ the task.
 
 from __future__ import annotations
 
-import math
 import random
 import string
 from collections.abc import Sequence
@@ -41,12 +40,11 @@ from pydantic import BaseModel, ConfigDict, field_validator
 
 from mindloop.datafiles import load_data_file, package_file
 from mindloop.errors import InvalidArgumentError
-from mindloop.systems.tos.world.answers import answer_spec, shortest_plan
+from mindloop.systems.tos.world.answers import answer_spec, shortest_plan, turn_order
 from mindloop.systems.tos.world.geometry import (
     CARDINALS,
     NORTH,
     Vec,
-    bearing,
     closest_heading,
     direction_name,
     in_fov,
@@ -274,11 +272,10 @@ def _gen_rot(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
     for o in world.objects:
         if o.pos == (0, 0):
             continue
-        b = bearing(o.pos, (0, 0), NORTH)
-        ang = b % 360.0 if turn == "clockwise" else (-b) % 360.0
+        ang, dist = turn_order(o.pos, turn)
         if ang < 1e-3 or ang > 360.0 - 1e-3:
             continue
-        cands.append((o.name, ang, math.dist(o.pos, (0, 0))))
+        cands.append((o.name, ang, dist))
     if len(cands) < 3:
         raise _SkipDrawError
     for eps in (30.0, 15.0, 7.5, 1.0):
