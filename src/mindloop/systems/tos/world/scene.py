@@ -113,11 +113,7 @@ class Scene:
         object.__setattr__(self, "_by_name", by_name)
         object.__setattr__(self, "_rooms_at", {})
         object.__setattr__(self, "_items", everything)
-        placed = tuple(
-            (it.name, it.pos, frozenset(it.rooms) if isinstance(it, Door) else frozenset({it.room}))
-            for it in everything
-        )
-        object.__setattr__(self, "_placed", placed)
+        object.__setattr__(self, "_placed", tuple((it.name, it.pos, self.item_rooms(it.name)) for it in everything))
         at: dict[Vec, Item] = {}
         for it in everything:
             at.setdefault(it.pos, it)
