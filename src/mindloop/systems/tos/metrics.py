@@ -54,10 +54,10 @@ from mindloop.systems.tos.world.geometry import (
     to_world,
     wall_side,
 )
-from mindloop.systems.tos.world.observe import visible_names
 from mindloop.systems.tos.world.relations import INITIAL, RelationTriple
-from mindloop.systems.tos.world.scene import Door, Scene, SceneObject
+from mindloop.systems.tos.world.scene import Scene
 from mindloop.systems.tos.world.solver import SpatialSolver, information_gain
+from mindloop.systems.tos.world.world import world_from_scene
 
 __all__ = [
     "BELIEF_DIAGNOSTICS",
@@ -290,31 +290,23 @@ def pos_norm(scene: Scene) -> float:
     return val if val > 0 else 1.0
 
 
-def _facing(it: Door | SceneObject) -> Vec | None:
-    """An item's facing in a true map: an object's own, a door's base orientation."""
-    return it.ori if isinstance(it, Door) else it.facing
-
-
 def gt_global_map(scene: Scene, pose: tuple[Vec, Vec] | None, names: Iterable[str] | None = None) -> CogMap:
-    """The true global map (start at the origin, north +y): the given items (all by default) and the agent."""
-    keep = None if names is None else set(names)
-    out: CogMap = {}
-    entries = [(it.name, it.pos, _facing(it)) for it in scene.items if keep is None or it.name in keep]
+    """The true global map (start at the origin, north +y): the given items (all by default) of the gold world
+    (:func:`~mindloop.systems.tos.world.world.world_from_scene`: an object's facing, a door's base orientation)
+    and the agent."""
+    entries = [(it.name, it.pos, it.facing) for it in world_from_scene(scene, names=names).items]
     if pose is not None:
-        entries.append(("agent", *pose))
-    for name, pos, facing in entries:
-        rel = scene.relative(pos)
-        out[name] = MapEntry((float(rel[0]), float(rel[1])), facing)
-    return out
+        entries.append(("agent", scene.relative(pose[0]), pose[1]))
+    return {name: MapEntry((float(pos[0]), float(pos[1])), facing) for name, pos, facing in entries}
 
 
 def gt_local_map(scene: Scene, pose: tuple[Vec, Vec]) -> CogMap:
-    """The true local map: visible items in the agent's frame (``+y`` ahead, ``+x`` right), compass facings."""
-    pos, ori = pose
-    out: CogMap = {}
-    for it in map(scene.item, visible_names(scene, pos, ori, scene.rooms_at(pos))):
-        out[it.name] = MapEntry(to_local(it.pos, pos, ori), _facing(it))
-    return out
+    """The true local map: the items of the gold world visible from ``pose``, in the agent's frame (``+y`` ahead,
+    ``+x`` right), compass facings."""
+    here, ori = scene.relative(pose[0]), pose[1]
+    rooms = frozenset(str(r) for r in scene.rooms_at(pose[0]))
+    visible = world_from_scene(scene).visible(here, ori, rooms)
+    return {it.name: MapEntry(to_local(it.pos, here, ori), it.facing) for it in visible}
 
 
 def final_map_scores(scene: Scene, pred: CogMap | None, turns: Sequence[Any]) -> MapScores:
@@ -593,12 +585,12 @@ def false_belief_scores(
         for c in moved
         if prior and c["name"] in prior and c["name"] in revised
     ]
-    belief_ori = [
-        float(c["name"] in revised and revised[c["name"]].facing == facing_of(c["new_facing"])) for c in turned
-    ]
-    inertia_ori = [
-        float(c["name"] in revised and revised[c["name"]].facing == facing_of(c["old_facing"])) for c in turned
-    ]
+
+    def faces(c: Mapping[str, Any], key: str) -> float:
+        return float(c["name"] in revised and revised[c["name"]].facing == facing_of(c[key]))
+
+    belief_ori = [faces(c, "new_facing") for c in turned]
+    inertia_ori = [faces(c, "old_facing") for c in turned]
 
     return {
         "f1": float(result.get("f1", 0.0)),

@@ -261,10 +261,9 @@ def read_fog(reply: str, n_candidates: int) -> list[str]:
         if bare.lower() in ("", "none", "nothing", "no labels"):
             found.append([])
             continue
-        if re.fullmatch(r"(?:[A-Za-z](?:\s*(?:,|;|and|\s)\s*)?)+", bare) and all(
-            len(t) == 1 for t in re.split(r"\s*(?:,|;|\band\b|\s)\s*", bare) if t
-        ):
-            found.append([t.upper() for t in re.split(r"\s*(?:,|;|\band\b|\s)\s*", bare) if t])
+        tokens = [t for t in re.split(r"\s*(?:,|;|\band\b|\s)\s*", bare) if t]
+        if re.fullmatch(r"(?:[A-Za-z](?:\s*(?:,|;|and|\s)\s*)?)+", bare) and all(len(t) == 1 for t in tokens):
+            found.append([t.upper() for t in tokens])
             continue
         raise ParseError('no labels: give {"unexplored": [...]} after FINAL ANSWER:', text=reply[:200])
     keyed = [",".join(dict.fromkeys(f)) for f in found]
@@ -452,38 +451,28 @@ def _lone_action_block(reply: str) -> str | None:
 def _read_task(task: str, slot: str, names: Sequence[str]) -> str:
     if task in RELATION_TASKS:
         return _read_relation(slot)
-    if task == "perc.dec":
+    if task in ("perc.dec", "ment.rot"):  # one object (``perc.dec``) or a list of them in order (``ment.rot``)
+        one = task == "perc.dec"
         bare = _bare_names(slot)
-        if bare is not None and len(bare) == 1:  # ``lamp``, ``red_door``: the model's object, in the scene or not
-            return _scene_name(bare[0], names)
-        found = list(dict.fromkeys(_names_in(slot, names)))
-        if not found:
-            raise ParseError("no object name from the scene in the answer")
-        if len(found) > 1:
-            raise ParseError(f"two different objects in the answer: {found[0]} and {found[1]}")
-        return found[0]
-    if task == "ment.rot":
-        bare = _bare_names(slot)
-        if bare is not None:  # ``mug, sofa, plant``: the model's list as written, in the scene or not
+        # ``lamp``, ``red_door`` or ``mug, sofa, plant``: the model's names as written, in the scene or not
+        if bare is not None and (len(bare) == 1 or not one):
             return ", ".join(_scene_name(b, names) for b in bare)
         found = _names_in(slot, names)
         if not found:
-            raise ParseError("no object names from the scene in the answer")
-        return ", ".join(found)
-    if task == "alloc.map":
-        pairs = _PAIR.findall(slot)
+            raise ParseError(f"no object name{'' if one else 's'} from the scene in the answer")
+        distinct = list(dict.fromkeys(found))
+        if one and len(distinct) > 1:
+            raise ParseError(f"two different objects in the answer: {distinct[0]} and {distinct[1]}")
+        return distinct[0] if one else ", ".join(found)
+    if task in ("alloc.map", "view2loc"):  # a list of coordinates (``alloc.map``) or one (``view2loc``)
+        one = task == "view2loc"
+        pairs = [f"({_fmt(x)}, {_fmt(y)})" for x, y in _PAIR.findall(slot)]
         if not pairs:
-            raise ParseError("no coordinates (x, y) in the answer")
-        return "; ".join(f"({_fmt(x)}, {_fmt(y)})" for x, y in pairs)
-    if task == "view2loc":
-        pairs = list(dict.fromkeys((_fmt(x), _fmt(y)) for x, y in _PAIR.findall(slot)))
-        if not pairs:
-            raise ParseError("no coordinate (x, y) in the answer")
-        if len(pairs) > 1:
-            raise ParseError(
-                f"two different coordinates in the answer: ({', '.join(pairs[0])}) and ({', '.join(pairs[1])})"
-            )
-        return f"({pairs[0][0]}, {pairs[0][1]})"
+            raise ParseError(f"no coordinate{'' if one else 's'} (x, y) in the answer")
+        distinct = list(dict.fromkeys(pairs))
+        if one and len(distinct) > 1:
+            raise ParseError(f"two different coordinates in the answer: {distinct[0]} and {distinct[1]}")
+        return distinct[0] if one else "; ".join(pairs)
     if task == "view2act":
         calls = [_norm_call(n, a) for n, a in _CALL.findall(slot)]
         if not calls:

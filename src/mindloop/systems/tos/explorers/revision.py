@@ -10,19 +10,17 @@ unchanged items and uses only the new evidence for moved ones.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 
 from mindloop.systems.tos.explorers.base import format_actions
-from mindloop.systems.tos.explorers.belief import SpatialBelief
+from mindloop.systems.tos.explorers.belief import _FACING_TURN, SpatialBelief
 from mindloop.systems.tos.explorers.scout import ScoutExplorer
 from mindloop.systems.tos.world.env import SpatialEnv
-from mindloop.systems.tos.world.geometry import bearing, distance_bin, ego_bin, in_fov, rotate
+from mindloop.systems.tos.world.geometry import in_fov, rotate
+from mindloop.systems.tos.world.observe import Observation, seen_item
 from mindloop.systems.tos.world.relations import INITIAL
 
 __all__ = ["ChangeDetector"]
-
-_FACING_TURN = {"forward": 0, "right": 90, "backward": 180, "left": -90}
 
 
 class ChangeDetector(ScoutExplorer):
@@ -80,10 +78,7 @@ class ChangeDetector(ScoutExplorer):
                     self._compare(r.observation)
         self._checked = len(env.turns)
 
-    def _compare(self, obs: object) -> None:
-        from mindloop.systems.tos.world.observe import Observation
-
-        assert isinstance(obs, Observation)
+    def _compare(self, obs: Observation) -> None:
         anchor, heading = self._follow.anchor, self._follow.heading
         here = self._prior_pos.get(anchor)
         if here is None:
@@ -92,8 +87,8 @@ class ChangeDetector(ScoutExplorer):
         for it in obs.items:
             old = self._prior_pos.get(it.name)
             if old is not None and it.name not in self.prior.door_normals:
-                expect = (ego_bin(bearing(old, here, heading))[1], distance_bin(math.dist(old, here))[1])
-                if expect != (it.direction, it.distance) or not in_fov(here, heading, old):
+                expect = seen_item(it.name, old, here, heading)
+                if (expect.direction, expect.distance) != (it.direction, it.distance) or not in_fov(here, heading, old):
                     self.moved.add(it.name)
             if (
                 it.facing

@@ -43,10 +43,7 @@ class StrategistExplorer(ScoutExplorer):
         self._nodes = {
             r: {o.name for o in scene.objects_in(r)} | {d.name for d in scene.doors_of(r)} for r in scene.room_ids
         }
-        self._edges = {
-            r: {frozenset({a, b}) for a in names for b in names if a != b} for r, names in self._nodes.items()
-        }
-        self._edges[scene.start_room] |= {frozenset({INITIAL, n}) for n in self._nodes[scene.start_room]}
+        self._edges = SpatialEnv._room_edges(scene)
         self._known: dict[int, set[frozenset[str]]] = {r: set() for r in scene.room_ids}
         return super().actions(env)
 
@@ -70,21 +67,17 @@ class StrategistExplorer(ScoutExplorer):
         solver.set_position(entry, (0, 0))
         for t in env.turns[start_turn:]:
             solver.add(t.triples)
-        if self._singletons(solver, room) or self._edges_done(room):
+        if self._done(solver, room):
             return observed
         budget, moved = self.max_observes, set[str]()
-        while budget > 0 and not (self._singletons(solver, room) or self._edges_done(room)):
+        while budget > 0 and not self._done(solver, room):
             candidates = sorted(a for a in self._nodes[room] - moved if self._open(room, a))
             if not candidates:
                 break
             anchor = max(candidates, key=lambda n: solver.count(n))
             used: set[Vec] = set()
             seen: set[str] = set()
-            while (
-                budget > 0
-                and self._open(room, anchor)
-                and not (self._singletons(solver, room) or self._edges_done(room))
-            ):
+            while budget > 0 and self._open(room, anchor) and not self._done(solver, room):
                 ori = self._best_direction(solver, room, anchor, seen | moved, used)
                 if ori is None:
                     break
@@ -119,11 +112,11 @@ class StrategistExplorer(ScoutExplorer):
         nodes = self._nodes[room]
         return any(anchor in e and (e - {anchor}) <= nodes for e in self._edges[room] - self._known[room])
 
-    def _edges_done(self, room: int) -> bool:
+    def _done(self, solver: SpatialSolver, room: int) -> bool:
+        """Whether the room needs no more views: every position in it is one cell, or every pair was observed."""
+        if all(solver.domains.get(n) is not None and solver.count(n) == 1 for n in self._nodes[room]):
+            return True
         return not (self._edges[room] - self._known[room])
-
-    def _singletons(self, solver: SpatialSolver, room: int) -> bool:
-        return all(solver.domains.get(n) is not None and solver.count(n) == 1 for n in self._nodes[room])
 
     def _best_direction(
         self, solver: SpatialSolver, room: int, anchor: str, exclude: set[str], used: set[Vec]

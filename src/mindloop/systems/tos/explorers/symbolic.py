@@ -10,12 +10,12 @@ environment's replies. It stops with ``Term()`` when every seen item is pinned t
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterable, Iterator
 
 from mindloop.systems.tos.explorers.base import format_actions
 from mindloop.systems.tos.explorers.belief import SpatialBelief
 from mindloop.systems.tos.explorers.scout import ScoutExplorer
+from mindloop.systems.tos.world.answers import breadth_first
 from mindloop.systems.tos.world.env import SpatialEnv
 from mindloop.systems.tos.world.geometry import Vec, rotate
 from mindloop.systems.tos.world.observe import visible_names
@@ -56,21 +56,16 @@ class SymbolicExplorer(ScoutExplorer):
     def _reachable(self) -> dict[Pose, list[str]]:
         """Every pose reachable within one step through observed items, with the motions that reach it."""
         env, scene = self._env, self._env.scene
-        start: Pose = env.pose
-        paths: dict[Pose, list[str]] = {start: []}
-        queue = deque([start])
-        while queue:
-            pos, ori = queue.popleft()
-            rooms = scene.rooms_at(pos)
+
+        def moves(pose: Pose) -> list[tuple[Pose, str]]:
+            pos, ori = pose
             steps: list[tuple[Pose, str]] = [((pos, rotate(ori, d)), f"Rotate({d})") for d in (90, -90, 180)]
             # the observed items in view, sorted: so paths and ties never follow the hash seed
-            for name in sorted(env.observed.intersection(visible_names(scene, pos, ori, rooms))):
+            for name in sorted(env.observed.intersection(visible_names(scene, pos, ori, scene.rooms_at(pos)))):
                 steps.append(((scene.item(name).pos, ori), f"JumpTo({name})"))
-            for nxt, act in steps:
-                if nxt not in paths:
-                    paths[nxt] = [*paths[(pos, ori)], act]
-                    queue.append(nxt)
-        return paths
+            return steps
+
+        return breadth_first(env.pose, moves)
 
     def _best_step(self) -> str | None:
         env, scene, belief = self._env, self._env.scene, self.belief

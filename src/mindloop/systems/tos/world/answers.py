@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from typing import Any, TypeVar
 
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.tos.world.geometry import (
@@ -17,8 +17,6 @@ from mindloop.systems.tos.world.geometry import (
     NORTH,
     Vec,
     bearing,
-    distance_bin,
-    ego_bin,
     parse_direction,
     rotate,
 )
@@ -34,43 +32,42 @@ def _rel_label(pair: tuple[str, str] | None) -> str:
 
 
 _NavState = tuple[Vec, Vec, frozenset[str]]
+S = TypeVar("S", bound=Hashable)
+A = TypeVar("A")
+
+
+def breadth_first(start: S, moves: Callable[[S], Iterable[tuple[S, A]]]) -> dict[S, list[A]]:
+    """Every state reachable from ``start`` through ``moves`` (a state's ``(next state, action)`` pairs, in the
+    order to try them), each with the first shortest list of actions found to reach it, in breadth-first order."""
+    paths: dict[S, list[A]] = {start: []}
+    queue = deque([start])
+    while queue:
+        state = queue.popleft()
+        for nxt, act in moves(state):
+            if nxt not in paths:
+                paths[nxt] = [*paths[state], act]
+                queue.append(nxt)
+    return paths
 
 
 def shortest_plan(world: SpatialWorld, goal_pos: Vec, goal_ori: Vec) -> list[tuple[str, Any]] | None:
     """A shortest sequence of ``Rotate``/``JumpTo`` moves from the start pose to a pose (breadth-first)."""
-    start: _NavState = ((0, 0), NORTH, world.start_rooms)
-    prev: dict[_NavState, tuple[_NavState, tuple[str, Any]] | None] = {start: None}
-    queue = deque([start])
-    while queue:
-        state = queue.popleft()
+
+    def moves(state: _NavState) -> list[tuple[_NavState, tuple[str, Any]]]:
         pos, ori, rooms = state
-        if pos == goal_pos and ori == goal_ori:
-            out: list[tuple[str, Any]] = []
-            link = prev[state]
-            while link is not None:
-                before, act = link
-                out.append(act)
-                link = prev[before]
-            return out[::-1]
-        nexts: list[tuple[_NavState, tuple[str, Any]]] = [
+        turns: list[tuple[_NavState, tuple[str, Any]]] = [
             ((pos, rotate(ori, d), rooms), ("rotate", d)) for d in (90, -90, 180)
         ]
-        nexts += [((it.pos, ori, it.rooms), ("jumpto", it.name)) for it in world.visible(pos, ori, rooms)]
-        for nxt, act in nexts:
-            if nxt not in prev:
-                prev[nxt] = (state, act)
-                queue.append(nxt)
-    return None
+        return turns + [((it.pos, ori, it.rooms), ("jumpto", it.name)) for it in world.visible(pos, ori, rooms)]
+
+    paths = breadth_first(((0, 0), NORTH, world.start_rooms), moves)
+    return next((plan for (pos, ori, _), plan in paths.items() if pos == goal_pos and ori == goal_ori), None)
 
 
 def _resolve_jump(
     world: SpatialWorld, pos: Vec, ori: Vec, rooms: frozenset[str], desc: dict[str, Any]
 ) -> WorldItem | None:
-    group = []
-    for it in world.visible(pos, ori, rooms):
-        b = bearing(it.pos, pos, ori)
-        if ego_bin(b)[1] == desc["direction"] and distance_bin(math.dist(it.pos, pos))[1] == desc["distance"]:
-            group.append((it, b, math.dist(it.pos, pos)))
+    group = world.same_bin(pos, ori, rooms, desc["direction"], desc["distance"])
     if not group:
         return None
     if desc["group"] > 1 and len(group) > 1:
@@ -78,6 +75,13 @@ def _resolve_jump(
         idx = min(int(desc["from_left"]), len(by_left)) - 1
         return by_left[idx]
     return group[0][0]
+
+
+def turn_order(pos: Vec, turn: str) -> tuple[float, float]:
+    """Where ``pos`` comes in a full ``turn`` (``clockwise`` or ``counterclockwise``) at the start from north: the
+    angle turned before facing it, then its distance (the order ``ment.rot`` asks for)."""
+    b = bearing(pos, (0, 0), NORTH)
+    return (b % 360.0 if turn == "clockwise" else (-b) % 360.0), math.dist(pos, (0, 0))
 
 
 def _origin(world: SpatialWorld, spec: dict[str, Any]) -> Vec | None:
@@ -114,9 +118,7 @@ def answer_spec(task: str, spec: dict[str, Any], world: SpatialWorld) -> Any:
             it = world.get(name)
             if it is None:
                 continue
-            b = bearing(it.pos, (0, 0), NORTH)
-            ang = b % 360.0 if spec["turn"] == "clockwise" else (-b) % 360.0
-            keyed.append((ang, math.dist(it.pos, (0, 0)), name))
+            keyed.append((*turn_order(it.pos, spec["turn"]), name))
         return [k[2] for k in sorted(keyed)]
     if task == "loc2view":
         origin = _origin(world, spec)
@@ -153,8 +155,7 @@ def _matches(world: SpatialWorld, pos: Vec, ori: Vec, rooms: frozenset[str], see
         got = world.seen_item(it, pos, ori, rooms)
         if got.direction != s["direction"] or got.distance != s["distance"]:
             return False
-        want = s.get("orientation")
-        have = f"facing {got.facing}" if got.facing else got.wall
+        want, have = s.get("orientation"), got.orientation
         if want and have and want != have:
             return False
     return True

@@ -185,25 +185,15 @@ class SpatialEnv(gym.Env[str, str]):
             scene = generate_scene(self._episode_seed, self.config.layout)
         elif not isinstance(scene, Scene):
             raise InvalidArgumentError("options['scene'] must be a Scene")
-        self._scene = self._initial = scene
-        self._pos: Vec = scene.start
-        self._ori: Vec = NORTH
-        self._rooms = scene.rooms_at(scene.start)
+        self._initial = scene
         self._observed: set[str] = set()
         self._known_edges: set[frozenset[str]] = set()
         self._target_edges = self._edges(scene)
-        self._phase: Phase = "exploration"
-        self._steps_left = self.config.max_steps
         self._cost = 0
         self._step = 0
-        self._cache: dict[tuple[Vec, Vec], tuple[Observation, str]] = {}
-        self._evidence: dict[tuple[Vec, Vec], tuple[tuple[RelationTriple, ...], tuple[Fact, ...]]] = {}
-        self._image_cache: dict[tuple[Vec, Vec], np.ndarray] = {}
+        self._enter(scene, "exploration", self.config.max_steps)
         self.turns = []
         self.changes = []
-        self._fb_cost_start = 0
-        self._fb_seen: set[str] = set()
-        self._fb_all_seen_cost: int | None = None
         self.false_belief_result: dict[str, Any] | None = None
         text = describe_layout(scene, max_steps=self.config.max_steps)
         info = {
@@ -216,6 +206,22 @@ class SpatialEnv(gym.Env[str, str]):
         }
         self._add_truth(info, [])
         return text, info
+
+    def _enter(self, scene: Scene, phase: Phase, steps: int) -> None:
+        """Begin a phase of ``steps`` steps in ``scene`` (the one reset, or the covertly changed one): the agent at
+        the start facing north, no view cached (the scene may have changed), the false-belief counters from now."""
+        self._scene = scene
+        self._pos: Vec = scene.start
+        self._ori: Vec = NORTH
+        self._rooms = scene.rooms_at(scene.start)
+        self._phase: Phase = phase
+        self._steps_left = steps
+        self._cache: dict[tuple[Vec, Vec], tuple[Observation, str]] = {}
+        self._evidence: dict[tuple[Vec, Vec], tuple[tuple[RelationTriple, ...], tuple[Fact, ...]]] = {}
+        self._image_cache: dict[tuple[Vec, Vec], np.ndarray] = {}
+        self._fb_cost_start = self._cost
+        self._fb_seen: set[str] = set()
+        self._fb_all_seen_cost: int | None = None
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Execute one action string; returns ``(text, reward, terminated, truncated, info)``.
@@ -302,21 +308,17 @@ class SpatialEnv(gym.Env[str, str]):
         Returns the text to append, the reward that replaces the step's (the false-belief F1) or ``None``, and
         whether the episode terminated or was truncated.
         """
-        ended = "\nExploration ended. No further exploration actions are allowed."
-        if final is not None and final.kind == "term":
-            if phase == "exploration" and self.config.false_belief:
-                return "\n" + self._start_false_belief(hidden), None, False, False
-            reward = self._finish_false_belief(final.changes or ()) if phase == "false_belief" else None
-            self._phase = "done"
-            return "", reward, True, False
-        if self._steps_left <= 0:
-            if phase == "exploration" and self.config.false_belief:
-                return ended + "\n" + self._start_false_belief(hidden), None, False, False
-            if phase == "false_belief":
-                self._finish_false_belief(())
-            self._phase = "done"
-            return ended, None, False, True
-        return f"\nYou have a maximum of {self._steps_left} exploration steps left.", None, False, False
+        term = final is not None and final.kind == "term"
+        if not term and self._steps_left > 0:
+            return f"\nYou have a maximum of {self._steps_left} exploration steps left.", None, False, False
+        # the phase ends: by Term() (the episode terminates), or with the budget spent (it is truncated)
+        text = "" if term else "\nExploration ended. No further exploration actions are allowed."
+        if phase == "exploration" and self.config.false_belief:
+            return text + "\n" + self._start_false_belief(hidden), None, False, False
+        reported = (final.changes if term and final is not None else None) or ()
+        reward = self._finish_false_belief(reported) if phase == "false_belief" else None
+        self._phase = "done"
+        return text, reward if term else None, term, not term
 
     def _step_info(self, turn: Turn, results: list[ActionResult], events: list[Event]) -> dict[str, Any]:
         """The ``info`` of a step: what the agent may know (ground truth is added by :meth:`_add_truth`)."""
@@ -383,15 +385,21 @@ class SpatialEnv(gym.Env[str, str]):
         return [c.to_dict() | {"old_rel": list(rel(c.old_pos)), "new_rel": list(rel(c.new_pos))} for c in self.changes]
 
     @staticmethod
-    def _edges(scene: Scene) -> set[frozenset[str]]:
-        edges: set[frozenset[str]] = set()
+    def _room_edges(scene: Scene) -> dict[int, set[frozenset[str]]]:
+        """Each room's pairs of items (objects and doors) that exploration should observe from one end, the start
+        room's also pairing the start (``initial_pos``) with each of its items."""
+        edges = {}
         for rid in scene.room_ids:
             names = [o.name for o in scene.objects_in(rid)] + [d.name for d in scene.doors_of(rid)]
-            edges |= {frozenset({a, b}) for i, a in enumerate(names) for b in names[i + 1 :]}
-        start = scene.start_room
-        edges |= {frozenset({INITIAL, o.name}) for o in scene.objects_in(start)}
-        edges |= {frozenset({INITIAL, d.name}) for d in scene.doors_of(start)}
+            edges[rid] = {frozenset({a, b}) for i, a in enumerate(names) for b in names[i + 1 :]}
+            if rid == scene.start_room:
+                edges[rid] |= {frozenset({INITIAL, n}) for n in names}
         return edges
+
+    @staticmethod
+    def _edges(scene: Scene) -> set[frozenset[str]]:
+        """Every room's pairs (:meth:`_room_edges`): what edge coverage counts."""
+        return set().union(*SpatialEnv._room_edges(scene).values())
 
     def _anchor(self) -> str:
         scene = self.scene
@@ -423,7 +431,7 @@ class SpatialEnv(gym.Env[str, str]):
             else:
                 msg = f"You rotated {'clockwise' if act.degrees > 0 else 'counterclockwise'} {abs(act.degrees)}°."
             fact = Fact("agent", "heading", direction_name(self._ori))
-            events.append(Event(self._step, EventKind.OTHER, "agent", (fact,), frozenset({"agent"}), text=msg))
+            events.append(self._agent_event(EventKind.OTHER, (fact,), msg))
             return ActionResult(str(act), "rotate", True, msg)
         if isinstance(act, JumpTo):
             name = act.target
@@ -436,16 +444,7 @@ class SpatialEnv(gym.Env[str, str]):
             if not (self._rooms & it_rooms) or not in_fov(self._pos, self._ori, it.pos):
                 return ActionResult(str(act), "move", False, f"Cannot jump to '{name}': object not visible.")
             self._pos, self._rooms = it.pos, it_rooms
-            events.append(
-                Event(
-                    self._step,
-                    EventKind.MOVE,
-                    "agent",
-                    (Fact("agent", AT, name),),
-                    frozenset({"agent"}),
-                    text=f"You jumped to {name}.",
-                )
-            )
+            events.append(self._agent_event(EventKind.MOVE, (Fact("agent", AT, name),), f"You jumped to {name}."))
             return ActionResult(str(act), "move", True, f"You jumped to {name}.")
         if isinstance(act, Observe):
             obs, text = self.observation_at(self._pos, self._ori)
@@ -460,7 +459,7 @@ class SpatialEnv(gym.Env[str, str]):
             self._cost += 1
             self._record_observation(obs)
             triples.extend(extra[0])
-            events.append(Event(self._step, EventKind.OBSERVE, "agent", extra[1], frozenset({"agent"}), text=text))
+            events.append(self._agent_event(EventKind.OBSERVE, extra[1], text))
             if self.config.mode == "vision":
                 text = "You observe: <image>."
             return ActionResult(str(act), "observe", True, text, observation=obs)
@@ -485,6 +484,10 @@ class SpatialEnv(gym.Env[str, str]):
             )
         raise InvalidArgumentError(f"unknown action {act!r}")  # pragma: no cover
 
+    def _agent_event(self, kind: EventKind, facts: tuple[Fact, ...], text: str) -> Event:
+        """An event of this step that the agent itself perceived."""
+        return Event(self._step, kind, "agent", facts, frozenset({"agent"}), text=text)
+
     def _record_observation(self, obs: Observation) -> None:
         anchor = self._anchor()
         for name in obs.names:
@@ -500,17 +503,8 @@ class SpatialEnv(gym.Env[str, str]):
 
     def _start_false_belief(self, hidden: list[Event]) -> str:
         scene, changes = covert_changes(self.scene, self._episode_seed)
-        self._scene = scene
         self.changes = changes
-        self._cache = {}
-        self._evidence = {}
-        self._image_cache = {}
-        self._pos, self._ori, self._rooms = scene.start, NORTH, scene.rooms_at(scene.start)
-        self._phase = "false_belief"
-        self._steps_left = self.config.false_belief_steps
-        self._fb_cost_start = self._cost
-        self._fb_seen = set()
-        self._fb_all_seen_cost = None
+        self._enter(scene, "false_belief", self.config.false_belief_steps)
         if self._privileged_now:
             for c in changes:
                 fact = (

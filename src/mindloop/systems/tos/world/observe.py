@@ -73,9 +73,14 @@ class SeenItem:
     facing: str | None = None
     wall: str | None = None
 
+    @property
+    def orientation(self) -> str | None:
+        """``facing left`` (an object's facing) or ``on front wall`` (a door's wall), as observations write it."""
+        return f"facing {self.facing}" if self.facing else self.wall
+
     def line(self) -> str:
         """The item's observation line without the bullet."""
-        tail = f", facing {self.facing}" if self.facing else (f", {self.wall}" if self.wall else "")
+        tail = f", {self.orientation}" if self.orientation else ""
         return f"{self.name}: {self.direction}, {self.distance}{tail}"
 
 

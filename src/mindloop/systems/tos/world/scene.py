@@ -113,11 +113,7 @@ class Scene:
         object.__setattr__(self, "_by_name", by_name)
         object.__setattr__(self, "_rooms_at", {})
         object.__setattr__(self, "_items", everything)
-        placed = tuple(
-            (it.name, it.pos, frozenset(it.rooms) if isinstance(it, Door) else frozenset({it.room}))
-            for it in everything
-        )
-        object.__setattr__(self, "_placed", placed)
+        object.__setattr__(self, "_placed", tuple((it.name, it.pos, self.item_rooms(it.name)) for it in everything))
         at: dict[Vec, Item] = {}
         for it in everything:
             at.setdefault(it.pos, it)
@@ -456,23 +452,24 @@ def _rectangles(scene: Scene) -> list[dict[str, Any]] | None:
     return out
 
 
+def _plain(scene: Scene, rects: list[dict[str, Any]]) -> bool:
+    """Whether the mask is exactly the rooms ``rects`` inside one outer wall, with walls and doors between them."""
+    w = max(r["x"][1] for r in rects) + 2
+    h = max(r["y"][1] for r in rects) + 2
+    return (w, h) == (scene.width, scene.height) and all(
+        scene.cell((x, y)) in (0, DOOR_VERTICAL, DOOR_HORIZONTAL) or 1 <= scene.cell((x, y)) < 100
+        for x in range(scene.width)
+        for y in range(scene.height)
+    )
+
+
 def scene_to_dict(scene: Scene) -> dict[str, Any]:
     """The scene in mindloop's own format (rooms as rectangles when they are, else the full mask)."""
     out: dict[str, Any] = {"format": SCENE_FORMAT, "version": 1, "name": scene.name}
     rects = _rectangles(scene)
     # A mask padded beyond rectangles + outer wall (e.g. from meta_data.json) is kept verbatim.
-    if rects is not None:
-        w = max(r["x"][1] for r in rects) + 2
-        h = max(r["y"][1] for r in rects) + 2
-        plain = all(
-            scene.cell((x, y)) in (0, DOOR_VERTICAL, DOOR_HORIZONTAL) or 1 <= scene.cell((x, y)) < 100
-            for x in range(scene.width)
-            for y in range(scene.height)
-        )
-        if plain and (w, h) == (scene.width, scene.height):
-            out["rooms"] = rects
-        else:
-            out["mask"] = [list(row) for row in scene.mask]
+    if rects is not None and _plain(scene, rects):
+        out["rooms"] = rects
     else:
         out["mask"] = [list(row) for row in scene.mask]
     out["doors"] = [{"name": d.name, "pos": list(d.pos), "rooms": sorted(d.rooms)} for d in scene.doors]

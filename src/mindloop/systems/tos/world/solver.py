@@ -126,8 +126,7 @@ class SpatialSolver:
         dom = self.domains[name]
         if dom is None or int(dom.sum()) != 1:
             return None
-        i, j = np.argwhere(dom)[0]
-        return (int(i) - self.grid_size, int(j) - self.grid_size)
+        return self.cells(name)[0]
 
     # ---- updates -------------------------------------------------------------------------------------------
     def set_position(self, name: str, pos: Vec) -> None:

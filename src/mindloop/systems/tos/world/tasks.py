@@ -28,7 +28,6 @@ the task.
 
 from __future__ import annotations
 
-import math
 import random
 import string
 from collections.abc import Sequence
@@ -41,22 +40,19 @@ from pydantic import BaseModel, ConfigDict, field_validator
 
 from mindloop.datafiles import load_data_file, package_file
 from mindloop.errors import InvalidArgumentError
-from mindloop.systems.tos.world.answers import answer_spec, shortest_plan
+from mindloop.systems.tos.world.answers import answer_spec, shortest_plan, turn_order
 from mindloop.systems.tos.world.geometry import (
     CARDINALS,
     NORTH,
     Vec,
-    bearing,
     closest_heading,
     direction_name,
-    distance_bin,
-    ego_bin,
     in_fov,
     rotate,
     rotation_between,
 )
 from mindloop.systems.tos.world.observe import SeenItem
-from mindloop.systems.tos.world.world import SpatialWorld
+from mindloop.systems.tos.world.world import SpatialWorld, WorldItem
 
 __all__ = [
     "REFERENCE_TASKS",
@@ -177,10 +173,8 @@ class _SkipDrawError(Exception):
 
 def _seen_dict(s: SeenItem) -> dict[str, str]:
     d = {"name": s.name, "direction": s.direction, "distance": s.distance}
-    if s.facing:
-        d["orientation"] = f"facing {s.facing}"
-    if s.wall:
-        d["orientation"] = s.wall
+    if s.orientation:
+        d["orientation"] = s.orientation
     return d
 
 
@@ -223,12 +217,16 @@ def _gen_direction(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
     return _asked("direction", DIRECTION_TEMPLATE.format(obj=obj.name, anchor=anchor.name), spec, world)
 
 
-def _gen_pov(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
-    oriented = [o for o in world.objects if o.facing is not None]
+def _oriented(world: SpatialWorld, rng: random.Random) -> list[tuple[WorldItem, Vec]]:
+    """The objects with a front, each with its facing, in a seeded random order (the poses to ask from)."""
+    oriented = [(o, o.facing) for o in world.objects if o.facing is not None]
     rng.shuffle(oriented)
-    for anchor in oriented:
-        assert anchor.facing is not None
-        vis = [it for it in world.visible(anchor.pos, anchor.facing, anchor.rooms) if not it.door]
+    return oriented
+
+
+def _gen_pov(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
+    for anchor, facing in _oriented(world, rng):
+        vis = [it for it in world.visible(anchor.pos, facing, anchor.rooms) if not it.door]
         if vis:
             target = rng.choice(vis)
             spec = {"anchor": anchor.name, "target": target.name}
@@ -237,11 +235,8 @@ def _gen_pov(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
 
 
 def _gen_perc_dec(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
-    oriented = [o for o in world.objects if o.facing is not None]
-    rng.shuffle(oriented)
-    for anchor in oriented:
-        assert anchor.facing is not None
-        obs = world.observe(anchor.pos, anchor.facing, anchor.rooms)
+    for anchor, facing in _oriented(world, rng):
+        obs = world.observe(anchor.pos, facing, anchor.rooms)
         if not obs.items:
             continue
         seen = [_seen_dict(s) for s in obs.items]
@@ -250,7 +245,7 @@ def _gen_perc_dec(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
         answer = {
             "answer": anchor.name,
             "final_pos": list(anchor.pos),
-            "final_ori": list(anchor.facing),
+            "final_ori": list(facing),
             "final_observation": seen,
             "room_id": sorted(anchor.rooms),
             **_scene_facts(world),
@@ -277,11 +272,10 @@ def _gen_rot(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
     for o in world.objects:
         if o.pos == (0, 0):
             continue
-        b = bearing(o.pos, (0, 0), NORTH)
-        ang = b % 360.0 if turn == "clockwise" else (-b) % 360.0
+        ang, dist = turn_order(o.pos, turn)
         if ang < 1e-3 or ang > 360.0 - 1e-3:
             continue
-        cands.append((o.name, ang, math.dist(o.pos, (0, 0))))
+        cands.append((o.name, ang, dist))
     if len(cands) < 3:
         raise _SkipDrawError
     for eps in (30.0, 15.0, 7.5, 1.0):
@@ -410,19 +404,14 @@ def _ordinal(n: int) -> str:
 
 
 def _describe_jump(world: SpatialWorld, pos: Vec, ori: Vec, rooms: frozenset[str], name: str) -> dict[str, Any]:
-    target = world.get(name)
-    assert target is not None
-    dlabel = ego_bin(bearing(target.pos, pos, ori))[1]
-    slabel = distance_bin(math.dist(target.pos, pos))[1]
-    group = []
-    for it in world.visible(pos, ori, rooms):
-        b = bearing(it.pos, pos, ori)
-        if ego_bin(b)[1] == dlabel and distance_bin(math.dist(it.pos, pos))[1] == slabel:
-            group.append((it.name, b, math.dist(it.pos, pos)))
+    relation = world.ego_relation(name, pos, ori)
+    assert relation is not None
+    dlabel, slabel = relation
+    group = world.same_bin(pos, ori, rooms, dlabel, slabel)
     out: dict[str, Any] = {"direction": dlabel, "distance": slabel, "group": len(group)}
     if len(group) > 1:
-        out["from_left"] = 1 + [g[0] for g in sorted(group, key=lambda g: g[1])].index(name)
-        out["nearest"] = 1 + [g[0] for g in sorted(group, key=lambda g: g[2])].index(name)
+        out["from_left"] = 1 + [g[0].name for g in sorted(group, key=lambda g: g[1])].index(name)
+        out["nearest"] = 1 + [g[0].name for g in sorted(group, key=lambda g: g[2])].index(name)
     return out
 
 

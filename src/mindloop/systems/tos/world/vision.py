@@ -78,10 +78,9 @@ def render_view(
         draw.rectangle(box, fill=colour, outline=(40, 40, 40))
         rel = relative_facing(it.facing, ori)
         mid = base - h / 2
-        if rel == "backward":  # facing the viewer: show its front
-            draw.rectangle([cx - w / 4, mid - h / 4, cx + w / 4, mid + h / 4], fill=(245, 245, 245))
-        elif rel == "forward":
-            draw.rectangle([cx - w / 4, mid - h / 4, cx + w / 4, mid + h / 4], fill=(35, 35, 35))
+        if rel in ("backward", "forward"):  # facing the viewer: show its front (light); facing away: its back (dark)
+            fill = (245, 245, 245) if rel == "backward" else (35, 35, 35)
+            draw.rectangle([cx - w / 4, mid - h / 4, cx + w / 4, mid + h / 4], fill=fill)
         else:
             sign = -1.0 if rel == "left" else 1.0
             tip = cx + sign * w / 2

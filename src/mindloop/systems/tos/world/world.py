@@ -114,6 +114,18 @@ class SpatialWorld:
             return None
         return ego_bin(bearing(it.pos, pos, ori))[1], distance_bin(math.dist(it.pos, pos))[1]
 
+    def same_bin(
+        self, pos: Vec, ori: Vec, rooms: frozenset[str], direction: str, distance: str
+    ) -> list[tuple[WorldItem, float, float]]:
+        """The items in view from a pose in the ego ``direction`` and ``distance`` bin, in world order, each with its
+        bearing and distance (what a jump described by its bin picks from)."""
+        group = []
+        for it in self.visible(pos, ori, rooms):
+            b, d = bearing(it.pos, pos, ori), math.dist(it.pos, pos)
+            if ego_bin(b)[1] == direction and distance_bin(d)[1] == distance:
+                group.append((it, b, d))
+        return group
+
     def allo_relation(self, target: str, anchor: str, north: Vec = (0, 1)) -> tuple[str, str] | None:
         """``(cardinal direction, distance)`` of ``target`` relative to ``anchor`` (``north`` names the heading
         called north)."""
