@@ -212,11 +212,13 @@ class World(Home):
 
     def _pick(self, a: str, act: Action, x: list[str]) -> StepResult:
         item = x[0]
-        src = self._loc[item]
-        self._move_item(item, a)
-        self._taken_from[item] = src
-        facts = (self._f(item, AT, a), *self._relief(a, item))
-        return self._said(a, act, f"picks up {self.the(item)} {_from(self.where(src))}", facts, EventKind.MOVE)
+        src = self._taken_from[item] = self._loc[item]
+        return self._hand_to(a, act, item, a, f"picks up {self.the(item)} {_from(self.where(src))}")
+
+    def _hand_to(self, a: str, act: Action, item: str, to: str, phrase: str) -> StepResult:
+        """``item`` goes into the hands of ``to`` (which may end a feeling of theirs), seen as ``phrase``."""
+        self._move_item(item, to)
+        return self._said(a, act, phrase, (self._f(item, AT, to), *self._relief(to, item)), EventKind.MOVE)
 
     def _put(self, a: str, act: Action, x: list[str]) -> StepResult:
         return self._set_down_at(a, act, x[0], x[1], f"puts {self.the(x[0])} {self.where(x[1])}")
@@ -235,10 +237,8 @@ class World(Home):
 
     def _give(self, a: str, act: Action, x: list[str]) -> StepResult:
         item, to = x
-        self._move_item(item, to)
         self._near[a] = to
-        facts = (self._f(item, AT, to), *self._relief(to, item))
-        return self._said(a, act, f"gives {self.the(item)} to {self.the(to)}", facts, EventKind.MOVE)
+        return self._hand_to(a, act, item, to, f"gives {self.the(item)} to {self.the(to)}")
 
     def _move(self, a: str, act: Action, x: list[str]) -> StepResult:
         if x[0] in self._hands[a]:
