@@ -63,15 +63,10 @@ class World(Home):
         :data:`~mindloop.worlds.household.actions.VERBS` says what its arguments are, its row of :data:`VERB_RULES`
         what must hold before it and what it does.
         """
-        if isinstance(action, str):
-            parsed = parse_action(action)
-            if isinstance(parsed, Failure):
-                return StepResult(False, action, parsed, (), self.t)
-            action = parsed
-        else:
-            bad = validate_action(action)
-            if bad is not None:
-                return StepResult(False, action, bad, (), self.t)
+        parsed = parse_action(action) if isinstance(action, str) else validate_action(action) or action
+        if isinstance(parsed, Failure):  # text that does not parse, or an action with a wrong verb or arity
+            return StepResult(False, action, parsed, (), self.t)
+        action = parsed
         if actor not in self.chars:
             known = ", ".join(self.chars)
             return self._fail(FailureKind.UNKNOWN_ACTOR, f"no agent {actor!r} in this home (agents: {known})", action)
@@ -435,6 +430,11 @@ _NOT_SHUT_0 = Need(
 )
 _IN_ROOM = Need(FailureKind.NOT_HERE, "{x0} is in the {room0}, not here", lambda w, a, x: w.room_of(x[0]) == w._room[a])
 _FREE_0 = Need(FailureKind.HELD_BY_OTHER, "{x0} is held by {holder0}", lambda w, a, x: w.holder_of(x[0]) is None)
+_NOT_HELD_YET = Need(
+    FailureKind.ALREADY,
+    "{a} is already holding {x0}",
+    lambda w, a, x: w._kind[x[0]] is not EntityKind.ITEM or w.holder_of(x[0]) != a,
+)
 _STANDING = Need(FailureKind.SITTING, "{a} is sitting on {seat}; stand up first", lambda w, a, x: w._sitting[a] is None)
 _PUT_HEAD = (
     _holding(0),
@@ -487,11 +487,7 @@ _MOVE = (
 """Moving an item (``x0``) the actor does not hold to a place (``x1``)."""
 _WALK = (
     Need(FailureKind.WRONG_ARGUMENT, "{a} cannot walk to itself", lambda w, a, x: x[0] != a),
-    Need(
-        FailureKind.ALREADY,
-        "{a} is already holding {x0}",
-        lambda w, a, x: w._kind[x[0]] is not EntityKind.ITEM or w.holder_of(x[0]) != a,
-    ),
+    _NOT_HELD_YET,
     _STANDING,
 )
 _LOOK = (
@@ -591,7 +587,7 @@ VERB_RULES: Mapping[str, VerbRule] = {
                 lambda w, a, x: bool(w.items[x[0]].props & {Prop.GRASPABLE}) or Prop.MOVABLE not in w.items[x[0]].props,
             ),
             _prop(0, Prop.GRASPABLE, FailureKind.NOT_GRASPABLE, "{x0} cannot be picked up; pour it into a cup instead"),
-            Need(FailureKind.ALREADY, "{a} is already holding {x0}", lambda w, a, x: w.holder_of(x[0]) != a),
+            _NOT_HELD_YET,
             _FREE_0,
             _here(0),
             _NOT_SHUT_0,
