@@ -104,11 +104,7 @@ def capitalised(text: str) -> str:
 
 # ---- what the robot saw ---------------------------------------------------------------------------------------
 def last_enter(events: Sequence[WorldEvent], human: str) -> int:
-    t = 0
-    for e in events:
-        if e.actor == human and e.kind == "enter":
-            t = e.t
-    return t
+    return max((e.t for e in events if e.actor == human and e.kind == "enter"), default=0)
 
 
 def is_searching(seen: Sequence[WorldEvent], human: str, since: int, target: str) -> bool:

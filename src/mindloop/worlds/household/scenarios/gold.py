@@ -237,16 +237,11 @@ def _find_remind(world: World, seen: Sequence[WorldEvent], c: _Search) -> Draft:
 
 
 def _last_mover(seen: Sequence[WorldEvent], item: str) -> str | None:
-    mover = None
-    for e in seen:
-        if e.verb in ("place", "putin", "putback", "move", "drop") and e.args and e.args[0] == item:
-            mover = e.actor
-    return mover
+    moves = (
+        e for e in reversed(seen) if e.verb in ("place", "putin", "putback", "move", "drop") and e.args[:1] == (item,)
+    )
+    return next((e.actor for e in moves), None)
 
 
 def _last_exit_room(seen: Sequence[WorldEvent], agent: str | None) -> str | None:
-    room = None
-    for e in seen:
-        if e.actor == agent and e.kind == "exit":
-            room = e.room
-    return room
+    return next((e.room for e in reversed(seen) if e.actor == agent and e.kind == "exit"), None)
