@@ -308,10 +308,7 @@ class Home:
 
     def blocking(self, room: str) -> str | None:
         """An obstacle in a room's doorway (it stops wheelchair users going in or out), or ``None``."""
-        for iid in self._on.get(f"{room}_doorway", ()):
-            if Prop.OBSTACLE in self.items[iid].props:
-                return iid
-        return None
+        return next((i for i in self._on.get(f"{room}_doorway", ()) if Prop.OBSTACLE in self.items[i].props), None)
 
     def sees(self, agent: str, room: str) -> bool:
         """Whether ``agent`` witnesses what happens in ``room`` (it is there; for the robot, or its camera is)."""

@@ -163,14 +163,8 @@ def perception_atoms(seen: Sequence[WorldEvent], world: World) -> tuple[str, ...
 def taken_from(event: WorldEvent, seen: Sequence[WorldEvent], world: World) -> str:
     """Where a picked item lay just before (the latest perceived fact about it)."""
     item = event.args[0]
-    last = ""
-    for e in seen:
-        if e.t >= event.t:
-            break
-        for f in e.facts:
-            if f.subject == item and f.relation == AT and f.value:
-                last = f.value
-    return last
+    before = (f for e in reversed(seen) if e.t < event.t for f in reversed(e.facts))
+    return next((f.value for f in before if f.subject == item and f.relation == AT and f.value), "")
 
 
 # ---- the draft ------------------------------------------------------------------------------------------------
