@@ -98,14 +98,14 @@ class World(Home):
                 self.t,
             )
         want = verb == "powerrestore"
+        state = "on" if want else "off"
         if self.power == want:
-            state = "on" if want else "off"
             return self._reject(Failure(FailureKind.ALREADY, f"the power is already {state}", verb))
         self.power = want
         t = self.t + 1
         everyone = frozenset(self.chars)
         text = "The power comes back on." if want else "The power goes out and the lights go off."
-        ev = Event(t, EventKind.OTHER, None, (self._f(HOUSE, POWER, "on" if want else "off"),), everyone, text=text)
+        ev = Event(t, EventKind.OTHER, None, (self._f(HOUSE, POWER, state),), everyone, text=text)
         return self._ok(verb, (WorldEvent(ev, verb, (), None, text[4:-1]),))
 
     # ---- effects: each runs once its row's preconditions hold -------------------------------------------------
