@@ -14,6 +14,7 @@ from mindloop.beliefs import Tracker
 from mindloop.errors import InvalidArgumentError
 from mindloop.worlds.household.characters import Character
 from mindloop.worlds.household.goals import Goal, GoalKind
+from mindloop.worlds.household.narration import merged_moves
 from mindloop.worlds.household.results import WorldEvent
 from mindloop.worlds.household.scenarios.model import GoldBelief
 from mindloop.worlds.household.vocab import AT, ROBOT, Prop
@@ -124,13 +125,7 @@ def is_searching(seen: Sequence[WorldEvent], human: str, since: int, target: str
 def perception_atoms(seen: Sequence[WorldEvent], world: World) -> tuple[str, ...]:
     """Scene atomic actions (C.1 templates ``verb(character, object, from=..., to=...)``) of perceived events."""
     out: list[str] = []
-    merged: list[WorldEvent] = []
-    for e in seen:
-        if merged and e.kind == "enter" and merged[-1].kind == "exit" and merged[-1].actor == e.actor:
-            merged[-1] = e
-        else:
-            merged.append(e)
-    for e in merged:
+    for e in merged_moves(seen, same_step=False):
         who = e.actor or "house"
         verb, args = e.verb, e.args
         if e.actor is None:
