@@ -155,19 +155,17 @@ class Home:
                 self._open[eid] = False
             if Prop.SWITCHABLE in props:
                 self._switch[eid] = False
-        for ids, state, why in (
-            (setup.opened, self._open, "open: it does not open"),
-            (setup.switched_on, self._switch, "switched on: it has no switch"),
-        ):
-            for eid in ids:
+        self._contains: dict[str, str | None] = {i.id: None for i in self.items.values() if Prop.CONTAINER in i.props}
+        starts: tuple[tuple[Iterable[tuple[str, Any]], dict[str, Any], str], ...] = (
+            (((eid, True) for eid in setup.opened), self._open, "open: it does not open"),
+            (((eid, True) for eid in setup.switched_on), self._switch, "switched on: it has no switch"),
+            (setup.filled, self._contains, "filled: it is not a cup or glass"),
+        )
+        for pairs, state, why in starts:
+            for eid, value in pairs:
                 if eid not in state:
                     raise InvalidArgumentError(f"{eid!r} cannot start {why}")
-                state[eid] = True
-        self._contains: dict[str, str | None] = {i.id: None for i in self.items.values() if Prop.CONTAINER in i.props}
-        for cup, liquid in setup.filled:
-            if cup not in self._contains:
-                raise InvalidArgumentError(f"{cup!r} cannot start filled: it is not a cup or glass")
-            self._contains[cup] = liquid
+                state[eid] = value
 
     def _init_people(self, setup: WorldSetup) -> None:
         """How people feel and who sits where at the start."""
