@@ -471,11 +471,10 @@ class Home:
         if kind is None:
             norm = normalize_name(raw)
             kind = self._kind.get(norm)
-            if kind is None:
-                for eid, char in self.chars.items():
-                    if char.name.lower() == raw.strip().lower():
-                        norm, kind = eid, EntityKind.AGENT
-                        break
+            if kind is None:  # a person's name as it is said: "Alice"
+                said = raw.strip().lower()
+                norm = next((eid for eid, char in self.chars.items() if char.name.lower() == said), norm)
+                kind = self._kind.get(norm)
             if kind is None:
                 close = difflib.get_close_matches(norm, list(self._kind), n=3)
                 hint = f"; did you mean {', '.join(close)}?" if close else ""
