@@ -143,10 +143,8 @@ def normalize_name(raw: str) -> str:
     'kitchen_table'
     """
     name = raw.strip().lower()
-    for article in _ARTICLES:
-        if name.startswith(article):
-            name = name[len(article) :].lstrip()
-            break
+    article = next((a for a in _ARTICLES if name.startswith(a)), "")
+    name = name[len(article) :].lstrip()
     return "_".join(name.replace("-", " ").split())
 
 

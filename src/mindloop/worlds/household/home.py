@@ -155,19 +155,17 @@ class Home:
                 self._open[eid] = False
             if Prop.SWITCHABLE in props:
                 self._switch[eid] = False
-        for ids, state, why in (
-            (setup.opened, self._open, "open: it does not open"),
-            (setup.switched_on, self._switch, "switched on: it has no switch"),
-        ):
-            for eid in ids:
+        self._contains: dict[str, str | None] = {i.id: None for i in self.items.values() if Prop.CONTAINER in i.props}
+        starts: tuple[tuple[Iterable[tuple[str, Any]], dict[str, Any], str], ...] = (
+            (((eid, True) for eid in setup.opened), self._open, "open: it does not open"),
+            (((eid, True) for eid in setup.switched_on), self._switch, "switched on: it has no switch"),
+            (setup.filled, self._contains, "filled: it is not a cup or glass"),
+        )
+        for pairs, state, why in starts:
+            for eid, value in pairs:
                 if eid not in state:
                     raise InvalidArgumentError(f"{eid!r} cannot start {why}")
-                state[eid] = True
-        self._contains: dict[str, str | None] = {i.id: None for i in self.items.values() if Prop.CONTAINER in i.props}
-        for cup, liquid in setup.filled:
-            if cup not in self._contains:
-                raise InvalidArgumentError(f"{cup!r} cannot start filled: it is not a cup or glass")
-            self._contains[cup] = liquid
+                state[eid] = value
 
     def _init_people(self, setup: WorldSetup) -> None:
         """How people feel and who sits where at the start."""
@@ -308,10 +306,7 @@ class Home:
 
     def blocking(self, room: str) -> str | None:
         """An obstacle in a room's doorway (it stops wheelchair users going in or out), or ``None``."""
-        for iid in self._on.get(f"{room}_doorway", ()):
-            if Prop.OBSTACLE in self.items[iid].props:
-                return iid
-        return None
+        return next((i for i in self._on.get(f"{room}_doorway", ()) if Prop.OBSTACLE in self.items[i].props), None)
 
     def sees(self, agent: str, room: str) -> bool:
         """Whether ``agent`` witnesses what happens in ``room`` (it is there; for the robot, or its camera is)."""
@@ -476,11 +471,10 @@ class Home:
         if kind is None:
             norm = normalize_name(raw)
             kind = self._kind.get(norm)
-            if kind is None:
-                for eid, char in self.chars.items():
-                    if char.name.lower() == raw.strip().lower():
-                        norm, kind = eid, EntityKind.AGENT
-                        break
+            if kind is None:  # a person's name as it is said: "Alice"
+                said = raw.strip().lower()
+                norm = next((eid for eid, char in self.chars.items() if char.name.lower() == said), norm)
+                kind = self._kind.get(norm)
             if kind is None:
                 close = difflib.get_close_matches(norm, list(self._kind), n=3)
                 hint = f"; did you mean {', '.join(close)}?" if close else ""

@@ -35,11 +35,13 @@ def join_phrases(phrases: Sequence[str]) -> str:
     return ", ".join(phrases[:-1]) + f", and {phrases[-1]}"
 
 
-def _merged(events: Sequence[WorldEvent]) -> list[WorldEvent]:
-    """Drop an exit immediately followed by the same actor's entry (``walks into the kitchen`` says both)."""
+def merged_moves(events: Sequence[WorldEvent], *, same_step: bool = True) -> list[WorldEvent]:
+    """Drop an exit immediately followed by the same actor's entry (``walks into the kitchen`` says both): of the
+    same step only, or, unless ``same_step``, of any (an exit seen, then an entry seen elsewhere later)."""
     out: list[WorldEvent] = []
     for e in events:
-        if out and e.kind == "enter" and out[-1].kind == "exit" and out[-1].actor == e.actor and out[-1].t == e.t:
+        prev = out[-1] if out else e  # the first event has none before it: e is never both an exit and an entry
+        if e.kind == "enter" and prev.kind == "exit" and prev.actor == e.actor and (prev.t == e.t or not same_step):
             out[-1] = e
         else:
             out.append(e)
@@ -48,7 +50,7 @@ def _merged(events: Sequence[WorldEvent]) -> list[WorldEvent]:
 
 def summarize(events: Iterable[WorldEvent], names: dict[str, str], agent: str = ROBOT, *, since: int = 1) -> str:
     """The paper-style ``<Perception>`` paragraph of what ``agent`` perceived; ``names`` maps ids to names."""
-    seen = _merged(perceived(events, agent, since=since))
+    seen = merged_moves(perceived(events, agent, since=since))
     sentences: list[str] = []
     i = 0
     while i < len(seen):

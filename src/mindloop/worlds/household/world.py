@@ -63,15 +63,10 @@ class World(Home):
         :data:`~mindloop.worlds.household.actions.VERBS` says what its arguments are, its row of :data:`VERB_RULES`
         what must hold before it and what it does.
         """
-        if isinstance(action, str):
-            parsed = parse_action(action)
-            if isinstance(parsed, Failure):
-                return StepResult(False, action, parsed, (), self.t)
-            action = parsed
-        else:
-            bad = validate_action(action)
-            if bad is not None:
-                return StepResult(False, action, bad, (), self.t)
+        parsed = parse_action(action) if isinstance(action, str) else validate_action(action) or action
+        if isinstance(parsed, Failure):  # text that does not parse, or an action with a wrong verb or arity
+            return StepResult(False, action, parsed, (), self.t)
+        action = parsed
         if actor not in self.chars:
             known = ", ".join(self.chars)
             return self._fail(FailureKind.UNKNOWN_ACTOR, f"no agent {actor!r} in this home (agents: {known})", action)
@@ -103,14 +98,14 @@ class World(Home):
                 self.t,
             )
         want = verb == "powerrestore"
+        state = "on" if want else "off"
         if self.power == want:
-            state = "on" if want else "off"
             return self._reject(Failure(FailureKind.ALREADY, f"the power is already {state}", verb))
         self.power = want
         t = self.t + 1
         everyone = frozenset(self.chars)
         text = "The power comes back on." if want else "The power goes out and the lights go off."
-        ev = Event(t, EventKind.OTHER, None, (self._f(HOUSE, POWER, "on" if want else "off"),), everyone, text=text)
+        ev = Event(t, EventKind.OTHER, None, (self._f(HOUSE, POWER, state),), everyone, text=text)
         return self._ok(verb, (WorldEvent(ev, verb, (), None, text[4:-1]),))
 
     # ---- effects: each runs once its row's preconditions hold -------------------------------------------------
@@ -212,11 +207,13 @@ class World(Home):
 
     def _pick(self, a: str, act: Action, x: list[str]) -> StepResult:
         item = x[0]
-        src = self._loc[item]
-        self._move_item(item, a)
-        self._taken_from[item] = src
-        facts = (self._f(item, AT, a), *self._relief(a, item))
-        return self._said(a, act, f"picks up {self.the(item)} {_from(self.where(src))}", facts, EventKind.MOVE)
+        src = self._taken_from[item] = self._loc[item]
+        return self._hand_to(a, act, item, a, f"picks up {self.the(item)} {_from(self.where(src))}")
+
+    def _hand_to(self, a: str, act: Action, item: str, to: str, phrase: str) -> StepResult:
+        """``item`` goes into the hands of ``to`` (which may end a feeling of theirs), seen as ``phrase``."""
+        self._move_item(item, to)
+        return self._said(a, act, phrase, (self._f(item, AT, to), *self._relief(to, item)), EventKind.MOVE)
 
     def _put(self, a: str, act: Action, x: list[str]) -> StepResult:
         return self._set_down_at(a, act, x[0], x[1], f"puts {self.the(x[0])} {self.where(x[1])}")
@@ -235,10 +232,8 @@ class World(Home):
 
     def _give(self, a: str, act: Action, x: list[str]) -> StepResult:
         item, to = x
-        self._move_item(item, to)
         self._near[a] = to
-        facts = (self._f(item, AT, to), *self._relief(to, item))
-        return self._said(a, act, f"gives {self.the(item)} to {self.the(to)}", facts, EventKind.MOVE)
+        return self._hand_to(a, act, item, to, f"gives {self.the(item)} to {self.the(to)}")
 
     def _move(self, a: str, act: Action, x: list[str]) -> StepResult:
         if x[0] in self._hands[a]:
@@ -435,6 +430,11 @@ _NOT_SHUT_0 = Need(
 )
 _IN_ROOM = Need(FailureKind.NOT_HERE, "{x0} is in the {room0}, not here", lambda w, a, x: w.room_of(x[0]) == w._room[a])
 _FREE_0 = Need(FailureKind.HELD_BY_OTHER, "{x0} is held by {holder0}", lambda w, a, x: w.holder_of(x[0]) is None)
+_NOT_HELD_YET = Need(
+    FailureKind.ALREADY,
+    "{a} is already holding {x0}",
+    lambda w, a, x: w._kind[x[0]] is not EntityKind.ITEM or w.holder_of(x[0]) != a,
+)
 _STANDING = Need(FailureKind.SITTING, "{a} is sitting on {seat}; stand up first", lambda w, a, x: w._sitting[a] is None)
 _PUT_HEAD = (
     _holding(0),
@@ -487,11 +487,7 @@ _MOVE = (
 """Moving an item (``x0``) the actor does not hold to a place (``x1``)."""
 _WALK = (
     Need(FailureKind.WRONG_ARGUMENT, "{a} cannot walk to itself", lambda w, a, x: x[0] != a),
-    Need(
-        FailureKind.ALREADY,
-        "{a} is already holding {x0}",
-        lambda w, a, x: w._kind[x[0]] is not EntityKind.ITEM or w.holder_of(x[0]) != a,
-    ),
+    _NOT_HELD_YET,
     _STANDING,
 )
 _LOOK = (
@@ -591,7 +587,7 @@ VERB_RULES: Mapping[str, VerbRule] = {
                 lambda w, a, x: bool(w.items[x[0]].props & {Prop.GRASPABLE}) or Prop.MOVABLE not in w.items[x[0]].props,
             ),
             _prop(0, Prop.GRASPABLE, FailureKind.NOT_GRASPABLE, "{x0} cannot be picked up; pour it into a cup instead"),
-            Need(FailureKind.ALREADY, "{a} is already holding {x0}", lambda w, a, x: w.holder_of(x[0]) != a),
+            _NOT_HELD_YET,
             _FREE_0,
             _here(0),
             _NOT_SHUT_0,

@@ -69,20 +69,13 @@ def features_yaml(indent: int = 2) -> str:
 
 def dataset_card(stats: DatasetStats, split_bytes: dict[str, int]) -> str:
     """The full ``README.md`` (YAML front matter + description) for an export with these statistics and
-    split file sizes: ``data/card.md.tmpl`` in the household package, a :meth:`str.format` template of the card."""
-    split_lines = "\n".join(
-        f"  - name: {sp}\n    num_bytes: {split_bytes[sp]}\n    num_examples: {stats.splits[sp]}" for sp in SPLITS
+    split file sizes: ``data/card.md.tmpl`` in the household package, a Jinja template of the card."""
+    import jinja2
+
+    env = jinja2.Environment(
+        trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, undefined=jinja2.StrictUndefined
     )
-    config = "\n".join(f"  - split: {sp}\n    path: data/{sp}.jsonl" for sp in SPLITS)
-    rows = "\n".join(f"| {k} | {v} |" for k, v in stats.subtype.items())
-    humans = ", ".join(f"{k}: {v}" for k, v in stats.humans.items())
-    special = ", ".join(f"{k}: {v}" for k, v in stats.special_needs.items()) or "none"
-    task = ", ".join(f"{k}: {v}" for k, v in stats.task_type.items())
-    values: dict[str, object] = {
-        "config": config,
-        "features": features_yaml(2),
-        "split_lines": split_lines,
-        "rows": rows,
-    }
-    values |= {"humans": humans, "special": special, "task": task, "name": DATASET_NAME, "stats": stats}
-    return package_file("mindloop.worlds.household", "card.md.tmpl").read_text(encoding="utf-8").format_map(values)
+    template = env.from_string(package_file("mindloop.worlds.household", "card.md.tmpl").read_text(encoding="utf-8"))
+    return template.render(
+        stats=stats, split_bytes=split_bytes, splits=SPLITS, features=features_yaml(2), name=DATASET_NAME
+    )

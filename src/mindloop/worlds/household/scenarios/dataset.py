@@ -264,12 +264,11 @@ def paper_comparison(scenarios: Sequence[Scenario]) -> list[dict[str, Any]]:
     c = _counts(helped)
     p = PAPER_COMPOSITION
     n_paper = p["scenarios"]
-    dialogue = sum(s.has_dialogue for s in helped)
 
     def row(label: str, paper: Any, ours: Any) -> dict[str, Any]:
         return {"row": label, "paper": paper, "ours": ours}
 
-    share = f"{dialogue / len(helped):.1%}" if helped else "-"
+    share = f"{c['dialogue'] / len(helped):.1%}" if helped else "-"
     paper_share = f"{p['dialogue'] / n_paper:.1%}" if isinstance(p["dialogue"], int) and n_paper else None
     test = sum(s.split == "test" for s in helped)
     return [

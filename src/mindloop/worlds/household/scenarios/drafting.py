@@ -14,6 +14,7 @@ from mindloop.beliefs import Tracker
 from mindloop.errors import InvalidArgumentError
 from mindloop.worlds.household.characters import Character
 from mindloop.worlds.household.goals import Goal, GoalKind
+from mindloop.worlds.household.narration import merged_moves
 from mindloop.worlds.household.results import WorldEvent
 from mindloop.worlds.household.scenarios.model import GoldBelief
 from mindloop.worlds.household.vocab import AT, ROBOT, Prop
@@ -104,11 +105,7 @@ def capitalised(text: str) -> str:
 
 # ---- what the robot saw ---------------------------------------------------------------------------------------
 def last_enter(events: Sequence[WorldEvent], human: str) -> int:
-    t = 0
-    for e in events:
-        if e.actor == human and e.kind == "enter":
-            t = e.t
-    return t
+    return max((e.t for e in events if e.actor == human and e.kind == "enter"), default=0)
 
 
 def is_searching(seen: Sequence[WorldEvent], human: str, since: int, target: str) -> bool:
@@ -128,13 +125,7 @@ def is_searching(seen: Sequence[WorldEvent], human: str, since: int, target: str
 def perception_atoms(seen: Sequence[WorldEvent], world: World) -> tuple[str, ...]:
     """Scene atomic actions (C.1 templates ``verb(character, object, from=..., to=...)``) of perceived events."""
     out: list[str] = []
-    merged: list[WorldEvent] = []
-    for e in seen:
-        if merged and e.kind == "enter" and merged[-1].kind == "exit" and merged[-1].actor == e.actor:
-            merged[-1] = e
-        else:
-            merged.append(e)
-    for e in merged:
+    for e in merged_moves(seen, same_step=False):
         who = e.actor or "house"
         verb, args = e.verb, e.args
         if e.actor is None:
@@ -167,14 +158,8 @@ def perception_atoms(seen: Sequence[WorldEvent], world: World) -> tuple[str, ...
 def taken_from(event: WorldEvent, seen: Sequence[WorldEvent], world: World) -> str:
     """Where a picked item lay just before (the latest perceived fact about it)."""
     item = event.args[0]
-    last = ""
-    for e in seen:
-        if e.t >= event.t:
-            break
-        for f in e.facts:
-            if f.subject == item and f.relation == AT and f.value:
-                last = f.value
-    return last
+    before = (f for e in reversed(seen) if e.t < event.t for f in reversed(e.facts))
+    return next((f.value for f in before if f.subject == item and f.relation == AT and f.value), "")
 
 
 # ---- the draft ------------------------------------------------------------------------------------------------

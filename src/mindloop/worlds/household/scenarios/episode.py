@@ -36,8 +36,9 @@ class Episode:
             apply(e.core)
             self.events.append(e)
 
-    def act(self, actor: str, action: Action | str, *, expect_fail: bool = False) -> StepResult:
-        """Run one step and log it in the script; raise :class:`ScriptError` if it does not go as expected."""
+    def act(self, actor: str, action: Action | str, *, expect_fail: bool | None = False) -> StepResult:
+        """Run one step and log it in the script; raise :class:`ScriptError` if it does not go as expected
+        (``expect_fail=None``: whichever way it goes, as a replay logs it)."""
         result = self.world.step(actor, action)
         if result.ok == expect_fail:
             why = f": {result.failure}" if result.failure is not None else ""
@@ -71,6 +72,4 @@ class Episode:
                 raise ScriptError(f"cannot replay {step.action!r}: {parsed}")
             if step.facts:
                 parsed = Action(parsed.verb, parsed.args, parsed.text, step.facts)
-            result = self.world.step(step.actor, parsed)
-            self._record(result.events)
-            self.script.append(ScriptStep(step.actor, result.action, step.facts))
+            self.act(step.actor, parsed, expect_fail=None)

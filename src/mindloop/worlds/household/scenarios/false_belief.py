@@ -265,9 +265,7 @@ def fb_control_seen_on_return(d: Draw) -> Story:
     ep = _left_and_taken(d, a, b, o, l1, wait_a)
     ep.act(b, _a("place", o, l2))
     _go(ep, b, d.room_other_than(r1, wait_a))
-    _go(ep, a, r1)
-    ep.act(a, _a("walk", o))
-    ep.act(a, _a("pick", o))
+    take(ep, d, a, o, l2)  # l2 is in the open in r1: a walks back into r1, up to the object, and picks it up
     return Story(ep, Focus("find", a, o))
 
 

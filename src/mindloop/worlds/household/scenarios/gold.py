@@ -172,9 +172,9 @@ def _find_no_help(world: World, c: _Search) -> Draft:
     return draft
 
 
-def _correction(c: _Search) -> tuple[str, str, str]:
-    """What every correction of a searcher's false belief starts from: the lead sentence, the desire and the
-    belief-conflict atom."""
+def _correct(c: _Search, belief: str, intention: str, decision: str, act: str, kind: GoalKind) -> Draft:
+    """Every correction of a searcher's false belief: the lead sentence before ``belief``, the desire to resolve
+    the mismatch and the belief-conflict atom before the robot decides ``act``, which serves a goal of ``kind``."""
     h = c.h
     lead = f"I think {h.name} is looking for the {c.oname}."
     desire = (
@@ -182,18 +182,19 @@ def _correction(c: _Search) -> tuple[str, str, str]:
         "state of the world."
     )
     conflict_atom = atom("resolve_misbelief", ROBOT, atom("belief_conflict", h.id, c.o, c.bel_h or "unknown"))
-    return lead, desire, conflict_atom
+    texts = (f"{lead} {belief}", desire, intention, decision)
+    goal = Goal(kind, h.id, c.o)
+    return help_draft(texts, c.belief_atoms, h, atom("find", c.o), act, c.beliefs, goal, resolve=conflict_atom)
 
 
 def _find_fetch(world: World, seen: Sequence[WorldEvent], c: _Search) -> Draft:
     """The robot knows where the object really is: it fetches it for the searcher."""
     h, o, oname, bel_h, bel_r = c.h, c.o, c.oname, c.bel_h, c.bel_r
     assert bel_r is not None
-    lead, desire, conflict_atom = _correction(c)
     tidied = _last_mover(seen, o) == ROBOT
     where_r = place_of(world, bel_r) + (f", where I put {pronoun(world, o)} while tidying up" if tidied else "")
     belief = (
-        f"{lead} I believe {h.subj} thinks the {oname} {verb_be(world, o)} {place_of(world, bel_h)}, but I also "
+        f"I believe {h.subj} thinks the {oname} {verb_be(world, o)} {place_of(world, bel_h)}, but I also "
         f"believe the {oname} {verb_be(world, o)} actually {where_r}."
     )
     base = world.base_place(o)
@@ -203,15 +204,12 @@ def _find_fetch(world: World, seen: Sequence[WorldEvent], c: _Search) -> Draft:
     how = f"opening the {world.name(src)} and giving" if closed else "bringing"
     decision = f"I need to correct {h.poss} false belief by {how} the {oname} to {h.name}."
     fetch = atom("fetch", o, f"from={src}", f"to={h.id}")
-    texts = (belief, desire, intention, decision)
-    goal = Goal(GoalKind.DELIVER, h.id, o)
-    return help_draft(texts, c.belief_atoms, h, atom("find", o), fetch, c.beliefs, goal, resolve=conflict_atom)
+    return _correct(c, belief, intention, decision, fetch, GoalKind.DELIVER)
 
 
 def _find_remind(world: World, seen: Sequence[WorldEvent], c: _Search) -> Draft:
     """The robot does not know where the object is now: it tells the searcher that it was moved."""
     h, o, oname, bel_h, bel_r = c.h, c.o, c.oname, c.bel_h, c.bel_r
-    lead, desire, conflict_atom = _correction(c)
     mover = bel_r if bel_r is not None and world.kind_of(bel_r) is EntityKind.AGENT else None
     exit_room = _last_exit_room(seen, mover) if mover else None
     if mover is not None:
@@ -223,9 +221,7 @@ def _find_remind(world: World, seen: Sequence[WorldEvent], c: _Search) -> Draft:
         )
     else:
         saw = f"I do not know where the {oname} {verb_be(world, o)} now."
-    belief = (
-        f"{lead} I believe {h.subj} thinks the {oname} {verb_be(world, o)} still {place_of(world, bel_h)}, but {saw}"
-    )
+    belief = f"I believe {h.subj} thinks the {oname} {verb_be(world, o)} still {place_of(world, bel_h)}, but {saw}"
     intention = (
         f"I want to tell {h.name} that the {oname} {'have' if world.plural(o) else 'has'} been moved, so {h.subj} "
         "stops searching "
@@ -237,23 +233,15 @@ def _find_remind(world: World, seen: Sequence[WorldEvent], c: _Search) -> Draft:
         else f"the {oname} {'have' if world.plural(o) else 'has'} been moved"
     )
     decision = f"I need to correct {h.poss} false belief by reminding {h.obj} that {who}."
-    remind = atom("remind", h.id, o)
-    texts = (belief, desire, intention, decision)
-    goal = Goal(GoalKind.INFORM, h.id, o)
-    return help_draft(texts, c.belief_atoms, h, atom("find", o), remind, c.beliefs, goal, resolve=conflict_atom)
+    return _correct(c, belief, intention, decision, atom("remind", h.id, o), GoalKind.INFORM)
 
 
 def _last_mover(seen: Sequence[WorldEvent], item: str) -> str | None:
-    mover = None
-    for e in seen:
-        if e.verb in ("place", "putin", "putback", "move", "drop") and e.args and e.args[0] == item:
-            mover = e.actor
-    return mover
+    moves = (
+        e for e in reversed(seen) if e.verb in ("place", "putin", "putback", "move", "drop") and e.args[:1] == (item,)
+    )
+    return next((e.actor for e in moves), None)
 
 
 def _last_exit_room(seen: Sequence[WorldEvent], agent: str | None) -> str | None:
-    room = None
-    for e in seen:
-        if e.actor == agent and e.kind == "exit":
-            room = e.room
-    return room
+    return next((e.room for e in reversed(seen) if e.actor == agent and e.kind == "exit"), None)

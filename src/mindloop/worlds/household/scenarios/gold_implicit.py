@@ -199,14 +199,11 @@ def _power(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Focus)
 
 def _combo(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Focus) -> Draft:
     h = world.chars[focus.human]
-    handled: list[str] = []
-    last_set = 0
-    for e in seen:
-        if e.actor == h.id and e.failure is None and e.verb in ("pick", "place", "putin") and e.args:
-            kind = world.items[e.args[0]].kind
-            if kind not in handled:
-                handled.append(kind)
-            last_set = e.t
+    sets = [
+        e for e in seen if e.actor == h.id and e.failure is None and e.verb in ("pick", "place", "putin") and e.args
+    ]
+    handled = list(dict.fromkeys(world.items[e.args[0]].kind for e in sets))
+    last_set = max((e.t for e in sets), default=0)
     combo = combo_for(handled)
     if combo is None:
         raise InvalidArgumentError(f"no known combination matches what {h.id} handled: {handled}")

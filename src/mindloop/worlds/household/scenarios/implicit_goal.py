@@ -26,7 +26,7 @@ from mindloop.worlds.household.scenarios.common import act as _a
 from mindloop.worlds.household.scenarios.common import go as _go
 from mindloop.worlds.household.scenarios.episode import Episode
 from mindloop.worlds.household.scenarios.gold import Focus
-from mindloop.worlds.household.scenarios.needs import DIALOGUES, NEEDS
+from mindloop.worlds.household.scenarios.needs import COMBOS, DIALOGUES, NEEDS
 from mindloop.worlds.household.vocab import FEELS, Prop
 
 __all__ = [
@@ -225,8 +225,8 @@ def ig_power_cut_candle(d: Draw) -> Story:
 
 
 # ---- functional combinations ---------------------------------------------------------------------------------
-_COMBO_TOOL = {"cut_carrot": "knife", "slice_bread": "knife", "cereal": "milk", "fry_egg": "egg", "write_note": "pen"}
-"""The missing piece each scripted combination is about."""
+_COMBO_TOOL = {combo.name: combo.tool for combo in COMBOS}
+"""The missing piece each scripted combination is about (the tool of its row in ``data/needs.yaml``)."""
 
 
 def _combo(d: Draw, *, complete: bool) -> Story:

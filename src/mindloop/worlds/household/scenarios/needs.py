@@ -117,17 +117,9 @@ DIALOGUES: dict[str, tuple[Dialogue, ...]] = _LOADED[2]
 def combo_for(handled: Sequence[str]) -> Combo | None:
     """The known combination best matching items someone set out (most items in common; first on ties)."""
     kinds = set(handled)
-    best: Combo | None = None
-    for combo in COMBOS:
-        if set(combo.present) <= kinds and (best is None or len(combo.present) > len(best.present)):
-            best = combo
-    return best
+    return max((c for c in COMBOS if set(c.present) <= kinds), key=lambda c: len(c.present), default=None)
 
 
 def need_item(world: World, need: Need) -> str | None:
     """The item in the home that meets ``need`` (first kind in order of preference that is present)."""
-    for kind in need.kinds:
-        for iid, item in world.items.items():
-            if item.kind == kind:
-                return iid
-    return None
+    return next((iid for kind in need.kinds for iid, item in world.items.items() if item.kind == kind), None)
