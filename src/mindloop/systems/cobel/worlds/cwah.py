@@ -200,11 +200,8 @@ class CwahEnv(TransportEnv[CwahObservation]):
         if ag.transit is not None and kind != "send_message":
             ag.transit = None
             ag.progress = 0
-        if kind == "turn_left":
-            ag.facing = (ag.facing - 1) % 12
-            return True, ""
-        if kind == "turn_right":
-            ag.facing = (ag.facing + 1) % 12
+        if kind in ("turn_left", "turn_right"):
+            ag.facing = (ag.facing + (1 if kind == "turn_right" else -1)) % 12
             return True, ""
         if kind == "send_message":
             text = act.text.strip()
