@@ -23,6 +23,7 @@ count is the model's own (:func:`~mindloop.systems.cobel.llm.message_tokens`) wh
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -161,6 +162,11 @@ class _LlmBaseline(ModelAgent):
             "PREVIOUS_ACTIONS": ", ".join(self.previous[-5:]) or "None",
         }
 
+    async def _pick(self, template: str, what: str, texts: list[str], **values: str) -> int:
+        """Which of ``texts`` (the prompt's available actions) the model's reply to ``template`` chooses."""
+        read = functools.partial(read_choice, options=texts, who=self.kind)
+        return (await self._call(template, what, read, AVAILABLE_ACTIONS=listing(texts), **values))[0]
+
     def _progress_text(self) -> str:
         """What I know, in sentences (CoELA's and CaPo's prompts carry states as text, not symbols)."""
         view = self.mind.view()
@@ -187,12 +193,7 @@ class LlmCoelaAgent(_LlmBaseline):
         texts = ([f"send a message: {draft[0]}"] if draft else []) + [o.text for o in options]
         if not texts:
             return None
-        choice, _ = await self._call(
-            COELA_PLANNING,
-            "planning",
-            lambda r: read_choice(r, texts, "coela-llm"),
-            AVAILABLE_ACTIONS=listing(texts),
-        )
+        choice = await self._pick(COELA_PLANNING, "planning", texts)
         if draft is not None and choice == 0:
             text, completion = draft
             self._queue(text, "coela: the plan chose to send the drafted message", completion)
@@ -315,13 +316,12 @@ class LlmCapoAgent(_LlmBaseline):
             return None
         texts = [o.text for o in options]
         mine = self.meta.get(self.name, [])
-        choice, _ = await self._call(
+        choice = await self._pick(
             CAPO_PLANNING,
             "progress-adaptive planning",
-            lambda r: read_choice(r, texts, "capo-llm"),
+            texts,
             META_PLAN=self.meta_text or "None yet",
             MY_SUBTASKS="; ".join(s.text for s in mine) or "None",
-            AVAILABLE_ACTIONS=listing(texts),
         )
         return options[choice]
 
