@@ -32,6 +32,7 @@ from pydantic import BaseModel
 
 from mindloop.datafiles import load_package_data
 from mindloop.errors import ParseError
+from mindloop.models.base import Completion
 from mindloop.systems.cobel import prompts as tpl
 from mindloop.systems.cobel import replies as rp
 from mindloop.systems.cobel.llm import ModelAgent, listing
@@ -221,8 +222,14 @@ class LlmCapoAgent(_LlmBaseline):
         self._event: str | None = None
         self._waiting: dict[str, tuple[bool, str]] | None = None
 
-    def _format(self) -> str:
-        return "\n".join(f"{a}: [subtask]; [subtask]" for a in self.team)
+    async def _meta_plan(self, template: str, what: str, **values: str) -> tuple[str, Completion]:
+        """Ask the model for a meta-plan of this team (``template``: drafted or refined) and adopt it; returns its
+        text (one agent a line) and the reply."""
+        read = functools.partial(read_meta_plan, team=self.team, bed=self._bed)
+        lines = "\n".join(f"{a}: [subtask]; [subtask]" for a in self.team)
+        (plan, text), completion = await self._call(template, what, read, FORMAT=lines, **values)
+        self._adopt(plan, text)
+        return text, completion
 
     async def _progress(self, obs: Any) -> None:
         new = self.newly_found(self.mind.view(), self._known)
@@ -247,14 +254,7 @@ class LlmCapoAgent(_LlmBaseline):
                 steps.pop(0)
 
     async def _draft(self, event: str) -> None:
-        (plan, text), completion = await self._call(
-            CAPO_META_PLAN,
-            "meta-plan",
-            lambda r: read_meta_plan(r, self.team, bed=self._bed),
-            EVENT=event,
-            FORMAT=self._format(),
-        )
-        self._adopt(plan, text)
+        text, completion = await self._meta_plan(CAPO_META_PLAN, "meta-plan", EVENT=event)
         self._last_discussion = self._now
         self.discussions += 1
         self._waiting = {}
@@ -299,15 +299,9 @@ class LlmCapoAgent(_LlmBaseline):
             if all(ok for ok, _ in answers.values()):
                 return
             fb = "\n".join(f"{p}: {t}" for p, (_, t) in answers.items())
-            (plan, norm), completion = await self._call(
-                CAPO_REFINE,
-                "meta-plan refinement",
-                lambda r: read_meta_plan(r, self.team, bed=self._bed),
-                META_PLAN=self.meta_text,
-                FEEDBACK=fb,
-                FORMAT=self._format(),
+            norm, completion = await self._meta_plan(
+                CAPO_REFINE, "meta-plan refinement", META_PLAN=self.meta_text, FEEDBACK=fb
             )
-            self._adopt(plan, norm)
             self._queue(f"Final meta-plan: {norm}", "capo: final meta-plan", completion, body=norm)
 
     async def _choose(self, obs: Any) -> Intent | None:
