@@ -296,8 +296,9 @@ class TransportEnv(ParallelEnvBase[str, _O, Any]):
     Subclasses set their PettingZoo name, action kinds, observation and episode types (``ENV_NAME``, ``KINDS``,
     ``OBSERVATION``, ``EPISODE``; ``CHECK_EPISODE``: check an episode given as itself too), draw an episode from a
     seed (``_draw``) and build its scene (``_build``, the clock at 0), call
-    :meth:`_check_running` first in ``step`` and :meth:`_stepped` last, and give ``_agent``/``_agents_list``
-    (agents with ``name``, ``room`` and ``holding``), ``entities``, ``world_facts``, ``_look``, ``_observe`` and
+    :meth:`_check_running` first in ``step`` and :meth:`_stepped` last, seat the team with :meth:`_seat` (agents
+    with ``name``, ``room`` and ``holding``), and give ``entities``, ``room_of`` and ``contents`` (what
+    :meth:`_cross` moves along with an agent going through a door), ``world_facts``, ``_look``, ``_observe`` and
     :meth:`_ground_truth`. ``last_events`` holds every event of the last reset or step, witnessed or not
     (privileged, like the env's other attributes); ``privileged`` is the default for ``reset``'s ``privileged``
     option.
