@@ -207,14 +207,10 @@ class BeliefStore:
         if not validate_chain(chain):
             return []
         out = []
-        for key in self._log:
-            write = self._latest(chain, key, at)
-            if write is None or write.value is None:
-                continue
-            world = self._latest(WORLD, key, at)
-            actual = world.value if world is not None else None
-            if actual != write.value:
-                out.append(Mismatch(self._belief(chain, key, write), actual))
+        for belief in self.beliefs(chain, at=at):
+            actual = self.value(WORLD, *belief.fact.key, at=at)
+            if actual != belief.value:
+                out.append(Mismatch(belief, actual))
         return out
 
     def history(self, chain: Chain, subject: str, relation: str, *, at: int | None = None) -> list[Belief]:

@@ -23,6 +23,7 @@ count is the model's own (:func:`~mindloop.systems.cobel.llm.message_tokens`) wh
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -31,6 +32,7 @@ from pydantic import BaseModel
 
 from mindloop.datafiles import load_package_data
 from mindloop.errors import ParseError
+from mindloop.models.base import Completion
 from mindloop.systems.cobel import prompts as tpl
 from mindloop.systems.cobel import replies as rp
 from mindloop.systems.cobel.llm import ModelAgent, listing
@@ -161,6 +163,11 @@ class _LlmBaseline(ModelAgent):
             "PREVIOUS_ACTIONS": ", ".join(self.previous[-5:]) or "None",
         }
 
+    async def _pick(self, template: str, what: str, texts: list[str], **values: str) -> int:
+        """Which of ``texts`` (the prompt's available actions) the model's reply to ``template`` chooses."""
+        read = functools.partial(read_choice, options=texts, who=self.kind)
+        return (await self._call(template, what, read, AVAILABLE_ACTIONS=listing(texts), **values))[0]
+
     def _progress_text(self) -> str:
         """What I know, in sentences (CoELA's and CaPo's prompts carry states as text, not symbols)."""
         view = self.mind.view()
@@ -187,12 +194,7 @@ class LlmCoelaAgent(_LlmBaseline):
         texts = ([f"send a message: {draft[0]}"] if draft else []) + [o.text for o in options]
         if not texts:
             return None
-        choice, _ = await self._call(
-            COELA_PLANNING,
-            "planning",
-            lambda r: read_choice(r, texts, "coela-llm"),
-            AVAILABLE_ACTIONS=listing(texts),
-        )
+        choice = await self._pick(COELA_PLANNING, "planning", texts)
         if draft is not None and choice == 0:
             text, completion = draft
             self._queue(text, "coela: the plan chose to send the drafted message", completion)
@@ -220,8 +222,14 @@ class LlmCapoAgent(_LlmBaseline):
         self._event: str | None = None
         self._waiting: dict[str, tuple[bool, str]] | None = None
 
-    def _format(self) -> str:
-        return "\n".join(f"{a}: [subtask]; [subtask]" for a in self.team)
+    async def _meta_plan(self, template: str, what: str, **values: str) -> tuple[str, Completion]:
+        """Ask the model for a meta-plan of this team (``template``: drafted or refined) and adopt it; returns its
+        text (one agent a line) and the reply."""
+        read = functools.partial(read_meta_plan, team=self.team, bed=self._bed)
+        lines = "\n".join(f"{a}: [subtask]; [subtask]" for a in self.team)
+        (plan, text), completion = await self._call(template, what, read, FORMAT=lines, **values)
+        self._adopt(plan, text)
+        return text, completion
 
     async def _progress(self, obs: Any) -> None:
         new = self.newly_found(self.mind.view(), self._known)
@@ -246,14 +254,7 @@ class LlmCapoAgent(_LlmBaseline):
                 steps.pop(0)
 
     async def _draft(self, event: str) -> None:
-        (plan, text), completion = await self._call(
-            CAPO_META_PLAN,
-            "meta-plan",
-            lambda r: read_meta_plan(r, self.team, bed=self._bed),
-            EVENT=event,
-            FORMAT=self._format(),
-        )
-        self._adopt(plan, text)
+        text, completion = await self._meta_plan(CAPO_META_PLAN, "meta-plan", EVENT=event)
         self._last_discussion = self._now
         self.discussions += 1
         self._waiting = {}
@@ -298,15 +299,9 @@ class LlmCapoAgent(_LlmBaseline):
             if all(ok for ok, _ in answers.values()):
                 return
             fb = "\n".join(f"{p}: {t}" for p, (_, t) in answers.items())
-            (plan, norm), completion = await self._call(
-                CAPO_REFINE,
-                "meta-plan refinement",
-                lambda r: read_meta_plan(r, self.team, bed=self._bed),
-                META_PLAN=self.meta_text,
-                FEEDBACK=fb,
-                FORMAT=self._format(),
+            norm, completion = await self._meta_plan(
+                CAPO_REFINE, "meta-plan refinement", META_PLAN=self.meta_text, FEEDBACK=fb
             )
-            self._adopt(plan, norm)
             self._queue(f"Final meta-plan: {norm}", "capo: final meta-plan", completion, body=norm)
 
     async def _choose(self, obs: Any) -> Intent | None:
@@ -315,13 +310,12 @@ class LlmCapoAgent(_LlmBaseline):
             return None
         texts = [o.text for o in options]
         mine = self.meta.get(self.name, [])
-        choice, _ = await self._call(
+        choice = await self._pick(
             CAPO_PLANNING,
             "progress-adaptive planning",
-            lambda r: read_choice(r, texts, "capo-llm"),
+            texts,
             META_PLAN=self.meta_text or "None yet",
             MY_SUBTASKS="; ".join(s.text for s in mine) or "None",
-            AVAILABLE_ACTIONS=listing(texts),
         )
         return options[choice]
 

@@ -289,11 +289,9 @@ class CwahDomain(Domain):
             ts = visible.get(intent.target)
             if ts is None:
                 raise IntentFailed(f"{intent.target} not here")
-            if obs.near != ts.entity.id:
-                return Action("walk", ts.entity.id)
-            if ts.entity.kind == "container" and ts.state != "opened":
-                return Action("open", ts.entity.id)
-            return Action("put", ts.entity.id, matching[0].id)
+            tid = ts.entity.id
+            closed = ts.entity.kind == "container" and ts.state != "opened"
+            return _near(obs, tid, Action("open", tid) if closed else Action("put", tid, matching[0].id))
         raise IntentFailed(f"unknown plan verb {intent.verb!r}")
 
     def still_valid(self, intent: Intent, view: WorldView, me: str, holding: list[str]) -> bool:

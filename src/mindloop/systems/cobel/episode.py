@@ -256,10 +256,8 @@ async def arun_episode(
         for ev in env.last_events:
             if isinstance(ev, Utterance):
                 counted = getattr(agents.get(ev.speaker), "token_counts", {}).get(ev.text)
-                if counted is None:
-                    messages.append(MessageRecord(ev.t, ev.speaker, ev.text, count_tokens(ev.text)))
-                else:
-                    messages.append(MessageRecord(ev.t, ev.speaker, ev.text, int(counted), MODEL_TOKENIZER))
+                by = (count_tokens(ev.text), TOKENIZER_NAME) if counted is None else (int(counted), MODEL_TOKENIZER)
+                messages.append(MessageRecord(ev.t, ev.speaker, ev.text, *by))
         if clock >= next_sample:
             acc = first_order_accuracy({n: a.mind for n, a in agents.items()})
             if acc is not None:

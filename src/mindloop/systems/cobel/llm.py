@@ -41,7 +41,7 @@ from mindloop.systems.cobel import prompts as tpl
 from mindloop.systems.cobel import replies as rp
 from mindloop.systems.cobel.messages import read, render
 from mindloop.systems.cobel.mind import INTENT, RULES_BY_WORLD, Intent
-from mindloop.systems.cobel.team import Domain, IntentFailed, SentMessage, TeamAgent, _fit
+from mindloop.systems.cobel.team import Domain, IntentFailed, TeamAgent, _fit
 from mindloop.systems.cobel.worlds.common import Action
 
 T = TypeVar("T")
@@ -217,9 +217,7 @@ class ModelAgent(TeamAgent):
         intent = self._told_intent()
         if intent is not None:
             facts.append(_intent_fact(self.name, intent))
-        self.mind.tell(facts, self._now, text)
-        self.sent.append(SentMessage(self._now, self.name, text, reason))
-        return Action("send_message", text=text)
+        return self._deliver(text, facts, reason)
 
 
 class LlmCobelAgent(ModelAgent):

@@ -146,6 +146,13 @@ class TeamAgent:
             self.mind.hear(msg.sender, facts, self._now, msg.text)
         return reading
 
+    def _deliver(self, text: str, facts: list[Fact], reason: str) -> Action:
+        """Send ``text`` now, for ``reason``: my mind takes in that the partners were told ``facts``, and the message
+        is one I sent."""
+        self.mind.tell(facts, self._now, text)
+        self.sent.append(SentMessage(self._now, self.name, text, reason))
+        return Action("send_message", text=text)
+
     def newly_found(self, view: WorldView, known: set[str]) -> set[str]:
         """The goal objects I now know of that are not in ``known`` (which takes them in): CaPo's progress event."""
         found = {f.subject for f in self.domain.relevant_facts(view, self.name) if f.relation != "EXPLORED"}
@@ -234,10 +241,7 @@ class CollabAgent(TeamAgent):
         self.outbox.append((_fit(text), facts, reason))
 
     def _send(self) -> Action:
-        text, facts, reason = self.outbox.pop(0)
-        self.mind.tell(facts, self._now, text)
-        self.sent.append(SentMessage(self._now, self.name, text, reason))
-        return Action("send_message", text=text)
+        return self._deliver(*self.outbox.pop(0))
 
     # ---- planning -------------------------------------------------------------------------------------------
     def _announced(self, view: WorldView) -> dict[str, Intent]:

@@ -296,8 +296,9 @@ class TransportEnv(ParallelEnvBase[str, _O, Any]):
     Subclasses set their PettingZoo name, action kinds, observation and episode types (``ENV_NAME``, ``KINDS``,
     ``OBSERVATION``, ``EPISODE``; ``CHECK_EPISODE``: check an episode given as itself too), draw an episode from a
     seed (``_draw``) and build its scene (``_build``, the clock at 0), call
-    :meth:`_check_running` first in ``step`` and :meth:`_stepped` last, and give ``_agent``/``_agents_list``
-    (agents with ``name``, ``room`` and ``holding``), ``entities``, ``world_facts``, ``_look``, ``_observe`` and
+    :meth:`_check_running` first in ``step`` and :meth:`_stepped` last, seat the team with :meth:`_seat` (agents
+    with ``name``, ``room`` and ``holding``), and give ``entities``, ``room_of`` and ``contents`` (what
+    :meth:`_cross` moves along with an agent going through a door), ``world_facts``, ``_look``, ``_observe`` and
     :meth:`_ground_truth`. ``last_events`` holds every event of the last reset or step, witnessed or not
     (privileged, like the env's other attributes); ``privileged`` is the default for ``reset``'s ``privileged``
     option.
@@ -309,6 +310,8 @@ class TransportEnv(ParallelEnvBase[str, _O, Any]):
     EPISODE: type[TransportEpisode] = TransportEpisode
     CHECK_EPISODE = False
     entities: dict[int, Entity]
+    room_of: dict[int, int]  # entity -> the room it is in
+    contents: dict[int, list[int]]  # furniture or container -> what is in or on it
     _agent: dict[str, Any]
     _agents_list: list[Any]
     _inbox: dict[str, list[Message]]
@@ -420,17 +423,34 @@ class TransportEnv(ParallelEnvBase[str, _O, Any]):
         self._inbox[name].clear()
         return msgs
 
+    def _seat(self, team: list[Any]) -> None:
+        """Put ``team`` (the agents in order, each in its room) on the scene: ``_agents_list`` and ``_agent``."""
+        self._agents_list = team
+        self._agent = {ag.name: ag for ag in team}
+
     def _witnesses(self, room: int) -> frozenset[str]:
         return frozenset(a.name for a in self._agents_list if a.room == room)
 
+    def _partners(self, ag: Any) -> list[Any]:
+        """The other agents in ``ag``'s room, in team order."""
+        return [o for o in self._agents_list if o is not ag and o.room == ag.room]
+
     def _partners_holding(self, ag: Any) -> list[Fact]:
         """What the partners in ``ag``'s room hold, as ``HELD_BY`` facts."""
-        return [
-            Fact(self.entities[i].ref, "HELD_BY", o.name)
-            for o in self._agents_list
-            if o is not ag and o.room == ag.room
-            for i in o.holding
-        ]
+        return [Fact(self.entities[i].ref, "HELD_BY", o.name) for o in self._partners(ag) for i in o.holding]
+
+    def _cross(self, ag: Any, room: int, t: int, events: list[Event | Utterance]) -> None:
+        """``ag`` goes through a door into ``room`` with what it holds (and what that contains): its exit is seen by
+        the room it leaves, its entrance by the room it enters, then it looks around."""
+        events.append(Event(t, EventKind.EXIT, ag.name, (), self._witnesses(ag.room)))
+        ag.room = room
+        for h in ag.holding:
+            self.room_of[h] = room
+            for c in self.contents.get(h, ()):
+                self.room_of[c] = room
+        at = (Fact(ag.name, "AT", self.entities[room].ref),)
+        events.append(Event(t, EventKind.ENTER, ag.name, at, self._witnesses(room)))
+        events.append(self._look(ag, t))
 
     def _agents_at(self) -> list[Fact]:
         """Where every agent is, as ``AT`` facts."""

@@ -157,13 +157,8 @@ class CwahEnv(TransportEnv[CwahObservation]):
             self.by_name[name] = sorted(ids)
         self._furniture = house.furniture
         self._rooms = house.rooms
-        self._agent: dict[str, _Agent] = {}
-        self._agents_list: list[_Agent] = []
         start = rng.choice(_ROOMS)[0]  # the team enters the house together
-        for name in self.possible_agents:
-            ag = _Agent(name, start)
-            self._agent[name] = ag
-            self._agents_list.append(ag)
+        self._seat([_Agent(name, start) for name in self.possible_agents])
         self._room_version = dict.fromkeys(self.layout.rooms, 0)
         self._room_furniture = house.room_furniture
         self._seen_memo: dict[tuple[int, Any], Seen] = dict(house.seen)
@@ -205,11 +200,8 @@ class CwahEnv(TransportEnv[CwahObservation]):
         if ag.transit is not None and kind != "send_message":
             ag.transit = None
             ag.progress = 0
-        if kind == "turn_left":
-            ag.facing = (ag.facing - 1) % 12
-            return True, ""
-        if kind == "turn_right":
-            ag.facing = (ag.facing + 1) % 12
+        if kind in ("turn_left", "turn_right"):
+            ag.facing = (ag.facing + (1 if kind == "turn_right" else -1)) % 12
             return True, ""
         if kind == "send_message":
             text = act.text.strip()
@@ -246,17 +238,9 @@ class CwahEnv(TransportEnv[CwahObservation]):
             ag.near = None
             ag.progress += 1
             if ag.progress >= HOP_STEPS:
-                old = ag.room
-                witnesses_old = self._witnesses(old)
-                ag.room = nxt
                 ag.transit = None
                 ag.progress = 0
-                events.append(Event(t, EventKind.EXIT, ag.name, (), witnesses_old))
-                for o in ag.holding:
-                    self.room_of[o] = nxt
-                at = (Fact(ag.name, "AT", self.entities[nxt].ref),)
-                events.append(Event(t, EventKind.ENTER, ag.name, at, self._witnesses(nxt)))
-                events.append(self._look(ag, t))
+                self._cross(ag, nxt, t, events)
             return True, ""
         if ag.transit is not None:
             ag.transit = None
@@ -378,10 +362,7 @@ class CwahEnv(TransportEnv[CwahObservation]):
         ag = self._agent[name]
         ents = self.entities
         room = ag.room
-        partners: tuple[PartnerView, ...] = ()
-        for o in self._agents_list:
-            if o is not ag and o.room == room:
-                partners += (PartnerView(o.name, tuple([ents[i] for i in o.holding]), o.near),)
+        partners = tuple(PartnerView(o.name, tuple([ents[i] for i in o.holding]), o.near) for o in self._partners(ag))
         return CwahObservation(
             self.t,
             name,

@@ -156,14 +156,13 @@ class TdwEnv(TransportEnv[TdwObservation]):
             counts[self.entities[t].name] = counts.get(self.entities[t].name, 0) + 1
         self._goal = tuple(sorted(counts.items()))
         self._rooms = tuple(self.entities[r] for r in room_ids)
-        self._agent: dict[str, _TAgent] = {}
-        self._agents_list: list[_TAgent] = []
+        team = []
         for name in self.possible_agents:
             ag = _TAgent(name, rng.choice(room_ids), {r: set() for r in self._room_ids})
             ag.facing = rng.randrange(4)
             ag.seen[ag.room].add(ag.facing)
-            self._agent[name] = ag
-            self._agents_list.append(ag)
+            team.append(ag)
+        self._seat(team)
 
     # ---- stepping -------------------------------------------------------------------------------------------
     def step(self, actions: Mapping[str, Any]) -> StepResult:
@@ -298,17 +297,9 @@ class TdwEnv(TransportEnv[TdwObservation]):
         room, pos, near = self._move_goal(ag, target)
         if room != ag.room:
             (x0, y0), (x1, y1) = self._grid[ag.room], self._grid[room]
-            events.append(Event(t, EventKind.EXIT, ag.name, (), self._witnesses(ag.room)))
             ag.facing = {(1, 0): 0, (0, 1): 1, (-1, 0): 2, (0, -1): 3}[(x1 - x0, y1 - y0)]
-            ag.room = room
-            for h in ag.holding:
-                self.room_of[h] = room
-                for c in self.contents.get(h, ()):
-                    self.room_of[c] = room
-            ag.seen[room].add(ag.facing)
-            at = (Fact(ag.name, "AT", self.entities[room].ref),)
-            events.append(Event(t, EventKind.ENTER, ag.name, at, self._witnesses(room)))
-            events.append(self._look(ag, t))
+            ag.seen[room].add(ag.facing)  # the quarter ahead, seen on the way in
+            self._cross(ag, room, t, events)
         ag.pos = pos
         ag.near = near
         if near is not None:
@@ -381,11 +372,7 @@ class TdwEnv(TransportEnv[TdwObservation]):
 
     def _observe(self, name: str) -> TdwObservation:
         ag = self._agent[name]
-        partners = tuple(
-            TdwPartnerView(o.name, self._held(o.holding))
-            for o in self._agents_list
-            if o is not ag and o.room == ag.room
-        )
+        partners = tuple(TdwPartnerView(o.name, self._held(o.holding)) for o in self._partners(ag))
         return TdwObservation(
             self.frame,
             ag.busy_until <= self.frame,
