@@ -129,7 +129,7 @@ def test_bad_requests_are_clear_errors(tmp_path: Path, request_: RunRequest, mes
 
 
 def test_a_request_with_a_bad_field_is_refused_when_built() -> None:
-    with pytest.raises(InvalidArgumentError, match="concurrency must be a whole number of at least 1, got 0"):
+    with pytest.raises(InvalidArgumentError, match="RunRequest concurrency must be at least 1, got 0"):
         RunRequest("tomi", concurrency=0)
 
 

@@ -197,13 +197,8 @@ class ScoreTest:
         """``{"test", "n", "mean_baseline", "mean_run", "diff", "p", "p_adjusted"}`` with
         ``baseline_only``/``run_only`` (McNemar) or ``low``/``high`` (the paired bootstrap interval of the mean
         difference); ``p_adjusted`` is Holm's over the comparison's per-sample scores."""
-        out: dict[str, Any] = {
-            "test": self.test,
-            "n": self.n,
-            "mean_baseline": self.mean_baseline,
-            "mean_run": self.mean_run,
-            "diff": self.mean_run - self.mean_baseline,
-        }
+        out: dict[str, Any] = {key: getattr(self, key) for key in ("test", "n", "mean_baseline", "mean_run")}
+        out["diff"] = self.mean_run - self.mean_baseline
         if self.b is not None:
             out |= {"baseline_only": self.b, "run_only": self.c}
         if self.low is not None:

@@ -29,7 +29,7 @@ import textwrap
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
 
@@ -269,17 +269,7 @@ def _run_job(job: _Job) -> SampleResult | _Abort:
             model = _Worker.models.get(key)
             if model is None:
                 model = _Worker.models[key] = load_model(job.model, job.model_options)
-        coro = execute_sample(
-            bench,
-            job.index,
-            job.sample,
-            job.agent,
-            model,
-            job.generation,
-            job.seed,
-            job.format_retries,
-            job.model_options,
-        )
+        coro = _execute(job, bench, model)
         watch = job.watch if job.watch is not None else _Worker.watch
         if watch is None:
             return _Worker.loop.run_until_complete(coro)
@@ -287,6 +277,13 @@ def _run_job(job: _Job) -> SampleResult | _Abort:
             return _Worker.loop.run_until_complete(coro)
     except SETUP_ERRORS as exc:
         return _Abort.of(job.index, exc)
+
+
+def _execute(job: _Job, bench: Benchmark, model: ChatModel | None) -> Coroutine[Any, Any, SampleResult]:
+    """:func:`execute_sample` of ``job`` on ``bench`` with ``model``: what every executor runs for a sample."""
+    return execute_sample(
+        bench, job.index, job.sample, job.agent, model, job.generation, job.seed, job.format_retries, job.model_options
+    )
 
 
 # -- executors ----------------------------------------------------------------------------------------------------
@@ -309,24 +306,14 @@ async def run_local(
     model: ChatModel | None,
     sink: Sink,
 ) -> None:
-    queue: Iterator[tuple[int, Sample]] = iter(pending)
+    queue = _jobs(pending, request, agent, request.model)  # shared by the workers: each job is taken once
 
     async def worker() -> None:
-        for index, sample in queue:
+        for job in queue:
             try:
-                result = await execute_sample(
-                    bench,
-                    index,
-                    sample,
-                    agent,
-                    model,
-                    request.generation,
-                    request.seed,
-                    request.format_retries,
-                    request.model_options,
-                )
+                result = await _execute(job, bench, model)
             except SETUP_ERRORS as exc:
-                raise AbortRunError(index, exc) from exc
+                raise AbortRunError(job.index, exc) from exc
             sink(result)
 
     workers = [asyncio.ensure_future(worker()) for _ in range(max(1, min(request.concurrency, len(pending))))]

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from mindloop.errors import InvalidArgumentError
 from mindloop.models.base import GenerationConfig, ModelOptions
+from mindloop.models.chat import check_number, check_whole
 from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
 
 __all__ = ["EXECUTORS", "Executor", "RunRequest"]
@@ -56,26 +57,19 @@ class RunRequest:
 
 
 def _check_request(request: RunRequest) -> None:
-    """Refuse a request whose fields have the wrong type or range, in one line naming the field."""
-
-    def whole(name: str, value: Any, low: int | None) -> None:
-        if isinstance(value, bool) or not isinstance(value, int) or (low is not None and value < low):
-            floor = "" if low is None else f" of at least {low}"
-            raise InvalidArgumentError(f"RunRequest {name} must be a whole number{floor}, got {value!r:.40}")
-
+    """Refuse a request whose fields have the wrong type or range, in one line naming the field (the numbers
+    through :func:`~mindloop.models.chat.check_whole` and :func:`~mindloop.models.chat.check_number`)."""
     for name in ("benchmark", "agent", "model", "ray_address"):
         value = getattr(request, name)
         if not (value is None and name != "benchmark") and not isinstance(value, str):
             raise InvalidArgumentError(f"RunRequest {name} must be a string, got {type(value).__name__} {value!r:.40}")
-    whole("seed", request.seed, None)
+    check_whole("RunRequest seed", request.seed)
     if request.n is not None:
-        whole("n", request.n, 0)
-    whole("concurrency", request.concurrency, 1)
-    whole("format_retries", request.format_retries, 0)
-    whole("breaker", request.breaker, 1)
-    every = request.progress_every
-    if isinstance(every, bool) or not isinstance(every, int | float) or not 0 <= every < float("inf"):
-        raise InvalidArgumentError(f"RunRequest progress_every must be a finite number of 0 or more, got {every!r:.40}")
+        check_whole("RunRequest n", request.n, low=0)
+    check_whole("RunRequest concurrency", request.concurrency, low=1)
+    check_whole("RunRequest format_retries", request.format_retries, low=0)
+    check_whole("RunRequest breaker", request.breaker, low=1)
+    check_number("RunRequest progress_every", request.progress_every, low=0)
     if not isinstance(request.model_options, ModelOptions):
         raise InvalidArgumentError(
             f"RunRequest model_options must be a ModelOptions, got {request.model_options!r:.60}"

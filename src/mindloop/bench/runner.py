@@ -726,21 +726,14 @@ def summarize_run(
             summary = {"metrics": metrics, "intervals": intervals, "definitions": definitions(bench)}
             summary |= {"references": references}
             store.save_summary(run_id, summary | source | {"counts": _counts(info)})
+    row = ("run_id", "benchmark", "agent", "model", "n", "n_completed", "n_failed", "n_bugs", "seconds")
     return RunSummary(
-        run_id=run_id,
-        benchmark=info.benchmark,
-        agent=info.agent,
-        model=info.model,
-        n=info.n,
-        n_completed=info.n_completed,
-        n_failed=info.n_failed,
+        **{key: getattr(info, key) for key in row},
         metrics=metrics,
         intervals=intervals,
-        seconds=info.seconds,
         tokens=token_totals(records),
         replies=reply_totals(records),
         interrupted=interrupted,
-        n_bugs=info.n_bugs,
         n_model_failures=sum(map(is_model_failure, records)),
         stopped=stopped,
         protocol=run_protocol(info.config),

@@ -53,6 +53,7 @@ from typing import Any
 from mindloop.bench.api import Sample, SampleRecord
 from mindloop.bench.key import RunKey, derive_key, sample_digest
 from mindloop.errors import InvalidArgumentError, MindloopError
+from mindloop.models.chat import storable_text
 
 __all__ = [
     "FINISHED_STATUSES",
@@ -432,28 +433,17 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-_SURROGATES = re.compile("[\ud800-\udfff]")
-
-
-def _storable(text: str) -> str:
-    """``text`` as SQLite can store it (UTF-8): each lone surrogate (``"\\ud800"`` from a hostile or broken reply)
-    becomes U+FFFD, so no text can make a store write raise."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return _SURROGATES.sub("\ufffd", text)
-    return text
-
-
 def _dumps(value: Any) -> str:
-    return _storable(json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False))
+    """``value`` as compact JSON that SQLite can store (UTF-8): each lone surrogate (``"\\ud800"`` from a hostile or
+    broken reply) becomes U+FFFD (:func:`~mindloop.models.chat.storable_text`), so no text can make a write raise."""
+    return storable_text(json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False))[0]
 
 
 def _storable_result(r: SampleResult) -> tuple[str, str, str, str | None, str, float]:
     """A finished sample's columns (status, output, scores, error, calls, seconds) as the store can hold them. A
     result that is not JSON (a NaN score, an object JSON cannot write) is stored as a ``bug`` sample saying so,
     its model calls kept when they can be: a store write never raises on what a sample returned."""
-    error = None if r.error is None else _storable(r.error)
+    error = None if r.error is None else storable_text(r.error)[0]
     try:
         return r.status, _dumps(r.output), _dumps(r.scores), error, _dumps(r.calls), r.seconds
     except (TypeError, ValueError) as exc:
@@ -461,7 +451,7 @@ def _storable_result(r: SampleResult) -> tuple[str, str, str, str | None, str, f
             calls = _dumps(r.calls)
         except (TypeError, ValueError):
             calls = "[]"
-        why = _storable(f"internal error: the sample's result cannot be stored as JSON ({exc})")
+        why = storable_text(f"internal error: the sample's result cannot be stored as JSON ({exc})")[0]
         return "bug", "null", "{}", why if error is None else f"{why}; {error}", calls, r.seconds
 
 
@@ -728,11 +718,18 @@ class RunStore:
     def _one(self, kind: str, sql: str, key: str) -> tuple[Any, ...]:
         """The row ``sql`` selects for ``key`` (a ``run`` or ``suite`` id); an unknown id is an error that lists the
         most recent of its kind (a store of a layout before 3 has no suites)."""
-        with self._guard():
-            row = self._db.execute(sql, (key,)).fetchone() if kind == "run" or self._has_suites() else None
-        if row is None:
+        rows = self._select(sql, (key,), needs=f"{kind}s")
+        if not rows:
             raise InvalidArgumentError(f"no {kind} {key!r} in {self.path}{self.recent(kind + 's')}")
-        return tuple(row)
+        return tuple(rows[0])
+
+    def _select(self, sql: str, args: Sequence[Any] = (), *, needs: str | None = None) -> list[Any]:
+        """The rows ``sql`` selects (a damaged or busy store is one line: :meth:`_guard`); none when the store has no
+        table ``needs`` (a read-only open of an older layout)."""
+        with self._guard():
+            if needs is not None and needs not in _tables(self._db):
+                return []
+            return self._db.execute(sql, args).fetchall()
 
     def recent(self, kind: str) -> str:
         """What an unknown id's error adds: ``; recent runs: A, B, C`` (the last three ``runs`` or ``suites``), or
@@ -767,12 +764,8 @@ class RunStore:
 
     def run_tags(self) -> dict[str, list[str]]:
         """Every tagged run's tags, sorted, by run id (empty on a store before layout 9)."""
-        with self._guard():
-            if "run_tags" not in _tables(self._db):
-                return {}
-            rows = self._db.execute("SELECT run_id, tag FROM run_tags ORDER BY run_id, tag").fetchall()
         out: dict[str, list[str]] = {}
-        for run_id, tag in rows:
+        for run_id, tag in self._select("SELECT run_id, tag FROM run_tags ORDER BY run_id, tag", needs="run_tags"):
             out.setdefault(str(run_id), []).append(str(tag))
         return out
 
@@ -830,18 +823,11 @@ class RunStore:
             held = sorted(set(ids) & live)
             if held:  # a process took one between the check and this transaction
                 raise InvalidArgumentError(f"run {held[0]} is being executed by a live process: nothing was deleted")
-            tables = _tables(db)
-            for table in ("samples", "run_summaries", "run_tags", "suite_runs"):
-                if table in tables:
-                    db.executemany(f"DELETE FROM {table} WHERE run_id = ?", ((i,) for i in ids))
-            removed = db.executemany("DELETE FROM runs WHERE run_id = ?", ((i,) for i in ids)).rowcount
-        return removed
+            return _delete_runs(db, ids)
 
     def runs(self) -> list[RunInfo]:
         """Every run, oldest first."""
-        with self._guard():
-            rows = self._db.execute(f"{_RUN_ROWS} GROUP BY r.run_id ORDER BY r.started, r.rowid").fetchall()
-        return [self._info(r) for r in rows]
+        return [self._info(r) for r in self._select(f"{_RUN_ROWS} GROUP BY r.run_id ORDER BY r.started, r.rowid")]
 
     def live_runs(self) -> set[str]:
         """The runs a live process is working on now (:meth:`lock_states` ``running``)."""
@@ -1023,7 +1009,7 @@ class RunStore:
 
     def discard_unstarted(self, run_id: str) -> bool:
         """Remove a run none of whose samples has finished (a new run that a set-up error stopped at once), with
-        its samples and its place in a suite; returns whether it was removed (``False``: a sample has finished
+        its samples, tags and place in a suite; returns whether it was removed (``False``: a sample has finished
         since, so it stays for ``--resume``). Fenced by the run's lock like every write of its holder."""
         with self._guard(), self._transaction() as db:
             self._fence(db, "runs", "run_id", run_id)
@@ -1032,10 +1018,7 @@ class RunStore:
             ).fetchone()
             if started is not None:
                 return False
-            tables = _tables(db)
-            for table in ("suite_runs", "run_summaries", "samples", "runs"):
-                if table in tables:
-                    db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
+            _delete_runs(db, [run_id])
             return True
 
     def save_summary(self, run_id: str, summary: dict[str, Any]) -> None:
@@ -1053,36 +1036,27 @@ class RunStore:
     def runs_without_summary(self) -> list[str]:
         """The runs that have finished samples and no stored summary (a run recorded before layout 5), oldest
         first."""
-        with self._guard():
-            if "run_summaries" not in _tables(self._db):
-                return []
-            rows = self._db.execute(
-                "SELECT r.run_id FROM runs r WHERE r.run_id NOT IN (SELECT run_id FROM run_summaries)"
-                " AND EXISTS (SELECT 1 FROM samples s WHERE s.run_id = r.run_id AND s.status != 'pending')"
-                " ORDER BY r.started, r.run_id"
-            ).fetchall()
+        rows = self._select(
+            "SELECT r.run_id FROM runs r WHERE r.run_id NOT IN (SELECT run_id FROM run_summaries)"
+            " AND EXISTS (SELECT 1 FROM samples s WHERE s.run_id = r.run_id AND s.status != 'pending')"
+            " ORDER BY r.started, r.run_id",
+            needs="run_summaries",
+        )
         return [str(row[0]) for row in rows]
 
     def stored_summary(self, run_id: str) -> dict[str, Any] | None:
         """The run's stored summary (``None``: none stored, or a store of a layout before 5 read read-only)."""
-        with self._guard():
-            if "run_summaries" not in _tables(self._db):
-                return None
-            row = self._db.execute("SELECT summary FROM run_summaries WHERE run_id = ?", (run_id,)).fetchone()
-        if row is None:
+        rows = self._select("SELECT summary FROM run_summaries WHERE run_id = ?", (run_id,), needs="run_summaries")
+        if not rows:
             return None
-        data = self._loads(row[0], f"the stored summary of run {run_id}")
+        data = self._loads(rows[0][0], f"the stored summary of run {run_id}")
         return data if isinstance(data, dict) else None
 
     def stored_summaries(self) -> dict[str, dict[str, Any]]:
         """Every run's stored summary by run id, in one query (empty on a layout before 5 read read-only); a summary
         that does not read back as a JSON object is left out."""
-        with self._guard():
-            if "run_summaries" not in _tables(self._db):
-                return {}
-            rows = self._db.execute("SELECT run_id, summary FROM run_summaries").fetchall()
         out = {}
-        for run_id, text in rows:
+        for run_id, text in self._select("SELECT run_id, summary FROM run_summaries", needs="run_summaries"):
             with suppress(ValueError, TypeError):
                 data = json.loads(text)
                 if isinstance(data, dict):
@@ -1114,10 +1088,7 @@ class RunStore:
             f"'\"{name}\":' || coalesce(summary -> ({path}), 'null')" for name, path in parts.items()
         )
         try:
-            with self._guard():
-                if "run_summaries" not in _tables(self._db):
-                    return {}
-                rows = self._db.execute(f"SELECT run_id, '{{' || {pairs} || '}}' FROM run_summaries").fetchall()
+            rows = self._select(f"SELECT run_id, '{{' || {pairs} || '}}' FROM run_summaries", needs="run_summaries")
         except sqlite3.OperationalError:  # no JSON functions, or a summary that is not JSON
             return {run_id: _cut(summary) for run_id, summary in self.stored_summaries().items()}
         out: dict[str, dict[str, Any]] = {}
@@ -1156,17 +1127,9 @@ class RunStore:
             )
         return suite_id
 
-    def _has_suites(self) -> bool:
-        """Whether the store has the suite tables (a read-only open of a layout before 3 has none)."""
-        return "suites" in _tables(self._db)
-
     def suites(self) -> list[SuiteInfo]:
         """Every suite, oldest first (none on a store of a layout before 3)."""
-        with self._guard():
-            if not self._has_suites():
-                return []
-            rows = self._db.execute(f"{_SUITE_ROWS} ORDER BY started, rowid").fetchall()
-        return [self._suite_info(row) for row in rows]
+        return [self._suite_info(row) for row in self._select(f"{_SUITE_ROWS} ORDER BY started, rowid", needs="suites")]
 
     def suite(self, suite_id: str) -> SuiteInfo:
         """The suite called ``suite_id``; an unknown id is an error that lists the most recent suites."""
@@ -1179,14 +1142,12 @@ class RunStore:
     def suite_members(self, suite_id: str) -> list[tuple[str, str | None, str]]:
         """The runs of a suite so far as ``(benchmark, model, run_id)``, in the order they were created: a suite of
         several models has a run of a benchmark for each (the model is the run's own, read on every layout)."""
-        with self._guard():
-            if not self._has_suites():
-                return []
-            rows = self._db.execute(
-                "SELECT sr.benchmark, r.model, sr.run_id FROM suite_runs sr JOIN runs r ON r.run_id = sr.run_id"
-                " WHERE sr.suite_id = ? ORDER BY sr.rowid",
-                (suite_id,),
-            ).fetchall()
+        rows = self._select(
+            "SELECT sr.benchmark, r.model, sr.run_id FROM suite_runs sr JOIN runs r ON r.run_id = sr.run_id"
+            " WHERE sr.suite_id = ? ORDER BY sr.rowid",
+            (suite_id,),
+            needs="suites",
+        )
         return [(str(b), None if m is None else str(m), str(run_id)) for b, m, run_id in rows]
 
     def suite_runs(self, suite_id: str) -> dict[str, str]:
@@ -1375,6 +1336,16 @@ def _install(db: sqlite3.Connection, found: int) -> None:
     for version in range(found, SCHEMA_VERSION):
         MIGRATIONS[version](db)
     db.execute(f"PRAGMA user_version = {int(SCHEMA_VERSION)}")
+
+
+def _delete_runs(db: sqlite3.Connection, ids: Sequence[str]) -> int:
+    """Inside the caller's transaction: remove the runs ``ids`` with everything the store holds of them (samples,
+    stored summary, tags, suite membership: the tables its layout has); returns how many runs were removed."""
+    tables = _tables(db)
+    for table in ("samples", "run_summaries", "run_tags", "suite_runs"):
+        if table in tables:
+            db.executemany(f"DELETE FROM {table} WHERE run_id = ?", ((i,) for i in ids))
+    return int(db.executemany("DELETE FROM runs WHERE run_id = ?", ((i,) for i in ids)).rowcount)
 
 
 def _empty_store() -> sqlite3.Connection:

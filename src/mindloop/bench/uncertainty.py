@@ -676,14 +676,8 @@ class PairedDifference:
 
     def to_json(self) -> dict[str, float | int | str]:
         """``{"diff", "low", "high", "p", "test", "resamples"}`` and ``"p_adjusted"`` for an adjusted row."""
-        out: dict[str, float | int | str] = {
-            "diff": self.diff,
-            "low": self.low,
-            "high": self.high,
-            "p": self.p,
-            "test": self.test,
-            "resamples": self.resamples,
-        }
+        keys = ("diff", "low", "high", "p", "test", "resamples")
+        out: dict[str, float | int | str] = {key: getattr(self, key) for key in keys}
         if self.p_adjusted is not None:
             out["p_adjusted"] = self.p_adjusted
         return out
