@@ -11,6 +11,7 @@ from mindloop.bench.api import AgentContext, Outcome, Sample
 from mindloop.bench.runner import RunRequest, run_benchmark, sample_seed, summarize_run
 from mindloop.bench.store import RunStore
 from mindloop.errors import InvalidArgumentError
+from mindloop.models import FakeChatServer, ModelOptions
 from mindloop.systems.tom.benchmarks import ToMiBenchmark
 from mindloop.worlds.stories.generate import generate_tomi
 
@@ -69,6 +70,28 @@ def test_ray_executor_gives_the_local_results(tmp_path: Path) -> None:
         assert ray_run.metrics == local.metrics
         assert (ray_run.n_completed, ray_run.n_failed) == (40, 0)
         assert _outputs(store, ray_run.run_id) == _outputs(store, local.run_id)
+
+
+@pytest.mark.boundary  # a local Ray: its workers are processes
+@pytest.mark.slow
+@pytest.mark.scale
+def test_ray_executor_keeps_no_more_samples_in_flight_than_the_concurrency(tmp_path: Path) -> None:
+    # Samples slower than the executor's 0.2 s wait for a finished task: each wait that found none used to submit
+    # one more task, so --concurrency 1 put 3 requests at once on a server that answers in a second.
+    with FakeChatServer(latency_s=1.0) as server, RunStore(tmp_path / "runs.sqlite") as store:
+        request = RunRequest(
+            "tomi",
+            agent="model",
+            model="openai/fake",
+            n=4,
+            concurrency=1,
+            executor="ray",
+            format_retries=0,
+            model_options=ModelOptions(base_url=server.base_url, cache="off"),
+        )
+        summary = run_benchmark(request, store=store, progress=False)
+        assert (summary.n_completed, server.requests) == (4, 4)
+        assert server.max_in_flight == 1
 
 
 def test_ctrl_c_keeps_finished_samples_and_resume_runs_only_the_rest(

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import itertools
 import multiprocessing as mp
 import multiprocessing.connection as mp_connection
 import os
@@ -592,7 +593,7 @@ def run_ray(
     actor: Any = ray.remote(num_cpus=0)(_RayBreaker).remote(breaker) if breaker is not None else None
     jobs = _jobs(pending, request, agent, model, _RayWatch(actor) if actor is not None else None)
     limit = max(1, request.concurrency)
-    refs = [task.remote(job) for job in _take(jobs, limit)]
+    refs = [task.remote(job) for job in itertools.islice(jobs, limit)]
     try:
         while refs:
             done, refs = ray.wait(refs, num_returns=1, timeout=0.2)  # a timeout, so signals are handled meanwhile
@@ -601,7 +602,7 @@ def run_ray(
                 raise outages.BreakerOpen(reason)
             for ref in done:
                 _deliver(ray.get(ref), sink)
-            refs += [task.remote(job) for job in _take(jobs, len(done))]
+            refs += [task.remote(job) for job in itertools.islice(jobs, len(done))]  # none while none finished
     except ray.exceptions.RayError as exc:
         if isinstance(exc, ray.exceptions.RayTaskError):  # raised by mindloop's own code in the task: a bug
             raise
@@ -618,12 +619,3 @@ def run_ray(
             ray.shutdown()
         elif actor is not None:  # the breaker's actor goes with the run (a shutdown above ends it with the rest)
             ray.kill(actor)
-
-
-def _take(jobs: Iterator[_Job], k: int) -> list[_Job]:
-    out = []
-    for job in jobs:
-        out.append(job)
-        if len(out) >= k:
-            break
-    return out
