@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-from mindloop.cli.shared import open_store, own_group
+from mindloop.cli.shared import TagFilter, open_store, own_group
 from mindloop.console import emit, err_console, json_opt, out_opt, writing
 from mindloop.errors import MindloopError
 
@@ -42,10 +42,7 @@ def board(
             "runs with that key."
         ),
     ] = False,
-    tag: Annotated[
-        list[str] | None,
-        typer.Option("--tag", metavar="TAG", help="Only runs tagged TAG (repeatable: runs carrying every one)."),
-    ] = None,
+    tag: TagFilter = None,
     serve: Annotated[
         bool,
         typer.Option(

@@ -109,7 +109,7 @@ def _print_result(result: SuiteResult) -> None:
     from mindloop.bench.headline import headline_of, headline_value
     from mindloop.bench.registry import installed_benchmark
     from mindloop.bench.suite import token_sum
-    from mindloop.cli.numbers import kind_of, number
+    from mindloop.cli.numbers import metric_text
 
     several = len(result.models) > 1  # a model column, and the runs of each model in turn
     columns = [
@@ -127,9 +127,8 @@ def _print_result(result: SuiteResult) -> None:
     rows = []
     for s in result.summaries:
         head = headline_of(s.benchmark, s.metrics)
-        value = headline_value(head, s.metrics)
         bench = installed_benchmark(s.benchmark)
-        shown = "–" if head is None else f"{head.metric} {number(value, kind_of(bench, head.metric, value))}"
+        shown = "–" if head is None else metric_text(bench, head.metric, headline_value(head, s.metrics))
         rows.append(
             [
                 s.benchmark,

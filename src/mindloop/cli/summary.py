@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from mindloop.cli.numbers import NumberKind, kind_of, number
+from mindloop.cli.numbers import NumberKind, kind_of, metric_text, number
 from mindloop.console import Column, fit_table, out_console
 from mindloop.errors import escaped
 
@@ -307,8 +307,7 @@ def print_summary(
     for gone, kept in lay.same_as.items():
         console.print(f"{gone}: the same samples as {kept}, not repeated", markup=False)
     if lay.other:
-        shown = " · ".join(f"{k} {number(v, kind_of(bench, k, v))}" for k, v in lay.other)
-        _say(console, f"also: {shown}")
+        _say(console, "also: " + " · ".join(metric_text(bench, k, v) for k, v in lay.other))
     if short := [(k, v) for k, v in lay.settings if " " not in v]:
         _say(console, "settings: " + " · ".join(f"{k} {v}" for k, v in short))
     for key, text in lay.settings:

@@ -60,7 +60,7 @@ def _interval_text(
     ``intervals.none`` says why); ``None`` for a count, an empty cell or a run stored before intervals."""
     if interval is not None:
         return f"[{cell_text(interval[0], col.scale, col.digits)}, {cell_text(interval[1], col.scale, col.digits)}]"
-    if summary is None or not (_intervals(summary) or {}).get("method"):  # a run stored before intervals: nothing
+    if summary is None or not (summary.intervals or {}).get("method"):  # a run stored before intervals: nothing
         return None
     raw = dig(summary.metrics, path)
     return "—" if isinstance(raw, float) and math.isfinite(raw) else None
@@ -69,7 +69,7 @@ def _interval_text(
 def _interval_note(summaries: Sequence[RunSummary]) -> str | None:
     """How the intervals shown were made (the first summary's ``intervals`` that says), for the page."""
     for summary in summaries:
-        intervals = _intervals(summary)
+        intervals = summary.intervals
         if isinstance(intervals, Mapping) and intervals.get("method"):
             level = number(intervals.get("level"))
             share = f"{100 * level:g}%" if level is not None else "95%"
@@ -84,11 +84,6 @@ def _method(summary: RunSummary | None) -> str:
     if summary is None:
         return "–"
     return summary.model or f"{summary.agent} agent"
-
-
-def _intervals(summary: RunSummary | None) -> Any:
-    """A run summary's ``intervals`` (``None`` when it has none: a summary from before they existed)."""
-    return None if summary is None else summary.to_json().get("intervals")
 
 
 def run_marks(store: RunStore, summary: RunSummary) -> list[ReferenceMark]:
@@ -120,7 +115,6 @@ def _table(
     scale and digits), shown beside it; an empty cell of a run whose samples did not reach it says what fills it
     (``filled_by``, from the row's or column's declaration, unless the suite ran that ``preset``)."""
     marks = marks or {}
-    intervals = {bench: _intervals(summary) for bench, summary in by_bench.items()}
     rows = []
     for row in spec.rows:
         cells = []
@@ -131,7 +125,7 @@ def _table(
             value = number(dig(summary.metrics, path)) if summary else None
             if summary and path == ("n",) and value is None:  # a summary without a run-wide n: samples finished
                 value = float(summary.n_completed)
-            interval = interval_at(intervals.get(bench), path)
+            interval = interval_at(summary.intervals if summary else None, path)
             head = headline_of(bench, summary.metrics) if summary else None
             refs = marks.get(bench, ()) if head is not None and path == (head.metric,) else ()
             fmt = partial(cell_text, scale=1.0, digits=col.digits)  # marks_text scales the values itself
@@ -198,7 +192,7 @@ def suite_report(store: RunStore, suite_id: str) -> dict[str, Any]:
         s = by_model[model].get(name)
         head = headline_of(name, s.metrics if s else None)
         value = headline_value(head, s.metrics) if s else None
-        interval = interval_at(_intervals(s), (head.metric,)) if head else None
+        interval = interval_at(s.intervals if s else None, (head.metric,)) if head else None
         refs = marks.get((model, name), [])
         entries.append(
             {
