@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -49,38 +49,6 @@ class _MetricRow:
     headline: bool = False
 
 
-@dataclass(frozen=True)
-class _MetricTable:
-    title: str
-    rows: list[_MetricRow]
-
-
-@dataclass(frozen=True)
-class _Section:
-    """One benchmark's comparison as the template shows it."""
-
-    anchor: str
-    benchmark: str
-    runs: list[dict[str, str]]
-    columns: list[str]  # a run column's heading (its label)
-    diff_columns: list[str]
-    differs: list[tuple[str, list[str]]]
-    key_text: str  # the comparability keys: the same for every run, or how each differs (shown first)
-    key_differs: bool
-    verdicts: list[tuple[str, str]]  # (tone, sentence)
-    paired_on: str
-    family: str  # which rows are Holm-adjusted together, in words
-    cards: list[dict[str, str]]  # the header's headline cards: label, value, line, tone
-    wide: bool  # metric tables span the page (more than two runs)
-    tables: list[_MetricTable]
-    tests: list[dict[str, str]]
-    shared: str
-    disagreements: int
-    key_score: str
-    data: Markup
-    notes: list[str] = field(default_factory=list)
-
-
 def _signed(value: float) -> str:
     text = fmt_number(value) if value else "0"
     return text if text.startswith("-") or value == 0 else f"+{text}"
@@ -107,8 +75,9 @@ def _tone(p: float, adjusted: float | None, diff: float, higher_is_better: bool 
     return "good" if (diff > 0) == higher_is_better else "bad"
 
 
-def _metric_tables(bc: BenchmarkComparison) -> list[_MetricTable]:
-    """Rows of every float metric any run has, top-level ones first, then one table per breakdown."""
+def _metric_tables(bc: BenchmarkComparison) -> list[dict[str, Any]]:
+    """Rows of every float metric any run has, top-level ones first, then one table per breakdown (``title``,
+    ``rows``)."""
     head = bc.headline.metric if bc.headline else None
     diffs = [d.to_json()["metrics"] for d in bc.differences]
     tables: dict[str, list[_MetricRow]] = {}
@@ -133,7 +102,7 @@ def _metric_tables(bc: BenchmarkComparison) -> list[_MetricTable]:
         title = "Summary" if len(path) == 1 else path[0].replace("_", " ")
         name = path[0] if len(path) == 1 else " · ".join(path[1:])
         tables.setdefault(title, []).append(_MetricRow(name, ".".join(path), values, cells, path == (head,)))
-    return [_MetricTable(title, rows) for title, rows in tables.items()]
+    return [{"title": title, "rows": rows} for title, rows in tables.items()]
 
 
 def _family(bc: BenchmarkComparison) -> str:
@@ -222,7 +191,9 @@ def _blob(bc: BenchmarkComparison) -> Markup:
     return script_json(None, text=_dumps(body))
 
 
-def _section(bc: BenchmarkComparison, k: int) -> _Section:
+def _section(bc: BenchmarkComparison, k: int) -> dict[str, Any]:
+    """One benchmark's comparison as the template shows it: plain values, formatted, like its runs, cards and
+    tests."""
     head = bc.headline.metric if bc.headline else None
     runs = []
     for side in bc.runs:
@@ -235,8 +206,6 @@ def _section(bc: BenchmarkComparison, k: int) -> _Section:
                 "label": side.label,
                 "run_id": info.run_id,
                 "source": "" if side.source == info.run_id else side.source,
-                "agent": info.agent,
-                "model": info.model or "— (no model)",
                 "samples": f"{info.n_completed:,}/{info.n:,}"
                 + (f" ({info.n_failed:,} failed)" if info.n_failed else "")
                 + (f", {pending:,} pending" if pending else ""),
@@ -257,29 +226,27 @@ def _section(bc: BenchmarkComparison, k: int) -> _Section:
     excluded = bc.runs[0].intervals.get("excluded")
     if excluded:
         notes.append(f"No intervals or differences for {', '.join(excluded)}: it counts repeated samples.")
-    key = bc.key_score or ""
-    return _Section(
-        anchor=f"b{k}",
-        benchmark=bc.benchmark,
-        runs=runs,
-        columns=[s.label for s in bc.runs],
-        diff_columns=[f"Δ {s.label}" for s in bc.runs[1:]],
-        differs=[(k2, [_fmt(v) if not isinstance(v, str) else v for v in vals]) for k2, vals in bc.differs.items()],
-        key_text=bc.key_text(),
-        key_differs=bool(bc.key_differences),
-        verdicts=[(v.tone, v.text) for v in bc.verdicts(_signed, _p)],  # which run is better where
-        paired_on=bc.paired_on,
-        family=_family(bc),
-        cards=_cards(bc),
-        wide=len(bc.runs) > 2,
-        tables=_metric_tables(bc),
-        tests=_tests(bc.differences),
-        shared=f"{bc.shared:,}",
-        disagreements=len(bc.disagreements),
-        key_score=key,
-        data=_blob(bc),
-        notes=notes,
-    )
+    return {
+        "anchor": f"b{k}",
+        "benchmark": bc.benchmark,
+        "runs": runs,
+        "columns": [s.label for s in bc.runs],  # a run column's heading (its label)
+        "diff_columns": [f"Δ {s.label}" for s in bc.runs[1:]],
+        "differs": [(k2, [_fmt(v) if not isinstance(v, str) else v for v in vals]) for k2, vals in bc.differs.items()],
+        "key_text": bc.key_text(),  # the comparability keys: the same for every run, or how each differs (shown first)
+        "key_differs": bool(bc.key_differences),
+        "verdicts": [(v.tone, v.text) for v in bc.verdicts(_signed, _p)],  # (tone, sentence): which run is better where
+        "paired_on": bc.paired_on,
+        "family": _family(bc),  # which rows are Holm-adjusted together, in words
+        "cards": _cards(bc),  # the header's headline cards: label, value, line, tone
+        "wide": len(bc.runs) > 2,  # metric tables span the page (more than two runs)
+        "tables": _metric_tables(bc),
+        "tests": _tests(bc.differences),
+        "disagreements": len(bc.disagreements),
+        "key_score": bc.key_score or "",
+        "data": _blob(bc),
+        "notes": notes,
+    }
 
 
 def render_compare(comparison: Comparison) -> str:
