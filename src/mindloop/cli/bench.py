@@ -277,10 +277,7 @@ def runs_list(
     lines = _select(lines, benchmark, model, only, None if status is None else status.value, last)
     if as_json:
         print(json.dumps({"runs": [line.to_dict() for line in lines]} | ({"damaged": str(damage)} if damage else {})))
-        if damage is not None:
-            raise damage
-        return
-    if lines:
+    elif lines:
         _print_runs(lines)
     else:
         filtered = any(x is not None for x in (benchmark, model, suite, status, last, tag))

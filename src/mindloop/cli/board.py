@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -81,21 +81,14 @@ def board(
             where = None if out is None else output_file(out, "board.json")
             data = board_data(store, tags=tag or ())
             emit(json.dumps(data) + "\n", where)
-            _refuse_damage(data)
-            return
-        target = output_file(out, "board.html")
-        with writing("the board", target):
-            path, data = write_board(store, target, tags=tag or ())
-    linked = sum(run["report"] is not None for run in data["runs"])
-    err_console().print(
-        f"wrote {path}: {len(data['runs'])} run(s) of {len(data['benchmarks'])} benchmark(s), "
-        f"{len(data['suites'])} suite(s); {linked} run report(s) beside it linked"
-    )
-    _refuse_damage(data)
-
-
-def _refuse_damage(data: dict[str, Any]) -> None:
-    """On a damaged store the board shows what can still be read, then, like ``mindloop runs``, the command ends
-    with the damage and what to do (exit 1)."""
-    if data["damage"]:
-        raise MindloopError(data["damage"])
+        else:
+            target = output_file(out, "board.html")
+            with writing("the board", target):
+                path, data = write_board(store, target, tags=tag or ())
+            linked = sum(run["report"] is not None for run in data["runs"])
+            err_console().print(
+                f"wrote {path}: {len(data['runs'])} run(s) of {len(data['benchmarks'])} benchmark(s), "
+                f"{len(data['suites'])} suite(s); {linked} run report(s) beside it linked"
+            )
+    if data["damage"]:  # the board shows what a damaged store still holds, then, like `mindloop runs`, the damage
+        raise MindloopError(data["damage"])  # and what to do (exit 1)
