@@ -40,15 +40,6 @@ class _Value:
     note: str = ""  # a line under the value (p-value)
 
 
-@dataclass(frozen=True)
-class _MetricRow:
-    name: str
-    path: str  # dotted (data-path)
-    values: list[_Value]
-    diffs: list[_Value]
-    headline: bool = False
-
-
 def _signed(value: float) -> str:
     text = fmt_number(value) if value else "0"
     return text if text.startswith("-") or value == 0 else f"+{text}"
@@ -77,31 +68,33 @@ def _tone(p: float, adjusted: float | None, diff: float, higher_is_better: bool 
 
 def _metric_tables(bc: BenchmarkComparison) -> list[dict[str, Any]]:
     """Rows of every float metric any run has, top-level ones first, then one table per breakdown (``title``,
-    ``rows``)."""
+    ``rows``); a row: its ``name``, dotted ``path`` (data-path), ``cells`` (each run's value), ``diffs`` (each
+    paired difference) and whether it is the ``headline``."""
     head = bc.headline.metric if bc.headline else None
     diffs = [d.to_json()["metrics"] for d in bc.differences]
-    tables: dict[str, list[_MetricRow]] = {}
+    tables: dict[str, list[dict[str, Any]]] = {}
     for path in bc.metric_paths():
-        values = []
+        cells = []
         for side in bc.runs:
             v = dig(side.metrics, path)
             bound = dig(side.intervals.get("metrics"), path)
             extra = " · ".join(t for t in (ci_or_dash(bound, v), se_text(bound)) if t)
             refs = side.reference_text(bc.headline, fmt_number) if path == (head,) else ""
-            values.append(_Value(_fmt(v), extra, _dumps(v), note=refs))
-        cells = []
+            cells.append(_Value(_fmt(v), extra, _dumps(v), note=refs))
+        deltas = []
         for tree in diffs:
             d = dig(tree, path)
             if not isinstance(d, Mapping):
-                cells.append(_Value("–"))
+                deltas.append(_Value("–"))
                 continue
             higher = bc.headline.higher_is_better if bc.headline and path == (head,) else None
             ci = f"[{_signed(d['low'])}, {_signed(d['high'])}]"
             tone = _tone(d["p"], d.get("p_adjusted"), d["diff"], higher)
-            cells.append(_Value(_signed(d["diff"]), ci, _dumps(d["diff"]), tone, _p(d["p"], d.get("p_adjusted"))))
+            deltas.append(_Value(_signed(d["diff"]), ci, _dumps(d["diff"]), tone, _p(d["p"], d.get("p_adjusted"))))
         title = "Summary" if len(path) == 1 else path[0].replace("_", " ")
         name = path[0] if len(path) == 1 else " · ".join(path[1:])
-        tables.setdefault(title, []).append(_MetricRow(name, ".".join(path), values, cells, path == (head,)))
+        row = {"name": name, "path": ".".join(path), "cells": cells, "diffs": deltas, "headline": path == (head,)}
+        tables.setdefault(title, []).append(row)
     return [{"title": title, "rows": rows} for title, rows in tables.items()]
 
 
