@@ -190,8 +190,7 @@ def _request(
         options=parse_opt_pairs(name, opt, None if data is None else str(data)),
         generation=generation,
         generation_source=generation_source,
-        format_retries=DEFAULT_FORMAT_RETRIES if run.format_retries is None else run.format_retries,
-        **run.request_args(),
+        **run.request_args(DEFAULT_FORMAT_RETRIES),
     )
 
 

@@ -194,10 +194,12 @@ class RunOptions:
             extra=self._model_extra(),
         )
 
-    def request_args(self) -> dict[str, Any]:
+    def request_args(self, format_retries: int) -> dict[str, Any]:
         """What a benchmark run and a suite are asked for alike (:class:`~mindloop.bench.runner.RunRequest`,
-        :class:`~mindloop.bench.suite.SuiteRequest`): seed, how samples run and reach the model, breaker, tags."""
+        :class:`~mindloop.bench.suite.SuiteRequest`): seed, how samples run and reach the model, breaker, tags, and
+        ``--format-retries`` (``format_retries``, the command's own default, without it)."""
         return {
+            "format_retries": format_retries if self.format_retries is None else self.format_retries,
             "seed": self.seed,
             "concurrency": self.concurrency,
             "executor": self.executor.value,

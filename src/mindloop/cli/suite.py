@@ -87,9 +87,8 @@ def suite_run(
         opts=tuple(opt or ()),
         temperature=run.temperature,
         max_tokens=run.max_tokens,
-        format_retries=SUITE_FORMAT_RETRIES if run.format_retries is None else run.format_retries,
         max_n=max_n,
-        **run.request_args(),
+        **run.request_args(SUITE_FORMAT_RETRIES),
     )
     folder = run.results_folder()  # a folder that cannot be written fails before the suite is recorded
     result = run_suite(request, resume=resume, force_resume=force_resume)
