@@ -191,11 +191,7 @@ def _bars(
     (NaN: the table's –) gets no bar and the label –, never a bar at 0."""
     y = np.arange(len(labels))
     ax.barh(y, [v if math.isfinite(v) else 0.0 for v in values], color=color, height=0.66, zorder=2)
-    ax.set_yticks(y, [_short(str(label)) for label in labels])
-    if invert:
-        ax.invert_yaxis()
-    ax.grid(axis="x", zorder=0)
-    ax.tick_params(axis="y", length=0)
+    _rows(ax, labels, invert=invert)
     finite = [v for v in values if math.isfinite(v)]
     top = max(finite, default=0.0)
     unit = all(0.0 <= v <= 1.0 for v in finite)
@@ -218,6 +214,16 @@ def _bars(
             fontweight="bold" if inside else "normal",
             zorder=4,
         )
+
+
+def _rows(ax: Axes, labels: Sequence[str], *, invert: bool = True) -> None:
+    """The axes of a horizontal bar chart: a row per label (cut to fit), top to bottom unless not ``invert``, with
+    vertical grid lines and no tick marks beside the labels."""
+    ax.set_yticks(np.arange(len(labels)), [_short(str(label)) for label in labels])
+    if invert:
+        ax.invert_yaxis()
+    ax.grid(axis="x", zorder=0)
+    ax.tick_params(axis="y", length=0)
 
 
 def _height(n_bars: int) -> float:
@@ -521,10 +527,7 @@ def status_plot(records: Sequence[SampleRecord], order: Sequence[str] = ()) -> P
             if widths.any():
                 ax.barh(y, widths, left=left, color=color, height=0.62, label=status, zorder=2)
             left += widths
-        ax.set_yticks(y, [_short(group_label(g)) for g in groups])
-        ax.invert_yaxis()
-        ax.tick_params(axis="y", length=0)
-        ax.grid(axis="x", zorder=0)
+        _rows(ax, [group_label(g) for g in groups])
         ax.set_xlabel("samples")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.legend(loc="lower right", fontsize=8, ncols=4, bbox_to_anchor=(1.0, 1.0))
