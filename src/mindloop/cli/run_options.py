@@ -214,7 +214,7 @@ class RunOptions:
         """``--model-opt`` read for the model's backend: with several models, valid for each of them."""
         from mindloop.models.backend_options import parse_model_opts
 
-        extras = [parse_model_opts(model, self.model_opt or []) for model in self.models or [None]]
+        extras = [parse_model_opts(model, self.model_opt or []) for model in self.models or (None,)]
         return extras[0]
 
     def results_folder(self) -> Path | None:
