@@ -379,7 +379,6 @@ def write_suite_report(
     page's path and the run reports written."""
     data = suite_report(store, suite_id)
     path = output_file(None if out is None else Path(out), f"{suite_id}.html")
-    path.parent.mkdir(parents=True, exist_ok=True)
     written = [
         write_report(entry["run_id"], store, path.parent / f"{entry['run_id']}.html")
         for entry in data["runs"]
