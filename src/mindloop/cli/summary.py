@@ -100,16 +100,12 @@ def layout(
                 out.rows.append((key, str(label), dict(_leaves(row))))
         elif isinstance(value, Mapping) and _is_number(value.get("n")):
             out.rows.append((key, "", dict(_leaves(value))))
-        elif isinstance(value, Mapping):
-            for name, leaf in _leaves(value, f"{key}."):
+        else:  # a family of metrics (each leaf by its dotted name) or one value: a number, else a setting
+            for name, leaf in _leaves(value, f"{key}.") if isinstance(value, Mapping) else [(key, value)]:
                 if _is_number(leaf) or leaf is None:
                     overall[name] = leaf
                 else:
                     out.settings.append((name, str(leaf)))
-        elif _is_number(value) or value is None:
-            overall[key] = value
-        else:
-            out.settings.append((key, str(value)))
     in_rows = [name for _, _, row in out.rows for name, v in row.items() if _is_number(v) or v is None]
     order = ["n", "failed"] + ([headline] if headline else []) + list(dict.fromkeys(in_rows))
     columns = [c for c in dict.fromkeys(order) if c in in_rows or c == headline]
