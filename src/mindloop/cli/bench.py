@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from mindloop.cli.run_options import RunOptions, exit_for, with_run_options, write_output
-from mindloop.cli.shared import open_store, own_group
+from mindloop.cli.shared import TagFilter, open_store, own_group
 from mindloop.console import Column, JsonFlag, emit, err_console, fit_table, json_opt, out_console, out_opt, writing
 from mindloop.errors import MindloopError
 
@@ -190,8 +190,7 @@ def _request(
         options=parse_opt_pairs(name, opt, None if data is None else str(data)),
         generation=generation,
         generation_source=generation_source,
-        format_retries=DEFAULT_FORMAT_RETRIES if run.format_retries is None else run.format_retries,
-        **run.request_args(),
+        **run.request_args(DEFAULT_FORMAT_RETRIES),
     )
 
 
@@ -248,10 +247,7 @@ def runs_list(
         str | None, typer.Option("--suite", metavar="SUITE_ID", help="Only the runs of this suite.")
     ] = None,
     status: Annotated[_Status | None, typer.Option("--status", help="Only runs in this state.")] = None,
-    tag: Annotated[
-        list[str] | None,
-        typer.Option("--tag", metavar="TAG", help="Only runs tagged TAG (repeatable: runs carrying every one)."),
-    ] = None,
+    tag: TagFilter = None,
     last: Annotated[
         int | None, typer.Option("--last", min=1, metavar="N", help="Only the N most recent of the runs selected.")
     ] = None,
@@ -280,10 +276,7 @@ def runs_list(
     lines = _select(lines, benchmark, model, only, None if status is None else status.value, last)
     if as_json:
         print(json.dumps({"runs": [line.to_dict() for line in lines]} | ({"damaged": str(damage)} if damage else {})))
-        if damage is not None:
-            raise damage
-        return
-    if lines:
+    elif lines:
         _print_runs(lines)
     else:
         filtered = any(x is not None for x in (benchmark, model, suite, status, last, tag))
@@ -350,7 +343,7 @@ def _print_runs(lines: list[RunLine]) -> None:
     from rich.text import Text
 
     from mindloop.bench.registry import installed_benchmark
-    from mindloop.cli.numbers import kind_of, number
+    from mindloop.cli.numbers import metric_text
 
     columns = [
         Column("run id"),  # an id is copied from here: never cut, never left out
@@ -372,9 +365,7 @@ def _print_runs(lines: list[RunLine]) -> None:
         failed = (str(r.n_failed) + (f"+{r.n_bugs}bug" if r.n_bugs else "")) if known else "?"
         head = ""
         if line.headline is not None:
-            bench = installed_benchmark(r.benchmark)
-            value = number(line.value, kind_of(bench, line.headline.metric, line.value))
-            head = f"{line.headline.metric} {value}"
+            head = metric_text(installed_benchmark(r.benchmark), line.headline.metric, line.value)
         style = "" if line.state == "finished" else "yellow"
         rows.append(
             [

@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from mindloop.cli.shared import open_store, own_group
+from mindloop.cli.shared import TagFilter, open_store, own_group
 from mindloop.console import emit, err_console, json_opt, out_opt, writing
 from mindloop.errors import MindloopError
 
@@ -42,10 +42,7 @@ def board(
             "runs with that key."
         ),
     ] = False,
-    tag: Annotated[
-        list[str] | None,
-        typer.Option("--tag", metavar="TAG", help="Only runs tagged TAG (repeatable: runs carrying every one)."),
-    ] = None,
+    tag: TagFilter = None,
     serve: Annotated[
         bool,
         typer.Option(
@@ -84,21 +81,14 @@ def board(
             where = None if out is None else output_file(out, "board.json")
             data = board_data(store, tags=tag or ())
             emit(json.dumps(data) + "\n", where)
-            _refuse_damage(data)
-            return
-        target = output_file(out, "board.html")
-        with writing("the board", target):
-            path, data = write_board(store, target, tags=tag or ())
-    linked = sum(run["report"] is not None for run in data["runs"])
-    err_console().print(
-        f"wrote {path}: {len(data['runs'])} run(s) of {len(data['benchmarks'])} benchmark(s), "
-        f"{len(data['suites'])} suite(s); {linked} run report(s) beside it linked"
-    )
-    _refuse_damage(data)
-
-
-def _refuse_damage(data: dict[str, Any]) -> None:
-    """On a damaged store the board shows what can still be read, then, like ``mindloop runs``, the command ends
-    with the damage and what to do (exit 1)."""
-    if data["damage"]:
-        raise MindloopError(data["damage"])
+        else:
+            target = output_file(out, "board.html")
+            with writing("the board", target):
+                path, data = write_board(store, target, tags=tag or ())
+            linked = sum(run["report"] is not None for run in data["runs"])
+            err_console().print(
+                f"wrote {path}: {len(data['runs'])} run(s) of {len(data['benchmarks'])} benchmark(s), "
+                f"{len(data['suites'])} suite(s); {linked} run report(s) beside it linked"
+            )
+    if data["damage"]:  # the board shows what a damaged store still holds, then, like `mindloop runs`, the damage
+        raise MindloopError(data["damage"])  # and what to do (exit 1)

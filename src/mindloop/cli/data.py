@@ -48,10 +48,6 @@ _N = Annotated[
 ]
 
 
-def _source(name: str) -> DatasetSource:
-    return DATASETS.get(name)  # an unknown name raises UnknownNameError with suggestions
-
-
 def _grid(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> Table:
     """A table of labelled rows: the first column left-aligned, the numbers right-aligned."""
     table = Table(title=title)
@@ -113,7 +109,7 @@ def describe(
         return
     if path is not None:
         raise InvalidArgumentError(f"dataset {name!r} is generated; PATH is for tombench and the released sets")
-    stats = _source(name).describe(seed=seed, n=n)
+    stats = DATASETS.get(name).describe(seed=seed, n=n)  # an unknown name raises UnknownNameError with suggestions
     data = stats.to_dict()
     if as_json:
         print(json.dumps(data, sort_keys=True))
@@ -146,7 +142,7 @@ def export(
     as_json: JsonFlag = False,
 ) -> None:
     """Write data/train.jsonl, data/test.jsonl, stats.json and a datasets-loadable README.md card to --out."""
-    source = _source(name)
+    source = DATASETS.get(name)
     if out is None:
         raise InvalidArgumentError("export needs --out DIR (the folder to write the dataset to)")
     result = source.export(out, seed=seed, n=n)

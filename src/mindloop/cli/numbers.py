@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     from mindloop.bench.api import Benchmark
 
-__all__ = ["NumberKind", "kind_of", "number"]
+__all__ = ["NumberKind", "kind_of", "metric_text", "number"]
 
 NumberKind = Literal["count", "proportion", "percent", "mean"]
 
@@ -43,3 +43,8 @@ def kind_of(bench: Benchmark | None, name: str, value: Any) -> NumberKind:
     if isinstance(value, int) and not isinstance(value, bool):
         return "count"
     return "mean"
+
+
+def metric_text(bench: Benchmark | None, name: str, value: Any) -> str:
+    """``accuracy 0.8417``: the metric ``name`` of ``bench`` and its ``value`` in the format of its kind."""
+    return f"{name} {number(value, kind_of(bench, name, value))}"

@@ -194,10 +194,12 @@ class RunOptions:
             extra=self._model_extra(),
         )
 
-    def request_args(self) -> dict[str, Any]:
+    def request_args(self, format_retries: int) -> dict[str, Any]:
         """What a benchmark run and a suite are asked for alike (:class:`~mindloop.bench.runner.RunRequest`,
-        :class:`~mindloop.bench.suite.SuiteRequest`): seed, how samples run and reach the model, breaker, tags."""
+        :class:`~mindloop.bench.suite.SuiteRequest`): seed, how samples run and reach the model, breaker, tags, and
+        ``--format-retries`` (``format_retries``, the command's own default, without it)."""
         return {
+            "format_retries": format_retries if self.format_retries is None else self.format_retries,
             "seed": self.seed,
             "concurrency": self.concurrency,
             "executor": self.executor.value,
@@ -212,10 +214,7 @@ class RunOptions:
         """``--model-opt`` read for the model's backend: with several models, valid for each of them."""
         from mindloop.models.backend_options import parse_model_opts
 
-        pairs = self.model_opt or []
-        if not self.models:
-            return parse_model_opts(None, pairs)
-        extras = [parse_model_opts(model, pairs) for model in self.models]
+        extras = [parse_model_opts(model, self.model_opt or []) for model in self.models or (None,)]
         return extras[0]
 
     def results_folder(self) -> Path | None:

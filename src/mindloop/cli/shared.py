@@ -1,5 +1,5 @@
 """What the command line's own command groups share: the help each shows, written once; the one way to make a
-group; the one way to open the run store.
+group; the one way to open the run store; the options several of them take, declared once.
 
 ``mindloop --help`` lists these groups from :data:`OWN_HELP` without importing them; each group's app is made by
 :func:`own_group`, which takes its help from the same table, so the listing and the group's own ``--help`` cannot
@@ -8,14 +8,14 @@ differ. Their commands open the run store under ``MINDLOOP_HOME`` through :func:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 if TYPE_CHECKING:
     from mindloop.bench.store import RunStore
 
-__all__ = ["OWN_HELP", "open_store", "own_group"]
+__all__ = ["OWN_HELP", "TagFilter", "open_store", "own_group"]
 
 OWN_HELP = {
     "bench": "Run registered benchmarks and record every sample in the run store.",
@@ -30,6 +30,13 @@ OWN_HELP = {
 }
 """The help of the command line's own lazy groups; with each system's (:data:`mindloop.systems.COMMAND_HELP`), what
 ``--help`` lists without importing a group (a test keeps both equal to the groups' own help)."""
+
+
+TagFilter = Annotated[
+    list[str] | None,
+    typer.Option("--tag", metavar="TAG", help="Only runs tagged TAG (repeatable: runs carrying every one)."),
+]
+"""``--tag`` of the commands that select runs by tag (``runs``, ``board``): ``tag: TagFilter = None``."""
 
 
 def own_group(name: str, *, single: bool = False, **settings: Any) -> typer.Typer:

@@ -87,9 +87,8 @@ def suite_run(
         opts=tuple(opt or ()),
         temperature=run.temperature,
         max_tokens=run.max_tokens,
-        format_retries=SUITE_FORMAT_RETRIES if run.format_retries is None else run.format_retries,
         max_n=max_n,
-        **run.request_args(),
+        **run.request_args(SUITE_FORMAT_RETRIES),
     )
     folder = run.results_folder()  # a folder that cannot be written fails before the suite is recorded
     result = run_suite(request, resume=resume, force_resume=force_resume)
@@ -109,7 +108,7 @@ def _print_result(result: SuiteResult) -> None:
     from mindloop.bench.headline import headline_of, headline_value
     from mindloop.bench.registry import installed_benchmark
     from mindloop.bench.suite import token_sum
-    from mindloop.cli.numbers import kind_of, number
+    from mindloop.cli.numbers import metric_text
 
     several = len(result.models) > 1  # a model column, and the runs of each model in turn
     columns = [
@@ -127,9 +126,8 @@ def _print_result(result: SuiteResult) -> None:
     rows = []
     for s in result.summaries:
         head = headline_of(s.benchmark, s.metrics)
-        value = headline_value(head, s.metrics)
         bench = installed_benchmark(s.benchmark)
-        shown = "–" if head is None else f"{head.metric} {number(value, kind_of(bench, head.metric, value))}"
+        shown = "–" if head is None else metric_text(bench, head.metric, headline_value(head, s.metrics))
         rows.append(
             [
                 s.benchmark,

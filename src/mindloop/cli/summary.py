@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from mindloop.cli.numbers import NumberKind, kind_of, number
+from mindloop.cli.numbers import NumberKind, kind_of, metric_text, number
 from mindloop.console import Column, fit_table, out_console
 from mindloop.errors import escaped
 
@@ -100,16 +100,12 @@ def layout(
                 out.rows.append((key, str(label), dict(_leaves(row))))
         elif isinstance(value, Mapping) and _is_number(value.get("n")):
             out.rows.append((key, "", dict(_leaves(value))))
-        elif isinstance(value, Mapping):
-            for name, leaf in _leaves(value, f"{key}."):
+        else:  # a family of metrics (each leaf by its dotted name) or one value: a number, else a setting
+            for name, leaf in _leaves(value, f"{key}.") if isinstance(value, Mapping) else [(key, value)]:
                 if _is_number(leaf) or leaf is None:
                     overall[name] = leaf
                 else:
                     out.settings.append((name, str(leaf)))
-        elif _is_number(value) or value is None:
-            overall[key] = value
-        else:
-            out.settings.append((key, str(value)))
     in_rows = [name for _, _, row in out.rows for name, v in row.items() if _is_number(v) or v is None]
     order = ["n", "failed"] + ([headline] if headline else []) + list(dict.fromkeys(in_rows))
     columns = [c for c in dict.fromkeys(order) if c in in_rows or c == headline]
@@ -307,8 +303,7 @@ def print_summary(
     for gone, kept in lay.same_as.items():
         console.print(f"{gone}: the same samples as {kept}, not repeated", markup=False)
     if lay.other:
-        shown = " · ".join(f"{k} {number(v, kind_of(bench, k, v))}" for k, v in lay.other)
-        _say(console, f"also: {shown}")
+        _say(console, "also: " + " · ".join(metric_text(bench, k, v) for k, v in lay.other))
     if short := [(k, v) for k, v in lay.settings if " " not in v]:
         _say(console, "settings: " + " · ".join(f"{k} {v}" for k, v in short))
     for key, text in lay.settings:

@@ -96,11 +96,14 @@ def render_report(run_id: str, store: RunStore) -> str:
     """The HTML report of ``run_id`` (an unknown id raises the store's :class:`InvalidArgumentError`)."""
     info = store.run(run_id)
     records = store.records(run_id, include_pending=True)
-    metrics, tokens, intervals, source = _summary(store, info, records)
+    finished = [r for r in records if r.status != "pending"]
+    bench = installed_benchmark(info.benchmark)
+    kept = store.stored_summary(run_id) or {}  # whatever its counts: its reference policies and definitions
+    metrics, tokens, intervals, source = _summary(store, info, finished, bench)
     bounds = intervals.get("metrics", {})
     groups = {r.sample.group for r in records}
     head = headline_of(info.benchmark, metrics)
-    values, policies = _references(store, info, [r for r in records if r.status != "pending"])
+    values, policies = _references(kept, bench, finished)
     marks = reference_marks(values, policies, head.higher_is_better if head else True)
     panels = _metric_panels(metrics, groups, bounds, head, marks)
     chosen = per_group_tables(metrics, records)
@@ -112,11 +115,10 @@ def render_report(run_id: str, store: RunStore) -> str:
             "sample without it is left out."
         )
         panels.append(_breakdown(chosen[0], chosen[1], overall, groups, title="mean score per group", note=note))
-    bench = installed_benchmark(info.benchmark)
     timelines = [episode_timeline(bench, r) for r in records] if bench is not None else []
     first, judged = _score_order(bench, head)
     at = 1 if panels and panels[0].title == "Summary" else 0  # the glossary, then the reference policies
-    extra = (_glossary(bench, store, info, metrics), _reference_panel(values, policies, head))
+    extra = (_glossary(bench, kept, metrics), _reference_panel(values, policies, head))
     panels[at:at] = [p for p in extra if p is not None]
     return render(
         "report",
@@ -125,7 +127,7 @@ def render_report(run_id: str, store: RunStore) -> str:
         run_panels=_run_panels(info, tokens),
         metric_panels=panels,
         interval_note=" ".join(t for t in (source, interval_note(intervals)) if t),
-        decided=_decided(bench, info, metrics, records),
+        decided=_decided(bench, info, metrics, finished),
         plots=report_plots(
             metrics,
             records,
@@ -153,14 +155,14 @@ def write_report(run_id: str, store: RunStore, out: Path | None = None) -> Path:
 
 
 def _summary(
-    store: RunStore, info: RunInfo, records: Sequence[SampleRecord]
+    store: RunStore, info: RunInfo, finished: Sequence[SampleRecord], bench: Benchmark | None
 ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], str]:
     """The run's metrics, token ledger, metric intervals and a line saying where the numbers come from: the
     summary stored with the run when it covers every finished sample (the numbers the run reported), else
     computed as :func:`~mindloop.bench.runner.summarize_run` does from the records already read; a generic
     summary (mean of every score, overall and per group, by :func:`~mindloop.bench.report.plots.mean_scores`: a
-    failed sample without a score counts as 0) with no intervals when the benchmark is no longer registered."""
-    finished = [r for r in records if r.status != "pending"]
+    failed sample without a score counts as 0) with no intervals when the benchmark (``bench``) is no longer
+    registered."""
     tokens = token_totals(finished)
     tokens["cut_at_limit"] = sum(
         c.get("error") is None and c.get("finish_reason") == "length" for r in finished for c in r.calls
@@ -169,7 +171,6 @@ def _summary(
     if stored is not None:
         how = "as the run reported them" if stored.get("computed_by") == "run" else "computed after the run"
         return stored["metrics"], tokens, stored["intervals"], f"Metrics {how}, by mindloop {stored.get('version')}."
-    bench = installed_benchmark(info.benchmark)
     if bench is not None:
         metrics = benchmark_metrics(bench, finished)
         return metrics, tokens, metric_intervals(bench, finished, metrics), ""
@@ -181,13 +182,12 @@ def _summary(
 
 
 def _references(
-    store: RunStore, info: RunInfo, finished: Sequence[SampleRecord]
+    stored: Mapping[str, Any], bench: Benchmark | None, finished: Sequence[SampleRecord]
 ) -> tuple[dict[str, float | None], list[Mapping[str, Any]]]:
-    """Every reference policy's value (by name) and stored definition (name, kind, description, optimistic)."""
-    stored = store.stored_summary(info.run_id) or {}
+    """Every reference policy's value (by name) and stored definition (name, kind, description, optimistic): as the
+    run's ``stored`` summary keeps them, else computed for ``bench`` from the ``finished`` samples."""
     if stored.get("references"):
         return dict(stored["references"]), stored_policies(stored)
-    bench = installed_benchmark(info.benchmark)
     if bench is None or not bench.spec.references:
         return {}, []
     return reference_values(bench, finished), stored_policies(None, bench)
@@ -236,11 +236,10 @@ def _score_order(bench: Benchmark | None, head: Headline | None) -> tuple[list[s
     return first, judged
 
 
-def _glossary(bench: Benchmark | None, store: RunStore, info: RunInfo, metrics: Mapping[str, Any]) -> _Panel | None:
-    """What each metric of the run means, one line each: the descriptions of the declared metrics (stored with the
-    summary, else the benchmark's) and the benchmark's glossary, for the keys its summary has."""
+def _glossary(bench: Benchmark | None, stored: Mapping[str, Any], metrics: Mapping[str, Any]) -> _Panel | None:
+    """What each metric of the run means, one line each: the descriptions of the declared metrics (kept with its
+    ``stored`` summary, else the benchmark's) and the benchmark's glossary, for the keys its summary has."""
     lines: dict[str, str] = {}
-    stored = store.stored_summary(info.run_id) or {}
     for m in (stored.get("definitions") or {}).get("metrics") or []:
         if m.get("description") and not m.get("table"):  # a metric inside another key is not the top-level one
             lines.setdefault(str(m["name"]), str(m["description"]))
@@ -294,16 +293,17 @@ def se_text(bound: Any) -> str:
 
 
 def _decided(
-    bench: Benchmark | None, info: RunInfo, metrics: Mapping[str, Any], records: Sequence[SampleRecord]
+    bench: Benchmark | None, info: RunInfo, metrics: Mapping[str, Any], finished: Sequence[SampleRecord]
 ) -> str:
-    """For a model run: how many of the model's replies could not be read, and, where the benchmark declares who
-    decided, ``model decided k of N windows`` beside the metrics that count every decision (empty otherwise)."""
+    """For a model run: how many of the model's replies (of the ``finished`` samples) could not be read, and, where
+    the benchmark declares who decided, ``model decided k of N windows`` beside the metrics that count every
+    decision (empty otherwise)."""
     if not info.model:
         return ""
     from mindloop.bench.runner import reply_totals
 
     parts = []
-    replies = reply_totals([r for r in records if r.status != "pending"])
+    replies = reply_totals(finished)
     if replies:
         parts.append(f"{replies.get('rejected', 0)} of the model's replies could not be read")
     decided = None if bench is None or bench.spec.decided is None else bench.spec.decided.line(metrics, _fmt)

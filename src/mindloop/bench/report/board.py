@@ -44,7 +44,7 @@ from mindloop.bench.declaration import Decided
 from mindloop.bench.headline import reference_marks
 from mindloop.bench.key import REASONS, RunKey, describe_difference, key_differences
 from mindloop.bench.listing import list_runs
-from mindloop.bench.report.plots import fmt_number
+from mindloop.bench.report import _fmt
 from mindloop.bench.report.view import footer, number, render, script_json
 from mindloop.bench.runner import stored_policies
 from mindloop.bench.store import RunStore
@@ -56,10 +56,6 @@ __all__ = ["PAGE_SIZE", "board_data", "render_board", "serve_board", "store_stam
 
 PAGE_SIZE = 100
 """Rows of the run table drawn at a time (the rest stay in the JSON blob until paged to)."""
-
-
-def _text(value: float | None) -> str:
-    return "–" if value is None else fmt_number(value)
 
 
 def _headline(summary: Mapping[str, Any]) -> tuple[str, bool] | None:
@@ -93,9 +89,9 @@ def _summary_fields(summary: Mapping[str, Any] | None, counts: list[int], model:
     values = summary.get("references") or {}
     values = {str(k): number(v) for k, v in values.items()} if isinstance(values, Mapping) else {}
     marks = _marks(json.dumps([values, [p for p in policies if isinstance(p, Mapping)], hib]))
-    out |= {"metric": metric, "hib": hib, "value": value, "text": _text(value)}
+    out |= {"metric": metric, "hib": hib, "value": value, "text": _fmt(value)}
     if interval is not None:
-        out |= {"low": interval[0], "high": interval[1], "ci": f"[{_text(interval[0])}, {_text(interval[1])}]"}
+        out |= {"low": interval[0], "high": interval[1], "ci": f"[{_fmt(interval[0])}, {_fmt(interval[1])}]"}
     elif value is not None:
         out["ci"] = "—"  # no interval (too few samples, or the resamples collapse: the run's report says why)
     decided = Decided.from_json((summary.get("definitions") or {}).get("decided"))
@@ -114,7 +110,7 @@ def _marks(key: str) -> tuple[Mapping[str, Any], ...]:
     samples share them, so each set is worked out once), by :func:`~mindloop.bench.headline.reference_marks`."""
     values, policies, hib = json.loads(key)
     return tuple(
-        {"label": m.label, "name": m.name, "value": m.value, "text": _text(m.value), "optimistic": m.optimistic}
+        {"label": m.label, "name": m.name, "value": m.value, "text": _fmt(m.value), "optimistic": m.optimistic}
         for m in reference_marks(values, policies, hib)
     )
 

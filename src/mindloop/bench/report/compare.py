@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,47 +38,6 @@ class _Value:
     raw: str = ""  # JSON of the value (data-value)
     tone: str = ""  # "good", "bad" or "sig" (significant, direction unknown)
     note: str = ""  # a line under the value (p-value)
-
-
-@dataclass(frozen=True)
-class _MetricRow:
-    name: str
-    path: str  # dotted (data-path)
-    values: list[_Value]
-    diffs: list[_Value]
-    headline: bool = False
-
-
-@dataclass(frozen=True)
-class _MetricTable:
-    title: str
-    rows: list[_MetricRow]
-
-
-@dataclass(frozen=True)
-class _Section:
-    """One benchmark's comparison as the template shows it."""
-
-    anchor: str
-    benchmark: str
-    runs: list[dict[str, str]]
-    columns: list[str]  # a run column's heading (its label)
-    diff_columns: list[str]
-    differs: list[tuple[str, list[str]]]
-    key_text: str  # the comparability keys: the same for every run, or how each differs (shown first)
-    key_differs: bool
-    verdicts: list[tuple[str, str]]  # (tone, sentence)
-    paired_on: str
-    family: str  # which rows are Holm-adjusted together, in words
-    cards: list[dict[str, str]]  # the header's headline cards: label, value, line, tone
-    wide: bool  # metric tables span the page (more than two runs)
-    tables: list[_MetricTable]
-    tests: list[dict[str, str]]
-    shared: str
-    disagreements: int
-    key_score: str
-    data: Markup
-    notes: list[str] = field(default_factory=list)
 
 
 def _signed(value: float) -> str:
@@ -107,33 +66,36 @@ def _tone(p: float, adjusted: float | None, diff: float, higher_is_better: bool 
     return "good" if (diff > 0) == higher_is_better else "bad"
 
 
-def _metric_tables(bc: BenchmarkComparison) -> list[_MetricTable]:
-    """Rows of every float metric any run has, top-level ones first, then one table per breakdown."""
+def _metric_tables(bc: BenchmarkComparison) -> list[dict[str, Any]]:
+    """Rows of every float metric any run has, top-level ones first, then one table per breakdown (``title``,
+    ``rows``); a row: its ``name``, dotted ``path`` (data-path), ``cells`` (each run's value), ``diffs`` (each
+    paired difference) and whether it is the ``headline``."""
     head = bc.headline.metric if bc.headline else None
     diffs = [d.to_json()["metrics"] for d in bc.differences]
-    tables: dict[str, list[_MetricRow]] = {}
+    tables: dict[str, list[dict[str, Any]]] = {}
     for path in bc.metric_paths():
-        values = []
+        cells = []
         for side in bc.runs:
             v = dig(side.metrics, path)
             bound = dig(side.intervals.get("metrics"), path)
             extra = " · ".join(t for t in (ci_or_dash(bound, v), se_text(bound)) if t)
             refs = side.reference_text(bc.headline, fmt_number) if path == (head,) else ""
-            values.append(_Value(_fmt(v), extra, _dumps(v), note=refs))
-        cells = []
+            cells.append(_Value(_fmt(v), extra, _dumps(v), note=refs))
+        deltas = []
         for tree in diffs:
             d = dig(tree, path)
             if not isinstance(d, Mapping):
-                cells.append(_Value("–"))
+                deltas.append(_Value("–"))
                 continue
             higher = bc.headline.higher_is_better if bc.headline and path == (head,) else None
             ci = f"[{_signed(d['low'])}, {_signed(d['high'])}]"
             tone = _tone(d["p"], d.get("p_adjusted"), d["diff"], higher)
-            cells.append(_Value(_signed(d["diff"]), ci, _dumps(d["diff"]), tone, _p(d["p"], d.get("p_adjusted"))))
+            deltas.append(_Value(_signed(d["diff"]), ci, _dumps(d["diff"]), tone, _p(d["p"], d.get("p_adjusted"))))
         title = "Summary" if len(path) == 1 else path[0].replace("_", " ")
         name = path[0] if len(path) == 1 else " · ".join(path[1:])
-        tables.setdefault(title, []).append(_MetricRow(name, ".".join(path), values, cells, path == (head,)))
-    return [_MetricTable(title, rows) for title, rows in tables.items()]
+        row = {"name": name, "path": ".".join(path), "cells": cells, "diffs": deltas, "headline": path == (head,)}
+        tables.setdefault(title, []).append(row)
+    return [{"title": title, "rows": rows} for title, rows in tables.items()]
 
 
 def _family(bc: BenchmarkComparison) -> str:
@@ -222,7 +184,9 @@ def _blob(bc: BenchmarkComparison) -> Markup:
     return script_json(None, text=_dumps(body))
 
 
-def _section(bc: BenchmarkComparison, k: int) -> _Section:
+def _section(bc: BenchmarkComparison, k: int) -> dict[str, Any]:
+    """One benchmark's comparison as the template shows it: plain values, formatted, like its runs, cards and
+    tests."""
     head = bc.headline.metric if bc.headline else None
     runs = []
     for side in bc.runs:
@@ -235,8 +199,6 @@ def _section(bc: BenchmarkComparison, k: int) -> _Section:
                 "label": side.label,
                 "run_id": info.run_id,
                 "source": "" if side.source == info.run_id else side.source,
-                "agent": info.agent,
-                "model": info.model or "— (no model)",
                 "samples": f"{info.n_completed:,}/{info.n:,}"
                 + (f" ({info.n_failed:,} failed)" if info.n_failed else "")
                 + (f", {pending:,} pending" if pending else ""),
@@ -257,29 +219,27 @@ def _section(bc: BenchmarkComparison, k: int) -> _Section:
     excluded = bc.runs[0].intervals.get("excluded")
     if excluded:
         notes.append(f"No intervals or differences for {', '.join(excluded)}: it counts repeated samples.")
-    key = bc.key_score or ""
-    return _Section(
-        anchor=f"b{k}",
-        benchmark=bc.benchmark,
-        runs=runs,
-        columns=[s.label for s in bc.runs],
-        diff_columns=[f"Δ {s.label}" for s in bc.runs[1:]],
-        differs=[(k2, [_fmt(v) if not isinstance(v, str) else v for v in vals]) for k2, vals in bc.differs.items()],
-        key_text=bc.key_text(),
-        key_differs=bool(bc.key_differences),
-        verdicts=[(v.tone, v.text) for v in bc.verdicts(_signed, _p)],  # which run is better where
-        paired_on=bc.paired_on,
-        family=_family(bc),
-        cards=_cards(bc),
-        wide=len(bc.runs) > 2,
-        tables=_metric_tables(bc),
-        tests=_tests(bc.differences),
-        shared=f"{bc.shared:,}",
-        disagreements=len(bc.disagreements),
-        key_score=key,
-        data=_blob(bc),
-        notes=notes,
-    )
+    return {
+        "anchor": f"b{k}",
+        "benchmark": bc.benchmark,
+        "runs": runs,
+        "columns": [s.label for s in bc.runs],  # a run column's heading (its label)
+        "diff_columns": [f"Δ {s.label}" for s in bc.runs[1:]],
+        "differs": [(k2, [_fmt(v) if not isinstance(v, str) else v for v in vals]) for k2, vals in bc.differs.items()],
+        "key_text": bc.key_text(),  # the comparability keys: the same for every run, or how each differs (shown first)
+        "key_differs": bool(bc.key_differences),
+        "verdicts": [(v.tone, v.text) for v in bc.verdicts(_signed, _p)],  # (tone, sentence): which run is better where
+        "paired_on": bc.paired_on,
+        "family": _family(bc),  # which rows are Holm-adjusted together, in words
+        "cards": _cards(bc),  # the header's headline cards: label, value, line, tone
+        "wide": len(bc.runs) > 2,  # metric tables span the page (more than two runs)
+        "tables": _metric_tables(bc),
+        "tests": _tests(bc.differences),
+        "disagreements": len(bc.disagreements),
+        "key_score": bc.key_score or "",
+        "data": _blob(bc),
+        "notes": notes,
+    }
 
 
 def render_compare(comparison: Comparison) -> str:

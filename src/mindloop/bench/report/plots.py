@@ -191,11 +191,7 @@ def _bars(
     (NaN: the table's –) gets no bar and the label –, never a bar at 0."""
     y = np.arange(len(labels))
     ax.barh(y, [v if math.isfinite(v) else 0.0 for v in values], color=color, height=0.66, zorder=2)
-    ax.set_yticks(y, [_short(str(label)) for label in labels])
-    if invert:
-        ax.invert_yaxis()
-    ax.grid(axis="x", zorder=0)
-    ax.tick_params(axis="y", length=0)
+    _rows(ax, labels, invert=invert)
     finite = [v for v in values if math.isfinite(v)]
     top = max(finite, default=0.0)
     unit = all(0.0 <= v <= 1.0 for v in finite)
@@ -218,6 +214,16 @@ def _bars(
             fontweight="bold" if inside else "normal",
             zorder=4,
         )
+
+
+def _rows(ax: Axes, labels: Sequence[str], *, invert: bool = True) -> None:
+    """The axes of a horizontal bar chart: a row per label (cut to fit), top to bottom unless not ``invert``, with
+    vertical grid lines and no tick marks beside the labels."""
+    ax.set_yticks(np.arange(len(labels)), [_short(str(label)) for label in labels])
+    if invert:
+        ax.invert_yaxis()
+    ax.grid(axis="x", zorder=0)
+    ax.tick_params(axis="y", length=0)
 
 
 def _height(n_bars: int) -> float:
@@ -280,14 +286,16 @@ MARK_COLORS = {"chance": GREY, "best trivial": ORANGE, "oracle": GREEN}
 """The colour of each reference mark on a figure (a mark with its own name takes purple)."""
 
 
+def _valued(marks: Sequence[ReferenceMark]) -> list[tuple[ReferenceMark, float]]:
+    """The reference marks with a finite value, each with it: the ones a figure can draw."""
+    return [(m, float(m.value)) for m in marks if m.value is not None and math.isfinite(m.value)]
+
+
 def _reference_lines(ax: Axes, marks: Sequence[ReferenceMark]) -> dict[str, float]:
     """Draw each reference mark with a value as a labelled vertical line (widening the axis to show it); returns
     the values drawn, by label."""
     drawn: dict[str, float] = {}
-    for mark in marks:
-        if mark.value is None or not math.isfinite(mark.value):
-            continue
-        value = float(mark.value)
+    for mark, value in _valued(marks):
         color = MARK_COLORS.get(mark.label, PURPLE)
         label = mark.label + (f" [{mark.name}]" if mark.label == "best trivial" else "") + f": {fmt_number(value)}"
         ax.axvline(value, color=color, linewidth=1.6, linestyle="-.", zorder=3.5, label=label)
@@ -308,7 +316,7 @@ def headline_plot(
     """The run's headline as one bar, its 95% interval as a whisker, and every reference policy (chance, best
     trivial, oracle) as a labelled line across it: where the score sits between what no model needs and the
     ceiling. ``None`` when there is neither a value nor a reference to draw."""
-    refs = [(m, float(m.value)) for m in marks if m.value is not None and math.isfinite(m.value)]
+    refs = _valued(marks)
     if value is None and not refs:
         return None
     with _canvas(6.4, 1.2 + 0.05 * len(refs)) as (fig, ax):
@@ -521,10 +529,7 @@ def status_plot(records: Sequence[SampleRecord], order: Sequence[str] = ()) -> P
             if widths.any():
                 ax.barh(y, widths, left=left, color=color, height=0.62, label=status, zorder=2)
             left += widths
-        ax.set_yticks(y, [_short(group_label(g)) for g in groups])
-        ax.invert_yaxis()
-        ax.tick_params(axis="y", length=0)
-        ax.grid(axis="x", zorder=0)
+        _rows(ax, [group_label(g) for g in groups])
         ax.set_xlabel("samples")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.legend(loc="lower right", fontsize=8, ncols=4, bbox_to_anchor=(1.0, 1.0))

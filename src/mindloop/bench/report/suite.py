@@ -23,6 +23,7 @@ from mindloop.bench.declaration import PRESET_NAMES, Column, PaperTable
 from mindloop.bench.headline import ReferenceMark, headline_of, headline_value, reference_marks
 from mindloop.bench.registry import BENCHMARKS, get_benchmark, installed_benchmark
 from mindloop.bench.report import marks_text, write_report
+from mindloop.bench.report.plots import _valued
 from mindloop.bench.report.view import footer, number, render, script_json
 from mindloop.bench.runner import RunSummary, stored_policies, summarize_run
 from mindloop.bench.store import RunStore
@@ -60,7 +61,7 @@ def _interval_text(
     ``intervals.none`` says why); ``None`` for a count, an empty cell or a run stored before intervals."""
     if interval is not None:
         return f"[{cell_text(interval[0], col.scale, col.digits)}, {cell_text(interval[1], col.scale, col.digits)}]"
-    if summary is None or not (_intervals(summary) or {}).get("method"):  # a run stored before intervals: nothing
+    if summary is None or not (summary.intervals or {}).get("method"):  # a run stored before intervals: nothing
         return None
     raw = dig(summary.metrics, path)
     return "—" if isinstance(raw, float) and math.isfinite(raw) else None
@@ -69,7 +70,7 @@ def _interval_text(
 def _interval_note(summaries: Sequence[RunSummary]) -> str | None:
     """How the intervals shown were made (the first summary's ``intervals`` that says), for the page."""
     for summary in summaries:
-        intervals = _intervals(summary)
+        intervals = summary.intervals
         if isinstance(intervals, Mapping) and intervals.get("method"):
             level = number(intervals.get("level"))
             share = f"{100 * level:g}%" if level is not None else "95%"
@@ -84,11 +85,6 @@ def _method(summary: RunSummary | None) -> str:
     if summary is None:
         return "–"
     return summary.model or f"{summary.agent} agent"
-
-
-def _intervals(summary: RunSummary | None) -> Any:
-    """A run summary's ``intervals`` (``None`` when it has none: a summary from before they existed)."""
-    return None if summary is None else summary.to_json().get("intervals")
 
 
 def run_marks(store: RunStore, summary: RunSummary) -> list[ReferenceMark]:
@@ -120,7 +116,6 @@ def _table(
     scale and digits), shown beside it; an empty cell of a run whose samples did not reach it says what fills it
     (``filled_by``, from the row's or column's declaration, unless the suite ran that ``preset``)."""
     marks = marks or {}
-    intervals = {bench: _intervals(summary) for bench, summary in by_bench.items()}
     rows = []
     for row in spec.rows:
         cells = []
@@ -131,7 +126,7 @@ def _table(
             value = number(dig(summary.metrics, path)) if summary else None
             if summary and path == ("n",) and value is None:  # a summary without a run-wide n: samples finished
                 value = float(summary.n_completed)
-            interval = interval_at(intervals.get(bench), path)
+            interval = interval_at(summary.intervals if summary else None, path)
             head = headline_of(bench, summary.metrics) if summary else None
             refs = marks.get(bench, ()) if head is not None and path == (head.metric,) else ()
             fmt = partial(cell_text, scale=1.0, digits=col.digits)  # marks_text scales the values itself
@@ -198,7 +193,7 @@ def suite_report(store: RunStore, suite_id: str) -> dict[str, Any]:
         s = by_model[model].get(name)
         head = headline_of(name, s.metrics if s else None)
         value = headline_value(head, s.metrics) if s else None
-        interval = interval_at(_intervals(s), (head.metric,)) if head else None
+        interval = interval_at(s.intervals if s else None, (head.metric,)) if head else None
         refs = marks.get((model, name), [])
         entries.append(
             {
@@ -304,8 +299,8 @@ def _mini_plot(
     """Where the headline and its reference marks sit on one axis from 0 to the largest of them, in percent of
     its width, for the ledger's small headline plot: ``{"bar", "low", "high", "marks": [{label, name, at}]}``;
     ``None`` without a value or a mark."""
-    points = [v for v in (value, *(interval or ())) if v is not None and math.isfinite(v)]
-    points += [float(m.value) for m in marks if m.value is not None and math.isfinite(m.value)]
+    drawn = _valued(marks)
+    points = [v for v in (value, *(interval or ())) if v is not None and math.isfinite(v)] + [v for _, v in drawn]
     if value is None or not marks or not points:
         return None
     top = float(max(points))
@@ -319,11 +314,7 @@ def _mini_plot(
         "bar": at(value),
         "low": at(interval[0]) if interval else None,
         "high": at(interval[1]) if interval else None,
-        "marks": [
-            {"label": m.label, "name": m.name, "at": at(float(m.value))}
-            for m in marks
-            if m.value is not None and math.isfinite(m.value)
-        ],
+        "marks": [{"label": m.label, "name": m.name, "at": at(v)} for m, v in drawn],
     }
 
 
@@ -385,7 +376,6 @@ def write_suite_report(
     page's path and the run reports written."""
     data = suite_report(store, suite_id)
     path = output_file(None if out is None else Path(out), f"{suite_id}.html")
-    path.parent.mkdir(parents=True, exist_ok=True)
     written = [
         write_report(entry["run_id"], store, path.parent / f"{entry['run_id']}.html")
         for entry in data["runs"]
