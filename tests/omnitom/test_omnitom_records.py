@@ -161,9 +161,7 @@ def test_duplicate_story_ids_and_missing_fields_are_errors() -> None:
         parse_records([(1, good), (2, good)])
     with pytest.raises(ParseError, match=r"^<records>:1: \[story_id=1\]\.story_category: Field required$"):
         parse_records([(1, {"story_id": 1, "story": "x"})])
-    with pytest.raises(
-        ParseError, match=r"\[story_id=12\]\.beliefs\[0\]\.actor: must be a non-empty string"
-    ):
+    with pytest.raises(ParseError, match=r"\[story_id=12\]\.beliefs\[0\]\.actor: must be a non-empty string"):
         parse_records([(1, {**good, "beliefs": [{"actor": " ", "belief": "x", "labels": None}]})], partial=True)
 
 
