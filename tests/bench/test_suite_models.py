@@ -150,3 +150,37 @@ def test_a_layout_8_store_keeps_its_suites_when_suite_runs_are_keyed_by_model(tm
         ("hitom", ""),
     ]
     db.close()
+
+
+def test_a_suite_keeps_its_model_options_and_a_resume_takes_them_unless_given_again(tmp_path: Path) -> None:
+    # --model-opt shapes replies (a llama.cpp chat_format): a suite resumed without it used to start the benchmarks
+    # it had not reached without it, since the suite's stored config left it out
+    from mindloop.bench.runner import resumed_model_options
+    from mindloop.models import FakeChatServer, ModelOptions
+
+    with FakeChatServer() as server, RunStore(tmp_path / "runs.sqlite") as store:
+        url = server.base_url
+        options = ModelOptions(base_url=url, cache="off", extra={"server_slots": 1})
+        request = SuiteRequest(model="openai/q", only=("smoke",), max_n=2, model_options=options)
+        result = run_suite(request, store=store, progress=False)
+        stored = store.suite(result.suite_id).config["model_options"]
+        run_stored = store.run(result.summaries[0].run_id).config["model_options"]
+    assert (
+        stored
+        == run_stored
+        == {
+            "base_url": url,
+            "api_key_env": "OPENAI_API_KEY",
+            "cache": "off",
+            "extra": {"server_slots": 1},
+        }
+    )
+    assert resumed_model_options(ModelOptions(), stored) == ModelOptions(
+        base_url=url, cache="off", extra={"server_slots": 1}
+    )
+    # what the resuming command gives wins, except the cache (it shapes which replies are fresh)
+    now = ModelOptions(base_url="http://elsewhere/v1", api_key_env="MY_KEY", cache="on", extra={"server_slots": 2})
+    assert resumed_model_options(now, stored) == ModelOptions(
+        base_url="http://elsewhere/v1", api_key_env="MY_KEY", cache="off", extra={"server_slots": 2}
+    )
+    assert resumed_model_options(ModelOptions(), {"api_key_env": "MY_KEY"}).api_key_env == "MY_KEY"

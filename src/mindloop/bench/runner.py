@@ -68,6 +68,7 @@ from mindloop.models import outages
 from mindloop.models.base import (
     BACKENDS,
     GenerationConfig,
+    ModelOptions,
     TokenLedger,
     load_model,
     preflight,
@@ -213,7 +214,6 @@ def _config(request: RunRequest) -> dict[str, Any]:
     """What the store keeps about a request: everything that shapes the results, nothing secret.
 
     Options are kept as given (``--opt`` strings), and validated again when the run resumes."""
-    mo = request.model_options
     return {
         "n": request.n,
         "seed": request.seed,
@@ -223,9 +223,30 @@ def _config(request: RunRequest) -> dict[str, Any]:
         "format_retries": request.format_retries,
         "executor": request.executor,
         "concurrency": request.concurrency,
-        "model_options": {"base_url": mo.base_url, "api_key_env": mo.api_key_env, "cache": mo.cache}
-        | ({"extra": dict(mo.extra)} if mo.extra else {}),  # --model-opt (chat_format shapes the replies)
+        "model_options": stored_model_options(request.model_options),
     }
+
+
+def stored_model_options(mo: ModelOptions) -> dict[str, Any]:
+    """What a run's or a suite's stored config keeps of its model options: the endpoint, the name of the key's
+    variable (never the key), the cache and ``--model-opt`` (``chat_format`` shapes the replies)."""
+    return {"base_url": mo.base_url, "api_key_env": mo.api_key_env, "cache": mo.cache} | (
+        {"extra": dict(mo.extra)} if mo.extra else {}
+    )
+
+
+def resumed_model_options(now: ModelOptions, stored: Mapping[str, Any]) -> ModelOptions:
+    """The model options of a resumed run or suite: the stored cache; the endpoint, ``--api-key-env`` and
+    ``--model-opt`` given now, else the stored ones."""
+    return replace(
+        now,
+        base_url=now.base_url or stored.get("base_url"),
+        api_key_env=now.api_key_env
+        if now.api_key_env != ModelOptions.api_key_env
+        else stored.get("api_key_env", now.api_key_env),
+        cache=stored.get("cache", now.cache),
+        extra=now.extra or stored.get("extra", {}),
+    )
 
 
 def _resumed(request: RunRequest, info: RunInfo) -> RunRequest:
@@ -233,7 +254,6 @@ def _resumed(request: RunRequest, info: RunInfo) -> RunRequest:
     if canonical_name(request.benchmark) != info.benchmark:
         raise InvalidArgumentError(f"run {info.run_id} is a {info.benchmark!r} run, not {request.benchmark!r}")
     cfg = info.config
-    stored_mo = cfg.get("model_options", {})
     return replace(
         request,
         agent=info.agent,
@@ -243,12 +263,7 @@ def _resumed(request: RunRequest, info: RunInfo) -> RunRequest:
         options=dict(cfg.get("options", {})),
         generation=GenerationConfig.from_params(cfg.get("generation", {})),
         format_retries=cfg.get("format_retries", 0),  # runs stored before format retries existed had none
-        model_options=replace(
-            request.model_options,
-            base_url=request.model_options.base_url or stored_mo.get("base_url"),
-            cache=stored_mo.get("cache", request.model_options.cache),
-            extra=request.model_options.extra or stored_mo.get("extra", {}),
-        ),
+        model_options=resumed_model_options(request.model_options, cfg.get("model_options", {})),
     )
 
 

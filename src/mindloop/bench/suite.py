@@ -32,7 +32,16 @@ from mindloop.bench.headline import headline_of, headline_value
 from mindloop.bench.options import validate_options
 from mindloop.bench.ray_cluster import ray_session
 from mindloop.bench.registry import BENCHMARKS, canonical_name, get_benchmark
-from mindloop.bench.runner import EXECUTORS, Executor, RunRequest, RunSummary, run_benchmark, summarize_run
+from mindloop.bench.runner import (
+    EXECUTORS,
+    Executor,
+    RunRequest,
+    RunSummary,
+    resumed_model_options,
+    run_benchmark,
+    stored_model_options,
+    summarize_run,
+)
 from mindloop.bench.store import RunStore, StoreError, check_tags
 from mindloop.errors import InvalidArgumentError, MindloopError, escaped
 from mindloop.models.base import BACKENDS, ModelOptions, preflight, split_model_name
@@ -222,14 +231,13 @@ _PASSED = ("model", "seed", "concurrency", "executor", "ray_address", "model_opt
 
 def _config(request: SuiteRequest, plan: Sequence[str]) -> dict[str, Any]:
     """What the store keeps about a suite: everything that shapes its results, nothing secret."""
-    mo = request.model_options
     return {
         "benchmarks": list(plan),
         **({"models": list(request.models)} if len(request.models) > 1 else {}),
         "only": list(request.only),
         "opts": list(request.opts),
         **{key: getattr(request, key) for key in _STORED},
-        "model_options": {"base_url": mo.base_url, "api_key_env": mo.api_key_env, "cache": mo.cache},
+        "model_options": stored_model_options(request.model_options),
         "tags": list(request.tags),
     }
 
@@ -238,7 +246,6 @@ def _resumed(request: SuiteRequest, store: RunStore, suite_id: str) -> tuple[Sui
     """The request of a resumed suite: results-shaping settings from the store, execution settings from now."""
     info = store.suite(suite_id)
     cfg = info.config
-    stored_mo = cfg.get("model_options", {})
     request = replace(
         request,
         model=info.model,
@@ -252,12 +259,7 @@ def _resumed(request: SuiteRequest, store: RunStore, suite_id: str) -> tuple[Sui
         format_retries=cfg.get("format_retries", DEFAULT_FORMAT_RETRIES),
         max_n=cfg.get("max_n"),
         tags=tuple(dict.fromkeys([*cfg.get("tags", ()), *request.tags])),
-        model_options=replace(
-            request.model_options,
-            base_url=request.model_options.base_url or stored_mo.get("base_url"),
-            api_key_env=stored_mo.get("api_key_env", request.model_options.api_key_env),
-            cache=stored_mo.get("cache", request.model_options.cache),
-        ),
+        model_options=resumed_model_options(request.model_options, cfg.get("model_options", {})),
     )
     return request, list(cfg.get("benchmarks", []))
 
