@@ -192,14 +192,18 @@ def _norm(place: str) -> str:
     return re.sub(r"^(?:a|an|the) ", "", text)
 
 
-def _load(path: Path) -> Any:
-    """A JSON file in UTF-8, UTF-16 or UTF-32, with or without a byte-order mark (``json`` detects which)."""
+def _load(path: Path, kind: type[dict[str, Any]] | type[list[Any]], expected: str) -> Any:
+    """A JSON file in UTF-8, UTF-16 or UTF-32, with or without a byte-order mark (``json`` detects which), whose
+    value must be a ``kind`` (else a one-line error saying it ``expected`` one)."""
     try:
-        return json.loads(path.read_bytes())
+        data = json.loads(path.read_bytes())
     except json.JSONDecodeError as exc:
         raise ParseError(f"not valid JSON ({exc.msg})", source=str(path), line=exc.lineno) from None
     except UnicodeDecodeError as exc:
         raise ParseError(f"not UTF-8, UTF-16 or UTF-32 text ({exc.reason})", source=str(path)) from None
+    if not isinstance(data, kind):
+        raise ParseError(f"expected {expected}", source=str(path))
+    return data
 
 
 def _story(sid: str, split: str, meta: Any, where: str) -> OpenToMStory:
@@ -224,9 +228,7 @@ def _cast(info: Mapping[str, Any]) -> tuple[str, str, str, str, str]:
 
 
 def _stories(path: Path, split: str) -> dict[str, OpenToMStory]:
-    data = _load(path)
-    if not isinstance(data, dict):
-        raise ParseError("expected an object of story ids (OpenToM's meta_data.json)", source=str(path))
+    data = _load(path, dict, "an object of story ids (OpenToM's meta_data.json)")
     return {sid: _story(sid, split, meta, f"{path.name}: story {sid}") for sid, meta in data.items()}
 
 
@@ -289,9 +291,7 @@ def _question(story: OpenToMStory, file: str, index: int, item: Any, where: str)
 def _read_consolidated(path: Path, split: str) -> list[OpenToMQuestion]:
     """``opentom.json`` / ``opentom_long.json``: a list of the story's metadata with one ``question`` each (the
     release's ``data/temp.py`` builds them so); a story has no id there, so it is numbered by first appearance."""
-    data = _load(path)
-    if not isinstance(data, list):
-        raise ParseError("expected a list of questions, each with its story (OpenToM's opentom.json)", source=str(path))
+    data = _load(path, list, "a list of questions, each with its story (OpenToM's opentom.json)")
     ids: dict[tuple[str, str], str] = {}
     out = []
     for row, record in enumerate(data):
@@ -352,9 +352,7 @@ def read_opentom(
         files = [(p.stem.removesuffix("_new"), p)]
     loaded = []
     for _, file in files:
-        data = _load(file)
-        if not isinstance(data, dict):
-            raise ParseError("expected an object of story ids, each a list of questions", source=str(file))
+        data = _load(file, dict, "an object of story ids, each a list of questions")
         for sid, items in data.items():
             if not any(sid in s for s in stories.values()):
                 raise ParseError(f"story {sid!r} is not in meta_data.json or meta_data_long.json", source=str(file))
