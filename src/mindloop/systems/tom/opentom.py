@@ -211,7 +211,7 @@ def _story(sid: str, split: str, meta: Any, where: str) -> OpenToMStory:
     if not isinstance(meta, dict) or not isinstance(meta.get("plot_info"), dict):
         raise ParseError(f"{where}: no 'plot_info' object")
     info = meta["plot_info"]
-    missing = [k for k in ("mover", "eoi", "original_place", "move_to_place", "observer") if k not in info]
+    missing = [k for k in _PLOT_INFO if k not in info]
     text = "long_narrative" if split == "long" else "narrative"
     if missing or not isinstance(meta.get("plot"), str) or not isinstance(meta.get(text), str):
         raise ParseError(
@@ -220,6 +220,15 @@ def _story(sid: str, split: str, meta: Any, where: str) -> OpenToMStory:
     observed = meta.get("observed")
     plot = tuple(line.strip() for line in meta["plot"].splitlines() if line.strip())
     return OpenToMStory(sid, split, plot, *_cast(info), observed if isinstance(observed, bool) else None, meta[text])
+
+
+_PLOT_INFO = ("mover", "eoi", "original_place", "move_to_place", "observer")
+"""The fields of a story's ``plot_info``, in the release's order (a sample's input keeps them so)."""
+
+
+def _info(s: OpenToMStory) -> dict[str, str]:
+    """A story's ``plot_info`` object (a sample's input holds it; :func:`_cast` reads it back)."""
+    return dict(zip(_PLOT_INFO, (s.mover, s.entity, s.original_place, s.move_to_place, s.observer), strict=True))
 
 
 def _cast(info: Mapping[str, Any]) -> tuple[str, str, str, str, str]:
@@ -1037,13 +1046,7 @@ class OpenToMBenchmark:
                         "chain": None if q.chain is None else list(q.chain),
                         "narrative": s.narrative,
                         "plot": list(s.plot),
-                        "plot_info": {
-                            "mover": s.mover,
-                            "eoi": s.entity,
-                            "original_place": s.original_place,
-                            "move_to_place": s.move_to_place,
-                            "observer": s.observer,
-                        },
+                        "plot_info": _info(s),
                         "observed": s.observed,
                         "split": s.split,
                         "batch": batch,
