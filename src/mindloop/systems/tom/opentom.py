@@ -57,6 +57,10 @@ from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample
 from mindloop.bench.choice import (
     COVERED_RESAMPLED,
     RELEASE_SUITE,
+    ChoiceBenchmark,
+    ChoiceSet,
+    Fields,
+    Prompt,
     Release,
     ask_choice,
     choice_metrics,
@@ -992,12 +996,61 @@ _RELEASE = Release(
 """How the release's evaluator reads a reply: kept beside, and it settles a reply the choice reader cannot read."""
 
 
-class OpenToMBenchmark:
+def _drawn(data: str, options: OpenToMOptions) -> list[dict[str, Any]]:
+    """The questions of ``--data``, file by file in the paper's order (long stories after the others), or the
+    release's draw (``protocol=release``), each with its sample id and batch."""
+    questions = read_opentom(data, split=options.split, fine_labels=options.fine_labels)
+    drawn = release_sample(questions) if options.protocol == "release" else [(None, q) for q in questions]
+    return [{"id": q.key + (f"@{batch}" if batch else ""), "batch": batch, "q": q} for batch, q in drawn]
+
+
+def _input(item: dict[str, Any], options: OpenToMOptions) -> dict[str, Any]:
+    """A question as the sample's input (:meth:`OpenToMBenchmark.question` reads it back)."""
+    q, s = item["q"], item["q"].story
+    return {
+        "question": q.question,
+        "answer": q.answer,
+        "type": q.qtype,
+        "genre": _GENRE[q.qtype],
+        "choices": _choices(q),
+        "story_id": s.id,
+        "file": q.file,
+        "index": q.index,
+        "chain": None if q.chain is None else list(q.chain),
+        "narrative": s.narrative,
+        "plot": list(s.plot),
+        "plot_info": _info(s),
+        "observed": s.observed,
+        "split": s.split,
+        "batch": item["batch"],
+    }
+
+
+async def _symbolic(sample: Sample, ctx: AgentContext) -> Outcome:
+    answer, why = track_answer(OpenToMBenchmark.question(sample))
+    return not_covered(why) if answer is None else covered(answer)
+
+
+OPENTOM = ChoiceSet(
+    name="opentom",
+    description="OpenToM location/multihop/attitude questions, macro-F1 per paper column (--data opentom_data/)",
+    data="OpenToM's data/opentom_data folder",
+    load=_drawn,
+    prepare=_input,
+    fields=Fields(id="{id}", group="{type}"),
+    prompt=Prompt(system=_SYSTEM, user="{question}"),  # unused: the release's prompt is release_prompt's
+    options=OpenToMOptions,
+    agents={"symbolic": AgentSpec("the belief tracker reads the plot; location and fullness only", _symbolic)},
+    model="a chat model answers from the narrative",
+)
+"""OpenToM as a choice set: its files, sample input and agents; its spec (macro-F1), prompt and summary are its
+class's own."""
+
+
+class OpenToMBenchmark(ChoiceBenchmark):
     """OpenToM's location, multihop and attitude questions on its narratives."""
 
-    name = "opentom"
-    description = "OpenToM location/multihop/attitude questions, macro-F1 per paper column (--data opentom_data/)"
-    options_model = OpenToMOptions
+    choice_set = OPENTOM
     # the headline: the paper's metric, macro-F1 per column of its table (unread replies left out, as the release
     # does, and counted apart), averaged over the columns; accuracy (an unread reply wrong) beside it
     spec = BenchmarkSpec(
@@ -1013,50 +1066,9 @@ class OpenToMBenchmark:
         scorer=score_choice,
     )
 
-    def __init__(self) -> None:
-        self.agents = {
-            "symbolic": AgentSpec("the belief tracker reads the plot; location and fullness only", self._symbolic),
-            "model": AgentSpec("a chat model answers from the narrative", self._model, needs_model=True),
-        }
-
-    def samples(self, n: int | None, seed: int, options: OpenToMOptions) -> list[Sample]:
-        """The first ``n`` questions, file by file in the paper's order (long stories after the others), or of the
-        release's draw (``protocol=release``)."""
-        if options.data is None:
-            raise InvalidArgumentError(
-                "opentom needs --data PATH: OpenToM's data/opentom_data folder (see docs/datasets.md)"
-            )
-        questions = read_opentom(options.data, split=options.split, fine_labels=options.fine_labels)
-        drawn = release_sample(questions) if options.protocol == "release" else [(None, q) for q in questions]
-        out = []
-        for batch, q in drawn[:n] if n is not None else drawn:
-            s = q.story
-            out.append(
-                Sample(
-                    q.key + (f"@{batch}" if batch else ""),
-                    {
-                        "question": q.question,
-                        "answer": q.answer,
-                        "type": q.qtype,
-                        "genre": _GENRE[q.qtype],
-                        "choices": _choices(q),
-                        "story_id": s.id,
-                        "file": q.file,
-                        "index": q.index,
-                        "chain": None if q.chain is None else list(q.chain),
-                        "narrative": s.narrative,
-                        "plot": list(s.plot),
-                        "plot_info": _info(s),
-                        "observed": s.observed,
-                        "split": s.split,
-                        "batch": batch,
-                    },
-                    group=q.qtype,
-                    target=_gold_choice(q),
-                    choices=tuple(_choices(q)),
-                )
-            )
-        return out
+    def _target(self, inp: dict[str, Any], choices: list[str]) -> Any:
+        """The gold as one of the question's choices (:func:`_gold_choice`)."""
+        return _gold_choice(self.question(Sample("", inp)))
 
     @staticmethod
     def question(sample: Sample) -> OpenToMQuestion:
@@ -1075,10 +1087,6 @@ class OpenToMBenchmark:
         # asked once, as the release asks: its prompt shows no lettered choices, so a format retry ("reply with the
         # letter of one choice") draws a letter of nothing ("A"), which would be read as the first choice
         return await ask_choice(replace(ctx, format_retries=0), messages, sample, (), _RELEASE)
-
-    async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        answer, why = track_answer(self.question(sample))
-        return not_covered(why) if answer is None else covered(answer)
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
         """What the declared accuracy (overall, per type and per paper genre) cannot say: each row's macro-F1 (the
