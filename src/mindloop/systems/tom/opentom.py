@@ -1067,8 +1067,11 @@ class OpenToMBenchmark(ChoiceBenchmark):
     )
 
     def _target(self, inp: dict[str, Any], choices: list[str]) -> Any:
-        """The gold as one of the question's choices (:func:`_gold_choice`)."""
-        return _gold_choice(self.question(Sample("", inp)))
+        """The gold as one of the question's choices: a fine-location gold as the place it names (compared as the
+        evaluator compares places), a label ignoring case."""
+        if str(inp["type"]).startswith("fine"):
+            return next((place for place in choices if _norm(place) == _norm(inp["answer"])), inp["answer"])
+        return super()._target(inp, choices)
 
     @staticmethod
     def question(sample: Sample) -> OpenToMQuestion:
@@ -1110,17 +1113,3 @@ class OpenToMBenchmark(ChoiceBenchmark):
                 out["references_read"] = {p.name: p.value(read) for p in _REFERENCES}
         out["best_constant_accuracy"] = best_constant_policy().value([r.sample for r in kept])
         return out
-
-
-def _gold_choice(q: OpenToMQuestion) -> str:
-    """The gold as one of the question's choices (fine location: the place the gold names)."""
-    if q.kind == "fine":
-        g = _norm(q.answer)
-        for place in (q.story.original_place, q.story.move_to_place):
-            if g == _norm(place):
-                return place
-    if q.kind in _LABELS:
-        for label in _LABELS[q.kind]:
-            if label.lower() == q.answer.lower():
-                return label
-    return q.answer
