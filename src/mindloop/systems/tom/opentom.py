@@ -139,6 +139,8 @@ Protocol = Literal["full", "release"]
 
 CONSOLIDATED = {"normal": "opentom.json", "long": "opentom_long.json"}
 """The release's one-file layout (its README): a JSON list, each item a story's metadata with one ``question``."""
+_META = {"normal": "meta_data.json", "long": "meta_data_long.json"}
+"""The release's folder layout: each split's story metadata, beside the question files."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,28 +332,22 @@ def read_opentom(
     p = Path(path)
     if not p.exists():
         raise InvalidArgumentError(f"--data {str(path)!r}: no such file or folder (OpenToM's data/opentom_data)")
-    if p.is_dir() and not any((p / n).is_file() for n in ("meta_data.json", "meta_data_long.json")):
+    if p.is_dir() and not any((p / n).is_file() for n in _META.values()):
         if (p / "opentom_data").is_dir():
             p = p / "opentom_data"
         elif any((p / n).is_file() for n in CONSOLIDATED.values()):
-            return _read_splits(p, split)
+            files = _split_files(p, p, split, CONSOLIDATED)
+            return [q for which, file in files for q in _read_consolidated(file, which)]
     if p.is_file() and p.stem.removesuffix("_new") not in OPENTOM_FILES:
         which = "long" if p.stem.endswith("_long") else "normal"
         if split not in (which, "all"):
             raise InvalidArgumentError(f"--data {str(path)!r} holds the {which} stories: use --opt split={which}")
         return _read_consolidated(p, which)
     folder = p if p.is_dir() else p.parent
-    stories = {
-        which: _stories(folder / name, which)
-        for name, which in (("meta_data.json", "normal"), ("meta_data_long.json", "long"))
-        if (folder / name).is_file()
-    }
+    stories = {which: _stories(folder / name, which) for which, name in _META.items() if (folder / name).is_file()}
     if not stories:
         raise InvalidArgumentError(f"--data {str(path)!r}: no meta_data.json beside the questions (OpenToM's folder)")
-    wanted = [w for w in ("normal", "long") if split in (w, "all")]
-    if missing := [w for w in wanted if w not in stories]:
-        name = "meta_data.json" if missing[0] == "normal" else "meta_data_long.json"
-        raise InvalidArgumentError(f"--data {str(path)!r}: split {split} needs {name}, which is not there")
+    wanted = [which for which, _ in _split_files(path, folder, split, _META)]
     if p.is_dir():
         files = []
         for name in OPENTOM_FILES:
@@ -382,14 +378,13 @@ def read_opentom(
     ]
 
 
-def _read_splits(folder: Path, split: str) -> list[OpenToMQuestion]:
-    out = []
-    for which, name in CONSOLIDATED.items():
-        if split in (which, "all"):
-            if not (folder / name).is_file():
-                raise InvalidArgumentError(f"--data {str(folder)!r}: split {split} needs {name}, which is not there")
-            out += _read_consolidated(folder / name, which)
-    return out
+def _split_files(path: str | Path, folder: Path, split: str, names: Mapping[str, str]) -> list[tuple[str, Path]]:
+    """The splits ``split`` asks for, each with its file in ``folder`` (``names``: a layout's file per split); one
+    that is not there is a one-line error naming ``path``."""
+    wanted = [(which, folder / name) for which, name in names.items() if split in (which, "all")]
+    if missing := [file.name for _, file in wanted if not file.is_file()]:
+        raise InvalidArgumentError(f"--data {str(path)!r}: split {split} needs {missing[0]}, which is not there")
+    return wanted
 
 
 # -- the tracker ---------------------------------------------------------------------------------------------------
