@@ -549,21 +549,16 @@ def release_reading(reply: str, question: OpenToMQuestion) -> str | None:
 # -- the audit ------------------------------------------------------------------------------------------------------
 
 
-def _exits_before_move(story: OpenToMStory, who: str) -> bool:
-    """Whether the plot has ``who`` leave a room before the move (in the mover's sight: they shared the room)."""
-    for line in story.plot:
-        if _MOVED.match(line):
-            return False
-        if (m := _EXIT.match(line)) and m[1] == who:
-            return True
-    return False
-
-
-def _plot_observed(story: OpenToMStory) -> bool | None:
+def _before_move(story: OpenToMStory) -> tuple[set[str], bool | None]:
+    """Who the plot has leave a room before its move line (in the mover's sight: they shared the room), and whether
+    that line says the observer witnessed the move (``None``: the plot has no move line)."""
+    exited: set[str] = set()
     for line in story.plot:
         if m := _MOVED.match(line):
-            return m[5].startswith("witnessed")
-    return None
+            return exited, m[5].startswith("witnessed")
+        if m := _EXIT.match(line):
+            exited.add(m[1])
+    return exited, None
 
 
 def story_view(
@@ -588,7 +583,8 @@ def story_view(
     """
     if chain == ():
         return not beginning, "plot"
-    observed = story.observed if story.observed is not None else _plot_observed(story)
+    exited, witnessed = _before_move(story)
+    observed = story.observed if story.observed is not None else witnessed
     if observed is None or not chain:
         return None, "the story does not say whether the observer saw the move"
     if chain == (story.mover,):
@@ -601,7 +597,7 @@ def story_view(
     if chain != (mover, observer):
         return None, "the question names someone the plot does not"
     view, sentence = _mover_cue(story)
-    plot_view = False if not observed and _exits_before_move(story, observer) else None
+    plot_view = False if not observed and observer in exited else None
     if view is not None and plot_view is not None and view != plot_view:
         return None, f"the plot (the observer leaves first) and the narrative ({sentence!r}) disagree"
     if view is not None:
