@@ -891,20 +891,15 @@ def label_f1(entries: Iterable[tuple[Any, Any, float]]) -> dict[Any, tuple[float
     return {x: (2 * tp[x] / (2 * tp[x] + fp[x] + fn[x]), tp[x] + fn[x]) for x in labels}
 
 
-def _macro_f1(entries: Iterable[tuple[Any, Any, float]]) -> float | None:
-    """Macro-F1 over weighted (gold, predicted) label pairs (:func:`label_f1`), averaged over every label gold or
-    predicted."""
-    f1s = [f1 for f1, _ in label_f1(entries).values()]
-    return sum(f1s) / len(f1s) if f1s else None
-
-
 def _batched_f1(entries: Sequence[tuple[Any, Any, Any, float]]) -> tuple[float | None, float | None]:
-    """Macro-F1 of ``(batch, gold, predicted, weight)`` entries: per batch, then their mean and (several batches)
-    their population standard deviation, as the release's ``evaluate.py`` prints them."""
+    """Macro-F1 of ``(batch, gold, predicted, weight)`` entries: per batch (:func:`label_f1`, averaged over every
+    label gold or predicted), then their mean and (several batches) their population standard deviation, as the
+    release's ``evaluate.py`` prints them."""
     per: dict[Any, list[tuple[Any, Any, float]]] = {}
     for batch, gold, got, w in entries:
         per.setdefault(batch, []).append((gold, got, w))
-    values = [v for v in map(_macro_f1, per.values()) if v is not None]
+    f1s = [[f1 for f1, _ in label_f1(batch).values()] for batch in per.values()]
+    values = [sum(batch) / len(batch) for batch in f1s if batch]
     if not values:
         return None, None
     return mean(values), (pstdev(values) if len(values) > 1 else None)
