@@ -45,7 +45,7 @@ import random
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from statistics import mean, pstdev
 from typing import Any, Literal, NamedTuple
@@ -62,7 +62,6 @@ from mindloop.bench.choice import (
     Fields,
     Prompt,
     Release,
-    ask_choice,
     choice_metrics,
     choice_summary,
     counted,
@@ -75,7 +74,6 @@ from mindloop.bench.declaration import BenchmarkSpec, Grouping, Headline, Refere
 from mindloop.bench.references import best_constant_policy
 from mindloop.datafiles import load_package_data
 from mindloop.errors import InvalidArgumentError, ParseError
-from mindloop.models.base import message
 
 __all__ = [
     "OPENTOM_FILES",
@@ -1024,13 +1022,17 @@ OPENTOM = ChoiceSet(
     load=_drawn,
     prepare=_input,
     fields=Fields(id="{id}", group="{type}"),
-    prompt=Prompt(system=_SYSTEM, user="{question}"),  # unused: the release's prompt is release_prompt's
+    prompt=Prompt(system=_SYSTEM, user=lambda sample: release_prompt(OpenToMBenchmark.question(sample)), labels=""),
+    release=_RELEASE,
+    # asked once, as the release asks: its prompt shows no lettered choices, so a format retry ("reply with the
+    # letter of one choice") draws a letter of nothing ("A"), which would be read as the first choice
+    format_retry=False,
     options=OpenToMOptions,
     agents={"symbolic": AgentSpec("the belief tracker reads the plot; location and fullness only", _symbolic)},
     model="a chat model answers from the narrative",
 )
-"""OpenToM as a choice set: its files, sample input and agents; its spec (macro-F1), prompt and summary are its
-class's own."""
+"""OpenToM as a choice set: its files, sample input, the release's prompt and reading, and agents; its spec
+(macro-F1) and summary are its class's own."""
 
 
 class OpenToMBenchmark(ChoiceBenchmark):
@@ -1069,13 +1071,6 @@ class OpenToMBenchmark(ChoiceBenchmark):
         )
         chain = None if inp["chain"] is None else tuple(inp["chain"])
         return OpenToMQuestion(story, inp["file"], inp["index"], inp["question"], inp["answer"], inp["type"], chain)
-
-    async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        q = self.question(sample)
-        messages = [message("system", _SYSTEM), message("user", release_prompt(q))]
-        # asked once, as the release asks: its prompt shows no lettered choices, so a format retry ("reply with the
-        # letter of one choice") draws a letter of nothing ("A"), which would be read as the first choice
-        return await ask_choice(replace(ctx, format_retries=0), messages, sample, (), _RELEASE)
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
         """What the declared accuracy (overall, per type and per paper genre) cannot say: each row's macro-F1 (the
