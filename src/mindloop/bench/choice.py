@@ -98,10 +98,11 @@ class Fields:
 class Prompt:
     """The chat turn a model answers: ``user`` (and ``system``) are templates over the item's fields and
     ``{options}`` (each option as ``option`` writes it, one a line), ``{letters}`` (``(A), (B)``) and ``{or_list}``
-    (``"yes" or "no"``); ``open`` is the user template for an item without choices. ``labels`` are the option
-    labels shown, in order (``"ab"``; empty: none shown, so none is read)."""
+    (``"yes" or "no"``), or a function of the sample where the release builds its prompt in code (OpenToM's);
+    ``open`` is the user template for an item without choices. ``labels`` are the option labels shown, in order
+    (``"ab"``; empty: none shown, so none is read)."""
 
-    user: str
+    user: str | Callable[[Sample], str]
     system: str | None = None
     option: str = "({label}) {text}"
     labels: str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -118,7 +119,7 @@ class Prompt:
             "or_list": " or ".join([", ".join(quoted[:-1]), quoted[-1]] if len(quoted) > 1 else quoted),
         }
         user = self.user if texts or self.open is None else self.open
-        turn = [message("user", user.format_map(view))]
+        turn = [message("user", user(sample) if callable(user) else user.format_map(view))]
         return [message("system", self.system.format_map(view)), *turn] if self.system else turn
 
 
@@ -150,13 +151,14 @@ class ChoiceSet:
     """A released multiple-choice set as data: its name, what ``--data`` names (``data``, for messages; ``files``: the
     names tried inside a folder, in order), the :class:`Fields` and :class:`Prompt`, its :class:`Release` reading, the
     groupings its paper reports, its headline, further metrics and suite place, the agents besides the model (a tracker,
-    the default when given), whether each item's options are shuffled (seeded per item) and its small run for tests and
-    checkers (``small``); ``references``: floors of its own beside chance, the best constant and the oracle (a role the
-    gold plays, such as BigToM's "not aware" answer), each reported per row of every grouping when it has a
-    ``summary_key``; ``checked_against``: as :class:`BenchmarkSpec` has it. ``load`` (the items of ``--data PATH`` for
-    the run's options) and ``prepare`` (an item, and the options, to the sample's input, checking what the release
-    promises) are the Python a release's layout needs (default: JSON, JSON Lines or CSV rows, each with its ``line``, as
-    they are)."""
+    the default when given; ``model``: what the model agent does; ``format_retry``: whether it sends an unread reply
+    back once, which a prompt showing no labels to ask for may not want), whether each item's options are shuffled
+    (seeded per item) and its small run for tests and checkers (``small``); ``references``: floors of its own beside
+    chance, the best constant and the oracle (a role the gold plays, such as BigToM's "not aware" answer), each reported
+    per row of every grouping when it has a ``summary_key``; ``checked_against``: as :class:`BenchmarkSpec` has it.
+    ``load`` (the items of ``--data PATH`` for the run's options) and ``prepare`` (an item, and the options, to the
+    sample's input, checking what the release promises) are the Python a release's layout needs (default: JSON, JSON
+    Lines or CSV rows, each with its ``line``, as they are)."""
 
     name: str
     description: str
@@ -173,6 +175,8 @@ class ChoiceSet:
     metrics: tuple[Metric, ...] = ()
     suite: Suite = RELEASE_SUITE
     agents: Mapping[str, AgentSpec] = field(default_factory=dict)
+    model: str = "a chat model answers the release's prompt"
+    format_retry: bool = True
     references: tuple[ReferencePolicy, ...] = ()
     shuffle: bool = False
     glossary: Mapping[str, str] = field(default_factory=dict)
@@ -415,7 +419,8 @@ def choice_summary(
 
 class ChoiceBenchmark:
     """The benchmark a :class:`ChoiceSet` declares: ``class MySet(ChoiceBenchmark): choice_set = MY_SET``. Its
-    agents are the set's own, then ``model``."""
+    agents are the set's own, then ``model``. A set whose headline is not the declared accuracy (OpenToM's
+    macro-F1 per column) keeps the ``spec`` its class body declares, and overrides what it scores its own way."""
 
     choice_set: ClassVar[ChoiceSet]
     name: str
@@ -426,12 +431,13 @@ class ChoiceBenchmark:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "choice_set" in cls.__dict__:
-            cls.name, cls.description, cls.options_model, cls.spec = _declared(cls.choice_set)
+            cls.name, cls.description, cls.options_model, spec = _declared(cls.choice_set)
+            cls.spec = cls.__dict__.get("spec", spec)
 
     def __init__(self) -> None:
         self.agents = {
             **self.choice_set.agents,
-            "model": AgentSpec("a chat model answers the release's prompt", self._model, needs_model=True),
+            "model": AgentSpec(self.choice_set.model, self._model, needs_model=True),
         }
 
     def _labels(self, inp: Mapping[str, Any]) -> list[str]:
@@ -490,6 +496,7 @@ class ChoiceBenchmark:
             assert ctx.model is not None
             reply = (await ask(ctx.model, messages, lambda t: t, ctx.config, retries=0)).value
             return Outcome({"reply": reply, "answer": reply.strip()})
+        ctx = ctx if s.format_retry else dataclasses.replace(ctx, format_retries=0)
         return await ask_choice(ctx, messages, sample, labels, s.release)
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:

@@ -294,17 +294,11 @@ class _Annotator:
             was_true = self.store.value(inner, fact.subject, fact.relation, at=belief.since) == fact.value
             context = "Temporal" if not truth and was_true else "Neutral"
         when = end - 1 if end is not None else None
-        if len(chain) == 1:
-            others = [a for a in self.agents if a != fact.subject]
-            holders = sum(
-                1 for a in others if self.store.value((a,), fact.subject, fact.relation, at=when) == fact.value
-            )
-            access = _access(holders, len(others))
-        else:
-            observers = [a for a in self.agents if a != inner[0]]
-            held = [self.store.value((a, *inner), fact.subject, fact.relation, at=when) for a in observers]
-            holders = sum(1 for v in held if v == fact.value)
-            access = _access(holders, len(observers))
+        # who else holds it: a first-order belief among the others than its subject, a nested one (``inner``'s)
+        # among the observers of ``inner[0]``
+        others = [a for a in self.agents if a != (inner[0] if inner else fact.subject)]
+        held = [self.store.value((a, *inner), fact.subject, fact.relation, at=when) for a in others]
+        access = _access(sum(1 for v in held if v == fact.value), len(others))
         testimony = belief.source is Source.TESTIMONY
         if len(chain) == 1:
             text = self.state_text(fact)

@@ -255,18 +255,29 @@ def judge_messages(
 
 
 # ---- parsing replies -------------------------------------------------------------------------------------------
-def _pipe_rows(text: str) -> list[list[str]]:
+_RULE = re.compile(r"^:?-{2,}:?$")
+_FENCE = re.compile(r"^\s*```")
+
+
+def _clean(cell: str) -> str:
+    return " ".join(cell.strip().strip("*_`").strip().split())
+
+
+def pipe_rows(text: str, *, literal: bool = False) -> list[tuple[int, list[str]]]:
+    """``(line number, cells)`` of every line that looks like a pipe-table row, rules left out: as mindloop reads
+    them (fences left out too, markdown emphasis cleaned from the cells), or ``literal``: as the release's parser
+    does (every line with a ``|``, cells only stripped, a rule being three dashes or more)."""
     rows = []
-    for line in (text or "").splitlines():
-        if "|" not in line:
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if "|" not in line or (not literal and _FENCE.match(line)):
             continue
         body = line.strip()
         body = body[1:] if body.startswith("|") else body
         body = body[:-1] if body.endswith("|") else body
-        cells = [c.strip() for c in body.split("|")]
-        if all(not c or re.fullmatch(r":?-{3,}:?", c) for c in cells):
+        cells = [c.strip() if literal else _clean(c) for c in body.split("|")]
+        if all(re.fullmatch(r":?-{3,}:?", c) if literal else _RULE.match(c.replace(" ", "")) for c in cells if c):
             continue
-        rows.append(cells)
+        rows.append((lineno, cells))
     return rows
 
 
@@ -279,7 +290,7 @@ def parse_extraction(text: str) -> tuple[list[BeliefRecord], list[str]]:
     """
     beliefs: list[BeliefRecord] = []
     dropped: list[str] = []
-    for i, cells in enumerate(_pipe_rows(text)):
+    for i, (_, cells) in enumerate(pipe_rows(text, literal=True)):
         if i == 0 and len(cells) >= 3 and release_key(cells[0]) == "actor":
             continue
         if len(cells) < 3:
@@ -298,7 +309,7 @@ def parse_labels(text: str) -> list[tuple[str, str, BeliefLabels]]:
     """A Stage 2 reply read as the release reads it: ``(actor, belief, labels)`` per row of at least nine cells,
     labels by position and canonicalised by :func:`release_label`."""
     out = []
-    for i, cells in enumerate(_pipe_rows(text)):
+    for i, (_, cells) in enumerate(pipe_rows(text, literal=True)):
         if i == 0 and len(cells) >= 2 and release_key(cells[0]) == "actor":
             continue
         if len(cells) < 9:

@@ -24,12 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from mindloop._version import __version__
+from mindloop.bench.api import Outcome
 from mindloop.bench.store import RunStore, SampleResult
 from mindloop.datafiles import read_json_file, read_text_file
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems.omnitom.alignment import Alignment
-from mindloop.systems.omnitom.benchmarks import STAGE1_ZERO, STAGE2_ZERO, record_sample
-from mindloop.systems.omnitom.metrics import stage1_story_score, stage2_story_score
+from mindloop.systems.omnitom.benchmarks import OmniToMStage2Benchmark, _failed, record_sample
+from mindloop.systems.omnitom.metrics import stage1_story_score
 from mindloop.systems.omnitom.records import (
     DIMENSIONS,
     BeliefLabels,
@@ -104,9 +105,7 @@ def _stage1(folder: Path, record: StoryRecord, index: int) -> SampleResult:
     gold_path = folder / "judge" / "csv" / f"{stem}_groundtruth.csv"
     missing = [p.name for p in (pred_path, gold_path) if not p.is_file()]
     if missing:
-        return SampleResult(
-            index, "failed", {"beliefs": []}, dict(STAGE1_ZERO), f"missing {', '.join(missing)}", [], 0.0
-        )
+        return _result(index, _failed("beliefs", f"missing {', '.join(missing)}"))
     pred_rows, gold_rows = read_replication_csv(pred_path), read_replication_csv(gold_path)
     for rows, path in ((pred_rows, pred_path), (gold_rows, gold_path)):
         _need(rows, ("Actor", "Belief", "MatchCount"), path)
@@ -126,32 +125,32 @@ def _stage1(folder: Path, record: StoryRecord, index: int) -> SampleResult:
         tuple(max(0, match_count(r["MatchCount"])) for r in gold_rows),
     )
     score = stage1_story_score(predicted, gold, alignment, story_id=record.story_id, category=record.story_category)
-    scores = score.scores()
     output = {
         "beliefs": [b.model_dump(mode="json") for b in predicted],
         "match_counts": {"predicted": list(alignment.pred_counts), "gold": list(alignment.gold_counts)},
     }
-    if not predicted:
-        return SampleResult(index, "failed", output, scores, "no rows in the extraction (scored 0)", [], 0.0)
-    return SampleResult(index, "done", output, scores, None, [], 0.0)
+    return _result(
+        index, Outcome(output, score.scores()), None if predicted else "no rows in the extraction (scored 0)"
+    )
 
 
 def _stage2(folder: Path, record: StoryRecord, index: int) -> SampleResult:
     path = folder / "labeling" / "csv" / f"{_stem(record.story_id)}_label.csv"
     if not path.is_file():
-        return SampleResult(index, "failed", {"labels": []}, dict(STAGE2_ZERO), f"missing {path.name}", [], 0.0)
+        return _result(index, _failed("labels", f"missing {path.name}"))
     rows = read_replication_csv(path)
     _need(rows, ("actor", "belief", *_LABEL_COLUMNS.values()), path)
     predicted = [
         (r["actor"], r["belief"], release_labels({d: r[column] for d, column in _LABEL_COLUMNS.items()})) for r in rows
     ]
-    labels = stage2_labels_by_key(predicted, record.beliefs)
-    score = stage2_story_score(labels, record.beliefs, story_id=record.story_id, category=record.story_category)
-    scores = score.scores()
-    output = {"labels": [x.model_dump(mode="json") if x is not None else None for x in labels]}
-    if not rows:
-        return SampleResult(index, "failed", output, scores, "no rows in the labelling (scored 0)", [], 0.0)
-    return SampleResult(index, "done", output, scores, None, [], 0.0)
+    outcome = OmniToMStage2Benchmark._score(record, stage2_labels_by_key(predicted, record.beliefs), {})
+    return _result(index, outcome, None if rows else "no rows in the labelling (scored 0)")
+
+
+def _result(index: int, outcome: Outcome, error: str | None = None) -> SampleResult:
+    """The stored result of a story scored to ``outcome``: failed with ``error`` (or the outcome's), else done."""
+    error = error or outcome.error
+    return SampleResult(index, "failed" if error else "done", outcome.output, outcome.scores, error, [], 0.0)
 
 
 def import_replication(folder: str | Path, store: RunStore, *, gold: str | Path | None = None) -> list[ImportedRun]:

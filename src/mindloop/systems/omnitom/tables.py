@@ -35,6 +35,7 @@ from mindloop.systems.omnitom.records import (
     BeliefRecord,
     normalize_label,
 )
+from mindloop.systems.omnitom.release import pipe_rows
 
 __all__ = [
     "MalformedRow",
@@ -61,30 +62,6 @@ class MalformedRow:
     def to_json(self) -> dict[str, object]:
         """JSON-ready form for run records."""
         return {"line": self.line, "text": self.text, "reason": self.reason}
-
-
-_RULE = re.compile(r"^:?-{2,}:?$")
-_FENCE = re.compile(r"^\s*```")
-
-
-def _clean(cell: str) -> str:
-    return " ".join(cell.strip().strip("*_`").strip().split())
-
-
-def pipe_rows(text: str) -> list[tuple[int, list[str]]]:
-    """``(line number, cells)`` of every line that looks like a pipe-table row, rules and fences left out."""
-    rows = []
-    for lineno, line in enumerate(text.splitlines(), 1):
-        if "|" not in line or _FENCE.match(line):
-            continue
-        body = line.strip()
-        body = body[1:] if body.startswith("|") else body
-        body = body[:-1] if body.endswith("|") else body
-        cells = [_clean(c) for c in body.split("|")]
-        if all(not c or _RULE.match(c.replace(" ", "")) for c in cells):
-            continue
-        rows.append((lineno, cells))
-    return rows
 
 
 _ACTOR_NAMES = frozenset({"actor", "actors", "actorname", "agent", "character", "holder", "believer"})

@@ -36,7 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationInfo, field_validator
 
@@ -294,9 +294,13 @@ class _Narrator:
         self.described: set[str] = set()
         self.t = 0
 
-    def add(self, kind: EventKind, actor: str | None, facts: tuple[Fact, ...], room: str | None, text: str) -> None:
+    def add(
+        self, kind: EventKind, actor: str | None, facts: tuple[Fact, ...], room: str | None, text: str, **more: Any
+    ) -> None:
+        """The next event, witnessed by whoever is in ``room`` (nobody when it is ``None``); ``more``: the event's
+        other fields (a belief's ``source`` and ``chains``)."""
         self.t += 1
-        self.events.append(Event(self.t, kind, actor, facts, self.present(room), text=text))
+        self.events.append(Event(self.t, kind, actor, facts, self.present(room), text=text, **more))
 
     def present(self, room: str | None) -> frozenset[str]:
         return frozenset(a for a, r in self.where.items() if r == room and room is not None)
@@ -311,8 +315,7 @@ class _Narrator:
             self.add(EventKind.OTHER, None, cons, room, "")
         hidden = tuple(Fact(c, CONTAINS, self.contents[c]) for c, _ in (f.key for f in cons) if c in self.contents)
         if hidden:  # what a closed container holds is true from the start, and seen by nobody yet
-            self.t += 1
-            self.events.append(Event(self.t, EventKind.OTHER, None, hidden, frozenset()))
+            self.add(EventKind.OTHER, None, hidden, None, "")
 
     def room_of(self, agent: str, clause: str) -> str:
         room = self.where.get(agent)
@@ -398,11 +401,8 @@ class _Narrator:
             every += chains
         believers = frozenset(c for c in every if not set(c) <= informed)
         if believers:
-            self.t += 1
-            fact = Fact(con, CONTAINS, label)
-            self.events.append(
-                Event(self.t, EventKind.BELIEVE, None, (fact,), frozenset(), Source.INFERENCE, chains=believers)
-            )
+            facts = (Fact(con, CONTAINS, label),)
+            self.add(EventKind.BELIEVE, None, facts, None, "", source=Source.INFERENCE, chains=believers)
 
     def contents_clause(self, clause: str, kind: str, g: dict[str, str]) -> None:
         """Narrate a clause of an unexpected-contents story."""

@@ -313,10 +313,8 @@ def track_structure(story: str, people: tuple[str, ...], entity: str, relation: 
             return None, "only the memory of the first container is read"
         value = first.get(entity)
         return (value, "") if value else (None, "the story never places it")
-    if kind == "container_location":
-        value = tracker.value(chain, entity, "in")
-        return (value, "") if value else (None, "the story never shows this belief")
-    # room: the entity's room if it is a container, else its container's room, as the chain believes them
+    # its container, or its room: the entity's room if it is a container, else its container's room, as the chain
+    # believes them
     container = tracker.value(chain, entity, "in")
-    value = tracker.value(chain, container or entity, "room")
+    value = container if kind == "container_location" else tracker.value(chain, container or entity, "room")
     return (value, "") if value else (None, "the story never shows this belief")

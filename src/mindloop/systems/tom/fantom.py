@@ -226,10 +226,9 @@ def _mc_reading(reply: str) -> int | None:
 
 def _after_answer(reply: str) -> str:
     """The release's ``parse_response``: the text after the last ``Answer:``."""
-    if "Answer:" in reply:
-        return reply.split("Answer:")[-1].strip()
-    if "Choose an answer from above:" in reply:
-        return reply.split("Choose an answer from above:")[-1].strip()
+    for mark in ("Answer:", "Choose an answer from above:"):
+        if mark in reply:
+            return reply.split(mark)[-1].strip()
     return reply.strip()
 
 

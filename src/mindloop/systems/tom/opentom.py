@@ -45,7 +45,7 @@ import random
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from statistics import mean, pstdev
 from typing import Any, Literal, NamedTuple
@@ -57,8 +57,11 @@ from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample
 from mindloop.bench.choice import (
     COVERED_RESAMPLED,
     RELEASE_SUITE,
+    ChoiceBenchmark,
+    ChoiceSet,
+    Fields,
+    Prompt,
     Release,
-    ask_choice,
     choice_metrics,
     choice_summary,
     counted,
@@ -71,7 +74,6 @@ from mindloop.bench.declaration import BenchmarkSpec, Grouping, Headline, Refere
 from mindloop.bench.references import best_constant_policy
 from mindloop.datafiles import load_package_data
 from mindloop.errors import InvalidArgumentError, ParseError
-from mindloop.models.base import message
 
 __all__ = [
     "OPENTOM_FILES",
@@ -135,6 +137,8 @@ Protocol = Literal["full", "release"]
 
 CONSOLIDATED = {"normal": "opentom.json", "long": "opentom_long.json"}
 """The release's one-file layout (its README): a JSON list, each item a story's metadata with one ``question``."""
+_META = {"normal": "meta_data.json", "long": "meta_data_long.json"}
+"""The release's folder layout: each split's story metadata, beside the question files."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,14 +196,18 @@ def _norm(place: str) -> str:
     return re.sub(r"^(?:a|an|the) ", "", text)
 
 
-def _load(path: Path) -> Any:
-    """A JSON file in UTF-8, UTF-16 or UTF-32, with or without a byte-order mark (``json`` detects which)."""
+def _load(path: Path, kind: type[dict[str, Any]] | type[list[Any]], expected: str) -> Any:
+    """A JSON file in UTF-8, UTF-16 or UTF-32, with or without a byte-order mark (``json`` detects which), whose
+    value must be a ``kind`` (else a one-line error saying it ``expected`` one)."""
     try:
-        return json.loads(path.read_bytes())
+        data = json.loads(path.read_bytes())
     except json.JSONDecodeError as exc:
         raise ParseError(f"not valid JSON ({exc.msg})", source=str(path), line=exc.lineno) from None
     except UnicodeDecodeError as exc:
         raise ParseError(f"not UTF-8, UTF-16 or UTF-32 text ({exc.reason})", source=str(path)) from None
+    if not isinstance(data, kind):
+        raise ParseError(f"expected {expected}", source=str(path))
+    return data
 
 
 def _story(sid: str, split: str, meta: Any, where: str) -> OpenToMStory:
@@ -207,7 +215,7 @@ def _story(sid: str, split: str, meta: Any, where: str) -> OpenToMStory:
     if not isinstance(meta, dict) or not isinstance(meta.get("plot_info"), dict):
         raise ParseError(f"{where}: no 'plot_info' object")
     info = meta["plot_info"]
-    missing = [k for k in ("mover", "eoi", "original_place", "move_to_place", "observer") if k not in info]
+    missing = [k for k in _PLOT_INFO if k not in info]
     text = "long_narrative" if split == "long" else "narrative"
     if missing or not isinstance(meta.get("plot"), str) or not isinstance(meta.get(text), str):
         raise ParseError(
@@ -218,15 +226,22 @@ def _story(sid: str, split: str, meta: Any, where: str) -> OpenToMStory:
     return OpenToMStory(sid, split, plot, *_cast(info), observed if isinstance(observed, bool) else None, meta[text])
 
 
+_PLOT_INFO = ("mover", "eoi", "original_place", "move_to_place", "observer")
+"""The fields of a story's ``plot_info``, in the release's order (a sample's input keeps them so)."""
+
+
+def _info(s: OpenToMStory) -> dict[str, str]:
+    """A story's ``plot_info`` object (a sample's input holds it; :func:`_cast` reads it back)."""
+    return dict(zip(_PLOT_INFO, (s.mover, s.entity, s.original_place, s.move_to_place, s.observer), strict=True))
+
+
 def _cast(info: Mapping[str, Any]) -> tuple[str, str, str, str, str]:
     """A ``plot_info`` object's mover, observer, entity and two places, in :class:`OpenToMStory`'s order."""
     return tuple(str(info[k]) for k in ("mover", "observer", "eoi", "original_place", "move_to_place"))  # type: ignore[return-value]
 
 
 def _stories(path: Path, split: str) -> dict[str, OpenToMStory]:
-    data = _load(path)
-    if not isinstance(data, dict):
-        raise ParseError("expected an object of story ids (OpenToM's meta_data.json)", source=str(path))
+    data = _load(path, dict, "an object of story ids (OpenToM's meta_data.json)")
     return {sid: _story(sid, split, meta, f"{path.name}: story {sid}") for sid, meta in data.items()}
 
 
@@ -289,9 +304,7 @@ def _question(story: OpenToMStory, file: str, index: int, item: Any, where: str)
 def _read_consolidated(path: Path, split: str) -> list[OpenToMQuestion]:
     """``opentom.json`` / ``opentom_long.json``: a list of the story's metadata with one ``question`` each (the
     release's ``data/temp.py`` builds them so); a story has no id there, so it is numbered by first appearance."""
-    data = _load(path)
-    if not isinstance(data, list):
-        raise ParseError("expected a list of questions, each with its story (OpenToM's opentom.json)", source=str(path))
+    data = _load(path, list, "a list of questions, each with its story (OpenToM's opentom.json)")
     ids: dict[tuple[str, str], str] = {}
     out = []
     for row, record in enumerate(data):
@@ -317,28 +330,22 @@ def read_opentom(
     p = Path(path)
     if not p.exists():
         raise InvalidArgumentError(f"--data {str(path)!r}: no such file or folder (OpenToM's data/opentom_data)")
-    if p.is_dir() and not any((p / n).is_file() for n in ("meta_data.json", "meta_data_long.json")):
+    if p.is_dir() and not any((p / n).is_file() for n in _META.values()):
         if (p / "opentom_data").is_dir():
             p = p / "opentom_data"
         elif any((p / n).is_file() for n in CONSOLIDATED.values()):
-            return _read_splits(p, split)
+            files = _split_files(p, p, split, CONSOLIDATED)
+            return [q for which, file in files for q in _read_consolidated(file, which)]
     if p.is_file() and p.stem.removesuffix("_new") not in OPENTOM_FILES:
         which = "long" if p.stem.endswith("_long") else "normal"
         if split not in (which, "all"):
             raise InvalidArgumentError(f"--data {str(path)!r} holds the {which} stories: use --opt split={which}")
         return _read_consolidated(p, which)
     folder = p if p.is_dir() else p.parent
-    stories = {
-        which: _stories(folder / name, which)
-        for name, which in (("meta_data.json", "normal"), ("meta_data_long.json", "long"))
-        if (folder / name).is_file()
-    }
+    stories = {which: _stories(folder / name, which) for which, name in _META.items() if (folder / name).is_file()}
     if not stories:
         raise InvalidArgumentError(f"--data {str(path)!r}: no meta_data.json beside the questions (OpenToM's folder)")
-    wanted = [w for w in ("normal", "long") if split in (w, "all")]
-    if missing := [w for w in wanted if w not in stories]:
-        name = "meta_data.json" if missing[0] == "normal" else "meta_data_long.json"
-        raise InvalidArgumentError(f"--data {str(path)!r}: split {split} needs {name}, which is not there")
+    wanted = [which for which, _ in _split_files(path, folder, split, _META)]
     if p.is_dir():
         files = []
         for name in OPENTOM_FILES:
@@ -352,9 +359,7 @@ def read_opentom(
         files = [(p.stem.removesuffix("_new"), p)]
     loaded = []
     for _, file in files:
-        data = _load(file)
-        if not isinstance(data, dict):
-            raise ParseError("expected an object of story ids, each a list of questions", source=str(file))
+        data = _load(file, dict, "an object of story ids, each a list of questions")
         for sid, items in data.items():
             if not any(sid in s for s in stories.values()):
                 raise ParseError(f"story {sid!r} is not in meta_data.json or meta_data_long.json", source=str(file))
@@ -371,14 +376,13 @@ def read_opentom(
     ]
 
 
-def _read_splits(folder: Path, split: str) -> list[OpenToMQuestion]:
-    out = []
-    for which, name in CONSOLIDATED.items():
-        if split in (which, "all"):
-            if not (folder / name).is_file():
-                raise InvalidArgumentError(f"--data {str(folder)!r}: split {split} needs {name}, which is not there")
-            out += _read_consolidated(folder / name, which)
-    return out
+def _split_files(path: str | Path, folder: Path, split: str, names: Mapping[str, str]) -> list[tuple[str, Path]]:
+    """The splits ``split`` asks for, each with its file in ``folder`` (``names``: a layout's file per split); one
+    that is not there is a one-line error naming ``path``."""
+    wanted = [(which, folder / name) for which, name in names.items() if split in (which, "all")]
+    if missing := [file.name for _, file in wanted if not file.is_file()]:
+        raise InvalidArgumentError(f"--data {str(path)!r}: split {split} needs {missing[0]}, which is not there")
+    return wanted
 
 
 # -- the tracker ---------------------------------------------------------------------------------------------------
@@ -543,21 +547,16 @@ def release_reading(reply: str, question: OpenToMQuestion) -> str | None:
 # -- the audit ------------------------------------------------------------------------------------------------------
 
 
-def _exits_before_move(story: OpenToMStory, who: str) -> bool:
-    """Whether the plot has ``who`` leave a room before the move (in the mover's sight: they shared the room)."""
-    for line in story.plot:
-        if _MOVED.match(line):
-            return False
-        if (m := _EXIT.match(line)) and m[1] == who:
-            return True
-    return False
-
-
-def _plot_observed(story: OpenToMStory) -> bool | None:
+def _before_move(story: OpenToMStory) -> tuple[set[str], bool | None]:
+    """Who the plot has leave a room before its move line (in the mover's sight: they shared the room), and whether
+    that line says the observer witnessed the move (``None``: the plot has no move line)."""
+    exited: set[str] = set()
     for line in story.plot:
         if m := _MOVED.match(line):
-            return m[5].startswith("witnessed")
-    return None
+            return exited, m[5].startswith("witnessed")
+        if m := _EXIT.match(line):
+            exited.add(m[1])
+    return exited, None
 
 
 def story_view(
@@ -582,7 +581,8 @@ def story_view(
     """
     if chain == ():
         return not beginning, "plot"
-    observed = story.observed if story.observed is not None else _plot_observed(story)
+    exited, witnessed = _before_move(story)
+    observed = story.observed if story.observed is not None else witnessed
     if observed is None or not chain:
         return None, "the story does not say whether the observer saw the move"
     if chain == (story.mover,):
@@ -595,7 +595,7 @@ def story_view(
     if chain != (mover, observer):
         return None, "the question names someone the plot does not"
     view, sentence = _mover_cue(story)
-    plot_view = False if not observed and _exits_before_move(story, observer) else None
+    plot_view = False if not observed and observer in exited else None
     if view is not None and plot_view is not None and view != plot_view:
         return None, f"the plot (the observer leaves first) and the narrative ({sentence!r}) disagree"
     if view is not None:
@@ -889,20 +889,15 @@ def label_f1(entries: Iterable[tuple[Any, Any, float]]) -> dict[Any, tuple[float
     return {x: (2 * tp[x] / (2 * tp[x] + fp[x] + fn[x]), tp[x] + fn[x]) for x in labels}
 
 
-def _macro_f1(entries: Iterable[tuple[Any, Any, float]]) -> float | None:
-    """Macro-F1 over weighted (gold, predicted) label pairs (:func:`label_f1`), averaged over every label gold or
-    predicted."""
-    f1s = [f1 for f1, _ in label_f1(entries).values()]
-    return sum(f1s) / len(f1s) if f1s else None
-
-
 def _batched_f1(entries: Sequence[tuple[Any, Any, Any, float]]) -> tuple[float | None, float | None]:
-    """Macro-F1 of ``(batch, gold, predicted, weight)`` entries: per batch, then their mean and (several batches)
-    their population standard deviation, as the release's ``evaluate.py`` prints them."""
+    """Macro-F1 of ``(batch, gold, predicted, weight)`` entries: per batch (:func:`label_f1`, averaged over every
+    label gold or predicted), then their mean and (several batches) their population standard deviation, as the
+    release's ``evaluate.py`` prints them."""
     per: dict[Any, list[tuple[Any, Any, float]]] = {}
     for batch, gold, got, w in entries:
         per.setdefault(batch, []).append((gold, got, w))
-    values = [v for v in map(_macro_f1, per.values()) if v is not None]
+    f1s = [[f1 for f1, _ in label_f1(batch).values()] for batch in per.values()]
+    values = [sum(batch) / len(batch) for batch in f1s if batch]
     if not values:
         return None, None
     return mean(values), (pstdev(values) if len(values) > 1 else None)
@@ -985,12 +980,65 @@ _RELEASE = Release(
 """How the release's evaluator reads a reply: kept beside, and it settles a reply the choice reader cannot read."""
 
 
-class OpenToMBenchmark:
+def _drawn(data: str, options: OpenToMOptions) -> list[dict[str, Any]]:
+    """The questions of ``--data``, file by file in the paper's order (long stories after the others), or the
+    release's draw (``protocol=release``), each with its sample id and batch."""
+    questions = read_opentom(data, split=options.split, fine_labels=options.fine_labels)
+    drawn = release_sample(questions) if options.protocol == "release" else [(None, q) for q in questions]
+    return [{"id": q.key + (f"@{batch}" if batch else ""), "batch": batch, "q": q} for batch, q in drawn]
+
+
+def _input(item: dict[str, Any], options: OpenToMOptions) -> dict[str, Any]:
+    """A question as the sample's input (:meth:`OpenToMBenchmark.question` reads it back)."""
+    q, s = item["q"], item["q"].story
+    return {
+        "question": q.question,
+        "answer": q.answer,
+        "type": q.qtype,
+        "genre": _GENRE[q.qtype],
+        "choices": _choices(q),
+        "story_id": s.id,
+        "file": q.file,
+        "index": q.index,
+        "chain": None if q.chain is None else list(q.chain),
+        "narrative": s.narrative,
+        "plot": list(s.plot),
+        "plot_info": _info(s),
+        "observed": s.observed,
+        "split": s.split,
+        "batch": item["batch"],
+    }
+
+
+async def _symbolic(sample: Sample, ctx: AgentContext) -> Outcome:
+    answer, why = track_answer(OpenToMBenchmark.question(sample))
+    return not_covered(why) if answer is None else covered(answer)
+
+
+OPENTOM = ChoiceSet(
+    name="opentom",
+    description="OpenToM location/multihop/attitude questions, macro-F1 per paper column (--data opentom_data/)",
+    data="OpenToM's data/opentom_data folder",
+    load=_drawn,
+    prepare=_input,
+    fields=Fields(id="{id}", group="{type}"),
+    prompt=Prompt(system=_SYSTEM, user=lambda sample: release_prompt(OpenToMBenchmark.question(sample)), labels=""),
+    release=_RELEASE,
+    # asked once, as the release asks: its prompt shows no lettered choices, so a format retry ("reply with the
+    # letter of one choice") draws a letter of nothing ("A"), which would be read as the first choice
+    format_retry=False,
+    options=OpenToMOptions,
+    agents={"symbolic": AgentSpec("the belief tracker reads the plot; location and fullness only", _symbolic)},
+    model="a chat model answers from the narrative",
+)
+"""OpenToM as a choice set: its files, sample input, the release's prompt and reading, and agents; its spec
+(macro-F1) and summary are its class's own."""
+
+
+class OpenToMBenchmark(ChoiceBenchmark):
     """OpenToM's location, multihop and attitude questions on its narratives."""
 
-    name = "opentom"
-    description = "OpenToM location/multihop/attitude questions, macro-F1 per paper column (--data opentom_data/)"
-    options_model = OpenToMOptions
+    choice_set = OPENTOM
     # the headline: the paper's metric, macro-F1 per column of its table (unread replies left out, as the release
     # does, and counted apart), averaged over the columns; accuracy (an unread reply wrong) beside it
     spec = BenchmarkSpec(
@@ -1006,56 +1054,12 @@ class OpenToMBenchmark:
         scorer=score_choice,
     )
 
-    def __init__(self) -> None:
-        self.agents = {
-            "symbolic": AgentSpec("the belief tracker reads the plot; location and fullness only", self._symbolic),
-            "model": AgentSpec("a chat model answers from the narrative", self._model, needs_model=True),
-        }
-
-    def samples(self, n: int | None, seed: int, options: OpenToMOptions) -> list[Sample]:
-        """The first ``n`` questions, file by file in the paper's order (long stories after the others), or of the
-        release's draw (``protocol=release``)."""
-        if options.data is None:
-            raise InvalidArgumentError(
-                "opentom needs --data PATH: OpenToM's data/opentom_data folder (see docs/datasets.md)"
-            )
-        questions = read_opentom(options.data, split=options.split, fine_labels=options.fine_labels)
-        drawn = release_sample(questions) if options.protocol == "release" else [(None, q) for q in questions]
-        out = []
-        for batch, q in drawn[:n] if n is not None else drawn:
-            s = q.story
-            out.append(
-                Sample(
-                    q.key + (f"@{batch}" if batch else ""),
-                    {
-                        "question": q.question,
-                        "answer": q.answer,
-                        "type": q.qtype,
-                        "genre": _GENRE[q.qtype],
-                        "choices": _choices(q),
-                        "story_id": s.id,
-                        "file": q.file,
-                        "index": q.index,
-                        "chain": None if q.chain is None else list(q.chain),
-                        "narrative": s.narrative,
-                        "plot": list(s.plot),
-                        "plot_info": {
-                            "mover": s.mover,
-                            "eoi": s.entity,
-                            "original_place": s.original_place,
-                            "move_to_place": s.move_to_place,
-                            "observer": s.observer,
-                        },
-                        "observed": s.observed,
-                        "split": s.split,
-                        "batch": batch,
-                    },
-                    group=q.qtype,
-                    target=_gold_choice(q),
-                    choices=tuple(_choices(q)),
-                )
-            )
-        return out
+    def _target(self, inp: dict[str, Any], choices: list[str]) -> Any:
+        """The gold as one of the question's choices: a fine-location gold as the place it names (compared as the
+        evaluator compares places), a label ignoring case."""
+        if str(inp["type"]).startswith("fine"):
+            return next((place for place in choices if _norm(place) == _norm(inp["answer"])), inp["answer"])
+        return super()._target(inp, choices)
 
     @staticmethod
     def question(sample: Sample) -> OpenToMQuestion:
@@ -1067,17 +1071,6 @@ class OpenToMBenchmark:
         )
         chain = None if inp["chain"] is None else tuple(inp["chain"])
         return OpenToMQuestion(story, inp["file"], inp["index"], inp["question"], inp["answer"], inp["type"], chain)
-
-    async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        q = self.question(sample)
-        messages = [message("system", _SYSTEM), message("user", release_prompt(q))]
-        # asked once, as the release asks: its prompt shows no lettered choices, so a format retry ("reply with the
-        # letter of one choice") draws a letter of nothing ("A"), which would be read as the first choice
-        return await ask_choice(replace(ctx, format_retries=0), messages, sample, (), _RELEASE)
-
-    async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
-        answer, why = track_answer(self.question(sample))
-        return not_covered(why) if answer is None else covered(answer)
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
         """What the declared accuracy (overall, per type and per paper genre) cannot say: each row's macro-F1 (the
@@ -1101,17 +1094,3 @@ class OpenToMBenchmark:
                 out["references_read"] = {p.name: p.value(read) for p in _REFERENCES}
         out["best_constant_accuracy"] = best_constant_policy().value([r.sample for r in kept])
         return out
-
-
-def _gold_choice(q: OpenToMQuestion) -> str:
-    """The gold as one of the question's choices (fine location: the place the gold names)."""
-    if q.kind == "fine":
-        g = _norm(q.answer)
-        for place in (q.story.original_place, q.story.move_to_place):
-            if g == _norm(place):
-                return place
-    if q.kind in _LABELS:
-        for label in _LABELS[q.kind]:
-            if label.lower() == q.answer.lower():
-                return label
-    return q.answer
