@@ -396,8 +396,7 @@ def summarize_intervention(rows: Sequence[Mapping[str, Any]], *, model_agent: bo
     with ``model_agent``, strong skills and the model); ``acc_model`` over the model's own decisions, ``acc_skill``
     over the strong skills' decisions."""
     ta, pia = [], []
-    cs_ok = cs_n = 0.0
-    acc_c = acc_t = nn_c = nn_t = 0.0
+    cs_ok = cs_n = acc_t = nn_t = 0.0
     counts: dict[str, float] = defaultdict(float)
     for row in rows:
         s = row.get("scores", {})
@@ -409,23 +408,20 @@ def summarize_intervention(rows: Sequence[Mapping[str, Any]], *, model_agent: bo
             cs_ok += 0.0 if failed else float(s.get("cs", 0.0))
         acc_t += float(s.get("acc_total", row.get("n_decisions", 0)))
         nn_t += float(s.get("nn_total", row.get("n_non_noop", 0)))
-        if not failed:
-            acc_c += float(s.get("acc_correct", 0.0))
-            nn_c += float(s.get("nn_correct", 0.0))
         for key in (*_OUTCOME_COUNTS, *_MODEL_COUNTS, "model_nn_total"):
             counts[key] += float(s.get(key, 0.0))
-        if not failed:
-            for key in ("model_correct", "model_nn_correct", "skill_correct"):
+        if not failed:  # a failed episode's decisions count, none of them as correct
+            for key in ("acc_correct", "nn_correct", "model_correct", "model_nn_correct", "skill_correct"):
                 counts[key] += float(s.get(key, 0.0))
         counts["failed"] += float(failed)
         counts["help_needed"] += float(bool(row.get("help_needed")))
-    acc_all, acc_all_nn = _frac(acc_c, acc_t), _frac(nn_c, nn_t)
+    acc_all, acc_all_nn = _frac(counts["acc_correct"], acc_t), _frac(counts["nn_correct"], nn_t)
     acc_model = _frac(counts["model_correct"], counts["model_decisions"])
     acc_model_nn = _frac(counts["model_nn_correct"], counts["model_nn_total"])
     return {
         "ta": _round(mean(ta)),
         "pia": _round(mean(pia)),
-        "cs": round(cs_ok / cs_n, 6) if cs_n else None,
+        "cs": _frac(cs_ok, cs_n),
         "cs_n": int(cs_n),
         "acc": acc_all,
         "acc_no_noop": acc_all_nn,
