@@ -5,14 +5,16 @@ listing: it pipes to ``grep`` and ``less``), :func:`err_console` for what happen
 ``wrote FILE``). Both take their width from :func:`output_width`: ``COLUMNS`` when it is set (also when the
 output is a file or a pipe), else the terminal's, else :data:`DEFAULT_WIDTH`. :func:`fit_table` builds a table that
 fits that width without breaking a word or a timestamp: it abbreviates headers, cuts free-text columns with an
-ellipsis, then leaves out columns by priority and says which. :func:`emit` writes data to stdout or a file.
+ellipsis, then leaves out columns by priority and says which. :func:`emit` writes data to stdout or a file,
+:func:`emit_table` a report's table or its JSON.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +36,7 @@ __all__ = [
     "JsonFlag",
     "OutFile",
     "emit",
+    "emit_table",
     "err_console",
     "fit_table",
     "json_opt",
@@ -212,6 +215,20 @@ def emit(text: str, out: Path | None) -> None:
         write_atomic(out, text)
     except OSError as exc:
         raise MindloopError(f"cannot write {out}: {exc.strerror or exc}") from None
+
+
+def emit_table(text: str, rows: Any, as_json: bool, out: Path | None, wrote: str, notes: Iterable[str] = ()) -> None:
+    """A report command's output (``mindpower table``, ``mindclaw table``): with ``as_json`` one object
+    ``{"rows": rows, "table": text}``, else ``text``, each to ``out`` or stdout (:func:`emit`); then on stderr each
+    of ``notes`` (plain text) and, with ``out``, ``wrote WROTE to OUT``."""
+    if as_json:
+        emit(json.dumps({"rows": rows, "table": text}) + "\n", out)
+        return
+    emit(text + "\n", out)
+    for note in notes:
+        err_console().print(note, markup=False, soft_wrap=True)
+    if out is not None:
+        err_console().print(f"wrote {wrote} to {out}")
 
 
 @contextmanager

@@ -261,6 +261,11 @@ def _op_text(op: str, names: dict[str, str]) -> str:
     return f"{verb}({', '.join(shown)})" if shown else verb
 
 
+def _writes(ops: Sequence[str], names: dict[str, str]) -> list[str]:
+    """The belief-table writes among trigger operations (``noop`` and the runs left out), each in words."""
+    return [_op_text(o, names) for o in ops if not o.startswith(("noop", "reasoning_run", "action_run"))]
+
+
 def _window_note(acc: Sequence[int] | None, loop_as_gold: bool | None) -> str:
     """A window's note: what ACC counted there (its teacher-forced trigger decisions, right of all, and how many
     the model made), then whether the closed loop's own operations matched gold, which ACC does not score (a
@@ -301,7 +306,7 @@ def claw_timeline(record: SampleRecord) -> EpisodeTimeline | None:
         happened = step.get("text") or ("(the home at the start)" if t == 0 else "(nothing happens)")
         gw = windows.get(t, {})
         gold_ops = [f"{o[0]}({', '.join(o[1:])})" for o in gw.get("ops", [])]
-        writes = [_op_text(o, names) for o in gold_ops if not o.startswith(("noop", "reasoning_run", "action_run"))]
+        writes = _writes(gold_ops, names)
         due_here = help_needed and t == t_star
         if due_here:
             decision = f"intervene: help {person} with the {obj} ({gold.get('context', '')})"
@@ -313,11 +318,7 @@ def claw_timeline(record: SampleRecord) -> EpisodeTimeline | None:
         acted = bool(action.get("steps"))
         if acted:
             acted_at.append(t)
-        mind = [
-            f"write {_op_text(z, names)}"
-            for z in step.get("z", [])
-            if not z.startswith(("noop", "reasoning_run", "action_run"))
-        ]
+        mind = [f"write {w}" for w in _writes(step.get("z", []), names)]
         reasons = step.get("r", [])
         unread = any(str(f).startswith("malformed reasoning") for f in step.get("failures", []))
         for r in reasons:

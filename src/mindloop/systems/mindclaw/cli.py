@@ -21,7 +21,7 @@ from typing import Annotated, Any
 
 import typer
 
-from mindloop.console import JsonFlag, err_console, out_console, out_opt
+from mindloop.console import JsonFlag, emit_table, err_console, out_console, out_opt
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems import system_group
 
@@ -282,7 +282,6 @@ def table(
 ) -> None:
     """Tables II (TA, PIA, CS), III (belief-table ablation) and IV (trigger ACC without / with skills) of runs."""
     from mindloop.bench.results import benchmark_runs
-    from mindloop.console import emit
     from mindloop.systems.mindclaw.benchmarks import summarize_claw
     from mindloop.systems.mindclaw.tables import paper_rows, render_tables
 
@@ -290,10 +289,4 @@ def table(
     for info, records in benchmark_runs(run_ids, ("claw",), "run {run_id} is a {benchmark!r} run, not a claw run"):
         runs[info.run_id] = {"agent": info.agent, "model": info.model, "summary": summarize_claw(records)}
     rows = paper_rows(runs)
-    text = render_tables(rows)
-    if as_json:
-        emit(json.dumps({"rows": rows, "table": text}) + "\n", out)
-        return
-    emit(text + "\n", out)
-    if out is not None:
-        err_console().print(f"wrote the tables of {len(runs)} run(s) to {out}")
+    emit_table(render_tables(rows), rows, as_json, out, f"the tables of {len(runs)} run(s)")

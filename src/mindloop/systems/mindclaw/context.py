@@ -355,24 +355,18 @@ def ground(verb: str, ctx: TriggerContext) -> Operation | None:
     return None
 
 
+def _columns(names: Sequence[str]) -> list[tuple[str, str | None]]:
+    """The feature vector's layout: ``(feature, value)`` per one-hot column of a categorical feature, ``(feature,
+    None)`` for any other."""
+    features = [_FEATURE_BY_NAME[n] for n in names]
+    return [(f.name, v) for f in features for v in (f.values if f.kind == "cat" else (None,))]
+
+
 def feature_vector_names(names: Sequence[str] = FEATURE_NAMES) -> list[str]:
     """Column names of :func:`feature_vector` (categorical features one-hot, ``name=value``)."""
-    out: list[str] = []
-    for f in (_FEATURE_BY_NAME[n] for n in names):
-        if f.kind == "cat":
-            out += [f"{f.name}={v}" for v in f.values]
-        else:
-            out.append(f.name)
-    return out
+    return [name if v is None else f"{name}={v}" for name, v in _columns(names)]
 
 
 def feature_vector(features: Mapping[str, Any], names: Sequence[str] = FEATURE_NAMES) -> list[float]:
     """Features as numbers, in :func:`feature_vector_names` order."""
-    out: list[float] = []
-    for f in (_FEATURE_BY_NAME[n] for n in names):
-        value = features[f.name]
-        if f.kind == "cat":
-            out += [1.0 if value == v else 0.0 for v in f.values]
-        else:
-            out.append(float(value))
-    return out
+    return [float(features[name] if v is None else features[name] == v) for name, v in _columns(names)]

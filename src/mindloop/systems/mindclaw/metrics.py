@@ -48,7 +48,6 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Self, cast
 
 from mindloop.errors import InvalidArgumentError, MindloopError
-from mindloop.metrics.stats import mean
 from mindloop.records_codec import Codec, Record, read_record
 from mindloop.worlds.household.goals import GoalKind
 from mindloop.worlds.household.results import WorldEvent
@@ -371,10 +370,6 @@ def episode_scores(
     return out
 
 
-def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, 6)
-
-
 def _frac(num: float, den: float) -> float | None:
     return round(num / den, 6) if den else None
 
@@ -395,38 +390,30 @@ def summarize_intervention(rows: Sequence[Mapping[str, Any]], *, model_agent: bo
     ``acc`` and ``acc_no_noop`` are over every trigger decision (Table IV; ``acc_over`` says what decided them:
     with ``model_agent``, strong skills and the model); ``acc_model`` over the model's own decisions, ``acc_skill``
     over the strong skills' decisions."""
-    ta, pia = [], []
-    cs_ok = cs_n = 0.0
-    acc_c = acc_t = nn_c = nn_t = 0.0
+    cs_ok = acc_t = nn_t = 0.0
     counts: dict[str, float] = defaultdict(float)
     for row in rows:
         s = row.get("scores", {})
         failed = bool(row.get("failed"))
-        ta.append(0.0 if failed else float(s.get("ta", 0.0)))
-        pia.append(0.0 if failed else float(s.get("pia", 0.0)))
-        if "cs_n" in s:
-            cs_n += float(s["cs_n"])
-            cs_ok += 0.0 if failed else float(s.get("cs", 0.0))
+        if "cs_n" in s and not failed:
+            cs_ok += float(s.get("cs", 0.0))
         acc_t += float(s.get("acc_total", row.get("n_decisions", 0)))
         nn_t += float(s.get("nn_total", row.get("n_non_noop", 0)))
-        if not failed:
-            acc_c += float(s.get("acc_correct", 0.0))
-            nn_c += float(s.get("nn_correct", 0.0))
-        for key in (*_OUTCOME_COUNTS, *_MODEL_COUNTS, "model_nn_total"):
+        for key in (*_OUTCOME_COUNTS, *_MODEL_COUNTS, "model_nn_total", "cs_n"):
             counts[key] += float(s.get(key, 0.0))
-        if not failed:
-            for key in ("model_correct", "model_nn_correct", "skill_correct"):
+        if not failed:  # a failed episode scores 0 on TA and PIA, and its decisions count, none as correct
+            for key in ("ta", "pia", "acc_correct", "nn_correct", "model_correct", "model_nn_correct", "skill_correct"):
                 counts[key] += float(s.get(key, 0.0))
         counts["failed"] += float(failed)
         counts["help_needed"] += float(bool(row.get("help_needed")))
-    acc_all, acc_all_nn = _frac(acc_c, acc_t), _frac(nn_c, nn_t)
+    acc_all, acc_all_nn = _frac(counts["acc_correct"], acc_t), _frac(counts["nn_correct"], nn_t)
     acc_model = _frac(counts["model_correct"], counts["model_decisions"])
     acc_model_nn = _frac(counts["model_nn_correct"], counts["model_nn_total"])
     return {
-        "ta": _round(mean(ta)),
-        "pia": _round(mean(pia)),
-        "cs": round(cs_ok / cs_n, 6) if cs_n else None,
-        "cs_n": int(cs_n),
+        "ta": _frac(counts["ta"], len(rows)),
+        "pia": _frac(counts["pia"], len(rows)),
+        "cs": _frac(cs_ok, counts["cs_n"]),
+        "cs_n": int(counts["cs_n"]),
         "acc": acc_all,
         "acc_no_noop": acc_all_nn,
         "acc_over": "all trigger decisions (strong skills and the model)" if model_agent else "all decisions",

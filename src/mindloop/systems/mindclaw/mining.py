@@ -390,35 +390,28 @@ def _skill_lines(reply: str) -> list[str]:
     return out
 
 
-def _first_reason(reply: str) -> str:
-    """Why the first unusable SKILL line of ``reply`` was refused (or that it has none)."""
+def _read_skill_lines(reply: str, op: str, start: int) -> tuple[list[Skill], list[tuple[str, str]]]:
+    """The skills of a summariser reply's SKILL lines (:func:`parse_skill_line`), and each refused line with why."""
+    skills: list[Skill] = []
+    refused: list[tuple[str, str]] = []
     for line in _skill_lines(reply):
         try:
-            parse_skill_line(line)
+            got = parse_skill_line(line)
         except ParseError as exc:
-            return exc.reason
-    return "the reply has no SKILL line"
+            refused.append((line, exc.reason))
+            continue
+        if got is not None:
+            kind, conds, text = got
+            skills.append(Skill(f"{op}-m{start + len(skills)}", op, kind, conds, text))
+    return skills, refused
 
 
 def parse_summary(reply: str, op: str, *, start: int = 1) -> tuple[list[Skill], list[str]]:
     """Skills from a summariser reply (:func:`parse_skill_line` on every line); lines that do not parse are
     returned as failures (never guessed at). A reply with no SKILL line at all is one failure."""
-    skills: list[Skill] = []
-    failures: list[str] = []
-    seen = False
-    for line in _skill_lines(reply):
-        try:
-            got = parse_skill_line(line)
-        except ParseError as exc:
-            seen = True
-            failures.append(f"{line.strip()[:120]}: {exc.reason}")
-            continue
-        if got is None:
-            continue
-        seen = True
-        kind, conds, text = got
-        skills.append(Skill(f"{op}-m{start + len(skills)}", op, kind, conds, text))
-    if not seen:
+    skills, refused = _read_skill_lines(reply, op, start)
+    failures = [f"{line.strip()[:120]}: {reason}" for line, reason in refused]
+    if not skills and not refused:
         failures.append(f"no SKILL line in the reply: {' '.join(reply.split())[:120]}")
     return skills, failures
 
@@ -427,9 +420,10 @@ def read_summary(reply: str, op: str, *, start: int = 1) -> list[Skill]:
     """The skills of a summariser reply (:func:`parse_summary`), refusing a reply with none: a
     :class:`~mindloop.errors.ParseError` whose one-line reason is why its first SKILL line was unusable (or that
     it has none), so a format retry can send it back."""
-    skills, _ = parse_summary(reply, op, start=start)
+    skills, refused = _read_skill_lines(reply, op, start)
     if not skills:
-        raise ParseError(f"no usable SKILL line: {_first_reason(reply)}", text=reply[:200])
+        reason = refused[0][1] if refused else "the reply has no SKILL line"
+        raise ParseError(f"no usable SKILL line: {reason}", text=reply[:200])
     return skills
 
 

@@ -177,32 +177,35 @@ def _present(window: Window) -> dict[str, str | None]:
     return {a: scene.agent_room(a) for a in scene.humans()}
 
 
-class SymbolicObserver:
-    """``o_t`` from the window's structured events (exact for simulator and recorded windows)."""
+class _ActivityObserver:
+    """What both observers share: the activity log of the episode, and ``o_t`` made of a window's events."""
 
-    def __init__(self) -> None:
-        self.activity = ActivityLog()
+    activity: ActivityLog
 
     def reset(self) -> None:
         """Start a new episode."""
         self.activity = ActivityLog()
 
-    async def observe(self, window: Window) -> Observation:
-        """Describe ``window``: events, moves, handled items, who is where, quiet or not, activity so far."""
-        events = window.events
+    def _observation(self, window: Window, events: tuple[WindowEvent, ...], quiet: bool, **more: Any) -> Observation:
+        """``o_t`` of ``events`` seen in ``window`` (``more``: its ``error`` and ``extra``), logged as the episode's
+        activity."""
         _log(self.activity, window, events)
         moves, handled = _moves_and_handled(events)
+        present = _present(window)
         return Observation(
-            t=window.t,
-            events=events,
-            moves=moves,
-            handled=handled,
-            present=_present(window),
-            quiet=not window.humans_acted,
-            text=window.text,
-            activity=self.activity,
-            scene=window.state,
+            window.t, events, moves, handled, present, quiet, window.text, self.activity, window.state, **more
         )
+
+
+class SymbolicObserver(_ActivityObserver):
+    """``o_t`` from the window's structured events (exact for simulator and recorded windows)."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    async def observe(self, window: Window) -> Observation:
+        """Describe ``window``: events, moves, handled items, who is where, quiet or not, activity so far."""
+        return self._observation(window, window.events, not window.humans_acted)
 
 
 # ---- the model-driven observer --------------------------------------------------------------------------------
@@ -346,7 +349,7 @@ def parse_observation_reply(
     return tuple(out)
 
 
-class ModelObserver(ModelPart):
+class ModelObserver(ModelPart, _ActivityObserver):
     """``o_t`` read by a model from the window's narration (and frames): its ``<Events>`` and ``<Moves>`` replace
     the structured events. A malformed reply gives an empty observation with ``error`` set (a recorded failure)."""
 
@@ -355,11 +358,7 @@ class ModelObserver(ModelPart):
     ) -> None:
         super().__init__(model, config, retries=retries)
         self.frames = frames
-        self.activity = ActivityLog()
-
-    def reset(self) -> None:
-        """Start a new episode."""
-        self.activity = ActivityLog()
+        self.reset()
 
     def prompt(self, window: Window) -> list[dict[str, Any]]:
         """The chat messages sent for ``window``."""
@@ -389,19 +388,5 @@ class ModelObserver(ModelPart):
             events, _, replies = await ask(self.model, self.prompt(window), read, self.config, retries=self.retries)
         except ParseError as exc:
             events, replies, error = (), exc.replies, f"malformed observation: {exc}"
-        _log(self.activity, window, events)
-        moves, handled = _moves_and_handled(events)
         quiet = not any(e.actor and e.kind != "observe" for e in events)
-        return Observation(
-            window.t,
-            events,
-            moves,
-            handled,
-            _present(window),
-            quiet,
-            window.text,
-            self.activity,
-            window.state,
-            error,
-            {"reply": replies[-1]},
-        )
+        return self._observation(window, events, quiet, error=error, extra={"reply": replies[-1]})

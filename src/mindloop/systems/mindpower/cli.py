@@ -8,13 +8,12 @@ hierarchy); columns Perception B/S … Decision B/S, Action SR/AC, BPC. The Mark
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from mindloop.console import emit, err_console, json_opt, out_opt
+from mindloop.console import emit_table, json_opt, out_opt
 from mindloop.systems import system_group
 
 __all__ = ["mindpower_app", "mindpower_rows"]
@@ -57,12 +56,5 @@ def table(
     from mindloop.systems.mindpower.metrics import table2
 
     rows = mindpower_rows(run_ids)
-    text = table2(rows)
-    if as_json:
-        emit(json.dumps({"rows": rows, "table": text}) + "\n", out)
-        return
-    emit(text + "\n", out)
-    for encoder in dict.fromkeys(str(r.get("encoder")) for r in rows.values()):  # what made B and S, beside it
-        err_console().print(f"B, S: {encoder}", markup=False, soft_wrap=True)
-    if out is not None:
-        err_console().print(f"wrote the table of {len(rows)} run(s) to {out}")
+    encoders = dict.fromkeys(f"B, S: {r.get('encoder')}" for r in rows.values())  # what made B and S, beside it
+    emit_table(table2(rows), rows, as_json, out, f"the table of {len(rows)} run(s)", encoders)

@@ -361,16 +361,18 @@ def robot_centric_messages(prediction: str, observation: str = "", frames: Seque
 async def _judged(
     judge: ChatModel,
     messages: list[Message],
-    parse: Callable[[str], T],
+    parse: Callable[[str], tuple[int, T]],
     config: GenerationConfig | None,
     retries: int,
     maximum: float,
     what: str,
-) -> tuple[T, str] | JudgeScore:
+    detail: str,
+) -> JudgeScore:
     """Ask the judge through :func:`~mindloop.models.replies.ask` (a reply its parser refuses goes back with the
-    reason, ``retries`` times): the parsed value and the reply text, or a :class:`JudgeScore` naming the failure."""
+    reason, ``retries`` times): the parsed score with the rest of the parse under ``detail``, or a
+    :class:`JudgeScore` naming the failure."""
     try:
-        value, reply, _ = await ask(judge, messages, parse, config or GenerationConfig(), retries=retries)
+        (score, details), reply, _ = await ask(judge, messages, parse, config or GenerationConfig(), retries=retries)
     except SETUP_ERRORS:
         raise
     except ParseError as exc:
@@ -378,7 +380,7 @@ async def _judged(
     except MindloopError as exc:
         last = exc.replies[-1] if exc.replies else None
         return JudgeScore(None, maximum, error=f"judge call failed: {exc}", reply=last)
-    return value, reply.text
+    return JudgeScore(float(score), maximum, {detail: details}, reply=reply.text)
 
 
 async def judge_bpc(
@@ -391,11 +393,8 @@ async def judge_bpc(
     retries: int = DEFAULT_FORMAT_RETRIES,
 ) -> JudgeScore:
     """BDI and Perspective Consistency of ``prediction`` against ``gold`` (0–10), or a recorded failure."""
-    got = await _judged(judge, bpc_messages(description, prediction, gold), parse_bpc, config, retries, 10.0, "BPC")
-    if isinstance(got, JudgeScore):
-        return got
-    (score, reasoning), text = got
-    return JudgeScore(float(score), 10.0, {"reasoning": reasoning}, reply=text)
+    messages = bpc_messages(description, prediction, gold)
+    return await _judged(judge, messages, parse_bpc, config, retries, 10.0, "BPC", "reasoning")
 
 
 async def judge_robot_centric(
@@ -409,8 +408,4 @@ async def judge_robot_centric(
 ) -> JudgeScore:
     """The Robot-Centric score of ``prediction`` (0–4) for the clip, or a recorded failure."""
     messages = robot_centric_messages(prediction, observation, frames)
-    got = await _judged(judge, messages, parse_robot_centric, config, retries, 4.0, "Robot-Centric")
-    if isinstance(got, JudgeScore):
-        return got
-    (total, answers), text = got
-    return JudgeScore(float(total), 4.0, {"answers": answers}, reply=text)
+    return await _judged(judge, messages, parse_robot_centric, config, retries, 4.0, "Robot-Centric", "answers")

@@ -204,11 +204,10 @@ _SCENE: list[tuple[re.Pattern[str], str]] = [  # a clause's form, and its atom: 
                 rf"{_NP})?$"), "pick"),
     (re.compile(rf"^{_v('open')}\s+{_NP}$"), "open({who}, {px})"),
     (re.compile(rf"^{_v('close', 'shut')}\s+{_NP}$"), "close({who}, {px})"),
-    (re.compile(rf"^(?:{_v('turn', 'switch')})\s+on\s+{_NP}$|^{_v('light', 'lit')}\s+{_NP}$"), "switchon({who}, {px})"),
-    (re.compile(rf"^(?:{_v('turn', 'switch')})\s+{_NP}\s+on$"), "switchon({who}, {px})"),
-    (re.compile(rf"^(?:{_v('turn', 'switch')})\s+off\s+{_NP}$|^{_v('blow', 'blew')}\s+out\s+{_NP}$"),
-     "switchoff({who}, {px})"),
-    (re.compile(rf"^(?:{_v('turn', 'switch')})\s+{_NP}\s+off$"), "switchoff({who}, {px})"),
+    (re.compile(rf"^(?:{_v('turn', 'switch')})\s+on\s+{_NP}$|^{_v('light', 'lit')}\s+{_NP}$"
+                rf"|^(?:{_v('turn', 'switch')})\s+{_NP}\s+on$"), "switchon({who}, {px})"),
+    (re.compile(rf"^(?:{_v('turn', 'switch')})\s+off\s+{_NP}$|^{_v('blow', 'blew')}\s+out\s+{_NP}$"
+                rf"|^(?:{_v('turn', 'switch')})\s+{_NP}\s+off$"), "switchoff({who}, {px})"),
     (re.compile(rf"^{_v('turn')}\s+(left|right|around|back)\b"), "turn({who}, {g0})"),
     (re.compile(rf"^{_v('back')}\s+(?:up|away)\b"), "turn({who}, back)"),
     (re.compile(rf"^{_v('look', 'stare', 'glance', 'gaze')}\s+(?:at|toward|towards)\s+{_NP}$"), "lookat({who}, {px})"),

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from mindloop.bench.declaration import ReferencePolicy
 from mindloop.bench.records import Sample
+from mindloop.metrics.stats import mean
 from mindloop.systems.mindpower.calls import normalize_calls
 from mindloop.systems.mindpower.metrics import action_scores
 from mindloop.systems.mindpower.prompts import PROMPTS
@@ -125,10 +126,7 @@ def score_constant(actions: Sequence[str], golds: Iterable[Sequence[str]]) -> Co
     """Mean SR and AC of answering ``actions`` to every gold plan in ``golds`` (the library's ROUGE)."""
     pred = tuple(normalize_calls(list(actions)))
     scores = [action_scores(list(pred), list(g)) for g in golds]
-    n = len(scores)
-    return ConstantScore(
-        pred, sum(s.sr for s in scores) / n if n else 0.0, sum(s.ac for s in scores) / n if n else 0.0, n
-    )
+    return ConstantScore(pred, mean(s.sr for s in scores) or 0.0, mean(s.ac for s in scores) or 0.0, len(scores))
 
 
 def best_constant(golds: Sequence[Sequence[str]]) -> ConstantScore:
