@@ -152,10 +152,12 @@ def parse_retry_after(value: str | None, now: datetime | None = None) -> float |
     return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
-def _given_slots(value: Any) -> ServerParallelism | None:
-    """``options.extra["server_slots"]``: the server's slots as the user gave them (``None``/``"auto"``: ask it)."""
-    slots = None if value is None else checked_opt("openai", "server_slots", value)
-    return None if slots in (None, "auto") else ServerParallelism(slots, "server_slots option")
+def _extra_opt(options: ModelOptions, key: str) -> Any:
+    """``options.extra[key]`` checked against the backend's ``--model-opt`` declaration (``None`` when unset):
+    ``server_slots`` (the server's slots as the user gave them; ``None``/``"auto"``: ask it) or ``max_reply_bytes``
+    (the reply body cap; ``None``: :data:`DEFAULT_MAX_REPLY_BYTES`)."""
+    value = options.extra.get(key)
+    return None if value is None else checked_opt("openai", key, value)
 
 
 NO_SERVER_BACKOFF_S = 2.0
@@ -218,12 +220,10 @@ def _server_message(response: httpx.Response) -> str:
     try:
         data = response.json()
     except (ValueError, RecursionError):
-        return printable(response.text.strip()[:300])
+        data = response.text.strip()
     if isinstance(data, Mapping):
-        error = data.get("error", data.get("detail", data))
-        if isinstance(error, Mapping):
-            error = error.get("message", error)
-        return printable(str(error)[:300])
+        data = data.get("error", data.get("detail", data))
+        data = data.get("message", data) if isinstance(data, Mapping) else data
     return printable(str(data)[:300])
 
 
@@ -273,6 +273,16 @@ def _completion_data(response: httpx.Response, url: str) -> dict[str, Any]:
     return dict(data)
 
 
+def _request_failure(exc: httpx.RequestError, url: str) -> _AttemptError:
+    """Why a request to ``url`` got no readable answer (not a timeout): nothing reached (a transport error:
+    :class:`ModelUnavailableError`) or a reply that cannot be read (an undecodable body, too many redirects:
+    :class:`ModelResponseError`); both are worth another try."""
+    if isinstance(exc, httpx.TransportError):
+        return _AttemptError(f"cannot reach {url}: {type(exc).__name__}: {exc}", retry=True, kind=ModelUnavailableError)
+    cause = f"unreadable reply from {url}: {type(exc).__name__}: {printable(str(exc))[:200]}"
+    return _AttemptError(cause, retry=True, kind=ModelResponseError)
+
+
 def _too_long(url: str, cap: int) -> str:
     return (
         f"reply from {url} is over {cap} bytes (max_reply_bytes): cut off there, unread (a server that streams "
@@ -289,11 +299,6 @@ async def _read_bounded(
     if over:
         raise _AttemptError(_too_long(url, cap), retry=False, kind=ModelResponseError)
     return response
-
-
-def _max_reply_bytes(value: Any) -> int:
-    """``options.extra["max_reply_bytes"]``: the reply body cap (default :data:`DEFAULT_MAX_REPLY_BYTES`)."""
-    return DEFAULT_MAX_REPLY_BYTES if value is None else int(checked_opt("openai", "max_reply_bytes", value))
 
 
 def _generated_tokens(data: Mapping[str, Any]) -> int:
@@ -330,11 +335,12 @@ class OpenAIChatModel:
             validate_base_url(base, name="OPENAI_BASE_URL")
         self.base_url = base.rstrip("/")
         self._key = api_key(options.api_key_env)
-        self.max_reply_bytes = _max_reply_bytes(options.extra.get("max_reply_bytes"))
+        self.max_reply_bytes: int = _extra_opt(options, "max_reply_bytes") or DEFAULT_MAX_REPLY_BYTES
         self.url = f"{self.base_url}/chat/completions"
         self.requests_sent = 0
         self.retries = 0
-        self.parallelism: ServerParallelism | None = _given_slots(options.extra.get("server_slots"))
+        slots = _extra_opt(options, "server_slots")
+        self.parallelism = None if slots in (None, "auto") else ServerParallelism(slots, "server_slots option")
         """What the server said about the requests it serves at once (``None`` until the first call asks)."""
         self._rng = random.Random(options.extra.get("retry_seed"))
         self._sleep: Sleep = sleep or asyncio.sleep
@@ -468,16 +474,12 @@ class OpenAIChatModel:
             except (TimeoutError, httpx.TimeoutException) as exc:
                 overloaded = True
                 raise _AttemptError(self._timeout_cause(ticket), retry=True, kind=ModelTimeoutError) from exc
-            except httpx.TransportError as exc:
-                cause = f"cannot reach {self.url}: {type(exc).__name__}: {exc}"
-                failed = _AttemptError(cause, retry=True, kind=ModelUnavailableError)
-                failed.no_server = outages.finds_no_server(exc)
+            except httpx.RequestError as exc:  # nothing reached, or a body that cannot be decoded (bad gzip)
+                failed = _request_failure(exc, self.url)
+                failed.no_server = isinstance(exc, httpx.TransportError) and outages.finds_no_server(exc)
                 if failed.no_server:
-                    outages.report_failure(cause)
+                    outages.report_failure(failed.cause)
                 raise failed from exc
-            except httpx.RequestError as exc:  # a body that cannot be decoded (bad gzip), too many redirects
-                cause = f"unreadable reply from {self.url}: {type(exc).__name__}: {printable(str(exc))[:200]}"
-                raise _AttemptError(cause, retry=True, kind=ModelResponseError) from exc
             answered = True
             no_server = outages.answer_finds_no_server(response.status_code, response.headers)
             if no_server:
@@ -578,16 +580,10 @@ class OpenAIChatModel:
                     "is up",
                     model=self.name,
                 ) from exc
-            except httpx.RequestError as exc:
-                if not isinstance(exc, httpx.TransportError):  # an undecodable body, too many redirects
-                    detail = printable(str(exc))[:200]
-                    cause = f"pre-flight: unreadable reply from {url}: {type(exc).__name__}: {detail}"
-                    raise ModelResponseError(cause, model=self.name) from exc
-                raise ModelUnavailableError(
-                    f"pre-flight: cannot reach {url} ({type(exc).__name__}: {exc}); check --base-url and that the "
-                    "server is up",
-                    model=self.name,
-                ) from exc
+            except httpx.RequestError as exc:  # nothing reached, or an undecodable body, too many redirects
+                failed = _request_failure(exc, url)
+                hint = "; check --base-url and that the server is up" if failed.kind is ModelUnavailableError else ""
+                raise failed.kind(f"pre-flight: {failed.cause}{hint}", model=self.name) from exc
             finally:
                 asking.cancel()  # done already, or no longer wanted
                 await asyncio.gather(asking, return_exceptions=True)
