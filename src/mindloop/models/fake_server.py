@@ -177,18 +177,15 @@ class _Handler(BaseHTTPRequestHandler):
             headers = {"Retry-After": str(fake.retry_after)} if status == 429 and fake.retry_after is not None else {}
             self._send_error(status, fake.fault_message or f"injected fault {status}", headers)
             return
-        if fake.raw_reply is not None:
-            try:
-                payload = fake.raw_reply(messages, body)
-            except Exception as exc:  # a broken reply function shows up as a 500 naming it, not a dead thread
-                self._send_error(500, f"raw_reply failed: {type(exc).__name__}: {exc}")
-                return
-            self._send_raw(200, payload, fake.raw_headers)
-            return
+        raw_reply = fake.raw_reply
         try:
-            text = fake.reply(messages, body)
+            text: Any = fake.reply(messages, body) if raw_reply is None else raw_reply(messages, body)
         except Exception as exc:  # a broken reply function shows up as a 500 naming it, not a dead thread
-            self._send_error(500, f"reply function failed: {type(exc).__name__}: {exc}")
+            what = "reply function" if raw_reply is None else "raw_reply"
+            self._send_error(500, f"{what} failed: {type(exc).__name__}: {exc}")
+            return
+        if raw_reply is not None:  # raw_reply's whole body, sent as it is
+            self._send_raw(200, text, fake.raw_headers)
             return
         data: dict[str, Any] = {
             "id": f"chatcmpl-{fake.requests}",
@@ -206,11 +203,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send_endless(self, fake: FakeChatServer) -> None:
         """A 200 whose chunked body starts a completion and never ends (until the client leaves or the server stops)."""
-        self.server.fake._count_status(200)
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
+        self._send_head(200, [("Transfer-Encoding", "chunked")])
         chunk = b"a" * 65536
         frame = b"%x\r\n%s\r\n" % (len(chunk), chunk)
         self.close_connection = True
@@ -231,15 +224,18 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_raw(status, json.dumps(data).encode(), headers)
 
     def _send_raw(self, status: int, payload: bytes, headers: Mapping[str, str] | None = None) -> None:
+        self._send_head(status, [("Content-Length", str(len(payload))), *(headers or {}).items()])
+        self.wfile.write(payload)
+
+    def _send_head(self, status: int, headers: Iterable[tuple[str, str]]) -> None:
+        """The status line (counted, for a chat request) and the headers of a JSON answer."""
         if self.command == "POST":
             self.server.fake._count_status(status)
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        for key, value in (headers or {}).items():
+        for key, value in headers:
             self.send_header(key, value)
         self.end_headers()
-        self.wfile.write(payload)
 
 
 def _client_gone(conn: socket.socket) -> bool:
