@@ -52,7 +52,6 @@ from urllib.parse import urlsplit
 
 import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
-from tenacity.wait import wait_base
 
 from mindloop.errors import (
     InvalidArgumentError,
@@ -194,20 +193,6 @@ class _AttemptError(Exception):
 def _worth_retrying(exc: BaseException) -> bool:
     """tenacity's retry predicate: only failures marked retryable (anything else is a bug and propagates)."""
     return isinstance(exc, _AttemptError) and exc.retry
-
-
-class _Backoff(wait_base):
-    """tenacity wait strategy: the failed attempt's ``Retry-After``, else the model's jittered backoff."""
-
-    def __init__(self, backoff: Callable[[int, float | None, float | None], float]) -> None:
-        self._backoff = backoff
-
-    def __call__(self, retry_state: RetryCallState) -> float:
-        outcome = retry_state.outcome
-        failed = outcome.exception() if outcome is not None and outcome.failed else None
-        retry_after = failed.wait_s if isinstance(failed, _AttemptError) else None
-        cap = NO_SERVER_BACKOFF_S if isinstance(failed, _AttemptError) and failed.no_server else None
-        return self._backoff(retry_state.attempt_number - 1, retry_after, cap)
 
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -431,7 +416,7 @@ class OpenAIChatModel:
         start = time.perf_counter()
         retrying = AsyncRetrying(
             stop=stop_after_attempt(1 + self.options.max_retries),
-            wait=_Backoff(self._backoff),
+            wait=self._wait,
             retry=retry_if_exception(_worth_retrying),
             sleep=self._sleep,
             before_sleep=self._count_retry,
@@ -511,6 +496,14 @@ class OpenAIChatModel:
             cause += f" ({waited:.1f} s in all, sent behind {ticket.ahead} request(s) of this client)"
         return cause
 
+    def _wait(self, retry_state: RetryCallState) -> float:
+        """tenacity wait strategy: the failed attempt's ``Retry-After``, else the jittered :meth:`_backoff`."""
+        outcome = retry_state.outcome
+        failed = outcome.exception() if outcome is not None and outcome.failed else None
+        retry_after = failed.wait_s if isinstance(failed, _AttemptError) else None
+        cap = NO_SERVER_BACKOFF_S if isinstance(failed, _AttemptError) and failed.no_server else None
+        return self._backoff(retry_state.attempt_number - 1, retry_after, cap)
+
     def _backoff(self, attempt: int, retry_after: float | None, cap: float | None = None) -> float:
         """Seconds before retry ``attempt + 1`` (0-based): the server's ``Retry-After`` or capped exponential full
         jitter, ``uniform(0, min(max_backoff_s, backoff_s * 2**attempt))``; either is capped at ``max_backoff_s``
@@ -572,18 +565,18 @@ class OpenAIChatModel:
                     if slow and await _answers_openapi(client, self.base_url, end):
                         return  # connected, busy: the first call will wait its turn
                     url, response = await asking
-            except _AttemptError as exc:
-                raise ModelResponseError(f"pre-flight: {exc.cause}", model=self.name) from None
             except (TimeoutError, httpx.TimeoutException) as exc:
                 raise ModelUnavailableError(
                     f"pre-flight: no answer from {url} within {deadline:g} s; check --base-url and that the server "
                     "is up",
                     model=self.name,
                 ) from exc
-            except httpx.RequestError as exc:  # nothing reached, or an undecodable body, too many redirects
-                failed = _request_failure(exc, url)
+            except (_AttemptError, httpx.RequestError) as exc:  # cut off, nothing reached, or an undecodable body
+                failed = exc if isinstance(exc, _AttemptError) else _request_failure(exc, url)
                 hint = "; check --base-url and that the server is up" if failed.kind is ModelUnavailableError else ""
-                raise failed.kind(f"pre-flight: {failed.cause}{hint}", model=self.name) from exc
+                raise failed.kind(f"pre-flight: {failed.cause}{hint}", model=self.name) from (
+                    None if failed is exc else exc
+                )
             finally:
                 asking.cancel()  # done already, or no longer wanted
                 await asyncio.gather(asking, return_exceptions=True)
