@@ -574,9 +574,8 @@ class OpenAIChatModel:
             except (_AttemptError, httpx.RequestError) as exc:  # cut off, nothing reached, or an undecodable body
                 failed = exc if isinstance(exc, _AttemptError) else _request_failure(exc, url)
                 hint = "; check --base-url and that the server is up" if failed.kind is ModelUnavailableError else ""
-                raise failed.kind(f"pre-flight: {failed.cause}{hint}", model=self.name) from (
-                    None if failed is exc else exc
-                )
+                cause = None if failed is exc else exc  # a cut-off reply is the whole story
+                raise failed.kind(f"pre-flight: {failed.cause}{hint}", model=self.name) from cause
             finally:
                 asking.cancel()  # done already, or no longer wanted
                 await asyncio.gather(asking, return_exceptions=True)
