@@ -132,19 +132,14 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if self._refused(fake):
             return
-        fake._add("requests")
-        fake._enter()
-        try:
-            with fake._slot() as turn:
-                if not turn:  # stopping while queued
-                    self.close_connection = True
-                elif fake.slots is not None and _client_gone(self.connection):
-                    fake._add("abandoned")  # nobody to answer: dropped unserved, as llama-cpp-python does
-                    self.close_connection = True
-                else:
-                    self._chat(fake, raw)
-        finally:
-            fake._leave()
+        with fake._slot() as turn:
+            if not turn:  # stopping while queued
+                self.close_connection = True
+            elif fake.slots is not None and _client_gone(self.connection):
+                fake._add("abandoned")  # nobody to answer: dropped unserved, as llama-cpp-python does
+                self.close_connection = True
+            else:
+                self._chat(fake, raw)
 
     def _chat(self, fake: FakeChatServer, raw: bytes) -> None:
         try:
@@ -396,7 +391,7 @@ class FakeChatServer:
 
     # -- bookkeeping used by the handler ----------------------------------------------------------------------
     def _add(self, counter: str, n: int = 1) -> None:
-        """Add ``n`` to the counter attribute named ``counter`` (``requests``, ``abandoned``, ``endless_bytes``)."""
+        """Add ``n`` to the counter attribute named ``counter`` (``abandoned``, ``endless_bytes``)."""
         with self._lock:
             setattr(self, counter, getattr(self, counter) + n)
 
@@ -405,16 +400,6 @@ class FakeChatServer:
             self.bodies.append(body)
             self.headers.append(headers)
             return self._faults.popleft() if self._faults else "ok"
-
-    def _enter(self) -> None:
-        with self._lock:
-            self.in_flight += 1
-            self.max_in_flight = max(self.max_in_flight, self.in_flight)
-
-    def _leave(self) -> None:
-        with self._turns:
-            self.in_flight -= 1
-            self._turns.notify_all()
 
     def wait_idle(self, timeout: float = 30.0) -> bool:
         """Wait until no chat request is inside the server (queued or served); ``False`` if ``timeout`` seconds
@@ -425,9 +410,13 @@ class FakeChatServer:
 
     @contextlib.contextmanager
     def _slot(self) -> Iterator[bool]:
-        """Wait for this request's turn (first come, first served) when the server has ``slots``; yields ``False``
-        when the server stopped first. Without ``slots`` every request is served at once."""
+        """A chat request's time inside the server (counted in ``requests`` and ``in_flight``): wait for its turn
+        (first come, first served) when the server has ``slots``; yields ``False`` when the server stopped first.
+        Without ``slots`` every request is served at once."""
         with self._turns:
+            self.requests += 1
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
             ticket = self._tickets
             self._tickets += 1
             self._queue.append(ticket)
@@ -446,6 +435,7 @@ class FakeChatServer:
             with self._turns:
                 if turn:
                     self.serving -= 1
+                self.in_flight -= 1
                 self._turns.notify_all()
 
     def _count_get(self, path: str) -> None:
