@@ -151,14 +151,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(400, f"invalid chat request: {exc}")
             return
         fault = fake._next_fault(body, dict(self.headers.items()))
-        if fake.latency_s > 0 and fake._stopping.wait(fake.latency_s):
-            self.close_connection = True
-            return
-        if fault == "hang":
-            fake._stopping.wait(fake.hang_s)
-            self.close_connection = True
-            return
-        if fault == "drop":
+        stopped = fake.latency_s > 0 and fake._stopping.wait(fake.latency_s)
+        if stopped or fault in ("hang", "drop"):  # no answer: the connection closes (a hang after hang_s)
+            if fault == "hang" and not stopped:
+                fake._stopping.wait(fake.hang_s)
             self.close_connection = True
             return
         if fault == "malformed":
