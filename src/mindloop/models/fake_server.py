@@ -93,13 +93,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
-        self.server.fake._opened(self.connection)
+        self.server.fake._locked(self.server.fake._connections.add, self.connection)
 
     def finish(self) -> None:
         try:
             super().finish()
         finally:
-            self.server.fake._closed(self.connection)
+            self.server.fake._locked(self.server.fake._connections.discard, self.connection)
 
     def log_message(self, format: str, *args: Any) -> None:
         """Silence the per-request log lines on stderr."""
@@ -114,7 +114,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         fake = self.server.fake
         path = self.path.rstrip("/")
-        fake._count_get(path)
+        fake._locked(fake.gets.append, path)
         if self._refused(fake):
             return
         data = fake._get_route(path)
@@ -434,10 +434,6 @@ class FakeChatServer:
                 self.in_flight -= 1
                 self._turns.notify_all()
 
-    def _count_get(self, path: str) -> None:
-        with self._lock:
-            self.gets.append(path)
-
     def _get_route(self, path: str) -> Any:
         """The JSON a GET of ``path`` answers, or ``None`` (404)."""
         if path == "/v1/models":
@@ -462,13 +458,10 @@ class FakeChatServer:
         with self._lock:
             self.requests_by_status[status] = self.requests_by_status.get(status, 0) + 1
 
-    def _opened(self, conn: socket.socket) -> None:
+    def _locked(self, change: Callable[[Any], object], item: Any) -> None:
+        """``change(item)`` under the lock: a GET path noted, a connection opened or closed."""
         with self._lock:
-            self._connections.add(conn)
-
-    def _closed(self, conn: socket.socket) -> None:
-        with self._lock:
-            self._connections.discard(conn)
+            change(item)
 
 
 def _serve_forever(argv: Sequence[str] | None = None) -> None:
