@@ -56,16 +56,14 @@ class GenerationConfig:
 
     def params(self) -> dict[str, Any]:
         """The parameters as a JSON-ready dict, leaving out unset ones (the request body and the cache key)."""
-        out: dict[str, Any] = {"temperature": self.temperature}
-        if self.max_tokens is not None:
-            out["max_tokens"] = self.max_tokens
-        if self.top_p is not None:
-            out["top_p"] = self.top_p
-        if self.stop:
-            out["stop"] = list(self.stop)
-        if self.seed is not None:
-            out["seed"] = self.seed
-        return out
+        given: dict[str, Any] = {
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "top_p": self.top_p,
+            "stop": list(self.stop) or None,
+            "seed": self.seed,
+        }
+        return {key: value for key, value in given.items() if value is not None}
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> GenerationConfig:

@@ -93,13 +93,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
-        self.server.fake._opened(self.connection)
+        self.server.fake._locked(self.server.fake._connections.add, self.connection)
 
     def finish(self) -> None:
         try:
             super().finish()
         finally:
-            self.server.fake._closed(self.connection)
+            self.server.fake._locked(self.server.fake._connections.discard, self.connection)
 
     def log_message(self, format: str, *args: Any) -> None:
         """Silence the per-request log lines on stderr."""
@@ -114,7 +114,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         fake = self.server.fake
         path = self.path.rstrip("/")
-        fake._count_get(path)
+        fake._locked(fake.gets.append, path)
         if self._refused(fake):
             return
         data = fake._get_route(path)
@@ -132,19 +132,14 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if self._refused(fake):
             return
-        fake._add("requests")
-        fake._enter()
-        try:
-            with fake._slot() as turn:
-                if not turn:  # stopping while queued
-                    self.close_connection = True
-                elif fake.slots is not None and _client_gone(self.connection):
-                    fake._add("abandoned")  # nobody to answer: dropped unserved, as llama-cpp-python does
-                    self.close_connection = True
-                else:
-                    self._chat(fake, raw)
-        finally:
-            fake._leave()
+        with fake._slot() as turn:
+            if not turn:  # stopping while queued
+                self.close_connection = True
+            elif fake.slots is not None and _client_gone(self.connection):
+                fake._add("abandoned")  # nobody to answer: dropped unserved, as llama-cpp-python does
+                self.close_connection = True
+            else:
+                self._chat(fake, raw)
 
     def _chat(self, fake: FakeChatServer, raw: bytes) -> None:
         try:
@@ -156,14 +151,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(400, f"invalid chat request: {exc}")
             return
         fault = fake._next_fault(body, dict(self.headers.items()))
-        if fake.latency_s > 0 and fake._stopping.wait(fake.latency_s):
-            self.close_connection = True
-            return
-        if fault == "hang":
-            fake._stopping.wait(fake.hang_s)
-            self.close_connection = True
-            return
-        if fault == "drop":
+        stopped = fake.latency_s > 0 and fake._stopping.wait(fake.latency_s)
+        if stopped or fault in ("hang", "drop"):  # no answer: the connection closes (a hang after hang_s)
+            if fault == "hang" and not stopped:
+                fake._stopping.wait(fake.hang_s)
             self.close_connection = True
             return
         if fault == "malformed":
@@ -177,18 +168,15 @@ class _Handler(BaseHTTPRequestHandler):
             headers = {"Retry-After": str(fake.retry_after)} if status == 429 and fake.retry_after is not None else {}
             self._send_error(status, fake.fault_message or f"injected fault {status}", headers)
             return
-        if fake.raw_reply is not None:
-            try:
-                payload = fake.raw_reply(messages, body)
-            except Exception as exc:  # a broken reply function shows up as a 500 naming it, not a dead thread
-                self._send_error(500, f"raw_reply failed: {type(exc).__name__}: {exc}")
-                return
-            self._send_raw(200, payload, fake.raw_headers)
-            return
+        raw_reply = fake.raw_reply
         try:
-            text = fake.reply(messages, body)
+            text: Any = fake.reply(messages, body) if raw_reply is None else raw_reply(messages, body)
         except Exception as exc:  # a broken reply function shows up as a 500 naming it, not a dead thread
-            self._send_error(500, f"reply function failed: {type(exc).__name__}: {exc}")
+            what = "reply function" if raw_reply is None else "raw_reply"
+            self._send_error(500, f"{what} failed: {type(exc).__name__}: {exc}")
+            return
+        if raw_reply is not None:  # raw_reply's whole body, sent as it is
+            self._send_raw(200, text, fake.raw_headers)
             return
         data: dict[str, Any] = {
             "id": f"chatcmpl-{fake.requests}",
@@ -206,11 +194,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send_endless(self, fake: FakeChatServer) -> None:
         """A 200 whose chunked body starts a completion and never ends (until the client leaves or the server stops)."""
-        self.server.fake._count_status(200)
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
+        self._send_head(200, [("Transfer-Encoding", "chunked")])
         chunk = b"a" * 65536
         frame = b"%x\r\n%s\r\n" % (len(chunk), chunk)
         self.close_connection = True
@@ -231,15 +215,18 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_raw(status, json.dumps(data).encode(), headers)
 
     def _send_raw(self, status: int, payload: bytes, headers: Mapping[str, str] | None = None) -> None:
+        self._send_head(status, [("Content-Length", str(len(payload))), *(headers or {}).items()])
+        self.wfile.write(payload)
+
+    def _send_head(self, status: int, headers: Iterable[tuple[str, str]]) -> None:
+        """The status line (counted, for a chat request) and the headers of a JSON answer."""
         if self.command == "POST":
             self.server.fake._count_status(status)
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        for key, value in (headers or {}).items():
+        for key, value in headers:
             self.send_header(key, value)
         self.end_headers()
-        self.wfile.write(payload)
 
 
 def _client_gone(conn: socket.socket) -> bool:
@@ -400,7 +387,7 @@ class FakeChatServer:
 
     # -- bookkeeping used by the handler ----------------------------------------------------------------------
     def _add(self, counter: str, n: int = 1) -> None:
-        """Add ``n`` to the counter attribute named ``counter`` (``requests``, ``abandoned``, ``endless_bytes``)."""
+        """Add ``n`` to the counter attribute named ``counter`` (``abandoned``, ``endless_bytes``)."""
         with self._lock:
             setattr(self, counter, getattr(self, counter) + n)
 
@@ -409,16 +396,6 @@ class FakeChatServer:
             self.bodies.append(body)
             self.headers.append(headers)
             return self._faults.popleft() if self._faults else "ok"
-
-    def _enter(self) -> None:
-        with self._lock:
-            self.in_flight += 1
-            self.max_in_flight = max(self.max_in_flight, self.in_flight)
-
-    def _leave(self) -> None:
-        with self._turns:
-            self.in_flight -= 1
-            self._turns.notify_all()
 
     def wait_idle(self, timeout: float = 30.0) -> bool:
         """Wait until no chat request is inside the server (queued or served); ``False`` if ``timeout`` seconds
@@ -429,9 +406,13 @@ class FakeChatServer:
 
     @contextlib.contextmanager
     def _slot(self) -> Iterator[bool]:
-        """Wait for this request's turn (first come, first served) when the server has ``slots``; yields ``False``
-        when the server stopped first. Without ``slots`` every request is served at once."""
+        """A chat request's time inside the server (counted in ``requests`` and ``in_flight``): wait for its turn
+        (first come, first served) when the server has ``slots``; yields ``False`` when the server stopped first.
+        Without ``slots`` every request is served at once."""
         with self._turns:
+            self.requests += 1
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
             ticket = self._tickets
             self._tickets += 1
             self._queue.append(ticket)
@@ -450,11 +431,8 @@ class FakeChatServer:
             with self._turns:
                 if turn:
                     self.serving -= 1
+                self.in_flight -= 1
                 self._turns.notify_all()
-
-    def _count_get(self, path: str) -> None:
-        with self._lock:
-            self.gets.append(path)
 
     def _get_route(self, path: str) -> Any:
         """The JSON a GET of ``path`` answers, or ``None`` (404)."""
@@ -480,13 +458,10 @@ class FakeChatServer:
         with self._lock:
             self.requests_by_status[status] = self.requests_by_status.get(status, 0) + 1
 
-    def _opened(self, conn: socket.socket) -> None:
+    def _locked(self, change: Callable[[Any], object], item: Any) -> None:
+        """``change(item)`` under the lock: a GET path noted, a connection opened or closed."""
         with self._lock:
-            self._connections.add(conn)
-
-    def _closed(self, conn: socket.socket) -> None:
-        with self._lock:
-            self._connections.discard(conn)
+            change(item)
 
 
 def _serve_forever(argv: Sequence[str] | None = None) -> None:

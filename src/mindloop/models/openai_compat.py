@@ -52,7 +52,6 @@ from urllib.parse import urlsplit
 
 import httpx
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
-from tenacity.wait import wait_base
 
 from mindloop.errors import (
     InvalidArgumentError,
@@ -152,10 +151,12 @@ def parse_retry_after(value: str | None, now: datetime | None = None) -> float |
     return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
-def _given_slots(value: Any) -> ServerParallelism | None:
-    """``options.extra["server_slots"]``: the server's slots as the user gave them (``None``/``"auto"``: ask it)."""
-    slots = None if value is None else checked_opt("openai", "server_slots", value)
-    return None if slots in (None, "auto") else ServerParallelism(slots, "server_slots option")
+def _extra_opt(options: ModelOptions, key: str) -> Any:
+    """``options.extra[key]`` checked against the backend's ``--model-opt`` declaration (``None`` when unset):
+    ``server_slots`` (the server's slots as the user gave them; ``None``/``"auto"``: ask it) or ``max_reply_bytes``
+    (the reply body cap; ``None``: :data:`DEFAULT_MAX_REPLY_BYTES`)."""
+    value = options.extra.get(key)
+    return None if value is None else checked_opt("openai", key, value)
 
 
 NO_SERVER_BACKOFF_S = 2.0
@@ -194,20 +195,6 @@ def _worth_retrying(exc: BaseException) -> bool:
     return isinstance(exc, _AttemptError) and exc.retry
 
 
-class _Backoff(wait_base):
-    """tenacity wait strategy: the failed attempt's ``Retry-After``, else the model's jittered backoff."""
-
-    def __init__(self, backoff: Callable[[int, float | None, float | None], float]) -> None:
-        self._backoff = backoff
-
-    def __call__(self, retry_state: RetryCallState) -> float:
-        outcome = retry_state.outcome
-        failed = outcome.exception() if outcome is not None and outcome.failed else None
-        retry_after = failed.wait_s if isinstance(failed, _AttemptError) else None
-        cap = NO_SERVER_BACKOFF_S if isinstance(failed, _AttemptError) and failed.no_server else None
-        return self._backoff(retry_state.attempt_number - 1, retry_after, cap)
-
-
 Sleep = Callable[[float], Awaitable[None]]
 """How the client waits between tries (``asyncio.sleep`` by default; tests inject a recorder)."""
 
@@ -218,12 +205,10 @@ def _server_message(response: httpx.Response) -> str:
     try:
         data = response.json()
     except (ValueError, RecursionError):
-        return printable(response.text.strip()[:300])
+        data = response.text.strip()
     if isinstance(data, Mapping):
-        error = data.get("error", data.get("detail", data))
-        if isinstance(error, Mapping):
-            error = error.get("message", error)
-        return printable(str(error)[:300])
+        data = data.get("error", data.get("detail", data))
+        data = data.get("message", data) if isinstance(data, Mapping) else data
     return printable(str(data)[:300])
 
 
@@ -273,6 +258,16 @@ def _completion_data(response: httpx.Response, url: str) -> dict[str, Any]:
     return dict(data)
 
 
+def _request_failure(exc: httpx.RequestError, url: str) -> _AttemptError:
+    """Why a request to ``url`` got no readable answer (not a timeout): nothing reached (a transport error:
+    :class:`ModelUnavailableError`) or a reply that cannot be read (an undecodable body, too many redirects:
+    :class:`ModelResponseError`); both are worth another try."""
+    if isinstance(exc, httpx.TransportError):
+        return _AttemptError(f"cannot reach {url}: {type(exc).__name__}: {exc}", retry=True, kind=ModelUnavailableError)
+    cause = f"unreadable reply from {url}: {type(exc).__name__}: {printable(str(exc))[:200]}"
+    return _AttemptError(cause, retry=True, kind=ModelResponseError)
+
+
 def _too_long(url: str, cap: int) -> str:
     return (
         f"reply from {url} is over {cap} bytes (max_reply_bytes): cut off there, unread (a server that streams "
@@ -289,11 +284,6 @@ async def _read_bounded(
     if over:
         raise _AttemptError(_too_long(url, cap), retry=False, kind=ModelResponseError)
     return response
-
-
-def _max_reply_bytes(value: Any) -> int:
-    """``options.extra["max_reply_bytes"]``: the reply body cap (default :data:`DEFAULT_MAX_REPLY_BYTES`)."""
-    return DEFAULT_MAX_REPLY_BYTES if value is None else int(checked_opt("openai", "max_reply_bytes", value))
 
 
 def _generated_tokens(data: Mapping[str, Any]) -> int:
@@ -330,11 +320,12 @@ class OpenAIChatModel:
             validate_base_url(base, name="OPENAI_BASE_URL")
         self.base_url = base.rstrip("/")
         self._key = api_key(options.api_key_env)
-        self.max_reply_bytes = _max_reply_bytes(options.extra.get("max_reply_bytes"))
+        self.max_reply_bytes: int = _extra_opt(options, "max_reply_bytes") or DEFAULT_MAX_REPLY_BYTES
         self.url = f"{self.base_url}/chat/completions"
         self.requests_sent = 0
         self.retries = 0
-        self.parallelism: ServerParallelism | None = _given_slots(options.extra.get("server_slots"))
+        slots = _extra_opt(options, "server_slots")
+        self.parallelism = None if slots in (None, "auto") else ServerParallelism(slots, "server_slots option")
         """What the server said about the requests it serves at once (``None`` until the first call asks)."""
         self._rng = random.Random(options.extra.get("retry_seed"))
         self._sleep: Sleep = sleep or asyncio.sleep
@@ -425,7 +416,7 @@ class OpenAIChatModel:
         start = time.perf_counter()
         retrying = AsyncRetrying(
             stop=stop_after_attempt(1 + self.options.max_retries),
-            wait=_Backoff(self._backoff),
+            wait=self._wait,
             retry=retry_if_exception(_worth_retrying),
             sleep=self._sleep,
             before_sleep=self._count_retry,
@@ -468,16 +459,12 @@ class OpenAIChatModel:
             except (TimeoutError, httpx.TimeoutException) as exc:
                 overloaded = True
                 raise _AttemptError(self._timeout_cause(ticket), retry=True, kind=ModelTimeoutError) from exc
-            except httpx.TransportError as exc:
-                cause = f"cannot reach {self.url}: {type(exc).__name__}: {exc}"
-                failed = _AttemptError(cause, retry=True, kind=ModelUnavailableError)
-                failed.no_server = outages.finds_no_server(exc)
+            except httpx.RequestError as exc:  # nothing reached, or a body that cannot be decoded (bad gzip)
+                failed = _request_failure(exc, self.url)
+                failed.no_server = isinstance(exc, httpx.TransportError) and outages.finds_no_server(exc)
                 if failed.no_server:
-                    outages.report_failure(cause)
+                    outages.report_failure(failed.cause)
                 raise failed from exc
-            except httpx.RequestError as exc:  # a body that cannot be decoded (bad gzip), too many redirects
-                cause = f"unreadable reply from {self.url}: {type(exc).__name__}: {printable(str(exc))[:200]}"
-                raise _AttemptError(cause, retry=True, kind=ModelResponseError) from exc
             answered = True
             no_server = outages.answer_finds_no_server(response.status_code, response.headers)
             if no_server:
@@ -508,6 +495,14 @@ class OpenAIChatModel:
         if ticket.ahead and waited > self.options.timeout_s * 1.01:
             cause += f" ({waited:.1f} s in all, sent behind {ticket.ahead} request(s) of this client)"
         return cause
+
+    def _wait(self, retry_state: RetryCallState) -> float:
+        """tenacity wait strategy: the failed attempt's ``Retry-After``, else the jittered :meth:`_backoff`."""
+        outcome = retry_state.outcome
+        failed = outcome.exception() if outcome is not None and outcome.failed else None
+        retry_after = failed.wait_s if isinstance(failed, _AttemptError) else None
+        cap = NO_SERVER_BACKOFF_S if isinstance(failed, _AttemptError) and failed.no_server else None
+        return self._backoff(retry_state.attempt_number - 1, retry_after, cap)
 
     def _backoff(self, attempt: int, retry_after: float | None, cap: float | None = None) -> float:
         """Seconds before retry ``attempt + 1`` (0-based): the server's ``Retry-After`` or capped exponential full
@@ -570,24 +565,17 @@ class OpenAIChatModel:
                     if slow and await _answers_openapi(client, self.base_url, end):
                         return  # connected, busy: the first call will wait its turn
                     url, response = await asking
-            except _AttemptError as exc:
-                raise ModelResponseError(f"pre-flight: {exc.cause}", model=self.name) from None
             except (TimeoutError, httpx.TimeoutException) as exc:
                 raise ModelUnavailableError(
                     f"pre-flight: no answer from {url} within {deadline:g} s; check --base-url and that the server "
                     "is up",
                     model=self.name,
                 ) from exc
-            except httpx.RequestError as exc:
-                if not isinstance(exc, httpx.TransportError):  # an undecodable body, too many redirects
-                    detail = printable(str(exc))[:200]
-                    cause = f"pre-flight: unreadable reply from {url}: {type(exc).__name__}: {detail}"
-                    raise ModelResponseError(cause, model=self.name) from exc
-                raise ModelUnavailableError(
-                    f"pre-flight: cannot reach {url} ({type(exc).__name__}: {exc}); check --base-url and that the "
-                    "server is up",
-                    model=self.name,
-                ) from exc
+            except (_AttemptError, httpx.RequestError) as exc:  # cut off, nothing reached, or an undecodable body
+                failed = exc if isinstance(exc, _AttemptError) else _request_failure(exc, url)
+                hint = "; check --base-url and that the server is up" if failed.kind is ModelUnavailableError else ""
+                cause = None if failed is exc else exc  # a cut-off reply is the whole story
+                raise failed.kind(f"pre-flight: {failed.cause}{hint}", model=self.name) from cause
             finally:
                 asking.cancel()  # done already, or no longer wanted
                 await asyncio.gather(asking, return_exceptions=True)

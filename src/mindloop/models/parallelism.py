@@ -108,9 +108,15 @@ def _positive_int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 1 else None
 
 
+def _field(data: Any, key: str) -> Any:
+    """``data[key]`` when ``data`` is a mapping (``None`` otherwise, or when it lacks ``key``): a probe's answer may
+    hold anything."""
+    return data.get(key) if isinstance(data, Mapping) else None
+
+
 def _llamacpp_props(data: Any) -> int | None:
     """llama.cpp server ``/props``: ``{"total_slots": N, "default_generation_settings": {...}, ...}``."""
-    return _positive_int(data.get("total_slots")) if isinstance(data, Mapping) else None
+    return _positive_int(_field(data, "total_slots"))
 
 
 def _llamacpp_slots(data: Any) -> int | None:
@@ -123,21 +129,16 @@ def _llamacpp_slots(data: Any) -> int | None:
 def _llama_cpp_python(data: Any) -> int | None:
     """llama-cpp-python's server answers ``/openapi.json`` titled ``🦙 llama.cpp Python API``; it runs one request
     at a time (every completion holds one lock around its one ``Llama`` object)."""
-    info = data.get("info") if isinstance(data, Mapping) else None
-    title = info.get("title") if isinstance(info, Mapping) else None
+    title = _field(_field(data, "info"), "title")
     return 1 if isinstance(title, str) and "llama.cpp python" in title.lower() else None
 
 
 def _sglang_info(data: Any) -> int | None:
     """SGLang ``/get_server_info`` (``/server_info`` in newer releases): its server arguments, with
     ``max_running_requests`` (the batch size it runs; more requests wait in its queue)."""
-    if not isinstance(data, Mapping):
-        return None
-    found = _positive_int(data.get("max_running_requests"))
-    states = data.get("internal_states")
-    if found is None and isinstance(states, list) and states and isinstance(states[0], Mapping):
-        found = _positive_int(states[0].get("max_running_requests"))
-    return found
+    states = _field(data, "internal_states")
+    first = states[0] if isinstance(states, list) and states else None
+    return _positive_int(_field(data, "max_running_requests")) or _positive_int(_field(first, "max_running_requests"))
 
 
 _PROBES: tuple[tuple[str, Callable[[Any], int | None], str], ...] = (

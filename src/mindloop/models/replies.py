@@ -68,10 +68,12 @@ def _reason(exc: ParseError) -> str:
 
 async def _call(
     model: ChatModel, messages: Sequence[Message], config: GenerationConfig
-) -> tuple[Completion, CallRecord | None]:
+) -> tuple[Completion, CallRecord]:
+    """One call and its record: a recording model's own, else a record no ledger keeps (so :func:`ask` notes how
+    every reply fared one way)."""
     if isinstance(model, RecordingModel):
         return await model.generate_recorded(messages, config)
-    return await model.generate(messages, config), None
+    return await model.generate(messages, config), CallRecord("", [], {})
 
 
 class Asked(NamedTuple, Generic[T]):
@@ -130,19 +132,16 @@ async def ask(
         for attempt in range(retries + 1):
             completion, record = await _call(model, history, config)
             texts.append(completion.text)
-            if record is not None:
-                record.attempt = attempt
+            record.attempt = attempt
             try:
                 value = parse(completion.text)
             except ParseError as exc:
-                if record is not None:
-                    record.parsed, record.reject_reason = False, _reason(exc)
+                record.parsed, record.reject_reason = False, _reason(exc)
                 if attempt == retries:
                     raise
                 history += [{"role": "assistant", "content": completion.text}, retry_message(_reason(exc))]
                 continue
-            if record is not None:
-                record.parsed = True
+            record.parsed = True
             return Asked(value, completion, tuple(texts))
     except MindloopError as exc:
         exc.replies = tuple(texts)
