@@ -185,13 +185,8 @@ def read(
             got = True
         if not got and sentence.strip() and _REF_RE.search(sentence):
             unread.append(sentence.strip())
-    seen: set[tuple[str, str]] = set()
-    unique = []
-    for f in reversed(facts):  # later statements about a slot win
-        if f.key not in seen:
-            seen.add(f.key)
-            unique.append(f)
-    return Reading(tuple(reversed(unique)), plan, tuple(unread))
+    last = {f.key: i for i, f in enumerate(facts)}  # later statements about a slot win
+    return Reading(tuple(f for i, f in enumerate(facts) if last[f.key] == i), plan, tuple(unread))
 
 
 def _place(ref: str, prep: str, where: str, inside: str, is_room: Callable[[str], bool]) -> Fact:

@@ -120,10 +120,10 @@ def section(text: str, key: str, keys: Sequence[str], extra: Mapping[str, str] |
     return next((s.text for s in found if s.text), "")
 
 
-def _refused(reason: str, text: str, limit: int = 300) -> ParseError:
-    """The error a reader raises: ``cobel-llm: {reason}``, quoting the first ``limit`` characters of ``text`` (the
+def _refused(reason: str, text: str, limit: int = 300, *, who: str = "cobel-llm") -> ParseError:
+    """The error a reader raises: ``{who}: {reason}``, quoting the first ``limit`` characters of ``text`` (the
     reply, or the answer read in it)."""
-    return ParseError(f"cobel-llm: {reason}", text=text[:limit])
+    return ParseError(f"{who}: {reason}", text=text[:limit])
 
 
 def _clean(text: str) -> str:
@@ -569,7 +569,7 @@ def read_words(reply: str, partner: str | None = None, *, bed: str | None = None
     """
     said, plan = _beliefs_and_plan(reply, "beliefs", ("plan",), {"beliefs": r"beliefs?"}, partner, bed)
     if said is None:
-        raise ParseError("cobel-llm (no SBR): the reply has no 'Beliefs:' section", text=reply[:300])
+        raise _refused("the reply has no 'Beliefs:' section", reply, who="cobel-llm (no SBR)")
     text = re.sub(r"\s*\n\s*", " ", said).strip()
     return ("" if _none(text) else text[:600]), plan
 
@@ -589,10 +589,8 @@ def read_rules(reply: str) -> RuleReply:
     zero = section(reply, "zero_rules", keys)
     first = section(reply, "first_rules", keys)
     if zero is None or first is None:
-        raise ParseError(
-            "rule construction: the reply needs 'Zero order belief rules:' and 'First order belief rules:'",
-            text=reply[:300],
-        )
+        needs = "the reply needs 'Zero order belief rules:' and 'First order belief rules:'"
+        raise _refused(needs, reply, who="rule construction")
     return RuleReply("\n".join(_belief_lines(zero)), "\n".join(_belief_lines(first)))
 
 
@@ -602,7 +600,7 @@ def read_review(reply: str) -> tuple[bool, str]:
     keys = ("reasoning", "suggestions", "satisfied")
     verdict = section(reply, "satisfied", keys)
     if verdict is None:
-        raise ParseError("rule construction: Bob's reply has no 'Satisfied:' line", text=reply[:300])
+        raise _refused("Bob's reply has no 'Satisfied:' line", reply, who="rule construction")
     low = verdict.lower()
     if re.match(r"\W*unsatisfied\b", low):
         satisfied = False

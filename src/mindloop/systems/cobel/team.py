@@ -416,6 +416,10 @@ class CollabAgent(TeamAgent):
         )
         self._queue(text + " What do you think?", facts, f"capo proposal: {why}")
         self._pending_final = True
+        self._adopt(plan)
+
+    def _adopt(self, plan: Mapping[str, Intent]) -> None:
+        """Take ``plan`` (a step per agent) as the agreed one and drop my current step to pick mine from it."""
         self._assigned = dict(plan)
         self.intent = None
 
@@ -435,8 +439,7 @@ class CollabAgent(TeamAgent):
     def _capo_hear(self, sender: str, text: str) -> None:
         assigned = {m.group(1): Intent(m.group(2), m.group(3).replace(" ", "")) for m in _ASSIGN.finditer(text)}
         if "Proposed plan" in text:
-            self._assigned = assigned
-            self.intent = None
+            self._adopt(assigned)
             view = self.mind.view()
             facts = self.domain.relevant_facts(view, self.name)
             mine = assigned.get(self.name)
@@ -446,13 +449,11 @@ class CollabAgent(TeamAgent):
             self._queue(reply, facts, "capo reply")
             self._last_discussion = self._now
         elif "Final plan" in text:
-            self._assigned = assigned
-            self.intent = None
+            self._adopt(assigned)
         elif getattr(self, "_pending_final", False) and "I agree" in text:
             self._pending_final = False
             plan = self._joint_plan(self.mind.view())
-            self._assigned = dict(plan)
-            self.intent = None
+            self._adopt(plan)
             self._queue(f"Final plan: {_plan_text(plan)}.", [], "capo final plan")
 
 

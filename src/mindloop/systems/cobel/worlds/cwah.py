@@ -98,6 +98,11 @@ class _Agent:
     progress: int = 0
     facing: int = 0
 
+    def halt(self) -> None:
+        """Stop on the way between rooms: no next room, no steps toward it."""
+        self.transit = None
+        self.progress = 0
+
 
 _HOUSE = _make_house()
 
@@ -198,8 +203,7 @@ class CwahEnv(TransportEnv[CwahObservation]):
         if kind == "walk":
             return self._walk(ag, act.target, t, events)
         if ag.transit is not None and kind != "send_message":
-            ag.transit = None
-            ag.progress = 0
+            ag.halt()
         if kind in ("turn_left", "turn_right"):
             ag.facing = (ag.facing + (1 if kind == "turn_right" else -1)) % 12
             return True, ""
@@ -228,8 +232,7 @@ class CwahEnv(TransportEnv[CwahObservation]):
         if ent.kind == "room":
             if ent.id == ag.room:
                 ag.near = None
-                ag.transit = None
-                ag.progress = 0
+                ag.halt()
                 return True, ""
             nxt = self.layout.next_hop(ag.room, ent.id)
             if ag.transit != nxt:
@@ -238,13 +241,11 @@ class CwahEnv(TransportEnv[CwahObservation]):
             ag.near = None
             ag.progress += 1
             if ag.progress >= HOP_STEPS:
-                ag.transit = None
-                ag.progress = 0
+                ag.halt()
                 self._cross(ag, nxt, t, events)
             return True, ""
         if ag.transit is not None:
-            ag.transit = None
-            ag.progress = 0
+            ag.halt()
         if self.room_of.get(ent.id) != ag.room or not self._visible(ent.id):
             return False, f"walk: {ent.ref} is not visible in {self.entities[ag.room].ref}"
         ag.near = ent.id
