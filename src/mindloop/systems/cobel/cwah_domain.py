@@ -16,7 +16,7 @@ from mindloop.systems.cobel.mind import CLAIM, Intent, Mind, WorldView
 from mindloop.systems.cobel.team import Domain, IntentFailed, entity_id, entity_name
 from mindloop.systems.cobel.worlds.common import Action, Layout
 from mindloop.systems.cobel.worlds.cwah_spec import FURNITURE as _FURNITURE
-from mindloop.systems.cobel.worlds.cwah_spec import HOP_STEPS, CwahObservation, GoalPredicate
+from mindloop.systems.cobel.worlds.cwah_spec import HOP_STEPS, CwahObservation, GoalPredicate, Seen
 
 __all__ = ["CwahDomain", "toward_room_of"]
 
@@ -37,6 +37,13 @@ def toward_room_of(view: WorldView, ref: str, here: str, verb: str) -> Action | 
 def _near(obs: CwahObservation, eid: int, then: Action) -> Action:
     """``then`` once next to entity ``eid``, else a walk to it."""
     return then if obs.near == eid else Action("walk", eid)
+
+
+def _here(visible: Mapping[str, Seen], ref: str) -> Seen:
+    """What is seen of ``ref`` now; :class:`IntentFailed` when it is not here."""
+    if ref not in visible:
+        raise IntentFailed(f"{ref} not here")
+    return visible[ref]
 
 
 _TURN = Action("turn_left")
@@ -253,9 +260,7 @@ class CwahDomain(Domain):
         if intent.verb == "check":
             if (go := toward_room_of(view, intent.target, here, "walk")) is not None:
                 return go
-            s = visible.get(intent.target)
-            if s is None:
-                raise IntentFailed(f"{intent.target} not here")
+            s = _here(visible, intent.target)
             if s.state == "opened":
                 return None
             return _near(obs, s.entity.id, Action("open", s.entity.id))
@@ -269,9 +274,7 @@ class CwahDomain(Domain):
                 raise IntentFailed(f"do not know where {intent.target} is")
             if (go := toward_room_of(view, holder, here, "walk")) is not None:
                 return go
-            hs = visible.get(holder)
-            if hs is None:
-                raise IntentFailed(f"{holder} not here")
+            hs = _here(visible, holder)
             if intent.target not in visible:
                 if hs.entity.kind == "container" and hs.state == "closed":
                     return _near(obs, hs.entity.id, Action("open", hs.entity.id))
@@ -286,9 +289,7 @@ class CwahDomain(Domain):
                 return None
             if (go := toward_room_of(view, intent.target, here, "walk")) is not None:
                 return go
-            ts = visible.get(intent.target)
-            if ts is None:
-                raise IntentFailed(f"{intent.target} not here")
+            ts = _here(visible, intent.target)
             tid = ts.entity.id
             closed = ts.entity.kind == "container" and ts.state != "opened"
             return _near(obs, tid, Action("open", tid) if closed else Action("put", tid, matching[0].id))
