@@ -256,7 +256,7 @@ def parse_action(text: str) -> Action | Failure:
 
 def parse_actions(text: str) -> list[Action | Failure]:
     """Parse a sequence like ``walk (fridge), open (fridge), pick (apple).`` into actions (or failures)."""
-    out: list[Action | Failure] = []
+    pieces: list[str] = []
     depth = 0
     quote = ""
     buf: list[str] = []
@@ -271,16 +271,12 @@ def parse_actions(text: str) -> list[Action | Failure]:
         elif ch == ")":
             depth = max(0, depth - 1)
         elif ch in ",;\n" and depth == 0:
-            piece = "".join(buf).strip().rstrip(".")
-            if piece:
-                out.append(parse_action(piece))
+            pieces.append("".join(buf))
             buf = []
             continue
         buf.append(ch)
-    piece = "".join(buf).strip().rstrip(".")
-    if piece:
-        out.append(parse_action(piece))
-    return out
+    pieces.append("".join(buf))
+    return [parse_action(piece) for piece in (p.strip().rstrip(".") for p in pieces) if piece]
 
 
 def format_actions(actions: list[Action] | tuple[Action, ...]) -> str:
