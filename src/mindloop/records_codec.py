@@ -4,19 +4,23 @@ A record class derives from :class:`Record` and gets ``to_dict``/``from_dict``. 
 ``bool``, ``str | None``, ``int | None`` or ``dict[str, str]`` is written as itself; ``tuple[X, ...]`` as a list of
 ``X``; an enum as its value; a record class (named in the record's module) as its ``to_dict``. A record class
 gives the codecs of its other annotations in ``CODECS``, and a field may give its own codec in its metadata
-(``{"codec": (write, read)}``, or :func:`rows`). Each class's plan is computed once (cached).
+(``{"codec": (write, read)}``, or :func:`rows`). Each class's plan is computed once (cached). A record class that
+names its ``KIND`` reads a bad record as one :class:`~mindloop.errors.InvalidArgumentError` (:func:`not_a`).
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import MISSING, fields
 from enum import Enum
 from functools import cache
 from typing import Any, ClassVar, Self, cast
 
-__all__ = ["Codec", "Record", "keyed", "read_record", "rows", "write_record"]
+from mindloop.errors import InvalidArgumentError
+
+__all__ = ["Codec", "Record", "keyed", "not_a", "read_record", "rows", "write_record"]
 
 Codec = tuple[Callable[[Any], Any], Callable[[Any], Any]]
 """How a field's value is written as JSON data and read back."""
@@ -95,6 +99,19 @@ def read_record(cls: Any, data: Mapping[str, Any]) -> Any:
     return cls(**values)
 
 
+@contextmanager
+def not_a(kind: str | None) -> Iterator[None]:
+    """Inside, a record that lacks a field or holds a value that does not convert (``KeyError``, ``TypeError``,
+    ``ValueError``) is one :class:`~mindloop.errors.InvalidArgumentError`, ``not a <kind>: <error class>: <error>``;
+    with no ``kind`` the error passes unchanged."""
+    try:
+        yield
+    except (KeyError, TypeError, ValueError) as exc:
+        if kind is None:
+            raise
+        raise InvalidArgumentError(f"not a {kind}: {type(exc).__name__}: {exc}") from None
+
+
 class Record:
     """``to_dict``/``from_dict`` of a dataclass record, field by field (:func:`write_record`, :func:`read_record`)."""
 
@@ -103,6 +120,8 @@ class Record:
     """Codecs of the annotations this module does not know (type aliases, classes of other packages)."""
     READ_MISSING: ClassVar[Mapping[str, Any]] = {}
     """What a record without these fields reads as, for fields the constructor requires."""
+    KIND: ClassVar[str | None] = None
+    """What a bad record is said not to be (``scenario record``: ``not a scenario record: KeyError: 'seed'``)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: every field, in order."""
@@ -110,5 +129,6 @@ class Record:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Self:
-        """Inverse of :meth:`to_dict`."""
-        return cast(Self, read_record(cls, data))
+        """Inverse of :meth:`to_dict`; a bad record raises as :func:`not_a` says (``KIND``)."""
+        with not_a(cls.KIND):
+            return cast(Self, read_record(cls, data))

@@ -140,6 +140,8 @@ class GoldEpisode(Record):
     plan: tuple[str, ...]
     windows: tuple[GoldWindow, ...]
 
+    KIND: ClassVar[str | None] = "gold episode record"
+
     @property
     def n_decisions(self) -> int:
         """Gold trigger operations over all windows."""
@@ -149,14 +151,6 @@ class GoldEpisode(Record):
     def n_non_noop(self) -> int:
         """Gold trigger operations other than ``noop``."""
         return sum(1 for w in self.windows for o in w.ops if o[0] != "noop")
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Self:
-        """Inverse of :meth:`to_dict`."""
-        try:
-            return super().from_dict(data)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise InvalidArgumentError(f"not a gold episode record: {type(exc).__name__}: {exc}") from None
 
 
 # ---- gold derivation ------------------------------------------------------------------------------------------

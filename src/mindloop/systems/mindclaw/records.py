@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Self, cast
+from typing import Any, ClassVar
 
-from mindloop.errors import InvalidArgumentError
-from mindloop.records_codec import Record, read_record
+from mindloop.records_codec import Record
 
 __all__ = ["GOAL_KINDS", "ActionPlan", "ExecutionResult", "ReasoningRecord", "StepOutcome"]
 
@@ -40,14 +38,9 @@ class ReasoningRecord(Record):
     text: str = ""
     error: str = ""
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Self:
-        """Inverse of :meth:`to_dict` (every field, in order): a missing field takes its default, except ``actor``
-        and ``object``, which have none."""
-        try:
-            return cast(Self, read_record(cls, data))
-        except (KeyError, TypeError) as exc:
-            raise InvalidArgumentError(f"not a reasoning record: {exc}") from None
+    KIND: ClassVar[str | None] = "reasoning record"
+    """``from_dict`` reads every field, in order: a missing field takes its default, except ``actor`` and
+    ``object``, which have none."""
 
 
 @dataclass(frozen=True, slots=True)

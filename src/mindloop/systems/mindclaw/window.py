@@ -54,6 +54,8 @@ class WindowEvent(Record):
 
     CODECS: ClassVar[Mapping[str, Codec]] = {"Fact": (lambda f: [f.subject, f.relation, f.value], _read_fact)}
     READ_MISSING: ClassVar[Mapping[str, Any]] = {"kind": "other", "actor": "", "verb": ""}
+    KIND: ClassVar[str | None] = "window event"
+    """``from_dict``: missing optional keys take their defaults."""
 
     t: int
     kind: str
@@ -65,14 +67,6 @@ class WindowEvent(Record):
     failure: str = field(default="", metadata=_BLANK)
     facts: tuple[Fact, ...] = ()
     witnesses: tuple[str, ...] = ()
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Self:
-        """Inverse of :meth:`to_dict`; missing optional keys take their defaults."""
-        try:
-            return cast(Self, read_record(cls, data))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise InvalidArgumentError(f"not a window event: {type(exc).__name__}: {exc}") from None
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,8 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from mindloop.errors import InvalidArgumentError
-from mindloop.records_codec import Record, read_record, rows, write_record
+from mindloop.records_codec import Record, not_a, read_record, rows, write_record
 
 __all__ = ["WorldSetup"]
 
@@ -59,9 +58,7 @@ class WorldSetup(Record):
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> WorldSetup:
         """Inverse of :meth:`to_dict`; raises :class:`~mindloop.errors.InvalidArgumentError` on a bad record."""
-        try:
+        with not_a("world setup record"):
             setup: WorldSetup = read_record(cls, data)
             camera = None if data.get("camera_all_rooms", True) else tuple(str(c) for c in data["camera"])
             return replace(setup, camera=camera)
-        except (KeyError, TypeError) as exc:
-            raise InvalidArgumentError(f"not a world setup record: missing or malformed {exc}") from None

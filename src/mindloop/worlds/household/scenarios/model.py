@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar
 
 from mindloop.beliefs import Event, EventKind, Fact, Source, Utterance
 from mindloop.errors import InvalidArgumentError
@@ -225,6 +225,8 @@ class Scenario(_Record):
     split: str = ""
     meta: tuple[Note, ...] = field(default=())
 
+    KIND: ClassVar[str | None] = "scenario record"
+
     @property
     def help_needed(self) -> bool:
         """Whether the robot should intervene (``False`` for controls)."""
@@ -259,11 +261,3 @@ class Scenario(_Record):
         derived = {"help_needed": self.help_needed, "n_humans": self.n_humans, "has_dialogue": self.has_dialogue}
         data = {**write_record(self), **derived, "layout": self.layout, "gold_text": self.gold.to_text()}
         return {key: data[key] for key in SCHEMA}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Self:
-        """Inverse of :meth:`to_dict`; raises :class:`~mindloop.errors.InvalidArgumentError` on a bad record."""
-        try:
-            return super().from_dict(data)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise InvalidArgumentError(f"not a scenario record: {type(exc).__name__}: {exc}") from None
