@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Protocol, Self, cast, runtime_checkable
 from mindloop.beliefs import Fact
 from mindloop.beliefs.vocab import ROBOT
 from mindloop.errors import InvalidArgumentError
-from mindloop.records_codec import Codec, Record, read_record, rows
+from mindloop.records_codec import Codec, Record, not_a, read_record, rows
 
 __all__ = [
     "EMPTY_CANDIDATES",
@@ -224,7 +224,7 @@ class DictScene(MapScene):
     """
 
     def __init__(self, data: Mapping[str, Any]) -> None:
-        try:
+        with not_a("scene record", AttributeError):
             places = data.get("places", {})
             items = data.get("items", {})
             agents = data.get("agents", {})
@@ -246,8 +246,6 @@ class DictScene(MapScene):
             }
             self._feels = {str(a): (None if not v.get("feels") else str(v["feels"])) for a, v in agents.items()}
             self._power = bool(data.get("power", True))
-        except (AttributeError, TypeError, ValueError) as exc:
-            raise InvalidArgumentError(f"not a scene record: {type(exc).__name__}: {exc}") from None
 
     def location(self, item: str) -> str | None:
         """Recorded location of an item."""
