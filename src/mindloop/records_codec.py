@@ -100,13 +100,13 @@ def read_record(cls: Any, data: Mapping[str, Any]) -> Any:
 
 
 @contextmanager
-def not_a(kind: str | None, *also: type[Exception]) -> Iterator[None]:
-    """Inside, a record that lacks a field or holds a value that does not convert (``KeyError``, ``TypeError``,
-    ``ValueError``, and the errors ``also`` names) is one :class:`~mindloop.errors.InvalidArgumentError`, ``not a
-    <kind>: <error class>: <error>``; with no ``kind`` the error passes unchanged."""
+def not_a(kind: str | None, errors: tuple[type[Exception], ...] = (KeyError, TypeError, ValueError)) -> Iterator[None]:
+    """Inside, a record that lacks a field or holds a value that does not convert (``errors``) is one
+    :class:`~mindloop.errors.InvalidArgumentError`, ``not a <kind>: <error class>: <error>``; with no ``kind`` the
+    error passes unchanged."""
     try:
         yield
-    except (KeyError, TypeError, ValueError, *also) as exc:
+    except errors as exc:
         if kind is None:
             raise
         raise InvalidArgumentError(f"not a {kind}: {type(exc).__name__}: {exc}") from None

@@ -224,7 +224,7 @@ class DictScene(MapScene):
     """
 
     def __init__(self, data: Mapping[str, Any]) -> None:
-        with not_a("scene record", AttributeError):
+        with not_a("scene record", (AttributeError, TypeError, ValueError)):
             places = data.get("places", {})
             items = data.get("items", {})
             agents = data.get("agents", {})

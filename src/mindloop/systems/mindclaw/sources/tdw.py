@@ -28,6 +28,7 @@ from typing import Any
 
 from mindloop.beliefs.vocab import ROBOT
 from mindloop.errors import InvalidArgumentError
+from mindloop.records_codec import not_a
 from mindloop.systems.mindclaw.records import ActionPlan, ExecutionResult
 from mindloop.systems.mindclaw.sources.base import compile_plan, not_executed, read_recording, step_ids
 from mindloop.systems.mindclaw.sources.snapshots import SnapshotState, snapshot_windows
@@ -39,13 +40,11 @@ __all__ = ["ThreeDWorldAdapter", "read_frame"]
 
 def read_frame(frame: Mapping[str, Any], *, robot: str = ROBOT) -> tuple[SnapshotState, dict[str, int]]:
     """One TDW snapshot as a :class:`SnapshotState`, with the map from canonical name to TDW id."""
-    try:
+    with not_a("TDW snapshot", (KeyError, TypeError, AttributeError)):
         regions = {str(k): str(v) for k, v in frame["regions"].items()}
         objects = {str(k): dict(v) for k, v in frame["objects"].items()}
         replicants = {str(k): dict(v) for k, v in frame.get("replicants", {}).items()}
         containment = {str(k): [str(x) for x in v] for k, v in frame.get("containment", {}).items()}
-    except (KeyError, TypeError, AttributeError) as exc:
-        raise InvalidArgumentError(f"not a TDW snapshot: {exc}") from None
     state = SnapshotState(robot=robot)
     state.rooms = sorted(set(regions.values()))
     ids: dict[str, int] = {}
