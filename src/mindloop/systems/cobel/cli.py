@@ -23,9 +23,7 @@ __all__ = ["cobel_app"]
 cobel_app = system_group("cobel")
 
 
-class _World(StrEnum):
-    cwah = "cwah"
-    tdw_mat = "tdw-mat"
+_World = StrEnum("_World", ["cwah", "tdw-mat"])
 
 
 @cobel_app.command("play")
