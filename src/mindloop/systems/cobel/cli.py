@@ -8,14 +8,13 @@ per run, every model-driven column from the same model.
 
 from __future__ import annotations
 
-import json
 import textwrap
 from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
 
-from mindloop.console import JsonFlag, out_console
+from mindloop.console import JsonFlag, emit_json, out_console
 from mindloop.systems import system_group
 
 __all__ = ["cobel_app"]
@@ -53,7 +52,7 @@ def play(
             mind = agent.mind
             sbl[name] = mind.sbl() + [line for partner in mind.partners for line in mind.sbl(partner)]
     if as_json:
-        print(json.dumps({**result.to_dict(), **({"beliefs": sbl} if beliefs else {})}))
+        emit_json({**result.to_dict(), **({"beliefs": sbl} if beliefs else {})})
         return
     console = out_console()
     done = "finished" if result.finished else "budget spent"
@@ -121,7 +120,7 @@ def table(
         raise InvalidArgumentError(f"the model-driven columns come from different models ({got}): rerun with one")
     counters = metrics.token_counters(columns)
     if as_json:
-        print(json.dumps({"model": next(iter(models.values()), None), "tokenizers": counters, "columns": columns}))
+        emit_json({"model": next(iter(models.values()), None), "tokenizers": counters, "columns": columns})
         return
     model = next(iter(models.values()), "no model")
     print(f"Table 2 (C-WAH, symbolic observation), every model-driven column from {model}")

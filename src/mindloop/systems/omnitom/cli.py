@@ -19,9 +19,7 @@ store."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -29,7 +27,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from mindloop.console import JsonFlag, err_console, json_opt, out_console, out_opt
+from mindloop.console import JsonFlag, emit, emit_json, err_console, json_opt, out_console, out_opt
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems import system_group
 
@@ -108,7 +106,7 @@ def score(
 
     result = asyncio.run(run())
     if as_json:
-        print(json.dumps(result.to_json()))
+        emit_json(result.to_json())
     else:
         _show_score(result, pred.name)
     _warn(result)
@@ -190,21 +188,19 @@ def annotate(
         raise InvalidArgumentError("--json prints a summary; give --out FILE for the records")
     result = annotate_story_file(story_file, max_order=max_order)
     if out is None:
-        sys.stdout.write(dump_records(result.records))
+        emit(dump_records(result.records), None)
     else:
         write_records(out, result.records)
     n_beliefs = sum(len(r.beliefs) for r in result.records)
     if as_json:
-        print(
-            json.dumps(
-                {
-                    "format": result.format,
-                    "n_stories": len(result.records),
-                    "n_beliefs": n_beliefs,
-                    "skipped": [{"where": w, "reason": why} for w, why in result.skipped],
-                    "out": str(out),
-                }
-            )
+        emit_json(
+            {
+                "format": result.format,
+                "n_stories": len(result.records),
+                "n_beliefs": n_beliefs,
+                "skipped": [{"where": w, "reason": why} for w, why in result.skipped],
+                "out": str(out),
+            }
         )
         return
     console = err_console()
@@ -235,7 +231,7 @@ def describe_tombench(
     counts = category_counts(load_tombench(path))
     total = {key: sum(c[key] for c in counts.values()) for key in ("stories", "questions")}
     if as_json:
-        print(json.dumps({"path": str(path), "categories": counts, "total": total}))
+        emit_json({"path": str(path), "categories": counts, "total": total})
         return
     table = Table("category", "stories", "questions", title=f"ToMBench at {path}")
     for name, c in counts.items():
@@ -279,7 +275,7 @@ def import_run(
             }
             for r in runs
         ]
-        print(json.dumps({"runs": items}))
+        emit_json({"runs": items})
         return
     console = out_console()
     for r in runs:

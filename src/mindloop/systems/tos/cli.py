@@ -13,7 +13,6 @@ Every ``--json`` output is one JSON object on stdout; input errors are one-line 
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import asdict
 from enum import StrEnum
 from pathlib import Path
@@ -21,7 +20,7 @@ from typing import Annotated, Any
 
 import typer
 
-from mindloop.console import JsonFlag, OutFile, emit, err_console, out_console
+from mindloop.console import JsonFlag, OutFile, emit, emit_json, err_console, out_console
 from mindloop.errors import InvalidArgumentError, MindloopError
 from mindloop.systems import system_group
 
@@ -98,9 +97,9 @@ def render(
         }
         if image is not None:
             out["image"] = str(image)
-        print(json.dumps(out))
+        emit_json(out)
         return
-    sys.stdout.write(text + "\n")
+    emit(text + "\n", None)
 
 
 @tos_app.command("generate")
@@ -115,9 +114,7 @@ def generate(
 
     scene = generate_scene(seed, LayoutConfig(rooms=rooms, objects_per_room=objects))
     text = json.dumps(scene_to_dict(scene), indent=1) + "\n"
-    emit(text, out)
-    if out is not None:
-        err_console().print(f"wrote {scene.name} ({len(scene.room_ids)} rooms, {len(scene.objects)} objects) to {out}")
+    emit(text, out, f"{scene.name} ({len(scene.room_ids)} rooms, {len(scene.objects)} objects)")
 
 
 @tos_app.command("explore")
@@ -142,19 +139,17 @@ def explore(
     cmap = belief.cognitive_map()
     scores = final_map_scores(scene, parse_cognitive_map(cmap), ex.turns)
     if as_json:
-        print(
-            json.dumps(
-                {
-                    "scene": scene.name,
-                    "agent": agent.value,
-                    "steps": ex.steps,
-                    "coverage": env.node_coverage,
-                    "action_cost": env.action_cost,
-                    "turns": [{"action": t.action, "text": t.text} for t in ex.turns],
-                    "cognitive_map": cmap,
-                    "map": scores.to_dict(),
-                }
-            )
+        emit_json(
+            {
+                "scene": scene.name,
+                "agent": agent.value,
+                "steps": ex.steps,
+                "coverage": env.node_coverage,
+                "action_cost": env.action_cost,
+                "turns": [{"action": t.action, "text": t.text} for t in ex.turns],
+                "cognitive_map": cmap,
+                "map": scores.to_dict(),
+            }
         )
         return
     console = out_console()
