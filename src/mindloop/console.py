@@ -44,6 +44,7 @@ __all__ = [
     "out_console",
     "out_opt",
     "output_width",
+    "plain_table",
     "table_width",
     "writing",
 ]
@@ -145,6 +146,17 @@ def _build(
         )
     for row in rows:
         table.add_row(*(row[i] if isinstance(row[i], Text) else Text(escaped(str(row[i]))) for i in keep))
+    return table
+
+
+def plain_table(header: Sequence[str], rows: Iterable[Sequence[str]], title: str | None = None) -> Table:
+    """Rich's default table of ``rows`` under ``header`` (cells read as markup), laid out at the console's width as
+    it comes: for a short table of known columns, where :func:`fit_table` is not needed."""
+    from rich.table import Table
+
+    table = Table(*header, title=title)
+    for row in rows:
+        table.add_row(*row)
     return table
 
 

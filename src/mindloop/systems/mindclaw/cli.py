@@ -20,7 +20,7 @@ from typing import Annotated, Any
 
 import typer
 
-from mindloop.console import JsonFlag, emit_json, emit_table, err_console, out_console, out_opt
+from mindloop.console import JsonFlag, emit_json, emit_table, err_console, out_console, out_opt, plain_table
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems import system_group
 
@@ -252,8 +252,6 @@ def skills_validate(
     as_json: JsonFlag = False,
 ) -> None:
     """Re-measure every skill's support and precision on the train split's decisions."""
-    from rich.table import Table
-
     from mindloop.systems.mindclaw.agents import training_decisions
     from mindloop.systems.mindclaw.skills import load_skills, validate_skills
 
@@ -267,10 +265,8 @@ def skills_validate(
     if as_json:
         emit_json({"skills": rows})
         return
-    table = Table("id", "operation", "kind", "support", "precision")
-    for r in rows:
-        table.add_row(str(r["id"]), str(r["op"]), str(r["kind"]), str(r["support"]), f"{r['precision']:.4f}")
-    out_console().print(table)
+    cells = [(str(r["id"]), str(r["op"]), str(r["kind"]), str(r["support"]), f"{r['precision']:.4f}") for r in rows]
+    out_console().print(plain_table(("id", "operation", "kind", "support", "precision"), cells))
 
 
 @mindclaw_app.command("table")

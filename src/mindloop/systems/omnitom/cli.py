@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from mindloop.console import JsonFlag, emit, emit_json, err_console, json_opt, out_console, out_opt
+from mindloop.console import JsonFlag, emit, emit_json, err_console, json_opt, out_console, out_opt, plain_table
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems import system_group
 
@@ -148,10 +148,7 @@ def _show_score(result: OmniToMScore, model_name: str) -> None:
         ("Table 10 layout (%)", table10({model_name: result})),
     )
     for title, (header, rows) in layouts:
-        table = Table(*header, title=title)
-        for row in rows:
-            table.add_row(*row)
-        console.print(table)
+        console.print(plain_table(header, rows, title))
     buckets = Table("order", "Stage 1 F1", "stories", "Stage 2 overall", title="By order bucket (%)")
     for b in ("0", "1", "2+"):
         f1, acc = s1["by_order"].get(b), s2["by_order"].get(b)
@@ -233,11 +230,8 @@ def describe_tombench(
     if as_json:
         emit_json({"path": str(path), "categories": counts, "total": total})
         return
-    table = Table("category", "stories", "questions", title=f"ToMBench at {path}")
-    for name, c in counts.items():
-        table.add_row(name, str(c["stories"]), str(c["questions"]))
-    table.add_row("total", str(total["stories"]), str(total["questions"]))
-    out_console().print(table)
+    rows = [(name, str(c["stories"]), str(c["questions"])) for name, c in {**counts, "total": total}.items()]
+    out_console().print(plain_table(("category", "stories", "questions"), rows, f"ToMBench at {path}"))
 
 
 @omnitom_app.command("import")
