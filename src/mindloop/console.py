@@ -27,6 +27,7 @@ from mindloop.errors import MindloopError, escaped
 from mindloop.paths import write_atomic
 
 if TYPE_CHECKING:  # rich's table modules load when a table is built, not when a command starts
+    from rich.table import Column as RichColumn
     from rich.table import Table
     from rich.text import Text
 
@@ -149,9 +150,10 @@ def _build(
     return table
 
 
-def plain_table(header: Sequence[str], rows: Iterable[Sequence[str]], title: str | None = None) -> Table:
-    """Rich's default table of ``rows`` under ``header`` (cells read as markup), laid out at the console's width as
-    it comes: for a short table of known columns, where :func:`fit_table` is not needed."""
+def plain_table(header: Sequence[str | RichColumn], rows: Iterable[Sequence[str]], title: str | None = None) -> Table:
+    """Rich's default table of ``rows`` under ``header`` (a column's name, or rich's ``Column`` where it is aligned
+    otherwise; cells read as markup), laid out at the console's width as it comes: for a short table of known
+    columns, where :func:`fit_table` is not needed."""
     from rich.table import Table
 
     table = Table(*header, title=title)

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
+from rich.table import Column, Table
 
-from mindloop.console import JsonFlag, OutFile, emit, emit_json, out_console
+from mindloop.console import JsonFlag, OutFile, emit, emit_json, out_console, plain_table
 from mindloop.systems import system_group
 
 if TYPE_CHECKING:
@@ -88,15 +88,10 @@ def tom_eval(
 
 def _score_table(title: str, scores: Mapping[str, TypeScore], n: int | None = None, accuracy: float = 0.0) -> Table:
     """One accuracy table: a row per group, and a bold total row when ``n`` is given."""
-    table = Table()
-    table.add_column(title)
-    table.add_column("n", justify="right")
-    table.add_column("accuracy", justify="right")
-    for name, score in scores.items():
-        table.add_row(name, str(score.n), f"{score.accuracy:.3f}")
+    rows = [(name, str(score.n), f"{score.accuracy:.3f}") for name, score in scores.items()]
     if n is not None:
-        table.add_row("[bold]all[/]", f"[bold]{n}[/]", f"[bold]{accuracy:.3f}[/]")
-    return table
+        rows.append(("[bold]all[/]", f"[bold]{n}[/]", f"[bold]{accuracy:.3f}[/]"))
+    return plain_table((title, Column("n", justify="right"), Column("accuracy", justify="right")), rows)
 
 
 _AuditFormat = StrEnum(
