@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 
 from mindloop.console import JsonFlag, emit, emit_json, err_console, json_opt, out_console, out_opt, plain_table
 from mindloop.errors import InvalidArgumentError, ParseError
@@ -149,16 +148,12 @@ def _show_score(result: OmniToMScore, model_name: str) -> None:
     )
     for title, (header, rows) in layouts:
         console.print(plain_table(header, rows, title))
-    buckets = Table("order", "Stage 1 F1", "stories", "Stage 2 overall", title="By order bucket (%)")
+    buckets: list[tuple[str, ...]] = []
     for b in ("0", "1", "2+"):
         f1, acc = s1["by_order"].get(b), s2["by_order"].get(b)
-        buckets.add_row(
-            b,
-            f"{100 * f1['f1']:.2f}" if f1 else "N/A",
-            str(f1["n"] if f1 else 0),
-            num(100 * acc["overall"] if acc else None, ".2f"),
-        )
-    console.print(buckets)
+        stage1 = (f"{100 * f1['f1']:.2f}", str(f1["n"])) if f1 else ("N/A", "0")
+        buckets.append((b, *stage1, num(100 * acc["overall"] if acc else None, ".2f")))
+    console.print(plain_table(("order", "Stage 1 F1", "stories", "Stage 2 overall"), buckets, "By order bucket (%)"))
     dims = ", ".join(f"{DIMENSION_NAMES[d]} {num(v)}" for d, v in s2["by_dimension"].items())
     console.print(f"Stage 2 by dimension: {dims}")
 
