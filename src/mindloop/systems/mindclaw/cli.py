@@ -15,6 +15,7 @@ mine or validate trigger skills.
 from __future__ import annotations
 
 import asyncio
+from contextlib import aclosing
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -209,10 +210,8 @@ def skills_mine(
         chat = RecordingModel(load_model(model, ModelOptions(base_url=base_url)))
 
         async def go() -> Any:
-            try:
+            async with aclosing(chat):
                 return await summarise_skills(chat, training_decisions(seed, dataset_n), retries=format_retries)
-            finally:
-                await chat.aclose()
 
         skills, failures = asyncio.run(go())
         replies = reply_outcomes(chat.calls)

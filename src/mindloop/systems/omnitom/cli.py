@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from contextlib import aclosing, nullcontext
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -97,11 +98,8 @@ def score(
         chosen = EmbeddingAligner(threshold=threshold)
 
     async def run() -> OmniToMScore:
-        try:
+        async with aclosing(model) if model is not None else nullcontext():
             return await score_records(pred_records, gold_records, chosen, protocol=protocol.value)
-        finally:
-            if model is not None:
-                await model.aclose()
 
     result = asyncio.run(run())
     if as_json:
