@@ -32,8 +32,8 @@ tos_app = system_group("tos")
 _Facing = StrEnum("_Facing", ["north", "east", "south", "west"])
 
 
-_SCENE_HELP = "Scene file, meta_data.json or run folder."
-_DATA_HELP = "The scene, as an option (same as SCENE)."
+_Scene = Annotated[Path | None, typer.Argument(metavar="SCENE", help="Scene file, meta_data.json or run folder.")]
+_Data = Annotated[Path | None, typer.Option("--data", help="The scene, as an option (same as SCENE).")]
 
 
 def _scene_path(scene_path: Path | None, data: Path | None) -> Path:
@@ -53,8 +53,8 @@ _Agent = StrEnum("_Agent", ["scout", "strategist", "symbolic"])
 
 @tos_app.command("render")
 def render(
-    scene_path: Annotated[Path | None, typer.Argument(metavar="SCENE", help=_SCENE_HELP)] = None,
-    data: Annotated[Path | None, typer.Option("--data", help=_DATA_HELP)] = None,
+    scene_path: _Scene = None,
+    data: _Data = None,
     facing: Annotated[_Facing, typer.Option("--facing", help="Heading to look in.")] = _Facing.north,
     at: Annotated[str | None, typer.Option("--at", help="Stand on this object or door instead of the start.")] = None,
     image: Annotated[
@@ -119,8 +119,8 @@ def generate(
 
 @tos_app.command("explore")
 def explore(
-    scene_path: Annotated[Path | None, typer.Argument(metavar="SCENE", help=_SCENE_HELP)] = None,
-    data: Annotated[Path | None, typer.Option("--data", help=_DATA_HELP)] = None,
+    scene_path: _Scene = None,
+    data: _Data = None,
     agent: Annotated[_Agent, typer.Option("--agent", help="Which scripted explorer.")] = _Agent.symbolic,
     max_steps: Annotated[int, typer.Option("--max-steps", min=1, help="Step budget.")] = 20,
     as_json: JsonFlag = False,
