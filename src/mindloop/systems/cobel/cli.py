@@ -15,6 +15,7 @@ from typing import Annotated, Any
 import typer
 
 from mindloop.console import JsonFlag, emit_json, out_console
+from mindloop.errors import InvalidArgumentError
 from mindloop.systems import system_group
 
 __all__ = ["cobel_app"]
@@ -38,7 +39,6 @@ def play(
     as_json: JsonFlag = False,
 ) -> None:
     """Play one episode of the fixed test set to the end and report steps, messages and communication tokens."""
-    from mindloop.errors import InvalidArgumentError
     from mindloop.systems.cobel.episode import run_episode_with_agents
     from mindloop.systems.cobel.worlds.testsets import cwah_test_set, tdw_test_set
 
@@ -98,7 +98,6 @@ def table(
     """Lay out the paper's Table 2 (C-WAH steps and communication tokens per task) and Table 3 (CoBel-World, No
     SBR, No BBC) from `bench run cwah` runs; every model-driven column must come from the same model."""
     from mindloop.bench.results import benchmark_runs
-    from mindloop.errors import InvalidArgumentError
     from mindloop.models.tokens import TOKENIZER_NAME
     from mindloop.systems.cobel import metrics
 
