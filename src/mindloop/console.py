@@ -6,7 +6,7 @@ listing: it pipes to ``grep`` and ``less``), :func:`err_console` for what happen
 output is a file or a pipe), else the terminal's, else :data:`DEFAULT_WIDTH`. :func:`fit_table` builds a table that
 fits that width without breaking a word or a timestamp: it abbreviates headers, cuts free-text columns with an
 ellipsis, then leaves out columns by priority and says which. :func:`emit` writes data to stdout or a file,
-:func:`emit_table` a report's table or its JSON.
+:func:`emit_json` a ``--json`` object, :func:`emit_table` a report's table or its JSON.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from mindloop.errors import MindloopError, escaped
 from mindloop.paths import write_atomic
 
 if TYPE_CHECKING:  # rich's table modules load when a table is built, not when a command starts
+    from rich.table import Column as RichColumn
     from rich.table import Table
     from rich.text import Text
 
@@ -36,6 +37,7 @@ __all__ = [
     "JsonFlag",
     "OutFile",
     "emit",
+    "emit_json",
     "emit_table",
     "err_console",
     "fit_table",
@@ -43,6 +45,7 @@ __all__ = [
     "out_console",
     "out_opt",
     "output_width",
+    "plain_table",
     "table_width",
     "writing",
 ]
@@ -147,6 +150,18 @@ def _build(
     return table
 
 
+def plain_table(header: Sequence[str | RichColumn], rows: Iterable[Sequence[str]], title: str | None = None) -> Table:
+    """Rich's default table of ``rows`` under ``header`` (a column's name, or rich's ``Column`` where it is aligned
+    otherwise; cells read as markup), laid out at the console's width as it comes: for a short table of known
+    columns, where :func:`fit_table` is not needed."""
+    from rich.table import Table
+
+    table = Table(*header, title=title)
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
 def table_width(table: Table) -> int:
     """The width ``table`` takes when nothing limits it."""
     from io import StringIO
@@ -204,31 +219,37 @@ def fit_table(
         dropped.append(columns[gone].header)
 
 
-def emit(text: str, out: Path | None) -> None:
+def emit(text: str, out: Path | None, wrote: str | None = None, notes: Iterable[str] = ()) -> None:
     """Write ``text`` to ``out``, or to stdout when ``out`` is ``None``; an unwritable file is a one-line error.
+    Then on stderr each of ``notes`` (plain text) and, with ``out`` and ``wrote``, ``wrote WROTE to OUT``.
 
     The file is written whole or not at all (:func:`~mindloop.paths.write_atomic`)."""
     if out is None:
         sys.stdout.write(text)
-        return
-    try:
-        write_atomic(out, text)
-    except OSError as exc:
-        raise MindloopError(f"cannot write {out}: {exc.strerror or exc}") from None
+    else:
+        try:
+            write_atomic(out, text)
+        except OSError as exc:
+            raise MindloopError(f"cannot write {out}: {exc.strerror or exc}") from None
+    for note in notes:
+        err_console().print(note, markup=False, soft_wrap=True)
+    if out is not None and wrote is not None:
+        err_console().print(f"wrote {wrote} to {out}")
+
+
+def emit_json(data: Any, out: Path | None = None) -> None:
+    """``data`` as one line of JSON, to ``out`` or stdout (:func:`emit`): every command's ``--json`` object."""
+    emit(json.dumps(data) + "\n", out)
 
 
 def emit_table(text: str, rows: Any, as_json: bool, out: Path | None, wrote: str, notes: Iterable[str] = ()) -> None:
     """A report command's output (``mindpower table``, ``mindclaw table``): with ``as_json`` one object
-    ``{"rows": rows, "table": text}``, else ``text``, each to ``out`` or stdout (:func:`emit`); then on stderr each
-    of ``notes`` (plain text) and, with ``out``, ``wrote WROTE to OUT``."""
+    ``{"rows": rows, "table": text}``, else ``text``, each to ``out`` or stdout; then on stderr each of ``notes``
+    (plain text) and, with ``out``, ``wrote WROTE to OUT`` (:func:`emit`)."""
     if as_json:
-        emit(json.dumps({"rows": rows, "table": text}) + "\n", out)
-        return
-    emit(text + "\n", out)
-    for note in notes:
-        err_console().print(note, markup=False, soft_wrap=True)
-    if out is not None:
-        err_console().print(f"wrote {wrote} to {out}")
+        emit_json({"rows": rows, "table": text}, out)
+    else:
+        emit(text + "\n", out, wrote, notes)
 
 
 @contextmanager

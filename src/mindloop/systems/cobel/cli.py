@@ -8,14 +8,14 @@ per run, every model-driven column from the same model.
 
 from __future__ import annotations
 
-import json
 import textwrap
 from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
 
-from mindloop.console import JsonFlag, out_console
+from mindloop.console import JsonFlag, emit_json, out_console
+from mindloop.errors import InvalidArgumentError
 from mindloop.systems import system_group
 
 __all__ = ["cobel_app"]
@@ -23,9 +23,7 @@ __all__ = ["cobel_app"]
 cobel_app = system_group("cobel")
 
 
-class _World(StrEnum):
-    cwah = "cwah"
-    tdw_mat = "tdw-mat"
+_World = StrEnum("_World", ["cwah", "tdw-mat"])
 
 
 @cobel_app.command("play")
@@ -41,7 +39,6 @@ def play(
     as_json: JsonFlag = False,
 ) -> None:
     """Play one episode of the fixed test set to the end and report steps, messages and communication tokens."""
-    from mindloop.errors import InvalidArgumentError
     from mindloop.systems.cobel.episode import run_episode_with_agents
     from mindloop.systems.cobel.worlds.testsets import cwah_test_set, tdw_test_set
 
@@ -55,7 +52,7 @@ def play(
             mind = agent.mind
             sbl[name] = mind.sbl() + [line for partner in mind.partners for line in mind.sbl(partner)]
     if as_json:
-        print(json.dumps({**result.to_dict(), **({"beliefs": sbl} if beliefs else {})}))
+        emit_json({**result.to_dict(), **({"beliefs": sbl} if beliefs else {})})
         return
     console = out_console()
     done = "finished" if result.finished else "budget spent"
@@ -101,7 +98,6 @@ def table(
     """Lay out the paper's Table 2 (C-WAH steps and communication tokens per task) and Table 3 (CoBel-World, No
     SBR, No BBC) from `bench run cwah` runs; every model-driven column must come from the same model."""
     from mindloop.bench.results import benchmark_runs
-    from mindloop.errors import InvalidArgumentError
     from mindloop.models.tokens import TOKENIZER_NAME
     from mindloop.systems.cobel import metrics
 
@@ -123,7 +119,7 @@ def table(
         raise InvalidArgumentError(f"the model-driven columns come from different models ({got}): rerun with one")
     counters = metrics.token_counters(columns)
     if as_json:
-        print(json.dumps({"model": next(iter(models.values()), None), "tokenizers": counters, "columns": columns}))
+        emit_json({"model": next(iter(models.values()), None), "tokenizers": counters, "columns": columns})
         return
     model = next(iter(models.values()), "no model")
     print(f"Table 2 (C-WAH, symbolic observation), every model-driven column from {model}")

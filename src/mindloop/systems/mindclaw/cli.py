@@ -15,13 +15,13 @@ mine or validate trigger skills.
 from __future__ import annotations
 
 import asyncio
-import json
+from contextlib import aclosing
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from mindloop.console import JsonFlag, emit_table, err_console, out_console, out_opt
+from mindloop.console import JsonFlag, emit_json, emit_table, err_console, out_console, out_opt, plain_table
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems import system_group
 
@@ -106,7 +106,7 @@ def play(
         if not s.action.is_none
     ]
     if as_json:
-        print(json.dumps({"windows": len(steps), "actions": actions, "trace": [s.to_dict() for s in steps]}))
+        emit_json({"windows": len(steps), "actions": actions, "trace": [s.to_dict() for s in steps]})
 
 
 def _source(path: Path) -> Any:
@@ -150,7 +150,7 @@ def replay(
         "failures": [f"t{s.t}: {f}" for s in steps for f in s.failures],
     }
     if as_json:
-        print(json.dumps(out))
+        emit_json(out)
     else:
         console.print(f"{out['windows']} windows, {out['operations']} operations, {len(out['actions'])} action(s)")
 
@@ -172,7 +172,7 @@ def record(
     source = HouseholdSource(generate_scenario(subtype, seed, index))
     n = record_frames_folder(source, out) if frames else record_windows(source.windows(), out)
     if as_json:
-        print(json.dumps({"windows": n, "path": str(out)}))
+        emit_json({"windows": n, "path": str(out)})
     else:
         err_console().print(f"wrote {n} windows to {out}")
 
@@ -210,10 +210,8 @@ def skills_mine(
         chat = RecordingModel(load_model(model, ModelOptions(base_url=base_url)))
 
         async def go() -> Any:
-            try:
+            async with aclosing(chat):
                 return await summarise_skills(chat, training_decisions(seed, dataset_n), retries=format_retries)
-            finally:
-                await chat.aclose()
 
         skills, failures = asyncio.run(go())
         replies = reply_outcomes(chat.calls)
@@ -226,7 +224,7 @@ def skills_mine(
         shown: dict[str, Any] = {"skills": len(skills), **counts, "path": str(out) if out else None}
         if replies is not None:
             shown["replies"] = replies
-        print(json.dumps({**shown, "failures": failures}))
+        emit_json({**shown, "failures": failures})
         return
     if out is None:
         print(text, end="")
@@ -253,8 +251,6 @@ def skills_validate(
     as_json: JsonFlag = False,
 ) -> None:
     """Re-measure every skill's support and precision on the train split's decisions."""
-    from rich.table import Table
-
     from mindloop.systems.mindclaw.agents import training_decisions
     from mindloop.systems.mindclaw.skills import load_skills, validate_skills
 
@@ -266,12 +262,10 @@ def skills_validate(
         for s in skills.skills
     ]
     if as_json:
-        print(json.dumps({"skills": rows}))
+        emit_json({"skills": rows})
         return
-    table = Table("id", "operation", "kind", "support", "precision")
-    for r in rows:
-        table.add_row(str(r["id"]), str(r["op"]), str(r["kind"]), str(r["support"]), f"{r['precision']:.4f}")
-    out_console().print(table)
+    cells = [(str(r["id"]), str(r["op"]), str(r["kind"]), str(r["support"]), f"{r['precision']:.4f}") for r in rows]
+    out_console().print(plain_table(("id", "operation", "kind", "support", "precision"), cells))
 
 
 @mindclaw_app.command("table")

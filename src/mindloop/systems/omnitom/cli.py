@@ -19,17 +19,15 @@ store."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import sys
+from contextlib import aclosing, nullcontext
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 
-from mindloop.console import JsonFlag, err_console, json_opt, out_console, out_opt
+from mindloop.console import JsonFlag, emit, emit_json, err_console, json_opt, out_console, out_opt, plain_table
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems import system_group
 
@@ -100,15 +98,12 @@ def score(
         chosen = EmbeddingAligner(threshold=threshold)
 
     async def run() -> OmniToMScore:
-        try:
+        async with aclosing(model) if model is not None else nullcontext():
             return await score_records(pred_records, gold_records, chosen, protocol=protocol.value)
-        finally:
-            if model is not None:
-                await model.aclose()
 
     result = asyncio.run(run())
     if as_json:
-        print(json.dumps(result.to_json()))
+        emit_json(result.to_json())
     else:
         _show_score(result, pred.name)
     _warn(result)
@@ -150,20 +145,13 @@ def _show_score(result: OmniToMScore, model_name: str) -> None:
         ("Table 10 layout (%)", table10({model_name: result})),
     )
     for title, (header, rows) in layouts:
-        table = Table(*header, title=title)
-        for row in rows:
-            table.add_row(*row)
-        console.print(table)
-    buckets = Table("order", "Stage 1 F1", "stories", "Stage 2 overall", title="By order bucket (%)")
+        console.print(plain_table(header, rows, title))
+    buckets: list[tuple[str, ...]] = []
     for b in ("0", "1", "2+"):
         f1, acc = s1["by_order"].get(b), s2["by_order"].get(b)
-        buckets.add_row(
-            b,
-            f"{100 * f1['f1']:.2f}" if f1 else "N/A",
-            str(f1["n"] if f1 else 0),
-            num(100 * acc["overall"] if acc else None, ".2f"),
-        )
-    console.print(buckets)
+        stage1 = (f"{100 * f1['f1']:.2f}", str(f1["n"])) if f1 else ("N/A", "0")
+        buckets.append((b, *stage1, num(100 * acc["overall"] if acc else None, ".2f")))
+    console.print(plain_table(("order", "Stage 1 F1", "stories", "Stage 2 overall"), buckets, "By order bucket (%)"))
     dims = ", ".join(f"{DIMENSION_NAMES[d]} {num(v)}" for d, v in s2["by_dimension"].items())
     console.print(f"Stage 2 by dimension: {dims}")
 
@@ -190,21 +178,19 @@ def annotate(
         raise InvalidArgumentError("--json prints a summary; give --out FILE for the records")
     result = annotate_story_file(story_file, max_order=max_order)
     if out is None:
-        sys.stdout.write(dump_records(result.records))
+        emit(dump_records(result.records), None)
     else:
         write_records(out, result.records)
     n_beliefs = sum(len(r.beliefs) for r in result.records)
     if as_json:
-        print(
-            json.dumps(
-                {
-                    "format": result.format,
-                    "n_stories": len(result.records),
-                    "n_beliefs": n_beliefs,
-                    "skipped": [{"where": w, "reason": why} for w, why in result.skipped],
-                    "out": str(out),
-                }
-            )
+        emit_json(
+            {
+                "format": result.format,
+                "n_stories": len(result.records),
+                "n_beliefs": n_beliefs,
+                "skipped": [{"where": w, "reason": why} for w, why in result.skipped],
+                "out": str(out),
+            }
         )
         return
     console = err_console()
@@ -235,13 +221,10 @@ def describe_tombench(
     counts = category_counts(load_tombench(path))
     total = {key: sum(c[key] for c in counts.values()) for key in ("stories", "questions")}
     if as_json:
-        print(json.dumps({"path": str(path), "categories": counts, "total": total}))
+        emit_json({"path": str(path), "categories": counts, "total": total})
         return
-    table = Table("category", "stories", "questions", title=f"ToMBench at {path}")
-    for name, c in counts.items():
-        table.add_row(name, str(c["stories"]), str(c["questions"]))
-    table.add_row("total", str(total["stories"]), str(total["questions"]))
-    out_console().print(table)
+    rows = [(name, str(c["stories"]), str(c["questions"])) for name, c in {**counts, "total": total}.items()]
+    out_console().print(plain_table(("category", "stories", "questions"), rows, f"ToMBench at {path}"))
 
 
 @omnitom_app.command("import")
@@ -279,7 +262,7 @@ def import_run(
             }
             for r in runs
         ]
-        print(json.dumps({"runs": items}))
+        emit_json({"runs": items})
         return
     console = out_console()
     for r in runs:

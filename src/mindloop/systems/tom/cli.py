@@ -3,16 +3,15 @@ ToMi-style stories."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
+from rich.table import Column, Table
 
-from mindloop.console import JsonFlag, OutFile, emit, err_console, out_console
+from mindloop.console import JsonFlag, OutFile, emit, emit_json, out_console, plain_table
 from mindloop.systems import system_group
 
 if TYPE_CHECKING:
@@ -50,7 +49,7 @@ def tom_eval(
     formats: dict[_Format, StoryFormat | None] = {_Format.auto: None, _Format.tomi: "tomi", _Format.hitom: "hitom"}
     report = evaluate_file(path, formats[fmt], keep_answers=False, keep_wrong=show_wrong)  # streamed: flat memory
     if as_json:
-        print(json.dumps(report.to_json()))
+        emit_json(report.to_json())
         return
     console = out_console()
     console.print(f"{path} ({report.format}): {report.n} questions answered in {report.seconds:.3f} s")
@@ -89,15 +88,10 @@ def tom_eval(
 
 def _score_table(title: str, scores: Mapping[str, TypeScore], n: int | None = None, accuracy: float = 0.0) -> Table:
     """One accuracy table: a row per group, and a bold total row when ``n`` is given."""
-    table = Table()
-    table.add_column(title)
-    table.add_column("n", justify="right")
-    table.add_column("accuracy", justify="right")
-    for name, score in scores.items():
-        table.add_row(name, str(score.n), f"{score.accuracy:.3f}")
+    rows = [(name, str(score.n), f"{score.accuracy:.3f}") for name, score in scores.items()]
     if n is not None:
-        table.add_row("[bold]all[/]", f"[bold]{n}[/]", f"[bold]{accuracy:.3f}[/]")
-    return table
+        rows.append(("[bold]all[/]", f"[bold]{n}[/]", f"[bold]{accuracy:.3f}[/]"))
+    return plain_table((title, Column("n", justify="right"), Column("accuracy", justify="right")), rows)
 
 
 _AuditFormat = StrEnum(
@@ -129,7 +123,7 @@ def tom_audit(
 
     report = audit_file(path, fmt.value, split=split.value)
     if as_json:
-        print(json.dumps(report.to_json()))
+        emit_json(report.to_json())
         return
     summary = report.to_json()
     print(
@@ -163,6 +157,4 @@ def tom_generate(
         n, seed=seed, max_order=4 if hitom else 2, hitom_questions=hitom, noise=noise, reveal_on_entry=not hitom
     )
     text = to_numbered_text(examples)
-    emit(text, out)
-    if out is not None:
-        err_console().print(f"wrote {len(examples)} examples to {out}")
+    emit(text, out, f"{len(examples)} examples")

@@ -13,7 +13,6 @@ Every ``--json`` output is one JSON object on stdout; input errors are one-line 
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import asdict
 from enum import StrEnum
 from pathlib import Path
@@ -21,7 +20,7 @@ from typing import Annotated, Any
 
 import typer
 
-from mindloop.console import JsonFlag, OutFile, emit, err_console, out_console
+from mindloop.console import JsonFlag, OutFile, emit, emit_json, err_console, out_console
 from mindloop.errors import InvalidArgumentError, MindloopError
 from mindloop.systems import system_group
 
@@ -33,8 +32,8 @@ tos_app = system_group("tos")
 _Facing = StrEnum("_Facing", ["north", "east", "south", "west"])
 
 
-_SCENE_HELP = "Scene file, meta_data.json or run folder."
-_DATA_HELP = "The scene, as an option (same as SCENE)."
+_Scene = Annotated[Path | None, typer.Argument(metavar="SCENE", help="Scene file, meta_data.json or run folder.")]
+_Data = Annotated[Path | None, typer.Option("--data", help="The scene, as an option (same as SCENE).")]
 
 
 def _scene_path(scene_path: Path | None, data: Path | None) -> Path:
@@ -54,8 +53,8 @@ _Agent = StrEnum("_Agent", ["scout", "strategist", "symbolic"])
 
 @tos_app.command("render")
 def render(
-    scene_path: Annotated[Path | None, typer.Argument(metavar="SCENE", help=_SCENE_HELP)] = None,
-    data: Annotated[Path | None, typer.Option("--data", help=_DATA_HELP)] = None,
+    scene_path: _Scene = None,
+    data: _Data = None,
     facing: Annotated[_Facing, typer.Option("--facing", help="Heading to look in.")] = _Facing.north,
     at: Annotated[str | None, typer.Option("--at", help="Stand on this object or door instead of the start.")] = None,
     image: Annotated[
@@ -98,9 +97,9 @@ def render(
         }
         if image is not None:
             out["image"] = str(image)
-        print(json.dumps(out))
+        emit_json(out)
         return
-    sys.stdout.write(text + "\n")
+    emit(text + "\n", None)
 
 
 @tos_app.command("generate")
@@ -115,15 +114,13 @@ def generate(
 
     scene = generate_scene(seed, LayoutConfig(rooms=rooms, objects_per_room=objects))
     text = json.dumps(scene_to_dict(scene), indent=1) + "\n"
-    emit(text, out)
-    if out is not None:
-        err_console().print(f"wrote {scene.name} ({len(scene.room_ids)} rooms, {len(scene.objects)} objects) to {out}")
+    emit(text, out, f"{scene.name} ({len(scene.room_ids)} rooms, {len(scene.objects)} objects)")
 
 
 @tos_app.command("explore")
 def explore(
-    scene_path: Annotated[Path | None, typer.Argument(metavar="SCENE", help=_SCENE_HELP)] = None,
-    data: Annotated[Path | None, typer.Option("--data", help=_DATA_HELP)] = None,
+    scene_path: _Scene = None,
+    data: _Data = None,
     agent: Annotated[_Agent, typer.Option("--agent", help="Which scripted explorer.")] = _Agent.symbolic,
     max_steps: Annotated[int, typer.Option("--max-steps", min=1, help="Step budget.")] = 20,
     as_json: JsonFlag = False,
@@ -142,19 +139,17 @@ def explore(
     cmap = belief.cognitive_map()
     scores = final_map_scores(scene, parse_cognitive_map(cmap), ex.turns)
     if as_json:
-        print(
-            json.dumps(
-                {
-                    "scene": scene.name,
-                    "agent": agent.value,
-                    "steps": ex.steps,
-                    "coverage": env.node_coverage,
-                    "action_cost": env.action_cost,
-                    "turns": [{"action": t.action, "text": t.text} for t in ex.turns],
-                    "cognitive_map": cmap,
-                    "map": scores.to_dict(),
-                }
-            )
+        emit_json(
+            {
+                "scene": scene.name,
+                "agent": agent.value,
+                "steps": ex.steps,
+                "coverage": env.node_coverage,
+                "action_cost": env.action_cost,
+                "turns": [{"action": t.action, "text": t.text} for t in ex.turns],
+                "cognitive_map": cmap,
+                "map": scores.to_dict(),
+            }
         )
         return
     console = out_console()
