@@ -25,7 +25,7 @@ from gymnasium.error import ResetNeeded
 
 from mindloop.beliefs import Event, EventKind, Fact, Source, Utterance
 from mindloop.errors import InvalidArgumentError
-from mindloop.records_codec import Record, read_record, write_record
+from mindloop.records_codec import Record, write_record
 
 __all__ = [
     "AGENT_NAMES",
@@ -91,8 +91,6 @@ class TransportEpisode(Record):
     __slots__ = ()
     WORLD: ClassVar[str] = ""
     """The world's name in the plain-data form (``cwah``, ``tdw-mat``)."""
-    TITLE: ClassVar[str] = ""
-    """The world's name in error messages (``C-WAH``, ``TDW-MAT``)."""
     READ_MISSING: ClassVar[Mapping[str, Any]] = {"n_agents": 2}
     n_agents: int
 
@@ -103,11 +101,8 @@ class TransportEpisode(Record):
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Self:
         """Read back :meth:`to_dict`'s form, checked (:meth:`check`); a malformed one is an
-        :class:`~mindloop.errors.InvalidArgumentError`."""
-        try:
-            ep: Self = read_record(cls, data)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise InvalidArgumentError(f"malformed {cls.TITLE} episode {dict(data)!r}: {exc}") from None
+        :class:`~mindloop.errors.InvalidArgumentError` (``not a C-WAH episode: KeyError: 'goal'``: ``KIND``)."""
+        ep = super().from_dict(data)
         ep.check()
         return ep
 

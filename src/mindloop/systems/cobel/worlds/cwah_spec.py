@@ -130,7 +130,7 @@ class CwahEpisode(TransportEpisode):
     goal as ``[relation, object, target, count]`` lists)."""
 
     WORLD = "cwah"
-    TITLE = "C-WAH"
+    KIND = "C-WAH episode"
     CODECS: ClassVar[Mapping[str, Codec]] = {
         "GoalPredicate": (lambda p: [p.relation, p.obj, p.target, p.count], _predicate)
     }

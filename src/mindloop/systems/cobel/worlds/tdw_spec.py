@@ -88,7 +88,7 @@ class TdwEpisode(TransportEpisode):
     """Task category (food/stuff), capacity (low/high), team size and scene seed."""
 
     WORLD = "tdw-mat"
-    TITLE = "TDW-MAT"
+    KIND = "TDW-MAT episode"
 
     category: str
     capacity: str
