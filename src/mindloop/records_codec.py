@@ -1,11 +1,12 @@
 """Dataclass records written as JSON data and read back field by field, each field as its annotation says.
 
 A record class derives from :class:`Record` and gets ``to_dict``/``from_dict``. A field annotated ``str``, ``int``,
-``bool``, ``str | None``, ``int | None`` or ``dict[str, str]`` is written as itself; ``tuple[X, ...]`` as a list of
-``X``; an enum as its value; a record class (named in the record's module) as its ``to_dict``. A record class
-gives the codecs of its other annotations in ``CODECS``, and a field may give its own codec in its metadata
-(``{"codec": (write, read)}``, or :func:`rows`). Each class's plan is computed once (cached). A record class that
-names its ``KIND`` reads a bad record as one :class:`~mindloop.errors.InvalidArgumentError` (:func:`not_a`).
+``bool``, ``str | None``, ``int | None`` or ``dict[str, str]`` is written as itself (``Any`` and ``dict[str, Any]``
+unconverted); ``tuple[X, ...]`` as a list of ``X``; an enum as its value; a record class (named in the record's
+module) as its ``to_dict``. A record class gives the codecs of its other annotations in ``CODECS``, and a field
+may give its own codec in its metadata (``{"codec": (write, read)}``, or :func:`rows`). Each class's plan is
+computed once (cached). A record class that names its ``KIND`` reads a bad record as one
+:class:`~mindloop.errors.InvalidArgumentError` (:func:`not_a`).
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ _BASIC: dict[str, Codec] = {
     "str | None": (lambda v: v, lambda v: None if v is None else str(v)),
     "int | None": (lambda v: v, lambda v: None if v is None else int(v)),
     "dict[str, str]": (dict, lambda v: {str(k): str(x) for k, x in dict(v).items()}),
+    "Any": (lambda v: v, lambda v: v),
+    "dict[str, Any]": (lambda v: v, lambda v: v),
 }
 
 

@@ -40,6 +40,7 @@ from pydantic import BaseModel, ConfigDict, field_validator
 
 from mindloop.datafiles import load_data_file, package_file
 from mindloop.errors import InvalidArgumentError
+from mindloop.records_codec import Record
 from mindloop.systems.tos.world.answers import answer_spec, shortest_plan, turn_order
 from mindloop.systems.tos.world.geometry import (
     CARDINALS,
@@ -149,22 +150,14 @@ VIEW2LOC_TEMPLATE = TEMPLATES["view2loc"]
 
 
 @dataclass(frozen=True)
-class TaskQuestion:
-    """One question: its task, the text asked, the gold answer and the structured spec (all JSON-ready)."""
+class TaskQuestion(Record):
+    """One question: its task, the text asked, the gold answer and the structured spec (all JSON-ready, written
+    and read back as they are: ``to_dict``/``from_dict``)."""
 
     task: str
     question: str
     answer: Any
     spec: dict[str, Any]
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {"task": self.task, "question": self.question, "answer": self.answer, "spec": self.spec}
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> TaskQuestion:
-        """Inverse of :meth:`to_dict`."""
-        return cls(data["task"], data["question"], data["answer"], data["spec"])
 
 
 class _SkipDrawError(Exception):
