@@ -287,11 +287,11 @@ async def _read_bounded(
 
 
 def _generated_tokens(data: Mapping[str, Any]) -> int:
-    """The reply's completion tokens as the server counted them, else a length estimate (4 characters a token)."""
-    usage = data.get("usage")
-    tokens = usage.get("completion_tokens") if isinstance(usage, Mapping) else None
-    if isinstance(tokens, int) and not isinstance(tokens, bool):
-        return tokens
+    """The reply's completion tokens as the server counted them, else a length estimate (4 characters a token);
+    ``data`` has passed :func:`_completion_data` (its usage, when given, holds whole numbers)."""
+    tokens = (data.get("usage") or {}).get("completion_tokens")
+    if tokens is not None:
+        return int(tokens)
     text = data["choices"][0]["message"].get("content")
     return len(text) // 4 if isinstance(text, str) else 0
 
