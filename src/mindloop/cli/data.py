@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
+from rich.table import Column, Table
 
 from mindloop.cli.shared import own_group
-from mindloop.console import JsonFlag, err_console, out_console, out_opt
+from mindloop.console import JsonFlag, err_console, out_console, out_opt, plain_table
 from mindloop.errors import InvalidArgumentError
 from mindloop.registry import Registry
 
@@ -50,12 +50,8 @@ _N = Annotated[
 
 def _grid(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> Table:
     """A table of labelled rows: the first column left-aligned, the numbers right-aligned."""
-    table = Table(title=title)
-    for i, column in enumerate(columns):
-        table.add_column(column, justify="right" if i else "left")
-    for row in rows:
-        table.add_row(*map(str, row))
-    return table
+    header = [Column(column, justify="right" if i else "left") for i, column in enumerate(columns)]
+    return plain_table(header, ([str(cell) for cell in row] for row in rows), title)
 
 
 def _table(title: str, counts: dict[str, Any], by_split: dict[str, dict[str, Any]], key: str) -> Table:
