@@ -57,6 +57,7 @@ from mindloop.bench.store import RunInfo, RunStore
 from mindloop.bench.tables import json_safe
 from mindloop.bench.timeline import EpisodeTimeline, episode_timeline
 from mindloop.bench.uncertainty import without_interval
+from mindloop.models.replies import reply_outcomes
 from mindloop.paths import output_file, write_atomic
 
 __all__ = [
@@ -164,9 +165,7 @@ def _summary(
     failed sample without a score counts as 0) with no intervals when the benchmark (``bench``) is no longer
     registered."""
     tokens = token_totals(finished)
-    tokens["cut_at_limit"] = sum(
-        c.get("error") is None and c.get("finish_reason") == "length" for r in finished for c in r.calls
-    )
+    tokens["cut_at_limit"] = reply_outcomes([c for r in finished for c in r.calls], None).get("cut_at_limit", 0)
     stored = stored_summary(store, info)
     if stored is not None:
         how = "as the run reported them" if stored.get("computed_by") == "run" else "computed after the run"
