@@ -171,3 +171,15 @@ def test_a_stage1_gold_file_is_scored_in_text_with_stage2_not_applicable(tmp_pat
     )
     table10 = result.stdout.split("Table 10 layout (%)")[1].split("By order bucket")[0]
     assert table10.count("N/A") == 7 * 7 and not any(ch.isdigit() for ch in table10), table10
+
+
+def test_describe_tombench_shows_a_category_called_total_beside_the_total(
+    tombench_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = sorted(tombench_dir.glob("*.jsonl"))[0].read_text(encoding="utf-8").splitlines()[0]
+    (tmp_path / "total.jsonl").write_text(first + "\n" + first + "\n", encoding="utf-8")
+    monkeypatch.setenv("COLUMNS", "100")
+    human = runner.invoke(_describe_app(), [str(tmp_path / "total.jsonl")])
+    assert human.exit_code == 0, human.output
+    rows = [line.split("│")[1:4] for line in human.stdout.splitlines() if line.startswith("│ total")]
+    assert [[cell.strip() for cell in row] for row in rows] == [["total", "1", "2"], ["total", "1", "2"]]

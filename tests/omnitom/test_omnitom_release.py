@@ -403,3 +403,8 @@ def test_the_annotator_agrees_with_the_release_gold_of_the_cabinet_story() -> No
             "Xiao Bei closes the cabinet", "Han Mei Mei enters the office", "The cabinet contains a calculator",
             "Xiao Bei is in the office"} <= matched  # fmt: skip
     assert len(alignment.links) >= 12
+
+
+def test_no_reply_reads_as_no_rows() -> None:
+    assert release.parse_extraction(None) == ([], [])  # type: ignore[arg-type]
+    assert release.parse_labels(None) == []  # type: ignore[arg-type]

@@ -223,7 +223,7 @@ def describe_tombench(
     if as_json:
         emit_json({"path": str(path), "categories": counts, "total": total})
         return
-    rows = [(name, str(c["stories"]), str(c["questions"])) for name, c in {**counts, "total": total}.items()]
+    rows = [(name, str(c["stories"]), str(c["questions"])) for name, c in [*counts.items(), ("total", total)]]
     out_console().print(plain_table(("category", "stories", "questions"), rows, f"ToMBench at {path}"))
 
 

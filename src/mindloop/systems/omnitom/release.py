@@ -268,7 +268,7 @@ def pipe_rows(text: str, *, literal: bool = False) -> list[tuple[int, list[str]]
     them (fences left out too, markdown emphasis cleaned from the cells), or ``literal``: as the release's parser
     does (every line with a ``|``, cells only stripped, a rule being three dashes or more)."""
     rows = []
-    for lineno, line in enumerate(text.splitlines(), 1):
+    for lineno, line in enumerate((text or "").splitlines(), 1):  # no reply (None) has no rows
         if "|" not in line or (not literal and _FENCE.match(line)):
             continue
         body = line.strip()
