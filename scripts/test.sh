@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # The test command (CI runs it through .ci/run), on two installs:
-# 1. .venv with the dev, scale, metrics, train and frames extras (idempotent): ruff, mypy, import-linter's layer contracts
-#    and vulture's dead-code check run beside the whole suite, in parallel (pytest-xdist), where a missing one of
-#    those extras is an error, not a skip;
+# 1. .venv with the dev, scale, metrics, train and frames extras (idempotent): ruff (lint and format), mypy,
+#    import-linter's layer contracts and vulture's dead-code check run beside the whole suite, in parallel
+#    (pytest-xdist), where a missing one of those extras is an error, not a skip;
 # 2. .venv-core with the core + dev install only (no torch): the tests marked `install` (what depends on what is
 #    installed: every module imports, every benchmark runs small, the demo), not the whole suite again; it runs while
 #    1 is being set up.
 #
 # Usage: scripts/test.sh [PYTEST-ARGS]           the whole command
-#        scripts/test.sh --quick [PYTEST-ARGS]   the quick loop: ruff and every test but the `boundary` ones
-#                                                (subprocesses, signals, Ray heads, Chromium, pip installs) on .venv
-#                                                as it is (set up only when missing)
+#        scripts/test.sh --quick [PYTEST-ARGS]   the quick loop: ruff (lint and format) and every test but the
+#                                                `boundary` ones (subprocesses, signals, Ray heads, Chromium, pip
+#                                                installs) on .venv as it is (set up only when missing)
 # MINDLOOP_TEST_WORKERS sets pytest-xdist's worker count (default: one per CPU). Each phase's time is printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +35,7 @@ if [ "$quick" = 1 ]; then
   export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
   [ -x .venv/bin/pytest ] && [ -x .venv/bin/ruff ] || scripts/setup.sh dev scale metrics train frames
   .venv/bin/ruff check src tests benchmarks
+  .venv/bin/ruff format --check src tests benchmarks
   .venv/bin/python -m pytest "${pytest_args[@]}" -m "not boundary" --durations=10 "$@"
   phase "the quick loop" "$start"
   exit 0
@@ -69,6 +70,7 @@ static_log=$(mktemp)
 (
   set -e
   .venv/bin/ruff check src tests benchmarks
+  .venv/bin/ruff format --check src tests benchmarks
   .venv/bin/mypy
   .venv/bin/lint-imports
   .venv/bin/vulture src vulture_whitelist.py --min-confidence 80
