@@ -65,7 +65,7 @@ class SymbolicExplorer(ScoutExplorer):
                 steps.append(((scene.item(name).pos, ori), f"JumpTo({name})"))
             return steps
 
-        return breadth_first(env.pose, moves)
+        return dict(breadth_first(env.pose, moves))
 
     def _best_step(self) -> str | None:
         env, scene, belief = self._env, self._env.scene, self.belief

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from mindloop.errors import InvalidArgumentError
@@ -36,18 +36,20 @@ S = TypeVar("S", bound=Hashable)
 A = TypeVar("A")
 
 
-def breadth_first(start: S, moves: Callable[[S], Iterable[tuple[S, A]]]) -> dict[S, list[A]]:
+def breadth_first(start: S, moves: Callable[[S], Iterable[tuple[S, A]]]) -> Iterator[tuple[S, list[A]]]:
     """Every state reachable from ``start`` through ``moves`` (a state's ``(next state, action)`` pairs, in the
-    order to try them), each with the first shortest list of actions found to reach it, in breadth-first order."""
+    order to try them), each with the first shortest list of actions found to reach it, in breadth-first order and
+    as it is found: a caller looking for one state stops the search there."""
     paths: dict[S, list[A]] = {start: []}
     queue = deque([start])
+    yield start, []
     while queue:
         state = queue.popleft()
         for nxt, act in moves(state):
             if nxt not in paths:
                 paths[nxt] = [*paths[state], act]
                 queue.append(nxt)
-    return paths
+                yield nxt, paths[nxt]
 
 
 def shortest_plan(world: SpatialWorld, goal_pos: Vec, goal_ori: Vec) -> list[tuple[str, Any]] | None:
@@ -61,7 +63,7 @@ def shortest_plan(world: SpatialWorld, goal_pos: Vec, goal_ori: Vec) -> list[tup
         return turns + [((it.pos, ori, it.rooms), ("jumpto", it.name)) for it in world.visible(pos, ori, rooms)]
 
     paths = breadth_first(((0, 0), NORTH, world.start_rooms), moves)
-    return next((plan for (pos, ori, _), plan in paths.items() if pos == goal_pos and ori == goal_ori), None)
+    return next((plan for (pos, ori, _), plan in paths if pos == goal_pos and ori == goal_ori), None)
 
 
 def _resolve_jump(
