@@ -718,7 +718,7 @@ class RunStore:
     def _one(self, kind: str, sql: str, key: str) -> tuple[Any, ...]:
         """The row ``sql`` selects for ``key`` (a ``run`` or ``suite`` id); an unknown id is an error that lists the
         most recent of its kind (a store of a layout before 3 has no suites)."""
-        rows = self._select(sql, (key,), needs=f"{kind}s")
+        rows = self._select(sql, (key,), needs=None if kind == "run" else "suites")  # every layout has runs
         if not rows:
             raise InvalidArgumentError(f"no {kind} {key!r} in {self.path}{self.recent(kind + 's')}")
         return tuple(rows[0])
