@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from mindloop.beliefs.vocab import ROBOT
@@ -355,18 +356,19 @@ def ground(verb: str, ctx: TriggerContext) -> Operation | None:
     return None
 
 
-def _columns(names: Sequence[str]) -> list[tuple[str, str | None]]:
+@cache
+def _columns(names: tuple[str, ...]) -> tuple[tuple[str, str | None], ...]:
     """The feature vector's layout: ``(feature, value)`` per one-hot column of a categorical feature, ``(feature,
-    None)`` for any other."""
+    None)`` for any other (worked out once per list of names: a vector is made at every trigger decision)."""
     features = [_FEATURE_BY_NAME[n] for n in names]
-    return [(f.name, v) for f in features for v in (f.values if f.kind == "cat" else (None,))]
+    return tuple((f.name, v) for f in features for v in (f.values if f.kind == "cat" else (None,)))
 
 
 def feature_vector_names(names: Sequence[str] = FEATURE_NAMES) -> list[str]:
     """Column names of :func:`feature_vector` (categorical features one-hot, ``name=value``)."""
-    return [name if v is None else f"{name}={v}" for name, v in _columns(names)]
+    return [name if v is None else f"{name}={v}" for name, v in _columns(tuple(names))]
 
 
 def feature_vector(features: Mapping[str, Any], names: Sequence[str] = FEATURE_NAMES) -> list[float]:
     """Features as numbers, in :func:`feature_vector_names` order."""
-    return [float(features[name] if v is None else features[name] == v) for name, v in _columns(names)]
+    return [float(features[name] if v is None else features[name] == v) for name, v in _columns(tuple(names))]

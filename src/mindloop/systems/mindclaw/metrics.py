@@ -372,6 +372,8 @@ _OUTCOME_COUNTS = ("false_alarm", "missed", "early", "late", "invalid_ops", "mal
 _MODEL_COUNTS = ("model_decisions", "model_malformed", "model_retries", "skill_decisions", "loop_model_decisions",
                  "loop_model_malformed", "loop_model_retries")  # fmt: skip
 """Per-episode counts :func:`summarize_intervention` sums (and reports as whole numbers)."""
+_EARNED = ("ta", "pia", "cs", "acc_correct", "nn_correct", "model_correct", "model_nn_correct", "skill_correct")
+"""Per-episode scores a failed episode does not earn (0 for it, while its decisions still count)."""
 
 
 def summarize_intervention(rows: Sequence[Mapping[str, Any]], *, model_agent: bool = False) -> dict[str, Any]:
@@ -384,19 +386,17 @@ def summarize_intervention(rows: Sequence[Mapping[str, Any]], *, model_agent: bo
     ``acc`` and ``acc_no_noop`` are over every trigger decision (Table IV; ``acc_over`` says what decided them:
     with ``model_agent``, strong skills and the model); ``acc_model`` over the model's own decisions, ``acc_skill``
     over the strong skills' decisions."""
-    cs_ok = acc_t = nn_t = 0.0
+    acc_t = nn_t = 0.0
     counts: dict[str, float] = defaultdict(float)
     for row in rows:
         s = row.get("scores", {})
         failed = bool(row.get("failed"))
-        if "cs_n" in s and not failed:
-            cs_ok += float(s.get("cs", 0.0))
         acc_t += float(s.get("acc_total", row.get("n_decisions", 0)))
         nn_t += float(s.get("nn_total", row.get("n_non_noop", 0)))
         for key in (*_OUTCOME_COUNTS, *_MODEL_COUNTS, "model_nn_total", "cs_n"):
             counts[key] += float(s.get(key, 0.0))
         if not failed:  # a failed episode scores 0 on TA and PIA, and its decisions count, none as correct
-            for key in ("ta", "pia", "acc_correct", "nn_correct", "model_correct", "model_nn_correct", "skill_correct"):
+            for key in _EARNED:
                 counts[key] += float(s.get(key, 0.0))
         counts["failed"] += float(failed)
         counts["help_needed"] += float(bool(row.get("help_needed")))
@@ -406,7 +406,7 @@ def summarize_intervention(rows: Sequence[Mapping[str, Any]], *, model_agent: bo
     return {
         "ta": _frac(counts["ta"], len(rows)),
         "pia": _frac(counts["pia"], len(rows)),
-        "cs": _frac(cs_ok, counts["cs_n"]),
+        "cs": _frac(counts["cs"], counts["cs_n"]),
         "cs_n": int(counts["cs_n"]),
         "acc": acc_all,
         "acc_no_noop": acc_all_nn,
