@@ -133,5 +133,7 @@ class Record:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Self:
         """Inverse of :meth:`to_dict`; a bad record raises as :func:`not_a` says (``KIND``)."""
+        if cls.KIND is None:  # no wording of its own (most records, and every nested one): nothing to wrap
+            return cast(Self, read_record(cls, data))
         with not_a(cls.KIND):
             return cast(Self, read_record(cls, data))

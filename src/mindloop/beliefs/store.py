@@ -186,9 +186,10 @@ class BeliefStore:
         return self._belief(chain, (subject, relation), write)
 
     def value(self, chain: Chain, subject: str, relation: str, *, at: int | None = None) -> str | None:
-        """Shorthand for the believed value, or ``None``."""
-        belief = self.believes(chain, subject, relation, at=at)
-        return belief.value if belief is not None else None
+        """Shorthand for the believed value, or ``None`` (read from the log: no :class:`Belief` is built)."""
+        validate_chain(chain)
+        write = self._latest(chain, (subject, relation), at)
+        return None if write is None else write.value
 
     def beliefs(self, chain: Chain, *, at: int | None = None) -> list[Belief]:
         """Every belief ``chain`` holds at ``at``, in slot order."""

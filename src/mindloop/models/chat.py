@@ -113,8 +113,11 @@ def storable_text(text: str) -> tuple[str, int]:
     >>> storable_text("x \\ud800 y")
     ('x \\ufffd y', 1)
     """
-    clean, n = _SURROGATES.subn("\ufffd", text)
-    return clean, n
+    try:
+        text.encode("utf-8")  # the common case, and far cheaper than the scan: only a lone surrogate fails here
+    except UnicodeEncodeError:
+        return _SURROGATES.subn("\ufffd", text)
+    return text, 0
 
 
 @dataclass(frozen=True)
