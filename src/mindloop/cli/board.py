@@ -8,7 +8,6 @@ on stderr) until interrupted.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -16,7 +15,7 @@ from typing import Annotated
 import typer
 
 from mindloop.cli.shared import TagFilter, open_store, own_group
-from mindloop.console import emit, err_console, json_opt, out_opt, writing
+from mindloop.console import emit_json, err_console, json_opt, out_opt, writing
 from mindloop.errors import MindloopError
 
 __all__ = ["board_app"]
@@ -80,7 +79,7 @@ def board(
         if as_json:
             where = None if out is None else output_file(out, "board.json")
             data = board_data(store, tags=tag or ())
-            emit(json.dumps(data) + "\n", where)
+            emit_json(data, where)
         else:
             target = output_file(out, "board.html")
             with writing("the board", target):

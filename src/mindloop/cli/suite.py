@@ -6,7 +6,6 @@ runs (``mindloop runs`` lists them, ``mindloop report RUN_ID`` reports one).
 
 from __future__ import annotations
 
-import json
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -15,7 +14,17 @@ import typer
 
 from mindloop.cli.run_options import RunOptions, exit_for, with_run_options, write_output
 from mindloop.cli.shared import open_store, own_group
-from mindloop.console import Column, JsonFlag, emit, err_console, fit_table, json_opt, out_console, out_opt, writing
+from mindloop.console import (
+    Column,
+    JsonFlag,
+    emit_json,
+    err_console,
+    fit_table,
+    json_opt,
+    out_console,
+    out_opt,
+    writing,
+)
 
 if TYPE_CHECKING:
     from mindloop.bench.suite import SuiteResult
@@ -95,7 +104,7 @@ def suite_run(
     suite = {k: v for k, v in result.to_json().items() if k != "runs"}  # results.json lists each run in full
     write_output(folder, [summary.run_id for summary in result.summaries], suite=suite)
     if as_json:
-        print(json.dumps(result.to_json()))
+        emit_json(result.to_json())
     else:
         _print_result(result)
     exit_for(
@@ -182,7 +191,7 @@ def suite_list(
             for s in store.suites()
         ]
     if as_json:
-        print(json.dumps({"suites": rows}))
+        emit_json({"suites": rows})
         return
     from mindloop.cli.bench import compact_time
 
@@ -239,7 +248,7 @@ def suite_report_command(
         store.suite(suite_id)  # an unknown suite is named before anything is written
         if as_json:
             where = None if out is None else output_file(out, f"{suite_id}.json")
-            emit(json.dumps(suite_report(store, suite_id)) + "\n", where)
+            emit_json(suite_report(store, suite_id), where)
             return
         target = output_file(out, f"{suite_id}.html")
         with writing("the suite report", target):
