@@ -673,10 +673,12 @@ def _counts(info: RunInfo) -> list[int]:
 def stored_summary(store: RunStore, info: RunInfo) -> dict[str, Any] | None:
     """The run's stored summary when it still covers every finished sample (``None``: none stored, or samples
     finished, failed or were retried since it was computed)."""
-    stored = store.stored_summary(info.run_id)
-    if stored is None or stored.get("counts") != _counts(info):
-        return None
-    return stored
+    return current_summary(store.stored_summary(info.run_id), info)
+
+
+def current_summary(stored: dict[str, Any] | None, info: RunInfo) -> dict[str, Any] | None:
+    """``stored`` (a run's stored summary, already read) when it still covers every finished sample, else ``None``."""
+    return stored if stored and stored.get("counts") == _counts(info) else None
 
 
 def stored_policies(stored: Mapping[str, Any] | None, bench: Benchmark | None = None) -> list[Any]:

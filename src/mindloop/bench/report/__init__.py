@@ -51,7 +51,7 @@ from mindloop.bench.report.plots import (
     score_table,
 )
 from mindloop.bench.report.view import footer, render, script_json
-from mindloop.bench.runner import benchmark_metrics, metric_intervals, stored_policies, stored_summary, token_totals
+from mindloop.bench.runner import benchmark_metrics, current_summary, metric_intervals, stored_policies, token_totals
 from mindloop.bench.scoring import reference_values
 from mindloop.bench.store import RunInfo, RunStore
 from mindloop.bench.tables import json_safe
@@ -100,7 +100,7 @@ def render_report(run_id: str, store: RunStore) -> str:
     finished = [r for r in records if r.status != "pending"]
     bench = installed_benchmark(info.benchmark)
     kept = store.stored_summary(run_id) or {}  # whatever its counts: its reference policies and definitions
-    metrics, tokens, intervals, source = _summary(store, info, finished, bench)
+    metrics, tokens, intervals, source = _summary(current_summary(kept, info), finished, bench)
     bounds = intervals.get("metrics", {})
     groups = {r.sample.group for r in records}
     head = headline_of(info.benchmark, metrics)
@@ -156,17 +156,17 @@ def write_report(run_id: str, store: RunStore, out: Path | None = None) -> Path:
 
 
 def _summary(
-    store: RunStore, info: RunInfo, finished: Sequence[SampleRecord], bench: Benchmark | None
+    stored: dict[str, Any] | None, finished: Sequence[SampleRecord], bench: Benchmark | None
 ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], str]:
     """The run's metrics, token ledger, metric intervals and a line saying where the numbers come from: the
-    summary stored with the run when it covers every finished sample (the numbers the run reported), else
+    summary stored with the run (``stored``, given when it covers every finished sample: the numbers the run
+    reported), else
     computed as :func:`~mindloop.bench.runner.summarize_run` does from the records already read; a generic
     summary (mean of every score, overall and per group, by :func:`~mindloop.bench.report.plots.mean_scores`: a
     failed sample without a score counts as 0) with no intervals when the benchmark (``bench``) is no longer
     registered."""
     tokens = token_totals(finished)
-    tokens["cut_at_limit"] = reply_outcomes([c for r in finished for c in r.calls], None).get("cut_at_limit", 0)
-    stored = stored_summary(store, info)
+    tokens["cut_at_limit"] = reply_outcomes((c for r in finished for c in r.calls), None).get("cut_at_limit", 0)
     if stored is not None:
         how = "as the run reported them" if stored.get("computed_by") == "run" else "computed after the run"
         return stored["metrics"], tokens, stored["intervals"], f"Metrics {how}, by mindloop {stored.get('version')}."
