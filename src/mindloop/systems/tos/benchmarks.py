@@ -649,12 +649,13 @@ class _TosBenchmark:
         seen: set[str] = set()
         newly = []
         gts, gt_locals, poses = [], [], []
+        world = world_from_scene(scene)  # the gold world, built once for every turn's true maps
         for t in turns:
             names = {n for o in t.observations for n in o.names}
             newly.append(names - seen)
             seen |= names
-            gts.append(gt_global_map(scene, (t.pos, t.ori), names=seen))
-            gt_locals.append(gt_local_map(scene, (t.pos, t.ori)))
+            gts.append(gt_global_map(scene, (t.pos, t.ori), names=seen, world=world))
+            gt_locals.append(gt_local_map(scene, (t.pos, t.ori), world=world))
             poses.append((t.pos, t.ori))
         diag = belief_diagnostics(
             [p.global_map for p in probes],

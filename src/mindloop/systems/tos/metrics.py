@@ -57,7 +57,7 @@ from mindloop.systems.tos.world.geometry import (
 from mindloop.systems.tos.world.relations import INITIAL, RelationTriple
 from mindloop.systems.tos.world.scene import Scene
 from mindloop.systems.tos.world.solver import SpatialSolver, information_gain
-from mindloop.systems.tos.world.world import world_from_scene
+from mindloop.systems.tos.world.world import SpatialWorld, world_from_scene
 
 __all__ = [
     "BELIEF_DIAGNOSTICS",
@@ -290,22 +290,26 @@ def pos_norm(scene: Scene) -> float:
     return val if val > 0 else 1.0
 
 
-def gt_global_map(scene: Scene, pose: tuple[Vec, Vec] | None, names: Iterable[str] | None = None) -> CogMap:
+def gt_global_map(
+    scene: Scene, pose: tuple[Vec, Vec] | None, names: Iterable[str] | None = None, world: SpatialWorld | None = None
+) -> CogMap:
     """The true global map (start at the origin, north +y): the given items (all by default) of the gold world
-    (:func:`~mindloop.systems.tos.world.world.world_from_scene`: an object's facing, a door's base orientation)
-    and the agent."""
-    entries = [(it.name, it.pos, it.facing) for it in world_from_scene(scene, names=names).items]
+    (``world``, else :func:`~mindloop.systems.tos.world.world.world_from_scene`: an object's facing, a door's base
+    orientation) and the agent."""
+    keep = None if names is None else set(names)
+    items = (world or world_from_scene(scene)).items
+    entries = [(it.name, it.pos, it.facing) for it in items if keep is None or it.name in keep]
     if pose is not None:
         entries.append(("agent", scene.relative(pose[0]), pose[1]))
     return {name: MapEntry((float(pos[0]), float(pos[1])), facing) for name, pos, facing in entries}
 
 
-def gt_local_map(scene: Scene, pose: tuple[Vec, Vec]) -> CogMap:
-    """The true local map: the items of the gold world visible from ``pose``, in the agent's frame (``+y`` ahead,
-    ``+x`` right), compass facings."""
+def gt_local_map(scene: Scene, pose: tuple[Vec, Vec], world: SpatialWorld | None = None) -> CogMap:
+    """The true local map: the items of the gold world (``world``, else the scene's) visible from ``pose``, in the
+    agent's frame (``+y`` ahead, ``+x`` right), compass facings."""
     here, ori = scene.relative(pose[0]), pose[1]
     rooms = frozenset(str(r) for r in scene.rooms_at(pose[0]))
-    visible = world_from_scene(scene).visible(here, ori, rooms)
+    visible = (world or world_from_scene(scene)).visible(here, ori, rooms)
     return {it.name: MapEntry(to_local(it.pos, here, ori), it.facing) for it in visible}
 
 
