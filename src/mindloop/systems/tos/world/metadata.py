@@ -151,15 +151,17 @@ def scene_from_metadata(data: Mapping[str, Any], *, source: str = "meta_data.jso
     cells = [(x, y) for x, row in enumerate(mask) for y, v in enumerate(row) if v == DOOR_VERTICAL]
     cells += [(x, y) for x, row in enumerate(mask) for y, v in enumerate(row) if v == DOOR_HORIZONTAL]
     doors: list[tuple[str, Vec]] = []
+    connected = [  # each JSON door checked once (and only when the mask has doors to name)
+        (validate_data(_Door, jd, source=source, error=ParseError, at=where).attributes.get("connected_rooms"), jd)
+        for jd, where in (json_doors if cells else ())
+    ]
     for cnt, (x, y) in enumerate(cells):
         dname = DEFAULT_DOOR_NAMES[cnt] if cnt < len(DEFAULT_DOOR_NAMES) else f"door_{cnt}"
         if mask[x][y] == DOOR_VERTICAL:
             pair = {mask[x - 1][y], mask[x + 1][y]} if 0 < x < len(mask) - 1 else set()
         else:
             pair = {mask[x][y - 1], mask[x][y + 1]} if 0 < y < len(mask[x]) - 1 else set()
-        for jd, where in json_doors:
-            door = validate_data(_Door, jd, source=source, error=ParseError, at=where)
-            rooms = door.attributes.get("connected_rooms")
+        for rooms, jd in connected:
             if (
                 isinstance(rooms, list)
                 and all(isinstance(r, int) and not isinstance(r, bool) for r in rooms)
