@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from mindloop.datafiles import iter_json_lines
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.mindclaw.actions import ActionGenerator
 from mindloop.systems.mindclaw.context import TriggerContext, WindowState
@@ -34,7 +35,7 @@ from mindloop.systems.mindclaw.operations import (
 )
 from mindloop.systems.mindclaw.reasoning import Reasoner
 from mindloop.systems.mindclaw.records import ActionPlan, ExecutionResult, ReasoningRecord
-from mindloop.systems.mindclaw.sources.base import WindowSource, json_lines
+from mindloop.systems.mindclaw.sources.base import WindowSource
 from mindloop.systems.mindclaw.trigger import Trigger
 from mindloop.systems.mindclaw.window import Window
 
@@ -215,4 +216,4 @@ def save_trace(trace: list[StepTrace], path: str | Path) -> None:
 def load_trace(path: str | Path) -> list[dict[str, Any]]:
     """Read a trace file back as plain records; a line that is not a JSON object is a
     :class:`~mindloop.errors.ParseError` naming the file and line."""
-    return [record for _, record in json_lines(path, "the trace file")]
+    return [record for _, record in iter_json_lines(path, "the trace file")]

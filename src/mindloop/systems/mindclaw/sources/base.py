@@ -6,13 +6,13 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from mindloop.datafiles import iter_json_lines, read_json_file
+from mindloop.datafiles import read_json_file
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems.mindclaw.records import ActionPlan, ExecutionResult
 from mindloop.systems.mindclaw.window import Window
 from mindloop.worlds.household.actions import Action, parse_action
 
-__all__ = ["WindowSource", "compile_plan", "json_lines", "not_executed", "read_recording", "step_ids"]
+__all__ = ["WindowSource", "compile_plan", "not_executed", "read_recording", "step_ids"]
 
 _T = TypeVar("_T")
 
@@ -71,8 +71,3 @@ def step_ids(text: str, action: Action, ids: Mapping[str, Any], missing: str) ->
         if a not in ids:
             raise InvalidArgumentError(f"cannot compile {text!r}: {a!r} {missing}")
     return [ids[a] for a in action.args]
-
-
-json_lines = iter_json_lines
-"""Each non-blank line of a JSON-lines file (``what`` names it) with its line number: the shared
-:func:`mindloop.datafiles.iter_json_lines`, under the name this module has always exported."""

@@ -25,10 +25,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from mindloop.datafiles import read_json_file
+from mindloop.datafiles import iter_json_lines, read_json_file
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems.mindclaw.records import ActionPlan, ExecutionResult
-from mindloop.systems.mindclaw.sources.base import json_lines, not_executed
+from mindloop.systems.mindclaw.sources.base import not_executed
 from mindloop.systems.mindclaw.window import Window
 
 __all__ = ["FramesFolderSource", "JsonlReplaySource", "record_frames_folder", "record_windows"]
@@ -60,7 +60,7 @@ class JsonlReplaySource:
 
     def windows(self) -> Iterator[Window]:
         """The recorded windows, in file order."""
-        for n, data in json_lines(self.path, "the window file"):
+        for n, data in iter_json_lines(self.path, "the window file"):
             try:
                 yield Window.from_dict(data)
             except InvalidArgumentError as exc:
