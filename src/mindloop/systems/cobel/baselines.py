@@ -98,7 +98,7 @@ def read_choice(reply: str, options: Sequence[str], who: str) -> int:
     ``SUBPLAN DONE`` is not an answer here."""
     choice = rp.read_action(reply, options)
     if choice.done or choice.index is None:
-        raise rp._refused("the answer must be one of the listed actions (a letter)", reply, who=who)
+        raise rp.refused("the answer must be one of the listed actions (a letter)", reply, who=who)
     return choice.index
 
 
@@ -125,7 +125,7 @@ def read_meta_plan(reply: str, team: Sequence[str], *, bed: str | None = None) -
             lines.append(f"{who}: {'; '.join(s.text for s in steps)}")
     if not plan:
         wanted = f"a step like 'explore <room>(id)' for any of {', '.join(team)}"
-        raise rp._refused(f"the meta-plan has no line 'Name: step; step' with {wanted}", reply, who="capo-llm")
+        raise rp.refused(f"the meta-plan has no line 'Name: step; step' with {wanted}", reply, who="capo-llm")
     return plan, "\n".join(lines)
 
 
@@ -134,7 +134,7 @@ def read_feedback(reply: str) -> tuple[bool, str]:
     extra = {"feedback": r"feedback", "agree": r"agree(?:ment)?"}
     agree = rp.section(reply, "agree", (), extra)
     if not agree:
-        raise rp._refused("the evaluation has no 'agree:' line (Yes or No)", reply, who="capo-llm")
+        raise rp.refused("the evaluation has no 'agree:' line (Yes or No)", reply, who="capo-llm")
     ok = rp.read_yes_no(agree, "agree")
     feedback = rp.section(reply, "feedback", (), extra) or ""
     return ok, re.sub(r"\s*\n\s*", " ", feedback).strip()

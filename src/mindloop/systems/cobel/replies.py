@@ -120,7 +120,7 @@ def section(text: str, key: str, keys: Sequence[str], extra: Mapping[str, str] |
     return next((s.text for s in found if s.text), "")
 
 
-def _refused(reason: str, text: str, limit: int = 300, *, who: str = "cobel-llm") -> ParseError:
+def refused(reason: str, text: str, limit: int = 300, *, who: str = "cobel-llm") -> ParseError:
     """The error a reader raises: ``{who}: {reason}``, quoting the first ``limit`` characters of ``text`` (the
     reply, or the answer read in it)."""
     return ParseError(f"{who}: {reason}", text=text[:limit])
@@ -256,12 +256,12 @@ def read_plan(reply: str, prompt: str, *, bed: str | None = None) -> tuple[list[
     labelled = bool(candidates) or any(s.key == "plan" for s in find_sections(reply, keys))
     candidates += [_clean(reply[m.end() :]) for m in _PLAN_CUE.finditer(reply)]
     if not candidates and not labelled:
-        raise _refused(f"the reply to the {prompt} prompt has no 'plan:' section", reply)
+        raise refused(f"the reply to the {prompt} prompt has no 'plan:' section", reply)
     for plan in candidates:
         steps = parse_plan(plan, bed=bed)
         if steps:
             return steps, plan
-    raise _refused(f"the {prompt} plan names no action on an entity written as <name>(id)", reply)
+    raise refused(f"the {prompt} plan names no action on an entity written as <name>(id)", reply)
 
 
 _PLANS_CUE = re.compile(r"(?im)^[^\n]*\bplans\b[^\n]*:[ \t*]*$")
@@ -281,7 +281,7 @@ def read_predictions(reply: str, *, bed: str | None = None) -> list[list[Intent]
             readings = [parse_plan(s.text, bed=bed) for s in labelled if s.key == key and s.text]
             named = [r for r in readings if r]
             if any(r != named[0] for r in named):
-                raise _refused(f"the Fig. 10 reply gives two different '{key}:'", reply)
+                raise refused(f"the Fig. 10 reply gives two different '{key}:'", reply)
             plans.append(named[0] if named else [])
     else:
         listed = next((s.text for s in found if s.key == "plans" and s.text), None)
@@ -289,14 +289,14 @@ def read_predictions(reply: str, *, bed: str | None = None) -> list[list[Intent]
             cues = list(_PLANS_CUE.finditer(reply))
             listed = reply[cues[-1].end() :] if cues else None
         if listed is None:
-            raise _refused("the reply to the Fig. 10 prompt has no 'plan1:' section", reply)
+            raise refused("the reply to the Fig. 10 prompt has no 'plan1:' section", reply)
         items = re.split(r"(?m)^[ \t]*(?:[-*+•][ \t]*)?\(?[1-3][.):][ \t]*", "\n" + listed)
         if len(items) < 2:
-            raise _refused("the Fig. 10 'plans:' are neither 'plan1:'... nor a numbered list", reply)
+            raise refused("the Fig. 10 'plans:' are neither 'plan1:'... nor a numbered list", reply)
         plans = [parse_plan(item, bed=bed) for item in items[1:4]]
     plans += [[] for _ in range(3 - len(plans))]
     if not any(plans):
-        raise _refused("the Fig. 10 plans name no action on an entity written as <name>(id)", reply)
+        raise refused("the Fig. 10 plans name no action on an entity written as <name>(id)", reply)
     return plans
 
 
@@ -310,15 +310,15 @@ def read_yes_no(text: str, what: str = "answer") -> bool:
     """
     words: list[str] = re.findall(r"[a-z]+", text.lower())
     if re.match(r"\W*(yes|no)\W*(?:/|\bor\b)\W*(yes|no)\b", text.lower()):
-        raise _refused(f"the {what} gives both Yes and No", text, 200)
+        raise refused(f"the {what} gives both Yes and No", text, 200)
     if words and words[0] in ("yes", "no"):
         return words[0] == "yes"
     said: set[str] = {w for w in words if w in ("yes", "no")}
     if len(said) == 1:
         return said.pop() == "yes"
     if said:
-        raise _refused(f"the {what} says both Yes and No", text, 200)
-    raise _refused(f"the {what} must be Yes or No", text, 200)
+        raise refused(f"the {what} says both Yes and No", text, 200)
+    raise refused(f"the {what} must be Yes or No", text, 200)
 
 
 @dataclass(frozen=True)
@@ -336,10 +336,10 @@ def read_collaboration(reply: str) -> Collaboration:
     answer = section(reply, "answer", keys)
     if answer is None:
         if find_sections(reply, keys) or not re.match(r"\W*(yes|no)\b", reply.strip().lower()):
-            raise _refused("the reply to the Fig. 12 prompt has no 'answer:' section", reply)
+            raise refused("the reply to the Fig. 12 prompt has no 'answer:' section", reply)
         answer = reply
     if not answer:
-        raise _refused("the Fig. 12 'answer:' is empty (expected Yes or No)", reply)
+        raise refused("the Fig. 12 'answer:' is empty (expected Yes or No)", reply)
     talk = read_yes_no(answer, "Fig. 12 answer")
     misaligned = section(reply, "misaligned", keys) or ""
     return Collaboration(talk, "" if _none(misaligned) else misaligned)
@@ -353,13 +353,13 @@ def read_message(reply: str) -> str:
     if text is None:
         body = reply.strip()
         if not body or "\n\n" in body or len(body) > 500:
-            raise _refused("the reply to the Fig. 13 prompt has no 'Message:' line", reply)
+            raise refused("the reply to the Fig. 13 prompt has no 'Message:' line", reply)
         text = body
     text = re.sub(r"\s*\n\s*", " ", _clean(text)).strip()
     if len(text) >= 2 and text[0] in "\"'“" and text[-1] in "\"'”":
         text = text[1:-1].strip()
     if not text:
-        raise _refused("the Fig. 13 reply has an empty message", reply)
+        raise refused("the Fig. 13 reply has an empty message", reply)
     return text
 
 
@@ -413,14 +413,14 @@ def read_action(reply: str, options: Sequence[str]) -> ActionChoice:
         if conclusion is None and _DONE.search(reply):  # "Reasons: Subplan DONE. Alice has completed ..."
             conclusion = reply
         if conclusion is None:
-            raise _refused("the reply to the Fig. 14 prompt has no 'answer:' section", reply)
+            raise refused("the reply to the Fig. 14 prompt has no 'answer:' section", reply)
         answers = [conclusion]
     answers = [a for a in answers if a] or answers
     if not answers[0]:
-        raise _refused("the Fig. 14 'answer:' is empty", reply)
+        raise refused("the Fig. 14 'answer:' is empty", reply)
     choices = {_concluded(a, options) for a in answers}
     if len(choices) > 1:
-        raise _refused("the Fig. 14 reply gives two different answers", reply)
+        raise refused("the Fig. 14 reply gives two different answers", reply)
     return choices.pop()
 
 
@@ -462,7 +462,7 @@ def _choice(answer: str, options: Sequence[str]) -> ActionChoice:
     texts = [o.lower() for o in options]
     steps = {s.text: None for s in parse_plan(rest)}
     if len(steps) > 1:
-        raise _refused(
+        raise refused(
             f"the Fig. 14 answer names a plan of {len(steps)} steps ({', '.join(steps)}), not one action", answer, 200
         )
     for text in steps:
@@ -476,27 +476,27 @@ def _choice(answer: str, options: Sequence[str]) -> ActionChoice:
         if len(having) == 1:
             picked.add(having[0])
         elif len(having) > 1:
-            raise _refused(f"the Fig. 14 answer names {name} but not which of its {len(having)} actions", answer, 200)
+            raise refused(f"the Fig. 14 answer names {name} but not which of its {len(having)} actions", answer, 200)
     letters = "ABCDEFGHIJKL"
     cue = _LETTER_START.match(flat) or _LETTER_CUE.search(flat)
     if cue is not None:
         k = letters.index(cue.group(1))
         if k >= len(options):
-            raise _refused(
+            raise refused(
                 f"the Fig. 14 answer picks {cue.group(1)} but the list ends at {letters[len(options) - 1]}", answer, 200
             )
         if picked and picked != {k}:
-            raise _refused(f"the Fig. 14 answer's letter {cue.group(1)} is not the action it names", answer, 200)
+            raise refused(f"the Fig. 14 answer's letter {cue.group(1)} is not the action it names", answer, 200)
         picked = {k}
     if done and picked:
-        raise _refused("the Fig. 14 answer says SUBPLAN DONE and names an action", answer, 200)
+        raise refused("the Fig. 14 answer says SUBPLAN DONE and names an action", answer, 200)
     if done:
         return ActionChoice(None, True)
     if len(picked) > 1:
         names = ", ".join(options[k] for k in sorted(picked))
-        raise _refused(f"the Fig. 14 answer names more than one action ({names})", answer, 200)
+        raise refused(f"the Fig. 14 answer names more than one action ({names})", answer, 200)
     if not picked:
-        raise _refused(
+        raise refused(
             "the Fig. 14 answer is not an action from the list (a letter, an action, or SUBPLAN DONE)", answer, 200
         )
     return ActionChoice(picked.pop())
@@ -535,12 +535,12 @@ def read_belief_update(reply: str, order: str, partner: str | None = None, *, be
     label = "Zero order beliefs" if order == "zero" else "First order beliefs"
     text, plan = _beliefs_and_plan(reply, order, ("extracted", "zero", "first", "plan"), {}, partner, bed)
     if text is None:
-        raise _refused(f"the reply has no '{label}:' section", reply)
+        raise refused(f"the reply has no '{label}:' section", reply)
     if _none(text):
         return BeliefUpdate((), (), tuple(plan))
     result = parse_lenient(_belief_lines(text), extend=True)
     if not result.statements:
-        raise _refused(
+        raise refused(
             f"no line under '{label}:' is a belief in the rules' format "
             "(e.g. 'Alice BELIEVE <name>(id) IN <room>(id)')",
             reply,
@@ -569,7 +569,7 @@ def read_words(reply: str, partner: str | None = None, *, bed: str | None = None
     """
     said, plan = _beliefs_and_plan(reply, "beliefs", ("plan",), {"beliefs": r"beliefs?"}, partner, bed)
     if said is None:
-        raise _refused("the reply has no 'Beliefs:' section", reply, who="cobel-llm (no SBR)")
+        raise refused("the reply has no 'Beliefs:' section", reply, who="cobel-llm (no SBR)")
     text = re.sub(r"\s*\n\s*", " ", said).strip()
     return ("" if _none(text) else text[:600]), plan
 
@@ -590,7 +590,7 @@ def read_rules(reply: str) -> RuleReply:
     first = section(reply, "first_rules", keys)
     if zero is None or first is None:
         needs = "the reply needs 'Zero order belief rules:' and 'First order belief rules:'"
-        raise _refused(needs, reply, who="rule construction")
+        raise refused(needs, reply, who="rule construction")
     return RuleReply("\n".join(_belief_lines(zero)), "\n".join(_belief_lines(first)))
 
 
@@ -600,7 +600,7 @@ def read_review(reply: str) -> tuple[bool, str]:
     keys = ("reasoning", "suggestions", "satisfied")
     verdict = section(reply, "satisfied", keys)
     if verdict is None:
-        raise _refused("Bob's reply has no 'Satisfied:' line", reply, who="rule construction")
+        raise refused("Bob's reply has no 'Satisfied:' line", reply, who="rule construction")
     low = verdict.lower()
     if re.match(r"\W*unsatisfied\b", low):
         satisfied = False

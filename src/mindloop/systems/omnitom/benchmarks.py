@@ -188,7 +188,7 @@ STAGE1_ZERO = {"precision": 0.0, "recall": 0.0, "f1": 0.0}
 STAGE2_ZERO = {**dict.fromkeys(DIMENSIONS, 0.0), "overall": 0.0}
 
 
-def _failed(key: str, error: str, **output: Any) -> Outcome:
+def failed_outcome(key: str, error: str, **output: Any) -> Outcome:
     """A failed story: ``key`` (``beliefs`` in Stage 1, ``labels`` in Stage 2) empty, every score of its stage 0."""
     return Outcome({key: [], **output}, dict(STAGE1_ZERO if key == "beliefs" else STAGE2_ZERO), error=error)
 
@@ -258,7 +258,9 @@ async def _ask(
     try:
         reading, _, replies = await ask(ctx.model, messages, parse, ctx.config, retries=ctx.format_retries)
     except ParseError as exc:
-        return _failed(key, f"{failure}: {exc.reason}", malformed=[], reply=exc.replies[-1] if exc.replies else None)
+        return failed_outcome(
+            key, f"{failure}: {exc.reason}", malformed=[], reply=exc.replies[-1] if exc.replies else None
+        )
     output: dict[str, Any] = {"malformed": [m.to_json() for m in reading.malformed], "reply": replies[-1]}
     if reading.notes:
         output["reading_notes"] = list(reading.notes)
@@ -277,7 +279,7 @@ def _symbolic(record: StoryRecord, key: str) -> tuple[BeliefRecord, ...] | Outco
     except SETUP_ERRORS:
         raise
     except MindloopError as exc:
-        return _failed(key, f"symbolic annotator: {exc}")
+        return failed_outcome(key, f"symbolic annotator: {exc}")
 
 
 def _sentences(story: str) -> list[str]:

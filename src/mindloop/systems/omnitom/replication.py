@@ -29,7 +29,7 @@ from mindloop.bench.store import RunStore, SampleResult
 from mindloop.datafiles import read_json_file, read_text_file
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems.omnitom.alignment import Alignment
-from mindloop.systems.omnitom.benchmarks import OmniToMStage2Benchmark, _failed, record_sample
+from mindloop.systems.omnitom.benchmarks import OmniToMStage2Benchmark, failed_outcome, record_sample
 from mindloop.systems.omnitom.metrics import stage1_story_score
 from mindloop.systems.omnitom.records import (
     DIMENSIONS,
@@ -105,7 +105,7 @@ def _stage1(folder: Path, record: StoryRecord, index: int) -> SampleResult:
     gold_path = folder / "judge" / "csv" / f"{stem}_groundtruth.csv"
     missing = [p.name for p in (pred_path, gold_path) if not p.is_file()]
     if missing:
-        return _result(index, _failed("beliefs", f"missing {', '.join(missing)}"))
+        return _result(index, failed_outcome("beliefs", f"missing {', '.join(missing)}"))
     pred_rows, gold_rows = read_replication_csv(pred_path), read_replication_csv(gold_path)
     for rows, path in ((pred_rows, pred_path), (gold_rows, gold_path)):
         _need(rows, ("Actor", "Belief", "MatchCount"), path)
@@ -137,7 +137,7 @@ def _stage1(folder: Path, record: StoryRecord, index: int) -> SampleResult:
 def _stage2(folder: Path, record: StoryRecord, index: int) -> SampleResult:
     path = folder / "labeling" / "csv" / f"{_stem(record.story_id)}_label.csv"
     if not path.is_file():
-        return _result(index, _failed("labels", f"missing {path.name}"))
+        return _result(index, failed_outcome("labels", f"missing {path.name}"))
     rows = read_replication_csv(path)
     _need(rows, ("actor", "belief", *_LABEL_COLUMNS.values()), path)
     predicted = [

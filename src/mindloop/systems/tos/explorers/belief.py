@@ -33,7 +33,7 @@ from mindloop.systems.tos.world.world import SpatialWorld, WorldItem
 
 __all__ = ["SpatialBelief"]
 
-_FACING_TURN = {"forward": 0, "right": 90, "backward": 180, "left": -90}
+FACING_TURN = {"forward": 0, "right": 90, "backward": 180, "left": -90}
 _WALL_TURN = {"on back wall": 0, "on left wall": 90, "on front wall": 180, "on right wall": -90}
 _LEFT = {"front-left", "front-slight-left"}
 _RIGHT = {"front-right", "front-slight-right"}
@@ -90,7 +90,7 @@ class SpatialBelief:
         for it in obs.items:
             self.seen.add(it.name)
             if it.facing:
-                self.facing[it.name] = rotate(self.heading, _FACING_TURN[it.facing])
+                self.facing[it.name] = rotate(self.heading, FACING_TURN[it.facing])
             side = self._side(it.direction)
             if it.wall:
                 normal = rotate(self.heading, _WALL_TURN[it.wall])

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mindloop.systems.tos.explorers.base import format_actions
-from mindloop.systems.tos.explorers.belief import _FACING_TURN, SpatialBelief
+from mindloop.systems.tos.explorers.belief import FACING_TURN, SpatialBelief
 from mindloop.systems.tos.explorers.scout import ScoutExplorer
 from mindloop.systems.tos.world.env import SpatialEnv
 from mindloop.systems.tos.world.geometry import in_fov, rotate
@@ -94,7 +94,7 @@ class ChangeDetector(ScoutExplorer):
                 it.facing
                 and it.name in self.prior.facing
                 and it.name not in self.moved
-                and rotate(heading, _FACING_TURN[it.facing]) != self.prior.facing[it.name]
+                and rotate(heading, FACING_TURN[it.facing]) != self.prior.facing[it.name]
             ):
                 self.turned.add(it.name)
         rooms = self._follow.rooms

@@ -43,7 +43,7 @@ class StrategistExplorer(ScoutExplorer):
         self._nodes = {
             r: {o.name for o in scene.objects_in(r)} | {d.name for d in scene.doors_of(r)} for r in scene.room_ids
         }
-        self._edges = SpatialEnv._room_edges(scene)
+        self._edges = SpatialEnv.room_edges(scene)
         self._known: dict[int, set[frozenset[str]]] = {r: set() for r in scene.room_ids}
         return super().actions(env)
 

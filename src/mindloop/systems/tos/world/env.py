@@ -385,7 +385,7 @@ class SpatialEnv(gym.Env[str, str]):
         return [c.to_dict() | {"old_rel": list(rel(c.old_pos)), "new_rel": list(rel(c.new_pos))} for c in self.changes]
 
     @staticmethod
-    def _room_edges(scene: Scene) -> dict[int, set[frozenset[str]]]:
+    def room_edges(scene: Scene) -> dict[int, set[frozenset[str]]]:
         """Each room's pairs of items (objects and doors) that exploration should observe from one end, the start
         room's also pairing the start (``initial_pos``) with each of its items."""
         edges = {}
@@ -398,8 +398,8 @@ class SpatialEnv(gym.Env[str, str]):
 
     @staticmethod
     def _edges(scene: Scene) -> set[frozenset[str]]:
-        """Every room's pairs (:meth:`_room_edges`): what edge coverage counts."""
-        return set().union(*SpatialEnv._room_edges(scene).values())
+        """Every room's pairs (:meth:`room_edges`): what edge coverage counts."""
+        return set().union(*SpatialEnv.room_edges(scene).values())
 
     def _anchor(self) -> str:
         scene = self.scene
