@@ -9,7 +9,7 @@ import csv
 import io
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -182,12 +182,16 @@ def test_the_judge_client_takes_the_run_s_options_and_judge_timeout() -> None:
     run = AgentContext(agent="model", model_options=ModelOptions(timeout_s=300, max_retries=2, cache="off"))
     raw = {"judge": "openai/judge", "judge_base_url": "http://127.0.0.1:9/v1", "judge_timeout": "600"}
     sample = bench.samples(1, 0, opts(bench, raw))[0]
-    judge: Any = bench._judges.get(sample.input["settings"], run)
+
+    def judge_of(settings: Any, ctx: AgentContext | None) -> Any:  # the judge Stage 1 aligns with, as it asks for it
+        return cast(Any, bench._aligner(settings, ctx)).model
+
+    judge: Any = judge_of(sample.input["settings"], run)
     assert getattr(judge, "inner", judge).options.timeout_s == 600.0  # judge_timeout wins over the run's
     del raw["judge_timeout"]
     settings = bench.samples(1, 0, opts(bench, raw))[0].input["settings"]
-    inherited = getattr(bench._judges.get(settings, run), "options", None)
+    inherited = getattr(judge_of(settings, run), "options", None)
     assert inherited is not None and (inherited.timeout_s, inherited.max_retries, inherited.cache) == (300.0, 2, "off")
     assert inherited.base_url == "http://127.0.0.1:9/v1"
-    default: Any = bench._judges.get(settings, None)  # outside a run: the defaults
+    default: Any = judge_of(settings, None)  # outside a run: the defaults
     assert getattr(default, "inner", default).options.timeout_s == 120.0
