@@ -420,15 +420,15 @@ def _audit_binary(
 
 
 def _belief_against_presence(qa: dict[str, Any], know: Knowledge) -> str | None:
-    correct, wrong = str(qa["correct_answer"]), str(qa["wrong_answer"])
-    unaware = unaware_option([correct, wrong])
-    chain = _belief_holders(str(qa["question"]), qa.get("tom_type"), know.roster)
-    if unaware is None or isinstance(chain, str) or (knows := know.knows(*chain)) is None:
+    """Why a belief question's gold contradicts the presence record, by the tracker's own reading of it
+    (:func:`_track_choice`, the gold as the first option); ``None`` when it does not, or the record cannot say."""
+    options = [str(qa["correct_answer"]), str(qa["wrong_answer"])]
+    inp = {"wrong": options, "question": str(qa["question"]), "tom_type": qa.get("tom_type"), "gold": 0}
+    tracked = _track_choice(inp, know, {})
+    if isinstance(tracked, str) or tracked[0] == 0:
         return None
-    if (unaware == 0) != knows:
-        return None
-    says = "does not know" if unaware == 0 else "knows"
-    return f"{know.record}; {know.reason}; the gold says {' believes '.join(chain)} {says}"
+    says = "knows" if unaware_option(options) else "does not know"
+    return f"{know.record}; {know.reason}; the gold says {' believes '.join(tracked[2]['holders'])} {says}"
 
 
 # -- the benchmark --------------------------------------------------------------------------------------------------
