@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_vali
 
 from mindloop.datafiles import load_package_data
 from mindloop.errors import DependencyError, InvalidArgumentError
-from mindloop.metrics.embeddings import MiniLMEncoder, TextEncoder
+from mindloop.metrics.embeddings import MiniLMEncoder, TextEncoder, encoder_available
 from mindloop.systems.omnitom.records import (
     BeliefRecord,
     is_world,
@@ -43,6 +43,7 @@ __all__ = [
     "actor_key",
     "belief_key",
     "map_actors",
+    "offline_aligner",
 ]
 
 MAX_MATCH_COUNT = 3
@@ -387,3 +388,11 @@ class EmbeddingAligner:
             p_of[a].append(b)
             g_of[b].append(a)
         return [(pi[a], gi[b]) for a, bs in p_of.items() for b in bs]
+
+
+def offline_aligner(name: str, threshold: float = DEFAULT_THRESHOLD) -> EmbeddingAligner | ExactAligner:
+    """The offline stand-in for the paper's judge that ``name`` names: ``embedded`` (with ``threshold``),
+    ``auto`` (embedded when the metrics extra is installed, else exact) or ``exact`` (any other name)."""
+    if name == "auto":
+        name = "embedded" if encoder_available() else "exact"
+    return EmbeddingAligner(threshold=threshold) if name == "embedded" else ExactAligner()

@@ -48,6 +48,7 @@ from mindloop.metrics.stats import mean
 from mindloop.models.base import Message
 from mindloop.models.replies import ask
 from mindloop.systems.omnitom import release
+from mindloop.systems.omnitom.alignment import offline_aligner
 from mindloop.systems.omnitom.annotator import annotate_text
 from mindloop.systems.omnitom.examples import appendix_e_record
 from mindloop.systems.omnitom.metrics import (
@@ -56,8 +57,6 @@ from mindloop.systems.omnitom.metrics import (
     TABLE_3,
     Aligner,
     AlignmentTask,
-    EmbeddingAligner,
-    ExactAligner,
     by_order,
     stage1_story_score,
     stage2_labels_for_gold,
@@ -403,10 +402,7 @@ class OmniToMStage1Benchmark(_OmniToMBase):
             return JudgeAligner(ctx.recorded(judge, "judge"), protocol=protocol, retries=ctx.format_retries)
         key = (settings.get("aligner"), settings.get("threshold"))
         if key not in self._aligners:
-            embedded = settings.get("aligner") == "embedded"
-            self._aligners[key] = (
-                EmbeddingAligner(threshold=float(settings.get("threshold", 0.8))) if embedded else ExactAligner()
-            )
+            self._aligners[key] = offline_aligner(str(settings.get("aligner")), float(settings.get("threshold", 0.8)))
         return self._aligners[key]
 
     async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:

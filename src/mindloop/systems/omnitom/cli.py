@@ -76,8 +76,8 @@ def score(
 
     Without --judge, Stage 1 MatchCounts come from the embedded (or exact) aligner, mindloop's offline stand-in for
     the paper's judge; every output names the one used."""
-    from mindloop.metrics.embeddings import encoder_available
-    from mindloop.systems.omnitom.metrics import Aligner, EmbeddingAligner, ExactAligner, score_records
+    from mindloop.systems.omnitom.alignment import offline_aligner
+    from mindloop.systems.omnitom.metrics import Aligner, score_records
     from mindloop.systems.omnitom.records import read_records
 
     gold_records = read_records(gold)
@@ -92,10 +92,8 @@ def score(
 
         model = load_model(judge, ModelOptions(base_url=base_url))
         chosen = JudgeAligner(model, protocol=protocol.value)
-    elif aligner == _AlignerChoice.exact or (aligner == _AlignerChoice.auto and not encoder_available()):
-        chosen = ExactAligner()
     else:
-        chosen = EmbeddingAligner(threshold=threshold)
+        chosen = offline_aligner(aligner.value, threshold)
 
     async def run() -> OmniToMScore:
         async with aclosing(model) if model is not None else nullcontext():
