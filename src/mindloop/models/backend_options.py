@@ -17,7 +17,7 @@ from typing import Any
 
 from mindloop.errors import InvalidArgumentError
 
-__all__ = ["MODEL_OPTS", "ModelOpt", "checked_opt", "parse_model_opts"]
+__all__ = ["MODEL_OPTS", "ModelOpt", "checked_opt", "checked_opts", "parse_model_opts"]
 
 
 @dataclass(frozen=True)
@@ -85,6 +85,12 @@ def checked_opt(backend: str, key: str, value: Any) -> Any:
     if parsed is None or (isinstance(value, int | float) and parsed != value):
         raise InvalidArgumentError(f"{backend} option {key}={value!r}: expected {opt.expected}")
     return parsed
+
+
+def checked_opts(backend: str, extra: Mapping[str, Any]) -> dict[str, Any]:
+    """The options of ``extra`` that ``backend`` declares, each checked by :func:`checked_opt` (in ``extra``'s
+    order); other backends' settings (``retry_seed``) travel in the same dict and are left out."""
+    return {key: checked_opt(backend, key, value) for key, value in extra.items() if key in MODEL_OPTS[backend]}
 
 
 def parse_model_opts(model: str | None, pairs: Sequence[str]) -> dict[str, Any]:

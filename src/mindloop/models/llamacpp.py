@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from mindloop.errors import DependencyError, InvalidArgumentError, ModelError, ModelResponseError
+from mindloop.models.backend_options import checked_opts
 from mindloop.models.base import Completion, GenerationConfig, Message, ModelOptions
 from mindloop.models.tokens import reply_completion
 
@@ -37,14 +38,6 @@ SERVER_SAMPLING: dict[str, Any] = {"top_p": 0.95, "top_k": 40, "min_p": 0.05, "r
 """llama-cpp-python's server defaults (``llama_cpp/server/types.py``) for what a chat request leaves unset;
 sent in-process too so both give the same reply to the same request (temperature and the rest come from the
 :class:`GenerationConfig`)."""
-
-
-def _check_extra(extra: Any) -> dict[str, Any]:
-    """The backend's ``extra`` options, checked (the command line checks them too; the Python API may not have)."""
-    from mindloop.models.backend_options import MODEL_OPTS, checked_opt
-
-    # other backends' settings (retry_seed) travel in the same dict
-    return {key: checked_opt("llamacpp", key, value) for key, value in extra.items() if key in MODEL_OPTS["llamacpp"]}
 
 
 def _check_chat_format(llama_cpp: Any, name: str) -> None:
@@ -100,7 +93,7 @@ class LlamaCppChatModel:
             raise InvalidArgumentError(missing)
         self.path = path
         self.options = options
-        extra = _check_extra(options.extra)
+        extra = checked_opts("llamacpp", options.extra)  # the command line checks them too; the Python API may not have
         if "chat_format" in extra:
             _check_chat_format(llama_cpp, extra["chat_format"])
         kwargs: dict[str, Any] = {k: extra[k] for k in _PASSED_THROUGH if extra.get(k) is not None}
@@ -130,7 +123,7 @@ class LlamaCppChatModel:
         installed, the GGUF file exists and the ``--model-opt`` settings are valid. Every problem found is named in
         one line (a :class:`DependencyError` when the package is missing, else an :class:`InvalidArgumentError`),
         so one fix-up covers them all."""
-        _check_extra(options.extra)
+        checked_opts("llamacpp", options.extra)
         installed = _installed()
         problems = [] if installed else [f"the llamacpp backend needs llama-cpp-python: {_INSTALL_HINT}"]
         missing = _model_file(path)[1]

@@ -62,7 +62,7 @@ from mindloop.errors import (
     printable,
 )
 from mindloop.models import outages
-from mindloop.models.backend_options import checked_opt
+from mindloop.models.backend_options import checked_opts
 from mindloop.models.base import (
     Completion,
     GenerationConfig,
@@ -149,14 +149,6 @@ def parse_retry_after(value: str | None, now: datetime | None = None) -> float |
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
     return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
-
-
-def _extra_opt(options: ModelOptions, key: str) -> Any:
-    """``options.extra[key]`` checked against the backend's ``--model-opt`` declaration (``None`` when unset):
-    ``server_slots`` (the server's slots as the user gave them; ``None``/``"auto"``: ask it) or ``max_reply_bytes``
-    (the reply body cap; ``None``: :data:`DEFAULT_MAX_REPLY_BYTES`)."""
-    value = options.extra.get(key)
-    return None if value is None else checked_opt("openai", key, value)
 
 
 NO_SERVER_BACKOFF_S = 2.0
@@ -320,11 +312,14 @@ class OpenAIChatModel:
             validate_base_url(base, name="OPENAI_BASE_URL")
         self.base_url = base.rstrip("/")
         self._key = api_key(options.api_key_env)
-        self.max_reply_bytes: int = _extra_opt(options, "max_reply_bytes") or DEFAULT_MAX_REPLY_BYTES
+        # the backend's --model-opt settings, checked; ``None`` is unset: ``server_slots`` (the server's slots as the
+        # user gave them; unset/"auto": ask it) and ``max_reply_bytes`` (unset: DEFAULT_MAX_REPLY_BYTES)
+        opts = checked_opts("openai", {key: value for key, value in options.extra.items() if value is not None})
+        self.max_reply_bytes: int = opts.get("max_reply_bytes") or DEFAULT_MAX_REPLY_BYTES
         self.url = f"{self.base_url}/chat/completions"
         self.requests_sent = 0
         self.retries = 0
-        slots = _extra_opt(options, "server_slots")
+        slots = opts.get("server_slots")
         self.parallelism = None if slots in (None, "auto") else ServerParallelism(slots, "server_slots option")
         """What the server said about the requests it serves at once (``None`` until the first call asks)."""
         self._rng = random.Random(options.extra.get("retry_seed"))
