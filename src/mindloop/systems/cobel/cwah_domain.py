@@ -15,12 +15,10 @@ from mindloop.beliefs import Fact
 from mindloop.systems.cobel.mind import CLAIM, Intent, Mind, WorldView
 from mindloop.systems.cobel.team import Domain, IntentFailed, entity_id, entity_name
 from mindloop.systems.cobel.worlds.common import Action, Layout
-from mindloop.systems.cobel.worlds.cwah_spec import FURNITURE as _FURNITURE
 from mindloop.systems.cobel.worlds.cwah_spec import HOP_STEPS, CwahObservation, GoalPredicate, Seen
 
 __all__ = ["CwahDomain", "toward_room_of"]
 
-_FURNITURE_KIND = {name: kind for items in _FURNITURE.values() for name, kind in items}
 _TARGET_ROOM = {"coffeetable": "livingroom", "dinnertable": "kitchen", "fridge": "kitchen", "dishwasher": "kitchen"}
 
 
