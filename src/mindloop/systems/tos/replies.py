@@ -79,11 +79,14 @@ def _candidates(reply: str, what: str) -> list[str]:
     return real
 
 
-def _one(values: Sequence[str], what: str, reply: str) -> str:
-    """The single distinct value, or a refusal naming the first two different ones."""
-    distinct = list(dict.fromkeys(values))
+def _one(values: Sequence[str], what: str, reply: str | None = None) -> str:
+    """The single distinct value (the first of none: ``""``), or a refusal naming the first two different ones:
+    ``two different {what}s: a and b`` with the ``reply`` quoted, or without one (a value read from one answer
+    slot) ``two different {what}s in the answer: a and b``."""
+    distinct = list(dict.fromkeys(values)) or [""]
     if len(distinct) > 1:
-        raise ParseError(f"two different {what}s: {distinct[0]} and {distinct[1]}", text=reply[:200])
+        where, text = (": ", reply[:200]) if reply is not None else (" in the answer: ", None)
+        raise ParseError(f"two different {what}s{where}{distinct[0]} and {distinct[1]}", text=text)
     return distinct[0]
 
 
@@ -343,9 +346,7 @@ def _read_relation(slot: str) -> str:
             return f"{dirs[0]}, {dists[0]}"
     dirs, dists = _labels_in(slot)
     for labels, what in ((dirs, "direction"), (dists, "distance")):
-        if len(set(labels)) > 1:
-            a, b = list(dict.fromkeys(labels))[:2]
-            raise ParseError(f"two different {what}s in the answer: {a} and {b}")
+        _one(labels, what)
     # one part alone (``north-west``): the model's incomplete answer, one hyphenated token so the scorer reads it
     # as one part (and gives it 0, as the reference's scorer does), not as two words
     for labels in (dirs, dists):
@@ -460,19 +461,13 @@ def _read_task(task: str, slot: str, names: Sequence[str]) -> str:
         found = _names_in(slot, names)
         if not found:
             raise ParseError(f"no object name{'' if one else 's'} from the scene in the answer")
-        distinct = list(dict.fromkeys(found))
-        if one and len(distinct) > 1:
-            raise ParseError(f"two different objects in the answer: {distinct[0]} and {distinct[1]}")
-        return distinct[0] if one else ", ".join(found)
+        return _one(found, "object") if one else ", ".join(found)
     if task in ("alloc.map", "view2loc"):  # a list of coordinates (``alloc.map``) or one (``view2loc``)
         one = task == "view2loc"
         pairs = [f"({_fmt(x)}, {_fmt(y)})" for x, y in _PAIR.findall(slot)]
         if not pairs:
             raise ParseError(f"no coordinate{'' if one else 's'} (x, y) in the answer")
-        distinct = list(dict.fromkeys(pairs))
-        if one and len(distinct) > 1:
-            raise ParseError(f"two different coordinates in the answer: {distinct[0]} and {distinct[1]}")
-        return distinct[0] if one else "; ".join(pairs)
+        return _one(pairs, "coordinate") if one else "; ".join(pairs)
     if task == "view2act":
         calls = [_norm_call(n, a) for n, a in _CALL.findall(slot)]
         if not calls:
