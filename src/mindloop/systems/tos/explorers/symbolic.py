@@ -15,11 +15,11 @@ from collections.abc import Iterable, Iterator
 from mindloop.systems.tos.explorers.base import format_actions
 from mindloop.systems.tos.explorers.belief import SpatialBelief
 from mindloop.systems.tos.explorers.scout import ScoutExplorer
-from mindloop.systems.tos.world.answers import breadth_first
 from mindloop.systems.tos.world.env import SpatialEnv
 from mindloop.systems.tos.world.geometry import Vec, rotate
 from mindloop.systems.tos.world.observe import visible_names
 from mindloop.systems.tos.world.relations import INITIAL, RelationTriple, observation_triples, query_triple
+from mindloop.systems.tos.world.scene import breadth_first
 
 __all__ = ["SymbolicExplorer"]
 

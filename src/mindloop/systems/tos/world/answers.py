@@ -7,9 +7,8 @@ A symbolic agent answers from the world its map describes; the gold answer is th
 from __future__ import annotations
 
 import math
-from collections import deque
-from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
-from typing import Any, TypeVar
+from collections.abc import Sequence
+from typing import Any
 
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.tos.world.geometry import (
@@ -20,6 +19,7 @@ from mindloop.systems.tos.world.geometry import (
     parse_direction,
     rotate,
 )
+from mindloop.systems.tos.world.scene import breadth_first
 from mindloop.systems.tos.world.world import SpatialWorld, WorldItem
 
 __all__ = ["answer_spec", "shortest_plan"]
@@ -32,24 +32,6 @@ def _rel_label(pair: tuple[str, str] | None) -> str:
 
 
 _NavState = tuple[Vec, Vec, frozenset[str]]
-S = TypeVar("S", bound=Hashable)
-A = TypeVar("A")
-
-
-def breadth_first(start: S, moves: Callable[[S], Iterable[tuple[S, A]]]) -> Iterator[tuple[S, list[A]]]:
-    """Every state reachable from ``start`` through ``moves`` (a state's ``(next state, action)`` pairs, in the
-    order to try them), each with the first shortest list of actions found to reach it, in breadth-first order and
-    as it is found: a caller looking for one state stops the search there."""
-    paths: dict[S, list[A]] = {start: []}
-    queue = deque([start])
-    yield start, []
-    while queue:
-        state = queue.popleft()
-        for nxt, act in moves(state):
-            if nxt not in paths:
-                paths[nxt] = [*paths[state], act]
-                queue.append(nxt)
-                yield nxt, paths[nxt]
 
 
 def shortest_plan(world: SpatialWorld, goal_pos: Vec, goal_ori: Vec) -> list[tuple[str, Any]] | None:

@@ -13,9 +13,10 @@ reference's ``meta_data.json`` layout.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, Field, Strict, StrictInt, model_validator
 
@@ -260,17 +261,29 @@ def _door_from_mask(mask: Sequence[Sequence[int]], pos: Vec, name: str, source: 
     return Door(name, pos, rooms, (WEST, EAST) if vertical else (SOUTH, NORTH), vertical)
 
 
+S = TypeVar("S", bound=Hashable)
+A = TypeVar("A")
+
+
+def breadth_first(start: S, moves: Callable[[S], Iterable[tuple[S, A]]]) -> Iterator[tuple[S, list[A]]]:
+    """Every state reachable from ``start`` through ``moves`` (a state's ``(next state, action)`` pairs, in the
+    order to try them), each with the first shortest list of actions found to reach it, in breadth-first order and
+    as it is found: a caller looking for one state stops the search there."""
+    paths: dict[S, list[A]] = {start: []}
+    queue = deque([start])
+    yield start, []
+    while queue:
+        state = queue.popleft()
+        for nxt, act in moves(state):
+            if nxt not in paths:
+                paths[nxt] = [*paths[state], act]
+                queue.append(nxt)
+                yield nxt, paths[nxt]
+
+
 def _check_reachable(scene: Scene, source: str) -> None:
-    rooms = set(scene.room_ids)
-    seen = {scene.start_room}
-    stack = [scene.start_room]
-    while stack:
-        r = stack.pop()
-        for n in scene.adjacent_rooms(r):
-            if n not in seen:
-                seen.add(n)
-                stack.append(n)
-    missing = sorted(rooms - seen)
+    reached = {r for r, _ in breadth_first(scene.start_room, lambda r: [(n, n) for n in scene.adjacent_rooms(r)])}
+    missing = sorted(set(scene.room_ids) - reached)
     if missing:
         raise ParseError(f"room(s) {missing} cannot be reached from the start room through doors", source=source)
 
