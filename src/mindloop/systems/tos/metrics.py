@@ -23,6 +23,7 @@ Everything follows the reference implementation (mll-lab-nu/Theory-of-Space) whe
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import random
@@ -254,15 +255,11 @@ def map_scores(
     origin = MapEntry((0.0, 0.0), NORTH)
     p = dict(pred) | {"initial": origin}
     g = dict(gt) | {"initial": origin}
-    names = sorted(g)
-    tot = cor = 0.0
-    for i in range(len(names)):
-        for j in range(i + 1, len(names)):
-            a, b = names[i], names[j]
-            tot += 1
-            if a in p and b in p and _dir_bin(p[a].pos, p[b].pos) == _dir_bin(g[a].pos, g[b].pos):
-                cor += 1
-    dir_sim = cor / tot if tot else 1.0
+    agree = [
+        a in p and b in p and _dir_bin(p[a].pos, p[b].pos) == _dir_bin(g[a].pos, g[b].pos)
+        for a, b in itertools.combinations(sorted(g), 2)
+    ]
+    dir_sim = sum(agree) / len(agree) if agree else 1.0
     facing_names = (
         [n for n in sorted(gt) if gt[n].facing is not None and "door" not in n]
         if oriented is None
