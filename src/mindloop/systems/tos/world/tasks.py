@@ -312,24 +312,23 @@ def _sample_pose(world: SpatialWorld, rng: random.Random) -> tuple[Vec, Vec, str
     raise _SkipDrawError
 
 
-def _origin(world: SpatialWorld, room: str, rng: random.Random) -> tuple[str, Vec]:
-    if room in world.start_rooms:
-        return "your starting position", (0, 0)
-    doors = [d for d in world.doors if room in d.rooms]
+def _origin(world: SpatialWorld, room: str, pos: Vec, rng: random.Random) -> tuple[str, Vec]:
+    """The origin a pose in ``room`` is given from (the start, or a door of the room when the start is elsewhere)
+    and ``pos`` relative to it."""
+    doors = [] if room in world.start_rooms else [d for d in world.doors if room in d.rooms]
     if not doors:
-        return "your starting position", (0, 0)
+        return "your starting position", pos
     d = rng.choice(doors)
-    return f"the {d.name}", d.pos
+    return f"the {d.name}", (pos[0] - d.pos[0], pos[1] - d.pos[1])
 
 
 def _gen_loc2view(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
     pos, ori, room = _sample_pose(world, rng)
-    origin_name, origin = _origin(world, room, rng)
+    origin_name, loc = _origin(world, room, pos, rng)
     vis = [it for it in world.visible(pos, ori, frozenset({room}))]
     if not vis:
         raise _SkipDrawError
     target = rng.choice(vis)
-    loc = (pos[0] - origin[0], pos[1] - origin[1])
     spec = {"origin": origin_name, "loc": list(loc), "facing": direction_name(ori), "target": target.name}
     text = LOC2VIEW_TEMPLATE.format(
         origin=origin_name, x=loc[0], y=loc[1], facing=direction_name(ori), target=target.name
@@ -339,10 +338,9 @@ def _gen_loc2view(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
 
 def _gen_view2loc(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
     pos, ori, room = _sample_pose(world, rng)
-    origin_name, origin = _origin(world, room, rng)
+    origin_name, coord = _origin(world, room, pos, rng)
     obs = world.observe(pos, ori, frozenset({room}))
     observation = f"You observe: {obs.answer()}."
-    coord = [pos[0] - origin[0], pos[1] - origin[1]]
     spec = {
         "facing": direction_name(ori),
         "origin": origin_name,
@@ -350,7 +348,7 @@ def _gen_view2loc(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
         "pairs": [[p.a, p.b, p.direction, p.distance] for p in obs.pairs],
     }
     text = VIEW2LOC_TEMPLATE.format(facing=direction_name(ori), observation=observation, origin=origin_name)
-    return TaskQuestion("view2loc", text, {"coord": coord, "final_ori": list(ori)}, spec)
+    return TaskQuestion("view2loc", text, {"coord": list(coord), "final_ori": list(ori)}, spec)
 
 
 # ---- navigation ----------------------------------------------------------------------------------------
