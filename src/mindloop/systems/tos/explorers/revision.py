@@ -65,10 +65,6 @@ class ChangeDetector(ScoutExplorer):
             return True
         return super().all_known()
 
-    def after_sweep(self) -> Iterator[str]:
-        """Nothing between the sweep and the queries."""
-        return iter(())
-
     def _check(self) -> None:
         env = self._env
         for t in env.turns[self._checked :]:
