@@ -74,30 +74,23 @@ ROUTE_TASKS = ("direction", "persp.take", "perc.dec", "act2view", "view2act")
 SURVEY_TASKS = ("alloc.map", "ment.rot", "loc2view", "view2loc")
 TASKS = ROUTE_TASKS + SURVEY_TASKS
 """The paper's short task names, in its Table 1 order."""
-REFERENCE_TASKS = {
-    "direction": "dir",
-    "persp.take": "pov",
-    "perc.dec": "bwd_pov_text",
-    "act2view": "fwd_fov",
-    "view2act": "bwd_nav_text",
-    "alloc.map": "e2a",
-    "ment.rot": "rot",
-    "loc2view": "fwd_loc",
-    "view2loc": "bwd_loc_text",
+_TASK_TABLE: dict[str, tuple[str, set[str]]] = {
+    "direction": ("dir", {"obj", "anchor"}),
+    "persp.take": ("pov", {"anchor", "obj"}),
+    "perc.dec": ("bwd_pov_text", {"observation"}),
+    "act2view": ("fwd_fov", {"actions", "target"}),
+    "view2act": ("bwd_nav_text", {"final_obs"}),
+    "alloc.map": ("e2a", {"objects"}),
+    "ment.rot": ("rot", {"turn", "pool"}),
+    "loc2view": ("fwd_loc", {"origin", "x", "y", "facing", "target"}),
+    "view2loc": ("bwd_loc_text", {"facing", "observation", "origin"}),
 }
+"""Each task's name in the reference implementation and the placeholders its question template must use."""
+
+REFERENCE_TASKS = {task: reference for task, (reference, _) in _TASK_TABLE.items()}
 """Each task's name in the reference implementation."""
 
-TEMPLATE_FIELDS: dict[str, frozenset[str]] = {
-    "direction": frozenset({"obj", "anchor"}),
-    "persp.take": frozenset({"anchor", "obj"}),
-    "perc.dec": frozenset({"observation"}),
-    "act2view": frozenset({"actions", "target"}),
-    "view2act": frozenset({"final_obs"}),
-    "alloc.map": frozenset({"objects"}),
-    "ment.rot": frozenset({"turn", "pool"}),
-    "loc2view": frozenset({"origin", "x", "y", "facing", "target"}),
-    "view2loc": frozenset({"facing", "observation", "origin"}),
-}
+TEMPLATE_FIELDS: dict[str, frozenset[str]] = {task: frozenset(fields) for task, (_, fields) in _TASK_TABLE.items()}
 """The placeholders each task's question template must use: exactly what its generator fills in."""
 
 
