@@ -601,10 +601,7 @@ class _TosBenchmark:
         curve = information_gain_curve([t.triples for t in ex.turns], names, scene.grid_size)
         observed = {n for t in ex.turns for o in t.observations for n in o.names}
         edges = SpatialEnv._edges(scene)
-        known = set()
-        for t in ex.turns:
-            for o in t.observations:
-                known |= {frozenset({t.anchor, n}) for n in o.names} & edges
+        known = {frozenset({t.anchor, n}) for t in ex.turns for o in t.observations for n in o.names} & edges
         scores = {
             "steps": float(ex.steps),
             "coverage": len(observed) / len(names) if names else 1.0,
