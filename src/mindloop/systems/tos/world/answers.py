@@ -90,20 +90,13 @@ def answer_spec(task: str, spec: dict[str, Any], world: SpatialWorld) -> Any:
         if anchor is None or anchor.facing is None:
             return "unknown"
         return _rel_label(world.ego_relation(spec["target"], anchor.pos, anchor.facing))
-    if task == "alloc.map":
-        coords = []
-        for name in spec["objects"]:
-            it = world.get(name)
-            coords.append(list(it.pos) if it is not None else [0, 0])
-        return coords
-    if task == "ment.rot":
-        keyed = []
-        for name in spec["objects"]:
-            it = world.get(name)
-            if it is None:
-                continue
-            keyed.append((*turn_order(it.pos, spec["turn"]), name))
-        return [k[2] for k in sorted(keyed)]
+    if task == "alloc.map":  # an object the world lacks at the origin
+        found = [world.get(name) for name in spec["objects"]]
+        return [list(it.pos) if it is not None else [0, 0] for it in found]
+    if task == "ment.rot":  # the objects the world has, by when a full turn faces them
+        named = [(world.get(name), name) for name in spec["objects"]]
+        keyed = sorted((*turn_order(it.pos, spec["turn"]), name) for it, name in named if it is not None)
+        return [k[2] for k in keyed]
     if task == "loc2view":
         origin = _origin(world, spec)
         if origin is None:
