@@ -29,7 +29,7 @@ from mindloop.systems.tos.world.geometry import (
 from mindloop.systems.tos.world.observe import Observation
 from mindloop.systems.tos.world.relations import INITIAL, RelationTriple, observation_triples, query_triple
 from mindloop.systems.tos.world.solver import SpatialSolver
-from mindloop.systems.tos.world.world import SpatialWorld, WorldItem
+from mindloop.systems.tos.world.world import SpatialWorld, WorldItem, grown_box
 
 __all__ = ["SpatialBelief"]
 
@@ -175,16 +175,11 @@ class SpatialBelief:
         out: dict[str, tuple[Vec, ...]] = {}
         for label in sorted({r for it in items for r in it.rooms}):
             members = [it for it in items if label in it.rooms]
-            xs, ys = [it.pos[0] for it in members], [it.pos[1] for it in members]
             walls = [(it.pos, it.normal_for(label)) for it in members if it.door]
-            cells = []
-            for x in range(min(xs) - 1, max(xs) + 2):
-                for y in range(min(ys) - 1, max(ys) + 2):
-                    if (x, y) in occupied:
-                        continue
-                    if all(n is None or (x - p[0]) * n[0] + (y - p[1]) * n[1] >= 1 for p, n in walls):
-                        cells.append((x, y))
-            out[label] = tuple(cells)
+            box = [c for c in grown_box([it.pos for it in members]) if c not in occupied]
+            out[label] = tuple(
+                (x, y) for x, y in box if all(n is None or (x - p[0]) * n[0] + (y - p[1]) * n[1] >= 1 for p, n in walls)
+            )
         return out
 
     def cognitive_map(self) -> dict[str, Any]:

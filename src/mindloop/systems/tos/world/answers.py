@@ -20,7 +20,7 @@ from mindloop.systems.tos.world.geometry import (
     rotate,
 )
 from mindloop.systems.tos.world.scene import breadth_first
-from mindloop.systems.tos.world.world import SpatialWorld, WorldItem
+from mindloop.systems.tos.world.world import SpatialWorld, WorldItem, grown_box
 
 __all__ = ["answer_spec", "shortest_plan"]
 
@@ -168,16 +168,9 @@ def _answer_view2loc(world: SpatialWorld, spec: dict[str, Any]) -> list[int] | s
         seen_rooms = frozenset(
             r for s in spec["observation"] if (it := world.find(s["name"])) is not None for r in it.rooms
         )
-        xs = [it.pos[0] for it in world.items]
-        ys = [it.pos[1] for it in world.items]
-        if not xs:
+        if not world.items:
             return "unknown"
-        cands = [
-            ((x, y), seen_rooms)
-            for x in range(min(xs) - 1, max(xs) + 2)
-            for y in range(min(ys) - 1, max(ys) + 2)
-            if world.get_at(x, y) is None
-        ]
+        cands = [(c, seen_rooms) for c in grown_box([it.pos for it in world.items]) if world.get_at(*c) is None]
     found = []
     for pos, rooms in cands:
         vis = {it.name.lower() for it in world.visible(pos, ori, rooms)}

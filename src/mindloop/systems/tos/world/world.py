@@ -10,7 +10,7 @@ Rooms are labels (strings): the agent names rooms as it finds them, the gold wor
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from mindloop.systems.tos.world.geometry import (
@@ -24,7 +24,7 @@ from mindloop.systems.tos.world.geometry import (
 from mindloop.systems.tos.world.observe import Observation, SeenItem, proximity_pairs, seen_item
 from mindloop.systems.tos.world.scene import Door, Scene
 
-__all__ = ["SpatialWorld", "WorldItem", "world_from_scene"]
+__all__ = ["SpatialWorld", "WorldItem", "grown_box", "world_from_scene"]
 
 
 @dataclass(frozen=True)
@@ -137,6 +137,13 @@ class SpatialWorld:
 
 def _norm(name: str) -> str:
     return " ".join(str(name).strip().strip("\"'.,;:()[]").replace("_", " ").lower().split())
+
+
+def grown_box(points: Sequence[Vec]) -> list[Vec]:
+    """The cells of the box around ``points`` grown by one cell on every side, ``x`` first (where a room or a
+    pose may lie when only the items seen around it are known)."""
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    return [(x, y) for x in range(min(xs) - 1, max(xs) + 2) for y in range(min(ys) - 1, max(ys) + 2)]
 
 
 def world_from_scene(scene: Scene, *, names: Iterable[str] | None = None) -> SpatialWorld:
