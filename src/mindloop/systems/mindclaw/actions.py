@@ -12,7 +12,6 @@ from typing import Any, Protocol
 
 from mindloop.errors import ParseError
 from mindloop.models.base import message
-from mindloop.models.replies import ask
 from mindloop.systems.mindclaw.context import TriggerContext
 from mindloop.systems.mindclaw.records import ActionPlan, ReasoningRecord
 from mindloop.systems.mindclaw.render import render_context
@@ -196,10 +195,7 @@ class ModelActionGenerator(ModelPart):
         if refused is not None:
             return refused
         assert record is not None
-        try:
-            steps, _, _ = await ask(
-                self.model, self.prompt(ctx, record), parse_action_reply, self.config, retries=self.retries
-            )
-        except ParseError as exc:
-            return ActionPlan(actor=actor, object=obj, goal=record.goal, error=f"malformed action: {exc}")
+        steps, _, error = await self.ask(self.prompt(ctx, record), parse_action_reply, "malformed action")
+        if steps is None:
+            return ActionPlan(actor=actor, object=obj, goal=record.goal, error=error)
         return ActionPlan(steps, actor, obj, record.goal, record.text)

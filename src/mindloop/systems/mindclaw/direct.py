@@ -26,7 +26,6 @@ from typing import Any
 
 from mindloop.errors import ParseError
 from mindloop.models.base import ChatModel, GenerationConfig, message
-from mindloop.models.replies import ask
 from mindloop.systems.mindclaw.actions import _read_action
 from mindloop.systems.mindclaw.context import TriggerContext
 from mindloop.systems.mindclaw.cues import CONTEXTS
@@ -135,15 +134,11 @@ class DirectModel(ModelPart):
             def read(text: str) -> DirectAnswer:
                 return parse_direct_reply(text, actors=c.actors, objects=c.objects, locations=c.locations)
 
-            try:
-                got = await ask(self.model, self.prompt(ctx), read, self.config, retries=self.retries)
-            except ParseError as exc:
-                self._answer = None
-                bad = exc.replies
-                return Decision(None, "policy:direct", f"malformed direct reply: {exc}", bad[-1], len(bad) - 1)
-            self._answer = (ctx.t, got.value)
-            answer = got.value
-            reply, retries = got.replies[-1], len(got.replies) - 1
+            answer, replies, error = await self.ask(self.prompt(ctx), read, "malformed direct reply")
+            self._answer = (ctx.t, answer) if answer is not None else None
+            reply, retries = replies[-1], len(replies) - 1
+            if answer is None:
+                return Decision(None, "policy:direct", error, reply, retries)
             if not answer.intervene:
                 return Decision(Operation(NOOP), "policy:direct", "", reply, retries)
             return Decision(Operation(REASONING_RUN, answer.person, answer.object), "policy:direct", "", reply, retries)

@@ -26,13 +26,13 @@ from pydantic import BaseModel
 from mindloop.datafiles import load_data_file
 from mindloop.errors import MindloopError, ParseError
 from mindloop.models.base import ChatModel, GenerationConfig, message
-from mindloop.models.replies import DEFAULT_FORMAT_RETRIES, ask
+from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
 from mindloop.systems.mindclaw.context import FEATURES, Feature
 from mindloop.systems.mindclaw.engine import run_without_io
 from mindloop.systems.mindclaw.evaluation import DecisionRecord, teacher_forced
 from mindloop.systems.mindclaw.metrics import gold_episode
 from mindloop.systems.mindclaw.operations import OPERATION_VERBS
-from mindloop.systems.mindclaw.replies import PROMPTS, clean
+from mindloop.systems.mindclaw.replies import PROMPTS, ModelPart, clean
 from mindloop.systems.mindclaw.skills import Condition, Skill, SkillSet, Thresholds, validate_skills
 from mindloop.systems.mindclaw.trigger import NaivePolicy, Policy
 from mindloop.worlds.household.scenarios.model import Scenario
@@ -447,6 +447,7 @@ async def summarise_skills(
     fields = ", ".join(f"{f.name} ({'/'.join(f.values) if f.kind == 'cat' else f.kind})" for f in FEATURES)
     proposed: list[Skill] = []
     failures: list[str] = []
+    part = ModelPart(model, config, retries=retries)
     for op in OPERATION_VERBS:
         right = [d for d in decisions if d.gold == op and d.predicted_verb == op][:per_op]
         wrong = [d for d in decisions if (d.gold == op) != (d.predicted_verb == op)][:per_op]
@@ -456,11 +457,8 @@ async def summarise_skills(
         user = SUMMARY_TEMPLATE.format(op=op, fields=fields, cases=cases, limit=limit)
         messages = [message("system", SUMMARY_SYSTEM), message("user", user)]
         read = functools.partial(read_summary, op=op)
-        try:
-            skills, _, replies = await ask(model, messages, read, config or GenerationConfig(), retries=retries)
-        except ParseError as exc:
-            skills, replies = [], exc.replies
-        proposed += skills
+        skills, replies, _ = await part.ask(messages, read, "no usable skills")
+        proposed += skills or []
         failures += [f"{op}: {b}" for text in replies for b in parse_summary(text, op)[1]]
     about = "Trigger skills summarised by a model from paired rollouts, validated over all decisions."
     validated = validate_skills(SkillSet(proposed, about=about, thresholds=th), decisions, regroup=True)

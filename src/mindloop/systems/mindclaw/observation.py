@@ -20,7 +20,6 @@ from mindloop.beliefs import Fact
 from mindloop.beliefs.vocab import AT, POWER, ROBOT
 from mindloop.errors import ParseError
 from mindloop.models.base import ChatModel, GenerationConfig, image_part, message
-from mindloop.models.replies import ask
 from mindloop.systems.mindclaw.replies import PROMPTS, ModelPart, clean, find_names, words
 from mindloop.systems.mindclaw.window import SceneView, Window, WindowEvent
 
@@ -383,10 +382,7 @@ class ModelObserver(ModelPart, _ActivityObserver):
         def read(text: str) -> tuple[WindowEvent, ...]:
             return parse_observation_reply(text, actors=c.actors, objects=c.objects, locations=c.locations, t=window.t)
 
-        error = ""
-        try:
-            events, _, replies = await ask(self.model, self.prompt(window), read, self.config, retries=self.retries)
-        except ParseError as exc:
-            events, replies, error = (), exc.replies, f"malformed observation: {exc}"
+        got, replies, error = await self.ask(self.prompt(window), read, "malformed observation")
+        events = got or ()
         quiet = not any(e.actor and e.kind != "observe" for e in events)
         return self._observation(window, events, quiet, error=error, extra={"reply": replies[-1]})

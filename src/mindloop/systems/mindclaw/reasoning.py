@@ -15,7 +15,6 @@ from typing import Any, Protocol
 
 from mindloop.errors import ParseError
 from mindloop.models.base import message
-from mindloop.models.replies import ask
 from mindloop.systems.mindclaw.context import TriggerContext
 from mindloop.systems.mindclaw.cues import CONTEXTS, Cue
 from mindloop.systems.mindclaw.records import ReasoningRecord
@@ -241,10 +240,9 @@ class ModelReasoner(ModelPart):
         def read(text: str) -> dict[str, Any]:
             return parse_reasoning_reply(text, locations=ctx.candidates.locations)
 
-        try:
-            got = (await ask(self.model, self.prompt(ctx, actor, obj), read, self.config, retries=self.retries)).value
-        except ParseError as exc:
-            return ReasoningRecord(actor, obj, error=f"malformed reasoning: {exc}", text=exc.replies[-1][:500])
+        got, replies, error = await self.ask(self.prompt(ctx, actor, obj), read, "malformed reasoning")
+        if got is None:
+            return ReasoningRecord(actor, obj, error=error, text=replies[-1][:500])
         table = ctx.memory.table
         scene = ctx.observation.scene
         seen = table.visual(obj) if table is not None else (scene.location(obj) if scene is not None else None)

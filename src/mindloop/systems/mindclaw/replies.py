@@ -32,7 +32,8 @@ from pydantic import RootModel
 
 from mindloop.datafiles import load_data_file
 from mindloop.errors import ParseError
-from mindloop.models.base import ChatModel, GenerationConfig
+from mindloop.models.base import ChatModel, GenerationConfig, Message
+from mindloop.models.replies import ask
 from mindloop.models.replies import strip_markup as clean
 
 __all__ = ["PROMPTS", "ModelPart", "clean", "find_names", "read_tags", "single", "words"]
@@ -149,3 +150,15 @@ class ModelPart:
         self.model = model
         self.config = config or GenerationConfig()
         self.retries = retries
+
+    async def ask(
+        self, messages: Sequence[Message], read: Callable[[str], T], failure: str
+    ) -> tuple[T | None, tuple[str, ...], str]:
+        """Ask the model (:func:`~mindloop.models.replies.ask`, with format retries): what ``read`` makes of its
+        reply, every reply, and ``""``; for a reply still refused, ``None``, every reply, and the failure as the
+        part records it (``"{failure}: {reason}"``)."""
+        try:
+            got = await ask(self.model, messages, read, self.config, retries=self.retries)
+        except ParseError as exc:
+            return None, exc.replies, f"{failure}: {exc}"
+        return got.value, got.replies, ""

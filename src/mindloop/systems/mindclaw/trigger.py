@@ -17,9 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from mindloop.errors import DependencyError, InvalidArgumentError, ParseError
+from mindloop.errors import DependencyError, InvalidArgumentError
 from mindloop.models.base import message
-from mindloop.models.replies import ask
 from mindloop.systems.mindclaw.context import FEATURE_NAMES, TriggerContext, feature_vector, ground
 from mindloop.systems.mindclaw.operations import (
     ACTION_RUN,
@@ -195,12 +194,8 @@ class ModelPolicy(ModelPart):
         def read(text: str) -> Operation:
             return read_operation(text, ctx.candidates)
 
-        try:
-            op, _, replies = await ask(self.model, self.prompt(ctx, skills), read, self.config, retries=self.retries)
-        except ParseError as exc:
-            bad = exc.replies
-            return Decision(None, "policy:model", f"malformed trigger output: {exc}", bad[-1], len(bad) - 1)
-        return Decision(op, "policy:model", "", replies[-1], len(replies) - 1)
+        op, replies, error = await self.ask(self.prompt(ctx, skills), read, "malformed trigger output")
+        return Decision(op, "policy:model", error, replies[-1], len(replies) - 1)
 
 
 class Trigger:
