@@ -172,8 +172,7 @@ def pending_writes(o: Observation, memory: Memory, t: int) -> list[Operation]:
     table = memory.table
     before = t - 1
     tracked: set[str] = set(table.objects()) if table is not None else set()
-    visual: dict[str, str | None] = {}
-    actor: dict[tuple[str, str], str | None] = {}
+    known: dict[tuple[str | None, str], str | None] = {}  # (witness, object): its location; None: the visual fact
     handled = dict(o.handled)
     out: list[Operation] = []
     events = o.events
@@ -189,22 +188,15 @@ def pending_writes(o: Observation, memory: Memory, t: int) -> list[Operation]:
             obj, loc = m.object, m.location
             if obj not in tracked:
                 continue
-            if obj not in visual:
-                visual[obj] = table.visual(obj, at=before) if table is not None else None
-            seen = visual[obj]
-            if seen != loc:
-                out.append(Operation(CREATE_VISUAL if seen is None else UPDATE_VISUAL, "none", obj, loc))
-                visual[obj] = loc
-            for who in m.witnesses:
-                if who == ROBOT:
-                    continue
+            for who in (None, *(w for w in m.witnesses if w != ROBOT)):  # the visual fact, then each witness's
                 key = (who, obj)
-                if key not in actor:
-                    actor[key] = table.actor(who, obj, at=before) if table is not None else None
-                held = actor[key]
+                if key not in known and table is not None:
+                    known[key] = table.visual(obj, at=before) if who is None else table.actor(who, obj, at=before)
+                held = known.get(key)
                 if held != loc:
-                    out.append(Operation(CREATE_ACTOR if held is None else UPDATE_ACTOR, who, obj, loc))
-                    actor[key] = loc
+                    create, update = (CREATE_VISUAL, UPDATE_VISUAL) if who is None else (CREATE_ACTOR, UPDATE_ACTOR)
+                    out.append(Operation(create if held is None else update, who or "none", obj, loc))
+                    known[key] = loc
     return out
 
 
