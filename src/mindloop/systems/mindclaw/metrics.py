@@ -159,8 +159,7 @@ class _GoldTable:
 
     def __init__(self) -> None:
         self.tracked: set[str] = set()
-        self.visual: dict[str, str] = {}
-        self.actor: dict[tuple[str, str], str] = {}
+        self.held: dict[tuple[str | None, str], str] = {}  # (witness, object): its location; None: the visual fact
 
     def writes(self, events: Sequence[WorldEvent]) -> list[Op]:
         out: list[Op] = []
@@ -171,19 +170,12 @@ class _GoldTable:
                 if f.relation != AT or f.value is None or f.subject not in self.tracked:
                     continue
                 obj, loc = f.subject, f.value
-                old = self.visual.get(obj)
-                if old != loc:
-                    verb = "belief_create_visual_fact" if old is None else "belief_update_visual_fact"
-                    out.append((verb, NONE, obj, loc))
-                    self.visual[obj] = loc
-                for who in sorted(e.witnesses):
-                    if who == ROBOT:
-                        continue
-                    held = self.actor.get((who, obj))
+                for who in (None, *(w for w in sorted(e.witnesses) if w != ROBOT)):
+                    held = self.held.get((who, obj))
                     if held != loc:
-                        verb = "belief_create_actor_belief" if held is None else "belief_update_actor_belief"
-                        out.append((verb, who, obj, loc))
-                        self.actor[(who, obj)] = loc
+                        kind = "visual_fact" if who is None else "actor_belief"
+                        out.append((f"belief_{'create' if held is None else 'update'}_{kind}", who or NONE, obj, loc))
+                        self.held[(who, obj)] = loc
         return out
 
 
