@@ -11,11 +11,10 @@ import re
 from typing import Any, Protocol
 
 from mindloop.errors import ParseError
-from mindloop.models.base import message
 from mindloop.systems.mindclaw.context import TriggerContext
 from mindloop.systems.mindclaw.records import ActionPlan, ReasoningRecord
 from mindloop.systems.mindclaw.render import render_context
-from mindloop.systems.mindclaw.replies import PROMPTS, ModelPart, read_tags, single, words
+from mindloop.systems.mindclaw.replies import PROMPTS, ModelPart, chat, read_tags, single, words
 from mindloop.systems.mindclaw.window import SceneView, base_place, room_of
 from mindloop.worlds.household.actions import Action, parse_actions
 
@@ -179,7 +178,9 @@ class ModelActionGenerator(ModelPart):
 
     def prompt(self, ctx: TriggerContext, record: ReasoningRecord) -> list[dict[str, Any]]:
         """The chat messages for one action-generation call."""
-        user = ACT_TEMPLATE.format(
+        return chat(
+            ACT_SYSTEM,
+            ACT_TEMPLATE,
             context=render_context(ctx, skills=None),
             actor=record.actor,
             obj=record.object,
@@ -187,7 +188,6 @@ class ModelActionGenerator(ModelPart):
             intervene="yes" if record.warranted else "no",
             text=record.text,
         )
-        return [message("system", ACT_SYSTEM), message("user", user)]
 
     async def act(self, ctx: TriggerContext, record: ReasoningRecord | None, actor: str, obj: str) -> ActionPlan:
         """Ask (with format retries); the model is asked only when this window's reasoning found help warranted."""

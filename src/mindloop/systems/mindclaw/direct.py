@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mindloop.errors import ParseError
-from mindloop.models.base import ChatModel, GenerationConfig, message
+from mindloop.models.base import ChatModel, GenerationConfig
 from mindloop.systems.mindclaw.actions import _read_action
 from mindloop.systems.mindclaw.context import TriggerContext
 from mindloop.systems.mindclaw.cues import CONTEXTS
@@ -33,7 +33,7 @@ from mindloop.systems.mindclaw.operations import ACTION_RUN, NOOP, REASONING_RUN
 from mindloop.systems.mindclaw.reasoning import _read_believed, _read_context, _read_flag, judged_record
 from mindloop.systems.mindclaw.records import ActionPlan, ReasoningRecord
 from mindloop.systems.mindclaw.render import candidate_lines, observation_lines
-from mindloop.systems.mindclaw.replies import PROMPTS, ModelPart, find_names, read_tags, single
+from mindloop.systems.mindclaw.replies import PROMPTS, ModelPart, chat, find_names, read_tags, single
 from mindloop.systems.mindclaw.skills import SkillSet
 from mindloop.systems.mindclaw.trigger import Decision
 
@@ -121,8 +121,7 @@ class DirectModel(ModelPart):
 
     def prompt(self, ctx: TriggerContext) -> list[dict[str, Any]]:
         """The chat messages of one window's question."""
-        user = DIRECT_TEMPLATE.format(window=render_window(ctx), contexts=", ".join(CONTEXTS))
-        return [message("system", DIRECT_SYSTEM), message("user", user)]
+        return chat(DIRECT_SYSTEM, DIRECT_TEMPLATE, window=render_window(ctx), contexts=", ".join(CONTEXTS))
 
     async def decide(self, ctx: TriggerContext, skills: SkillSet | None) -> Decision:
         """At the window's first decision ask the model; then ``reasoning_run`` and ``action_run`` on what it named

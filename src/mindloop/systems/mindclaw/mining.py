@@ -25,14 +25,14 @@ from pydantic import BaseModel
 
 from mindloop.datafiles import load_data_file
 from mindloop.errors import MindloopError, ParseError
-from mindloop.models.base import ChatModel, GenerationConfig, message
+from mindloop.models.base import ChatModel, GenerationConfig
 from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
 from mindloop.systems.mindclaw.context import FEATURES, Feature
 from mindloop.systems.mindclaw.engine import run_without_io
 from mindloop.systems.mindclaw.evaluation import DecisionRecord, teacher_forced
 from mindloop.systems.mindclaw.metrics import gold_episode
 from mindloop.systems.mindclaw.operations import OPERATION_VERBS
-from mindloop.systems.mindclaw.replies import PROMPTS, ModelPart, clean
+from mindloop.systems.mindclaw.replies import PROMPTS, ModelPart, chat, clean
 from mindloop.systems.mindclaw.skills import Condition, Skill, SkillSet, Thresholds, validate_skills
 from mindloop.systems.mindclaw.trigger import NaivePolicy, Policy
 from mindloop.worlds.household.scenarios.model import Scenario
@@ -454,8 +454,7 @@ async def summarise_skills(
         if not right and not wrong:
             continue
         cases = "\n".join(_case(d) for d in [*right, *wrong])
-        user = SUMMARY_TEMPLATE.format(op=op, fields=fields, cases=cases, limit=limit)
-        messages = [message("system", SUMMARY_SYSTEM), message("user", user)]
+        messages = chat(SUMMARY_SYSTEM, SUMMARY_TEMPLATE, op=op, fields=fields, cases=cases, limit=limit)
         read = functools.partial(read_summary, op=op)
         skills, replies, _ = await part.ask(messages, read, "no usable skills")
         proposed += skills or []

@@ -19,8 +19,8 @@ from typing import Any, Protocol
 from mindloop.beliefs import Fact
 from mindloop.beliefs.vocab import AT, POWER, ROBOT
 from mindloop.errors import ParseError
-from mindloop.models.base import ChatModel, GenerationConfig, image_part, message
-from mindloop.systems.mindclaw.replies import PROMPTS, ModelPart, clean, find_names, words
+from mindloop.models.base import ChatModel, GenerationConfig, image_part
+from mindloop.systems.mindclaw.replies import PROMPTS, ModelPart, chat, clean, find_names, words
 from mindloop.systems.mindclaw.window import SceneView, Window, WindowEvent
 
 __all__ = [
@@ -362,17 +362,16 @@ class ModelObserver(ModelPart, _ActivityObserver):
     def prompt(self, window: Window) -> list[dict[str, Any]]:
         """The chat messages sent for ``window``."""
         c = window.candidates
-        user = OBSERVE_TEMPLATE.format(
+        return chat(
+            OBSERVE_SYSTEM,
+            OBSERVE_TEMPLATE,
+            *(image_part(f) for f in window.frames if self.frames),
             t=window.t,
             text=window.text or "(nothing narrated)",
             actors=", ".join(sorted(c.actors)) or "none",
             objects=", ".join(sorted(c.objects)) or "none",
             locations=", ".join(sorted(c.locations)) or "none",
         )
-        parts: list[Any] = [user]
-        if self.frames:
-            parts += [image_part(f) for f in window.frames]
-        return [message("system", OBSERVE_SYSTEM), message("user", *parts)]
 
     async def observe(self, window: Window) -> Observation:
         """Ask the model (with format retries), read its answer, and build ``o_t`` from it; a reply still refused

@@ -14,12 +14,11 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from mindloop.errors import ParseError
-from mindloop.models.base import message
 from mindloop.systems.mindclaw.context import TriggerContext
 from mindloop.systems.mindclaw.cues import CONTEXTS, Cue
 from mindloop.systems.mindclaw.records import ReasoningRecord
 from mindloop.systems.mindclaw.render import render_context
-from mindloop.systems.mindclaw.replies import PROMPTS, ModelPart, clean, find_names, read_tags, single, words
+from mindloop.systems.mindclaw.replies import PROMPTS, ModelPart, chat, clean, find_names, read_tags, single, words
 from mindloop.systems.mindclaw.window import SceneView
 from mindloop.worlds.household.scenarios.gold import NEEDS
 
@@ -229,10 +228,8 @@ class ModelReasoner(ModelPart):
 
     def prompt(self, ctx: TriggerContext, actor: str, obj: str) -> list[dict[str, Any]]:
         """The chat messages for one reasoning call."""
-        user = REASON_TEMPLATE.format(
-            context=render_context(ctx, skills=None), actor=actor, obj=obj, contexts=", ".join(CONTEXTS)
-        )
-        return [message("system", REASON_SYSTEM), message("user", user)]
+        context = render_context(ctx, skills=None)
+        return chat(REASON_SYSTEM, REASON_TEMPLATE, context=context, actor=actor, obj=obj, contexts=", ".join(CONTEXTS))
 
     async def reason(self, ctx: TriggerContext, actor: str, obj: str) -> ReasoningRecord:
         """Ask (with format retries); a reply still refused is a record with ``error`` and no intervention."""

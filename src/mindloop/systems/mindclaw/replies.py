@@ -26,17 +26,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import RootModel
 
 from mindloop.datafiles import load_data_file
 from mindloop.errors import ParseError
-from mindloop.models.base import ChatModel, GenerationConfig, Message
+from mindloop.models.base import ChatModel, GenerationConfig, Message, message
 from mindloop.models.replies import ask
 from mindloop.models.replies import strip_markup as clean
 
-__all__ = ["PROMPTS", "ModelPart", "clean", "find_names", "read_tags", "single", "words"]
+__all__ = ["PROMPTS", "ModelPart", "chat", "clean", "find_names", "read_tags", "single", "words"]
 
 T = TypeVar("T")
 
@@ -47,6 +47,12 @@ class _Prompts(RootModel[dict[str, str]]):
 
 PROMPTS: dict[str, str] = load_data_file(_Prompts, Path(__file__).with_name("prompts.yaml")).root
 """The prompts of MindClaw's model-driven parts (``prompts.yaml``); each module names its own."""
+
+
+def chat(system: str, template: str, *images: Any, **fields: Any) -> list[dict[str, Any]]:
+    """The chat messages of one question: the ``system`` prompt, and the user prompt ``template`` filled with
+    ``fields`` (followed by any ``images``)."""
+    return [message("system", system), message("user", template.format(**fields), *images)]
 
 
 def words(text: str) -> list[str]:

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from mindloop.errors import DependencyError, InvalidArgumentError
-from mindloop.models.base import message
 from mindloop.systems.mindclaw.context import FEATURE_NAMES, TriggerContext, feature_vector, ground
 from mindloop.systems.mindclaw.operations import (
     ACTION_RUN,
@@ -29,7 +28,7 @@ from mindloop.systems.mindclaw.operations import (
     read_operation,
 )
 from mindloop.systems.mindclaw.render import render_context
-from mindloop.systems.mindclaw.replies import PROMPTS, ModelPart
+from mindloop.systems.mindclaw.replies import PROMPTS, ModelPart, chat
 from mindloop.systems.mindclaw.skills import SkillSet
 
 __all__ = [
@@ -185,8 +184,7 @@ class ModelPolicy(ModelPart):
     def prompt(self, ctx: TriggerContext, skills: SkillSet | None) -> list[dict[str, Any]]:
         """The chat messages for one decision."""
         guidance = skills.guidance() if skills is not None else None
-        user = TRIGGER_TEMPLATE.format(context=render_context(ctx, skills=guidance))
-        return [message("system", TRIGGER_SYSTEM), message("user", user)]
+        return chat(TRIGGER_SYSTEM, TRIGGER_TEMPLATE, context=render_context(ctx, skills=guidance))
 
     async def decide(self, ctx: TriggerContext, skills: SkillSet | None) -> Decision:
         """Ask the model for one operation (with format retries)."""
