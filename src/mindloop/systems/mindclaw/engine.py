@@ -30,8 +30,6 @@ from mindloop.systems.mindclaw.operations import (
     NOOP,
     REASONING_RUN,
     Operation,
-    SlotError,
-    check_operation,
 )
 from mindloop.systems.mindclaw.reasoning import Reasoner
 from mindloop.systems.mindclaw.records import ActionPlan, ExecutionResult, ReasoningRecord
@@ -141,14 +139,9 @@ class Engine:
             ctx = TriggerContext(state, tuple(trace.ops), record)
             decision = await self.trigger.decide(ctx)
             trace.decided_by.append(decision.by)
-            op = decision.op
+            op, error = decision.checked(window.candidates)
             if op is None:
-                trace.failures.append(f"z{len(trace.ops) + 1}: {decision.error}")
-                break
-            try:
-                check_operation(op, window.candidates)
-            except SlotError as exc:
-                trace.failures.append(f"z{len(trace.ops) + 1}: invalid slot: {exc}")
+                trace.failures.append(f"z{len(trace.ops) + 1}: {error}")
                 break
             trace.ops.append(op)
             self.memory.apply(op, t)

@@ -24,8 +24,6 @@ from mindloop.systems.mindclaw.operations import (
     ACTION_RUN,
     REASONING_RUN,
     Operation,
-    SlotError,
-    check_operation,
 )
 from mindloop.systems.mindclaw.records import ReasoningRecord
 from mindloop.systems.mindclaw.sources.household import HouseholdSource
@@ -130,13 +128,8 @@ async def teacher_forced(
             if decide is not None:
                 decision = await decide(ctx)
                 by, retries = decision.by, decision.retries
-                if decision.op is None:
-                    error = decision.error or "no operation"
-                else:
-                    try:
-                        predicted = check_operation(decision.op, window.candidates).as_tuple()
-                    except SlotError as exc:
-                        error = f"invalid slot: {exc}"
+                op, error = decision.checked(window.candidates, missing="no operation")
+                predicted = op.as_tuple() if op is not None else None
             feats = {**ctx.features(), "text": window.text} if features else {}
             out.append(DecisionRecord(scenario.id, window.t, k, feats, gold_op, predicted, error, by, retries))
             op = Operation.from_tuple(gold_op)

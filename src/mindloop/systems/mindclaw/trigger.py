@@ -25,11 +25,14 @@ from mindloop.systems.mindclaw.operations import (
     OPERATION_VERBS,
     REASONING_RUN,
     Operation,
+    SlotError,
+    check_operation,
     read_operation,
 )
 from mindloop.systems.mindclaw.render import render_context
 from mindloop.systems.mindclaw.replies import PROMPTS, ModelPart, chat
 from mindloop.systems.mindclaw.skills import SkillSet
+from mindloop.systems.mindclaw.window import Candidates
 
 __all__ = [
     "ClassifierPolicy",
@@ -55,6 +58,16 @@ class Decision:
     error: str = ""
     reply: str = ""
     retries: int = 0
+
+    def checked(self, candidates: Candidates, *, missing: str = "") -> tuple[Operation | None, str]:
+        """The operation and ``""`` when its slots are grounded in ``candidates`` (:func:`check_operation`); else
+        ``None`` and why: the decision's error (``missing`` when it has none) or the invalid slot."""
+        if self.op is None:
+            return None, self.error or missing
+        try:
+            return check_operation(self.op, candidates), ""
+        except SlotError as exc:
+            return None, f"invalid slot: {exc}"
 
 
 class Policy(Protocol):
