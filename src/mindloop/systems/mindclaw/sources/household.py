@@ -214,9 +214,7 @@ class HouseholdSource:
             raise InvalidArgumentError("execute() before windows(): there is no episode yet")
         outcomes = []
         for step in plan.steps:
-            result = ep.world.step(ROBOT, step)
-            ep.tracker.apply_all(result.core_events)
-            ep.events.extend(result.events)
+            result = ep.act(ROBOT, step, expect_fail=None)
             self._pending.extend(result.events)
             outcomes.append(StepOutcome(step, result.ok, str(result.failure) if result.failure is not None else ""))
             if not result.ok:

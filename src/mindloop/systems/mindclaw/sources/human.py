@@ -139,9 +139,7 @@ class TerminalSource(HouseholdSource):
                 continue
             if parsed.verb == "say" and parsed.text:
                 parsed = Action(parsed.verb, parsed.args, parsed.text, stated_needs(actor, parsed.text))
-            result = ep.world.step(actor, parsed)
-            ep.tracker.apply_all(result.core_events)
-            ep.events.extend(result.events)
+            result = ep.act(actor, parsed, expect_fail=None)
             if result.failure is not None:
                 self._say(f"{actor} could not {result.action}: {result.failure.message}")
                 if not result.events:
