@@ -386,10 +386,8 @@ def validate_skills(skills: SkillSet, decisions: Sequence[DecisionLike], *, regr
     out = []
     for s in skills.skills:
         matched = [d for d in decisions if s.matches_features(d.features)]
-        if s.kind == "negative":
-            held = sum(1 for d in matched if d.gold != s.op)
-        else:
-            held = sum(1 for d in matched if d.gold == s.op)
+        # a skill's claim holds where its operation is gold; a negative skill's, where it is not
+        held = sum(1 for d in matched if (d.gold == s.op) != (s.kind == "negative"))
         precision = held / len(matched) if matched else 0.0
         skill = replace(s, support=held, precision=precision)
         if regroup:
