@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from mindloop.errors import ParseError
-from mindloop.models.base import ChatModel, GenerationConfig
 from mindloop.systems.mindclaw.actions import _read_action
 from mindloop.systems.mindclaw.context import TriggerContext
 from mindloop.systems.mindclaw.cues import CONTEXTS
@@ -114,10 +113,7 @@ class DirectModel(ModelPart):
     """The direct baseline as the engine's policy, reasoner and action generator (module docstring)."""
 
     name = "direct"
-
-    def __init__(self, model: ChatModel, config: GenerationConfig | None = None, *, retries: int = 1) -> None:
-        super().__init__(model, config, retries=retries)
-        self._answer: tuple[int, DirectAnswer] | None = None
+    _answer: tuple[int, DirectAnswer] | None = None  # this window's answer, once asked
 
     def prompt(self, ctx: TriggerContext) -> list[dict[str, Any]]:
         """The chat messages of one window's question."""
