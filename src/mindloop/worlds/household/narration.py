@@ -9,6 +9,7 @@ the apple on the kitchen table, and leaves the kitchen. Then David ...").
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from itertools import groupby
 
 from mindloop.worlds.household.results import WorldEvent
 from mindloop.worlds.household.vocab import ROBOT
@@ -52,29 +53,21 @@ def summarize(events: Iterable[WorldEvent], names: dict[str, str], agent: str = 
     """The paper-style ``<Perception>`` paragraph of what ``agent`` perceived; ``names`` maps ids to names."""
     seen = merged_moves(perceived(events, agent, since=since))
     sentences: list[str] = []
-    i = 0
-    while i < len(seen):
-        e = seen[i]
+    # A run is one actor's consecutive actions; a house event (no actor) or an utterance stands alone (its own key).
+    for _, group in groupby(seen, key=lambda e: e.actor if e.actor is not None and not e.is_utterance else id(e)):
+        run = list(group)
+        e = run[0]
         if e.actor is None:
             text = e.text
             sentences.append(text if not sentences else f"Then {text[0].lower()}{text[1:]}")
-            i += 1
-            continue
-        if e.is_utterance:
+        elif e.is_utterance:
             end = "" if e.phrase.endswith(('."', '?"', '!"')) else "."
             sentences.append(f"{_name(e.actor, names)} {e.phrase}{end}")
-            i += 1
-            continue
-        run = [e.phrase]
-        j = i + 1
-        while j < len(seen) and seen[j].actor == e.actor and not seen[j].is_utterance:
-            run.append(seen[j].phrase)
-            j += 1
-        subject = _name(e.actor, names)
-        if sentences:
-            subject = f"Then {'the robot' if e.actor == ROBOT else subject}"
-        sentences.append(f"{subject} {join_phrases(run)}.")
-        i = j
+        else:
+            subject = _name(e.actor, names)
+            if sentences:
+                subject = f"Then {'the robot' if e.actor == ROBOT else subject}"
+            sentences.append(f"{subject} {join_phrases([r.phrase for r in run])}.")
     return " ".join(sentences)
 
 
