@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pydantic import BaseModel
+
 from mindloop.beliefs import Fact
+from mindloop.datafiles import load_package_data
 from mindloop.worlds.household.catalog import ITEM_KINDS, PLACE_KINDS
 from mindloop.worlds.household.scenarios.common import (
     ADULTS,
@@ -229,95 +232,61 @@ _COMBO_TOOL = {combo.name: combo.tool for combo in COMBOS}
 """The missing piece each scripted combination is about (the tool of its row in ``data/needs.yaml``)."""
 
 
+class _ComboStory(BaseModel, extra="forbid", frozen=True):
+    """One story of ``data/combo_stories.yaml``: where its items start, how they are set out and the task done."""
+
+    items: dict[str, str | tuple[str, ...]]
+    set_out: tuple[tuple[str, ...], ...]
+    complete: tuple[tuple[str, ...], ...] = ()
+    avoid: tuple[str, ...]
+    needs: tuple[str, ...] = ()
+
+
+class _ComboStoriesFile(BaseModel, extra="forbid", frozen=True):
+    stories: dict[str, _ComboStory]
+
+
+_STORIES = load_package_data(_ComboStoriesFile, "mindloop.worlds.household", "combo_stories.yaml").stories
+"""The scripted functional-combination stories, by combination, in the order of the draw."""
+
+
 def _combo(d: Draw, *, complete: bool) -> Story:
     home = d.home
-    has_study = "desk" in home.room_of and "desk_drawer" in home.room_of
-    names = ["cut_carrot", "slice_bread", "fry_egg"] if complete else ["cut_carrot", "slice_bread", "cereal", "fry_egg"]
-    if has_study and not complete:
-        names.append("write_note")
+    names = [n for n, s in _STORIES.items() if all(p in home.room_of for p in s.needs) and (s.complete or not complete)]
     name = pick(d.rng, names)
+    story = _STORIES[name]
     who = d.person(ADULTS)
     table = "kitchen_table" if "kitchen_table" in home.room_of else "kitchen_counter"
     humans = [(who.id, d.room_other_than("kitchen"))]
-    items = _combo_items(d, name)
+    items = [(kind, kind, _kept(d, places)) for kind, places in story.items.items() if kind not in home.taken]
     kept = next(p for i, _, p in items if i == _COMBO_TOOL[name])
     ep = _with_bystander(d, humans, items, {"kitchen", "study", home.room_of.get(kept, "kitchen")})
-    search_avoid = _set_out(ep, d, who.id, name, table, complete=complete) | {kept}
+    _set_out(ep, d, who.id, story.set_out + (story.complete if complete else ()), table)
     if not complete:
-        look_about(ep, d, who.id, search_avoid, turn_p=0.5)
+        look_about(ep, d, who.id, {*story.avoid, kept}, turn_p=0.5)
     return Story(ep, Focus("combo", who.id, _COMBO_TOOL[name]), (("combination", name),))
 
 
-def _combo_items(d: Draw, name: str) -> list[tuple[str, str, str]]:
-    """The items a combination's story starts with, and where they are kept."""
-    items: list[tuple[str, str, str]] = []
-    if name in ("cut_carrot", "slice_bread"):
-        food = "carrot" if name == "cut_carrot" else "bread"
-        items += [
-            ("cutting_board", "cutting_board", pick(d.rng, ("kitchen_counter", "kitchen_cabinet"))),
-            (food, food, "fridge" if food == "carrot" else "kitchen_counter"),
-            ("knife", "knife", _kept(d, ("kitchen_drawer", "kitchen_cabinet", "dishwasher", "sideboard_drawer"))),
-        ]
-    elif name == "cereal":
-        items += [
-            ("bowl", "bowl", "kitchen_cabinet"),
-            ("cereal", "cereal", pick(d.rng, ("pantry_shelf", "kitchen_cabinet"))),
-            ("milk", "milk", "fridge"),
-        ]
-    elif name == "fry_egg":
-        items += [
-            ("frying_pan", "frying_pan", pick(d.rng, ("kitchen_cabinet", "kitchen_counter"))),
-            ("egg", "egg", "fridge"),
-        ]
-    else:
-        if "notebook" not in d.home.taken:
-            items.append(("notebook", "notebook", "desk"))
-        items.append(("pen", "pen", _kept(d, ("kitchen_drawer", "sideboard_drawer", "nightstand_drawer", "bookshelf"))))
-    return items
-
-
-def _kept(d: Draw, places: tuple[str, ...]) -> str:
-    """One of ``places`` this home has, where a story's missing piece is kept (the first one when none is)."""
+def _kept(d: Draw, places: str | tuple[str, ...]) -> str:
+    """Where an item starts: its one place, or one of ``places`` this home has (the first one when none is)."""
+    if isinstance(places, str):
+        return places
     have = [p for p in places if p in d.home.room_of]
     return pick(d.rng, have) if have else places[0]
 
 
-def _set_out(ep: Episode, d: Draw, w: str, name: str, table: str, *, complete: bool) -> set[str]:
-    """``w`` sets out the combination's items (and, when ``complete``, does the task); returns the places a search
-    for the missing piece should not open (where it is kept)."""
-    if name in ("cut_carrot", "slice_bread"):
-        food = "carrot" if name == "cut_carrot" else "bread"
-        take(ep, d, w, "cutting_board")
-        ep.act(w, _a("place", "cutting_board", table))
-        take(ep, d, w, food)
-        ep.act(w, _a("place", food, "cutting_board"))
-        if complete:
-            take(ep, d, w, "knife")
-            ep.act(w, _a("cut", food))
-        return {"kitchen_drawer"}
-    if name == "cereal":
-        take(ep, d, w, "bowl")
-        ep.act(w, _a("place", "bowl", table))
-        take(ep, d, w, "cereal")
-        ep.act(w, _a("place", "cereal", table))
-        return {"fridge"}
-    if name == "fry_egg":
-        take(ep, d, w, "frying_pan")
-        ep.act(w, _a("place", "frying_pan", "stove"))
-        ep.act(w, _a("switchon", "stove"))
-        if complete:
-            take(ep, d, w, "egg")
-            ep.act(w, _a("place", "egg", "frying_pan"))
-            ep.act(w, _a("cook", "egg"))
-        return {"fridge"}
-    take(ep, d, w, "notebook")
-    seats = d.home.places(rooms=["study"], props=[Prop.SITTABLE])
-    if seats:
-        ep.act(w, _a("sit", seats[0]))
-        ep.act(w, _a("standup"))
-    ep.act(w, _a("open", "desk_drawer"))
-    ep.act(w, _a("close", "desk_drawer"))
-    return {"kitchen_drawer"}
+def _set_out(ep: Episode, d: Draw, w: str, steps: Sequence[Sequence[str]], table: str) -> None:
+    """``w`` plays a story's ``steps`` (see ``data/combo_stories.yaml``): ``take``, ``rest`` or a world verb."""
+    for verb, *args in steps:
+        if verb == "take":
+            take(ep, d, w, args[0])
+        elif verb == "rest":
+            seats = d.home.places(rooms=args, props=[Prop.SITTABLE])
+            if seats:
+                ep.act(w, _a("sit", seats[0]))
+                ep.act(w, _a("standup"))
+        else:
+            ep.act(w, _a(verb, *(table if a == "TABLE" else a for a in args)))
 
 
 def ig_functional_combo(d: Draw) -> Story:
