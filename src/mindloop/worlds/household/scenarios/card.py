@@ -7,8 +7,10 @@ in which some list is always empty.
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
+import yaml  # type: ignore[import-untyped]
 from pydantic import RootModel, model_validator
 
 from mindloop.datafiles import load_package_data, package_file
@@ -41,30 +43,24 @@ SCHEMA: dict[str, Any] = load_package_data(_SchemaFile, "mindloop.worlds.househo
 """The record schema (``Scenario.to_dict``): ``"string"``/``"int64"``/``"bool"``, ``[x]`` lists, ``{...}`` structs."""
 
 
-def _feature_lines(spec: dict[str, Any], indent: int) -> list[str]:
-    pad = " " * indent
-    lines: list[str] = []
+def _features(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """``spec`` (a struct of :data:`SCHEMA`) as ``datasets`` declares features: a list of ``name`` with its
+    ``dtype``, ``struct`` or ``list``, in name order."""
+    out: list[dict[str, Any]] = []
     for name in sorted(spec):
         value = spec[name]
-        lines.append(f"{pad}- name: {name}")
         if isinstance(value, str):
-            lines.append(f"{pad}  dtype: {value}")
+            out.append({"name": name, "dtype": value})
         elif isinstance(value, dict):
-            lines.append(f"{pad}  struct:")
-            lines += _feature_lines(value, indent + 2)
+            out.append({"name": name, "struct": _features(value)})
         else:
-            inner = value[0]
-            if isinstance(inner, str):
-                lines.append(f"{pad}  list: {inner}")
-            else:
-                lines.append(f"{pad}  list:")
-                lines += _feature_lines(inner, indent + 2)
-    return lines
+            out.append({"name": name, "list": value[0] if isinstance(value[0], str) else _features(value[0])})
+    return out
 
 
 def features_yaml(indent: int = 2) -> str:
     """The ``features:`` list of the card, in the YAML form ``datasets`` writes and reads."""
-    return "\n".join(_feature_lines(SCHEMA, indent))
+    return textwrap.indent(yaml.safe_dump(_features(SCHEMA), sort_keys=False), " " * indent).rstrip("\n")
 
 
 def dataset_card(stats: DatasetStats, split_bytes: dict[str, int]) -> str:
