@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal
@@ -127,33 +127,29 @@ def _names(group: str) -> list[str]:
     return [n for n in re.split(r",\s*(?:and\s+)?|\s+and\s+", group) if n]
 
 
+_FORMS: tuple[tuple[str, Callable[[str], bool] | None, re.Pattern[str]], ...] = (
+    ("enter", lambda text: " entered the " in text, _ENTER),
+    ("exit", lambda text: " exited the " in text or " left the " in text or " went out of " in text, _EXIT),
+    ("move", lambda text: " moved the " in text, _MOVE),
+    ("put", lambda text: text.startswith("The "), _OBJ_IN),
+    ("private", None, _PRIVATE),
+    ("public", None, _PUBLIC),
+    ("tell_where", None, _TELL_WHERE),
+    ("stay", None, _STAY),
+    *(("noise", None, rx) for rx in _NOISE),
+    ("enter", lambda text: not text.startswith("The "), _AGENT_IN),
+    ("peek", None, _PEEK),
+)
+"""Each sentence form in the order they are tried: its kind, a cheap test a sentence of it passes (``None``: none)
+and its pattern, whose groups are its slots (an entrance's ``names`` split into one slot per name)."""
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def _classify(text: str) -> tuple[str, tuple[str, ...]]:
     """Which sentence form ``text`` has and its slots; pure, so identical sentences are matched once."""
-    m: re.Match[str] | None
-    if " entered the " in text and (m := _ENTER.match(text)):
-        return "enter", (*_names(m["names"]), m["room"])
-    if (" exited the " in text or " left the " in text or " went out of " in text) and (m := _EXIT.match(text)):
-        return "exit", (m["a"], m["room"])
-    if " moved the " in text and (m := _MOVE.match(text)):
-        return "move", (m["a"], m["obj"], m["con"])
-    if text.startswith("The ") and (m := _OBJ_IN.match(text)):
-        return "put", (m["obj"], m["con"])
-    if m := _PRIVATE.match(text):
-        return "private", (m["a"], m["b"], m["obj"], m["con"])
-    if m := _PUBLIC.match(text):
-        return "public", (m["a"], m["obj"], m["con"])
-    if m := _TELL_WHERE.match(text):
-        return "tell_where", (m["a"], m["b"], m["obj"])
-    if m := _STAY.match(text):
-        return "stay", (m["a"], m["room"])
-    for rx in _NOISE:
-        if m := rx.match(text):
-            return "noise", (m["a"],)
-    if not text.startswith("The ") and (m := _AGENT_IN.match(text)):
-        return "enter", (*_names(m["names"]), m["room"])
-    if m := _PEEK.match(text):
-        return "peek", (m["a"], m["con"])
+    for kind, hint, rx in _FORMS:
+        if (hint is None or hint(text)) and (m := rx.match(text)):
+            return kind, (*_names(m["names"]), m["room"]) if kind == "enter" else m.groups()
     raise ParseError("unknown sentence", text=text)
 
 
