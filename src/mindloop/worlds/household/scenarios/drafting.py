@@ -141,8 +141,6 @@ def perception_atoms(seen: Sequence[WorldEvent], world: World) -> tuple[str, ...
             out.append(atom("walk", who, f"from={e.room}"))
         elif e.kind == "enter" or verb == "walkaround":
             out.append(atom("walk", who, e.room or ""))
-        elif verb in ("walk", "run"):
-            out.append(atom(verb, who, *args))
         elif verb == "pick":
             src = taken_from(e, seen, world)
             out.append(atom("pick", who, args[0], *([f"from={src}"] if src else [])))
