@@ -116,6 +116,22 @@ def test_loading_the_shipped_needs_again_gives_equal_tables() -> None:
     assert load_needs() == (COMBOS, NEEDS, DIALOGUES)
 
 
+def test_every_combination_story_plays_a_known_combination_with_world_verbs() -> None:
+    from mindloop.worlds.household.catalog import ITEM_KINDS, PLACE_KINDS
+    from mindloop.worlds.household.scenarios.implicit_goal import _STORIES
+
+    combos = {c.name: c for c in COMBOS}
+    assert list(_STORIES) == ["cut_carrot", "slice_bread", "cereal", "fry_egg", "write_note"]
+    for name, story in _STORIES.items():
+        # the story starts with the combination's items and its missing piece, each at catalogue places
+        assert set(combos[name].present) | {combos[name].tool} == set(story.items) <= set(ITEM_KINDS), name
+        places = [p for where in story.items.values() for p in ([where] if isinstance(where, str) else where)]
+        assert set(places) | set(story.avoid) | set(story.needs) <= set(PLACE_KINDS), name
+        for verb, *_ in story.set_out + story.complete:
+            assert verb in ("take", "rest") or verb in VERBS, (name, verb)
+    assert [n for n, s in _STORIES.items() if s.complete] == ["cut_carrot", "slice_bread", "fry_egg"]
+
+
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
     [
