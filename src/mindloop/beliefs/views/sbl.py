@@ -327,16 +327,32 @@ def parse_lenient(
     This is how model output is read: the good lines are kept and each bad one is reported, never guessed at.
     """
     lines = text.splitlines() if isinstance(text, str) else list(text)
+    return _read(lines, lambda raw: _parse(raw, vocabulary, variables=variables, extend=extend))
+
+
+def _read(lines: Iterable[str], parse_one: Callable[[str], SblStatement | None]) -> SblParse:
+    """Every non-blank line through ``parse_one`` (``None``: a line with nothing to keep); a line it refuses is an
+    issue with its number and text."""
     stmts: list[SblStatement] = []
     issues: list[SblIssue] = []
     for n, raw in enumerate(lines, 1):
         if not raw.strip():
             continue
         try:
-            stmts.append(_parse(raw, vocabulary, variables=variables, extend=extend))
+            s = parse_one(raw)
         except _LineError as exc:
             issues.append(SblIssue(n, raw.strip(), str(exc)))
+            continue
+        if s is not None:
+            stmts.append(s)
     return SblParse(tuple(stmts), tuple(issues))
+
+
+def _raise_first(result: SblParse, what: str, source: str) -> None:
+    """Raise the first issue of ``result`` as a :class:`~mindloop.errors.ParseError` (the strict readers)."""
+    if result.issues:
+        first = result.issues[0]
+        raise ParseError(f"malformed {what}: {first.reason}", source=source, line=first.line, text=first.text)
 
 
 def parse(
@@ -349,11 +365,7 @@ def parse(
 ) -> list[SblStatement]:
     """Parse every non-blank line strictly: the first malformed line raises ``ParseError`` with its number."""
     result = parse_lenient(text, vocabulary, variables=variables, extend=extend)
-    if result.issues:
-        first = result.issues[0]
-        raise ParseError(
-            f"malformed SBL line: {first.reason}", source=source or "<sbl>", line=first.line, text=first.text
-        )
+    _raise_first(result, "SBL line", source or "<sbl>")
     return list(result.statements)
 
 
@@ -519,41 +531,31 @@ def parse_rules(
     A rule's order must agree with its section. With ``strict`` the first malformed line raises
     ``ParseError``; otherwise malformed lines come back as issues next to the rules that did parse.
     """
-    rules: list[BeliefRule] = []
-    issues: list[SblIssue] = []
     section: int | None = None
-    seen: set[str] = set()
-    for n, raw in enumerate(text.splitlines(), 1):
+
+    def rule(raw: str) -> SblStatement | None:
+        nonlocal section
         line = raw.strip()
-        if not line:
-            continue
         header = _RULE_HEADER.match(line)
         if header:
             section = 1 if header.group(1).lower() == "first" else 0
             line = header.group(2).strip()
             if not line:
-                continue
-        try:
-            s = _parse(line, vocabulary, variables=True, extend=extend)
-            if not s.chain:
-                raise _LineError("a rule must start with '?agent BELIEVE'")
-            if s.order not in (0, 1):
-                raise _LineError(f"only zero- and first-order rules are allowed, got order {s.order}")
-            if section is not None and s.order != section:
-                raise _LineError(f"an order-{s.order} rule under the {'first' if section else 'zero'}-order header")
-        except _LineError as exc:
-            issue = SblIssue(n, raw.strip(), str(exc))
-            if strict:
-                raise ParseError(
-                    f"malformed belief rule: {issue.reason}", source="<rules>", line=n, text=issue.text
-                ) from None
-            issues.append(issue)
-            continue
-        key = str(s)
-        if key not in seen:
-            seen.add(key)
-            rules.append(BeliefRule(s))
-    return RuleSet(tuple(rules)), tuple(issues)
+                return None
+        s = _parse(line, vocabulary, variables=True, extend=extend)
+        if not s.chain:
+            raise _LineError("a rule must start with '?agent BELIEVE'")
+        if s.order not in (0, 1):
+            raise _LineError(f"only zero- and first-order rules are allowed, got order {s.order}")
+        if section is not None and s.order != section:
+            raise _LineError(f"an order-{s.order} rule under the {'first' if section else 'zero'}-order header")
+        return s
+
+    result = _read(text.splitlines(), rule)
+    if strict:
+        _raise_first(result, "belief rule", "<rules>")
+    unique = {str(s): s for s in result.statements}  # a repeated rule keeps its first place (repeats are equal)
+    return RuleSet(tuple(BeliefRule(s) for s in unique.values())), result.issues
 
 
 def term_typer(
