@@ -24,8 +24,9 @@ from mindloop.worlds.household.scenarios import (
 )
 from mindloop.worlds.household.scenarios.card import SCHEMA
 from mindloop.worlds.household.scenarios.common import GenerationError
+from mindloop.worlds.household.scenarios.drafting import no_help
 from mindloop.worlds.household.scenarios.dressing import _respeaker
-from mindloop.worlds.household.scenarios.model import event_to_dict
+from mindloop.worlds.household.scenarios.model import LAYERS, event_to_dict
 
 SEEDS = range(12)
 
@@ -52,6 +53,18 @@ def test_gold_agrees_with_the_subtype_and_the_plan_works(kind: str) -> None:
         env.reset(seed=0, options={"scenario": s})
         rewards = [env.step(a)[1] for a in s.gold.actions]
         assert rewards[-1] == 1.0 and sum(float(r) for r in rewards) == 1.0, (s.id, s.gold.actions)
+
+
+def test_a_no_help_draft_with_nothing_to_name_reads_as_one_sentence() -> None:
+    # the power cut's draft before the search names nothing ("with the cup"); it once read "my help  right now"
+    alice = CHARACTERS["alice"]
+    desire = no_help(alice, "", "I believe Alice has what she needs.", [], [], "candle").desire
+    assert desire == "I want to help Alice, but she does not need my help right now."
+    assert no_help(alice, "with the cup", "", [], [], "cup").desire.endswith(
+        "does not need my help with the cup right now."
+    )
+    texts = [getattr(s.gold, layer) for s in generate_scenarios(200, seed=0) for layer in LAYERS]
+    assert [t for t in texts if "  " in t or t != t.strip()] == []
 
 
 def test_replaying_the_script_reproduces_every_event() -> None:

@@ -189,10 +189,10 @@ def gold_belief(tracker: Tracker, chain: tuple[str, ...], subject: str, relation
 def no_help(
     h: Character, about: str, belief: str, belief_atoms: list[str], beliefs: list[GoldBelief], target: str
 ) -> Draft:
-    """The draft of a scenario where ``h`` needs no help (``about``: with what), the robot only watching."""
+    """The draft of a scenario where ``h`` needs no help (``about``: with what, or ``""``), the robot only watching."""
     return Draft(
         belief,
-        f"I want to help {h.name}, but {h.subj} does not need my help {about} right now.",
+        " ".join(filter(None, (f"I want to help {h.name}, but {h.subj} does not need my help", about, "right now."))),
         f"I will not interfere, and keep an eye on {h.name} in case {h.subj} needs me later.",
         NO_HELP_DECISION,
         belief_atoms,

@@ -267,11 +267,9 @@ def _dialogue(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Foc
             f"I believe {h.name} said {h.subj} {need.state.replace('is ', 'was ')}, but {h.subj} has taken care of "
             f"it {self_}."
         )
-        draft = no_help(
+        return no_help(
             h, "", belief, [atom("attribute_belief", ROBOT, atom("satisfied", h.id, need.feeling))], beliefs, item
         )
-        draft.desire = draft.desire.replace("  ", " ")
-        return draft
     offer = need.offer.format(poss=h.poss)
     relief = need.relief.format(poss=h.poss)
     belief = f"I believe {h.name} {need.state}, from what {h.subj} said, and I believe {offer} would help {h.obj}."
