@@ -771,17 +771,17 @@ class RunStore:
 
     def tag(self, run_id: str, tags: Sequence[str]) -> list[str]:
         """Add ``tags`` to a run (a tag it has already is kept once); returns the run's tags after."""
-        tags = check_tags(tags)
-        self.run(run_id)  # an unknown run is named, with the recent ones
-        with self._guard(), self._transaction() as db:
-            db.executemany("INSERT OR IGNORE INTO run_tags (run_id, tag) VALUES (?, ?)", ((run_id, t) for t in tags))
-        return self.run_tags().get(run_id, [])
+        return self._retag(run_id, check_tags(tags), "INSERT OR IGNORE INTO run_tags (run_id, tag) VALUES (?, ?)")
 
     def untag(self, run_id: str, tags: Sequence[str]) -> list[str]:
         """Remove ``tags`` from a run; returns the run's tags after."""
-        self.run(run_id)
+        return self._retag(run_id, tags, "DELETE FROM run_tags WHERE run_id = ? AND tag = ?")
+
+    def _retag(self, run_id: str, tags: Sequence[str], sql: str) -> list[str]:
+        """Run ``sql`` for each of ``tags`` of a run in one commit; returns the run's tags after."""
+        self.run(run_id)  # an unknown run is named, with the recent ones
         with self._guard(), self._transaction() as db:
-            db.executemany("DELETE FROM run_tags WHERE run_id = ? AND tag = ?", ((run_id, t) for t in tags))
+            db.executemany(sql, ((run_id, t) for t in tags))
         return self.run_tags().get(run_id, [])
 
     def deletion(self, run_ids: Sequence[str]) -> list[str]:
