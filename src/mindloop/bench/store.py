@@ -866,22 +866,18 @@ class RunStore:
         infos: list[tuple[str, int, RunInfo]] = []
         for rowid, row in rows.items():
             try:
-                info = self._info((*row, 0, 0, 0))
-            except StoreDamagedError:
-                continue  # its configuration does not read back: the row itself is damaged
-            try:
-                counts = dict(
+                counts: dict[str, int] | None = dict(
                     self._db.execute(
-                        f"SELECT {_STATUS}, COUNT(*) FROM samples s WHERE s.run_id = ? GROUP BY 1", (info.run_id,)
+                        f"SELECT {_STATUS}, COUNT(*) FROM samples s WHERE s.run_id = ? GROUP BY 1", (row[0],)
                     ).fetchall()
                 )
             except sqlite3.DatabaseError:
-                info = replace(info, samples_readable=False)
-            else:
-                info = replace(
-                    info, n_done=counts.get("done", 0), n_failed=counts.get("failed", 0), n_bugs=counts.get("bug", 0)
-                )
-            infos.append((str(info.started), rowid, info))
+                counts = None
+            try:
+                info = self._info((*row, *((counts or {}).get(status, 0) for status in FINISHED_STATUSES)))
+            except StoreDamagedError:
+                continue  # its configuration does not read back: the row itself is damaged
+            infos.append((str(info.started), rowid, replace(info, samples_readable=counts is not None)))
         return [info for _, _, info in sorted(infos, key=lambda t: (t[0], t[1]))], damage
 
     def _info(self, row: tuple[Any, ...]) -> RunInfo:
