@@ -245,15 +245,22 @@ def _stored_digest(db: sqlite3.Connection, run_id: str) -> dict[str, Any]:
     back (one stored before layout 8 with the target :func:`legacy_target` reads)."""
     targets = _or_null(db, "samples", "target", "target, choices")
     rows = db.execute(f"SELECT sample_id, grp, input, {targets} FROM samples WHERE run_id = ?", (run_id,)).fetchall()
+    samples = (_stored_sample("", lambda text, _: json.loads(text), *row) for row in rows)
+    return sample_digest((s.id, s.group, s.input, s.target, s.choices) for s in samples)
 
-    def read(sid: str, grp: str, inp: str, target: str | None, choices: str | None) -> tuple[Any, ...]:
-        data = json.loads(inp)
-        if target is None:
-            gold, options = legacy_target(data)
-            return sid, grp, data, gold, list(options)
-        return sid, grp, data, json.loads(target), json.loads(choices or "[]")
 
-    return sample_digest(read(*row) for row in rows)
+def _stored_sample(
+    where: str, loads: Callable[[Any, str], Any], sid: str, grp: str, inp: str, target: str | None, choices: str | None
+) -> Sample:
+    """A stored sample read back (``loads`` reads a JSON column, saying what it is: ``the input of`` ``where``); one
+    stored before layout 8 gets the target :func:`legacy_target` reads."""
+    data = loads(inp, f"the input of {where}")
+    if target is None:
+        gold, options = legacy_target(data)
+    else:
+        gold = loads(target, f"the target of {where}")
+        options = tuple(loads(choices or "[]", f"the choices of {where}"))
+    return Sample(sid, data, grp, gold, options)
 
 
 LEGACY_GOLD_KEYS = ("answer", "gold", "target", "label")
@@ -1181,30 +1188,7 @@ class RunStore:
 
     def pending(self, run_id: str) -> list[tuple[int, Sample]]:
         """The samples of a run not yet finished, in order."""
-        with self._guard():
-            rows = self._db.execute(
-                f"SELECT idx, sample_id, grp, input, {self._target_columns()} FROM samples"
-                " WHERE run_id = ? AND status = 'pending' ORDER BY idx",
-                (run_id,),
-            ).fetchall()
-        return [
-            (idx, self._sample(run_id, sid, grp, inp, target, choices)) for idx, sid, grp, inp, target, choices in rows
-        ]
-
-    def _target_columns(self) -> str:
-        """``target, choices`` as the select reads them (``NULL, NULL`` on a read-only open before layout 8)."""
-        return _or_null(self._db, "samples", "target", "target, choices")
-
-    def _sample(self, run_id: str, sid: str, grp: str, inp: str, target: str | None, choices: str | None) -> Sample:
-        """A stored sample read back; one stored before layout 8 gets the target :func:`legacy_target` reads."""
-        where = f"sample {sid!r} of run {run_id}"
-        data = self._loads(inp, f"the input of {where}")
-        if target is None:
-            gold, options = legacy_target(data)
-        else:
-            gold = self._loads(target, f"the target of {where}")
-            options = tuple(self._loads(choices or "[]", f"the choices of {where}"))
-        return Sample(sid, data, grp, gold, options)
+        return [(r.index, r.sample) for r in self._records(run_id, " AND s.status = 'pending'")]
 
     def finish(self, run_id: str, results: Iterable[SampleResult], *, seconds: float = 0.0) -> int:
         """Store finished samples in one commit, adding ``seconds`` (the session's wall-clock time since its last
@@ -1268,20 +1252,25 @@ class RunStore:
 
     def records(self, run_id: str, *, include_pending: bool = False) -> list[SampleRecord]:
         """The samples of a run read back in order (finished ones only unless ``include_pending``)."""
-        where = "" if include_pending else " AND s.status != 'pending'"
+        return self._records(run_id, "" if include_pending else " AND s.status != 'pending'")
+
+    def _records(self, run_id: str, where: str) -> list[SampleRecord]:
+        """The samples of a run that SQL condition ``where`` keeps, read back in order."""
         with self._guard():
             node = _or_null(self._db, "samples", "node", "s.node")  # a read-only open of a layout before 4 has none
+            targets = _or_null(self._db, "samples", "target", "target, choices")  # none before layout 8
             rows = self._db.execute(
                 f"SELECT s.idx, s.sample_id, s.grp, s.input, {_STATUS}, s.output, s.scores, s.error, s.calls,"
-                f" s.seconds, {node}, {self._target_columns()} FROM samples s WHERE s.run_id = ?{where} ORDER BY s.idx",
+                f" s.seconds, {node}, {targets} FROM samples s WHERE s.run_id = ?{where} ORDER BY s.idx",
                 (run_id,),
             ).fetchall()
         return [self._record(run_id, row) for row in rows]
 
     def _record(self, run_id: str, row: tuple[Any, ...]) -> SampleRecord:
         idx, sid, grp, inp, status, out, scores, error, calls, seconds, node, target, choices = row
-        output, scores, calls = self._outcome(f"sample {sid!r} of run {run_id}", out, scores, calls)
-        sample = self._sample(run_id, sid, grp, inp, target, choices)
+        where = f"sample {sid!r} of run {run_id}"
+        output, scores, calls = self._outcome(where, out, scores, calls)
+        sample = _stored_sample(where, self._loads, sid, grp, inp, target, choices)
         return SampleRecord(idx, sample, status, output, scores, error, calls, seconds or 0.0, node=node)
 
     def _outcome(self, where: str, out: Any, scores: Any, calls: Any) -> tuple[Any, Any, Any]:
