@@ -24,7 +24,6 @@ from mindloop.bench.headline import headline_of, headline_value
 from mindloop.bench.listing import list_runs
 from mindloop.bench.runner import RunSummary, summarize_run
 from mindloop.bench.store import RunInfo, RunStore
-from mindloop.bench.suite import SUITE_PREFIX, runs_of_suite
 from mindloop.errors import DependencyError, InvalidArgumentError, MindloopError
 from mindloop.paths import runs_path, write_atomic
 
@@ -232,14 +231,14 @@ _SAMPLE_COLUMNS = [
 
 
 def _run_ids(store: RunStore, runs: str | Iterable[str] | None) -> list[str]:
+    """The runs ``runs`` names (run ids, suite ids: ``mindloop compare``'s :func:`~mindloop.bench.compare.expand_ids`),
+    each once, in order; every run of the store when ``None``."""
+    from mindloop.bench.compare import expand_ids
+
     if runs is None:
         return [info.run_id for info in store.runs()]
     names = [runs] if isinstance(runs, str) else list(runs)
-    out: list[str] = []
-    for name in names:
-        ids = runs_of_suite(store, name) if name.startswith(SUITE_PREFIX) else [store.run(name).run_id]
-        out.extend(i for i in ids if i not in out)
-    return out
+    return list(dict.fromkeys(info.run_id for _, infos in expand_ids(store, names) for info in infos))
 
 
 def samples_frame(runs: str | Iterable[str] | None = None, store: RunStore | str | Path | None = None) -> pd.DataFrame:
