@@ -40,10 +40,9 @@ def headline_of(bench: Benchmark | str, metrics: Mapping[str, Any] | None = None
 
 
 def _first_number(metrics: Mapping[str, Any] | None) -> Headline | None:
-    for key, value in (metrics or {}).items():
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            return Headline(str(key))
-    return None
+    """The first top-level metric whose value is a number (:func:`headline_value` reads one), higher being better."""
+    heads = (Headline(str(key)) for key in metrics or {})
+    return next((head for head in heads if headline_value(head, metrics or {}) is not None), None)
 
 
 def no_intervals_of(bench: Benchmark) -> tuple[str, ...]:
