@@ -490,46 +490,6 @@ class RunStore:
         else:
             self._open_for_writing()
 
-    def _open_for_writing(self) -> None:
-        """Check the file, then switch it to WAL and bring its layout to :data:`SCHEMA_VERSION` in one transaction."""
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(
-                f"cannot create the folder of run store {self.path} ({exc.strerror or exc}): point MINDLOOP_HOME at "
-                "a writable folder"
-            ) from None
-        reason = _unwritable(self.path)
-        if reason is not None:
-            raise StoreError(
-                f"run store {self.path} cannot be written ({reason}): point MINDLOOP_HOME at a writable folder to "
-                "record runs (mindloop runs, runs export and report can still read it)"
-            )
-        if self.path.exists():  # checked through a read-only connection: a refused file is never written to
-            self._db = self._connect(f"{self.path.resolve().as_uri()}?mode=ro")
-            try:
-                damage = self._damage()
-                if damage is not None:
-                    raise damage
-                with self._guard():
-                    self._layout(self._db)  # a newer layout or a file that is not a run store
-            finally:
-                self._db.close()
-        self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
-        try:
-            with self._guard():
-                self._db.execute("PRAGMA journal_mode=WAL")
-                self._db.execute("PRAGMA synchronous=NORMAL")
-                with self._transaction() as db:
-                    found = self._layout(db)
-                    if found != SCHEMA_VERSION:
-                        held = {"runs", "samples"} <= _tables(db)
-                        _install(db, found)
-                        self.upgraded_from = found if held else None
-        except BaseException:
-            self._db.close()
-            raise
-
     def _open_readonly(self) -> None:
         """Open with ``mode=ro`` (``immutable=1`` when the folder cannot be written and SQLite cannot open the
         WAL index there: nothing can change the file then)."""
@@ -554,6 +514,44 @@ class RunStore:
             error = self._diagnose(exc)
             self._db.close()
             raise error from None
+        except BaseException:
+            self._db.close()
+            raise
+
+    def _open_for_writing(self) -> None:
+        """Check the file, then switch it to WAL and bring its layout to :data:`SCHEMA_VERSION` in one transaction."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot create the folder of run store {self.path} ({exc.strerror or exc}): point MINDLOOP_HOME at "
+                "a writable folder"
+            ) from None
+        reason = _unwritable(self.path)
+        if reason is not None:
+            raise StoreError(
+                f"run store {self.path} cannot be written ({reason}): point MINDLOOP_HOME at a writable folder to "
+                "record runs (mindloop runs, runs export and report can still read it)"
+            )
+        if self.path.exists():  # checked through a read-only connection: a refused file is never written to
+            self._open_readonly()  # a newer layout or a file that is not a run store
+            try:
+                damage = self._damage()
+                if damage is not None:
+                    raise damage
+            finally:
+                self._db.close()
+        self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
+        try:
+            with self._guard():
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                with self._transaction() as db:
+                    found = self._layout(db)
+                    if found != SCHEMA_VERSION:
+                        held = {"runs", "samples"} <= _tables(db)
+                        _install(db, found)
+                        self.upgraded_from = found if held else None
         except BaseException:
             self._db.close()
             raise
