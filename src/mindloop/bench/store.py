@@ -901,23 +901,14 @@ class RunStore:
         While held, a thread beats the heartbeat, and every write of the run's samples checks that this holder's
         token still holds the lock: a holder that was taken over (a suspended process that wakes up) has its
         writes refused with :class:`LockLostError`, so no sample is stored twice."""
-        with self._holding("runs", "run_id", run_id, "run", "is being executed by", force=force, notify=notify):
+        with self._holding("runs", run_id, force=force, notify=notify):
             yield
 
     @contextmanager
-    def _holding(
-        self,
-        table: str,
-        key_column: str,
-        key: str,
-        what: str,
-        busy: str,
-        *,
-        force: bool,
-        notify: Callable[[str], None] | None,
-    ) -> Iterator[None]:
+    def _holding(self, table: str, key: str, *, force: bool, notify: Callable[[str], None] | None) -> Iterator[None]:
         """Take the lock of row ``key`` of ``table`` (:meth:`locked`, :meth:`locked_suite`), beat its heartbeat while
         inside, and release it (only if still ours) on the way out."""
+        key_column, what, busy = _LOCKABLE[table]
         stale_after = lock_stale_after()
         me = f"{socket.gethostname()}:{os.getpid()}"
         token = secrets.token_hex(16)
@@ -953,7 +944,7 @@ class RunStore:
             )
         self._holds[(table, key)] = (token, generation)
         _HELD_HERE.add(token)
-        heart = _Heartbeat(self.path, table, key_column, key, token, every=stale_after / 4)
+        heart = _Heartbeat(self.path, table, key, token, every=stale_after / 4)
         heart.start()
         try:
             yield
@@ -971,18 +962,18 @@ class RunStore:
             except StoreError:
                 pass  # a full disk: the lock stays behind, and heals (no process, no heartbeat) like a killed one
 
-    def _fence(self, db: sqlite3.Connection, table: str, key_column: str, key: str) -> None:
+    def _fence(self, db: sqlite3.Connection, table: str, key: str) -> None:
         """Inside a write transaction: refuse the write when this store holds ``key``'s lock no more (taken over)."""
         held = self._holds.get((table, key))
         if held is None:
             return  # not a holder's write (the Python API without a lock): nothing to fence
         token, generation = held
+        key_column, what, _ = _LOCKABLE[table]
         row = db.execute(
             f"SELECT lock_owner, lock_token, lock_generation FROM {table} WHERE {key_column} = ?", (key,)
         ).fetchone()
         if row is None or row[1] != token:
             by = f"process {row[0]} (lock generation {row[2]})" if row is not None and row[0] else "another process"
-            what = "run" if table == "runs" else "suite"
             raise LockLostError(
                 f"{what} {key} was taken over by {by} while this process (lock generation {generation}) was "
                 "stalled or cut off: this process stops without storing anything more; the samples it had in "
@@ -992,19 +983,17 @@ class RunStore:
     def add_seconds(self, run_id: str, seconds: float, *, finished: bool) -> None:
         """Add a session's wall-clock time (since its last write) to the run, and stamp it finished when no sample
         is pending."""
-        self._add_seconds("runs", "run_id", run_id, seconds, finished, otherwise="finished")
+        self._add_seconds("runs", run_id, seconds, finished, otherwise="finished")
 
-    def _add_seconds(
-        self, table: str, key_column: str, key: str, seconds: float, finished: bool, otherwise: str
-    ) -> None:
+    def _add_seconds(self, table: str, key: str, seconds: float, finished: bool, otherwise: str) -> None:
         """Add ``seconds`` to row ``key`` of ``table`` in a fenced write (:meth:`_fence`), stamping it finished now
         when ``finished``, else setting ``finished`` to the SQL ``otherwise`` (a run keeps its stamp, a suite has
         none while a run of it is unfinished)."""
         with self._guard(), self._transaction() as db:
-            self._fence(db, table, key_column, key)
+            self._fence(db, table, key)
             db.execute(
                 f"UPDATE {table} SET seconds = seconds + ?, finished = CASE WHEN ? THEN ? ELSE {otherwise} END"
-                f" WHERE {key_column} = ?",
+                f" WHERE {_LOCKABLE[table][0]} = ?",
                 (seconds, finished, _now(), key),
             )
 
@@ -1013,7 +1002,7 @@ class RunStore:
         its samples, tags and place in a suite; returns whether it was removed (``False``: a sample has finished
         since, so it stays for ``--resume``). Fenced by the run's lock like every write of its holder."""
         with self._guard(), self._transaction() as db:
-            self._fence(db, "runs", "run_id", run_id)
+            self._fence(db, "runs", run_id)
             started = db.execute(
                 "SELECT 1 FROM samples WHERE run_id = ? AND status != 'pending' LIMIT 1", (run_id,)
             ).fetchone()
@@ -1175,12 +1164,12 @@ class RunStore:
     ) -> Iterator[None]:
         """Hold the suite for this process while it runs, refusing a second live process on the same suite; a stale
         lock is taken over as :meth:`locked` says."""
-        with self._holding("suites", "suite_id", suite_id, "suite", "is being run by", force=force, notify=notify):
+        with self._holding("suites", suite_id, force=force, notify=notify):
             yield
 
     def add_suite_seconds(self, suite_id: str, seconds: float, *, finished: bool) -> None:
         """Add one session's wall-clock time to the suite, and stamp it finished when every run of it is."""
-        self._add_seconds("suites", "suite_id", suite_id, seconds, finished, otherwise="NULL")
+        self._add_seconds("suites", suite_id, seconds, finished, otherwise="NULL")
 
     # -- samples ------------------------------------------------------------------------------------------
 
@@ -1200,7 +1189,7 @@ class RunStore:
         generation = None if held is None else held[1]
         rows = [(*_storable_result(r), stamp, generation, r.node, run_id, r.index) for r in results]
         with self._guard(), self._transaction() as db:
-            self._fence(db, "runs", "run_id", run_id)
+            self._fence(db, "runs", run_id)
             cur = db.executemany(
                 "UPDATE samples SET status = ?, output = ?, scores = ?, error = ?, calls = ?, seconds = ?,"
                 " finished = ?, generation = ?, node = ? WHERE run_id = ? AND idx = ? AND status = 'pending'",
@@ -1216,7 +1205,7 @@ class RunStore:
         appending the attempt it held (status, output, scores, error, calls, seconds, finished) to its history;
         returns how many samples were reopened."""
         with self._guard(), self._transaction() as db:
-            self._fence(db, "runs", "run_id", run_id)
+            self._fence(db, "runs", run_id)
             rows = db.execute(
                 f"SELECT s.idx, {_STATUS}, s.output, s.scores, s.error, s.calls, s.seconds, s.finished, s.history,"
                 f" s.node FROM samples s WHERE s.run_id = ? AND s.status IN ('failed', 'bug') ORDER BY s.idx",
@@ -1385,6 +1374,10 @@ def _unwritable(path: Path) -> str | None:
     return "permission denied"
 
 
+_LOCKABLE = {"runs": ("run_id", "run", "is being executed by"), "suites": ("suite_id", "suite", "is being run by")}
+"""What can be locked (:meth:`RunStore.locked`, :meth:`RunStore.locked_suite`), by table: its key column, what a
+message calls it, and how it says that a holder works on it."""
+
 _HELD_HERE: set[str] = set()
 """The tokens of the locks this process holds now (in any :class:`RunStore`): its own live locks."""
 
@@ -1455,8 +1448,8 @@ class _Heartbeat:
     through a connection of its own; it stops when the lock is no longer its (taken over) or at :meth:`stop`.
     A beat that fails (a busy or full disk) is tried again at the next one."""
 
-    def __init__(self, path: Path, table: str, key_column: str, key: str, token: str, *, every: float) -> None:
-        self._sql = f"UPDATE {table} SET lock_heartbeat = ? WHERE {key_column} = ? AND lock_token = ?"
+    def __init__(self, path: Path, table: str, key: str, token: str, *, every: float) -> None:
+        self._sql = f"UPDATE {table} SET lock_heartbeat = ? WHERE {_LOCKABLE[table][0]} = ? AND lock_token = ?"
         self._args = (key, token)
         self._path = path
         self._every = every
