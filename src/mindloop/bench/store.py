@@ -755,9 +755,8 @@ class RunStore:
             out = {}
             for run_id, benchmark, agent, model, config, key in rows:
                 data = None
-                if key is not None:
-                    with suppress(TypeError, ValueError):
-                        data = json.loads(key)
+                with suppress(TypeError, ValueError):  # no key stored (NULL) or one that does not read back
+                    data = json.loads(key)
                 if isinstance(data, dict):
                     out[str(run_id)] = RunKey.from_json(data)
                 elif derive:
