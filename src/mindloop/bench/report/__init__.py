@@ -361,10 +361,12 @@ def _duration(seconds: float) -> str:
 
 @dataclass(frozen=True)
 class _Card:
+    """A header card, of a run report or a comparison."""
+
     value: str
     label: str
-    tone: str = ""  # "bad" (red) or "warn" (amber)
-    ci: str = ""  # the 95% interval, for metrics
+    tone: str = ""  # "bad" (red) or "warn" (amber); a comparison's "good", "bad" or "sig"
+    ci: str = ""  # the 95% interval, for metrics; a comparison's paired difference
     refs: str = ""  # the headline's reference policies in words
 
 
@@ -377,6 +379,8 @@ class _Header:
 
 @dataclass(frozen=True)
 class _Cell:
+    """A metric table's cell, of a run report or a comparison."""
+
     text: str
     bar: float | None = None  # percent width of the inline bar, for the table's main metric in [0, 1]
     col: str = ""  # the column's name (data-col)
@@ -384,6 +388,8 @@ class _Cell:
     ci: str = ""  # the value's 95% interval, "[low, high]"
     low: str = ""  # its bounds as JSON (data-low, data-high)
     high: str = ""
+    tone: str = ""  # a comparison's difference: "good", "bad" or "sig" (significant, direction unknown)
+    note: str = ""  # a line under the value (reference policies, a difference's p-value)
 
 
 @dataclass(frozen=True)

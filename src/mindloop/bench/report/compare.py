@@ -11,15 +11,14 @@ that the page's script filters (text, group, status, which runs scored) and page
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup
 
 from mindloop.bench.compare import SIGNIFICANT, BenchmarkComparison, Comparison, Difference
-from mindloop.bench.report import _cell, _dumps, _fmt, ci_or_dash, se_text
+from mindloop.bench.report import _Card, _Cell, _cell, _dumps, _fmt, ci_or_dash, se_text
 from mindloop.bench.report.plots import fmt_number
 from mindloop.bench.report.view import footer, render, script_json
 from mindloop.bench.tables import dig, json_safe
@@ -29,15 +28,6 @@ __all__ = ["SIGNIFICANT", "render_compare", "write_compare"]
 
 CELL_CHARS = 200
 """Characters of an answer, gold or question shown in the disagreement table."""
-
-
-@dataclass(frozen=True)
-class _Value:
-    text: str
-    ci: str = ""
-    raw: str = ""  # JSON of the value (data-value)
-    tone: str = ""  # "good", "bad" or "sig" (significant, direction unknown)
-    note: str = ""  # a line under the value (p-value)
 
 
 def _signed(value: float) -> str:
@@ -71,7 +61,6 @@ def _metric_tables(bc: BenchmarkComparison) -> list[dict[str, Any]]:
     ``rows``); a row: its ``name``, dotted ``path`` (data-path), ``cells`` (each run's value), ``diffs`` (each
     paired difference) and whether it is the ``headline``."""
     head = bc.headline.metric if bc.headline else None
-    diffs = [d.to_json()["metrics"] for d in bc.differences]
     tables: dict[str, list[dict[str, Any]]] = {}
     for path in bc.metric_paths():
         cells = []
@@ -80,17 +69,17 @@ def _metric_tables(bc: BenchmarkComparison) -> list[dict[str, Any]]:
             bound = dig(side.intervals.get("metrics"), path)
             extra = " · ".join(t for t in (ci_or_dash(bound, v), se_text(bound)) if t)
             refs = side.reference_text(bc.headline, fmt_number) if path == (head,) else ""
-            cells.append(_Value(_fmt(v), extra, _dumps(v), note=refs))
+            cells.append(_Cell(_fmt(v), ci=extra, raw=_dumps(v), note=refs))
         deltas = []
-        for tree in diffs:
-            d = dig(tree, path)
-            if not isinstance(d, Mapping):
-                deltas.append(_Value("–"))
+        for diff in bc.differences:
+            d = diff.metrics.get(path)
+            if d is None:
+                deltas.append(_Cell("–"))
                 continue
             higher = bc.headline.higher_is_better if bc.headline and path == (head,) else None
-            ci = f"[{_signed(d['low'])}, {_signed(d['high'])}]"
-            tone = _tone(d["p"], d.get("p_adjusted"), d["diff"], higher)
-            deltas.append(_Value(_signed(d["diff"]), ci, _dumps(d["diff"]), tone, _p(d["p"], d.get("p_adjusted"))))
+            ci = f"[{_signed(d.low)}, {_signed(d.high)}]"
+            tone = _tone(d.p, d.p_adjusted, d.diff, higher)
+            deltas.append(_Cell(_signed(d.diff), ci=ci, raw=_dumps(d.diff), tone=tone, note=_p(d.p, d.p_adjusted)))
         title = "Summary" if len(path) == 1 else path[0].replace("_", " ")
         name = path[0] if len(path) == 1 else " · ".join(path[1:])
         row = {"name": name, "path": ".".join(path), "cells": cells, "diffs": deltas, "headline": path == (head,)}
@@ -112,9 +101,9 @@ def _family(bc: BenchmarkComparison) -> str:
     )
 
 
-def _cards(bc: BenchmarkComparison) -> list[dict[str, str]]:
-    """A header card per run against the baseline: the headline's two values, their paired difference and the
-    reference policies on the paired samples."""
+def _cards(bc: BenchmarkComparison) -> list[_Card]:
+    """A header card per run against the baseline: the headline's two values, their paired difference (in the
+    card's interval line) and the reference policies on the paired samples."""
     if bc.headline is None:
         return []
     metric, out = bc.headline.metric, []
@@ -129,8 +118,7 @@ def _cards(bc: BenchmarkComparison) -> list[dict[str, str]]:
             if d is None
             else f"Δ {_signed(d.diff)} [{_signed(d.low)}, {_signed(d.high)}] · {_p(d.p)}"
         )
-        refs = side.reference_text(bc.headline, fmt_number)
-        out.append({"label": label, "value": value, "line": line, "tone": tone, "refs": refs})
+        out.append(_Card(value, label, tone, line, side.reference_text(bc.headline, fmt_number)))
     return out
 
 
