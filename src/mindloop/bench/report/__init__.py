@@ -54,7 +54,7 @@ from mindloop.bench.report.view import footer, render, script_json
 from mindloop.bench.runner import benchmark_metrics, current_summary, metric_intervals, stored_policies, token_totals
 from mindloop.bench.scoring import reference_values
 from mindloop.bench.store import RunInfo, RunStore
-from mindloop.bench.tables import json_safe
+from mindloop.bench.tables import interval_at, json_safe
 from mindloop.bench.timeline import EpisodeTimeline, episode_timeline
 from mindloop.bench.uncertainty import without_interval
 from mindloop.models.replies import reply_outcomes
@@ -261,10 +261,7 @@ def _headline_plot(
     """The headline figure (its value, interval and reference marks), or ``None`` without a numeric headline."""
     if head is None or not _is_number(metrics.get(head.metric)):
         return None
-    bound = bounds.get(head.metric)
-    interval = None
-    if isinstance(bound, Mapping) and _is_number(bound.get("low")) and _is_number(bound.get("high")):
-        interval = (float(bound["low"]), float(bound["high"]))
+    interval = interval_at(bounds, (head.metric,))
     return headline_plot(head.metric, float(metrics[head.metric]), interval, marks, head.higher_is_better)
 
 

@@ -44,7 +44,7 @@ from mindloop.bench.declaration import Decided
 from mindloop.bench.headline import reference_marks
 from mindloop.bench.key import REASONS, RunKey, describe_difference, key_differences
 from mindloop.bench.listing import list_runs
-from mindloop.bench.report import _fmt
+from mindloop.bench.report import _fmt, ci_or_dash
 from mindloop.bench.report.view import footer, number, render, script_json
 from mindloop.bench.runner import stored_policies
 from mindloop.bench.store import RunStore
@@ -90,10 +90,9 @@ def _summary_fields(summary: Mapping[str, Any] | None, counts: list[int], model:
     values = {str(k): number(v) for k, v in values.items()} if isinstance(values, Mapping) else {}
     marks = _marks(json.dumps([values, [p for p in policies if isinstance(p, Mapping)], hib]))
     out |= {"metric": metric, "hib": hib, "value": value, "text": _fmt(value)}
-    if interval is not None:
-        out |= {"low": interval[0], "high": interval[1], "ci": f"[{_fmt(interval[0])}, {_fmt(interval[1])}]"}
-    elif value is not None:
-        out["ci"] = "—"  # no interval (too few samples, or the resamples collapse: the run's report says why)
+    # ci: — for a value with no interval (too few samples, or the resamples collapse: the run's report says why)
+    low, high = interval or (None, None)
+    out |= {"low": low, "high": high, "ci": ci_or_dash({"low": low, "high": high}, value)}
     decided = Decided.from_json((summary.get("definitions") or {}).get("decided"))
     metrics = summary.get("metrics") or {}
     if model and decided is not None and decided.text(metrics):
