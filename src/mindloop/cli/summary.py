@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from mindloop.bench.tables import dig
 from mindloop.cli.numbers import NumberKind, kind_of, metric_text, number
 from mindloop.console import Column, fit_table, out_console
 from mindloop.errors import escaped
@@ -40,14 +41,15 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _leaves(values: Mapping[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
-    """Every non-dict value under ``values``, by its dotted name."""
-    out: list[tuple[str, Any]] = []
+def _leaves(values: Mapping[str, Any], path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], Any]]:
+    """Every non-dict value under ``values``, by its path (shown as its dotted name; the path also finds its
+    interval, whatever dots the names hold)."""
+    out: list[tuple[tuple[str, ...], Any]] = []
     for key, value in values.items():
         if isinstance(value, Mapping):
-            out += _leaves(value, f"{prefix}{key}.")
+            out += _leaves(value, (*path, str(key)))
         else:
-            out.append((f"{prefix}{key}", value))
+            out.append(((*path, str(key)), value))
     return out
 
 
@@ -97,11 +99,12 @@ def layout(
             continue
         if isinstance(value, Mapping) and value and all(_is_row(v) for v in value.values()):
             for label, row in value.items():
-                out.rows.append((key, str(label), dict(_leaves(row))))
+                out.rows.append((key, str(label), {".".join(p): v for p, v in _leaves(row)}))
         elif isinstance(value, Mapping) and _is_number(value.get("n")):
-            out.rows.append((key, "", dict(_leaves(value))))
+            out.rows.append((key, "", {".".join(p): v for p, v in _leaves(value)}))
         else:  # a family of metrics (each leaf by its dotted name) or one value: a number, else a setting
-            for name, leaf in _leaves(value, f"{key}.") if isinstance(value, Mapping) else [(key, value)]:
+            for path, leaf in _leaves(value, (key,)) if isinstance(value, Mapping) else [((key,), value)]:
+                name = ".".join(path)
                 if _is_number(leaf) or leaf is None:
                     overall[name] = leaf
                 else:
@@ -140,19 +143,12 @@ def duplicate_groupings(
     return same
 
 
-def _bound(bounds: Mapping[str, Any], dotted: str) -> dict[str, Any] | None:
-    """The interval of the metric named ``dotted`` (metric names may hold dots themselves)."""
-    if not bounds:
-        return None
-    if dotted in bounds:
-        found = bounds[dotted]
-        return found if isinstance(found, dict) and "low" in found else None
-    for key, sub in bounds.items():
-        if dotted.startswith(f"{key}.") and isinstance(sub, dict) and "low" not in sub:
-            hit = _bound(sub, dotted[len(key) + 1 :])
-            if hit is not None:
-                return hit
-    return None
+def _bound(bounds: Mapping[str, Any], path: Sequence[str]) -> dict[str, Any] | None:
+    """The interval of the metric at ``path`` (metric names may hold dots themselves): by its dotted name, as
+    :func:`~mindloop.bench.tables.interval_at` also reads intervals stored flat, else nested like the metrics."""
+    found = bounds.get(".".join(path)) if isinstance(bounds, Mapping) else None
+    found = dig(bounds, path) if found is None else found
+    return found if isinstance(found, dict) and "low" in found else None
 
 
 NO_INTERVAL = "—"
@@ -194,7 +190,7 @@ def headline_line(summary: RunSummary, bench: Benchmark | None) -> str | None:
     value = summary.metrics[head.metric]
     scored = _is_number(value)
     kind = kind_of(bench, head.metric, value if scored else 0.0)
-    bound = _bound(summary.intervals.get("metrics", {}), head.metric) if scored else None
+    bound = _bound(summary.intervals.get("metrics", {}), (head.metric,)) if scored else None
     refs = reference_text(
         summary.references, summary.reference_policies, head.higher_is_better, fmt=lambda v: number(v, kind)
     )
@@ -225,8 +221,8 @@ def _table_rows(
             kind = kind_of(bench, name, value)
             cells.append(number(value, kind) if name in values else "")
             if name == headline:
-                dotted = headline if breakdown == "all" else ".".join(p for p in (breakdown, label, name) if p)
-                cells.append(_interval(_bound(bounds, dotted), kind) if _is_number(value) else "")
+                path = (headline,) if breakdown == "all" else tuple(p for p in (breakdown, label, name) if p)
+                cells.append(_interval(_bound(bounds, path), kind) if _is_number(value) else "")
         rows.append(cells)
     if ci_at is not None and not any(r[ci_at] for r in rows):  # no number to bound anywhere: no column for it
         columns.pop(ci_at)
@@ -238,7 +234,7 @@ def _headline_subset(lay: Layout, bounds: Mapping[str, Any], headline: str | Non
     """When the headline counts fewer samples than the ``all`` row's ``n`` (a metric declared ``within`` a subset,
     such as MindClaw's PIA over the episodes that need help), set that row's ``n`` to the headline's, which its
     interval rests on, and return the line that says so; ``None`` otherwise (or for a run stored without it)."""
-    bound = _bound(bounds, headline) if headline else None
+    bound = _bound(bounds, (headline,)) if headline else None
     counted = None if bound is None else bound.get("n")
     whole = lay.rows[0][2] if lay.rows and lay.rows[0][0] == "all" else None
     if not isinstance(counted, int) or whole is None or not _is_number(whole.get("n")) or whole["n"] == counted:
@@ -319,11 +315,12 @@ def _print_every_metric(summary: RunSummary, bench: Benchmark | None, console: C
     """``--verbose``: every metric, one row each, with its interval and standard error."""
     bounds = summary.intervals.get("metrics", {})
     rows = []
-    for key, value in _leaves(summary.metrics):
+    for path, value in _leaves(summary.metrics):
         if not (_is_number(value) or value is None):
             continue  # words are in the settings lines above
+        key = ".".join(path)
         kind = kind_of(bench, key, value)
-        bound = _bound(bounds, key)
+        bound = _bound(bounds, path)
         shown = number(value, kind)
         se = number(bound["se"], kind) if bound and bound.get("se") is not None else ""
         rows.append([key, shown, _interval(bound, kind) if _is_number(value) else "", se])
