@@ -238,18 +238,12 @@ def leaderboards(
         hib = bool(benchmarks.get(name, {}).get("hib", True))
         complete = [r for r in rows if _known(keys.get(r["id"])) and r["status"] == "finished"]
         boards: dict[str, RunKey] = {}  # board key id -> its key, in the order runs first made them
-        for run in complete:
-            key = keys[run["id"]]
-            assert key is not None
-            if key.protocol is not None:
-                board = _board_key(key, key.protocol)
+        known = [key for run in complete if (key := keys[run["id"]]) is not None]
+        # model runs first, then runs with no model: the boards of their sample set, or one of their own
+        for key in sorted(known, key=lambda k: k.protocol is None):
+            board = _board_key(key, key.protocol)
+            if key.protocol is not None or not any(_same_set(board, b) for b in boards.values()):
                 boards.setdefault(board.id, board)
-        for run in complete:  # runs with no model: the boards of their sample set, or one of their own
-            key = keys[run["id"]]
-            assert key is not None
-            bare = _board_key(key, None)
-            if key.protocol is None and not any(_same_set(bare, b) for b in boards.values()):
-                boards.setdefault(bare.id, bare)
         if not boards:
             out.append({"benchmark": name, "key": None, "ranked": [], "apart": [_apart(r, keys, None) for r in rows]})
             continue
