@@ -54,7 +54,7 @@ from mindloop.bench.report.view import footer, render, script_json
 from mindloop.bench.runner import benchmark_metrics, current_summary, metric_intervals, stored_policies, token_totals
 from mindloop.bench.scoring import reference_values
 from mindloop.bench.store import RunInfo, RunStore
-from mindloop.bench.tables import interval_at, json_safe
+from mindloop.bench.tables import dig, interval_at, json_safe
 from mindloop.bench.timeline import EpisodeTimeline, episode_timeline
 from mindloop.bench.uncertainty import without_interval
 from mindloop.models.replies import reply_outcomes
@@ -595,11 +595,9 @@ def _breakdown(
             if col == main and _is_number(value) and 0 <= value <= 1:
                 bar = 100 * float(value)
             raw = _dumps(value) if col in row else ""
-            bound = ((bounds or {}).get(key) or {}).get(col)
-            ci = ci_text(bound)
-            low, high = (_dumps(bound["low"]), _dumps(bound["high"])) if ci and isinstance(bound, Mapping) else ("", "")
-            ci = ci or ci_or_dash(None, value)
-            cells.append(_Cell(_fmt(value) if col in row else "—", bar, col, raw, ci, low, high))
+            bound = dig(bounds, (key, col))
+            low, high = (_dumps(bound["low"]), _dumps(bound["high"])) if ci_text(bound) else ("", "")
+            cells.append(_Cell(_fmt(value) if col in row else "—", bar, col, raw, ci_or_dash(bound, value), low, high))
         rows.append(_Row(str(key), cells, link=str(key) in groups or (key == "(none)" and "" in groups)))
     head = "group" if name == SCORE_TABLE else name.removeprefix("by_")
     return _Panel(
@@ -687,7 +685,7 @@ def _shown(value: Any) -> str | dict[str, Any] | None:
     return _brief(value, CELL_CHARS)
 
 
-def _row(r: SampleRecord, score_names: Sequence[str]) -> dict[str, Any]:
+def _row(r: SampleRecord, score_names: Sequence[str], timeline: EpisodeTimeline | None = None) -> dict[str, Any]:
     gold, answer = r.sample.target, answer_of(r.output)
     row: dict[str, Any] = {
         "i": r.index,
@@ -705,6 +703,8 @@ def _row(r: SampleRecord, score_names: Sequence[str]) -> dict[str, Any]:
     }
     if gold is not None and answer is not None:
         row["ok"] = answer == gold
+    if timeline is not None and timeline.verdict is not None:  # an episode is right or wrong by its own rule
+        row["ok"] = row["v"] = timeline.verdict
     return row
 
 
@@ -762,10 +762,7 @@ def _blob(
         }
         for r, tl in zip(records, lines, strict=True)
     ]
-    rows = [_row(r, score_names) for r in records]
-    for row, tl in zip(rows, lines, strict=True):
-        if tl is not None and tl.verdict is not None:
-            row["ok"] = row["v"] = tl.verdict
+    rows = [_row(r, score_names, tl) for r, tl in zip(records, lines, strict=True)]
     head = {
         "scores": score_names,
         "judged": [k for k in score_names if k in judged],
