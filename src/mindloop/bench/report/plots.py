@@ -33,6 +33,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormat
 
 from mindloop.bench.api import SampleRecord
 from mindloop.bench.headline import ReferenceMark
+from mindloop.bench.tables import number
 
 __all__ = [
     "SCORE_TABLE",
@@ -117,18 +118,15 @@ class Plot:
 def _data(
     table: str | None, series: Mapping[str, Mapping[str, Any]], references: Mapping[str, float] | None = None
 ) -> str:
-    """:attr:`Plot.data` for ``series`` (non-finite numbers become ``null``), with the reference marks drawn
-    (``{"references": {label: value}}``) when there are any."""
-
-    def clean(v: Any) -> Any:
-        return float(v) if _number(v) else (v if isinstance(v, int) and not isinstance(v, bool) else None)
-
+    """:attr:`Plot.data` for ``series`` (every number as a float, anything else, non-finite numbers too, as
+    ``null``: :func:`~mindloop.bench.tables.number`), with the reference marks drawn (``{"references": {label:
+    value}}``) when there are any."""
     body: dict[str, Any] = {
         "table": table,
-        "series": {k: {str(r): clean(v) for r, v in rows.items()} for k, rows in series.items()},
+        "series": {k: {str(r): number(v) for r, v in rows.items()} for k, rows in series.items()},
     }
     if references:
-        body["references"] = {k: clean(v) for k, v in references.items()}
+        body["references"] = {k: number(v) for k, v in references.items()}
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
