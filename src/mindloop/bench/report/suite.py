@@ -22,7 +22,7 @@ from typing import Any
 from mindloop.bench.declaration import PRESET_NAMES, Column, PaperTable
 from mindloop.bench.headline import ReferenceMark, headline_of, headline_value, reference_marks
 from mindloop.bench.registry import BENCHMARKS, get_benchmark, installed_benchmark
-from mindloop.bench.report import marks_text, write_report
+from mindloop.bench.report import ci_or_dash, marks_text, write_report
 from mindloop.bench.report.plots import _valued
 from mindloop.bench.report.view import footer, number, render, script_json
 from mindloop.bench.runner import RunSummary, stored_policies, summarize_run
@@ -63,8 +63,7 @@ def _interval_text(
         return f"[{cell_text(interval[0], col.scale, col.digits)}, {cell_text(interval[1], col.scale, col.digits)}]"
     if summary is None or not (summary.intervals or {}).get("method"):  # a run stored before intervals: nothing
         return None
-    raw = dig(summary.metrics, path)
-    return "—" if isinstance(raw, float) and math.isfinite(raw) else None
+    return ci_or_dash(None, dig(summary.metrics, path)) or None
 
 
 def _interval_note(summaries: Sequence[RunSummary]) -> str | None:
