@@ -8,9 +8,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
@@ -223,12 +222,7 @@ def _print_options(name: str, as_json: bool) -> None:
         print(format_options_help(bench), end="")
 
 
-class _Status(StrEnum):
-    finished = "finished"
-    running = "running"
-    stale = "stale"
-    stopped = "stopped"
-    unknown = "unknown"
+_Status = Literal["finished", "running", "stale", "stopped", "unknown"]
 
 
 @runs_app.callback()
@@ -273,7 +267,7 @@ def runs_list(
         lines, damage = list_runs(store)  # a damaged store: what it still holds, then the damage (exit 1)
     if tag:
         lines = [line for line in lines if set(tag) <= set(line.tags)]
-    lines = _select(lines, benchmark, model, only, None if status is None else status.value, last)
+    lines = _select(lines, benchmark, model, only, status, last)
     if as_json:
         print(json.dumps({"runs": [line.to_dict() for line in lines]} | ({"damaged": str(damage)} if damage else {})))
     elif lines:
@@ -440,17 +434,12 @@ def _confirmed(question: str) -> bool:
     return answer.strip().lower() in ("y", "yes")
 
 
-class _ExportFormat(StrEnum):
-    jsonl = "jsonl"
-    csv = "csv"
-
-
 @runs_app.command("export")
 def runs_export(
     run_id: Annotated[str, typer.Argument(help="The run to export.")],
     fmt: Annotated[
-        _ExportFormat, typer.Option("--format", help="jsonl (everything) or csv (flat).")
-    ] = _ExportFormat.jsonl,
+        Literal["jsonl", "csv"], typer.Option("--format", help="jsonl (everything) or csv (flat).")
+    ] = "jsonl",
     out: Annotated[
         Path | None,
         out_opt(
@@ -463,14 +452,11 @@ def runs_export(
     from mindloop.bench.results import sample_rows
     from mindloop.paths import output_file
 
-    out = None if out is None else output_file(out, f"{run_id}.{fmt.value}")
+    out = None if out is None else output_file(out, f"{run_id}.{fmt}")
 
     with open_store() as store:
         rows = sample_rows(store, run_id)
-    if fmt == _ExportFormat.jsonl:
-        text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
-    else:
-        text = _csv(rows)
+    text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows) if fmt == "jsonl" else _csv(rows)
     emit(text, out)
     if out is not None:
         err_console().print(f"wrote {len(rows)} samples to {out}")

@@ -6,9 +6,8 @@ runs (``mindloop runs`` lists them, ``mindloop report RUN_ID`` reports one).
 
 from __future__ import annotations
 
-from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
@@ -34,17 +33,12 @@ __all__ = ["suite_app"]
 suite_app = own_group("suite", no_args_is_help=True)
 
 
-class _Preset(StrEnum):
-    quick = "quick"
-    paper = "paper"
-
-
 @suite_app.command("run")
 @with_run_options
 def suite_run(
     preset: Annotated[
-        _Preset, typer.Option("--preset", help="quick (small n per benchmark) or paper (full sets).")
-    ] = _Preset.quick,
+        Literal["quick", "paper"], typer.Option("--preset", help="quick (small n per benchmark) or paper (full sets).")
+    ] = "quick",
     only: Annotated[
         str | None,
         typer.Option("--only", metavar="NAMES", help="Comma-separated benchmarks to run (default: all of them)."),
@@ -91,7 +85,7 @@ def suite_run(
     request = SuiteRequest(
         model=models[0] if models else None,
         models=models if len(models) > 1 else (),
-        preset=preset.value,
+        preset=preset,
         only=tuple(name.strip() for name in (only or "").split(",") if name.strip()),
         opts=tuple(opt or ()),
         temperature=run.temperature,
