@@ -296,10 +296,9 @@ def run_benchmark(
     if request.executor not in EXECUTORS:  # its breaker, concurrency and n were checked as it was made (RunRequest)
         raise InvalidArgumentError(f"unknown executor {request.executor!r} (executors: {', '.join(EXECUTORS)})")
     check_tags(request.tags)  # before anything is recorded
-    own_store = store is None
-    store = store or RunStore(runs_path())
-    cluster = ExitStack()  # the Ray connection of an --executor ray run, joined before the run is recorded
-    try:
+    with ExitStack() as cluster:  # the Ray connection of an --executor ray run, joined before the run is recorded
+        if store is None:  # the run store under MINDLOOP_HOME, closed after the Ray connection
+            store = cluster.enter_context(RunStore(runs_path()))
         backfill_summaries(store)
         bench = get_benchmark(request.benchmark)
         if resume is not None:
@@ -352,10 +351,6 @@ def run_benchmark(
                 store.retry_failed(run_id)
             interrupted, stopped = _execute_pending(bench, store, run_id, request, agent, progress, new=resume is None)
         return summarize_run(run_id, store, bench=bench, interrupted=interrupted, stopped=stopped, computed_by="run")
-    finally:
-        cluster.close()
-        if own_store:
-            store.close()
 
 
 def _data_hash(request: RunRequest) -> str | None:

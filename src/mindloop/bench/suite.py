@@ -320,38 +320,34 @@ def run_suite(
     _check(request)
     if force_resume and resume is None:
         raise InvalidArgumentError("--force-resume takes over a suite's lock: give it with --resume SUITE_ID")
-    own_store = store is None
-    store = store or RunStore(runs_path())
-    try:
-        with ExitStack() as session:
-            if resume is not None:
-                request, plan = _resumed(request, store, resume)
-                suite_id = resume
-                session.enter_context(_ray_session(request))
-            else:
-                plan = suite_plan(model=request.model is not None, only=request.only)
-                opts = _split_opts(request.opts)
-                stray = sorted(set(opts) - set(plan))
-                if stray:
-                    raise InvalidArgumentError(
-                        f"--opt {stray[0]}.KEY=VALUE: benchmark {stray[0]!r} is not in this suite ({', '.join(plan)})"
-                    )
-                for name in plan:  # every run's options are checked before anything is recorded or called
-                    validate_options(get_benchmark(name), _run_request(request, name, opts).options)
-                for model in lineup(request):  # every model's set-up, before anything is recorded
-                    if model is not None:
-                        BACKENDS.get(split_model_name(model)[0])
-                        preflight(model, request.model_options)
-                session.enter_context(_ray_session(request))  # a cluster it cannot join: no suite recorded
-                suite_id = store.create_suite(
-                    model=request.model, preset=request.preset, config=_config(request, plan), version=__version__
-                )
+    with ExitStack() as session:
+        if store is None:  # the run store under MINDLOOP_HOME, closed after the Ray connection
+            store = session.enter_context(RunStore(runs_path()))
+        if resume is not None:
+            request, plan = _resumed(request, store, resume)
+            suite_id = resume
+            session.enter_context(_ray_session(request))
+        else:
+            plan = suite_plan(model=request.model is not None, only=request.only)
             opts = _split_opts(request.opts)
-            with store.locked_suite(suite_id, force=force_resume):
-                return _run_plan(store, suite_id, request, plan, opts, progress, force_resume)
-    finally:
-        if own_store:
-            store.close()
+            stray = sorted(set(opts) - set(plan))
+            if stray:
+                raise InvalidArgumentError(
+                    f"--opt {stray[0]}.KEY=VALUE: benchmark {stray[0]!r} is not in this suite ({', '.join(plan)})"
+                )
+            for name in plan:  # every run's options are checked before anything is recorded or called
+                validate_options(get_benchmark(name), _run_request(request, name, opts).options)
+            for model in lineup(request):  # every model's set-up, before anything is recorded
+                if model is not None:
+                    BACKENDS.get(split_model_name(model)[0])
+                    preflight(model, request.model_options)
+            session.enter_context(_ray_session(request))  # a cluster it cannot join: no suite recorded
+            suite_id = store.create_suite(
+                model=request.model, preset=request.preset, config=_config(request, plan), version=__version__
+            )
+        opts = _split_opts(request.opts)
+        with store.locked_suite(suite_id, force=force_resume):
+            return _run_plan(store, suite_id, request, plan, opts, progress, force_resume)
 
 
 def _run_plan(
