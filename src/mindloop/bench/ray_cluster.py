@@ -33,7 +33,7 @@ from typing import Any
 
 from mindloop.errors import ClusterError, DependencyError
 
-__all__ = ["connect", "current_node", "explain", "find_token", "import_ray", "ray_session"]
+__all__ = ["connect", "current_node", "executor_session", "explain", "find_token", "import_ray", "ray_session"]
 
 REACH_TIMEOUT_S = 5.0
 """How long :func:`connect` waits for the cluster's address to accept a TCP connection before saying nothing
@@ -252,6 +252,12 @@ def ray_session(address: str | None) -> Iterator[None]:
             yield
         finally:
             ray.shutdown()
+
+
+def executor_session(executor: str, address: str | None) -> contextlib.AbstractContextManager[None]:
+    """The connection a run or a suite on ``executor`` holds while it runs: :func:`ray_session` (at ``address``)
+    for ``ray``, none for the other executors."""
+    return ray_session(address) if executor == "ray" else contextlib.nullcontext()
 
 
 def current_node() -> str | None:

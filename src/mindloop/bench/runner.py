@@ -58,7 +58,7 @@ from mindloop.bench.headline import no_intervals_of
 from mindloop.bench.key import data_digest, run_key
 from mindloop.bench.options import validate_options
 from mindloop.bench.progress import ProgressLog, run_estimate
-from mindloop.bench.ray_cluster import ray_session
+from mindloop.bench.ray_cluster import executor_session
 from mindloop.bench.registry import canonical_name, get_benchmark
 from mindloop.bench.request import EXECUTORS, Executor, RunRequest
 from mindloop.bench.scoring import definitions, reference_values, run_metrics
@@ -307,8 +307,7 @@ def run_benchmark(
             agent, run_id = request.agent or next(iter(bench.agents)), resume
             if request.model is not None and (retry_failed or store.pending(run_id)):
                 preflight(request.model, request.model_options)
-            if request.executor == "ray":
-                cluster.enter_context(ray_session(request.ray_address))
+            cluster.enter_context(executor_session(request.executor, request.ray_address))
         else:
             options = validate_options(bench, request.options)
             agent = _choose_agent(bench, request.agent, request.model, options)
@@ -321,8 +320,8 @@ def run_benchmark(
             if request.model is not None:  # a bad model string, URL or key fails in seconds, before a run is recorded
                 BACKENDS.get(split_model_name(request.model)[0])
                 preflight(request.model, request.model_options)
-            if request.executor == "ray":  # a cluster it cannot join fails in seconds, before a run is recorded
-                cluster.enter_context(ray_session(request.ray_address))
+            # a cluster it cannot join fails in seconds, before a run is recorded
+            cluster.enter_context(executor_session(request.executor, request.ray_address))
             if progress:  # the first line, before samples that take a while to generate or read
                 asked = "every sample" if request.n is None else f"up to {request.n} sample{'s' * (request.n != 1)}"
                 print(f"{bench.name}: preparing {asked} (seed {request.seed})", file=sys.stderr, flush=True)

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import ExitStack, contextmanager, nullcontext
+from collections.abc import Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -30,7 +30,7 @@ from mindloop.bench.declaration import PRESET_NAMES, PresetEntry
 from mindloop.bench.generation import resolve_generation
 from mindloop.bench.headline import headline_of, headline_value
 from mindloop.bench.options import validate_options
-from mindloop.bench.ray_cluster import ray_session
+from mindloop.bench.ray_cluster import executor_session
 from mindloop.bench.registry import BENCHMARKS, canonical_name, get_benchmark
 from mindloop.bench.runner import (
     EXECUTORS,
@@ -326,7 +326,9 @@ def run_suite(
         if resume is not None:
             request, plan = _resumed(request, store, resume)
             suite_id = resume
-            session.enter_context(_ray_session(request))
+            # one Ray connection for the whole suite (each run would otherwise start or join Ray anew): the runs find
+            # Ray initialised, use it, and leave it to this, which shuts it down at the end if it started it
+            session.enter_context(executor_session(request.executor, request.ray_address))
         else:
             plan = suite_plan(model=request.model is not None, only=request.only)
             opts = _split_opts(request.opts)
@@ -341,7 +343,8 @@ def run_suite(
                 if model is not None:
                     BACKENDS.get(split_model_name(model)[0])
                     preflight(model, request.model_options)
-            session.enter_context(_ray_session(request))  # a cluster it cannot join: no suite recorded
+            # a cluster it cannot join: no suite recorded
+            session.enter_context(executor_session(request.executor, request.ray_address))
             suite_id = store.create_suite(
                 model=request.model, preset=request.preset, config=_config(request, plan), version=__version__
             )
@@ -448,14 +451,6 @@ def _one_line(summary: RunSummary) -> str:
         f"{summary.n_completed}/{summary.n} samples, {summary.n_failed} failed{bugs}{metric}, {summary.seconds:.1f} s, "
         f"{tokens.get('calls', 0)} calls, {tokens.get('total_tokens', 0):,} tokens ({summary.run_id})"
     )
-
-
-@contextmanager
-def _ray_session(request: SuiteRequest) -> Iterator[None]:
-    """One Ray connection for the whole suite (each run would otherwise start or join Ray anew): the runs find
-    Ray initialised, use it, and leave it to this, which shuts it down at the end if it started it."""
-    with ray_session(request.ray_address) if request.executor == "ray" else nullcontext():
-        yield
 
 
 def runs_of_suite(store: RunStore, suite_id: str) -> list[str]:
