@@ -65,15 +65,7 @@ from mindloop.bench.scoring import definitions, reference_values, run_metrics
 from mindloop.bench.store import LockLostError, RunInfo, RunStore, SampleResult, StoreError, check_tags
 from mindloop.errors import SETUP_ERRORS, ClusterError, InvalidArgumentError, MindloopError, ModelError, escaped
 from mindloop.models import outages
-from mindloop.models.base import (
-    BACKENDS,
-    GenerationConfig,
-    ModelOptions,
-    TokenLedger,
-    load_model,
-    preflight,
-    split_model_name,
-)
+from mindloop.models.base import GenerationConfig, ModelOptions, TokenLedger, load_model, preflight
 from mindloop.models.replies import reply_outcomes
 from mindloop.paths import runs_path
 
@@ -318,7 +310,6 @@ def run_benchmark(
             if request.n is not None and request.n > MAX_N:  # before a generator starts on it
                 raise InvalidArgumentError(f"--n {request.n} is above the cap of {MAX_N:,} samples a run")
             if request.model is not None:  # a bad model string, URL or key fails in seconds, before a run is recorded
-                BACKENDS.get(split_model_name(request.model)[0])
                 preflight(request.model, request.model_options)
             # a cluster it cannot join fails in seconds, before a run is recorded
             cluster.enter_context(executor_session(request.executor, request.ray_address))

@@ -44,7 +44,7 @@ from mindloop.bench.runner import (
 )
 from mindloop.bench.store import RunStore, StoreError, check_tags
 from mindloop.errors import InvalidArgumentError, MindloopError, escaped
-from mindloop.models.base import BACKENDS, ModelOptions, preflight, split_model_name
+from mindloop.models.base import ModelOptions, preflight
 from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
 from mindloop.paths import runs_path
 
@@ -341,7 +341,6 @@ def run_suite(
                 validate_options(get_benchmark(name), _run_request(request, name, opts).options)
             for model in lineup(request):  # every model's set-up, before anything is recorded
                 if model is not None:
-                    BACKENDS.get(split_model_name(model)[0])
                     preflight(model, request.model_options)
             # a cluster it cannot join: no suite recorded
             session.enter_context(executor_session(request.executor, request.ray_address))
