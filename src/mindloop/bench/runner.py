@@ -676,15 +676,9 @@ def stored_policies(stored: Mapping[str, Any] | None, bench: Benchmark | None = 
     return [policy.to_json() for policy in bench.spec.references]
 
 
-def _model_error_prefixes() -> tuple[str, ...]:
+def _model_error_prefixes(cls: type[ModelError] = ModelError) -> tuple[str, ...]:
     """``"ModelError: "`` and the same for every subclass: how a model failure's stored error begins."""
-    classes: list[type[ModelError]] = []
-    todo: list[type[ModelError]] = [ModelError]
-    while todo:
-        cls = todo.pop()
-        classes.append(cls)
-        todo.extend(cls.__subclasses__())
-    return tuple(f"{cls.__name__}: " for cls in classes)
+    return (f"{cls.__name__}: ", *(p for sub in cls.__subclasses__() for p in _model_error_prefixes(sub)))
 
 
 def is_model_failure(record: SampleRecord) -> bool:
