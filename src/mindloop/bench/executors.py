@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import itertools
 import multiprocessing as mp
@@ -184,14 +185,14 @@ class AbortRunError(Exception):
 
 
 class _Worker:
-    """Per-process state of a pool worker or Ray worker: one event loop, benchmarks and models built once, and the
-    circuit breaker a pool worker's requests are reported to (a :class:`_PipeWatch` to its parent; ``None``: no
-    breaker)."""
+    """Per-process state of a pool worker or Ray worker: one event loop, benchmarks and models built once
+    (:func:`functools.cache`: ``benchmark`` by name, ``model`` by name and options), and the circuit breaker a pool
+    worker's requests are reported to (a :class:`_PipeWatch` to its parent; ``None``: no breaker)."""
 
     loop: asyncio.AbstractEventLoop | None = None
     watch: outages.EndpointWatch | None = None
-    benches: dict[str, Benchmark] = {}  # noqa: RUF012 - process-wide caches by design
-    models: dict[tuple[str, ModelOptions], ChatModel] = {}  # noqa: RUF012
+    benchmark = staticmethod(functools.cache(get_benchmark))  # process-wide caches by design
+    model = staticmethod(functools.cache(load_model))
 
 
 def _judge(breaker: CircuitBreaker | None, message: tuple[Any, ...]) -> str | None:
@@ -244,14 +245,10 @@ class _RayWatch(_RemoteWatch):
         self._actor = actor
 
     def _ask(self, *message: Any) -> str | None:
-        reason: str | None = _ray_get(self._actor.ask.remote(*message))
+        import ray
+
+        reason: str | None = ray.get(self._actor.ask.remote(*message))
         return reason
-
-
-def _ray_get(ref: Any) -> Any:
-    import ray
-
-    return ray.get(ref)
 
 
 def _run_job(job: _Job) -> SampleResult | _Abort:
@@ -261,15 +258,8 @@ def _run_job(job: _Job) -> SampleResult | _Abort:
     try:
         if job.source is not None and job.benchmark not in BENCHMARKS:
             BENCHMARKS.register(job.benchmark, job.source, description="registered by the process that runs it")
-        bench = _Worker.benches.get(job.benchmark)
-        if bench is None:
-            bench = _Worker.benches[job.benchmark] = get_benchmark(job.benchmark)
-        model = None
-        if job.model is not None:
-            key = (job.model, job.model_options)
-            model = _Worker.models.get(key)
-            if model is None:
-                model = _Worker.models[key] = load_model(job.model, job.model_options)
+        bench = _Worker.benchmark(job.benchmark)
+        model = None if job.model is None else _Worker.model(job.model, job.model_options)
         coro = _execute(job, bench, model)
         watch = job.watch if job.watch is not None else _Worker.watch
         if watch is None:
