@@ -10,11 +10,8 @@ answer with the declaration's scorer, once.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
-from typing import Protocol
 
-from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample
-from mindloop.bench.declaration import BenchmarkSpec
+from mindloop.bench.api import AgentContext, AgentSpec, Benchmark, Options, Outcome, Sample
 from mindloop.errors import InvalidArgumentError
 
 __all__ = [
@@ -29,23 +26,9 @@ __all__ = [
 ]
 
 
-class AgentTable(Protocol):
-    """What resolving and dispatching agents needs of a benchmark: its name and its agent specs."""
-
-    @property
-    def name(self) -> str:
-        """The benchmark's name, for messages."""
-        ...
-
-    @property
-    def agents(self) -> Mapping[str, AgentSpec]:
-        """The agents by name, the default first."""
-        ...
-
-    @property
-    def spec(self) -> BenchmarkSpec:
-        """Its declaration (the team option)."""
-        ...
+AgentTable = Benchmark
+"""What resolving and dispatching agents needs of a benchmark: the benchmark itself (its name, for messages; its
+agents by name, the default first; its declaration, for the team option)."""
 
 
 def team_size(bench: AgentTable, options: Options) -> int | None:
