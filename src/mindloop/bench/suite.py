@@ -87,10 +87,6 @@ def preset_entry(preset: str, benchmark: str) -> PresetEntry:
     return get_benchmark(benchmark).spec.suite.presets.get(preset, default)
 
 
-def _has_model_agent(bench: Benchmark) -> bool:
-    return bool(model_agents(bench))
-
-
 def _has_symbolic_agent(bench: Benchmark) -> bool:
     return any(not spec.needs_model for spec in bench.agents.values())
 
@@ -104,14 +100,14 @@ def suite_plan(*, model: bool, only: Sequence[str] = ()) -> list[str]:
             name
             for name in BENCHMARKS.names()
             if (bench := get_benchmark(name)).spec.suite.excluded is None
-            and _has_model_agent(bench)
+            and model_agents(bench)
             and (model or _has_symbolic_agent(bench))
         ]
         return sorted(names, key=lambda n: (get_benchmark(n).spec.suite.order, n))
     names = list(dict.fromkeys(canonical_name(name.strip()) for name in only))  # an unknown name: the closest ones
     for name in names:
         bench = get_benchmark(name)
-        if not _has_model_agent(bench):
+        if not model_agents(bench):
             raise InvalidArgumentError(
                 f"--only {name!r}: benchmark {name!r} has no model-driven agent, so it is not part of a suite"
             )
