@@ -18,12 +18,13 @@ of sending or waiting, and the runner cancels whatever is in flight.
 
 from __future__ import annotations
 
-__all__ = ["CircuitBreaker"]
+__all__ = ["CircuitBreaker", "no_answer"]
 
 
-def _reason(failures: int, cause: str) -> str:
+def no_answer(count: int, what: str, cause: str) -> str:
+    """Why a run stopped: ``count`` ``what`` (requests, samples) in a row got no answer, the last for ``cause``."""
     last = " ".join(cause.split())
-    return f"{failures} requests in a row could not get an answer from the model ({last})"
+    return f"{count} {what} in a row could not get an answer from the model ({last})"
 
 
 class CircuitBreaker:
@@ -47,7 +48,7 @@ class CircuitBreaker:
             return
         self.failures += 1
         if self.failures >= self.limit:
-            self.opened = _reason(self.failures, cause)
+            self.opened = no_answer(self.failures, "requests", cause)
 
     def request_answered(self) -> None:
         """The server answered: the run of failures is over (an open breaker stays open)."""

@@ -44,7 +44,7 @@ from rich.text import Text
 from mindloop._version import __version__
 from mindloop.bench.agents import model_agents, team_members
 from mindloop.bench.api import Benchmark, Options, SampleRecord
-from mindloop.bench.breaker import CircuitBreaker
+from mindloop.bench.breaker import CircuitBreaker, no_answer
 from mindloop.bench.executors import (
     AbortRunError,
     execute_sample,
@@ -531,8 +531,7 @@ def _execute_pending(
         except KeyboardInterrupt as exc:
             interrupted = str(exc) if isinstance(exc, _Interrupted) else "SIGINT"
         except _BreakerOpenError as exc:
-            last = " ".join(str(exc).split())
-            stopped = f"{len(held)} samples in a row could not get an answer from the model ({last})"
+            stopped = no_answer(len(held), "samples", str(exc))
         except AbortRunError as exc:
             aborted = (exc.index, exc.error)
         except SETUP_ERRORS as exc:  # met before any sample ran (a model that cannot load, Ray missing)
