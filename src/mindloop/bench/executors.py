@@ -393,13 +393,8 @@ class _Pool:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        for process, _ in self._workers:
-            process.kill()  # SIGKILL: nothing a worker holds is shared with the others or with this process
-        for process, conn in self._workers:
-            process.join()
-            conn.close()
-            process.close()
-        self._workers.clear()
+        for _, conn in list(self._workers):
+            self._stop(conn)  # SIGKILL: nothing a worker holds is shared with the others or with this process
 
     def _start(self) -> Connection:
         here: Connection
