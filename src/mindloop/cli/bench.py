@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import typer
 
 from mindloop.cli.run_options import RunOptions, exit_for, with_run_options, write_output
-from mindloop.cli.shared import TagFilter, open_store, own_group
+from mindloop.cli.shared import ForceResume, TagFilter, open_store, own_group
 from mindloop.console import Column, JsonFlag, emit, err_console, fit_table, json_opt, out_console, out_opt, writing
 from mindloop.errors import MindloopError
 
@@ -123,14 +123,7 @@ def bench_run(
             "--retry-failed", help="With --resume: run the failed (and bug) samples again, keeping earlier attempts."
         ),
     ] = False,
-    force_resume: Annotated[
-        bool,
-        typer.Option(
-            "--force-resume",
-            help="With --resume: take the run over even from a process that still looks alive (its writes are "
-            "then refused). A lock whose process is gone or whose heartbeat is stale is taken over without it.",
-        ),
-    ] = False,
+    force_resume: ForceResume = False,
     data: Annotated[
         Path | None,
         typer.Option("--data", metavar="PATH", help="A data file (or folder) for benchmarks that read one."),

@@ -15,7 +15,7 @@ import typer
 if TYPE_CHECKING:
     from mindloop.bench.store import RunStore
 
-__all__ = ["OWN_HELP", "TagFilter", "open_store", "own_group"]
+__all__ = ["OWN_HELP", "ForceResume", "TagFilter", "open_store", "own_group"]
 
 OWN_HELP = {
     "bench": "Run registered benchmarks and record every sample in the run store.",
@@ -37,6 +37,18 @@ TagFilter = Annotated[
     typer.Option("--tag", metavar="TAG", help="Only runs tagged TAG (repeatable: runs carrying every one)."),
 ]
 """``--tag`` of the commands that select runs by tag (``runs``, ``board``): ``tag: TagFilter = None``."""
+
+ForceResume = Annotated[
+    bool,
+    typer.Option(
+        "--force-resume",
+        help="With --resume: take the run (a suite and its unfinished runs) over even from a process that still "
+        "looks alive (its writes are then refused). A lock whose process is gone or whose heartbeat is stale is "
+        "taken over without it.",
+    ),
+]
+"""``--force-resume`` of the commands that resume (``bench run``, ``suite run``): ``force_resume: ForceResume =
+False``."""
 
 
 def own_group(name: str, *, single: bool = False, **settings: Any) -> typer.Typer:

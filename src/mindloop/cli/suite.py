@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Literal
 import typer
 
 from mindloop.cli.run_options import RunOptions, exit_for, with_run_options, write_output
-from mindloop.cli.shared import open_store, own_group
+from mindloop.cli.shared import ForceResume, open_store, own_group
 from mindloop.console import (
     Column,
     JsonFlag,
@@ -60,14 +60,7 @@ def suite_run(
             "--resume", metavar="SUITE_ID", help="Finish this suite: pending runs resume, missing ones start."
         ),
     ] = None,
-    force_resume: Annotated[
-        bool,
-        typer.Option(
-            "--force-resume",
-            help="With --resume: take the suite over even from a process that still looks alive (a stale lock is "
-            "taken over without it).",
-        ),
-    ] = False,
+    force_resume: ForceResume = False,
     opt: Annotated[
         list[str] | None,
         typer.Option(
