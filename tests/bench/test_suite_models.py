@@ -184,3 +184,21 @@ def test_a_suite_keeps_its_model_options_and_a_resume_takes_them_unless_given_ag
         base_url="http://elsewhere/v1", api_key_env="MY_KEY", cache="off", extra={"server_slots": 2}
     )
     assert resumed_model_options(ModelOptions(), {"api_key_env": "MY_KEY"}).api_key_env == "MY_KEY"
+
+
+def test_deleting_the_second_models_run_names_its_place_in_the_suite(
+    cli: Cli, tmp_path: Path, silent_model: str
+) -> None:
+    home = tmp_path / "home"
+    args = ["suite", "run", "--only", "smoke", "--max-n", "2", "--model", "scripted/echo", "--model", silent_model]
+    printed = _json(cli(*args, "--json", home=home))
+    suite = printed["suite_id"]
+    first, second = (r["run_id"] for r in printed["runs"])
+    for run_id in (first, second):  # each model's run is in the suite, the second as the first
+        asked = cli("runs", "delete", run_id, home=home)
+        assert asked.code == 1 and asked.err[1].startswith(f"  {run_id} (")
+        assert asked.err[1].endswith(f"its place in suite {suite}")
+    deleted = cli("runs", "delete", second, "--yes", home=home)
+    assert deleted.code == 0 and f"its place in suite {suite}" in deleted.err[1]
+    with RunStore(home / "runs.sqlite") as store:
+        assert store.suite_members(suite) == [("smoke", "scripted/echo", first)]

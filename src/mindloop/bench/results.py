@@ -160,10 +160,6 @@ def _scalars(metrics: dict[str, Any]) -> dict[str, float]:
     }
 
 
-def _suite_of(store: RunStore) -> dict[str, str]:
-    return {run_id: suite.suite_id for suite in store.suites() for _, _, run_id in store.suite_members(suite.suite_id)}
-
-
 def runs_frame(store: RunStore | str | Path | None = None) -> pd.DataFrame:
     """One row per run of the store (the default one, a path, or an open :class:`RunStore`), oldest first: ids
     (``run_id``, ``suite_id``), what ran (``benchmark``, ``agent``, ``model``, ``seed``, ``format_retries``),
@@ -174,7 +170,7 @@ def runs_frame(store: RunStore | str | Path | None = None) -> pd.DataFrame:
     pd = _pandas()
     with _open(store) as opened:
         lines, _ = list_runs(opened, metrics=False)
-        suites = _suite_of(opened)
+        suites = opened.suite_of_runs()
         rows = []
         for line in lines:
             info = line.info

@@ -794,9 +794,7 @@ class RunStore:
         lines = []
         live = self.live_runs()
         tags = self.run_tags()
-        member = {
-            run_id: suite.suite_id for suite in self.suites() for run_id in self.suite_runs(suite.suite_id).values()
-        }
+        member = self.suite_of_runs()
         summaries = set(self.stored_summaries())
         for run_id in dict.fromkeys(run_ids):
             info = self.run(run_id)
@@ -1138,6 +1136,12 @@ class RunStore:
             needs="suites",
         )
         return [(str(b), None if m is None else str(m), str(run_id)) for b, m, run_id in rows]
+
+    def suite_of_runs(self) -> dict[str, str]:
+        """The suite of every run that is in one: run id -> suite id (every model's runs: :meth:`suite_members`)."""
+        return {
+            run_id: suite.suite_id for suite in self.suites() for _, _, run_id in self.suite_members(suite.suite_id)
+        }
 
     def suite_runs(self, suite_id: str) -> dict[str, str]:
         """The runs of a suite so far: benchmark name -> run id, in the order they were created (a suite of several
