@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import random
 import string
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -74,72 +74,6 @@ ROUTE_TASKS = ("direction", "persp.take", "perc.dec", "act2view", "view2act")
 SURVEY_TASKS = ("alloc.map", "ment.rot", "loc2view", "view2loc")
 TASKS = ROUTE_TASKS + SURVEY_TASKS
 """The paper's short task names, in its Table 1 order."""
-_TASK_TABLE: dict[str, tuple[str, set[str]]] = {
-    "direction": ("dir", {"obj", "anchor"}),
-    "persp.take": ("pov", {"anchor", "obj"}),
-    "perc.dec": ("bwd_pov_text", {"observation"}),
-    "act2view": ("fwd_fov", {"actions", "target"}),
-    "view2act": ("bwd_nav_text", {"final_obs"}),
-    "alloc.map": ("e2a", {"objects"}),
-    "ment.rot": ("rot", {"turn", "pool"}),
-    "loc2view": ("fwd_loc", {"origin", "x", "y", "facing", "target"}),
-    "view2loc": ("bwd_loc_text", {"facing", "observation", "origin"}),
-}
-"""Each task's name in the reference implementation and the placeholders its question template must use."""
-
-REFERENCE_TASKS = {task: reference for task, (reference, _) in _TASK_TABLE.items()}
-"""Each task's name in the reference implementation."""
-
-TEMPLATE_FIELDS: dict[str, frozenset[str]] = {task: frozenset(fields) for task, (_, fields) in _TASK_TABLE.items()}
-"""The placeholders each task's question template must use: exactly what its generator fills in."""
-
-
-class _TemplatesFile(BaseModel):
-    """The whole of ``data/task_templates.yaml``: one question template per task."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    templates: dict[str, str]
-
-    @field_validator("templates")
-    @classmethod
-    def _every_task_with_its_fields(cls, value: dict[str, str]) -> dict[str, str]:
-        unknown = [t for t in value if t not in TEMPLATE_FIELDS]
-        if unknown:
-            raise ValueError(f"unknown task {unknown[0]!r} (tasks: {', '.join(TASKS)})")
-        missing = [t for t in TASKS if t not in value]
-        if missing:
-            raise ValueError(f"no template for task {missing[0]!r}")
-        for task, text in value.items():
-            try:
-                used = {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
-            except ValueError as exc:
-                raise ValueError(f"{task}: not a format string ({exc})") from None
-            if used != TEMPLATE_FIELDS[task]:
-                expected = ", ".join(f"{{{f}}}" for f in sorted(TEMPLATE_FIELDS[task]))
-                got = ", ".join(f"{{{f}}}" for f in sorted(used)) or "none"
-                raise ValueError(f"{task}: uses {got}; expected exactly {expected}")
-        return value
-
-
-def load_templates(path: str | Path | Traversable | None = None) -> dict[str, str]:
-    """Read and check a question-templates file (the one shipped with mindloop when ``path`` is ``None``)."""
-    source = package_file(__name__.rsplit(".", 1)[0], "task_templates.yaml") if path is None else path
-    return dict(load_data_file(_TemplatesFile, source).templates)
-
-
-TEMPLATES: dict[str, str] = load_templates()
-"""Each task's question template, by short name (from ``data/task_templates.yaml``)."""
-
-DIRECTION_TEMPLATE = TEMPLATES["direction"]
-POV_TEMPLATE = TEMPLATES["persp.take"]
-PERC_DEC_TEMPLATE = TEMPLATES["perc.dec"]
-ACT2VIEW_TEMPLATE = TEMPLATES["act2view"]
-VIEW2ACT_TEMPLATE = TEMPLATES["view2act"]
-ALLOC_TEMPLATE = TEMPLATES["alloc.map"]
-ROT_TEMPLATE = TEMPLATES["ment.rot"]
-LOC2VIEW_TEMPLATE = TEMPLATES["loc2view"]
-VIEW2LOC_TEMPLATE = TEMPLATES["view2loc"]
 
 
 @dataclass(frozen=True)
@@ -465,35 +399,94 @@ def _gen_view2act(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
     return TaskQuestion("view2act", text, answer, {"observation": seen})
 
 
-_GENERATORS = {
-    "direction": _gen_direction,
-    "persp.take": _gen_pov,
-    "perc.dec": _gen_perc_dec,
-    "act2view": _gen_act2view,
-    "view2act": _gen_view2act,
-    "alloc.map": _gen_alloc,
-    "ment.rot": _gen_rot,
-    "loc2view": _gen_loc2view,
-    "view2loc": _gen_view2loc,
+# ---- the nine tasks and their question templates ------------------------------------------------------------
+# Below the generators, which the table names; they read the templates loaded here only when they are called.
+_TASK_TABLE: dict[str, tuple[str, set[str], Callable[[SpatialWorld, random.Random], TaskQuestion]]] = {
+    "direction": ("dir", {"obj", "anchor"}, _gen_direction),
+    "persp.take": ("pov", {"anchor", "obj"}, _gen_pov),
+    "perc.dec": ("bwd_pov_text", {"observation"}, _gen_perc_dec),
+    "act2view": ("fwd_fov", {"actions", "target"}, _gen_act2view),
+    "view2act": ("bwd_nav_text", {"final_obs"}, _gen_view2act),
+    "alloc.map": ("e2a", {"objects"}, _gen_alloc),
+    "ment.rot": ("rot", {"turn", "pool"}, _gen_rot),
+    "loc2view": ("fwd_loc", {"origin", "x", "y", "facing", "target"}, _gen_loc2view),
+    "view2loc": ("bwd_loc_text", {"facing", "observation", "origin"}, _gen_view2loc),
 }
+"""Each task's name in the reference implementation, the placeholders its question template must use and its
+generator."""
+
+REFERENCE_TASKS = {task: reference for task, (reference, _, _) in _TASK_TABLE.items()}
+"""Each task's name in the reference implementation."""
+
+TEMPLATE_FIELDS: dict[str, frozenset[str]] = {task: frozenset(fields) for task, (_, fields, _) in _TASK_TABLE.items()}
+"""The placeholders each task's question template must use: exactly what its generator fills in."""
+
+
+class _TemplatesFile(BaseModel):
+    """The whole of ``data/task_templates.yaml``: one question template per task."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    templates: dict[str, str]
+
+    @field_validator("templates")
+    @classmethod
+    def _every_task_with_its_fields(cls, value: dict[str, str]) -> dict[str, str]:
+        unknown = [t for t in value if t not in TEMPLATE_FIELDS]
+        if unknown:
+            raise ValueError(f"unknown task {unknown[0]!r} (tasks: {', '.join(TASKS)})")
+        missing = [t for t in TASKS if t not in value]
+        if missing:
+            raise ValueError(f"no template for task {missing[0]!r}")
+        for task, text in value.items():
+            try:
+                used = {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+            except ValueError as exc:
+                raise ValueError(f"{task}: not a format string ({exc})") from None
+            if used != TEMPLATE_FIELDS[task]:
+                expected = ", ".join(f"{{{f}}}" for f in sorted(TEMPLATE_FIELDS[task]))
+                got = ", ".join(f"{{{f}}}" for f in sorted(used)) or "none"
+                raise ValueError(f"{task}: uses {got}; expected exactly {expected}")
+        return value
+
+
+def load_templates(path: str | Path | Traversable | None = None) -> dict[str, str]:
+    """Read and check a question-templates file (the one shipped with mindloop when ``path`` is ``None``)."""
+    source = package_file(__name__.rsplit(".", 1)[0], "task_templates.yaml") if path is None else path
+    return dict(load_data_file(_TemplatesFile, source).templates)
+
+
+TEMPLATES: dict[str, str] = load_templates()
+"""Each task's question template, by short name (from ``data/task_templates.yaml``)."""
+
+DIRECTION_TEMPLATE = TEMPLATES["direction"]
+POV_TEMPLATE = TEMPLATES["persp.take"]
+PERC_DEC_TEMPLATE = TEMPLATES["perc.dec"]
+ACT2VIEW_TEMPLATE = TEMPLATES["act2view"]
+VIEW2ACT_TEMPLATE = TEMPLATES["view2act"]
+ALLOC_TEMPLATE = TEMPLATES["alloc.map"]
+ROT_TEMPLATE = TEMPLATES["ment.rot"]
+LOC2VIEW_TEMPLATE = TEMPLATES["loc2view"]
+VIEW2LOC_TEMPLATE = TEMPLATES["view2loc"]
 
 
 def generate_tasks(
     world: SpatialWorld, seed: int, *, per_task: int = 3, tasks: Sequence[str] = TASKS
 ) -> list[TaskQuestion]:
     """``per_task`` distinct questions of each task (fewer when the scene cannot support more), seeded."""
-    unknown = [t for t in tasks if t not in _GENERATORS]
+    unknown = [t for t in tasks if t not in _TASK_TABLE]
     if unknown:
         raise InvalidArgumentError(f"unknown task(s) {unknown}; known: {', '.join(TASKS)}")
     out: list[TaskQuestion] = []
     for task in tasks:
+        _, _, generate = _TASK_TABLE[task]
         seen: set[str] = set()
         rng = random.Random(f"tos-task:{seed}:{task}")
         attempts = 0
         while len(seen) < per_task and attempts < 40 * per_task:
             attempts += 1
             try:
-                q = _GENERATORS[task](world, rng)
+                q = generate(world, rng)
             except _SkipDrawError:
                 continue
             if q.question in seen:
