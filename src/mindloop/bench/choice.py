@@ -63,6 +63,7 @@ __all__ = [
     "json_objects",
     "not_covered",
     "read_items",
+    "release_rows",
     "release_text",
     "score_choice",
 ]
@@ -204,12 +205,29 @@ def release_text(path: str | Path, files: Sequence[str] = (), what: str = "the r
 def read_items(path: str, files: Sequence[str] = (), what: str = "the released file") -> list[dict[str, Any]]:
     """The rows of a JSON list, JSON Lines or CSV file (by its suffix; ``path`` or the first of ``files`` inside
     it), each a dict with its 1-based ``line``."""
+    return release_rows(path, files, what, ())[1]
+
+
+def release_rows(
+    path: str | Path, files: Sequence[str], what: str, needs: Sequence[str | tuple[str, ...]], csv_: bool | None = None
+) -> tuple[Path, list[dict[str, Any]]]:
+    """The file :func:`release_text` resolves and its rows as :func:`read_items` reads them (``csv_``: CSV, or JSON,
+    whatever the suffix); a row without each field it ``needs`` (a tuple: one of them; a CSV: its header, line 1)
+    is a one-line error naming the file, the line and the fields it lacks."""
     p, text = release_text(path, files, what)
-    if p.suffix.lower() == ".csv":
-        with csv_fields_unlimited():
+    if p.suffix.lower() == ".csv" if csv_ is None else csv_:
+        with csv_fields_unlimited():  # a field of any size (csv's own limit is 128 KiB)
             reader = csv.DictReader(text.splitlines(keepends=True))
-            return [{**row, "line": reader.line_num} for row in reader]
-    return [{**row, "line": i} for i, row in json_objects(p, text)]
+            keyed = [(1, dict.fromkeys(reader.fieldnames or ()))]
+            rows = [{**row, "line": reader.line_num} for row in reader]
+    else:
+        keyed = json_objects(p, text)
+        rows = [{**row, "line": i} for i, row in keyed]
+    groups = [(k,) if isinstance(k, str) else k for k in needs]
+    for line, keys in keyed:
+        if missing := [" or ".join(map(repr, g)) for g in groups if not set(g) & keys.keys()]:
+            raise ParseError(f"no {', '.join(missing)} field", source=str(p), line=line)
+    return p, rows
 
 
 def json_objects(path: Path, text: str) -> list[tuple[int, dict[str, Any]]]:

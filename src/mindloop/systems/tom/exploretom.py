@@ -28,7 +28,6 @@ between rooms, object states, peeking, distraction) and yes/no questions are not
 from __future__ import annotations
 
 import ast
-import csv
 import re
 from collections import defaultdict
 from collections.abc import Sequence
@@ -48,10 +47,9 @@ from mindloop.bench.choice import (
     Release,
     covered,
     not_covered,
-    release_text,
+    release_rows,
 )
 from mindloop.bench.declaration import Grouping, SmallRun
-from mindloop.datafiles import csv_fields_unlimited
 from mindloop.errors import ParseError
 
 __all__ = [
@@ -96,17 +94,12 @@ def _bool(value: str | None) -> bool | None:
 
 def read_exploretom(path: str | Path) -> list[ExploreToMItem]:
     """Every row of ``ExploreToM-data-sample.csv`` (or the CSV in the given folder)."""
-    p, text = release_text(path, ("ExploreToM-data-sample.csv",), "ExploreToM-data-sample.csv")
-    with csv_fields_unlimited():  # infilled stories run to thousands of characters
-        reader = csv.DictReader(text.splitlines(keepends=True))
-        header = reader.fieldnames or []
-        rows = [(reader.line_num, row) for row in reader]
-    missing = [f for f in EXPLORETOM_FIELDS if f not in header]
-    if missing or not {"infilled_story", "story_structure"} & set(header):
-        what = ", ".join(missing) or "infilled_story or story_structure"
-        raise ParseError(f"the header lacks {what} (ExploreToM's CSV columns)", source=str(p), line=1)
+    name = "ExploreToM-data-sample.csv"
+    required = (*EXPLORETOM_FIELDS, ("infilled_story", "story_structure"))
+    p, rows = release_rows(path, (name,), name, required, csv_=True)
     out = []
-    for line, row in rows:
+    for row in rows:
+        line = row["line"]
         try:
             params = ast.literal_eval(row["qprop=params"])
             order = int(float(row["qprop=nth_order"]))

@@ -31,8 +31,7 @@ from mindloop.bench.choice import (
     Fields,
     Prompt,
     Release,
-    json_objects,
-    release_text,
+    release_rows,
 )
 from mindloop.bench.declaration import Grouping, SmallRun
 from mindloop.errors import ParseError
@@ -68,12 +67,11 @@ class MMToMItem:
 
 def read_mmtom(path: str | Path) -> list[MMToMItem]:
     """Every item of MMToM-QA's ``questions.json`` (JSON Lines; a JSON list of the same objects is read too)."""
-    p, text = release_text(path, ("questions.json",), "MMToM-QA's Benchmark/questions.json")
+    what, required = "MMToM-QA's Benchmark/questions.json", ("question", "answer", "question_type")
+    p, rows = release_rows(path, ("questions.json",), what, required, csv_=False)
     out = []
-    for i, obj in json_objects(p, text):
-        missing = [k for k in ("question", "answer", "question_type") if k not in obj]
-        if missing:
-            raise ParseError(f"no {', '.join(repr(k) for k in missing)} field", source=str(p), line=i)
+    for obj in rows:
+        i = obj.pop("line")
         if not isinstance(obj["question"], str) or not isinstance(obj["answer"], str):
             raise ParseError("'question' and 'answer' must be text", source=str(p), line=i)
         qtype = obj["question_type"]

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mindloop.bench.choice import ChoiceBenchmark, ChoiceSet, DataOptions, Fields, Prompt, json_objects, release_text
+from mindloop.bench.choice import ChoiceBenchmark, ChoiceSet, DataOptions, Fields, Prompt, release_rows
 from mindloop.bench.declaration import Grouping, SmallRun
 from mindloop.errors import InvalidArgumentError, ParseError
 
@@ -59,10 +59,9 @@ class SimpleToMItem:
 
 def _read_file(path: Path, qset: str) -> list[SimpleToMItem]:
     out = []
-    for i, obj in json_objects(*release_text(path)):
-        missing = [k for k in ("id", "story", "question", "choices", "answerKey") if k not in obj]
-        if missing:
-            raise ParseError(f"no {', '.join(repr(k) for k in missing)} field", source=str(path), line=i)
+    needs = ("id", "story", "question", "choices", "answerKey")
+    for obj in release_rows(path, (), "the released file", needs, False)[1]:
+        i = obj["line"]
         choices = obj["choices"]
         if not isinstance(choices, dict) or not isinstance(choices.get("text"), list):
             raise ParseError('\'choices\' must be {"text": [...], "label": [...]}', source=str(path), line=i)
