@@ -62,6 +62,7 @@ __all__ = [
     "covered",
     "json_objects",
     "not_covered",
+    "occurring",
     "read_items",
     "release_rows",
     "release_text",
@@ -139,6 +140,13 @@ class Release:
     read: ReleaseReader
     deviation: str
     decides: bool = False
+
+
+def occurring(reply: str, keys: Sequence[str], sample: Sample) -> str | None:
+    """A release's reading by occurrence: the gold when its key (``keys``: one per choice, lower case) occurs in
+    ``reply`` (ignoring case), checked first, else the first choice whose key does, else ``None``."""
+    found = [choice for key, choice in zip(keys, sample.choices, strict=True) if key in reply.lower()]
+    return sample.target if sample.target in found else found[0] if found else None
 
 
 class DataOptions(Options):

@@ -59,6 +59,7 @@ from mindloop.bench.choice import (
     Release,
     covered,
     not_covered,
+    occurring,
     release_text,
 )
 from mindloop.bench.declaration import Grouping, ReferencePolicy, SmallRun
@@ -300,10 +301,7 @@ def release_reading(reply: str, sample: Sample) -> str | None:
     >>> release_reading("Answer:b)Noor believes it is oat milk.", s), release_reading("a) or b)", s) == s.target
     ('Noor believes it is oat milk.', True)
     """
-    low = reply.lower()
-    keyed = dict(zip(("a)", "b)"), sample.choices, strict=True))
-    found = [opt for key, opt in keyed.items() if key in low]
-    return sample.target if sample.target in found else found[0] if found else None
+    return occurring(reply, ("a)", "b)"), sample)
 
 
 def _not_aware(samples: Sequence[Sample]) -> float | None:

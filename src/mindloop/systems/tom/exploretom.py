@@ -47,6 +47,7 @@ from mindloop.bench.choice import (
     Release,
     covered,
     not_covered,
+    occurring,
     release_rows,
 )
 from mindloop.bench.declaration import Grouping, SmallRun
@@ -198,11 +199,7 @@ async def _symbolic(sample: Sample, ctx: AgentContext) -> Outcome:
 
 def release_reading(reply: str, sample: Sample) -> str | None:
     """The release's reading as a choice: the gold when it occurs in the reply, else the other one when it does."""
-    low = reply.lower()
-    if str(sample.target).lower() in low:
-        return sample.target  # type: ignore[no-any-return]
-    other = [c for c in sample.choices if c != sample.target and c.lower() in low]
-    return other[0] if other else None
+    return occurring(reply, [c.lower() for c in sample.choices], sample)
 
 
 EXPLORETOM = ChoiceSet(
