@@ -95,9 +95,8 @@ def _bool(value: str | None) -> bool | None:
 
 def read_exploretom(path: str | Path) -> list[ExploreToMItem]:
     """Every row of ``ExploreToM-data-sample.csv`` (or the CSV in the given folder)."""
-    name = "ExploreToM-data-sample.csv"
     required = (*EXPLORETOM_FIELDS, ("infilled_story", "story_structure"))
-    p, rows = release_rows(path, (name,), name, required, csv_=True)
+    p, rows = release_rows(path, (EXPLORETOM.data,), EXPLORETOM.data, required, csv_=True)
     out = []
     for row in rows:
         line = row["line"]

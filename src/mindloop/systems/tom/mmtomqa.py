@@ -67,8 +67,7 @@ class MMToMItem:
 
 def read_mmtom(path: str | Path) -> list[MMToMItem]:
     """Every item of MMToM-QA's ``questions.json`` (JSON Lines; a JSON list of the same objects is read too)."""
-    what, required = "MMToM-QA's Benchmark/questions.json", ("question", "answer", "question_type")
-    p, rows = release_rows(path, ("questions.json",), what, required, csv_=False)
+    p, rows = release_rows(path, ("questions.json",), MMTOM_QA.data, ("question", "answer", "question_type"), False)
     out = []
     for obj in rows:
         i = obj.pop("line")
