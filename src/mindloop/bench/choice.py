@@ -223,7 +223,7 @@ def release_rows(
     whatever the suffix); a row without each field it ``needs`` (a tuple: one of them; a CSV: its header, line 1)
     is a one-line error naming the file, the line and the fields it lacks."""
     p, text = release_text(path, files, what)
-    if p.suffix.lower() == ".csv" if csv_ is None else csv_:
+    if (p.suffix.lower() == ".csv") if csv_ is None else csv_:
         with csv_fields_unlimited():  # a field of any size (csv's own limit is 128 KiB)
             reader = csv.DictReader(text.splitlines(keepends=True))
             keyed = [(1, dict.fromkeys(reader.fieldnames or ()))]
