@@ -186,3 +186,24 @@ def test_threedworld_snapshots_become_windows() -> None:
     assert calls[3] == "replicant.move_to(target=100); replicant.drop(arm=Arm.right)"
     with pytest.raises(InvalidArgumentError):
         ThreeDWorldAdapter([])
+
+
+def test_a_threedworld_place_in_no_region_gives_its_events_no_room() -> None:
+    # a cabinet with no region (none known to the snapshot) is in no room, nor is what goes into it: the events say
+    # "" (a merge of the room walk once wrote the string "None" here)
+    def frame(n: int, opened: bool, inside: bool) -> dict[str, object]:
+        return {
+            "frame": n,
+            "regions": {"0": "kitchen"},
+            "objects": {
+                "7": {"name": "cabinet", "props": ["openable", "receptacle"], "open": opened},
+                "3": {"name": "apple", "region": 0, "props": ["graspable"]},
+            },
+            "containment": {"7": [3]} if inside else {},
+            "replicants": {"100": {"name": "alice", "region": 0, "held": {"left": None, "right": None}}},
+        }
+
+    windows = list(ThreeDWorldAdapter([frame(0, False, False), frame(1, True, False), frame(2, True, True)]).windows())
+    events = [e for w in windows for e in w.events]
+    assert [(e.verb, e.room) for e in events] == [("open", ""), ("move", "")]
+    assert all(event["room"] == "" for w in windows for event in w.to_dict()["events"])

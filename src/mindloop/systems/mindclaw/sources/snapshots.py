@@ -18,7 +18,7 @@ from typing import Any
 
 from mindloop.beliefs import Fact
 from mindloop.beliefs.vocab import AT, OPEN, ROBOT, ROOM, SWITCH
-from mindloop.systems.mindclaw.window import Candidates, DictScene, Window, WindowEvent, room_of
+from mindloop.systems.mindclaw.window import Candidates, DictScene, Window, WindowEvent
 
 __all__ = ["LoggedAction", "SnapshotState", "diff_events", "snapshot_windows"]
 
@@ -35,9 +35,19 @@ class SnapshotState:
     robot: str = ROBOT
 
     def room_of(self, entity: str) -> str | None:
-        """The room of a place, item (through where it is) or person (:func:`~mindloop.systems.mindclaw.window.room_of`
-        of :meth:`scene`)."""
-        return room_of(self.scene(), entity)
+        """The room of a place, item (through where it is) or person."""
+        for _ in range(8):
+            if entity in self.rooms:
+                return entity
+            if entity in self.places:
+                return str(self.places[entity].get("room") or "") or None
+            if entity in self.agents:
+                return self.agents[entity].get("room")
+            if entity in self.items:
+                entity = str(self.items[entity].get("at") or "")
+                continue
+            return None
+        return None
 
     def present(self, room: str | None) -> tuple[str, ...]:
         """The people (not the robot) in ``room``."""
