@@ -57,6 +57,19 @@ def test_a_sample_is_finished_once_and_survives_reopening(tmp_path: Path) -> Non
         assert len(store.records(run_id, include_pending=True)) == 5
 
 
+def test_a_pending_sample_is_run_again_whatever_its_unread_outcome_columns_hold(tmp_path: Path) -> None:
+    # only the sample columns of a pending row are read: a resume runs it again, and overwrites the rest
+    path = tmp_path / "r.sqlite"
+    with RunStore(path) as store:
+        run_id = _new(store, 3)
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE samples SET output = '{truncated', scores = 'x', calls = '[' WHERE idx = 1")
+    with RunStore(path) as store:
+        assert store.pending(run_id) == [(i, s) for i, s in enumerate(_samples(3))]
+        assert store.finish(run_id, [_result(1)]) == 1
+        assert store.records(run_id)[0].output == {"y": 2}
+
+
 def test_duplicate_sample_ids_are_refused(tmp_path: Path) -> None:
     with RunStore(tmp_path / "r.sqlite") as store, pytest.raises(InvalidArgumentError, match="'s0' twice"):
         store.create_run(

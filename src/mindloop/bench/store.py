@@ -1178,7 +1178,14 @@ class RunStore:
 
     def pending(self, run_id: str) -> list[tuple[int, Sample]]:
         """The samples of a run not yet finished, in order."""
-        return [(r.index, r.sample) for r in self._records(run_id, " AND s.status = 'pending'")]
+        with self._guard():  # the sample columns only: a pending row's outcome is not read (it is run again)
+            targets = _or_null(self._db, "samples", "target", "target, choices")  # none before layout 8
+            rows = self._db.execute(
+                f"SELECT idx, sample_id, grp, input, {targets} FROM samples"
+                " WHERE run_id = ? AND status = 'pending' ORDER BY idx",
+                (run_id,),
+            ).fetchall()
+        return [(idx, _stored_sample(f"sample {row[0]!r} of run {run_id}", self._loads, *row)) for idx, *row in rows]
 
     def finish(self, run_id: str, results: Iterable[SampleResult], *, seconds: float = 0.0) -> int:
         """Store finished samples in one commit, adding ``seconds`` (the session's wall-clock time since its last
@@ -1242,10 +1249,7 @@ class RunStore:
 
     def records(self, run_id: str, *, include_pending: bool = False) -> list[SampleRecord]:
         """The samples of a run read back in order (finished ones only unless ``include_pending``)."""
-        return self._records(run_id, "" if include_pending else " AND s.status != 'pending'")
-
-    def _records(self, run_id: str, where: str) -> list[SampleRecord]:
-        """The samples of a run that SQL condition ``where`` keeps, read back in order."""
+        where = "" if include_pending else " AND s.status != 'pending'"
         with self._guard():
             node = _or_null(self._db, "samples", "node", "s.node")  # a read-only open of a layout before 4 has none
             targets = _or_null(self._db, "samples", "target", "target, choices")  # none before layout 8
