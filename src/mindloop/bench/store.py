@@ -391,7 +391,7 @@ class RunInfo:
 @dataclass(frozen=True)
 class SuiteInfo:
     """A suite's row (:mod:`mindloop.bench.suite`): the model, the preset, the configuration its runs share, and
-    the wall-clock seconds of every session that worked on it; its runs are in :meth:`RunStore.suite_runs`."""
+    the wall-clock seconds of every session that worked on it; its runs are in :meth:`RunStore.suite_members`."""
 
     suite_id: str
     model: str | None
