@@ -15,7 +15,7 @@ from rich.console import Console
 from mindloop.cli import main
 from mindloop.cli.numbers import number
 from mindloop.cli.summary import layout
-from mindloop.console import DEFAULT_WIDTH, Column, fit_table, output_width
+from mindloop.console import DEFAULT_WIDTH, Column, emit, fit_table, output_width
 
 # -- the console and the table fitter ------------------------------------------------------------------------------
 
@@ -69,6 +69,17 @@ def test_a_wide_table_cuts_free_text_then_leaves_out_the_least_needed_columns() 
 def test_cells_are_never_read_as_markup() -> None:
     table, _ = fit_table([Column("x")], [["[best constant, optimistic]"]], 80)
     assert "[best constant, optimistic]" in _render(table, 80)[-1]
+
+
+def test_the_wrote_line_names_the_file_as_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("COLUMNS", "40")  # the line is longer: it is not broken at the width
+    out = tmp_path / "run[abc]" / "a-file-name-longer-than-the-width.txt"
+    out.parent.mkdir()
+    emit("data\n", out, "3 rows")
+    assert out.read_text() == "data\n"
+    assert capsys.readouterr().err == f"wrote 3 rows to {out}\n"
 
 
 def test_one_number_format_per_kind() -> None:

@@ -234,7 +234,7 @@ def emit(text: str, out: Path | None, wrote: str | None = None, notes: Iterable[
     for note in notes:
         err_console().print(note, markup=False, soft_wrap=True)
     if out is not None and wrote is not None:
-        err_console().print(f"wrote {wrote} to {out}")
+        err_console().print(f"wrote {wrote} to {out}", markup=False, soft_wrap=True)
 
 
 def emit_json(data: Any, out: Path | None = None) -> None:

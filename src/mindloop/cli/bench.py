@@ -450,9 +450,7 @@ def runs_export(
     with open_store() as store:
         rows = sample_rows(store, run_id)
     text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows) if fmt == "jsonl" else _csv(rows)
-    emit(text, out)
-    if out is not None:
-        err_console().print(f"wrote {len(rows)} samples to {out}")
+    emit(text, out, f"{len(rows)} samples")
 
 
 def _csv(rows: list[dict[str, Any]]) -> str:

@@ -9,7 +9,6 @@ stderr.
 
 from __future__ import annotations
 
-import json
 import math
 import textwrap
 from pathlib import Path
@@ -70,8 +69,9 @@ def compare(
         err_console().print(f"wrote {path}")
     if as_json:
         from mindloop.bench.tables import json_safe
+        from mindloop.console import emit_json
 
-        print(json.dumps(json_safe(comparison.to_json())))
+        emit_json(json_safe(comparison.to_json()))
     else:
         _print(comparison, out_console())
 
