@@ -406,5 +406,5 @@ def test_the_annotator_agrees_with_the_release_gold_of_the_cabinet_story() -> No
 
 
 def test_no_reply_reads_as_no_rows() -> None:
-    assert release.parse_extraction(None) == ([], [])  # type: ignore[arg-type]
-    assert release.parse_labels(None) == []  # type: ignore[arg-type]
+    assert release.parse_extraction(None) == ([], [])
+    assert release.parse_labels(None) == []

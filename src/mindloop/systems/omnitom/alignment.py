@@ -44,6 +44,7 @@ __all__ = [
     "belief_key",
     "map_actors",
     "offline_aligner",
+    "offline_aligner_name",
 ]
 
 MAX_MATCH_COUNT = 3
@@ -390,9 +391,13 @@ class EmbeddingAligner:
         return [(pi[a], gi[b]) for a, bs in p_of.items() for b in bs]
 
 
+def offline_aligner_name(name: str) -> str:
+    """The offline aligner ``name`` means: ``auto`` is ``embedded`` when the metrics extra is installed, else
+    ``exact``; any other name is itself."""
+    return ("embedded" if encoder_available() else "exact") if name == "auto" else name
+
+
 def offline_aligner(name: str, threshold: float = DEFAULT_THRESHOLD) -> EmbeddingAligner | ExactAligner:
-    """The offline stand-in for the paper's judge that ``name`` names: ``embedded`` (with ``threshold``),
-    ``auto`` (embedded when the metrics extra is installed, else exact) or ``exact`` (any other name)."""
-    if name == "auto":
-        name = "embedded" if encoder_available() else "exact"
-    return EmbeddingAligner(threshold=threshold) if name == "embedded" else ExactAligner()
+    """The offline stand-in for the paper's judge that ``name`` names (:func:`offline_aligner_name`): ``embedded``
+    (with ``threshold``), else ``exact``."""
+    return EmbeddingAligner(threshold=threshold) if offline_aligner_name(name) == "embedded" else ExactAligner()

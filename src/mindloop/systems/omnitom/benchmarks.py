@@ -43,12 +43,11 @@ from mindloop.bench.declaration import (
 )
 from mindloop.bench.references import outcome_policy, policy_headline, policy_records
 from mindloop.errors import SETUP_ERRORS, InvalidArgumentError, MindloopError, ParseError
-from mindloop.metrics.embeddings import encoder_available
 from mindloop.metrics.stats import mean
 from mindloop.models.base import Message
 from mindloop.models.replies import ask
 from mindloop.systems.omnitom import release
-from mindloop.systems.omnitom.alignment import offline_aligner
+from mindloop.systems.omnitom.alignment import DEFAULT_THRESHOLD, offline_aligner, offline_aligner_name
 from mindloop.systems.omnitom.annotator import annotate_text
 from mindloop.systems.omnitom.examples import appendix_e_record
 from mindloop.systems.omnitom.metrics import (
@@ -83,6 +82,7 @@ __all__ = [
     "OmniToMStage2Benchmark",
     "omnitom_samples",
     "record_sample",
+    "stage2_outcome",
 ]
 
 _R = TypeVar("_R", Stage1Reading, Stage2Reading)
@@ -112,7 +112,9 @@ class OmniToMStage1Options(OmniToMOptions):
     aligner: Literal["auto", "embedded", "exact"] = Field(
         "auto", description="belief alignment (auto: embedded when the metrics extra is installed, else exact)"
     )
-    threshold: float = Field(0.8, ge=0.0, le=1.0, description="similarity threshold of the embedded aligner")
+    threshold: float = Field(
+        DEFAULT_THRESHOLD, ge=0.0, le=1.0, description="similarity threshold of the embedded aligner"
+    )
     judge: str | None = Field(None, description="a model (BACKEND/NAME) that aligns instead, as the paper's judge")
     judge_base_url: str | None = Field(None, description="the judge's OpenAI-compatible endpoint")
     judge_api_key_env: str = Field("OPENAI_API_KEY", description="environment variable holding the judge's API key")
@@ -124,10 +126,7 @@ class OmniToMStage1Options(OmniToMOptions):
 def _settings(options: OmniToMOptions) -> dict[str, Any]:
     settings: dict[str, Any] = {"level": options.level, "protocol": options.protocol}
     if isinstance(options, OmniToMStage1Options):
-        aligner: str = options.aligner
-        if aligner == "auto":
-            aligner = "embedded" if encoder_available() else "exact"
-        settings.update(aligner=aligner, threshold=options.threshold, judge=options.judge)
+        settings.update(aligner=offline_aligner_name(options.aligner), threshold=options.threshold, judge=options.judge)
         if options.judge:
             settings.update(judge_base_url=options.judge_base_url, judge_api_key_env=options.judge_api_key_env)
             if options.judge_timeout is not None:
@@ -205,7 +204,7 @@ def _scorer(settings: Mapping[str, Any]) -> str:
         return f"judge:{settings['judge']} ({_protocol(settings)} protocol)"
     aligner = str(settings.get("aligner", ""))
     if aligner == "embedded":
-        aligner = f"embedded(threshold={float(settings.get('threshold', 0.8)):g})"
+        aligner = f"embedded(threshold={float(settings.get('threshold', DEFAULT_THRESHOLD)):g})"
     return f"{aligner} aligner: mindloop's offline stand-in for the paper's judge" if aligner else ""
 
 
@@ -324,9 +323,16 @@ def _stage2_constant(samples: Sequence[Sample]) -> float | None:
     bench = OmniToMStage2Benchmark()
     records = policy_records(
         samples,
-        lambda s: OmniToMStage2Benchmark._score(_record(s), [constant] * len(_record(s).beliefs), {}),
+        lambda s: stage2_outcome(_record(s), [constant] * len(_record(s).beliefs), {}),
     )
     return policy_headline(bench, records)
+
+
+def stage2_outcome(gold: StoryRecord, labels: list[BeliefLabels | None], output: dict[str, Any]) -> Outcome:
+    """A Stage 2 story's outcome: each dimension of ``labels`` scored against the gold (a missing label is wrong),
+    the labels kept in ``output``."""
+    output["labels"] = [x.model_dump(mode="json") if x is not None else None for x in labels]
+    return Outcome(output, stage2_story_score(labels, gold.beliefs, story_id=gold.story_id).scores())
 
 
 class _OmniToMBase:
@@ -402,7 +408,9 @@ class OmniToMStage1Benchmark(_OmniToMBase):
             return JudgeAligner(ctx.recorded(judge, "judge"), protocol=protocol, retries=ctx.format_retries)
         key = (settings.get("aligner"), settings.get("threshold"))
         if key not in self._aligners:
-            self._aligners[key] = offline_aligner(str(settings.get("aligner")), float(settings.get("threshold", 0.8)))
+            self._aligners[key] = offline_aligner(
+                str(settings.get("aligner")), float(settings.get("threshold", DEFAULT_THRESHOLD))
+            )
         return self._aligners[key]
 
     async def _symbolic(self, sample: Sample, ctx: AgentContext) -> Outcome:
@@ -514,9 +522,7 @@ class OmniToMStage2Benchmark(_OmniToMBase):
                 "oracle",
                 "labels every belief with its gold labels",
                 lambda: OmniToMStage2Benchmark(),
-                lambda bench, sample: OmniToMStage2Benchmark._score(
-                    _record(sample), [b.labels for b in _record(sample).beliefs], {}
-                ),
+                lambda bench, sample: stage2_outcome(_record(sample), [b.labels for b in _record(sample).beliefs], {}),
                 kind="oracle",
             ),
         ),
@@ -540,7 +546,7 @@ class OmniToMStage2Benchmark(_OmniToMBase):
         if isinstance(predicted, Outcome):
             return predicted
         labels = stage2_labels_for_gold(predicted, gold.beliefs, _protocol(sample.input.get("settings", {})))
-        return self._score(gold, labels, {})
+        return stage2_outcome(gold, labels, {})
 
     async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:
         """Label the gold beliefs with the model's TELeR prompt, the reply read through
@@ -557,15 +563,7 @@ class OmniToMStage2Benchmark(_OmniToMBase):
         if isinstance(asked, Outcome):
             return asked
         reading, output = asked
-        return self._score(gold, list(reading.labels), output)
-
-    @staticmethod
-    def _score(gold: StoryRecord, labels: list[BeliefLabels | None], output: dict[str, Any]) -> Outcome:
-        """Score each dimension of ``labels`` against the gold (a missing label is wrong)."""
-        output["labels"] = [x.model_dump(mode="json") if x is not None else None for x in labels]
-        score = stage2_story_score(labels, gold.beliefs, story_id=gold.story_id)
-        scores = score.scores()
-        return Outcome(output, scores)
+        return stage2_outcome(gold, list(reading.labels), output)
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
         """What the declared macro accuracy (overall, per dimension, per category: :data:`STAGE2_METRICS`) cannot

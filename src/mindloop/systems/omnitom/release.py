@@ -263,7 +263,7 @@ def _clean(cell: str) -> str:
     return " ".join(cell.strip().strip("*_`").strip().split())
 
 
-def pipe_rows(text: str, *, literal: bool = False) -> list[tuple[int, list[str]]]:
+def pipe_rows(text: str | None, *, literal: bool = False) -> list[tuple[int, list[str]]]:
     """``(line number, cells)`` of every line that looks like a pipe-table row, rules left out: as mindloop reads
     them (fences left out too, markdown emphasis cleaned from the cells), or ``literal``: as the release's parser
     does (every line with a ``|``, cells only stripped, a rule being three dashes or more)."""
@@ -281,7 +281,7 @@ def pipe_rows(text: str, *, literal: bool = False) -> list[tuple[int, list[str]]
     return rows
 
 
-def parse_extraction(text: str) -> tuple[list[BeliefRecord], list[str]]:
+def parse_extraction(text: str | None) -> tuple[list[BeliefRecord], list[str]]:
     """A Stage 1 reply read as the release reads it: ``(beliefs, dropped rows)``.
 
     The first row is a header when it starts with ``Actor``; rows of fewer than three cells are dropped; the
@@ -305,7 +305,7 @@ def parse_extraction(text: str) -> tuple[list[BeliefRecord], list[str]]:
     return beliefs, dropped
 
 
-def parse_labels(text: str) -> list[tuple[str, str, BeliefLabels]]:
+def parse_labels(text: str | None) -> list[tuple[str, str, BeliefLabels]]:
     """A Stage 2 reply read as the release reads it: ``(actor, belief, labels)`` per row of at least nine cells,
     labels by position and canonicalised by :func:`release_label`."""
     out = []

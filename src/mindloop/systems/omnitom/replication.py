@@ -29,7 +29,7 @@ from mindloop.bench.store import RunStore, SampleResult
 from mindloop.datafiles import read_json_file, read_text_file
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems.omnitom.alignment import Alignment
-from mindloop.systems.omnitom.benchmarks import OmniToMStage2Benchmark, failed_outcome, record_sample
+from mindloop.systems.omnitom.benchmarks import failed_outcome, record_sample, stage2_outcome
 from mindloop.systems.omnitom.metrics import stage1_story_score
 from mindloop.systems.omnitom.records import (
     DIMENSIONS,
@@ -143,7 +143,7 @@ def _stage2(folder: Path, record: StoryRecord, index: int) -> SampleResult:
     predicted = [
         (r["actor"], r["belief"], release_labels({d: r[column] for d, column in _LABEL_COLUMNS.items()})) for r in rows
     ]
-    outcome = OmniToMStage2Benchmark._score(record, stage2_labels_by_key(predicted, record.beliefs), {})
+    outcome = stage2_outcome(record, stage2_labels_by_key(predicted, record.beliefs), {})
     return _result(index, outcome, None if rows else "no rows in the labelling (scored 0)")
 
 
