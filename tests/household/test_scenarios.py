@@ -63,6 +63,7 @@ def test_a_no_help_draft_with_nothing_to_name_reads_as_one_sentence() -> None:
     assert no_help(alice, "with the cup", "", [], [], "cup").desire.endswith(
         "does not need my help with the cup right now."
     )
+    # generated stories reach a no-help draft that names nothing through the dialogue control (self-served)
     texts = [getattr(s.gold, layer) for s in generate_scenarios(200, seed=0) for layer in LAYERS]
     assert [t for t in texts if "  " in t or t != t.strip()] == []
 

@@ -144,7 +144,7 @@ class HouseholdEnv(gym.Env[dict[str, Any], str]):
         episode, scenario = self.episode, self.scenario
         self._steps += 1
         result = episode.world.step(ROBOT, action)
-        episode._record(result.events)
+        episode.record(result.events)
         seen = [e for e in result.events if e.text and ROBOT in e.witnesses]
         lines = [e.text for e in seen]
         failure = result.failure

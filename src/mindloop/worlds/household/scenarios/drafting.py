@@ -142,7 +142,7 @@ def perception_atoms(seen: Sequence[WorldEvent], world: World) -> tuple[str, ...
         elif e.kind == "enter" or verb == "walkaround":
             out.append(atom("walk", who, e.room or ""))
         elif verb == "pick":
-            src = taken_from(e, seen, world)
+            src = taken_from(e, seen)
             out.append(atom("pick", who, args[0], *([f"from={src}"] if src else [])))
         elif verb in ("place", "putin", "putback", "move", "give", "drop"):
             to = e.facts[0].value if e.facts else ""
@@ -153,7 +153,7 @@ def perception_atoms(seen: Sequence[WorldEvent], world: World) -> tuple[str, ...
     return tuple(out)
 
 
-def taken_from(event: WorldEvent, seen: Sequence[WorldEvent], world: World) -> str:
+def taken_from(event: WorldEvent, seen: Sequence[WorldEvent]) -> str:
     """Where a picked item lay just before (the latest perceived fact about it)."""
     item = event.args[0]
     before = (f for e in reversed(seen) if e.t < event.t for f in reversed(e.facts))

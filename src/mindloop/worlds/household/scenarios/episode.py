@@ -28,9 +28,10 @@ class Episode:
         self.tracker = Tracker()
         self.events: list[WorldEvent] = []
         self.script: list[ScriptStep] = []
-        self._record(self.world.initial_events())
+        self.record(self.world.initial_events())
 
-    def _record(self, events: Iterable[WorldEvent]) -> None:
+    def record(self, events: Iterable[WorldEvent]) -> None:
+        """Log ``events`` and let the tracker apply them, without a script step (how the gym env logs its own)."""
         apply = self.tracker.apply
         for e in events:
             apply(e.core)
@@ -43,7 +44,7 @@ class Episode:
         if result.ok == expect_fail:
             why = f": {result.failure}" if result.failure is not None else ""
             raise ScriptError(f"{actor} {result.action} {'succeeded' if result.ok else 'failed'}{why}")
-        self._record(result.events)
+        self.record(result.events)
         facts = action.facts if isinstance(action, Action) else ()
         self.script.append(ScriptStep(actor, result.action, facts))
         return result
@@ -57,7 +58,7 @@ class Episode:
         result = self.world.environment(verb)
         if not result.ok:
             raise ScriptError(f"environment {verb} failed: {result.failure}")
-        self._record(result.events)
+        self.record(result.events)
         self.script.append(ScriptStep(ENVIRONMENT, f"{verb}()"))
         return result
 

@@ -48,7 +48,7 @@ from mindloop.worlds.household.scenarios.drafting import (
 )
 from mindloop.worlds.household.scenarios.episode import Episode
 from mindloop.worlds.household.scenarios.gold_implicit import BUILDERS
-from mindloop.worlds.household.scenarios.model import LAYERS, AtomicActions, Gold, GoldBelief
+from mindloop.worlds.household.scenarios.model import AtomicActions, Gold, GoldBelief
 from mindloop.worlds.household.scenarios.needs import NEEDS, combo_for
 from mindloop.worlds.household.vocab import AT, ROBOT, EntityKind, Prop
 from mindloop.worlds.household.world import World
@@ -69,15 +69,20 @@ def derive_gold(episode: Episode, focus: Focus) -> tuple[Gold, Goal]:
     if help_needed:
         check_plan(goal, world, plan, tracker)
     plan_atoms = (atom("plan_action", ROBOT, *(str(a) for a in plan)),)
-    stated = LAYERS[1:5]  # belief, desire, intention, decision: the layers the draft states, in text and atoms
     atomic = AtomicActions(
         perception=perception_atoms(seen, world),
-        **{name: tuple(getattr(draft, f"{name}_atoms")) for name in stated},
+        belief=tuple(draft.belief_atoms),
+        desire=tuple(draft.desire_atoms),
+        intention=tuple(draft.intention_atoms),
+        decision=tuple(draft.decision_atoms),
         action=plan_atoms,
     )
     gold = Gold(
         perception=summarize(episode.events, names),
-        **{name: getattr(draft, name) for name in stated},
+        belief=draft.belief,
+        desire=draft.desire,
+        intention=draft.intention,
+        decision=draft.decision,
         action=format_actions(plan),
         actions=tuple(str(a) for a in plan),
         atomic=atomic,

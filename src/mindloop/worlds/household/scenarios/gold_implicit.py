@@ -43,7 +43,7 @@ def _reach(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Focus)
     beliefs = [gold_belief(tracker, R, o, AT)]
     if not attempts or bel_r == h.id:
         took = [e for e in seen if e.actor == h.id and e.verb == "pick" and e.args[:1] == (o,) and e.failure is None]
-        src = taken_from(took[-1], seen, world) if took else ""
+        src = taken_from(took[-1], seen) if took else ""
         belief = (
             f"I believe {h.name} wanted the {oname} and took {pronoun(world, o)} "
             f"{from_phrase(world, src) if src else ''} "
