@@ -1139,9 +1139,12 @@ class RunStore:
 
     def suite_of_runs(self) -> dict[str, str]:
         """The suite of every run that is in one: run id -> suite id (every model's runs: :meth:`suite_members`)."""
-        return {
-            run_id: suite.suite_id for suite in self.suites() for _, _, run_id in self.suite_members(suite.suite_id)
-        }
+        rows = self._select(  # in suite order, as suites() lists them: a later suite's claim wins
+            "SELECT sr.run_id, sr.suite_id FROM suite_runs sr JOIN runs r ON r.run_id = sr.run_id"
+            " JOIN suites s ON s.suite_id = sr.suite_id ORDER BY s.started, s.rowid, sr.rowid",
+            needs="suites",
+        )
+        return {str(run_id): str(suite_id) for run_id, suite_id in rows}
 
     def suite_runs(self, suite_id: str) -> dict[str, str]:
         """The runs of a suite so far: benchmark name -> run id, in the order they were created (a suite of several
