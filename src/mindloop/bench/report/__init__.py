@@ -61,13 +61,18 @@ from mindloop.models.replies import reply_outcomes
 from mindloop.paths import output_file, write_atomic
 
 __all__ = [
+    "Card",
+    "Cell",
     "ci_or_dash",
     "ci_text",
     "error_kind",
+    "fmt_value",
     "interval_note",
     "marks_text",
+    "page_json",
     "render_report",
     "se_text",
+    "short_cell",
     "write_report",
 ]
 
@@ -206,7 +211,7 @@ def _reference_panel(
             t for t in (str(policy.get("kind") or ""), "optimistic" if policy.get("optimistic") else "") if t
         )
         note = " · ".join(t for t in (what, str(policy.get("description") or "")) if t)
-        rows.append((name, _fmt(value), note, ""))
+        rows.append((name, fmt_value(value), note, ""))
     metric = head.metric if head is not None else "the headline"
     return _Panel(
         "Reference policies",
@@ -302,7 +307,7 @@ def _decided(
     replies = reply_totals(finished)
     if replies:
         parts.append(f"{replies.get('rejected', 0)} of the model's replies could not be read")
-    decided = None if bench is None or bench.spec.decided is None else bench.spec.decided.line(metrics, _fmt)
+    decided = None if bench is None or bench.spec.decided is None else bench.spec.decided.line(metrics, fmt_value)
     if decided:
         parts.append(decided)
     return " · ".join(parts)
@@ -330,7 +335,7 @@ def _is_number(value: Any) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _fmt(value: Any) -> str:
+def fmt_value(value: Any) -> str:
     """A metric value for a table cell: integers with separators, fractions to three places."""
     if value is None:
         return "–"  # not scored: no data, never a zero
@@ -357,7 +362,7 @@ def _duration(seconds: float) -> str:
 
 
 @dataclass(frozen=True)
-class _Card:
+class Card:
     """A header card, of a run report or a comparison."""
 
     value: str
@@ -371,11 +376,11 @@ class _Card:
 class _Header:
     run_id: str
     sub: list[str]
-    cards: list[_Card]
+    cards: list[Card]
 
 
 @dataclass(frozen=True)
-class _Cell:
+class Cell:
     """A metric table's cell, of a run report or a comparison."""
 
     text: str
@@ -392,7 +397,7 @@ class _Cell:
 @dataclass(frozen=True)
 class _Row:
     key: str
-    cells: list[_Cell]
+    cells: list[Cell]
     link: bool = False  # a sample group: clicking the row filters the sample table
 
 
@@ -464,7 +469,7 @@ def _kv(
     for k, v in rows:
         bound = (bounds or {}).get(k)
         extra = " · ".join(t for t in (ci_text(bound) if raw else ci_or_dash(bound, v), se_text(bound)) if t)
-        shown = json.dumps(v, ensure_ascii=False, default=str) if raw and not isinstance(v, str) else _fmt(v)
+        shown = json.dumps(v, ensure_ascii=False, default=str) if raw and not isinstance(v, str) else fmt_value(v)
         out.append((k, shown, extra, (refs or {}).get(k, "")))
     return out
 
@@ -484,23 +489,23 @@ def _header(
     if head is not None and _is_number(metrics.get(head.metric)):
         numbers.sort(key=lambda kv: kv[0] != head.metric)
     cards = [
-        _Card(
-            _fmt(v),
+        Card(
+            fmt_value(v),
             f"{k} · headline" if head is not None and k == head.metric else k,
             ci=ci_or_dash(bounds.get(k), v),
             refs=marks_text(marks) if head is not None and k == head.metric else "",
         )
         for k, v in numbers[:4]
     ]
-    cards += [_Card(f"{info.n:,}", "samples"), _Card(f"{info.n_done:,}", "done")]
-    cards.append(_Card(f"{info.n_failed:,}", "failed", "bad" if info.n_failed else ""))
+    cards += [Card(f"{info.n:,}", "samples"), Card(f"{info.n_done:,}", "done")]
+    cards.append(Card(f"{info.n_failed:,}", "failed", "bad" if info.n_failed else ""))
     if info.n_bugs:
-        cards.append(_Card(f"{info.n_bugs:,}", "bugs", "bad"))
+        cards.append(Card(f"{info.n_bugs:,}", "bugs", "bad"))
     if pending:
-        cards.append(_Card(f"{pending:,}", "pending", "warn"))
-    cards.append(_Card(_duration(info.seconds), "wall clock"))
+        cards.append(Card(f"{pending:,}", "pending", "warn"))
+    cards.append(Card(_duration(info.seconds), "wall clock"))
     if tokens.get("calls"):
-        cards.append(_Card(f"{tokens.get('total_tokens', 0):,}", "tokens"))
+        cards.append(Card(f"{tokens.get('total_tokens', 0):,}", "tokens"))
     state = "complete" if pending == 0 else f"{pending:,} pending"
     model = f"model {info.model}" if info.model else "no model"
     return _Header(info.run_id, [info.benchmark, f"agent {info.agent}", model, state], cards)
@@ -594,10 +599,12 @@ def _breakdown(
             bar = None
             if col == main and _is_number(value) and 0 <= value <= 1:
                 bar = 100 * float(value)
-            raw = _dumps(value) if col in row else ""
+            raw = page_json(value) if col in row else ""
             bound = dig(bounds, (key, col))
-            low, high = (_dumps(bound["low"]), _dumps(bound["high"])) if ci_text(bound) else ("", "")
-            cells.append(_Cell(_fmt(value) if col in row else "—", bar, col, raw, ci_or_dash(bound, value), low, high))
+            low, high = (page_json(bound["low"]), page_json(bound["high"])) if ci_text(bound) else ("", "")
+            cells.append(
+                Cell(fmt_value(value) if col in row else "—", bar, col, raw, ci_or_dash(bound, value), low, high)
+            )
         rows.append(_Row(str(key), cells, link=str(key) in groups or (key == "(none)" and "" in groups)))
     head = "group" if name == SCORE_TABLE else name.removeprefix("by_")
     return _Panel(
@@ -638,7 +645,7 @@ def _error_table(records: Sequence[SampleRecord], status: str) -> _ErrorTable | 
 # -- the per-sample blob ------------------------------------------------------------------------------------------
 
 
-def _cell(text: str | None, limit: int = CELL_CHARS) -> str | None:
+def short_cell(text: str | None, limit: int = CELL_CHARS) -> str | None:
     return None if text is None else _short(text, limit)
 
 
@@ -649,7 +656,7 @@ def _brief(value: Any, limit: int = FIELD_CHARS) -> str:
     if isinstance(value, str):
         text = value
     elif value is None or isinstance(value, bool | int | float):
-        text = _dumps(value)
+        text = page_json(value)
     elif isinstance(value, Mapping):
         text = _joined((f"{k}: {_brief(v, limit)}" for k, v in value.items()), "; ", limit)
     elif isinstance(value, list | tuple):
@@ -694,10 +701,10 @@ def _row(r: SampleRecord, score_names: Sequence[str], timeline: EpisodeTimeline 
         "s": r.status,
         "t": round(r.seconds, 6) if r.status != "pending" else None,
         "sc": [json_safe(r.scores.get(k)) for k in score_names],
-        "q": _cell(question_of(r.sample.input)),
+        "q": short_cell(question_of(r.sample.input)),
         "gold": _shown(gold),
         "ans": _shown(answer),
-        "err": _cell(r.error),
+        "err": short_cell(r.error),
         "nc": len(r.calls),
         "tok": sum(int(c.get("prompt_tokens") or 0) + int(c.get("completion_tokens") or 0) for c in r.calls),
     }
@@ -770,11 +777,11 @@ def _blob(
         "rows": rows,
     }
     table: list[str] = []
-    body = _intern(_dumps(details), table)
-    return f'{_dumps(head)[:-1]},"details":{body},"strings":[{",".join(table)}]}}'
+    body = _intern(page_json(details), table)
+    return f'{page_json(head)[:-1]},"details":{body},"strings":[{",".join(table)}]}}'
 
 
-def _dumps(value: Any) -> str:
+def page_json(value: Any) -> str:
     """Compact JSON; a non-finite float (which ``JSON.parse`` would reject) becomes ``null``."""
     try:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)

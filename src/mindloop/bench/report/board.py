@@ -44,7 +44,7 @@ from mindloop.bench.declaration import Decided
 from mindloop.bench.headline import reference_marks
 from mindloop.bench.key import REASONS, RunKey, describe_difference, key_differences
 from mindloop.bench.listing import list_runs
-from mindloop.bench.report import _fmt, ci_or_dash
+from mindloop.bench.report import ci_or_dash, fmt_value
 from mindloop.bench.report.view import footer, number, render, script_json
 from mindloop.bench.runner import stored_policies
 from mindloop.bench.store import RunStore
@@ -89,7 +89,7 @@ def _summary_fields(summary: Mapping[str, Any] | None, counts: list[int], model:
     values = summary.get("references") or {}
     values = {str(k): number(v) for k, v in values.items()} if isinstance(values, Mapping) else {}
     marks = _marks(json.dumps([values, [p for p in policies if isinstance(p, Mapping)], hib]))
-    out |= {"metric": metric, "hib": hib, "value": value, "text": _fmt(value)}
+    out |= {"metric": metric, "hib": hib, "value": value, "text": fmt_value(value)}
     # ci: — for a value with no interval (too few samples, or the resamples collapse: the run's report says why)
     low, high = interval or (None, None)
     out |= {"low": low, "high": high, "ci": ci_or_dash({"low": low, "high": high}, value)}
@@ -109,7 +109,7 @@ def _marks(key: str) -> tuple[Mapping[str, Any], ...]:
     samples share them, so each set is worked out once), by :func:`~mindloop.bench.headline.reference_marks`."""
     values, policies, hib = json.loads(key)
     return tuple(
-        {"label": m.label, "name": m.name, "value": m.value, "text": _fmt(m.value), "optimistic": m.optimistic}
+        {"label": m.label, "name": m.name, "value": m.value, "text": fmt_value(m.value), "optimistic": m.optimistic}
         for m in reference_marks(values, policies, hib)
     )
 

@@ -18,7 +18,7 @@ from typing import Any
 from markupsafe import Markup
 
 from mindloop.bench.compare import SIGNIFICANT, BenchmarkComparison, Comparison, Difference
-from mindloop.bench.report import _Card, _Cell, _cell, _dumps, _fmt, ci_or_dash, se_text
+from mindloop.bench.report import Card, Cell, ci_or_dash, fmt_value, page_json, se_text, short_cell
 from mindloop.bench.report.plots import fmt_number
 from mindloop.bench.report.view import footer, render, script_json
 from mindloop.bench.tables import dig, json_safe
@@ -43,7 +43,7 @@ def _p(p: float, adjusted: float | None = None) -> str:
 
 def _text(value: Any) -> str | None:
     """A gold or answer value as one line of text for the table."""
-    return None if value is None else _cell(value if isinstance(value, str) else _dumps(value), CELL_CHARS)
+    return None if value is None else short_cell(value if isinstance(value, str) else page_json(value), CELL_CHARS)
 
 
 def _tone(p: float, adjusted: float | None, diff: float, higher_is_better: bool | None = None) -> str:
@@ -69,17 +69,17 @@ def _metric_tables(bc: BenchmarkComparison) -> list[dict[str, Any]]:
             bound = dig(side.intervals.get("metrics"), path)
             extra = " · ".join(t for t in (ci_or_dash(bound, v), se_text(bound)) if t)
             refs = side.reference_text(bc.headline, fmt_number) if path == (head,) else ""
-            cells.append(_Cell(_fmt(v), ci=extra, raw=_dumps(v), note=refs))
+            cells.append(Cell(fmt_value(v), ci=extra, raw=page_json(v), note=refs))
         deltas = []
         for diff in bc.differences:
             d = diff.metrics.get(path)
             if d is None:
-                deltas.append(_Cell("–"))
+                deltas.append(Cell("–"))
                 continue
             higher = bc.headline.higher_is_better if bc.headline and path == (head,) else None
             ci = f"[{_signed(d.low)}, {_signed(d.high)}]"
             tone = _tone(d.p, d.p_adjusted, d.diff, higher)
-            deltas.append(_Cell(_signed(d.diff), ci=ci, raw=_dumps(d.diff), tone=tone, note=_p(d.p, d.p_adjusted)))
+            deltas.append(Cell(_signed(d.diff), ci=ci, raw=page_json(d.diff), tone=tone, note=_p(d.p, d.p_adjusted)))
         title = "Summary" if len(path) == 1 else path[0].replace("_", " ")
         name = path[0] if len(path) == 1 else " · ".join(path[1:])
         row = {"name": name, "path": ".".join(path), "cells": cells, "diffs": deltas, "headline": path == (head,)}
@@ -101,7 +101,7 @@ def _family(bc: BenchmarkComparison) -> str:
     )
 
 
-def _cards(bc: BenchmarkComparison) -> list[_Card]:
+def _cards(bc: BenchmarkComparison) -> list[Card]:
     """A header card per run against the baseline: the headline's two values, their paired difference (in the
     card's interval line) and the reference policies on the paired samples."""
     if bc.headline is None:
@@ -110,7 +110,7 @@ def _cards(bc: BenchmarkComparison) -> list[_Card]:
     base = bc.runs[0].metrics.get(metric)
     for side, diff in zip(bc.runs[1:], bc.differences, strict=True):
         d = diff.metrics.get((metric,))
-        value = f"{_fmt(base)} → {_fmt(side.metrics.get(metric))}"
+        value = f"{fmt_value(base)} → {fmt_value(side.metrics.get(metric))}"
         label = f"{bc.benchmark} · {metric} · {side.label}"
         tone = "" if d is None else _tone(d.p, d.p_adjusted, d.diff, bc.headline.higher_is_better)
         line = (
@@ -118,7 +118,7 @@ def _cards(bc: BenchmarkComparison) -> list[_Card]:
             if d is None
             else f"Δ {_signed(d.diff)} [{_signed(d.low)}, {_signed(d.high)}] · {_p(d.p)}"
         )
-        out.append(_Card(value, label, tone, line, side.reference_text(bc.headline, fmt_number)))
+        out.append(Card(value, label, tone, line, side.reference_text(bc.headline, fmt_number)))
     return out
 
 
@@ -169,7 +169,7 @@ def _blob(bc: BenchmarkComparison) -> Markup:
         "groups": sorted({d.group for d in bc.disagreements}),
         "rows": rows,
     }
-    return script_json(None, text=_dumps(body))
+    return script_json(None, text=page_json(body))
 
 
 def _section(bc: BenchmarkComparison, k: int) -> dict[str, Any]:
@@ -190,7 +190,7 @@ def _section(bc: BenchmarkComparison, k: int) -> dict[str, Any]:
                 "samples": f"{info.n_completed:,}/{info.n:,}"
                 + (f" ({info.n_failed:,} failed)" if info.n_failed else "")
                 + (f", {pending:,} pending" if pending else ""),
-                "headline": _fmt(value),
+                "headline": fmt_value(value),
                 "ci": ci_or_dash(bound, value),
                 "refs": side.reference_text(bc.headline, fmt_number),
             }
@@ -213,7 +213,9 @@ def _section(bc: BenchmarkComparison, k: int) -> dict[str, Any]:
         "runs": runs,
         "columns": [s.label for s in bc.runs],  # a run column's heading (its label)
         "diff_columns": [f"Δ {s.label}" for s in bc.runs[1:]],
-        "differs": [(k2, [_fmt(v) if not isinstance(v, str) else v for v in vals]) for k2, vals in bc.differs.items()],
+        "differs": [
+            (k2, [fmt_value(v) if not isinstance(v, str) else v for v in vals]) for k2, vals in bc.differs.items()
+        ],
         "key_text": bc.key_text(),  # the comparability keys: the same for every run, or how each differs (shown first)
         "key_differs": bool(bc.key_differences),
         "verdicts": [(v.tone, v.text) for v in bc.verdicts(_signed, _p)],  # (tone, sentence): which run is better where

@@ -53,6 +53,7 @@ __all__ = [
     "seconds_plot",
     "status_plot",
     "table_metrics",
+    "valued_marks",
 ]
 
 BLUE = "#3566c9"
@@ -284,7 +285,7 @@ MARK_COLORS = {"chance": GREY, "best trivial": ORANGE, "oracle": GREEN}
 """The colour of each reference mark on a figure (a mark with its own name takes purple)."""
 
 
-def _valued(marks: Sequence[ReferenceMark]) -> list[tuple[ReferenceMark, float]]:
+def valued_marks(marks: Sequence[ReferenceMark]) -> list[tuple[ReferenceMark, float]]:
     """The reference marks with a finite value, each with it: the ones a figure can draw."""
     return [(m, float(m.value)) for m in marks if m.value is not None and math.isfinite(m.value)]
 
@@ -293,7 +294,7 @@ def _reference_lines(ax: Axes, marks: Sequence[ReferenceMark]) -> dict[str, floa
     """Draw each reference mark with a value as a labelled vertical line (widening the axis to show it); returns
     the values drawn, by label."""
     drawn: dict[str, float] = {}
-    for mark, value in _valued(marks):
+    for mark, value in valued_marks(marks):
         color = MARK_COLORS.get(mark.label, PURPLE)
         label = mark.label + (f" [{mark.name}]" if mark.label == "best trivial" else "") + f": {fmt_number(value)}"
         ax.axvline(value, color=color, linewidth=1.6, linestyle="-.", zorder=3.5, label=label)
@@ -314,7 +315,7 @@ def headline_plot(
     """The run's headline as one bar, its 95% interval as a whisker, and every reference policy (chance, best
     trivial, oracle) as a labelled line across it: where the score sits between what no model needs and the
     ceiling. ``None`` when there is neither a value nor a reference to draw."""
-    refs = _valued(marks)
+    refs = valued_marks(marks)
     if value is None and not refs:
         return None
     with _canvas(6.4, 1.2 + 0.05 * len(refs)) as (fig, ax):

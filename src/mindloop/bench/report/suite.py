@@ -23,7 +23,7 @@ from mindloop.bench.declaration import PRESET_NAMES, Column, PaperTable
 from mindloop.bench.headline import ReferenceMark, headline_of, headline_value, reference_marks
 from mindloop.bench.registry import BENCHMARKS, get_benchmark, installed_benchmark
 from mindloop.bench.report import ci_or_dash, marks_text, write_report
-from mindloop.bench.report.plots import _valued
+from mindloop.bench.report.plots import valued_marks
 from mindloop.bench.report.view import footer, number, render, script_json
 from mindloop.bench.runner import RunSummary, stored_policies, summarize_run
 from mindloop.bench.store import RunStore
@@ -298,7 +298,7 @@ def _mini_plot(
     """Where the headline and its reference marks sit on one axis from 0 to the largest of them, in percent of
     its width, for the ledger's small headline plot: ``{"bar", "low", "high", "marks": [{label, name, at}]}``;
     ``None`` without a value or a mark."""
-    drawn = _valued(marks)
+    drawn = valued_marks(marks)
     points = [v for v in (value, *(interval or ())) if v is not None and math.isfinite(v)] + [v for _, v in drawn]
     if value is None or not marks or not points:
         return None
