@@ -15,7 +15,6 @@ from mindloop.bench.api import AgentContext, AgentSpec, Benchmark, Options, Outc
 from mindloop.errors import InvalidArgumentError
 
 __all__ = [
-    "AgentTable",
     "agent_spec",
     "canonical_team",
     "dispatch",
@@ -26,19 +25,14 @@ __all__ = [
 ]
 
 
-AgentTable = Benchmark
-"""What resolving and dispatching agents needs of a benchmark: the benchmark itself (its name, for messages; its
-agents by name, the default first; its declaration, for the team option)."""
-
-
-def team_size(bench: AgentTable, options: Options) -> int | None:
+def team_size(bench: Benchmark, options: Options) -> int | None:
     """How many agents play one run of ``bench`` with ``options`` (its declared ``team_option``), or ``None``
     when one agent plays."""
     field = bench.spec.team_option
     return None if field is None else int(options.model_dump()[field])
 
 
-def agent_spec(bench: AgentTable, name: str) -> AgentSpec:
+def agent_spec(bench: Benchmark, name: str) -> AgentSpec:
     """The spec of agent ``name`` of ``bench``; an unknown name is an error that suggests the closest names."""
     spec = bench.agents.get(name)
     if spec is None:
@@ -50,12 +44,12 @@ def agent_spec(bench: AgentTable, name: str) -> AgentSpec:
     return spec
 
 
-def model_agents(bench: AgentTable) -> list[str]:
+def model_agents(bench: Benchmark) -> list[str]:
     """The names of ``bench``'s agents that need ``--model``, in declaration order."""
     return [name for name, spec in bench.agents.items() if spec.needs_model]
 
 
-def team_members(bench: AgentTable, agent: str, options: Options | None = None) -> list[str]:
+def team_members(bench: Benchmark, agent: str, options: Options | None = None) -> list[str]:
     """The agent names in ``agent`` (one name, or a comma-separated team), checked against ``bench``'s specs.
 
     A team (two or more names) is refused unless every member is a team agent; with ``options``, a team must have
@@ -82,7 +76,7 @@ def team_members(bench: AgentTable, agent: str, options: Options | None = None) 
     return members
 
 
-def canonical_team(bench: AgentTable, agent: str, options: Options) -> str:
+def canonical_team(bench: Benchmark, agent: str, options: Options) -> str:
     """``agent`` in canonical form: its members joined by commas, one team agent named alone filling the team as
     :func:`team_members` accepts it (``cobel`` on a two-agent run is ``cobel,cobel``), so two spellings of one team
     are one team in a run's key (:mod:`mindloop.bench.key`)."""
@@ -93,7 +87,7 @@ def canonical_team(bench: AgentTable, agent: str, options: Options) -> str:
     return ",".join(members)
 
 
-async def dispatch(bench: AgentTable, sample: Sample, ctx: AgentContext) -> Outcome:
+async def dispatch(bench: Benchmark, sample: Sample, ctx: AgentContext) -> Outcome:
     """Run ``sample`` with the agent (or team) named in ``ctx.agent`` through ``bench.agents``.
 
     A team is played by its first member's runner; an agent that needs a model and has none is an error.
@@ -106,7 +100,7 @@ async def dispatch(bench: AgentTable, sample: Sample, ctx: AgentContext) -> Outc
     return await specs[0].run(sample, ctx)
 
 
-async def run_sample(bench: AgentTable, sample: Sample, ctx: AgentContext) -> Outcome:
+async def run_sample(bench: Benchmark, sample: Sample, ctx: AgentContext) -> Outcome:
     """Answer ``sample`` with the agent in ``ctx.agent`` (:func:`dispatch`, or the benchmark's own ``run`` where it
     defines one) and score the answer with its declaration's scorer, when it declares one."""
     custom = getattr(bench, "run", None)

@@ -15,7 +15,18 @@ import typer
 
 from mindloop.cli.run_options import RunOptions, exit_for, with_run_options, write_output
 from mindloop.cli.shared import ForceResume, TagFilter, open_store, own_group
-from mindloop.console import Column, JsonFlag, emit, err_console, fit_table, json_opt, out_console, out_opt, writing
+from mindloop.console import (
+    Column,
+    JsonFlag,
+    emit,
+    emit_json,
+    err_console,
+    fit_table,
+    json_opt,
+    out_console,
+    out_opt,
+    writing,
+)
 from mindloop.errors import MindloopError
 
 if TYPE_CHECKING:
@@ -70,7 +81,7 @@ def bench_list(
             }
         )
     if as_json:
-        print(json.dumps({"benchmarks": rows}))
+        emit_json({"benchmarks": rows})
         return
     columns = [
         Column("benchmark"),
@@ -152,7 +163,7 @@ def bench_run(
     summary = run_benchmark(request, resume=resume, retry_failed=retry_failed, force_resume=force_resume)
     write_output(folder, [summary.run_id])
     if as_json:
-        print(json.dumps(summary.to_json()))
+        emit_json(summary.to_json())
     else:  # the summary (mindloop.cli.summary), each breakdown once
         from mindloop.cli.summary import print_summary
 
@@ -210,7 +221,7 @@ def _print_options(name: str, as_json: bool) -> None:
 
     bench = get_benchmark(name)
     if as_json:
-        print(json.dumps({"benchmark": bench.name, "options": options_schema(bench.options_model)}))
+        emit_json({"benchmark": bench.name, "options": options_schema(bench.options_model)})
     else:
         print(format_options_help(bench), end="")
 
@@ -262,7 +273,7 @@ def runs_list(
         lines = [line for line in lines if set(tag) <= set(line.tags)]
     lines = _select(lines, benchmark, model, only, status, last)
     if as_json:
-        print(json.dumps({"runs": [line.to_dict() for line in lines]} | ({"damaged": str(damage)} if damage else {})))
+        emit_json({"runs": [line.to_dict() for line in lines]} | ({"damaged": str(damage)} if damage else {}))
     elif lines:
         _print_runs(lines)
     else:
