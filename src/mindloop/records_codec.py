@@ -103,15 +103,12 @@ def read_record(cls: Any, data: Mapping[str, Any]) -> Any:
 
 
 @contextmanager
-def not_a(kind: str | None, errors: tuple[type[Exception], ...] = (KeyError, TypeError, ValueError)) -> Iterator[None]:
+def not_a(kind: str, errors: tuple[type[Exception], ...] = (KeyError, TypeError, ValueError)) -> Iterator[None]:
     """Inside, a record that lacks a field or holds a value that does not convert (``errors``) is one
-    :class:`~mindloop.errors.InvalidArgumentError`, ``not a <kind>: <error class>: <error>``; with no ``kind`` the
-    error passes unchanged."""
+    :class:`~mindloop.errors.InvalidArgumentError`, ``not a <kind>: <error class>: <error>``."""
     try:
         yield
     except errors as exc:
-        if kind is None:
-            raise
         raise InvalidArgumentError(f"not a {kind}: {type(exc).__name__}: {exc}") from None
 
 

@@ -217,7 +217,12 @@ def read_items(path: str, files: Sequence[str] = (), what: str = "the released f
 
 
 def release_rows(
-    path: str | Path, files: Sequence[str], what: str, needs: Sequence[str | tuple[str, ...]], csv_: bool | None = None
+    path: str | Path,
+    files: Sequence[str],
+    what: str,
+    needs: Sequence[str | tuple[str, ...]],
+    *,
+    csv_: bool | None = None,
 ) -> tuple[Path, list[dict[str, Any]]]:
     """The file :func:`release_text` resolves and its rows as :func:`read_items` reads them (``csv_``: CSV, or JSON,
     whatever the suffix); a row without each field it ``needs`` (a tuple: one of them; a CSV: its header, line 1)

@@ -116,7 +116,7 @@ class BigToMRow:
 
 def read_bigtom(path: str | Path) -> list[BigToMRow]:
     """Every line of a ``bigtom.csv``; a line with another number of fields is a one-line error naming it."""
-    p, text = release_text(path, ("bigtom.csv",), "BigToM's data/bigtom/bigtom.csv")
+    p, text = release_text(path, ("bigtom.csv",), BIGTOM.data)
     rows = []
     with csv_fields_unlimited():  # a field of any size (csv's own limit is 128 KiB)
         lines = list(csv.reader(text.splitlines(), delimiter=";"))

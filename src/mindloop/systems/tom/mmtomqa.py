@@ -67,7 +67,9 @@ class MMToMItem:
 
 def read_mmtom(path: str | Path) -> list[MMToMItem]:
     """Every item of MMToM-QA's ``questions.json`` (JSON Lines; a JSON list of the same objects is read too)."""
-    p, rows = release_rows(path, ("questions.json",), MMTOM_QA.data, ("question", "answer", "question_type"), False)
+    p, rows = release_rows(
+        path, ("questions.json",), MMTOM_QA.data, ("question", "answer", "question_type"), csv_=False
+    )
     out = []
     for obj in rows:
         i = obj.pop("line")

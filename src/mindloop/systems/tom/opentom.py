@@ -25,7 +25,7 @@ location question whose gold is the original place; mindloop scores them all (do
 
 **Protocol** (``--agent model``): the release's zero-shot prompt (its system message; the narrative and the
 question with its prompt file's instruction, the attitude question rewritten as its builder does), asked once (no
-format retry: the prompt shows no lettered choices to ask for). The release's own reading of a reply is kept as
+format retry: the release sends no second request). The release's own reading of a reply is kept as
 ``release_answer`` beside mindloop's.
 
 **Symbolic agent.** The tracker reads the ``plot`` lines (``X entered the R.``, ``Both X and Y noticed that the O
@@ -1024,8 +1024,7 @@ OPENTOM = ChoiceSet(
     fields=Fields(id="{id}", group="{type}"),
     prompt=Prompt(system=_SYSTEM, user=lambda sample: release_prompt(OpenToMBenchmark.question(sample)), labels=""),
     release=_RELEASE,
-    # asked once, as the release asks: its prompt shows no lettered choices, so a format retry ("reply with the
-    # letter of one choice") draws a letter of nothing ("A"), which would be read as the first choice
+    # asked once, as the release asks: a format retry would send a second request the release never sends
     format_retry=False,
     options=OpenToMOptions,
     agents={"symbolic": AgentSpec("the belief tracker reads the plot; location and fullness only", _symbolic)},
