@@ -600,7 +600,7 @@ class _TosBenchmark:
         names = [it.name for it in scene.items]
         curve = information_gain_curve([t.triples for t in ex.turns], names, scene.grid_size)
         observed = {n for t in ex.turns for o in t.observations for n in o.names}
-        edges = SpatialEnv._edges(scene)
+        edges = env.target_edges
         known = {frozenset({t.anchor, n}) for t in ex.turns for o in t.observations for n in o.names} & edges
         scores = {
             "steps": float(ex.steps),

@@ -80,10 +80,10 @@ def _candidates(reply: str, what: str) -> list[str]:
 
 
 def _one(values: Sequence[str], what: str, reply: str | None = None) -> str:
-    """The single distinct value (the first of none: ``""``), or a refusal naming the first two different ones:
+    """The single distinct value of ``values`` (not empty), or a refusal naming the first two different ones:
     ``two different {what}s: a and b`` with the ``reply`` quoted, or without one (a value read from one answer
     slot) ``two different {what}s in the answer: a and b``."""
-    distinct = list(dict.fromkeys(values)) or [""]
+    distinct = list(dict.fromkeys(values))
     if len(distinct) > 1:
         where, text = (": ", reply[:200]) if reply is not None else (" in the answer: ", None)
         raise ParseError(f"two different {what}s{where}{distinct[0]} and {distinct[1]}", text=text)
@@ -346,7 +346,8 @@ def _read_relation(slot: str) -> str:
             return f"{dirs[0]}, {dists[0]}"
     dirs, dists = _labels_in(slot)
     for labels, what in ((dirs, "direction"), (dists, "distance")):
-        _one(labels, what)
+        if labels:
+            _one(labels, what)
     # one part alone (``north-west``): the model's incomplete answer, one hyphenated token so the scorer reads it
     # as one part (and gives it 0, as the reference's scorer does), not as two words
     for labels in (dirs, dists):

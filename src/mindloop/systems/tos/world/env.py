@@ -156,6 +156,11 @@ class SpatialEnv(gym.Env[str, str]):
         return len(self._observed) / nodes if nodes else 1.0
 
     @property
+    def target_edges(self) -> set[frozenset[str]]:
+        """Every room's pairs in the initial scene (:meth:`room_edges`): what edge coverage counts."""
+        return self._target_edges
+
+    @property
     def edge_coverage(self) -> float:
         """Share of same-room pairs (and start-to-start-room pairs) observed from one end."""
         return len(self._known_edges) / len(self._target_edges) if self._target_edges else 1.0
@@ -188,7 +193,7 @@ class SpatialEnv(gym.Env[str, str]):
         self._initial = scene
         self._observed: set[str] = set()
         self._known_edges: set[frozenset[str]] = set()
-        self._target_edges = self._edges(scene)
+        self._target_edges: set[frozenset[str]] = set().union(*self.room_edges(scene).values())
         self._cost = 0
         self._step = 0
         self._enter(scene, "exploration", self.config.max_steps)
@@ -395,11 +400,6 @@ class SpatialEnv(gym.Env[str, str]):
             if rid == scene.start_room:
                 edges[rid] |= {frozenset({INITIAL, n}) for n in names}
         return edges
-
-    @staticmethod
-    def _edges(scene: Scene) -> set[frozenset[str]]:
-        """Every room's pairs (:meth:`room_edges`): what edge coverage counts."""
-        return set().union(*SpatialEnv.room_edges(scene).values())
 
     def _anchor(self) -> str:
         scene = self.scene
