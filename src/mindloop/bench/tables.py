@@ -14,7 +14,7 @@ from typing import Any
 
 from mindloop.bench.declaration import Column, PaperTable, Row
 
-__all__ = ["Grid", "aligned", "cell_text", "dig", "grid", "interval_at", "json_safe", "markdown", "number"]
+__all__ = ["Grid", "aligned", "bound_at", "cell_text", "dig", "grid", "interval_at", "json_safe", "markdown", "number"]
 
 Grid = tuple[list[str], list[list[str]]]
 """A table's header and its rows of cells, as text."""
@@ -49,6 +49,15 @@ def dig(metrics: Any, path: Sequence[str]) -> Any:
     return node
 
 
+def bound_at(tree: Any, path: Sequence[str]) -> Any:
+    """The entry of the metric at ``path`` in one interval tree: by its dotted name (stored flat; metric names may
+    hold dots themselves), else nested like the metrics; ``None`` when there is none."""
+    if not isinstance(tree, Mapping):
+        return None
+    entry = tree.get(".".join(path))
+    return dig(tree, path) if entry is None else entry
+
+
 def interval_at(intervals: Any, path: Sequence[str]) -> tuple[float, float] | None:
     """The 95% interval of the metric at ``path`` in a summary's ``intervals``: nested like the metrics under
     ``intervals["metrics"]`` (:func:`mindloop.bench.uncertainty.bootstrap_intervals`), or at the top level, or
@@ -56,11 +65,7 @@ def interval_at(intervals: Any, path: Sequence[str]) -> tuple[float, float] | No
     if not isinstance(intervals, Mapping):
         return None
     for tree in (intervals.get("metrics"), intervals):
-        if not isinstance(tree, Mapping):
-            continue
-        entry = tree.get(".".join(path))
-        if entry is None:
-            entry = dig(tree, path)
+        entry = bound_at(tree, path)
         if isinstance(entry, Mapping):
             entry = [entry.get("low"), entry.get("high")]
         if isinstance(entry, list | tuple) and len(entry) == 2:

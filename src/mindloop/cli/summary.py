@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from mindloop.bench.tables import dig
+from mindloop.bench.tables import bound_at
 from mindloop.cli.numbers import NumberKind, kind_of, metric_text, number
 from mindloop.console import Column, fit_table, out_console
 from mindloop.errors import escaped
@@ -144,10 +144,8 @@ def duplicate_groupings(
 
 
 def _bound(bounds: Mapping[str, Any], path: Sequence[str]) -> dict[str, Any] | None:
-    """The interval of the metric at ``path`` (metric names may hold dots themselves): by its dotted name, as
-    :func:`~mindloop.bench.tables.interval_at` also reads intervals stored flat, else nested like the metrics."""
-    found = bounds.get(".".join(path)) if isinstance(bounds, Mapping) else None
-    found = dig(bounds, path) if found is None else found
+    """The interval of the metric at ``path``, read as :func:`~mindloop.bench.tables.bound_at` reads it."""
+    found = bound_at(bounds, path)
     return found if isinstance(found, dict) and "low" in found else None
 
 
