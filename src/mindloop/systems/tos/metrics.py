@@ -46,8 +46,7 @@ from mindloop.systems.tos.world.geometry import (
     bearing,
     cardinal_bin,
     closest_heading,
-    distance_bin,
-    ego_bin,
+    ego_labels,
     in_fov,
     relative_facing,
     rotate,
@@ -721,9 +720,10 @@ def _fov_consistent(
         target = positions.get(name)
         if target is None or not _visible_from(pos, ori, target, rooms, answer.get("object_rooms", {}).get(name)):
             return False
-        if _canonical(ego_bin(bearing(target, pos, ori))[1]) != _canonical(item["direction"]) or _canonical(
-            distance_bin(math.dist(target, pos))[1]
-        ) != _canonical(item["distance"]):
+        direction, distance = ego_labels(target, pos, ori)
+        if _canonical(direction) != _canonical(item["direction"]) or _canonical(distance) != _canonical(
+            item["distance"]
+        ):
             return False
         want = item.get("orientation")
         if want and name in orientations:

@@ -16,8 +16,8 @@ from mindloop.systems.tos.explorers.base import format_actions
 from mindloop.systems.tos.explorers.belief import FACING_TURN, SpatialBelief
 from mindloop.systems.tos.explorers.scout import ScoutExplorer
 from mindloop.systems.tos.world.env import SpatialEnv
-from mindloop.systems.tos.world.geometry import in_fov, rotate
-from mindloop.systems.tos.world.observe import Observation, seen_item
+from mindloop.systems.tos.world.geometry import ego_labels, in_fov, rotate
+from mindloop.systems.tos.world.observe import Observation
 from mindloop.systems.tos.world.relations import INITIAL
 
 __all__ = ["ChangeDetector"]
@@ -82,10 +82,12 @@ class ChangeDetector(ScoutExplorer):
         seen = set(obs.names)
         for it in obs.items:
             old = self._prior_pos.get(it.name)
-            if old is not None and it.name not in self.prior.door_normals:
-                expect = seen_item(it.name, old, here, heading)
-                if (expect.direction, expect.distance) != (it.direction, it.distance) or not in_fov(here, heading, old):
-                    self.moved.add(it.name)
+            if (
+                old is not None
+                and it.name not in self.prior.door_normals
+                and (ego_labels(old, here, heading) != (it.direction, it.distance) or not in_fov(here, heading, old))
+            ):
+                self.moved.add(it.name)
             if (
                 it.facing
                 and it.name in self.prior.facing

@@ -50,6 +50,7 @@ __all__ = [
     "distance_bin",
     "ego_bin",
     "ego_frame",
+    "ego_labels",
     "in_fov",
     "parse_direction",
     "relative_facing",
@@ -203,6 +204,11 @@ def distance_bin(d: float) -> tuple[int, str]:
         if lo < d < hi:
             return i, DISTANCE_LABELS[i]
     raise InvalidArgumentError(f"invalid distance {d!r}")
+
+
+def ego_labels(at: Sequence[float], pos: Sequence[float], ori: Sequence[float]) -> tuple[str, str]:
+    """The (ego direction, distance) bin labels of the point ``at`` seen from ``pos`` facing ``ori``."""
+    return ego_bin(bearing(at, pos, ori))[1], distance_bin(math.dist(at, pos))[1]
 
 
 def in_fov(origin: Sequence[float], facing: Sequence[float], target: Sequence[float]) -> bool:

@@ -31,7 +31,7 @@ from mindloop.systems.tos.world.geometry import (
     bearing,
     cardinal_bin,
     distance_bin,
-    ego_bin,
+    ego_labels,
     relative_facing,
     wall_side,
 )
@@ -138,7 +138,7 @@ def seen_item(
     """How the item ``name`` on ``at`` appears to an observer at ``pos`` facing ``ori``: its direction and distance
     bins, and an object's facing or a door's wall (from ``normal``, the door's normal into the observer's room;
     none when that is unknown)."""
-    direction, distance = ego_bin(bearing(at, pos, ori))[1], distance_bin(math.dist(at, pos))[1]
+    direction, distance = ego_labels(at, pos, ori)
     if door:
         return SeenItem(name, direction, distance, wall=wall_side(normal, ori) if normal else None)
     return SeenItem(name, direction, distance, facing=relative_facing(facing, ori) if facing is not None else None)

@@ -19,6 +19,7 @@ from mindloop.systems.tos.world.geometry import (
     cardinal_bin,
     distance_bin,
     ego_bin,
+    ego_labels,
     in_fov,
 )
 from mindloop.systems.tos.world.observe import Observation, SeenItem, proximity_pairs, seen_item
@@ -112,7 +113,7 @@ class SpatialWorld:
         it = self.get(target)
         if it is None:
             return None
-        return ego_bin(bearing(it.pos, pos, ori))[1], distance_bin(math.dist(it.pos, pos))[1]
+        return ego_labels(it.pos, pos, ori)
 
     def same_bin(
         self, pos: Vec, ori: Vec, rooms: frozenset[str], direction: str, distance: str
