@@ -156,13 +156,13 @@ class Home:
             if Prop.SWITCHABLE in props:
                 self._switch[eid] = False
         self._contains: dict[str, str | None] = {i.id: None for i in self.items.values() if Prop.CONTAINER in i.props}
-        starts: tuple[tuple[Iterable[tuple[str, Any]], dict[str, Any], str], ...] = (
-            (((eid, True) for eid in setup.opened), self._open, "open: it does not open"),
-            (((eid, True) for eid in setup.switched_on), self._switch, "switched on: it has no switch"),
-            (setup.filled, self._contains, "filled: it is not a cup or glass"),
-        )
-        for pairs, state, why in starts:
-            for eid, value in pairs:
+        starts: list[tuple[dict[str, Any], dict[str, Any], str]] = [
+            (dict.fromkeys(setup.opened, True), self._open, "open: it does not open"),
+            (dict.fromkeys(setup.switched_on, True), self._switch, "switched on: it has no switch"),
+            (dict(setup.filled), self._contains, "filled: it is not a cup or glass"),
+        ]
+        for values, state, why in starts:
+            for eid, value in values.items():
                 if eid not in state:
                     raise InvalidArgumentError(f"{eid!r} cannot start {why}")
                 state[eid] = value
