@@ -21,7 +21,7 @@ from typing import Annotated, Any
 
 import typer
 
-from mindloop.console import JsonFlag, emit_json, emit_table, err_console, out_console, out_opt, plain_table
+from mindloop.console import JsonFlag, emit, emit_json, emit_table, err_console, out_console, out_opt, plain_table
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems import system_group
 
@@ -218,7 +218,7 @@ def skills_mine(
     skills = require_skills(skills, failures, f"the summariser model {model}" if model else "the rule miner")
     text = skills.to_yaml()
     if out is not None:
-        out.write_text(text, encoding="utf-8")
+        emit(text, out)  # whole or not at all; an unwritable path is a one-line error
     counts = {k: sum(1 for s in skills.skills if s.kind == k) for k in ("strong", "preferred", "negative")}
     if as_json:
         shown: dict[str, Any] = {"skills": len(skills), **counts, "path": str(out) if out else None}
