@@ -721,9 +721,16 @@ def summarize_run(
             summary = {"metrics": metrics, "intervals": intervals, "definitions": definitions(bench)}
             summary |= {"references": references}
             store.save_summary(run_id, summary | source | {"counts": _counts(info)})
-    row = ("run_id", "benchmark", "agent", "model", "n", "n_completed", "n_failed", "n_bugs", "seconds")
     return RunSummary(
-        **{key: getattr(info, key) for key in row},
+        run_id=info.run_id,
+        benchmark=info.benchmark,
+        agent=info.agent,
+        model=info.model,
+        n=info.n,
+        n_completed=info.n_completed,
+        n_failed=info.n_failed,
+        n_bugs=info.n_bugs,
+        seconds=info.seconds,
         metrics=metrics,
         intervals=intervals,
         tokens=token_totals(records),
