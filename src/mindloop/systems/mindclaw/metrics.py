@@ -154,6 +154,11 @@ class GoldEpisode(Record):
 
 
 # ---- gold derivation ------------------------------------------------------------------------------------------
+_VISUAL_WRITES = ("belief_create_visual_fact", "belief_update_visual_fact")
+_ACTOR_WRITES = ("belief_create_actor_belief", "belief_update_actor_belief")
+"""The gold writes' operations (create, then update) by whose belief they are: named here apart from the runtime's."""
+
+
 class _GoldTable:
     """The belief table as the gold rules fill it (kept apart from the runtime's own implementation)."""
 
@@ -173,8 +178,8 @@ class _GoldTable:
                 for who in (None, *(w for w in sorted(e.witnesses) if w != ROBOT)):
                     held = self.held.get((who, obj))
                     if held != loc:
-                        kind = "visual_fact" if who is None else "actor_belief"
-                        out.append((f"belief_{'create' if held is None else 'update'}_{kind}", who or NONE, obj, loc))
+                        verbs = _VISUAL_WRITES if who is None else _ACTOR_WRITES
+                        out.append((verbs[held is not None], who or NONE, obj, loc))
                         self.held[(who, obj)] = loc
         return out
 
