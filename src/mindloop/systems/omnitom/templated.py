@@ -36,7 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationInfo, field_validator
 
@@ -295,12 +295,19 @@ class _Narrator:
         self.t = 0
 
     def add(
-        self, kind: EventKind, actor: str | None, facts: tuple[Fact, ...], room: str | None, text: str, **more: Any
+        self,
+        kind: EventKind,
+        actor: str | None,
+        facts: tuple[Fact, ...],
+        room: str | None,
+        text: str,
+        source: Source = Source.PERCEPTION,
+        chains: frozenset[Chain] = frozenset(),
     ) -> None:
-        """The next event, witnessed by whoever is in ``room`` (nobody when it is ``None``); ``more``: the event's
-        other fields (a belief's ``source`` and ``chains``)."""
+        """The next event, witnessed by whoever is in ``room`` (nobody when it is ``None``); a belief's ``source``
+        and ``chains`` as :class:`~mindloop.beliefs.Event` takes them."""
         self.t += 1
-        self.events.append(Event(self.t, kind, actor, facts, self.present(room), text=text, **more))
+        self.events.append(Event(self.t, kind, actor, facts, self.present(room), source, text=text, chains=chains))
 
     def present(self, room: str | None) -> frozenset[str]:
         return frozenset(a for a, r in self.where.items() if r == room and room is not None)
