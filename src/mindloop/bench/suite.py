@@ -321,7 +321,7 @@ def run_suite(
             store = session.enter_context(RunStore(runs_path()))
         if resume is not None:
             request, plan = _resumed(request, store, resume)
-            suite_id = resume
+            opts, suite_id = _split_opts(request.opts), resume
             # one Ray connection for the whole suite (each run would otherwise start or join Ray anew): the runs find
             # Ray initialised, use it, and leave it to this, which shuts it down at the end if it started it
             session.enter_context(executor_session(request.executor, request.ray_address))
@@ -343,7 +343,6 @@ def run_suite(
             suite_id = store.create_suite(
                 model=request.model, preset=request.preset, config=_config(request, plan), version=__version__
             )
-        opts = _split_opts(request.opts)
         with store.locked_suite(suite_id, force=force_resume):
             return _run_plan(store, suite_id, request, plan, opts, progress, force_resume)
 
