@@ -58,7 +58,7 @@ from mindloop.metrics.stats import f1_score, mean
 from mindloop.models.base import message
 from mindloop.models.replies import ask
 from mindloop.systems.tom.data import RELEASES
-from mindloop.systems.tom.fantom_presence import Knowledge, Presence, knowledge, read_presence, unaware_option
+from mindloop.systems.tom.fantom_presence import Knowledge, knowledge, read_presence, unaware_option
 from mindloop.systems.tom.opentom import label_f1
 
 __all__ = [
@@ -254,10 +254,14 @@ def _score(kind: str, gold: Any, wrong: Any, reply: str) -> tuple[float, dict[st
 # -- the tracker ----------------------------------------------------------------------------------------------------
 
 
-def _presence(inp: dict[str, Any]) -> Presence | str:
-    if not inp.get("joining"):
+def _knowledge(window: str, joining: Any, information: str, conversation: str | None = None) -> Knowledge | str:
+    """Who knows ``information`` by the presence record of the conversation part ``window`` whose joining
+    character is ``joining`` (``conversation``: the whole one, for the characters outside the part); a string
+    saying why when the part cannot be read. The tracker and the audit read a set through it alike."""
+    if not joining:
         return "the set names no joining_speaker"
-    return read_presence(inp["window"], inp["joining"], inp.get("conversation"))
+    presence = read_presence(window, str(joining), conversation)
+    return presence if isinstance(presence, str) else knowledge(presence, information)
 
 
 def _belief_holders(question: str, tom_type: str | None, roster: Sequence[str]) -> list[str] | str:
@@ -281,11 +285,10 @@ def track_question(inp: dict[str, Any]) -> tuple[Any, float, dict[str, Any]] | s
     kind = inp["kind"]
     if kind in ("fact", "belief"):
         return "a free-text answer: the tracker answers lists, yes/no and two-choice questions"
-    presence = _presence(inp)
-    if isinstance(presence, str):
-        return presence
-    know = knowledge(presence, inp["information"])
-    read = {"presence": presence.describe(), "shared": know.reason}
+    know = _knowledge(inp["window"], inp.get("joining"), inp["information"], inp.get("conversation"))
+    if isinstance(know, str):
+        return know
+    read = {"presence": know.record, "shared": know.reason}
     if kind.endswith(":list"):
         aware = know.aware()
         if aware is None:
@@ -349,7 +352,11 @@ def audit_fantom(sets: Sequence[dict[str, Any]]) -> tuple[int, list[Finding]]:
     found: list[Finding] = []
     for s in sets:
         sid = str(s["set_id"])
-        know = _audit_knowledge(s)
+        fact = s["factQA"]
+        read = _knowledge(
+            str(s["short_context"]), s.get("joining_speaker"), f"{fact['question']} {fact['correct_answer']}"
+        )
+        know = None if isinstance(read, str) else read  # the part alone: its outsiders are not judged
         for key, what in (("answerability", "answerability"), ("infoAccessibility", "info-accessibility")):
             lst = s[f"{key}QA_list"]
             if know is not None and (why := _list_against_presence(lst, know)) is not None:
@@ -369,17 +376,6 @@ def audit_fantom(sets: Sequence[dict[str, Any]]) -> tuple[int, list[Finding]]:
             elif know is not None and (why := _belief_against_presence(qa, know)) is not None:
                 found.append((sid, qa["question"], str(qa["correct_answer"]), why, "presence record"))
     return checked, found
-
-
-def _audit_knowledge(s: dict[str, Any]) -> Knowledge | None:
-    """Who knows the set's information by the presence record of its part (characters outside it not judged)."""
-    joining = s.get("joining_speaker")
-    if not joining:
-        return None
-    presence = read_presence(str(s["short_context"]), str(joining))
-    if isinstance(presence, str):
-        return None
-    return knowledge(presence, f"{s['factQA']['question']} {s['factQA']['correct_answer']}")
 
 
 def _list_against_presence(lst: dict[str, Any], know: Knowledge) -> str | None:
