@@ -136,18 +136,12 @@ def _list_calls(body: str) -> list[str]:
 def _action_list(slot: str) -> str | None:
     """The one action list in a slot as ``Actions: [...]`` text, or ``None`` when it holds none; two different
     lists raise."""
-    lists = []
-    for m in _LIST.finditer(slot):
-        calls = _list_calls(m.group(1))
-        if calls:
-            lists.append("Actions: [" + ", ".join(calls) + "]")
-    if not lists:  # ``FINAL ANSWER: Rotate(90), Observe()`` without brackets: known actions only
-        calls = [_norm_call(n, a) for n, a in _CALL.findall(slot)]
-        if calls:
-            lists.append("Actions: [" + ", ".join(calls) + "]")
-    if not lists:
+    lists = [calls for m in _LIST.finditer(slot) if (calls := _list_calls(m.group(1)))]
+    # none: ``FINAL ANSWER: Rotate(90), Observe()`` without brackets, known actions only
+    lists = lists or [[_norm_call(n, a) for n, a in _CALL.findall(slot)]]
+    if not lists[0]:
         return None
-    return _one(lists, "action list", slot)
+    return _one(["Actions: [" + ", ".join(calls) + "]" for calls in lists], "action list", slot)
 
 
 def read_actions(reply: str) -> str:
