@@ -40,7 +40,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationInfo, field_validator
 
-from mindloop.beliefs import Chain, Event, EventKind, Fact, Source
+from mindloop.beliefs import BeliefStore, Chain, Event, EventKind, Fact, Source
 from mindloop.beliefs.vocab import AT, CONTAINS, OPEN, surface_map
 from mindloop.datafiles import load_data_file, package_file
 from mindloop.errors import InvalidArgumentError, ParseError
@@ -399,14 +399,10 @@ class _Narrator:
         label = self.labels.get(con)
         if label is None:
             return
-        present = sorted(self.present(room))
         informed = self.informed.get(con, set())
-        chains: list[Chain] = [(a,) for a in present]
-        every: list[Chain] = list(chains)
-        for _ in range(BELIEF_DEPTH - 1):
-            chains = [(*c, a) for c in chains for a in present if a != c[-1]]
-            every += chains
-        believers = frozenset(c for c in every if not set(c) <= informed)
+        # every holder chain over those present (the world's empty chain is made only of the informed: left out)
+        chains = BeliefStore().holders(self.present(room), BELIEF_DEPTH)
+        believers = frozenset(c for c in chains if not set(c) <= informed)
         if believers:
             facts = (Fact(con, CONTAINS, label),)
             self.add(EventKind.BELIEVE, None, facts, None, "", source=Source.INFERENCE, chains=believers)
