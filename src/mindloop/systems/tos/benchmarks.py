@@ -423,18 +423,17 @@ class _TosBenchmark:
     def samples(self, n: int | None, seed: int, options: TosOptions) -> list[Sample]:
         """One sample per scene: procedural (seeded) or read from ``--opt scenes=PATH``."""
         per_task, mode, tasks = options.per_task, options.mode, options.tasks
-        scenes: list[tuple[Scene, int]] = []
         source = options.scenes if options.scenes is not None else options.data
         if source is not None:
             files = _scene_files(Path(source))
-            files = files[:n] if n is not None else files
-            scenes = [(load_scene(f), seed * 1_000_003 + i) for i, f in enumerate(files)]
+            scenes = [load_scene(f) for f in (files[:n] if n is not None else files)]
         else:
             layout = LayoutConfig(rooms=options.rooms, objects_per_room=options.objects)
             count = DEFAULT_SCENES if n is None else n
-            scenes = [(generate_scene(seed * 1_000_003 + i, layout), seed * 1_000_003 + i) for i in range(count)]
+            scenes = [generate_scene(seed * 1_000_003 + i, layout) for i in range(count)]
         out = []
-        for i, (scene, scene_seed) in enumerate(scenes):
+        for i, scene in enumerate(scenes):
+            scene_seed = seed * 1_000_003 + i  # as the procedural scene i was generated from
             questions = generate_tasks(world_from_scene(scene), scene_seed, per_task=per_task, tasks=tasks)
             rooms = len(scene.room_ids)
             out.append(
