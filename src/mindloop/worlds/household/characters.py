@@ -59,11 +59,6 @@ class Character:
         """Possessive pronoun: her / his / its."""
         return {"f": "her", "m": "his"}.get(self.gender, "its")
 
-    @property
-    def is_human(self) -> bool:
-        """True for everyone but the robot."""
-        return self.trait is not Trait.ROBOT
-
     def can_reach(self, height: float) -> bool:
         """Whether a spot at ``height`` metres is within reach."""
         return self.reach_min <= height <= self.reach_max

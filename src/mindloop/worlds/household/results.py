@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from mindloop.beliefs import Event, EventKind, Fact, Utterance
+from mindloop.beliefs import Event, Fact, Utterance
 
 __all__ = [
     "INPUT_ERRORS",
@@ -143,12 +143,6 @@ class WorldEvent:
     def is_utterance(self) -> bool:
         """True for speech."""
         return isinstance(self.core, Utterance)
-
-    @property
-    def is_observation(self) -> bool:
-        """True for silent observations (what an agent sees on entering a room)."""
-        core = self.core
-        return isinstance(core, Event) and core.kind is EventKind.OBSERVE
 
 
 @dataclass(frozen=True, slots=True)

@@ -247,10 +247,6 @@ class Scenario(_Record):
         """The home layout's name."""
         return self.setup.layout
 
-    def robot_events(self) -> tuple[WorldEvent, ...]:
-        """The events the robot witnessed (what a tracker following only the robot would get)."""
-        return tuple(e for e in self.events if ROBOT in e.witnesses)
-
     def with_split(self, split: str) -> Scenario:
         """The same scenario labelled with its dataset split."""
         return replace(self, split=split)
