@@ -46,8 +46,8 @@ from mindloop.bench.key import REASONS, RunKey, describe_difference, key_differe
 from mindloop.bench.listing import list_runs
 from mindloop.bench.report import ci_or_dash, fmt_value
 from mindloop.bench.report.view import footer, number, render, script_json
-from mindloop.bench.runner import stored_policies
-from mindloop.bench.store import RunStore
+from mindloop.bench.runner import current_summary, stored_policies
+from mindloop.bench.store import RunInfo, RunStore
 from mindloop.bench.tables import interval_at
 from mindloop.errors import MindloopError
 from mindloop.paths import output_file, write_atomic
@@ -70,15 +70,16 @@ def _headline(summary: Mapping[str, Any]) -> tuple[str, bool] | None:
     return None
 
 
-def _summary_fields(summary: Mapping[str, Any] | None, counts: list[int], model: str | None = None) -> dict[str, Any]:
-    """A run's headline fields from its stored summary (all empty when it has none); for a ``model`` run of a
+def _summary_fields(summary: dict[str, Any] | None, info: RunInfo) -> dict[str, Any]:
+    """A run's headline fields from its stored summary (all empty when it has none; ``stale`` when it does not cover
+    every finished sample, :func:`~mindloop.bench.runner.current_summary`); for a model run of a
     benchmark that declares who decided, ``decided`` (``model decided k of N windows``) and, when the model
     decided nothing, ``unranked`` (the leaderboard gives it no rank)."""
     out: dict[str, Any] = {"summary": "none", "metric": None, "hib": True, "value": None, "text": "–"}
     out |= {"low": None, "high": None, "ci": "", "refs": []}
     if summary is None:
         return out
-    out["summary"] = "current" if summary.get("counts") == counts else "stale"
+    out["summary"] = "current" if current_summary(summary, info) is not None else "stale"
     head = _headline(summary)
     if head is None:
         return out
@@ -95,7 +96,7 @@ def _summary_fields(summary: Mapping[str, Any] | None, counts: list[int], model:
     out |= {"low": low, "high": high, "ci": ci_or_dash({"low": low, "high": high}, value)}
     decided = Decided.from_json((summary.get("definitions") or {}).get("decided"))
     metrics = summary.get("metrics") or {}
-    if model and decided is not None and decided.text(metrics):
+    if info.model and decided is not None and decided.text(metrics):
         out["decided"] = decided.text(metrics)
         if not decided.influenced(metrics):  # every number of the run is what runs without the model give
             out["unranked"] = str(out["decided"])
@@ -150,7 +151,6 @@ def board_data(store: RunStore, *, folder: Path | None = None, tags: Sequence[st
     runs = []
     for line in lines:
         info = line.info
-        counts = [info.n_done, info.n_failed, info.n_bugs]
         summary = summaries.get(info.run_id)
         if summary is None and damage is not None:
             with contextlib.suppress(MindloopError, sqlite3.DatabaseError):
@@ -170,7 +170,7 @@ def board_data(store: RunStore, *, folder: Path | None = None, tags: Sequence[st
                 "done": info.n_completed if info.samples_readable else None,
                 "failed": info.n_failed if info.samples_readable else None,
                 "bugs": info.n_bugs if info.samples_readable else None,
-                **_summary_fields(summary, counts, info.model),
+                **_summary_fields(summary, info),
                 "key": None if line.key is None or line.key.unknown else line.key.id,
                 "team": None if line.key is None else line.key.team,
                 "tags": list(line.tags),
