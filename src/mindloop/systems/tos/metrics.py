@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mindloop.errors import DependencyError, InvalidArgumentError
+from mindloop.errors import InvalidArgumentError
 from mindloop.metrics.stats import mean, prf
 from mindloop.systems.tos.world.geometry import (
     CARDINALS,
@@ -508,14 +508,10 @@ def information_gain_curve(
 def plot_information_gain(curves: Mapping[str, Sequence[float]], path: str | Path, *, title: str = "") -> Path:
     """Plot accumulated information gain per step, one line per agent (mean over episodes, the last value
     carried forward), like the paper's Figure 2. Writes a PNG and returns its path."""
-    try:
-        import matplotlib
+    from matplotlib.figure import Figure  # a bare figure, as the run report draws them: no pyplot, no global state
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as exc:  # pragma: no cover - matplotlib is a core dependency
-        raise DependencyError("plotting needs matplotlib: pip install matplotlib") from exc
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig = Figure(figsize=(6, 4))
+    ax = fig.add_subplot()
     for label, ys in curves.items():
         ax.plot(range(1, len(ys) + 1), list(ys), marker="o", markersize=3, label=label)
     ax.set_xlabel("exploration step")
@@ -528,7 +524,6 @@ def plot_information_gain(curves: Mapping[str, Sequence[float]], path: str | Pat
     out = Path(path)
     fig.tight_layout()
     fig.savefig(out, dpi=120)
-    plt.close(fig)
     return out
 
 
