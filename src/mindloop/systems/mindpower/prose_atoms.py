@@ -194,14 +194,14 @@ _SCENE: list[tuple[re.Pattern[str], str]] = [  # a clause's form, and its atom: 
     (re.compile(rf"^{_v('try', 'tried')}\s+to\s+(?:leave|go|get|pass|move)\b(.*?)\s+but\b"), "walk({who}, failed)"),
     (re.compile(rf"^{_v('move', 'push', 'drag', 'carry', 'carrie')}\s+{_NP}\s+(?:to|into|onto)\s+{_NP}$"),
      "move({who}, {o0}, to={p1})"),
-    (re.compile(rf"^{_v('give', 'gave', 'hand', 'pass')}\s+{_NP}\s+to\s+{_NP}$"), "give"),
+    (re.compile(rf"^{_v('give', 'gave', 'hand', 'pass')}\s+{_NP}\s+to\s+{_NP}$"), "give({who}, {o0}, to={h1})"),
     (re.compile(rf"^(?:leave|leaves|left|leaving|{_v('exit')}|{_WALK}\s+out\s+of)\s+{_NP}$"), "walk({who}, from={p0})"),
     (re.compile(rf"^{_v('put', 'place', 'set', 'drop', 'lay', 'laid', 'putt')}\s+(back\s+|down\s+)?{_NP}\s+(back\s+)?"
                 rf"(on\s+top\s+of|onto|on|into|in|inside|at|under|next\s+to|by)\s+{_NP}$"), "put"),
-    (re.compile(rf"^{_v('pick')}\s+up\s+{_NP}(?:\s+(?:from|off|out\s+of)\s+{_NP})?$"), "pick"),
-    (re.compile(rf"^{_v('pick')}\s+{_NP}\s+up(?:\s+(?:from|off|out\s+of)\s+{_NP})?$"), "pick"),
+    (re.compile(rf"^{_v('pick')}\s+up\s+{_NP}(?:\s+(?:from|off|out\s+of)\s+{_NP})?$"), "pick({who}, {o0}{f1})"),
+    (re.compile(rf"^{_v('pick')}\s+{_NP}\s+up(?:\s+(?:from|off|out\s+of)\s+{_NP})?$"), "pick({who}, {o0}{f1})"),
     (re.compile(rf"^(?:{_v('take', 'grab', 'get', 'fetch', 'retrieve')}|took|got)\s+{_NP}(?:\s+(?:from|off|out\s+of)\s+"
-                rf"{_NP})?$"), "pick"),
+                rf"{_NP})?$"), "pick({who}, {o0}{f1})"),
     (re.compile(rf"^{_v('open')}\s+{_NP}$"), "open({who}, {px})"),
     (re.compile(rf"^{_v('close', 'shut')}\s+{_NP}$"), "close({who}, {px})"),
     (re.compile(rf"^(?:{_v('turn', 'switch')})\s+on\s+{_NP}$|^{_v('light', 'lit')}\s+{_NP}$"
@@ -233,8 +233,9 @@ _VERB_NAMES = {
 
 class _Slots(dict[str, str]):
     """A scene template's values, each read when the template names it: ``{who}``, ``{o0}`` (group 0 as an
-    object), ``{p1}`` (group 1 as a place), ``{g0}`` (as written), ``{px}`` (the first group matched, as a place);
-    so objects are read in the template's order (the last one named is what ``it`` refers to)."""
+    object), ``{p1}`` (group 1 as a place), ``{h1}`` (group 1 as a human, else as a place), ``{f1}`` (``, from=``
+    group 1 as a place, or nothing when it did not match), ``{g0}`` (as written), ``{px}`` (the first group matched,
+    as a place); so objects are read in the template's order (the last one named is what ``it`` refers to)."""
 
     def __init__(self, r: _Reader, who: str, groups: Sequence[Any]) -> None:
         super().__init__(who=who)
@@ -242,8 +243,13 @@ class _Slots(dict[str, str]):
 
     def __missing__(self, key: str) -> str:
         x = next(v for v in self.groups if v) if key == "px" else self.groups[int(key[1:])]
-        read: Callable[[str], str] = {"o": self.r.obj, "p": self.r.place}.get(key[0], str)
+        if key[0] == "f":
+            return f", from={self.r.place(x)}" if x else ""
+        read: Callable[[str], str] = {"o": self.r.obj, "p": self.r.place, "h": self._human}.get(key[0], str)
         return read(x)
+
+    def _human(self, word: str) -> str:
+        return self.r.human(word) or self.r.place(word)
 
 
 def _scene_atom(r: _Reader, who: str, clause: str) -> str | None:
@@ -258,17 +264,11 @@ def _scene_atom(r: _Reader, who: str, clause: str) -> str | None:
         if kind == "say":
             to = r.human(g[0])
             return f"say({who}, {to})" if to else f"say({who})"
-        if kind == "give":
-            to = r.human(g[1]) or r.place(g[1])
-            return f"give({who}, {r.obj(g[0])}, to={to})"
         if kind == "put":
             back = bool(g[0] and g[0].startswith("back")) or bool(g[2])
             prep = g[3]
             verb = "putback" if back else ("putin" if prep in ("into", "in", "inside") else "place")
             return f"{verb}({who}, {r.obj(g[1])}, to={r.place(g[4])})"
-        if kind == "pick":
-            src = f", from={r.place(g[1])}" if len(g) > 1 and g[1] else ""
-            return f"pick({who}, {r.obj(g[0])}{src})"
         if kind == "verb":
             verb = _VERB_NAMES.get(c[:4], _VERB_NAMES.get(c[:3], c.split()[0]))
             return f"{verb}({who}, {r.obj(g[0])})"
