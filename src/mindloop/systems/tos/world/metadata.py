@@ -33,6 +33,7 @@ from mindloop.systems.tos.world.scene import (
     DOOR_VERTICAL,
     SCENE_FORMAT,
     Scene,
+    _sides,
     build_scene,
     scene_from_dict,
 )
@@ -157,10 +158,7 @@ def scene_from_metadata(data: Mapping[str, Any], *, source: str = "meta_data.jso
     ]
     for cnt, (x, y) in enumerate(cells):
         dname = DEFAULT_DOOR_NAMES[cnt] if cnt < len(DEFAULT_DOOR_NAMES) else f"door_{cnt}"
-        if mask[x][y] == DOOR_VERTICAL:
-            pair = {mask[x - 1][y], mask[x + 1][y]} if 0 < x < len(mask) - 1 else set()
-        else:
-            pair = {mask[x][y - 1], mask[x][y + 1]} if 0 < y < len(mask[x]) - 1 else set()
+        pair = set(_sides(mask, (x, y), mask[x][y] == DOOR_VERTICAL))  # -1 beyond the mask's edge
         for rooms, jd in connected:
             if (
                 isinstance(rooms, list)
