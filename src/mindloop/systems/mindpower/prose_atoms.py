@@ -511,16 +511,18 @@ def _plan_item(r: _Reader) -> tuple[str, str] | None:
     return None
 
 
+_TELL = r"(?:tell|telling|remind|reminding|inform|informing|let)"
+_GIVE = r"(?:give|giving|hand|handing|bring|bringing)"
+
+
 def _commitment(r: _Reader, text: str, belief_atoms: Sequence[str]) -> str | None:
     """The committed act of an intention or decision sentence, as ``fetch(...)``, ``remind(...)``, ... or ``wait``."""
     low = text.lower()
     if re.search(r"\b(?:not\s+interfere|not\s+intervene|no\s+help\s+is\s+needed|keep\s+(?:an\s+eye|watching)|"
                  r"do\s+nothing|wait|remember\s+that)\b", low):  # fmt: skip
         return "wait"
-    if re.search(r"\b(?:tell|telling|remind|reminding|inform|informing|let)\b", low) and not re.search(
-        r"\b(?:give|giving|hand|handing|bring|bringing)\b", low
-    ):
-        m = re.search(rf"\b(?:tell|telling|remind|reminding|inform|informing|let)\s+{_NAMEW}\b", text, re.IGNORECASE)
+    if re.search(rf"\b{_TELL}\b", low) and not re.search(rf"\b{_GIVE}\b", low):
+        m = re.search(rf"\b{_TELL}\s+{_NAMEW}\b", text, re.IGNORECASE)
         h = (r.human(m.group(1)) if m else None) or r.last_human
         m2 = re.search(rf"\bthat\s+(?:[A-Za-z]+\s+took\s+)?{_NP}\s+(?:has|have|had|was|were|is|are)\b", low)
         o = r.obj(m2.group(1)) if m2 else None
@@ -538,7 +540,7 @@ def _commitment(r: _Reader, text: str, belief_atoms: Sequence[str]) -> str | Non
             target = plan[0]
         return f"switchoff({target})" if target else None
     m = re.search(rf"\b(?:move|moving|push|pushing)\s+{_NP}(?:\s+(?:to|into)\s+{_NP})?(?:,|\s+out\s+of|$)", low)
-    if m and not re.search(r"\b(?:give|giving|hand|handing|bring|bringing)\b", low):
+    if m and not re.search(rf"\b{_GIVE}\b", low):
         o = r.obj(m.group(1))
         plan = r.plan_target("move")
         to = plan[1] if plan and len(plan) > 1 else (r.place(m.group(2)) if m.group(2) else None)
@@ -563,7 +565,7 @@ def _fetch(r: _Reader, text: str) -> str | None:
     if m_obj:
         item = r.obj(m_obj.group(1))
         if item in r.humans.values():  # "give Alice the apple"
-            m3 = re.search(rf"\b(?:give|giving|hand|handing|bring|bringing)\s+[a-z]+\s+{_NP}(?:\s|,|$)", low)
+            m3 = re.search(rf"\b{_GIVE}\s+[a-z]+\s+{_NP}(?:\s|,|$)", low)
             item = r.obj(m3.group(1)) if m3 else None
     if (not item or item in ("it", "them")) and m and m.group(1):
         item = r.obj(m.group(1))
@@ -573,7 +575,7 @@ def _fetch(r: _Reader, text: str) -> str | None:
     if m:
         h = r.human(m.group(2))
     if h is None:
-        m4 = re.search(rf"\b(?:give|giving|hand|handing|bring|bringing)\s+{_NAMEW}\b", text, re.IGNORECASE)
+        m4 = re.search(rf"\b{_GIVE}\s+{_NAMEW}\b", text, re.IGNORECASE)
         h = (r.human(m4.group(1)) if m4 else None) or r.last_human
     if not item:
         plan = _plan_item(r)
@@ -665,8 +667,8 @@ def extract_atoms_prose(text: str, setting: str = "hierarchy", lexicon: Mapping[
             got = calls
         elif layer == "perception":
             got = _perception(r, content)
-            r.known |= {x for a in got if (c := parse_call(a)) is not None for x in c.args[1:] if "=" not in x}
-            r.known |= {x.split("=", 1)[1] for a in got if (c := parse_call(a)) is not None for x in c.args if "=" in x}
+            # the places and things its atoms name (after the actor; a keyword argument by its value)
+            r.known |= {x.split("=", 1)[-1] for a in got if (c := parse_call(a)) is not None for x in c.args[1:]}
         elif layer == "belief":
             got = _belief(r, content)
         elif layer == "desire":
