@@ -101,11 +101,9 @@ class SpatialEnv(gym.Env[str, str]):
             raise InvalidArgumentError(f"render_mode must be one of {modes}, got {render_mode!r}")
         self.render_mode = render_mode
         self._fixed_scene = scene
+        names = [it.name for it in scene.items] if scene is not None else [name for name, _ in OBJECT_CATALOGUE]
         charset = set(_CHARSET)
-        if scene is not None:
-            charset |= {ch for it in scene.items for ch in it.name}
-        else:
-            charset |= {ch for name, _ in OBJECT_CATALOGUE for ch in name}
+        charset |= {ch for name in names for ch in name}
         self.action_space = gym.spaces.Text(max_length=2000, charset=frozenset(string.printable))
         self.observation_space = gym.spaces.Text(max_length=200_000, min_length=0, charset=frozenset(charset))
         self._scene: Scene | None = None
