@@ -159,10 +159,7 @@ class Scene:
 
     def cell(self, pos: Sequence[int]) -> int:
         """The mask value at ``pos`` (``-1`` outside the mask)."""
-        x, y = int(pos[0]), int(pos[1])
-        if 0 <= x < self.width and 0 <= y < self.height:
-            return self.mask[x][y]
-        return -1
+        return _at(self.mask, (int(pos[0]), int(pos[1])))
 
     def rooms_at(self, pos: Sequence[int]) -> frozenset[int]:
         """The rooms a cell belongs to: one for a room cell, two for a door, none for a wall."""
@@ -238,13 +235,17 @@ class Scene:
 
 
 # ---- construction and validation -----------------------------------------------------------------------------
+def _at(mask: Sequence[Sequence[int]], pos: Vec) -> int:
+    """The value of ``mask`` at the cell ``pos``, ``-1`` outside it (the building's outside)."""
+    return mask[pos[0]][pos[1]] if 0 <= pos[0] < len(mask) and 0 <= pos[1] < len(mask[0]) else -1
+
+
 def _sides(mask: Sequence[Sequence[int]], pos: Vec, vertical: bool) -> tuple[int, int]:
     """The mask values on either side of a door cell: west and east of a door in a north-south wall (``vertical``),
     else south and north (``-1`` outside the mask)."""
     x, y = pos
-    cells = ((x - 1, y), (x + 1, y)) if vertical else ((x, y - 1), (x, y + 1))
-    a, b = (mask[px][py] if 0 <= px < len(mask) and 0 <= py < len(mask[0]) else -1 for px, py in cells)
-    return a, b
+    a, b = ((x - 1, y), (x + 1, y)) if vertical else ((x, y - 1), (x, y + 1))
+    return _at(mask, a), _at(mask, b)
 
 
 def _joins(sides: tuple[int, int]) -> bool:
@@ -303,24 +304,19 @@ def build_scene(
     grid = tuple(tuple(int(v) for v in row) for row in mask)
     if not grid or not grid[0] or any(len(row) != len(grid[0]) for row in grid):
         raise ParseError("the mask must be a non-empty rectangular list of lists", source=source)
-    w, h = len(grid), len(grid[0])
-
-    def inside(p: Vec) -> bool:
-        return 0 <= p[0] < w and 0 <= p[1] < h
-
     objs: list[SceneObject] = []
     for oname, pos, facing, label in objects:
         if not oname or not oname.strip():
             raise ParseError("an object has an empty name", source=source)
-        if not inside(pos) or not 1 <= grid[pos[0]][pos[1]] < 100:
+        if not 1 <= _at(grid, pos) < 100:
             raise ParseError(f"object {oname!r} at {pos} is not inside a room", source=source)
         objs.append(SceneObject(oname, pos, facing, grid[pos[0]][pos[1]], label))
     door_list = []
     for dname, pos in doors:
-        if not inside(pos) or grid[pos[0]][pos[1]] not in (DOOR_VERTICAL, DOOR_HORIZONTAL):
+        if _at(grid, pos) not in (DOOR_VERTICAL, DOOR_HORIZONTAL):
             raise ParseError(f"door {dname!r} at {pos} is not on a door cell (mask value 100 or 101)", source=source)
         door_list.append(_door_from_mask(grid, pos, dname, source))
-    if not inside(start) or not 1 <= grid[start[0]][start[1]] < 100:
+    if not 1 <= _at(grid, start) < 100:
         raise ParseError(f"the agent's start {start} is not inside a room", source=source)
     taken: dict[Vec, str] = {}
     placed: list[Item] = [*objs, *door_list]
@@ -421,7 +417,7 @@ def _mask_from_rooms(rooms: list[_Room] | None, doors: list[tuple[str, Vec]], so
                     raise ParseError(f"rooms {mask[x][y]} and {rid} overlap at ({x}, {y})", source=source)
                 mask[x][y] = rid
     for dname, (x, y) in doors:
-        if not (0 <= x < w and 0 <= y < h) or mask[x][y] != 0:
+        if _at(mask, (x, y)) != 0:
             raise ParseError(f"door {dname!r} at ({x}, {y}) must be on a wall cell between two rooms", source=source)
         if _joins(_sides(mask, (x, y), True)):
             mask[x][y] = DOOR_VERTICAL
