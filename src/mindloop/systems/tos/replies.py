@@ -98,7 +98,9 @@ _LIST = re.compile(r"\[([^\[\]]*)\]")
 
 
 def _norm_call(name: str, arg: str) -> str:
-    canon = _ACTION_NAMES[re.sub(r"[ _]", "", name.lower())]
+    canon = _ACTION_NAMES.get(re.sub(r"[ _]", "", name.lower()))
+    if canon is None:  # not an action: kept as written, so the environment can say why it is unknown
+        return f"{name.strip()}({arg.strip()})"
     arg = arg.strip()
     if canon == "Term":
         m = re.match(r"""^changes\s*[=:]\s*["']?(.*?)["']?\s*$""", arg, flags=re.DOTALL)
@@ -119,13 +121,7 @@ def _list_calls(body: str) -> list[str]:
     out: list[tuple[int, str]] = []
     covered: list[tuple[int, int]] = []
     for m in _ANY_CALL.finditer(body):
-        key = re.sub(r"[ _]", "", m.group(1).lower())
-        call = (
-            _norm_call(m.group(1), m.group(2))
-            if key in _ACTION_NAMES
-            else f"{m.group(1).strip()}({m.group(2).strip()})"
-        )
-        out.append((m.start(), call))
+        out.append((m.start(), _norm_call(m.group(1), m.group(2))))
         covered.append((m.start(), m.end()))
     for m in _BARE_FINAL.finditer(body):
         if not any(a <= m.start() < b for a, b in covered):
