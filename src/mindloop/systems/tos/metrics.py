@@ -495,8 +495,7 @@ def information_gain_curve(
     turn_triples: Sequence[Sequence[RelationTriple]], names: Sequence[str], grid_size: int
 ) -> list[float]:
     """Information gain after each turn, from the cumulative evidence of the turns so far."""
-    solver = SpatialSolver([*names, INITIAL], grid_size)
-    solver.set_position(INITIAL, (0, 0))
+    solver = SpatialSolver([*names, INITIAL], grid_size, origin=INITIAL)
     curve: list[float] = []
     for triples in turn_triples:
         if triples:

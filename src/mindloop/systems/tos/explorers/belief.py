@@ -45,8 +45,7 @@ class SpatialBelief:
     def __init__(self, objects: Sequence[str], doors: Sequence[str], grid_size: int) -> None:
         self.objects = list(objects)
         self.doors = list(doors)
-        self.solver = SpatialSolver([*self.objects, *self.doors, INITIAL], grid_size)
-        self.solver.set_position(INITIAL, (0, 0))
+        self.solver = SpatialSolver([*self.objects, *self.doors, INITIAL], grid_size, origin=INITIAL)
         self.heading: Vec = NORTH
         self.anchor = INITIAL
         self.rooms: frozenset[str] = frozenset({"1"})

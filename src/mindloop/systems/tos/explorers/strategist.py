@@ -63,8 +63,7 @@ class StrategistExplorer(ScoutExplorer):
         start_turn = len(env.turns)
         observed = yield from super().explore_room(room, initial, prefix)
         prefix = [] if observed else prefix
-        solver = SpatialSolver(sorted(self._nodes[room] | {entry}), env.scene.grid_size)
-        solver.set_position(entry, (0, 0))
+        solver = SpatialSolver(sorted(self._nodes[room] | {entry}), env.scene.grid_size, origin=entry)
         for t in env.turns[start_turn:]:
             solver.add(t.triples)
         if self._done(solver, room):
@@ -149,8 +148,7 @@ class StrategistExplorer(ScoutExplorer):
         """Greedy queries until every position is a single cell (or no query helps)."""
         env, scene = self._env, self._env.scene
         names = [it.name for it in scene.items]
-        solver = SpatialSolver([*names, INITIAL], scene.grid_size)
-        solver.set_position(INITIAL, (0, 0))
+        solver = SpatialSolver([*names, INITIAL], scene.grid_size, origin=INITIAL)
         for t in env.turns:
             solver.add(t.triples)
         for _ in range(self.max_queries):

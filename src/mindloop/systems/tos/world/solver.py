@@ -73,6 +73,8 @@ def relation_kernel(relation: Relation, orientation: Vec, reach: int) -> np.ndar
 class SpatialSolver:
     """Domains of named variables on the grid ``[-g, g]²`` relative to the start, pruned by AC-3.
 
+    ``origin`` names the variable pinned at ``(0, 0)`` from the start (as :meth:`set_position` pins one later).
+
     >>> from mindloop.systems.tos.world.relations import query_triple
     >>> s = SpatialSolver(["chair"], grid_size=8)
     >>> s.set_position(INITIAL, (0, 0))
@@ -82,7 +84,7 @@ class SpatialSolver:
     [(2, -1)]
     """
 
-    def __init__(self, names: Iterable[str], grid_size: int) -> None:
+    def __init__(self, names: Iterable[str], grid_size: int, *, origin: str | None = None) -> None:
         if grid_size < 1:
             raise InvalidArgumentError(f"grid size must be positive, got {grid_size}")
         self.grid_size = int(grid_size)
@@ -92,6 +94,8 @@ class SpatialSolver:
         self._kernels: dict[tuple[str, str], np.ndarray] = {}
         self._adjacent: dict[str, set[str]] = {name: set() for name in self.domains}
         self.consistent = True
+        if origin is not None:  # the variable every position is relative to, pinned at (0, 0)
+            self.set_position(origin, (0, 0))
 
     # ---- inspection ------------------------------------------------------------------------------------------
     def copy(self) -> SpatialSolver:
