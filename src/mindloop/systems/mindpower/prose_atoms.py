@@ -102,7 +102,9 @@ class _Reader:
             self.last_human = hid
         return hid
 
-    def _id(self, phrase: str) -> str:
+    def place(self, phrase: str) -> str:
+        """A place's (or any thing's) id: the lexicon's, else the phrase as an id, shortened to a known id it ends
+        with; ``the floor of the kitchen`` is ``kitchen_corner``."""
         p = " ".join(_words(_TRAILING.sub("", phrase.strip().lower().replace("’", "'"))))
         m = re.fullmatch(r"(?:floor|corner)\s+of\s+(?:the\s+)?(.+)", p)
         if m:
@@ -122,12 +124,9 @@ class _Reader:
     def obj(self, phrase: str) -> str:
         if phrase.strip().lower() in ("it", "them"):
             return self.last_object or "it"
-        oid = self._id(phrase)
+        oid = self.place(phrase)
         self.last_object = oid or self.last_object
         return oid
-
-    def place(self, phrase: str) -> str:
-        return self._id(phrase)
 
     def source_of(self, item: str) -> str | None:
         """Where the answer's own plan takes ``item`` from: the last place walked to or opened before picking it."""
