@@ -247,17 +247,6 @@ def to_world(local: Sequence[float], origin: Sequence[float], ori: Vec) -> tuple
     return (float(origin[0]) + lx * right[0] + ly * fwd[0], float(origin[1]) + lx * right[1] + ly * fwd[1])
 
 
-def _relative(v: Vec, ori: Vec) -> str:
-    fwd, right = ego_frame(ori)
-    f = v[0] * fwd[0] + v[1] * fwd[1]
-    r = v[0] * right[0] + v[1] * right[1]
-    if f and not r:
-        return "forward" if f > 0 else "backward"
-    if r and not f:
-        return "right" if r > 0 else "left"
-    raise InvalidArgumentError(f"{v!r} is not a cardinal heading")
-
-
 def relative_facing(obj_ori: Vec, agent_ori: Vec) -> str:
     """How an object facing ``obj_ori`` faces relative to an observer facing ``agent_ori``.
 
@@ -266,7 +255,14 @@ def relative_facing(obj_ori: Vec, agent_ori: Vec) -> str:
     >>> relative_facing(WEST, NORTH), relative_facing(NORTH, EAST)
     ('left', 'left')
     """
-    return _relative(obj_ori, agent_ori)
+    fwd, right = ego_frame(agent_ori)
+    f = obj_ori[0] * fwd[0] + obj_ori[1] * fwd[1]
+    r = obj_ori[0] * right[0] + obj_ori[1] * right[1]
+    if f and not r:
+        return "forward" if f > 0 else "backward"
+    if r and not f:
+        return "right" if r > 0 else "left"
+    raise InvalidArgumentError(f"{obj_ori!r} is not a cardinal heading")
 
 
 def wall_side(door_normal: Vec, agent_ori: Vec) -> str:
@@ -276,7 +272,7 @@ def wall_side(door_normal: Vec, agent_ori: Vec) -> str:
     >>> wall_side(WEST, EAST)
     'on front wall'
     """
-    rel = _relative(door_normal, agent_ori)
+    rel = relative_facing(door_normal, agent_ori)  # the way the normal points, seen by the observer
     return {"forward": "on back wall", "backward": "on front wall", "left": "on right wall", "right": "on left wall"}[
         rel
     ]
