@@ -52,7 +52,7 @@ from mindloop.systems.tos.world.geometry import (
     rotate,
     rotation_between,
 )
-from mindloop.systems.tos.world.observe import SeenItem
+from mindloop.systems.tos.world.observe import SeenItem, observation_text
 from mindloop.systems.tos.world.world import SpatialWorld, WorldItem
 
 __all__ = [
@@ -267,14 +267,13 @@ def _gen_view2loc(world: SpatialWorld, rng: random.Random) -> TaskQuestion:
     pos, ori, room = _sample_pose(world, rng)
     origin_name, coord = _origin(world, room, pos, rng)
     obs = world.observe(pos, ori, frozenset({room}))
-    observation = f"You observe: {obs.answer()}."
     spec = {
         "facing": direction_name(ori),
         "origin": origin_name,
         "observation": [_seen_dict(s) for s in obs.items],
         "pairs": [[p.a, p.b, p.direction, p.distance] for p in obs.pairs],
     }
-    text = VIEW2LOC_TEMPLATE.format(facing=direction_name(ori), observation=observation, origin=origin_name)
+    text = VIEW2LOC_TEMPLATE.format(facing=direction_name(ori), observation=observation_text(obs), origin=origin_name)
     return TaskQuestion("view2loc", text, {"coord": list(coord), "final_ori": list(ori)}, spec)
 
 
