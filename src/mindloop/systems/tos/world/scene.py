@@ -106,18 +106,17 @@ class Scene:
 
     def __post_init__(self) -> None:
         by_name: dict[str, Item] = {}
+        at: dict[Vec, Item] = {}
         everything: tuple[Item, ...] = (*self.objects, *self.doors)
-        for item in everything:
+        for item in everything:  # one pass builds both indexes: by name (each used once) and by cell (first wins)
             if item.name in by_name:
                 raise InvalidArgumentError(f"scene {self.name!r}: the name {item.name!r} is used twice")
             by_name[item.name] = item
+            at.setdefault(item.pos, item)
         object.__setattr__(self, "_by_name", by_name)
         object.__setattr__(self, "_rooms_at", {})
         object.__setattr__(self, "_items", everything)
         object.__setattr__(self, "_placed", tuple((it.name, it.pos, self.item_rooms(it.name)) for it in everything))
-        at: dict[Vec, Item] = {}
-        for it in everything:
-            at.setdefault(it.pos, it)
         object.__setattr__(self, "_at", at)
         object.__setattr__(self, "_room_ids", tuple(sorted({v for row in self.mask for v in row if 1 <= v < 100})))
 
