@@ -408,13 +408,10 @@ class SpatialEnv(gym.Env[str, str]):
 
     def observation_at(self, pos: Vec, ori: Vec) -> tuple[Observation, str]:
         """The observation (and its text) at a pose of the current scene; cached per pose."""
-        key = (pos, ori)
-        hit = self._cache.get(key)
-        if hit is None:
+        if (pos, ori) not in self._cache:
             obs = observe(self.scene, pos, ori, self.scene.rooms_at(pos))
-            hit = (obs, observation_text(obs))
-            self._cache[key] = hit
-        return hit
+            self._cache[(pos, ori)] = (obs, observation_text(obs))
+        return self._cache[(pos, ori)]
 
     def _execute(self, act: Any, events: list[Event], triples: list[RelationTriple]) -> ActionResult:
         scene = self.scene
@@ -447,13 +444,12 @@ class SpatialEnv(gym.Env[str, str]):
         if isinstance(act, Observe):
             obs, text = self.observation_at(self._pos, self._ori)
             key = (self._pos, self._ori)
-            extra = self._evidence.get(key)
-            if extra is None:
-                extra = (
+            if key not in self._evidence:  # cached per pose, as the observation and the image are
+                self._evidence[key] = (
                     tuple(observation_triples(obs, self._anchor(), self._ori)),
                     tuple(Fact(i.name, "seen", i.line().split(": ", 1)[1]) for i in obs.items),
                 )
-                self._evidence[key] = extra
+            extra = self._evidence[key]
             self._cost += 1
             self._record_observation(obs)
             triples.extend(extra[0])
