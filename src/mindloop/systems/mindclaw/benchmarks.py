@@ -175,37 +175,19 @@ def claw_samples(n: int | None, seed: int, options: ClawOptions) -> list[Sample]
     return out
 
 
-def _episode_metric(
-    name: str, table: str | None, within: tuple[str, ...], over: str, groupings: tuple[Grouping, ...] = ()
-) -> Metric:
-    """TA or PIA: the mean of the episode's 0/1 score (a failed episode scores 0), to 6 decimals."""
-    what = {"ta": "trigger accuracy", "pia": "precision intervention accuracy"}[name]
-    return Metric(
-        name,
-        name,
-        failed="zero",
-        digits=6,
-        within=within,
-        table=table,
-        description=f"{what} {over}",
-        groupings=groupings,
+_EPISODE_SCORES = {"ta": "trigger accuracy", "pia": "precision intervention accuracy"}
+_METRICS = tuple(
+    Metric(k, k, failed="zero", digits=6, within=within, table=table, description=f"{what} {over}", groupings=groupings)
+    for table, within, over, groupings in (
+        (None, ("gold.help_needed",), "over the episodes that need help (the paper's)", ()),
+        ("all_episodes", (), "over every episode, controls too", (Grouping("by_group"),)),
+        ("control_episodes", ("gold.help_needed=False",), "over the controls (1: stayed out)", ()),
     )
-
-
-_HELP = ("gold.help_needed",)
-_METRICS = (
-    *(_episode_metric(k, None, _HELP, "over the episodes that need help (the paper's)") for k in ("ta", "pia")),
-    *(
-        _episode_metric(k, "all_episodes", (), "over every episode, controls too", (Grouping("by_group"),))
-        for k in ("ta", "pia")
-    ),
-    *(
-        _episode_metric(k, "control_episodes", ("gold.help_needed=False",), "over the controls (1: stayed out)")
-        for k in ("ta", "pia")
-    ),
+    for k, what in _EPISODE_SCORES.items()
 )
 """TA and PIA, declared on the per-episode scores: the headline pair over the episodes that need help, and the
-same over every episode and over the controls alone."""
+same over every episode and over the controls alone. Each is the mean of the episode's 0/1 score (a failed episode
+scores 0), to 6 decimals."""
 _RESAMPLED = (
     "cs",
     "acc",
