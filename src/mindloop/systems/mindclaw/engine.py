@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -89,39 +89,34 @@ class StepTrace:
         }
 
 
+@dataclass(eq=False, repr=False)
 class Engine:
     """Observer, trigger, reasoner and action generator around one memory (see the module docstring).
 
     ``belief_table=False`` is the no-belief-table ablation (belief operations are still chosen, and traced, but
-    have nowhere to go). ``max_ops`` caps the trigger loop of one window.
+    have nowhere to go). ``max_ops`` caps the trigger loop of one window; ``history`` is how many entries the
+    memory's operation history keeps.
     """
 
-    def __init__(
-        self,
-        observer: Observer,
-        trigger: Trigger,
-        reasoner: Reasoner,
-        actor: ActionGenerator,
-        *,
-        belief_table: bool = True,
-        max_ops: int = 16,
-        history: int = 64,
-    ) -> None:
-        if max_ops < 1:
-            raise InvalidArgumentError(f"max_ops must be at least 1, got {max_ops}")
-        self.observer = observer
-        self.trigger = trigger
-        self.reasoner = reasoner
-        self.actor = actor
-        self.belief_table = belief_table
-        self.max_ops = max_ops
-        self.history_len = history
-        self.memory = Memory.fresh(belief_table=belief_table, history=history)
-        self.trace: list[StepTrace] = []
+    observer: Observer
+    trigger: Trigger
+    reasoner: Reasoner
+    actor: ActionGenerator
+    _: KW_ONLY
+    belief_table: bool = True
+    max_ops: int = 16
+    history: int = 64
+    memory: Memory = field(init=False)
+    trace: list[StepTrace] = field(init=False, default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.max_ops < 1:
+            raise InvalidArgumentError(f"max_ops must be at least 1, got {self.max_ops}")
+        self.memory = Memory.fresh(belief_table=self.belief_table, history=self.history)
 
     def reset(self) -> None:
         """Start a new episode: empty memory, empty trace, a fresh observer."""
-        self.memory = Memory.fresh(belief_table=self.belief_table, history=self.history_len)
+        self.memory = Memory.fresh(belief_table=self.belief_table, history=self.history)
         self.observer.reset()
         self.trace = []
 
