@@ -21,6 +21,7 @@ edges ``from_id`` -> ``to_id`` with ``relation_type`` ``INSIDE``/``ON``/``HOLDS_
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -72,11 +73,7 @@ def read_graph(
         edges = list(graph["edges"])
     except (KeyError, TypeError):
         raise InvalidArgumentError("a VirtualHome graph has 'nodes' and 'edges'") from None
-    counts: dict[str, int] = {}
-    for n in nodes:
-        if n.get("class_name") != "character":
-            key = _canonical(str(n["class_name"]))
-            counts[key] = counts.get(key, 0) + 1
+    counts = Counter(_canonical(str(n["class_name"])) for n in nodes if n.get("class_name") != "character")
     names: dict[int, str] = {}
     kinds: dict[int, str] = {}
     for n in nodes:
