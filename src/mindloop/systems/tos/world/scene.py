@@ -163,17 +163,14 @@ class Scene:
     def rooms_at(self, pos: Sequence[int]) -> frozenset[int]:
         """The rooms a cell belongs to: one for a room cell, two for a door, none for a wall."""
         key = (int(pos[0]), int(pos[1]))
-        cached = self._rooms_at.get(key)
-        if cached is not None:
-            return cached
-        v = self.cell(key)
-        if 1 <= v < 100:
-            out = frozenset({v})
-        else:
-            door = next((d for d in self.doors if d.pos == key), None)
-            out = frozenset(door.rooms) if door is not None else frozenset()
-        self._rooms_at[key] = out
-        return out
+        if key not in self._rooms_at:  # cached per cell, as the environment caches its views per pose
+            v = self.cell(key)
+            if 1 <= v < 100:
+                self._rooms_at[key] = frozenset({v})
+            else:
+                door = next((d for d in self.doors if d.pos == key), None)
+                self._rooms_at[key] = frozenset(door.rooms) if door is not None else frozenset()
+        return self._rooms_at[key]
 
     def room_cells(self, room: int) -> list[Vec]:
         """All cells of ``room`` in row-major order."""
