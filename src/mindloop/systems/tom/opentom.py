@@ -50,7 +50,7 @@ from pathlib import Path
 from statistics import mean, pstdev
 from typing import Any, Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from mindloop.beliefs import Event, EventKind, Fact, Tracker
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
@@ -72,8 +72,8 @@ from mindloop.bench.choice import (
 )
 from mindloop.bench.declaration import BenchmarkSpec, Grouping, Headline, ReferencePolicy, SmallRun
 from mindloop.bench.references import best_constant_policy
-from mindloop.datafiles import load_package_data
 from mindloop.errors import InvalidArgumentError, ParseError
+from mindloop.systems.tom.data import RELEASES
 
 __all__ = [
     "OPENTOM_FILES",
@@ -94,42 +94,21 @@ __all__ = [
 ]
 
 
-class _Kind(BaseModel):
-    """A kind of question: its label set, the release's prompt tail, its evaluator's numbers and reply phrases."""
+_KINDS = RELEASES.opentom_kinds
+"""Per kind of question: its labels, what the release's prompt files and builder (``src/utils/build_prompt.py``)
+put after its question, its evaluator's numbers and the reply phrases it reads (``data/releases.yaml``)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    labels: tuple[str, ...] = ()
-    tail: str
-    codes: tuple[int, ...] = ()
-    phrases: tuple[tuple[str, ...], ...] = ()
-
-
-class _ReleaseData(BaseModel):
-    """``data/opentom.yaml``: the release's question files, the paper's columns, the question types and kinds."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    files: tuple[str, ...]
-    genres: tuple[str, ...]
-    types: dict[str, str]
-    kinds: dict[str, _Kind]
-
-
-_DATA = load_package_data(_ReleaseData, "mindloop.systems.tom", "opentom.yaml")
-
-OPENTOM_FILES = _DATA.files
+OPENTOM_FILES = RELEASES.opentom_files
 """The release's question files (``.json``), in the paper's order."""
 
-OPENTOM_TYPES = tuple(_DATA.types)
+OPENTOM_TYPES = tuple(RELEASES.opentom_types)
 """mindloop's question types: the paper's genres with multihop split into fullness and accessibility."""
 
-OPENTOM_GENRES = _DATA.genres
+OPENTOM_GENRES = RELEASES.opentom_genres
 """The columns of the paper's results table."""
 
-_GENRE = dict(sorted(_DATA.types.items(), key=lambda item: OPENTOM_GENRES.index(item[1])))
+_GENRE = dict(sorted(RELEASES.opentom_types.items(), key=lambda item: OPENTOM_GENRES.index(item[1])))
 """Each type's column of the paper's table, the types in the order of those columns."""
-_LABELS = {kind: k.labels for kind, k in _DATA.kinds.items() if k.labels}
 
 FineLabels = Literal["new", "original"]
 Split = Literal["normal", "long", "all"]
@@ -535,10 +514,10 @@ def release_reading(reply: str, question: OpenToMQuestion) -> str | None:
         token = low.split("\n\n")[-1].split(":")[-1].split(".")[0].strip()
         if token in ("a", "b", "c"):  # the options of its chain-of-thought prompt
             return {"a": "positive", "b": "neutral", "c": "negative"}[token]
-        found = [lab for lab in _LABELS["attitude"] if lab in token]
+        found = [lab for lab in _KINDS["attitude"].labels if lab in token]
         return found[0] if len(found) == 1 else None
     text = low.replace(".", "")
-    for label, forms in zip(_LABELS[kind], _DATA.kinds[kind].phrases, strict=True):
+    for label, forms in zip(_KINDS[kind].labels, _KINDS[kind].phrases, strict=True):
         if any(f in text for f in forms):
             return label
     return None
@@ -788,12 +767,10 @@ class OpenToMOptions(Options):
 def _choices(q: OpenToMQuestion) -> list[str]:
     if q.kind == "fine":
         return [q.story.original_place, q.story.move_to_place]
-    return list(_LABELS[q.kind])
+    return list(_KINDS[q.kind].labels)
 
 
 _SYSTEM = "You are an expert in modeling other's mental state."
-_TAIL = {kind: k.tail for kind, k in _DATA.kinds.items()}
-"""What the release's prompt files and builder (``src/utils/build_prompt.py``) put after each kind's question."""
 
 
 def release_prompt(q: OpenToMQuestion) -> str:
@@ -804,7 +781,7 @@ def release_prompt(q: OpenToMQuestion) -> str:
         text = text.split("?")[0].strip() + ", assuming that you observed the action?"
     return (
         "Read and comprehend the following short story. Then, answer the question that follows.\n\n"
-        f"{q.story.narrative}\n\nQuestion: {text}{_TAIL[q.kind]}"
+        f"{q.story.narrative}\n\nQuestion: {text}{_KINDS[q.kind].tail}"
     ).strip()
 
 
@@ -849,7 +826,7 @@ _GROUPINGS = (
 )
 """Accuracy per question type and per the paper's genre (a type's genre: ``_GENRE``)."""
 
-_CODE = {label: code for k in _DATA.kinds.values() if k.codes for label, code in zip(k.labels, k.codes, strict=True)}
+_CODE = {label: code for k in _KINDS.values() if k.codes for label, code in zip(k.labels, k.codes, strict=True)}
 """The release evaluator's labels for the multihop answers; its MHop columns pool the fullness and accessibility
 questions under these numbers, so "less full" and "more accessible" count as one label."""
 

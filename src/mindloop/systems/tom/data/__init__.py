@@ -1,11 +1,23 @@
 """Package data of the ToM system: the released sets' literal tables (``releases.yaml``, read here as
-:data:`RELEASES`), OpenToM's and FANToM's tables, and the bundled Hi-ToM split."""
+:data:`RELEASES`; OpenToM's among them), FANToM's phrases, and the bundled Hi-ToM split."""
 
 from pydantic import BaseModel, ConfigDict
 
 from mindloop.datafiles import load_package_data
 
 __all__ = ["RELEASES"]
+
+
+class _OpenToMKind(BaseModel):
+    """A kind of OpenToM question: its label set, the release's prompt tail, its evaluator's numbers and reply
+    phrases."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    labels: tuple[str, ...] = ()
+    tail: str
+    codes: tuple[int, ...] = ()
+    phrases: tuple[tuple[str, ...], ...] = ()
 
 
 class _Releases(BaseModel):
@@ -21,6 +33,10 @@ class _Releases(BaseModel):
     hitom_assumptions: str
     hitom_instruction: str
     hitom_vp_instruction: str
+    opentom_files: tuple[str, ...]
+    opentom_genres: tuple[str, ...]
+    opentom_types: dict[str, str]
+    opentom_kinds: dict[str, _OpenToMKind]
 
 
 RELEASES = load_package_data(_Releases, "mindloop.systems.tom", "releases.yaml")
