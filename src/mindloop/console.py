@@ -5,8 +5,9 @@ listing: it pipes to ``grep`` and ``less``), :func:`err_console` for what happen
 ``wrote FILE``). Both take their width from :func:`output_width`: ``COLUMNS`` when it is set (also when the
 output is a file or a pipe), else the terminal's, else :data:`DEFAULT_WIDTH`. :func:`fit_table` builds a table that
 fits that width without breaking a word or a timestamp: it abbreviates headers, cuts free-text columns with an
-ellipsis, then leaves out columns by priority and says which. :func:`emit` writes data to stdout or a file,
-:func:`emit_json` a ``--json`` object, :func:`emit_table` a report's table or its JSON.
+ellipsis, then leaves out columns by priority and says which; :func:`print_table` prints it on a console.
+:func:`emit` writes data to stdout or a file, :func:`emit_json` a ``--json`` object, :func:`emit_table` a report's
+table or its JSON.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ __all__ = [
     "out_opt",
     "output_width",
     "plain_table",
+    "print_table",
     "table_width",
     "writing",
 ]
@@ -217,6 +219,16 @@ def fit_table(
         gone = min(droppable, key=lambda i: (columns[i].drop or 0, -i))
         keep.remove(gone)
         dropped.append(columns[gone].header)
+
+
+def print_table(
+    console: Console, columns: Sequence[Column], rows: Sequence[Sequence[str | Text]], title: str | None = None
+) -> list[str]:
+    """Print on ``console`` the :func:`fit_table` of ``rows`` at its width; returns the headers of the columns left
+    out (each command says which, in its own words)."""
+    table, dropped = fit_table(columns, rows, console.width, title=title)
+    console.print(table)
+    return dropped
 
 
 def emit(text: str, out: Path | None, wrote: str | None = None, notes: Iterable[str] = ()) -> None:

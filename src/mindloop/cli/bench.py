@@ -21,10 +21,10 @@ from mindloop.console import (
     emit,
     emit_json,
     err_console,
-    fit_table,
     json_opt,
     out_console,
     out_opt,
+    print_table,
     writing,
 )
 from mindloop.errors import MindloopError
@@ -96,9 +96,7 @@ def bench_list(
         if row["checked_against"]:
             cell.append(f"\n  checked: {row['checked_against']}")
         lines.append([cell, agents, str(row["description"])])
-    console = out_console()
-    table, dropped = fit_table(columns, lines, console.width)
-    console.print(table)
+    dropped = print_table(out_console(), columns, lines)
     err_console().print(
         "* needs --model; needs --data: runs on a released file only; checked: what its loader was checked against, "
         "the released file or only the authors' code (docs/datasets.md); each benchmark's options: "
@@ -379,9 +377,7 @@ def _print_runs(lines: list[RunLine]) -> None:
                 f"{r.seconds:.1f}",
             ]
         )
-    console = out_console()
-    table, dropped = fit_table(columns, rows, console.width)
-    console.print(table)
+    dropped = print_table(out_console(), columns, rows)
     if dropped:
         err_console().print(_left_out(dropped).removeprefix("; "), markup=False, soft_wrap=True)
 

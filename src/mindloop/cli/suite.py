@@ -18,10 +18,10 @@ from mindloop.console import (
     JsonFlag,
     emit_json,
     err_console,
-    fit_table,
     json_opt,
     out_console,
     out_opt,
+    print_table,
     writing,
 )
 
@@ -141,8 +141,7 @@ def _print_result(result: SuiteResult) -> None:
     tokens = token_sum([s.tokens for s in result.summaries])
     console = out_console()
     title = f"suite {result.suite_id} · {', '.join(m or 'symbolic agents' for m in result.models)} · {result.preset}"
-    table, dropped = fit_table(columns, rows, console.width, title=title)
-    console.print(table)
+    dropped = print_table(console, columns, rows, title)
     planned = len(result.benchmarks) * max(1, len(result.models))
     console.print(
         f"{len(result.summaries)}/{planned} {'runs' if several else 'benchmarks'}, {result.seconds:.1f} s wall clock, "
@@ -203,10 +202,8 @@ def suite_list(
         ]
         for row in rows
     ]
-    console = out_console()
-    table, _ = fit_table(columns, lines, console.width)
     if rows:
-        console.print(table)
+        print_table(out_console(), columns, lines)
     else:
         err_console().print("no suites yet")
 

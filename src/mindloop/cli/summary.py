@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from mindloop.bench.tables import bound_at
 from mindloop.cli.numbers import NumberKind, kind_of, metric_text, number
-from mindloop.console import Column, fit_table, out_console
+from mindloop.console import Column, out_console, print_table
 from mindloop.errors import escaped
 
 if TYPE_CHECKING:
@@ -284,8 +284,7 @@ def print_summary(
     columns, rows = _table_rows(lay, bench, bounds, headline)
     if len(rows) > 1 or len(columns) > 3:
         console.print()
-        table, dropped = fit_table(columns, rows, console.width)
-        console.print(table)
+        dropped = print_table(console, columns, rows)
         if dropped:
             more = f" and {len(dropped) - 4} more" if len(dropped) > 4 else ""
             console.print(
@@ -328,8 +327,7 @@ def _print_every_metric(summary: RunSummary, bench: Benchmark | None, console: C
         Column("95% CI", drop=2),
         Column("SE", justify="right", drop=1),
     ]
-    table, _ = fit_table(columns, rows, console.width, title="every metric")
-    console.print(table)
+    print_table(console, columns, rows, "every metric")
 
 
 def _failed_words(summary: RunSummary) -> str:
