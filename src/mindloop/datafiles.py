@@ -175,13 +175,9 @@ def _short(value: Any) -> str | None:
 
 
 def load_data_file(model: type[M], path: str | Path | Traversable) -> M:
-    """Read and validate the YAML file at ``path`` (a filesystem path or an importlib resource)."""
-    resource = Path(path) if isinstance(path, str) else path
-    try:
-        data = resource.read_bytes()
-    except OSError as exc:
-        raise DataFileError(f"cannot read data file: {exc.strerror or exc}", source=str(path)) from None
-    return parse_data(model, decode_text(data, source=str(path), error=DataFileError), source=str(path))
+    """Read (:func:`read_text_file`) and validate the YAML file at ``path`` (a filesystem path or an importlib
+    resource)."""
+    return parse_data(model, read_text_file(path, what="data file", error=DataFileError), source=str(path))
 
 
 _BOM = b"\xef\xbb\xbf"
