@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from mindloop.errors import InvalidArgumentError
@@ -56,13 +56,7 @@ class GenerationConfig:
 
     def params(self) -> dict[str, Any]:
         """The parameters as a JSON-ready dict, leaving out unset ones (the request body and the cache key)."""
-        given: dict[str, Any] = {
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
-            "top_p": self.top_p,
-            "stop": list(self.stop) or None,
-            "seed": self.seed,
-        }
+        given = asdict(self) | {"stop": list(self.stop) or None}
         return {key: value for key, value in given.items() if value is not None}
 
     @classmethod
