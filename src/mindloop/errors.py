@@ -7,7 +7,9 @@ The command line maps these to exit code 1 with a one-line message, and everythi
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections.abc import Iterable
 
 __all__ = [
     "SETUP_ERRORS",
@@ -23,6 +25,7 @@ __all__ = [
     "ParseError",
     "RegistryError",
     "UnknownNameError",
+    "did_you_mean",
     "escaped",
     "printable",
 ]
@@ -147,3 +150,14 @@ def escaped(text: str) -> str:
     'openai/m\\\\x1b[31mx\\\\n'
     """
     return text.translate(_ESCAPES)
+
+
+def did_you_mean(name: str, known: Iterable[str], n: int = 1) -> str:
+    """``; did you mean 'a'?`` (``'a' or 'b'`` for several) naming the ``n`` entries of ``known`` closest to ``name``,
+    or "" when none is close: the hint of an "unknown NAME" error, written once.
+
+    >>> did_you_mean("n_cxt", ["n_ctx", "seed"]), did_you_mean("zzz", ["n_ctx"])
+    ("; did you mean 'n_ctx'?", '')
+    """
+    close = difflib.get_close_matches(name, list(known), n=n)
+    return f"; did you mean {' or '.join(map(repr, close))}?" if close else ""

@@ -11,13 +11,12 @@ unknown name suggests the closest registered names.
 
 from __future__ import annotations
 
-import difflib
 import importlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Generic, TypeVar, cast
 
-from mindloop.errors import RegistryError, UnknownNameError
+from mindloop.errors import RegistryError, UnknownNameError, did_you_mean
 
 __all__ = ["Registry", "RegistryEntry"]
 
@@ -148,7 +147,5 @@ class Registry(Generic[T]):
 
     def _unknown_message(self, name: str) -> str:
         known = self.names()
-        close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
-        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
         listing = ", ".join(known) if known else "none registered"
-        return f"unknown {self.kind} {name!r}{hint} (known: {listing})"
+        return f"unknown {self.kind} {name!r}{did_you_mean(name, known, n=3)} (known: {listing})"

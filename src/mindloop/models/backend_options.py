@@ -10,12 +10,11 @@ dict, or refuses them in one line naming the key, the backend and what was expec
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mindloop.errors import InvalidArgumentError
+from mindloop.errors import InvalidArgumentError, did_you_mean
 
 __all__ = ["MODEL_OPTS", "ModelOpt", "checked_opt", "checked_opts", "parse_model_opts"]
 
@@ -118,10 +117,9 @@ def parse_model_opts(model: str | None, pairs: Sequence[str]) -> dict[str, Any]:
             raise InvalidArgumentError(f"--model-opt {key!r}: {whose} takes no options")
         opt = known.get(key)
         if opt is None:
-            close = difflib.get_close_matches(key, known, n=1)
-            hint = f"did you mean {close[0]!r}? " if close else ""
+            hint = did_you_mean(key, known)
             raise InvalidArgumentError(
-                f"unknown --model-opt {key!r} for {whose}; {hint}(keys: {', '.join(sorted(known))})"
+                f"unknown --model-opt {key!r} for {whose}{hint} (keys: {', '.join(sorted(known))})"
             )
         value = opt.parse(text)
         if value is None:

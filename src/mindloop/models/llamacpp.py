@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from mindloop.errors import DependencyError, InvalidArgumentError, ModelError, ModelResponseError
+from mindloop.errors import DependencyError, InvalidArgumentError, ModelError, ModelResponseError, did_you_mean
 from mindloop.models.backend_options import checked_opts
 from mindloop.models.base import Completion, GenerationConfig, Message, ModelOptions
 from mindloop.models.tokens import reply_completion
@@ -48,11 +48,8 @@ def _check_chat_format(llama_cpp: Any, name: str) -> None:
         return
     known = sorted(getattr(registry(), "_chat_handlers", {}))
     if known and name not in known:
-        import difflib
-
-        close = difflib.get_close_matches(name, known, n=1)
-        hint = f"did you mean {close[0]!r}? " if close else ""
-        raise InvalidArgumentError(f"unknown llamacpp chat_format {name!r}; {hint}(formats: {', '.join(known)})")
+        hint = did_you_mean(name, known)
+        raise InvalidArgumentError(f"unknown llamacpp chat_format {name!r}{hint} (formats: {', '.join(known)})")
 
 
 def _model_file(path: str) -> tuple[Path, str | None]:
