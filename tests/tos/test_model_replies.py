@@ -24,6 +24,7 @@ from mindloop.systems.tos.explorers.prompts import (
     echoed_markers,
     prompt_set,
 )
+from mindloop.systems.tos.metrics import score_answer
 from mindloop.systems.tos.replies import answer_slot, read_actions, read_answer, read_fog, read_map
 from mindloop.systems.tos.world.geometry import EAST
 
@@ -198,6 +199,24 @@ NAMES = ["lamp", "red door", "door", "chair", "green chair"]
 )
 def test_task_answers_are_read(task: str, reply: str, answer: str) -> None:
     assert read_answer(task, reply, names=NAMES) == answer
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "FINAL ANSWER: I stand at the fire_extinguisher.",  # in a sentence, as the scene spells it
+        "FINAL ANSWER: I stand at the Fire Extinguisher.",  # in a sentence, with a space
+        "FINAL ANSWER: fire extinguisher",  # bare
+    ],
+)
+def test_a_scene_name_with_an_underscore_is_read_in_the_scenes_spelling_and_scored(reply: str) -> None:
+    # A hand-made scene may name an object fire_extinguisher (the released meta_data files are read with spaces).
+    # Such a name in a sentence used to raise a KeyError past the agent's retries; a bare one was read as
+    # "fire extinguisher", which the scorer's whole-name match did not find among the scene's objects: scored 0.
+    names = ["lamp", "fire_extinguisher"]
+    assert read_answer("perc.dec", reply, names=names) == "fire_extinguisher"
+    gold = {"answer": "fire_extinguisher", "object_positions": {"lamp": [0, 0], "fire_extinguisher": [2, 1]}}
+    assert score_answer("perc.dec", read_answer("perc.dec", reply, names=names), gold) == 1.0
 
 
 @pytest.mark.parametrize(

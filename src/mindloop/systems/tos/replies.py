@@ -347,7 +347,7 @@ def _read_relation(slot: str) -> str:
 
 
 def _names_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
-    alts = {n.lower() for n in names if n}
+    alts = {_name_key(n) for n in names if n}
     return _whole(alts, r"[\s_]+", "[A-Za-z0-9]") if alts else None
 
 
@@ -355,8 +355,14 @@ def _names_in(text: str, names: Sequence[str]) -> list[str]:
     pat = _names_pattern(names)
     if pat is None:
         return []
-    canon = {" ".join(n.lower().split()): n for n in names}
-    return [canon[" ".join(re.sub(r"_", " ", m.group(0)).lower().split())] for m in pat.finditer(text)]
+    canon = {_name_key(n): n for n in names}
+    return [canon[_name_key(m.group(0))] for m in pat.finditer(text)]
+
+
+def _name_key(name: str) -> str:
+    """A name as replies and scenes are matched: in lower case, underscores as spaces, runs of spaces as one
+    (``Red_Door``, ``red  door`` and ``red_door`` are one name)."""
+    return " ".join(name.replace("_", " ").lower().split())
 
 
 _FORMAT_SLOT = re.compile(
@@ -382,8 +388,8 @@ def _bare_names(slot: str) -> list[str] | None:
 
 def _scene_name(item: str, names: Sequence[str]) -> str:
     """A bare item as the scene spells it when it is a scene name (``red_door`` -> ``red door``), else lowercased."""
-    key = " ".join(item.replace("_", " ").lower().split())
-    return next((n for n in names if " ".join(n.lower().split()) == key), key)
+    key = _name_key(item)
+    return next((n for n in names if _name_key(n) == key), key)
 
 
 _PAIR = re.compile(r"[(\[]\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*[)\]]")
