@@ -182,3 +182,27 @@ def test_a_sample_keeps_its_target_and_choices_and_an_older_one_reads_them_from_
         with RunStore(old, readonly=readonly) as store:
             read = [r.sample for r in store.records(run_id, include_pending=True)]
             assert [(s.target, s.choices) for s in read] == [("bag", ("box", "bag")), ({"help": True}, ()), (None, ())]
+
+
+def test_headlines_read_past_a_summary_that_is_not_json_and_one_whose_metrics_are_not_an_object(
+    tmp_path: Path,
+) -> None:
+    # one summary that is not JSON sends stored_headlines to its Python fallback; there a summary whose metrics
+    # are a list (a hand-edited store) must read as one without the metric, as SQLite's cut reads it, not raise
+    path = tmp_path / "r.sqlite"
+    head = {"definitions": {"headline": {"metric": "acc"}}, "counts": {"n": 5}}
+    with RunStore(path) as store:
+        good, listed, broken = _new(store), _new(store), _new(store)
+        store.save_summary(good, head | {"metrics": {"acc": 0.5}})
+        store.save_summary(listed, head | {"metrics": [0.5]})
+        store.save_summary(broken, head | {"metrics": {"acc": 0.25}})
+        sql_cut = store.stored_headlines()  # every summary JSON: SQLite cuts them
+    db = sqlite3.connect(path)
+    with db:
+        db.execute("UPDATE run_summaries SET summary = '{not json' WHERE run_id = ?", (broken,))
+    db.close()
+    with RunStore(path, readonly=True) as store:
+        cut = store.stored_headlines()
+    assert set(cut) == {good, listed}  # an unreadable summary is left out, as stored_summaries leaves it
+    assert cut[good]["metrics"] == sql_cut[good]["metrics"] == {"acc": 0.5}
+    assert cut[listed]["metrics"] == sql_cut[listed]["metrics"] == {"acc": None}

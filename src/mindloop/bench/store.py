@@ -1276,7 +1276,8 @@ def _cut(summary: dict[str, Any]) -> dict[str, Any]:
     metric = head["metric"]
     intervals = summary.get("intervals") or {}
     tree = intervals.get("metrics") if isinstance(intervals, dict) else None
-    metrics = summary.get("metrics") or {}
+    metrics = summary.get("metrics")
+    metrics = metrics if isinstance(metrics, dict) else {}  # a hand-edited list reads as SQLite's cut reads it
     out: dict[str, Any] = {
         "counts": summary.get("counts"),
         "computed_by": summary.get("computed_by"),
