@@ -239,7 +239,8 @@ class BeliefStore:
         """A read-only view of the store as it stood after time ``t``."""
         return StoreView(self, t)
 
-    def holders(self, agents: Iterable[str], max_depth: int) -> Iterator[Chain]:
+    @staticmethod
+    def holders(agents: Iterable[str], max_depth: int) -> Iterator[Chain]:
         """All chains over ``agents`` up to ``max_depth`` (no agent directly nested in itself), world first."""
         names = sorted(set(agents))
         yield WORLD

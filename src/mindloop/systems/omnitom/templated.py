@@ -401,7 +401,7 @@ class _Narrator:
             return
         informed = self.informed.get(con, set())
         # every holder chain over those present (the world's empty chain is made only of the informed: left out)
-        chains = BeliefStore().holders(self.present(room), BELIEF_DEPTH)
+        chains = BeliefStore.holders(self.present(room), BELIEF_DEPTH)
         believers = frozenset(c for c in chains if not set(c) <= informed)
         if believers:
             facts = (Fact(con, CONTAINS, label),)
