@@ -200,9 +200,8 @@ class CwahEnv(TransportEnv[CwahObservation]):
 
     def _apply(self, ag: _Agent, act: Action, t: int, events: list[Event | Utterance]) -> tuple[bool, str]:
         kind = act.kind
-        if kind == "walk":
-            return self._walk(ag, act.target, t, events)
-        if ag.transit is not None and kind != "send_message":
+        # any action but walking on or talking stops a walk between rooms
+        if ag.transit is not None and kind not in ("walk", "send_message"):
             ag.halt()
         if kind in ("turn_left", "turn_right"):
             ag.facing = (ag.facing + (1 if kind == "turn_right" else -1)) % 12
@@ -217,6 +216,8 @@ class CwahEnv(TransportEnv[CwahObservation]):
         ent = self.entities.get(target) if target is not None else None
         if ent is None:
             return False, f"{kind}: no entity with id {target}"
+        if kind == "walk":
+            return self._walk(ag, ent, t, events)
         if kind == "grasp":
             return self._grasp(ag, ent, t, events)
         if kind in ("open", "close"):
@@ -225,10 +226,7 @@ class CwahEnv(TransportEnv[CwahObservation]):
             return self._put(ag, act.obj, ent, t, events)
         raise AssertionError(kind)  # pragma: no cover - kinds are checked by coerce_action
 
-    def _walk(self, ag: _Agent, target: int | None, t: int, events: list[Event | Utterance]) -> tuple[bool, str]:
-        ent = self.entities.get(target) if target is not None else None
-        if ent is None:
-            return False, f"walk: no entity with id {target}"
+    def _walk(self, ag: _Agent, ent: Entity, t: int, events: list[Event | Utterance]) -> tuple[bool, str]:
         if ent.kind == "room":
             if ent.id == ag.room:
                 ag.near = None
