@@ -82,9 +82,7 @@ class ModelAgent(TeamAgent):
 
     @property
     def _bed(self) -> str | None:
-        """TDW-MAT's bed (where ``transport`` goes); ``None`` in C-WAH."""
-        if self.domain.world != "tdw-mat":
-            return None
+        """TDW-MAT's bed (where ``transport`` goes); ``None`` in C-WAH, whose domain has none."""
         return getattr(self.domain, "bed", None) or None
 
     def __init__(
