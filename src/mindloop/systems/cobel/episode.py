@@ -23,6 +23,7 @@ from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
 from mindloop.models.tokens import TOKENIZER_NAME, count_tokens
 from mindloop.systems.cobel.cwah_domain import CwahDomain
 from mindloop.systems.cobel.mind import Mind
+from mindloop.systems.cobel.tdw_domain import TdwDomain
 from mindloop.systems.cobel.team import STYLES, CollabAgent
 from mindloop.systems.cobel.worlds.cwah import CwahEnv
 from mindloop.systems.cobel.worlds.cwah_spec import MAX_STEPS, CwahEpisode
@@ -127,6 +128,10 @@ class EpisodeResult:
         return out
 
 
+_DOMAINS = {"cwah": CwahDomain, "tdw-mat": TdwDomain}
+"""Each world's domain class (what its agents know of it)."""
+
+
 def make_agent(
     kind: str,
     name: str,
@@ -138,14 +143,9 @@ def make_agent(
     format_retries: int = DEFAULT_FORMAT_RETRIES,
 ) -> Any:
     """An agent of ``kind`` called ``name`` for ``world`` (``cwah`` or ``tdw-mat``)."""
-    if world == "cwah":
-        domain: Any = CwahDomain()
-    elif world == "tdw-mat":
-        from mindloop.systems.cobel.tdw_domain import TdwDomain
-
-        domain = TdwDomain()
-    else:
+    if world not in _DOMAINS:
         raise InvalidArgumentError(f"unknown transport world {world!r}")
+    domain: Any = _DOMAINS[world]()
     if kind in STYLES:
         return CollabAgent(name, team, domain, kind)
     if kind in MODEL_KINDS:
