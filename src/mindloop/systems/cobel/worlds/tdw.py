@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -98,12 +99,10 @@ class TdwEnv(TransportEnv[TdwObservation]):
         rng = random.Random(f"tdw-scene:{ep.category}:{ep.capacity}:{ep.seed}")
         types = ["livingroom", "office", "kitchen", "bedroom", *(rng.choice(_EXTRA_ROOMS) for _ in range(2))]
         rng.shuffle(types)
-        self.entities: dict[int, Entity] = {}
-        room_ids = []
-        for k, name in enumerate(types):
-            rid = 1000 * (k + 1)
-            room_ids.append(rid)
-            self.entities[rid] = Entity.make(rid, name, "room")
+        room_ids = [1000 * (k + 1) for k in range(len(types))]
+        self.entities: dict[int, Entity] = {
+            r: Entity.make(r, name, "room") for r, name in zip(room_ids, types, strict=True)
+        }
         self._room_ids = tuple(room_ids)
         self._grid = {rid: (k % _GRID_COLS, k // _GRID_COLS) for k, rid in enumerate(room_ids)}
         doors = []
@@ -117,44 +116,29 @@ class TdwEnv(TransportEnv[TdwObservation]):
         self.room_of: dict[int, int] = {}
         self.pos: dict[int, tuple[float, float]] = {}
         self.inside: dict[int, int] = {}  # object -> container it is in
-        self.contents: dict[int, list[int]] = {}
         self.held_by: dict[int, str] = {}
         self.on_bed: set[int] = set()
 
-        def spot() -> tuple[float, float]:
-            return (round(rng.uniform(0.5, ROOM_SIZE - 0.5), 2), round(rng.uniform(0.5, ROOM_SIZE - 0.5), 2))
+        def put(ident: int, name: str, kind: str, room: int) -> int:
+            """A new entity ``ident`` in ``room``, at a random spot."""
+            self.entities[ident] = Entity.make(ident, name, kind)
+            self.room_of[ident] = room
+            self.pos[ident] = (round(rng.uniform(0.5, ROOM_SIZE - 0.5), 2), round(rng.uniform(0.5, ROOM_SIZE - 0.5), 2))
+            return ident
 
-        bed_room = room_ids[types.index("bedroom")]
-        self.bed = Entity.make(500, "bed", "bed")
-        self.entities[500] = self.bed
-        self.room_of[500] = bed_room
-        self.pos[500] = spot()
+        # the draws' order (each thing's kind, then its room, then its spot) makes the scene: keep it
+        self.bed = self.entities[put(500, "bed", "bed", room_ids[types.index("bedroom")])]
         targets, containers = TDW_CATEGORIES[ep.category]
-        weights = _ROOM_WEIGHTS[ep.category]
-        next_id = 600
-        self.targets: list[int] = []
-        for _ in range(N_TARGETS):
-            name = rng.choice(targets)
-            room = rng.choices(room_ids, [weights[self.entities[r].name] for r in room_ids])[0]
-            self.entities[next_id] = Entity.make(next_id, name, "object")
-            self.room_of[next_id] = room
-            self.pos[next_id] = spot()
-            self.targets.append(next_id)
-            next_id += 1
-        self.containers: list[int] = []
-        for _ in range(CONTAINERS_PER_CAPACITY[ep.capacity]):
-            name = rng.choice(containers)
-            room = rng.choice(room_ids)
-            self.entities[next_id] = Entity.make(next_id, name, "container")
-            self.room_of[next_id] = room
-            self.pos[next_id] = spot()
-            self.contents[next_id] = []
-            self.containers.append(next_id)
-            next_id += 1
-        counts: dict[str, int] = {}
-        for t in self.targets:
-            counts[self.entities[t].name] = counts.get(self.entities[t].name, 0) + 1
-        self._goal = tuple(sorted(counts.items()))
+        weights = [_ROOM_WEIGHTS[ep.category][name] for name in types]
+        self.targets = [
+            put(600 + k, rng.choice(targets), "object", rng.choices(room_ids, weights)[0]) for k in range(N_TARGETS)
+        ]
+        self.containers = [
+            put(600 + N_TARGETS + k, rng.choice(containers), "container", rng.choice(room_ids))
+            for k in range(CONTAINERS_PER_CAPACITY[ep.capacity])
+        ]
+        self.contents: dict[int, list[int]] = {c: [] for c in self.containers}
+        self._goal = tuple(sorted(Counter(self.entities[t].name for t in self.targets).items()))
         self._rooms = tuple(self.entities[r] for r in room_ids)
         team = []
         for name in self.possible_agents:
