@@ -156,10 +156,8 @@ class CwahEnv(TransportEnv[CwahObservation]):
             self.loc[next_id] = (rel, holder)
             self.contents[holder].append(next_id)
             self.room_of[next_id] = self.room_of[holder]
-            self.by_name.setdefault(name, []).append(next_id)
+            self.by_name.setdefault(name, []).append(next_id)  # ids grow: each list is in id order
             next_id += 1
-        for name, ids in self.by_name.items():
-            self.by_name[name] = sorted(ids)
         self._furniture = house.furniture
         self._rooms = house.rooms
         start = rng.choice(_ROOMS)[0]  # the team enters the house together
