@@ -252,9 +252,8 @@ def read_plan(reply: str, prompt: str, *, bed: str | None = None) -> tuple[list[
     The first ``plan:`` section that names a step is the plan; without one, the text after a cue in prose (``The
     best plan would be:``, a line ending ``… plan:``)."""
     keys = ("reasoning", "plan", "plans", "plan1", "plan2", "plan3")
-    candidates = [s.text for s in find_sections(reply, keys) if s.key == "plan" and s.text]
-    labelled = bool(candidates) or any(s.key == "plan" for s in find_sections(reply, keys))
-    candidates += [_clean(reply[m.end() :]) for m in _PLAN_CUE.finditer(reply)]
+    labelled = [s.text for s in find_sections(reply, keys) if s.key == "plan"]
+    candidates = [t for t in labelled if t] + [_clean(reply[m.end() :]) for m in _PLAN_CUE.finditer(reply)]
     if not candidates and not labelled:
         raise refused(f"the reply to the {prompt} prompt has no 'plan:' section", reply)
     for plan in candidates:
