@@ -247,10 +247,8 @@ class TdwEnv(TransportEnv[TdwObservation]):
         return room, self.pos[target], target
 
     def _move_distance(self, ag: _TAgent, target: int) -> float:
-        room, pos, _ = self._move_goal(ag, target)
-        if room != ag.room:
-            return math.dist(ag.pos, (ROOM_SIZE / 2, ROOM_SIZE / 2)) + ROOM_SIZE
-        return math.dist(ag.pos, pos)
+        room, pos, _ = self._move_goal(ag, target)  # another room's move ends at its centre, a room further on
+        return math.dist(ag.pos, pos) + (ROOM_SIZE if room != ag.room else 0.0)
 
     def _finish(self, ag: _TAgent, act: Action, events: list[Event | Utterance]) -> str:
         """Apply an action that finishes now (its precheck passed again); returns ``""`` (it cannot fail here)."""
