@@ -113,8 +113,7 @@ class ModelAgent(TeamAgent):
     async def act(self, obs: Any) -> Action:
         """Perceive and hear the partners' new messages and react to them, then (when ready) take the next step."""
         dom = self.domain
-        self.start_step(obs)
-        new = [m for m in getattr(obs, "messages", ()) if m.sender != self.name]
+        new = self.start_step(obs)
         for m in new:
             self.dialogue.append(f"{m.sender}: {m.text}")
             self.hear(m, plan=self.hears_plans)

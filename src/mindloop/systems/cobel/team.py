@@ -125,15 +125,16 @@ class TeamAgent:
         self._setup = False
         self._now = 0
 
-    def start_step(self, obs: Any) -> None:
+    def start_step(self, obs: Any) -> list[Any]:
         """What every agent does first with an observation: set its domain up on the first one, take the time
-        (``_now``) and perceive into its mind."""
+        (``_now``) and perceive into its mind. Returns the partners' messages it brings."""
         dom = self.domain
         if not self._setup:
             dom.setup(obs)
             self._setup = True
         self._now = dom.t(obs)
         dom.perceive(self.mind, obs)
+        return [m for m in getattr(obs, "messages", ()) if m.sender != self.name]
 
     def hear(self, msg: Any, *, plan: bool = True) -> Reading:
         """Read a partner's message into my mind as testimony: the facts it states and (with ``plan``) the plan it
@@ -183,8 +184,7 @@ class CollabAgent(TeamAgent):
     def act(self, obs: Any) -> Action:
         """Update beliefs from the observation, then plan, talk or act."""
         dom = self.domain
-        self.start_step(obs)
-        self._hear(obs)
+        self._hear(self.start_step(obs))
         if not dom.ready(obs):
             return dom.idle
         holding = dom.holding(obs)
@@ -218,10 +218,8 @@ class CollabAgent(TeamAgent):
         return dom.idle
 
     # ---- hearing and talking --------------------------------------------------------------------------------
-    def _hear(self, obs: Any) -> None:
-        for msg in getattr(obs, "messages", ()):
-            if msg.sender == self.name:
-                continue
+    def _hear(self, new: list[Any]) -> None:
+        for msg in new:
             reading = self.hear(msg)
             if self.style == "capo":
                 self._capo_hear(msg.sender, msg.text)
