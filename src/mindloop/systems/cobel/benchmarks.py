@@ -151,16 +151,11 @@ class _TransportBenchmark:
         """The test set's episodes (the first ``n``), shifted by ``seed``; ``max_steps`` travels in each input."""
         if options.max_steps is not None:
             self._check_max_steps(options.max_steps)
-        eps = self.test_set(options.n_agents, seed)
-        if n is not None:
-            eps = eps[:n]
-        out = []
-        for ep in eps:
-            data = ep.to_dict()
-            if options.max_steps is not None:
-                data["max_steps"] = options.max_steps
-            out.append(Sample(f"{ep.task}-s{ep.seed}", data, group=ep.task))
-        return out
+        cut = {} if options.max_steps is None else {"max_steps": options.max_steps}
+        return [
+            Sample(f"{ep.task}-s{ep.seed}", {**ep.to_dict(), **cut}, group=ep.task)
+            for ep in self.test_set(options.n_agents, seed)[:n]
+        ]
 
     def deviation(self, max_steps: int | None) -> str | None:
         """The one-line note a run with ``max_steps`` carries (``None`` for the paper's limit)."""
