@@ -126,6 +126,18 @@ class Entity:
         return cls(ident, name, kind, f"<{name}>({ident})")
 
 
+@dataclass(slots=True)
+class _Seat:
+    """What both worlds keep of an agent on the scene: its name, its room, the entity it stands near, what it holds
+    and which way it faces."""
+
+    name: str
+    room: int
+    near: int | None = None
+    holding: list[int] = field(default_factory=list)
+    facing: int = 0
+
+
 @dataclass(frozen=True, slots=True)
 class Message:
     """A message as delivered: the step (or frame) it was sent at, the sender and its text."""

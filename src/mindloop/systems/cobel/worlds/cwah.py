@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from mindloop.beliefs import Event, EventKind, Fact, Utterance
-from mindloop.systems.cobel.worlds.common import Action, Entity, Layout, StepResult, TransportEnv, coerce_action
+from mindloop.systems.cobel.worlds.common import Action, Entity, Layout, StepResult, TransportEnv, _Seat, coerce_action
 from mindloop.systems.cobel.worlds.cwah_spec import (
     CWAH_ACTIONS,
     CWAH_TASKS,
@@ -89,14 +89,9 @@ def _make_house() -> _House:
 
 
 @dataclass(slots=True)
-class _Agent:
-    name: str
-    room: int
-    near: int | None = None
-    holding: list[int] = field(default_factory=list)
+class _Agent(_Seat):
     transit: int | None = None  # next room on the way
     progress: int = 0
-    facing: int = 0
 
     def halt(self) -> None:
         """Stop on the way between rooms: no next room, no steps toward it."""

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mindloop.beliefs import Event, EventKind, Fact, Utterance
-from mindloop.systems.cobel.worlds.common import Action, Entity, Layout, StepResult, TransportEnv, coerce_action
+from mindloop.systems.cobel.worlds.common import Action, Entity, Layout, StepResult, TransportEnv, _Seat, coerce_action
 from mindloop.systems.cobel.worlds.tdw_spec import (
     CONTAINER_CAPACITY,
     CONTAINERS_PER_CAPACITY,
@@ -62,14 +62,9 @@ _GRID_COLS = 3
 
 
 @dataclass(slots=True)
-class _TAgent:
-    name: str
-    room: int
-    seen: dict[int, set[int]]  # quarters seen, per room
+class _TAgent(_Seat):
+    seen: dict[int, set[int]] = field(kw_only=True)  # quarters seen, per room
     pos: tuple[float, float] = (ROOM_SIZE / 2, ROOM_SIZE / 2)
-    near: int | None = None
-    holding: list[int] = field(default_factory=list)
-    facing: int = 0
     busy_until: int = 0
     pending: Action | None = None
 
@@ -142,7 +137,7 @@ class TdwEnv(TransportEnv[TdwObservation]):
         self._rooms = tuple(self.entities[r] for r in room_ids)
         team = []
         for name in self.possible_agents:
-            ag = _TAgent(name, rng.choice(room_ids), {r: set() for r in self._room_ids})
+            ag = _TAgent(name, rng.choice(room_ids), seen={r: set() for r in self._room_ids})
             ag.facing = rng.randrange(4)
             ag.seen[ag.room].add(ag.facing)
             team.append(ag)
