@@ -206,3 +206,25 @@ def test_headlines_read_past_a_summary_that_is_not_json_and_one_whose_metrics_ar
     assert set(cut) == {good, listed}  # an unreadable summary is left out, as stored_summaries leaves it
     assert cut[good]["metrics"] == sql_cut[good]["metrics"] == {"acc": 0.5}
     assert cut[listed]["metrics"] == sql_cut[listed]["metrics"] == {"acc": None}
+
+
+def test_headlines_read_a_metric_whose_name_json_escapes(tmp_path: Path) -> None:
+    # a user's metric may be named with a backslash or a tab; SQLite's cut must find it under its own name (a
+    # json_set over quoted paths once wrote it under a doubly escaped key, and the board showed no value)
+    with RunStore(tmp_path / "r.sqlite") as store:
+        runs = {}
+        for name in ("acc\\v2", "acc\tx", "plain"):
+            run_id = runs[name] = _new(store)
+            interval = {"low": 0.5, "high": 0.9}
+            store.save_summary(
+                run_id,
+                {
+                    "definitions": {"headline": {"metric": name}},
+                    "metrics": {name: 0.75},
+                    "intervals": {"metrics": {name: interval}},
+                },
+            )
+        cut = store.stored_headlines()
+    for name, run_id in runs.items():
+        assert cut[run_id]["metrics"] == {name: 0.75}
+        assert cut[run_id]["intervals"]["metrics"] == {name: {"low": 0.5, "high": 0.9}}

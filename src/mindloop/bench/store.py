@@ -1051,38 +1051,51 @@ class RunStore:
         return out
 
     def stored_headlines(self) -> dict[str, dict[str, Any]]:
-        """Every run's stored summary cut down to what a page over many runs shows (:func:`_cut`): ``counts``,
+        """Every run's stored summary cut down, inside SQLite, to what a page over many runs shows: ``counts``,
         ``computed_by``, ``version``, ``references``, ``definitions`` (``headline`` and ``references`` only),
         ``metrics`` and ``intervals["metrics"]`` (the headline metric only); a summary that declares no headline
-        comes whole (its headline is its first number). SQLite picks out the parts the cut reads, so no whole
-        summary is decoded in Python, which makes this several times quicker than :meth:`stored_summaries` on
-        thousands of runs. Falls back to :meth:`stored_summaries` (its results cut the same way) on an SQLite without
-        JSON functions or a summary that is not valid JSON."""
+        comes whole (its headline is its first number). No whole summary is decoded in Python, which makes this
+        several times quicker than :meth:`stored_summaries` on thousands of runs. Falls back to
+        :meth:`stored_summaries` (its results cut the same way) on an SQLite without JSON functions or a summary
+        that is not valid JSON."""
         metric = "json_quote(summary ->> '$.definitions.headline.metric')"
-        paths = [f"'$.{key}'" for key in ("counts", "computed_by", "version", "references", "definitions.headline")]
-        paths += ["'$.definitions.references'", f"'$.metrics.' || {metric}", f"'$.intervals.metrics.' || {metric}"]
-        # who decided a model run (MindClaw): the declaration and its two counts, for the board's ranking
-        paths += ["'$.definitions.decided'"]
-        paths += [
-            f"'$.metrics.' || json_quote(summary ->> '$.definitions.decided.{key}')" for key in ("model", "total")
-        ]
+        parts = {key: f"'$.{key}'" for key in ("counts", "computed_by", "version", "references")} | {
+            "headline": "'$.definitions.headline'",
+            "policies": "'$.definitions.references'",
+            "value": f"'$.metrics.' || {metric}",
+            "interval": f"'$.intervals.metrics.' || {metric}",
+            # who decided a model run (MindClaw): the declaration and its two counts, for the board's ranking
+            "decided": "'$.definitions.decided'",
+            "decided_k": "'$.metrics.' || json_quote(summary ->> '$.definitions.decided.model')",
+            "decided_n": "'$.metrics.' || json_quote(summary ->> '$.definitions.decided.total')",
+        }
         # `->` gives each part as JSON text with its numbers as stored (json_extract would give a number as an SQL
-        # REAL, rendered back with 15 digits); json_set puts each at its own path (skipping a NULL path: a summary
-        # without that name), so each row reads back as a summary holding only what _cut reads
-        pairs = ", ".join(f"{path}, summary -> ({path})" for path in paths)
+        # REAL, rendered back with 15 digits); the parts are joined into one JSON object a row
+        pairs = " || ',' || ".join(
+            f"'\"{name}\":' || coalesce(summary -> ({path}), 'null')" for name, path in parts.items()
+        )
         try:
-            rows = self._select(f"SELECT run_id, json_set('{{}}', {pairs}) FROM run_summaries", needs="run_summaries")
+            rows = self._select(f"SELECT run_id, '{{' || {pairs} || '}}' FROM run_summaries", needs="run_summaries")
         except sqlite3.OperationalError:  # no JSON functions, or a summary that is not JSON
             return {run_id: _cut(summary) for run_id, summary in self.stored_summaries().items()}
         out: dict[str, dict[str, Any]] = {}
         whole = []
         for run_id, text in rows:
-            parts = json.loads(text)
-            cut = _cut(parts)
-            if cut is parts:  # no headline declared: the whole summary, read below
+            got = json.loads(text)
+            head = got["headline"]
+            if not isinstance(head, dict) or not isinstance(head.get("metric"), str):
                 whole.append(str(run_id))
-            else:
-                out[str(run_id)] = cut
+                continue
+            out[str(run_id)] = {key: got[key] for key in ("counts", "computed_by", "version")} | {
+                "references": got["references"] or {},
+                "definitions": {"headline": head, "references": got["policies"] or []},
+                "metrics": {head["metric"]: got["value"]},
+                "intervals": {"metrics": {head["metric"]: got["interval"]}},
+            }
+            decided = got["decided"]
+            if isinstance(decided, dict) and "model" in decided and "total" in decided:
+                out[str(run_id)]["definitions"]["decided"] = decided
+                out[str(run_id)]["metrics"] |= {decided["model"]: got["decided_k"], decided["total"]: got["decided_n"]}
         for run_id in whole:
             summary = self.stored_summary(run_id)
             if summary is not None:
