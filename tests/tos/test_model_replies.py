@@ -219,6 +219,17 @@ def test_a_scene_name_with_an_underscore_is_read_in_the_scenes_spelling_and_scor
     assert score_answer("perc.dec", read_answer("perc.dec", reply, names=names), gold) == 1.0
 
 
+def test_a_name_is_read_as_written_before_its_underscore_twin_and_an_underscore_name_matches_no_gap() -> None:
+    # a scene may hold both "red door" and "red_door": the spelling a reply writes picks its own object, in a list
+    # and in a sentence alike; a name of underscores only is no name a sentence can hold
+    names = ["chair", "red door", "red_door", "_"]
+    assert read_answer("ment.rot", "FINAL ANSWER: chair, red door", names=names) == "chair, red door"
+    assert read_answer("ment.rot", "FINAL ANSWER: chair, red_door", names=names) == "chair, red_door"
+    assert read_answer("perc.dec", "FINAL ANSWER: the red door is closest", names=names) == "red door"
+    with pytest.raises(ParseError, match="no object name"):
+        read_answer("perc.dec", "FINAL ANSWER: I am not sure at all!", names=names)
+
+
 @pytest.mark.parametrize(
     ("task", "reply", "reason"),
     [

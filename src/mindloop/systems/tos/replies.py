@@ -347,16 +347,13 @@ def _read_relation(slot: str) -> str:
 
 
 def _names_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
-    alts = {_name_key(n) for n in names if n}
+    alts = {key for n in names if (key := _name_key(n))}
     return _whole(alts, r"[\s_]+", "[A-Za-z0-9]") if alts else None
 
 
 def _names_in(text: str, names: Sequence[str]) -> list[str]:
     pat = _names_pattern(names)
-    if pat is None:
-        return []
-    canon = {_name_key(n): n for n in names}
-    return [canon[_name_key(m.group(0))] for m in pat.finditer(text)]
+    return [] if pat is None else [_scene_name(m.group(0), names) for m in pat.finditer(text)]
 
 
 def _name_key(name: str) -> str:
@@ -387,9 +384,19 @@ def _bare_names(slot: str) -> list[str] | None:
 
 
 def _scene_name(item: str, names: Sequence[str]) -> str:
-    """A bare item as the scene spells it when it is a scene name (``red_door`` -> ``red door``), else lowercased."""
-    key = _name_key(item)
-    return next((n for n in names if _name_key(n) == key), key)
+    """A name a reply writes as the scene spells it: the scene's name written the same (in any case and spacing),
+    else the one it is with underscores as spaces (``red_door`` -> ``red door``, ``fire extinguisher`` ->
+    ``fire_extinguisher``), else the item in lower case with underscores as spaces."""
+    for fold in (_spaced, _name_key):
+        key = fold(item)
+        found = next((n for n in names if fold(n) == key), None)
+        if found is not None:
+            return found
+    return _name_key(item)
+
+
+def _spaced(name: str) -> str:
+    return " ".join(name.lower().split())
 
 
 _PAIR = re.compile(r"[(\[]\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*[)\]]")
