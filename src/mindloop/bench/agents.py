@@ -9,10 +9,8 @@ answer with the declaration's scorer, once.
 
 from __future__ import annotations
 
-import difflib
-
 from mindloop.bench.api import AgentContext, AgentSpec, Benchmark, Options, Outcome, Sample
-from mindloop.errors import InvalidArgumentError
+from mindloop.errors import InvalidArgumentError, did_you_mean
 
 __all__ = [
     "agent_spec",
@@ -36,10 +34,9 @@ def agent_spec(bench: Benchmark, name: str) -> AgentSpec:
     """The spec of agent ``name`` of ``bench``; an unknown name is an error that suggests the closest names."""
     spec = bench.agents.get(name)
     if spec is None:
-        close = difflib.get_close_matches(name, list(bench.agents), n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
         raise InvalidArgumentError(
-            f"benchmark {bench.name!r} has no agent {name!r}{hint} (agents: {', '.join(bench.agents)})"
+            f"benchmark {bench.name!r} has no agent {name!r}{did_you_mean(name, bench.agents)} "
+            f"(agents: {', '.join(bench.agents)})"
         )
     return spec
 

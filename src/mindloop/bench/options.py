@@ -26,7 +26,6 @@ mindloop.errors.InvalidArgumentError: benchmark 'demo' has no option 'mod'; did 
 
 from __future__ import annotations
 
-import difflib
 import json
 import types
 from collections.abc import Mapping, Sequence
@@ -37,7 +36,7 @@ from pydantic import ValidationError
 from pydantic.fields import FieldInfo
 
 from mindloop.bench.api import Benchmark, Options
-from mindloop.errors import InvalidArgumentError
+from mindloop.errors import InvalidArgumentError, did_you_mean
 
 __all__ = [
     "OptionInfo",
@@ -97,9 +96,7 @@ def check(benchmark: str, model: type[_OptionsT], raw: Mapping[str, Any]) -> _Op
 def _unknown(benchmark: str, key: str, known: Sequence[str]) -> str:
     if not known:
         return f"benchmark {benchmark!r} takes no options, got {key!r}"
-    close = difflib.get_close_matches(key, known, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    return f"benchmark {benchmark!r} has no option {key!r}{hint} (options: {', '.join(known)})"
+    return f"benchmark {benchmark!r} has no option {key!r}{did_you_mean(key, known)} (options: {', '.join(known)})"
 
 
 def _first_error(benchmark: str, model: type[Options], raw: Mapping[str, Any], exc: ValidationError) -> str:
