@@ -9,8 +9,7 @@ per run, every model-driven column from the same model.
 from __future__ import annotations
 
 import textwrap
-from enum import StrEnum
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 
@@ -23,12 +22,9 @@ __all__ = ["cobel_app"]
 cobel_app = system_group("cobel")
 
 
-_World = StrEnum("_World", ["cwah", "tdw-mat"])
-
-
 @cobel_app.command("play")
 def play(
-    world: Annotated[_World, typer.Option("--world", help="Transport world.")] = _World.cwah,
+    world: Annotated[Literal["cwah", "tdw-mat"], typer.Option("--world", help="Transport world.")] = "cwah",
     team: Annotated[
         str, typer.Option("--agents", help="Agent kinds, one per agent (cobel, heuristic, coela, capo); one fills.")
     ] = "cobel,cobel",
@@ -42,9 +38,9 @@ def play(
     from mindloop.systems.cobel.episode import run_episode_with_agents
     from mindloop.systems.cobel.worlds.testsets import cwah_test_set, tdw_test_set
 
-    episodes = cwah_test_set() if world is _World.cwah else tdw_test_set()
+    episodes = cwah_test_set() if world == "cwah" else tdw_test_set()
     if episode_index >= len(episodes):
-        raise InvalidArgumentError(f"--episode {episode_index}: the {world.value} test set has {len(episodes)}")
+        raise InvalidArgumentError(f"--episode {episode_index}: the {world} test set has {len(episodes)}")
     result, agents = run_episode_with_agents(episodes[episode_index], team)
     sbl: dict[str, list[str]] = {}
     if beliefs:
@@ -57,7 +53,7 @@ def play(
     console = out_console()
     done = "finished" if result.finished else "budget spent"
     console.print(
-        f"{world.value} episode {episode_index} ({result.task}), team {','.join(result.team)}: {result.steps} steps, "
+        f"{world} episode {episode_index} ({result.task}), team {','.join(result.team)}: {result.steps} steps, "
         f"{done}; {result.n_messages} messages, {result.comm_tokens} tokens"
         + (f"; transport rate {result.transport_rate:.3f}" if result.transport_rate is not None else "")
     )

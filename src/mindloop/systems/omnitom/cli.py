@@ -21,15 +21,15 @@ from __future__ import annotations
 import asyncio
 import os
 from contextlib import aclosing, nullcontext
-from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
 from mindloop.console import JsonFlag, emit, emit_json, err_console, json_opt, out_console, out_opt, plain_table
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems import system_group
+from mindloop.systems.omnitom.release import Protocol
 
 if TYPE_CHECKING:
     from mindloop.systems.omnitom.metrics import OmniToMScore
@@ -39,12 +39,7 @@ __all__ = ["describe_tombench", "omnitom_app"]
 omnitom_app = system_group("omnitom")
 
 
-_AlignerChoice = StrEnum("_AlignerChoice", ["auto", "embedded", "exact"])
-
-
-class _ProtocolChoice(StrEnum):
-    release = "release"
-    mindloop = "mindloop"
+_AlignerChoice = Literal["auto", "embedded", "exact"]
 
 
 @omnitom_app.command("score")
@@ -58,18 +53,18 @@ def score(
     aligner: Annotated[
         _AlignerChoice,
         typer.Option("--aligner", help="Without --judge: embedded (needs the metrics extra), exact, or auto."),
-    ] = _AlignerChoice.auto,
+    ] = "auto",
     threshold: Annotated[
         float, typer.Option("--threshold", help="Cosine threshold of the embedded aligner.", min=-1.0, max=1.0)
     ] = 0.80,
     protocol: Annotated[
-        _ProtocolChoice,
+        Protocol,
         typer.Option(
             "--protocol",
             help="release: the official release's judge messages and few-shot examples, unreadable judge replies "
             "scored as unmatched, Stage 2 rows matched by exact (actor, belief, occurrence); mindloop: its own.",
         ),
-    ] = _ProtocolChoice.release,
+    ] = "release",
     as_json: JsonFlag = False,
 ) -> None:
     """Score Stage 1 (MatchCount F1) and Stage 2 (labelling accuracy) of PRED against GOLD, story by story.
@@ -91,13 +86,13 @@ def score(
         from mindloop.systems.omnitom.judge import JudgeAligner
 
         model = load_model(judge, ModelOptions(base_url=base_url))
-        chosen = JudgeAligner(model, protocol=protocol.value)
+        chosen = JudgeAligner(model, protocol=protocol)
     else:
-        chosen = offline_aligner(aligner.value, threshold)
+        chosen = offline_aligner(aligner, threshold)
 
     async def run() -> OmniToMScore:
         async with aclosing(model) if model is not None else nullcontext():
-            return await score_records(pred_records, gold_records, chosen, protocol=protocol.value)
+            return await score_records(pred_records, gold_records, chosen, protocol=protocol)
 
     result = asyncio.run(run())
     if as_json:

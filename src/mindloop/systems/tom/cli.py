@@ -4,9 +4,8 @@ ToMi-style stories."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 from rich.table import Column, Table
@@ -22,7 +21,7 @@ __all__ = ["tom_app"]
 tom_app = system_group("tom")
 
 
-_Format = StrEnum("_Format", ["auto", "tomi", "hitom"])
+_Format = Literal["auto", "tomi", "hitom"]
 
 
 @tom_app.command("eval")
@@ -36,7 +35,7 @@ def tom_eval(
     ],
     fmt: Annotated[
         _Format, typer.Option("--format", help="Question set; auto detects Hi-ToM from its phrasing.")
-    ] = _Format.auto,
+    ] = "auto",
     as_json: JsonFlag = False,
     show_wrong: Annotated[int, typer.Option("--show-wrong", min=0, help="Wrong answers to list (human output).")] = 3,
 ) -> None:
@@ -44,10 +43,9 @@ def tom_eval(
 
     The numbers of `bench run tomi|hitom --data PATH --agent symbolic`, streamed and not stored."""
     from mindloop.systems.tom.evaluate import evaluate_file
-    from mindloop.worlds.stories.tomi import StoryFormat
 
-    formats: dict[_Format, StoryFormat | None] = {_Format.auto: None, _Format.tomi: "tomi", _Format.hitom: "hitom"}
-    report = evaluate_file(path, formats[fmt], keep_answers=False, keep_wrong=show_wrong)  # streamed: flat memory
+    story_format = None if fmt == "auto" else fmt
+    report = evaluate_file(path, story_format, keep_answers=False, keep_wrong=show_wrong)  # streamed: flat memory
     if as_json:
         emit_json(report.to_json())
         return
@@ -94,12 +92,10 @@ def _score_table(title: str, scores: Mapping[str, TypeScore], n: int | None = No
     return plain_table((title, Column("n", justify="right"), Column("accuracy", justify="right")), rows)
 
 
-_AuditFormat = StrEnum(
-    "_AuditFormat", ["tomi", "hitom", "opentom", "bigtom", "mmtom-qa", "fantom", "exploretom", "simpletom"]
-)
+_AuditFormat = Literal["tomi", "hitom", "opentom", "bigtom", "mmtom-qa", "fantom", "exploretom", "simpletom"]
 
 
-_Split = StrEnum("_Split", ["normal", "long", "all"])
+_Split = Literal["normal", "long", "all"]
 
 
 @tom_app.command("audit")
@@ -114,14 +110,14 @@ def tom_audit(
     fmt: Annotated[_AuditFormat, typer.Option("--format", help="The dataset the file belongs to.")],
     as_json: JsonFlag = False,
     show: Annotated[int, typer.Option("--show", min=0, help="Findings to list (human output).")] = 10,
-    split: Annotated[_Split, typer.Option("--split", help="OpenToM: normal-length stories, long ones, or all.")] = (
-        _Split.normal
-    ),
+    split: Annotated[
+        _Split, typer.Option("--split", help="OpenToM: normal-length stories, long ones, or all.")
+    ] = "normal",
 ) -> None:
     """List the questions whose gold contradicts the story by the dataset's own rules, with a reason each."""
     from mindloop.systems.tom.label_audit import audit_file
 
-    report = audit_file(path, fmt.value, split=split.value)
+    report = audit_file(path, fmt, split=split)
     if as_json:
         emit_json(report.to_json())
         return

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
-from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 
@@ -29,8 +28,7 @@ __all__ = ["tos_app"]
 tos_app = system_group("tos")
 
 
-_Facing = StrEnum("_Facing", ["north", "east", "south", "west"])
-
+_Facing = Literal["north", "east", "south", "west"]
 
 _Scene = Annotated[Path | None, typer.Argument(metavar="SCENE", help="Scene file, meta_data.json or run folder.")]
 _Data = Annotated[Path | None, typer.Option("--data", help="The scene, as an option (same as SCENE).")]
@@ -48,14 +46,14 @@ def _scene_path(scene_path: Path | None, data: Path | None) -> Path:
     return path
 
 
-_Agent = StrEnum("_Agent", ["scout", "strategist", "symbolic"])
+_Agent = Literal["scout", "strategist", "symbolic"]
 
 
 @tos_app.command("render")
 def render(
     scene_path: _Scene = None,
     data: _Data = None,
-    facing: Annotated[_Facing, typer.Option("--facing", help="Heading to look in.")] = _Facing.north,
+    facing: Annotated[_Facing, typer.Option("--facing", help="Heading to look in.")] = "north",
     at: Annotated[str | None, typer.Option("--at", help="Stand on this object or door instead of the start.")] = None,
     image: Annotated[
         Path | None, typer.Option("--image", help="Also write the vision-world view (PNG).", dir_okay=False)
@@ -75,7 +73,7 @@ def render(
             names = ", ".join(it.name for it in scene.items)
             raise InvalidArgumentError(f"--at {at!r}: no such object or door (scene has: {names})")
         pos = scene.item(at).pos
-    ori = parse_direction(facing.value)
+    ori = parse_direction(facing)
     rooms = scene.rooms_at(pos)
     obs = observe(scene, pos, ori, rooms)
     text = observation_text(obs)
@@ -90,7 +88,7 @@ def render(
         out: dict[str, Any] = {
             "scene": scene.name,
             "position": list(scene.relative(pos)),
-            "facing": facing.value,
+            "facing": facing,
             "observation": text,
             "items": [asdict(i) for i in obs.items],
             "pairs": [asdict(p) for p in obs.pairs],
@@ -121,7 +119,7 @@ def generate(
 def explore(
     scene_path: _Scene = None,
     data: _Data = None,
-    agent: Annotated[_Agent, typer.Option("--agent", help="Which scripted explorer.")] = _Agent.symbolic,
+    agent: Annotated[_Agent, typer.Option("--agent", help="Which scripted explorer.")] = "symbolic",
     max_steps: Annotated[int, typer.Option("--max-steps", min=1, help="Step budget.")] = 20,
     as_json: JsonFlag = False,
 ) -> None:
@@ -135,14 +133,14 @@ def explore(
     env = SpatialEnv(scene, config=SpatialEnvConfig(max_steps=max_steps))
     env.reset(seed=0)
     belief = new_belief(env)
-    ex = run_exploration(env, SCRIPTED_EXPLORERS[agent.value](belief, 0), belief)
+    ex = run_exploration(env, SCRIPTED_EXPLORERS[agent](belief, 0), belief)
     cmap = belief.cognitive_map()
     scores = final_map_scores(scene, parse_cognitive_map(cmap), ex.turns)
     if as_json:
         emit_json(
             {
                 "scene": scene.name,
-                "agent": agent.value,
+                "agent": agent,
                 "steps": ex.steps,
                 "coverage": env.node_coverage,
                 "action_cost": env.action_cost,
@@ -157,6 +155,6 @@ def explore(
         console.print(f"[bold]{t.step}. {t.action}[/]", highlight=False)
         console.print(t.text, markup=False)
     console.print(
-        f"{agent.value}: {ex.steps} steps, coverage {env.node_coverage:.2f}, cost {env.action_cost}, map "
+        f"{agent}: {ex.steps} steps, coverage {env.node_coverage:.2f}, cost {env.action_cost}, map "
         f"dir {scores.dir:.2f} facing {scores.facing:.2f} pos {scores.pos:.2f} overall {scores.overall:.2f}"
     )
