@@ -217,8 +217,8 @@ def skills_mine(
         replies = reply_outcomes(chat.calls)
     skills = require_skills(skills, failures, f"the summariser model {model}" if model else "the rule miner")
     text = skills.to_yaml()
-    if out is not None:
-        emit(text, out)  # whole or not at all; an unwritable path is a one-line error
+    if out is not None or not as_json:  # to the file (whole or not at all), else stdout unless the JSON goes there
+        emit(text, out)
     counts = {k: sum(1 for s in skills.skills if s.kind == k) for k in ("strong", "preferred", "negative")}
     if as_json:
         shown: dict[str, Any] = {"skills": len(skills), **counts, "path": str(out) if out else None}
@@ -226,8 +226,6 @@ def skills_mine(
             shown["replies"] = replies
         emit_json({**shown, "failures": failures})
         return
-    if out is None:
-        print(text, end="")
     how = ""
     if replies is not None:
         how = (
