@@ -32,10 +32,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
 from mindloop.beliefs import Event, EventKind, Fact, Tracker
-from mindloop.datafiles import load_package_data
+from mindloop.systems.tom.data import RELEASES
 
 __all__ = [
     "Knowledge",
@@ -51,20 +49,9 @@ __all__ = [
 _TURN = re.compile(r"^\s*([A-Z][\w.'’ -]{0,40}?)\s*:\s*(.*)$")
 
 
-class _Phrases(BaseModel):
-    """``data/fantom_phrases.yaml``: farewell, return and unawareness phrases, and the stop words."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    farewell: tuple[str, ...]
-    returns: tuple[str, ...]
-    unaware: tuple[str, ...]
-    stop_words: str
-
-
-_PHRASES = load_package_data(_Phrases, "mindloop.systems.tom", "fantom_phrases.yaml")
-_FAREWELL, _RETURN, _UNAWARE = _PHRASES.farewell, _PHRASES.returns, _PHRASES.unaware
-_STOP = frozenset(_PHRASES.stop_words.split())
+# farewell, return and unawareness phrases, and the stop words (``data/releases.yaml``)
+_FAREWELL, _RETURN, _UNAWARE = RELEASES.fantom_farewell, RELEASES.fantom_returns, RELEASES.fantom_unaware
+_STOP = frozenset(RELEASES.fantom_stop_words.split())
 
 MIN_WORDS = 2
 MIN_SHARE = 0.3

@@ -1,5 +1,5 @@
 """Package data of the ToM system: the released sets' literal tables (``releases.yaml``, read here as
-:data:`RELEASES`; OpenToM's among them), FANToM's phrases, and the bundled Hi-ToM split."""
+:data:`RELEASES`; OpenToM's and FANToM's conversation phrases among them), and the bundled Hi-ToM split."""
 
 from pydantic import BaseModel, ConfigDict
 
@@ -30,6 +30,10 @@ class _Releases(BaseModel):
     mmtom_types: dict[str, str]
     fantom_kinds: tuple[str, ...]
     fantom_set_fields: tuple[str, ...]
+    fantom_farewell: tuple[str, ...]
+    fantom_returns: tuple[str, ...]
+    fantom_unaware: tuple[str, ...]
+    fantom_stop_words: str
     hitom_assumptions: str
     hitom_instruction: str
     hitom_vp_instruction: str
