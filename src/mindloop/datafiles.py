@@ -1,12 +1,14 @@
 """Package data files (layouts, worked examples, sentence tables) read and validated when first loaded.
 
 Data that used to be written as Python literals lives in YAML files inside the package (``<package>/data/*.yaml``)
-and is described by a pydantic model. :func:`load_package_data` reads a file with :mod:`importlib.resources` (so it
-works from a wheel as well as from a checkout) and :func:`load_data_file` reads any path; both reject a malformed
-file with a :class:`DataFileError` naming the file, the entry and the field (``layouts.townhouse.rooms``), never
-with a raw ``KeyError`` later on. YAML mappings with a repeated key are refused, since YAML would silently keep
-only the last one. :func:`validate_data` is the one place that turns a pydantic ``ValidationError`` into that
-one-line error; user files already loaded (a scene, a skills YAML) go through it too, with their own error class.
+and is described by a pydantic model, a :class:`DataModel` (frozen, an undeclared key an error) whose
+:meth:`~DataModel.problems` names what is wrong across its entries. :func:`load_package_data` reads a file with
+:mod:`importlib.resources` (so it works from a wheel as well as from a checkout), or a user's copy of it, and
+:func:`load_data_file` reads any path; both reject a malformed file with a :class:`DataFileError` naming the file,
+the entry and the field (``layouts.townhouse.rooms``), never with a raw ``KeyError`` later on. YAML mappings with
+a repeated key are refused, since YAML would silently keep only the last one. :func:`validate_data` is the one place
+that turns a pydantic ``ValidationError`` into that one-line error; user files already loaded (a scene, a skills
+YAML) go through it too, with their own error class.
 
 :func:`read_text_file`, :func:`iter_text_lines` and :func:`decode_text` read a user's text file (a story file, a
 JSONL dataset, a skills YAML): UTF-8 with or without a byte-order mark; a file that is not UTF-8 text (binary, or
@@ -29,12 +31,13 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import yaml  # type: ignore[import-untyped]
-from pydantic import BaseModel, BeforeValidator, Strict, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Strict, ValidationError
 
 from mindloop.errors import ParseError
 
 __all__ = [
     "DataFileError",
+    "DataModel",
     "WholeNumber",
     "csv_fields_unlimited",
     "decode_text",
@@ -71,6 +74,19 @@ _PLAIN = {"model_type": "Input should be a valid dictionary", "tuple_type": "Inp
 class DataFileError(ParseError):
     """A package data file is missing, is not valid YAML, or does not match its schema; the message names the
     file, the entry and the field."""
+
+
+class DataModel(BaseModel):
+    """The model of a data file, or of an entry in one: frozen once read, and a key it does not declare is an error.
+
+    A file's model states what is wrong across its entries (a name that must be one of another table's) in
+    :meth:`problems`; :func:`validate_data` reports the first as it reports a field's error."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    def problems(self) -> Iterator[tuple[str, str]]:
+        """What is wrong across entries, as ``(field, message)`` pairs, the field as the file's path names it."""
+        return iter(())
 
 
 _BaseLoader: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -143,15 +159,18 @@ def validate_data(
 ) -> M:
     """Validate already loaded ``data`` (a user's JSON or YAML) against ``model``: a mismatch is one ``error``
     naming ``source`` (and ``line``, for data read from one line of it), the field path (``rooms[1].x``; ``at`` is
-    the path of ``data`` in its file, when it is a part of one), what is wrong and the value found. ``context``
-    goes to the model's validators."""
+    the path of ``data`` in its file, when it is a part of one), what is wrong and the value found; or the first
+    of a :class:`DataModel`'s :meth:`~DataModel.problems`. ``context`` goes to the model's validators."""
     try:
-        return model.model_validate(data, context=context)
+        value = model.model_validate(data, context=context)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(p for p in (at, field_path(first["loc"], data)) if p) or "(top level)"
         msg = f"{where}: {problem_text(first)}{more_problems(exc)}"
         raise error(msg, source=source, line=line, text=_short(first.get("input"))) from None
+    for where, problem in value.problems() if isinstance(value, DataModel) else ():
+        raise error(f"{'.'.join(p for p in (at, where) if p)}: {problem}", source=source, line=line)
+    return value
 
 
 def problem_text(problem: Mapping[str, Any]) -> str:
@@ -339,9 +358,10 @@ def package_file(package: str, name: str) -> Traversable:
     return files(package).joinpath("data", name)
 
 
-def load_package_data(model: type[M], package: str, name: str) -> M:
-    """Read and validate ``<package>/data/<name>`` shipped inside mindloop."""
-    return load_data_file(model, package_file(package, name))
+def load_package_data(model: type[M], package: str, name: str, path: str | Path | Traversable | None = None) -> M:
+    """Read and validate ``<package>/data/<name>`` shipped inside mindloop, or the file at ``path`` in its place
+    (a user's own copy of it) when one is given."""
+    return load_data_file(model, package_file(package, name) if path is None else path)
 
 
 @contextmanager

@@ -21,9 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
-from mindloop.datafiles import load_data_file
+from mindloop.datafiles import DataModel, load_data_file
 from mindloop.errors import MindloopError, ParseError
 from mindloop.models.base import ChatModel, GenerationConfig
 from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
@@ -101,7 +99,7 @@ def _predicates(features: Sequence[Feature]) -> list[_Pred]:
     return preds
 
 
-class _Phrases(BaseModel, extra="forbid", frozen=True):
+class _Phrases(DataModel):
     """``skill_phrases.yaml``: how a mined skill's text words its conditions."""
 
     categorical: dict[str, dict[str, str]]

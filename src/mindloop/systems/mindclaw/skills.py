@@ -41,9 +41,9 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, Protocol
 
 import yaml  # type: ignore[import-untyped]
-from pydantic import AllowInfNan, BaseModel, BeforeValidator, ConfigDict, Field, Strict
+from pydantic import AllowInfNan, BaseModel, BeforeValidator, Field, Strict
 
-from mindloop.datafiles import WholeNumber, read_text_file, validate_data
+from mindloop.datafiles import DataModel, WholeNumber, read_text_file, validate_data
 from mindloop.errors import ParseError
 from mindloop.systems.mindclaw.context import FEATURES
 from mindloop.systems.mindclaw.operations import OPERATION_VERBS
@@ -177,10 +177,8 @@ class Skill:
         return out
 
 
-class Thresholds(BaseModel):
+class Thresholds(DataModel):
     """How validated skills are sorted into sets: precision for strong, preferred and negative; least support."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     strong: _Number = 0.999
     preferred: _Number = 0.6

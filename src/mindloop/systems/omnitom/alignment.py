@@ -21,9 +21,9 @@ from typing import Annotated, Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import Field, StringConstraints, field_validator
 
-from mindloop.datafiles import load_package_data
+from mindloop.datafiles import DataModel, load_package_data
 from mindloop.errors import DependencyError, InvalidArgumentError
 from mindloop.metrics.embeddings import MiniLMEncoder, TextEncoder, encoder_available
 from mindloop.systems.omnitom.records import (
@@ -198,11 +198,9 @@ class ExactAligner:
 _Word = Annotated[str, StringConstraints(pattern=r"^[a-z]+$")]
 
 
-class _IrregularVerbs(BaseModel):
+class _IrregularVerbs(DataModel):
     """``data/irregular_verbs.yaml``: base, simple past and past participle of each English irregular verb, and the
     function words and attitude verbs (space-separated)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     verbs: tuple[tuple[_Word, _Word, _Word], ...] = Field(min_length=1)
     function_words: str

@@ -16,9 +16,9 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, NonNegativeInt, field_validator
+from pydantic import AfterValidator, Field, NonNegativeInt, field_validator
 
-from mindloop.datafiles import DataFileError, load_data_file, package_file
+from mindloop.datafiles import DataFileError, DataModel, load_data_file, package_file
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.omnitom.records import DIMENSIONS, BeliefLabels, BeliefRecord, StoryRecord, canonical_category
 
@@ -47,11 +47,9 @@ def _seven_labels(labels: str) -> str:
     return labels
 
 
-class WorkedExample(BaseModel):
+class WorkedExample(DataModel):
     """One App. E table, as ``data/examples.yaml`` writes it: its number, category, caption, story and rows
     ``(actor, belief, "7 labels")``."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     table: int = Field(ge=1)
     category: str
@@ -72,21 +70,17 @@ class WorkedExample(BaseModel):
         return value
 
 
-class AlignmentExample(BaseModel):
+class AlignmentExample(DataModel):
     """Table 2, as ``data/examples.yaml`` writes it: a story, predicted and gold tables as ``(actor, belief,
     MatchCount)`` rows."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     story: str = Field(min_length=1)
     predicted: tuple[tuple[str, str, NonNegativeInt], ...] = Field(min_length=1)
     gold: tuple[tuple[str, str, NonNegativeInt], ...] = Field(min_length=1)
 
 
-class _ExamplesFile(BaseModel):
+class _ExamplesFile(DataModel):
     """The whole of ``data/examples.yaml``."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     appendix_e: tuple[WorkedExample, ...] = Field(min_length=1)
     table2: AlignmentExample

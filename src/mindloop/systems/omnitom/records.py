@@ -25,7 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator, model_validator
 
-from mindloop.datafiles import iter_json_lines, load_package_data, read_text_file, validate_data
+from mindloop.datafiles import DataModel, iter_json_lines, load_package_data, read_text_file, validate_data
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.replies import compact_key
 
@@ -57,10 +57,8 @@ WORLD_ACTOR = "world"
 """The special actor of narrated facts (Order 0)."""
 
 
-class _Dimension(BaseModel):
+class _Dimension(DataModel):
     """One dimension of ``data/schema.yaml``: its display name, Table 3 column, Stage 2 table column, labels."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
     short: str
@@ -70,10 +68,8 @@ class _Dimension(BaseModel):
     prefixes: tuple[str, ...] = ()
 
 
-class _Schema(BaseModel):
+class _Schema(DataModel):
     """``data/schema.yaml``: the seven dimensions, App. E's compact labels, the categories, the release's aliases."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     dimensions: dict[str, _Dimension]
     compact_labels: dict[str, str]
@@ -209,14 +205,12 @@ def order_bucket(order: int) -> str:
     return "0" if order <= 0 else "1" if order == 1 else "2+"
 
 
-class BeliefLabels(BaseModel):
+class BeliefLabels(DataModel):
     """The seven labels of one belief, canonical strings; ``None`` marks a missing label.
 
     An illegal label is an error, except in predictions read with ``partial`` (it is then ``None``, and
     counts as incorrect). Gold files need all seven labels; predictions may lack some.
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     order: str | None = None
     truth_status: str | None = None

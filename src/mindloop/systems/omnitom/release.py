@@ -36,9 +36,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
-from mindloop.datafiles import load_package_data
+from mindloop.datafiles import DataModel, load_package_data
 from mindloop.errors import InvalidArgumentError
 from mindloop.models.base import Message, message
 from mindloop.systems.omnitom.prompts import _TEXTS, _csv
@@ -181,10 +181,8 @@ def _gold_csv(rows: Sequence[tuple[str, str]]) -> str:
 _Row = Annotated[tuple[str, str, Annotated[int, Field(ge=0, le=3)]], Field()]
 
 
-class JudgeExample(BaseModel):
+class JudgeExample(DataModel):
     """One of the release's judge few-shot examples: a story and both tables with their MatchCounts."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
     story: str
@@ -217,10 +215,8 @@ class JudgeExample(BaseModel):
         return f"Example {number}:\n\n{inp}\n{out}"
 
 
-class JudgeExamples(BaseModel):
+class JudgeExamples(DataModel):
     """``data/release_judge_examples.yaml``: the release's judge few-shot examples, in its order."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     examples: tuple[JudgeExample, ...] = Field(min_length=3, max_length=3)
 

@@ -38,11 +38,11 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationInfo, field_validator
+from pydantic import Field, StringConstraints, ValidationInfo, field_validator
 
 from mindloop.beliefs import BeliefStore, Chain, Event, EventKind, Fact, Source
 from mindloop.beliefs.vocab import AT, CONTAINS, OPEN, surface_map
-from mindloop.datafiles import load_data_file, package_file
+from mindloop.datafiles import DataModel, load_data_file, package_file
 from mindloop.errors import InvalidArgumentError, ParseError
 
 __all__ = [
@@ -469,11 +469,9 @@ _Names = Annotated[tuple[Annotated[str, StringConstraints(pattern=f"^{_NAME}$")]
 _Nouns = Annotated[tuple[Annotated[str, StringConstraints(pattern=r"^[a-z][a-z ]*[a-z]$")], ...], Field(min_length=1)]
 
 
-class StoryTables(BaseModel):
+class StoryTables(DataModel):
     """The generator's pools (names, rooms, containers, objects) and story variants, as ``data/templated.yaml``
     writes them."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     names: _Names
     rooms: _Nouns

@@ -20,10 +20,10 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import Field, model_validator
 
 from mindloop.beliefs import Fact
-from mindloop.datafiles import load_package_data
+from mindloop.datafiles import DataModel, load_package_data
 from mindloop.worlds.household.results import Failure, FailureKind
 
 __all__ = [
@@ -91,7 +91,7 @@ class Action:
         return f"{self.verb}({', '.join(parts)})"
 
 
-class _VerbRow(BaseModel, extra="forbid", frozen=True):
+class _VerbRow(DataModel):
     """One verb as ``data/verbs.yaml`` writes it."""
 
     args: tuple[ArgKind, ...]
@@ -99,7 +99,7 @@ class _VerbRow(BaseModel, extra="forbid", frozen=True):
     doc: str = Field(min_length=1)
 
 
-class _VerbsFile(BaseModel, extra="forbid", frozen=True):
+class _VerbsFile(DataModel):
     """The whole of ``data/verbs.yaml``: the canonical verbs in order, and the other names (``verb [arg ...]``)."""
 
     verbs: dict[str, _VerbRow] = Field(min_length=1)

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from mindloop.datafiles import DataFileError, load_data_file, package_file
+from mindloop.datafiles import DataFileError, DataModel, load_data_file, package_file
 from mindloop.worlds.household.vocab import HasProps, Prop
 
 __all__ = [
@@ -76,7 +76,7 @@ class Catalog:
     plural_kinds: frozenset[str]
 
 
-class _PlaceSpec(BaseModel, extra="forbid", frozen=True):
+class _PlaceSpec(DataModel):
     """One place kind as ``data/catalog.yaml`` writes it."""
 
     name: str = Field(min_length=1)
@@ -85,7 +85,7 @@ class _PlaceSpec(BaseModel, extra="forbid", frozen=True):
     props: tuple[Prop, ...] = Field(min_length=1)
 
 
-class _ItemSpec(BaseModel, extra="forbid", frozen=True):
+class _ItemSpec(DataModel):
     """One item kind as ``data/catalog.yaml`` writes it."""
 
     name: str = Field(min_length=1)
@@ -94,7 +94,7 @@ class _ItemSpec(BaseModel, extra="forbid", frozen=True):
     plural: bool = False
 
 
-class _CatalogFile(BaseModel, extra="forbid", frozen=True):
+class _CatalogFile(DataModel):
     """The whole of ``data/catalog.yaml``: room types, place kinds and item kinds, by id, in order."""
 
     rooms: dict[str, str] = Field(min_length=1)

@@ -17,9 +17,9 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from mindloop.datafiles import DataFileError, load_data_file, package_file
+from mindloop.datafiles import DataFileError, DataModel, load_data_file, package_file
 from mindloop.worlds.household.vocab import ROBOT, Trait
 
 __all__ = [
@@ -67,7 +67,7 @@ class Character:
 HumanTrait = Literal[Trait.ADULT, Trait.CHILD, Trait.WHEELCHAIR]
 
 
-class _CharacterSpec(BaseModel, extra="forbid", frozen=True):
+class _CharacterSpec(DataModel):
     """One human as ``data/characters.yaml`` writes it."""
 
     trait: HumanTrait = Trait.ADULT
@@ -76,7 +76,7 @@ class _CharacterSpec(BaseModel, extra="forbid", frozen=True):
     description: str = Field(min_length=1)
 
 
-class _CharactersFile(BaseModel, extra="forbid", frozen=True):
+class _CharactersFile(DataModel):
     """The whole of ``data/characters.yaml``: each trait's reach and the humans, by id, in order."""
 
     reach: dict[HumanTrait, tuple[float, float]] = Field(min_length=1)

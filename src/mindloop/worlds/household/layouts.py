@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from mindloop.datafiles import DataFileError, load_data_file, package_file
+from mindloop.datafiles import DataFileError, DataModel, load_data_file, package_file
 from mindloop.errors import InvalidArgumentError, UnknownNameError
 from mindloop.worlds.household.catalog import ITEM_KINDS, PLACE_KINDS, ROOM_TYPES
 
@@ -95,16 +95,16 @@ def _problems(
         yield "dock", f"dock {dock!r} is not one of its rooms"
 
 
-class _LayoutSpec(BaseModel, extra="forbid", frozen=True):
+class _LayoutSpec(DataModel):
     """One layout as ``data/layouts.yaml`` writes it."""
 
     title: str = Field(min_length=1)
     dock: str
     rooms: dict[str, tuple[str, ...]] = Field(min_length=1)
-    clutter: dict[str, str] = {}
+    clutter: dict[str, str] = Field(default={})
 
 
-class _LayoutsFile(BaseModel, extra="forbid", frozen=True):
+class _LayoutsFile(DataModel):
     """The whole of ``data/layouts.yaml``: layouts by name, in order."""
 
     layouts: dict[str, _LayoutSpec] = Field(min_length=1)

@@ -49,9 +49,7 @@ import random
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from pydantic import BaseModel
-
-from mindloop.datafiles import load_package_data
+from mindloop.datafiles import DataModel, load_package_data
 from mindloop.errors import InvalidArgumentError
 
 __all__ = [
@@ -76,7 +74,7 @@ _ORDER_OF_QTYPE: dict[str, int] = {qtype: order for order, qtype in enumerate(QT
 """The belief order each belief question type asks about (``first_order``: 1, ..., ``order_4``: 4)."""
 
 
-class _Vocabulary(BaseModel, extra="forbid", frozen=True):
+class _Vocabulary(DataModel):
     """``data/vocabulary.yaml``: the words stories are made of, in the order the seeded draws read them."""
 
     names: tuple[str, ...]

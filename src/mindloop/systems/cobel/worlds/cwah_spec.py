@@ -13,9 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from mindloop.datafiles import DataFileError, load_data_file, package_file
+from mindloop.datafiles import DataFileError, DataModel, load_data_file, package_file
 from mindloop.errors import InvalidArgumentError
 from mindloop.records_codec import Codec
 from mindloop.systems.cobel.worlds.common import Entity, Message, TransportEpisode, agent_names
@@ -50,20 +50,16 @@ HANDS = 2
 """Objects an agent can hold at once."""
 
 
-class _Task(BaseModel):
+class _Task(DataModel):
     """One task of ``data/cwah.yaml``: the object classes to put ``relation`` (ON or IN) the ``target``."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     relation: Literal["ON", "IN"]
     target: str
     objects: tuple[str, ...] = Field(min_length=1)
 
 
-class _CwahFile(BaseModel):
+class _CwahFile(DataModel):
     """The whole of ``data/cwah.yaml``: the tasks, each room type's furniture, and where objects may start."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     tasks: dict[str, _Task] = Field(min_length=1)
     furniture: dict[str, tuple[tuple[str, Literal["surface", "container"]], ...]] = Field(min_length=1)

@@ -26,10 +26,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
 from mindloop.beliefs.vocab import ROBOT
-from mindloop.datafiles import load_data_file
+from mindloop.datafiles import DataModel, load_data_file
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems.mindclaw.records import ActionPlan, ExecutionResult
 from mindloop.systems.mindclaw.sources.base import compile_plan, not_executed, read_recording, step_ids
@@ -40,7 +38,7 @@ from mindloop.worlds.household.actions import Action
 __all__ = ["CLASS_NAMES", "VH_VERBS", "VirtualHomeAdapter", "read_graph"]
 
 
-class _Names(BaseModel, extra="forbid", frozen=True):
+class _Names(DataModel):
     """``virtualhome.yaml``."""
 
     class_names: dict[str, str]

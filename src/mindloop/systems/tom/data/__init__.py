@@ -1,18 +1,14 @@
 """Package data of the ToM system: the released sets' literal tables (``releases.yaml``, read here as
 :data:`RELEASES`; OpenToM's and FANToM's conversation phrases among them), and the bundled Hi-ToM split."""
 
-from pydantic import BaseModel, ConfigDict
-
-from mindloop.datafiles import load_package_data
+from mindloop.datafiles import DataModel, load_package_data
 
 __all__ = ["RELEASES"]
 
 
-class _OpenToMKind(BaseModel):
+class _OpenToMKind(DataModel):
     """A kind of OpenToM question: its label set, the release's prompt tail, its evaluator's numbers and reply
     phrases."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     labels: tuple[str, ...] = ()
     tail: str
@@ -20,10 +16,8 @@ class _OpenToMKind(BaseModel):
     phrases: tuple[tuple[str, ...], ...] = ()
 
 
-class _Releases(BaseModel):
+class _Releases(DataModel):
     """``releases.yaml``: field names, question types and prompt texts of the released sets."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     bigtom_fields: tuple[str, ...]
     bigtom_instruction: str

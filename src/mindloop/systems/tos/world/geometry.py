@@ -24,9 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from pydantic import BaseModel
-
-from mindloop.datafiles import load_package_data
+from mindloop.datafiles import DataModel, load_package_data
 from mindloop.errors import InvalidArgumentError
 
 __all__ = [
@@ -98,7 +96,7 @@ DISTANCE_BINS: tuple[tuple[float, float], ...] = (
 )
 
 
-class _Labels(BaseModel, extra="forbid", frozen=True):
+class _Labels(DataModel):
     """``data/labels.yaml``: the labels of the bins as the environment writes them, each label as the environment
     spells it with the spellings read as it (the scorer's ``scoring``, the reply reader's ``directions`` and
     ``distances``)."""

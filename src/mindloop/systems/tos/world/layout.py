@@ -14,9 +14,7 @@ import math
 import random
 from dataclasses import dataclass
 
-from pydantic import BaseModel
-
-from mindloop.datafiles import load_package_data
+from mindloop.datafiles import DataModel, load_package_data
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.tos.world.geometry import CARDINALS, Vec
 from mindloop.systems.tos.world.metadata import DEFAULT_DOOR_NAMES
@@ -25,7 +23,7 @@ from mindloop.systems.tos.world.scene import DOOR_HORIZONTAL, DOOR_VERTICAL, Sce
 __all__ = ["OBJECT_CATALOGUE", "LayoutConfig", "generate_scene"]
 
 
-class _Catalogue(BaseModel, extra="forbid", frozen=True):
+class _Catalogue(DataModel):
     """``data/objects.yaml``."""
 
     oriented: tuple[str, ...]

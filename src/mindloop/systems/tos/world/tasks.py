@@ -36,9 +36,9 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import field_validator
 
-from mindloop.datafiles import load_data_file, package_file
+from mindloop.datafiles import DataModel, load_data_file, package_file
 from mindloop.errors import InvalidArgumentError
 from mindloop.records_codec import Record
 from mindloop.systems.tos.world.answers import answer_spec, shortest_plan, turn_order
@@ -421,10 +421,8 @@ TEMPLATE_FIELDS: dict[str, frozenset[str]] = {task: frozenset(fields) for task, 
 """The placeholders each task's question template must use: exactly what its generator fills in."""
 
 
-class _TemplatesFile(BaseModel):
+class _TemplatesFile(DataModel):
     """The whole of ``data/task_templates.yaml``: one question template per task."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     templates: dict[str, str]
 

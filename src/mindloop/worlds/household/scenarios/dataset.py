@@ -18,9 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
-from mindloop.datafiles import iter_json_lines, load_package_data
+from mindloop.datafiles import DataModel, iter_json_lines, load_package_data
 from mindloop.errors import InvalidArgumentError, MindloopError, ParseError
 from mindloop.worlds.household.scenarios.card import dataset_card
 from mindloop.worlds.household.scenarios.generate import generate_scenario
@@ -53,7 +51,7 @@ DEFAULT_N = 590
 DEFAULT_SEED = 0
 
 
-class _PaperFile(BaseModel, extra="forbid", frozen=True):
+class _PaperFile(DataModel):
     """``data/paper.yaml``: MindPower's composition per subtype and its own counts."""
 
     mix: dict[str, int]

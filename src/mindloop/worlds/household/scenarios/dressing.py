@@ -21,10 +21,8 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 
-from pydantic import BaseModel
-
 from mindloop.beliefs import Fact
-from mindloop.datafiles import load_package_data
+from mindloop.datafiles import DataModel, load_package_data
 from mindloop.worlds.household.actions import Action, parse_action
 from mindloop.worlds.household.catalog import ITEM_KINDS, PLACE_KINDS
 from mindloop.worlds.household.characters import CHARACTERS
@@ -53,7 +51,7 @@ RESERVED_NAMES = frozenset({"david", "mia", "alex", "jamie"})
 """The people of MindPower's prompt examples (Fig. 15), never a dressed story's."""
 
 
-class _Words(BaseModel, extra="forbid", frozen=True):
+class _Words(DataModel):
     """``data/dressing.yaml``: given names by pronouns, and the words for things, food, furniture and fixtures."""
 
     names: dict[str, tuple[str, ...]]

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pydantic import BaseModel
-
 from mindloop.beliefs import Fact
-from mindloop.datafiles import load_package_data
+from mindloop.datafiles import DataModel, load_package_data
 from mindloop.worlds.household.catalog import ITEM_KINDS, PLACE_KINDS
 from mindloop.worlds.household.scenarios.common import (
     ADULTS,
@@ -232,7 +230,7 @@ _COMBO_TOOL = {combo.name: combo.tool for combo in COMBOS}
 """The missing piece each scripted combination is about (the tool of its row in ``data/needs.yaml``)."""
 
 
-class _ComboStory(BaseModel, extra="forbid", frozen=True):
+class _ComboStory(DataModel):
     """One story of ``data/combo_stories.yaml``: where its items start, how they are set out and the task done."""
 
     items: dict[str, str | tuple[str, ...]]
@@ -242,7 +240,7 @@ class _ComboStory(BaseModel, extra="forbid", frozen=True):
     needs: tuple[str, ...] = ()
 
 
-class _ComboStoriesFile(BaseModel, extra="forbid", frozen=True):
+class _ComboStoriesFile(DataModel):
     stories: dict[str, _ComboStory]
 
 

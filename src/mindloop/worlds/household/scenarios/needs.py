@@ -15,9 +15,9 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, Field
+from pydantic import AfterValidator, Field
 
-from mindloop.datafiles import load_data_file, package_file
+from mindloop.datafiles import DataModel, load_data_file, package_file
 from mindloop.worlds.household.catalog import ITEM_KINDS
 from mindloop.worlds.household.world import World
 
@@ -72,13 +72,13 @@ _Template = Annotated[str, Field(min_length=1), AfterValidator(_template)]
 ``{poss}``."""
 
 
-class _ComboSpec(BaseModel, extra="forbid", frozen=True):
+class _ComboSpec(DataModel):
     present: _Kinds
     tool: _Kind
     task: str = Field(min_length=1)
 
 
-class _NeedSpec(BaseModel, extra="forbid", frozen=True):
+class _NeedSpec(DataModel):
     state: str = Field(min_length=1)
     kinds: _Kinds
     liquid: _Liquid = ""
@@ -87,7 +87,7 @@ class _NeedSpec(BaseModel, extra="forbid", frozen=True):
     dialogues: tuple[Dialogue, ...] = Field(min_length=1)
 
 
-class _NeedsFile(BaseModel, extra="forbid", frozen=True):
+class _NeedsFile(DataModel):
     combos: dict[str, _ComboSpec] = Field(min_length=1)
     needs: dict[str, _NeedSpec] = Field(min_length=1)
 

@@ -13,9 +13,9 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from mindloop.datafiles import DataFileError, load_data_file, package_file
+from mindloop.datafiles import DataFileError, DataModel, load_data_file, package_file
 from mindloop.errors import UnknownNameError
 
 __all__ = [
@@ -56,7 +56,7 @@ class Subtype:
     description: str
 
 
-class _SubtypeSpec(BaseModel, extra="forbid", frozen=True):
+class _SubtypeSpec(DataModel):
     """One subtype as ``data/subtypes.yaml`` writes it."""
 
     task: Literal["false_belief_correction", "implicit_goal_inference"]
@@ -67,7 +67,7 @@ class _SubtypeSpec(BaseModel, extra="forbid", frozen=True):
     description: str = Field(min_length=1)
 
 
-class _TaxonomyFile(BaseModel, extra="forbid", frozen=True):
+class _TaxonomyFile(DataModel):
     """The whole of ``data/subtypes.yaml``: every subtype, by name, in order."""
 
     subtypes: dict[str, _SubtypeSpec] = Field(min_length=1)
