@@ -12,13 +12,14 @@ The examples themselves are package data, ``data/examples.yaml`` beside this mod
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Annotated
 
 from pydantic import AfterValidator, Field, NonNegativeInt, field_validator
 
-from mindloop.datafiles import DataFileError, DataModel, load_data_file, package_file
+from mindloop.datafiles import DataModel, load_package_data
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.omnitom.records import DIMENSIONS, BeliefLabels, BeliefRecord, StoryRecord, canonical_category
 
@@ -85,17 +86,17 @@ class _ExamplesFile(DataModel):
     appendix_e: tuple[WorkedExample, ...] = Field(min_length=1)
     table2: AlignmentExample
 
+    def problems(self) -> Iterator[tuple[str, str]]:
+        tables = [e.table for e in self.appendix_e]
+        for table in sorted({t for t in tables if tables.count(t) > 1}):
+            yield "appendix_e", f"table {table} appears twice"
+
 
 def load_examples(path: str | Path | Traversable | None = None) -> tuple[tuple[WorkedExample, ...], AlignmentExample]:
     """Read and check a worked-examples file (the one shipped with mindloop when ``path`` is ``None``): the App. E
     tables and the Table 2 alignment example. A malformed file raises :class:`~mindloop.datafiles.DataFileError`
     naming the file, the table and the row."""
-    source = package_file(__name__.rsplit(".", 1)[0], "examples.yaml") if path is None else path
-    data = load_data_file(_ExamplesFile, source)
-    tables = [e.table for e in data.appendix_e]
-    repeated = sorted({t for t in tables if tables.count(t) > 1})
-    if repeated:
-        raise DataFileError(f"appendix_e: table {repeated[0]} appears twice", source=str(source))
+    data = load_package_data(_ExamplesFile, __name__.rsplit(".", 1)[0], "examples.yaml", path)
     return data.appendix_e, data.table2
 
 

@@ -42,7 +42,7 @@ from pydantic import Field, StringConstraints, ValidationInfo, field_validator
 
 from mindloop.beliefs import BeliefStore, Chain, Event, EventKind, Fact, Source
 from mindloop.beliefs.vocab import AT, CONTAINS, OPEN, surface_map
-from mindloop.datafiles import DataModel, load_data_file, package_file
+from mindloop.datafiles import DataModel, load_package_data
 from mindloop.errors import InvalidArgumentError, ParseError
 
 __all__ = [
@@ -509,8 +509,7 @@ class StoryTables(DataModel):
 def load_story_tables(path: str | Path | Traversable | None = None) -> StoryTables:
     """Read and check the generator's pools and variants (the file shipped with mindloop when ``path`` is ``None``).
     A malformed file raises :class:`~mindloop.datafiles.DataFileError` naming the file and the field."""
-    source = package_file(__name__.rsplit(".", 1)[0], "templated.yaml") if path is None else path
-    return load_data_file(StoryTables, source)
+    return load_package_data(StoryTables, __name__.rsplit(".", 1)[0], "templated.yaml", path)
 
 
 _TABLES = load_story_tables()

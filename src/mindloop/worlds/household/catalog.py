@@ -19,7 +19,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from mindloop.datafiles import DataFileError, DataModel, load_data_file, package_file
+from mindloop.datafiles import DataModel, load_package_data
 from mindloop.worlds.household.vocab import HasProps, Prop
 
 __all__ = [
@@ -101,29 +101,24 @@ class _CatalogFile(DataModel):
     places: dict[str, _PlaceSpec] = Field(min_length=1)
     items: dict[str, _ItemSpec] = Field(min_length=1)
 
-
-def _problems(data: _CatalogFile) -> Iterator[tuple[str, str]]:
-    """What is wrong across entries, as ``(field, message)`` pairs (the field as its YAML path names it)."""
-    for kind, place in data.places.items():
-        if place.room not in data.rooms:
-            yield f"places.{kind}.room", f"unknown room type {place.room!r} (rooms: {', '.join(data.rooms)})"
-        if len(set(place.props)) != len(place.props):
-            yield f"places.{kind}.props", "a property is listed twice"
-    corners = {f"{room}_corner" for room in data.rooms}
-    for kind, item in data.items.items():
-        if len(set(item.props)) != len(item.props):
-            yield f"items.{kind}.props", "a property is listed twice"
-        for home in item.homes:
-            if home not in data.places and home not in corners:
-                yield f"items.{kind}.homes", f"unknown place {home!r} (a place kind or a <room>_corner)"
+    def problems(self) -> Iterator[tuple[str, str]]:
+        for kind, place in self.places.items():
+            if place.room not in self.rooms:
+                yield f"places.{kind}.room", f"unknown room type {place.room!r} (rooms: {', '.join(self.rooms)})"
+            if len(set(place.props)) != len(place.props):
+                yield f"places.{kind}.props", "a property is listed twice"
+        corners = {f"{room}_corner" for room in self.rooms}
+        for kind, item in self.items.items():
+            if len(set(item.props)) != len(item.props):
+                yield f"items.{kind}.props", "a property is listed twice"
+            for home in item.homes:
+                if home not in self.places and home not in corners:
+                    yield f"items.{kind}.homes", f"unknown place {home!r} (a place kind or a <room>_corner)"
 
 
 def load_catalog(path: str | Path | Traversable | None = None) -> Catalog:
     """Read and check a catalogue file (the one shipped with mindloop when ``path`` is ``None``)."""
-    source = package_file(__name__.rsplit(".", 1)[0], "catalog.yaml") if path is None else path
-    data = load_data_file(_CatalogFile, source)
-    for field, problem in _problems(data):
-        raise DataFileError(f"{field}: {problem}", source=str(source))
+    data = load_package_data(_CatalogFile, __name__.rsplit(".", 1)[0], "catalog.yaml", path)
     places = {
         kind: PlaceKind(kind, spec.name, spec.room, spec.height, frozenset(spec.props))
         for kind, spec in data.places.items()

@@ -12,6 +12,7 @@ only humans are listed (the robot is :data:`ROBOT_CHARACTER`). A malformed file 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mindloop.datafiles import DataFileError, DataModel, load_data_file, package_file
+from mindloop.datafiles import DataModel, load_package_data
 from mindloop.worlds.household.vocab import ROBOT, Trait
 
 __all__ = [
@@ -82,21 +83,22 @@ class _CharactersFile(DataModel):
     reach: dict[HumanTrait, tuple[float, float]] = Field(min_length=1)
     characters: dict[str, _CharacterSpec] = Field(min_length=1)
 
+    def problems(self) -> Iterator[tuple[str, str]]:
+        for trait, (low, high) in self.reach.items():
+            if not 0 <= low <= high:
+                yield f"reach.{trait.value}", f"[{low}, {high}] is not [lowest, highest] with 0 <= lowest <= highest"
+        for cid, spec in self.characters.items():
+            if cid == ROBOT:
+                yield f"characters.{cid}", "the robot is not a listed character"
+            elif spec.trait not in self.reach:
+                yield f"characters.{cid}.trait", f"no reach given for {spec.trait.value!r}"
+
 
 def load_characters(path: str | Path | Traversable | None = None) -> dict[str, Character]:
     """Read and check a characters file (the one shipped with mindloop when ``path`` is ``None``)."""
-    source = package_file(__name__.rsplit(".", 1)[0], "characters.yaml") if path is None else path
-    data = load_data_file(_CharactersFile, source)
-    for trait, (low, high) in data.reach.items():
-        if not 0 <= low <= high:
-            problem = f"[{low}, {high}] is not [lowest, highest] with 0 <= lowest <= highest"
-            raise DataFileError(f"reach.{trait.value}: {problem}", source=str(source))
+    data = load_package_data(_CharactersFile, __name__.rsplit(".", 1)[0], "characters.yaml", path)
     out: dict[str, Character] = {}
     for cid, spec in data.characters.items():
-        if cid == ROBOT:
-            raise DataFileError(f"characters.{cid}: the robot is not a listed character", source=str(source))
-        if spec.trait not in data.reach:
-            raise DataFileError(f"characters.{cid}.trait: no reach given for {spec.trait.value!r}", source=str(source))
         low, high = data.reach[spec.trait]
         out[cid] = Character(
             cid, cid.capitalize(), Trait(spec.trait), spec.gender, spec.height, low, high, spec.description

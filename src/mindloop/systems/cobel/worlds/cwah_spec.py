@@ -9,13 +9,13 @@ is what an agent's model of the world may read (``cwah_domain`` does) without th
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
-from mindloop.datafiles import DataFileError, DataModel, load_data_file, package_file
+from mindloop.datafiles import DataModel, load_package_data
 from mindloop.errors import InvalidArgumentError
 from mindloop.records_codec import Codec
 from mindloop.systems.cobel.worlds.common import Entity, Message, TransportEpisode, agent_names
@@ -66,25 +66,19 @@ class _CwahFile(DataModel):
     goal_objects: dict[str, tuple[str, ...]]
     distractors: dict[str, tuple[str, ...]]
 
-
-def _load() -> _CwahFile:
-    """Read ``data/cwah.yaml`` and check that every target and starting place is furniture and every goal object
-    has somewhere to start."""
-    source = package_file(__name__.rsplit(".", 1)[0], "cwah.yaml")
-    data = load_data_file(_CwahFile, source)
-    classes = {name for items in data.furniture.values() for name, _ in items}
-    for name, task in data.tasks.items():
-        if task.target not in classes or not set(task.objects) <= set(data.goal_objects):
-            problem = "the target must be a furniture class and every object a goal object"
-            raise DataFileError(f"tasks.{name}: {problem}", source=str(source))
-    for table in ("goal_objects", "distractors"):
-        for obj, spots in getattr(data, table).items():
-            if not spots or not set(spots) <= classes:
-                raise DataFileError(f"{table}.{obj}: every place must be a furniture class", source=str(source))
-    return data
+    def problems(self) -> Iterator[tuple[str, str]]:
+        """Every target and starting place is furniture, and every goal object has somewhere to start."""
+        classes = {name for items in self.furniture.values() for name, _ in items}
+        for name, task in self.tasks.items():
+            if task.target not in classes or not set(task.objects) <= set(self.goal_objects):
+                yield f"tasks.{name}", "the target must be a furniture class and every object a goal object"
+        for table in ("goal_objects", "distractors"):
+            for obj, spots in getattr(self, table).items():
+                if not spots or not set(spots) <= classes:
+                    yield f"{table}.{obj}", "every place must be a furniture class"
 
 
-_DATA = _load()
+_DATA = load_package_data(_CwahFile, __name__.rsplit(".", 1)[0], "cwah.yaml")
 
 CWAH_TASKS: Mapping[str, tuple[tuple[str, str, str], ...]] = {
     name: tuple((task.relation, o, task.target) for o in task.objects) for name, task in _DATA.tasks.items()

@@ -38,7 +38,7 @@ from typing import Any
 
 from pydantic import field_validator
 
-from mindloop.datafiles import DataModel, load_data_file, package_file
+from mindloop.datafiles import DataModel, load_package_data
 from mindloop.errors import InvalidArgumentError
 from mindloop.records_codec import Record
 from mindloop.systems.tos.world.answers import answer_spec, shortest_plan, turn_order
@@ -449,8 +449,7 @@ class _TemplatesFile(DataModel):
 
 def load_templates(path: str | Path | Traversable | None = None) -> dict[str, str]:
     """Read and check a question-templates file (the one shipped with mindloop when ``path`` is ``None``)."""
-    source = package_file(__name__.rsplit(".", 1)[0], "task_templates.yaml") if path is None else path
-    return dict(load_data_file(_TemplatesFile, source).templates)
+    return dict(load_package_data(_TemplatesFile, __name__.rsplit(".", 1)[0], "task_templates.yaml", path).templates)
 
 
 TEMPLATES: dict[str, str] = load_templates()

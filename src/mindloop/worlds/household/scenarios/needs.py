@@ -17,7 +17,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field
 
-from mindloop.datafiles import DataModel, load_data_file, package_file
+from mindloop.datafiles import DataModel, load_package_data
 from mindloop.worlds.household.catalog import ITEM_KINDS
 from mindloop.worlds.household.world import World
 
@@ -97,8 +97,7 @@ def load_needs(
 ) -> tuple[tuple[Combo, ...], dict[str, Need], dict[str, tuple[Dialogue, ...]]]:
     """Read and check a needs file (the one shipped with mindloop when ``path`` is ``None``): the combinations,
     the needs by feeling and their dialogues by feeling."""
-    source = package_file("mindloop.worlds.household", "needs.yaml") if path is None else path
-    data = load_data_file(_NeedsFile, source)
+    data = load_package_data(_NeedsFile, "mindloop.worlds.household", "needs.yaml", path)
     combos = tuple(Combo(name, c.present, c.tool, c.task) for name, c in data.combos.items())
     needs = {f: Need(f, n.state, n.kinds, n.liquid, n.offer, n.relief) for f, n in data.needs.items()}
     dialogues = {f: n.dialogues for f, n in data.needs.items()}

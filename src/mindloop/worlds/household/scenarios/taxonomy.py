@@ -8,6 +8,7 @@ one/two/three humans; 17 special-needs, 96 object-property/functional, 87 dialog
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from mindloop.datafiles import DataFileError, DataModel, load_data_file, package_file
+from mindloop.datafiles import DataModel, load_package_data
 from mindloop.errors import UnknownNameError
 
 __all__ = [
@@ -72,17 +73,15 @@ class _TaxonomyFile(DataModel):
 
     subtypes: dict[str, _SubtypeSpec] = Field(min_length=1)
 
+    def problems(self) -> Iterator[tuple[str, str]]:
+        for name, s in self.subtypes.items():
+            if s.category not in CATEGORIES:
+                yield f"subtypes.{name}.category", f"unknown category {s.category!r} ({', '.join(CATEGORIES)})"
+
 
 def load_subtypes(path: str | Path | Traversable | None = None) -> dict[str, Subtype]:
     """Read and check a taxonomy file (the one shipped with mindloop when ``path`` is ``None``)."""
-    source = package_file("mindloop.worlds.household", "subtypes.yaml") if path is None else path
-    data = load_data_file(_TaxonomyFile, source)
-    for name, s in data.subtypes.items():
-        if s.category not in CATEGORIES:
-            known = ", ".join(CATEGORIES)
-            raise DataFileError(
-                f"subtypes.{name}.category: unknown category {s.category!r} ({known})", source=str(source)
-            )
+    data = load_package_data(_TaxonomyFile, "mindloop.worlds.household", "subtypes.yaml", path)
     return {
         name: Subtype(name, s.task, s.category, s.control, s.weight, s.special_needs, s.description)
         for name, s in data.subtypes.items()
