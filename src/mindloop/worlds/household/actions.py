@@ -17,10 +17,11 @@ Action(verb='walk', args=('kitchen_table',), text=None, facts=())
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
 from mindloop.beliefs import Fact
 from mindloop.datafiles import DataModel, load_package_data
@@ -105,16 +106,14 @@ class _VerbsFile(DataModel):
     verbs: dict[str, _VerbRow] = Field(min_length=1)
     aliases: dict[str, str]
 
-    @model_validator(mode="after")
-    def _known(self) -> _VerbsFile:
+    def problems(self) -> Iterator[tuple[str, str]]:
         for name, row in self.verbs.items():
             if row.optional > len(row.args):
-                raise ValueError(f"verbs.{name}: optional is {row.optional}, but it has {len(row.args)} arguments")
+                yield f"verbs.{name}", f"optional is {row.optional}, but it has {len(row.args)} arguments"
         for alias, words in self.aliases.items():
             verb = (words.split() or [""])[0]
             if verb not in self.verbs:
-                raise ValueError(f"aliases.{alias}: unknown verb {verb!r}")
-        return self
+                yield f"aliases.{alias}", f"unknown verb {verb!r}"
 
 
 _VERBS_FILE = load_package_data(_VerbsFile, "mindloop.worlds.household", "verbs.yaml")
