@@ -28,9 +28,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel
-
-from mindloop.datafiles import load_package_data
+from mindloop.datafiles import DataModel, load_package_data
 from mindloop.errors import ParseError
 from mindloop.models.base import Completion
 from mindloop.systems.cobel import prompts as tpl
@@ -54,7 +52,7 @@ __all__ = [
 ]
 
 
-class _BaselinesFile(BaseModel, extra="forbid"):
+class _BaselinesFile(DataModel):
     """``data/baselines.yaml``: the shared parts, each world's subtasks and the six prompts."""
 
     head: str
