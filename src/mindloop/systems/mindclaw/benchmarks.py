@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, RootModel
 
 from mindloop.bench.api import AgentContext, AgentSpec, Options, Outcome, Sample, SampleRecord
 from mindloop.bench.declaration import (
@@ -45,6 +45,7 @@ from mindloop.bench.declaration import (
 )
 from mindloop.bench.references import agent_policy
 from mindloop.bench.timeline import EpisodeTimeline, TimelineStep, joined, names_in
+from mindloop.datafiles import load_data_file
 from mindloop.errors import InvalidArgumentError
 from mindloop.models.base import RecordingModel
 
@@ -53,25 +54,10 @@ if TYPE_CHECKING:  # the runtime is imported where a sample is made or run: the 
 
 __all__ = ["CLAW_GLOSSARY", "ClawBenchmark", "ClawOptions", "claw_samples", "claw_timeline", "summarize_claw"]
 
-CLAW_GLOSSARY = {
-    "ta": "Task accuracy: on an episode that needs help, the reasoning behind the robot's first intervention names "
-    "the gold person, object and mental context; on a control, no reasoning ever found help warranted.",
-    "pia": "Precision-intervention accuracy: exactly one intervention, at the gold window t*; on a control, none "
-    "(silence is right).",
-    "cs": "Completion success: of the episodes that needed help and got an intervention, the share whose action "
-    "achieved the goal in the simulator (cs_n counts them).",
-    "acc": "Trigger accuracy (teacher-forced), the paper's whole-trigger ACC: trigger operations equal to the gold "
-    "ones (verb and all three slots), over every decision, whoever made it (strong skills and the model).",
-    "acc_no_noop": "Trigger accuracy over the decisions whose gold is not noop.",
-    "acc_model": "Trigger accuracy over the decisions the model itself made (the strong skills' decisions aside).",
-    "model_windows": "Windows where the model made at least one trigger decision with a reply that could be read "
-    "(a model run: 'model decided k of N windows').",
-    "windows": "Windows with a teacher-forced trigger decision (ACC counts their decisions).",
-    "control_episodes": "The controls alone (nobody needs help): TA and PIA are 1 when the robot stayed out; "
-    "false_alarms counts interventions.",
-    "all_episodes": "TA and PIA pooled over episodes that need help and controls (the old headline).",
-}
-"""What the claw summary's keys mean (docs/mindclaw.md has the full definitions)."""
+CLAW_GLOSSARY: dict[str, str] = load_data_file(
+    RootModel[dict[str, str]], Path(__file__).with_name("glossary.yaml")
+).root
+"""What the claw summary's keys mean (``glossary.yaml``; docs/mindclaw.md has the full definitions)."""
 
 
 class ClawOptions(Options):
