@@ -147,9 +147,7 @@ def mindpower_samples(n: int | None, seed: int, options: MindPowerOptions) -> li
         scenarios = load_scenarios(options.data)
     else:
         scenarios = mindpower_sim(settings["split"], seed=seed, n=settings["dataset_n"])
-    scenarios = select_controls(scenarios, options.controls)
-    if n is not None:
-        scenarios = scenarios[:n]
+    scenarios = select_controls(scenarios, options.controls)[:n]
     return [
         Sample(
             id=s.id,

@@ -154,7 +154,7 @@ def omnitom_samples(
                 raise InvalidArgumentError(
                     f"{data}: no record has split {split!r} (splits in the file: {', '.join(splits) or 'none'})"
                 )
-        records = records[:n] if n is not None else records
+        records = records[:n]
         empty = [r.story_id for r in records if not r.beliefs]
         if empty:
             raise InvalidArgumentError(

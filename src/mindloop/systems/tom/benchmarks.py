@@ -157,7 +157,7 @@ def tom_samples(fmt: StoryFormat, n: int | None, seed: int, data: str | None) ->
         if not Path(data).is_file():
             raise InvalidArgumentError(f"--data {data!r}: no such file")
         _, examples = read_dataset(data, fmt)
-        return [example_sample(i, fmt, ex, source) for i, ex in enumerate(examples[:n] if n is not None else examples)]
+        return [example_sample(i, fmt, ex, source) for i, ex in enumerate(examples[:n])]
     generated = _generated(DEFAULT_GENERATED if n is None else n, seed)
     return [_sample(i, fmt, g.sentences, g.question, g.answer, g.qtype, {}) for i, g in enumerate(generated)]
 

@@ -426,7 +426,7 @@ class _TosBenchmark:
         source = options.scenes if options.scenes is not None else options.data
         if source is not None:
             files = _scene_files(Path(source))
-            scenes = [load_scene(f) for f in (files[:n] if n is not None else files)]
+            scenes = [load_scene(f) for f in files[:n]]
         else:
             layout = LayoutConfig(rooms=options.rooms, objects_per_room=options.objects)
             count = DEFAULT_SCENES if n is None else n
