@@ -196,9 +196,8 @@ class _TransportBenchmark:
             scores["transport_rate"] = _rate(record)  # a failed episode transported nothing
         return Outcome(record, scores, error=result.error)
 
-    def timeline(self, record: SampleRecord) -> EpisodeTimeline | None:
-        """See :func:`transport_timeline`."""
-        return transport_timeline(record)
+    timeline = staticmethod(transport_timeline)
+    """See :func:`transport_timeline`."""
 
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
         """Average steps, tokens and messages per episode (and transport rate), per task too; failures count."""

@@ -288,9 +288,8 @@ class MindPowerBenchmark:
             ),
         }
 
-    def samples(self, n: int | None, seed: int, options: MindPowerOptions) -> list[Sample]:
-        """The scenarios of the run (deterministic in ``n``, ``seed`` and ``options``)."""
-        return mindpower_samples(n, seed, options)
+    samples = staticmethod(mindpower_samples)
+    """The scenarios of the run (deterministic in ``n``, ``seed`` and ``options``)."""
 
     async def _score_layers(self, request: _Layers) -> dict[str, float]:
         """One sample's B and S per layer. The sample waits for the encoder thread, which scores every sample waiting

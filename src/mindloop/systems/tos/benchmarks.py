@@ -669,9 +669,8 @@ class _TosBenchmark:
         out["probe_failures"] = float(sum(1 for p in probes if p.global_map is None))
         return out
 
-    def timeline(self, record: SampleRecord) -> EpisodeTimeline | None:
-        """See :func:`tos_timeline`."""
-        return tos_timeline(record)
+    timeline = staticmethod(tos_timeline)
+    """See :func:`tos_timeline`."""
 
     # ---- summary --------------------------------------------------------------------------------------------
     def summarize(self, records: Sequence[SampleRecord]) -> dict[str, Any]:
