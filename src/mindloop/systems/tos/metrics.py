@@ -364,12 +364,10 @@ def belief_diagnostics(
         face = {n for n, e in (pred or {}).items() if n in gt and gt[n].facing is not None and e.facing == gt[n].facing}
         new = [n for n in newly_seen[t] if n in gt]
         oriented_new = [n for n in new if gt[n].facing is not None and "door" not in n]
-        out["update"].append(sum(n in ok for n in new) / len(new) if new else None)
-        out["facing_update"].append(sum(n in face for n in oriented_new) / len(oriented_new) if oriented_new else None)
-        out["stability"].append(len(prev_ok & ok) / len(prev_ok) if prev_ok and pred is not None else None)
-        out["facing_stability"].append(
-            len(prev_face & face) / len(prev_face) if prev_face and pred is not None else None
-        )
+        out["update"].append(mean(n in ok for n in new))  # a share: the mean of 0/1, None for no items
+        out["facing_update"].append(mean(n in face for n in oriented_new))
+        out["stability"].append(mean(n in ok for n in prev_ok) if pred is not None else None)
+        out["facing_stability"].append(mean(n in face for n in prev_face) if pred is not None else None)
         if pred is not None:
             prev_ok, prev_face = ok, face
         out["self_tracking"].append(_self_tracking(pred, gt, pos_norm_l))
