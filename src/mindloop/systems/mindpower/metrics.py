@@ -44,7 +44,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any, TypeVar
@@ -275,9 +275,13 @@ def parse_json_object(text: str) -> dict[str, Any]:
     raise ParseError("the reply is not one JSON object (no {...} in it)")
 
 
-def _int(value: Any, name: str, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise ParseError(f"{name} must be an integer from {lo} to {hi}, got {value!r}")
+def _int(obj: Mapping[str, Any], key: str, hi: int, what: str) -> int:
+    """``obj[key]`` as an integer from 0 to ``hi``; refused when the ``what`` reply lacks it or it is anything else."""
+    if key not in obj:
+        raise ParseError(f"the {what} reply has no {key}")
+    value = obj[key]
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= hi:
+        raise ParseError(f"{key} must be an integer from 0 to {hi}, got {value!r}")
     return value
 
 
@@ -308,9 +312,7 @@ def parse_bpc(text: str) -> tuple[int, str]:
             raise
         said = _BPC_REASONING.search(text)
         obj = {"total_score": int(scores.pop()), "reasoning": _unquote(said[1]) if said else ""}
-    if "total_score" not in obj:
-        raise ParseError("the BPC reply has no total_score")
-    score = _int(obj["total_score"], "total_score", 0, 10)
+    score = _int(obj, "total_score", 10, "BPC")
     reasoning = obj.get("reasoning")
     if not isinstance(reasoning, str):
         raise ParseError(f"reasoning must be a string, got {type(reasoning).__name__}")
@@ -327,10 +329,8 @@ def parse_robot_centric(text: str) -> tuple[int, dict[str, int]]:
     missing = [q for q in RC_QUESTIONS if q not in answers]
     if missing:
         raise ParseError(f"the Robot-Centric reply does not answer {', '.join(missing)}")
-    parsed = {q: _int(answers[q], q, 0, 1) for q in RC_QUESTIONS}
-    if "total_score" not in obj:
-        raise ParseError("the Robot-Centric reply has no total_score")
-    total = _int(obj["total_score"], "total_score", 0, 4)
+    parsed = {q: _int(answers, q, 1, "Robot-Centric") for q in RC_QUESTIONS}  # each one is there (checked above)
+    total = _int(obj, "total_score", 4, "Robot-Centric")
     if total != sum(parsed.values()):
         raise ParseError(f"total_score {total} is not the sum of the answers ({sum(parsed.values())})")
     return total, parsed
