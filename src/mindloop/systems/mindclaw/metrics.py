@@ -42,6 +42,7 @@ step (window 0 = time 0; then one per scripted step; then ``quiet`` windows in w
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -243,11 +244,8 @@ def gold_episode(scenario: Scenario, *, quiet: int = 2) -> GoldEpisode:
         details.append(details[-1])
     if family == "dialogue":
         due = [d and k > 0 and due[k - 1] and quiets[k] for k, d in enumerate(due)]
-    t_star: int | None = None
-    if due and due[-1]:
-        t_star = len(due) - 1
-        while t_star > 0 and due[t_star - 1]:
-            t_star -= 1
+    run = len(list(itertools.takewhile(bool, reversed(due))))  # the due windows that last to the end
+    t_star = len(due) - run if run else None
     help_needed = scenario.help_needed
     if help_needed != (t_star is not None):
         raise InvalidArgumentError(
