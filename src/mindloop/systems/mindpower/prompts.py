@@ -65,14 +65,12 @@ def build_messages(setting: str, given: HierarchyInput) -> list[Message]:
     >>> msgs[0]["content"].endswith("Input video:\\nAlice walks into the kitchen.\\n\\nOutput:")
     True
     """
-    prompt = PROMPTS[check_setting(setting)]
+    label = "Input (Video and Dialogue):" if given.dialogue else "Input video:"
+    head = f"{PROMPTS[check_setting(setting)]}\n\n# Input\n{label}\n"
     if not given.frames:
-        label = "Input (Video and Dialogue):" if given.dialogue else "Input video:"
-        return [message("user", f"{prompt}\n\n# Input\n{label}\n{given.observation.strip()}\n\nOutput:")]
+        return [message("user", f"{head}{given.observation.strip()}\n\nOutput:")]
     n = len(given.frames)
-    head = f"{prompt}\n\n# Input\n{'Input (Video and Dialogue):' if given.dialogue else 'Input video:'}\n"
-    head += f"{n} frame{'s' if n != 1 else ''} of the video, in time order."
-    parts: list[str | dict[str, Any]] = [head]
+    parts: list[str | dict[str, Any]] = [f"{head}{n} frame{'s' if n != 1 else ''} of the video, in time order."]
     parts.extend(image_part(f) for f in given.frames)
     tail = ""
     if given.dialogue:
