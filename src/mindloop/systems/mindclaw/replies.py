@@ -78,14 +78,6 @@ def find_names(text: str, names: Iterable[str]) -> list[str]:
     return [name for _, name in sorted(hits)]
 
 
-def _tag_pattern(tags: Sequence[str]) -> re.Pattern[str]:
-    alts = "|".join(re.escape(t) for t in sorted(tags, key=len, reverse=True))
-    # [<[]TAG[>\]] with an optional colon; or TAG alone at the start of a line followed by a colon, a dash or space
-    return re.compile(
-        rf"^\s*(?:[<\[]\s*({alts})\s*[>\]]|({alts})(?![A-Za-z0-9_]))\s*[:=\-\u2013]?\s*(.*?)\s*$", re.IGNORECASE
-    )
-
-
 def read_tags(reply: str, tags: Sequence[str]) -> dict[str, list[str]]:
     """Every value written for each of ``tags`` (lower-case names) in ``reply``, in order.
 
@@ -98,7 +90,10 @@ def read_tags(reply: str, tags: Sequence[str]) -> dict[str, list[str]]:
     text = re.sub(rf"(?<!^)(?=[<\[]\s*(?:{alts})\s*[>\]])", "\n", reply, flags=re.IGNORECASE | re.MULTILINE)
     closing = re.compile(rf"</\s*(?:{alts})\s*>", re.IGNORECASE)
     lines = [clean(closing.sub("", line)) for line in text.splitlines()]
-    pattern = _tag_pattern(wanted)
+    # [<[]TAG[>\]] with an optional colon; or TAG alone at the start of a line followed by a colon, a dash or space
+    pattern = re.compile(
+        rf"^\s*(?:[<\[]\s*({alts})\s*[>\]]|({alts})(?![A-Za-z0-9_]))\s*[:=\-\u2013]?\s*(.*?)\s*$", re.IGNORECASE
+    )
     out: dict[str, list[str]] = {t: [] for t in wanted}
     i = 0
     while i < len(lines):
