@@ -59,6 +59,9 @@ class _Texts(BaseModel, extra="forbid"):
 
     rules: str
     actions: str
+    exploration: str
+    passive: str
+    fog_probe: str
     observe_text: str
     observe_vision: str
     styles: dict[str, dict[str, str]]
@@ -106,14 +109,17 @@ def prompt_set(style: str = "explicit") -> PromptSet:
         ) from None
 
 
+def _rules(vision: bool) -> str:
+    """The rules, for a vision or a text-only explorer."""
+    return _TEXTS.rules.format(modality="vision" if vision else "text-only")
+
+
 def exploration_prompt(scene: Scene, max_steps: int, *, vision: bool = False, style: str = "explicit") -> str:
     """The opening message of active exploration (rules, actions, layout, step budget)."""
-    rules = _TEXTS.rules.format(modality="vision" if vision else "text-only")
     actions = _TEXTS.actions.format(observe=_TEXTS.observe_vision if vision else _TEXTS.observe_text)
-    return (
-        f"# Spatial Exploration Task\n\n{rules}\n{actions}\n\nRoom Layout and initial state:\n"
-        f"{describe_layout(scene)}\n\n\nYou have a maximum of {max_steps} exploration steps.\n\n\n\n"
-        f"{prompt_set(style).step_footer}"
+    layout, footer = describe_layout(scene), prompt_set(style).step_footer
+    return _TEXTS.exploration.format(
+        rules=_rules(vision), actions=actions, layout=layout, max_steps=max_steps, step_footer=footer
     )
 
 
@@ -122,16 +128,11 @@ def passive_prompt(
 ) -> str:
     """The opening message of passive comprehension: rules, layout and a proxy's exploration log (lines, or
     ``(number, line)`` pairs; ``omitted`` earlier entries left out are announced)."""
-    rules = _TEXTS.rules.format(modality="vision" if vision else "text-only")
     numbered = [h if isinstance(h, tuple) else (i, h) for i, h in enumerate(history, 1)]
     log = "\n".join(f"{i}. {line}" for i, line in numbered)
     if omitted:
         log = f"[The first {omitted} entries are not shown.]\n{log}"
-    return (
-        f"# Spatial Reasoning Task\n\n{rules}\nAn explorer moved through the environment for you (JumpTo, Rotate, "
-        f"Observe, Query) and saw the following.\n\nRoom Layout and initial state:\n{describe_layout(scene)}\n\n"
-        f"## Exploration History\n{log}\n\nAfter reading the history, you will answer questions about the space."
-    )
+    return _TEXTS.passive.format(rules=_rules(vision), layout=describe_layout(scene), log=log)
 
 
 def question_prompt(question: str, *, style: str = "explicit") -> str:
@@ -143,11 +144,7 @@ def fog_probe_prompt(candidates: Sequence[Vec], *, style: str = "explicit") -> s
     """The uncertainty probe: which labelled cells (relative to the start) have never been in view."""
     lines = "\n".join(f"{chr(ord('A') + i)}: ({x}, {y})" for i, (x, y) in enumerate(candidates))
     texts = prompt_set(style)
-    return (
-        "## Uncertainty probe\n\nThese points are inside rooms you have visited (origin = your initial position, "
-        "north = +y). Which of them have you NOT observed yet (never in your field of view)?\n"
-        f"{lines}\n\n{texts.fog_tail}\n{texts.probe_footer}"
-    )
+    return _TEXTS.fog_probe.format(points=lines, fog_tail=texts.fog_tail, probe_footer=texts.probe_footer)
 
 
 # ---- echoes -----------------------------------------------------------------------------------------------------
