@@ -96,24 +96,26 @@ def _cell(text: str) -> str:
     return " ".join(text.replace("|", "/").split())
 
 
+def _table(beliefs: Sequence[BeliefRecord], dimensions: Sequence[str] = ()) -> str:
+    """A pipe table of ``beliefs``: a header row, then each belief's actor and belief (as cells) and its labels of
+    ``dimensions`` (empty where missing)."""
+    rows = [[_cell(b.actor), _cell(b.belief), *((b.labels.get(d) or "") for d in dimensions)] for b in beliefs]
+    return "\n".join(" | ".join(row) for row in [_LABELLED_HEADER[: 2 + len(dimensions)], *rows])
+
+
 def belief_table(beliefs: Sequence[BeliefRecord]) -> str:
     """``Actor | Belief`` rows, the Stage 2 input table."""
-    return "\n".join(["Actor | Belief", *(f"{_cell(b.actor)} | {_cell(b.belief)}" for b in beliefs)])
+    return _table(beliefs)
 
 
 def stage1_table(beliefs: Sequence[BeliefRecord]) -> str:
     """``Actor | Belief | Order`` rows, a Stage 1 answer (few-shot examples, references)."""
-    rows = [f"{_cell(b.actor)} | {_cell(b.belief)} | {b.labels.order or ''}" for b in beliefs]
-    return "\n".join(["Actor | Belief | Order", *rows])
+    return _table(beliefs, ("order",))
 
 
 def labelled_table(beliefs: Sequence[BeliefRecord]) -> str:
     """``Actor | Belief | Order | … | Context`` rows, a Stage 2 answer."""
-    head = " | ".join(["Actor", "Belief", *LABEL_COLUMNS])
-    rows = [
-        " | ".join([_cell(b.actor), _cell(b.belief), *((b.labels.get(d) or "") for d in DIMENSIONS)]) for b in beliefs
-    ]
-    return "\n".join([head, *rows])
+    return _table(beliefs, DIMENSIONS)
 
 
 def category_insertion(category: str) -> str:
