@@ -110,10 +110,13 @@ def accuracy_curve(
     if not points:
         return []
     end = horizon or max(t for t, _ in points) or 1.0
-    per_bin: list[list[float]] = [[] for _ in range(bins)]
+    sums = [0.0] * bins
+    counts = [0] * bins
     for t, a in points:
-        per_bin[min(bins - 1, int(bins * t / end)) if end else 0].append(a)
-    return [(round(end * (k + 0.5) / bins, 1), round(sum(v) / len(v), 4)) for k, v in enumerate(per_bin) if v]
+        k = min(bins - 1, int(bins * t / end)) if end else 0
+        sums[k] += a
+        counts[k] += 1
+    return [(round(end * (k + 0.5) / bins, 1), round(sums[k] / counts[k], 4)) for k in range(bins) if counts[k]]
 
 
 def summarize_episodes(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
