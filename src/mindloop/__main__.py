@@ -17,7 +17,7 @@ def main() -> int:
         print("mindloop: interrupted", file=sys.stderr)
         code = 1
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing more to say
+        with contextlib.suppress(OSError, ValueError, AttributeError):  # a closed pipe or stream: nothing more to say
             stream.flush()
     # Ctrl-C while the interpreter shuts down (Ray's and other exit hooks) ends the process there, quietly.
     signal.signal(signal.SIGINT, lambda signum, frame: os._exit(code))

@@ -206,6 +206,8 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps({"error": line.removeprefix("error: ")}), file=stdout)
         return code
 
+    if stdout is None:  # started with its standard output closed (``>&-``): nothing it prints could go anywhere
+        return fail(1, "error: standard output is closed; redirect it instead (> FILE, > /dev/null)")
     try:
         if watched is not None:
             sys.stdout = watched  # writes and reads pass through
