@@ -154,7 +154,9 @@ _LOCAL_AXES = {
 
 
 def _norm_name(name: str) -> str:
-    return " ".join(str(name).replace("_", " ").strip().lower().split())
+    """A name as maps, replies and scenes are matched: in lower case, underscores as spaces, runs of spaces as one
+    (``Red_Door``, ``red  door`` and ``red_door`` are one name)."""
+    return " ".join(str(name).replace("_", " ").lower().split())
 
 
 def _as_pair(value: Any) -> tuple[float, float] | None:
