@@ -94,8 +94,10 @@ def best_constant_policy(
             for c in _candidates(s):
                 per_type[group(s)][c] += 1
                 overall[c] += 1
-        best = {t: _most_common(counts) for t, counts in per_type.items()}
-        return best, _most_common(overall) if overall else None
+        # most_common(1): the most frequent candidate, ties to the one first counted (deterministic for a fixed
+        # sample order)
+        best = {t: counts.most_common(1)[0][0] for t, counts in per_type.items()}
+        return best, overall.most_common(1)[0][0] if overall else None
 
     def value(samples: Sequence[Sample]) -> float | None:
         scored = [s for s in samples if s.target is not None]
@@ -115,12 +117,6 @@ def best_constant_policy(
         optimistic=train is None,
         none_reason="no evaluated item has a gold answer",
     )
-
-
-def _most_common(counts: Counter[Hashable]) -> Hashable:
-    """The most frequent candidate; ties go to the one first counted (deterministic for a fixed sample order)."""
-    top = max(counts.values())
-    return next(c for c, k in counts.items() if k == top)
 
 
 # -- policies scored by the benchmark's own summary --------------------------------------------------------------
