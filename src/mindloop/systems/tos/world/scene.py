@@ -78,11 +78,7 @@ class Door:
 
     def normal_for(self, room: int) -> Vec:
         """The door's normal as seen from ``room`` (pointing into it)."""
-        if room == self.rooms[0]:
-            return self.normals[0]
-        if room == self.rooms[1]:
-            return self.normals[1]
-        return self.ori
+        return next((n for r, n in zip(self.rooms, self.normals, strict=True) if r == room), self.ori)
 
 
 Item = SceneObject | Door
