@@ -116,9 +116,9 @@ class ActionSequence:
         return "Actions: [" + ", ".join(str(a) for a in self.actions) + "]"
 
 
-_JUMP = re.compile(r"^JumpTo\(([A-Za-z0-9_ -]+)\)$")
+_NAMED = re.compile(r"^(JumpTo|Query)\(([A-Za-z0-9_ -]+)\)$")
+"""The two actions that name an object or door, as one pattern: the call, then the name."""
 _ROTATE = re.compile(r"^Rotate\(([0-9-]+)\)$")
-_QUERY = re.compile(r"^Query\(([A-Za-z0-9_ -]+)\)$")
 _TERM_CHANGES = re.compile(r'^Term\(changes="([^"]+)"\)$')
 _POS_WORDS = ("position", "location", "moved", "pos")
 _ORI_WORDS = ("orientation", "rotation", "rotated", "ori", "facing")
@@ -155,8 +155,9 @@ def parse_changes(text: str) -> tuple[ChangeReport, ...]:
 
 
 def _parse_one(text: str, false_belief: bool) -> Action:
-    if m := _JUMP.match(text):
-        return JumpTo(m.group(1).replace("_", " "))
+    if m := _NAMED.match(text):
+        target = m.group(2).replace("_", " ")
+        return JumpTo(target) if m.group(1) == "JumpTo" else Query(target)
     if m := _ROTATE.match(text):
         try:
             return Rotate(int(m.group(1)))
@@ -164,8 +165,6 @@ def _parse_one(text: str, false_belief: bool) -> Action:
             raise ActionParseError(f"invalid rotation {text!r}; use Rotate(90), Rotate(-90), ...") from None
     if text == "Observe()":
         return Observe()
-    if m := _QUERY.match(text):
-        return Query(m.group(1).replace("_", " "))
     if text == "Term()":
         if false_belief:
             raise ActionParseError('in the false-belief phase terminate with Term(changes="obj: type, ...")')
