@@ -124,9 +124,7 @@ class Observation:
     def summary(self) -> dict[str, Any]:
         """What the trace stores about ``o_t`` (compact, JSON-ready)."""
         out: dict[str, Any] = {
-            "events": [
-                e.text or f"{e.actor or 'someone'} {e.verb}({', '.join(e.args)})" for e in self.events if e.text
-            ],
+            "events": [e.text for e in self.events if e.text],
             "moves": [f"{m.object} -> {m.location} (seen by {', '.join(m.witnesses) or 'nobody'})" for m in self.moves],
             "present": {a: r for a, r in self.present.items() if r is not None},
             "quiet": self.quiet,
