@@ -146,13 +146,11 @@ class WindowState:
                 if e.failure and e.actor != ROBOT:
                     failure = e.failure if e.failure in ("out_of_reach", "blocked", "no_power") else "other"
             scene = o.scene
-            searching = False
-            if scene is not None:
-                log = o.activity
-                for actor in log.acts:
-                    if scene.agent_room(actor) is not None and log.searched(actor, log.since_entry(actor), "\0"):
-                        searching = True
-                        break
+            log = o.activity
+            searching = scene is not None and any(
+                scene.agent_room(actor) is not None and log.searched(actor, log.since_entry(actor), "\0")
+                for actor in log.acts
+            )
             self._static = {
                 "quiet": o.quiet,
                 "n_events": sum(1 for e in o.events if e.text),
