@@ -222,10 +222,7 @@ class SkillSet:
 
     def vetoed(self, op: str, ctx: FeatureSource) -> Skill | None:
         """The first negative skill of ``op`` that matches ``ctx`` (it rules ``op`` out), or ``None``."""
-        for s in self.negative.get(op, ()):
-            if s.matches(ctx):
-                return s
-        return None
+        return next((s for s in self.negative.get(op, ()) if s.matches(ctx)), None)
 
     def guidance(self) -> list[str]:
         """The preferred and negative skills as prompt lines (what the trigger model is shown)."""
