@@ -215,19 +215,18 @@ def _greedy(target: int, ok: Sequence[_Scored], limit: int, min_support: int) ->
     (fewest terms, then highest precision, then earliest predicates on ties)."""
     chosen: list[_Scored] = []
     left = target
+
+    def rank(c: _Scored) -> tuple[Any, ...]:
+        terms, mask, _support, prec = c
+        return ((mask & left).bit_count(), -len(terms), prec, tuple(-t for t in terms))
+
     while left and len(chosen) < limit:
-        best: tuple[tuple[Any, ...], _Scored] | None = None
-        for terms, mask, support, prec in ok:
-            gain = (mask & left).bit_count()
-            if gain < min_support:
-                continue
-            key = (gain, -len(terms), prec, tuple(-t for t in terms))
-            if best is None or key > best[0]:
-                best = (key, (terms, mask, support, prec))
-        if best is None:
+        fits = [c for c in ok if (c[1] & left).bit_count() >= min_support]
+        if not fits:
             break
-        chosen.append(best[1])
-        left &= ~best[1][1]
+        best = max(fits, key=rank)  # the first of equal ranks, as a running "better than" search keeps
+        chosen.append(best)
+        left &= ~best[1]
     return chosen
 
 
