@@ -45,7 +45,7 @@ from pydantic import AllowInfNan, BaseModel, BeforeValidator, Field, Strict
 
 from mindloop.datafiles import DataModel, WholeNumber, read_text_file, validate_data
 from mindloop.errors import ParseError
-from mindloop.systems.mindclaw.context import FEATURES
+from mindloop.systems.mindclaw.context import _FEATURE_BY_NAME
 from mindloop.systems.mindclaw.operations import OPERATION_VERBS
 
 __all__ = [
@@ -62,8 +62,7 @@ __all__ = [
 ]
 
 KINDS = ("strong", "preferred", "negative")
-_FEATURE = {f.name: f for f in FEATURES}
-FIELDS = frozenset(_FEATURE) | {"text"}
+FIELDS = frozenset(_FEATURE_BY_NAME) | {"text"}
 _COMPARE: dict[str, Callable[[Any, Any], bool]] = {
     "eq": operator.eq,
     "not": operator.ne,
@@ -251,7 +250,7 @@ def _condition(skill_id: str, name: str, spec: Any, source: str) -> Condition:
     if name not in FIELDS:
         raise ParseError(f"skill {skill_id}: unknown field {name!r} (fields: {', '.join(sorted(FIELDS))})",
                          source=source)  # fmt: skip
-    feature = _FEATURE.get(name)
+    feature = _FEATURE_BY_NAME.get(name)
     if isinstance(spec, Mapping):
         if len(spec) != 1:
             raise ParseError(f"skill {skill_id}: field {name!r} takes one test, got {dict(spec)}", source=source)
