@@ -107,10 +107,9 @@ def _blocked(o: Observation, scene: SceneView) -> list[Cue]:
         if tries[-1].args:
             rooms.append(room_of(scene, tries[-1].args[0]))
         doorways = {f"{r}_doorway" for r in rooms if r}
-        for item in scene.items():
-            if scene.location(item) in doorways:
-                out.append(Cue("blocked", actor, item))
-                break
+        item = next((i for i in scene.items() if scene.location(i) in doorways), None)
+        if item is not None:
+            out.append(Cue("blocked", actor, item))
     return out
 
 
