@@ -101,8 +101,7 @@ def diff_events(
     t: int, before: SnapshotState | None, after: SnapshotState, log: Sequence[LoggedAction] = ()
 ) -> list[WindowEvent]:
     """The events that turn ``before`` into ``after`` (module docstring); ``before=None`` gives none."""
-    if before is None:
-        return [_event(t, "other", a.actor, a.verb, a.args, (), after, after.room_of(a.actor)) for a in log]
+    before = after if before is None else before  # nothing changed since: only the logged actions are events
     out: list[WindowEvent] = []
     explained: set[str] = set()
     for who, v in after.agents.items():
