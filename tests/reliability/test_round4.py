@@ -314,20 +314,40 @@ def test_ctrl_c_while_the_command_line_loads_is_one_line(module: str) -> None:
     assert (proc.returncode, proc.stderr, proc.stdout) == (1, "mindloop: interrupted\n", ""), proc.stderr[-2000:]
 
 
-@pytest.mark.boundary
-@pytest.mark.parametrize("args", [["bench", "list"], ["bench", "list", "--json"]])
-def test_a_command_started_with_its_output_closed_says_so_in_one_line(args: list[str]) -> None:
-    # `mindloop bench list >&-`: Python starts with sys.stdout None; the flush on the way out once ended in a
-    # traceback, and a command writing through emit in an "internal error"
-    proc = subprocess.run(  # the shell closes the child's standard output, as `>&-` does at a prompt
-        ["sh", "-c", '"$0" -m mindloop "$@" >&-', sys.executable, *args],
+def _closed(redirect: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """``mindloop ARGS`` with a stream closed by the shell (``>&-``, ``2>&-``), as at a prompt."""
+    return subprocess.run(
+        ["sh", "-c", f'"$0" -m mindloop "$@" {redirect}', sys.executable, *args],
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
     )
+
+
+@pytest.mark.boundary
+@pytest.mark.parametrize("args", [["bench", "list"], ["bench", "list", "--json"]])
+def test_a_command_that_prints_with_its_output_closed_says_so_in_one_line(args: list[str]) -> None:
+    # Python gives such a process sys.stdout None: the flush on the way out once ended in a traceback, and a
+    # command writing through emit in an "internal error"
+    proc = _closed(">&-", *args)
     line = "mindloop: error: standard output is closed; redirect it instead (> FILE, > /dev/null)\n"
     assert (proc.returncode, proc.stderr) == (1, line), proc.stderr[-2000:]
+
+
+@pytest.mark.boundary
+def test_a_command_that_only_writes_files_runs_with_its_output_closed(tmp_path: Path) -> None:
+    proc = _closed(">&-", "data", "export", "mindpower-sim", "--n", "5", "--out", str(tmp_path / "out"))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert (tmp_path / "out" / "stats.json").is_file() and proc.stderr.startswith("wrote ")
+
+
+@pytest.mark.boundary
+def test_with_its_error_stream_closed_a_json_command_prints_its_object_alone(tmp_path: Path) -> None:
+    # the lines meant for stderr (progress, notes) go nowhere: they once fell back to stdout, before the JSON
+    proc = _closed("2>&-", "data", "export", "mindpower-sim", "--n", "5", "--out", str(tmp_path / "out"), "--json")
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert json.loads(proc.stdout)["out"] == str(tmp_path / "out")
 
 
 # -- 8. control characters in names -----------------------------------------------------------------------------------

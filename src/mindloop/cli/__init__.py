@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import difflib
 import gc
+import io
 import json
 import os
 import sys
 import traceback
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TextIO
 
 import typer
@@ -21,7 +23,7 @@ from typer.core import TyperGroup
 
 from mindloop.cli.bench import report
 from mindloop.cli.shared import OWN_HELP
-from mindloop.errors import MindloopError, printable
+from mindloop.errors import InvalidArgumentError, MindloopError, printable
 from mindloop.registry import Registry
 
 if TYPE_CHECKING:  # typer carries its own copy of click; these are the types TyperGroup's methods take
@@ -193,21 +195,31 @@ class _Watched:
         return getattr(self.stream, name)
 
 
+class _ClosedOutput(io.StringIO):
+    """``sys.stdout`` of a command started with its standard output closed (``>&-``): a command that writes only
+    files runs; the first thing printed is refused in one line."""
+
+    def write(self, text: str) -> int:
+        raise InvalidArgumentError("standard output is closed; redirect it instead (> FILE, > /dev/null)")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 ok, 1 usage/input error, 2 internal error). A ``--json``
     command that fails before printing its object prints ``{"error": MESSAGE}`` on stdout (the stderr line's)."""
     args = sys.argv[1:] if argv is None else argv
-    stdout = sys.stdout
+    if sys.stderr is None:  # started with standard error closed (``2>&-``): its lines go nowhere, not into stdout
+        sys.stderr = Path(os.devnull).open("w", encoding="utf-8")  # noqa: SIM115 (the process's, from now on)
+    if sys.stdout is None:
+        sys.stdout = _ClosedOutput()
+    stdout: TextIO = sys.stdout
     watched = _Watched(stdout) if "--json" in args else None
 
     def fail(code: int, line: str) -> int:
         print(f"mindloop: {line}", file=sys.stderr)
-        if watched is not None and not watched.wrote:
+        if watched is not None and not watched.wrote and not isinstance(stdout, _ClosedOutput):
             print(json.dumps({"error": line.removeprefix("error: ")}), file=stdout)
         return code
 
-    if stdout is None:  # started with its standard output closed (``>&-``): nothing it prints could go anywhere
-        return fail(1, "error: standard output is closed; redirect it instead (> FILE, > /dev/null)")
     try:
         if watched is not None:
             sys.stdout = watched  # writes and reads pass through
