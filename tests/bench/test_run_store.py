@@ -209,11 +209,12 @@ def test_headlines_read_past_a_summary_that_is_not_json_and_one_whose_metrics_ar
 
 
 def test_headlines_read_a_metric_whose_name_json_escapes(tmp_path: Path) -> None:
-    # a user's metric may be named with a backslash or a tab; SQLite's cut must find it under its own name (a
-    # json_set over quoted paths once wrote it under a doubly escaped key, and the board showed no value)
+    # a user's metric may be named with a backslash, a tab or a double quote; the cut must find it under its own name
+    # (a json_set over quoted paths once wrote the first two under a doubly escaped key, and SQLite's JSON path
+    # cannot quote the third: the board showed no value)
     with RunStore(tmp_path / "r.sqlite") as store:
         runs = {}
-        for name in ("acc\\v2", "acc\tx", "plain"):
+        for name in ("acc\\v2", "acc\tx", 'acc "strict"', "plain"):
             run_id = runs[name] = _new(store)
             interval = {"low": 0.5, "high": 0.9}
             store.save_summary(

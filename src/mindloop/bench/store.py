@@ -1086,13 +1086,18 @@ class RunStore:
             if not isinstance(head, dict) or not isinstance(head.get("metric"), str):
                 whole.append(str(run_id))
                 continue
+            decided = got["decided"]
+            names = [head["metric"], *(decided.get(k) for k in ("model", "total") if isinstance(decided, dict))]
+            if any('"' in str(name) for name in names):  # a name SQLite's JSON path cannot quote: cut in Python
+                if (summary := self.stored_summary(str(run_id))) is not None:
+                    out[str(run_id)] = _cut(summary)
+                continue
             out[str(run_id)] = {key: got[key] for key in ("counts", "computed_by", "version")} | {
                 "references": got["references"] or {},
                 "definitions": {"headline": head, "references": got["policies"] or []},
                 "metrics": {head["metric"]: got["value"]},
                 "intervals": {"metrics": {head["metric"]: got["interval"]}},
             }
-            decided = got["decided"]
             if isinstance(decided, dict) and "model" in decided and "total" in decided:
                 out[str(run_id)]["definitions"]["decided"] = decided
                 out[str(run_id)]["metrics"] |= {decided["model"]: got["decided_k"], decided["total"]: got["decided_n"]}
