@@ -325,29 +325,39 @@ def _closed(redirect: str, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.mark.boundary
-@pytest.mark.parametrize("args", [["bench", "list"], ["bench", "list", "--json"]])
-def test_a_command_that_prints_with_its_output_closed_says_so_in_one_line(args: list[str]) -> None:
-    # Python gives such a process sys.stdout None: the flush on the way out once ended in a traceback, and a
-    # command writing through emit in an "internal error"
-    proc = _closed(">&-", *args)
-    line = "mindloop: error: standard output is closed; redirect it instead (> FILE, > /dev/null)\n"
-    assert (proc.returncode, proc.stderr) == (1, line), proc.stderr[-2000:]
+_CLOSED = "mindloop: error: standard output is closed; redirect it instead (> FILE, > /dev/null)\n"
 
 
 @pytest.mark.boundary
-def test_a_command_that_only_writes_files_runs_with_its_output_closed(tmp_path: Path) -> None:
-    proc = _closed(">&-", "data", "export", "mindpower-sim", "--n", "5", "--out", str(tmp_path / "out"))
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert (tmp_path / "out" / "stats.json").is_file() and proc.stderr.startswith("wrote ")
+def test_a_command_that_prints_with_its_output_closed_says_so_in_one_line() -> None:
+    # the process itself: Python gives it sys.stdout None, and the flush on the way out (mindloop.__main__) once
+    # ended in a traceback
+    proc = _closed(">&-", "bench", "list")
+    assert (proc.returncode, proc.stderr) == (1, _CLOSED), proc.stderr[-2000:]
+
+
+def test_with_its_output_closed_a_json_command_says_so_once_and_a_file_writer_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # in-process, sys.stdout None as such a process has it: printing (through emit) once ended in an "internal
+    # error"; a command writing only files must not be refused for a stream it never uses
+    monkeypatch.setattr(sys, "stdout", None)
+    assert main(["bench", "list", "--json"]) == 1
+    assert capsys.readouterr().err == _CLOSED  # no {"error": ...} object tried on the closed stream
+    assert main(["data", "export", "mindpower-sim", "--n", "5", "--out", str(tmp_path / "out")]) == 0
+    assert (tmp_path / "out" / "stats.json").is_file() and capsys.readouterr().err.startswith("wrote ")
 
 
 @pytest.mark.boundary
-def test_with_its_error_stream_closed_a_json_command_prints_its_object_alone(tmp_path: Path) -> None:
-    # the lines meant for stderr (progress, notes) go nowhere: they once fell back to stdout, before the JSON
-    proc = _closed("2>&-", "data", "export", "mindpower-sim", "--n", "5", "--out", str(tmp_path / "out"), "--json")
+def test_with_its_error_stream_closed_a_json_command_prints_its_object_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the process itself, stderr closed by the shell: a bench run's progress lines (print to sys.stderr, None) once
+    # fell back to stdout, ahead of its JSON object
+    monkeypatch.setenv("MINDLOOP_HOME", str(tmp_path))
+    proc = _closed("2>&-", "bench", "run", "hitom", "--n", "2", "--json")
     assert proc.returncode == 0 and proc.stderr == ""
-    assert json.loads(proc.stdout)["out"] == str(tmp_path / "out")
+    assert json.loads(proc.stdout)["n_completed"] == 2
 
 
 # -- 8. control characters in names -----------------------------------------------------------------------------------
