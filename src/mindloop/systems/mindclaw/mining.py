@@ -220,11 +220,10 @@ def _greedy(target: int, ok: Sequence[_Scored], limit: int, min_support: int) ->
         terms, mask, _support, prec = c
         return ((mask & left).bit_count(), -len(terms), prec, tuple(-t for t in terms))
 
-    while left and len(chosen) < limit:
-        fits = [c for c in ok if (c[1] & left).bit_count() >= min_support]
-        if not fits:
+    while left and ok and len(chosen) < limit:
+        best = max(ok, key=rank)  # the first of equal ranks, as a running "better than" search keeps
+        if (best[1] & left).bit_count() < min_support:  # the most it covers: none has the support
             break
-        best = max(fits, key=rank)  # the first of equal ranks, as a running "better than" search keeps
         chosen.append(best)
         left &= ~best[1]
     return chosen
