@@ -32,26 +32,6 @@ if TYPE_CHECKING:  # rich's table modules load when a table is built, not when a
     from rich.table import Table
     from rich.text import Text
 
-__all__ = [
-    "DEFAULT_WIDTH",
-    "Column",
-    "JsonFlag",
-    "OutFile",
-    "emit",
-    "emit_json",
-    "emit_table",
-    "err_console",
-    "fit_table",
-    "json_opt",
-    "out_console",
-    "out_opt",
-    "output_width",
-    "plain_table",
-    "print_table",
-    "table_width",
-    "writing",
-]
-
 
 def json_opt(help: str = "Print one JSON object on stdout.") -> Any:
     """Every command's ``--json``, declared once; ``help`` says what a command's object holds where it says more."""

@@ -32,8 +32,6 @@ import gymnasium
 from mindloop.errors import RegistryError
 from mindloop.registry import Registry
 
-__all__ = ["ENVS", "EnvApi", "env_api", "make_env", "register_gymnasium"]
-
 EnvApi = Literal["gymnasium", "pettingzoo"]
 
 ENVS: Registry[Callable[..., Any]] = Registry("environment", entry_point_group="mindloop.envs")

@@ -11,25 +11,6 @@ import difflib
 import re
 from collections.abc import Iterable
 
-__all__ = [
-    "SETUP_ERRORS",
-    "BeliefError",
-    "ClusterError",
-    "DependencyError",
-    "InvalidArgumentError",
-    "MindloopError",
-    "ModelError",
-    "ModelResponseError",
-    "ModelTimeoutError",
-    "ModelUnavailableError",
-    "ParseError",
-    "RegistryError",
-    "UnknownNameError",
-    "did_you_mean",
-    "escaped",
-    "printable",
-]
-
 
 class MindloopError(Exception):
     """Base class of every error mindloop raises deliberately.

@@ -18,8 +18,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["lazy_exports"]
-
 
 def _exports(package: str) -> tuple[dict[str, tuple[str, str]], list[str]]:
     """The names ``package``'s ``__init__`` imports from mindloop's modules: the deferred ones (under ``if

@@ -22,8 +22,6 @@ import platformdirs
 
 from mindloop.errors import InvalidArgumentError
 
-__all__ = ["HomeError", "cache_path", "home", "output_file", "runs_path", "write_atomic"]
-
 
 class HomeError(InvalidArgumentError):
     """``MINDLOOP_HOME`` (or the default home) is not a usable folder; the message names it and what to do.

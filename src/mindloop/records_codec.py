@@ -21,8 +21,6 @@ from typing import Any, ClassVar, Self, cast
 
 from mindloop.errors import InvalidArgumentError
 
-__all__ = ["Codec", "Record", "keyed", "not_a", "read_record", "rows", "write_record"]
-
 Codec = tuple[Callable[[Any], Any], Callable[[Any], Any]]
 """How a field's value is written as JSON data and read back."""
 

@@ -22,7 +22,7 @@ from mindloop.worlds.household.world import World
 from mindloop.worlds.stories import tomi
 
 SRC = Path(mindloop.__file__).parent
-CANONICAL = {n: getattr(vocab, n) for n in vocab.__all__ if n.isupper() and n != "RELATIONS"}
+CANONICAL = {n: v for n, v in vars(vocab).items() if n.isupper() and n[0] != "_" and n != "RELATIONS"}
 """Every canonical name bound in ``beliefs/vocab.py`` (``ROBOT``, ``AT``, ...) and its value."""
 
 

@@ -12,17 +12,6 @@ from enum import StrEnum
 
 from mindloop.errors import BeliefError
 
-__all__ = [
-    "WORLD",
-    "Belief",
-    "Chain",
-    "Fact",
-    "Key",
-    "Source",
-    "chain_str",
-    "validate_chain",
-]
-
 Chain = tuple[str, ...]
 """Who holds a belief: ``()`` for the world, ``(a,)`` for agent a, ``(a, b)`` for what a believes b believes."""
 

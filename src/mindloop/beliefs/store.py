@@ -17,16 +17,6 @@ from typing import NamedTuple
 from mindloop.beliefs.facts import WORLD, Belief, Chain, Fact, Key, Source, validate_chain
 from mindloop.errors import BeliefError
 
-__all__ = [
-    "BeliefStore",
-    "ChainScope",
-    "Mismatch",
-    "Scope",
-    "StoreView",
-    "WitnessScope",
-    "WorldScope",
-]
-
 
 @dataclass(frozen=True, slots=True)
 class WorldScope:

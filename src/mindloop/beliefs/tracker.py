@@ -21,21 +21,6 @@ from mindloop.beliefs.facts import WORLD, Belief, Chain, Fact, Source, validate_
 from mindloop.beliefs.store import BeliefStore, ChainScope, Mismatch, Scope, StoreView, WitnessScope, WorldScope
 from mindloop.errors import BeliefError
 
-__all__ = [
-    "DEFAULT_MAX_DEPTH",
-    "TRUST_POLICIES",
-    "Event",
-    "EventKind",
-    "HiToMTrust",
-    "Tracker",
-    "TrustContext",
-    "TrustEveryone",
-    "TrustNoOne",
-    "TrustPolicy",
-    "Utterance",
-    "trust_policy",
-]
-
 DEFAULT_MAX_DEPTH = 6
 
 

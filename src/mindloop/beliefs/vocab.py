@@ -53,21 +53,6 @@ from typing import Final
 
 from mindloop.errors import BeliefError
 
-__all__ = [
-    "AT",
-    "CONTAINS",
-    "FEELS",
-    "OPEN",
-    "POSTURE",
-    "POWER",
-    "RELATIONS",
-    "ROBOT",
-    "ROOM",
-    "STATE",
-    "SWITCH",
-    "surface_map",
-]
-
 # ---- agent ids ------------------------------------------------------------------------------------------------
 ROBOT: Final[str] = "robot"
 """The id of the robot: the one agent every robot-centric system reasons from (chains ``("robot", human)``)."""

@@ -12,16 +12,6 @@ from __future__ import annotations
 from mindloop.bench.api import AgentContext, AgentSpec, Benchmark, Options, Outcome, Sample
 from mindloop.errors import InvalidArgumentError, did_you_mean
 
-__all__ = [
-    "agent_spec",
-    "canonical_team",
-    "dispatch",
-    "model_agents",
-    "run_sample",
-    "team_members",
-    "team_size",
-]
-
 
 def team_size(bench: Benchmark, options: Options) -> int | None:
     """How many agents play one run of ``bench`` with ``options`` (its declared ``team_option``), or ``None``

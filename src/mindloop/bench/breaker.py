@@ -18,8 +18,6 @@ of sending or waiting, and the runner cancels whatever is in flight.
 
 from __future__ import annotations
 
-__all__ = ["CircuitBreaker", "no_answer"]
-
 
 def no_answer(count: int, what: str, cause: str) -> str:
     """Why a run stopped: ``count`` ``what`` (requests, samples) in a row got no answer, the last for ``cause``."""

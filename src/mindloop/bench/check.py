@@ -24,8 +24,6 @@ from mindloop.bench.options import invalid_values, validate_options
 from mindloop.errors import InvalidArgumentError, RegistryError
 from mindloop.models.base import run_sync
 
-__all__ = ["check_benchmark", "check_declaration"]
-
 
 def _fail(bench: Any, problem: str) -> RegistryError:
     name = getattr(bench, "name", None) or type(bench).__name__

@@ -32,17 +32,6 @@ from mindloop.errors import InvalidArgumentError
 if TYPE_CHECKING:  # imported by the tests that need it: an exact interval needs none
     import numpy as np
 
-__all__ = [
-    "ADJUSTMENT",
-    "EXACT_FLIPS",
-    "MIN_N",
-    "PROPORTION_METHOD",
-    "clopper_pearson",
-    "holm",
-    "is_binary",
-    "sign_flip_p",
-]
-
 MIN_N = 10
 """Below this many samples a metric that is not a proportion gets no interval or test ("n too small"): the
 bootstrap's percentile interval and p-value undercover and overreject there."""

@@ -24,18 +24,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = [
-    "KEY_FIELDS",
-    "REASONS",
-    "RunKey",
-    "data_digest",
-    "derive_key",
-    "describe_difference",
-    "key_differences",
-    "run_key",
-    "sample_digest",
-]
-
 KEY_FIELDS = ("benchmark", "declaration", "options", "data", "samples", "protocol")
 """The fields two runs must share to be ranked together, in the order a difference is named."""
 

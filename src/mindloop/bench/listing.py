@@ -22,8 +22,6 @@ from mindloop.bench.runner import benchmark_metrics, stored_summary
 from mindloop.bench.store import RunInfo, RunStore, StoreDamagedError
 from mindloop.errors import MindloopError
 
-__all__ = ["RunLine", "list_runs"]
-
 
 @dataclass(frozen=True)
 class RunLine:

@@ -38,18 +38,6 @@ from pydantic.fields import FieldInfo
 from mindloop.bench.api import Benchmark, Options
 from mindloop.errors import InvalidArgumentError, did_you_mean
 
-__all__ = [
-    "OptionInfo",
-    "check",
-    "describe_options",
-    "format_options_help",
-    "invalid_values",
-    "options_schema",
-    "parse_opt_pairs",
-    "validate_options",
-]
-
-
 _OptionsT = TypeVar("_OptionsT", bound=Options)
 
 

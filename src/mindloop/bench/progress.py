@@ -20,8 +20,6 @@ from typing import Any, TextIO
 
 from mindloop.bench.api import Benchmark, Sample, SampleRecord
 
-__all__ = ["ProgressLog", "duration", "run_estimate"]
-
 
 def duration(seconds: float) -> str:
     """A short human duration.

@@ -30,8 +30,6 @@ from dataclasses import dataclass
 
 from mindloop.models.replies import strip_markdown
 
-__all__ = ["Reading", "read_choice", "strict_choice"]
-
 
 @dataclass(frozen=True)
 class Reading:

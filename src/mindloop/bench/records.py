@@ -9,8 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["PROMPT_KEYS", "Outcome", "Sample", "SampleRecord", "SampleStatus", "answer_of", "question_of"]
-
 
 @dataclass(frozen=True)
 class Sample:

@@ -15,8 +15,6 @@ from mindloop.models.base import GenerationConfig, ModelOptions
 from mindloop.models.chat import check_number, check_whole
 from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
 
-__all__ = ["EXECUTORS", "Executor", "RunRequest"]
-
 Executor = Literal["local", "process", "ray"]
 EXECUTORS: tuple[Executor, ...] = ("local", "process", "ray")
 

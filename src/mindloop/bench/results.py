@@ -32,18 +32,6 @@ if TYPE_CHECKING:
 
     from mindloop.bench.api import SampleRecord
 
-__all__ = [
-    "RESULTS_FILE",
-    "SAMPLES_FILE",
-    "benchmark_runs",
-    "output_dir",
-    "run_results",
-    "runs_frame",
-    "sample_rows",
-    "samples_frame",
-    "write_results",
-]
-
 RESULTS_FILE = "results.json"
 SAMPLES_FILE = "samples.jsonl"
 

@@ -24,8 +24,6 @@ from mindloop.bench.api import Benchmark
 from mindloop.bench.declaration import Grouping, Metric
 from mindloop.bench.records import SampleRecord
 
-__all__ = ["declared_summary", "definitions", "group_rows", "merge_summaries", "reference_values", "run_metrics"]
-
 
 def group_rows(grouping: Grouping, records: Sequence[SampleRecord]) -> dict[str, list[SampleRecord]]:
     """The records of each row of ``grouping``, rows in its declared order, then the others sorted."""

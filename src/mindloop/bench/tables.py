@@ -14,8 +14,6 @@ from typing import Any
 
 from mindloop.bench.declaration import Column, PaperTable, Row
 
-__all__ = ["Grid", "aligned", "bound_at", "cell_text", "dig", "grid", "interval_at", "json_safe", "markdown", "number"]
-
 Grid = tuple[list[str], list[list[str]]]
 """A table's header and its rows of cells, as text."""
 

@@ -21,8 +21,6 @@ from typing import Any, Protocol, runtime_checkable
 
 from mindloop.bench.records import SampleRecord
 
-__all__ = ["EpisodeBenchmark", "EpisodeTimeline", "TimelineStep", "episode_timeline", "joined", "names_in"]
-
 
 @dataclass(frozen=True)
 class TimelineStep:

@@ -16,8 +16,6 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     from mindloop.bench.api import Benchmark
 
-__all__ = ["NumberKind", "kind_of", "metric_text", "number"]
-
 NumberKind = Literal["count", "proportion", "percent", "mean"]
 
 _FORMATS: dict[str, str] = {"count": "{:.0f}", "proportion": "{:.4f}", "percent": "{:.2f}", "mean": "{:.4f}"}

@@ -15,8 +15,6 @@ import typer
 if TYPE_CHECKING:
     from mindloop.bench.store import RunStore
 
-__all__ = ["OWN_HELP", "ForceResume", "TagFilter", "open_store", "own_group"]
-
 OWN_HELP = {
     "bench": "Run registered benchmarks and record every sample in the run store.",
     "runs": "List recorded runs (oldest first), export, tag or delete them.",

@@ -31,8 +31,6 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-__all__ = ["MAX_BYTES", "EmbeddingCache", "embedding_key"]
-
 MAX_BYTES = 1 << 30
 """The default bound on the stored embeddings' bytes (1 GiB: four times the 708 MindPower scenarios' gold layers)."""
 _MMAP_BYTES = 0x7FFF0000  # SQLite's own ceiling on a memory map

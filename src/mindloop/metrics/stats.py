@@ -30,8 +30,6 @@ from dataclasses import dataclass
 
 from mindloop.errors import InvalidArgumentError
 
-__all__ = ["PRF", "f1_score", "macro_prf", "mean", "prf", "prf_from_counts"]
-
 
 def mean(values: Iterable[float]) -> float | None:
     """The arithmetic mean of ``values``, or ``None`` when there are none ("no data", never 0.0).

@@ -34,8 +34,6 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-__all__ = ["BERTSCORE_NAME", "PairSimilarity", "TextSimilarity"]
-
 BERTSCORE_NAME = f"BERTScore F1 (bert-score's definition, last layer of {ENCODER_NAME}, no idf, no rescaling)"
 
 

@@ -16,8 +16,6 @@ from typing import Any
 
 from mindloop.errors import InvalidArgumentError, did_you_mean
 
-__all__ = ["MODEL_OPTS", "ModelOpt", "checked_opt", "checked_opts", "parse_model_opts"]
-
 
 @dataclass(frozen=True)
 class ModelOpt:

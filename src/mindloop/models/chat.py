@@ -13,17 +13,6 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from mindloop.errors import InvalidArgumentError
 
-__all__ = [
-    "CacheMode",
-    "ChatModel",
-    "Completion",
-    "GenerationConfig",
-    "Message",
-    "check_number",
-    "check_whole",
-    "storable_text",
-]
-
 Message = dict[str, Any]
 """One chat message in the OpenAI format: ``{"role": "user", "content": "..." | [content parts]}``."""
 

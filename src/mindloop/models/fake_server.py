@@ -45,8 +45,6 @@ from typing import Any
 
 from mindloop.models.tokens import count_tokens
 
-__all__ = ["FAULTS", "FakeChatServer", "RawReplyFn", "ReplyFn", "echo_reply"]
-
 RawReplyFn = Callable[[list[dict[str, Any]], dict[str, Any]], bytes]
 """``raw_reply(messages, body) -> bytes``: the whole body of one 200 answer, sent as it is."""
 

@@ -29,8 +29,6 @@ from mindloop.models.backend_options import checked_opts
 from mindloop.models.base import Completion, GenerationConfig, Message, ModelOptions
 from mindloop.models.tokens import reply_completion
 
-__all__ = ["SERVER_SAMPLING", "LlamaCppChatModel"]
-
 _INSTALL_HINT = "pip install 'mindloop[llm]' (or pip install llama-cpp-python; see docs/models.md for a CPU build)"
 _PASSED_THROUGH = ("n_threads", "n_gpu_layers", "chat_format")
 

@@ -23,19 +23,6 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:  # the clients that report here have imported it; a run with no HTTP model never needs it
     import httpx
 
-__all__ = [
-    "NO_SERVER_STATUS",
-    "BreakerOpen",
-    "EndpointWatch",
-    "answer_finds_no_server",
-    "check",
-    "finds_no_server",
-    "is_open",
-    "report_answer",
-    "report_failure",
-    "watching",
-]
-
 NO_SERVER_STATUS = frozenset({502, 503})
 """Statuses a gateway sends when the server behind it does not answer (a 503 with ``Retry-After`` is a busy
 server asking for patience, not a missing one)."""

@@ -33,17 +33,6 @@ import httpx
 
 from mindloop.models import outages
 
-__all__ = [
-    "InFlightLimit",
-    "ServerParallelism",
-    "Ticket",
-    "discover_parallelism",
-    "fetch_bounded",
-    "is_local_host",
-    "reply_cost",
-    "server_root",
-]
-
 _QUEUED = 2.0
 """A reply that cost more than this many times the cheapest recent one, with requests ahead of it, waited for them."""
 _USUAL = 1.5

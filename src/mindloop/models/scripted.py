@@ -40,8 +40,6 @@ from mindloop.models.base import Completion, GenerationConfig, Message, ModelOpt
 from mindloop.models.tokens import reply_completion
 from mindloop.registry import Registry
 
-__all__ = ["SCRIPTS", "ReplyRules", "ScriptFn", "ScriptedChatModel", "last_user_text", "load_reply_file"]
-
 ScriptFn = Callable[[Sequence[Message], GenerationConfig], str]
 """A script: the reply text for ``(messages, config)``; it must depend on nothing else."""
 

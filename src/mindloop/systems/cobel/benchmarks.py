@@ -51,8 +51,6 @@ from mindloop.systems.cobel.worlds.cwah_spec import MAX_STEPS
 from mindloop.systems.cobel.worlds.tdw_spec import FRAME_BUDGET
 from mindloop.systems.cobel.worlds.testsets import cwah_test_set, tdw_test_set
 
-__all__ = ["COBEL_GLOSSARY", "CwahBenchmark", "TdwMatBenchmark", "TransportOptions", "transport_timeline"]
-
 COBEL_GLOSSARY = _TABLES.glossary
 """What the CoBel-World summary's keys mean (package data, ``data/tables.yaml``)."""
 

@@ -17,8 +17,6 @@ from mindloop.systems.cobel.team import Domain, IntentFailed, entity_id, entity_
 from mindloop.systems.cobel.worlds.common import Action, Layout
 from mindloop.systems.cobel.worlds.cwah_spec import HOP_STEPS, CwahObservation, GoalPredicate, Seen
 
-__all__ = ["CwahDomain", "toward_room_of"]
-
 _TARGET_ROOM = {"coffeetable": "livingroom", "dinnertable": "kitchen", "fridge": "kitchen", "dishwasher": "kitchen"}
 
 

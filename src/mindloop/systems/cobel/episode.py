@@ -30,21 +30,6 @@ from mindloop.systems.cobel.worlds.cwah_spec import MAX_STEPS, CwahEpisode
 from mindloop.systems.cobel.worlds.tdw import TdwEnv
 from mindloop.systems.cobel.worlds.tdw_spec import FRAME_BUDGET, TdwEpisode
 
-__all__ = [
-    "AGENT_KINDS",
-    "MODEL_KINDS",
-    "MODEL_TOKENIZER",
-    "EpisodeResult",
-    "MessageRecord",
-    "arun_episode",
-    "episode_from_dict",
-    "first_order_accuracy",
-    "make_agent",
-    "parse_team",
-    "run_episode",
-    "run_episode_with_agents",
-]
-
 MODEL_KINDS = ("cobel-llm", "cobel-llm-no-sbr", "cobel-llm-no-bbc", "coela-llm", "capo-llm")
 """Agent kinds that need a model: CoBel-World, its two ablations (paper Table 3) and the two LLM baselines."""
 

@@ -23,8 +23,6 @@ from dataclasses import dataclass
 
 from mindloop.beliefs import Fact
 
-__all__ = ["Reading", "read", "render"]
-
 _REF = r"<[^<>()]+>\s*\(\s*[A-Za-z0-9_.\-]+\s*\)"
 _REFS = rf"({_REF}(?:\s*(?:,|and|,\s*and)\s*{_REF})*)"
 _REF_RE = re.compile(_REF)

@@ -31,8 +31,6 @@ from mindloop.beliefs import (
 )
 from mindloop.beliefs.views.sbl import CWAH_RULES, DEFAULT_VOCABULARY, TDW_RULES, RuleSet, format_belief
 
-__all__ = ["CLAIM", "INTENT", "LIKELY_INTENT", "RULES_BY_WORLD", "Intent", "Mind", "WorldView"]
-
 CLAIM = 10_000.0
 """Cost penalty on a target someone else has taken up: it rules the target out while anything else is left."""
 

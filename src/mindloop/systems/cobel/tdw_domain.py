@@ -26,8 +26,6 @@ from mindloop.systems.cobel.worlds.tdw_spec import (
     quarter,
 )
 
-__all__ = ["TdwDomain"]
-
 _CONTAINER_NAMES = frozenset(n for _, containers in TDW_CATEGORIES.values() for n in containers)
 _REACH = 3.0 * FRAMES_PER_METER + FRAME_COSTS["grasp"]
 _VERB_ORDER = {"transport": 0, "grab": 1, "explore": 2}

@@ -54,17 +54,6 @@ from mindloop.systems.mindclaw.trigger import (
 )
 from mindloop.worlds.household.scenarios import mindpower_sim
 
-__all__ = [
-    "AGENTS",
-    "MODEL_AGENTS",
-    "build_engine",
-    "default_skills",
-    "mine_default",
-    "resolve_skills",
-    "trained_classifier",
-    "training_decisions",
-]
-
 AGENTS = ("symbolic", "classifier", "model", "never", "first", "direct")
 """The runtimes :func:`build_engine` makes; ``never`` and ``first`` are the trivial reference policies, ``direct``
 the model without the runtime (:mod:`~mindloop.systems.mindclaw.direct`)."""

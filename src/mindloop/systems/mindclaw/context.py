@@ -38,22 +38,6 @@ from mindloop.systems.mindclaw.operations import (
 from mindloop.systems.mindclaw.records import ReasoningRecord
 from mindloop.systems.mindclaw.window import Candidates, Window
 
-__all__ = [
-    "CUE_FEATURES",
-    "FEATURES",
-    "FEATURE_NAMES",
-    "RAW_FEATURE_NAMES",
-    "WRITE_KINDS",
-    "Feature",
-    "TriggerContext",
-    "WindowState",
-    "feature_vector",
-    "feature_vector_names",
-    "ground",
-    "pending_writes",
-]
-
-
 WRITE_KINDS: dict[str, str] = {
     CREATE_VISUAL: "visual_create",
     UPDATE_VISUAL: "visual_update",

@@ -26,8 +26,6 @@ if TYPE_CHECKING:
     from mindloop.systems.mindclaw.records import ReasoningRecord
     from mindloop.systems.mindclaw.sources import HouseholdSource
 
-__all__ = ["DEMO_SCENARIO", "run_demo"]
-
 DEMO_SCENARIO = ("fb_two_humans", 0, 0)
 """``generate_scenario(*DEMO_SCENARIO)``: the false-belief episode the demo plays (docs/household.md's example)."""
 

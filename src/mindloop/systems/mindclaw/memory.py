@@ -26,8 +26,6 @@ from mindloop.errors import InvalidArgumentError
 from mindloop.systems.mindclaw.operations import BELIEF_VERBS, CREATE_VISUAL, UPDATE_VISUAL, Operation
 from mindloop.systems.mindclaw.records import ReasoningRecord
 
-__all__ = ["TABLE_RELATION", "BeliefTable", "HistoryEntry", "Memory", "OperationHistory", "StaleBelief"]
-
 TABLE_RELATION: Final[str] = AT
 """The belief table's adapter onto the canonical vocabulary: ``visual_facts[object]`` and
 ``actor_beliefs[actor][object]`` are facts ``(object, at, location)``."""

@@ -15,27 +15,6 @@ from dataclasses import dataclass
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems.mindclaw.window import Candidates
 
-__all__ = [
-    "ACTION_RUN",
-    "BELIEF_VERBS",
-    "CREATE_ACTOR",
-    "CREATE_VISUAL",
-    "NONE",
-    "NOOP",
-    "OPERATION_VERBS",
-    "PLACEHOLDERS",
-    "REASONING_RUN",
-    "SIGNATURES",
-    "UPDATE_ACTOR",
-    "UPDATE_VISUAL",
-    "Operation",
-    "SlotError",
-    "check_operation",
-    "find_operations",
-    "parse_operation",
-    "read_operation",
-]
-
 NONE = "none"
 CREATE_VISUAL = "belief_create_visual_fact"
 UPDATE_VISUAL = "belief_update_visual_fact"

@@ -7,8 +7,6 @@ from typing import Any, ClassVar
 
 from mindloop.records_codec import Record
 
-__all__ = ["GOAL_KINDS", "ActionPlan", "ExecutionResult", "ReasoningRecord", "StepOutcome"]
-
 GOAL_KINDS = ("deliver", "inform", "switch_off", "clear", "none")
 """What a helpful action is for: hand something over, correct a belief, switch off, clear a doorway, nothing."""
 

@@ -6,8 +6,6 @@ from collections.abc import Sequence
 
 from mindloop.systems.mindclaw.context import TriggerContext
 
-__all__ = ["candidate_lines", "observation_lines", "render_context"]
-
 
 def _names(values: frozenset[str], limit: int | None = 120) -> str:
     items = sorted(values)

@@ -18,20 +18,6 @@ from mindloop.beliefs.vocab import ROBOT
 from mindloop.errors import InvalidArgumentError
 from mindloop.records_codec import Codec, Record, not_a, read_record, rows
 
-__all__ = [
-    "EMPTY_CANDIDATES",
-    "Candidates",
-    "DictScene",
-    "MapScene",
-    "SceneView",
-    "Window",
-    "WindowEvent",
-    "base_place",
-    "room_of",
-    "scene_from_dict",
-    "scene_record",
-]
-
 
 def _read_fact(data: Any) -> Fact:
     subject, relation, value = data

@@ -24,17 +24,6 @@ from mindloop.systems.mindpower.hierarchy import Hierarchy, HierarchyParseError,
 from mindloop.systems.mindpower.prompts import HierarchyInput, build_messages
 from mindloop.worlds.household.scenarios import Episode, Scenario, ScriptError
 
-__all__ = [
-    "HierarchyAnswer",
-    "InputMode",
-    "ModelHierarchyAgent",
-    "SymbolicHierarchyAgent",
-    "belief_mismatches",
-    "gold_answer_text",
-    "render_frames_png",
-    "scenario_input",
-]
-
 InputMode = Literal["text", "frames"]
 
 

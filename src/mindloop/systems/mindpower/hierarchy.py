@@ -35,22 +35,6 @@ from typing import Literal
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems.mindpower.calls import Call, parse_call, split_calls
 
-__all__ = [
-    "LAYERS",
-    "SETTINGS",
-    "SETTING_LAYERS",
-    "TAGS",
-    "ActionStep",
-    "Hierarchy",
-    "HierarchyParseError",
-    "Setting",
-    "check_setting",
-    "first_layers",
-    "layers_in_order",
-    "parse_hierarchy",
-    "tagged_layers",
-]
-
 LAYERS: tuple[str, ...] = ("perception", "belief", "desire", "intention", "decision", "action")
 """The six layers, in order."""
 

@@ -35,18 +35,6 @@ from mindloop.systems.mindpower.calls import normalize_calls
 from mindloop.systems.mindpower.metrics import action_scores
 from mindloop.systems.mindpower.prompts import PROMPTS
 
-__all__ = [
-    "WAIT",
-    "ConstantScore",
-    "PromptExample",
-    "best_constant",
-    "fast_action_scores",
-    "fitted_constant",
-    "prompt_examples",
-    "reference_policies",
-    "score_constant",
-]
-
 WAIT: tuple[str, ...] = ("wait()",)
 """The ``wait`` policy's action sequence."""
 

@@ -31,22 +31,6 @@ from mindloop.systems.omnitom.records import (
     is_world,
 )
 
-__all__ = [
-    "DEFAULT_COMPOUND_GAIN",
-    "DEFAULT_THRESHOLD",
-    "MAX_MATCH_COUNT",
-    "Aligner",
-    "Alignment",
-    "AlignmentTask",
-    "EmbeddingAligner",
-    "ExactAligner",
-    "actor_key",
-    "belief_key",
-    "map_actors",
-    "offline_aligner",
-    "offline_aligner_name",
-]
-
 MAX_MATCH_COUNT = 3
 """A compound row matches at most three rows (App. B.4 found no human count above 3)."""
 

@@ -23,16 +23,6 @@ from mindloop.datafiles import DataModel, load_package_data
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.omnitom.records import DIMENSIONS, BeliefLabels, BeliefRecord, StoryRecord, canonical_category
 
-__all__ = [
-    "APPENDIX_E",
-    "TABLE2",
-    "AlignmentExample",
-    "WorkedExample",
-    "appendix_e_record",
-    "appendix_e_records",
-    "load_examples",
-]
-
 
 def _labels(labels: str) -> BeliefLabels:
     """A row's seven labels, written as the paper prints them (one word each, in :data:`DIMENSIONS` order)."""

@@ -22,27 +22,6 @@ from mindloop.errors import InvalidArgumentError
 from mindloop.models.base import Message, message
 from mindloop.systems.omnitom.records import _SCHEMA, DIMENSIONS, BeliefRecord, StoryRecord, canonical_category
 
-__all__ = [
-    "EXTRACTION_EMPHASIS",
-    "JUDGE_L3",
-    "JUDGE_L4",
-    "LABEL_COLUMNS",
-    "STAGE1_L3",
-    "STAGE1_L4_CONTENT",
-    "STAGE1_L4_FORMAT",
-    "STAGE2_ANSWER",
-    "STAGE2_L3",
-    "STAGE2_L4",
-    "Level",
-    "belief_table",
-    "category_insertion",
-    "judge_messages",
-    "labelled_table",
-    "stage1_messages",
-    "stage1_table",
-    "stage2_messages",
-]
-
 Level = Literal[3, 4]
 
 

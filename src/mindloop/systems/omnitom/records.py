@@ -29,30 +29,6 @@ from mindloop.datafiles import DataModel, iter_json_lines, load_package_data, re
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.replies import compact_key
 
-__all__ = [
-    "CATEGORIES",
-    "CATEGORY_ABBREVIATIONS",
-    "COMPACT_LABELS",
-    "DIMENSIONS",
-    "DIMENSION_NAMES",
-    "DIMENSION_SHORT_NAMES",
-    "LABEL_SETS",
-    "RELEASE_EXTRA_LABELS",
-    "WORLD_ACTOR",
-    "BeliefLabels",
-    "BeliefRecord",
-    "StoryRecord",
-    "canonical_category",
-    "canonical_label",
-    "dump_records",
-    "is_world",
-    "normalize_label",
-    "order_bucket",
-    "parse_records",
-    "read_records",
-    "write_records",
-]
-
 WORLD_ACTOR = "world"
 """The special actor of narrated facts (Order 0)."""
 

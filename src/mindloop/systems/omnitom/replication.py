@@ -40,8 +40,6 @@ from mindloop.systems.omnitom.records import (
 )
 from mindloop.systems.omnitom.release import match_count, release_labels, stage2_labels_by_key
 
-__all__ = ["ImportedRun", "import_replication", "read_replication_csv"]
-
 _LABEL_COLUMNS: dict[str, str] = {d: d if d == "content_type" else d.replace("_", "-") for d in DIMENSIONS}
 """Each dimension's column in the release's labeling CSV (hyphenated, but ``content_type``)."""
 

@@ -45,19 +45,6 @@ from mindloop.beliefs.vocab import AT, CONTAINS, OPEN, surface_map
 from mindloop.datafiles import DataModel, load_package_data
 from mindloop.errors import InvalidArgumentError, ParseError
 
-__all__ = [
-    "BELIEF_DEPTH",
-    "CANONICAL_RELATIONS",
-    "IN",
-    "LABEL",
-    "StoryTables",
-    "TemplatedStory",
-    "generate_false_belief_stories",
-    "load_story_tables",
-    "parse_templated_story",
-    "split_clauses",
-]
-
 IN = "in"
 """The location relation: agents and containers are *in* rooms, objects *in* containers."""
 

@@ -23,16 +23,6 @@ from mindloop.datafiles import iter_json_lines, read_text_file
 from mindloop.errors import ParseError
 from mindloop.systems.omnitom.records import CATEGORIES, CATEGORY_ABBREVIATIONS, StoryRecord
 
-__all__ = [
-    "TomBenchQuestion",
-    "TomBenchStory",
-    "bundled_tombench_path",
-    "category_counts",
-    "load_tombench",
-    "read_tombench_file",
-    "to_story_records",
-]
-
 _OPTION_KEYS = ("OPTION-A", "OPTION-B", "OPTION-C", "OPTION-D")
 
 

@@ -16,8 +16,6 @@ from mindloop.models.base import Message, message
 from mindloop.models.replies import letters
 from mindloop.systems.tom.data import RELEASES
 
-__all__ = ["HITOM_ASSUMPTIONS", "build_prompt"]
-
 HITOM_ASSUMPTIONS = RELEASES.hitom_assumptions
 """The assumptions Hi-ToM's authors state to every model (the dataset's own instructions)."""
 

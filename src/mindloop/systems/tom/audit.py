@@ -26,8 +26,6 @@ from dataclasses import dataclass, field
 
 from mindloop.worlds.stories.tomi import Example
 
-__all__ = ["AuditReport", "Auditor", "Finding", "audit_examples", "story_answer"]
-
 _W = r"[\w-]+"
 _S = re.compile
 _ENTER = _S(rf"^({_W}) entered the ({_W})\.?$")

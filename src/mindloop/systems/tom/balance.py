@@ -22,8 +22,6 @@ from collections.abc import Mapping, Sequence
 from mindloop.bench.api import Sample
 from mindloop.errors import InvalidArgumentError
 
-__all__ = ["HITOM_DIMENSIONS", "TOMI_DIMENSIONS", "balanced_ids", "balanced_samples", "sample_dimensions"]
-
 HITOM_DIMENSIONS = ("question_order", "deception", "length", "prompting_type")
 """What Hi-ToM reports questions by (its own labels)."""
 TOMI_DIMENSIONS = ("type", "story_type", "question_type")

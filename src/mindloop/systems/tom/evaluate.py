@@ -25,8 +25,6 @@ from mindloop.systems.tom.benchmarks import AgreedPairs, HiToMBenchmark, ToMiBen
 from mindloop.worlds.stories.releases import iter_dataset
 from mindloop.worlds.stories.tomi import Example, StoryFormat, answer_question, track_story
 
-__all__ = ["Answered", "EvalReport", "TypeScore", "answer_examples", "evaluate_examples", "evaluate_file"]
-
 
 @dataclass(frozen=True, slots=True)
 class Answered:

@@ -35,8 +35,6 @@ from mindloop.errors import InvalidArgumentError
 from mindloop.worlds.stories.releases import read_dataset
 from mindloop.worlds.stories.tomi import Example
 
-__all__ = ["AUDIT_FORMATS", "RELEASED_SETS", "LabelAudit", "LabelFinding", "audit_file", "describe_release"]
-
 AUDIT_FORMATS = ("tomi", "hitom", "opentom", "bigtom", "mmtom-qa", "fantom", "exploretom", "simpletom")
 
 

@@ -37,17 +37,6 @@ from mindloop.bench.declaration import Grouping, SmallRun
 from mindloop.errors import ParseError
 from mindloop.systems.tom.data import RELEASES
 
-__all__ = [
-    "MMTOM_QA",
-    "MMTOM_TYPES",
-    "MMToMItem",
-    "MMToMQABenchmark",
-    "audit_mmtom",
-    "options_of",
-    "read_mmtom",
-    "release_reading",
-]
-
 MMTOM_TYPES = RELEASES.mmtom_types
 """The paper's question types (``question_type``)."""
 

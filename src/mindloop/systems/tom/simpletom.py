@@ -26,15 +26,6 @@ from mindloop.bench.choice import ChoiceBenchmark, ChoiceSet, DataOptions, Field
 from mindloop.bench.declaration import Grouping, SmallRun
 from mindloop.errors import InvalidArgumentError, ParseError
 
-__all__ = [
-    "SIMPLETOM",
-    "SIMPLETOM_SETS",
-    "SimpleToMBenchmark",
-    "SimpleToMItem",
-    "audit_simpletom",
-    "read_simpletom",
-]
-
 SIMPLETOM_SETS = ("mental-state-qa", "behavior-qa", "judgment-qa")
 """The release's question sets (its folders), in the paper's order."""
 

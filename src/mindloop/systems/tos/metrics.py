@@ -59,32 +59,6 @@ from mindloop.systems.tos.world.scene import Scene
 from mindloop.systems.tos.world.solver import SpatialSolver, information_gain
 from mindloop.systems.tos.world.world import SpatialWorld, world_from_scene
 
-__all__ = [
-    "BELIEF_DIAGNOSTICS",
-    "CogMap",
-    "MapEntry",
-    "MapScores",
-    "belief_diagnostics",
-    "extract_json",
-    "facing_of",
-    "false_belief_scores",
-    "final_map_scores",
-    "fog_probe_candidates",
-    "gt_global_map",
-    "gt_local_map",
-    "information_gain_curve",
-    "labels_match",
-    "map_scores",
-    "mean_curve",
-    "parse_cognitive_map",
-    "parse_fog_probe",
-    "plot_information_gain",
-    "pos_norm",
-    "score_answer",
-    "score_fog_probe",
-    "unexplored_cells",
-]
-
 
 # ==== cognitive maps ===========================================================================================
 @dataclass(frozen=True)

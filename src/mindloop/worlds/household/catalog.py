@@ -22,20 +22,6 @@ from pydantic import Field
 from mindloop.datafiles import DataModel, load_package_data
 from mindloop.worlds.household.vocab import HasProps, Prop
 
-__all__ = [
-    "HIGH_PLACE",
-    "ITEM_KINDS",
-    "PLACE_KINDS",
-    "PLURAL_KINDS",
-    "ROOM_TYPES",
-    "Catalog",
-    "ItemKind",
-    "PlaceKind",
-    "item_kind",
-    "load_catalog",
-    "place_kind",
-]
-
 HIGH_PLACE = 1.5
 """Places at or above this height count as "high" (out of reach for children and wheelchair users)."""
 

@@ -12,8 +12,6 @@ from mindloop.worlds.household.catalog import PLACE_KINDS, ROOM_TYPES
 from mindloop.worlds.household.layouts import Layout
 from mindloop.worlds.household.vocab import EntityKind, HasProps, Prop
 
-__all__ = ["HomeFrame", "Item", "Place", "WorldSnapshot", "dressed_name", "home_frame"]
-
 
 @dataclass(frozen=True, slots=True)
 class Place(HasProps):

@@ -15,8 +15,6 @@ from mindloop.records_codec import Record
 from mindloop.worlds.household.vocab import AT
 from mindloop.worlds.household.world import World
 
-__all__ = ["Goal", "GoalKind", "goal_satisfied"]
-
 
 class GoalKind(StrEnum):
     """The kinds of help scenarios call for."""

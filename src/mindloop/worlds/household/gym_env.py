@@ -38,8 +38,6 @@ from mindloop.worlds.household.scenarios.model import Scenario, event_to_dict
 from mindloop.worlds.household.scenarios.taxonomy import subtype as subtype_spec
 from mindloop.worlds.household.vocab import ROBOT
 
-__all__ = ["CHARSET", "ENV_ID", "HouseholdEnv", "register_envs"]
-
 ENV_ID = "mindloop/Household-v0"
 CHARSET = string.ascii_letters + string.digits + string.punctuation + " \n"
 """Characters text observations and actions are made of (all narration is plain ASCII)."""

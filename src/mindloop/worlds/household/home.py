@@ -46,8 +46,6 @@ from mindloop.worlds.household.vocab import (
     Prop,
 )
 
-__all__ = ["HANDS", "Home"]
-
 HANDS = 2
 """Hands per agent: at most this many things held at once."""
 

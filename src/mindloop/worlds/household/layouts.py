@@ -22,8 +22,6 @@ from mindloop.datafiles import DataFileError, DataModel, load_data_file, package
 from mindloop.errors import InvalidArgumentError, UnknownNameError
 from mindloop.worlds.household.catalog import ITEM_KINDS, PLACE_KINDS, ROOM_TYPES
 
-__all__ = ["LAYOUTS", "Layout", "RoomPlan", "layout", "load_layouts"]
-
 
 @dataclass(frozen=True, slots=True)
 class RoomPlan:

@@ -14,8 +14,6 @@ from mindloop.worlds.household.goals import Goal, GoalKind, goal_satisfied
 from mindloop.worlds.household.vocab import ROBOT, EntityKind, Prop
 from mindloop.worlds.household.world import World
 
-__all__ = ["PlanError", "check_plan", "plan_fetch", "plan_for"]
-
 
 class PlanError(MindloopError):
     """A plan could not be made, or does not achieve its goal when executed."""

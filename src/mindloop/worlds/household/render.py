@@ -27,8 +27,6 @@ from mindloop.worlds.household.world import World
 if TYPE_CHECKING:
     from mindloop.worlds.household.scenarios.model import Scenario
 
-__all__ = ["render_frame", "render_window", "save_frames"]
-
 _PALETTE = [
     (214, 39, 40),
     (31, 119, 180),

@@ -14,15 +14,6 @@ from typing import Any
 
 from mindloop.beliefs import Event, Fact, Utterance
 
-__all__ = [
-    "INPUT_ERRORS",
-    "VISIBLE_FAILURES",
-    "Failure",
-    "FailureKind",
-    "StepResult",
-    "WorldEvent",
-]
-
 
 class FailureKind(StrEnum):
     """Why an action failed."""

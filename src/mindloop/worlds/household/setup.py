@@ -12,8 +12,6 @@ from typing import Any
 
 from mindloop.records_codec import Record, not_a, read_record, rows, write_record
 
-__all__ = ["WorldSetup"]
-
 
 @dataclass(frozen=True, slots=True)
 class WorldSetup(Record):

@@ -49,8 +49,6 @@ from mindloop.worlds.household.vocab import (
     Trait,
 )
 
-__all__ = ["VERB_RULES", "Need", "VerbRule", "World"]
-
 
 class World(Home):
     """A home and everyone in it; the only way to change it is :meth:`step` (or :meth:`environment`)."""

@@ -52,14 +52,6 @@ from dataclasses import dataclass
 from mindloop.datafiles import DataModel, load_package_data
 from mindloop.errors import InvalidArgumentError
 
-__all__ = [
-    "MIN_CHOICES",
-    "QTYPES",
-    "GeneratedExample",
-    "generate_tomi",
-    "to_numbered_text",
-]
-
 QTYPES: tuple[str, ...] = (
     "reality",
     "memory",

@@ -29,21 +29,6 @@ from mindloop.beliefs import Event, EventKind, Fact, Tracker, Utterance, trust_p
 from mindloop.beliefs.vocab import AT, surface_map
 from mindloop.errors import ParseError
 
-__all__ = [
-    "CANONICAL_RELATIONS",
-    "IN",
-    "NAME_PATTERN",
-    "POLICIES",
-    "PREAMBLE",
-    "THING_PATTERN",
-    "StoryFormat",
-    "StoryPolicy",
-    "narrate",
-    "story_containers",
-    "story_policy",
-    "track_story",
-]
-
 IN = "in"
 """The one location relation: objects are *in* containers, containers and agents *in* rooms."""
 

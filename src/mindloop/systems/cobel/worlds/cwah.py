@@ -43,8 +43,6 @@ from mindloop.systems.cobel.worlds.cwah_spec import (
     make_cwah_episode,
 )
 
-__all__ = ["CwahEnv"]
-
 # Rooms (id, name) and doors: a ring kitchen - livingroom - bedroom - bathroom - kitchen.
 _ROOMS = ((1000, "livingroom"), (2000, "kitchen"), (3000, "bedroom"), (4000, "bathroom"))
 _DOORS = ((1000, 2000), (1000, 3000), (3000, 4000), (4000, 2000))

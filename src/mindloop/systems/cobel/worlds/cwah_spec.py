@@ -20,23 +20,6 @@ from mindloop.errors import InvalidArgumentError
 from mindloop.records_codec import Codec
 from mindloop.systems.cobel.worlds.common import Entity, Message, TransportEpisode, agent_names
 
-__all__ = [
-    "CWAH_ACTIONS",
-    "CWAH_TASKS",
-    "DISTRACTORS",
-    "FURNITURE",
-    "HANDS",
-    "HOP_STEPS",
-    "MAX_STEPS",
-    "SPOTS",
-    "CwahEpisode",
-    "CwahObservation",
-    "GoalPredicate",
-    "PartnerView",
-    "Seen",
-    "make_cwah_episode",
-]
-
 MAX_STEPS = 250
 """The C-WAH step limit."""
 

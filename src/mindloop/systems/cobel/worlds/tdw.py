@@ -51,8 +51,6 @@ from mindloop.systems.cobel.worlds.tdw_spec import (
     quarter,
 )
 
-__all__ = ["TdwEnv"]
-
 _ROOM_WEIGHTS: Mapping[str, Mapping[str, int]] = {
     "food": {"kitchen": 4, "livingroom": 2, "office": 1, "bedroom": 1},
     "stuff": {"office": 4, "livingroom": 2, "bedroom": 2, "kitchen": 1},

@@ -14,26 +14,6 @@ from dataclasses import dataclass
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.cobel.worlds.common import Entity, Message, TransportEpisode, agent_names
 
-__all__ = [
-    "CONTAINERS_PER_CAPACITY",
-    "CONTAINER_CAPACITY",
-    "FRAMES_PER_METER",
-    "FRAME_BUDGET",
-    "FRAME_COSTS",
-    "HANDS",
-    "N_TARGETS",
-    "ROOM_SIZE",
-    "TDW_ACTIONS",
-    "TDW_CATEGORIES",
-    "HeldView",
-    "TdwEpisode",
-    "TdwObservation",
-    "TdwPartnerView",
-    "TdwSeen",
-    "exploration_state",
-    "quarter",
-]
-
 FRAME_BUDGET = 3000
 """Frames an episode may last."""
 

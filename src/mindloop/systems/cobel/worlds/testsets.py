@@ -10,8 +10,6 @@ from __future__ import annotations
 from mindloop.systems.cobel.worlds.cwah_spec import CWAH_TASKS, CwahEpisode, make_cwah_episode
 from mindloop.systems.cobel.worlds.tdw_spec import TdwEpisode
 
-__all__ = ["CWAH_TEST_SEEDS", "TDW_TEST_SEEDS", "cwah_test_set", "tdw_test_set"]
-
 CWAH_TEST_SEEDS = (11, 23)
 """Two seeds per task: 5 tasks × 2 = 10 episodes."""
 

@@ -12,8 +12,6 @@ from mindloop.systems.mindclaw.records import ActionPlan, ExecutionResult
 from mindloop.systems.mindclaw.window import Window
 from mindloop.worlds.household.actions import Action, parse_action
 
-__all__ = ["WindowSource", "compile_plan", "not_executed", "read_recording", "step_ids"]
-
 _T = TypeVar("_T")
 
 

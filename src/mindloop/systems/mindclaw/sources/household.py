@@ -28,8 +28,6 @@ from mindloop.worlds.household.setup import WorldSetup
 from mindloop.worlds.household.vocab import AT, FEELS, HOUSE, OPEN, POWER, ROBOT, ROOM, SWITCH, Prop
 from mindloop.worlds.household.world import World
 
-__all__ = ["HouseholdSource", "TrackerScene", "window_event"]
-
 _R = (ROBOT,)
 _HIDDEN = frozenset({"setup", "recall"})
 

@@ -30,8 +30,6 @@ from mindloop.worlds.household.scenarios.model import Scenario
 from mindloop.worlds.household.setup import WorldSetup
 from mindloop.worlds.household.vocab import FEELS, ROBOT
 
-__all__ = ["HELP", "NEED_WORDS", "TerminalSource", "stated_needs"]
-
 NEED_WORDS: dict[str, tuple[str, ...]] = {
     "thirsty": ("thirsty", "drink", "throat is", "mouth is"),
     "cold": ("cold", "freezing", "shivering", "chilly"),

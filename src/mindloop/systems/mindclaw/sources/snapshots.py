@@ -20,8 +20,6 @@ from mindloop.beliefs import Fact
 from mindloop.beliefs.vocab import AT, OPEN, ROBOT, ROOM, SWITCH
 from mindloop.systems.mindclaw.window import Candidates, DictScene, Window, WindowEvent
 
-__all__ = ["LoggedAction", "SnapshotState", "diff_events", "snapshot_windows"]
-
 
 @dataclass
 class SnapshotState:

@@ -35,8 +35,6 @@ from mindloop.systems.mindclaw.sources.snapshots import SnapshotState, snapshot_
 from mindloop.systems.mindclaw.window import Window
 from mindloop.worlds.household.actions import Action
 
-__all__ = ["ThreeDWorldAdapter", "read_frame"]
-
 
 def read_frame(frame: Mapping[str, Any], *, robot: str = ROBOT) -> tuple[SnapshotState, dict[str, int]]:
     """One TDW snapshot as a :class:`SnapshotState`, with the map from canonical name to TDW id."""

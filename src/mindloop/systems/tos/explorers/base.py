@@ -18,8 +18,6 @@ from mindloop.systems.tos.world.env import SpatialEnv, Turn
 from mindloop.systems.tos.world.geometry import Vec, closest_heading, in_fov, rotate, rotation_between
 from mindloop.systems.tos.world.scene import Scene
 
-__all__ = ["Exploration", "Explorer", "PosePlanner", "format_actions", "new_belief", "run_exploration"]
-
 
 @runtime_checkable
 class Explorer(Protocol):

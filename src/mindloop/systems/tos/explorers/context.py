@@ -28,15 +28,6 @@ from mindloop.errors import InvalidArgumentError, MindloopError
 from mindloop.models.base import Message, message, message_text
 from mindloop.models.tokens import TOKENIZER_NAME, count_tokens
 
-__all__ = [
-    "MESSAGE_OVERHEAD",
-    "TOKENIZER_SLACK",
-    "HistoryPolicy",
-    "HistoryRecord",
-    "PromptTooLongError",
-    "estimate_tokens",
-]
-
 MESSAGE_OVERHEAD = 4
 """Tokens added per message for the chat template's role markers (ChatML spends about 4)."""
 

@@ -36,23 +36,6 @@ from mindloop.systems.tos.world.env import describe_layout
 from mindloop.systems.tos.world.geometry import Vec
 from mindloop.systems.tos.world.scene import Scene
 
-__all__ = [
-    "ANSWER_FOOTER",
-    "COGMAP_GLOBAL_PROMPT",
-    "COGMAP_LOCAL_PROMPT",
-    "ECHO_MARKERS",
-    "PROMPT_STYLES",
-    "STEP_FOOTER",
-    "SYSTEM_PROMPT",
-    "PromptSet",
-    "echoed_markers",
-    "exploration_prompt",
-    "fog_probe_prompt",
-    "passive_prompt",
-    "prompt_set",
-    "question_prompt",
-]
-
 
 class _Texts(BaseModel, extra="forbid"):
     """``data/prompts.yaml``."""

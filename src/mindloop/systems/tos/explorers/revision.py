@@ -20,8 +20,6 @@ from mindloop.systems.tos.world.geometry import ego_labels, in_fov, rotate
 from mindloop.systems.tos.world.observe import Observation
 from mindloop.systems.tos.world.relations import INITIAL
 
-__all__ = ["ChangeDetector"]
-
 
 class ChangeDetector(ScoutExplorer):
     """Finds covert changes against a prior belief (see the module docstring)."""

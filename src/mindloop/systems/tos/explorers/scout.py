@@ -13,8 +13,6 @@ from collections.abc import Generator, Iterator
 from mindloop.systems.tos.explorers.base import PosePlanner, format_actions
 from mindloop.systems.tos.world.env import SpatialEnv
 
-__all__ = ["ScoutExplorer"]
-
 
 class ScoutExplorer:
     """The SCOUT proxy (see the module docstring)."""

@@ -22,8 +22,6 @@ from mindloop.systems.tos.world.geometry import CARDINALS, Vec, closest_heading
 from mindloop.systems.tos.world.relations import INITIAL, query_triple
 from mindloop.systems.tos.world.solver import SpatialSolver
 
-__all__ = ["StrategistExplorer"]
-
 
 class StrategistExplorer(ScoutExplorer):
     """The STRATEGIST proxy (see the module docstring)."""

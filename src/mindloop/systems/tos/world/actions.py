@@ -21,20 +21,6 @@ from functools import lru_cache
 
 from mindloop.errors import ParseError
 
-__all__ = [
-    "Action",
-    "ActionParseError",
-    "ActionSequence",
-    "ChangeReport",
-    "JumpTo",
-    "Observe",
-    "Query",
-    "Rotate",
-    "Term",
-    "parse_actions",
-    "parse_changes",
-]
-
 
 class ActionParseError(ParseError):
     """An action string that does not follow the grammar; the message says what is wrong."""

@@ -22,16 +22,6 @@ from mindloop.systems.tos.world.observe import Observation
 from mindloop.systems.tos.world.relations import RelationTriple
 from mindloop.systems.tos.world.scene import Scene
 
-__all__ = [
-    "FALSE_BELIEF_INSTRUCTION",
-    "ActionResult",
-    "Phase",
-    "SpatialEnvConfig",
-    "Turn",
-    "describe_layout",
-    "score_change_report",
-]
-
 FALSE_BELIEF_INSTRUCTION = """\
 You have returned to the initial position and face north.
 There are {n_changes} objects in the room that have been changed (position or orientation).

@@ -20,8 +20,6 @@ from mindloop.systems.tos.world.geometry import CARDINALS, Vec
 from mindloop.systems.tos.world.metadata import DEFAULT_DOOR_NAMES
 from mindloop.systems.tos.world.scene import DOOR_HORIZONTAL, DOOR_VERTICAL, Scene, build_scene
 
-__all__ = ["OBJECT_CATALOGUE", "LayoutConfig", "generate_scene"]
-
 
 class _Catalogue(DataModel):
     """``data/objects.yaml``."""

@@ -38,8 +38,6 @@ from mindloop.systems.tos.world.scene import (
     scene_from_dict,
 )
 
-__all__ = ["DEFAULT_DOOR_NAMES", "DOOR_COLOURS", "is_metadata", "load_scene", "scene_from_metadata"]
-
 DOOR_COLOURS: dict[str, tuple[int, int, int]] = load_package_data(
     RootModel[dict[str, tuple[int, int, int]]], __package__ or "", "doors.yaml"
 ).root

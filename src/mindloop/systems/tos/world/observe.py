@@ -37,21 +37,6 @@ from mindloop.systems.tos.world.geometry import (
 )
 from mindloop.systems.tos.world.scene import Door, Scene
 
-__all__ = [
-    "NO_OBJECTS",
-    "PROXIMITY_HEADER",
-    "PROXIMITY_THRESHOLD",
-    "Observation",
-    "ProximityPair",
-    "SeenItem",
-    "observation_text",
-    "observe",
-    "parse_observation_text",
-    "proximity_pairs",
-    "seen_item",
-    "visible_names",
-]
-
 PROXIMITY_THRESHOLD = 2.0
 """Pairs of visible items at most this far apart are also described relative to each other."""
 NO_OBJECTS = "No objects in field of view."

@@ -26,8 +26,6 @@ from mindloop.errors import InvalidArgumentError
 from mindloop.systems.tos.world.geometry import DISTANCE_BINS, EGO_BINS, Vec
 from mindloop.systems.tos.world.relations import INITIAL, Relation, RelationTriple
 
-__all__ = ["SpatialSolver", "information_gain", "relation_kernel"]
-
 
 @lru_cache(maxsize=4096)
 def relation_kernel(relation: Relation, orientation: Vec, reach: int) -> np.ndarray:

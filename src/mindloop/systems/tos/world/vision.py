@@ -22,8 +22,6 @@ from mindloop.systems.tos.world.metadata import DOOR_COLOURS
 from mindloop.systems.tos.world.observe import visible_names
 from mindloop.systems.tos.world.scene import DOOR_HORIZONTAL, DOOR_VERTICAL, Door, Scene
 
-__all__ = ["ascii_map", "png_bytes", "render_view"]
-
 
 def _colour(name: str) -> tuple[int, int, int]:
     digest = hashlib.sha256(name.encode("utf-8")).digest()

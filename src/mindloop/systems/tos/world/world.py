@@ -25,8 +25,6 @@ from mindloop.systems.tos.world.geometry import (
 from mindloop.systems.tos.world.observe import Observation, SeenItem, proximity_pairs, seen_item
 from mindloop.systems.tos.world.scene import Door, Scene
 
-__all__ = ["SpatialWorld", "WorldItem", "grown_box", "world_from_scene"]
-
 
 @dataclass(frozen=True)
 class WorldItem:

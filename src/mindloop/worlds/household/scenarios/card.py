@@ -16,8 +16,6 @@ from pydantic import RootModel, model_validator
 from mindloop.datafiles import load_package_data, package_file
 from mindloop.worlds.household.scenarios.stats import DATASET_NAME, SPLITS, DatasetStats
 
-__all__ = ["SCHEMA", "dataset_card", "features_yaml"]
-
 _DTYPES = ("string", "int64", "bool")
 
 

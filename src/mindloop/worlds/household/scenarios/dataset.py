@@ -26,26 +26,6 @@ from mindloop.worlds.household.scenarios.model import Scenario
 from mindloop.worlds.household.scenarios.stats import DATASET_NAME, SPLITS, DatasetStats
 from mindloop.worlds.household.scenarios.taxonomy import CATEGORIES, SUBTYPES, TASK_TYPES
 
-__all__ = [
-    "CONTROL_SHARE",
-    "DEFAULT_N",
-    "DEFAULT_SEED",
-    "MINDPOWER_SIM",
-    "PAPER_BYSTANDERS",
-    "PAPER_COMPOSITION",
-    "PAPER_MIX",
-    "DatasetSource",
-    "ExportResult",
-    "composition_plan",
-    "describe_dataset",
-    "dumps_record",
-    "export_dataset",
-    "load_scenarios",
-    "mindpower_sim",
-    "paper_comparison",
-    "split_scenarios",
-]
-
 DEFAULT_N = 590
 """Default size: MindPower's 590 examples."""
 DEFAULT_SEED = 0

@@ -20,29 +20,6 @@ from mindloop.worlds.household.scenarios.model import GoldBelief
 from mindloop.worlds.household.vocab import AT, ROBOT, Prop
 from mindloop.worlds.household.world import World
 
-__all__ = [
-    "FAMILIES",
-    "NO_HELP_DECISION",
-    "SEARCH_VERBS",
-    "Draft",
-    "Focus",
-    "R",
-    "atom",
-    "capitalised",
-    "from_phrase",
-    "gold_belief",
-    "help_draft",
-    "is_searching",
-    "last_enter",
-    "no_help",
-    "out_of",
-    "perception_atoms",
-    "place_of",
-    "pronoun",
-    "taken_from",
-    "verb_be",
-]
-
 R = (ROBOT,)
 """The robot's own belief chain."""
 

@@ -13,8 +13,6 @@ from mindloop.worlds.household.setup import WorldSetup
 from mindloop.worlds.household.vocab import ENVIRONMENT
 from mindloop.worlds.household.world import World
 
-__all__ = ["Episode", "ScriptError"]
-
 
 class ScriptError(MindloopError):
     """A scripted step did not go as the script said (it failed, or it should have failed and did not)."""

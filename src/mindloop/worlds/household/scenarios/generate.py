@@ -22,16 +22,6 @@ from mindloop.worlds.household.scenarios.model import Scenario
 from mindloop.worlds.household.scenarios.taxonomy import SUBTYPES, subtype
 from mindloop.worlds.household.vocab import ROBOT
 
-__all__ = [
-    "GENERATORS",
-    "MAX_ATTEMPTS",
-    "RESERVED_CASTS",
-    "generate_planned",
-    "generate_scenario",
-    "generate_scenarios",
-    "pick_subtype",
-]
-
 GENERATORS: dict[str, Callable[[Draw], Story]] = {
     name: getattr(fb if name.startswith("fb_") else ig, name) for name in SUBTYPES
 }

@@ -32,8 +32,6 @@ from mindloop.worlds.household.scenarios.needs import NEEDS, combo_for, need_ite
 from mindloop.worlds.household.vocab import AT, FEELS, HOUSE, POWER, ROBOT, ROOM, SWITCH, Prop
 from mindloop.worlds.household.world import World
 
-__all__ = ["BUILDERS"]
-
 
 def _reach(world: World, tracker: Tracker, seen: list[WorldEvent], focus: Focus) -> Draft:
     h, o = world.chars[focus.human], focus.target

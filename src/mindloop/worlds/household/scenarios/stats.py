@@ -7,8 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-__all__ = ["DATASET_NAME", "SPLITS", "DatasetStats"]
-
 DATASET_NAME = "mindpower-sim"
 SPLITS = ("train", "test")
 

@@ -19,17 +19,6 @@ from pydantic import Field
 from mindloop.datafiles import DataModel, load_package_data
 from mindloop.errors import UnknownNameError
 
-__all__ = [
-    "CATEGORIES",
-    "FALSE_BELIEF",
-    "IMPLICIT_GOAL",
-    "SUBTYPES",
-    "TASK_TYPES",
-    "Subtype",
-    "load_subtypes",
-    "subtype",
-]
-
 FALSE_BELIEF = "false_belief_correction"
 IMPLICIT_GOAL = "implicit_goal_inference"
 TASK_TYPES = (FALSE_BELIEF, IMPLICIT_GOAL)
