@@ -35,28 +35,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Strict, ValidationE
 
 from mindloop.errors import ParseError
 
-__all__ = [
-    "DataFileError",
-    "DataModel",
-    "WholeNumber",
-    "csv_fields_unlimited",
-    "decode_text",
-    "field_path",
-    "iter_json_lines",
-    "iter_text_lines",
-    "load_data_file",
-    "load_package_data",
-    "more_problems",
-    "package_file",
-    "parse_data",
-    "problem_text",
-    "read_json_file",
-    "read_text_file",
-    "special_file_kind",
-    "validate_data",
-]
-
-M = TypeVar("M", bound=BaseModel)
+_M = TypeVar("_M", bound=BaseModel)
 
 WholeNumber = Annotated[
     int, Strict(), BeforeValidator(lambda v: int(v) if isinstance(v, float) and v.is_integer() else v)
@@ -133,7 +112,7 @@ def field_path(loc: Sequence[int | str], data: Any) -> str:
     return out
 
 
-def parse_data(model: type[M], text: str, *, source: str) -> M:
+def parse_data(model: type[_M], text: str, *, source: str) -> _M:
     """Validate YAML ``text`` against ``model``; ``source`` names the file in errors."""
     try:
         data = yaml.load(text, Loader=_UniqueKeyLoader)  # a safe loader that also refuses repeated keys
@@ -148,7 +127,7 @@ def parse_data(model: type[M], text: str, *, source: str) -> M:
 
 
 def validate_data(
-    model: type[M],
+    model: type[_M],
     data: Any,
     *,
     source: str,
@@ -156,7 +135,7 @@ def validate_data(
     at: str = "",
     line: int | None = None,
     context: dict[str, Any] | None = None,
-) -> M:
+) -> _M:
     """Validate already loaded ``data`` (a user's JSON or YAML) against ``model``: a mismatch is one ``error``
     naming ``source`` (and ``line``, for data read from one line of it), the field path (``rooms[1].x``; ``at`` is
     the path of ``data`` in its file, when it is a part of one), what is wrong and the value found; or the first
@@ -193,7 +172,7 @@ def _short(value: Any) -> str | None:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def load_data_file(model: type[M], path: str | Path | Traversable) -> M:
+def load_data_file(model: type[_M], path: str | Path | Traversable) -> _M:
     """Read (:func:`read_text_file`) and validate the YAML file at ``path`` (a filesystem path or an importlib
     resource)."""
     return parse_data(model, read_text_file(path, what="data file", error=DataFileError), source=str(path))
@@ -358,7 +337,7 @@ def package_file(package: str, name: str) -> Traversable:
     return files(package).joinpath("data", name)
 
 
-def load_package_data(model: type[M], package: str, name: str, path: str | Path | Traversable | None = None) -> M:
+def load_package_data(model: type[_M], package: str, name: str, path: str | Path | Traversable | None = None) -> _M:
     """Read and validate ``<package>/data/<name>`` shipped inside mindloop, or the file at ``path`` in its place
     (a user's own copy of it) when one is given."""
     return load_data_file(model, package_file(package, name) if path is None else path)

@@ -18,21 +18,19 @@ from typing import Generic, TypeVar, cast
 
 from mindloop.errors import RegistryError, UnknownNameError, did_you_mean
 
-__all__ = ["Registry", "RegistryEntry"]
-
-T = TypeVar("T")
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
-class RegistryEntry(Generic[T]):
+class RegistryEntry(Generic[_T]):
     """A registered name: its target (an object or a lazy ``"module:attr"`` string) and a one-line description."""
 
     name: str
-    target: T | str
+    target: _T | str
     description: str = ""
 
 
-class Registry(Generic[T]):
+class Registry(Generic[_T]):
     """A named collection of things of one kind (``kind`` is used in error messages).
 
     >>> r: Registry[object] = Registry("metric")
@@ -49,8 +47,8 @@ class Registry(Generic[T]):
         self.kind = kind
         self.entry_point_group = entry_point_group
         self.distribution = distribution
-        self._entries: dict[str, RegistryEntry[T]] = {}
-        self._loaded: dict[str, T] = {}
+        self._entries: dict[str, RegistryEntry[_T]] = {}
+        self._loaded: dict[str, _T] = {}
         self._scanned = entry_point_group is None
         self._own_read = distribution is None
 
@@ -76,7 +74,7 @@ class Registry(Generic[T]):
             if ep.name not in self._entries:
                 self.register(ep.name, ep.value, description=f"from {ep.dist.name if ep.dist else 'an entry point'}")
 
-    def register(self, name: str, target: T | str, *, description: str = "") -> None:
+    def register(self, name: str, target: _T | str, *, description: str = "") -> None:
         """Add ``name``; ``target`` is the object or a lazy ``"module:attr"`` import path."""
         if not name or name != name.strip():
             raise RegistryError(f"invalid {self.kind} name {name!r}: it must be non-empty without outer spaces")
@@ -86,7 +84,7 @@ class Registry(Generic[T]):
             raise RegistryError(f"lazy target for {self.kind} {name!r} must look like 'module:attr', got {target!r}")
         self._entries[name] = RegistryEntry(name, target, description)
 
-    def get(self, name: str) -> T:
+    def get(self, name: str) -> _T:
         """Return the target for ``name``, importing it on first use."""
         if name in self._loaded:
             return self._loaded[name]
@@ -99,7 +97,7 @@ class Registry(Generic[T]):
             except ImportError as exc:
                 raise RegistryError(f"{self.kind} {name!r}: cannot import {module_name!r} ({exc})") from exc
             try:
-                value = cast(T, getattr(module, attr))
+                value = cast(_T, getattr(module, attr))
             except AttributeError as exc:
                 raise RegistryError(f"{self.kind} {name!r}: {module_name!r} has no attribute {attr!r}") from exc
         else:
@@ -111,7 +109,7 @@ class Registry(Generic[T]):
         """The one-line description given at registration."""
         return self._lookup(name).description
 
-    def _lookup(self, name: str) -> RegistryEntry[T]:
+    def _lookup(self, name: str) -> RegistryEntry[_T]:
         """The entry of ``name``, reading entry points only when it is not registered already."""
         self._find(name)
         entry = self._entries.get(name)
@@ -124,7 +122,7 @@ class Registry(Generic[T]):
         self._scan()
         return sorted(self._entries)
 
-    def entries(self) -> list[RegistryEntry[T]]:
+    def entries(self) -> list[RegistryEntry[_T]]:
         """Registered entries, sorted by name."""
         return [self._entries[n] for n in self.names()]
 

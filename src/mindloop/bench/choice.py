@@ -43,32 +43,6 @@ from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.models.base import Message, message
 from mindloop.models.replies import ask
 
-__all__ = [
-    "COVERED_RESAMPLED",
-    "RELEASE_SUITE",
-    "ChoiceBenchmark",
-    "ChoiceSet",
-    "DataOptions",
-    "Fields",
-    "Prompt",
-    "Release",
-    "ask_choice",
-    "choice_metrics",
-    "choice_references",
-    "choice_summary",
-    "counted",
-    "counted_rows",
-    "coverage",
-    "covered",
-    "json_objects",
-    "not_covered",
-    "occurring",
-    "read_items",
-    "release_rows",
-    "release_text",
-    "score_choice",
-]
-
 RELEASE_SUITE = Suite(excluded="it reads a released data set it does not ship (--data): name it with --only and --opt")
 """How a released set sits in suites: left out, since mindloop cannot run it without its files."""
 
@@ -125,7 +99,7 @@ class Prompt:
         return [message("system", self.system.format_map(view)), *turn] if self.system else turn
 
 
-ReleaseReader = Callable[[str, Sample], "str | None"]
+_ReleaseReader = Callable[[str, Sample], "str | None"]
 """A release's own reading of a reply: one of the sample's choices, or ``None`` when it reads none."""
 
 
@@ -137,7 +111,7 @@ class Release:
     leaves unread (its own vocabulary: ``emptier`` for ``less full``), and the output says it did."""
 
     name: str
-    read: ReleaseReader
+    read: _ReleaseReader
     deviation: str
     decides: bool = False
 

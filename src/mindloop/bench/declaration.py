@@ -28,30 +28,6 @@ from typing import Any, Literal
 from mindloop.bench.records import Outcome, Sample, SampleRecord
 from mindloop.errors import RegistryError
 
-__all__ = [
-    "GENERATION_FIELDS",
-    "PRESET_NAMES",
-    "REFERENCE_KINDS",
-    "BenchmarkSpec",
-    "Column",
-    "Decided",
-    "Generation",
-    "Grouping",
-    "Headline",
-    "Metric",
-    "PaperTable",
-    "PresetEntry",
-    "ReferenceKind",
-    "ReferencePolicy",
-    "Row",
-    "Scorer",
-    "SmallRun",
-    "Suite",
-    "chance_policy",
-    "headline_value",
-    "oracle_policy",
-]
-
 PRESET_NAMES = ("quick", "paper")
 """The suite presets: ``quick`` (a small ``n`` per benchmark, for a first look) and ``paper`` (every set whole)."""
 
@@ -134,7 +110,7 @@ class Grouping:
         return cls(data["key"], data.get("by", "group"), tuple(data.get("labels", ())), rename)
 
 
-MetricKind = Literal["proportion", "mean"]
+_MetricKind = Literal["proportion", "mean"]
 
 
 def _holds(record: SampleRecord, condition: str) -> bool:
@@ -177,7 +153,7 @@ class Metric:
 
     name: str
     score: str
-    kind: MetricKind = "proportion"
+    kind: _MetricKind = "proportion"
     scale: float = 1.0
     missing: Literal["zero", "skip"] | float = "zero"
     groupings: tuple[Grouping, ...] = ()

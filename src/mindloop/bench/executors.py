@@ -52,18 +52,7 @@ if TYPE_CHECKING:
 
     from mindloop.bench.request import RunRequest
 
-__all__ = [
-    "AbortRunError",
-    "Sink",
-    "execute_sample",
-    "run_local",
-    "run_process",
-    "run_ray",
-    "sample_seed",
-    "setup_class",
-]
-
-RAY_TASK_RETRIES = 3
+_RAY_TASK_RETRIES = 3
 """How many times Ray runs a sample again whose worker process died (Ray's own default)."""
 
 # -- one sample -------------------------------------------------------------------------------------------------
@@ -574,7 +563,7 @@ def run_ray(
     if started_here:
         connect(request.ray_address)
     # SPREAD: samples go to every node of a cluster from the start (packed, a few short ones all ran on one node)
-    task = ray.remote(max_retries=RAY_TASK_RETRIES, scheduling_strategy="SPREAD")(_run_job_on_ray)
+    task = ray.remote(max_retries=_RAY_TASK_RETRIES, scheduling_strategy="SPREAD")(_run_job_on_ray)
     actor: Any = ray.remote(num_cpus=0)(_RayBreaker).remote(breaker) if breaker is not None else None
     jobs = _jobs(pending, request, agent, model, _RayWatch(actor) if actor is not None else None)
     limit = max(1, request.concurrency)

@@ -33,13 +33,11 @@ from typing import Any
 
 from mindloop.errors import ClusterError, DependencyError
 
-__all__ = ["connect", "current_node", "executor_session", "explain", "find_token", "import_ray", "ray_session"]
-
-REACH_TIMEOUT_S = 5.0
+_REACH_TIMEOUT_S = 5.0
 """How long :func:`connect` waits for the cluster's address to accept a TCP connection before saying nothing
 listens there."""
 
-TOKEN_HELP = "https://docs.ray.io/en/latest/ray-security/token-auth.html"
+_TOKEN_HELP = "https://docs.ray.io/en/latest/ray-security/token-auth.html"
 
 
 def import_ray() -> ModuleType:
@@ -84,7 +82,7 @@ def _reach(address: str) -> None:
         return
     host, port = parts
     try:
-        with socket.create_connection((host, port), timeout=REACH_TIMEOUT_S):
+        with socket.create_connection((host, port), timeout=_REACH_TIMEOUT_S):
             pass
     except OSError as exc:
         why = "connection refused" if isinstance(exc, ConnectionRefusedError) else (exc.strerror or str(exc))
@@ -170,7 +168,7 @@ def explain(address: str, token: str | None, exc: BaseException) -> ClusterError
         return ClusterError(f"cannot connect to {where}: {type(exc).__name__}: {text[:400]}")
     fix = (
         "set RAY_AUTH_TOKEN to the cluster's token (`export RAY_AUTH_TOKEN=$(ray get-auth-token)` on the head's "
-        f"machine; elsewhere, its output there) and run again; see {TOKEN_HELP}"
+        f"machine; elsewhere, its output there) and run again; see {_TOKEN_HELP}"
     )
     if (os.environ.get("RAY_AUTH_MODE") or "").lower() == "disabled":
         return ClusterError(

@@ -20,8 +20,6 @@ from mindloop.bench.check import check_declaration
 from mindloop.errors import MindloopError, UnknownNameError
 from mindloop.registry import Registry
 
-__all__ = ["BENCHMARKS", "canonical_name", "get_benchmark", "installed_benchmark"]
-
 BENCHMARKS: Registry[Callable[[], Benchmark]] = Registry(
     "benchmark", entry_point_group="mindloop.benchmarks", distribution="mindloop"
 )
@@ -45,7 +43,7 @@ def get_benchmark(name: str) -> Benchmark:
         check_declaration(bench)
         _CHECKED.add(registered)
         if callable(getattr(bench, "run", None)):
-            print(DEPRECATED_RUN.format(name=registered), file=sys.stderr, flush=True)
+            print(_DEPRECATED_RUN.format(name=registered), file=sys.stderr, flush=True)
     return bench
 
 
@@ -58,7 +56,7 @@ def installed_benchmark(name: str) -> Benchmark | None:
         return None
 
 
-DEPRECATED_RUN = (
+_DEPRECATED_RUN = (
     "benchmark {name!r} defines its own run(sample, ctx) that scores in the agent: deprecated, and it still runs; "
     "give samples their target and choices, let agents answer, and declare a scorer (BenchmarkSpec(scorer=...)) "
     "instead (docs/architecture.md, 'Adding a benchmark from your own package')"

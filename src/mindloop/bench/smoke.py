@@ -15,10 +15,8 @@ from mindloop.bench.declaration import BenchmarkSpec, Headline, Metric, Referenc
 from mindloop.models.base import message
 from mindloop.models.replies import ask
 
-__all__ = ["SmokeBenchmark"]
-
 _WORDS = ("apple", "basket", "candle", "drawer", "envelope", "faucet", "garden", "hammer", "kettle", "ladder")
-DEFAULT_N = 100
+_DEFAULT_N = 100
 
 
 def _prompt(word: str) -> str:
@@ -68,7 +66,7 @@ class SmokeBenchmark:
     def samples(self, n: int | None, seed: int, options: Options) -> list[Sample]:
         """``n`` (default 100) seeded words to repeat."""
         rng = random.Random(seed)
-        words = [f"{rng.choice(_WORDS)}-{rng.randrange(10_000):04d}" for _ in range(DEFAULT_N if n is None else n)]
+        words = [f"{rng.choice(_WORDS)}-{rng.randrange(10_000):04d}" for _ in range(_DEFAULT_N if n is None else n)]
         return [Sample(f"s{i:05d}", {"word": w}, group=w.split("-")[0]) for i, w in enumerate(words)]
 
     async def _model(self, sample: Sample, ctx: AgentContext) -> Outcome:

@@ -41,40 +41,6 @@ from mindloop.errors import InvalidArgumentError
 if TYPE_CHECKING:  # imported where a bootstrap is drawn: a run of fewer than MIN_N samples draws none
     import numpy as np
 
-__all__ = [
-    "BOOTSTRAP_METHOD",
-    "COLLAPSE",
-    "LEVEL",
-    "METHOD",
-    "MIN_SUMMARY_RESAMPLES",
-    "RESAMPLES",
-    "SEED",
-    "SUMMARY_BUDGET",
-    "UNDECLARED",
-    "Draws",
-    "Interval",
-    "MetricPath",
-    "PairedDifference",
-    "ResamplePlan",
-    "adjust",
-    "bootstrap_draws",
-    "bootstrap_intervals",
-    "declared_forms",
-    "excluded",
-    "interval_of",
-    "mcnemar_exact",
-    "numeric_leaves",
-    "paired_differences",
-    "paired_p_value",
-    "row_n",
-    "set_path",
-    "standard_error",
-    "summary_resamples",
-    "too_few",
-    "uncovered",
-    "without_interval",
-]
-
 METHOD = (
     "exact Clopper-Pearson for proportions, else percentile bootstrap over samples (none below n = 10 or where "
     "the resamples collapse)"
@@ -116,7 +82,7 @@ def excluded(path: MetricPath, exclude: Sequence[str]) -> bool:
     return path[0] in exclude or path[-1] in exclude
 
 
-Summarize = Callable[[Sequence[SampleRecord]], Mapping[str, Any]]
+_Summarize = Callable[[Sequence[SampleRecord]], Mapping[str, Any]]
 
 
 # -- small helpers ------------------------------------------------------------------------------------------------
@@ -270,7 +236,7 @@ class _Form:
         return None if se is None else self.scale * se
 
 
-def declared_values(
+def _declared_values(
     metrics: Sequence[Metric], records: Sequence[SampleRecord]
 ) -> dict[MetricPath, tuple[Metric, list[float], list[float]]]:
     """Each leaf the declared ``metrics`` give over ``records``, with its metric, each sample's score (0 where it
@@ -298,12 +264,12 @@ def declared_values(
 
 
 def declared_forms(metrics: Sequence[Metric], records: Sequence[SampleRecord]) -> dict[MetricPath, _Form]:
-    """The form of every leaf of :func:`declared_values`, for drawing it on resamples."""
+    """The form of every leaf of :func:`_declared_values`, for drawing it on resamples."""
     import numpy as np
 
     return {
         path: _Form(np.array(x0, dtype=np.float64), np.array(den, dtype=np.float64), m.scale, m.score, m.kind)
-        for path, (m, x0, den) in declared_values(metrics, records).items()
+        for path, (m, x0, den) in _declared_values(metrics, records).items()
     }
 
 
@@ -397,7 +363,7 @@ def interval_of(values: np.ndarray, *, level: float = LEVEL, planned: int | None
 
 
 def _summaries(
-    records: Sequence[SampleRecord], summarize: Summarize, plan: ResamplePlan, k: int
+    records: Sequence[SampleRecord], summarize: _Summarize, plan: ResamplePlan, k: int
 ) -> tuple[list[Mapping[str, Any]], str | None]:
     """``summarize`` of resamples ``0`` to ``k - 1``, and why they stop short (``None``: they do not)."""
     done: list[Mapping[str, Any]] = []
@@ -432,7 +398,7 @@ def uncovered(
 
 def bootstrap_draws(
     records: Sequence[SampleRecord],
-    summarize: Summarize,
+    summarize: _Summarize,
     leaves: Mapping[MetricPath, float],
     plan: ResamplePlan,
     declared: Sequence[Metric] = (),
@@ -510,9 +476,9 @@ def too_few(n: int) -> str:
     return f"n too small: {n} samples, fewer than {MIN_N}, and no bootstrap below {MIN_N}"
 
 
-COLLAPSED = "the resamples collapse: every resample gives the same value, so no interval is claimed"
-UNDEFINED = "undefined on more than half the resamples"
-REFERENCE = "a reference value or a count over repeated samples (declared with no interval)"
+_COLLAPSED = "the resamples collapse: every resample gives the same value, so no interval is claimed"
+_UNDEFINED = "undefined on more than half the resamples"
+_REFERENCE = "a reference value or a count over repeated samples (declared with no interval)"
 
 
 def _interval(d: Draws, n: int, level: float, resamples: int, scale: float) -> Interval | str:
@@ -529,9 +495,9 @@ def _interval(d: Draws, n: int, level: float, resamples: int, scale: float) -> I
         return too_few(counted)
     bounds = interval_of(d.values, level=level)
     if bounds is None:
-        return UNDEFINED
+        return _UNDEFINED
     if bounds[1] - bounds[0] < COLLAPSE * scale:
-        return COLLAPSED
+        return _COLLAPSED
     used = int(np.isfinite(d.values).sum())
     return Interval(
         bounds[0], bounds[1], d.se, used if used < resamples else None, d.mean_of, BOOTSTRAP_METHOD, counted
@@ -540,7 +506,7 @@ def _interval(d: Draws, n: int, level: float, resamples: int, scale: float) -> I
 
 def bootstrap_intervals(
     records: Sequence[SampleRecord],
-    summarize: Summarize,
+    summarize: _Summarize,
     metrics: Mapping[str, Any] | None = None,
     *,
     resamples: int = RESAMPLES,
@@ -549,7 +515,7 @@ def bootstrap_intervals(
     exclude: Sequence[str] = (),
     declared: Sequence[Metric] = (),
     resampled: Sequence[str] = (),
-    resample: Summarize | None = None,
+    resample: _Summarize | None = None,
 ) -> dict[str, Any]:
     """The ``intervals`` object of a run's summary: the method, level, resamples, seed and sample count, then
     ``metrics`` mirroring the summary's nesting with ``{"low", "high", "method", "n"[, "se", "mean_of"]
@@ -569,11 +535,11 @@ def bootstrap_intervals(
     leaves = {p: v for p, v in every.items() if not excluded(p, exclude)}
     out: dict[str, Any] = {"method": METHOD, "level": level, "resamples": resamples, "seed": seed, "n": len(records)}
     tree: dict[str, Any] = {}
-    none: dict[str, str] = {".".join(p): REFERENCE for p in every if p not in leaves}
+    none: dict[str, str] = {".".join(p): _REFERENCE for p in every if p not in leaves}
     scale = max((m.scale for m in declared), default=1.0)  # a resampled leaf's scale: its benchmark's
     undeclared: list[MetricPath] = []
     if 0 < len(records) < MIN_N:  # no bootstrap below MIN_N samples (and no NumPy): the exact intervals alone
-        values = declared_values(declared, records)
+        values = _declared_values(declared, records)
         undeclared = uncovered(leaves, values, resampled)
         drawn = [p for p in leaves if p in values] + [p for p in leaves if p not in values and p[0] in resampled]
         for path in drawn:  # in the order the bootstrap's draws come in
@@ -601,7 +567,7 @@ def bootstrap_intervals(
             )
         for path in leaves:
             if path not in draws and path not in undeclared:
-                none[".".join(path)] = out.get("error", UNDEFINED)
+                none[".".join(path)] = out.get("error", _UNDEFINED)
     for path in undeclared:
         none[".".join(path)] = UNDECLARED
     too_small = [p for p, why in none.items() if why.startswith("n too small")]
@@ -621,7 +587,7 @@ def without_interval(intervals: Mapping[str, Any]) -> list[tuple[str, list[str]]
     (``[("n too small (< 10)", ["sr", "dialogue.sr"]), ...]``): from ``none``, or for a run stored before it from
     ``too_small`` and ``undeclared``. Every view shows these as ``—``.
 
-    >>> without_interval({"none": {"a": too_few(3), "b": COLLAPSED, "c": too_few(5)}})
+    >>> without_interval({"none": {"a": too_few(3), "b": _COLLAPSED, "c": too_few(5)}})
     [('n too small (< 10)', ['a', 'c']), ('resamples collapse', ['b'])]
     """
     groups: dict[str, list[str]] = {}
@@ -643,9 +609,9 @@ def _short(reason: str) -> str:
     if reason.startswith("n too small"):
         return f"n too small (< {MIN_N})"
     return {
-        COLLAPSED: "resamples collapse",
-        UNDEFINED: "undefined on most resamples",
-        REFERENCE: "reference value or repeated-sample count",
+        _COLLAPSED: "resamples collapse",
+        _UNDEFINED: "undefined on most resamples",
+        _REFERENCE: "reference value or repeated-sample count",
         UNDECLARED: "not declared",
     }.get(reason, "summary failed on a resample" if reason.startswith("the benchmark's summary failed") else reason)
 
@@ -724,7 +690,7 @@ def adjust(
 def paired_differences(
     records_a: Sequence[SampleRecord],
     records_b: Sequence[SampleRecord],
-    summarize: Summarize,
+    summarize: _Summarize,
     *,
     resamples: int = RESAMPLES,
     seed: int = SEED,
@@ -732,7 +698,7 @@ def paired_differences(
     exclude: Sequence[str] = (),
     declared: Sequence[Metric] = (),
     resampled: Sequence[str] = (),
-    resample: Summarize | None = None,
+    resample: _Summarize | None = None,
 ) -> dict[MetricPath, PairedDifference]:
     """Every float metric both summaries have, B minus A, over records aligned by sample (``records_a[i]`` and
     ``records_b[i]`` are the same sample): both are drawn with the same resamples, so each difference is paired.

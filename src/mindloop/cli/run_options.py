@@ -25,9 +25,7 @@ from mindloop.errors import InvalidArgumentError
 if TYPE_CHECKING:
     from mindloop.models.base import ModelOptions
 
-__all__ = ["Cache", "Executor", "RunOptions", "exit_for", "with_run_options", "write_output"]
-
-F = TypeVar("F", bound=Callable[..., Any])
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 class Executor(StrEnum):
@@ -265,7 +263,7 @@ def _shared_parameters() -> list[inspect.Parameter]:
     ]
 
 
-def with_run_options(command: F) -> F:
+def with_run_options(command: _F) -> _F:
     """Give ``command`` the :class:`RunOptions` options in place of its ``run: RunOptions`` parameter.
 
     The command's signature (what Typer reads) lists the shared options where ``run`` stood; a call collects

@@ -34,8 +34,6 @@ if TYPE_CHECKING:
     from mindloop.bench.records import SampleRecord
     from mindloop.bench.runner import RunSummary
 
-__all__ = ["Layout", "duplicate_groupings", "layout", "print_summary"]
-
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
@@ -149,12 +147,12 @@ def _bound(bounds: Mapping[str, Any], path: Sequence[str]) -> dict[str, Any] | N
     return found if isinstance(found, dict) and "low" in found else None
 
 
-NO_INTERVAL = "—"
+_NO_INTERVAL = "—"
 """What every view shows where a number has no interval (the reason is in the intervals' ``none``)."""
 
 
 def _interval(bound: Mapping[str, Any] | None, kind: NumberKind) -> str:
-    return NO_INTERVAL if not bound else f"[{number(bound['low'], kind)}, {number(bound['high'], kind)}]"
+    return _NO_INTERVAL if not bound else f"[{number(bound['low'], kind)}, {number(bound['high'], kind)}]"
 
 
 def _title(summary: RunSummary) -> str:
@@ -168,7 +166,7 @@ def _title(summary: RunSummary) -> str:
     return " · ".join(parts)
 
 
-def decided_line(summary: RunSummary, bench: Benchmark | None) -> str | None:
+def _decided_line(summary: RunSummary, bench: Benchmark | None) -> str | None:
     """For a model run of a benchmark that declares who decided (:class:`~mindloop.bench.declaration.Decided`):
     ``model decided 0 of 256 windows · acc 1.0000, ... over every decision, whoever decided · acc_model –``."""
     if not summary.model or bench is None or bench.spec.decided is None:
@@ -176,7 +174,7 @@ def decided_line(summary: RunSummary, bench: Benchmark | None) -> str | None:
     return bench.spec.decided.line(summary.metrics, lambda v: number(v, "mean"))
 
 
-def headline_line(summary: RunSummary, bench: Benchmark | None) -> str | None:
+def _headline_line(summary: RunSummary, bench: Benchmark | None) -> str | None:
     """``accuracy 0.8000 [0.7100, 0.8700], higher is better · chance 0.3542, oracle 1.0000``: the headline with its
     interval, direction and reference policies (or a word that the benchmark declares none yet); a headline that
     is null (nothing could be scored) reads ``–`` with a word, never a number."""
@@ -274,9 +272,9 @@ def print_summary(
     head = headline_of(bench or summary.benchmark, summary.metrics)
     headline = None if head is None else head.metric
     console.print(_title(summary), style="bold", markup=False, soft_wrap=True)  # one line, whatever its width
-    line = headline_line(summary, bench)
+    line = _headline_line(summary, bench)
     _say(console, line or "no headline metric")
-    if decided := decided_line(summary, bench):
+    if decided := _decided_line(summary, bench):
         _say(console, decided)
     lay = layout(summary.metrics, headline, same_as, summary.n_completed)
     bounds = summary.intervals.get("metrics", {})
@@ -348,7 +346,7 @@ def _print_counts(summary: RunSummary, console: Console) -> None:
         _say(
             console,
             f"95% CI: {iv['method']}, {iv['resamples']} resamples, seed {iv['seed']}"
-            + (f"; {NO_INTERVAL} (no interval) where {gone}" if gone else ""),
+            + (f"; {_NO_INTERVAL} (no interval) where {gone}" if gone else ""),
             sep=", ",
         )
     pending = summary.n - summary.n_completed

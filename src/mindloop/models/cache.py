@@ -33,8 +33,6 @@ from mindloop.errors import InvalidArgumentError, printable
 from mindloop.models.chat import CacheMode, ChatModel, Completion, GenerationConfig, Message
 from mindloop.paths import cache_path
 
-__all__ = ["CachedChatModel", "ResponseCache", "SQLiteCache", "cache_key"]
-
 _BUSY_TIMEOUT_S = 60.0
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -66,7 +64,7 @@ def cache_key(
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def cache_scope(model: ChatModel) -> dict[str, Any]:
+def _cache_scope(model: ChatModel) -> dict[str, Any]:
     """What besides the model string, the messages and the sampling settings changes ``model``'s replies: its own
     ``cache_scope`` (the endpoint, the model file and options), else just its backend."""
     scope = getattr(model, "cache_scope", None)
@@ -97,7 +95,7 @@ def _damaged(exc: BaseException) -> bool:
     return name in _DAMAGED or "no such table" in str(exc) or "no such column" in str(exc)
 
 
-def set_aside(path: Path, why: str, kind: str = "response cache") -> Path | None:
+def _set_aside(path: Path, why: str, kind: str = "response cache") -> Path | None:
     """Rename a damaged cache (and its WAL files) to ``<name>.damaged-<UTC timestamp>`` with one warning; returns
     the new path (``path`` itself when another process moved it first; ``None`` when it could not be moved, also said
     in the warning)."""
@@ -170,7 +168,7 @@ class SQLiteCache:
             try:
                 return cls(where)
             except (sqlite3.Error, OSError, InvalidArgumentError) as exc:
-                if (where.is_dir() or _damaged(exc)) and where.name and set_aside(where, _why(exc), cls.kind):
+                if (where.is_dir() or _damaged(exc)) and where.name and _set_aside(where, _why(exc), cls.kind):
                     continue  # try once more, with a fresh file
                 if not _damaged(exc) and not where.is_dir():
                     _warn(f"the {cls.kind} {where} cannot be used ({_why(exc)}); this run goes on without a cache")
@@ -195,7 +193,7 @@ class SQLiteCache:
         aside, one that cannot be written is left where it is. Returns the reason."""
         why = _why(exc)
         if _damaged(exc) or self.path.is_dir():
-            set_aside(self.path, why, self.kind)
+            _set_aside(self.path, why, self.kind)
         else:
             _warn(f"the {self.kind} {self.path} failed ({why}); cache off for the rest of this run, {self.without}")
         return why
@@ -262,7 +260,7 @@ class CachedChatModel:
         self.cache = cache
         self.mode = mode
         self._clock = clock
-        self._scope = cache_scope(inner)
+        self._scope = _cache_scope(inner)
         self.hits = 0
         self.misses = 0
         self.off: str | None = None

@@ -25,24 +25,7 @@ from typing import Any, Generic, NamedTuple, TypeVar
 from mindloop.errors import InvalidArgumentError, MindloopError, ParseError
 from mindloop.models.base import CallRecord, ChatModel, Completion, GenerationConfig, Message, RecordingModel
 
-__all__ = [
-    "DEFAULT_FORMAT_RETRIES",
-    "THINK_LINE",
-    "Asked",
-    "answer_slot",
-    "answer_slots",
-    "ask",
-    "compact_key",
-    "letters",
-    "reply_outcomes",
-    "retry_message",
-    "slot_text",
-    "strip_edges",
-    "strip_markdown",
-    "strip_markup",
-]
-
-T = TypeVar("T")
+_T = TypeVar("_T")
 
 DEFAULT_FORMAT_RETRIES = 1
 """Format retries per question unless a run says otherwise (``--format-retries``)."""
@@ -76,11 +59,11 @@ async def _call(
     return await model.generate(messages, config), CallRecord("", [], {})
 
 
-class Asked(NamedTuple, Generic[T]):
+class Asked(NamedTuple, Generic[_T]):
     """What :func:`ask` hands back: the parsed value, the completion it came from, and the text of every reply
     the question got, in order (format retries' replies included; the last one is ``completion.text``)."""
 
-    value: T
+    value: _T
     completion: Completion
     replies: tuple[str, ...]
 
@@ -88,11 +71,11 @@ class Asked(NamedTuple, Generic[T]):
 async def ask(
     model: ChatModel,
     messages: Sequence[Message],
-    parse: Callable[[str], T],
+    parse: Callable[[str], _T],
     config: GenerationConfig | None = None,
     *,
     retries: int = DEFAULT_FORMAT_RETRIES,
-) -> Asked[T]:
+) -> Asked[_T]:
     """Call ``model`` and read its reply with ``parse``; on a :class:`~mindloop.errors.ParseError`, send the reply
     back with the reason and try again, at most ``retries`` times, then raise the last ``ParseError``.
 

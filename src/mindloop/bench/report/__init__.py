@@ -60,40 +60,24 @@ from mindloop.bench.uncertainty import without_interval
 from mindloop.models.replies import reply_outcomes
 from mindloop.paths import output_file, write_atomic
 
-__all__ = [
-    "Card",
-    "Cell",
-    "ci_or_dash",
-    "ci_text",
-    "error_kind",
-    "fmt_value",
-    "interval_note",
-    "marks_text",
-    "page_json",
-    "render_report",
-    "se_text",
-    "short_cell",
-    "write_report",
-]
-
-MAX_SCORE_COLUMNS = 4
-CELL_CHARS = 160
+_MAX_SCORE_COLUMNS = 4
+_CELL_CHARS = 160
 """Characters of a table cell; the drill-down shows the full text."""
 
-CELL_FIELDS = 6
+_CELL_FIELDS = 6
 """Fields of a structured gold (or answer) listed as ``key: value`` lines in its table cell; the drill-down shows
 them all."""
 
-FIELD_CHARS = 80
+_FIELD_CHARS = 80
 """Characters of one ``key: value`` line's value in a table cell."""
 
-WIDE_COLUMNS = 4
+_WIDE_COLUMNS = 4
 """A breakdown table with at least this many value columns spans the full width of the metrics section."""
 
-MAX_ERROR_KINDS = 12
+_MAX_ERROR_KINDS = 12
 """Error kinds listed in the failures and bugs tables (the most frequent ones)."""
 
-INTERN_MIN_CHARS = 24
+_INTERN_MIN_CHARS = 24
 """JSON string literals at least this long (quotes included) that occur more than once are stored once, in the
 blob's string table."""
 
@@ -277,14 +261,14 @@ def ci_text(bound: Any) -> str:
     return f"[{fmt_number(float(bound['low']))}, {fmt_number(float(bound['high']))}]"
 
 
-NO_INTERVAL = "—"
+_NO_INTERVAL = "—"
 """Shown where a metric (a float) has no interval: the intervals' ``none`` says why."""
 
 
 def ci_or_dash(bound: Any, value: Any) -> str:
     """:func:`ci_text`, or ``—`` for a metric (a float, not a count) without an interval."""
     text = ci_text(bound)
-    return text or (NO_INTERVAL if isinstance(value, float) and math.isfinite(value) else "")
+    return text or (_NO_INTERVAL if isinstance(value, float) and math.isfinite(value) else "")
 
 
 def se_text(bound: Any) -> str:
@@ -325,7 +309,7 @@ def interval_note(intervals: Mapping[str, Any]) -> str:
     )
     gone = "; ".join(f"{why}: {', '.join(paths)}" for why, paths in without_interval(intervals))
     if gone:
-        note += f" {NO_INTERVAL} (no interval) where {gone}."
+        note += f" {_NO_INTERVAL} (no interval) where {gone}."
     if intervals.get("error"):
         note += f" {intervals['error']}."
     return note
@@ -614,7 +598,7 @@ def _breakdown(
         columns=columns,
         grid=rows,
         name=name,
-        wide=len(columns) >= WIDE_COLUMNS,
+        wide=len(columns) >= _WIDE_COLUMNS,
         note=note,
     )
 
@@ -637,19 +621,19 @@ def _error_table(records: Sequence[SampleRecord], status: str) -> _ErrorTable | 
     kinds = Counter(error_kind(r.error or "(no message)") for r in hit)
     rows = [
         _ErrorKind(f"{count:,}", f"{100 * count / len(hit):.1f}", kind, kind.split("…")[0].strip())
-        for kind, count in kinds.most_common(MAX_ERROR_KINDS)
+        for kind, count in kinds.most_common(_MAX_ERROR_KINDS)
     ]
-    return _ErrorTable(f"{len(hit):,}", rows, max(0, len(kinds) - MAX_ERROR_KINDS))
+    return _ErrorTable(f"{len(hit):,}", rows, max(0, len(kinds) - _MAX_ERROR_KINDS))
 
 
 # -- the per-sample blob ------------------------------------------------------------------------------------------
 
 
-def short_cell(text: str | None, limit: int = CELL_CHARS) -> str | None:
+def short_cell(text: str | None, limit: int = _CELL_CHARS) -> str | None:
     return None if text is None else _short(text, limit)
 
 
-def _brief(value: Any, limit: int = FIELD_CHARS) -> str:
+def _brief(value: Any, limit: int = _FIELD_CHARS) -> str:
     """A value as one readable line of at most ``limit`` characters: text as it is, numbers and ``true``/
     ``false``/``null`` as JSON writes them, a list of plain values comma-separated, a list of records as their
     count, a dict as ``key: value`` pairs separated by ``;``."""
@@ -681,15 +665,15 @@ def _joined(parts: Iterator[str], sep: str, limit: int) -> str:
 
 
 def _shown(value: Any) -> str | dict[str, Any] | None:
-    """A gold or answer value for its table cell: text (cut to :data:`CELL_CHARS`), or for a dict its first
-    :data:`CELL_FIELDS` fields as ``{"kv": [[key, value line], ...], "more": fields left out}``."""
+    """A gold or answer value for its table cell: text (cut to :data:`_CELL_CHARS`), or for a dict its first
+    :data:`_CELL_FIELDS` fields as ``{"kv": [[key, value line], ...], "more": fields left out}``."""
     if value is None:
         return None
     if isinstance(value, Mapping) and value:
         items = list(value.items())
-        pairs = [[str(k), _brief(v)] for k, v in items[:CELL_FIELDS]]
+        pairs = [[str(k), _brief(v)] for k, v in items[:_CELL_FIELDS]]
         return {"kv": pairs, "more": len(items) - len(pairs)}
-    return _brief(value, CELL_CHARS)
+    return _brief(value, _CELL_CHARS)
 
 
 def _row(r: SampleRecord, score_names: Sequence[str], timeline: EpisodeTimeline | None = None) -> dict[str, Any]:
@@ -724,7 +708,7 @@ def _intern(text: str, table: list[str]) -> str:
     ``"\\u0000<k>"`` into ``table`` (the literal's JSON, kept once); literals that already start with
     ``\\u0000`` always go to the table, so a reference is never ambiguous. Done on the serialised text (C-speed
     regex scanning) rather than by walking the objects."""
-    counts = Counter(m for m in _LITERAL.findall(text) if len(m) >= INTERN_MIN_CHARS or m.startswith('"\\u0000'))
+    counts = Counter(m for m in _LITERAL.findall(text) if len(m) >= _INTERN_MIN_CHARS or m.startswith('"\\u0000'))
     index: dict[str, int] = {}
     for literal, n in counts.items():
         if n > 1 or literal.startswith('"\\u0000'):
@@ -755,7 +739,7 @@ def _blob(
     drill-down, and their verdict is the sample's right/wrong mark."""
     score_names = _keys((r.scores for r in records), _is_number)
     score_names.sort(key=lambda k: first.index(k) if k in first else len(first))
-    score_names = score_names[:MAX_SCORE_COLUMNS]
+    score_names = score_names[:_MAX_SCORE_COLUMNS]
     lines = list(timelines) or [None] * len(records)
     details = [
         {

@@ -35,62 +35,41 @@ from mindloop.bench.api import SampleRecord
 from mindloop.bench.headline import ReferenceMark
 from mindloop.bench.tables import number
 
-__all__ = [
-    "SCORE_TABLE",
-    "Plot",
-    "breakdown_plot",
-    "fmt_number",
-    "group_label",
-    "group_table",
-    "headline_plot",
-    "main_metric",
-    "mean_scores",
-    "model_call_plot",
-    "per_group_tables",
-    "report_plots",
-    "score_plot",
-    "score_table",
-    "seconds_plot",
-    "status_plot",
-    "table_metrics",
-    "valued_marks",
-]
+_BLUE = "#3566c9"
+_GREEN = "#2f9e62"
+_RED = "#d2463f"
+_GREY = "#a3acb8"
+_ORANGE = "#d9822b"
+_PURPLE = "#8e5bc4"
+_PALETTE = (_BLUE, _ORANGE, _GREEN, _PURPLE, _RED, "#2a9bb3", "#b5894d", "#5f6b7a")
+_INK = "#1f2933"
+_MUTED = "#616e7c"
 
-BLUE = "#3566c9"
-GREEN = "#2f9e62"
-RED = "#d2463f"
-GREY = "#a3acb8"
-ORANGE = "#d9822b"
-PURPLE = "#8e5bc4"
-PALETTE = (BLUE, ORANGE, GREEN, PURPLE, RED, "#2a9bb3", "#b5894d", "#5f6b7a")
-INK = "#1f2933"
-MUTED = "#616e7c"
-
-MAX_GROUPS = 30
+_MAX_GROUPS = 30
 """Groups shown in a per-group chart; the largest ones are kept when there are more."""
 
-MAX_SCORES = 4
+_MAX_SCORES = 4
 """Score names in the report's own per-group table (the first ones in the order samples report them)."""
 
-MAX_PANELS = 6
+_MAX_PANELS = 6
 """Columns of a per-group table charted side by side (the first ones, in the table's order)."""
 
 SCORE_TABLE = "score_per_group"
 """The name of the report's own per-group table of score means (when the summary has no per-group table)."""
 
-FAILED_STATUSES = frozenset({"failed", "bug"})
+_FAILED_STATUSES = frozenset({"failed", "bug"})
 """Finished samples that did not complete: a score they lack counts as 0, as the benchmarks' summaries do."""
 
 _RC: dict[str, Any] = {
     "font.family": "DejaVu Sans",
     "font.size": 9,
     "axes.edgecolor": "#c5ccd6",
-    "axes.labelcolor": INK,
+    "axes.labelcolor": _INK,
     "axes.titlesize": 10,
     "axes.titleweight": "bold",
-    "axes.titlecolor": INK,
-    "xtick.color": MUTED,
-    "ytick.color": MUTED,
+    "axes.titlecolor": _INK,
+    "xtick.color": _MUTED,
+    "ytick.color": _MUTED,
     "axes.spines.top": False,
     "axes.spines.right": False,
     "axes.grid": False,
@@ -198,7 +177,7 @@ def _bars(
     ax.set_xlim(0, span)
     for yi, value, note in zip(range(len(labels)), values, notes, strict=True):
         if not math.isfinite(value):
-            ax.text(0.012 * span, yi, f"–{note}", va="center", ha="left", fontsize=8, color=MUTED, zorder=4)
+            ax.text(0.012 * span, yi, f"–{note}", va="center", ha="left", fontsize=8, color=_MUTED, zorder=4)
             continue
         text = fmt_number(value)
         inside = value > 0.3 * span
@@ -209,7 +188,7 @@ def _bars(
             va="center",
             ha="right" if inside else "left",
             fontsize=8,
-            color="white" if inside else INK,
+            color="white" if inside else _INK,
             fontweight="bold" if inside else "normal",
             zorder=4,
         )
@@ -257,17 +236,17 @@ def breakdown_plot(
     metric = main_metric(table, [*([headline] if headline else []), *(k for k, v in overall.items() if _number(v))])
     if metric is None:
         return None
-    picked = [(str(k), row) for k, row in table.items()][:MAX_GROUPS]  # keys as the page shows them
+    picked = [(str(k), row) for k, row in table.items()][:_MAX_GROUPS]  # keys as the page shows them
     rows = [(k, float(row[metric]) if _number(row.get(metric)) else math.nan) for k, row in picked]
     if all(math.isnan(v) for _, v in rows):
         return None
     notes = [f"  (n={_count(row['n'])})" if _number(row.get("n")) else "" for _, row in picked]
     with _canvas(6.4, _height(len(rows))) as (fig, ax):
-        _bars(ax, [k for k, _ in rows], [v for _, v in rows], notes, BLUE)
+        _bars(ax, [k for k, _ in rows], [v for _, v in rows], notes, _BLUE)
         ref = overall.get(metric)
         if _number(ref):
             label = f"all: {fmt_number(float(ref))}"
-            ax.axvline(float(ref), color=INK, linestyle="--", linewidth=1, zorder=3, label=label)
+            ax.axvline(float(ref), color=_INK, linestyle="--", linewidth=1, zorder=3, label=label)
         drawn = _reference_lines(ax, marks) if metric == headline else {}
         if _number(ref) or drawn:
             ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), fontsize=8, ncols=min(4, 1 + len(drawn)))
@@ -281,7 +260,7 @@ def breakdown_plot(
     return Plot(title, caption, _encode(fig), data=data)
 
 
-MARK_COLORS = {"chance": GREY, "best trivial": ORANGE, "oracle": GREEN}
+_MARK_COLORS = {"chance": _GREY, "best trivial": _ORANGE, "oracle": _GREEN}
 """The colour of each reference mark on a figure (a mark with its own name takes purple)."""
 
 
@@ -295,7 +274,7 @@ def _reference_lines(ax: Axes, marks: Sequence[ReferenceMark]) -> dict[str, floa
     the values drawn, by label."""
     drawn: dict[str, float] = {}
     for mark, value in valued_marks(marks):
-        color = MARK_COLORS.get(mark.label, PURPLE)
+        color = _MARK_COLORS.get(mark.label, _PURPLE)
         label = mark.label + (f" [{mark.name}]" if mark.label == "best trivial" else "") + f": {fmt_number(value)}"
         ax.axvline(value, color=color, linewidth=1.6, linestyle="-.", zorder=3.5, label=label)
         low, high = ax.get_xlim()
@@ -320,10 +299,10 @@ def headline_plot(
         return None
     with _canvas(6.4, 1.2 + 0.05 * len(refs)) as (fig, ax):
         shown = value if value is not None and math.isfinite(value) else math.nan
-        _bars(ax, [metric], [shown], [""], BLUE)
+        _bars(ax, [metric], [shown], [""], _BLUE)
         if interval is not None and value is not None:
             xerr = [[max(0.0, value - interval[0])], [max(0.0, interval[1] - value)]]
-            ax.errorbar([value], [0], xerr=xerr, fmt="none", ecolor=INK, elinewidth=1, capsize=4, zorder=5)
+            ax.errorbar([value], [0], xerr=xerr, fmt="none", ecolor=_INK, elinewidth=1, capsize=4, zorder=5)
         top = max([v for v in (value, *(interval or ())) if v is not None and math.isfinite(v)] + [v for _, v in refs])
         low, high = ax.get_xlim()
         if top > high:
@@ -357,11 +336,11 @@ def _natural(text: str) -> list[Any]:
 
 def _groups(records: Sequence[SampleRecord], order: Sequence[str] = ()) -> list[str]:
     """Group names in ``order`` (the benchmark's breakdown order) then naturally sorted; only the largest
-    :data:`MAX_GROUPS` when there are more."""
+    :data:`_MAX_GROUPS` when there are more."""
     counts = Counter(r.sample.group for r in records)
     names = [g for g in order if g in counts] + sorted(set(counts) - set(order), key=_natural)
-    if len(names) > MAX_GROUPS:
-        keep = {g for g, _ in counts.most_common(MAX_GROUPS)}
+    if len(names) > _MAX_GROUPS:
+        keep = {g for g, _ in counts.most_common(_MAX_GROUPS)}
         names = [g for g in names if g in keep]
     return names
 
@@ -389,7 +368,7 @@ def mean_scores(records: Sequence[SampleRecord], names: Sequence[str] | None = N
             value = r.scores.get(name)
             if _number(value):
                 values[name].append(float(value))
-            elif r.status in FAILED_STATUSES:
+            elif r.status in _FAILED_STATUSES:
                 values[name].append(0.0)
     return {name: (sum(v) / len(v) if v else None) for name, v in values.items()}
 
@@ -407,7 +386,7 @@ def _keys(rows: Iterable[Mapping[str, Any]], keep: Callable[[Any], bool] = lambd
     return keys
 
 
-def score_table(records: Sequence[SampleRecord], limit: int | None = MAX_SCORES) -> dict[str, dict[str, Any]]:
+def score_table(records: Sequence[SampleRecord], limit: int | None = _MAX_SCORES) -> dict[str, dict[str, Any]]:
     """The report's own per-group table: ``{group: {score: mean, ..., "n": finished samples}}`` for the first
     ``limit`` numeric scores (all with ``None``), means by :func:`mean_scores`; groups in natural order, the
     empty group as ``(none)``. Empty when no finished sample has a numeric score."""
@@ -452,10 +431,10 @@ def per_group_tables(
 
 def table_metrics(table: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """The columns of a per-group table that the per-group figure draws: every column with a number in some
-    row, in the table's order, except the sample counts (``n`` and ``*_n``); the first :data:`MAX_PANELS`."""
+    row, in the table's order, except the sample counts (``n`` and ``*_n``); the first :data:`_MAX_PANELS`."""
     columns = _keys(table.values())
     numeric = {k for row in table.values() for k, v in row.items() if _number(v)}
-    return [c for c in columns if c in numeric and c != "n" and not c.endswith("_n")][:MAX_PANELS]
+    return [c for c in columns if c in numeric and c != "n" and not c.endswith("_n")][:_MAX_PANELS]
 
 
 def score_plot(
@@ -476,7 +455,7 @@ def score_plot(
     names = table_metrics(table)
     if not names or (not derived and len(names) < 2):
         return None
-    picked = [(str(k), row) for k, row in table.items()][:MAX_GROUPS]  # keys as the page shows them
+    picked = [(str(k), row) for k, row in table.items()][:_MAX_GROUPS]  # keys as the page shows them
     rows = [k for k, _ in picked]
     series = {m: {k: row.get(m) for k, row in picked} for m in names}
     width = 6.4 if len(names) <= 2 else min(12.8, 2.4 * len(names) + 1.0)
@@ -484,7 +463,7 @@ def score_plot(
         drawn: dict[str, float] = {}
         for i, (ax, metric) in enumerate(zip(axes[0], names, strict=True)):
             values = [float(v) if _number(v) else math.nan for v in series[metric].values()]
-            _bars(ax, rows, values, [""] * len(rows), PALETTE[i % len(PALETTE)], invert=i == 0)
+            _bars(ax, rows, values, [""] * len(rows), _PALETTE[i % len(_PALETTE)], invert=i == 0)
             if metric == headline:
                 drawn = _reference_lines(ax, marks)
                 if drawn:  # under the figure, below every panel's tick labels (constrained layout makes room)
@@ -523,7 +502,7 @@ def status_plot(records: Sequence[SampleRecord], order: Sequence[str] = ()) -> P
     y = np.arange(len(groups))
     left = np.zeros(len(groups))
     with _canvas(6.4, _height(len(groups))) as (fig, ax):
-        for status, color in (("done", GREEN), ("failed", RED), ("bug", PURPLE), ("pending", GREY)):
+        for status, color in (("done", _GREEN), ("failed", _RED), ("bug", _PURPLE), ("pending", _GREY)):
             widths = np.array([counts[(g, status)] for g in groups], dtype=float)
             if widths.any():
                 ax.barh(y, widths, left=left, color=color, height=0.62, label=status, zorder=2)
@@ -561,8 +540,8 @@ def _hist(ax: Axes, values: Sequence[float], color: str, unit: str) -> str:
     if not data.size:
         return ""
     med, p95 = np.percentile(data, [50, 95])
-    ax.axvline(med, color=INK, linewidth=1, zorder=3)
-    ax.axvline(p95, color=INK, linewidth=1, linestyle=":", zorder=3)
+    ax.axvline(med, color=_INK, linewidth=1, zorder=3)
+    ax.axvline(p95, color=_INK, linewidth=1, linestyle=":", zorder=3)
     return f"median {_fmt(float(med))} · p95 {_fmt(float(p95))} · max {_fmt(float(data.max()))} {unit}"
 
 
@@ -573,7 +552,7 @@ def seconds_plot(records: Sequence[SampleRecord]) -> Plot | None:
         return None
     shown, unit = _in_unit(secs)
     with _canvas(6.4, 2.9) as (fig, ax):
-        stats = _hist(ax, shown, BLUE, unit)
+        stats = _hist(ax, shown, _BLUE, unit)
         ax.set_xlabel(f"{unit} per sample   ({stats})")
     what = f"Wall-clock time of each of the {len(secs)} finished samples; solid line the median, dotted the 95th"
     return Plot("Time per sample", f"{what} percentile.", _encode(fig))
@@ -596,9 +575,9 @@ def model_call_plot(records: Sequence[SampleRecord]) -> Plot | None:
     cached = sum(bool(c.get("cached")) for c in calls)
     with _canvas(12.8, 2.9, 3) as (fig, axes):
         for ax, values, color, title, label, what in (
-            (axes[0], latency, BLUE, "latency per call", unit, unit),
-            (axes[1], prompt, ORANGE, "prompt tokens per call", "tokens", "tok"),
-            (axes[2], completion, GREEN, "completion tokens per call", "tokens", "tok"),
+            (axes[0], latency, _BLUE, "latency per call", unit, unit),
+            (axes[1], prompt, _ORANGE, "prompt tokens per call", "tokens", "tok"),
+            (axes[2], completion, _GREEN, "completion tokens per call", "tokens", "tok"),
         ):
             stats = _hist(ax, values, color, what)
             ax.set_title(title, loc="left")

@@ -31,14 +31,6 @@ from mindloop.bench.suite import token_sum
 from mindloop.bench.tables import cell_text, dig, interval_at
 from mindloop.paths import output_file, write_atomic
 
-__all__ = [
-    "paper_tables",
-    "render_suite_report",
-    "run_marks",
-    "suite_report",
-    "write_suite_report",
-]
-
 
 def paper_tables() -> list[PaperTable]:
     """Every registered benchmark's declared paper tables, in suite order (a table once, by its key)."""
@@ -322,13 +314,13 @@ def _groups(columns: Sequence[Mapping[str, Any]]) -> list[tuple[str, int]]:
     return [(group, len(list(same))) for group, same in groupby(columns, key=lambda col: col["group"])]
 
 
-MAX_COLUMNS = 8
+_MAX_COLUMNS = 8
 """Value columns of one paper table shown side by side (eight, each with its interval under it, fit at 1280 px with a
 scroll bar): a wider table is split into parts (whole column groups
 where they fit, the row labels repeated), so no column is cut off at 1280 px."""
 
 
-def _parts(columns: Sequence[Mapping[str, Any]], limit: int = MAX_COLUMNS) -> list[dict[str, Any]]:
+def _parts(columns: Sequence[Mapping[str, Any]], limit: int = _MAX_COLUMNS) -> list[dict[str, Any]]:
     """A paper table's columns in parts of at most ``limit``: runs of the same group stay together unless one
     group alone is wider than ``limit``. Each part: ``{"columns": [index, ...], "groups": [(group, span), ...]}``.
 

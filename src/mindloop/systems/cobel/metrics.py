@@ -29,20 +29,6 @@ from mindloop.datafiles import load_package_data
 from mindloop.metrics.stats import mean
 from mindloop.models.tokens import TOKENIZER_NAME
 
-__all__ = [
-    "ABLATION_ROWS",
-    "CWAH_MAX_STEPS",
-    "CWAH_TASK_LABELS",
-    "TDW_TASK_LABELS",
-    "accuracy_curve",
-    "episode_records",
-    "summarize_episodes",
-    "table_ablation",
-    "table_cwah",
-    "table_tdw",
-    "token_counters",
-]
-
 CWAH_MAX_STEPS = 250
 
 
@@ -158,7 +144,7 @@ ABLATION_ROWS = _TABLES.ablation_rows
 
 _TOKENS = Column("Communication Cost in tokens (lower is better; {tokenizer})", ("comm_tokens",), digits=0)
 
-TABLE_2 = PaperTable(
+_TABLE_2 = PaperTable(
     "cwah-teams",
     "CoBel-World",
     "Table 2 (C-WAH, symbolic observation), a column per team",
@@ -168,7 +154,7 @@ TABLE_2 = PaperTable(
 )
 """Table 2 as :func:`table_cwah` prints it: a block per column, a row per task, a column per team."""
 
-TABLE_1 = PaperTable(
+_TABLE_1 = PaperTable(
     "tdw-mat-teams",
     "CoBel-World",
     "Table 1 (TDW-MAT), a column per team",
@@ -184,7 +170,7 @@ TABLE_1 = PaperTable(
 )
 """Table 1 as :func:`table_tdw` prints it: each category, each capacity's average and the total."""
 
-TABLE_3 = PaperTable(
+_TABLE_3 = PaperTable(
     "cwah-ablation",
     "CoBel-World",
     "Table 3 (C-WAH ablations)",
@@ -228,22 +214,22 @@ def _by_team(
 
 
 def table_cwah(results: Mapping[str, Sequence[Mapping[str, Any]]], tokenizer: str = TOKENIZER_NAME) -> str:
-    """:data:`TABLE_2` for teams ``{label: records}``: average steps, then tokens (``tokenizer`` names what
+    """:data:`_TABLE_2` for teams ``{label: records}``: average steps, then tokens (``tokenizer`` names what
     counted them in the header); a row per task some team played."""
     tasks = [t for t in CWAH_TASK_LABELS if any(r.get("task") == t for rs in results.values() for r in rs)]
-    return _by_team(TABLE_2, results, tasks, 14, tokenizer=tokenizer)
+    return _by_team(_TABLE_2, results, tasks, 14, tokenizer=tokenizer)
 
 
 def table_tdw(results: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
-    """:data:`TABLE_1` for teams ``{label: records}``: transport rate (%) per task and capacity, then tokens."""
-    return _by_team(TABLE_1, results, list(TDW_TASK_LABELS), 22, tokenizer=TOKENIZER_NAME)
+    """:data:`_TABLE_1` for teams ``{label: records}``: transport rate (%) per task and capacity, then tokens."""
+    return _by_team(_TABLE_1, results, list(TDW_TASK_LABELS), 22, tokenizer=TOKENIZER_NAME)
 
 
 def table_ablation(results: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
-    """:data:`TABLE_3`: average C-WAH steps of CoBel-World and its No-SBR and No-BBC ablations (the teams of
+    """:data:`_TABLE_3`: average C-WAH steps of CoBel-World and its No-SBR and No-BBC ablations (the teams of
     ``results`` named by those kinds; rows with no runs are left out)."""
     methods = {label: _cell(results[kind]) for kind, label in ABLATION_ROWS.items() if kind in results}
-    return aligned(grid(TABLE_3, methods, missing="—"), 25, 8)
+    return aligned(grid(_TABLE_3, methods, missing="—"), 25, 8)
 
 
 def token_counters(results: Mapping[str, Sequence[Mapping[str, Any]]]) -> dict[str, int]:

@@ -19,8 +19,6 @@ from mindloop.models.replies import DEFAULT_FORMAT_RETRIES, ask
 from mindloop.systems.cobel import prompts as tpl
 from mindloop.systems.cobel.replies import read_review, read_rules
 
-__all__ = ["TASK_DESCRIPTIONS", "Review", "RuleConstruction", "construct_rules", "review_rules"]
-
 TASK_DESCRIPTIONS = tpl.TASK_DESCRIPTIONS
 """Task descriptions (``$TASK_DESCRIPTION$``) for the two worlds (package data, ``data/prompts.yaml``)."""
 
@@ -65,7 +63,7 @@ def review_rules(
     return Review(not out, tuple(out))
 
 
-def default_rules(world: str) -> RuleSet:
+def _default_rules(world: str) -> RuleSet:
     """The symbolic default rules of ``world`` (``tdw-mat``: Fig. 7; ``cwah``: ours in its style)."""
     rules = {"tdw-mat": FIG7_RULES, "cwah": CWAH_RULES}.get(world)
     if rules is None:
@@ -100,7 +98,7 @@ async def construct_rules(
     if max_rounds < 1:
         raise InvalidArgumentError(f"max_rounds must be at least 1, got {max_rounds}")
     if proposer is None:
-        return RuleConstruction(default_rules(world), 0, True)
+        return RuleConstruction(_default_rules(world), 0, True)
     task = task_description or TASK_DESCRIPTIONS.get(world)
     if task is None:
         raise InvalidArgumentError(f"unknown transport world {world!r} (known: cwah, tdw-mat)")

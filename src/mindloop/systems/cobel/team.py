@@ -29,12 +29,10 @@ from mindloop.systems.cobel.messages import Reading, read, render
 from mindloop.systems.cobel.mind import CLAIM, INTENT, Intent, Mind, WorldView
 from mindloop.systems.cobel.worlds.common import MAX_MESSAGE_CHARS, Action, Layout
 
-__all__ = ["STYLES", "CollabAgent", "Domain", "IntentFailed", "SentMessage", "TeamAgent", "entity_id", "entity_name"]
-
 STYLES = ("cobel", "coela", "capo", "heuristic")
 """The symbolic team styles."""
 
-EXCLUSIVE = frozenset({"grab", "explore", "check"})
+_EXCLUSIVE = frozenset({"grab", "explore", "check"})
 """Plan verbs whose target one agent takes up (two agents grabbing one object or exploring one room waste work);
 delivering to the same place is not a conflict."""
 
@@ -227,7 +225,7 @@ class CollabAgent(TeamAgent):
                 self.style in ("coela", "cobel")
                 and reading.plan is not None
                 and self.intent is not None
-                and self.intent.verb in EXCLUSIVE
+                and self.intent.verb in _EXCLUSIVE
                 and self.intent.target == reading.plan[1]
                 and msg.sender < self.name
             ):
@@ -262,7 +260,7 @@ class CollabAgent(TeamAgent):
         avoid: dict[str, float] = {t: CLAIM for t, until in self._failed.items() if until > self._now}
         if self.style in ("coela", "cobel", "capo"):
             for intent in self._announced(view).values():
-                if intent.verb in EXCLUSIVE:
+                if intent.verb in _EXCLUSIVE:
                     avoid[intent.target] = CLAIM
         if self.style == "capo":
             for p, intent in self._assigned.items():
@@ -280,7 +278,7 @@ class CollabAgent(TeamAgent):
             mine_options = {i.target: i.cost for i in dom.options(view, self.name, room, holding, avoid)}
             for p, ranked in predictions.items():
                 for k, (pi, prob) in enumerate(ranked):
-                    if pi.verb not in EXCLUSIVE:
+                    if pi.verb not in _EXCLUSIVE:
                         continue
                     my_cost = mine_options.get(pi.target)
                     if k == 0 and my_cost is not None and (pi.cost, p) < (my_cost, self.name):
@@ -316,7 +314,7 @@ class CollabAgent(TeamAgent):
         holding = pview.subjects_with("HELD_BY", partner)
         avoid: dict[str, float] = {}
         mine = pview.get(self.name, INTENT)
-        if mine is not None and mine.partition(" ")[0] in EXCLUSIVE:
+        if mine is not None and mine.partition(" ")[0] in _EXCLUSIVE:
             avoid[mine.partition(" ")[2]] = CLAIM
         if announced is not None and not dom.still_valid(announced, pview, partner, holding):
             announced = None
@@ -359,20 +357,20 @@ class CollabAgent(TeamAgent):
             pview = self.mind.view(p)
             knows_plan = pview.get(self.name, INTENT) == mine.text
             knows_where = pview.get(self.name, "AT") == my_room
-            if mine.verb in EXCLUSIVE and top.same(mine) and not knows_plan and not knows_where:
+            if mine.verb in _EXCLUSIVE and top.same(mine) and not knows_plan and not knows_where:
                 reasons.append(f"conflict with {p}: both {mine.text}")
             unknown = [f for f in my_facts if pview.get(f.subject, f.relation) != f.value]
             p_room = pview.get(p, "AT") or view.get(p, "AT")
             p_holding = pview.subjects_with("HELD_BY", p)
-            obsolete = top.verb in EXCLUSIVE and not dom.still_valid(top, view, p, p_holding)
+            obsolete = top.verb in _EXCLUSIVE and not dom.still_valid(top, view, p, p_holding)
             hypo = _Augmented(pview, unknown)
-            avoid = {mine.target: CLAIM} if mine.verb in EXCLUSIVE else {}
+            avoid = {mine.target: CLAIM} if mine.verb in _EXCLUSIVE else {}
             after = dom.options(hypo, p, p_room, p_holding, avoid)
             new = after[0] if after else None
             better_placed = (
                 new is not None
                 and not new.same(top)
-                and new.verb in EXCLUSIVE
+                and new.verb in _EXCLUSIVE
                 and new.cost < my_costs.get(new.target, float("inf"))
             )
             if not (obsolete or better_placed):

@@ -18,16 +18,6 @@ from mindloop.systems.mindclaw.replies import PROMPTS, ModelPart, chat, read_tag
 from mindloop.systems.mindclaw.window import SceneView, base_place, room_of
 from mindloop.worlds.household.actions import Action, parse_actions
 
-__all__ = [
-    "PLACEHOLDER_ARGS",
-    "ActionGenerator",
-    "EagerActionGenerator",
-    "ModelActionGenerator",
-    "SymbolicActionGenerator",
-    "parse_action_reply",
-    "plan_help",
-]
-
 
 def _take(scene: SceneView, item: str) -> list[str]:
     base = base_place(scene, item)
@@ -110,9 +100,9 @@ class EagerActionGenerator(SymbolicActionGenerator):
         return plan
 
 
-ACT_SYSTEM = PROMPTS["act_system"]
+_ACT_SYSTEM = PROMPTS["act_system"]
 
-ACT_TEMPLATE = PROMPTS["act_template"]
+_ACT_TEMPLATE = PROMPTS["act_template"]
 """Action Generation's user prompt. The paper gives no prompt text; the answer line is described in words, with
 no template to copy: the old prompt's lines ``<Action> verb(arg, ...), ...`` / ``<Action> none`` are the kind the real
 0.5B model copied verbatim from the other prompts (it never reached action generation with the old prompts)."""
@@ -179,8 +169,8 @@ class ModelActionGenerator(ModelPart):
     def prompt(self, ctx: TriggerContext, record: ReasoningRecord) -> list[dict[str, Any]]:
         """The chat messages for one action-generation call."""
         return chat(
-            ACT_SYSTEM,
-            ACT_TEMPLATE,
+            _ACT_SYSTEM,
+            _ACT_TEMPLATE,
             context=render_context(ctx, skills=None),
             actor=record.actor,
             obj=record.object,

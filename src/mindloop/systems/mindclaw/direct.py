@@ -36,8 +36,6 @@ from mindloop.systems.mindclaw.replies import PROMPTS, ModelPart, chat, find_nam
 from mindloop.systems.mindclaw.skills import SkillSet
 from mindloop.systems.mindclaw.trigger import Decision
 
-__all__ = ["DIRECT_SYSTEM", "DIRECT_TEMPLATE", "DirectAnswer", "DirectModel", "parse_direct_reply", "render_window"]
-
 DIRECT_SYSTEM = PROMPTS["direct_system"]
 
 DIRECT_TEMPLATE = PROMPTS["direct_template"]
@@ -47,7 +45,7 @@ PIA and CS read (who, what, which mental state, when, and the action). Each tag 
 given the bare tags, one under the other, Qwen2.5-Coder-1.5B copied them and put ``<None>`` on a line of its own
 in every window of an episode; given this form it answered ``<Intervene> no`` and filled the other lines."""
 
-DIRECT_TAGS = ("intervene", "person", "object", "context", "believed", "action")
+_DIRECT_TAGS = ("intervene", "person", "object", "context", "believed", "action")
 
 
 @dataclass(frozen=True)
@@ -82,7 +80,7 @@ def parse_direct_reply(
     Refused with a one-line :class:`~mindloop.errors.ParseError`: no ``<Intervene>`` line, a value that is not yes
     or no, and, when it is yes, a missing or unknown person or object, a context outside the list, or an invalid
     ``<Action>``. An intervention with no steps (``<Action> none``) is refused too: it would help nobody."""
-    tags = read_tags(reply, DIRECT_TAGS)
+    tags = read_tags(reply, _DIRECT_TAGS)
     try:
         intervene = single("intervene", tags["intervene"], _read_flag("intervene"))
         if not intervene:

@@ -37,12 +37,10 @@ from mindloop.systems.mindclaw.sources.base import WindowSource
 from mindloop.systems.mindclaw.trigger import Trigger
 from mindloop.systems.mindclaw.window import Window
 
-__all__ = ["Engine", "StepTrace", "load_trace", "run_without_io", "save_trace"]
-
-T = TypeVar("T")
+_T = TypeVar("_T")
 
 
-def run_without_io(coro: Coroutine[Any, Any, T]) -> T:
+def run_without_io(coro: Coroutine[Any, Any, _T]) -> _T:
     """Run a coroutine that never waits (symbolic components) to completion without an event loop: no loop is made
     per call, which teacher forcing's thousands of steps would pay for. A coroutine that does wait (a model call)
     needs :func:`mindloop.models.base.run_sync`, which runs a loop."""

@@ -31,9 +31,7 @@ from mindloop.systems.mindclaw.trigger import Decision
 from mindloop.worlds.household.goals import Goal
 from mindloop.worlds.household.scenarios.model import Scenario
 
-__all__ = ["DecisionRecord", "accuracy_scores", "closed_loop", "episode_outcome", "teacher_forced"]
-
-Decide = Callable[[TriggerContext], Awaitable[Decision]]
+_Decide = Callable[[TriggerContext], Awaitable[Decision]]
 
 
 @dataclass(frozen=True)
@@ -94,7 +92,7 @@ async def teacher_forced(
     scenario: Scenario,
     gold: GoldEpisode,
     *,
-    decide: Decide | None = None,
+    decide: _Decide | None = None,
     observer: Observer | None = None,
     belief_table: bool = True,
     quiet: int = 2,

@@ -57,24 +57,11 @@ from mindloop.worlds.household.scenarios.gold import Focus, derive_gold
 from mindloop.worlds.household.scenarios.model import Scenario
 from mindloop.worlds.household.vocab import AT, FEELS, ROBOT
 
-__all__ = [
-    "CONTEXT_OF_FAMILY",
-    "GoldEpisode",
-    "GoldWindow",
-    "Op",
-    "decider_scores",
-    "decision_scores",
-    "episode_scores",
-    "gold_episode",
-    "scenario_family",
-    "summarize_intervention",
-]
-
 Op = tuple[str, str, str, str]
 """A trigger operation as plain data: ``(verb, actor, object, location)``, empty slots ``"none"``."""
 
-NONE = "none"
-HANDLING = frozenset({"pick", "place", "putin", "putback", "drop", "give", "move"})
+_NONE = "none"
+_HANDLING = frozenset({"pick", "place", "putin", "putback", "drop", "give", "move"})
 
 CONTEXT_OF_FAMILY: dict[str, str] = {
     "find": "false_belief",
@@ -170,7 +157,7 @@ class _GoldTable:
     def writes(self, events: Sequence[WorldEvent]) -> list[Op]:
         out: list[Op] = []
         for e in events:
-            if e.verb in HANDLING and e.failure is None and e.args and e.actor:
+            if e.verb in _HANDLING and e.failure is None and e.args and e.actor:
                 self.tracked.add(e.args[0])
             for f in e.facts:
                 if f.relation != AT or f.value is None or f.subject not in self.tracked:
@@ -180,7 +167,7 @@ class _GoldTable:
                     held = self.held.get((who, obj))
                     if held != loc:
                         verbs = _VISUAL_WRITES if who is None else _ACTOR_WRITES
-                        out.append((verbs[held is not None], who or NONE, obj, loc))
+                        out.append((verbs[held is not None], who or _NONE, obj, loc))
                         self.held[(who, obj)] = loc
         return out
 
@@ -255,8 +242,8 @@ def gold_episode(scenario: Scenario, *, quiet: int = 2) -> GoldEpisode:
     for k in range(len(due)):
         ops = list(writes[k])
         if k == t_star:
-            ops += [("reasoning_run", goal.human, goal.target, NONE), ("action_run", goal.human, goal.target, NONE)]
-        ops.append(("noop", NONE, NONE, NONE))
+            ops += [("reasoning_run", goal.human, goal.target, _NONE), ("action_run", goal.human, goal.target, _NONE)]
+        ops.append(("noop", _NONE, _NONE, _NONE))
         windows.append(GoldWindow(k, tuple(ops), due[k], quiets[k]))
     return GoldEpisode(
         scenario_id=scenario.id,

@@ -35,17 +35,6 @@ from mindloop.systems.mindclaw.skills import Condition, Skill, SkillSet, Thresho
 from mindloop.systems.mindclaw.trigger import NaivePolicy, Policy
 from mindloop.worlds.household.scenarios.model import Scenario
 
-__all__ = [
-    "NoSkillsError",
-    "collect_decisions",
-    "mine_skills",
-    "parse_skill_line",
-    "parse_summary",
-    "read_summary",
-    "require_skills",
-    "summarise_skills",
-]
-
 _Pred = tuple[str, str, Any]  # (feature, op, value)
 
 
@@ -270,14 +259,14 @@ def _mine_operation(
 
 
 # ---- the model summariser ---------------------------------------------------------------------------------------
-SUMMARY_SYSTEM = PROMPTS["summary_system"]
+_SUMMARY_SYSTEM = PROMPTS["summary_system"]
 
-SUMMARY_TEMPLATE = PROMPTS["summary_template"]
+_SUMMARY_TEMPLATE = PROMPTS["summary_template"]
 """The summariser's user prompt. The paper describes the summarising step (Fig. 4) but gives no prompt text; the
 line's parts are described in words, with no template to copy (a small model copied ``SKILL
 strong|preferred|negative | when: ...`` verbatim)."""
 
-SKILL_KINDS = ("strong", "preferred", "negative")
+_SKILL_KINDS = ("strong", "preferred", "negative")
 
 _SKILL_HEAD = re.compile(r"^skill(?![a-z])\s*(?:\d+\s*)?[:.)\-]?\s*(.*)$", re.IGNORECASE)
 _COND = re.compile(r"^\s*([a-z_]+)\s*(!=|==|>=|<=|=|>|<)\s*([A-Za-z0-9_.\-]+)\s*$")
@@ -345,7 +334,7 @@ def parse_skill_line(line: str) -> tuple[str, tuple[Condition, ...], str] | None
         raise ParseError("the line copies the template's kinds (strong|preferred|negative); write one kind")
     body = re.sub(r"\s*->\s*(?=text\b)", " | ", head.group(1), flags=re.IGNORECASE)  # when: ... -> text: ...
     parts = [p.strip() for p in body.split("|")]
-    kinds = [k for k in SKILL_KINDS if re.search(rf"\b{k}\b", parts[0], re.IGNORECASE)]
+    kinds = [k for k in _SKILL_KINDS if re.search(rf"\b{k}\b", parts[0], re.IGNORECASE)]
     if len(kinds) > 1:
         raise ParseError("the line copies the template's kinds (strong|preferred|negative); write one kind")
     if not kinds:
@@ -449,7 +438,7 @@ async def summarise_skills(
         if not right and not wrong:
             continue
         cases = "\n".join(_case(d) for d in [*right, *wrong])
-        messages = chat(SUMMARY_SYSTEM, SUMMARY_TEMPLATE, op=op, fields=fields, cases=cases, limit=limit)
+        messages = chat(_SUMMARY_SYSTEM, _SUMMARY_TEMPLATE, op=op, fields=fields, cases=cases, limit=limit)
         read = functools.partial(read_summary, op=op)
         skills, replies, _ = await part.ask(messages, read, "no usable skills")
         proposed += skills or []

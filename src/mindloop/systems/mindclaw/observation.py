@@ -23,20 +23,6 @@ from mindloop.models.base import ChatModel, GenerationConfig, image_part
 from mindloop.systems.mindclaw.replies import PROMPTS, ModelPart, chat, clean, find_names, words
 from mindloop.systems.mindclaw.window import SceneView, Window, WindowEvent
 
-__all__ = [
-    "HANDLING_VERBS",
-    "SEARCH_VERBS",
-    "Act",
-    "ActivityLog",
-    "ModelObserver",
-    "Move",
-    "Observation",
-    "Observer",
-    "SymbolicObserver",
-    "parse_observation_reply",
-]
-
-
 HANDLING_VERBS = frozenset({"pick", "place", "putin", "putback", "drop", "give", "move"})
 """Verbs that move an item by hand: the robot starts tracking an item once someone handles it."""
 
@@ -207,9 +193,9 @@ class SymbolicObserver(_ActivityObserver):
 
 # ---- the model-driven observer --------------------------------------------------------------------------------
 
-OBSERVE_SYSTEM = PROMPTS["observe_system"]
+_OBSERVE_SYSTEM = PROMPTS["observe_system"]
 
-OBSERVE_TEMPLATE = PROMPTS["observe_template"]
+_OBSERVE_TEMPLATE = PROMPTS["observe_template"]
 """The Observation module's user prompt. The paper gives no prompt text. Its format lines are templates
 (``PERSON: verb(arg, ...)``); the real 0.5B model did not copy them (0 of 12 replies), so they stay, and a copy would
 be refused (:func:`parse_observation_reply`)."""
@@ -361,8 +347,8 @@ class ModelObserver(ModelPart, _ActivityObserver):
         """The chat messages sent for ``window``."""
         c = window.candidates
         return chat(
-            OBSERVE_SYSTEM,
-            OBSERVE_TEMPLATE,
+            _OBSERVE_SYSTEM,
+            _OBSERVE_TEMPLATE,
             *(image_part(f) for f in window.frames if self.frames),
             t=window.t,
             text=window.text or "(nothing narrated)",

@@ -22,9 +22,6 @@ from mindloop.systems.mindclaw.replies import PROMPTS, ModelPart, chat, clean, f
 from mindloop.systems.mindclaw.window import SceneView
 from mindloop.worlds.household.scenarios.gold import NEEDS
 
-__all__ = ["ModelReasoner", "Reasoner", "SymbolicReasoner", "goal_for", "judged_record", "parse_reasoning_reply"]
-
-
 _GOALS = {
     "unreachable": "deliver",
     "blocked": "clear",
@@ -123,13 +120,13 @@ class SymbolicReasoner:
         )
 
 
-REASON_SYSTEM = PROMPTS["reason_system"]
+_REASON_SYSTEM = PROMPTS["reason_system"]
 
-REASON_TEMPLATE = PROMPTS["reason_template"]
+_REASON_TEMPLATE = PROMPTS["reason_template"]
 """Mental Reasoning's user prompt. The paper gives no prompt text; the allowed values are listed apart from the
 tags to fill (a small model copied ``<Context> one of: false_belief, ...`` verbatim when the list sat in the slot)."""
 
-REASON_TAGS = ("context", "believed", "blocks", "intervene", "reason")
+_REASON_TAGS = ("context", "believed", "blocks", "intervene", "reason")
 
 _ECHOES = {
     "context": ("one of:", "one of "),
@@ -207,8 +204,8 @@ def parse_reasoning_reply(reply: str, *, locations: frozenset[str]) -> dict[str,
     a line that copies the prompt's format (``<Context> one of: ...``) and two different answers for one tag. A
     ``<Reason>`` that copies the prompt is dropped (the reason is free text and optional).
     """
-    tags = read_tags(reply, REASON_TAGS)
-    missing = [t for t in REASON_TAGS[:4] if not tags[t]]
+    tags = read_tags(reply, _REASON_TAGS)
+    missing = [t for t in _REASON_TAGS[:4] if not tags[t]]
     if len(missing) == 4:
         raise ParseError("no <Context>, <Believed>, <Blocks> or <Intervene> line", text=reply[:200])
     try:
@@ -229,7 +226,9 @@ class ModelReasoner(ModelPart):
     def prompt(self, ctx: TriggerContext, actor: str, obj: str) -> list[dict[str, Any]]:
         """The chat messages for one reasoning call."""
         context = render_context(ctx, skills=None)
-        return chat(REASON_SYSTEM, REASON_TEMPLATE, context=context, actor=actor, obj=obj, contexts=", ".join(CONTEXTS))
+        return chat(
+            _REASON_SYSTEM, _REASON_TEMPLATE, context=context, actor=actor, obj=obj, contexts=", ".join(CONTEXTS)
+        )
 
     async def reason(self, ctx: TriggerContext, actor: str, obj: str) -> ReasoningRecord:
         """Ask (with format retries); a reply still refused is a record with ``error`` and no intervention."""

@@ -48,21 +48,8 @@ from mindloop.errors import ParseError
 from mindloop.systems.mindclaw.context import _FEATURE_BY_NAME
 from mindloop.systems.mindclaw.operations import OPERATION_VERBS
 
-__all__ = [
-    "KINDS",
-    "Condition",
-    "DecisionLike",
-    "Skill",
-    "SkillSet",
-    "Thresholds",
-    "default_skills_path",
-    "load_skills",
-    "parse_skills",
-    "validate_skills",
-]
-
 KINDS = ("strong", "preferred", "negative")
-FIELDS = frozenset(_FEATURE_BY_NAME) | {"text"}
+_FIELDS = frozenset(_FEATURE_BY_NAME) | {"text"}
 _COMPARE: dict[str, Callable[[Any, Any], bool]] = {
     "eq": operator.eq,
     "not": operator.ne,
@@ -80,7 +67,7 @@ _Whole = Annotated[WholeNumber, Field(ge=0)]
 """A whole number >= 0 (``3.0`` reads as ``3``)."""
 
 
-class FeatureSource(Protocol):
+class _FeatureSource(Protocol):
     """Anything a skill can be matched against: named features and the narration text."""
 
     def feature(self, name: str) -> Any:
@@ -151,7 +138,7 @@ class Skill:
     def __post_init__(self) -> None:
         object.__setattr__(self, "_tests", tuple((c.field, c.compile()) for c in self.when))
 
-    def matches(self, ctx: FeatureSource) -> bool:
+    def matches(self, ctx: _FeatureSource) -> bool:
         """Whether every condition holds in ``ctx`` (``text`` is the window narration)."""
         for name, test in self._tests:  # noqa: SIM110 - the hot path of every trigger decision
             if not test(ctx.feature(name)):
@@ -219,7 +206,7 @@ class SkillSet:
         """``{"strong": [...], "preferred": [...], "negative": [...]}`` for one operation."""
         return {k: [s for s in self.skills if s.op == op and s.kind == k] for k in KINDS}
 
-    def vetoed(self, op: str, ctx: FeatureSource) -> Skill | None:
+    def vetoed(self, op: str, ctx: _FeatureSource) -> Skill | None:
         """The first negative skill of ``op`` that matches ``ctx`` (it rules ``op`` out), or ``None``."""
         return next((s for s in self.negative.get(op, ()) if s.matches(ctx)), None)
 
@@ -247,8 +234,8 @@ class SkillSet:
 
 
 def _condition(skill_id: str, name: str, spec: Any, source: str) -> Condition:
-    if name not in FIELDS:
-        raise ParseError(f"skill {skill_id}: unknown field {name!r} (fields: {', '.join(sorted(FIELDS))})",
+    if name not in _FIELDS:
+        raise ParseError(f"skill {skill_id}: unknown field {name!r} (fields: {', '.join(sorted(_FIELDS))})",
                          source=source)  # fmt: skip
     feature = _FEATURE_BY_NAME.get(name)
     if isinstance(spec, Mapping):

@@ -34,18 +34,6 @@ from mindloop.systems.mindclaw.replies import PROMPTS, ModelPart, chat
 from mindloop.systems.mindclaw.skills import SkillSet
 from mindloop.systems.mindclaw.window import Candidates
 
-__all__ = [
-    "ClassifierPolicy",
-    "Decision",
-    "FirstWindowPolicy",
-    "ModelPolicy",
-    "NaivePolicy",
-    "NoopPolicy",
-    "Policy",
-    "Trigger",
-    "train_classifier",
-]
-
 
 @dataclass(frozen=True, slots=True)
 class Decision:
@@ -176,9 +164,9 @@ def train_classifier(
     return ClassifierPolicy(model, [str(c) for c in model.classes_], names)
 
 
-TRIGGER_SYSTEM = PROMPTS["trigger_system"]
+_TRIGGER_SYSTEM = PROMPTS["trigger_system"]
 
-TRIGGER_TEMPLATE = PROMPTS["trigger_template"]
+_TRIGGER_TEMPLATE = PROMPTS["trigger_template"]
 """The trigger's user prompt. MindClaw's paper gives the operation space (eq. (8)) but no prompt text. The list of
 operations is the allowed values; the answer line names no example operation (the real 0.5B model copied the old
 prompt's ``for example: belief_update_actor_belief(alice, apple, fridge)`` in every reply). Slots described in words
@@ -197,7 +185,7 @@ class ModelPolicy(ModelPart):
     def prompt(self, ctx: TriggerContext, skills: SkillSet | None) -> list[dict[str, Any]]:
         """The chat messages for one decision."""
         guidance = skills.guidance() if skills is not None else None
-        return chat(TRIGGER_SYSTEM, TRIGGER_TEMPLATE, context=render_context(ctx, skills=guidance))
+        return chat(_TRIGGER_SYSTEM, _TRIGGER_TEMPLATE, context=render_context(ctx, skills=guidance))
 
     async def decide(self, ctx: TriggerContext, skills: SkillSet | None) -> Decision:
         """Ask the model for one operation (with format retries)."""

@@ -66,19 +66,7 @@ if TYPE_CHECKING:  # the agents and scenarios are imported where a sample is mad
     from mindloop.systems.mindpower.agents import HierarchyAnswer
     from mindloop.worlds.household.scenarios import Scenario
 
-__all__ = [
-    "CONTROL_GROUP",
-    "MindPowerBenchmark",
-    "MindPowerOptions",
-    "baseline_texts",
-    "mindpower_samples",
-    "rescale",
-    "select_controls",
-    "similarity_baseline",
-    "summarize_mindpower",
-]
-
-TASKS = (FALSE_BELIEF, IMPLICIT_GOAL)
+_TASKS = (FALSE_BELIEF, IMPLICIT_GOAL)
 CONTROL_GROUP = "control"
 """The sample group of control scenarios (no help needed, gold ``wait()``), apart from the two tasks."""
 
@@ -179,7 +167,7 @@ def _pct_metric(name: str, score: str, description: str, **kw: Any) -> Metric:
     return Metric(name, score, "mean", scale=100, digits=4, description=description, **kw)
 
 
-_BY_TASK = (Grouping("by_task", "group", (*TASKS, CONTROL_GROUP)),)
+_BY_TASK = (Grouping("by_task", "group", (*_TASKS, CONTROL_GROUP)),)
 _METRICS = (
     _pct_metric("sr", "sr", "Action SR: the weighted ROUGE of the predicted action calls (0-100)", groupings=_BY_TASK),
     _pct_metric("ac", "ac", "Action AC: the share of gold action calls predicted (0-100)", groupings=_BY_TASK),
@@ -211,7 +199,7 @@ _RESAMPLED = ("by_task", "help", "control", "dialogue")
 subset): the bootstrap of the summary."""
 
 
-MINDPOWER_GLOSSARY: dict[str, str] = load_package_data(
+_MINDPOWER_GLOSSARY: dict[str, str] = load_package_data(
     RootModel[dict[str, str]], __package__ or "", "glossary.yaml"
 ).root
 """What the MindPower summary's keys mean (docs/mindpower.md has the full definitions)."""
@@ -266,7 +254,7 @@ class MindPowerBenchmark:
             order=30, presets={"quick": PresetEntry(10, "5 scenarios of each task; one long six-layer reply each")}
         ),
         paper_tables=(TABLE_2,),
-        glossary=MINDPOWER_GLOSSARY,
+        glossary=_MINDPOWER_GLOSSARY,
         small=SmallRun(options=(("similarity", "off"),)),
     )
 
@@ -505,7 +493,7 @@ def summarize_mindpower(records: Sequence[SampleRecord]) -> dict[str, Any]:
     by_task: dict[str, list[SampleRecord]] = defaultdict(list)
     for r in records:
         by_task[str(r.sample.group or r.sample.input.get("task"))].append(r)
-    order = [t for t in (*TASKS, CONTROL_GROUP) if t in by_task] + sorted(set(by_task) - {*TASKS, CONTROL_GROUP})
+    order = [t for t in (*_TASKS, CONTROL_GROUP) if t in by_task] + sorted(set(by_task) - {*_TASKS, CONTROL_GROUP})
     out["by_task"] = {t: _block(by_task[t], settings) for t in order}
     out["controls"] = settings.get("controls", "exclude")
     if any(r.sample.input.get("control") for r in records):  # reported apart whenever the run has any

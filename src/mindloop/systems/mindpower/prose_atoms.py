@@ -36,8 +36,6 @@ from mindloop.beliefs.vocab import ROBOT
 from mindloop.systems.mindpower.calls import call_atoms, normalize_call, parse_call, plan_atoms, split_calls
 from mindloop.systems.mindpower.hierarchy import SETTING_LAYERS, first_layers
 
-__all__ = ["extract_atoms_prose"]
-
 _ARTICLES = {"the", "a", "an", "some", "his", "her", "their", "its", "my", "this", "that", "those", "these"}
 _NP = r"(?:(?:the|a|an|some|his|her|their|its|my)\s+)?([a-z][a-z0-9'\- ]*?)"
 _STOP_NAMES = {
@@ -51,10 +49,10 @@ _TRAILING = re.compile(r"\s+(?:again|now|there|here|quickly|slowly|too|as well|b
 _QUOTE = re.compile(r"[\"“]([^\"”]*)[\"”]")
 
 
-def ident(phrase: str) -> str:
+def _ident(phrase: str) -> str:
     """A phrase as an id: lower case, leading articles and possessives dropped, spaces as ``_``.
 
-    >>> ident("the Kitchen Counter"), ident("kids' room"), ident("Alice's mug")
+    >>> _ident("the Kitchen Counter"), _ident("kids' room"), _ident("Alice's mug")
     ('kitchen_counter', 'kids_room', 'mug')
     """
     return "_".join(w.replace("'", "") for w in _words(phrase) if w)
@@ -108,13 +106,13 @@ class _Reader:
         p = " ".join(_words(_TRAILING.sub("", phrase.strip().lower().replace("’", "'"))))
         m = re.fullmatch(r"(?:floor|corner)\s+of\s+(?:the\s+)?(.+)", p)
         if m:
-            return f"{ident(m.group(1))}_corner"
+            return f"{_ident(m.group(1))}_corner"
         if p in self.lexicon:
             return self.lexicon[p]
         name = _longest_tail(p, " ", self.lexicon)  # a longer phrase ending in a known name
         if name is not None:
             return self.lexicon[name]
-        oid = ident(p)
+        oid = _ident(p)
         if oid and oid not in self.known:
             known = _longest_tail(oid, "_", self.known)
             if known is not None:
@@ -591,7 +589,7 @@ def _fetch(r: _Reader, text: str) -> str | None:
     with_ = None
     if m6 and m6.re.pattern.startswith(r"\bpour"):
         with_ = r.obj(m6.group(1))
-    elif m6 and ident(m6.group(1)) == item:
+    elif m6 and _ident(m6.group(1)) == item:
         with_ = m6.group(2)
     args = [item] + ([f"from={src}"] if src else []) + ([f"to={h}"] if h else []) + ([f"with={with_}"] if with_ else [])
     return f"fetch({', '.join(args)})"

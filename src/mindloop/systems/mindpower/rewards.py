@@ -54,35 +54,6 @@ from mindloop.systems.mindpower.metrics import RougeScores, _scorer, rouge_token
 from mindloop.systems.mindpower.prompts import TEXTS
 from mindloop.systems.mindpower.prose_atoms import extract_atoms_prose as _extract_prose
 
-__all__ = [
-    "ATOMIC_PROMPT",
-    "EXTRACTORS",
-    "MIND_WEIGHTS",
-    "RELEASED_REWARD_WEIGHTS",
-    "REWARD_PRESETS",
-    "FormatReward",
-    "MindPowerReward",
-    "MindReward",
-    "MindRewardScore",
-    "ReleasedFormatReward",
-    "ReleasedMindReward",
-    "RewardPreset",
-    "atoms_from_gold",
-    "completion_text",
-    "extract_atoms_model",
-    "extract_atoms_prose",
-    "extract_atoms_symbolic",
-    "format_reward",
-    "household_lexicon",
-    "mind_reward",
-    "parse_atom_lines",
-    "perspective_of",
-    "released_format_reward",
-    "released_mind_reward",
-    "reward_preset",
-    "tag_atoms",
-]
-
 MIND_WEIGHTS: tuple[float, float, float] = (0.2, 0.3, 0.5)
 """α1, α2, α3 of Eq. 1 as set in Sec. 5.2."""
 
@@ -184,14 +155,14 @@ def parse_atom_lines(reply: str) -> list[str]:
     return atoms
 
 
-def atomic_messages(text: str) -> list[Message]:
+def _atomic_messages(text: str) -> list[Message]:
     """The Fig. 20 extraction prompt as a system message, and the text to extract from."""
     return [message("system", ATOMIC_PROMPT), message("user", f"Extract the atomic actions from:\n\n{text.strip()}")]
 
 
 async def extract_atoms_model(model: ChatModel, text: str, config: GenerationConfig | None = None) -> list[str]:
     """Atoms of ``text`` extracted by ``model`` with the Fig. 20 prompt (raises ``MindloopError`` on failure)."""
-    reply = await model.generate(atomic_messages(text), config or GenerationConfig())
+    reply = await model.generate(_atomic_messages(text), config or GenerationConfig())
     return parse_atom_lines(reply.text)
 
 

@@ -42,15 +42,7 @@ from mindloop.errors import InvalidArgumentError, MindloopError, ParseError
 from mindloop.systems.omnitom.records import WORLD_ACTOR, BeliefLabels, BeliefRecord, StoryRecord
 from mindloop.systems.omnitom.templated import IN, LABEL, TemplatedStory, parse_templated_story
 
-__all__ = [
-    "AnnotatedFile",
-    "annotate_events",
-    "annotate_story_file",
-    "annotate_templated",
-    "annotate_text",
-]
-
-MAX_ORDER = 3
+_MAX_ORDER = 3
 """OmniToM's deepest order (App. A.2)."""
 
 _ACTIONS = frozenset({EventKind.ENTER, EventKind.EXIT, EventKind.MOVE, EventKind.PUT, EventKind.OPEN, EventKind.CLOSE})
@@ -97,8 +89,8 @@ class _Annotator:
     def __init__(
         self, events: Sequence[Event | Utterance], kinds: Mapping[str, str], max_order: int, trust: TrustPolicy
     ) -> None:
-        if not 1 <= max_order <= MAX_ORDER:
-            raise InvalidArgumentError(f"max_order must be 1..{MAX_ORDER} (OmniToM's orders), got {max_order}")
+        if not 1 <= max_order <= _MAX_ORDER:
+            raise InvalidArgumentError(f"max_order must be 1..{_MAX_ORDER} (OmniToM's orders), got {max_order}")
         self.events = list(events)
         self.tracker = Tracker(max_depth=max_order, trust=trust)
         self.tracker.apply_all(self.events)
@@ -352,7 +344,7 @@ def annotate_events(
     story_id: int = 0,
     category: str = "False Belief Task",
     kinds: Mapping[str, str] | None = None,
-    max_order: int = MAX_ORDER,
+    max_order: int = _MAX_ORDER,
     trust: TrustPolicy | str = "everyone",
 ) -> StoryRecord:
     """The gold record of a story given as events: world rows, then each agent's rows (first appearance order).
@@ -368,12 +360,12 @@ def annotate_events(
     return StoryRecord(story_id=story_id, story_category=category, story=story, beliefs=tuple(rows))
 
 
-def annotate_templated(story: TemplatedStory, *, story_id: int = 0, max_order: int = MAX_ORDER) -> StoryRecord:
+def annotate_templated(story: TemplatedStory, *, story_id: int = 0, max_order: int = _MAX_ORDER) -> StoryRecord:
     """The gold record of a parsed templated false-belief story."""
     return annotate_events(story.events, story=story.text, story_id=story_id, kinds=story.kinds, max_order=max_order)
 
 
-def annotate_text(text: str, *, story_id: int = 0, max_order: int = MAX_ORDER, source: str = "<story>") -> StoryRecord:
+def annotate_text(text: str, *, story_id: int = 0, max_order: int = _MAX_ORDER, source: str = "<story>") -> StoryRecord:
     """Parse a templated false-belief story and annotate it (raises :class:`ParseError` if it does not parse).
 
     >>> r = annotate_text("Alice and Bob are in a room. There is an object in a box. Bob leaves. "
@@ -393,7 +385,7 @@ class AnnotatedFile:
     format: str
 
 
-def annotate_story_file(path: str | Path, *, max_order: int = MAX_ORDER) -> AnnotatedFile:
+def annotate_story_file(path: str | Path, *, max_order: int = _MAX_ORDER) -> AnnotatedFile:
     """Annotate every story of a file the project can parse.
 
     * a ToMi/Hi-ToM numbered-line file: each distinct story (its question lines dropped);

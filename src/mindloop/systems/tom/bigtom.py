@@ -67,25 +67,6 @@ from mindloop.datafiles import csv_fields_unlimited
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems.tom.data import RELEASES
 
-__all__ = [
-    "BIGTOM",
-    "BIGTOM_CONDITIONS",
-    "BIGTOM_FIELDS",
-    "BIGTOM_INSTRUCTION",
-    "BIGTOM_VARIABLES",
-    "NOT_AWARE",
-    "PERCEPT",
-    "RELEASE_FILES",
-    "BigToMBenchmark",
-    "BigToMItem",
-    "BigToMOptions",
-    "BigToMRow",
-    "bigtom_items",
-    "read_bigtom",
-    "release_reading",
-    "track_item",
-]
-
 BIGTOM_FIELDS = RELEASES.bigtom_fields
 """The twenty ``;``-separated fields of a ``bigtom.csv`` line (the first eighteen as ``generate_conditions.py``
 names them; the last two are the release's unread ``auto``/``user`` and flag)."""
@@ -100,7 +81,7 @@ answer as the builder writes it (``answers[0]``), although those sentences tell 
 BIGTOM_INSTRUCTION = RELEASES.bigtom_instruction
 """The release's evaluation instruction (``code/prompt_instructions/evaluate.txt``)."""
 
-InitialBelief = Literal["hidden", "shown", "both"]
+_InitialBelief = Literal["hidden", "shown", "both"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,7 +157,7 @@ def _stories(row: BigToMRow, shown: bool) -> tuple[str, str]:
     return f"{p[0]}.{p[1]}.{p[2]}.{p[4]}.", ".".join([*p[:3], " " + row["random_event"]])
 
 
-def bigtom_items(rows: Sequence[BigToMRow], initial_belief: InitialBelief = "both") -> list[BigToMItem]:
+def bigtom_items(rows: Sequence[BigToMRow], initial_belief: _InitialBelief = "both") -> list[BigToMItem]:
     """Every (row, initial belief, variable, condition) item, in the release's order within a row, with the
     percept-to-belief item after the shown initial belief's three variables. Each item's two options are in the
     order the release's ``evaluate_conditions.py`` shows them: ``random.seed(0)`` per condition file, then one
@@ -337,7 +318,7 @@ class BigToMOptions(Options):
     """Options of ``bigtom``."""
 
     data: str | None = Field(None, description="BigToM's bigtom.csv (or the folder holding it) (--data PATH)")
-    initial_belief: InitialBelief = Field(
+    initial_belief: _InitialBelief = Field(
         "both", description="items with the initial belief sentence hidden, shown, or both (the release makes both)"
     )
     lines: str | None = Field(

@@ -16,8 +16,6 @@ from mindloop.systems import system_group
 if TYPE_CHECKING:
     from mindloop.systems.tom.evaluate import TypeScore
 
-__all__ = ["tom_app"]
-
 tom_app = system_group("tom")
 
 
@@ -25,7 +23,7 @@ _Format = Literal["auto", "tomi", "hitom"]
 
 
 @tom_app.command("eval")
-def tom_eval(
+def _tom_eval(
     path: Annotated[
         Path,
         typer.Argument(
@@ -99,7 +97,7 @@ _Split = Literal["normal", "long", "all"]
 
 
 @tom_app.command("audit")
-def tom_audit(
+def _tom_audit(
     path: Annotated[
         Path,
         typer.Argument(
@@ -135,7 +133,7 @@ def tom_audit(
 
 
 @tom_app.command("generate")
-def tom_generate(
+def _tom_generate(
     n: Annotated[int, typer.Option("--n", min=0, help="Number of examples (one question each).")] = 100,
     seed: Annotated[int, typer.Option("--seed", help="Seed: the same seed gives the same file, byte for byte.")] = 0,
     hitom: Annotated[

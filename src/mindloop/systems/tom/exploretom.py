@@ -53,23 +53,12 @@ from mindloop.bench.choice import (
 from mindloop.bench.declaration import Grouping, SmallRun
 from mindloop.errors import ParseError
 
-__all__ = [
-    "EXPLORETOM",
-    "EXPLORETOM_FIELDS",
-    "ExploreToMBenchmark",
-    "ExploreToMItem",
-    "ExploreToMOptions",
-    "audit_exploretom",
-    "read_exploretom",
-    "track_structure",
-]
-
 EXPLORETOM_FIELDS = ("question", "expected_answer", "qprop=params", "qprop=nth_order")
 """The fields every row must have (and one of ``infilled_story`` / ``story_structure``)."""
 
 _PAIRS = (("yes", "no"), ("knows about it", "does not know about it"))
 
-StoryKind = Literal["infilled", "structure"]
+_StoryKind = Literal["infilled", "structure"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +154,7 @@ class ExploreToMOptions(Options):
     """Options of ``exploretom``."""
 
     data: str | None = Field(None, description="ExploreToM's ExploreToM-data-sample.csv (--data PATH)")
-    story: StoryKind = Field("infilled", description="the infilled prose story or the plain story structure")
+    story: _StoryKind = Field("infilled", description="the infilled prose story or the plain story structure")
 
 
 def _input(item: ExploreToMItem, options: ExploreToMOptions) -> dict[str, Any]:
@@ -196,7 +185,7 @@ async def _symbolic(sample: Sample, ctx: AgentContext) -> Outcome:
     return covered(inp["answer"] if answer == _norm(inp["answer"]) else answer)
 
 
-def release_reading(reply: str, sample: Sample) -> str | None:
+def _release_reading(reply: str, sample: Sample) -> str | None:
     """The release's reading as a choice: the gold when it occurs in the reply, else the other one when it does."""
     return occurring(reply, [c.lower() for c in sample.choices], sample)
 
@@ -216,7 +205,7 @@ EXPLORETOM = ChoiceSet(
     ),
     release=Release(
         "the expected answer occurring in the reply, lower-cased",
-        release_reading,
+        _release_reading,
         "'no' occurs in 'I do not know', so the release counts that reply as 'no'",
     ),
     groupings=(

@@ -23,14 +23,6 @@ from pydantic import Field
 from mindloop.datafiles import DataModel, load_package_data
 from mindloop.worlds.household.vocab import ROBOT, Trait
 
-__all__ = [
-    "CHARACTERS",
-    "ROBOT_CHARACTER",
-    "Character",
-    "character",
-    "load_characters",
-]
-
 
 @dataclass(frozen=True, slots=True)
 class Character:
@@ -65,13 +57,13 @@ class Character:
         return self.reach_min <= height <= self.reach_max
 
 
-HumanTrait = Literal[Trait.ADULT, Trait.CHILD, Trait.WHEELCHAIR]
+_HumanTrait = Literal[Trait.ADULT, Trait.CHILD, Trait.WHEELCHAIR]
 
 
 class _CharacterSpec(DataModel):
     """One human as ``data/characters.yaml`` writes it."""
 
-    trait: HumanTrait = Trait.ADULT
+    trait: _HumanTrait = Trait.ADULT
     gender: Literal["f", "m"]
     height: float = Field(gt=0, le=2.5)
     description: str = Field(min_length=1)
@@ -80,7 +72,7 @@ class _CharacterSpec(DataModel):
 class _CharactersFile(DataModel):
     """The whole of ``data/characters.yaml``: each trait's reach and the humans, by id, in order."""
 
-    reach: dict[HumanTrait, tuple[float, float]] = Field(min_length=1)
+    reach: dict[_HumanTrait, tuple[float, float]] = Field(min_length=1)
     characters: dict[str, _CharacterSpec] = Field(min_length=1)
 
     def problems(self) -> Iterator[tuple[str, str]]:

@@ -38,18 +38,6 @@ from mindloop.worlds.stories.tomi import (
     story_sentences,
 )
 
-__all__ = [
-    "PROMPTING_TYPES",
-    "TOMI_QUESTION_TYPES",
-    "TOMI_STORY_TYPES",
-    "iter_dataset",
-    "iter_tomi_trace",
-    "parse_choices",
-    "read_dataset",
-    "read_hitom_json",
-    "read_tomi_trace",
-]
-
 PROMPTING_TYPES: tuple[str, ...] = ("CoTP", "VP")
 """Hi-ToM's prompting types: chain-of-thought prompting and vanilla prompting."""
 
@@ -70,7 +58,7 @@ TOMI_QUESTION_TYPES: tuple[str, ...] = (
 )
 """ToMi's question types (the next-to-last field of a trace line), in the order papers report them."""
 
-T = TypeVar("T")
+_T = TypeVar("_T")
 
 _QUESTION_TYPE = re.compile(r"^(?:reality|memory|(?P<order>first_order|second_order)_[01]_(?:no_)?tom)$")
 _EVENT = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -123,7 +111,7 @@ def _family(question_type: str) -> str:
 _END = object()
 
 
-def _beside(examples: Iterator[Example], entries: Iterator[T], path: Path, unit: str) -> Iterator[tuple[Example, T]]:
+def _beside(examples: Iterator[Example], entries: Iterator[_T], path: Path, unit: str) -> Iterator[tuple[Example, _T]]:
     """Each example with its entry of the file beside the story file (its ``unit``s, one per question), lazily; a
     count that differs is found when one side runs out."""
     n = 0
@@ -133,7 +121,7 @@ def _beside(examples: Iterator[Example], entries: Iterator[T], path: Path, unit:
             questions = n + 1 + sum(1 for _ in examples)
             raise ParseError(f"has {n} {unit} but the story file beside it has {questions} questions", source=str(path))
         n += 1
-        yield ex, cast(T, entry)
+        yield ex, cast(_T, entry)
     extra = sum(1 for _ in entries)
     if extra:
         raise ParseError(f"has {n + extra} {unit} but the story file beside it has {n} questions", source=str(path))

@@ -27,25 +27,6 @@ from mindloop.beliefs import Event, EventKind, Fact, Source, Utterance
 from mindloop.errors import InvalidArgumentError
 from mindloop.records_codec import Record, write_record
 
-__all__ = [
-    "AGENT_NAMES",
-    "MAX_ENTITY_ID",
-    "MAX_MESSAGE_CHARS",
-    "Action",
-    "Entity",
-    "Layout",
-    "Message",
-    "ObservationSpace",
-    "ParallelEnvBase",
-    "StepResult",
-    "TransportEnv",
-    "TransportEpisode",
-    "action_space_for",
-    "agent_names",
-    "coerce_action",
-    "witnessed",
-]
-
 MAX_MESSAGE_CHARS = 500
 """Longest message one send-message action may carry (both benchmarks)."""
 

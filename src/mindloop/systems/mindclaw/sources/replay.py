@@ -31,10 +31,8 @@ from mindloop.systems.mindclaw.records import ActionPlan, ExecutionResult
 from mindloop.systems.mindclaw.sources.base import not_executed
 from mindloop.systems.mindclaw.window import Window
 
-__all__ = ["FramesFolderSource", "JsonlReplaySource", "record_frames_folder", "record_windows"]
-
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
-SIDECAR = "sidecar.json"
+_IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
+_SIDECAR = "sidecar.json"
 
 
 def record_windows(windows: Iterable[Window], path: str | Path) -> int:
@@ -80,7 +78,7 @@ class FramesFolderSource:
         self.folder = Path(folder)
         if not self.folder.is_dir():
             raise InvalidArgumentError(f"no frames folder at {self.folder}")
-        sidecar = self.folder / SIDECAR
+        sidecar = self.folder / _SIDECAR
         self.meta: dict[str, Any] = {}
         if sidecar.is_file():
             loaded = read_json_file(sidecar, what="the sidecar")
@@ -91,7 +89,7 @@ class FramesFolderSource:
         if not isinstance(per, int) or per < 1:
             raise ParseError(f"frames_per_window must be a whole number >= 1, got {per!r}", source=str(sidecar))
         self.frames_per_window = per
-        self.images = sorted(p.name for p in self.folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        self.images = sorted(p.name for p in self.folder.iterdir() if p.suffix.lower() in _IMAGE_SUFFIXES)
 
     def _groups(self) -> list[list[str]]:
         per = self.frames_per_window
@@ -99,7 +97,7 @@ class FramesFolderSource:
 
     def windows(self) -> Iterator[Window]:
         """One window per sidecar entry (or per group of frames), frames as absolute paths."""
-        sidecar = str(self.folder / SIDECAR)
+        sidecar = str(self.folder / _SIDECAR)
         entries = self.meta.get("windows")
         if entries is None:
             for t, group in enumerate(self._groups()):
@@ -146,5 +144,5 @@ def record_frames_folder(source: Any, folder: str | Path, *, size: tuple[int, in
         frame = render_frame(source.episode.world, size=size)
         name = save_frames([frame], out, prefix=f"w{window.t:04d}")[0].name
         entries.append({**window.to_dict(), "frames": [name], "source": "frames"})
-    (out / SIDECAR).write_text(json.dumps({"frames_per_window": 1, "windows": entries}, sort_keys=True), "utf-8")
+    (out / _SIDECAR).write_text(json.dumps({"frames_per_window": 1, "windows": entries}, sort_keys=True), "utf-8")
     return len(entries)

@@ -35,8 +35,6 @@ from mindloop.systems.mindclaw.sources.snapshots import LoggedAction, SnapshotSt
 from mindloop.systems.mindclaw.window import Window
 from mindloop.worlds.household.actions import Action
 
-__all__ = ["CLASS_NAMES", "VH_VERBS", "VirtualHomeAdapter", "read_graph"]
-
 
 class _Names(DataModel):
     """``virtualhome.yaml``."""
@@ -121,7 +119,7 @@ def read_graph(
     return state, names
 
 
-def parse_script_line(line: str, names: Mapping[int, str], characters: Mapping[str, str]) -> LoggedAction:
+def _parse_script_line(line: str, names: Mapping[int, str], characters: Mapping[str, str]) -> LoggedAction:
     """``<char0> [Grab] <apple> (12)`` as a :class:`LoggedAction` in canonical names (``char0`` is the first
     character listed in ``characters``)."""
     m = _SCRIPT.match(line.strip())
@@ -164,7 +162,7 @@ class VirtualHomeAdapter:
                 raise InvalidArgumentError(f"step {i} has no 'graph'")
             state, by_id = read_graph(step["graph"], self.characters, robot=robot)
             self.states.append(state)
-            self.logs.append([parse_script_line(x, by_id, self.characters) for x in step.get("script", [])])
+            self.logs.append([_parse_script_line(x, by_id, self.characters) for x in step.get("script", [])])
             for nid, name in by_id.items():
                 self.ids.setdefault(name, nid)
             for n in step["graph"]["nodes"]:

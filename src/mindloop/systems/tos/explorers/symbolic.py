@@ -21,9 +21,7 @@ from mindloop.systems.tos.world.observe import visible_names
 from mindloop.systems.tos.world.relations import INITIAL, RelationTriple, observation_triples, query_triple
 from mindloop.systems.tos.world.scene import breadth_first
 
-__all__ = ["SymbolicExplorer"]
-
-Pose = tuple[Vec, Vec]
+_Pose = tuple[Vec, Vec]
 
 
 class SymbolicExplorer(ScoutExplorer):
@@ -53,13 +51,13 @@ class SymbolicExplorer(ScoutExplorer):
             yield choice
             self._pose.sync()
 
-    def _reachable(self) -> dict[Pose, list[str]]:
+    def _reachable(self) -> dict[_Pose, list[str]]:
         """Every pose reachable within one step through observed items, with the motions that reach it."""
         env, scene = self._env, self._env.scene
 
-        def moves(pose: Pose) -> list[tuple[Pose, str]]:
+        def moves(pose: _Pose) -> list[tuple[_Pose, str]]:
             pos, ori = pose
-            steps: list[tuple[Pose, str]] = [((pos, rotate(ori, d)), f"Rotate({d})") for d in (90, -90, 180)]
+            steps: list[tuple[_Pose, str]] = [((pos, rotate(ori, d)), f"Rotate({d})") for d in (90, -90, 180)]
             # the observed items in view, sorted: so paths and ties never follow the hash seed
             for name in sorted(env.observed.intersection(visible_names(scene, pos, ori, scene.rooms_at(pos)))):
                 steps.append(((scene.item(name).pos, ori), f"JumpTo({name})"))

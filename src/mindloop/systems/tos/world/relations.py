@@ -15,19 +15,17 @@ from typing import Literal
 from mindloop.systems.tos.world.geometry import CARDINAL_LABELS, DISTANCE_LABELS, EGO_LABELS, Vec
 from mindloop.systems.tos.world.observe import Observation
 
-__all__ = ["INITIAL", "Relation", "RelationTriple", "observation_triples", "query_triple"]
-
 INITIAL = "initial_pos"
 """The name of the agent's start cell in relation triples and solvers."""
 
-RelationKind = Literal["ego", "proximity", "exact"]
+_RelationKind = Literal["ego", "proximity", "exact"]
 
 
 @dataclass(frozen=True, slots=True)
 class Relation:
     """A binned (``ego``/``proximity``) or exact relation; for ``exact``, ``direction, distance`` = ``dx, dy``."""
 
-    kind: RelationKind
+    kind: _RelationKind
     direction: int
     distance: int
 

@@ -17,22 +17,7 @@ from mindloop.worlds.household.scenarios.gold import Focus
 from mindloop.worlds.household.setup import WorldSetup
 from mindloop.worlds.household.vocab import Prop, Trait
 
-__all__ = [
-    "ADULTS",
-    "CHILDREN",
-    "WHEELCHAIR",
-    "Draw",
-    "GenerationError",
-    "LayoutIndex",
-    "Story",
-    "act",
-    "go",
-    "look_about",
-    "pick",
-    "take",
-]
-
-T = TypeVar("T")
+_T = TypeVar("_T")
 
 ADULTS: tuple[str, ...] = tuple(c for c, ch in CHARACTERS.items() if ch.trait is Trait.ADULT)
 CHILDREN: tuple[str, ...] = tuple(c for c, ch in CHARACTERS.items() if ch.trait is Trait.CHILD)
@@ -103,7 +88,7 @@ def look_about(
         ep.act(who, act("turn", pick(d.rng, ("left", "right", "around"))))
 
 
-def pick(rng: random.Random, options: Iterable[T]) -> T:
+def pick(rng: random.Random, options: Iterable[_T]) -> _T:
     """A seeded choice from any iterable (in its given order); :class:`GenerationError` if it is empty."""
     seq = list(options)
     if not seq:

@@ -35,18 +35,6 @@ from mindloop.worlds.household.scenarios.model import ScriptStep
 from mindloop.worlds.household.setup import WorldSetup
 from mindloop.worlds.household.vocab import ENVIRONMENT, Prop
 
-__all__ = [
-    "DRESSING_WORDS",
-    "FIXTURE_WORDS",
-    "FOOD_WORDS",
-    "FURNITURE_WORDS",
-    "NAMES",
-    "RESERVED_NAMES",
-    "THING_WORDS",
-    "dress",
-    "pick_name",
-]
-
 RESERVED_NAMES = frozenset({"david", "mia", "alex", "jamie"})
 """The people of MindPower's prompt examples (Fig. 15), never a dressed story's."""
 
@@ -78,7 +66,7 @@ DRESSING_WORDS = tuple(
 )
 """Every word a dressed id may start with, as the id spells it (``half_eaten``): readers of dressed names use it."""
 
-KEEP_PLACES = frozenset({"sink"})
+_KEEP_PLACES = frozenset({"sink"})
 """Places that keep their id: the home's water is put in the sink by id."""
 
 
@@ -165,7 +153,7 @@ def dress(story: Story, rng: random.Random) -> Story:
     clutter = [(k, k, where) for k, where in world.layout.clutter if k not in given] if setup.clutter else []
     place_ids = []
     for kind in world.layout.place_ids():
-        if kind in KEEP_PLACES:
+        if kind in _KEEP_PLACES:
             continue
         pid = f"{_word(rng, _place_words(kind))}_{kind}"
         ids[kind] = pid

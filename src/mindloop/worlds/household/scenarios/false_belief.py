@@ -27,19 +27,7 @@ from mindloop.worlds.household.scenarios.episode import Episode
 from mindloop.worlds.household.scenarios.gold import Focus
 from mindloop.worlds.household.vocab import ROBOT, Prop
 
-__all__ = [
-    "fb_camera_blind",
-    "fb_control_not_needed",
-    "fb_control_put_back",
-    "fb_control_seen_on_return",
-    "fb_control_witnessed",
-    "fb_robot_tidied",
-    "fb_three_humans_first",
-    "fb_three_humans_second",
-    "fb_two_humans",
-]
-
-PEOPLE = ADULTS + CHILDREN
+_PEOPLE = ADULTS + CHILDREN
 
 
 def _reach(*who: str) -> float:
@@ -128,7 +116,7 @@ def _left_and_taken(
 
 
 def _two(d: Draw) -> tuple[str, str, str, str]:
-    a, b = d.cast(2, PEOPLE)
+    a, b = d.cast(2, _PEOPLE)
     kind, l1 = _object(d, _reach(a, b))
     return a, b, kind, l1
 
@@ -156,7 +144,7 @@ def fb_two_humans(d: Draw) -> Story:
 
 
 def _three(d: Draw, returner: int) -> Story:
-    a, b, c = d.cast(3, PEOPLE)
+    a, b, c = d.cast(3, _PEOPLE)
     o, l1 = _object(d, _reach(a, b))
     home = d.home
     r1 = home.room_of[l1]
@@ -195,7 +183,7 @@ def fb_three_humans_second(d: Draw) -> Story:
 
 def fb_robot_tidied(d: Draw) -> Story:
     """One human puts the object down and leaves; the robot tidies it away; the human comes back and searches."""
-    (a,) = d.cast(1, PEOPLE)
+    (a,) = d.cast(1, _PEOPLE)
     o, l1 = _object(d, _reach(a), surface_only=True)
     r1 = d.home.room_of[l1]
     l2 = _hide(d, o, 2.0, {l1}, set(d.home.rooms), open_rooms={r1})

@@ -30,23 +30,9 @@ from mindloop.worlds.household.scenarios.gold import Focus
 from mindloop.worlds.household.scenarios.needs import COMBOS, DIALOGUES, NEEDS
 from mindloop.worlds.household.vocab import FEELS, Prop
 
-__all__ = [
-    "ig_child_reach",
-    "ig_control_child_reachable",
-    "ig_control_combo_complete",
-    "ig_control_dialogue_self_served",
-    "ig_control_faucet_off",
-    "ig_dialogue_need",
-    "ig_faucet_running",
-    "ig_functional_combo",
-    "ig_power_cut_candle",
-    "ig_wheelchair_blocked",
-    "ig_wheelchair_reach",
-]
-
-KID_THINGS = ("cookies", "teddy_bear", "toy_car", "ball", "cupcake", "book")
-WHEELCHAIR_THINGS = ("cup", "mug", "glass", "book", "medicine", "glasses", "remote", "keys", "phone", "wallet")
-OBSTACLES = ("box", "laundry_basket", "vacuum_cleaner")
+_KID_THINGS = ("cookies", "teddy_bear", "toy_car", "ball", "cupcake", "book")
+_WHEELCHAIR_THINGS = ("cup", "mug", "glass", "book", "medicine", "glasses", "remote", "keys", "phone", "wallet")
+_OBSTACLES = ("box", "laundry_basket", "vacuum_cleaner")
 
 _NEED_PLACES: dict[str, tuple[str, ...]] = {
     "glass": ("kitchen_cabinet", "kitchen_counter"),
@@ -99,14 +85,14 @@ def ig_child_reach(d: Draw) -> Story:
     """A 1.2 m child reaches twice, in vain, for something on a high shelf."""
     child = d.person(CHILDREN)
     high = d.home.places(props=[Prop.SURFACE], min_h=child.reach_max + 0.01)
-    return _reach_story(d, child.id, KID_THINGS, high, fail=True)
+    return _reach_story(d, child.id, _KID_THINGS, high, fail=True)
 
 
 def ig_control_child_reachable(d: Draw) -> Story:
     """A child takes something within reach and goes off with it."""
     child = d.person(CHILDREN)
     low = d.home.places(props=[Prop.SURFACE], min_h=0.3, max_h=child.reach_max)
-    return _reach_story(d, child.id, KID_THINGS, low, fail=False)
+    return _reach_story(d, child.id, _KID_THINGS, low, fail=False)
 
 
 def ig_wheelchair_reach(d: Draw) -> Story:
@@ -116,7 +102,7 @@ def ig_wheelchair_reach(d: Draw) -> Story:
         spots = [f"{r}_corner" for r in d.home.rooms]
     else:
         spots = d.home.places(props=[Prop.SURFACE], min_h=user.reach_max + 0.01)
-    return _reach_story(d, user.id, WHEELCHAIR_THINGS, spots, fail=True)
+    return _reach_story(d, user.id, _WHEELCHAIR_THINGS, spots, fail=True)
 
 
 def ig_wheelchair_blocked(d: Draw) -> Story:
@@ -124,7 +110,7 @@ def ig_wheelchair_blocked(d: Draw) -> Story:
     user = d.person(WHEELCHAIR)
     room = pick(d.rng, d.home.rooms)
     dest = d.room_other_than(room)
-    ob = pick(d.rng, OBSTACLES)
+    ob = pick(d.rng, _OBSTACLES)
     ep = _with_bystander(d, [(user.id, room)], [(ob, ob, f"{room}_doorway")], {room})
     ep.act(user.id, _a("walk", dest), expect_fail=True)
     for direction in pick(d.rng, (("left", "back", "right"), ("right", "back", "left"), ("back", "left"))):
