@@ -1,8 +1,9 @@
 """Code lines of ``src/mindloop`` per package: lines holding code, not blank, comment or docstring lines.
 
 A line counts when a token other than a comment, a newline or an indent starts or runs on it, and it is not part of
-a docstring (a string expression statement that opens a module, class or function, or follows an assignment as an
-attribute docstring does). A multi-line statement counts each line it spans. Packages are the first folder under
+a docstring (the string expression statement that opens a module, class or function, as ``ast.get_docstring`` reads
+it; a string after an assignment, an "attribute docstring", counts as code, as the issue's own count has it). A
+multi-line statement counts each line it spans. Packages are the first folder under
 ``src/mindloop`` (top-level modules count as ``(root)``).
 
     python benchmarks/code_size.py [ROOT]        # ROOT defaults to src/mindloop
@@ -21,16 +22,17 @@ from pathlib import Path
 
 __all__ = ["code_lines", "count_tree"]
 
+_HAS_DOCSTRING = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 _SKIP = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER}
 
 
 def _docstring_lines(tree: ast.Module) -> set[int]:
-    """Lines of every string expression statement (module, class, function and attribute docstrings)."""
+    """Lines of every module, class and function docstring."""
     lines: set[int] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
-            end = node.end_lineno or node.lineno
-            lines.update(range(node.lineno, end + 1))
+        if isinstance(node, _HAS_DOCSTRING) and ast.get_docstring(node, clean=False) is not None:
+            doc = node.body[0]
+            lines.update(range(doc.lineno, (doc.end_lineno or doc.lineno) + 1))
     return lines
 
 
