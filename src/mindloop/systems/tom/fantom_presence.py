@@ -35,17 +35,6 @@ from typing import Literal
 from mindloop.beliefs import Event, EventKind, Fact, Tracker
 from mindloop.systems.tom.data import RELEASES
 
-__all__ = [
-    "Knowledge",
-    "Presence",
-    "Turn",
-    "knowledge",
-    "read_presence",
-    "read_turns",
-    "unaware_option",
-    "where_shared",
-]
-
 _TURN = re.compile(r"^\s*([A-Z][\w.'’ -]{0,40}?)\s*:\s*(.*)$")
 
 
@@ -53,9 +42,9 @@ _TURN = re.compile(r"^\s*([A-Z][\w.'’ -]{0,40}?)\s*:\s*(.*)$")
 _FAREWELL, _RETURN, _UNAWARE = RELEASES.fantom_farewell, RELEASES.fantom_returns, RELEASES.fantom_unaware
 _STOP = frozenset(RELEASES.fantom_stop_words.split())
 
-MIN_WORDS = 2
-MIN_SHARE = 0.3
-MARGIN = 0.2
+_MIN_WORDS = 2
+_MIN_SHARE = 0.3
+_MARGIN = 0.2
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,7 +156,7 @@ def _words(text: str, names: frozenset[str]) -> set[str]:
 
 
 @dataclass(frozen=True, slots=True)
-class Where:
+class _Where:
     """Where the information was shared as far as the joining character is concerned."""
 
     turn: int | None  # the best-matching turn (1-based in reasons), None when not found
@@ -175,24 +164,24 @@ class Where:
     reason: str
 
 
-def where_shared(presence: Presence, information: str) -> Where:
+def where_shared(presence: Presence, information: str) -> _Where:
     """The turn of the part that shares ``information`` and whether the joining character was there for it."""
     names = frozenset(w.lower() for s in (*presence.speakers, *presence.outsiders) for w in s.split())
     want = _words(information, names)
     if not want:
-        return Where(None, None, "the information has no content words to look for")
+        return _Where(None, None, "the information has no content words to look for")
     scored = []
     for i, t in enumerate(presence.turns):
         hits = len(want & _words(t.text, names))
-        scored.append((hits / len(want) if hits >= MIN_WORDS else 0.0, i))
+        scored.append((hits / len(want) if hits >= _MIN_WORDS else 0.0, i))
     a, b = presence.away
     away = max(((s, i) for s, i in scored if a <= i < b), default=(0.0, -1))
     here = max(((s, i) for s, i in scored if not a <= i < b), default=(0.0, -1))
     best = max(away, here)
-    if best[0] < MIN_SHARE:
-        return Where(None, None, "the information is not found in the conversation part")
-    if min(away[0], here[0]) >= MIN_SHARE and abs(away[0] - here[0]) < MARGIN:
-        return Where(
+    if best[0] < _MIN_SHARE:
+        return _Where(None, None, "the information is not found in the conversation part")
+    if min(away[0], here[0]) >= _MIN_SHARE and abs(away[0] - here[0]) < _MARGIN:
+        return _Where(
             best[1],
             None,
             f"the information matches turn {away[1] + 1} (while {presence.joining} was away) and turn "
@@ -200,7 +189,7 @@ def where_shared(presence: Presence, information: str) -> Where:
         )
     present = here[0] > away[0]
     state = "present" if present else "away"
-    return Where(
+    return _Where(
         best[1], present, f"the information is shared at turn {best[1] + 1}, while {presence.joining} was {state}"
     )
 

@@ -75,25 +75,6 @@ from mindloop.bench.references import best_constant_policy
 from mindloop.errors import InvalidArgumentError, ParseError
 from mindloop.systems.tom.data import RELEASES
 
-__all__ = [
-    "OPENTOM_FILES",
-    "OPENTOM_GENRES",
-    "OPENTOM_TYPES",
-    "OpenToMBenchmark",
-    "OpenToMOptions",
-    "OpenToMQuestion",
-    "OpenToMStory",
-    "audit_opentom",
-    "label_f1",
-    "read_opentom",
-    "release_prompt",
-    "release_reading",
-    "release_sample",
-    "story_view",
-    "track_answer",
-]
-
-
 _KINDS = RELEASES.opentom_kinds
 """Per kind of question: its labels, what the release's prompt files and builder (``src/utils/build_prompt.py``)
 put after its question, its evaluator's numbers and the reply phrases it reads (``data/releases.yaml``)."""
@@ -110,11 +91,11 @@ OPENTOM_GENRES = RELEASES.opentom_genres
 _GENRE = dict(sorted(RELEASES.opentom_types.items(), key=lambda item: OPENTOM_GENRES.index(item[1])))
 """Each type's column of the paper's table, the types in the order of those columns."""
 
-FineLabels = Literal["new", "original"]
-Split = Literal["normal", "long", "all"]
-Protocol = Literal["full", "release"]
+_FineLabels = Literal["new", "original"]
+_Split = Literal["normal", "long", "all"]
+_Protocol = Literal["full", "release"]
 
-CONSOLIDATED = {"normal": "opentom.json", "long": "opentom_long.json"}
+_CONSOLIDATED = {"normal": "opentom.json", "long": "opentom_long.json"}
 """The release's one-file layout (its README): a JSON list, each item a story's metadata with one ``question``."""
 _META = {"normal": "meta_data.json", "long": "meta_data_long.json"}
 """The release's folder layout: each split's story metadata, beside the question files."""
@@ -296,7 +277,7 @@ def _read_consolidated(path: Path, split: str) -> list[OpenToMQuestion]:
 
 
 def read_opentom(
-    path: str | Path, *, split: Split = "normal", fine_labels: FineLabels = "new"
+    path: str | Path, *, split: _Split = "normal", fine_labels: _FineLabels = "new"
 ) -> list[OpenToMQuestion]:
     """Every question of an OpenToM release folder (``opentom_data``), of one question file in it, or of the
     one-file layout (``opentom.json``, ``opentom_long.json``, or the ``data`` folder holding them).
@@ -312,8 +293,8 @@ def read_opentom(
     if p.is_dir() and not any((p / n).is_file() for n in _META.values()):
         if (p / "opentom_data").is_dir():
             p = p / "opentom_data"
-        elif any((p / n).is_file() for n in CONSOLIDATED.values()):
-            files = _split_files(p, p, split, CONSOLIDATED)
+        elif any((p / n).is_file() for n in _CONSOLIDATED.values()):
+            files = _split_files(p, p, split, _CONSOLIDATED)
             return [q for which, file in files for q in _read_consolidated(file, which)]
     if p.is_file() and p.stem.removesuffix("_new") not in OPENTOM_FILES:
         which = "long" if p.stem.endswith("_long") else "normal"
@@ -381,7 +362,7 @@ class _UnreadError(Exception):
     """A plot the tracker does not read, with the reason."""
 
 
-def track_plot(story: OpenToMStory) -> Tracker:
+def _track_plot(story: OpenToMStory) -> Tracker:
     """The tracker after the story's plot; raises ``_UnreadError`` on a line it does not read, and on a move line
     that contradicts ``plot_info`` (names other characters, or a place other than ``move_to_place``: story
     47709731 moves the underpants from the drawer "to the a drawer", its ``move_to_place`` being "another
@@ -428,7 +409,7 @@ def _believed_moved(question: OpenToMQuestion) -> bool | None:
     ``_UnreadError``."""
     story = question.story
     moved: dict[str | None, bool] = {_norm(story.move_to_place): True, _norm(story.original_place): False}
-    return moved.get(track_plot(story).value(question.chain or (), _norm(story.entity), "in"))
+    return moved.get(_track_plot(story).value(question.chain or (), _norm(story.entity), "in"))
 
 
 def track_answer(question: OpenToMQuestion) -> tuple[str | None, str]:
@@ -641,7 +622,7 @@ def _returns(story: OpenToMStory) -> str | None:
     return None
 
 
-class OpenToMFinding(NamedTuple):
+class _OpenToMFinding(NamedTuple):
     """A question whose gold contradicts the story (or another gold of the same belief), with the reason."""
 
     question: OpenToMQuestion
@@ -669,12 +650,12 @@ def _who(story: OpenToMStory, chain: tuple[str, ...] | None) -> str:
     return f"{chain[0]} about {chain[1]}"
 
 
-def audit_opentom(questions: Iterable[OpenToMQuestion]) -> tuple[int, list[OpenToMFinding]]:
+def audit_opentom(questions: Iterable[OpenToMQuestion]) -> tuple[int, list[_OpenToMFinding]]:
     """Check every location and fullness gold against the plot's statements and against the other golds of the
     same belief; returns how many questions were judged and the contradictions, each with its reason."""
     qs = list(questions)
     checked = 0
-    found: list[OpenToMFinding] = []
+    found: list[_OpenToMFinding] = []
     by_belief: dict[tuple[str, tuple[str, ...] | None, bool], list[OpenToMQuestion]] = {}
     for q in qs:
         story = q.story
@@ -682,7 +663,7 @@ def audit_opentom(questions: Iterable[OpenToMQuestion]) -> tuple[int, list[OpenT
             checked += 1
             places = f"({story.original_place!r}, {story.move_to_place!r})"
             found.append(
-                OpenToMFinding(q, f"gold {q.answer!r} is neither of the entity's places {places}", "not a place")
+                _OpenToMFinding(q, f"gold {q.answer!r} is neither of the entity's places {places}", "not a place")
             )
             continue
         if q.kind == "fullness" and (role := _container(q)) is not None and _label_moved(q) is None:
@@ -691,7 +672,7 @@ def audit_opentom(questions: Iterable[OpenToMQuestion]) -> tuple[int, list[OpenT
             why = (
                 f"gold {q.answer!r} cannot be right for the entity's {role} place: a move can only make it {less} full"
             )
-            found.append(OpenToMFinding(q, why, "impossible fullness"))
+            found.append(_OpenToMFinding(q, why, "impossible fullness"))
             continue
         said = _label_moved(q)
         if said is None:
@@ -718,7 +699,7 @@ def audit_opentom(questions: Iterable[OpenToMQuestion]) -> tuple[int, list[OpenT
                 why = f"the {source}"
             rule = "second order" if q.chain and len(q.chain) == 2 else "first order" if q.chain else "narrator"
             why = f"{_who(story, q.chain)} {knows} ({why}); gold {q.answer!r} says otherwise"
-            found.append(OpenToMFinding(q, why, f"{source.split(':')[0]}: {rule}"))
+            found.append(_OpenToMFinding(q, why, f"{source.split(':')[0]}: {rule}"))
     flagged = {id(f.question) for f in found}
     for group in by_belief.values():
         views = Counter(_label_moved(q) for q in group)
@@ -737,7 +718,7 @@ def audit_opentom(questions: Iterable[OpenToMQuestion]) -> tuple[int, list[OpenT
                 f"gold {q.answer!r} disagrees with {len(others)} of the {len(group) - 1} other golds of the same "
                 f"belief ({_who(q.story, q.chain)}), e.g. {others[0].answer!r} in {others[0].file}.json"
             )
-            found.append(OpenToMFinding(q, why, "same belief, other gold"))
+            found.append(_OpenToMFinding(q, why, "same belief, other gold"))
             flagged.add(id(q))
     return checked, found
 
@@ -751,13 +732,13 @@ class OpenToMOptions(Options):
     data: str | None = Field(
         None, description="OpenToM's data/opentom_data folder, one question file in it, or opentom.json"
     )
-    split: Split = Field(
+    split: _Split = Field(
         "normal", description="the 596 stories with their narrative, the 100 long ones with long_narrative, or all"
     )
-    fine_labels: FineLabels = Field(
+    fine_labels: _FineLabels = Field(
         "new", description="fine-location labels: the release's corrected *_new.json or the original files"
     )
-    protocol: Protocol = Field(
+    protocol: _Protocol = Field(
         "full",
         description="full: every question; release: run_baseline.py's draw (seed 42): 5 batches of 50 stories, "
         "2 of each story's 4 fullness questions per multihop file, macro-F1 averaged over the batches",

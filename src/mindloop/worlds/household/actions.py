@@ -27,20 +27,6 @@ from mindloop.beliefs import Fact
 from mindloop.datafiles import DataModel, load_package_data
 from mindloop.worlds.household.results import Failure, FailureKind
 
-__all__ = [
-    "ALIASES",
-    "VERBS",
-    "Action",
-    "ArgKind",
-    "VerbSpec",
-    "canonical_verb",
-    "format_actions",
-    "normalize_name",
-    "parse_action",
-    "parse_actions",
-    "validate_action",
-]
-
 
 class ArgKind(StrEnum):
     """What an argument slot accepts (checked by the world against its entities)."""

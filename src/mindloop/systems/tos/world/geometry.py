@@ -27,38 +27,6 @@ from collections.abc import Sequence
 from mindloop.datafiles import DataModel, load_package_data
 from mindloop.errors import InvalidArgumentError
 
-__all__ = [
-    "CARDINALS",
-    "CARDINAL_LABELS",
-    "DIRECTION_NAMES",
-    "DISTANCE_BINS",
-    "DISTANCE_LABELS",
-    "EAST",
-    "EGO_BINS",
-    "EGO_LABELS",
-    "NORTH",
-    "SOUTH",
-    "VALID_ROTATIONS",
-    "WEST",
-    "Vec",
-    "bearing",
-    "cardinal_bin",
-    "closest_heading",
-    "direction_name",
-    "distance_bin",
-    "ego_bin",
-    "ego_frame",
-    "ego_labels",
-    "in_fov",
-    "parse_direction",
-    "relative_facing",
-    "rotate",
-    "rotation_between",
-    "to_local",
-    "to_world",
-    "wall_side",
-]
-
 Vec = tuple[int, int]
 """An integer 2-D vector: a cell ``(x, y)`` or a unit heading."""
 

@@ -20,28 +20,15 @@ from mindloop.worlds.household.scenarios.card import SCHEMA
 from mindloop.worlds.household.setup import WorldSetup
 from mindloop.worlds.household.vocab import ROBOT
 
-__all__ = [
-    "LAYERS",
-    "AtomicActions",
-    "Gold",
-    "GoldBelief",
-    "Scenario",
-    "ScriptStep",
-    "event_from_dict",
-    "event_to_dict",
-    "fact_from_dict",
-    "fact_to_dict",
-]
-
 LAYERS: tuple[str, ...] = ("perception", "belief", "desire", "intention", "decision", "action")
 """The six layers of the MindPower Reasoning Hierarchy, in order."""
 
-TAGS: dict[str, str] = {layer: f"<{layer.capitalize()}>" for layer in LAYERS}
+_TAGS: dict[str, str] = {layer: f"<{layer.capitalize()}>" for layer in LAYERS}
 
-Said = tuple[str, str]
+_Said = tuple[str, str]
 """One line of a scenario's dialogue: ``(speaker, text)``, written as ``{"speaker", "text"}``."""
 
-Note = tuple[str, str]
+_Note = tuple[str, str]
 """One entry of a scenario's ``meta``: ``(key, value)``, written as ``{"key", "value"}``."""
 
 
@@ -108,8 +95,8 @@ class _Record(Record):
 
     __slots__ = ()
     CODECS: ClassVar[Mapping[str, Codec]] = {
-        "Said": keyed("speaker", "text"),
-        "Note": keyed("key", "value"),
+        "_Said": keyed("speaker", "text"),
+        "_Note": keyed("key", "value"),
         "Fact": (fact_to_dict, fact_from_dict),
         "WorldEvent": (event_to_dict, event_from_dict),
     }
@@ -197,7 +184,7 @@ class Gold(_Record):
 
     def to_text(self) -> str:
         """The six layers as the tagged lines a model is asked to produce (``<Perception> ...``)."""
-        return "\n".join(f"{TAGS[name]} {text}" for name, text in self.layers().items())
+        return "\n".join(f"{_TAGS[name]} {text}" for name, text in self.layers().items())
 
 
 @dataclass(frozen=True)
@@ -218,12 +205,12 @@ class Scenario(_Record):
     setup: WorldSetup
     script: tuple[ScriptStep, ...]
     observation: str
-    dialogue: tuple[Said, ...]
+    dialogue: tuple[_Said, ...]
     events: tuple[WorldEvent, ...]
     goal: Goal
     gold: Gold
     split: str = ""
-    meta: tuple[Note, ...] = field(default=())
+    meta: tuple[_Note, ...] = field(default=())
 
     KIND: ClassVar[str | None] = "scenario record"
 
