@@ -20,19 +20,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel
-
 from mindloop.bench import Column, PaperTable, Row
 from mindloop.bench.api import SampleRecord
 from mindloop.bench.tables import aligned, grid
-from mindloop.datafiles import load_package_data
+from mindloop.datafiles import DataModel, load_package_data
 from mindloop.metrics.stats import mean
 from mindloop.models.tokens import TOKENIZER_NAME
 
 CWAH_MAX_STEPS = 250
 
 
-class _TablesFile(BaseModel, extra="forbid"):
+class _TablesFile(DataModel):
     """``data/tables.yaml``: the summary's glossary, the agent kinds' descriptions and the tables' row labels."""
 
     glossary: dict[str, str]

@@ -17,9 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from pydantic import BaseModel
-
-from mindloop.datafiles import load_package_data
+from mindloop.datafiles import DataModel, load_package_data
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.cobel.replies import section as labelled_section
 
@@ -45,7 +43,7 @@ __all__ = [
 ]
 
 
-class _PromptsFile(BaseModel, extra="forbid"):
+class _PromptsFile(DataModel):
     """``data/prompts.yaml``: every prompt text and shared part, and the echo markers."""
 
     tdw_task: str

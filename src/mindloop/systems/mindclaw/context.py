@@ -87,7 +87,7 @@ FEATURES: tuple[Feature, ...] = (
 """Every feature a skill may test and the classifier reads, in vector order."""
 
 FEATURE_NAMES = tuple(f.name for f in FEATURES)
-_FEATURE_BY_NAME = {f.name: f for f in FEATURES}
+FEATURE_BY_NAME = {f.name: f for f in FEATURES}
 CUE_FEATURES = frozenset({"cue", "cue_new", "cue_helped"})
 """Features computed by the cue detectors (left out of the ``raw`` classifier)."""
 RAW_FEATURE_NAMES = tuple(n for n in FEATURE_NAMES if n not in CUE_FEATURES)
@@ -246,7 +246,7 @@ class TriggerContext:
             value: Any = self.state.window.text
         elif fn is not None:
             value = fn(self)
-        elif name in _FEATURE_BY_NAME:
+        elif name in FEATURE_BY_NAME:
             value = self.state.static()[name]
         else:
             raise KeyError(name)
@@ -334,7 +334,7 @@ def ground(verb: str, ctx: TriggerContext) -> Operation | None:
 def _columns(names: tuple[str, ...]) -> tuple[tuple[str, str | None], ...]:
     """The feature vector's layout: ``(feature, value)`` per one-hot column of a categorical feature, ``(feature,
     None)`` for any other (worked out once per list of names: a vector is made at every trigger decision)."""
-    features = [_FEATURE_BY_NAME[n] for n in names]
+    features = [FEATURE_BY_NAME[n] for n in names]
     return tuple((f.name, v) for f in features for v in (f.values if f.kind == "cat" else (None,)))
 
 

@@ -25,7 +25,7 @@ from mindloop.datafiles import DataModel, load_data_file
 from mindloop.errors import MindloopError, ParseError
 from mindloop.models.base import ChatModel, GenerationConfig
 from mindloop.models.replies import DEFAULT_FORMAT_RETRIES
-from mindloop.systems.mindclaw.context import _FEATURE_BY_NAME, FEATURES, Feature
+from mindloop.systems.mindclaw.context import FEATURE_BY_NAME, FEATURES, Feature
 from mindloop.systems.mindclaw.engine import run_without_io
 from mindloop.systems.mindclaw.evaluation import DecisionRecord, teacher_forced
 from mindloop.systems.mindclaw.metrics import gold_episode
@@ -100,7 +100,7 @@ _PHRASES = load_data_file(_Phrases, Path(__file__).with_name("skill_phrases.yaml
 
 def _phrase(pred: _Pred) -> str:
     name, op, v = pred
-    doc = _FEATURE_BY_NAME[name].doc
+    doc = FEATURE_BY_NAME[name].doc
     if name in _PHRASES.flags and op == "eq" and isinstance(v, bool):
         return _PHRASES.flags[name][0 if v else 1]
     table = _PHRASES.categorical.get(name)
@@ -294,7 +294,7 @@ def _condition(part: str) -> Condition:
             raise ParseError("the condition copies the template (FIELD=VALUE); use a field from the list")
         raise ParseError("a condition is not FIELD=VALUE", text=part.strip())
     name, sym, raw = c.group(1).lower(), c.group(2), c.group(3)
-    feat = _FEATURE_BY_NAME.get(name)
+    feat = FEATURE_BY_NAME.get(name)
     if feat is None:
         if c.group(1) in _TEMPLATE_FIELDS:
             raise ParseError("the condition copies the template (FIELD=VALUE); use a field from the list")

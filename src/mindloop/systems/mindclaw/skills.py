@@ -45,11 +45,11 @@ from pydantic import AllowInfNan, BaseModel, BeforeValidator, Field, Strict
 
 from mindloop.datafiles import DataModel, WholeNumber, read_text_file, validate_data
 from mindloop.errors import ParseError
-from mindloop.systems.mindclaw.context import _FEATURE_BY_NAME
+from mindloop.systems.mindclaw.context import FEATURE_BY_NAME
 from mindloop.systems.mindclaw.operations import OPERATION_VERBS
 
 KINDS = ("strong", "preferred", "negative")
-_FIELDS = frozenset(_FEATURE_BY_NAME) | {"text"}
+_FIELDS = frozenset(FEATURE_BY_NAME) | {"text"}
 _COMPARE: dict[str, Callable[[Any, Any], bool]] = {
     "eq": operator.eq,
     "not": operator.ne,
@@ -237,7 +237,7 @@ def _condition(skill_id: str, name: str, spec: Any, source: str) -> Condition:
     if name not in _FIELDS:
         raise ParseError(f"skill {skill_id}: unknown field {name!r} (fields: {', '.join(sorted(_FIELDS))})",
                          source=source)  # fmt: skip
-    feature = _FEATURE_BY_NAME.get(name)
+    feature = FEATURE_BY_NAME.get(name)
     if isinstance(spec, Mapping):
         if len(spec) != 1:
             raise ParseError(f"skill {skill_id}: field {name!r} takes one test, got {dict(spec)}", source=source)

@@ -127,7 +127,7 @@ _LOCAL_AXES = {
 }
 
 
-def _norm_name(name: str) -> str:
+def norm_name(name: str) -> str:
     """A name as maps, replies and scenes are matched: in lower case, underscores as spaces, runs of spaces as one
     (``Red_Door``, ``red  door`` and ``red_door`` are one name)."""
     return " ".join(str(name).replace("_", " ").lower().split())
@@ -187,10 +187,10 @@ def parse_cognitive_map(
     if not isinstance(data, Mapping):
         return None
     flat = _flatten(data)
-    canon = {_norm_name(n): n for n in names} if names is not None else None
+    canon = {norm_name(n): n for n in names} if names is not None else None
     out: CogMap = {}
     for raw, info in flat.items():
-        key = _norm_name(raw)
+        key = norm_name(raw)
         if canon is not None:
             if key not in canon:
                 continue

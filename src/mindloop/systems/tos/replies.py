@@ -33,7 +33,7 @@ from typing import Any
 
 from mindloop.errors import ParseError
 from mindloop.models.replies import THINK_LINE, answer_slot, answer_slots, slot_text
-from mindloop.systems.tos.metrics import CogMap, _norm_name, extract_json, parse_cognitive_map
+from mindloop.systems.tos.metrics import CogMap, extract_json, norm_name, parse_cognitive_map
 from mindloop.systems.tos.world.geometry import LABEL_SPELLINGS, Vec
 
 __all__ = [
@@ -347,7 +347,7 @@ def _read_relation(slot: str) -> str:
 
 
 def _names_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
-    alts = {key for n in names if (key := _norm_name(n))}
+    alts = {key for n in names if (key := norm_name(n))}
     return _whole(alts, r"[\s_]+", "[A-Za-z0-9]") if alts else None
 
 
@@ -381,12 +381,12 @@ def _scene_name(item: str, names: Sequence[str]) -> str:
     """A name a reply writes as the scene spells it: the scene's name written the same (in any case and spacing),
     else the one it is with underscores as spaces (``red_door`` -> ``red door``, ``fire extinguisher`` ->
     ``fire_extinguisher``), else the item in lower case with underscores as spaces."""
-    for fold in (_spaced, _norm_name):
+    for fold in (_spaced, norm_name):
         key = fold(item)
         found = next((n for n in names if fold(n) == key), None)
         if found is not None:
             return found
-    return _norm_name(item)
+    return norm_name(item)
 
 
 def _spaced(name: str) -> str:

@@ -108,7 +108,7 @@ class Entity:
 
 
 @dataclass(slots=True)
-class _Seat:
+class Seat:
     """What both worlds keep of an agent on the scene: its name, its room, the entity it stands near, what it holds
     and which way it faces."""
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mindloop.beliefs import Event, EventKind, Fact, Utterance
-from mindloop.systems.cobel.worlds.common import Action, Entity, Layout, StepResult, TransportEnv, _Seat, coerce_action
+from mindloop.systems.cobel.worlds.common import Action, Entity, Layout, Seat, StepResult, TransportEnv, coerce_action
 from mindloop.systems.cobel.worlds.cwah_spec import (
     CWAH_ACTIONS,
     CWAH_TASKS,
@@ -87,7 +87,7 @@ def _make_house() -> _House:
 
 
 @dataclass(slots=True)
-class _Agent(_Seat):
+class _Agent(Seat):
     transit: int | None = None  # next room on the way
     progress: int = 0
 

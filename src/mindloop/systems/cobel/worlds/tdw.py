@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mindloop.beliefs import Event, EventKind, Fact, Utterance
-from mindloop.systems.cobel.worlds.common import Action, Entity, Layout, StepResult, TransportEnv, _Seat, coerce_action
+from mindloop.systems.cobel.worlds.common import Action, Entity, Layout, Seat, StepResult, TransportEnv, coerce_action
 from mindloop.systems.cobel.worlds.tdw_spec import (
     CONTAINER_CAPACITY,
     CONTAINERS_PER_CAPACITY,
@@ -60,7 +60,7 @@ _GRID_COLS = 3
 
 
 @dataclass(slots=True)
-class _TAgent(_Seat):
+class _TAgent(Seat):
     seen: dict[int, set[int]] = field(kw_only=True)  # quarters seen, per room
     pos: tuple[float, float] = (ROOM_SIZE / 2, ROOM_SIZE / 2)
     busy_until: int = 0

@@ -98,7 +98,7 @@ def _event(t: int, kind: str, actor: str, verb: str, args: tuple[str, ...], fact
 def diff_events(
     t: int, before: SnapshotState | None, after: SnapshotState, log: Sequence[LoggedAction] = ()
 ) -> list[WindowEvent]:
-    """The events that turn ``before`` into ``after`` (module docstring); ``before=None`` gives none."""
+    """The events that turn ``before`` into ``after`` (module docstring); ``before=None``: the logged actions alone."""
     before = after if before is None else before  # nothing changed since: only the logged actions are events
     out: list[WindowEvent] = []
     explained: set[str] = set()

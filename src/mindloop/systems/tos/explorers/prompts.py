@@ -28,16 +28,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pydantic import BaseModel
-
-from mindloop.datafiles import load_package_data
+from mindloop.datafiles import DataModel, load_package_data
 from mindloop.errors import InvalidArgumentError
 from mindloop.systems.tos.world.env import describe_layout
 from mindloop.systems.tos.world.geometry import Vec
 from mindloop.systems.tos.world.scene import Scene
 
 
-class _Texts(BaseModel, extra="forbid"):
+class _Texts(DataModel):
     """``data/prompts.yaml``."""
 
     rules: str

@@ -33,9 +33,9 @@ from mindloop.systems.tos.world.scene import (
     DOOR_VERTICAL,
     SCENE_FORMAT,
     Scene,
-    _sides,
     build_scene,
     scene_from_dict,
+    sides,
 )
 
 DOOR_COLOURS: dict[str, tuple[int, int, int]] = load_package_data(
@@ -156,7 +156,7 @@ def scene_from_metadata(data: Mapping[str, Any], *, source: str = "meta_data.jso
     ]
     for cnt, (x, y) in enumerate(cells):
         dname = DEFAULT_DOOR_NAMES[cnt] if cnt < len(DEFAULT_DOOR_NAMES) else f"door_{cnt}"
-        pair = set(_sides(mask, (x, y), mask[x][y] == DOOR_VERTICAL))  # -1 beyond the mask's edge
+        pair = set(sides(mask, (x, y), mask[x][y] == DOOR_VERTICAL))  # -1 beyond the mask's edge
         for rooms, jd in connected:
             if (
                 isinstance(rooms, list)

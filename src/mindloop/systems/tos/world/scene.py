@@ -232,7 +232,7 @@ def _at(mask: Sequence[Sequence[int]], pos: Vec) -> int:
     return mask[pos[0]][pos[1]] if 0 <= pos[0] < len(mask) and 0 <= pos[1] < len(mask[0]) else -1
 
 
-def _sides(mask: Sequence[Sequence[int]], pos: Vec, vertical: bool) -> tuple[int, int]:
+def sides(mask: Sequence[Sequence[int]], pos: Vec, vertical: bool) -> tuple[int, int]:
     """The mask values on either side of a door cell: west and east of a door in a north-south wall (``vertical``),
     else south and north (``-1`` outside the mask)."""
     x, y = pos
@@ -247,7 +247,7 @@ def _joins(sides: tuple[int, int]) -> bool:
 
 def _door_from_mask(mask: Sequence[Sequence[int]], pos: Vec, name: str, source: str) -> Door:
     vertical = mask[pos[0]][pos[1]] == DOOR_VERTICAL
-    rooms = _sides(mask, pos, vertical)
+    rooms = sides(mask, pos, vertical)
     if not _joins(rooms):
         kind = "west and east" if vertical else "south and north"
         raise ParseError(f"door {name!r} at {pos} must have two different rooms to its {kind}", source=source)
@@ -411,9 +411,9 @@ def _mask_from_rooms(rooms: list[_Room] | None, doors: list[tuple[str, Vec]], so
     for dname, (x, y) in doors:
         if _at(mask, (x, y)) != 0:
             raise ParseError(f"door {dname!r} at ({x}, {y}) must be on a wall cell between two rooms", source=source)
-        if _joins(_sides(mask, (x, y), True)):
+        if _joins(sides(mask, (x, y), True)):
             mask[x][y] = DOOR_VERTICAL
-        elif _joins(_sides(mask, (x, y), False)):
+        elif _joins(sides(mask, (x, y), False)):
             mask[x][y] = DOOR_HORIZONTAL
         else:
             raise ParseError(f"door {dname!r} at ({x}, {y}) must join two rooms across a wall", source=source)
