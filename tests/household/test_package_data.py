@@ -218,7 +218,7 @@ def test_the_shipped_verbs_are_the_ones_the_code_held() -> None:
     ("old", "new", "expected"),
     [
         ("walk: {args: [any]", "walk: {args: [anything]", r"verbs\.walk\.args\[0\]: Input should be .any."),
-        ("noop: wait", "noop: snooze", r"aliases\.noop: unknown verb 'snooze'"),
+        ("noop: wait", "noop: snooze", r"\.yaml: aliases\.noop: unknown verb 'snooze'"),
         ("walkaround: {args: [room], optional: 1", "walkaround: {args: [room], optional: 2", r"verbs\.walkaround"),
         (', doc: "stand up"', "", r"verbs\.standup\.doc"),
     ],

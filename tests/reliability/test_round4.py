@@ -314,25 +314,16 @@ def test_ctrl_c_while_the_command_line_loads_is_one_line(module: str) -> None:
     assert (proc.returncode, proc.stderr, proc.stdout) == (1, "mindloop: interrupted\n", ""), proc.stderr[-2000:]
 
 
-def _closed(redirect: str, *args: str) -> subprocess.CompletedProcess[str]:
-    """``mindloop ARGS`` with a stream closed by the shell (``>&-``, ``2>&-``), as at a prompt."""
-    return subprocess.run(
-        ["sh", "-c", f'"$0" -m mindloop "$@" {redirect}', sys.executable, *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-
-
 _CLOSED = "mindloop: error: standard output is closed; redirect it instead (> FILE, > /dev/null)\n"
 
 
 @pytest.mark.boundary
 def test_a_command_that_prints_with_its_output_closed_says_so_in_one_line() -> None:
-    # the process itself: Python gives it sys.stdout None, and the flush on the way out (mindloop.__main__) once
-    # ended in a traceback
-    proc = _closed(">&-", "bench", "list")
+    # the process itself, its output closed by the shell: Python gives it sys.stdout None, and the flush on the way
+    # out (mindloop.__main__, then the interpreter's own) once ended in a traceback
+    proc = subprocess.run(
+        ["sh", "-c", '"$0" -m mindloop bench list >&-', sys.executable], capture_output=True, text=True, timeout=300
+    )
     assert (proc.returncode, proc.stderr) == (1, _CLOSED), proc.stderr[-2000:]
 
 
@@ -348,16 +339,17 @@ def test_with_its_output_closed_a_json_command_says_so_once_and_a_file_writer_ru
     assert (tmp_path / "out" / "stats.json").is_file() and capsys.readouterr().err.startswith("wrote ")
 
 
-@pytest.mark.boundary
 def test_with_its_error_stream_closed_a_json_command_prints_its_object_alone(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # the process itself, stderr closed by the shell: a bench run's progress lines (print to sys.stderr, None) once
-    # fell back to stdout, ahead of its JSON object
+    # sys.stderr None, as a process started with 2>&- has it: a bench run's progress lines (print(file=None) falls
+    # back to stdout) once landed ahead of its JSON object
     monkeypatch.setenv("MINDLOOP_HOME", str(tmp_path))
-    proc = _closed("2>&-", "bench", "run", "hitom", "--n", "2", "--json")
-    assert proc.returncode == 0 and proc.stderr == ""
-    assert json.loads(proc.stdout)["n_completed"] == 2
+    monkeypatch.setattr(sys, "stderr", None)
+    code = main(["bench", "run", "hitom", "--n", "2", "--json"])
+    opened, out = sys.stderr, capsys.readouterr().out
+    assert code == 0 and json.loads(out)["n_completed"] == 2
+    opened.close()  # the stream main opened in its place (os.devnull)
 
 
 # -- 8. control characters in names -----------------------------------------------------------------------------------
