@@ -225,6 +225,23 @@ def test_mmtom_bad_line_is_named(tmp_path: Path) -> None:
         read_mmtom(bad)
 
 
+def test_a_row_missing_fields_names_each_one(tmp_path: Path) -> None:
+    # release_rows, shared by MMToM-QA, ExploreToM and SimpleToM: every missing field is its own clause, and a
+    # group of which any one will do reads "A or B".
+    bad = tmp_path / "questions.json"
+    bad.write_text('{"question": "q", "answer": "a", "question_type": 1.1}\n{"question": "q"}\n', encoding="utf-8")
+    with pytest.raises(ParseError, match=r"questions\.json:2: no 'answer' field; no 'question_type' field$"):
+        read_mmtom(bad)
+    header = tmp_path / "e.csv"
+    header.write_text("question,expected_answer\nq,a\n", encoding="utf-8")
+    with pytest.raises(
+        ParseError,
+        match=r"e\.csv:1: no 'qprop=params' field; no 'qprop=nth_order' field; "
+        r"no 'infilled_story' or 'story_structure' field$",
+    ):
+        read_exploretom(header)
+
+
 # -- tom audit ---------------------------------------------------------------------------------------------------
 
 

@@ -184,23 +184,18 @@ def release_text(path: str | Path, files: Sequence[str] = (), what: str = "the r
         raise ParseError(f"not UTF-8 text ({exc.reason})", source=str(p)) from None
 
 
-def read_items(path: str, files: Sequence[str] = (), what: str = "the released file") -> list[dict[str, Any]]:
-    """The rows of a JSON list, JSON Lines or CSV file (by its suffix; ``path`` or the first of ``files`` inside
-    it), each a dict with its 1-based ``line``."""
-    return release_rows(path, files, what, ())[1]
-
-
 def release_rows(
     path: str | Path,
-    files: Sequence[str],
-    what: str,
-    needs: Sequence[str | tuple[str, ...]],
+    files: Sequence[str] = (),
+    what: str = "the released file",
+    needs: Sequence[str | tuple[str, ...]] = (),
     *,
     csv_: bool | None = None,
 ) -> tuple[Path, list[dict[str, Any]]]:
-    """The file :func:`release_text` resolves and its rows as :func:`read_items` reads them (``csv_``: CSV, or JSON,
-    whatever the suffix); a row without each field it ``needs`` (a tuple: one of them; a CSV: its header, line 1)
-    is a one-line error naming the file, the line and the fields it lacks."""
+    """The file :func:`release_text` resolves and its rows: a JSON list, JSON Lines or CSV by its suffix (``csv_``:
+    CSV, or JSON, whatever the suffix), each a dict with its 1-based ``line``. A row without each field it ``needs``
+    (a tuple: one of them; a CSV: its header, line 1) is a one-line error naming the file, the line and each field
+    it lacks."""
     p, text = release_text(path, files, what)
     if (p.suffix.lower() == ".csv") if csv_ is None else csv_:
         with csv_fields_unlimited():  # a field of any size (csv's own limit is 128 KiB)
@@ -213,7 +208,7 @@ def release_rows(
     groups = [(k,) if isinstance(k, str) else k for k in needs]
     for line, keys in keyed:
         if missing := [" or ".join(map(repr, g)) for g in groups if not set(g) & keys.keys()]:
-            raise ParseError(f"no {', '.join(missing)} field", source=str(p), line=line)
+            raise ParseError("; ".join(f"no {m} field" for m in missing), source=str(p), line=line)
     return p, rows
 
 
@@ -454,7 +449,7 @@ class ChoiceBenchmark:
         s = self.choice_set
         if options.data is None:
             raise InvalidArgumentError(f"{s.name} needs --data PATH: {s.data} (see docs/datasets.md)")
-        items = s.load(options.data, options) if s.load else read_items(options.data, s.files, s.data)
+        items = s.load(options.data, options) if s.load else release_rows(options.data, s.files, s.data)[1]
         out = []
         for item in items[:n] if n is not None else items:
             inp = s.prepare(item, options) if s.prepare else dict(item)

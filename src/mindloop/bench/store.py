@@ -1151,14 +1151,6 @@ class RunStore:
         )
         return {str(run_id): str(suite_id) for run_id, suite_id in rows}
 
-    def suite_runs(self, suite_id: str) -> dict[str, str]:
-        """The runs of a suite so far: benchmark name -> run id, in the order they were created (a suite of several
-        models: the first model's run of each benchmark; :meth:`suite_members` has them all)."""
-        out: dict[str, str] = {}
-        for benchmark, _, run_id in self.suite_members(suite_id):
-            out.setdefault(benchmark, run_id)
-        return out
-
     @contextmanager
     def joining(self, suite_id: str) -> Iterator[None]:
         """Inside, every run :meth:`create_run` records joins ``suite_id`` as its run of that benchmark, in the

@@ -322,9 +322,6 @@ def run_suite(
         if resume is not None:
             request, plan = _resumed(request, store, resume)
             opts, suite_id = _split_opts(request.opts), resume
-            # one Ray connection for the whole suite (each run would otherwise start or join Ray anew): the runs find
-            # Ray initialised, use it, and leave it to this, which shuts it down at the end if it started it
-            session.enter_context(executor_session(request.executor, request.ray_address))
         else:
             plan = suite_plan(model=request.model is not None, only=request.only)
             opts = _split_opts(request.opts)
@@ -338,8 +335,11 @@ def run_suite(
             for model in lineup(request):  # every model's set-up, before anything is recorded
                 if model is not None:
                     preflight(model, request.model_options)
-            # a cluster it cannot join: no suite recorded
-            session.enter_context(executor_session(request.executor, request.ray_address))
+        # one Ray connection for the whole suite (each run would otherwise start or join Ray anew): the runs find Ray
+        # initialised, use it, and leave it to this, which shuts it down at the end if it started it; a cluster it
+        # cannot join records no suite
+        session.enter_context(executor_session(request.executor, request.ray_address))
+        if resume is None:
             suite_id = store.create_suite(
                 model=request.model, preset=request.preset, config=_config(request, plan), version=__version__
             )

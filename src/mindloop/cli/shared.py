@@ -40,8 +40,8 @@ ForceResume = Annotated[
     bool,
     typer.Option(
         "--force-resume",
-        help="With --resume: take the run (a suite and its unfinished runs) over even from a process that still "
-        "looks alive (its writes are then refused). A lock whose process is gone or whose heartbeat is stale is "
+        help="With --resume: take the run (or the suite, with its unfinished runs) over even from a process that "
+        "still looks alive (its writes are then refused). A lock whose process is gone or whose heartbeat is stale is "
         "taken over without it.",
     ),
 ]

@@ -123,7 +123,7 @@ def render_report(run_id: str, store: RunStore) -> str:
             records,
             headline=head.metric if head else None,
             marks=marks,
-            first=_headline_plot(head, metrics, bounds, marks),
+            first=_headline_plot(head, metrics, intervals, marks),
         ),
         bugs=_error_table(records, "bug"),
         failures=_error_table(records, "failed"),
@@ -245,12 +245,13 @@ def _glossary(bench: Benchmark | None, stored: Mapping[str, Any], metrics: Mappi
 
 
 def _headline_plot(
-    head: Headline | None, metrics: Mapping[str, Any], bounds: Mapping[str, Any], marks: Sequence[ReferenceMark]
+    head: Headline | None, metrics: Mapping[str, Any], intervals: Mapping[str, Any], marks: Sequence[ReferenceMark]
 ) -> Any:
-    """The headline figure (its value, interval and reference marks), or ``None`` without a numeric headline."""
+    """The headline figure (its value, the interval ``intervals`` holds for it, and reference marks), or ``None``
+    without a numeric headline."""
     if head is None or not _is_number(metrics.get(head.metric)):
         return None
-    interval = interval_at(bounds, (head.metric,))
+    interval = interval_at(intervals, (head.metric,))
     return headline_plot(head.metric, float(metrics[head.metric]), interval, marks, head.higher_is_better)
 
 

@@ -128,10 +128,11 @@ def board_data(store: RunStore, *, folder: Path | None = None, tags: Sequence[st
         summaries = store.stored_headlines()
     except (MindloopError, sqlite3.DatabaseError):  # a damaged store: read them one by one below
         summaries = {}
-    suite_of = store.suite_of_runs() if damage is None else {}
+    suite_of: dict[str, str] = {}  # a later suite's claim on a run wins, as suites() lists them
     suites = []
     for suite in store.suites() if damage is None else []:
         members = store.suite_members(suite.suite_id)
+        suite_of.update({run_id: suite.suite_id for _, _, run_id in members})
         planned = suite.config.get("benchmarks")
         planned = planned if isinstance(planned, list) else []
         models = suite.config.get("models") or [suite.model]  # several: each model's runs side by side

@@ -15,16 +15,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel
-
-from mindloop.datafiles import load_package_data
+from mindloop.datafiles import DataModel, load_package_data
 from mindloop.models.base import Message, image_part, message
 from mindloop.systems.mindpower.hierarchy import check_setting
 
 __all__ = ["PROMPTS", "HierarchyInput", "build_messages"]
 
 
-class PromptTexts(BaseModel, extra="forbid"):
+class PromptTexts(DataModel):
     """``data/prompts.yaml``: the instruction of each setting and the judges' and atom extractor's prompts."""
 
     intro: str

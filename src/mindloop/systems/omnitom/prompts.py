@@ -15,9 +15,7 @@ import io
 from collections.abc import Sequence
 from typing import Literal
 
-from pydantic import BaseModel
-
-from mindloop.datafiles import load_package_data
+from mindloop.datafiles import DataModel, load_package_data
 from mindloop.errors import InvalidArgumentError
 from mindloop.models.base import Message, message
 from mindloop.systems.omnitom.records import _SCHEMA, DIMENSIONS, BeliefRecord, StoryRecord, canonical_category
@@ -25,7 +23,7 @@ from mindloop.systems.omnitom.records import _SCHEMA, DIMENSIONS, BeliefRecord, 
 Level = Literal[3, 4]
 
 
-class _Texts(BaseModel):
+class _Texts(DataModel):
     """``data/prompts.yaml``: the paper's prompt texts, and the release's (:mod:`~mindloop.systems.omnitom.release`)."""
 
     paper: dict[str, str]
@@ -75,11 +73,11 @@ def _cell(text: str) -> str:
     return " ".join(text.replace("|", "/").split())
 
 
-def _table(beliefs: Sequence[BeliefRecord], dimensions: Sequence[str] = ()) -> str:
+def _table(beliefs: Sequence[BeliefRecord], n: int = 0) -> str:
     """A pipe table of ``beliefs``: a header row, then each belief's actor and belief (as cells) and its labels of
-    ``dimensions`` (empty where missing)."""
-    rows = [[_cell(b.actor), _cell(b.belief), *((b.labels.get(d) or "") for d in dimensions)] for b in beliefs]
-    return "\n".join(" | ".join(row) for row in [_LABELLED_HEADER[: 2 + len(dimensions)], *rows])
+    the first ``n`` dimensions (empty where missing)."""
+    rows = [[_cell(b.actor), _cell(b.belief), *((b.labels.get(d) or "") for d in DIMENSIONS[:n])] for b in beliefs]
+    return "\n".join(" | ".join(row) for row in [_LABELLED_HEADER[: 2 + n], *rows])
 
 
 def belief_table(beliefs: Sequence[BeliefRecord]) -> str:
@@ -89,12 +87,12 @@ def belief_table(beliefs: Sequence[BeliefRecord]) -> str:
 
 def stage1_table(beliefs: Sequence[BeliefRecord]) -> str:
     """``Actor | Belief | Order`` rows, a Stage 1 answer (few-shot examples, references)."""
-    return _table(beliefs, ("order",))
+    return _table(beliefs, 1)
 
 
 def labelled_table(beliefs: Sequence[BeliefRecord]) -> str:
     """``Actor | Belief | Order | … | Context`` rows, a Stage 2 answer."""
-    return _table(beliefs, DIMENSIONS)
+    return _table(beliefs, len(DIMENSIONS))
 
 
 def category_insertion(category: str) -> str:

@@ -53,8 +53,14 @@ from mindloop.bench.choice import (
 from mindloop.bench.declaration import Grouping, SmallRun
 from mindloop.errors import ParseError
 
-EXPLORETOM_FIELDS = ("question", "expected_answer", "qprop=params", "qprop=nth_order")
-"""The fields every row must have (and one of ``infilled_story`` / ``story_structure``)."""
+EXPLORETOM_FIELDS = (
+    "question",
+    "expected_answer",
+    "qprop=params",
+    "qprop=nth_order",
+    ("infilled_story", "story_structure"),
+)
+"""The fields every row must have (a tuple: one of them)."""
 
 _PAIRS = (("yes", "no"), ("knows about it", "does not know about it"))
 
@@ -84,8 +90,7 @@ def _bool(value: str | None) -> bool | None:
 
 def read_exploretom(path: str | Path) -> list[ExploreToMItem]:
     """Every row of ``ExploreToM-data-sample.csv`` (or the CSV in the given folder)."""
-    required = (*EXPLORETOM_FIELDS, ("infilled_story", "story_structure"))
-    p, rows = release_rows(path, (EXPLORETOM.data,), EXPLORETOM.data, required, csv_=True)
+    p, rows = release_rows(path, (EXPLORETOM.data,), EXPLORETOM.data, EXPLORETOM_FIELDS, csv_=True)
     out = []
     for row in rows:
         line = row["line"]

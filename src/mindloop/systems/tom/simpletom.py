@@ -51,7 +51,7 @@ class SimpleToMItem:
 def _read_file(path: Path, qset: str) -> list[SimpleToMItem]:
     out = []
     needs = ("id", "story", "question", "choices", "answerKey")
-    for obj in release_rows(path, (), "the released file", needs, csv_=False)[1]:
+    for obj in release_rows(path, needs=needs, csv_=False)[1]:
         i = obj["line"]
         choices = obj["choices"]
         if not isinstance(choices, dict) or not isinstance(choices.get("text"), list):

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from mindloop.datafiles import DataFileError, DataModel, load_data_file, package_file
+from mindloop.datafiles import DataModel, load_package_data
 from mindloop.errors import InvalidArgumentError, UnknownNameError
 from mindloop.worlds.household.catalog import ITEM_KINDS, PLACE_KINDS, ROOM_TYPES
 
@@ -101,28 +101,30 @@ class _LayoutSpec(DataModel):
     rooms: dict[str, tuple[str, ...]] = Field(min_length=1)
     clutter: dict[str, str] = Field(default={})
 
+    def parts(self) -> tuple[tuple[RoomPlan, ...], tuple[tuple[str, str], ...], str]:
+        """Its rooms, clutter and dock as :class:`Layout` takes them."""
+        return (
+            tuple(RoomPlan(room_id, places) for room_id, places in self.rooms.items()),
+            tuple(self.clutter.items()),
+            self.dock,
+        )
+
 
 class _LayoutsFile(DataModel):
     """The whole of ``data/layouts.yaml``: layouts by name, in order."""
 
     layouts: dict[str, _LayoutSpec] = Field(min_length=1)
 
-
-def _build(data: _LayoutsFile, source: str) -> dict[str, Layout]:
-    out: dict[str, Layout] = {}
-    for name, spec in data.layouts.items():
-        rooms = tuple(RoomPlan(room_id, places) for room_id, places in spec.rooms.items())
-        clutter = tuple(spec.clutter.items())
-        for field, problem in _problems(rooms, clutter, spec.dock):
-            raise DataFileError(f"layouts.{name}.{field}: {problem}", source=source)
-        out[name] = Layout(name, spec.title, rooms, clutter, spec.dock)
-    return out
+    def problems(self) -> Iterator[tuple[str, str]]:
+        for name, spec in self.layouts.items():
+            for field, problem in _problems(*spec.parts()):
+                yield f"layouts.{name}.{field}", problem
 
 
 def load_layouts(path: str | Path | Traversable | None = None) -> dict[str, Layout]:
     """Read and check a layouts file (the one shipped with mindloop when ``path`` is ``None``)."""
-    source = package_file(__name__.rsplit(".", 1)[0], "layouts.yaml") if path is None else path
-    return _build(load_data_file(_LayoutsFile, source), str(source))
+    data = load_package_data(_LayoutsFile, __name__.rsplit(".", 1)[0], "layouts.yaml", path)
+    return {name: Layout(name, spec.title, *spec.parts()) for name, spec in data.layouts.items()}
 
 
 LAYOUTS: dict[str, Layout] = load_layouts()
