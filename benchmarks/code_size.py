@@ -2,7 +2,7 @@
 
 A line counts when a token other than a comment, a newline or an indent starts or runs on it, and it is not part of
 a docstring (the string expression statement that opens a module, class or function, as ``ast.get_docstring`` reads
-it; a string after an assignment, an "attribute docstring", counts as code, as the issue's own count has it). A
+it; a string after an assignment, an "attribute docstring", counts as code, as the budget's count has it). A
 multi-line statement counts each line it spans. Packages are the first folder under
 ``src/mindloop`` (top-level modules count as ``(root)``).
 
